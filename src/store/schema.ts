@@ -96,7 +96,15 @@ export interface CvesTable {
   doc_hash: string;
 }
 
+export interface VendorsTable {
+  slug: string;
+  name: string;
+  aliases: ColumnType<string[], string[] | undefined, string[]>;
+  cve_count: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
+  vendors: VendorsTable;
   organizations: OrganizationsTable;
   members: MembersTable;
   api_keys: ApiKeysTable;

@@ -31,3 +31,12 @@ CREATE TABLE cves (
   doc               jsonb NOT NULL,
   doc_hash          text NOT NULL
 );
+
+-- Canonical vendor catalog (spec §4.1 vendor endpoints; /api/v1/catalog/vendors). Filled by ingest from the
+-- vendor alias table; slug is stable and never derived from the display name at request time.
+CREATE TABLE vendors (
+  slug       text PRIMARY KEY CHECK (slug ~ '^[a-z0-9][a-z0-9-]*$'),
+  name       text NOT NULL,
+  aliases    text[] NOT NULL DEFAULT '{}',
+  cve_count  integer NOT NULL DEFAULT 0
+);
