@@ -24,6 +24,8 @@ export interface Config {
   snapshotDir: string;
   /** Import the bundled snapshot on an empty corpus at start. */
   autoImportSnapshot: boolean;
+  /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
+  cveCacheEntries: number;
 }
 
 export class ConfigError extends Error {
@@ -118,5 +120,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     egressAllowList: allow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
+    cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
   });
 }
