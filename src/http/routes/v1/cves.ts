@@ -12,7 +12,7 @@ import {
   cveHtmlUrl, cvePath, detailView, epssBucketLabel, patchStatusesFor, sageVisible, type PatchFilterValue,
 } from '../../../domain/cve-view.ts';
 import {
-  corpusChangedAt, corpusVersion, facetTotals, getVendor, resolveVendor, statCounts, topFacets,
+  corpusChangedAt, corpusVersion, facetTotals, getVendor, statCounts, topFacets,
   type CardRow, type CveFilter, type ListOrder, type SortBy,
 } from '../../../store/cve-queries.ts';
 import { createCveReader, type CveReader } from '../../../store/cve-reader.ts';
@@ -68,7 +68,7 @@ function checkRanges(q: ListQuery) {
   if (errs.length) throw new ApiError('VALIDATION_ERROR', { fields: errs });
 }
 
-async function toFilter(app: { deps: { store: { db: import('../../../store/db.ts').Db } } }, q: ListQuery): Promise<CveFilter> {
+async function toFilter(reader: CveReader, q: ListQuery): Promise<CveFilter> {
   const f: CveFilter = {};
   if (q.q !== undefined) f.q = q.q.trim();
   if (q.severity !== undefined) f.severities = [...new Set(q.severity.split(','))].sort();
@@ -77,7 +77,7 @@ async function toFilter(app: { deps: { store: { db: import('../../../store/db.ts
   if (q.bcs_min !== undefined) f.bcsMin = q.bcs_min;
   if (q.bcs_max !== undefined) f.bcsMax = q.bcs_max;
   if (q.kev !== undefined) f.kev = q.kev;
-  if (q.vendor !== undefined) f.vendorSlugs = await resolveVendor(app.deps.store.db, q.vendor);
+  if (q.vendor !== undefined) f.vendorSlugs = await reader.resolveVendor(q.vendor);
   if (q.protocol !== undefined) f.protocol = q.protocol;
   if (q.has_exploit !== undefined) f.hasExploit = q.has_exploit;
   const ps = patchStatusesFor(q.patch_status as PatchFilterValue | undefined, q.unpatched);
@@ -154,7 +154,7 @@ const cves: FastifyPluginAsync = async (app) => {
     if (q.ranked && !req.principal) {
       throw new ApiError('AUTH_REQUIRED', { message: 'ranked=true needs an API key or a session', detail: { error: 'auth_required', parameter: 'ranked' } });
     }
-    const f = await toFilter(app, q);
+    const f = await toFilter(reader, q);
     const o: ListOrder = { sortBy: q.sort_by as SortBy | undefined };
     if (q.ranked && req.principal) o.rankedForOrg = req.principal.orgId;
     return cardCollection(req, reader, f, o, q, filtersApplied(q as Record<string, unknown>));
