@@ -14,6 +14,10 @@ declare module 'fastify' {
     /** Query parameter names this route accepts (filled from its querystring schema). */
     acceptedQuery?: string[];
   }
+  interface FastifyInstance {
+    /** Every registered route (method, URL pattern), HEAD excluded: for tests that must cover all routes. */
+    routeTable(): { method: string; url: string }[];
+  }
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
@@ -111,6 +115,8 @@ export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
   const methodsByPath = new Map<string, Set<string>>();
+  app.decorate('routeTable', () =>
+    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => ({ method, url }))));
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
