@@ -215,3 +215,8 @@ export async function recordApiCall(db: Db, orgId: number, keyId: number, month:
     RETURNING calls`.execute(db);
   return r.rows[0].calls;
 }
+
+export async function setOrganizationTier(db: Db, orgId: number, tier: Tier): Promise<boolean> {
+  const r = await db.updateTable('organizations').set({ tier }).where('id', '=', orgId).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
