@@ -135,7 +135,9 @@ async function reportAllowance(reply: FastifyReply, deps: { db: Db; clock: Clock
 export function registerAuth(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
   app.decorateRequest('principal', null);
 
-  app.addHook('preHandler', async (req, reply) => {
+  // onRequest, before the body is read or validated: an unauthenticated caller never gets its body parsed,
+  // and every API-key response (400/422/404 included) carries the monthly allowance headers.
+  app.addHook('onRequest', async (req, reply) => {
     const auth: RouteAuth = req.routeOptions.config.auth ?? { mode: 'public' };
     if (auth.mode === 'none') return;
     req.principal = await identify(req, reply, deps, auth.mode === 'public');
