@@ -10,7 +10,8 @@ import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { newRequestId } from './lib/ids.ts';
-import { registerConventions } from './http/conventions.ts';
+import { registerConventions, sendError } from './http/conventions.ts';
+import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
@@ -60,6 +61,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's.
+    frameworkErrors: (err, req, reply) => {
+      void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
@@ -68,6 +73,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema));
 
   app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+  // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
+  registerConventions(app);
+  registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
 
   await app.register(swagger, {
     openapi: {
@@ -89,8 +97,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  registerConventions(app);
-  registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
   await registerRoutes(app);
   if (deps.testRoutes) await deps.testRoutes(app as unknown as FastifyInstance);
 

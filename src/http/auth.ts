@@ -134,6 +134,10 @@ async function reportAllowance(reply: FastifyReply, deps: { db: Db; clock: Clock
 
 export function registerAuth(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
   app.decorateRequest('principal', null);
+  // Pages outside /api/ (the /docs reference) read no credential unless they declare a guard.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') && !route.config?.auth) route.config = { ...(route.config ?? {}), auth: { mode: 'none' } };
+  });
 
   // onRequest, before the body is read or validated: an unauthenticated caller never gets its body parsed,
   // and every API-key response (400/422/404 included) carries the monthly allowance headers.

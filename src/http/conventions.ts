@@ -129,9 +129,12 @@ export function registerConventions(app: FastifyInstance) {
       }
       methodsByPath.get(key)!.add(m);
     }
-    // Query parameters this route accepts, for UNKNOWN_PARAMETER.
-    const qs = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-    route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(qs?.properties ?? {}) };
+    // Query parameters an API route accepts, for UNKNOWN_PARAMETER (spec rule for /api/ endpoints only; the
+    // documentation pages keep their own query handling).
+    if (route.url.startsWith('/api/')) {
+      const qs = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+      route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(qs?.properties ?? {}) };
+    }
   });
 
   app.addHook('onRequest', async (req, reply) => {

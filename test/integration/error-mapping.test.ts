@@ -74,6 +74,13 @@ describe('error envelope and framework mappings', () => {
     assert.equal(b.error.action, 'reduce_batch');
   });
 
+  test('malformed URL (bad percent-encoding) → 400 in the envelope, not the framework default', async () => {
+    for (const url of ['/api/v1/health/%zz', '/docs/static/%E0%A4%A']) {
+      const r = await t.app.inject({ method: 'GET', url });
+      assertEnvelope(r, 400, 'BAD_REQUEST', 'invalid_url');
+    }
+  });
+
   test('unsupported content type → 400 (other bad input)', async () => {
     const r = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
     assertEnvelope(r, 400, 'BAD_REQUEST', 'unsupported_media_type');
