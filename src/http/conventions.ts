@@ -23,6 +23,8 @@ declare module 'fastify' {
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
   const { status, body, retryAfter } = renderError(err);
   if (retryAfter !== null) reply.header('Retry-After', String(retryAfter));
+  // Also here: errors raised before routing (malformed URL) never ran the onRequest hook.
+  reply.header('X-Request-ID', req.id);
   const payload: Record<string, unknown> = {
     api: { version: apiVersionFor(req.url), request_id: req.id, timestamp: new Date().toISOString() },
     error: body,
