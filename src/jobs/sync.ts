@@ -1,8 +1,8 @@
 // `vulnintel sync`: fetches the live feeds and hands each downloaded file to the import pipeline (docs/sync.md).
 // Single-flight through a Postgres advisory lock. Each source is one `SyncSource` (name + run(ctx)), so another
 // feed (MSRC, on the `windows` branch) is added as one more entry with `registerSyncSource`.
-// Every source run is recorded as an ingest run (stage `ingest`, source `sync:<name>`), and a failing source
-// is marked failed with its error while the others still run.
+// Every source run is recorded as an ingest run (stage `ingest`, source `sync:<name>`) when it ends, and a
+// failing source is recorded failed with its error while the others still run.
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { FeedUrls } from '../config.ts';
@@ -10,13 +10,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Egress } from '../lib/egress.ts';
 import type { FeedFormat } from '../ingest/types.ts';
 import type { Store } from '../store/db.ts';
-import {
-  finishIngestRun,
-  getCursor,
-  setCursor,
-  startIngestRun,
-  tryAcquireSyncLock,
-} from '../store/sync-state.ts';
+import { getCursor, recordIngestRun, setCursor, tryAcquireSyncLock } from '../store/sync-state.ts';
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
 import { capecSource, csafSource, cweSource, epssSource, kevSource } from './sync-feeds.ts';
@@ -140,7 +134,7 @@ export async function runSync(deps: SyncDeps, only?: readonly string[]): Promise
 async function runSource(deps: SyncDeps, source: SyncSource): Promise<SourceReport> {
   const db = deps.store.db;
   const runName = `sync:${source.name}`;
-  const runId = await startIngestRun(db, runName, deps.clock.now());
+  const startedAt = deps.clock.now();
   const stagingDir = path.join(deps.stagingRoot, source.name);
   await rm(stagingDir, { recursive: true, force: true });
   await mkdir(stagingDir, { recursive: true });
@@ -168,12 +162,12 @@ async function runSource(deps: SyncDeps, source: SyncSource): Promise<SourceRepo
   deps.log.info({ source: source.name }, 'sync source started');
   try {
     const outcome = await source.run(ctx);
-    await finishIngestRun(db, runId, { status: 'succeeded', rows, at: deps.clock.now() });
+    const runId = await recordIngestRun(db, { source: runName, status: 'succeeded', rows, error: null, startedAt, finishedAt: deps.clock.now() });
     deps.log.info({ source: source.name, records: outcome.records, files: outcome.files }, `sync source done: ${outcome.summary}`);
     return { source: source.name, status: 'succeeded', run_id: runId, ...outcome };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    await finishIngestRun(db, runId, { status: 'failed', rows, error: message.slice(0, 2000), at: deps.clock.now() });
+    const runId = await recordIngestRun(db, { source: runName, status: 'failed', rows, error: message.slice(0, 2000), startedAt, finishedAt: deps.clock.now() });
     deps.log.warn({ source: source.name, error: message }, 'sync source failed');
     return { source: source.name, status: 'failed', error: message, run_id: runId, records: rows };
   } finally {

@@ -55,25 +55,29 @@ export async function setDocumentVersion(db: Db, source: string, docId: string, 
     .execute();
 }
 
-export async function startIngestRun(db: Db, source: string, at: Date): Promise<number> {
+/**
+ * Records one finished sync of a source as an ingest run (stage `ingest`, source `sync:<name>`). Written once,
+ * when the source is done, never left 'running': the import pipeline marks every 'running' row failed when it
+ * starts (its crash recovery), and it is called while the sync is in progress.
+ */
+export async function recordIngestRun(
+  db: Db,
+  run: { source: string; status: 'succeeded' | 'failed'; rows: number; error: string | null; startedAt: Date; finishedAt: Date },
+): Promise<number> {
   const r = await db
     .insertInto('ingest_runs')
-    .values({ stage: 'ingest', source, status: 'running', started_at: at, rows: 0 })
+    .values({
+      stage: 'ingest',
+      source: run.source,
+      status: run.status,
+      started_at: run.startedAt,
+      finished_at: run.finishedAt,
+      rows: run.rows,
+      error: run.error,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
-}
-
-export async function finishIngestRun(
-  db: Db,
-  id: number,
-  outcome: { status: 'succeeded' | 'failed'; rows: number; error?: string | null; at: Date },
-): Promise<void> {
-  await db
-    .updateTable('ingest_runs')
-    .set({ status: outcome.status, rows: outcome.rows, error: outcome.error ?? null, finished_at: outcome.at })
-    .where('id', '=', id)
-    .execute();
 }
 
 export interface SyncLock {
