@@ -3,7 +3,8 @@
 // `affected` block), then NVD CPE tokens; docs/enrichment.md "Vendors and products".
 import type { AffectedProduct } from '../ingest/types.ts';
 import type { MergedCve } from './merge.ts';
-import { canonicalVendor, productDisplay, type CanonicalVendor } from './vendors.ts';
+import { canonicalVendor, productDisplay, vendorByDomain, type CanonicalVendor } from './vendors.ts';
+import { domainOfEmail } from './urls.ts';
 
 export interface ResolvedAffected {
   vendors: CanonicalVendor[];
@@ -17,7 +18,15 @@ export interface ResolvedAffected {
 const PRIMARY_ORDER: AffectedProduct['origin'][] = ['csaf', 'kev', 'msrc', 'cna', 'cpe'];
 
 export function resolveAffected(merged: MergedCve): ResolvedAffected {
-  const entries = merged.affected
+  let affected = merged.affected;
+  if (!affected.length) {
+    // No source names a vendor (e.g. an NVD record still awaiting analysis): a CNA that is a known
+    // vendor (psirt@moxa.com) names itself.
+    const cna = domainOfEmail(merged.assigner);
+    const v = cna ? vendorByDomain(cna) : undefined;
+    if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }];
+  }
+  const entries = affected
     .map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }))
     .filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
   const ranked = [...entries].sort((x, y) => PRIMARY_ORDER.indexOf(x.a.origin) - PRIMARY_ORDER.indexOf(y.a.origin) || x.i - y.i);

@@ -123,9 +123,8 @@ export function vendorKey(name: string): string {
     .replace(/&/g, ' and ')
     .split(/[^a-z0-9+]+/)
     .filter(Boolean);
-  while (words.length > 1 && SUFFIXES.has(words[words.length - 1])) words.pop();
-  // "and co" / "gmbh and co kg" tails.
-  while (words.length > 2 && words[words.length - 1] === 'and') words.pop();
+  // Company-form tails, including "GmbH & Co. KG".
+  while (words.length > 1 && (SUFFIXES.has(words[words.length - 1]) || words[words.length - 1] === 'and')) words.pop();
   return words.join('');
 }
 
@@ -180,7 +179,15 @@ export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor |
     if (!e && parts.length === 1) return canonicalVendor(parts[0], fromCpe);
   }
   if (e) return { slug: e.slug, name: e.name, ics: e.ics, domains: e.domains, known: true };
-  return { slug: key, name: fromCpe ? titleFromToken(name) : name.replace(/\s+/g, ' '), ics: false, domains: [], known: false };
+  // Slugs keep to [a-z0-9-] (the vendors table constraint): '+' only helps matching.
+  const slug = key.replace(/[^a-z0-9]/g, '');
+  if (!slug) return null;
+  return { slug, name: fromCpe ? titleFromToken(name) : name.replace(/\s+/g, ' '), ics: false, domains: [], known: false };
+}
+
+/** The table vendor that publishes on a registrable domain (e.g. a CNA e-mail domain). */
+export function vendorByDomain(domain: string): VendorEntry | undefined {
+  return ENTRIES.find((e) => e.domains.includes(domain));
 }
 
 export function vendorBySlug(slug: string): VendorEntry | undefined {
