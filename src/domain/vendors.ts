@@ -5,6 +5,8 @@
 export interface VendorEntry {
   slug: string;
   name: string;
+  /** Spellings seen in the feeds (CPE tokens, CSAF and KEV names). */
+  aliases: string[];
   /** Registrable domains the vendor publishes on (for vendor advisories, spec §2.5). */
   domains: string[];
   /** Industrial-control vendor (ICS relevance input). */
@@ -133,7 +135,7 @@ const BY_KEY = new Map<string, VendorEntry>();
 const BY_SLUG = new Map<string, VendorEntry>();
 for (const line of TABLE.trim().split('\n')) {
   const [slug, name, aliases, domains, ics] = line.split('|');
-  const e: VendorEntry = { slug, name, domains: domains ? domains.split(';') : [], ics: ics === 'ics' };
+  const e: VendorEntry = { slug, name, aliases: aliases ? aliases.split(';') : [], domains: domains ? domains.split(';') : [], ics: ics === 'ics' };
   ENTRIES.push(e);
   BY_SLUG.set(slug, e);
   for (const a of [name, slug, ...(aliases ? aliases.split(';') : [])]) {
