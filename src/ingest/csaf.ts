@@ -111,9 +111,12 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
     const status = v.product_status ?? {};
     const affectedIds: string[] = [...(status.known_affected ?? []), ...(status.first_affected ?? []), ...(status.last_affected ?? [])];
     const ids = affectedIds.length ? affectedIds : (v.scores ?? []).flatMap((s: Json) => s.products ?? []);
+    let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
+    // Some advisories list product ids that are not in their product tree: fall back to the whole tree.
+    if (!named.length) named = [...leaves.values()].filter((l) => !!l.vendor);
     const affected: AffectedProduct[] = uniq(
-      ids
-        .map((id: string) => leaves.get(id))
+      named
+        .map((l: Leaf | undefined) => l)
         .filter((l: Leaf | undefined): l is Leaf => !!l && !!l.vendor)
         .map((l: Leaf) => ({ vendor: l.vendor!, product: l.product, origin: 'csaf' as const, version: l.version ?? l.range })),
       (a) => `${a.vendor}\u0000${a.product}\u0000${a.version}`,
