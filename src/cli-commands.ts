@@ -1,2 +1,3 @@
 // Imports each module that registers CLI commands (one line per module).
 import './ingest/commands.ts';
+import './jobs/sync-command.ts';
