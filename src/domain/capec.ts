@@ -10,6 +10,11 @@ export interface CapecIndex {
 
 export const CAPEC_MAPPING = 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)';
 
+/** meta.capec_source (spec §2.4) for a CAPEC catalog version. */
+export function capecSourceOf(version: string | null): CapecSource {
+  return { catalog: 'MITRE CAPEC (STIX 2.1)', version: version ?? 'unknown', mapping: CAPEC_MAPPING };
+}
+
 export function buildCapecIndex(records: Iterable<CapecRecord>, version: string | null): CapecIndex {
   const byCwe = new Map<number, CapecRecord[]>();
   for (const r of records) {
@@ -20,7 +25,7 @@ export function buildCapecIndex(records: Iterable<CapecRecord>, version: string 
       byCwe.set(cwe, list);
     }
   }
-  return { byCwe, source: { catalog: 'MITRE CAPEC (STIX 2.1)', version: version ?? 'unknown', mapping: CAPEC_MAPPING } };
+  return { byCwe, source: capecSourceOf(version) };
 }
 
 export function capecForCwes(cwes: number[], index: CapecIndex): CapecEntry[] {
