@@ -17,7 +17,7 @@ const PORT = 18080 + Math.floor(Math.random() * 1000);
 const base = `http://127.0.0.1:${PORT}`;
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 
-// A paid (professional) key so list scenarios use the published default page size of 20.
+// A paid (professional) key for the keyed scenarios (page size up to 100).
 async function paidKey(): Promise<string> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -44,7 +44,9 @@ async function waitUp() {
   throw new Error('server did not start');
 }
 
-interface Scenario { name: string; path: string; matches?: string; rotate?: boolean }
+// Anonymous by default: every API-key request also writes the monthly allowance counter and last_used_at
+// (foundation, spec §8), one hot row per organization; the `keyed` scenarios measure that path separately.
+interface Scenario { name: string; path: string; matches?: string; rotate?: boolean; keyed?: boolean }
 
 const scenarios: Scenario[] = [
   { name: 'ping (machine baseline, no database)', path: '/api/v1/health/ping' },
@@ -61,6 +63,9 @@ const scenarios: Scenario[] = [
   { name: 'list, page=500 per_page=100', path: '/api/v1/cves?page=500&per_page=100' },
   { name: 'list, severity=HIGH&kev=false&has_exploit=true', path: '/api/v1/cves?severity=HIGH&kev=false&has_exploit=true' },
   { name: 'list, cvss_min=9.5&date_from=2020-01-01', path: '/api/v1/cves?cvss_min=9.5&date_from=2020-01-01' },
+  { name: 'keyed: list, no filter, per_page=20 (professional key)', path: '/api/v1/cves', keyed: true },
+  { name: 'keyed: list, page=500, per_page=100', path: '/api/v1/cves?page=500&per_page=100', keyed: true },
+  { name: 'keyed: detail, distinct ids', path: '/api/v1/cves/{id}', rotate: true, keyed: true },
 ];
 
 let next = 0;
@@ -68,7 +73,7 @@ function run(s: Scenario, key: string, connections: number, seconds: number): Pr
   return new Promise((resolve, reject) => {
     autocannon({
       url: base, connections, duration: seconds, pipelining: 1,
-      headers: { authorization: `Bearer ${key}` },
+      headers: s.keyed ? { authorization: `Bearer ${key}` } : {},
       requests: [{
         method: 'GET',
         setupRequest: (req) => ({ ...req, path: s.rotate ? s.path.replace('{id}', detailIds[next++ % detailIds.length]) : s.path }),
@@ -82,7 +87,7 @@ async function p50(s: Scenario, key: string, n = 400): Promise<{ p50: number; p9
   for (let i = 0; i < n; i++) {
     const p = s.rotate ? s.path.replace('{id}', detailIds[next++ % detailIds.length]) : s.path;
     const t0 = performance.now();
-    const r = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } });
+    const r = await fetch(`${base}${p}`, { headers: s.keyed ? { authorization: `Bearer ${key}` } : {} });
     await r.arrayBuffer();
     times.push(performance.now() - t0);
   }
@@ -104,12 +109,12 @@ try {
   const only = process.env.BENCH_ONLY;
   const results: Record<string, unknown>[] = [];
   for (const s of scenarios.filter((x) => !only || x.name.includes(only))) {
-    const probe = await (await fetch(`${base}${s.path.replace('{id}', detailIds[0])}`, { headers: { authorization: `Bearer ${key}` } })).json() as { pagination?: { total: number } };
+    const probe = await (await fetch(`${base}${s.path.replace('{id}', detailIds[0])}`, { headers: s.keyed ? { authorization: `Bearer ${key}` } : {} })).json() as { pagination?: { total: number; per_page: number } };
     await run(s, key, 10, 2); // warm-up
     const r = await run(s, key, 50, duration);
     const single = await p50(s, key);
     const row = {
-      scenario: s.name, path: s.path, matches: probe.pagination?.total ?? 1,
+      scenario: s.name, path: s.path, matches: probe.pagination?.total ?? 1, per_page: probe.pagination?.per_page ?? null,
       req_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99,
       non2xx: r.non2xx, errors: r.errors, single_p50_ms: Number(single.p50.toFixed(2)), single_p99_ms: Number(single.p99.toFixed(2)),
     };
