@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions } from './http/conventions.ts';
 import { registerAuth } from './http/auth.ts';
@@ -19,6 +20,8 @@ export interface AppDeps {
   config: Readonly<Config>;
   store: Store;
   clock?: Clock;
+  /** Outbound HTTP under the egress policy (docs/egress.md); tests inject one with a loopback allow list. */
+  egress?: Egress;
   logger?: Logger | false;
 }
 
@@ -63,7 +66,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema));
 
-  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+  // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
+  const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });
+  if (!deps.egress) app.addHook('onClose', async () => egress.close());
+  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock, egress });
 
   await app.register(swagger, {
     openapi: {
