@@ -10,6 +10,8 @@ export interface Config {
   dataDir: string;
   internalKey: string | null;
   publicUrl: string;
+  /** Health meta.uptime_url: where the public status of this deployment is watched. */
+  uptimeUrl: string;
   environment: string;
   logLevel: string;
   /** statement_timeout for API queries, ms */
@@ -104,6 +106,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ? env.VULNINTEL_PUBLIC_URL
     : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = url('VULNINTEL_PUBLIC_URL', publicUrlRaw, ['http:', 'https:']).replace(/\/+$/, '');
+  const uptimeUrl = env.VULNINTEL_UPTIME_URL && env.VULNINTEL_UPTIME_URL.length > 0
+    ? url('VULNINTEL_UPTIME_URL', env.VULNINTEL_UPTIME_URL, ['http:', 'https:'])
+    : `${publicUrl}/api/v1/health`;
   const environment = env.VULNINTEL_ENV && env.VULNINTEL_ENV.length > 0 ? env.VULNINTEL_ENV : (env.NODE_ENV ?? 'development');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -123,6 +128,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDir,
     internalKey,
     publicUrl,
+    uptimeUrl,
     environment,
     logLevel,
     statementTimeoutMs: int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
