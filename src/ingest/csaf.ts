@@ -145,7 +145,10 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       const version = extractFixedVersion(details);
       if (version) for (const p of products) fixes.push({ product: p, version, origin: 'vendor_fix' });
     }
-    const summary = (v.notes ?? []).find((n: Json) => n.category === 'summary' && typeof n.text === 'string')?.text ?? null;
+    // The vulnerability's text: its summary notes (joined), else its description, else its details note.
+    const notesOf = (cat: string) => (v.notes ?? []).filter((n: Json) => n.category === cat && typeof n.text === 'string').map((n: Json) => String(n.text).trim()).filter(Boolean);
+    const texts = [notesOf('summary'), notesOf('description'), notesOf('details')].find((x) => x.length) ?? [];
+    const summary = texts.length ? texts.join('\n\n') : null;
     out.push({
       source: 'csaf',
       source_key: advisoryId,

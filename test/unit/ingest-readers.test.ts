@@ -145,6 +145,7 @@ test('CSAF: advisory id, title, page URL, published, CVEs, products, per-product
   assert.deepEqual(r.cvss, [{ version: '3.1', vector: 'CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H', score: 7.2, scored_by: 'csaf', type: null }]);
   assert.deepEqual(r.cwes, [347]);
   assert.equal(r.title, 'CVE-2024-8531');
+  assert.match(r.description!, /^CWE-347: Improper Verification of Cryptographic Signature vulnerability exists that could/);
   // The jsonl layout yields the same records as the single documents.
   const fromJsonl = (await cveRecords(fixture('csaf', 'csaf-cut.jsonl.gz'))).filter((x) => x.source_key === 'ICSA-24-289-02');
   assert.deepEqual(fromJsonl, recs);
