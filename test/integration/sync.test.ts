@@ -116,6 +116,8 @@ test('full sync of every source, then a second run that fetches nothing new, the
     const csaf = await csafFixtureCves();
     assert.deepEqual(h.sink.ids('csaf').sort(), [...csaf.values()].flat().sort());
     assert.equal(h.sink.of('csaf').length, 6);
+    // The six advisories went to the pipeline together, in one run.
+    assert.deepEqual(h.sink.calls.filter((c) => c.source === 'csaf').map((c) => c.files.length), [6]);
 
     const kevCursor = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
     assert.deepEqual(kevCursor?.meta, { catalogVersion: '2025.08.25', count: '1404' });
@@ -321,6 +323,26 @@ test('CSAF: a document that fails is retried alone on the next run; the others a
     const versions = await h.db.store.pool.query(`SELECT doc_id, version FROM sync_documents WHERE source = 'csaf' ORDER BY doc_id`);
     assert.equal(versions.rows.length, 6);
     assert.deepEqual(versions.rows.find((r) => r.doc_id === 'ICSA-24-291-05'), { doc_id: 'ICSA-24-291-05', version: '2024-10-17T06:00:00.000000Z' });
+  } finally {
+    await h.close();
+  }
+});
+
+test('CSAF: a document the reader cannot read does not keep the rest of its batch out', async () => {
+  const h = await harness();
+  try {
+    h.srv.inject((r) => r.path.endsWith('/icsa-24-298-01.json'), 200, { headers: { 'content-type': 'application/json' }, body: '<html>maintenance</html>' });
+    const first = await runSync(h.deps, ['csaf']);
+    assert.equal(first.ok, false);
+    assert.match(first.sources[0].error ?? '', /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-01: .*not valid/);
+    // The batch call failed (nothing recorded), then each document went alone: five got in.
+    assert.deepEqual(h.sink.calls.map((c) => c.files.length), [1, 1, 1, 1, 1]);
+    assert.deepEqual(h.sink.of('csaf').map((i) => i.ids.length > 0), [true, true, true, true, true]);
+    const stored = (await h.db.store.pool.query(`SELECT doc_id FROM sync_documents ORDER BY doc_id`)).rows.map((r) => r.doc_id);
+    assert.deepEqual(stored, ['ICSA-24-268-06', 'ICSA-24-291-05', 'ICSA-24-296-01', 'ICSA-24-298-02', 'ICSA-24-298-03']);
+    const second = await runSync(h.deps, ['csaf']);
+    assert.equal(second.ok, true);
+    assert.deepEqual(h.sink.calls.at(-1)?.files.map((f) => path.basename(f)), ['ICSA-24-298-01.json']);
   } finally {
     await h.close();
   }
