@@ -45,6 +45,8 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
         what: spec.name.toUpperCase(),
       });
       if (!got.changed) {
+        // New validators for the same content: keep them, so the next request can be answered with a 304.
+        if (got.reason === 'same-content' && previous) await ctx.setCursor({ ...previous, ...got.validators });
         return { records: 0, files: 0, summary: `unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
       }
       const file = spec.prepare ? await spec.prepare(got.file, ctx) : got.file;
@@ -197,6 +199,7 @@ export const csafSource: SyncSource = {
       what: 'CSAF feed',
     });
     if (!got.changed) {
+      if (got.reason === 'same-content' && previous) await ctx.setCursor({ ...previous, feed: got.validators });
       return { records: 0, files: 0, summary: `feed unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
     }
     let entries: RolieEntry[];

@@ -7,6 +7,7 @@ import { mkdtemp, rm, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { gunzipSync } from 'node:zlib';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
@@ -343,6 +344,26 @@ test('CSAF: a document the reader cannot read does not keep the rest of its batc
     const second = await runSync(h.deps, ['csaf']);
     assert.equal(second.ok, true);
     assert.deepEqual(h.sink.calls.at(-1)?.files.map((f) => path.basename(f)), ['ICSA-24-298-01.json']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('KEV: the same content under a new ETag is not imported again, and the new ETag is used next time', async () => {
+  const h = await harness();
+  try {
+    await runSync(h.deps, ['kev']);
+    assert.equal(h.sink.ids('kev').length, 1662);
+    const body = gunzipSync(await readFile(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))).toString('utf8');
+    h.srv.inject((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 200, { headers: { etag: '"rotated-v2"' }, body });
+    const second = await runSync(h.deps, ['kev']);
+    assert.match(second.sources[0].summary ?? '', /unchanged \(same content as the last sync\)/);
+    assert.equal(h.sink.of('kev').length, 1);
+    const cursor = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
+    assert.equal(cursor?.etag, '"rotated-v2"');
+    assert.deepEqual(cursor?.meta, { catalogVersion: '2026.08.07', count: '1662' });
+    await runSync(h.deps, ['kev']);
+    assert.equal(h.srv.requests.at(-1)?.headers['if-none-match'], '"rotated-v2"');
   } finally {
     await h.close();
   }
