@@ -288,10 +288,19 @@ test('NVD: 429 with Retry-After is honoured, then the run succeeds', async () =>
 });
 
 test('NVD: 403 is retried with bounded exponential backoff, then the run is marked failed with a clear error', async () => {
-  const h = await harness({ maxAttempts: 4 });
+  const key = 'nvd-key-0f1e2d3c4b5a';
+  const h = await harness({ maxAttempts: 4, apiKey: key });
+  const logged: unknown[] = [];
+  h.deps.log = { info: (o, m) => logged.push([o, m]), warn: (o, m) => logged.push([o, m]) };
   try {
     h.srv.inject((r) => r.path === '/rest/json/cves/2.0', 403, { times: 100 });
     const report = await runSync(h.deps, ['nvd']);
+    // The key travels in the apiKey header only: never in the URL, a log line, the error or the run record.
+    assert.ok(h.srv.requests.every((r) => r.headers.apikey === key && !JSON.stringify(r.query).includes(key)));
+    assert.equal(logged.filter((l) => JSON.stringify(l).includes('retrying')).length, 3);
+    assert.ok(!JSON.stringify(logged).includes(key));
+    assert.ok(!JSON.stringify(report).includes(key));
+    assert.ok(!JSON.stringify(await runs(h)).includes(key));
     assert.equal(report.ok, false);
     const msg = report.sources[0].error ?? '';
     assert.match(msg, /HTTP 403 Forbidden on all 4 attempts; giving up/);
