@@ -14,6 +14,8 @@ export interface CliContext {
   /** Opens the database (embedded or DATABASE_URL) and migrates; closed by the dispatcher. */
   runtime(): Promise<Runtime>;
   out(text: string): void;
+  /** Diagnostics and refusals (stderr), so stdout stays machine-readable. */
+  err(text: string): void;
   json: boolean;
 }
 
@@ -60,7 +62,11 @@ function help(): string {
   return lines.join('\n');
 }
 
-export async function runCli(argv: string[], io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') }): Promise<number> {
+export interface CliIo { out(s: string): void; err(s: string): void }
+
+const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s + '\n') };
+
+export async function runCli(argv: string[], io: CliIo = stdio): Promise<number> {
   await import('./cli-commands.ts');
   const two = argv.slice(0, 2).join(' ');
   const name = COMMANDS[two] ? two : argv[0];
@@ -90,6 +96,7 @@ export async function runCli(argv: string[], io = { out: (s: string) => process.
     log,
     json: Boolean(parsed.values.json),
     out: io.out,
+    err: io.err,
     runtime: async () => (rt ??= await openRuntime(config, log, { statementTimeoutMs: 0 })),
   };
   try {
