@@ -91,13 +91,30 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
   // Logs go to stderr so --json output on stdout stays machine-readable.
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   let rt: Runtime | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    void (async () => {
+      try {
+        if (rt) await rt.close();
+      } finally {
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      }
+    })();
+  };
   const ctx: CliContext = {
     config,
     log,
     json: Boolean(parsed.values.json),
     out: io.out,
     err: io.err,
-    runtime: async () => (rt ??= await openRuntime(config, log, { statementTimeoutMs: 0 })),
+    runtime: async () => {
+      if (rt) return rt;
+      // An interrupted command still stops the embedded cluster it started (never an orphan postmaster).
+      // Installed only here: `serve` owns its signals itself (main.ts).
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      rt = await openRuntime(config, log, { statementTimeoutMs: 0, attachEmbedded: true });
+      return rt;
+    },
   };
   try {
     const code = await cmd.run(ctx, parsed.values as Record<string, unknown>, parsed.positionals);
@@ -110,6 +127,8 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     io.err(`Error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     if (rt) await (rt as Runtime).close();
   }
 }
