@@ -2,7 +2,7 @@
 // Commands register themselves in COMMANDS; `vulnintel help` lists them.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './lib/logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
@@ -87,7 +87,14 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     io.out(`${cmd.summary}\nUsage: ${cmd.usage}`);
     return 0;
   }
-  const config = loadConfig();
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.err(e.message);
+    return 2;
+  }
   // Logs go to stderr so --json output on stdout stays machine-readable.
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   let rt: Runtime | null = null;
@@ -137,5 +144,8 @@ const isMain = process.argv[1] && (import.meta.url === `file://${process.argv[1]
 if (isMain) {
   runCli(process.argv.slice(2)).then((code) => {
     if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
+  }, (e: unknown) => {
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
   });
 }
