@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './lib/logger.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import type { Runtime } from './runtime.ts';
 
 export class UsageError extends Error {}
 
@@ -67,7 +67,8 @@ export interface CliIo { out(s: string): void; err(s: string): void }
 const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s + '\n') };
 
 export async function runCli(argv: string[], io: CliIo = stdio): Promise<number> {
-  await import('./cli-commands.ts');
+  // `serve` needs none of the command modules (ingest, admin): skipping them keeps the start fast.
+  if (argv[0] !== 'serve') await import('./cli-commands.ts');
   const two = argv.slice(0, 2).join(' ');
   const name = COMMANDS[two] ? two : argv[0];
   const rest = COMMANDS[two] ? argv.slice(2) : argv.slice(1);
@@ -119,6 +120,7 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
       // Installed only here: `serve` owns its signals itself (main.ts).
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      const { openRuntime } = await import('./runtime.ts');
       rt = await openRuntime(config, log, { statementTimeoutMs: 0, attachEmbedded: true });
       return rt;
     },
