@@ -26,7 +26,8 @@ export interface EmbeddedHandle {
 
 export class DataDirBusyError extends Error {}
 
-function alive(pid: number): boolean {
+/** Whether a process exists (EPERM: it exists but belongs to another user, e.g. the postgres user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alive } from '../../src/store/embedded.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
 let dataDir: string;
@@ -61,15 +62,6 @@ async function waitFor(what: string, cond: () => Promise<boolean> | boolean, tim
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}${s ? `\n${s.output()}` : ''}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const postmasterPid = () => Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
