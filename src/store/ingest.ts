@@ -6,6 +6,8 @@ import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
+import { capecSourceFor } from '../domain/capec.ts';
+import type { CapecSource } from '../domain/cve-document.ts';
 
 type Conn = Db | Tx;
 
@@ -201,6 +203,12 @@ export async function loadCatalogRows(db: Conn): Promise<{ cwe: { id: number; na
 }
 
 // ---- feed and pipeline state ----
+
+/** meta.capec_source of the detail response: the CAPEC catalog version the corpus was enriched with. */
+export async function loadCapecSource(db: Conn): Promise<CapecSource> {
+  const r = await sql<{ version: string | null }>`SELECT version FROM feed_state WHERE feed = 'capec-stix'`.execute(db);
+  return capecSourceFor(r.rows[0]?.version ?? null);
+}
 
 export async function setFeedState(db: Conn, meta: FeedMeta): Promise<void> {
   await sql`INSERT INTO feed_state (feed, version, date, declared_count) VALUES (${meta.feed}, ${meta.version}, ${meta.date}, ${meta.declared_count})

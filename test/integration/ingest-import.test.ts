@@ -52,6 +52,8 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
   const siemensCount = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE 'siemens' = ANY(vendor_slugs)`.execute(t.store.db)).rows[0].n;
   assert.equal(v[1].cve_count, siemensCount);
 
+  const { loadCapecSource } = await import('../../src/store/ingest.ts');
+  assert.deepEqual(await loadCapecSource(t.store.db), { catalog: 'MITRE CAPEC (STIX 2.1)', version: '3.9', mapping: 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)' });
   const before = await checksums(t.store.db);
   const again = await importPaths(t.store.db, [dir], { log: quiet });
   assert.equal(again.changed_sources, 0);
