@@ -14,6 +14,7 @@ import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
@@ -29,11 +30,13 @@ export interface AppDeps {
    * before the app is ready. main.ts never passes it.
    */
   testRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  /** Test-only: smaller rate-limit windows, so a window's end is reached without waiting a minute. */
+  rateProfiles?: Partial<Record<ProfileName, ProfileSpec>>;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes'>>;
+    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes' | 'rateProfiles'>>;
   }
 }
 
@@ -82,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
+  registerLimits(app as unknown as FastifyInstance, deps.store, deps.rateProfiles);
 
   await app.register(swagger, {
     openapi: {

@@ -28,6 +28,8 @@ export interface Config {
   autoImportSnapshot: boolean;
   /** Live feed URLs for `vulnintel sync` (VULNINTEL_FEED_URL_<NAME>; defaults: the public endpoints, docs/sync.md). */
   feedUrls: Readonly<FeedUrls>;
+  /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
+  cveCacheEntries: number;
 }
 
 /** The public endpoints `vulnintel sync` reads by default (docs/sync.md). */
@@ -141,5 +143,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
       return [k, env[name] ? url(name, env[name]!, ['http:', 'https:']) : dflt];
     })) as FeedUrls),
+    cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
   });
 }
