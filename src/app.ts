@@ -1,0 +1,94 @@
+// buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Store } from './store/db.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
+import { newRequestId } from './lib/ids.ts';
+import { registerConventions } from './http/conventions.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerRoutes } from './http/routes/index.ts';
+import { readFileSync } from 'node:fs';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  store: Store;
+  clock?: Clock;
+  logger?: Logger | false;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Required<Omit<AppDeps, 'logger'>>;
+  }
+}
+
+export const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+/** JSON bodies up to 8 MiB (docs/reliability.md decision 4). */
+export const JSON_BODY_LIMIT = 8 * 1024 * 1024;
+
+function makeAjv(opts: { coerce: boolean; allErrors: boolean }) {
+  const ajv = new Ajv.default({
+    // Unknown input is an error for our spec, never silently dropped.
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes: opts.coerce ? 'array' : false,
+    // allErrors only for small bounded schemas (query/params): it is a DoS vector on large bodies.
+    allErrors: opts.allErrors,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
+    genReqId: () => newRequestId(),
+    requestIdLogLabel: 'request_id',
+    bodyLimit: JSON_BODY_LIMIT,
+    disableRequestLogging: false,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const queryAjv = makeAjv({ coerce: true, allErrors: true });
+  const bodyAjv = makeAjv({ coerce: false, allErrors: false });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema));
+
+  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vulnintel API',
+        version: PACKAGE_VERSION,
+        description: 'Vulnerability intelligence for ICS/OT: CVE corpus (v1), Windows patch level (v2). Errors use the envelope of spec §7.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: vi_live_…' },
+          session: { type: 'apiKey', in: 'cookie', name: 'vi_session' },
+          internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-Key' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  registerConventions(app);
+  registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
+  await registerRoutes(app);
+
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none' } } }, async () => app.swagger());
+  return app as unknown as FastifyInstance;
+}

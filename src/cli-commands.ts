@@ -1,0 +1,2 @@
+// Imports each module that registers CLI commands (one line per module).
+export {};

@@ -1,0 +1,115 @@
+// The `vulnintel` command. Every command that prints data takes --json.
+// Commands register themselves in COMMANDS; `vulnintel help` lists them.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from './config.ts';
+import { createLogger } from './lib/logger.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+
+export class UsageError extends Error {}
+
+export interface CliContext {
+  config: Readonly<Config>;
+  log: Logger;
+  /** Opens the database (embedded or DATABASE_URL) and migrates; closed by the dispatcher. */
+  runtime(): Promise<Runtime>;
+  out(text: string): void;
+  json: boolean;
+}
+
+export interface Command {
+  summary: string;
+  usage: string;
+  options: ParseArgsConfig['options'];
+  run(ctx: CliContext, values: Record<string, unknown>, positionals: string[]): Promise<number | void>;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'Start the API server (same as npm start)',
+    usage: 'vulnintel serve',
+    options: {},
+    async run() {
+      const { serve } = await import('./main.ts');
+      await serve();
+      return new Promise<never>(() => {}); // serve() owns the process from here
+    },
+  },
+  migrate: {
+    summary: 'Apply database migrations',
+    usage: 'vulnintel migrate [--json]',
+    options: {},
+    async run(ctx) {
+      const rt = await ctx.runtime();
+      const r = await rt.store.pool.query('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
+      if (ctx.json) ctx.out(JSON.stringify({ migrations: r.rows }));
+      else ctx.out(`Schema up to date: ${r.rows.length} migrations applied (latest ${r.rows.at(-1)?.version}_${r.rows.at(-1)?.name}).`);
+    },
+  },
+};
+
+/** Commands with a space in their name (e.g. "org create") are matched on the first two words. */
+export function registerCommand(name: string, cmd: Command) {
+  COMMANDS[name] = cmd;
+}
+
+function help(): string {
+  const lines = ['Usage: vulnintel <command> [options]', '', 'Commands:'];
+  for (const [name, c] of Object.entries(COMMANDS).sort()) lines.push(`  ${name.padEnd(16)} ${c.summary}`);
+  lines.push('', 'Every command that prints data accepts --json.');
+  return lines.join('\n');
+}
+
+export async function runCli(argv: string[], io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') }): Promise<number> {
+  await import('./cli-commands.ts');
+  const two = argv.slice(0, 2).join(' ');
+  const name = COMMANDS[two] ? two : argv[0];
+  const rest = COMMANDS[two] ? argv.slice(2) : argv.slice(1);
+  if (!name || name === 'help' || name === '--help' || !COMMANDS[name]) {
+    (name && !['help', '--help'].includes(name) ? io.err : io.out)(name && !['help', '--help'].includes(name) ? `Unknown command: ${argv.join(' ')}\n\n${help()}` : help());
+    return name && !['help', '--help'].includes(name) ? 2 : 0;
+  }
+  const cmd = COMMANDS[name];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...cmd.options, json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    io.err(`${(e as Error).message}\nUsage: ${cmd.usage}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.out(`${cmd.summary}\nUsage: ${cmd.usage}`);
+    return 0;
+  }
+  const config = loadConfig();
+  // Logs go to stderr so --json output on stdout stays machine-readable.
+  const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  let rt: Runtime | null = null;
+  const ctx: CliContext = {
+    config,
+    log,
+    json: Boolean(parsed.values.json),
+    out: io.out,
+    runtime: async () => (rt ??= await openRuntime(config, log, { statementTimeoutMs: 0 })),
+  };
+  try {
+    const code = await cmd.run(ctx, parsed.values as Record<string, unknown>, parsed.positionals);
+    return typeof code === 'number' ? code : 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}\nUsage: ${cmd.usage}`);
+      return 2;
+    }
+    io.err(`Error: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  } finally {
+    if (rt) await (rt as Runtime).close();
+  }
+}
+
+const isMain = process.argv[1] && (import.meta.url === `file://${process.argv[1]}` || process.argv[1].endsWith('/bin/vulnintel.js'));
+if (isMain) {
+  runCli(process.argv.slice(2)).then((code) => {
+    if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
+  });
+}

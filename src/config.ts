@@ -1,0 +1,122 @@
+// The one place that reads process.env. Validated, typed, frozen; invalid values fail at start with a
+// message naming the variable (house style: config once).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  internalKey: string | null;
+  publicUrl: string;
+  environment: string;
+  logLevel: string;
+  /** statement_timeout for API queries, ms */
+  statementTimeoutMs: number;
+  /** Optional OpenAI-compatible analysis provider. */
+  analysis: { baseUrl: string | null; model: string | null; apiKey: string | null };
+  /** NVD API key for `vulnintel sync` (optional). */
+  nvdApiKey: string | null;
+  /** Hosts (host or host:port) that outbound requests may reach even if private/loopback/http (docs/reliability.md decision 6). */
+  egressAllowList: string[];
+  /** Where the bundled snapshot lives. */
+  snapshotDir: string;
+  /** Import the bundled snapshot on an empty corpus at start. */
+  autoImportSnapshot: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly variable: string, message: string) {
+    super(`Invalid configuration: ${variable}: ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads VAR, or the contents of the file named by VAR_FILE (for secrets). */
+function secret(env: Env, name: string): string | null {
+  const direct = env[name];
+  const file = env[`${name}_FILE`];
+  if (direct && file) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
+  if (file) {
+    try {
+      return readFileSync(file, 'utf8').trim() || null;
+    } catch (e) {
+      throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(e as Error).message}`);
+    }
+  }
+  return direct && direct.length > 0 ? direct : null;
+}
+
+function int(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, dflt: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function url(name: string, raw: string, protocols: string[]): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `protocol must be one of ${protocols.join(', ')}`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
+  const dbRaw = secret(env, 'DATABASE_URL');
+  const databaseUrl = dbRaw ? url('DATABASE_URL', dbRaw, ['postgres:', 'postgresql:']) : null;
+  const dataDir = path.resolve(env.VULNINTEL_DATA_DIR && env.VULNINTEL_DATA_DIR.length > 0 ? env.VULNINTEL_DATA_DIR : './data');
+  const internalKey = secret(env, 'VULNINTEL_INTERNAL_KEY');
+  if (internalKey !== null && internalKey.length < 16) {
+    throw new ConfigError('VULNINTEL_INTERNAL_KEY', 'must be at least 16 characters');
+  }
+  const publicUrlRaw = env.VULNINTEL_PUBLIC_URL && env.VULNINTEL_PUBLIC_URL.length > 0
+    ? env.VULNINTEL_PUBLIC_URL
+    : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const publicUrl = url('VULNINTEL_PUBLIC_URL', publicUrlRaw, ['http:', 'https:']).replace(/\/+$/, '');
+  const environment = env.VULNINTEL_ENV && env.VULNINTEL_ENV.length > 0 ? env.VULNINTEL_ENV : (env.NODE_ENV ?? 'development');
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  const baseUrl = env.VULNINTEL_ANALYSIS_BASE_URL ? url('VULNINTEL_ANALYSIS_BASE_URL', env.VULNINTEL_ANALYSIS_BASE_URL, ['http:', 'https:']) : null;
+  const model = env.VULNINTEL_ANALYSIS_MODEL || null;
+  if (baseUrl && !model) throw new ConfigError('VULNINTEL_ANALYSIS_MODEL', 'required when VULNINTEL_ANALYSIS_BASE_URL is set');
+  const allow = (env.VULNINTEL_EGRESS_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const a of allow) {
+    if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError('VULNINTEL_EGRESS_ALLOW', `bad entry "${a}" (host or host:port)`);
+  }
+  return Object.freeze({
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    internalKey,
+    publicUrl,
+    environment,
+    logLevel,
+    statementTimeoutMs: int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
+    analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
+    nvdApiKey: secret(env, 'NVD_API_KEY'),
+    egressAllowList: allow,
+    snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
+    autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
+  });
+}

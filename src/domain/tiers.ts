@@ -1,0 +1,42 @@
+// Tier permission table of spec §2.8, in one place, and the per-page caps of §8.
+export const TIERS = ['free', 'standard', 'professional', 'api', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+export const ROLES = ['owner', 'admin', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+export const KEY_KINDS = ['standard', 'partner', 'trial'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+export const SCOPES = ['read', 'write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Permissions {
+  search_max_results: number; // -1 = unlimited
+  sage_visible: boolean;
+  virtual_patch: boolean;
+  api_keys: boolean;
+  webhook_delivery: boolean;
+}
+
+export const TIER_PERMISSIONS: Readonly<Record<Tier, Readonly<Permissions>>> = Object.freeze({
+  free:         { search_max_results: 10,   sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: false },
+  standard:     { search_max_results: 1000, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: true },
+  professional: { search_max_results: 5000, sage_visible: true,  virtual_patch: true,  api_keys: true,  webhook_delivery: true },
+  api:          { search_max_results: -1,   sage_visible: true,  virtual_patch: true,  api_keys: true,  webhook_delivery: true },
+  enterprise:   { search_max_results: -1,   sage_visible: true,  virtual_patch: true,  api_keys: true,  webhook_delivery: true },
+});
+
+/** per_page cap (spec §8): 10 for anonymous and Free callers, 100 for paid tiers. */
+export function perPageCap(tier: Tier | null): number {
+  return tier === null || tier === 'free' ? 10 : 100;
+}
+
+export function isPaid(tier: Tier | null): boolean {
+  return tier !== null && tier !== 'free';
+}
+
+/** Trial keys: 14 days, 750 asset checks per organization, 25 per request (spec §8). */
+export const TRIAL = Object.freeze({ days: 14, totalChecks: 750, perRequest: 25 });
+
+/** Scopes a partner key may hold (spec §5.8: read-only). */
+export const PARTNER_SCOPES: readonly Scope[] = ['read'];
+/** Scopes a trial key may hold: its three calls include two POSTs (correlate-cves and /check). */
+export const TRIAL_SCOPES: readonly Scope[] = ['read', 'write'];

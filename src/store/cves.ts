@@ -1,0 +1,100 @@
+// Write side of the CVE read model. One multi-row statement per batch (jsonb_to_recordset), and rows whose
+// document is unchanged are left alone, so re-importing the same feeds changes nothing (not even enriched_at).
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db, Tx } from './db.ts';
+import type { CveDocument } from '../domain/cve-document.ts';
+
+const CVE_RE = /^CVE-(\d{4})-(\d{4,})$/;
+
+/** Hash of the document without the volatile enrichment timestamp. */
+export function docHash(doc: CveDocument): string {
+  const { temporal, ...rest } = doc;
+  const { enriched_at: _ignored, ...stableTemporal } = temporal;
+  return createHash('sha256').update(JSON.stringify({ ...rest, temporal: stableTemporal })).digest('hex');
+}
+
+function row(doc: CveDocument) {
+  const m = CVE_RE.exec(doc.cve_id);
+  if (!m) throw new Error(`Invalid CVE id in document: ${doc.cve_id}`);
+  const a = doc.affected;
+  return {
+    cve_id: doc.cve_id,
+    cve_year: Number(m[1]),
+    cve_seq: Number(m[2]),
+    bsid: doc.bsid,
+    title: doc.title,
+    severity: doc.scoring.cvss.severity,
+    cvss_score: doc.scoring.cvss.score,
+    bcs_score: doc.scoring.bcs.score,
+    epss_score: doc.scoring.epss.score,
+    epss_percentile: doc.scoring.epss.percentile,
+    kev_flagged: doc.exploitation.kev_flagged,
+    kev_added_at: doc.exploitation.kev_added_at,
+    exploit_maturity: doc.exploitation.exploit_maturity,
+    poc_available: doc.exploitation.poc_available,
+    has_public_exploit: doc.exploitation.has_public_exploit,
+    patch_status: doc.patch.status,
+    ics_relevant: a.ics_relevant,
+    ics_relevance: a.ics_relevance_score,
+    primary_vendor: a.primary_vendor,
+    primary_product: a.primary_product,
+    vendor_count: a.vendor_count,
+    vendor_slugs: a.vendor_slugs,
+    protocols: a.protocols,
+    published_at: doc.temporal.published_at,
+    modified_at: doc.temporal.modified_at,
+    enriched_at: doc.temporal.enriched_at,
+    search_ids: [doc.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '),
+    search_title: doc.title,
+    search_text: doc.description,
+    doc,
+    doc_hash: docHash(doc),
+  };
+}
+
+/** Upserts a batch of enriched documents; returns how many rows were inserted or changed. */
+export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<number> {
+  if (docs.length === 0) return 0;
+  const rows = docs.map(row);
+  const r = await sql<{ n: number }>`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+        cve_id text, cve_year int, cve_seq bigint, bsid text, title text, severity text, cvss_score real,
+        bcs_score real, epss_score real, epss_percentile real, kev_flagged boolean, kev_added_at timestamptz,
+        exploit_maturity text, poc_available boolean, has_public_exploit boolean, patch_status text,
+        ics_relevant boolean, ics_relevance real, primary_vendor text, primary_product text, vendor_count int,
+        vendor_slugs text[], protocols text[], published_at timestamptz, modified_at timestamptz,
+        enriched_at timestamptz, search_ids text, search_title text, search_text text, doc jsonb, doc_hash text)
+    ), up AS (
+      INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
+        epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,
+        patch_status, ics_relevant, ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs,
+        protocols, published_at, modified_at, enriched_at, search, doc, doc_hash)
+      SELECT cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
+        epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,
+        patch_status, ics_relevant, ics_relevance, primary_vendor, primary_product, vendor_count,
+        COALESCE(vendor_slugs, '{}'), COALESCE(protocols, '{}'), published_at, modified_at, enriched_at,
+        setweight(to_tsvector('simple', coalesce(search_ids, '')), 'A') ||
+        setweight(to_tsvector('english', coalesce(search_title, '')), 'B') ||
+        setweight(to_tsvector('english', coalesce(search_text, '')), 'C'),
+        doc, doc_hash
+      FROM input
+      ON CONFLICT (cve_id) DO UPDATE SET
+        cve_year = EXCLUDED.cve_year, cve_seq = EXCLUDED.cve_seq, bsid = EXCLUDED.bsid, title = EXCLUDED.title,
+        severity = EXCLUDED.severity, cvss_score = EXCLUDED.cvss_score, bcs_score = EXCLUDED.bcs_score,
+        epss_score = EXCLUDED.epss_score, epss_percentile = EXCLUDED.epss_percentile,
+        kev_flagged = EXCLUDED.kev_flagged, kev_added_at = EXCLUDED.kev_added_at,
+        exploit_maturity = EXCLUDED.exploit_maturity, poc_available = EXCLUDED.poc_available,
+        has_public_exploit = EXCLUDED.has_public_exploit, patch_status = EXCLUDED.patch_status,
+        ics_relevant = EXCLUDED.ics_relevant, ics_relevance = EXCLUDED.ics_relevance,
+        primary_vendor = EXCLUDED.primary_vendor, primary_product = EXCLUDED.primary_product,
+        vendor_count = EXCLUDED.vendor_count, vendor_slugs = EXCLUDED.vendor_slugs, protocols = EXCLUDED.protocols,
+        published_at = EXCLUDED.published_at, modified_at = EXCLUDED.modified_at, enriched_at = EXCLUDED.enriched_at,
+        search = EXCLUDED.search, doc = EXCLUDED.doc, doc_hash = EXCLUDED.doc_hash
+      WHERE c.doc_hash IS DISTINCT FROM EXCLUDED.doc_hash
+      RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM up`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}

@@ -1,0 +1,85 @@
+// Builds the real app against a fresh database, and seeds organizations, members and API keys.
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { buildApp } from '../../src/app.ts';
+import { fixedClock, type Clock } from '../../src/lib/clock.ts';
+import { generateApiKey } from '../../src/lib/crypto.ts';
+import { createMember, createOrganization, insertApiKey } from '../../src/store/identity.ts';
+import type { Store } from '../../src/store/db.ts';
+import type { KeyKind, Role, Scope, Tier } from '../../src/domain/tiers.ts';
+import { freshDb, type TestDb } from './db.ts';
+
+export const TEST_INTERNAL_KEY = 'test-internal-key-0123456789';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: TestDb;
+  store: Store;
+  config: Readonly<Config>;
+  clock: ReturnType<typeof fixedClock>;
+  close(): Promise<void>;
+}
+
+export async function testApp(opts: { env?: Record<string, string>; now?: string; clock?: Clock } = {}): Promise<TestApp> {
+  const db = await freshDb();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    LOG_LEVEL: 'silent',
+    ...(opts.env ?? {}),
+  });
+  const clock = fixedClock(opts.now ?? '2026-11-21T12:00:00Z');
+  const app = await buildApp({ config, store: db.store, clock: opts.clock ?? clock });
+  await app.ready();
+  return {
+    app, db, store: db.store, config, clock,
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+export interface SeededKey {
+  orgId: number;
+  memberId: number;
+  keyId: number;
+  key: string;
+  auth: { authorization: string };
+}
+
+/** Creates an organization with an owner and one API key for that owner. */
+export async function seedOrg(store: Store, o: { name?: string; tier?: Tier } = {}): Promise<SeededKey & { ownerEmail: string }> {
+  const org = await createOrganization(store.db, o.name ?? `Org ${Math.random().toString(36).slice(2, 8)}`, o.tier ?? 'professional');
+  const email = `owner@${org.id}.example.test`;
+  const m = await createMember(store.db, org.id, email, 'owner', 'Owner');
+  const k = await seedKey(store, org.id, m.id, {});
+  return { ...k, ownerEmail: email };
+}
+
+/** Adds a member (if role given) or uses memberId, and issues a key with the given kind/scopes/expiry. */
+export async function seedKey(store: Store, orgId: number, memberId: number | null, o: {
+  role?: Role; kind?: KeyKind; scopes?: Scope[]; expiresAt?: Date | null; revoked?: boolean;
+}): Promise<SeededKey> {
+  let mid = memberId;
+  if (mid === null) {
+    const m = await createMember(store.db, orgId, `${o.role ?? 'admin'}-${Math.random().toString(36).slice(2, 8)}@example.test`, o.role ?? 'admin');
+    mid = m.id;
+  }
+  const g = generateApiKey();
+  const row = await insertApiKey(store.db, orgId, {
+    member_id: mid, key_hash: g.hash, key_start: g.start, kind: o.kind ?? 'standard', scopes: o.scopes ?? ['read', 'write'],
+    expires_at: o.expiresAt ?? null,
+  });
+  if (o.revoked) await store.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', row.id).execute();
+  return { orgId, memberId: mid, keyId: row.id, key: g.key, auth: { authorization: `Bearer ${g.key}` } };
+}
+
+/** Two organizations, A and B, each with an owner key: the fixture of every cross-tenant test. */
+export async function seedTwoOrgs(store: Store) {
+  const a = await seedOrg(store, { name: 'Org A', tier: 'professional' });
+  const b = await seedOrg(store, { name: 'Org B', tier: 'professional' });
+  return { a, b };
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// `npm test`: finds a PostgreSQL for the tests (TEST_DATABASE_URL, else the local server at 127.0.0.1:5432,
+// else an embedded one under .tmp/), clears databases left by killed runs, then runs node's test runner
+// over test/{unit,integration,security,contract}. Benchmarks in bench/ are never part of it.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import pg from 'pg';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+async function canConnect(url) {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    await c.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+let embedded = null;
+let url = process.env.TEST_DATABASE_URL;
+if (!url) {
+  const local = 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (await canConnect(local)) url = local;
+  else {
+    const { startEmbedded } = await import('tsx/esm/api').then(({ register }) => { register(); return import('../src/store/embedded.ts'); });
+    const dir = path.join(root, '.tmp', 'test-pg');
+    mkdirSync(dir, { recursive: true });
+    console.log('No PostgreSQL at 127.0.0.1:5432; starting an embedded one for the tests in .tmp/test-pg');
+    embedded = await startEmbedded(dir, { info: (m) => console.log(m), error: (m) => console.error(m) }, 54339);
+    url = embedded.url.replace(/\/vulnintel$/, '/postgres');
+  }
+}
+
+{
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const stale = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'vi\\_t\\_%' OR datname LIKE 'vi\\_tpl\\_%\\_build'`);
+  for (const r of stale.rows) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`).catch(() => {});
+  await c.end();
+}
+
+function collect(dir) {
+  let out = [];
+  let entries;
+  try { entries = readdirSync(dir); } catch { return out; }
+  for (const e of entries) {
+    const p = path.join(dir, e);
+    if (statSync(p).isDirectory()) out = out.concat(collect(p));
+    else if (e.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const only = process.argv.slice(2);
+const files = only.length ? only : ['unit', 'integration', 'security', 'contract'].flatMap((d) => collect(path.join(root, 'test', d))).sort();
+const concurrency = Math.max(2, Math.min(4, os.availableParallelism()));
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, TEST_DATABASE_URL: url },
+  cwd: root,
+});
+child.on('exit', async (code, signal) => {
+  if (embedded) await embedded.stop();
+  process.exit(code ?? (signal ? 1 : 0));
+});
