@@ -102,6 +102,22 @@ interface KbAcc {
   rows: number;
 }
 
+/**
+ * A private copy of a string. Strings cut out of a parsed document are V8 "sliced strings" that keep the
+ * whole multi-megabyte document text alive; the index must own its strings or it retains every document.
+ */
+const POOL = new Map<string, string>();
+function own(s: string): string;
+function own(s: string | null): string | null;
+function own(s: string | null): string | null {
+  if (s === null) return null;
+  const hit = POOL.get(s);
+  if (hit !== undefined) return hit;
+  const copy = s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+  if (s.length <= 200) POOL.set(copy, copy);
+  return copy;
+}
+
 function bump<K>(m: Map<K, number>, k: K, by = 1): void {
   m.set(k, (m.get(k) ?? 0) + by);
 }
@@ -128,7 +144,7 @@ export class IndexBuilder {
     this.docCount++;
     const month = docMonth(doc.id);
     const cvrfUrl = this.cvrfUrls.get(doc.id) ?? null;
-    this.documents.set(doc.id, { revisionDate: doc.currentReleaseDate, cvrfUrl });
+    this.documents.set(own(doc.id), { revisionDate: own(doc.currentReleaseDate), cvrfUrl: own(cvrfUrl) });
     for (const v of doc.vulnerabilities) {
       if (!v.cve) continue;
       // Which Windows OS products does this CVE concern? Known Affected or named by a Vendor Fix (trap 19).
@@ -146,24 +162,26 @@ export class IndexBuilder {
       for (const pid of pids) {
         const product = WINDOWS_PRODUCTS.get(pid)!;
         const pi = this.productIndex(product);
-        if (!pi.dataAsOf || (doc.currentReleaseDate && doc.currentReleaseDate > pi.dataAsOf)) pi.dataAsOf = doc.currentReleaseDate;
+        if (!pi.dataAsOf || (doc.currentReleaseDate && doc.currentReleaseDate > pi.dataAsOf)) pi.dataAsOf = own(doc.currentReleaseDate);
         let pc = pi.cves.get(v.cve);
         if (!pc) {
           pc = { meta, severity: null, cvssScore: null, fixes: [] };
-          pi.cves.set(v.cve, pc);
+          pi.cves.set(meta.cve, pc);
         }
         pc.meta = meta;
-        pc.severity = severity.get(pid) ?? pc.severity;
+        pc.severity = own(severity.get(pid) ?? pc.severity);
         pc.cvssScore = cvss.get(pid) ?? pc.cvssScore;
         for (const r of v.remediations) {
           if (r.type !== 'Vendor Fix' || !r.productIds.includes(pid)) continue;
-          const kb = normaliseKb(r.description);
+          const kb = own(normaliseKb(r.description));
           const kind = classifySubType(r.subType);
           const build = validFixedBuild(r.fixedBuild, product);
-          const rawBuild = r.fixedBuild ? r.fixedBuild.replace(/[\u200b\u200c\u200d\ufeff]/g, '').trim() || null : null;
-          const supersedes = parseSupercedence(r.supercedence);
+          const rawBuild = own(r.fixedBuild ? r.fixedBuild.replace(/[\u200b\u200c\u200d\ufeff]/g, '').trim() || null : null);
+          const supersedes = parseSupercedence(r.supercedence).map((x) => own(x));
           if (!pc.fixes.some((f) => f.kb === kb && f.rawBuild === rawBuild && f.kind === kind)) {
-            pc.fixes.push({ kb, kind, subType: r.subType, rawBuild, build, supersedes, url: r.url, docId: doc.id, overrideId: null });
+            pc.fixes.push({
+              kb, kind, subType: own(r.subType), rawBuild, build: build && { ...build, text: own(build.text) }, supersedes, url: own(r.url), docId: own(doc.id), overrideId: null,
+            });
           }
           if (kb) this.accumulateKb(pid, kb, kind, month, build, supersedes);
         }
@@ -187,21 +205,21 @@ export class IndexBuilder {
     }
     const description = v.notes.find((n) => n.type === 'Description' && n.text.trim())?.text.trim() ?? null;
     const meta: CveMeta = {
-      cve: v.cve,
-      title: v.title,
-      description,
+      cve: own(v.cve),
+      title: own(v.title),
+      description: own(description),
       publishedAt: prev?.publishedAt && publishedAt && prev.publishedAt < publishedAt ? prev.publishedAt : publishedAt,
-      docId: doc.id,
-      docRevisionDate: doc.currentReleaseDate,
-      cvrfUrl,
-      advisoryUrl: doc.advisoryUrls.get(v.cve) ?? prev?.advisoryUrl ?? null,
+      docId: own(doc.id),
+      docRevisionDate: own(doc.currentReleaseDate),
+      cvrfUrl: own(cvrfUrl),
+      advisoryUrl: own(doc.advisoryUrls.get(v.cve) ?? prev?.advisoryUrl ?? null),
       exploited: /Exploited:\s*Yes/i.test(exploit),
       publiclyDisclosed: /Publicly Disclosed:\s*Yes/i.test(exploit),
-      cwes: v.cwes,
+      cwes: v.cwes.map((c) => ({ id: own(c.id), name: own(c.name) })),
       cvssScore: score,
-      cvssVector: top(vectors, (a, b) => a.localeCompare(b)),
+      cvssVector: own(top(vectors, (a, b) => a.localeCompare(b))),
     };
-    this.cves.set(v.cve, meta);
+    this.cves.set(meta.cve, meta);
     // Older ProductCve rows point at the previous meta object; finish() re-links them.
     return meta;
   }
@@ -225,7 +243,7 @@ export class IndexBuilder {
     if (month) bump(a.months, month);
     if (build) {
       const e = a.builds.get(build.text);
-      if (e) e.n++; else a.builds.set(build.text, { b: build, n: 1 });
+      if (e) e.n++; else { const text = own(build.text); a.builds.set(text, { b: { ...build, text }, n: 1 }); }
     }
     if (sup.length) bump(a.sup, sup.join(','));
   }

@@ -75,9 +75,9 @@ export function editionClass(editionId: string | null | undefined): EditionClass
 function pick(table: Partial<Record<EditionClass, string>> & { default?: string }, cls: EditionClass | null): string | null {
   if (cls && table[cls]) return table[cls] ?? null;
   if (cls === null) {
-    // Unknown edition: use the earliest date listed (a warning too early beats a missed end of support).
+    // Unknown edition: only the latest end of any edition is certain to have passed; map_note says so.
     const all = Object.values(table).filter((x): x is string => typeof x === 'string');
-    return all.length ? all.sort()[0] : null;
+    return all.length ? all.sort()[all.length - 1] : null;
   }
   return table.default ?? null;
 }
@@ -106,7 +106,7 @@ export function lifecycleState(key: string, editionId: string | null, esuEnrolle
   const endOfLife = pastBase && !inEsu;
   let note = `support end ${eol}`;
   if (esuEnd) note += `; ESU end ${esuEnd}`;
-  if (cls === null) note += '; edition unknown, earliest end used';
+  if (cls === null) note += '; edition unknown, the latest end of any edition used';
   if (pastBase && esuEnrolled === true && esuEnd === null) note += '; no ESU programme for this version/edition, enrolment does not extend support';
   note += `; evaluated at ${today}`;
   return { eol, esuEnd, endOfLife, inEsu, source: row.source, note };
