@@ -709,7 +709,8 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
       items: [], fix_groups: [], warnings, data_as_of: null, os_build: host.os_build,
     };
   }
-  const patchResolved = match.level === 'build';
+  // Legacy Windows is resolved by its KB list: without one the host is not patch-resolved (spec §2.6).
+  const patchResolved = match.level === 'build' && (products[0].servicing === 'cumulative' || host.installed_kbs !== null);
   if (patchResolved && products.length > 1) labels.push(LABEL.editionMissing);
 
   // Evaluate on every candidate; with several, a CVE whose status differs between them needs review.
