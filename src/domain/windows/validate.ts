@@ -183,7 +183,7 @@ export function validateHost(input: unknown): HostValidation {
       if (bad) err('invalid_kb', 'installed_kbs', 'each KB must be KB followed by digits');
     }
   }
-  const kbSource = placeholder.has('kb_source') ? null : str(rec.kb_source);
+  const kbSource = placeholder.has('kb_source') ? null : str(rec.kb_source) || null;
   if (kbSource && (looksIdentifying(kbSource) || /[a-z]:\\|\\\\/i.test(kbSource))) {
     err('forbidden_value', 'kb_source', 'kb_source must describe the method only (no paths, hosts or addresses)');
   }
