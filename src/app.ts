@@ -1,5 +1,5 @@
 // buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,25 +10,31 @@ import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { newRequestId } from './lib/ids.ts';
-import { registerConventions } from './http/conventions.ts';
+import { registerConventions, sendError } from './http/conventions.ts';
+import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerRoutes } from './http/routes/index.ts';
-import { readFileSync } from 'node:fs';
+import { PACKAGE_VERSION } from './lib/version.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;
   store: Store;
   clock?: Clock;
   logger?: Logger | false;
+  /**
+   * Test-only: adds routes (e.g. a pg_sleep route for the statement-timeout mapping) after the real routes and
+   * before the app is ready. main.ts never passes it.
+   */
+  testRoutes?: (app: FastifyInstance) => void | Promise<void>;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: Required<Omit<AppDeps, 'logger'>>;
+    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes'>>;
   }
 }
 
-export const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export { PACKAGE_VERSION };
 
 /** JSON bodies up to 8 MiB (docs/reliability.md decision 4). */
 export const JSON_BODY_LIMIT = 8 * 1024 * 1024;
@@ -51,11 +57,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
-    disableRequestLogging: false,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's.
+    frameworkErrors: (err, req, reply) => {
+      void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
@@ -64,6 +73,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema));
 
   app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+  // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
+  registerConventions(app);
+  registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
 
   await app.register(swagger, {
     openapi: {
@@ -85,9 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  registerConventions(app);
-  registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
   await registerRoutes(app);
+  if (deps.testRoutes) await deps.testRoutes(app as unknown as FastifyInstance);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none' } } }, async () => app.swagger());
   return app as unknown as FastifyInstance;

@@ -1,2 +1,4 @@
 // Imports each module that registers CLI commands (one line per module).
-export {};
+import './cli/identity-commands.ts';
+import './ingest/commands.ts';
+import './jobs/sync-command.ts';

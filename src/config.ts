@@ -10,6 +10,8 @@ export interface Config {
   dataDir: string;
   internalKey: string | null;
   publicUrl: string;
+  /** Health meta.uptime_url: where the public status of this deployment is watched. */
+  uptimeUrl: string;
   environment: string;
   logLevel: string;
   /** statement_timeout for API queries, ms */
@@ -24,7 +26,22 @@ export interface Config {
   snapshotDir: string;
   /** Import the bundled snapshot on an empty corpus at start. */
   autoImportSnapshot: boolean;
+  /** Live feed URLs for `vulnintel sync` (VULNINTEL_FEED_URL_<NAME>; defaults: the public endpoints, docs/sync.md). */
+  feedUrls: Readonly<FeedUrls>;
+  /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
+  cveCacheEntries: number;
 }
+
+/** The public endpoints `vulnintel sync` reads by default (docs/sync.md). */
+export const DEFAULT_FEED_URLS = {
+  nvd: 'https://services.nvd.nist.gov/rest/json/cves/2.0',
+  kev: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+  epss: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
+  cwe: 'https://cwe.mitre.org/data/xml/cwec_latest.xml.zip',
+  capec: 'https://raw.githubusercontent.com/mitre/cti/master/capec/2.1/stix-capec.json',
+  csaf: 'https://raw.githubusercontent.com/cisagov/CSAF/develop/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json',
+} as const;
+export type FeedUrls = { [K in keyof typeof DEFAULT_FEED_URLS]: string };
 
 export class ConfigError extends Error {
   constructor(public readonly variable: string, message: string) {
@@ -91,6 +108,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ? env.VULNINTEL_PUBLIC_URL
     : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = url('VULNINTEL_PUBLIC_URL', publicUrlRaw, ['http:', 'https:']).replace(/\/+$/, '');
+  const uptimeUrl = env.VULNINTEL_UPTIME_URL && env.VULNINTEL_UPTIME_URL.length > 0
+    ? url('VULNINTEL_UPTIME_URL', env.VULNINTEL_UPTIME_URL, ['http:', 'https:'])
+    : `${publicUrl}/api/v1/health`;
   const environment = env.VULNINTEL_ENV && env.VULNINTEL_ENV.length > 0 ? env.VULNINTEL_ENV : (env.NODE_ENV ?? 'development');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -110,6 +130,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDir,
     internalKey,
     publicUrl,
+    uptimeUrl,
     environment,
     logLevel,
     statementTimeoutMs: int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
@@ -118,5 +139,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     egressAllowList: allow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
+    feedUrls: Object.freeze(Object.fromEntries(Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
+      const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
+      return [k, env[name] ? url(name, env[name]!, ['http:', 'https:']) : dflt];
+    })) as FeedUrls),
+    cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
   });
 }

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
+import { ensureSnapshot } from './ingest/snapshot.ts';
 
 export interface StartupContext {
   config: Readonly<Config>;
@@ -10,6 +11,7 @@ export interface StartupContext {
   log: Logger;
 }
 
-export async function startupTasks(_ctx: StartupContext): Promise<void> {
+export async function startupTasks(ctx: StartupContext): Promise<void> {
   // Steps are appended as the ingest and Windows data land (snapshot import on an empty corpus).
+  await ensureSnapshot(ctx.store, ctx.config, ctx.log);
 }

@@ -40,3 +40,17 @@ export const TRIAL = Object.freeze({ days: 14, totalChecks: 750, perRequest: 25 
 export const PARTNER_SCOPES: readonly Scope[] = ['read'];
 /** Scopes a trial key may hold: its three calls include two POSTs (correlate-cves and /check). */
 export const TRIAL_SCOPES: readonly Scope[] = ['read', 'write'];
+
+/**
+ * Monthly API-call allowance (spec §8): reported in X-RateLimit-* headers on every API-key response, tracked
+ * but not enforced. The spec gives Professional 25,000 and Enterprise unlimited; the other tiers are our
+ * decision (docs/decisions.md): API is unlimited like Enterprise (it is the API plan), Free and Standard get
+ * Professional's figure (their keys are trial or partner keys issued by an operator). -1 = unlimited.
+ */
+export const MONTHLY_API_ALLOWANCE: Readonly<Record<Tier, number>> = Object.freeze({
+  free: 25_000,
+  standard: 25_000,
+  professional: 25_000,
+  api: -1,
+  enterprise: -1,
+});

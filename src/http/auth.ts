@@ -1,14 +1,17 @@
 // Authentication (spec §5): API keys (Authorization: Bearer), browser sessions (cookie), and per-route guards
 // declared in route config. Guards run in order: kind (partner/trial) → scope → role.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { isWellFormedApiKey, sha256Hex } from '../lib/crypto.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
-import { findKeyByHash, findSessionByHash } from '../store/identity.ts';
-import type { KeyKind, Role, Scope, Tier } from '../domain/tiers.ts';
+import { findKeyByHash, findSessionByHash, recordApiCall } from '../store/identity.ts';
+import { MONTHLY_API_ALLOWANCE, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import { monthWindow } from '../domain/keys.ts';
 
 export const SESSION_COOKIE = 'vi_session';
+/** detail.contact_url of the trial errors (spec §7). */
+export const CONTACT_URL = 'mailto:support@vulnintel.local';
 
 export interface Principal {
   via: 'key' | 'session';
@@ -74,9 +77,12 @@ export async function resolveKey(db: Db, clock: Clock, key: string): Promise<Pri
     throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key', detail: { error: 'invalid_api_key' } });
   }
   if (row.revoked_at) throw new ApiError('AUTH_REQUIRED', { message: 'API key revoked', detail: { error: 'api_key_revoked' } });
+  if (row.kind === 'trial' && row.trial_ended_at) {
+    throw new ApiError('TRIAL_ENDED', { message: 'The trial has ended; this key is no longer accepted', detail: { reason: 'ended', contact_url: CONTACT_URL } });
+  }
   if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) {
     if (row.kind === 'trial') {
-      throw new ApiError('TRIAL_ENDED', { detail: { reason: 'expired', contact_url: 'mailto:support@vulnintel.local' } });
+      throw new ApiError('TRIAL_ENDED', { message: 'The 14-day trial has expired; this key is no longer accepted', detail: { reason: 'expired', contact_url: CONTACT_URL } });
     }
     throw new ApiError('AUTH_REQUIRED', { message: 'API key expired', detail: { error: 'api_key_expired' } });
   }
@@ -86,30 +92,59 @@ export async function resolveKey(db: Db, clock: Clock, key: string): Promise<Pri
   };
 }
 
+/**
+ * Reads the caller's credential: an API key (Bearer) or a session cookie. A presented key that is malformed,
+ * unknown, revoked or expired is refused (401) even on public routes; a stale session cookie is ignored on public
+ * routes (`optionalSession`) and refused elsewhere. A valid key's call is counted against the organization's
+ * monthly allowance and reported in X-RateLimit-Limit/Used/Remaining (spec §8: tracked, not enforced).
+ */
+export async function identify(req: FastifyRequest, reply: FastifyReply, deps: { db: Db; clock: Clock }, optionalSession: boolean): Promise<Principal | null> {
+  const token = bearer(req);
+  if (token === null) {
+    throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key: use the header Authorization: Bearer <API key>', detail: { error: 'invalid_api_key' } });
+  }
+  if (token !== undefined) {
+    const p = await resolveKey(deps.db, deps.clock, token);
+    await reportAllowance(reply, deps, p);
+    return p;
+  }
+  const sessionToken = cookie(req, SESSION_COOKIE);
+  if (!sessionToken) return null;
+  const s = await findSessionByHash(deps.db, sha256Hex(sessionToken), deps.clock.now());
+  if (s && s.org_status === 'active') {
+    return {
+      via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email, role: s.role,
+      tier: s.tier, keyId: null, keyStart: null, kind: 'session', scopes: ['read', 'write'],
+    };
+  }
+  if (optionalSession) return null;
+  throw new ApiError('AUTH_REQUIRED', { message: 'Session expired; sign in again', detail: { error: 'session_expired' } });
+}
+
+async function reportAllowance(reply: FastifyReply, deps: { db: Db; clock: Clock }, p: Principal) {
+  const now = deps.clock.now();
+  const { month } = monthWindow(now);
+  const used = await recordApiCall(deps.db, p.orgId, p.keyId!, month, now);
+  const limit = MONTHLY_API_ALLOWANCE[p.tier];
+  reply.header('X-RateLimit-Limit', String(limit));
+  reply.header('X-RateLimit-Used', String(used));
+  // -1 = unlimited (the spec's own convention for unlimited, §2.8); never negative otherwise.
+  reply.header('X-RateLimit-Remaining', String(limit < 0 ? -1 : Math.max(0, limit - used)));
+}
+
 export function registerAuth(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
   app.decorateRequest('principal', null);
+  // Pages outside /api/ (the /docs reference) read no credential unless they declare a guard.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') && !route.config?.auth) route.config = { ...(route.config ?? {}), auth: { mode: 'none' } };
+  });
 
-  app.addHook('preHandler', async (req) => {
+  // onRequest, before the body is read or validated: an unauthenticated caller never gets its body parsed,
+  // and every API-key response (400/422/404 included) carries the monthly allowance headers.
+  app.addHook('onRequest', async (req, reply) => {
     const auth: RouteAuth = req.routeOptions.config.auth ?? { mode: 'public' };
     if (auth.mode === 'none') return;
-    const token = bearer(req);
-    const sessionToken = cookie(req, SESSION_COOKIE);
-    if (token === null) {
-      throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key: use the header Authorization: Bearer <API key>', detail: { error: 'invalid_api_key' } });
-    }
-    if (token !== undefined) {
-      req.principal = await resolveKey(deps.db, deps.clock, token);
-    } else if (sessionToken) {
-      const s = await findSessionByHash(deps.db, sha256Hex(sessionToken), deps.clock.now());
-      if (s && s.org_status === 'active') {
-        req.principal = {
-          via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email, role: s.role,
-          tier: s.tier, keyId: null, keyStart: null, kind: 'session', scopes: ['read', 'write'],
-        };
-      } else if (auth.mode !== 'public') {
-        throw new ApiError('AUTH_REQUIRED', { message: 'Session expired; sign in again', detail: { error: 'session_expired' } });
-      }
-    }
+    req.principal = await identify(req, reply, deps, auth.mode === 'public');
     enforce(req, auth);
   });
 }
@@ -123,9 +158,10 @@ export function enforce(req: { principal: Principal | null }, auth: RouteAuth): 
     throw new ApiError('AUTH_REQUIRED', { message: msg, detail: { error: 'auth_required' } });
   }
   if (auth.mode === 'session' && p.via !== 'session') throw new ApiError('SESSION_REQUIRED');
+  if (auth.mode === 'key' && p.via !== 'key') throw new ApiError('API_KEY_REQUIRED');
   if (p.kind === 'partner' && !auth.partner) throw new ApiError('PARTNER_SCOPE');
   if (p.kind === 'trial' && !auth.trial) {
-    throw new ApiError('TRIAL_SCOPE', { detail: { contact_url: 'mailto:support@vulnintel.local' } });
+    throw new ApiError('TRIAL_SCOPE', { detail: { contact_url: CONTACT_URL } });
   }
   if (auth.scope && !p.scopes.includes(auth.scope)) {
     throw new ApiError('INSUFFICIENT_SCOPE', { message: `This API key lacks the ${auth.scope} scope`, detail: { required_scope: auth.scope } });

@@ -14,11 +14,17 @@ declare module 'fastify' {
     /** Query parameter names this route accepts (filled from its querystring schema). */
     acceptedQuery?: string[];
   }
+  interface FastifyInstance {
+    /** Every registered route (method, URL pattern), HEAD excluded: for tests that must cover all routes. */
+    routeTable(): { method: string; url: string }[];
+  }
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
   const { status, body, retryAfter } = renderError(err);
   if (retryAfter !== null) reply.header('Retry-After', String(retryAfter));
+  // Also here: errors raised before routing (malformed URL) never ran the onRequest hook.
+  reply.header('X-Request-ID', req.id);
   const payload: Record<string, unknown> = {
     api: { version: apiVersionFor(req.url), request_id: req.id, timestamp: new Date().toISOString() },
     error: body,
@@ -111,6 +117,8 @@ export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
   const methodsByPath = new Map<string, Set<string>>();
+  app.decorate('routeTable', () =>
+    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => ({ method, url }))));
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -123,9 +131,12 @@ export function registerConventions(app: FastifyInstance) {
       }
       methodsByPath.get(key)!.add(m);
     }
-    // Query parameters this route accepts, for UNKNOWN_PARAMETER.
-    const qs = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-    route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(qs?.properties ?? {}) };
+    // Query parameters an API route accepts, for UNKNOWN_PARAMETER (spec rule for /api/ endpoints only; the
+    // documentation pages keep their own query handling).
+    if (route.url.startsWith('/api/')) {
+      const qs = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+      route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(qs?.properties ?? {}) };
+    }
   });
 
   app.addHook('onRequest', async (req, reply) => {

@@ -32,6 +32,8 @@ export function crc32(s: string): number {
 }
 
 export const API_KEY_PREFIX = 'vi_live_';
+/** Length of the stored display prefix (key_start): `vi_live_` and 6 characters of the key. */
+export const KEY_START_LENGTH = API_KEY_PREFIX.length + 6;
 const KEY_RE = /^vi_live_([0-9A-Za-z]{40,44})_([0-9A-Za-z]{6})$/;
 
 function checksum(body: string): string {
@@ -43,7 +45,7 @@ export function generateApiKey(): { key: string; hash: string; start: string } {
   // 32 bytes of CSPRNG entropy; left-pad so every key has the same length.
   const body = base62(randomBytes(32)).padStart(43, '0');
   const key = `${API_KEY_PREFIX}${body}_${checksum(body)}`;
-  return { key, hash: sha256Hex(key), start: key.slice(0, API_KEY_PREFIX.length + 6) };
+  return { key, hash: sha256Hex(key), start: key.slice(0, KEY_START_LENGTH) };
 }
 
 /** Format and checksum check, so malformed keys are refused without a database query. */

@@ -7,11 +7,12 @@ import type { CveDocument } from '../domain/cve-document.ts';
 
 const CVE_RE = /^CVE-(\d{4})-(\d{4,})$/;
 
-/** Hash of the document without the volatile enrichment timestamp. */
+/** Hash of the document without the volatile timestamps (enrichment time, analysis generation time). */
 export function docHash(doc: CveDocument): string {
-  const { temporal, ...rest } = doc;
+  const { temporal, sage, ...rest } = doc;
   const { enriched_at: _ignored, ...stableTemporal } = temporal;
-  return createHash('sha256').update(JSON.stringify({ ...rest, temporal: stableTemporal })).digest('hex');
+  const { generated_at: _alsoIgnored, ...stableSage } = sage;
+  return createHash('sha256').update(JSON.stringify({ ...rest, temporal: stableTemporal, sage: stableSage })).digest('hex');
 }
 
 function row(doc: CveDocument) {

@@ -16,6 +16,8 @@ export interface StoreOptions {
   statementTimeoutMs?: number;
   max?: number;
   applicationName?: string;
+  /** How long to wait for a new connection before failing (the request then answers 503). */
+  connectionTimeoutMs?: number;
   onPoolError?: (err: Error) => void;
 }
 
@@ -32,11 +34,15 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
     max: opts.max ?? 20,
     application_name: opts.applicationName ?? 'vulnintel',
     statement_timeout: opts.statementTimeoutMs && opts.statementTimeoutMs > 0 ? opts.statementTimeoutMs : undefined,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: opts.connectionTimeoutMs ?? 5000,
     idleTimeoutMillis: 30000,
   });
   // An idle client losing its connection emits 'error' on the pool; without a listener the process dies.
   pool.on('error', (err) => opts.onPoolError?.(err));
+  // A checked-out client whose socket dies emits 'error' as well as failing its query; pg-pool only listens
+  // while a client is idle, so without this listener a database outage mid-query crashes the process.
+  // The failed query still rejects and is mapped (503 / 500) where it was awaited.
+  pool.on('connect', (client) => client.on('error', (err) => opts.onPoolError?.(err)));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

@@ -50,8 +50,15 @@ export interface SessionsTable {
 
 export interface TrialUsageTable {
   org_id: number;
-  used: number;
+  used: ColumnType<number, number | undefined, number>;
   ended_at: Date | null;
+  started_at: Timestamp;
+}
+
+export interface ApiUsageMonthlyTable {
+  org_id: number;
+  month: ColumnType<Date, string, string>;
+  calls: ColumnType<number, number | undefined, number>;
 }
 
 export interface IngestRunsTable {
@@ -110,6 +117,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   trial_usage: TrialUsageTable;
+  api_usage_monthly: ApiUsageMonthlyTable;
   ingest_runs: IngestRunsTable;
   cves: CvesTable;
 }

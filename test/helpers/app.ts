@@ -8,22 +8,47 @@ import { createMember, createOrganization, insertApiKey } from '../../src/store/
 import type { Store } from '../../src/store/db.ts';
 import type { KeyKind, Role, Scope, Tier } from '../../src/domain/tiers.ts';
 import { freshDb, type TestDb } from './db.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+import { openStore } from '../../src/store/db.ts';
+import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
+import { insertSession } from '../../src/store/identity.ts';
+import { SESSION_COOKIE } from '../../src/http/auth.ts';
 
 export const TEST_INTERNAL_KEY = 'test-internal-key-0123456789';
 
 export interface TestApp {
   app: FastifyInstance;
   db: TestDb;
+  /** The app's store (through the fault proxy when `viaProxy`). */
   store: Store;
+  /** Set when `viaProxy`: cut or restore the app's database connection. */
+  proxy: TcpProxy | null;
   config: Readonly<Config>;
   clock: ReturnType<typeof fixedClock>;
   close(): Promise<void>;
 }
 
-export async function testApp(opts: { env?: Record<string, string>; now?: string; clock?: Clock } = {}): Promise<TestApp> {
+export async function testApp(opts: {
+  env?: Record<string, string>; now?: string; clock?: Clock;
+  /** Test-only routes added before ready (buildApp's testRoutes hook). */
+  testRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  /** Route the app's database connections through a TCP proxy the test can cut. */
+  viaProxy?: boolean;
+} = {}): Promise<TestApp> {
   const db = await freshDb();
+  let proxy: TcpProxy | null = null;
+  let store = db.store;
+  let url = db.url;
+  if (opts.viaProxy) {
+    const u = new URL(db.url);
+    proxy = await startTcpProxy(u.hostname, Number(u.port || 5432));
+    u.port = String(proxy.port);
+    url = u.toString();
+    // Short connect timeout: a black-holed database fails the request in 1 s, not pg's default 5 s.
+    store = openStore(url, { max: 5, connectionTimeoutMs: 1000 });
+  }
   const config = loadConfig({
-    DATABASE_URL: db.url,
+    DATABASE_URL: url,
     VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
     VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
     VULNINTEL_AUTO_IMPORT: 'false',
@@ -31,12 +56,16 @@ export async function testApp(opts: { env?: Record<string, string>; now?: string
     ...(opts.env ?? {}),
   });
   const clock = fixedClock(opts.now ?? '2026-11-21T12:00:00Z');
-  const app = await buildApp({ config, store: db.store, clock: opts.clock ?? clock });
+  const app = await buildApp({ config, store, clock: opts.clock ?? clock, testRoutes: opts.testRoutes });
   await app.ready();
   return {
-    app, db, store: db.store, config, clock,
+    app, db, store, proxy, config, clock,
     async close() {
       await app.close();
+      if (proxy) {
+        await store.close();
+        await proxy.close();
+      }
       await db.drop();
     },
   };
@@ -82,4 +111,11 @@ export async function seedTwoOrgs(store: Store) {
   const a = await seedOrg(store, { name: 'Org A', tier: 'professional' });
   const b = await seedOrg(store, { name: 'Org B', tier: 'professional' });
   return { a, b };
+}
+
+/** A browser session for a member; returns the Cookie header to send. */
+export async function seedSession(store: Store, orgId: number, memberId: number, expiresAt = new Date('2100-01-01T00:00:00Z')) {
+  const token = randomToken();
+  await insertSession(store.db, orgId, memberId, sha256Hex(token), expiresAt);
+  return { cookie: `${SESSION_COOKIE}=${token}` };
 }

@@ -1,7 +1,15 @@
 // Every route module, registered in one place. One line per module.
 import type { FastifyInstance } from 'fastify';
 import health from './v1/health.ts';
+import account from './v1/account.ts';
+import cves from './v1/cves.ts';
+import catalog from './v1/catalog.ts';
+import cvePage from './v1/cve-page.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
+  await app.register(account);
+  await app.register(cves);
+  await app.register(catalog);
+  await app.register(cvePage);
 }

@@ -1,8 +1,109 @@
-// spec §4.3 Health. Ping answers without touching the database.
-import type { FastifyPluginAsync } from 'fastify';
+// spec §4.3 Health, §2.9 payload. Ping answers without touching the database. The full health JSON needs
+// X-Internal-Key (constant-time compare) or a signed-in session; browsers get the status page instead (public
+// banner and badges, details for members). A database outage makes the payload degraded, never an error.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Envelope, ok } from '../../envelope.ts';
+import { ApiError } from '../../errors.ts';
+import { identify } from '../../auth.ts';
+import { prefersHtml, renderStatusPage } from '../../status-page.ts';
+import { safeEqual } from '../../../lib/crypto.ts';
+import { diskFreeBytes } from '../../../lib/disk.ts';
+import { PACKAGE_VERSION } from '../../../lib/version.ts';
+import { healthFacts } from '../../../store/health.ts';
+import { isConnectionError, isStatementTimeout } from '../../../store/db.ts';
+import { buildHealth, type HealthData, type HealthInput } from '../../../domain/health.ts';
+
+const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
+const NullableNum = Type.Union([Type.Number(), Type.Null()]);
+const Stage = Type.Object({
+  status: Type.Union(['success', 'failed', 'running', 'never_run'].map((s) => Type.Literal(s))),
+  last_run: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  rows: NullableInt,
+  hours_since: NullableNum,
+  duration_sec: NullableNum,
+});
+export const HealthSchema = Type.Object({
+  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
+  database: Type.String(),
+  pipeline: Type.Object({ ingest: Stage, enricher: Stage }),
+  services: Type.Object({ api: Type.String(), enricher: Type.String(), renderer: Type.String(), alerts: Type.String() }),
+  counts: Type.Object({ total_cves: NullableInt, alert_ready: NullableInt, pending_enrichment: NullableInt, rendered: NullableInt }),
+  db_size_mb: NullableNum,
+  disk_free_gb: NullableNum,
+});
+const HealthMeta = Type.Object({ uptime_url: Type.String(), version: Type.String(), environment: Type.String() });
+
+type Access = 'internal' | 'member' | null;
 
 const health: FastifyPluginAsync = async (app) => {
+  const { config, store, clock } = app.deps;
+
+  async function gather(): Promise<HealthData> {
+    const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir) };
+    try {
+      const f = await healthFacts(store.db);
+      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment };
+    } catch (e) {
+      // Unreachable or too slow: the database is reported unavailable (degraded); anything else is a bug.
+      if (!isConnectionError(e) && !isStatementTimeout(e)) throw e;
+      app.log.warn({ err: (e as Error).message }, 'health: database unavailable');
+    }
+    return buildHealth(input);
+  }
+
+  /** Who may see the details: the internal monitor (X-Internal-Key) or a signed-in member (session). */
+  async function access(req: FastifyRequest, reply: FastifyReply, html: boolean): Promise<Access> {
+    const presented = req.headers['x-internal-key'];
+    if (presented !== undefined) {
+      if (config.internalKey && typeof presented === 'string' && safeEqual(presented, config.internalKey)) return 'internal';
+      throw new ApiError('AUTH_REQUIRED', { message: 'Invalid internal key', detail: { error: 'invalid_internal_key' } });
+    }
+    let p;
+    try {
+      p = await identify(req, reply, { db: store.db, clock }, true);
+    } catch (e) {
+      // The public page must render during a database outage; a member's details then wait for recovery.
+      if (html && isConnectionError(e)) return null;
+      throw e;
+    }
+    if (p?.via === 'session') return 'member';
+    if (p && !html) {
+      throw new ApiError('SESSION_REQUIRED', { message: 'Health details need a signed-in session or the X-Internal-Key header; API keys are not accepted here' });
+    }
+    return null;
+  }
+
+  app.get('/api/v1/health', {
+    schema: {
+      tags: ['health'],
+      summary: 'Service health (spec §2.9). JSON needs X-Internal-Key or a session; Accept: text/html renders the status page',
+      security: [{ internalKey: [] }, { session: [] }],
+      querystring: Type.Object({}),
+      response: { 200: Envelope(HealthSchema, HealthMeta) },
+    },
+    // Credentials are read by the handler: the status page is public, the JSON is not.
+    config: { auth: { mode: 'none' } },
+  }, async (req, reply) => {
+    const html = prefersHtml(req.headers.accept);
+    const who = await access(req, reply, html);
+    if (!html && who === null) {
+      throw new ApiError('AUTH_REQUIRED', {
+        message: 'Health details need the X-Internal-Key header or a signed-in session',
+        detail: { error: 'auth_required' },
+      });
+    }
+    const data = await gather();
+    reply.header('Cache-Control', 'no-store');
+    if (html) {
+      const page = renderStatusPage(data, {
+        details: who !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(),
+      });
+      return reply.type('text/html; charset=utf-8').serializer((s: unknown) => String(s)).send(page);
+    }
+    return ok(req, data, { uptime_url: config.uptimeUrl, version: PACKAGE_VERSION, environment: config.environment });
+  });
+
   app.get('/api/v1/health/ping', {
     schema: {
       tags: ['health'],

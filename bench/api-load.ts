@@ -1,0 +1,121 @@
+// Load benchmark of the CVE API v1 over the loaded bench corpus (bench/load-corpus.ts). Starts the real server
+// (src/main.ts) as a child process on 127.0.0.1, then per scenario runs autocannon with 50 connections for 10 s,
+// and measures the unloaded single-client p50 of detail and list. Results go to stdout and
+// bench/out/api-load-<label>.json. Never part of `npm test`.
+// Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/vulnintel_bench npx tsx bench/api-load.ts [label]
+//        env BENCH_CACHE=0 runs the server with the response cache disabled; BENCH_DURATION (s), BENCH_ONLY (substring).
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { generateApiKey } from '../src/lib/crypto.ts';
+
+const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/vulnintel_bench';
+const label = process.argv[2] ?? (process.env.BENCH_CACHE === '0' ? 'nocache' : 'cache');
+const PORT = 18080 + Math.floor(Math.random() * 1000);
+const base = `http://127.0.0.1:${PORT}`;
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+
+// A paid (professional) key so list scenarios use the published default page size of 20.
+async function paidKey(): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const g = generateApiKey();
+  const org = await c.query(`INSERT INTO organizations (name, tier) VALUES ('bench', 'professional') RETURNING id`);
+  const m = await c.query(`INSERT INTO members (org_id, email, role) VALUES ($1, $2, 'owner') RETURNING id`, [org.rows[0].id, `bench-${Date.now()}@example.test`]);
+  await c.query(`INSERT INTO api_keys (org_id, member_id, key_hash, key_start, kind, scopes) VALUES ($1, $2, $3, $4, 'standard', '{read}')`,
+    [org.rows[0].id, m.rows[0].id, g.hash, g.start]);
+  const sample = await c.query(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (1) LIMIT 2000`);
+  detailIds = sample.rows.map((r) => r.cve_id as string);
+  await c.end();
+  return g.key;
+}
+let detailIds: string[] = [];
+
+async function waitUp() {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(`${base}/api/v1/health/ping`);
+      if (r.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
+
+interface Scenario { name: string; path: string; matches?: string; rotate?: boolean }
+
+const scenarios: Scenario[] = [
+  { name: 'detail', path: '/api/v1/cves/{id}', rotate: true },
+  { name: 'detail (one id)', path: '/api/v1/cves/CVE-2021-44228' },
+  { name: 'list, no filter', path: '/api/v1/cves' },
+  { name: 'list, severity=CRITICAL', path: '/api/v1/cves?severity=CRITICAL' },
+  { name: 'list, kev=true', path: '/api/v1/cves?kev=true' },
+  { name: 'list, vendor=moxa', path: '/api/v1/cves?vendor=moxa' },
+  { name: 'list, q=out-of-bounds', path: '/api/v1/cves?q=out-of-bounds' },
+  { name: 'list, sort_by=epss', path: '/api/v1/cves?sort_by=epss' },
+  { name: 'list, page=500', path: '/api/v1/cves?page=500' },
+  { name: 'list, page=500 per_page=100', path: '/api/v1/cves?page=500&per_page=100' },
+  { name: 'list, severity=HIGH&kev=false&has_exploit=true', path: '/api/v1/cves?severity=HIGH&kev=false&has_exploit=true' },
+  { name: 'list, cvss_min=9.5&date_from=2020-01-01', path: '/api/v1/cves?cvss_min=9.5&date_from=2020-01-01' },
+];
+
+function run(s: Scenario, key: string, connections: number, seconds: number): Promise<autocannon.Result> {
+  let i = 0;
+  return new Promise((resolve, reject) => {
+    autocannon({
+      url: base, connections, duration: seconds, pipelining: 1,
+      headers: { authorization: `Bearer ${key}` },
+      requests: [{
+        method: 'GET',
+        setupRequest: (req) => ({ ...req, path: s.rotate ? s.path.replace('{id}', detailIds[i++ % detailIds.length]) : s.path }),
+      }],
+    }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+async function p50(s: Scenario, key: string, n = 400): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = s.rotate ? s.path.replace('{id}', detailIds[i % detailIds.length]) : s.path;
+    const t0 = performance.now();
+    const r = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } });
+    await r.arrayBuffer();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(n / 2)], p99: times[Math.floor(n * 0.99)] };
+}
+
+const key = await paidKey();
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  env: {
+    ...process.env, DATABASE_URL: url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+    VULNINTEL_AUTO_IMPORT: 'false', VULNINTEL_CVE_CACHE_ENTRIES: process.env.BENCH_CACHE === '0' ? '0' : '20000',
+    NODE_ENV: 'production',
+  },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+try {
+  await waitUp();
+  const only = process.env.BENCH_ONLY;
+  const results: Record<string, unknown>[] = [];
+  for (const s of scenarios.filter((x) => !only || x.name.includes(only))) {
+    const probe = await (await fetch(`${base}${s.path.replace('{id}', detailIds[0])}`, { headers: { authorization: `Bearer ${key}` } })).json() as { pagination?: { total: number } };
+    await run(s, key, 10, 2); // warm-up
+    const r = await run(s, key, 50, duration);
+    const single = await p50(s, key);
+    const row = {
+      scenario: s.name, path: s.path, matches: probe.pagination?.total ?? 1,
+      req_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99,
+      non2xx: r.non2xx, errors: r.errors, single_p50_ms: Number(single.p50.toFixed(2)), single_p99_ms: Number(single.p99.toFixed(2)),
+    };
+    results.push(row);
+    process.stdout.write(`${JSON.stringify(row)}\n`);
+  }
+  mkdirSync('bench/out', { recursive: true });
+  writeFileSync(path.join('bench/out', `api-load-${label}.json`), JSON.stringify({ label, at: new Date().toISOString(), duration, connections: 50, results }, null, 2));
+} finally {
+  server.kill('SIGTERM');
+}

@@ -1,0 +1,176 @@
+// Operator commands for organizations and API keys (issue 2). Keys are printed once, at creation; the database
+// keeps only their SHA-256. Key issuance follows the same policy as the API (src/domain/keys.ts): standard keys
+// need Professional or above (upgrade_required otherwise), partner keys are read-only, trial keys expire 14 days
+// after the organization's trial started. Operators cannot override the tier rule; they change the tier.
+import { registerCommand, UsageError, type CliContext } from '../cli.ts';
+import { systemClock } from '../lib/clock.ts';
+import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import {
+  createOrganizationWithOwner, getOrganization, IdentityError, issueApiKey, listApiKeys, revokeApiKeyRef, setOrganizationTier,
+} from '../store/identity.ts';
+
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]): T {
+  if (typeof v !== 'string' || !allowed.includes(v as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+function required(name: string, v: unknown): string {
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
+  return v.trim();
+}
+
+function orgId(v: unknown): number {
+  const s = required('org', v);
+  if (!/^[1-9]\d{0,15}$/.test(s)) throw new UsageError('--org must be an organization id (a positive integer)');
+  return Number(s);
+}
+
+function email(v: unknown, name: string): string {
+  const s = required(name, v);
+  if (!EMAIL_RE.test(s)) throw new UsageError(`--${name} is not an email address: ${s}`);
+  return s.toLowerCase();
+}
+
+function scopes(v: unknown): Scope[] | undefined {
+  if (v === undefined) return undefined;
+  const list = String(v).split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0) throw new UsageError('--scopes needs at least one of read, write');
+  for (const s of list) oneOf('scopes', s, SCOPES);
+  return list as Scope[];
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+/** Runs an identity operation; a refusal prints its code and message and exits 1 (JSON on stdout with --json). */
+async function refusable(ctx: CliContext, fn: () => Promise<void>): Promise<number> {
+  try {
+    await fn();
+    return 0;
+  } catch (e) {
+    if (!(e instanceof IdentityError)) throw e;
+    if (ctx.json) ctx.out(JSON.stringify({ error: { code: e.code, message: e.message } }));
+    else process.stderr.write(`Refused (${e.code}): ${e.message}\n`);
+    return 1;
+  }
+}
+
+function keyJson(k: { id: number; key?: string; key_start: string; kind: string; scopes: string[]; expires_at: Date | null }) {
+  return { id: k.id, ...(k.key ? { key: k.key } : {}), key_start: k.key_start, kind: k.kind, scopes: k.scopes, expires_at: iso(k.expires_at) };
+}
+
+registerCommand('org create', {
+  summary: 'Create an organization and its owner; prints the owner\'s first API key once',
+  usage: 'vulnintel org create --name N --tier free|standard|professional|api|enterprise --owner-email E [--owner-name X] [--json]',
+  options: { name: { type: 'string' }, tier: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-name': { type: 'string' } },
+  async run(ctx, v) {
+    const name = required('name', v.name);
+    if (name.length > 200) throw new UsageError('--name is at most 200 characters');
+    const tier = oneOf<Tier>('tier', v.tier, TIERS);
+    const ownerEmail = email(v['owner-email'], 'owner-email');
+    const rt = await ctx.runtime();
+    const r = await createOrganizationWithOwner(rt.store.db, { name, tier, ownerEmail, ownerName: v['owner-name'] as string | undefined }, systemClock.now());
+    const note = r.key ? null : `No API key: API keys need the Professional tier or above (this organization is ${tier}).`;
+    if (ctx.json) {
+      ctx.out(JSON.stringify({
+        org: { id: r.org.id, name: r.org.name, tier: r.org.tier, created_at: iso(r.org.created_at) },
+        owner: { id: r.owner.id, email: r.owner.email, role: r.owner.role },
+        api_key: r.key ? keyJson(r.key) : null,
+        ...(note ? { note } : {}),
+      }));
+      return;
+    }
+    ctx.out(`Organization ${r.org.id} "${r.org.name}" (${r.org.tier}) created; owner ${r.owner.email} (member ${r.owner.id}).`);
+    if (r.key) ctx.out(`API key ${r.key.id} (shown once; store it now):\n${r.key.key}`);
+    else ctx.out(note!);
+  },
+});
+
+registerCommand('org set-tier', {
+  summary: 'Change the tier of an organization',
+  usage: 'vulnintel org set-tier --org ID --tier free|standard|professional|api|enterprise [--json]',
+  options: { org: { type: 'string' }, tier: { type: 'string' } },
+  async run(ctx, v) {
+    const id = orgId(v.org);
+    const tier = oneOf<Tier>('tier', v.tier, TIERS);
+    const rt = await ctx.runtime();
+    return refusable(ctx, async () => {
+      const before = await getOrganization(rt.store.db, id);
+      if (!before) throw new IdentityError('org_not_found', `No organization with id ${id}`);
+      await setOrganizationTier(rt.store.db, id, tier);
+      if (ctx.json) ctx.out(JSON.stringify({ org: { id, name: before.name, tier, previous_tier: before.tier } }));
+      else ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`);
+    });
+  },
+});
+
+registerCommand('key create', {
+  summary: 'Issue an API key for a member (created with --role if the email is new); prints the key once',
+  usage: 'vulnintel key create --org ID --email E [--role owner|admin|viewer] [--scopes read,write] [--kind standard|partner|trial] [--label L] [--json]',
+  options: {
+    org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, scopes: { type: 'string' },
+    kind: { type: 'string' }, label: { type: 'string' }, name: { type: 'string' },
+  },
+  async run(ctx, v) {
+    const id = orgId(v.org);
+    const mail = email(v.email, 'email');
+    const role = v.role === undefined ? undefined : oneOf<Role>('role', v.role, ROLES);
+    const kind = v.kind === undefined ? 'standard' : oneOf<KeyKind>('kind', v.kind, KEY_KINDS);
+    const sc = scopes(v.scopes);
+    const label = v.label === undefined ? null : String(v.label).slice(0, 200);
+    const rt = await ctx.runtime();
+    return refusable(ctx, async () => {
+      const k = await issueApiKey(rt.store.db, id, { email: mail, role, kind, scopes: sc, label, name: v.name as string | undefined }, systemClock.now());
+      if (ctx.json) {
+        ctx.out(JSON.stringify({ org_id: id, member: k.member, api_key: keyJson(k) }));
+        return;
+      }
+      ctx.out(`${k.member.created ? 'New member' : 'Member'} ${k.member.email} (${k.member.role}, member ${k.member.id}).`);
+      ctx.out(`${kind} API key ${k.id}, scopes ${k.scopes.join(',')}${k.expires_at ? `, expires ${iso(k.expires_at)}` : ''} (shown once; store it now):\n${k.key}`);
+    });
+  },
+});
+
+registerCommand('key list', {
+  summary: 'List the API keys of one organization (never the keys themselves)',
+  usage: 'vulnintel key list --org ID [--json]',
+  options: { org: { type: 'string' } },
+  async run(ctx, v) {
+    const id = orgId(v.org);
+    const rt = await ctx.runtime();
+    return refusable(ctx, async () => {
+      if (!(await getOrganization(rt.store.db, id))) throw new IdentityError('org_not_found', `No organization with id ${id}`);
+      const rows = await listApiKeys(rt.store.db, id);
+      const keys = rows.map((k) => ({
+        ...keyJson(k), label: k.label, member: { id: k.member_id, email: k.email, role: k.role },
+        created_at: iso(k.created_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
+      }));
+      if (ctx.json) {
+        ctx.out(JSON.stringify({ org_id: id, keys }));
+        return;
+      }
+      if (keys.length === 0) ctx.out(`Organization ${id} has no API keys.`);
+      for (const k of keys) {
+        const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active';
+        ctx.out(`${String(k.id).padStart(6)}  ${k.key_start}…  ${k.kind.padEnd(8)} ${k.scopes.join(',').padEnd(10)} ${k.member.email} (${k.member.role})  ${state}`);
+      }
+    });
+  },
+});
+
+registerCommand('key revoke', {
+  summary: 'Revoke an API key of an organization, by id or by key prefix (idempotent)',
+  usage: 'vulnintel key revoke --org ID --key ID|PREFIX [--json]',
+  options: { org: { type: 'string' }, key: { type: 'string' } },
+  async run(ctx, v) {
+    const id = orgId(v.org);
+    const ref = required('key', v.key);
+    const rt = await ctx.runtime();
+    return refusable(ctx, async () => {
+      const r = await revokeApiKeyRef(rt.store.db, id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref }, systemClock.now());
+      if (ctx.json) ctx.out(JSON.stringify({ org_id: id, api_key: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at) } }));
+      else ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`);
+    });
+  },
+});

@@ -1,0 +1,82 @@
+// API-key issuance policy (spec §5.7, §5.8, §8), pure: which keys an organization may hold, with which scopes
+// and expiry. The operator CLI and any later key-management endpoint both go through planKey(), so the CLI
+// refuses exactly what the API would refuse.
+import { PARTNER_SCOPES, SCOPES, TIER_PERMISSIONS, TRIAL, TRIAL_SCOPES, type KeyKind, type Scope, type Tier } from './tiers.ts';
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface TrialState {
+  started_at: Date;
+  ended_at: Date | null;
+  used: number;
+}
+
+export interface KeyRequest {
+  tier: Tier;
+  kind: KeyKind;
+  /** Requested scopes; undefined = the kind's default. */
+  scopes?: Scope[];
+  /** The organization's trial record, if a trial was ever started. */
+  trial?: TrialState | null;
+}
+
+/** detail.error values, verbatim from spec §7 where the spec names one. */
+export type KeyRefusal = 'upgrade_required' | 'scope_not_allowed' | 'trial_ended';
+
+export type KeyPlan =
+  | { ok: true; scopes: Scope[]; expiresAt: Date | null; startsTrial: boolean }
+  | { ok: false; error: KeyRefusal; message: string };
+
+const DEFAULT_SCOPES: Record<KeyKind, readonly Scope[]> = {
+  standard: SCOPES,
+  partner: PARTNER_SCOPES,
+  trial: TRIAL_SCOPES,
+};
+
+const ALLOWED_SCOPES: Record<KeyKind, readonly Scope[]> = {
+  standard: SCOPES,
+  partner: PARTNER_SCOPES,
+  trial: TRIAL_SCOPES,
+};
+
+export function trialExpiry(startedAt: Date): Date {
+  return new Date(startedAt.getTime() + TRIAL.days * DAY_MS);
+}
+
+/**
+ * Decides whether a key of this kind may be issued now.
+ * - standard keys need the tier's `api_keys` permission (Professional and above); lower tiers: upgrade_required.
+ * - partner keys are read-only (spec §5.8) and are issued by an operator under an agreement, on any tier.
+ * - trial keys exist for accounts without API access; one trial per organization: every trial key expires 14
+ *   days after the trial started, and no new trial key once the trial ended, expired or used its 750 checks.
+ */
+export function planKey(req: KeyRequest, now: Date): KeyPlan {
+  const scopes = [...new Set(req.scopes ?? DEFAULT_SCOPES[req.kind])].sort() as Scope[];
+  if (scopes.length === 0) return { ok: false, error: 'scope_not_allowed', message: 'A key needs at least one scope (read, write)' };
+  const outside = scopes.filter((s) => !ALLOWED_SCOPES[req.kind].includes(s));
+  if (outside.length > 0) {
+    return { ok: false, error: 'scope_not_allowed', message: `${req.kind} keys may not hold the scope ${outside.join(', ')} (allowed: ${ALLOWED_SCOPES[req.kind].join(', ')})` };
+  }
+  if (req.kind === 'standard') {
+    if (!TIER_PERMISSIONS[req.tier].api_keys) {
+      return { ok: false, error: 'upgrade_required', message: `API keys are available on the Professional tier and above; this organization is on ${req.tier}` };
+    }
+    return { ok: true, scopes, expiresAt: null, startsTrial: false };
+  }
+  if (req.kind === 'partner') return { ok: true, scopes, expiresAt: null, startsTrial: false };
+  // trial
+  const t = req.trial;
+  if (!t) return { ok: true, scopes, expiresAt: trialExpiry(now), startsTrial: true };
+  const expires = trialExpiry(t.started_at);
+  if (t.ended_at) return { ok: false, error: 'trial_ended', message: 'The trial of this organization has ended' };
+  if (expires.getTime() <= now.getTime()) return { ok: false, error: 'trial_ended', message: 'The 14-day trial of this organization has expired' };
+  if (t.used >= TRIAL.totalChecks) return { ok: false, error: 'trial_ended', message: `The trial's ${TRIAL.totalChecks} asset checks are used up` };
+  return { ok: true, scopes, expiresAt: expires, startsTrial: false };
+}
+
+/** First day (UTC) of the calendar month containing `now`, as YYYY-MM-01, and the first instant of the next. */
+export function monthWindow(now: Date): { month: string; resetsAt: Date } {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  return { month: `${y}-${String(m + 1).padStart(2, '0')}-01`, resetsAt: new Date(Date.UTC(y, m + 1, 1)) };
+}

@@ -1,0 +1,130 @@
+// Merge: every source record of one CVE folds into one `MergedCve`. Precedence for text and CVSS is
+// NVD, then CSAF (CISA ICS advisories, oldest advisory first), then MSRC, then KEV (docs/enrichment.md).
+// The result depends only on the set of records, never on their arrival order, so re-importing the same
+// files changes nothing.
+import type {
+  AffectedProduct, CsafAdvisoryFacts, CveSourceName, CveSourceRecord, CvssMetric, EpssRecord, KevFacts, MsrcFacts, SourceReference,
+} from '../ingest/types.ts';
+import { CVE_SOURCES } from '../ingest/types.ts';
+
+export interface MergedCve {
+  cve_id: string;
+  sources: CveSourceName[];
+  description: string | null;
+  description_source: CveSourceName | null;
+  /** Source titles in title precedence (CSAF vulnerability title, MSRC title, KEV vulnerabilityName). */
+  titles: { source: CveSourceName; title: string }[];
+  published: string | null;
+  modified: string | null;
+  /** The CVSS metric chosen by precedence, and every metric seen. */
+  cvss: CvssMetric | null;
+  all_cvss: CvssMetric[];
+  cwes: number[];
+  affected: AffectedProduct[];
+  /** NVD (and MSRC) references, de-duplicated by URL in source order. */
+  references: SourceReference[];
+  assigner: string | null;
+  kev: KevFacts | null;
+  advisories: CsafAdvisoryFacts[];
+  msrc: MsrcFacts | null;
+  epss: EpssRecord | null;
+}
+
+const RANK: Record<CveSourceName, number> = Object.fromEntries(CVE_SOURCES.map((s, i) => [s, i])) as Record<CveSourceName, number>;
+const VERSION_RANK: Record<string, number> = { '4.0': 0, '3.1': 1, '3.0': 2, '2.0': 3 };
+
+/** Records in merge order: source precedence, then CSAF advisories by release date and id. */
+export function orderRecords(records: CveSourceRecord[]): CveSourceRecord[] {
+  return [...records].sort((a, b) => {
+    if (a.source !== b.source) return RANK[a.source] - RANK[b.source];
+    const pa = a.advisory?.published ?? '';
+    const pb = b.advisory?.published ?? '';
+    if (pa !== pb) return pa < pb ? -1 : 1;
+    return a.source_key < b.source_key ? -1 : a.source_key > b.source_key ? 1 : 0;
+  });
+}
+
+/**
+ * The CVSS metric used for `scoring.cvss`: from the first source (by precedence) that has any; within
+ * it the newest version (4.0, 3.1, 3.0, then 2.0), and NVD's Primary score before a Secondary one.
+ */
+export function chooseCvss(ordered: CveSourceRecord[]): CvssMetric | null {
+  for (const r of ordered) {
+    if (!r.cvss.length) continue;
+    const sorted = [...r.cvss].sort(
+      (a, b) =>
+        VERSION_RANK[a.version] - VERSION_RANK[b.version] ||
+        (a.type === 'Primary' ? 0 : 1) - (b.type === 'Primary' ? 0 : 1) ||
+        (a.vector < b.vector ? -1 : a.vector > b.vector ? 1 : 0),
+    );
+    return sorted[0];
+  }
+  return null;
+}
+
+function isCveIdOnly(title: string, cve: string): boolean {
+  return title.trim().toUpperCase() === cve || /^CVE-\d{4}-\d{4,}$/i.test(title.trim());
+}
+
+export function mergeSources(cveId: string, records: CveSourceRecord[], epss: EpssRecord | null = null): MergedCve {
+  const ordered = orderRecords(records.filter((r) => r.cve_id === cveId));
+  const sources: CveSourceName[] = [];
+  for (const r of ordered) if (!sources.includes(r.source)) sources.push(r.source);
+  const described = ordered.find((r) => r.description);
+  const titles: MergedCve['titles'] = [];
+  for (const src of ['csaf', 'msrc', 'kev'] as const) {
+    for (const r of ordered) {
+      if (r.source === src && r.title && !isCveIdOnly(r.title, cveId)) titles.push({ source: src, title: r.title });
+    }
+  }
+  const nvd = ordered.find((r) => r.source === 'nvd');
+  const advisories = ordered.filter((r) => r.advisory).map((r) => r.advisory!);
+  const kev = ordered.find((r) => r.kev)?.kev ?? null;
+  const msrc = ordered.find((r) => r.msrc)?.msrc ?? null;
+  const msrcRec = ordered.find((r) => r.source === 'msrc');
+  // Publication date: NVD's; otherwise the earliest date another source gives.
+  const fallbackDates = [
+    ...advisories.map((a) => a.published),
+    msrcRec?.published ?? null,
+    kev?.date_added ? `${kev.date_added}T00:00:00.000Z` : null,
+  ].filter((d): d is string => !!d).sort();
+  const published = nvd?.published ?? fallbackDates[0] ?? null;
+  const modified = nvd?.modified ?? msrcRec?.modified ?? published;
+
+  const cwes: number[] = [];
+  for (const r of ordered) for (const c of r.cwes) if (!cwes.includes(c)) cwes.push(c);
+  const references: SourceReference[] = [];
+  const byUrl = new Map<string, SourceReference>();
+  for (const r of ordered) {
+    for (const ref of r.references) {
+      const seen = byUrl.get(ref.url);
+      if (seen) {
+        for (const t of ref.tags) if (!seen.tags.includes(t)) seen.tags.push(t);
+        continue;
+      }
+      const copy = { url: ref.url, tags: [...ref.tags], provided_by: ref.provided_by };
+      byUrl.set(ref.url, copy);
+      references.push(copy);
+    }
+  }
+  const cvss = chooseCvss(ordered);
+  return {
+    cve_id: cveId,
+    sources,
+    description: described?.description ?? null,
+    description_source: described?.source ?? null,
+    titles,
+    published,
+    modified,
+    cvss,
+    all_cvss: ordered.flatMap((r) => r.cvss),
+    cwes,
+    affected: ordered.flatMap((r) => r.affected),
+    references,
+    assigner: nvd?.assigner ?? null,
+    kev,
+    advisories,
+    msrc,
+    epss: epss && epss.cve_id === cveId ? epss : null,
+  };
+}

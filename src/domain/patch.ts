@@ -1,0 +1,102 @@
+// Patch block: exactly the five patch rules of spec §2.3. Pure. Known patch and fix sources are listed
+// in docs/enrichment.md ("Patch").
+import type { CveDocument } from './cve-document.ts';
+import type { SourceReference } from '../ingest/types.ts';
+import type { MergedCve } from './merge.ts';
+import { hostOf, registrableDomain } from './urls.ts';
+
+export const VARIES_NOTE =
+  'Fixed versions differ per product in the vendor advisory. Send vendor, product and version to POST /api/v1/assets/correlate-cves to check a specific asset.';
+
+const CODE_HOST_FIX: [string, RegExp][] = [
+  ['github.com', /^\/[^/]+\/[^/]+\/(?:commit|commits|pull|releases|compare)\b/],
+  ['gitlab.com', /\/-\/(?:commit|commits|merge_requests|releases|tags)\b/],
+  ['bitbucket.org', /^\/[^/]+\/[^/]+\/(?:commits|pull-requests)\b/],
+  ['git.kernel.org', /\/(?:commit|c)\//],
+];
+
+const DISTRIBUTION_SECURITY: [string, RegExp][] = [
+  ['access.redhat.com', /^\/(?:errata|security)\//],
+  ['ubuntu.com', /^\/security\//],
+  ['usn.ubuntu.com', /./],
+  ['www.debian.org', /^\/security\//],
+  ['lists.debian.org', /^\/debian-(?:security-announce|lts-announce)\//],
+  ['security.gentoo.org', /^\/glsa\//],
+  ['www.suse.com', /^\/(?:security|support\/update)\//],
+  ['lists.opensuse.org', /./],
+  ['lists.fedoraproject.org', /package-announce/],
+  ['security.archlinux.org', /./],
+  ['www.oracle.com', /^\/security-alerts\//],
+  ['security.netapp.com', /^\/advisory\//],
+  ['www.freebsd.org', /^\/security\//],
+];
+
+const NATIONAL_ICS_ADVISORY: [string, RegExp][] = [
+  ['www.cisa.gov', /^\/news-events\/ics-(?:medical-)?advisories\//],
+  ['us-cert.cisa.gov', /^\/ics\/advisories\//],
+  ['ics-cert.us-cert.gov', /^\/advisories\//],
+  ['jvn.jp', /^\/(?:vu|jp)\//],
+];
+
+function matches(list: [string, RegExp][], host: string, path: string): boolean {
+  return list.some(([h, re]) => (host === h || (h.startsWith('www.') && host === h.slice(4))) && re.test(path));
+}
+
+/**
+ * Whether a reference is a known patch or fix source (rule 4): a release, commit or pull request on a
+ * code host, a distribution security page, a vendor security page (a vendor advisory, or a link NVD
+ * tagged "Patch"), or a national ICS advisory.
+ */
+export function isPatchSource(ref: SourceReference, isVendorAdvisory: boolean): boolean {
+  if (isVendorAdvisory || ref.tags.includes('Patch')) return true;
+  const host = hostOf(ref.url);
+  if (!host) return false;
+  let path: string;
+  try {
+    path = new URL(ref.url).pathname;
+  } catch {
+    return false;
+  }
+  if (matches(CODE_HOST_FIX, host, path)) return true;
+  if (matches(DISTRIBUTION_SECURITY, host, path)) return true;
+  if (matches(NATIONAL_ICS_ADVISORY, host, path)) return true;
+  return registrableDomain(host) === 'ubuntu.com' && path.startsWith('/security/');
+}
+
+export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): CveDocument['patch'] {
+  // Per-product fixed versions across every advisory that names the CVE (rules 1–3).
+  const pairs = new Map<string, { product: string; version: string }>();
+  for (const a of merged.advisories) {
+    for (const f of a.fixes) {
+      const k = `${f.product.toLowerCase()}\u0000${f.version.toLowerCase()}`;
+      if (!pairs.has(k)) pairs.set(k, { product: f.product, version: f.version });
+    }
+  }
+  const fixes = [...pairs.values()];
+  const advisoryWithFix = merged.advisories.find((a) => a.vendor_fixes.length > 0 || a.fixes.length > 0);
+  const patchSource =
+    merged.references.some((r) => isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
+    // A CISA ICS advisory (national ICS advisory) that states a vendor fix for this CVE.
+    advisoryWithFix !== undefined;
+  const firstVendorFix = merged.advisories.flatMap((a) => a.vendor_fixes)[0];
+  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url ?? merged.advisories.flatMap((a) => a.vendor_fixes).find((f) => f.url)?.url ?? null;
+  const notes = firstVendorFix?.details ? firstVendorFix.details.replace(/\s+/g, ' ').trim().slice(0, 500) : null;
+
+  if (fixes.length >= 2) {
+    return { status: 'varies_by_product', patch_available: false, patch_version: null, patch_url: patchUrl, patch_notes: notes, note: VARIES_NOTE, fixed_in: null };
+  }
+  const status = patchSource ? 'patched' : 'unknown';
+  if (fixes.length === 1) {
+    const f = fixes[0];
+    return {
+      status,
+      patch_available: status === 'patched',
+      patch_version: f.version,
+      patch_url: patchUrl,
+      patch_notes: notes,
+      note: `The advisory lists a fix for one product only: ${f.product} ${f.version}.`,
+      fixed_in: { product: f.product, version: f.version },
+    };
+  }
+  return { status, patch_available: status === 'patched', patch_version: null, patch_url: patchUrl, patch_notes: notes, note: null, fixed_in: null };
+}

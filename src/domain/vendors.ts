@@ -1,0 +1,203 @@
+// Canonical vendors: the CPE vendor token (NVD), the CSAF vendor branch name, the KEV vendorProject and the
+// MSRC vendor all resolve to one vendor with a stable slug. Pure. The alias table is documented in
+// docs/enrichment.md ("Vendors"). Names not in the table are canonicalised by their normalised key.
+
+export interface VendorEntry {
+  slug: string;
+  name: string;
+  /** Spellings seen in the feeds (CPE tokens, CSAF and KEV names). */
+  aliases: string[];
+  /** Registrable domains the vendor publishes on (for vendor advisories, spec §2.5). */
+  domains: string[];
+  /** Industrial-control vendor (ICS relevance input). */
+  ics: boolean;
+}
+
+// slug | display name | aliases (any spelling; normalised before lookup) | own domains | ics
+const TABLE = `
+siemens|Siemens|siemens ag;siemens energy;siemens healthineers;siemens industry software;siemens_ag|siemens.com;siemens-energy.com;siemens-healthineers.com|ics
+schneider-electric|Schneider Electric|schneider-electric;schneider electric software;schneider electric se;schneider_electric;se;aveva software and schneider electric software|se.com;schneider-electric.com|ics
+rockwell-automation|Rockwell Automation|rockwellautomation;rockwell;allen-bradley;allen bradley|rockwellautomation.com|ics
+mitsubishi-electric|Mitsubishi Electric|mitsubishielectric;mitsubishi electric corporation;mitsubishi electric europe;iconics mitsubishi electric|mitsubishielectric.com;mitsubishielectric.co.jp|ics
+delta-electronics|Delta Electronics|deltaww;delta electronics inc;delta_electronics;delta|deltaww.com|ics
+hitachi-energy|Hitachi Energy|hitachienergy;hitachi energy ltd;hitachi abb power grids|hitachienergy.com|ics
+abb|ABB|abb ltd;abb group|abb.com|ics
+ge|General Electric|ge;general electric (ge);ge digital;ge vernova;ge grid solutions;gevernova|ge.com;gevernova.com|ics
+ge-healthcare|GE Healthcare|gehealthcare;ge_healthcare|gehealthcare.com|ics
+omron|Omron|omron corporation|omron.com;omron.co.jp|ics
+moxa|Moxa|moxa inc|moxa.com|ics
+emerson|Emerson|emerson electric;emerson process management|emerson.com|ics
+honeywell|Honeywell|honeywell international;matrikon honeywell|honeywell.com|ics
+yokogawa|Yokogawa|yokogawa electric;yokogawa electric corporation|yokogawa.com|ics
+phoenix-contact|Phoenix Contact|phoenixcontact;phoenix contact gmbh and co kg;phoenix contact innominate security technologies;phoenixcontact-software;phoenix contact software|phoenixcontact.com|ics
+advantech|Advantech|advantech co;b+b smartworx advantech|advantech.com|ics
+aveva|AVEVA|aveva software;aveva group|aveva.com|ics
+osisoft|OSIsoft|osisoft llc|osisoft.com|ics
+fuji-electric|Fuji Electric|fujielectric;fuji electric co|fujielectric.com|ics
+johnson-controls|Johnson Controls|johnsoncontrols;johnson controls international|johnsoncontrols.com|ics
+wago|WAGO|wago kontakttechnik|wago.com|ics
+codesys|CODESYS|codesys gmbh;3s-smart software solutions;3s-smart;3s|codesys.com|ics
+eaton|Eaton|eaton corporation|eaton.com|ics
+beckhoff|Beckhoff|beckhoff automation|beckhoff.com|ics
+bosch-rexroth|Bosch Rexroth|boschrexroth|boschrexroth.com|ics
+weidmueller|Weidmüller|weidmueller;weidmuller|weidmueller.com|ics
+pilz|Pilz|pilz gmbh and co kg (pilz)|pilz.com|ics
+sick|SICK|sick ag|sick.com|ics
+inductive-automation|Inductive Automation|inductiveautomation|inductiveautomation.com|ics
+iconics|ICONICS|iconics inc|iconics.com|ics
+red-lion|Red Lion|redlion;red lion controls|redlion.net|ics
+automationdirect|AutomationDirect|automation direct;automationdirect.com|automationdirect.com|ics
+unitronics|Unitronics|unitronics plc|unitronics.com|ics
+wecon|WECON|wecon technology|we-con.com.cn|ics
+weintek|Weintek|weintek labs|weintek.com|ics
+fatek|FATEK Automation|fatek;fatek automation corp|fatek.com|ics
+horner|Horner Automation|horner;horner apg|hornerautomation.com|ics
+schweitzer-engineering|Schweitzer Engineering Laboratories|schweitzer engineering laboratories (sel);sel;selinc|selinc.com|ics
+hms-networks|HMS Networks|hms;ewon|hms-networks.com|ics
+westermo|Westermo|westermo network technologies|westermo.com|ics
+hirschmann|Hirschmann|hirschmann automation and control;belden;hirschmann automation and control belden|belden.com;hirschmann.com|ics
+tridium|Tridium|tridium inc|tridium.com|ics
+trane|Trane|trane technologies|trane.com|ics
+sauter|SAUTER|sauter controls;fr sauter|sauter-controls.com|ics
+mbconnect-line|MB connect line|mbconnectline;mb connect line gmbh|mbconnectline.com|ics
+softing|Softing|softing industrial automation|softing.com|ics
+triangle-microworks|Triangle MicroWorks|trianglemicroworks|trianglemicroworks.com|ics
+kunbus|KUNBUS|kunbus gmbh|kunbus.com|ics
+opto22|Opto 22|opto22;opto 22|opto22.com|ics
+panasonic|Panasonic|panasonic corporation|panasonic.com|ics
+fanuc|FANUC|fanuc corporation|fanuc.co.jp|ics
+kuka|KUKA|kuka ag|kuka.com|ics
+universal-robots|Universal Robots|universal_robots|universal-robots.com|ics
+jtekt|JTEKT|jtekt electronics;jtekt corporation|jtekt.co.jp|ics
+idec|IDEC|idec corporation|idec.com|ics
+myscada|mySCADA|myscada technologies|myscada.org|ics
+ecava|Ecava|ecava sdn bhd|ecava.com|ics
+progea|Progea|progea srl|progea.com|ics
+saia-burgess|Saia Burgess Controls|saia-burgess;saia burgess|saia-pcd.com|ics
+wibu-systems|Wibu-Systems|wibu;wibu-systems ag|wibu.com|ics
+ptc|PTC|ptc inc;kepware|ptc.com|ics
+subnet-solutions|Subnet Solutions|subnet;subnet solutions inc|subnet.com|ics
+efacec|EFACEC|efacec|efacec.com|ics
+nari|NARI|nari technology|nari-tech.com|ics
+sierra-wireless|Sierra Wireless|sierrawireless|sierrawireless.com|ics
+digi|Digi International|digi;digi international inc|digi.com|ics
+inhand-networks|InHand Networks|inhandnetworks;inhand|inhandnetworks.com|ics
+teltonika|Teltonika|teltonika networks;teltonika-networks|teltonika-networks.com|ics
+ovarro|Ovarro|ovarro ltd|ovarro.com|ics
+carlo-gavazzi|Carlo Gavazzi|carlogavazzi|gavazziautomation.com|ics
+baker-hughes|Baker Hughes|bently nevada baker hughes;bently nevada|bakerhughes.com|ics
+philips|Philips|koninklijke philips;phillips|philips.com|ics
+bd|Becton, Dickinson and Company|becton dickinson and company (bd);bd;becton dickinson|bd.com|ics
+medtronic|Medtronic|medtronic plc|medtronic.com|ics
+baxter|Baxter|baxter international|baxter.com|ics
+b-braun|B. Braun|b braun medical;b braun|bbraun.com|ics
+microsoft|Microsoft|microsoft corporation|microsoft.com|
+cisco|Cisco|cisco systems|cisco.com|
+apple|Apple|apple inc|apple.com|
+google|Google|google llc|google.com|
+oracle|Oracle|oracle corporation|oracle.com|
+ivanti|Ivanti|ivanti inc|ivanti.com|
+fortinet|Fortinet|fortinet inc|fortinet.com|
+vmware|VMware|vmware inc;broadcom vmware|vmware.com;broadcom.com|
+adobe|Adobe|adobe systems;adobe inc|adobe.com|
+progress|Progress|progress software;progress software corporation|progress.com|
+citrix|Citrix|citrix systems|citrix.com|
+palo-alto-networks|Palo Alto Networks|paloaltonetworks|paloaltonetworks.com|
+juniper|Juniper Networks|juniper;juniper networks|juniper.net|
+linux|Linux|linux kernel;the linux foundation|kernel.org|
+milestone-systems|Milestone Systems|milestonesys;milestone systems a/s|milestonesys.com|
+hikvision|Hikvision|hangzhou hikvision digital technology|hikvision.com|
+dahua|Dahua Technology|dahuasecurity;dahua technology co|dahuasecurity.com|
+intel|Intel|intel corporation|intel.com|
+haxx|curl (Haxx)|curl;haxx|curl.se|
+`;
+
+const SUFFIXES = new Set([
+  'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'ltd', 'limited', 'llc', 'gmbh', 'ag', 'sa', 'plc',
+  'kg', 'bv', 'nv', 'oy', 'ab', 'asa', 'spa', 'srl', 'pty', 'kk', 'a/s', 'as', 'sas', 'sarl', 'international',
+]);
+
+/** Lookup key of a vendor name: lowercase words without punctuation and trailing company-form words. */
+export function vendorKey(name: string): string {
+  const words = name
+    .toLowerCase()
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/&/g, ' and ')
+    .split(/[^a-z0-9+]+/)
+    .filter(Boolean);
+  // Company-form tails, including "GmbH & Co. KG".
+  while (words.length > 1 && (SUFFIXES.has(words[words.length - 1]) || words[words.length - 1] === 'and')) words.pop();
+  return words.join('');
+}
+
+const ENTRIES: VendorEntry[] = [];
+const BY_KEY = new Map<string, VendorEntry>();
+const BY_SLUG = new Map<string, VendorEntry>();
+for (const line of TABLE.trim().split('\n')) {
+  const [slug, name, aliases, domains, ics] = line.split('|');
+  const e: VendorEntry = { slug, name, aliases: aliases ? aliases.split(';') : [], domains: domains ? domains.split(';') : [], ics: ics === 'ics' };
+  ENTRIES.push(e);
+  BY_SLUG.set(slug, e);
+  for (const a of [name, slug, ...(aliases ? aliases.split(';') : [])]) {
+    const k = vendorKey(a);
+    if (k && !BY_KEY.has(k)) BY_KEY.set(k, e);
+  }
+}
+
+export const VENDOR_ALIASES: readonly VendorEntry[] = ENTRIES;
+
+export interface CanonicalVendor {
+  slug: string;
+  name: string;
+  ics: boolean;
+  domains: string[];
+  /** True when the vendor came from the alias table. */
+  known: boolean;
+}
+
+function titleFromToken(token: string): string {
+  return token
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+/**
+ * Canonical vendor of a name as a source states it. `fromCpe` marks a CPE token (lowercase, `_` for
+ * spaces), whose display name is title-cased when the vendor is not in the table.
+ */
+export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor | null {
+  const name = raw.trim();
+  if (!name || name === '*' || name === '-' || /^n\/?a$/i.test(name)) return null;
+  const key = vendorKey(name);
+  if (!key) return null;
+  let e = BY_KEY.get(key);
+  if (!e && /,|\band\b/i.test(name)) {
+    // "Exacq Technologies, Johnson Controls Inc." / "ICONICS, Mitsubishi Electric": parts that are
+    // company-form words only are dropped; a single remaining part or a known part decides.
+    const parts = name.split(/,\s*(?:and\s+)?|\s+and\s+/i).map((p) => p.trim()).filter((p) => p && !SUFFIXES.has(vendorKey(p)));
+    e = parts.map((p) => BY_KEY.get(vendorKey(p))).find(Boolean);
+    if (!e && parts.length === 1) return canonicalVendor(parts[0], fromCpe);
+  }
+  if (e) return { slug: e.slug, name: e.name, ics: e.ics, domains: e.domains, known: true };
+  // Slugs keep to [a-z0-9-] (the vendors table constraint): '+' only helps matching.
+  const slug = key.replace(/[^a-z0-9]/g, '');
+  if (!slug) return null;
+  return { slug, name: fromCpe ? titleFromToken(name) : name.replace(/\s+/g, ' '), ics: false, domains: [], known: false };
+}
+
+/** The table vendor that publishes on a registrable domain (e.g. a CNA e-mail domain). */
+export function vendorByDomain(domain: string): VendorEntry | undefined {
+  return ENTRIES.find((e) => e.domains.includes(domain));
+}
+
+export function vendorBySlug(slug: string): VendorEntry | undefined {
+  return BY_SLUG.get(slug);
+}
+
+/** A product name as displayed: CPE tokens become words ("simatic_s7-1500_firmware" → "simatic s7-1500 firmware"). */
+export function productDisplay(raw: string, fromCpe = false): string {
+  const p = raw.trim().replace(/\s+/g, ' ');
+  return fromCpe ? p.replace(/_/g, ' ') : p;
+}

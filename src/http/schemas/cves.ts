@@ -1,0 +1,183 @@
+// TypeBox schemas of the CVE endpoints (spec §2.2–§2.5, §4.1). Request schemas validate; response schemas
+// serialize (a whitelist: a field not listed here never leaves the service) and feed OpenAPI.
+import { Type, type TSchema } from 'typebox';
+import { ICS_PROTOCOLS } from '../../domain/cve-document.ts';
+import { PATCH_FILTER_VALUES } from '../../domain/cve-view.ts';
+import { CollectionEnvelope, Envelope } from '../envelope.ts';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Str = Type.String();
+const NStr = Nullable(Type.String());
+const NNum = Nullable(Type.Number());
+
+// ---- requests ----
+
+/** One severity, or several separated by commas (e.g. CRITICAL,HIGH); upper case as published. */
+export const SEVERITY_PATTERN = '^(CRITICAL|HIGH|MEDIUM|LOW)(,(CRITICAL|HIGH|MEDIUM|LOW))*$';
+
+const Score = (what: string) => Type.Number({ minimum: 0, maximum: 10, description: `${what}, 0 to 10` });
+const DateParam = (what: string) => Type.String({ format: 'date', description: `${what} (YYYY-MM-DD, UTC, inclusive)` });
+
+export const PageParams = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number (no depth cap)' })),
+  per_page: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 100, default: 20,
+    description: 'Results per page, at most 100. Anonymous and Free callers are clamped to 10 (pagination.per_page shows the value used).',
+  })),
+};
+
+const Enum = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+
+export const CveListQuery = Type.Object({
+  ...PageParams,
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Full-text search over CVE id, vendor, product, title and description; ranked by relevance, an exact CVE id first' })),
+  severity: Type.Optional(Type.String({ pattern: SEVERITY_PATTERN, description: 'CRITICAL, HIGH, MEDIUM or LOW; several comma-separated' })),
+  cvss_min: Type.Optional(Score('Lowest CVSS score')),
+  cvss_max: Type.Optional(Score('Highest CVSS score')),
+  bcs_min: Type.Optional(Score('Lowest criticality score (BCS)')),
+  bcs_max: Type.Optional(Score('Highest criticality score (BCS)')),
+  kev: Type.Optional(Type.Boolean({ description: 'true: KEV entries only; false: entries not in KEV' })),
+  vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Vendor: catalog slug, display name or alias (case-insensitive)' })),
+  protocol: Type.Optional(Enum(ICS_PROTOCOLS, 'ICS protocol')),
+  unpatched: Type.Optional(Type.Boolean({ description: 'true: only CVEs without a known patch (patch.patch_available false); false: only patched' })),
+  has_exploit: Type.Optional(Type.Boolean({ description: 'true: only CVEs with a public exploit or proof of concept; false: only CVEs with neither' })),
+  patch_status: Type.Optional(Enum(PATCH_FILTER_VALUES, 'patched, unpatched (unknown or varies_by_product), partial (varies_by_product), unknown')),
+  date_from: Type.Optional(DateParam('Published on or after')),
+  date_to: Type.Optional(DateParam('Published on or before')),
+  sort_by: Type.Optional(Enum(['date', 'cvss', 'epss'], 'Newest first (default), highest CVSS, or highest EPSS')),
+  ranked: Type.Optional(Type.Boolean({ default: false, description: 'Watched vendors/protocols of your organization first, then by BCS; requires authentication' })),
+}, { additionalProperties: false });
+
+export const PageQuery = Type.Object({ ...PageParams }, { additionalProperties: false });
+
+export const VendorCatalogQuery = Type.Object({
+  ...PageParams,
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Substring of the slug, name or an alias' })),
+}, { additionalProperties: false });
+
+export const CveIdParams = Type.Object({ cve_id: Type.String({ pattern: '^[Cc][Vv][Ee]-[0-9]{4}-[0-9]{4,}$', description: 'CVE-<year>-<number>' }) });
+export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200 }) });
+export const ProtocolParams = Type.Object({ name: Type.String({ maxLength: 100 }) });
+export const EmptyQuery = Type.Object({}, { additionalProperties: false });
+
+// ---- responses ----
+
+const Links = Type.Object({ self: Str, html: Str });
+
+export const CveCard = Type.Object({
+  cve_id: Str, bsid: Str, title: Str,
+  severity: NStr,
+  cvss_score: NNum, bcs_score: Type.Number(), epss_score: NNum, epss_percentile: NNum,
+  epss_top_10_pct: Type.Boolean(), kev_flagged: Type.Boolean(), exploit_maturity: Str,
+  poc_available: Type.Boolean(), has_public_exploit: Type.Boolean(), patch_status: Str, ics_relevant: Type.Boolean(),
+  primary_vendor: NStr, primary_product: NStr, vendor_count: Type.Integer(), published_at: NStr,
+  _links: Links,
+});
+
+export const KevCard = Type.Object({
+  cve_id: Str, title: Str, severity: NStr, cvss_score: NNum, kev_flagged: Type.Boolean(), primary_vendor: NStr,
+  published_at: NStr,
+});
+
+const CorpusMeta = Type.Object({ corpus_size: Type.Integer() });
+const FiltersApplied = Type.Record(Type.String(), Type.Unknown());
+
+export const CveListResponse = CollectionEnvelope(CveCard, CorpusMeta, {
+  filters_applied: FiltersApplied,
+});
+
+export const KevListResponse = CollectionEnvelope(KevCard, Type.Object({
+  kev_program_launched: Str, source: Str, catalog_url: Str, corpus_size: Type.Integer(),
+}), { filters_applied: Type.Object({ kev_only: Type.Boolean(), source: Str }) });
+
+export const VendorListResponse = CollectionEnvelope(Type.Object({ slug: Str, name: Str, cve_count: Type.Integer() }), Type.Object({}));
+
+const Cvss = Type.Object({
+  score: NNum, vector: NStr, version: NStr, severity: NStr, attack_vector: NStr, attack_complexity: NStr,
+  privileges_required: NStr, user_interaction: NStr, scope: NStr, confidentiality_impact: NStr,
+  integrity_impact: NStr, availability_impact: NStr,
+});
+
+export const CveDetail = Type.Object({
+  cve_id: Str, bsid: Str, title: Str, description: Str,
+  scoring: Type.Object({
+    cvss: Cvss,
+    epss: Type.Object({ score: NNum, percentile: NNum, interpretation: NStr }),
+    bcs: Type.Object({
+      score: Type.Number(), tier: Str,
+      factors: Type.Object({
+        kev_flagged: Type.Boolean(), poc_available: Type.Boolean(), has_public_exploit: Type.Boolean(),
+        patch_available: Type.Boolean(), ics_relevance: Type.Number(),
+      }),
+    }),
+  }),
+  exploitation: Type.Object({
+    kev_flagged: Type.Boolean(), kev_added_at: NStr, has_public_exploit: Type.Boolean(), poc_available: Type.Boolean(),
+    exploit_maturity: Str, actively_exploited: Type.Boolean(),
+  }),
+  affected: Type.Object({
+    vendors: Type.Array(Str), products: Type.Array(Str), primary_vendor: NStr, primary_product: NStr,
+    vendor_count: Type.Integer(), device_types: Type.Array(Str), protocols: Type.Array(Str),
+    ics_relevance_score: Type.Number(), ics_relevant: Type.Boolean(),
+  }),
+  patch: Type.Object({
+    status: Str, patch_available: Type.Boolean(), patch_version: NStr, patch_url: NStr, patch_notes: NStr, note: NStr,
+    fixed_in: Nullable(Type.Object({ product: Str, version: Str })),
+  }),
+  classification: Type.Object({
+    cwes: Type.Array(Type.Object({ id: Type.Integer(), url: Str })),
+    attack_vector: NStr, attack_complexity: NStr, privileges_required: NStr, user_interaction: NStr, scope: NStr,
+    layer: Str, category: Str,
+  }),
+  capec: Type.Array(Type.Object({
+    capec_id: Type.Integer(), name: Str, slug: Str, typical_severity: NStr, via_cwe: Type.Array(Type.Integer()),
+  })),
+  sage: Type.Object({
+    model: Str, tier: Str, executive_summary: NStr, ics_context: NStr, remediation_guidance: NStr,
+    confidence_score: NNum, confidence_tier: NStr, _upgrade_required: Type.Boolean(), _upgrade_url: NStr,
+  }),
+  temporal: Type.Object({ published_at: NStr, modified_at: NStr, enriched_at: NStr, kev_added_at: NStr }),
+  references: Type.Object({
+    nvd_url: Str, cve_org_url: Str, breachspider_url: Str,
+    vendor_advisories: Type.Array(Type.Object({ url: Str, tags: Type.Array(Str), provided_by: Str })),
+    cisa_ics_advisories: Type.Array(Type.Object({ advisory_id: Str, url: NStr, title: Str, published: NStr })),
+    other_references: Type.Array(Type.Object({ url: Str, tags: Type.Array(Str), provided_by: Str })),
+    other_references_total: Type.Integer(),
+  }),
+  _links: Type.Object({ self: Str, pdf: Str, html: Str }),
+});
+
+export const CveDetailResponse = Envelope(CveDetail, Type.Object({
+  enrichment_version: Str, sage_model: Str, source: Str,
+  capec_source: Type.Object({ catalog: Str, version: Str, mapping: Str }),
+}));
+
+// ---- statistics (shapes of our design; spec §4.1 leaves them open) ----
+
+const Counts = (keys: string[], description: string) =>
+  Type.Object(Object.fromEntries(keys.map((k) => [k, Type.Integer()])), { description });
+
+const FacetBlock = Type.Object({
+  total: Type.Integer({ description: 'CVEs in the corpus' }),
+  by_severity: Counts(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'], 'CVSS severity; NONE = no CVSS score'),
+  kev: Type.Integer({ description: 'CVEs in the KEV catalog' }),
+  by_exploit_maturity: Counts(['WEAPONIZED', 'FUNCTIONAL', 'POC', 'NONE'], 'Exploit maturity'),
+  with_exploit_or_poc: Type.Integer({ description: 'CVEs with a public exploit or proof of concept (has_exploit=true)' }),
+  ics_relevant: Type.Integer({ description: 'CVEs classified ICS-relevant' }),
+  by_patch_status: Counts(['patched', 'varies_by_product', 'unknown'], 'Stored patch.status'),
+});
+
+export const StatsSummaryResponse = Envelope(FacetBlock, Type.Object({
+  corpus_version: Type.Integer({ description: 'Increases with every change of the corpus' }),
+  as_of: Str,
+}));
+
+const Ranked = Type.Array(Type.Object({ key: Str, name: NStr, cve_count: Type.Integer() }));
+
+export const StatsDashboardResponse = Envelope(Type.Object({
+  totals: FacetBlock,
+  top_vendors: Ranked,
+  top_protocols: Ranked,
+  published_per_month: Type.Array(Type.Object({ month: Str, count: Type.Integer() }), { description: 'CVEs per published month (YYYY-MM), last 24 months with data, oldest first' }),
+  epss_distribution: Type.Array(Type.Object({ bucket: Str, count: Type.Integer() }), { description: 'EPSS score in tenths (0.0-0.1 … 0.9-1.0), plus "none" for CVEs without EPSS' }),
+}), Type.Object({ corpus_version: Type.Integer(), as_of: Str }));

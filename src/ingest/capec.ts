@@ -1,0 +1,74 @@
+// MITRE CAPEC in STIX 2.1 (as published in mitre/cti `capec/2.1/`): either STIX bundles
+// ({type: "bundle", objects: [...]}) or one STIX object per line. Attack patterns carry the CAPEC id and
+// the related weaknesses in `external_references` (source_name "capec" / "cwe"), the typical severity in
+// `x_capec_typical_severity`. The CAPEC XML catalog is not read (no real XML fixture is available; see
+// docs/enrichment.md).
+import { readLines, readText } from './io.ts';
+import type { CapecRecord, IngestItem } from './types.ts';
+import { FeedFormatError } from './types.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+export function capecFromStix(obj: Json): CapecRecord | null {
+  if (!obj || obj.type !== 'attack-pattern') return null;
+  let capecId: number | null = null;
+  const cwes = new Set<number>();
+  for (const ref of obj.external_references ?? []) {
+    const ext = String(ref.external_id ?? '');
+    if (ref.source_name === 'capec') {
+      const m = /^CAPEC-(\d+)$/.exec(ext);
+      if (m) capecId = Number(m[1]);
+    } else if (ref.source_name === 'cwe') {
+      const m = /^CWE-(\d+)$/.exec(ext);
+      if (m) cwes.add(Number(m[1]));
+    }
+  }
+  if (capecId === null) return null;
+  const status = typeof obj.x_capec_status === 'string' ? obj.x_capec_status : null;
+  return {
+    capec_id: capecId,
+    name: String(obj.name ?? ''),
+    typical_severity: typeof obj.x_capec_typical_severity === 'string' ? obj.x_capec_typical_severity : null,
+    status,
+    cwes: [...cwes].sort((a, b) => a - b),
+    deprecated: obj.revoked === true || status === 'Deprecated' || status === 'Obsolete',
+  };
+}
+
+function* itemsFromObject(obj: Json, seenVersion: { v: string | null }): Generator<IngestItem> {
+  const rec = capecFromStix(obj);
+  if (!rec) return;
+  if (seenVersion.v === null && typeof obj.x_capec_version === 'string') {
+    seenVersion.v = obj.x_capec_version;
+    yield { kind: 'meta', meta: { feed: 'capec-stix', version: obj.x_capec_version, date: null, declared_count: null } };
+  }
+  yield { kind: 'capec', record: rec };
+}
+
+export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): AsyncGenerator<IngestItem> {
+  const seen = { v: null as string | null };
+  if (layout === 'bundle') {
+    let doc: Json;
+    try {
+      doc = JSON.parse(await readText(path));
+    } catch (err) {
+      throw new FeedFormatError(`${path}: not valid STIX JSON (${(err as Error).message})`);
+    }
+    const objects = doc?.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
+    for (const obj of objects) yield* itemsFromObject(obj, seen);
+    return;
+  }
+  let n = 0;
+  for await (const line of readLines(path)) {
+    n++;
+    if (!line.trim()) continue;
+    let obj: Json;
+    try {
+      obj = JSON.parse(line);
+    } catch {
+      throw new FeedFormatError(`${path}:${n}: not a JSON object per line`);
+    }
+    yield* itemsFromObject(obj, seen);
+  }
+}

@@ -1,0 +1,208 @@
+// CISA ICS advisories in CSAF 2.0 (document.csaf_version "2.0"): one advisory yields one record per named
+// CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
+// corpus (.jsonl.gz).
+import { readLines, readText } from './io.ts';
+import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem } from './types.ts';
+import { FeedFormatError } from './types.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+interface Leaf {
+  id: string;
+  vendor: string | null;
+  product: string | null; // product_name branch
+  version: string | null; // product_version branch name (exact version)
+  range: string | null; // product_version_range branch name
+  full: string;
+}
+
+function walk(branches: Json[], ctx: { vendor: string | null; product: string | null }, out: Map<string, Leaf>): void {
+  for (const b of branches ?? []) {
+    const next = { ...ctx };
+    if (b.category === 'vendor') next.vendor = String(b.name ?? '').trim() || null;
+    if (b.category === 'product_name' || b.category === 'product_family') next.product = String(b.name ?? '').trim() || null;
+    if (b.product && typeof b.product.product_id === 'string') {
+      out.set(b.product.product_id, {
+        id: b.product.product_id,
+        vendor: next.vendor,
+        product: next.product ?? (b.category === 'product_name' ? String(b.name) : null),
+        version: b.category === 'product_version' ? String(b.name ?? '').trim() || null : null,
+        range: b.category === 'product_version_range' ? String(b.name ?? '').trim() || null : null,
+        full: String(b.product.name ?? ''),
+      });
+    }
+    if (Array.isArray(b.branches)) walk(b.branches, next, out);
+  }
+}
+
+const VERSION_TOKEN = String.raw`(?:[A-Za-z]{1,4}-)?[Vv]?\d+(?:[._]\w+)+(?:\s+(?:SP|Upd|HF|Update)\s?\d+\w*)*|[Vv]\d+\w*(?:\s+(?:SP|Upd|HF)\s?\d+\w*)*`;
+const TO_VERSION = new RegExp(String.raw`\b(?:update|upgrade|migrate)\b[^.:\n]{0,80}?\bto\b[^\n]{0,60}?(${VERSION_TOKEN})`, 'i');
+const VERSION_WORD = new RegExp(String.raw`\bversion\s*\(?(${VERSION_TOKEN})`, 'i');
+
+/**
+ * The fixed version a vendor_fix remediation states ("Update to V3.1.4 or later version",
+ * "Delta recommends users update to DIAEnergie v1.10.01.009", "Version 8.2 of … includes fixes").
+ * Null when the text names no version; nothing is guessed.
+ */
+export function extractFixedVersion(details: string): string | null {
+  const text = details.replace(/\s+/g, ' ');
+  const m = TO_VERSION.exec(text) ?? (/\b(released|available|includes|fix|update|upgrade)/i.test(text) ? VERSION_WORD.exec(text) : null);
+  if (!m) return null;
+  return m[1].replace(/[.,;)]+$/, '').trim();
+}
+
+function pageUrl(doc: Json): { url: string | null; json: string | null } {
+  let url: string | null = null;
+  let json: string | null = null;
+  for (const r of doc.document?.references ?? []) {
+    if (r.category !== 'self' || typeof r.url !== 'string') continue;
+    if (/\.json$/i.test(r.url)) json ??= r.url;
+    // The advisory's web page on cisa.gov (or its older us-cert address) as the document states it.
+    else if (/cisa\.gov\//i.test(r.url) && !url) url = r.url;
+  }
+  return { url, json };
+}
+
+function scoresOf(v: Json): CvssMetric[] {
+  const out: CvssMetric[] = [];
+  for (const s of v.scores ?? []) {
+    for (const key of ['cvss_v3', 'cvss_v2', 'cvss_v4']) {
+      const c = s[key];
+      if (!c || typeof c.vectorString !== 'string') continue;
+      const version = String(c.version ?? (key === 'cvss_v2' ? '2.0' : key === 'cvss_v4' ? '4.0' : '3.1')) as CvssVersion;
+      out.push({ version, vector: c.vectorString, score: typeof c.baseScore === 'number' ? c.baseScore : null, scored_by: 'csaf', type: null });
+    }
+  }
+  // One advisory often scores the same vector once per product group: keep each vector once.
+  const seen = new Set<string>();
+  return out.filter((m) => (seen.has(m.vector) ? false : (seen.add(m.vector), true)));
+}
+
+function uniq<T>(xs: T[], key: (x: T) => string): T[] {
+  const seen = new Set<string>();
+  return xs.filter((x) => {
+    const k = key(x);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+export function csafRecords(doc: Json): CveSourceRecord[] {
+  const d = doc?.document;
+  if (!d || String(d.csaf_version) !== '2.0' || typeof d.tracking?.id !== 'string') {
+    throw new FeedFormatError('not a CSAF 2.0 document (document.csaf_version / tracking.id missing)');
+  }
+  const leaves = new Map<string, Leaf>();
+  walk(doc.product_tree?.branches ?? [], { vendor: null, product: null }, leaves);
+  for (const fp of doc.product_tree?.full_product_names ?? []) {
+    if (typeof fp.product_id === 'string' && !leaves.has(fp.product_id)) {
+      leaves.set(fp.product_id, { id: fp.product_id, vendor: null, product: String(fp.name ?? ''), version: null, range: null, full: String(fp.name ?? '') });
+    }
+  }
+  const { url, json } = pageUrl(doc);
+  const advisoryId = d.tracking.id.trim();
+  const published = typeof d.tracking.initial_release_date === 'string' ? new Date(d.tracking.initial_release_date).toISOString() : null;
+  const out: CveSourceRecord[] = [];
+  for (const v of doc.vulnerabilities ?? []) {
+    if (typeof v.cve !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cve.trim())) continue;
+    const cve = v.cve.trim();
+    const status = v.product_status ?? {};
+    const affectedIds: string[] = [...(status.known_affected ?? []), ...(status.first_affected ?? []), ...(status.last_affected ?? [])];
+    const ids = affectedIds.length ? affectedIds : (v.scores ?? []).flatMap((s: Json) => s.products ?? []);
+    let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
+    // Some advisories list product ids that are not in their product tree: fall back to the whole tree.
+    if (!named.length) named = [...leaves.values()].filter((l) => !!l.vendor);
+    const affected: AffectedProduct[] = uniq(
+      named
+        .map((l: Leaf | undefined) => l)
+        .filter((l: Leaf | undefined): l is Leaf => !!l && !!l.vendor)
+        .map((l: Leaf) => ({ vendor: l.vendor!, product: l.product, origin: 'csaf' as const, version: l.version ?? l.range })),
+      (a) => `${a.vendor}\u0000${a.product}\u0000${a.version}`,
+    );
+    const fixes: AdvisoryFix[] = [];
+    for (const id of status.fixed ?? []) {
+      const l = leaves.get(id);
+      if (l?.product && l.version) fixes.push({ product: l.product, version: l.version, origin: 'product_status.fixed' });
+    }
+    const vendorFixes: CsafAdvisoryFacts['vendor_fixes'] = [];
+    const categories = new Set<string>();
+    for (const r of v.remediations ?? []) {
+      const cat = String(r.category ?? '');
+      if (cat !== 'vendor_fix') {
+        if (cat) categories.add(cat);
+        continue;
+      }
+      const details = String(r.details ?? '').trim();
+      const productNames: string[] = [];
+      for (const id of r.product_ids ?? []) {
+        const name = leaves.get(id)?.product;
+        if (typeof name === 'string' && !productNames.includes(name)) productNames.push(name);
+      }
+      const products = productNames;
+      vendorFixes.push({ details, url: typeof r.url === 'string' ? r.url : null, products });
+      const version = extractFixedVersion(details);
+      if (version) for (const p of products) fixes.push({ product: p, version, origin: 'vendor_fix' });
+    }
+    // The vulnerability's text: its summary notes (joined), else its description, else its details note.
+    const notesOf = (cat: string) => (v.notes ?? []).filter((n: Json) => n.category === cat && typeof n.text === 'string').map((n: Json) => String(n.text).trim()).filter(Boolean);
+    const texts = [notesOf('summary'), notesOf('description'), notesOf('details')].find((x) => x.length) ?? [];
+    const summary = texts.length ? texts.join('\n\n') : null;
+    out.push({
+      source: 'csaf',
+      source_key: advisoryId,
+      cve_id: cve,
+      description: summary ? String(summary).trim() || null : null,
+      title: typeof v.title === 'string' && v.title.trim() ? v.title.trim() : null,
+      published: null,
+      modified: null,
+      cvss: scoresOf(v),
+      cwes: typeof v.cwe?.id === 'string' && /^CWE-\d+$/.test(v.cwe.id) ? [Number(v.cwe.id.slice(4))] : [],
+      affected,
+      references: [],
+      assigner: null,
+      status: null,
+      advisory: {
+        advisory_id: advisoryId,
+        title: String(d.title ?? '').trim(),
+        url,
+        json_url: json,
+        published,
+        fixes: uniq(fixes, (f) => `${f.product}\u0000${f.version}`),
+        vendor_fixes: vendorFixes,
+        remediation_categories: [...categories].sort(),
+      },
+    });
+  }
+  return out;
+}
+
+function* itemsOf(doc: Json): Generator<IngestItem> {
+  for (const record of csafRecords(doc)) yield { kind: 'cve', record };
+}
+
+export async function* readCsaf(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
+  if (layout === 'document') {
+    let doc: Json;
+    try {
+      doc = JSON.parse(await readText(path));
+    } catch (err) {
+      throw new FeedFormatError(`${path}: not valid CSAF JSON (${(err as Error).message})`);
+    }
+    yield* itemsOf(doc);
+    return;
+  }
+  let n = 0;
+  for await (const line of readLines(path)) {
+    n++;
+    if (!line.trim()) continue;
+    let doc: Json;
+    try {
+      doc = JSON.parse(line);
+    } catch {
+      throw new FeedFormatError(`${path}:${n}: not one CSAF document per line`);
+    }
+    yield* itemsOf(doc);
+  }
+}

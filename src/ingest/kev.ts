@@ -1,0 +1,80 @@
+// CISA Known Exploited Vulnerabilities catalog (JSON as published): {title, catalogVersion, dateReleased,
+// count, vulnerabilities[{cveID, vendorProject, product, vulnerabilityName, dateAdded, shortDescription,
+// requiredAction, dueDate, knownRansomwareCampaignUse, notes, cwes}]}.
+import { readText } from './io.ts';
+import type { CveSourceRecord, IngestItem } from './types.ts';
+import { FeedFormatError } from './types.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+function cwesOf(list: unknown): number[] {
+  const out = new Set<number>();
+  for (const c of Array.isArray(list) ? list : []) {
+    const m = /^CWE-(\d+)$/.exec(String(c).trim());
+    if (m) out.add(Number(m[1]));
+  }
+  return [...out];
+}
+
+export function kevRecord(v: Json): CveSourceRecord {
+  if (typeof v?.cveID !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cveID)) {
+    throw new FeedFormatError('KEV entry without a valid cveID');
+  }
+  const str = (x: unknown) => (typeof x === 'string' ? x : '');
+  const dateAdded = str(v.dateAdded);
+  return {
+    source: 'kev',
+    source_key: '',
+    cve_id: v.cveID,
+    description: str(v.shortDescription).trim() || null,
+    title: str(v.vulnerabilityName).trim() || null,
+    published: null,
+    modified: null,
+    cvss: [],
+    cwes: cwesOf(v.cwes),
+    affected: v.vendorProject ? [{ vendor: str(v.vendorProject), product: str(v.product) || null, origin: 'kev' }] : [],
+    // KEV notes are free text with URLs separated by " ; "; they are not NVD references and are kept
+    // only as KEV facts (spec §2.5 lists NVD references only).
+    references: [],
+    assigner: null,
+    status: null,
+    kev: {
+      date_added: dateAdded,
+      vendor_project: str(v.vendorProject),
+      product: str(v.product),
+      vulnerability_name: str(v.vulnerabilityName),
+      short_description: str(v.shortDescription),
+      required_action: str(v.requiredAction),
+      due_date: str(v.dueDate) || null,
+      known_ransomware_campaign_use: str(v.knownRansomwareCampaignUse),
+      notes: str(v.notes),
+    },
+  };
+}
+
+export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
+  if (!doc || !Array.isArray(doc.vulnerabilities) || typeof doc.catalogVersion !== 'string') {
+    throw new FeedFormatError('not a KEV catalog (catalogVersion/vulnerabilities missing)');
+  }
+  yield {
+    kind: 'meta',
+    meta: {
+      feed: 'kev',
+      version: doc.catalogVersion,
+      date: typeof doc.dateReleased === 'string' ? doc.dateReleased : null,
+      declared_count: typeof doc.count === 'number' ? doc.count : null,
+    },
+  };
+  for (const v of doc.vulnerabilities) yield { kind: 'cve', record: kevRecord(v) };
+}
+
+export async function* readKev(path: string): AsyncGenerator<IngestItem> {
+  let doc: Json;
+  try {
+    doc = JSON.parse(await readText(path));
+  } catch (err) {
+    throw new FeedFormatError(`${path}: not valid KEV JSON (${(err as Error).message})`);
+  }
+  yield* kevItemsFromJson(doc);
+}

@@ -1,0 +1,174 @@
+// NVD CVE API 2.0 JSON: single `cve` objects (one file per CVE, as mirrored) and API response pages
+// (`{resultsPerPage, startIndex, totalResults, format: "NVD_CVE", version: "2.0", vulnerabilities: [{cve}]}`).
+import { readText } from './io.ts';
+import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
+import { FeedFormatError } from './types.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+const METRIC_KEYS: [string, CvssVersion][] = [
+  ['cvssMetricV40', '4.0'],
+  ['cvssMetricV31', '3.1'],
+  ['cvssMetricV30', '3.0'],
+  ['cvssMetricV2', '2.0'],
+];
+
+/** NVD timestamps carry no zone and are UTC. */
+export function nvdTime(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  const withZone = /[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`;
+  const t = Date.parse(withZone);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+/** Descriptions that are unfilled CNA templates ("[PROBLEMTYPE] in [VENDOR] …") are not descriptions. */
+export function isPlaceholderDescription(text: string): boolean {
+  const t = text.trim();
+  if (t === '') return true;
+  if (/^\*\*\s*(REJECT|RESERVED)\s*\*\*/i.test(t)) return true;
+  const tokens = t.match(/\[[A-Z_]+\]/g) ?? [];
+  return tokens.length >= 2;
+}
+
+/** Split a CPE 2.3 formatted string on unescaped colons and unescape the components. */
+export function parseCpe(criteria: string): { part: string; vendor: string; product: string; version: string } | null {
+  const parts: string[] = [];
+  let cur = '';
+  for (let i = 0; i < criteria.length; i++) {
+    const c = criteria[i];
+    if (c === '\\' && i + 1 < criteria.length) {
+      cur += criteria[i + 1];
+      i++;
+    } else if (c === ':') {
+      parts.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  parts.push(cur);
+  if (parts.length < 6 || parts[0] !== 'cpe' || parts[1] !== '2.3') return null;
+  return { part: parts[2], vendor: parts[3], product: parts[4], version: parts[5] };
+}
+
+function cpeVersionText(m: Json, cpeVersion: string): string | null {
+  const bits: string[] = [];
+  if (m.versionStartIncluding) bits.push(`>=${m.versionStartIncluding}`);
+  if (m.versionStartExcluding) bits.push(`>${m.versionStartExcluding}`);
+  if (m.versionEndIncluding) bits.push(`<=${m.versionEndIncluding}`);
+  if (m.versionEndExcluding) bits.push(`<${m.versionEndExcluding}`);
+  if (bits.length) return bits.join(' ');
+  return cpeVersion && cpeVersion !== '*' && cpeVersion !== '-' ? cpeVersion : null;
+}
+
+function collectCpe(nodes: Json[], out: AffectedProduct[]): void {
+  for (const node of nodes ?? []) {
+    for (const m of node.cpeMatch ?? []) {
+      if (m.vulnerable !== true || typeof m.criteria !== 'string') continue;
+      const cpe = parseCpe(m.criteria);
+      if (!cpe || cpe.vendor === '*' || cpe.vendor === '-') continue;
+      const part = cpe.part === 'a' || cpe.part === 'o' || cpe.part === 'h' ? cpe.part : null;
+      out.push({
+        vendor: cpe.vendor,
+        product: cpe.product && cpe.product !== '*' ? cpe.product : null,
+        origin: 'cpe',
+        cpe_part: part,
+        version: cpeVersionText(m, cpe.version),
+      });
+    }
+    if (node.nodes) collectCpe(node.nodes, out);
+  }
+}
+
+function metricsOf(metrics: Json): CvssMetric[] {
+  const out: CvssMetric[] = [];
+  if (!metrics) return out;
+  for (const [key, version] of METRIC_KEYS) {
+    for (const m of metrics[key] ?? []) {
+      const data = m.cvssData ?? {};
+      if (typeof data.vectorString !== 'string') continue;
+      out.push({
+        version,
+        vector: data.vectorString,
+        score: typeof data.baseScore === 'number' ? data.baseScore : null,
+        scored_by: typeof m.source === 'string' ? m.source : null,
+        type: typeof m.type === 'string' ? m.type : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** CWE ids from `weaknesses`; the pseudo-ids NVD-CWE-noinfo / NVD-CWE-Other are not CWEs and are dropped. */
+function cwesOf(weaknesses: Json[]): number[] {
+  const ids = new Set<number>();
+  for (const w of weaknesses ?? []) {
+    for (const d of w.description ?? []) {
+      const m = /^CWE-(\d+)$/.exec(String(d.value ?? '').trim());
+      if (m) ids.add(Number(m[1]));
+    }
+  }
+  return [...ids];
+}
+
+/** One API 2.0 `cve` object → a source record; null for Rejected records (they are not vulnerabilities). */
+export function nvdRecordFromCve(cve: Json): CveSourceRecord | null {
+  if (!cve || typeof cve.id !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(cve.id)) {
+    throw new FeedFormatError('NVD record without a valid `id`');
+  }
+  if (cve.vulnStatus === 'Rejected') return null;
+  const en = (cve.descriptions ?? []).find((d: Json) => d.lang === 'en') ?? (cve.descriptions ?? [])[0];
+  const text = typeof en?.value === 'string' ? en.value.trim() : '';
+  const affected: AffectedProduct[] = [];
+  for (const cfg of cve.configurations ?? []) collectCpe(cfg.nodes, affected);
+  // The CNA's own `affected` block (present on some records) names vendor and product in its words.
+  for (const block of cve.affected ?? []) {
+    for (const a of block.affectedData ?? []) {
+      if (typeof a.vendor === 'string' && a.vendor.trim() && a.vendor !== 'n/a') {
+        affected.push({ vendor: a.vendor, product: typeof a.product === 'string' ? a.product : null, origin: 'cna' });
+      }
+    }
+  }
+  const references: SourceReference[] = (cve.references ?? [])
+    .filter((r: Json) => typeof r.url === 'string')
+    .map((r: Json) => ({ url: r.url, tags: Array.isArray(r.tags) ? r.tags.map(String) : [], provided_by: String(r.source ?? 'nvd') }));
+  return {
+    source: 'nvd',
+    source_key: '',
+    cve_id: cve.id,
+    description: text && !isPlaceholderDescription(text) ? text : null,
+    title: null,
+    published: nvdTime(cve.published),
+    modified: nvdTime(cve.lastModified),
+    cvss: metricsOf(cve.metrics),
+    cwes: cwesOf(cve.weaknesses),
+    affected,
+    references,
+    assigner: typeof cve.sourceIdentifier === 'string' ? cve.sourceIdentifier : null,
+    status: typeof cve.vulnStatus === 'string' ? cve.vulnStatus : null,
+  };
+}
+
+/** Items of a parsed NVD document: either one `cve` object or an API 2.0 page. */
+export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
+  if (doc && Array.isArray(doc.vulnerabilities) && (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)) {
+    yield { kind: 'meta', meta: { feed: 'nvd-page', version: doc.version ?? null, date: nvdTime(doc.timestamp), declared_count: doc.vulnerabilities.length } };
+    for (const v of doc.vulnerabilities) {
+      const rec = nvdRecordFromCve(v.cve);
+      if (rec) yield { kind: 'cve', record: rec };
+    }
+    return;
+  }
+  const cve = doc && doc.cve && typeof doc.cve === 'object' ? doc.cve : doc;
+  const rec = nvdRecordFromCve(cve);
+  if (rec) yield { kind: 'cve', record: rec };
+}
+
+export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
+  let doc: Json;
+  try {
+    doc = JSON.parse(await readText(path));
+  } catch (err) {
+    throw new FeedFormatError(`${path}: not valid NVD JSON (${(err as Error).message})`);
+  }
+  yield* nvdItemsFromJson(doc);
+}

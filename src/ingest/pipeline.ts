@@ -1,0 +1,279 @@
+// The import pipeline: feed items (from files via the readers, or from a live fetcher) → source tables →
+// enrichment → the `cves` read model, in batches; each batch is one transaction, so a crash leaves every
+// committed batch consistent and the previous corpus intact. Single-flight under a database lock; runs are
+// recorded in ingest_runs (stages ingest and enricher); a run left 'running' by a killed process is marked
+// failed at the next start. Memory stays flat: items stream through fixed-size batches.
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db, Tx } from '../store/db.ts';
+import { withTx } from '../store/db.ts';
+import { upsertCves } from '../store/cves.ts';
+import {
+  countSourceRows, deleteCves, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
+  refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
+  upsertSourceRecords, withImportLock,
+} from '../store/ingest.ts';
+import { detectFormat, readFeed } from './detect.ts';
+import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
+import { mergeSources } from '../domain/merge.ts';
+import { buildCapecIndex } from '../domain/capec.ts';
+import { buildCveDocument, enrichCve, type Catalogs } from '../domain/enrich.ts';
+import type { AnalysisProvider } from '../domain/analysis.ts';
+import type { CveDocument, SageBlock } from '../domain/cve-document.ts';
+import { silentProgress, type ProgressSink } from './progress.ts';
+
+export interface PipelineInput {
+  /** A file path or a feed URL, for progress and errors. */
+  label: string;
+  format: FeedFormat;
+  items: () => AsyncIterable<IngestItem>;
+}
+
+export interface PipelineLog {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+}
+
+export interface PipelineOptions {
+  /** Run label stored in ingest_runs.source (import, snapshot, sync). */
+  source?: string;
+  log?: PipelineLog;
+  progress?: ProgressSink;
+  /** CVE source records per transaction. */
+  batchSize?: number;
+  /** EPSS rows per transaction. */
+  epssBatchSize?: number;
+  /** Optional analysis provider (OpenAI-compatible); the grounded analysis is used otherwise. */
+  provider?: AnalysisProvider;
+  now?: () => string;
+  /** Wait for a running import instead of refusing. */
+  wait?: boolean;
+  /** Test hook: called after each committed batch. */
+  afterBatch?: (batch: number) => void | Promise<void>;
+}
+
+export interface PipelineSummary {
+  inputs: { label: string; format: FeedFormat; items: number }[];
+  skipped: { label: string; reason: string }[];
+  items: number;
+  changed_sources: number;
+  documents_written: number;
+  documents_removed: number;
+  corpus: number;
+  vendors: number;
+  full_reenrichment: boolean;
+}
+
+export class ImportBusyError extends Error {
+  constructor() {
+    super('another import or sync is running (database lock held)');
+  }
+}
+
+/** Order that keeps work minimal: catalogs first, then EPSS, then CVE sources (NVD before the rest). */
+const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'csaf', 'csaf-jsonl', 'msrc-cvrf', 'kev'];
+
+/** Files under the given paths (directories recursively, sorted), with their detected formats. */
+export async function collectInputs(paths: string[]): Promise<{ inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }> {
+  const files: string[] = [];
+  const walk = async (p: string): Promise<void> => {
+    const st = await stat(p);
+    if (st.isDirectory()) {
+      for (const e of (await readdir(p)).sort()) if (!e.startsWith('.')) await walk(path.join(p, e));
+    } else if (st.isFile()) files.push(p);
+  };
+  for (const p of paths) await walk(path.resolve(p));
+  const inputs: PipelineInput[] = [];
+  const skipped: { label: string; reason: string }[] = [];
+  for (const f of files) {
+    const format = await detectFormat(f);
+    if (!format) skipped.push({ label: f, reason: 'unrecognised content' });
+    else inputs.push({ label: f, format, items: () => readFeed(f, format) });
+  }
+  inputs.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.label.localeCompare(b.label));
+  return { inputs, skipped };
+}
+
+class Enricher {
+  catalogs: Catalogs = { cwe: new Map(), capec: buildCapecIndex([], null) };
+  catalogKey = '';
+  constructor(private readonly opts: PipelineOptions) {}
+
+  async reload(db: Db | Tx): Promise<void> {
+    const rows = await loadCatalogRows(db);
+    this.catalogs = { cwe: new Map(rows.cwe.map((c) => [c.id, { name: c.name }])), capec: buildCapecIndex(rows.capec, rows.capecVersion) };
+    this.catalogKey = `${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
+  }
+
+  /** Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description. */
+  async enrich(tx: Tx, ids: string[]): Promise<{ written: number; removed: number }> {
+    if (!ids.length) return { written: 0, removed: 0 };
+    const { records, epss } = await loadSources(tx, ids);
+    const now = this.opts.now?.() ?? new Date().toISOString();
+    const docs: CveDocument[] = [];
+    const drop: string[] = [];
+    const merged = [];
+    for (const id of ids) {
+      const recs = records.get(id);
+      const m = recs ? mergeSources(id, recs, epss.get(id) ?? null) : null;
+      // The corpus is every CVE that has a description from some source.
+      if (!m || !m.description) drop.push(id);
+      else merged.push(m);
+    }
+    if (this.opts.provider && this.opts.provider.name !== 'grounded') {
+      const prev = await previousSages(tx, merged.map((m) => m.cve_id));
+      const queue = [...merged];
+      const worker = async () => {
+        for (let m = queue.shift(); m; m = queue.shift()) {
+          docs.push(await enrichCve(m, this.catalogs, this.opts.provider, { now, previousSage: (prev.get(m.cve_id) as SageBlock | undefined) ?? null }));
+        }
+      };
+      await Promise.all(Array.from({ length: 4 }, worker));
+    } else {
+      for (const m of merged) docs.push(buildCveDocument(m, this.catalogs, now).doc);
+    }
+    const written = await upsertCves(tx, docs);
+    const removed = await deleteCves(tx, drop);
+    return { written, removed };
+  }
+}
+
+export async function runPipeline(db: Db, inputs: PipelineInput[], opts: PipelineOptions = {}, skipped: { label: string; reason: string }[] = []): Promise<PipelineSummary> {
+  const res = await withImportLock(db, (conn) => pipeline(conn, inputs, opts, skipped), opts.wait);
+  if (!res.ran) throw new ImportBusyError();
+  return res.value;
+}
+
+/** `vulnintel import PATH...`: files or directories, formats detected per file. */
+export async function importPaths(db: Db, paths: string[], opts: PipelineOptions = {}): Promise<PipelineSummary> {
+  const { inputs, skipped } = await collectInputs(paths);
+  for (const s of skipped) opts.log?.warn({ file: s.label }, `skipped: ${s.reason}`);
+  return runPipeline(db, inputs, { source: 'import', ...opts }, skipped);
+}
+
+async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions, skipped: { label: string; reason: string }[]): Promise<PipelineSummary> {
+  const progress = opts.progress ?? silentProgress;
+  const batchSize = opts.batchSize ?? 1000;
+  const epssBatchSize = opts.epssBatchSize ?? 5000;
+  const stale = await failStaleRuns(conn);
+  if (stale) opts.log?.warn({ runs: stale }, 'runs left running by an interrupted process were marked failed');
+  const ingestRun = await startRun(conn, 'ingest', opts.source ?? null);
+  const enrichRun = await startRun(conn, 'enricher', opts.source ?? null);
+  const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
+  const enricher = new Enricher(opts);
+  let batchNo = 0;
+  try {
+    await enricher.reload(conn);
+    let cveBatch: CveSourceRecord[] = [];
+    let epssBatch: EpssRecord[] = [];
+    let catalogsChanged = false;
+
+    const flush = async () => {
+      if (!cveBatch.length && !epssBatch.length) return;
+      const recs = cveBatch;
+      const scores = epssBatch;
+      cveBatch = [];
+      epssBatch = [];
+      await withTx(conn, async (tx) => {
+        const changed = new Set(await upsertSourceRecords(tx, recs));
+        for (const id of await upsertEpss(tx, scores)) changed.add(id);
+        summary.changed_sources += changed.size;
+        const r = await enricher.enrich(tx, [...changed].sort());
+        summary.documents_written += r.written;
+        summary.documents_removed += r.removed;
+      });
+      batchNo++;
+      await progressRun(conn, ingestRun, summary.items);
+      await progressRun(conn, enrichRun, summary.documents_written);
+      await opts.afterBatch?.(batchNo);
+    };
+
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i];
+      progress.file(i + 1, inputs.length, input.label, input.format);
+      const cwe: CweRecord[] = [];
+      const capec: CapecRecord[] = [];
+      const metas: FeedMeta[] = [];
+      let n = 0;
+      for await (const item of input.items()) {
+        n++;
+        summary.items++;
+        switch (item.kind) {
+          case 'cve':
+            cveBatch.push(item.record);
+            if (cveBatch.length >= batchSize) await flush();
+            break;
+          case 'epss':
+            epssBatch.push(item.record);
+            if (epssBatch.length >= epssBatchSize) await flush();
+            break;
+          case 'cwe':
+            cwe.push(item.record);
+            break;
+          case 'capec':
+            capec.push(item.record);
+            break;
+          case 'meta':
+            metas.push(item.meta);
+            break;
+        }
+        if ((summary.items & 1023) === 0) progress.items(summary.items);
+      }
+      progress.items(summary.items);
+      summary.inputs.push({ label: input.label, format: input.format, items: n });
+      if (cwe.length || capec.length || metas.length) {
+        // Catalogs and feed facts of this file: one transaction.
+        await flush();
+        await withTx(conn, async (tx) => {
+          for (const m of metas) await setFeedState(tx, m);
+          let changed = false;
+          if (cwe.length) changed = (await replaceCweCatalog(tx, cwe)) || changed;
+          if (capec.length) changed = (await replaceCapecCatalog(tx, capec)) || changed;
+          if (changed) {
+            await enricher.reload(tx);
+            // With no stored sources yet there is nothing to redo: the corpus is built with these catalogs.
+            if ((await countSourceRows(tx)) === 0) await setState(tx, 'corpus_catalogs', enricher.catalogKey);
+            else catalogsChanged = true;
+          }
+        });
+      }
+    }
+    await flush();
+
+    // CWE/CAPEC changes touch titles and CAPEC of every CVE: re-enrich all when documents were built with
+    // other catalogs (this also resumes an interrupted re-enrichment after a crash).
+    const corpusKey = await getState(conn, 'corpus_catalogs');
+    if (corpusKey !== enricher.catalogKey) {
+      if (corpusKey !== null || catalogsChanged) {
+        summary.full_reenrichment = true;
+        progress.line('catalogs changed: re-enriching the corpus');
+        let after = '';
+        for (;;) {
+          const ids = await sourceCveIds(conn, after, batchSize);
+          if (!ids.length) break;
+          after = ids[ids.length - 1];
+          await withTx(conn, async (tx) => {
+            const r = await enricher.enrich(tx, ids);
+            summary.documents_written += r.written;
+            summary.documents_removed += r.removed;
+          });
+          await progressRun(conn, enrichRun, summary.documents_written);
+        }
+      }
+      await setState(conn, 'corpus_catalogs', enricher.catalogKey);
+    }
+    summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
+    const c = await conn.selectFrom('cves').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    summary.corpus = Number(c?.n ?? 0);
+    await finishRun(conn, ingestRun, 'succeeded', summary.items);
+    await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);
+    progress.end();
+    return summary;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
+    await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);
+    progress.end();
+    throw err;
+  }
+}

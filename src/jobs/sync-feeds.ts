@@ -1,0 +1,245 @@
+// Whole-file feeds (CISA KEV, FIRST EPSS, MITRE CWE, MITRE CAPEC) and the CISA CSAF ICS ROLIE feed
+// (docs/sync.md). Whole files are fetched with a conditional GET and imported only when they changed; CSAF
+// documents are fetched only when the feed lists them as new or with a changed `updated`.
+import { createWriteStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import yauzl from 'yauzl';
+import { readHead } from '../ingest/io.ts';
+import type { FeedFormat } from '../ingest/types.ts';
+import { getDocumentVersions, setDocumentVersion } from '../store/sync-state.ts';
+import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
+import { expectOk, fetchFileIfChanged, fetchWithRetry, SyncHttpError, type FileValidators } from './sync-http.ts';
+
+const MiB = 1024 * 1024;
+
+interface WholeFileCursor extends FileValidators {
+  fetched_at: string;
+  /** Catalog facts read from the file (version, date), for `vulnintel sync --status`. */
+  meta?: Record<string, string>;
+}
+
+interface WholeFileSpec {
+  name: 'kev' | 'epss' | 'cwe' | 'capec';
+  format: FeedFormat;
+  fileName: string;
+  maxBytes: number;
+  /** Turns the download into the file the reader takes (the CWE zip → its XML). */
+  prepare?: (downloaded: string, ctx: SyncContext) => Promise<string>;
+  /** Reads catalog facts from the head of the file; throws when the file is not what the feed should be. */
+  describe: (head: string) => Record<string, string>;
+}
+
+function wholeFileSource(spec: WholeFileSpec): SyncSource {
+  return {
+    name: spec.name,
+    async run(ctx: SyncContext): Promise<SourceOutcome> {
+      const previous = await ctx.getCursor<WholeFileCursor>();
+      const url = ctx.urls[spec.name];
+      const got = await fetchFileIfChanged(ctx, url, path.join(ctx.stagingDir, spec.fileName), previous, {
+        maxBytes: spec.maxBytes,
+        what: spec.name.toUpperCase(),
+      });
+      if (!got.changed) {
+        return { records: 0, files: 0, summary: `unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
+      }
+      const file = spec.prepare ? await spec.prepare(got.file, ctx) : got.file;
+      let meta: Record<string, string>;
+      try {
+        meta = spec.describe(await readHead(file));
+      } catch (e) {
+        throw new SyncHttpError(`${spec.name.toUpperCase()}: ${(e as Error).message}`, 200);
+      }
+      const { records } = await ctx.sink.importFile(file, spec.format, { source: spec.name });
+      ctx.addRecords(records);
+      // Checkpoint only after the import committed: a failed import is fetched again next time.
+      const cursor: WholeFileCursor = { ...got.validators, fetched_at: ctx.clock.now().toISOString(), meta };
+      await ctx.setCursor(cursor);
+      const facts = Object.entries(meta).map(([k, v]) => `${k} ${v}`).join(', ');
+      return { records, files: 1, summary: `${records} records imported${facts ? ` (${facts})` : ''}` };
+    },
+  };
+}
+
+function need(m: RegExpExecArray | null, message: string): RegExpExecArray {
+  if (!m) throw new Error(message);
+  return m;
+}
+
+export const kevSource = wholeFileSource({
+  name: 'kev',
+  format: 'kev',
+  fileName: 'known_exploited_vulnerabilities.json',
+  maxBytes: 64 * MiB,
+  describe: (head) => {
+    const v = need(/"catalogVersion"\s*:\s*"([^"]{1,40})"/.exec(head), 'the file is not a KEV catalog (no catalogVersion)');
+    const c = /"count"\s*:\s*(\d+)/.exec(head);
+    return { catalogVersion: v[1], ...(c ? { count: c[1] } : {}) };
+  },
+});
+
+export const epssSource = wholeFileSource({
+  name: 'epss',
+  format: 'epss-csv',
+  fileName: 'epss_scores-current.csv.gz',
+  maxBytes: 128 * MiB,
+  describe: (head) => {
+    // The official daily file starts with `#model_version:v2025.03.14,score_date:2025-…`.
+    const m = need(/^#model_version:([^,\s]+),score_date:(\S+)/.exec(head.replace(/^\uFEFF/, '')), 'the file has no #model_version line (not the official EPSS CSV)');
+    return { model_version: m[1], score_date: m[2] };
+  },
+});
+
+/** Largest XML we accept out of the CWE zip (the 4.x catalog is ~16 MB). */
+const CWE_XML_MAX_BYTES = 256 * MiB;
+
+/** Extracts the single `.xml` entry of MITRE's `cwec_latest.xml.zip` with yauzl (which checks entry sizes). */
+export async function extractCweXml(zipPath: string, destDir: string): Promise<string> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
+  } catch (e) {
+    throw new SyncHttpError(`CWE: the download is not a zip file (${(e as Error).message})`, 200);
+  }
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (!/^[^/]*\.xml$/i.test(entry.fileName)) continue;
+      if (entry.uncompressedSize > CWE_XML_MAX_BYTES) {
+        throw new SyncHttpError(`CWE: ${entry.fileName} is ${entry.uncompressedSize} bytes, over the ${CWE_XML_MAX_BYTES}-byte cap`, 200);
+      }
+      const dest = path.join(destDir, path.basename(entry.fileName));
+      const stream = await zip.openReadStreamPromise(entry);
+      let seen = 0;
+      const cap = new Transform({
+        transform(chunk: Buffer, _e, cb) {
+          seen += chunk.length;
+          cb(seen > CWE_XML_MAX_BYTES ? new SyncHttpError('CWE: XML larger than declared', 200) : null, chunk);
+        },
+      });
+      await pipeline(stream, cap, createWriteStream(dest));
+      return dest;
+    }
+  } finally {
+    zip.close();
+  }
+  throw new SyncHttpError('CWE: the zip holds no .xml file', 200);
+}
+
+export const cweSource = wholeFileSource({
+  name: 'cwe',
+  format: 'cwe-xml',
+  fileName: 'cwec_latest.xml.zip',
+  maxBytes: 64 * MiB,
+  prepare: async (zipPath, ctx) => {
+    const xml = await extractCweXml(zipPath, ctx.stagingDir);
+    await rm(zipPath, { force: true });
+    return xml;
+  },
+  describe: (head) => {
+    const m = need(/<Weakness_Catalog\b[^>]*\bVersion="([^"]{1,20})"[^>]*\bDate="([^"]{1,20})"/.exec(head), 'the XML is not a CWE Weakness_Catalog');
+    return { version: m[1], date: m[2] };
+  },
+});
+
+export const capecSource = wholeFileSource({
+  name: 'capec',
+  format: 'capec-stix',
+  fileName: 'stix-capec.json',
+  maxBytes: 128 * MiB,
+  describe: (head) => {
+    need(/"type"\s*:\s*"bundle"/.exec(head), 'the file is not a STIX bundle');
+    const v = /"x_capec_version"\s*:\s*"([^"]{1,20})"/.exec(head);
+    const facts: Record<string, string> = {};
+    if (v) facts.version = v[1];
+    return facts;
+  },
+});
+
+interface RolieEntry {
+  id: string;
+  updated: string;
+  href: string;
+}
+
+/** The documents a ROLIE feed lists: id, `updated` and the `self` link (or `content.src`). */
+export function rolieEntries(doc: unknown): RolieEntry[] {
+  const feed = (doc as { feed?: { entry?: unknown } })?.feed;
+  if (!feed || !Array.isArray(feed.entry)) throw new Error('not a ROLIE feed (no feed.entry array)');
+  const out: RolieEntry[] = [];
+  for (const e of feed.entry as Record<string, unknown>[]) {
+    const id = typeof e.id === 'string' ? e.id : null;
+    const updated = typeof e.updated === 'string' ? e.updated : null;
+    const links = Array.isArray(e.link) ? (e.link as { rel?: string; href?: string }[]) : [];
+    const href = links.find((l) => l.rel === 'self')?.href ?? (e.content as { src?: string } | undefined)?.src;
+    if (!id || !updated || typeof href !== 'string' || id.length > 200) continue;
+    out.push({ id, updated, href });
+  }
+  return out;
+}
+
+interface CsafCursor {
+  feed: FileValidators;
+  feed_updated: string | null;
+  documents: number;
+  fetched_at: string;
+}
+
+export const csafSource: SyncSource = {
+  name: 'csaf',
+  async run(ctx: SyncContext): Promise<SourceOutcome> {
+    const previous = await ctx.getCursor<CsafCursor>();
+    const got = await fetchFileIfChanged(ctx, ctx.urls.csaf, path.join(ctx.stagingDir, 'feed.json'), previous?.feed ?? null, {
+      maxBytes: 64 * MiB,
+      what: 'CSAF feed',
+    });
+    if (!got.changed) {
+      return { records: 0, files: 0, summary: `feed unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
+    }
+    let entries: RolieEntry[];
+    let feedUpdated: string | null;
+    try {
+      const doc = JSON.parse(await readFile(got.file, 'utf8'));
+      entries = rolieEntries(doc);
+      feedUpdated = typeof doc.feed.updated === 'string' ? doc.feed.updated : null;
+    } catch (e) {
+      throw new SyncHttpError(`CSAF: ${(e as Error).message}`, 200);
+    }
+    await rm(got.file, { force: true });
+    const known = await getDocumentVersions(ctx.store.db, 'csaf');
+    const todo = entries.filter((e) => known.get(e.id) !== e.updated);
+    let records = 0;
+    let files = 0;
+    const failures: string[] = [];
+    for (const entry of todo) {
+      try {
+        const res = await fetchWithRetry(ctx, entry.href, { maxResponseBytes: 32 * MiB });
+        await expectOk(res, `CSAF ${entry.id}`);
+        const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+        await res.saveTo(file);
+        const imported = await ctx.sink.importFile(file, 'csaf', { source: 'csaf' });
+        await rm(file, { force: true });
+        records += imported.records;
+        ctx.addRecords(imported.records);
+        files++;
+        // Per-document checkpoint: a rerun fetches only what is still missing.
+        await setDocumentVersion(ctx.store.db, 'csaf', entry.id, entry.updated, ctx.clock.now());
+      } catch (e) {
+        failures.push(`${entry.id}: ${(e as Error).message}`);
+        ctx.log.warn({ source: 'csaf', advisory: entry.id, error: (e as Error).message }, 'CSAF document not imported');
+      }
+    }
+    if (failures.length) {
+      // The feed's validators are not stored, so the next sync retries exactly the failed documents.
+      throw new SyncHttpError(`CSAF: ${failures.length} of ${todo.length} new or changed documents failed (first: ${failures[0]}); ${files} imported`, null);
+    }
+    const cursor: CsafCursor = { feed: got.validators, feed_updated: feedUpdated, documents: entries.length, fetched_at: ctx.clock.now().toISOString() };
+    await ctx.setCursor(cursor);
+    return {
+      records,
+      files,
+      summary: `${files} new or changed of ${entries.length} advisories listed, ${records} records`,
+    };
+  },
+};

@@ -1,0 +1,145 @@
+// NVD CVE API 2.0, incremental by lastModified (docs/sync.md "NVD").
+// - First run (no checkpoint): pages through the whole corpus without a date filter, then remembers the time the
+//   run started as `last_mod_end` (NVD's own "initial population, then lastMod updates" workflow).
+// - Later runs: windows [last_mod_end, now] cut into ranges of at most 120 days (the API's limit), each paged
+//   with startIndex / resultsPerPage=2000.
+// - The checkpoint (window + next startIndex) is written after every page the pipeline has committed, so a run
+//   that stops resumes at the next page. A page may be imported twice after a crash between commit and
+//   checkpoint; imports are idempotent upserts, so that changes nothing.
+// - Rate limit: NVD allows 5 requests per rolling 30 s without an API key and 50 with one; the limiter keeps to
+//   that, and 403/429/503 are retried with backoff (sync-http.ts).
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
+import { displayUrl, expectOk, fetchWithRetry, RollingWindowLimiter, SyncHttpError } from './sync-http.ts';
+
+export const NVD_MAX_WINDOW_MS = 120 * 24 * 3600 * 1000;
+export const NVD_RATE_WINDOW_MS = 30_000;
+export const NVD_RATE_LIMIT_PUBLIC = 5;
+export const NVD_RATE_LIMIT_WITH_KEY = 50;
+/** A 2,000-record page is 10–40 MB of JSON. */
+const NVD_PAGE_MAX_BYTES = 256 * 1024 * 1024;
+
+export interface NvdCursor {
+  /** Every record modified up to this instant has been imported. */
+  last_mod_end?: string;
+  /** The window being paged when the last run stopped inside it (start null = the initial full pull). */
+  window?: { start: string | null; end: string };
+  /** Next startIndex inside `window`. */
+  start_index?: number;
+}
+
+/** NVD's extended ISO-8601 form without a zone, which the API reads as UTC (as its own timestamps are written). */
+export function nvdDate(d: Date): string {
+  return d.toISOString().replace(/Z$/, '');
+}
+
+interface NvdPage {
+  resultsPerPage: number;
+  startIndex: number;
+  totalResults: number;
+  vulnerabilities: unknown[];
+}
+
+function validatePage(doc: unknown, requestedStart: number, url: string): NvdPage {
+  const p = doc as Partial<NvdPage> & { format?: string };
+  if (!p || typeof p !== 'object' || typeof p.totalResults !== 'number' || !Array.isArray(p.vulnerabilities)) {
+    throw new SyncHttpError(`NVD: ${displayUrl(url)} did not return an API 2.0 page (no totalResults / vulnerabilities)`, 200);
+  }
+  if (p.format !== undefined && p.format !== 'NVD_CVE') {
+    throw new SyncHttpError(`NVD: unexpected page format "${p.format}" (expected NVD_CVE)`, 200);
+  }
+  if (typeof p.startIndex === 'number' && p.startIndex !== requestedStart) {
+    throw new SyncHttpError(`NVD: asked for startIndex ${requestedStart}, got ${p.startIndex}`, 200);
+  }
+  return p as NvdPage;
+}
+
+export const nvdSource: SyncSource = {
+  name: 'nvd',
+  async run(ctx: SyncContext): Promise<SourceOutcome> {
+    const limiter = new RollingWindowLimiter(
+      ctx.nvdApiKey ? NVD_RATE_LIMIT_WITH_KEY : NVD_RATE_LIMIT_PUBLIC,
+      NVD_RATE_WINDOW_MS,
+      ctx.clock,
+      ctx.sleep,
+    );
+    const http = { ...ctx, limiter };
+    const headers: Record<string, string> = ctx.nvdApiKey ? { apiKey: ctx.nvdApiKey } : {};
+    let cursor: NvdCursor = (await ctx.getCursor<NvdCursor>()) ?? {};
+    let records = 0;
+    let pages = 0;
+    let windows = 0;
+
+    const pageWindow = async (window: { start: string | null; end: string }, from: number) => {
+      let startIndex = from;
+      for (;;) {
+        const params = new URLSearchParams({ resultsPerPage: String(ctx.nvdPageSize), startIndex: String(startIndex) });
+        if (window.start !== null) {
+          params.set('lastModStartDate', window.start);
+          params.set('lastModEndDate', window.end);
+        }
+        const url = `${ctx.urls.nvd}?${params}`;
+        const res = await fetchWithRetry(http, url, { headers, maxResponseBytes: NVD_PAGE_MAX_BYTES });
+        await expectOk(res, 'NVD');
+        const body = await res.bytes();
+        let doc: unknown;
+        try {
+          doc = JSON.parse(body.toString('utf8'));
+        } catch {
+          throw new SyncHttpError(`NVD: ${displayUrl(url)} returned a body that is not JSON`, 200);
+        }
+        const page = validatePage(doc, startIndex, url);
+        const n = page.vulnerabilities.length;
+        if (n > 0) {
+          const file = path.join(ctx.stagingDir, `nvd-page-${pages}.json`);
+          await writeFile(file, body);
+          const imported = await ctx.sink.importFile(file, 'nvd-page', { source: 'nvd' });
+          await rm(file, { force: true });
+          records += imported.records;
+          ctx.addRecords(imported.records);
+          pages++;
+        }
+        startIndex += n;
+        const done = n === 0 || startIndex >= page.totalResults;
+        if (done) return;
+        cursor = { ...cursor, window, start_index: startIndex };
+        await ctx.setCursor(cursor);
+      }
+    };
+
+    const now = ctx.clock.now();
+    // Resume a window left unfinished by an earlier run.
+    if (cursor.window) {
+      await pageWindow(cursor.window, cursor.start_index ?? 0);
+      cursor = { last_mod_end: cursor.window.end };
+      await ctx.setCursor(cursor);
+      windows++;
+    }
+    if (!cursor.last_mod_end) {
+      const window = { start: null, end: nvdDate(now) };
+      cursor = { window, start_index: 0 };
+      await ctx.setCursor(cursor);
+      await pageWindow(window, 0);
+      cursor = { last_mod_end: window.end };
+      await ctx.setCursor(cursor);
+      windows++;
+    }
+    let from = new Date(`${cursor.last_mod_end}Z`);
+    while (from.getTime() < now.getTime()) {
+      const end = new Date(Math.min(from.getTime() + NVD_MAX_WINDOW_MS, now.getTime()));
+      const window = { start: nvdDate(from), end: nvdDate(end) };
+      cursor = { last_mod_end: cursor.last_mod_end, window, start_index: 0 };
+      await pageWindow(window, 0);
+      cursor = { last_mod_end: window.end };
+      await ctx.setCursor(cursor);
+      windows++;
+      from = end;
+    }
+    return {
+      records,
+      files: pages,
+      summary: records ? `${records} records in ${pages} pages (${windows} windows), up to ${cursor.last_mod_end}` : `no records modified since the last sync (up to ${cursor.last_mod_end})`,
+    };
+  },
+};

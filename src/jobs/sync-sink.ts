@@ -1,0 +1,25 @@
+// The production FeedSink: each fetched file goes through the import pipeline (src/ingest/pipeline.ts), which
+// reads it with the reader for its format, writes the records in batches (one transaction each), enriches
+// the CVEs they touch and records its own ingest/enricher runs. It waits for a running `vulnintel import`
+// (pipeline lock) instead of failing the sync.
+import type { Db } from '../store/db.ts';
+import { readFeed } from '../ingest/detect.ts';
+import { runPipeline, type PipelineOptions } from '../ingest/pipeline.ts';
+import type { FeedSink } from './sync.ts';
+
+export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize'> = {}): FeedSink {
+  return {
+    async importFile(file, format, info) {
+      let records = 0;
+      // Records, not feed facts: the pipeline's item count also includes the catalog-version items.
+      async function* counted() {
+        for await (const item of readFeed(file, format)) {
+          if (item.kind !== 'meta') records++;
+          yield item;
+        }
+      }
+      await runPipeline(db, [{ label: file, format, items: counted }], { ...opts, source: `sync:${info.source}`, wait: true });
+      return { records };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// Facts behind GET /api/v1/health (spec §2.9): database size, latest pipeline run per stage, corpus counts.
+// Read-only and cheap: counts use the primary key and the partial index cves_sage_pending.
+import { sql } from 'kysely';
+import type { Db } from './db.ts';
+
+export interface StageRunRow {
+  stage: 'ingest' | 'enricher';
+  status: 'running' | 'succeeded' | 'failed';
+  started_at: Date;
+  finished_at: Date | null;
+  rows: number;
+}
+
+export interface HealthFacts {
+  dbSizeBytes: number;
+  runs: StageRunRow[];
+  totalCves: number;
+  pendingEnrichment: number;
+}
+
+export async function healthFacts(db: Db): Promise<HealthFacts> {
+  const [size, runs, counts] = await Promise.all([
+    sql<{ bytes: number }>`SELECT pg_database_size(current_database()) AS bytes`.execute(db),
+    sql<StageRunRow>`
+      SELECT DISTINCT ON (stage) stage, status, started_at, finished_at, rows
+      FROM ingest_runs ORDER BY stage, started_at DESC, id DESC`.execute(db),
+    sql<{ total: number; pending: number }>`
+      SELECT (SELECT count(*) FROM cves) AS total,
+             (SELECT count(*) FROM cves WHERE (doc->'sage'->>'status') = 'pending') AS pending`.execute(db),
+  ]);
+  return {
+    dbSizeBytes: size.rows[0].bytes,
+    runs: runs.rows,
+    totalCves: counts.rows[0].total,
+    pendingEnrichment: counts.rows[0].pending,
+  };
+}

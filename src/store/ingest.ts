@@ -1,0 +1,231 @@
+// Write and read side of the ingest pipeline: source records, EPSS, CWE/CAPEC catalogs, feed state, run
+// records and the vendor catalog. Multi-row statements only (jsonb_to_recordset), one round trip per batch
+// per table; rows whose content hash is unchanged are not written, so re-importing changes nothing.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db, Tx } from './db.ts';
+import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
+import { VENDOR_ALIASES } from '../domain/vendors.ts';
+
+type Conn = Db | Tx;
+
+const IMPORT_LOCK = 7_224_101; // pipeline single-flight (import and sync share it)
+
+export const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Runs fn while holding the pipeline lock on one connection; null when another import holds it. */
+export async function withImportLock<T>(db: Db, fn: (conn: Db) => Promise<T>, wait = false): Promise<{ ran: true; value: T } | { ran: false }> {
+  return db.connection().execute(async (conn) => {
+    if (wait) await sql`SELECT pg_advisory_lock(${IMPORT_LOCK})`.execute(conn);
+    else {
+      const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${IMPORT_LOCK}) AS ok`.execute(conn);
+      if (!r.rows[0]?.ok) return { ran: false as const };
+    }
+    try {
+      return { ran: true as const, value: await fn(conn) };
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${IMPORT_LOCK})`.execute(conn).catch(() => undefined);
+    }
+  });
+}
+
+// ---- runs (spec §2.9 pipeline stages) ----
+
+/** Runs left 'running' by a process that died: marked failed. Call only while holding the import lock. */
+export async function failStaleRuns(db: Conn): Promise<number> {
+  const r = await sql`UPDATE ingest_runs SET status = 'failed', finished_at = now(),
+      error = coalesce(error, 'interrupted: the process ended while the run was in progress')
+    WHERE status = 'running'`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
+export async function startRun(db: Conn, stage: 'ingest' | 'enricher', source: string | null): Promise<number> {
+  const r = await sql<{ id: number }>`INSERT INTO ingest_runs (stage, source, status) VALUES (${stage}, ${source}, 'running') RETURNING id`.execute(db);
+  return r.rows[0].id;
+}
+
+export async function progressRun(db: Conn, id: number, rows: number): Promise<void> {
+  await sql`UPDATE ingest_runs SET rows = ${rows} WHERE id = ${id} AND status = 'running'`.execute(db);
+}
+
+export async function finishRun(db: Conn, id: number, status: 'succeeded' | 'failed', rows: number, error: string | null = null): Promise<void> {
+  await sql`UPDATE ingest_runs SET status = ${status}, rows = ${rows}, finished_at = now(), error = ${error} WHERE id = ${id}`.execute(db);
+}
+
+// ---- source records ----
+
+export interface SourceRow {
+  cve_id: string;
+  source: string;
+  source_key: string;
+  record: string; // JSON text
+  record_hash: string;
+}
+
+export function sourceRow(r: CveSourceRecord): SourceRow {
+  const record = JSON.stringify(r);
+  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, record, record_hash: sha(record) };
+}
+
+/** Upserts source records; returns the CVE ids whose records were inserted or changed. */
+export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Promise<string[]> {
+  if (!recs.length) return [];
+  // Last record wins when one batch carries the same key twice.
+  const byKey = new Map<string, SourceRow>();
+  for (const r of recs) byKey.set(`${r.cve_id}\u0000${r.source}\u0000${r.source_key}`, sourceRow(r));
+  const rows = [...byKey.values()].map((r) => ({ ...r, record: JSON.parse(r.record) }));
+  const res = await sql<{ cve_id: string }>`
+    INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
+    SELECT cve_id, source, source_key, record, record_hash
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(cve_id text, source text, source_key text, record jsonb, record_hash text)
+    ON CONFLICT (cve_id, source, source_key) DO UPDATE
+      SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
+      WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
+    RETURNING cve_id`.execute(db);
+  return [...new Set(res.rows.map((r) => r.cve_id))];
+}
+
+/** Upserts EPSS rows; returns the CVE ids whose score changed and that have source records. */
+export async function upsertEpss(db: Conn, rows: EpssRecord[]): Promise<string[]> {
+  if (!rows.length) return [];
+  const byId = new Map(rows.map((r) => [r.cve_id, r]));
+  const res = await sql<{ cve_id: string }>`
+    WITH up AS (
+      INSERT INTO epss_scores AS e (cve_id, epss, percentile)
+      SELECT cve_id, epss, percentile
+      FROM jsonb_to_recordset(${JSON.stringify([...byId.values()])}::jsonb) AS x(cve_id text, epss double precision, percentile double precision)
+      ON CONFLICT (cve_id) DO UPDATE SET epss = EXCLUDED.epss, percentile = EXCLUDED.percentile
+        WHERE e.epss IS DISTINCT FROM EXCLUDED.epss OR e.percentile IS DISTINCT FROM EXCLUDED.percentile
+      RETURNING cve_id
+    )
+    SELECT DISTINCT up.cve_id FROM up JOIN cve_sources s ON s.cve_id = up.cve_id`.execute(db);
+  return res.rows.map((r) => r.cve_id);
+}
+
+export interface LoadedSources {
+  records: Map<string, CveSourceRecord[]>;
+  epss: Map<string, EpssRecord>;
+}
+
+export async function loadSources(db: Conn, ids: string[]): Promise<LoadedSources> {
+  const records = new Map<string, CveSourceRecord[]>();
+  const epss = new Map<string, EpssRecord>();
+  if (!ids.length) return { records, epss };
+  const [src, ep] = await Promise.all([
+    sql<{ record: CveSourceRecord }>`SELECT record FROM cve_sources WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+    sql<EpssRecord>`SELECT cve_id, epss, percentile FROM epss_scores WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+  ]);
+  for (const { record } of src.rows) {
+    const list = records.get(record.cve_id) ?? [];
+    list.push(record);
+    records.set(record.cve_id, list);
+  }
+  for (const e of ep.rows) epss.set(e.cve_id, { cve_id: e.cve_id, epss: Number(e.epss), percentile: Number(e.percentile) });
+  return { records, epss };
+}
+
+/** CVE ids that have source records, in id order, after `after` (keyset pagination). */
+export async function sourceCveIds(db: Conn, after: string, limit: number): Promise<string[]> {
+  const r = await sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM cve_sources WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => x.cve_id);
+}
+
+export async function countSourceRows(db: Conn): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM cve_sources LIMIT 1) x`.execute(db);
+  return r.rows[0].n;
+}
+
+export async function deleteCves(db: Conn, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
+  const r = await sql`DELETE FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
+export async function previousSages(db: Conn, ids: string[]): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  if (!ids.length) return out;
+  const r = await sql<{ cve_id: string; sage: unknown }>`SELECT cve_id, doc->'sage' AS sage FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  for (const row of r.rows) out.set(row.cve_id, row.sage);
+  return out;
+}
+
+// ---- catalogs ----
+
+/** Replaces the CWE catalog when its content changed; returns whether it changed. */
+export async function replaceCweCatalog(db: Conn, recs: CweRecord[]): Promise<boolean> {
+  const rows = [...new Map(recs.map((r) => [r.id, r])).values()].sort((a, b) => a.id - b.id);
+  const hash = sha(JSON.stringify(rows));
+  if ((await getState(db, 'cwe_catalog_hash')) === hash) return false;
+  await sql`DELETE FROM cwe_catalog`.execute(db);
+  await sql`INSERT INTO cwe_catalog (id, name, abstraction, kind, status, capec_ids)
+    SELECT id, name, abstraction, kind, status, ARRAY(SELECT jsonb_array_elements_text(capec_ids)::int)
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id int, name text, abstraction text, kind text, status text, capec_ids jsonb)`.execute(db);
+  await setState(db, 'cwe_catalog_hash', hash);
+  return true;
+}
+
+export async function replaceCapecCatalog(db: Conn, recs: CapecRecord[]): Promise<boolean> {
+  const rows = [...new Map(recs.map((r) => [r.capec_id, r])).values()].sort((a, b) => a.capec_id - b.capec_id);
+  const hash = sha(JSON.stringify(rows));
+  if ((await getState(db, 'capec_catalog_hash')) === hash) return false;
+  await sql`DELETE FROM capec_catalog`.execute(db);
+  await sql`INSERT INTO capec_catalog (capec_id, name, typical_severity, status, cwes, deprecated)
+    SELECT capec_id, name, typical_severity, status, ARRAY(SELECT jsonb_array_elements_text(cwes)::int), deprecated
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(capec_id int, name text, typical_severity text, status text, cwes jsonb, deprecated boolean)`.execute(db);
+  await setState(db, 'capec_catalog_hash', hash);
+  return true;
+}
+
+export async function loadCatalogRows(db: Conn): Promise<{ cwe: { id: number; name: string }[]; capec: CapecRecord[]; capecVersion: string | null }> {
+  const [cwe, capec, ver] = await Promise.all([
+    sql<{ id: number; name: string }>`SELECT id, name FROM cwe_catalog`.execute(db),
+    sql<CapecRecord>`SELECT capec_id, name, typical_severity, status, cwes, deprecated FROM capec_catalog ORDER BY capec_id`.execute(db),
+    sql<{ version: string | null }>`SELECT version FROM feed_state WHERE feed = 'capec-stix'`.execute(db),
+  ]);
+  return { cwe: cwe.rows, capec: capec.rows, capecVersion: ver.rows[0]?.version ?? null };
+}
+
+// ---- feed and pipeline state ----
+
+export async function setFeedState(db: Conn, meta: FeedMeta): Promise<void> {
+  await sql`INSERT INTO feed_state (feed, version, date, declared_count) VALUES (${meta.feed}, ${meta.version}, ${meta.date}, ${meta.declared_count})
+    ON CONFLICT (feed) DO UPDATE SET version = EXCLUDED.version, date = EXCLUDED.date, declared_count = EXCLUDED.declared_count, updated_at = now()
+    WHERE (feed_state.version, feed_state.date, feed_state.declared_count) IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.date, EXCLUDED.declared_count)`.execute(db);
+}
+
+export async function getState(db: Conn, key: string): Promise<string | null> {
+  const r = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = ${key}`.execute(db);
+  return r.rows[0]?.value ?? null;
+}
+
+export async function setState(db: Conn, key: string, value: string): Promise<void> {
+  await sql`INSERT INTO ingest_state (key, value) VALUES (${key}, ${value})
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE ingest_state.value IS DISTINCT FROM EXCLUDED.value`.execute(db);
+}
+
+// ---- vendor catalog (/api/v1/catalog/vendors) ----
+
+/** Rebuilds the vendors table from the corpus: slug, most common display name, alias spellings, CVE count. */
+export async function refreshVendors(db: Conn): Promise<number> {
+  const aliases = VENDOR_ALIASES.map((v) => ({ slug: v.slug, name: v.name, aliases: v.aliases }));
+  await sql`
+    WITH counted AS (
+      SELECT s.slug, mode() WITHIN GROUP (ORDER BY c.doc->'affected'->'vendors'->>(s.i::int - 1)) AS name, count(*)::int AS n
+      FROM cves c, unnest(c.vendor_slugs) WITH ORDINALITY AS s(slug, i)
+      GROUP BY s.slug
+    ), known AS (
+      SELECT slug, name, ARRAY(SELECT jsonb_array_elements_text(aliases)) AS aliases
+      FROM jsonb_to_recordset(${JSON.stringify(aliases)}::jsonb) AS x(slug text, name text, aliases jsonb)
+    ), fresh AS (
+      SELECT c.slug, coalesce(k.name, c.name, c.slug) AS name, coalesce(k.aliases, '{}') AS aliases, c.n
+      FROM counted c LEFT JOIN known k ON k.slug = c.slug
+    ), gone AS (
+      DELETE FROM vendors v WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.slug = v.slug)
+    )
+    INSERT INTO vendors (slug, name, aliases, cve_count)
+    SELECT slug, name, aliases, n FROM fresh
+    ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, cve_count = EXCLUDED.cve_count
+      WHERE (vendors.name, vendors.aliases, vendors.cve_count) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.aliases, EXCLUDED.cve_count)`.execute(db);
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM vendors`.execute(db);
+  return r.rows[0].n;
+}

@@ -1,0 +1,132 @@
+// Checkpoints and single-flight for `vulnintel sync` (docs/sync.md), and the ingest-run rows it records.
+import { sql } from 'kysely';
+import type pg from 'pg';
+import type { ColumnType } from 'kysely';
+import type { Db } from './db.ts';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface SyncStateTable {
+  source: string;
+  cursor: ColumnType<Record<string, unknown>, string, string>;
+  updated_at: Timestamp;
+}
+
+export interface SyncDocumentsTable {
+  source: string;
+  doc_id: string;
+  version: string;
+  fetched_at: Timestamp;
+}
+
+declare module './schema.ts' {
+  interface Database {
+    sync_state: SyncStateTable;
+    sync_documents: SyncDocumentsTable;
+  }
+}
+
+/** Advisory lock key of `vulnintel sync` (migrations use 7_224_001). */
+export const SYNC_LOCK_KEY = 7_224_400;
+
+export async function getCursor<T extends object>(db: Db, source: string): Promise<T | null> {
+  const row = await db.selectFrom('sync_state').select('cursor').where('source', '=', source).executeTakeFirst();
+  return (row?.cursor as T | undefined) ?? null;
+}
+
+export async function setCursor(db: Db, source: string, cursor: object, at: Date): Promise<void> {
+  await db
+    .insertInto('sync_state')
+    .values({ source, cursor: JSON.stringify(cursor), updated_at: at })
+    .onConflict((oc) => oc.column('source').doUpdateSet({ cursor: JSON.stringify(cursor), updated_at: at }))
+    .execute();
+}
+
+export async function getDocumentVersions(db: Db, source: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('sync_documents').select(['doc_id', 'version']).where('source', '=', source).execute();
+  return new Map(rows.map((r) => [r.doc_id, r.version]));
+}
+
+export async function setDocumentVersion(db: Db, source: string, docId: string, version: string, at: Date): Promise<void> {
+  await db
+    .insertInto('sync_documents')
+    .values({ source, doc_id: docId, version, fetched_at: at })
+    .onConflict((oc) => oc.columns(['source', 'doc_id']).doUpdateSet({ version, fetched_at: at }))
+    .execute();
+}
+
+/**
+ * Records one finished sync of a source as an ingest run (stage `ingest`, source `sync:<name>`). Written once,
+ * when the source is done, never left 'running': the import pipeline marks every 'running' row failed when it
+ * starts (its crash recovery), and it is called while the sync is in progress.
+ */
+export async function recordIngestRun(
+  db: Db,
+  run: { source: string; status: 'succeeded' | 'failed'; rows: number; error: string | null; startedAt: Date; finishedAt: Date },
+): Promise<number> {
+  const r = await db
+    .insertInto('ingest_runs')
+    .values({
+      stage: 'ingest',
+      source: run.source,
+      status: run.status,
+      started_at: run.startedAt,
+      finished_at: run.finishedAt,
+      rows: run.rows,
+      error: run.error,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return r.id;
+}
+
+export interface SyncLock {
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the sync's session-level advisory lock on a dedicated connection held for the whole run; null when
+ * another process holds it (`holderPid` then names that backend, for the message).
+ */
+export async function tryAcquireSyncLock(pool: pg.Pool): Promise<SyncLock | { held: true; holderPid: number | null }> {
+  const client = await pool.connect();
+  try {
+    const r = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [SYNC_LOCK_KEY]);
+    if (!r.rows[0].ok) {
+      const h = await client.query(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND classid = 0 AND objid = $1 LIMIT 1`,
+        [SYNC_LOCK_KEY],
+      );
+      client.release();
+      return { held: true, holderPid: h.rows[0]?.pid ?? null };
+    }
+  } catch (e) {
+    client.release();
+    throw e;
+  }
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      try {
+        await client.query('SELECT pg_advisory_unlock($1)', [SYNC_LOCK_KEY]);
+        client.release();
+      } catch {
+        // A broken connection already dropped the session lock; discard the client rather than pool it.
+        client.release(true);
+      }
+    },
+  };
+}
+
+/** Latest ingest-run rows of the sync, newest first (CLI status output and tests). */
+export async function recentSyncRuns(db: Db, limit = 20) {
+  return db
+    .selectFrom('ingest_runs')
+    .selectAll()
+    .where('source', 'like', sql<string>`${'sync:%'}`)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

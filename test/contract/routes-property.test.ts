@@ -1,0 +1,107 @@
+// No client input produces a 5xx: fast-check throws generated paths, query strings, bodies, credentials and
+// Accept headers at every route the app registers (enumerated from the app itself, so routes added later are
+// covered without touching this file). Every error answer is the spec §7 envelope.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { testApp, seedOrg, seedKey, seedSession, TEST_INTERNAL_KEY, type TestApp } from '../helpers/app.ts';
+import { ERRORS } from '../../src/http/errors.ts';
+import { REQUEST_ID_RE } from '../../src/lib/ids.ts';
+
+const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
+const CODES = new Set(Object.values(ERRORS).map((e) => e.code));
+const ACTIONS = new Set(Object.values(ERRORS).map((e) => e.action));
+
+let t: TestApp;
+let credentials: Record<string, string>[];
+let routes: { method: string; url: string; params: string[] }[];
+
+before(async () => {
+  t = await testApp();
+  const o = await seedOrg(t.store, { name: 'Fuzz Org' });
+  const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer', scopes: ['read'] });
+  const partner = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
+  const trial = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date('2026-12-01T00:00:00Z') });
+  const session = await seedSession(t.store, o.orgId, o.memberId);
+  credentials = [
+    {}, o.auth, viewer.auth, partner.auth, trial.auth, session, { 'x-internal-key': TEST_INTERNAL_KEY },
+    { authorization: 'Bearer vi_live_garbage' }, { authorization: 'Token x' }, { cookie: 'vi_session=stale' },
+  ];
+  // Query parameter names each route documents, so generated queries also hit the validators, not only the
+  // unknown-parameter check.
+  const doc = t.app.swagger() as { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> };
+  routes = t.app.routeTable().map((r) => {
+    const oaPath = r.url.replace(/:(\w+)/g, '{$1}');
+    const params = (doc.paths[oaPath]?.[r.method.toLowerCase()]?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    return { ...r, params };
+  });
+});
+after(async () => { await t.close(); });
+
+const segment = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('CVE-2024-0001', '0', '-1', '99999999999999999999', '..', '%', '%zz', 'null'));
+const value = fc.oneof(fc.string({ maxLength: 30 }), fc.integer().map(String), fc.constantFrom('', 'true', 'NaN', '1e309', '[]', '{}', '%00'));
+
+function queryArb(names: string[]) {
+  const key = names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ minLength: 1, maxLength: 12 })) : fc.string({ minLength: 1, maxLength: 12 });
+  return fc.array(fc.tuple(key, value), { maxLength: 4 }).map((pairs) =>
+    pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
+}
+
+const bodyArb = fc.oneof(
+  fc.constant(undefined),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })),
+  fc.string({ maxLength: 60 }).map((s) => ({ type: 'application/json', payload: s })),
+  fc.string({ maxLength: 60 }).map((s) => ({ type: fc.sample(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'), 1)[0], payload: s })),
+);
+
+function checkErrorEnvelope(r: { statusCode: number; headers: Record<string, unknown>; body: string }, label: string) {
+  const b = JSON.parse(r.body);
+  assert.equal(typeof b.api?.request_id, 'string', label);
+  assert.match(b.api.request_id, REQUEST_ID_RE, label);
+  assert.ok(CODES.has(b.error?.code), `${label}: code ${b.error?.code}`);
+  assert.equal(typeof b.error.message, 'string', label);
+  assert.equal(typeof b.error.retryable, 'boolean', label);
+  assert.ok(ACTIONS.has(b.error.action), `${label}: action ${b.error.action}`);
+  assert.ok(b.error.retry_after_seconds === null || Number.isInteger(b.error.retry_after_seconds), label);
+  assert.equal(r.headers['retry-after'], b.error.retry_after_seconds === null ? undefined : String(b.error.retry_after_seconds), label);
+  assert.ok(b.error.detail !== undefined, label);
+}
+
+test('every registered route: generated input never yields a 5xx, and errors use the envelope', async () => {
+  assert.ok(routes.length >= 4, `routes found: ${routes.map((r) => r.url).join(', ')}`);
+  for (const route of routes) {
+    await fc.assert(fc.asyncProperty(
+      fc.array(segment, { minLength: 4, maxLength: 4 }), queryArb(route.params), bodyArb,
+      fc.nat({ max: credentials.length - 1 }), fc.constantFrom('application/json', 'text/html', '*/*', ''),
+      async (segs, query, body, credIdx, accept) => {
+        let i = 0;
+        const path = route.url.replace(/:\w+|\*/g, () => encodeURIComponent(segs[i++ % segs.length]));
+        const url = query ? `${path}?${query}` : path;
+        const headers: Record<string, string> = { ...credentials[credIdx] };
+        if (accept) headers.accept = accept;
+        if (body) headers['content-type'] = body.type;
+        const r = await t.app.inject({ method: route.method as 'GET', url, headers, payload: body?.payload });
+        const label = `${route.method} ${url} → ${r.statusCode}`;
+        assert.ok(r.statusCode < 500, `${label}: ${r.body.slice(0, 300)}`);
+        const isJson = String(r.headers['content-type'] ?? '').startsWith('application/json');
+        if (r.statusCode >= 400 && isJson && path.startsWith('/api/')) checkErrorEnvelope(r, label);
+        if (r.statusCode < 300 && isJson && path.startsWith('/api/v') && !path.startsWith('/api/v1/health/ping')) {
+          const b = JSON.parse(r.body);
+          assert.match(b.api?.request_id ?? '', REQUEST_ID_RE, label);
+          assert.ok(Number.isInteger(b.api.processing_ms), label);
+          assert.ok('data' in b, label);
+        }
+      },
+    ), { numRuns: NUM_RUNS });
+  }
+});
+
+test('unknown paths and methods: 404 or 405 in the envelope, never a 5xx', async () => {
+  const methods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...methods), fc.array(segment, { minLength: 1, maxLength: 4 }), async (method, segs) => {
+    const url = '/api/v1/' + segs.map(encodeURIComponent).join('/');
+    const r = await t.app.inject({ method, url });
+    assert.ok(r.statusCode < 500, `${method} ${url} → ${r.statusCode}`);
+    if (r.statusCode >= 400) checkErrorEnvelope(r, `${method} ${url}`);
+  }), { numRuns: NUM_RUNS * 3 });
+});

@@ -1,0 +1,52 @@
+// Test-only routes, added through buildApp's testRoutes hook (never in production): they raise each kind of
+// failure so the mapping into the spec's error envelope is tested over HTTP.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { sql } from 'kysely';
+import { ApiError, ERRORS, type ErrorKey } from '../../src/http/errors.ts';
+import { ok } from '../../src/http/envelope.ts';
+import { withTx } from '../../src/store/db.ts';
+import type { RouteAuth } from '../../src/http/auth.ts';
+
+export const DYNAMIC_RETRY = 17;
+
+export function faultRoutes(app: FastifyInstance) {
+  app.get('/api/v1/__test/error/:key', {
+    schema: { hide: true, params: Type.Object({ key: Type.String() }), querystring: Type.Object({}) },
+    config: { auth: { mode: 'none' } },
+  }, async (req) => {
+    const key = (req.params as { key: string }).key;
+    if (!(key in ERRORS)) throw new Error('no such catalogue key');
+    throw new ApiError(key as ErrorKey, { retryAfterSeconds: DYNAMIC_RETRY });
+  });
+  const body = { schema: { hide: true, body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }), querystring: Type.Object({}) }, config: { auth: { mode: 'none' as const } } };
+  app.post('/api/v1/__test/echo', body, async (req) => ok(req, req.body));
+  app.post('/api/v2/__test/echo', body, async (req) => ok(req, req.body));
+  app.get('/api/v1/__test/sleep', { schema: { hide: true, querystring: Type.Object({}) }, config: { auth: { mode: 'none' } } }, async (req) => {
+    await withTx(app.deps.store.db, async (trx) => {
+      await sql`SET LOCAL statement_timeout = '100ms'`.execute(trx);
+      await sql`SELECT pg_sleep(5) /* vi-test-sleep */`.execute(trx);
+    });
+    return ok(req, {});
+  });
+  app.get('/api/v1/__test/boom', { schema: { hide: true, querystring: Type.Object({}) }, config: { auth: { mode: 'none' } } }, async () => {
+    throw new Error('secret internals: SELECT password FROM users WHERE id = 1');
+  });
+}
+
+/** One GET and one POST route per guard shape, for the auth matrix. */
+export const GUARDED: Record<string, RouteAuth> = {
+  read: { mode: 'key_or_session', scope: 'read' },
+  write: { mode: 'key_or_session', scope: 'write', write: true },
+  partner: { mode: 'key_or_session', scope: 'read', partner: true },
+  trial: { mode: 'key', scope: 'write', trial: true, write: true },
+  key_only: { mode: 'key' },
+  session_only: { mode: 'session' },
+};
+
+export function guardRoutes(app: FastifyInstance) {
+  for (const [name, auth] of Object.entries(GUARDED)) {
+    app.post(`/api/v1/__test/guard/${name}`, { schema: { hide: true, querystring: Type.Object({}) }, config: { auth } }, async (req) =>
+      ok(req, { org_id: req.principal?.orgId ?? null, via: req.principal?.via ?? null, kind: req.principal?.kind ?? null }));
+  }
+}

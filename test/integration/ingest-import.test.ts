@@ -1,0 +1,160 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { importPaths, ImportBusyError, runPipeline } from '../../src/ingest/pipeline.ts';
+import { withImportLock } from '../../src/store/ingest.ts';
+import { ensureSnapshot } from '../../src/ingest/snapshot.ts';
+import { createProgress } from '../../src/ingest/progress.ts';
+import { fixture, snapshotFile } from '../helpers/feeds.ts';
+import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, docOf, feedDir, runs } from '../helpers/ingest.ts';
+import { Writable } from 'node:stream';
+
+let t: TestDb;
+before(async () => {
+  t = await freshDb();
+});
+after(async () => {
+  await t?.drop();
+});
+
+const quiet = { info() {}, warn() {} };
+
+test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs, vendors; re-import changes nothing', async () => {
+  const dir = feedDir([
+    ...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES,
+    fixture('kev', 'kev-cut.json'), fixture('epss', 'epss-cut.ssv.gz'), fixture('PROVENANCE.md'),
+  ]);
+  const s = await importPaths(t.store.db, [dir], { log: quiet });
+  assert.deepEqual(s.skipped.map((x) => x.label.split('/').pop()), ['PROVENANCE.md']);
+  assert.equal(s.inputs[0].format, 'cwe-xml', 'catalogs are imported first');
+  assert.equal(s.inputs.at(-1)!.format, 'kev');
+  const ids = (await sql<{ cve_id: string }>`SELECT cve_id FROM cves ORDER BY cve_id`.execute(t.store.db)).rows.map((r) => r.cve_id);
+  // Every CVE with a description from some source: NVD records, every CVE of the 7 advisories, the KEV cut.
+  assert.ok(ids.includes('CVE-2024-8530') && ids.includes('CVE-2026-8037') && ids.includes('CVE-2022-45793'));
+  assert.equal(s.corpus, ids.length);
+  const d = (await docOf(t.store.db, 'CVE-2024-21338'))!;
+  assert.equal(d.exploitation.exploit_maturity, 'WEAPONIZED');
+  assert.deepEqual([d.scoring.epss.score, d.scoring.epss.percentile], [0.5981, 0.99054]); // the fixture row: CVE-2024-21338;0.598100000;0.990540000
+  assert.equal(d.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
+  const p = (await docOf(t.store.db, 'CVE-2024-8531'))!;
+  assert.deepEqual(p.patch.fixed_in, { product: 'Data Center Expert', version: '8.2' });
+  assert.deepEqual(p.references.cisa_ics_advisories.map((a) => a.advisory_id), ['ICSA-24-289-02']);
+  assert.ok(p.capec.length > 0);
+  const r = await runs(t.store.db);
+  assert.deepEqual(r.map((x) => [x.stage, x.status, x.source, x.finished]), [['ingest', 'succeeded', 'import', true], ['enricher', 'succeeded', 'import', true]]);
+  assert.equal(r[0].rows, s.items);
+  assert.equal(r[1].rows, s.documents_written);
+  const v = (await sql<{ slug: string; name: string; cve_count: number; aliases: string[] }>`SELECT slug, name, cve_count, aliases FROM vendors WHERE slug IN ('siemens','schneider-electric') ORDER BY slug`.execute(t.store.db)).rows;
+  assert.equal(v[0].name, 'Schneider Electric');
+  assert.ok(v[0].aliases.includes('schneider-electric'));
+  assert.equal(v[1].name, 'Siemens');
+  const siemensCount = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE 'siemens' = ANY(vendor_slugs)`.execute(t.store.db)).rows[0].n;
+  assert.equal(v[1].cve_count, siemensCount);
+
+  const before = await checksums(t.store.db);
+  const again = await importPaths(t.store.db, [dir], { log: quiet });
+  assert.equal(again.changed_sources, 0);
+  assert.equal(again.documents_written, 0);
+  assert.deepEqual(await checksums(t.store.db), before, 'table checksums equal after re-importing the same files');
+});
+
+test('a feed arriving later re-enriches the CVEs it touches (KEV after NVD); unrelated CVEs are untouched', async () => {
+  const db2 = await freshDb();
+  try {
+    await importPaths(db2.store.db, [...CATALOGS, fixture('nvd', 'CVE-2024-49138.json'), fixture('nvd', 'CVE-2023-0228.json')], { log: quiet });
+    const before = (await docOf(db2.store.db, 'CVE-2024-49138'))!;
+    const other = await sql<{ enriched_at: Date }>`SELECT enriched_at FROM cves WHERE cve_id = 'CVE-2023-0228'`.execute(db2.store.db);
+    assert.equal(before.exploitation.kev_flagged, false);
+    assert.equal(before.exploitation.exploit_maturity, 'FUNCTIONAL');
+    const s = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
+    assert.equal(s.full_reenrichment, false);
+    const afterDoc = (await docOf(db2.store.db, 'CVE-2024-49138'))!;
+    assert.equal(afterDoc.exploitation.kev_flagged, true);
+    assert.equal(afterDoc.exploitation.exploit_maturity, 'WEAPONIZED');
+    assert.equal(afterDoc.description, before.description, 'NVD text keeps precedence');
+    assert.equal(afterDoc.title, 'Microsoft Windows Common Log File System (CLFS) Driver Heap-Based Buffer Overflow Vulnerability');
+    const other2 = await sql<{ enriched_at: Date }>`SELECT enriched_at FROM cves WHERE cve_id = 'CVE-2023-0228'`.execute(db2.store.db);
+    assert.equal(other2.rows[0].enriched_at.toISOString(), other.rows[0].enriched_at.toISOString());
+  } finally {
+    await db2.drop();
+  }
+});
+
+test('catalogs imported after the CVEs re-enrich the whole corpus (titles and CAPEC from the new CWE/CAPEC data)', async () => {
+  const db2 = await freshDb();
+  try {
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2023-0228.json')], { log: quiet });
+    const bare = (await docOf(db2.store.db, 'CVE-2023-0228'))!;
+    assert.equal(bare.title, 'Vulnerability in ABB Symphony Plus S+ Operations');
+    assert.deepEqual(bare.capec, []);
+    const s = await importPaths(db2.store.db, CATALOGS, { log: quiet });
+    assert.equal(s.full_reenrichment, true);
+    const full = (await docOf(db2.store.db, 'CVE-2023-0228'))!;
+    assert.equal(full.title, 'Improper Authentication in ABB Symphony Plus S+ Operations');
+    assert.ok(full.capec.some((c) => c.capec_id === 114 && c.via_cwe.includes(287)));
+    const s2 = await importPaths(db2.store.db, CATALOGS, { log: quiet });
+    assert.equal(s2.full_reenrichment, false, 'unchanged catalogs do not re-enrich');
+  } finally {
+    await db2.drop();
+  }
+});
+
+test('single flight: a second import while one holds the lock is refused; a stale running run is marked failed at the next start', async () => {
+  const db2 = await freshDb();
+  try {
+    await sql`INSERT INTO ingest_runs (stage, source, status, rows) VALUES ('ingest', 'import', 'running', 7)`.execute(db2.store.db);
+    let inner: unknown = null;
+    await withImportLock(db2.store.db, async () => {
+      inner = await runPipeline(db2.store.db, []).catch((e) => e);
+    });
+    assert.ok(inner instanceof ImportBusyError);
+    assert.equal((await runs(db2.store.db))[0].status, 'running', 'the refused import did not touch the runs');
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json')], { log: quiet });
+    const r = await runs(db2.store.db);
+    assert.equal(r[0].status, 'failed');
+    assert.match(r[0].error!, /interrupted/);
+    assert.deepEqual(r.slice(1).map((x) => x.status), ['succeeded', 'succeeded']);
+  } finally {
+    await db2.drop();
+  }
+});
+
+test('ensureSnapshot imports the bundled snapshot once into an empty corpus, with progress, and never again', async () => {
+  const db2 = await freshDb();
+  try {
+    // A small snapshot folder laid out like snapshot/ (same loader, real files).
+    const dir = feedDir([
+      [snapshotFile('kev', 'known_exploited_vulnerabilities.json'), 'kev/known_exploited_vulnerabilities.json'],
+      [snapshotFile('README.md'), 'README.md'],
+      [fixture('nvd', 'CVE-2024-21338.json'), 'nvd/CVE-2024-21338.json'],
+    ]);
+    const lines: string[] = [];
+    const out = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
+    const s = await ensureSnapshot(db2.store, { snapshotDir: dir, autoImportSnapshot: true }, quiet, createProgress(out, { tty: false, intervalMs: 0 }));
+    assert.equal(s!.corpus, 1662);
+    assert.ok(lines.some((l) => /^import: file \d\/2 kev known_exploited_vulnerabilities\.json: \d+ records/.test(l)), lines.join(''));
+    assert.equal((await runs(db2.store.db)).filter((r) => r.source === 'snapshot').length, 2);
+    assert.equal(await ensureSnapshot(db2.store, { snapshotDir: dir, autoImportSnapshot: true }, quiet), null);
+    assert.equal((await runs(db2.store.db)).length, 2);
+    // KEV count equals the catalog's.
+    const kev = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db2.store.db)).rows[0].n;
+    assert.equal(kev, 1662);
+  } finally {
+    await db2.drop();
+  }
+});
+
+test('progress: a redrawn bar on a terminal', () => {
+  const chunks: string[] = [];
+  const out = Object.assign(new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }), { isTTY: true, columns: 200 });
+  let now = 0;
+  const p = createProgress(out, { now: () => now });
+  p.file(1, 4, '/x/kev.json', 'kev');
+  now = 2000;
+  p.items(4000);
+  p.end();
+  assert.match(chunks[0], /^\r\[#{6}\.{18}\] 1\/4 kev kev\.json {2}0 records/);
+  assert.match(chunks[1], /^\r\[#{6}\.{18}\] 1\/4 kev kev\.json {2}4,000 records {2}2,000\/s\x1b\[K$/);
+  assert.equal(chunks.at(-1), '\n');
+});

@@ -1,0 +1,139 @@
+// The sync wired to the real import pipeline (src/jobs/sync-sink.ts → src/ingest/pipeline.ts) and the real
+// `vulnintel sync` command in a child process, against the loopback replay server of the real feed files.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { freshDb } from '../helpers/db.ts';
+import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
+import { fixedClock } from '../../src/lib/clock.ts';
+import { createEgress } from '../../src/lib/egress.ts';
+import { runSync, type SyncDeps } from '../../src/jobs/sync.ts';
+import { pipelineSink } from '../../src/jobs/sync-sink.ts';
+import { SYNC_LOCK_KEY } from '../../src/store/sync-state.ts';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const quiet = { info() {}, warn() {} };
+
+test('sync through the import pipeline: the corpus gets the feeds, a second run changes nothing, a modified record is updated', async () => {
+  const db = await freshDb();
+  const srv = await new ReplayServer().start();
+  const staging = await mkdtemp(path.join(os.tmpdir(), 'vi-syncp-'));
+  const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
+  const clock = fixedClock('2026-10-01T00:00:00.000Z');
+  const deps: SyncDeps = {
+    store: db.store, egress, sink: pipelineSink(db.store.db), clock, log: quiet, urls: srv.urls, nvdApiKey: null,
+    stagingRoot: staging, sleep: async (ms) => clock.advance(ms), random: () => 0.5, nvdPageSize: 10,
+  };
+  const q = async (text: string, params: unknown[] = []) => (await db.store.pool.query(text, params)).rows;
+  try {
+    const first = await runSync(deps);
+    assert.equal(first.ok, true, JSON.stringify(first.sources.filter((s) => s.status === 'failed')));
+    const nvdIds = loadNvdRecords().map((r) => r.id as string);
+    const inCorpus = await q(`SELECT cve_id, kev_flagged FROM cves WHERE cve_id = ANY($1) ORDER BY cve_id`, [nvdIds]);
+    // All but CVE-2022-45793, whose NVD description is a placeholder and no other source describes it.
+    assert.deepEqual(inCorpus.map((r) => r.cve_id), nvdIds.filter((id) => id !== 'CVE-2022-45793').sort());
+    // CVE-2022-26925 is in the KEV catalog; CVE-2024-3506 (a Siemens camera driver advisory) is not.
+    assert.equal(inCorpus.find((r) => r.cve_id === 'CVE-2022-26925')?.kev_flagged, true);
+    assert.equal(inCorpus.find((r) => r.cve_id === 'CVE-2024-3506')?.kev_flagged, false);
+    const [kevCount] = await q(`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`);
+    assert.equal(kevCount.n, 1662);
+    // Every sync source has its summary run; the pipeline recorded its own ingest and enricher runs under sync:<name>.
+    const summaries = await q(`SELECT source, status FROM ingest_runs WHERE stage = 'ingest' AND source LIKE 'sync:%' ORDER BY id`);
+    const sources = [...new Set(summaries.map((r) => r.source))];
+    assert.deepEqual(sources.sort(), ['sync:capec', 'sync:csaf', 'sync:cwe', 'sync:epss', 'sync:kev', 'sync:nvd']);
+    assert.ok(summaries.every((r) => r.status === 'succeeded'));
+    const [enricher] = await q(`SELECT count(*)::int AS n FROM ingest_runs WHERE stage = 'enricher' AND source = 'sync:nvd' AND status = 'succeeded'`);
+    assert.equal(enricher.n, 3, 'one pipeline run per NVD page of 10 (21 records)');
+
+    const checksum = async () => (await q(`SELECT md5(string_agg(cve_id || doc_hash, ',' ORDER BY cve_id)) AS h, count(*)::int AS n FROM cves`))[0];
+    const before = await checksum();
+    const runsBefore = (await q(`SELECT count(*)::int AS n FROM ingest_runs`))[0].n;
+    clock.advance(24 * 3600 * 1000);
+    const second = await runSync(deps);
+    assert.equal(second.ok, true);
+    assert.deepEqual(await checksum(), before);
+    // Only the six sync summaries were added: the pipeline was not called at all.
+    assert.equal((await q(`SELECT count(*)::int AS n FROM ingest_runs`))[0].n, runsBefore + 6);
+
+    srv.touchNvd('CVE-2023-33235', '2026-10-02T09:15:00.000');
+    clock.advance(24 * 3600 * 1000);
+    const third = await runSync(deps, ['nvd']);
+    assert.equal(third.ok, true);
+    assert.equal(third.sources[0].records, 1);
+    const [moxa] = await q(`SELECT modified_at FROM cves WHERE cve_id = 'CVE-2023-33235'`);
+    assert.equal(new Date(moxa.modified_at).toISOString(), '2026-10-02T09:15:00.000Z');
+  } finally {
+    await egress.close();
+    await srv.close();
+    await rm(staging, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli.ts'), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses without it, and a concurrent sync exits 75', async () => {
+  const db = await freshDb();
+  const srv = await new ReplayServer().start();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'vi-synccli-'));
+  const urls = srv.urls;
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    VULNINTEL_DATA_DIR: dataDir,
+    VULNINTEL_FEED_URL_NVD: urls.nvd,
+    VULNINTEL_FEED_URL_KEV: urls.kev,
+    VULNINTEL_FEED_URL_EPSS: urls.epss,
+    VULNINTEL_FEED_URL_CWE: urls.cwe,
+    VULNINTEL_FEED_URL_CAPEC: urls.capec,
+    VULNINTEL_FEED_URL_CSAF: urls.csaf,
+  };
+  const holder = new pg.Client({ connectionString: db.url });
+  try {
+    const refused = await cli(['sync', '--source', 'kev,epss', '--quiet'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /^kev {4}FAILED {2}.*http is allowed only for hosts on the egress allow list/m);
+    assert.match(refused.stdout, /^epss {3}FAILED/m);
+    assert.deepEqual(srv.requests, []);
+
+    const allowed = { ...env, VULNINTEL_EGRESS_ALLOW: `127.0.0.1:${srv.port}` };
+    const ok = await cli(['sync', '--source', 'kev', '--source', 'epss', '--json'], allowed);
+    assert.equal(ok.code, 0, ok.stderr);
+    const report = JSON.parse(ok.stdout);
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.sources.map((s: { source: string; status: string }) => [s.source, s.status]), [['kev', 'succeeded'], ['epss', 'succeeded']]);
+    assert.match(report.sources[0].summary, /1662 records imported \(catalogVersion 2026\.08\.07, count 1662\)/);
+
+    const status = await cli(['sync', '--status', '--json'], allowed);
+    assert.equal(status.code, 0, status.stderr);
+    const st = JSON.parse(status.stdout).sources;
+    assert.equal(st.find((s: { source: string }) => s.source === 'kev').last_run.status, 'succeeded');
+    assert.equal(st.find((s: { source: string }) => s.source === 'nvd').last_run, null);
+
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [SYNC_LOCK_KEY]);
+    const busy = await cli(['sync', '--quiet'], allowed);
+    assert.equal(busy.code, 75);
+    assert.match(busy.stderr, /Another vulnintel sync is already running \(database backend pid \d+\); this one exits without doing anything/);
+  } finally {
+    await holder.end().catch(() => {});
+    await srv.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await db.drop();
+  }
+});

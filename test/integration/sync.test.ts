@@ -1,0 +1,366 @@
+// `vulnintel sync` against a loopback server replaying the real feed files (test/helpers/replay-server.ts),
+// with real PostgreSQL for checkpoints, ingest runs and the single-flight lock. Sleeps and time are injected:
+// nothing here waits for a real backoff.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
+import { RecordingSink } from '../helpers/recording-sink.ts';
+import { fixedClock } from '../../src/lib/clock.ts';
+import { createEgress } from '../../src/lib/egress.ts';
+import { runSync, SyncBusyError, type SyncDeps } from '../../src/jobs/sync.ts';
+import { SYNC_LOCK_KEY, getCursor } from '../../src/store/sync-state.ts';
+import type { NvdCursor } from '../../src/jobs/sync-nvd.ts';
+
+const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'sync');
+const quiet = { info() {}, warn() {} };
+const ALL_NVD = loadNvdRecords().map((r) => r.id as string).sort();
+
+let staging: string;
+before(async () => {
+  staging = await mkdtemp(path.join(os.tmpdir(), 'vi-sync-'));
+});
+after(async () => {
+  await rm(staging, { recursive: true, force: true });
+});
+
+interface Harness {
+  db: TestDb;
+  srv: ReplayServer;
+  sink: RecordingSink;
+  clock: ReturnType<typeof fixedClock>;
+  sleeps: number[];
+  deps: SyncDeps;
+  close(): Promise<void>;
+}
+
+async function harness(opts: { pageSize?: number; apiKey?: string | null; maxAttempts?: number; allowLoopback?: boolean } = {}): Promise<Harness> {
+  const db = await freshDb();
+  const srv = await new ReplayServer().start();
+  const sink = new RecordingSink();
+  const clock = fixedClock('2026-10-01T00:00:00.000Z');
+  const sleeps: number[] = [];
+  const egress = createEgress({ allowList: opts.allowLoopback === false ? [] : [`127.0.0.1:${srv.port}`] });
+  const deps: SyncDeps = {
+    store: db.store,
+    egress,
+    sink,
+    clock,
+    log: quiet,
+    urls: srv.urls,
+    nvdApiKey: opts.apiKey === undefined ? null : opts.apiKey,
+    stagingRoot: path.join(staging, db.name),
+    // The injected sleep moves the fake clock, so the rate limiter and Retry-After see time pass.
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock.advance(ms);
+    },
+    random: () => 0.5,
+    retry: opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : undefined,
+    nvdPageSize: opts.pageSize ?? 5,
+  };
+  return {
+    db, srv, sink, clock, sleeps, deps,
+    async close() {
+      await egress.close();
+      await srv.close();
+      await db.drop();
+    },
+  };
+}
+
+async function runs(h: Harness) {
+  const r = await h.db.store.pool.query('SELECT stage, source, status, rows, error, finished_at FROM ingest_runs ORDER BY id');
+  return r.rows as { stage: string; source: string; status: string; rows: number; error: string | null; finished_at: Date | null }[];
+}
+
+function csafFixtureCves(): Promise<Map<string, string[]>> {
+  return readdir(path.join(FIX, 'csaf', 'docs')).then(async (files) => {
+    const m = new Map<string, string[]>();
+    for (const f of files) {
+      const doc = JSON.parse(await readFile(path.join(FIX, 'csaf', 'docs', f), 'utf8'));
+      m.set(doc.document.tracking.id, (doc.vulnerabilities ?? []).map((v: { cve?: string }) => v.cve).filter(Boolean));
+    }
+    return m;
+  });
+}
+
+test('full sync of every source, then a second run that fetches nothing new, then only what changed', async () => {
+  const h = await harness({ apiKey: 'test-nvd-key' });
+  try {
+    h.srv.useKev('2025-08-25');
+    const first = await runSync(h.deps);
+    assert.equal(first.ok, true, JSON.stringify(first.sources.filter((s) => s.status !== 'succeeded')));
+    assert.deepEqual(first.sources.map((s) => s.source), ['cwe', 'capec', 'nvd', 'csaf', 'kev', 'epss']);
+
+    // NVD: the initial pull pages through everything without a date filter, 5 per page, with the API key header.
+    const nvdReqs = h.srv.requestsTo('/rest/json/cves/2.0');
+    assert.deepEqual(nvdReqs.map((r) => r.query.startIndex), ['0', '5', '10', '15', '20']);
+    assert.ok(nvdReqs.every((r) => r.query.resultsPerPage === '5' && !('lastModStartDate' in r.query)));
+    assert.ok(nvdReqs.every((r) => r.headers.apikey === 'test-nvd-key'));
+    assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
+    assert.equal(h.sink.of('nvd').length, 5);
+    assert.deepEqual(await getCursor<NvdCursor>(h.db.store.db, 'nvd'), { last_mod_end: '2026-10-01T00:00:00.000' });
+
+    // KEV: the whole 2025-08-25 catalog; EPSS: the 49 rows of the official file; CWE from the zip; CAPEC bundle.
+    assert.equal(h.sink.ids('kev').length, 1404);
+    assert.equal(h.sink.ids('epss').length, 49);
+    assert.equal(h.sink.ids('epss')[0], 'CVE-1999-0001');
+    assert.deepEqual(h.sink.ids('cwe').filter((x) => ['CWE-79', 'CWE-89', 'CWE-787'].includes(x)), ['CWE-787', 'CWE-79', 'CWE-89']);
+    assert.equal(h.sink.ids('cwe').length, 18);
+    assert.equal(h.sink.ids('capec').length, 40);
+    const csaf = await csafFixtureCves();
+    assert.deepEqual(h.sink.ids('csaf').sort(), [...csaf.values()].flat().sort());
+    assert.equal(h.sink.of('csaf').length, 6);
+
+    const kevCursor = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
+    assert.deepEqual(kevCursor?.meta, { catalogVersion: '2025.08.25', count: '1404' });
+    const epssCursor = await getCursor<{ meta: Record<string, string> }>(h.db.store.db, 'epss');
+    assert.deepEqual(epssCursor?.meta, { model_version: 'v2026.06.15', score_date: '2026-09-29T12:00:22Z' });
+    const cweCursor = await getCursor<{ meta: Record<string, string>; last_modified: string }>(h.db.store.db, 'cwe');
+    assert.deepEqual(cweCursor?.meta, { version: '4.15', date: '2024-07-16' });
+
+    // One ingest run per source, stage ingest, succeeded, with the record counts.
+    const r1 = await runs(h);
+    assert.deepEqual(r1.map((r) => [r.stage, r.source, r.status, r.rows]), [
+      ['ingest', 'sync:cwe', 'succeeded', 18],
+      ['ingest', 'sync:capec', 'succeeded', 40],
+      ['ingest', 'sync:nvd', 'succeeded', 21],
+      ['ingest', 'sync:csaf', 'succeeded', h.sink.ids('csaf').length],
+      ['ingest', 'sync:kev', 'succeeded', 1404],
+      ['ingest', 'sync:epss', 'succeeded', 49],
+    ]);
+    assert.ok(r1.every((r) => r.finished_at !== null && r.error === null));
+
+    // Second run a day later: conditional GETs answer 304, CAPEC (no validators) is the same content, the CSAF
+    // feed is unchanged so no document is fetched, NVD's window since the last run holds nothing.
+    const importsBefore = h.sink.imports.length;
+    const reqsBefore = h.srv.requests.length;
+    h.clock.advance(24 * 3600 * 1000);
+    const second = await runSync(h.deps);
+    assert.equal(second.ok, true);
+    assert.deepEqual(second.sources.map((s) => s.records), [0, 0, 0, 0, 0, 0]);
+    assert.equal(h.sink.imports.length, importsBefore);
+    const again = h.srv.requests.slice(reqsBefore);
+    assert.deepEqual(again.map((r) => r.path), [
+      '/data/xml/cwec_latest.xml.zip',
+      '/mitre/cti/master/capec/2.1/stix-capec.json',
+      '/rest/json/cves/2.0',
+      '/csaf/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json',
+      '/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+      '/epss_scores-current.csv.gz',
+    ]);
+    assert.equal(again[0].headers['if-modified-since'], 'Tue, 16 Jul 2024 12:00:00 GMT');
+    assert.equal(again[4].headers['if-none-match'], kevCursor?.etag);
+    assert.deepEqual(again[2].query, {
+      resultsPerPage: '5', startIndex: '0', lastModStartDate: '2026-10-01T00:00:00.000', lastModEndDate: '2026-10-02T00:00:00.000',
+    });
+    assert.match(second.sources[0].summary ?? '', /unchanged \(304 Not Modified\)/);
+    assert.match(second.sources[1].summary ?? '', /same content/);
+
+    // Third run: KEV has a new catalog, NVD modified one record, CISA revised one advisory.
+    h.srv.useKev('2026-08-07');
+    h.srv.touchNvd('CVE-2024-3506', '2026-10-02T08:30:00.000');
+    h.srv.touchCsaf('ICSA-24-296-01', '2026-10-02T06:00:00.000000Z');
+    h.clock.advance(24 * 3600 * 1000);
+    const reqsBefore3 = h.srv.requests.length;
+    const third = await runSync(h.deps);
+    assert.equal(third.ok, true);
+    const bySource = Object.fromEntries(third.sources.map((s) => [s.source, s.records]));
+    assert.equal(bySource.kev, 1662);
+    assert.equal(bySource.nvd, 1);
+    assert.deepEqual(h.sink.of('nvd').at(-1)?.ids, ['CVE-2024-3506']);
+    assert.deepEqual(h.sink.of('csaf').at(-1)?.ids, csaf.get('ICSA-24-296-01'));
+    const docReqs = h.srv.requests.slice(reqsBefore3).filter((r) => /\/2024\/icsa-/.test(r.path));
+    assert.deepEqual(docReqs.map((r) => r.path), ['/csaf/csaf_files/OT/white/2024/icsa-24-296-01.json']);
+    assert.equal(bySource.epss, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+test('NVD: a failure on page 2 marks the run failed; the next run resumes at page 2 from the checkpoint', async () => {
+  const h = await harness();
+  try {
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '5', 500, { body: 'Internal Server Error' });
+    const first = await runSync(h.deps, ['nvd']);
+    assert.equal(first.ok, false);
+    assert.equal(first.sources[0].status, 'failed');
+    assert.match(first.sources[0].error ?? '', /NVD: http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0 answered HTTP 500/);
+    const failedRun = (await runs(h))[0];
+    assert.deepEqual([failedRun.source, failedRun.status, failedRun.rows], ['sync:nvd', 'failed', 5]);
+    assert.match(failedRun.error ?? '', /HTTP 500/);
+    assert.deepEqual(await getCursor(h.db.store.db, 'nvd'), {
+      window: { start: null, end: '2026-10-01T00:00:00.000' },
+      start_index: 5,
+    });
+    const page1 = h.sink.ids('nvd');
+    assert.equal(page1.length, 5);
+
+    const reqsBefore = h.srv.requests.length;
+    const second = await runSync(h.deps, ['nvd']);
+    assert.equal(second.ok, true);
+    const resumed = h.srv.requests.slice(reqsBefore);
+    assert.deepEqual(resumed.map((r) => r.query.startIndex), ['5', '10', '15', '20']);
+    // Every record exactly once across both runs: nothing re-imported, nothing skipped.
+    assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
+    assert.equal(new Set(h.sink.ids('nvd')).size, 21);
+    assert.deepEqual(await getCursor(h.db.store.db, 'nvd'), { last_mod_end: '2026-10-01T00:00:00.000' });
+    assert.deepEqual((await runs(h)).map((r) => [r.status, r.rows]), [['failed', 5], ['succeeded', 16]]);
+  } finally {
+    await h.close();
+  }
+});
+
+test('NVD: a pipeline failure does not advance the checkpoint past the uncommitted page', async () => {
+  const h = await harness();
+  try {
+    await runSync(h.deps, ['nvd']);
+    h.sink.imports.length = 0;
+    h.srv.touchNvd('CVE-2023-0228', '2026-10-01T12:00:00.000');
+    h.clock.advance(24 * 3600 * 1000);
+    h.sink.failNext('nvd');
+    const failed = await runSync(h.deps, ['nvd']);
+    assert.equal(failed.ok, false);
+    assert.match(failed.sources[0].error ?? '', /simulated pipeline failure/);
+    assert.deepEqual(await getCursor(h.db.store.db, 'nvd'), { last_mod_end: '2026-10-01T00:00:00.000' });
+    const ok = await runSync(h.deps, ['nvd']);
+    assert.equal(ok.ok, true);
+    assert.deepEqual(h.sink.ids('nvd'), ['CVE-2023-0228']);
+    assert.deepEqual(await getCursor(h.db.store.db, 'nvd'), { last_mod_end: '2026-10-02T00:00:00.000' });
+  } finally {
+    await h.close();
+  }
+});
+
+test('NVD: incremental windows are at most 120 days, contiguous, and cover the gap up to now', async () => {
+  const h = await harness({ pageSize: 2000 });
+  try {
+    await h.db.store.pool.query(`INSERT INTO sync_state(source, cursor) VALUES ('nvd', $1)`, [JSON.stringify({ last_mod_end: '2025-01-01T00:00:00.000' })]);
+    const report = await runSync(h.deps, ['nvd']);
+    assert.equal(report.ok, true);
+    const reqs = h.srv.requestsTo('/rest/json/cves/2.0');
+    const windows = reqs.map((r) => [r.query.lastModStartDate, r.query.lastModEndDate]);
+    assert.equal(windows[0][0], '2025-01-01T00:00:00.000');
+    assert.equal(windows.at(-1)?.[1], '2026-10-01T00:00:00.000');
+    for (let i = 0; i < windows.length; i++) {
+      const span = Date.parse(`${windows[i][1]}Z`) - Date.parse(`${windows[i][0]}Z`);
+      assert.ok(span > 0 && span <= 120 * 24 * 3600 * 1000, `window ${i} spans ${span} ms`);
+      if (i > 0) assert.equal(windows[i][0], windows[i - 1][1]);
+    }
+    assert.equal(windows.length, Math.ceil((Date.parse('2026-10-01') - Date.parse('2025-01-01')) / (120 * 24 * 3600 * 1000)));
+    const expected = loadNvdRecords().filter((r) => Date.parse(`${r.lastModified}Z`) >= Date.parse('2025-01-01T00:00:00Z')).map((r) => r.id).sort();
+    assert.ok(expected.length > 0 && expected.length < 21);
+    assert.deepEqual([...h.sink.ids('nvd')].sort(), expected);
+    // Public rate limit (no key): 5 requests per rolling 30 s, so the 6th request waited for the window.
+    assert.ok(windows.length > 5);
+    assert.equal(h.sleeps.length, Math.floor((windows.length - 1) / 5));
+    assert.ok(h.sleeps.every((ms) => ms > 0 && ms <= 30_000));
+  } finally {
+    await h.close();
+  }
+});
+
+test('NVD: 429 with Retry-After is honoured, then the run succeeds', async () => {
+  const h = await harness();
+  try {
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '0', 429, { headers: { 'retry-after': '7' } });
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '10', 503, {
+      headers: { 'retry-after': new Date(Date.parse('2026-10-01T00:00:00Z') + 7000 + 12_000).toUTCString() },
+    });
+    const report = await runSync(h.deps, ['nvd']);
+    assert.equal(report.ok, true);
+    assert.equal(h.sleeps[0], 7000);
+    // The HTTP-date form: 12 s after the fake clock's time at that request (7 s were already slept).
+    assert.equal(h.sleeps[1], 12_000);
+    assert.deepEqual(h.srv.requestsTo('/rest/json/cves/2.0').map((r) => r.query.startIndex), ['0', '0', '5', '10', '10', '15', '20']);
+    assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
+  } finally {
+    await h.close();
+  }
+});
+
+test('NVD: 403 is retried with bounded exponential backoff, then the run is marked failed with a clear error', async () => {
+  const h = await harness({ maxAttempts: 4 });
+  try {
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0', 403, { times: 100 });
+    const report = await runSync(h.deps, ['nvd']);
+    assert.equal(report.ok, false);
+    const msg = report.sources[0].error ?? '';
+    assert.match(msg, /HTTP 403 Forbidden on all 4 attempts; giving up/);
+    assert.match(msg, /rate limit is exceeded or the API key is invalid/);
+    assert.equal(h.srv.requestsTo('/rest/json/cves/2.0').length, 4);
+    // base 6 s doubling, equal jitter at random()=0.5: 3/4 of each step.
+    assert.deepEqual(h.sleeps, [4500, 9000, 18000]);
+    const [run] = await runs(h);
+    assert.deepEqual([run.stage, run.source, run.status, run.rows], ['ingest', 'sync:nvd', 'failed', 0]);
+    assert.equal(run.error, msg);
+    assert.equal(h.sink.imports.length, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+test('CSAF: a document that fails is retried alone on the next run; the others are not fetched again', async () => {
+  const h = await harness();
+  try {
+    h.srv.inject((r) => r.path.endsWith('/icsa-24-298-02.json'), 404, { body: 'gone' });
+    const first = await runSync(h.deps, ['csaf']);
+    assert.equal(first.ok, false);
+    assert.match(first.sources[0].error ?? '', /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-02: CSAF ICSA-24-298-02: .* answered HTTP 404\); 5 imported/);
+    assert.equal(h.sink.of('csaf').length, 5);
+    const before = h.srv.requests.length;
+    const second = await runSync(h.deps, ['csaf']);
+    assert.equal(second.ok, true);
+    const docs = h.srv.requests.slice(before).filter((r) => /\/2024\//.test(r.path)).map((r) => path.basename(r.path));
+    assert.deepEqual(docs, ['icsa-24-298-02.json']);
+    const versions = await h.db.store.pool.query(`SELECT doc_id, version FROM sync_documents WHERE source = 'csaf' ORDER BY doc_id`);
+    assert.equal(versions.rows.length, 6);
+    assert.deepEqual(versions.rows.find((r) => r.doc_id === 'ICSA-24-291-05'), { doc_id: 'ICSA-24-291-05', version: '2024-10-17T06:00:00.000000Z' });
+  } finally {
+    await h.close();
+  }
+});
+
+test('single flight: a second concurrent sync exits with a clear message and records nothing', async () => {
+  const h = await harness();
+  const holder = new pg.Client({ connectionString: h.db.url });
+  await holder.connect();
+  try {
+    await holder.query('SELECT pg_advisory_lock($1)', [SYNC_LOCK_KEY]);
+    const pid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    await assert.rejects(runSync(h.deps), (e: unknown) => {
+      assert.ok(e instanceof SyncBusyError);
+      assert.equal(e.message, `Another vulnintel sync is already running (database backend pid ${pid}); this one exits without doing anything. Try again when it has finished.`);
+      return true;
+    });
+    assert.deepEqual(h.srv.requests, []);
+    assert.deepEqual(await runs(h), []);
+    await holder.query('SELECT pg_advisory_unlock($1)', [SYNC_LOCK_KEY]);
+    const report = await runSync(h.deps, ['kev']);
+    assert.equal(report.ok, true);
+  } finally {
+    await holder.end();
+    await h.close();
+  }
+});
+
+test('egress: without the explicit allow list the loopback feeds are refused before any request', async () => {
+  const h = await harness({ allowLoopback: false });
+  try {
+    const report = await runSync(h.deps);
+    assert.equal(report.ok, false);
+    assert.equal(report.sources.length, 6);
+    for (const s of report.sources) {
+      assert.equal(s.status, 'failed');
+      assert.match(s.error ?? '', /http is allowed only for hosts on the egress allow list \(127\.0\.0\.1:\d+\)/);
+    }
+    assert.deepEqual(h.srv.requests, []);
+  } finally {
+    await h.close();
+  }
+});

@@ -1,0 +1,233 @@
+// The auth matrix of spec §5 and §7 over HTTP: every credential state and guard, on test-only guarded routes and
+// on the real GET /api/v1/account/me; the profile per tier (§2.8); two organizations never see each other's
+// data; the monthly allowance headers (§8) on every API-key response.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { testApp, seedOrg, seedKey, seedSession, seedTwoOrgs, type TestApp } from '../helpers/app.ts';
+import { guardRoutes } from '../helpers/test-routes.ts';
+import { generateApiKey } from '../../src/lib/crypto.ts';
+
+let t: TestApp;
+let org: Awaited<ReturnType<typeof seedOrg>>;
+const NOW = new Date('2026-11-21T12:00:00Z');
+
+before(async () => {
+  t = await testApp({ testRoutes: guardRoutes, now: NOW.toISOString() });
+  org = await seedOrg(t.store, { name: 'Matrix Org', tier: 'professional' });
+});
+after(async () => { await t.close(); });
+
+type Headers = Record<string, string>;
+async function call(method: 'GET' | 'POST', url: string, headers: Headers = {}) {
+  const r = await t.app.inject({ method, url, headers });
+  return { status: r.statusCode, body: r.json(), headers: r.headers };
+}
+
+function expectError(r: { status: number; body: any; headers: Record<string, unknown> }, status: number, code: string, error: string, message?: string | RegExp) {
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  assert.equal(r.body.error.code, code);
+  assert.equal(r.body.error.detail.error, error);
+  assert.equal(r.body.error.retryable, false);
+  assert.equal(r.body.error.retry_after_seconds, null);
+  assert.equal(r.headers['retry-after'], undefined);
+  if (typeof message === 'string') assert.equal(r.body.error.message, message);
+  else if (message) assert.match(r.body.error.message, message);
+}
+
+describe('401 AUTH_REQUIRED: missing, invalid, expired, revoked', () => {
+  test('no credential', async () => {
+    const r = await call('GET', '/api/v1/account/me');
+    expectError(r, 401, 'AUTH_REQUIRED', 'auth_required', /API key required/);
+    assert.equal(r.body.error.action, 'use_different_key');
+  });
+  test('malformed key (bad checksum or shape)', async () => {
+    for (const bad of ['abc', 'vi_live_short_123456', org.key.slice(0, -1) + (org.key.endsWith('A') ? 'B' : 'A')]) {
+      expectError(await call('GET', '/api/v1/account/me', { authorization: `Bearer ${bad}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
+    }
+  });
+  test('not a Bearer credential', async () => {
+    expectError(await call('GET', '/api/v1/account/me', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', /Invalid API key/);
+  });
+  test('well-formed but unknown key', async () => {
+    expectError(await call('GET', '/api/v1/account/me', { authorization: `Bearer ${generateApiKey().key}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
+  });
+  test('revoked key', async () => {
+    const k = await seedKey(t.store, org.orgId, org.memberId, { revoked: true });
+    expectError(await call('GET', '/api/v1/account/me', k.auth), 401, 'AUTH_REQUIRED', 'api_key_revoked', 'API key revoked');
+  });
+  test('expired key (expiry against the injected clock)', async () => {
+    const k = await seedKey(t.store, org.orgId, org.memberId, { expiresAt: new Date(NOW.getTime() - 1000) });
+    expectError(await call('GET', '/api/v1/account/me', k.auth), 401, 'AUTH_REQUIRED', 'api_key_expired', 'API key expired');
+    const live = await seedKey(t.store, org.orgId, org.memberId, { expiresAt: new Date(NOW.getTime() + 60_000) });
+    assert.equal((await call('GET', '/api/v1/account/me', live.auth)).status, 200);
+  });
+  test('key of a deactivated organization', async () => {
+    const o = await seedOrg(t.store, { name: 'Gone Org' });
+    await t.store.db.updateTable('organizations').set({ status: 'deactivated' }).where('id', '=', o.orgId).execute();
+    expectError(await call('GET', '/api/v1/account/me', o.auth), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
+  });
+  test('expired session', async () => {
+    const s = await seedSession(t.store, org.orgId, org.memberId, new Date('2020-01-01T00:00:00Z'));
+    expectError(await call('GET', '/api/v1/account/me', s), 401, 'AUTH_REQUIRED', 'session_expired', /Session expired/);
+  });
+  test('a key in the query string is not a credential', async () => {
+    const r = await call('GET', `/api/v1/account/me?api_key=${encodeURIComponent(org.key)}`);
+    expectError(r, 401, 'AUTH_REQUIRED', 'auth_required', /API key required/);
+  });
+});
+
+describe('403 guards: role, scope, kind, credential type', () => {
+  test('viewer writing → viewer_role (even with the write scope)', async () => {
+    const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
+    expectError(await call('POST', '/api/v1/__test/guard/write', v.auth), 403, 'FORBIDDEN', 'viewer_role');
+    assert.equal((await call('POST', '/api/v1/__test/guard/read', v.auth)).status, 200);
+  });
+  test('admin writing is allowed; owner too', async () => {
+    const a = await seedKey(t.store, org.orgId, null, { role: 'admin' });
+    const r = await call('POST', '/api/v1/__test/guard/write', a.auth);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.org_id, org.orgId);
+    assert.equal((await call('POST', '/api/v1/__test/guard/write', org.auth)).status, 200);
+  });
+  test('wrong scope → insufficient_scope', async () => {
+    const ro = await seedKey(t.store, org.orgId, null, { role: 'admin', scopes: ['read'] });
+    const r = await call('POST', '/api/v1/__test/guard/write', ro.auth);
+    expectError(r, 403, 'FORBIDDEN', 'insufficient_scope', /write scope/);
+    assert.equal(r.body.error.detail.required_scope, 'write');
+  });
+  test('partner key outside its scope → PARTNER_SCOPE; inside → allowed', async () => {
+    const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
+    const r = await call('GET', '/api/v1/account/me', p.auth);
+    expectError(r, 403, 'PARTNER_SCOPE', 'partner_scope');
+    assert.equal(r.body.error.action, 'contact_us');
+    expectError(await call('POST', '/api/v1/__test/guard/write', p.auth), 403, 'PARTNER_SCOPE', 'partner_scope');
+    const okr = await call('POST', '/api/v1/__test/guard/partner', p.auth);
+    assert.equal(okr.status, 200);
+    assert.equal(okr.body.data.kind, 'partner');
+  });
+  test('trial key outside its scope → TRIAL_SCOPE with contact_url; inside → allowed', async () => {
+    const tr = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
+    const r = await call('GET', '/api/v1/account/me', tr.auth);
+    expectError(r, 403, 'TRIAL_SCOPE', 'trial_scope');
+    assert.equal(r.body.error.action, 'contact_us');
+    assert.equal(typeof r.body.error.detail.contact_url, 'string');
+    const okr = await call('POST', '/api/v1/__test/guard/trial', tr.auth);
+    assert.equal(okr.status, 200);
+    assert.equal(okr.body.data.kind, 'trial');
+  });
+  test('trial key after 14 days → 403 TRIAL_ENDED reason expired; after the trial ended → reason ended', async () => {
+    const o = await seedOrg(t.store, { name: 'Trial Org', tier: 'free' });
+    const tr = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() - 1) });
+    const r = await call('POST', '/api/v1/__test/guard/trial', tr.auth);
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error.code, 'TRIAL_ENDED');
+    assert.equal(r.body.error.detail.reason, 'expired');
+    assert.equal(r.body.error.action, 'contact_us');
+    const live = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
+    assert.equal((await call('POST', '/api/v1/__test/guard/trial', live.auth)).status, 200);
+    await t.store.db.insertInto('trial_usage').values({ org_id: o.orgId, ended_at: NOW, started_at: NOW }).execute();
+    const ended = await call('POST', '/api/v1/__test/guard/trial', live.auth);
+    assert.equal(ended.status, 403);
+    assert.equal(ended.body.error.detail.reason, 'ended');
+  });
+  test('session on a key-only route → API_KEY_REQUIRED; key on a session-only route → session_required', async () => {
+    const s = await seedSession(t.store, org.orgId, org.memberId);
+    expectError(await call('POST', '/api/v1/__test/guard/key_only', s), 403, 'API_KEY_REQUIRED', 'api_key_required');
+    expectError(await call('POST', '/api/v1/__test/guard/session_only', org.auth), 403, 'FORBIDDEN', 'session_required');
+    const okr = await call('POST', '/api/v1/__test/guard/session_only', s);
+    assert.equal(okr.status, 200);
+    assert.equal(okr.body.data.via, 'session');
+  });
+});
+
+describe('GET /api/v1/account/me', () => {
+  // spec §2.8 tier permissions, written out here (not imported) so a wrong table in src fails the test.
+  const SPEC: Record<string, { search_max_results: number; sage_visible: boolean; virtual_patch: boolean; api_keys: boolean; webhook_delivery: boolean }> = {
+    free: { search_max_results: 10, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: false },
+    standard: { search_max_results: 1000, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: true },
+    professional: { search_max_results: 5000, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
+    api: { search_max_results: -1, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
+    enterprise: { search_max_results: -1, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
+  };
+  for (const tier of Object.keys(SPEC)) {
+    test(`profile and permissions on ${tier} (by session)`, async () => {
+      const o = await seedOrg(t.store, { name: `Tier ${tier}`, tier: tier as never });
+      const s = await seedSession(t.store, o.orgId, o.memberId);
+      const r = await call('GET', '/api/v1/account/me', s);
+      assert.equal(r.status, 200);
+      const d = r.body.data;
+      assert.deepEqual(Object.keys(d).sort(), ['created_at', 'email', 'id', 'name', 'org_id', 'org_name', 'permissions', 'tier']);
+      assert.equal(d.id, o.memberId);
+      assert.equal(d.email, o.ownerEmail);
+      assert.equal(d.name, 'Owner');
+      assert.equal(d.tier, tier);
+      assert.equal(d.org_id, o.orgId);
+      assert.equal(d.org_name, `Tier ${tier}`);
+      assert.match(d.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.deepEqual(d.permissions, SPEC[tier]);
+      assert.equal(r.body.api.version, '1.0.0');
+      assert.deepEqual(r.body.meta, {});
+    });
+  }
+  test('a key inherits its member: a viewer key reads the viewer profile', async () => {
+    const v = await seedKey(t.store, org.orgId, null, { role: 'viewer' });
+    const r = await call('GET', '/api/v1/account/me', v.auth);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.id, v.memberId);
+    assert.match(r.body.data.email, /^viewer-/);
+  });
+});
+
+describe('two organizations', () => {
+  test('each credential sees only its own organization through /account/me', async () => {
+    const { a, b } = await seedTwoOrgs(t.store);
+    const sa = await seedSession(t.store, a.orgId, a.memberId);
+    const ra = await call('GET', '/api/v1/account/me', a.auth);
+    const rb = await call('GET', '/api/v1/account/me', b.auth);
+    const rsa = await call('GET', '/api/v1/account/me', sa);
+    assert.deepEqual([ra.body.data.org_id, ra.body.data.org_name, ra.body.data.email], [a.orgId, 'Org A', a.ownerEmail]);
+    assert.deepEqual([rb.body.data.org_id, rb.body.data.org_name, rb.body.data.email], [b.orgId, 'Org B', b.ownerEmail]);
+    assert.equal(rsa.body.data.org_id, a.orgId);
+    assert.doesNotMatch(JSON.stringify(ra.body), new RegExp(`Org B|${b.ownerEmail}`));
+    assert.doesNotMatch(JSON.stringify(rb.body), new RegExp(`Org A|${a.ownerEmail}`));
+  });
+});
+
+describe('monthly allowance headers (spec §8)', () => {
+  test('every API-key response carries Limit/Used/Remaining; the count is per organization and month', async () => {
+    const o = await seedOrg(t.store, { name: 'Counted', tier: 'professional' });
+    const second = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const r1 = await call('GET', '/api/v1/account/me', o.auth);
+    assert.deepEqual([r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-used'], r1.headers['x-ratelimit-remaining']], ['25000', '1', '24999']);
+    // An error answer (unknown parameter, 400) and a 404 are API-key responses too.
+    const r2 = await call('GET', '/api/v1/account/me?nope=1', second.auth);
+    assert.equal(r2.status, 400);
+    assert.deepEqual([r2.headers['x-ratelimit-used'], r2.headers['x-ratelimit-remaining']], ['2', '24998']);
+    const r3 = await call('GET', '/api/v1/no-such-route', o.auth);
+    assert.equal(r3.status, 404);
+    assert.equal(r3.headers['x-ratelimit-used'], '3');
+    const row = await t.store.db.selectFrom('api_usage_monthly').selectAll().where('org_id', '=', o.orgId).execute();
+    assert.equal(row.length, 1);
+    assert.equal(row[0].calls, 3);
+    const key = await t.store.db.selectFrom('api_keys').select('last_used_at').where('id', '=', o.keyId).executeTakeFirstOrThrow();
+    assert.equal(key.last_used_at?.toISOString(), NOW.toISOString());
+  });
+  test('a new calendar month (UTC) starts from zero; Enterprise is unlimited (-1)', async () => {
+    const o = await seedOrg(t.store, { name: 'Monthly', tier: 'enterprise' });
+    t.clock.set('2026-11-30T23:59:59Z');
+    const r1 = await call('GET', '/api/v1/account/me', o.auth);
+    await call('GET', '/api/v1/account/me', o.auth);
+    t.clock.set('2026-12-01T00:00:00Z');
+    const r3 = await call('GET', '/api/v1/account/me', o.auth);
+    t.clock.set(NOW);
+    assert.deepEqual([r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-used'], r1.headers['x-ratelimit-remaining']], ['-1', '1', '-1']);
+    assert.equal(r3.headers['x-ratelimit-used'], '1');
+  });
+  test('session and anonymous responses carry no allowance headers', async () => {
+    const s = await seedSession(t.store, org.orgId, org.memberId);
+    const r = await call('GET', '/api/v1/account/me', s);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['x-ratelimit-limit'], undefined);
+    assert.equal((await call('GET', '/api/v1/health/ping')).headers['x-ratelimit-limit'], undefined);
+  });
+});
