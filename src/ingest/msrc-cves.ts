@@ -77,7 +77,9 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
       source: 'msrc',
       source_key: '',
       cve_id: v.cve,
-      description: desc ? stripHtml(desc.text) || null : null,
+      // MSRC leaves the Description note empty for most Windows CVEs; its title is then the vendor's own
+      // one-line statement of the flaw, and the corpus keeps only CVEs with a description.
+      description: (desc ? stripHtml(desc.text) || null : null) ?? (v.title || null),
       title: v.title || null,
       published: first ?? doc.initialReleaseDate,
       modified: last ?? doc.currentReleaseDate,

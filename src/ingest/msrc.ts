@@ -3,7 +3,7 @@
 // Format reference: shared/docs/windows-engine.md §1 (XML layout §1.2–1.4, JSON enum numbers §1.5).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { scanXml, type XmlHandler } from './xml-scan.ts';
 import type {
   MsrcDocument, MsrcRemediation, MsrcRevision, MsrcScoreSet, MsrcThreat, MsrcUpdateEntry, MsrcVulnerability,
@@ -349,4 +349,16 @@ export function* readMsrcDirectory(dir: string): Generator<{ file: string; doc: 
     if (!looksLikeMsrc(buf)) continue;
     yield { file: name, doc: parseMsrcBuffer(buf) };
   }
+}
+
+// ---- stored form --------------------------------------------------------------------------------------
+
+/** Serialise a (subset) document for storage: JSON with the maps as pairs, gzip. */
+export function encodeMsrcPayload(doc: MsrcDocument): Buffer {
+  return gzipSync(JSON.stringify({ ...doc, products: [...doc.products], advisoryUrls: [...doc.advisoryUrls] }));
+}
+
+export function decodeMsrcPayload(buf: Buffer): MsrcDocument {
+  const o = JSON.parse(gunzipSync(buf).toString('utf8'));
+  return { ...o, products: new Map(o.products), advisoryUrls: new Map(o.advisoryUrls) };
 }
