@@ -2,6 +2,7 @@
 // bundled snapshot) or from the live API (`vulnintel sync`). A document is replaced only when its content
 // changed (revised documents keep their ID and get a new CurrentReleaseDate).
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../store/db.ts';
@@ -100,4 +101,18 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
   }
   log?.info({ documents: summary.documents, added: summary.added.length, revised: summary.revised.length, unchanged: summary.unchanged }, 'MSRC documents imported');
   return summary;
+}
+
+/** At start: import snapshot/msrc when no MSRC document is stored (unless automatic import is off). */
+export async function ensureMsrcSnapshot(db: Db, config: { snapshotDir: string; autoImportSnapshot: boolean }, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<MsrcImportSummary | null> {
+  if (!config.autoImportSnapshot) return null;
+  const n = await db.selectFrom('msrc_documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  if (Number(n?.n ?? 0) > 0) return null;
+  const dir = path.join(config.snapshotDir, 'msrc');
+  if (!existsSync(dir)) {
+    log.warn({ dir }, 'no MSRC documents stored and no snapshot/msrc folder: API v2 has no Microsoft data until `vulnintel import` or `vulnintel sync`');
+    return null;
+  }
+  log.info({ dir }, 'no MSRC documents stored: importing the bundled MSRC snapshot');
+  return importMsrcDocuments(db, [dir], log);
 }
