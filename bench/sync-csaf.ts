@@ -8,9 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { ADMIN_URL, ensureTemplate } from '../test/helpers/db.ts';
-import { openStore } from '../src/store/db.ts';
+import { benchDb } from './bench-db.ts';
 import { ReplayServer } from '../test/helpers/replay-server.ts';
 import { createEgress } from '../src/lib/egress.ts';
 import { systemClock } from '../src/lib/clock.ts';
@@ -34,15 +32,7 @@ for (const e of feed.feed.entry) {
   if (text) docs.set(href.slice(href.lastIndexOf('/') + 1), Buffer.from(text));
 }
 
-// Its own database name: `npm test` clears vi_t_* databases at start, which would pull a bench database away.
-const tpl = await ensureTemplate();
-const name = `vi_bench_sync_${process.pid}`;
-const admin = new pg.Client({ connectionString: ADMIN_URL });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name} TEMPLATE ${tpl}`);
-const dbUrl = new URL(ADMIN_URL);
-dbUrl.pathname = `/${name}`;
-const db = { store: openStore(dbUrl.toString(), { max: 5 }), async drop() { await this.store.close(); await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); await admin.end(); } };
+const db = await benchDb('sync_csaf');
 const srv = await new ReplayServer({ csaf: { feed, docs } }).start();
 const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
 let peak = 0;
