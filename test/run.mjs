@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: finds a PostgreSQL for the tests (TEST_DATABASE_URL, else the local server at 127.0.0.1:5432,
-// else an embedded one under .tmp/), clears databases left by killed runs, then runs node's test runner
+// else an embedded one under the system temp dir), clears databases left by killed runs, then runs node's test runner
 // over test/{unit,integration,security,contract}. Benchmarks in bench/ are never part of it.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -27,12 +28,15 @@ let embedded = null;
 let url = process.env.TEST_DATABASE_URL;
 if (!url) {
   const local = 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (await canConnect(local)) url = local;
+  // VULNINTEL_TEST_EMBEDDED=1 forces the embedded fallback (to test it on a machine that has a server).
+  if (process.env.VULNINTEL_TEST_EMBEDDED !== '1' && await canConnect(local)) url = local;
   else {
     const { startEmbedded } = await import('tsx/esm/api').then(({ register }) => { register(); return import('../src/store/embedded.ts'); });
-    const dir = path.join(root, '.tmp', 'test-pg');
-    mkdirSync(dir, { recursive: true });
-    console.log('No PostgreSQL at 127.0.0.1:5432; starting an embedded one for the tests in .tmp/test-pg');
+    // Under the system temp dir, not the checkout: as root the cluster runs as the postgres OS user, which
+    // cannot enter a checkout under /root. One directory per checkout, reused across runs (warm).
+    const dir = path.join(os.tmpdir(), `vulnintel-test-pg-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`);
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    console.log(`No PostgreSQL at 127.0.0.1:5432; starting an embedded one for the tests in ${dir}`);
     embedded = await startEmbedded(dir, { info: (m) => console.log(m), error: (m) => console.error(m) }, 54339);
     url = embedded.url.replace(/\/vulnintel$/, '/postgres');
   }
