@@ -43,10 +43,19 @@ if (!url) {
 }
 
 {
+  // Drop test databases left by killed runs: those named after a runner pid that is gone (vi_t_<pid>_<rand>),
+  // and unnamed older ones nobody is connected to. Never those of a run going on next to this one on a shared
+  // server (its pid is alive), and never a template being built (ensureTemplate clears that under its lock).
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const stale = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'vi\\_t\\_%' OR datname LIKE 'vi\\_tpl\\_%\\_build'`);
-  for (const r of stale.rows) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`).catch(() => {});
+  const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+  const stale = await c.query(`SELECT datname, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname) AS busy
+    FROM pg_database d WHERE datname LIKE 'vi\\_t\\_%'`);
+  for (const r of stale.rows) {
+    const m = /^vi_t_(\d+)_[0-9a-f]+$/.exec(r.datname);
+    const dead = m ? !alive(Number(m[1])) : !r.busy;
+    if (dead) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`).catch(() => {});
+  }
   await c.end();
 }
 
@@ -67,7 +76,7 @@ const files = only.length ? only : ['unit', 'integration', 'security', 'contract
 const concurrency = Math.max(2, Math.min(4, os.availableParallelism()));
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: url },
+  env: { ...process.env, TEST_DATABASE_URL: url, VULNINTEL_TEST_RUN: String(process.pid) },
   cwd: root,
 });
 child.on('exit', async (code, signal) => {

@@ -5,12 +5,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { ADMIN_URL } from '../helpers/db.ts';
+import { ADMIN_URL, testDbName } from '../helpers/db.ts';
 import { listMigrations, migrate, MigrationError } from '../../src/store/migrate.ts';
 
-const name = `vi_t_${randomBytes(6).toString('hex')}`;
+const name = testDbName();
 let url: string;
 const admin = () => new pg.Client({ connectionString: ADMIN_URL });
 
