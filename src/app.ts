@@ -9,10 +9,12 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
@@ -20,17 +22,21 @@ export interface AppDeps {
   config: Readonly<Config>;
   store: Store;
   clock?: Clock;
+  /** Outbound HTTP under the egress policy (docs/egress.md); tests inject one with a loopback allow list. */
+  egress?: Egress;
   logger?: Logger | false;
   /**
    * Test-only: adds routes (e.g. a pg_sleep route for the statement-timeout mapping) after the real routes and
    * before the app is ready. main.ts never passes it.
    */
   testRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  /** Test-only: smaller rate-limit windows, so a window's end is reached without waiting a minute. */
+  rateProfiles?: Partial<Record<ProfileName, ProfileSpec>>;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes'>>;
+    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes' | 'rateProfiles'>>;
   }
 }
 
@@ -72,10 +78,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema));
 
-  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+  // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
+  const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });
+  if (!deps.egress) app.addHook('onClose', async () => egress.close());
+  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock, egress });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
+  registerLimits(app as unknown as FastifyInstance, deps.store, deps.rateProfiles);
 
   await app.register(swagger, {
     openapi: {
