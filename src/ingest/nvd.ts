@@ -112,12 +112,22 @@ function cwesOf(weaknesses: unknown): number[] {
   return [...ids];
 }
 
-/** One API 2.0 `cve` object → a source record; null for Rejected records (they are not vulnerabilities). */
-export function nvdRecordFromCve(cve: Json): CveSourceRecord | null {
+/**
+ * One API 2.0 `cve` object → a source record. A Rejected record becomes an empty NVD record (no description,
+ * metrics, products or references): it replaces what NVD said before, so a CVE rejected after import leaves
+ * the corpus unless another source still describes it.
+ */
+export function nvdRecordFromCve(cve: Json): CveSourceRecord {
   if (!cve || typeof cve !== 'object' || typeof cve.id !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(cve.id)) {
     throw new FeedFormatError('NVD record without a valid `id`');
   }
-  if (cve.vulnStatus === 'Rejected') return null;
+  if (cve.vulnStatus === 'Rejected') {
+    return {
+      source: 'nvd', source_key: '', cve_id: cve.id, description: null, title: null, published: nvdTime(cve.published),
+      modified: nvdTime(cve.lastModified), cvss: [], cwes: [], affected: [], references: [],
+      assigner: typeof cve.sourceIdentifier === 'string' ? cve.sourceIdentifier : null, status: 'Rejected',
+    };
+  }
   const descriptions = arr(cve.descriptions).map(obj);
   const en = descriptions.find((d) => d.lang === 'en') ?? descriptions[0];
   const text = str(en?.value).trim();
@@ -157,14 +167,12 @@ export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
   if (doc && typeof doc === 'object' && Array.isArray(doc.vulnerabilities) && (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)) {
     yield { kind: 'meta', meta: { feed: 'nvd-page', version: typeof doc.version === 'string' ? doc.version : null, date: nvdTime(doc.timestamp), declared_count: doc.vulnerabilities.length } };
     for (const v of doc.vulnerabilities) {
-      const rec = nvdRecordFromCve(obj(v).cve);
-      if (rec) yield { kind: 'cve', record: rec };
+      yield { kind: 'cve', record: nvdRecordFromCve(obj(v).cve) };
     }
     return;
   }
   const cve = doc && doc.cve && typeof doc.cve === 'object' ? doc.cve : doc;
-  const rec = nvdRecordFromCve(cve);
-  if (rec) yield { kind: 'cve', record: rec };
+  yield { kind: 'cve', record: nvdRecordFromCve(cve) };
 }
 
 export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
