@@ -9,7 +9,7 @@ import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
 import {
-  countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
+  countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
@@ -293,8 +293,7 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
-    const c = await conn.selectFrom('cves').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-    summary.corpus = Number(c?.n ?? 0);
+    summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);
     progress.end();

@@ -158,6 +158,11 @@ export async function countSourceRows(db: Conn): Promise<number> {
   return r.rows[0].n;
 }
 
+export async function countCves(db: Conn): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(db);
+  return r.rows[0].n;
+}
+
 export async function deleteCves(db: Conn, ids: string[]): Promise<number> {
   if (!ids.length) return 0;
   const r = await sql`DELETE FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);

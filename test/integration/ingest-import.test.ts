@@ -37,6 +37,7 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
   assert.equal(d.exploitation.exploit_maturity, 'WEAPONIZED');
   assert.deepEqual([d.scoring.epss.score, d.scoring.epss.percentile], [0.5981, 0.99054]); // the fixture row: CVE-2024-21338;0.598100000;0.990540000
   assert.equal(d.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
+  assert.deepEqual(d.sources, ['nvd', 'kev', 'epss']);
   const p = (await docOf(t.store.db, 'CVE-2024-8531'))!;
   assert.deepEqual(p.patch.fixed_in, { product: 'Data Center Expert', version: '8.2' });
   assert.deepEqual(p.references.cisa_ics_advisories.map((a) => a.advisory_id), ['ICSA-24-289-02']);
