@@ -3,6 +3,7 @@ import { registerCommand, UsageError } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { createProgress, silentProgress } from './progress.ts';
 import { providerFromConfig } from './analysis-provider.ts';
+import { importMsrcDocuments } from './msrc-import.ts';
 
 registerCommand('import', {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
@@ -22,10 +23,13 @@ registerCommand('import', {
     } finally {
       await analysis?.close();
     }
-    if (ctx.json) ctx.out(JSON.stringify(summary));
+    // MSRC documents also feed the Windows engine's own tables (API v2).
+    const msrc = await importMsrcDocuments(rt.store.db, positionals);
+    if (ctx.json) ctx.out(JSON.stringify({ ...summary, msrc }));
     else {
       for (const s of summary.skipped) ctx.out(`skipped ${s.label}: ${s.reason}`);
       ctx.out(`Imported ${summary.inputs.length} file(s), ${summary.items} records; ${summary.documents_written} CVE documents written, corpus ${summary.corpus} CVEs, ${summary.vendors} vendors.`);
+      if (msrc.documents) ctx.out(`MSRC documents: ${msrc.documents} read, ${msrc.added.length} new, ${msrc.revised.length} revised, ${msrc.unchanged} unchanged.`);
     }
   },
 });
