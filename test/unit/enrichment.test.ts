@@ -347,3 +347,21 @@ test('merge input from the MSRC reader (source "msrc") plugs in: title before KE
   assert.equal(only.scoring.cvss.score, 7.8);
   assert.equal(only.patch.status, 'patched');
 });
+
+test('merge is order-independent: every permutation of a CVE\'s source records gives the same document', async () => {
+  const cat = await realCatalogs();
+  const cases: [string, string[]][] = [
+    ['CVE-2024-21338', [nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json')]],
+    ['CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]],
+    ['CVE-2024-3506', [nvd('CVE-2024-3506'), csaf('icsa-24-289-01')]],
+  ];
+  for (const [id, files] of cases) {
+    const recs = (await cveRecords(...files)).filter((r) => r.cve_id === id);
+    // Two CSAF-like duplicates with different advisory keys exercise the within-source order too.
+    const all = [...recs, ...recs.filter((r) => r.source === 'csaf').map((r) => ({ ...r, source_key: `${r.source_key}-B` }))];
+    const reference = buildCveDocument(mergeSources(id, all), cat, NOW).doc;
+    fc.assert(fc.property(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), (perm) => {
+      assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
+    }), { numRuns: 50 });
+  }
+});
