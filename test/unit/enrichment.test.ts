@@ -195,6 +195,12 @@ test('patch rule 4: patched only from a known patch source among the references;
   const win = await docFor('CVE-2024-21338', [nvd('CVE-2024-21338')]);
   assert.equal(win.patch.status, 'patched');
   assert.equal(win.patch.patch_url, 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338');
+  // An NVD link to a CISA ICS advisory whose CSAF offers only mitigations for this CVE is not a fix source…
+  const om = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]);
+  assert.equal(om.patch.status, 'unknown');
+  // …while without that advisory's content the national ICS advisory link counts (rule 4).
+  const omNvd = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793')]);
+  assert.equal(omNvd.patch.status, 'patched');
   // CERT@VDE mitigation pages are not a fix source: unknown.
   const pc = await docFor('CVE-2022-31801', [nvd('CVE-2022-31801')]);
   assert.equal(pc.patch.status, 'unknown');
