@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { ApiError } from './http/errors.ts';
@@ -22,6 +23,8 @@ export interface AppDeps {
   config: Readonly<Config>;
   store: Store;
   clock?: Clock;
+  /** Outbound HTTP under the egress policy (docs/egress.md); tests inject one with a loopback allow list. */
+  egress?: Egress;
   logger?: Logger | false;
   /**
    * Test-only: adds routes (e.g. a pg_sleep route for the statement-timeout mapping) after the real routes and
@@ -111,7 +114,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     withSafeNumbers(httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema)));
 
-  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+  // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
+  const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });
+  if (!deps.egress) app.addHook('onClose', async () => egress.close());
+  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock, egress });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });

@@ -14,6 +14,8 @@ import {
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
 import { detectFormat, readFeed } from './detect.ts';
+// Registers the MSRC CVRF reader (owned by the Windows engine) with the format detector.
+import './msrc-feed.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
@@ -106,9 +108,9 @@ class Enricher {
   }
 
   /** Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description. */
-  async enrich(tx: Tx, ids: string[]): Promise<{ written: number; removed: number }> {
+  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number }> {
     if (!ids.length) return { written: 0, removed: 0 };
-    const { records, epss } = await loadSources(tx, ids);
+    const { records, epss } = await loadSources(tx, ids, known);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
@@ -162,23 +164,19 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
   const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
   const enricher = new Enricher(opts);
   let batchNo = 0;
+  const pending: { batch: Promise<void> | null } = { batch: null };
   try {
     await enricher.reload(conn);
     let cveBatch: CveSourceRecord[] = [];
     let epssBatch: EpssRecord[] = [];
     let catalogsChanged = false;
 
-    const flush = async () => {
-      if (!cveBatch.length && !epssBatch.length) return;
-      const recs = cveBatch;
-      const scores = epssBatch;
-      cveBatch = [];
-      epssBatch = [];
+    const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
       await withTx(conn, async (tx) => {
         const changed = new Set(await upsertSourceRecords(tx, recs));
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
         summary.changed_sources += changed.size;
-        const r = await enricher.enrich(tx, [...changed].sort());
+        const r = await enricher.enrich(tx, [...changed].sort(), recs);
         summary.documents_written += r.written;
         summary.documents_removed += r.removed;
       });
@@ -186,6 +184,27 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       await progressRun(conn, ingestRun, summary.items);
       await progressRun(conn, enrichRun, summary.documents_written);
       await opts.afterBatch?.(batchNo);
+    };
+    // One batch is written while the next one is read: database time overlaps parsing time. At most one
+    // batch is in flight (the pipeline owns a single connection), so memory stays bounded.
+    let inflight: Promise<void> | null = null;
+    const flush = async (drain = true) => {
+      if (cveBatch.length || epssBatch.length) {
+        const recs = cveBatch;
+        const scores = epssBatch;
+        cveBatch = [];
+        epssBatch = [];
+        if (inflight) await inflight;
+        inflight = writeBatch(recs, scores);
+        pending.batch = inflight;
+        // Marked handled here; the rejection is rethrown where the batch is awaited.
+        inflight.catch(() => undefined);
+      }
+      if (drain && inflight) {
+        const p = inflight;
+        inflight = null;
+        await p;
+      }
     };
 
     for (let i = 0; i < inputs.length; i++) {
@@ -201,11 +220,11 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
         switch (item.kind) {
           case 'cve':
             cveBatch.push(item.record);
-            if (cveBatch.length >= batchSize) await flush();
+            if (cveBatch.length >= batchSize) await flush(false);
             break;
           case 'epss':
             epssBatch.push(item.record);
-            if (epssBatch.length >= epssBatchSize) await flush();
+            if (epssBatch.length >= epssBatchSize) await flush(false);
             break;
           case 'cwe':
             cwe.push(item.record);
@@ -270,6 +289,8 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
     progress.end();
     return summary;
   } catch (err) {
+    // A batch still in flight uses the connection: let it settle before recording the failure.
+    await pending.batch?.catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);

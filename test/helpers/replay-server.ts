@@ -69,13 +69,18 @@ export class ReplayServer {
   private csafFeed: Json = JSON.parse(readFileSync(path.join(FIX, 'csaf', 'cisa-csaf-ot-feed-tlp-white.json'), 'utf8'));
   private csafDocs = new Map<string, Buffer>();
 
-  constructor() {
+  /** `csaf`: serve another ROLIE feed and its documents (by file name) instead of the 6-advisory fixture (bench/). */
+  constructor(opts: { csaf?: { feed: Json; docs: Map<string, Buffer> } } = {}) {
+    if (opts.csaf) {
+      this.csafFeed = opts.csaf.feed;
+      this.csafDocs = opts.csaf.docs;
+    }
     this.kev = served(gunzipSync(readFileSync(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))), 'application/json', { etag: true, lastModified: 'Fri, 07 Aug 2026 16:46:00 GMT' });
     this.epss = served(gzipSync(readFileSync(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'))), 'application/gzip', { etag: true });
     this.cwe = served(readFileSync(path.join(FIX, 'cwe', 'cwec_latest.xml.zip')), 'application/zip', { lastModified: 'Tue, 16 Jul 2024 12:00:00 GMT' });
     // raw.githubusercontent.com answers with an ETag; this copy has none, so the client's content-hash path is exercised.
     this.capec = served(readFileSync(path.join(FIX, 'capec', 'stix-capec.subset.json')), 'application/json', {});
-    for (const f of readdirSync(path.join(FIX, 'csaf', 'docs'))) this.csafDocs.set(f, readFileSync(path.join(FIX, 'csaf', 'docs', f)));
+    if (!opts.csaf) for (const f of readdirSync(path.join(FIX, 'csaf', 'docs'))) this.csafDocs.set(f, readFileSync(path.join(FIX, 'csaf', 'docs', f)));
   }
 
   get base(): string {
@@ -90,6 +95,8 @@ export class ReplayServer {
       cwe: `${this.base}/data/xml/cwec_latest.xml.zip`,
       capec: `${this.base}/mitre/cti/master/capec/2.1/stix-capec.json`,
       csaf: `${this.base}/csaf/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json`,
+      // Not served here: the MSRC source has its own replay test (test/integration/windows-sync.test.ts).
+      msrc: `${this.base}/cvrf/v3.0/updates`,
     };
   }
 

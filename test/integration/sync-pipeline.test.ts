@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -134,6 +134,31 @@ test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses withou
     await holder.end().catch(() => {});
     await srv.close();
     await rm(dataDir, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+test('vulnintel sync --from DIR (offline): imports the real feed files of a directory, no network involved', async () => {
+  const db = await freshDb();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vi-syncfrom-'));
+  const fix = path.join(root, 'test', 'fixtures', 'sync');
+  try {
+    await copyFile(path.join(fix, 'kev', 'known_exploited_vulnerabilities-2025-08-25.json.gz'), path.join(dir, 'kev.json.gz'));
+    await copyFile(path.join(fix, 'epss', 'epss_scores-2026-09-29.head.csv'), path.join(dir, 'epss.csv'));
+    for (const f of await readdir(path.join(fix, 'csaf', 'docs'))) await copyFile(path.join(fix, 'csaf', 'docs', f), path.join(dir, f));
+    const r = await cli(['sync', '--from', dir, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dir });
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.equal(summary.inputs.length, 8);
+    assert.deepEqual(summary.skipped, []);
+    const formats = summary.inputs.map((i: { format: string }) => i.format).sort();
+    assert.deepEqual(formats, ['csaf', 'csaf', 'csaf', 'csaf', 'csaf', 'csaf', 'epss-csv', 'kev']);
+    const rows = (await db.store.pool.query(`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`)).rows;
+    assert.equal(rows[0].n, 1404);
+    const run = (await db.store.pool.query(`SELECT source, status FROM ingest_runs WHERE stage = 'ingest' ORDER BY id DESC LIMIT 1`)).rows[0];
+    assert.deepEqual(run, { source: 'sync:offline', status: 'succeeded' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
     await db.drop();
   }
 });

@@ -8,6 +8,7 @@ import { collection, ok, pagination } from '../../envelope.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { ICS_PROTOCOLS, ENRICHMENT_VERSION } from '../../../domain/cve-document.ts';
 import { perPageCap } from '../../../domain/tiers.ts';
+import { capecSourceFor } from '../../../domain/capec.ts';
 import {
   cveHtmlUrl, cvePath, detailView, epssBucketLabel, patchStatusesFor, sageVisible, type PatchFilterValue,
 } from '../../../domain/cve-view.ts';
@@ -24,9 +25,8 @@ import {
 const PUBLIC: RouteAuth = { mode: 'public', partner: true };
 const PUBLIC_TRIAL: RouteAuth = { mode: 'public', partner: true, trial: true };
 
-/** meta.source / meta.capec_source of the detail (spec §2.3); the CAPEC catalog bundled under data/capec. */
+/** meta.source of the detail (spec §2.3). */
 export const DETAIL_SOURCE = 'vulnintel-enriched';
-export const CAPEC_SOURCE = { catalog: 'MITRE CAPEC', version: '3.9', mapping: 'CWE Related_Weaknesses of the CAPEC catalog' };
 
 export const KEV_META = {
   kev_program_launched: '2021-11-03',
@@ -252,7 +252,7 @@ const cves: FastifyPluginAsync = async (app) => {
     config: { auth: PUBLIC_TRIAL },
   }, async (req, reply) => {
     const id = (req.params as Static<typeof CveIdParams>).cve_id.toUpperCase();
-    const row = await reader.detail(id);
+    const [row, capec] = await Promise.all([reader.detail(id), reader.capecVersion()]);
     if (!row) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: id } });
     const full = sageVisible(req.principal?.tier ?? null);
     const etag = `"${row.doc_hash.slice(0, 24)}-${full ? 'f' : 't'}"`;
@@ -262,7 +262,7 @@ const cves: FastifyPluginAsync = async (app) => {
       enrichment_version: ENRICHMENT_VERSION,
       sage_model: row.doc.sage.model,
       source: DETAIL_SOURCE,
-      capec_source: CAPEC_SOURCE,
+      capec_source: capecSourceFor(capec),
     });
   });
 };
