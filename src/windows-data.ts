@@ -40,7 +40,11 @@ export class WindowsData {
     const h0 = process.memoryUsage().heapUsed;
     const rows = await loadMsrcPayloads(this.db);
     const b = new IndexBuilder(new Map(rows.filter((r) => r.cvrf_url).map((r) => [r.id, r.cvrf_url!])));
-    for (const r of rows) b.add(decodeMsrcPayload(r.payload));
+    for (const r of rows) {
+      b.add(decodeMsrcPayload(r.payload));
+      // Yield between documents: a rebuild (after an import or sync) must not stall other requests.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     const index = b.finish();
     const info = { index, version, built_ms: Math.round(performance.now() - t0), heap_delta_mb: Math.round((process.memoryUsage().heapUsed - h0) / 1e6) };
     this.current = info;

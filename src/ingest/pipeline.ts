@@ -9,7 +9,7 @@ import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
 import {
-  countSourceRows, deleteCves, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
+  countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
@@ -213,12 +213,15 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       const cwe: CweRecord[] = [];
       const capec: CapecRecord[] = [];
       const metas: FeedMeta[] = [];
+      // The KEV file is the whole catalog: entries it no longer lists are removed after it.
+      const kevIds = input.format === 'kev' ? new Set<string>() : null;
       let n = 0;
       for await (const item of input.items()) {
         n++;
         summary.items++;
         switch (item.kind) {
           case 'cve':
+            if (kevIds && item.record.source === 'kev') kevIds.add(item.record.cve_id);
             cveBatch.push(item.record);
             if (cveBatch.length >= batchSize) await flush(false);
             break;
@@ -240,6 +243,16 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       }
       progress.items(summary.items);
       summary.inputs.push({ label: input.label, format: input.format, items: n });
+      if (kevIds && kevIds.size > 0) {
+        await flush();
+        await withTx(conn, async (tx) => {
+          const gone = await deleteSourcesNotIn(tx, 'kev', [...kevIds]);
+          summary.changed_sources += gone.length;
+          const r = await enricher.enrich(tx, gone);
+          summary.documents_written += r.written;
+          summary.documents_removed += r.removed;
+        });
+      }
       if (cwe.length || capec.length || metas.length) {
         // Catalogs and feed facts of this file: one transaction.
         await flush();
@@ -282,8 +295,7 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
-    const c = await conn.selectFrom('cves').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-    summary.corpus = Number(c?.n ?? 0);
+    summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);
     progress.end();

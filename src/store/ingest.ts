@@ -141,6 +141,12 @@ export async function loadSources(db: Conn, ids: string[], known: CveSourceRecor
   return { records, epss };
 }
 
+/** Deletes a whole-catalog source's records for CVEs the new catalog no longer lists; returns those CVE ids. */
+export async function deleteSourcesNotIn(db: Conn, source: 'kev', keep: string[]): Promise<string[]> {
+  const r = await sql<{ cve_id: string }>`DELETE FROM cve_sources WHERE source = ${source} AND NOT (cve_id = ANY(${keep}::text[])) RETURNING cve_id`.execute(db);
+  return [...new Set(r.rows.map((x) => x.cve_id))].sort();
+}
+
 /** CVE ids that have source records, in id order, after `after` (keyset pagination). */
 export async function sourceCveIds(db: Conn, after: string, limit: number): Promise<string[]> {
   const r = await sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM cve_sources WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(db);
@@ -149,6 +155,11 @@ export async function sourceCveIds(db: Conn, after: string, limit: number): Prom
 
 export async function countSourceRows(db: Conn): Promise<number> {
   const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM cve_sources LIMIT 1) x`.execute(db);
+  return r.rows[0].n;
+}
+
+export async function countCves(db: Conn): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(db);
   return r.rows[0].n;
 }
 

@@ -22,6 +22,8 @@ export interface RecordedRequest {
 
 interface Fault {
   match: (r: RecordedRequest) => boolean;
+  /** Never answer (the connection stays open until the client gives up or dies). */
+  hang: boolean;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -113,8 +115,8 @@ export class ReplayServer {
   }
 
   /** The next `times` requests matching `match` get this response instead of the real one. */
-  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number } = {}): void {
-    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1 });
+  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number; hang?: boolean } = {}): void {
+    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1, hang: opts.hang ?? false });
   }
 
   /** Serve the older KEV catalog (2025-08-25, 1,404 entries) or the newer one. */
@@ -150,6 +152,7 @@ export class ReplayServer {
     const fault = this.faults.find((f) => f.times > 0 && f.match(rec));
     if (fault) {
       fault.times--;
+      if (fault.hang) return;
       res.writeHead(fault.status, fault.headers);
       res.end(fault.body);
       return;

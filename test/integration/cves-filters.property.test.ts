@@ -186,10 +186,13 @@ test('trigger-maintained counts equal a recount after inserts, updates and delet
         SELECT 'protocol', p, coalesce(severity, ''), kev_flagged, has_public_exploit OR poc_available, patch_status,
                exploit_maturity, ics_relevant, count(*) FROM cves, unnest(protocols) p GROUP BY 2, 3, 4, 5, 6, 7, 8
       ), stored AS (
-        SELECT scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, n FROM cve_facet_counts
+        -- Rows that dropped to zero are kept (0202); they count nothing.
+        SELECT scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, n FROM cve_facet_counts WHERE n <> 0
       )
       SELECT ((SELECT count(*) FROM (SELECT * FROM stored EXCEPT SELECT * FROM recount) a) +
               (SELECT count(*) FROM (SELECT * FROM recount EXCEPT SELECT * FROM stored) b))::int AS n`.execute(t.store.db);
     assert.equal(drift.rows[0].n, 0);
+    const negative = await sql<{ n: number }>`SELECT (SELECT count(*) FROM cve_facet_counts WHERE n < 0) + (SELECT count(*) FROM cve_stat_counts WHERE n < 0) AS n`.execute(t.store.db);
+    assert.equal(Number(negative.rows[0].n), 0);
   }), { numRuns: 30 });
 });

@@ -37,6 +37,7 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
   assert.equal(d.exploitation.exploit_maturity, 'WEAPONIZED');
   assert.deepEqual([d.scoring.epss.score, d.scoring.epss.percentile], [0.5981, 0.99054]); // the fixture row: CVE-2024-21338;0.598100000;0.990540000
   assert.equal(d.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
+  assert.deepEqual(d.sources, ['nvd', 'kev', 'epss']);
   const p = (await docOf(t.store.db, 'CVE-2024-8531'))!;
   assert.deepEqual(p.patch.fixed_in, { product: 'Data Center Expert', version: '8.2' });
   assert.deepEqual(p.references.cisa_ics_advisories.map((a) => a.advisory_id), ['ICSA-24-289-02']);
@@ -202,6 +203,36 @@ test('configured OpenAI-compatible analysis through the egress policy: used on i
   } finally {
     await egress.close();
     await new Promise<void>((r) => server.close(() => r()));
+    await db2.drop();
+  }
+});
+
+test('KEV is a whole catalog: entries a newer catalog no longer lists lose their KEV facts; a rejected NVD record leaves the corpus', async () => {
+  const db2 = await freshDb();
+  try {
+    await importPaths(db2.store.db, [...CATALOGS, snapshotFile('kev', 'known_exploited_vulnerabilities.json'), fixture('nvd', 'CVE-2024-21338.json')], { log: quiet });
+    await importPaths(db2.store.db, [fixture('nvd', 'nvd-api-2.0-page.assembled.json')], { log: quiet });
+    const count = async (where: string) => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE ${sql.raw(where)}`.execute(db2.store.db)).rows[0].n;
+    assert.equal(await count('kev_flagged'), 1662);
+    assert.equal((await docOf(db2.store.db, 'CVE-2022-26925'))!.exploitation.kev_flagged, true);
+    // The catalog now lists 5 entries only (the cut): every other KEV fact goes away.
+    const s = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
+    assert.equal(await count('kev_flagged'), 5);
+    assert.ok(s.documents_removed > 1600, 'KEV-only CVEs have no description left and leave the corpus');
+    const win = (await docOf(db2.store.db, 'CVE-2022-26925'))!;
+    assert.equal(win.exploitation.kev_flagged, false, 'described by NVD: stays, without KEV');
+    assert.equal(win.exploitation.exploit_maturity, 'NONE');
+    assert.equal((await docOf(db2.store.db, 'CVE-2024-21338'))!.exploitation.kev_flagged, true);
+    // NVD later rejects a CVE: the empty NVD record replaces the old one and the CVE leaves the corpus.
+    const { readFileSync, writeFileSync, mkdtempSync } = await import('node:fs');
+    const rec = JSON.parse(readFileSync(fixture('nvd', 'CVE-2023-0228.json'), 'utf8'));
+    const dir = mkdtempSync('/tmp/vi-rejected-');
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2023-0228.json')], { log: quiet });
+    assert.ok(await docOf(db2.store.db, 'CVE-2023-0228'));
+    writeFileSync(`${dir}/CVE-2023-0228.json`, JSON.stringify({ ...rec, vulnStatus: 'Rejected', descriptions: [{ lang: 'en', value: 'Rejected reason: this candidate was withdrawn by its CNA.' }] }));
+    await importPaths(db2.store.db, [dir], { log: quiet });
+    assert.equal(await docOf(db2.store.db, 'CVE-2023-0228'), null);
+  } finally {
     await db2.drop();
   }
 });

@@ -105,6 +105,45 @@ export interface HostCtx {
   /** What a fix after installableUntil needs: an ESU enrolment, or nothing helps (no programme / ended). */
   afterLimit: 'esu' | 'none';
   level: ProductMatch['level'];
+  /** The host's KB list seen through the product's series, computed once per host (null: no list). */
+  sum: KbSummary | null;
+}
+
+/** What the host's KB list says about the product's series: computed once per host, used for every CVE. */
+interface KbSummary {
+  /** Highest UBR among the listed KBs of the LCU series that have a build. */
+  maxUbr: number | null;
+  /** Latest month among the listed series KBs without a build (pre-2021 LCUs). */
+  maxMonthNoBuild: string | null;
+  /** Newest listed LCU (by month), for messages; null when none is listed. */
+  newestLcu: KbInfo | null;
+  /** Newest listed Monthly Rollup of the product. */
+  newestMr: KbInfo | null;
+  /** KB → the listed KB whose Supercedence chain replaces it. */
+  superseded: Map<string, string>;
+}
+
+function kbSummary(pi: ProductIndex, kbs: Set<string>): KbSummary {
+  const s: KbSummary = { maxUbr: null, maxMonthNoBuild: null, newestLcu: null, newestMr: null, superseded: new Map() };
+  for (const k of kbs) {
+    const info = pi.kbs.get(k);
+    if (!info) continue;
+    if (info.inSeries && info.kind === 'security_update') {
+      if (info.build?.ubr != null) { if (s.maxUbr === null || info.build.ubr > s.maxUbr) s.maxUbr = info.build.ubr; } else if (info.month && (!s.maxMonthNoBuild || info.month > s.maxMonthNoBuild)) s.maxMonthNoBuild = info.month;
+      if (!s.newestLcu || (info.month ?? '') > (s.newestLcu.month ?? '')) s.newestLcu = info;
+    }
+    if (info.inSeries && info.kind === 'monthly_rollup' && (!s.newestMr || (info.month ?? '') > (s.newestMr.month ?? ''))) s.newestMr = info;
+    // Supercedence is free text and only a hint (trap 14): followed here for legacy KB lists (spec rule 2).
+    const stack = [...info.supersedes];
+    let steps = 0;
+    while (stack.length > 0 && steps++ < 500) {
+      const x = stack.pop()!;
+      if (s.superseded.has(x) || kbs.has(x)) continue;
+      s.superseded.set(x, k);
+      for (const y of pi.kbs.get(x)?.supersedes ?? []) stack.push(y);
+    }
+  }
+  return s;
 }
 
 const month = (pi: ProductIndex, kb: string | null): string | null => (kb ? pi.kbs.get(kb)?.month ?? null : null);
@@ -114,10 +153,6 @@ function isCumulativeFix(pi: ProductIndex, f: Fix): boolean {
   if (f.kind !== 'security_update' || !f.kb || !f.build) return false;
   if (pi.kbs.get(f.kb)?.inSeries) return true;
   return f.supersedes.some((s) => pi.kbs.get(s)?.inSeries === true && pi.kbs.get(s)?.kind === 'security_update');
-}
-
-function laterSeries(series: KbInfo[], ubr: number | null, m: string | null): (k: KbInfo) => boolean {
-  return (k) => (ubr !== null && k.build?.ubr != null ? k.build.ubr >= ubr : m !== null && k.month !== null && k.month > m);
 }
 
 /** Per (product, CVE) facts that do not depend on the host: computed once per product and cached. */
@@ -135,6 +170,7 @@ export interface Prepared {
   ssu: Fix | null;
   /** Legacy facts. */
   legacyFixes: Fix[];
+  legacyFixKbs: Set<string>;
   rollupFix: Fix | null;
   m0: string | null;
   minFix: OsBuild | null;
@@ -174,6 +210,7 @@ export function prepared(pi: ProductIndex): Prepared[] {
       odd: fixes.find((f) => f.kb && (f.build || f.kind === 'security_update')) ?? fixes.find((f) => f.kb) ?? null,
       ssu: pc.fixes.find((f) => f.kind === 'ssu' && f.kb) ?? null,
       legacyFixes,
+      legacyFixKbs: new Set(legacyFixes.map((f) => f.kb!)),
       rollupFix: mrs[0] ?? sos[0] ?? null,
       m0: [...mrs, ...sos].map((f) => month(pi, f.kb)).filter((x): x is string => x !== null).sort()[0] ?? null,
       minFix: builds.length ? builds.reduce((a, b) => (b.ubr! < a.ubr! ? b : a)) : null,
@@ -209,13 +246,22 @@ export function prepared(pi: ProductIndex): Prepared[] {
 
 /** The build-only decisions most CVEs take, kept small so the engine optimises it (hot loop). */
 function cumulativeFast(p: Prepared, ctx: HostCtx): Verdict | null {
-  if (ctx.kbs !== null && ctx.kbs.size > 0) return null;
   const hostUbr = ctx.build!.ubr!;
+  const listed = ctx.kbs !== null && ctx.kbs.size > 0;
   if (p.lcu) {
     for (let i = 0; i < p.hot.length; i++) if (p.hot[i].build!.ubr === hostUbr) return null;
-    return hostUbr >= p.lcu.build!.ubr! ? p.vClear : p.vOpen;
+    const fixUbr = p.lcu.build!.ubr!;
+    const byBuild = hostUbr >= fixUbr;
+    if (listed) {
+      const sum = ctx.sum!;
+      let listHas = (sum.maxUbr !== null && sum.maxUbr >= fixUbr) || (p.lcuMonth !== null && sum.maxMonthNoBuild !== null && sum.maxMonthNoBuild > p.lcuMonth);
+      if (!listHas) for (const k of p.fixKbs) if (ctx.kbs!.has(k)) { listHas = true; break; }
+      // A disagreement between build and KB list is decided (and explained) by the full path.
+      if (byBuild !== listHas && (!byBuild || sum.newestLcu !== null)) return null;
+    }
+    return byBuild ? p.vClear : p.vOpen;
   }
-  if (p.seriesFix) {
+  if (p.seriesFix && !listed) {
     if (p.clearAt && p.clearAt.build!.ubr! <= hostUbr) return p.vClear;
     if (p.openBelow && p.openBelow.build!.ubr! > hostUbr) return p.vOpen;
   }
@@ -236,22 +282,14 @@ function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
     const m = p.lcuMonth;
     const v = p.vOpen!;
     if (kbs && kbs.size > 0) {
-      const later = laterSeries(pi.lcuSeries, fixUbr, m);
-      let listHas = false;
-      for (const k of kbs) {
-        if (p.fixKbs.has(k)) { listHas = true; break; }
-        const info = pi.kbs.get(k);
-        if (info?.inSeries && later(info)) { listHas = true; break; }
-      }
+      const sum = ctx.sum!;
+      let listHas = (sum.maxUbr !== null && sum.maxUbr >= fixUbr) || (m !== null && sum.maxMonthNoBuild !== null && sum.maxMonthNoBuild > m);
+      if (!listHas) for (const k of p.fixKbs) if (kbs.has(k)) { listHas = true; break; }
       if (!byBuild && !byHotpatch && listHas) {
         return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is below the fixed build ${main.build!.text}, but the KB list contains ${main.kb} or a later cumulative update`, why: 'the build and the KB list disagree' };
       }
-      if (byBuild && !byHotpatch && !listHas) {
-        const inList = [...kbs].map((k) => pi.kbs.get(k)).filter((k): k is KbInfo => k !== undefined && k.inSeries && k.kind === 'security_update');
-        if (inList.length > 0) {
-          const newest = inList.reduce((a, b) => ((a.month ?? '') >= (b.month ?? '') ? a : b));
-          return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is at or above the fixed build ${main.build!.text}, but the newest cumulative update in the KB list (${newest.kb}) is older than the fix ${main.kb}`, why: 'the build and the KB list disagree' };
-        }
+      if (byBuild && !byHotpatch && !listHas && sum.newestLcu) {
+        return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is at or above the fixed build ${main.build!.text}, but the newest cumulative update in the KB list (${sum.newestLcu.kb}) is older than the fix ${main.kb}`, why: 'the build and the KB list disagree' };
       }
     }
     if (byBuild) return p.vClear!;
@@ -314,21 +352,6 @@ function noFix(): Verdict {
   };
 }
 
-function supersedesClosure(pi: ProductIndex, kb: string, targets: Set<string>): boolean {
-  const seen = new Set<string>();
-  const stack = [kb];
-  while (stack.length > 0 && seen.size < 200) {
-    const k = stack.pop()!;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    for (const s of pi.kbs.get(k)?.supersedes ?? []) {
-      if (targets.has(s)) return true;
-      stack.push(s);
-    }
-  }
-  return false;
-}
-
 function legacy(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
   const fixes = p.legacyFixes;
   if (fixes.length === 0 && !p.ssu) return noFix();
@@ -345,18 +368,20 @@ function legacy(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
   if (!kbs) {
     return { ...v, derived: false, status: 'needs review', note: 'legacy Windows is resolved by its KB list, and none was collected', why: 'no KB list' };
   }
-  const fixKbs = new Set(fixes.map((f) => f.kb!));
+  const fixKbs = p.legacyFixKbs;
+  const sum = ctx.sum!;
   let clearedBy: string | null = null;
   let derived = false;
-  for (const k of kbs) if (fixKbs.has(k)) { clearedBy = `the KB list contains ${k}`; break; }
-  if (!clearedBy && rollupFix && m0) {
+  for (const k of fixKbs) if (kbs.has(k)) { clearedBy = `the KB list contains ${k}`; break; }
+  if (!clearedBy && rollupFix && m0 && sum.newestMr && sum.newestMr.month! > m0) {
     // A later Monthly Rollup of the same product includes every earlier one (trap 12); Security Only does not.
-    const later = pi.mrSeries.find((k) => kbs.has(k.kb) && k.month! > m0);
-    if (later) { clearedBy = `the KB list contains ${later.kb}, a later monthly rollup (${later.month})`; derived = true; }
+    clearedBy = `the KB list contains ${sum.newestMr.kb}, a later monthly rollup (${sum.newestMr.month})`;
+    derived = true;
   }
   if (!clearedBy) {
-    for (const k of kbs) {
-      if (supersedesClosure(pi, k, fixKbs)) { clearedBy = `the KB list contains ${k}, which Microsoft lists as replacing the fix`; derived = true; break; }
+    for (const k of fixKbs) {
+      const by = sum.superseded.get(k);
+      if (by) { clearedBy = `the KB list contains ${by}, which Microsoft lists as replacing the fix`; derived = true; break; }
     }
   }
   const hostUbr = ctx.build?.ubr ?? null;
@@ -381,7 +406,7 @@ function monthOf(date: string): string {
   return date.slice(0, 7);
 }
 
-function hostCtx(host: WindowsHost, match: ProductMatch, product: WindowsProduct, today: string): { ctx: HostCtx; life: LifecycleState | null } {
+function hostCtx(host: WindowsHost, match: ProductMatch, product: WindowsProduct, pi: ProductIndex, today: string): { ctx: HostCtx; life: LifecycleState | null } {
   const life = lifecycleState(product.lifecycle, host.edition_id, host.esu_enrolled, today);
   let installableUntil: string | null = null;
   let afterLimit: 'esu' | 'none' = 'esu';
@@ -398,6 +423,7 @@ function hostCtx(host: WindowsHost, match: ProductMatch, product: WindowsProduct
   return {
     ctx: {
       host, build: match.build, kbs: host.installed_kbs ? new Set(host.installed_kbs) : null, installableUntil, afterLimit, level: match.level,
+      sum: host.installed_kbs ? kbSummary(pi, new Set(host.installed_kbs)) : null,
     },
     life,
   };
@@ -526,7 +552,18 @@ export interface CveItem extends Sortable {
 }
 
 /** Render an item into the §2.7 per-CVE object. `buildText` is the host's os_build. */
+const RENDERED = new WeakMap<CveItem, { build: string | null; r: CveResult }>();
+
 export function renderCve(it: CveItem, buildText: string | null): CveResult {
+  // Items are shared by hosts with the same facts: render each once.
+  const hit = RENDERED.get(it);
+  if (hit && hit.build === buildText) return hit.r;
+  const r = renderFresh(it, buildText);
+  RENDERED.set(it, { build: buildText, r });
+  return r;
+}
+
+function renderFresh(it: CveItem, buildText: string | null): CveResult {
   const { p, v, sig } = it;
   const why = whyText(v, buildText, p);
   return {
@@ -669,8 +706,21 @@ export class EvaluationRun {
     return list;
   }
 
+  private memo = new Map<string, HostEvaluation>();
+
+  /**
+   * Hosts with the same facts (product name, edition, build, architecture, installation type, KB list, ESU)
+   * get the same result: a fleet has many hosts on one patch level, so each distinct host is evaluated once
+   * per run and the others share its (read-only) items and groups.
+   */
   evaluate(host: WindowsHost, warnings: HostWarning[]): HostEvaluation {
-    return evaluateWith(this, host, warnings);
+    const key = [host.os_product, host.edition_id, host.os_build, host.architecture, host.installation_type,
+      host.installed_kbs === null ? '-' : [...host.installed_kbs].sort().join(';'), host.esu_enrolled].join('|');
+    const hit = this.memo.get(key);
+    if (hit) return { ...hit, asset_id: host.asset_id, warnings };
+    const e = evaluateWith(this, host, warnings);
+    this.memo.set(key, e);
+    return e;
   }
 }
 
@@ -716,7 +766,7 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
   // Evaluate on every candidate; with several, a CVE whose status differs between them needs review.
   const perProduct = products.map((prod) => {
     const pi = ix.products.get(prod.id)!;
-    const { ctx, life } = hostCtx(host, match, prod, today);
+    const { ctx, life } = hostCtx(host, match, prod, pi, today);
     const items: CveItem[] = [];
     for (const { p, k, sig, kt } of run.staticOrder(pi)) {
       const v = verdictFor(pi, p, ctx);

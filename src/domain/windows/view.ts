@@ -99,10 +99,17 @@ export interface HostView extends Omit<HostEvaluation, 'items' | 'data_as_of' | 
   cves_page?: { page: number; page_size: number; total: number; total_unfiltered: number; has_more: boolean };
 }
 
+const PUBLIC = new WeakMap<CveResult, PublicCve>();
+
 export function publicCve(c: CveResult): PublicCve {
-  const { _k, ...rest } = c;
-  void _k;
-  return rest;
+  let out = PUBLIC.get(c);
+  if (!out) {
+    const { _k, ...rest } = c;
+    void _k;
+    out = rest;
+    PUBLIC.set(c, out);
+  }
+  return out;
 }
 
 /** The §2.7 per-host object: filter, sort, then page; only the CVEs returned are rendered. */

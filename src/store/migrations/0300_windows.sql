@@ -47,8 +47,8 @@ CREATE TABLE environments (
 CREATE INDEX environments_org ON environments (org_id, id);
 
 -- The latest stored result per (organization, environment, asset_id). `host` is the validated host record
--- (never identifying data: refused hosts are never stored); `result` the per-host object without cleared
--- CVEs (they are recomputed from `host` at `evaluated_on` when asked for).
+-- (never identifying data: refused hosts are never stored); `result` the host-level result (product, labels,
+-- counts, fix groups); the per-CVE list is recomputed from `host` at `evaluated_on` when read.
 CREATE TABLE windows_host_results (
   id              bigserial PRIMARY KEY,
   org_id          bigint NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,

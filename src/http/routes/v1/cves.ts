@@ -101,10 +101,10 @@ async function cardCollection(
   applied: Record<string, unknown>,
 ) {
   const { page, perPage, offset } = pageArgs(req, q);
-  const [{ total, rows }, size] = await Promise.all([reader.list(f, o, perPage, offset), reader.corpusSize()]);
+  const { total, corpus, rows } = await reader.list(f, o, perPage, offset);
   const pub = req.server.deps.config.publicUrl;
   return collection(req, rows.map((r) => card(pub, r)), pagination(total, page, perPage, rows.length),
-    { corpus_size: size }, { filters_applied: applied });
+    { corpus_size: corpus }, { filters_applied: applied });
 }
 
 function etagMatches(header: string | undefined, etag: string): boolean {
@@ -169,12 +169,12 @@ const cves: FastifyPluginAsync = async (app) => {
   }, async (req) => {
     const q = req.query as Static<typeof PageQuery>;
     const { page, perPage, offset } = pageArgs(req, q);
-    const [{ total, rows }, size] = await Promise.all([reader.list({ kev: true }, { sortBy: 'date' }, perPage, offset), reader.corpusSize()]);
+    const { total, corpus, rows } = await reader.list({ kev: true }, { sortBy: 'date' }, perPage, offset);
     const data = rows.map((r) => ({
       cve_id: r.cve_id, title: r.title, severity: r.severity, cvss_score: r.cvss_score, kev_flagged: r.kev_flagged,
       primary_vendor: r.primary_vendor, published_at: r.published_at,
     }));
-    return collection(req, data, pagination(total, page, perPage, rows.length), { ...KEV_META, corpus_size: size },
+    return collection(req, data, pagination(total, page, perPage, rows.length), { ...KEV_META, corpus_size: corpus },
       { filters_applied: { kev_only: true, source: KEV_META.source } });
   });
 

@@ -12,7 +12,7 @@ import { apiBlock } from '../../envelope.ts';
 import { WindowsData } from '../../../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../../../domain/windows/evaluate.ts';
 import { HOST_FIELDS, SOFTWARE_FIELDS, csvRowToHostRecord, isPlaceholder, looksIdentifying, validateHost, type HostError, type WindowsHost } from '../../../domain/windows/validate.ts';
-import { COMPARATORS, OPTION_NAMES, fixSummary, parseViewOptions, viewHost, type HostView, type ViewOptions } from '../../../domain/windows/view.ts';
+import { OPTION_NAMES, fixSummary, parseViewOptions, viewHost, type HostView, type ViewOptions } from '../../../domain/windows/view.ts';
 import { environmentExists, listResults, storeResults, type SoftwareInput } from '../../../store/windows.ts';
 
 /** Spec §4.2 / §7: at most 200 hosts per call, counted before any per-host validation. */
@@ -142,13 +142,11 @@ const assets: FastifyPluginAsync = async (app) => {
     const run = new EvaluationRun(info.index, await data.signals(info), today(req));
     const evals: HostEvaluation[] = accepted.map((a) => run.evaluate(a.host, a.warnings));
     const views: HostView[] = evals.map((e) => viewHost(e, input.options));
-    // Stored: the host record and its result without cleared CVEs (they are recomputed on demand).
-    const storeOpts: ViewOptions = { ...input.options, include_cleared: false, confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null, sort: 'priority' };
+    // Stored: the validated host record, the evaluation date and the host-level result (product, labels,
+    // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
     await storeResults(app.deps.store.db, p.orgId, input.environmentId, today(req), req.id,
-      evals.map((e, i) => ({
-        asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of,
-        result: storedResult(e, storeOpts),
-      })), sw.stored);
+      evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
+      sw.stored);
     reply.code(200);
     return {
       api: apiBlock(req),
@@ -297,33 +295,27 @@ const assets: FastifyPluginAsync = async (app) => {
     const o = parsed.options;
     const { total, rows } = await listResults(app.deps.store.db, p.orgId, { environmentId, assetId: assetId?.trim() }, perPage, (page - 1) * perPage);
     req.v2Hosts = rows.length;
-    let rerun: { run: EvaluationRun; on: string } | null = null;
-    const info = o.include_cleared ? await data.index() : null;
+    // Each stored host is re-evaluated at its stored evaluation date (the same date-dependent labels and ESU
+    // decisions as when it was submitted) against the Microsoft data current now.
+    const info = await data.index();
+    const signals = await data.signals(info);
+    const runs = new Map<string, EvaluationRun>();
     const views: (HostView & { environment_id: number | null; evaluated_on: string })[] = [];
-    const forSummary: HostEvaluation[] = [];
+    const evals: HostEvaluation[] = [];
     for (const r of rows) {
-      const stored = r.result as StoredResult;
-      let cves = stored.cves;
-      if (o.include_cleared && info) {
-        // Cleared CVEs are not stored: recompute them from the stored host record at its evaluation date.
-        if (!rerun || rerun.on !== r.evaluated_on) rerun = { run: new EvaluationRun(info.index, await data.signals(info), r.evaluated_on), on: r.evaluated_on };
-        const e = rerun.run.evaluate(r.host as WindowsHost, r.warnings as never);
-        const cleared = viewHost(e, { ...o, include_cleared: true, confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null, sort: 'priority' })
-          .cves.filter((c) => c.status === 'cleared (patched)');
-        const have = new Set(cves.map((c) => c.cve_id));
-        cves = [...cves, ...cleared.filter((c) => !have.has(c.cve_id)).map((c) => ({ ...c, _k: storedKeys(c, e) }))];
-      }
-      const view = viewStored(stored, cves, o);
-      views.push({ ...view, environment_id: r.environment_id, evaluated_on: r.evaluated_on });
-      forSummary.push({ ...stored.header, items: [], os_build: null, data_as_of: r.data_as_of?.toISOString() ?? null } as unknown as HostEvaluation);
+      let run = runs.get(r.evaluated_on);
+      if (!run) { run = new EvaluationRun(info.index, signals, r.evaluated_on); runs.set(r.evaluated_on, run); }
+      const e = run.evaluate(r.host as WindowsHost, r.warnings as HostEvaluation['warnings']);
+      evals.push(e);
+      views.push({ ...viewHost(e, o), environment_id: r.environment_id, evaluated_on: r.evaluated_on });
     }
     return {
       api: apiBlock(req),
-      data: { assets: views, fix_summary: fixSummary(forSummary) },
+      data: { assets: views, fix_summary: fixSummary(evals) },
       pagination: { total, page, per_page: perPage, pages: Math.ceil(total / perPage), has_next: page * perPage < total, has_prev: page > 1, count: rows.length },
       meta: {
         api_version: '2',
-        microsoft_data_as_of: newest(rows.map((r) => r.data_as_of?.toISOString() ?? null)),
+        microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
         took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
         sort: o.sort,
         filters: { ...filtersEcho(o), environment_id: environmentId ?? null, asset_id: assetId ?? null },
@@ -334,47 +326,12 @@ const assets: FastifyPluginAsync = async (app) => {
 
 // ---- stored form ----------------------------------------------------------------------------------------
 
-type StoredCve = HostView['cves'][number] & { _k: HostEvaluation['items'][number]['_k'] };
-interface StoredResult {
-  header: Omit<HostEvaluation, 'items' | 'data_as_of' | 'os_build'>;
-  /** Every CVE that is not cleared, rendered, with its sort keys. */
-  cves: StoredCve[];
+/** The host-level part of a result, kept with the host record (the CVE list is recomputed when read). */
+function header(e: HostEvaluation) {
+  const { items: _i, os_build: _b, ...h } = e;
+  void _i; void _b;
+  return h;
 }
-
-function storedResult(e: HostEvaluation, o: ViewOptions): StoredResult {
-  const v = viewHost(e, o);
-  const keys = new Map(e.items.map((i) => [i.cve_id, i._k]));
-  const { cves, cves_page: _p, ...header } = v;
-  void _p;
-  return { header, cves: cves.map((c) => ({ ...c, _k: keys.get(c.cve_id)! })) };
-}
-
-function storedKeys(c: { cve_id: string }, e: HostEvaluation) {
-  return e.items.find((i) => i.cve_id === c.cve_id)!._k;
-}
-
-function viewStored(s: StoredResult, cves: StoredCve[], o: ViewOptions): HostView {
-  const items = cves.map((c) => ({ ...c, known_exploited: c.known_exploited }));
-  const filtered = items.filter((c) => (o.include_cleared || c.status !== 'cleared (patched)')
-    && (!o.confirmed_only || c.status === 'confirmed open') && (!o.known_exploited_only || c.known_exploited) && (!o.fix_available_only || c._k.fixAvailable));
-  filtered.sort(COMPARE[o.sort]);
-  const strip = (l: StoredCve[]) => l.map(({ _k, ...c }) => { void _k; return c; });
-  if (o.cve_page === null && o.cve_page_size === null) return { ...s.header, cves: strip(filtered) };
-  const page = o.cve_page ?? 1;
-  const size = o.cve_page_size ?? 100;
-  const total = s.header.counts.confirmed_open + s.header.counts.cleared + s.header.counts.needs_review;
-  return {
-    ...s.header,
-    cves: strip(filtered.slice((page - 1) * size, page * size)),
-    cves_page: { page, page_size: size, total: filtered.length, total_unfiltered: total, has_more: page * size < filtered.length },
-  };
-}
-
-const COMPARE = {
-  ...COMPARATORS,
-  // Stored CVEs carry their priority_rank: the priority order is that rank.
-  priority: (a: StoredCve, b: StoredCve) => a.priority_rank - b.priority_rank,
-} as Record<ViewOptions['sort'], (a: StoredCve, b: StoredCve) => number>;
 
 function readCsv(text: string, part: string): Record<string, string>[] {
   let rows: string[][];
