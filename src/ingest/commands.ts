@@ -2,6 +2,7 @@
 import { registerCommand, UsageError } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { createProgress, silentProgress } from './progress.ts';
+import { providerFromConfig } from './analysis-provider.ts';
 import { importMsrcDocuments } from './msrc-import.ts';
 
 registerCommand('import', {
@@ -14,7 +15,14 @@ registerCommand('import', {
     if (batch !== undefined && (!Number.isInteger(batch) || batch < 1 || batch > 20000)) throw new UsageError('--batch-size must be an integer between 1 and 20000');
     const rt = await ctx.runtime();
     const progress = values.quiet ? silentProgress : createProgress(process.stderr);
-    const summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch });
+    // The OpenAI-compatible analysis is used only when configured; failures keep records pending, never fail the import.
+    const analysis = providerFromConfig(ctx.config);
+    let summary;
+    try {
+      summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch, provider: analysis?.provider });
+    } finally {
+      await analysis?.close();
+    }
     // MSRC documents also feed the Windows engine's own tables (API v2).
     const msrc = await importMsrcDocuments(rt.store.db, positionals);
     if (ctx.json) ctx.out(JSON.stringify({ ...summary, msrc }));

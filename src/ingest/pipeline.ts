@@ -9,7 +9,7 @@ import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
 import {
-  countSourceRows, deleteCves, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
+  countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
@@ -108,9 +108,9 @@ class Enricher {
   }
 
   /** Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description. */
-  async enrich(tx: Tx, ids: string[]): Promise<{ written: number; removed: number }> {
+  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number }> {
     if (!ids.length) return { written: 0, removed: 0 };
-    const { records, epss } = await loadSources(tx, ids);
+    const { records, epss } = await loadSources(tx, ids, known);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
@@ -164,23 +164,19 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
   const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
   const enricher = new Enricher(opts);
   let batchNo = 0;
+  const pending: { batch: Promise<void> | null } = { batch: null };
   try {
     await enricher.reload(conn);
     let cveBatch: CveSourceRecord[] = [];
     let epssBatch: EpssRecord[] = [];
     let catalogsChanged = false;
 
-    const flush = async () => {
-      if (!cveBatch.length && !epssBatch.length) return;
-      const recs = cveBatch;
-      const scores = epssBatch;
-      cveBatch = [];
-      epssBatch = [];
+    const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
       await withTx(conn, async (tx) => {
         const changed = new Set(await upsertSourceRecords(tx, recs));
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
         summary.changed_sources += changed.size;
-        const r = await enricher.enrich(tx, [...changed].sort());
+        const r = await enricher.enrich(tx, [...changed].sort(), recs);
         summary.documents_written += r.written;
         summary.documents_removed += r.removed;
       });
@@ -189,6 +185,27 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       await progressRun(conn, enrichRun, summary.documents_written);
       await opts.afterBatch?.(batchNo);
     };
+    // One batch is written while the next one is read: database time overlaps parsing time. At most one
+    // batch is in flight (the pipeline owns a single connection), so memory stays bounded.
+    let inflight: Promise<void> | null = null;
+    const flush = async (drain = true) => {
+      if (cveBatch.length || epssBatch.length) {
+        const recs = cveBatch;
+        const scores = epssBatch;
+        cveBatch = [];
+        epssBatch = [];
+        if (inflight) await inflight;
+        inflight = writeBatch(recs, scores);
+        pending.batch = inflight;
+        // Marked handled here; the rejection is rethrown where the batch is awaited.
+        inflight.catch(() => undefined);
+      }
+      if (drain && inflight) {
+        const p = inflight;
+        inflight = null;
+        await p;
+      }
+    };
 
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
@@ -196,18 +213,21 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       const cwe: CweRecord[] = [];
       const capec: CapecRecord[] = [];
       const metas: FeedMeta[] = [];
+      // The KEV file is the whole catalog: entries it no longer lists are removed after it.
+      const kevIds = input.format === 'kev' ? new Set<string>() : null;
       let n = 0;
       for await (const item of input.items()) {
         n++;
         summary.items++;
         switch (item.kind) {
           case 'cve':
+            if (kevIds && item.record.source === 'kev') kevIds.add(item.record.cve_id);
             cveBatch.push(item.record);
-            if (cveBatch.length >= batchSize) await flush();
+            if (cveBatch.length >= batchSize) await flush(false);
             break;
           case 'epss':
             epssBatch.push(item.record);
-            if (epssBatch.length >= epssBatchSize) await flush();
+            if (epssBatch.length >= epssBatchSize) await flush(false);
             break;
           case 'cwe':
             cwe.push(item.record);
@@ -223,6 +243,16 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       }
       progress.items(summary.items);
       summary.inputs.push({ label: input.label, format: input.format, items: n });
+      if (kevIds && kevIds.size > 0) {
+        await flush();
+        await withTx(conn, async (tx) => {
+          const gone = await deleteSourcesNotIn(tx, 'kev', [...kevIds]);
+          summary.changed_sources += gone.length;
+          const r = await enricher.enrich(tx, gone);
+          summary.documents_written += r.written;
+          summary.documents_removed += r.removed;
+        });
+      }
       if (cwe.length || capec.length || metas.length) {
         // Catalogs and feed facts of this file: one transaction.
         await flush();
@@ -265,13 +295,14 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
-    const c = await conn.selectFrom('cves').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-    summary.corpus = Number(c?.n ?? 0);
+    summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);
     progress.end();
     return summary;
   } catch (err) {
+    // A batch still in flight uses the connection: let it settle before recording the failure.
+    await pending.batch?.catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);

@@ -50,7 +50,7 @@ export const msrcSource: SyncSource = {
         if (parsed.id !== entry.id) throw new Error(`document ID ${parsed.id} does not match the index entry`);
         // Corpus first, then the Windows tables: a failure before the last step leaves the stored revision
         // older than the index, so the next sync fetches this document again.
-        const imported = await ctx.sink.importFile(file, 'msrc-cvrf', { source: 'msrc' });
+        const imported = await ctx.sink.importFiles([{ file, format: 'msrc-cvrf' }], { source: 'msrc' });
         await storeMsrcDocument(ctx.store.db, parsed, entry.cvrfUrl);
         await rm(file, { force: true });
         records += imported.records;

@@ -94,7 +94,7 @@ export const nvdSource: SyncSource = {
         if (n > 0) {
           const file = path.join(ctx.stagingDir, `nvd-page-${pages}.json`);
           await writeFile(file, body);
-          const imported = await ctx.sink.importFile(file, 'nvd-page', { source: 'nvd' });
+          const imported = await ctx.sink.importFiles([{ file, format: 'nvd-page' }], { source: 'nvd' });
           await rm(file, { force: true });
           records += imported.records;
           ctx.addRecords(imported.records);

@@ -5,6 +5,7 @@ import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { fromNvdFixture, seedCves } from '../helpers/cve-docs.ts';
 import { upsertCves } from '../../src/store/cves.ts';
 import type { CveDocument } from '../../src/domain/cve-document.ts';
+import { CAPEC_MAPPING } from '../../src/domain/capec.ts';
 
 let t: TestApp;
 let kevDoc: CveDocument;
@@ -102,7 +103,8 @@ describe('every block of a real KEV CVE', () => {
     });
     assert.deepEqual(body.meta, {
       enrichment_version: '1.0', sage_model: 'SAGE-v1', source: 'vulnintel-enriched',
-      capec_source: { catalog: 'MITRE CAPEC', version: '3.9', mapping: 'CWE Related_Weaknesses of the CAPEC catalog' },
+      // No CAPEC catalog imported in this test database.
+      capec_source: { catalog: 'MITRE CAPEC (STIX 2.1)', version: 'unknown', mapping: CAPEC_MAPPING },
     });
     // The store-only field never leaves the service.
     assert.equal('vendor_slugs' in d.affected, false);

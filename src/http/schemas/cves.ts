@@ -1,14 +1,15 @@
 // TypeBox schemas of the CVE endpoints (spec §2.2–§2.5, §4.1). Request schemas validate; response schemas
 // serialize (a whitelist: a field not listed here never leaves the service) and feed OpenAPI.
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { ICS_PROTOCOLS } from '../../domain/cve-document.ts';
 import { PATCH_FILTER_VALUES } from '../../domain/cve-view.ts';
 import { CollectionEnvelope, Envelope } from '../envelope.ts';
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+// Nullable scalars as `type: [x, 'null']`, not anyOf: fast-json-stringify serializes a type list directly but
+// runs a schema validation per value to pick an anyOf branch (measured: several times slower on the detail).
 const Str = Type.String();
-const NStr = Nullable(Type.String());
-const NNum = Nullable(Type.Number());
+const NStr = Type.Unsafe<string | null>({ type: ['string', 'null'] });
+const NNum = Type.Unsafe<number | null>({ type: ['number', 'null'] });
 
 // ---- requests ----
 
@@ -19,7 +20,7 @@ const Score = (what: string) => Type.Number({ minimum: 0, maximum: 10, descripti
 const DateParam = (what: string) => Type.String({ format: 'date', description: `${what} (YYYY-MM-DD, UTC, inclusive)` });
 
 export const PageParams = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number (no depth cap)' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, description: 'Page number (no depth cap; pages past the last are empty)' })),
   per_page: Type.Optional(Type.Integer({
     minimum: 1, maximum: 100, default: 20,
     description: 'Results per page, at most 100. Anonymous and Free callers are clamped to 10 (pagination.per_page shows the value used).',
@@ -122,7 +123,9 @@ export const CveDetail = Type.Object({
   }),
   patch: Type.Object({
     status: Str, patch_available: Type.Boolean(), patch_version: NStr, patch_url: NStr, patch_notes: NStr, note: NStr,
-    fixed_in: Nullable(Type.Object({ product: Str, version: Str })),
+    fixed_in: Type.Unsafe<{ product: string; version: string } | null>({
+      type: ['object', 'null'], properties: { product: { type: 'string' }, version: { type: 'string' } }, required: ['product', 'version'],
+    }),
   }),
   classification: Type.Object({
     cwes: Type.Array(Type.Object({ id: Type.Integer(), url: Str })),

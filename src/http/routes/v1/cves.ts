@@ -8,6 +8,7 @@ import { collection, ok, pagination } from '../../envelope.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { ICS_PROTOCOLS, ENRICHMENT_VERSION } from '../../../domain/cve-document.ts';
 import { perPageCap } from '../../../domain/tiers.ts';
+import { capecSourceFor } from '../../../domain/capec.ts';
 import {
   cveHtmlUrl, cvePath, detailView, epssBucketLabel, patchStatusesFor, sageVisible, type PatchFilterValue,
 } from '../../../domain/cve-view.ts';
@@ -24,9 +25,8 @@ import {
 const PUBLIC: RouteAuth = { mode: 'public', partner: true };
 const PUBLIC_TRIAL: RouteAuth = { mode: 'public', partner: true, trial: true };
 
-/** meta.source / meta.capec_source of the detail (spec §2.3); the CAPEC catalog bundled under data/capec. */
+/** meta.source of the detail (spec §2.3). */
 export const DETAIL_SOURCE = 'vulnintel-enriched';
-export const CAPEC_SOURCE = { catalog: 'MITRE CAPEC', version: '3.9', mapping: 'CWE Related_Weaknesses of the CAPEC catalog' };
 
 export const KEV_META = {
   kev_program_launched: '2021-11-03',
@@ -101,10 +101,10 @@ async function cardCollection(
   applied: Record<string, unknown>,
 ) {
   const { page, perPage, offset } = pageArgs(req, q);
-  const [{ total, rows }, size] = await Promise.all([reader.list(f, o, perPage, offset), reader.corpusSize()]);
+  const { total, corpus, rows } = await reader.list(f, o, perPage, offset);
   const pub = req.server.deps.config.publicUrl;
   return collection(req, rows.map((r) => card(pub, r)), pagination(total, page, perPage, rows.length),
-    { corpus_size: size }, { filters_applied: applied });
+    { corpus_size: corpus }, { filters_applied: applied });
 }
 
 function etagMatches(header: string | undefined, etag: string): boolean {
@@ -169,12 +169,12 @@ const cves: FastifyPluginAsync = async (app) => {
   }, async (req) => {
     const q = req.query as Static<typeof PageQuery>;
     const { page, perPage, offset } = pageArgs(req, q);
-    const [{ total, rows }, size] = await Promise.all([reader.list({ kev: true }, { sortBy: 'date' }, perPage, offset), reader.corpusSize()]);
+    const { total, corpus, rows } = await reader.list({ kev: true }, { sortBy: 'date' }, perPage, offset);
     const data = rows.map((r) => ({
       cve_id: r.cve_id, title: r.title, severity: r.severity, cvss_score: r.cvss_score, kev_flagged: r.kev_flagged,
       primary_vendor: r.primary_vendor, published_at: r.published_at,
     }));
-    return collection(req, data, pagination(total, page, perPage, rows.length), { ...KEV_META, corpus_size: size },
+    return collection(req, data, pagination(total, page, perPage, rows.length), { ...KEV_META, corpus_size: corpus },
       { filters_applied: { kev_only: true, source: KEV_META.source } });
   });
 
@@ -252,7 +252,7 @@ const cves: FastifyPluginAsync = async (app) => {
     config: { auth: PUBLIC_TRIAL },
   }, async (req, reply) => {
     const id = (req.params as Static<typeof CveIdParams>).cve_id.toUpperCase();
-    const row = await reader.detail(id);
+    const [row, capec] = await Promise.all([reader.detail(id), reader.capecVersion()]);
     if (!row) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: id } });
     const full = sageVisible(req.principal?.tier ?? null);
     const etag = `"${row.doc_hash.slice(0, 24)}-${full ? 'f' : 't'}"`;
@@ -262,7 +262,7 @@ const cves: FastifyPluginAsync = async (app) => {
       enrichment_version: ENRICHMENT_VERSION,
       sage_model: row.doc.sage.model,
       source: DETAIL_SOURCE,
-      capec_source: CAPEC_SOURCE,
+      capec_source: capecSourceFor(capec),
     });
   });
 };
