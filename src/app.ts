@@ -1,18 +1,21 @@
 // buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
+import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
@@ -20,17 +23,21 @@ export interface AppDeps {
   config: Readonly<Config>;
   store: Store;
   clock?: Clock;
+  /** Outbound HTTP under the egress policy (docs/egress.md); tests inject one with a loopback allow list. */
+  egress?: Egress;
   logger?: Logger | false;
   /**
    * Test-only: adds routes (e.g. a pg_sleep route for the statement-timeout mapping) after the real routes and
    * before the app is ready. main.ts never passes it.
    */
   testRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  /** Test-only: smaller rate-limit windows, so a window's end is reached without waiting a minute. */
+  rateProfiles?: Partial<Record<ProfileName, ProfileSpec>>;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes'>>;
+    deps: Required<Omit<AppDeps, 'logger' | 'testRoutes' | 'rateProfiles'>>;
   }
 }
 
@@ -53,6 +60,41 @@ function makeAjv(opts: { coerce: boolean; allErrors: boolean }) {
   return ajv;
 }
 
+interface AjvLikeError { instancePath: string; schemaPath: string; keyword: string; params: Record<string, unknown>; message: string }
+
+/** Paths of numbers in validated input that are not finite, or integral beyond ±(2^53 − 1). */
+function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): void {
+  if (out.length >= 20 || depth > 64) return;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) {
+      out.push({ instancePath: at, schemaPath: '#/type', keyword: 'type', params: { type: 'number' }, message: `must be a finite number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}` });
+    }
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => unsafeNumbers(x, `${at}/${i}`, out, depth + 1));
+  } else if (v !== null && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) unsafeNumbers(x, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, out, depth + 1);
+  }
+}
+
+/**
+ * Ajv accepts `1e309` (Infinity, from a query string or JSON) as an integer, and integers beyond 2^53 lose
+ * precision and overflow SQL bigint offsets: both became 500s deep in a query. After Ajv, such numbers are
+ * refused as a 422 on their field.
+ */
+function withSafeNumbers(validate: ValidateFunction): FastifyValidationResult {
+  const wrapped = Object.assign((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
+    if (!validate(data, ctx)) {
+      wrapped.errors = validate.errors as FastifySchemaValidationError[];
+      return false;
+    }
+    const bad: AjvLikeError[] = [];
+    unsafeNumbers(data, '', bad);
+    wrapped.errors = bad.length > 0 ? bad : null;
+    return bad.length === 0;
+  }, { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv });
+  return wrapped as unknown as FastifyValidationResult;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
@@ -70,12 +112,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
   const bodyAjv = makeAjv({ coerce: false, allErrors: false });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema));
+    withSafeNumbers(httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema)));
 
-  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock });
+  // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
+  const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });
+  if (!deps.egress) app.addHook('onClose', async () => egress.close());
+  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock, egress });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
+  registerLimits(app as unknown as FastifyInstance, deps.store, deps.rateProfiles);
 
   await app.register(swagger, {
     openapi: {

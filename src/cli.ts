@@ -2,9 +2,9 @@
 // Commands register themselves in COMMANDS; `vulnintel help` lists them.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './lib/logger.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import type { Runtime } from './runtime.ts';
 
 export class UsageError extends Error {}
 
@@ -14,6 +14,8 @@ export interface CliContext {
   /** Opens the database (embedded or DATABASE_URL) and migrates; closed by the dispatcher. */
   runtime(): Promise<Runtime>;
   out(text: string): void;
+  /** Diagnostics and refusals (stderr), so stdout stays machine-readable. */
+  err(text: string): void;
   json: boolean;
 }
 
@@ -60,8 +62,13 @@ function help(): string {
   return lines.join('\n');
 }
 
-export async function runCli(argv: string[], io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') }): Promise<number> {
-  await import('./cli-commands.ts');
+export interface CliIo { out(s: string): void; err(s: string): void }
+
+const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s + '\n') };
+
+export async function runCli(argv: string[], io: CliIo = stdio): Promise<number> {
+  // `serve` needs none of the command modules (ingest, admin): skipping them keeps the start fast.
+  if (argv[0] !== 'serve') await import('./cli-commands.ts');
   const two = argv.slice(0, 2).join(' ');
   const name = COMMANDS[two] ? two : argv[0];
   const rest = COMMANDS[two] ? argv.slice(2) : argv.slice(1);
@@ -81,16 +88,42 @@ export async function runCli(argv: string[], io = { out: (s: string) => process.
     io.out(`${cmd.summary}\nUsage: ${cmd.usage}`);
     return 0;
   }
-  const config = loadConfig();
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.err(e.message);
+    return 2;
+  }
   // Logs go to stderr so --json output on stdout stays machine-readable.
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   let rt: Runtime | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    void (async () => {
+      try {
+        if (rt) await rt.close();
+      } finally {
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      }
+    })();
+  };
   const ctx: CliContext = {
     config,
     log,
     json: Boolean(parsed.values.json),
     out: io.out,
-    runtime: async () => (rt ??= await openRuntime(config, log, { statementTimeoutMs: 0 })),
+    err: io.err,
+    runtime: async () => {
+      if (rt) return rt;
+      // An interrupted command still stops the embedded cluster it started (never an orphan postmaster).
+      // Installed only here: `serve` owns its signals itself (main.ts).
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const { openRuntime } = await import('./runtime.ts');
+      rt = await openRuntime(config, log, { statementTimeoutMs: 0, attachEmbedded: true });
+      return rt;
+    },
   };
   try {
     const code = await cmd.run(ctx, parsed.values as Record<string, unknown>, parsed.positionals);
@@ -103,6 +136,8 @@ export async function runCli(argv: string[], io = { out: (s: string) => process.
     io.err(`Error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     if (rt) await (rt as Runtime).close();
   }
 }
@@ -111,5 +146,8 @@ const isMain = process.argv[1] && (import.meta.url === `file://${process.argv[1]
 if (isMain) {
   runCli(process.argv.slice(2)).then((code) => {
     if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
+  }, (e: unknown) => {
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
   });
 }

@@ -40,6 +40,8 @@ export const DEFAULT_FEED_URLS = {
   cwe: 'https://cwe.mitre.org/data/xml/cwec_latest.xml.zip',
   capec: 'https://raw.githubusercontent.com/mitre/cti/master/capec/2.1/stix-capec.json',
   csaf: 'https://raw.githubusercontent.com/cisagov/CSAF/develop/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json',
+  // MSRC CVRF v3.0 `/updates` index; each entry's CvrfUrl is the document's address (docs/windows-engine.md).
+  msrc: 'https://api.msrc.microsoft.com/cvrf/v3.0/updates',
 } as const;
 export type FeedUrls = { [K in keyof typeof DEFAULT_FEED_URLS]: string };
 

@@ -12,11 +12,15 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Readonly<Config>, log: Logger, opts: { statementTimeoutMs?: number; max?: number } = {}): Promise<Runtime> {
+export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
+  statementTimeoutMs?: number; max?: number;
+  /** Join the embedded cluster of a running server on the same data dir (operator CLI) instead of refusing. */
+  attachEmbedded?: boolean;
+} = {}): Promise<Runtime> {
   let embedded: EmbeddedHandle | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbedded(config.dataDir, { info: (m) => log.info(m), error: (m) => log.error(m) });
+    embedded = await startEmbedded(config.dataDir, { info: (m) => log.info(m), error: (m) => log.error(m) }, { attach: opts.attachEmbedded });
     url = embedded.url;
   }
   const store = openStore(url, {

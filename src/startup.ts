@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { ensureSnapshot } from './ingest/snapshot.ts';
+import { ensureMsrcSnapshot } from './ingest/msrc-import.ts';
 
 export interface StartupContext {
   config: Readonly<Config>;
@@ -14,4 +15,6 @@ export interface StartupContext {
 export async function startupTasks(ctx: StartupContext): Promise<void> {
   // Steps are appended as the ingest and Windows data land (snapshot import on an empty corpus).
   await ensureSnapshot(ctx.store, ctx.config, ctx.log);
+  // The Windows engine's MSRC documents (snapshot/msrc), when none are stored yet: v2 answers right after start.
+  await ensureMsrcSnapshot(ctx.store.db, ctx.config, ctx.log);
 }

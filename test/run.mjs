@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: finds a PostgreSQL for the tests (TEST_DATABASE_URL, else the local server at 127.0.0.1:5432,
-// else an embedded one under .tmp/), clears databases left by killed runs, then runs node's test runner
+// else an embedded one under the system temp dir), clears databases left by killed runs, then runs node's test runner
 // over test/{unit,integration,security,contract}. Benchmarks in bench/ are never part of it.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -27,22 +28,34 @@ let embedded = null;
 let url = process.env.TEST_DATABASE_URL;
 if (!url) {
   const local = 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (await canConnect(local)) url = local;
+  // VULNINTEL_TEST_EMBEDDED=1 forces the embedded fallback (to test it on a machine that has a server).
+  if (process.env.VULNINTEL_TEST_EMBEDDED !== '1' && await canConnect(local)) url = local;
   else {
     const { startEmbedded } = await import('tsx/esm/api').then(({ register }) => { register(); return import('../src/store/embedded.ts'); });
-    const dir = path.join(root, '.tmp', 'test-pg');
-    mkdirSync(dir, { recursive: true });
-    console.log('No PostgreSQL at 127.0.0.1:5432; starting an embedded one for the tests in .tmp/test-pg');
+    // Under the system temp dir, not the checkout: as root the cluster runs as the postgres OS user, which
+    // cannot enter a checkout under /root. One directory per checkout, reused across runs (warm).
+    const dir = path.join(os.tmpdir(), `vulnintel-test-pg-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`);
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    console.log(`No PostgreSQL at 127.0.0.1:5432; starting an embedded one for the tests in ${dir}`);
     embedded = await startEmbedded(dir, { info: (m) => console.log(m), error: (m) => console.error(m) }, 54339);
     url = embedded.url.replace(/\/vulnintel$/, '/postgres');
   }
 }
 
 {
+  // Drop test databases left by killed runs: those named after a runner pid that is gone (vi_t_<pid>_<rand>),
+  // and unnamed older ones nobody is connected to. Never those of a run going on next to this one on a shared
+  // server (its pid is alive), and never a template being built (ensureTemplate clears that under its lock).
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const stale = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'vi\\_t\\_%' OR datname LIKE 'vi\\_tpl\\_%\\_build'`);
-  for (const r of stale.rows) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`).catch(() => {});
+  const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+  const stale = await c.query(`SELECT datname, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname) AS busy
+    FROM pg_database d WHERE datname LIKE 'vi\\_t\\_%'`);
+  for (const r of stale.rows) {
+    const m = /^vi_t_(\d+)_[0-9a-f]+$/.exec(r.datname);
+    const dead = m ? !alive(Number(m[1])) : !r.busy;
+    if (dead) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`).catch(() => {});
+  }
   await c.end();
 }
 
@@ -63,7 +76,7 @@ const files = only.length ? only : ['unit', 'integration', 'security', 'contract
 const concurrency = Math.max(2, Math.min(4, os.availableParallelism()));
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: url },
+  env: { ...process.env, TEST_DATABASE_URL: url, VULNINTEL_TEST_RUN: String(process.pid) },
   cwd: root,
 });
 child.on('exit', async (code, signal) => {

@@ -51,7 +51,7 @@ async function refusable(ctx: CliContext, fn: () => Promise<void>): Promise<numb
   } catch (e) {
     if (!(e instanceof IdentityError)) throw e;
     if (ctx.json) ctx.out(JSON.stringify({ error: { code: e.code, message: e.message } }));
-    else process.stderr.write(`Refused (${e.code}): ${e.message}\n`);
+    else ctx.err(`Refused (${e.code}): ${e.message}`);
     return 1;
   }
 }

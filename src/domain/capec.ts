@@ -10,9 +10,11 @@ export interface CapecIndex {
 
 export const CAPEC_MAPPING = 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)';
 
-/** meta.capec_source (spec §2.4) for a CAPEC catalog version. */
-export function capecSourceOf(version: string | null): CapecSource {
-  return { catalog: 'MITRE CAPEC (STIX 2.1)', version: version ?? 'unknown', mapping: CAPEC_MAPPING };
+export const CAPEC_CATALOG = 'MITRE CAPEC (STIX 2.1)';
+
+/** meta.capec_source for a catalog version (spec §2.4). */
+export function capecSourceFor(version: string | null): CapecSource {
+  return { catalog: CAPEC_CATALOG, version: version ?? 'unknown', mapping: CAPEC_MAPPING };
 }
 
 export function buildCapecIndex(records: Iterable<CapecRecord>, version: string | null): CapecIndex {
@@ -25,7 +27,7 @@ export function buildCapecIndex(records: Iterable<CapecRecord>, version: string 
       byCwe.set(cwe, list);
     }
   }
-  return { byCwe, source: capecSourceOf(version) };
+  return { byCwe, source: capecSourceFor(version) };
 }
 
 export function capecForCwes(cwes: number[], index: CapecIndex): CapecEntry[] {

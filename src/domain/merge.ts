@@ -9,7 +9,8 @@ import { CVE_SOURCES } from '../ingest/types.ts';
 
 export interface MergedCve {
   cve_id: string;
-  sources: CveSourceName[];
+  /** Contributing sources in precedence order, plus 'epss' when the CVE has an EPSS score. */
+  sources: (CveSourceName | 'epss')[];
   description: string | null;
   description_source: CveSourceName | null;
   /** Source titles in title precedence (CSAF vulnerability title, MSRC title, KEV vulnerabilityName). */
@@ -68,8 +69,9 @@ function isCveIdOnly(title: string, cve: string): boolean {
 
 export function mergeSources(cveId: string, records: CveSourceRecord[], epss: EpssRecord | null = null): MergedCve {
   const ordered = orderRecords(records.filter((r) => r.cve_id === cveId));
-  const sources: CveSourceName[] = [];
+  const sources: MergedCve['sources'] = [];
   for (const r of ordered) if (!sources.includes(r.source)) sources.push(r.source);
+  if (epss && epss.cve_id === cveId) sources.push('epss');
   const described = ordered.find((r) => r.description);
   const titles: MergedCve['titles'] = [];
   for (const src of ['csaf', 'msrc', 'kev'] as const) {

@@ -167,7 +167,20 @@ function titleFromToken(token: string): string {
  * Canonical vendor of a name as a source states it. `fromCpe` marks a CPE token (lowercase, `_` for
  * spaces), whose display name is title-cased when the vendor is not in the table.
  */
+const memo = new Map<string, CanonicalVendor | null>();
+
 export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor | null {
+  // Memoised: a corpus names a few thousand vendors hundreds of thousands of times.
+  const k = `${fromCpe ? 1 : 0}${raw}`;
+  let v = memo.get(k);
+  if (v === undefined) {
+    v = resolveVendor(raw, fromCpe);
+    if (memo.size < 100_000) memo.set(k, v);
+  }
+  return v;
+}
+
+function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
   const name = raw.trim();
   if (!name || name === '*' || name === '-' || /^n\/?a$/i.test(name)) return null;
   const key = vendorKey(name);
@@ -178,7 +191,7 @@ export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor |
     // company-form words only are dropped; a single remaining part or a known part decides.
     const parts = name.split(/,\s*(?:and\s+)?|\s+and\s+/i).map((p) => p.trim()).filter((p) => p && !SUFFIXES.has(vendorKey(p)));
     e = parts.map((p) => BY_KEY.get(vendorKey(p))).find(Boolean);
-    if (!e && parts.length === 1) return canonicalVendor(parts[0], fromCpe);
+    if (!e && parts.length === 1) return resolveVendor(parts[0], fromCpe);
   }
   if (e) return { slug: e.slug, name: e.name, ics: e.ics, domains: e.domains, known: true };
   // Slugs keep to [a-z0-9-] (the vendors table constraint): '+' only helps matching.

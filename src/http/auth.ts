@@ -64,7 +64,14 @@ function cookie(req: FastifyRequest, name: string): string | null {
   if (!raw) return null;
   for (const part of raw.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      const v = part.slice(i + 1).trim();
+      try {
+        return decodeURIComponent(v);
+      } catch {
+        return v; // malformed percent-encoding: an unknown session, not a 500
+      }
+    }
   }
   return null;
 }

@@ -15,8 +15,11 @@ declare module 'fastify' {
     acceptedQuery?: string[];
   }
   interface FastifyInstance {
-    /** Every registered route (method, URL pattern), HEAD excluded: for tests that must cover all routes. */
-    routeTable(): { method: string; url: string }[];
+    /**
+     * Every registered route (method, URL pattern, the auth mode it declared or null), HEAD excluded: for tests
+     * that must cover all routes.
+     */
+    routeTable(): { method: string; url: string; declaredAuth: string | null }[];
   }
 }
 
@@ -117,8 +120,9 @@ export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
   const methodsByPath = new Map<string, Set<string>>();
+  const declaredAuth = new Map<string, string | null>();
   app.decorate('routeTable', () =>
-    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => ({ method, url }))));
+    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => ({ method, url, declaredAuth: declaredAuth.get(`${method} ${url}`) ?? null }))));
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -130,6 +134,7 @@ export function registerConventions(app: FastifyInstance) {
         shadow.on(['GET', 'POST', 'PUT', 'DELETE', 'PATCH'], key, () => {}, { path: key });
       }
       methodsByPath.get(key)!.add(m);
+      declaredAuth.set(`${m} ${key}`, (route.config as { auth?: { mode?: string } } | undefined)?.auth?.mode ?? null);
     }
     // Query parameters an API route accepts, for UNKNOWN_PARAMETER (spec rule for /api/ endpoints only; the
     // documentation pages keep their own query handling).

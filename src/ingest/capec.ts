@@ -6,15 +6,16 @@
 import { readLines, readText } from './io.ts';
 import type { CapecRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { arr, obj as objOf } from './json.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 export function capecFromStix(obj: Json): CapecRecord | null {
-  if (!obj || obj.type !== 'attack-pattern') return null;
+  if (!obj || typeof obj !== 'object' || obj.type !== 'attack-pattern') return null;
   let capecId: number | null = null;
   const cwes = new Set<number>();
-  for (const ref of obj.external_references ?? []) {
+  for (const ref of arr(obj.external_references).map(objOf)) {
     const ext = String(ref.external_id ?? '');
     if (ref.source_name === 'capec') {
       const m = /^CAPEC-(\d+)$/.exec(ext);
@@ -55,7 +56,7 @@ export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): Asyn
     } catch (err) {
       throw new FeedFormatError(`${path}: not valid STIX JSON (${(err as Error).message})`);
     }
-    const objects = doc?.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
+    const objects = doc && doc.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
     for (const obj of objects) yield* itemsFromObject(obj, seen);
     return;
   }

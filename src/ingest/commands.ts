@@ -2,6 +2,8 @@
 import { registerCommand, UsageError } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { createProgress, silentProgress } from './progress.ts';
+import { providerFromConfig } from './analysis-provider.ts';
+import { importMsrcDocuments } from './msrc-import.ts';
 
 registerCommand('import', {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
@@ -13,11 +15,21 @@ registerCommand('import', {
     if (batch !== undefined && (!Number.isInteger(batch) || batch < 1 || batch > 20000)) throw new UsageError('--batch-size must be an integer between 1 and 20000');
     const rt = await ctx.runtime();
     const progress = values.quiet ? silentProgress : createProgress(process.stderr);
-    const summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch });
-    if (ctx.json) ctx.out(JSON.stringify(summary));
+    // The OpenAI-compatible analysis is used only when configured; failures keep records pending, never fail the import.
+    const analysis = providerFromConfig(ctx.config);
+    let summary;
+    try {
+      summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch, provider: analysis?.provider });
+    } finally {
+      await analysis?.close();
+    }
+    // MSRC documents also feed the Windows engine's own tables (API v2).
+    const msrc = await importMsrcDocuments(rt.store.db, positionals);
+    if (ctx.json) ctx.out(JSON.stringify({ ...summary, msrc }));
     else {
       for (const s of summary.skipped) ctx.out(`skipped ${s.label}: ${s.reason}`);
       ctx.out(`Imported ${summary.inputs.length} file(s), ${summary.items} records; ${summary.documents_written} CVE documents written, corpus ${summary.corpus} CVEs, ${summary.vendors} vendors.`);
+      if (msrc.documents) ctx.out(`MSRC documents: ${msrc.documents} read, ${msrc.added.length} new, ${msrc.revised.length} revised, ${msrc.unchanged} unchanged.`);
     }
   },
 });

@@ -4,6 +4,7 @@
 import { readLines, readText } from './io.ts';
 import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { arr, obj, str } from './json.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -17,22 +18,25 @@ interface Leaf {
   full: string;
 }
 
-function walk(branches: Json[], ctx: { vendor: string | null; product: string | null }, out: Map<string, Leaf>): void {
-  for (const b of branches ?? []) {
+function walk(branches: unknown, ctx: { vendor: string | null; product: string | null }, out: Map<string, Leaf>, depth = 0): void {
+  if (depth > 12) return;
+  for (const b of arr(branches).map(obj)) {
     const next = { ...ctx };
-    if (b.category === 'vendor') next.vendor = String(b.name ?? '').trim() || null;
-    if (b.category === 'product_name' || b.category === 'product_family') next.product = String(b.name ?? '').trim() || null;
-    if (b.product && typeof b.product.product_id === 'string') {
-      out.set(b.product.product_id, {
-        id: b.product.product_id,
+    const name = str(b.name).trim() || null;
+    if (b.category === 'vendor') next.vendor = name;
+    if (b.category === 'product_name' || b.category === 'product_family') next.product = name;
+    const product = obj(b.product);
+    if (typeof product.product_id === 'string') {
+      out.set(product.product_id, {
+        id: product.product_id,
         vendor: next.vendor,
-        product: next.product ?? (b.category === 'product_name' ? String(b.name) : null),
-        version: b.category === 'product_version' ? String(b.name ?? '').trim() || null : null,
-        range: b.category === 'product_version_range' ? String(b.name ?? '').trim() || null : null,
-        full: String(b.product.name ?? ''),
+        product: next.product,
+        version: b.category === 'product_version' ? name : null,
+        range: b.category === 'product_version_range' ? name : null,
+        full: str(product.name),
       });
     }
-    if (Array.isArray(b.branches)) walk(b.branches, next, out);
+    walk(b.branches, next, out, depth + 1);
   }
 }
 
@@ -55,7 +59,7 @@ export function extractFixedVersion(details: string): string | null {
 function pageUrl(doc: Json): { url: string | null; json: string | null } {
   let url: string | null = null;
   let json: string | null = null;
-  for (const r of doc.document?.references ?? []) {
+  for (const r of arr(obj(doc.document).references).map(obj)) {
     if (r.category !== 'self' || typeof r.url !== 'string') continue;
     if (/\.json$/i.test(r.url)) json ??= r.url;
     // The advisory's web page on cisa.gov (or its older us-cert address) as the document states it.
@@ -66,11 +70,12 @@ function pageUrl(doc: Json): { url: string | null; json: string | null } {
 
 function scoresOf(v: Json): CvssMetric[] {
   const out: CvssMetric[] = [];
-  for (const s of v.scores ?? []) {
+  for (const s of arr(v.scores).map(obj)) {
     for (const key of ['cvss_v3', 'cvss_v2', 'cvss_v4']) {
-      const c = s[key];
-      if (!c || typeof c.vectorString !== 'string') continue;
-      const version = String(c.version ?? (key === 'cvss_v2' ? '2.0' : key === 'cvss_v4' ? '4.0' : '3.1')) as CvssVersion;
+      const c = obj(s[key]);
+      if (typeof c.vectorString !== 'string') continue;
+      const stated = str(c.version);
+      const version = (['2.0', '3.0', '3.1', '4.0'].includes(stated) ? stated : key === 'cvss_v2' ? '2.0' : key === 'cvss_v4' ? '4.0' : '3.1') as CvssVersion;
       out.push({ version, vector: c.vectorString, score: typeof c.baseScore === 'number' ? c.baseScore : null, scored_by: 'csaf', type: null });
     }
   }
@@ -90,27 +95,29 @@ function uniq<T>(xs: T[], key: (x: T) => string): T[] {
 }
 
 export function csafRecords(doc: Json): CveSourceRecord[] {
-  const d = doc?.document;
-  if (!d || String(d.csaf_version) !== '2.0' || typeof d.tracking?.id !== 'string') {
+  const d = obj(obj(doc).document);
+  if (String(d.csaf_version) !== '2.0' || typeof obj(d.tracking).id !== 'string') {
     throw new FeedFormatError('not a CSAF 2.0 document (document.csaf_version / tracking.id missing)');
   }
   const leaves = new Map<string, Leaf>();
-  walk(doc.product_tree?.branches ?? [], { vendor: null, product: null }, leaves);
-  for (const fp of doc.product_tree?.full_product_names ?? []) {
+  const tree = obj(doc.product_tree);
+  walk(tree.branches, { vendor: null, product: null }, leaves);
+  for (const fp of arr(tree.full_product_names).map(obj)) {
     if (typeof fp.product_id === 'string' && !leaves.has(fp.product_id)) {
-      leaves.set(fp.product_id, { id: fp.product_id, vendor: null, product: String(fp.name ?? ''), version: null, range: null, full: String(fp.name ?? '') });
+      leaves.set(fp.product_id, { id: fp.product_id, vendor: null, product: str(fp.name), version: null, range: null, full: str(fp.name) });
     }
   }
   const { url, json } = pageUrl(doc);
   const advisoryId = d.tracking.id.trim();
-  const published = typeof d.tracking.initial_release_date === 'string' ? new Date(d.tracking.initial_release_date).toISOString() : null;
+  const released = Date.parse(str(d.tracking.initial_release_date));
+  const published = Number.isNaN(released) ? null : new Date(released).toISOString();
   const out: CveSourceRecord[] = [];
-  for (const v of doc.vulnerabilities ?? []) {
+  for (const v of arr(doc.vulnerabilities).map(obj)) {
     if (typeof v.cve !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cve.trim())) continue;
     const cve = v.cve.trim();
-    const status = v.product_status ?? {};
-    const affectedIds: string[] = [...(status.known_affected ?? []), ...(status.first_affected ?? []), ...(status.last_affected ?? [])];
-    const ids = affectedIds.length ? affectedIds : (v.scores ?? []).flatMap((s: Json) => s.products ?? []);
+    const status = obj(v.product_status);
+    const affectedIds: string[] = [...arr(status.known_affected), ...arr(status.first_affected), ...arr(status.last_affected)];
+    const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s: Json) => arr(obj(s).products));
     let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
     // Some advisories list product ids that are not in their product tree: fall back to the whole tree.
     if (!named.length) named = [...leaves.values()].filter((l) => !!l.vendor);
@@ -122,21 +129,21 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       (a) => `${a.vendor}\u0000${a.product}\u0000${a.version}`,
     );
     const fixes: AdvisoryFix[] = [];
-    for (const id of status.fixed ?? []) {
+    for (const id of arr(status.fixed)) {
       const l = leaves.get(id);
       if (l?.product && l.version) fixes.push({ product: l.product, version: l.version, origin: 'product_status.fixed' });
     }
     const vendorFixes: CsafAdvisoryFacts['vendor_fixes'] = [];
     const categories = new Set<string>();
-    for (const r of v.remediations ?? []) {
-      const cat = String(r.category ?? '');
+    for (const r of arr(v.remediations).map(obj)) {
+      const cat = str(r.category);
       if (cat !== 'vendor_fix') {
         if (cat) categories.add(cat);
         continue;
       }
-      const details = String(r.details ?? '').trim();
+      const details = str(r.details).trim();
       const productNames: string[] = [];
-      for (const id of r.product_ids ?? []) {
+      for (const id of arr(r.product_ids)) {
         const name = leaves.get(id)?.product;
         if (typeof name === 'string' && !productNames.includes(name)) productNames.push(name);
       }
@@ -146,7 +153,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       if (version) for (const p of products) fixes.push({ product: p, version, origin: 'vendor_fix' });
     }
     // The vulnerability's text: its summary notes (joined), else its description, else its details note.
-    const notesOf = (cat: string) => (v.notes ?? []).filter((n: Json) => n.category === cat && typeof n.text === 'string').map((n: Json) => String(n.text).trim()).filter(Boolean);
+    const notesOf = (cat: string) => arr(v.notes).map(obj).filter((n) => n.category === cat && typeof n.text === 'string').map((n) => String(n.text).trim()).filter(Boolean);
     const texts = [notesOf('summary'), notesOf('description'), notesOf('details')].find((x) => x.length) ?? [];
     const summary = texts.length ? texts.join('\n\n') : null;
     out.push({
@@ -158,14 +165,14 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       published: null,
       modified: null,
       cvss: scoresOf(v),
-      cwes: typeof v.cwe?.id === 'string' && /^CWE-\d+$/.test(v.cwe.id) ? [Number(v.cwe.id.slice(4))] : [],
+      cwes: /^CWE-\d+$/.test(str(obj(v.cwe).id)) ? [Number(str(obj(v.cwe).id).slice(4))] : [],
       affected,
       references: [],
       assigner: null,
       status: null,
       advisory: {
         advisory_id: advisoryId,
-        title: String(d.title ?? '').trim(),
+        title: str(d.title).trim(),
         url,
         json_url: json,
         published,

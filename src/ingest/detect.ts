@@ -33,6 +33,8 @@ export function detectFromHead(head: string): FeedFormat | null {
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
   const oneObjectPerLine = isCompleteJson(firstLine) && /\n\s*\{/.test(text);
   if (/"csaf_version"\s*:\s*"2\.0"/.test(text)) return oneObjectPerLine ? 'csaf-jsonl' : 'csaf';
+  // MSRC CVRF in the JSON form of the MSRC API (strings wrapped as {"Value": …}).
+  if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';
   if (/"catalogVersion"\s*:/.test(text) && /"vulnerabilities"\s*:/.test(text)) return 'kev';
   if (/"format"\s*:\s*"NVD_CVE"/.test(text) || /"resultsPerPage"\s*:/.test(text)) return 'nvd-page';
   if (/"sourceIdentifier"\s*:/.test(text) && /"id"\s*:\s*"CVE-\d{4}-\d+"/.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';

@@ -18,7 +18,7 @@ function cwesOf(list: unknown): number[] {
 }
 
 export function kevRecord(v: Json): CveSourceRecord {
-  if (typeof v?.cveID !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cveID)) {
+  if (!v || typeof v !== 'object' || typeof v.cveID !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cveID)) {
     throw new FeedFormatError('KEV entry without a valid cveID');
   }
   const str = (x: unknown) => (typeof x === 'string' ? x : '');
@@ -33,7 +33,7 @@ export function kevRecord(v: Json): CveSourceRecord {
     modified: null,
     cvss: [],
     cwes: cwesOf(v.cwes),
-    affected: v.vendorProject ? [{ vendor: str(v.vendorProject), product: str(v.product) || null, origin: 'kev' }] : [],
+    affected: str(v.vendorProject) ? [{ vendor: str(v.vendorProject), product: str(v.product) || null, origin: 'kev' }] : [],
     // KEV notes are free text with URLs separated by " ; "; they are not NVD references and are kept
     // only as KEV facts (spec §2.5 lists NVD references only).
     references: [],
@@ -54,7 +54,7 @@ export function kevRecord(v: Json): CveSourceRecord {
 }
 
 export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
-  if (!doc || !Array.isArray(doc.vulnerabilities) || typeof doc.catalogVersion !== 'string') {
+  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.vulnerabilities) || typeof doc.catalogVersion !== 'string') {
     throw new FeedFormatError('not a KEV catalog (catalogVersion/vulnerabilities missing)');
   }
   yield {

@@ -3,6 +3,7 @@
 import { readText } from './io.ts';
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { arr, obj, str } from './json.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -52,17 +53,18 @@ export function parseCpe(criteria: string): { part: string; vendor: string; prod
 
 function cpeVersionText(m: Json, cpeVersion: string): string | null {
   const bits: string[] = [];
-  if (m.versionStartIncluding) bits.push(`>=${m.versionStartIncluding}`);
-  if (m.versionStartExcluding) bits.push(`>${m.versionStartExcluding}`);
-  if (m.versionEndIncluding) bits.push(`<=${m.versionEndIncluding}`);
-  if (m.versionEndExcluding) bits.push(`<${m.versionEndExcluding}`);
+  if (str(m.versionStartIncluding)) bits.push(`>=${m.versionStartIncluding}`);
+  if (str(m.versionStartExcluding)) bits.push(`>${m.versionStartExcluding}`);
+  if (str(m.versionEndIncluding)) bits.push(`<=${m.versionEndIncluding}`);
+  if (str(m.versionEndExcluding)) bits.push(`<${m.versionEndExcluding}`);
   if (bits.length) return bits.join(' ');
   return cpeVersion && cpeVersion !== '*' && cpeVersion !== '-' ? cpeVersion : null;
 }
 
-function collectCpe(nodes: Json[], out: AffectedProduct[]): void {
-  for (const node of nodes ?? []) {
-    for (const m of node.cpeMatch ?? []) {
+function collectCpe(nodes: unknown, out: AffectedProduct[], depth = 0): void {
+  if (depth > 8) return;
+  for (const node of arr(nodes).map(obj)) {
+    for (const m of arr(node.cpeMatch).map(obj)) {
       if (m.vulnerable !== true || typeof m.criteria !== 'string') continue;
       const cpe = parseCpe(m.criteria);
       if (!cpe || cpe.vendor === '*' || cpe.vendor === '-') continue;
@@ -75,7 +77,7 @@ function collectCpe(nodes: Json[], out: AffectedProduct[]): void {
         version: cpeVersionText(m, cpe.version),
       });
     }
-    if (node.nodes) collectCpe(node.nodes, out);
+    if (node.nodes) collectCpe(node.nodes, out, depth + 1);
   }
 }
 
@@ -83,8 +85,8 @@ function metricsOf(metrics: Json): CvssMetric[] {
   const out: CvssMetric[] = [];
   if (!metrics) return out;
   for (const [key, version] of METRIC_KEYS) {
-    for (const m of metrics[key] ?? []) {
-      const data = m.cvssData ?? {};
+    for (const m of arr(obj(metrics)[key]).map(obj)) {
+      const data = obj(m.cvssData);
       if (typeof data.vectorString !== 'string') continue;
       out.push({
         version,
@@ -99,38 +101,50 @@ function metricsOf(metrics: Json): CvssMetric[] {
 }
 
 /** CWE ids from `weaknesses`; the pseudo-ids NVD-CWE-noinfo / NVD-CWE-Other are not CWEs and are dropped. */
-function cwesOf(weaknesses: Json[]): number[] {
+function cwesOf(weaknesses: unknown): number[] {
   const ids = new Set<number>();
-  for (const w of weaknesses ?? []) {
-    for (const d of w.description ?? []) {
-      const m = /^CWE-(\d+)$/.exec(String(d.value ?? '').trim());
+  for (const w of arr(weaknesses).map(obj)) {
+    for (const d of arr(w.description).map(obj)) {
+      const m = /^CWE-(\d+)$/.exec(str(d.value).trim());
       if (m) ids.add(Number(m[1]));
     }
   }
   return [...ids];
 }
 
-/** One API 2.0 `cve` object → a source record; null for Rejected records (they are not vulnerabilities). */
-export function nvdRecordFromCve(cve: Json): CveSourceRecord | null {
-  if (!cve || typeof cve.id !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(cve.id)) {
+/**
+ * One API 2.0 `cve` object → a source record. A Rejected record becomes an empty NVD record (no description,
+ * metrics, products or references): it replaces what NVD said before, so a CVE rejected after import leaves
+ * the corpus unless another source still describes it.
+ */
+export function nvdRecordFromCve(cve: Json): CveSourceRecord {
+  if (!cve || typeof cve !== 'object' || typeof cve.id !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(cve.id)) {
     throw new FeedFormatError('NVD record without a valid `id`');
   }
-  if (cve.vulnStatus === 'Rejected') return null;
-  const en = (cve.descriptions ?? []).find((d: Json) => d.lang === 'en') ?? (cve.descriptions ?? [])[0];
-  const text = typeof en?.value === 'string' ? en.value.trim() : '';
+  if (cve.vulnStatus === 'Rejected') {
+    return {
+      source: 'nvd', source_key: '', cve_id: cve.id, description: null, title: null, published: nvdTime(cve.published),
+      modified: nvdTime(cve.lastModified), cvss: [], cwes: [], affected: [], references: [],
+      assigner: typeof cve.sourceIdentifier === 'string' ? cve.sourceIdentifier : null, status: 'Rejected',
+    };
+  }
+  const descriptions = arr(cve.descriptions).map(obj);
+  const en = descriptions.find((d) => d.lang === 'en') ?? descriptions[0];
+  const text = str(en?.value).trim();
   const affected: AffectedProduct[] = [];
-  for (const cfg of cve.configurations ?? []) collectCpe(cfg.nodes, affected);
+  for (const cfg of arr(cve.configurations).map(obj)) collectCpe(cfg.nodes, affected);
   // The CNA's own `affected` block (present on some records) names vendor and product in its words.
-  for (const block of cve.affected ?? []) {
-    for (const a of block.affectedData ?? []) {
+  for (const block of arr(cve.affected).map(obj)) {
+    for (const a of arr(block.affectedData).map(obj)) {
       if (typeof a.vendor === 'string' && a.vendor.trim() && a.vendor !== 'n/a') {
         affected.push({ vendor: a.vendor, product: typeof a.product === 'string' ? a.product : null, origin: 'cna' });
       }
     }
   }
-  const references: SourceReference[] = (cve.references ?? [])
-    .filter((r: Json) => typeof r.url === 'string')
-    .map((r: Json) => ({ url: r.url, tags: Array.isArray(r.tags) ? r.tags.map(String) : [], provided_by: String(r.source ?? 'nvd') }));
+  const references: SourceReference[] = arr(cve.references)
+    .map(obj)
+    .filter((r) => typeof r.url === 'string')
+    .map((r) => ({ url: r.url, tags: arr(r.tags).map(String), provided_by: str(r.source) || 'nvd' }));
   return {
     source: 'nvd',
     source_key: '',
@@ -150,17 +164,15 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord | null {
 
 /** Items of a parsed NVD document: either one `cve` object or an API 2.0 page. */
 export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
-  if (doc && Array.isArray(doc.vulnerabilities) && (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)) {
-    yield { kind: 'meta', meta: { feed: 'nvd-page', version: doc.version ?? null, date: nvdTime(doc.timestamp), declared_count: doc.vulnerabilities.length } };
+  if (doc && typeof doc === 'object' && Array.isArray(doc.vulnerabilities) && (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)) {
+    yield { kind: 'meta', meta: { feed: 'nvd-page', version: typeof doc.version === 'string' ? doc.version : null, date: nvdTime(doc.timestamp), declared_count: doc.vulnerabilities.length } };
     for (const v of doc.vulnerabilities) {
-      const rec = nvdRecordFromCve(v.cve);
-      if (rec) yield { kind: 'cve', record: rec };
+      yield { kind: 'cve', record: nvdRecordFromCve(obj(v).cve) };
     }
     return;
   }
   const cve = doc && doc.cve && typeof doc.cve === 'object' ? doc.cve : doc;
-  const rec = nvdRecordFromCve(cve);
-  if (rec) yield { kind: 'cve', record: rec };
+  yield { kind: 'cve', record: nvdRecordFromCve(cve) };
 }
 
 export async function* readNvd(path: string): AsyncGenerator<IngestItem> {

@@ -9,16 +9,18 @@ import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
 import {
-  countSourceRows, deleteCves, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
+  countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
 import { detectFormat, readFeed } from './detect.ts';
+// Registers the MSRC CVRF reader (owned by the Windows engine) with the format detector.
+import './msrc-feed.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
-import { buildCveDocument, enrichCve, type Catalogs } from '../domain/enrich.ts';
-import type { AnalysisProvider } from '../domain/analysis.ts';
+import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
+import { GROUNDED_MODEL, type AnalysisFacts, type AnalysisProvider } from '../domain/analysis.ts';
 import type { CveDocument, SageBlock } from '../domain/cve-document.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 
@@ -105,36 +107,61 @@ class Enricher {
     this.catalogKey = `${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
   }
 
+  /** Documents waiting for the configured analysis provider (filled inside a batch, drained after its commit). */
+  pendingAnalysis: { doc: CveDocument; facts: AnalysisFacts }[] = [];
+
   /** Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description. */
-  async enrich(tx: Tx, ids: string[]): Promise<{ written: number; removed: number }> {
+  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number }> {
     if (!ids.length) return { written: 0, removed: 0 };
-    const { records, epss } = await loadSources(tx, ids);
+    const { records, epss } = await loadSources(tx, ids, known);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
-    const merged = [];
+    const built: Built[] = [];
     for (const id of ids) {
       const recs = records.get(id);
       const m = recs ? mergeSources(id, recs, epss.get(id) ?? null) : null;
       // The corpus is every CVE that has a description from some source.
       if (!m || !m.description) drop.push(id);
-      else merged.push(m);
+      else built.push(buildCveDocument(m, this.catalogs, now));
     }
-    if (this.opts.provider && this.opts.provider.name !== 'grounded') {
-      const prev = await previousSages(tx, merged.map((m) => m.cve_id));
-      const queue = [...merged];
-      const worker = async () => {
-        for (let m = queue.shift(); m; m = queue.shift()) {
-          docs.push(await enrichCve(m, this.catalogs, this.opts.provider, { now, previousSage: (prev.get(m.cve_id) as SageBlock | undefined) ?? null }));
-        }
-      };
-      await Promise.all(Array.from({ length: 4 }, worker));
-    } else {
-      for (const m of merged) docs.push(buildCveDocument(m, this.catalogs, now).doc);
+    const provider = this.opts.provider && this.opts.provider.name !== 'grounded' ? this.opts.provider : null;
+    if (provider) {
+      // The provider is called after the batch commits (analyse()), never inside the transaction: until it
+      // answers, a record shows its previous analysis (or the grounded one) marked pending.
+      const prev = await previousSages(tx, built.map((b) => b.doc.cve_id));
+      for (const b of built) {
+        const before = prev.get(b.doc.cve_id) as SageBlock | undefined;
+        b.doc.sage = { ...(before && before.model !== GROUNDED_MODEL ? before : b.doc.sage), status: 'pending' };
+        this.pendingAnalysis.push(b);
+      }
     }
+    for (const b of built) docs.push(b.doc);
     const written = await upsertCves(tx, docs);
     const removed = await deleteCves(tx, drop);
     return { written, removed };
+  }
+
+  /** Runs the configured provider over the documents of the last committed batch; failures leave them pending. */
+  async analyse(conn: Db): Promise<number> {
+    const provider = this.opts.provider;
+    const queue = this.pendingAnalysis;
+    this.pendingAnalysis = [];
+    if (!provider || !queue.length) return 0;
+    const done: CveDocument[] = [];
+    const worker = async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) {
+        const now = this.opts.now?.() ?? new Date().toISOString();
+        try {
+          const sage = await provider.analyze(item.facts, item.doc.sage, now);
+          done.push({ ...item.doc, sage });
+        } catch {
+          // Keeps the stored (pending) analysis: the provider never blocks or fails the import.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+    return done.length ? withTx(conn, (tx) => upsertCves(tx, done)) : 0;
   }
 }
 
@@ -162,30 +189,48 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
   const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
   const enricher = new Enricher(opts);
   let batchNo = 0;
+  const pending: { batch: Promise<void> | null } = { batch: null };
   try {
     await enricher.reload(conn);
     let cveBatch: CveSourceRecord[] = [];
     let epssBatch: EpssRecord[] = [];
     let catalogsChanged = false;
 
-    const flush = async () => {
-      if (!cveBatch.length && !epssBatch.length) return;
-      const recs = cveBatch;
-      const scores = epssBatch;
-      cveBatch = [];
-      epssBatch = [];
+    const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
       await withTx(conn, async (tx) => {
         const changed = new Set(await upsertSourceRecords(tx, recs));
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
         summary.changed_sources += changed.size;
-        const r = await enricher.enrich(tx, [...changed].sort());
+        const r = await enricher.enrich(tx, [...changed].sort(), recs);
         summary.documents_written += r.written;
         summary.documents_removed += r.removed;
       });
       batchNo++;
+      await enricher.analyse(conn);
       await progressRun(conn, ingestRun, summary.items);
       await progressRun(conn, enrichRun, summary.documents_written);
       await opts.afterBatch?.(batchNo);
+    };
+    // One batch is written while the next one is read: database time overlaps parsing time. At most one
+    // batch is in flight (the pipeline owns a single connection), so memory stays bounded.
+    let inflight: Promise<void> | null = null;
+    const flush = async (drain = true) => {
+      if (cveBatch.length || epssBatch.length) {
+        const recs = cveBatch;
+        const scores = epssBatch;
+        cveBatch = [];
+        epssBatch = [];
+        if (inflight) await inflight;
+        inflight = writeBatch(recs, scores);
+        pending.batch = inflight;
+        // Marked handled here; the rejection is rethrown where the batch is awaited.
+        inflight.catch(() => undefined);
+      }
+      if (drain && inflight) {
+        const p = inflight;
+        inflight = null;
+        await p;
+      }
     };
 
     for (let i = 0; i < inputs.length; i++) {
@@ -194,18 +239,21 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       const cwe: CweRecord[] = [];
       const capec: CapecRecord[] = [];
       const metas: FeedMeta[] = [];
+      // The KEV file is the whole catalog: entries it no longer lists are removed after it.
+      const kevIds = input.format === 'kev' ? new Set<string>() : null;
       let n = 0;
       for await (const item of input.items()) {
         n++;
         summary.items++;
         switch (item.kind) {
           case 'cve':
+            if (kevIds && item.record.source === 'kev') kevIds.add(item.record.cve_id);
             cveBatch.push(item.record);
-            if (cveBatch.length >= batchSize) await flush();
+            if (cveBatch.length >= batchSize) await flush(false);
             break;
           case 'epss':
             epssBatch.push(item.record);
-            if (epssBatch.length >= epssBatchSize) await flush();
+            if (epssBatch.length >= epssBatchSize) await flush(false);
             break;
           case 'cwe':
             cwe.push(item.record);
@@ -221,6 +269,17 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       }
       progress.items(summary.items);
       summary.inputs.push({ label: input.label, format: input.format, items: n });
+      if (kevIds && kevIds.size > 0) {
+        await flush();
+        await withTx(conn, async (tx) => {
+          const gone = await deleteSourcesNotIn(tx, 'kev', [...kevIds]);
+          summary.changed_sources += gone.length;
+          const r = await enricher.enrich(tx, gone);
+          summary.documents_written += r.written;
+          summary.documents_removed += r.removed;
+        });
+        await enricher.analyse(conn);
+      }
       if (cwe.length || capec.length || metas.length) {
         // Catalogs and feed facts of this file: one transaction.
         await flush();
@@ -257,19 +316,21 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
             summary.documents_written += r.written;
             summary.documents_removed += r.removed;
           });
+          await enricher.analyse(conn);
           await progressRun(conn, enrichRun, summary.documents_written);
         }
       }
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
-    const c = await conn.selectFrom('cves').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-    summary.corpus = Number(c?.n ?? 0);
+    summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);
     progress.end();
     return summary;
   } catch (err) {
+    // A batch still in flight uses the connection: let it settle before recording the failure.
+    await pending.batch?.catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);

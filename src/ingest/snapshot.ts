@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import { importPaths, type PipelineLog, type PipelineSummary } from './pipeline.ts';
+import { countCves } from '../store/ingest.ts';
 import { createProgress } from './progress.ts';
 import type { ProgressSink } from './progress.ts';
 
@@ -14,8 +15,7 @@ export interface SnapshotLog extends PipelineLog {}
  */
 export async function ensureSnapshot(store: Store, config: Readonly<Pick<Config, 'snapshotDir' | 'autoImportSnapshot'>>, log: SnapshotLog, progress?: ProgressSink): Promise<PipelineSummary | null> {
   if (!config.autoImportSnapshot) return null;
-  const n = await store.db.selectFrom('cves').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  if (Number(n?.n ?? 0) > 0) return null;
+  if ((await countCves(store.db)) > 0) return null;
   if (!existsSync(config.snapshotDir)) {
     log.warn({ dir: config.snapshotDir }, 'corpus is empty and the snapshot folder does not exist: serving an empty corpus');
     return null;

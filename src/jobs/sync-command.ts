@@ -8,12 +8,14 @@ import { createProgress, silentProgress } from '../ingest/progress.ts';
 import { recentSyncRuns } from '../store/sync-state.ts';
 import { runSync, SyncBusyError, syncSources } from './sync.ts';
 import { pipelineSink } from './sync-sink.ts';
+// Registers the MSRC source (Windows engine) with every later sync.
+import './sync-msrc.ts';
 
 /** Exit status when another sync holds the lock (EX_TEMPFAIL: try again later). */
 export const EXIT_BUSY = 75;
 
 registerCommand('sync', {
-  summary: 'Fetch the live feeds (NVD, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS) incrementally; --from DIR imports local files instead',
+  summary: 'Fetch the live feeds (NVD, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS, MSRC) incrementally; --from DIR imports local files instead',
   usage: 'vulnintel sync [--source NAME]... [--from DIR] [--status] [--quiet] [--json]',
   options: {
     source: { type: 'string', multiple: true },

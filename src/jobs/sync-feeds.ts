@@ -14,6 +14,8 @@ import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { expectOk, fetchFileIfChanged, fetchWithRetry, SyncHttpError, type FileValidators } from './sync-http.ts';
 
 const MiB = 1024 * 1024;
+/** CSAF documents per pipeline run (the first sync lists ~2,400). */
+export const CSAF_BATCH = 100;
 
 interface WholeFileCursor extends FileValidators {
   fetched_at: string;
@@ -43,6 +45,8 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
         what: spec.name.toUpperCase(),
       });
       if (!got.changed) {
+        // New validators for the same content: keep them, so the next request can be answered with a 304.
+        if (got.reason === 'same-content' && previous) await ctx.setCursor({ ...previous, ...got.validators });
         return { records: 0, files: 0, summary: `unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
       }
       const file = spec.prepare ? await spec.prepare(got.file, ctx) : got.file;
@@ -52,7 +56,7 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
       } catch (e) {
         throw new SyncHttpError(`${spec.name.toUpperCase()}: ${(e as Error).message}`, 200);
       }
-      const { records } = await ctx.sink.importFile(file, spec.format, { source: spec.name });
+      const { records } = await ctx.sink.importFiles([{ file, format: spec.format }], { source: spec.name });
       ctx.addRecords(records);
       // Checkpoint only after the import committed: a failed import is fetched again next time.
       const cursor: WholeFileCursor = { ...got.validators, fetched_at: ctx.clock.now().toISOString(), meta };
@@ -195,6 +199,7 @@ export const csafSource: SyncSource = {
       what: 'CSAF feed',
     });
     if (!got.changed) {
+      if (got.reason === 'same-content' && previous) await ctx.setCursor({ ...previous, feed: got.validators });
       return { records: 0, files: 0, summary: `feed unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
     }
     let entries: RolieEntry[];
@@ -212,23 +217,47 @@ export const csafSource: SyncSource = {
     let records = 0;
     let files = 0;
     const failures: string[] = [];
-    for (const entry of todo) {
-      try {
-        const res = await fetchWithRetry(ctx, entry.href, { maxResponseBytes: 32 * MiB });
-        await expectOk(res, `CSAF ${entry.id}`);
-        const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
-        await res.saveTo(file);
-        const imported = await ctx.sink.importFile(file, 'csaf', { source: 'csaf' });
-        await rm(file, { force: true });
-        records += imported.records;
-        ctx.addRecords(imported.records);
-        files++;
-        // Per-document checkpoint: a rerun fetches only what is still missing.
-        await setDocumentVersion(ctx.store.db, 'csaf', entry.id, entry.updated, ctx.clock.now());
-      } catch (e) {
-        failures.push(`${entry.id}: ${(e as Error).message}`);
-        ctx.log.warn({ source: 'csaf', advisory: entry.id, error: (e as Error).message }, 'CSAF document not imported');
+    const fail = (entry: RolieEntry, e: unknown) => {
+      failures.push(`${entry.id}: ${(e as Error).message}`);
+      ctx.log.warn({ source: 'csaf', advisory: entry.id, error: (e as Error).message }, 'CSAF document not imported');
+    };
+    const imported = async (batch: { entry: RolieEntry; file: string }[], n: number) => {
+      records += n;
+      ctx.addRecords(n);
+      files += batch.length;
+      // Per-document checkpoint: a rerun fetches only what is still missing.
+      for (const d of batch) await setDocumentVersion(ctx.store.db, 'csaf', d.entry.id, d.entry.updated, ctx.clock.now());
+    };
+    for (let i = 0; i < todo.length; i += CSAF_BATCH) {
+      const batch: { entry: RolieEntry; file: string }[] = [];
+      for (const entry of todo.slice(i, i + CSAF_BATCH)) {
+        try {
+          const res = await fetchWithRetry(ctx, entry.href, { maxResponseBytes: 32 * MiB });
+          await expectOk(res, `CSAF ${entry.id}`);
+          const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+          await res.saveTo(file);
+          batch.push({ entry, file });
+        } catch (e) {
+          fail(entry, e);
+        }
       }
+      if (!batch.length) continue;
+      try {
+        // One pipeline run per batch of documents.
+        const r = await ctx.sink.importFiles(batch.map((d) => ({ file: d.file, format: 'csaf' as const })), { source: 'csaf' });
+        await imported(batch, r.records);
+      } catch {
+        // Find the document that broke the batch: import them one by one, so the others still get in.
+        for (const d of batch) {
+          try {
+            const r = await ctx.sink.importFiles([{ file: d.file, format: 'csaf' }], { source: 'csaf' });
+            await imported([d], r.records);
+          } catch (e) {
+            fail(d.entry, e);
+          }
+        }
+      }
+      for (const d of batch) await rm(d.file, { force: true });
     }
     if (failures.length) {
       // The feed's validators are not stored, so the next sync retries exactly the failed documents.

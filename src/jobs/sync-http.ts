@@ -153,7 +153,9 @@ export interface FileValidators {
 }
 
 export type FileFetch =
-  | { changed: false; reason: 'not-modified' | 'same-content' }
+  | { changed: false; reason: 'not-modified' }
+  /** The server sent the file again (new or no validators) but its content is the one already imported. */
+  | { changed: false; reason: 'same-content'; validators: FileValidators }
   | { changed: true; file: string; bytes: number; validators: FileValidators };
 
 /**
@@ -178,14 +180,10 @@ export async function fetchFileIfChanged(
   await expectOk(res, opts.what);
   const bytes = await res.saveTo(dest);
   const sha256 = await sha256File(dest);
+  const validators = { etag: res.headers.etag ?? null, last_modified: res.headers['last-modified'] ?? null, sha256 };
   if (previous?.sha256 === sha256) {
     await rm(dest, { force: true });
-    return { changed: false, reason: 'same-content' };
+    return { changed: false, reason: 'same-content', validators };
   }
-  return {
-    changed: true,
-    file: dest,
-    bytes,
-    validators: { etag: res.headers.etag ?? null, last_modified: res.headers['last-modified'] ?? null, sha256 },
-  };
+  return { changed: true, file: dest, bytes, validators };
 }

@@ -5,20 +5,22 @@
 import type { Db } from '../store/db.ts';
 import { readFeed } from '../ingest/detect.ts';
 import { runPipeline, type PipelineOptions } from '../ingest/pipeline.ts';
+import type { FeedFormat } from '../ingest/types.ts';
 import type { FeedSink } from './sync.ts';
 
 export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize'> = {}): FeedSink {
   return {
-    async importFile(file, format, info) {
+    async importFiles(files, info) {
       let records = 0;
       // Records, not feed facts: the pipeline's item count also includes the catalog-version items.
-      async function* counted() {
+      async function* counted(file: string, format: FeedFormat) {
         for await (const item of readFeed(file, format)) {
           if (item.kind !== 'meta') records++;
           yield item;
         }
       }
-      await runPipeline(db, [{ label: file, format, items: counted }], { ...opts, source: `sync:${info.source}`, wait: true });
+      const inputs = files.map(({ file, format }) => ({ label: file, format, items: () => counted(file, format) }));
+      await runPipeline(db, inputs, { ...opts, source: `sync:${info.source}`, wait: true });
       return { records };
     },
   };

@@ -15,13 +15,18 @@ import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
 import { capecSource, csafSource, cweSource, epssSource, kevSource } from './sync-feeds.ts';
 
+export interface FeedFile {
+  file: string;
+  format: FeedFormat;
+}
+
 /**
- * Where fetched files go: the import pipeline. It reads the file with the reader for `format` (the readers in
- * src/ingest/), writes the records in batches (each batch one transaction) and answers with the number of
- * records read from the file.
+ * Where fetched files go: the import pipeline. It reads each file with the reader for its format (the readers
+ * in src/ingest/), writes the records in batches (each batch one transaction), and answers with the number of
+ * records read. Several files are imported in one pipeline run (the CSAF documents of one batch).
  */
 export interface FeedSink {
-  importFile(file: string, format: FeedFormat, info: { source: string }): Promise<{ records: number }>;
+  importFiles(files: readonly FeedFile[], info: { source: string }): Promise<{ records: number }>;
 }
 
 export interface SyncLog {

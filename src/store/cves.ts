@@ -7,12 +7,18 @@ import type { CveDocument } from '../domain/cve-document.ts';
 
 const CVE_RE = /^CVE-(\d{4})-(\d{4,})$/;
 
+/**
+ * The document serialised once, with the volatile timestamps (temporal.enriched_at, sage.generated_at) set to
+ * null: its hash decides whether a row changed, and the same text is sent to the database, where the two
+ * timestamps are put back (one JSON serialisation per document instead of two).
+ */
+function stableJson(doc: CveDocument): string {
+  return JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: null }, sage: { ...doc.sage, generated_at: null } });
+}
+
 /** Hash of the document without the volatile timestamps (enrichment time, analysis generation time). */
 export function docHash(doc: CveDocument): string {
-  const { temporal, sage, ...rest } = doc;
-  const { enriched_at: _ignored, ...stableTemporal } = temporal;
-  const { generated_at: _alsoIgnored, ...stableSage } = sage;
-  return createHash('sha256').update(JSON.stringify({ ...rest, temporal: stableTemporal, sage: stableSage })).digest('hex');
+  return createHash('sha256').update(stableJson(doc)).digest('hex');
 }
 
 function row(doc: CveDocument) {
@@ -49,24 +55,37 @@ function row(doc: CveDocument) {
     search_ids: [doc.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '),
     search_title: doc.title,
     search_text: doc.description,
-    doc,
-    doc_hash: docHash(doc),
+    generated_at: doc.sage.generated_at,
   };
 }
 
 /** Upserts a batch of enriched documents; returns how many rows were inserted or changed. */
 export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<number> {
   if (docs.length === 0) return 0;
-  const rows = docs.map(row);
+  // Each row: the slim columns as JSON plus the stable document text spliced in (not re-serialised).
+  const payload = `[${docs
+    .map((doc) => {
+      const slim = JSON.stringify(row(doc));
+      const json = stableJson(doc);
+      const hash = createHash('sha256').update(json).digest('hex');
+      return `${slim.slice(0, -1)},"doc_hash":"${hash}","doc":${json}}`;
+    })
+    .join(',')}]`;
   const r = await sql<{ n: number }>`
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+      SELECT cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
+        kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
+        ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, published_at,
+        modified_at, enriched_at::timestamptz AS enriched_at, search_ids, search_title, search_text,
+        jsonb_set(jsonb_set(doc, '{temporal,enriched_at}', to_jsonb(enriched_at)), '{sage,generated_at}', coalesce(to_jsonb(generated_at), 'null'::jsonb)) AS doc,
+        doc_hash
+      FROM jsonb_to_recordset(${payload}::jsonb) AS x(
         cve_id text, cve_year int, cve_seq bigint, bsid text, title text, severity text, cvss_score real,
         bcs_score real, epss_score real, epss_percentile real, kev_flagged boolean, kev_added_at timestamptz,
         exploit_maturity text, poc_available boolean, has_public_exploit boolean, patch_status text,
         ics_relevant boolean, ics_relevance real, primary_vendor text, primary_product text, vendor_count int,
         vendor_slugs text[], protocols text[], published_at timestamptz, modified_at timestamptz,
-        enriched_at timestamptz, search_ids text, search_title text, search_text text, doc jsonb, doc_hash text)
+        enriched_at text, search_ids text, search_title text, search_text text, generated_at text, doc jsonb, doc_hash text)
     ), up AS (
       INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
         epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,

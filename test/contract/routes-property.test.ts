@@ -26,6 +26,7 @@ before(async () => {
   credentials = [
     {}, o.auth, viewer.auth, partner.auth, trial.auth, session, { 'x-internal-key': TEST_INTERNAL_KEY },
     { authorization: 'Bearer vi_live_garbage' }, { authorization: 'Token x' }, { cookie: 'vi_session=stale' },
+    { cookie: 'vi_session=%E0%A4%A; other=%zz' }, { 'x-internal-key': '%zz' },
   ];
   // Query parameter names each route documents, so generated queries also hit the validators, not only the
   // unknown-parameter check.
@@ -94,6 +95,11 @@ test('every registered route: generated input never yields a 5xx, and errors use
       },
     ), { numRuns: NUM_RUNS });
   }
+});
+
+test('deny by default: every /api/ route declares its auth mode (config.auth)', () => {
+  const undeclared = t.app.routeTable().filter((r) => r.url.startsWith('/api/') && r.declaredAuth === null);
+  assert.deepEqual(undeclared, []);
 });
 
 test('unknown paths and methods: 404 or 405 in the envelope, never a 5xx', async () => {

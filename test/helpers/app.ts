@@ -1,7 +1,7 @@
 // Builds the real app against a fresh database, and seeds organizations, members and API keys.
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDeps } from '../../src/app.ts';
 import { fixedClock, type Clock } from '../../src/lib/clock.ts';
 import { generateApiKey } from '../../src/lib/crypto.ts';
 import { createMember, createOrganization, insertApiKey } from '../../src/store/identity.ts';
@@ -34,6 +34,8 @@ export async function testApp(opts: {
   testRoutes?: (app: FastifyInstance) => void | Promise<void>;
   /** Route the app's database connections through a TCP proxy the test can cut. */
   viaProxy?: boolean;
+  /** Smaller rate-limit windows (buildApp's rateProfiles). */
+  rateProfiles?: AppDeps['rateProfiles'];
 } = {}): Promise<TestApp> {
   const db = await freshDb();
   let proxy: TcpProxy | null = null;
@@ -56,7 +58,7 @@ export async function testApp(opts: {
     ...(opts.env ?? {}),
   });
   const clock = fixedClock(opts.now ?? '2026-11-21T12:00:00Z');
-  const app = await buildApp({ config, store, clock: opts.clock ?? clock, testRoutes: opts.testRoutes });
+  const app = await buildApp({ config, store, clock: opts.clock ?? clock, testRoutes: opts.testRoutes, rateProfiles: opts.rateProfiles });
   await app.ready();
   return {
     app, db, store, proxy, config, clock,

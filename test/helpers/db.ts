@@ -8,6 +8,18 @@ import { listMigrations, migrate } from '../../src/store/migrate.ts';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * The test runner's pid (test/run.mjs sets VULNINTEL_TEST_RUN), part of every test database name, so a runner
+ * only ever drops databases of runs whose process is gone, never those of a run going on next to it on a shared
+ * server. A file run directly (node --test) uses its own pid.
+ */
+export const TEST_RUN = process.env.VULNINTEL_TEST_RUN ?? String(process.pid);
+
+/** A fresh name for a test database: vi_t_<runner pid>_<random>. */
+export function testDbName(): string {
+  return `vi_t_${TEST_RUN}_${randomBytes(6).toString('hex')}`;
+}
+
 function urlFor(db: string): string {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${db}`;
@@ -67,7 +79,7 @@ export interface TestDb {
 /** A fresh, migrated database for one test file. */
 export async function freshDb(opts: { statementTimeoutMs?: number } = {}): Promise<TestDb> {
   const tpl = await ensureTemplate();
-  const name = `vi_t_${randomBytes(6).toString('hex')}`;
+  const name = testDbName();
   await withAdmin(async (c) => {
     await c.query('SELECT pg_advisory_lock($1)', [LOCK]);
     try {

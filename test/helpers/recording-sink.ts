@@ -2,7 +2,7 @@
 // came out, so tests assert on the records the pipeline would receive.
 import { readFeed } from '../../src/ingest/detect.ts';
 import type { FeedFormat, IngestItem } from '../../src/ingest/types.ts';
-import type { FeedSink } from '../../src/jobs/sync.ts';
+import type { FeedFile, FeedSink } from '../../src/jobs/sync.ts';
 
 export interface SinkImport {
   source: string;
@@ -22,12 +22,24 @@ export class RecordingSink implements FeedSink {
     this.failures.push({ source, error });
   }
 
-  async importFile(file: string, format: FeedFormat, info: { source: string }): Promise<{ records: number }> {
+  /** Pipeline runs (calls), each with the files it was given. */
+  readonly calls: { source: string; files: string[] }[] = [];
+
+  async importFiles(files: readonly FeedFile[], info: { source: string }): Promise<{ records: number }> {
     const f = this.failures.findIndex((x) => x.source === info.source);
     if (f >= 0) {
       const [failure] = this.failures.splice(f, 1);
       throw new Error(failure.error);
     }
+    // Like the pipeline: every file is read before anything counts, so an unreadable file fails the whole call.
+    const done: SinkImport[] = [];
+    for (const { file, format } of files) done.push(await this.readOne(file, format, info.source));
+    this.imports.push(...done);
+    this.calls.push({ source: info.source, files: files.map((x) => x.file) });
+    return { records: done.reduce((n, d) => n + d.records, 0) };
+  }
+
+  private async readOne(file: string, format: FeedFormat, source: string): Promise<SinkImport> {
     const ids: string[] = [];
     const meta: IngestItem[] = [];
     for await (const item of readFeed(file, format)) {
@@ -36,8 +48,7 @@ export class RecordingSink implements FeedSink {
       else if (item.kind === 'cwe') ids.push(`CWE-${item.record.id}`);
       else if (item.kind === 'capec') ids.push(`CAPEC-${item.record.capec_id}`);
     }
-    this.imports.push({ source: info.source, format, records: ids.length, ids, meta });
-    return { records: ids.length };
+    return { source, format, records: ids.length, ids, meta };
   }
 
   of(source: string): SinkImport[] {

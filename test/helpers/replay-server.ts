@@ -22,6 +22,8 @@ export interface RecordedRequest {
 
 interface Fault {
   match: (r: RecordedRequest) => boolean;
+  /** Never answer (the connection stays open until the client gives up or dies). */
+  hang: boolean;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -69,13 +71,18 @@ export class ReplayServer {
   private csafFeed: Json = JSON.parse(readFileSync(path.join(FIX, 'csaf', 'cisa-csaf-ot-feed-tlp-white.json'), 'utf8'));
   private csafDocs = new Map<string, Buffer>();
 
-  constructor() {
+  /** `csaf`: serve another ROLIE feed and its documents (by file name) instead of the 6-advisory fixture (bench/). */
+  constructor(opts: { csaf?: { feed: Json; docs: Map<string, Buffer> } } = {}) {
+    if (opts.csaf) {
+      this.csafFeed = opts.csaf.feed;
+      this.csafDocs = opts.csaf.docs;
+    }
     this.kev = served(gunzipSync(readFileSync(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))), 'application/json', { etag: true, lastModified: 'Fri, 07 Aug 2026 16:46:00 GMT' });
     this.epss = served(gzipSync(readFileSync(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'))), 'application/gzip', { etag: true });
     this.cwe = served(readFileSync(path.join(FIX, 'cwe', 'cwec_latest.xml.zip')), 'application/zip', { lastModified: 'Tue, 16 Jul 2024 12:00:00 GMT' });
     // raw.githubusercontent.com answers with an ETag; this copy has none, so the client's content-hash path is exercised.
     this.capec = served(readFileSync(path.join(FIX, 'capec', 'stix-capec.subset.json')), 'application/json', {});
-    for (const f of readdirSync(path.join(FIX, 'csaf', 'docs'))) this.csafDocs.set(f, readFileSync(path.join(FIX, 'csaf', 'docs', f)));
+    if (!opts.csaf) for (const f of readdirSync(path.join(FIX, 'csaf', 'docs'))) this.csafDocs.set(f, readFileSync(path.join(FIX, 'csaf', 'docs', f)));
   }
 
   get base(): string {
@@ -90,6 +97,8 @@ export class ReplayServer {
       cwe: `${this.base}/data/xml/cwec_latest.xml.zip`,
       capec: `${this.base}/mitre/cti/master/capec/2.1/stix-capec.json`,
       csaf: `${this.base}/csaf/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json`,
+      // Not served here: the MSRC source has its own replay test (test/integration/windows-sync.test.ts).
+      msrc: `${this.base}/cvrf/v3.0/updates`,
     };
   }
 
@@ -106,8 +115,8 @@ export class ReplayServer {
   }
 
   /** The next `times` requests matching `match` get this response instead of the real one. */
-  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number } = {}): void {
-    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1 });
+  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number; hang?: boolean } = {}): void {
+    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1, hang: opts.hang ?? false });
   }
 
   /** Serve the older KEV catalog (2025-08-25, 1,404 entries) or the newer one. */
@@ -143,6 +152,7 @@ export class ReplayServer {
     const fault = this.faults.find((f) => f.times > 0 && f.match(rec));
     if (fault) {
       fault.times--;
+      if (fault.hang) return;
       res.writeHead(fault.status, fault.headers);
       res.end(fault.body);
       return;

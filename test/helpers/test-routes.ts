@@ -22,6 +22,10 @@ export function faultRoutes(app: FastifyInstance) {
   const body = { schema: { hide: true, body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }), querystring: Type.Object({}) }, config: { auth: { mode: 'none' as const } } };
   app.post('/api/v1/__test/echo', body, async (req) => ok(req, req.body));
   app.post('/api/v2/__test/echo', body, async (req) => ok(req, req.body));
+  app.get('/api/v1/__test/query', {
+    schema: { hide: true, querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })), x: Type.Optional(Type.Number()) }) },
+    config: { auth: { mode: 'none' } },
+  }, async (req) => ok(req, req.query));
   app.get('/api/v1/__test/sleep', { schema: { hide: true, querystring: Type.Object({}) }, config: { auth: { mode: 'none' } } }, async (req) => {
     await withTx(app.deps.store.db, async (trx) => {
       await sql`SET LOCAL statement_timeout = '100ms'`.execute(trx);

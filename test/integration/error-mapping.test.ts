@@ -60,6 +60,20 @@ describe('error envelope and framework mappings', () => {
     assert.deepEqual(r.json().error.detail, [{ field: 'body.extra', message: 'field is not accepted', type: 'value_error.extra' }]);
   });
 
+  test('non-finite or unsafe numbers (1e309, 2^60) → 422 on their field, never a 500 downstream', async () => {
+    for (const [q, field] of [['page=1e309', 'query.page'], ['page=1152921504606846976', 'query.page'], ['x=-1e400', 'query.x']]) {
+      const r = await t.app.inject({ method: 'GET', url: `/api/v1/__test/query?${q}` });
+      assert.equal(r.statusCode, 422, q);
+      assert.equal(r.json().error.detail[0].field, field);
+      assert.equal(r.json().error.detail[0].type, 'type_error.number');
+    }
+    const ok = await t.app.inject({ method: 'GET', url: '/api/v1/__test/query?page=9007199254740991&x=2.5' });
+    assert.deepEqual(ok.json().data, { page: 9007199254740991, x: 2.5 });
+    const body = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', headers: { 'content-type': 'application/json' }, payload: '{"n": 1e309}' });
+    assert.equal(body.statusCode, 422);
+    assert.equal(body.json().error.detail[0].field, 'body.n');
+  });
+
   test('a valid body passes through unchanged', async () => {
     const r = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', payload: { n: 42 } });
     assert.equal(r.statusCode, 200);

@@ -37,6 +37,7 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
   assert.equal(d.exploitation.exploit_maturity, 'WEAPONIZED');
   assert.deepEqual([d.scoring.epss.score, d.scoring.epss.percentile], [0.5981, 0.99054]); // the fixture row: CVE-2024-21338;0.598100000;0.990540000
   assert.equal(d.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
+  assert.deepEqual(d.sources, ['nvd', 'kev', 'epss']);
   const p = (await docOf(t.store.db, 'CVE-2024-8531'))!;
   assert.deepEqual(p.patch.fixed_in, { product: 'Data Center Expert', version: '8.2' });
   assert.deepEqual(p.references.cisa_ics_advisories.map((a) => a.advisory_id), ['ICSA-24-289-02']);
@@ -52,6 +53,8 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
   const siemensCount = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE 'siemens' = ANY(vendor_slugs)`.execute(t.store.db)).rows[0].n;
   assert.equal(v[1].cve_count, siemensCount);
 
+  const { loadCapecSource } = await import('../../src/store/ingest.ts');
+  assert.deepEqual(await loadCapecSource(t.store.db), { catalog: 'MITRE CAPEC (STIX 2.1)', version: '3.9', mapping: 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)' });
   const before = await checksums(t.store.db);
   const again = await importPaths(t.store.db, [dir], { log: quiet });
   assert.equal(again.changed_sources, 0);
@@ -157,4 +160,79 @@ test('progress: a redrawn bar on a terminal', () => {
   assert.match(chunks[0], /^\r\[#{6}\.{18}\] 1\/4 kev kev\.json {2}0 records/);
   assert.match(chunks[1], /^\r\[#{6}\.{18}\] 1\/4 kev kev\.json {2}4,000 records {2}2,000\/s\x1b\[K$/);
   assert.equal(chunks.at(-1), '\n');
+});
+
+test('configured OpenAI-compatible analysis through the egress policy: used on import; a failing provider keeps the stored analysis, pending', async () => {
+  const { createServer } = await import('node:http');
+  const { providerFromConfig } = await import('../../src/ingest/analysis-provider.ts');
+  const { createEgress } = await import('../../src/lib/egress.ts');
+  let fail = false;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (fail) {
+        res.statusCode = 500;
+        res.end('down');
+        return;
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ executive_summary: 'CVE-2024-9124 affects PowerFlex 6000T.', ics_context: 'Drive controllers are OT assets.', remediation_guidance: 'Apply the vendor update.' }) } }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const db2 = await freshDb();
+  const egress = createEgress({ allowList: [`127.0.0.1:${port}`] });
+  try {
+    const a = providerFromConfig({ analysis: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'loop-model', apiKey: 'secret' }, egressAllowList: [] }, egress)!;
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json')], { log: quiet, provider: a.provider });
+    const first = (await docOf(db2.store.db, 'CVE-2024-9124'))!;
+    assert.equal(first.sage.model, 'loop-model');
+    assert.equal(first.sage.status, 'ready');
+    assert.equal(first.sage.executive_summary, 'CVE-2024-9124 affects PowerFlex 6000T.');
+    fail = true;
+    // An EPSS score appears and the CWE catalog arrives: the whole corpus is re-enriched, the provider is down.
+    const { sql: q } = await import('kysely');
+    await q`INSERT INTO epss_scores (cve_id, epss, percentile) VALUES ('CVE-2024-9124', 0.5, 0.95)`.execute(db2.store.db);
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json'), CATALOGS[0]], { log: quiet, provider: a.provider });
+    const second = (await docOf(db2.store.db, 'CVE-2024-9124'))!;
+    assert.equal(second.scoring.epss.percentile, 0.95, 'the record was re-enriched');
+    assert.deepEqual({ ...second.sage, status: 'ready' }, first.sage, 'previous analysis kept');
+    assert.equal(second.sage.status, 'pending');
+    assert.equal(providerFromConfig({ analysis: { baseUrl: null, model: null, apiKey: null }, egressAllowList: [] }), null, 'not configured: grounded analysis');
+  } finally {
+    await egress.close();
+    await new Promise<void>((r) => server.close(() => r()));
+    await db2.drop();
+  }
+});
+
+test('KEV is a whole catalog: entries a newer catalog no longer lists lose their KEV facts; a rejected NVD record leaves the corpus', async () => {
+  const db2 = await freshDb();
+  try {
+    await importPaths(db2.store.db, [...CATALOGS, snapshotFile('kev', 'known_exploited_vulnerabilities.json'), fixture('nvd', 'CVE-2024-21338.json')], { log: quiet });
+    await importPaths(db2.store.db, [fixture('nvd', 'nvd-api-2.0-page.assembled.json')], { log: quiet });
+    const count = async (where: string) => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE ${sql.raw(where)}`.execute(db2.store.db)).rows[0].n;
+    assert.equal(await count('kev_flagged'), 1662);
+    assert.equal((await docOf(db2.store.db, 'CVE-2022-26925'))!.exploitation.kev_flagged, true);
+    // The catalog now lists 5 entries only (the cut): every other KEV fact goes away.
+    const s = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
+    assert.equal(await count('kev_flagged'), 5);
+    assert.ok(s.documents_removed > 1600, 'KEV-only CVEs have no description left and leave the corpus');
+    const win = (await docOf(db2.store.db, 'CVE-2022-26925'))!;
+    assert.equal(win.exploitation.kev_flagged, false, 'described by NVD: stays, without KEV');
+    assert.equal(win.exploitation.exploit_maturity, 'NONE');
+    assert.equal((await docOf(db2.store.db, 'CVE-2024-21338'))!.exploitation.kev_flagged, true);
+    // NVD later rejects a CVE: the empty NVD record replaces the old one and the CVE leaves the corpus.
+    const { readFileSync, writeFileSync, mkdtempSync } = await import('node:fs');
+    const rec = JSON.parse(readFileSync(fixture('nvd', 'CVE-2023-0228.json'), 'utf8'));
+    const dir = mkdtempSync('/tmp/vi-rejected-');
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2023-0228.json')], { log: quiet });
+    assert.ok(await docOf(db2.store.db, 'CVE-2023-0228'));
+    writeFileSync(`${dir}/CVE-2023-0228.json`, JSON.stringify({ ...rec, vulnStatus: 'Rejected', descriptions: [{ lang: 'en', value: 'Rejected reason: this candidate was withdrawn by its CNA.' }] }));
+    await importPaths(db2.store.db, [dir], { log: quiet });
+    assert.equal(await docOf(db2.store.db, 'CVE-2023-0228'), null);
+  } finally {
+    await db2.drop();
+  }
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -134,6 +134,88 @@ test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses withou
     await holder.end().catch(() => {});
     await srv.close();
     await rm(dataDir, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+test('vulnintel sync --from DIR (offline): imports the real feed files of a directory, no network involved', async () => {
+  const db = await freshDb();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vi-syncfrom-'));
+  const fix = path.join(root, 'test', 'fixtures', 'sync');
+  try {
+    await copyFile(path.join(fix, 'kev', 'known_exploited_vulnerabilities-2025-08-25.json.gz'), path.join(dir, 'kev.json.gz'));
+    await copyFile(path.join(fix, 'epss', 'epss_scores-2026-09-29.head.csv'), path.join(dir, 'epss.csv'));
+    for (const f of await readdir(path.join(fix, 'csaf', 'docs'))) await copyFile(path.join(fix, 'csaf', 'docs', f), path.join(dir, f));
+    const r = await cli(['sync', '--from', dir, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dir });
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.equal(summary.inputs.length, 8);
+    assert.deepEqual(summary.skipped, []);
+    const formats = summary.inputs.map((i: { format: string }) => i.format).sort();
+    assert.deepEqual(formats, ['csaf', 'csaf', 'csaf', 'csaf', 'csaf', 'csaf', 'epss-csv', 'kev']);
+    const rows = (await db.store.pool.query(`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`)).rows;
+    assert.equal(rows[0].n, 1404);
+    const run = (await db.store.pool.query(`SELECT source, status FROM ingest_runs WHERE stage = 'ingest' ORDER BY id DESC LIMIT 1`)).rows[0];
+    assert.deepEqual(run, { source: 'sync:offline', status: 'succeeded' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+test('a sync killed (SIGKILL) while waiting for page 3 resumes at page 3; the corpus ends complete and consistent', async () => {
+  const db = await freshDb();
+  const srv = await new ReplayServer().start();
+  const staging = await mkdtemp(path.join(os.tmpdir(), 'vi-synckill-'));
+  try {
+    srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '10', 0, { hang: true });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'helpers', 'sync-child.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, FEED_URLS: JSON.stringify(srv.urls), ALLOW: `127.0.0.1:${srv.port}`, STAGING: staging, PAGE_SIZE: '5' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<string | null>((r) => child.on('exit', (_c, sig) => r(sig)));
+    // Wait (bounded) until the child has asked for page 3; pages 1 and 2 are committed by then.
+    for (let i = 0; i < 600 && !srv.requests.some((r) => r.query.startIndex === '10'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(srv.requests.some((r) => r.query.startIndex === '10'), 'the child reached page 3');
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
+    const q = async (text: string) => (await db.store.pool.query(text)).rows;
+    assert.deepEqual((await q(`SELECT cursor FROM sync_state WHERE source = 'nvd'`))[0].cursor, {
+      window: { start: null, end: (await q(`SELECT cursor->'window'->>'end' AS e FROM sync_state`))[0].e }, start_index: 10,
+    });
+    // The two committed pages of 5 (the server pages in id order), less the placeholder-only CVE-2022-45793.
+    const firstTen = loadNvdRecords().map((r) => r.id as string).sort().slice(0, 10).filter((id) => id !== 'CVE-2022-45793');
+    assert.deepEqual((await q(`SELECT cve_id FROM cves ORDER BY cve_id`)).map((r) => r.cve_id), firstTen);
+
+    // The killed session's advisory lock goes with its connection; poll (bounded) until the server has noticed.
+    const clock = fixedClock('2026-10-01T00:00:00.000Z');
+    const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
+    const before = srv.requests.length;
+    let report;
+    try {
+      for (let i = 0; i < 100; i++) {
+        try {
+          report = await runSync({ store: db.store, egress, sink: pipelineSink(db.store.db), clock, log: quiet, urls: srv.urls, nvdApiKey: null,
+            stagingRoot: staging, sleep: async () => {}, nvdPageSize: 5 }, ['nvd']);
+          break;
+        } catch (e) {
+          if (!/already running/.test((e as Error).message)) throw e;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    } finally {
+      await egress.close();
+    }
+    assert.equal(report?.ok, true);
+    assert.deepEqual(srv.requests.slice(before).map((r) => r.query.startIndex), ['10', '15', '20']);
+    const ids = (await q(`SELECT cve_id FROM cves ORDER BY cve_id`)).map((r) => r.cve_id);
+    assert.deepEqual(ids, loadNvdRecords().map((r) => r.id as string).filter((id) => id !== 'CVE-2022-45793').sort());
+    // The child's pipeline runs all finished before the kill; nothing is left 'running'.
+    assert.deepEqual(await q(`SELECT count(*)::int AS n FROM ingest_runs WHERE status = 'running'`), [{ n: 0 }]);
+  } finally {
+    await srv.close();
+    await rm(staging, { recursive: true, force: true });
     await db.drop();
   }
 });

@@ -7,6 +7,7 @@ import { mkdtemp, rm, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { gunzipSync } from 'node:zlib';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
@@ -116,6 +117,8 @@ test('full sync of every source, then a second run that fetches nothing new, the
     const csaf = await csafFixtureCves();
     assert.deepEqual(h.sink.ids('csaf').sort(), [...csaf.values()].flat().sort());
     assert.equal(h.sink.of('csaf').length, 6);
+    // The six advisories went to the pipeline together, in one run.
+    assert.deepEqual(h.sink.calls.filter((c) => c.source === 'csaf').map((c) => c.files.length), [6]);
 
     const kevCursor = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
     assert.deepEqual(kevCursor?.meta, { catalogVersion: '2025.08.25', count: '1404' });
@@ -285,10 +288,19 @@ test('NVD: 429 with Retry-After is honoured, then the run succeeds', async () =>
 });
 
 test('NVD: 403 is retried with bounded exponential backoff, then the run is marked failed with a clear error', async () => {
-  const h = await harness({ maxAttempts: 4 });
+  const key = 'nvd-key-0f1e2d3c4b5a';
+  const h = await harness({ maxAttempts: 4, apiKey: key });
+  const logged: unknown[] = [];
+  h.deps.log = { info: (o, m) => logged.push([o, m]), warn: (o, m) => logged.push([o, m]) };
   try {
     h.srv.inject((r) => r.path === '/rest/json/cves/2.0', 403, { times: 100 });
     const report = await runSync(h.deps, ['nvd']);
+    // The key travels in the apiKey header only: never in the URL, a log line, the error or the run record.
+    assert.ok(h.srv.requests.every((r) => r.headers.apikey === key && !JSON.stringify(r.query).includes(key)));
+    assert.equal(logged.filter((l) => JSON.stringify(l).includes('retrying')).length, 3);
+    assert.ok(!JSON.stringify(logged).includes(key));
+    assert.ok(!JSON.stringify(report).includes(key));
+    assert.ok(!JSON.stringify(await runs(h)).includes(key));
     assert.equal(report.ok, false);
     const msg = report.sources[0].error ?? '';
     assert.match(msg, /HTTP 403 Forbidden on all 4 attempts; giving up/);
@@ -321,6 +333,46 @@ test('CSAF: a document that fails is retried alone on the next run; the others a
     const versions = await h.db.store.pool.query(`SELECT doc_id, version FROM sync_documents WHERE source = 'csaf' ORDER BY doc_id`);
     assert.equal(versions.rows.length, 6);
     assert.deepEqual(versions.rows.find((r) => r.doc_id === 'ICSA-24-291-05'), { doc_id: 'ICSA-24-291-05', version: '2024-10-17T06:00:00.000000Z' });
+  } finally {
+    await h.close();
+  }
+});
+
+test('CSAF: a document the reader cannot read does not keep the rest of its batch out', async () => {
+  const h = await harness();
+  try {
+    h.srv.inject((r) => r.path.endsWith('/icsa-24-298-01.json'), 200, { headers: { 'content-type': 'application/json' }, body: '<html>maintenance</html>' });
+    const first = await runSync(h.deps, ['csaf']);
+    assert.equal(first.ok, false);
+    assert.match(first.sources[0].error ?? '', /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-01: .*not valid/);
+    // The batch call failed (nothing recorded), then each document went alone: five got in.
+    assert.deepEqual(h.sink.calls.map((c) => c.files.length), [1, 1, 1, 1, 1]);
+    assert.deepEqual(h.sink.of('csaf').map((i) => i.ids.length > 0), [true, true, true, true, true]);
+    const stored = (await h.db.store.pool.query(`SELECT doc_id FROM sync_documents ORDER BY doc_id`)).rows.map((r) => r.doc_id);
+    assert.deepEqual(stored, ['ICSA-24-268-06', 'ICSA-24-291-05', 'ICSA-24-296-01', 'ICSA-24-298-02', 'ICSA-24-298-03']);
+    const second = await runSync(h.deps, ['csaf']);
+    assert.equal(second.ok, true);
+    assert.deepEqual(h.sink.calls.at(-1)?.files.map((f) => path.basename(f)), ['ICSA-24-298-01.json']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('KEV: the same content under a new ETag is not imported again, and the new ETag is used next time', async () => {
+  const h = await harness();
+  try {
+    await runSync(h.deps, ['kev']);
+    assert.equal(h.sink.ids('kev').length, 1662);
+    const body = gunzipSync(await readFile(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))).toString('utf8');
+    h.srv.inject((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 200, { headers: { etag: '"rotated-v2"' }, body });
+    const second = await runSync(h.deps, ['kev']);
+    assert.match(second.sources[0].summary ?? '', /unchanged \(same content as the last sync\)/);
+    assert.equal(h.sink.of('kev').length, 1);
+    const cursor = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
+    assert.equal(cursor?.etag, '"rotated-v2"');
+    assert.deepEqual(cursor?.meta, { catalogVersion: '2026.08.07', count: '1662' });
+    await runSync(h.deps, ['kev']);
+    assert.equal(h.srv.requests.at(-1)?.headers['if-none-match'], '"rotated-v2"');
   } finally {
     await h.close();
   }

@@ -4,8 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import https from 'node:https';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { blockedRange, checkUrl, createEgress, EgressError, type Resolver } from '../../src/lib/egress.ts';
+import { blockedRange, checkUrl, createEgress, EgressError, policyLookup, type Resolver } from '../../src/lib/egress.ts';
 
 test('blockedRange: every row of the S2 table, edges included, and public addresses pass', () => {
   const blocked: [string, string][] = [
@@ -231,5 +236,45 @@ test('fetch: the response size cap applies to declared and chunked bodies; the d
     await rejectsWith(stalled.text(), 'timeout');
   } finally {
     await Promise.all([egress.close(), srv.close()]);
+  }
+});
+
+test('policyLookup: answers in both callback forms, filters by family, refuses any blocked address', async () => {
+  const resolver: Resolver = async (h) => (h === 'dual.example'
+    ? [{ address: '93.184.215.14', family: 4 }, { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 }]
+    : [{ address: '93.184.215.14', family: 4 }, { address: 'fd00::1', family: 6 }]);
+  const call = (lookup: ReturnType<typeof policyLookup>, host: string, options: object) =>
+    new Promise<unknown[]>((resolve) => (lookup as unknown as (h: string, o: object, cb: (...a: unknown[]) => void) => void)(host, options, (...a) => resolve(a)));
+  const enforce = policyLookup(resolver, true);
+  assert.deepEqual(await call(enforce, 'dual.example', { all: true }), [null, [
+    { address: '93.184.215.14', family: 4 }, { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 }]]);
+  assert.deepEqual(await call(enforce, 'dual.example', {}), [null, '93.184.215.14', 4]);
+  assert.deepEqual(await call(enforce, 'dual.example', { family: 6 }), [null, '2606:2800:21f:cb07:6820:80da:af6b:8b2c', 6]);
+  const [err] = await call(enforce, 'half-private.example', { all: true });
+  assert.ok(err instanceof EgressError && err.code === 'blocked_address');
+  assert.match(err.message, /half-private\.example resolves to fd00::1, in a blocked range \(unique-local fc00::\/7\)/);
+  // Without enforcement (allow-listed hosts) the same answer is passed through.
+  assert.deepEqual(await call(policyLookup(resolver, false), 'half-private.example', { all: true }), [null, [
+    { address: '93.184.215.14', family: 4 }, { address: 'fd00::1', family: 6 }]]);
+});
+
+test('fetch: TLS certificates are verified for pinned connections (a self-signed certificate is refused)', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vi-tls-'));
+  // A throwaway key and certificate for this test only, made at run time (nothing secret is committed).
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+    '-subj', '/CN=pinned.invalid', '-addext', 'subjectAltName=DNS:pinned.invalid',
+    '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+  const server = https.createServer({ key: await readFile(path.join(dir, 'key.pem')), cert: await readFile(path.join(dir, 'cert.pem')) }, (_req, res) => res.end('tls'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const egress = createEgress({ resolver: async () => [{ address: '127.0.0.1', family: 4 }], allowList: [`pinned.invalid:${port}`] });
+  try {
+    const err = await rejectsWith(egress.fetch(`https://pinned.invalid:${port}/`), 'network_error');
+    assert.match(err.message, /SELF_SIGNED/);
+  } finally {
+    await egress.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -195,6 +195,12 @@ test('patch rule 4: patched only from a known patch source among the references;
   const win = await docFor('CVE-2024-21338', [nvd('CVE-2024-21338')]);
   assert.equal(win.patch.status, 'patched');
   assert.equal(win.patch.patch_url, 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338');
+  // An NVD link to a CISA ICS advisory whose CSAF offers only mitigations for this CVE is not a fix source…
+  const om = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]);
+  assert.equal(om.patch.status, 'unknown');
+  // …while without that advisory's content the national ICS advisory link counts (rule 4).
+  const omNvd = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793')]);
+  assert.equal(omNvd.patch.status, 'patched');
   // CERT@VDE mitigation pages are not a fix source: unknown.
   const pc = await docFor('CVE-2022-31801', [nvd('CVE-2022-31801')]);
   assert.equal(pc.patch.status, 'unknown');
@@ -318,4 +324,50 @@ test('enrichCve without a provider gives the grounded analysis; the document is 
   assert.match(doc.sage.executive_summary!, /CVE-2024-8531 is rated HIGH \(CVSS 3\.1 base score 7\.2\)/);
   assert.match(doc.sage.remediation_guidance!, /Update Data Center Expert to 8\.2 or later, as the advisory states\./);
   assert.match(doc.sage.ics_context!, /CISA ICS advisory ICSA-24-289-02 names this CVE\./);
+});
+
+test('merge input from the MSRC reader (source "msrc") plugs in: title before KEV, Microsoft vendor advisory, NVD CVSS first', async () => {
+  // Values as MSRC CVRF 2024-Feb states them for CVE-2024-21338 (title, CVSS, KB URL); the record shape is the
+  // merge input the Windows helper's reader produces.
+  const msrc: CveSourceRecord = {
+    source: 'msrc', source_key: '', cve_id: 'CVE-2024-21338',
+    description: null, title: 'Windows Kernel Elevation of Privilege Vulnerability',
+    published: '2024-02-13T08:00:00.000Z', modified: null,
+    cvss: [{ version: '3.1', vector: 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H/E:F/RL:O/RC:C', score: 7.8, scored_by: 'msrc', type: null }],
+    cwes: [822], affected: [{ vendor: 'Microsoft', product: 'Windows Server 2022', origin: 'msrc' }],
+    references: [{ url: 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338', tags: [], provided_by: 'msrc' }],
+    assigner: null, status: null, msrc: { exploited: true, publicly_disclosed: false, severity: 'Important' },
+  };
+  const others = (await cveRecords(nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json'))).filter((r) => r.cve_id === 'CVE-2024-21338');
+  const merged = mergeSources('CVE-2024-21338', [msrc, ...others]);
+  assert.deepEqual(merged.sources, ['nvd', 'msrc', 'kev']);
+  const d = buildCveDocument(merged, await realCatalogs(), NOW).doc;
+  assert.equal(d.title, 'Windows Kernel Elevation of Privilege Vulnerability');
+  assert.equal(d.scoring.cvss.vector, 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H');
+  assert.deepEqual(d.affected.vendors, ['Microsoft']);
+  assert.equal(d.affected.primary_product, 'Windows', 'KEV product before MSRC product in the primary order');
+  assert.ok(d.references.vendor_advisories.some((v) => v.url === 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338'));
+  // MSRC-only: its title and its CVSS (vector kept with its temporal metrics, canonical order).
+  const only = buildCveDocument(mergeSources('CVE-2024-21338', [{ ...msrc, description: 'Windows Kernel Elevation of Privilege Vulnerability' }]), await realCatalogs(), NOW).doc;
+  assert.equal(only.scoring.cvss.vector, 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H/E:F/RL:O/RC:C');
+  assert.equal(only.scoring.cvss.score, 7.8);
+  assert.equal(only.patch.status, 'patched');
+});
+
+test('merge is order-independent: every permutation of a CVE\'s source records gives the same document', async () => {
+  const cat = await realCatalogs();
+  const cases: [string, string[]][] = [
+    ['CVE-2024-21338', [nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json')]],
+    ['CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]],
+    ['CVE-2024-3506', [nvd('CVE-2024-3506'), csaf('icsa-24-289-01')]],
+  ];
+  for (const [id, files] of cases) {
+    const recs = (await cveRecords(...files)).filter((r) => r.cve_id === id);
+    // Two CSAF-like duplicates with different advisory keys exercise the within-source order too.
+    const all = [...recs, ...recs.filter((r) => r.source === 'csaf').map((r) => ({ ...r, source_key: `${r.source_key}-B` }))];
+    const reference = buildCveDocument(mergeSources(id, all), cat, NOW).doc;
+    fc.assert(fc.property(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), (perm) => {
+      assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
+    }), { numRuns: 50 });
+  }
 });

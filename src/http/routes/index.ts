@@ -5,6 +5,8 @@ import account from './v1/account.ts';
 import cves from './v1/cves.ts';
 import catalog from './v1/catalog.ts';
 import cvePage from './v1/cve-page.ts';
+import environments from './v1/environments.ts';
+import windowsAssets from './v2/assets.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -12,4 +14,6 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(cves);
   await app.register(catalog);
   await app.register(cvePage);
+  await app.register(environments);
+  await app.register(windowsAssets);
 }

@@ -20,7 +20,7 @@ const Score = (what: string) => Type.Number({ minimum: 0, maximum: 10, descripti
 const DateParam = (what: string) => Type.String({ format: 'date', description: `${what} (YYYY-MM-DD, UTC, inclusive)` });
 
 export const PageParams = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number (no depth cap)' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, description: 'Page number (no depth cap; pages past the last are empty)' })),
   per_page: Type.Optional(Type.Integer({
     minimum: 1, maximum: 100, default: 20,
     description: 'Results per page, at most 100. Anonymous and Free callers are clamped to 10 (pagination.per_page shows the value used).',

@@ -8,7 +8,7 @@ import { collection, ok, pagination } from '../../envelope.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { ICS_PROTOCOLS, ENRICHMENT_VERSION } from '../../../domain/cve-document.ts';
 import { perPageCap } from '../../../domain/tiers.ts';
-import { capecSourceOf } from '../../../domain/capec.ts';
+import { capecSourceFor } from '../../../domain/capec.ts';
 import {
   cveHtmlUrl, cvePath, detailView, epssBucketLabel, patchStatusesFor, sageVisible, type PatchFilterValue,
 } from '../../../domain/cve-view.ts';
@@ -262,7 +262,7 @@ const cves: FastifyPluginAsync = async (app) => {
       enrichment_version: ENRICHMENT_VERSION,
       sage_model: row.doc.sage.model,
       source: DETAIL_SOURCE,
-      capec_source: capecSourceOf(capec),
+      capec_source: capecSourceFor(capec),
     });
   });
 };

@@ -1,0 +1,82 @@
+// Host facts → MSRC product (windows-engine.md §3.2 "Decision procedure").
+// The build line plus client/server decides, never the ProductName text: Windows 11 reports "Windows 10"
+// (trap 1); 14393, 17763 and 26100 are shared by a client and a server (trap 2); Server Core is its own
+// product (trap 4). Without an edition or installation type, every product that fits the build is a candidate.
+import { parseOsBuild, type OsBuild } from './build.ts';
+import { WINDOWS_PRODUCTS, type WindowsProduct } from './products.ts';
+import type { WindowsHost } from './validate.ts';
+
+export interface ProductMatch {
+  /** Products that fit; one when the match is exact, several when edition/installation type is missing. */
+  products: WindowsProduct[];
+  build: OsBuild | null;
+  /** 'build' = evaluated by build/KB; 'revision' = three-part build; 'no_build'; 'unmapped'. */
+  level: 'build' | 'revision' | 'no_build' | 'unmapped';
+  notes: string[];
+}
+
+type FamilyHint = 'client' | 'server' | null;
+
+function familyOf(host: WindowsHost, notes: string[]): FamilyHint {
+  const fromInst: FamilyHint = host.installation_type === null ? null : host.installation_type === 'Client' ? 'client' : 'server';
+  const fromEdition: FamilyHint = host.edition_id === null ? null : /^server/i.test(host.edition_id) ? 'server' : 'client';
+  if (fromInst && fromEdition && fromInst !== fromEdition) {
+    notes.push(`installation_type (${host.installation_type}) and edition_id disagree on client/server; installation_type used`);
+  }
+  return fromInst ?? fromEdition;
+}
+
+// Server names without a build (product-level hosts): ProductName text is all there is.
+const SERVER_TEXT: [RegExp, number, string][] = [
+  [/server 2008 r2/i, 7601, '6.1'], [/server 2008/i, 6003, '6.0'], [/server 2012 r2/i, 9600, '6.3'], [/server 2012/i, 9200, '6.2'],
+  [/server 2016/i, 14393, '10.0'], [/server 2019/i, 17763, '10.0'], [/server 2022/i, 20348, '10.0'], [/server 2025/i, 26100, '10.0'],
+];
+const CLIENT_TEXT: [RegExp, number, string][] = [[/windows 7/i, 7601, '6.1'], [/windows 8\.1/i, 9600, '6.3']];
+
+function fits(p: WindowsProduct, major: string, build: number, host: WindowsHost, family: FamilyHint): boolean {
+  if (p.major !== major || p.build !== build) return false;
+  if (p.arch !== host.architecture) return false;
+  if (family && p.family !== family) return false;
+  if (p.family === 'server' && host.installation_type !== null && host.installation_type !== 'Client') {
+    if (p.core !== (host.installation_type === 'Server Core')) return false;
+  }
+  return true;
+}
+
+export function matchHost(host: WindowsHost): ProductMatch {
+  const notes: string[] = [];
+  const family = familyOf(host, notes);
+  const b = host.os_build ? parseOsBuild(host.os_build) : null;
+  let major: string | null = b?.major ?? null;
+  let build: number | null = b?.build ?? null;
+  if (!b) {
+    const table = family === 'client' ? CLIENT_TEXT : family === 'server' ? SERVER_TEXT : [...SERVER_TEXT, ...CLIENT_TEXT];
+    const hit = table.find(([re]) => re.test(host.os_product));
+    if (hit) { build = hit[1]; major = hit[2]; }
+  }
+  if (major === null || build === null) {
+    return {
+      products: [], build: null, level: b ? 'unmapped' : 'no_build',
+      notes: [...notes, 'no os_build: the Windows version cannot be told from the product name alone'],
+    };
+  }
+  const products = [...WINDOWS_PRODUCTS.values()].filter((p) => fits(p, major!, build!, host, family));
+  // Only the own build of a product matches (19045 → 22H2, not 21H2): the group is for FixedBuilds only.
+  if (products.length === 0) {
+    const why = host.architecture === 'x86' && build >= 22000
+      ? 'there is no 32-bit Windows 11'
+      : `no Microsoft product for build ${major}.${build} on ${host.architecture}${family ? ` (${family})` : ''}`;
+    return { products: [], build: b, level: 'unmapped', notes: [...notes, why] };
+  }
+  if (/windows 10/i.test(host.os_product) && build >= 22000 && products.every((p) => p.family === 'client')) {
+    notes.push(`ProductName says Windows 10; build ${build} is ${products[0].name.replace(/ for .*$/, '')} (Windows 11 reports Windows 10)`);
+  }
+  if (/server/i.test(host.os_product) && products.every((p) => p.family === 'client')) {
+    notes.push('ProductName names a server but edition/installation type say client');
+  }
+  if (products.length > 1) {
+    notes.push(`edition not supplied: build ${major}.${build} fits ${products.map((p) => p.name).join('; ')}`);
+  }
+  const level = !b ? 'no_build' : b.ubr === null ? 'revision' : 'build';
+  return { products, build: b, level, notes };
+}

@@ -1,0 +1,16 @@
+// The MSRC reader for the import pipeline: every CVE of an MSRC document (XML or JSON, plain or .gz) as a
+// `CveSourceRecord` with source 'msrc', merged into the CVE corpus under the usual precedence. Registered
+// with the format detector on import of this module (pipeline.ts imports it).
+import { readFile } from 'node:fs/promises';
+import { registerReader } from './detect.ts';
+import { parseMsrcBuffer } from './msrc.ts';
+import { msrcCveRecords } from './msrc-cves.ts';
+import type { CveSourceRecord, IngestItem } from './types.ts';
+
+export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
+  const doc = parseMsrcBuffer(await readFile(file));
+  yield { kind: 'meta', meta: { feed: 'msrc-cvrf', version: doc.revisionNumber, date: doc.currentReleaseDate, declared_count: doc.vulnerabilities.length } };
+  for (const record of msrcCveRecords(doc)) yield { kind: 'cve', record: record satisfies CveSourceRecord };
+}
+
+registerReader('msrc-cvrf', readMsrcCves);

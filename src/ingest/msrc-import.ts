@@ -1,0 +1,118 @@
+// MSRC documents into the Windows tables (msrc_documents, msrc_fixes): from files (`vulnintel import`, the
+// bundled snapshot) or from the live API (`vulnintel sync`). A document is replaced only when its content
+// changed (revised documents keep their ID and get a new CurrentReleaseDate).
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../store/db.ts';
+import { msrcDocumentStates, replaceMsrcDocument, type StoredMsrcDocument } from '../store/windows.ts';
+import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
+import { windowsSubset } from '../domain/windows/msrc-subset.ts';
+import { classifySubType, docMonth, normaliseKb } from '../domain/windows/build.ts';
+import { encodeMsrcPayload, looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
+
+export interface MsrcImportSummary {
+  documents: number;
+  added: string[];
+  revised: string[];
+  unchanged: number;
+  skipped: { label: string; reason: string }[];
+}
+
+/** The per-CVE-product fix rows of a (subset) document. */
+export function msrcFixRows(doc: MsrcDocument): StoredMsrcDocument['fixes'] {
+  const month = docMonth(doc.id);
+  const rows: StoredMsrcDocument['fixes'] = [];
+  for (const v of doc.vulnerabilities) {
+    const exploited = /Exploited:\s*Yes/i.test(v.threats.find((t) => t.type === 'Exploit Status')?.description ?? '');
+    const sev = new Map<string, string>();
+    for (const t of v.threats) if (t.type === 'Severity') for (const p of t.productIds) sev.set(p, t.description);
+    for (const r of v.remediations) {
+      if (r.type !== 'Vendor Fix') continue;
+      for (const p of r.productIds) {
+        rows.push({
+          cve_id: v.cve, product_id: p, kb: normaliseKb(r.description), fixed_build: r.fixedBuild?.replace(/[\u200b\ufeff]/g, '').trim() || null,
+          subtype: r.subType ?? classifySubType(null), supercedence: r.supercedence, severity: sev.get(p) ?? null, exploited, release_month: month,
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+/** Store one parsed document unless the stored copy has the same content. */
+export async function storeMsrcDocument(db: Db, doc: MsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
+  const subset = windowsSubset(doc);
+  const payload = encodeMsrcPayload(subset);
+  const sha256 = createHash('sha256').update(JSON.stringify({ ...subset, products: [...subset.products], advisoryUrls: [...subset.advisoryUrls] })).digest('hex');
+  const prev = (states ?? (await msrcDocumentStates(db))).get(doc.id);
+  if (prev && prev.sha256 === sha256) return 'unchanged';
+  await replaceMsrcDocument(db, {
+    id: doc.id, title: doc.title, initial_release_date: doc.initialReleaseDate, revision_date: doc.currentReleaseDate,
+    revision_number: doc.revisionNumber, cvrf_url: cvrfUrl, sha256, vulnerabilities: doc.vulnerabilities.length, payload, fixes: msrcFixRows(subset),
+  });
+  return prev ? 'revised' : 'added';
+}
+
+async function walk(p: string, out: string[]): Promise<void> {
+  const st = await stat(p);
+  if (st.isDirectory()) {
+    for (const e of (await readdir(p)).sort()) if (!e.startsWith('.')) await walk(path.join(p, e), out);
+  } else if (st.isFile()) out.push(p);
+}
+
+/**
+ * Import every MSRC document (XML or JSON, plain or .gz) found under the paths. A `/updates` index file
+ * (value[] with CvrfUrl) found there supplies each document's address; without it, none is invented.
+ */
+export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(o: object, m?: string): void }): Promise<MsrcImportSummary> {
+  const files: string[] = [];
+  for (const p of paths) await walk(path.resolve(p), files);
+  const urls = new Map<string, string>();
+  const docs: string[] = [];
+  const summary: MsrcImportSummary = { documents: 0, added: [], revised: [], unchanged: 0, skipped: [] };
+  for (const f of files) {
+    if (!/\.(xml|json)(\.gz)?$/i.test(f)) continue;
+    const buf = await readFile(f);
+    if (looksLikeMsrc(buf)) { docs.push(f); continue; }
+    if (/\.json(\.gz)?$/i.test(f) && buf.subarray(0, 200).toString('utf8').includes('@odata.context')) {
+      try {
+        for (const e of parseUpdatesIndex(JSON.parse(buf.toString('utf8')))) urls.set(e.id, e.cvrfUrl);
+      } catch (e) {
+        summary.skipped.push({ label: f, reason: (e as Error).message });
+      }
+    }
+  }
+  const states = await msrcDocumentStates(db);
+  for (const f of docs) {
+    let doc: MsrcDocument;
+    try {
+      doc = parseMsrcBuffer(await readFile(f));
+    } catch (e) {
+      summary.skipped.push({ label: f, reason: (e as Error).message });
+      continue;
+    }
+    summary.documents++;
+    const r = await storeMsrcDocument(db, doc, urls.get(doc.id) ?? null, states);
+    if (r === 'added') summary.added.push(doc.id);
+    else if (r === 'revised') summary.revised.push(doc.id);
+    else summary.unchanged++;
+  }
+  log?.info({ documents: summary.documents, added: summary.added.length, revised: summary.revised.length, unchanged: summary.unchanged }, 'MSRC documents imported');
+  return summary;
+}
+
+/** At start: import snapshot/msrc when no MSRC document is stored (unless automatic import is off). */
+export async function ensureMsrcSnapshot(db: Db, config: { snapshotDir: string; autoImportSnapshot: boolean }, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<MsrcImportSummary | null> {
+  if (!config.autoImportSnapshot) return null;
+  const n = await db.selectFrom('msrc_documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  if (Number(n?.n ?? 0) > 0) return null;
+  const dir = path.join(config.snapshotDir, 'msrc');
+  if (!existsSync(dir)) {
+    log.warn({ dir }, 'no MSRC documents stored and no snapshot/msrc folder: API v2 has no Microsoft data until `vulnintel import` or `vulnintel sync`');
+    return null;
+  }
+  log.info({ dir }, 'no MSRC documents stored: importing the bundled MSRC snapshot');
+  return importMsrcDocuments(db, [dir], log);
+}

@@ -1,0 +1,75 @@
+// `vulnintel sync` for Microsoft's security data: reads the MSRC CVRF `/updates` index and fetches every
+// document that is new or whose CurrentReleaseDate is newer than the stored revision (Microsoft regenerates
+// old months when a CVE is revised: trap 7 of windows-engine.md). Each document goes to the Windows tables
+// and, through the pipeline sink, its CVEs to the corpus. Registered by sync-command.ts.
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { registerSyncSource, type SourceOutcome, type SyncContext, type SyncSource } from './sync.ts';
+import { expectOk, fetchWithRetry, SyncHttpError } from './sync-http.ts';
+import { parseMsrcBuffer, parseUpdatesIndex } from '../ingest/msrc.ts';
+import { storeMsrcDocument } from '../ingest/msrc-import.ts';
+// The sink reads fetched documents with the MSRC reader: make sure it is registered.
+import '../ingest/msrc-feed.ts';
+import { msrcDocumentStates } from '../store/windows.ts';
+import type { MsrcUpdateEntry } from '../domain/windows/msrc-types.ts';
+
+const MiB = 1024 * 1024;
+
+interface MsrcCursor { listed: number; newest_revision: string | null; fetched_at: string }
+
+/** Index entries to fetch: not stored yet, or revised after the stored revision date. */
+export function msrcToFetch(index: MsrcUpdateEntry[], stored: Map<string, { revision_date: Date | null }>): MsrcUpdateEntry[] {
+  return index.filter((e) => {
+    const s = stored.get(e.id);
+    return !s || !s.revision_date || !e.currentReleaseDate || s.revision_date.toISOString() < e.currentReleaseDate;
+  });
+}
+
+export const msrcSource: SyncSource = {
+  name: 'msrc',
+  async run(ctx: SyncContext): Promise<SourceOutcome> {
+    const res = await fetchWithRetry(ctx, ctx.urls.msrc, { headers: { accept: 'application/json' }, maxResponseBytes: 16 * MiB });
+    await expectOk(res, 'MSRC updates index');
+    let index: MsrcUpdateEntry[];
+    try {
+      index = parseUpdatesIndex(await res.json());
+    } catch (e) {
+      throw new SyncHttpError(`MSRC: ${(e as Error).message}`, 200);
+    }
+    const todo = msrcToFetch(index, await msrcDocumentStates(ctx.store.db));
+    let records = 0;
+    let files = 0;
+    const failures: string[] = [];
+    for (const entry of todo) {
+      try {
+        const doc = await fetchWithRetry(ctx, entry.cvrfUrl, { headers: { accept: 'application/xml' }, maxResponseBytes: 64 * MiB });
+        await expectOk(doc, `MSRC ${entry.id}`);
+        const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.xml`);
+        await doc.saveTo(file);
+        const parsed = parseMsrcBuffer(await readFile(file));
+        if (parsed.id !== entry.id) throw new Error(`document ID ${parsed.id} does not match the index entry`);
+        // Corpus first, then the Windows tables: a failure before the last step leaves the stored revision
+        // older than the index, so the next sync fetches this document again.
+        const imported = await ctx.sink.importFiles([{ file, format: 'msrc-cvrf' }], { source: 'msrc' });
+        await storeMsrcDocument(ctx.store.db, parsed, entry.cvrfUrl);
+        await rm(file, { force: true });
+        records += imported.records;
+        ctx.addRecords(imported.records);
+        files++;
+      } catch (e) {
+        failures.push(`${entry.id}: ${(e as Error).message}`);
+        ctx.log.warn({ source: 'msrc', document: entry.id, error: (e as Error).message }, 'MSRC document not imported');
+      }
+    }
+    if (failures.length) {
+      throw new SyncHttpError(`MSRC: ${failures.length} of ${todo.length} new or revised documents failed (first: ${failures[0]}); ${files} imported`, null);
+    }
+    let newest: string | null = null;
+    for (const e of index) if (e.currentReleaseDate && (!newest || e.currentReleaseDate > newest)) newest = e.currentReleaseDate;
+    const cursor: MsrcCursor = { listed: index.length, newest_revision: newest, fetched_at: ctx.clock.now().toISOString() };
+    await ctx.setCursor(cursor);
+    return { records, files, summary: `${files} new or revised of ${index.length} documents listed, ${records} records` };
+  },
+};
+
+registerSyncSource(msrcSource);

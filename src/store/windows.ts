@@ -1,0 +1,230 @@
+// Windows patch level storage (migration 0300): MSRC documents and fix rows (global data), environments,
+// stored host results and installed software (tenant data: every function takes orgId first).
+import { sql, type ColumnType, type Generated } from 'kysely';
+import type { Db, Tx } from './db.ts';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface MsrcDocumentsTable {
+  id: string;
+  title: string;
+  initial_release_date: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  revision_date: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  revision_number: string | null;
+  cvrf_url: string | null;
+  sha256: string;
+  vulnerabilities: number;
+  payload: Buffer;
+  imported_at: Timestamp;
+}
+
+export interface MsrcFixesTable {
+  doc_id: string;
+  cve_id: string;
+  product_id: string;
+  kb: string | null;
+  fixed_build: string | null;
+  subtype: string | null;
+  supercedence: string | null;
+  severity: string | null;
+  exploited: boolean;
+  release_month: string | null;
+}
+
+export interface EnvironmentsTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  description: string | null;
+  created_at: Timestamp;
+}
+
+export interface WindowsHostResultsTable {
+  id: Generated<number>;
+  org_id: number;
+  environment_id: number | null;
+  asset_id: string;
+  host: unknown;
+  warnings: string[];
+  result: unknown;
+  evaluated_on: ColumnType<string, string, string>;
+  data_as_of: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  request_id: string | null;
+  stored_at: Timestamp;
+}
+
+export interface WindowsInstalledSoftwareTable {
+  org_id: number;
+  environment_id: number | null;
+  asset_id: string;
+  name: string;
+  publisher: string | null;
+  version: string | null;
+  stored_at: Timestamp;
+}
+
+declare module './schema.ts' {
+  interface Database {
+    msrc_documents: MsrcDocumentsTable;
+    msrc_fixes: MsrcFixesTable;
+    environments: EnvironmentsTable;
+    windows_host_results: WindowsHostResultsTable;
+    windows_installed_software: WindowsInstalledSoftwareTable;
+  }
+}
+
+// ---- MSRC documents (global) --------------------------------------------------------------------------
+
+export interface StoredMsrcDocument {
+  id: string;
+  title: string;
+  initial_release_date: string | null;
+  revision_date: string | null;
+  revision_number: string | null;
+  cvrf_url: string | null;
+  sha256: string;
+  vulnerabilities: number;
+  payload: Buffer;
+  fixes: Omit<MsrcFixesTable, 'doc_id'>[];
+}
+
+/** Replace one document and its fix rows in one transaction. */
+export async function replaceMsrcDocument(db: Db, d: StoredMsrcDocument): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('msrc_documents').where('id', '=', d.id).execute();
+    await trx.insertInto('msrc_documents').values({
+      id: d.id, title: d.title, initial_release_date: d.initial_release_date, revision_date: d.revision_date,
+      revision_number: d.revision_number, cvrf_url: d.cvrf_url, sha256: d.sha256, vulnerabilities: d.vulnerabilities, payload: d.payload,
+    }).execute();
+    for (let i = 0; i < d.fixes.length; i += 2000) {
+      await trx.insertInto('msrc_fixes').values(d.fixes.slice(i, i + 2000).map((f) => ({ ...f, doc_id: d.id }))).execute();
+    }
+  });
+}
+
+export async function msrcDocumentStates(db: Db): Promise<Map<string, { revision_date: Date | null; sha256: string }>> {
+  const rows = await db.selectFrom('msrc_documents').select(['id', 'revision_date', 'sha256']).execute();
+  return new Map(rows.map((r) => [r.id, { revision_date: r.revision_date, sha256: r.sha256 }]));
+}
+
+/** A cheap fingerprint of the stored documents: changes whenever a document is added or replaced. */
+export async function msrcVersion(db: Db): Promise<string> {
+  const r = await db.selectFrom('msrc_documents')
+    .select([sql<number>`count(*)::int`.as('n'), sql<string | null>`max(imported_at)::text`.as('t')])
+    .executeTakeFirst();
+  return `${r?.n ?? 0}/${r?.t ?? ''}`;
+}
+
+export async function loadMsrcPayloads(db: Db): Promise<{ id: string; cvrf_url: string | null; payload: Buffer }[]> {
+  return db.selectFrom('msrc_documents').select(['id', 'cvrf_url', 'payload']).orderBy('id').execute();
+}
+
+// ---- CVE corpus signals (read only) ---------------------------------------------------------------------
+
+export interface CveSignalRow {
+  cve_id: string;
+  kev_flagged: boolean;
+  epss_score: number | null;
+  bcs_score: number;
+  cvss_score: number | null;
+  poc_available: boolean;
+  has_public_exploit: boolean;
+  published_at: Date | null;
+  references: unknown;
+}
+
+export async function loadCveSignals(db: Db, cveIds: string[]): Promise<CveSignalRow[]> {
+  if (cveIds.length === 0) return [];
+  return db.selectFrom('cves')
+    .select(['cve_id', 'kev_flagged', 'epss_score', 'bcs_score', 'cvss_score', 'poc_available', 'has_public_exploit', 'published_at',
+      sql<unknown>`doc->'references'`.as('references')])
+    .where('cve_id', '=', sql<string>`ANY(${cveIds}::text[])`)
+    .execute();
+}
+
+// ---- environments (tenant) -----------------------------------------------------------------------------
+
+export interface EnvironmentRow { id: number; name: string; description: string | null; created_at: Date; host_count: number }
+
+export async function createEnvironment(db: Db, orgId: number, name: string, description: string | null): Promise<EnvironmentRow | null> {
+  const row = await db.insertInto('environments').values({ org_id: orgId, name, description })
+    .onConflict((oc) => oc.columns(['org_id', 'name']).doNothing())
+    .returning(['id', 'name', 'description', 'created_at']).executeTakeFirst();
+  return row ? { ...row, host_count: 0 } : null;
+}
+
+export async function listEnvironments(db: Db, orgId: number): Promise<EnvironmentRow[]> {
+  return db.selectFrom('environments as e')
+    .select(['e.id', 'e.name', 'e.description', 'e.created_at',
+      sql<number>`(SELECT count(*)::int FROM windows_host_results r WHERE r.org_id = e.org_id AND r.environment_id = e.id)`.as('host_count')])
+    .where('e.org_id', '=', orgId).orderBy('e.id').execute();
+}
+
+export async function environmentExists(db: Db | Tx, orgId: number, id: number): Promise<boolean> {
+  const r = await db.selectFrom('environments').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return r !== undefined;
+}
+
+// ---- stored results (tenant) ---------------------------------------------------------------------------
+
+export interface HostResultInput {
+  asset_id: string;
+  host: unknown;
+  warnings: string[];
+  result: unknown;
+  data_as_of: string | null;
+}
+
+export interface SoftwareInput { asset_id: string; name: string; publisher: string | null; version: string | null }
+
+/**
+ * Store the results of one call atomically: each host's latest result replaces its previous one, and the
+ * installed software of the listed hosts replaces theirs.
+ */
+export async function storeResults(db: Db, orgId: number, environmentId: number | null, evaluatedOn: string, requestId: string,
+  hosts: HostResultInput[], software: SoftwareInput[]): Promise<void> {
+  if (hosts.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    const ids = hosts.map((h) => h.asset_id);
+    const envMatch = environmentId === null ? sql<boolean>`environment_id IS NULL` : sql<boolean>`environment_id = ${environmentId}`;
+    await trx.deleteFrom('windows_host_results').where('org_id', '=', orgId).where(envMatch).where('asset_id', '=', sql<string>`ANY(${ids}::text[])`).execute();
+    await trx.deleteFrom('windows_installed_software').where('org_id', '=', orgId).where(envMatch).where('asset_id', '=', sql<string>`ANY(${ids}::text[])`).execute();
+    // A batch may name an asset twice: the last record wins, as it would across two calls.
+    const last = new Map(hosts.map((h) => [h.asset_id, h]));
+    const rows = [...last.values()].map((h) => ({
+      org_id: orgId, environment_id: environmentId, asset_id: h.asset_id, host: JSON.stringify(h.host), warnings: h.warnings,
+      result: JSON.stringify(h.result), evaluated_on: evaluatedOn, data_as_of: h.data_as_of, request_id: requestId,
+    }));
+    for (let i = 0; i < rows.length; i += 50) await trx.insertInto('windows_host_results').values(rows.slice(i, i + 50)).execute();
+    for (let i = 0; i < software.length; i += 1000) {
+      await trx.insertInto('windows_installed_software')
+        .values(software.slice(i, i + 1000).map((s) => ({ org_id: orgId, environment_id: environmentId, ...s }))).execute();
+    }
+  });
+}
+
+export interface StoredResultRow {
+  environment_id: number | null;
+  asset_id: string;
+  host: unknown;
+  warnings: string[];
+  result: unknown;
+  evaluated_on: string;
+  data_as_of: Date | null;
+}
+
+export async function listResults(db: Db, orgId: number, f: { environmentId?: number; assetId?: string }, limit: number, offset: number): Promise<{ total: number; rows: StoredResultRow[] }> {
+  let q = db.selectFrom('windows_host_results').where('org_id', '=', orgId);
+  if (f.environmentId !== undefined) q = q.where('environment_id', '=', f.environmentId);
+  if (f.assetId !== undefined) q = q.where('asset_id', '=', f.assetId);
+  const total = await q.select(sql<number>`count(*)::int`.as('n')).executeTakeFirst();
+  const rows = await q.select(['environment_id', 'asset_id', 'host', 'warnings', 'result', sql<string>`evaluated_on::text`.as('evaluated_on'), 'data_as_of'])
+    .orderBy('asset_id').orderBy('environment_id').limit(limit).offset(offset).execute();
+  return { total: total?.n ?? 0, rows };
+}
+
+export async function countSoftware(db: Db, orgId: number, assetId: string): Promise<number> {
+  const r = await db.selectFrom('windows_installed_software').select(sql<number>`count(*)::int`.as('n'))
+    .where('org_id', '=', orgId).where('asset_id', '=', assetId).executeTakeFirst();
+  return r?.n ?? 0;
+}

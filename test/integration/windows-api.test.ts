@@ -1,0 +1,313 @@
+// API v2 over HTTP against real PostgreSQL and the real MSRC fixture documents (spec §2.6, §2.7, §4.2, §7).
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { testApp, seedTwoOrgs, seedKey, type TestApp } from '../helpers/app.ts';
+import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
+
+let t: TestApp;
+let orgs: Awaited<ReturnType<typeof seedTwoOrgs>>;
+let envA: number;
+let envB: number;
+
+const HOST = {
+  asset_id: 'a1b2c3d4e5f60718', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
+  os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538'], kb_source: 'Get-HotFix',
+  esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+};
+
+before(async () => {
+  t = await testApp({ now: '2026-07-10T12:00:00Z' });
+  orgs = await seedTwoOrgs(t.store);
+  const s = await importMsrcDocuments(t.store.db, [FIXTURE_DIR]);
+  assert.equal(s.added.length, 9);
+  const mk = async (auth: Record<string, string>, name: string) => {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: auth, payload: { name, description: 'Line 4 HMIs' } });
+    assert.equal(r.statusCode, 201, r.body);
+    return r.json().data.id as number;
+  };
+  envA = await mk(orgs.a.auth, 'Plant A');
+  envB = await mk(orgs.b.auth, 'Plant B');
+});
+after(async () => { await t.close(); });
+
+async function post(body: unknown, auth = orgs.a.auth) {
+  const r = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: { ...auth, 'content-type': 'application/json' }, payload: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: r.statusCode, body: r.json() };
+}
+
+function multipart(parts: Record<string, string>): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = '----vi' + Math.random().toString(16).slice(2);
+  const chunks: string[] = [];
+  for (const [name, value] of Object.entries(parts)) {
+    const file = name === 'hosts' || name === 'software';
+    chunks.push(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${name}.csv"\r\nContent-Type: text/csv` : ''}\r\n\r\n${value}\r\n`);
+  }
+  chunks.push(`--${boundary}--\r\n`);
+  return { payload: Buffer.from(chunks.join('')), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+const FIELDS = ['asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type', 'installed_kbs', 'kb_source', 'esu_enrolled', 'collected_at'] as const;
+const csvCell = (v: string) => (/[",\n;]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+function toCsv(hosts: Record<string, unknown>[]): string {
+  const lines = [FIELDS.join(',')];
+  for (const h of hosts) lines.push(FIELDS.map((f) => csvCell(f === 'installed_kbs' ? ((h[f] as string[] | undefined) ?? []).join(';') : String(h[f] ?? ''))).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+async function postCsv(parts: Record<string, string>, auth = orgs.a.auth) {
+  const m = multipart(parts);
+  const r = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...auth, ...m.headers }, payload: m.payload });
+  return { status: r.statusCode, body: r.json() };
+}
+
+describe('POST /api/v2/assets/correlate', () => {
+  test('one host: product, counts over every CVE, ranked CVEs, fix groups, meta', async () => {
+    const r = await post({ environment_id: envA, windows_hosts: [HOST] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const a = r.body.data.assets[0];
+    assert.equal(a.asset_id, HOST.asset_id);
+    assert.equal(a.microsoft_product, 'Windows Server 2019');
+    assert.equal(a.patch_resolved, true);
+    assert.equal(a.end_of_life, false);
+    assert.deepEqual(a.labels, []);
+    assert.equal(a.candidate_products, null);
+    assert.ok(a.counts.cleared > 300);
+    assert.equal(a.cves.length, a.counts.confirmed_open + a.counts.needs_review, 'cleared left out by default');
+    const june = a.cves.find((c: any) => c.cve_id === 'CVE-2026-41108');
+    assert.equal(june.status, 'confirmed open');
+    assert.equal(june.kb, 'KB5094123');
+    assert.equal(june.fixed_build, '10.0.17763.8880');
+    assert.equal(june.source, 'https://api.msrc.microsoft.com/cvrf/v3.0/cvrf/2026-Jun');
+    assert.equal(typeof june.priority_rank, 'number');
+    assert.match(june.priority_reason, /below the fixed build 10\.0\.17763\.8880/);
+    assert.deepEqual(Object.keys(june.fix).sort(), ['action', 'available', 'derived', 'source']);
+    assert.equal(june.references.nvd_url, 'https://nvd.nist.gov/vuln/detail/CVE-2026-41108');
+    const g = a.fix_groups.find((x: any) => x.kb === 'KB5094123');
+    assert.equal(g.fix_type, 'kb');
+    assert.ok(g.cve_ids.includes('CVE-2026-41108'));
+    assert.equal(typeof g.group_rank, 'number');
+    assert.deepEqual(r.body.data.rejected, []);
+    assert.equal(r.body.data.fix_summary[0].rank, 1);
+    assert.equal(r.body.meta.api_version, '2');
+    assert.equal(r.body.meta.microsoft_data_as_of, '2026-07-05T14:46:17.000Z');
+    assert.equal(r.body.meta.sort, 'priority');
+    assert.deepEqual(r.body.meta.filters, { include_cleared: false, confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null });
+    assert.equal(typeof r.body.meta.took_ms, 'number');
+  });
+
+  test('some hosts refused → 200 with data.rejected; the forbidden value is not echoed and nothing of it is stored', async () => {
+    const bad = { ...HOST, asset_id: 'hmi-07.plant.example.com' };
+    const r = await post({ environment_id: envA, windows_hosts: [{ ...HOST, asset_id: 'ok-host-000000001' }, bad, { ...HOST, asset_id: 'x2', hostname: 'HMI07' }] });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.data.assets.map((a: any) => a.asset_id), ['ok-host-000000001']);
+    assert.equal(r.body.data.rejected.length, 2);
+    assert.deepEqual(r.body.data.rejected[0], {
+      asset_id: null, index: 1, retryable: false, retry_after_seconds: null, action: 'fix_input',
+      errors: [{ code: 'forbidden_value', field: 'asset_id', message: r.body.data.rejected[0].errors[0].message }],
+    });
+    assert.deepEqual(r.body.data.rejected[1].errors.map((e: any) => e.code), ['forbidden_field']);
+    assert.ok(!JSON.stringify(r.body).includes('plant.example.com'));
+    assert.ok(!JSON.stringify(r.body).includes('HMI07'));
+    const stored = await t.store.db.selectFrom('windows_host_results').select('asset_id').where('org_id', '=', orgs.a.orgId).execute();
+    assert.ok(!stored.some((s) => s.asset_id === 'x2' || s.asset_id.includes('plant')));
+  });
+
+  test('every host refused → 422 with all of them in data.rejected', async () => {
+    const r = await post({ windows_hosts: [{ ...HOST, architecture: 'amd64' }, { ...HOST, os_build: '10.0.x' }] });
+    assert.equal(r.status, 422);
+    assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(r.body.data.rejected.map((x: any) => x.errors[0].code), ['invalid_architecture', 'invalid_build']);
+  });
+
+  test('> 200 hosts → 413 batch_too_large with max and received, counted before per-host validation', async () => {
+    const r = await post({ windows_hosts: Array.from({ length: 201 }, () => ({ junk: true })) });
+    assert.equal(r.status, 413);
+    assert.equal(r.body.error.code, 'BATCH_TOO_LARGE');
+    assert.equal(r.body.error.detail.error, 'batch_too_large');
+    assert.equal(r.body.error.max, 200);
+    assert.equal(r.body.error.detail.max, 200);
+    assert.equal(r.body.error.detail.received, 201);
+    assert.equal(r.body.error.action, 'reduce_batch');
+  });
+
+  test('top-level field outside the four → 422; malformed JSON → 422; invalid option → 422', async () => {
+    const extra = await post({ windows_hosts: [HOST], hosts: [] });
+    assert.equal(extra.status, 422);
+    assert.deepEqual(extra.body.error.detail.map((d: any) => d.field), ['body.hosts']);
+    const bad = await post('{"windows_hosts": [');
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
+    const opt = await post({ windows_hosts: [HOST], options: { sort: 'severity' } });
+    assert.equal(opt.status, 422);
+    assert.deepEqual(opt.body.error.detail.map((d: any) => d.field), ['body.options.sort']);
+  });
+
+  test('options: sort, filters and paging echoed; filters before paging', async () => {
+    const r = await post({ windows_hosts: [HOST], options: { include_cleared: true, sort: 'score', cve_page: 2, cve_page_size: 5 } });
+    assert.equal(r.status, 200);
+    const a = r.body.data.assets[0];
+    assert.equal(a.cves.length, 5);
+    assert.equal(a.cves_page.page, 2);
+    assert.equal(a.cves_page.total, a.counts.confirmed_open + a.counts.cleared + a.counts.needs_review);
+    assert.equal(a.cves_page.total_unfiltered, a.cves_page.total);
+    assert.equal(r.body.meta.sort, 'score');
+    assert.equal(r.body.meta.filters.include_cleared, true);
+  });
+
+  test('installed_software is stored only for hosts listed in windows_hosts', async () => {
+    const r = await post({
+      environment_id: envA,
+      windows_hosts: [{ ...HOST, asset_id: 'sw-host-0000000001' }],
+      installed_software: [
+        { asset_id: 'sw-host-0000000001', name: 'WinCC', publisher: 'Siemens', version: '8.0' },
+        { asset_id: 'not-listed-000001', name: 'X', publisher: '', version: '' },
+      ],
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.software_stored, 1);
+    assert.deepEqual(r.body.data.software_rejected.map((x: any) => [x.index, x.errors[0].code]), [[1, 'unknown_host']]);
+    const rows = await t.store.db.selectFrom('windows_installed_software').selectAll().where('org_id', '=', orgs.a.orgId).execute();
+    assert.deepEqual(rows.map((x) => [x.asset_id, x.name, x.publisher, x.version]), [['sw-host-0000000001', 'WinCC', 'Siemens', '8.0']]);
+  });
+});
+
+describe('keys, scopes and tenants', () => {
+  test('a read-only key cannot submit (403 insufficient_scope); a write-only key cannot read results', async () => {
+    const ro = await seedKey(t.store, orgs.a.orgId, orgs.a.memberId, { scopes: ['read'] });
+    const r = await post({ windows_hosts: [HOST] }, ro.auth);
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error.detail.error, 'insufficient_scope');
+    const wo = await seedKey(t.store, orgs.a.orgId, orgs.a.memberId, { scopes: ['write'] });
+    const g = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}`, headers: wo.auth });
+    assert.equal(g.statusCode, 403);
+    assert.equal(g.json().error.detail.error, 'insufficient_scope');
+    const ok = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}`, headers: ro.auth });
+    assert.equal(ok.statusCode, 200);
+  });
+
+  test('a viewer key cannot submit (403 viewer_role); no key → 401', async () => {
+    const v = await seedKey(t.store, orgs.a.orgId, null, { role: 'viewer' });
+    assert.equal((await post({ windows_hosts: [HOST] }, v.auth)).body.error.detail.error, 'viewer_role');
+    const r = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', payload: { windows_hosts: [HOST] } });
+    assert.equal(r.statusCode, 401);
+    assert.equal(r.json().error.code, 'AUTH_REQUIRED');
+  });
+
+  test("another organization's environment → 404 environment_not_found on every route; nothing stored", async () => {
+    const before = await t.store.db.selectFrom('windows_host_results').select('id').execute();
+    const r = await post({ environment_id: envB, windows_hosts: [HOST] });
+    assert.equal(r.status, 404);
+    assert.equal(r.body.error.detail.error, 'environment_not_found');
+    const c = await postCsv({ environment_id: String(envB), hosts: toCsv([HOST]) });
+    assert.equal(c.status, 404);
+    assert.equal(c.body.error.detail.error, 'environment_not_found');
+    const g = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envB}`, headers: orgs.a.auth });
+    assert.equal(g.statusCode, 404);
+    assert.equal(g.json().error.detail.error, 'environment_not_found');
+    const after = await t.store.db.selectFrom('windows_host_results').select('id').execute();
+    assert.equal(after.length, before.length);
+  });
+
+  test('environments and results of one organization are invisible to the other', async () => {
+    const la = (await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: orgs.a.auth })).json();
+    const lb = (await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: orgs.b.auth })).json();
+    assert.deepEqual(la.data.map((e: any) => e.name), ['Plant A']);
+    assert.deepEqual(lb.data.map((e: any) => e.name), ['Plant B']);
+    await post({ environment_id: envA, windows_hosts: [{ ...HOST, asset_id: 'tenant-a-only-0001' }] });
+    const b = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results?asset_id=tenant-a-only-0001', headers: orgs.b.auth });
+    assert.equal(b.statusCode, 200);
+    assert.deepEqual(b.json().data.assets, []);
+    const a = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results?asset_id=tenant-a-only-0001', headers: orgs.a.auth });
+    assert.deepEqual(a.json().data.assets.map((x: any) => x.asset_id), ['tenant-a-only-0001']);
+  });
+
+  test('environment names are unique per organization (409); bad body → 422', async () => {
+    const dup = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'Plant A' } });
+    assert.equal(dup.statusCode, 409);
+    assert.equal(dup.json().error.detail.error, 'environment_exists');
+    const same = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.b.auth, payload: { name: 'Plant A' } });
+    assert.equal(same.statusCode, 201);
+    const bad = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'x', site: 'y' } });
+    assert.equal(bad.statusCode, 422);
+  });
+});
+
+describe('GET /api/v2/assets/results', () => {
+  test('stored results by environment and by asset_id, same ordering/filter/paging options', async () => {
+    const h2 = { ...HOST, asset_id: 'res-host-00000002', os_build: '10.0.17763.8880', installed_kbs: ['KB5094123'] };
+    const p = await post({ environment_id: envA, windows_hosts: [{ ...HOST, asset_id: 'res-host-00000001' }, h2] });
+    assert.equal(p.status, 200);
+    const r = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}&per_page=200`, headers: orgs.a.auth });
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json();
+    const got = body.data.assets.find((a: any) => a.asset_id === 'res-host-00000001');
+    const sent = p.body.data.assets[0];
+    assert.deepEqual(got.cves, sent.cves, 'same CVEs in the same order as returned at submission');
+    assert.deepEqual(got.counts, sent.counts);
+    assert.deepEqual(got.fix_groups, sent.fix_groups);
+    assert.equal(got.environment_id, envA);
+    assert.equal(got.evaluated_on, '2026-07-10');
+    assert.equal(body.meta.api_version, '2');
+    const one = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results?asset_id=res-host-00000002&include_cleared=true&sort=score&cve_page=1&cve_page_size=3', headers: orgs.a.auth });
+    const a2 = one.json().data.assets[0];
+    assert.equal(a2.cves.length, 3);
+    assert.equal(a2.cves_page.total, a2.counts.confirmed_open + a2.counts.cleared + a2.counts.needs_review);
+    const withCleared = await post({ windows_hosts: [h2], options: { include_cleared: true, sort: 'score', cve_page: 1, cve_page_size: 3 } });
+    assert.deepEqual(a2.cves, withCleared.body.data.assets[0].cves, 'cleared CVEs recomputed from the stored host match');
+  });
+
+  test('parameters: one of environment_id/asset_id required; unknown parameter → 400', async () => {
+    const none = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results', headers: orgs.a.auth });
+    assert.equal(none.statusCode, 422);
+    const unk = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}&colour=red`, headers: orgs.a.auth });
+    assert.equal(unk.statusCode, 400);
+    assert.equal(unk.json().error.code, 'UNKNOWN_PARAMETER');
+    const badSort = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}&sort=oldest`, headers: orgs.a.auth });
+    assert.equal(badSort.statusCode, 422);
+  });
+});
+
+describe('POST /api/v2/assets/correlate-csv', () => {
+  test('CSV upload: include_cleared defaults to true; software part; unknown part → 422; > 200 rows → 413', async () => {
+    const r = await postCsv({ hosts: toCsv([HOST]), software: 'asset_id,name,publisher,version\r\na1b2c3d4e5f60718,WinCC,Siemens,8.0\r\n' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.meta.filters.include_cleared, true);
+    assert.ok(r.body.data.assets[0].cves.some((c: any) => c.status === 'cleared (patched)'));
+    assert.equal(r.body.data.software_stored, 1);
+    const unk = await postCsv({ hosts: toCsv([HOST]), colour: 'red' });
+    assert.equal(unk.status, 422);
+    const big = await postCsv({ hosts: toCsv(Array.from({ length: 201 }, () => HOST)) });
+    assert.equal(big.status, 413);
+    assert.equal(big.body.error.detail.received, 201);
+  });
+
+  test('property: the same hosts give identical results through JSON and CSV', async () => {
+    const host = fc.record({
+      asset_id: fc.stringMatching(/^[a-f0-9]{16}$/),
+      os_product: fc.constantFrom('Windows Server 2019 Datacenter', 'Windows 10 Pro', 'Windows Server 2012 R2 Standard', 'Windows', 'N/A'),
+      edition_id: fc.constantFrom('ServerDatacenter', 'Professional', 'EnterpriseS', ''),
+      display_version: fc.constantFrom('', '22H2', '1809'),
+      os_build: fc.constantFrom('10.0.17763.8755', '10.0.26100.8457', '10.0.19045.7417', '6.3.9600.23228', '10.0.17763', '', '10.0.x'),
+      architecture: fc.constantFrom('x64', 'arm64', 'x86'),
+      installation_type: fc.constantFrom('Server', 'Server Core', 'Client', ''),
+      installed_kbs: fc.subarray(['KB5087538', 'KB5094123', 'KB5094041', 'KB5020023']),
+      kb_source: fc.constantFrom('', 'Get-HotFix'),
+      esu_enrolled: fc.constantFrom('', 'yes', 'no'),
+      collected_at: fc.constantFrom('2026-07-01T08:00:00Z', '2026-07-01T08:00:00+02:00'),
+    });
+    await fc.assert(fc.asyncProperty(fc.array(host, { minLength: 1, maxLength: 4 }), fc.constantFrom('priority', 'score', 'exploit', 'newest'), async (hosts, sort) => {
+      const j = await post({ windows_hosts: hosts, options: { include_cleared: false, sort, cve_page: 1, cve_page_size: 20 } });
+      const c = await postCsv({ hosts: toCsv(hosts), include_cleared: 'false', sort, cve_page: '1', cve_page_size: '20' });
+      assert.equal(c.status, j.status);
+      if (j.status === 200) {
+        assert.deepEqual(c.body.data, j.body.data);
+        assert.deepEqual({ ...c.body.meta, took_ms: 0 }, { ...j.body.meta, took_ms: 0 });
+      } else {
+        assert.deepEqual(c.body.data, j.body.data);
+        assert.equal(c.body.error.code, j.body.error.code);
+      }
+    }), { numRuns: 15 });
+  });
+});
