@@ -1,6 +1,8 @@
 // Vendors and products of a merged CVE (spec §2.3 `affected` vendors/products/primary_*/vendor_count).
-// Pure. Primary vendor/product come from the sources' own words first (CSAF, KEV, MSRC, the CNA's
-// `affected` block), then NVD CPE tokens; docs/enrichment.md "Vendors and products".
+// Pure. The primary vendor is the vendor of the vulnerable product: the CVE record's own statement (the
+// CNA's `affected` block), then NVD's CPE analysis, then KEV's vendorProject, then MSRC, and a CISA ICS
+// advisory's vendor only when nothing better exists (an advisory may be a bundler's: Siemens RUGGEDCOM
+// APE1808 ships PAN-OS, CVE-2024-3400). docs/enrichment.md "Vendors and products".
 import type { AffectedProduct } from '../ingest/types.ts';
 import type { MergedCve } from './merge.ts';
 import { canonicalVendor, productDisplay, vendorByDomain, type CanonicalVendor } from './vendors.ts';
@@ -15,26 +17,32 @@ export interface ResolvedAffected {
   cpe_parts: string[];
 }
 
-const PRIMARY_ORDER: AffectedProduct['origin'][] = ['csaf', 'kev', 'msrc', 'cna', 'cpe'];
+/** Vendor precedence: who is most likely to name the vendor of the vulnerable product. */
+export const PRIMARY_VENDOR_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'cpe', 'kev', 'msrc', 'csaf'];
+/** Product precedence: names in the sources' own words before CPE tokens (`windows_10_1809`). */
+export const PRODUCT_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'kev', 'msrc', 'csaf', 'cpe'];
 
 export function resolveAffected(merged: MergedCve): ResolvedAffected {
   let affected = merged.affected;
-  if (!affected.length) {
-    // No source names a vendor (e.g. an NVD record still awaiting analysis): a CNA that is a known
-    // vendor (psirt@moxa.com) names itself.
+  if (!affected.some((a) => a.origin === 'cna' || a.origin === 'cpe')) {
+    // The CVE record names no vendor (e.g. an NVD record still awaiting analysis): a CNA that is a known
+    // vendor (psirt@moxa.com) names itself, ahead of KEV, MSRC and advisories.
     const cna = domainOfEmail(merged.assigner);
     const v = cna ? vendorByDomain(cna) : undefined;
-    if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }];
+    if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }, ...affected];
   }
   const entries = affected
     .map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }))
     .filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
-  const ranked = [...entries].sort((x, y) => PRIMARY_ORDER.indexOf(x.a.origin) - PRIMARY_ORDER.indexOf(y.a.origin) || x.i - y.i);
+  const rank = (order: readonly AffectedProduct['origin'][]) =>
+    [...entries].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
+  const ranked = rank(PRIMARY_VENDOR_ORDER);
+  const byProduct = rank(PRODUCT_ORDER);
   const vendors: CanonicalVendor[] = [];
   for (const { v } of ranked) if (!vendors.some((x) => x.slug === v.slug)) vendors.push(v);
   const products: string[] = [];
   const seen = new Set<string>();
-  for (const { a } of ranked) {
+  for (const { a } of byProduct) {
     if (!a.product) continue;
     const p = productDisplay(a.product, a.origin === 'cpe');
     const k = p.toLowerCase();
@@ -44,7 +52,8 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     }
   }
   const first = ranked[0];
-  const withProduct = ranked.find((x) => x.a.product);
+  // The primary product is one of the primary vendor's products (any vendor's when it names none).
+  const withProduct = first && (byProduct.find((x) => x.a.product && x.v.slug === first.v.slug) ?? byProduct.find((x) => x.a.product));
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
   return {
     vendors,

@@ -7,7 +7,7 @@ import { mergeSources } from '../../src/domain/merge.ts';
 import { buildCveDocument, enrichCve } from '../../src/domain/enrich.ts';
 import { canonicalVendor, vendorKey } from '../../src/domain/vendors.ts';
 import { composeTitle } from '../../src/domain/title.ts';
-import { epssInterpretation, computeBcs, bsid } from '../../src/domain/scoring.ts';
+import { epssInterpretation, computeBcs, bsid, cardSeverity } from '../../src/domain/scoring.ts';
 import { icsRelevance } from '../../src/domain/ics.ts';
 import { OTHER_REFERENCES_CAP } from '../../src/domain/references.ts';
 import { VARIES_NOTE } from '../../src/domain/patch.ts';
@@ -318,7 +318,7 @@ test('classification, bsid and temporal fields', async () => {
 test('enrichCve without a provider gives the grounded analysis; the document is complete', async () => {
   const recs = (await cveRecords(nvd('CVE-2024-8531'), csaf('icsa-24-289-02'))).filter((r) => r.cve_id === 'CVE-2024-8531');
   const doc = await enrichCve(mergeSources('CVE-2024-8531', recs), await realCatalogs(), undefined, { now: NOW });
-  assert.deepEqual(Object.keys(doc).sort(), ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'sources', 'temporal', 'title'].sort());
+  assert.deepEqual(Object.keys(doc).sort(), ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'severity', 'sources', 'temporal', 'title'].sort());
   assert.equal(doc.sage.model, 'vulnintel-grounded-1');
   assert.equal(doc.sage.status, 'ready');
   assert.match(doc.sage.executive_summary!, /CVE-2024-8531 is rated HIGH \(CVSS 3\.1 base score 7\.2\)/);
@@ -370,4 +370,41 @@ test('merge is order-independent: every permutation of a CVE\'s source records g
       assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
     }), { numRuns: 50 });
   }
+});
+
+test('primary vendor: the vulnerable product\'s vendor (CNA, CPE, KEV, MSRC) before a bundling advisory\'s vendor (CVE-2024-3400)', async () => {
+  // ICSA-24-116-03 is Siemens' advisory for RUGGEDCOM APE1808, which ships Palo Alto PAN-OS; KEV names Palo Alto.
+  const d = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03'), KEV_FULL]);
+  assert.equal(d.affected.primary_vendor, 'Palo Alto Networks');
+  assert.equal(d.affected.primary_product, 'PAN-OS');
+  assert.deepEqual(d.affected.vendors, ['Palo Alto Networks', 'Siemens']);
+  assert.ok(d.affected.products.includes('RUGGEDCOM APE1808'));
+  assert.equal(d.affected.vendor_count, 2);
+  // The advisory alone: its vendor is all there is.
+  const alone = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03')]);
+  assert.equal(alone.affected.primary_vendor, 'Siemens');
+  // NVD CPE vendor first, with the product in the sources' words (KEV "Windows") before CPE tokens.
+  const w = await docFor('CVE-2024-21338', [nvd('CVE-2024-21338'), KEV_FULL]);
+  assert.equal(w.affected.primary_vendor, 'Microsoft');
+  assert.equal(w.affected.primary_product, 'Windows');
+  // A CVE record awaiting analysis: the CNA (cybersecurity@se.com) names its own company before any advisory.
+  const s = await docFor('CVE-2024-8531', [nvd('CVE-2024-8531'), csaf('icsa-24-289-02')]);
+  assert.equal(s.affected.primary_vendor, 'Schneider Electric');
+  assert.deepEqual(s.affected.vendors, ['Schneider Electric']);
+});
+
+test('card severity: CVSS severity, else the MSRC rating, else null (not scored); bsid letter falls back to the BCS tier', async () => {
+  // KEV-only CVE-2024-23897 (Jenkins): no CVSS from any source → not scored.
+  const k = await docFor('CVE-2024-23897', [KEV_FULL]);
+  assert.equal(k.scoring.cvss.score, null);
+  assert.equal(k.severity, null);
+  assert.equal(k.scoring.bcs.tier, 'HIGH');
+  assert.equal(k.bsid, 'BS-2024-023897-H');
+  // CVSS present: the card severity is the CVSS severity (CVE-2024-3400: 10.0 from the CISA advisory).
+  const p = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03'), KEV_FULL]);
+  assert.equal(p.scoring.cvss.severity, 'CRITICAL');
+  assert.equal(p.severity, 'CRITICAL');
+  assert.equal(cardSeverity('MEDIUM', 'Critical'), 'MEDIUM');
+  // The MSRC rating when there is no CVSS at all.
+  assert.deepEqual(['Critical', 'Important', 'Moderate', 'Low', 'Unknown', null].map((r) => cardSeverity(null, r)), ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null, null]);
 });
