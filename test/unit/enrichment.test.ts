@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { mergeSources } from '../../src/domain/merge.ts';
 import { buildCveDocument, enrichCve } from '../../src/domain/enrich.ts';
 import { canonicalVendor, vendorKey } from '../../src/domain/vendors.ts';
-import { composeTitle } from '../../src/domain/title.ts';
+import { composeTitle, shortenTitle, TITLE_MAX } from '../../src/domain/title.ts';
+import '../../src/ingest/msrc-feed.ts'; // registers the MSRC CVRF reader (snapshot/msrc)
 import { epssInterpretation, computeBcs, bsid, cardSeverity } from '../../src/domain/scoring.ts';
 import { icsRelevance } from '../../src/domain/ics.ts';
 import { OTHER_REFERENCES_CAP } from '../../src/domain/references.ts';
@@ -407,4 +408,24 @@ test('card severity: CVSS severity, else the MSRC rating, else null (not scored)
   assert.equal(cardSeverity('MEDIUM', 'Critical'), 'MEDIUM');
   // The MSRC rating when there is no CVSS at all.
   assert.deepEqual(['Critical', 'Important', 'Moderate', 'Low', 'Unknown', null].map((r) => cardSeverity(null, r)), ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null, null]);
+});
+
+test('title: a description-length source title (MSRC third-party entries) is shortened to its first sentence', async () => {
+  // MSRC 2022-Jan lists Oracle CVEs for CBL-Mariner with the whole Oracle description as the title (1,000 chars).
+  const msrcJan = snapshotFile('msrc', '2022-Jan.xml.gz');
+  const recs = (await cveRecords(msrcJan)).filter((r) => r.cve_id === 'CVE-2022-21245');
+  assert.ok(recs[0].title!.length > 500);
+  const d = buildCveDocument(mergeSources('CVE-2022-21245', recs), await realCatalogs(), NOW).doc;
+  assert.equal(d.title, 'Vulnerability in the MySQL Server product of Oracle MySQL (component: Server: Security: Privileges)');
+  // No sentence short enough: cut at a word boundary with an ellipsis.
+  const long = recs[0].title!.replace(/\./g, ',');
+  const cut = shortenTitle(long);
+  assert.ok(cut.length <= TITLE_MAX && cut.endsWith('…') && long.startsWith(cut.slice(0, -1)), cut);
+  // A short source title is kept as is, and wins over a long one from an earlier source.
+  const kev = (await cveRecords(KEV_FULL)).find((r) => r.cve_id === 'CVE-2024-21338')!;
+  const withLong = mergeSources('CVE-2024-21338', [{ ...kev, source: 'msrc', source_key: '', kev: undefined, title: 'x'.repeat(300) }, kev]);
+  assert.equal(buildCveDocument(withLong, await realCatalogs(), NOW).doc.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
+  fc.assert(fc.property(fc.string({ maxLength: 400 }), (s) => {
+    assert.ok(shortenTitle(s).length <= TITLE_MAX);
+  }));
 });
