@@ -429,3 +429,43 @@ test('title: a description-length source title (MSRC third-party entries) is sho
     assert.ok(shortenTitle(s).length <= TITLE_MAX);
   }));
 });
+
+test('vendors: name variants seen in the CSAF and KEV feeds resolve to one vendor; "multiple" is no vendor', () => {
+  // Every spelling below is as the bundled CISA CSAF advisories (product_tree vendor branches) or KEV state it.
+  const groups: [string, string[]][] = [
+    ['johnson-controls', ['Johnson Controls Inc', 'Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc.', 'Sensormatic Electronics, a subsidiary of Johnson Controls, Inc.', 'Sensormatic Electronics, LLC, an affiliate of Johnson Controls Inc.', 'CKS, a subsidiary of Johnson Controls Inc.', 'Contolled Electronic Management Systems Ltd, Johnson Contols Inc.', 'Sensormatic Electronics']],
+    ['franklin-fueling-systems', ['Franklin Fueling Systems', 'Franklin Fueling System ', 'Franklin Electric Fueling Systems ']],
+    ['opw', ['OPW Fuel Management Systems', 'OPW Fuel Managements Systems']],
+    ['baker-hughes', ['Baker Hughes - Bently Nevada', 'Bently Nevada, Baker Hughes']],
+    ['b-braun', ['B. Braun', 'B. Braun Medical', 'B. Braun Melsungen AG']],
+    ['hms-networks', ['HMS Networks', 'HMS Industrial Networks']],
+    ['honeywell', ['Honeywell', 'Matrikon, Honeywell', 'MatrikonOPC']],
+    ['mitsubishi-electric', ['Mitsubishi Electric Corporation', 'Mitsubishi Electric India', 'ICONICS, Mitsubishi Electric']],
+    ['loytec', ['LOYTEC', 'LOYTEC electronics GmbH']],
+    ['trihedral', ['Trihedral', 'Trihedral Engineering Limited']],
+    ['sielco', ['Sielco', 'Sielco Sistemi']],
+    ['keysight', ['Keysight ', 'Keysight Technologies, Inc.', 'Keysight Technologies']],
+    ['cambium-networks', ['Cambium', 'Cambium Networks']],
+    ['zebra', ['Zebra', 'Zebra Technologies']],
+    ['fujitsu', ['Fujitsu Limited', 'Fujitsu Software']],
+    ['xiongmai', ['Xiongmai Technology', 'Hangzhou Xiongmai Technology Co, Ltd']],
+    ['lenels2', ['LenelS2', 'Carrier LenelS2']],
+    ['b-and-r', ['B&R Industrial Automation']],
+    ['geutebrueck', ['GeutebrÃ¼ck', 'GeutebrÃ¼ck GmbH']],
+    ['lcds', ['LCDS - LeÃ£o Consultoria e Desenvolvimento de Sistemas Ltda ME', 'LCDS LeÃ£o Consultoria e Desenvolvimento de Sistemas LTDA ME', 'LCDS - Leão Consultoria e Desenvolvimento de Sistemas Ltda ME']],
+    ['meta-platforms', ['Meta', 'Meta Platforms']],
+    ['qnap', ['QNAP', 'QNAP Systems']],
+    ['php', ['PHP', 'PHP Group']],
+    ['schneider-electric', ['Schneider Electric ', 'Schneider Electric Software, LLC', 'Schneider Electric SE']],
+    ['phoenix-contact', ['Phoenix Contact', 'PHOENIX CONTACT, Innominate Security Technologies', 'phoenixcontact-software']],
+    ['rockwell-automation', ['Rockwell Automation ', 'rockwellautomation', 'Allen-Bradley']],
+  ];
+  for (const [slug, names] of groups) for (const n of names) assert.equal(canonicalVendor(n)?.slug, slug, n);
+  // Mis-decoded UTF-8 in the feed gets the table's proper display name.
+  assert.equal(canonicalVendor('GeutebrÃ¼ck')!.name, 'Geutebrück');
+  for (const n of ['multiple', 'multiple open source', 'multiple trailer and brake manufacturers', 'n/a']) assert.equal(canonicalVendor(n), null, n);
+  // Different companies stay apart.
+  assert.notEqual(canonicalVendor('Delta Controls')!.slug, canonicalVendor('Delta Electronics')!.slug);
+  assert.notEqual(canonicalVendor('Hewlett Packard Enterprise (HPE)')!.slug, canonicalVendor('Hewlett Packard (HP)')!.slug);
+  assert.equal(canonicalVendor('EnOcean Edge Inc, a subsidiary of EnOcean GmbH-')!.slug, 'enocean');
+});
