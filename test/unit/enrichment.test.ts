@@ -134,7 +134,18 @@ test('ICS relevance: a CISA ICS advisory CVE of an ICS vendor is relevant; a web
   const r = icsRelevance({ text: 'A Modbus/TCP request to the PLC web server crashes it', has_cisa_ics_advisory: false, ics_vendor: true });
   assert.deepEqual(r.protocols, ['modbus', 'http']);
   assert.deepEqual(r.device_types, ['plc']);
-  assert.equal(r.score, 0.75);
+  assert.equal(r.score, 0.85);
+  // KEV-only IT-vendor CVEs on ICS equipment: device type + industrial protocol → relevant (0.5);
+  // an ICS vendor's communication processor or building-automation product → relevant (0.35 + 0.25).
+  const cisco = await docFor('CVE-2017-12235', [KEV_FULL]);
+  assert.deepEqual([cisco.affected.ics_relevance_score, cisco.affected.ics_relevant, cisco.affected.protocols], [0.5, true, ['profinet']]);
+  const cp = await docFor('CVE-2016-8562', [KEV_FULL]);
+  assert.deepEqual([cp.affected.primary_vendor, cp.affected.ics_relevance_score, cp.affected.ics_relevant], ['Siemens', 0.6, true]);
+  const umotion = await docFor('CVE-2018-7841', [KEV_FULL]);
+  assert.deepEqual([umotion.affected.device_types, umotion.affected.ics_relevant], [['building-automation'], true]);
+  // An IT product of a vendor flagged ICS (PTC Windchill, a PLM suite) stays below the threshold.
+  const ptc = await docFor('CVE-2026-12569', [KEV_FULL]);
+  assert.deepEqual([ptc.affected.ics_relevance_score, ptc.affected.ics_relevant], [0.35, false]);
   const drive = await docFor('CVE-2024-9124', [nvd('CVE-2024-9124')]);
   assert.deepEqual(drive.affected.device_types, ['drive']);
 });
