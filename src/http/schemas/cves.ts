@@ -32,7 +32,7 @@ const Enum = (values: readonly string[], description: string) => Type.Unsafe<str
 export const CveListQuery = Type.Object({
   ...PageParams,
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Full-text search over CVE id, vendor, product, title and description; ranked by relevance, an exact CVE id first' })),
-  severity: Type.Optional(Type.String({ pattern: SEVERITY_PATTERN, description: 'CRITICAL, HIGH, MEDIUM or LOW; several comma-separated' })),
+  severity: Type.Optional(Type.String({ pattern: SEVERITY_PATTERN, description: 'Card severity (CVSS, else vendor rating): CRITICAL, HIGH, MEDIUM or LOW; several comma-separated. Not-scored CVEs never match' })),
   cvss_min: Type.Optional(Score('Lowest CVSS score')),
   cvss_max: Type.Optional(Score('Highest CVSS score')),
   bcs_min: Type.Optional(Score('Lowest criticality score (BCS)')),
