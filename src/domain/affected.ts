@@ -31,13 +31,13 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     const v = cna ? vendorByDomain(cna) : undefined;
     if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }, ...affected];
   }
-  const entries = affected
-    .map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }))
-    .filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
-  const rank = (order: readonly AffectedProduct['origin'][]) =>
-    [...entries].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
-  const ranked = rank(PRIMARY_VENDOR_ORDER);
-  const byProduct = rank(PRODUCT_ORDER);
+  // Products of entries whose vendor is no vendor ("multiple open source" uIP, CVE-2020-17468) are kept.
+  const all = affected.map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
+  const entries = all.filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
+  const rank = <T extends { a: AffectedProduct; i: number }>(list: T[], order: readonly AffectedProduct['origin'][]) =>
+    [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
+  const ranked = rank(entries, PRIMARY_VENDOR_ORDER);
+  const byProduct = rank(all, PRODUCT_ORDER);
   const vendors: CanonicalVendor[] = [];
   for (const { v } of ranked) if (!vendors.some((x) => x.slug === v.slug)) vendors.push(v);
   const products: string[] = [];
@@ -53,7 +53,7 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   }
   const first = ranked[0];
   // The primary product is one of the primary vendor's products (any vendor's when it names none).
-  const withProduct = first && (byProduct.find((x) => x.a.product && x.v.slug === first.v.slug) ?? byProduct.find((x) => x.a.product));
+  const withProduct = (first && byProduct.find((x) => x.a.product && x.v?.slug === first.v.slug)) ?? byProduct.find((x) => x.a.product);
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
   return {
     vendors,

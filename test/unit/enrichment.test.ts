@@ -480,3 +480,13 @@ test('vendors: name variants seen in the CSAF and KEV feeds resolve to one vendo
   assert.notEqual(canonicalVendor('Hewlett Packard Enterprise (HPE)')!.slug, canonicalVendor('Hewlett Packard (HP)')!.slug);
   assert.equal(canonicalVendor('EnOcean Edge Inc, a subsidiary of EnOcean GmbH-')!.slug, 'enocean');
 });
+
+test('affected: a "multiple open source" advisory names no vendor but its product is kept (CVE-2020-17468, ICSA-20-343-01)', async () => {
+  const d = await docFor('CVE-2020-17468', [csaf('icsa-20-343-01')]);
+  assert.equal(d.affected.primary_vendor, null);
+  assert.deepEqual(d.affected.vendors, []);
+  assert.equal(d.affected.vendor_count, 0);
+  assert.ok(d.affected.primary_product && /uIP/i.test(d.affected.primary_product), String(d.affected.primary_product));
+  assert.ok(d.affected.products.includes(d.affected.primary_product!));
+  assert.match(d.title, /^Out-of-bounds Read in .*uIP/);
+});
