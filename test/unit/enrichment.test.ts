@@ -11,7 +11,7 @@ import '../../src/ingest/msrc-feed.ts'; // registers the MSRC CVRF reader (snaps
 import { epssInterpretation, computeBcs, bsid, cardSeverity } from '../../src/domain/scoring.ts';
 import { icsRelevance } from '../../src/domain/ics.ts';
 import { OTHER_REFERENCES_CAP } from '../../src/domain/references.ts';
-import { VARIES_NOTE } from '../../src/domain/patch.ts';
+import { VARIES_NOTE, vendorFixOffersFix } from '../../src/domain/patch.ts';
 import type { CveSourceRecord } from '../../src/ingest/types.ts';
 import { cveRecords, fixture, realCatalogs, snapshotFile } from '../helpers/feeds.ts';
 
@@ -489,4 +489,26 @@ test('affected: a "multiple open source" advisory names no vendor but its produc
   assert.ok(d.affected.primary_product && /uIP/i.test(d.affected.primary_product), String(d.affected.primary_product));
   assert.ok(d.affected.products.includes(d.affected.primary_product!));
   assert.match(d.title, /^Out-of-bounds Read in .*uIP/);
+});
+
+test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, general advice) is no fix source', async () => {
+  // ICSA-23-138-01 files "Carlo Gavazzi will not issue a fix as this product is end-of-life." and "Users should
+  // contact Carlo Gavazzi for more information." under vendor_fix: no fix → unknown, not available.
+  const eol = await docFor('CVE-2017-20184', [csaf('icsa-23-138-01')]);
+  assert.deepEqual([eol.patch.status, eol.patch.patch_available, eol.patch.fixed_in], ['unknown', false, null]);
+  assert.equal(eol.patch.patch_notes, 'Carlo Gavazzi will not issue a fix as this product is end-of-life.');
+  // CVE-2024-3400 (ICSA-24-116-03): "Contact customer support to receive patch and update information." is a fix.
+  const pan = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03')]);
+  assert.deepEqual([pan.patch.status, pan.patch.patch_available], ['patched', true]);
+  // Real vendor_fix texts of the bundled advisories.
+  const cases: [string, boolean][] = [
+    ['Update to V3.1.4 or later version', true],
+    ['KUKA recommends upgrading KUKA.Sim Pro to Version 3.1.2 or above to mitigate this vulnerability. Version 3.1 is the only affected version that is still maintained. All other versions are end-of-life.', true],
+    ['Modicon M340: currently, no fix is available. Schneider Electric recommends that affected users set up network segmentation', false],
+    ['DOPSoft 2 will not receive an update to mitigate these vulnerabilities because it is an end-of-life product.', false],
+    ['See recommendations from section Workaround and Mitigations', false],
+    ['For further inquiries on security vulnerabilities in Siemens products and solutions, contact Siemens.', false],
+    ['Red Lion notes the DA50N series product is at end-of-life and does not intend to release a software update to address these vulnerabilities.', false],
+  ];
+  for (const [text, fix] of cases) assert.equal(vendorFixOffersFix(text), fix, text);
 });
