@@ -22,6 +22,16 @@ export const PRIMARY_VENDOR_ORDER: readonly AffectedProduct['origin'][] = ['cna'
 /** Product precedence: names in the sources' own words before CPE tokens (`windows_10_1809`). */
 export const PRODUCT_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'kev', 'msrc', 'csaf', 'cpe'];
 
+/** Whether a text names a product (case-insensitive, whole words; a trailing parenthetical such as "(EOL)" or an
+ * order number is not required). */
+export function namedIn(text: string | null, product: string): boolean {
+  if (!text) return false;
+  const name = product.replace(/\s*\([^)]*\)\s*$/, '').trim();
+  if (name.length < 3) return false;
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i').test(text);
+}
+
 export function resolveAffected(merged: MergedCve): ResolvedAffected {
   let affected = merged.affected;
   if (!affected.some((a) => a.origin === 'cna' || a.origin === 'cpe')) {
@@ -53,7 +63,14 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   }
   const first = ranked[0];
   // The primary product is one of the primary vendor's products (any vendor's when it names none).
-  const withProduct = (first && byProduct.find((x) => x.a.product && x.v?.slug === first.v.slug)) ?? byProduct.find((x) => x.a.product);
+  const candidates = (first && byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug).length
+    ? byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug)
+    : byProduct.filter((x) => x.a.product));
+  // Among the best source's products, the one the description names: advisories list every product of the
+  // advisory as affected by each CVE (ICSA-20-343-01: CVE-2020-17468 is FNET's, listed with uIP, picoTCP, …).
+  const best = candidates.filter((x) => x.a.origin === candidates[0]?.a.origin);
+  // (At most the first 20 are tried: a CPE-only record can list hundreds of products.)
+  const withProduct = best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) ?? candidates[0];
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
   return {
     vendors,

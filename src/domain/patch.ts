@@ -107,7 +107,8 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): 
   const allVendorFixes = merged.advisories.flatMap((a) => a.vendor_fixes);
   const vendorFixes = [...allVendorFixes.filter((f) => vendorFixOffersFix(f.details)), ...allVendorFixes.filter((f) => !vendorFixOffersFix(f.details))];
   const firstVendorFix = vendorFixes[0];
-  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url ?? vendorFixes.find((f) => f.url)?.url ?? null;
+  // The URL of a remediation that offers a fix only: a "contact our sales network" link is no patch URL.
+  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url ?? vendorFixes.find((f) => f.url && vendorFixOffersFix(f.details))?.url ?? null;
   const notes = firstVendorFix?.details ? firstVendorFix.details.replace(/\s+/g, ' ').trim().slice(0, 500) : null;
 
   if (fixes.length >= 2) {

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { mergeSources } from '../../src/domain/merge.ts';
 import { buildCveDocument, enrichCve } from '../../src/domain/enrich.ts';
 import { canonicalVendor, vendorKey } from '../../src/domain/vendors.ts';
+import { namedIn } from '../../src/domain/affected.ts';
 import { composeTitle, shortenTitle, TITLE_MAX } from '../../src/domain/title.ts';
 import '../../src/ingest/msrc-feed.ts'; // registers the MSRC CVRF reader (snapshot/msrc)
 import { epssInterpretation, computeBcs, bsid, cardSeverity } from '../../src/domain/scoring.ts';
@@ -481,14 +482,19 @@ test('vendors: name variants seen in the CSAF and KEV feeds resolve to one vendo
   assert.equal(canonicalVendor('EnOcean Edge Inc, a subsidiary of EnOcean GmbH-')!.slug, 'enocean');
 });
 
-test('affected: a "multiple open source" advisory names no vendor but its product is kept (CVE-2020-17468, ICSA-20-343-01)', async () => {
+test('affected: a "multiple open source" advisory names no vendor but its products are kept; the primary product is the one the description names (CVE-2020-17468)', async () => {
   const d = await docFor('CVE-2020-17468', [csaf('icsa-20-343-01')]);
   assert.equal(d.affected.primary_vendor, null);
   assert.deepEqual(d.affected.vendors, []);
   assert.equal(d.affected.vendor_count, 0);
-  assert.ok(d.affected.primary_product && /uIP/i.test(d.affected.primary_product), String(d.affected.primary_product));
-  assert.ok(d.affected.products.includes(d.affected.primary_product!));
-  assert.match(d.title, /^Out-of-bounds Read in .*uIP/);
+  // The advisory lists all eight stacks as affected by every CVE; the description names FNET.
+  assert.ok(d.affected.products.includes('uIP (EOL)') && d.affected.products.includes('FNET'));
+  assert.match(d.description, /^The function in FNET /);
+  assert.equal(d.affected.primary_product, 'FNET');
+  assert.equal(d.title, 'Out-of-bounds Read in FNET');
+  assert.equal(namedIn('A flaw in uIP allows…', 'uIP (EOL)'), true);
+  assert.equal(namedIn('A flaw in uIP-Contiki-NG allows…', 'uIP (EOL)'), false);
+  assert.equal(namedIn('A flaw in picoTCP-NG', 'picoTCP-NG'), true);
 });
 
 test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, general advice) is no fix source', async () => {
@@ -497,6 +503,8 @@ test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, ge
   const eol = await docFor('CVE-2017-20184', [csaf('icsa-23-138-01')]);
   assert.deepEqual([eol.patch.status, eol.patch.patch_available, eol.patch.fixed_in], ['unknown', false, null]);
   assert.equal(eol.patch.patch_notes, 'Carlo Gavazzi will not issue a fix as this product is end-of-life.');
+  // The "contact" remediation's URL (the vendor's sales-network page) is no patch URL.
+  assert.equal(eol.patch.patch_url, null);
   // CVE-2024-3400 (ICSA-24-116-03): "Contact customer support to receive patch and update information." is a fix.
   const pan = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03')]);
   assert.deepEqual([pan.patch.status, pan.patch.patch_available], ['patched', true]);
