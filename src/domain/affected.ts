@@ -69,8 +69,9 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   // Among the best source's products, the one the description names: advisories list every product of the
   // advisory as affected by each CVE (ICSA-20-343-01: CVE-2020-17468 is FNET's, listed with uIP, picoTCP, …).
   const best = candidates.filter((x) => x.a.origin === candidates[0]?.a.origin);
-  // (At most the first 20 are tried: a CPE-only record can list hundreds of products.)
-  const withProduct = best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) ?? candidates[0];
+  // (Not for CPE tokens, which descriptions do not spell; at most 20 tried.)
+  const named = best.length > 1 && best[0].a.origin !== 'cpe' ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) : undefined;
+  const withProduct = named ?? candidates[0];
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
   return {
     vendors,
