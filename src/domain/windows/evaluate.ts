@@ -708,13 +708,24 @@ interface StaticEntry {
   iClear?: CveItem; iOpen?: CveItem;
 }
 
+/**
+ * The static order per product depends only on the index and the corpus signals: it is kept as long as the
+ * same signal lookup (same cache generation) is passed, so its shared items, and their rendered forms,
+ * survive from one call to the next.
+ */
+const STATIC_ORDER = new WeakMap<SignalLookup, WeakMap<ProductIndex, StaticEntry[]>>();
+
 export class EvaluationRun {
-  private order = new Map<string, StaticEntry[]>();
-  constructor(readonly ix: EvaluationIndex, readonly signals: SignalLookup, readonly today: string) {}
+  private order: WeakMap<ProductIndex, StaticEntry[]>;
+  constructor(readonly ix: EvaluationIndex, readonly signals: SignalLookup, readonly today: string) {
+    let o = STATIC_ORDER.get(signals);
+    if (!o) { o = new WeakMap(); STATIC_ORDER.set(signals, o); }
+    this.order = o;
+  }
 
   /** CVEs of a product in the static part of the priority order (known-exploited, exploit, BCS, CVSS, EPSS, id). */
   staticOrder(pi: ProductIndex): StaticEntry[] {
-    let list = this.order.get(pi.product.id);
+    let list = this.order.get(pi);
     if (list) return list;
     list = prepared(pi).map((p) => {
       const sig = this.signals(p.pc.meta.cve);
@@ -729,7 +740,7 @@ export class EvaluationRun {
       return { p, k, sig, kt };
     });
     list.sort((a, b) => Number(b.k.kev) - Number(a.k.kev) || Number(b.k.exploit) - Number(a.k.exploit) || staticOrder(a.k, b.k) || a.p.idKey - b.p.idKey);
-    this.order.set(pi.product.id, list);
+    this.order.set(pi, list);
     return list;
   }
 
