@@ -172,8 +172,10 @@ describe('key list and key revoke', () => {
     assert.match(r.stdout, new RegExp(`API key ${j.api_key.id} \\(${j.api_key.key_start}…\\) revoked at `));
     const k2 = (await cli('key', 'create', '--org', String(j.org.id), '--email', 'o@prefix.test', '--json')).json().api_key;
     assert.equal((await cli('key', 'revoke', '--org', String(j.org.id), '--key', k2.key, '--json')).json().api_key.id, k2.id);
-    const short = await cli('key', 'revoke', '--org', String(j.org.id), '--key', 'vi_live_', '--json');
-    assert.equal(short.json().error.code, 'key_not_found');
+    for (const bad of ['vi_live_', `${k2.key_start}x`]) {
+      const r2 = await cli('key', 'revoke', '--org', String(j.org.id), '--key', bad, '--json');
+      assert.equal(r2.json().error.code, 'key_not_found', bad);
+    }
   });
 
   test('two organizations: list and revoke never reach the other organization\'s keys', async () => {
