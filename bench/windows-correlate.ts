@@ -13,43 +13,12 @@ import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { seedOrg, TEST_INTERNAL_KEY } from '../test/helpers/app.ts';
+import { benchHosts as hosts } from './windows-correlate-hosts.ts';
 
 const shared = path.resolve('..', 'shared', 'data', 'msrc-cvrf');
 const dir = process.argv[2] ?? (existsSync(shared) ? shared : 'snapshot/msrc');
 const CALLS = Number(process.argv[3] ?? 20);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-/** 200 hosts: realistic mix of servers and clients on several patch levels, with and without KB lists. */
-function hosts(): Record<string, unknown>[] {
-  const kinds: [string, string, string, string, string, string[], string][] = [
-    // os_product, edition, installation_type, build prefix, ubr choices, KB list, esu
-    ['Windows Server 2019 Datacenter', 'ServerDatacenter', 'Server', '10.0.17763', '8880 8755 8644 8389 7922 6293 5458'.split(' ').join(','), ['KB5087538', 'KB5094123'], ''],
-    ['Windows Server 2019 Standard', 'ServerStandard', 'Server Core', '10.0.17763', '8880,8511,8276', ['KB5078752'], ''],
-    ['Windows Server 2022 Standard', 'ServerStandard', 'Server', '10.0.20348', '5256,5139,4893,4648', ['KB5087545'], ''],
-    ['Windows Server 2016 Standard', 'ServerStandard', 'Server', '10.0.14393', '9234,9060,8783', [], ''],
-    ['Windows Server 2025 Datacenter', 'ServerDatacenter', 'Server', '10.0.26100', '32995,32860,32522', ['KB5087539'], ''],
-    ['Windows 10 Enterprise', 'Enterprise', 'Client', '10.0.19045', '7417,7291,6937', ['KB5087544'], 'yes'],
-    ['Windows 10 Enterprise LTSC 2021', 'EnterpriseS', 'Client', '10.0.19044', '7417,7058', [], ''],
-    ['Windows 10 Pro', 'Professional', 'Client', '10.0.22631', '7219,6936,6491', ['KB5082052'], ''],
-    ['Windows 10 Pro', 'Professional', 'Client', '10.0.26100', '8655,8457,7840', ['KB5089549'], ''],
-    ['Windows 10 Enterprise LTSC 2019', 'EnterpriseS', 'Client', '10.0.17763', '8880,8389', [], ''],
-    ['Windows Server 2012 R2 Standard', 'ServerStandard', 'Server', '6.3.9600', '23228,23181,20671', ['KB5094041', 'KB5087471', 'KB5020023', 'KB4534297'], 'yes'],
-    ['Windows Server 2012 R2 Datacenter', 'ServerDatacenter', 'Server', '6.3.9600', '20671', ['KB5031419', 'KB5020023'], 'no'],
-    ['Windows Server 2012 Standard', 'ServerStandard', 'Server', '6.2.9200', '26132', ['KB5094042'], 'yes'],
-  ];
-  const out: Record<string, unknown>[] = [];
-  for (let i = 0; i < 200; i++) {
-    const [product, edition, inst, prefix, ubrs, kbs, esu] = kinds[i % kinds.length];
-    const ubrList = ubrs.split(',');
-    const ubr = ubrList[Math.floor(i / kinds.length) % ubrList.length];
-    out.push({
-      asset_id: `bench${String(i).padStart(4, '0')}a9f3c2d1`, os_product: product, edition_id: edition, display_version: '',
-      os_build: `${prefix}.${ubr}`, architecture: 'x64', installation_type: inst, installed_kbs: kbs, kb_source: kbs.length ? 'Get-HotFix' : '',
-      esu_enrolled: esu, collected_at: '2026-07-01T08:00:00Z',
-    });
-  }
-  return out;
-}
 
 // Its own database (not vi_t_*: `npm test` drops those of other runs with FORCE).
 const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -94,6 +94,8 @@ interface Verdict {
   derived: boolean;
   why: string;
   fixType: FixType;
+  /** The listed KB a legacy decision rests on (for the rendered reason). */
+  ref?: string;
 }
 
 export interface HostCtx {
@@ -121,6 +123,8 @@ interface KbSummary {
   newestMr: KbInfo | null;
   /** KB → the listed KB whose Supercedence chain replaces it. */
   superseded: Map<string, string>;
+  /** The reason text of "cleared by a later rollup", built once per host. */
+  laterMrWhy?: string;
 }
 
 function kbSummary(pi: ProductIndex, kbs: Set<string>): KbSummary {
@@ -158,6 +162,8 @@ function isCumulativeFix(pi: ProductIndex, f: Fix): boolean {
 /** Per (product, CVE) facts that do not depend on the host: computed once per product and cached. */
 export interface Prepared {
   pc: ProductCve;
+  /** Numeric CVE order key (year, then number) for fast sorting. */
+  idKey: number;
   /** Cumulative: the authoritative LCU (highest UBR among LCU-equivalent fixes). */
   lcu: Fix | null;
   lcuMonth: string | null;
@@ -200,8 +206,10 @@ export function prepared(pi: ProductIndex): Prepared[] {
     const mrs = legacyFixes.filter((f) => f.kind === 'monthly_rollup');
     const sos = legacyFixes.filter((f) => f.kind === 'security_only');
     const builds = [...mrs, ...sos].map((f) => f.build).filter((b): b is OsBuild => b !== null);
+    const [, y, n] = pc.meta.cve.split('-');
     list.push({
       pc,
+      idKey: Number(y) * 1e8 + Number(n),
       lcu,
       lcuMonth: month(pi, lcu?.kb ?? null),
       hot,
@@ -373,9 +381,11 @@ function legacy(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
   let clearedBy: string | null = null;
   let derived = false;
   for (const k of fixKbs) if (kbs.has(k)) { clearedBy = `the KB list contains ${k}`; break; }
-  if (!clearedBy && rollupFix && m0 && sum.newestMr && sum.newestMr.month! > m0) {
-    // A later Monthly Rollup of the same product includes every earlier one (trap 12); Security Only does not.
-    clearedBy = `the KB list contains ${sum.newestMr.kb}, a later monthly rollup (${sum.newestMr.month})`;
+  if (!clearedBy && m0 && main.kind !== 'ssu' && sum.newestMr && sum.newestMr.month! > m0) {
+    // A later Monthly Rollup of the same product includes every earlier one (trap 12; spec rule 2); Security
+    // Only does not. Standalone OS security updates from before the rollup model (Oct 2016) were folded into
+    // the rollups, which Microsoft made fully cumulative, so a later rollup counts for them too.
+    clearedBy = sum.laterMrWhy ??= `the KB list contains ${sum.newestMr.kb}, a later monthly rollup (${sum.newestMr.month})`;
     derived = true;
   }
   if (!clearedBy) {
@@ -393,7 +403,9 @@ function legacy(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
       return { ...v, derived, status: 'needs review', note: `build ${ctx.build!.text} is at or above the fixed build ${minFix.text}, but the KB list has neither ${[...fixKbs].join(', ')} nor a later monthly rollup`, why: 'the build and the KB list disagree' };
     }
   }
-  if (clearedBy) return { ...v, derived, status: 'cleared (patched)', note: null, why: clearedBy };
+  if (clearedBy) {
+    return { fixType: 'kb', fixedBuild: v.fixedBuild, kb: v.kb, fixClass: v.fixClass, fixMonth: v.fixMonth, fixUrl: v.fixUrl, derived, status: 'cleared (patched)', note: null, why: clearedBy };
+  }
   return {
     ...v, derived, status: 'confirmed open', note: null,
     why: `the KB list has neither ${[...fixKbs].join(' nor ')} nor a later monthly rollup`,
@@ -701,7 +713,7 @@ export class EvaluationRun {
       const kt = [0, 1, 2].map((t) => ({ ...k, fixTier: t as 0 | 1 | 2, fixAvailable: t !== 2 }));
       return { p, k, sig, kt };
     });
-    list.sort((a, b) => Number(b.k.kev) - Number(a.k.kev) || Number(b.k.exploit) - Number(a.k.exploit) || staticOrder(a.k, b.k) || compareCveId(a.p.pc.meta.cve, b.p.pc.meta.cve));
+    list.sort((a, b) => Number(b.k.kev) - Number(a.k.kev) || Number(b.k.exploit) - Number(a.k.exploit) || staticOrder(a.k, b.k) || a.p.idKey - b.p.idKey);
     this.order.set(pi.product.id, list);
     return list;
   }
