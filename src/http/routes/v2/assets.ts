@@ -147,24 +147,16 @@ const assets: FastifyPluginAsync = async (app) => {
     await storeResults(app.deps.store.db, p.orgId, input.environmentId, today(req), req.id,
       evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
       sw.stored);
-    reply.code(200);
-    return {
-      api: apiBlock(req),
-      data: {
-        assets: views,
-        rejected,
-        software_stored: sw.stored.length,
-        software_rejected: sw.rejected,
-        fix_summary: fixSummary(evals),
-      },
-      meta: {
-        api_version: '2',
-        microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
-        took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
-        sort: input.options.sort,
-        filters: filtersEcho(input.options),
-      },
+    const meta = {
+      api_version: '2',
+      microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
+      took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
+      sort: input.options.sort,
+      filters: filtersEcho(input.options),
     };
+    const rest = { rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: fixSummary(evals) };
+    return sendJson(reply.code(200),
+      `{"api":${JSON.stringify(apiBlock(req))},"data":{"assets":[${views.map(hostJson).join(',')}],${JSON.stringify(rest).slice(1, -1)}},"meta":${JSON.stringify(meta)}}`);
   }
 
   app.post('/api/v2/assets/correlate', {
@@ -323,6 +315,30 @@ const assets: FastifyPluginAsync = async (app) => {
     };
   });
 };
+
+// ---- serialisation ------------------------------------------------------------------------------------------
+// Responses can hold tens of thousands of CVE objects; hosts with the same facts share rendered CVEs, so each
+// CVE object is serialised once and the body is assembled from the pieces (same JSON as JSON.stringify).
+
+const CVE_JSON = new WeakMap<object, string>();
+
+function cveJson(c: HostView['cves'][number]): string {
+  let j = CVE_JSON.get(c);
+  if (j === undefined) {
+    j = JSON.stringify(c);
+    CVE_JSON.set(c, j);
+  }
+  return j;
+}
+
+function hostJson(v: HostView): string {
+  const { cves, ...rest } = v;
+  return `${JSON.stringify(rest).slice(0, -1)},"cves":[${cves.map(cveJson).join(',')}]}`;
+}
+
+function sendJson(reply: FastifyReply, body: string) {
+  return reply.type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(body);
+}
 
 // ---- stored form ----------------------------------------------------------------------------------------
 
