@@ -8,14 +8,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { ADMIN_URL, ensureTemplate } from '../test/helpers/db.ts';
-import { openStore } from '../src/store/db.ts';
+import { measureSync } from './bench-sync.ts';
 import { ReplayServer } from '../test/helpers/replay-server.ts';
-import { createEgress } from '../src/lib/egress.ts';
-import { systemClock } from '../src/lib/clock.ts';
-import { runSync } from '../src/jobs/sync.ts';
-import { pipelineSink } from '../src/jobs/sync-sink.ts';
 
 const data = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'shared', 'data', 'csaf-ics');
 const shared = process.env.SHARED_DATA_CSAF ?? (existsSync(data) ? data : '/work/shared/data/csaf-ics');
@@ -34,36 +28,14 @@ for (const e of feed.feed.entry) {
   if (text) docs.set(href.slice(href.lastIndexOf('/') + 1), Buffer.from(text));
 }
 
-// Its own database name: `npm test` clears vi_t_* databases at start, which would pull a bench database away.
-const tpl = await ensureTemplate();
-const name = `vi_bench_sync_${process.pid}`;
-const admin = new pg.Client({ connectionString: ADMIN_URL });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name} TEMPLATE ${tpl}`);
-const dbUrl = new URL(ADMIN_URL);
-dbUrl.pathname = `/${name}`;
-const db = { store: openStore(dbUrl.toString(), { max: 5 }), async drop() { await this.store.close(); await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); await admin.end(); } };
 const srv = await new ReplayServer({ csaf: { feed, docs } }).start();
-const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
-let peak = 0;
-const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
-const t0 = performance.now();
 try {
-  const report = await runSync({
-    store: db.store, egress, sink: pipelineSink(db.store.db), clock: systemClock, log: { info() {}, warn() {} },
-    urls: srv.urls, nvdApiKey: null, stagingRoot: path.join(tmp, 'staging'),
-  }, ['csaf']);
-  const secs = (performance.now() - t0) / 1000;
-  const s = report.sources[0];
-  const corpus = (await db.store.pool.query('SELECT count(*)::int AS n FROM cves')).rows[0].n;
+  const m = await measureSync(srv, 'csaf');
   console.log(JSON.stringify({
-    status: s.status, error: s.error, advisories: s.files, records: s.records, corpus_cves: corpus,
-    seconds: Number(secs.toFixed(1)), advisories_per_s: Number(((s.files ?? 0) / secs).toFixed(1)), peak_rss_mb: Math.round(peak / 1048576),
+    status: m.report.status, error: m.report.error, advisories: m.report.files, records: m.report.records, corpus_cves: m.corpusCves,
+    seconds: m.seconds, advisories_per_s: Number(((m.report.files ?? 0) / m.seconds).toFixed(1)), peak_rss_mb: m.peakRssMb,
   }));
 } finally {
-  clearInterval(sampler);
-  await egress.close();
   await srv.close();
-  await db.drop();
   await rm(tmp, { recursive: true, force: true });
 }

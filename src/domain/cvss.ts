@@ -47,6 +47,10 @@ const V4: MetricDef[] = [
 ];
 
 export const CVSS_METRICS: Record<CvssVersion, MetricDef[]> = { '2.0': V2, '3.0': V3, '3.1': V3, '4.0': V4 };
+const METRIC_INDEX: Record<CvssVersion, Map<string, MetricDef>> = {
+  '2.0': new Map(V2.map((d) => [d.key, d])), '3.0': new Map(V3.map((d) => [d.key, d])),
+  '3.1': new Map(V3.map((d) => [d.key, d])), '4.0': new Map(V4.map((d) => [d.key, d])),
+};
 
 export interface ParsedCvss {
   version: CvssVersion;
@@ -73,7 +77,7 @@ export function parseCvssVector(vector: string): ParsedCvss {
     throw new CvssParseError(vector, 'missing "CVSS:3.x/" or "CVSS:4.0/" prefix and not a CVSS v2 base vector');
   }
   const defs = CVSS_METRICS[version];
-  const byKey = new Map(defs.map((d) => [d.key, d]));
+  const byKey = METRIC_INDEX[version];
   const metrics: Record<string, string> = {};
   for (const part of body.split('/')) {
     const idx = part.indexOf(':');
@@ -157,8 +161,7 @@ const V2_IMPACT: Record<string, string> = { N: 'NONE', P: 'PARTIAL', C: 'COMPLET
 export function cvssBlock(vector: string, sourceScore: number | null): CvssBlock {
   const p = parseCvssVector(vector);
   const v = p.metrics;
-  const computed = computeBaseScore(p);
-  const score = sourceScore ?? computed;
+  const score = sourceScore ?? computeBaseScore(p);
   const block: CvssBlock = {
     score,
     vector: formatCvssVector(p),

@@ -73,9 +73,16 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): 
     }
   }
   const fixes = [...pairs.values()];
-  const advisoryWithFix = merged.advisories.find((a) => a.vendor_fixes.length > 0 || a.fixes.length > 0);
+  const hasFix = (a: MergedCve['advisories'][number]) => a.vendor_fixes.length > 0 || a.fixes.length > 0;
+  const advisoryWithFix = merged.advisories.find(hasFix);
+  // Advisories we hold whose text offers no fix for this CVE: a link to their page is not a fix source.
+  const noFixIds = merged.advisories.filter((a) => !hasFix(a)).map((a) => a.advisory_id.toLowerCase());
+  const linksNoFixAdvisory = (url: string) => {
+    const id = /\/(icsm?a-\d{2}-\d{3}-\d{2}[a-z]?)\b/i.exec(url)?.[1]?.toLowerCase();
+    return id !== undefined && noFixIds.includes(id);
+  };
   const patchSource =
-    merged.references.some((r) => isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
+    merged.references.some((r) => !linksNoFixAdvisory(r.url) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
     // A CISA ICS advisory (national ICS advisory) that states a vendor fix for this CVE.
     advisoryWithFix !== undefined;
   const firstVendorFix = merged.advisories.flatMap((a) => a.vendor_fixes)[0];

@@ -19,8 +19,8 @@ import './msrc-feed.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
-import { buildCveDocument, enrichCve, type Catalogs } from '../domain/enrich.ts';
-import type { AnalysisProvider } from '../domain/analysis.ts';
+import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
+import { GROUNDED_MODEL, type AnalysisFacts, type AnalysisProvider } from '../domain/analysis.ts';
 import type { CveDocument, SageBlock } from '../domain/cve-document.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 
@@ -107,6 +107,9 @@ class Enricher {
     this.catalogKey = `${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
   }
 
+  /** Documents waiting for the configured analysis provider (filled inside a batch, drained after its commit). */
+  pendingAnalysis: { doc: CveDocument; facts: AnalysisFacts }[] = [];
+
   /** Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description. */
   async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number }> {
     if (!ids.length) return { written: 0, removed: 0 };
@@ -114,29 +117,51 @@ class Enricher {
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
-    const merged = [];
+    const built: Built[] = [];
     for (const id of ids) {
       const recs = records.get(id);
       const m = recs ? mergeSources(id, recs, epss.get(id) ?? null) : null;
       // The corpus is every CVE that has a description from some source.
       if (!m || !m.description) drop.push(id);
-      else merged.push(m);
+      else built.push(buildCveDocument(m, this.catalogs, now));
     }
-    if (this.opts.provider && this.opts.provider.name !== 'grounded') {
-      const prev = await previousSages(tx, merged.map((m) => m.cve_id));
-      const queue = [...merged];
-      const worker = async () => {
-        for (let m = queue.shift(); m; m = queue.shift()) {
-          docs.push(await enrichCve(m, this.catalogs, this.opts.provider, { now, previousSage: (prev.get(m.cve_id) as SageBlock | undefined) ?? null }));
-        }
-      };
-      await Promise.all(Array.from({ length: 4 }, worker));
-    } else {
-      for (const m of merged) docs.push(buildCveDocument(m, this.catalogs, now).doc);
+    const provider = this.opts.provider && this.opts.provider.name !== 'grounded' ? this.opts.provider : null;
+    if (provider) {
+      // The provider is called after the batch commits (analyse()), never inside the transaction: until it
+      // answers, a record shows its previous analysis (or the grounded one) marked pending.
+      const prev = await previousSages(tx, built.map((b) => b.doc.cve_id));
+      for (const b of built) {
+        const before = prev.get(b.doc.cve_id) as SageBlock | undefined;
+        b.doc.sage = { ...(before && before.model !== GROUNDED_MODEL ? before : b.doc.sage), status: 'pending' };
+        this.pendingAnalysis.push(b);
+      }
     }
+    for (const b of built) docs.push(b.doc);
     const written = await upsertCves(tx, docs);
     const removed = await deleteCves(tx, drop);
     return { written, removed };
+  }
+
+  /** Runs the configured provider over the documents of the last committed batch; failures leave them pending. */
+  async analyse(conn: Db): Promise<number> {
+    const provider = this.opts.provider;
+    const queue = this.pendingAnalysis;
+    this.pendingAnalysis = [];
+    if (!provider || !queue.length) return 0;
+    const done: CveDocument[] = [];
+    const worker = async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) {
+        const now = this.opts.now?.() ?? new Date().toISOString();
+        try {
+          const sage = await provider.analyze(item.facts, item.doc.sage, now);
+          done.push({ ...item.doc, sage });
+        } catch {
+          // Keeps the stored (pending) analysis: the provider never blocks or fails the import.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+    return done.length ? withTx(conn, (tx) => upsertCves(tx, done)) : 0;
   }
 }
 
@@ -181,6 +206,7 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
         summary.documents_removed += r.removed;
       });
       batchNo++;
+      await enricher.analyse(conn);
       await progressRun(conn, ingestRun, summary.items);
       await progressRun(conn, enrichRun, summary.documents_written);
       await opts.afterBatch?.(batchNo);
@@ -252,6 +278,7 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
           summary.documents_written += r.written;
           summary.documents_removed += r.removed;
         });
+        await enricher.analyse(conn);
       }
       if (cwe.length || capec.length || metas.length) {
         // Catalogs and feed facts of this file: one transaction.
@@ -289,6 +316,7 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
             summary.documents_written += r.written;
             summary.documents_removed += r.removed;
           });
+          await enricher.analyse(conn);
           await progressRun(conn, enrichRun, summary.documents_written);
         }
       }

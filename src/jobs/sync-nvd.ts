@@ -34,6 +34,13 @@ export function nvdDate(d: Date): string {
   return d.toISOString().replace(/Z$/, '');
 }
 
+/** Reads a stored NVD instant (no zone = UTC); a value that is not a date fails loudly rather than skip the sync. */
+export function parseNvdDate(value: string): Date {
+  const d = new Date(/(?:[zZ]|[+-]\d\d:\d\d)$/.test(value) ? value : `${value}Z`);
+  if (Number.isNaN(d.getTime())) throw new Error(`NVD: the checkpoint holds "${value}", which is not a date; fix or delete the sync_state row for nvd`);
+  return d;
+}
+
 interface NvdPage {
   resultsPerPage: number;
   startIndex: number;
@@ -116,16 +123,18 @@ export const nvdSource: SyncSource = {
       await ctx.setCursor(cursor);
       windows++;
     }
-    if (!cursor.last_mod_end) {
+    let lastModEnd = cursor.last_mod_end;
+    if (!lastModEnd) {
       const window = { start: null, end: nvdDate(now) };
       cursor = { window, start_index: 0 };
       await ctx.setCursor(cursor);
       await pageWindow(window, 0);
-      cursor = { last_mod_end: window.end };
+      lastModEnd = window.end;
+      cursor = { last_mod_end: lastModEnd };
       await ctx.setCursor(cursor);
       windows++;
     }
-    let from = new Date(`${cursor.last_mod_end}Z`);
+    let from = parseNvdDate(lastModEnd);
     while (from.getTime() < now.getTime()) {
       const end = new Date(Math.min(from.getTime() + NVD_MAX_WINDOW_MS, now.getTime()));
       const window = { start: nvdDate(from), end: nvdDate(end) };

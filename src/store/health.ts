@@ -1,4 +1,6 @@
 // Facts behind GET /api/v1/health (spec §2.9): database size, latest pipeline run per stage, corpus counts.
+// The latest run per stage is the one that ended last: a sync writes its per-source row when the source
+// finishes, after the pipeline runs it started, so ordering by start time would show an older outcome.
 // Read-only and cheap: counts use the primary key and the partial index cves_sage_pending.
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
@@ -23,7 +25,7 @@ export async function healthFacts(db: Db): Promise<HealthFacts> {
     sql<{ bytes: number }>`SELECT pg_database_size(current_database()) AS bytes`.execute(db),
     sql<StageRunRow>`
       SELECT DISTINCT ON (stage) stage, status, started_at, finished_at, rows
-      FROM ingest_runs ORDER BY stage, started_at DESC, id DESC`.execute(db),
+      FROM ingest_runs ORDER BY stage, coalesce(finished_at, started_at) DESC, id DESC`.execute(db),
     sql<{ total: number; pending: number }>`
       SELECT (SELECT count(*) FROM cves) AS total,
              (SELECT count(*) FROM cves WHERE (doc->'sage'->>'status') = 'pending') AS pending`.execute(db),

@@ -4,6 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import https from 'node:https';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { blockedRange, checkUrl, createEgress, EgressError, policyLookup, type Resolver } from '../../src/lib/egress.ts';
 
@@ -251,4 +256,25 @@ test('policyLookup: answers in both callback forms, filters by family, refuses a
   // Without enforcement (allow-listed hosts) the same answer is passed through.
   assert.deepEqual(await call(policyLookup(resolver, false), 'half-private.example', { all: true }), [null, [
     { address: '93.184.215.14', family: 4 }, { address: 'fd00::1', family: 6 }]]);
+});
+
+test('fetch: TLS certificates are verified for pinned connections (a self-signed certificate is refused)', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vi-tls-'));
+  // A throwaway key and certificate for this test only, made at run time (nothing secret is committed).
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+    '-subj', '/CN=pinned.invalid', '-addext', 'subjectAltName=DNS:pinned.invalid',
+    '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+  const server = https.createServer({ key: await readFile(path.join(dir, 'key.pem')), cert: await readFile(path.join(dir, 'cert.pem')) }, (_req, res) => res.end('tls'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const egress = createEgress({ resolver: async () => [{ address: '127.0.0.1', family: 4 }], allowList: [`pinned.invalid:${port}`] });
+  try {
+    const err = await rejectsWith(egress.fetch(`https://pinned.invalid:${port}/`), 'network_error');
+    assert.match(err.message, /SELF_SIGNED/);
+  } finally {
+    await egress.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -195,6 +195,12 @@ test('patch rule 4: patched only from a known patch source among the references;
   const win = await docFor('CVE-2024-21338', [nvd('CVE-2024-21338')]);
   assert.equal(win.patch.status, 'patched');
   assert.equal(win.patch.patch_url, 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338');
+  // An NVD link to a CISA ICS advisory whose CSAF offers only mitigations for this CVE is not a fix source…
+  const om = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]);
+  assert.equal(om.patch.status, 'unknown');
+  // …while without that advisory's content the national ICS advisory link counts (rule 4).
+  const omNvd = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793')]);
+  assert.equal(omNvd.patch.status, 'patched');
   // CERT@VDE mitigation pages are not a fix source: unknown.
   const pc = await docFor('CVE-2022-31801', [nvd('CVE-2022-31801')]);
   assert.equal(pc.patch.status, 'unknown');
@@ -346,4 +352,22 @@ test('merge input from the MSRC reader (source "msrc") plugs in: title before KE
   assert.equal(only.scoring.cvss.vector, 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H/E:F/RL:O/RC:C');
   assert.equal(only.scoring.cvss.score, 7.8);
   assert.equal(only.patch.status, 'patched');
+});
+
+test('merge is order-independent: every permutation of a CVE\'s source records gives the same document', async () => {
+  const cat = await realCatalogs();
+  const cases: [string, string[]][] = [
+    ['CVE-2024-21338', [nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json')]],
+    ['CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]],
+    ['CVE-2024-3506', [nvd('CVE-2024-3506'), csaf('icsa-24-289-01')]],
+  ];
+  for (const [id, files] of cases) {
+    const recs = (await cveRecords(...files)).filter((r) => r.cve_id === id);
+    // Two CSAF-like duplicates with different advisory keys exercise the within-source order too.
+    const all = [...recs, ...recs.filter((r) => r.source === 'csaf').map((r) => ({ ...r, source_key: `${r.source_key}-B` }))];
+    const reference = buildCveDocument(mergeSources(id, all), cat, NOW).doc;
+    fc.assert(fc.property(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), (perm) => {
+      assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
+    }), { numRuns: 50 });
+  }
 });

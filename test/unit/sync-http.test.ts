@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { backoffDelay, DEFAULT_RETRY, displayUrl, parseRetryAfter, RollingWindowLimiter } from '../../src/jobs/sync-http.ts';
 import { extractCweXml, rolieEntries } from '../../src/jobs/sync-feeds.ts';
-import { nvdDate } from '../../src/jobs/sync-nvd.ts';
+import { nvdDate, parseNvdDate } from '../../src/jobs/sync-nvd.ts';
 
 const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'sync');
 
@@ -55,6 +55,10 @@ test('RollingWindowLimiter: at most N requests in any rolling window, waiting ex
 
 test('nvdDate and displayUrl', () => {
   assert.equal(nvdDate(new Date('2026-10-01T12:34:56.789Z')), '2026-10-01T12:34:56.789');
+  assert.equal(parseNvdDate('2026-10-01T12:34:56.789').toISOString(), '2026-10-01T12:34:56.789Z');
+  assert.equal(parseNvdDate('2026-10-01T12:34:56.789Z').toISOString(), '2026-10-01T12:34:56.789Z');
+  assert.equal(parseNvdDate('2026-10-01T14:34:56.789+02:00').toISOString(), '2026-10-01T12:34:56.789Z');
+  assert.throws(() => parseNvdDate('yesterday'), /checkpoint holds "yesterday", which is not a date/);
   assert.equal(displayUrl('https://services.nvd.nist.gov/rest/json/cves/2.0?startIndex=0&apiKey=secret'), 'https://services.nvd.nist.gov/rest/json/cves/2.0');
 });
 
