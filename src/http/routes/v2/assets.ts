@@ -180,6 +180,8 @@ const assets: FastifyPluginAsync = async (app) => {
     }
     if (!Array.isArray(b.windows_hosts)) throw validationError('body.windows_hosts', 'windows_hosts must be an array of host records', 'type_error.list');
     req.v2Hosts = b.windows_hosts.length;
+    // Spec §8: one budget per key shared by v1 correlate and v2 (a refused batch is charged its request only).
+    await app.limits.correlation.check(req.principal!, b.windows_hosts.length > MAX_HOSTS ? 0 : b.windows_hosts.length);
     if (b.windows_hosts.length > MAX_HOSTS) {
       throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_HOSTS} hosts per call`, max: MAX_HOSTS, detail: { received: b.windows_hosts.length } });
     }
@@ -227,6 +229,7 @@ const assets: FastifyPluginAsync = async (app) => {
     if (hostsCsv === null) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
     const hostRows = readCsv(hostsCsv, 'hosts');
     req.v2Hosts = hostRows.length;
+    await app.limits.correlation.check(req.principal!, hostRows.length > MAX_HOSTS ? 0 : hostRows.length);
     if (hostRows.length > MAX_HOSTS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_HOSTS} hosts per call`, max: MAX_HOSTS, detail: { received: hostRows.length } });
     const software = softwareCsv === null ? [] : readCsv(softwareCsv, 'software');
     if (software.length > MAX_SOFTWARE) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_SOFTWARE} software records per call`, max: MAX_SOFTWARE, detail: { received: software.length } });
@@ -264,6 +267,7 @@ const assets: FastifyPluginAsync = async (app) => {
     config: { auth: { mode: 'key_or_session', scope: 'read' } },
   }, async (req) => {
     const p = req.principal!;
+    await app.limits.correlation.check(p, 0);
     const q = req.query as Record<string, string | undefined>;
     const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = q;
     const errors: { field: string; message: string; type: string }[] = [];
