@@ -5,6 +5,8 @@
 // Documented in docs/windows-engine.md ("MSRC records for the CVE corpus").
 import type { MsrcDocument, MsrcVulnerability } from '../domain/windows/msrc-types.ts';
 import { msrcDateToIso } from './msrc.ts';
+import { domainOfEmail } from '../domain/urls.ts';
+import { vendorByDomain } from '../domain/vendors.ts';
 
 export interface MsrcCvssMetric {
   version: '2.0' | '3.0' | '3.1' | '4.0';
@@ -29,6 +31,60 @@ export interface MsrcCveRecord {
   assigner: string | null;
   status: string | null;
   msrc: { exploited: boolean; publicly_disclosed: boolean | null; severity: string | null };
+}
+
+/** Azure Linux / CBL-Mariner package products ("cbl2 kernel 5.15.164.1-1 on CBL Mariner 2.0", "Azure Linux 3.0 x64"). */
+const MARINER_RE = /\b(?:CBL[- ]?Mariner|Azure Linux)\b/i;
+
+/**
+ * CNAs (as MSRC's CNA note spells them, lower-cased) that assign for other people's software: the CVE
+ * programme, coordinators, bug-bounty platforms, security firms, vulnerability databases and Linux
+ * distributions. They name no vendor of the vulnerable package. Unlisted short names are taken as the vendor.
+ */
+const COORDINATOR_CNAS = new Set([
+  'mitre', 'mitre corporation', 'github', 'github_m', 'github (maintainer security advisories)', 'github, inc.',
+  '@huntrdev', '@huntr_ai', 'huntr', 'vuldb', 'hackerone', 'vulncheck', 'certcc', 'cert/cc', 'cert cc', 'cert-pl',
+  'jpcert', 'zdi', 'snyk', 'talos', 'dwf', 'patchstack', 'govtech csg', 'star_labs', 'turansec', 'seal', 'jfrog',
+  'checkmarx', 'hiddenlayer', 'bitdefender', 'tenable', 'rapid7', 'rapid7, inc.', 'vdoo', 'herodevs', 'aha', 'snps',
+  'redhat', 'red hat', 'red hat, inc.', 'red hat inc.', 'redhat-cnalr', 'fedora', 'canonical', 'canonical ltd.',
+  'debian', 'suse', 'openeuler', 'anolis', 'opencloudos', 'harborist', 'tqtc', 'cpansec',
+]);
+/** Registrable domains of such CNAs' e-mail addresses (secalert@redhat.com, cve@mitre.org, …). */
+const COORDINATOR_DOMAINS = new Set([
+  'mitre.org', 'github.com', 'huntr.dev', 'hackerone.com', 'vuldb.com', 'redhat.com', 'ubuntu.com', 'debian.org',
+  'suse.com', 'openeuler.org', 'openanolis.org', 'snyk.io', 'cert.org', 'jpcert.or.jp', 'distributedweaknessfiling.org',
+  'jfrog.com', 'checkmarx.com', 'tenable.com', 'vdoo.com', 'hiddenlayer.com', 'takeonme.org', 'puiterwijk.org',
+  'liggitt.net', 'checkpoint.com',
+]);
+/** Coordinating teams inside a vendor (Cisco Talos reports other vendors' flaws). */
+const COORDINATOR_ADDRESSES = new Set(['talos-cna@cisco.com']);
+/** CNA short names whose vendor has another usual name. */
+const CNA_VENDOR_NAMES: Record<string, string> = {
+  go: 'Golang', psf: 'Python Software Foundation', eef: 'Erlang Ecosystem Foundation', isc: 'ISC', curl: 'curl',
+  google_android: 'Google', chrome: 'Google', amzn: 'Amazon', xen: 'Xen', openjs: 'OpenJS Foundation',
+  'nlnet labs': 'NLnet Labs', palo_alto: 'Palo Alto Networks', 'samsung.tv_appliance': 'Samsung', meta: 'Meta',
+};
+
+/**
+ * The vendor of a CVE's products as MSRC lists them (docs/enrichment.md "MSRC records"): Microsoft, except
+ * for Azure Linux / CBL-Mariner packages of third-party software (every listed product is a Mariner one and
+ * the CNA is not Microsoft), where the CNA names the vendor when it is the software's maintainer ("oracle",
+ * "Linux", "secalert_us@oracle.com") and nobody is named (null) when the CNA is a coordinator, a distribution
+ * or an opaque organisation id.
+ */
+export function msrcVendor(cna: string | null, productNames: string[]): string | null {
+  const mariner = productNames.length > 0 && productNames.every((n) => MARINER_RE.test(n));
+  const c = (cna ?? '').trim();
+  if (!mariner || /^microsoft\b/i.test(c)) return 'Microsoft';
+  if (!c || /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(c)) return null;
+  if (c.includes('@')) {
+    const domain = c.startsWith('@') ? null : domainOfEmail(c);
+    if (!domain || COORDINATOR_DOMAINS.has(domain) || COORDINATOR_ADDRESSES.has(c.toLowerCase())) return null;
+    return vendorByDomain(domain)?.name ?? domain.split('.')[0];
+  }
+  const key = c.toLowerCase();
+  if (COORDINATOR_CNAS.has(key)) return null;
+  return CNA_VENDOR_NAMES[key] ?? c;
 }
 
 const SEVERITY_ORDER = ['Critical', 'Important', 'Moderate', 'Low'];
@@ -70,6 +126,8 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
     for (const r of v.remediations) if (r.type === 'Vendor Fix') for (const p of r.productIds) pids.add(p);
     const names = [...new Set([...pids].map((p) => doc.products.get(p)).filter((n): n is string => !!n).map((n) => n.replace(/\s+/g, ' ').trim()))].sort();
     const cna = v.notes.find((n) => n.type === 'CNA')?.text.trim() || null;
+    // 'n/a' is the CVE records' own word for "no vendor named"; the merge keeps such products without a vendor.
+    const vendor = msrcVendor(cna, names) ?? 'n/a';
     const { first, last } = revisionDates(v);
     const url = doc.advisoryUrls.get(v.cve);
     const disclosed = /Publicly Disclosed:\s*(Yes|No)/i.exec(exploit);
@@ -85,7 +143,7 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
       modified: last ?? doc.currentReleaseDate,
       cvss: cvssOf(v),
       cwes: [...new Set(v.cwes.map((c) => Number(/^CWE-(\d+)$/.exec(c.id)?.[1])).filter((n) => Number.isInteger(n) && n > 0))],
-      affected: names.map((product) => ({ vendor: 'Microsoft', product, origin: 'msrc' as const, cpe_part: null, version: null })),
+      affected: names.map((product) => ({ vendor, product, origin: 'msrc' as const, cpe_part: null, version: null })),
       references: url ? [{ url, tags: ['Vendor Advisory'], provided_by: 'msrc' }] : [],
       assigner: cna,
       status: null,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readMsrcFile } from '../../../src/ingest/msrc.ts';
-import { msrcCveRecords } from '../../../src/ingest/msrc-cves.ts';
+import { msrcCveRecords, msrcVendor } from '../../../src/ingest/msrc-cves.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
 
 test('MSRC CVE records for the corpus: CVE-2024-38063 from the real August 2024 document', () => {
@@ -27,4 +27,34 @@ test('exploited flag, and no advisory link invented when the document states non
   assert.deepEqual(r.references, []);
   const pn = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2021-Jul.xml.gz`)).find((x) => x.cve_id === 'CVE-2021-34527')!;
   assert.equal(pn.msrc.exploited, true);
+});
+
+test('Azure Linux / CBL-Mariner packages carry the CNA as vendor, Microsoft stays for its own products', () => {
+  const recs = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`));
+  const byId = (id: string) => recs.find((x) => x.cve_id === id)!;
+  // Linux kernel CVE fixed in the Mariner kernel package: the kernel's CNA is its vendor.
+  const kernel = byId('CVE-2024-42232');
+  assert.equal(kernel.assigner, 'Linux');
+  assert.ok(kernel.affected.length > 0 && kernel.affected.every((a) => a.vendor === 'Linux'));
+  assert.ok(kernel.affected.some((a) => /CBL Mariner|Azure Linux/.test(a.product ?? '')));
+  assert.ok(byId('CVE-2024-7592').affected.every((a) => a.vendor === 'Python Software Foundation'));
+  // A coordinator CNA (MITRE, GitHub) names no vendor: the products are kept without one.
+  assert.equal(byId('CVE-2024-42459').assigner, 'mitre');
+  assert.ok(byId('CVE-2024-42459').affected.length > 0 && byId('CVE-2024-42459').affected.every((a) => a.vendor === 'n/a'));
+  assert.ok(byId('CVE-2024-41957').affected.every((a) => a.vendor === 'n/a'));
+  // Chrome-assigned Edge CVEs and Microsoft's own stay Microsoft's.
+  assert.ok(byId('CVE-2024-7967').affected.every((a) => a.vendor === 'Microsoft'));
+  assert.ok(byId('CVE-2024-38063').affected.every((a) => a.vendor === 'Microsoft'));
+});
+
+test('msrcVendor: e-mail CNAs, coordinators and opaque ids', () => {
+  const m = ['cbl2 curl 8.8.0-2 on CBL Mariner 2.0'];
+  assert.equal(msrcVendor('secalert_us@oracle.com', m), 'Oracle');
+  assert.equal(msrcVendor('oracle', m), 'oracle');
+  assert.equal(msrcVendor('cve@mitre.org', m), null);
+  assert.equal(msrcVendor('talos-cna@cisco.com', m), null);
+  assert.equal(msrcVendor('416baaa9-dc9f-4396-8d5f-8c081fb06d67', m), null);
+  assert.equal(msrcVendor('Microsoft', m), 'Microsoft');
+  assert.equal(msrcVendor('Chrome', ['Microsoft Edge (Chromium-based)']), 'Microsoft');
+  assert.equal(msrcVendor('oracle', ['CBL Mariner 2.0 x64', 'Windows 11 Version 24H2 for x64-based Systems']), 'Microsoft');
 });
