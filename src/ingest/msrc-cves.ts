@@ -113,6 +113,23 @@ function revisionDates(v: MsrcVulnerability): { first: string | null; last: stri
   return { first: (one ? msrcDateToIso(one.date) : null) ?? dates[0] ?? null, last: dates[dates.length - 1] ?? null };
 }
 
+/**
+ * The fix links the document states: URLs of Vendor Fix remediations (KB pages on the Update Catalog or
+ * support.microsoft.com, download pages, release notes), http(s) only, each once, in document order, tagged
+ * "Patch" (patch rule 4). None is constructed from a KB number.
+ */
+export function fixReferences(v: MsrcVulnerability): MsrcCveRecord['references'] {
+  const seen = new Set<string>();
+  const out: MsrcCveRecord['references'] = [];
+  for (const r of v.remediations) {
+    const u = r.type === 'Vendor Fix' ? r.url?.trim() : undefined;
+    if (!u || !/^https?:\/\/[^\s/]+\.[^\s]*$/i.test(u) || seen.has(u)) continue;
+    seen.add(u);
+    out.push({ url: u, tags: ['Patch'], provided_by: 'msrc' });
+  }
+  return out;
+}
+
 /** Records for every CVE of one document (ADV advisories and malformed ids are skipped). */
 export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
   const out: MsrcCveRecord[] = [];
@@ -144,7 +161,7 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
       cvss: cvssOf(v),
       cwes: [...new Set(v.cwes.map((c) => Number(/^CWE-(\d+)$/.exec(c.id)?.[1])).filter((n) => Number.isInteger(n) && n > 0))],
       affected: names.map((product) => ({ vendor, product, origin: 'msrc' as const, cpe_part: null, version: null })),
-      references: url ? [{ url, tags: ['Vendor Advisory'], provided_by: 'msrc' }] : [],
+      references: [...(url ? [{ url, tags: ['Vendor Advisory'], provided_by: 'msrc' }] : []), ...fixReferences(v)],
       assigner: cna,
       status: null,
       msrc: {

@@ -3,6 +3,12 @@ import assert from 'node:assert/strict';
 import { readMsrcFile } from '../../../src/ingest/msrc.ts';
 import { msrcCveRecords, msrcVendor } from '../../../src/ingest/msrc-cves.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
+import { mergeSources } from '../../../src/domain/merge.ts';
+import { buildCveDocument } from '../../../src/domain/enrich.ts';
+import { OTHER_REFERENCES_CAP } from '../../../src/domain/references.ts';
+import { realCatalogs } from '../../helpers/feeds.ts';
+
+const NOW = '2026-11-20T00:00:00.000Z';
 
 test('MSRC CVE records for the corpus: CVE-2024-38063 from the real August 2024 document', () => {
   const recs = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`));
@@ -17,14 +23,14 @@ test('MSRC CVE records for the corpus: CVE-2024-38063 from the real August 2024 
   assert.equal(r.msrc.publicly_disclosed, false);
   assert.ok(r.affected.some((a) => a.vendor === 'Microsoft' && a.product === 'Windows Server 2019 (Server Core installation)'));
   assert.ok(r.affected.every((a) => a.origin === 'msrc'));
-  assert.deepEqual(r.references, [{ url: 'https://msrc.microsoft.com/update-guide/en-US/vulnerability/CVE-2024-38063', tags: ['Vendor Advisory'], provided_by: 'msrc' }]);
+  assert.deepEqual(r.references[0], { url: 'https://msrc.microsoft.com/update-guide/en-US/vulnerability/CVE-2024-38063', tags: ['Vendor Advisory'], provided_by: 'msrc' });
 });
 
 test('exploited flag, and no advisory link invented when the document states none', () => {
   const recs = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2020-Jan.xml.gz`));
   const r = recs.find((x) => x.cve_id === 'CVE-2020-0601')!;
   assert.equal(r.msrc.severity, 'Important');
-  assert.deepEqual(r.references, []);
+  assert.ok(r.references.every((x) => !x.tags.includes('Vendor Advisory')));
   const pn = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2021-Jul.xml.gz`)).find((x) => x.cve_id === 'CVE-2021-34527')!;
   assert.equal(pn.msrc.exploited, true);
 });
@@ -57,4 +63,30 @@ test('msrcVendor: e-mail CNAs, coordinators and opaque ids', () => {
   assert.equal(msrcVendor('Microsoft', m), 'Microsoft');
   assert.equal(msrcVendor('Chrome', ['Microsoft Edge (Chromium-based)']), 'Microsoft');
   assert.equal(msrcVendor('oracle', ['CBL Mariner 2.0 x64', 'Windows 11 Version 24H2 for x64-based Systems']), 'Microsoft');
+});
+
+test('Vendor Fix URLs the document states are Patch references: patch rule 4 applies, advisories stay Microsoft\'s', async () => {
+  const jan = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2020-Jan.xml.gz`));
+  const r = jan.find((x) => x.cve_id === 'CVE-2020-0601')!;
+  // No advisory link in this document, six distinct KB links on the Update Catalog, in document order.
+  assert.equal(r.references.length, 6);
+  assert.deepEqual(r.references[0], { url: 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB4534293', tags: ['Patch'], provided_by: 'msrc' });
+  assert.ok(r.references.every((x) => x.tags.length === 1 && x.tags[0] === 'Patch' && /^https:\/\/catalog\.update\.microsoft\.com\//.test(x.url)));
+  const d = buildCveDocument(mergeSources('CVE-2020-0601', [r]), await realCatalogs(), NOW).doc;
+  assert.equal(d.patch.status, 'patched');
+  assert.equal(d.patch.patch_url, 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB4534293');
+  assert.deepEqual(d.references.vendor_advisories, []);
+  assert.equal(d.references.other_references_total, 6);
+  // .NET CVE with 40 fix links: other_references capped at 25, total kept; the advisory is the only vendor advisory.
+  const net = jan.find((x) => x.cve_id === 'CVE-2020-0605')!;
+  assert.equal(new Set(net.references.map((x) => x.url)).size, net.references.length);
+  const nd = buildCveDocument(mergeSources('CVE-2020-0605', [net]), await realCatalogs(), NOW).doc;
+  assert.equal(nd.references.other_references.length, OTHER_REFERENCES_CAP);
+  assert.equal(nd.references.other_references_total, net.references.filter((x) => x.tags.includes('Patch')).length);
+  assert.ok(nd.references.vendor_advisories.every((v) => new URL(v.url).hostname.endsWith('.microsoft.com')));
+  assert.equal(nd.patch.status, 'patched');
+  // The Windows 10 August 2024 TCP/IP CVE keeps its advisory first and adds its KB links.
+  const tcp = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`)).find((x) => x.cve_id === 'CVE-2024-38063')!;
+  assert.deepEqual(tcp.references[0].tags, ['Vendor Advisory']);
+  assert.ok(tcp.references.length > 1 && tcp.references.slice(1).every((x) => x.tags[0] === 'Patch'));
 });
