@@ -87,6 +87,52 @@ export function msrcVendor(cna: string | null, productNames: string[]): string |
   return CNA_VENDOR_NAMES[key] ?? c;
 }
 
+/** Product Family branches that name a category, not a product users recognise. */
+const CATEGORY_FAMILIES = new Set(['apps', 'browser', 'developer tools', 'esu', 'mariner', 'open source software', 'server software']);
+/** Trailing words that name an edition, version or platform rather than the product. */
+const EDITION_WORD = /^(?:\d[\w./]*|v\d[\w.]*|version|for|on|and|edition|sp\d+|service|pack|r2|x64|x86|arm64|arm|32-bit|64-bit|[a-z0-9]+-based|systems?|\(.*|.*\)|-|ltsc|rt)$/i;
+
+function trimEdition(words: string[]): string[] {
+  const w = [...words];
+  while (w.length > 0 && EDITION_WORD.test(w[w.length - 1])) w.pop();
+  return w;
+}
+
+/**
+ * The family-level product of a Microsoft CVE (docs/enrichment.md "MSRC records"): among the CVE's products,
+ * those of the Product Family branch holding most of them (ties: the family name first in alphabetical order);
+ * the words their names (cut before " on …") share from the start, less trailing edition/version/platform words ("Windows 10 Version
+ * 1607 for x64-based Systems" + "Windows Server 2019" → "Windows"; only Windows Server editions → "Windows
+ * Server"; ".NET 6.0" + ".NET 8.0" → ".NET"); when that leaves nothing or only "Microsoft", the family's own
+ * name when it names a product ("Microsoft Office"), else the base name (same cut and trim) most of them share
+ * ("Microsoft .NET Framework"), else null (the record keeps its first product).
+ */
+export function msrcFamilyProduct(products: { name: string; family: string | null }[]): string | null {
+  const groups = new Map<string, string[]>();
+  for (const p of products) groups.set(p.family ?? '', [...(groups.get(p.family ?? '') ?? []), p.name]);
+  const [family, names] = [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))[0] ?? ['', []];
+  if (names.length === 0) return null;
+  // "X on Windows 10 Version 1607 …" / ".NET 10.0 installed on Windows" name X; parentheticals name editions.
+  const split = names.map((n) => n.replace(/\s+(?:installed\s+)?on\s+.*$/i, '').replace(/\s*\([^)]*\)/g, '').split(' ').filter(Boolean));
+  let common = split[0];
+  for (const w of split.slice(1)) {
+    let i = 0;
+    while (i < common.length && i < w.length && common[i].toLowerCase() === w[i].toLowerCase()) i++;
+    common = common.slice(0, i);
+  }
+  const useful = (n: string) => n !== '' && n.toLowerCase() !== 'microsoft';
+  const name = trimEdition(common).join(' ');
+  if (useful(name)) return name;
+  if (family && !CATEGORY_FAMILIES.has(family.toLowerCase())) return family;
+  // Mixed products of a category family (.NET Core, .NET Framework, PowerShell): the base name most share.
+  const counts = new Map<string, number>();
+  for (const w of split) {
+    const base = trimEdition(w).join(' ');
+    if (useful(base)) counts.set(base, (counts.get(base) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? null;
+}
+
 const SEVERITY_ORDER = ['Critical', 'Important', 'Moderate', 'Low'];
 
 function stripHtml(s: string): string {
@@ -141,10 +187,16 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
     const desc = v.notes.find((n) => n.type === 'Description' && n.text.trim());
     const pids = new Set(v.knownAffected);
     for (const r of v.remediations) if (r.type === 'Vendor Fix') for (const p of r.productIds) pids.add(p);
-    const names = [...new Set([...pids].map((p) => doc.products.get(p)).filter((n): n is string => !!n).map((n) => n.replace(/\s+/g, ' ').trim()))].sort();
+    const norm = (n: string) => n.replace(/\s+/g, ' ').trim();
+    const names = [...new Set([...pids].map((p) => doc.products.get(p)).filter((n): n is string => !!n).map(norm))].sort();
     const cna = v.notes.find((n) => n.type === 'CNA')?.text.trim() || null;
     // 'n/a' is the CVE records' own word for "no vendor named"; the merge keeps such products without a vendor.
     const vendor = msrcVendor(cna, names) ?? 'n/a';
+    // Microsoft's products: the family-level name first (the primary product), then every listed product.
+    const family = vendor === 'Microsoft'
+      ? msrcFamilyProduct([...pids].filter((p) => doc.products.get(p)).map((p) => ({ name: norm(doc.products.get(p)!), family: doc.families?.get(p) ?? null })))
+      : null;
+    const productNames = family && !names.includes(family) ? [family, ...names] : names;
     const { first, last } = revisionDates(v);
     const url = doc.advisoryUrls.get(v.cve);
     const disclosed = /Publicly Disclosed:\s*(Yes|No)/i.exec(exploit);
@@ -160,7 +212,7 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
       modified: last ?? doc.currentReleaseDate,
       cvss: cvssOf(v),
       cwes: [...new Set(v.cwes.map((c) => Number(/^CWE-(\d+)$/.exec(c.id)?.[1])).filter((n) => Number.isInteger(n) && n > 0))],
-      affected: names.map((product) => ({ vendor, product, origin: 'msrc' as const, cpe_part: null, version: null })),
+      affected: productNames.map((product) => ({ vendor, product, origin: 'msrc' as const, cpe_part: null, version: null })),
       references: [...(url ? [{ url, tags: ['Vendor Advisory'], provided_by: 'msrc' }] : []), ...fixReferences(v)],
       assigner: cna,
       status: null,

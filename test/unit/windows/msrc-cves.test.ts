@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readMsrcFile } from '../../../src/ingest/msrc.ts';
-import { msrcCveRecords, msrcVendor } from '../../../src/ingest/msrc-cves.ts';
+import { msrcCveRecords, msrcFamilyProduct, msrcVendor } from '../../../src/ingest/msrc-cves.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
 import { mergeSources } from '../../../src/domain/merge.ts';
 import { buildCveDocument } from '../../../src/domain/enrich.ts';
@@ -89,4 +89,44 @@ test('Vendor Fix URLs the document states are Patch references: patch rule 4 app
   const tcp = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`)).find((x) => x.cve_id === 'CVE-2024-38063')!;
   assert.deepEqual(tcp.references[0].tags, ['Vendor Advisory']);
   assert.ok(tcp.references.length > 1 && tcp.references.slice(1).every((x) => x.tags[0] === 'Patch'));
+});
+
+test('primary product of a Microsoft CVE is its family-level name from the product tree; every product stays listed', async () => {
+  const aug = readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`);
+  // Product Family branches are read from the tree, the same from the XML and the JSON form.
+  assert.equal(aug.families!.get('11655'), 'Browser');
+  assert.equal(aug.families!.get('12357'), 'Mariner');
+  const json = readMsrcFile(`${FIXTURE_DIR}-json/2024-Aug.json.gz`);
+  assert.deepEqual([...json.families!].sort(), [...aug.families!].sort());
+  const recs = msrcCveRecords(aug);
+  const tcp = recs.find((x) => x.cve_id === 'CVE-2024-38063')!;
+  assert.equal(tcp.affected[0].product, 'Windows');
+  const listed = tcp.affected.map((a) => a.product);
+  assert.ok(listed.includes('Windows 10 Version 1607 for 32-bit Systems'));
+  assert.ok(listed.includes('Windows Server 2019 (Server Core installation)'));
+  const d = buildCveDocument(mergeSources('CVE-2024-38063', [tcp]), await realCatalogs(), NOW).doc;
+  assert.equal(d.affected.primary_product, 'Windows');
+  assert.equal(d.affected.primary_vendor, 'Microsoft');
+  assert.equal(d.affected.products.length, listed.length);
+  assert.ok(d.affected.products.includes('Windows 10 Version 1607 for 32-bit Systems'));
+  // Mixed .NET Core / .NET Framework / PowerShell under "Developer Tools" (2020-Jan): the base name most share.
+  const net = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2020-Jan.xml.gz`)).find((x) => x.cve_id === 'CVE-2020-0605')!;
+  assert.equal(net.affected[0].product, 'Microsoft .NET Framework');
+  // Mariner packages get no Microsoft family name.
+  const kernel = recs.find((x) => x.cve_id === 'CVE-2024-42232')!;
+  assert.ok(kernel.affected.every((a) => a.product !== 'Windows' && /CBL Mariner|Azure Linux/.test(a.product ?? '')));
+});
+
+test('msrcFamilyProduct: shared leading words less edition words, then a product-naming family', () => {
+  const w = (name: string, family: string | null = 'Windows') => ({ name, family });
+  assert.equal(msrcFamilyProduct([w('Windows 10 Version 1607 for 32-bit Systems'), w('Windows Server 2019')]), 'Windows');
+  assert.equal(msrcFamilyProduct([w('Windows Server 2019'), w('Windows Server 2022 (Server Core installation)')]), 'Windows Server');
+  assert.equal(msrcFamilyProduct([w('Windows 11 Version 24H2 for x64-based Systems')]), 'Windows');
+  assert.equal(msrcFamilyProduct([w('.NET 6.0', 'Developer Tools'), w('.NET 8.0', 'Developer Tools')]), '.NET');
+  assert.equal(msrcFamilyProduct([w('Microsoft Office 2019 for Mac', 'Microsoft Office'), w('Microsoft 365 Apps for Enterprise for 64-bit Systems', 'Microsoft Office')]), 'Microsoft Office');
+  assert.equal(msrcFamilyProduct([w('Microsoft Edge (Chromium-based)', 'Browser')]), 'Microsoft Edge');
+  // The family holding most products decides; a category family and nothing shared gives null.
+  assert.equal(msrcFamilyProduct([w('Windows 10 Version 22H2 for x64-based Systems'), w('Windows 11 Version 23H2 for ARM64-based Systems'), w('Microsoft Visual Studio 2022 version 17.10', 'Developer Tools')]), 'Windows');
+  assert.equal(msrcFamilyProduct([w('Microsoft Teams', 'Apps'), w('Power BI Desktop', 'Apps')]), 'Microsoft Teams');
+  assert.equal(msrcFamilyProduct([]), null);
 });
