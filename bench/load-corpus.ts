@@ -81,6 +81,7 @@ function enrich(c: any): CveDocument {
     cve_id: c.id, bsid: `BS-${c.id.split('-')[1]}-${c.id.split('-')[2].padStart(6, '0')}-${(sev ?? 'LOW')[0]}`,
     title: `${vendorNames.get(vendorSlugs[0]) ?? 'Unknown'} ${products[0] ?? ''}: ${desc.split(/(?<=\.)\s/)[0].slice(0, 120)}`.trim(),
     description: desc,
+    severity: sev,
     scoring: {
       cvss: {
         score, vector: cv?.vectorString ?? null, version: cv?.version ?? null, severity: sev,

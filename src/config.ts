@@ -26,6 +26,8 @@ export interface Config {
   snapshotDir: string;
   /** Import the bundled snapshot on an empty corpus at start. */
   autoImportSnapshot: boolean;
+  /** Run `vulnintel sync` inside the server every N hours (0 = off; docs/sync.md). */
+  syncIntervalHours: number;
   /** Live feed URLs for `vulnintel sync` (VULNINTEL_FEED_URL_<NAME>; defaults: the public endpoints, docs/sync.md). */
   feedUrls: Readonly<FeedUrls>;
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     egressAllowList: allow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
+    syncIntervalHours: int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168),
     feedUrls: Object.freeze(Object.fromEntries(Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
       const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
       return [k, env[name] ? url(name, env[name]!, ['http:', 'https:']) : dflt];

@@ -23,6 +23,7 @@ export async function serve(): Promise<void> {
   let app: FastifyInstance | null = null;
   let runtime: Runtime | null = null;
   let stopping = false;
+  let schedule: { stop(): Promise<void> } | null = null;
   let opened: Promise<unknown> = Promise.resolve();
   // Signals are handled from the very start: a SIGTERM while the embedded cluster is still starting waits for
   // it, then stops it, so no postmaster is left behind.
@@ -32,6 +33,7 @@ export async function serve(): Promise<void> {
     log.info({ signal }, 'shutting down');
     try {
       await opened.catch(() => {});
+      await schedule?.stop(); // let a running scheduled sync finish its current step
       await app?.close(); // stop accepting, finish in-flight requests
     } finally {
       await runtime?.close(); // then the pool, then the embedded cluster
@@ -63,6 +65,11 @@ export async function serve(): Promise<void> {
   app = await buildApp({ config, store: runtime.store, logger: log });
   if (stopping) return;
   await app.listen({ port: config.port, host: config.host });
+  if (config.syncIntervalHours > 0) {
+    // Loaded only when enabled: the sync modules are not needed to serve.
+    const { startSyncSchedule } = await import('./jobs/sync-schedule.ts');
+    schedule = startSyncSchedule(config, runtime.store, log);
+  }
   // Time from process start to accepting requests (the "ping within 3 s" budget, docs/operations.md).
   const cpu = process.cpuUsage();
   log.info({ startup_ms: Math.round(performance.now()), startup_cpu_ms: Math.round((cpu.user + cpu.system) / 1000) }, 'ready');

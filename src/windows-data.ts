@@ -20,7 +20,7 @@ export interface IndexInfo {
 export class WindowsData {
   private current: IndexInfo | null = null;
   private building: Promise<IndexInfo> | null = null;
-  private signalCache: { at: number; version: string; map: Map<string, CveSignals> } | null = null;
+  private signalCache: { at: number; version: string; map: Map<string, CveSignals>; lookup: SignalLookup } | null = null;
 
   constructor(private readonly db: Db, private readonly now: () => number = Date.now) {}
 
@@ -69,10 +69,10 @@ export class WindowsData {
           references: (r.references as ReferencesOut | null) ?? null,
         });
       }
-      this.signalCache = { at: this.now(), version: info.version, map };
+      // One lookup function per cache generation: the engine keys its per-product caches on it.
+      this.signalCache = { at: this.now(), version: info.version, map, lookup: (cve) => map.get(cve) };
     }
-    const map = this.signalCache!.map;
-    return (cve) => map.get(cve);
+    return this.signalCache!.lookup;
   }
 
   /** Forget cached signals (after an import changed the corpus in this process). */

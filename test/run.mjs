@@ -74,9 +74,12 @@ function collect(dir) {
 const only = process.argv.slice(2);
 const files = only.length ? only : ['unit', 'integration', 'security', 'contract'].flatMap((d) => collect(path.join(root, 'test', d))).sort();
 const concurrency = Math.max(2, Math.min(4, os.availableParallelism()));
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+// CI runs property tests on a fixed seed (reproducible); locally they explore new inputs each run.
+const fcSeed = process.env.FC_SEED ?? (process.env.CI ? '20261121' : '');
+if (fcSeed) console.log(`fast-check seed: ${fcSeed} (FC_SEED)`);
+const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/fc-setup.ts', '--test', `--test-concurrency=${concurrency}`, ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: url, VULNINTEL_TEST_RUN: String(process.pid) },
+  env: { ...process.env, FC_SEED: fcSeed, TEST_DATABASE_URL: url, VULNINTEL_TEST_RUN: String(process.pid) },
   cwd: root,
 });
 child.on('exit', async (code, signal) => {

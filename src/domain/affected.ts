@@ -1,6 +1,8 @@
 // Vendors and products of a merged CVE (spec §2.3 `affected` vendors/products/primary_*/vendor_count).
-// Pure. Primary vendor/product come from the sources' own words first (CSAF, KEV, MSRC, the CNA's
-// `affected` block), then NVD CPE tokens; docs/enrichment.md "Vendors and products".
+// Pure. The primary vendor is the vendor of the vulnerable product: the CVE record's own statement (the
+// CNA's `affected` block), then NVD's CPE analysis, then KEV's vendorProject, then MSRC, and a CISA ICS
+// advisory's vendor only when nothing better exists (an advisory may be a bundler's: Siemens RUGGEDCOM
+// APE1808 ships PAN-OS, CVE-2024-3400). docs/enrichment.md "Vendors and products".
 import type { AffectedProduct } from '../ingest/types.ts';
 import type { MergedCve } from './merge.ts';
 import { canonicalVendor, productDisplay, vendorByDomain, type CanonicalVendor } from './vendors.ts';
@@ -15,26 +17,42 @@ export interface ResolvedAffected {
   cpe_parts: string[];
 }
 
-const PRIMARY_ORDER: AffectedProduct['origin'][] = ['csaf', 'kev', 'msrc', 'cna', 'cpe'];
+/** Vendor precedence: who is most likely to name the vendor of the vulnerable product. */
+export const PRIMARY_VENDOR_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'cpe', 'kev', 'msrc', 'csaf'];
+/** Product precedence: names in the sources' own words before CPE tokens (`windows_10_1809`). */
+export const PRODUCT_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'kev', 'msrc', 'csaf', 'cpe'];
+
+/** Whether a text names a product (case-insensitive, whole words; a trailing parenthetical such as "(EOL)" or an
+ * order number is not required). */
+export function namedIn(text: string | null, product: string): boolean {
+  if (!text) return false;
+  const name = product.replace(/\s*\([^)]*\)\s*$/, '').trim();
+  if (name.length < 3) return false;
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i').test(text);
+}
 
 export function resolveAffected(merged: MergedCve): ResolvedAffected {
   let affected = merged.affected;
-  if (!affected.length) {
-    // No source names a vendor (e.g. an NVD record still awaiting analysis): a CNA that is a known
-    // vendor (psirt@moxa.com) names itself.
+  if (!affected.some((a) => a.origin === 'cna' || a.origin === 'cpe')) {
+    // The CVE record names no vendor (e.g. an NVD record still awaiting analysis): a CNA that is a known
+    // vendor (psirt@moxa.com) names itself, ahead of KEV, MSRC and advisories.
     const cna = domainOfEmail(merged.assigner);
     const v = cna ? vendorByDomain(cna) : undefined;
-    if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }];
+    if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }, ...affected];
   }
-  const entries = affected
-    .map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }))
-    .filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
-  const ranked = [...entries].sort((x, y) => PRIMARY_ORDER.indexOf(x.a.origin) - PRIMARY_ORDER.indexOf(y.a.origin) || x.i - y.i);
+  // Products of entries whose vendor is no vendor ("multiple open source" uIP, CVE-2020-17468) are kept.
+  const all = affected.map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
+  const entries = all.filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
+  const rank = <T extends { a: AffectedProduct; i: number }>(list: T[], order: readonly AffectedProduct['origin'][]) =>
+    [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
+  const ranked = rank(entries, PRIMARY_VENDOR_ORDER);
+  const byProduct = rank(all, PRODUCT_ORDER);
   const vendors: CanonicalVendor[] = [];
   for (const { v } of ranked) if (!vendors.some((x) => x.slug === v.slug)) vendors.push(v);
   const products: string[] = [];
   const seen = new Set<string>();
-  for (const { a } of ranked) {
+  for (const { a } of byProduct) {
     if (!a.product) continue;
     const p = productDisplay(a.product, a.origin === 'cpe');
     const k = p.toLowerCase();
@@ -44,7 +62,16 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     }
   }
   const first = ranked[0];
-  const withProduct = ranked.find((x) => x.a.product);
+  // The primary product is one of the primary vendor's products (any vendor's when it names none).
+  const candidates = (first && byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug).length
+    ? byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug)
+    : byProduct.filter((x) => x.a.product));
+  // Among the best source's products, the one the description names: advisories list every product of the
+  // advisory as affected by each CVE (ICSA-20-343-01: CVE-2020-17468 is FNET's, listed with uIP, picoTCP, …).
+  const best = candidates.filter((x) => x.a.origin === candidates[0]?.a.origin);
+  // (Not for CPE tokens, which descriptions do not spell; at most 20 tried.)
+  const named = best.length > 1 && best[0].a.origin !== 'cpe' ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) : undefined;
+  const withProduct = named ?? candidates[0];
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
   return {
     vendors,

@@ -1,7 +1,7 @@
 // The one enrichment entry point: a merged CVE (mergeSources) plus catalogs → the enriched CveDocument.
 // Pure except for the optional analysis provider; `buildCveDocument` is the synchronous core that the
 // bulk pipeline uses with the grounded analysis.
-import type { CveDocument, SageBlock, Severity } from './cve-document.ts';
+import type { CveDocument, SageBlock } from './cve-document.ts';
 import type { MergedCve } from './merge.ts';
 import type { CapecIndex } from './capec.ts';
 import { capecForCwes } from './capec.ts';
@@ -11,7 +11,7 @@ import { icsRelevance, classifyLayer, classifyCategory } from './ics.ts';
 import { exploitFacts } from './exploit.ts';
 import { buildReferences } from './references.ts';
 import { buildPatch } from './patch.ts';
-import { computeBcs, epssInterpretation, bsid } from './scoring.ts';
+import { cardSeverity, computeBcs, epssInterpretation, bsid } from './scoring.ts';
 import { chooseTitle } from './title.ts';
 import { groundedAnalysis, type AnalysisFacts, type AnalysisProvider } from './analysis.ts';
 
@@ -65,7 +65,7 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
     ics_relevance: ics.score,
     epss_percentile: epssPct,
   });
-  const severity: Severity = cvss.severity ?? bcs.tier;
+  const severity = cardSeverity(cvss.severity, merged.msrc?.severity ?? null);
   const layer = classifyLayer(ics);
   const cwes = merged.cwes.map((id) => ({ id, url: cweUrl(id) }));
   const capec = capecForCwes(merged.cwes, catalogs.capec);
@@ -92,9 +92,10 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
   };
   const doc: CveDocument = {
     cve_id: merged.cve_id,
-    bsid: bsid(merged.cve_id, severity),
+    bsid: bsid(merged.cve_id, severity ?? bcs.tier),
     title,
     description,
+    severity,
     scoring: {
       cvss,
       epss: { score: epssScore, percentile: epssPct, interpretation: epssInterpretation(epssPct) },

@@ -22,7 +22,7 @@ export const INDUSTRIAL_PROTOCOLS: ReadonlySet<IcsProtocol> = new Set(['modbus',
 
 /** Device types: [name, ICS device?, pattern]. */
 export const DEVICE_TYPES: [string, boolean, RegExp][] = [
-  ['plc', true, /\bplcs?\b|programmable logic controller|\bsimatic s7\b|\bs7-\d{3,4}\b|\bmodicon\b|\bcontrollogix\b|\bcompactlogix\b|\bmicrologix\b|\bguardlogix\b|\bmelsec\b|\biq-[rf]\b|\bsysmac\b|\bcodesys\b/i],
+  ['plc', true, /\bplcs?\b|programmable logic controller|\bsimatic s7\b|\bs7-\d{3,4}\b|\bmodicon\b|\bcontrollogix\b|\bcompactlogix\b|\bmicrologix\b|\bguardlogix\b|\bmelsec\b|\biq-[rf]\b|\bsysmac\b|\bcodesys\b|\bsimatic cp\b|\bcommunications? processor\b/i],
   ['rtu', true, /\brtus?\b|remote terminal unit|\bsicam\b|\bcp-80\d\d\b/i],
   ['hmi', true, /\bhmis?\b|human[\s-]machine interface|\boperator panel\b|\bwincc\b|\bfactorytalk view\b|\bvijeo\b|\bgot\d{3,4}\b/i],
   ['scada', true, /\bscada\b|\bsupervisory control\b/i],
@@ -33,7 +33,7 @@ export const DEVICE_TYPES: [string, boolean, RegExp][] = [
   ['safety-controller', true, /safety instrumented|\bsafety controller\b|\btriconex\b/i],
   ['drive', true, /variable frequency drive|\bvfds?\b|\bservo drive\b|\bpowerflex\b|\bsinamics\b/i],
   ['industrial-gateway', true, /\bprotocol gateway\b|\bindustrial (?:gateway|router|switch|ethernet)\b|\bfieldbus\b/i],
-  ['building-automation', true, /building (?:automation|management)|\bbms\b|\bhvac\b|\bmetasys\b|\bniagara\b/i],
+  ['building-automation', true, /building (?:automation|management)|\bbms\b|\bhvac\b|\bmetasys\b|\bniagara\b|\bknx\b|\bu\.motion\b/i],
   ['medical-device', true, /\binfusion pump\b|\bpatient monitor\b|\bmedical device\b|\bventilator\b/i],
   ['router', false, /\brouters?\b/i],
   ['switch', false, /\bnetwork switch(?:es)?\b|\bethernet switch(?:es)?\b|\bmanaged switch(?:es)?\b/i],
@@ -47,8 +47,10 @@ export const DEVICE_TYPES: [string, boolean, RegExp][] = [
 export const ICS_WEIGHTS = {
   cisa_ics_advisory: 0.5,
   ics_vendor: 0.35,
-  ics_device_type: 0.2,
-  industrial_protocol: 0.2,
+  // An ICS device type and an industrial protocol together make a CVE relevant without an advisory or an
+  // ICS vendor (KEV CVE-2017-12235: Cisco Industrial Ethernet switches, PROFINET); either alone does not.
+  ics_device_type: 0.25,
+  industrial_protocol: 0.25,
 } as const;
 export const ICS_RELEVANT_THRESHOLD = 0.5;
 

@@ -63,6 +63,24 @@ export function isPatchSource(ref: SourceReference, isVendorAdvisory: boolean): 
   return registrableDomain(host) === 'ubuntu.com' && path.startsWith('/security/');
 }
 
+/** vendor_fix text that states there is no fix (end-of-life, "will not issue a fix", "currently, no fix is available"). */
+const STATES_NO_FIX = /\bno fix\b|\bwill not (?:be )?(?:develop|releas|issu|fix|provid|patch|updat|receiv)|\b(?:does|do) not (?:plan|intend) to\b|\bno (?:plans?|intention) to\b|\bend[- ]of[- ]life\b|\bno longer supported\b|\bdiscontinued\b/i;
+/** Words of a fix: many advisories also file general advice under vendor_fix ("See recommendations from section
+ * Workaround and Mitigations", "Users should contact Carlo Gavazzi for more information."). */
+const FIX_WORDS = /\b(?:updat|upgrad|patch|fix|hotfix|releas|firmware|version|install|service pack|download|resolv|remediat|correct)/i;
+/** A version number stated in the text ("Version 3.1.2", "V6.5.0.2"). */
+const STATES_VERSION = /\d+(?:\.\d+)+/;
+
+/**
+ * Whether a CSAF remediation of category vendor_fix offers a fix: it speaks of an update, upgrade, patch, fix,
+ * release, firmware or version, and does not state that there is none. Advisories file end-of-life notices under
+ * vendor_fix ("Carlo Gavazzi will not issue a fix as this product is end-of-life.", ICSA-23-138-01); such text
+ * is no fix unless it also states a version to move to (KUKA ICSA-20-098-05: "upgrading … to Version 3.1.2").
+ */
+export function vendorFixOffersFix(details: string): boolean {
+  return FIX_WORDS.test(details) && (!STATES_NO_FIX.test(details) || STATES_VERSION.test(details));
+}
+
 export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): CveDocument['patch'] {
   // Per-product fixed versions across every advisory that names the CVE (rules 1–3).
   const pairs = new Map<string, { product: string; version: string }>();
@@ -73,7 +91,7 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): 
     }
   }
   const fixes = [...pairs.values()];
-  const hasFix = (a: MergedCve['advisories'][number]) => a.vendor_fixes.length > 0 || a.fixes.length > 0;
+  const hasFix = (a: MergedCve['advisories'][number]) => a.fixes.length > 0 || a.vendor_fixes.some((f) => vendorFixOffersFix(f.details));
   const advisoryWithFix = merged.advisories.find(hasFix);
   // Advisories we hold whose text offers no fix for this CVE: a link to their page is not a fix source.
   const noFixIds = merged.advisories.filter((a) => !hasFix(a)).map((a) => a.advisory_id.toLowerCase());
@@ -85,8 +103,12 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): 
     merged.references.some((r) => !linksNoFixAdvisory(r.url) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
     // A CISA ICS advisory (national ICS advisory) that states a vendor fix for this CVE.
     advisoryWithFix !== undefined;
-  const firstVendorFix = merged.advisories.flatMap((a) => a.vendor_fixes)[0];
-  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url ?? merged.advisories.flatMap((a) => a.vendor_fixes).find((f) => f.url)?.url ?? null;
+  // The notes and URL of a remediation that offers a fix come first; general advice only when there is none.
+  const allVendorFixes = merged.advisories.flatMap((a) => a.vendor_fixes);
+  const vendorFixes = [...allVendorFixes.filter((f) => vendorFixOffersFix(f.details)), ...allVendorFixes.filter((f) => !vendorFixOffersFix(f.details))];
+  const firstVendorFix = vendorFixes[0];
+  // The URL of a remediation that offers a fix only: a "contact our sales network" link is no patch URL.
+  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url ?? vendorFixes.find((f) => f.url && vendorFixOffersFix(f.details))?.url ?? null;
   const notes = firstVendorFix?.details ? firstVendorFix.details.replace(/\s+/g, ' ').trim().slice(0, 500) : null;
 
   if (fixes.length >= 2) {

@@ -36,7 +36,8 @@ export function isVendorAdvisory(ref: SourceReference, vendors: CanonicalVendor[
   const owner = ownerOf(vendors, host);
   if (!owner) return false;
   if (ref.tags.includes('Vendor Advisory')) return true;
-  if (ref.provided_by === 'msrc') return true;
+  // MSRC's own advisory page; its fix links (tagged "Patch": Update Catalog, KB pages) are not advisories.
+  if (ref.provided_by === 'msrc' && !ref.tags.includes('Patch')) return true;
   if (assigner && ref.provided_by === assigner) {
     const cnaDomain = domainOfEmail(assigner);
     return cnaDomain !== null && vendorOwnsHost(owner, cnaDomain);

@@ -56,12 +56,26 @@ export function computeBcs(i: BcsInput): { score: number; tier: Severity } {
   return { score, tier: bcsTier(score) };
 }
 
+/** MSRC's vendor rating (CVRF `Severity` threat) on the CVSS severity scale. */
+const MSRC_RATING: Record<string, Severity> = { critical: 'CRITICAL', important: 'HIGH', moderate: 'MEDIUM', low: 'LOW' };
+
+/**
+ * Severity of the summary card (spec §2.2): the CVSS severity of `scoring.cvss` (whose metric comes from
+ * NVD, else a CISA ICS advisory, else MSRC); else the vendor's own rating — MSRC Critical → CRITICAL,
+ * Important → HIGH, Moderate → MEDIUM, Low → LOW; else null: the CVE is not scored (e.g. a KEV-only CVE).
+ * Never derived from the BCS, which already counts KEV and exploits.
+ */
+export function cardSeverity(cvssSeverity: Severity | null, vendorRating: string | null): Severity | null {
+  if (cvssSeverity) return cvssSeverity;
+  return (vendorRating && MSRC_RATING[vendorRating.trim().toLowerCase()]) || null;
+}
+
 const SEVERITY_LETTER: Record<Severity, string> = { CRITICAL: 'C', HIGH: 'H', MEDIUM: 'M', LOW: 'L' };
 
 /**
  * bsid `BS-YYYY-NNNNNN-S`: the CVE year, its sequence number zero-padded to at least six digits (longer
  * sequence numbers are kept whole, so the id stays unique), and the severity letter (C/H/M/L) of the
- * CVSS severity, or of the BCS tier when the CVE has no CVSS score.
+ * card severity (`cardSeverity`), or of the BCS tier when the CVE is not scored.
  */
 export function bsid(cveId: string, severity: Severity): string {
   const m = /^CVE-(\d{4})-(\d{4,})$/.exec(cveId);

@@ -1,7 +1,13 @@
 // Title rule (docs/enrichment.md "Title"): a source title when one exists — the CSAF vulnerability
 // title, the MSRC title, the KEV vulnerabilityName, in that order (titles that are only a CVE id are
 // not titles) — otherwise "<weakness> in <vendor> <product>", composed from the record. Never empty.
+// Some sources put a whole description where the title goes (MSRC's third-party CBL-Mariner entries:
+// "Vulnerability in the Oracle Java SE … (component: ImageIO). Supported versions …", up to 1,000
+// characters): a title longer than TITLE_MAX is passed over for a shorter source title, and when no source
+// has one it is cut to its first sentence, then at a word boundary with "…".
 import type { MergedCve } from './merge.ts';
+
+export const TITLE_MAX = 120;
 
 export interface TitleFacts {
   weakness: string | null; // CWE catalog name of the CVE's first CWE
@@ -18,7 +24,20 @@ export function composeTitle(cveId: string, f: TitleFacts): string {
   return target ? `${weakness} in ${target.trim()}` : `${weakness} (${cveId})`;
 }
 
+/** A description-length text as a title: its first sentence, then cut at a word boundary with "…". */
+export function shortenTitle(text: string, max = TITLE_MAX): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const sentence = /^(.+?[.!?])(?:\s|$)/.exec(t)?.[1];
+  if (sentence && sentence.length <= max) return sentence.replace(/\.$/, '');
+  const cut = t.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:(-]+$/, '')}…`;
+}
+
 export function chooseTitle(merged: MergedCve, facts: TitleFacts): string {
-  const t = merged.titles.find((x) => x.title.trim() !== '');
-  return t ? t.title.trim() : composeTitle(merged.cve_id, facts);
+  const titles = merged.titles.map((x) => x.title.replace(/\s+/g, ' ').trim()).filter((t) => t !== '');
+  const fitting = titles.find((t) => t.length <= TITLE_MAX);
+  if (fitting) return fitting;
+  return titles.length ? shortenTitle(titles[0]) : composeTitle(merged.cve_id, facts);
 }

@@ -18,7 +18,7 @@ const TABLE = `
 siemens|Siemens|siemens ag;siemens energy;siemens healthineers;siemens industry software;siemens_ag|siemens.com;siemens-energy.com;siemens-healthineers.com|ics
 schneider-electric|Schneider Electric|schneider-electric;schneider electric software;schneider electric se;schneider_electric;se;aveva software and schneider electric software|se.com;schneider-electric.com|ics
 rockwell-automation|Rockwell Automation|rockwellautomation;rockwell;allen-bradley;allen bradley|rockwellautomation.com|ics
-mitsubishi-electric|Mitsubishi Electric|mitsubishielectric;mitsubishi electric corporation;mitsubishi electric europe;iconics mitsubishi electric|mitsubishielectric.com;mitsubishielectric.co.jp|ics
+mitsubishi-electric|Mitsubishi Electric|mitsubishielectric;mitsubishi electric corporation;mitsubishi electric europe;iconics mitsubishi electric;mitsubishi electric india|mitsubishielectric.com;mitsubishielectric.co.jp|ics
 delta-electronics|Delta Electronics|deltaww;delta electronics inc;delta_electronics;delta|deltaww.com|ics
 hitachi-energy|Hitachi Energy|hitachienergy;hitachi energy ltd;hitachi abb power grids|hitachienergy.com|ics
 abb|ABB|abb ltd;abb group|abb.com|ics
@@ -27,14 +27,14 @@ ge-healthcare|GE Healthcare|gehealthcare;ge_healthcare|gehealthcare.com|ics
 omron|Omron|omron corporation|omron.com;omron.co.jp|ics
 moxa|Moxa|moxa inc|moxa.com|ics
 emerson|Emerson|emerson electric;emerson process management|emerson.com|ics
-honeywell|Honeywell|honeywell international;matrikon honeywell|honeywell.com|ics
+honeywell|Honeywell|honeywell international;matrikon honeywell;matrikon;matrikonopc|honeywell.com|ics
 yokogawa|Yokogawa|yokogawa electric;yokogawa electric corporation|yokogawa.com|ics
 phoenix-contact|Phoenix Contact|phoenixcontact;phoenix contact gmbh and co kg;phoenix contact innominate security technologies;phoenixcontact-software;phoenix contact software|phoenixcontact.com|ics
 advantech|Advantech|advantech co;b+b smartworx advantech|advantech.com|ics
 aveva|AVEVA|aveva software;aveva group|aveva.com|ics
 osisoft|OSIsoft|osisoft llc|osisoft.com|ics
 fuji-electric|Fuji Electric|fujielectric;fuji electric co|fujielectric.com|ics
-johnson-controls|Johnson Controls|johnsoncontrols;johnson controls international|johnsoncontrols.com|ics
+johnson-controls|Johnson Controls|johnsoncontrols;johnson controls international;johnson contols;sensormatic electronics;sensormatic;kantech;exacq technologies;tyco|johnsoncontrols.com|ics
 wago|WAGO|wago kontakttechnik|wago.com|ics
 codesys|CODESYS|codesys gmbh;3s-smart software solutions;3s-smart;3s|codesys.com|ics
 eaton|Eaton|eaton corporation|eaton.com|ics
@@ -53,7 +53,7 @@ weintek|Weintek|weintek labs|weintek.com|ics
 fatek|FATEK Automation|fatek;fatek automation corp|fatek.com|ics
 horner|Horner Automation|horner;horner apg|hornerautomation.com|ics
 schweitzer-engineering|Schweitzer Engineering Laboratories|schweitzer engineering laboratories (sel);sel;selinc|selinc.com|ics
-hms-networks|HMS Networks|hms;ewon|hms-networks.com|ics
+hms-networks|HMS Networks|hms;ewon;hms industrial networks|hms-networks.com|ics
 westermo|Westermo|westermo network technologies|westermo.com|ics
 hirschmann|Hirschmann|hirschmann automation and control;belden;hirschmann automation and control belden|belden.com;hirschmann.com|ics
 tridium|Tridium|tridium inc|tridium.com|ics
@@ -85,12 +85,30 @@ inhand-networks|InHand Networks|inhandnetworks;inhand|inhandnetworks.com|ics
 teltonika|Teltonika|teltonika networks;teltonika-networks|teltonika-networks.com|ics
 ovarro|Ovarro|ovarro ltd|ovarro.com|ics
 carlo-gavazzi|Carlo Gavazzi|carlogavazzi|gavazziautomation.com|ics
-baker-hughes|Baker Hughes|bently nevada baker hughes;bently nevada|bakerhughes.com|ics
+baker-hughes|Baker Hughes|bently nevada baker hughes;bently nevada;baker hughes bently nevada;baker hughes - bently nevada|bakerhughes.com|ics
 philips|Philips|koninklijke philips;phillips|philips.com|ics
 bd|Becton, Dickinson and Company|becton dickinson and company (bd);bd;becton dickinson|bd.com|ics
 medtronic|Medtronic|medtronic plc|medtronic.com|ics
-baxter|Baxter|baxter international|baxter.com|ics
-b-braun|B. Braun|b braun medical;b braun|bbraun.com|ics
+baxter|Baxter|baxter international;hillrom;hill-rom|baxter.com|ics
+b-braun|B. Braun|b braun medical;b braun;b braun melsungen;b. braun melsungen ag|bbraun.com|ics
+b-and-r|B&R Industrial Automation|b&r;b and r industrial automation;br-automation|br-automation.com|ics
+loytec|LOYTEC|loytec electronics|loytec.com|ics
+trihedral|Trihedral|trihedral engineering;trihedral engineering limited|trihedral.com|ics
+sielco|Sielco|sielco sistemi||ics
+franklin-fueling-systems|Franklin Fueling Systems|franklin fueling system;franklin electric fueling systems;franklin electric|franklinfueling.com|ics
+opw|OPW Fuel Management Systems|opw fuel managements systems;opw|opwglobal.com|ics
+geutebrueck|Geutebrück|geutebruck;geutebrueck|geutebrueck.com|
+lcds|LCDS - Leão Consultoria e Desenvolvimento de Sistemas|lcds leao consultoria e desenvolvimento de sistemas;lcds leo consultoria e desenvolvimento de sistemas ltda me;lcds||ics
+cambium-networks|Cambium Networks|cambium|cambiumnetworks.com|
+keysight|Keysight Technologies|keysight|keysight.com|
+fujitsu|Fujitsu|fujitsu limited;fujitsu software|fujitsu.com|
+zebra|Zebra Technologies|zebra|zebra.com|
+xiongmai|Xiongmai Technology|hangzhou xiongmai technology;xiongmai||
+lenels2|LenelS2|carrier lenels2|lenels2.com|
+meta-platforms|Meta Platforms|meta;facebook|meta.com;facebook.com|
+qnap|QNAP|qnap systems|qnap.com|
+treck|Treck|treck tcp/ip stack;treck tcp ip stack|treck.com|
+php|PHP|php group|php.net|
 microsoft|Microsoft|microsoft corporation|microsoft.com|
 cisco|Cisco|cisco systems|cisco.com|
 apple|Apple|apple inc|apple.com|
@@ -98,7 +116,7 @@ google|Google|google llc|google.com|
 oracle|Oracle|oracle corporation|oracle.com|
 ivanti|Ivanti|ivanti inc|ivanti.com|
 fortinet|Fortinet|fortinet inc|fortinet.com|
-vmware|VMware|vmware inc;broadcom vmware|vmware.com;broadcom.com|
+vmware|VMware|vmware inc;broadcom vmware;vmware tanzu|vmware.com;broadcom.com|
 adobe|Adobe|adobe systems;adobe inc|adobe.com|
 progress|Progress|progress software;progress software corporation|progress.com|
 citrix|Citrix|citrix systems|citrix.com|
@@ -181,8 +199,12 @@ export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor |
 }
 
 function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
-  const name = raw.trim();
-  if (!name || name === '*' || name === '-' || /^n\/?a$/i.test(name)) return null;
+  let name = raw.trim();
+  // "multiple", "multiple open source", "multiple trailer and brake manufacturers" (CSAF) name no vendor.
+  if (!name || name === '*' || name === '-' || /^n\/?a$/i.test(name) || /^multiple\b/i.test(name)) return null;
+  // "Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc." → the parent company.
+  const parent = /,\s*(?:a|an)\s+(?:subsidiary|affiliate)\s+of\s+(.+)$/i.exec(name)?.[1];
+  if (parent) name = parent.replace(/[\s-]+$/, '');
   const key = vendorKey(name);
   if (!key) return null;
   let e = BY_KEY.get(key);

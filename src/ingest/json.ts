@@ -7,3 +7,5 @@ export const obj = (x: unknown): Record<string, any> => (x !== null && typeof x 
 export const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ? x : null);
 export const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+/** The string members of an array (a tag list may hold anything; String() of an object can throw). */
+export const strings = (x: unknown): string[] => arr(x).filter((v): v is string => typeof v === 'string');

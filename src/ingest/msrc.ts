@@ -53,9 +53,12 @@ function num(s: string | null): number | null {
 export function parseCvrfXml(xml: string): MsrcDocument {
   const doc: MsrcDocument = {
     id: '', title: '', initialReleaseDate: null, currentReleaseDate: null, revisionNumber: null,
-    products: new Map(), vulnerabilities: [], advisoryUrls: new Map(),
+    products: new Map(), vulnerabilities: [], advisoryUrls: new Map(), families: new Map(),
   };
+  const families = doc.families!;
   const stack: string[] = [];
+  /** Open ProductTree branches: the family name for a Product Family branch, null for others. */
+  const branches: (string | null)[] = [];
   let buf = '';
   let vuln: MsrcVulnerability | null = null;
   let rem: MsrcRemediation | null = null;
@@ -71,7 +74,7 @@ export function parseCvrfXml(xml: string): MsrcDocument {
 
   const h: XmlHandler = {
     wantAttrs(name) {
-      return name === 'FullProductName' || name === 'Remediation' || name === 'Threat' || name === 'Status'
+      return name === 'FullProductName' || name === 'Branch' || name === 'Remediation' || name === 'Threat' || name === 'Status'
         || name === 'Note' || name === 'CWE';
     },
     open(name, attrs) {
@@ -93,6 +96,7 @@ export function parseCvrfXml(xml: string): MsrcDocument {
         case 'Status': statusType = attrs?.Type ?? ''; break;
         case 'Note': noteAttrs = attrs ?? {}; break;
         case 'FullProductName': productId = attrs?.ProductID ?? null; break;
+        case 'Branch': branches.push(attrs?.Type === 'Product Family' ? (attrs.Name ?? '').trim() || null : null); break;
         case 'CWE': cweId = attrs?.ID ?? ''; break;
         default: break;
       }
@@ -163,9 +167,14 @@ export function parseCvrfXml(xml: string): MsrcDocument {
         case 'Revision': docRevisionSeen = true; rev = null; return;
         case 'Note': collectAdvisoryUrls(t, doc.advisoryUrls); noteAttrs = null; return;
         case 'FullProductName':
-          if (productId && !doc.products.has(productId)) doc.products.set(productId, t.trim());
+          if (productId && !doc.products.has(productId)) {
+            doc.products.set(productId, t.trim());
+            const family = branches.findLast((b) => b !== null);
+            if (family) families.set(productId, family);
+          }
           productId = null;
           return;
+        case 'Branch': branches.pop(); return;
         default: return;
       }
     },
@@ -209,16 +218,24 @@ function typeName(v: unknown, names: readonly string[]): string {
   return val(v) ?? '';
 }
 
-function collectJsonProducts(node: unknown, into: Map<string, string>): void {
+// ProductTree Branch types in the JSON form: 0 Vendor, 1 Product Family (§1.5; "Browser" is Type 1).
+const BRANCH_PRODUCT_FAMILY = 1;
+
+function collectJsonProducts(node: unknown, into: Map<string, string>, families: Map<string, string>, family: string | null): void {
   for (const item of arr(node)) {
     if (!item || typeof item !== 'object') continue;
     const o = item as J;
     if (typeof o.ProductID === 'string') {
       const name = val(o.Value) ?? '';
-      if (!into.has(o.ProductID)) into.set(o.ProductID, name.trim());
+      if (!into.has(o.ProductID)) {
+        into.set(o.ProductID, name.trim());
+        if (family) families.set(o.ProductID, family);
+      }
     }
-    if (o.Items) collectJsonProducts(o.Items, into);
-    if (o.Branch) collectJsonProducts(o.Branch, into);
+    const isFamily = o.Type === BRANCH_PRODUCT_FAMILY || o.Type === 'Product Family';
+    const inner = isFamily ? (val(o.Name)?.trim() || family) : family;
+    if (o.Items) collectJsonProducts(o.Items, into, families, inner);
+    if (o.Branch) collectJsonProducts(o.Branch, into, families, inner);
   }
 }
 
@@ -239,10 +256,11 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
     products: new Map(),
     vulnerabilities: [],
     advisoryUrls: new Map(),
+    families: new Map(),
   };
   const tree = (root.ProductTree ?? {}) as J;
-  collectJsonProducts(tree.Branch, doc.products);
-  collectJsonProducts(tree.FullProductName, doc.products);
+  collectJsonProducts(tree.Branch, doc.products, doc.families!, null);
+  collectJsonProducts(tree.FullProductName, doc.products, doc.families!, null);
   for (const n of arr(root.DocumentNotes)) collectAdvisoryUrls(val(n) ?? '', doc.advisoryUrls);
 
   for (const raw of arr(root.Vulnerability)) {
@@ -355,10 +373,12 @@ export function* readMsrcDirectory(dir: string): Generator<{ file: string; doc: 
 
 /** Serialise a (subset) document for storage: JSON with the maps as pairs, gzip. */
 export function encodeMsrcPayload(doc: MsrcDocument): Buffer {
-  return gzipSync(JSON.stringify({ ...doc, products: [...doc.products], advisoryUrls: [...doc.advisoryUrls] }));
+  return gzipSync(JSON.stringify({
+    ...doc, products: [...doc.products], advisoryUrls: [...doc.advisoryUrls], families: doc.families ? [...doc.families] : undefined,
+  }));
 }
 
 export function decodeMsrcPayload(buf: Buffer): MsrcDocument {
   const o = JSON.parse(gunzipSync(buf).toString('utf8'));
-  return { ...o, products: new Map(o.products), advisoryUrls: new Map(o.advisoryUrls) };
+  return { ...o, products: new Map(o.products), advisoryUrls: new Map(o.advisoryUrls), families: o.families ? new Map(o.families) : undefined };
 }

@@ -3,7 +3,7 @@
 import { readText } from './io.ts';
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj, str } from './json.ts';
+import { arr, obj, str, strings } from './json.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -144,7 +144,7 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord {
   const references: SourceReference[] = arr(cve.references)
     .map(obj)
     .filter((r) => typeof r.url === 'string')
-    .map((r) => ({ url: r.url, tags: arr(r.tags).map(String), provided_by: str(r.source) || 'nvd' }));
+    .map((r) => ({ url: r.url, tags: strings(r.tags), provided_by: str(r.source) || 'nvd' }));
   return {
     source: 'nvd',
     source_key: '',

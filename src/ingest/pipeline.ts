@@ -21,7 +21,7 @@ import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
 import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
 import { GROUNDED_MODEL, type AnalysisFacts, type AnalysisProvider } from '../domain/analysis.ts';
-import type { CveDocument, SageBlock } from '../domain/cve-document.ts';
+import { ENRICHMENT_VERSION, type CveDocument, type SageBlock } from '../domain/cve-document.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 
 export interface PipelineInput {
@@ -104,7 +104,9 @@ class Enricher {
   async reload(db: Db | Tx): Promise<void> {
     const rows = await loadCatalogRows(db);
     this.catalogs = { cwe: new Map(rows.cwe.map((c) => [c.id, { name: c.name }])), capec: buildCapecIndex(rows.capec, rows.capecVersion) };
-    this.catalogKey = `${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
+    // The enrichment rules' version is part of the key: a corpus built with older rules is re-enriched by the
+    // next import or sync, like one built with other catalogs.
+    this.catalogKey = `${ENRICHMENT_VERSION}:${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
   }
 
   /** Documents waiting for the configured analysis provider (filled inside a batch, drained after its commit). */

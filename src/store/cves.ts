@@ -31,7 +31,7 @@ function row(doc: CveDocument) {
     cve_seq: Number(m[2]),
     bsid: doc.bsid,
     title: doc.title,
-    severity: doc.scoring.cvss.severity,
+    severity: doc.severity,
     cvss_score: doc.scoring.cvss.score,
     bcs_score: doc.scoring.bcs.score,
     epss_score: doc.scoring.epss.score,

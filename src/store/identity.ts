@@ -190,8 +190,9 @@ export async function revokeApiKeyRef(db: Db, orgId: number, ref: { id?: number;
     else if (ref.prefix !== undefined) {
       const p = ref.prefix;
       if (isWellFormedApiKey(p)) q = q.where('key_hash', '=', sha256Hex(p)); // the whole key was given
-      else if (p.length >= KEY_START_LENGTH) q = q.where('key_start', '=', p.slice(0, KEY_START_LENGTH));
-      else throw new IdentityError('key_not_found', `A key prefix has at least ${KEY_START_LENGTH} characters, as shown by \`vulnintel key list\``);
+      // Only the display prefix is stored: anything else than exactly that prefix cannot be checked.
+      else if (p.length === KEY_START_LENGTH) q = q.where('key_start', '=', p);
+      else throw new IdentityError('key_not_found', `Give the key id, its ${KEY_START_LENGTH}-character prefix as shown by \`vulnintel key list\`, or the whole key`);
     } else throw new IdentityError('key_not_found', 'Give a key id or a key prefix');
     const rows = await q.forUpdate().execute();
     if (rows.length === 0) throw new IdentityError('key_not_found', `No such API key in organization ${orgId}`);

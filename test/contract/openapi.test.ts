@@ -44,3 +44,13 @@ test('/docs is the interactive reference over the same document', async () => {
   const json = await t.app.inject({ method: 'GET', url: '/docs/json' });
   assert.deepEqual(Object.keys(json.json().paths).sort(), Object.keys(doc.paths).sort());
 });
+
+test('card severity is documented exactly: the four CVSS severities or null (not scored), with the fallback rule', () => {
+  const cards = (doc.paths['/api/v1/cves'] as Record<string, any>).get.responses['200'].content['application/json'].schema.properties.data.items; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const sev = cards.properties.severity;
+  assert.deepEqual(sev.type, ['string', 'null']);
+  assert.deepEqual(sev.enum, ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null]);
+  assert.match(sev.description, /CVSS severity/);
+  assert.match(sev.description, /MSRC Critical → CRITICAL, Important → HIGH, Moderate → MEDIUM, Low → LOW/);
+  assert.match(sev.description, /null when the CVE is not scored/);
+});

@@ -15,7 +15,7 @@ import { CATALOGS, NVD_FIXTURES, feedDir, runs } from '../helpers/ingest.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const quiet = { info() {}, warn() {} };
-const KEYS = ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'sources', 'temporal', 'title'];
+const KEYS = ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'severity', 'sources', 'temporal', 'title'];
 const dbs: TestDb[] = [];
 after(async () => {
   for (const d of dbs) await d.drop();

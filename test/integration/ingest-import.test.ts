@@ -8,6 +8,7 @@ import { ensureSnapshot } from '../../src/ingest/snapshot.ts';
 import { createProgress } from '../../src/ingest/progress.ts';
 import { fixture, snapshotFile } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, docOf, feedDir, runs } from '../helpers/ingest.ts';
+import { ENRICHMENT_VERSION } from '../../src/domain/cve-document.ts';
 import { Writable } from 'node:stream';
 
 let t: TestDb;
@@ -232,6 +233,26 @@ test('KEV is a whole catalog: entries a newer catalog no longer lists lose their
     writeFileSync(`${dir}/CVE-2023-0228.json`, JSON.stringify({ ...rec, vulnStatus: 'Rejected', descriptions: [{ lang: 'en', value: 'Rejected reason: this candidate was withdrawn by its CNA.' }] }));
     await importPaths(db2.store.db, [dir], { log: quiet });
     assert.equal(await docOf(db2.store.db, 'CVE-2023-0228'), null);
+  } finally {
+    await db2.drop();
+  }
+});
+
+test('a corpus built with older enrichment rules is re-enriched by the next import (enrichment version in the key)', async () => {
+  const db2 = await freshDb();
+  try {
+    await importPaths(db2.store.db, [...CATALOGS, fixture('kev', 'kev-cut.json')], { log: quiet });
+    const key = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = 'corpus_catalogs'`.execute(db2.store.db);
+    assert.match(key.rows[0].value, new RegExp(`^${ENRICHMENT_VERSION.replace('.', '\\.')}:`));
+    // As a corpus written by the previous rules (key without a version; documents without the card severity).
+    await sql`UPDATE ingest_state SET value = regexp_replace(value, '^[^:]*:', '') WHERE key = 'corpus_catalogs'`.execute(db2.store.db);
+    await sql`UPDATE cves SET doc = doc - 'severity', doc_hash = md5(doc::text)`.execute(db2.store.db);
+    const s = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
+    assert.equal(s.full_reenrichment, true);
+    const doc = (await docOf(db2.store.db, 'CVE-2024-21338'))!;
+    assert.ok('severity' in doc, 'documents rebuilt with the current rules');
+    const s2 = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
+    assert.equal(s2.full_reenrichment, false);
   } finally {
     await db2.drop();
   }

@@ -234,6 +234,21 @@ describe('keys, scopes and tenants', () => {
   });
 });
 
+describe('per-key correlation budget (spec §8)', () => {
+  test('5,000 hosts per minute per key: the call that would pass it gets 429 and nothing of it is processed', async () => {
+    const k = await seedKey(t.store, orgs.a.orgId, orgs.a.memberId, {});
+    const batch = Array.from({ length: 200 }, (_, i) => ({ ...HOST, asset_id: `budget-${String(i).padStart(4, '0')}-abcdef` }));
+    for (let i = 0; i < 25; i++) assert.equal((await post({ windows_hosts: batch }, k.auth)).status, 200);
+    const before = await t.store.db.selectFrom('windows_host_results').select('id').execute();
+    const r = await post({ windows_hosts: batch.slice(0, 1) }, k.auth);
+    assert.equal(r.status, 429);
+    assert.equal(r.body.error.code, 'RATE_LIMITED');
+    assert.equal(r.body.error.retryable, true);
+    assert.ok(r.body.error.retry_after_seconds >= 1);
+    assert.equal((await t.store.db.selectFrom('windows_host_results').select('id').execute()).length, before.length);
+  });
+});
+
 describe('GET /api/v2/assets/results', () => {
   test('stored results by environment and by asset_id, same ordering/filter/paging options', async () => {
     const h2 = { ...HOST, asset_id: 'res-host-00000002', os_build: '10.0.17763.8880', installed_kbs: ['KB5094123'] };

@@ -45,6 +45,20 @@ describe('401 AUTH_REQUIRED: missing, invalid, expired, revoked', () => {
       expectError(await call('GET', '/api/v1/account/me', { authorization: `Bearer ${bad}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
     }
   });
+  test('a malformed key is refused without touching the database', async () => {
+    let acquired = 0;
+    const count = () => { acquired++; };
+    t.store.pool.on('acquire', count);
+    try {
+      const r = await call('GET', '/api/v1/account/me', { authorization: `Bearer ${org.key.slice(0, -1)}${org.key.endsWith('A') ? 'B' : 'A'}` });
+      assert.equal(r.status, 401);
+      assert.equal(acquired, 0);
+      await call('GET', '/api/v1/account/me', org.auth);
+      assert.ok(acquired > 0, 'the counter does see queries');
+    } finally {
+      t.store.pool.off('acquire', count);
+    }
+  });
   test('not a Bearer credential', async () => {
     expectError(await call('GET', '/api/v1/account/me', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', /Invalid API key/);
   });

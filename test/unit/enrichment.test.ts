@@ -6,11 +6,13 @@ import fc from 'fast-check';
 import { mergeSources } from '../../src/domain/merge.ts';
 import { buildCveDocument, enrichCve } from '../../src/domain/enrich.ts';
 import { canonicalVendor, vendorKey } from '../../src/domain/vendors.ts';
-import { composeTitle } from '../../src/domain/title.ts';
-import { epssInterpretation, computeBcs, bsid } from '../../src/domain/scoring.ts';
+import { namedIn } from '../../src/domain/affected.ts';
+import { composeTitle, shortenTitle, TITLE_MAX } from '../../src/domain/title.ts';
+import '../../src/ingest/msrc-feed.ts'; // registers the MSRC CVRF reader (snapshot/msrc)
+import { epssInterpretation, computeBcs, bsid, cardSeverity } from '../../src/domain/scoring.ts';
 import { icsRelevance } from '../../src/domain/ics.ts';
 import { OTHER_REFERENCES_CAP } from '../../src/domain/references.ts';
-import { VARIES_NOTE } from '../../src/domain/patch.ts';
+import { VARIES_NOTE, vendorFixOffersFix } from '../../src/domain/patch.ts';
 import type { CveSourceRecord } from '../../src/ingest/types.ts';
 import { cveRecords, fixture, realCatalogs, snapshotFile } from '../helpers/feeds.ts';
 
@@ -133,7 +135,18 @@ test('ICS relevance: a CISA ICS advisory CVE of an ICS vendor is relevant; a web
   const r = icsRelevance({ text: 'A Modbus/TCP request to the PLC web server crashes it', has_cisa_ics_advisory: false, ics_vendor: true });
   assert.deepEqual(r.protocols, ['modbus', 'http']);
   assert.deepEqual(r.device_types, ['plc']);
-  assert.equal(r.score, 0.75);
+  assert.equal(r.score, 0.85);
+  // KEV-only IT-vendor CVEs on ICS equipment: device type + industrial protocol → relevant (0.5);
+  // an ICS vendor's communication processor or building-automation product → relevant (0.35 + 0.25).
+  const cisco = await docFor('CVE-2017-12235', [KEV_FULL]);
+  assert.deepEqual([cisco.affected.ics_relevance_score, cisco.affected.ics_relevant, cisco.affected.protocols], [0.5, true, ['profinet']]);
+  const cp = await docFor('CVE-2016-8562', [KEV_FULL]);
+  assert.deepEqual([cp.affected.primary_vendor, cp.affected.ics_relevance_score, cp.affected.ics_relevant], ['Siemens', 0.6, true]);
+  const umotion = await docFor('CVE-2018-7841', [KEV_FULL]);
+  assert.deepEqual([umotion.affected.device_types, umotion.affected.ics_relevant], [['building-automation'], true]);
+  // An IT product of a vendor flagged ICS (PTC Windchill, a PLM suite) stays below the threshold.
+  const ptc = await docFor('CVE-2026-12569', [KEV_FULL]);
+  assert.deepEqual([ptc.affected.ics_relevance_score, ptc.affected.ics_relevant], [0.35, false]);
   const drive = await docFor('CVE-2024-9124', [nvd('CVE-2024-9124')]);
   assert.deepEqual(drive.affected.device_types, ['drive']);
 });
@@ -318,7 +331,7 @@ test('classification, bsid and temporal fields', async () => {
 test('enrichCve without a provider gives the grounded analysis; the document is complete', async () => {
   const recs = (await cveRecords(nvd('CVE-2024-8531'), csaf('icsa-24-289-02'))).filter((r) => r.cve_id === 'CVE-2024-8531');
   const doc = await enrichCve(mergeSources('CVE-2024-8531', recs), await realCatalogs(), undefined, { now: NOW });
-  assert.deepEqual(Object.keys(doc).sort(), ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'sources', 'temporal', 'title'].sort());
+  assert.deepEqual(Object.keys(doc).sort(), ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'severity', 'sources', 'temporal', 'title'].sort());
   assert.equal(doc.sage.model, 'vulnintel-grounded-1');
   assert.equal(doc.sage.status, 'ready');
   assert.match(doc.sage.executive_summary!, /CVE-2024-8531 is rated HIGH \(CVSS 3\.1 base score 7\.2\)/);
@@ -370,4 +383,140 @@ test('merge is order-independent: every permutation of a CVE\'s source records g
       assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
     }), { numRuns: 50 });
   }
+});
+
+test('primary vendor: the vulnerable product\'s vendor (CNA, CPE, KEV, MSRC) before a bundling advisory\'s vendor (CVE-2024-3400)', async () => {
+  // ICSA-24-116-03 is Siemens' advisory for RUGGEDCOM APE1808, which ships Palo Alto PAN-OS; KEV names Palo Alto.
+  const d = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03'), KEV_FULL]);
+  assert.equal(d.affected.primary_vendor, 'Palo Alto Networks');
+  assert.equal(d.affected.primary_product, 'PAN-OS');
+  assert.deepEqual(d.affected.vendors, ['Palo Alto Networks', 'Siemens']);
+  assert.ok(d.affected.products.includes('RUGGEDCOM APE1808'));
+  assert.equal(d.affected.vendor_count, 2);
+  // The advisory alone: its vendor is all there is.
+  const alone = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03')]);
+  assert.equal(alone.affected.primary_vendor, 'Siemens');
+  // NVD CPE vendor first, with the product in the sources' words (KEV "Windows") before CPE tokens.
+  const w = await docFor('CVE-2024-21338', [nvd('CVE-2024-21338'), KEV_FULL]);
+  assert.equal(w.affected.primary_vendor, 'Microsoft');
+  assert.equal(w.affected.primary_product, 'Windows');
+  // A CVE record awaiting analysis: the CNA (cybersecurity@se.com) names its own company before any advisory.
+  const s = await docFor('CVE-2024-8531', [nvd('CVE-2024-8531'), csaf('icsa-24-289-02')]);
+  assert.equal(s.affected.primary_vendor, 'Schneider Electric');
+  assert.deepEqual(s.affected.vendors, ['Schneider Electric']);
+});
+
+test('card severity: CVSS severity, else the MSRC rating, else null (not scored); bsid letter falls back to the BCS tier', async () => {
+  // KEV-only CVE-2024-23897 (Jenkins): no CVSS from any source → not scored.
+  const k = await docFor('CVE-2024-23897', [KEV_FULL]);
+  assert.equal(k.scoring.cvss.score, null);
+  assert.equal(k.severity, null);
+  assert.equal(k.scoring.bcs.tier, 'HIGH');
+  assert.equal(k.bsid, 'BS-2024-023897-H');
+  // CVSS present: the card severity is the CVSS severity (CVE-2024-3400: 10.0 from the CISA advisory).
+  const p = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03'), KEV_FULL]);
+  assert.equal(p.scoring.cvss.severity, 'CRITICAL');
+  assert.equal(p.severity, 'CRITICAL');
+  assert.equal(cardSeverity('MEDIUM', 'Critical'), 'MEDIUM');
+  // The MSRC rating when there is no CVSS at all.
+  assert.deepEqual(['Critical', 'Important', 'Moderate', 'Low', 'Unknown', null].map((r) => cardSeverity(null, r)), ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null, null]);
+});
+
+test('title: a description-length source title (MSRC third-party entries) is shortened to its first sentence', async () => {
+  // MSRC 2022-Jan lists Oracle CVEs for CBL-Mariner with the whole Oracle description as the title (1,000 chars).
+  const msrcJan = snapshotFile('msrc', '2022-Jan.xml.gz');
+  const recs = (await cveRecords(msrcJan)).filter((r) => r.cve_id === 'CVE-2022-21245');
+  assert.ok(recs[0].title!.length > 500);
+  const d = buildCveDocument(mergeSources('CVE-2022-21245', recs), await realCatalogs(), NOW).doc;
+  assert.equal(d.title, 'Vulnerability in the MySQL Server product of Oracle MySQL (component: Server: Security: Privileges)');
+  // No sentence short enough: cut at a word boundary with an ellipsis.
+  const long = recs[0].title!.replace(/\./g, ',');
+  const cut = shortenTitle(long);
+  assert.ok(cut.length <= TITLE_MAX && cut.endsWith('…') && long.startsWith(cut.slice(0, -1)), cut);
+  // A short source title is kept as is, and wins over a long one from an earlier source.
+  const kev = (await cveRecords(KEV_FULL)).find((r) => r.cve_id === 'CVE-2024-21338')!;
+  const withLong = mergeSources('CVE-2024-21338', [{ ...kev, source: 'msrc', source_key: '', kev: undefined, title: 'x'.repeat(300) }, kev]);
+  assert.equal(buildCveDocument(withLong, await realCatalogs(), NOW).doc.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
+  fc.assert(fc.property(fc.string({ maxLength: 400 }), (s) => {
+    assert.ok(shortenTitle(s).length <= TITLE_MAX);
+  }));
+});
+
+test('vendors: name variants seen in the CSAF and KEV feeds resolve to one vendor; "multiple" is no vendor', () => {
+  // Every spelling below is as the bundled CISA CSAF advisories (product_tree vendor branches) or KEV state it.
+  const groups: [string, string[]][] = [
+    ['johnson-controls', ['Johnson Controls Inc', 'Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc.', 'Sensormatic Electronics, a subsidiary of Johnson Controls, Inc.', 'Sensormatic Electronics, LLC, an affiliate of Johnson Controls Inc.', 'CKS, a subsidiary of Johnson Controls Inc.', 'Contolled Electronic Management Systems Ltd, Johnson Contols Inc.', 'Sensormatic Electronics']],
+    ['franklin-fueling-systems', ['Franklin Fueling Systems', 'Franklin Fueling System ', 'Franklin Electric Fueling Systems ']],
+    ['opw', ['OPW Fuel Management Systems', 'OPW Fuel Managements Systems']],
+    ['baker-hughes', ['Baker Hughes - Bently Nevada', 'Bently Nevada, Baker Hughes']],
+    ['b-braun', ['B. Braun', 'B. Braun Medical', 'B. Braun Melsungen AG']],
+    ['hms-networks', ['HMS Networks', 'HMS Industrial Networks']],
+    ['honeywell', ['Honeywell', 'Matrikon, Honeywell', 'MatrikonOPC']],
+    ['mitsubishi-electric', ['Mitsubishi Electric Corporation', 'Mitsubishi Electric India', 'ICONICS, Mitsubishi Electric']],
+    ['loytec', ['LOYTEC', 'LOYTEC electronics GmbH']],
+    ['trihedral', ['Trihedral', 'Trihedral Engineering Limited']],
+    ['sielco', ['Sielco', 'Sielco Sistemi']],
+    ['keysight', ['Keysight ', 'Keysight Technologies, Inc.', 'Keysight Technologies']],
+    ['cambium-networks', ['Cambium', 'Cambium Networks']],
+    ['zebra', ['Zebra', 'Zebra Technologies']],
+    ['fujitsu', ['Fujitsu Limited', 'Fujitsu Software']],
+    ['xiongmai', ['Xiongmai Technology', 'Hangzhou Xiongmai Technology Co, Ltd']],
+    ['lenels2', ['LenelS2', 'Carrier LenelS2']],
+    ['b-and-r', ['B&R Industrial Automation']],
+    ['geutebrueck', ['GeutebrÃ¼ck', 'GeutebrÃ¼ck GmbH']],
+    ['lcds', ['LCDS - LeÃ£o Consultoria e Desenvolvimento de Sistemas Ltda ME', 'LCDS LeÃ£o Consultoria e Desenvolvimento de Sistemas LTDA ME', 'LCDS - Leão Consultoria e Desenvolvimento de Sistemas Ltda ME']],
+    ['meta-platforms', ['Meta', 'Meta Platforms']],
+    ['qnap', ['QNAP', 'QNAP Systems']],
+    ['php', ['PHP', 'PHP Group']],
+    ['schneider-electric', ['Schneider Electric ', 'Schneider Electric Software, LLC', 'Schneider Electric SE']],
+    ['phoenix-contact', ['Phoenix Contact', 'PHOENIX CONTACT, Innominate Security Technologies', 'phoenixcontact-software']],
+    ['rockwell-automation', ['Rockwell Automation ', 'rockwellautomation', 'Allen-Bradley']],
+  ];
+  for (const [slug, names] of groups) for (const n of names) assert.equal(canonicalVendor(n)?.slug, slug, n);
+  // Mis-decoded UTF-8 in the feed gets the table's proper display name.
+  assert.equal(canonicalVendor('GeutebrÃ¼ck')!.name, 'Geutebrück');
+  for (const n of ['multiple', 'multiple open source', 'multiple trailer and brake manufacturers', 'n/a']) assert.equal(canonicalVendor(n), null, n);
+  // Different companies stay apart.
+  assert.notEqual(canonicalVendor('Delta Controls')!.slug, canonicalVendor('Delta Electronics')!.slug);
+  assert.notEqual(canonicalVendor('Hewlett Packard Enterprise (HPE)')!.slug, canonicalVendor('Hewlett Packard (HP)')!.slug);
+  assert.equal(canonicalVendor('EnOcean Edge Inc, a subsidiary of EnOcean GmbH-')!.slug, 'enocean');
+});
+
+test('affected: a "multiple open source" advisory names no vendor but its products are kept; the primary product is the one the description names (CVE-2020-17468)', async () => {
+  const d = await docFor('CVE-2020-17468', [csaf('icsa-20-343-01')]);
+  assert.equal(d.affected.primary_vendor, null);
+  assert.deepEqual(d.affected.vendors, []);
+  assert.equal(d.affected.vendor_count, 0);
+  // The advisory lists all eight stacks as affected by every CVE; the description names FNET.
+  assert.ok(d.affected.products.includes('uIP (EOL)') && d.affected.products.includes('FNET'));
+  assert.match(d.description, /^The function in FNET /);
+  assert.equal(d.affected.primary_product, 'FNET');
+  assert.equal(d.title, 'Out-of-bounds Read in FNET');
+  assert.equal(namedIn('A flaw in uIP allows…', 'uIP (EOL)'), true);
+  assert.equal(namedIn('A flaw in uIP-Contiki-NG allows…', 'uIP (EOL)'), false);
+  assert.equal(namedIn('A flaw in picoTCP-NG', 'picoTCP-NG'), true);
+});
+
+test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, general advice) is no fix source', async () => {
+  // ICSA-23-138-01 files "Carlo Gavazzi will not issue a fix as this product is end-of-life." and "Users should
+  // contact Carlo Gavazzi for more information." under vendor_fix: no fix → unknown, not available.
+  const eol = await docFor('CVE-2017-20184', [csaf('icsa-23-138-01')]);
+  assert.deepEqual([eol.patch.status, eol.patch.patch_available, eol.patch.fixed_in], ['unknown', false, null]);
+  assert.equal(eol.patch.patch_notes, 'Carlo Gavazzi will not issue a fix as this product is end-of-life.');
+  // The "contact" remediation's URL (the vendor's sales-network page) is no patch URL.
+  assert.equal(eol.patch.patch_url, null);
+  // CVE-2024-3400 (ICSA-24-116-03): "Contact customer support to receive patch and update information." is a fix.
+  const pan = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03')]);
+  assert.deepEqual([pan.patch.status, pan.patch.patch_available], ['patched', true]);
+  // Real vendor_fix texts of the bundled advisories.
+  const cases: [string, boolean][] = [
+    ['Update to V3.1.4 or later version', true],
+    ['KUKA recommends upgrading KUKA.Sim Pro to Version 3.1.2 or above to mitigate this vulnerability. Version 3.1 is the only affected version that is still maintained. All other versions are end-of-life.', true],
+    ['Modicon M340: currently, no fix is available. Schneider Electric recommends that affected users set up network segmentation', false],
+    ['DOPSoft 2 will not receive an update to mitigate these vulnerabilities because it is an end-of-life product.', false],
+    ['See recommendations from section Workaround and Mitigations', false],
+    ['For further inquiries on security vulnerabilities in Siemens products and solutions, contact Siemens.', false],
+    ['Red Lion notes the DA50N series product is at end-of-life and does not intend to release a software update to address these vulnerabilities.', false],
+  ];
+  for (const [text, fix] of cases) assert.equal(vendorFixOffersFix(text), fix, text);
 });

@@ -72,3 +72,14 @@ test('CAPEC and EPSS row readers never crash', () => {
     if (r) assert.ok(r.epss >= 0 && r.epss <= 1 && r.percentile >= 0 && r.percentile <= 1 && /^CVE-\d{4}-\d{4,}$/.test(r.cve_id));
   }));
 });
+
+test('NVD reader: a reference tag that is not a string is dropped, the record kept (fuzz counterexample)', () => {
+  const rec = json(fixture('nvd', 'CVE-2024-21338.json'));
+  const copy = structuredClone(rec);
+  copy.references[2].tags = ['Patch', { toString: 0 }];
+  const items = [...nvdItemsFromJson(copy)] as { record?: { references?: { url: string; tags: string[] }[] } }[];
+  const refs = items.flatMap((i) => i.record?.references ?? []);
+  assert.ok(refs.length > 0, 'references read');
+  assert.ok(refs.some((r) => r.tags.length === 1 && r.tags[0] === 'Patch'), JSON.stringify(refs));
+  for (const r of refs) for (const t of r.tags) assert.equal(typeof t, 'string');
+});

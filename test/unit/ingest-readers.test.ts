@@ -21,7 +21,7 @@ test('format detection by content, plain and gzip, for every fixture', async () 
     [fixture('csaf', 'icsa-24-289-02.json'), 'csaf'],
     [fixture('csaf', 'icsa-23-262-04.json'), 'csaf'],
     [fixture('csaf', 'csaf-cut.jsonl.gz'), 'csaf-jsonl'],
-    ['/work/shared/data/msrc-cvrf/cvrf-xml/2024-Jan.xml.gz', 'msrc-cvrf'],
+    [snapshotFile('msrc', '2024-Jan.xml.gz'), 'msrc-cvrf'],
   ];
   for (const [file, fmt] of cases) assert.equal(await detectFormat(file), fmt, file);
   assert.equal(detectFromHead('hello world'), null);

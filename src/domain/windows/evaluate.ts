@@ -554,7 +554,6 @@ export function compareCveId(a: string, b: string): number {
 
 /** One CVE on one host, not yet rendered: rendering (texts, references) happens only for CVEs returned. */
 export interface CveItem extends Sortable {
-  priority_rank: number;
   /** Set when candidate products disagree (the item's status then differs from its verdict). */
   note?: string;
   p: Prepared;
@@ -563,19 +562,31 @@ export interface CveItem extends Sortable {
   productName: string;
 }
 
-/** Render an item into the §2.7 per-CVE object. `buildText` is the host's os_build. */
-const RENDERED = new WeakMap<CveItem, { build: string | null; r: CveResult }>();
+const RENDERED = new WeakMap<CveItem, { build: string | null; rank: number; r: CveResult }>();
+const RANKS = new WeakMap<CveItem[], Map<CveItem, number>>();
 
-export function renderCve(it: CveItem, buildText: string | null): CveResult {
+/** priority_rank of an item on a host: its position in the host's priority order (1 = first). */
+export function rankOf(ordered: CveItem[], it: CveItem): number {
+  let m = RANKS.get(ordered);
+  if (!m) {
+    m = new Map();
+    for (let i = 0; i < ordered.length; i++) m.set(ordered[i], i + 1);
+    RANKS.set(ordered, m);
+  }
+  return m.get(it) ?? 0;
+}
+
+/** Render an item into the §2.7 per-CVE object. `buildText` is the host's os_build. */
+export function renderCve(it: CveItem, buildText: string | null, rank: number): CveResult {
   // Items are shared by hosts with the same facts: render each once.
   const hit = RENDERED.get(it);
-  if (hit && hit.build === buildText) return hit.r;
-  const r = renderFresh(it, buildText);
-  RENDERED.set(it, { build: buildText, r });
+  if (hit && hit.build === buildText && hit.rank === rank) return hit.r;
+  const r = renderFresh(it, buildText, rank);
+  RENDERED.set(it, { build: buildText, rank, r });
   return r;
 }
 
-function renderFresh(it: CveItem, buildText: string | null): CveResult {
+function renderFresh(it: CveItem, buildText: string | null, rank: number): CveResult {
   const { p, v, sig } = it;
   const why = whyText(v, buildText, p);
   return {
@@ -587,7 +598,7 @@ function renderFresh(it: CveItem, buildText: string | null): CveResult {
     severity: p.pc.severity,
     known_exploited: it.known_exploited,
     note: it.status === v.status ? v.note : it.note ?? v.note,
-    priority_rank: it.priority_rank,
+    priority_rank: rank,
     priority_reason: it.status === v.status ? priorityReason(v, why, sig, p.pc.severity, it._k) : `Needs review: ${it.note}.`,
     fix: { available: it._k.fixAvailable, action: fixAction(v, it.productName), source: v.fixUrl, derived: v.derived },
     references: referencesFor(p.pc.meta, sig),
@@ -691,15 +702,30 @@ function rankGroups(groups: FixGroup[]): FixGroup[] {
  * One evaluation run (a call): the index, the corpus signals, the date, and per-product caches of the
  * host-independent sort order, so 200 hosts of the same product share the work.
  */
-interface StaticEntry { p: Prepared; k: SortKeys; sig: CveSignals | undefined; kt: SortKeys[] }
+interface StaticEntry {
+  p: Prepared; k: SortKeys; sig: CveSignals | undefined; kt: SortKeys[];
+  /** Items for the shared build-only verdicts, reused by every host of the run (no allocation per host). */
+  iClear?: CveItem; iOpen?: CveItem;
+}
+
+/**
+ * The static order per product depends only on the index and the corpus signals: it is kept as long as the
+ * same signal lookup (same cache generation) is passed, so its shared items, and their rendered forms,
+ * survive from one call to the next.
+ */
+const STATIC_ORDER = new WeakMap<SignalLookup, WeakMap<ProductIndex, StaticEntry[]>>();
 
 export class EvaluationRun {
-  private order = new Map<string, StaticEntry[]>();
-  constructor(readonly ix: EvaluationIndex, readonly signals: SignalLookup, readonly today: string) {}
+  private order: WeakMap<ProductIndex, StaticEntry[]>;
+  constructor(readonly ix: EvaluationIndex, readonly signals: SignalLookup, readonly today: string) {
+    let o = STATIC_ORDER.get(signals);
+    if (!o) { o = new WeakMap(); STATIC_ORDER.set(signals, o); }
+    this.order = o;
+  }
 
   /** CVEs of a product in the static part of the priority order (known-exploited, exploit, BCS, CVSS, EPSS, id). */
   staticOrder(pi: ProductIndex): StaticEntry[] {
-    let list = this.order.get(pi.product.id);
+    let list = this.order.get(pi);
     if (list) return list;
     list = prepared(pi).map((p) => {
       const sig = this.signals(p.pc.meta.cve);
@@ -714,7 +740,7 @@ export class EvaluationRun {
       return { p, k, sig, kt };
     });
     list.sort((a, b) => Number(b.k.kev) - Number(a.k.kev) || Number(b.k.exploit) - Number(a.k.exploit) || staticOrder(a.k, b.k) || a.p.idKey - b.p.idKey);
-    this.order.set(pi.product.id, list);
+    this.order.set(pi, list);
     return list;
   }
 
@@ -780,10 +806,19 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
     const pi = ix.products.get(prod.id)!;
     const { ctx, life } = hostCtx(host, match, prod, pi, today);
     const items: CveItem[] = [];
-    for (const { p, k, sig, kt } of run.staticOrder(pi)) {
+    for (const entry of run.staticOrder(pi)) {
+      const { p, k, sig, kt } = entry;
       const v = verdictFor(pi, p, ctx);
+      if (v === p.vClear && v !== null) {
+        items.push(entry.iClear ??= { cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[v.kb === null ? 2 : 0] });
+        continue;
+      }
+      if (v === p.vOpen && v !== null) {
+        items.push(entry.iOpen ??= { cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[v.kb === null ? 2 : 0] });
+        continue;
+      }
       const tier = v.kb === null || v.fixType === 'none' ? 2 : v.fixType === 'esu' ? 1 : 0;
-      items.push({ cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, priority_rank: 0, p, v, sig, productName: prod.name, _k: kt[tier] });
+      items.push({ cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[tier] });
     }
     return { pi, ctx, life, items };
   });
@@ -796,9 +831,14 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
       for (const it of its) {
         const prev = byCve.get(it.cve_id);
         if (!prev) { byCve.set(it.cve_id, it); merged.push(it); continue; }
-        if (prev.status !== it.status) {
-          prev.status = 'needs review';
-          prev.note = `status differs between the candidate products (${products.map((x) => x.name).join('; ')}); supply edition_id and installation_type`;
+        if (prev.status !== it.status && prev.status !== 'needs review') {
+          // Items may be shared with other hosts: replace, never mutate.
+          const i = merged.indexOf(prev);
+          const copy: CveItem = { ...prev };
+          merged[i] = copy;
+          byCve.set(it.cve_id, copy);
+          copy.status = 'needs review';
+          copy.note = `status differs between the candidate products (${products.map((x) => x.name).join('; ')}); supply edition_id and installation_type`;
         }
       }
     }
@@ -818,7 +858,6 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
   const counts = { confirmed_open: 0, cleared: 0, needs_review: 0 };
   for (let i = 0; i < ordered.length; i++) {
     const it = ordered[i];
-    it.priority_rank = i + 1;
     if (it.status === 'confirmed open') counts.confirmed_open++;
     else if (it.status === 'cleared (patched)') counts.cleared++;
     else counts.needs_review++;

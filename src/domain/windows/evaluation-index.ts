@@ -335,8 +335,3 @@ function lcuSeries(pi: ProductIndex): KbInfo[] {
   for (const k of series) k.inSeries = true;
   return series;
 }
-
-/** Approximate heap footprint of an index (bytes), by measuring the heap around a build (see bench). */
-export function indexSummary(ix: EvaluationIndex): Record<string, number | string | null> {
-  return { ...ix.stats, products: ix.products.size, dataAsOf: ix.dataAsOf, overrides: ix.overridesApplied.length };
-}

@@ -62,6 +62,9 @@ export interface MsrcDocument {
   vulnerabilities: MsrcVulnerability[];
   /** CVE → vendor advisory page URL, as the document's own notes link it (no URL is constructed). */
   advisoryUrls: Map<string, string>;
+  /** ProductID → name of the enclosing ProductTree Branch of Type "Product Family" ("Windows", "ESU",
+   * "Microsoft Office", "Developer Tools", "Mariner", …). Absent on documents stored before it was read. */
+  families?: Map<string, string>;
 }
 
 /** One entry of the `/cvrf/v3.0/updates` index. */

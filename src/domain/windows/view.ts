@@ -1,6 +1,6 @@
 // Options, the four sorts, filters and paging of spec §4.2, applied to stored or fresh host evaluations.
 // Filters and sorts apply before paging; counts always cover every CVE.
-import { compareCveId, comparePriority, compareGroups, renderCve, type CveResult, type FixGroup, type HostEvaluation, type Sortable } from './evaluate.ts';
+import { compareCveId, comparePriority, compareGroups, rankOf, renderCve, type CveResult, type FixGroup, type HostEvaluation, type Sortable } from './evaluate.ts';
 
 export const SORTS = ['priority', 'score', 'exploit', 'newest'] as const;
 export type SortName = (typeof SORTS)[number];
@@ -118,7 +118,7 @@ export function viewHost(e: HostEvaluation, o: ViewOptions): HostView {
   if (o.sort !== 'priority') filtered.sort(COMPARATORS[o.sort]);
   const { data_as_of: _asOf, items: _all, os_build: build, ...rest } = e;
   void _asOf; void _all;
-  const render = (list: typeof filtered) => list.map((it) => publicCve(renderCve(it, build)));
+  const render = (list: typeof filtered) => list.map((it) => publicCve(renderCve(it, build, rankOf(e.items, it))));
   if (o.cve_page === null && o.cve_page_size === null) return { ...rest, cves: render(filtered) };
   const page = o.cve_page ?? 1;
   const size = o.cve_page_size ?? DEFAULT_PAGE_SIZE;

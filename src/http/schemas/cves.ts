@@ -32,7 +32,7 @@ const Enum = (values: readonly string[], description: string) => Type.Unsafe<str
 export const CveListQuery = Type.Object({
   ...PageParams,
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Full-text search over CVE id, vendor, product, title and description; ranked by relevance, an exact CVE id first' })),
-  severity: Type.Optional(Type.String({ pattern: SEVERITY_PATTERN, description: 'CRITICAL, HIGH, MEDIUM or LOW; several comma-separated' })),
+  severity: Type.Optional(Type.String({ pattern: SEVERITY_PATTERN, description: 'Card severity (CVSS, else vendor rating): CRITICAL, HIGH, MEDIUM or LOW; several comma-separated. Not-scored CVEs never match' })),
   cvss_min: Type.Optional(Score('Lowest CVSS score')),
   cvss_max: Type.Optional(Score('Highest CVSS score')),
   bcs_min: Type.Optional(Score('Lowest criticality score (BCS)')),
@@ -65,9 +65,15 @@ export const EmptyQuery = Type.Object({}, { additionalProperties: false });
 
 const Links = Type.Object({ self: Str, html: Str });
 
+/** Summary-card severity (docs/enrichment.md "Card severity"). */
+const CardSeverity = Type.Unsafe<'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW' | null>({
+  type: ['string', 'null'], enum: ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null],
+  description: 'The CVSS severity of scoring.cvss (NVD, else the CISA ICS advisory, else MSRC); when no source gives a CVSS score, the vendor rating (MSRC Critical → CRITICAL, Important → HIGH, Moderate → MEDIUM, Low → LOW); null when the CVE is not scored (e.g. a KEV-only CVE without CVSS). Never derived from bcs_score.',
+});
+
 export const CveCard = Type.Object({
   cve_id: Str, bsid: Str, title: Str,
-  severity: NStr,
+  severity: CardSeverity,
   cvss_score: NNum, bcs_score: Type.Number(), epss_score: NNum, epss_percentile: NNum,
   epss_top_10_pct: Type.Boolean(), kev_flagged: Type.Boolean(), exploit_maturity: Str,
   poc_available: Type.Boolean(), has_public_exploit: Type.Boolean(), patch_status: Str, ics_relevant: Type.Boolean(),
@@ -76,7 +82,7 @@ export const CveCard = Type.Object({
 });
 
 export const KevCard = Type.Object({
-  cve_id: Str, title: Str, severity: NStr, cvss_score: NNum, kev_flagged: Type.Boolean(), primary_vendor: NStr,
+  cve_id: Str, title: Str, severity: CardSeverity, cvss_score: NNum, kev_flagged: Type.Boolean(), primary_vendor: NStr,
   published_at: NStr,
 });
 
@@ -162,7 +168,7 @@ const Counts = (keys: string[], description: string) =>
 
 const FacetBlock = Type.Object({
   total: Type.Integer({ description: 'CVEs in the corpus' }),
-  by_severity: Counts(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'], 'CVSS severity; NONE = no CVSS score'),
+  by_severity: Counts(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'], 'Card severity (CVSS, else vendor rating); NONE = not scored'),
   kev: Type.Integer({ description: 'CVEs in the KEV catalog' }),
   by_exploit_maturity: Counts(['WEAPONIZED', 'FUNCTIONAL', 'POC', 'NONE'], 'Exploit maturity'),
   with_exploit_or_poc: Type.Integer({ description: 'CVEs with a public exploit or proof of concept (has_exploit=true)' }),

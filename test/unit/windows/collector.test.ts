@@ -1,5 +1,5 @@
 // The PowerShell collector cannot run here: its column list must equal the service's field list, and the
-// sample output published in docs/windows-collector.md must pass the service's validator.
+// sample output published in README.md and docs/windows-collector.md must pass the service's validator.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,10 @@ import { parse } from 'csv-parse/sync';
 import { HOST_FIELDS, csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
 
 const script = readFileSync(new URL('../../../tools/collect-windows-host.ps1', import.meta.url), 'utf8');
-const doc = readFileSync(new URL('../../../docs/windows-collector.md', import.meta.url), 'utf8');
+const docs = {
+  'README.md': readFileSync(new URL('../../../README.md', import.meta.url), 'utf8'),
+  'docs/windows-collector.md': readFileSync(new URL('../../../docs/windows-collector.md', import.meta.url), 'utf8'),
+};
 
 test("the collector's column list equals the service's host fields, in order", () => {
   const m = /^\$Columns = @\(([^)]*)\)$/m.exec(script);
@@ -20,9 +23,9 @@ test("the collector's column list equals the service's host fields, in order", (
   assert.doesNotMatch(script, /COMPUTERNAME|Get-NetIPAddress|Win32_NetworkAdapter|USERNAME|SerialNumber|DigitalProductId/i);
 });
 
-test('the sample output in docs/windows-collector.md passes the validator', () => {
+for (const [name, doc] of Object.entries(docs)) test(`the sample output in ${name} passes the validator`, () => {
   const m = /```csv\n([\s\S]*?)```/.exec(doc);
-  assert.ok(m);
+  assert.ok(m, `${name} has a csv sample`);
   const rows = parse(m[1], { columns: true, skip_empty_lines: true }) as Record<string, string>[];
   assert.equal(rows.length, 1);
   assert.deepEqual(Object.keys(rows[0]), [...HOST_FIELDS]);

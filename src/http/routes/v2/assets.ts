@@ -147,24 +147,16 @@ const assets: FastifyPluginAsync = async (app) => {
     await storeResults(app.deps.store.db, p.orgId, input.environmentId, today(req), req.id,
       evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
       sw.stored);
-    reply.code(200);
-    return {
-      api: apiBlock(req),
-      data: {
-        assets: views,
-        rejected,
-        software_stored: sw.stored.length,
-        software_rejected: sw.rejected,
-        fix_summary: fixSummary(evals),
-      },
-      meta: {
-        api_version: '2',
-        microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
-        took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
-        sort: input.options.sort,
-        filters: filtersEcho(input.options),
-      },
+    const meta = {
+      api_version: '2',
+      microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
+      took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
+      sort: input.options.sort,
+      filters: filtersEcho(input.options),
     };
+    const rest = { rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: fixSummary(evals) };
+    return sendJson(reply.code(200),
+      `{"api":${JSON.stringify(apiBlock(req))},"data":{"assets":[${views.map(hostJson).join(',')}],${JSON.stringify(rest).slice(1, -1)}},"meta":${JSON.stringify(meta)}}`);
   }
 
   app.post('/api/v2/assets/correlate', {
@@ -188,6 +180,8 @@ const assets: FastifyPluginAsync = async (app) => {
     }
     if (!Array.isArray(b.windows_hosts)) throw validationError('body.windows_hosts', 'windows_hosts must be an array of host records', 'type_error.list');
     req.v2Hosts = b.windows_hosts.length;
+    // Spec §8: one budget per key shared by v1 correlate and v2 (a refused batch is charged its request only).
+    await app.limits.correlation.check(req.principal!, b.windows_hosts.length > MAX_HOSTS ? 0 : b.windows_hosts.length);
     if (b.windows_hosts.length > MAX_HOSTS) {
       throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_HOSTS} hosts per call`, max: MAX_HOSTS, detail: { received: b.windows_hosts.length } });
     }
@@ -235,6 +229,7 @@ const assets: FastifyPluginAsync = async (app) => {
     if (hostsCsv === null) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
     const hostRows = readCsv(hostsCsv, 'hosts');
     req.v2Hosts = hostRows.length;
+    await app.limits.correlation.check(req.principal!, hostRows.length > MAX_HOSTS ? 0 : hostRows.length);
     if (hostRows.length > MAX_HOSTS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_HOSTS} hosts per call`, max: MAX_HOSTS, detail: { received: hostRows.length } });
     const software = softwareCsv === null ? [] : readCsv(softwareCsv, 'software');
     if (software.length > MAX_SOFTWARE) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_SOFTWARE} software records per call`, max: MAX_SOFTWARE, detail: { received: software.length } });
@@ -272,6 +267,7 @@ const assets: FastifyPluginAsync = async (app) => {
     config: { auth: { mode: 'key_or_session', scope: 'read' } },
   }, async (req) => {
     const p = req.principal!;
+    await app.limits.correlation.check(p, 0);
     const q = req.query as Record<string, string | undefined>;
     const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = q;
     const errors: { field: string; message: string; type: string }[] = [];
@@ -323,6 +319,30 @@ const assets: FastifyPluginAsync = async (app) => {
     };
   });
 };
+
+// ---- serialisation ------------------------------------------------------------------------------------------
+// Responses can hold tens of thousands of CVE objects; hosts with the same facts share rendered CVEs, so each
+// CVE object is serialised once and the body is assembled from the pieces (same JSON as JSON.stringify).
+
+const CVE_JSON = new WeakMap<object, string>();
+
+function cveJson(c: HostView['cves'][number]): string {
+  let j = CVE_JSON.get(c);
+  if (j === undefined) {
+    j = JSON.stringify(c);
+    CVE_JSON.set(c, j);
+  }
+  return j;
+}
+
+function hostJson(v: HostView): string {
+  const { cves, ...rest } = v;
+  return `${JSON.stringify(rest).slice(0, -1)},"cves":[${cves.map(cveJson).join(',')}]}`;
+}
+
+function sendJson(reply: FastifyReply, body: string) {
+  return reply.type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(body);
+}
 
 // ---- stored form ----------------------------------------------------------------------------------------
 
