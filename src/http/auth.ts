@@ -5,7 +5,8 @@ import { ApiError } from './errors.ts';
 import { isWellFormedApiKey, sha256Hex } from '../lib/crypto.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
-import { findKeyByHash, findSessionByHash, recordApiCall } from '../store/identity.ts';
+import { findKeyByHash, findSessionByHash } from '../store/identity.ts';
+import { UsageMeter } from '../store/usage-meter.ts';
 import { MONTHLY_API_ALLOWANCE, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
 
@@ -44,6 +45,10 @@ export interface RouteAuth {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The monthly allowance counter (flushed every second and on close). */
+    usageMeter: UsageMeter;
+  }
   interface FastifyRequest {
     principal: Principal | null;
   }
@@ -105,7 +110,7 @@ export async function resolveKey(db: Db, clock: Clock, key: string): Promise<Pri
  * routes (`optionalSession`) and refused elsewhere. A valid key's call is counted against the organization's
  * monthly allowance and reported in X-RateLimit-Limit/Used/Remaining (spec §8: tracked, not enforced).
  */
-export async function identify(req: FastifyRequest, reply: FastifyReply, deps: { db: Db; clock: Clock }, optionalSession: boolean): Promise<Principal | null> {
+export async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps, optionalSession: boolean): Promise<Principal | null> {
   const token = bearer(req);
   if (token === null) {
     throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key: use the header Authorization: Bearer <API key>', detail: { error: 'invalid_api_key' } });
@@ -128,10 +133,10 @@ export async function identify(req: FastifyRequest, reply: FastifyReply, deps: {
   throw new ApiError('AUTH_REQUIRED', { message: 'Session expired; sign in again', detail: { error: 'session_expired' } });
 }
 
-async function reportAllowance(reply: FastifyReply, deps: { db: Db; clock: Clock }, p: Principal) {
+async function reportAllowance(reply: FastifyReply, deps: AuthDeps, p: Principal) {
   const now = deps.clock.now();
   const { month } = monthWindow(now);
-  const used = await recordApiCall(deps.db, p.orgId, p.keyId!, month, now);
+  const used = await deps.meter.record(p.orgId, p.keyId!, month, now);
   const limit = MONTHLY_API_ALLOWANCE[p.tier];
   reply.header('X-RateLimit-Limit', String(limit));
   reply.header('X-RateLimit-Used', String(used));
@@ -139,7 +144,17 @@ async function reportAllowance(reply: FastifyReply, deps: { db: Db; clock: Clock
   reply.header('X-RateLimit-Remaining', String(limit < 0 ? -1 : Math.max(0, limit - used)));
 }
 
-export function registerAuth(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  meter: UsageMeter;
+}
+
+export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock }) {
+  const meter = new UsageMeter(base.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'));
+  const deps: AuthDeps = { ...base, meter };
+  app.decorate('usageMeter', meter);
+  app.addHook('onClose', async () => { await meter.close(); });
   app.decorateRequest('principal', null);
   // Pages outside /api/ (the /docs reference) read no credential unless they declare a guard.
   app.addHook('onRoute', (route) => {

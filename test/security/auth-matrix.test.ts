@@ -220,11 +220,28 @@ describe('monthly allowance headers (spec §8)', () => {
     const r3 = await call('GET', '/api/v1/no-such-route', o.auth);
     assert.equal(r3.status, 404);
     assert.equal(r3.headers['x-ratelimit-used'], '3');
+    // Counted write-behind: the first call went to the database, the next two are written by the flush.
+    await t.app.usageMeter.flush();
     const row = await t.store.db.selectFrom('api_usage_monthly').selectAll().where('org_id', '=', o.orgId).execute();
     assert.equal(row.length, 1);
     assert.equal(row[0].calls, 3);
     const key = await t.store.db.selectFrom('api_keys').select('last_used_at').where('id', '=', o.keyId).executeTakeFirstOrThrow();
     assert.equal(key.last_used_at?.toISOString(), NOW.toISOString());
+  });
+  test("concurrent calls are each counted once; another replica's flushed calls show up in Used", async () => {
+    const o = await seedOrg(t.store, { name: 'Busy', tier: 'professional' });
+    const first = await call('GET', '/api/v1/account/me', o.auth);
+    assert.equal(first.headers['x-ratelimit-used'], '1');
+    const rs = await Promise.all(Array.from({ length: 40 }, () => call('GET', '/api/v1/account/me', o.auth)));
+    const used = rs.map((r) => Number(r.headers['x-ratelimit-used'])).sort((x, y) => x - y);
+    assert.deepEqual(used, Array.from({ length: 40 }, (_, i) => i + 2), 'every call got its own count');
+    // Another replica wrote 100 calls for the same month.
+    await t.store.db.updateTable('api_usage_monthly').set((eb) => ({ calls: eb('calls', '+', 100) })).where('org_id', '=', o.orgId).execute();
+    await t.app.usageMeter.flush();
+    const row = await t.store.db.selectFrom('api_usage_monthly').select('calls').where('org_id', '=', o.orgId).executeTakeFirstOrThrow();
+    assert.equal(row.calls, 141);
+    const next = await call('GET', '/api/v1/account/me', o.auth);
+    assert.equal(next.headers['x-ratelimit-used'], '142');
   });
   test('a new calendar month (UTC) starts from zero; Enterprise is unlimited (-1)', async () => {
     const o = await seedOrg(t.store, { name: 'Monthly', tier: 'enterprise' });

@@ -61,7 +61,7 @@ const health: FastifyPluginAsync = async (app) => {
     }
     let p;
     try {
-      p = await identify(req, reply, { db: store.db, clock }, true);
+      p = await identify(req, reply, { db: store.db, clock, meter: app.usageMeter }, true);
     } catch (e) {
       // The public page must render during a database outage; a member's details then wait for recovery.
       if (html && isConnectionError(e)) return null;
