@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
+import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
@@ -50,6 +51,11 @@ export interface PipelineOptions {
   now?: () => string;
   /** Wait for a running import instead of refusing. */
   wait?: boolean;
+  /**
+   * Bulk first import (default true): into an empty corpus, load without the read model's secondary indexes and
+   * side-table triggers and rebuild them once at the end of the run (src/store/bulk.ts). False: always incremental.
+   */
+  bulkLoad?: boolean;
   /** Test hook: called after each committed batch. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -186,6 +192,12 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
   const epssBatchSize = opts.epssBatchSize ?? 5000;
   const stale = await failStaleRuns(conn);
   if (stale) opts.log?.warn({ runs: stale }, 'runs left running by an interrupted process were marked failed');
+  // A bulk load left unfinished by a killed run is completed first (indexes and counts restored).
+  if (await bulkLoadPending(conn)) {
+    opts.log?.warn({}, 'finishing the bulk load of an interrupted import');
+    await withTx(conn, (tx) => endBulkLoad(tx));
+  }
+  const bulk = opts.bulkLoad !== false && (await withTx(conn, (tx) => beginBulkLoad(tx)));
   const ingestRun = await startRun(conn, 'ingest', opts.source ?? null);
   const enrichRun = await startRun(conn, 'enricher', opts.source ?? null);
   const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
@@ -206,6 +218,7 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
         const r = await enricher.enrich(tx, [...changed].sort(), recs);
         summary.documents_written += r.written;
         summary.documents_removed += r.removed;
+        if (bulk) await touchCorpus(tx);
       });
       batchNo++;
       await enricher.analyse(conn);
@@ -324,6 +337,10 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       }
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
+    if (bulk) {
+      progress.line('bulk load: building the read-model indexes and counts');
+      await withTx(conn, (tx) => endBulkLoad(tx));
+    }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
     summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
@@ -333,6 +350,8 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
   } catch (err) {
     // A batch still in flight uses the connection: let it settle before recording the failure.
     await pending.batch?.catch(() => undefined);
+    // Indexes and counts are restored now if possible, else by the next run.
+    if (bulk) await withTx(conn, (tx) => endBulkLoad(tx)).catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);
