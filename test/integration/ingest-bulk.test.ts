@@ -1,0 +1,103 @@
+// The bulk first import (src/store/bulk.ts) must leave exactly what the incremental path leaves: documents,
+// list keys, facet and stat counts, indexes and triggers; and a bulk load killed midway is finished by the next run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { importPaths } from '../../src/ingest/pipeline.ts';
+import { beginBulkLoad, bulkLoadPending } from '../../src/store/bulk.ts';
+import { withTx } from '../../src/store/db.ts';
+import { fixture } from '../helpers/feeds.ts';
+import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
+import type { Db } from '../../src/store/db.ts';
+
+const quiet = { info() {}, warn() {} };
+let inc: TestDb;
+let bulk: TestDb;
+let crash: TestDb;
+let killed: TestDb;
+before(async () => {
+  [inc, bulk, crash, killed] = await Promise.all([freshDb(), freshDb(), freshDb(), freshDb()]);
+});
+after(async () => {
+  await Promise.all([inc?.drop(), bulk?.drop(), crash?.drop(), killed?.drop()]);
+});
+
+const dir = () => feedDir([
+  ...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES, fixture('kev', 'kev-cut.json'), fixture('epss', 'epss-cut.ssv.gz'),
+]);
+
+/** Every row of the read model and its side tables (zero count rows are ignored by readers), plus the schema. */
+async function readModel(db: Db) {
+  const rows = async (text: string) => (await sql<Record<string, unknown>>`${sql.raw(text)}`.execute(db)).rows;
+  return {
+    docs: await rows(`SELECT cve_id, doc_hash, doc #- '{temporal,enriched_at}' #- '{sage,generated_at}' AS doc, search::text AS search, vendor_slugs, protocols, severity FROM cves ORDER BY cve_id`),
+    list_keys: await rows(`SELECT * FROM cve_list_keys ORDER BY kind, key, cve_id`),
+    facets: await rows(`SELECT scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, n::int AS n FROM cve_facet_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
+    stats: await rows(`SELECT dim, key, n::int AS n FROM cve_stat_counts WHERE n <> 0 ORDER BY dim, key`),
+    vendors: await rows(`SELECT slug, name, cve_count FROM vendors ORDER BY slug`),
+    indexes: await rows(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'cves' ORDER BY indexname`),
+    triggers: await rows(`SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cves'::regclass AND NOT tgisinternal ORDER BY tgname`),
+  };
+}
+
+test('bulk first import leaves the same documents, list keys, facet/stat counts, indexes and triggers as the incremental path', async () => {
+  const d = dir();
+  await importPaths(inc.store.db, [d], { log: quiet, bulkLoad: false });
+  // The bulk run must really drop the indexes and disable the triggers while loading.
+  let seen: { indexes: number; disabled: number } | null = null;
+  await importPaths(bulk.store.db, [d], {
+    log: quiet,
+    afterBatch: async () => {
+      if (seen) return;
+      const r = await sql<{ indexes: number; disabled: number }>`SELECT
+        (SELECT count(*)::int FROM pg_indexes WHERE tablename = 'cves') AS indexes,
+        (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'cves'::regclass AND tgenabled = 'D') AS disabled`.execute(bulk.store.db);
+      seen = r.rows[0];
+    },
+  });
+  assert.deepEqual(seen, { indexes: 2, disabled: 6 });
+  const a = await readModel(inc.store.db);
+  const b = await readModel(bulk.store.db);
+  assert.ok(a.docs.length > 10 && a.list_keys.length > 0 && a.facets.length > 0 && a.stats.length > 0);
+  assert.equal(a.indexes.length, 11);
+  assert.ok(a.triggers.every((t) => t.tgenabled === 'O'));
+  assert.deepEqual(b, a);
+  assert.equal(await bulkLoadPending(bulk.store.db), false);
+
+  // After the bulk run the corpus is not empty: the next import is incremental (triggers keep the counts).
+  await sql`DELETE FROM cves WHERE cve_id = 'CVE-2024-21338'`.execute(bulk.store.db);
+  await sql`DELETE FROM cves WHERE cve_id = 'CVE-2024-21338'`.execute(inc.store.db);
+  assert.deepEqual(await readModel(bulk.store.db), await readModel(inc.store.db));
+  const total = await sql<{ n: number }>`SELECT sum(n)::int AS n FROM cve_facet_counts WHERE scope = 'all'`.execute(bulk.store.db);
+  assert.equal(total.rows[0].n, a.docs.length - 1);
+});
+
+test('a failed bulk run restores the read model; a bulk load left by a killed run is finished by the next run', async () => {
+  const d = dir();
+  await assert.rejects(importPaths(crash.store.db, [d], {
+    log: quiet,
+    batchSize: 3,
+    afterBatch: (n) => {
+      if (n === 2) throw new Error('simulated failure');
+    },
+  }), /simulated failure/);
+  assert.equal(await bulkLoadPending(crash.store.db), false);
+  const partial = await readModel(crash.store.db);
+  assert.equal(partial.indexes.length, 11);
+  const facetTotal = partial.facets.filter((f) => f.scope === 'all').reduce((s, f) => s + Number(f.n), 0);
+  assert.equal(facetTotal, partial.docs.length, 'counts recomputed for the committed batches');
+
+  // A killed run: bulk mode entered (indexes dropped, triggers off) and never left.
+  const k = killed.store.db;
+  assert.equal(await withTx(k, (tx) => beginBulkLoad(tx)), true);
+  assert.equal(await bulkLoadPending(k), true);
+  assert.equal((await readModel(k)).indexes.length, 2);
+  await importPaths(k, [d], { log: quiet });
+  assert.equal(await bulkLoadPending(k), false);
+  await sql`DELETE FROM cves WHERE cve_id = 'CVE-2024-21338'`.execute(k);
+  const got = await readModel(k);
+  const want = await readModel(inc.store.db);
+  // The re-run rewrote documents (enriched_at differs); compare everything but the volatile document text.
+  assert.deepEqual({ ...got, docs: got.docs.map((x) => x.cve_id) }, { ...want, docs: want.docs.map((x) => x.cve_id) });
+});
