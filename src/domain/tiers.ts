@@ -29,9 +29,6 @@ export function perPageCap(tier: Tier | null): number {
   return tier === null || tier === 'free' ? 10 : 100;
 }
 
-export function isPaid(tier: Tier | null): boolean {
-  return tier !== null && tier !== 'free';
-}
 
 /** Trial keys: 14 days, 750 asset checks per organization, 25 per request (spec §8). */
 export const TRIAL = Object.freeze({ days: 14, totalChecks: 750, perRequest: 25 });

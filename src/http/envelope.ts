@@ -60,18 +60,3 @@ export function Envelope<D extends TSchema, M extends TSchema>(data: D, meta: M)
 export function CollectionEnvelope<D extends TSchema, M extends TSchema>(item: D, meta: M, extra: Record<string, TSchema> = {}) {
   return Type.Object({ api: ApiBlock, data: Type.Array(item), pagination: PaginationSchema, meta, ...extra });
 }
-
-export const ErrorEnvelope = Type.Object({
-  api: Type.Object({ version: Type.String(), request_id: Type.String(), timestamp: Type.String() }),
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    retryable: Type.Boolean(),
-    retry_after_seconds: Type.Union([Type.Integer(), Type.Null()]),
-    action: Type.String(),
-    reset_at: Type.Optional(Type.String()),
-    max: Type.Optional(Type.Integer()),
-    detail: Type.Unknown(),
-  }),
-  data: Type.Optional(Type.Unknown()),
-});

@@ -59,7 +59,7 @@ export async function touchCorpus(tx: Conn): Promise<void> {
 /** Rebuilds the list keys and the facet and stat counts from `cves` (what the triggers would have left). */
 export async function recountReadModel(tx: Tx): Promise<void> {
   await sql`DELETE FROM cve_list_keys`.execute(tx);
-  await sql`INSERT INTO cve_list_keys
+  await sql`INSERT INTO cve_list_keys (kind, key, cve_id, published_at, severity, kev, exploit, patch_status)
     SELECT 'vendor', v.k, c.cve_id, c.published_at, c.severity, c.kev_flagged, c.has_public_exploit OR c.poc_available, c.patch_status
     FROM cves c CROSS JOIN LATERAL (SELECT DISTINCT unnest(c.vendor_slugs)) v(k)
     UNION ALL

@@ -16,9 +16,9 @@ function stableJson(doc: CveDocument): string {
   return JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: null }, sage: { ...doc.sage, generated_at: null } });
 }
 
-/** Hash of the document without the volatile timestamps (enrichment time, analysis generation time). */
-export function docHash(doc: CveDocument): string {
-  return createHash('sha256').update(stableJson(doc)).digest('hex');
+/** Hash of the stable document text (volatile timestamps nulled): unchanged documents are not rewritten. */
+function hashOf(stable: string): string {
+  return createHash('sha256').update(stable).digest('hex');
 }
 
 function row(doc: CveDocument) {
@@ -67,8 +67,7 @@ export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<numb
     .map((doc) => {
       const slim = JSON.stringify(row(doc));
       const json = stableJson(doc);
-      const hash = createHash('sha256').update(json).digest('hex');
-      return `${slim.slice(0, -1)},"doc_hash":"${hash}","doc":${json}}`;
+      return `${slim.slice(0, -1)},"doc_hash":"${hashOf(json)}","doc":${json}}`;
     })
     .join(',')}]`;
   const r = await sql<{ n: number }>`

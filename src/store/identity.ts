@@ -71,13 +71,6 @@ export async function insertApiKey(db: Db | Tx, orgId: number, v: {
   }).returning(['id', 'key_start', 'kind', 'scopes', 'expires_at', 'created_at']).executeTakeFirstOrThrow();
 }
 
-/** Idempotent: revoking a revoked key keeps its first revocation time. */
-export async function revokeApiKey(db: Db, orgId: number, keyId: number, now: Date): Promise<boolean> {
-  const r = await db.updateTable('api_keys').set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })
-    .where('org_id', '=', orgId).where('id', '=', keyId).executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
 export async function insertSession(db: Db | Tx, orgId: number, memberId: number, tokenHash: string, expiresAt: Date) {
   return db.insertInto('sessions').values({ org_id: orgId, member_id: memberId, token_hash: tokenHash, expires_at: expiresAt })
     .returning(['id']).executeTakeFirstOrThrow();
