@@ -7,19 +7,21 @@ import { importMsrcDocuments } from './msrc-import.ts';
 
 registerCommand('import', {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
-  usage: 'vulnintel import PATH... [--batch-size N] [--quiet] [--json]',
-  options: { 'batch-size': { type: 'string' }, quiet: { type: 'boolean' } },
+  usage: 'vulnintel import PATH... [--batch-size N] [--writers N] [--quiet] [--json]',
+  options: { 'batch-size': { type: 'string' }, writers: { type: 'string' }, quiet: { type: 'boolean' } },
   async run(ctx, values, positionals) {
     if (!positionals.length) throw new UsageError('give at least one file or directory');
     const batch = values['batch-size'] === undefined ? undefined : Number(values['batch-size']);
     if (batch !== undefined && (!Number.isInteger(batch) || batch < 1 || batch > 20000)) throw new UsageError('--batch-size must be an integer between 1 and 20000');
+    const writers = values.writers === undefined ? undefined : Number(values.writers);
+    if (writers !== undefined && (!Number.isInteger(writers) || writers < 1 || writers > 8)) throw new UsageError('--writers must be an integer between 1 and 8');
     const rt = await ctx.runtime();
     const progress = values.quiet ? silentProgress : createProgress(process.stderr);
     // The OpenAI-compatible analysis is used only when configured; failures keep records pending, never fail the import.
     const analysis = providerFromConfig(ctx.config);
     let summary;
     try {
-      summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch, provider: analysis?.provider });
+      summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider });
     } finally {
       await analysis?.close();
     }

@@ -4,6 +4,7 @@
 // recorded in ingest_runs (stages ingest and enricher); a run left 'running' by a killed process is marked
 // failed at the next start. Memory stays flat: items stream through fixed-size batches.
 import { readdir, stat } from 'node:fs/promises';
+import { sql } from 'kysely';
 import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
@@ -56,6 +57,11 @@ export interface PipelineOptions {
    * side-table triggers and rebuild them once at the end of the run (src/store/bulk.ts). False: always incremental.
    */
   bulkLoad?: boolean;
+  /**
+   * Concurrent batch writers (default 2, one per core of the reference machine), each on its own pooled
+   * connection; records are routed to writers by CVE id, so each CVE's records keep their order.
+   */
+  writers?: number;
   /** Test hook: called after each committed batch. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -102,6 +108,37 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
   return { inputs, skipped };
 }
 
+interface Writer {
+  cve: CveSourceRecord[];
+  epss: EpssRecord[];
+  inflight: Promise<void> | null;
+}
+
+/** The writer routing key of a CVE id (a string hash: ids spread evenly over the writers). */
+function routeKey(cveId: string): number {
+  let n = 0;
+  for (let i = 0; i < cveId.length; i++) n = (Math.imul(n, 31) + cveId.charCodeAt(i)) >>> 0;
+  return n;
+}
+
+/**
+ * Runs a batch transaction again when PostgreSQL aborted it for a deadlock or a serialization failure (two
+ * writers' count-trigger updates can meet): a batch is an idempotent upsert, so running it again is safe.
+ */
+async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (i >= attempts || (code !== '40P01' && code !== '40001')) throw err;
+      await new Promise((r) => setTimeout(r, 20 * i));
+    }
+  }
+}
+
+type PendingAnalysis = { doc: CveDocument; facts: AnalysisFacts };
+
 class Enricher {
   catalogs: Catalogs = { cwe: new Map(), capec: buildCapecIndex([], null) };
   catalogKey = '';
@@ -115,12 +152,14 @@ class Enricher {
     this.catalogKey = `${ENRICHMENT_VERSION}:${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
   }
 
-  /** Documents waiting for the configured analysis provider (filled inside a batch, drained after its commit). */
-  pendingAnalysis: { doc: CveDocument; facts: AnalysisFacts }[] = [];
-
-  /** Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description. */
-  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number }> {
-    if (!ids.length) return { written: 0, removed: 0 };
+  /**
+   * Re-enriches the given CVEs from their stored sources; writes changed documents, drops CVEs without a description.
+   * Returns the documents waiting for the configured analysis provider: the caller passes them to analyse() once
+   * the transaction has committed (each batch keeps its own list, so concurrent writers never mix them).
+   */
+  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number; pending: PendingAnalysis[] }> {
+    const pending: PendingAnalysis[] = [];
+    if (!ids.length) return { written: 0, removed: 0, pending };
     const { records, epss } = await loadSources(tx, ids, known);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
@@ -141,20 +180,19 @@ class Enricher {
       for (const b of built) {
         const before = prev.get(b.doc.cve_id) as SageBlock | undefined;
         b.doc.sage = { ...(before && before.model !== GROUNDED_MODEL ? before : b.doc.sage), status: 'pending' };
-        this.pendingAnalysis.push(b);
+        pending.push(b);
       }
     }
     for (const b of built) docs.push(b.doc);
     const written = await upsertCves(tx, docs);
     const removed = await deleteCves(tx, drop);
-    return { written, removed };
+    return { written, removed, pending };
   }
 
-  /** Runs the configured provider over the documents of the last committed batch; failures leave them pending. */
-  async analyse(conn: Db): Promise<number> {
+  /** Runs the configured provider over the documents of a committed batch; failures leave them pending. */
+  async analyse(conn: Db, pending: PendingAnalysis[]): Promise<number> {
     const provider = this.opts.provider;
-    const queue = this.pendingAnalysis;
-    this.pendingAnalysis = [];
+    const queue = [...pending];
     if (!provider || !queue.length) return 0;
     const done: CveDocument[] = [];
     const worker = async () => {
@@ -174,7 +212,7 @@ class Enricher {
 }
 
 export async function runPipeline(db: Db, inputs: PipelineInput[], opts: PipelineOptions = {}, skipped: { label: string; reason: string }[] = []): Promise<PipelineSummary> {
-  const res = await withImportLock(db, (conn) => pipeline(conn, inputs, opts, skipped), opts.wait);
+  const res = await withImportLock(db, (conn) => pipeline(db, conn, inputs, opts, skipped), opts.wait);
   if (!res.ran) throw new ImportBusyError();
   return res.value;
 }
@@ -186,7 +224,8 @@ export async function importPaths(db: Db, paths: string[], opts: PipelineOptions
   return runPipeline(db, inputs, { source: 'import', ...opts }, skipped);
 }
 
-async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions, skipped: { label: string; reason: string }[]): Promise<PipelineSummary> {
+/** `db` is the pool (batch writers take their own connections); `conn` holds the import lock. */
+async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: PipelineOptions, skipped: { label: string; reason: string }[]): Promise<PipelineSummary> {
   const progress = opts.progress ?? silentProgress;
   const batchSize = opts.batchSize ?? 1000;
   const epssBatchSize = opts.epssBatchSize ?? 5000;
@@ -203,50 +242,61 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
   const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
   const enricher = new Enricher(opts);
   let batchNo = 0;
-  const pending: { batch: Promise<void> | null } = { batch: null };
+  // Writers: CVE ids are routed to a fixed writer by their number, so all the records of one CVE are written in
+  // order by one writer, and two writers never touch the same CVE, source or EPSS row. Each writer has one batch
+  // in flight on its own pooled connection while the next one is read: parsing, enrichment and the database
+  // overlap, and PostgreSQL works on two batches at once. Memory stays bounded (two batches per writer).
+  const writerCount = Math.max(1, Math.min(8, opts.writers ?? 2));
+  const writers: Writer[] = Array.from({ length: writerCount }, () => ({ cve: [], epss: [], inflight: null }));
+  const inflight = new Set<Promise<void>>();
   try {
     await enricher.reload(conn);
-    let cveBatch: CveSourceRecord[] = [];
-    let epssBatch: EpssRecord[] = [];
     let catalogsChanged = false;
 
     const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
-      await withTx(conn, async (tx) => {
+      const r = await retryOnConflict(() => withTx(db, async (tx) => {
+        // A batch's documents (about 6 kB each) pass through a set-returning function; with the default 4 MB
+        // of work_mem its rows spill to a temporary file.
+        await sql`SET LOCAL work_mem = '64MB'`.execute(tx);
         const changed = new Set(await upsertSourceRecords(tx, recs));
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
-        summary.changed_sources += changed.size;
-        const r = await enricher.enrich(tx, [...changed].sort(), recs);
-        summary.documents_written += r.written;
-        summary.documents_removed += r.removed;
+        const res = await enricher.enrich(tx, [...changed].sort(), recs);
         if (bulk) await touchCorpus(tx);
-      });
-      batchNo++;
-      await enricher.analyse(conn);
+        return { ...res, changed: changed.size };
+      }));
+      summary.changed_sources += r.changed;
+      summary.documents_written += r.written;
+      summary.documents_removed += r.removed;
+      const n = ++batchNo;
+      await enricher.analyse(db, r.pending);
       await progressRun(conn, ingestRun, summary.items);
       await progressRun(conn, enrichRun, summary.documents_written);
-      await opts.afterBatch?.(batchNo);
+      await opts.afterBatch?.(n);
     };
-    // One batch is written while the next one is read: database time overlaps parsing time. At most one
-    // batch is in flight (the pipeline owns a single connection), so memory stays bounded.
-    let inflight: Promise<void> | null = null;
-    const flush = async (drain = true) => {
-      if (cveBatch.length || epssBatch.length) {
-        const recs = cveBatch;
-        const scores = epssBatch;
-        cveBatch = [];
-        epssBatch = [];
-        if (inflight) await inflight;
-        inflight = writeBatch(recs, scores);
-        pending.batch = inflight;
-        // Marked handled here; the rejection is rethrown where the batch is awaited.
-        inflight.catch(() => undefined);
-      }
-      if (drain && inflight) {
-        const p = inflight;
-        inflight = null;
-        await p;
+    /** Starts the writer's batch once its previous one is done (at most one in flight per writer). */
+    const send = async (w: Writer) => {
+      if (!w.cve.length && !w.epss.length) return;
+      const recs = w.cve;
+      const scores = w.epss;
+      w.cve = [];
+      w.epss = [];
+      if (w.inflight) await w.inflight;
+      const p = writeBatch(recs, scores);
+      w.inflight = p;
+      inflight.add(p);
+      // Marked handled here; the rejection is rethrown where the batch is awaited.
+      p.then(() => inflight.delete(p), () => undefined);
+    };
+    /** Sends every writer's partial batch and waits until all are committed. */
+    const flush = async () => {
+      for (const w of writers) await send(w);
+      for (const w of writers) {
+        const p = w.inflight;
+        w.inflight = null;
+        if (p) await p;
       }
     };
+    const writerOf = (cveId: string) => writers[writerCount === 1 ? 0 : routeKey(cveId) % writerCount];
 
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
@@ -261,15 +311,19 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
         n++;
         summary.items++;
         switch (item.kind) {
-          case 'cve':
+          case 'cve': {
             if (kevIds && item.record.source === 'kev') kevIds.add(item.record.cve_id);
-            cveBatch.push(item.record);
-            if (cveBatch.length >= batchSize) await flush(false);
+            const w = writerOf(item.record.cve_id);
+            w.cve.push(item.record);
+            if (w.cve.length >= batchSize) await send(w);
             break;
-          case 'epss':
-            epssBatch.push(item.record);
-            if (epssBatch.length >= epssBatchSize) await flush(false);
+          }
+          case 'epss': {
+            const w = writerOf(item.record.cve_id);
+            w.epss.push(item.record);
+            if (w.epss.length >= epssBatchSize) await send(w);
             break;
+          }
           case 'cwe':
             cwe.push(item.record);
             break;
@@ -286,18 +340,20 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
       summary.inputs.push({ label: input.label, format: input.format, items: n });
       if (kevIds && kevIds.size > 0) {
         await flush();
-        await withTx(conn, async (tx) => {
+        const r = await withTx(conn, async (tx) => {
           const gone = await deleteSourcesNotIn(tx, 'kev', [...kevIds]);
           summary.changed_sources += gone.length;
-          const r = await enricher.enrich(tx, gone);
-          summary.documents_written += r.written;
-          summary.documents_removed += r.removed;
+          return enricher.enrich(tx, gone);
         });
-        await enricher.analyse(conn);
+        summary.documents_written += r.written;
+        summary.documents_removed += r.removed;
+        await enricher.analyse(conn, r.pending);
       }
       if (cwe.length || capec.length || metas.length) {
-        // Catalogs and feed facts of this file: one transaction.
-        await flush();
+        // Catalogs and feed facts of this file: one transaction. A catalog changes how the next batches are
+        // enriched, so the batches read before it are committed first; feed facts alone (an MSRC or CSAF
+        // document's revision) are informational and do not stop the writers.
+        if (cwe.length || capec.length) await flush();
         await withTx(conn, async (tx) => {
           for (const m of metas) await setFeedState(tx, m);
           let changed = false;
@@ -326,12 +382,10 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
           const ids = await sourceCveIds(conn, after, batchSize);
           if (!ids.length) break;
           after = ids[ids.length - 1];
-          await withTx(conn, async (tx) => {
-            const r = await enricher.enrich(tx, ids);
-            summary.documents_written += r.written;
-            summary.documents_removed += r.removed;
-          });
-          await enricher.analyse(conn);
+          const r = await withTx(conn, (tx) => enricher.enrich(tx, ids));
+          summary.documents_written += r.written;
+          summary.documents_removed += r.removed;
+          await enricher.analyse(conn, r.pending);
           await progressRun(conn, enrichRun, summary.documents_written);
         }
       }
@@ -348,8 +402,8 @@ async function pipeline(conn: Db, inputs: PipelineInput[], opts: PipelineOptions
     progress.end();
     return summary;
   } catch (err) {
-    // A batch still in flight uses the connection: let it settle before recording the failure.
-    await pending.batch?.catch(() => undefined);
+    // Let the batches still in flight settle before recording the failure.
+    await Promise.allSettled([...inflight]);
     // Indexes and counts are restored now if possible, else by the next run.
     if (bulk) await withTx(conn, (tx) => endBulkLoad(tx)).catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
