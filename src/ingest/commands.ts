@@ -3,7 +3,6 @@ import { registerCommand, UsageError } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { createProgress, silentProgress } from './progress.ts';
 import { providerFromConfig } from './analysis-provider.ts';
-import { importMsrcDocuments } from './msrc-import.ts';
 
 registerCommand('import', {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
@@ -25,9 +24,9 @@ registerCommand('import', {
     } finally {
       await analysis?.close();
     }
-    // MSRC documents also feed the Windows engine's own tables (API v2).
-    const msrc = await importMsrcDocuments(rt.store.db, positionals);
-    if (ctx.json) ctx.out(JSON.stringify({ ...summary, msrc }));
+    // MSRC documents also fed the Windows engine's own tables (API v2), parsed once by the pipeline.
+    const { msrc } = summary;
+    if (ctx.json) ctx.out(JSON.stringify(summary));
     else {
       for (const s of summary.skipped) ctx.out(`skipped ${s.label}: ${s.reason}`);
       ctx.out(`Imported ${summary.inputs.length} file(s), ${summary.items} records; ${summary.documents_written} CVE documents written, corpus ${summary.corpus} CVEs, ${summary.vendors} vendors.`);

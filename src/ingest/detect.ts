@@ -32,6 +32,8 @@ export function detectFromHead(head: string): FeedFormat | null {
   if (!text.startsWith('{')) return null;
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
   const oneObjectPerLine = isCompleteJson(firstLine) && /\n\s*\{/.test(text);
+  // The MSRC `/updates` index (OData): the list of CVRF documents with their addresses.
+  if (/"@odata\.context"\s*:/.test(text) && /"CvrfUrl"\s*:/.test(text)) return 'msrc-index';
   if (/"csaf_version"\s*:\s*"2\.0"/.test(text)) return oneObjectPerLine ? 'csaf-jsonl' : 'csaf';
   // MSRC CVRF in the JSON form of the MSRC API (strings wrapped as {"Value": …}).
   if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';

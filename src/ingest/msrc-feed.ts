@@ -3,14 +3,23 @@
 // with the format detector on import of this module (pipeline.ts imports it).
 import { readFile } from 'node:fs/promises';
 import { registerReader } from './detect.ts';
-import { parseMsrcBuffer } from './msrc.ts';
+import { parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
+import { readText } from './io.ts';
 import { msrcCveRecords } from './msrc-cves.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 
 export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
   const doc = parseMsrcBuffer(await readFile(file));
   yield { kind: 'meta', meta: { feed: 'msrc-cvrf', version: doc.revisionNumber, date: doc.currentReleaseDate, declared_count: doc.vulnerabilities.length } };
+  yield { kind: 'msrc-document', doc };
   for (const record of msrcCveRecords(doc)) yield { kind: 'cve', record: record satisfies CveSourceRecord };
 }
 
+/** The MSRC `/updates` index (plain or .gz): each listed document's CvrfUrl. */
+export async function* readMsrcIndex(file: string): AsyncGenerator<IngestItem> {
+  const entries = parseUpdatesIndex(JSON.parse(await readText(file)));
+  yield { kind: 'msrc-index', entries: entries.map((e) => ({ id: e.id, cvrfUrl: e.cvrfUrl })) };
+}
+
 registerReader('msrc-cvrf', readMsrcCves);
+registerReader('msrc-index', readMsrcIndex);

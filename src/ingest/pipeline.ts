@@ -25,6 +25,9 @@ import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts
 import { GROUNDED_MODEL, type AnalysisFacts, type AnalysisProvider } from '../domain/analysis.ts';
 import { ENRICHMENT_VERSION, type CveDocument, type SageBlock } from '../domain/cve-document.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
+import { storeMsrcDocument, type MsrcImportSummary } from './msrc-import.ts';
+import { msrcDocumentStates } from '../store/windows.ts';
+import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
 
 export interface PipelineInput {
   /** A file path or a feed URL, for progress and errors. */
@@ -62,6 +65,11 @@ export interface PipelineOptions {
    * connection; records are routed to writers by CVE id, so each CVE's records keep their order.
    */
   writers?: number;
+  /**
+   * Store each MSRC document's Windows subset (API v2 tables) as the document is read (default true), so a
+   * document is parsed once for the corpus and the Windows engine. The sync's MSRC source stores them itself.
+   */
+  windowsDocuments?: boolean;
   /** Test hook: called after each committed batch. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -76,6 +84,8 @@ export interface PipelineSummary {
   corpus: number;
   vendors: number;
   full_reenrichment: boolean;
+  /** MSRC documents stored for the Windows engine (API v2). */
+  msrc: MsrcImportSummary;
 }
 
 export class ImportBusyError extends Error {
@@ -85,7 +95,7 @@ export class ImportBusyError extends Error {
 }
 
 /** Order that keeps work minimal: catalogs first, then EPSS, then CVE sources (NVD before the rest). */
-const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'csaf', 'csaf-jsonl', 'msrc-cvrf', 'kev'];
+const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'csaf', 'csaf-jsonl', 'msrc-index', 'msrc-cvrf', 'kev'];
 
 /** Files under the given paths (directories recursively, sorted), with their detected formats. */
 export async function collectInputs(paths: string[]): Promise<{ inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }> {
@@ -234,12 +244,26 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   // A bulk load left unfinished by a killed run is completed first (indexes and counts restored).
   if (await bulkLoadPending(conn)) {
     opts.log?.warn({}, 'finishing the bulk load of an interrupted import');
-    await withTx(conn, (tx) => endBulkLoad(tx));
+    await endBulkLoad(db);
   }
   const bulk = opts.bulkLoad !== false && (await withTx(conn, (tx) => beginBulkLoad(tx)));
   const ingestRun = await startRun(conn, 'ingest', opts.source ?? null);
   const enrichRun = await startRun(conn, 'enricher', opts.source ?? null);
-  const summary: PipelineSummary = { inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false };
+  const summary: PipelineSummary = {
+    inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false,
+    msrc: { documents: 0, added: [], revised: [], unchanged: 0, skipped: [] },
+  };
+  // MSRC: document addresses from an `/updates` index among the inputs, and the stored revisions (read once).
+  const msrcUrls = new Map<string, string>();
+  let msrcStates: Map<string, { sha256: string }> | null = null;
+  const storeWindows = async (doc: MsrcDocument) => {
+    msrcStates ??= await msrcDocumentStates(db);
+    const r = await storeMsrcDocument(db, doc, msrcUrls.get(doc.id) || null, msrcStates);
+    summary.msrc.documents++;
+    if (r === 'added') summary.msrc.added.push(doc.id);
+    else if (r === 'revised') summary.msrc.revised.push(doc.id);
+    else summary.msrc.unchanged++;
+  };
   const enricher = new Enricher(opts);
   let batchNo = 0;
   // Writers: CVE ids are routed to a fixed writer by their number, so all the records of one CVE are written in
@@ -308,6 +332,14 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       const kevIds = input.format === 'kev' ? new Set<string>() : null;
       let n = 0;
       for await (const item of input.items()) {
+        if (item.kind === 'msrc-index') {
+          for (const e of item.entries) if (e.cvrfUrl) msrcUrls.set(e.id, e.cvrfUrl);
+          continue;
+        }
+        if (item.kind === 'msrc-document') {
+          if (opts.windowsDocuments !== false) await storeWindows(item.doc);
+          continue;
+        }
         n++;
         summary.items++;
         switch (item.kind) {
@@ -393,7 +425,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     }
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');
-      await withTx(conn, (tx) => endBulkLoad(tx));
+      await endBulkLoad(db);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
     summary.corpus = await countCves(conn);
@@ -405,7 +437,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     // Let the batches still in flight settle before recording the failure.
     await Promise.allSettled([...inflight]);
     // Indexes and counts are restored now if possible, else by the next run.
-    if (bulk) await withTx(conn, (tx) => endBulkLoad(tx)).catch(() => undefined);
+    if (bulk) await endBulkLoad(db).catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);

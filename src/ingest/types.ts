@@ -2,6 +2,7 @@
 // Readers never enrich: they only translate a feed's fields into these shapes. Enrichment lives in
 // src/domain/ and works on the per-CVE merge input below, so any source (including MSRC, owned by the
 // Windows helper, and the live `sync` fetchers) plugs in by producing `CveSourceRecord`s.
+import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
 
 /** Sources that contribute per-CVE facts. Merge precedence for text and CVSS is this order. */
 export const CVE_SOURCES = ['nvd', 'csaf', 'msrc', 'kev'] as const;
@@ -156,7 +157,8 @@ export type FeedFormat =
   | 'capec-stix'
   | 'csaf'
   | 'csaf-jsonl'
-  | 'msrc-cvrf';
+  | 'msrc-cvrf'
+  | 'msrc-index';
 
 /** What readers yield. */
 export type IngestItem =
@@ -164,7 +166,11 @@ export type IngestItem =
   | { kind: 'epss'; record: EpssRecord }
   | { kind: 'cwe'; record: CweRecord }
   | { kind: 'capec'; record: CapecRecord }
-  | { kind: 'meta'; meta: FeedMeta };
+  | { kind: 'meta'; meta: FeedMeta }
+  /** A whole MSRC document, parsed once: the pipeline stores its Windows subset (API v2) from it. */
+  | { kind: 'msrc-document'; doc: MsrcDocument }
+  /** The MSRC `/updates` index: each document's CvrfUrl (the address stored with the document). */
+  | { kind: 'msrc-index'; entries: { id: string; cvrfUrl: string }[] };
 
 export class FeedFormatError extends Error {
   constructor(message: string) {

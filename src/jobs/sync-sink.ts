@@ -15,12 +15,13 @@ export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provid
       // Records, not feed facts: the pipeline's item count also includes the catalog-version items.
       async function* counted(file: string, format: FeedFormat) {
         for await (const item of readFeed(file, format)) {
-          if (item.kind !== 'meta') records++;
+          if (item.kind !== 'meta' && item.kind !== 'msrc-document' && item.kind !== 'msrc-index') records++;
           yield item;
         }
       }
       const inputs = files.map(({ file, format }) => ({ label: file, format, items: () => counted(file, format) }));
-      await runPipeline(db, inputs, { ...opts, source: `sync:${info.source}`, wait: true });
+      // The MSRC source stores each document's Windows tables itself, after its CVEs (src/jobs/sync-msrc.ts).
+      await runPipeline(db, inputs, { ...opts, source: `sync:${info.source}`, wait: true, windowsDocuments: false });
       return { records };
     },
   };

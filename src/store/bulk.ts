@@ -5,6 +5,7 @@
 // `ingest_state` ('bulk_load'), so a run killed mid-load is finished (indexes and counts restored) by the next run.
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
+import { withTx } from './db.ts';
 
 type Conn = Db | Tx;
 
@@ -56,8 +57,8 @@ export async function touchCorpus(tx: Conn): Promise<void> {
   await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);
 }
 
-/** Rebuilds the list keys and the facet and stat counts from `cves` (what the triggers would have left). */
-export async function recountReadModel(tx: Tx): Promise<void> {
+/** Rebuilds `cve_list_keys` from `cves` (what the list-key triggers would have left). */
+async function recountListKeys(tx: Tx): Promise<void> {
   await sql`DELETE FROM cve_list_keys`.execute(tx);
   await sql`INSERT INTO cve_list_keys (kind, key, cve_id, published_at, severity, kev, exploit, patch_status)
     SELECT 'vendor', v.k, c.cve_id, c.published_at, c.severity, c.kev_flagged, c.has_public_exploit OR c.poc_available, c.patch_status
@@ -65,8 +66,11 @@ export async function recountReadModel(tx: Tx): Promise<void> {
     UNION ALL
     SELECT 'protocol', p.k, c.cve_id, c.published_at, c.severity, c.kev_flagged, c.has_public_exploit OR c.poc_available, c.patch_status
     FROM cves c CROSS JOIN LATERAL (SELECT DISTINCT unnest(c.protocols)) p(k)`.execute(tx);
+}
+
+/** Rebuilds `cve_facet_counts` from `cves` (what the count triggers would have left). */
+async function recountFacets(tx: Tx): Promise<void> {
   await sql`DELETE FROM cve_facet_counts`.execute(tx);
-  await sql`DELETE FROM cve_stat_counts`.execute(tx);
   await sql`
     WITH d AS (
       SELECT coalesce(severity, '') AS severity, kev_flagged AS kev, has_public_exploit OR poc_available AS exploit,
@@ -83,6 +87,11 @@ export async function recountReadModel(tx: Tx): Promise<void> {
       SELECT 'protocol', p.k, d.* FROM d CROSS JOIN LATERAL (SELECT DISTINCT unnest(d.protocols)) p(k)
     ) x
     GROUP BY scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant`.execute(tx);
+}
+
+/** Rebuilds `cve_stat_counts` from `cves`. */
+async function recountStats(tx: Tx): Promise<void> {
+  await sql`DELETE FROM cve_stat_counts`.execute(tx);
   await sql`
     INSERT INTO cve_stat_counts (dim, key, n)
     SELECT dim, key, count(*) FROM (
@@ -93,20 +102,54 @@ export async function recountReadModel(tx: Tx): Promise<void> {
     GROUP BY dim, key`.execute(tx);
 }
 
+/** Rebuilds the list keys and the facet and stat counts from `cves` (what the triggers would have left). */
+export async function recountReadModel(tx: Tx): Promise<void> {
+  await recountListKeys(tx);
+  await recountFacets(tx);
+  await recountStats(tx);
+}
+
+/** `CREATE [UNIQUE] INDEX name ...` as stored in the state, made idempotent (a resumed run skips built ones). */
+function idempotent(def: string): string {
+  return def.replace(/^CREATE (UNIQUE )?INDEX (?!IF NOT EXISTS )/, 'CREATE $1INDEX IF NOT EXISTS ');
+}
+
 /**
- * Leaves bulk-load mode: recreates the dropped indexes, recomputes the side tables, re-enables the triggers.
- * One transaction: readers see either the loading state or the finished read model. No-op when not in bulk mode.
+ * Leaves bulk-load mode: recreates the dropped indexes and recomputes the side tables, then re-enables the
+ * triggers. The rebuild runs as independent tasks (each index, each side table: one transaction each) on
+ * `parallel` pooled connections, largest first, so PostgreSQL uses every core; the full-text index alone takes
+ * about a third of it. Only the last transaction leaves bulk mode: a run killed before it is finished by the
+ * next run (built indexes are skipped, the side tables are recomputed). Call it holding the import lock (no
+ * other writer of `cves`). No-op when not in bulk mode.
  */
-export async function endBulkLoad(tx: Tx): Promise<boolean> {
-  await sql`LOCK TABLE cves IN ACCESS EXCLUSIVE MODE`.execute(tx);
-  const state = await readState(tx);
+export async function endBulkLoad(db: Db, parallel = 2): Promise<boolean> {
+  const state = await readState(db);
   if (!state) return false;
-  await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(tx);
-  for (const { def } of state.indexes) await sql.raw(def).execute(tx);
-  await recountReadModel(tx);
-  for (const t of TRIGGERS) await sql`ALTER TABLE cves ENABLE TRIGGER ${sql.id(t)}`.execute(tx);
-  await sql`DELETE FROM ingest_state WHERE key = ${STATE_KEY}`.execute(tx);
-  await sql`ANALYZE cves`.execute(tx);
-  await touchCorpus(tx);
+  const tasks: { weight: number; run: (tx: Tx) => Promise<void> }[] = [
+    { weight: 12, run: recountListKeys },
+    { weight: 10, run: recountFacets },
+    { weight: 3, run: recountStats },
+    ...state.indexes.map(({ def }) => ({
+      // GIN (full text, arrays) takes longest; covering b-trees next.
+      weight: / USING gin \(search\)/.test(def) ? 11 : / USING gin /.test(def) ? 2 : / INCLUDE /.test(def) ? 3 : 2,
+      run: async (tx: Tx) => {
+        await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(tx);
+        await sql.raw(idempotent(def)).execute(tx);
+      },
+    })),
+  ].sort((a, b) => b.weight - a.weight);
+  let next = 0;
+  const worker = async () => {
+    for (let t = tasks[next++]; t; t = tasks[next++]) await withTx(db, t.run);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker));
+  await withTx(db, async (tx) => {
+    await sql`LOCK TABLE cves IN ACCESS EXCLUSIVE MODE`.execute(tx);
+    for (const t of TRIGGERS) await sql`ALTER TABLE cves ENABLE TRIGGER ${sql.id(t)}`.execute(tx);
+    await sql`DELETE FROM ingest_state WHERE key = ${STATE_KEY}`.execute(tx);
+    await touchCorpus(tx);
+  });
+  // Planner statistics for the fresh table, outside the exclusive lock (readers are not held up by it).
+  await sql`ANALYZE cves`.execute(db);
   return true;
 }

@@ -28,7 +28,11 @@ after(async () => { await db.drop(); });
 test('import: MSRC CVEs join the corpus (source msrc) and the documents fill msrc_documents / msrc_fixes', async () => {
   const dir = dirWith([[`${FIXTURE_DIR}/2024-Aug.xml.gz`, '2024-Aug.xml.gz'], [`${FIXTURE_DIR}/updates-index.json`, 'updates-index.json']]);
   const sum = await importPaths(db.store.db, [dir], { log: quiet });
-  assert.ok(sum.inputs.some((i) => i.format === 'msrc-cvrf'));
+  // The /updates index is an input of its own (the documents' addresses), read before the documents.
+  assert.deepEqual(sum.inputs.map((i) => i.format), ['msrc-index', 'msrc-cvrf']);
+  assert.deepEqual(sum.skipped, []);
+  // The document is parsed once: the same pass stores its Windows subset (API v2 tables).
+  assert.deepEqual([sum.msrc.documents, sum.msrc.added, sum.msrc.revised, sum.msrc.unchanged], [1, ['2024-Aug'], [], 0]);
   const cve = await db.store.db.selectFrom('cves').select(['cve_id', 'title', 'cvss_score', 'doc']).where('cve_id', '=', 'CVE-2024-38063').executeTakeFirst();
   assert.ok(cve, 'CVE-2024-38063 is in the corpus from MSRC alone');
   assert.equal(cve.title, 'Windows TCP/IP Remote Code Execution Vulnerability');
@@ -36,8 +40,9 @@ test('import: MSRC CVEs join the corpus (source msrc) and the documents fill msr
   assert.ok((cve.doc as { sources: string[] }).sources.includes('msrc'));
   assert.ok((cve.doc as { affected: { vendors: string[] } }).affected.vendors.some((v) => /microsoft/i.test(v)));
 
+  // The standalone MSRC import (ensureMsrcSnapshot) sees the same content: unchanged.
   const m = await importMsrcDocuments(db.store.db, [dir]);
-  assert.deepEqual(m.added, ['2024-Aug']);
+  assert.deepEqual([m.added, m.unchanged], [[], 1]);
   const d = await db.store.db.selectFrom('msrc_documents').select(['id', 'revision_date', 'cvrf_url', 'title']).executeTakeFirstOrThrow();
   assert.equal(d.cvrf_url, 'https://api.msrc.microsoft.com/cvrf/v3.0/cvrf/2024-Aug');
   assert.equal(d.revision_date?.toISOString(), '2026-06-28T01:56:08.000Z');
