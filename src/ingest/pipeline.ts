@@ -25,6 +25,7 @@ import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts
 import { GROUNDED_MODEL, type AnalysisFacts, type AnalysisProvider } from '../domain/analysis.ts';
 import { ENRICHMENT_VERSION, type CveDocument, type SageBlock } from '../domain/cve-document.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
+import { boundHeapGrowth } from '../lib/heap.ts';
 import { storeMsrcDocument, type MsrcImportSummary } from './msrc-import.ts';
 import { msrcDocumentStates } from '../store/windows.ts';
 import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
@@ -222,7 +223,15 @@ class Enricher {
 }
 
 export async function runPipeline(db: Db, inputs: PipelineInput[], opts: PipelineOptions = {}, skipped: { label: string; reason: string }[] = []): Promise<PipelineSummary> {
-  const res = await withImportLock(db, (conn) => pipeline(db, conn, inputs, opts, skipped), opts.wait);
+  const res = await withImportLock(db, async (conn) => {
+    // Peak memory stays bounded while records stream through (src/lib/heap.ts).
+    const release = boundHeapGrowth();
+    try {
+      return await pipeline(db, conn, inputs, opts, skipped);
+    } finally {
+      release();
+    }
+  }, opts.wait);
   if (!res.ran) throw new ImportBusyError();
   return res.value;
 }
