@@ -69,12 +69,29 @@ export function sourceRow(r: CveSourceRecord): SourceRow {
   return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, record, record_hash: sha(record) };
 }
 
+/**
+ * Whether `next` replaces `prev` under the same key. MSRC lists a CVE again in later monthly documents, all under
+ * one key per CVE: the record of the newest revision (`modified`, the CVE's latest revision date in that document)
+ * is kept whatever the order the documents are read in, and a tie keeps the stored one; so a re-import of the same
+ * documents changes nothing. Other sources: the later record wins.
+ */
+export function replacesSource(prev: Pick<CveSourceRecord, 'source' | 'modified'>, next: Pick<CveSourceRecord, 'source' | 'modified'>): boolean {
+  if (next.source !== 'msrc') return true;
+  return (next.modified ?? '') > (prev.modified ?? '');
+}
+
 /** Upserts source records; returns the CVE ids whose records were inserted or changed. */
 export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Promise<string[]> {
   if (!recs.length) return [];
-  // Last record wins when one batch carries the same key twice.
+  // One record per key in a batch: the later one, or for MSRC the newest revision (replacesSource).
+  const kept = new Map<string, CveSourceRecord>();
+  for (const r of recs) {
+    const key = `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
+    const prev = kept.get(key);
+    if (!prev || replacesSource(prev, r)) kept.set(key, r);
+  }
   const byKey = new Map<string, SourceRow>();
-  for (const r of recs) byKey.set(`${r.cve_id}\u0000${r.source}\u0000${r.source_key}`, sourceRow(r));
+  for (const [key, r] of kept) byKey.set(key, sourceRow(r));
   // The payload is assembled from the already-serialised records (no parse/re-serialise round trip).
   const payload = `[${[...byKey.values()]
     .map((r) => `{"cve_id":${JSON.stringify(r.cve_id)},"source":${JSON.stringify(r.source)},"source_key":${JSON.stringify(r.source_key)},"record_hash":"${r.record_hash}","record":${r.record}}`)
@@ -86,6 +103,8 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
+        -- replacesSource: an MSRC record replaces the stored one only for a newer revision.
+        AND (s.source <> 'msrc' OR coalesce(EXCLUDED.record->>'modified', '') COLLATE "C" > coalesce(s.record->>'modified', '') COLLATE "C")
     RETURNING cve_id`.execute(db);
   return [...new Set(res.rows.map((r) => r.cve_id))];
 }

@@ -36,6 +36,8 @@ export async function testApp(opts: {
   viaProxy?: boolean;
   /** Smaller rate-limit windows (buildApp's rateProfiles). */
   rateProfiles?: AppDeps['rateProfiles'];
+  /** A logger for the app (default: none). */
+  logger?: AppDeps['logger'];
 } = {}): Promise<TestApp> {
   const db = await freshDb();
   let proxy: TcpProxy | null = null;
@@ -58,7 +60,7 @@ export async function testApp(opts: {
     ...(opts.env ?? {}),
   });
   const clock = fixedClock(opts.now ?? '2026-11-21T12:00:00Z');
-  const app = await buildApp({ config, store, clock: opts.clock ?? clock, testRoutes: opts.testRoutes, rateProfiles: opts.rateProfiles });
+  const app = await buildApp({ config, store, clock: opts.clock ?? clock, testRoutes: opts.testRoutes, rateProfiles: opts.rateProfiles, logger: opts.logger });
   await app.ready();
   return {
     app, db, store, proxy, config, clock,

@@ -81,3 +81,39 @@ test('ensureMsrcSnapshot imports snapshot/msrc once when no document is stored',
     await db2.drop();
   }
 });
+
+test('a CVE listed by several MSRC documents keeps its newest revision whatever the order; re-importing changes nothing', async () => {
+  // CVE-2021-32715 is in 2021-Jul (revised 2026-02-18 15:11:39) and in 2024-Sep (revision of 2024-09-11).
+  const jul = `${FIXTURE_DIR}/2021-Jul.xml.gz`;
+  const sep = `${FIXTURE_DIR}/2024-Sep.xml.gz`;
+  const stored = async (d: TestDb) => {
+    const r = await d.store.db.selectFrom('cve_sources').select(['record', 'record_hash']).where('cve_id', '=', 'CVE-2021-32715').where('source', '=', 'msrc').execute();
+    assert.equal(r.length, 1);
+    return { modified: (r[0].record as { modified: string }).modified, hash: r[0].record_hash };
+  };
+  const a = await freshDb();
+  const b = await freshDb();
+  try {
+    // Older revision read last (a), or first (b).
+    await importPaths(a.store.db, [dirWith([[jul, 'a.xml.gz']])], { log: quiet });
+    await importPaths(a.store.db, [dirWith([[sep, 'b.xml.gz']])], { log: quiet });
+    await importPaths(b.store.db, [dirWith([[sep, 'a.xml.gz']])], { log: quiet });
+    const older = await stored(b);
+    assert.equal(older.modified, '2024-09-11T00:00:00.000Z');
+    await importPaths(b.store.db, [dirWith([[jul, 'b.xml.gz']])], { log: quiet });
+    const [sa, sb] = [await stored(a), await stored(b)];
+    assert.equal(sa.modified, '2026-02-18T15:11:39.000Z');
+    assert.deepEqual(sb, sa);
+
+    // Every fixture document at once, twice: the second run changes no source and writes no document.
+    const all = dirWith(['2020-Jan', '2021-Jul', '2021-Jun', '2022-Nov', '2024-Aug', '2024-Sep', '2026-Feb', '2026-Jun', '2026-May']
+      .map((m): [string, string] => [`${FIXTURE_DIR}/${m}.xml.gz`, `${m}.xml.gz`]));
+    const first = await importPaths(a.store.db, [all], { log: quiet });
+    assert.ok(first.documents_written > 1000);
+    const again = await importPaths(a.store.db, [all], { log: quiet });
+    assert.deepEqual([again.changed_sources, again.documents_written, again.documents_removed], [0, 0, 0]);
+    assert.deepEqual(await stored(a), sa);
+  } finally {
+    await Promise.all([a.drop(), b.drop()]);
+  }
+});

@@ -106,6 +106,15 @@ function validateSoftware(items: unknown[], accepted: Set<string>): { stored: So
 
 const assets: FastifyPluginAsync = async (app) => {
   const data = new WindowsData(app.deps.store.db);
+  // Once the server listens, the evaluation index is built in the background (never on app.inject in tests).
+  let closing = false;
+  app.addHook('onClose', async () => { closing = true; });
+  app.addHook('onListen', async () => {
+    data.warm().then(
+      (w) => app.log.info({ windows_index: w }, 'Windows evaluation index ready'),
+      (err: Error) => { if (!closing) app.log.warn({ err: err.message }, 'Windows evaluation index not built ahead; the first v2 call builds it'); },
+    );
+  });
   await app.register(multipart, { limits: { files: 2, fileSize: CSV_PART_LIMIT, fields: 20, fieldSize: CSV_PART_LIMIT, parts: 24 } });
 
   // Spec §5.9: each v2 call logs time, key, path, status, host count and duration; never a body.
