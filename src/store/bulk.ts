@@ -1,7 +1,7 @@
 // Bulk-load mode for the first import into an empty corpus (docs/ingest.md "Bulk first import"). While it is on,
 // `cves` has no secondary indexes and its list-key and facet-count triggers are disabled; at the end of the same
 // import run the indexes are rebuilt once and `cve_list_keys`, `cve_facet_counts` and `cve_stat_counts` are
-// recomputed from `cves` (the same rows the triggers produce). The dropped index definitions are kept in
+// recomputed from `cves` by the triggers' own statements (SQL functions of migration 0501). The dropped index definitions are kept in
 // `ingest_state` ('bulk_load'), so a run killed mid-load is finished (indexes and counts restored) by the next run.
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
@@ -57,49 +57,28 @@ export async function touchCorpus(tx: Conn): Promise<void> {
   await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);
 }
 
-/** Rebuilds `cve_list_keys` from `cves` (what the list-key triggers would have left). */
-async function recountListKeys(tx: Tx): Promise<void> {
-  await sql`DELETE FROM cve_list_keys`.execute(tx);
-  await sql`INSERT INTO cve_list_keys (kind, key, cve_id, published_at, severity, kev, exploit, patch_status)
-    SELECT 'vendor', v.k, c.cve_id, c.published_at, c.severity, c.kev_flagged, c.has_public_exploit OR c.poc_available, c.patch_status
-    FROM cves c CROSS JOIN LATERAL (SELECT DISTINCT unnest(c.vendor_slugs)) v(k)
-    UNION ALL
-    SELECT 'protocol', p.k, c.cve_id, c.published_at, c.severity, c.kev_flagged, c.has_public_exploit OR c.poc_available, c.patch_status
-    FROM cves c CROSS JOIN LATERAL (SELECT DISTINCT unnest(c.protocols)) p(k)`.execute(tx);
+/** Runs the statement a read-model SQL function (migration 0501, shared with the triggers) returns. */
+async function runShared(tx: Tx, statement: ReturnType<typeof sql<{ q: string }>>): Promise<void> {
+  const r = await statement.execute(tx);
+  await sql.raw(r.rows[0].q).execute(tx);
 }
 
-/** Rebuilds `cve_facet_counts` from `cves` (what the count triggers would have left). */
+/** Rebuilds `cve_list_keys` from `cves` (the list-key trigger's own statement, over the whole table). */
+async function recountListKeys(tx: Tx): Promise<void> {
+  await sql`DELETE FROM cve_list_keys`.execute(tx);
+  await runShared(tx, sql<{ q: string }>`SELECT cve_list_keys_sql('cves') AS q`);
+}
+
+/** Rebuilds `cve_facet_counts` from `cves` (the count trigger's own statement, every row counted once). */
 async function recountFacets(tx: Tx): Promise<void> {
   await sql`DELETE FROM cve_facet_counts`.execute(tx);
-  await sql`
-    WITH d AS (
-      SELECT coalesce(severity, '') AS severity, kev_flagged AS kev, has_public_exploit OR poc_available AS exploit,
-        patch_status, exploit_maturity AS maturity, ics_relevant, vendor_slugs, protocols
-      FROM cves
-    )
-    INSERT INTO cve_facet_counts (scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, n)
-    SELECT scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, count(*)
-    FROM (
-      SELECT 'all' AS scope, '' AS key, d.* FROM d
-      UNION ALL
-      SELECT 'vendor', v.k, d.* FROM d CROSS JOIN LATERAL (SELECT DISTINCT unnest(d.vendor_slugs)) v(k)
-      UNION ALL
-      SELECT 'protocol', p.k, d.* FROM d CROSS JOIN LATERAL (SELECT DISTINCT unnest(d.protocols)) p(k)
-    ) x
-    GROUP BY scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant`.execute(tx);
+  await runShared(tx, sql<{ q: string }>`SELECT cve_facet_counts_sql(cve_count_rows_sql('cves', 1)) AS q`);
 }
 
 /** Rebuilds `cve_stat_counts` from `cves`. */
 async function recountStats(tx: Tx): Promise<void> {
   await sql`DELETE FROM cve_stat_counts`.execute(tx);
-  await sql`
-    INSERT INTO cve_stat_counts (dim, key, n)
-    SELECT dim, key, count(*) FROM (
-      SELECT 'month' AS dim, coalesce(to_char(published_at AT TIME ZONE 'UTC', 'YYYY-MM'), '') AS key FROM cves
-      UNION ALL
-      SELECT 'epss_bucket', CASE WHEN epss_score IS NULL THEN 'none' ELSE least(9, floor(epss_score * 10))::int::text END FROM cves
-    ) x
-    GROUP BY dim, key`.execute(tx);
+  await runShared(tx, sql<{ q: string }>`SELECT cve_stat_counts_sql(cve_count_rows_sql('cves', 1)) AS q`);
 }
 
 /** Rebuilds the list keys and the facet and stat counts from `cves` (what the triggers would have left). */

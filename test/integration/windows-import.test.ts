@@ -5,6 +5,7 @@ import { mkdtempSync, copyFileSync, mkdirSync, writeFileSync, readFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { sql } from 'kysely';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { ensureMsrcSnapshot, importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
@@ -87,7 +88,8 @@ test('a CVE listed by several MSRC documents keeps its newest revision whatever 
   const jul = `${FIXTURE_DIR}/2021-Jul.xml.gz`;
   const sep = `${FIXTURE_DIR}/2024-Sep.xml.gz`;
   const stored = async (d: TestDb) => {
-    const r = await d.store.db.selectFrom('cve_sources').select(['record', 'record_hash']).where('cve_id', '=', 'CVE-2021-32715').where('source', '=', 'msrc').execute();
+    const r = (await sql<{ record: unknown; record_hash: string }>`SELECT record, record_hash FROM cve_sources
+      WHERE cve_id = 'CVE-2021-32715' AND source = 'msrc'`.execute(d.store.db)).rows;
     assert.equal(r.length, 1);
     return { modified: (r[0].record as { modified: string }).modified, hash: r[0].record_hash };
   };
