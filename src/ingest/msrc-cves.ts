@@ -31,6 +31,7 @@ export interface MsrcCveRecord {
   assigner: string | null;
   status: string | null;
   msrc: { exploited: boolean; publicly_disclosed: boolean | null; severity: string | null };
+  document_date: string | null;
 }
 
 /** Azure Linux / CBL-Mariner package products ("cbl2 kernel 5.15.164.1-1 on CBL Mariner 2.0", "Azure Linux 3.0 x64"). */
@@ -221,6 +222,7 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
         publicly_disclosed: disclosed ? disclosed[1].toLowerCase() === 'yes' : null,
         severity,
       },
+      document_date: doc.currentReleaseDate || null,
     });
   }
   return out;

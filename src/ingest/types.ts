@@ -104,6 +104,8 @@ export interface CveSourceRecord {
   kev?: KevFacts;
   advisory?: CsafAdvisoryFacts;
   msrc?: MsrcFacts;
+  /** MSRC: release date of the monthly document the record was read from (orders two records of one revision). */
+  document_date?: string | null;
 }
 
 export interface EpssRecord {

@@ -70,15 +70,19 @@ export function sourceRow(r: CveSourceRecord): SourceRow {
 }
 
 /**
- * Whether `next` replaces `prev` under the same key. MSRC lists a CVE again in later monthly documents, all under
- * one key per CVE: the record of the newest revision (`modified`, the CVE's latest revision date in that document)
- * is kept whatever the order the documents are read in, and a tie keeps the stored one; so a re-import of the same
- * documents changes nothing. Other sources: the later record wins.
+ * Whether `next` replaces `prev` under the same key. NVD and MSRC records carry their revision: MSRC lists a CVE
+ * again in later monthly documents, and two NVD files can hold two versions of one record, all under one key per
+ * CVE. An older revision (`modified`; for MSRC then the document's release date) never replaces a newer one, so
+ * the newest is kept whatever order the files are read in and a re-import of the same files changes nothing; the
+ * same revision replaces (a reader that now extracts more still updates the stored record). Other sources: the
+ * later record wins.
  */
-export function replacesSource(prev: Pick<CveSourceRecord, 'source' | 'modified'>, next: Pick<CveSourceRecord, 'source' | 'modified'>): boolean {
-  if (next.source !== 'msrc') return true;
-  return (next.modified ?? '') > (prev.modified ?? '');
+export function replacesSource(prev: SourceRevision, next: SourceRevision): boolean {
+  if (next.source !== 'nvd' && next.source !== 'msrc') return true;
+  const [a, b] = [prev.modified ?? '', next.modified ?? ''];
+  return b > a || (b === a && (next.document_date ?? '') >= (prev.document_date ?? ''));
 }
+type SourceRevision = Pick<CveSourceRecord, 'source' | 'modified' | 'document_date'>;
 
 /** Upserts source records; returns the CVE ids whose records were inserted or changed. */
 export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Promise<string[]> {
@@ -103,8 +107,10 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
-        -- replacesSource: an MSRC record replaces the stored one only for a newer revision.
-        AND (s.source <> 'msrc' OR coalesce(EXCLUDED.record->>'modified', '') COLLATE "C" > coalesce(s.record->>'modified', '') COLLATE "C")
+        -- replacesSource: an NVD or MSRC record never replaces a newer revision.
+        AND (s.source NOT IN ('nvd', 'msrc')
+          OR (coalesce(EXCLUDED.record->>'modified', '') COLLATE "C", coalesce(EXCLUDED.record->>'document_date', '') COLLATE "C")
+            >= (coalesce(s.record->>'modified', '') COLLATE "C", coalesce(s.record->>'document_date', '') COLLATE "C"))
     RETURNING cve_id`.execute(db);
   return [...new Set(res.rows.map((r) => r.cve_id))];
 }
