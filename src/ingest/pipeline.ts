@@ -275,7 +275,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   };
   const enricher = new Enricher(opts);
   let batchNo = 0;
-  // Writers: CVE ids are routed to a fixed writer by their number, so all the records of one CVE are written in
+  // Writers: CVE ids are routed to a fixed writer by a hash of the id, so all the records of one CVE are written in
   // order by one writer, and two writers never touch the same CVE, source or EPSS row. Each writer has one batch
   // in flight on its own pooled connection while the next one is read: parsing, enrichment and the database
   // overlap, and PostgreSQL works on two batches at once. Memory stays bounded (two batches per writer).

@@ -81,13 +81,6 @@ async function recountStats(tx: Tx): Promise<void> {
   await runShared(tx, sql<{ q: string }>`SELECT cve_stat_counts_sql(cve_count_rows_sql('cves', 1)) AS q`);
 }
 
-/** Rebuilds the list keys and the facet and stat counts from `cves` (what the triggers would have left). */
-export async function recountReadModel(tx: Tx): Promise<void> {
-  await recountListKeys(tx);
-  await recountFacets(tx);
-  await recountStats(tx);
-}
-
 /** `CREATE [UNIQUE] INDEX name ...` as stored in the state, made idempotent (a resumed run skips built ones). */
 function idempotent(def: string): string {
   return def.replace(/^CREATE (UNIQUE )?INDEX (?!IF NOT EXISTS )/, 'CREATE $1INDEX IF NOT EXISTS ');
