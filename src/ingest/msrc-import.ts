@@ -41,6 +41,19 @@ export function msrcFixRows(doc: MsrcDocument): StoredMsrcDocument['fixes'] {
   return rows;
 }
 
+export function emptyMsrcSummary(): MsrcImportSummary {
+  return { documents: 0, added: [], revised: [], unchanged: 0, skipped: [] };
+}
+
+/** Stores one parsed document (storeMsrcDocument) and counts the outcome in the summary. */
+export async function storeAndCount(db: Db, doc: MsrcDocument, cvrfUrl: string | null, states: Map<string, { sha256: string }>, summary: MsrcImportSummary): Promise<void> {
+  const r = await storeMsrcDocument(db, doc, cvrfUrl, states);
+  summary.documents++;
+  if (r === 'added') summary.added.push(doc.id);
+  else if (r === 'revised') summary.revised.push(doc.id);
+  else summary.unchanged++;
+}
+
 /** Store one parsed document unless the stored copy has the same content. */
 export async function storeMsrcDocument(db: Db, doc: MsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
   const subset = windowsSubset(doc);
@@ -71,7 +84,7 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
   for (const p of paths) await walk(path.resolve(p), files);
   const urls = new Map<string, string>();
   const docs: string[] = [];
-  const summary: MsrcImportSummary = { documents: 0, added: [], revised: [], unchanged: 0, skipped: [] };
+  const summary = emptyMsrcSummary();
   for (const f of files) {
     if (!/\.(xml|json)(\.gz)?$/i.test(f)) continue;
     const buf = await readFile(f);
@@ -93,11 +106,7 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
       summary.skipped.push({ label: f, reason: (e as Error).message });
       continue;
     }
-    summary.documents++;
-    const r = await storeMsrcDocument(db, doc, urls.get(doc.id) ?? null, states);
-    if (r === 'added') summary.added.push(doc.id);
-    else if (r === 'revised') summary.revised.push(doc.id);
-    else summary.unchanged++;
+    await storeAndCount(db, doc, urls.get(doc.id) ?? null, states, summary);
   }
   log?.info({ documents: summary.documents, added: summary.added.length, revised: summary.revised.length, unchanged: summary.unchanged }, 'MSRC documents imported');
   return summary;

@@ -26,7 +26,7 @@ import { GROUNDED_MODEL, type AnalysisFacts, type AnalysisProvider } from '../do
 import { ENRICHMENT_VERSION, type CveDocument, type SageBlock } from '../domain/cve-document.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { boundHeapGrowth } from '../lib/heap.ts';
-import { storeMsrcDocument, type MsrcImportSummary } from './msrc-import.ts';
+import { emptyMsrcSummary, storeAndCount, type MsrcImportSummary } from './msrc-import.ts';
 import { msrcDocumentStates } from '../store/windows.ts';
 import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
 
@@ -260,18 +260,14 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   const enrichRun = await startRun(conn, 'enricher', opts.source ?? null);
   const summary: PipelineSummary = {
     inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false,
-    msrc: { documents: 0, added: [], revised: [], unchanged: 0, skipped: [] },
+    msrc: emptyMsrcSummary(),
   };
   // MSRC: document addresses from an `/updates` index among the inputs, and the stored revisions (read once).
   const msrcUrls = new Map<string, string>();
   let msrcStates: Map<string, { sha256: string }> | null = null;
   const storeWindows = async (doc: MsrcDocument) => {
     msrcStates ??= await msrcDocumentStates(db);
-    const r = await storeMsrcDocument(db, doc, msrcUrls.get(doc.id) || null, msrcStates);
-    summary.msrc.documents++;
-    if (r === 'added') summary.msrc.added.push(doc.id);
-    else if (r === 'revised') summary.msrc.revised.push(doc.id);
-    else summary.msrc.unchanged++;
+    await storeAndCount(db, doc, msrcUrls.get(doc.id) || null, msrcStates, summary.msrc);
   };
   const enricher = new Enricher(opts);
   let batchNo = 0;
