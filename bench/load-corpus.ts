@@ -51,7 +51,6 @@ const sevOf = (s: number | null): Severity | null => s === null ? null : s >= 9 
 const title = (s: string) => s.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
 const vendorNames = new Map<string, string>();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function enrich(c: any): CveDocument {
   const m = c.metrics ?? {};
   const v3 = (m.cvssMetricV31 ?? m.cvssMetricV30)?.[0]?.cvssData;

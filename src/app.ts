@@ -92,7 +92,7 @@ function withSafeNumbers(validate: ValidateFunction): FastifyValidationResult {
     wrapped.errors = bad.length > 0 ? bad : null;
     return bad.length === 0;
   }, { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv });
-  return wrapped as unknown as FastifyValidationResult;
+  return wrapped;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -121,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
-  registerLimits(app as unknown as FastifyInstance, deps.store, deps.rateProfiles);
+  registerLimits(app, deps.store, deps.rateProfiles);
 
   await app.register(swagger, {
     openapi: {
@@ -144,8 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await registerRoutes(app);
-  if (deps.testRoutes) await deps.testRoutes(app as unknown as FastifyInstance);
+  if (deps.testRoutes) await deps.testRoutes(app);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none' } } }, async () => app.swagger());
-  return app as unknown as FastifyInstance;
+  return app;
 }

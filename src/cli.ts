@@ -43,7 +43,7 @@ export const COMMANDS: Record<string, Command> = {
     options: {},
     async run(ctx) {
       const rt = await ctx.runtime();
-      const r = await rt.store.pool.query('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
+      const r = await rt.store.pool.query<{ version: string; name: string; applied_at: Date }>('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
       if (ctx.json) ctx.out(JSON.stringify({ migrations: r.rows }));
       else ctx.out(`Schema up to date: ${r.rows.length} migrations applied (latest ${r.rows.at(-1)?.version}_${r.rows.at(-1)?.name}).`);
     },
@@ -62,7 +62,7 @@ function help(): string {
   return lines.join('\n');
 }
 
-export interface CliIo { out(s: string): void; err(s: string): void }
+export interface CliIo { out: (s: string) => void; err: (s: string) => void }
 
 const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s + '\n') };
 
@@ -126,7 +126,7 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     },
   };
   try {
-    const code = await cmd.run(ctx, parsed.values as Record<string, unknown>, parsed.positionals);
+    const code = await cmd.run(ctx, parsed.values, parsed.positionals);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof UsageError) {

@@ -125,7 +125,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (baseUrl && !model) throw new ConfigError('VULNINTEL_ANALYSIS_MODEL', 'required when VULNINTEL_ANALYSIS_BASE_URL is set');
   const allow = (env.VULNINTEL_EGRESS_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const a of allow) {
-    if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError('VULNINTEL_EGRESS_ALLOW', `bad entry "${a}" (host or host:port)`);
+    if (!/^[A-Za-z0-9.\-[\]:]+$/.test(a)) throw new ConfigError('VULNINTEL_EGRESS_ALLOW', `bad entry "${a}" (host or host:port)`);
   }
   return Object.freeze({
     port,
@@ -146,7 +146,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     syncIntervalHours: int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168),
     feedUrls: Object.freeze(Object.fromEntries(Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
       const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
-      return [k, env[name] ? url(name, env[name]!, ['http:', 'https:']) : dflt];
+      return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
     })) as FeedUrls),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
   });

@@ -35,7 +35,7 @@ function email(v: unknown, name: string): string {
 
 function scopes(v: unknown): Scope[] | undefined {
   if (v === undefined) return undefined;
-  const list = String(v).split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (typeof v === 'string' ? v : '').split(',').map((s) => s.trim()).filter(Boolean);
   if (list.length === 0) throw new UsageError('--scopes needs at least one of read, write');
   for (const s of list) oneOf('scopes', s, SCOPES);
   return list as Scope[];
@@ -118,7 +118,7 @@ registerCommand('key create', {
     const role = v.role === undefined ? undefined : oneOf<Role>('role', v.role, ROLES);
     const kind = v.kind === undefined ? 'standard' : oneOf<KeyKind>('kind', v.kind, KEY_KINDS);
     const sc = scopes(v.scopes);
-    const label = v.label === undefined ? null : String(v.label).slice(0, 200);
+    const label = typeof v.label === 'string' ? v.label.slice(0, 200) : null;
     const rt = await ctx.runtime();
     return refusable(ctx, async () => {
       const k = await issueApiKey(rt.store.db, id, { email: mail, role, kind, scopes: sc, label, name: v.name as string | undefined }, systemClock.now());

@@ -192,7 +192,7 @@ export function createOpenAiProvider(cfg: OpenAiProviderConfig): AnalysisProvide
         if (typeof content !== 'string') throw new Error('analysis provider returned no message content');
         const parsed = JSON.parse(content) as Record<string, unknown>;
         const fields = ['executive_summary', 'ics_context', 'remediation_guidance'] as const;
-        for (const k of fields) if (typeof parsed[k] !== 'string' || !(parsed[k] as string).trim()) throw new Error(`analysis provider omitted ${k}`);
+        for (const k of fields) if (typeof parsed[k] !== 'string' || !parsed[k].trim()) throw new Error(`analysis provider omitted ${k}`);
         const text = fields.map((k) => parsed[k] as string).join(' ');
         const score = traceableShare(text, facts);
         return {

@@ -51,7 +51,7 @@ export function trialExpiry(startedAt: Date): Date {
  *   days after the trial started, and no new trial key once the trial ended, expired or used its 750 checks.
  */
 export function planKey(req: KeyRequest, now: Date): KeyPlan {
-  const scopes = [...new Set(req.scopes ?? DEFAULT_SCOPES[req.kind])].sort() as Scope[];
+  const scopes = [...new Set(req.scopes ?? DEFAULT_SCOPES[req.kind])].sort();
   if (scopes.length === 0) return { ok: false, error: 'scope_not_allowed', message: 'A key needs at least one scope (read, write)' };
   const outside = scopes.filter((s) => !ALLOWED_SCOPES[req.kind].includes(s));
   if (outside.length > 0) {

@@ -17,7 +17,7 @@ export interface TitleFacts {
 
 export function composeTitle(cveId: string, f: TitleFacts): string {
   const weakness = f.weakness?.trim() || 'Vulnerability';
-  let target = '';
+  let target: string;
   if (f.vendor && f.product) {
     target = f.product.toLowerCase().startsWith(f.vendor.toLowerCase()) ? f.product : `${f.vendor} ${f.product}`;
   } else target = f.vendor ?? f.product ?? '';

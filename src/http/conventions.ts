@@ -42,10 +42,8 @@ interface AjvErr { instancePath?: string; keyword?: string; message?: string; pa
 function fieldName(context: string, e: AjvErr): string {
   const base = context === 'querystring' ? 'query' : context;
   let p = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  if (e.keyword === 'required' && e.params?.missingProperty) p = p ? `${p}.${e.params.missingProperty}` : String(e.params.missingProperty);
-  if (e.keyword === 'additionalProperties' && e.params?.additionalProperty) {
-    p = p ? `${p}.${e.params.additionalProperty}` : String(e.params.additionalProperty);
-  }
+  const prop = e.keyword === 'required' ? e.params?.missingProperty : e.keyword === 'additionalProperties' ? e.params?.additionalProperty : undefined;
+  if (typeof prop === 'string' && prop) p = p ? `${p}.${prop}` : prop;
   return p ? `${base}.${p}` : base;
 }
 
@@ -61,14 +59,14 @@ function typeName(e: AjvErr): string {
     case 'maxLength': return 'value_error.any_str.max_length';
     case 'maxItems': return 'value_error.list.max_items';
     case 'minItems': return 'value_error.list.min_items';
-    case 'type': return `type_error.${String(e.params?.type ?? 'invalid')}`;
+    case 'type': return `type_error.${typeof e.params?.type === 'string' ? e.params.type : 'invalid'}`;
     default: return `value_error.${e.keyword ?? 'invalid'}`;
   }
 }
 
 function humanMessage(e: AjvErr): string {
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
-    return `must be one of: ${(e.params!.allowedValues as unknown[]).join(', ')}`;
+    return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
   }
   if (e.keyword === 'additionalProperties') return 'field is not accepted';
   if (e.keyword === 'required') return 'field is required';

@@ -118,8 +118,8 @@ export function renderError(err: ApiError): { status: number; body: ErrorBody; r
     detail = err.opts.fields;
   } else {
     detail = { error: e.error, ...(err.opts.detail ?? {}) };
-    if (e.retryAfter === 'dynamic') (detail as Record<string, unknown>).retry_after = retryAfter;
-    if (err.opts.max !== undefined) (detail as Record<string, unknown>).max = err.opts.max;
+    if (e.retryAfter === 'dynamic') detail.retry_after = retryAfter;
+    if (err.opts.max !== undefined) detail.max = err.opts.max;
   }
   const body: ErrorBody = {
     code: e.code,

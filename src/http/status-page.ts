@@ -3,7 +3,7 @@
 // members. It refreshes itself every 30 seconds with a meta refresh, so it needs no JavaScript.
 import type { HealthData } from '../domain/health.ts';
 
-const esc = (v: unknown) => String(v ?? '—').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const esc = (v: string | number | boolean | null | undefined) => String(v ?? '—').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** True when the client prefers HTML over JSON (browsers); JSON stays the default for API clients. */
 export function prefersHtml(accept: string | undefined): boolean {
@@ -41,7 +41,7 @@ export function renderStatusPage(h: HealthData, opts: { details: boolean; versio
   ].join('\n      ');
   let details = '<p class="note">Sign in to see corpus counts, database size, disk usage and pipeline timings.</p>';
   if (opts.details) {
-    const stages = (Object.entries(h.pipeline) as [string, HealthData['pipeline']['ingest']][]).map(([name, s]) =>
+    const stages = Object.entries<HealthData['pipeline']['ingest']>(h.pipeline).map(([name, s]) =>
       `<tr><th>${esc(name)}</th><td>${esc(s.status)}</td><td>${esc(s.last_run)}</td><td>${esc(s.rows)}</td><td>${esc(s.duration_sec)}</td><td>${esc(s.hours_since)}</td></tr>`).join('\n        ');
     details = `<h2>Corpus</h2>
     <table>

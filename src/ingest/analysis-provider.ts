@@ -10,7 +10,7 @@ export function providerFromConfig(config: Readonly<Pick<Config, 'analysis' | 'e
   if (!baseUrl || !model) return null;
   const eg = egress ?? createEgress({ allowList: config.egressAllowList });
   const viaEgress = (async (url: string | URL | Request, init?: RequestInit) => {
-    const r = await eg.fetch(String(url), {
+    const r = await eg.fetch(url instanceof Request ? url.url : String(url), {
       method: 'POST',
       headers: Object.fromEntries(new Headers(init?.headers).entries()),
       body: typeof init?.body === 'string' ? init.body : undefined,

@@ -4,6 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { str, strOrNull } from './json.ts';
 import { scanXml, type XmlHandler } from './xml-scan.ts';
 import type {
   MsrcDocument, MsrcRemediation, MsrcRevision, MsrcScoreSet, MsrcThreat, MsrcUpdateEntry, MsrcVulnerability,
@@ -325,11 +326,11 @@ export function parseUpdatesIndex(input: unknown): MsrcUpdateEntry[] {
   return (root.value as J[]).map((e) => ({
     id: String(e.ID),
     alias: String(e.Alias ?? e.ID),
-    title: String(e.DocumentTitle ?? ''),
-    severity: e.Severity == null ? null : String(e.Severity),
+    title: str(e.DocumentTitle),
+    severity: strOrNull(e.Severity),
     initialReleaseDate: msrcDateToIso(String(e.InitialReleaseDate)) ?? '',
     currentReleaseDate: msrcDateToIso(String(e.CurrentReleaseDate)) ?? '',
-    cvrfUrl: String(e.CvrfUrl ?? ''),
+    cvrfUrl: str(e.CvrfUrl),
   }));
 }
 
@@ -379,6 +380,7 @@ export function encodeMsrcPayload(doc: MsrcDocument): Buffer {
 }
 
 export function decodeMsrcPayload(buf: Buffer): MsrcDocument {
-  const o = JSON.parse(gunzipSync(buf).toString('utf8'));
+  type Entries = [string, string][];
+  const o = JSON.parse(gunzipSync(buf).toString('utf8')) as Omit<MsrcDocument, 'products' | 'advisoryUrls' | 'families'> & { products: Entries; advisoryUrls: Entries; families?: Entries };
   return { ...o, products: new Map(o.products), advisoryUrls: new Map(o.advisoryUrls), families: o.families ? new Map(o.families) : undefined };
 }

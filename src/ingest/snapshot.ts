@@ -7,7 +7,7 @@ import { countCves } from '../store/ingest.ts';
 import { createProgress } from './progress.ts';
 import type { ProgressSink } from './progress.ts';
 
-export interface SnapshotLog extends PipelineLog {}
+export type SnapshotLog = PipelineLog;
 
 /**
  * On an empty corpus, imports config.snapshotDir (unless VULNINTEL_AUTO_IMPORT=false). Returns the summary,

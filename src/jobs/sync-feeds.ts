@@ -205,9 +205,9 @@ export const csafSource: SyncSource = {
     let entries: RolieEntry[];
     let feedUpdated: string | null;
     try {
-      const doc = JSON.parse(await readFile(got.file, 'utf8'));
+      const doc = JSON.parse(await readFile(got.file, 'utf8')) as { feed?: { updated?: unknown } } | null;
       entries = rolieEntries(doc);
-      feedUpdated = typeof doc.feed.updated === 'string' ? doc.feed.updated : null;
+      feedUpdated = typeof doc?.feed?.updated === 'string' ? doc.feed.updated : null;
     } catch (e) {
       throw new SyncHttpError(`CSAF: ${(e as Error).message}`, 200);
     }

@@ -86,7 +86,7 @@ export const nvdSource: SyncSource = {
           params.set('lastModStartDate', window.start);
           params.set('lastModEndDate', window.end);
         }
-        const url = `${ctx.urls.nvd}?${params}`;
+        const url = `${ctx.urls.nvd}?${params.toString()}`;
         const res = await fetchWithRetry(http, url, { headers, maxResponseBytes: NVD_PAGE_MAX_BYTES });
         await expectOk(res, 'NVD');
         const body = await res.bytes();

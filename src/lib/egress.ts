@@ -349,7 +349,7 @@ export function createEgress(opts: EgressOptions = {}): Egress {
           r.destroy(new EgressError('response_too_large', `response body of ${declared} bytes exceeds ${max} bytes`));
           return r;
         }
-        const capped = capStream(res.body as unknown as Readable, max);
+        const capped = capStream(res.body, max);
         capped.once('close', finish);
         return capped;
       };

@@ -6,8 +6,8 @@ export function createLogger(level: string): Logger {
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]', 'res.headers["set-cookie"]'], censor: '[redacted]' },
     serializers: {
-      req: (req) => ({ method: req.method, url: req.url?.split('?')[0], remoteAddress: req.ip }),
-      res: (res) => ({ statusCode: res.statusCode }),
+      req: (req: { method?: string; url?: string; ip?: string }) => ({ method: req.method, url: req.url?.split('?')[0], remoteAddress: req.ip }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
   });
 }

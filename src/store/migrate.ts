@@ -24,7 +24,7 @@ export async function migrate(pool: pg.Pool, opts: { dir?: string; log?: (m: str
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as string));
+    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     for (const m of listMigrations(opts.dir)) {
       if (done.has(m.version)) continue;
       const sqlText = readFileSync(m.file, 'utf8');

@@ -91,9 +91,9 @@ export interface SyncLock {
 export async function tryAcquireSyncLock(pool: pg.Pool): Promise<SyncLock | { held: true; holderPid: number | null }> {
   const client = await pool.connect();
   try {
-    const r = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [SYNC_LOCK_KEY]);
+    const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SYNC_LOCK_KEY]);
     if (!r.rows[0].ok) {
-      const h = await client.query(
+      const h = await client.query<{ pid: number }>(
         `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND classid = 0 AND objid = $1 LIMIT 1`,
         [SYNC_LOCK_KEY],
       );

@@ -46,7 +46,7 @@ test('/docs is the interactive reference over the same document', async () => {
 });
 
 test('card severity is documented exactly: the four CVSS severities or null (not scored), with the fallback rule', () => {
-  const cards = (doc.paths['/api/v1/cves'] as Record<string, any>).get.responses['200'].content['application/json'].schema.properties.data.items; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const cards = (doc.paths['/api/v1/cves'] as Record<string, any>).get.responses['200'].content['application/json'].schema.properties.data.items;
   const sev = cards.properties.severity;
   assert.deepEqual(sev.type, ['string', 'null']);
   assert.deepEqual(sev.enum, ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null]);

@@ -30,7 +30,7 @@ interface Fault {
   times: number;
 }
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 interface Served {
   body: Buffer;

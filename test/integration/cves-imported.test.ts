@@ -27,7 +27,7 @@ async function detail(id: string, headers: Record<string, string> = {}) {
 }
 
 /** Blocks every detail must carry, checked against the stored document (the API adds links and hides by tier). */
-function assertAllBlocks(d: Record<string, any>, doc: CveDocument) { // eslint-disable-line @typescript-eslint/no-explicit-any
+function assertAllBlocks(d: Record<string, any>, doc: CveDocument) {
   assert.deepEqual(Object.keys(d).sort(), ['_links', 'affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'temporal', 'title']);
   assert.equal(d.title, doc.title);
   assert.ok(d.title.length > 0);

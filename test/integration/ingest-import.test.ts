@@ -159,6 +159,7 @@ test('progress: a redrawn bar on a terminal', () => {
   p.items(4000);
   p.end();
   assert.match(chunks[0], /^\r\[#{6}\.{18}\] 1\/4 kev kev\.json {2}0 records/);
+  // eslint-disable-next-line no-control-regex -- the progress line ends with the ANSI erase-line sequence
   assert.match(chunks[1], /^\r\[#{6}\.{18}\] 1\/4 kev kev\.json {2}4,000 records {2}2,000\/s\x1b\[K$/);
   assert.equal(chunks.at(-1), '\n');
 });

@@ -60,7 +60,7 @@ export function matchHost(host: WindowsHost): ProductMatch {
       notes: [...notes, 'no os_build: the Windows version cannot be told from the product name alone'],
     };
   }
-  const products = [...WINDOWS_PRODUCTS.values()].filter((p) => fits(p, major!, build!, host, family));
+  const products = [...WINDOWS_PRODUCTS.values()].filter((p) => fits(p, major, build, host, family));
   // Only the own build of a product matches (19045 → 22H2, not 21H2): the group is for FixedBuilds only.
   if (products.length === 0) {
     const why = host.architecture === 'x86' && build >= 22000

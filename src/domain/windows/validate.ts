@@ -166,7 +166,7 @@ export function validateHost(input: unknown): HostValidation {
   }
 
   // installed_kbs: JSON list of strings (CSV: ';'-separated, split by the adapter). Duplicates ignored.
-  let kbs: string[] = [];
+  const kbs: string[] = [];
   const rawKbs = rec.installed_kbs;
   if (rawKbs !== undefined && rawKbs !== null) {
     if (!Array.isArray(rawKbs)) err('invalid_kb', 'installed_kbs', 'installed_kbs must be a list of KB numbers');

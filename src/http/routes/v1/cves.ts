@@ -47,10 +47,6 @@ function card(publicUrl: string, r: CardRow) {
   return { ...r, _links: { self: cvePath(r.cve_id), html: cveHtmlUrl(publicUrl, r.cve_id) } };
 }
 
-function fieldError(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', { fields: [{ field: `query.${field}`, message, type: 'value_error' }] });
-}
-
 /** Cross-field rules of §4.1 that a per-field schema cannot state. */
 function checkRanges(q: ListQuery) {
   const errs: { field: string; message: string; type: string }[] = [];
@@ -157,7 +153,7 @@ const cves: FastifyPluginAsync = async (app) => {
     const f = await toFilter(reader, q);
     const o: ListOrder = { sortBy: q.sort_by as SortBy | undefined };
     if (q.ranked && req.principal) o.rankedForOrg = req.principal.orgId;
-    return cardCollection(req, reader, f, o, q, filtersApplied(q as Record<string, unknown>));
+    return cardCollection(req, reader, f, o, q, filtersApplied(q));
   });
 
   app.get('/api/v1/cves/kev', {

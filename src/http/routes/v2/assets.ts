@@ -82,7 +82,7 @@ function validateSoftware(items: unknown[], accepted: Set<string>): { stored: So
     for (const k of Object.keys(r)) {
       if (!(SOFTWARE_FIELDS as readonly string[]).includes(k)) errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
     }
-    const str = (k: string) => (typeof r[k] === 'string' ? (r[k] as string).trim() : r[k] === undefined || r[k] === null ? '' : null);
+    const str = (k: string) => (typeof r[k] === 'string' ? r[k].trim() : r[k] === undefined || r[k] === null ? '' : null);
     const assetId = str('asset_id');
     const name = str('name');
     let echo: string | null = null;
@@ -222,7 +222,7 @@ const assets: FastifyPluginAsync = async (app) => {
     let hostsCsv: string | null = null;
     let softwareCsv: string | null = null;
     for await (const part of req.parts()) {
-      const text = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value ?? '');
+      const text = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : typeof part.value === 'string' ? part.value : '';
       if (part.fieldname === 'hosts') hostsCsv = text;
       else if (part.fieldname === 'software') softwareCsv = text;
       else if (part.type === 'file') throw validationError(`body.${part.fieldname}`, 'only the hosts and software parts may be files', 'value_error.extra');
@@ -365,7 +365,7 @@ function header(e: HostEvaluation) {
 function readCsv(text: string, part: string): Record<string, string>[] {
   let rows: string[][];
   try {
-    rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: false, max_record_size: 1024 * 1024 }) as string[][];
+    rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: false, max_record_size: 1024 * 1024 });
   } catch (e) {
     throw validationError(`body.${part}`, `the ${part} CSV could not be read: ${(e as Error).message.split('\n')[0].slice(0, 200)}`, 'value_error.csv');
   }
