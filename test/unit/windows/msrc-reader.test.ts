@@ -97,3 +97,9 @@ test('/updates index and date handling', () => {
   assert.equal(msrcDateToIso(''), null);
   assert.throws(() => parseUpdatesIndex({ value: 3 }), /no value/);
 });
+
+test('/updates index: a non-string title, severity or URL is dropped, never stringified to [object Object]', () => {
+  const real = (JSON.parse(readFileSync(`${FIXTURE_DIR}/updates-index.json`, 'utf8')) as { value: Record<string, unknown>[] }).value[0];
+  const [e] = parseUpdatesIndex({ value: [{ ...real, DocumentTitle: { en: 'x' }, Severity: { level: 1 }, CvrfUrl: ['u'] }] });
+  assert.deepEqual([e.id, e.title, e.severity, e.cvrfUrl], ['1999-Sep', '', null, '']);
+});
