@@ -150,12 +150,10 @@ export function vendorKey(name: string): string {
 
 const ENTRIES: VendorEntry[] = [];
 const BY_KEY = new Map<string, VendorEntry>();
-const BY_SLUG = new Map<string, VendorEntry>();
 for (const line of TABLE.trim().split('\n')) {
   const [slug, name, aliases, domains, ics] = line.split('|');
   const e: VendorEntry = { slug, name, aliases: aliases ? aliases.split(';') : [], domains: domains ? domains.split(';') : [], ics: ics === 'ics' };
   ENTRIES.push(e);
-  BY_SLUG.set(slug, e);
   for (const a of [name, slug, ...(aliases ? aliases.split(';') : [])]) {
     const k = vendorKey(a);
     if (k && !BY_KEY.has(k)) BY_KEY.set(k, e);
@@ -225,10 +223,6 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
 /** The table vendor that publishes on a registrable domain (e.g. a CNA e-mail domain). */
 export function vendorByDomain(domain: string): VendorEntry | undefined {
   return ENTRIES.find((e) => e.domains.includes(domain));
-}
-
-export function vendorBySlug(slug: string): VendorEntry | undefined {
-  return BY_SLUG.get(slug);
 }
 
 /** A product name as displayed: CPE tokens become words ("simatic_s7-1500_firmware" → "simatic s7-1500 firmware"). */

@@ -114,11 +114,6 @@ export interface EpssRecord {
   percentile: number;
 }
 
-export interface EpssMeta {
-  model_version: string | null;
-  score_date: string | null;
-}
-
 export interface CweRecord {
   id: number;
   name: string;

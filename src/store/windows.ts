@@ -222,9 +222,3 @@ export async function listResults(db: Db, orgId: number, f: { environmentId?: nu
     .orderBy('asset_id').orderBy('environment_id').limit(limit).offset(offset).execute();
   return { total: total?.n ?? 0, rows };
 }
-
-export async function countSoftware(db: Db, orgId: number, assetId: string): Promise<number> {
-  const r = await db.selectFrom('windows_installed_software').select(sql<number>`count(*)::int`.as('n'))
-    .where('org_id', '=', orgId).where('asset_id', '=', assetId).executeTakeFirst();
-  return r?.n ?? 0;
-}

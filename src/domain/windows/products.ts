@@ -125,12 +125,3 @@ export const WINDOWS_PRODUCTS: ReadonlyMap<string, WindowsProduct> = new Map(
     group: group ?? [build],
   } satisfies WindowsProduct]),
 );
-
-export function isWindowsProductId(id: string): boolean {
-  return WINDOWS_PRODUCTS.has(id);
-}
-
-/** Collapse whitespace, lower-case: for display-name matching only (trap 15). */
-export function normaliseProductName(name: string): string {
-  return name.replace(/\s+/g, ' ').trim().toLowerCase();
-}
