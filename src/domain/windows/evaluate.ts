@@ -2,7 +2,6 @@
 // windows-engine.md (§6.2 cumulative, §5 legacy, §7 condensed table). Pure: the date and the CVE corpus
 // signals (KEV, EPSS, BCS, exploit availability, references) are passed in.
 import type { OsBuild } from './build.ts';
-import { FIX_KIND_LABEL } from './build.ts';
 import type { CveMeta, EvaluationIndex, Fix, KbInfo, ProductCve, ProductIndex } from './evaluation-index.ts';
 import { lifecycleState, type LifecycleState } from './lifecycle.ts';
 import { matchHost, type ProductMatch } from './match.ts';

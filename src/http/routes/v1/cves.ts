@@ -47,10 +47,6 @@ function card(publicUrl: string, r: CardRow) {
   return { ...r, _links: { self: cvePath(r.cve_id), html: cveHtmlUrl(publicUrl, r.cve_id) } };
 }
 
-function fieldError(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', { fields: [{ field: `query.${field}`, message, type: 'value_error' }] });
-}
-
 /** Cross-field rules of §4.1 that a per-field schema cannot state. */
 function checkRanges(q: ListQuery) {
   const errs: { field: string; message: string; type: string }[] = [];
