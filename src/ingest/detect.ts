@@ -9,6 +9,10 @@ import { readCapec } from './capec.ts';
 import { readCsaf } from './csaf.ts';
 import type { FeedFormat, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { CVE_ID_BODY } from '../domain/cve-id.ts';
+
+const EPSS_SSV_LINE = new RegExp(`^${CVE_ID_BODY};[\\d.eE-]+;[\\d.eE-]+\\s`);
+const NVD_RECORD_ID = new RegExp(`"id"\\s*:\\s*"${CVE_ID_BODY}"`);
 
 export type Reader = (path: string) => AsyncIterable<IngestItem>;
 
@@ -23,7 +27,7 @@ export function registerReader(format: FeedFormat, reader: Reader): void {
 export function detectFromHead(head: string): FeedFormat | null {
   const text = head.replace(/^\uFEFF/, '').trimStart();
   if (text.startsWith('#model_version') || /^cve,epss,percentile\s/i.test(text)) return 'epss-csv';
-  if (/^CVE-\d{4}-\d{4,};[\d.eE-]+;[\d.eE-]+\s/.test(text)) return 'epss-ssv';
+  if (EPSS_SSV_LINE.test(text)) return 'epss-ssv';
   if (text.startsWith('<')) {
     if (/<Weakness_Catalog\b/.test(text)) return 'cwe-xml';
     if (/<cvrfdoc\b|icasi\.org\/CVRF/.test(text)) return 'msrc-cvrf';
@@ -39,7 +43,7 @@ export function detectFromHead(head: string): FeedFormat | null {
   if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';
   if (/"catalogVersion"\s*:/.test(text) && /"vulnerabilities"\s*:/.test(text)) return 'kev';
   if (/"format"\s*:\s*"NVD_CVE"/.test(text) || /"resultsPerPage"\s*:/.test(text)) return 'nvd-page';
-  if (/"sourceIdentifier"\s*:/.test(text) && /"id"\s*:\s*"CVE-\d{4}-\d+"/.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';
+  if (/"sourceIdentifier"\s*:/.test(text) && NVD_RECORD_ID.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';
   if (/"type"\s*:\s*"(attack-pattern|bundle|course-of-action|relationship|identity|marking-definition)"/.test(text) && /capec/i.test(text)) {
     return 'capec-stix';
   }

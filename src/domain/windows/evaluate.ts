@@ -7,6 +7,7 @@ import { lifecycleState, type LifecycleState } from './lifecycle.ts';
 import { matchHost, type ProductMatch } from './match.ts';
 import type { WindowsProduct } from './products.ts';
 import type { HostWarning, WindowsHost } from './validate.ts';
+import { isCveId } from '../cve-id.ts';
 
 export type CveStatus = 'confirmed open' | 'cleared (patched)' | 'needs review';
 export type FixType = 'kb' | 'esu' | 'none';
@@ -196,7 +197,7 @@ export function prepared(pi: ProductIndex): Prepared[] {
   list = [];
   for (const pc of pi.cves.values()) {
     // ADV advisories and malformed ids are not CVEs.
-    if (!/^CVE-\d{4}-\d{4,}$/.test(pc.meta.cve)) continue;
+    if (!isCveId(pc.meta.cve)) continue;
     const fixes = pc.fixes.filter((f) => f.kind !== 'ssu');
     const lcuAll = fixes.filter((f) => isCumulativeFix(pi, f));
     const lcu = lcuAll.length ? lcuAll.reduce((a, b) => (b.build!.ubr! > a.build!.ubr! ? b : a)) : null;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { cveOf, evalHost, fixtureIndex } from './fixture-index.ts';
 import { viewHost } from '../../../src/domain/windows/view.ts';
 import { validateHost } from '../../../src/domain/windows/validate.ts';
+import { isCveId } from '../../../src/domain/cve-id.ts';
 
 const JUNE_CVE = 'CVE-2026-41108'; // June 2026, listed for 2012 R2, 1809/2019, 22H2, 24H2 and Server 2025
 const ALL = { include_cleared: true, sort: 'priority', confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null } as const;
@@ -271,7 +272,7 @@ test('counts cover every CVE; microsoft data date is the newest document behind 
   const h = evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755'));
   assert.equal(h.counts.confirmed_open + h.counts.cleared + h.counts.needs_review, h.items.length);
   assert.equal(h.data_as_of, '2026-07-05T14:46:17.000Z');
-  assert.ok(h.items.every((i) => /^CVE-\d{4}-\d{4,}$/.test(i.cve_id)), 'ADV advisories are not CVEs');
+  assert.ok(h.items.every((i) => isCveId(i.cve_id)), 'ADV advisories are not CVEs');
   const ranks = viewHost(h, ALL).cves.map((c) => c.priority_rank);
   assert.deepEqual(ranks, ranks.map((_, i) => i + 1));
 });
