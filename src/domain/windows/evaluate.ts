@@ -122,7 +122,8 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
   const labels: string[] = [];
   const notes = [...match.notes];
   if (match.level === 'no_build') labels.push(LABEL.noBuild);
-  if (match.level === 'revision') labels.push(LABEL.needsRevision);
+  if (match.level === 'bare_name') labels.push(LABEL.bareName);
+  if (match.level === 'revision' || (match.level === 'bare_name' && match.build?.ubr === null)) labels.push(LABEL.needsRevision);
   const products = match.products.filter((p) => ix.products.has(p.id));
   if (match.products.length > 0 && products.length === 0) notes.push(`no Microsoft security data for ${match.products.map((p) => p.name).join('; ')}`);
   if (products.length === 0) {

@@ -387,7 +387,9 @@ export function verdictFor(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
     const f = p.lcu ?? p.rollupFix ?? p.seriesFix ?? pc.fixes.find((x) => x.kb);
     const why = ctx.level === 'revision'
       ? 'os_build has no revision (UBR), so the patch level is unknown'
-      : 'no os_build: only the product is known';
+      : ctx.level === 'bare_name'
+        ? 'os_product is only "Windows": the host stays product-level, so the build is not compared'
+        : 'no os_build: only the product is known';
     v = {
       status: 'needs review', fixedBuild: f?.build?.text ?? null, kb: f?.kb ?? null, note: why,
       fixClass: f ? (f.kind === 'monthly_rollup' || f.kind === 'security_only' ? 'rollup' : f.kind === 'security_update' ? 'lcu' : 'other') : null,

@@ -7,6 +7,7 @@ import type { CveSignals } from './evaluate.ts';
 
 export const LABEL = {
   noBuild: 'product-level (no build)',
+  bareName: 'product-level (bare product name)',
   needsRevision: 'needs revision',
   notMapped: 'product-level (not mapped)',
   editionMissing: 'resolved by build; edition not supplied',
