@@ -12,6 +12,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
+import { CVE_ID_BODY, isCveId } from '../src/domain/cve-id.ts';
 
 const DATA = process.env.VULNINTEL_SHARED_DATA ?? '/work/shared/data';
 const outDir = path.resolve(process.argv[2] ?? 'bench/out/corpus');
@@ -55,7 +56,7 @@ for (const line of csafLines) {
     const s = (v.scores ?? []).find((x: { cvss_v3?: unknown }) => x.cvss_v3)?.cvss_v3;
     const cvss = s ? { version: String(s.version ?? '3.1'), vectorString: String(s.vectorString), baseScore: Number(s.baseScore), baseSeverity: severityOf(Number(s.baseScore)) } : null;
     const text = (v.notes ?? []).find((n: { category: string }) => n.category === 'summary')?.text ?? v.title ?? '';
-    const e: PoolEntry = { vendor, products: products.length ? products : [vendor], cwe: v.cwe?.id ?? null, cvss, text: String(text).replace(/CVE-\d{4}-\d+ has been assigned.*$/s, '').trim() };
+    const e: PoolEntry = { vendor, products: products.length ? products : [vendor], cwe: v.cwe?.id ?? null, cvss, text: String(text).replace(new RegExp(`${CVE_ID_BODY} has been assigned.*$`, 's'), '').trim() };
     if (!e.text) continue;
     pool.push(e);
     if (cvss && /^CVSS:3\.[01]\//.test(cvss.vectorString)) cvssPool.push(cvss);
@@ -92,7 +93,7 @@ const seen = new Set<string>();
 const epssRaw = gunzipSync(readFileSync(path.join(DATA, 'epss/emba-first-epss-api-2026-08-16.ssv.gz'))).toString('utf8');
 for (const line of epssRaw.split('\n')) {
   const id = line.slice(0, line.indexOf(';'));
-  if (/^CVE-\d{4}-\d+$/.test(id) && !seen.has(id)) { seen.add(id); ids.push(id); }
+  if (isCveId(id) && !seen.has(id)) { seen.add(id); ids.push(id); }
 }
 for (const k of kev) if (!seen.has(k.cveID)) { seen.add(k.cveID); ids.push(k.cveID); }
 let extra = 900000;

@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's.
-    frameworkErrors: (err, req, reply) => {
+    frameworkErrors: (_err, req, reply) => {
       void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,5 +1,6 @@
 // The `vulnintel` command. Every command that prints data takes --json.
-// Commands register themselves in COMMANDS; `vulnintel help` lists them.
+// The commands are two explicit tables: CORE_COMMANDS here and COMMANDS in cli-commands.ts (loaded for every
+// command but `serve`); `vulnintel help` lists them.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -26,7 +27,7 @@ export interface Command {
   run(ctx: CliContext, values: Record<string, unknown>, positionals: string[]): Promise<number | void>;
 }
 
-export const COMMANDS: Record<string, Command> = {
+export const CORE_COMMANDS: Readonly<Record<string, Command>> = {
   serve: {
     summary: 'Start the API server (same as npm start)',
     usage: 'vulnintel serve',
@@ -50,12 +51,7 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
-/** Commands with a space in their name (e.g. "org create") are matched on the first two words. */
-export function registerCommand(name: string, cmd: Command) {
-  COMMANDS[name] = cmd;
-}
-
-function help(): string {
+function help(COMMANDS: Readonly<Record<string, Command>>): string {
   const lines = ['Usage: vulnintel <command> [options]', '', 'Commands:'];
   for (const [name, c] of Object.entries(COMMANDS).sort()) lines.push(`  ${name.padEnd(16)} ${c.summary}`);
   lines.push('', 'Every command that prints data accepts --json.');
@@ -68,12 +64,13 @@ const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s)
 
 export async function runCli(argv: string[], io: CliIo = stdio): Promise<number> {
   // `serve` needs none of the command modules (ingest, admin): skipping them keeps the start fast.
-  if (argv[0] !== 'serve') await import('./cli-commands.ts');
+  const COMMANDS = argv[0] === 'serve' ? CORE_COMMANDS : { ...CORE_COMMANDS, ...(await import('./cli-commands.ts')).COMMANDS };
+  // Commands with a space in their name (e.g. "org create") are matched on the first two words.
   const two = argv.slice(0, 2).join(' ');
   const name = COMMANDS[two] ? two : argv[0];
   const rest = COMMANDS[two] ? argv.slice(2) : argv.slice(1);
   if (!name || name === 'help' || name === '--help' || !COMMANDS[name]) {
-    (name && !['help', '--help'].includes(name) ? io.err : io.out)(name && !['help', '--help'].includes(name) ? `Unknown command: ${argv.join(' ')}\n\n${help()}` : help());
+    (name && !['help', '--help'].includes(name) ? io.err : io.out)(name && !['help', '--help'].includes(name) ? `Unknown command: ${argv.join(' ')}\n\n${help(COMMANDS)}` : help(COMMANDS));
     return name && !['help', '--help'].includes(name) ? 2 : 0;
   }
   const cmd = COMMANDS[name];

@@ -2,7 +2,7 @@
 // keeps only their SHA-256. Key issuance follows the same policy as the API (src/domain/keys.ts): standard keys
 // need Professional or above (upgrade_required otherwise), partner keys are read-only, trial keys expire 14 days
 // after the organization's trial started. Operators cannot override the tier rule; they change the tier.
-import { registerCommand, UsageError, type CliContext } from '../cli.ts';
+import { UsageError, type Command, type CliContext } from '../cli.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import {
@@ -60,7 +60,7 @@ function keyJson(k: { id: number; key?: string; key_start: string; kind: string;
   return { id: k.id, ...(k.key ? { key: k.key } : {}), key_start: k.key_start, kind: k.kind, scopes: k.scopes, expires_at: iso(k.expires_at) };
 }
 
-registerCommand('org create', {
+const orgCreateCommand: Command = {
   summary: 'Create an organization and its owner; prints the owner\'s first API key once',
   usage: 'vulnintel org create --name N --tier free|standard|professional|api|enterprise --owner-email E [--owner-name X] [--json]',
   options: { name: { type: 'string' }, tier: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-name': { type: 'string' } },
@@ -85,9 +85,9 @@ registerCommand('org create', {
     if (r.key) ctx.out(`API key ${r.key.id} (shown once; store it now):\n${r.key.key}`);
     else ctx.out(note!);
   },
-});
+};
 
-registerCommand('org set-tier', {
+const orgSetTierCommand: Command = {
   summary: 'Change the tier of an organization',
   usage: 'vulnintel org set-tier --org ID --tier free|standard|professional|api|enterprise [--json]',
   options: { org: { type: 'string' }, tier: { type: 'string' } },
@@ -103,9 +103,9 @@ registerCommand('org set-tier', {
       else ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`);
     });
   },
-});
+};
 
-registerCommand('key create', {
+const keyCreateCommand: Command = {
   summary: 'Issue an API key for a member (created with --role if the email is new); prints the key once',
   usage: 'vulnintel key create --org ID --email E [--role owner|admin|viewer] [--scopes read,write] [--kind standard|partner|trial] [--label L] [--json]',
   options: {
@@ -130,9 +130,9 @@ registerCommand('key create', {
       ctx.out(`${kind} API key ${k.id}, scopes ${k.scopes.join(',')}${k.expires_at ? `, expires ${iso(k.expires_at)}` : ''} (shown once; store it now):\n${k.key}`);
     });
   },
-});
+};
 
-registerCommand('key list', {
+const keyListCommand: Command = {
   summary: 'List the API keys of one organization (never the keys themselves)',
   usage: 'vulnintel key list --org ID [--json]',
   options: { org: { type: 'string' } },
@@ -157,9 +157,9 @@ registerCommand('key list', {
       }
     });
   },
-});
+};
 
-registerCommand('key revoke', {
+const keyRevokeCommand: Command = {
   summary: 'Revoke an API key of an organization, by id or by key prefix (idempotent)',
   usage: 'vulnintel key revoke --org ID --key ID|PREFIX [--json]',
   options: { org: { type: 'string' }, key: { type: 'string' } },
@@ -173,4 +173,13 @@ registerCommand('key revoke', {
       else ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`);
     });
   },
-});
+};
+
+/** The organization and key commands (table read by src/cli-commands.ts). */
+export const IDENTITY_COMMANDS: Readonly<Record<string, Command>> = {
+  'org create': orgCreateCommand,
+  'org set-tier': orgSetTierCommand,
+  'key create': keyCreateCommand,
+  'key list': keyListCommand,
+  'key revoke': keyRevokeCommand,
+};

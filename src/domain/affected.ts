@@ -3,7 +3,7 @@
 // CNA's `affected` block), then NVD's CPE analysis, then KEV's vendorProject, then MSRC, and a CISA ICS
 // advisory's vendor only when nothing better exists (an advisory may be a bundler's: Siemens RUGGEDCOM
 // APE1808 ships PAN-OS, CVE-2024-3400). docs/enrichment.md "Vendors and products".
-import type { AffectedProduct } from '../ingest/types.ts';
+import type { AffectedProduct } from './records.ts';
 import type { MergedCve } from './merge.ts';
 import { canonicalVendor, productDisplay, vendorByDomain, type CanonicalVendor } from './vendors.ts';
 import { domainOfEmail } from './urls.ts';

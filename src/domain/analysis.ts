@@ -3,6 +3,10 @@
 // that are traceable to a source field (general advice counts as not traceable). An OpenAI-compatible
 // provider is used only when configured; it goes through an injectable fetch. Pure apart from that fetch.
 import type { ConfidenceTier, SageBlock } from './cve-document.ts';
+import { CVE_ID_BODY } from './cve-id.ts';
+
+/** Fact-like tokens a sentence must take from the facts: ids, versions, percentages. */
+const FACT_TOKENS = new RegExp(String.raw`${CVE_ID_BODY}|CWE-\d+|ICSA-\d{2}-\d{3}-\d{2}|\bv?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)?%`, 'gi');
 
 export interface AnalysisFacts {
   cve_id: string;
@@ -152,7 +156,7 @@ export function traceableShare(text: string, facts: AnalysisFacts): number {
   if (!sentences.length) return 0;
   let ok = 0;
   for (const s of sentences) {
-    const tokens = s.match(/CVE-\d{4}-\d+|CWE-\d+|ICSA-\d{2}-\d{3}-\d{2}|\bv?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)?%/gi) ?? [];
+    const tokens = s.match(FACT_TOKENS) ?? [];
     const grounded = tokens.every((t) => haystack.includes(t.toLowerCase().replace(/%$/, '')));
     const mentionsFact = tokens.length > 0 || [facts.vendor, facts.product, facts.cve_id].some((x) => x && s.toLowerCase().includes(x.toLowerCase()));
     if (grounded && mentionsFact) ok++;

@@ -1,7 +1,7 @@
 // CAPEC attack patterns of a CVE, derived from its CWEs through the CAPEC catalog's Related_Weaknesses
 // (spec §2.4). Pure: deduplicated by capec_id, every bridging CWE in via_cwe, never null.
 import type { CapecEntry, CapecSource } from './cve-document.ts';
-import type { CapecRecord } from '../ingest/types.ts';
+import type { CapecRecord } from './records.ts';
 
 export interface CapecIndex {
   byCwe: Map<number, CapecRecord[]>;

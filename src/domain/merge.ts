@@ -4,8 +4,9 @@
 // files changes nothing.
 import type {
   AffectedProduct, CsafAdvisoryFacts, CveSourceName, CveSourceRecord, CvssMetric, EpssRecord, KevFacts, MsrcFacts, SourceReference,
-} from '../ingest/types.ts';
-import { CVE_SOURCES } from '../ingest/types.ts';
+} from './records.ts';
+import { CVE_SOURCES } from './records.ts';
+import { isCveIdAnyCase } from './cve-id.ts';
 
 export interface MergedCve {
   cve_id: string;
@@ -64,7 +65,7 @@ export function chooseCvss(ordered: CveSourceRecord[]): CvssMetric | null {
 }
 
 function isCveIdOnly(title: string, cve: string): boolean {
-  return title.trim().toUpperCase() === cve || /^CVE-\d{4}-\d{4,}$/i.test(title.trim());
+  return title.trim().toUpperCase() === cve || isCveIdAnyCase(title.trim());
 }
 
 export function mergeSources(cveId: string, records: CveSourceRecord[], epss: EpssRecord | null = null): MergedCve {

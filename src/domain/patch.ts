@@ -1,7 +1,7 @@
 // Patch block: exactly the five patch rules of spec §2.3. Pure. Known patch and fix sources are listed
 // in docs/enrichment.md ("Patch").
 import type { CveDocument } from './cve-document.ts';
-import type { SourceReference } from '../ingest/types.ts';
+import type { SourceReference } from './records.ts';
 import type { MergedCve } from './merge.ts';
 import { hostOf, registrableDomain } from './urls.ts';
 

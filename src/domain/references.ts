@@ -1,7 +1,7 @@
 // References block (spec §2.5). Pure. No link is constructed or guessed: apart from the two record
 // addresses the spec requires (nvd_url, cve_org_url), every URL is one a source stated.
 import type { CisaIcsAdvisoryRef, CveDocument, OtherReference } from './cve-document.ts';
-import type { SourceReference } from '../ingest/types.ts';
+import type { SourceReference } from './records.ts';
 import type { MergedCve } from './merge.ts';
 import type { CanonicalVendor } from './vendors.ts';
 import { domainOfEmail, hostOf, registrableDomain } from './urls.ts';

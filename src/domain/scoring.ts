@@ -1,6 +1,7 @@
 // EPSS interpretation, the BCS criticality score and the bsid. Pure; published in docs/enrichment.md.
 import type { Severity } from './cve-document.ts';
 import { severityFromScore } from './cvss.ts';
+import { parseCveId } from './cve-id.ts';
 
 /** EPSS interpretation label by percentile (published-service-notes §2.2). */
 export function epssInterpretation(percentile: number | null): string | null {
@@ -78,7 +79,7 @@ const SEVERITY_LETTER: Record<Severity, string> = { CRITICAL: 'C', HIGH: 'H', ME
  * card severity (`cardSeverity`), or of the BCS tier when the CVE is not scored.
  */
 export function bsid(cveId: string, severity: Severity): string {
-  const m = /^CVE-(\d{4})-(\d{4,})$/.exec(cveId);
+  const m = parseCveId(cveId);
   if (!m) throw new Error(`not a CVE id: ${cveId}`);
-  return `BS-${m[1]}-${m[2].padStart(6, '0')}-${SEVERITY_LETTER[severity]}`;
+  return `BS-${m.year}-${m.seq.padStart(6, '0')}-${SEVERITY_LETTER[severity]}`;
 }

@@ -1,10 +1,10 @@
 // `vulnintel import PATH...` (spec: issue 3 pipeline). Progress goes to stderr; --json prints the summary.
-import { registerCommand, UsageError } from '../cli.ts';
+import { UsageError, type Command } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { createProgress, silentProgress } from './progress.ts';
 import { providerFromConfig } from './analysis-provider.ts';
 
-registerCommand('import', {
+const importCommand: Command = {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
   usage: 'vulnintel import PATH... [--batch-size N] [--writers N] [--quiet] [--json]',
   options: { 'batch-size': { type: 'string' }, writers: { type: 'string' }, quiet: { type: 'boolean' } },
@@ -33,4 +33,9 @@ registerCommand('import', {
       if (msrc.documents) ctx.out(`MSRC documents: ${msrc.documents} read, ${msrc.added.length} new, ${msrc.revised.length} revised, ${msrc.unchanged} unchanged.`);
     }
   },
-});
+};
+
+/** `vulnintel import` (table read by src/cli-commands.ts). */
+export const IMPORT_COMMANDS: Readonly<Record<string, Command>> = {
+  'import': importCommand,
+};

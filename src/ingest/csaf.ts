@@ -5,6 +5,7 @@ import { readLines, readText } from './io.ts';
 import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, obj, str } from './json.ts';
+import { isCveId } from '../domain/cve-id.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -113,7 +114,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   const published = Number.isNaN(released) ? null : new Date(released).toISOString();
   const out: CveSourceRecord[] = [];
   for (const v of arr(doc.vulnerabilities).map(obj)) {
-    if (typeof v.cve !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cve.trim())) continue;
+    if (typeof v.cve !== 'string' || !isCveId(v.cve.trim())) continue;
     const cve = v.cve.trim();
     const status = obj(v.product_status);
     const affectedIds: string[] = [...arr(status.known_affected), ...arr(status.first_affected), ...arr(status.last_affected)];

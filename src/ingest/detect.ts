@@ -1,5 +1,5 @@
 // Recognise a feed file's format from its content (plain or gzip), never from its name, and dispatch to
-// the reader. Readers for formats owned elsewhere (MSRC CVRF, on the `windows` branch) register here.
+// the reader (the READERS table below).
 import { readHead } from './io.ts';
 import { readNvd } from './nvd.ts';
 import { readKev } from './kev.ts';
@@ -7,23 +7,21 @@ import { readEpss } from './epss.ts';
 import { readCwe } from './cwe.ts';
 import { readCapec } from './capec.ts';
 import { readCsaf } from './csaf.ts';
+import { readMsrcCves, readMsrcIndex } from './msrc-feed.ts';
 import type { FeedFormat, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { CVE_ID_BODY } from '../domain/cve-id.ts';
+
+const EPSS_SSV_LINE = new RegExp(`^${CVE_ID_BODY};[\\d.eE-]+;[\\d.eE-]+\\s`);
+const NVD_RECORD_ID = new RegExp(`"id"\\s*:\\s*"${CVE_ID_BODY}"`);
 
 export type Reader = (path: string) => AsyncIterable<IngestItem>;
-
-const extraReaders = new Map<FeedFormat, Reader>();
-
-/** Plug in a reader for a format recognised here but implemented elsewhere (e.g. 'msrc-cvrf'). */
-export function registerReader(format: FeedFormat, reader: Reader): void {
-  extraReaders.set(format, reader);
-}
 
 /** Format of a file from its first bytes; null when it is no feed we know. */
 export function detectFromHead(head: string): FeedFormat | null {
   const text = head.replace(/^\uFEFF/, '').trimStart();
   if (text.startsWith('#model_version') || /^cve,epss,percentile\s/i.test(text)) return 'epss-csv';
-  if (/^CVE-\d{4}-\d{4,};[\d.eE-]+;[\d.eE-]+\s/.test(text)) return 'epss-ssv';
+  if (EPSS_SSV_LINE.test(text)) return 'epss-ssv';
   if (text.startsWith('<')) {
     if (/<Weakness_Catalog\b/.test(text)) return 'cwe-xml';
     if (/<cvrfdoc\b|icasi\.org\/CVRF/.test(text)) return 'msrc-cvrf';
@@ -39,7 +37,7 @@ export function detectFromHead(head: string): FeedFormat | null {
   if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';
   if (/"catalogVersion"\s*:/.test(text) && /"vulnerabilities"\s*:/.test(text)) return 'kev';
   if (/"format"\s*:\s*"NVD_CVE"/.test(text) || /"resultsPerPage"\s*:/.test(text)) return 'nvd-page';
-  if (/"sourceIdentifier"\s*:/.test(text) && /"id"\s*:\s*"CVE-\d{4}-\d+"/.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';
+  if (/"sourceIdentifier"\s*:/.test(text) && NVD_RECORD_ID.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';
   if (/"type"\s*:\s*"(attack-pattern|bundle|course-of-action|relationship|identity|marking-definition)"/.test(text) && /capec/i.test(text)) {
     return 'capec-stix';
   }
@@ -59,43 +57,31 @@ export async function detectFormat(path: string): Promise<FeedFormat | null> {
   return detectFromHead(await readHead(path));
 }
 
+/** CAPEC in STIX: one bundle per file, or one object per line. */
+async function* readCapecFile(path: string): AsyncGenerator<IngestItem> {
+  const head = (await readHead(path, 4096)).trimStart();
+  const firstLine = head.split('\n', 1)[0];
+  yield* readCapec(path, isCompleteJson(firstLine) && !/"type"\s*:\s*"bundle"/.test(firstLine.slice(0, 200)) ? 'jsonl' : 'bundle');
+}
+
+/** The reader of every format `detectFromHead` recognises: one explicit table, nothing registers itself. */
+export const READERS: Readonly<Record<FeedFormat, Reader>> = {
+  'nvd-record': readNvd,
+  'nvd-page': readNvd,
+  kev: readKev,
+  'epss-csv': readEpss,
+  'epss-ssv': readEpss,
+  'cwe-xml': readCwe,
+  'capec-stix': readCapecFile,
+  csaf: (path) => readCsaf(path, 'document'),
+  'csaf-jsonl': (path) => readCsaf(path, 'jsonl'),
+  'msrc-cvrf': readMsrcCves,
+  'msrc-index': readMsrcIndex,
+};
+
 /** Read any supported feed file; throws FeedFormatError for unknown content. */
 export async function* readFeed(path: string, format?: FeedFormat | null): AsyncGenerator<IngestItem> {
   const fmt = format ?? (await detectFormat(path));
-  switch (fmt) {
-    case 'nvd-record':
-    case 'nvd-page':
-      yield* readNvd(path);
-      return;
-    case 'kev':
-      yield* readKev(path);
-      return;
-    case 'epss-csv':
-    case 'epss-ssv':
-      yield* readEpss(path);
-      return;
-    case 'cwe-xml':
-      yield* readCwe(path);
-      return;
-    case 'capec-stix': {
-      const head = (await readHead(path, 4096)).trimStart();
-      const firstLine = head.split('\n', 1)[0];
-      yield* readCapec(path, isCompleteJson(firstLine) && !/"type"\s*:\s*"bundle"/.test(firstLine.slice(0, 200)) ? 'jsonl' : 'bundle');
-      return;
-    }
-    case 'csaf':
-      yield* readCsaf(path, 'document');
-      return;
-    case 'csaf-jsonl':
-      yield* readCsaf(path, 'jsonl');
-      return;
-    default: {
-      const extra = fmt ? extraReaders.get(fmt) : undefined;
-      if (extra) {
-        yield* extra(path);
-        return;
-      }
-      throw new FeedFormatError(fmt ? `${path}: no reader registered for ${fmt}` : `${path}: unrecognised feed format`);
-    }
-  }
+  if (!fmt) throw new FeedFormatError(`${path}: unrecognised feed format`);
+  yield* READERS[fmt](path);
 }

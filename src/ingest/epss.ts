@@ -5,15 +5,15 @@
 import { readLines } from './io.ts';
 import type { EpssRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { isCveId } from '../domain/cve-id.ts';
 
 const HEADER_RE = /^#model_version:([^,]*),score_date:(.+)$/;
-const CVE_RE = /^CVE-\d{4}-\d{4,}$/;
 
 export function parseEpssRow(line: string, sep: ',' | ';'): EpssRecord | null {
   const parts = line.split(sep);
   if (parts.length < 3) return null;
   const cve = parts[0].trim();
-  if (!CVE_RE.test(cve)) return null;
+  if (!isCveId(cve)) return null;
   const epss = Number(parts[1]);
   const percentile = Number(parts[2]);
   if (!Number.isFinite(epss) || !Number.isFinite(percentile) || epss < 0 || epss > 1 || percentile < 0 || percentile > 1) {

@@ -4,6 +4,7 @@
 import { readText } from './io.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
+import { isCveId } from '../domain/cve-id.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -18,7 +19,7 @@ function cwesOf(list: unknown): number[] {
 }
 
 export function kevRecord(v: Json): CveSourceRecord {
-  if (!v || typeof v !== 'object' || typeof v.cveID !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(v.cveID)) {
+  if (!v || typeof v !== 'object' || typeof v.cveID !== 'string' || !isCveId(v.cveID)) {
     throw new FeedFormatError('KEV entry without a valid cveID');
   }
   const str = (x: unknown) => (typeof x === 'string' ? x : '');

@@ -7,6 +7,7 @@ import type { MsrcDocument, MsrcVulnerability } from '../domain/windows/msrc-typ
 import { msrcDateToIso } from './msrc.ts';
 import { domainOfEmail } from '../domain/urls.ts';
 import { vendorByDomain } from '../domain/vendors.ts';
+import { isCveId } from '../domain/cve-id.ts';
 
 export interface MsrcCvssMetric {
   version: '2.0' | '3.0' | '3.1' | '4.0';
@@ -181,7 +182,7 @@ export function fixReferences(v: MsrcVulnerability): MsrcCveRecord['references']
 export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
   const out: MsrcCveRecord[] = [];
   for (const v of doc.vulnerabilities) {
-    if (!/^CVE-\d{4}-\d{4,}$/.test(v.cve)) continue;
+    if (!isCveId(v.cve)) continue;
     const exploit = v.threats.find((t) => t.type === 'Exploit Status')?.description ?? '';
     const severities = new Set(v.threats.filter((t) => t.type === 'Severity').map((t) => t.description));
     const severity = SEVERITY_ORDER.find((s) => severities.has(s)) ?? null;

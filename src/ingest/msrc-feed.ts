@@ -1,8 +1,7 @@
 // The MSRC reader for the import pipeline: every CVE of an MSRC document (XML or JSON, plain or .gz) as a
-// `CveSourceRecord` with source 'msrc', merged into the CVE corpus under the usual precedence. Registered
-// with the format detector on import of this module (pipeline.ts imports it).
+// `CveSourceRecord` with source 'msrc', merged into the CVE corpus under the usual precedence. Listed in the
+// READERS table of detect.ts.
 import { readFile } from 'node:fs/promises';
-import { registerReader } from './detect.ts';
 import { parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
 import { readText } from './io.ts';
 import { msrcCveRecords } from './msrc-cves.ts';
@@ -20,6 +19,3 @@ export async function* readMsrcIndex(file: string): AsyncGenerator<IngestItem> {
   const entries = parseUpdatesIndex(JSON.parse(await readText(file)));
   yield { kind: 'msrc-index', entries: entries.map((e) => ({ id: e.id, cvrfUrl: e.cvrfUrl })) };
 }
-
-registerReader('msrc-cvrf', readMsrcCves);
-registerReader('msrc-index', readMsrcIndex);

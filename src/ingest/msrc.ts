@@ -9,6 +9,7 @@ import { scanXml, type XmlHandler } from './xml-scan.ts';
 import type {
   MsrcDocument, MsrcRemediation, MsrcRevision, MsrcScoreSet, MsrcThreat, MsrcUpdateEntry, MsrcVulnerability,
 } from '../domain/windows/msrc-types.ts';
+import { CVE_ID_BODY } from '../domain/cve-id.ts';
 
 /** MSRC document dates carry no zone ("2026-07-05T14:46:17"); the /updates index gives the same instant with Z. */
 export function msrcDateToIso(s: string | null | undefined): string | null {
@@ -21,7 +22,7 @@ export function msrcDateToIso(s: string | null | undefined): string | null {
   return d.toISOString();
 }
 
-const ADVISORY_RE = /https:\/\/msrc\.microsoft\.com\/update-guide\/(?:[a-zA-Z]{2}-[a-zA-Z]{2}\/)?vulnerability\/(CVE-\d{4}-\d{4,})/g;
+const ADVISORY_RE = new RegExp(String.raw`https://msrc\.microsoft\.com/update-guide/(?:[a-zA-Z]{2}-[a-zA-Z]{2}/)?vulnerability/(${CVE_ID_BODY})`, 'g');
 
 /** Collect CVE → advisory URL from HTML note text, first link wins. Only links the document states. */
 function collectAdvisoryUrls(html: string, into: Map<string, string>, onlyCve?: string): void {

@@ -4,6 +4,7 @@ import { readText } from './io.ts';
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, obj, str, strings } from './json.ts';
+import { isCveId } from '../domain/cve-id.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -118,7 +119,7 @@ function cwesOf(weaknesses: unknown): number[] {
  * the corpus unless another source still describes it.
  */
 export function nvdRecordFromCve(cve: Json): CveSourceRecord {
-  if (!cve || typeof cve !== 'object' || typeof cve.id !== 'string' || !/^CVE-\d{4}-\d{4,}$/.test(cve.id)) {
+  if (!cve || typeof cve !== 'object' || typeof cve.id !== 'string' || !isCveId(cve.id)) {
     throw new FeedFormatError('NVD record without a valid `id`');
   }
   if (cve.vulnStatus === 'Rejected') {

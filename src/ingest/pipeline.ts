@@ -16,8 +16,6 @@ import {
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
 import { detectFormat, readFeed } from './detect.ts';
-// Registers the MSRC CVRF reader (owned by the Windows engine) with the format detector.
-import './msrc-feed.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';

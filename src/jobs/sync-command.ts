@@ -1,6 +1,6 @@
 // `vulnintel sync` (docs/sync.md): fetch the live feeds, or import a local directory with --from (offline).
 import path from 'node:path';
-import { registerCommand, UsageError } from '../cli.ts';
+import { UsageError, type Command } from '../cli.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createEgress } from '../lib/egress.ts';
 import { importPaths } from '../ingest/pipeline.ts';
@@ -8,13 +8,11 @@ import { createProgress, silentProgress } from '../ingest/progress.ts';
 import { recentSyncRuns } from '../store/sync-state.ts';
 import { runSync, SyncBusyError, syncSources } from './sync.ts';
 import { pipelineSink } from './sync-sink.ts';
-// Registers the MSRC source (Windows engine) with every later sync.
-import './sync-msrc.ts';
 
 /** Exit status when another sync holds the lock (EX_TEMPFAIL: try again later). */
 export const EXIT_BUSY = 75;
 
-registerCommand('sync', {
+const syncCommand: Command = {
   summary: 'Fetch the live feeds (NVD, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS, MSRC) incrementally; --from DIR imports local files instead',
   usage: 'vulnintel sync [--source NAME]... [--from DIR] [--status] [--quiet] [--json]',
   options: {
@@ -98,4 +96,9 @@ registerCommand('sync', {
       await egress.close();
     }
   },
-});
+};
+
+/** `vulnintel sync` (table read by src/cli-commands.ts). */
+export const SYNC_COMMANDS: Readonly<Record<string, Command>> = {
+  'sync': syncCommand,
+};

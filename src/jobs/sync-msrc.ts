@@ -1,15 +1,13 @@
 // `vulnintel sync` for Microsoft's security data: reads the MSRC CVRF `/updates` index and fetches every
 // document that is new or whose CurrentReleaseDate is newer than the stored revision (Microsoft regenerates
 // old months when a CVE is revised: trap 7 of windows-engine.md). Each document goes to the Windows tables
-// and, through the pipeline sink, its CVEs to the corpus. Registered by sync-command.ts.
+// and, through the pipeline sink, its CVEs to the corpus. Listed in the SYNC_SOURCES table of sync.ts.
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { registerSyncSource, type SourceOutcome, type SyncContext, type SyncSource } from './sync.ts';
+import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { expectOk, fetchWithRetry, SyncHttpError } from './sync-http.ts';
 import { parseMsrcBuffer, parseUpdatesIndex } from '../ingest/msrc.ts';
 import { storeMsrcDocument } from '../ingest/msrc-import.ts';
-// The sink reads fetched documents with the MSRC reader: make sure it is registered.
-import '../ingest/msrc-feed.ts';
 import { msrcDocumentStates } from '../store/windows.ts';
 import type { MsrcUpdateEntry } from '../domain/windows/msrc-types.ts';
 
@@ -71,5 +69,3 @@ export const msrcSource: SyncSource = {
     return { records, files, summary: `${files} new or revised of ${index.length} documents listed, ${records} records` };
   },
 };
-
-registerSyncSource(msrcSource);

@@ -1,6 +1,6 @@
 // `vulnintel sync`: fetches the live feeds and hands each downloaded file to the import pipeline (docs/sync.md).
 // Single-flight through a Postgres advisory lock. Each source is one `SyncSource` (name + run(ctx)), so another
-// feed (MSRC, on the `windows` branch) is added as one more entry with `registerSyncSource`.
+// feed is added as one more entry of the SYNC_SOURCES table.
 // Every source run is recorded as an ingest run (stage `ingest`, source `sync:<name>`) when it ends, and a
 // failing source is recorded failed with its error while the others still run.
 import { mkdir, rm } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { getCursor, recordIngestRun, setCursor, tryAcquireSyncLock } from '../st
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
 import { capecSource, csafSource, cweSource, epssSource, kevSource } from './sync-feeds.ts';
+import { msrcSource } from './sync-msrc.ts';
 
 export interface FeedFile {
   file: string;
@@ -67,18 +68,14 @@ export interface SyncSource {
   run(ctx: SyncContext): Promise<SourceOutcome>;
 }
 
-// Catalogs first (CWE, CAPEC), then the CVE sources, then the per-CVE scores.
-const registered: SyncSource[] = [cweSource, capecSource, nvdSource, csafSource, kevSource, epssSource];
-
-/** Adds a source to every later sync (e.g. MSRC from the Windows module). Names are unique. */
-export function registerSyncSource(source: SyncSource): void {
-  const i = registered.findIndex((s) => s.name === source.name);
-  if (i >= 0) registered[i] = source;
-  else registered.push(source);
-}
+/**
+ * Every sync source, in run order: catalogs first (CWE, CAPEC), then the CVE sources, then the per-CVE scores,
+ * then Microsoft's documents (Windows engine and CVE corpus). One explicit table; nothing registers itself.
+ */
+export const SYNC_SOURCES: readonly SyncSource[] = [cweSource, capecSource, nvdSource, csafSource, kevSource, epssSource, msrcSource];
 
 export function syncSources(): readonly SyncSource[] {
-  return registered;
+  return SYNC_SOURCES;
 }
 
 export class SyncBusyError extends Error {

@@ -4,8 +4,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CveDocument } from '../domain/cve-document.ts';
-
-const CVE_RE = /^CVE-(\d{4})-(\d{4,})$/;
+import { parseCveId } from '../domain/cve-id.ts';
 
 /**
  * The document serialised once, with the volatile timestamps (temporal.enriched_at, sage.generated_at) set to
@@ -22,13 +21,13 @@ function hashOf(stable: string): string {
 }
 
 function row(doc: CveDocument) {
-  const m = CVE_RE.exec(doc.cve_id);
+  const m = parseCveId(doc.cve_id);
   if (!m) throw new Error(`Invalid CVE id in document: ${doc.cve_id}`);
   const a = doc.affected;
   return {
     cve_id: doc.cve_id,
-    cve_year: Number(m[1]),
-    cve_seq: Number(m[2]),
+    cve_year: Number(m.year),
+    cve_seq: Number(m.seq),
     bsid: doc.bsid,
     title: doc.title,
     severity: doc.severity,

@@ -14,7 +14,6 @@ import { RecordingSink } from '../helpers/recording-sink.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { createEgress } from '../../src/lib/egress.ts';
 import { runSync, type SyncDeps } from '../../src/jobs/sync.ts';
-import '../../src/jobs/sync-msrc.ts';
 import { DEFAULT_FEED_URLS } from '../../src/config.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 

@@ -8,7 +8,6 @@ import { buildCveDocument, enrichCve } from '../../src/domain/enrich.ts';
 import { canonicalVendor, vendorKey } from '../../src/domain/vendors.ts';
 import { namedIn } from '../../src/domain/affected.ts';
 import { composeTitle, shortenTitle, TITLE_MAX } from '../../src/domain/title.ts';
-import '../../src/ingest/msrc-feed.ts'; // registers the MSRC CVRF reader (snapshot/msrc)
 import { epssInterpretation, computeBcs, bsid, cardSeverity } from '../../src/domain/scoring.ts';
 import { icsRelevance } from '../../src/domain/ics.ts';
 import { OTHER_REFERENCES_CAP } from '../../src/domain/references.ts';

@@ -11,6 +11,7 @@ import { capecFromStix } from '../../src/ingest/capec.ts';
 import { parseEpssRow } from '../../src/ingest/epss.ts';
 import { FeedFormatError } from '../../src/ingest/types.ts';
 import { fixture } from '../helpers/feeds.ts';
+import { isCveId } from '../../src/domain/cve-id.ts';
 
 function safely(fn: () => unknown): void {
   try {
@@ -69,7 +70,7 @@ test('CAPEC and EPSS row readers never crash', () => {
   }), { numRuns: 300 });
   fc.assert(fc.property(fc.string(), fc.constantFrom(',' as const, ';' as const), (line, sep) => {
     const r = parseEpssRow(line, sep);
-    if (r) assert.ok(r.epss >= 0 && r.epss <= 1 && r.percentile >= 0 && r.percentile <= 1 && /^CVE-\d{4}-\d{4,}$/.test(r.cve_id));
+    if (r) assert.ok(r.epss >= 0 && r.epss <= 1 && r.percentile >= 0 && r.percentile <= 1 && isCveId(r.cve_id));
   }));
 });
 

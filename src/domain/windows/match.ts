@@ -10,8 +10,12 @@ export interface ProductMatch {
   /** Products that fit; one when the match is exact, several when edition/installation type is missing. */
   products: WindowsProduct[];
   build: OsBuild | null;
-  /** 'build' = evaluated by build/KB; 'revision' = three-part build; 'no_build'; 'unmapped'. */
-  level: 'build' | 'revision' | 'no_build' | 'unmapped';
+  /**
+   * 'build' = evaluated by build/KB; 'revision' = three-part build; 'no_build'; 'unmapped'; 'bare_name' = the
+   * product name is only "Windows" (spec §4.2 rule 4: product-level whatever the build; the build only says
+   * which products fit).
+   */
+  level: 'build' | 'revision' | 'no_build' | 'unmapped' | 'bare_name';
   notes: string[];
 }
 
@@ -32,6 +36,11 @@ const SERVER_TEXT: [RegExp, number, string][] = [
   [/server 2016/i, 14393, '10.0'], [/server 2019/i, 17763, '10.0'], [/server 2022/i, 20348, '10.0'], [/server 2025/i, 26100, '10.0'],
 ];
 const CLIENT_TEXT: [RegExp, number, string][] = [[/windows 7/i, 7601, '6.1'], [/windows 8\.1/i, 9600, '6.3']];
+
+/** A bare Windows product name: "Windows" and nothing that names the version or edition. */
+export function isBareWindowsName(osProduct: string): boolean {
+  return /^\s*windows\s*$/i.test(osProduct);
+}
 
 function fits(p: WindowsProduct, major: string, build: number, host: WindowsHost, family: FamilyHint): boolean {
   if (p.major !== major || p.build !== build) return false;
@@ -73,6 +82,11 @@ export function matchHost(host: WindowsHost): ProductMatch {
   }
   if (/server/i.test(host.os_product) && products.every((p) => p.family === 'client')) {
     notes.push('ProductName names a server but edition/installation type say client');
+  }
+  if (b && isBareWindowsName(host.os_product)) {
+    // Rule 4: a bare name keeps the host product-level, whatever the build; say which products the build fits.
+    notes.push(`os_product is only "Windows": the host stays product-level whatever the build; build ${host.os_build} fits ${products.map((p) => p.name).join('; ')}`);
+    return { products, build: b, level: 'bare_name', notes };
   }
   if (products.length > 1) {
     notes.push(`edition not supplied: build ${major}.${build} fits ${products.map((p) => p.name).join('; ')}`);

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { ICS_PROTOCOLS } from '../../domain/cve-document.ts';
 import { PATCH_FILTER_VALUES } from '../../domain/cve-view.ts';
 import { CollectionEnvelope, Envelope } from '../envelope.ts';
+import { CVE_ID_PATTERN_ANY_CASE } from '../../domain/cve-id.ts';
 
 // Nullable scalars as `type: [x, 'null']`, not anyOf: fast-json-stringify serializes a type list directly but
 // runs a schema validation per value to pick an anyOf branch (measured: several times slower on the detail).
@@ -56,7 +57,7 @@ export const VendorCatalogQuery = Type.Object({
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Substring of the slug, name or an alias' })),
 }, { additionalProperties: false });
 
-export const CveIdParams = Type.Object({ cve_id: Type.String({ pattern: '^[Cc][Vv][Ee]-[0-9]{4}-[0-9]{4,}$', description: 'CVE-<year>-<number>' }) });
+export const CveIdParams = Type.Object({ cve_id: Type.String({ pattern: CVE_ID_PATTERN_ANY_CASE, description: 'CVE-<year>-<number>' }) });
 export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200 }) });
 export const ProtocolParams = Type.Object({ name: Type.String({ maxLength: 100 }) });
 export const EmptyQuery = Type.Object({}, { additionalProperties: false });

@@ -7,12 +7,13 @@ import { mergeSources } from '../../../src/domain/merge.ts';
 import { buildCveDocument } from '../../../src/domain/enrich.ts';
 import { OTHER_REFERENCES_CAP } from '../../../src/domain/references.ts';
 import { realCatalogs } from '../../helpers/feeds.ts';
+import { isCveId } from '../../../src/domain/cve-id.ts';
 
 const NOW = '2026-11-20T00:00:00.000Z';
 
 test('MSRC CVE records for the corpus: CVE-2024-38063 from the real August 2024 document', () => {
   const recs = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`));
-  assert.ok(recs.every((r) => /^CVE-\d{4}-\d{4,}$/.test(r.cve_id) && r.source === 'msrc'));
+  assert.ok(recs.every((r) => isCveId(r.cve_id) && r.source === 'msrc'));
   const r = recs.find((x) => x.cve_id === 'CVE-2024-38063')!;
   assert.equal(r.title, 'Windows TCP/IP Remote Code Execution Vulnerability');
   assert.deepEqual(r.cvss, [{ version: '3.1', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H/E:U/RL:O/RC:C', score: 9.8, scored_by: 'Microsoft', type: null }]);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { cveOf, evalHost, fixtureIndex } from './fixture-index.ts';
 import { viewHost } from '../../../src/domain/windows/view.ts';
 import { validateHost } from '../../../src/domain/windows/validate.ts';
+import { isCveId } from '../../../src/domain/cve-id.ts';
 
 const JUNE_CVE = 'CVE-2026-41108'; // June 2026, listed for 2012 R2, 1809/2019, 22H2, 24H2 and Server 2025
 const ALL = { include_cleared: true, sort: 'priority', confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null } as const;
@@ -214,12 +215,14 @@ test('needs revision: a three-part build is accepted with a warning and stays pr
   assert.ok(h.items.length > 100);
 });
 
-test('a bare "Windows": refused without a build, evaluated by build with one', () => {
+test('a bare "Windows": refused without a build; with one it stays product-level (rule 4), the build naming the product', () => {
   const v = validateHost({ asset_id: 'b1', os_product: 'Windows', edition_id: '', os_build: '', architecture: 'x64', collected_at: '2026-07-01T00:00:00Z' });
   assert.equal(v.ok, false);
   assert.deepEqual(!v.ok && v.errors.map((e) => e.code), ['bare_windows']);
   const h = evalHost({ asset_id: 'b2', os_product: 'Windows', edition_id: 'Professional', os_build: '10.0.19045.7417', architecture: 'x64' });
   assert.equal(h.microsoft_product, 'Windows 10 Version 22H2 for x64-based Systems');
+  assert.equal(h.patch_resolved, false);
+  assert.ok(h.labels.includes('product-level (bare product name)'));
   const nob = evalHost({ asset_id: 'b3', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', os_build: '', architecture: 'x64', installation_type: 'Server' });
   assert.deepEqual(nob.labels, ['product-level (no build)']);
   assert.equal(nob.patch_resolved, false);
@@ -227,7 +230,7 @@ test('a bare "Windows": refused without a build, evaluated by build with one', (
 });
 
 test('edition missing on a shared build: candidates, and a CVE whose status differs between them needs review', () => {
-  const h = evalHost({ asset_id: 'e1', os_product: 'Windows', edition_id: '', os_build: '10.0.26100.8655', architecture: 'x64', installation_type: '' });
+  const h = evalHost({ asset_id: 'e1', os_product: 'Windows 11 Enterprise', edition_id: '', os_build: '10.0.26100.8655', architecture: 'x64', installation_type: '' });
   assert.equal(h.microsoft_product, null);
   assert.deepEqual(h.candidate_products, ['Windows 11 Version 24H2 for x64-based Systems', 'Windows Server 2025', 'Windows Server 2025 (Server Core installation)']);
   assert.ok(h.labels.includes('resolved by build; edition not supplied'));
@@ -271,7 +274,7 @@ test('counts cover every CVE; microsoft data date is the newest document behind 
   const h = evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755'));
   assert.equal(h.counts.confirmed_open + h.counts.cleared + h.counts.needs_review, h.items.length);
   assert.equal(h.data_as_of, '2026-07-05T14:46:17.000Z');
-  assert.ok(h.items.every((i) => /^CVE-\d{4}-\d{4,}$/.test(i.cve_id)), 'ADV advisories are not CVEs');
+  assert.ok(h.items.every((i) => isCveId(i.cve_id)), 'ADV advisories are not CVEs');
   const ranks = viewHost(h, ALL).cves.map((c) => c.priority_rank);
   assert.deepEqual(ranks, ranks.map((_, i) => i + 1));
 });

@@ -1,0 +1,134 @@
+// The normalised per-CVE record shapes the feed readers produce and the domain rules consume (merge,
+// enrichment, references, exploit, patch). They live in domain/ so the rules import nothing from ingest/;
+// the readers (src/ingest/) import them from here.
+
+/** Sources that contribute per-CVE facts. Merge precedence for text and CVSS is this order. */
+export const CVE_SOURCES = ['nvd', 'csaf', 'msrc', 'kev'] as const;
+export type CveSourceName = (typeof CVE_SOURCES)[number];
+
+export type CvssVersion = '2.0' | '3.0' | '3.1' | '4.0';
+
+export interface CvssMetric {
+  version: CvssVersion;
+  vector: string;
+  /** Base score as published by the source (null when the source gave none). */
+  score: number | null;
+  /** Who scored it (NVD `source`, e.g. nvd@nist.gov or a CNA). */
+  scored_by: string | null;
+  /** NVD `type`: Primary or Secondary; null for other feeds. */
+  type: string | null;
+}
+
+export interface SourceReference {
+  url: string;
+  tags: string[];
+  /** Who supplied the reference (NVD `source`, 'csaf', 'msrc', 'kev'). */
+  provided_by: string;
+}
+
+/** One affected vendor/product pair as named by a source (names not yet canonicalised). */
+export interface AffectedProduct {
+  vendor: string;
+  product: string | null;
+  /** Where the pair came from: 'cpe' (NVD configurations), 'cna' (NVD affected block), 'csaf', 'kev', 'msrc'. */
+  origin: 'cpe' | 'cna' | 'csaf' | 'kev' | 'msrc';
+  /** CPE part: a (application), o (operating system / firmware), h (hardware); null when not from a CPE. */
+  cpe_part?: 'a' | 'o' | 'h' | null;
+  /** Free-text version statement (CSAF branch, CPE range) when the source gives one. */
+  version?: string | null;
+}
+
+export interface KevFacts {
+  date_added: string; // YYYY-MM-DD
+  vendor_project: string;
+  product: string;
+  vulnerability_name: string;
+  short_description: string;
+  required_action: string;
+  due_date: string | null;
+  known_ransomware_campaign_use: string;
+  notes: string;
+}
+
+export interface AdvisoryFix {
+  product: string; // product name as the advisory states it (product_name branch)
+  version: string; // fixed version
+  origin: 'product_status.fixed' | 'vendor_fix';
+}
+
+export interface CsafAdvisoryFacts {
+  advisory_id: string;
+  title: string;
+  /** The advisory's own web page URL as stated in document.references (never constructed). */
+  url: string | null;
+  /** The JSON (self) URL as stated in document.references. */
+  json_url: string | null;
+  published: string | null; // initial_release_date (ISO)
+  /** Fixed versions per product for this CVE. */
+  fixes: AdvisoryFix[];
+  /** vendor_fix remediations for this CVE: details and URL as stated. */
+  vendor_fixes: { details: string; url: string | null; products: string[] }[];
+  /** Other remediation categories present (mitigation, workaround, none_available, no_fix_planned). */
+  remediation_categories: string[];
+}
+
+export interface MsrcFacts {
+  exploited: boolean;
+  publicly_disclosed: boolean | null;
+  severity: string | null; // vendor rating
+}
+
+/**
+ * Per-CVE facts from one source document. The merge input: `mergeSources()` folds a CVE's records
+ * (any number, any order) into one `MergedCve` deterministically.
+ */
+export interface CveSourceRecord {
+  source: CveSourceName;
+  /** Distinguishes several records of one source for a CVE (CSAF: advisory id; otherwise ''). */
+  source_key: string;
+  cve_id: string;
+  description: string | null;
+  title: string | null;
+  published: string | null; // ISO 8601 UTC
+  modified: string | null;
+  cvss: CvssMetric[];
+  cwes: number[];
+  affected: AffectedProduct[];
+  references: SourceReference[];
+  /** NVD sourceIdentifier (the CNA), e.g. psirt@moxa.com. */
+  assigner: string | null;
+  /** NVD vulnStatus (Rejected records are dropped by the reader). */
+  status: string | null;
+  kev?: KevFacts;
+  advisory?: CsafAdvisoryFacts;
+  msrc?: MsrcFacts;
+  /** MSRC: release date of the monthly document the record was read from (orders two records of one revision). */
+  document_date?: string | null;
+}
+
+export interface EpssRecord {
+  cve_id: string;
+  epss: number;
+  percentile: number;
+}
+
+export interface CweRecord {
+  id: number;
+  name: string;
+  /** Pillar/Class/Base/Variant/Compound for weaknesses; 'Category' for categories. */
+  abstraction: string;
+  kind: 'weakness' | 'category';
+  status: string | null;
+  /** CAPEC ids from Related_Attack_Patterns (weaknesses only). */
+  capec_ids: number[];
+}
+
+export interface CapecRecord {
+  capec_id: number;
+  name: string;
+  typical_severity: string | null;
+  status: string | null;
+  /** Related weaknesses (CWE ids). */
+  cwes: number[];
+  deprecated: boolean;
+}

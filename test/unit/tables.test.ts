@@ -1,0 +1,35 @@
+// Readers, sync sources and CLI commands are explicit tables (issue 10): each is complete without any module
+// being imported for its side effect. This file imports only the tables' own modules, so a format, source or
+// command that still relied on registration by import would be missing here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { detectFormat, readFeed, READERS } from '../../src/ingest/detect.ts';
+import { SYNC_SOURCES, syncSources } from '../../src/jobs/sync.ts';
+import { runCli } from '../../src/cli.ts';
+import { fixture } from '../helpers/feeds.ts';
+
+test('every detected format has its reader in READERS, MSRC included', async () => {
+  assert.deepEqual(Object.keys(READERS).sort(), [
+    'capec-stix', 'csaf', 'csaf-jsonl', 'cwe-xml', 'epss-csv', 'epss-ssv', 'kev', 'msrc-cvrf', 'msrc-index', 'nvd-page', 'nvd-record',
+  ]);
+  const file = fixture('msrc', '2024-Aug.xml.gz');
+  assert.equal(await detectFormat(file), 'msrc-cvrf');
+  const kinds = new Set<string>();
+  for await (const item of readFeed(file)) kinds.add(item.kind);
+  assert.deepEqual([...kinds].sort(), ['cve', 'meta', 'msrc-document']);
+});
+
+test('the sync runs every source of SYNC_SOURCES in order, MSRC last', () => {
+  assert.equal(syncSources(), SYNC_SOURCES);
+  assert.deepEqual(SYNC_SOURCES.map((s) => s.name), ['cwe', 'capec', 'nvd', 'csaf', 'kev', 'epss', 'msrc']);
+});
+
+test('the CLI lists every command of both tables; serve loads only the core table', async () => {
+  let out = '';
+  assert.equal(await runCli(['help'], { out: (s) => { out += s; }, err: (s) => { out += s; } }), 0);
+  const names = [...out.matchAll(/^ {2}(\S+(?: \S+)?)\s{2,}/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(names, ['import', 'key create', 'key list', 'key revoke', 'migrate', 'org create', 'org set-tier', 'serve', 'sync']);
+  let err = '';
+  assert.equal(await runCli(['key', 'nonsense'], { out: () => {}, err: (s) => { err += s; } }), 2);
+  assert.match(err, /^Unknown command: key nonsense/);
+});
