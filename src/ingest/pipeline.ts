@@ -15,10 +15,11 @@ import {
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
-import { detectFormat, readFeed } from './detect.ts';
+import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
+import { readHead } from './io.ts';
 // Registers the MSRC CVRF reader (owned by the Windows engine) with the format detector.
 import './msrc-feed.ts';
-import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
+import { FeedFormatError, type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta, type IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
 import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
@@ -71,6 +72,11 @@ export interface PipelineOptions {
    * document is parsed once for the corpus and the Windows engine. The sync's MSRC source stores them itself.
    */
   windowsDocuments?: boolean;
+  /**
+   * Skip, with a warning, a file its reader refuses before its first item (importPaths: local folders hold
+   * other files). Off for the sync, where a refused download fails its source.
+   */
+  skipRefused?: boolean;
   /** Test hook: called after each committed batch. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -111,12 +117,34 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
   const inputs: PipelineInput[] = [];
   const skipped: { label: string; reason: string }[] = [];
   for (const f of files) {
-    const format = await detectFormat(f);
-    if (!format) skipped.push({ label: f, reason: 'unrecognised content' });
+    const head = await readHead(f);
+    const format = detectFromHead(head);
+    if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
     else inputs.push({ label: f, format, items: () => readFeed(f, format) });
   }
   inputs.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.label.localeCompare(b.label));
   return { inputs, skipped };
+}
+
+/**
+ * A file's items, read from the first one. With `skipRefused`, a file that looked like a feed but is none (its
+ * reader refuses it with a FeedFormatError before its first item) is `{ refused }`: it is skipped with a warning
+ * like a file of unknown content, and the rest imports. A feed that breaks after items were read still stops it.
+ */
+async function openItems(input: PipelineInput, skipRefused: boolean): Promise<AsyncIterable<IngestItem> | { refused: string }> {
+  const it = input.items()[Symbol.asyncIterator]();
+  let first: IteratorResult<IngestItem>;
+  try {
+    first = await it.next();
+  } catch (e) {
+    if (skipRefused && e instanceof FeedFormatError) return { refused: e.message };
+    throw e;
+  }
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* { [Symbol.asyncIterator]: () => it };
+  })();
 }
 
 interface Writer {
@@ -240,7 +268,7 @@ export async function runPipeline(db: Db, inputs: PipelineInput[], opts: Pipelin
 export async function importPaths(db: Db, paths: string[], opts: PipelineOptions = {}): Promise<PipelineSummary> {
   const { inputs, skipped } = await collectInputs(paths);
   for (const s of skipped) opts.log?.warn({ file: s.label }, `skipped: ${s.reason}`);
-  return runPipeline(db, inputs, { source: 'import', ...opts }, skipped);
+  return runPipeline(db, inputs, { source: 'import', skipRefused: true, ...opts }, skipped);
 }
 
 /** `db` is the pool (batch writers take their own connections); `conn` holds the import lock. */
@@ -336,7 +364,13 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       // The KEV file is the whole catalog: entries it no longer lists are removed after it.
       const kevIds = input.format === 'kev' ? new Set<string>() : null;
       let n = 0;
-      for await (const item of input.items()) {
+      const items = await openItems(input, opts.skipRefused === true);
+      if ('refused' in items) {
+        summary.skipped.push({ label: input.label, reason: items.refused });
+        opts.log?.warn({ file: input.label }, `skipped: ${items.refused}`);
+        continue;
+      }
+      for await (const item of items) {
         if (item.kind === 'msrc-index') {
           for (const e of item.entries) if (e.cvrfUrl) msrcUrls.set(e.id, e.cvrfUrl);
           continue;
