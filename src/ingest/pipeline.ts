@@ -77,6 +77,12 @@ export interface PipelineOptions {
    * other files). Off for the sync, where a refused download fails its source.
    */
   skipRefused?: boolean;
+  /**
+   * Stops the run between records and batches (SIGTERM during the first start's snapshot import): the batches in
+   * flight settle, the run is recorded as failed with the reason, and a bulk load is left for the next run to
+   * finish, so the stop is quick. The promise rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
   /** Test hook: called after each committed batch. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -355,7 +361,9 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     };
     const writerOf = (cveId: string) => writers[writerCount === 1 ? 0 : routeKey(cveId) % writerCount];
 
+    const checkStop = () => opts.signal?.throwIfAborted();
     for (let i = 0; i < inputs.length; i++) {
+      checkStop();
       const input = inputs[i];
       progress.file(i + 1, inputs.length, input.label, input.format);
       const cwe: CweRecord[] = [];
@@ -371,6 +379,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
         continue;
       }
       for await (const item of items) {
+        checkStop();
         if (item.kind === 'msrc-index') {
           for (const e of item.entries) if (e.cvrfUrl) msrcUrls.set(e.id, e.cvrfUrl);
           continue;
@@ -450,6 +459,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
         progress.line('catalogs changed: re-enriching the corpus');
         let after = '';
         for (;;) {
+          checkStop();
           const ids = await sourceCveIds(conn, after, batchSize);
           if (!ids.length) break;
           after = ids[ids.length - 1];
@@ -462,6 +472,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       }
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
+    checkStop();
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');
       await endBulkLoad(db);
@@ -475,8 +486,8 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   } catch (err) {
     // Let the batches still in flight settle before recording the failure.
     await Promise.allSettled([...inflight]);
-    // Indexes and counts are restored now if possible, else by the next run.
-    if (bulk) await endBulkLoad(db).catch(() => undefined);
+    // Indexes and counts are restored now if possible, else by the next run (always so when stopped: quick).
+    if (bulk && !opts.signal?.aborted) await endBulkLoad(db).catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);
