@@ -10,27 +10,17 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alive, ROOT_CLUSTER_BASE } from '../../src/store/embedded.ts';
+import { freePort } from '../helpers/net.ts';
 import { packagedNative, startPostmaster, initCluster } from '../../src/store/pg-process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const isRoot = process.getuid?.() === 0;
 const cleanup: string[] = [];
 after(() => { for (const d of cleanup) rmSync(d, { recursive: true, force: true }); });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** A checkout of this repository inside a new 0700 folder; returns its path. */
 function privateCheckout(): string {

@@ -4,27 +4,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { feedDir } from '../helpers/ingest.ts';
 import { snapshotFile } from '../helpers/feeds.ts';
+import { freePort } from '../helpers/net.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
 let db: TestDb;
 before(async () => { db = await freshDb(); });
 after(async () => { await db?.drop(); });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 function serve(snapshotDir: string, port: number) {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, VULNINTEL_SNAPSHOT_DIR: snapshotDir, VULNINTEL_AUTO_IMPORT: 'true', PORT: String(port), LOG_LEVEL: 'info' };
