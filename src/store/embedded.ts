@@ -40,7 +40,7 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 async function freePort(preferred: number): Promise<number> {
-  if (await portFree(preferred)) return preferred;
+  if (preferred > 0 && (await portFree(preferred))) return preferred; // 0: any free port
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
@@ -145,18 +145,30 @@ export async function startEmbedded(
       chmodSync(credFile, 0o600);
     }
     await stopOrphanPostmaster(pgDir);
-    const port = await freePort(preferredPort);
     if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
       log.info(`Initialising embedded PostgreSQL in ${pgDir}`);
       await initCluster(bin, { dataDir: pgDir, user, superuser: 'postgres', password, flags: ['--encoding=UTF8'] });
     }
-    postmaster = await startPostmaster(bin, {
-      dataDir: pgDir, port, user,
-      // TCP on loopback only; no unix socket (its path length limit breaks deep data dirs).
-      flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    }).catch((e: unknown) => {
-      throw new Error(`Embedded PostgreSQL failed to start in ${pgDir}${e instanceof Error ? `: ${e.message}` : ''}`);
-    });
+    // The port is free when probed but another process may bind it before the postmaster does (two servers
+    // starting at once): then another free port, a few times.
+    let port = await freePort(preferredPort);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        postmaster = await startPostmaster(bin, {
+          dataDir: pgDir, port, user,
+          // TCP on loopback only; no unix socket (its path length limit breaks deep data dirs).
+          flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+        });
+        break;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        if (attempt < 4 && /could not bind .*Address already in use/.test(message)) {
+          port = await freePort(0);
+          continue;
+        }
+        throw new Error(`Embedded PostgreSQL failed to start in ${pgDir}: ${message}`);
+      }
+    }
     const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
     await admin.connect();
     try {
