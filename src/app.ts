@@ -13,6 +13,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
+import { registerTextGuard } from './http/text-guard.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock, egress });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
+  registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)
   registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
   registerLimits(app, deps.store, deps.rateProfiles);
 

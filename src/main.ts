@@ -25,6 +25,9 @@ export async function serve(): Promise<void> {
   let stopping = false;
   let schedule: { stop(): Promise<void> } | null = null;
   let opened: Promise<unknown> = Promise.resolve();
+  // Startup work (the first start's snapshot import) stops on a signal; the pool closes only after it has.
+  const startup = new AbortController();
+  let starting: Promise<unknown> = Promise.resolve();
   // Signals are handled from the very start: a SIGTERM while the embedded cluster is still starting waits for
   // it, then stops it, so no postmaster is left behind.
   const stop = async (signal: string) => {
@@ -33,6 +36,8 @@ export async function serve(): Promise<void> {
     log.info({ signal }, 'shutting down');
     try {
       await opened.catch(() => {});
+      startup.abort(new Error(`interrupted by ${signal}; the next start completes it`));
+      await starting.catch(() => {});
       await schedule?.stop(); // let a running scheduled sync finish its current step
       await app?.close(); // stop accepting, finish in-flight requests
     } finally {
@@ -60,7 +65,17 @@ export async function serve(): Promise<void> {
     throw e;
   }
   if (stopping) return;
-  await startupTasks({ config, store: runtime.store, log });
+  starting = startupTasks({ config, store: runtime.store, log, signal: startup.signal });
+  try {
+    await starting;
+  } catch (e) {
+    if (stopping) {
+      log.info({ reason: (e as Error).message }, 'startup work stopped');
+      return;
+    }
+    throw e;
+  }
+  if (stopping) return;
   const { buildApp } = await appModule;
   app = await buildApp({ config, store: runtime.store, logger: log });
   if (stopping) return;

@@ -5,6 +5,7 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
 import { apiVersionFor } from './envelope.ts';
 import { isConnectionError, isStatementTimeout } from '../store/db.ts';
+import { logSafeError } from '../lib/logger.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -167,7 +168,8 @@ export function registerConventions(app: FastifyInstance) {
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const apiErr = toApiError(err, req);
     if (apiErr.entry.status >= 500) {
-      req.log.error({ err, code: apiErr.entry.code }, 'request failed');
+      // Scrubbed here too, whatever logger the app was given: a database error can quote the submitted data.
+      req.log.error({ err: logSafeError(err), code: apiErr.entry.code }, 'request failed');
     }
     return sendError(req, reply, apiErr);
   });

@@ -35,13 +35,28 @@ export function detectFromHead(head: string): FeedFormat | null {
   if (/"csaf_version"\s*:\s*"2\.0"/.test(text)) return oneObjectPerLine ? 'csaf-jsonl' : 'csaf';
   // MSRC CVRF in the JSON form of the MSRC API (strings wrapped as {"Value": …}).
   if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';
-  if (/"catalogVersion"\s*:/.test(text) && /"vulnerabilities"\s*:/.test(text)) return 'kev';
+  // A JSON Schema document describes a feed (CISA ships known_exploited_vulnerabilities_schema.json next to the
+  // catalog, with the catalog's field names as its properties): it is no feed.
+  if (isJsonSchema(text)) return null;
+  // The catalog itself: catalogVersion is a string and vulnerabilities an array (in a schema both are objects).
+  if (/"catalogVersion"\s*:\s*"/.test(text) && /"vulnerabilities"\s*:\s*\[/.test(text)) return 'kev';
   if (/"format"\s*:\s*"NVD_CVE"/.test(text) || /"resultsPerPage"\s*:/.test(text)) return 'nvd-page';
   if (/"sourceIdentifier"\s*:/.test(text) && NVD_RECORD_ID.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';
   if (/"type"\s*:\s*"(attack-pattern|bundle|course-of-action|relationship|identity|marking-definition)"/.test(text) && /capec/i.test(text)) {
     return 'capec-stix';
   }
   return null;
+}
+
+function isJsonSchema(text: string): boolean {
+  return /"\$schema"\s*:\s*"https?:\/\/json-schema\.org\//.test(text.slice(0, 4096));
+}
+
+/** Why a file is skipped: what it is when we can tell, or "unrecognised content". */
+export function unrecognisedReason(head: string): string {
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('{') && isJsonSchema(text)) return 'a JSON Schema document, not a feed';
+  return 'unrecognised content';
 }
 
 function isCompleteJson(s: string): boolean {

@@ -15,8 +15,9 @@ import {
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
-import { detectFormat, readFeed } from './detect.ts';
-import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedFormat, FeedMeta, IngestItem } from './types.ts';
+import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
+import { readHead } from './io.ts';
+import { FeedFormatError, type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta, type IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
 import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
@@ -69,6 +70,17 @@ export interface PipelineOptions {
    * document is parsed once for the corpus and the Windows engine. The sync's MSRC source stores them itself.
    */
   windowsDocuments?: boolean;
+  /**
+   * Skip, with a warning, a file its reader refuses before its first item (importPaths: local folders hold
+   * other files). Off for the sync, where a refused download fails its source.
+   */
+  skipRefused?: boolean;
+  /**
+   * Stops the run between records and batches (SIGTERM during the first start's snapshot import): the batches in
+   * flight settle, the run is recorded as failed with the reason, and a bulk load is left for the next run to
+   * finish, so the stop is quick. The promise rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
   /** Test hook: called after each committed batch. */
   afterBatch?: (batch: number) => void | Promise<void>;
 }
@@ -109,12 +121,34 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
   const inputs: PipelineInput[] = [];
   const skipped: { label: string; reason: string }[] = [];
   for (const f of files) {
-    const format = await detectFormat(f);
-    if (!format) skipped.push({ label: f, reason: 'unrecognised content' });
+    const head = await readHead(f);
+    const format = detectFromHead(head);
+    if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
     else inputs.push({ label: f, format, items: () => readFeed(f, format) });
   }
   inputs.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.label.localeCompare(b.label));
   return { inputs, skipped };
+}
+
+/**
+ * A file's items, read from the first one. With `skipRefused`, a file that looked like a feed but is none (its
+ * reader refuses it with a FeedFormatError before its first item) is `{ refused }`: it is skipped with a warning
+ * like a file of unknown content, and the rest imports. A feed that breaks after items were read still stops it.
+ */
+async function openItems(input: PipelineInput, skipRefused: boolean): Promise<AsyncIterable<IngestItem> | { refused: string }> {
+  const it = input.items()[Symbol.asyncIterator]();
+  let first: IteratorResult<IngestItem>;
+  try {
+    first = await it.next();
+  } catch (e) {
+    if (skipRefused && e instanceof FeedFormatError) return { refused: e.message };
+    throw e;
+  }
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* { [Symbol.asyncIterator]: () => it };
+  })();
 }
 
 interface Writer {
@@ -238,7 +272,7 @@ export async function runPipeline(db: Db, inputs: PipelineInput[], opts: Pipelin
 export async function importPaths(db: Db, paths: string[], opts: PipelineOptions = {}): Promise<PipelineSummary> {
   const { inputs, skipped } = await collectInputs(paths);
   for (const s of skipped) opts.log?.warn({ file: s.label }, `skipped: ${s.reason}`);
-  return runPipeline(db, inputs, { source: 'import', ...opts }, skipped);
+  return runPipeline(db, inputs, { source: 'import', skipRefused: true, ...opts }, skipped);
 }
 
 /** `db` is the pool (batch writers take their own connections); `conn` holds the import lock. */
@@ -325,7 +359,9 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     };
     const writerOf = (cveId: string) => writers[writerCount === 1 ? 0 : routeKey(cveId) % writerCount];
 
+    const checkStop = () => opts.signal?.throwIfAborted();
     for (let i = 0; i < inputs.length; i++) {
+      checkStop();
       const input = inputs[i];
       progress.file(i + 1, inputs.length, input.label, input.format);
       const cwe: CweRecord[] = [];
@@ -334,7 +370,14 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       // The KEV file is the whole catalog: entries it no longer lists are removed after it.
       const kevIds = input.format === 'kev' ? new Set<string>() : null;
       let n = 0;
-      for await (const item of input.items()) {
+      const items = await openItems(input, opts.skipRefused === true);
+      if ('refused' in items) {
+        summary.skipped.push({ label: input.label, reason: items.refused });
+        opts.log?.warn({ file: input.label }, `skipped: ${items.refused}`);
+        continue;
+      }
+      for await (const item of items) {
+        checkStop();
         if (item.kind === 'msrc-index') {
           for (const e of item.entries) if (e.cvrfUrl) msrcUrls.set(e.id, e.cvrfUrl);
           continue;
@@ -414,6 +457,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
         progress.line('catalogs changed: re-enriching the corpus');
         let after = '';
         for (;;) {
+          checkStop();
           const ids = await sourceCveIds(conn, after, batchSize);
           if (!ids.length) break;
           after = ids[ids.length - 1];
@@ -426,6 +470,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       }
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
+    checkStop();
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');
       await endBulkLoad(db);
@@ -439,8 +484,8 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   } catch (err) {
     // Let the batches still in flight settle before recording the failure.
     await Promise.allSettled([...inflight]);
-    // Indexes and counts are restored now if possible, else by the next run.
-    if (bulk) await endBulkLoad(db).catch(() => undefined);
+    // Indexes and counts are restored now if possible, else by the next run (always so when stopped: quick).
+    if (bulk && !opts.signal?.aborted) await endBulkLoad(db).catch(() => undefined);
     const msg = err instanceof Error ? err.message : String(err);
     await finishRun(conn, ingestRun, 'failed', summary.items, msg).catch(() => undefined);
     await finishRun(conn, enrichRun, 'failed', summary.documents_written, msg).catch(() => undefined);

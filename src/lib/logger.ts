@@ -1,13 +1,51 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Structured logs; credentials redacted, request and response bodies never logged. */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]', 'res.headers["set-cookie"]'], censor: '[redacted]' },
     serializers: {
       req: (req: { method?: string; url?: string; ip?: string }) => ({ method: req.method, url: req.url?.split('?')[0], remoteAddress: req.ip }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      err: logSafeError,
     },
-  });
+  }, destination);
+}
+
+interface DbErrorLike extends Error { code: string; severity: string; table?: string; constraint?: string; routine?: string }
+
+/** A PostgreSQL error as pg reports it: SQLSTATE in `code`, and a severity. */
+function isDatabaseError(e: unknown): e is DbErrorLike {
+  const o = e as Partial<DbErrorLike> | null;
+  return typeof o === 'object' && o !== null && typeof o.code === 'string' && /^[0-9A-Z]{5}$/.test(o.code) && typeof o.severity === 'string';
+}
+
+/**
+ * An error as it may be logged. A database error's message, `detail`, `where` and `hint` can quote the values a
+ * client submitted (`invalid input syntax for type integer: "…"`, `JSON data, line 1: {"asset_id":…`), and bodies
+ * are never logged: so a database error is logged as its SQLSTATE, severity, table and constraint names and the
+ * stack frames, nothing else. Other errors keep pino's standard form, their `cause` scrubbed the same way.
+ */
+export function logSafeError(err: unknown, depth = 0): unknown {
+  if (isDatabaseError(err)) {
+    return {
+      type: 'DatabaseError',
+      sqlstate: err.code,
+      severity: err.severity,
+      ...(err.table ? { table: err.table } : {}),
+      ...(err.constraint ? { constraint: err.constraint } : {}),
+      ...(err.routine ? { routine: err.routine } : {}),
+      stack: (err.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n'),
+    };
+  }
+  if (!(err instanceof Error)) return err;
+  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause !== undefined) {
+    // pino appends the causes' messages to the stack; keep the error's own stack and scrub the cause.
+    out.stack = err.stack;
+    out.cause = depth < 5 ? logSafeError(cause, depth + 1) : '[cause omitted]';
+  }
+  return out;
 }

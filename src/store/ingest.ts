@@ -50,6 +50,13 @@ export async function progressRun(db: Conn, id: number, rows: number): Promise<v
   await sql`UPDATE ingest_runs SET rows = ${rows} WHERE id = ${id} AND status = 'running'`.execute(db);
 }
 
+/** Status of the newest ingest run of a source ('snapshot', 'import', …), or null when it never ran. */
+export async function lastRunStatus(db: Conn, source: string): Promise<string | null> {
+  const r = await sql<{ status: string }>`SELECT status FROM ingest_runs WHERE stage = 'ingest' AND source = ${source}
+    ORDER BY started_at DESC, id DESC LIMIT 1`.execute(db);
+  return r.rows[0]?.status ?? null;
+}
+
 export async function finishRun(db: Conn, id: number, status: 'succeeded' | 'failed', rows: number, error: string | null = null): Promise<void> {
   await sql`UPDATE ingest_runs SET status = ${status}, rows = ${rows}, finished_at = now(), error = ${error} WHERE id = ${id}`.execute(db);
 }

@@ -6,11 +6,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alive, ROOT_CLUSTER_BASE } from '../../src/store/embedded.ts';
+import { freePort } from '../helpers/net.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
 let dataDir: string;
@@ -22,16 +22,6 @@ function env(dir = dataDir): NodeJS.ProcessEnv {
   delete e.DATABASE_URL;
   delete e.DATABASE_URL_FILE;
   return e;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 interface Server { child: ChildProcess; output: () => string; exited: Promise<number | null> }

@@ -8,6 +8,7 @@ import multipart from '@fastify/multipart';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
+import { refuseHostileText } from '../../text-guard.ts';
 import { apiBlock } from '../../envelope.ts';
 import { WindowsData } from '../../../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../../../domain/windows/evaluate.ts';
@@ -378,7 +379,8 @@ function readCsv(text: string, part: string): Record<string, string>[] {
     throw validationError('body.software', 'software columns are asset_id, name, publisher, version', 'value_error.csv');
   }
   void HOST_FIELDS;
-  return rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
+  // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here, per row and column.
+  return refuseHostileText(rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? '']))), `body.${part}`);
 }
 
 export default assets;

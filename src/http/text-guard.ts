@@ -1,0 +1,66 @@
+// Hostile bytes at the edge (issue 9 defect 4). PostgreSQL text cannot hold U+0000, and a lone UTF-16 surrogate
+// (legal as a `\uD800` escape in JSON, but no Unicode character) fails text and jsonb encoding: both used to reach
+// the database and come back as a 500. Every route refuses them before its handler runs, in the query, the path
+// parameters and the parsed body, object keys included: 422 VALIDATION_ERROR naming the field, never echoing it.
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from './errors.ts';
+
+export interface TextProblem { field: string; message: string; type: string }
+
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Enough to name what is wrong; a body with thousands of bad strings gets the first ones. */
+const MAX_PROBLEMS = 20;
+
+function problemOf(s: string): Omit<TextProblem, 'field'> | null {
+  if (!SUSPECT.test(s)) return null;
+  if (s.includes('\u0000')) return { message: 'must not contain the NUL character (U+0000)', type: 'value_error.str.nul' };
+  if (LONE_SURROGATE.test(s)) return { message: 'must not contain a lone UTF-16 surrogate (not Unicode text)', type: 'value_error.str.surrogate' };
+  return null;
+}
+
+const join = (at: string, key: string) => (at ? `${at}.${key}` : key);
+
+/**
+ * Strings in `value` (walked without recursion, so any nesting depth is safe) that hold U+0000 or a lone
+ * surrogate, as `{field, message, type}` with dotted paths under `base` (`body.windows_hosts.0.asset_id`; `base` '' for none). A bad
+ * object key is reported on its parent, since the key itself cannot be named.
+ */
+export function findHostileText(value: unknown, base: string): TextProblem[] {
+  const out: TextProblem[] = [];
+  const stack: [unknown, string][] = [[value, base]];
+  while (stack.length > 0 && out.length < MAX_PROBLEMS) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      const p = problemOf(v);
+      if (p) out.push({ field: at, ...p });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], join(at, String(i))]);
+    } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i];
+        const kp = problemOf(k);
+        if (kp) out.push({ field: at, message: `a field name ${kp.message}`, type: kp.type });
+        else stack.push([x, join(at, k)]);
+      }
+    }
+  }
+  return out;
+}
+
+/** Throws 422 VALIDATION_ERROR when `value` holds hostile text; returns it unchanged otherwise. */
+export function refuseHostileText<T>(value: T, base: string): T {
+  const fields = findHostileText(value, base);
+  if (fields.length > 0) {
+    throw new ApiError('VALIDATION_ERROR', { message: 'Text must be valid Unicode without NUL characters', fields });
+  }
+  return value;
+}
+
+/** For every route: query, path parameters and the parsed body (a multipart route checks its parts itself). */
+export function registerTextGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (req) => {
+    refuseHostileText({ query: req.query, params: req.params, body: req.body }, '');
+  });
+}

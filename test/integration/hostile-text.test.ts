@@ -1,0 +1,176 @@
+// Hostile bytes (issue 9 defect 4): U+0000 and lone UTF-16 surrogates are refused at the edge on every route
+// with 422 VALIDATION_ERROR naming the field (spec §7: detail is [{field, message, type}]), nothing is stored, and
+// a database error never brings the submitted data into the logs.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { ok } from '../../src/http/envelope.ts';
+import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
+
+const HOST = {
+  asset_id: 'a1b2c3d4e5f60718', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
+  os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538'], kb_source: 'Get-HotFix',
+  esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+};
+const CSV_FIELDS = Object.keys(HOST) as (keyof typeof HOST)[];
+
+const logLines: string[] = [];
+const sink = new Writable({ write(chunk, _e, cb) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
+
+/** Test-only routes that put a client's value into a failing query, as a store function would. */
+function dbFailureRoutes(app: FastifyInstance) {
+  const route = { schema: { hide: true, body: Type.Object({ value: Type.String() }), querystring: Type.Object({}) }, config: { auth: { mode: 'none' as const } } };
+  app.post('/api/v1/__test/db-int', route, async (req) => {
+    await sql`SELECT ${(req.body as { value: string }).value}::int`.execute(app.deps.store.db);
+    return ok(req, {});
+  });
+  app.post('/api/v1/__test/db-jsonb', route, async (req) => {
+    await sql`SELECT ${(req.body as { value: string }).value}::jsonb ->> 'asset_id'`.execute(app.deps.store.db);
+    return ok(req, {});
+  });
+}
+
+let t: TestApp;
+let org: Awaited<ReturnType<typeof seedOrg>>;
+let envId: number;
+
+before(async () => {
+  t = await testApp({ now: '2026-07-10T12:00:00Z', logger: createLogger('info', sink), testRoutes: dbFailureRoutes });
+  org = await seedOrg(t.store, { name: 'Hostile Org' });
+  await importMsrcDocuments(t.store.db, [FIXTURE_DIR]);
+  const r = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: org.auth, payload: { name: 'Line 1' } });
+  assert.equal(r.statusCode, 201, r.body);
+  envId = r.json().data.id;
+});
+after(async () => { await t.close(); });
+
+function multipart(parts: Record<string, string>) {
+  const boundary = '----vihostile';
+  const body = Object.entries(parts).map(([name, value]) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.csv"\r\nContent-Type: text/csv\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
+  return { payload: Buffer.from(body), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+function csvOf(host: Record<string, unknown>): string {
+  const cell = (f: string) => (f === 'installed_kbs' ? (host[f] as string[]).join(';') : String(host[f]));
+  return `${CSV_FIELDS.join(',')}\r\n${CSV_FIELDS.map(cell).join(',')}\r\n`;
+}
+
+async function rowCount(table: 'environments' | 'windows_host_results' | 'windows_installed_software'): Promise<number> {
+  const r = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(t.store.db);
+  return Number(r.rows[0].n);
+}
+
+/** 422 VALIDATION_ERROR whose detail names exactly `field`, with the NUL or surrogate type, and no echo. */
+function assertRefused(r: { statusCode: number; body: string }, field: string, kind: 'nul' | 'surrogate') {
+  assert.equal(r.statusCode, 422, r.body);
+  const b = JSON.parse(r.body);
+  assert.equal(b.error.code, 'VALIDATION_ERROR');
+  assert.equal(b.error.action, 'fix_input');
+  assert.equal(b.error.retryable, false);
+  assert.ok(Array.isArray(b.error.detail), 'detail is the spec §7 array of {field, message, type}');
+  assert.deepEqual(b.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]), [[field, `value_error.str.${kind}`]]);
+  assert.match(b.error.detail[0].message, kind === 'nul' ? /NUL character \(U\+0000\)/ : /lone UTF-16 surrogate/);
+  assert.ok(!r.body.includes('\\u0000') && !/\\ud8/i.test(r.body), 'the value is not echoed');
+}
+
+describe('NUL and lone surrogates: 422 naming the field on each route that used to answer 500', () => {
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: org.auth });
+
+  test('GET /api/v1/cves: q and vendor', async () => {
+    assertRefused(await get('/api/v1/cves?q=%00'), 'query.q', 'nul');
+    assertRefused(await get('/api/v1/cves?vendor=siemens%00'), 'query.vendor', 'nul');
+  });
+
+  test('GET /api/v1/cves/vendor/:slug (path parameter)', async () => {
+    assertRefused(await get('/api/v1/cves/vendor/siemens%00'), 'params.slug', 'nul');
+  });
+
+  test('GET /api/v1/catalog/vendors?q', async () => {
+    assertRefused(await get('/api/v1/catalog/vendors?q=ab%00'), 'query.q', 'nul');
+  });
+
+  test('GET /api/v2/assets/results?asset_id', async () => {
+    assertRefused(await get('/api/v2/assets/results?asset_id=host%00'), 'query.asset_id', 'nul');
+  });
+
+  test('POST /api/v1/environments: name, description, and a field name; nothing stored', async () => {
+    const before = await rowCount('environments');
+    const post = (payload: string) => t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...org.auth, 'content-type': 'application/json' }, payload });
+    assertRefused(await post('{"name":"a\\u0000"}'), 'body.name', 'nul');
+    assertRefused(await post('{"name":"Line 2","description":"x\\udc00y"}'), 'body.description', 'surrogate');
+    assertRefused(await post('{"name":"Line 3","a\\u0000b":1}'), 'body', 'nul');
+    assert.equal(await rowCount('environments'), before);
+    // A surrogate pair is a real character (U+1F3ED) and stays accepted.
+    const factory = await post('{"name":"Line \\ud83c\\udfed"}');
+    assert.equal(factory.statusCode, 201, factory.body);
+    assert.equal(factory.json().data.name, 'Line \u{1F3ED}');
+  });
+
+  test('POST /api/v2/assets/correlate: a lone surrogate or NUL in any host or software field; nothing stored', async () => {
+    const hostsBefore = await rowCount('windows_host_results');
+    const post = (payload: string) => t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: { ...org.auth, 'content-type': 'application/json' }, payload });
+    for (const field of ['asset_id', 'os_product', 'edition_id', 'display_version', 'kb_source'] as const) {
+      const body = JSON.stringify({ environment_id: envId, windows_hosts: [HOST, { ...HOST, asset_id: 'second-host-0001', [field]: `${HOST[field]}@SURROGATE@` }] })
+        .replace('@SURROGATE@', '\\ud800');
+      assertRefused(await post(body), `body.windows_hosts.1.${field}`, 'surrogate');
+    }
+    assertRefused(await post(JSON.stringify({ windows_hosts: [{ ...HOST, installed_kbs: ['KB5087538', 'KB1\u0000'] }] })), 'body.windows_hosts.0.installed_kbs.1', 'nul');
+    assertRefused(await post(JSON.stringify({ windows_hosts: [HOST], installed_software: [{ asset_id: HOST.asset_id, name: 'WinCC\u0000', publisher: 'Siemens', version: '8.0' }] })),
+      'body.installed_software.0.name', 'nul');
+    assert.equal(await rowCount('windows_host_results'), hostsBefore);
+    assert.equal(await rowCount('windows_installed_software'), 0);
+  });
+
+  test('POST /api/v2/assets/correlate-csv: NUL in a CSV cell, named by row and column; nothing stored', async () => {
+    const hostsBefore = await rowCount('windows_host_results');
+    const m = multipart({ hosts: csvOf({ ...HOST, kb_source: 'Get-Hot\u0000Fix' }) });
+    assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...m.headers }, payload: m.payload }), 'body.hosts.0.kb_source', 'nul');
+    const s = multipart({ hosts: csvOf(HOST), software: `asset_id,name,publisher,version\r\n${HOST.asset_id},WinCC,Sie\u0000mens,8.0\r\n` });
+    assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...s.headers }, payload: s.payload }), 'body.software.0.publisher', 'nul');
+    assert.equal(await rowCount('windows_host_results'), hostsBefore);
+  });
+
+  test('the same host without the bad byte is accepted (the check refuses only what it must)', async () => {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: org.auth, payload: { environment_id: envId, windows_hosts: [HOST] } });
+    assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+    assert.equal(r.json().data.assets[0].asset_id, HOST.asset_id);
+  });
+});
+
+describe('database errors are logged without the submitted data', () => {
+  test('an integer cast and a jsonb parse that fail: SQLSTATE in the log, never the value, detail or where', async () => {
+    logLines.length = 0;
+    const secret = 'host-secret-7f3a9c-plant4';
+    const a = await t.app.inject({ method: 'POST', url: '/api/v1/__test/db-int', payload: { value: secret } });
+    assert.equal(a.statusCode, 500);
+    assert.ok(!a.body.includes(secret), 'nor in the answer');
+    const b = await t.app.inject({ method: 'POST', url: '/api/v1/__test/db-jsonb', payload: { value: `{"asset_id":"${secret}","note":"\\u0000"}` } });
+    assert.equal(b.statusCode, 500);
+    const failures = logLines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'request failed');
+    assert.deepEqual(failures.map((f) => [f.err.type, f.err.sqlstate, f.code]), [['DatabaseError', '22P02', 'INTERNAL_ERROR'], ['DatabaseError', '22P05', 'INTERNAL_ERROR']]);
+    for (const f of failures) {
+      assert.deepEqual(Object.keys(f.err).filter((k) => ['message', 'detail', 'where', 'hint', 'parameters', 'query'].includes(k)), []);
+      assert.match(f.err.stack, /^\s+at /, 'stack frames only, without the message line');
+    }
+    const all = logLines.join('\n');
+    assert.ok(!all.includes(secret), `the submitted value is not in the log:\n${all}`);
+    assert.ok(!all.includes('JSON data, line 1'), 'the where clause is not in the log');
+    assert.ok(!all.includes('cannot be converted to text'), 'the detail is not in the log');
+  });
+
+  test('a refused NUL leaves no trace of the value in the log', async () => {
+    logLines.length = 0;
+    const secret = 'hmi-secret-name-42';
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: org.auth, payload: { name: `${secret}\u0000` } });
+    assert.equal(r.statusCode, 422);
+    assert.ok(logLines.length > 0, 'the request was logged');
+    assert.ok(!logLines.join('\n').includes(secret));
+  });
+});

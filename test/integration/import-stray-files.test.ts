@@ -1,0 +1,54 @@
+// `vulnintel import` of a folder that holds more than feeds (issue 9 defect 10): CISA ships
+// known_exploited_vulnerabilities_schema.json next to the KEV catalog, and the import stopped on it with "not a
+// KEV catalog". A file that is no feed is skipped with a warning; the rest imports.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { fixture } from '../helpers/feeds.ts';
+import { feedDir } from '../helpers/ingest.ts';
+import { runCli } from '../../src/cli.ts';
+import { detectFromHead } from '../../src/ingest/detect.ts';
+
+let t: TestDb;
+before(async () => {
+  t = await freshDb();
+  process.env.DATABASE_URL = t.url;
+  process.env.LOG_LEVEL = 'silent';
+});
+after(async () => { await t?.drop(); });
+
+const SCHEMA = fixture('kev', 'known_exploited_vulnerabilities_schema.json');
+
+test('the KEV JSON Schema is recognised as no feed (it names catalogVersion and vulnerabilities as properties)', () => {
+  assert.equal(detectFromHead(readFileSync(SCHEMA, 'utf8')), null);
+  assert.equal(detectFromHead(readFileSync(fixture('kev', 'kev-cut.json'), 'utf8')), 'kev');
+});
+
+test('vulnintel import: the schema file and a truncated catalog are skipped with a reason; the catalog imports', async () => {
+  const dir = feedDir([fixture('kev', 'kev-cut.json'), SCHEMA]);
+  // Looks like a KEV catalog from its first bytes, but its reader refuses it before any record.
+  writeFileSync(path.join(dir, 'kev-partial-download.json'), '{"title":"CISA Catalog","catalogVersion":"2026.08.07","vulnerabilities":[{"cveID":"CVE-2024-');
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(['import', '--quiet', dir], { out: (s) => out.push(s), err: (s) => err.push(s) });
+  assert.equal(code, 0, err.join('\n'));
+  const stdout = out.join('\n');
+  assert.match(stdout, new RegExp(`^skipped ${dir}/known_exploited_vulnerabilities_schema\\.json: a JSON Schema document, not a feed$`, 'm'));
+  assert.match(stdout, new RegExp(`^skipped ${dir}/kev-partial-download\\.json: .*not valid KEV JSON`, 'm'));
+  assert.match(stdout, /^Imported 1 file\(s\), 6 records; /m, stdout); // the catalog's meta item and its 5 entries
+  const kev = (await sql<{ cve_id: string }>`SELECT cve_id FROM cve_sources WHERE source = 'kev' ORDER BY cve_id`.execute(t.store.db)).rows.map((r) => r.cve_id);
+  assert.equal(kev.length, 5);
+  assert.ok(kev.includes('CVE-2024-21338') && kev.includes('CVE-2024-49138'));
+});
+
+test('the sync stays strict: a feed its reader refuses still fails (skipRefused is off outside importPaths)', async () => {
+  const { runPipeline } = await import('../../src/ingest/pipeline.ts');
+  const { readFeed } = await import('../../src/ingest/detect.ts');
+  const dir = feedDir([]);
+  const file = path.join(dir, 'kev.json');
+  writeFileSync(file, '{"catalogVersion":"x","vulnerabilities":[');
+  await assert.rejects(runPipeline(t.store.db, [{ label: file, format: 'kev', items: () => readFeed(file, 'kev') }], { source: 'sync:kev' }), /not valid KEV JSON/);
+});

@@ -1,0 +1,72 @@
+// SIGTERM during the first start's snapshot import (issue 9 defect 11): the import stops between batches and the
+// server exits 0 (it printed `Error: driver has already been destroyed`, since the pool was closed under the
+// running import); the run is recorded as interrupted, and the next start completes the import before listening.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { feedDir } from '../helpers/ingest.ts';
+import { snapshotFile } from '../helpers/feeds.ts';
+import { freePort } from '../helpers/net.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
+let db: TestDb;
+before(async () => { db = await freshDb(); });
+after(async () => { await db?.drop(); });
+
+function serve(snapshotDir: string, port: number) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, VULNINTEL_SNAPSHOT_DIR: snapshotDir, VULNINTEL_AUTO_IMPORT: 'true', PORT: String(port), LOG_LEVEL: 'info' };
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters: { re: RegExp; resolve: () => void }[] = [];
+  const onData = (d: Buffer) => {
+    out += d;
+    for (const w of [...waiters]) if (w.re.test(out)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const seen = (re: RegExp) => new Promise<void>((resolve, reject) => {
+    if (re.test(out)) return resolve();
+    waiters.push({ re, resolve });
+    void exited.then(() => reject(new Error(`exited before ${re}:\n${out}`)));
+  });
+  return { child, exited, seen, output: () => out };
+}
+
+const snapshotRuns = async () => (await sql<{ status: string; error: string | null }>`SELECT status, error FROM ingest_runs
+  WHERE stage = 'ingest' AND source = 'snapshot' ORDER BY id`.execute(db.store.db)).rows;
+
+test('SIGTERM during the snapshot import: exit 0 without a database error; the next start completes the import', async () => {
+  // A snapshot folder laid out like snapshot/ (real files): the catalogs first, then the KEV catalog.
+  const dir = feedDir([
+    [snapshotFile('cwe', 'cwec_v4.15.xml.gz'), 'cwe/cwec_v4.15.xml.gz'],
+    [snapshotFile('capec', 'capec-3.9-stix21-objects.jsonl.gz'), 'capec/capec-3.9-stix21-objects.jsonl.gz'],
+    [snapshotFile('kev', 'known_exploited_vulnerabilities.json'), 'kev/known_exploited_vulnerabilities.json'],
+  ]);
+  const port = await freePort();
+  const first = serve(dir, port);
+  await first.seen(/import: file 1\/3/);
+  first.child.kill('SIGTERM');
+  assert.equal(await first.exited, 0, first.output());
+  assert.doesNotMatch(first.output(), /driver has already been destroyed|Failed to start|Error:/);
+  assert.match(first.output(), /"msg":"startup work stopped"/);
+  assert.deepEqual(await snapshotRuns(), [{ status: 'failed', error: 'interrupted by SIGTERM; the next start completes it' }]);
+  assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db.store.db)).rows[0].n, 0, 'the KEV catalog was not reached');
+
+  const second = serve(dir, port);
+  try {
+    await second.seen(/completing the interrupted import of the bundled snapshot/);
+    await second.seen(/"msg":"ready"/);
+    const ping = await fetch(`http://127.0.0.1:${port}/api/v1/health/ping`);
+    assert.equal(ping.status, 200);
+    assert.deepEqual((await snapshotRuns()).map((r) => r.status), ['failed', 'succeeded']);
+    assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db.store.db)).rows[0].n, 1662);
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0, second.output());
+  } finally {
+    if (second.child.exitCode === null) second.child.kill('SIGKILL');
+  }
+});
