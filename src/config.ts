@@ -16,6 +16,10 @@ export interface Config {
   logLevel: string;
   /** statement_timeout for API queries, ms */
   statementTimeoutMs: number;
+  /** Client-side deadline of every server query, ms (above statementTimeoutMs; docs/reliability.md D4). */
+  dbDeadlineMs: number;
+  /** Run the background job workers in this process (`npm start`; VULNINTEL_WORKERS=0 for an API-only replica). */
+  workers: boolean;
   /** Optional OpenAI-compatible analysis provider. */
   analysis: { baseUrl: string | null; model: string | null; apiKey: string | null };
   /** NVD API key for `vulnintel sync` (optional). */
@@ -33,6 +37,9 @@ export interface Config {
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
   cveCacheEntries: number;
 }
+
+/** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
+export const DB_DEADLINE_MARGIN_MS = 5_000;
 
 /** The public endpoints `vulnintel sync` reads by default (docs/sync.md). */
 export const DEFAULT_FEED_URLS = {
@@ -127,6 +134,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   for (const a of allow) {
     if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError('VULNINTEL_EGRESS_ALLOW', `bad entry "${a}" (host or host:port)`);
   }
+  const statementTimeoutMs = int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000);
   return Object.freeze({
     port,
     host,
@@ -137,7 +145,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     uptimeUrl,
     environment,
     logLevel,
-    statementTimeoutMs: int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
+    statementTimeoutMs,
+    dbDeadlineMs: int(env, 'VULNINTEL_DB_DEADLINE_MS', statementTimeoutMs + DB_DEADLINE_MARGIN_MS, 100, 3_600_000),
+    workers: bool(env, 'VULNINTEL_WORKERS', true),
     analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
     nvdApiKey: secret(env, 'NVD_API_KEY'),
     egressAllowList: allow,
