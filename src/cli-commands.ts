@@ -2,3 +2,4 @@
 import './cli/identity-commands.ts';
 import './ingest/commands.ts';
 import './jobs/sync-command.ts';
+import './jobs/worker.ts';

@@ -105,6 +105,15 @@ function url(name: string, raw: string, protocols: string[]): string {
   return raw;
 }
 
+/** Hours between scheduled syncs: 0 (off), a divisor of 24, or 168 (weekly): each is a cron slot (src/jobs/registry.ts). */
+function syncHours(env: Env): number {
+  const n = int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168);
+  if (n !== 0 && n !== 168 && 24 % n !== 0) {
+    throw new ConfigError('VULNINTEL_SYNC_INTERVAL_HOURS', `must be 0 (off), a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24) or 168, got ${n}`);
+  }
+  return n;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
@@ -153,7 +162,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     egressAllowList: allow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
-    syncIntervalHours: int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168),
+    syncIntervalHours: syncHours(env),
     feedUrls: Object.freeze(Object.fromEntries(Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
       const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
       return [k, env[name] ? url(name, env[name]!, ['http:', 'https:']) : dflt];

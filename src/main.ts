@@ -23,7 +23,7 @@ export async function serve(): Promise<void> {
   let app: FastifyInstance | null = null;
   let runtime: Runtime | null = null;
   let stopping = false;
-  let schedule: { stop(): Promise<void> } | null = null;
+  let jobs: { stop(): Promise<void> } | null = null;
   let opened: Promise<unknown> = Promise.resolve();
   // Signals are handled from the very start: a SIGTERM while the embedded cluster is still starting waits for
   // it, then stops it, so no postmaster is left behind.
@@ -33,8 +33,8 @@ export async function serve(): Promise<void> {
     log.info({ signal }, 'shutting down');
     try {
       await opened.catch(() => {});
-      await schedule?.stop(); // let a running scheduled sync finish its current step
       await app?.close(); // stop accepting, finish in-flight requests
+      await jobs?.stop(); // stop fetching jobs; a running one gets STOP_TIMEOUT_MS, then is failed (its policy retries it)
     } finally {
       await runtime?.close(); // then the pool, then the embedded cluster
       log.info('stopped');
@@ -65,10 +65,13 @@ export async function serve(): Promise<void> {
   app = await buildApp({ config, store: runtime.store, logger: log });
   if (stopping) return;
   await app.listen({ port: config.port, host: config.host });
-  if (config.syncIntervalHours > 0) {
-    // Loaded only when enabled: the sync modules are not needed to serve.
-    const { startSyncSchedule } = await import('./jobs/sync-schedule.ts');
-    schedule = startSyncSchedule(config, runtime.store, log);
+  if (config.workers) {
+    // The embedded default: this process also runs the background job workers (VULNINTEL_WORKERS=0 leaves them
+    // to `vulnintel worker` processes). Started after listen, so the first ping is not delayed.
+    const { startWorkers } = await import('./jobs/worker.ts');
+    jobs = await startWorkers(config, runtime.store, log);
+  } else {
+    log.info('job workers off in this process (VULNINTEL_WORKERS=0): run `vulnintel worker` next to it');
   }
   // Time from process start to accepting requests (the "ping within 3 s" budget, docs/operations.md).
   const cpu = process.cpuUsage();
