@@ -24,8 +24,13 @@ export interface Config {
   analysis: { baseUrl: string | null; model: string | null; apiKey: string | null };
   /** NVD API key for `vulnintel sync` (optional). */
   nvdApiKey: string | null;
-  /** Hosts (host or host:port) that outbound requests may reach even if private/loopback/http (docs/reliability.md decision 6). */
+  /** Feeds policy: hosts (host or host:port) that feed requests may reach even if private/loopback/http (docs/egress.md). */
   egressAllowList: string[];
+  /**
+   * Webhooks policy, test/dev only (VULNINTEL_WEBHOOK_EGRESS_ALLOW, refused when VULNINTEL_ENV=production): receivers
+   * a webhook may reach over http or at a private/loopback address. The feeds list never applies to webhooks.
+   */
+  webhookEgressAllowList: string[];
   /** Where the bundled snapshot lives. */
   snapshotDir: string;
   /** Import the bundled snapshot on an empty corpus at start. */
@@ -105,6 +110,15 @@ function url(name: string, raw: string, protocols: string[]): string {
   return raw;
 }
 
+/** A comma-separated list of `host` or `host:port` entries (IPv6 as `[addr]` or `[addr]:port`). */
+function hostList(env: Env, name: string): string[] {
+  const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const a of list) {
+    if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError(name, `bad entry "${a}" (host or host:port)`);
+  }
+  return list;
+}
+
 /** Hours between scheduled syncs: 0 (off), a divisor of 24, or 168 (weekly): each is a cron slot (src/jobs/registry.ts). */
 function syncHours(env: Env): number {
   const n = int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168);
@@ -139,9 +153,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const baseUrl = env.VULNINTEL_ANALYSIS_BASE_URL ? url('VULNINTEL_ANALYSIS_BASE_URL', env.VULNINTEL_ANALYSIS_BASE_URL, ['http:', 'https:']) : null;
   const model = env.VULNINTEL_ANALYSIS_MODEL || null;
   if (baseUrl && !model) throw new ConfigError('VULNINTEL_ANALYSIS_MODEL', 'required when VULNINTEL_ANALYSIS_BASE_URL is set');
-  const allow = (env.VULNINTEL_EGRESS_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const a of allow) {
-    if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError('VULNINTEL_EGRESS_ALLOW', `bad entry "${a}" (host or host:port)`);
+  const allow = hostList(env, 'VULNINTEL_EGRESS_ALLOW');
+  const webhookAllow = hostList(env, 'VULNINTEL_WEBHOOK_EGRESS_ALLOW');
+  if (webhookAllow.length > 0 && environment === 'production') {
+    throw new ConfigError('VULNINTEL_WEBHOOK_EGRESS_ALLOW', 'is a test/dev setting and is refused when VULNINTEL_ENV=production');
   }
   const statementTimeoutMs = int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000);
   return Object.freeze({
@@ -160,6 +175,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
     nvdApiKey: secret(env, 'NVD_API_KEY'),
     egressAllowList: allow,
+    webhookEgressAllowList: webhookAllow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
     syncIntervalHours: syncHours(env),
