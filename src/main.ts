@@ -23,7 +23,7 @@ export async function serve(): Promise<void> {
   let app: FastifyInstance | null = null;
   let runtime: Runtime | null = null;
   let stopping = false;
-  let jobs: { stop(): Promise<void> } | null = null;
+  let jobs: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
   let opened: Promise<unknown> = Promise.resolve();
   // Signals are handled from the very start: a SIGTERM while the embedded cluster is still starting waits for
   // it, then stops it, so no postmaster is left behind.
@@ -34,7 +34,9 @@ export async function serve(): Promise<void> {
     try {
       await opened.catch(() => {});
       await app?.close(); // stop accepting, finish in-flight requests
-      await jobs?.stop(); // stop fetching jobs; a running one gets STOP_TIMEOUT_MS, then is failed (its policy retries it)
+      // Stop fetching jobs (waiting for the queue if it is still starting); a running job gets STOP_TIMEOUT_MS,
+      // then is failed, and its policy retries it.
+      await (await jobs.catch(() => null))?.stop();
     } finally {
       await runtime?.close(); // then the pool, then the embedded cluster
       log.info('stopped');
@@ -65,11 +67,18 @@ export async function serve(): Promise<void> {
   app = await buildApp({ config, store: runtime.store, logger: log });
   if (stopping) return;
   await app.listen({ port: config.port, host: config.host });
+  if (stopping) return;
   if (config.workers) {
     // The embedded default: this process also runs the background job workers (VULNINTEL_WORKERS=0 leaves them
     // to `vulnintel worker` processes). Started after listen, so the first ping is not delayed.
     const { startWorkers } = await import('./jobs/worker.ts');
-    jobs = await startWorkers(config, runtime.store, log);
+    jobs = startWorkers(config, runtime.store, log);
+    try {
+      await jobs;
+    } catch (e) {
+      if (stopping) return; // the signal closed the database under the starting queue
+      throw e;
+    }
   } else {
     log.info('job workers off in this process (VULNINTEL_WORKERS=0): run `vulnintel worker` next to it');
   }
