@@ -8,20 +8,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, ConfigError } from '../../src/config.ts';
+import { code } from '../helpers/egress-code.ts';
 import {
   createEgress, createWebhookEgress, EgressError, feedsPolicy, webhookPolicy, webhookBlockedRange,
   WEBHOOK_EGRESS_DEFAULTS, type Resolver,
 } from '../../src/lib/egress.ts';
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof EgressError, `expected EgressError, got ${e}`);
-    return e.code;
-  }
-  return 'accepted';
-}
 
 async function rejectsWith(p: Promise<unknown>, expected: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
