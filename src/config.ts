@@ -16,12 +16,21 @@ export interface Config {
   logLevel: string;
   /** statement_timeout for API queries, ms */
   statementTimeoutMs: number;
+  /** Client-side deadline of every server query, ms (above statementTimeoutMs; docs/reliability.md D4). */
+  dbDeadlineMs: number;
+  /** Run the background job workers in this process (`npm start`; VULNINTEL_WORKERS=0 for an API-only replica). */
+  workers: boolean;
   /** Optional OpenAI-compatible analysis provider. */
   analysis: { baseUrl: string | null; model: string | null; apiKey: string | null };
   /** NVD API key for `vulnintel sync` (optional). */
   nvdApiKey: string | null;
-  /** Hosts (host or host:port) that outbound requests may reach even if private/loopback/http (docs/reliability.md decision 6). */
+  /** Feeds policy: hosts (host or host:port) that feed requests may reach even if private/loopback/http (docs/egress.md). */
   egressAllowList: string[];
+  /**
+   * Webhooks policy, test/dev only (VULNINTEL_WEBHOOK_EGRESS_ALLOW, refused when VULNINTEL_ENV=production): receivers
+   * a webhook may reach over http or at a private/loopback address. The feeds list never applies to webhooks.
+   */
+  webhookEgressAllowList: string[];
   /** Where the bundled snapshot lives. */
   snapshotDir: string;
   /** Import the bundled snapshot on an empty corpus at start. */
@@ -33,6 +42,9 @@ export interface Config {
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
   cveCacheEntries: number;
 }
+
+/** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
+export const DB_DEADLINE_MARGIN_MS = 5_000;
 
 /** The public endpoints `vulnintel sync` reads by default (docs/sync.md). */
 export const DEFAULT_FEED_URLS = {
@@ -98,6 +110,24 @@ function url(name: string, raw: string, protocols: string[]): string {
   return raw;
 }
 
+/** A comma-separated list of `host` or `host:port` entries (IPv6 as `[addr]` or `[addr]:port`). */
+function hostList(env: Env, name: string): string[] {
+  const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const a of list) {
+    if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError(name, `bad entry "${a}" (host or host:port)`);
+  }
+  return list;
+}
+
+/** Hours between scheduled syncs: 0 (off), a divisor of 24, or 168 (weekly): each is a cron slot (src/jobs/registry.ts). */
+function syncHours(env: Env): number {
+  const n = int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168);
+  if (n !== 0 && n !== 168 && 24 % n !== 0) {
+    throw new ConfigError('VULNINTEL_SYNC_INTERVAL_HOURS', `must be 0 (off), a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24) or 168, got ${n}`);
+  }
+  return n;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
@@ -123,10 +153,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const baseUrl = env.VULNINTEL_ANALYSIS_BASE_URL ? url('VULNINTEL_ANALYSIS_BASE_URL', env.VULNINTEL_ANALYSIS_BASE_URL, ['http:', 'https:']) : null;
   const model = env.VULNINTEL_ANALYSIS_MODEL || null;
   if (baseUrl && !model) throw new ConfigError('VULNINTEL_ANALYSIS_MODEL', 'required when VULNINTEL_ANALYSIS_BASE_URL is set');
-  const allow = (env.VULNINTEL_EGRESS_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const a of allow) {
-    if (!/^[A-Za-z0-9.\-[\]:]+$/.test(a)) throw new ConfigError('VULNINTEL_EGRESS_ALLOW', `bad entry "${a}" (host or host:port)`);
+  const allow = hostList(env, 'VULNINTEL_EGRESS_ALLOW');
+  const webhookAllow = hostList(env, 'VULNINTEL_WEBHOOK_EGRESS_ALLOW');
+  if (webhookAllow.length > 0 && environment === 'production') {
+    throw new ConfigError('VULNINTEL_WEBHOOK_EGRESS_ALLOW', 'is a test/dev setting and is refused when VULNINTEL_ENV=production');
   }
+  const statementTimeoutMs = int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000);
   return Object.freeze({
     port,
     host,
@@ -137,13 +169,16 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     uptimeUrl,
     environment,
     logLevel,
-    statementTimeoutMs: int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
+    statementTimeoutMs,
+    dbDeadlineMs: int(env, 'VULNINTEL_DB_DEADLINE_MS', statementTimeoutMs + DB_DEADLINE_MARGIN_MS, 100, 3_600_000),
+    workers: bool(env, 'VULNINTEL_WORKERS', true),
     analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
     nvdApiKey: secret(env, 'NVD_API_KEY'),
     egressAllowList: allow,
+    webhookEgressAllowList: webhookAllow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
-    syncIntervalHours: int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168),
+    syncIntervalHours: syncHours(env),
     feedUrls: Object.freeze(Object.fromEntries(Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
       const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
       return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];

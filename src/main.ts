@@ -23,7 +23,7 @@ export async function serve(): Promise<void> {
   let app: FastifyInstance | null = null;
   let runtime: Runtime | null = null;
   let stopping = false;
-  let schedule: { stop(): Promise<void> } | null = null;
+  let jobs: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
   let opened: Promise<unknown> = Promise.resolve();
   // Startup work (the first start's snapshot import) stops on a signal; the pool closes only after it has.
   const startup = new AbortController();
@@ -38,8 +38,10 @@ export async function serve(): Promise<void> {
       await opened.catch(() => {});
       startup.abort(new Error(`interrupted by ${signal}; the next start completes it`));
       await starting.catch(() => {});
-      await schedule?.stop(); // let a running scheduled sync finish its current step
       await app?.close(); // stop accepting, finish in-flight requests
+      // Stop fetching jobs (waiting for the queue if it is still starting); a running job gets STOP_TIMEOUT_MS,
+      // then is failed, and its policy retries it.
+      await (await jobs.catch(() => null))?.stop();
     } finally {
       await runtime?.close(); // then the pool, then the embedded cluster
       log.info('stopped');
@@ -80,14 +82,24 @@ export async function serve(): Promise<void> {
   app = await buildApp({ config, store: runtime.store, logger: log });
   if (stopping) return;
   await app.listen({ port: config.port, host: config.host });
-  if (config.syncIntervalHours > 0) {
-    // Loaded only when enabled: the sync modules are not needed to serve.
-    const { startSyncSchedule } = await import('./jobs/sync-schedule.ts');
-    schedule = startSyncSchedule(config, runtime.store, log);
-  }
   // Time from process start to accepting requests (the "ping within 3 s" budget, docs/operations.md).
   const cpu = process.cpuUsage();
   log.info({ startup_ms: Math.round(performance.now()), startup_cpu_ms: Math.round((cpu.user + cpu.system) / 1000) }, 'ready');
+  if (stopping) return;
+  if (config.workers) {
+    // The embedded default: this process also runs the background job workers (VULNINTEL_WORKERS=0 leaves them
+    // to `vulnintel worker` processes). Started after listen, so the first ping is not delayed.
+    const { startWorkers } = await import('./jobs/worker.ts');
+    jobs = startWorkers(config, runtime.store, log);
+    try {
+      await jobs;
+    } catch (e) {
+      if (stopping) return; // the signal closed the database under the starting queue
+      throw e;
+    }
+  } else {
+    log.info('job workers off in this process (VULNINTEL_WORKERS=0): run `vulnintel worker` next to it');
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -23,8 +23,11 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     embedded = await startEmbedded(config.dataDir, { info: (m) => log.info(m), error: (m) => log.error(m) }, { attach: opts.attachEmbedded });
     url = embedded.url;
   }
+  const statementTimeoutMs = opts.statementTimeoutMs ?? config.statementTimeoutMs;
   const store = openStore(url, {
-    statementTimeoutMs: opts.statementTimeoutMs ?? config.statementTimeoutMs,
+    statementTimeoutMs,
+    // No deadline where statements may run unbounded (operator CLI imports).
+    queryDeadlineMs: statementTimeoutMs > 0 ? config.dbDeadlineMs : undefined,
     max: opts.max,
     onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
   });

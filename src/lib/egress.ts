@@ -1,5 +1,9 @@
-// The one way Vulnintel makes outbound HTTP requests (feed sync, webhooks, the analysis provider).
-// Policy (docs/egress.md, docs/reliability.md §(d) SSRF and decision 6):
+// The one way Vulnintel makes outbound HTTP requests (feed sync, webhooks, the analysis provider), under one of
+// two named policies (docs/egress.md):
+//   - feeds (createEgress): the operator's allow list (VULNINTEL_EGRESS_ALLOW) may name private mirrors;
+//   - webhooks (createWebhookEgress): tenant URLs, never a private, loopback, link-local, mapped, NAT64 or other
+//     non-unicast address, https only; the one exception is the test/dev list VULNINTEL_WEBHOOK_EGRESS_ALLOW.
+// The feeds allow list never reaches the webhook policy. Common rules (docs/reliability.md §(d) SSRF, decision 6):
 //   - https only, unless the host (or host:port) is on the operator's allow list (VULNINTEL_EGRESS_ALLOW);
 //   - no userinfo in URLs; the literal `localhost` is refused;
 //   - every address a name resolves to is checked, and the request is refused if ANY is in a private, loopback,
@@ -135,10 +139,14 @@ export interface CheckedUrl {
 }
 
 /**
- * Synchronous URL checks (everything that needs no DNS): scheme, userinfo, `localhost`, IP literals.
- * Throws EgressError; used both before each request and by callers validating a stored URL (webhooks).
+ * Synchronous URL checks (everything that needs no DNS): scheme, userinfo, `localhost`, IP literals, under the
+ * feeds policy: an allow-listed host may be http and private. Throws EgressError.
  */
 export function checkUrl(input: string | URL, allowList: readonly string[]): CheckedUrl {
+  return checkWith(input, allowList, blockedRange);
+}
+
+function checkWith(input: string | URL, allowList: readonly string[], blocked: (address: string) => string | null): CheckedUrl {
   let url: URL;
   try {
     url = new URL(String(input));
@@ -163,21 +171,61 @@ export function checkUrl(input: string | URL, allowList: readonly string[]): Che
   }
   const bare = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(bare)) {
-    const range = blockedRange(bare);
+    const range = blocked(bare);
     if (range) throw new EgressError('blocked_address', `address ${bare} is in a blocked range (${range})`);
   }
   return { url, allowListed: false };
 }
 
-/** A `net` lookup that resolves through `resolver` and, when `enforce`, refuses the connection if any address is blocked. */
-export function policyLookup(resolver: Resolver, enforce: boolean): LookupFunction {
+/**
+ * The webhook policy's address check: everything blockedRange refuses, plus every address ipaddr.js does not
+ * class as plain unicast: IPv4-mapped and -compatible forms (whatever they carry), NAT64 (64:ff9b::/96 and the
+ * local-use 64:ff9b:1::/48), 6to4, Teredo, discard-only and reserved ranges.
+ */
+export function webhookBlockedRange(address: string): string | null {
+  const range = blockedRange(address);
+  if (range) return range;
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const addr = ipaddr.parse(bare);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((x) => x === 0)) return 'ipv4-compatible ::/96';
+  const kind = addr.range();
+  return kind === 'unicast' ? null : `non-unicast (${kind})`;
+}
+
+/** The two outbound policies (docs/egress.md). */
+export interface EgressPolicy {
+  readonly name: 'feeds' | 'webhooks';
+  /** Synchronous checks of a URL; throws EgressError. */
+  check(input: string | URL): CheckedUrl;
+  /** The range an address is refused for under this policy, or null. */
+  blocked(address: string): string | null;
+}
+
+/** Feed sync and the analysis provider: the operator's allow list may name private mirrors and http hosts. */
+export function feedsPolicy(allowList: readonly string[] = []): EgressPolicy {
+  return { name: 'feeds', check: (u) => checkWith(u, allowList, blockedRange), blocked: blockedRange };
+}
+
+/**
+ * Tenant webhooks: https to public unicast addresses only. `testAllowList` (VULNINTEL_WEBHOOK_EGRESS_ALLOW, a
+ * test/dev setting refused in production) is the only exception; the feeds allow list is never consulted.
+ */
+export function webhookPolicy(testAllowList: readonly string[] = []): EgressPolicy {
+  return { name: 'webhooks', check: (u) => checkWith(u, testAllowList, webhookBlockedRange), blocked: webhookBlockedRange };
+}
+
+/**
+ * A `net` lookup that resolves through `resolver` and, when `enforce`, refuses the connection if any address is
+ * blocked (by `blocked`: the feeds table by default).
+ */
+export function policyLookup(resolver: Resolver, enforce: boolean, blocked: (address: string) => string | null = blockedRange): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     resolver(hostname).then(
       (addresses) => {
         if (addresses.length === 0) return callback(new EgressError('dns_failure', `${hostname} has no address`));
         if (enforce) {
           for (const a of addresses) {
-            const range = blockedRange(a.address);
+            const range = blocked(a.address);
             if (range) {
               return callback(new EgressError('blocked_address', `${hostname} resolves to ${a.address}, in a blocked range (${range})`));
             }
@@ -196,8 +244,10 @@ export function policyLookup(resolver: Resolver, enforce: boolean): LookupFuncti
 }
 
 export interface EgressOptions {
-  /** Hosts (`host` or `host:port`) that may be reached over http and at private/loopback addresses. */
+  /** Hosts (`host` or `host:port`) that may be reached over http and at private/loopback addresses (feeds policy). */
   allowList?: readonly string[];
+  /** The policy (default: feeds with `allowList`). */
+  policy?: EgressPolicy;
   resolver?: Resolver;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
@@ -283,12 +333,13 @@ function mapError(e: unknown, deadlineHit: boolean): Error {
 }
 
 export function createEgress(opts: EgressOptions = {}): Egress {
-  const allowList = opts.allowList ?? [];
+  const policy = opts.policy ?? feedsPolicy(opts.allowList ?? []);
   const resolver = opts.resolver ?? systemResolver;
-  const o = { ...EGRESS_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as typeof EGRESS_DEFAULTS;
+  const { policy: _p, allowList: _a, resolver: _r, ...timings } = opts;
+  const o = { ...EGRESS_DEFAULTS, ...Object.fromEntries(Object.entries(timings).filter(([, v]) => v !== undefined)) } as typeof EGRESS_DEFAULTS;
   const agentFor = (enforce: boolean) =>
     new Agent({
-      connect: { lookup: policyLookup(resolver, enforce), timeout: o.connectTimeoutMs },
+      connect: { lookup: policyLookup(resolver, enforce, policy.blocked), timeout: o.connectTimeoutMs },
       headersTimeout: o.headersTimeoutMs,
       bodyTimeout: o.bodyTimeoutMs,
     });
@@ -298,7 +349,7 @@ export function createEgress(opts: EgressOptions = {}): Egress {
 
   return {
     async fetch(input, init = {}) {
-      const { url, allowListed: listed } = checkUrl(input, allowList);
+      const { url, allowListed: listed } = policy.check(input);
       const timeoutMs = init.timeoutMs ?? o.timeoutMs;
       const max = init.maxResponseBytes ?? o.maxResponseBytes;
       const controller = new AbortController();
@@ -394,4 +445,36 @@ export function createEgress(opts: EgressOptions = {}): Egress {
       await Promise.all([strict.close(), permissive.close()]);
     },
   };
+}
+
+/** Webhook deliveries: 10 s for the whole exchange (spec: a 2xx within 10 s), a receiver's answer read up to 64 KiB. */
+export const WEBHOOK_EGRESS_DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  timeoutMs: 10_000,
+  maxResponseBytes: 64 * 1024,
+} as const;
+
+export interface WebhookEgressOptions {
+  /** VULNINTEL_WEBHOOK_EGRESS_ALLOW (test/dev only): receivers that may be http or private, e.g. a loopback one. */
+  testAllowList?: readonly string[];
+  resolver?: Resolver;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  userAgent?: string;
+}
+
+/**
+ * Outbound HTTP for tenant webhooks (the alerts issue delivers through it): the webhook policy, checked before
+ * connecting and again on every resolved address, the socket pinned to the validated addresses, redirects never
+ * followed, the response read capped, one deadline for the whole request.
+ */
+export function createWebhookEgress(opts: WebhookEgressOptions = {}): Egress {
+  return createEgress({
+    ...WEBHOOK_EGRESS_DEFAULTS,
+    ...Object.fromEntries(Object.entries({ timeoutMs: opts.timeoutMs, maxResponseBytes: opts.maxResponseBytes, userAgent: opts.userAgent }).filter(([, v]) => v !== undefined)),
+    resolver: opts.resolver,
+    policy: webhookPolicy(opts.testAllowList ?? []),
+  });
 }

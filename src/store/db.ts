@@ -18,6 +18,12 @@ export interface StoreOptions {
   applicationName?: string;
   /** How long to wait for a new connection before failing (the request then answers 503). */
   connectionTimeoutMs?: number;
+  /**
+   * Client-side deadline for every query, ms (pg `query_timeout`; unset = none). Set above statement_timeout, so
+   * a live but slow server still answers 57014 first (500, retry 5); a server that accepts the connection and
+   * then says nothing fails the query here (503, retry 30) instead of hanging the caller (docs/reliability.md D4).
+   */
+  queryDeadlineMs?: number;
   onPoolError?: (err: Error) => void;
 }
 
@@ -35,6 +41,7 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
     application_name: opts.applicationName ?? 'vulnintel',
     statement_timeout: opts.statementTimeoutMs && opts.statementTimeoutMs > 0 ? opts.statementTimeoutMs : undefined,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 5000,
+    query_timeout: opts.queryDeadlineMs && opts.queryDeadlineMs > 0 ? opts.queryDeadlineMs : undefined,
     idleTimeoutMillis: 30000,
   });
   // An idle client losing its connection emits 'error' on the pool; without a listener the process dies.
@@ -48,7 +55,7 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
   // while a client is idle, so without this listener a database outage mid-query crashes the process.
   // The failed query still rejects and is mapped (503 / 500) where it was awaited.
   pool.on('connect', (client) => client.on('error', onError));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: deadlineAware(pool) }) });
   return {
     db,
     pool,
@@ -61,22 +68,68 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
   };
 }
 
+/**
+ * The pool as Kysely sees it. A query past its deadline leaves the connection mid-conversation (the server may
+ * still answer later), so that connection is cut at once and never handed out again: queued statements on it
+ * (a ROLLBACK) fail now instead of waiting out their own deadline. pool.query() callers get the same from pg-pool,
+ * which discards a client released with an error.
+ */
+function deadlineAware(pool: pg.Pool) {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      return {
+        query(...args: unknown[]) {
+          const r = (client.query as (...a: unknown[]) => unknown)(...args);
+          if (r instanceof Promise) {
+            return r.catch((e: unknown) => {
+              if (isQueryDeadline(e)) {
+                broken = e as Error;
+                (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+              }
+              throw e;
+            });
+          }
+          return r;
+        },
+        release() {
+          client.release(broken);
+        },
+      };
+    },
+    end: () => pool.end(),
+  } as unknown as pg.Pool;
+}
+
+/** pg's client-side query deadline (query_timeout) fired. */
+export function isQueryDeadline(err: unknown): boolean {
+  return (err as { message?: unknown })?.message === 'Query read timeout';
+}
+
 /** Runs fn in one transaction; commits on success, rolls back on throw. */
 export function withTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
   return db.transaction().execute(fn);
 }
 
-/** SQLSTATE classes that mean "the database is not reachable" (mapped to 503). */
+/**
+ * Errors that mean "the database is not reachable" (mapped to 503, retry 30): connection exceptions (class 08),
+ * admin shutdown / crash / "cannot connect now" (57P01-57P03), too many connections (53300), a database not
+ * accepting connections (55000 with that message: ALTER DATABASE … ALLOW_CONNECTIONS false, or being dropped),
+ * socket errors, and pg's client-side failures (connect timeout, query deadline).
+ */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   if (!e || typeof e !== 'object') return false;
   if (typeof e.code === 'string') {
     if (/^(08|57P0[1-3]|53300)/.test(e.code)) return true;
+    // 55000 is a broad class (object not in prerequisite state); only its connection-refusal message counts.
+    if (e.code === '55000' && typeof e.message === 'string' && /not currently accepting connections/.test(e.message)) return true;
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
   }
   // pg's own client-side failures carry no code.
   return typeof e.message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e.message);
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(e.message);
 }
 
 /** SQLSTATE 57014: statement_timeout / query_canceled (mapped to 500 with retry 5). */

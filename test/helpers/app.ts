@@ -15,6 +15,8 @@ import { insertSession } from '../../src/store/identity.ts';
 import { SESSION_COOKIE } from '../../src/http/auth.ts';
 
 export const TEST_INTERNAL_KEY = 'test-internal-key-0123456789';
+/** The query deadline of a `viaProxy` test app's store. */
+export const PROXY_QUERY_DEADLINE_MS = 1500;
 
 export interface TestApp {
   app: FastifyInstance;
@@ -48,8 +50,9 @@ export async function testApp(opts: {
     proxy = await startTcpProxy(u.hostname, Number(u.port || 5432));
     u.port = String(proxy.port);
     url = u.toString();
-    // Short connect timeout: a black-holed database fails the request in 1 s, not pg's default 5 s.
-    store = openStore(url, { max: 5, connectionTimeoutMs: 1000 });
+    // Short connect timeout and query deadline: a black-holed database fails the request in about a second, not
+    // after pg's default 5 s connect timeout or the production deadline (statement timeout + 5 s).
+    store = openStore(url, { max: 5, connectionTimeoutMs: 1000, queryDeadlineMs: PROXY_QUERY_DEADLINE_MS });
   }
   const config = loadConfig({
     DATABASE_URL: url,

@@ -33,6 +33,11 @@ export function faultRoutes(app: FastifyInstance) {
     });
     return ok(req, {});
   });
+  // A query that takes a moment (the statement timeout is not reached): for faults that strike mid-query.
+  app.get('/api/v1/__test/pause', { schema: { hide: true, querystring: Type.Object({}) }, config: { auth: { mode: 'none' } } }, async (req) => {
+    const r = await sql<{ n: number }>`SELECT 1 AS n FROM pg_sleep(0.4) /* vi-test-pause */`.execute(app.deps.store.db);
+    return ok(req, { n: r.rows[0].n });
+  });
   app.get('/api/v1/__test/boom', { schema: { hide: true, querystring: Type.Object({}) }, config: { auth: { mode: 'none' } } }, async () => {
     throw new Error('secret internals: SELECT password FROM users WHERE id = 1');
   });

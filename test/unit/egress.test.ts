@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { blockedRange, checkUrl, createEgress, EgressError, policyLookup, type Resolver } from '../../src/lib/egress.ts';
+import { code } from '../helpers/egress-code.ts';
 
 test('blockedRange: every row of the S2 table, edges included, and public addresses pass', () => {
   const blocked: [string, string][] = [
@@ -50,16 +51,6 @@ test('blockedRange: every row of the S2 table, edges included, and public addres
   }
   assert.equal(blockedRange('not-an-ip'), 'unparseable address');
 });
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof EgressError, `expected EgressError, got ${e}`);
-    return e.code;
-  }
-  return 'accepted';
-}
 
 test('checkUrl: URL spellings of private targets are refused before any connection', () => {
   const cases: [string, string][] = [

@@ -1,0 +1,66 @@
+// Where the job workers run: inside `vulnintel serve` by default, alone with `vulnintel worker`, and nowhere in
+// a server started with VULNINTEL_WORKERS=0 (an API replica). Spawned processes on one fresh database.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { JOB_SCHEMA } from '../../src/jobs/queue.ts';
+
+const bin = path.resolve(import.meta.dirname, '../../bin/vulnintel.js');
+let db: TestDb;
+before(async () => { db = await freshDb(); });
+after(async () => { await db.drop(); });
+
+/** Starts `vulnintel <args>`, waits for `ready` on stdout or stderr, runs `check`, then SIGTERM; returns the exit code. */
+async function run(args: string[], env: Record<string, string>, ready: RegExp, check: () => Promise<void>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...process.env, DATABASE_URL: db.url, VULNINTEL_AUTO_IMPORT: 'false', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => { out += d.toString(); if (ready.test(out)) resolve(); };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (c) => reject(new Error(`exited ${c} before ready: ${out}`)));
+  });
+  await check();
+  const code = await new Promise<number | null>((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', (c) => resolve(c));
+    child.kill('SIGTERM');
+  });
+  return { code, out };
+}
+
+async function schedules(): Promise<{ name: string; cron: string }[] | null> {
+  const installed = await db.store.pool.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [JOB_SCHEMA]);
+  if (installed.rowCount === 0) return null;
+  return (await db.store.pool.query(`SELECT name, cron FROM ${JOB_SCHEMA}.schedule ORDER BY name`)).rows;
+}
+
+test('serve with VULNINTEL_WORKERS=0 starts no job queue at all', async () => {
+  const r = await run(['serve'], { VULNINTEL_WORKERS: '0', VULNINTEL_SYNC_INTERVAL_HOURS: '24' }, /job workers off in this process/, async () => {
+    assert.equal(await schedules(), null, 'no pgboss schema: nothing polls from an API-only replica');
+  });
+  assert.match(r.out, /job workers off in this process/);
+  assert.equal(r.code, 0);
+});
+
+test('vulnintel worker runs the workers alone and registers the sync slot; SIGTERM stops it cleanly', async () => {
+  const r = await run(['worker'], { VULNINTEL_SYNC_INTERVAL_HOURS: '24' }, /Job workers running/, async () => {
+    assert.deepEqual(await schedules(), [{ name: 'sync', cron: '0 0 * * *' }]);
+    const q = await db.store.pool.query(`SELECT name, policy, retry_limit, expire_seconds FROM ${JOB_SCHEMA}.queue WHERE name = 'sync'`);
+    assert.deepEqual(q.rows, [{ name: 'sync', policy: 'singleton', retry_limit: 1, expire_seconds: 6 * 3600 }]);
+  });
+  assert.match(r.out, /jobs: sync/);
+  assert.equal(r.code, 0);
+});
+
+test('serve runs the workers by default; turning the schedule off removes the slot', async () => {
+  const r = await run(['serve'], {}, /"msg":"job workers started"/, async () => {
+    assert.deepEqual(await schedules(), []);
+  });
+  assert.equal(r.code, 0);
+});
