@@ -168,9 +168,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  await registerRoutes(app);
-  if (deps.testRoutes) await deps.testRoutes(app.withTypeProvider<FastifyTypeProviderDefault>());
-
-  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none', tenant: false } } }, async () => app.swagger());
+  try {
+    await registerRoutes(app);
+    if (deps.testRoutes) await deps.testRoutes(app.withTypeProvider<FastifyTypeProviderDefault>());
+    app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none', tenant: false } } }, async () => app.swagger());
+  } catch (e) {
+    // A route refused at registration (e.g. no policy): release what was opened (the cache's LISTEN
+    // connection, the allowance flush timer), so a failed start does not hang the process.
+    await app.close().catch(() => services.close());
+    throw e;
+  }
   return app;
 }

@@ -129,11 +129,13 @@ export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
   const methodsByPath = new Map<string, Set<string>>();
-  const declared = new Map<string, { policy: RouteAuth | null; schema: Record<string, unknown> | null }>();
+  // The route options themselves: hooks registered later (auth's default for pages) may still set config.
+  const declared = new Map<string, { config?: { auth?: RouteAuth }; schema?: unknown }>();
   app.decorate('routeTable', () =>
     [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => {
       const d = declared.get(`${method} ${url}`);
-      return { method, url, declaredAuth: d?.policy?.mode ?? null, policy: d?.policy ?? null, schema: d?.schema ?? null };
+      const policy = d?.config?.auth ?? null;
+      return { method, url, declaredAuth: policy?.mode ?? null, policy, schema: (d?.schema as Record<string, unknown> | undefined) ?? null };
     })));
 
   app.addHook('onRoute', (route) => {
@@ -146,7 +148,7 @@ export function registerConventions(app: FastifyInstance) {
         shadow.on(['GET', 'POST', 'PUT', 'DELETE', 'PATCH'], key, () => {}, { path: key });
       }
       methodsByPath.get(key)!.add(m);
-      declared.set(`${m} ${key}`, { policy: route.config?.auth ?? null, schema: (route.schema as Record<string, unknown> | undefined) ?? null });
+      declared.set(`${m} ${key}`, route);
     }
     // Query parameters an API route accepts, for UNKNOWN_PARAMETER (spec rule for /api/ endpoints only; the
     // documentation pages keep their own query handling).
