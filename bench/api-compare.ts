@@ -33,7 +33,7 @@ function start(dir: string, port: number, cache: boolean): ChildProcess {
 }
 
 async function waitUp(port: number) {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1200; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/api/v1/health/ping`)).ok) return;
     } catch { /* not up yet */ }
