@@ -14,8 +14,6 @@ import {
   SlugParams, StatsDashboardResponse, StatsSummaryResponse, EmptyQuery,
 } from '../../schemas/cves.ts';
 
-export { DETAIL_SOURCE, KEV_META } from '../../../services/cve-reader.ts';
-
 const PUBLIC: RouteAuth = { mode: 'public', partner: true, tenant: false };
 const PUBLIC_TRIAL: RouteAuth = { mode: 'public', partner: true, trial: true, tenant: false };
 
