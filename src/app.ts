@@ -1,7 +1,11 @@
 // buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
+import Fastify, {
+  LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError, type FastifyTypeProviderDefault,
+  type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault,
+} from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Ajv, { type ValidateFunction } from 'ajv';
@@ -16,6 +20,8 @@ import { registerConventions, sendError } from './http/conventions.ts';
 import { registerTextGuard } from './http/text-guard.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
+import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
@@ -39,8 +45,13 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: Required<Omit<AppDeps, 'logger' | 'testRoutes' | 'rateProfiles'>>;
+    /** The business operations (src/services/), built once here. */
+    services: Services;
   }
 }
+
+/** The app with its TypeBox type provider: route handlers get typed params, query, body and replies. */
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 export { PACKAGE_VERSION };
 
@@ -96,8 +107,8 @@ function withSafeNumbers(validate: ValidateFunction): FastifyValidationResult {
   return wrapped;
 }
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app: App = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -108,6 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (_err, req, reply) => {
       void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
     },
+    // Errors Node's HTTP parser raises before Fastify sees a request (URL or headers over 16 KB → 431, a
+    // malformed request line → 400): answered in the §7 envelope too.
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
@@ -118,11 +132,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
   const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });
   if (!deps.egress) app.addHook('onClose', async () => egress.close());
-  app.decorate('deps', { config: deps.config, store: deps.store, clock: deps.clock ?? systemClock, egress });
+  const clock = deps.clock ?? systemClock;
+  app.decorate('deps', { config: deps.config, store: deps.store, clock, egress });
+  const services = buildServices({
+    config: deps.config, store: deps.store, clock,
+    warn: (msg, err) => app.log.warn({ err: err.message }, msg),
+  });
+  app.decorate('services', services);
+  app.addHook('onClose', async () => services.close());
+  // Cookies are parsed on demand (a session credential is read only where a route reads credentials).
+  await app.register(cookie, { hook: false });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)
-  registerAuth(app, { db: deps.store.db, clock: deps.clock ?? systemClock });
+  registerAuth(app, {
+    db: deps.store.db, clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
+  });
   registerLimits(app, deps.store, deps.rateProfiles);
 
   await app.register(swagger, {
@@ -145,9 +170,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  await registerRoutes(app);
-  if (deps.testRoutes) await deps.testRoutes(app);
-
-  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none' } } }, async () => app.swagger());
+  try {
+    await registerRoutes(app);
+    if (deps.testRoutes) await deps.testRoutes(app.withTypeProvider<FastifyTypeProviderDefault>());
+    app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none', tenant: false } } }, async () => app.swagger());
+  } catch (e) {
+    // A route refused at registration (e.g. no policy): release what was opened (the cache's LISTEN
+    // connection, the allowance flush timer), so a failed start does not hang the process.
+    await app.close().catch(() => services.close());
+    throw e;
+  }
   return app;
 }

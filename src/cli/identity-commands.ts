@@ -5,9 +5,7 @@
 import { UsageError, type Command, type CliContext } from '../cli.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
-import {
-  createOrganizationWithOwner, getOrganization, IdentityError, issueApiKey, listApiKeys, revokeApiKeyRef, setOrganizationTier,
-} from '../store/identity.ts';
+import { createIdentityService, IdentityError } from '../services/identity.ts';
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -41,6 +39,11 @@ function scopes(v: unknown): Scope[] | undefined {
   return list as Scope[];
 }
 
+/** The identity service over the command's database (the same rules as the API's). */
+async function identityOf(ctx: CliContext) {
+  return createIdentityService((await ctx.runtime()).store.db, systemClock);
+}
+
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 /** Runs an identity operation; a refusal prints its code and message and exits 1 (JSON on stdout with --json). */
@@ -69,8 +72,8 @@ const orgCreateCommand: Command = {
     if (name.length > 200) throw new UsageError('--name is at most 200 characters');
     const tier = oneOf<Tier>('tier', v.tier, TIERS);
     const ownerEmail = email(v['owner-email'], 'owner-email');
-    const rt = await ctx.runtime();
-    const r = await createOrganizationWithOwner(rt.store.db, { name, tier, ownerEmail, ownerName: v['owner-name'] as string | undefined }, systemClock.now());
+    const identity = await identityOf(ctx);
+    const r = await identity.createOrganizationWithOwner({ name, tier, ownerEmail, ownerName: v['owner-name'] as string | undefined });
     const note = r.key ? null : `No API key: API keys need the Professional tier or above (this organization is ${tier}).`;
     if (ctx.json) {
       ctx.out(JSON.stringify({
@@ -94,11 +97,9 @@ const orgSetTierCommand: Command = {
   async run(ctx, v) {
     const id = orgId(v.org);
     const tier = oneOf<Tier>('tier', v.tier, TIERS);
-    const rt = await ctx.runtime();
+    const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
-      const before = await getOrganization(rt.store.db, id);
-      if (!before) throw new IdentityError('org_not_found', `No organization with id ${id}`);
-      await setOrganizationTier(rt.store.db, id, tier);
+      const before = await identity.setTier(id, tier);
       if (ctx.json) ctx.out(JSON.stringify({ org: { id, name: before.name, tier, previous_tier: before.tier } }));
       else ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`);
     });
@@ -119,9 +120,9 @@ const keyCreateCommand: Command = {
     const kind = v.kind === undefined ? 'standard' : oneOf<KeyKind>('kind', v.kind, KEY_KINDS);
     const sc = scopes(v.scopes);
     const label = typeof v.label === 'string' ? v.label.slice(0, 200) : null;
-    const rt = await ctx.runtime();
+    const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
-      const k = await issueApiKey(rt.store.db, id, { email: mail, role, kind, scopes: sc, label, name: v.name as string | undefined }, systemClock.now());
+      const k = await identity.issueApiKey(id, { email: mail, role, kind, scopes: sc, label, name: v.name as string | undefined });
       if (ctx.json) {
         ctx.out(JSON.stringify({ org_id: id, member: k.member, api_key: keyJson(k) }));
         return;
@@ -138,10 +139,9 @@ const keyListCommand: Command = {
   options: { org: { type: 'string' } },
   async run(ctx, v) {
     const id = orgId(v.org);
-    const rt = await ctx.runtime();
+    const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
-      if (!(await getOrganization(rt.store.db, id))) throw new IdentityError('org_not_found', `No organization with id ${id}`);
-      const rows = await listApiKeys(rt.store.db, id);
+      const rows = await identity.listApiKeys(id);
       const keys = rows.map((k) => ({
         ...keyJson(k), label: k.label, member: { id: k.member_id, email: k.email, role: k.role },
         created_at: iso(k.created_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
@@ -166,9 +166,9 @@ const keyRevokeCommand: Command = {
   async run(ctx, v) {
     const id = orgId(v.org);
     const ref = required('key', v.key);
-    const rt = await ctx.runtime();
+    const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
-      const r = await revokeApiKeyRef(rt.store.db, id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref }, systemClock.now());
+      const r = await identity.revokeApiKey(id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref });
       if (ctx.json) ctx.out(JSON.stringify({ org_id: id, api_key: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at) } }));
       else ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`);
     });

@@ -1,48 +1,70 @@
-// Authentication (spec §5): API keys (Authorization: Bearer), browser sessions (cookie), and per-route guards
-// declared in route config. Guards run in order: kind (partner/trial) → scope → role.
+// Authentication and the route policy (spec §5, §7). Every route declares its policy in `config.auth`:
+//   mode    who may call: none (no credential read), public (optional credential), key, session,
+//           key_or_session, internal_or_session (X-Internal-Key or a session: the health JSON);
+//   role    minimum member role; scope: the key scope;
+//   tenant  false, or the tenant resource the route touches and where its ids come from (the two-tenant
+//           runner in test/security/ attacks every such route by this declaration).
+// ONE onRequest hook enforces it, before the body is read: credential → kind (partner/trial) → scope → role →
+// Origin (session writes). Every write (any method but GET/HEAD) needs the `write` scope and the admin role,
+// whatever the route declares, so a write route cannot be opened to read-only keys by a missing field.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
-import { isWellFormedApiKey, sha256Hex } from '../lib/crypto.ts';
+import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
+import { safeEqual } from '../lib/crypto.ts';
 import type { Db } from '../store/db.ts';
-import { findKeyByHash, findSessionByHash } from '../store/identity.ts';
+import { isConnectionError } from '../store/db.ts';
 import { UsageMeter } from '../store/usage-meter.ts';
-import { MONTHLY_API_ALLOWANCE, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import { roleAtLeast, type IdentityService, type KeyRefusalReason, type Principal } from '../services/identity.ts';
+import { MONTHLY_API_ALLOWANCE, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
+
+export type { Principal };
 
 export const SESSION_COOKIE = 'vi_session';
 /** detail.contact_url of the trial errors (spec §7). */
 export const CONTACT_URL = 'mailto:support@vulnintel.local';
 
-export interface Principal {
-  via: 'key' | 'session';
-  orgId: number;
-  orgName: string;
-  memberId: number;
-  email: string;
-  role: Role;
-  tier: Tier;
-  keyId: number | null;
-  /** Display prefix of the key, safe to log. */
-  keyStart: string | null;
-  kind: KeyKind | 'session';
-  scopes: Scope[];
+export type AuthMode = 'none' | 'public' | 'key' | 'session' | 'key_or_session' | 'internal_or_session';
+
+/** Where a tenant route takes the id of a tenant resource, and what a foreign id answers. */
+export interface TenantId {
+  in: 'params' | 'query' | 'body';
+  /** Parameter or body field name, e.g. environment_id. */
+  name: string;
+  /**
+   * The answer to another organization's id: the spec's detail.error of the 404 (e.g. environment_not_found,
+   * not_found), or `empty` when a foreign id yields an empty result (a filter, not a lookup).
+   */
+  foreign: string;
 }
 
-/** none: no credential is even read (ping, static pages); public: optional credentials. */
-export type AuthMode = 'none' | 'public' | 'key' | 'session' | 'key_or_session';
+/** A route touching tenant data: the resource it reads or writes and the ids it takes ([] = own data only). */
+export interface TenantDecl {
+  resource: string;
+  ids: TenantId[];
+}
 
 export interface RouteAuth {
   mode: AuthMode;
-  /** Key scope this call needs (v2: write to submit, read for results). Sessions hold both. */
+  /** Minimum member role (viewer < admin < owner). Writes need at least admin (spec §5.6). */
+  role?: Role;
+  /** Key scope this call needs (spec §5.5). Writes need `write`; sessions hold both scopes. */
   scope?: Scope;
-  /** A write operation: owner or admin only (spec §5.6). */
-  write?: boolean;
   /** Partner keys may call this route (spec §5.8). */
   partner?: boolean;
   /** Trial keys may call this route (spec §5.8). */
   trial?: boolean;
+  /** false, or the tenant resource and ids (required on every route: the meta-test checks it). */
+  tenant?: TenantDecl | false;
+  /** internal_or_session: a text/html answer is public (the status page); JSON needs the credential. */
+  publicHtml?: boolean;
+  /** @deprecated Implied by the method: every write needs the admin role and the write scope. */
+  write?: boolean;
 }
+
+/** Who passed internal_or_session: the internal monitor, a signed-in member, or nobody (public HTML). */
+export type Access = 'internal' | 'member' | null;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,10 +73,23 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** internal_or_session routes: who passed. */
+    access: Access;
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
   }
+}
+
+export function isWrite(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD';
+}
+
+/** The role and scope a call needs: the route's declaration, raised to admin and write for every write. */
+export function requirements(method: string, auth: RouteAuth): { role: Role; scope: Scope | null } {
+  const w = isWrite(method);
+  const declared = auth.role ?? 'viewer';
+  return { role: w && !roleAtLeast(declared, 'admin') ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
 }
 
 function bearer(req: FastifyRequest): string | null | undefined {
@@ -64,71 +99,55 @@ function bearer(req: FastifyRequest): string | null | undefined {
   return m ? m[1] : null;
 }
 
-function cookie(req: FastifyRequest, name: string): string | null {
-  const raw = req.headers.cookie;
-  if (!raw) return null;
-  for (const part of raw.split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) {
-      const v = part.slice(i + 1).trim();
-      try {
-        return decodeURIComponent(v);
-      } catch {
-        return v; // malformed percent-encoding: an unknown session, not a 500
-      }
-    }
-  }
-  return null;
+const KEY_REFUSALS: Record<KeyRefusalReason, () => ApiError> = {
+  invalid: () => new ApiError('AUTH_REQUIRED', { message: 'Invalid API key', detail: { error: 'invalid_api_key' } }),
+  revoked: () => new ApiError('AUTH_REQUIRED', { message: 'API key revoked', detail: { error: 'api_key_revoked' } }),
+  expired: () => new ApiError('AUTH_REQUIRED', { message: 'API key expired', detail: { error: 'api_key_expired' } }),
+  trial_ended: () => new ApiError('TRIAL_ENDED', { message: 'The trial has ended; this key is no longer accepted', detail: { reason: 'ended', contact_url: CONTACT_URL } }),
+  trial_expired: () => new ApiError('TRIAL_ENDED', { message: 'The 14-day trial has expired; this key is no longer accepted', detail: { reason: 'expired', contact_url: CONTACT_URL } }),
+};
+
+export interface AuthDeps {
+  identity: IdentityService;
+  clock: Clock;
+  meter: UsageMeter;
+  /** Origin of the configured public URL: session writes must come from it. */
+  publicOrigin: string;
+  /** Session cookies carry Secure when the public URL is https. */
+  secureCookies: boolean;
+  internalKey: string | null;
+  parseCookie: (header: string) => Record<string, string | undefined>;
 }
 
-export async function resolveKey(db: Db, clock: Clock, key: string): Promise<Principal> {
-  // Malformed keys fail the checksum: refused without a database query.
-  if (!isWellFormedApiKey(key)) throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key', detail: { error: 'invalid_api_key' } });
-  const row = await findKeyByHash(db, sha256Hex(key));
-  if (!row || row.org_status !== 'active') {
-    throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key', detail: { error: 'invalid_api_key' } });
-  }
-  if (row.revoked_at) throw new ApiError('AUTH_REQUIRED', { message: 'API key revoked', detail: { error: 'api_key_revoked' } });
-  if (row.kind === 'trial' && row.trial_ended_at) {
-    throw new ApiError('TRIAL_ENDED', { message: 'The trial has ended; this key is no longer accepted', detail: { reason: 'ended', contact_url: CONTACT_URL } });
-  }
-  if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) {
-    if (row.kind === 'trial') {
-      throw new ApiError('TRIAL_ENDED', { message: 'The 14-day trial has expired; this key is no longer accepted', detail: { reason: 'expired', contact_url: CONTACT_URL } });
-    }
-    throw new ApiError('AUTH_REQUIRED', { message: 'API key expired', detail: { error: 'api_key_expired' } });
-  }
-  return {
-    via: 'key', orgId: row.org_id, orgName: row.org_name, memberId: row.member_id, email: row.email,
-    role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
-  };
+/** Attributes of the session cookie (issued with the accounts work; cleared here when stale). */
+export function sessionCookieOptions(secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
 }
 
 /**
  * Reads the caller's credential: an API key (Bearer) or a session cookie. A presented key that is malformed,
  * unknown, revoked or expired is refused (401) even on public routes; a stale session cookie is ignored on public
- * routes (`optionalSession`) and refused elsewhere. A valid key's call is counted against the organization's
- * monthly allowance and reported in X-RateLimit-Limit/Used/Remaining (spec §8: tracked, not enforced).
+ * routes (`optionalSession`) and refused elsewhere, and cleared in both cases. A valid key's call is counted
+ * against the organization's monthly allowance, reported in X-RateLimit-Limit/Used/Remaining (spec §8).
  */
-export async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps, optionalSession: boolean): Promise<Principal | null> {
+async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps, optionalSession: boolean): Promise<Principal | null> {
   const token = bearer(req);
   if (token === null) {
     throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key: use the header Authorization: Bearer <API key>', detail: { error: 'invalid_api_key' } });
   }
   if (token !== undefined) {
-    const p = await resolveKey(deps.db, deps.clock, token);
-    await reportAllowance(reply, deps, p);
-    return p;
+    const r = await deps.identity.authenticateKey(token);
+    if (!r.ok) throw KEY_REFUSALS[r.reason]();
+    await reportAllowance(reply, deps, r.principal);
+    return r.principal;
   }
-  const sessionToken = cookie(req, SESSION_COOKIE);
+  const cookieHeader = req.headers.cookie;
+  const sessionToken = cookieHeader ? deps.parseCookie(cookieHeader)[SESSION_COOKIE] : undefined;
   if (!sessionToken) return null;
-  const s = await findSessionByHash(deps.db, sha256Hex(sessionToken), deps.clock.now());
-  if (s && s.org_status === 'active') {
-    return {
-      via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email, role: s.role,
-      tier: s.tier, keyId: null, keyStart: null, kind: 'session', scopes: ['read', 'write'],
-    };
-  }
+  const p = await deps.identity.authenticateSession(sessionToken);
+  if (p) return p;
+  // A stale cookie is dropped from the browser, with the same attributes it was issued with.
+  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
   if (optionalSession) return null;
   throw new ApiError('AUTH_REQUIRED', { message: 'Session expired; sign in again', detail: { error: 'session_expired' } });
 }
@@ -144,35 +163,87 @@ async function reportAllowance(reply: FastifyReply, deps: AuthDeps, p: Principal
   reply.header('X-RateLimit-Remaining', String(limit < 0 ? -1 : Math.max(0, limit - used)));
 }
 
-export interface AuthDeps {
-  db: Db;
-  clock: Clock;
-  meter: UsageMeter;
+/**
+ * internal_or_session (the health JSON, spec §5.3): the internal monitor by X-Internal-Key (constant-time
+ * compare), or a signed-in session. With `publicHtml`, a browser asking for HTML passes without either (the
+ * public status page) and an API key only gets that public view; during a database outage the public page
+ * still renders.
+ */
+async function internalOrSession(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps, auth: RouteAuth): Promise<Access> {
+  const presented = req.headers['x-internal-key'];
+  if (presented !== undefined) {
+    if (deps.internalKey && typeof presented === 'string' && safeEqual(presented, deps.internalKey)) return 'internal';
+    throw new ApiError('AUTH_REQUIRED', { message: 'Invalid internal key', detail: { error: 'invalid_internal_key' } });
+  }
+  const html = auth.publicHtml === true && prefersHtml(req.headers.accept);
+  let p: Principal | null;
+  try {
+    p = await identify(req, reply, deps, true);
+  } catch (e) {
+    if (html && isConnectionError(e)) return null;
+    throw e;
+  }
+  if (p?.via === 'session') return 'member';
+  if (html) return null;
+  if (p) throw new ApiError('SESSION_REQUIRED', { message: 'This call needs a signed-in session or the X-Internal-Key header; API keys are not accepted here' });
+  throw new ApiError('AUTH_REQUIRED', { message: 'This call needs the X-Internal-Key header or a signed-in session', detail: { error: 'auth_required' } });
 }
 
-export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock }) {
+export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
   const meter = new UsageMeter(base.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'));
-  const deps: AuthDeps = { ...base, meter };
+  const publicUrl = new URL(base.publicUrl);
+  const deps: AuthDeps = {
+    identity: base.identity, clock: base.clock, meter, publicOrigin: publicUrl.origin,
+    secureCookies: publicUrl.protocol === 'https:', internalKey: base.internalKey,
+    parseCookie: (h) => app.parseCookie(h),
+  };
   app.decorate('usageMeter', meter);
   app.addHook('onClose', async () => { await meter.close(); });
   app.decorateRequest('principal', null);
-  // Pages outside /api/ (the /docs reference) read no credential unless they declare a guard.
+  app.decorateRequest('access', null);
+  // Deny by default: an API route without a policy is a startup error, not an open route. Pages outside /api/
+  // (the /docs reference) read no credential unless they declare one.
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/api/') && !route.config?.auth) route.config = { ...(route.config ?? {}), auth: { mode: 'none' } };
+    if (route.config?.auth) return;
+    if (route.url.startsWith('/api/')) throw new Error(`Route ${String(route.method)} ${route.url} declares no policy (config.auth)`);
+    route.config = { ...(route.config ?? {}), auth: { mode: 'none', tenant: false } };
   });
 
   // onRequest, before the body is read or validated: an unauthenticated caller never gets its body parsed,
-  // and every API-key response (400/422/404 included) carries the monthly allowance headers.
+  // and every API-key response (400/422/404 included) carries the monthly allowance headers. Unmatched
+  // requests (404/405) read credentials as a public route does.
   app.addHook('onRequest', async (req, reply) => {
     const auth: RouteAuth = req.routeOptions.config.auth ?? { mode: 'public' };
     if (auth.mode === 'none') return;
+    if (auth.mode === 'internal_or_session') {
+      req.access = await internalOrSession(req, reply, deps, auth);
+      if (req.access === 'member' || req.access === 'internal') checkOrigin(req, deps.publicOrigin);
+      return;
+    }
     req.principal = await identify(req, reply, deps, auth.mode === 'public');
     enforce(req, auth);
+    checkOrigin(req, deps.publicOrigin);
   });
 }
 
-/** Applies a route's guard to the resolved principal. Exported for unit tests of the matrix. */
-export function enforce(req: { principal: Principal | null }, auth: RouteAuth): void {
+/**
+ * Session-authenticated writes must come from the service's own pages: the browser's Origin header must be the
+ * public URL's origin (missing or foreign → 403). This stands in for CSRF tokens until the accounts work.
+ */
+export function checkOrigin(req: { principal: Principal | null; method: string; headers: FastifyRequest['headers'] }, publicOrigin: string): void {
+  if (req.principal?.via !== 'session' || !isWrite(req.method)) return;
+  const origin = req.headers.origin;
+  if (origin === publicOrigin) return;
+  throw new ApiError('ORIGIN_REFUSED', {
+    message: origin === undefined
+      ? 'A write by browser session must carry the Origin header of this service'
+      : 'A write by browser session must come from this service\'s own origin',
+    detail: { expected_origin: publicOrigin },
+  });
+}
+
+/** Applies a route's policy to the resolved principal. Exported for unit tests of the matrix. */
+export function enforce(req: { principal: Principal | null; method: string }, auth: RouteAuth): void {
   const p = req.principal;
   if (auth.mode === 'public' && !p) return;
   if (!p) {
@@ -185,8 +256,12 @@ export function enforce(req: { principal: Principal | null }, auth: RouteAuth): 
   if (p.kind === 'trial' && !auth.trial) {
     throw new ApiError('TRIAL_SCOPE', { detail: { contact_url: CONTACT_URL } });
   }
-  if (auth.scope && !p.scopes.includes(auth.scope)) {
-    throw new ApiError('INSUFFICIENT_SCOPE', { message: `This API key lacks the ${auth.scope} scope`, detail: { required_scope: auth.scope } });
+  const need = requirements(req.method, auth);
+  if (need.scope && !p.scopes.includes(need.scope)) {
+    throw new ApiError('INSUFFICIENT_SCOPE', { message: `This API key lacks the ${need.scope} scope`, detail: { required_scope: need.scope } });
   }
-  if (auth.write && p.role === 'viewer') throw new ApiError('VIEWER_ROLE');
+  if (!roleAtLeast(p.role, need.role)) {
+    if (p.role === 'viewer') throw new ApiError('VIEWER_ROLE');
+    throw new ApiError('FORBIDDEN', { message: `This call needs the ${need.role} role`, detail: { required_role: need.role } });
+  }
 }

@@ -6,6 +6,7 @@ import { ApiError, renderError } from './errors.ts';
 import { apiVersionFor } from './envelope.ts';
 import { isConnectionError, isStatementTimeout } from '../store/db.ts';
 import { logSafeError } from '../lib/logger.ts';
+import type { RouteAuth } from './auth.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,11 +18,19 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /**
-     * Every registered route (method, URL pattern, the auth mode it declared or null), HEAD excluded: for tests
-     * that must cover all routes.
+     * Every registered route (method, URL pattern, the auth mode it declared or null, its whole policy and
+     * schema), HEAD excluded: for the meta-tests, the two-tenant runner and docs/routes.md.
      */
-    routeTable(): { method: string; url: string; declaredAuth: string | null }[];
+    routeTable(): RouteEntry[];
   }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  declaredAuth: string | null;
+  policy: RouteAuth | null;
+  schema: Record<string, unknown> | null;
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
@@ -119,9 +128,14 @@ export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
   const methodsByPath = new Map<string, Set<string>>();
-  const declaredAuth = new Map<string, string | null>();
+  // The route options themselves: hooks registered later (auth's default for pages) may still set config.
+  const declared = new Map<string, { config?: { auth?: RouteAuth }; schema?: unknown }>();
   app.decorate('routeTable', () =>
-    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => ({ method, url, declaredAuth: declaredAuth.get(`${method} ${url}`) ?? null }))));
+    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => {
+      const d = declared.get(`${method} ${url}`);
+      const policy = d?.config?.auth ?? null;
+      return { method, url, declaredAuth: policy?.mode ?? null, policy, schema: (d?.schema as Record<string, unknown> | undefined) ?? null };
+    })));
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -133,7 +147,7 @@ export function registerConventions(app: FastifyInstance) {
         shadow.on(['GET', 'POST', 'PUT', 'DELETE', 'PATCH'], key, () => {}, { path: key });
       }
       methodsByPath.get(key)!.add(m);
-      declaredAuth.set(`${m} ${key}`, (route.config as { auth?: { mode?: string } } | undefined)?.auth?.mode ?? null);
+      declared.set(`${m} ${key}`, route);
     }
     // Query parameters an API route accepts, for UNKNOWN_PARAMETER (spec rule for /api/ endpoints only; the
     // documentation pages keep their own query handling).
@@ -174,19 +188,29 @@ export function registerConventions(app: FastifyInstance) {
     return sendError(req, reply, apiErr);
   });
 
-  app.setNotFoundHandler(async (req, reply) => {
+  /** 405 with Allow when the path exists under other methods, else 404 (spec §7). */
+  function unmatched(req: FastifyRequest, reply: FastifyReply): ApiError {
     const path = req.url.split('?')[0];
     const found = shadow.find('GET', path);
     if (found) {
       const allowed = [...(methodsByPath.get((found.store as { path: string }).path) ?? [])];
       if (allowed.length > 0 && !allowed.includes(req.method)) {
         reply.header('Allow', allowed.join(', '));
-        return sendError(req, reply, new ApiError('METHOD_NOT_ALLOWED', {
+        return new ApiError('METHOD_NOT_ALLOWED', {
           message: `Method ${req.method} is not supported on ${path}; use ${allowed.join(', ')}`,
           detail: { allowed },
-        }));
+        });
       }
     }
-    return sendError(req, reply, new ApiError('NOT_FOUND', { message: `No route ${req.method} ${path}` }));
+    return new ApiError('NOT_FOUND', { message: `No route ${req.method} ${path}` });
+  }
+
+  // An unmatched request is answered before its body is read: a wrong method with a JSON content type and an
+  // empty or broken body is 405, not 400 invalid_json (the method is the first thing wrong). preParsing runs
+  // after the auth hook, so API-key callers still get their allowance headers.
+  app.addHook('preParsing', async (req, reply) => {
+    if (req.is404) throw unmatched(req, reply);
   });
+
+  app.setNotFoundHandler(async (req, reply) => sendError(req, reply, unmatched(req, reply)));
 }

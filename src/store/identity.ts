@@ -1,9 +1,8 @@
-// Organizations, members, API keys and sessions. Tenant-scoped functions take orgId first.
+// Organizations, members, API keys and sessions: SQL only (the rules are in services/identity.ts).
+// Tenant-scoped functions take orgId first.
 import { sql } from 'kysely';
-import { withTx, type Db, type Tx } from './db.ts';
-import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
-import { planKey, type KeyRefusal, type TrialState } from '../domain/keys.ts';
-import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from '../lib/crypto.ts';
+import type { Db, Tx } from './db.ts';
+import type { KeyKind, Role, Scope, Tier } from '../domain/tiers.ts';
 
 export interface KeyPrincipalRow {
   key_id: number;
@@ -76,93 +75,24 @@ export async function insertSession(db: Db | Tx, orgId: number, memberId: number
     .returning(['id']).executeTakeFirstOrThrow();
 }
 
-// ---- Operator and account operations (CLI now, key-management endpoints later) ----
-
-/** A refused identity operation; `code` is the spec's detail.error where the spec names one. */
-export class IdentityError extends Error {
-  constructor(readonly code: 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_required' | 'role_mismatch' | 'owner_exists' | KeyRefusal, message: string) {
-    super(message);
-  }
-}
+// ---- Operator and account operations: SQL only; the rules live in services/identity.ts ----
 
 export async function getOrganization(db: Db | Tx, orgId: number) {
   return db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirst();
 }
 
-export interface IssuedKey {
-  id: number;
-  key: string;
-  key_start: string;
-  kind: KeyKind;
-  scopes: Scope[];
-  expires_at: Date | null;
-  created_at: Date;
-  member: { id: number; email: string; role: Role; created: boolean };
+/** Locks the organization's row for the rest of the transaction (concurrent key issuance sees one state). */
+export async function lockOrganization(trx: Tx, orgId: number) {
+  return trx.selectFrom('organizations').select(['id', 'tier', 'status']).where('id', '=', orgId).forUpdate().executeTakeFirst();
 }
 
-async function issueInTx(trx: Tx, orgId: number, tier: Tier, input: {
-  email: string; role?: Role; name?: string; kind: KeyKind; scopes?: Scope[]; label?: string | null;
-}, now: Date): Promise<IssuedKey> {
-  let trial: TrialState | null = null;
-  if (input.kind === 'trial') {
-    // Row lock: two concurrent trial issuances see one trial record.
-    const t = await trx.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).forUpdate().executeTakeFirst();
-    trial = t ?? null;
-  }
-  const plan = planKey({ tier, kind: input.kind, scopes: input.scopes, trial }, now);
-  if (!plan.ok) throw new IdentityError(plan.error, plan.message);
-  const email = input.email.toLowerCase();
-  let member = await findMemberByEmail(trx, orgId, email);
-  let created = false;
-  if (member) {
-    if (input.role && input.role !== member.role) {
-      throw new IdentityError('role_mismatch', `${email} is already a member with role ${member.role}; a key inherits its member's role`);
-    }
-  } else {
-    if (!input.role) throw new IdentityError('role_required', `${email} is not a member of organization ${orgId}; give the new member's role`);
-    if (input.role === 'owner') throw new IdentityError('owner_exists', `Organization ${orgId} already has an owner`);
-    member = await trx.insertInto('members').values({ org_id: orgId, email, role: input.role, name: input.name ?? '' }).returningAll().executeTakeFirstOrThrow();
-    created = true;
-  }
-  if (plan.startsTrial) {
-    await trx.insertInto('trial_usage').values({ org_id: orgId, started_at: now }).execute();
-  }
-  const g = generateApiKey();
-  const row = await insertApiKey(trx, orgId, {
-    member_id: member.id, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes,
-    label: input.label ?? null, expires_at: plan.expiresAt,
-  });
-  return {
-    id: row.id, key: g.key, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[],
-    expires_at: row.expires_at, created_at: row.created_at,
-    member: { id: member.id, email: member.email, role: member.role as Role, created },
-  };
+/** The organization's trial record, row-locked: two concurrent trial issuances see one record. */
+export async function lockTrialUsage(trx: Tx, orgId: number) {
+  return trx.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).forUpdate().executeTakeFirst();
 }
 
-/**
- * Issues an API key for a member of the organization (created with `role` if the email is new). The plaintext
- * key is in the result only; the database keeps its SHA-256 and display prefix.
- */
-export async function issueApiKey(db: Db, orgId: number, input: {
-  email: string; role?: Role; name?: string; kind: KeyKind; scopes?: Scope[]; label?: string | null;
-}, now: Date): Promise<IssuedKey> {
-  return withTx(db, async (trx) => {
-    const org = await trx.selectFrom('organizations').select(['id', 'tier', 'status']).where('id', '=', orgId).forUpdate().executeTakeFirst();
-    if (!org || org.status !== 'active') throw new IdentityError('org_not_found', `No active organization with id ${orgId}`);
-    return issueInTx(trx, orgId, org.tier as Tier, input, now);
-  });
-}
-
-/** Creates an organization and its owner; the owner's first key when the tier allows API keys. */
-export async function createOrganizationWithOwner(db: Db, input: { name: string; tier: Tier; ownerEmail: string; ownerName?: string }, now: Date) {
-  return withTx(db, async (trx) => {
-    const org = await createOrganization(trx, input.name, input.tier);
-    const owner = await createMember(trx, org.id, input.ownerEmail, 'owner', input.ownerName ?? '');
-    const key = TIER_PERMISSIONS[input.tier].api_keys
-      ? await issueInTx(trx, org.id, input.tier, { email: owner.email, kind: 'standard' }, now)
-      : null;
-    return { org, owner, key };
-  });
+export async function insertTrialUsage(trx: Tx, orgId: number, startedAt: Date) {
+  await trx.insertInto('trial_usage').values({ org_id: orgId, started_at: startedAt }).execute();
 }
 
 export async function listApiKeys(db: Db, orgId: number) {
@@ -172,29 +102,21 @@ export async function listApiKeys(db: Db, orgId: number) {
     .where('k.org_id', '=', orgId).orderBy('k.id').execute();
 }
 
-/**
- * Revokes one key of the organization, by id or by its display prefix (key_start, or any longer start of the
- * key). Idempotent: a revoked key keeps its first revocation time. A key of another organization is not found.
- */
-export async function revokeApiKeyRef(db: Db, orgId: number, ref: { id?: number; prefix?: string }, now: Date) {
-  return withTx(db, async (trx) => {
-    let q = trx.selectFrom('api_keys').select(['id', 'key_start']).where('org_id', '=', orgId);
-    if (ref.id !== undefined) q = q.where('id', '=', ref.id);
-    else if (ref.prefix !== undefined) {
-      const p = ref.prefix;
-      if (isWellFormedApiKey(p)) q = q.where('key_hash', '=', sha256Hex(p)); // the whole key was given
-      // Only the display prefix is stored: anything else than exactly that prefix cannot be checked.
-      else if (p.length === KEY_START_LENGTH) q = q.where('key_start', '=', p);
-      else throw new IdentityError('key_not_found', `Give the key id, its ${KEY_START_LENGTH}-character prefix as shown by \`vulnintel key list\`, or the whole key`);
-    } else throw new IdentityError('key_not_found', 'Give a key id or a key prefix');
-    const rows = await q.forUpdate().execute();
-    if (rows.length === 0) throw new IdentityError('key_not_found', `No such API key in organization ${orgId}`);
-    if (rows.length > 1) throw new IdentityError('ambiguous_key', `The prefix matches ${rows.length} keys; revoke by id`);
-    const r = await trx.updateTable('api_keys').set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })
-      .where('org_id', '=', orgId).where('id', '=', rows[0].id)
-      .returning(['id', 'key_start', 'revoked_at']).executeTakeFirstOrThrow();
-    return r as { id: number; key_start: string; revoked_at: Date };
-  });
+/** Keys of the organization matching one reference (id, whole-key hash or display prefix), row-locked. */
+export async function lockKeysByRef(trx: Tx, orgId: number, ref: { id: number } | { hash: string } | { start: string }) {
+  let q = trx.selectFrom('api_keys').select(['id', 'key_start']).where('org_id', '=', orgId);
+  if ('id' in ref) q = q.where('id', '=', ref.id);
+  else if ('hash' in ref) q = q.where('key_hash', '=', ref.hash);
+  else q = q.where('key_start', '=', ref.start);
+  return q.forUpdate().execute();
+}
+
+/** Sets revoked_at once: a revoked key keeps its first revocation time. */
+export async function revokeKey(trx: Tx, orgId: number, keyId: number, now: Date) {
+  const r = await trx.updateTable('api_keys').set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })
+    .where('org_id', '=', orgId).where('id', '=', keyId)
+    .returning(['id', 'key_start', 'revoked_at']).executeTakeFirstOrThrow();
+  return r as { id: number; key_start: string; revoked_at: Date };
 }
 
 /**

@@ -32,6 +32,7 @@ export interface MsrcFixesTable {
 }
 
 export interface EnvironmentsTable {
+  /** Random 15-digit id (vi_tenant_id(), migration 0600); older rows keep their sequential ids. */
   id: Generated<number>;
   org_id: number;
   name: string;
@@ -146,6 +147,7 @@ export async function loadCveSignals(db: Db, cveIds: string[]): Promise<CveSigna
 
 export interface EnvironmentRow { id: number; name: string; description: string | null; created_at: Date; host_count: number }
 
+/** Inserts an environment (id drawn by vi_tenant_id(), migration 0600); null when the name is taken in the org. */
 export async function createEnvironment(db: Db, orgId: number, name: string, description: string | null): Promise<EnvironmentRow | null> {
   const row = await db.insertInto('environments').values({ org_id: orgId, name, description })
     .onConflict((oc) => oc.columns(['org_id', 'name']).doNothing())
@@ -157,7 +159,7 @@ export async function listEnvironments(db: Db, orgId: number): Promise<Environme
   return db.selectFrom('environments as e')
     .select(['e.id', 'e.name', 'e.description', 'e.created_at',
       sql<number>`(SELECT count(*)::int FROM windows_host_results r WHERE r.org_id = e.org_id AND r.environment_id = e.id)`.as('host_count')])
-    .where('e.org_id', '=', orgId).orderBy('e.id').execute();
+    .where('e.org_id', '=', orgId).orderBy('e.created_at').orderBy('e.id').execute();
 }
 
 export async function environmentExists(db: Db | Tx, orgId: number, id: number): Promise<boolean> {

@@ -52,3 +52,20 @@ test('OpenAPI 3.1 document is served and lists the ping route', async () => {
   assert.equal(doc.openapi, '3.1.0');
   assert.ok(doc.paths['/api/v1/health/ping'].get);
 });
+
+test('405 comes before body parsing: a wrong method with a JSON content type and an empty or broken body', async () => {
+  // Before the fix: 400 invalid_json (the body was parsed for the not-found route first).
+  for (const payload of ['', '{not json', '{"a":1}']) {
+    const r = await t.app.inject({ method: 'DELETE', url: '/api/v1/health/ping', headers: { 'content-type': 'application/json' }, payload });
+    assert.equal(r.statusCode, 405, `payload ${JSON.stringify(payload)}: ${r.body}`);
+    const b = r.json();
+    assert.equal(b.error.code, 'METHOD_NOT_ALLOWED');
+    assert.equal(b.error.detail.error, 'method_not_allowed');
+    assert.deepEqual(b.error.detail.allowed, ['GET']);
+    assert.equal(r.headers.allow, 'GET');
+  }
+  // An unsupported content type on an unknown path is a 404, not a 400 unsupported_media_type.
+  const r = await t.app.inject({ method: 'POST', url: '/api/v1/nowhere', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+  assert.equal(r.statusCode, 404);
+  assert.equal(r.json().error.code, 'NOT_FOUND');
+});

@@ -94,7 +94,7 @@ describe('403 guards: role, scope, kind, credential type', () => {
   test('viewer writing → viewer_role (even with the write scope)', async () => {
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
     expectError(await call('POST', '/api/v1/__test/guard/write', v.auth), 403, 'FORBIDDEN', 'viewer_role');
-    assert.equal((await call('POST', '/api/v1/__test/guard/read', v.auth)).status, 200);
+    assert.equal((await call('GET', '/api/v1/__test/guard/read', v.auth)).status, 200);
   });
   test('admin writing is allowed; owner too', async () => {
     const a = await seedKey(t.store, org.orgId, null, { role: 'admin' });
@@ -115,7 +115,7 @@ describe('403 guards: role, scope, kind, credential type', () => {
     expectError(r, 403, 'PARTNER_SCOPE', 'partner_scope');
     assert.equal(r.body.error.action, 'contact_us');
     expectError(await call('POST', '/api/v1/__test/guard/write', p.auth), 403, 'PARTNER_SCOPE', 'partner_scope');
-    const okr = await call('POST', '/api/v1/__test/guard/partner', p.auth);
+    const okr = await call('GET', '/api/v1/__test/guard/partner', p.auth);
     assert.equal(okr.status, 200);
     assert.equal(okr.body.data.kind, 'partner');
   });
@@ -146,9 +146,9 @@ describe('403 guards: role, scope, kind, credential type', () => {
   });
   test('session on a key-only route → API_KEY_REQUIRED; key on a session-only route → session_required', async () => {
     const s = await seedSession(t.store, org.orgId, org.memberId);
-    expectError(await call('POST', '/api/v1/__test/guard/key_only', s), 403, 'API_KEY_REQUIRED', 'api_key_required');
-    expectError(await call('POST', '/api/v1/__test/guard/session_only', org.auth), 403, 'FORBIDDEN', 'session_required');
-    const okr = await call('POST', '/api/v1/__test/guard/session_only', s);
+    expectError(await call('GET', '/api/v1/__test/guard/key_only', s), 403, 'API_KEY_REQUIRED', 'api_key_required');
+    expectError(await call('GET', '/api/v1/__test/guard/session_only', org.auth), 403, 'FORBIDDEN', 'session_required');
+    const okr = await call('GET', '/api/v1/__test/guard/session_only', s);
     assert.equal(okr.status, 200);
     assert.equal(okr.body.data.via, 'session');
   });

@@ -60,7 +60,10 @@ export const VendorCatalogQuery = Type.Object({
 export const CveIdParams = Type.Object({ cve_id: Type.String({ pattern: CVE_ID_PATTERN_ANY_CASE, description: 'CVE-<year>-<number>' }) });
 export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200 }) });
 export const ProtocolParams = Type.Object({ name: Type.String({ maxLength: 100 }) });
-export const EmptyQuery = Type.Object({}, { additionalProperties: false });
+export { NoQuery as EmptyQuery } from './common.ts';
+
+/** The empty body of a 304 answer to a conditional request. */
+export const NotModified = Type.Unsafe<void>({ type: 'null', description: 'Not modified (ETag / Last-Modified matched); no body' });
 
 // ---- responses ----
 

@@ -1,17 +1,17 @@
 // spec §4.5 Account: GET /api/v1/account/me returns the profile of §2.8 for the calling member (key or session).
 // The other account endpoints come with the accounts work.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
-import { getMember } from '../../../store/identity.ts';
-import { TIER_PERMISSIONS, TIERS, type Tier } from '../../../domain/tiers.ts';
+import { NoQuery, StringEnum } from '../../schemas/common.ts';
+import { TIERS } from '../../../domain/tiers.ts';
 
 export const Profile = Type.Object({
   id: Type.Integer(),
   email: Type.String(),
   name: Type.String(),
-  tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
+  tier: StringEnum(TIERS),
   org_id: Type.Integer(),
   org_name: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
@@ -24,32 +24,20 @@ export const Profile = Type.Object({
   }),
 });
 
-const account: FastifyPluginAsync = async (app) => {
+const account: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/account/me', {
     schema: {
       tags: ['account'],
       summary: 'Current user profile with the permissions of its tier (spec §2.8)',
       security: [{ apiKey: [] }, { session: [] }],
-      querystring: Type.Object({}),
+      querystring: NoQuery,
       response: { 200: Envelope(Profile, Type.Object({})) },
     },
-    config: { auth: { mode: 'key_or_session' } },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
   }, async (req) => {
-    const p = req.principal!;
-    // Tenant scope: the member is looked up inside the caller's own organization only.
-    const m = await getMember(app.deps.store.db, p.orgId, p.memberId);
-    if (!m) throw new ApiError('AUTH_REQUIRED', { message: 'The member of this credential no longer exists', detail: { error: 'member_removed' } });
-    const tier = m.tier as Tier;
-    return ok(req, {
-      id: m.id,
-      email: m.email,
-      name: m.name,
-      tier,
-      org_id: m.org_id,
-      org_name: m.org_name,
-      created_at: new Date(m.created_at).toISOString(),
-      permissions: { ...TIER_PERMISSIONS[tier] },
-    });
+    const profile = await app.services.identity.profile(req.principal!);
+    if (!profile) throw new ApiError('AUTH_REQUIRED', { message: 'The member of this credential no longer exists', detail: { error: 'member_removed' } });
+    return ok(req, profile, {});
   });
 };
 export default account;

@@ -1,50 +1,31 @@
 // spec §4.1 CVE endpoints (API v1): the list with every filter, the detail with conditional requests, KEV,
 // vendor and protocol collections, and the two statistics endpoints. Public with optional authentication;
-// partner keys may call all of them, trial keys only the detail (spec §5.8).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+// partner keys may call all of them, trial keys only the detail (spec §5.8). The reads are services.cves.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { collection, ok, pagination } from '../../envelope.ts';
 import type { RouteAuth } from '../../auth.ts';
-import { ICS_PROTOCOLS, ENRICHMENT_VERSION } from '../../../domain/cve-document.ts';
-import { perPageCap } from '../../../domain/tiers.ts';
-import { capecSourceFor } from '../../../domain/capec.ts';
+import { ICS_PROTOCOLS } from '../../../domain/cve-document.ts';
+import { KEV_META, type Page, type Reader } from '../../../services/cve-reader.ts';
 import {
-  cveHtmlUrl, cvePath, detailView, epssBucketLabel, patchStatusesFor, sageVisible, type PatchFilterValue,
-} from '../../../domain/cve-view.ts';
-import {
-  corpusChangedAt, corpusVersion, facetTotals, getVendor, statCounts, topFacets,
-  type CardRow, type CveFilter, type ListOrder, type SortBy,
-} from '../../../store/cve-queries.ts';
-import { createCveReader, type CveReader } from '../../../store/cve-reader.ts';
-import {
-  CveDetailResponse, CveIdParams, CveListQuery, CveListResponse, KevListResponse, PageQuery, ProtocolParams,
+  CveDetailResponse, CveIdParams, CveListQuery, CveListResponse, KevListResponse, NotModified, PageQuery, ProtocolParams,
   SlugParams, StatsDashboardResponse, StatsSummaryResponse, EmptyQuery,
 } from '../../schemas/cves.ts';
 
-const PUBLIC: RouteAuth = { mode: 'public', partner: true };
-const PUBLIC_TRIAL: RouteAuth = { mode: 'public', partner: true, trial: true };
-
-/** meta.source of the detail (spec §2.3). */
-export const DETAIL_SOURCE = 'vulnintel-enriched';
-
-export const KEV_META = {
-  kev_program_launched: '2021-11-03',
-  source: 'CISA Known Exploited Vulnerabilities catalog',
-  catalog_url: 'https://www.cisa.gov/known-exploited-vulnerabilities-catalog',
-};
+const PUBLIC: RouteAuth = { mode: 'public', partner: true, tenant: false };
+const PUBLIC_TRIAL: RouteAuth = { mode: 'public', partner: true, trial: true, tenant: false };
 
 type ListQuery = Static<typeof CveListQuery>;
 
-function pageArgs(req: FastifyRequest, q: { page?: number; per_page?: number }) {
-  const page = q.page ?? 1;
-  // Over the tier cap is clamped, not refused: pagination.per_page reports the size actually used.
-  const perPage = Math.min(q.per_page ?? 20, perPageCap(req.principal?.tier ?? null));
-  return { page, perPage, offset: (page - 1) * perPage };
+/** Who is reading, as the services take it. */
+export function readerOf(req: FastifyRequest): Reader {
+  return { tier: req.principal?.tier ?? null, orgId: req.principal?.orgId ?? null };
 }
 
-function card(publicUrl: string, r: CardRow) {
-  return { ...r, _links: { self: cvePath(r.cve_id), html: cveHtmlUrl(publicUrl, r.cve_id) } };
+function paged<T>(p: Page<T>) {
+  return pagination(p.total, p.page, p.perPage, p.items.length);
 }
 
 /** Cross-field rules of §4.1 that a per-field schema cannot state. */
@@ -64,43 +45,13 @@ function checkRanges(q: ListQuery) {
   if (errs.length) throw new ApiError('VALIDATION_ERROR', { fields: errs });
 }
 
-async function toFilter(reader: CveReader, q: ListQuery): Promise<CveFilter> {
-  const f: CveFilter = {};
-  if (q.q !== undefined) f.q = q.q.trim();
-  if (q.severity !== undefined) f.severities = [...new Set(q.severity.split(','))].sort();
-  if (q.cvss_min !== undefined) f.cvssMin = q.cvss_min;
-  if (q.cvss_max !== undefined) f.cvssMax = q.cvss_max;
-  if (q.bcs_min !== undefined) f.bcsMin = q.bcs_min;
-  if (q.bcs_max !== undefined) f.bcsMax = q.bcs_max;
-  if (q.kev !== undefined) f.kev = q.kev;
-  if (q.vendor !== undefined) f.vendorSlugs = await reader.resolveVendor(q.vendor);
-  if (q.protocol !== undefined) f.protocol = q.protocol;
-  if (q.has_exploit !== undefined) f.hasExploit = q.has_exploit;
-  const ps = patchStatusesFor(q.patch_status as PatchFilterValue | undefined, q.unpatched);
-  if (ps !== undefined) f.patchStatuses = ps;
-  if (q.date_from !== undefined) f.dateFrom = q.date_from;
-  if (q.date_to !== undefined) f.dateTo = q.date_to;
-  return f;
-}
-
-function filtersApplied(q: Record<string, unknown>): Record<string, unknown> {
+function filtersApplied(q: ListQuery): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(q)) {
     if (k === 'page' || k === 'per_page' || (k === 'ranked' && v === false)) continue;
     out[k] = v;
   }
   return out;
-}
-
-async function cardCollection(
-  req: FastifyRequest, reader: CveReader, f: CveFilter, o: ListOrder, q: { page?: number; per_page?: number },
-  applied: Record<string, unknown>,
-) {
-  const { page, perPage, offset } = pageArgs(req, q);
-  const { total, corpus, rows } = await reader.list(f, o, perPage, offset);
-  const pub = req.server.deps.config.publicUrl;
-  return collection(req, rows.map((r) => card(pub, r)), pagination(total, page, perPage, rows.length),
-    { corpus_size: corpus }, { filters_applied: applied });
 }
 
 function etagMatches(header: string | undefined, etag: string): boolean {
@@ -131,12 +82,8 @@ function setValidators(reply: FastifyReply, etag: string, lastModified: Date) {
   reply.header('Cache-Control', 'private, no-cache');
 }
 
-const cves: FastifyPluginAsync = async (app) => {
-  const reader = createCveReader(app.deps.store, {
-    maxEntries: app.deps.config.cveCacheEntries,
-    onError: (err) => app.log.warn({ err: err.message }, 'CVE cache listener down; cache disabled until it reconnects'),
-  });
-  app.addHook('onClose', async () => reader.close());
+const cves: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.cves;
 
   app.get('/api/v1/cves', {
     schema: {
@@ -145,15 +92,13 @@ const cves: FastifyPluginAsync = async (app) => {
     },
     config: { auth: PUBLIC },
   }, async (req) => {
-    const q = req.query as ListQuery;
+    const q = req.query;
     checkRanges(q);
     if (q.ranked && !req.principal) {
       throw new ApiError('AUTH_REQUIRED', { message: 'ranked=true needs an API key or a session', detail: { error: 'auth_required', parameter: 'ranked' } });
     }
-    const f = await toFilter(reader, q);
-    const o: ListOrder = { sortBy: q.sort_by as SortBy | undefined };
-    if (q.ranked && req.principal) o.rankedForOrg = req.principal.orgId;
-    return cardCollection(req, reader, f, o, q, filtersApplied(q));
+    const page = await svc.list(readerOf(req), q);
+    return collection(req, page.items, paged(page), { corpus_size: page.corpus }, { filters_applied: filtersApplied(q) });
   });
 
   app.get('/api/v1/cves/kev', {
@@ -163,14 +108,8 @@ const cves: FastifyPluginAsync = async (app) => {
     },
     config: { auth: PUBLIC },
   }, async (req) => {
-    const q = req.query as Static<typeof PageQuery>;
-    const { page, perPage, offset } = pageArgs(req, q);
-    const { total, corpus, rows } = await reader.list({ kev: true }, { sortBy: 'date' }, perPage, offset);
-    const data = rows.map((r) => ({
-      cve_id: r.cve_id, title: r.title, severity: r.severity, cvss_score: r.cvss_score, kev_flagged: r.kev_flagged,
-      primary_vendor: r.primary_vendor, published_at: r.published_at,
-    }));
-    return collection(req, data, pagination(total, page, perPage, rows.length), { ...KEV_META, corpus_size: corpus },
+    const page = await svc.kev(readerOf(req), req.query);
+    return collection(req, page.items, paged(page), { ...KEV_META, corpus_size: page.corpus },
       { filters_applied: { kev_only: true, source: KEV_META.source } });
   });
 
@@ -181,11 +120,11 @@ const cves: FastifyPluginAsync = async (app) => {
     },
     config: { auth: PUBLIC },
   }, async (req) => {
-    const { slug } = req.params as Static<typeof SlugParams>;
-    const v = await getVendor(app.deps.store.db, slug);
-    if (!v) throw new ApiError('NOT_FOUND', { message: `Vendor not found: ${slug}`, detail: { resource: 'vendor', identifier: slug } });
-    return cardCollection(req, reader, { vendorSlugs: [v.slug] }, {}, req.query as Static<typeof PageQuery>,
-      { vendor: v.slug, vendor_name: v.name });
+    const { slug } = req.params;
+    const r = await svc.byVendor(readerOf(req), slug, req.query);
+    if (!r) throw new ApiError('NOT_FOUND', { message: `Vendor not found: ${slug}`, detail: { resource: 'vendor', identifier: slug } });
+    return collection(req, r.page.items, paged(r.page), { corpus_size: r.page.corpus },
+      { filters_applied: { vendor: r.vendor.slug, vendor_name: r.vendor.name } });
   });
 
   app.get('/api/v1/cves/protocol/:name', {
@@ -195,15 +134,15 @@ const cves: FastifyPluginAsync = async (app) => {
     },
     config: { auth: PUBLIC },
   }, async (req) => {
-    const { name } = req.params as Static<typeof ProtocolParams>;
-    const p = name.toLowerCase();
-    if (!(ICS_PROTOCOLS as readonly string[]).includes(p)) {
+    const { name } = req.params;
+    const r = await svc.byProtocol(readerOf(req), name, req.query);
+    if (!r) {
       throw new ApiError('NOT_FOUND', {
         message: `Unknown protocol: ${name}`,
         detail: { resource: 'protocol', identifier: name, accepted: [...ICS_PROTOCOLS] },
       });
     }
-    return cardCollection(req, reader, { protocol: p }, {}, req.query as Static<typeof PageQuery>, { protocol: p });
+    return collection(req, r.page.items, paged(r.page), { corpus_size: r.page.corpus }, { filters_applied: { protocol: r.protocol } });
   });
 
   app.get('/api/v1/cves/stats/summary', {
@@ -213,9 +152,8 @@ const cves: FastifyPluginAsync = async (app) => {
     },
     config: { auth: PUBLIC },
   }, async (req) => {
-    const db = app.deps.store.db;
-    const [totals, version, at] = await Promise.all([facetTotals(db), corpusVersion(db), corpusChangedAt(db)]);
-    return ok(req, totals, { corpus_version: version, as_of: at.toISOString() });
+    const r = await svc.statsSummary();
+    return ok(req, r.data, r.meta);
   });
 
   app.get('/api/v1/cves/stats/dashboard', {
@@ -225,41 +163,23 @@ const cves: FastifyPluginAsync = async (app) => {
     },
     config: { auth: PUBLIC },
   }, async (req) => {
-    const db = app.deps.store.db;
-    const [totals, vendors, protocols, months, epss, version, at] = await Promise.all([
-      facetTotals(db), topFacets(db, 'vendor', 10), topFacets(db, 'protocol', ICS_PROTOCOLS.length),
-      statCounts(db, 'month'), statCounts(db, 'epss_bucket'), corpusVersion(db), corpusChangedAt(db),
-    ]);
-    return ok(req, {
-      totals,
-      top_vendors: vendors.map((v) => ({ key: v.key, name: v.name, cve_count: v.n })),
-      top_protocols: protocols.map((v) => ({ key: v.key, name: v.key, cve_count: v.n })),
-      published_per_month: months.filter((m) => m.key !== '').slice(-24).map((m) => ({ month: m.key, count: m.n })),
-      epss_distribution: epss.map((b) => ({ bucket: epssBucketLabel(b.key), count: b.n })),
-    }, { corpus_version: version, as_of: at.toISOString() });
+    const r = await svc.statsDashboard();
+    return ok(req, r.data, r.meta);
   });
 
   app.get('/api/v1/cves/:cve_id', {
     schema: {
       tags: ['cves'], summary: 'Full CVE detail (spec §2.3); ETag/Last-Modified with 304 on conditional requests',
       params: CveIdParams, querystring: EmptyQuery,
-      response: { 200: CveDetailResponse, 304: Type.Null({ description: 'Not modified (ETag / Last-Modified matched)' }) },
+      response: { 200: CveDetailResponse, 304: NotModified },
     },
     config: { auth: PUBLIC_TRIAL },
   }, async (req, reply) => {
-    const id = (req.params as Static<typeof CveIdParams>).cve_id.toUpperCase();
-    const [row, capec] = await Promise.all([reader.detail(id), reader.capecVersion()]);
-    if (!row) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: id } });
-    const full = sageVisible(req.principal?.tier ?? null);
-    const etag = `"${row.doc_hash.slice(0, 24)}-${full ? 'f' : 't'}"`;
-    setValidators(reply, etag, row.enriched_at);
-    if (notModified(req, etag, row.enriched_at)) return reply.code(304).send();
-    return ok(req, detailView(row.doc, { publicUrl: app.deps.config.publicUrl, sageFull: full }), {
-      enrichment_version: ENRICHMENT_VERSION,
-      sage_model: row.doc.sage.model,
-      source: DETAIL_SOURCE,
-      capec_source: capecSourceFor(capec),
-    });
+    const d = await svc.detail(readerOf(req), req.params.cve_id);
+    if (!d) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: req.params.cve_id.toUpperCase() } });
+    setValidators(reply, d.etag, d.lastModified);
+    if (notModified(req, d.etag, d.lastModified)) return reply.code(304).send();
+    return ok(req, d.view(), d.meta);
   });
 };
 export default cves;

@@ -1,55 +1,57 @@
 // Environments (spec §2.6 `environment_id`: "an organization's environment"; shapes are ours, documented in
 // docs/windows-engine.md): POST /api/v1/environments creates one, GET lists the caller's organization's.
-import type { FastifyPluginAsync } from 'fastify';
+// Ids are random 15-digit integers (docs/tenant-ids.md).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, pagination } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
-import { createEnvironment, listEnvironments, type EnvironmentRow } from '../../../store/windows.ts';
+import { NoQuery } from '../../schemas/common.ts';
 
 const Environment = Type.Object({
-  id: Type.Integer(),
+  id: Type.Integer({ description: 'Random 15-digit id; reveals nothing about other organizations (docs/tenant-ids.md)', examples: [418239577103245] }),
   name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   host_count: Type.Integer({ description: 'Hosts with stored Windows results in this environment' }),
 });
 
-const out = (r: EnvironmentRow) => ({ id: r.id, name: r.name, description: r.description, created_at: new Date(r.created_at).toISOString(), host_count: r.host_count });
+const CreateEnvironment = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+}, { additionalProperties: false, examples: [{ name: 'Plant 1 – line A', description: 'Packaging line HMIs' }] });
 
-const environments: FastifyPluginAsync = async (app) => {
+const environments: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.environments;
+
   app.post('/api/v1/environments', {
     schema: {
       tags: ['environments'],
-      summary: 'Create an environment of your organization (owner or admin)',
+      summary: 'Create an environment of your organization (owner or admin; keys need the write scope)',
       security: [{ apiKey: [] }, { session: [] }],
-      querystring: Type.Object({}),
-      body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-        description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-      }, { additionalProperties: false }),
+      querystring: NoQuery,
+      body: CreateEnvironment,
       response: { 201: Envelope(Environment, Type.Object({})) },
     },
-    config: { auth: { mode: 'key_or_session', write: true } },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'environments', ids: [] } } },
   }, async (req, reply) => {
-    const b = req.body as { name: string; description?: string | null };
-    const row = await createEnvironment(app.deps.store.db, req.principal!.orgId, b.name.trim(), b.description?.trim() || null);
-    if (!row) throw new ApiError('CONFLICT', { message: 'An environment with this name already exists', detail: { error: 'environment_exists', name: b.name.trim() } });
+    const r = await svc.create(req.principal!.orgId, req.body);
+    if (!r.ok) throw new ApiError('CONFLICT', { message: 'An environment with this name already exists', detail: { error: 'environment_exists', name: r.name } });
     reply.code(201);
-    return ok(req, out(row));
+    return ok(req, r.environment, {});
   });
 
   app.get('/api/v1/environments', {
     schema: {
       tags: ['environments'],
-      summary: "List your organization's environments",
+      summary: "List your organization's environments (oldest first)",
       security: [{ apiKey: [] }, { session: [] }],
-      querystring: Type.Object({}),
+      querystring: NoQuery,
       response: { 200: CollectionEnvelope(Environment, Type.Object({})) },
     },
-    config: { auth: { mode: 'key_or_session' } },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'environments', ids: [] } } },
   }, async (req) => {
-    const rows = await listEnvironments(app.deps.store.db, req.principal!.orgId);
-    return collection(req, rows.map(out), pagination(rows.length, 1, Math.max(rows.length, 1), rows.length));
+    const rows = await svc.list(req.principal!.orgId);
+    return collection(req, rows, pagination(rows.length, 1, Math.max(rows.length, 1), rows.length), {});
   });
 };
 export default environments;

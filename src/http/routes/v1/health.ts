@@ -1,13 +1,11 @@
 // spec §4.3 Health, §2.9 payload. Ping answers without touching the database. The full health JSON needs
 // X-Internal-Key (constant-time compare) or a signed-in session; browsers get the status page instead (public
 // banner and badges, details for members). A database outage makes the payload degraded, never an error.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
-import { ApiError } from '../../errors.ts';
-import { identify } from '../../auth.ts';
+import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { prefersHtml, renderStatusPage } from '../../status-page.ts';
-import { safeEqual } from '../../../lib/crypto.ts';
 import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
 import { healthFacts } from '../../../store/health.ts';
@@ -17,7 +15,7 @@ import { buildHealth, type HealthData, type HealthInput } from '../../../domain/
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 const NullableNum = Type.Union([Type.Number(), Type.Null()]);
 const Stage = Type.Object({
-  status: Type.Union(['success', 'failed', 'running', 'never_run'].map((s) => Type.Literal(s))),
+  status: StringEnum(['success', 'failed', 'running', 'never_run']),
   last_run: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   rows: NullableInt,
   hours_since: NullableNum,
@@ -34,9 +32,7 @@ export const HealthSchema = Type.Object({
 });
 const HealthMeta = Type.Object({ uptime_url: Type.String(), version: Type.String(), environment: Type.String() });
 
-type Access = 'internal' | 'member' | null;
-
-const health: FastifyPluginAsync = async (app) => {
+const health: FastifyPluginAsyncTypebox = async (app) => {
   const { config, store, clock } = app.deps;
 
   async function gather(): Promise<HealthData> {
@@ -52,52 +48,30 @@ const health: FastifyPluginAsync = async (app) => {
     return buildHealth(input);
   }
 
-  /** Who may see the details: the internal monitor (X-Internal-Key) or a signed-in member (session). */
-  async function access(req: FastifyRequest, reply: FastifyReply, html: boolean): Promise<Access> {
-    const presented = req.headers['x-internal-key'];
-    if (presented !== undefined) {
-      if (config.internalKey && typeof presented === 'string' && safeEqual(presented, config.internalKey)) return 'internal';
-      throw new ApiError('AUTH_REQUIRED', { message: 'Invalid internal key', detail: { error: 'invalid_internal_key' } });
-    }
-    let p;
-    try {
-      p = await identify(req, reply, { db: store.db, clock, meter: app.usageMeter }, true);
-    } catch (e) {
-      // The public page must render during a database outage; a member's details then wait for recovery.
-      if (html && isConnectionError(e)) return null;
-      throw e;
-    }
-    if (p?.via === 'session') return 'member';
-    if (p && !html) {
-      throw new ApiError('SESSION_REQUIRED', { message: 'Health details need a signed-in session or the X-Internal-Key header; API keys are not accepted here' });
-    }
-    return null;
-  }
-
   app.get('/api/v1/health', {
     schema: {
       tags: ['health'],
       summary: 'Service health (spec §2.9). JSON needs X-Internal-Key or a session; Accept: text/html renders the status page',
       security: [{ internalKey: [] }, { session: [] }],
-      querystring: Type.Object({}),
-      response: { 200: Envelope(HealthSchema, HealthMeta) },
+      querystring: NoQuery,
+      response: {
+        200: {
+          description: 'The health payload (JSON), or the status page (text/html: public banner and badges, details for members)',
+          content: {
+            'application/json': { schema: Envelope(HealthSchema, HealthMeta) },
+            'text/html': { schema: Type.String() },
+          },
+        },
+      },
     },
-    // Credentials are read by the handler: the status page is public, the JSON is not.
-    config: { auth: { mode: 'none' } },
+    // The auth hook decides who passed (req.access): the status page is public, the JSON is not.
+    config: { auth: { mode: 'internal_or_session', publicHtml: true, tenant: false } },
   }, async (req, reply) => {
-    const html = prefersHtml(req.headers.accept);
-    const who = await access(req, reply, html);
-    if (!html && who === null) {
-      throw new ApiError('AUTH_REQUIRED', {
-        message: 'Health details need the X-Internal-Key header or a signed-in session',
-        detail: { error: 'auth_required' },
-      });
-    }
     const data = await gather();
     reply.header('Cache-Control', 'no-store');
-    if (html) {
+    if (prefersHtml(req.headers.accept)) {
       const page = renderStatusPage(data, {
-        details: who !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(),
+        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(),
       });
       return reply.type('text/html; charset=utf-8').serializer((s: unknown) => String(s)).send(page);
     }
@@ -108,10 +82,10 @@ const health: FastifyPluginAsync = async (app) => {
     schema: {
       tags: ['health'],
       summary: 'Liveness check (no database query)',
-      querystring: Type.Object({}),
+      querystring: NoQuery,
       response: { 200: Type.Object({ ping: Type.Literal('pong') }) },
     },
-    config: { auth: { mode: 'none' } },
+    config: { auth: { mode: 'none', tenant: false } },
   }, async () => ({ ping: 'pong' as const }));
 };
 export default health;

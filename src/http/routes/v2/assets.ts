@@ -9,6 +9,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { refuseHostileText } from '../../text-guard.ts';
+import type { TenantDecl } from '../../auth.ts';
 import { apiBlock } from '../../envelope.ts';
 import { WindowsData } from '../../../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../../../domain/windows/evaluate.ts';
@@ -105,6 +106,9 @@ function validateSoftware(items: unknown[], accepted: Set<string>): { stored: So
   return { stored, rejected };
 }
 
+/** Route policy of the two submissions: tenant data, with an environment id in the body (docs/routes.md). */
+const ENV_IN_BODY: TenantDecl = { resource: 'windows_results', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
+
 const assets: FastifyPluginAsync = async (app) => {
   const data = new WindowsData(app.deps.store.db);
   // Once the server listens, the evaluation index is built in the background (never on app.inject in tests).
@@ -176,7 +180,7 @@ const assets: FastifyPluginAsync = async (app) => {
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
     },
-    config: { auth: { mode: 'key_or_session', scope: 'write', write: true } },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
   }, async (req, reply) => {
     const body = req.body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError('body', 'the body must be a JSON object', 'type_error.dict');
@@ -216,7 +220,7 @@ const assets: FastifyPluginAsync = async (app) => {
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
     },
-    config: { auth: { mode: 'key_or_session', scope: 'write', write: true } },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
   }, async (req, reply) => {
     if (!req.isMultipart()) throw validationError('body', 'send multipart/form-data with a hosts part', 'type_error.multipart');
     const fields: Record<string, string> = {};
@@ -274,7 +278,15 @@ const assets: FastifyPluginAsync = async (app) => {
         per_page: Type.Optional(Type.String({ maxLength: 10 })),
       }),
     },
-    config: { auth: { mode: 'key_or_session', scope: 'read' } },
+    config: {
+      auth: {
+        mode: 'key_or_session', role: 'viewer', scope: 'read',
+        tenant: {
+          resource: 'windows_results',
+          ids: [{ in: 'query', name: 'environment_id', foreign: 'environment_not_found' }, { in: 'query', name: 'asset_id', foreign: 'empty' }],
+        },
+      },
+    },
   }, async (req) => {
     const p = req.principal!;
     await app.limits.correlation.check(p, 0);

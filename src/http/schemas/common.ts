@@ -1,0 +1,13 @@
+// Schema helpers shared by the route schemas.
+import { Type } from 'typebox';
+
+/**
+ * A string from a fixed set, typed as the union of its values. Emitted as `enum` (not anyOf of consts): fast to
+ * validate and serialize, and plain in OpenAPI.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, opts: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+}
+
+/** A query string that accepts no parameters (unknown ones answer 400 UNKNOWN_PARAMETER). */
+export const NoQuery = Type.Object({}, { additionalProperties: false });

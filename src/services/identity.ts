@@ -1,0 +1,212 @@
+// Identity operations: who a credential is (API key or session), and the operator/account operations on
+// organizations, members and keys (CLI today, the key-management endpoints with the accounts issue).
+// The rules live here and in domain/keys.ts; store/identity.ts runs the SQL. Never sees request or reply.
+import type { Clock } from '../lib/clock.ts';
+import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from '../lib/crypto.ts';
+import { withTx, type Db, type Tx } from '../store/db.ts';
+import {
+  createMember, createOrganization, findKeyByHash, findMemberByEmail, findSessionByHash, getMember, getOrganization,
+  insertApiKey, insertTrialUsage, listApiKeys, lockKeysByRef, lockOrganization, lockTrialUsage, revokeKey,
+  setOrganizationTier,
+} from '../store/identity.ts';
+import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import { planKey, type KeyRefusal, type TrialState } from '../domain/keys.ts';
+
+/** The caller behind a request: resolved once by the auth hook and handed to services as plain data. */
+export interface Principal {
+  via: 'key' | 'session';
+  orgId: number;
+  orgName: string;
+  memberId: number;
+  email: string;
+  role: Role;
+  tier: Tier;
+  keyId: number | null;
+  /** Display prefix of the key, safe to log. */
+  keyStart: string | null;
+  kind: KeyKind | 'session';
+  scopes: Scope[];
+}
+
+/** Why a presented API key is not accepted (the HTTP layer maps each to its spec §7 answer). */
+export type KeyRefusalReason = 'invalid' | 'revoked' | 'expired' | 'trial_expired' | 'trial_ended';
+
+export type KeyCheck = { ok: true; principal: Principal } | { ok: false; reason: KeyRefusalReason };
+
+/** A refused identity operation; `code` is the spec's detail.error where the spec names one. */
+export class IdentityError extends Error {
+  constructor(readonly code: 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_required' | 'role_mismatch' | 'owner_exists' | KeyRefusal, message: string) {
+    super(message);
+  }
+}
+
+export interface IssuedKey {
+  id: number;
+  key: string;
+  key_start: string;
+  kind: KeyKind;
+  scopes: Scope[];
+  expires_at: Date | null;
+  created_at: Date;
+  member: { id: number; email: string; role: Role; created: boolean };
+}
+
+export interface KeyRequest {
+  email: string;
+  role?: Role;
+  name?: string;
+  kind: KeyKind;
+  scopes?: Scope[];
+  label?: string | null;
+}
+
+const ROLE_RANK: Record<Role, number> = { viewer: 0, admin: 1, owner: 2 };
+
+/** True when `role` is at least `minimum` (viewer < admin < owner). */
+export function roleAtLeast(role: Role, minimum: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[minimum];
+}
+
+export function createIdentityService(db: Db, clock: Clock) {
+  async function issueInTx(trx: Tx, orgId: number, tier: Tier, input: KeyRequest, now: Date): Promise<IssuedKey> {
+    const trial: TrialState | null = input.kind === 'trial' ? (await lockTrialUsage(trx, orgId)) ?? null : null;
+    const plan = planKey({ tier, kind: input.kind, scopes: input.scopes, trial }, now);
+    if (!plan.ok) throw new IdentityError(plan.error, plan.message);
+    const email = input.email.toLowerCase();
+    const existing = await findMemberByEmail(trx, orgId, email);
+    let member: { id: number; email: string; role: string };
+    let created = false;
+    if (existing) {
+      if (input.role && input.role !== existing.role) {
+        throw new IdentityError('role_mismatch', `${email} is already a member with role ${existing.role}; a key inherits its member's role`);
+      }
+      member = existing;
+    } else {
+      if (!input.role) throw new IdentityError('role_required', `${email} is not a member of organization ${orgId}; give the new member's role`);
+      if (input.role === 'owner') throw new IdentityError('owner_exists', `Organization ${orgId} already has an owner`);
+      member = await createMember(trx, orgId, email, input.role, input.name ?? '');
+      created = true;
+    }
+    if (plan.startsTrial) await insertTrialUsage(trx, orgId, now);
+    const g = generateApiKey();
+    const row = await insertApiKey(trx, orgId, {
+      member_id: member.id, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes,
+      label: input.label ?? null, expires_at: plan.expiresAt,
+    });
+    return {
+      id: row.id, key: g.key, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[],
+      expires_at: row.expires_at, created_at: row.created_at,
+      member: { id: member.id, email: member.email, role: member.role as Role, created },
+    };
+  }
+
+  return {
+    /**
+     * Who an API key is. Malformed keys fail the checksum and are refused without a database query; a key of
+     * a deactivated organization is as unknown as a key that never existed.
+     */
+    async authenticateKey(key: string): Promise<KeyCheck> {
+      if (!isWellFormedApiKey(key)) return { ok: false, reason: 'invalid' };
+      const row = await findKeyByHash(db, sha256Hex(key));
+      if (!row || row.org_status !== 'active') return { ok: false, reason: 'invalid' };
+      if (row.revoked_at) return { ok: false, reason: 'revoked' };
+      if (row.kind === 'trial' && row.trial_ended_at) return { ok: false, reason: 'trial_ended' };
+      if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) {
+        return { ok: false, reason: row.kind === 'trial' ? 'trial_expired' : 'expired' };
+      }
+      return {
+        ok: true,
+        principal: {
+          via: 'key', orgId: row.org_id, orgName: row.org_name, memberId: row.member_id, email: row.email,
+          role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
+        },
+      };
+    },
+
+    /** Who a session token is; null when unknown, expired, revoked or its organization is not active. */
+    async authenticateSession(token: string): Promise<Principal | null> {
+      const s = await findSessionByHash(db, sha256Hex(token), clock.now());
+      if (!s || s.org_status !== 'active') return null;
+      // A session holds both scopes; its member's role still bounds what it may do.
+      return {
+        via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email, role: s.role,
+        tier: s.tier, keyId: null, keyStart: null, kind: 'session', scopes: ['read', 'write'],
+      };
+    },
+
+    /** The calling member's profile (spec §2.8), looked up inside the caller's own organization only. */
+    async profile(p: Principal) {
+      const m = await getMember(db, p.orgId, p.memberId);
+      if (!m) return null;
+      const tier = m.tier as Tier;
+      return {
+        id: m.id, email: m.email, name: m.name, tier, org_id: m.org_id, org_name: m.org_name,
+        created_at: new Date(m.created_at).toISOString(), permissions: { ...TIER_PERMISSIONS[tier] },
+      };
+    },
+
+    /**
+     * Issues an API key for a member of the organization (created with `role` if the email is new). The
+     * plaintext key is in the result only; the database keeps its SHA-256 and display prefix.
+     */
+    async issueApiKey(orgId: number, input: KeyRequest): Promise<IssuedKey> {
+      return withTx(db, async (trx) => {
+        const org = await lockOrganization(trx, orgId);
+        if (!org || org.status !== 'active') throw new IdentityError('org_not_found', `No active organization with id ${orgId}`);
+        return issueInTx(trx, orgId, org.tier as Tier, input, clock.now());
+      });
+    },
+
+    /** Creates an organization and its owner; the owner's first key when the tier allows API keys. */
+    async createOrganizationWithOwner(input: { name: string; tier: Tier; ownerEmail: string; ownerName?: string }) {
+      return withTx(db, async (trx) => {
+        const org = await createOrganization(trx, input.name, input.tier);
+        const owner = await createMember(trx, org.id, input.ownerEmail, 'owner', input.ownerName ?? '');
+        const key = TIER_PERMISSIONS[input.tier].api_keys
+          ? await issueInTx(trx, org.id, input.tier, { email: owner.email, kind: 'standard' }, clock.now())
+          : null;
+        return { org, owner, key };
+      });
+    },
+
+    async getOrganization(orgId: number) {
+      return getOrganization(db, orgId);
+    },
+
+    /** Changes the tier; the previous organization row, or org_not_found. */
+    async setTier(orgId: number, tier: Tier) {
+      const before = await getOrganization(db, orgId);
+      if (!before) throw new IdentityError('org_not_found', `No organization with id ${orgId}`);
+      await setOrganizationTier(db, orgId, tier);
+      return before;
+    },
+
+    async listApiKeys(orgId: number) {
+      if (!(await getOrganization(db, orgId))) throw new IdentityError('org_not_found', `No organization with id ${orgId}`);
+      return listApiKeys(db, orgId);
+    },
+
+    /**
+     * Revokes one key of the organization, by id or by its display prefix (key_start, or the whole key).
+     * Idempotent: a revoked key keeps its first revocation time. A key of another organization is not found.
+     */
+    async revokeApiKey(orgId: number, ref: { id?: number; prefix?: string }) {
+      return withTx(db, async (trx) => {
+        let rows;
+        if (ref.id !== undefined) rows = await lockKeysByRef(trx, orgId, { id: ref.id });
+        else if (ref.prefix !== undefined) {
+          const p = ref.prefix;
+          if (isWellFormedApiKey(p)) rows = await lockKeysByRef(trx, orgId, { hash: sha256Hex(p) }); // the whole key was given
+          // Only the display prefix is stored: anything else than exactly that prefix cannot be checked.
+          else if (p.length === KEY_START_LENGTH) rows = await lockKeysByRef(trx, orgId, { start: p });
+          else throw new IdentityError('key_not_found', `Give the key id, its ${KEY_START_LENGTH}-character prefix as shown by \`vulnintel key list\`, or the whole key`);
+        } else throw new IdentityError('key_not_found', 'Give a key id or a key prefix');
+        if (rows.length === 0) throw new IdentityError('key_not_found', `No such API key in organization ${orgId}`);
+        if (rows.length > 1) throw new IdentityError('ambiguous_key', `The prefix matches ${rows.length} keys; revoke by id`);
+        return revokeKey(trx, orgId, rows[0].id, clock.now());
+      });
+    },
+  };
+}
+
+export type IdentityService = ReturnType<typeof createIdentityService>;

@@ -1,0 +1,43 @@
+// The business operations, built once in buildApp and decorated onto the app as `app.services`. Routes call
+// them with plain data (who is asking, validated input) and wrap the result in the envelope; services never
+// see a request or a reply, and own any state (caches, listeners) that outlives one request.
+// Where a new capability goes: docs/architecture.md.
+import type { Clock } from '../lib/clock.ts';
+import type { Store } from '../store/db.ts';
+import type { Config } from '../config.ts';
+import { createCveReaderService, type CveReaderService } from './cve-reader.ts';
+import { createIdentityService, type IdentityService } from './identity.ts';
+import { createEnvironmentService, type EnvironmentService } from './environments.ts';
+
+export interface ServiceDeps {
+  config: Readonly<Config>;
+  store: Store;
+  clock: Clock;
+  /** Where services report degraded states they recover from (e.g. the cache listener down). */
+  warn: (msg: string, err: Error) => void;
+}
+
+export interface Services {
+  cves: CveReaderService;
+  identity: IdentityService;
+  environments: EnvironmentService;
+  // windows: the Windows correlation service (services/windows-correlation.ts, v2 routes) takes this slot.
+  /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
+  close(): Promise<void>;
+}
+
+export function buildServices(deps: ServiceDeps): Services {
+  const cves = createCveReaderService(deps.store, {
+    publicUrl: deps.config.publicUrl,
+    cacheEntries: deps.config.cveCacheEntries,
+    onCacheError: (err) => deps.warn('CVE cache listener down; cache disabled until it reconnects', err),
+  });
+  return {
+    cves,
+    identity: createIdentityService(deps.store.db, deps.clock),
+    environments: createEnvironmentService(deps.store.db),
+    async close() {
+      await cves.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// Two tenants, every tenant route (docs/reliability.md D8). The routes come from the app's own route table
+// (onRoute), filtered by their `config.auth.tenant` declaration; organization A attacks B's ids with its API key
+// and its session. A foreign id answers the declared 404 code (environment_not_found, ...) or an empty result;
+// a route on the caller's own data answers without any of B's data; B's rows are unchanged after every attack.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Type } from 'typebox';
+import { testApp, type TestApp } from '../helpers/app.ts';
+import {
+  attacks, coverageProblems, RESOURCES, seedTenant, tenantRoutes, tenantRowCounts, type SeededTenant, type TenantRoute,
+} from '../helpers/tenant-runner.ts';
+
+let t: TestApp;
+let routes: TenantRoute[];
+let a: SeededTenant;
+let b: SeededTenant;
+
+before(async () => {
+  t = await testApp({ now: '2026-07-10T12:00:00Z' });
+  routes = tenantRoutes(t.app.routeTable());
+  const resources = Object.keys(RESOURCES);
+  a = await seedTenant(t, 'A', resources);
+  b = await seedTenant(t, 'B', resources);
+});
+after(async () => { await t.close(); });
+
+test('the runner knows how to attack every tenant route (a new one without a fixture fails here)', async () => {
+  assert.deepEqual(await coverageProblems(t, routes), []);
+  // The tenant routes of today, so a declaration dropped by mistake shows up too.
+  assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
+    'GET /api/v1/account/me', 'GET /api/v1/environments', 'GET /api/v2/assets/results', 'POST /api/v1/environments',
+    'POST /api/v2/assets/correlate', 'POST /api/v2/assets/correlate-csv',
+  ]);
+});
+
+test('a tenant route the runner cannot attack is reported', async () => {
+  const x = await testApp({
+    testRoutes: (app) => {
+      app.get('/api/v1/__test/webhooks/:id', {
+        schema: { hide: true, params: Type.Object({ id: Type.String() }), querystring: Type.Object({}) },
+        config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'webhooks', ids: [{ in: 'params', name: 'id', foreign: 'not_found' }] } } },
+      }, async () => ({}));
+      app.post('/api/v1/__test/notes/:note_id', {
+        schema: { hide: true, querystring: Type.Object({}) },
+        config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'environments', ids: [] } } },
+      }, async () => ({}));
+    },
+  });
+  try {
+    const problems = await coverageProblems(x, tenantRoutes(x.app.routeTable()).filter((r) => r.url.includes('__test')));
+    assert.deepEqual(problems.sort(), [
+      'GET /api/v1/__test/webhooks/:id: no fixture for tenant resource "webhooks" (add one to RESOURCES in test/helpers/tenant-runner.ts)',
+      'POST /api/v1/__test/notes/:note_id: a write route needs schema.body.examples (or a FALLBACK_BODIES entry) for the runner to build its request',
+      'POST /api/v1/__test/notes/:note_id: route parameter :note_id is not declared in tenant.ids',
+    ]);
+  } finally {
+    await x.close();
+  }
+});
+
+test("organization A's key and session against B's ids: the declared 404 or an empty result, B unchanged", async () => {
+  const origin = new URL(t.config.publicUrl).origin;
+  let attacked = 0;
+  for (const r of routes) {
+    for (const atk of attacks(r, a, b, origin)) {
+      const before = await tenantRowCounts(t, b.orgId);
+      const res = await t.app.inject({ method: atk.method as 'GET', url: atk.url, headers: atk.headers, payload: atk.payload });
+      const text = res.body;
+      if (atk.id === null) {
+        // The caller's own data: served (or a conflict within A's own data, e.g. the example name taken by A's
+        // previous call), never refused for A's valid credentials, never a 5xx.
+        assert.ok(res.statusCode < 300 || res.statusCode === 409, `${atk.label}: ${res.statusCode} ${text.slice(0, 300)}`);
+      } else if (atk.id.foreign === 'empty') {
+        assert.ok(res.statusCode >= 200 && res.statusCode < 300, `${atk.label}: ${res.statusCode} ${text.slice(0, 300)}`);
+      } else {
+        assert.equal(res.statusCode, 404, `${atk.label}: ${text.slice(0, 300)}`);
+        assert.equal(res.json().error.detail.error, atk.id.foreign, atk.label);
+      }
+      if (atk.id?.foreign === 'empty') {
+        const body = res.json();
+        assert.equal(body.pagination?.total ?? 0, 0, atk.label);
+      }
+      // A's own request may be echoed (meta.filters, error detail); nothing else of B may appear.
+      const sent = atk.id ? String(b.ids[atk.id.name]) : null;
+      for (const m of b.markers.filter((x) => x !== sent)) assert.ok(!text.includes(m), `${atk.label}: the response holds B's ${m}`);
+      // B's own ids never come back (an id in A's request may be echoed only inside filters/detail of an error).
+      for (const v of Object.values(b.ids)) {
+        if (res.statusCode < 300) assert.ok(!JSON.stringify(res.json().data ?? {}).includes(String(v)), `${atk.label}: data holds B's id ${v}`);
+      }
+      assert.deepEqual(await tenantRowCounts(t, b.orgId), before, `${atk.label}: B's rows changed`);
+      attacked++;
+    }
+  }
+  // Every declared id by key and by session; own-data routes once each way.
+  const expected = routes.reduce((n, r) => n + 2 * Math.max(1, r.tenant.ids.length), 0);
+  assert.equal(attacked, expected);
+});
+
+test("B's data is intact and visible to B after the attacks", async () => {
+  const envs = await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: b.key });
+  assert.equal(envs.statusCode, 200);
+  assert.ok(envs.json().data.some((e: { id: number }) => e.id === b.ids.environment_id));
+  assert.ok(!envs.body.includes(a.name));
+});
