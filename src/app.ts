@@ -17,6 +17,7 @@ import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
+import { createWindowsCorrelation } from './services/windows-correlation.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
 export interface AppDeps {
@@ -143,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  app.decorate('windowsCorrelation', createWindowsCorrelation({ db: deps.store.db, clock: deps.clock ?? systemClock, onCacheError: (err) => app.log.warn({ err: err.message }, 'Windows signal refresh failed; the cached signals stay until they expire') }));
   await registerRoutes(app);
   if (deps.testRoutes) await deps.testRoutes(app as unknown as FastifyInstance);
 
