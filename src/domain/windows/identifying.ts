@@ -110,7 +110,7 @@ export function validEditionId(v: string): boolean {
   return EDITION_RE.test(normalizeText(v));
 }
 
-/** display_version: DisplayVersion (20H2, 21H2, 24H2, ...) or, on older builds, ReleaseId (1507 ... 2009). */
+/** display_version: DisplayVersion (20H2, 21H2, 24H2, ...) or, on older builds, ReleaseId (YYMM: 1507 ... 2009). */
 export function validDisplayVersion(v: string): boolean {
-  return /^(?:\d{2}H[12]|1[5-9]\d{2}|2009)$/i.test(normalizeText(v));
+  return /^(?:\d{2}H[12]|(?:1[5-9]|20)(?:0[1-9]|1[0-2]))$/i.test(normalizeText(v));
 }

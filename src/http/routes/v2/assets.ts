@@ -231,17 +231,16 @@ function sendStream(req: FastifyRequest, reply: FastifyReply, body: AsyncGenerat
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Multipart parser failures a client causes, by the parser's error code or message. */
-function multipartError(err: Error & { code?: string; statusCode?: number }): ApiError | null {
-  if (err instanceof ApiError) return err;
+/**
+ * Errors while reading the parts. Nothing but the request body is read there, so every failure is the client's:
+ * limits keep their meaning (a part over 16 MiB stays 413), anything else (no boundary, a truncated or malformed
+ * body, a premature close) is a 422 that says so.
+ */
+function multipartError(err: Error & { code?: string }): Error {
+  if (err instanceof ApiError || err.code === 'FST_REQ_FILE_TOO_LARGE') return err;
   if (err.code === 'FST_FILES_LIMIT') return validationError('body', 'too many file parts: send one hosts part and at most one software part', 'value_error.multipart');
   if (err.code === 'FST_PARTS_LIMIT' || err.code === 'FST_FIELDS_LIMIT') return validationError('body', 'too many form parts: send environment_id, hosts, software and the options only', 'value_error.multipart');
-  if (err.code === 'FST_REQ_FILE_TOO_LARGE' || err.code === 'FST_PROTO_VIOLATION' || err.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return null;
-  const m = /boundary|unexpected end|malformed|part terminated|header|multipart/i.exec(err.message ?? '');
-  if (m || (typeof err.statusCode !== 'number' && !err.code)) {
-    return validationError('body', 'the multipart body could not be read (missing boundary, truncated or malformed): send multipart/form-data with a boundary and a hosts part', 'value_error.multipart');
-  }
-  return null;
+  return validationError('body', 'the multipart body could not be read (missing boundary, truncated or malformed): send multipart/form-data with a boundary and a hosts part', 'value_error.multipart');
 }
 
 async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<string, string>; hostsCsv: string; softwareCsv: string | null }> {
@@ -274,7 +273,7 @@ async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<stri
       }
     }
   } catch (e) {
-    throw multipartError(e as Error) ?? e;
+    throw multipartError(e as Error);
   }
   if (files.hosts === undefined) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
   return { fields, hostsCsv: files.hosts, softwareCsv: files.software ?? null };
