@@ -10,7 +10,9 @@ import { testApp, seedOrg, type TestApp, type SeededKey } from '../helpers/app.t
 import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 import { V2CorrelateResponse, V2ResultsResponse } from '../../src/http/routes/v2/schemas.ts';
-import { SIGNAL_TTL_MS } from '../../src/windows-data.ts';
+import { Kysely, PostgresDialect } from 'kysely';
+import { SIGNAL_TTL_MS, WindowsData } from '../../src/windows-data.ts';
+import type { Database } from '../../src/store/schema.ts';
 
 let t: TestApp;
 
@@ -130,6 +132,39 @@ describe('defect 2: a burst on a cold (expired) cache', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('defect 2: the Windows data caches alone', () => {
+  test('expired signals: 40 concurrent readers run one load; near expiry, one background refresh', async () => {
+    let signalQueries = 0;
+    let versionQueries = 0;
+    // The app's pool, with a query log that counts the corpus-signal and version queries.
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: t.store.pool }),
+      log: (e) => {
+        if (e.level !== 'query') return;
+        if (e.query.sql.includes('"kev_flagged"')) signalQueries++;
+        if (e.query.sql.includes('max(imported_at)')) versionQueries++;
+      },
+    });
+    let now = Date.parse('2026-07-10T12:00:00Z');
+    const data = new WindowsData(db, () => now);
+    const info = await data.index();
+    await data.signals(info);
+    assert.equal(signalQueries, 1);
+    now += SIGNAL_TTL_MS + 1;
+    const lookups = await Promise.all(Array.from({ length: 40 }, async () => data.signals(await data.index())));
+    assert.equal(signalQueries, 2, 'one load for 40 readers of the expired signals');
+    assert.ok(lookups.every((l) => l === lookups[0]), 'every reader got the same generation');
+    assert.ok(versionQueries <= 3, `concurrent version checks share one query (${versionQueries})`);
+    // 30 s before expiry: served from cache, and refreshed once in the background.
+    now += SIGNAL_TTL_MS - 30_000;
+    const before = await Promise.all(Array.from({ length: 10 }, () => data.signals(info)));
+    assert.ok(before.every((l) => l === lookups[0]), 'the current signals are served while the refresh runs');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(signalQueries, 3, 'one refresh ahead of expiry');
+    assert.notEqual(await data.signals(info), lookups[0], 'the refreshed signals are served next');
   });
 });
 
