@@ -61,7 +61,7 @@ async function prepare() {
         'other_references', (SELECT coalesce(jsonb_agg(jsonb_build_object('url', 'https://www.zerodayinitiative.com/advisories/ZDI-' || split_part(f.cve_id, '-', 2) || '-' || (i * 97 + split_part(f.cve_id, '-', 3)::int % 1000) || '/',
           'tags', jsonb_build_array('Third Party Advisory', 'VDB Entry'), 'provided_by', 'secure@microsoft.com')), '[]'::jsonb) FROM unnest($1::int[]) i),
         'other_references_total', $2::int)), md5(f.cve_id)
-    FROM (SELECT DISTINCT cve_id FROM msrc_fixes) f
+    FROM (SELECT DISTINCT cve_id FROM msrc_fixes WHERE cve_id ~ '^CVE-[0-9]{4}-[0-9]{4,}$') f
     ON CONFLICT (cve_id) DO NOTHING`, [refs, OTHER_REFS]);
   await store.close();
   return { documents: imported.documents, corpus_rows: rowCount };
