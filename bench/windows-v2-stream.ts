@@ -7,6 +7,7 @@
 // Corpus: all MSRC documents of ../shared/data/msrc-cvrf, and for each of their CVEs a corpus row whose
 // references block has the MSRC advisory and OTHER_REFS other references (synthetic: the full NVD corpus is not
 // on this machine; the count is chosen so a CVE weighs what the issue's 367k-corpus measurement implies).
+// Each scenario's figures go to stderr as it completes; the whole report to stdout and bench/out/windows-v2-stream.json.
 // Usage: node --import tsx bench/windows-v2-stream.ts [--before DIR] [--calls N] [--refs N]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -156,6 +157,7 @@ async function measure(label: string, root: string) {
     }
     times.sort((a, b) => a - b);
     out.mixed = { p50_ms: q(times, 0.5), p95_ms: q(times, 0.95), response_bytes: bytes, bytes_per_host: Math.round(bytes / 200) };
+    console.error(JSON.stringify({ code: label, mixed: out.mixed }));
     const repro = {
       windows_hosts: Array.from({ length: 200 }, (_, i) => ({
         asset_id: `repro${String(i).padStart(4, '0')}c0ffee`, os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
@@ -174,6 +176,7 @@ async function measure(label: string, root: string) {
         ping_p50_ms: q(lat, 0.5), ping_p99_ms: q(lat, 0.99), ping_max_ms: q(lat, 1), pings: lat.length, server_peak_rss_mb: peakRssMb(s.proc.pid!),
         error: r.status === 200 ? undefined : r.tail.slice(0, 200),
       };
+      console.error(JSON.stringify({ code: label, [`repro_${enc ?? 'identity'}`]: out[`repro_${enc ?? 'identity'}`] }));
     }
   } finally {
     await stopServer(s);
