@@ -98,6 +98,22 @@ export class WindowsCorrelation {
     this.data = new WindowsData(deps.db, () => deps.clock.now().getTime(), deps.onCacheError);
   }
 
+  private readonly storeQueues = new Map<string, Promise<unknown>>();
+
+  /**
+   * Stores of one organization and environment run one at a time in this process. Concurrent calls for the same
+   * asset_id would otherwise each hold a pooled connection while waiting for the row lock of the first (60 of them
+   * drained the pool: 503s); the row lock still orders stores across processes.
+   */
+  private serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.storeQueues.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.storeQueues.set(key, tail);
+    void tail.then(() => { if (this.storeQueues.get(key) === tail) this.storeQueues.delete(key); });
+    return next;
+  }
+
   private today(): string {
     return this.deps.clock.now().toISOString().slice(0, 10);
   }
@@ -142,9 +158,9 @@ export class WindowsCorrelation {
     const summary = fixSummary(evals);
     // Stored: the validated host record, the evaluation date and the host-level result (product, labels,
     // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
-    await storeResults(this.deps.db, input.orgId, input.environmentId, today, input.requestId,
+    await this.serialised(`${input.orgId}/${input.environmentId ?? 0}`, () => storeResults(this.deps.db, input.orgId, input.environmentId, today, input.requestId,
       evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
-      sw.stored);
+      sw.stored));
     return {
       assets, rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: summary,
       microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
