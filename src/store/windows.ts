@@ -181,23 +181,34 @@ export interface SoftwareInput { asset_id: string; name: string; publisher: stri
 
 /**
  * Store the results of one call atomically: each host's latest result replaces its previous one, and the
- * installed software of the listed hosts replaces theirs.
+ * installed software of the listed hosts replaces theirs. Calls naming the same asset_id at the same time
+ * (issue 9, defect 3): the host rows are upserted in asset_id order, so the row lock taken by the first call
+ * makes the other wait for its commit, then replace the row and the software whole (last writer wins, never a
+ * duplicate-key error, never a mix of two calls).
  */
 export async function storeResults(db: Db, orgId: number, environmentId: number | null, evaluatedOn: string, requestId: string,
   hosts: HostResultInput[], software: SoftwareInput[]): Promise<void> {
   if (hosts.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    const ids = hosts.map((h) => h.asset_id);
-    const envMatch = environmentId === null ? sql<boolean>`environment_id IS NULL` : sql<boolean>`environment_id = ${environmentId}`;
-    await trx.deleteFrom('windows_host_results').where('org_id', '=', orgId).where(envMatch).where('asset_id', '=', sql<string>`ANY(${ids}::text[])`).execute();
-    await trx.deleteFrom('windows_installed_software').where('org_id', '=', orgId).where(envMatch).where('asset_id', '=', sql<string>`ANY(${ids}::text[])`).execute();
     // A batch may name an asset twice: the last record wins, as it would across two calls.
     const last = new Map(hosts.map((h) => [h.asset_id, h]));
-    const rows = [...last.values()].map((h) => ({
+    const ids = [...last.keys()].sort();
+    const rows = ids.map((id) => last.get(id)!).map((h) => ({
       org_id: orgId, environment_id: environmentId, asset_id: h.asset_id, host: JSON.stringify(h.host), warnings: h.warnings,
       result: JSON.stringify(h.result), evaluated_on: evaluatedOn, data_as_of: h.data_as_of, request_id: requestId,
     }));
-    for (let i = 0; i < rows.length; i += 50) await trx.insertInto('windows_host_results').values(rows.slice(i, i + 50)).execute();
+    for (let i = 0; i < rows.length; i += 50) {
+      await trx.insertInto('windows_host_results').values(rows.slice(i, i + 50))
+        .onConflict((oc) => oc.expression(sql`org_id, COALESCE(environment_id, 0), asset_id`).doUpdateSet((eb) => ({
+          host: eb.ref('excluded.host'), warnings: eb.ref('excluded.warnings'), result: eb.ref('excluded.result'),
+          evaluated_on: eb.ref('excluded.evaluated_on'), data_as_of: eb.ref('excluded.data_as_of'), request_id: eb.ref('excluded.request_id'),
+          stored_at: sql`now()`,
+        })))
+        .execute();
+    }
+    // The host rows are locked by this transaction now: the software of these hosts is replaced by one call at a time.
+    const envMatch = environmentId === null ? sql<boolean>`environment_id IS NULL` : sql<boolean>`environment_id = ${environmentId}`;
+    await trx.deleteFrom('windows_installed_software').where('org_id', '=', orgId).where(envMatch).where('asset_id', '=', sql<string>`ANY(${ids}::text[])`).execute();
     for (let i = 0; i < software.length; i += 1000) {
       await trx.insertInto('windows_installed_software')
         .values(software.slice(i, i + 1000).map((s) => ({ org_id: orgId, environment_id: environmentId, ...s }))).execute();

@@ -1,7 +1,9 @@
 // Per-host validation of spec §2.6 / §4.2 ("Per-host validation" table). Pure and shared by the JSON and
 // the CSV paths: the CSV adapter turns each row into the same field → value record first (installed_kbs
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
-// (hostname, IP, MAC...) cannot leak back through an error.
+// (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
+// is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
+import { badText, containsIdentifying, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
 
 export const HOST_FIELDS = [
   'asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type',
@@ -57,19 +59,11 @@ const FORBIDDEN_NAME_RE =
 
 const PLACEHOLDERS = new Set(['n/a', 'na', 'n.a.', '-', '--', '---', 'unknown', 'none', 'null', 'nil', 'tbd', 'tba', '?', 'undefined', 'not available', 'not applicable', 'unavailable']);
 
-const IPV4_RE = /^(\d{1,3}\.){3}\d{1,3}$/;
-const IPV6_RE = /^[0-9a-f:]*:[0-9a-f:]*:[0-9a-f:.]*$/i;
-const MAC_RE = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}$|^[0-9a-f]{12}$/i;
-const DOMAIN_RE = /^(?=.{3,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$/i;
 const ISO_TZ_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-const WIN_PATH_RE = /^[a-z]:\\|^\\\\|\/(users|home)\//i;
-// Windows' generated default computer names (DESKTOP-XXXXXXX, WIN-XXXXXXXXXXX, LAPTOP-XXXXXXXX).
-const DEFAULT_HOSTNAME_RE = /^(desktop|laptop|win)-[a-z0-9]{7,11}$/i;
 
-/** True when an identifier looks like an IP, MAC or domain name (spec: forbidden_value). */
+/** True when an identifier looks like an IP, MAC, domain or host name, a path or URL (spec: forbidden_value). */
 export function looksIdentifying(v: string): boolean {
-  const t = v.trim();
-  return IPV4_RE.test(t) || (t.includes(':') && IPV6_RE.test(t)) || MAC_RE.test(t) || DOMAIN_RE.test(t) || WIN_PATH_RE.test(t) || DEFAULT_HOSTNAME_RE.test(t);
+  return identifyingAssetId(v);
 }
 
 export function isPlaceholder(v: string): boolean {
@@ -78,7 +72,7 @@ export function isPlaceholder(v: string): boolean {
 
 function str(v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  return typeof v === 'string' ? v.trim() : null;
+  return typeof v === 'string' ? normalizeText(v) : null;
 }
 
 /** Validate one host record (JSON object, or a CSV row already turned into one). */
@@ -96,17 +90,28 @@ export function validateHost(input: unknown): HostValidation {
     else err('unknown_field', key, 'field is not part of the Windows host record (spec §2.6)');
   }
 
+  // Text that cannot be stored faithfully (NUL, control characters, a lone surrogate) is refused in every field.
+  const unreadable = new Set<string>();
+  for (const f of HOST_FIELDS) {
+    const v = rec[f];
+    const texts = typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    if (texts.some(badText)) {
+      unreadable.add(f);
+      err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)');
+    }
+  }
+
   // Placeholders: any string field (and any KB entry) holding N/A, -, unknown, ... must be sent empty instead.
   const placeholder = new Set<string>();
   for (const f of HOST_FIELDS) {
     const v = rec[f];
-    if (typeof v === 'string' && v.trim() !== '' && isPlaceholder(v)) {
+    if (typeof v === 'string' && !unreadable.has(f) && v.trim() !== '' && isPlaceholder(normalizeText(v))) {
       placeholder.add(f);
       err('placeholder_value', f, 'placeholder value; send an empty value for unknown');
     }
   }
   for (const f of REQUIRED) {
-    if (placeholder.has(f)) continue;
+    if (placeholder.has(f) || unreadable.has(f)) continue;
     const v = rec[f];
     const missing = !(f in rec) || v === null || v === undefined || (!MAY_BE_EMPTY.has(f) && typeof v === 'string' && v.trim() === '');
     if (missing) err('missing_field', f, 'required field is missing');
@@ -115,19 +120,29 @@ export function validateHost(input: unknown): HostValidation {
   // asset_id: scrubbed identifier, at most 64 characters, not an IP, MAC or domain name.
   let assetId: string | null = null;
   const rawId = rec.asset_id;
-  if (typeof rawId === 'string' && rawId.trim() !== '' && !placeholder.has('asset_id')) {
-    const t = rawId.trim();
-    if (t.length > 64 || looksIdentifying(t)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)');
+  if (typeof rawId === 'string' && rawId.trim() !== '' && !placeholder.has('asset_id') && !unreadable.has('asset_id')) {
+    const t = normalizeText(rawId);
+    if (t.length > 64 || identifyingAssetId(t)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)');
     else assetId = t;
   } else if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
     err('missing_field', 'asset_id', 'asset_id must be a string');
   }
 
-  const osProduct = placeholder.has('os_product') ? null : str(rec.os_product);
+  // os_product, edition_id and display_version have formats of their own (windows-engine.md §3.1): a value
+  // outside them may name a host, site or customer, so it is refused as forbidden_value (never echoed).
+  const skip = (f: HostField) => placeholder.has(f) || unreadable.has(f);
+  let osProduct = skip('os_product') ? null : str(rec.os_product);
   if (rec.os_product !== undefined && rec.os_product !== null && typeof rec.os_product !== 'string') err('missing_field', 'os_product', 'os_product must be a string');
-  const edition = placeholder.has('edition_id') ? null : str(rec.edition_id);
+  if (osProduct && !validProductName(osProduct)) {
+    err('forbidden_value', 'os_product', 'os_product must be the Windows ProductName as the host reports it (e.g. Windows Server 2019 Datacenter), nothing else');
+    osProduct = null;
+  }
+  const edition = skip('edition_id') ? null : str(rec.edition_id);
   if (rec.edition_id !== undefined && rec.edition_id !== null && typeof rec.edition_id !== 'string') err('missing_field', 'edition_id', 'edition_id must be a string');
-  const displayVersion = placeholder.has('display_version') ? null : str(rec.display_version);
+  if (edition && !validEditionId(edition)) err('forbidden_value', 'edition_id', 'edition_id must be a Windows EditionID (e.g. ServerDatacenter, ServerStandard, Enterprise, EnterpriseS, Professional)');
+  const displayVersion = skip('display_version') ? null : str(rec.display_version);
+  if (rec.display_version !== undefined && rec.display_version !== null && typeof rec.display_version !== 'string') err('missing_field', 'display_version', 'display_version must be a string');
+  if (displayVersion && !validDisplayVersion(displayVersion)) err('forbidden_value', 'display_version', 'display_version must be a DisplayVersion (e.g. 22H2) or a ReleaseId (e.g. 1809)');
 
   let osBuild: string | null = null;
   if (!placeholder.has('os_build') && rec.os_build !== undefined && rec.os_build !== null) {
@@ -183,9 +198,10 @@ export function validateHost(input: unknown): HostValidation {
       if (bad) err('invalid_kb', 'installed_kbs', 'each KB must be KB followed by digits');
     }
   }
-  const kbSource = placeholder.has('kb_source') ? null : str(rec.kb_source) || null;
-  if (kbSource && (looksIdentifying(kbSource) || /[a-z]:\\|\\\\/i.test(kbSource))) {
-    err('forbidden_value', 'kb_source', 'kb_source must describe the method only (no paths, hosts or addresses)');
+  const kbSource = skip('kb_source') ? null : str(rec.kb_source) || null;
+  if (rec.kb_source !== undefined && rec.kb_source !== null && typeof rec.kb_source !== 'string') err('missing_field', 'kb_source', 'kb_source must be a string');
+  if (kbSource && (kbSource.length > 200 || containsIdentifying(kbSource))) {
+    err('forbidden_value', 'kb_source', 'kb_source must describe the method only, in at most 200 characters (no paths, hosts, addresses, URLs or e-mail addresses)');
   }
   if (kbs.length > 0 && !kbSource) err('missing_kb_source', 'kb_source', 'installed_kbs needs kb_source (how the list was collected)');
 
@@ -245,4 +261,47 @@ export function csvRowToHostRecord(row: Record<string, string>): Record<string, 
     }
   }
   return out;
+}
+
+/** Software records have the host codes plus unknown_host (software of a host not accepted in this call). */
+export interface SoftwareError { code: HostErrorCode | 'unknown_host'; field: string; message: string }
+export interface SoftwareRecord { asset_id: string; name: string; publisher: string | null; version: string | null }
+export interface SoftwareRejection { asset_id: string | null; index: number; errors: SoftwareError[] }
+
+/** Validate installed software (spec §2.6): stored only for hosts accepted in the same call. */
+export function validateSoftware(items: unknown[], accepted: Set<string>): { stored: SoftwareRecord[]; rejected: SoftwareRejection[] } {
+  const stored: SoftwareRecord[] = [];
+  const rejected: SoftwareRejection[] = [];
+  items.forEach((raw, index) => {
+    const errors: SoftwareError[] = [];
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      rejected.push({ asset_id: null, index, errors: [{ code: 'missing_field', field: 'asset_id', message: 'a software record must be an object' }] });
+      return;
+    }
+    const r = raw as Record<string, unknown>;
+    for (const k of Object.keys(r)) {
+      if (!(SOFTWARE_FIELDS as readonly string[]).includes(k)) errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
+    }
+    const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k] as string)));
+    for (const k of unreadable) errors.push({ code: 'forbidden_value', field: k, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });
+    const str = (k: string) => (unreadable.has(k as (typeof SOFTWARE_FIELDS)[number]) ? '' : typeof r[k] === 'string' ? normalizeText(r[k] as string) : r[k] === undefined || r[k] === null ? '' : null);
+    const assetId = str('asset_id');
+    const name = str('name');
+    let echo: string | null = null;
+    if (unreadable.has('asset_id')) { /* refused above */ } else if (!assetId) errors.push({ code: 'missing_field', field: 'asset_id', message: 'required field is missing' });
+    else if (assetId.length > 64 || identifyingAssetId(assetId)) errors.push({ code: 'forbidden_value', field: 'asset_id', message: 'asset_id must be a scrubbed identifier' });
+    else if (!accepted.has(assetId)) errors.push({ code: 'unknown_host', field: 'asset_id', message: 'software is stored only for hosts listed (and accepted) in windows_hosts' });
+    else echo = assetId;
+    if (!name && !unreadable.has('name')) errors.push({ code: 'missing_field', field: 'name', message: 'required field is missing' });
+    for (const k of ['name', 'publisher', 'version']) {
+      const v = str(k);
+      if (v === null) errors.push({ code: 'missing_field', field: k, message: 'must be a string' });
+      else if (v.length > 500) errors.push({ code: 'forbidden_value', field: k, message: 'at most 500 characters' });
+      else if (v && isPlaceholder(v)) errors.push({ code: 'placeholder_value', field: k, message: 'placeholder value; send an empty value for unknown' });
+      else if (v && /[a-z]:\\|\\\\/i.test(v)) errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
+    }
+    if (errors.length) rejected.push({ asset_id: echo, index, errors });
+    else stored.push({ asset_id: assetId!, name: name!, publisher: str('publisher') || null, version: str('version') || null });
+  });
+  return { stored, rejected };
 }

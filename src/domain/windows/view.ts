@@ -1,6 +1,6 @@
 // Options, the four sorts, filters and paging of spec §4.2, applied to stored or fresh host evaluations.
 // Filters and sorts apply before paging; counts always cover every CVE.
-import { compareCveId, comparePriority, compareGroups, rankOf, renderCve, type CveResult, type FixGroup, type HostEvaluation, type Sortable } from './evaluate.ts';
+import { compareCveId, comparePriority, compareGroups, rankOf, renderCve, type CveItem, type CveResult, type FixGroup, type HostEvaluation, type Sortable } from './evaluate.ts';
 
 export const SORTS = ['priority', 'score', 'exploit', 'newest'] as const;
 export type SortName = (typeof SORTS)[number];
@@ -112,8 +112,26 @@ export function publicCve(c: CveResult): PublicCve {
   return out;
 }
 
+/**
+ * Hosts with the same facts share their evaluation's items (EvaluationRun memo): a call passes one memo map so
+ * such hosts also share one CVE list (and the response writer serialises it once).
+ */
+export type ViewMemo = Map<CveItem[], Pick<HostView, 'cves' | 'cves_page'>>;
+
 /** The §2.7 per-host object: filter, sort, then page; only the CVEs returned are rendered. */
-export function viewHost(e: HostEvaluation, o: ViewOptions): HostView {
+export function viewHost(e: HostEvaluation, o: ViewOptions, memo?: ViewMemo): HostView {
+  const hit = memo?.get(e.items);
+  if (hit) {
+    const { data_as_of: _asOf, items: _all, os_build: _build, ...rest } = e;
+    void _asOf; void _all; void _build;
+    return { ...rest, cves: hit.cves, ...(hit.cves_page ? { cves_page: hit.cves_page } : {}) };
+  }
+  const v = viewFresh(e, o);
+  memo?.set(e.items, { cves: v.cves, cves_page: v.cves_page });
+  return v;
+}
+
+function viewFresh(e: HostEvaluation, o: ViewOptions): HostView {
   const filtered = filterCves(e.items, o);
   if (o.sort !== 'priority') filtered.sort(COMPARATORS[o.sort]);
   const { data_as_of: _asOf, items: _all, os_build: build, ...rest } = e;

@@ -11,51 +11,39 @@ import { ApiError } from '../../errors.ts';
 import { refuseHostileText } from '../../text-guard.ts';
 import type { TenantDecl } from '../../auth.ts';
 import { apiBlock } from '../../envelope.ts';
-import { WindowsData } from '../../../windows-data.ts';
-import { EvaluationRun, type HostEvaluation } from '../../../domain/windows/evaluate.ts';
-import { HOST_FIELDS, SOFTWARE_FIELDS, csvRowToHostRecord, isPlaceholder, looksIdentifying, validateHost, type HostError, type WindowsHost } from '../../../domain/windows/validate.ts';
-import { OPTION_NAMES, fixSummary, parseViewOptions, viewHost, type HostView, type ViewOptions } from '../../../domain/windows/view.ts';
-import { environmentExists, listResults, storeResults, type SoftwareInput } from '../../../store/windows.ts';
+import { SOFTWARE_FIELDS, csvRowToHostRecord } from '../../../domain/windows/validate.ts';
+import { OPTION_NAMES, parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
+import { MAX_HOSTS, MAX_SOFTWARE, type Correlation, type WindowsCorrelation } from '../../../services/windows-correlation.ts';
+import { bodyStream, correlationBody, hostsJson, negotiateEncoding } from './stream.ts';
+import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
 
-/** Spec §4.2 / §7: at most 200 hosts per call, counted before any per-host validation. */
-export const MAX_HOSTS = 200;
+export { MAX_HOSTS };
 const TOP_LEVEL = ['environment_id', 'windows_hosts', 'installed_software', 'options'] as const;
 /** CSV parts: 16 MiB each (docs/reliability.md decision 4). */
 const CSV_PART_LIMIT = 16 * 1024 * 1024;
-const MAX_SOFTWARE = 200 * 1000;
+/** File parts the multipart parser lets through, so that an unexpected one is named in a 422 instead of a 413. */
+const MAX_FILE_PARTS = 8;
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Hosts submitted or returned by a v2 call, for the call log. */
     v2Hosts?: number;
   }
+  interface FastifyInstance {
+    /** The Windows correlation service (built in buildApp; see services/windows-correlation.ts). */
+    windowsCorrelation: WindowsCorrelation;
+  }
 }
 
-interface CorrelateInput {
+interface CorrelateParams {
   environmentId: number | null;
   hosts: unknown[];
   software: unknown[];
   options: ViewOptions;
 }
 
-/** Software records have the host codes plus unknown_host (software of a host not accepted in this call). */
-interface SoftwareError { code: HostError['code'] | 'unknown_host'; field: string; message: string }
-
-interface Rejected {
-  asset_id: string | null;
-  index: number;
-  errors: HostError[];
-  retryable: false;
-  retry_after_seconds: null;
-  action: 'fix_input';
-}
-
 function validationError(field: string, message: string, type = 'value_error') {
   return new ApiError('VALIDATION_ERROR', { message, fields: [{ field, message, type }] });
-}
-
-function today(req: FastifyRequest): string {
-  return req.server.deps.clock.now().toISOString().slice(0, 10);
 }
 
 function filtersEcho(o: ViewOptions) {
@@ -65,62 +53,23 @@ function filtersEcho(o: ViewOptions) {
   };
 }
 
-function newest(dates: (string | null)[]): string | null {
-  let m: string | null = null;
-  for (const d of dates) if (d && (!m || d > m)) m = d;
-  return m;
-}
-
-function validateSoftware(items: unknown[], accepted: Set<string>): { stored: SoftwareInput[]; rejected: { asset_id: string | null; index: number; errors: SoftwareError[] }[] } {
-  const stored: SoftwareInput[] = [];
-  const rejected: { asset_id: string | null; index: number; errors: SoftwareError[] }[] = [];
-  items.forEach((raw, index) => {
-    const errors: SoftwareError[] = [];
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-      rejected.push({ asset_id: null, index, errors: [{ code: 'missing_field', field: 'asset_id', message: 'a software record must be an object' }] });
-      return;
-    }
-    const r = raw as Record<string, unknown>;
-    for (const k of Object.keys(r)) {
-      if (!(SOFTWARE_FIELDS as readonly string[]).includes(k)) errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
-    }
-    const str = (k: string) => (typeof r[k] === 'string' ? r[k].trim() : r[k] === undefined || r[k] === null ? '' : null);
-    const assetId = str('asset_id');
-    const name = str('name');
-    let echo: string | null = null;
-    if (!assetId) errors.push({ code: 'missing_field', field: 'asset_id', message: 'required field is missing' });
-    else if (assetId.length > 64 || looksIdentifying(assetId)) errors.push({ code: 'forbidden_value', field: 'asset_id', message: 'asset_id must be a scrubbed identifier' });
-    else if (!accepted.has(assetId)) errors.push({ code: 'unknown_host', field: 'asset_id', message: 'software is stored only for hosts listed (and accepted) in windows_hosts' });
-    else echo = assetId;
-    if (!name) errors.push({ code: 'missing_field', field: 'name', message: 'required field is missing' });
-    for (const k of ['name', 'publisher', 'version']) {
-      const v = str(k);
-      if (v === null) errors.push({ code: 'missing_field', field: k, message: 'must be a string' });
-      else if (v.length > 500) errors.push({ code: 'forbidden_value', field: k, message: 'at most 500 characters' });
-      else if (v && isPlaceholder(v)) errors.push({ code: 'placeholder_value', field: k, message: 'placeholder value; send an empty value for unknown' });
-      else if (v && /[a-z]:\\|\\\\/i.test(v)) errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
-    }
-    if (errors.length) rejected.push({ asset_id: echo, index, errors });
-    else stored.push({ asset_id: assetId!, name: name!, publisher: str('publisher') || null, version: str('version') || null });
-  });
-  return { stored, rejected };
-}
+const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));
 
 /** Route policy of the two submissions: tenant data, with an environment id in the body (docs/routes.md). */
 const ENV_IN_BODY: TenantDecl = { resource: 'windows_results', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
 
 const assets: FastifyPluginAsync = async (app) => {
-  const data = new WindowsData(app.deps.store.db);
+  const windows = app.windowsCorrelation;
   // Once the server listens, the evaluation index is built in the background (never on app.inject in tests).
   let closing = false;
   app.addHook('onClose', async () => { closing = true; });
   app.addHook('onListen', async () => {
-    data.warm().then(
+    windows.warm().then(
       (w) => app.log.info({ windows_index: w }, 'Windows evaluation index ready'),
       (err: Error) => { if (!closing) app.log.warn({ err: err.message }, 'Windows evaluation index not built ahead; the first v2 call builds it'); },
     );
   });
-  await app.register(multipart, { limits: { files: 2, fileSize: CSV_PART_LIMIT, fields: 20, fieldSize: CSV_PART_LIMIT, parts: 24 } });
+  await app.register(multipart, { limits: { files: MAX_FILE_PARTS, fileSize: CSV_PART_LIMIT, fields: 20, fieldSize: CSV_PART_LIMIT, parts: 30 } });
 
   // Spec §5.9: each v2 call logs time, key, path, status, host count and duration; never a body.
   app.addHook('onResponse', async (req, reply) => {
@@ -131,46 +80,11 @@ const assets: FastifyPluginAsync = async (app) => {
     }, 'v2 call');
   });
 
-  async function correlate(req: FastifyRequest, reply: FastifyReply, input: CorrelateInput) {
-    const p = req.principal!;
-    if (input.environmentId !== null && !(await environmentExists(app.deps.store.db, p.orgId, input.environmentId))) {
-      throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
-    }
-    const rejected: Rejected[] = [];
-    const accepted: { host: WindowsHost; warnings: ReturnType<typeof validateHost> extends infer V ? V extends { ok: true; warnings: infer W } ? W : never : never }[] = [];
-    input.hosts.forEach((raw, index) => {
-      const v = validateHost(raw);
-      if (v.ok) accepted.push({ host: v.host, warnings: v.warnings });
-      else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
-    });
-    if (accepted.length === 0) {
-      // Spec §4.2: every host refused → 422 with all of them in data.rejected. Nothing is stored.
-      throw new ApiError('VALIDATION_ERROR', {
-        message: input.hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
-        fields: [{ field: 'windows_hosts', message: input.hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
-        data: { rejected, software_stored: 0, software_rejected: [] },
-      });
-    }
-    const sw = validateSoftware(input.software, new Set(accepted.map((a) => a.host.asset_id)));
-    const info = await data.index();
-    const run = new EvaluationRun(info.index, await data.signals(info), today(req));
-    const evals: HostEvaluation[] = accepted.map((a) => run.evaluate(a.host, a.warnings));
-    const views: HostView[] = evals.map((e) => viewHost(e, input.options));
-    // Stored: the validated host record, the evaluation date and the host-level result (product, labels,
-    // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
-    await storeResults(app.deps.store.db, p.orgId, input.environmentId, today(req), req.id,
-      evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
-      sw.stored);
-    const meta = {
-      api_version: '2',
-      microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
-      took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
-      sort: input.options.sort,
-      filters: filtersEcho(input.options),
-    };
-    const rest = { rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: fixSummary(evals) };
-    return sendJson(reply.code(200),
-      `{"api":${JSON.stringify(apiBlock(req))},"data":{"assets":[${views.map(hostJson).join(',')}],${JSON.stringify(rest).slice(1, -1)}},"meta":${JSON.stringify(meta)}}`);
+  /** Runs the call (everything stored before the first byte), then streams the response (stream.ts). */
+  async function correlate(req: FastifyRequest, reply: FastifyReply, input: CorrelateParams) {
+    const c: Correlation = await windows.correlate({ orgId: req.principal!.orgId, requestId: req.id, ...input });
+    const meta = () => ({ api_version: '2', microsoft_data_as_of: c.microsoft_data_as_of, took_ms: tookMs(req), sort: input.options.sort, filters: filtersEcho(input.options) });
+    return sendStream(req, reply, correlationBody(apiBlock(req), c, meta));
   }
 
   app.post('/api/v2/assets/correlate', {
@@ -179,9 +93,14 @@ const assets: FastifyPluginAsync = async (app) => {
       summary: 'Submit up to 200 Windows hosts (JSON) and get per-CVE status, fix groups and a fix summary (spec §4.2)',
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
+      body: V2CorrelateBody,
+      response: { 200: V2CorrelateResponse },
     },
+    // The body schema documents the request; the handler below refuses with the spec's wording, field by field.
+    attachValidation: true,
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
   }, async (req, reply) => {
+    if (req.validationError && (req.validationError as { validationContext?: string }).validationContext !== 'body') throw req.validationError;
     const body = req.body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError('body', 'the body must be a JSON object', 'type_error.dict');
     const b = body as Record<string, unknown>;
@@ -218,21 +137,13 @@ const assets: FastifyPluginAsync = async (app) => {
       tags: ['windows'],
       summary: 'Same as correlate, as a multipart CSV upload: hosts (CSV with the §2.6 field names), optional software (asset_id,name,publisher,version), options as form fields',
       security: [{ apiKey: [] }, { session: [] }],
+      consumes: ['multipart/form-data'],
       querystring: Type.Object({}),
+      response: { 200: V2CorrelateResponse },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
   }, async (req, reply) => {
-    if (!req.isMultipart()) throw validationError('body', 'send multipart/form-data with a hosts part', 'type_error.multipart');
-    const fields: Record<string, string> = {};
-    let hostsCsv: string | null = null;
-    let softwareCsv: string | null = null;
-    for await (const part of req.parts()) {
-      const text = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : typeof part.value === 'string' ? part.value : '';
-      if (part.fieldname === 'hosts') hostsCsv = text;
-      else if (part.fieldname === 'software') softwareCsv = text;
-      else if (part.type === 'file') throw validationError(`body.${part.fieldname}`, 'only the hosts and software parts may be files', 'value_error.extra');
-      else fields[part.fieldname] = text;
-    }
+    const { fields, hostsCsv, softwareCsv } = await readMultipart(req);
     const unknown = Object.keys(fields).filter((k) => k !== 'environment_id' && !(OPTION_NAMES as readonly string[]).includes(k));
     if (unknown.length) {
       throw new ApiError('VALIDATION_ERROR', {
@@ -240,7 +151,6 @@ const assets: FastifyPluginAsync = async (app) => {
         fields: unknown.map((k) => ({ field: `body.${k}`, message: 'accepted parts: environment_id, hosts, software and the options', type: 'value_error.extra' })),
       });
     }
-    if (hostsCsv === null) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
     const hostRows = readCsv(hostsCsv, 'hosts');
     req.v2Hosts = hostRows.length;
     await app.limits.correlation.check(req.principal!, hostRows.length > MAX_HOSTS ? 0 : hostRows.length);
@@ -277,6 +187,7 @@ const assets: FastifyPluginAsync = async (app) => {
         page: Type.Optional(Type.String({ maxLength: 10 })),
         per_page: Type.Optional(Type.String({ maxLength: 10 })),
       }),
+      response: { 200: V2ResultsResponse },
     },
     config: {
       auth: {
@@ -287,7 +198,7 @@ const assets: FastifyPluginAsync = async (app) => {
         },
       },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const p = req.principal!;
     await app.limits.correlation.check(p, 0);
     const q = req.query as Record<string, string | undefined>;
@@ -307,72 +218,78 @@ const assets: FastifyPluginAsync = async (app) => {
     const parsed = parseViewOptions(opts, { fromText: true, includeClearedDefault: false, prefix: 'query.' });
     if (!parsed.ok) errors.push(...parsed.errors);
     if (errors.length || !parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: errors });
-    if (environmentId !== undefined && !(await environmentExists(app.deps.store.db, p.orgId, environmentId))) {
-      throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: environmentId } });
-    }
     const o = parsed.options;
-    const { total, rows } = await listResults(app.deps.store.db, p.orgId, { environmentId, assetId: assetId?.trim() }, perPage, (page - 1) * perPage);
-    req.v2Hosts = rows.length;
-    // Each stored host is re-evaluated at its stored evaluation date (the same date-dependent labels and ESU
-    // decisions as when it was submitted) against the Microsoft data current now.
-    const info = await data.index();
-    const signals = await data.signals(info);
-    const runs = new Map<string, EvaluationRun>();
-    const views: (HostView & { environment_id: number | null; evaluated_on: string })[] = [];
-    const evals: HostEvaluation[] = [];
-    for (const r of rows) {
-      let run = runs.get(r.evaluated_on);
-      if (!run) { run = new EvaluationRun(info.index, signals, r.evaluated_on); runs.set(r.evaluated_on, run); }
-      const e = run.evaluate(r.host as WindowsHost, r.warnings as HostEvaluation['warnings']);
-      evals.push(e);
-      views.push({ ...viewHost(e, o), environment_id: r.environment_id, evaluated_on: r.evaluated_on });
-    }
-    return {
-      api: apiBlock(req),
-      data: { assets: views, fix_summary: fixSummary(evals) },
-      pagination: { total, page, per_page: perPage, pages: Math.ceil(total / perPage), has_next: page * perPage < total, has_prev: page > 1, count: rows.length },
-      meta: {
-        api_version: '2',
-        microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
-        took_ms: Math.max(0, Math.round(performance.now() - req.startedAt)),
-        sort: o.sort,
-        filters: { ...filtersEcho(o), environment_id: environmentId ?? null, asset_id: assetId ?? null },
-      },
-    };
+    const r = await windows.results({ orgId: p.orgId, environmentId, assetId: assetId?.trim(), page, perPage, options: o });
+    req.v2Hosts = r.assets.length;
+    const meta = () => ({
+      api_version: '2', microsoft_data_as_of: r.microsoft_data_as_of, took_ms: tookMs(req), sort: o.sort,
+      filters: { ...filtersEcho(o), environment_id: environmentId ?? null, asset_id: assetId ?? null },
+    });
+    const paging = { total: r.total, page, per_page: perPage, pages: Math.ceil(r.total / perPage), has_next: page * perPage < r.total, has_prev: page > 1, count: r.assets.length };
+    // A page of 200 stored hosts is as large as a correlate answer: streamed the same way (V2ResultsResponse).
+    return sendStream(req, reply, hostsJson(`{"api":${JSON.stringify(apiBlock(req))},"data":{"assets":[`, r.assets,
+      () => `],"fix_summary":${JSON.stringify(r.fix_summary)}},"pagination":${JSON.stringify(paging)},"meta":${JSON.stringify(meta())}}`));
   });
 };
 
-// ---- serialisation ------------------------------------------------------------------------------------------
-// Responses can hold tens of thousands of CVE objects; hosts with the same facts share rendered CVEs, so each
-// CVE object is serialised once and the body is assembled from the pieces (same JSON as JSON.stringify).
+/** Sends a streamed JSON body, compressed when the client accepts br or gzip. */
+function sendStream(req: FastifyRequest, reply: FastifyReply, body: AsyncGenerator<Buffer>) {
+  const enc = negotiateEncoding(req.headers['accept-encoding']);
+  reply.code(200).type('application/json; charset=utf-8').header('vary', 'Accept-Encoding');
+  if (enc) reply.header('content-encoding', enc);
+  return reply.send(bodyStream(body, enc));
+}
 
-const CVE_JSON = new WeakMap<object, string>();
+// ---- multipart (issue 9, defect 5: every malformed upload is a 422 that says what is wrong) ------------------
 
-function cveJson(c: HostView['cves'][number]): string {
-  let j = CVE_JSON.get(c);
-  if (j === undefined) {
-    j = JSON.stringify(c);
-    CVE_JSON.set(c, j);
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Errors while reading the parts. Nothing but the request body is read there, so every failure is the client's:
+ * limits keep their meaning (a part over 16 MiB stays 413), anything else (no boundary, a truncated or malformed
+ * body, a premature close) is a 422 that says so.
+ */
+function multipartError(err: Error & { code?: string }): Error {
+  if (err instanceof ApiError || err.code === 'FST_REQ_FILE_TOO_LARGE') return err;
+  if (err.code === 'FST_FILES_LIMIT') return validationError('body', 'too many file parts: send one hosts part and at most one software part', 'value_error.multipart');
+  if (err.code === 'FST_PARTS_LIMIT' || err.code === 'FST_FIELDS_LIMIT') return validationError('body', 'too many form parts: send environment_id, hosts, software and the options only', 'value_error.multipart');
+  return validationError('body', 'the multipart body could not be read (missing boundary, truncated or malformed): send multipart/form-data with a boundary and a hosts part', 'value_error.multipart');
+}
+
+async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<string, string>; hostsCsv: string; softwareCsv: string | null }> {
+  if (!req.isMultipart()) throw validationError('body', 'send multipart/form-data with a hosts part', 'type_error.multipart');
+  if (!/;\s*boundary=/i.test(req.headers['content-type'] ?? '')) {
+    throw validationError('body', 'the Content-Type has no boundary: send multipart/form-data with a boundary and a hosts part', 'value_error.multipart');
   }
-  return j;
-}
-
-function hostJson(v: HostView): string {
-  const { cves, ...rest } = v;
-  return `${JSON.stringify(rest).slice(0, -1)},"cves":[${cves.map(cveJson).join(',')}]}`;
-}
-
-function sendJson(reply: FastifyReply, body: string) {
-  return reply.type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(body);
-}
-
-// ---- stored form ----------------------------------------------------------------------------------------
-
-/** The host-level part of a result, kept with the host record (the CVE list is recomputed when read). */
-function header(e: HostEvaluation) {
-  const { items: _i, os_build: _b, ...h } = e;
-  void _i; void _b;
-  return h;
+  const fields: Record<string, string> = {};
+  const files: Record<string, string> = {};
+  try {
+    for await (const part of req.parts()) {
+      const name = part.fieldname;
+      if (part.type === 'file') {
+        if (name !== 'hosts' && name !== 'software') throw validationError(`body.${name.slice(0, 64)}`, 'only the hosts and software parts may be files', 'value_error.extra');
+        if (name in files) throw validationError(`body.${name}`, `send one ${name} part (this request has several)`, 'value_error.duplicate');
+        const bytes = await part.toBuffer();
+        try {
+          files[name] = UTF8.decode(bytes);
+        } catch {
+          throw validationError(`body.${name}`, `the ${name} CSV is not valid UTF-8 (the spec requires UTF-8)`, 'value_error.encoding');
+        }
+      } else {
+        if (name === 'hosts' || name === 'software') {
+          if (name in files) throw validationError(`body.${name}`, `send one ${name} part (this request has several)`, 'value_error.duplicate');
+          files[name] = String(part.value ?? '');
+        } else {
+          if (name in fields) throw validationError(`body.${name.slice(0, 64)}`, 'form field sent more than once', 'value_error.duplicate');
+          fields[name] = String(part.value ?? '');
+        }
+      }
+    }
+  } catch (e) {
+    throw multipartError(e as Error);
+  }
+  if (files.hosts === undefined) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
+  return { fields, hostsCsv: files.hosts, softwareCsv: files.software ?? null };
 }
 
 function readCsv(text: string, part: string): Record<string, string>[] {
@@ -380,7 +297,9 @@ function readCsv(text: string, part: string): Record<string, string>[] {
   try {
     rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: false, max_record_size: 1024 * 1024 });
   } catch (e) {
-    throw validationError(`body.${part}`, `the ${part} CSV could not be read: ${(e as Error).message.split('\n')[0].slice(0, 200)}`, 'value_error.csv');
+    // The parser's own message may quote cell text (a refused value is never echoed): its code and line only.
+    const { code, lines } = e as { code?: string; lines?: number };
+    throw validationError(`body.${part}`, `the ${part} CSV could not be read (${code ?? 'CSV_INVALID'}${lines ? ` at line ${lines}` : ''})`, 'value_error.csv');
   }
   if (rows.length === 0) throw validationError(`body.${part}`, `the ${part} CSV has no header row`, 'value_error.csv');
   const header = rows[0].map((h) => h.trim());
@@ -390,7 +309,6 @@ function readCsv(text: string, part: string): Record<string, string>[] {
   if (part === 'software' && header.some((h) => !(SOFTWARE_FIELDS as readonly string[]).includes(h))) {
     throw validationError('body.software', 'software columns are asset_id, name, publisher, version', 'value_error.csv');
   }
-  void HOST_FIELDS;
   // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here, per row and column.
   return refuseHostileText(rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? '']))), `body.${part}`);
 }
