@@ -1,5 +1,5 @@
 // buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
@@ -13,6 +13,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
+import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
@@ -99,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

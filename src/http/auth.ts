@@ -163,11 +163,23 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock 
 
   // onRequest, before the body is read or validated: an unauthenticated caller never gets its body parsed,
   // and every API-key response (400/422/404 included) carries the monthly allowance headers.
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style with a synchronous path when there is nothing to look up (no credential route, or no
+  // credential presented): no promise, no microtask turn for anonymous traffic.
+  app.addHook('onRequest', (req, reply, done) => {
     const auth: RouteAuth = req.routeOptions.config.auth ?? { mode: 'public' };
-    if (auth.mode === 'none') return;
-    req.principal = await identify(req, reply, deps, auth.mode === 'public');
-    enforce(req, auth);
+    if (auth.mode === 'none') return done();
+    if (req.headers.authorization === undefined && req.headers.cookie === undefined) {
+      try {
+        enforce(req, auth);
+      } catch (e) {
+        return done(e as Error);
+      }
+      return done();
+    }
+    identify(req, reply, deps, auth.mode === 'public').then((p) => {
+      req.principal = p;
+      enforce(req, auth);
+    }).then(() => done(), (e: Error) => done(e));
   });
 }
 
