@@ -1,6 +1,6 @@
 // buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
 import Fastify, {
-  LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError, type FastifyTypeProviderDefault,
+  type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError, type FastifyTypeProviderDefault,
   type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault,
 } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
@@ -18,6 +18,7 @@ import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { registerTextGuard } from './http/text-guard.ts';
+import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
@@ -112,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app: App = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
 
+// Random bytes are drawn 6 KiB at a time: one `randomBytes(6)` per request cost about 4 % of a ping's CPU
+// (a synchronous call into OpenSSL each time; docs/benchmarks.md "Per-request overhead"). The ids stay
+// unpredictable (CSPRNG bytes, each used once).
+const BATCH = 1024;
+let pool = Buffer.alloc(0);
+let at = 0;
+
 /** Request id of the spec's form `<prefix>-req-<id>` (spec §2.1): `vi-req-` + 12 hex. */
 export function newRequestId(): string {
-  return `vi-req-${randomBytes(6).toString('hex')}`;
+  if (at >= pool.length) {
+    pool = randomBytes(6 * BATCH);
+    at = 0;
+  }
+  const id = `vi-req-${pool.toString('hex', at, at + 6)}`;
+  at += 6;
+  return id;
 }
 export const REQUEST_ID_RE = /^vi-req-[0-9a-f]{12}$/;
