@@ -114,7 +114,7 @@ function url(name: string, raw: string, protocols: string[]): string {
 function hostList(env: Env, name: string): string[] {
   const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const a of list) {
-    if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(a)) throw new ConfigError(name, `bad entry "${a}" (host or host:port)`);
+    if (!/^[A-Za-z0-9.\-[\]:]+$/.test(a)) throw new ConfigError(name, `bad entry "${a}" (host or host:port)`);
   }
   return list;
 }

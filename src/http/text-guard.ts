@@ -7,6 +7,7 @@ import { ApiError } from './errors.ts';
 
 export interface TextProblem { field: string; message: string; type: string }
 
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this check looks for
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Enough to name what is wrong; a body with thousands of bad strings gets the first ones. */
@@ -37,7 +38,7 @@ export function findHostileText(value: unknown, base: string): TextProblem[] {
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], join(at, String(i))]);
     } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
-      const entries = Object.entries(v);
+      const entries: [string, unknown][] = Object.entries(v as Record<string, unknown>);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, x] = entries[i];
         const kp = problemOf(k);

@@ -196,9 +196,9 @@ export function webhookBlockedRange(address: string): string | null {
 export interface EgressPolicy {
   readonly name: 'feeds' | 'webhooks';
   /** Synchronous checks of a URL; throws EgressError. */
-  check(input: string | URL): CheckedUrl;
+  readonly check: (input: string | URL) => CheckedUrl;
   /** The range an address is refused for under this policy, or null. */
-  blocked(address: string): string | null;
+  readonly blocked: (address: string) => string | null;
 }
 
 /** Feed sync and the analysis provider: the operator's allow list may name private mirrors and http hosts. */

@@ -166,7 +166,7 @@ export async function startEmbedded(
           port = await freePort(0);
           continue;
         }
-        throw new Error(`Embedded PostgreSQL failed to start in ${pgDir}: ${message}`);
+        throw new Error(`Embedded PostgreSQL failed to start in ${pgDir}: ${message}`, { cause: e });
       }
     }
     const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });

@@ -89,7 +89,7 @@ export function postgresUser(): OsUser {
       execFileSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
       execFileSync('useradd', ['-g', 'postgres', 'postgres'], { stdio: 'ignore' });
     } catch (e) {
-      throw new Error(`PostgreSQL cannot run as root and the postgres OS user could not be created: ${(e as Error).message}`);
+      throw new Error(`PostgreSQL cannot run as root and the postgres OS user could not be created: ${(e as Error).message}`, { cause: e });
     }
     return lookup();
   }
@@ -123,8 +123,8 @@ function run(file: string, args: string[], user: OsUser | null, onError: (e: Err
   });
   let err = '';
   const keep = (d: Buffer) => { err = (err + d.toString('utf8')).slice(-4000); };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   child.on('error', (e) => onError(spawnFailure(file, e, user)));
   return { child, stderr: () => err };
 }
@@ -168,7 +168,7 @@ export async function startPostmaster(bin: PgBinaries, o: { dataDir: string; por
     p.child.stderr!.on('data', onData);
     p.child.on('close', (code, signal) => reject(new Error(`PostgreSQL exited while starting (code ${code ?? 'null'}, signal ${signal ?? 'null'}): ${p.stderr().trim().slice(-1500)}`)));
   }).catch((e: unknown) => {
-    (spawned as Spawned | null)?.child.kill('SIGINT');
+    (spawned)?.child.kill('SIGINT');
     throw e;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -282,9 +282,9 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
     for (const k of Object.keys(r)) {
       if (!(SOFTWARE_FIELDS as readonly string[]).includes(k)) errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
     }
-    const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k] as string)));
+    const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k])));
     for (const k of unreadable) errors.push({ code: 'forbidden_value', field: k, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });
-    const str = (k: string) => (unreadable.has(k as (typeof SOFTWARE_FIELDS)[number]) ? '' : typeof r[k] === 'string' ? normalizeText(r[k] as string) : r[k] === undefined || r[k] === null ? '' : null);
+    const str = (k: string) => (unreadable.has(k as (typeof SOFTWARE_FIELDS)[number]) ? '' : typeof r[k] === 'string' ? normalizeText(r[k]) : r[k] === undefined || r[k] === null ? '' : null);
     const assetId = str('asset_id');
     const name = str('name');
     let echo: string | null = null;

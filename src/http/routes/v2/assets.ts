@@ -278,10 +278,10 @@ async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<stri
       } else {
         if (name === 'hosts' || name === 'software') {
           if (name in files) throw validationError(`body.${name}`, `send one ${name} part (this request has several)`, 'value_error.duplicate');
-          files[name] = String(part.value ?? '');
+          files[name] = typeof part.value === 'string' ? part.value : '';
         } else {
           if (name in fields) throw validationError(`body.${name.slice(0, 64)}`, 'form field sent more than once', 'value_error.duplicate');
-          fields[name] = String(part.value ?? '');
+          fields[name] = typeof part.value === 'string' ? part.value : '';
         }
       }
     }
