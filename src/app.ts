@@ -25,7 +25,6 @@ import { clientErrorHandler } from './http/client-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
-import { createWindowsCorrelation } from './services/windows-correlation.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
 export interface AppDeps {
@@ -172,7 +171,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.decorate('windowsCorrelation', createWindowsCorrelation({ db: deps.store.db, clock, onCacheError: (err) => app.log.warn({ err: err.message }, 'Windows signal refresh failed; the cached signals stay until they expire') }));
   try {
     await registerRoutes(app);
     if (deps.testRoutes) await deps.testRoutes(app.withTypeProvider<FastifyTypeProviderDefault>());

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { createCveReaderService, type CveReaderService } from './cve-reader.ts';
 import { createIdentityService, type IdentityService } from './identity.ts';
 import { createEnvironmentService, type EnvironmentService } from './environments.ts';
+import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -21,7 +22,8 @@ export interface Services {
   cves: CveReaderService;
   identity: IdentityService;
   environments: EnvironmentService;
-  // windows: the Windows correlation service (services/windows-correlation.ts, v2 routes) takes this slot.
+  /** Windows correlation (v2): validation, evaluation against Microsoft's data, storing results. */
+  windows: WindowsCorrelation;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -36,6 +38,10 @@ export function buildServices(deps: ServiceDeps): Services {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
     environments: createEnvironmentService(deps.store.db),
+    windows: createWindowsCorrelation({
+      db: deps.store.db, clock: deps.clock,
+      onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
+    }),
     async close() {
       await cves.close();
     },

@@ -119,7 +119,7 @@ describe('defect 2: a burst on a cold (expired) cache', () => {
       const org = await seedOrg(app.store, { name: 'Burst org' });
       const call = (i: number) => app.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: { ...org.auth, 'content-type': 'application/json' }, payload: { windows_hosts: [host(i)] } });
       assert.equal((await call(0)).statusCode, 200);
-      const loads = app.app.windowsCorrelation.data.loads;
+      const loads = app.app.services.windows.data.loads;
       assert.deepEqual({ ...loads }, { builds: 1, signalLoads: 1 });
       // Five idle minutes and more: the cached signals have expired.
       app.clock.advance(SIGNAL_TTL_MS + 60_000);

@@ -13,7 +13,7 @@ import type { TenantDecl } from '../../auth.ts';
 import { apiBlock } from '../../envelope.ts';
 import { SOFTWARE_FIELDS, csvRowToHostRecord } from '../../../domain/windows/validate.ts';
 import { OPTION_NAMES, parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
-import { MAX_HOSTS, MAX_SOFTWARE, type Correlation, type WindowsCorrelation } from '../../../services/windows-correlation.ts';
+import { MAX_HOSTS, MAX_SOFTWARE, type Correlation } from '../../../services/windows-correlation.ts';
 import { bodyStream, correlationBody, hostsJson, negotiateEncoding } from './stream.ts';
 import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
 
@@ -28,10 +28,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Hosts submitted or returned by a v2 call, for the call log. */
     v2Hosts?: number;
-  }
-  interface FastifyInstance {
-    /** The Windows correlation service (built in buildApp; see services/windows-correlation.ts). */
-    windowsCorrelation: WindowsCorrelation;
   }
 }
 
@@ -59,7 +55,7 @@ const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now()
 const ENV_IN_BODY: TenantDecl = { resource: 'windows_results', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
 
 const assets: FastifyPluginAsync = async (app) => {
-  const windows = app.windowsCorrelation;
+  const windows = app.services.windows;
   // Once the server listens, the evaluation index is built in the background (never on app.inject in tests).
   let closing = false;
   app.addHook('onClose', async () => { closing = true; });
