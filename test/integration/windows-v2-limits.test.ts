@@ -256,12 +256,17 @@ describe('defect 6: identifying data is refused and nothing of that host is stor
     const h = JSON.stringify(host(0));
     for (const raw of [h.replace('"kb_source":""', '"kb_source":"Get-HotFix\\ud800"'), h.replace('"asset_id":"', '"asset_id":"\\udc00'), h.replace('"display_version":"1809"', '"display_version":"18\\u000009"')]) {
       const r = await post(org, `{"windows_hosts":[${raw}]}`);
+      // Refused whole at the edge (http/text-guard.ts), the field named, the value never echoed.
       assert.equal(r.statusCode, 422, r.body);
-      assert.equal(r.json().data.rejected[0].errors[0].code, 'forbidden_value');
+      const e = r.json().error;
+      assert.equal(e.code, 'VALIDATION_ERROR');
+      assert.match(e.detail[0].field, /^body\.windows_hosts\.0\.(kb_source|asset_id|display_version)$/);
+      assert.ok(!r.body.includes('Get-HotFix'), 'the refused value is not echoed');
     }
     const sw = await post(org, { windows_hosts: [host(0)], installed_software: [{ asset_id: host(0).asset_id, name: 'Tool\ud800', publisher: '', version: '' }] });
-    assert.equal(sw.statusCode, 200, sw.body.slice(0, 300));
-    assert.equal(sw.json().data.software_stored, 0);
-    assert.equal(sw.json().data.software_rejected[0].errors[0].code, 'forbidden_value');
+    assert.equal(sw.statusCode, 422, sw.body.slice(0, 300));
+    assert.equal(sw.json().error.detail[0].field, 'body.installed_software.0.name');
+    const stored = await t.store.pool.query('SELECT count(*)::int AS n FROM windows_host_results WHERE org_id = $1', [org.orgId]);
+    assert.equal(stored.rows[0].n, 0, 'nothing of these hosts is stored');
   });
 });
