@@ -237,11 +237,15 @@ describe('monthly allowance headers (spec §8)', () => {
     assert.deepEqual(used, Array.from({ length: 40 }, (_, i) => i + 2), 'every call got its own count');
     // Another replica wrote 100 calls for the same month.
     await t.store.db.updateTable('api_usage_monthly').set((eb) => ({ calls: eb('calls', '+', 100) })).where('org_id', '=', o.orgId).execute();
+    // This replica learns the database total when it next writes its own calls: one more call, then the flush.
+    // (The meter's one-second timer may already have written the 40 calls before the other replica's 100, or not:
+    // either way the total after this flush is 142, so the test does not depend on the timer.)
+    await call('GET', '/api/v1/account/me', o.auth);
     await t.app.usageMeter.flush();
     const row = await t.store.db.selectFrom('api_usage_monthly').select('calls').where('org_id', '=', o.orgId).executeTakeFirstOrThrow();
-    assert.equal(row.calls, 141);
+    assert.equal(row.calls, 142);
     const next = await call('GET', '/api/v1/account/me', o.auth);
-    assert.equal(next.headers['x-ratelimit-used'], '142');
+    assert.equal(next.headers['x-ratelimit-used'], '143');
   });
   test('a new calendar month (UTC) starts from zero; Enterprise is unlimited (-1)', async () => {
     const o = await seedOrg(t.store, { name: 'Monthly', tier: 'enterprise' });
