@@ -4,12 +4,12 @@
 // parameters and the parsed body, object keys included: 422 VALIDATION_ERROR naming the field, never echoing it.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
+import { LONE_SURROGATE } from '../domain/text.ts';
 
 export interface TextProblem { field: string; message: string; type: string }
 
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what this check looks for
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Enough to name what is wrong; a body with thousands of bad strings gets the first ones. */
 const MAX_PROBLEMS = 20;
 

@@ -4,6 +4,7 @@
 // against that format (windows-engine.md §3.1 and tools/collect-windows-host.ps1: ProductName, EditionID,
 // DisplayVersion); free text is scanned for IP and MAC addresses, host and domain names, UNC and drive paths,
 // URLs, e-mail addresses and Windows' generated default computer names.
+import { LONE_SURROGATE } from '../text.ts';
 
 /** NFKC, then trimmed: the form every check (and the stored record) uses. */
 export function normalizeText(v: string): string {
@@ -14,7 +15,7 @@ export function normalizeText(v: string): string {
 export function badText(v: string): boolean {
   // eslint-disable-next-line no-control-regex
   return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(v) 
-    || /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(v);
+    || LONE_SURROGATE.test(v);
 }
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
