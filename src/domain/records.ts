@@ -1,6 +1,7 @@
 // The normalised per-CVE record shapes the feed readers produce and the domain rules consume (merge,
 // enrichment, references, exploit, patch). They live in domain/ so the rules import nothing from ingest/;
 // the readers (src/ingest/) import them from here.
+import type { AffectedRange } from './ranges.ts';
 
 /** Sources that contribute per-CVE facts. Merge precedence for text and CVSS is this order. */
 export const CVE_SOURCES = ['nvd', 'csaf', 'msrc', 'kev'] as const;
@@ -104,6 +105,8 @@ export interface CveSourceRecord {
   msrc?: MsrcFacts;
   /** MSRC: release date of the monthly document the record was read from (orders two records of one revision). */
   document_date?: string | null;
+  /** Structured affected-version statements (NVD configurations, CVE 5 `affected[]`, CSAF product trees). */
+  ranges?: AffectedRange[];
 }
 
 export interface EpssRecord {
