@@ -1,0 +1,395 @@
+// The in-memory full-text index behind broad searches (`GET /api/v1/cves?q=`; docs/search.md). Pure: it is built
+// from the stored search vectors (`cves.search`, read as PostgreSQL's text form) and evaluates the stored
+// query (`websearch_to_tsquery(...)`, also as text), so matching, ranking and order are PostgreSQL's own:
+//  - match: the tsquery's AND / OR / NOT over posting lists of document ordinals;
+//  - rank:  `ts_rank(search, query)` with the default weights, recomputed exactly (float4 arithmetic in
+//           PostgreSQL's order) from per-posting contributions, for queries whose top operator is not AND
+//           (ours: `english || simple` is an OR) — PostgreSQL's calc_rank_or in src/backend/utils/adt/tsrank.c;
+//  - order: rank (or the sort key), then newest first, then cve_id descending: ordinals are numbered in
+//           (published_at DESC NULLS LAST, cve_id DESC) order, so that tie-break is the ordinal.
+// Queries this index does not evaluate (phrases `<->`, weights, prefixes, a top-level AND) answer null and run in
+// PostgreSQL instead. A CVE id is always a phrase ('cve' <-> '-2021' <-> '-44228'), so the exact-id-first rule
+// of the SQL order never applies here.
+
+/** A parsed tsquery (the operators the index evaluates). */
+export type TsNode =
+  | { op: 'lex'; lexeme: string }
+  | { op: 'not'; arg: TsNode }
+  | { op: 'and' | 'or'; left: TsNode; right: TsNode };
+
+/**
+ * Parses PostgreSQL's text output of a tsquery. Returns 'empty' for the empty query, and null when the query uses
+ * an operator or decoration the index does not evaluate (phrase `<->` / `<N>`, weights or prefix `:…`).
+ */
+export function parseTsQuery(text: string): TsNode | 'empty' | null {
+  let i = 0;
+  const n = text.length;
+  let unsupported = false;
+  const skip = () => { while (i < n && text[i] === ' ') i++; };
+  const lexeme = (): TsNode | null => {
+    i++; // opening quote
+    let out = '';
+    while (i < n) {
+      const c = text[i];
+      if (c === '\\' && i + 1 < n) { out += text[i + 1]; i += 2; continue; }
+      if (c === "'") {
+        if (text[i + 1] === "'") { out += "'"; i += 2; continue; }
+        i++;
+        if (text[i] === ':') { unsupported = true; return null; }
+        return { op: 'lex', lexeme: out };
+      }
+      out += c;
+      i++;
+    }
+    unsupported = true;
+    return null;
+  };
+  const unary = (): TsNode | null => {
+    skip();
+    const c = text[i];
+    if (c === '!') { i++; const arg = unary(); return arg && { op: 'not', arg }; }
+    if (c === '(') {
+      i++;
+      const inner = or();
+      skip();
+      if (!inner || text[i] !== ')') { unsupported = true; return null; }
+      i++;
+      return inner;
+    }
+    if (c === "'") return lexeme();
+    unsupported = true;
+    return null;
+  };
+  const and = (): TsNode | null => {
+    let left = unary();
+    for (;;) {
+      if (!left) return null;
+      skip();
+      if (text[i] === '<') { unsupported = true; return null; }
+      if (text[i] !== '&') return left;
+      i++;
+      const right = unary();
+      if (!right) return null;
+      left = { op: 'and', left, right };
+    }
+  };
+  function or(): TsNode | null {
+    let left = and();
+    for (;;) {
+      if (!left) return null;
+      skip();
+      if (text[i] !== '|') return left;
+      i++;
+      const right = and();
+      if (!right) return null;
+      left = { op: 'or', left, right };
+    }
+  }
+  skip();
+  if (i >= n) return 'empty';
+  const root = or();
+  skip();
+  if (unsupported || !root || i < n) return null;
+  return root;
+}
+
+/** The distinct lexemes of a query, in PostgreSQL's order (byte-wise, then shorter first): the order ts_rank sums in. */
+export function queryLexemes(node: TsNode): string[] {
+  const seen = new Set<string>();
+  const walk = (x: TsNode) => {
+    if (x.op === 'lex') seen.add(x.lexeme);
+    else if (x.op === 'not') walk(x.arg);
+    else { walk(x.left); walk(x.right); }
+  };
+  walk(node);
+  return [...seen].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** ts_rank's default weights, indexed D, C, B, A. */
+const WEIGHTS = [0.1, 0.2, 0.4, 1.0].map(Math.fround);
+const WEIGHT_OF: Record<string, number> = { A: 3, B: 2, C: 1, D: 0 };
+/** sum(1/i^2), the normaliser of calc_rank_or. */
+const ZETA2 = 1.64493406685;
+
+/**
+ * One lexeme's share of ts_rank for one document, given the weight class (0 D … 3 A) of each of its positions in
+ * position order: the float4 value of `wjm + resj - wjm / (jm+1)^2` in calc_rank_or (divided by ZETA2 at query
+ * time, in double, as PostgreSQL does).
+ */
+export function lexemeContribution(weights: readonly number[]): number {
+  const f = Math.fround;
+  let resj = 0;
+  let wjm = -1;
+  let jm = 0;
+  for (let j = 0; j < weights.length; j++) {
+    const w = WEIGHTS[weights[j]];
+    resj = f(resj + f(w / ((j + 1) * (j + 1))));
+    if (w > wjm) { wjm = w; jm = j; }
+  }
+  if (weights.length === 0) { wjm = -1; resj = 0; }
+  return f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1))));
+}
+
+/**
+ * Parses PostgreSQL's text output of a tsvector (`'code':1A,5 'it''s':3`) and calls `each` per lexeme with the
+ * weight classes of its positions, in position order. A lexeme stored without positions counts as one D position
+ * (PostgreSQL's POSNULL).
+ */
+export function eachLexeme(text: string, each: (lexeme: string, weights: number[]) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && text[i] === ' ') i++;
+    if (i >= n) break;
+    if (text[i] !== "'") throw new Error(`tsvector text: expected a quote at ${i}`);
+    i++;
+    let start = i;
+    let lex = '';
+    for (;;) {
+      if (i >= n) throw new Error('tsvector text: unterminated lexeme');
+      const c = text.charCodeAt(i);
+      if (c === 39 /* ' */) {
+        if (text.charCodeAt(i + 1) === 39) { lex += text.slice(start, i + 1); i += 2; start = i; continue; }
+        lex += text.slice(start, i);
+        i++;
+        break;
+      }
+      if (c === 92 /* \ */) { lex += text.slice(start, i); lex += text[i + 1]; i += 2; start = i; continue; }
+      i++;
+    }
+    const weights: number[] = [];
+    if (text[i] === ':') {
+      i++;
+      for (;;) {
+        while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+        const w = WEIGHT_OF[text[i]];
+        if (w !== undefined) { weights.push(w); i++; } else weights.push(0);
+        if (text[i] === ',') { i++; continue; }
+        break;
+      }
+    } else weights.push(0);
+    each(lex, weights);
+  }
+}
+
+/** Growing posting list of one lexeme: document ordinals (ascending) and contributions. */
+interface Postings { n: number; ords: Int32Array; contrib: Float32Array }
+
+/** Per-document sort keys of the index (ordinal order = published_at DESC NULLS LAST, cve_id DESC). */
+export interface IndexedDoc {
+  cveId: string;
+  /** The stored search vector as text. */
+  search: string;
+  cvss: number | null;
+  epss: number | null;
+  /** Position of the CVE in `ORDER BY cve_id DESC` (the database's collation). */
+  idRank: number;
+}
+
+export type IndexSort = 'rank' | 'date' | 'cvss' | 'epss';
+
+export interface IndexQuery {
+  /** The parsed tsquery (parseTsQuery of the stored query text). */
+  query: TsNode;
+  sort: IndexSort;
+  offset: number;
+  limit: number;
+}
+
+/** Builds a FullTextIndex from documents added in ordinal order. */
+export class FullTextIndexBuilder {
+  private readonly terms = new Map<string, Postings>();
+  private readonly ids: string[] = [];
+  private readonly cvss: number[] = [];
+  private readonly epss: number[] = [];
+  private readonly idRank: number[] = [];
+
+  add(doc: IndexedDoc): void {
+    const ord = this.ids.length;
+    this.ids.push(doc.cveId);
+    this.cvss.push(doc.cvss ?? Number.NaN);
+    this.epss.push(doc.epss ?? Number.NaN);
+    this.idRank.push(doc.idRank);
+    eachLexeme(doc.search, (lex, weights) => {
+      let p = this.terms.get(lex);
+      if (!p) {
+        p = { n: 0, ords: new Int32Array(4), contrib: new Float32Array(4) };
+        this.terms.set(lex, p);
+      }
+      if (p.n > 0 && p.ords[p.n - 1] === ord) return; // a lexeme appears once per vector
+      if (p.n === p.ords.length) {
+        const ords = new Int32Array(p.n * 2);
+        ords.set(p.ords);
+        const contrib = new Float32Array(p.n * 2);
+        contrib.set(p.contrib);
+        p.ords = ords;
+        p.contrib = contrib;
+      }
+      p.ords[p.n] = ord;
+      p.contrib[p.n] = lexemeContribution(weights);
+      p.n++;
+    });
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  build(): FullTextIndex {
+    const terms = new Map<string, { ords: Int32Array; contrib: Float32Array }>();
+    for (const [k, p] of this.terms) terms.set(k, { ords: p.ords.slice(0, p.n), contrib: p.contrib.slice(0, p.n) });
+    return new FullTextIndex(terms, this.ids, Float32Array.from(this.cvss), Float32Array.from(this.epss), Int32Array.from(this.idRank));
+  }
+}
+
+const EMPTY = new Int32Array(0);
+
+function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(Math.min(a.length, b.length));
+  let i = 0, j = 0, k = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) { out[k++] = a[i]; i++; j++; } else if (a[i] < b[j]) i++; else j++;
+  }
+  return out.subarray(0, k);
+}
+
+function union(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i] < b[j])) out[k++] = a[i++];
+    else if (i >= a.length || b[j] < a[i]) out[k++] = b[j++];
+    else { out[k++] = a[i]; i++; j++; }
+  }
+  return out.subarray(0, k);
+}
+
+function minus(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length) {
+    while (j < b.length && b[j] < a[i]) j++;
+    if (j < b.length && b[j] === a[i]) i++; else out[k++] = a[i++];
+  }
+  return out.subarray(0, k);
+}
+
+/** The index: posting lists per lexeme and the per-document sort keys. Immutable once built. */
+export class FullTextIndex {
+  // Scratch space of the ranking pass, reused (queries run synchronously, one at a time).
+  private readonly mark: Uint8Array;
+  private readonly score: Float32Array;
+
+  constructor(
+    private readonly terms: Map<string, { ords: Int32Array; contrib: Float32Array }>,
+    private readonly ids: string[],
+    private readonly cvss: Float32Array,
+    private readonly epss: Float32Array,
+    private readonly idRank: Int32Array,
+  ) {
+    this.mark = new Uint8Array(ids.length);
+    this.score = new Float32Array(ids.length);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  private all(): Int32Array {
+    const a = new Int32Array(this.ids.length);
+    for (let i = 0; i < a.length; i++) a[i] = i;
+    return a;
+  }
+
+  /** Ordinals matching a query, ascending. */
+  private match(x: TsNode): Int32Array {
+    switch (x.op) {
+      case 'lex': return this.terms.get(x.lexeme)?.ords ?? EMPTY;
+      case 'not': return minus(this.all(), this.match(x.arg));
+      case 'or': return union(this.match(x.left), this.match(x.right));
+      case 'and':
+        // x & !y without materialising the complement.
+        if (x.right.op === 'not') return minus(this.match(x.left), this.match(x.right.arg));
+        if (x.left.op === 'not') return minus(this.match(x.right), this.match(x.left.arg));
+        return intersect(this.match(x.left), this.match(x.right));
+    }
+  }
+
+  /** ts_rank of every matched document, in `matched` order (calc_rank_or: sum over distinct lexemes / count). */
+  private ranks(query: TsNode, matched: Int32Array): Float32Array {
+    const lexemes = queryLexemes(query);
+    const { mark, score } = this;
+    for (const o of matched) mark[o] = 1;
+    for (const lex of lexemes) {
+      const p = this.terms.get(lex);
+      if (!p) continue;
+      const { ords, contrib } = p;
+      for (let i = 0; i < ords.length; i++) {
+        const o = ords[i];
+        // Float32Array stores round to float4: res = (float)(res + (double)contribution / ZETA2).
+        if (mark[o] === 1) score[o] = score[o] + contrib[i] / ZETA2;
+      }
+    }
+    const out = new Float32Array(matched.length);
+    const size = lexemes.length;
+    for (let i = 0; i < matched.length; i++) {
+      const o = matched[i];
+      out[i] = size > 0 ? score[o] / size : 0;
+      mark[o] = 0;
+      score[o] = 0;
+    }
+    return out;
+  }
+
+  /**
+   * The exact total and one page of CVE ids, in the order PostgreSQL's `ORDER BY` gives; null when the query's
+   * top operator is AND (ts_rank then uses calc_rank_and, which this index does not reproduce) and the order is
+   * by rank.
+   */
+  search(q: IndexQuery): { total: number; ids: string[] } | null {
+    if (q.sort === 'rank' && q.query.op === 'and') return null;
+    const matched = this.match(q.query);
+    const total = matched.length;
+    const want = Math.min(total, q.offset + q.limit);
+    let order: ArrayLike<number>;
+    if (q.sort === 'date') order = matched.subarray(0, want);
+    else {
+      const key = q.sort === 'rank' ? this.ranks(q.query, matched) : keysOf(q.sort === 'cvss' ? this.cvss : this.epss, matched);
+      order = topK(matched, key, want, q.sort === 'rank' ? null : this.idRank);
+    }
+    const ids: string[] = [];
+    for (let i = q.offset; i < Math.min(order.length, q.offset + q.limit); i++) ids.push(this.ids[order[i]]);
+    return { total, ids };
+  }
+}
+
+function keysOf(values: Float32Array, matched: Int32Array): Float32Array {
+  const out = new Float32Array(matched.length);
+  for (let i = 0; i < matched.length; i++) out[i] = values[matched[i]];
+  return out;
+}
+
+/**
+ * The first k of `matched` by key descending (NaN = NULL, last), ties by `tieRank` ascending (the cve_id DESC
+ * position) or, without it, by ordinal.
+ */
+function topK(matched: Int32Array, key: Float32Array, k: number, tieRank: Int32Array | null): number[] {
+  if (k === 0) return [];
+  // Threshold: the k-th largest key (NaN sorts last); only candidates at or above it are sorted.
+  const sorted = key.slice().sort((a, b) => (Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : Number.isNaN(b) ? -1 : b - a));
+  const t = sorted[Math.min(k, sorted.length) - 1];
+  const cand: number[] = [];
+  for (let i = 0; i < matched.length; i++) {
+    const v = key[i];
+    if (Number.isNaN(t) || (!Number.isNaN(v) && v >= t)) cand.push(i);
+  }
+  const tie = (i: number) => (tieRank ? tieRank[matched[i]] : matched[i]);
+  cand.sort((a, b) => {
+    const va = key[a], vb = key[b];
+    const na = Number.isNaN(va), nb = Number.isNaN(vb);
+    if (na !== nb) return na ? 1 : -1;
+    if (!na && va !== vb) return vb - va;
+    return tie(a) - tie(b);
+  });
+  return cand.slice(0, k).map((i) => matched[i]);
+}
