@@ -41,6 +41,8 @@ export interface Config {
   feedUrls: Readonly<FeedUrls>;
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
   cveCacheEntries: number;
+  /** Plain searches from the in-memory full-text index (docs/search.md); VULNINTEL_SEARCH_INDEX, default on. */
+  searchIndex: boolean;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -184,5 +186,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
     })) as FeedUrls),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
+    searchIndex: bool(env, 'VULNINTEL_SEARCH_INDEX', true),
   });
 }

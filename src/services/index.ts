@@ -32,6 +32,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const cves = createCveReaderService(deps.store, {
     publicUrl: deps.config.publicUrl,
     cacheEntries: deps.config.cveCacheEntries,
+    fullTextIndex: deps.config.searchIndex,
     onCacheError: (err) => deps.warn('CVE cache listener down; cache disabled until it reconnects', err),
   });
   return {

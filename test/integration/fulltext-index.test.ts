@@ -139,3 +139,19 @@ test('the reader serves plain searches from the index once built, and drops it a
     await direct.close();
   }
 });
+
+test('with the response cache off the index still serves, kept fresh by its own LISTEN; disabled means never built', async () => {
+  const reader = createCveReader(t.store, { maxEntries: 0 });
+  const off = createCveReader(t.store, { maxEntries: 0, fullTextIndex: false });
+  try {
+    assert.equal(off.fullText, null);
+    await reader.list({ q: 'windows' }, {}, 10, 0);
+    for (let i = 0; i < 250 && reader.fullText!.current() === null; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.notEqual(reader.fullText!.current(), null);
+    assert.equal(reader.caching, false, 'nothing is cached');
+    assert.deepEqual(await reader.list({ q: 'windows -kernel' }, { sortBy: 'epss' }, 15, 3), await off.list({ q: 'windows -kernel' }, { sortBy: 'epss' }, 15, 3));
+  } finally {
+    await reader.close();
+    await off.close();
+  }
+});
