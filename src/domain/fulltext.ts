@@ -7,19 +7,22 @@
 //           (ours: `english || simple` is an OR) — PostgreSQL's calc_rank_or in src/backend/utils/adt/tsrank.c;
 //  - order: rank (or the sort key), then newest first, then cve_id descending: ordinals are numbered in
 //           (published_at DESC NULLS LAST, cve_id DESC) order, so that tie-break is the ordinal.
-// Queries this index does not evaluate (phrases `<->`, weights, prefixes, a top-level AND) answer null and run in
-// PostgreSQL instead. A CVE id is always a phrase ('cve' <-> '-2021' <-> '-44228'), so the exact-id-first rule
-// of the SQL order never applies here.
+// Phrases (`<->`, `<N>` between lexemes, as websearch_to_tsquery writes quoted and hyphenated words) are checked
+// on stored positions. Queries this index does not evaluate (weights, prefixes, a top-level AND) answer null and
+// run in PostgreSQL instead; so do CVE ids (the reader routes them there: the exact-id-first rule is SQL's).
 
 /** A parsed tsquery (the operators the index evaluates). */
 export type TsNode =
   | { op: 'lex'; lexeme: string }
   | { op: 'not'; arg: TsNode }
-  | { op: 'and' | 'or'; left: TsNode; right: TsNode };
+  | { op: 'and' | 'or'; left: TsNode; right: TsNode }
+  /** A chain `t0 <g0> t1 <g1> t2 …`: t(i+1) at exactly gaps[i] positions after t(i) (`<->` is a gap of 1). */
+  | { op: 'phrase'; terms: string[]; gaps: number[] };
 
 /**
  * Parses PostgreSQL's text output of a tsquery. Returns 'empty' for the empty query, and null when the query uses
- * an operator or decoration the index does not evaluate (phrase `<->` / `<N>`, weights or prefix `:…`).
+ * an operator or decoration the index does not evaluate (weights or prefix `:…`, a phrase operator between anything
+ * but lexemes or lexeme chains).
  */
 export function parseTsQuery(text: string): TsNode | 'empty' | null {
   let i = 0;
@@ -60,15 +63,33 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
     unsupported = true;
     return null;
   };
-  const and = (): TsNode | null => {
+  // `<->` / `<N>` bind tighter than `&`; only chains of lexemes (what websearch_to_tsquery writes) are evaluated.
+  const phrase = (): TsNode | null => {
     let left = unary();
     for (;;) {
       if (!left) return null;
       skip();
-      if (text[i] === '<') { unsupported = true; return null; }
+      if (text[i] !== '<') return left;
+      const m = /^<(-|\d+)>/.exec(text.slice(i, i + 8));
+      if (!m) { unsupported = true; return null; }
+      i += m[0].length;
+      const gap = m[1] === '-' ? 1 : Number(m[1]);
+      const right = unary();
+      if (!right) return null;
+      if (right.op !== 'lex' || (left.op !== 'lex' && left.op !== 'phrase')) { unsupported = true; return null; }
+      left = left.op === 'lex'
+        ? { op: 'phrase', terms: [left.lexeme, right.lexeme], gaps: [gap] }
+        : { op: 'phrase', terms: [...left.terms, right.lexeme], gaps: [...left.gaps, gap] };
+    }
+  };
+  const and = (): TsNode | null => {
+    let left = phrase();
+    for (;;) {
+      if (!left) return null;
+      skip();
       if (text[i] !== '&') return left;
       i++;
-      const right = unary();
+      const right = phrase();
       if (!right) return null;
       left = { op: 'and', left, right };
     }
@@ -98,6 +119,7 @@ export function queryLexemes(node: TsNode): string[] {
   const seen = new Set<string>();
   const walk = (x: TsNode) => {
     if (x.op === 'lex') seen.add(x.lexeme);
+    else if (x.op === 'phrase') x.terms.forEach((t) => seen.add(t));
     else if (x.op === 'not') walk(x.arg);
     else { walk(x.left); walk(x.right); }
   };
@@ -132,10 +154,10 @@ export function lexemeContribution(weights: readonly number[]): number {
 
 /**
  * Parses PostgreSQL's text output of a tsvector (`'code':1A,5 'it''s':3`) and calls `each` per lexeme with the
- * weight classes of its positions, in position order. A lexeme stored without positions counts as one D position
- * (PostgreSQL's POSNULL).
+ * weight classes of its positions and the positions, in position order. A lexeme stored without positions counts
+ * as one D position 0 (PostgreSQL's POSNULL).
  */
-export function eachLexeme(text: string, each: (lexeme: string, weights: number[]) => void): void {
+export function eachLexeme(text: string, each: (lexeme: string, weights: number[], positions: number[]) => void): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -158,22 +180,22 @@ export function eachLexeme(text: string, each: (lexeme: string, weights: number[
       i++;
     }
     const weights: number[] = [];
+    const positions: number[] = [];
     if (text[i] === ':') {
       i++;
       for (;;) {
-        while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+        let pos = 0;
+        while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) pos = pos * 10 + text.charCodeAt(i++) - 48;
+        positions.push(pos);
         const w = WEIGHT_OF[text[i]];
         if (w !== undefined) { weights.push(w); i++; } else weights.push(0);
         if (text[i] === ',') { i++; continue; }
         break;
       }
-    } else weights.push(0);
-    each(lex, weights);
+    } else { weights.push(0); positions.push(0); }
+    each(lex, weights, positions);
   }
 }
-
-/** Growing posting list of one lexeme: document ordinals (ascending) and contributions. */
-interface Postings { n: number; ords: Int32Array; contrib: Float32Array }
 
 /** Per-document sort keys of the index (ordinal order = published_at DESC NULLS LAST, cve_id DESC). */
 export interface IndexedDoc {
@@ -196,13 +218,40 @@ export interface IndexQuery {
   limit: number;
 }
 
-/** Builds a FullTextIndex from documents added in ordinal order. */
+/** A typed array that grows by doubling (the builder's append-only columns). */
+class Column<T extends Int32Array | Float32Array | Uint16Array | Uint8Array> {
+  n = 0;
+  constructor(public a: T, private readonly make: (n: number) => T) {}
+  push(v: number) {
+    if (this.n === this.a.length) {
+      const b = this.make(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  done(): T {
+    return this.a.subarray(0, this.n) as T;
+  }
+}
+
+/**
+ * Builds a FullTextIndex from documents added in ordinal order. Postings are appended to flat columns (lexeme id,
+ * ordinal, contribution, positions) and laid out per lexeme once at the end (a stable counting sort), so a corpus
+ * of 367k CVEs and hundreds of thousands of distinct lexemes costs a few large arrays, not an array per lexeme.
+ */
 export class FullTextIndexBuilder {
-  private readonly terms = new Map<string, Postings>();
+  private readonly termIds = new Map<string, number>();
   private readonly ids: string[] = [];
   private readonly cvss: number[] = [];
   private readonly epss: number[] = [];
   private readonly idRank: number[] = [];
+  private readonly pTerm = new Column(new Int32Array(1 << 16), (n) => new Int32Array(n));
+  private readonly pOrd = new Column(new Int32Array(1 << 16), (n) => new Int32Array(n));
+  private readonly pContrib = new Column(new Float32Array(1 << 16), (n) => new Float32Array(n));
+  private readonly pPosStart = new Column(new Int32Array(1 << 16), (n) => new Int32Array(n));
+  private readonly pPosLen = new Column(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
+  private readonly positions = new Column(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
 
   add(doc: IndexedDoc): void {
     const ord = this.ids.length;
@@ -210,24 +259,18 @@ export class FullTextIndexBuilder {
     this.cvss.push(doc.cvss ?? Number.NaN);
     this.epss.push(doc.epss ?? Number.NaN);
     this.idRank.push(doc.idRank);
-    eachLexeme(doc.search, (lex, weights) => {
-      let p = this.terms.get(lex);
-      if (!p) {
-        p = { n: 0, ords: new Int32Array(4), contrib: new Float32Array(4) };
-        this.terms.set(lex, p);
+    eachLexeme(doc.search, (lex, weights, positions) => {
+      let t = this.termIds.get(lex);
+      if (t === undefined) {
+        t = this.termIds.size;
+        this.termIds.set(lex, t);
       }
-      if (p.n > 0 && p.ords[p.n - 1] === ord) return; // a lexeme appears once per vector
-      if (p.n === p.ords.length) {
-        const ords = new Int32Array(p.n * 2);
-        ords.set(p.ords);
-        const contrib = new Float32Array(p.n * 2);
-        contrib.set(p.contrib);
-        p.ords = ords;
-        p.contrib = contrib;
-      }
-      p.ords[p.n] = ord;
-      p.contrib[p.n] = lexemeContribution(weights);
-      p.n++;
+      this.pTerm.push(t);
+      this.pOrd.push(ord);
+      this.pContrib.push(lexemeContribution(weights));
+      this.pPosStart.push(this.positions.n);
+      this.pPosLen.push(positions.length);
+      for (const p of positions) this.positions.push(p);
     });
   }
 
@@ -236,10 +279,44 @@ export class FullTextIndexBuilder {
   }
 
   build(): FullTextIndex {
-    const terms = new Map<string, { ords: Int32Array; contrib: Float32Array }>();
-    for (const [k, p] of this.terms) terms.set(k, { ords: p.ords.slice(0, p.n), contrib: p.contrib.slice(0, p.n) });
-    return new FullTextIndex(terms, this.ids, Float32Array.from(this.cvss), Float32Array.from(this.epss), Int32Array.from(this.idRank));
+    const terms = this.pTerm.done();
+    const nTerms = this.termIds.size;
+    const offsets = new Int32Array(nTerms + 1);
+    for (let i = 0; i < terms.length; i++) offsets[terms[i] + 1]++;
+    for (let t = 0; t < nTerms; t++) offsets[t + 1] += offsets[t];
+    const fill = offsets.slice(0, nTerms);
+    const ords = new Int32Array(terms.length);
+    const contrib = new Float32Array(terms.length);
+    const posStart = new Int32Array(terms.length);
+    const posLen = new Uint16Array(terms.length);
+    const srcOrd = this.pOrd.done(), srcContrib = this.pContrib.done(), srcStart = this.pPosStart.done(), srcLen = this.pPosLen.done();
+    for (let i = 0; i < terms.length; i++) {
+      const k = fill[terms[i]]++;
+      ords[k] = srcOrd[i];
+      contrib[k] = srcContrib[i];
+      posStart[k] = srcStart[i];
+      posLen[k] = srcLen[i];
+    }
+    return new FullTextIndex({
+      termIds: this.termIds, offsets, ords, contrib, posStart, posLen, positions: this.positions.done().slice(),
+      ids: this.ids, cvss: Float32Array.from(this.cvss), epss: Float32Array.from(this.epss), idRank: Int32Array.from(this.idRank),
+    });
   }
+}
+
+/** The index's arrays: postings of lexeme t are [offsets[t], offsets[t+1]) of ords/contrib/posStart/posLen. */
+interface IndexData {
+  termIds: Map<string, number>;
+  offsets: Int32Array;
+  ords: Int32Array;
+  contrib: Float32Array;
+  posStart: Int32Array;
+  posLen: Uint16Array;
+  positions: Uint16Array;
+  ids: string[];
+  cvss: Float32Array;
+  epss: Float32Array;
+  idRank: Int32Array;
 }
 
 const EMPTY = new Int32Array(0);
@@ -280,31 +357,82 @@ export class FullTextIndex {
   private readonly mark: Uint8Array;
   private readonly score: Float32Array;
 
-  constructor(
-    private readonly terms: Map<string, { ords: Int32Array; contrib: Float32Array }>,
-    private readonly ids: string[],
-    private readonly cvss: Float32Array,
-    private readonly epss: Float32Array,
-    private readonly idRank: Int32Array,
-  ) {
-    this.mark = new Uint8Array(ids.length);
-    this.score = new Float32Array(ids.length);
+  constructor(private readonly d: IndexData) {
+    this.mark = new Uint8Array(d.ids.length);
+    this.score = new Float32Array(d.ids.length);
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.d.ids.length;
   }
 
   private all(): Int32Array {
-    const a = new Int32Array(this.ids.length);
+    const a = new Int32Array(this.d.ids.length);
     for (let i = 0; i < a.length; i++) a[i] = i;
     return a;
+  }
+
+  /** Posting range [from, to) of a lexeme (empty when unknown). */
+  private range(lexeme: string): [number, number] {
+    const t = this.d.termIds.get(lexeme);
+    return t === undefined ? [0, 0] : [this.d.offsets[t], this.d.offsets[t + 1]];
+  }
+
+  /** Whether posting k holds position p (positions are ascending). */
+  private hasPosition(k: number, p: number): boolean {
+    const { positions, posStart, posLen } = this.d;
+    let lo = posStart[k], hi = lo + posLen[k] - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (positions[mid] === p) return true;
+      if (positions[mid] < p) lo = mid + 1; else hi = mid - 1;
+    }
+    return false;
+  }
+
+  /** Documents where the chain occurs: every lexeme present, at the stated distances from the first. */
+  private phrase(terms: string[], gaps: number[]): Int32Array {
+    const { ords, positions, posStart, posLen } = this.d;
+    const ranges = terms.map((t) => this.range(t));
+    if (ranges.some(([a, b]) => a === b)) return EMPTY;
+    const cur = ranges.map(([a]) => a);
+    const out: number[] = [];
+    for (;;) {
+      // Align every list on the largest current ordinal.
+      let max = -1;
+      for (let j = 0; j < cur.length; j++) {
+        if (cur[j] >= ranges[j][1]) return Int32Array.from(out);
+        if (ords[cur[j]] > max) max = ords[cur[j]];
+      }
+      let aligned = true;
+      for (let j = 0; j < cur.length; j++) {
+        while (cur[j] < ranges[j][1] && ords[cur[j]] < max) cur[j]++;
+        if (cur[j] >= ranges[j][1]) return Int32Array.from(out);
+        if (ords[cur[j]] !== max) aligned = false;
+      }
+      if (!aligned) continue;
+      const k0 = cur[0];
+      for (let i = posStart[k0]; i < posStart[k0] + posLen[k0]; i++) {
+        let p = positions[i];
+        let ok = true;
+        for (let j = 1; j < cur.length && ok; j++) {
+          p += gaps[j - 1];
+          ok = this.hasPosition(cur[j], p);
+        }
+        if (ok) { out.push(max); break; }
+      }
+      for (let j = 0; j < cur.length; j++) cur[j]++;
+    }
   }
 
   /** Ordinals matching a query, ascending. */
   private match(x: TsNode): Int32Array {
     switch (x.op) {
-      case 'lex': return this.terms.get(x.lexeme)?.ords ?? EMPTY;
+      case 'lex': {
+        const [a, b] = this.range(x.lexeme);
+        return this.d.ords.subarray(a, b);
+      }
+      case 'phrase': return this.phrase(x.terms, x.gaps);
       case 'not': return minus(this.all(), this.match(x.arg));
       case 'or': return union(this.match(x.left), this.match(x.right));
       case 'and':
@@ -319,12 +447,11 @@ export class FullTextIndex {
   private ranks(query: TsNode, matched: Int32Array): Float32Array {
     const lexemes = queryLexemes(query);
     const { mark, score } = this;
+    const { ords, contrib } = this.d;
     for (const o of matched) mark[o] = 1;
     for (const lex of lexemes) {
-      const p = this.terms.get(lex);
-      if (!p) continue;
-      const { ords, contrib } = p;
-      for (let i = 0; i < ords.length; i++) {
+      const [a, b] = this.range(lex);
+      for (let i = a; i < b; i++) {
         const o = ords[i];
         // Float32Array stores round to float4: res = (float)(res + (double)contribution / ZETA2).
         if (mark[o] === 1) score[o] = score[o] + contrib[i] / ZETA2;
@@ -354,11 +481,11 @@ export class FullTextIndex {
     let order: ArrayLike<number>;
     if (q.sort === 'date') order = matched.subarray(0, want);
     else {
-      const key = q.sort === 'rank' ? this.ranks(q.query, matched) : keysOf(q.sort === 'cvss' ? this.cvss : this.epss, matched);
-      order = topK(matched, key, want, q.sort === 'rank' ? null : this.idRank);
+      const key = q.sort === 'rank' ? this.ranks(q.query, matched) : keysOf(q.sort === 'cvss' ? this.d.cvss : this.d.epss, matched);
+      order = topK(matched, key, want, q.sort === 'rank' ? null : this.d.idRank);
     }
     const ids: string[] = [];
-    for (let i = q.offset; i < Math.min(order.length, q.offset + q.limit); i++) ids.push(this.ids[order[i]]);
+    for (let i = q.offset; i < Math.min(order.length, q.offset + q.limit); i++) ids.push(this.d.ids[order[i]]);
     return { total, ids };
   }
 }

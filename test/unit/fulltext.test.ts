@@ -19,8 +19,17 @@ test('tsquery text: operators, precedence, quoting, and what the index leaves to
   assert.deepEqual(parseTsQuery("'it''s'"), { op: 'lex', lexeme: "it's" });
   assert.equal(parseTsQuery(''), 'empty');
   assert.equal(parseTsQuery('   '), 'empty');
-  assert.equal(parseTsQuery("'cve' <-> '-2021'"), null);
-  assert.equal(parseTsQuery("'a' <2> 'b'"), null);
+  assert.deepEqual(parseTsQuery("'cve' <-> '-2021' <-> '-0001'"), { op: 'phrase', terms: ['cve', '-2021', '-0001'], gaps: [1, 1] });
+  assert.deepEqual(parseTsQuery("'out-of-bound' <3> 'bound' | 'x'"), {
+    op: 'or', left: { op: 'phrase', terms: ['out-of-bound', 'bound'], gaps: [3] }, right: { op: 'lex', lexeme: 'x' },
+  });
+  assert.deepEqual(parseTsQuery("'remot' <-> 'code' & 'window'"), {
+    op: 'and', left: { op: 'phrase', terms: ['remot', 'code'], gaps: [1] }, right: { op: 'lex', lexeme: 'window' },
+  });
+  // A phrase over a group, or a malformed distance, is left to PostgreSQL.
+  assert.equal(parseTsQuery("( 'a' | 'b' ) <-> 'c'"), null);
+  assert.equal(parseTsQuery("'a' <-> !'c'"), null);
+  assert.equal(parseTsQuery("'a' <x> 'b'"), null);
   assert.equal(parseTsQuery("'a':*"), null);
   assert.equal(parseTsQuery("'a':AB | 'b'"), null);
   assert.equal(parseTsQuery("'a' & ( 'b'"), null);
@@ -41,8 +50,10 @@ test('query lexemes: distinct, in PostgreSQL byte order, shorter first on a comm
 
 test('tsvector text: lexemes, escapes, positions and weights (D unlettered; no positions = one D)', () => {
   const seen: [string, number[]][] = [];
-  eachLexeme("'a\\\\b':2B 'code':1A,5,9C 'it''s' 'x':3D", (l, w) => seen.push([l, w]));
+  const pos: number[][] = [];
+  eachLexeme("'a\\\\b':2B 'code':1A,5,9C 'it''s' 'x':3D", (l, w, p) => { seen.push([l, w]); pos.push(p); });
   assert.deepEqual(seen, [['a\\b', [2]], ['code', [3, 0, 1]], ["it's", [0]], ['x', [0]]]);
+  assert.deepEqual(pos, [[2], [1, 5, 9], [0], [3]]);
   assert.throws(() => eachLexeme('code:1', () => {}), /expected a quote/);
   assert.throws(() => eachLexeme("'code", () => {}), /unterminated/);
 });
@@ -105,4 +116,25 @@ test('ties: equal ranks keep ordinal order; equal sort keys fall to the cve_id D
   // idRank is reversed (the last added is first by cve_id DESC).
   assert.deepEqual(idx.search({ query: node, sort: 'cvss', offset: 0, limit: 3 })?.ids, ['CVE-C', 'CVE-B', 'CVE-A']);
   assert.deepEqual(idx.search({ query: node, sort: 'cvss', offset: 1, limit: 1 })?.ids, ['CVE-B']);
+});
+
+test('phrases: exact distances between stored positions, chains, and a phrase under NOT', () => {
+  const idx = index([
+    ['CVE-1', "'remot':1B 'code':2B 'execut':3B", null],
+    ['CVE-2', "'code':1 'remot':2 'execut':3", null],
+    ['CVE-3', "'remot':1 'x':2 'code':3", null],
+    ['CVE-4', "'remot':4,9 'code':10 'execut':12", null],
+  ]);
+  const run = (q: string) => {
+    const node = parseTsQuery(q);
+    assert.ok(node && node !== 'empty');
+    return idx.search({ query: node, sort: 'date', offset: 0, limit: 10 })?.ids;
+  };
+  assert.deepEqual(run("'remot' <-> 'code'"), ['CVE-1', 'CVE-4']);
+  assert.deepEqual(run("'remot' <-> 'code' <-> 'execut'"), ['CVE-1']);
+  assert.deepEqual(run("'remot' <-> 'code' <2> 'execut'"), ['CVE-4']);
+  assert.deepEqual(run("'remot' <2> 'code'"), ['CVE-3']);
+  assert.deepEqual(run("'code' <-> 'remot'"), ['CVE-2']);
+  assert.deepEqual(run("'execut' & !( 'remot' <-> 'code' )"), ['CVE-2']);
+  assert.deepEqual(run("'remot' <-> 'nothing'"), []);
 });
