@@ -72,6 +72,10 @@ export function load(base: string, o: LoadOptions): Promise<autocannon.Result> {
   });
 }
 
+/** The broad searches of the search benchmarks (bench/search-load.ts, bench/fulltext-index.ts). */
+export const PHRASES = ['out-of-bounds', 'buffer overflow', 'remote code execution', 'denial of service', 'memory corruption',
+  'use after free', 'privilege escalation', 'information disclosure', 'authentication bypass', 'command injection'];
+
 export const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
 /** Sequential single-client latencies (ms) of `n` requests, sorted. */

@@ -13,14 +13,12 @@
 //        BENCH_MODES=off,index,index+cache selects the ways to run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
-import { load, pct, sequential, startBare, startService, stop, type Target } from './harness.ts';
+import { PHRASES, load, pct, sequential, startBare, startService, stop, type Target } from './harness.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/vi_bench';
 const label = process.argv[2] ?? 'search';
 const seconds = Number(process.env.BENCH_DURATION ?? 12);
 const SEQ = Number(process.env.BENCH_SEQ ?? 100);
-export const PHRASES = ['out-of-bounds', 'buffer overflow', 'remote code execution', 'denial of service', 'memory corruption',
-  'use after free', 'privilege escalation', 'information disclosure', 'authentication bypass', 'command injection'];
 const searchPath = (i: number, pages: number) =>
   `/api/v1/cves?q=${encodeURIComponent(PHRASES[i % PHRASES.length])}&page=${1 + (Math.floor(i / PHRASES.length) % pages)}`;
 const DETAIL_IDS = ['CVE-2021-44228', 'CVE-2024-3400', 'CVE-2023-4966', 'CVE-2022-22965', 'CVE-2019-0708'];

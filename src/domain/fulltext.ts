@@ -321,6 +321,21 @@ interface IndexData {
 
 const EMPTY = new Int32Array(0);
 
+/** The first index in [from, to) of the ascending `a` whose value is ≥ v (galloping, then binary search). */
+function seek(a: Int32Array, from: number, to: number, v: number): number {
+  if (from >= to || a[from] >= v) return from;
+  let step = 1;
+  let lo = from;
+  while (lo + step < to && a[lo + step] < v) { lo += step; step *= 2; }
+  let hi = Math.min(to, lo + step + 1);
+  lo++;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
 function intersect(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(Math.min(a.length, b.length));
   let i = 0, j = 0, k = 0;
@@ -390,39 +405,43 @@ export class FullTextIndex {
     return false;
   }
 
-  /** Documents where the chain occurs: every lexeme present, at the stated distances from the first. */
+  /**
+   * Documents where the chain occurs: every lexeme present, at the stated distances from the first. Driven by the
+   * rarest lexeme; the others are searched by galloping from their last position (a phrase with a common word,
+   * such as simple's 'out' <-> 'of', must not walk that word's whole list).
+   */
   private phrase(terms: string[], gaps: number[]): Int32Array {
     const { ords, positions, posStart, posLen } = this.d;
     const ranges = terms.map((t) => this.range(t));
     if (ranges.some(([a, b]) => a === b)) return EMPTY;
+    let lead = 0;
+    for (let j = 1; j < ranges.length; j++) if (ranges[j][1] - ranges[j][0] < ranges[lead][1] - ranges[lead][0]) lead = j;
     const cur = ranges.map(([a]) => a);
+    const at = new Int32Array(terms.length);
     const out: number[] = [];
-    for (;;) {
-      // Align every list on the largest current ordinal.
-      let max = -1;
-      for (let j = 0; j < cur.length; j++) {
-        if (cur[j] >= ranges[j][1]) return Int32Array.from(out);
-        if (ords[cur[j]] > max) max = ords[cur[j]];
+    for (let k = ranges[lead][0]; k < ranges[lead][1]; k++) {
+      const ord = ords[k];
+      let present = true;
+      for (let j = 0; j < terms.length && present; j++) {
+        if (j === lead) { at[j] = k; continue; }
+        const i = seek(ords, cur[j], ranges[j][1], ord);
+        cur[j] = i;
+        present = i < ranges[j][1] && ords[i] === ord;
+        at[j] = i;
       }
-      let aligned = true;
-      for (let j = 0; j < cur.length; j++) {
-        while (cur[j] < ranges[j][1] && ords[cur[j]] < max) cur[j]++;
-        if (cur[j] >= ranges[j][1]) return Int32Array.from(out);
-        if (ords[cur[j]] !== max) aligned = false;
-      }
-      if (!aligned) continue;
-      const k0 = cur[0];
+      if (!present) continue;
+      const k0 = at[0];
       for (let i = posStart[k0]; i < posStart[k0] + posLen[k0]; i++) {
         let p = positions[i];
         let ok = true;
-        for (let j = 1; j < cur.length && ok; j++) {
+        for (let j = 1; j < terms.length && ok; j++) {
           p += gaps[j - 1];
-          ok = this.hasPosition(cur[j], p);
+          ok = this.hasPosition(at[j], p);
         }
-        if (ok) { out.push(max); break; }
+        if (ok) { out.push(ord); break; }
       }
-      for (let j = 0; j < cur.length; j++) cur[j]++;
     }
+    return Int32Array.from(out);
   }
 
   /** Ordinals matching a query, ascending. */
@@ -451,10 +470,20 @@ export class FullTextIndex {
     for (const o of matched) mark[o] = 1;
     for (const lex of lexemes) {
       const [a, b] = this.range(lex);
-      for (let i = a; i < b; i++) {
-        const o = ords[i];
-        // Float32Array stores round to float4: res = (float)(res + (double)contribution / ZETA2).
-        if (mark[o] === 1) score[o] = score[o] + contrib[i] / ZETA2;
+      // Float32Array stores round to float4: res = (float)(res + (double)contribution / ZETA2).
+      if (b - a <= 4 * matched.length) {
+        for (let i = a; i < b; i++) {
+          const o = ords[i];
+          if (mark[o] === 1) score[o] = score[o] + contrib[i] / ZETA2;
+        }
+      } else {
+        // A common lexeme ('of', 'code'): seek each matched document in its list instead of walking all of it.
+        let i = a;
+        for (const o of matched) {
+          i = seek(ords, i, b, o);
+          if (i >= b) break;
+          if (ords[i] === o) score[o] = score[o] + contrib[i] / ZETA2;
+        }
       }
     }
     const out = new Float32Array(matched.length);
@@ -502,9 +531,12 @@ function keysOf(values: Float32Array, matched: Int32Array): Float32Array {
  */
 function topK(matched: Int32Array, key: Float32Array, k: number, tieRank: Int32Array | null): number[] {
   if (k === 0) return [];
-  // Threshold: the k-th largest key (NaN sorts last); only candidates at or above it are sorted.
-  const sorted = key.slice().sort((a, b) => (Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : Number.isNaN(b) ? -1 : b - a));
-  const t = sorted[Math.min(k, sorted.length) - 1];
+  // Threshold: the k-th largest key; only candidates at or above it are sorted. A typed array's own sort is
+  // numeric, ascending, NaN (NULL) last.
+  const sorted = key.slice().sort();
+  let numbers = sorted.length;
+  while (numbers > 0 && Number.isNaN(sorted[numbers - 1])) numbers--;
+  const t = k <= numbers ? sorted[numbers - k] : Number.NaN;
   const cand: number[] = [];
   for (let i = 0; i < matched.length; i++) {
     const v = key[i];

@@ -138,3 +138,23 @@ test('phrases: exact distances between stored positions, chains, and a phrase un
   assert.deepEqual(run("'execut' & !( 'remot' <-> 'code' )"), ['CVE-2']);
   assert.deepEqual(run("'remot' <-> 'nothing'"), []);
 });
+
+test('ranking a few matches of a common lexeme seeks them in its list; the shares are the same as a full walk', () => {
+  // 40 documents hold 'x'; three hold the phrase 'y' <-> 'x' with different weights. The query's lexemes are
+  // x, y, z; only the three phrase documents match, so x's list (40) is over 4 × the matches (3) and is sought.
+  const docs: [string, string, number | null][] = [];
+  for (let i = 0; i < 40; i++) docs.push([`CVE-X${String(i).padStart(2, '0')}`, "'x':5", null]);
+  docs.splice(7, 0, ['CVE-P1', "'x':2 'y':1", null]);
+  docs.splice(21, 0, ['CVE-P2', "'x':2A 'y':1", null]);
+  docs.splice(33, 0, ['CVE-P3', "'x':2B,7A 'y':1C", null]);
+  const idx = index(docs);
+  const node = parseTsQuery("'y' <-> 'x' | 'z'");
+  assert.ok(node && node !== 'empty');
+  const r = idx.search({ query: node, sort: 'rank', offset: 0, limit: 10 });
+  // Shares (x then y, / 3 lexemes): P3 = x[B,A] + y[C]; P2 = x[A] + y[D]; P1 = x[D] + y[D].
+  const p1 = rank([lexemeContribution([0]), lexemeContribution([0])], 3);
+  const p2 = rank([lexemeContribution([3]), lexemeContribution([0])], 3);
+  const p3 = rank([lexemeContribution([2, 3]), lexemeContribution([1])], 3);
+  assert.ok(p3 > p2 && p2 > p1);
+  assert.deepEqual(r, { total: 3, ids: ['CVE-P3', 'CVE-P2', 'CVE-P1'] });
+});
