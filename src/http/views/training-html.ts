@@ -54,7 +54,7 @@ export function renderTrainingModule(m: TrainingModule, s: MemberModuleState): s
 ${x.html}
 </section>`).join('\n');
   const checks = m.self_check.map((q, i) => `<details><summary>${i + 1}. ${esc(q.question)}</summary><p>${esc(q.answer)}</p></details>`).join('\n');
-  return page(m.title, `<nav><a href="/training">← All modules</a></nav>
+  return page(m.title, `<nav><a href="/training">Back to all modules</a></nav>
 <h1 id="title">${esc(m.title)}</h1>
 <p class="sub">${esc(m.category)} · about ${m.estimated_minutes} minutes · ${status(s)}</p>
 <p>${esc(m.summary)}</p>
