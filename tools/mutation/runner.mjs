@@ -37,6 +37,8 @@ class NodeTestInProcessRunner {
   static inject = tokens(commonTokens.logger);
   loaded = false;
   tests = [];
+  /** Dry-run time of each test: a mutant's tests run fastest first (with bail, a kill comes sooner). */
+  spent = new Map();
 
   constructor(logger) {
     this.log = logger;
@@ -48,6 +50,7 @@ class NodeTestInProcessRunner {
 
   async init() {
     process.env.FC_SEED ??= '42';
+    process.env.MUTATION_MEMO = '1'; // test/helpers/feeds.ts parses each fixture once
     const { register: registerTsx } = await import('tsx/esm/api');
     registerTsx();
     register('./hooks.mjs', import.meta.url);
@@ -65,6 +68,9 @@ class NodeTestInProcessRunner {
       await import(pathToFileURL(path.resolve(f)).href);
     }
     this.tests = registry.tests;
+    if (this.spent.size === 0 && existsSync(COVERAGE_FILE)) {
+      this.spent = new Map(JSON.parse(readFileSync(COVERAGE_FILE, 'utf8')).tests.map((t) => [t.id, t.timeSpentMs]));
+    }
     this.log.info(`node-test-inproc: ${this.tests.length} tests from ${files.length} files`);
   }
 
@@ -97,6 +103,7 @@ class NodeTestInProcessRunner {
     await this.load();
     const perTest = options.coverageAnalysis === 'perTest';
     const tests = await this.runTests(this.tests, false, perTest);
+    this.spent = new Map(tests.map((t) => [t.id, t.timeSpentMs]));
     if (perTest) {
       const perTestCov = globalThis[NS].mutantCoverage.perTest;
       writeFileSync(COVERAGE_FILE, JSON.stringify({
@@ -143,7 +150,7 @@ class NodeTestInProcessRunner {
     ns.hitCount = options.hitLimit === undefined ? undefined : 0;
     const filter = options.testFilter ? new Set(options.testFilter) : undefined;
     const byId = new Map(this.tests.map((t) => [t.id, t]));
-    const tests = filter ? this.tests.filter((t) => filter.has(t.id))
+    const tests = filter ? this.tests.filter((t) => filter.has(t.id)).sort((a, b) => (this.spent.get(a.id) ?? 0) - (this.spent.get(b.id) ?? 0))
       : order ? order.map((t) => byId.get(t.id)).filter((t) => t !== undefined)
       : this.tests;
     try {
