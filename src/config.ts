@@ -41,6 +41,12 @@ export interface Config {
   feedUrls: Readonly<FeedUrls>;
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
   cveCacheEntries: number;
+  /**
+   * The key that encrypts stored secrets (webhook signing secrets; docs/webhooks.md "Secrets at rest"), as 64 hex
+   * characters: VULNINTEL_SECRET_KEY (or _FILE), 32 bytes in hex or base64. null: a key file generated under the
+   * data dir (`secret.key`) is used.
+   */
+  secretKey: string | null;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -128,6 +134,18 @@ function syncHours(env: Env): number {
   return n;
 }
 
+/** VULNINTEL_SECRET_KEY: 32 bytes, as 64 hex characters or base64; normalised to hex. */
+function secretKey(env: Env): string | null {
+  const raw = secret(env, 'VULNINTEL_SECRET_KEY');
+  if (raw === null) return null;
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
+    const b = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (b.length === 32) return b.toString('hex');
+  }
+  throw new ConfigError('VULNINTEL_SECRET_KEY', 'must be 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
@@ -184,5 +202,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
     })) as FeedUrls),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
+    secretKey: secretKey(env),
   });
 }
