@@ -9,6 +9,7 @@ import { createCveReaderService, type CveReaderService } from './cve-reader.ts';
 import { createIdentityService, type IdentityService } from './identity.ts';
 import { createEnvironmentService, type EnvironmentService } from './environments.ts';
 import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
+import { createWebhookService, type WebhookService } from './webhooks.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -24,6 +25,8 @@ export interface Services {
   environments: EnvironmentService;
   /** Windows correlation (v2): validation, evaluation against Microsoft's data, storing results. */
   windows: WindowsCorrelation;
+  /** Webhooks: management (spec §4.6) and delivery (§6) through the tenant webhook egress policy. */
+  webhooks: WebhookService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -34,6 +37,10 @@ export function buildServices(deps: ServiceDeps): Services {
     cacheEntries: deps.config.cveCacheEntries,
     onCacheError: (err) => deps.warn('CVE cache listener down; cache disabled until it reconnects', err),
   });
+  const webhooks = createWebhookService({
+    db: deps.store.db, clock: deps.clock, config: deps.config,
+    onDisabled: (e) => deps.warn('webhook disabled after 5 consecutive failed deliveries', Object.assign(new Error(`webhook ${e.webhookId} of organization ${e.orgId}`), e)),
+  });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
@@ -42,8 +49,10 @@ export function buildServices(deps: ServiceDeps): Services {
       db: deps.store.db, clock: deps.clock,
       onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
     }),
+    webhooks,
     async close() {
       await cves.close();
+      await webhooks.close();
     },
   };
 }
