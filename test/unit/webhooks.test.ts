@@ -9,7 +9,11 @@ import {
   afterDelivery, alertBody, discordAlertBody, isDiscordUrl, signedHeaders, specSignature, standardSignature, truncateText,
   WEBHOOK_FAILURE_LIMIT, WEBHOOK_PAYLOAD_CAP, WEBHOOK_TIMEOUT_MS, type AlertPayload,
 } from '../../src/domain/webhooks.ts';
-import { openSecret, sealSecret } from '../../src/lib/crypto.ts';
+import { loadSecretKey, openSecret, sealSecret, SECRET_KEY_FILE } from '../../src/lib/crypto.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { generateWebhookSecret } from '../../src/services/webhooks.ts';
 
 test('spec signature: the known-answer vector of docs/reliability.md (a)', () => {
@@ -147,4 +151,24 @@ test('sealing: opens with the same key and context only; the ciphertext never co
   ct[0] ^= 1;
   parts[2] = ct.toString('base64url');
   assert.throws(() => openSecret(key, parts.join('.'), 'webhook-secret:1'), 'tampering is detected');
+});
+
+test('the sealing key: VULNINTEL_SECRET_KEY as hex or base64, else a generated key file that is reused', () => {
+  const hex = randomBytes(32).toString('hex');
+  assert.equal(loadConfig({ VULNINTEL_SECRET_KEY: hex.toUpperCase() }).secretKey, hex);
+  assert.equal(loadConfig({ VULNINTEL_SECRET_KEY: Buffer.from(hex, 'hex').toString('base64') }).secretKey, hex);
+  for (const bad of ['short', 'zz'.repeat(32), randomBytes(16).toString('hex')]) {
+    assert.throws(() => loadConfig({ VULNINTEL_SECRET_KEY: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'VULNINTEL_SECRET_KEY');
+  }
+  assert.deepEqual(loadSecretKey({ secretKey: hex, dataDir: '/nonexistent' }), Buffer.from(hex, 'hex'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vi-key-'));
+  try {
+    const k1 = loadSecretKey({ secretKey: null, dataDir: path.join(dir, 'data') });
+    assert.equal(k1.length, 32);
+    assert.deepEqual(loadSecretKey({ secretKey: null, dataDir: path.join(dir, 'data') }), k1, 'the same key on the next start');
+    assert.equal(statSync(path.join(dir, 'data', SECRET_KEY_FILE)).mode & 0o777, 0o600);
+    assert.deepEqual(readdirSync(path.join(dir, 'data')), [SECRET_KEY_FILE], 'no temporary file left');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
