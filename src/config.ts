@@ -55,6 +55,12 @@ export interface Config {
   edgeLimit: { perMinute: number; trustedProxies: string[] };
   /** Plan caps from VULNINTEL_PLAN_CAPS (JSON), over the defaults of src/domain/plan-caps.ts. */
   planCaps: Readonly<PlanCapsTable>;
+  /**
+   * The key that encrypts stored secrets (webhook signing secrets; docs/webhooks.md "Secrets at rest"), as 64 hex
+   * characters: VULNINTEL_SECRET_KEY (or _FILE), 32 bytes in hex or base64. null: a key file generated under the
+   * data dir (`secret.key`) is used.
+   */
+  secretKey: string | null;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -162,6 +168,18 @@ function planCaps(env: Env): PlanCapsTable {
   }
 }
 
+/** VULNINTEL_SECRET_KEY: 32 bytes, as 64 hex characters or base64; normalised to hex. */
+function secretKey(env: Env): string | null {
+  const raw = secret(env, 'VULNINTEL_SECRET_KEY');
+  if (raw === null) return null;
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
+    const b = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (b.length === 32) return b.toString('hex');
+  }
+  throw new ConfigError('VULNINTEL_SECRET_KEY', 'must be 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
@@ -225,5 +243,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       trustedProxies: trustedProxies(env),
     }),
     planCaps: planCaps(env),
+    secretKey: secretKey(env),
   });
 }

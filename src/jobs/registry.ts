@@ -32,5 +32,34 @@ export const syncJob: JobDefinition = {
   },
 };
 
+/** Data of a `webhook-deliver` job: one cve.alert for one organization (docs/webhooks.md "Delivery"). */
+export interface WebhookDeliverData {
+  org_id: number;
+  alert: import('../domain/webhooks.ts').AlertPayload;
+}
+
+export const webhookDeliverJob: JobDefinition<WebhookDeliverData> = {
+  name: 'webhook-deliver',
+  summary: "Deliver one cve.alert to every active webhook of an organization (queued by the alert run)",
+  // Deliveries are claimed per (webhook, CVE) before sending, so a retry after a crash reaches only the webhooks
+  // not yet claimed: nothing is sent twice. Each request has 10 s; a few dozen webhooks fit well in 5 minutes.
+  policy: { retryLimit: 2, retryDelaySeconds: 30, expireInSeconds: 300, singleFlight: false },
+  schedule: () => null,
+  async run(ctx, data) {
+    const { createWebhookService } = await import('../services/webhooks.ts');
+    const { systemClock } = await import('../lib/clock.ts');
+    const svc = createWebhookService({
+      db: ctx.store.db, clock: systemClock, config: ctx.config,
+      onDisabled: (e) => ctx.log.warn({ org_id: e.orgId, webhook_id: e.webhookId }, 'webhook disabled after 5 consecutive failed deliveries'),
+    });
+    try {
+      const results = await svc.deliverAlert(data.org_id, data.alert);
+      ctx.log.info({ org_id: data.org_id, cve_id: data.alert.data.cve_id, outcomes: results.map((r) => r.outcome) }, 'webhook deliveries');
+    } finally {
+      await svc.close();
+    }
+  },
+};
+
 /** The jobs every worker runs. */
-export const JOBS: readonly JobDefinition[] = [syncJob];
+export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob];

@@ -1,6 +1,8 @@
 // Secrets helpers. API keys follow docs/reliability.md decision 7: `vi_live_` + 32 random bytes in base62 +
 // a CRC32 checksum suffix, stored only as SHA-256.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -67,4 +69,68 @@ export function safeEqual(a: string, b: string): boolean {
 
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+// ---- Secrets at rest (docs/webhooks.md "Secrets at rest") --------------------------------------------------
+// Secrets the service must recover (webhook signing secrets) are sealed with AES-256-GCM under one 32-byte key:
+// `v1.<iv>.<ciphertext>.<tag>` (base64url), a fresh 12-byte IV per seal. The additional authenticated data binds a
+// sealed value to its context (e.g. the organization), so a value copied into another row does not open.
+
+const SEAL_PREFIX = 'v1';
+
+/** Seals `plaintext` under `key` (32 bytes); `context` must be given again to open it. */
+export function sealSecret(key: Buffer, plaintext: string, context: string): string {
+  if (key.length !== 32) throw new Error('secret key must be 32 bytes');
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(Buffer.from(context, 'utf8'));
+  const ct = Buffer.concat([c.update(plaintext, 'utf8'), c.final()]);
+  return [SEAL_PREFIX, iv.toString('base64url'), ct.toString('base64url'), c.getAuthTag().toString('base64url')].join('.');
+}
+
+/** Opens a sealed value; throws when the key, the context or the value is wrong (GCM authentication). */
+export function openSecret(key: Buffer, sealed: string, context: string): string {
+  const parts = sealed.split('.');
+  if (parts.length !== 4 || parts[0] !== SEAL_PREFIX) throw new Error('not a sealed secret');
+  const d = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[1], 'base64url'));
+  d.setAAD(Buffer.from(context, 'utf8'));
+  d.setAuthTag(Buffer.from(parts[3], 'base64url'));
+  return Buffer.concat([d.update(Buffer.from(parts[2], 'base64url')), d.final()]).toString('utf8');
+}
+
+/** Name of the generated key file under the data dir, used when VULNINTEL_SECRET_KEY is not set. */
+export const SECRET_KEY_FILE = 'secret.key';
+
+/**
+ * The sealing key: VULNINTEL_SECRET_KEY (config, hex) when set; otherwise `<dataDir>/secret.key`, created with
+ * 32 random bytes (mode 0600) on first use. Several replicas must share the key: set VULNINTEL_SECRET_KEY.
+ */
+export function loadSecretKey(cfg: { secretKey: string | null; dataDir: string }): Buffer {
+  if (cfg.secretKey) return Buffer.from(cfg.secretKey, 'hex');
+  const file = path.join(cfg.dataDir, SECRET_KEY_FILE);
+  try {
+    return parseKeyFile(readFileSync(file, 'utf8'), file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  mkdirSync(cfg.dataDir, { recursive: true });
+  // Written whole to a private temporary file, then linked into place: a process racing this one either links
+  // first (its key wins; EEXIST here) or reads a complete file, never a half-written one.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(tmp, randomBytes(32).toString('hex') + '\n', { flag: 'wx', mode: 0o600 });
+  try {
+    chmodSync(tmp, 0o600);
+    linkSync(tmp, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    unlinkSync(tmp);
+  }
+  return parseKeyFile(readFileSync(file, 'utf8'), file);
+}
+
+function parseKeyFile(text: string, file: string): Buffer {
+  const hex = text.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error(`${file} does not hold a 32-byte hex key`);
+  return Buffer.from(hex, 'hex');
 }

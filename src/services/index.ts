@@ -11,6 +11,7 @@ import { createEnvironmentService, type EnvironmentService } from './environment
 import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
 import { createTrainingService, type TrainingService } from './training.ts';
 import { createAccountPreferences, type AccountPreferences } from './account-preferences.ts';
+import { createWebhookService, type WebhookService } from './webhooks.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -30,6 +31,8 @@ export interface Services {
   training: TrainingService;
   /** Per-member notification preferences, and usage against the plan caps (docs/account-preferences.md). */
   accountPreferences: AccountPreferences;
+  /** Webhooks: management (spec §4.6) and delivery (§6) through the tenant webhook egress policy. */
+  webhooks: WebhookService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -43,6 +46,10 @@ export function buildServices(deps: ServiceDeps): Services {
     fullTextIndex: deps.config.searchIndex,
     onCacheError: (err) => deps.warn('CVE cache listener down; cache disabled until it reconnects', err),
   });
+  const webhooks = createWebhookService({
+    db: deps.store.db, clock: deps.clock, config: deps.config,
+    onDisabled: (e) => deps.warn('webhook disabled after 5 consecutive failed deliveries', Object.assign(new Error(`webhook ${e.webhookId} of organization ${e.orgId}`), e)),
+  });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
@@ -53,8 +60,10 @@ export function buildServices(deps: ServiceDeps): Services {
     }),
     training,
     accountPreferences: createAccountPreferences(deps.store.db, deps.clock, deps.config.planCaps),
+    webhooks,
     async close() {
       await cves.close();
+      await webhooks.close();
     },
   };
 }

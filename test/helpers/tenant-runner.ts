@@ -46,6 +46,14 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { environment_id: env.id }, markers: [env.name, `Secret line ${org.tag}`] };
     },
   },
+  webhooks: {
+    async seed(t, org) {
+      // hooks.example.com is on the runner app's VULNINTEL_WEBHOOK_EGRESS_ALLOW (no DNS in tests).
+      const r = await t.app.services.webhooks.create({ orgId: org.orgId, tier: 'professional' }, { label: `Runner hook ${org.tag}`, url: `https://hooks.example.com/runner-${org.tag.toLowerCase()}` });
+      if (!r.ok) throw new Error(`webhook not created: ${r.message}`);
+      return { ids: { id: r.webhook.id }, markers: [r.webhook.label, r.webhook.url, r.secret] };
+    },
+  },
   windows_results: {
     async seed(t, org) {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-w` });

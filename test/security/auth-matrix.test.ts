@@ -332,3 +332,45 @@ describe('training, notification preferences, usage (issue 12): role × scope ×
     assert.equal((await send(ENDPOINTS[5], sv)).json().data.delivery, 'instant');
   });
 });
+
+describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery, §5.6–5.8)', () => {
+  // Expected answer of GET /api/v1/webhooks (read) and POST /api/v1/webhooks/{id}/rotate-secret (write) per case.
+  // The route policy (kind → scope → role) is applied before the plan gate, so a Free viewer writing is told
+  // viewer_role first.
+  type Case = { tier: 'free' | 'standard' | 'professional' | 'enterprise'; role: 'owner' | 'admin' | 'viewer'; kind?: 'partner' | 'trial'; scopes?: ('read' | 'write')[]; read: string; write: string };
+  const cases: Case[] = [
+    { tier: 'free', role: 'owner', read: '403 upgrade_required', write: '403 upgrade_required' },
+    { tier: 'free', role: 'viewer', read: '403 upgrade_required', write: '403 viewer_role' },
+    ...(['standard', 'professional', 'enterprise'] as const).flatMap((tier): Case[] => [
+      { tier, role: 'owner', read: '200', write: '200' },
+      { tier, role: 'admin', read: '200', write: '200' },
+      { tier, role: 'viewer', read: '200', write: '403 viewer_role' },
+      { tier, role: 'admin', scopes: ['read'], read: '200', write: '403 insufficient_scope' },
+    ]),
+    { tier: 'professional', role: 'admin', kind: 'partner', scopes: ['read'], read: '403 partner_scope', write: '403 partner_scope' },
+    { tier: 'professional', role: 'admin', kind: 'trial', read: '403 trial_scope', write: '403 trial_scope' },
+  ];
+  const outcome = (r: { status: number; body: any }) => (r.status === 200 ? '200' : `${r.status} ${r.body.error.detail.error}`);
+
+  test('the matrix', async () => {
+    const seen: string[] = [];
+    for (const c of cases) {
+      const o = await seedOrg(t.store, { name: `Hooks ${c.tier}`, tier: c.tier });
+      let id = 1;
+      if (c.tier !== 'free') {
+        const w = await t.app.services.webhooks.create({ orgId: o.orgId, tier: c.tier }, { label: 'matrix', url: 'https://93.184.216.34/hook' });
+        assert.ok(w.ok);
+        id = w.webhook.id;
+      }
+      // The seeded owner holds the owner role; other roles are added members.
+      const k = await seedKey(t.store, o.orgId, c.role === 'owner' ? o.memberId : null, { role: c.role, kind: c.kind, scopes: c.scopes, expiresAt: c.kind === 'trial' ? new Date('2026-12-01T00:00:00Z') : null });
+      const read = outcome(await call('GET', '/api/v1/webhooks', k.auth));
+      const write = outcome(await call('POST', `/api/v1/webhooks/${id}/rotate-secret`, k.auth));
+      seen.push(`${c.tier}/${c.role}/${c.kind ?? 'standard'}/${(c.scopes ?? ['read', 'write']).join('+')}: ${read} | ${write}`);
+      assert.deepEqual([read, write], [c.read, c.write], seen.at(-1));
+    }
+    assert.equal(seen.length, cases.length);
+    expectError(await call('GET', '/api/v1/webhooks'), 401, 'AUTH_REQUIRED', 'auth_required');
+    expectError(await call('POST', '/api/v1/webhooks/1/test'), 401, 'AUTH_REQUIRED', 'auth_required');
+  });
+});

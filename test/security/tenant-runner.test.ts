@@ -16,7 +16,8 @@ let a: SeededTenant;
 let b: SeededTenant;
 
 before(async () => {
-  t = await testApp({ now: '2026-07-10T12:00:00Z' });
+  // The webhooks fixture and the example bodies use hooks.example.com: listed, so creating them needs no DNS.
+  t = await testApp({ now: '2026-07-10T12:00:00Z', env: { VULNINTEL_WEBHOOK_EGRESS_ALLOW: 'hooks.example.com' } });
   routes = tenantRoutes(t.app.routeTable());
   const resources = Object.keys(RESOURCES);
   a = await seedTenant(t, 'A', resources);
@@ -28,20 +29,24 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   assert.deepEqual(await coverageProblems(t, routes), []);
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
-    'GET /api/v1/account/me', 'GET /api/v1/account/notifications', 'GET /api/v1/account/usage', 'GET /api/v1/environments',
-    'GET /api/v1/training/modules', 'GET /api/v1/training/modules/:module_id', 'GET /api/v1/training/progress', 'GET /api/v2/assets/results',
-    'GET /training', 'GET /training/:module_id', 'POST /api/v1/environments', 'POST /api/v1/training/modules/:module_id/complete',
-    'POST /api/v1/training/modules/:module_id/start', 'POST /api/v2/assets/correlate', 'POST /api/v2/assets/correlate-csv',
+    'DELETE /api/v1/webhooks/:id', 'GET /api/v1/account/me', 'GET /api/v1/account/notifications',
+    'GET /api/v1/account/usage', 'GET /api/v1/environments', 'GET /api/v1/training/modules',
+    'GET /api/v1/training/modules/:module_id', 'GET /api/v1/training/progress', 'GET /api/v1/webhooks',
+    'GET /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries', 'GET /api/v2/assets/results', 'GET /training',
+    'GET /training/:module_id', 'PATCH /api/v1/webhooks/:id', 'POST /api/v1/environments',
+    'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
+    'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable', 'POST /api/v1/webhooks/:id/rotate-secret',
+    'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate', 'POST /api/v2/assets/correlate-csv',
     'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/notifications',
-  ]);
+    ]);
 });
 
 test('a tenant route the runner cannot attack is reported', async () => {
   const x = await testApp({
     testRoutes: (app) => {
-      app.get('/api/v1/__test/webhooks/:id', {
+      app.get('/api/v1/__test/gadgets/:id', {
         schema: { hide: true, params: Type.Object({ id: Type.String() }), querystring: Type.Object({}) },
-        config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'webhooks', ids: [{ in: 'params', name: 'id', foreign: 'not_found' }] } } },
+        config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'gadgets', ids: [{ in: 'params', name: 'id', foreign: 'not_found' }] } } },
       }, async () => ({}));
       app.post('/api/v1/__test/notes/:note_id', {
         schema: { hide: true, querystring: Type.Object({}) },
@@ -52,7 +57,7 @@ test('a tenant route the runner cannot attack is reported', async () => {
   try {
     const problems = await coverageProblems(x, tenantRoutes(x.app.routeTable()).filter((r) => r.url.includes('__test')));
     assert.deepEqual(problems.sort(), [
-      'GET /api/v1/__test/webhooks/:id: no fixture for tenant resource "webhooks" (add one to RESOURCES in test/helpers/tenant-runner.ts)',
+      'GET /api/v1/__test/gadgets/:id: no fixture for tenant resource "gadgets" (add one to RESOURCES in test/helpers/tenant-runner.ts)',
       'POST /api/v1/__test/notes/:note_id: a write route needs schema.body.examples (or a FALLBACK_BODIES entry) for the runner to build its request',
       'POST /api/v1/__test/notes/:note_id: route parameter :note_id is not declared in tenant.ids',
     ]);

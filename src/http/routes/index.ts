@@ -10,6 +10,7 @@ import windowsAssets from './v2/assets.ts';
 import training from './v1/training.ts';
 import accountPreferences from './v1/account-preferences.ts';
 import trainingPage from './v1/training-page.ts';
+import webhooks from './v1/webhooks.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -22,4 +23,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(training);
   await app.register(accountPreferences);
   await app.register(trainingPage);
+  await app.register(webhooks);
 }

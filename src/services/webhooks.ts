@@ -1,0 +1,299 @@
+// Webhooks (spec §3.1, §4.6, §6; docs/webhooks.md): management for an organization (create, list, get, update,
+// delete, enable, rotate-secret, test, deliveries) and delivery (`deliverAlert`, called by the alert run or the
+// `webhook-deliver` job). Delivery claims (webhook, CVE) before sending, signs the exact bytes it sends, goes out
+// through the tenant webhook egress policy (checked again at every delivery, DNS-pinned, reads capped), waits
+// 10 s for a 2xx, never retries, and records the outcome; the 5th consecutive failure disables the webhook.
+// The secret is sealed at rest (src/lib/crypto.ts), returned only by create and rotate-secret, and never logged.
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Db } from '../store/db.ts';
+import { loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
+import {
+  createWebhookEgress, EgressError, systemResolver, webhookPolicy, type Egress, type Resolver,
+} from '../lib/egress.ts';
+import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
+import {
+  alertBody, discordAlertBody, discordTestBody, isDiscordUrl, isSuccessStatus, signedHeaders, testBody,
+  DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, type AlertPayload, type WebhookEvent,
+} from '../domain/webhooks.ts';
+import {
+  claimDelivery, deleteWebhook, enableWebhook, getWebhook, insertWebhook, listDeliveries, listEnabledWebhooks,
+  listWebhooks, newTenantId, recordOutcome, replaceSecret, updateWebhook, type DeliveryRow, type WebhookRow,
+} from '../store/webhooks.ts';
+
+/** A webhook as the API shows it (docs/webhooks.md "Webhook record"). Never the secret. */
+export interface Webhook {
+  id: number;
+  label: string;
+  url: string;
+  kind: 'signed' | 'discord';
+  status: 'active' | 'disabled';
+  consecutive_failures: number;
+  disabled_reason: 'consecutive_failures' | null;
+  disabled_at: string | null;
+  last_delivery_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Delivery {
+  id: number;
+  event: WebhookEvent;
+  cve_id: string | null;
+  status: 'claimed' | 'delivered' | 'failed';
+  http_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  claimed_at: string;
+  sent_at: string | null;
+  finished_at: string | null;
+}
+
+/** Who is asking: the organization and its plan (webhook_delivery, spec §2.8). */
+export interface WebhookActor {
+  orgId: number;
+  tier: Tier;
+}
+
+export type WebhookRefusal =
+  | { ok: false; error: 'upgrade_required'; message: string }
+  | { ok: false; error: 'not_found'; message: string }
+  | { ok: false; error: 'invalid_url'; message: string };
+type Result<T> = ({ ok: true } & T) | WebhookRefusal;
+
+/** What one delivery attempt came to. `skipped`: already claimed for this CVE, webhook disabled, or plan without webhooks. */
+export interface DeliveryResult {
+  webhook_id: number;
+  delivery_id: number | null;
+  outcome: 'delivered' | 'failed' | 'skipped';
+  http_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  /** This delivery's failure disabled the webhook (exactly one outcome per disable). */
+  disabled: boolean;
+}
+
+export interface WebhookServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>>;
+  /** Outbound HTTP (default: createWebhookEgress with the config's test list and `resolver`); closed by close() only when made here. */
+  egress?: Egress;
+  /** DNS for the create-time check and the default egress (tests inject one). */
+  resolver?: Resolver;
+  /** The 2xx deadline (default WEBHOOK_TIMEOUT_MS, 10 s; tests shorten it). */
+  timeoutMs?: number;
+  /** The sealing key (default: loadSecretKey(config), read on first use). */
+  secretKey?: Buffer;
+  /** Where a disable is reported (webhook and organization ids only: never the URL or the secret). */
+  onDisabled?: (e: { orgId: number; webhookId: number }) => void;
+  /** Test hook: runs after a delivery is claimed and before it is sent (a throw here is a crash between the two). */
+  afterClaim?: (e: { deliveryId: number; webhookId: number }) => void | Promise<void>;
+}
+
+const WEBHOOK_TIERS: readonly Tier[] = TIERS.filter((t) => TIER_PERMISSIONS[t].webhook_delivery);
+const sealContext = (id: number) => `webhook-secret:${id}`;
+const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks form; docs/webhooks.md). */
+export function generateWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+function view(r: WebhookRow): Webhook {
+  return {
+    id: r.id, label: r.label, url: r.url, kind: isDiscordUrl(r.url) ? 'discord' : 'signed',
+    status: r.enabled ? 'active' : 'disabled', consecutive_failures: r.consecutive_failures,
+    disabled_reason: r.disabled_reason === null ? null : 'consecutive_failures', disabled_at: iso(r.disabled_at), last_delivery_at: iso(r.last_delivery_at),
+    created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
+  };
+}
+
+function deliveryView(r: DeliveryRow): Delivery {
+  return {
+    id: r.id, event: r.event as WebhookEvent, cve_id: r.cve_id, status: r.status as Delivery['status'], http_status: r.http_status,
+    duration_ms: r.duration_ms, error: r.error, claimed_at: iso(r.claimed_at)!, sent_at: iso(r.sent_at), finished_at: iso(r.finished_at),
+  };
+}
+
+const NOT_FOUND: WebhookRefusal = { ok: false, error: 'not_found', message: 'No such webhook in your organization' };
+
+export function createWebhookService(deps: WebhookServiceDeps) {
+  const { db, clock } = deps;
+  const policy = webhookPolicy(deps.config.webhookEgressAllowList);
+  const resolver = deps.resolver ?? systemResolver;
+  const ownEgress = deps.egress ? null : createWebhookEgress({ testAllowList: deps.config.webhookEgressAllowList, resolver });
+  const egress = deps.egress ?? ownEgress!;
+  const timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  let key: Buffer | null = deps.secretKey ?? null;
+  const sealingKey = () => (key ??= loadSecretKey(deps.config));
+
+  const gate = (a: WebhookActor): WebhookRefusal | null => (TIER_PERMISSIONS[a.tier].webhook_delivery ? null : {
+    ok: false, error: 'upgrade_required', message: `Webhooks are available on the Standard plan and above; this organization is on ${a.tier}`,
+  });
+
+  /** The create/update check (docs/egress.md, reliability S1–S2): the policy's URL rules, then every address the name resolves to. */
+  async function urlProblem(raw: string): Promise<string | null> {
+    let checked;
+    try {
+      checked = policy.check(raw);
+    } catch (e) {
+      if (e instanceof EgressError) return e.message;
+      throw e;
+    }
+    if (checked.allowListed) return null;
+    const host = checked.url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return null; // literals were classified by policy.check
+    let addresses;
+    try {
+      addresses = await resolver(host);
+    } catch {
+      return `the host ${host} does not resolve`;
+    }
+    if (addresses.length === 0) return `the host ${host} does not resolve`;
+    // The address itself is not echoed: the answer must not become a way to map an internal DNS.
+    if (addresses.some((a) => policy.blocked(a.address) !== null)) return `the host ${host} resolves to an address webhooks may not reach (private, loopback, link-local or reserved)`;
+    return null;
+  }
+
+  async function deliver(webhookId: number, event: WebhookEvent, cveId: string | null, bodies: (w: { id: number; discord: boolean }) => Buffer): Promise<DeliveryResult> {
+    const claim = await claimDelivery(db, webhookId, cveId, event, clock.now(), WEBHOOK_TIERS, event === 'cve.alert');
+    const skipped: DeliveryResult = { webhook_id: webhookId, delivery_id: null, outcome: 'skipped', http_status: null, duration_ms: null, error: null, disabled: false };
+    if (!claim) return skipped;
+    await deps.afterClaim?.({ deliveryId: claim.delivery_id, webhookId });
+    const discord = isDiscordUrl(claim.url);
+    const body = bodies({ id: webhookId, discord });
+    const sentAt = clock.now();
+    const ts = Math.floor(sentAt.getTime() / 1000);
+    const headers = discord ? { ...DISCORD_HEADERS } : signedHeaders(openSecret(sealingKey(), claim.secret_sealed, sealContext(webhookId)), `msg_${claim.delivery_id}`, ts, body);
+    const started = performance.now();
+    let httpStatus: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await egress.fetch(claim.url, { method: 'POST', headers, body, timeoutMs });
+      httpStatus = res.status;
+      // The exchange must complete in time: the (capped) answer is read to its end, then dropped.
+      await res.bytes();
+      if (!isSuccessStatus(res.status)) {
+        error = res.status >= 300 && res.status < 400 ? `HTTP ${res.status}: redirects are not followed` : `HTTP ${res.status}`;
+      }
+    } catch (e) {
+      error = e instanceof EgressError ? `${e.code}: ${e.message}` : `network_error: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const ok = error === null;
+    const state = await recordOutcome(db, webhookId, claim.delivery_id, {
+      ok, httpStatus, durationMs, error: error?.slice(0, 500) ?? null, sentAt, finishedAt: clock.now(), countsToState: event === 'cve.alert',
+    });
+    if (state?.justDisabled) deps.onDisabled?.({ orgId: claim.org_id, webhookId });
+    return { webhook_id: webhookId, delivery_id: claim.delivery_id, outcome: ok ? 'delivered' : 'failed', http_status: httpStatus, duration_ms: durationMs, error, disabled: state?.justDisabled ?? false };
+  }
+
+  async function owned(a: WebhookActor, id: number): Promise<Result<{ row: WebhookRow }>> {
+    const refused = gate(a);
+    if (refused) return refused;
+    const row = await getWebhook(db, a.orgId, id);
+    return row ? { ok: true, row } : NOT_FOUND;
+  }
+
+  async function sealed(id: number): Promise<{ secret: string; sealed: string }> {
+    const secret = generateWebhookSecret();
+    return { secret, sealed: sealSecret(sealingKey(), secret, sealContext(id)) };
+  }
+
+  return {
+    async create(a: WebhookActor, input: { label: string; url: string }): Promise<Result<{ webhook: Webhook; secret: string }>> {
+      const refused = gate(a);
+      if (refused) return refused;
+      const problem = await urlProblem(input.url);
+      if (problem) return { ok: false, error: 'invalid_url', message: problem };
+      const id = await newTenantId(db);
+      const s = await sealed(id);
+      const row = await insertWebhook(db, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
+      return { ok: true, webhook: view(row), secret: s.secret };
+    },
+
+    async list(a: WebhookActor): Promise<Result<{ webhooks: Webhook[] }>> {
+      const refused = gate(a);
+      if (refused) return refused;
+      return { ok: true, webhooks: (await listWebhooks(db, a.orgId)).map(view) };
+    },
+
+    async get(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook }>> {
+      const r = await owned(a, id);
+      return r.ok ? { ok: true, webhook: view(r.row) } : r;
+    },
+
+    async update(a: WebhookActor, id: number, input: { label?: string; url?: string }): Promise<Result<{ webhook: Webhook }>> {
+      const refused = gate(a);
+      if (refused) return refused;
+      if (input.url !== undefined) {
+        // An unknown id answers 404 before the URL is judged (no probing another organization's ids by URL errors).
+        if (!(await getWebhook(db, a.orgId, id))) return NOT_FOUND;
+        const problem = await urlProblem(input.url);
+        if (problem) return { ok: false, error: 'invalid_url', message: problem };
+      }
+      const row = await updateWebhook(db, a.orgId, id, { ...(input.label !== undefined ? { label: input.label.trim() } : {}), ...(input.url !== undefined ? { url: input.url } : {}) }, clock.now());
+      return row ? { ok: true, webhook: view(row) } : NOT_FOUND;
+    },
+
+    async remove(a: WebhookActor, id: number): Promise<Result<{ id: number }>> {
+      const refused = gate(a);
+      if (refused) return refused;
+      return (await deleteWebhook(db, a.orgId, id)) ? { ok: true, id } : NOT_FOUND;
+    },
+
+    async enable(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook }>> {
+      const refused = gate(a);
+      if (refused) return refused;
+      const row = await enableWebhook(db, a.orgId, id, clock.now());
+      return row ? { ok: true, webhook: view(row) } : NOT_FOUND;
+    },
+
+    /** A new secret; the old one signs nothing claimed after this returns (spec §3.1: invalid immediately). */
+    async rotateSecret(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook; secret: string }>> {
+      const refused = gate(a);
+      if (refused) return refused;
+      const s = await sealed(id);
+      const row = await replaceSecret(db, a.orgId, id, s.sealed, clock.now());
+      return row ? { ok: true, webhook: view(row), secret: s.secret } : NOT_FOUND;
+    },
+
+    /** A test delivery (event webhook.test), sent now; recorded, but it neither counts as a failure nor resets the count. */
+    async test(a: WebhookActor, id: number): Promise<Result<{ delivery: DeliveryResult }>> {
+      const r = await owned(a, id);
+      if (!r.ok) return r;
+      const now = clock.now();
+      const delivery = await deliver(id, 'webhook.test', null, (w) => (w.discord ? discordTestBody : testBody)({ id, label: r.row.label }, now));
+      return { ok: true, delivery };
+    },
+
+    async deliveries(a: WebhookActor, id: number, page: number, perPage: number): Promise<Result<{ deliveries: Delivery[]; total: number }>> {
+      const r = await owned(a, id);
+      if (!r.ok) return r;
+      const { rows, total } = await listDeliveries(db, a.orgId, id, perPage, (page - 1) * perPage);
+      return { ok: true, deliveries: rows.map(deliveryView), total };
+    },
+
+    /**
+     * One cve.alert to every active webhook of the organization (spec §6), in parallel. Each (webhook, CVE) goes at
+     * most once: a second call for the same CVE, concurrent or later, is `skipped` for every webhook already claimed.
+     */
+    async deliverAlert(orgId: number, payload: AlertPayload): Promise<DeliveryResult[]> {
+      const hooks = await listEnabledWebhooks(db, orgId);
+      let signed: Buffer | null = null;
+      let discord: Buffer | null = null;
+      const bodies = (w: { discord: boolean }) => (w.discord ? (discord ??= discordAlertBody(payload)) : (signed ??= alertBody(payload)));
+      return Promise.all(hooks.map((h) => deliver(h.id, 'cve.alert', payload.data.cve_id, bodies)));
+    },
+
+    async close(): Promise<void> {
+      await ownEgress?.close();
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
