@@ -41,6 +41,10 @@ export interface Config {
   feedUrls: Readonly<FeedUrls>;
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
   cveCacheEntries: number;
+  /** Outgoing email (SMTP_URL, smtp: or smtps:); null = links are written to the server log (docs/accounts.md). */
+  smtpUrl: string | null;
+  /** From address of outgoing email (VULNINTEL_MAIL_FROM). */
+  mailFrom: string;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -158,6 +162,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (webhookAllow.length > 0 && environment === 'production') {
     throw new ConfigError('VULNINTEL_WEBHOOK_EGRESS_ALLOW', 'is a test/dev setting and is refused when VULNINTEL_ENV=production');
   }
+  const smtp = secret(env, 'SMTP_URL');
   const statementTimeoutMs = int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000);
   return Object.freeze({
     port,
@@ -184,5 +189,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
     })) as FeedUrls),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
+    smtpUrl: smtp ? url('SMTP_URL', smtp, ['smtp:', 'smtps:']) : null,
+    mailFrom: env.VULNINTEL_MAIL_FROM && env.VULNINTEL_MAIL_FROM.length > 0 ? env.VULNINTEL_MAIL_FROM : `Vulnintel <no-reply@${new URL(publicUrl).hostname}>`,
   });
 }

@@ -9,6 +9,8 @@ import { createCveReaderService, type CveReaderService } from './cve-reader.ts';
 import { createIdentityService, type IdentityService } from './identity.ts';
 import { createEnvironmentService, type EnvironmentService } from './environments.ts';
 import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
+import { createAccountsService, type AccountsService } from './accounts.ts';
+import { createMailer, type Mailer } from './mailer.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -16,6 +18,8 @@ export interface ServiceDeps {
   clock: Clock;
   /** Where services report degraded states they recover from (e.g. the cache listener down). */
   warn: (msg: string, err: Error) => void;
+  /** Operational notes (the sign-in link when no SMTP is configured). */
+  info?: (obj: Record<string, unknown>, msg: string) => void;
 }
 
 export interface Services {
@@ -24,6 +28,10 @@ export interface Services {
   environments: EnvironmentService;
   /** Windows correlation (v2): validation, evaluation against Microsoft's data, storing results. */
   windows: WindowsCorrelation;
+  /** Outgoing email (SMTP_URL, or links in the log). */
+  mailer: Mailer;
+  /** Sign-in, sessions, profile, organization, team, keys over HTTP, trial, deletion and purge (docs/accounts.md). */
+  accounts: AccountsService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -34,6 +42,7 @@ export function buildServices(deps: ServiceDeps): Services {
     cacheEntries: deps.config.cveCacheEntries,
     onCacheError: (err) => deps.warn('CVE cache listener down; cache disabled until it reconnects', err),
   });
+  const mailer = createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, info: deps.info ?? (() => {}), warn: deps.warn });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
@@ -42,7 +51,10 @@ export function buildServices(deps: ServiceDeps): Services {
       db: deps.store.db, clock: deps.clock,
       onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
     }),
+    mailer,
+    accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, warn: deps.warn }),
     async close() {
+      mailer.close();
       await cves.close();
     },
   };
