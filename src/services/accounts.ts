@@ -20,7 +20,7 @@ import {
   DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS,
   SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal,
 } from '../domain/accounts.ts';
-import { effectiveCaps, planCaps, TIER_PERMISSIONS, underCap, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import { effectiveCaps, planCaps, TIER_PERMISSIONS, underCap, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
 import { planKey, trialExpiry } from '../domain/keys.ts';
 import type { Mailer } from './mailer.ts';
 import type { Principal } from './identity.ts';
@@ -98,7 +98,7 @@ export function createAccountsService(deps: AccountsDeps) {
   function orgView(o: OrgRow) {
     const tier = o.tier;
     return {
-      id: o.id, name: o.name, tier, status: o.status, created_at: iso(o.created_at)!,
+      id: o.id, name: o.name, tier, status: o.status as 'active' | 'deactivated', created_at: iso(o.created_at)!,
       permissions: { ...TIER_PERMISSIONS[tier] },
       plan_caps: { ...planCaps[tier] },
       cap_overrides: { ...o.cap_overrides },
@@ -261,7 +261,7 @@ export function createAccountsService(deps: AccountsDeps) {
      * Invites an address (spec §4.5). A pending invitation holds a seat: members plus pending invitations may not
      * pass the effective member cap. The organization row is locked, so parallel invitations see one count.
      */
-    async invite(p: Principal, input: { email: string; role: Role }) {
+    async invite(p: Principal, input: { email: string; role: 'admin' | 'viewer' }) {
       const email = normalizeEmail(input.email);
       if (!isEmail(email)) throw new AccountError('invalid_email', 'email is not a valid email address', { field: 'email' });
       const now = clock.now();
@@ -371,7 +371,7 @@ export function createAccountsService(deps: AccountsDeps) {
         const g = generateApiKey();
         const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: 'trial', scopes: plan.scopes, label: 'Free API trial', expires_at: plan.expiresAt });
         return {
-          key: g.key, id: row.id, key_start: row.key_start, kind: 'trial' as const, scopes: row.scopes as Scope[],
+          key: g.key, id: row.id, key_start: row.key_start, kind: 'trial' as const, scopes: row.scopes as Scope[], label: 'Free API trial',
           created_at: iso(row.created_at)!, expires_at: iso(row.expires_at)!,
           trial: { started_at: iso(now)!, ends_at: iso(plan.expiresAt)!, per_request: 25, total_checks: 750 },
         };

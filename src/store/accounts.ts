@@ -10,7 +10,7 @@ export interface PersonRow {
   id: number;
   email: string;
   name: string;
-  preferences: Record<string, unknown>;
+  preferences: Record<string, string | number | boolean | null>;
   last_org_id: number | null;
 }
 
@@ -228,7 +228,7 @@ export async function listTeam(db: Q, orgId: number): Promise<TeamRow[]> {
 export interface InvitationRow {
   id: number;
   email: string;
-  role: Role;
+  role: 'admin' | 'viewer';
   created_at: Date;
   expires_at: Date;
 }
@@ -244,7 +244,7 @@ export async function countMembers(db: Q, orgId: number): Promise<number> {
   return r.rows[0].n;
 }
 
-export async function insertInvitation(db: Q, orgId: number, v: { email: string; role: Role; tokenHash: string; invitedBy: number; expiresAt: Date; now: Date }) {
+export async function insertInvitation(db: Q, orgId: number, v: { email: string; role: 'admin' | 'viewer'; tokenHash: string; invitedBy: number; expiresAt: Date; now: Date }) {
   const r = await sql<InvitationRow>`INSERT INTO invitations (org_id, email, role, token_hash, invited_by, created_at, expires_at)
     VALUES (${orgId}, ${v.email}, ${v.role}, ${v.tokenHash}, ${v.invitedBy}, ${v.now}, ${v.expiresAt})
     RETURNING id, email, role, created_at, expires_at`.execute(db);
