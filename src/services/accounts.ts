@@ -22,7 +22,8 @@ import {
 } from '../domain/accounts.ts';
 import { effectiveCaps, planCaps, TIER_PERMISSIONS, underCap, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
 import { planKey, trialExpiry } from '../domain/keys.ts';
-import type { Mailer } from './mailer.ts';
+import { createMailer, type Mailer } from './mailer.ts';
+import { systemClock } from '../lib/clock.ts';
 import type { Principal } from './identity.ts';
 
 export type AccountErrorCode =
@@ -495,3 +496,9 @@ function clientView(c: { id: number; name: string; tier: Tier; status: string; c
 }
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
+
+/** The accounts service for operator commands and jobs: system time, and no email sent. */
+export function operatorAccounts(store: Store, config: { publicUrl: string; mailFrom: string }): AccountsService {
+  const mailer = createMailer({ smtpUrl: null, from: config.mailFrom, info: () => {}, warn: () => {} });
+  return createAccountsService({ store, clock: systemClock, mailer, publicUrl: config.publicUrl, warn: () => {} });
+}
