@@ -126,17 +126,22 @@ function multipart(parts: Record<string, string>, files: string[]) {
 export const OWN_DATA_REFUSALS: Record<string, { key: string; session: string }> = {
   'POST /api/v1/account/trial': { key: 'session_required', session: 'trial_unavailable' },
   'DELETE /api/v1/account': { key: 'session_required', session: 'confirmation_required' },
+  'POST /account/delete': { key: 'session_required', session: 'confirmation_required' },
 };
 
 export interface TenantRoute {
   method: string;
   url: string;
+  /** Session-only routes refuse every key before reading anything: they are attacked by session only. */
+  sessionOnly: boolean;
   tenant: TenantDecl;
   schema: Record<string, unknown> | null;
 }
 
 export function tenantRoutes(table: RouteEntry[]): TenantRoute[] {
-  return table.filter((r) => r.policy?.tenant).map((r) => ({ method: r.method, url: r.url, tenant: r.policy!.tenant as TenantDecl, schema: r.schema }));
+  return table.filter((r) => r.policy?.tenant).map((r) => ({
+    method: r.method, url: r.url, sessionOnly: r.policy!.mode === 'session', tenant: r.policy!.tenant as TenantDecl, schema: r.schema,
+  }));
 }
 
 function bodyExample(r: TenantRoute): unknown {
@@ -235,6 +240,7 @@ export function attacks(r: TenantRoute, a: SeededTenant, b: SeededTenant, public
       body = example !== undefined ? json({ ...(example as object), ...bodyIds }) : FALLBACK_BODIES[label](bodyIds);
     }
     for (const [via, cred] of [['key', a.key], ['session', { ...a.session, origin: publicOrigin }]] as const) {
+      if (via === 'key' && r.sessionOnly) continue;
       out.push({
         via,
         label: `${r.method} ${r.url} ${id ? `${id.in}.${id.name}=B's` : '(own data)'} via ${via}`,

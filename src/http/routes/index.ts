@@ -9,6 +9,7 @@ import environments from './v1/environments.ts';
 import windowsAssets from './v2/assets.ts';
 import authRoutes from './v1/auth.ts';
 import accountManage from './v1/account-manage.ts';
+import accountPages from './v1/account-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -20,4 +21,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(windowsAssets);
   await app.register(authRoutes);
   await app.register(accountManage);
+  await app.register(accountPages);
 }
