@@ -7,6 +7,16 @@ import { StringEnum } from './common.ts';
 import { AccountError } from '../../services/accounts.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
 
+/** Action endpoints take no input: an empty JSON object, or no body at all (see `acceptNoBody`). */
+export const NoBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
+
+/** A plugin's writes may come without a body: it is read as {} (validated against NoBody or the route's schema). */
+export function acceptNoBody(app: { addHook(name: 'preValidation', fn: (req: { body: unknown; method: string }) => Promise<void>): unknown }) {
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.method !== 'GET') req.body = {};
+  });
+}
+
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 export const Email = Type.String({ minLength: 3, maxLength: 320, description: 'An email address' });

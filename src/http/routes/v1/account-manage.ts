@@ -8,25 +8,21 @@ import { NoQuery } from '../../schemas/common.ts';
 import { clearSessionCookies } from '../../auth.ts';
 import {
   ApiKey, Client, CreateKey, IdParam, InviteBody, Invitation, IssuedKey, Organization, RevokedKey, Team, UpdateMe,
-  UpdateOrganization, mapped,
+  UpdateOrganization, NoBody, acceptNoBody, mapped,
 } from '../../schemas/accounts.ts';
 import { Profile } from './account.ts';
 import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
 import { Preferences } from '../../schemas/accounts.ts';
 
 const Empty = Type.Object({});
-/** Action endpoints take no input: an empty JSON object, or no body at all. */
-const NoBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
+
 const key = { apiKey: [] as string[] };
 const session = { session: [] as string[] };
 
 const account: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.accounts;
   const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
-  // The action endpoints (rotate, trial, deactivate, restore, account deletion) also accept no body at all.
-  app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.method !== 'GET') req.body = {};
-  });
+  acceptNoBody(app);
 
   app.put('/api/v1/account/me', {
     schema: {

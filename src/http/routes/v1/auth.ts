@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { clearSessionCookies, setSessionCookies } from '../../auth.ts';
-import { mapped } from '../../schemas/accounts.ts';
+import { NoBody, acceptNoBody, mapped } from '../../schemas/accounts.ts';
 import { SESSION_ABSOLUTE_MS } from '../../../domain/accounts.ts';
 import { ROLES, TIERS } from '../../../domain/tiers.ts';
 
@@ -24,17 +24,13 @@ const Membership = Type.Object({
   status: StringEnum(['active', 'deactivated'] as const), current: Type.Boolean(),
 });
 const SwitchBody = Type.Object({ org_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false, examples: [{ org_id: 1 }] });
-/** logout and logout-all take no input: an empty JSON object, or no body at all. */
-const NoBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
 const Redirect = { 303: Type.Null({ description: `Redirect to ${ACCOUNT_PAGE}` }) };
 
 const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.accounts;
   const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
   const maxAge = Math.floor(SESSION_ABSOLUTE_MS / 1000);
-  app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.method !== 'GET') req.body = {};
-  });
+  acceptNoBody(app);
 
   app.post('/api/v1/auth/login', {
     schema: {
