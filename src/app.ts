@@ -139,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const services = buildServices({
     config: deps.config, store: deps.store, clock,
     warn: (msg, err) => app.log.warn({ err: err.message }, msg),
+    info: (obj, msg) => app.log.info(obj, msg),
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => services.close());

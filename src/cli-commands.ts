@@ -7,5 +7,8 @@ import { IMPORT_COMMANDS } from './ingest/commands.ts';
 import { SYNC_COMMANDS } from './jobs/sync-command.ts';
 import { WORKER_COMMANDS } from './jobs/worker.ts';
 import { PLAN_CAPS_COMMANDS } from './cli/plan-caps-command.ts';
+import { ACCOUNT_COMMANDS } from './cli/account-commands.ts';
 
-export const COMMANDS: Readonly<Record<string, Command>> = { ...IDENTITY_COMMANDS, ...IMPORT_COMMANDS, ...SYNC_COMMANDS, ...WORKER_COMMANDS, ...PLAN_CAPS_COMMANDS };
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  ...IDENTITY_COMMANDS, ...IMPORT_COMMANDS, ...SYNC_COMMANDS, ...WORKER_COMMANDS, ...PLAN_CAPS_COMMANDS, ...ACCOUNT_COMMANDS,
+};

@@ -53,7 +53,8 @@ export const CORE_COMMANDS: Readonly<Record<string, Command>> = {
 
 function help(COMMANDS: Readonly<Record<string, Command>>): string {
   const lines = ['Usage: vulnintel <command> [options]', '', 'Commands:'];
-  for (const [name, c] of Object.entries(COMMANDS).sort()) lines.push(`  ${name.padEnd(16)} ${c.summary}`);
+  const width = Math.max(16, ...Object.keys(COMMANDS).map((n) => n.length + 1));
+  for (const [name, c] of Object.entries(COMMANDS).sort()) lines.push(`  ${name.padEnd(width)} ${c.summary}`);
   lines.push('', 'Every command that prints data accepts --json.');
   return lines.join('\n');
 }

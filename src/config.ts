@@ -61,6 +61,10 @@ export interface Config {
    * data dir (`secret.key`) is used.
    */
   secretKey: string | null;
+  /** Outgoing email (SMTP_URL, smtp: or smtps:); null = links are written to the server log (docs/accounts.md). */
+  smtpUrl: string | null;
+  /** From address of outgoing email (VULNINTEL_MAIL_FROM). */
+  mailFrom: string;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -210,6 +214,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (webhookAllow.length > 0 && environment === 'production') {
     throw new ConfigError('VULNINTEL_WEBHOOK_EGRESS_ALLOW', 'is a test/dev setting and is refused when VULNINTEL_ENV=production');
   }
+  const smtp = secret(env, 'SMTP_URL');
   const statementTimeoutMs = int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000);
   return Object.freeze({
     port,
@@ -244,5 +249,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }),
     planCaps: planCaps(env),
     secretKey: secretKey(env),
+    smtpUrl: smtp ? url('SMTP_URL', smtp, ['smtp:', 'smtps:']) : null,
+    mailFrom: env.VULNINTEL_MAIL_FROM && env.VULNINTEL_MAIL_FROM.length > 0 ? env.VULNINTEL_MAIL_FROM : `Vulnintel <no-reply@${new URL(publicUrl).hostname}>`,
   });
 }

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
-import { safeEqual } from '../lib/crypto.ts';
+import { safeEqual, sha256Hex } from '../lib/crypto.ts';
 import type { Db } from '../store/db.ts';
 import { isConnectionError } from '../store/db.ts';
 import { UsageMeter } from '../store/usage-meter.ts';
@@ -24,6 +24,10 @@ import { monthWindow } from '../domain/keys.ts';
 export type { Principal };
 
 export const SESSION_COOKIE = 'vi_session';
+/** The CSRF token's cookie (readable by the page; the double-submit pattern): its value goes back in X-CSRF-Token or `_csrf`. */
+export const CSRF_COOKIE = 'vi_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+export const CSRF_FIELD = '_csrf';
 /** detail.contact_url of the trial errors (spec §7). */
 export const CONTACT_URL = 'mailto:support@vulnintel.local';
 
@@ -67,9 +71,8 @@ export interface RouteAuth {
   /** internal_or_session: a text/html answer is public (the status page); JSON needs the credential. */
   publicHtml?: boolean;
   /**
-   * Self-service write: the route writes only the calling member's own data (keyed by its memberId), so the
-   * declared role applies to the write instead of admin (viewers may record their own training). The write scope
-   * is still required. The meta-test allows a write role below admin only with this flag.
+   * A write on the caller's own identity (its session, its profile, its organization switch): the declared role
+   * applies (viewer allowed) instead of admin. The write scope, the Origin and the CSRF token still apply.
    */
   self?: boolean;
   /** @deprecated Implied by the method: every write needs the admin role and the write scope. */
@@ -86,6 +89,10 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The session cookie's value when the caller is signed in by session (logout and org switch end it). */
+    sessionToken: string | null;
+    /** A session form post whose CSRF token is in the body (`_csrf`): checked once the body is parsed. */
+    csrfPending: boolean;
     /** internal_or_session routes: who passed. */
     access: Access;
   }
@@ -105,7 +112,8 @@ export function isWrite(method: string): boolean {
 export function requirements(method: string, auth: RouteAuth): { role: Role; scope: Scope | null } {
   const w = isWrite(method);
   const declared = auth.role ?? 'viewer';
-  return { role: w && !auth.self && !roleAtLeast(declared, 'admin') ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
+  const raise = w && !auth.self && !roleAtLeast(declared, 'admin');
+  return { role: raise ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
 }
 
 function bearer(req: FastifyRequest): string | null | undefined {
@@ -161,7 +169,10 @@ async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps
   const sessionToken = cookieHeader ? deps.parseCookie(cookieHeader)[SESSION_COOKIE] : undefined;
   if (!sessionToken) return null;
   const p = await deps.identity.authenticateSession(sessionToken);
-  if (p) return p;
+  if (p) {
+    req.sessionToken = sessionToken;
+    return p;
+  }
   // A stale cookie is dropped from the browser, with the same attributes it was issued with.
   reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
   if (optionalSession) return null;
@@ -217,6 +228,21 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
   app.addHook('onClose', async () => { await meter.close(); });
   app.decorateRequest('principal', null);
   app.decorateRequest('access', null);
+  app.decorateRequest('sessionToken', null);
+  app.decorateRequest('csrfPending', false);
+  // A form post's CSRF token arrives in the body: checked once parsed, and removed before validation.
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (!req.csrfPending) return done();
+    const body = req.body as Record<string, unknown> | null;
+    const token = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+    try {
+      verifyCsrf(req.sessionToken!, typeof token === 'string' ? token : undefined);
+      if (body && typeof body === 'object') delete body[CSRF_FIELD];
+    } catch (e) {
+      return done(e as Error);
+    }
+    done();
+  });
   // Deny by default: an API route without a policy is a startup error, not an open route. Pages outside /api/
   // (the /docs reference) read no credential unless they declare one.
   app.addHook('onRoute', (route) => {
@@ -253,6 +279,7 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
       req.principal = p;
       enforce(req, auth);
       checkOrigin(req, deps.publicOrigin);
+      checkCsrf(req);
     }).then(() => done(), (e: Error) => done(e));
   });
 }
@@ -271,6 +298,45 @@ export function checkOrigin(req: { principal: Principal | null; method: string; 
       : 'A write by browser session must come from this service\'s own origin',
     detail: { expected_origin: publicOrigin },
   });
+}
+
+/** The CSRF token of a session: derived from the session's secret token, so it cannot be forged or planted. */
+export function csrfTokenFor(sessionToken: string): string {
+  return sha256Hex(`vi-csrf:${sessionToken}`);
+}
+
+function verifyCsrf(sessionToken: string, presented: string | undefined): void {
+  if (presented === undefined || presented === '') {
+    throw new ApiError('CSRF_REFUSED', { message: `A write by browser session needs the CSRF token: the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header (or the ${CSRF_FIELD} form field)`, detail: { error: 'csrf_token_missing' } });
+  }
+  if (!safeEqual(presented, csrfTokenFor(sessionToken))) {
+    throw new ApiError('CSRF_REFUSED', { message: 'The CSRF token does not belong to this session; reload the page', detail: { error: 'csrf_token_invalid' } });
+  }
+}
+
+/**
+ * Session-authenticated writes carry the session's CSRF token (double submit, on top of the Origin check): in the
+ * X-CSRF-Token header, or for an HTML form in its `_csrf` field (checked after the body is parsed).
+ */
+export function checkCsrf(req: FastifyRequest): void {
+  if (req.principal?.via !== 'session' || !isWrite(req.method) || !req.sessionToken) return;
+  const header = req.headers[CSRF_HEADER];
+  if (header === undefined && (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+    req.csrfPending = true;
+    return;
+  }
+  verifyCsrf(req.sessionToken, typeof header === 'string' ? header : undefined);
+}
+
+/** Sets the session and CSRF cookies of a new session (HttpOnly session; SameSite=Lax; Secure on https). */
+export function setSessionCookies(reply: FastifyReply, token: string, secure: boolean, maxAgeSec: number) {
+  reply.setCookie(SESSION_COOKIE, token, { ...sessionCookieOptions(secure), maxAge: maxAgeSec });
+  reply.setCookie(CSRF_COOKIE, csrfTokenFor(token), { path: '/', httpOnly: false, sameSite: 'lax', secure, maxAge: maxAgeSec });
+}
+
+export function clearSessionCookies(reply: FastifyReply, secure: boolean) {
+  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(secure));
+  reply.clearCookie(CSRF_COOKIE, { path: '/', httpOnly: false, sameSite: 'lax', secure });
 }
 
 /** Applies a route's policy to the resolved principal. Exported for unit tests of the matrix. */

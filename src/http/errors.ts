@@ -55,6 +55,7 @@ export const ERRORS = {
   VIEWER_ROLE: { status: 403, code: 'FORBIDDEN', error: 'viewer_role', retryable: false, retryAfter: null, action: 'use_different_key', message: 'Read-only members (viewer role) cannot perform write operations' },
   DEMO_READ_ONLY: { status: 403, code: 'FORBIDDEN', error: 'demo_read_only', retryable: false, retryAfter: null, action: 'use_different_key', message: 'The demo account is read-only' },
   ORIGIN_REFUSED: { status: 403, code: 'FORBIDDEN', error: 'origin_refused', retryable: false, retryAfter: null, action: 'use_different_key', message: 'A write by browser session must come from this service\'s own origin' },
+  CSRF_REFUSED: { status: 403, code: 'FORBIDDEN', error: 'csrf_token_invalid', retryable: false, retryAfter: null, action: 'use_different_key', message: 'A write by browser session needs the session\'s CSRF token' },
   SESSION_REQUIRED: { status: 403, code: 'FORBIDDEN', error: 'session_required', retryable: false, retryAfter: null, action: 'use_different_key', message: 'This call accepts a browser session only; API keys are rejected' },
   FORBIDDEN: { status: 403, code: 'FORBIDDEN', error: 'forbidden', retryable: false, retryAfter: null, action: 'use_different_key', message: 'Not authorized' },
   // 402 / 403 upgrade family

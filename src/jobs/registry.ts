@@ -61,5 +61,19 @@ export const webhookDeliverJob: JobDefinition<WebhookDeliverData> = {
   },
 };
 
+export const purgeJob: JobDefinition = {
+  name: 'account-purge',
+  summary: 'Purge every organization its owner deleted more than 20 hours ago (hourly; spec §3.2, docs/accounts.md)',
+  // Hourly, so data is gone within 20–21 hours of the deletion, inside the spec's 24. One purge at a time; a
+  // failed run is retried, and the next hour's run picks up anything left (each organization is one transaction).
+  policy: { retryLimit: 2, retryDelaySeconds: 300, expireInSeconds: 3000, singleFlight: true },
+  schedule: () => '0 * * * *',
+  async run(ctx) {
+    const { operatorAccounts } = await import('../services/accounts.ts');
+    const purged = await operatorAccounts(ctx.store, ctx.config).purgeDeleted();
+    if (purged.length > 0) ctx.log.info({ organizations: purged }, 'deleted organizations purged');
+  },
+};
+
 /** The jobs every worker runs. */
-export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob];
+export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob];

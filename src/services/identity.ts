@@ -5,12 +5,14 @@ import type { Clock } from '../lib/clock.ts';
 import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from '../lib/crypto.ts';
 import { withTx, type Db, type Tx } from '../store/db.ts';
 import {
-  createMember, createOrganization, findKeyByHash, findMemberByEmail, findSessionByHash, getMember, getOrganization,
+  createMember, createOrganization, findKeyByHash, findMemberByEmail, getMember, getOrganization,
   insertApiKey, insertTrialUsage, listApiKeys, lockKeysByRef, lockOrganization, lockTrialUsage, revokeKey,
   setOrganizationTier,
 } from '../store/identity.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { planKey, type KeyRefusal, type TrialState } from '../domain/keys.ts';
+import { findSession, touchSession } from '../store/accounts.ts';
+import { SESSION_TOUCH_MS, sessionExpired } from '../domain/accounts.ts';
 
 /** The caller behind a request: resolved once by the auth hook and handed to services as plain data. */
 export interface Principal {
@@ -125,8 +127,11 @@ export function createIdentityService(db: Db, clock: Clock) {
 
     /** Who a session token is; null when unknown, expired, revoked or its organization is not active. */
     async authenticateSession(token: string): Promise<Principal | null> {
-      const s = await findSessionByHash(db, sha256Hex(token), clock.now());
-      if (!s || s.org_status !== 'active') return null;
+      const now = clock.now();
+      const s = await findSession(db, sha256Hex(token));
+      if (!s || s.org_status !== 'active' || sessionExpired(s, now)) return null;
+      // Idle expiry counts from the last use; written at most once a minute, so a busy session costs reads only.
+      if (now.getTime() - s.last_seen_at.getTime() >= SESSION_TOUCH_MS) await touchSession(db, s.session_id, now);
       // A session holds both scopes; its member's role still bounds what it may do.
       return {
         via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email, role: s.role,

@@ -12,6 +12,8 @@ import { createWindowsCorrelation, type WindowsCorrelation } from './windows-cor
 import { createTrainingService, type TrainingService } from './training.ts';
 import { createAccountPreferences, type AccountPreferences } from './account-preferences.ts';
 import { createWebhookService, type WebhookService } from './webhooks.ts';
+import { createAccountsService, type AccountsService } from './accounts.ts';
+import { createMailer, type Mailer } from './mailer.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -19,6 +21,8 @@ export interface ServiceDeps {
   clock: Clock;
   /** Where services report degraded states they recover from (e.g. the cache listener down). */
   warn: (msg: string, err: Error) => void;
+  /** Operational notes (the sign-in link when no SMTP is configured). */
+  info?: (obj: Record<string, unknown>, msg: string) => void;
 }
 
 export interface Services {
@@ -33,6 +37,10 @@ export interface Services {
   accountPreferences: AccountPreferences;
   /** Webhooks: management (spec §4.6) and delivery (§6) through the tenant webhook egress policy. */
   webhooks: WebhookService;
+  /** Outgoing email (SMTP_URL, or links in the log). */
+  mailer: Mailer;
+  /** Sign-in, sessions, profile, organization, team, keys over HTTP, trial, deletion and purge (docs/accounts.md). */
+  accounts: AccountsService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -50,6 +58,7 @@ export function buildServices(deps: ServiceDeps): Services {
     db: deps.store.db, clock: deps.clock, config: deps.config,
     onDisabled: (e) => deps.warn('webhook disabled after 5 consecutive failed deliveries', Object.assign(new Error(`webhook ${e.webhookId} of organization ${e.orgId}`), e)),
   });
+  const mailer = createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, info: deps.info ?? (() => {}), warn: deps.warn });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
@@ -61,7 +70,10 @@ export function buildServices(deps: ServiceDeps): Services {
     training,
     accountPreferences: createAccountPreferences(deps.store.db, deps.clock, deps.config.planCaps),
     webhooks,
+    mailer,
+    accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, warn: deps.warn }),
     async close() {
+      mailer.close();
       await cves.close();
       await webhooks.close();
     },

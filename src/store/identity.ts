@@ -33,15 +33,6 @@ export async function findKeyByHash(db: Db, hash: string): Promise<KeyPrincipalR
   return r.rows[0];
 }
 
-export async function findSessionByHash(db: Db, hash: string, now: Date) {
-  const r = await sql<Omit<KeyPrincipalRow, 'key_id' | 'key_start' | 'kind' | 'scopes' | 'expires_at' | 'revoked_at' | 'trial_ended_at'> & { session_id: number }>`
-    SELECT s.id AS session_id, o.id AS org_id, o.name AS org_name, o.status AS org_status, o.tier,
-           m.id AS member_id, m.email, m.role
-    FROM sessions s JOIN organizations o ON o.id = s.org_id JOIN members m ON m.id = s.member_id
-    WHERE s.token_hash = ${hash} AND s.revoked_at IS NULL AND s.expires_at > ${now}`.execute(db);
-  return r.rows[0];
-}
-
 export async function createOrganization(db: Db | Tx, name: string, tier: Tier) {
   return db.insertInto('organizations').values({ name, tier }).returning(['id', 'name', 'tier', 'created_at']).executeTakeFirstOrThrow();
 }

@@ -12,7 +12,7 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 import { openStore } from '../../src/store/db.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
 import { insertSession } from '../../src/store/identity.ts';
-import { SESSION_COOKIE } from '../../src/http/auth.ts';
+import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../../src/http/auth.ts';
 
 export const TEST_INTERNAL_KEY = 'test-internal-key-0123456789';
 /** The query deadline of a `viaProxy` test app's store. */
@@ -127,5 +127,6 @@ export async function seedTwoOrgs(store: Store) {
 export async function seedSession(store: Store, orgId: number, memberId: number, expiresAt = new Date('2100-01-01T00:00:00Z')) {
   const token = randomToken();
   await insertSession(store.db, orgId, memberId, sha256Hex(token), expiresAt);
-  return { cookie: `${SESSION_COOKIE}=${token}` };
+  // The CSRF token rides along (as a page's form or script would send it); tests of the CSRF refusal drop it.
+  return { cookie: `${SESSION_COOKIE}=${token}; ${CSRF_COOKIE}=${csrfTokenFor(token)}`, 'x-csrf-token': csrfTokenFor(token) };
 }

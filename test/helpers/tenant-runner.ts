@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import type { RouteEntry } from '../../src/http/conventions.ts';
 import type { TenantDecl, TenantId } from '../../src/http/auth.ts';
 import type { TestApp } from './app.ts';
-import { seedOrg, seedSession } from './app.ts';
+import { seedKey, seedOrg, seedSession } from './app.ts';
+import { createMember, createOrganization } from '../../src/store/identity.ts';
 import { storeResults } from '../../src/store/windows.ts';
 
 export interface SeededTenant {
@@ -36,8 +37,32 @@ async function seedEnvironment(t: TestApp, org: { orgId: number; tag: string }) 
 /** Tenant resources the runner can seed. Add one here when a route declares a new resource. */
 export const RESOURCES: Record<string, ResourceFixture> = {
   members: {
-    async seed() {
-      return { ids: {}, markers: [] }; // the owner and its email come with every seeded organization
+    // The owner and its email come with every seeded organization; a viewer is the member routes take by id.
+    async seed(t, org) {
+      const email = `runner-viewer-${org.tag.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+      const m = await createMember(t.store.db, org.orgId, email, 'viewer', `Runner viewer ${org.tag}`);
+      return { ids: { member_id: m.id }, markers: [email] };
+    },
+  },
+  organizations: {
+    async seed(_t, org) {
+      return { ids: { org_id: org.orgId }, markers: [] };
+    },
+  },
+  api_keys: {
+    async seed(t, org) {
+      const m = await createMember(t.store.db, org.orgId, `runner-keyholder-${org.tag.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.test`, 'admin');
+      const k = await seedKey(t.store, org.orgId, m.id, {});
+      return { ids: { key_id: k.keyId }, markers: [m.email] };
+    },
+  },
+  clients: {
+    // A client organization of this one (managed-service provider, spec §3.2).
+    async seed(t, org) {
+      const name = `Runner client of ${org.tag} ${Math.random().toString(36).slice(2, 8)}`;
+      const c = await createOrganization(t.store.db, name, 'standard');
+      await t.app.services.accounts.setProvider(c.id, org.orgId);
+      return { ids: { client_id: c.id }, markers: [name] };
     },
   },
   environments: {
@@ -128,15 +153,30 @@ function multipart(parts: Record<string, string>, files: string[]) {
   return { payload: Buffer.from(`${chunks.join('')}--${boundary}--\r\n`), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
+/**
+ * Own-data routes that refuse organization A's valid credentials by design, with the refusals the runner accepts
+ * (detail.error by credential): session-only routes refuse a key; the trial is for Free organizations (the runner's
+ * are Professional); deleting the account needs the confirmation text, which the runner never sends.
+ */
+export const OWN_DATA_REFUSALS: Record<string, { key: string; session: string }> = {
+  'POST /api/v1/account/trial': { key: 'session_required', session: 'trial_unavailable' },
+  'DELETE /api/v1/account': { key: 'session_required', session: 'confirmation_required' },
+  'POST /account/delete': { key: 'session_required', session: 'confirmation_required' },
+};
+
 export interface TenantRoute {
   method: string;
   url: string;
+  /** Session-only routes refuse every key before reading anything: they are attacked by session only. */
+  sessionOnly: boolean;
   tenant: TenantDecl;
   schema: Record<string, unknown> | null;
 }
 
 export function tenantRoutes(table: RouteEntry[]): TenantRoute[] {
-  return table.filter((r) => r.policy?.tenant).map((r) => ({ method: r.method, url: r.url, tenant: r.policy!.tenant as TenantDecl, schema: r.schema }));
+  return table.filter((r) => r.policy?.tenant).map((r) => ({
+    method: r.method, url: r.url, sessionOnly: r.policy!.mode === 'session', tenant: r.policy!.tenant as TenantDecl, schema: r.schema,
+  }));
 }
 
 function bodyExample(r: TenantRoute): unknown {
@@ -207,6 +247,8 @@ export async function tenantRowCounts(t: TestApp, orgId: number): Promise<Record
 
 export interface Attack {
   label: string;
+  /** The credential used. */
+  via: 'key' | 'session';
   /** The id under attack, or null for a route on the caller's own data only (ids: []). */
   id: TenantId | null;
   method: string;
@@ -238,7 +280,9 @@ export function attacks(r: TenantRoute, a: SeededTenant, b: SeededTenant, public
       body = example !== undefined ? json({ ...(example as object), ...bodyIds }) : FALLBACK_BODIES[label](bodyIds);
     }
     for (const [via, cred] of [['key', a.key], ['session', { ...a.session, origin: publicOrigin }]] as const) {
+      if (via === 'key' && r.sessionOnly) continue;
       out.push({
+        via,
         label: `${r.method} ${r.url} ${id ? `${id.in}.${id.name}=B's` : '(own data)'} via ${via}`,
         id, method: r.method, url: qs ? `${url}?${qs}` : url,
         payload: body?.payload, headers: { ...cred, ...(body?.headers ?? {}) },

@@ -202,3 +202,30 @@ describe('key list and key revoke', () => {
     assert.deepEqual(JSON.parse(r.stdout), { error: { code: 'org_not_found', message: 'No organization with id 999999' } });
   });
 });
+
+describe('login-link and org set-provider (accounts)', () => {
+  test('login-link prints a working single-use sign-in link; an unknown address is refused with exit 1', async () => {
+    const created = await cli('org', 'create', '--name', 'Link CLI Org', '--tier', 'standard', '--owner-email', 'cli.person@example.test', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    const r = await cli('login-link', '--email', 'CLI.Person@example.test');
+    assert.equal(r.code, 0, r.stderr);
+    const link = new URL(r.stdout.trim());
+    assert.equal(link.pathname, '/api/v1/auth/callback');
+    const res = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+    assert.equal(res.statusCode, 303, res.body);
+    assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
+    const unknown = await cli('login-link', '--email', 'nobody.cli@example.test');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /person_not_found/);
+    assert.equal((await cli('login-link', '--email', 'not-an-address')).code, 2);
+  });
+
+  test('org set-provider makes an organization a client of a provider', async () => {
+    const p = (await cli('org', 'create', '--name', 'CLI MSP', '--tier', 'professional', '--owner-email', 'msp@example.test', '--json')).json();
+    const c = (await cli('org', 'create', '--name', 'CLI Client', '--tier', 'standard', '--owner-email', 'client@example.test', '--json')).json();
+    const r = await cli('org', 'set-provider', '--org', String(c.org.id), '--provider', String(p.org.id), '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/account/clients', headers: { authorization: `Bearer ${p.api_key.key}` } });
+    assert.deepEqual(list.json().data.map((x: { id: number; name: string }) => [x.id, x.name]), [[c.org.id, 'CLI Client']]);
+  });
+});

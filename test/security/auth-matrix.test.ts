@@ -374,3 +374,62 @@ describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery,
     expectError(await call('POST', '/api/v1/webhooks/1/test'), 401, 'AUTH_REQUIRED', 'auth_required');
   });
 });
+
+describe('the account routes (issue 12): credential kind × role × tier on every one', () => {
+  // Every account and auth route of the route table with a credential: no route added later escapes the matrix.
+  const accountRoutes = () => t.app.routeTable().filter((r) => (r.url.startsWith('/api/v1/account') || r.url.startsWith('/api/v1/auth/'))
+    && r.policy && r.policy.mode !== 'none' && !r.url.endsWith('/account/me') || (r.url === '/api/v1/account/me' && r.method === 'PUT'));
+  const urlOf = (u: string) => u.replace(/:\w+/g, '1');
+  const inject = (method: string, url: string, headers: Headers) =>
+    t.app.inject({ method: method as 'GET', url: urlOf(url), headers: { ...headers, ...(method === 'GET' ? {} : { 'content-type': 'application/json' }) }, ...(method === 'GET' ? {} : { payload: '{}' }) });
+
+  test('there are account routes, all of them with a credential', () => {
+    assert.ok(accountRoutes().length >= 18, accountRoutes().map((r) => r.url).join(', '));
+  });
+
+  test('no credential → 401; partner and trial keys → PARTNER_SCOPE / TRIAL_SCOPE; session-only routes refuse keys', async () => {
+    const partner = await seedKey(t.store, org.orgId, org.memberId, { kind: 'partner', scopes: ['read'] });
+    const trial = await seedKey(t.store, org.orgId, org.memberId, { kind: 'trial', expiresAt: new Date('2026-12-01T00:00:00Z') });
+    for (const r of accountRoutes()) {
+      const label = `${r.method} ${r.url}`;
+      const anon = await inject(r.method, r.url, {});
+      assert.equal(anon.statusCode, 401, label);
+      assert.equal(anon.json().error.code, 'AUTH_REQUIRED', label);
+      const sessionOnly = r.policy!.mode === 'session';
+      const p = await inject(r.method, r.url, partner.auth);
+      assert.equal(p.statusCode, 403, label);
+      assert.equal(p.json().error.code, sessionOnly ? 'FORBIDDEN' : 'PARTNER_SCOPE', label);
+      const tr = await inject(r.method, r.url, trial.auth);
+      assert.equal(tr.json().error.code, sessionOnly ? 'FORBIDDEN' : 'TRIAL_SCOPE', label);
+      if (sessionOnly) assert.equal(tr.json().error.detail.error, 'session_required', label);
+    }
+  });
+
+  test('a viewer session: reads pass, writes → 403 viewer_role except its own profile, session and organization switch', async () => {
+    const v = await seedKey(t.store, org.orgId, null, { role: 'viewer' });
+    const s = await seedSession(t.store, org.orgId, v.memberId);
+    for (const r of accountRoutes()) {
+      if (r.url.endsWith('/logout') || r.url.endsWith('/logout-all')) continue; // would end the session under test
+      const res = await inject(r.method, r.url, { ...s, origin: 'http://vulnintel.test' });
+      const label = `${r.method} ${r.url}: ${res.body.slice(0, 200)}`;
+      const e = res.statusCode >= 400 ? res.json().error.detail.error : null;
+      if (r.policy!.self || (r.method === 'GET' && (r.policy!.role ?? 'viewer') === 'viewer')) assert.notEqual(e, 'viewer_role', label);
+      else assert.equal(e, 'viewer_role', label);
+    }
+  });
+
+  test('keys over HTTP by tier: Standard → upgrade_required, Professional passes; DELETE /account needs the owner', async () => {
+    const std = await seedOrg(t.store, { name: 'Matrix Std', tier: 'standard' });
+    for (const [method, url] of [['GET', '/api/v1/account/keys'], ['POST', '/api/v1/account/keys'], ['DELETE', '/api/v1/account/keys/:key_id'], ['POST', '/api/v1/account/keys/:key_id/rotate']]) {
+      const r = await inject(method, url, std.auth);
+      assert.equal(r.json().error.detail.error, 'upgrade_required', `${method} ${url}`);
+      const pro = await inject(method, url, org.auth);
+      assert.notEqual(pro.json().error?.detail?.error, 'upgrade_required', `${method} ${url}`);
+    }
+    const admin = await seedKey(t.store, org.orgId, null, { role: 'admin' });
+    const s = await seedSession(t.store, org.orgId, admin.memberId);
+    const del = await t.app.inject({ method: 'DELETE', url: '/api/v1/account', headers: { ...s, origin: 'http://vulnintel.test' }, payload: {} });
+    assert.equal(del.statusCode, 403);
+    assert.equal(del.json().error.detail.required_role, 'owner');
+  });
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import {
-  attacks, coverageProblems, RESOURCES, seedTenant, tenantRoutes, tenantRowCounts, type SeededTenant, type TenantRoute,
+  attacks, coverageProblems, OWN_DATA_REFUSALS, RESOURCES, seedTenant, tenantRoutes, tenantRowCounts, type SeededTenant, type TenantRoute,
 } from '../helpers/tenant-runner.ts';
 
 let t: TestApp;
@@ -29,16 +29,23 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   assert.deepEqual(await coverageProblems(t, routes), []);
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
-    'DELETE /api/v1/webhooks/:id', 'GET /api/v1/account/me', 'GET /api/v1/account/notifications',
-    'GET /api/v1/account/usage', 'GET /api/v1/environments', 'GET /api/v1/training/modules',
-    'GET /api/v1/training/modules/:module_id', 'GET /api/v1/training/progress', 'GET /api/v1/webhooks',
-    'GET /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries', 'GET /api/v2/assets/results', 'GET /training',
-    'GET /training/:module_id', 'PATCH /api/v1/webhooks/:id', 'POST /api/v1/environments',
-    'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
-    'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable', 'POST /api/v1/webhooks/:id/rotate-secret',
-    'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate', 'POST /api/v2/assets/correlate-csv',
-    'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/notifications',
-    ]);
+    'DELETE /api/v1/account', 'DELETE /api/v1/account/keys/:key_id', 'DELETE /api/v1/account/team/:member_id',
+    'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /api/v1/account/clients', 'GET /api/v1/account/keys',
+    'GET /api/v1/account/me', 'GET /api/v1/account/notifications', 'GET /api/v1/account/org',
+    'GET /api/v1/account/team', 'GET /api/v1/account/usage', 'GET /api/v1/environments',
+    'GET /api/v1/training/modules', 'GET /api/v1/training/modules/:module_id', 'GET /api/v1/training/progress',
+    'GET /api/v1/webhooks', 'GET /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries',
+    'GET /api/v2/assets/results', 'GET /training', 'GET /training/:module_id', 'PATCH /api/v1/webhooks/:id',
+    'POST /account/delete', 'POST /account/keys', 'POST /account/keys/:key_id/revoke',
+    'POST /account/team/:member_id/remove', 'POST /account/team/invite',
+    'POST /api/v1/account/clients/:client_id/deactivate', 'POST /api/v1/account/clients/:client_id/restore',
+    'POST /api/v1/account/keys', 'POST /api/v1/account/keys/:key_id/rotate', 'POST /api/v1/account/team/invite',
+    'POST /api/v1/account/trial', 'POST /api/v1/environments', 'POST /api/v1/training/modules/:module_id/complete',
+    'POST /api/v1/training/modules/:module_id/start', 'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable',
+    'POST /api/v1/webhooks/:id/rotate-secret', 'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate',
+    'POST /api/v2/assets/correlate-csv', 'POST /training/:module_id/complete', 'POST /training/:module_id/start',
+    'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications', 'PUT /api/v1/account/org',
+  ]);
 });
 
 test('a tenant route the runner cannot attack is reported', async () => {
@@ -76,8 +83,11 @@ test("organization A's key and session against B's ids: the declared 404 or an e
       const text = res.body;
       if (atk.id === null) {
         // The caller's own data: served (or a conflict within A's own data, e.g. the example name taken by A's
-        // previous call) or a page's redirect back to itself (303), never refused for A's valid credentials, never a 5xx.
-        assert.ok(res.statusCode < 300 || res.statusCode === 303 || res.statusCode === 409, `${atk.label}: ${res.statusCode} ${text.slice(0, 300)}`);
+        // previous call), never refused for A's valid credentials, never a 5xx.
+        const refusal = OWN_DATA_REFUSALS[`${r.method} ${r.url}`]?.[atk.via];
+        if (refusal) assert.equal(res.json().error?.detail?.error, refusal, `${atk.label}: ${res.statusCode} ${text.slice(0, 300)}`);
+        // 303: a page's form, done, sending the browser back to its page.
+        else assert.ok(res.statusCode < 300 || res.statusCode === 303 || res.statusCode === 409, `${atk.label}: ${res.statusCode} ${text.slice(0, 300)}`);
       } else if (atk.id.foreign === 'empty') {
         assert.ok(res.statusCode >= 200 && res.statusCode < 300, `${atk.label}: ${res.statusCode} ${text.slice(0, 300)}`);
       } else {
@@ -92,15 +102,20 @@ test("organization A's key and session against B's ids: the declared 404 or an e
       const sent = atk.id ? String(b.ids[atk.id.name]) : null;
       for (const m of b.markers.filter((x) => x !== sent)) assert.ok(!text.includes(m), `${atk.label}: the response holds B's ${m}`);
       // B's own ids never come back (an id in A's request may be echoed only inside filters/detail of an error).
-      for (const v of Object.values(b.ids)) {
-        if (res.statusCode < 300 && res.headers['content-type']?.toString().startsWith('application/json')) assert.ok(!JSON.stringify(res.json().data ?? {}).includes(String(v)), `${atk.label}: data holds B's id ${v}`);
+      // Random 15-digit ids and string ids are looked for anywhere; small sequence ids (members, keys,
+      // organizations) would match unrelated numbers, so they are looked for under their own field name.
+      for (const [name, v] of Object.entries(b.ids)) {
+        if (res.statusCode >= 300) continue;
+        const data = String(res.headers['content-type']).includes('json') ? JSON.stringify(res.json().data ?? {}) : res.body;
+        const held = typeof v === 'number' && v < 1e12 ? new RegExp(`"${name}":${v}(?![0-9])`).test(data) : data.includes(String(v));
+        assert.ok(!held, `${atk.label}: data holds B's ${name} ${v}`);
       }
       assert.deepEqual(await tenantRowCounts(t, b.orgId), before, `${atk.label}: B's rows changed`);
       attacked++;
     }
   }
-  // Every declared id by key and by session; own-data routes once each way.
-  const expected = routes.reduce((n, r) => n + 2 * Math.max(1, r.tenant.ids.length), 0);
+  // Every declared id by key and by session (session-only routes: by session); own-data routes once each way.
+  const expected = routes.reduce((n, r) => n + (r.sessionOnly ? 1 : 2) * Math.max(1, r.tenant.ids.length), 0);
   assert.equal(attacked, expected);
 });
 

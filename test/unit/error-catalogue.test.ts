@@ -46,7 +46,7 @@ const ROWS: [ErrorKey, string?][][] = [
   [['PARTNER_SCOPE'], ['TRIAL_SCOPE']],
   [['TRIAL_REQUIRED'], ['API_ONLY_ACCOUNT'], ['API_KEY_REQUIRED'], ['DEMO_EXAMPLES_ONLY']],
   [['INSUFFICIENT_SCOPE', 'insufficient_scope'], ['VIEWER_ROLE', 'viewer_role'], ['DEMO_READ_ONLY', 'demo_read_only'],
-    ['SESSION_REQUIRED', 'session_required'], ['ORIGIN_REFUSED'], ['FORBIDDEN']],
+    ['SESSION_REQUIRED', 'session_required'], ['ORIGIN_REFUSED'], ['CSRF_REFUSED'], ['FORBIDDEN']],
   [['TIER_GATE'], ['UPGRADE_REQUIRED', 'upgrade_required'], ['TIER_REQUIRED', 'tier_required'], ['CAP_EXCEEDED', 'cap_exceeded'],
     ['LIMIT_REACHED', 'limit_reached']],
   [['INTERNAL_ERROR'], ['DB_TIMEOUT']],

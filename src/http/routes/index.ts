@@ -11,6 +11,9 @@ import training from './v1/training.ts';
 import accountPreferences from './v1/account-preferences.ts';
 import trainingPage from './v1/training-page.ts';
 import webhooks from './v1/webhooks.ts';
+import authRoutes from './v1/auth.ts';
+import accountManage from './v1/account-manage.ts';
+import accountPages from './v1/account-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -24,4 +27,7 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(accountPreferences);
   await app.register(trainingPage);
   await app.register(webhooks);
+  await app.register(authRoutes);
+  await app.register(accountManage);
+  await app.register(accountPages);
 }

@@ -1,0 +1,59 @@
+// Account rules (issue 12; docs/accounts.md), pure: link and session lifetimes, who may remove whom, the deletion
+// confirmation text, the purge delay.
+import type { Role } from './tiers.ts';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+
+/** A sign-in link is valid for 15 minutes and works once. */
+export const LOGIN_LINK_TTL_MS = 15 * MINUTE_MS;
+/** A link confirming a new email address: 60 minutes, once. */
+export const EMAIL_CHANGE_TTL_MS = 60 * MINUTE_MS;
+/** A team invitation: 7 days, once. */
+export const INVITATION_TTL_MS = 7 * 24 * HOUR_MS;
+
+/** Sessions end after 12 hours without a request (idle) and 7 days after sign-in whatever the use (absolute). */
+export const SESSION_IDLE_MS = 12 * HOUR_MS;
+export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR_MS;
+/** last_seen_at is written at most once a minute per session (a read per request, not a write). */
+export const SESSION_TOUCH_MS = MINUTE_MS;
+
+/** Sign-in link requests: per email address and per client address, each a fixed window. */
+export const LOGIN_LIMITS = Object.freeze({
+  perEmail: { points: 5, durationSec: 15 * 60 },
+  perAddress: { points: 30, durationSec: 15 * 60 },
+});
+
+/** The exact text DELETE /api/v1/account needs in `confirmation` (spec §4.5). */
+export const DELETE_CONFIRMATION = 'delete my organization and all its data';
+
+/** Organizations deleted by their owner are purged by the hourly job once this long has passed (spec §3.2). */
+export const PURGE_AFTER_MS = 20 * HOUR_MS;
+
+const EMAIL_RE = /^[^\s@<>()",;:\\[\]]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+/** A deliverable-looking address (local@domain.tld, no spaces or header-breaking characters), at most 320 chars. */
+export function isEmail(s: string): boolean {
+  return s.length <= 320 && EMAIL_RE.test(s);
+}
+
+export function normalizeEmail(s: string): string {
+  return s.trim().toLowerCase();
+}
+
+/** Idle or absolute expiry passed? */
+export function sessionExpired(s: { expires_at: Date; last_seen_at: Date }, now: Date): boolean {
+  return s.expires_at.getTime() <= now.getTime() || s.last_seen_at.getTime() + SESSION_IDLE_MS <= now.getTime();
+}
+
+export type RemovalRefusal = 'owner_cannot_be_removed' | 'role_required';
+
+/**
+ * Who may remove a member (spec §5.6): the owner is never removed (not by an admin, not by itself; the owner
+ * leaves by deleting the account); owners and admins remove admins and viewers; a viewer removes nobody.
+ */
+export function removalRefusal(actor: Role, target: Role): RemovalRefusal | null {
+  if (target === 'owner') return 'owner_cannot_be_removed';
+  if (actor === 'viewer') return 'role_required';
+  return null;
+}

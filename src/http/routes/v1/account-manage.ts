@@ -1,0 +1,184 @@
+// spec §4.5 Account (issue 12; docs/accounts.md): the profile update, the organization, the team and its
+// invitations, API keys over HTTP, the free trial, account deletion, and the client organizations of a
+// managed-service provider (§3.2). GET /account/me is in account.ts.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Envelope, ok } from '../../envelope.ts';
+import { NoQuery } from '../../schemas/common.ts';
+import { clearSessionCookies } from '../../auth.ts';
+import {
+  ApiKey, Client, CreateKey, IdParam, InviteBody, Invitation, IssuedKey, Organization, RevokedKey, Team, UpdateMe,
+  UpdateOrganization, NoBody, acceptNoBody, mapped,
+} from '../../schemas/accounts.ts';
+import { Profile } from './account.ts';
+import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
+import { Preferences } from '../../schemas/accounts.ts';
+
+const Empty = Type.Object({});
+
+const key = { apiKey: [] as string[] };
+const session = { session: [] as string[] };
+
+const account: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.accounts;
+  const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
+  acceptNoBody(app);
+
+  app.put('/api/v1/account/me', {
+    schema: {
+      tags: ['account'],
+      summary: 'Update your name and preferences; a new email address takes effect once confirmed through the link sent to it',
+      security: [key, session], querystring: NoQuery, body: UpdateMe,
+      response: { 200: Envelope(Type.Object({ ...Profile.properties, preferences: Preferences, pending_email: Type.Union([Type.String(), Type.Null()]) }), Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'members', ids: [] } } },
+  }, async (req) => ok(req, await mapped(() => svc.updateMe(req.principal!, req.body)), {}));
+
+  app.get('/api/v1/account/org', {
+    schema: {
+      tags: ['account'], summary: 'Your organization: name, plan (read-only), its caps and the overrides', security: [key, session],
+      querystring: NoQuery, response: { 200: Envelope(Organization, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req) => ok(req, await mapped(() => svc.organization(req.principal!)), {}));
+
+  app.put('/api/v1/account/org', {
+    schema: {
+      tags: ['account'], summary: "Rename your organization (owner or admin); the plan is not changed through the API", security: [key, session],
+      querystring: NoQuery, body: UpdateOrganization, response: { 200: Envelope(Organization, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req) => ok(req, await mapped(() => svc.updateOrganization(req.principal!, req.body)), {}));
+
+  app.get('/api/v1/account/team', {
+    schema: {
+      tags: ['account'], summary: 'Team members (owner first) and pending invitations', security: [key, session],
+      querystring: NoQuery, response: { 200: Envelope(Team, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
+  }, async (req) => ok(req, await mapped(() => svc.team(req.principal!)), {}));
+
+  app.post('/api/v1/account/team/invite', {
+    schema: {
+      tags: ['account'],
+      summary: 'Invite a member by email (accept link valid 7 days). Past the member cap (pending invitations count): 403 cap_exceeded',
+      security: [key, session], querystring: NoQuery, body: InviteBody, response: { 201: Envelope(Invitation, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [] } } },
+  }, async (req, reply) => {
+    const inv = await mapped(() => svc.invite(req.principal!, req.body));
+    reply.code(201);
+    return ok(req, inv, {});
+  });
+
+  app.delete('/api/v1/account/team/:member_id', {
+    schema: {
+      tags: ['account'], summary: 'Remove a member (never the owner); its sessions end and its keys are revoked', security: [key, session],
+      querystring: NoQuery, params: IdParam('member_id'), body: NoBody, response: { 200: Envelope(Type.Object({ removed: Type.Integer() }), Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [{ in: 'params', name: 'member_id', foreign: 'not_found' }] } } },
+  }, async (req) => {
+    await mapped(() => svc.removeMember(req.principal!, req.params.member_id));
+    return ok(req, { removed: req.params.member_id }, {});
+  });
+
+  app.get('/api/v1/account/keys', {
+    schema: {
+      tags: ['account'], summary: "Your organization's API keys (owner or admin; Professional and above)", security: [key, session],
+      querystring: NoQuery, response: { 200: Envelope(Type.Array(ApiKey), Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'api_keys', ids: [] } } },
+  }, async (req) => ok(req, await mapped(() => svc.listKeys(req.principal!)), {}));
+
+  app.post('/api/v1/account/keys', {
+    schema: {
+      tags: ['account'], summary: 'Create an API key for yourself; the key is in this answer only (owner or admin; Professional and above)',
+      security: [key, session], querystring: NoQuery, body: CreateKey, response: { 201: Envelope(IssuedKey, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
+  }, async (req, reply) => {
+    const k = await mapped(() => svc.createKey(req.principal!, { kind: req.body.kind ?? 'standard', scopes: req.body.scopes, label: req.body.label }));
+    reply.code(201).header('cache-control', 'no-store');
+    return ok(req, k, {});
+  });
+
+  app.delete('/api/v1/account/keys/:key_id', {
+    schema: {
+      tags: ['account'], summary: 'Revoke an API key (idempotent; it stops working at once)', security: [key, session],
+      querystring: NoQuery, params: IdParam('key_id'), body: NoBody, response: { 200: Envelope(RevokedKey, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
+  }, async (req) => ok(req, await mapped(() => svc.revokeKey(req.principal!, req.params.key_id)), {}));
+
+  app.post('/api/v1/account/keys/:key_id/rotate', {
+    schema: {
+      tags: ['account'], summary: 'Rotate an API key: a new key (same kind, scopes, label) is created, then the old one revoked',
+      security: [key, session], querystring: NoQuery, params: IdParam('key_id'), body: NoBody,
+      response: { 201: Envelope(Type.Object({ key: IssuedKey, revoked: RevokedKey }), Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
+  }, async (req, reply) => {
+    const r = await mapped(() => svc.rotateKey(req.principal!, req.params.key_id));
+    reply.code(201).header('cache-control', 'no-store');
+    return ok(req, r, {});
+  });
+
+  app.post('/api/v1/account/trial', {
+    schema: {
+      tags: ['account'],
+      summary: 'Start the free API trial (Free plan, browser session; once): a trial key, 25 assets per request, 750 in total, 14 days',
+      security: [session], querystring: NoQuery, body: NoBody,
+      response: { 201: Envelope(Type.Object({
+        ...IssuedKey.properties,
+        trial: Type.Object({ started_at: Type.String({ format: 'date-time' }), ends_at: Type.String({ format: 'date-time' }), per_request: Type.Integer(), total_checks: Type.Integer() }),
+      }), Empty) },
+    },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req, reply) => {
+    const r = await mapped(() => svc.startTrial(req.principal!));
+    reply.code(201).header('cache-control', 'no-store');
+    return ok(req, r, {});
+  });
+
+  app.delete('/api/v1/account', {
+    schema: {
+      tags: ['account'],
+      summary: `Delete your organization (owner, browser session only). Body: {"confirmation": "${DELETE_CONFIRMATION}"}. Deactivated at once; data purged about 20 hours later`,
+      security: [session], querystring: NoQuery,
+      body: Type.Object({ confirmation: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false, examples: [{ confirmation: 'not the confirmation text' }] }),
+      response: { 200: Envelope(Type.Object({
+        org_id: Type.Integer(), status: Type.Literal('deactivated'), deleted_at: Type.String({ format: 'date-time' }), purge_by: Type.String({ format: 'date-time' }),
+      }), Empty) },
+    },
+    config: { auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req, reply) => {
+    const r = await mapped(() => svc.deleteAccount(req.principal!, req.body.confirmation));
+    clearSessionCookies(reply, secure);
+    return ok(req, r, {});
+  });
+
+  app.get('/api/v1/account/clients', {
+    schema: {
+      tags: ['account'], summary: 'Managed-service providers: your client organizations', security: [key, session],
+      querystring: NoQuery, response: { 200: Envelope(Type.Array(Client), Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'clients', ids: [] } } },
+  }, async (req) => ok(req, await mapped(() => svc.clients(req.principal!)), {}));
+
+  app.post('/api/v1/account/clients/:client_id/deactivate', {
+    schema: {
+      tags: ['account'], summary: "Deactivate a client organization (not purged): its keys and sessions stop until restored", security: [key, session],
+      querystring: NoQuery, params: IdParam('client_id'), body: NoBody, response: { 200: Envelope(Client, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'clients', ids: [{ in: 'params', name: 'client_id', foreign: 'not_found' }] } } },
+  }, async (req) => ok(req, await mapped(() => svc.deactivateClient(req.principal!, req.params.client_id)), {}));
+
+  app.post('/api/v1/account/clients/:client_id/restore', {
+    schema: {
+      tags: ['account'], summary: 'Restore a client organization you deactivated', security: [key, session],
+      querystring: NoQuery, params: IdParam('client_id'), body: NoBody, response: { 200: Envelope(Client, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'clients', ids: [{ in: 'params', name: 'client_id', foreign: 'not_found' }] } } },
+  }, async (req) => ok(req, await mapped(() => svc.restoreClient(req.principal!, req.params.client_id)), {}));
+};
+export default account;

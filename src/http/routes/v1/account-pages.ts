@@ -1,0 +1,126 @@
+// The account pages (issue 12; docs/accounts.md "Pages"): server-rendered HTML, no JavaScript, forms posted as
+// application/x-www-form-urlencoded with the session's CSRF token in `_csrf` (checked by the auth hook). A form
+// that succeeds redirects back to /account (post/redirect/get); a refusal answers in the §7 envelope.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { NoQuery } from '../../schemas/common.ts';
+import { IdParam, mapped } from '../../schemas/accounts.ts';
+import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
+import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage } from '../../views/account-html.ts';
+import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
+import { TIER_PERMISSIONS } from '../../../domain/tiers.ts';
+
+// No script may run; forms post to this origin only.
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+const See = { 303: Type.Null({ description: 'Back to /account' }) };
+const session = [{ session: [] as string[] }];
+
+const pages: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.accounts;
+  const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
+  // Form bodies, for these pages only (the API routes keep refusing them).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-store');
+  });
+
+  app.get('/login', {
+    schema: { tags: ['pages'], summary: 'Sign-in page', querystring: NoQuery, response: { 200: Html('The sign-in form') } },
+    config: { auth: { mode: 'none', tenant: false } },
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderLoginPage()));
+
+  app.post('/login', {
+    schema: {
+      tags: ['pages'], summary: 'Sign-in form: emails a link, then shows "check your email" (same page whether or not the address exists)',
+      querystring: NoQuery, body: Type.Object({ email: Type.String({ maxLength: 320 }) }, { additionalProperties: false, examples: [{ email: 'someone@example.test' }] }),
+      response: { 200: Html('Check your email') },
+    },
+    config: { auth: { mode: 'none', tenant: false } },
+  }, async (req, reply) => {
+    await mapped(() => svc.requestLogin(req.body.email, req.ip));
+    return reply.type('text/html; charset=utf-8').send(renderCheckEmailPage());
+  });
+
+  async function accountPage(req: FastifyRequest, newKey?: string, notice?: string) {
+    const p = req.principal!;
+    const admin = p.role !== 'viewer';
+    const [me, org, team, keys] = await Promise.all([
+      svc.me(p), svc.organization(p), svc.team(p),
+      admin && TIER_PERMISSIONS[p.tier].api_keys ? svc.listKeys(p) : Promise.resolve(null),
+    ]);
+    return renderAccountPage({ me, org, team, keys, csrf: csrfTokenFor(req.sessionToken!), newKey, notice, deleteConfirmation: DELETE_CONFIRMATION });
+  }
+
+  app.get('/account', {
+    schema: { tags: ['pages'], summary: 'Account page: organization, plan, usage, team, API keys, deletion', security: session, querystring: NoQuery, response: { 200: Html('The account page') } },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
+  }, async (req, reply) => reply.type('text/html; charset=utf-8').send(await accountPage(req)));
+
+  app.post('/logout', {
+    schema: { tags: ['pages'], summary: 'Sign-out form', security: session, querystring: NoQuery, body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
+  }, async (req, reply) => {
+    await svc.logout(req.sessionToken!);
+    clearSessionCookies(reply, secure);
+    return reply.redirect('/login', 303);
+  });
+
+  app.post('/account/team/invite', {
+    schema: {
+      tags: ['pages'], summary: 'Invite form', security: session, querystring: NoQuery,
+      body: Type.Object({ email: Type.String({ maxLength: 320 }), role: Type.Union([Type.Literal('admin'), Type.Literal('viewer')]) }, { additionalProperties: false, examples: [{ email: 'page.invitee@example.test', role: 'viewer' }] }),
+      response: See,
+    },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [] } } },
+  }, async (req, reply) => {
+    await mapped(() => svc.invite(req.principal!, req.body));
+    return reply.redirect('/account', 303);
+  });
+
+  app.post('/account/team/:member_id/remove', {
+    schema: { tags: ['pages'], summary: 'Remove-member form', security: session, querystring: NoQuery, params: IdParam('member_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [{ in: 'params', name: 'member_id', foreign: 'not_found' }] } } },
+  }, async (req, reply) => {
+    await mapped(() => svc.removeMember(req.principal!, req.params.member_id));
+    return reply.redirect('/account', 303);
+  });
+
+  app.post('/account/keys', {
+    schema: {
+      tags: ['pages'], summary: 'Create-key form: the account page with the new key shown once', security: session, querystring: NoQuery,
+      body: Type.Object({ label: Type.Optional(Type.String({ maxLength: 200 })), scope: Type.Union([Type.Literal('read'), Type.Literal('write')]) }, { additionalProperties: false, examples: [{ label: 'Page key', scope: 'read' }] }),
+      response: { 201: Html('The account page with the new key') },
+    },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
+  }, async (req, reply) => {
+    const k = await mapped(() => svc.createKey(req.principal!, { kind: 'standard', scopes: req.body.scope === 'write' ? ['read', 'write'] : ['read'], label: req.body.label || null }));
+    return reply.code(201).type('text/html; charset=utf-8').send(await accountPage(req, k.key));
+  });
+
+  app.post('/account/keys/:key_id/revoke', {
+    schema: { tags: ['pages'], summary: 'Revoke-key form', security: session, querystring: NoQuery, params: IdParam('key_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
+  }, async (req, reply) => {
+    await mapped(() => svc.revokeKey(req.principal!, req.params.key_id));
+    return reply.redirect('/account', 303);
+  });
+
+  app.post('/account/delete', {
+    schema: {
+      tags: ['pages'], summary: 'Delete-organization form (owner; the confirmation text of DELETE /api/v1/account)', security: session, querystring: NoQuery,
+      body: Type.Object({ confirmation: Type.String({ maxLength: 200 }) }, { additionalProperties: false, examples: [{ confirmation: 'not the confirmation text' }] }),
+      response: { 200: Html('Deleted') },
+    },
+    config: { auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req, reply) => {
+    const r = await mapped(() => svc.deleteAccount(req.principal!, req.body.confirmation));
+    clearSessionCookies(reply, secure);
+    return reply.type('text/html; charset=utf-8').send(renderMessagePage('Organization deleted', `It no longer works, and all its data will be purged by ${r.purge_by}.`, '/login'));
+  });
+
+};
+export default pages;

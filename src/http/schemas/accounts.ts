@@ -1,0 +1,131 @@
+// TypeBox schemas of the account endpoints (docs/accounts.md), and the one mapping of an AccountError to its
+// spec §7 answer.
+import { Type } from 'typebox';
+import { ApiError } from '../errors.ts';
+import { CONTACT_URL } from '../auth.ts';
+import { StringEnum } from './common.ts';
+import { AccountError } from '../../services/accounts.ts';
+import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
+
+/** Action endpoints take no input: an empty JSON object, or no body at all (see `acceptNoBody`). */
+export const NoBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
+
+/** A plugin's writes may come without a body: it is read as {} (validated against NoBody or the route's schema). */
+export function acceptNoBody(app: { addHook(name: 'preValidation', fn: (req: { body: unknown; method: string }) => Promise<void>): unknown }) {
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.method !== 'GET') req.body = {};
+  });
+}
+
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+export const Email = Type.String({ minLength: 3, maxLength: 320, description: 'An email address' });
+export const IdParam = (name: string) => Type.Object({ [name]: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false });
+
+const CapsSchema = Type.Object({
+  members: Type.Integer({ description: '-1 = no cap' }),
+  environments: Type.Integer({ description: '-1 = no cap' }),
+  assets: Type.Integer({ description: '-1 = no cap' }),
+});
+
+export const Organization = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  tier: StringEnum(TIERS, { description: 'The plan; read-only through the API' }),
+  status: StringEnum(['active', 'deactivated'] as const),
+  created_at: DateTime,
+  permissions: Type.Object({
+    search_max_results: Type.Integer(), sage_visible: Type.Boolean(), virtual_patch: Type.Boolean(), api_keys: Type.Boolean(), webhook_delivery: Type.Boolean(),
+  }),
+  plan_caps: CapsSchema,
+  cap_overrides: Type.Object({
+    members: Type.Optional(Type.Integer()), environments: Type.Optional(Type.Integer()), assets: Type.Optional(Type.Integer()),
+  }, { description: 'Per-organization overrides (set by an operator)' }),
+  caps: CapsSchema,
+  provider_org_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The managed-service provider of this client organization' }),
+});
+
+export const UpdateOrganization = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+}, { additionalProperties: false, examples: [{ name: 'Plant operations' }] });
+
+export const Preferences = Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean(), Type.Null()]), {
+  maxProperties: 32, description: 'Free-form per-person settings (e.g. {"theme": "dark"}); merged into the stored ones',
+});
+
+export const UpdateMe = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  preferences: Type.Optional(Preferences),
+  email: Type.Optional(Email),
+}, { additionalProperties: false, minProperties: 1, examples: [{ name: 'Runner Name', preferences: { theme: 'dark' } }] });
+
+export const TeamMember = Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), role: StringEnum(ROLES), created_at: DateTime });
+export const Invitation = Type.Object({ id: Type.Integer(), email: Type.String(), role: StringEnum(['admin', 'viewer'] as const), created_at: DateTime, expires_at: DateTime });
+export const Team = Type.Object({ members: Type.Array(TeamMember), invitations: Type.Array(Invitation) });
+export const InviteBody = Type.Object({
+  email: Email,
+  role: StringEnum(['admin', 'viewer'] as const),
+}, { additionalProperties: false, examples: [{ email: 'new.colleague@example.test', role: 'viewer' }] });
+
+export const ApiKey = Type.Object({
+  id: Type.Integer(),
+  key_start: Type.String({ description: 'Display prefix' }),
+  kind: StringEnum(KEY_KINDS),
+  scopes: Type.Array(StringEnum(SCOPES)),
+  label: Type.Union([Type.String(), Type.Null()]),
+  created_at: DateTime,
+  expires_at: NullableDateTime,
+  revoked_at: NullableDateTime,
+  last_used_at: NullableDateTime,
+  member: Type.Object({ id: Type.Integer(), email: Type.String() }),
+});
+export const IssuedKey = Type.Object({
+  key: Type.String({ description: 'The API key: shown once, never again' }),
+  id: Type.Integer(),
+  key_start: Type.String(),
+  kind: StringEnum(KEY_KINDS),
+  scopes: Type.Array(StringEnum(SCOPES)),
+  label: Type.Union([Type.String(), Type.Null()]),
+  created_at: DateTime,
+  expires_at: NullableDateTime,
+});
+export const CreateKey = Type.Object({
+  kind: Type.Optional(StringEnum(['standard', 'partner'] as const, { description: 'standard (default) or partner (read-only); trial keys come from POST /account/trial' })),
+  scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 2, uniqueItems: true })),
+  label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+}, { additionalProperties: false, examples: [{ kind: 'standard', scopes: ['read'], label: 'SIEM export' }] });
+export const RevokedKey = Type.Object({ id: Type.Integer(), key_start: Type.String(), revoked_at: DateTime });
+
+export const Client = Type.Object({
+  id: Type.Integer(), name: Type.String(), tier: StringEnum(TIERS), status: StringEnum(['active', 'deactivated'] as const),
+  created_at: DateTime, deactivated_at: NullableDateTime,
+});
+
+/** An AccountError as its spec §7 answer. */
+export function accountError(e: unknown): unknown {
+  if (!(e instanceof AccountError)) return e;
+  const d = { error: e.code, ...e.detail };
+  switch (e.code) {
+    case 'rate_limited': return new ApiError('RATE_LIMITED', { message: e.message, retryAfterSeconds: e.detail.retry_after as number });
+    case 'login_link_invalid': case 'invitation_invalid': return new ApiError('AUTH_REQUIRED', { message: e.message, detail: d });
+    case 'invalid_email': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'email', message: e.message, type: 'format' }] });
+    case 'scope_not_allowed': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'scopes', message: e.message, type: 'enum' }] });
+    case 'email_taken': case 'already_member': case 'key_revoked': return new ApiError('CONFLICT', { message: e.message, detail: d });
+    case 'cap_exceeded': return new ApiError('CAP_EXCEEDED', { message: e.message, detail: d });
+    case 'not_found': case 'not_a_member': return new ApiError('NOT_FOUND', { message: e.message, detail: { error: 'not_found' } });
+    case 'upgrade_required': return new ApiError('UPGRADE_REQUIRED', { message: e.message });
+    case 'trial_unavailable': return new ApiError('TRIAL_UNAVAILABLE', { message: e.message, detail: { contact_url: CONTACT_URL } });
+    case 'trial_ended': return new ApiError('TRIAL_CONFLICT', { message: e.message, detail: { contact_url: CONTACT_URL } });
+    case 'confirmation_required': return new ApiError('CONFIRMATION_REQUIRED', { message: e.message, detail: d });
+    default: return new ApiError('FORBIDDEN', { message: e.message, detail: d });
+  }
+}
+
+/** Runs a service call and maps its AccountError. */
+export async function mapped<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw accountError(e);
+  }
+}

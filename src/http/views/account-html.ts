@@ -1,0 +1,78 @@
+// The account pages (docs/accounts.md "Pages"): sign-in, "check your email", and the account page (organization,
+// plan, member usage, team with invite and remove, API keys with create (shown once) and revoke, deletion with the
+// confirmation text). Server-rendered, no JavaScript, every value escaped; every form carries the CSRF token.
+import { esc } from './cve-html.ts';
+
+const CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1f24}
+h1{font-size:1.5rem}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem;margin-top:1.6rem}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eaeef2}
+form.inline{display:inline}input,select,button{font:inherit;padding:.2rem .4rem}.note{color:#57606a}
+.secret{font-family:monospace;background:#fff8c5;padding:.4rem;word-break:break-all}.danger{color:#a40e26}`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(title)} · Vulnintel</title><style>${CSS}</style></head><body>${body}</body></html>`;
+}
+
+const csrfField = (csrf: string) => `<input type="hidden" name="_csrf" value="${esc(csrf)}">`;
+
+export function renderLoginPage(error?: string): string {
+  return page('Sign in', `<h1>Sign in to Vulnintel</h1>
+${error ? `<p class="danger">${esc(error)}</p>` : ''}
+<form method="post" action="/login"><label>Email address <input type="email" name="email" required maxlength="320" autocomplete="email"></label>
+<button type="submit">Email me a sign-in link</button></form>
+<p class="note">We send a link valid for 15 minutes, usable once. No password.</p>`);
+}
+
+export function renderCheckEmailPage(): string {
+  return page('Check your email', `<h1>Check your email</h1>
+<p>If an account uses this address, a sign-in link is on its way. It is valid for 15 minutes and works once.</p>
+<p><a href="/login">Back to sign-in</a></p>`);
+}
+
+export interface AccountPageData {
+  me: { email: string; name: string; role: string };
+  org: { name: string; tier: string; caps: { members: number } };
+  team: { members: { id: number; email: string; name: string; role: string }[]; invitations: { email: string; role: string; expires_at: string }[] };
+  keys: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; revoked_at: string | null }[] | null;
+  csrf: string;
+  /** A key just created: shown once. */
+  newKey?: string;
+  notice?: string;
+  deleteConfirmation: string;
+}
+
+const cap = (n: number) => (n < 0 ? 'no cap' : String(n));
+
+export function renderAccountPage(d: AccountPageData): string {
+  const admin = d.me.role === 'owner' || d.me.role === 'admin';
+  const used = d.team.members.length + d.team.invitations.length;
+  const members = d.team.members.map((m) => `<tr><td>${esc(m.email)}</td><td>${esc(m.name)}</td><td>${esc(m.role)}</td><td>${
+    admin && m.role !== 'owner' ? `<form class="inline" method="post" action="/account/team/${m.id}/remove">${csrfField(d.csrf)}<button type="submit">Remove</button></form>` : ''}</td></tr>`).join('');
+  const invites = d.team.invitations.map((i) => `<tr><td>${esc(i.email)}</td><td>(invited)</td><td>${esc(i.role)}</td><td class="note">until ${esc(i.expires_at.slice(0, 10))}</td></tr>`).join('');
+  const keys = d.keys === null
+    ? `<p class="note">API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.</p>`
+    : `${d.newKey ? `<p>Your new key (shown once; store it now):</p><p class="secret" id="new-key">${esc(d.newKey)}</p>` : ''}
+<table><thead><tr><th>Key</th><th>Kind</th><th>Scopes</th><th>Label</th><th></th></tr></thead><tbody>${d.keys.map((k) => `<tr><td><code>${esc(k.key_start)}…</code></td><td>${esc(k.kind)}</td><td>${esc(k.scopes.join(', '))}</td><td>${esc(k.label)}</td><td>${
+      k.revoked_at ? 'revoked' : `<form class="inline" method="post" action="/account/keys/${k.id}/revoke">${csrfField(d.csrf)}<button type="submit">Revoke</button></form>`}</td></tr>`).join('')}</tbody></table>
+<form method="post" action="/account/keys">${csrfField(d.csrf)}<label>Label <input name="label" maxlength="200"></label>
+<select name="scope"><option value="read">read</option><option value="write">read and write</option></select> <button type="submit">Create key</button></form>`;
+  return page('Account', `<h1>${esc(d.org.name)}</h1>
+${d.notice ? `<p><strong>${esc(d.notice)}</strong></p>` : ''}
+<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form></p>
+<h2>Plan and usage</h2>
+<table><tbody><tr><th>Plan</th><td>${esc(d.org.tier)}</td></tr><tr><th>Members</th><td>${used} of ${esc(cap(d.org.caps.members))} (pending invitations included)</td></tr></tbody></table>
+<h2>Team</h2>
+<table><thead><tr><th>Email</th><th>Name</th><th>Role</th><th></th></tr></thead><tbody>${members}${invites}</tbody></table>
+${admin ? `<form method="post" action="/account/team/invite">${csrfField(d.csrf)}<label>Invite <input type="email" name="email" required maxlength="320"></label>
+<select name="role"><option value="viewer">viewer</option><option value="admin">admin</option></select> <button type="submit">Send invitation</button></form>` : ''}
+<h2>API keys</h2>
+${keys}
+${d.me.role === 'owner' ? `<h2 class="danger">Delete the organization</h2>
+<p>This deactivates the organization at once and purges all its data within 24 hours. Type <code>${esc(d.deleteConfirmation)}</code> to confirm.</p>
+<form method="post" action="/account/delete">${csrfField(d.csrf)}<input name="confirmation" size="45" maxlength="200" required> <button type="submit" class="danger">Delete</button></form>` : ''}`);
+}
+
+export function renderMessagePage(title: string, message: string, back = '/account'): string {
+  return page(title, `<h1>${esc(title)}</h1><p>${esc(message)}</p><p><a href="${esc(back)}">Back</a></p>`);
+}

@@ -1,0 +1,504 @@
+// Accounts (issue 12; docs/accounts.md): sign-in by email link, sessions, the profile, the organization, the
+// team and its invitations, API keys over HTTP, the free trial, account deletion and purge, and the client
+// organizations of a managed-service provider. Never sees request or reply: callers pass a Principal (who asks)
+// and plain input, and get data or an AccountError the route maps to its spec §7 answer.
+import type { Clock } from '../lib/clock.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import { withTx, type Db, type Store } from '../store/db.ts';
+import { postgresLimiter } from '../store/rate-limits.ts';
+import {
+  consumeAuthToken, consumeInvitation, countMembers, createSession, deactivateOrg, deleteMembership, deleteOrganizationRow,
+  deleteOrgRows, deleteOrphanPersons, deletedBefore, findMemberOfPerson, findPersonByEmail, getClient, getOrg, getPerson,
+  getTeamMember, insertAuthToken, personIdOfMember, setProvider, insertInvitation, insertMembership, listClients, listTeam, lockOrg, membershipsOf,
+  ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
+  revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
+  type OrgRow, type PersonRow,
+} from '../store/accounts.ts';
+import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
+import { generateApiKey } from '../lib/crypto.ts';
+import {
+  DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS,
+  SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal,
+} from '../domain/accounts.ts';
+import { effectiveCaps, planCaps, TIER_PERMISSIONS, underCap, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
+import { planKey, trialExpiry } from '../domain/keys.ts';
+import { createMailer, type Mailer } from './mailer.ts';
+import { systemClock } from '../lib/clock.ts';
+import type { Principal } from './identity.ts';
+
+export type AccountErrorCode =
+  | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
+  | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
+  | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
+  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked';
+
+/** A refused account operation; `detail` carries the structured part of the answer (cap_exceeded: resource, limit, used). */
+export class AccountError extends Error {
+  constructor(readonly code: AccountErrorCode, message: string, readonly detail: Record<string, unknown> = {}) {
+    super(message);
+  }
+}
+
+export interface NewSession {
+  /** The session cookie's value (shown to the browser once; stored as its SHA-256). */
+  token: string;
+  orgId: number;
+  memberId: number;
+}
+
+export interface AccountsDeps {
+  store: Store;
+  clock: Clock;
+  mailer: Mailer;
+  publicUrl: string;
+  /** Reports a failed email send (sent after the answer, so a slow SMTP server tells nothing about an address). */
+  warn: (msg: string, err: Error) => void;
+}
+
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export function createAccountsService(deps: AccountsDeps) {
+  const db: Db = deps.store.db;
+  const { clock, mailer } = deps;
+  const perEmail = postgresLimiter(deps.store, 'login_email', LOGIN_LIMITS.perEmail);
+  const perAddress = postgresLimiter(deps.store, 'login_addr', LOGIN_LIMITS.perAddress);
+  const link = (path: string, token: string) => `${deps.publicUrl}${path}?token=${encodeURIComponent(token)}`;
+
+  function sendLater(mail: Parameters<Mailer['send']>[0]) {
+    mailer.send(mail).catch((e: Error) => deps.warn(`email (${mail.kind}) not sent`, e));
+  }
+
+  async function issueLoginToken(person: PersonRow): Promise<string> {
+    const token = randomToken();
+    const now = clock.now();
+    await insertAuthToken(db, { tokenHash: sha256Hex(token), purpose: 'login', personId: person.id, expiresAt: new Date(now.getTime() + LOGIN_LINK_TTL_MS) });
+    return link('/api/v1/auth/callback', token);
+  }
+
+  async function startSession(personId: number, orgId: number, memberId: number): Promise<NewSession> {
+    const token = randomToken();
+    const now = clock.now();
+    await createSession(db, orgId, memberId, sha256Hex(token), now, new Date(now.getTime() + SESSION_ABSOLUTE_MS));
+    await setLastOrg(db, personId, orgId);
+    return { token, orgId, memberId };
+  }
+
+  async function personOf(p: Principal): Promise<PersonRow> {
+    const personId = await personIdOfMember(db, p.orgId, p.memberId);
+    const person = personId === undefined ? undefined : await getPerson(db, personId);
+    if (!person) throw new AccountError('not_a_member', 'The member of this credential no longer exists');
+    return person;
+  }
+
+  async function orgOf(p: Principal): Promise<OrgRow> {
+    const o = await getOrg(db, p.orgId);
+    if (!o) throw new AccountError('not_found', 'No such organization');
+    return o;
+  }
+
+  function orgView(o: OrgRow) {
+    const tier = o.tier;
+    return {
+      id: o.id, name: o.name, tier, status: o.status as 'active' | 'deactivated', created_at: iso(o.created_at)!,
+      permissions: { ...TIER_PERMISSIONS[tier] },
+      plan_caps: { ...planCaps[tier] },
+      cap_overrides: { ...o.cap_overrides },
+      caps: effectiveCaps(tier, o.cap_overrides),
+      provider_org_id: o.provider_org_id,
+    };
+  }
+
+  function keyView(k: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; member_id: number; email: string }) {
+    return {
+      id: k.id, key_start: k.key_start, kind: k.kind as KeyKind, scopes: k.scopes as Scope[], label: k.label,
+      created_at: iso(k.created_at)!, expires_at: iso(k.expires_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
+      member: { id: k.member_id, email: k.email },
+    };
+  }
+
+  function requireKeysTier(p: Principal) {
+    if (!TIER_PERMISSIONS[p.tier].api_keys) {
+      throw new AccountError('upgrade_required', `API keys are available on the Professional tier and above; this organization is on ${p.tier}`);
+    }
+  }
+
+  return {
+    /**
+     * Sends a sign-in link to the address if a person has it, and nothing otherwise; the caller answers the same
+     * in both cases. Counts against the per-email and per-address limits either way.
+     */
+    async requestLogin(rawEmail: string, clientAddress: string): Promise<void> {
+      const email = normalizeEmail(rawEmail);
+      for (const [limiter, key, what] of [[perAddress, clientAddress, 'address'], [perEmail, sha256Hex(email), 'email address']] as const) {
+        try {
+          await limiter.consume(key, 1);
+        } catch (r) {
+          if (r instanceof Error) throw r;
+          const ms = (r as { msBeforeNext: number }).msBeforeNext;
+          throw new AccountError('rate_limited', `Too many sign-in requests for this ${what}; try again later`, { retry_after: Math.max(1, Math.ceil(ms / 1000)) });
+        }
+      }
+      if (!isEmail(email)) return;
+      const person = await findPersonByEmail(db, email);
+      if (!person) return;
+      const url = await issueLoginToken(person);
+      sendLater({
+        kind: 'login', to: person.email, link: url, subject: 'Your Vulnintel sign-in link',
+        text: `Sign in to Vulnintel with this link (valid for 15 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
+      });
+    },
+
+    /** `vulnintel login-link`: a sign-in link for an operator to hand over; null when no person has the address. */
+    async loginLinkFor(rawEmail: string): Promise<string | null> {
+      const person = await findPersonByEmail(db, normalizeEmail(rawEmail));
+      return person ? issueLoginToken(person) : null;
+    },
+
+    /**
+     * Follows a sign-in link: a new session in the person's last-used organization if it is still active and the
+     * person still a member, else in its first active organization.
+     */
+    async completeLogin(token: string): Promise<NewSession> {
+      const t = await consumeAuthToken(db, sha256Hex(token), 'login', clock.now());
+      if (!t) throw new AccountError('login_link_invalid', 'This sign-in link is invalid, expired or already used; request a new one');
+      const person = await getPerson(db, t.person_id);
+      const ms = person ? (await membershipsOf(db, person.id)).filter((m) => m.status === 'active') : [];
+      if (!person || ms.length === 0) throw new AccountError('no_active_organization', 'This person belongs to no active organization');
+      const m = ms.find((x) => x.org_id === person.last_org_id) ?? ms[0];
+      return startSession(person.id, m.org_id, m.member_id);
+    },
+
+    async logout(sessionToken: string): Promise<boolean> {
+      return (await revokeSessionByHash(db, sha256Hex(sessionToken), clock.now())) > 0;
+    },
+
+    /** Ends every session of the calling person, in every organization. */
+    async logoutEverywhere(p: Principal): Promise<number> {
+      const person = await personOf(p);
+      return revokePersonSessions(db, person.id, clock.now());
+    },
+
+    async memberships(p: Principal) {
+      const person = await personOf(p);
+      return (await membershipsOf(db, person.id)).map((m) => ({
+        org_id: m.org_id, org_name: m.org_name, role: m.role, tier: m.tier, status: m.status as 'active' | 'deactivated',
+        current: m.org_id === p.orgId,
+      }));
+    },
+
+    /** Moves the caller to another of its organizations: the current session ends, a new one starts there. */
+    async switchOrganization(p: Principal, sessionToken: string, orgId: number): Promise<NewSession> {
+      const person = await personOf(p);
+      const m = (await membershipsOf(db, person.id)).find((x) => x.org_id === orgId && x.status === 'active');
+      if (!m) throw new AccountError('not_a_member', 'You are not a member of an active organization with this id');
+      await revokeSessionByHash(db, sha256Hex(sessionToken), clock.now());
+      return startSession(person.id, m.org_id, m.member_id);
+    },
+
+    async me(p: Principal) {
+      const person = await personOf(p);
+      const o = await orgOf(p);
+      const m = await db.selectFrom('members').select(['created_at']).where('id', '=', p.memberId).executeTakeFirstOrThrow();
+      return {
+        id: p.memberId, email: person.email, name: person.name, tier: o.tier, org_id: o.id, org_name: o.name,
+        created_at: iso(m.created_at)!, permissions: { ...TIER_PERMISSIONS[o.tier] }, role: p.role,
+        preferences: person.preferences,
+      };
+    },
+
+    /** Name and preferences now; a new email address only once confirmed through the link sent to it. */
+    async updateMe(p: Principal, input: { name?: string; preferences?: Record<string, unknown>; email?: string }) {
+      const person = await personOf(p);
+      let pendingEmail: string | null = null;
+      if (input.email !== undefined) {
+        const email = normalizeEmail(input.email);
+        if (!isEmail(email)) throw new AccountError('invalid_email', 'email is not a valid email address', { field: 'email' });
+        if (email !== person.email) pendingEmail = email;
+      }
+      await withTx(db, async (trx) => {
+        await updatePerson(trx, person.id, { name: input.name, preferences: input.preferences });
+        if (pendingEmail) {
+          const token = randomToken();
+          await insertAuthToken(trx, { tokenHash: sha256Hex(token), purpose: 'email_change', personId: person.id, newEmail: pendingEmail, expiresAt: new Date(clock.now().getTime() + EMAIL_CHANGE_TTL_MS) });
+          const url = link('/api/v1/auth/confirm-email', token);
+          sendLater({
+            kind: 'email_change', to: pendingEmail, link: url, subject: 'Confirm your new Vulnintel email address',
+            text: `Confirm that this address becomes your Vulnintel sign-in address (valid for 60 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
+          });
+        }
+      });
+      return { ...(await this.me(p)), pending_email: pendingEmail };
+    },
+
+    /** Follows an email-change link: the person's address becomes the new one. */
+    async confirmEmail(token: string): Promise<void> {
+      await withTx(db, async (trx) => {
+        const t = await consumeAuthToken(trx, sha256Hex(token), 'email_change', clock.now());
+        if (!t) throw new AccountError('login_link_invalid', 'This confirmation link is invalid, expired or already used');
+        const taken = await findPersonByEmail(trx, t.new_email!);
+        if (taken && taken.id !== t.person_id) throw new AccountError('email_taken', 'Another account already uses this email address');
+        await setPersonEmail(trx, t.person_id, t.new_email!);
+      });
+    },
+
+    async organization(p: Principal) {
+      return orgView(await orgOf(p));
+    },
+
+    async updateOrganization(p: Principal, input: { name?: string }) {
+      if (input.name !== undefined) await renameOrg(db, p.orgId, input.name);
+      return orgView(await orgOf(p));
+    },
+
+    async team(p: Principal) {
+      const [members, invitations] = await Promise.all([listTeam(db, p.orgId), pendingInvitations(db, p.orgId, clock.now())]);
+      return {
+        members: members.map((m) => ({ id: m.id, email: m.email, name: m.name, role: m.role, created_at: iso(m.created_at)! })),
+        invitations: invitations.map((i) => ({ id: i.id, email: i.email, role: i.role, created_at: iso(i.created_at)!, expires_at: iso(i.expires_at)! })),
+      };
+    },
+
+    /**
+     * Invites an address (spec §4.5). A pending invitation holds a seat: members plus pending invitations may not
+     * pass the effective member cap. The organization row is locked, so parallel invitations see one count.
+     */
+    async invite(p: Principal, input: { email: string; role: 'admin' | 'viewer' }) {
+      const email = normalizeEmail(input.email);
+      if (!isEmail(email)) throw new AccountError('invalid_email', 'email is not a valid email address', { field: 'email' });
+      const now = clock.now();
+      const token = randomToken();
+      const inv = await withTx(db, async (trx) => {
+        const o = await lockOrg(trx, p.orgId);
+        if (!o) throw new AccountError('not_found', 'No such organization');
+        const existing = await trx.selectFrom('members').select('id').where('org_id', '=', p.orgId).where('email', '=', email).executeTakeFirst();
+        if (existing) throw new AccountError('already_member', `${email} is already a member of this organization`);
+        await revokeInvitationsOf(trx, p.orgId, email, now);
+        const limit = effectiveCaps(o.tier, o.cap_overrides).members;
+        const used = (await countMembers(trx, p.orgId)) + (await pendingInvitations(trx, p.orgId, now)).length;
+        if (!underCap(limit, used)) {
+          throw new AccountError('cap_exceeded', `The plan allows ${limit} members (pending invitations included); ${used} are used`, { resource: 'members', limit, used });
+        }
+        const row = await insertInvitation(trx, p.orgId, { email, role: input.role, tokenHash: sha256Hex(token), invitedBy: p.memberId, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), now });
+        return { row, orgName: o.name };
+      });
+      const url = link('/api/v1/auth/accept-invite', token);
+      sendLater({
+        kind: 'invitation', to: email, link: url, subject: `You are invited to ${inv.orgName} on Vulnintel`,
+        text: `${p.email} invites you to join ${inv.orgName} on Vulnintel as ${input.role}.\n\nAccept (valid for 7 days, once):\n\n${url}\n`,
+      });
+      return { id: inv.row.id, email: inv.row.email, role: inv.row.role, created_at: iso(inv.row.created_at)!, expires_at: iso(inv.row.expires_at)! };
+    },
+
+    /** Follows an invitation link: the membership is created (the person too, if new) and a session starts in it. */
+    async acceptInvitation(token: string): Promise<NewSession> {
+      const r = await withTx(db, async (trx) => {
+        const inv = await consumeInvitation(trx, sha256Hex(token), clock.now());
+        if (!inv) throw new AccountError('invitation_invalid', 'This invitation is invalid, expired, withdrawn or already used');
+        const person = await upsertPerson(trx, inv.email, '');
+        const existing = await findMemberOfPerson(trx, inv.org_id, person.id);
+        const memberId = existing ? existing.id : await insertMembership(trx, inv.org_id, person, inv.role);
+        return { person, orgId: inv.org_id, memberId };
+      });
+      return startSession(r.person.id, r.orgId, r.memberId);
+    },
+
+    /** Removes a member (spec §5.6): never the owner; its sessions end and its keys are revoked. */
+    async removeMember(p: Principal, memberId: number) {
+      await withTx(db, async (trx) => {
+        const target = await getTeamMember(trx, p.orgId, memberId);
+        if (!target) throw new AccountError('not_found', 'No such member in your organization');
+        const refusal = removalRefusal(p.role, target.role);
+        if (refusal === 'owner_cannot_be_removed') throw new AccountError(refusal, 'The owner cannot be removed');
+        if (refusal) throw new AccountError(refusal, 'Removing a member needs the admin role');
+        const owner = await ownerOf(trx, p.orgId);
+        await deleteMembership(trx, p.orgId, memberId, owner.id, clock.now());
+      });
+    },
+
+    async listKeys(p: Principal) {
+      requireKeysTier(p);
+      return (await listApiKeys(db, p.orgId)).map(keyView);
+    },
+
+    /** A new key of the calling member (it inherits the member's role); the key itself is in the answer only. */
+    async createKey(p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }) {
+      requireKeysTier(p);
+      return withTx(db, async (trx) => issueKey(trx, p, input));
+    },
+
+    async revokeKey(p: Principal, keyId: number) {
+      requireKeysTier(p);
+      return withTx(db, async (trx) => {
+        const rows = await lockKeysByRef(trx, p.orgId, { id: keyId });
+        if (rows.length === 0) throw new AccountError('not_found', 'No such API key in your organization');
+        const r = await revokeKey(trx, p.orgId, keyId, clock.now());
+        return { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! };
+      });
+    },
+
+    /** Rotation: a new key with the old one's kind, scopes and label is created, then the old one is revoked. */
+    async rotateKey(p: Principal, keyId: number) {
+      requireKeysTier(p);
+      return withTx(db, async (trx) => {
+        const rows = await lockKeysByRef(trx, p.orgId, { id: keyId });
+        if (rows.length === 0) throw new AccountError('not_found', 'No such API key in your organization');
+        const old = await trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at']).where('id', '=', keyId).executeTakeFirstOrThrow();
+        if (old.revoked_at) throw new AccountError('key_revoked', 'This key is revoked; create a new one instead');
+        if (old.kind === 'trial') throw new AccountError('scope_not_allowed', 'Trial keys are not rotated');
+        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label });
+        const r = await revokeKey(trx, p.orgId, keyId, clock.now());
+        return { key: fresh, revoked: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! } };
+      });
+    },
+
+    /**
+     * Starts the organization's one free trial (spec §8: 25 assets per request, 750 in total, 14 days) and issues
+     * its trial key. Free organizations only.
+     */
+    async startTrial(p: Principal) {
+      return withTx(db, async (trx) => {
+        const o = await lockOrg(trx, p.orgId);
+        if (!o || o.tier !== 'free') throw new AccountError('trial_unavailable', 'The free API trial is for organizations on the Free plan');
+        const trial = await lockTrialUsage(trx, p.orgId);
+        const now = clock.now();
+        if (trial) {
+          const ended = trial.ended_at !== null || trialExpiry(trial.started_at).getTime() <= now.getTime() || trial.used >= 750;
+          if (ended) throw new AccountError('trial_ended', 'The free API trial of this organization has ended');
+          throw new AccountError('trial_unavailable', 'The free API trial of this organization has already started; its key was shown once at the start');
+        }
+        const plan = planKey({ tier: o.tier, kind: 'trial', trial: null }, now);
+        if (!plan.ok) throw new AccountError('trial_unavailable', plan.message);
+        await insertTrialUsage(trx, p.orgId, now);
+        const g = generateApiKey();
+        const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: 'trial', scopes: plan.scopes, label: 'Free API trial', expires_at: plan.expiresAt });
+        return {
+          key: g.key, id: row.id, key_start: row.key_start, kind: 'trial' as const, scopes: row.scopes as Scope[], label: 'Free API trial',
+          created_at: iso(row.created_at)!, expires_at: iso(row.expires_at)!,
+          trial: { started_at: iso(now)!, ends_at: iso(plan.expiresAt)!, per_request: 25, total_checks: 750 },
+        };
+      });
+    },
+
+    /**
+     * Deletes the caller's organization (spec §3.2): deactivated at once (sessions end, keys revoked, and every
+     * check of `isActive` fails from now on), a confirmation email to the owner, data purged by the hourly job
+     * once 20 hours have passed.
+     */
+    async deleteAccount(p: Principal, confirmation: string | undefined) {
+      if (confirmation !== DELETE_CONFIRMATION) {
+        throw new AccountError('confirmation_required', `Send {"confirmation": "${DELETE_CONFIRMATION}"} to delete the organization and all its data`, { confirmation: DELETE_CONFIRMATION });
+      }
+      const now = clock.now();
+      const r = await withTx(db, async (trx) => {
+        const o = await lockOrg(trx, p.orgId);
+        if (!o) throw new AccountError('not_found', 'No such organization');
+        await deactivateOrg(trx, p.orgId, now, true);
+        await revokeOrgSessions(trx, p.orgId, now);
+        await revokeOrgKeys(trx, p.orgId, now);
+        return { name: o.name, owner: await ownerOf(trx, p.orgId) };
+      });
+      const purgeBy = new Date(now.getTime() + PURGE_AFTER_MS + 3_600_000);
+      if (r.owner) {
+        sendLater({
+          kind: 'account_deleted', to: r.owner.email, subject: `${r.name} was deleted from Vulnintel`,
+          text: `The organization ${r.name} was deleted on ${now.toISOString()}. Its sessions and API keys no longer work, and all its data will be purged by ${purgeBy.toISOString()}. Encrypted backups age out within 31 days.\n`,
+        });
+      }
+      return { org_id: p.orgId, status: 'deactivated' as const, deleted_at: now.toISOString(), purge_by: purgeBy.toISOString() };
+    },
+
+    /** The one check of "organization deactivated" (deleted, or deactivated by its provider): keys, sessions, webhooks. */
+    async isActive(orgId: number): Promise<boolean> {
+      const o = await getOrg(db, orgId);
+      return o?.status === 'active';
+    },
+
+    /**
+     * The hourly purge: every organization deleted by its owner more than 20 hours ago is removed from every
+     * table that has an org_id (found in the schema, so a table added later is covered), then the organization
+     * row and the persons left without any membership.
+     */
+    async purgeDeleted(limit = 50): Promise<number[]> {
+      const ids = await deletedBefore(db, new Date(clock.now().getTime() - PURGE_AFTER_MS), limit);
+      for (const orgId of ids) {
+        await withTx(db, async (trx) => {
+          const persons = await personsOfOrg(trx, orgId);
+          // Children before parents: a table whose rows another tenant table still references is retried after.
+          let pending = (await tenantTables(trx)).filter((t) => t !== 'members');
+          for (let pass = 0; pending.length > 0 && pass < 10; pass++) {
+            const retry: string[] = [];
+            for (const table of pending) {
+              await savepoint(trx, 'purge_table', 'set');
+              try {
+                await deleteOrgRows(trx, table, orgId);
+                await savepoint(trx, 'purge_table', 'release');
+              } catch (e) {
+                if ((e as { code?: string }).code !== '23503') throw e;
+                await savepoint(trx, 'purge_table', 'rollback');
+                retry.push(table);
+              }
+            }
+            pending = retry;
+          }
+          await deleteOrgRows(trx, 'members', orgId);
+          await deleteOrganizationRow(trx, orgId);
+          await deleteOrphanPersons(trx, persons);
+        });
+      }
+      return ids;
+    },
+
+    async clients(p: Principal) {
+      return (await listClients(db, p.orgId)).map(clientView);
+    },
+
+    /** A provider deactivates a client organization (not purged): its keys and sessions stop until restored. */
+    async deactivateClient(p: Principal, clientId: number) {
+      const now = clock.now();
+      return withTx(db, async (trx) => {
+        const c = await getClient(trx, p.orgId, clientId);
+        if (!c) throw new AccountError('not_found', 'No such client organization of yours');
+        if (c.status === 'active') {
+          await deactivateOrg(trx, clientId, now, false);
+          await revokeOrgSessions(trx, clientId, now);
+        }
+        return clientView((await getClient(trx, p.orgId, clientId)));
+      });
+    },
+
+    async restoreClient(p: Principal, clientId: number) {
+      const c = await getClient(db, p.orgId, clientId);
+      if (!c) throw new AccountError('not_found', 'No such client organization of yours');
+      await restoreOrg(db, clientId);
+      return clientView((await getClient(db, p.orgId, clientId)));
+    },
+
+    /** Operator: makes `clientOrgId` a client of `providerOrgId` (vulnintel org set-provider). */
+    async setProvider(clientOrgId: number, providerOrgId: number | null) {
+      await setProvider(db, clientOrgId, providerOrgId);
+    },
+  };
+
+  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }) {
+    const plan = planKey({ tier: p.tier, kind: input.kind, scopes: input.scopes }, clock.now());
+    if (!plan.ok) throw new AccountError(plan.error === 'trial_ended' ? 'trial_ended' : plan.error, plan.message);
+    const g = generateApiKey();
+    const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label: input.label ?? null, expires_at: plan.expiresAt });
+    return {
+      key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label: input.label ?? null,
+      created_at: iso(row.created_at)!, expires_at: iso(row.expires_at),
+    };
+  }
+}
+
+function clientView(c: { id: number; name: string; tier: Tier; status: string; created_at: Date; deactivated_at: Date | null }) {
+  return { id: c.id, name: c.name, tier: c.tier, status: c.status as 'active' | 'deactivated', created_at: iso(c.created_at)!, deactivated_at: iso(c.deactivated_at) };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;
+
+/** The accounts service for operator commands and jobs: system time, and no email sent. */
+export function operatorAccounts(store: Store, config: { publicUrl: string; mailFrom: string }): AccountsService {
+  const mailer = createMailer({ smtpUrl: null, from: config.mailFrom, info: () => {}, warn: () => {} });
+  return createAccountsService({ store, clock: systemClock, mailer, publicUrl: config.publicUrl, warn: () => {} });
+}

@@ -1,0 +1,457 @@
+// Accounts over HTTP against real PostgreSQL and a real in-process SMTP server (issue 12; docs/accounts.md):
+// sign-in links, sessions and their expiry, several organizations, the profile, the organization, the team and its
+// cap, keys over HTTP, the trial, account deletion with purge, and managed-service providers.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
+import { startSmtp, linkIn, type TestSmtp } from '../helpers/smtp.ts';
+import { tenantRowCounts } from '../helpers/tenant-runner.ts';
+import { createMember, createOrganization } from '../../src/store/identity.ts';
+import { DELETE_CONFIRMATION } from '../../src/domain/accounts.ts';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/http/auth.ts';
+
+const ORIGIN = 'http://vulnintel.test';
+let t: TestApp;
+let smtp: TestSmtp;
+
+before(async () => {
+  smtp = await startSmtp();
+  t = await testApp({ env: { SMTP_URL: smtp.url }, now: '2026-11-21T12:00:00Z' });
+});
+after(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+/** The cookies a response sets, by name: value and attributes. */
+function cookiesOf(res: { headers: Record<string, unknown> }): Record<string, string> {
+  const raw = res.headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw as string[] : raw ? [String(raw)] : [];
+  return Object.fromEntries(list.map((c) => [c.slice(0, c.indexOf('=')), c]));
+}
+
+/** A browser after following a link: the session and CSRF cookies and the header a page would send. */
+function browserFrom(res: { headers: Record<string, unknown> }) {
+  const c = cookiesOf(res);
+  const value = (name: string) => /^[^=]+=([^;]*)/.exec(c[name])![1];
+  const session = value(SESSION_COOKIE);
+  const csrf = value(CSRF_COOKIE);
+  return { session, csrf, headers: { cookie: `${SESSION_COOKIE}=${session}; ${CSRF_COOKIE}=${csrf}`, 'x-csrf-token': csrf, origin: ORIGIN } };
+}
+
+async function requestLink(email: string) {
+  return t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email } });
+}
+
+/** Signs a person in through the real flow: request, the received email, the link. */
+async function signIn(email: string) {
+  const before = smtp.messages.length;
+  const r = await requestLink(email);
+  assert.equal(r.statusCode, 202, r.body);
+  const mail = await smtp.waitFor(email, { match: (m) => smtp.messages.indexOf(m) >= before && m.subject.includes('sign-in') });
+  const link = linkIn(mail, '/api/v1/auth/callback');
+  const res = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+  assert.equal(res.statusCode, 303, res.body);
+  return { res, link, browser: browserFrom(res) };
+}
+
+describe('sign-in by email link', () => {
+  test('the same answer whether or not the address exists; only a known address gets mail', async () => {
+    const o = await seedOrg(t.store, { name: 'Login Org' });
+    const known = await requestLink(o.ownerEmail);
+    const unknown = await requestLink('nobody-here@example.test');
+    const malformed = await requestLink('not an address');
+    for (const r of [known, unknown, malformed]) {
+      assert.equal(r.statusCode, 202);
+      assert.deepEqual(r.json().data, known.json().data);
+    }
+    const mail = await smtp.waitFor(o.ownerEmail);
+    assert.match(mail.subject, /sign-in link/);
+    assert.match(mail.text, /valid for 15 minutes/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(!smtp.messages.some((m) => m.to.includes('nobody-here@example.test')));
+  });
+
+  test('the link sets an HttpOnly SameSite=Lax session, redirects to the account page, and works once', async () => {
+    const o = await seedOrg(t.store, { name: 'Link Org' });
+    const { res, link, browser } = await signIn(o.ownerEmail);
+    assert.equal(res.headers.location, '/account');
+    const c = cookiesOf(res);
+    assert.match(c[SESSION_COOKIE], /HttpOnly/);
+    assert.match(c[SESSION_COOKIE], /SameSite=Lax/);
+    assert.doesNotMatch(c[SESSION_COOKIE], /Secure/); // http public URL
+    assert.doesNotMatch(c[CSRF_COOKIE], /HttpOnly/); // the page reads it (double submit)
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: browser.headers });
+    assert.equal(me.statusCode, 200, me.body);
+    assert.equal(me.json().data.email, o.ownerEmail);
+    assert.equal(me.json().data.org_id, o.orgId);
+    // Only the hash is stored.
+    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions WHERE token_hash = ${browser.session}`.execute(t.store.db);
+    assert.equal(stored.rows[0].n, 0);
+    const again = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+    assert.equal(again.statusCode, 401);
+    assert.equal(again.json().error.code, 'AUTH_REQUIRED');
+    assert.equal(again.json().error.detail.error, 'login_link_invalid');
+  });
+
+  test('a new session id at every sign-in; a link older than 15 minutes is refused', async () => {
+    const o = await seedOrg(t.store, { name: 'Twice Org' });
+    const a = await signIn(o.ownerEmail);
+    const b = await signIn(o.ownerEmail);
+    assert.notEqual(a.browser.session, b.browser.session);
+    await requestLink(o.ownerEmail);
+    const mail = await smtp.waitFor(o.ownerEmail, { match: (m) => !m.text.includes(a.link.search.slice(7)) && !m.text.includes(b.link.search.slice(7)) });
+    const link = linkIn(mail, '/api/v1/auth/callback');
+    t.clock.advance(15 * 60_000 + 1000);
+    try {
+      const late = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+      assert.equal(late.statusCode, 401);
+      assert.equal(late.json().error.detail.error, 'login_link_invalid');
+    } finally {
+      t.clock.advance(-(15 * 60_000 + 1000));
+    }
+  });
+
+  test('per email: the 6th request within 15 minutes → 429 RATE_LIMITED with Retry-After', async () => {
+    const email = 'limited-person@example.test';
+    for (let i = 0; i < 5; i++) assert.equal((await requestLink(email)).statusCode, 202);
+    const r = await requestLink(email);
+    assert.equal(r.statusCode, 429);
+    assert.equal(r.json().error.code, 'RATE_LIMITED');
+    assert.ok(Number(r.headers['retry-after']) > 0);
+    assert.equal(r.json().error.retry_after_seconds, Number(r.headers['retry-after']));
+  });
+});
+
+describe('sessions', () => {
+  test('idle 12 hours → 401 AUTH_REQUIRED; used within the window it stays alive until the 7-day absolute end', async () => {
+    const o = await seedOrg(t.store, { name: 'Idle Org' });
+    const { browser } = await signIn(o.ownerEmail);
+    const me = () => t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { cookie: browser.headers.cookie } });
+    const start = t.clock.now();
+    try {
+      for (let h = 11; h < 24 * 7; h += 11) {
+        t.clock.set(new Date(start.getTime() + h * 3_600_000));
+        assert.equal((await me()).statusCode, 200, `after ${h} h`);
+      }
+      t.clock.set(new Date(start.getTime() + 7 * 24 * 3_600_000));
+      const r = await me();
+      assert.equal(r.statusCode, 401);
+      assert.equal(r.json().error.detail.error, 'session_expired');
+      const { browser: b2 } = await signIn(o.ownerEmail);
+      t.clock.advance(12 * 3_600_000);
+      const idle = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { cookie: b2.headers.cookie } });
+      assert.equal(idle.statusCode, 401);
+      assert.equal(idle.json().error.code, 'AUTH_REQUIRED');
+    } finally {
+      t.clock.set(start);
+    }
+  });
+
+  test('logout ends the current session only; logout-all ends all of the person\'s', async () => {
+    const o = await seedOrg(t.store, { name: 'Logout Org' });
+    const a = (await signIn(o.ownerEmail)).browser;
+    const b = (await signIn(o.ownerEmail)).browser;
+    const c = (await signIn(o.ownerEmail)).browser;
+    const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', headers: a.headers });
+    assert.equal(out.statusCode, 200, out.body);
+    assert.match(cookiesOf(out)[SESSION_COOKIE], /Expires=Thu, 01 Jan 1970/);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: a.headers })).statusCode, 401);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: b.headers })).statusCode, 200);
+    const all = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout-all', headers: b.headers });
+    assert.equal(all.statusCode, 200);
+    assert.equal(all.json().data.ended, 2);
+    for (const x of [b, c]) assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: x.headers })).statusCode, 401);
+  });
+});
+
+describe('a person in several organizations', () => {
+  test('the link opens the last-used organization; switch-org moves the session; a foreign org is not found', async () => {
+    const one = await seedOrg(t.store, { name: 'First Co' });
+    const two = await seedOrg(t.store, { name: 'Second Co' });
+    const other = await seedOrg(t.store, { name: 'Not Mine Co' });
+    await createMember(t.store.db, two.orgId, one.ownerEmail, 'viewer', 'Multi');
+    const { browser } = await signIn(one.ownerEmail);
+    // No organization used yet: the first one (by id).
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/auth/memberships', headers: browser.headers });
+    assert.deepEqual(list.json().data.map((m: { org_id: number; role: string; current: boolean }) => [m.org_id, m.role, m.current]),
+      [[one.orgId, 'owner', true], [two.orgId, 'viewer', false]]);
+    const sw = await t.app.inject({ method: 'POST', url: '/api/v1/auth/switch-org', headers: browser.headers, payload: { org_id: two.orgId } });
+    assert.equal(sw.statusCode, 200, sw.body);
+    const moved = browserFrom(sw);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: browser.headers })).statusCode, 401);
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: moved.headers });
+    assert.equal(me.json().data.org_id, two.orgId);
+    // The role is the membership's: a viewer there.
+    const w = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: moved.headers, payload: { name: 'Nope' } });
+    assert.equal(w.json().error.detail.error, 'viewer_role');
+    const foreign = await t.app.inject({ method: 'POST', url: '/api/v1/auth/switch-org', headers: moved.headers, payload: { org_id: other.orgId } });
+    assert.equal(foreign.statusCode, 404);
+    // The next sign-in opens the organization used last.
+    const again = (await signIn(one.ownerEmail)).browser;
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: again.headers })).json().data.org_id, two.orgId);
+  });
+});
+
+describe('profile and organization', () => {
+  test('PUT /account/me changes name and preferences; an email change waits for the link sent to the new address', async () => {
+    const o = await seedOrg(t.store, { name: 'Profile Org' });
+    const { browser } = await signIn(o.ownerEmail);
+    const r = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { name: 'Ada L', preferences: { theme: 'dark' }, email: 'Ada.New@Example.test' } });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().data.name, 'Ada L');
+    assert.deepEqual(r.json().data.preferences, { theme: 'dark' });
+    assert.equal(r.json().data.email, o.ownerEmail);
+    assert.equal(r.json().data.pending_email, 'ada.new@example.test');
+    const mail = await smtp.waitFor('ada.new@example.test');
+    const link = linkIn(mail, '/api/v1/auth/confirm-email');
+    const ok = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+    assert.equal(ok.statusCode, 303);
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: browser.headers });
+    assert.equal(me.json().data.email, 'ada.new@example.test');
+    assert.equal(me.json().data.name, 'Ada L');
+    // The new address signs in; the old one no longer does.
+    await signIn('ada.new@example.test');
+    assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
+  });
+
+  test('a viewer may change its own profile but not the organization (403 viewer_role)', async () => {
+    const o = await seedOrg(t.store, { name: 'Viewer Org' });
+    const v = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const s = await seedSession(t.store, o.orgId, v.memberId);
+    const me = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: { ...s, origin: ORIGIN }, payload: { name: 'Vera' } });
+    assert.equal(me.statusCode, 200, me.body);
+    for (const h of [v.auth, { ...s, origin: ORIGIN }]) {
+      const org = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: h, payload: { name: 'Taken over' } });
+      assert.equal(org.statusCode, 403);
+      assert.equal(org.json().error.detail.error, 'viewer_role');
+    }
+  });
+
+  test('GET/PUT /account/org: name, plan read-only, plan caps, overrides and effective caps', async () => {
+    const o = await seedOrg(t.store, { name: 'Caps Org', tier: 'standard' });
+    await sql`UPDATE organizations SET cap_overrides = '{"members": 4}' WHERE id = ${o.orgId}`.execute(t.store.db);
+    const put = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { name: 'Caps Org Renamed' } });
+    assert.equal(put.statusCode, 200, put.body);
+    const d = put.json().data;
+    assert.equal(d.name, 'Caps Org Renamed');
+    assert.equal(d.tier, 'standard');
+    assert.deepEqual(d.plan_caps, { members: 2, environments: -1, assets: -1 });
+    assert.deepEqual(d.cap_overrides, { members: 4 });
+    assert.deepEqual(d.caps, { members: 4, environments: -1, assets: -1 });
+    const tier = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { tier: 'enterprise' } });
+    assert.equal(tier.statusCode, 422);
+  });
+});
+
+describe('team', () => {
+  test('invite → email with an accept link → member with its role and a session there', async () => {
+    const o = await seedOrg(t.store, { name: 'Team Org', tier: 'professional' });
+    const inv = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'Joiner@Example.test', role: 'admin' } });
+    assert.equal(inv.statusCode, 201, inv.body);
+    assert.equal(inv.json().data.email, 'joiner@example.test');
+    const mail = await smtp.waitFor('joiner@example.test');
+    assert.match(mail.subject, /Team Org/);
+    const link = linkIn(mail, '/api/v1/auth/accept-invite');
+    const acc = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
+    assert.equal(acc.statusCode, 303);
+    const b = browserFrom(acc);
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: b.headers });
+    assert.equal(me.json().data.org_id, o.orgId);
+    const team = await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: b.headers });
+    assert.deepEqual(team.json().data.members.map((m: { email: string; role: string }) => [m.email, m.role]), [[o.ownerEmail, 'owner'], ['joiner@example.test', 'admin']]);
+    assert.deepEqual(team.json().data.invitations, []);
+    assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
+  });
+
+  test('past the cap (Standard: 2, pending invitations included) → 403 cap_exceeded with resource, limit, used', async () => {
+    const o = await seedOrg(t.store, { name: 'Small Org', tier: 'standard' });
+    const first = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'one@example.test', role: 'viewer' } });
+    assert.equal(first.statusCode, 201);
+    const second = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'two@example.test', role: 'viewer' } });
+    assert.equal(second.statusCode, 403);
+    const e = second.json().error;
+    assert.equal(e.code, 'FORBIDDEN');
+    assert.equal(e.action, 'contact_us');
+    assert.deepEqual({ error: e.detail.error, resource: e.detail.resource, limit: e.detail.limit, used: e.detail.used }, { error: 'cap_exceeded', resource: 'members', limit: 2, used: 2 });
+    // An override raises it.
+    await sql`UPDATE organizations SET cap_overrides = '{"members": 3}' WHERE id = ${o.orgId}`.execute(t.store.db);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'two@example.test', role: 'viewer' } })).statusCode, 201);
+  });
+
+  test('parallel invitations at cap − 1: exactly one succeeds', async () => {
+    const o = await seedOrg(t.store, { name: 'Race Org', tier: 'professional' });
+    for (let i = 0; i < 3; i++) await createMember(t.store.db, o.orgId, `seat${i}@example.test`, 'viewer');
+    const rs = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: `racer${i}@example.test`, role: 'viewer' } })));
+    assert.deepEqual(rs.map((r) => r.statusCode).sort(), [201, 403, 403, 403, 403, 403, 403, 403]);
+    const team = await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth });
+    assert.equal(team.json().data.members.length + team.json().data.invitations.length, 5);
+  });
+
+  test('removal: never the owner (not by an admin); a viewer removes nobody; a removed member\'s key stops', async () => {
+    const o = await seedOrg(t.store, { name: 'Removal Org' });
+    const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+    const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const del = (who: { authorization: string }, id: number) => t.app.inject({ method: 'DELETE', url: `/api/v1/account/team/${id}`, headers: who });
+    const owner = await del(admin.auth, o.memberId);
+    assert.equal(owner.statusCode, 403);
+    assert.equal(owner.json().error.detail.error, 'owner_cannot_be_removed');
+    assert.equal((await del(o.auth, o.memberId)).json().error.detail.error, 'owner_cannot_be_removed');
+    assert.equal((await del(viewer.auth, admin.memberId)).json().error.detail.error, 'viewer_role');
+    const ok = await del(admin.auth, viewer.memberId);
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: viewer.auth })).statusCode, 401);
+    assert.equal((await del(admin.auth, viewer.memberId)).statusCode, 404);
+  });
+});
+
+describe('API keys over HTTP', () => {
+  test('below Professional → 403 upgrade_required', async () => {
+    const o = await seedOrg(t.store, { name: 'Std Keys', tier: 'standard' });
+    for (const [method, url] of [['GET', '/api/v1/account/keys'], ['POST', '/api/v1/account/keys']] as const) {
+      const r = await t.app.inject({ method, url, headers: o.auth, ...(method === 'POST' ? { payload: {} } : {}) });
+      assert.equal(r.statusCode, 403);
+      assert.equal(r.json().error.code, 'FORBIDDEN');
+      assert.equal(r.json().error.detail.error, 'upgrade_required');
+    }
+  });
+
+  test('create (shown once), list, rotate (new works, old refused), revoke; viewers refused', async () => {
+    const o = await seedOrg(t.store, { name: 'Keys Org', tier: 'professional' });
+    const c = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { scopes: ['read'], label: 'SIEM' } });
+    assert.equal(c.statusCode, 201, c.body);
+    const k = c.json().data;
+    assert.match(k.key, /^vi_live_/);
+    assert.deepEqual([k.kind, k.scopes, k.label], ['standard', ['read'], 'SIEM']);
+    const auth = { authorization: `Bearer ${k.key}` };
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: auth })).statusCode, 200);
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth });
+    assert.ok(!list.body.includes(k.key));
+    assert.ok(list.json().data.some((x: { id: number; key_start: string }) => x.id === k.id && k.key.startsWith(x.key_start)));
+    const rot = await t.app.inject({ method: 'POST', url: `/api/v1/account/keys/${k.id}/rotate`, headers: o.auth });
+    assert.equal(rot.statusCode, 201, rot.body);
+    const fresh = rot.json().data.key;
+    assert.deepEqual([fresh.scopes, fresh.label], [['read'], 'SIEM']);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: auth })).json().error.detail.error, 'api_key_revoked');
+    const freshAuth = { authorization: `Bearer ${fresh.key}` };
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: freshAuth })).statusCode, 200);
+    const rev = await t.app.inject({ method: 'DELETE', url: `/api/v1/account/keys/${fresh.id}`, headers: o.auth });
+    assert.equal(rev.statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: freshAuth })).statusCode, 401);
+    const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: viewer.auth })).json().error.detail.error, 'viewer_role');
+  });
+});
+
+describe('free trial', () => {
+  test('a free account with a session starts one trial; second → 409 TRIAL_UNAVAILABLE; ended → 409 TRIAL_ENDED; a key → session_required', async () => {
+    const o = await seedOrg(t.store, { name: 'Free Org', tier: 'free' });
+    const s = { ...(await seedSession(t.store, o.orgId, o.memberId)), origin: ORIGIN };
+    const viaKey = await t.app.inject({ method: 'POST', url: '/api/v1/account/trial', headers: o.auth });
+    assert.equal(viaKey.json().error.detail.error, 'session_required');
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/account/trial', headers: s });
+    assert.equal(r.statusCode, 201, r.body);
+    const d = r.json().data;
+    assert.equal(d.kind, 'trial');
+    assert.deepEqual([d.trial.per_request, d.trial.total_checks], [25, 750]);
+    assert.equal(new Date(d.expires_at).getTime() - t.clock.now().getTime(), 14 * 24 * 3_600_000);
+    const again = await t.app.inject({ method: 'POST', url: '/api/v1/account/trial', headers: s });
+    assert.equal(again.statusCode, 409);
+    assert.equal(again.json().error.code, 'TRIAL_UNAVAILABLE');
+    await sql`UPDATE trial_usage SET ended_at = now() WHERE org_id = ${o.orgId}`.execute(t.store.db);
+    const ended = await t.app.inject({ method: 'POST', url: '/api/v1/account/trial', headers: s });
+    assert.equal(ended.statusCode, 409);
+    assert.equal(ended.json().error.code, 'TRIAL_ENDED');
+    const paid = await seedOrg(t.store, { name: 'Paid Org', tier: 'professional' });
+    const ps = { ...(await seedSession(t.store, paid.orgId, paid.memberId)), origin: ORIGIN };
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/trial', headers: ps })).json().error.code, 'TRIAL_UNAVAILABLE');
+  });
+});
+
+describe('account deletion and purge', () => {
+  test('owner + session + exact text; deactivation immediate; email to the owner; purged after 20 h, every org_id table empty', async () => {
+    const o = await seedOrg(t.store, { name: 'Doomed Org' });
+    const keep = await seedOrg(t.store, { name: 'Survivor Org' });
+    const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+    const ownerS = { ...(await seedSession(t.store, o.orgId, o.memberId)), origin: ORIGIN };
+    const adminS = { ...(await seedSession(t.store, o.orgId, admin.memberId)), origin: ORIGIN };
+    await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: o.auth, payload: { name: 'Doomed plant' } });
+    await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'pending@example.test', role: 'viewer' } });
+    const del = (h: Record<string, string>, body?: object) => t.app.inject({ method: 'DELETE', url: '/api/v1/account', headers: h, ...(body ? { payload: body } : {}) });
+    assert.equal((await del(o.auth, { confirmation: DELETE_CONFIRMATION })).json().error.detail.error, 'session_required');
+    const byAdmin = await del(adminS, { confirmation: DELETE_CONFIRMATION });
+    assert.equal(byAdmin.statusCode, 403);
+    assert.equal(byAdmin.json().error.detail.required_role, 'owner');
+    for (const body of [undefined, {}, { confirmation: 'delete my organization' }, { confirmation: DELETE_CONFIRMATION.toUpperCase() }]) {
+      const r = await del(ownerS, body);
+      assert.equal(r.statusCode, 403, JSON.stringify(body));
+      assert.equal(r.json().error.code, 'FORBIDDEN');
+      assert.equal(r.json().error.detail.error, 'confirmation_required');
+    }
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: o.auth })).statusCode, 200);
+    const ok = await del(ownerS, { confirmation: DELETE_CONFIRMATION });
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(ok.json().data.status, 'deactivated');
+    for (const h of [o.auth, admin.auth, ownerS, adminS]) {
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: h })).statusCode, 401);
+    }
+    assert.equal(await t.app.services.accounts.isActive(o.orgId), false);
+    const mail = await smtp.waitFor(o.ownerEmail, { match: (m) => m.subject.includes('was deleted') });
+    assert.match(mail.text, /purged by/);
+
+    const before = await tenantRowCounts(t, o.orgId);
+    assert.ok(Object.values(before).reduce((a, b) => a + b, 0) > 5);
+    const keepBefore = await tenantRowCounts(t, keep.orgId);
+    t.clock.advance(19 * 3_600_000);
+    try {
+      assert.deepEqual(await t.app.services.accounts.purgeDeleted(), []);
+      t.clock.advance(2 * 3_600_000);
+      assert.deepEqual(await t.app.services.accounts.purgeDeleted(), [o.orgId]);
+    } finally {
+      t.clock.advance(-21 * 3_600_000);
+    }
+    // Schema-wide: every table with an org_id column (found in information_schema, so tables added later count).
+    const after = await tenantRowCounts(t, o.orgId);
+    assert.ok(Object.keys(after).length >= 8, Object.keys(after).join(','));
+    assert.deepEqual(Object.entries(after).filter(([, n]) => n > 0), []);
+    const orgRow = await sql<{ n: number }>`SELECT count(*)::int AS n FROM organizations WHERE id = ${o.orgId}`.execute(t.store.db);
+    assert.equal(orgRow.rows[0].n, 0);
+    const person = await sql<{ n: number }>`SELECT count(*)::int AS n FROM persons WHERE email = ${o.ownerEmail}`.execute(t.store.db);
+    assert.equal(person.rows[0].n, 0);
+    assert.deepEqual(await tenantRowCounts(t, keep.orgId), keepBefore);
+  });
+});
+
+describe('managed-service providers (spec §3.2)', () => {
+  test('list clients, deactivate one (keys and sessions stop, not purged), restore it; another provider\'s client is not found', async () => {
+    const provider = await seedOrg(t.store, { name: 'MSP Co' });
+    const client = await seedOrg(t.store, { name: 'Client Plant' });
+    const stranger = await createOrganization(t.store.db, 'Someone Else', 'standard');
+    const otherMsp = await seedOrg(t.store, { name: 'Other MSP' });
+    await t.app.services.accounts.setProvider(client.orgId, provider.orgId);
+    await t.app.services.accounts.setProvider(stranger.id, otherMsp.orgId);
+    const cs = { ...(await seedSession(t.store, client.orgId, client.memberId)), origin: ORIGIN };
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/account/clients', headers: provider.auth });
+    assert.deepEqual(list.json().data.map((c: { id: number; status: string }) => [c.id, c.status]), [[client.orgId, 'active']]);
+    const off = await t.app.inject({ method: 'POST', url: `/api/v1/account/clients/${client.orgId}/deactivate`, headers: provider.auth });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(off.json().data.status, 'deactivated');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: client.auth })).statusCode, 401);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: cs })).statusCode, 401);
+    // Not purged: the hourly job leaves it alone.
+    t.clock.advance(48 * 3_600_000);
+    try {
+      assert.deepEqual(await t.app.services.accounts.purgeDeleted(), []);
+    } finally {
+      t.clock.advance(-48 * 3_600_000);
+    }
+    const on = await t.app.inject({ method: 'POST', url: `/api/v1/account/clients/${client.orgId}/restore`, headers: provider.auth });
+    assert.equal(on.json().data.status, 'active');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: client.auth })).statusCode, 200);
+    const foreign = await t.app.inject({ method: 'POST', url: `/api/v1/account/clients/${stranger.id}/deactivate`, headers: provider.auth });
+    assert.equal(foreign.statusCode, 404);
+    assert.equal(await t.app.services.accounts.isActive(stranger.id), true);
+  });
+});
