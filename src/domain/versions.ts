@@ -46,11 +46,6 @@ export function normaliseVersion(raw: string): string {
   return s;
 }
 
-function num(s: string): number | null {
-  if (!/^\d{1,9}$/.test(s)) return null;
-  return Number(s);
-}
-
 function trimZeros(core: number[]): number[] {
   let n = core.length;
   while (n > 0 && core[n - 1] === 0) n--;
