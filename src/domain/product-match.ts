@@ -59,6 +59,8 @@ export interface CpeName {
   vendor: string;
   product: string;
   version: string | null;
+  /** The CPE update component (sp1, update_3), null for * and -. */
+  update: string | null;
 }
 
 /** The fields of a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...), or null. */
@@ -73,8 +75,8 @@ export function parseCpe(cpe: string): CpeName | null {
   }
   f.push(cur);
   if (f.length < 6 || f[0] !== 'cpe' || f[1] !== '2.3' || !/^[aho]$/.test(f[2]) || !f[3] || !f[4]) return null;
-  const v = f[5];
-  return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: v === '*' || v === '-' || v === '' ? null : v };
+  const val = (x: string | undefined) => (x === undefined || x === '*' || x === '-' || x === '' ? null : x);
+  return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: val(f[5]), update: val(f[6]) };
 }
 
 export interface AssetName {

@@ -20,8 +20,8 @@ test('product keys: punctuation, CPE underscores, vendor prefix and family/firmw
 });
 
 test('CPE 2.3 parsing, escapes included', () => {
-  assert.deepEqual(parseCpe('cpe:2.3:o:siemens:simatic_s7-1500_firmware:*:*:*:*:*:*:*:*'), { part: 'o', vendor: 'siemens', product: 'simatic_s7-1500_firmware', version: null });
-  assert.deepEqual(parseCpe('cpe:2.3:a:schneider-electric:ecostruxure\\:_power:2.1:*:*:*:*:*:*:*'), { part: 'a', vendor: 'schneider-electric', product: 'ecostruxure:_power', version: '2.1' });
+  assert.deepEqual(parseCpe('cpe:2.3:o:siemens:simatic_s7-1500_firmware:*:*:*:*:*:*:*:*'), { part: 'o', vendor: 'siemens', product: 'simatic_s7-1500_firmware', version: null, update: null });
+  assert.deepEqual(parseCpe('cpe:2.3:a:schneider-electric:ecostruxure\\:_power:2.1:*:*:*:*:*:*:*'), { part: 'a', vendor: 'schneider-electric', product: 'ecostruxure:_power', version: '2.1', update: null });
   assert.equal(parseCpe('cpe:/a:siemens:x'), null);
   assert.equal(parseCpe('not a cpe'), null);
 });
@@ -44,4 +44,27 @@ test('matchProduct: exact, normalised, family, each with its basis; never the ot
   assert.equal(matchProduct({ vendor: 'Schneider Electric', product: 'SIMATIC S7-1500' }, range), null);
   // Word prefix only: "S7-15" is not in "S7-1500".
   assert.equal(matchProduct({ vendor: 'Siemens', product: 'SIMATIC S7-1500' }, { vendor: 'Siemens', product: 'SIMATIC S7-15', cpe: null }), null);
+});
+
+test('CSAF version ranges: vers: and the free text CISA writes, parsed only where certain', async () => {
+  const { parseCsafRange } = await import('../../src/domain/csaf-ranges.ts');
+  const b = (v: string, inclusive: boolean) => ({ version: v, inclusive });
+  assert.deepEqual(parseCsafRange('vers:all/*'), { kind: 'all' });
+  assert.deepEqual(parseCsafRange('vers:all/<V3.1.4'), { kind: 'bounds', start: null, end: b('V3.1.4', false) });
+  assert.deepEqual(parseCsafRange('vers:all/<CPCI85 V05'), { kind: 'bounds', start: null, end: b('CPCI85 V05', false) });
+  assert.deepEqual(parseCsafRange('vers:generic/>=2.0|<2.9.2'), { kind: 'bounds', start: b('2.0', true), end: b('2.9.2', false) });
+  assert.deepEqual(parseCsafRange('vers:generic/>=2.0|<2.9.2|>=3.0'), { kind: 'text' });
+  assert.deepEqual(parseCsafRange('vers:generic/!=2.0'), { kind: 'text' });
+  assert.deepEqual(parseCsafRange('<= 1.0'), { kind: 'bounds', start: null, end: b('1.0', true) });
+  assert.deepEqual(parseCsafRange('< 2.1 SP2'), { kind: 'bounds', start: null, end: b('2.1 SP2', false) });
+  assert.deepEqual(parseCsafRange('2.1.1.1'), { kind: 'exact', version: '2.1.1.1' });
+  assert.deepEqual(parseCsafRange('prior to V2.9.2'), { kind: 'bounds', start: null, end: b('V2.9.2', false) });
+  assert.deepEqual(parseCsafRange('V4.3 and earlier'), { kind: 'bounds', start: null, end: b('V4.3', true) });
+  assert.deepEqual(parseCsafRange('All versions'), { kind: 'all' });
+  // Not certain: stays text.
+  assert.deepEqual(parseCsafRange('< 3.3 SP1 3.x'), { kind: 'text' });
+  assert.deepEqual(parseCsafRange('3.3 SP2 (part of SPR1 2023.0)'), { kind: 'text' });
+  assert.deepEqual(parseCsafRange('V2.0 and later, prior to V2.9.2'), { kind: 'text' });
+  // "<" contradicted by the product's own name ("2.1 SP2 and earlier"): text.
+  assert.deepEqual(parseCsafRange('< 2.1 SP2', 'S+ Operations: 2.1 SP2 and earlier 2.x versions'), { kind: 'text' });
 });
