@@ -55,6 +55,11 @@ export interface RouteAuth {
   partner?: boolean;
   /** Trial keys may call this route (spec §5.8). */
   trial?: boolean;
+  /**
+   * A POST that computes an answer instead of writing (v1 asset correlation, spec §5.8: read-only partner keys may
+   * call it): it needs the declared scope instead of `write`. The admin role is still required (spec §5.6).
+   */
+  query?: boolean;
   /** false, or the tenant resource and ids (required on every route: the meta-test checks it). */
   tenant?: TenantDecl | false;
   /** internal_or_session: a text/html answer is public (the status page); JSON needs the credential. */
@@ -89,7 +94,7 @@ export function isWrite(method: string): boolean {
 export function requirements(method: string, auth: RouteAuth): { role: Role; scope: Scope | null } {
   const w = isWrite(method);
   const declared = auth.role ?? 'viewer';
-  return { role: w && !roleAtLeast(declared, 'admin') ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
+  return { role: w && !roleAtLeast(declared, 'admin') ? 'admin' : declared, scope: w && !auth.query ? 'write' : auth.scope ?? null };
 }
 
 function bearer(req: FastifyRequest): string | null | undefined {

@@ -217,6 +217,8 @@ function matchesOf(nodes: unknown, vulnerable: boolean, out: Json[], depth = 0):
  * component) an exact version, `*` or `-` with no bounds every version. A configuration that also lists
  * non-vulnerable matches (NVD's AND of "application running on platform", or firmware on its hardware) puts the
  * non-vulnerable criteria on `runningOn`: the range applies only when the asset is one of those platforms.
+ * `fixedIn` stays null: a versionEndExcluding is not a statement that the version fixes it (CVE-2023-0228 ends a
+ * range before 3.3 and lists 3.3 itself as vulnerable).
  */
 export function rangesFromConfigurations(configurations: unknown): AffectedRange[] {
   const out: AffectedRange[] = [];
@@ -234,7 +236,7 @@ export function rangesFromConfigurations(configurations: unknown): AffectedRange
       out.push({
         source: 'nvd', vendor: c.vendor, product: c.product, cpe: m.criteria, status: 'affected',
         version: start || end ? null : cpeVersion(c), start, end, versionType: null, changes: [], defaultStatus: null,
-        fixedIn: end && !end.inclusive ? end.version : null, runningOn, text: null,
+        fixedIn: null, runningOn, text: null,
       });
     }
   }

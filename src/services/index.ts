@@ -9,6 +9,7 @@ import { createCveReaderService, type CveReaderService } from './cve-reader.ts';
 import { createIdentityService, type IdentityService } from './identity.ts';
 import { createEnvironmentService, type EnvironmentService } from './environments.ts';
 import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
+import { createAssetCorrelation, type AssetCorrelation } from './asset-correlation.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -24,6 +25,8 @@ export interface Services {
   environments: EnvironmentService;
   /** Windows correlation (v2): validation, evaluation against Microsoft's data, storing results. */
   windows: WindowsCorrelation;
+  /** v1 asset correlation (issue 11): structured ranges × nameplate assets, trial and partner asset checks. */
+  assets: AssetCorrelation;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -42,6 +45,7 @@ export function buildServices(deps: ServiceDeps): Services {
       db: deps.store.db, clock: deps.clock,
       onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
     }),
+    assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock }),
     async close() {
       await cves.close();
     },

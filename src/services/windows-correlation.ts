@@ -168,6 +168,39 @@ export class WindowsCorrelation {
   }
 
   /**
+   * check-windows (issue 11): the same validation and evaluation as correlate, nothing stored; per host the
+   * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
+   */
+  async evaluate(hosts: unknown[], options: ViewOptions): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
+    const rejected: RejectedHost[] = [];
+    const accepted: { host: WindowsHost; warnings: HostWarning[] }[] = [];
+    hosts.forEach((raw, index) => {
+      const v = validateHost(raw);
+      if (v.ok) accepted.push({ host: v.host, warnings: v.warnings });
+      else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+    });
+    if (accepted.length === 0) {
+      throw new ApiError('VALIDATION_ERROR', {
+        message: hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
+        fields: [{ field: 'windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
+        data: { rejected },
+      });
+    }
+    const info = await this.data.index();
+    const run = new EvaluationRun(info.index, await this.data.signals(info), this.today());
+    const evals: HostEvaluation[] = [];
+    const assets: HostView[] = [];
+    const memo: ViewMemo = new Map();
+    for (const a of accepted) {
+      const e = run.evaluate(a.host, a.warnings);
+      evals.push(e);
+      assets.push(viewHost(e, options, memo));
+      await yieldToLoop();
+    }
+    return { assets, rejected, fix_summary: fixSummary(evals), microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
+  }
+
+  /**
    * Stored results, each host re-evaluated at its stored evaluation date (the same date-dependent labels and ESU
    * decisions as when it was submitted) against the Microsoft data current now.
    */

@@ -16,7 +16,7 @@ test('NVD: versionStart/End bounds, exact versions with their update component, 
   assert.deepEqual(r[0], {
     source: 'nvd', vendor: 'abb', product: 'symphony_plus_s+_operations', cpe: 'cpe:2.3:a:abb:symphony_plus_s\\+_operations:*:*:*:*:*:*:*:*',
     status: 'affected', version: null, start: { version: '2.0', inclusive: true }, end: { version: '2.1', inclusive: false },
-    versionType: null, changes: [], defaultStatus: null, fixedIn: '2.1', runningOn: null, text: null,
+    versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
   });
   assert.equal(r[2].version, '2.1');
   assert.equal(r[3].version, '2.1 sp2');

@@ -7,6 +7,7 @@ import catalog from './v1/catalog.ts';
 import cvePage from './v1/cve-page.ts';
 import environments from './v1/environments.ts';
 import windowsAssets from './v2/assets.ts';
+import assetCorrelation from './v1/asset-correlation.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -16,4 +17,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(cvePage);
   await app.register(environments);
   await app.register(windowsAssets);
+  await app.register(assetCorrelation);
 }
