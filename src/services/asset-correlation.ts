@@ -196,7 +196,11 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   async function charge(p: Principal, n: number): Promise<void> {
     if (n <= 0) return;
     if (p.kind === 'trial') {
-      const r = await sql<{ used: number }>`UPDATE trial_usage SET used = used + ${n} WHERE org_id = ${p.orgId} AND ended_at IS NULL AND used + ${n} <= ${TRIAL.totalChecks} RETURNING used`.execute(db);
+      // A trial key issued without its record (the operator CLI always writes one) starts a fresh record here.
+      const r = await sql<{ used: number }>`
+        INSERT INTO trial_usage AS t (org_id, used) SELECT ${p.orgId}, ${n}::int WHERE ${n}::int <= ${TRIAL.totalChecks}
+        ON CONFLICT (org_id) DO UPDATE SET used = t.used + EXCLUDED.used WHERE t.ended_at IS NULL AND t.used + EXCLUDED.used <= ${TRIAL.totalChecks}
+        RETURNING used`.execute(db);
       if (r.rows.length) return;
       const cur = await sql<{ used: number }>`SELECT used FROM trial_usage WHERE org_id = ${p.orgId}`.execute(db);
       const used = cur.rows[0]?.used ?? TRIAL.totalChecks;
@@ -210,8 +214,8 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       const lim = await sql<{ l: number | null }>`SELECT monthly_asset_limit AS l FROM api_keys WHERE id = ${p.keyId}`.execute(db);
       const limit = lim.rows[0]?.l ?? DEFAULT_PARTNER_MONTHLY_ASSETS;
       const r = await sql<{ used: number }>`
-        INSERT INTO partner_usage AS u (key_id, month, used) SELECT ${p.keyId}, ${month}::date, ${n} WHERE ${n} <= ${limit}
-        ON CONFLICT (key_id, month) DO UPDATE SET used = u.used + EXCLUDED.used WHERE u.used + EXCLUDED.used <= ${limit}
+        INSERT INTO partner_usage AS u (key_id, month, used) SELECT ${p.keyId}, ${month}::date, ${n}::int WHERE ${n}::int <= ${limit}::int
+        ON CONFLICT (key_id, month) DO UPDATE SET used = u.used + EXCLUDED.used WHERE u.used + EXCLUDED.used <= ${limit}::int
         RETURNING used`.execute(db);
       if (r.rows.length) return;
       const cur = await sql<{ used: number }>`SELECT used FROM partner_usage WHERE key_id = ${p.keyId} AND month = ${month}::date`.execute(db);

@@ -40,7 +40,9 @@ describe('meta-test: declarations', () => {
         if (p.scope === undefined) problems.push(`${label}: scope not declared`);
       }
       if (r.method !== 'GET' && p.mode !== 'none') {
-        if (p.scope !== 'write') problems.push(`${label}: a write declares scope ${p.scope}`);
+        // A computing POST (auth.query: v1 asset correlation, which read-only partner keys may call, spec §5.8)
+        // declares read; every other non-GET declares write.
+        if (p.scope !== (p.query ? 'read' : 'write')) problems.push(`${label}: a ${p.query ? 'query' : 'write'} declares scope ${p.scope}`);
         if (!roleAtLeast(p.role ?? 'viewer', 'admin')) problems.push(`${label}: a write declares role ${p.role}`);
       }
       if (p.tenant && p.mode !== 'key_or_session' && p.mode !== 'key' && p.mode !== 'session') problems.push(`${label}: a tenant route must need a credential`);
@@ -54,6 +56,8 @@ describe('meta-test: declarations', () => {
     assert.deepEqual(requirements('DELETE', { mode: 'key' }), { role: 'admin', scope: 'write' });
     assert.deepEqual(requirements('PUT', { mode: 'session', role: 'owner' }), { role: 'owner', scope: 'write' });
     assert.deepEqual(requirements('GET', lax), { role: 'viewer', scope: 'read' });
+    // A computing POST needs its declared scope, and still the admin role (viewers are read-only, spec §5.6).
+    assert.deepEqual(requirements('POST', { ...lax, query: true }), { role: 'admin', scope: 'read' });
   });
 
   test('OpenAPI document and route table agree both ways (exclusions: /docs assets, /api/openapi.json)', async () => {
@@ -87,7 +91,8 @@ describe('meta-test: declarations', () => {
 });
 
 describe('writes need the write scope and an admin, on every write route (issue 9 defect 8)', () => {
-  const writeRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none');
+  const writeRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && !r.policy?.query);
+  const nonGetRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none');
 
   test('there are write routes to check', () => {
     assert.ok(writeRoutes().length >= 3, JSON.stringify(writeRoutes().map((r) => r.url)));
@@ -110,7 +115,7 @@ describe('writes need the write scope and an admin, on every write route (issue 
 
   test('a viewer key holding the write scope → 403 viewer_role on each', async () => {
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
-    for (const r of writeRoutes()) {
+    for (const r of nonGetRoutes()) {
       const res = await t.app.inject({ method: r.method as 'POST', url: r.url, headers: { ...v.auth, 'content-type': 'application/json' }, payload: '{}' });
       assert.equal(res.statusCode, 403, `${r.method} ${r.url}`);
       assert.equal(res.json().error.detail.error, 'viewer_role');
