@@ -16,6 +16,7 @@ import type { AffectedRange } from '../domain/ranges.ts';
 import { cvePath } from '../domain/cve-view.ts';
 import { monthWindow } from '../domain/keys.ts';
 import { TRIAL } from '../domain/tiers.ts';
+import { SORTS, type SortName } from '../domain/windows/view.ts';
 import { cveCards, findRanges, type CveCard, type StoredRange } from '../store/ranges.ts';
 import { environmentExists } from '../store/windows.ts';
 
@@ -24,8 +25,9 @@ export const MAX_ASSETS = 200;
 /** Partner keys without their own limit (api_keys.monthly_asset_limit): asset checks per calendar month (UTC). */
 export const DEFAULT_PARTNER_MONTHLY_ASSETS = 10_000;
 
-export const SORTS = ['priority', 'score', 'exploit', 'newest'] as const;
-export type Sort = (typeof SORTS)[number];
+/** The v2 sort values (spec §4.2), with the same meaning. */
+export { SORTS };
+export type Sort = SortName;
 
 export interface CorrelateOptions {
   include_not_affected: boolean;

@@ -66,7 +66,7 @@ test('CVE 5 changes[] and custom versions (CVE-2020-36695, Hitachi Device Manage
 });
 
 test('free text range: needs_review "version range not machine-readable"', () => {
-  const v = decide({ vendor: 'ABB', product: 'S+ Operations', version: '3.3 SP1' }, [{ ...base, source: 'csaf', cpe: null, product: 'S+ Operations', text: '< 3.3 SP1 3.x' }].map((r) => ({ ...r })), 'ICSA-23-068-03');
+  const v = decide({ vendor: 'ABB', product: 'S+ Operations', version: '3.3 SP1' }, [{ ...base, source: 'csaf' as const, cpe: null, product: 'S+ Operations', text: '< 3.3 SP1 3.x' }], 'ICSA-23-068-03');
   assert.equal(v.status, 'needs_review');
   assert.match(v.reason, /version range not machine-readable: "< 3.3 SP1 3.x"/);
 });

@@ -150,11 +150,5 @@ export const CorrelateBody = Type.Object({
   examples: [{ assets: [{ asset_id: 'plc-line-3', vendor: 'Siemens AG', product: 'SIMATIC S7-1500', version: 'V2.9.2' }] }],
 });
 
-export const CheckBody = Type.Object({
-  assets: Type.Array(AssetInput, { maxItems: 200 }),
-  environment_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 })),
-  options: Type.Optional(CorrelateOptionsSchema),
-}, {
-  additionalProperties: false,
-  examples: [{ assets: [{ asset_id: 'plc-line-3', vendor: 'Siemens AG', product: 'SIMATIC S7-1500', version: 'V2.9.2' }] }],
-});
+/** /check takes the same input as correlate-cves. */
+export const CheckBody = CorrelateBody;
