@@ -256,9 +256,25 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       if (c) cpes.set(`${c.vendor}\u0000${c.product}`, { vendor: c.vendor, product: c.product });
     }
     const rows: StoredRange[] = await findRanges(db, [...keys.values()], [...cpes.values()]);
+    // Each asset is compared only with the rows its own keys found (not every row of the call).
+    const byKey = new Map<string, StoredRange[]>();
+    const add = (k: string, r: StoredRange) => { const l = byKey.get(k); if (l) l.push(r); else byKey.set(k, [r]); };
+    for (const r of rows) {
+      add(`k\u0000${r.vendor_slug}\u0000${r.product_key}`, r);
+      if (r.cpe_vendor) add(`c\u0000${r.cpe_vendor}\u0000${r.cpe_product}`, r);
+    }
+    const candidates = (a: AssetRecord): StoredRange[] => {
+      const slug = vendorSlug(a.vendor);
+      const key = productKey(a.product, a.vendor);
+      const c = a.cpe ? parseCpe(a.cpe) : null;
+      const found = new Set<StoredRange>();
+      if (slug && key) for (const k of familyKeys(key)) for (const r of byKey.get(`k\u0000${slug}\u0000${k}`) ?? []) found.add(r);
+      if (c) for (const r of byKey.get(`c\u0000${c.vendor}\u0000${c.product}`) ?? []) found.add(r);
+      return [...found];
+    };
     const matchedPer = accepted.map((asset) => {
       const byCve = new Map<string, { row: RangeRow; match: ProductMatch }[]>();
-      for (const row of rows) {
+      for (const row of candidates(asset)) {
         const m = matchRow(asset, row);
         if (!m) continue;
         const list = byCve.get(row.cve_id) ?? [];
