@@ -66,6 +66,11 @@ export interface RouteAuth {
   partner?: boolean;
   /** Trial keys may call this route (spec §5.8). */
   trial?: boolean;
+  /**
+   * A POST that computes an answer instead of writing (v1 asset correlation, spec §5.8: read-only partner keys may
+   * call it): it needs the declared scope instead of `write`. The admin role is still required (spec §5.6).
+   */
+  query?: boolean;
   /** false, or the tenant resource and ids (required on every route: the meta-test checks it). */
   tenant?: TenantDecl | false;
   /** internal_or_session: a text/html answer is public (the status page); JSON needs the credential. */
@@ -113,7 +118,7 @@ export function requirements(method: string, auth: RouteAuth): { role: Role; sco
   const w = isWrite(method);
   const declared = auth.role ?? 'viewer';
   const raise = w && !auth.self && !roleAtLeast(declared, 'admin');
-  return { role: raise ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
+  return { role: raise ? 'admin' : declared, scope: w && !auth.query ? 'write' : auth.scope ?? null };
 }
 
 function bearer(req: FastifyRequest): string | null | undefined {

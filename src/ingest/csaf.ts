@@ -6,6 +6,9 @@ import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssV
 import { FeedFormatError } from './types.ts';
 import { arr, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
+import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
+import { parseCsafRange } from '../domain/csaf-ranges.ts';
+import { compareVersions } from '../domain/versions.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -83,6 +86,63 @@ function scoresOf(v: Json): CvssMetric[] {
   // One advisory often scores the same vector once per product group: keep each vector once.
   const seen = new Set<string>();
   return out.filter((m) => (seen.has(m.vector) ? false : (seen.add(m.vector), true)));
+}
+
+/** product_status lists → the range status they state (first/last_affected bound the leaf's version). */
+const STATUS_LISTS: [string, RangeStatus][] = [
+  ['known_affected', 'affected'], ['first_affected', 'affected'], ['last_affected', 'affected'],
+  ['fixed', 'unaffected'], ['first_fixed', 'unaffected'], ['known_not_affected', 'unaffected'],
+];
+
+/** The one fixed version the advisory states for a product: product_status.fixed, else a single vendor_fix version. */
+function fixedVersionOf(product: string, fixes: AdvisoryFix[]): string | null {
+  const mine = fixes.filter((f) => f.product === product);
+  const stated = mine.find((f) => f.origin === 'product_status.fixed');
+  if (stated) return stated.version;
+  const texts = [...new Set(mine.map((f) => f.version))];
+  return texts.length === 1 ? texts[0] : null;
+}
+
+/**
+ * Structured ranges of one vulnerability (issue 11; docs/correlation.md §3): one per product id its
+ * product_status lists. product_version → that version; product_version_range → parseCsafRange (text kept when
+ * not certain); a leaf without a version branch → every version. `fixedIn`: for fixed leaves their own version,
+ * for affected leaves the version the advisory states fixes that product (product_status.fixed or vendor_fix text).
+ */
+function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[]): AffectedRange[] {
+  const out: AffectedRange[] = [];
+  const seen = new Set<string>();
+  for (const [list, st] of STATUS_LISTS) {
+    for (const id of arr(status[list])) {
+      const l = typeof id === 'string' ? leaves.get(id) : undefined;
+      if (!l || !l.vendor || seen.has(`${list}\u0000${id}`)) continue;
+      seen.add(`${list}\u0000${id}`);
+      const product = l.product ?? l.full;
+      if (!product) continue;
+      const base: AffectedRange = {
+        source: 'csaf', vendor: l.vendor, product, cpe: null, status: st, version: null, start: null, end: null,
+        versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+      };
+      if (l.version) base.version = l.version;
+      else if (l.range) {
+        const r = parseCsafRange(l.range, l.full);
+        if (r.kind === 'exact') base.version = r.version;
+        else if (r.kind === 'bounds') { base.start = r.start; base.end = r.end; }
+        else if (r.kind === 'text') base.text = l.range;
+      }
+      if (list === 'first_affected' && base.version) { base.start = { version: base.version, inclusive: true }; base.version = null; }
+      if (list === 'last_affected' && base.version) { base.end = { version: base.version, inclusive: true }; base.version = null; }
+      if (st === 'unaffected' && list !== 'known_not_affected') base.fixedIn = base.version;
+      if (st === 'affected') {
+        // A stated fix below the affected versions would contradict the range: not kept.
+        const fixed = fixedVersionOf(product, fixes);
+        const top = base.end?.version ?? base.version;
+        base.fixedIn = fixed && top && compareVersions(fixed, top) === -1 ? null : fixed;
+      }
+      out.push(base);
+    }
+  }
+  return out;
 }
 
 function uniq<T>(xs: T[], key: (x: T) => string): T[] {
@@ -181,6 +241,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
         vendor_fixes: vendorFixes,
         remediation_categories: [...categories].sort(),
       },
+      ranges: csafRanges(status, leaves, fixes),
     });
   }
   return out;

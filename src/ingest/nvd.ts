@@ -5,6 +5,8 @@ import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestI
 import { FeedFormatError } from './types.ts';
 import { arr, obj, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
+import type { AffectedRange } from '../domain/ranges.ts';
+import { parseCpe as parseCpeName, type CpeName } from '../domain/product-match.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -160,6 +162,7 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord {
     references,
     assigner: typeof cve.sourceIdentifier === 'string' ? cve.sourceIdentifier : null,
     status: typeof cve.vulnStatus === 'string' ? cve.vulnStatus : null,
+    ranges: rangesFromConfigurations(cve.configurations),
   };
 }
 
@@ -184,4 +187,58 @@ export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
     throw new FeedFormatError(`${path}: not valid NVD JSON (${(err as Error).message})`);
   }
   yield* nvdItemsFromJson(doc);
+}
+
+/** A CPE version with its update component, as one spelling the comparator reads ("2.1" + "sp2" → "2.1 sp2"). */
+function cpeVersion(c: CpeName): string | null {
+  if (!c.version) return null;
+  return c.update ? `${c.version} ${c.update.replace(/_/g, ' ')}` : c.version;
+}
+
+function bound(m: Json, incl: string, excl: string): AffectedRange['start'] {
+  if (str(m[incl])) return { version: m[incl], inclusive: true };
+  if (str(m[excl])) return { version: m[excl], inclusive: false };
+  return null;
+}
+
+function matchesOf(nodes: unknown, vulnerable: boolean, out: Json[], depth = 0): void {
+  if (depth > 8) return;
+  for (const node of arr(nodes).map(obj)) {
+    // A negated node says "not this": it names no affected product and no platform with certainty.
+    if (node.negate === true) continue;
+    for (const m of arr(node.cpeMatch).map(obj)) if (m.vulnerable === vulnerable && typeof m.criteria === 'string') out.push(m);
+    if (node.nodes) matchesOf(node.nodes, vulnerable, out, depth + 1);
+  }
+}
+
+/**
+ * NVD configurations → structured ranges (issue 11; docs/correlation.md §3). Each vulnerable cpeMatch is one
+ * `affected` range: the versionStart and versionEnd fields become the bounds, a CPE with a concrete version (plus its update
+ * component) an exact version, `*` or `-` with no bounds every version. A configuration that also lists
+ * non-vulnerable matches (NVD's AND of "application running on platform", or firmware on its hardware) puts the
+ * non-vulnerable criteria on `runningOn`: the range applies only when the asset is one of those platforms.
+ * `fixedIn` stays null: a versionEndExcluding is not a statement that the version fixes it (CVE-2023-0228 ends a
+ * range before 3.3 and lists 3.3 itself as vulnerable).
+ */
+export function rangesFromConfigurations(configurations: unknown): AffectedRange[] {
+  const out: AffectedRange[] = [];
+  for (const cfg of arr(configurations).map(obj)) {
+    const vulnerable: Json[] = [];
+    const platforms: Json[] = [];
+    matchesOf(cfg.nodes, true, vulnerable);
+    matchesOf(cfg.nodes, false, platforms);
+    const runningOn = platforms.length ? [...new Set(platforms.map((p) => String(p.criteria)))] : null;
+    for (const m of vulnerable) {
+      const c = parseCpeName(m.criteria);
+      if (!c) continue;
+      const start = bound(m, 'versionStartIncluding', 'versionStartExcluding');
+      const end = bound(m, 'versionEndIncluding', 'versionEndExcluding');
+      out.push({
+        source: 'nvd', vendor: c.vendor, product: c.product, cpe: m.criteria, status: 'affected',
+        version: start || end ? null : cpeVersion(c), start, end, versionType: null, changes: [], defaultStatus: null,
+        fixedIn: null, runningOn, text: null,
+      });
+    }
+  }
+  return out;
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
+import { rebuildRanges } from '../store/ranges.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
@@ -204,6 +205,8 @@ class Enricher {
     const pending: PendingAnalysis[] = [];
     if (!ids.length) return { written: 0, removed: 0, pending };
     const { records, epss } = await loadSources(tx, ids, known);
+    // Structured ranges (issue 11) are rebuilt from the same records; unchanged range sets write nothing.
+    await rebuildRanges(tx, ids, records);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];

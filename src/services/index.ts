@@ -14,6 +14,7 @@ import { createAccountPreferences, type AccountPreferences } from './account-pre
 import { createWebhookService, type WebhookService } from './webhooks.ts';
 import { createAccountsService, type AccountsService } from './accounts.ts';
 import { createMailer, type Mailer } from './mailer.ts';
+import { createAssetCorrelation, type AssetCorrelation } from './asset-correlation.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -41,6 +42,8 @@ export interface Services {
   mailer: Mailer;
   /** Sign-in, sessions, profile, organization, team, keys over HTTP, trial, deletion and purge (docs/accounts.md). */
   accounts: AccountsService;
+  /** v1 asset correlation (issue 11): structured ranges × nameplate assets, trial and partner asset checks. */
+  assets: AssetCorrelation;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export function buildServices(deps: ServiceDeps): Services {
     webhooks,
     mailer,
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, warn: deps.warn }),
+    assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock }),
     async close() {
       mailer.close();
       await cves.close();

@@ -91,6 +91,28 @@ export interface WindowsCorrelationDeps {
   onCacheError?: (err: Error) => void;
 }
 
+type AcceptedHost = { host: WindowsHost; warnings: HostWarning[] };
+
+/** Validates each host alone; every host refused → 422 with all of them in data.rejected (spec §4.2). */
+function splitHosts(hosts: unknown[], refusedData: Record<string, unknown>): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
+  const rejected: RejectedHost[] = [];
+  const accepted: AcceptedHost[] = [];
+  hosts.forEach((raw, index) => {
+    const v = validateHost(raw);
+    if (v.ok) accepted.push({ host: v.host, warnings: v.warnings });
+    else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+  });
+  if (accepted.length === 0) {
+    // Nothing is stored.
+    throw new ApiError('VALIDATION_ERROR', {
+      message: hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
+      fields: [{ field: 'windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
+      data: { rejected, ...refusedData },
+    });
+  }
+  return { accepted, rejected };
+}
+
 export class WindowsCorrelation {
   readonly data: WindowsData;
 
@@ -127,34 +149,10 @@ export class WindowsCorrelation {
   /** Validate, evaluate and view every host, then store the results in one transaction (see the file head). */
   async correlate(input: CorrelateInput): Promise<Correlation> {
     await this.assertEnvironment(input.orgId, input.environmentId);
-    const rejected: RejectedHost[] = [];
-    const accepted: { host: WindowsHost; warnings: HostWarning[] }[] = [];
-    input.hosts.forEach((raw, index) => {
-      const v = validateHost(raw);
-      if (v.ok) accepted.push({ host: v.host, warnings: v.warnings });
-      else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
-    });
-    if (accepted.length === 0) {
-      // Spec §4.2: every host refused → 422 with all of them in data.rejected. Nothing is stored.
-      throw new ApiError('VALIDATION_ERROR', {
-        message: input.hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
-        fields: [{ field: 'windows_hosts', message: input.hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
-        data: { rejected, software_stored: 0, software_rejected: [] },
-      });
-    }
+    const { accepted, rejected } = splitHosts(input.hosts, { software_stored: 0, software_rejected: [] });
     const sw = validateSoftware(input.software, new Set(accepted.map((a) => a.host.asset_id)));
     const today = this.today();
-    const info = await this.data.index();
-    const run = new EvaluationRun(info.index, await this.data.signals(info), today);
-    const evals: HostEvaluation[] = [];
-    const assets: HostView[] = [];
-    const memo: ViewMemo = new Map();
-    for (const a of accepted) {
-      const e = run.evaluate(a.host, a.warnings);
-      evals.push(e);
-      assets.push(viewHost(e, input.options, memo));
-      await yieldToLoop();
-    }
+    const { evals, assets, info } = await this.evaluateAll(accepted, input.options, today);
     const summary = fixSummary(evals);
     // Stored: the validated host record, the evaluation date and the host-level result (product, labels,
     // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
@@ -165,6 +163,32 @@ export class WindowsCorrelation {
       assets, rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: summary,
       microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
     };
+  }
+
+  /**
+   * check-windows (issue 11): the same validation and evaluation as correlate, nothing stored; per host the
+   * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
+   */
+  async evaluate(hosts: unknown[], options: ViewOptions): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
+    const { accepted, rejected } = splitHosts(hosts, {});
+    const { evals, assets, info } = await this.evaluateAll(accepted, options, this.today());
+    return { assets, rejected, fix_summary: fixSummary(evals), microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
+  }
+
+  /** Evaluates and views accepted hosts in order, yielding to the event loop between hosts. */
+  private async evaluateAll(accepted: AcceptedHost[], options: ViewOptions, today: string) {
+    const info = await this.data.index();
+    const run = new EvaluationRun(info.index, await this.data.signals(info), today);
+    const evals: HostEvaluation[] = [];
+    const assets: HostView[] = [];
+    const memo: ViewMemo = new Map();
+    for (const a of accepted) {
+      const e = run.evaluate(a.host, a.warnings);
+      evals.push(e);
+      assets.push(viewHost(e, options, memo));
+      await yieldToLoop();
+    }
+    return { evals, assets, info };
   }
 
   /**

@@ -94,6 +94,15 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { environment_id: env.id, asset_id: assetId }, markers: [assetId, env.name] };
     },
   },
+  asset_correlations: {
+    async seed(t, org) {
+      const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-a` });
+      const assetId = `runner-plc-${org.tag.toLowerCase()}-0001`;
+      await sql`INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
+        VALUES (${org.orgId}, ${env.id}, ${assetId}, ${JSON.stringify({ asset_id: assetId, vendor: 'Siemens', product: `Runner PLC ${org.tag}` })}::jsonb, '{}'::jsonb, 'vi-req-000000000000')`.execute(t.store.db);
+      return { ids: { environment_id: env.id }, markers: [assetId, env.name] };
+    },
+  },
   training_progress: {
     async seed(t, org) {
       const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();

@@ -433,3 +433,45 @@ describe('the account routes (issue 12): credential kind × role × tier on ever
     assert.equal(del.json().error.detail.required_role, 'owner');
   });
 });
+
+describe('v1 asset correlation routes (spec §5.8, §7): who may call correlate-cves, its /check and check-windows', () => {
+  const ASSET = { asset_id: 'matrix-plc-1', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' };
+  const HOST = { asset_id: 'matrix-srv-1', os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build: '10.0.17763.6189', architecture: 'x64', installation_type: 'Server', collected_at: '2026-11-20T08:00:00Z' };
+  const ROUTES = [
+    ['/api/v1/assets/correlate-cves', { assets: [ASSET] }],
+    ['/api/v1/assets/correlate-cves/check', { assets: [ASSET] }],
+    ['/api/v1/assets/check-windows', { windows_hosts: [HOST] }],
+  ] as const;
+  const post = (url: string, body: unknown, headers: Headers) => t.app.inject({ method: 'POST', url, headers, payload: body as object });
+
+  test('each credential kind on each route', async () => {
+    const free = await seedOrg(t.store, { name: 'Free Matrix Org', tier: 'free' });
+    const kinds: [string, Headers, [number, string | null][]][] = [
+      // A key of its own: other describes of this file revoke and rotate the shared org's keys.
+      ['standard admin key', (await seedKey(t.store, org.orgId, null, { role: 'admin' })).auth, [[200, null], [200, null], [200, null]]],
+      ['read-only partner key', (await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] })).auth, [[200, null], [200, null], [200, null]]],
+      ['trial key', (await seedKey(t.store, free.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) })).auth, [[200, null], [200, null], [403, 'trial_scope']]],
+      ['free account key', free.auth, [[403, 'trial_required'], [403, 'trial_required'], [200, null]]],
+      ['viewer key', (await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] })).auth, [[403, 'viewer_role'], [403, 'viewer_role'], [403, 'viewer_role']]],
+      ['no credential', {}, [[401, 'auth_required'], [401, 'auth_required'], [401, 'auth_required']]],
+    ];
+    for (const [label, headers, expected] of kinds) {
+      for (let i = 0; i < ROUTES.length; i++) {
+        const [url, body] = ROUTES[i];
+        const r = await post(url, body, headers);
+        assert.equal(r.statusCode, expected[i][0], `${label} ${url}: ${r.body}`);
+        if (expected[i][1]) assert.equal(r.json().error.detail.error, expected[i][1], `${label} ${url}`);
+      }
+    }
+    const required = (await post(ROUTES[0][0], ROUTES[0][1], free.auth)).json().error;
+    assert.deepEqual([required.code, required.action, typeof required.detail.trial_url], ['TRIAL_REQUIRED', 'use_different_key', 'string']);
+  });
+
+  test('a read-only partner key correlates but cannot store into an environment (insufficient_scope)', async () => {
+    const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
+    const env = await t.app.services.environments.create(org.orgId, { name: 'Matrix plant' });
+    assert.ok(env.ok);
+    const r = await post(ROUTES[0][0], { assets: [ASSET], environment_id: env.ok ? env.environment.id : 0 }, p.auth);
+    expectError({ status: r.statusCode, body: r.json(), headers: r.headers }, 403, 'FORBIDDEN', 'insufficient_scope', /write scope/);
+  });
+});

@@ -40,7 +40,9 @@ describe('meta-test: declarations', () => {
         if (p.scope === undefined) problems.push(`${label}: scope not declared`);
       }
       if (r.method !== 'GET' && p.mode !== 'none') {
-        if (p.scope !== 'write') problems.push(`${label}: a write declares scope ${p.scope}`);
+        // A computing POST (auth.query: v1 asset correlation, which read-only partner keys may call, spec §5.8)
+        // declares read; every other non-GET declares write.
+        if (p.scope !== (p.query ? 'read' : 'write')) problems.push(`${label}: a ${p.query ? 'query' : 'write'} declares scope ${p.scope}`);
         // `self` writes (the caller's own session or profile) are open to viewers by declaration.
         if (!roleAtLeast(p.role ?? 'viewer', 'admin') && !p.self) problems.push(`${label}: a write declares role ${p.role}`);
       }
@@ -58,6 +60,8 @@ describe('meta-test: declarations', () => {
     // A self-service write keeps its declared role, never drops the write scope.
     assert.deepEqual(requirements('POST', { ...lax, self: true }), { role: 'viewer', scope: 'write' });
     assert.deepEqual(requirements('PUT', { mode: 'key', role: 'viewer', scope: 'read', self: true }), { role: 'viewer', scope: 'write' });
+    // A computing POST needs its declared scope, and still the admin role (viewers are read-only, spec §5.6).
+    assert.deepEqual(requirements('POST', { ...lax, query: true }), { role: 'admin', scope: 'read' });
   });
 
   test('OpenAPI document and route table agree both ways (exclusions: /docs assets, /api/openapi.json)', async () => {
@@ -93,7 +97,8 @@ describe('meta-test: declarations', () => {
 describe('writes need the write scope and an admin, on every write route (issue 9 defect 8)', () => {
   // Session-only writes refuse every key before its scope or role is looked at (403 session_required: the auth
   // matrix and test/integration/accounts.test.ts); here: every write a key can reach.
-  const writeRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session');
+  const writeRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session' && !r.policy?.query);
+  const nonGetRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session');
 
   test('there are write routes to check', () => {
     assert.ok(writeRoutes().length >= 3, JSON.stringify(writeRoutes().map((r) => r.url)));
@@ -117,7 +122,7 @@ describe('writes need the write scope and an admin, on every write route (issue 
   test('a viewer key holding the write scope → 403 viewer_role on each (self-service writes excepted)', async () => {
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
     // `self` writes (the caller's own profile) are open to viewers by declaration: test/integration/accounts.test.ts.
-    for (const r of writeRoutes().filter((x) => !x.policy?.self)) {
+    for (const r of nonGetRoutes().filter((x) => !x.policy?.self)) {
       const res = await t.app.inject({ method: r.method as 'POST', url: r.url, headers: { ...v.auth, 'content-type': 'application/json' }, payload: '{}' });
       assert.equal(res.statusCode, 403, `${r.method} ${r.url}`);
       assert.equal(res.json().error.detail.error, 'viewer_role');

@@ -40,11 +40,12 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'POST /account/team/:member_id/remove', 'POST /account/team/invite',
     'POST /api/v1/account/clients/:client_id/deactivate', 'POST /api/v1/account/clients/:client_id/restore',
     'POST /api/v1/account/keys', 'POST /api/v1/account/keys/:key_id/rotate', 'POST /api/v1/account/team/invite',
-    'POST /api/v1/account/trial', 'POST /api/v1/environments', 'POST /api/v1/training/modules/:module_id/complete',
-    'POST /api/v1/training/modules/:module_id/start', 'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable',
-    'POST /api/v1/webhooks/:id/rotate-secret', 'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate',
-    'POST /api/v2/assets/correlate-csv', 'POST /training/:module_id/complete', 'POST /training/:module_id/start',
-    'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications', 'PUT /api/v1/account/org',
+    'POST /api/v1/account/trial', 'POST /api/v1/assets/correlate-cves', 'POST /api/v1/environments',
+    'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
+    'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable', 'POST /api/v1/webhooks/:id/rotate-secret',
+    'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate', 'POST /api/v2/assets/correlate-csv',
+    'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/me',
+    'PUT /api/v1/account/notifications', 'PUT /api/v1/account/org',
   ]);
 });
 

@@ -66,6 +66,11 @@ export function looksIdentifying(v: string): boolean {
   return identifyingAssetId(v);
 }
 
+/** A field name that identifies a host, person or site (spec §2.6, §4.2 forbidden_field); also used by v1 assets. */
+export function isForbiddenFieldName(name: string): boolean {
+  return FORBIDDEN_NAME_RE.test(name);
+}
+
 export function isPlaceholder(v: string): boolean {
   return PLACEHOLDERS.has(v.trim().toLowerCase());
 }

@@ -14,6 +14,7 @@ import webhooks from './v1/webhooks.ts';
 import authRoutes from './v1/auth.ts';
 import accountManage from './v1/account-manage.ts';
 import accountPages from './v1/account-pages.ts';
+import assetCorrelation from './v1/asset-correlation.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -30,4 +31,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(authRoutes);
   await app.register(accountManage);
   await app.register(accountPages);
+  await app.register(assetCorrelation);
 }

@@ -1,0 +1,73 @@
+// v1 asset records of POST /api/v1/assets/correlate-cves (issue 11; docs/correlation.md §5). Pure.
+// Each asset is validated alone (a refused asset never refuses the call) with the v2 privacy rules: no
+// hostnames, IPs, MACs, domains or serials, neither as field names nor in asset_id (domain/windows/identifying.ts).
+import { badText, identifyingAssetId, normalizeText } from './windows/identifying.ts';
+import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
+import { parseCpe } from './product-match.ts';
+
+export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
+const MAX_NAME = 200;
+
+export type AssetErrorCode = 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'invalid_value' | 'invalid_cpe';
+
+export interface AssetError {
+  code: AssetErrorCode;
+  field: string;
+  message: string;
+}
+
+export interface AssetRecord {
+  asset_id: string;
+  vendor: string;
+  product: string;
+  /** null: unknown (sent empty or omitted). */
+  version: string | null;
+  cpe: string | null;
+}
+
+// Product names legitimately contain dots ("Node.js", "ASP.NET Core"), so vendor and product are refused only for an
+// address or e-mail inside them, not for a domain-like word.
+const ADDRESS_IN = /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b|[^\s@]+@[^\s@]+\.[a-z]{2,}/i;
+
+export type AssetValidation = { ok: true; asset: AssetRecord } | { ok: false; asset_id: string | null; errors: AssetError[] };
+
+export function validateAsset(input: unknown): AssetValidation {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, asset_id: null, errors: [{ code: 'missing_field', field: 'asset_id', message: 'an asset must be an object' }] };
+  }
+  const rec = input as Record<string, unknown>;
+  const errors: AssetError[] = [];
+  const err = (code: AssetErrorCode, field: string, message: string) => errors.push({ code, field, message });
+  for (const key of Object.keys(rec)) {
+    if ((ASSET_FIELDS as readonly string[]).includes(key)) continue;
+    if (isForbiddenFieldName(key)) err('forbidden_field', key, 'identifying data must not be sent; nothing of this asset was stored');
+    else err('unknown_field', key, 'field is not part of the asset record (asset_id, vendor, product, version, cpe)');
+  }
+  const text: Partial<Record<(typeof ASSET_FIELDS)[number], string | null>> = {};
+  for (const f of ASSET_FIELDS) {
+    const v = rec[f];
+    if (v === undefined || v === null) { text[f] = null; continue; }
+    if (typeof v !== 'string') { err('invalid_value', f, `${f} must be a string`); continue; }
+    if (badText(v)) { err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)'); continue; }
+    const t = normalizeText(v).trim();
+    if (t !== '' && isPlaceholder(t)) { err('placeholder_value', f, 'placeholder value; send an empty value for unknown'); continue; }
+    if (t.length > MAX_NAME) { err('invalid_value', f, `${f} is longer than ${MAX_NAME} characters`); continue; }
+    text[f] = t === '' ? null : t;
+  }
+  const has = (f: (typeof ASSET_FIELDS)[number]) => !errors.some((e) => e.field === f);
+  let assetId: string | null = null;
+  if (has('asset_id')) {
+    const id = text.asset_id;
+    if (!id) err('missing_field', 'asset_id', 'required field is missing');
+    else if (id.length > 64 || identifyingAssetId(id)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)');
+    else assetId = id;
+  }
+  for (const f of ['vendor', 'product'] as const) {
+    if (!has(f)) continue;
+    if (!text[f]) err('missing_field', f, 'required field is missing');
+    else if (ADDRESS_IN.test(text[f])) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
+  }
+  if (has('cpe') && text.cpe && !parseCpe(text.cpe)) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
+  if (errors.length) return { ok: false, asset_id: assetId, errors };
+  return { ok: true, asset: { asset_id: assetId!, vendor: text.vendor!, product: text.product!, version: text.version ?? null, cpe: text.cpe ?? null } };
+}

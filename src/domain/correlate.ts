@@ -1,0 +1,166 @@
+// Asset × CVE verdicts from structured ranges (issue 11; docs/correlation.md §4–5). Pure.
+//
+// rangeRows(): the lookup rows of a CVE's ranges (what store/ranges.ts writes to cve_ranges).
+// verdict(): for one asset and the ranges of one CVE whose product matched, the status:
+//   affected      a range whose status is affected covers the asset's version with certainty (or covers every
+//                 version), and no range says the same version is unaffected;
+//   not_affected  ranges matched the product, none covers the version, or a range says unaffected for it;
+//   needs_review  the version is unknown (and no range covers every version), a comparison cannot be made with
+//                 certainty, the range is not machine-readable (CSAF free text), the range applies only when running
+//                 on a platform the asset does not name, or two sources disagree.
+import type { AffectedRange, RangeSource, RangeStatus } from './ranges.ts';
+import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
+import { matchProduct, parseCpe, productKey, strongerMatch, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
+
+export interface RangeRow {
+  ord: number;
+  source: RangeSource;
+  source_key: string;
+  vendor_slug: string;
+  product_key: string;
+  cpe_vendor: string | null;
+  cpe_product: string | null;
+  range: AffectedRange;
+}
+
+/** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
+export function rangeRows(records: { source: string; source_key: string; ranges?: AffectedRange[] }[]): RangeRow[] {
+  const out: RangeRow[] = [];
+  const sorted = [...records].sort((a, b) => (a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0));
+  for (const rec of sorted) {
+    for (const r of rec.ranges ?? []) {
+      const cpe = r.cpe ? parseCpe(r.cpe) : null;
+      const slug = vendorSlug(r.vendor, cpe !== null && cpe.vendor === r.vendor.toLowerCase());
+      const key = productKey(r.product, r.vendor);
+      if (!slug || !key) continue;
+      out.push({ ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null, cpe_product: cpe?.product ?? null, range: r });
+    }
+  }
+  return out;
+}
+
+export type CorrelationStatus = 'affected' | 'not_affected' | 'needs_review';
+
+export interface Asset extends AssetName {
+  version: string | null;
+}
+
+export interface RangeVerdict {
+  row: RangeRow;
+  match: ProductMatch;
+  /** in: the range covers the asset; out: it does not; review: cannot be said with certainty. */
+  answer: 'in' | 'out' | 'review';
+  /** The status the range states for the versions it covers (changes[] applied). */
+  status: RangeStatus;
+  note: string | null;
+}
+
+export interface CveVerdict {
+  status: CorrelationStatus;
+  /** Why, in plain words. */
+  reason: string;
+  /** The range that decided it. */
+  deciding: RangeVerdict;
+  /** The best product match among the ranges considered. */
+  match: ProductMatch;
+  /** A fixed version a source states for this product (the deciding range's first, else any matched range's). */
+  fixed_version: string | null;
+}
+
+const SOURCE_NAME: Record<RangeSource, string> = { nvd: 'NVD CPE configuration', cve5: 'CVE record', csaf: 'CISA advisory' };
+export function sourceLabel(s: RangeSource): string {
+  return SOURCE_NAME[s];
+}
+
+function describe(r: AffectedRange): string {
+  if (r.text) return r.text;
+  if (r.version) return r.version;
+  const bits: string[] = [];
+  if (r.start) bits.push(`${r.start.inclusive ? '>=' : '>'} ${r.start.version}`);
+  if (r.end) bits.push(`${r.end.inclusive ? '<=' : '<'} ${r.end.version}`);
+  return bits.length ? bits.join(', ') : 'all versions';
+}
+
+/** The range's own answer for the asset's version. */
+export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch): RangeVerdict {
+  const r = row.range;
+  const v = (answer: RangeVerdict['answer'], note: string | null, status: RangeStatus = r.status): RangeVerdict => ({ row, match, answer, status, note });
+  if (r.status === 'unknown') return v('review', `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`);
+  if (r.text) return v('review', `version range not machine-readable: "${r.text}"`);
+  const everyVersion = !r.version && !r.start && !r.end && r.changes.length === 0;
+  let answer: RangeAnswer;
+  if (everyVersion) answer = 'in';
+  else if (!asset.version) return v('review', `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`);
+  else if (r.version) {
+    const c = compareVersions(asset.version, r.version);
+    answer = c === 'needs_review' ? 'needs_review' : c === 0 ? 'in' : 'out';
+  } else answer = inRange(asset.version, r.start, r.end);
+  if (answer === 'needs_review') return v('review', `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`);
+  let status: RangeStatus = r.status;
+  if (answer === 'in' && asset.version && r.changes.length) {
+    // CVE 5 changes[]: from version `at` on, the status becomes `status`.
+    for (const ch of r.changes) {
+      const c = compareVersions(asset.version, ch.at);
+      if (c === 'needs_review') return v('review', `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`);
+      if (c >= 0) status = ch.status;
+    }
+  }
+  if (answer === 'out') return v('out', null);
+  if (r.runningOn && r.runningOn.length) {
+    const on = r.runningOn.some((p) => {
+      const c = parseCpe(p);
+      return c !== null && matchProduct(asset, { vendor: c.vendor, product: c.product, cpe: p }) !== null;
+    });
+    if (!on) return v('review', `affected only when running on ${r.runningOn.join(' or ')}; the asset does not name that platform`, status);
+  }
+  return v('in', null, status);
+}
+
+const CONF_RANK = { exact: 0, normalised: 1, family: 2 } as const;
+const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
+const better = (a: RangeVerdict, b: RangeVerdict) => CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] || SRC_RANK[a.row.source] - SRC_RANK[b.row.source] || a.row.ord - b.row.ord;
+
+/** The verdict for one CVE from the ranges whose product matched the asset (at least one). */
+export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMatch }[]): CveVerdict {
+  const all = matched.map((m) => rangeAnswer(asset, m.row, m.match)).sort(better);
+  const affected = all.filter((x) => x.answer === 'in' && x.status === 'affected');
+  const unaffected = all.filter((x) => x.answer === 'in' && x.status === 'unaffected');
+  const review = all.filter((x) => x.answer === 'review');
+  const match = all.map((x) => x.match).reduce(strongerMatch);
+  const fixedOf = (d: RangeVerdict) => d.row.range.fixedIn ?? all.find((x) => x.row.range.fixedIn && x.row.range.status === 'affected')?.row.range.fixedIn ?? null;
+  const at = (d: RangeVerdict) => `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
+  if (affected.length && unaffected.length) {
+    const d = affected[0];
+    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(unaffected[0])} states ${describe(unaffected[0].row.range)} not affected`, deciding: d, match, fixed_version: fixedOf(d) };
+  }
+  if (affected.length) {
+    const d = affected[0];
+    const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
+    return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: fixedOf(d) };
+  }
+  if (review.length) {
+    const d = review[0];
+    return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: fixedOf(d) };
+  }
+  const d = unaffected[0] ?? all[0];
+  const reason = unaffected.length
+    ? `${at(d)} states ${describe(d.row.range)} not affected`
+    : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;
+  return { status: 'not_affected', reason, deciding: d, match, fixed_version: fixedOf(d) };
+}
+
+/** The match of a stored row for an asset (the CPE-token match, else vendor and product names). */
+export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
+  const viaName = matchProduct(asset, { vendor: row.range.vendor, product: row.range.product, cpe: row.range.cpe });
+  if (viaName) return viaName;
+  // The stored row keys (vendor slug, product key) already normalise the source's names; an asset key equal to
+  // them, or extending them word by word, is the same match the name comparison would make.
+  const slug = vendorSlug(asset.vendor);
+  if (!slug || slug !== row.vendor_slug) return null;
+  const key = productKey(asset.product, asset.vendor);
+  if (key === row.product_key) return { confidence: 'normalised', basis: `product "${asset.product}" read as "${key}" (vendor ${slug})` };
+  if (key.startsWith(`${row.product_key} `)) return { confidence: 'family', basis: `"${asset.product}" is in the product family "${row.range.product}" (vendor ${slug})` };
+  return null;
+}
+
+export { strongerMatch };

@@ -1,0 +1,68 @@
+// CSAF product_version_range texts → structured bounds (issue 11; docs/correlation.md §3). Pure.
+// Parsed only where the meaning is certain; everything else is kept as text and answered "version range not
+// machine-readable" (needs_review) by correlation.
+//   vers:<scheme>/*                         every version
+//   vers:<scheme>/<op><v>                   one bound (op <, <=, >, >=; = or none: that version)
+//   vers:<scheme>/>=a|<b                    one interval (a lower and an upper bound)
+//   free text "<= 1.0", "< V3.1.4", ">= 2.0", "1.2.3" (one version), "prior to V2.9.2", "before 2.0",
+//   "2.0 and earlier|prior|older", "all versions" / "all", "all versions < V3.0" / "all versions prior to V3.0"
+// A version inside must parse with the comparator (versions.ts) unless it came from a vers: string (whose grammar
+// is certain; the comparator answers needs_review later if it cannot order it). A "<" range whose product name
+// says "and earlier" of the same version contradicts itself and stays text.
+import { parseVersion } from './versions.ts';
+import type { VersionBound } from './ranges.ts';
+
+export type ParsedRange =
+  | { kind: 'all' }
+  | { kind: 'exact'; version: string }
+  | { kind: 'bounds'; start: VersionBound | null; end: VersionBound | null }
+  | { kind: 'text' };
+
+function op(o: string, v: string): ParsedRange | null {
+  const version = v.trim();
+  if (!version) return null;
+  switch (o) {
+    case '<': return { kind: 'bounds', start: null, end: { version, inclusive: false } };
+    case '<=': return { kind: 'bounds', start: null, end: { version, inclusive: true } };
+    case '>': return { kind: 'bounds', start: { version, inclusive: false }, end: null };
+    case '>=': return { kind: 'bounds', start: { version, inclusive: true }, end: null };
+    case '=': case '': return { kind: 'exact', version };
+    default: return null;
+  }
+}
+
+function vers(body: string): ParsedRange {
+  const cs = body.split('|').map((c) => c.trim()).filter(Boolean);
+  if (cs.length === 1 && cs[0] === '*') return { kind: 'all' };
+  const parsed = cs.map((c) => /^(<=|>=|<|>|=|!=)?\s*(.+)$/.exec(c)).map((m) => (m && m[1] !== '!=' ? op(m[1] ?? '', m[2]) : null));
+  if (parsed.some((p) => p === null)) return { kind: 'text' };
+  if (parsed.length === 1) return parsed[0]!;
+  if (parsed.length === 2) {
+    const [a, b] = parsed as ParsedRange[];
+    if (a.kind === 'bounds' && b.kind === 'bounds' && a.start && !a.end && b.end && !b.start) return { kind: 'bounds', start: a.start, end: b.end };
+  }
+  return { kind: 'text' };
+}
+
+const certain = (v: string) => parseVersion(v) !== null;
+
+/** Reads one CSAF version-range name (and the product's full name, to catch a self-contradiction). */
+export function parseCsafRange(name: string, fullName = ''): ParsedRange {
+  const t = name.trim().replace(/\s+/g, ' ');
+  const m = /^vers:[a-z0-9.+-]+\/(.*)$/i.exec(t);
+  if (m) return vers(m[1]);
+  let r: RegExpExecArray | null;
+  if (/^all( versions)?$/i.test(t)) return { kind: 'all' };
+  const s = t.replace(/^all versions\s*/i, '');
+  let out: ParsedRange | null = null;
+  if ((r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])) out = op(r[1], r[2]);
+  else if ((r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) && certain(r[1])) out = op('<', r[1]);
+  else if ((r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) && certain(r[1])) out = op('<=', r[1]);
+  else if (s === t && certain(s)) out = { kind: 'exact', version: s };
+  if (!out) return { kind: 'text' };
+  if (out.kind === 'bounds' && out.end && !out.end.inclusive) {
+    const v = out.end.version.toLowerCase();
+    if (new RegExp(`${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(?:and|or)\\s+(?:earlier|prior|older)`, 'i').test(fullName.toLowerCase())) return { kind: 'text' };
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+// Vendor and product matching as users type names from a nameplate (issue 11; docs/correlation.md §2). Pure.
+//
+// Both sides (the asset and each stored range) are reduced to a vendor slug (domain/vendors.ts: the catalog's
+// canonical vendors and aliases, so "Siemens AG", "SIEMENS" and the CPE token "siemens" are one vendor) and a
+// product key (lower case, every run of punctuation, '_' or '-' one space, the vendor's own name and a trailing
+// "firmware" / "family" / "series" / "products" dropped). A match states its basis and confidence:
+//   exact       the product as typed equals the source's product (case and surrounding space aside), or the
+//               asset's CPE names the same vendor and product tokens as the range's CPE;
+//   normalised  the product keys are equal (punctuation, CPE underscores, vendor prefix, "firmware" suffix);
+//   family      the source names a product family whose key is a whole-word prefix of the asset's product key
+//               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"). Never the other way round: an
+//               asset typed less specifically than the source's product is not a match.
+// The vendor must resolve to the same canonical vendor on both sides.
+import { canonicalVendor } from './vendors.ts';
+
+export type MatchConfidence = 'exact' | 'normalised' | 'family';
+
+export interface ProductMatch {
+  confidence: MatchConfidence;
+  /** Plain words: why this product matched (what was compared). */
+  basis: string;
+}
+
+const TRAILING = new Set(['firmware', 'family', 'series', 'products', 'product', 'all', 'versions']);
+
+/** The canonical vendor slug of a name as typed or as a CPE token; null when it names no vendor. */
+export function vendorSlug(raw: string, fromCpe = false): string | null {
+  return canonicalVendor(raw, fromCpe)?.slug ?? null;
+}
+
+function words(s: string): string[] {
+  return s.toLowerCase().replace(/\\(.)/g, '$1').replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
+}
+
+/** The product key: words only, without the vendor's own name in front or a family/firmware word at the end. */
+export function productKey(product: string, vendor: string | null = null): string {
+  let w = words(product);
+  if (vendor) {
+    const v = canonicalVendor(vendor);
+    for (const name of [vendor, v?.name ?? '', v?.slug ?? '']) {
+      const vw = words(name);
+      if (vw.length && vw.length < w.length && vw.every((x, i) => w[i] === x)) { w = w.slice(vw.length); break; }
+    }
+  }
+  while (w.length > 1 && TRAILING.has(w[w.length - 1])) w = w.slice(0, -1);
+  return w.join(' ');
+}
+
+/** Every whole-word prefix of a product key, longest first: the family keys an asset's product can fall under. */
+export function familyKeys(key: string): string[] {
+  const w = key.split(' ').filter(Boolean);
+  const out: string[] = [];
+  for (let n = w.length; n >= 1; n--) out.push(w.slice(0, n).join(' '));
+  return out;
+}
+
+export interface CpeName {
+  part: string;
+  vendor: string;
+  product: string;
+  version: string | null;
+  /** The CPE update component (sp1, update_3), null for * and -. */
+  update: string | null;
+}
+
+/** The fields of a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...), or null. */
+export function parseCpe(cpe: string): CpeName | null {
+  const f: string[] = [];
+  let cur = '';
+  for (let i = 0; i < cpe.length; i++) {
+    const c = cpe[i];
+    if (c === '\\' && i + 1 < cpe.length) { cur += cpe[i + 1]; i++; continue; }
+    if (c === ':') { f.push(cur); cur = ''; continue; }
+    cur += c;
+  }
+  f.push(cur);
+  if (f.length < 6 || f[0] !== 'cpe' || f[1] !== '2.3' || !/^[aho]$/.test(f[2]) || !f[3] || !f[4]) return null;
+  const val = (x: string | undefined) => (x === undefined || x === '*' || x === '-' || x === '' ? null : x);
+  return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: val(f[5]), update: val(f[6]) };
+}
+
+export interface AssetName {
+  vendor: string;
+  product: string;
+  cpe?: string | null;
+}
+
+export interface RangeName {
+  vendor: string;
+  product: string;
+  cpe: string | null;
+}
+
+/** Does this stored range's product name the asset's product? null when not. */
+export function matchProduct(asset: AssetName, range: RangeName): ProductMatch | null {
+  const ac = asset.cpe ? parseCpe(asset.cpe) : null;
+  const rc = range.cpe ? parseCpe(range.cpe) : null;
+  if (ac && rc && ac.vendor === rc.vendor && ac.product === rc.product) {
+    return { confidence: 'exact', basis: `CPE vendor and product ${rc.vendor}:${rc.product}` };
+  }
+  const av = vendorSlug(asset.vendor);
+  const rv = vendorSlug(range.vendor, rc !== null && range.vendor === rc.vendor);
+  if (!av || av !== rv) return null;
+  if (asset.product.trim().toLowerCase() === range.product.trim().toLowerCase()) {
+    return { confidence: 'exact', basis: `product "${range.product}" of vendor ${av}` };
+  }
+  const ak = productKey(asset.product, asset.vendor);
+  const rk = productKey(range.product, range.vendor);
+  if (!ak || !rk) return null;
+  if (ak === rk) return { confidence: 'normalised', basis: `product "${asset.product}" read as "${rk}" (vendor ${av})` };
+  if (ak.startsWith(`${rk} `)) return { confidence: 'family', basis: `"${asset.product}" is in the product family "${range.product}" (vendor ${av})` };
+  return null;
+}
+
+const RANK: Record<MatchConfidence, number> = { exact: 3, normalised: 2, family: 1 };
+
+/** The stronger of two matches (exact > normalised > family). */
+export function strongerMatch(a: ProductMatch, b: ProductMatch): ProductMatch {
+  return RANK[b.confidence] > RANK[a.confidence] ? b : a;
+}

@@ -1,0 +1,160 @@
+// The one version comparator of asset correlation (issue 11; docs/correlation.md §1). Pure.
+//
+// A version spelling is parsed into a numeric core (1 to 8 dot-separated integers) plus at most one qualifier:
+//   - a firmware letter glued to the last number:            V1.2a, 2.0.1b
+//   - a service pack:                                        3.0 SP1, V3.0SP1, 3.0 Service Pack 1
+//   - an update:                                             8 Update 3, 8u3, 2.1 Upd 3
+//   - a semver pre-release (after '-' or glued), starting with alpha, beta, rc, pre, preview, dev, a or b
+//     followed by a number:                                  1.0.0-rc.1, 1.0.0-beta, 2.0b3
+// plus semver build metadata (+...), which is ignored (semver §10). A leading v/V (and "Version ") is dropped, case
+// is ignored, so V2.9.2 equals 2.9.2. Trailing zero components do not count: 2.0 equals 2.0.0.
+//
+// Two spellings are ordered only when the answer is certain:
+//   - different cores: the cores decide (2.10 > 2.9; 1.0.0-rc.1 < 1.0.1; 3.0 SP1 < 3.1);
+//   - same core: no qualifier < letter / SP / update; a pre-release < no qualifier; the same kind compares its
+//     number (or the semver identifiers of a pre-release);
+//   - same core with two different qualifier kinds (SP1 vs Update 3, 1.2a vs 1.2 SP1, rc vs SP): needs_review;
+//   - anything that does not parse (dates, git hashes, "1.2.3-1" revisions, words, "*"): needs_review, unless the
+//     two spellings are the same after normalisation.
+// The answer is -1, 0, 1 or 'needs_review', never a guess.
+
+export type Order = -1 | 0 | 1;
+export type Comparison = Order | 'needs_review';
+
+export type Qualifier =
+  | { kind: 'none' }
+  | { kind: 'letter'; n: number }
+  | { kind: 'sp'; n: number }
+  | { kind: 'update'; n: number }
+  | { kind: 'pre'; ids: (string | number)[] };
+
+export interface ParsedVersion {
+  /** Numeric components with trailing zeros removed (2.0.0 → [2]; 0 → []). */
+  core: number[];
+  qualifier: Qualifier;
+}
+
+const MAX_PARTS = 8;
+const PRE_WORDS = new Set(['alpha', 'beta', 'rc', 'pre', 'preview', 'dev', 'a', 'b']);
+
+/** Lower-case, trimmed, without a leading "v"/"version" and without semver build metadata. */
+export function normaliseVersion(raw: string): string {
+  let s = raw.trim().toLowerCase().replace(/\s+/g, ' ');
+  s = s.replace(/^version\s*/, '').replace(/^v\s?(?=\d)/, '');
+  const plus = s.indexOf('+');
+  if (plus > 0) s = s.slice(0, plus);
+  return s;
+}
+
+function trimZeros(core: number[]): number[] {
+  let n = core.length;
+  while (n > 0 && core[n - 1] === 0) n--;
+  return core.slice(0, n);
+}
+
+function parsePre(rest: string): (string | number)[] | null {
+  const ids = rest.split('.');
+  if (ids.some((i) => !/^[0-9a-z]+$/.test(i))) return null;
+  // "rc1" → ["rc", 1]: a pre-release word glued to its number.
+  const out: (string | number)[] = [];
+  for (const id of ids) {
+    const m = /^([a-z]+)(\d+)$/.exec(id);
+    if (m) { out.push(m[1], Number(m[2])); continue; }
+    out.push(/^\d+$/.test(id) ? Number(id) : id);
+  }
+  if (typeof out[0] !== 'string' || !PRE_WORDS.has(out[0])) return null;
+  return out;
+}
+
+/** Parses one spelling; null when it is not a version this comparator can order. */
+export function parseVersion(raw: string): ParsedVersion | null {
+  const s = normaliseVersion(raw);
+  const m = /^(\d{1,9}(?:\.\d{1,9})*)(.*)$/.exec(s);
+  if (!m) return null;
+  const parts = m[1].split('.').map(Number);
+  if (parts.length > MAX_PARTS) return null;
+  const core = trimZeros(parts);
+  const tail = m[2];
+  if (tail === '') return { core, qualifier: { kind: 'none' } };
+  let q: RegExpExecArray | null;
+  if ((q = /^([a-z])$/.exec(tail))) return { core, qualifier: { kind: 'letter', n: q[1].charCodeAt(0) - 96 } };
+  if ((q = /^[ _-]?(?:sp|service pack) ?(\d{1,4})$/.exec(tail))) return { core, qualifier: { kind: 'sp', n: Number(q[1]) } };
+  if ((q = /^[ _-]?(?:u|upd|update) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'update', n: Number(q[1]) } };
+  if ((q = /^-(.+)$/.exec(tail)) || (q = /^([a-z].*)$/.exec(tail))) {
+    const ids = parsePre(q[1]);
+    if (ids) return { core, qualifier: { kind: 'pre', ids } };
+  }
+  return null;
+}
+
+function sign(n: number): Order {
+  return n < 0 ? -1 : n > 0 ? 1 : 0;
+}
+
+function compareCore(a: number[], b: number[]): Order {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return sign(d);
+  }
+  return 0;
+}
+
+/** Semver §11 pre-release precedence: numbers < words, numbers numerically, words by ASCII, longer wins. */
+function comparePre(a: (string | number)[], b: (string | number)[]): Order {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (typeof x === 'number' && typeof y === 'number') return sign(x - y);
+    if (typeof x === 'number') return -1;
+    if (typeof y === 'number') return 1;
+    return x < y ? -1 : 1;
+  }
+  return sign(a.length - b.length);
+}
+
+/** Orders two parsed versions; needs_review when their qualifiers are of different kinds on the same core. */
+export function compareParsed(a: ParsedVersion, b: ParsedVersion): Comparison {
+  const c = compareCore(a.core, b.core);
+  if (c !== 0) return c;
+  const x = a.qualifier;
+  const y = b.qualifier;
+  if (x.kind === 'none' && y.kind === 'none') return 0;
+  if (x.kind === 'none') return y.kind === 'pre' ? 1 : -1;
+  if (y.kind === 'none') return x.kind === 'pre' ? -1 : 1;
+  if (x.kind !== y.kind) return 'needs_review';
+  if (x.kind === 'pre' && y.kind === 'pre') return comparePre(x.ids, y.ids);
+  return sign((x as { n: number }).n - (y as { n: number }).n);
+}
+
+/** The comparator: -1 (a before b), 0 (same version), 1 (a after b) or 'needs_review' (cannot be ordered with certainty). */
+export function compareVersions(a: string, b: string): Comparison {
+  const pa = parseVersion(a);
+  const pb = parseVersion(b);
+  if (pa && pb) return compareParsed(pa, pb);
+  return normaliseVersion(a) !== '' && normaliseVersion(a) === normaliseVersion(b) ? 0 : 'needs_review';
+}
+
+export interface Bound {
+  version: string;
+  inclusive: boolean;
+}
+
+/** Where a version stands against a range [start, end] (either bound may be null = unbounded). */
+export type RangeAnswer = 'in' | 'out' | 'needs_review';
+
+export function inRange(version: string, start: Bound | null, end: Bound | null): RangeAnswer {
+  if (start) {
+    const c = compareVersions(version, start.version);
+    if (c === 'needs_review') return 'needs_review';
+    if (c < 0 || (c === 0 && !start.inclusive)) return 'out';
+  }
+  if (end) {
+    const c = compareVersions(version, end.version);
+    if (c === 'needs_review') return 'needs_review';
+    if (c > 0 || (c === 0 && !end.inclusive)) return 'out';
+  }
+  return 'in';
+}

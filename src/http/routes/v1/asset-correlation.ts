@@ -1,0 +1,183 @@
+// v1 asset correlation (spec §4.7, §5.8, §7, §8; issue 11; docs/correlation.md §5–6):
+//   POST /api/v1/assets/correlate-cves          nameplate assets → CVEs per asset (partner and trial keys too)
+//   POST /api/v1/assets/correlate-cves/check    same input, per asset only counts (cheap)
+//   POST /api/v1/assets/check-windows           v2 host records → per host counts, end of life, top fix actions
+// They compute rather than write (auth `query`: the read scope suffices, so read-only partner keys may call them);
+// correlate-cves with environment_id stores results and then needs the write scope (checked here).
+// Order of refusals: free account (403 TRIAL_REQUIRED) → per-key rate (429, one budget with v2) → batch size
+// (413 BATCH_TOO_LARGE, max 200) → trial batch (413 TRIAL_BATCH_LIMIT, max 25) → body fields (422) → the
+// service (trial and partner asset checks: 429, nothing processed).
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../errors.ts';
+import { ok } from '../../envelope.ts';
+import type { TenantDecl } from '../../auth.ts';
+import { TRIAL } from '../../../domain/tiers.ts';
+import { parseViewOptions } from '../../../domain/windows/view.ts';
+import { DEFAULT_OPTIONS, MAX_ASSETS, SORTS, type CorrelateOptions } from '../../../services/asset-correlation.ts';
+import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse } from './asset-schemas.ts';
+import { V2CorrelateBody } from '../v2/schemas.ts';
+
+const ENV_IN_BODY: TenantDecl = { resource: 'asset_correlations', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
+const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS) as (keyof CorrelateOptions)[];
+
+function field(name: string, message: string, type = 'value_error'): ApiError {
+  return new ApiError('VALIDATION_ERROR', { message, fields: [{ field: name, message, type }] });
+}
+
+function parseOptions(raw: unknown): CorrelateOptions {
+  if (raw === undefined || raw === null) return { ...DEFAULT_OPTIONS };
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw field('body.options', 'options must be an object', 'type_error.dict');
+  const o = raw as Record<string, unknown>;
+  const errors: { field: string; message: string; type: string }[] = [];
+  const out: CorrelateOptions = { ...DEFAULT_OPTIONS };
+  for (const [k, v] of Object.entries(o)) {
+    const f = `body.options.${k}`;
+    if (!(OPTION_KEYS as string[]).includes(k)) { errors.push({ field: f, message: `unknown option; accepted: ${OPTION_KEYS.join(', ')}`, type: 'value_error.extra' }); continue; }
+    if (k === 'sort') {
+      if (typeof v !== 'string' || !(SORTS as readonly string[]).includes(v)) errors.push({ field: f, message: `sort must be one of ${SORTS.join(', ')}`, type: 'value_error.enum' });
+      else out.sort = v as CorrelateOptions['sort'];
+    } else if (k === 'cve_page' || k === 'cve_page_size') {
+      const max = k === 'cve_page_size' ? 1000 : Number.MAX_SAFE_INTEGER;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > max) errors.push({ field: f, message: `${k} must be an integer from 1${k === 'cve_page_size' ? ' to 1000' : ''}`, type: 'type_error.integer' });
+      else out[k] = v;
+    } else if (typeof v !== 'boolean') errors.push({ field: f, message: `${k} must be true or false`, type: 'type_error.bool' });
+    else (out as unknown as Record<string, boolean>)[k] = v;
+  }
+  if (errors.length) throw new ApiError('VALIDATION_ERROR', { message: 'Invalid options', fields: errors });
+  return out;
+}
+
+interface Batch { items: unknown[]; rest: Record<string, unknown> }
+
+/** The body as an object with an array under `key`, other top-level fields limited to `allowed`. */
+function readBody(req: FastifyRequest, key: string, allowed: string[]): Batch {
+  const v = req.validationError;
+  if (v && (v as { validationContext?: string }).validationContext !== 'body') throw v;
+  const body = req.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw field('body', 'the body must be a JSON object', 'type_error.dict');
+  const b = body as Record<string, unknown>;
+  const extra = Object.keys(b).filter((k) => k !== key && !allowed.includes(k));
+  if (extra.length) {
+    throw new ApiError('VALIDATION_ERROR', {
+      message: `Top-level field${extra.length > 1 ? 's' : ''} not allowed: ${extra.join(', ')}`,
+      fields: extra.map((k) => ({ field: `body.${k}`, message: `only ${[key, ...allowed].join(', ')} are accepted`, type: 'value_error.extra' })),
+    });
+  }
+  if (!Array.isArray(b[key])) throw field(`body.${key}`, `${key} must be an array`, 'type_error.list');
+  return { items: b[key] as unknown[], rest: b };
+}
+
+const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));
+
+const assets: FastifyPluginAsync = async (app) => {
+  const svc = app.services.assets;
+
+  /** Size, rate and trial limits, in the documented order. */
+  async function limits(req: FastifyRequest, n: number, trialAllowed: boolean) {
+    const p = req.principal!;
+    if (trialAllowed) svc.assertAllowed(p);
+    await app.limits.correlation.check(p, n > MAX_ASSETS ? 0 : n);
+    if (n > MAX_ASSETS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_ASSETS} assets per call`, max: MAX_ASSETS, detail: { received: n } });
+    if (p.kind === 'trial' && n > TRIAL.perRequest) {
+      throw new ApiError('TRIAL_BATCH_LIMIT', { max: TRIAL.perRequest, detail: { received: n, contact_url: 'mailto:support@vulnintel.local' } });
+    }
+  }
+
+  function environmentOf(req: FastifyRequest, raw: unknown): number | null {
+    if (raw === undefined || raw === null) return null;
+    if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 1) throw field('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
+    // Storing results is a write: the key needs the write scope (a read-only partner key may correlate without it).
+    if (!req.principal!.scopes.includes('write')) {
+      throw new ApiError('INSUFFICIENT_SCOPE', { message: 'Storing results in an environment needs the write scope; omit environment_id to correlate only', detail: { required_scope: 'write' } });
+    }
+    return raw;
+  }
+
+  app.post('/api/v1/assets/correlate-cves', {
+    schema: {
+      tags: ['assets'],
+      summary: 'Which CVEs hit these assets: up to 200 nameplate assets (vendor, product, version, optional CPE) → per asset the matched products and CVEs (affected, needs_review, optionally not_affected) with the deciding range',
+      security: [{ apiKey: [] }, { session: [] }],
+      querystring: Type.Object({}),
+      body: CorrelateBody,
+      response: { 200: CorrelateResponse },
+    },
+    attachValidation: true,
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY } },
+  }, async (req) => {
+    const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
+    await limits(req, items.length, true);
+    const environmentId = environmentOf(req, rest.environment_id);
+    const options = parseOptions(rest.options);
+    const r = await svc.correlate({ principal: req.principal!, requestId: req.id, assets: items, environmentId, options });
+    const counts = { affected: 0, not_affected: 0, needs_review: 0 };
+    for (const a of r.assets) for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
+    const { sort, ...filters } = options;
+    return ok(req, { assets: r.assets, rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored }, { took_ms: tookMs(req), sort, filters });
+  });
+
+  app.post('/api/v1/assets/correlate-cves/check', {
+    schema: {
+      tags: ['assets'],
+      summary: 'The same input as correlate-cves; per asset only whether anything matched, counts by status and severity, and KEV presence (for inventory sweeps)',
+      security: [{ apiKey: [] }, { session: [] }],
+      querystring: Type.Object({}),
+      body: CheckBody,
+      response: { 200: CheckResponse },
+    },
+    attachValidation: true,
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: false } },
+  }, async (req) => {
+    const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
+    await limits(req, items.length, true);
+    // The check stores nothing: environment_id and options are accepted (same input) and validated, not used.
+    if (rest.environment_id !== undefined && rest.environment_id !== null && (typeof rest.environment_id !== 'number' || !Number.isSafeInteger(rest.environment_id) || rest.environment_id < 1)) {
+      throw field('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
+    }
+    parseOptions(rest.options);
+    const r = await svc.check({ principal: req.principal!, requestId: req.id, assets: items, environmentId: null, options: DEFAULT_OPTIONS });
+    return ok(req, r, { took_ms: tookMs(req) });
+  });
+
+  app.post('/api/v1/assets/check-windows', {
+    schema: {
+      tags: ['assets'],
+      summary: 'Windows hosts (v2 host records, spec §2.6) → per host the counts, end of life and the top fix actions; nothing stored',
+      security: [{ apiKey: [] }, { session: [] }],
+      querystring: Type.Object({}),
+      body: Type.Object({ windows_hosts: V2CorrelateBody.properties.windows_hosts }, {
+        additionalProperties: false,
+        examples: [{ windows_hosts: [{ asset_id: 'srv-17', os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build: '10.0.17763.6189', architecture: 'x64', installation_type: 'Server', collected_at: '2026-11-20T08:00:00Z' }] }],
+      }),
+      response: { 200: CheckWindowsResponse },
+    },
+    attachValidation: true,
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false } },
+  }, async (req) => {
+    const { items } = readBody(req, 'windows_hosts', []);
+    await limits(req, items.length, false);
+    const parsed = parseViewOptions({}, { fromText: false, includeClearedDefault: false });
+    if (!parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: parsed.errors });
+    const p = req.principal!;
+    const accepted = items.length;
+    await svc.charge(p, accepted);
+    let r;
+    try {
+      r = await app.services.windows.evaluate(items, parsed.options);
+    } catch (e) {
+      await svc.refund(p, accepted).catch(() => undefined);
+      throw e;
+    }
+    // Charged for the hosts sent; refused hosts are given back.
+    if (r.rejected.length) await svc.refund(p, r.rejected.length);
+    const hosts = r.assets.map((h) => ({
+      asset_id: h.asset_id, microsoft_product: h.microsoft_product, patch_resolved: h.patch_resolved, end_of_life: h.end_of_life, labels: h.labels,
+      counts: h.counts,
+      top_fix_actions: h.fix_groups.slice(0, 3).map((g) => ({ fix: g.fix, fix_type: g.fix_type, kb: g.kb, cve_count: g.counts.total, known_exploited: g.counts.known_exploited, highest_score: g.highest_score, group_rank: g.group_rank })),
+    }));
+    return ok(req, { hosts, rejected: r.rejected }, { took_ms: tookMs(req), microsoft_data_as_of: r.microsoft_data_as_of });
+  });
+};
+
+export default assets;

@@ -1,0 +1,414 @@
+// v1 asset correlation (issue 11; docs/correlation.md §5–6): which CVEs hit the equipment an asset names.
+// validate each asset (domain/assets.ts) → charge trial / partner asset checks (exact under concurrency, nothing
+// processed when refused) → look up the stored ranges by vendor slug and product key (one query per call) →
+// match and decide per CVE (domain/correlate.ts) → card fields from `cves` → order, filter, page → store the
+// results when an environment is named (one statement per call: last writer wins per asset_id). Never sees a
+// request or reply; refusals are ApiErrors the route renders.
+import { sql } from 'kysely';
+import type { Db } from '../store/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Principal } from './identity.ts';
+import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
+import { familyKeys, parseCpe, productKey, strongerMatch, vendorSlug, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
+import { matchRow, sourceLabel, verdict, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
+import type { AffectedRange } from '../domain/ranges.ts';
+import { cvePath } from '../domain/cve-view.ts';
+import { monthWindow } from '../domain/keys.ts';
+import { TRIAL } from '../domain/tiers.ts';
+import { SORTS, type SortName } from '../domain/windows/view.ts';
+import { cveCards, findRanges, type CveCard, type StoredRange } from '../store/ranges.ts';
+import { environmentExists } from '../store/windows.ts';
+
+/** Spec §4.7 / §8: at most 200 assets per call. */
+export const MAX_ASSETS = 200;
+/** Partner keys without their own limit (api_keys.monthly_asset_limit): asset checks per calendar month (UTC). */
+export const DEFAULT_PARTNER_MONTHLY_ASSETS = 10_000;
+
+/** The v2 sort values (spec §4.2), with the same meaning. */
+export { SORTS };
+export type Sort = SortName;
+
+export interface CorrelateOptions {
+  include_not_affected: boolean;
+  sort: Sort;
+  affected_only: boolean;
+  known_exploited_only: boolean;
+  fix_available_only: boolean;
+  cve_page: number | null;
+  cve_page_size: number | null;
+}
+
+export const DEFAULT_OPTIONS: CorrelateOptions = {
+  include_not_affected: false, sort: 'priority', affected_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null,
+};
+
+export interface RejectedAsset {
+  asset_id: string | null;
+  index: number;
+  errors: AssetError[];
+  retryable: false;
+  retry_after_seconds: null;
+  action: 'fix_input';
+}
+
+export interface DecidingRange {
+  source: 'nvd' | 'cve5' | 'csaf';
+  source_name: string;
+  source_key: string | null;
+  vendor: string;
+  product: string;
+  cpe: string | null;
+  status: AffectedRange['status'];
+  version: string | null;
+  start: AffectedRange['start'];
+  end: AffectedRange['end'];
+  text: string | null;
+  running_on: string[] | null;
+}
+
+export interface AssetCve {
+  cve_id: string;
+  title: string;
+  status: CorrelationStatus;
+  reason: string;
+  match: ProductMatch;
+  range: DecidingRange;
+  fixed_version: string | null;
+  severity: string | null;
+  cvss: { score: number | null; version: string | null; vector: string | null };
+  bcs_score: number;
+  epss: { score: number | null; percentile: number | null };
+  known_exploited: boolean;
+  exploit_maturity: string;
+  published_at: string | null;
+  priority_rank: number;
+  _links: { self: string };
+}
+
+export interface MatchedProduct {
+  vendor: string;
+  product: string;
+  confidence: MatchConfidence;
+  basis: string;
+}
+
+export interface StatusCounts { affected: number; not_affected: number; needs_review: number }
+export interface SeverityCounts { critical: number; high: number; medium: number; low: number; none: number }
+
+export interface AssetResult {
+  asset_id: string;
+  vendor: string;
+  product: string;
+  version: string | null;
+  matched_products: MatchedProduct[];
+  counts: StatusCounts;
+  cves: AssetCve[];
+  cves_page?: { page: number; page_size: number; total: number; total_unfiltered: number; has_more: boolean };
+}
+
+export interface AssetCheck {
+  asset_id: string;
+  matched: boolean;
+  counts: StatusCounts;
+  /** Severity of the affected and needs-review CVEs. */
+  severity: SeverityCounts;
+  known_exploited: boolean;
+}
+
+export interface CorrelateInput {
+  principal: Principal;
+  requestId: string;
+  assets: unknown[];
+  environmentId: number | null;
+  options: CorrelateOptions;
+}
+
+const STATUS_RANK: Record<CorrelationStatus, number> = { affected: 0, needs_review: 1, not_affected: 2 };
+const num = (x: number | null) => x ?? -1;
+
+interface Decided { cve_id: string; v: CveVerdict; card: CveCard }
+
+/** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
+function comparator(sort: Sort): (a: Decided, b: Decided) => number {
+  const exploit = (d: Decided) => (d.card.has_public_exploit || d.card.poc_available ? 1 : 0);
+  const tie = (a: Decided, b: Decided) => (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
+  switch (sort) {
+    case 'score':
+      return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || num(b.card.cvss_score) - num(a.card.cvss_score) || tie(a, b);
+    case 'exploit':
+      return (a, b) => Number(b.card.kev_flagged) - Number(a.card.kev_flagged) || exploit(b) - exploit(a) || num(b.card.epss_score) - num(a.card.epss_score) || num(b.card.cvss_score) - num(a.card.cvss_score) || tie(a, b);
+    case 'newest':
+      return (a, b) => (b.card.published_at?.getTime() ?? 0) - (a.card.published_at?.getTime() ?? 0) || tie(a, b);
+    default:
+      return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || Number(b.card.kev_flagged) - Number(a.card.kev_flagged)
+        || exploit(b) - exploit(a) || Number(b.v.fixed_version !== null) - Number(a.v.fixed_version !== null)
+        || b.card.bcs_score - a.card.bcs_score || num(b.card.cvss_score) - num(a.card.cvss_score) || num(b.card.epss_score) - num(a.card.epss_score) || tie(a, b);
+  }
+}
+
+function deciding(row: RangeRow): DecidingRange {
+  const r = row.range;
+  return {
+    source: r.source, source_name: sourceLabel(r.source), source_key: row.source_key || null, vendor: r.vendor, product: r.product, cpe: r.cpe,
+    status: r.status, version: r.version, start: r.start, end: r.end, text: r.text, running_on: r.runningOn,
+  };
+}
+
+function severityCounts(list: Decided[]): SeverityCounts {
+  const c: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
+  for (const d of list) {
+    const s = (d.card.severity ?? 'none').toLowerCase();
+    if (s in c) c[s as keyof SeverityCounts]++;
+    else c.none++;
+  }
+  return c;
+}
+
+export interface AssetCorrelationDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createAssetCorrelation(deps: AssetCorrelationDeps) {
+  const { db, clock } = deps;
+
+  function validate(assets: unknown[]): { accepted: AssetRecord[]; rejected: RejectedAsset[] } {
+    const accepted: AssetRecord[] = [];
+    const rejected: RejectedAsset[] = [];
+    assets.forEach((raw, index) => {
+      const v = validateAsset(raw);
+      if (v.ok) accepted.push(v.asset);
+      else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+    });
+    if (!accepted.length) {
+      throw new ApiError('VALIDATION_ERROR', {
+        message: assets.length ? 'Every asset was refused; see data.rejected' : 'assets is empty',
+        fields: [{ field: 'assets', message: assets.length ? 'every asset was refused' : 'at least one asset is required', type: 'value_error.assets' }],
+        data: { rejected },
+      });
+    }
+    return { accepted, rejected };
+  }
+
+  /**
+   * Spec §7/§8: trial keys spend the organization's 750 checks, partner keys their monthly limit. One conditional
+   * UPDATE each, so 20 parallel calls never pass the limit; refused → nothing counted, nothing processed.
+   */
+  async function charge(p: Principal, n: number): Promise<void> {
+    if (n <= 0) return;
+    if (p.kind === 'trial') {
+      // A trial key issued without its record (the operator CLI always writes one) starts a fresh record here.
+      const r = await sql<{ used: number }>`
+        INSERT INTO trial_usage AS t (org_id, used) SELECT ${p.orgId}, ${n}::int WHERE ${n}::int <= ${TRIAL.totalChecks}
+        ON CONFLICT (org_id) DO UPDATE SET used = t.used + EXCLUDED.used WHERE t.ended_at IS NULL AND t.used + EXCLUDED.used <= ${TRIAL.totalChecks}
+        RETURNING used`.execute(db);
+      if (r.rows.length) return;
+      const cur = await sql<{ used: number }>`SELECT used FROM trial_usage WHERE org_id = ${p.orgId}`.execute(db);
+      const used = cur.rows[0]?.used ?? TRIAL.totalChecks;
+      throw new ApiError('TRIAL_LIMIT', {
+        message: used >= TRIAL.totalChecks ? `The trial's ${TRIAL.totalChecks} asset checks are used up; nothing was processed` : `This request needs ${n} asset checks and ${TRIAL.totalChecks - used} remain; nothing was processed`,
+        detail: { reason: 'limit', used, limit: TRIAL.totalChecks, remaining: Math.max(0, TRIAL.totalChecks - used), requested: n, contact_url: 'mailto:support@vulnintel.local' },
+      });
+    }
+    if (p.kind === 'partner' && p.keyId !== null) {
+      const { month, resetsAt } = monthWindow(clock.now());
+      const lim = await sql<{ l: number | null }>`SELECT monthly_asset_limit AS l FROM api_keys WHERE id = ${p.keyId}`.execute(db);
+      const limit = lim.rows[0]?.l ?? DEFAULT_PARTNER_MONTHLY_ASSETS;
+      const r = await sql<{ used: number }>`
+        INSERT INTO partner_usage AS u (key_id, month, used) SELECT ${p.keyId}, ${month}::date, ${n}::int WHERE ${n}::int <= ${limit}::int
+        ON CONFLICT (key_id, month) DO UPDATE SET used = u.used + EXCLUDED.used WHERE u.used + EXCLUDED.used <= ${limit}::int
+        RETURNING used`.execute(db);
+      if (r.rows.length) return;
+      const cur = await sql<{ used: number }>`SELECT used FROM partner_usage WHERE key_id = ${p.keyId} AND month = ${month}::date`.execute(db);
+      const used = cur.rows[0]?.used ?? 0;
+      throw new ApiError('PARTNER_LIMIT', {
+        resetAt: resetsAt.toISOString(),
+        detail: { used, limit, remaining: Math.max(0, limit - used), requested: n, resets_at: resetsAt.toISOString() },
+      });
+    }
+  }
+
+  /** Gives charged checks back when the call fails after charging (a 500 must not spend a trial). */
+  async function refund(p: Principal, n: number): Promise<void> {
+    if (p.kind === 'trial') await sql`UPDATE trial_usage SET used = greatest(0, used - ${n}) WHERE org_id = ${p.orgId}`.execute(db);
+    if (p.kind === 'partner' && p.keyId !== null) {
+      await sql`UPDATE partner_usage SET used = greatest(0, used - ${n}) WHERE key_id = ${p.keyId} AND month = ${monthWindow(clock.now()).month}::date`.execute(db);
+    }
+  }
+
+  /** Spec §4.7: a Free account calls correlate-cves and its check only with a trial key. */
+  function assertAllowed(p: Principal): void {
+    if (p.tier === 'free' && p.kind !== 'trial' && p.kind !== 'partner') {
+      throw new ApiError('TRIAL_REQUIRED', { detail: { trial_url: 'mailto:support@vulnintel.local?subject=API%20trial' } });
+    }
+  }
+
+  /** Every CVE each asset's product matches, decided. */
+  async function decide(accepted: AssetRecord[]): Promise<{ perAsset: { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }[] }> {
+    const keys = new Map<string, { vendor_slug: string; product_key: string }>();
+    const cpes = new Map<string, { vendor: string; product: string }>();
+    for (const a of accepted) {
+      const slug = vendorSlug(a.vendor);
+      const key = productKey(a.product, a.vendor);
+      if (slug && key) for (const k of familyKeys(key)) keys.set(`${slug}\u0000${k}`, { vendor_slug: slug, product_key: k });
+      const c = a.cpe ? parseCpe(a.cpe) : null;
+      if (c) cpes.set(`${c.vendor}\u0000${c.product}`, { vendor: c.vendor, product: c.product });
+    }
+    const rows: StoredRange[] = await findRanges(db, [...keys.values()], [...cpes.values()]);
+    // Each asset is compared only with the rows its own keys found (not every row of the call).
+    const byKey = new Map<string, StoredRange[]>();
+    const add = (k: string, r: StoredRange) => { const l = byKey.get(k); if (l) l.push(r); else byKey.set(k, [r]); };
+    for (const r of rows) {
+      add(`k\u0000${r.vendor_slug}\u0000${r.product_key}`, r);
+      if (r.cpe_vendor) add(`c\u0000${r.cpe_vendor}\u0000${r.cpe_product}`, r);
+    }
+    const candidates = (a: AssetRecord): StoredRange[] => {
+      const slug = vendorSlug(a.vendor);
+      const key = productKey(a.product, a.vendor);
+      const c = a.cpe ? parseCpe(a.cpe) : null;
+      const found = new Set<StoredRange>();
+      if (slug && key) for (const k of familyKeys(key)) for (const r of byKey.get(`k\u0000${slug}\u0000${k}`) ?? []) found.add(r);
+      if (c) for (const r of byKey.get(`c\u0000${c.vendor}\u0000${c.product}`) ?? []) found.add(r);
+      return [...found];
+    };
+    const matchedPer = accepted.map((asset) => {
+      const byCve = new Map<string, { row: RangeRow; match: ProductMatch }[]>();
+      for (const row of candidates(asset)) {
+        const m = matchRow(asset, row);
+        if (!m) continue;
+        const list = byCve.get(row.cve_id) ?? [];
+        list.push({ row, match: m });
+        byCve.set(row.cve_id, list);
+      }
+      return byCve;
+    });
+    const ids = [...new Set(matchedPer.flatMap((m) => [...m.keys()]))].sort();
+    const cards = await cveCards(db, ids);
+    return {
+      perAsset: accepted.map((asset, i) => {
+        const decided: Decided[] = [];
+        const products = new Map<string, MatchedProduct>();
+        for (const [cve_id, matched] of matchedPer[i]) {
+          const card = cards.get(cve_id);
+          if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
+          decided.push({ cve_id, v: verdict({ ...asset }, matched), card });
+          for (const m of matched) {
+            const k = `${m.row.vendor_slug}\u0000${m.row.product_key}`;
+            const prev = products.get(k);
+            const best = prev ? strongerMatch({ confidence: prev.confidence, basis: prev.basis }, m.match) : m.match;
+            products.set(k, { vendor: m.row.range.vendor, product: m.row.range.product, confidence: best.confidence, basis: best.basis });
+          }
+        }
+        return { asset, decided, products: [...products.values()].sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1)) };
+      }),
+    };
+  }
+
+  function view(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetResult {
+    const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
+    for (const d of decided) counts[d.v.status]++;
+    const ordered = [...decided].sort(comparator('priority'));
+    const rank = new Map(ordered.map((d, i) => [d.cve_id, i + 1]));
+    const list = [...decided].sort(comparator(o.sort)).filter((d) =>
+      (o.include_not_affected || d.v.status !== 'not_affected')
+      && (!o.affected_only || d.v.status === 'affected')
+      && (!o.known_exploited_only || d.card.kev_flagged)
+      && (!o.fix_available_only || d.v.fixed_version !== null));
+    const total = list.length;
+    let page = list;
+    let cves_page: AssetResult['cves_page'];
+    if (o.cve_page !== null || o.cve_page_size !== null) {
+      const p = o.cve_page ?? 1;
+      const size = o.cve_page_size ?? 100;
+      page = list.slice((p - 1) * size, p * size);
+      cves_page = { page: p, page_size: size, total, total_unfiltered: decided.length, has_more: p * size < total };
+    }
+    const cves: AssetCve[] = page.map((d) => ({
+      cve_id: d.cve_id, title: d.card.title, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row),
+      fixed_version: d.v.fixed_version, severity: d.card.severity,
+      cvss: { score: d.card.cvss_score, version: d.card.cvss_version, vector: d.card.cvss_vector },
+      bcs_score: d.card.bcs_score, epss: { score: d.card.epss_score, percentile: d.card.epss_percentile },
+      known_exploited: d.card.kev_flagged, exploit_maturity: d.card.exploit_maturity,
+      published_at: d.card.published_at ? d.card.published_at.toISOString() : null,
+      priority_rank: rank.get(d.cve_id)!, _links: { self: cvePath(d.cve_id) },
+    }));
+    return {
+      asset_id: asset.asset_id, vendor: asset.vendor, product: asset.product, version: asset.version, matched_products: products, counts, cves,
+      ...(cves_page ? { cves_page } : {}),
+    };
+  }
+
+  async function prepare(input: CorrelateInput) {
+    assertAllowed(input.principal);
+    if (input.environmentId !== null && !(await environmentExists(db, input.principal.orgId, input.environmentId))) {
+      throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+    }
+    const v = validate(input.assets);
+    await charge(input.principal, v.accepted.length);
+    return v;
+  }
+
+  async function run<T>(p: Principal, n: number, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      await refund(p, n).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  return {
+    /** POST /api/v1/assets/correlate-cves. */
+    async correlate(input: CorrelateInput): Promise<{ assets: AssetResult[]; rejected: RejectedAsset[]; stored: boolean }> {
+      const { accepted, rejected } = await prepare(input);
+      return run(input.principal, accepted.length, async () => {
+        const { perAsset } = await decide(accepted);
+        const assets = perAsset.map((a) => view(a.asset, a.decided, a.products, input.options));
+        if (input.environmentId !== null) {
+          // Stored: the asset and its full result (every CVE, unfiltered). One statement: a later call for the same
+          // asset_id replaces it atomically (last writer wins, row by row in asset_id order: no deadlock).
+          const full = perAsset.map((a) => view(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true }));
+          const last = new Map(full.map((r, i) => [r.asset_id, { r, a: perAsset[i].asset }]));
+          const rows = [...last.keys()].sort().map((id) => ({ asset_id: id, asset: last.get(id)!.a, result: last.get(id)!.r }));
+          await sql`INSERT INTO asset_correlations AS c (org_id, environment_id, asset_id, asset, result, request_id)
+            SELECT ${input.principal.orgId}, ${input.environmentId}, asset_id, asset, result, ${input.requestId}
+            FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(asset_id text, asset jsonb, result jsonb)
+            ON CONFLICT (org_id, environment_id, asset_id) DO UPDATE
+              SET asset = EXCLUDED.asset, result = EXCLUDED.result, request_id = EXCLUDED.request_id, stored_at = now()`.execute(db);
+        }
+        return { assets, rejected, stored: input.environmentId !== null };
+      });
+    },
+
+    /** POST /api/v1/assets/correlate-cves/check: per asset only whether anything matched and the counts. */
+    async check(input: CorrelateInput): Promise<{ assets: AssetCheck[]; rejected: RejectedAsset[] }> {
+      const { accepted, rejected } = await prepare({ ...input, environmentId: null });
+      return run(input.principal, accepted.length, async () => {
+        const { perAsset } = await decide(accepted);
+        return {
+          rejected,
+          assets: perAsset.map(({ asset, decided }) => {
+            const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
+            for (const d of decided) counts[d.v.status]++;
+            const open = decided.filter((d) => d.v.status !== 'not_affected');
+            return { asset_id: asset.asset_id, matched: decided.length > 0, counts, severity: severityCounts(open), known_exploited: open.some((d) => d.card.kev_flagged) };
+          }),
+        };
+      });
+    },
+
+    /** Stored results of an environment (tests and the environment views). */
+    async stored(orgId: number, environmentId: number): Promise<{ asset_id: string; result: AssetResult; request_id: string }[]> {
+      const r = await sql<{ asset_id: string; result: AssetResult; request_id: string }>`SELECT asset_id, result, request_id FROM asset_correlations
+        WHERE org_id = ${orgId} AND environment_id = ${environmentId} ORDER BY asset_id`.execute(db);
+      return r.rows;
+    },
+
+    assertAllowed,
+    charge,
+    refund,
+  };
+}
+
+export type AssetCorrelation = ReturnType<typeof createAssetCorrelation>;

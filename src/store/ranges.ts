@@ -1,0 +1,94 @@
+// cve_ranges (migration 0700): the structured ranges of every CVE, rebuilt per CVE from its source records by the
+// import (ingest/pipeline.ts, in the batch's transaction), and looked up by asset correlation. SQL only; the rows
+// come from domain/correlate.ts rangeRows().
+import { sql } from 'kysely';
+import type { Db, Tx } from './db.ts';
+import { sha } from './ingest.ts';
+import type { CveSourceRecord } from '../domain/records.ts';
+import { rangeRows, type RangeRow } from '../domain/correlate.ts';
+
+type Conn = Db | Tx;
+
+/**
+ * Rebuilds the ranges of the given CVEs from their source records. A CVE whose range set hashes as stored is not
+ * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
+ * corpus change (cve_corpus_state is bumped, so cached answers are dropped). Returns the CVEs whose ranges changed.
+ */
+export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>): Promise<string[]> {
+  if (!ids.length) return [];
+  const fresh = new Map<string, { rows: RangeRow[]; hash: string }>();
+  for (const id of ids) {
+    const rows = rangeRows(records.get(id) ?? []);
+    fresh.set(id, { rows, hash: rows.length ? sha(JSON.stringify(rows)) : '' });
+  }
+  const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
+  const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
+  const changed = ids.filter((id) => (before.get(id) ?? '') !== fresh.get(id)!.hash).sort();
+  if (!changed.length) return [];
+  await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
+  await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
+  const rows = changed.flatMap((id) => fresh.get(id)!.rows.map((r) => ({ cve_id: id, ...r })));
+  for (let i = 0; i < rows.length; i += 2000) {
+    await sql`INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)
+      SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
+      FROM jsonb_to_recordset(${JSON.stringify(rows.slice(i, i + 2000))}::jsonb)
+        AS x(cve_id text, ord int, source text, source_key text, vendor_slug text, product_key text, cpe_vendor text, cpe_product text, range jsonb)`.execute(tx);
+  }
+  const states = changed.filter((id) => fresh.get(id)!.hash).map((id) => ({ cve_id: id, hash: fresh.get(id)!.hash }));
+  if (states.length) {
+    await sql`INSERT INTO cve_range_state (cve_id, hash) SELECT cve_id, hash FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb) AS x(cve_id text, hash text)`.execute(tx);
+  }
+  await sql`UPDATE cve_corpus_state SET version = version + 1, changed_at = now() WHERE id = 1`.execute(tx);
+  await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);
+  return changed;
+}
+
+export interface StoredRange extends RangeRow {
+  cve_id: string;
+}
+
+/**
+ * Ranges whose (vendor slug, product key) is one of `keys`, or whose CPE (vendor, product) is one of `cpes`, and
+ * whose CVE is in the corpus. One round trip for a whole batch of assets.
+ */
+export async function findRanges(db: Conn, keys: { vendor_slug: string; product_key: string }[], cpes: { vendor: string; product: string }[]): Promise<StoredRange[]> {
+  if (!keys.length && !cpes.length) return [];
+  const r = await sql<StoredRange>`
+    WITH k AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS x(vendor_slug text, product_key text)),
+         c AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(cpes)}::jsonb) AS x(vendor text, product text))
+    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
+    FROM cve_ranges r JOIN k ON r.vendor_slug = k.vendor_slug AND r.product_key = k.product_key
+    UNION
+    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
+    FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product`.execute(db);
+  return r.rows;
+}
+
+export interface CveCard {
+  cve_id: string;
+  title: string;
+  severity: string | null;
+  cvss_score: number | null;
+  cvss_version: string | null;
+  cvss_vector: string | null;
+  bcs_score: number;
+  epss_score: number | null;
+  epss_percentile: number | null;
+  kev_flagged: boolean;
+  exploit_maturity: string;
+  poc_available: boolean;
+  has_public_exploit: boolean;
+  published_at: Date | null;
+}
+
+/** The card fields correlation reports per CVE (only CVEs in the corpus). */
+export async function cveCards(db: Conn, ids: string[]): Promise<Map<string, CveCard>> {
+  const out = new Map<string, CveCard>();
+  if (!ids.length) return out;
+  const r = await sql<CveCard>`SELECT cve_id, title, severity, cvss_score, doc->'scoring'->'cvss'->>'version' AS cvss_version,
+      doc->'scoring'->'cvss'->>'vector' AS cvss_vector, bcs_score, epss_score, epss_percentile, kev_flagged, exploit_maturity,
+      poc_available, has_public_exploit, published_at
+    FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  for (const c of r.rows) out.set(c.cve_id, { ...c, cvss_score: c.cvss_score === null ? null : Number(c.cvss_score), bcs_score: Number(c.bcs_score), epss_score: c.epss_score === null ? null : Number(c.epss_score), epss_percentile: c.epss_percentile === null ? null : Number(c.epss_percentile) });
+  return out;
+}

@@ -1,0 +1,189 @@
+// v1 asset correlation end to end on the real NVD and CSAF fixtures (test/fixtures/PROVENANCE.md), imported by
+// the real pipeline: affected, not affected, at the fix boundary, unknown version, alias spellings, runningOn.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
+import { importPaths } from '../../src/ingest/pipeline.ts';
+import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../helpers/ingest.ts';
+
+let t: TestApp;
+let pro: Awaited<ReturnType<typeof seedOrg>>;
+let dir: string;
+const quiet = { log: { info() {}, warn() {} } };
+before(async () => {
+  t = await testApp();
+  dir = feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES]);
+  await importPaths(t.store.db, [dir], quiet);
+  pro = await seedOrg(t.store, { tier: 'professional' });
+});
+after(async () => { await t.close(); });
+
+async function correlate(body: unknown, headers: Record<string, string> = pro.auth, path = '/api/v1/assets/correlate-cves') {
+  return t.app.inject({ method: 'POST', url: path, headers, payload: body as object });
+}
+
+const DRIVE = 'SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)';
+
+describe('the range table', () => {
+  test('import fills cve_ranges; a re-import with nothing changed writes nothing', async () => {
+    const n = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_ranges`.execute(t.store.db);
+    assert.ok(n.rows[0].n > 20, `rows: ${n.rows[0].n}`);
+    const abb = await sql<{ vendor_slug: string; product_key: string; source: string }>`SELECT vendor_slug, product_key, source FROM cve_ranges WHERE cve_id = 'CVE-2023-0228' ORDER BY ord`.execute(t.store.db);
+    assert.deepEqual([...new Set(abb.rows.map((r) => `${r.source}:${r.vendor_slug}:${r.product_key}`))], ['csaf:abb:s operations', 'nvd:abb:symphony plus s operations']);
+    const before = await checksums(t.store.db);
+    await importPaths(t.store.db, [dir], quiet);
+    assert.deepEqual(await checksums(t.store.db), before);
+  });
+});
+
+describe('correlate-cves on real records', () => {
+  test('affected below the CISA advisory fix, with the deciding range, fixed version and card fields', async () => {
+    const r = await correlate({ assets: [{ asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' }] });
+    assert.equal(r.statusCode, 200, r.body);
+    const a = r.json().data.assets[0];
+    assert.equal(a.asset_id, 'drive-1');
+    const c = a.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
+    assert.ok(c, JSON.stringify(a.cves.map((x: { cve_id: string }) => x.cve_id)));
+    assert.equal(c.status, 'affected');
+    assert.equal(c.fixed_version, 'V3.1.4');
+    assert.deepEqual([c.range.source, c.range.source_name, c.range.source_key, c.range.end], ['csaf', 'CISA advisory', 'ICSA-24-284-01', { version: 'V3.1.4', inclusive: false }]);
+    assert.equal(c.match.confidence, 'exact');
+    assert.deepEqual(c._links, { self: '/api/v1/cves/CVE-2024-46886' });
+    assert.equal(typeof c.bcs_score, 'number');
+    assert.ok(a.matched_products.some((p: { product: string }) => p.product === DRIVE));
+    assert.equal(a.counts.affected, a.cves.filter((x: { status: string }) => x.status === 'affected').length);
+  });
+
+  test('at the fix boundary: not affected, listed only with include_not_affected', async () => {
+    const asset = { asset_id: 'drive-2', vendor: 'Siemens', product: DRIVE, version: '3.1.4' };
+    const r = (await correlate({ assets: [asset] })).json().data.assets[0];
+    assert.equal(r.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886'), undefined);
+    assert.ok(r.counts.not_affected >= 1);
+    const all = (await correlate({ assets: [asset], options: { include_not_affected: true } })).json().data.assets[0];
+    const c = all.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
+    assert.equal(c.status, 'not_affected');
+    assert.match(c.reason, /outside every stated range/);
+  });
+
+  test('unknown version: needs_review with the reason', async () => {
+    const r = (await correlate({ assets: [{ asset_id: 'drive-3', vendor: 'Siemens', product: DRIVE, version: '' }] })).json().data.assets[0];
+    const c = r.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
+    assert.equal(c.status, 'needs_review');
+    assert.match(c.reason, /version unknown/);
+    assert.equal(r.version, null);
+  });
+
+  test('alias spelling and CPE product tokens: ABB Ltd / Symphony Plus S+ Operations against NVD ranges', async () => {
+    const body = { assets: [
+      { asset_id: 'spo-32', vendor: 'ABB Ltd', product: 'Symphony Plus S+ Operations', version: '3.2' },
+      { asset_id: 'spo-23', vendor: 'abb', product: 'symphony_plus_s+_operations', version: '2.3' },
+      { asset_id: 'spo-21sp2', vendor: 'ABB', product: 'Symphony Plus S+ Operations', version: '2.1 SP2' },
+    ], options: { include_not_affected: true } };
+    const r = await correlate(body);
+    assert.equal(r.statusCode, 200, r.body);
+    const [a, b, c] = r.json().data.assets;
+    const cve = (x: { cves: { cve_id: string }[] }) => x.cves.find((y) => y.cve_id === 'CVE-2023-0228') as unknown as { status: string; match: { confidence: string }; range: { source: string } };
+    assert.deepEqual([cve(a).status, cve(a).match.confidence, cve(a).range.source], ['affected', 'normalised', 'nvd']);
+    assert.equal(cve(b).status, 'not_affected');
+    assert.equal(cve(b).match.confidence, 'exact');
+    // NVD lists 2.1 SP2 as an exact vulnerable version (cpe update component sp2).
+    assert.equal(cve(c).status, 'affected');
+  });
+
+  test('firmware vulnerable only on its hardware: the asset names the device; an unorderable version needs review', async () => {
+    const r = (await correlate({ assets: [{ asset_id: 'rtu-1', vendor: 'Siemens', product: 'CP-8031', version: 'CPCI85 V04' }] })).json().data.assets[0];
+    const c = r.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2023-28489');
+    assert.equal(c.status, 'needs_review');
+    assert.match(c.reason, /cannot be ordered with certainty/);
+  });
+
+  test('unknown vendor or product: no match, empty lists', async () => {
+    const r = (await correlate({ assets: [{ asset_id: 'x-1', vendor: 'Nobody Inc', product: 'Nothing', version: '1.0' }] })).json().data.assets[0];
+    assert.deepEqual([r.matched_products, r.cves, r.counts], [[], [], { affected: 0, not_affected: 0, needs_review: 0 }]);
+  });
+
+  test('refused assets go to rejected[] with per-field codes; all refused → 422', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: '10.0.0.7', vendor: 'Siemens', product: DRIVE, version: '1' },
+      { asset_id: 'ok-1', vendor: 'Siemens', product: DRIVE, version: 'N/A' },
+      { asset_id: 'ok-2', vendor: 'Siemens', product: DRIVE, hostname: 'plc7' },
+      { asset_id: 'ok-3', vendor: 'Siemens', product: DRIVE, cpe: 'nope' },
+      { asset_id: 'ok-4', vendor: 'Siemens', product: DRIVE, version: 'V3.0' },
+    ] });
+    assert.equal(r.statusCode, 200, r.body);
+    const d = r.json().data;
+    assert.deepEqual(d.rejected.map((x: { index: number; errors: { code: string; field: string }[] }) => [x.index, x.errors.map((e) => `${e.code}:${e.field}`)]), [
+      [0, ['forbidden_value:asset_id']], [1, ['placeholder_value:version']], [2, ['forbidden_field:hostname']], [3, ['invalid_cpe:cpe']],
+    ]);
+    assert.equal(d.rejected[0].asset_id, null);
+    assert.deepEqual(d.assets.map((a: { asset_id: string }) => a.asset_id), ['ok-4']);
+    const all = await correlate({ assets: [{ asset_id: 'aa:bb:cc:dd:ee:ff', vendor: 'x', product: 'y' }] });
+    assert.equal(all.statusCode, 422);
+    assert.equal(all.json().data.rejected[0].errors[0].code, 'forbidden_value');
+  });
+
+  test('priority order: affected before needs_review before not_affected; sort and filters', async () => {
+    const r = (await correlate({ assets: [{ asset_id: 'd', vendor: 'Siemens', product: DRIVE, version: 'V3.0' }], options: { include_not_affected: true } })).json().data.assets[0];
+    const ranks = r.cves.map((c: { priority_rank: number }) => c.priority_rank);
+    assert.deepEqual(ranks, [...ranks].sort((a: number, b: number) => a - b));
+    const order = { affected: 0, needs_review: 1, not_affected: 2 } as Record<string, number>;
+    const st = r.cves.map((c: { status: string }) => order[c.status]);
+    assert.deepEqual(st, [...st].sort());
+    const only = (await correlate({ assets: [{ asset_id: 'd', vendor: 'Siemens', product: DRIVE, version: 'V3.0' }], options: { affected_only: true, cve_page_size: 1 } })).json().data.assets[0];
+    assert.ok(only.cves.length <= 1);
+    assert.ok(only.cves.every((c: { status: string }) => c.status === 'affected'));
+    assert.equal(only.cves_page.total, r.counts.affected);
+    const bad = await correlate({ assets: [{ asset_id: 'd', vendor: 'Siemens', product: DRIVE }], options: { sort: 'random' } });
+    assert.equal(bad.statusCode, 422);
+    assert.equal(bad.json().error.detail[0].field, 'body.options.sort');
+  });
+});
+
+describe('/check', () => {
+  test('per asset only matched, counts by status and severity, KEV presence', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' },
+      { asset_id: 'inv-9', vendor: 'Nobody', product: 'Nothing', version: '1' },
+    ] }, pro.auth, '/api/v1/assets/correlate-cves/check');
+    assert.equal(r.statusCode, 200, r.body);
+    const [a, b] = r.json().data.assets;
+    const full = (await correlate({ assets: [{ asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' }] })).json().data.assets[0];
+    assert.deepEqual(a.counts, full.counts);
+    assert.equal(a.matched, true);
+    assert.equal(Object.values(a.severity as Record<string, number>).reduce((x, y) => x + y, 0), full.counts.affected + full.counts.needs_review);
+    assert.deepEqual(b, { asset_id: 'inv-9', matched: false, counts: { affected: 0, not_affected: 0, needs_review: 0 }, severity: { critical: 0, high: 0, medium: 0, low: 0, none: 0 }, known_exploited: false });
+    assert.equal('cves' in a, false);
+  });
+});
+
+describe('environment storage', () => {
+  test('results stored per asset_id, replaced by a later call (last writer wins)', async () => {
+    const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 1' } });
+    assert.equal(env.statusCode, 201, env.body);
+    const environment_id = env.json().data.id;
+    const one = await correlate({ environment_id, assets: [{ asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' }, { asset_id: 'drive-2', vendor: 'Siemens', product: DRIVE, version: 'V3.1.4' }] });
+    assert.equal(one.statusCode, 200, one.body);
+    assert.equal(one.json().data.stored, true);
+    await correlate({ environment_id, assets: [{ asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.4' }] });
+    const stored = await t.app.services.assets.stored(pro.orgId, environment_id);
+    assert.deepEqual(stored.map((s) => [s.asset_id, s.result.version]), [['drive-1', 'V3.1.4'], ['drive-2', 'V3.1.4']]);
+    const foreign = await seedOrg(t.store, { tier: 'professional' });
+    const f = await correlate({ environment_id, assets: [{ asset_id: 'a', vendor: 'Siemens', product: DRIVE }] }, foreign.auth);
+    assert.equal(f.statusCode, 404);
+    assert.equal(f.json().error.detail.error, 'environment_not_found');
+  });
+
+  test('20 parallel stores of the same asset_ids: one consistent winner per asset', async () => {
+    const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 2' } });
+    const environment_id = env.json().data.id;
+    const key = await seedKey(t.store, pro.orgId, null, { role: 'admin' });
+    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => correlate({ environment_id, assets: ['a', 'b'].map((id) => ({ asset_id: id, vendor: 'Siemens', product: DRIVE, version: `V3.0.${i}` })) }, i % 2 ? key.auth : pro.auth)));
+    for (const r of rs) assert.equal(r.statusCode, 200, r.body);
+    const stored = await t.app.services.assets.stored(pro.orgId, environment_id);
+    assert.equal(stored.length, 2);
+    // Both assets come from the same call (one statement per call).
+    assert.equal(stored[0].request_id, stored[1].request_id);
+    assert.equal(stored[0].result.version, stored[1].result.version);
+  });
+});
