@@ -9,6 +9,9 @@ import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { upsertCves } from '../store/cves.ts';
+import { refreshProducts } from '../store/watchlists.ts';
+import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
+import { diffCve, factsOf } from '../domain/changes.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
@@ -60,6 +63,11 @@ export interface PipelineOptions {
    * side-table triggers and rebuild them once at the end of the run (src/store/bulk.ts). False: always incremental.
    */
   bulkLoad?: boolean;
+  /**
+   * Record CVE changes (default true; docs/watchlists.md "Change history"). False only to measure what recording
+   * costs (bench/change-history.ts): a run without it leaves no history of what it changed.
+   */
+  recordChanges?: boolean;
   /**
    * Concurrent batch writers (default 2, one per core of the reference machine), each on its own pooled
    * connection; records are routed to writers by CVE id, so each CVE's records keep their order.
@@ -185,6 +193,11 @@ type PendingAnalysis = { doc: CveDocument; facts: AnalysisFacts };
 class Enricher {
   catalogs: Catalogs = { cwe: new Map(), capec: buildCapecIndex([], null) };
   catalogKey = '';
+  /**
+   * Where changes are recorded (the enricher run), or null: a bulk load into an empty corpus is the baseline and
+   * records none (docs/watchlists.md "Change history").
+   */
+  history: { runId: number } | null = null;
   constructor(private readonly opts: PipelineOptions) {}
 
   async reload(db: Db | Tx): Promise<void> {
@@ -204,6 +217,7 @@ class Enricher {
     const pending: PendingAnalysis[] = [];
     if (!ids.length) return { written: 0, removed: 0, pending };
     const { records, epss } = await loadSources(tx, ids, known);
+    const before = this.history ? await storedFacts(tx, ids) : null;
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
@@ -229,6 +243,17 @@ class Enricher {
     for (const b of built) docs.push(b.doc);
     const written = await upsertCves(tx, docs);
     const removed = await deleteCves(tx, drop);
+    if (before) {
+      const changes: ChangeInput[] = [];
+      for (const d of docs) {
+        for (const c of diffCve(before.get(d.cve_id) ?? null, factsOf(d))) changes.push({ cve_id: d.cve_id, ...c });
+      }
+      for (const id of drop) {
+        for (const c of diffCve(before.get(id) ?? null, null)) changes.push({ cve_id: id, ...c });
+      }
+      // Last statement of the batch transaction: it takes the feed-position lock until commit.
+      await recordChanges(tx, changes, this.history!.runId);
+    }
     return { written, removed, pending };
   }
 
@@ -302,6 +327,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     await storeAndCount(db, doc, msrcUrls.get(doc.id) || null, msrcStates, summary.msrc);
   };
   const enricher = new Enricher(opts);
+  if (!bulk && opts.recordChanges !== false) enricher.history = { runId: enrichRun };
   let batchNo = 0;
   // Writers: CVE ids are routed to a fixed writer by a hash of the id, so all the records of one CVE are written in
   // order by one writer, and two writers never touch the same CVE, source or EPSS row. Each writer has one batch
@@ -476,6 +502,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       await endBulkLoad(db);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
+    await withTx(conn, (tx) => refreshProducts(tx));
     summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);

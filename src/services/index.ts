@@ -9,6 +9,8 @@ import { createCveReaderService, type CveReaderService } from './cve-reader.ts';
 import { createIdentityService, type IdentityService } from './identity.ts';
 import { createEnvironmentService, type EnvironmentService } from './environments.ts';
 import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
+import { createWatchlistService, type WatchlistService } from './watchlists.ts';
+import { createChangeService, type ChangeService } from './changes.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -24,6 +26,10 @@ export interface Services {
   environments: EnvironmentService;
   /** Windows correlation (v2): validation, evaluation against Microsoft's data, storing results. */
   windows: WindowsCorrelation;
+  /** Watchlists and the product and protocol catalogs (docs/watchlists.md). */
+  watchlists: WatchlistService;
+  /** CVE change history and the corpus change feed. */
+  changes: ChangeService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -42,6 +48,8 @@ export function buildServices(deps: ServiceDeps): Services {
       db: deps.store.db, clock: deps.clock,
       onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
     }),
+    watchlists: createWatchlistService(deps.store.db),
+    changes: createChangeService(deps.store.db),
     async close() {
       await cves.close();
     },

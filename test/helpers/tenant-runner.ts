@@ -46,6 +46,15 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { environment_id: env.id }, markers: [env.name, `Secret line ${org.tag}`] };
     },
   },
+  watchlist: {
+    async seed(t, org) {
+      // A protocol needs no catalog rows; the id is random and tenant-scoped (docs/watchlists.md).
+      // (Seeded again for the same organization by the coverage probe: the entry already there is the one.)
+      const r = await t.app.services.watchlists.add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' });
+      if (!r.ok && r.reason !== 'already_watching') throw new Error(`watchlist entry not created: ${r.reason}`);
+      return { ids: { entry_id: r.ok ? r.entry.id : r.reason === 'already_watching' ? r.entryId : 0 }, markers: [] };
+    },
+  },
   windows_results: {
     async seed(t, org) {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-w` });

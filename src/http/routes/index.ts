@@ -7,6 +7,8 @@ import catalog from './v1/catalog.ts';
 import cvePage from './v1/cve-page.ts';
 import environments from './v1/environments.ts';
 import windowsAssets from './v2/assets.ts';
+import watchlist from './v1/watchlist.ts';
+import changes from './v1/changes.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -16,4 +18,6 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(cvePage);
   await app.register(environments);
   await app.register(windowsAssets);
+  await app.register(watchlist);
+  await app.register(changes);
 }
