@@ -4,7 +4,7 @@
 //   measured: incremental imports into copies of it, with recording on and off (PipelineOptions.recordChanges):
 //     (a) the full KEV catalog and the full EPSS file (360k score rows; the documents of the corpus's CVEs change),
 //     (b) the CSAF advisories again (every CVE re-enriched, nothing changes).
-// Usage: node --import tsx bench/change-history.ts [rounds=3]   (PostgreSQL at 127.0.0.1:5432; needs /work/shared/data)
+// Usage: node --import tsx bench/change-history.ts [rounds=3] [only=kev|csaf]   (PostgreSQL at 127.0.0.1:5432; needs /work/shared/data)
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -14,6 +14,7 @@ const DATA = process.env.VULNINTEL_BENCH_DATA ?? '/work/shared/data';
 const ADMIN = 'postgres://postgres@127.0.0.1:5432/postgres';
 const TEMPLATE = 'vi_bench_changes_tpl';
 const rounds = Number(process.argv[2] ?? 3);
+const only = process.argv[3];
 const quiet = { info() {}, warn() {} };
 
 const catalogs = [`${DATA}/cwe/cwec_v4.15.xml.gz`, `${DATA}/capec/capec-3.9-stix21-objects.jsonl.gz`];
@@ -53,7 +54,9 @@ async function run(label: string, files: string[], record: boolean, i: number) {
 }
 
 await build();
-for (const [label, files] of [['KEV + EPSS (full files)', kevEpss], ['CSAF again (no change)', csaf]] as const) {
+const workloads = [['kev', 'KEV + EPSS (full files)', kevEpss], ['csaf', 'CSAF again (no change)', csaf]] as const;
+for (const [key, label, files] of workloads) {
+  if (only && only !== key) continue;
   const on: number[] = [];
   const off: number[] = [];
   let last = { written: 0, changes: 0 };

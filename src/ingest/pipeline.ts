@@ -8,10 +8,10 @@ import { sql } from 'kysely';
 import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
-import { upsertCves } from '../store/cves.ts';
+import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
 import { refreshProducts } from '../store/watchlists.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
-import { diffCve, factsOf } from '../domain/changes.ts';
+import { diffCve, factsOf, type ChangeFacts } from '../domain/changes.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
@@ -217,7 +217,6 @@ class Enricher {
     const pending: PendingAnalysis[] = [];
     if (!ids.length) return { written: 0, removed: 0, pending };
     const { records, epss } = await loadSources(tx, ids, known);
-    const before = this.history ? await storedFacts(tx, ids) : null;
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
@@ -241,20 +240,26 @@ class Enricher {
       }
     }
     for (const b of built) docs.push(b.doc);
-    const written = await upsertCves(tx, docs);
-    const removed = await deleteCves(tx, drop);
-    if (before) {
-      const changes: ChangeInput[] = [];
-      for (const d of docs) {
-        for (const c of diffCve(before.get(d.cve_id) ?? null, factsOf(d))) changes.push({ cve_id: d.cve_id, ...c });
-      }
-      for (const id of drop) {
-        for (const c of diffCve(before.get(id) ?? null, null)) changes.push({ cve_id: id, ...c });
-      }
-      // Last statement of the batch transaction: it takes the feed-position lock until commit.
-      await recordChanges(tx, changes, this.history!.runId);
+    if (!this.history) {
+      const written = await upsertCves(tx, docs);
+      const removed = await deleteCves(tx, drop);
+      return { written, removed, pending };
     }
-    return { written, removed, pending };
+    // Change history: the facts each written row replaced come back from the upsert itself (only rows whose
+    // document changed are read), those of removed CVEs are read before the delete.
+    const rows = await upsertCvesWithPrevious(tx, docs);
+    const gone = drop.length ? await storedFacts(tx, drop) : new Map<string, ChangeFacts>();
+    const removed = await deleteCves(tx, drop);
+    const byId = new Map(docs.map((d) => [d.cve_id, d]));
+    const changes: ChangeInput[] = [];
+    for (const w of rows) {
+      const prev = w.inserted || !w.previous ? null : factsOf(w.previous);
+      for (const c of diffCve(prev, factsOf(byId.get(w.cve_id)!))) changes.push({ cve_id: w.cve_id, ...c });
+    }
+    for (const [id, f] of gone) for (const c of diffCve(f, null)) changes.push({ cve_id: id, ...c });
+    // Last statement of the batch transaction: it takes the feed-position lock until commit.
+    await recordChanges(tx, changes, this.history.runId);
+    return { written: rows.length, removed, pending };
   }
 
   /** Runs the configured provider over the documents of a committed batch; failures leave them pending. */

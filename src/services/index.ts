@@ -11,6 +11,7 @@ import { createEnvironmentService, type EnvironmentService } from './environment
 import { createWindowsCorrelation, type WindowsCorrelation } from './windows-correlation.ts';
 import { createWatchlistService, type WatchlistService } from './watchlists.ts';
 import { createChangeService, type ChangeService } from './changes.ts';
+import { createAlertService, type AlertService } from './alerts.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -30,6 +31,8 @@ export interface Services {
   watchlists: WatchlistService;
   /** CVE change history and the corpus change feed. */
   changes: ChangeService;
+  /** The alert run over the change feed and the stored alerts (docs/alerts.md). */
+  alerts: AlertService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -50,6 +53,7 @@ export function buildServices(deps: ServiceDeps): Services {
     }),
     watchlists: createWatchlistService(deps.store.db),
     changes: createChangeService(deps.store.db),
+    alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     async close() {
       await cves.close();
     },

@@ -17,6 +17,11 @@ declare module './schema.ts' {
 /** Advisory lock key of the feed positions (see migration 0921). */
 const FEED_LOCK = 0x76694348; // 'viCH'
 
+/** The five sub-objects of a stored document (row `c`) the change rules read (domain/changes.ts FactSource). */
+export const FACT_SOURCE = sql<FactSource>`jsonb_build_object('severity', c.doc->'severity', 'scoring', c.doc->'scoring',
+  'exploitation', c.doc->'exploitation', 'patch', c.doc->'patch', 'references', jsonb_build_object(
+    'vendor_advisories', c.doc->'references'->'vendor_advisories', 'cisa_ics_advisories', c.doc->'references'->'cisa_ics_advisories'))`;
+
 /**
  * The change-relevant facts of the stored documents of `ids` (absent ids are not in the corpus). Reads only the
  * five sub-objects the rules look at, not the whole document.
@@ -24,11 +29,7 @@ const FEED_LOCK = 0x76694348; // 'viCH'
 export async function storedFacts(db: Conn, ids: string[]): Promise<Map<string, ChangeFacts>> {
   const out = new Map<string, ChangeFacts>();
   if (!ids.length) return out;
-  const r = await sql<{ cve_id: string; s: FactSource }>`
-    SELECT cve_id, jsonb_build_object('severity', doc->'severity', 'scoring', doc->'scoring', 'exploitation', doc->'exploitation',
-      'patch', doc->'patch', 'references', jsonb_build_object(
-        'vendor_advisories', doc->'references'->'vendor_advisories', 'cisa_ics_advisories', doc->'references'->'cisa_ics_advisories')) AS s
-    FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  const r = await sql<{ cve_id: string; s: FactSource }>`SELECT c.cve_id, ${FACT_SOURCE} AS s FROM cves c WHERE c.cve_id = ANY(${ids}::text[])`.execute(db);
   for (const row of r.rows) out.set(row.cve_id, factsOf(row.s));
   return out;
 }

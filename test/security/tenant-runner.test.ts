@@ -28,7 +28,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   assert.deepEqual(await coverageProblems(t, routes), []);
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
-    'DELETE /api/v1/watchlist/:entry_id', 'GET /api/v1/account/me', 'GET /api/v1/environments', 'GET /api/v1/watchlist',
+    'DELETE /api/v1/watchlist/:entry_id', 'GET /api/v1/account/me', 'GET /api/v1/alerts', 'GET /api/v1/environments', 'GET /api/v1/watchlist',
     'GET /api/v2/assets/results', 'POST /api/v1/environments', 'POST /api/v1/watchlist',
     'POST /api/v2/assets/correlate', 'POST /api/v2/assets/correlate-csv',
   ]);

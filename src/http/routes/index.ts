@@ -9,6 +9,7 @@ import environments from './v1/environments.ts';
 import windowsAssets from './v2/assets.ts';
 import watchlist from './v1/watchlist.ts';
 import changes from './v1/changes.ts';
+import alerts from './v1/alerts.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -20,4 +21,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(windowsAssets);
   await app.register(watchlist);
   await app.register(changes);
+  await app.register(alerts);
 }
