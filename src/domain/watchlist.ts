@@ -25,6 +25,11 @@ export const PROTOCOL_NAMES: Record<IcsProtocol, string> = {
   'ethernet-ip': 'EtherNet/IP', bacnet: 'BACnet', ssh: 'SSH', http: 'HTTP', ftp: 'FTP',
 };
 
+/** The display name of a protocol key (the key itself when it is not one of the list). */
+export function protocolName(key: string): string {
+  return (PROTOCOL_NAMES as Record<string, string>)[key] ?? key;
+}
+
 const SLUG = /^[a-z0-9][a-z0-9-]*$/;
 const KEY = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 

@@ -5,7 +5,7 @@ import type { Db } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
 import { bestMatch, sagePriority, type MatchCandidate } from '../domain/alerts.ts';
-import { PROTOCOL_NAMES } from '../domain/watchlist.ts';
+import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
 import {
   alertCves, completeRun, insertAlerts, listAlerts, openRun, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
@@ -36,7 +36,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     for (const h of hits) {
       const k = `${h.org_id} ${h.cve_id}`;
       const g = groups.get(k) ?? { org: h.org_id, cve: h.cve_id, candidates: [] };
-      const name = h.entity_type === 'protocol' ? PROTOCOL_NAMES[h.entity_key as keyof typeof PROTOCOL_NAMES] ?? h.entity_key : h.entity_name ?? h.entity_key;
+      const name = h.entity_type === 'protocol' ? protocolName(h.entity_key) : h.entity_name ?? h.entity_key;
       g.candidates.push({ entity_type: h.entity_type, entity_name: name });
       groups.set(k, g);
     }

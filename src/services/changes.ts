@@ -1,18 +1,11 @@
 // CVE change history reads (issue 13; docs/watchlists.md "Change history"): one CVE's changes, and the corpus feed
 // for mirrors and SIEMs (cursor = the feed position of the last change read).
 import type { Db } from '../store/db.ts';
-import { describeChange, type ChangeKind } from '../domain/changes.ts';
+import { describeChange } from '../domain/changes.ts';
 import { changeFeed, cveHistory, cveInCorpus, type ChangeRow } from '../store/changes.ts';
 
-export interface ChangeView {
-  seq: number;
-  cve_id: string;
-  kind: ChangeKind;
-  summary: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  changed_at: string;
-}
+/** A recorded change as the endpoints show it: the stored row plus its one-line summary. */
+export type ChangeView = ChangeRow & { summary: string };
 
 export const view = (r: ChangeRow): ChangeView => ({
   seq: r.seq, cve_id: r.cve_id, kind: r.kind, summary: describeChange(r), before: r.before, after: r.after, changed_at: r.changed_at,

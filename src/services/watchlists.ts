@@ -2,7 +2,7 @@
 // who is asking arrives as plain data, and refusals come back typed for the route to map to spec §7.
 import type { Db } from '../store/db.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
-import { entityKey, PROTOCOL_NAMES, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
+import { entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
   addWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
 } from '../store/watchlists.ts';
@@ -28,7 +28,7 @@ const view = (r: WatchRow): WatchEntry => ({
   id: r.id,
   entity_type: r.entity_type,
   entity_id: r.entity_key,
-  entity_name: r.entity_type === 'protocol' ? PROTOCOL_NAMES[r.entity_key as keyof typeof PROTOCOL_NAMES] ?? r.entity_key : r.catalog_name ?? r.entity_key,
+  entity_name: r.entity_type === 'protocol' ? protocolName(r.entity_key) : r.catalog_name ?? r.entity_key,
   created_at: r.created_at,
 });
 
