@@ -8,7 +8,8 @@ import { SYNC_COMMANDS } from './jobs/sync-command.ts';
 import { WORKER_COMMANDS } from './jobs/worker.ts';
 import { PLAN_CAPS_COMMANDS } from './cli/plan-caps-command.ts';
 import { ACCOUNT_COMMANDS } from './cli/account-commands.ts';
+import { ALERT_COMMANDS } from './jobs/alerts.ts';
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
-  ...IDENTITY_COMMANDS, ...IMPORT_COMMANDS, ...SYNC_COMMANDS, ...WORKER_COMMANDS, ...PLAN_CAPS_COMMANDS, ...ACCOUNT_COMMANDS,
+  ...IDENTITY_COMMANDS, ...IMPORT_COMMANDS, ...SYNC_COMMANDS, ...WORKER_COMMANDS, ...PLAN_CAPS_COMMANDS, ...ACCOUNT_COMMANDS, ...ALERT_COMMANDS,
 };

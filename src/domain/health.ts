@@ -20,10 +20,30 @@ export interface StageView {
   duration_sec: number | null;
 }
 
+/** The latest alert run (docs/alerts.md), as health reads it. */
+export interface AlertRunFact { status: 'running' | 'completed'; started_at: Date; finished_at: Date | null }
+
+/** A completed run older than three 15-minute slots means the schedule is not running. */
+export const ALERTS_STALE_MINUTES = 45;
+/** A run in progress longer than its job's expiry (10 minutes) has died; the next run resumes it. */
+export const ALERTS_STALLED_MINUTES = 10;
+
+/**
+ * services.alerts: `never_run` (no run recorded), `operational` (the latest run completed within
+ * ALERTS_STALE_MINUTES, or one is in progress for less than ALERTS_STALLED_MINUTES), `stale` (older),
+ * `stalled` (a run in progress for longer: its process died; the next run resumes it).
+ */
+export function alertsStatus(run: AlertRunFact | null, now: Date): string {
+  if (!run) return 'never_run';
+  const minutes = (d: Date) => (now.getTime() - d.getTime()) / 60_000;
+  if (run.status === 'running') return minutes(run.started_at) < ALERTS_STALLED_MINUTES ? 'operational' : 'stalled';
+  return minutes(run.finished_at ?? run.started_at) <= ALERTS_STALE_MINUTES ? 'operational' : 'stale';
+}
+
 export interface HealthInput {
   now: Date;
   /** null when the database could not be reached. */
-  db: null | { sizeBytes: number; runs: StageRun[]; totalCves: number; pendingEnrichment: number };
+  db: null | { sizeBytes: number; runs: StageRun[]; totalCves: number; pendingEnrichment: number; lastAlertRun?: AlertRunFact | null };
   diskFreeBytes: number | null;
 }
 
@@ -67,8 +87,8 @@ export function buildHealth(input: HealthInput): HealthData {
       enricher: db ? pipeline.enricher.status : 'unknown',
       // CVE pages and this status page are rendered by the API process on request from the stored documents.
       renderer: db ? 'operational' : 'unavailable',
-      // No alert engine runs in this build yet; reported as such, never as a made-up success.
-      alerts: 'not_configured',
+      // The alert run's latest record (docs/alerts.md); unknown without the database.
+      alerts: db ? alertsStatus(db.lastAlertRun ?? null, input.now) : 'unknown',
     },
     counts: {
       total_cves: db ? db.totalCves : null,

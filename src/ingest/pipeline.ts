@@ -8,8 +8,11 @@ import { sql } from 'kysely';
 import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
-import { upsertCves } from '../store/cves.ts';
 import { rebuildRanges } from '../store/ranges.ts';
+import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
+import { refreshProducts } from '../store/watchlists.ts';
+import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
+import { diffCve, factsOf, type ChangeFacts } from '../domain/changes.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
@@ -61,6 +64,11 @@ export interface PipelineOptions {
    * side-table triggers and rebuild them once at the end of the run (src/store/bulk.ts). False: always incremental.
    */
   bulkLoad?: boolean;
+  /**
+   * Record CVE changes (default true; docs/watchlists.md "Change history"). False only to measure what recording
+   * costs (bench/change-history.ts): a run without it leaves no history of what it changed.
+   */
+  recordChanges?: boolean;
   /**
    * Concurrent batch writers (default 2, one per core of the reference machine), each on its own pooled
    * connection; records are routed to writers by CVE id, so each CVE's records keep their order.
@@ -186,6 +194,11 @@ type PendingAnalysis = { doc: CveDocument; facts: AnalysisFacts };
 class Enricher {
   catalogs: Catalogs = { cwe: new Map(), capec: buildCapecIndex([], null) };
   catalogKey = '';
+  /**
+   * Where changes are recorded (the enricher run), or null: a bulk load into an empty corpus is the baseline and
+   * records none (docs/watchlists.md "Change history").
+   */
+  history: { runId: number } | null = null;
   constructor(private readonly opts: PipelineOptions) {}
 
   async reload(db: Db | Tx): Promise<void> {
@@ -230,9 +243,26 @@ class Enricher {
       }
     }
     for (const b of built) docs.push(b.doc);
-    const written = await upsertCves(tx, docs);
+    if (!this.history) {
+      const written = await upsertCves(tx, docs);
+      const removed = await deleteCves(tx, drop);
+      return { written, removed, pending };
+    }
+    // Change history: the facts each written row replaced come back from the upsert itself (only rows whose
+    // document changed are read), those of removed CVEs are read before the delete.
+    const rows = await upsertCvesWithPrevious(tx, docs);
+    const gone = drop.length ? await storedFacts(tx, drop) : new Map<string, ChangeFacts>();
     const removed = await deleteCves(tx, drop);
-    return { written, removed, pending };
+    const byId = new Map(docs.map((d) => [d.cve_id, d]));
+    const changes: ChangeInput[] = [];
+    for (const w of rows) {
+      const prev = w.inserted || !w.previous ? null : factsOf(w.previous);
+      for (const c of diffCve(prev, factsOf(byId.get(w.cve_id)!))) changes.push({ cve_id: w.cve_id, ...c });
+    }
+    for (const [id, f] of gone) for (const c of diffCve(f, null)) changes.push({ cve_id: id, ...c });
+    // Last statement of the batch transaction: it takes the feed-position lock until commit.
+    await recordChanges(tx, changes, this.history.runId);
+    return { written: rows.length, removed, pending };
   }
 
   /** Runs the configured provider over the documents of a committed batch; failures leave them pending. */
@@ -305,6 +335,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     await storeAndCount(db, doc, msrcUrls.get(doc.id) || null, msrcStates, summary.msrc);
   };
   const enricher = new Enricher(opts);
+  if (!bulk && opts.recordChanges !== false) enricher.history = { runId: enrichRun };
   let batchNo = 0;
   // Writers: CVE ids are routed to a fixed writer by a hash of the id, so all the records of one CVE are written in
   // order by one writer, and two writers never touch the same CVE, source or EPSS row. Each writer has one batch
@@ -479,6 +510,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       await endBulkLoad(db);
     }
     summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
+    await withTx(conn, (tx) => refreshProducts(tx));
     summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);

@@ -15,6 +15,9 @@ import { createWebhookService, type WebhookService } from './webhooks.ts';
 import { createAccountsService, type AccountsService } from './accounts.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { createAssetCorrelation, type AssetCorrelation } from './asset-correlation.ts';
+import { createWatchlistService, type WatchlistService } from './watchlists.ts';
+import { createChangeService, type ChangeService } from './changes.ts';
+import { createAlertService, type AlertService } from './alerts.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -44,6 +47,12 @@ export interface Services {
   accounts: AccountsService;
   /** v1 asset correlation (issue 11): structured ranges × nameplate assets, trial and partner asset checks. */
   assets: AssetCorrelation;
+  /** Watchlists and the product and protocol catalogs (docs/watchlists.md). */
+  watchlists: WatchlistService;
+  /** CVE change history and the corpus change feed. */
+  changes: ChangeService;
+  /** The alert run over the change feed and the stored alerts (docs/alerts.md). */
+  alerts: AlertService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -76,6 +85,9 @@ export function buildServices(deps: ServiceDeps): Services {
     mailer,
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, warn: deps.warn }),
     assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock }),
+    watchlists: createWatchlistService(deps.store.db),
+    changes: createChangeService(deps.store.db),
+    alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     async close() {
       mailer.close();
       await cves.close();

@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CveDocument } from '../domain/cve-document.ts';
 import { parseCveId } from '../domain/cve-id.ts';
+import type { FactSource } from '../domain/changes.ts';
+import { FACT_SOURCE } from './changes.ts';
 
 /**
  * The document serialised once, with the volatile timestamps (temporal.enriched_at, sage.generated_at) set to
@@ -61,6 +63,25 @@ function row(doc: CveDocument) {
 /** Upserts a batch of enriched documents; returns how many rows were inserted or changed. */
 export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<number> {
   if (docs.length === 0) return 0;
+  const r = await sql<{ n: number }>`${upsertStatement(docs, false)}`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}
+
+/** A written row, and for a row that existed, its change-relevant facts before the write (store/changes.ts). */
+export interface WrittenCve { cve_id: string; inserted: boolean; previous: FactSource | null }
+
+/**
+ * upsertCves that also answers, per row it inserted or changed, the stored facts it replaced: read in the same
+ * statement (a CTE sees the rows before the update), and only for rows whose document changed, so an unchanged
+ * re-import reads nothing more (docs/watchlists.md "Change history").
+ */
+export async function upsertCvesWithPrevious(db: Db | Tx, docs: CveDocument[]): Promise<WrittenCve[]> {
+  if (docs.length === 0) return [];
+  const r = await sql<WrittenCve>`${upsertStatement(docs, true)}`.execute(db);
+  return r.rows;
+}
+
+function upsertStatement(docs: CveDocument[], previous: boolean) {
   // Each row: the slim columns as JSON plus the stable document text spliced in (not re-serialised).
   const payload = `[${docs
     .map((doc) => {
@@ -69,7 +90,7 @@ export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<numb
       return `${slim.slice(0, -1)},"doc_hash":"${hashOf(json)}","doc":${json}}`;
     })
     .join(',')}]`;
-  const r = await sql<{ n: number }>`
+  return sql`
     WITH input AS (
       SELECT cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
@@ -111,8 +132,10 @@ export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<numb
         published_at = EXCLUDED.published_at, modified_at = EXCLUDED.modified_at, enriched_at = EXCLUDED.enriched_at,
         search = EXCLUDED.search, doc = EXCLUDED.doc, doc_hash = EXCLUDED.doc_hash
       WHERE c.doc_hash IS DISTINCT FROM EXCLUDED.doc_hash
-      RETURNING 1
+      RETURNING c.cve_id, (c.xmax = 0) AS inserted
+    )${previous ? sql`, prev AS (
+      SELECT c.cve_id, ${FACT_SOURCE} AS previous FROM cves c JOIN input i ON i.cve_id = c.cve_id WHERE c.doc_hash IS DISTINCT FROM i.doc_hash
     )
-    SELECT count(*)::int AS n FROM up`.execute(db);
-  return r.rows[0]?.n ?? 0;
+    SELECT up.cve_id, up.inserted, prev.previous FROM up LEFT JOIN prev ON prev.cve_id = up.cve_id` : sql`
+    SELECT count(*)::int AS n FROM up`}`;
 }

@@ -18,10 +18,11 @@ export interface HealthFacts {
   runs: StageRunRow[];
   totalCves: number;
   pendingEnrichment: number;
+  lastAlertRun: { status: 'running' | 'completed'; started_at: Date; finished_at: Date | null } | null;
 }
 
 export async function healthFacts(db: Db): Promise<HealthFacts> {
-  const [size, runs, counts] = await Promise.all([
+  const [size, runs, counts, alertRun] = await Promise.all([
     sql<{ bytes: number }>`SELECT pg_database_size(current_database()) AS bytes`.execute(db),
     sql<StageRunRow>`
       SELECT DISTINCT ON (stage) stage, status, started_at, finished_at, rows
@@ -29,11 +30,14 @@ export async function healthFacts(db: Db): Promise<HealthFacts> {
     sql<{ total: number; pending: number }>`
       SELECT (SELECT count(*) FROM cves) AS total,
              (SELECT count(*) FROM cves WHERE (doc->'sage'->>'status') = 'pending') AS pending`.execute(db),
+    sql<{ status: 'running' | 'completed'; started_at: Date; finished_at: Date | null }>`
+      SELECT status, started_at, finished_at FROM alert_runs ORDER BY id DESC LIMIT 1`.execute(db),
   ]);
   return {
     dbSizeBytes: size.rows[0].bytes,
     runs: runs.rows,
     totalCves: counts.rows[0].total,
     pendingEnrichment: counts.rows[0].pending,
+    lastAlertRun: alertRun.rows[0] ?? null,
   };
 }

@@ -79,6 +79,25 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { id: r.webhook.id }, markers: [r.webhook.label, r.webhook.url, r.secret] };
     },
   },
+  watchlist: {
+    async seed(t, org) {
+      // A protocol needs no catalog rows; the id is random and tenant-scoped (docs/watchlists.md).
+      // (Seeded again for the same organization by the coverage probe: the entry already there is the one.)
+      const r = await t.app.services.watchlists.add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' });
+      if (!r.ok && r.reason !== 'already_watching') throw new Error(`watchlist entry not created: ${r.reason}`);
+      return { ids: { entry_id: r.ok ? r.entry.id : r.reason === 'already_watching' ? r.entryId : 0 }, markers: [] };
+    },
+  },
+  alerts: {
+    async seed(t, org) {
+      // An alert as the alert run stores it (services/alerts.ts), without running the import.
+      const run = await sql<{ id: number }>`INSERT INTO alert_runs (from_seq, to_seq, status, trigger) VALUES (0, 0, 'completed', 'cli') RETURNING id`.execute(t.store.db);
+      const name = `Runner vendor ${org.tag}`;
+      const a = await sql<{ id: number }>`INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
+        VALUES (${org.orgId}, ${run.rows[0].id}, 'CVE-2024-0001', 'MONITOR', ARRAY['new CVE'], ARRAY['new_cve'], 'vendor', ${name}, '{}'::jsonb) RETURNING id`.execute(t.store.db);
+      return { ids: { alert_id: Number(a.rows[0].id) }, markers: [name] };
+    },
+  },
   windows_results: {
     async seed(t, org) {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-w` });

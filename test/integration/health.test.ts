@@ -70,7 +70,7 @@ describe('payload', () => {
     const never = { status: 'never_run', last_run: null, rows: null, hours_since: null, duration_sec: null };
     assert.deepEqual(data.pipeline, { ingest: never, enricher: never });
     assert.deepEqual(data.counts, { total_cves: 0, alert_ready: 0, pending_enrichment: 0, rendered: 0 });
-    assert.deepEqual(data.services, { api: 'operational', enricher: 'never_run', renderer: 'operational', alerts: 'not_configured' });
+    assert.deepEqual(data.services, { api: 'operational', enricher: 'never_run', renderer: 'operational', alerts: 'never_run' });
     const size = await sql<{ b: number }>`SELECT pg_database_size(current_database()) AS b`.execute(t.store.db);
     assert.ok(Math.abs(data.db_size_mb - size.rows[0].b / 1048576) < 1, `db_size_mb ${data.db_size_mb}`);
     assert.equal(typeof data.disk_free_gb, 'number');

@@ -15,6 +15,9 @@ import authRoutes from './v1/auth.ts';
 import accountManage from './v1/account-manage.ts';
 import accountPages from './v1/account-pages.ts';
 import assetCorrelation from './v1/asset-correlation.ts';
+import watchlist from './v1/watchlist.ts';
+import changes from './v1/changes.ts';
+import alerts from './v1/alerts.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -32,4 +35,7 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(accountManage);
   await app.register(accountPages);
   await app.register(assetCorrelation);
+  await app.register(watchlist);
+  await app.register(changes);
+  await app.register(alerts);
 }

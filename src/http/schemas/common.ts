@@ -11,3 +11,6 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
 
 /** A query string that accepts no parameters (unknown ones answer 400 UNKNOWN_PARAMETER). */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** The body of a write that takes none (DELETE): absent (null to the validator), or an empty JSON object. */
+export const NoBody = Type.Unsafe<Record<string, never> | null>({ type: ['object', 'null'], additionalProperties: false });

@@ -39,7 +39,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir) };
     try {
       const f = await healthFacts(store.db);
-      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment };
+      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun };
     } catch (e) {
       // Unreachable or too slow: the database is reported unavailable (degraded); anything else is a bug.
       if (!isConnectionError(e) && !isStatementTimeout(e)) throw e;

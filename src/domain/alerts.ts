@@ -1,0 +1,72 @@
+// The alert run's rules (issue 13, spec §6; docs/alerts.md): the sage_priority of an alert, and which of an
+// organization's matching watch entries an alert names. Pure.
+import type { ExploitMaturity } from './cve-document.ts';
+import { maturityRank } from './changes.ts';
+import type { WatchEntityType } from './watchlist.ts';
+
+export const SAGE_PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR', 'IGNORE'] as const;
+export type SagePriority = (typeof SAGE_PRIORITIES)[number];
+
+/** Where an alert stands: stored 'pending' by the run; the delivery work moves it on (docs/alerts.md "Delivery"). */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** What the priority rule reads: the CVE's current facts, and whether it matched one of the organization's assets. */
+export interface PriorityFacts {
+  kev: boolean;
+  exploit_maturity: ExploitMaturity;
+  bcs: number;
+  cvss: number | null;
+  epss_percentile: number | null;
+  patch_available: boolean;
+  asset_match: boolean;
+}
+
+/**
+ * sage_priority, modelled on the published four-tier "what to act on first" framework (published notes §3):
+ *
+ * PATCH NOW (same day), any of:
+ *   - KEV (or WEAPONIZED) and (BCS ≥ 9 or an asset match);
+ *   - CVSS 10 with at least a proof of concept and no fix available.
+ * PATCH NEXT (within 72 h), any of:
+ *   - KEV (or WEAPONIZED);
+ *   - BCS ≥ 8 and a functional exploit or better;
+ *   - EPSS percentile ≥ 0.90 and BCS ≥ 7;
+ *   - an asset match and BCS ≥ 9.
+ * MONITOR (next maintenance window), any of:
+ *   - BCS ≥ 4;
+ *   - a proof of concept or better;
+ *   - EPSS percentile ≥ 0.50;
+ *   - an asset match.
+ * IGNORE: none of the above (BCS below 4, no exploit evidence, EPSS below the median, no asset match).
+ *
+ * A fix being available lowers nothing for a KEV CVE: the published BCS example keeps a patched KEV CVE at 10.
+ */
+export function sagePriority(f: PriorityFacts): SagePriority {
+  const exploited = f.kev || f.exploit_maturity === 'WEAPONIZED';
+  const m = maturityRank(f.exploit_maturity);
+  const pct = f.epss_percentile ?? 0;
+  if (exploited && (f.bcs >= 9 || f.asset_match)) return 'PATCH NOW';
+  if (f.cvss !== null && f.cvss >= 10 && m >= maturityRank('POC') && !f.patch_available) return 'PATCH NOW';
+  if (exploited) return 'PATCH NEXT';
+  if (f.bcs >= 8 && m >= maturityRank('FUNCTIONAL')) return 'PATCH NEXT';
+  if (pct >= 0.9 && f.bcs >= 7) return 'PATCH NEXT';
+  if (f.asset_match && f.bcs >= 9) return 'PATCH NEXT';
+  if (f.bcs >= 4 || m >= maturityRank('POC') || pct >= 0.5 || f.asset_match) return 'MONITOR';
+  return 'IGNORE';
+}
+
+/** A matching watch entry (or, once asset correlation stores matches, an environment). */
+export interface MatchCandidate {
+  entity_type: WatchEntityType | 'environment';
+  entity_name: string;
+}
+
+/** The most specific first: the CVE itself, an asset, a product, a vendor, a protocol. */
+const SPECIFICITY: Record<MatchCandidate['entity_type'], number> = { cve: 0, environment: 1, product: 2, vendor: 3, protocol: 4 };
+
+/** The match an alert names (spec §6 `watchlist_match`): the most specific; ties by name. */
+export function bestMatch(candidates: MatchCandidate[]): MatchCandidate | null {
+  if (!candidates.length) return null;
+  return [...candidates].sort((a, b) => SPECIFICITY[a.entity_type] - SPECIFICITY[b.entity_type] || a.entity_name.localeCompare(b.entity_name))[0];
+}

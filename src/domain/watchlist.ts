@@ -1,0 +1,77 @@
+// Watchlists (issue 13; docs/watchlists.md): what an organization can watch and how a watched entity is named.
+// Pure. Ids come from the catalogs: a vendor slug (GET /api/v1/catalog/vendors), a product id
+// `<vendor-slug>/<product-key>` (GET /api/v1/catalog/products), a protocol name (GET /api/v1/catalog/protocols),
+// or a CVE id.
+import { ICS_PROTOCOLS, type IcsProtocol } from './cve-document.ts';
+import { isCveIdAnyCase } from './cve-id.ts';
+
+export const WATCH_ENTITY_TYPES = ['vendor', 'product', 'protocol', 'cve'] as const;
+export type WatchEntityType = (typeof WATCH_ENTITY_TYPES)[number];
+
+/** Most entries one organization may hold (a bound on the per-row ranking and on the alert run's matching). */
+export const WATCHLIST_MAX_ENTRIES = 500;
+
+/**
+ * The product key: lowercase ASCII letters and digits, every other run of characters one '-', none at the ends.
+ * Same as the SQL function vi_product_key (migration 0920). '' for a name with no ASCII letter or digit.
+ */
+export function productKey(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/** Display names of the ICS protocols (spec §4.1 list). */
+export const PROTOCOL_NAMES: Record<IcsProtocol, string> = {
+  modbus: 'Modbus', dnp3: 'DNP3', 'opc-ua': 'OPC UA', 'iec-61850': 'IEC 61850', profinet: 'PROFINET',
+  'ethernet-ip': 'EtherNet/IP', bacnet: 'BACnet', ssh: 'SSH', http: 'HTTP', ftp: 'FTP',
+};
+
+/** The display name of a protocol key (the key itself when it is not one of the list). */
+export function protocolName(key: string): string {
+  return (PROTOCOL_NAMES as Record<string, string>)[key] ?? key;
+}
+
+const SLUG = /^[a-z0-9][a-z0-9-]*$/;
+const KEY = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/**
+ * The stored key of an entity id, or why the id cannot name an entity of that type (its form only: whether the
+ * catalog holds it is the caller's lookup). CVE ids are upper-cased; the others are taken as the catalog gives them.
+ */
+export function entityKey(type: WatchEntityType, id: string): { ok: true; key: string } | { ok: false; message: string } {
+  switch (type) {
+    case 'vendor':
+      return SLUG.test(id) ? { ok: true, key: id } : { ok: false, message: 'must be a vendor slug from GET /api/v1/catalog/vendors' };
+    case 'product': {
+      const [v, p, ...rest] = id.split('/');
+      return rest.length === 0 && p !== undefined && SLUG.test(v) && KEY.test(p)
+        ? { ok: true, key: id } : { ok: false, message: 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products' };
+    }
+    case 'protocol':
+      return (ICS_PROTOCOLS as readonly string[]).includes(id)
+        ? { ok: true, key: id } : { ok: false, message: `must be one of ${ICS_PROTOCOLS.join(', ')} (GET /api/v1/catalog/protocols)` };
+    case 'cve':
+      return isCveIdAnyCase(id) ? { ok: true, key: id.toUpperCase() } : { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' };
+  }
+}
+
+/** The facts of a CVE a watch entry is matched against. */
+export interface WatchTarget {
+  cve_id: string;
+  vendor_slugs: string[];
+  /** Product keys (productKey of each product name the CVE names). */
+  product_keys: string[];
+  protocols: string[];
+}
+
+/** Whether a watch entry matches a CVE: its vendor, one of its products (with that vendor), protocol, or itself. */
+export function watchMatches(type: WatchEntityType, key: string, t: WatchTarget): boolean {
+  switch (type) {
+    case 'vendor': return t.vendor_slugs.includes(key);
+    case 'protocol': return t.protocols.includes(key);
+    case 'cve': return t.cve_id === key;
+    case 'product': {
+      const i = key.indexOf('/');
+      return t.vendor_slugs.includes(key.slice(0, i)) && t.product_keys.includes(key.slice(i + 1));
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Watchlists (issue 13; spec §5.6 "watchlist" writes need owner or admin; shape from the published notes §4,
+// docs/watchlists.md): list, add, remove the caller's organization's watched vendors, products, protocols and CVEs.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok, collection, pagination } from '../../envelope.ts';
+import { ApiError } from '../../errors.ts';
+import { NoBody, NoQuery } from '../../schemas/common.ts';
+import { CreateWatch, WatchEntryParams, WatchEntryResponse, WatchListQuery, WatchListResponse } from '../../schemas/watchlists.ts';
+
+const watchlist: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.watchlists;
+
+  app.get('/api/v1/watchlist', {
+    schema: {
+      tags: ['watchlist'], summary: "Your organization's watchlist, oldest entry first",
+      security: [{ apiKey: [] }, { session: [] }],
+      querystring: WatchListQuery, response: { 200: WatchListResponse },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'watchlist', ids: [] } } },
+  }, async (req) => {
+    const r = await svc.list(req.principal!.orgId, req.query);
+    return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
+  });
+
+  app.post('/api/v1/watchlist', {
+    schema: {
+      tags: ['watchlist'],
+      summary: 'Watch a vendor, product, protocol or CVE (owner or admin; keys need the write scope). Watching twice: 409 already_watching',
+      security: [{ apiKey: [] }, { session: [] }],
+      querystring: NoQuery, body: CreateWatch, response: { 201: WatchEntryResponse },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'watchlist', ids: [] } } },
+  }, async (req, reply) => {
+    const r = await svc.add(req.principal!.orgId, req.principal!.memberId, req.body);
+    if (!r.ok) {
+      switch (r.reason) {
+        case 'invalid_id':
+        case 'not_in_catalog':
+          throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.entity_id', message: r.message, type: `value_error.${r.reason}` }] });
+        case 'already_watching':
+          throw new ApiError('CONFLICT', { message: 'Already watching this entity', detail: { error: 'already_watching', entry_id: r.entryId } });
+        case 'limit_reached':
+          throw new ApiError('LIMIT_REACHED', { message: `A watchlist holds at most ${r.max} entries`, max: r.max });
+      }
+    }
+    reply.code(201);
+    return ok(req, r.entry, {});
+  });
+
+  app.delete('/api/v1/watchlist/:entry_id', {
+    schema: {
+      tags: ['watchlist'], summary: 'Stop watching: removes one entry (owner or admin; keys need the write scope); answers the removed entry',
+      security: [{ apiKey: [] }, { session: [] }],
+      params: WatchEntryParams, querystring: NoQuery, body: NoBody, response: { 200: WatchEntryResponse },
+    },
+    config: {
+      auth: {
+        mode: 'key_or_session', role: 'admin', scope: 'write',
+        tenant: { resource: 'watchlist', ids: [{ in: 'params', name: 'entry_id', foreign: 'watchlist_entry_not_found' }] },
+      },
+    },
+  }, async (req) => {
+    const removed = await svc.remove(req.principal!.orgId, Number(req.params.entry_id));
+    if (!removed) {
+      throw new ApiError('NOT_FOUND', { message: 'No such watchlist entry in your organization', detail: { error: 'watchlist_entry_not_found', entry_id: req.params.entry_id } });
+    }
+    return ok(req, removed, {});
+  });
+};
+export default watchlist;

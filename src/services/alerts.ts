@@ -1,0 +1,113 @@
+// The alert run (issue 13, spec §6; docs/alerts.md): the changes recorded since the last completed run, matched
+// against every active organization's watchlist, stored as alerts pending delivery; and the alert list.
+// Single-flight: the pg-boss singleton policy plus an advisory lock (a `vulnintel alerts run` from the shell).
+import type { Db } from '../store/db.ts';
+import { withTx } from '../store/db.ts';
+import { describeChange } from '../domain/changes.ts';
+import { bestMatch, sagePriority, type MatchCandidate } from '../domain/alerts.ts';
+import { protocolName } from '../domain/watchlist.ts';
+import { cveHtmlUrl } from '../domain/cve-view.ts';
+import {
+  alertCves, completeRun, insertAlerts, listAlerts, openRun, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  type AlertFilter, type AlertInsert, type RunRow,
+} from '../store/alerts.ts';
+
+/** CVEs matched per transaction: a resumed run redoes at most the chunk that was in flight. */
+const CHUNK = 500;
+
+export interface AlertRunReport { run_id: number; resumed: boolean; from_seq: number; to_seq: number; cves: number; alerts_stored: number; alerts_total: number }
+
+export interface AlertRunOptions {
+  publicUrl: string;
+  /** When the run stamps payloads (injected clock). */
+  now: () => Date;
+  /** CVEs matched per transaction (default CHUNK). */
+  chunkSize?: number;
+  /** Test hook: called after each committed chunk (a run that dies midway is simulated by throwing here). */
+  afterChunk?: (n: number) => Promise<void> | void;
+}
+
+export function createAlertService(db: Db, opts: AlertRunOptions) {
+  async function runChunk(conn: Db, run: RunRow, ids: string[]): Promise<number> {
+    const [changes, facts, hits] = await Promise.all([windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids)]);
+    const byCve = new Map<string, typeof changes>();
+    for (const c of changes) byCve.set(c.cve_id, [...(byCve.get(c.cve_id) ?? []), c]);
+    const groups = new Map<string, { org: number; cve: string; candidates: MatchCandidate[] }>();
+    for (const h of hits) {
+      const k = `${h.org_id} ${h.cve_id}`;
+      const g = groups.get(k) ?? { org: h.org_id, cve: h.cve_id, candidates: [] };
+      const name = h.entity_type === 'protocol' ? protocolName(h.entity_key) : h.entity_name ?? h.entity_key;
+      g.candidates.push({ entity_type: h.entity_type, entity_name: name });
+      groups.set(k, g);
+    }
+    const timestamp = opts.now().toISOString();
+    const rows: AlertInsert[] = [];
+    for (const g of groups.values()) {
+      const cve = facts.get(g.cve);
+      const cs = byCve.get(g.cve);
+      if (!cve || !cs?.length) continue;
+      // Asset matches join here once asset correlation stores them per organization (docs/alerts.md).
+      const assetMatch = false;
+      const priority = sagePriority({
+        kev: cve.kev_flagged, exploit_maturity: cve.exploit_maturity, bcs: cve.bcs_score, cvss: cve.cvss_score,
+        epss_percentile: cve.epss_percentile, patch_available: cve.patch_available, asset_match: assetMatch,
+      });
+      const match = bestMatch(g.candidates)!;
+      const reasons = cs.map(describeChange);
+      rows.push({
+        org_id: g.org, cve_id: g.cve, sage_priority: priority, reasons, change_kinds: cs.map((c) => c.kind),
+        match_type: match.entity_type, match_name: match.entity_name,
+        payload: {
+          event: 'cve.alert', version: '1.0', timestamp,
+          data: {
+            cve_id: cve.cve_id, title: cve.title, cvss_score: cve.cvss_score, cvss_vector: cve.cvss_vector,
+            patch_status: cve.patch_status, kev_flagged: cve.kev_flagged, epss_score: cve.epss_score, sage_priority: priority,
+            published_at: cve.published_at, url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
+            executive_summary: cve.executive_summary, mitigation: cve.mitigation, causal_boundary: null, virtual_patch: null,
+            watchlist_match: { entity_type: match.entity_type, entity_name: match.entity_name },
+            reasons,
+          },
+        },
+      });
+    }
+    return withTx(conn, (tx) => insertAlerts(tx, run.id, rows));
+  }
+
+  return {
+    /** One run now; 'busy' when another holds the lock. A run left unfinished is resumed over its own window. */
+    async run(trigger: 'schedule' | 'cli'): Promise<AlertRunReport | 'busy'> {
+      const r = await withAlertLock(db, async (conn) => {
+        const open = await unfinishedRun(conn);
+        const run = open ?? (await openRun(conn, trigger));
+        const ids = await windowCves(conn, run);
+        let stored = 0;
+        const size = opts.chunkSize ?? CHUNK;
+        for (let i = 0, n = 1; i < ids.length; i += size, n++) {
+          stored += await runChunk(conn, run, ids.slice(i, i + size));
+          await opts.afterChunk?.(n);
+        }
+        const total = await completeRun(conn, run.id, ids.length);
+        return { run_id: run.id, resumed: open !== null, from_seq: run.from_seq, to_seq: run.to_seq, cves: ids.length, alerts_stored: stored, alerts_total: total };
+      });
+      return r.ran ? r.value : 'busy';
+    },
+
+    async list(orgId: number, q: { page?: number; per_page?: number; sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }) {
+      const page = q.page ?? 1;
+      const perPage = q.per_page ?? 20;
+      const f: AlertFilter = {
+        sage_priority: q.sage_priority?.split(','), cve_id: q.cve_id?.toUpperCase(), since: q.since ? new Date(q.since) : undefined,
+        delivery_status: q.delivery_status, match_type: q.match_type,
+      };
+      const { total, rows } = await listAlerts(db, orgId, f, perPage, (page - 1) * perPage);
+      const items = rows.map((r) => ({
+        id: r.id, cve_id: r.cve_id, sage_priority: r.sage_priority, reasons: r.reasons, change_kinds: r.change_kinds,
+        watchlist_match: { entity_type: r.match_type, entity_name: r.match_name }, delivery_status: r.delivery_status,
+        created_at: r.created_at, payload: r.payload,
+      }));
+      return { items, total, page, perPage };
+    },
+  };
+}
+
+export type AlertService = ReturnType<typeof createAlertService>;

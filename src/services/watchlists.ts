@@ -1,0 +1,89 @@
+// Watchlists and the product and protocol catalogs (issue 13; docs/watchlists.md). Never request or reply here:
+// who is asking arrives as plain data, and refusals come back typed for the route to map to spec §7.
+import type { Db } from '../store/db.ts';
+import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
+import { entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
+import {
+  addWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
+} from '../store/watchlists.ts';
+import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
+
+export interface WatchEntry {
+  id: number;
+  entity_type: WatchEntityType;
+  entity_id: string;
+  /** The catalog's current name; the id itself when the catalog no longer holds it. */
+  entity_name: string;
+  created_at: string;
+}
+
+export type AddWatchResult =
+  | { ok: true; entry: WatchEntry }
+  | { ok: false; reason: 'invalid_id'; message: string }
+  | { ok: false; reason: 'not_in_catalog'; message: string }
+  | { ok: false; reason: 'already_watching'; entryId: number }
+  | { ok: false; reason: 'limit_reached'; max: number };
+
+const view = (r: WatchRow): WatchEntry => ({
+  id: r.id,
+  entity_type: r.entity_type,
+  entity_id: r.entity_key,
+  entity_name: r.entity_type === 'protocol' ? protocolName(r.entity_key) : r.catalog_name ?? r.entity_key,
+  created_at: r.created_at,
+});
+
+const CATALOG_OF: Record<WatchEntityType, string> = {
+  vendor: 'the vendor catalog (GET /api/v1/catalog/vendors)',
+  product: 'the product catalog (GET /api/v1/catalog/products)',
+  protocol: 'the protocol catalog (GET /api/v1/catalog/protocols)',
+  cve: 'the CVE corpus',
+};
+
+export function createWatchlistService(db: Db) {
+  return {
+    async list(orgId: number, q: PageRequest & { entity_type?: WatchEntityType }) {
+      const page = q.page ?? 1;
+      const perPage = q.per_page ?? 20;
+      const { total, rows } = await listWatches(db, orgId, q.entity_type, perPage, (page - 1) * perPage);
+      return { items: rows.map(view), total, page, perPage };
+    },
+
+    async add(orgId: number, memberId: number | null, input: { entity_type: WatchEntityType; entity_id: string }): Promise<AddWatchResult> {
+      const k = entityKey(input.entity_type, input.entity_id);
+      if (!k.ok) return { ok: false, reason: 'invalid_id', message: k.message };
+      if (input.entity_type !== 'protocol' && (await catalogName(db, input.entity_type, k.key)) === null) {
+        return { ok: false, reason: 'not_in_catalog', message: `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}` };
+      }
+      // The bound is checked before the insert; two concurrent adds at the bound may pass it by one each, which
+      // the bound (a cost limit, not a plan quota) tolerates.
+      if ((await countWatches(db, orgId)) >= WATCHLIST_MAX_ENTRIES) return { ok: false, reason: 'limit_reached', max: WATCHLIST_MAX_ENTRIES };
+      const r = await addWatchEntry(db, orgId, input.entity_type, k.key, memberId);
+      if ('existing' in r) return { ok: false, reason: 'already_watching', entryId: r.existing };
+      return { ok: true, entry: view(r.row) };
+    },
+
+    async remove(orgId: number, id: number): Promise<WatchEntry | null> {
+      const r = await deleteWatchEntry(db, orgId, id);
+      return r ? view(r) : null;
+    },
+
+    async products(who: Reader, q: PageRequest & { vendor?: string; q?: string }) {
+      const { page, perPage, offset } = pageArgs(who, q);
+      const { total, rows } = await listProducts(db, { vendor: q.vendor, q: q.q?.trim() || undefined }, perPage, offset);
+      const items = rows.map((r) => ({ id: `${r.vendor_slug}/${r.product_key}`, name: r.name, vendor_slug: r.vendor_slug, vendor: r.vendor, cve_count: r.cve_count }));
+      return { items, total, page, perPage };
+    },
+
+    /** The ICS protocols (spec §4.1 list, fixed) with their exact CVE counts; `q` matches the id or name. */
+    async protocols(q: { q?: string }) {
+      const counts = await protocolCounts(db);
+      const needle = q.q?.trim().toLowerCase();
+      const items = ICS_PROTOCOLS
+        .map((p) => ({ id: p, name: PROTOCOL_NAMES[p], cve_count: counts.get(p) ?? 0 }))
+        .filter((p) => !needle || p.id.includes(needle) || p.name.toLowerCase().includes(needle));
+      return { items };
+    },
+  };
+}
+
+export type WatchlistService = ReturnType<typeof createWatchlistService>;

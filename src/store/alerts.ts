@@ -1,0 +1,175 @@
+// The alert run's SQL (migration 0922; docs/alerts.md): runs and their windows, the matching of a window's changed
+// CVEs against every active organization's watchlist, and the stored alerts.
+import { sql, type RawBuilder } from 'kysely';
+import type { Db, Tx } from './db.ts';
+import type { ChangeKind } from '../domain/changes.ts';
+import type { WatchEntityType } from '../domain/watchlist.ts';
+import type { ExploitMaturity } from '../domain/cve-document.ts';
+import type { DeliveryStatus, SagePriority } from '../domain/alerts.ts';
+
+type Conn = Db | Tx;
+
+declare module './schema.ts' {
+  interface Database {
+    alert_runs: {
+      id: number; from_seq: number; to_seq: number; status: string; trigger: string; started_at: Date;
+      finished_at: Date | null; changes: number; alerts: number;
+    };
+    alerts: {
+      id: number; org_id: number; run_id: number; cve_id: string; sage_priority: string; reasons: string[];
+      change_kinds: string[]; match_type: string; match_name: string; payload: unknown; delivery_status: string; created_at: Date;
+    };
+  }
+}
+
+const ALERT_LOCK = 0x76694152; // 'viAR'
+
+/** Runs fn holding the alert-run lock on one connection; `ran: false` when another run holds it. */
+export async function withAlertLock<T>(db: Db, fn: (conn: Db) => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+  return db.connection().execute(async (conn) => {
+    const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${ALERT_LOCK}) AS ok`.execute(conn);
+    if (!r.rows[0]?.ok) return { ran: false as const };
+    try {
+      return { ran: true as const, value: await fn(conn) };
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${ALERT_LOCK})`.execute(conn).catch(() => undefined);
+    }
+  });
+}
+
+export interface RunRow { id: number; from_seq: number; to_seq: number; status: string }
+
+const runRow = (r: RunRow): RunRow => ({ ...r, id: Number(r.id), from_seq: Number(r.from_seq), to_seq: Number(r.to_seq) });
+
+/** The run left in progress by a process that died, if any (call holding the lock). */
+export async function unfinishedRun(db: Conn): Promise<RunRow | null> {
+  const r = await sql<RunRow>`SELECT id, from_seq, to_seq, status FROM alert_runs WHERE status = 'running'`.execute(db);
+  return r.rows[0] ? runRow(r.rows[0]) : null;
+}
+
+/** Opens a run over (end of the last completed run, newest change]. */
+export async function openRun(db: Conn, trigger: 'schedule' | 'cli'): Promise<RunRow> {
+  const r = await sql<RunRow>`
+    INSERT INTO alert_runs (from_seq, to_seq, trigger)
+    SELECT f.s, greatest(f.s, coalesce((SELECT max(seq) FROM cve_changes), 0)), ${trigger}
+    FROM (SELECT coalesce(max(to_seq), 0) AS s FROM alert_runs WHERE status = 'completed') f
+    RETURNING id, from_seq, to_seq, status`.execute(db);
+  return runRow(r.rows[0]);
+}
+
+/** Closes a run; its alert count is what it stored, across resumptions. */
+export async function completeRun(db: Conn, id: number, changes: number): Promise<number> {
+  const r = await sql<{ alerts: number }>`UPDATE alert_runs SET status = 'completed', finished_at = now(), changes = ${changes},
+    alerts = (SELECT count(*) FROM alerts WHERE run_id = ${id}) WHERE id = ${id} RETURNING alerts`.execute(db);
+  return r.rows[0].alerts;
+}
+
+/** CVE ids with changes in the window that can alert (a CVE that left the corpus cannot), in order. */
+export async function windowCves(db: Conn, run: RunRow): Promise<string[]> {
+  const r = await sql<{ cve_id: string }>`SELECT DISTINCT ch.cve_id FROM cve_changes ch JOIN cves c ON c.cve_id = ch.cve_id
+    WHERE ch.seq > ${run.from_seq} AND ch.seq <= ${run.to_seq} AND ch.kind <> 'cve_removed' ORDER BY ch.cve_id`.execute(db);
+  return r.rows.map((x) => x.cve_id);
+}
+
+export interface WindowChange { cve_id: string; seq: number; kind: ChangeKind; before: Record<string, unknown> | null; after: Record<string, unknown> | null }
+
+export async function windowChanges(db: Conn, run: RunRow, ids: string[]): Promise<WindowChange[]> {
+  const r = await sql<WindowChange>`SELECT cve_id, seq, kind, before, after FROM cve_changes
+    WHERE seq > ${run.from_seq} AND seq <= ${run.to_seq} AND cve_id = ANY(${ids}::text[]) AND kind <> 'cve_removed' ORDER BY seq`.execute(db);
+  return r.rows.map((x) => ({ ...x, seq: Number(x.seq) }));
+}
+
+export interface WatchHit { org_id: number; cve_id: string; entity_type: WatchEntityType; entity_key: string; entity_name: string | null }
+
+/**
+ * Every active organization's watch entries that match the given CVEs, by equality on keys the CVE yields (its
+ * vendor slugs, `<vendor>/<product key>` pairs, protocols and its own id), through the (entity_type, entity_key)
+ * index: the cost follows the hits, not organizations × entries.
+ */
+export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
+  const r = await sql<WatchHit>`
+    WITH t AS (
+      SELECT c.cve_id, c.vendor_slugs, c.protocols,
+        ARRAY(SELECT DISTINCT vi_product_key(p) FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p) AS product_keys
+      FROM cves c WHERE c.cve_id = ANY(${ids}::text[])
+    ), keys AS (
+      SELECT cve_id, 'vendor' AS kind, unnest(vendor_slugs) AS k FROM t
+      UNION ALL SELECT cve_id, 'protocol', unnest(protocols) FROM t
+      UNION ALL SELECT cve_id, 'cve', cve_id FROM t
+      UNION ALL SELECT t.cve_id, 'product', v || '/' || p FROM t, unnest(t.vendor_slugs) AS v, unnest(t.product_keys) AS p WHERE p <> ''
+    )
+    SELECT w.org_id, k.cve_id, w.entity_type, w.entity_key,
+      CASE w.entity_type
+        WHEN 'vendor' THEN (SELECT v.name FROM vendors v WHERE v.slug = w.entity_key)
+        WHEN 'product' THEN (SELECT coalesce(v.name, p.vendor_slug) || ' ' || p.name FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug
+          WHERE p.vendor_slug = split_part(w.entity_key, '/', 1) AND p.product_key = split_part(w.entity_key, '/', 2))
+        ELSE NULL
+      END AS entity_name
+    FROM (SELECT DISTINCT cve_id, kind, k FROM keys) k
+    JOIN watchlist_entries w ON w.entity_type = k.kind AND w.entity_key = k.k
+    JOIN organizations o ON o.id = w.org_id AND o.status = 'active'
+    ORDER BY w.org_id, k.cve_id`.execute(db);
+  return r.rows.map((x) => ({ ...x, org_id: Number(x.org_id) }));
+}
+
+/** The current facts and payload fields of the given CVEs. */
+export interface AlertCve {
+  cve_id: string; title: string; cvss_score: number | null; cvss_vector: string | null; patch_status: string; kev_flagged: boolean;
+  epss_score: number | null; epss_percentile: number | null; bcs_score: number; exploit_maturity: ExploitMaturity; patch_available: boolean;
+  published_at: string | null; executive_summary: string | null; mitigation: string | null;
+}
+
+export async function alertCves(db: Conn, ids: string[]): Promise<Map<string, AlertCve>> {
+  const r = await sql<AlertCve>`SELECT c.cve_id, c.title, (c.doc->'scoring'->'cvss'->>'score')::float8 AS cvss_score,
+      c.doc->'scoring'->'cvss'->>'vector' AS cvss_vector, c.patch_status, c.kev_flagged,
+      (c.doc->'scoring'->'epss'->>'score')::float8 AS epss_score, (c.doc->'scoring'->'epss'->>'percentile')::float8 AS epss_percentile,
+      (c.doc->'scoring'->'bcs'->>'score')::float8 AS bcs_score, c.exploit_maturity, (c.doc->'patch'->>'patch_available')::boolean AS patch_available,
+      c.doc->'temporal'->>'published_at' AS published_at, c.doc->'sage'->>'executive_summary' AS executive_summary,
+      c.doc->'sage'->>'remediation_guidance' AS mitigation
+    FROM cves c WHERE c.cve_id = ANY(${ids}::text[])`.execute(db);
+  return new Map(r.rows.map((x) => [x.cve_id, x]));
+}
+
+export interface AlertInsert {
+  org_id: number; cve_id: string; sage_priority: string; reasons: string[]; change_kinds: string[]; match_type: string;
+  match_name: string; payload: unknown;
+}
+
+/** Stores alerts of a run; an alert the run already stored (a resumed run) is left as it is. Returns how many were new. */
+export async function insertAlerts(db: Conn, runId: number, rows: AlertInsert[]): Promise<number> {
+  if (!rows.length) return 0;
+  const r = await sql`
+    INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
+    SELECT (e->>'org_id')::bigint, ${runId}::bigint, e->>'cve_id', e->>'sage_priority',
+      ARRAY(SELECT jsonb_array_elements_text(e->'reasons')), ARRAY(SELECT jsonb_array_elements_text(e->'change_kinds')),
+      e->>'match_type', e->>'match_name', e->'payload'
+    FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) AS e
+    ON CONFLICT (run_id, org_id, cve_id) DO NOTHING`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
+// ---- reads (GET /api/v1/alerts) ----
+
+export interface AlertRow {
+  id: number; cve_id: string; sage_priority: SagePriority; reasons: string[]; change_kinds: string[]; match_type: string; match_name: string;
+  payload: Record<string, unknown>; delivery_status: DeliveryStatus; created_at: string; run_id: number;
+}
+
+export interface AlertFilter { sage_priority?: string[]; cve_id?: string; since?: Date; delivery_status?: string; match_type?: string }
+
+export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit: number, offset: number): Promise<{ total: number; rows: AlertRow[] }> {
+  const parts: RawBuilder<unknown>[] = [sql`org_id = ${orgId}`];
+  if (f.sage_priority) parts.push(sql`sage_priority = ANY(${f.sage_priority}::text[])`);
+  if (f.cve_id) parts.push(sql`cve_id = ${f.cve_id}`);
+  if (f.since) parts.push(sql`created_at >= ${f.since}`);
+  if (f.delivery_status) parts.push(sql`delivery_status = ${f.delivery_status}`);
+  if (f.match_type) parts.push(sql`match_type = ${f.match_type}`);
+  const where = sql.join(parts, sql` AND `);
+  const [n, rows] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE ${where}`.execute(db),
+    sql<AlertRow>`SELECT id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload, delivery_status, run_id,
+        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
+      FROM alerts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
+  ]);
+  return { total: n.rows[0].n, rows: rows.rows.map((x) => ({ ...x, id: Number(x.id), run_id: Number(x.run_id) })) };
+}

@@ -1,0 +1,168 @@
+// Watchlists and the product and protocol catalogs (migration 0920; docs/watchlists.md). Tenant functions take
+// orgId first; a foreign entry id is simply not found.
+import { sql, type RawBuilder } from 'kysely';
+import type { Db, Tx } from './db.ts';
+import type { WatchEntityType } from '../domain/watchlist.ts';
+
+type Conn = Db | Tx;
+
+declare module './schema.ts' {
+  interface Database {
+    products: { vendor_slug: string; product_key: string; name: string; cve_count: number };
+  }
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+// ---- product catalog ----
+
+/**
+ * Rebuilds the product catalog from the corpus (after every import, with the vendor catalog). A CVE naming one
+ * vendor pairs each of its products with it; a CVE naming several pairs only its primary vendor (the first slug)
+ * with its primary product. The display name is the most common spelling of the key.
+ */
+export async function refreshProducts(db: Conn): Promise<number> {
+  await sql`
+    WITH pairs AS (
+      SELECT c.vendor_slugs[1] AS vendor_slug, p.name
+      FROM cves c, jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
+      WHERE c.vendor_count = 1 AND cardinality(c.vendor_slugs) = 1
+      UNION ALL
+      SELECT c.vendor_slugs[1], c.primary_product FROM cves c
+      WHERE c.vendor_count > 1 AND c.primary_product IS NOT NULL AND cardinality(c.vendor_slugs) > 0
+    ), keyed AS (
+      SELECT vendor_slug, vi_product_key(name) AS product_key, name FROM pairs
+    ), fresh AS (
+      SELECT vendor_slug, product_key, mode() WITHIN GROUP (ORDER BY name) AS name, count(*)::int AS n
+      FROM keyed WHERE product_key <> '' GROUP BY vendor_slug, product_key
+    ), gone AS (
+      DELETE FROM products p WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.vendor_slug = p.vendor_slug AND f.product_key = p.product_key)
+    )
+    INSERT INTO products (vendor_slug, product_key, name, cve_count)
+    SELECT vendor_slug, product_key, name, n FROM fresh
+    ON CONFLICT (vendor_slug, product_key) DO UPDATE SET name = EXCLUDED.name, cve_count = EXCLUDED.cve_count
+      WHERE (products.name, products.cve_count) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.cve_count)`.execute(db);
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM products`.execute(db);
+  return r.rows[0].n;
+}
+
+export interface ProductRow { vendor_slug: string; vendor: string; product_key: string; name: string; cve_count: number }
+
+/** Catalog products, by vendor name then product name; `vendor` (a slug) narrows, `q` matches the name or key. */
+export async function listProducts(db: Conn, f: { vendor?: string; q?: string }, limit: number, offset: number): Promise<{ total: number; rows: ProductRow[] }> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (f.vendor !== undefined) parts.push(sql`p.vendor_slug = ${f.vendor}`);
+  if (f.q !== undefined) {
+    const pat = `%${likeEscape(f.q)}%`;
+    parts.push(sql`(p.name ILIKE ${pat} OR p.product_key ILIKE ${pat})`);
+  }
+  const where = parts.length ? sql.join(parts, sql` AND `) : sql`TRUE`;
+  const [total, rows] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM products p WHERE ${where}`.execute(db),
+    sql<ProductRow>`SELECT p.vendor_slug, coalesce(v.name, p.vendor_slug) AS vendor, p.product_key, p.name, p.cve_count
+      FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug WHERE ${where}
+      ORDER BY lower(coalesce(v.name, p.vendor_slug)), p.vendor_slug, lower(p.name), p.product_key LIMIT ${limit} OFFSET ${offset}`.execute(db),
+  ]);
+  return { total: total.rows[0].n, rows: rows.rows };
+}
+
+/** CVE counts per ICS protocol (exact: the trigger-maintained facet counts). */
+export async function protocolCounts(db: Conn): Promise<Map<string, number>> {
+  const r = await sql<{ key: string; n: string }>`SELECT key, sum(n)::bigint AS n FROM cve_facet_counts WHERE scope = 'protocol' GROUP BY key`.execute(db);
+  return new Map(r.rows.map((x) => [x.key, Number(x.n)]));
+}
+
+// ---- catalog lookups for POST /api/v1/watchlist ----
+
+/** The display name of a catalog entity, or null when the catalog does not hold it. */
+export async function catalogName(db: Conn, type: WatchEntityType, key: string): Promise<string | null> {
+  switch (type) {
+    case 'vendor': {
+      const r = await sql<{ name: string }>`SELECT name FROM vendors WHERE slug = ${key}`.execute(db);
+      return r.rows[0]?.name ?? null;
+    }
+    case 'product': {
+      const [v, p] = key.split('/');
+      const r = await sql<{ name: string }>`SELECT coalesce(vv.name, pp.vendor_slug) || ' ' || pp.name AS name FROM products pp
+        LEFT JOIN vendors vv ON vv.slug = pp.vendor_slug WHERE pp.vendor_slug = ${v} AND pp.product_key = ${p}`.execute(db);
+      return r.rows[0]?.name ?? null;
+    }
+    case 'cve': {
+      const r = await sql<{ cve_id: string }>`SELECT cve_id FROM cves WHERE cve_id = ${key}`.execute(db);
+      return r.rows[0]?.cve_id ?? null;
+    }
+    case 'protocol':
+      return null; // protocols are a fixed list: the caller names them (domain/watchlist.ts)
+  }
+}
+
+// ---- watchlist entries (tenant) ----
+
+export interface WatchRow {
+  id: number;
+  entity_type: WatchEntityType;
+  entity_key: string;
+  /** The catalog's current name (vendor name, "Vendor Product", CVE title); null when the catalog no longer holds it. */
+  catalog_name: string | null;
+  created_at: string;
+}
+
+const ENTRY = sql`w.id, w.entity_type, w.entity_key, to_char(w.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at,
+  CASE w.entity_type
+    WHEN 'vendor' THEN (SELECT v.name FROM vendors v WHERE v.slug = w.entity_key)
+    WHEN 'product' THEN (SELECT coalesce(v.name, p.vendor_slug) || ' ' || p.name FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug
+      WHERE p.vendor_slug = split_part(w.entity_key, '/', 1) AND p.product_key = split_part(w.entity_key, '/', 2))
+    WHEN 'cve' THEN (SELECT c.title FROM cves c WHERE c.cve_id = w.entity_key)
+  END AS catalog_name`;
+
+const asRow = (x: WatchRow): WatchRow => ({ ...x, id: Number(x.id) });
+
+export async function listWatches(db: Conn, orgId: number, type: WatchEntityType | undefined, limit: number, offset: number): Promise<{ total: number; rows: WatchRow[] }> {
+  const where = type ? sql`w.org_id = ${orgId} AND w.entity_type = ${type}` : sql`w.org_id = ${orgId}`;
+  const [total, rows] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries w WHERE ${where}`.execute(db),
+    sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE ${where} ORDER BY w.created_at, w.id LIMIT ${limit} OFFSET ${offset}`.execute(db),
+  ]);
+  return { total: total.rows[0].n, rows: rows.rows.map(asRow) };
+}
+
+export async function countWatches(db: Conn, orgId: number): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${orgId}`.execute(db);
+  return r.rows[0].n;
+}
+
+/** Adds an entry; `existing` is the id of the same entry already there (nothing added). */
+export async function addWatchEntry(db: Conn, orgId: number, type: WatchEntityType, key: string, memberId: number | null): Promise<{ row: WatchRow } | { existing: number }> {
+  const ins = await sql<{ id: number }>`INSERT INTO watchlist_entries (org_id, entity_type, entity_key, created_by)
+    VALUES (${orgId}, ${type}, ${key}, ${memberId}) ON CONFLICT (org_id, entity_type, entity_key) DO NOTHING RETURNING id`.execute(db);
+  if (!ins.rows.length) {
+    const r = await sql<{ id: number }>`SELECT id FROM watchlist_entries WHERE org_id = ${orgId} AND entity_type = ${type} AND entity_key = ${key}`.execute(db);
+    return { existing: Number(r.rows[0].id) };
+  }
+  const r = await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${ins.rows[0].id}`.execute(db);
+  return { row: asRow(r.rows[0]) };
+}
+
+export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Promise<WatchRow | null> {
+  const r = await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${id}`.execute(db);
+  if (!r.rows.length) return null;
+  const d = await sql`DELETE FROM watchlist_entries WHERE org_id = ${orgId} AND id = ${id}`.execute(db);
+  return Number(d.numAffectedRows ?? 0) > 0 ? asRow(r.rows[0]) : null;
+}
+
+/**
+ * `ranked=true`: whether CVE row `c` is of interest to the organization. Watched vendor, product (its vendor named
+ * and one of its products' keys equal), protocol or the CVE itself. The products array is read only for rows whose
+ * vendor is watched as a product's vendor.
+ * Asset matches (issue 13, "watched and asset-matched CVEs first") join here as one more OR branch once asset
+ * correlation stores its matches per organization (docs/watchlists.md "Ranking").
+ */
+export function interestOf(orgId: number): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM watchlist_entries w WHERE w.org_id = ${orgId} AND (
+    (w.entity_type = 'vendor' AND w.entity_key = ANY(c.vendor_slugs)) OR
+    (w.entity_type = 'protocol' AND w.entity_key = ANY(c.protocols)) OR
+    (w.entity_type = 'cve' AND w.entity_key = c.cve_id) OR
+    (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = ANY(c.vendor_slugs) AND EXISTS (
+      SELECT 1 FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
+      WHERE vi_product_key(p.name) = split_part(w.entity_key, '/', 2)))))`;
+}

@@ -1,0 +1,237 @@
+// Watchlists, the product and protocol catalogs, and ranked=true over them (issue 13; docs/watchlists.md).
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
+import { buildCve, seedCves } from '../helpers/cve-docs.ts';
+import { refreshProducts } from '../../src/store/watchlists.ts';
+import { productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
+
+let t: TestApp;
+const siemens = { slug: 'siemens', name: 'Siemens' };
+const moxa = { slug: 'moxa', name: 'Moxa' };
+const acme = { slug: 'acme', name: 'Acme' };
+
+const DOCS = [
+  buildCve({ id: 'CVE-2023-28489', cvss: 9.8, bcs: 9.8, vendors: [siemens], products: ['SICAM A8000', 'SICAM CP-8050'], protocols: ['modbus'], ics: 0.9 }),
+  buildCve({ id: 'CVE-2023-33235', cvss: 7.2, bcs: 7.2, vendors: [moxa], products: ['TN-5900'], protocols: ['ssh'], ics: 0.8 }),
+  // Two vendors: only the primary pair (Siemens, Gateway) enters the product catalog.
+  buildCve({ id: 'CVE-2024-2229', cvss: 5.4, bcs: 5.4, vendors: [siemens, moxa], products: ['Gateway', 'TN-4900'], protocols: ['modbus'] }),
+  buildCve({ id: 'CVE-2024-9124', cvss: 3.1, bcs: 3.1, vendors: [acme], products: ['Widget'] }),
+  buildCve({ id: 'CVE-2022-46361', cvss: 8.8, bcs: 9.5, vendors: [{ slug: 'honeywell', name: 'Honeywell' }], products: ['Experion'], protocols: ['dnp3'] }),
+  buildCve({ id: 'CVE-2024-1111', cvss: 6.0, bcs: 6.0, vendors: [siemens], products: ['sicam a8000'] }),
+];
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string> = {}, body?: unknown) {
+  const r = await t.app.inject({
+    method, url, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.statusCode, body: r.json() };
+}
+const ids = (b: { data: { cve_id: string }[] }) => b.data.map((c) => c.cve_id);
+
+before(async () => {
+  t = await testApp();
+  await seedCves(t.store, DOCS);
+  await refreshProducts(t.store.db);
+});
+after(async () => { await t.close(); });
+
+describe('catalog', () => {
+  test('products: single-vendor CVEs pair every product, multi-vendor ones only the primary pair; spellings share a key', async () => {
+    const r = await call('GET', '/api/v1/catalog/products');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.data.map((p: { id: string; cve_count: number }) => [p.id, p.cve_count]), [
+      ['acme/widget', 1], ['honeywell/experion', 1], ['moxa/tn-5900', 1],
+      ['siemens/gateway', 1], ['siemens/sicam-a8000', 2], ['siemens/sicam-cp-8050', 1],
+    ]);
+    const s = r.body.data.find((p: { id: string }) => p.id === 'siemens/sicam-a8000');
+    assert.equal(s.vendor, 'Siemens');
+    assert.equal(s.vendor_slug, 'siemens');
+    assert.ok(['SICAM A8000', 'sicam a8000'].includes(s.name));
+    assert.equal(r.body.pagination.total, 6);
+  });
+
+  test('products by vendor and q', async () => {
+    const r = await call('GET', '/api/v1/catalog/products?vendor=siemens&q=sicam');
+    assert.deepEqual(r.body.data.map((p: { id: string }) => p.id), ['siemens/sicam-a8000', 'siemens/sicam-cp-8050']);
+    const none = await call('GET', '/api/v1/catalog/products?vendor=nobody');
+    assert.equal(none.status, 200);
+    assert.equal(none.body.pagination.total, 0);
+    const pct = await call('GET', '/api/v1/catalog/products?q=%25');
+    assert.equal(pct.body.pagination.total, 0, 'a % in q is a literal, not a wildcard');
+    const bad = await call('GET', '/api/v1/catalog/products?vendor=Not%20A%20Slug');
+    assert.equal(bad.status, 422);
+    assert.equal((await call('GET', '/api/v1/catalog/products?nope=1')).status, 400);
+  });
+
+  test('protocols: the ten names with exact counts; q narrows', async () => {
+    const r = await call('GET', '/api/v1/catalog/protocols');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.length, 10);
+    const modbus = r.body.data.find((p: { id: string }) => p.id === 'modbus');
+    assert.deepEqual(modbus, { id: 'modbus', name: 'Modbus', cve_count: 2 });
+    assert.equal(r.body.data.find((p: { id: string }) => p.id === 'bacnet').cve_count, 0);
+    const q = await call('GET', '/api/v1/catalog/protocols?q=ether');
+    assert.deepEqual(q.body.data.map((p: { id: string }) => p.id), ['ethernet-ip']);
+  });
+
+  test('productKey (TypeScript) equals vi_product_key (SQL) on generated names', async () => {
+    await fc.assert(fc.asyncProperty(fc.string({ maxLength: 30 }), async (name) => {
+      const r = await sql<{ k: string }>`SELECT vi_product_key(${name}) AS k`.execute(t.store.db);
+      assert.equal(r.rows[0].k, productKey(name));
+    }), { numRuns: 150 });
+    assert.equal(productKey('  SIMATIC S7-1500 (EOL) '), 'simatic-s7-1500-eol');
+  });
+});
+
+describe('watchlist', () => {
+  test('add each entity type, list, watching twice is 409 already_watching, remove', async () => {
+    const o = await seedOrg(t.store, { name: 'Watcher' });
+    const add = (entity_type: string, entity_id: string) => call('POST', '/api/v1/watchlist', o.auth, { entity_type, entity_id });
+    const v = await add('vendor', 'moxa');
+    assert.equal(v.status, 201);
+    assert.equal(v.body.data.entity_type, 'vendor');
+    assert.equal(v.body.data.entity_id, 'moxa');
+    assert.equal(v.body.data.entity_name, 'Moxa');
+    assert.ok(v.body.data.id >= 2 ** 48, 'random tenant id');
+    const p = await add('product', 'siemens/sicam-a8000');
+    assert.equal(p.status, 201);
+    assert.match(p.body.data.entity_name, /^Siemens (SICAM A8000|sicam a8000)$/);
+    assert.equal((await add('protocol', 'dnp3')).body.data.entity_name, 'DNP3');
+    const c = await add('cve', 'cve-2024-9124');
+    assert.equal(c.status, 201);
+    assert.equal(c.body.data.entity_id, 'CVE-2024-9124', 'CVE ids are stored upper-case');
+    assert.equal(c.body.data.entity_name, DOCS[3].title);
+
+    const again = await add('cve', 'CVE-2024-9124');
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.code, 'CONFLICT');
+    assert.equal(again.body.error.detail.error, 'already_watching');
+    assert.equal(again.body.error.detail.entry_id, c.body.data.id);
+    assert.equal(again.body.error.action, 'fix_input');
+
+    const list = await call('GET', '/api/v1/watchlist', o.auth);
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.map((e: { entity_type: string; entity_id: string }) => `${e.entity_type}:${e.entity_id}`),
+      ['vendor:moxa', 'product:siemens/sicam-a8000', 'protocol:dnp3', 'cve:CVE-2024-9124']);
+    const onlyCve = await call('GET', '/api/v1/watchlist?entity_type=cve', o.auth);
+    assert.deepEqual(onlyCve.body.data.map((e: { id: number }) => e.id), [c.body.data.id]);
+
+    const del = await call('DELETE', `/api/v1/watchlist/${v.body.data.id}`, o.auth);
+    assert.equal(del.status, 200);
+    assert.equal(del.body.data.entity_id, 'moxa');
+    const gone = await call('DELETE', `/api/v1/watchlist/${v.body.data.id}`, o.auth);
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.error.detail.error, 'watchlist_entry_not_found');
+    assert.equal((await call('GET', '/api/v1/watchlist', o.auth)).body.pagination.total, 3);
+    // Watching it again after removing it is allowed.
+    assert.equal((await add('vendor', 'moxa')).status, 201);
+  });
+
+  test('ids must come from the catalogs: 422 naming body.entity_id', async () => {
+    const o = await seedOrg(t.store);
+    const cases: [string, string, string][] = [
+      ['vendor', 'no-such-vendor', 'value_error.not_in_catalog'],
+      ['vendor', 'Moxa', 'value_error.invalid_id'],
+      ['product', 'siemens/no-such-product', 'value_error.not_in_catalog'],
+      ['product', 'siemens', 'value_error.invalid_id'],
+      ['product', 'moxa/gateway', 'value_error.not_in_catalog'],
+      ['protocol', 'smtp', 'value_error.invalid_id'],
+      ['cve', 'CVE-2099-99999', 'value_error.not_in_catalog'],
+      ['cve', 'CVE-99', 'value_error.invalid_id'],
+    ];
+    for (const [entity_type, entity_id, type] of cases) {
+      const r = await call('POST', '/api/v1/watchlist', o.auth, { entity_type, entity_id });
+      assert.equal(r.status, 422, `${entity_type} ${entity_id}`);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(r.body.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]), [['body.entity_id', type]], `${entity_type} ${entity_id}`);
+    }
+    const badType = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'environment', entity_id: 'x' });
+    assert.equal(badType.status, 422);
+    const extra = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'vendor', entity_id: 'moxa', note: 'x' });
+    assert.equal(extra.status, 422);
+    assert.equal((await call('GET', '/api/v1/watchlist', o.auth)).body.pagination.total, 0, 'nothing stored');
+  });
+
+  test(`at most ${WATCHLIST_MAX_ENTRIES} entries: the next is 403 limit_reached`, async () => {
+    const o = await seedOrg(t.store);
+    await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key)
+      SELECT ${o.orgId}, 'cve', 'CVE-2000-' || lpad(g::text, 5, '0') FROM generate_series(1, ${WATCHLIST_MAX_ENTRIES}) g`.execute(t.store.db);
+    const r = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'vendor', entity_id: 'moxa' });
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error.detail.error, 'limit_reached');
+    assert.equal(r.body.error.max, WATCHLIST_MAX_ENTRIES);
+  });
+
+  test('writes need owner or admin and the write scope; viewers may read', async () => {
+    const o = await seedOrg(t.store);
+    const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const readOnly = await seedKey(t.store, o.orgId, null, { role: 'admin', scopes: ['read'] });
+    const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+    const body = { entity_type: 'protocol', entity_id: 'modbus' };
+    const v = await call('POST', '/api/v1/watchlist', viewer.auth, body);
+    assert.equal(v.status, 403);
+    assert.equal(v.body.error.detail.error, 'viewer_role');
+    const ro = await call('POST', '/api/v1/watchlist', readOnly.auth, body);
+    assert.equal(ro.status, 403);
+    assert.equal(ro.body.error.detail.error, 'insufficient_scope');
+    const a = await call('POST', '/api/v1/watchlist', admin.auth, body);
+    assert.equal(a.status, 201);
+    assert.equal((await call('GET', '/api/v1/watchlist', viewer.auth)).body.data[0].entity_id, 'modbus');
+    const vd = await call('DELETE', `/api/v1/watchlist/${a.body.data.id}`, viewer.auth);
+    assert.equal(vd.status, 403);
+    const anon = await call('GET', '/api/v1/watchlist');
+    assert.equal(anon.status, 401);
+    // A session write carries the public Origin.
+    const s = await seedSession(t.store, o.orgId, o.memberId);
+    const noOrigin = await call('POST', '/api/v1/watchlist', s, { entity_type: 'protocol', entity_id: 'ssh' });
+    assert.equal(noOrigin.status, 403);
+    const withOrigin = await call('POST', '/api/v1/watchlist', { ...s, origin: new URL(t.config.publicUrl).origin }, { entity_type: 'protocol', entity_id: 'ssh' });
+    assert.equal(withOrigin.status, 201);
+  });
+
+  test("two organizations each see and remove only their own entries", async () => {
+    const a = await seedOrg(t.store, { name: 'Iso A' });
+    const b = await seedOrg(t.store, { name: 'Iso B' });
+    const ea = await call('POST', '/api/v1/watchlist', a.auth, { entity_type: 'vendor', entity_id: 'siemens' });
+    const eb = await call('POST', '/api/v1/watchlist', b.auth, { entity_type: 'vendor', entity_id: 'siemens' });
+    assert.equal(eb.status, 201, 'the same entity in another organization is no conflict');
+    assert.deepEqual((await call('GET', '/api/v1/watchlist', a.auth)).body.data.map((e: { id: number }) => e.id), [ea.body.data.id]);
+    assert.deepEqual((await call('GET', '/api/v1/watchlist', b.auth)).body.data.map((e: { id: number }) => e.id), [eb.body.data.id]);
+    const cross = await call('DELETE', `/api/v1/watchlist/${eb.body.data.id}`, a.auth);
+    assert.equal(cross.status, 404);
+    assert.equal((await call('GET', '/api/v1/watchlist', b.auth)).body.pagination.total, 1);
+  });
+});
+
+describe('ranked=true', () => {
+  const base = '/api/v1/cves?ranked=true';
+  const byBcs = ['CVE-2023-28489', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-1111', 'CVE-2024-2229', 'CVE-2024-9124'];
+
+  test('a watched product: the CVEs naming it (with its vendor), any spelling, first; then by BCS', async () => {
+    const o = await seedOrg(t.store);
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'product', entity_id: 'siemens/sicam-a8000' });
+    const r = await call('GET', base, o.auth);
+    assert.deepEqual(ids(r.body), ['CVE-2023-28489', 'CVE-2024-1111', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124']);
+  });
+
+  test('a watched CVE and a watched protocol', async () => {
+    const o = await seedOrg(t.store);
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'cve', entity_id: 'CVE-2024-9124' });
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'protocol', entity_id: 'ssh' });
+    const r = await call('GET', base, o.auth);
+    assert.deepEqual(ids(r.body), ['CVE-2023-33235', 'CVE-2024-9124', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2024-1111', 'CVE-2024-2229']);
+  });
+
+  test("another organization's watchlist changes nothing; an empty one ranks by BCS", async () => {
+    const a = await seedOrg(t.store);
+    const b = await seedOrg(t.store);
+    await call('POST', '/api/v1/watchlist', b.auth, { entity_type: 'vendor', entity_id: 'acme' });
+    assert.deepEqual(ids((await call('GET', base, a.auth)).body), byBcs);
+    const rb = await call('GET', base, b.auth);
+    assert.deepEqual(ids(rb.body), ['CVE-2024-9124', ...byBcs.filter((x) => x !== 'CVE-2024-9124')]);
+  });
+});
