@@ -2,7 +2,7 @@
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
 import { readLines, readText } from './io.ts';
-import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem } from './types.ts';
+import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
@@ -67,6 +67,26 @@ function pageUrl(doc: Json): { url: string | null; json: string | null } {
     else if (/cisa\.gov\//i.test(r.url) && !url) url = r.url;
   }
   return { url, json };
+}
+
+/** Pages the national advisory itself stands for, or that are no advisory (CVSS calculators, record pages). */
+const NOT_A_SOURCE_PAGE = /^https?:\/\/(?:[^/]*\.)?(?:cisa\.gov|us-cert\.gov|first\.org|nvd\.nist\.gov|cve\.org|cve\.mitre\.org)(?:[/:?#]|$)/i;
+
+/**
+ * The pages an advisory names besides itself: its document references (the vendor's own advisory, e.g. Siemens'
+ * SSA on cert-portal.siemens.com for a republished Siemens advisory) and the vulnerability's references. The
+ * reference rules decide which are the vendor's advisory (references.ts, spec §2.5).
+ */
+function referencesOf(doc: Json, v: Json): SourceReference[] {
+  const out: SourceReference[] = [];
+  const seen = new Set<string>();
+  for (const r of [...arr(obj(doc.document).references), ...arr(v.references)].map(obj)) {
+    const url = str(r.url).trim();
+    if (!/^https?:\/\//i.test(url) || NOT_A_SOURCE_PAGE.test(url) || /\.json$/i.test(url) || seen.has(url)) continue;
+    seen.add(url);
+    out.push({ url, tags: [], provided_by: 'csaf' });
+  }
+  return out;
 }
 
 function scoresOf(v: Json): CvssMetric[] {
@@ -168,7 +188,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       cvss: scoresOf(v),
       cwes: /^CWE-\d+$/.test(str(obj(v.cwe).id)) ? [Number(str(obj(v.cwe).id).slice(4))] : [],
       affected,
-      references: [],
+      references: referencesOf(doc, v),
       assigner: null,
       status: null,
       advisory: {
