@@ -137,11 +137,15 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
   if (!vendor && !product) return [];
   const cpe = strings(a.cpes)[0] ?? cpeFallback;
   const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
-  const base = { source: 'cve5' as const, vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus, runningOn: null };
+  // One literal per range (a spread of shared fields costs more than the statement: 263k ranges in 44k records).
+  const range = (r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange => ({
+    source: 'cve5', vendor: vendor ?? '', product: product ?? '', cpe, status: r.status, version: r.version, start: r.start, end: r.end,
+    versionType: r.versionType, changes: r.changes, defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
+  });
   const versions = arr(a.versions).map(obj);
   if (!versions.length) {
     if (!defaultStatus) return [];
-    return [{ ...base, status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }];
+    return [range({ status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
   }
   const out: AffectedRange[] = [];
   for (const v of versions) {
@@ -161,8 +165,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
       // words is kept as text: matching answers "needs review".
       const textual = (!startOpen && FREE_TEXT.test(version)) || (bound !== '*' && (FREE_TEXT.test(bound) || !/\d/.test(bound)));
-      out.push({
-        ...base,
+      out.push(range({
         status,
         version: null,
         start: startOpen || textual ? null : { version, inclusive: true },
@@ -171,32 +174,22 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
         changes,
         fixedIn: firstFixed ?? (status === 'affected' && lt !== null && lt !== '*' && !textual ? lt : null),
         text: textual ? [version, lt !== null ? `< ${lt}` : `<= ${lte}`].filter(Boolean).join(' ') : null,
-      });
+      }));
       continue;
     }
     // "All versions < V4.1.1 Patch04" / "< 2.3" (Siemens and others write the range into `version`): certain.
     const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
     if (below && /\d/.test(below[2])) {
       const bound = below[2].trim();
-      out.push({
-        ...base, status, version: null, start: null, end: { version: bound, inclusive: below[1] === '<=' }, versionType, changes,
+      out.push(range({
+        status, version: null, start: null, end: { version: bound, inclusive: below[1] === '<=' }, versionType, changes,
         fixedIn: firstFixed ?? (status === 'affected' && below[1] === '<' ? bound : null), text: null,
-      });
+      }));
       continue;
     }
     const all = ALL_VERSIONS.has(version.toLowerCase());
     const textual = !all && FREE_TEXT.test(version);
-    out.push({
-      ...base,
-      status,
-      version: all || textual ? null : version,
-      start: null,
-      end: null,
-      versionType,
-      changes,
-      fixedIn: firstFixed,
-      text: textual ? version : null,
-    });
+    out.push(range({ status, version: all || textual ? null : version, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: textual ? version : null }));
   }
   return out;
 }
