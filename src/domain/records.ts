@@ -29,7 +29,7 @@ export interface SourceReference {
   tags: string[];
   /**
    * Who supplied the reference (NVD `source`, 'csaf', 'msrc', 'kev'; CVE 5: `cna:<assignerShortName>` for the
-   * numbering authority's own references, the ADP's short name (CVE, CISA-ADP) for an ADP container's).
+   * numbering authority's own references, `adp:<shortName>` (adp:CVE, adp:CISA-ADP) for an ADP container's).
    */
   provided_by: string;
 }

@@ -26,6 +26,9 @@ function ownerOf(vendors: CanonicalVendor[], host: string): CanonicalVendor | un
   return vendors.find((v) => vendorOwnsHost(v, host));
 }
 
+/** A CVE record's references: its CNA's (`cna:<short name>`) or an ADP container's (`adp:<short name>`). */
+const isCveRecordProvider = (p: string) => p.startsWith(CNA_PREFIX) || p.startsWith('adp:');
+
 /** The provider label of a CVE record's numbering-authority references (src/ingest/cve5.ts `cnaProvider`). */
 const CNA_PREFIX = 'cna:';
 
@@ -60,8 +63,12 @@ export function isVendorAdvisory(ref: SourceReference, vendors: CanonicalVendor[
   // KB pages) are not advisories.
   if (ref.provided_by === 'msrc') return isCatalogVendor && !ref.tags.includes('Patch');
   if (ref.provided_by === 'csaf') return isCatalogVendor;
+  // The CVE record's references (its CNA's, and the ADP containers' copies): the CNA that is the vendor publishes
+  // its own advisories; a `vendor-advisory` tag counts for the catalog vendor's domain only (Adobe's CNA tags
+  // Microsoft's page for "Acrobat for Edge", CVE-2024-34122: no Microsoft product).
+  if (ref.provided_by.startsWith(CNA_PREFIX) && cnaIsVendor(ref.provided_by.slice(CNA_PREFIX.length), owner)) return true;
+  if (isCveRecordProvider(ref.provided_by)) return isCatalogVendor && ref.tags.includes('Vendor Advisory');
   if (ref.tags.includes('Vendor Advisory')) return true;
-  if (ref.provided_by.startsWith(CNA_PREFIX)) return cnaIsVendor(ref.provided_by.slice(CNA_PREFIX.length), owner);
   if (assigner && ref.provided_by === assigner) {
     const cnaDomain = domainOfEmail(assigner);
     return cnaDomain !== null && vendorOwnsHost(owner, cnaDomain);

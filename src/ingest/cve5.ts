@@ -261,7 +261,7 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
       if (p) affected.push(p);
       ranges.push(...rangesOfAffected(a));
     }
-    references.push(...referencesOf(adp.references, provider));
+    references.push(...referencesOf(adp.references, `adp:${provider}`));
     ssvc ??= ssvcExploitation(adp.metrics);
     kevDate ??= kevDateOf(adp.metrics);
   }

@@ -44,7 +44,7 @@ test('reader: CNA title, description, dates, CWE, CVSS 3.1 and 4.0 (CNA), tags i
   assert.deepEqual(r.cvss.map((m) => [m.version, m.score, m.scored_by, m.type]), [['4.0', 8.8, 'icscert', 'CNA'], ['3.1', 8.2, 'icscert', 'CNA']]);
   assert.deepEqual(r.cve5, { assigner_short_name: 'icscert', ssvc_exploitation: 'none', kev_date_added: null });
   const m = await cveRecords(cve5('CVE-2020-36695'));
-  assert.deepEqual(m[0].references.map((x) => [x.tags, x.provided_by]), [[['Vendor Advisory'], 'cna:Hitachi'], [['Vendor Advisory', 'x_transferred'], 'CVE']]);
+  assert.deepEqual(m[0].references.map((x) => [x.tags, x.provided_by]), [[['Vendor Advisory'], 'cna:Hitachi'], [['Vendor Advisory', 'x_transferred'], 'adp:CVE']]);
 });
 
 test('reader: ADP CVSS, CWE and CPE products when the CNA gave none (CVE-1999-0006); n/a vendor is no vendor', async () => {
@@ -53,7 +53,7 @@ test('reader: ADP CVSS, CWE and CPE products when the CNA gave none (CVE-1999-00
   assert.ok(r.cwes.includes(121));
   assert.deepEqual(r.affected.map((a) => [a.vendor, a.product, a.origin, a.cpe_part, a.version]), [['qualcomm', 'qpopper', 'cpe', 'a', '2.4']]);
   // The CVE Program container's transferred references come once each (dedupe happens at merge).
-  assert.ok(r.references.some((x) => x.provided_by === 'CVE' && x.tags.includes('Vendor Advisory')));
+  assert.ok(r.references.some((x) => x.provided_by === 'adp:CVE' && x.tags.includes('Vendor Advisory')));
 });
 
 test('reader: REJECTED records become empty records (status Rejected), so the CVE leaves the corpus unless another source describes it', async () => {
