@@ -1,10 +1,9 @@
 // CISA ICS advisories in CSAF 2.0 (document.csaf_version "2.0"): one advisory yields one record per named
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
-import { readLines, readText } from './io.ts';
 import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj, str } from './json.ts';
+import { arr, jsonDocuments, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -211,26 +210,5 @@ function* itemsOf(doc: Json): Generator<IngestItem> {
 }
 
 export async function* readCsaf(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
-  if (layout === 'document') {
-    let doc: Json;
-    try {
-      doc = JSON.parse(await readText(path));
-    } catch (err) {
-      throw new FeedFormatError(`${path}: not valid CSAF JSON (${(err as Error).message})`);
-    }
-    yield* itemsOf(doc);
-    return;
-  }
-  let n = 0;
-  for await (const line of readLines(path)) {
-    n++;
-    if (!line.trim()) continue;
-    let doc: Json;
-    try {
-      doc = JSON.parse(line);
-    } catch {
-      throw new FeedFormatError(`${path}:${n}: not one CSAF document per line`);
-    }
-    yield* itemsOf(doc);
-  }
+  for await (const { doc } of jsonDocuments(path, layout, layout === 'document' ? 'CSAF JSON' : 'CSAF document')) yield* itemsOf(doc);
 }

@@ -3,10 +3,9 @@
 // One record yields one source record `cve5` built from the numbering authority's container (`containers.cna`) and
 // the Authorized Data Publishers' containers (`containers.adp[]`: CISA-ADP's SSVC, CVSS, CWE, CPEs and KEV marker;
 // the "CVE Program Container" of transferred references). docs/cve5.md describes the mapping.
-import { readLines, readText } from './io.ts';
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj, str, strings } from './json.ts';
+import { arr, jsonDocuments, obj, str, strings } from './json.ts';
 import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
@@ -294,26 +293,5 @@ function* itemsOf(doc: Json, where: string): Generator<IngestItem> {
 }
 
 export async function* readCve5(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
-  if (layout === 'document') {
-    let doc: Json;
-    try {
-      doc = JSON.parse(await readText(path));
-    } catch (err) {
-      throw new FeedFormatError(`${path}: not valid CVE Record JSON (${(err as Error).message})`);
-    }
-    yield* itemsOf(doc, path);
-    return;
-  }
-  let n = 0;
-  for await (const line of readLines(path)) {
-    n++;
-    if (!line.trim()) continue;
-    let doc: Json;
-    try {
-      doc = JSON.parse(line);
-    } catch {
-      throw new FeedFormatError(`${path}:${n}: not one CVE record per line`);
-    }
-    yield* itemsOf(doc, `${path}:${n}`);
-  }
+  for await (const { doc, where } of jsonDocuments(path, layout, layout === 'document' ? 'CVE Record JSON' : 'CVE record')) yield* itemsOf(doc, where);
 }
