@@ -5,17 +5,20 @@
 //     reads a CVE detail every 50 ms and times it; once with the response cache off, once with it on (the
 //     default: pages of one search are then sliced from its cached window of ranked ids);
 //  3. the machine baseline: a bare Fastify server's ping rate (bench/bare-fastify.ts, own process, 40 connections).
+// Each service runs three ways in the same run: the in-memory full-text index off (every search in PostgreSQL)
+// with the response cache off, the index on with the cache off, and both on (the default). With the index on, the
+// service is first warmed until the index is built (its build time and the server's RSS are reported).
 // Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/vi_bench npx tsx bench/search-load.ts [label]
-//        BENCH_BEFORE_DIR=/path/to/checkout adds that checkout's service (e.g. the code before a change).
+//        BENCH_BEFORE_DIR=/path/to/checkout adds that checkout's service (e.g. the code before a change);
+//        BENCH_MODES=off,index,index+cache selects the ways to run.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { load, pct, sequential, startBare, startService, stop, type Target } from './harness.ts';
+import { readFileSync } from 'node:fs';
+import { PHRASES, load, pct, sequential, startBare, startService, stop, type Target } from './harness.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/vi_bench';
 const label = process.argv[2] ?? 'search';
 const seconds = Number(process.env.BENCH_DURATION ?? 12);
 const SEQ = Number(process.env.BENCH_SEQ ?? 100);
-export const PHRASES = ['out-of-bounds', 'buffer overflow', 'remote code execution', 'denial of service', 'memory corruption',
-  'use after free', 'privilege escalation', 'information disclosure', 'authentication bypass', 'command injection'];
 const searchPath = (i: number, pages: number) =>
   `/api/v1/cves?q=${encodeURIComponent(PHRASES[i % PHRASES.length])}&page=${1 + (Math.floor(i / PHRASES.length) % pages)}`;
 const DETAIL_IDS = ['CVE-2021-44228', 'CVE-2024-3400', 'CVE-2023-4966', 'CVE-2022-22965', 'CVE-2019-0708'];
@@ -51,17 +54,35 @@ try {
   await load(bare.base, { connections: 10, seconds: 2, path: () => '/api/v1/health/ping' });
   const bareRps = (await load(bare.base, { connections: 40, seconds: 5, path: () => '/api/v1/health/ping' })).requests.average;
   out({ scenario: 'bare fastify: ping, 40 connections', req_per_s: Math.round(bareRps) });
+  const MODES: Record<string, Record<string, string>> = {
+    off: { VULNINTEL_SEARCH_INDEX: 'false', VULNINTEL_CVE_CACHE_ENTRIES: '0' },
+    index: { VULNINTEL_SEARCH_INDEX: 'true', VULNINTEL_CVE_CACHE_ENTRIES: '0' },
+    'index+cache': { VULNINTEL_SEARCH_INDEX: 'true', VULNINTEL_CVE_CACHE_ENTRIES: '20000' },
+  };
+  const modes = (process.env.BENCH_MODES ?? 'off,index,index+cache').split(',');
   for (const { name, dir } of targets) {
-    for (const cache of ['0', '20000']) {
-      const svc = await startService(url, { VULNINTEL_CVE_CACHE_ENTRIES: cache, LOG_LEVEL: 'warn' }, '/dev/null', dir);
+    for (const mode of modes) {
+      const svc = await startService(url, { ...MODES[mode], LOG_LEVEL: 'warn' }, '/dev/null', dir);
       try {
-        if (cache === '0') {
+        if (MODES[mode].VULNINTEL_SEARCH_INDEX === 'true') {
+          // The index is built on the first plain search: warm until a broad search answers fast three times running.
+          const t0 = Date.now();
+          let fast = 0;
+          while (fast < 3 && Date.now() - t0 < 600_000) {
+            const [ms] = await sequential(svc.base, 1, () => `/api/v1/cves?q=${encodeURIComponent('warm up search')}`);
+            fast = ms < 50 ? fast + 1 : 0;
+            if (fast === 0) await new Promise((r) => setTimeout(r, 500));
+          }
+          const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${svc.proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+          out({ code: name, mode, scenario: 'index warm-up (first search until built)', seconds: Math.round((Date.now() - t0) / 100) / 10, rss_mb: Math.round(rss) });
+        }
+        if (MODES[mode].VULNINTEL_CVE_CACHE_ENTRIES === '0') {
           let j = 0;
           const seq = await sequential(svc.base, SEQ, () => searchPath(j++, SEQ / PHRASES.length));
-          out({ code: name, cache: 'off', scenario: 'single client, distinct broad q', p50_ms: Number(pct(seq, 0.5).toFixed(1)), p99_ms: Number(pct(seq, 0.99).toFixed(1)) });
+          out({ code: name, mode, scenario: 'single client, distinct broad q', p50_ms: Number(pct(seq, 0.5).toFixed(1)), p99_ms: Number(pct(seq, 0.99).toFixed(1)) });
         }
         const c = await contention(svc);
-        out({ code: name, cache: cache === '0' ? 'off' : 'on', scenario: '40 connections, distinct broad q + detail probe', ...c, search_rps_over_bare_ping: Number((c.search_rps / bareRps).toFixed(4)) });
+        out({ code: name, mode, scenario: '40 connections, distinct broad q + detail probe', ...c, search_rps_over_bare_ping: Number((c.search_rps / bareRps).toFixed(4)) });
       } finally {
         stop(svc);
       }

@@ -21,6 +21,7 @@ import { registerTextGuard } from './http/text-guard.ts';
 import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerEdgeLimit } from './http/edge-limit.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)
+  registerEdgeLimit(app, deps.config.edgeLimit); // before auth: an over-limit address costs no credential lookup
   registerAuth(app, {
     db: deps.store.db, clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
   });

@@ -6,5 +6,6 @@ import { IDENTITY_COMMANDS } from './cli/identity-commands.ts';
 import { IMPORT_COMMANDS } from './ingest/commands.ts';
 import { SYNC_COMMANDS } from './jobs/sync-command.ts';
 import { WORKER_COMMANDS } from './jobs/worker.ts';
+import { PLAN_CAPS_COMMANDS } from './cli/plan-caps-command.ts';
 
-export const COMMANDS: Readonly<Record<string, Command>> = { ...IDENTITY_COMMANDS, ...IMPORT_COMMANDS, ...SYNC_COMMANDS, ...WORKER_COMMANDS };
+export const COMMANDS: Readonly<Record<string, Command>> = { ...IDENTITY_COMMANDS, ...IMPORT_COMMANDS, ...SYNC_COMMANDS, ...WORKER_COMMANDS, ...PLAN_CAPS_COMMANDS };

@@ -2,6 +2,9 @@
 // message naming the variable (house style: config once).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parsePlanCaps, type PlanCapsTable } from './domain/plan-caps.ts';
+import { parseTrustedProxies } from './domain/client-address.ts';
 
 export interface Config {
   port: number;
@@ -41,6 +44,17 @@ export interface Config {
   feedUrls: Readonly<FeedUrls>;
   /** Entries of the CVE API response cache (docs/cve-api-performance.md); 0 disables it. */
   cveCacheEntries: number;
+  /** Plain searches from the in-memory full-text index (docs/search.md); VULNINTEL_SEARCH_INDEX, default on. */
+  searchIndex: boolean;
+  /** Directory of the training modules (Markdown, docs/training.md); default: content/training of the package. */
+  trainingDir: string;
+  /**
+   * Edge limit of anonymous, session and demo requests per client address (spec §8, docs/limits.md): requests per
+   * minute (0 = off) and the trusted proxies whose X-Forwarded-For is believed (IPs or CIDRs; none by default).
+   */
+  edgeLimit: { perMinute: number; trustedProxies: string[] };
+  /** Plan caps from VULNINTEL_PLAN_CAPS (JSON), over the defaults of src/domain/plan-caps.ts. */
+  planCaps: Readonly<PlanCapsTable>;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -128,6 +142,26 @@ function syncHours(env: Env): number {
   return n;
 }
 
+/** The training modules shipped with the package (content/training next to src/). */
+export const DEFAULT_TRAINING_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'content', 'training');
+
+function trustedProxies(env: Env): string[] {
+  const raw = env.VULNINTEL_TRUSTED_PROXIES ?? '';
+  try {
+    return parseTrustedProxies(raw).map((r) => r.text);
+  } catch (e) {
+    throw new ConfigError('VULNINTEL_TRUSTED_PROXIES', (e as Error).message);
+  }
+}
+
+function planCaps(env: Env): PlanCapsTable {
+  try {
+    return parsePlanCaps(env.VULNINTEL_PLAN_CAPS);
+  } catch (e) {
+    throw new ConfigError('VULNINTEL_PLAN_CAPS', (e as Error).message);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
@@ -184,5 +218,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
     })) as FeedUrls),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
+    searchIndex: bool(env, 'VULNINTEL_SEARCH_INDEX', true),
+    trainingDir: env.VULNINTEL_TRAINING_DIR && env.VULNINTEL_TRAINING_DIR.length > 0 ? path.resolve(env.VULNINTEL_TRAINING_DIR) : DEFAULT_TRAINING_DIR,
+    edgeLimit: Object.freeze({
+      perMinute: int(env, 'VULNINTEL_EDGE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
+      trustedProxies: trustedProxies(env),
+    }),
+    planCaps: planCaps(env),
   });
 }

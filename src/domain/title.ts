@@ -28,7 +28,8 @@ export function composeTitle(cveId: string, f: TitleFacts): string {
 export function shortenTitle(text: string, max = TITLE_MAX): string {
   const t = text.replace(/\s+/g, ' ').trim();
   if (t.length <= max) return t;
-  const sentence = /^(.+?[.!?])(?:\s|$)/.exec(t)?.[1];
+  // A sentence ending at the very end would be the whole text, which is longer than max: only one followed by a space counts.
+  const sentence = /^(.+?[.!?])\s/.exec(t)?.[1];
   if (sentence && sentence.length <= max) return sentence.replace(/\.$/, '');
   const cut = t.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');

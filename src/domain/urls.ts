@@ -16,7 +16,6 @@ export function hostOf(url: string): string | null {
 /** Registrable domain: the last two labels, or three under a known second-level suffix (co.jp, com.cn …). */
 export function registrableDomain(host: string): string {
   const labels = host.split('.');
-  if (labels.length <= 2) return host;
   const lastTwo = labels.slice(-2).join('.');
   return SECOND_LEVEL.has(lastTwo) ? labels.slice(-3).join('.') : lastTwo;
 }

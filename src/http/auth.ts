@@ -6,7 +6,9 @@
 //           runner in test/security/ attacks every such route by this declaration).
 // ONE onRequest hook enforces it, before the body is read: credential → kind (partner/trial) → scope → role →
 // Origin (session writes). Every write (any method but GET/HEAD) needs the `write` scope and the admin role,
-// whatever the route declares, so a write route cannot be opened to read-only keys by a missing field.
+// whatever the route declares, so a write route cannot be opened to read-only keys by a missing field. The one
+// exception is explicit: `self: true` marks a write of the caller's own per-member data (training progress,
+// notification preferences), which any member may make; it still needs the write scope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { prefersHtml } from './status-page.ts';
@@ -43,6 +45,11 @@ export interface TenantId {
 export interface TenantDecl {
   resource: string;
   ids: TenantId[];
+  /**
+   * Route parameters that name shared catalogue entries, the same for every organization (e.g. a training
+   * module_id), not tenant data: the two-tenant runner fills them with a known value instead of attacking them.
+   */
+  catalog?: string[];
 }
 
 export interface RouteAuth {
@@ -59,6 +66,12 @@ export interface RouteAuth {
   tenant?: TenantDecl | false;
   /** internal_or_session: a text/html answer is public (the status page); JSON needs the credential. */
   publicHtml?: boolean;
+  /**
+   * Self-service write: the route writes only the calling member's own data (keyed by its memberId), so the
+   * declared role applies to the write instead of admin (viewers may record their own training). The write scope
+   * is still required. The meta-test allows a write role below admin only with this flag.
+   */
+  self?: boolean;
   /** @deprecated Implied by the method: every write needs the admin role and the write scope. */
   write?: boolean;
 }
@@ -85,11 +98,14 @@ export function isWrite(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD';
 }
 
-/** The role and scope a call needs: the route's declaration, raised to admin and write for every write. */
+/**
+ * The role and scope a call needs: the route's declaration, raised to admin and write for every write (a
+ * self-service write keeps its declared role; the write scope is always required).
+ */
 export function requirements(method: string, auth: RouteAuth): { role: Role; scope: Scope | null } {
   const w = isWrite(method);
   const declared = auth.role ?? 'viewer';
-  return { role: w && !roleAtLeast(declared, 'admin') ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
+  return { role: w && !auth.self && !roleAtLeast(declared, 'admin') ? 'admin' : declared, scope: w ? 'write' : auth.scope ?? null };
 }
 
 function bearer(req: FastifyRequest): string | null | undefined {

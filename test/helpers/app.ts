@@ -60,6 +60,9 @@ export async function testApp(opts: {
     VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
     VULNINTEL_AUTO_IMPORT: 'false',
     LOG_LEVEL: 'silent',
+    // The edge limit (60 anonymous requests a minute per address, on by default) is off in test apps: every inject
+    // comes from 127.0.0.1. test/integration/edge-limit.test.ts turns it on.
+    VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
     ...(opts.env ?? {}),
   });
   const clock = fixedClock(opts.now ?? '2026-11-21T12:00:00Z');

@@ -12,7 +12,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 export const fixture = (...p: string[]) => path.join(root, 'test', 'fixtures', ...p);
 export const snapshotFile = (...p: string[]) => path.join(root, 'snapshot', ...p);
 
+// In a mutation run (tools/mutation/runner.mjs sets MUTATION_MEMO=1) every mutant reruns the tests in one process:
+// the fixture files are parsed once (the feed readers are not mutated) and each caller gets its own deep copy, so
+// a mutant that changes a record in place cannot leak into the next test.
+const parsed = new Map<string, Promise<IngestItem[]>>();
+
 export async function readAll(file: string): Promise<IngestItem[]> {
+  if (process.env.MUTATION_MEMO !== '1') return readFresh(file);
+  let p = parsed.get(file);
+  if (!p) parsed.set(file, (p = readFresh(file)));
+  return structuredClone(await p);
+}
+
+async function readFresh(file: string): Promise<IngestItem[]> {
   const out: IngestItem[] = [];
   for await (const it of readFeed(file)) out.push(it);
   return out;

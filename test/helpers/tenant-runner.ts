@@ -61,6 +61,33 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { environment_id: env.id, asset_id: assetId }, markers: [assetId, env.name] };
     },
   },
+  training_progress: {
+    async seed(t, org) {
+      const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+      const m = { orgId: org.orgId, memberId: o.id };
+      const [first, second] = t.app.services.training.catalogue;
+      await t.app.services.training.start(m, first.id);
+      await t.app.services.training.start(m, second.id);
+      await t.app.services.training.complete(m, second.id);
+      return { ids: {}, markers: [] }; // module ids are shared catalogue entries; the rows are what must stay B's
+    },
+  },
+  notification_preferences: {
+    async seed(t, org) {
+      const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+      await t.app.services.accountPreferences.putNotificationPrefs({ orgId: org.orgId, memberId: o.id },
+        { email_enabled: false, min_severity: 'CRITICAL', min_bcs: 9.3, kev_only: true, delivery: 'instant' });
+      return { ids: {}, markers: [] };
+    },
+  },
+};
+
+/**
+ * Values for route parameters declared `tenant.catalog` (shared catalogue entries, the same for every
+ * organization): the runner fills them in rather than attacking them.
+ */
+export const CATALOG_VALUES: Record<string, string> = {
+  module_id: 'ics-ot-security-fundamentals',
 };
 
 /**
@@ -130,6 +157,10 @@ export async function coverageProblems(t: TestApp, routes: TenantRoute[]): Promi
       if (!(id.name in ids)) out.push(`${label}: the "${r.tenant.resource}" fixture yields no ${id.name}`);
     }
     for (const p of r.url.match(/:(\w+)/g) ?? []) {
+      if (r.tenant.catalog?.includes(p.slice(1))) {
+        if (!(p.slice(1) in CATALOG_VALUES)) out.push(`${label}: catalog parameter ${p} has no value in CATALOG_VALUES`);
+        continue;
+      }
       if (!r.tenant.ids.some((i) => i.in === 'params' && i.name === p.slice(1))) out.push(`${label}: route parameter ${p} is not declared in tenant.ids`);
     }
     if (needsBody(r.method) && bodyExample(r) === undefined && !FALLBACK_BODIES[label]) {
@@ -183,6 +214,7 @@ export function attacks(r: TenantRoute, a: SeededTenant, b: SeededTenant, public
   for (const id of targets) {
     const bIds = id ? { [id.name]: b.ids[id.name] } : {};
     let url = r.url;
+    for (const name of r.tenant.catalog ?? []) url = url.replace(`:${name}`, encodeURIComponent(CATALOG_VALUES[name]));
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(bIds)) {
       const where = r.tenant.ids.find((i) => i.name === name)!.in;

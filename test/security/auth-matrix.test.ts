@@ -266,3 +266,69 @@ describe('monthly allowance headers (spec §8)', () => {
     assert.equal((await call('GET', '/api/v1/health/ping')).headers['x-ratelimit-limit'], undefined);
   });
 });
+
+describe('training, notification preferences, usage (issue 12): role × scope × key kind × tier × endpoint', () => {
+  const M = 'incident-response-for-ics';
+  const PREFS = { email_enabled: true, min_severity: 'HIGH', min_bcs: null, kev_only: false, delivery: 'instant' };
+  const ENDPOINTS: { method: 'GET' | 'POST' | 'PUT'; url: string; payload?: object; write: boolean }[] = [
+    { method: 'GET', url: '/api/v1/training/modules', write: false },
+    { method: 'GET', url: `/api/v1/training/modules/${M}`, write: false },
+    { method: 'POST', url: `/api/v1/training/modules/${M}/start`, write: true },
+    { method: 'POST', url: `/api/v1/training/modules/${M}/complete`, write: true },
+    { method: 'GET', url: '/api/v1/training/progress', write: false },
+    { method: 'GET', url: '/api/v1/account/notifications', write: false },
+    { method: 'PUT', url: '/api/v1/account/notifications', payload: PREFS, write: true },
+    { method: 'GET', url: '/api/v1/account/usage', write: false },
+    { method: 'GET', url: `/training/${M}`, write: false },
+  ];
+  const send = (e: (typeof ENDPOINTS)[number], headers: Headers) =>
+    t.app.inject({ method: e.method, url: e.url, headers, ...(e.payload ? { payload: e.payload } : {}) });
+
+  test('no credential → 401 on each; partner → PARTNER_SCOPE; trial → TRIAL_SCOPE', async () => {
+    const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
+    const tr = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
+    for (const e of ENDPOINTS) {
+      const anon = await send(e, {});
+      assert.equal(anon.statusCode, 401, `${e.method} ${e.url}`);
+      assert.equal(anon.json().error.code, 'AUTH_REQUIRED');
+      assert.equal((await send(e, p.auth)).json().error.code, 'PARTNER_SCOPE', `${e.method} ${e.url}`);
+      assert.equal((await send(e, tr.auth)).json().error.code, 'TRIAL_SCOPE', `${e.method} ${e.url}`);
+    }
+  });
+
+  for (const tier of ['free', 'enterprise'] as const) {
+    test(`${tier}: every role reads; writes (own data) need the write scope, not admin`, async () => {
+      const o = await seedOrg(t.store, { name: `Matrix training ${tier}`, tier });
+      for (const role of ['owner', 'admin', 'viewer'] as const) {
+        for (const scopes of [['read'], ['read', 'write']] as const) {
+          const k = role === 'owner' ? await seedKey(t.store, o.orgId, o.memberId, { scopes: [...scopes] }) : await seedKey(t.store, o.orgId, null, { role, scopes: [...scopes] });
+          for (const e of ENDPOINTS) {
+            const r = await send(e, k.auth);
+            const label = `${tier} ${role} [${scopes.join(',')}] ${e.method} ${e.url}`;
+            if (e.write && !scopes.includes('write' as never)) {
+              assert.equal(r.statusCode, 403, label);
+              assert.equal(r.json().error.detail.error, 'insufficient_scope', label);
+            } else {
+              // start comes before complete in ENDPOINTS, so every write-scope member completes a started module.
+              assert.equal(r.statusCode, 200, `${label}: ${r.body.slice(0, 200)}`);
+            }
+          }
+        }
+      }
+    });
+  }
+
+  test('session: a viewer writes its own training and preferences with the Origin; each member sees only its own', async () => {
+    const o = await seedOrg(t.store, { name: 'Matrix sessions' });
+    const v = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const sv = await seedSession(t.store, o.orgId, v.memberId);
+    const so = await seedSession(t.store, o.orgId, o.memberId);
+    const origin = { origin: 'http://vulnintel.test' };
+    assert.equal((await send(ENDPOINTS[2], { ...sv, ...origin })).statusCode, 200);
+    assert.equal((await send(ENDPOINTS[6], { ...sv, ...origin })).statusCode, 200);
+    assert.equal((await send(ENDPOINTS[4], sv)).json().data.started, 1);
+    assert.equal((await send(ENDPOINTS[4], so)).json().data.started, 0);
+    assert.equal((await send(ENDPOINTS[5], so)).json().data.customized, false);
+    assert.equal((await send(ENDPOINTS[5], sv)).json().data.delivery, 'instant');
+  });
+});

@@ -41,7 +41,9 @@ describe('meta-test: declarations', () => {
       }
       if (r.method !== 'GET' && p.mode !== 'none') {
         if (p.scope !== 'write') problems.push(`${label}: a write declares scope ${p.scope}`);
-        if (!roleAtLeast(p.role ?? 'viewer', 'admin')) problems.push(`${label}: a write declares role ${p.role}`);
+        // Below admin only as an explicit self-service write of the caller's own per-member data.
+        if (!roleAtLeast(p.role ?? 'viewer', 'admin') && !p.self) problems.push(`${label}: a write declares role ${p.role}`);
+        if (p.self && (!p.tenant || p.tenant.ids.length > 0)) problems.push(`${label}: a self-service write must be a tenant route on the caller's own data (ids: [])`);
       }
       if (p.tenant && p.mode !== 'key_or_session' && p.mode !== 'key' && p.mode !== 'session') problems.push(`${label}: a tenant route must need a credential`);
     }
@@ -54,6 +56,9 @@ describe('meta-test: declarations', () => {
     assert.deepEqual(requirements('DELETE', { mode: 'key' }), { role: 'admin', scope: 'write' });
     assert.deepEqual(requirements('PUT', { mode: 'session', role: 'owner' }), { role: 'owner', scope: 'write' });
     assert.deepEqual(requirements('GET', lax), { role: 'viewer', scope: 'read' });
+    // A self-service write keeps its declared role, never drops the write scope.
+    assert.deepEqual(requirements('POST', { ...lax, self: true }), { role: 'viewer', scope: 'write' });
+    assert.deepEqual(requirements('PUT', { mode: 'key', role: 'viewer', scope: 'read', self: true }), { role: 'viewer', scope: 'write' });
   });
 
   test('OpenAPI document and route table agree both ways (exclusions: /docs assets, /api/openapi.json)', async () => {
@@ -108,13 +113,32 @@ describe('writes need the write scope and an admin, on every write route (issue 
     }
   });
 
-  test('a viewer key holding the write scope → 403 viewer_role on each', async () => {
+  test('a viewer key holding the write scope → 403 viewer_role on each (self-service writes excepted)', async () => {
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
-    for (const r of writeRoutes()) {
+    for (const r of writeRoutes().filter((x) => !x.policy?.self)) {
       const res = await t.app.inject({ method: r.method as 'POST', url: r.url, headers: { ...v.auth, 'content-type': 'application/json' }, payload: '{}' });
       assert.equal(res.statusCode, 403, `${r.method} ${r.url}`);
       assert.equal(res.json().error.detail.error, 'viewer_role');
     }
+  });
+
+  test('self-service writes (own training, own preferences): a viewer with the write scope may; exactly these routes', async () => {
+    const selfRoutes = writeRoutes().filter((x) => x.policy?.self).map((r) => `${r.method} ${r.url}`).sort();
+    assert.deepEqual(selfRoutes, [
+      'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
+      'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/notifications',
+    ]);
+    const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
+    const start = await t.app.inject({ method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/start', headers: v.auth });
+    assert.equal(start.statusCode, 200, start.body);
+    assert.equal(start.json().data.status, 'in_progress');
+    const put = await t.app.inject({ method: 'PUT', url: '/api/v1/account/notifications', headers: v.auth,
+      payload: { email_enabled: false, min_severity: null, min_bcs: null, kev_only: true, delivery: 'instant' } });
+    assert.equal(put.statusCode, 200, put.body);
+    const ro = await seedKey(t.store, org.orgId, v.memberId, { scopes: ['read'] });
+    const refused = await t.app.inject({ method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/complete', headers: ro.auth });
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.json().error.detail.error, 'insufficient_scope');
   });
 
   test('the same read-scope key still reads, and a write-scope admin key writes', async () => {

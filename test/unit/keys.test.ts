@@ -76,3 +76,34 @@ test('safeEqual: equal only for identical strings, never throws on different len
   assert.equal(safeEqual('', 'a'), false);
   fc.assert(fc.property(fc.string(), fc.string(), (a, b) => assert.equal(safeEqual(a, b), a === b)));
 });
+
+test('planKey refusals carry the spec error and a message naming the reason; granted scopes are sorted and deduplicated', () => {
+  assert.deepEqual(planKey({ tier: 'standard', kind: 'standard' }, now), {
+    ok: false, error: 'upgrade_required', message: 'API keys are available on the Professional tier and above; this organization is on standard',
+  });
+  assert.deepEqual(planKey({ tier: 'professional', kind: 'standard' }, now), { ok: true, scopes: ['read', 'write'], expiresAt: null, startsTrial: false });
+  assert.deepEqual(planKey({ tier: 'api', kind: 'standard', scopes: ['write', 'read', 'write'] }, now), { ok: true, scopes: ['read', 'write'], expiresAt: null, startsTrial: false });
+  assert.deepEqual(planKey({ tier: 'api', kind: 'standard', scopes: [] }, now), { ok: false, error: 'scope_not_allowed', message: 'A key needs at least one scope (read, write)' });
+  assert.deepEqual(planKey({ tier: 'api', kind: 'partner', scopes: ['write', 'read'] }, now), {
+    ok: false, error: 'scope_not_allowed', message: 'partner keys may not hold the scope write (allowed: read)',
+  });
+});
+
+test('trial keys: the 14 days end exactly at started_at + 14 days; the 750th check spends the trial', () => {
+  const started = new Date(now.getTime() - 14 * DAY_MS);
+  const at = (trial: { started_at: Date; ended_at: Date | null; used: number }, when: Date) => planKey({ tier: 'free', kind: 'trial', trial }, when);
+  assert.deepEqual(at({ started_at: started, ended_at: null, used: 0 }, new Date(now.getTime() - 1)), {
+    ok: true, scopes: ['read', 'write'], expiresAt: now, startsTrial: false,
+  });
+  assert.deepEqual(at({ started_at: started, ended_at: null, used: 0 }, now), {
+    ok: false, error: 'trial_ended', message: 'The 14-day trial of this organization has expired',
+  });
+  const recent = new Date(now.getTime() - DAY_MS);
+  assert.equal(at({ started_at: recent, ended_at: null, used: 749 }, now).ok, true);
+  assert.deepEqual(at({ started_at: recent, ended_at: null, used: 750 }, now), {
+    ok: false, error: 'trial_ended', message: "The trial's 750 asset checks are used up",
+  });
+  assert.deepEqual(at({ started_at: recent, ended_at: now, used: 0 }, now), {
+    ok: false, error: 'trial_ended', message: 'The trial of this organization has ended',
+  });
+});

@@ -28,7 +28,7 @@ test('the CLI lists every command of both tables; serve loads only the core tabl
   let out = '';
   assert.equal(await runCli(['help'], { out: (s) => { out += s; }, err: (s) => { out += s; } }), 0);
   const names = [...out.matchAll(/^ {2}(\S+(?: \S+)?)\s{2,}/gm)].map((m) => m[1]).sort();
-  assert.deepEqual(names, ['import', 'key create', 'key list', 'key revoke', 'migrate', 'org create', 'org set-tier', 'serve', 'sync', 'worker']);
+  assert.deepEqual(names, ['import', 'key create', 'key list', 'key revoke', 'migrate', 'org caps', 'org create', 'org set-tier', 'serve', 'sync', 'worker']);
   let err = '';
   assert.equal(await runCli(['key', 'nonsense'], { out: () => {}, err: (s) => { err += s; } }), 2);
   assert.match(err, /^Unknown command: key nonsense/);

@@ -7,6 +7,9 @@ import catalog from './v1/catalog.ts';
 import cvePage from './v1/cve-page.ts';
 import environments from './v1/environments.ts';
 import windowsAssets from './v2/assets.ts';
+import training from './v1/training.ts';
+import accountPreferences from './v1/account-preferences.ts';
+import trainingPage from './v1/training-page.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -16,4 +19,7 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(cvePage);
   await app.register(environments);
   await app.register(windowsAssets);
+  await app.register(training);
+  await app.register(accountPreferences);
+  await app.register(trainingPage);
 }

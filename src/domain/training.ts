@@ -1,0 +1,262 @@
+// Training modules (spec §4.4): Markdown files with front matter (content/training/*.md), parsed and validated
+// here, pure. A module is sections (one per `## ` heading) and a self-check (the `## Self-check` section, `Q:` /
+// `A:` pairs). Markdown is rendered to HTML by a small renderer of the subset the modules use (paragraphs,
+// `###` headings, lists, tables, fenced code, inline code, bold, italics, http(s) links); every character of the
+// source is escaped first, so no HTML in a module file reaches a page. docs/training.md describes the format.
+
+/** The five categories of spec §4.4, in the spec's order: one module each. */
+export const TRAINING_CATEGORIES = [
+  'ICS/OT Security Fundamentals',
+  'CVE and CVSS Scoring for OT Engineers',
+  'NERC CIP Compliance Essentials',
+  'Using the platform for Vulnerability Triage',
+  'Incident Response for ICS Environments',
+] as const;
+export type TrainingCategory = (typeof TRAINING_CATEGORIES)[number];
+
+export interface TrainingSection {
+  /** Anchor: the heading as a slug, unique within the module. */
+  id: string;
+  title: string;
+  markdown: string;
+  html: string;
+}
+
+export interface SelfCheckItem {
+  question: string;
+  answer: string;
+}
+
+export interface TrainingModule {
+  id: string;
+  title: string;
+  category: TrainingCategory;
+  /** Position in the catalogue: the category's position in the spec (1–5). */
+  order: number;
+  estimated_minutes: number;
+  summary: string;
+  sections: TrainingSection[];
+  self_check: SelfCheckItem[];
+}
+
+export class TrainingContentError extends Error {
+  constructor(public readonly file: string, problem: string) {
+    super(`Training module ${file}: ${problem}`);
+  }
+}
+
+export const MODULE_ID_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MIN_SECTIONS = 3;
+const MIN_QUESTIONS = 3;
+const SELF_CHECK = 'Self-check';
+
+export function slug(text: string): string {
+  return text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'section';
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Inline Markdown on escaped text: `code`, **bold**, *italics*, [text](https://…). Code spans are left alone. */
+function inline(raw: string): string {
+  return raw.split(/(`[^`]+`)/).map((part) => {
+    if (part.length > 2 && part.startsWith('`') && part.endsWith('`')) return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
+    return escapeHtml(part)
+      .replace(/\\\*/g, '&#42;')
+      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+      .replace(/\*([^*\s][^*]*)\*/g, '<em>$1</em>')
+      .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" rel="noopener noreferrer">$1</a>');
+  }).join('');
+}
+
+function tableRow(line: string): string[] {
+  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+}
+
+/** Renders the Markdown subset of the modules to HTML (block level; inline through `inline`). */
+export function renderMarkdown(md: string): string {
+  const lines = md.replace(/\r\n?/g, '\n').split('\n');
+  const out: string[] = [];
+  let i = 0;
+  const isBlank = (l: string | undefined) => l === undefined || l.trim() === '';
+  const listItem = /^(\s*)([-*]|\d+\.)\s+(.*)$/;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (isBlank(line)) { i++; continue; }
+    if (line.startsWith('```')) {
+      const body: string[] = [];
+      i++;
+      while (i < lines.length && !lines[i].startsWith('```')) body.push(lines[i++]);
+      i++;
+      out.push(`<pre><code>${escapeHtml(body.join('\n'))}</code></pre>`);
+      continue;
+    }
+    const h = /^(#{3,4})\s+(.*)$/.exec(line);
+    if (h) {
+      const level = h[1].length;
+      out.push(`<h${level}>${inline(h[2])}</h${level}>`);
+      i++;
+      continue;
+    }
+    if (line.trim().startsWith('|') && /^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) {
+      const head = tableRow(line);
+      i += 2;
+      const rows: string[][] = [];
+      while (i < lines.length && lines[i].trim().startsWith('|')) rows.push(tableRow(lines[i++]));
+      out.push(`<table><thead><tr>${head.map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${
+        rows.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`);
+      continue;
+    }
+    const li = listItem.exec(line);
+    if (li) {
+      const ordered = /\d/.test(li[2]);
+      const items: string[] = [];
+      while (i < lines.length && !isBlank(lines[i])) {
+        const m = listItem.exec(lines[i]);
+        if (m && m[1].length === 0) items.push(m[3]);
+        else items[items.length - 1] += ` ${lines[i].trim()}`; // continuation line of the item
+        i++;
+        if (isBlank(lines[i]) && listItem.test(lines[i + 1] ?? '') && !lines[i + 1].startsWith(' ')) i++; // loose list
+      }
+      const tag = ordered ? 'ol' : 'ul';
+      out.push(`<${tag}>${items.map((t) => `<li>${inline(t)}</li>`).join('')}</${tag}>`);
+      continue;
+    }
+    const para: string[] = [];
+    while (i < lines.length && !isBlank(lines[i]) && !lines[i].startsWith('```') && !/^#{3,4}\s/.test(lines[i]) && !listItem.test(lines[i])) {
+      para.push(lines[i++].trim());
+    }
+    out.push(`<p>${inline(para.join(' '))}</p>`);
+  }
+  return out.join('\n');
+}
+
+/** Splits `---` front matter (`key: value` lines) from the body. */
+function frontMatter(file: string, text: string): { meta: Record<string, string>; body: string } {
+  const m = /^---\n([\s\S]*?)\n---\n/.exec(text.replace(/\r\n?/g, '\n'));
+  if (!m) throw new TrainingContentError(file, 'missing front matter (a block between --- lines at the top)');
+  const meta: Record<string, string> = {};
+  for (const [n, line] of m[1].split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const kv = /^([a-z_]+):\s*(.*)$/.exec(line);
+    if (!kv) throw new TrainingContentError(file, `front matter line ${n + 1} is not "key: value": ${JSON.stringify(line)}`);
+    if (kv[1] in meta) throw new TrainingContentError(file, `front matter key "${kv[1]}" given twice`);
+    meta[kv[1]] = kv[2].trim();
+  }
+  return { meta, body: text.replace(/\r\n?/g, '\n').slice(m[0].length) };
+}
+
+function selfCheck(file: string, md: string): SelfCheckItem[] {
+  const items: SelfCheckItem[] = [];
+  let q: string | null = null;
+  for (const line of md.split('\n')) {
+    const t = line.trim();
+    if (t === '') continue;
+    if (t.startsWith('Q:')) {
+      if (q !== null) throw new TrainingContentError(file, `self-check question without an answer: ${JSON.stringify(q)}`);
+      q = t.slice(2).trim();
+    } else if (t.startsWith('A:')) {
+      if (q === null) throw new TrainingContentError(file, `self-check answer without a question: ${JSON.stringify(t)}`);
+      const a = t.slice(2).trim();
+      if (!q || !a) throw new TrainingContentError(file, 'self-check question or answer is empty');
+      items.push({ question: q, answer: a });
+      q = null;
+    } else {
+      throw new TrainingContentError(file, `self-check lines must start with "Q:" or "A:": ${JSON.stringify(t)}`);
+    }
+  }
+  if (q !== null) throw new TrainingContentError(file, `self-check question without an answer: ${JSON.stringify(q)}`);
+  if (items.length < MIN_QUESTIONS) throw new TrainingContentError(file, `the self-check needs at least ${MIN_QUESTIONS} questions, found ${items.length}`);
+  return items;
+}
+
+/** Parses and validates one module file. Throws TrainingContentError naming the file and the problem. */
+export function parseModule(file: string, text: string): TrainingModule {
+  const { meta, body } = frontMatter(file, text);
+  for (const k of Object.keys(meta)) {
+    if (!['id', 'title', 'category', 'minutes', 'summary'].includes(k)) throw new TrainingContentError(file, `unknown front matter key "${k}"`);
+  }
+  for (const k of ['id', 'title', 'category', 'minutes', 'summary']) {
+    if (!meta[k]) throw new TrainingContentError(file, `front matter "${k}" is missing or empty`);
+  }
+  if (!MODULE_ID_RE.test(meta.id) || meta.id.length > 80) throw new TrainingContentError(file, `id "${meta.id}" must be lower-case words joined by hyphens (at most 80 characters)`);
+  const order = TRAINING_CATEGORIES.indexOf(meta.category as TrainingCategory);
+  if (order < 0) throw new TrainingContentError(file, `category "${meta.category}" is not one of: ${TRAINING_CATEGORIES.join('; ')}`);
+  if (!/^\d+$/.test(meta.minutes) || Number(meta.minutes) < 5 || Number(meta.minutes) > 240) {
+    throw new TrainingContentError(file, `minutes must be an integer from 5 to 240, got "${meta.minutes}"`);
+  }
+  const parts = body.split(/^## /m);
+  if (parts[0].trim() !== '') throw new TrainingContentError(file, 'text before the first "## " section');
+  const sections: TrainingSection[] = [];
+  let check: SelfCheckItem[] | null = null;
+  for (const part of parts.slice(1)) {
+    const nl = part.indexOf('\n');
+    const title = (nl < 0 ? part : part.slice(0, nl)).trim();
+    const md = nl < 0 ? '' : part.slice(nl + 1).trim();
+    if (title === SELF_CHECK) {
+      if (check) throw new TrainingContentError(file, 'two self-check sections');
+      check = selfCheck(file, md);
+      continue;
+    }
+    if (check) throw new TrainingContentError(file, `section "${title}" after the self-check (the self-check comes last)`);
+    if (md === '') throw new TrainingContentError(file, `section "${title}" is empty`);
+    const id = slug(title);
+    if (sections.some((s) => s.id === id)) throw new TrainingContentError(file, `two sections titled "${title}"`);
+    sections.push({ id, title, markdown: md, html: renderMarkdown(md) });
+  }
+  if (sections.length < MIN_SECTIONS) throw new TrainingContentError(file, `at least ${MIN_SECTIONS} sections are needed, found ${sections.length}`);
+  if (!check) throw new TrainingContentError(file, `no "## ${SELF_CHECK}" section`);
+  return {
+    id: meta.id, title: meta.title, category: meta.category as TrainingCategory, order: order + 1,
+    estimated_minutes: Number(meta.minutes), summary: meta.summary, sections, self_check: check,
+  };
+}
+
+/** The catalogue: one module per category, ids unique, ordered as the spec lists the categories. */
+export function buildCatalogue(modules: { file: string; module: TrainingModule }[]): TrainingModule[] {
+  const byCategory = new Map<string, string>();
+  const byId = new Map<string, string>();
+  for (const { file, module: m } of modules) {
+    const sameId = byId.get(m.id);
+    if (sameId) throw new TrainingContentError(file, `id "${m.id}" is also used by ${sameId}`);
+    const sameCat = byCategory.get(m.category);
+    if (sameCat) throw new TrainingContentError(file, `category "${m.category}" already has a module (${sameCat}); one module per category`);
+    byId.set(m.id, file);
+    byCategory.set(m.category, file);
+  }
+  const missing = TRAINING_CATEGORIES.filter((c) => !byCategory.has(c));
+  if (missing.length) throw new TrainingContentError('(catalogue)', `no module for the categories: ${missing.join('; ')}`);
+  return modules.map((x) => x.module).sort((a, b) => a.order - b.order);
+}
+
+/** Progress of one member over the catalogue (spec §4.4 `progress`). */
+export interface ProgressRow {
+  module_id: string;
+  started_at: Date;
+  completed_at: Date | null;
+  updated_at: Date;
+}
+
+export type ModuleStatus = 'not_started' | 'in_progress' | 'completed';
+
+export function moduleStatus(row: ProgressRow | undefined): ModuleStatus {
+  if (!row) return 'not_started';
+  return row.completed_at ? 'completed' : 'in_progress';
+}
+
+export function summarizeProgress(catalogue: readonly TrainingModule[], rows: readonly ProgressRow[]) {
+  const known = new Set(catalogue.map((m) => m.id));
+  const mine = rows.filter((r) => known.has(r.module_id));
+  const started = mine.length;
+  const completed = mine.filter((r) => r.completed_at !== null).length;
+  const last = mine.reduce<Date | null>((acc, r) => (acc === null || r.updated_at > acc ? r.updated_at : acc), null);
+  return {
+    total_modules: catalogue.length,
+    started,
+    in_progress: started - completed,
+    completed,
+    percent: catalogue.length === 0 ? 0 : Math.round((completed / catalogue.length) * 100),
+    last_activity_at: last ? last.toISOString() : null,
+  };
+}

@@ -1,0 +1,73 @@
+// The training pages (HTML, no JavaScript) for a signed-in member: the list with the member's status and one
+// module with its content; its buttons are form posts (start, complete) answered by a redirect back to the page.
+// For browsers (a signed-in session; an API key is accepted too, like on every member route). Origin is checked
+// on the session posts like every session write (src/http/auth.ts).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ApiError } from '../../errors.ts';
+import { NoQuery } from '../../schemas/common.ts';
+import type { RouteAuth } from '../../auth.ts';
+import { MODULE_ID_RE } from '../../../domain/training.ts';
+import { renderTrainingList, renderTrainingModule } from '../../views/training-html.ts';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+const Params = Type.Object({ module_id: Type.String({ minLength: 1, maxLength: 80, pattern: MODULE_ID_RE.source }) });
+/** The form posts carry no fields (an empty urlencoded body); JSON `{}` is accepted too. */
+const FormBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { examples: [{}] });
+
+const tenant = { resource: 'training_progress', ids: [], catalog: ['module_id'] };
+const READ: RouteAuth = { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant };
+const SELF_WRITE: RouteAuth = { mode: 'key_or_session', role: 'viewer', scope: 'write', self: true, tenant };
+
+const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.training;
+  // Plain HTML forms post application/x-www-form-urlencoded; these forms have no fields. Scoped to this plugin.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_req, body, done) => {
+    done(null, String(body).trim() === '' ? {} : Object.fromEntries(new URLSearchParams(String(body))));
+  });
+  const who = (p: { orgId: number; memberId: number }) => ({ orgId: p.orgId, memberId: p.memberId });
+  const notFound = (id: string) => new ApiError('NOT_FOUND', { message: `No training module "${id}"`, detail: { resource: 'training_module', identifier: id } });
+
+  app.get('/training', {
+    schema: { tags: ['pages'], summary: 'Training modules page (for a signed-in member)', querystring: NoQuery, response: { 200: Html('The list') } },
+    config: { auth: { ...READ, tenant: { resource: 'training_progress', ids: [] } } },
+  }, async (req, reply) => {
+    const m = who(req.principal!);
+    const [rows, progress] = await Promise.all([svc.list(m), svc.progress(m)]);
+    reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
+    return reply.type('text/html; charset=utf-8').send(renderTrainingList(rows, progress.percent));
+  });
+
+  app.get('/training/:module_id', {
+    schema: { tags: ['pages'], summary: 'One training module (for a signed-in member)', params: Params, querystring: NoQuery, response: { 200: Html('The module') } },
+    config: { auth: READ },
+  }, async (req, reply) => {
+    const r = await svc.detail(who(req.principal!), req.params.module_id);
+    if (!r) throw notFound(req.params.module_id);
+    reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
+    return reply.type('text/html; charset=utf-8').send(renderTrainingModule(r.module, r.state));
+  });
+
+  for (const action of ['start', 'complete'] as const) {
+    app.post(`/training/:module_id/${action}`, {
+      schema: {
+        tags: ['pages'], summary: `Form post: ${action} the module, then 303 back to its page`, params: Params, querystring: NoQuery, body: FormBody,
+        response: { 303: { description: 'Back to the module page', type: 'null' } },
+      },
+      config: { auth: SELF_WRITE },
+    }, async (req, reply) => {
+      const id = req.params.module_id;
+      const m = who(req.principal!);
+      if (action === 'start') {
+        if (!(await svc.start(m, id))) throw notFound(id);
+      } else {
+        const r = await svc.complete(m, id);
+        if (!r.ok && r.reason === 'unknown_module') throw notFound(id);
+        if (!r.ok) throw new ApiError('CONFLICT', { message: `Training module "${id}" has not been started`, detail: { error: 'module_not_started', module_id: id } });
+      }
+      return reply.redirect(`/training/${id}`, 303);
+    });
+  }
+};
+export default trainingPage;

@@ -1,0 +1,86 @@
+// Notification preferences, plan-cap overrides and the usage counts of /account/usage (migration 0820). SQL only.
+import { sql } from 'kysely';
+import type { ColumnType } from 'kysely';
+import type { Db } from './db.ts';
+import type { Member } from './training.ts';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface NotificationPreferencesTable {
+  org_id: number;
+  member_id: number;
+  email_enabled: boolean;
+  min_severity: string | null;
+  /** numeric(3,1): pg returns it as a string. */
+  min_bcs: ColumnType<string | null, number | null, number | null>;
+  kev_only: boolean;
+  delivery: string;
+  updated_at: Timestamp;
+}
+
+export interface OrgCapOverridesTable {
+  org_id: number;
+  members: number | null;
+  environments: number | null;
+  assets: number | null;
+  updated_at: Timestamp;
+}
+
+declare module './schema.ts' {
+  interface Database {
+    notification_preferences: NotificationPreferencesTable;
+    org_cap_overrides: OrgCapOverridesTable;
+  }
+}
+
+export interface NotificationPrefsRow {
+  email_enabled: boolean;
+  min_severity: string | null;
+  min_bcs: number | null;
+  kev_only: boolean;
+  delivery: string;
+  updated_at: Date;
+}
+
+const PREF_COLUMNS = ['email_enabled', 'min_severity', 'min_bcs', 'kev_only', 'delivery', 'updated_at'] as const;
+
+function prefsRow(r: { email_enabled: boolean; min_severity: string | null; min_bcs: string | null; kev_only: boolean; delivery: string; updated_at: Date }): NotificationPrefsRow {
+  return { ...r, min_bcs: r.min_bcs === null ? null : Number(r.min_bcs) };
+}
+
+export async function getNotificationPrefs(db: Db, m: Member): Promise<NotificationPrefsRow | undefined> {
+  const r = await db.selectFrom('notification_preferences').select(PREF_COLUMNS)
+    .where('org_id', '=', m.orgId).where('member_id', '=', m.memberId).executeTakeFirst();
+  return r && prefsRow(r);
+}
+
+export async function putNotificationPrefs(db: Db, m: Member, p: Omit<NotificationPrefsRow, 'updated_at'>, now: Date): Promise<NotificationPrefsRow> {
+  const values = { ...p, updated_at: now };
+  const r = await db.insertInto('notification_preferences').values({ org_id: m.orgId, member_id: m.memberId, ...values })
+    .onConflict((oc) => oc.columns(['org_id', 'member_id']).doUpdateSet(values))
+    .returning(PREF_COLUMNS).executeTakeFirstOrThrow();
+  return prefsRow(r);
+}
+
+export type CapOverrideRow = Pick<OrgCapOverridesTable, 'members' | 'environments' | 'assets'>;
+
+export async function getCapOverrides(db: Db, orgId: number): Promise<CapOverrideRow | undefined> {
+  return db.selectFrom('org_cap_overrides').select(['members', 'environments', 'assets']).where('org_id', '=', orgId).executeTakeFirst();
+}
+
+/** Sets the given overrides (null clears one); the others stay. Returns the stored row. */
+export async function setCapOverrides(db: Db, orgId: number, set: Partial<CapOverrideRow>, now: Date): Promise<CapOverrideRow> {
+  const values = { ...set, updated_at: now };
+  return db.insertInto('org_cap_overrides').values({ org_id: orgId, ...values })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet(values))
+    .returning(['members', 'environments', 'assets']).executeTakeFirstOrThrow();
+}
+
+/** What the organization holds: environments, distinct stored asset ids (Windows results) and members. */
+export async function usageCounts(db: Db, orgId: number): Promise<{ environments: number; assets: number; members: number }> {
+  const r = await sql<{ environments: number; assets: number; members: number }>`
+    SELECT (SELECT count(*)::int FROM environments WHERE org_id = ${orgId}) AS environments,
+           (SELECT count(DISTINCT asset_id)::int FROM windows_host_results WHERE org_id = ${orgId}) AS assets,
+           (SELECT count(*)::int FROM members WHERE org_id = ${orgId}) AS members`.execute(db);
+  return r.rows[0];
+}
