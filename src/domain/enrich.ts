@@ -43,7 +43,12 @@ export interface Built {
 
 /** Everything but the analysis provider call; `sage` is the grounded analysis. */
 export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: string): Built {
-  const cvss = cvssOf(merged);
+  // One severity for the card and the detail (docs/enrichment.md "Severity"): the CVSS of the fallback chain (NVD,
+  // the CNA, CISA-ADP: merge.ts chooseCvss), else the vendor's own rating. The detail's scoring.cvss.severity is
+  // that same answer; its other fields stay null when no CVSS scores the CVE.
+  const scored = cvssOf(merged);
+  const severity = cardSeverity(scored.severity, merged.msrc?.severity ?? null);
+  const cvss = { ...scored, severity };
   const aff = resolveAffected(merged);
   const primaryVendor = aff.primary_vendor?.name ?? null;
   const weakness = merged.cwes.map((id) => catalogs.cwe.get(id)?.name).find(Boolean) ?? null;
@@ -52,8 +57,10 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
   const references = buildReferences(merged, aff.vendors);
   const text = [description, title, ...merged.titles.map((t) => t.title), ...aff.products, ...merged.advisories.map((a) => a.title)].join('\n');
   const ics = icsRelevance({ text, has_cisa_ics_advisory: merged.advisories.length > 0, ics_vendor: aff.vendors.some((v) => v.ics) });
-  const exploitation = exploitFacts(merged.cve_id, merged.kev !== null, merged.references);
-  const patch = buildPatch(merged, new Set(references.vendor_advisories.map((v) => v.url)));
+  // KEV: the catalog's entry, else the CVE record's CISA-ADP KEV marker (same catalog, stated in the record).
+  const kevAddedDate = merged.kev?.date_added ?? merged.cve5?.kev_date_added ?? null;
+  const exploitation = exploitFacts(merged.cve_id, merged.kev !== null || kevAddedDate !== null, merged.references, merged.cve5?.ssvc_exploitation ?? null);
+  const patch = buildPatch(merged, new Set(references.vendor_advisories.map((v) => v.url)), aff.primary_vendor);
   const epssScore = merged.epss?.epss ?? null;
   const epssPct = merged.epss?.percentile ?? null;
   const bcs = computeBcs({
@@ -65,11 +72,11 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
     ics_relevance: ics.score,
     epss_percentile: epssPct,
   });
-  const severity = cardSeverity(cvss.severity, merged.msrc?.severity ?? null);
+
   const layer = classifyLayer(ics);
   const cwes = merged.cwes.map((id) => ({ id, url: cweUrl(id) }));
   const capec = capecForCwes(merged.cwes, catalogs.capec);
-  const kevAdded = merged.kev?.date_added ? `${merged.kev.date_added}T00:00:00.000Z` : null;
+  const kevAdded = kevAddedDate ? `${kevAddedDate}T00:00:00.000Z` : null;
   const facts: AnalysisFacts = {
     cve_id: merged.cve_id,
     title,

@@ -1,9 +1,10 @@
-// Merge: every source record of one CVE folds into one `MergedCve`. Precedence for text and CVSS is
-// NVD, then CSAF (CISA ICS advisories, oldest advisory first), then MSRC, then KEV (docs/enrichment.md).
+// Merge: every source record of one CVE folds into one `MergedCve`. Precedence for text is NVD, then the CVE
+// Program's record (cve5), then CSAF (CISA ICS advisories, oldest advisory first), then MSRC, then KEV; CVSS follows
+// the fallback chain of `chooseCvss` (docs/enrichment.md "Merge precedence").
 // The result depends only on the set of records, never on their arrival order, so re-importing the same
 // files changes nothing.
 import type {
-  AffectedProduct, CsafAdvisoryFacts, CveSourceName, CveSourceRecord, CvssMetric, EpssRecord, KevFacts, MsrcFacts, SourceReference,
+  AffectedProduct, CsafAdvisoryFacts, Cve5Facts, CveSourceName, CveSourceRecord, CvssMetric, EpssRecord, KevFacts, MsrcFacts, SourceReference,
 } from './records.ts';
 import { CVE_SOURCES } from './records.ts';
 import { isCveIdAnyCase } from './cve-id.ts';
@@ -29,6 +30,8 @@ export interface MergedCve {
   kev: KevFacts | null;
   advisories: CsafAdvisoryFacts[];
   msrc: MsrcFacts | null;
+  /** The CVE Program record's numbering authority, SSVC Exploitation and KEV marker (null without a cve5 record). */
+  cve5: Cve5Facts | null;
   epss: EpssRecord | null;
 }
 
@@ -47,13 +50,32 @@ export function orderRecords(records: CveSourceRecord[]): CveSourceRecord[] {
 }
 
 /**
- * The CVSS metric used for `scoring.cvss`: from the first source (by precedence) that has any; within
- * it the newest version (4.0, 3.1, 3.0, then 2.0), and NVD's Primary score before a Secondary one.
+ * The CVSS fallback chain (one chain for the card and the detail, docs/enrichment.md "Severity"): NVD's own
+ * analysis first; then the numbering authority's score (the CNA container of the CVE record, and MSRC, which is
+ * Microsoft's CNA); then CISA's (the CISA-ADP container, and CISA ICS advisories); then anything else. The
+ * vendor's own rating (MSRC Critical/Important/…) comes after every CVSS score (scoring.ts `cardSeverity`).
+ */
+export function cvssTier(source: CveSourceName, metric: CvssMetric): number {
+  if (source === 'nvd') return 0;
+  if (source === 'cve5') return metric.type === 'ADP' ? 2 : 1;
+  if (source === 'msrc') return 1;
+  if (source === 'csaf') return 2;
+  return 3;
+}
+
+/**
+ * The CVSS metric used for `scoring.cvss`: from the first tier of the chain (`cvssTier`) that has any, the first
+ * source by precedence within it; within that source the newest version (4.0, 3.1, 3.0, then 2.0), and NVD's
+ * Primary score before a Secondary one.
  */
 export function chooseCvss(ordered: CveSourceRecord[]): CvssMetric | null {
+  const tiers = [...new Set(ordered.flatMap((r) => r.cvss.map((m) => cvssTier(r.source, m))))].sort((a, b) => a - b);
+  if (!tiers.length) return null;
+  const tier = tiers[0];
   for (const r of ordered) {
-    if (!r.cvss.length) continue;
-    const sorted = [...r.cvss].sort(
+    const inTier = r.cvss.filter((m) => cvssTier(r.source, m) === tier);
+    if (!inTier.length) continue;
+    const sorted = [...inTier].sort(
       (a, b) =>
         VERSION_RANK[a.version] - VERSION_RANK[b.version] ||
         (a.type === 'Primary' ? 0 : 1) - (b.type === 'Primary' ? 0 : 1) ||
@@ -75,13 +97,18 @@ export function mergeSources(cveId: string, records: CveSourceRecord[], epss: Ep
   if (epss && epss.cve_id === cveId) sources.push('epss');
   const described = ordered.find((r) => r.description);
   const titles: MergedCve['titles'] = [];
-  for (const src of ['csaf', 'msrc', 'kev'] as const) {
+  // The CVE record's title (the CNA's) comes after the sources titles came from before it was a source.
+  for (const src of ['csaf', 'msrc', 'kev', 'cve5'] as const) {
     for (const r of ordered) {
       if (r.source === src && r.title && !isCveIdOnly(r.title, cveId)) titles.push({ source: src, title: r.title });
     }
   }
   const nvd = ordered.find((r) => r.source === 'nvd');
-  const advisories = ordered.filter((r) => r.advisory).map((r) => r.advisory!);
+  const cve5 = ordered.find((r) => r.source === 'cve5');
+  // Each advisory with the vendors of the products it lists for this CVE (patch rule 3 reads them).
+  const advisories = ordered
+    .filter((r) => r.advisory)
+    .map((r) => ({ ...r.advisory!, vendors: [...new Set(r.affected.map((a) => a.vendor))] }));
   const kev = ordered.find((r) => r.kev)?.kev ?? null;
   const msrc = ordered.find((r) => r.msrc)?.msrc ?? null;
   const msrcRec = ordered.find((r) => r.source === 'msrc');
@@ -91,8 +118,8 @@ export function mergeSources(cveId: string, records: CveSourceRecord[], epss: Ep
     msrcRec?.published ?? null,
     kev?.date_added ? `${kev.date_added}T00:00:00.000Z` : null,
   ].filter((d): d is string => !!d).sort();
-  const published = nvd?.published ?? fallbackDates[0] ?? null;
-  const modified = nvd?.modified ?? msrcRec?.modified ?? published;
+  const published = nvd?.published ?? cve5?.published ?? fallbackDates[0] ?? null;
+  const modified = nvd?.modified ?? cve5?.modified ?? msrcRec?.modified ?? published;
 
   const cwes: number[] = [];
   for (const r of ordered) for (const c of r.cwes) if (!cwes.includes(c)) cwes.push(c);
@@ -128,6 +155,7 @@ export function mergeSources(cveId: string, records: CveSourceRecord[], epss: Ep
     kev,
     advisories,
     msrc,
+    cve5: cve5?.cve5 ?? null,
     epss: epss && epss.cve_id === cveId ? epss : null,
   };
 }

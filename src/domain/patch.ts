@@ -4,6 +4,7 @@ import type { CveDocument } from './cve-document.ts';
 import type { SourceReference } from './records.ts';
 import type { MergedCve } from './merge.ts';
 import { hostOf, registrableDomain } from './urls.ts';
+import { canonicalVendor, type CanonicalVendor } from './vendors.ts';
 
 export const VARIES_NOTE =
   'Fixed versions differ per product in the vendor advisory. Send vendor, product and version to POST /api/v1/assets/correlate-cves to check a specific asset.';
@@ -81,10 +82,23 @@ export function vendorFixOffersFix(details: string): boolean {
   return FIX_WORDS.test(details) && (!STATES_NO_FIX.test(details) || STATES_VERSION.test(details));
 }
 
-export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): CveDocument['patch'] {
-  // Per-product fixed versions across every advisory that names the CVE (rules 1–3).
+/**
+ * Whether an advisory is the CVE's own vendor's (rule 3 speaks of "the vendor's advisory"): it lists a product of
+ * the catalog vendor for this CVE. An advisory for a downstream product that ships the vulnerable component
+ * (Log4Shell, CVE-2021-44228, in ICSA-22-356-01's "PowerManage") is not: its fixed version belongs to correlation
+ * results for an asset of that product, not to the CVE's patch block. With no catalog vendor, or an advisory whose
+ * vendors are unknown, every advisory counts.
+ */
+export function isOwnVendorAdvisory(a: MergedCve['advisories'][number], catalogVendor: CanonicalVendor | null): boolean {
+  if (!catalogVendor || !a.vendors?.length) return true;
+  return a.vendors.some((v) => canonicalVendor(v)?.slug === catalogVendor.slug);
+}
+
+export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>, catalogVendor: CanonicalVendor | null = null): CveDocument['patch'] {
+  const own = merged.advisories.filter((a) => isOwnVendorAdvisory(a, catalogVendor));
+  // Per-product fixed versions across every advisory of the CVE's own vendor that names the CVE (rules 1–3).
   const pairs = new Map<string, { product: string; version: string }>();
-  for (const a of merged.advisories) {
+  for (const a of own) {
     for (const f of a.fixes) {
       const k = `${f.product.toLowerCase()}\u0000${f.version.toLowerCase()}`;
       if (!pairs.has(k)) pairs.set(k, { product: f.product, version: f.version });
@@ -99,12 +113,15 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>): 
     const id = /\/(icsm?a-\d{2}-\d{3}-\d{2}[a-z]?)\b/i.exec(url)?.[1]?.toLowerCase();
     return id !== undefined && noFixIds.includes(id);
   };
+  // A page a CISA advisory links (provided_by csaf) speaks for that advisory: it is a fix source only as the
+  // advisory's stated fix is (advisoryWithFix), so an advisory with no fix does not become "patched" by its links.
   const patchSource =
-    merged.references.some((r) => !linksNoFixAdvisory(r.url) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
+    merged.references.some((r) => r.provided_by !== 'csaf' && !linksNoFixAdvisory(r.url) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
     // A CISA ICS advisory (national ICS advisory) that states a vendor fix for this CVE.
     advisoryWithFix !== undefined;
-  // The notes and URL of a remediation that offers a fix come first; general advice only when there is none.
-  const allVendorFixes = merged.advisories.flatMap((a) => a.vendor_fixes);
+  // The notes and URL of a remediation that offers a fix come first; general advice only when there is none. Only
+  // the CVE's own vendor's advisories: a downstream product's remediation text is not this CVE's.
+  const allVendorFixes = own.flatMap((a) => a.vendor_fixes);
   const vendorFixes = [...allVendorFixes.filter((f) => vendorFixOffersFix(f.details)), ...allVendorFixes.filter((f) => !vendorFixOffersFix(f.details))];
   const firstVendorFix = vendorFixes[0];
   // The URL of a remediation that offers a fix only: a "contact our sales network" link is no patch URL.

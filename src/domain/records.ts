@@ -3,8 +3,12 @@
 // the readers (src/ingest/) import them from here.
 import type { AffectedRange } from './ranges.ts';
 
-/** Sources that contribute per-CVE facts. Merge precedence for text and CVSS is this order. */
-export const CVE_SOURCES = ['nvd', 'csaf', 'msrc', 'kev'] as const;
+/**
+ * Sources that contribute per-CVE facts. Merge precedence for text is this order: NVD, then the CVE Program's own
+ * record (`cve5`, CVE Record Format 5: the numbering authority's words), then CISA ICS advisories (CSAF), MSRC and
+ * KEV. CVSS follows its own fallback chain (merge.ts `chooseCvss`, docs/enrichment.md).
+ */
+export const CVE_SOURCES = ['nvd', 'cve5', 'csaf', 'msrc', 'kev'] as const;
 export type CveSourceName = (typeof CVE_SOURCES)[number];
 
 export type CvssVersion = '2.0' | '3.0' | '3.1' | '4.0';
@@ -14,16 +18,19 @@ export interface CvssMetric {
   vector: string;
   /** Base score as published by the source (null when the source gave none). */
   score: number | null;
-  /** Who scored it (NVD `source`, e.g. nvd@nist.gov or a CNA). */
+  /** Who scored it (NVD `source`, e.g. nvd@nist.gov or a CNA; CVE 5: the CNA's short name or CISA-ADP). */
   scored_by: string | null;
-  /** NVD `type`: Primary or Secondary; null for other feeds. */
+  /** NVD `type`: Primary or Secondary; CVE 5: CNA or ADP (the container); null for other feeds. */
   type: string | null;
 }
 
 export interface SourceReference {
   url: string;
   tags: string[];
-  /** Who supplied the reference (NVD `source`, 'csaf', 'msrc', 'kev'). */
+  /**
+   * Who supplied the reference (NVD `source`, 'csaf', 'msrc', 'kev'; CVE 5: `cna:<assignerShortName>` for the
+   * numbering authority's own references, `adp:<shortName>` (adp:CVE, adp:CISA-ADP) for an ADP container's).
+   */
   provided_by: string;
 }
 
@@ -71,6 +78,25 @@ export interface CsafAdvisoryFacts {
   vendor_fixes: { details: string; url: string | null; products: string[] }[];
   /** Other remediation categories present (mitigation, workaround, none_available, no_fix_planned). */
   remediation_categories: string[];
+  /**
+   * Vendors (as the advisory's product tree names them) of the products the advisory lists for this CVE. Set by
+   * the merge from the record's `affected`; a downstream vendor's advisory (a product that ships the vulnerable
+   * component) is not the CVE's own vendor's advisory (patch rule 3).
+   */
+  vendors?: string[];
+}
+
+/** SSVC Exploitation decision point of the CISA-ADP container (spelling normalised to lower case). */
+export type SsvcExploitation = 'none' | 'poc' | 'active';
+
+/** What a CVE Record 5 adds beyond the common fields (src/ingest/cve5.ts). */
+export interface Cve5Facts {
+  /** cveMetadata.assignerShortName: the numbering authority (e.g. siemens, microsoft, mitre, icscert). */
+  assigner_short_name: string | null;
+  /** CISA-ADP SSVC Exploitation, null when the record has no SSVC decision. */
+  ssvc_exploitation: SsvcExploitation | null;
+  /** CISA-ADP KEV marker (`metrics[].other.type: "kev"`): the date CISA added the CVE to KEV, else null. */
+  kev_date_added: string | null;
 }
 
 export interface MsrcFacts {
@@ -103,6 +129,7 @@ export interface CveSourceRecord {
   kev?: KevFacts;
   advisory?: CsafAdvisoryFacts;
   msrc?: MsrcFacts;
+  cve5?: Cve5Facts;
   /** MSRC: release date of the monthly document the record was read from (orders two records of one revision). */
   document_date?: string | null;
   /** Structured affected-version statements (NVD configurations, CVE 5 `affected[]`, CSAF product trees). */

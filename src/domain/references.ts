@@ -4,6 +4,7 @@ import type { CisaIcsAdvisoryRef, CveDocument, OtherReference } from './cve-docu
 import type { SourceReference } from './records.ts';
 import type { MergedCve } from './merge.ts';
 import type { CanonicalVendor } from './vendors.ts';
+import { canonicalVendor } from './vendors.ts';
 import { domainOfEmail, hostOf, registrableDomain } from './urls.ts';
 
 export const OTHER_REFERENCES_CAP = 25;
@@ -25,19 +26,49 @@ function ownerOf(vendors: CanonicalVendor[], host: string): CanonicalVendor | un
   return vendors.find((v) => vendorOwnsHost(v, host));
 }
 
+/** A CVE record's references: its CNA's (`cna:<short name>`) or an ADP container's (`adp:<short name>`). */
+const isCveRecordProvider = (p: string) => p.startsWith(CNA_PREFIX) || p.startsWith('adp:');
+
+/** The provider label of a CVE record's numbering-authority references (src/ingest/cve5.ts `cnaProvider`). */
+const CNA_PREFIX = 'cna:';
+
 /**
- * A vendor advisory: on the vendor's own domain, and either tagged "Vendor Advisory" by NVD or supplied
- * by the vendor itself as the CVE's numbering authority (reference source = CNA whose e-mail domain is
- * the vendor's), or by the vendor's own feed (MSRC).
+ * Whether a CVE record's numbering authority (cveMetadata.assignerShortName: siemens, microsoft, SICK AG,
+ * Schneider, …) is the vendor itself: its short name resolves to the vendor, or is the vendor's key followed by a
+ * qualifier (SamsungMobile, google_android, Mitsubishi-Electric-CNA).
  */
-export function isVendorAdvisory(ref: SourceReference, vendors: CanonicalVendor[], assigner: string | null): boolean {
+export function cnaIsVendor(shortName: string, vendor: CanonicalVendor): boolean {
+  const v = canonicalVendor(shortName);
+  if (v?.slug === vendor.slug) return true;
+  const key = alnum(vendor.slug);
+  return key.length >= 4 && alnum(shortName).startsWith(key);
+}
+
+/**
+ * A vendor advisory (spec §2.5): on the vendor's own domain, and either tagged "Vendor Advisory" (by NVD, or by
+ * the CVE record's numbering authority: the CVE 5 tag `vendor-advisory`), or published by the vendor itself — as the
+ * CVE's numbering authority (NVD's reference source is the CNA whose e-mail domain is the vendor's, or the CVE
+ * record's CNA is the vendor), through its own feed (MSRC), or as the vendor's advisory that a national ICS advisory
+ * names (a CSAF document's reference). Pages published through a vendor's own channel (MSRC, a CSAF reference) are
+ * the vendor advisory only for the CVE's catalog vendor (`catalogVendor`: the primary vendor): Microsoft's page
+ * on a Chrome CVE that Edge ships is Microsoft's, not Google's advisory.
+ */
+export function isVendorAdvisory(ref: SourceReference, vendors: CanonicalVendor[], assigner: string | null, catalogVendor: CanonicalVendor | null = vendors[0] ?? null): boolean {
   const host = hostOf(ref.url);
   if (!host) return false;
   const owner = ownerOf(vendors, host);
   if (!owner) return false;
+  const isCatalogVendor = catalogVendor?.slug === owner.slug;
+  // MSRC's own advisory page (the reader tags it Vendor Advisory); its fix links (tagged "Patch": Update Catalog,
+  // KB pages) are not advisories.
+  if (ref.provided_by === 'msrc') return isCatalogVendor && !ref.tags.includes('Patch');
+  if (ref.provided_by === 'csaf') return isCatalogVendor;
+  // The CVE record's references (its CNA's, and the ADP containers' copies): the CNA that is the vendor publishes
+  // its own advisories; a `vendor-advisory` tag counts for the catalog vendor's domain only (Adobe's CNA tags
+  // Microsoft's page for "Acrobat for Edge", CVE-2024-34122: no Microsoft product).
+  if (ref.provided_by.startsWith(CNA_PREFIX) && cnaIsVendor(ref.provided_by.slice(CNA_PREFIX.length), owner)) return true;
+  if (isCveRecordProvider(ref.provided_by)) return isCatalogVendor && ref.tags.includes('Vendor Advisory');
   if (ref.tags.includes('Vendor Advisory')) return true;
-  // MSRC's own advisory page; its fix links (tagged "Patch": Update Catalog, KB pages) are not advisories.
-  if (ref.provided_by === 'msrc' && !ref.tags.includes('Patch')) return true;
   if (assigner && ref.provided_by === assigner) {
     const cnaDomain = domainOfEmail(assigner);
     return cnaDomain !== null && vendorOwnsHost(owner, cnaDomain);

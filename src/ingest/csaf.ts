@@ -1,10 +1,9 @@
 // CISA ICS advisories in CSAF 2.0 (document.csaf_version "2.0"): one advisory yields one record per named
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
-import { readLines, readText } from './io.ts';
-import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem } from './types.ts';
+import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj, str } from './json.ts';
+import { arr, jsonDocuments, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
@@ -70,6 +69,26 @@ function pageUrl(doc: Json): { url: string | null; json: string | null } {
     else if (/cisa\.gov\//i.test(r.url) && !url) url = r.url;
   }
   return { url, json };
+}
+
+/** Pages the national advisory itself stands for, or that are no advisory (CVSS calculators, record pages). */
+const NOT_A_SOURCE_PAGE = /^https?:\/\/(?:[^/]*\.)?(?:cisa\.gov|us-cert\.gov|first\.org|nvd\.nist\.gov|cve\.org|cve\.mitre\.org)(?:[/:?#]|$)/i;
+
+/**
+ * The pages an advisory names besides itself: its document references (the vendor's own advisory, e.g. Siemens'
+ * SSA on cert-portal.siemens.com for a republished Siemens advisory) and the vulnerability's references. The
+ * reference rules decide which are the vendor's advisory (references.ts, spec §2.5).
+ */
+function referencesOf(doc: Json, v: Json): SourceReference[] {
+  const out: SourceReference[] = [];
+  const seen = new Set<string>();
+  for (const r of [...arr(obj(doc.document).references), ...arr(v.references)].map(obj)) {
+    const url = str(r.url).trim();
+    if (!/^https?:\/\//i.test(url) || NOT_A_SOURCE_PAGE.test(url) || /\.json$/i.test(url) || seen.has(url)) continue;
+    seen.add(url);
+    out.push({ url, tags: [], provided_by: 'csaf' });
+  }
+  return out;
 }
 
 function scoresOf(v: Json): CvssMetric[] {
@@ -228,7 +247,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       cvss: scoresOf(v),
       cwes: /^CWE-\d+$/.test(str(obj(v.cwe).id)) ? [Number(str(obj(v.cwe).id).slice(4))] : [],
       affected,
-      references: [],
+      references: referencesOf(doc, v),
       assigner: null,
       status: null,
       advisory: {
@@ -252,26 +271,5 @@ function* itemsOf(doc: Json): Generator<IngestItem> {
 }
 
 export async function* readCsaf(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
-  if (layout === 'document') {
-    let doc: Json;
-    try {
-      doc = JSON.parse(await readText(path));
-    } catch (err) {
-      throw new FeedFormatError(`${path}: not valid CSAF JSON (${(err as Error).message})`);
-    }
-    yield* itemsOf(doc);
-    return;
-  }
-  let n = 0;
-  for await (const line of readLines(path)) {
-    n++;
-    if (!line.trim()) continue;
-    let doc: Json;
-    try {
-      doc = JSON.parse(line);
-    } catch {
-      throw new FeedFormatError(`${path}:${n}: not one CSAF document per line`);
-    }
-    yield* itemsOf(doc);
-  }
+  for await (const { doc } of jsonDocuments(path, layout, layout === 'document' ? 'CSAF JSON' : 'CSAF document')) yield* itemsOf(doc);
 }

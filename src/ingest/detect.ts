@@ -8,6 +8,7 @@ import { readCwe } from './cwe.ts';
 import { readCapec } from './capec.ts';
 import { readCsaf } from './csaf.ts';
 import { readMsrcCves, readMsrcIndex } from './msrc-feed.ts';
+import { readCve5 } from './cve5.ts';
 import type { FeedFormat, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { CVE_ID_BODY } from '../domain/cve-id.ts';
@@ -33,6 +34,8 @@ export function detectFromHead(head: string): FeedFormat | null {
   // The MSRC `/updates` index (OData): the list of CVRF documents with their addresses.
   if (/"@odata\.context"\s*:/.test(text) && /"CvrfUrl"\s*:/.test(text)) return 'msrc-index';
   if (/"csaf_version"\s*:\s*"2\.0"/.test(text)) return oneObjectPerLine ? 'csaf-jsonl' : 'csaf';
+  // CVE Record Format 5 (cvelistV5, CVE Services, Vulnrichment): dataType CVE_RECORD with cveMetadata.
+  if (/"dataType"\s*:\s*"CVE_RECORD"/.test(text) && /"cveMetadata"\s*:/.test(text)) return oneObjectPerLine ? 'cve5-jsonl' : 'cve5';
   // MSRC CVRF in the JSON form of the MSRC API (strings wrapped as {"Value": …}).
   if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';
   // A JSON Schema document describes a feed (CISA ships known_exploited_vulnerabilities_schema.json next to the
@@ -92,6 +95,8 @@ export const READERS: Readonly<Record<FeedFormat, Reader>> = {
   'csaf-jsonl': (path) => readCsaf(path, 'jsonl'),
   'msrc-cvrf': readMsrcCves,
   'msrc-index': readMsrcIndex,
+  cve5: (path) => readCve5(path, 'document'),
+  'cve5-jsonl': (path) => readCve5(path, 'jsonl'),
 };
 
 /** Read any supported feed file; throws FeedFormatError for unknown content. */

@@ -1,6 +1,9 @@
 // Defensive accessors for feed JSON: a feed may serve any shape, and a reader must then either skip the
 // value or throw FeedFormatError, never crash on a TypeError (reliability API10).
 
+import { readLines, readText } from './io.ts';
+import { FeedFormatError } from './types.ts';
+
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
 export const obj = (x: unknown): Record<string, any> => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, any>) : {});
@@ -9,3 +12,33 @@ export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ?
 export const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 /** The string members of an array (a tag list may hold anything; String() of an object can throw). */
 export const strings = (x: unknown): string[] => arr(x).filter((v): v is string => typeof v === 'string');
+
+/**
+ * The JSON documents of a file: the whole file as one document, or one document per line (blank lines skipped), each
+ * with where it was read (`path`, or `path:line`). A document that does not parse stops the file with a
+ * FeedFormatError naming `what` (CSAF JSON, CVE Record JSON) and the line.
+ */
+export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl', what: string): AsyncGenerator<{ doc: any; where: string }> {
+  if (layout === 'document') {
+    let doc: any;
+    try {
+      doc = JSON.parse(await readText(path));
+    } catch (err) {
+      throw new FeedFormatError(`${path}: not valid ${what} (${(err as Error).message})`);
+    }
+    yield { doc, where: path };
+    return;
+  }
+  let n = 0;
+  for await (const line of readLines(path)) {
+    n++;
+    if (!line.trim()) continue;
+    let doc: any;
+    try {
+      doc = JSON.parse(line);
+    } catch {
+      throw new FeedFormatError(`${path}:${n}: not one ${what} per line`);
+    }
+    yield { doc, where: `${path}:${n}` };
+  }
+}

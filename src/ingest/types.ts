@@ -29,7 +29,9 @@ export type FeedFormat =
   | 'csaf'
   | 'csaf-jsonl'
   | 'msrc-cvrf'
-  | 'msrc-index';
+  | 'msrc-index'
+  | 'cve5'
+  | 'cve5-jsonl';
 
 /** What readers yield. */
 export type IngestItem =

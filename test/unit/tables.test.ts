@@ -10,7 +10,7 @@ import { fixture } from '../helpers/feeds.ts';
 
 test('every detected format has its reader in READERS, MSRC included', async () => {
   assert.deepEqual(Object.keys(READERS).sort(), [
-    'capec-stix', 'csaf', 'csaf-jsonl', 'cwe-xml', 'epss-csv', 'epss-ssv', 'kev', 'msrc-cvrf', 'msrc-index', 'nvd-page', 'nvd-record',
+    'capec-stix', 'csaf', 'csaf-jsonl', 'cve5', 'cve5-jsonl', 'cwe-xml', 'epss-csv', 'epss-ssv', 'kev', 'msrc-cvrf', 'msrc-index', 'nvd-page', 'nvd-record',
   ]);
   const file = fixture('msrc', '2024-Aug.xml.gz');
   assert.equal(await detectFormat(file), 'msrc-cvrf');

@@ -1,0 +1,297 @@
+// CVE Record Format 5.x (the CVE Program's own records: cvelistV5, CVE Services, CISA Vulnrichment): one record per
+// file (`CVE-YYYY-N.json`) or JSON Lines (one record per line, as the shared Vulnrichment corpus), `.gz` transparent.
+// One record yields one source record `cve5` built from the numbering authority's container (`containers.cna`) and
+// the Authorized Data Publishers' containers (`containers.adp[]`: CISA-ADP's SSVC, CVSS, CWE, CPEs and KEV marker;
+// the "CVE Program Container" of transferred references). docs/cve5.md describes the mapping.
+import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
+import { FeedFormatError } from './types.ts';
+import { arr, jsonDocuments, obj, str, strings } from './json.ts';
+import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
+import { isCveId } from '../domain/cve-id.ts';
+import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
+import type { SsvcExploitation } from '../domain/records.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+/** CVE 5 metric keys → CVSS version, newest first. */
+const METRIC_KEYS: [string, CvssVersion][] = [
+  ['cvssV4_0', '4.0'],
+  ['cvssV3_1', '3.1'],
+  ['cvssV3_0', '3.0'],
+  ['cvssV2_0', '2.0'],
+];
+
+/**
+ * CVE 5 reference tags (schema `tags` enum) in the NVD spelling the reference, patch and exploit rules read.
+ * `x_`-prefixed tags (x_refsource_*, x_transferred) are the producers' own and are kept as they are.
+ */
+const TAGS: Record<string, string> = {
+  'vendor-advisory': 'Vendor Advisory',
+  patch: 'Patch',
+  exploit: 'Exploit',
+  'third-party-advisory': 'Third Party Advisory',
+  'mailing-list': 'Mailing List',
+  'issue-tracking': 'Issue Tracking',
+  'release-notes': 'Release Notes',
+  mitigation: 'Mitigation',
+  'vdb-entry': 'VDB Entry',
+  'technical-description': 'Technical Description',
+  'permissions-required': 'Permissions Required',
+  product: 'Product',
+  'broken-link': 'Broken Link',
+  'government-resource': 'US Government Resource',
+  'media-coverage': 'Press/Media Coverage',
+  'x_research-advisory': 'Third Party Advisory',
+};
+
+/** The provider label of a numbering authority's own references (references.ts reads it for spec §2.5). */
+export const cnaProvider = (shortName: string) => `cna:${shortName}`;
+
+function tagsOf(raw: unknown): string[] {
+  const out: string[] = [];
+  for (const t of strings(raw)) {
+    const mapped = TAGS[t] ?? t;
+    if (!out.includes(mapped)) out.push(mapped);
+  }
+  return out;
+}
+
+function referencesOf(refs: unknown, providedBy: string): SourceReference[] {
+  return arr(refs)
+    .map(obj)
+    .filter((r) => typeof r.url === 'string' && r.url.trim() !== '')
+    .map((r) => ({ url: r.url.trim(), tags: tagsOf(r.tags), provided_by: providedBy }));
+}
+
+function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' | 'ADP'): CvssMetric[] {
+  const out: CvssMetric[] = [];
+  for (const [key, version] of METRIC_KEYS) {
+    for (const m of arr(metrics).map(obj)) {
+      const c = obj(m[key]);
+      if (typeof c.vectorString !== 'string' || c.vectorString.trim() === '') continue;
+      out.push({ version, vector: c.vectorString.trim(), score: typeof c.baseScore === 'number' ? c.baseScore : null, scored_by: scoredBy, type: container });
+    }
+  }
+  return out;
+}
+
+function cwesOf(problemTypes: unknown, into: number[]): void {
+  for (const p of arr(problemTypes).map(obj)) {
+    for (const d of arr(p.descriptions).map(obj)) {
+      const m = /^CWE-(\d+)$/i.exec(str(d.cweId).trim()) ?? /^CWE-(\d+)\b/.exec(str(d.description).trim());
+      if (m && !into.includes(Number(m[1]))) into.push(Number(m[1]));
+    }
+  }
+}
+
+/** SSVC Exploitation of an ADP container's `metrics[].other` (type ssvc); spelling varies (poc, PoC, Active). */
+export function ssvcExploitation(metrics: unknown): SsvcExploitation | null {
+  for (const m of arr(metrics).map(obj)) {
+    const other = obj(m.other);
+    if (str(other.type).toLowerCase() !== 'ssvc') continue;
+    for (const opt of arr(obj(other.content).options).map(obj)) {
+      const v = str(opt.Exploitation ?? opt.exploitation).trim().toLowerCase();
+      if (v === 'none' || v === 'poc' || v === 'active') return v;
+    }
+  }
+  return null;
+}
+
+function kevDateOf(metrics: unknown): string | null {
+  for (const m of arr(metrics).map(obj)) {
+    const other = obj(m.other);
+    if (str(other.type).toLowerCase() !== 'kev') continue;
+    const d = str(obj(other.content).dateAdded).trim();
+    if (/^\d{4}-\d{2}-\d{2}$/.test(d)) return d;
+  }
+  return null;
+}
+
+const NAMELESS = new Set(['', 'n/a', 'na', 'unknown', 'unspecified', '-', '*']);
+const named = (s: unknown): string | null => {
+  const t = str(s).trim();
+  return NAMELESS.has(t.toLowerCase()) ? null : t;
+};
+
+function rangeStatus(s: unknown): RangeStatus {
+  const t = str(s).toLowerCase();
+  return t === 'affected' || t === 'unaffected' ? t : 'unknown';
+}
+
+/** A `version` that stands for every version (the schema's `*`, and the CNAs' "n/a" / "unspecified" / "0"). */
+const ALL_VERSIONS = new Set(['*', 'n/a', 'unspecified', '-', '', 'all', 'all versions']);
+/** A version spelt as words or with operators ("< 2.3", "prior to 5.1", "2.0 and earlier"): not machine-readable. */
+const FREE_TEXT = /\s|^[<>=≤≥]/;
+
+/**
+ * The structured statements of one `affected[]` entry (CVE 5 schema "product"): each `versions[]` item is one
+ * range — `version` alone is one exact version; with `lessThan` / `lessThanOrEqual` it is the range from `version`
+ * (inclusive; `0` and `*` mean unbounded) up to that bound (`*`: unbounded), with `changes[]` kept in order; an
+ * entry with no versions states its `defaultStatus` for every version.
+ */
+export function rangesOfAffected(a: Json, cpeFallback: string | null = null): AffectedRange[] {
+  const vendor = named(a.vendor);
+  const product = named(a.product) ?? named(a.packageName);
+  if (!vendor && !product) return [];
+  const cpe = strings(a.cpes)[0] ?? cpeFallback;
+  const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
+  // One literal per range (a spread of shared fields costs more than the statement: 263k ranges in 44k records).
+  const range = (r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange => ({
+    source: 'cve5', vendor: vendor ?? '', product: product ?? '', cpe, status: r.status, version: r.version, start: r.start, end: r.end,
+    versionType: r.versionType, changes: r.changes, defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
+  });
+  const versions = arr(a.versions).map(obj);
+  if (!versions.length) {
+    if (!defaultStatus) return [];
+    return [range({ status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
+  }
+  const out: AffectedRange[] = [];
+  for (const v of versions) {
+    const version = str(v.version).trim();
+    const status = rangeStatus(v.status);
+    const versionType = typeof v.versionType === 'string' && v.versionType.trim() ? v.versionType.trim() : null;
+    const changes = arr(v.changes)
+      .map(obj)
+      .filter((c) => typeof c.at === 'string' && c.at.trim())
+      .map((c) => ({ at: str(c.at).trim(), status: rangeStatus(c.status) }));
+    const lt = typeof v.lessThan === 'string' ? v.lessThan.trim() : null;
+    const lte = typeof v.lessThanOrEqual === 'string' ? v.lessThanOrEqual.trim() : null;
+    const bound = lt ?? lte;
+    const firstFixed = changes.find((c) => c.status === 'unaffected')?.at ?? null;
+    if (bound !== null) {
+      const startOpen = ALL_VERSIONS.has(version.toLowerCase()) || version === '0';
+      // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
+      // words is kept as text: matching answers "needs review".
+      const textual = (!startOpen && FREE_TEXT.test(version)) || (bound !== '*' && (FREE_TEXT.test(bound) || !/\d/.test(bound)));
+      out.push(range({
+        status,
+        version: null,
+        start: startOpen || textual ? null : { version, inclusive: true },
+        end: bound === '*' || textual ? null : { version: bound, inclusive: lt === null },
+        versionType,
+        changes,
+        fixedIn: firstFixed ?? (status === 'affected' && lt !== null && lt !== '*' && !textual ? lt : null),
+        text: textual ? [version, lt !== null ? `< ${lt}` : `<= ${lte}`].filter(Boolean).join(' ') : null,
+      }));
+      continue;
+    }
+    // "All versions < V4.1.1 Patch04" / "< 2.3" (Siemens and others write the range into `version`): certain.
+    const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
+    if (below && /\d/.test(below[2])) {
+      const bound = below[2].trim();
+      out.push(range({
+        status, version: null, start: null, end: { version: bound, inclusive: below[1] === '<=' }, versionType, changes,
+        fixedIn: firstFixed ?? (status === 'affected' && below[1] === '<' ? bound : null), text: null,
+      }));
+      continue;
+    }
+    const all = ALL_VERSIONS.has(version.toLowerCase());
+    const textual = !all && FREE_TEXT.test(version);
+    out.push(range({ status, version: all || textual ? null : version, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: textual ? version : null }));
+  }
+  return out;
+}
+
+/** The products of an `affected[]` entry for the vendor/product rules (spec §2.3 `affected`). */
+function productOf(a: Json, origin: 'cna' | 'cpe'): AffectedProduct | null {
+  const vendor = named(a.vendor);
+  if (!vendor) return null;
+  const cpe = strings(a.cpes).map(parseCpe).find((c) => c !== null) ?? null;
+  const part = cpe && (cpe.part === 'a' || cpe.part === 'o' || cpe.part === 'h') ? cpe.part : null;
+  const versions = arr(a.versions).map(obj).filter((v) => str(v.status) === 'affected');
+  const stated = versions
+    .map((v) => {
+      const lt = str(v.lessThan) || null;
+      const lte = str(v.lessThanOrEqual) || null;
+      const from = str(v.version);
+      if (!lt && !lte) return NAMELESS.has(from.toLowerCase()) ? '' : from;
+      return [from && from !== '0' && from !== '*' ? `>=${from}` : '', lt && lt !== '*' ? `<${lt}` : '', lte && lte !== '*' ? `<=${lte}` : ''].filter(Boolean).join(' ');
+    })
+    .filter(Boolean);
+  return { vendor, product: named(a.product), origin, cpe_part: origin === 'cpe' ? part : null, version: stated.length ? stated.slice(0, 3).join(', ') : null };
+}
+
+/** One CVE Record 5 (parsed JSON) → the `cve5` source record. */
+export function cve5RecordFrom(doc: Json): CveSourceRecord {
+  const meta = obj(obj(doc).cveMetadata);
+  const cveId = str(meta.cveId).trim();
+  if (str(obj(doc).dataType) !== 'CVE_RECORD' || !isCveId(cveId)) {
+    throw new FeedFormatError('not a CVE Record 5 (dataType CVE_RECORD with cveMetadata.cveId)');
+  }
+  const shortName = str(meta.assignerShortName).trim() || null;
+  const published = nvdTime(meta.datePublished) ?? nvdTime(meta.dateReserved);
+  const modified = nvdTime(meta.dateUpdated) ?? published;
+  // A rejected record withdraws what the CVE Program said before: an empty record (like NVD's Rejected), so the
+  // CVE leaves the corpus unless another source still describes it.
+  if (str(meta.state).toUpperCase() === 'REJECTED') {
+    return {
+      source: 'cve5', source_key: '', cve_id: cveId, description: null, title: null, published, modified, cvss: [], cwes: [], affected: [],
+      references: [], assigner: shortName, status: 'Rejected', cve5: { assigner_short_name: shortName, ssvc_exploitation: null, kev_date_added: null }, ranges: [],
+    };
+  }
+  const containers = obj(obj(doc).containers);
+  const cna = obj(containers.cna);
+  const adps = arr(containers.adp).map(obj);
+  const descriptions = arr(cna.descriptions).map(obj);
+  const en = descriptions.find((d) => /^en\b/i.test(str(d.lang))) ?? descriptions[0];
+  const text = str(en?.value).trim();
+  const title = str(cna.title).trim();
+
+  const cvss = metricsOf(cna.metrics, shortName, 'CNA');
+  const cwes: number[] = [];
+  cwesOf(cna.problemTypes, cwes);
+  const affected: AffectedProduct[] = [];
+  const ranges: AffectedRange[] = [];
+  for (const a of arr(cna.affected).map(obj)) {
+    const p = productOf(a, 'cna');
+    if (p) affected.push(p);
+    ranges.push(...rangesOfAffected(a));
+  }
+  const references = referencesOf(cna.references, cnaProvider(shortName ?? 'unknown'));
+  let ssvc: SsvcExploitation | null = null;
+  let kevDate: string | null = null;
+  for (const adp of adps) {
+    const provider = str(obj(adp.providerMetadata).shortName).trim() || 'ADP';
+    cvss.push(...metricsOf(adp.metrics, provider, 'ADP'));
+    cwesOf(adp.problemTypes, cwes);
+    for (const a of arr(adp.affected).map(obj)) {
+      const p = productOf(a, 'cpe');
+      if (p) affected.push(p);
+      ranges.push(...rangesOfAffected(a));
+    }
+    references.push(...referencesOf(adp.references, `adp:${provider}`));
+    ssvc ??= ssvcExploitation(adp.metrics);
+    kevDate ??= kevDateOf(adp.metrics);
+  }
+  return {
+    source: 'cve5',
+    source_key: '',
+    cve_id: cveId,
+    description: text && !isPlaceholderDescription(text) ? text : null,
+    title: title || null,
+    published,
+    modified,
+    cvss,
+    cwes,
+    affected,
+    references,
+    assigner: shortName,
+    status: str(meta.state) || null,
+    cve5: { assigner_short_name: shortName, ssvc_exploitation: ssvc, kev_date_added: kevDate },
+    ranges,
+  };
+}
+
+function* itemsOf(doc: Json, where: string): Generator<IngestItem> {
+  try {
+    yield { kind: 'cve', record: cve5RecordFrom(doc) };
+  } catch (err) {
+    if (err instanceof FeedFormatError) throw new FeedFormatError(`${where}: ${err.message}`);
+    throw err;
+  }
+}
+
+export async function* readCve5(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
+  for await (const { doc, where } of jsonDocuments(path, layout, layout === 'document' ? 'CVE Record JSON' : 'CVE record')) yield* itemsOf(doc, where);
+}
