@@ -25,7 +25,8 @@ export class UsageMeter {
   /** keyId → latest use not yet written to api_keys.last_used_at. */
   private readonly keyUses = new Map<number, { orgId: number; at: Date }>();
   private readonly timer: NodeJS.Timeout;
-  private flushing: Promise<void> | null = null;
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(private readonly db: Db, intervalMs = 1000, private readonly onError: (e: unknown) => void = () => {}) {
     this.timer = setInterval(() => void this.flush().catch(this.onError), intervalMs);
@@ -50,10 +51,18 @@ export class UsageMeter {
     return e.base + e.inflight + e.pending;
   }
 
-  /** Writes unflushed counts and key uses; concurrent callers share one flush. */
+  /**
+   * Writes every count and key use recorded before the call. A flush already under way may have passed an entry
+   * recorded since it began (the timer's flush racing a caller's), so a caller that finds one running gets one more
+   * flush after it; callers meanwhile share that queued flush.
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.doFlush().finally(() => { this.flushing = null; });
-    return this.flushing;
+    if (!this.running) {
+      this.running = this.doFlush().finally(() => { this.running = null; });
+      return this.running;
+    }
+    this.queued ??= this.running.catch(() => {}).then(() => { this.queued = null; return this.flush(); });
+    return this.queued;
   }
 
   private async doFlush(): Promise<void> {
