@@ -2,8 +2,8 @@
 // member caps are the spec's (2 Standard, 5 Professional, 25 Enterprise); the rest is our decision
 // (docs/decisions.md, "Plan caps"). Operators change them with VULNINTEL_PLAN_CAPS (JSON, merged over these
 // defaults) and per organization with `vulnintel org caps` (stored overrides). -1 = unlimited.
-// NOTE for the merge (issue 12): the `auth` helper owns the member-cap definitions in tiers.ts; the lead reconciles
-// the two tables into one.
+// This is the one table: team invitations enforce it and /account/org, /account/usage and the CLI report it.
+// Overrides are stored in organizations.cap_overrides (jsonb).
 import { TIERS, type Tier } from './tiers.ts';
 
 export const CAP_RESOURCES = ['environments', 'assets', 'members'] as const;
@@ -48,15 +48,16 @@ export function parsePlanCaps(raw: string | undefined): PlanCapsTable {
   return Object.freeze(out);
 }
 
-export type CapOverrides = Partial<Record<CapResource, number | null>>;
+/** Per-organization overrides as stored (organizations.cap_overrides); a cap given there replaces the plan's. */
+export type CapOverrides = Partial<Record<CapResource, number>>;
 
 /** The caps that apply to an organization: its override where set, else its plan's. */
-export function effectiveCaps(table: Readonly<PlanCapsTable>, tier: Tier, overrides: CapOverrides | null): Caps {
+export function effectiveCaps(table: Readonly<PlanCapsTable>, tier: Tier, overrides: CapOverrides | null | undefined): Caps {
   const plan = table[tier];
   const out = { ...plan };
   for (const r of CAP_RESOURCES) {
     const o = overrides?.[r];
-    if (o !== undefined && o !== null) out[r] = o;
+    if (typeof o === 'number' && Number.isSafeInteger(o) && o >= -1) out[r] = o;
   }
   return out;
 }
@@ -75,4 +76,9 @@ export interface UsageLine {
 
 export function usageLine(used: number, plan: number, limit: number, overridden: boolean): UsageLine {
   return { used, limit, remaining: limit < 0 ? -1 : Math.max(0, limit - used), plan_limit: plan, overridden };
+}
+
+/** True when one more of a resource fits under the cap (-1 = no cap). */
+export function underCap(limit: number, used: number): boolean {
+  return limit < 0 || used < limit;
 }

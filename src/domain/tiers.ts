@@ -52,42 +52,4 @@ export const MONTHLY_API_ALLOWANCE: Readonly<Record<Tier, number>> = Object.free
   enterprise: -1,
 });
 
-/** Plan caps (spec §4.5, §8). -1 = no cap. */
-export interface Caps {
-  members: number;
-  environments: number;
-  assets: number;
-}
-export const CAP_RESOURCES = ['members', 'environments', 'assets'] as const;
-export type CapResource = (typeof CAP_RESOURCES)[number];
-
-/**
- * The plan caps, one row per tier. Members: spec §8 (2 Standard, 5 Professional, 25 Enterprise); Free holds its
- * owner only and API gets Professional's 5 (our decision, docs/accounts.md). Environments and assets: values not
- * shown by the spec; no cap until the plan configuration sets one (-1).
- */
-export const planCaps: Readonly<Record<Tier, Readonly<Caps>>> = Object.freeze({
-  free:         { members: 1,  environments: -1, assets: -1 },
-  standard:     { members: 2,  environments: -1, assets: -1 },
-  professional: { members: 5,  environments: -1, assets: -1 },
-  api:          { members: 5,  environments: -1, assets: -1 },
-  enterprise:   { members: 25, environments: -1, assets: -1 },
-});
-
-/** Per-organization overrides (organizations.cap_overrides): a cap given there replaces the plan's. */
-export type CapOverrides = Partial<Record<CapResource, number>>;
-
-/** The caps that apply to an organization: its plan's, each replaced by the organization's override if any. */
-export function effectiveCaps(tier: Tier, overrides: CapOverrides | null | undefined, plan: Readonly<Record<Tier, Readonly<Caps>>> = planCaps): Caps {
-  const caps = { ...plan[tier] };
-  for (const r of CAP_RESOURCES) {
-    const v = overrides?.[r];
-    if (typeof v === 'number' && Number.isInteger(v) && v >= -1) caps[r] = v;
-  }
-  return caps;
-}
-
-/** True when one more of a resource fits under the cap (-1 = no cap). */
-export function underCap(limit: number, used: number): boolean {
-  return limit < 0 || used < limit;
-}
+// Plan caps (members, environments, assets) live in src/domain/plan-caps.ts.

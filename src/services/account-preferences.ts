@@ -4,9 +4,9 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
 import type { Member } from '../store/training.ts';
-import { getCapOverrides, getNotificationPrefs, putNotificationPrefs, setCapOverrides, usageCounts, type CapOverrideRow } from '../store/account-preferences.ts';
-import { getOrganization } from '../store/identity.ts';
-import { CAP_RESOURCES, effectiveCaps, usageLine, type CapResource, type PlanCapsTable, type UsageLine } from '../domain/plan-caps.ts';
+import { getNotificationPrefs, putNotificationPrefs, usageCounts } from '../store/account-preferences.ts';
+import { getOrg, setCapOverrides } from '../store/accounts.ts';
+import { CAP_RESOURCES, effectiveCaps, usageLine, type CapOverrides, type CapResource, type PlanCapsTable, type UsageLine } from '../domain/plan-caps.ts';
 import type { Tier } from '../domain/tiers.ts';
 
 export const SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
@@ -57,19 +57,19 @@ export function createAccountPreferences(db: Db, clock: Clock, planCaps: Readonl
 
     /** Null when the organization does not exist. */
     async usage(orgId: number): Promise<UsageReport | null> {
-      const org = await getOrganization(db, orgId);
+      const org = await getOrg(db, orgId);
       if (!org) return null;
-      const tier = org.tier as Tier;
-      const [counts, overrides] = await Promise.all([usageCounts(db, orgId), getCapOverrides(db, orgId)]);
-      const eff = effectiveCaps(planCaps, tier, overrides ?? null);
-      const line = (r: CapResource) => usageLine(counts[r], planCaps[tier][r], eff[r], overrides?.[r] != null);
+      const tier = org.tier;
+      const overrides = org.cap_overrides;
+      const counts = await usageCounts(db, orgId, clock.now());
+      const eff = effectiveCaps(planCaps, tier, overrides);
+      const line = (r: CapResource) => usageLine(counts[r], planCaps[tier][r], eff[r], overrides[r] !== undefined);
       return { tier, environments: line('environments'), assets: line('assets'), members: line('members') };
     },
 
     /** Operator override (CLI). Null clears a resource's override. False when the organization does not exist. */
-    async setCapOverrides(orgId: number, set: Partial<CapOverrideRow>): Promise<CapOverrideRow | false> {
-      if (!(await getOrganization(db, orgId))) return false;
-      return setCapOverrides(db, orgId, set, clock.now());
+    async setCapOverrides(orgId: number, set: Partial<Record<CapResource, number | null>>): Promise<CapOverrides | false> {
+      return (await setCapOverrides(db, orgId, set)) ?? false;
     },
 
     resources: CAP_RESOURCES,

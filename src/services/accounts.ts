@@ -20,7 +20,8 @@ import {
   DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS,
   SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal,
 } from '../domain/accounts.ts';
-import { effectiveCaps, planCaps, TIER_PERMISSIONS, underCap, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
+import { TIER_PERMISSIONS, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
+import { effectiveCaps, underCap, type PlanCapsTable } from '../domain/plan-caps.ts';
 import { planKey, trialExpiry } from '../domain/keys.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { systemClock } from '../lib/clock.ts';
@@ -51,6 +52,8 @@ export interface AccountsDeps {
   clock: Clock;
   mailer: Mailer;
   publicUrl: string;
+  /** The plan caps (config.planCaps: VULNINTEL_PLAN_CAPS over src/domain/plan-caps.ts). */
+  planCaps: Readonly<PlanCapsTable>;
   /** Reports a failed email send (sent after the answer, so a slow SMTP server tells nothing about an address). */
   warn: (msg: string, err: Error) => void;
 }
@@ -101,9 +104,9 @@ export function createAccountsService(deps: AccountsDeps) {
     return {
       id: o.id, name: o.name, tier, status: o.status as 'active' | 'deactivated', created_at: iso(o.created_at)!,
       permissions: { ...TIER_PERMISSIONS[tier] },
-      plan_caps: { ...planCaps[tier] },
+      plan_caps: { ...deps.planCaps[tier] },
       cap_overrides: { ...o.cap_overrides },
-      caps: effectiveCaps(tier, o.cap_overrides),
+      caps: effectiveCaps(deps.planCaps, tier, o.cap_overrides),
       provider_org_id: o.provider_org_id,
     };
   }
@@ -273,7 +276,7 @@ export function createAccountsService(deps: AccountsDeps) {
         const existing = await trx.selectFrom('members').select('id').where('org_id', '=', p.orgId).where('email', '=', email).executeTakeFirst();
         if (existing) throw new AccountError('already_member', `${email} is already a member of this organization`);
         await revokeInvitationsOf(trx, p.orgId, email, now);
-        const limit = effectiveCaps(o.tier, o.cap_overrides).members;
+        const limit = effectiveCaps(deps.planCaps, o.tier, o.cap_overrides).members;
         const used = (await countMembers(trx, p.orgId)) + (await pendingInvitations(trx, p.orgId, now)).length;
         if (!underCap(limit, used)) {
           throw new AccountError('cap_exceeded', `The plan allows ${limit} members (pending invitations included); ${used} are used`, { resource: 'members', limit, used });
@@ -498,7 +501,7 @@ function clientView(c: { id: number; name: string; tier: Tier; status: string; c
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
 /** The accounts service for operator commands and jobs: system time, and no email sent. */
-export function operatorAccounts(store: Store, config: { publicUrl: string; mailFrom: string }): AccountsService {
+export function operatorAccounts(store: Store, config: { publicUrl: string; mailFrom: string; planCaps: Readonly<PlanCapsTable> }): AccountsService {
   const mailer = createMailer({ smtpUrl: null, from: config.mailFrom, info: () => {}, warn: () => {} });
-  return createAccountsService({ store, clock: systemClock, mailer, publicUrl: config.publicUrl, warn: () => {} });
+  return createAccountsService({ store, clock: systemClock, mailer, publicUrl: config.publicUrl, planCaps: config.planCaps, warn: () => {} });
 }

@@ -168,6 +168,8 @@ function severityCounts(list: Decided[]): SeverityCounts {
 export interface AssetCorrelationDeps {
   db: Db;
   clock: Clock;
+  /** The public URL: TRIAL_REQUIRED's trial_url is the trial-start endpoint on it. */
+  publicUrl: string;
 }
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
@@ -240,7 +242,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   /** Spec §4.7: a Free account calls correlate-cves and its check only with a trial key. */
   function assertAllowed(p: Principal): void {
     if (p.tier === 'free' && p.kind !== 'trial' && p.kind !== 'partner') {
-      throw new ApiError('TRIAL_REQUIRED', { detail: { trial_url: 'mailto:support@vulnintel.local?subject=API%20trial' } });
+      throw new ApiError('TRIAL_REQUIRED', { detail: { trial_url: `${deps.publicUrl}/api/v1/account/trial` } });
     }
   }
 

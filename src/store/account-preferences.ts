@@ -18,18 +18,9 @@ export interface NotificationPreferencesTable {
   updated_at: Timestamp;
 }
 
-export interface OrgCapOverridesTable {
-  org_id: number;
-  members: number | null;
-  environments: number | null;
-  assets: number | null;
-  updated_at: Timestamp;
-}
-
 declare module './schema.ts' {
   interface Database {
     notification_preferences: NotificationPreferencesTable;
-    org_cap_overrides: OrgCapOverridesTable;
   }
 }
 
@@ -62,25 +53,15 @@ export async function putNotificationPrefs(db: Db, m: Member, p: Omit<Notificati
   return prefsRow(r);
 }
 
-export type CapOverrideRow = Pick<OrgCapOverridesTable, 'members' | 'environments' | 'assets'>;
-
-export async function getCapOverrides(db: Db, orgId: number): Promise<CapOverrideRow | undefined> {
-  return db.selectFrom('org_cap_overrides').select(['members', 'environments', 'assets']).where('org_id', '=', orgId).executeTakeFirst();
-}
-
-/** Sets the given overrides (null clears one); the others stay. Returns the stored row. */
-export async function setCapOverrides(db: Db, orgId: number, set: Partial<CapOverrideRow>, now: Date): Promise<CapOverrideRow> {
-  const values = { ...set, updated_at: now };
-  return db.insertInto('org_cap_overrides').values({ org_id: orgId, ...values })
-    .onConflict((oc) => oc.column('org_id').doUpdateSet(values))
-    .returning(['members', 'environments', 'assets']).executeTakeFirstOrThrow();
-}
-
-/** What the organization holds: environments, distinct stored asset ids (Windows results) and members. */
-export async function usageCounts(db: Db, orgId: number): Promise<{ environments: number; assets: number; members: number }> {
+/**
+ * What the organization holds: environments, distinct stored asset ids (Windows results) and members, pending
+ * invitations included (a pending invitation holds a seat: the count the team invite enforces).
+ */
+export async function usageCounts(db: Db, orgId: number, now: Date): Promise<{ environments: number; assets: number; members: number }> {
   const r = await sql<{ environments: number; assets: number; members: number }>`
     SELECT (SELECT count(*)::int FROM environments WHERE org_id = ${orgId}) AS environments,
            (SELECT count(DISTINCT asset_id)::int FROM windows_host_results WHERE org_id = ${orgId}) AS assets,
-           (SELECT count(*)::int FROM members WHERE org_id = ${orgId}) AS members`.execute(db);
+           (SELECT count(*)::int FROM members WHERE org_id = ${orgId})
+             + (SELECT count(*)::int FROM invitations WHERE org_id = ${orgId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}) AS members`.execute(db);
   return r.rows[0];
 }

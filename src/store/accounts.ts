@@ -2,7 +2,8 @@
 // are in services/accounts.ts and domain/accounts.ts). Tenant-scoped functions take orgId first.
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
-import type { CapOverrides, Role, Tier } from '../domain/tiers.ts';
+import type { Role, Tier } from '../domain/tiers.ts';
+import type { CapOverrides } from '../domain/plan-caps.ts';
 
 type Q = Db | Tx;
 
@@ -175,8 +176,13 @@ export async function renameOrg(db: Q, orgId: number, name: string) {
   await sql`UPDATE organizations SET name = ${name} WHERE id = ${orgId}`.execute(db);
 }
 
-export async function setCapOverrides(db: Q, orgId: number, overrides: CapOverrides) {
-  await sql`UPDATE organizations SET cap_overrides = ${JSON.stringify(overrides)}::jsonb WHERE id = ${orgId}`.execute(db);
+/** Sets the given overrides (null clears one); the others stay. Returns the stored overrides, undefined when no such organization. */
+export async function setCapOverrides(db: Q, orgId: number, set: Partial<Record<keyof CapOverrides, number | null>>): Promise<CapOverrides | undefined> {
+  const keep = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== null));
+  const clear = Object.keys(set).filter((k) => set[k as keyof CapOverrides] === null);
+  const r = await sql<{ cap_overrides: CapOverrides }>`UPDATE organizations SET cap_overrides = (cap_overrides - ${clear}::text[]) || ${JSON.stringify(keep)}::jsonb
+    WHERE id = ${orgId} RETURNING cap_overrides`.execute(db);
+  return r.rows[0]?.cap_overrides;
 }
 
 export async function setProvider(db: Q, clientOrgId: number, providerOrgId: number | null) {

@@ -7,6 +7,8 @@ import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers
 import { runCli } from '../../src/cli.ts';
 import { storeResults } from '../../src/store/windows.ts';
 import { parsePlanCaps } from '../../src/domain/plan-caps.ts';
+import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 
 let t: TestApp;
 before(async () => {
@@ -135,6 +137,46 @@ describe('usage against the effective caps', () => {
     const none: string[] = [];
     assert.equal(await runCli(['org', 'caps', '--org', '999999999', '--members', '3'], { out: () => {}, err: (s) => none.push(s) }), 1);
     assert.match(none.join('\n'), /No organization 999999999/);
+  });
+
+  test('an override set with `vulnintel org caps` moves both the usage report and the invite refusal (one table, one store)', async () => {
+    const o = await seedOrg(t.store, { name: 'Seat Org', tier: 'standard' });
+    const invite = (email: string) => t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email, role: 'viewer' } });
+    const refusal = async (email: string) => {
+      const r = await invite(email);
+      assert.equal(r.statusCode, 403, r.body);
+      const e = r.json().error;
+      return { code: e.code, error: e.detail.error, resource: e.detail.resource, limit: e.detail.limit, used: e.detail.used };
+    };
+    assert.equal(await runCli(['org', 'caps', '--org', String(o.orgId), '--members', '3'], { out: () => {}, err: () => {} }), 0);
+    assert.deepEqual((await usage(o.auth)).json().data.members, { used: 1, limit: 3, remaining: 2, plan_limit: 2, overridden: true });
+    assert.equal((await invite('a@example.test')).statusCode, 201);
+    assert.equal((await invite('b@example.test')).statusCode, 201);
+    // A pending invitation holds a seat in the report as in the check.
+    assert.deepEqual((await usage(o.auth)).json().data.members, { used: 3, limit: 3, remaining: 0, plan_limit: 2, overridden: true });
+    assert.deepEqual(await refusal('c@example.test'), { code: 'FORBIDDEN', error: 'cap_exceeded', resource: 'members', limit: 3, used: 3 });
+    // Raised: the next invite fits; cleared: back to the plan's 2 in both places.
+    assert.equal(await runCli(['org', 'caps', '--org', String(o.orgId), '--members', '4'], { out: () => {}, err: () => {} }), 0);
+    assert.equal((await invite('c@example.test')).statusCode, 201);
+    assert.equal(await runCli(['org', 'caps', '--org', String(o.orgId), '--members', 'plan'], { out: () => {}, err: () => {} }), 0);
+    assert.deepEqual((await usage(o.auth)).json().data.members, { used: 4, limit: 2, remaining: 0, plan_limit: 2, overridden: false });
+    assert.deepEqual(await refusal('d@example.test'), { code: 'FORBIDDEN', error: 'cap_exceeded', resource: 'members', limit: 2, used: 4 });
+    // /account/org shows the same store and table.
+    const org = (await t.app.inject({ method: 'GET', url: '/api/v1/account/org', headers: o.auth })).json().data;
+    assert.deepEqual([org.cap_overrides, org.caps], [{}, { members: 2, environments: 3, assets: 300 }]);
+  });
+
+  test('migration 0840 moves org_cap_overrides rows into organizations.cap_overrides and drops the table', async () => {
+    const a = await seedOrg(t.store, { name: 'Moved A' });
+    const b = await seedOrg(t.store, { name: 'Moved B' });
+    const db = t.store.db;
+    await sql`UPDATE organizations SET cap_overrides = '{"members": 4, "assets": 7}' WHERE id = ${a.orgId}`.execute(db);
+    await sql`CREATE TABLE org_cap_overrides (org_id bigint PRIMARY KEY, members integer, environments integer, assets integer, updated_at timestamptz NOT NULL)`.execute(db);
+    await sql`INSERT INTO org_cap_overrides VALUES (${a.orgId}, 9, NULL, -1, now()), (${b.orgId}, NULL, 2, NULL, now())`.execute(db);
+    await sql.raw(readFileSync(new URL('../../src/store/migrations/0840_one_cap_override_store.sql', import.meta.url), 'utf8')).execute(db);
+    const rows = await sql<{ id: number; cap_overrides: object }>`SELECT id::int, cap_overrides FROM organizations WHERE id IN (${a.orgId}, ${b.orgId}) ORDER BY id`.execute(db);
+    assert.deepEqual(rows.rows.map((r) => r.cap_overrides), [{ members: 9, assets: -1 }, { environments: 2 }]);
+    assert.equal((await sql<{ t: string | null }>`SELECT to_regclass('org_cap_overrides')::text AS t`.execute(db)).rows[0].t, null);
   });
 
   test('VULNINTEL_PLAN_CAPS is validated', () => {
