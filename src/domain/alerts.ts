@@ -8,7 +8,7 @@ export const SAGE_PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR', 'IGNORE'] 
 export type SagePriority = (typeof SAGE_PRIORITIES)[number];
 
 /** Where an alert stands: stored 'pending' by the run; the delivery work moves it on (docs/alerts.md "Delivery"). */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'no_webhooks', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** What the priority rule reads: the CVE's current facts, and whether it matched one of the organization's assets. */
@@ -69,4 +69,16 @@ const SPECIFICITY: Record<MatchCandidate['entity_type'], number> = { cve: 0, env
 export function bestMatch(candidates: MatchCandidate[]): MatchCandidate | null {
   if (!candidates.length) return null;
   return [...candidates].sort((a, b) => SPECIFICITY[a.entity_type] - SPECIFICITY[b.entity_type] || a.entity_name.localeCompare(b.entity_name))[0];
+}
+
+/**
+ * An alert's delivery status from its webhook outcomes (docs/alerts.md "Delivery"): no active webhook →
+ * `no_webhooks`; any failure → `failed`; otherwise any delivery → `delivered`; every webhook already claimed for
+ * this CVE by an earlier attempt (or disabled meanwhile) → `skipped` (nothing sent now: the claim forbids a resend).
+ */
+export function deliveryStatusOf(outcomes: readonly ('delivered' | 'failed' | 'skipped')[]): Exclude<DeliveryStatus, 'pending'> {
+  if (outcomes.length === 0) return 'no_webhooks';
+  if (outcomes.includes('failed')) return 'failed';
+  if (outcomes.includes('delivered')) return 'delivered';
+  return 'skipped';
 }

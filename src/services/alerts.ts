@@ -4,11 +4,12 @@
 import type { Db } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
-import { bestMatch, sagePriority, type MatchCandidate } from '../domain/alerts.ts';
+import { bestMatch, deliveryStatusOf, sagePriority, type MatchCandidate } from '../domain/alerts.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
+import type { AlertPayload } from '../domain/webhooks.ts';
 import {
-  alertCves, completeRun, insertAlerts, listAlerts, openRun, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, completeRun, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
@@ -16,6 +17,11 @@ import {
 const CHUNK = 500;
 
 export interface AlertRunReport { run_id: number; resumed: boolean; from_seq: number; to_seq: number; cves: number; alerts_stored: number; alerts_total: number }
+
+/** Sends one stored cve.alert to an organization's webhooks (services/webhooks.ts deliverAlert): one outcome per active webhook. */
+export type DeliverAlert = (orgId: number, payload: AlertPayload) => Promise<readonly { outcome: 'delivered' | 'failed' | 'skipped' }[]>;
+
+export interface DeliveryReport { alerts: number; delivered: number; failed: number; no_webhooks: number; skipped: number }
 
 export interface AlertRunOptions {
   publicUrl: string;
@@ -90,6 +96,26 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         return { run_id: run.id, resumed: open !== null, from_seq: run.from_seq, to_seq: run.to_seq, cves: ids.length, alerts_stored: stored, alerts_total: total };
       });
       return r.ran ? r.value : 'busy';
+    },
+
+    /**
+     * Delivers every pending alert, oldest first, and records each outcome (docs/alerts.md "Delivery"). Safe to
+     * repeat or to run after a crash: the webhook claim per (webhook, CVE) forbids a second send, and an alert is
+     * moved only from 'pending'. An error (database down) leaves the alert pending for the next run.
+     */
+    async deliverPending(deliver: DeliverAlert, batch = 200): Promise<DeliveryReport> {
+      const rep: DeliveryReport = { alerts: 0, delivered: 0, failed: 0, no_webhooks: 0, skipped: 0 };
+      for (;;) {
+        const rows = await pendingAlerts(db, batch);
+        if (!rows.length) return rep;
+        for (const a of rows) {
+          const status = deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome));
+          if (await settleAlert(db, a.id, status)) {
+            rep.alerts++;
+            rep[status]++;
+          }
+        }
+      }
     },
 
     async list(orgId: number, q: { page?: number; per_page?: number; sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }) {

@@ -173,3 +173,20 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
   ]);
   return { total: n.rows[0].n, rows: rows.rows.map((x) => ({ ...x, id: Number(x.id), run_id: Number(x.run_id) })) };
 }
+
+// ---- delivery (docs/alerts.md "Delivery") ----
+
+export interface PendingAlert { id: number; org_id: number; cve_id: string; payload: Record<string, unknown> }
+
+/** The oldest pending alerts (served by the alerts_pending partial index). */
+export async function pendingAlerts(db: Conn, limit: number): Promise<PendingAlert[]> {
+  const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alerts WHERE delivery_status = 'pending'
+    ORDER BY created_at, id LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => ({ ...x, id: Number(x.id), org_id: Number(x.org_id) }));
+}
+
+/** Moves a pending alert to its outcome; an alert no longer pending is left as it is. True when this call moved it. */
+export async function settleAlert(db: Conn, id: number, status: Exclude<DeliveryStatus, 'pending'>): Promise<boolean> {
+  const r = await sql`UPDATE alerts SET delivery_status = ${status} WHERE id = ${id} AND delivery_status = 'pending'`.execute(db);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
