@@ -82,3 +82,29 @@ export function deliveryStatusOf(outcomes: readonly ('delivered' | 'failed' | 's
   if (outcomes.includes('delivered')) return 'delivered';
   return 'skipped';
 }
+
+/** What an alert email shows of one alert (the stored cve.alert payload's data). */
+export interface EmailAlertLine {
+  cve_id: string; title: string; sage_priority: string; cvss_score: number | null; kev_flagged: boolean; url: string;
+  reasons?: string[]; watchlist_match: { entity_type: string; entity_name: string };
+}
+
+/** One instant alert, or a digest of several (plain text; docs/alerts.md "Email"). */
+export function alertEmail(kind: 'instant' | 'daily_digest', lines: readonly EmailAlertLine[]): { subject: string; text: string } {
+  const block = (d: EmailAlertLine) => [
+    `${d.cve_id} — ${d.sage_priority}${d.kev_flagged ? ' (CISA KEV)' : ''}, CVSS ${d.cvss_score ?? 'n/a'}`,
+    `  ${d.title}`,
+    `  Matched: ${d.watchlist_match.entity_type} ${d.watchlist_match.entity_name}`,
+    ...(d.reasons?.length ? [`  Why: ${d.reasons.join('; ')}`] : []),
+    `  ${d.url}`,
+  ].join('\n');
+  const footer = '\n\nYou receive this because of your notification preferences (Account → Notifications).\n';
+  if (kind === 'instant') {
+    const d = lines[0];
+    return { subject: `[Vulnintel] ${d.sage_priority}: ${d.cve_id}`, text: block(d) + footer };
+  }
+  return {
+    subject: `[Vulnintel] Daily digest: ${lines.length} alert${lines.length === 1 ? '' : 's'}`,
+    text: `${lines.length} alert${lines.length === 1 ? '' : 's'} since your last digest:\n\n${lines.map(block).join('\n\n')}${footer}`,
+  };
+}

@@ -8,6 +8,33 @@ import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { createAlertService, type AlertService, type DeliveryReport } from '../services/alerts.ts';
 import { createWebhookService } from '../services/webhooks.ts';
+import { createMailer } from '../services/mailer.ts';
+
+/** Sends alert email of `kind` (docs/alerts.md "Email") over SMTP_URL; without SMTP the claims are taken and the send is logged. */
+export async function emailAlerts(config: Readonly<Config>, svc: AlertService, kind: 'instant' | 'daily_digest', log: { info: (o: Record<string, unknown>, m: string) => void; warn: (m: string, e: Error) => void }) {
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: log.info, warn: log.warn });
+  try {
+    return await svc.emailAlerts(kind, mailer, (e) => log.warn('alert email not sent', e));
+  } finally {
+    mailer.close();
+  }
+}
+
+/** Daily at 07:00 UTC: the digest for members on daily_digest. */
+export const ALERT_DIGEST_CRON = '0 7 * * *';
+
+export const alertDigestJob: JobDefinition = {
+  name: 'alert-digest',
+  summary: 'Email each member on daily_digest the alerts of the last 48 hours not yet emailed to them (daily, 07:00 UTC)',
+  // Single-flight; each (alert, member) is claimed before sending, so a retry or an overlapping run sends nothing twice.
+  policy: { retryLimit: 1, retryDelaySeconds: 300, expireInSeconds: 1800, singleFlight: true },
+  schedule: () => ALERT_DIGEST_CRON,
+  async run(ctx) {
+    const svc = createAlertService(ctx.store.db, { publicUrl: ctx.config.publicUrl, now: () => systemClock.now() });
+    const r = await emailAlerts(ctx.config, svc, 'daily_digest', { info: (o, m) => ctx.log.info(o, m), warn: (m, e) => ctx.log.warn({ err: e.message }, m) });
+    ctx.log.info(r, 'alert digest sent');
+  },
+};
 
 /**
  * Delivers the pending alerts to the organizations' webhooks (docs/alerts.md "Delivery"), after a run. A webhook
@@ -41,6 +68,8 @@ export const alertRunJob: JobDefinition = {
     if (r === 'busy') return;
     const d = await deliverPendingAlerts(ctx.store.db, ctx.config, svc, (e) => ctx.log.warn({ org_id: e.orgId, webhook_id: e.webhookId }, 'webhook disabled after 5 consecutive failed deliveries'));
     ctx.log.info(d, 'alert deliveries');
+    const m = await emailAlerts(ctx.config, svc, 'instant', { info: (o, msg) => ctx.log.info(o, msg), warn: (msg, e) => ctx.log.warn({ err: e.message }, msg) });
+    ctx.log.info(m, 'instant alert email');
   },
 };
 
@@ -57,10 +86,12 @@ const alertsCommand: Command = {
       return 75;
     }
     const d = await deliverPendingAlerts(rt.store.db, ctx.config, svc, (e) => ctx.err(`Webhook ${e.webhookId} of organization ${e.orgId} disabled after 5 consecutive failed deliveries.`));
-    if (ctx.json) ctx.out(JSON.stringify({ ...r, delivery: d }));
+    const m = await emailAlerts(ctx.config, svc, 'instant', { info: () => {}, warn: (msg, e) => ctx.err(`${msg}: ${e.message}`) });
+    if (ctx.json) ctx.out(JSON.stringify({ ...r, delivery: d, email: m }));
     else {
       ctx.out(`Alert run ${r.run_id}${r.resumed ? ' (resumed)' : ''}: changes ${r.from_seq + 1}..${r.to_seq}, ${r.cves} CVEs, ${r.alerts_stored} alerts stored (${r.alerts_total} in the run).`);
       ctx.out(`Delivered ${d.alerts} pending alerts: ${d.delivered} delivered, ${d.failed} failed, ${d.no_webhooks} without webhooks, ${d.skipped} already claimed.`);
+      ctx.out(`Instant alert email: ${m.messages} messages (${m.alerts} alerts)${m.failed ? `, ${m.failed} failed` : ''}.`);
     }
     return 0;
   },
