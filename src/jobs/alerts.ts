@@ -2,7 +2,7 @@
 // `vulnintel alerts run` for operators and tests. Both run services/alerts.ts under its advisory lock, so a shell
 // run and a scheduled one never overlap; pg-boss's singleton policy keeps two workers off the same slot.
 import type { Command } from '../cli.ts';
-import type { JobDefinition } from './queue.ts';
+import type { JobContext, JobDefinition } from './queue.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
@@ -20,6 +20,12 @@ export async function emailAlerts(config: Readonly<Config>, svc: AlertService, k
   }
 }
 
+/** The mail log of a job: the mailer's no-SMTP line and failed sends (error message only, never a body). */
+const mailLog = (ctx: JobContext) => ({
+  info: (o: Record<string, unknown>, m: string) => ctx.log.info(o, m),
+  warn: (m: string, e: Error) => ctx.log.warn({ err: e.message }, m),
+});
+
 /** Daily at 07:00 UTC: the digest for members on daily_digest. */
 export const ALERT_DIGEST_CRON = '0 7 * * *';
 
@@ -31,7 +37,7 @@ export const alertDigestJob: JobDefinition = {
   schedule: () => ALERT_DIGEST_CRON,
   async run(ctx) {
     const svc = createAlertService(ctx.store.db, { publicUrl: ctx.config.publicUrl, now: () => systemClock.now() });
-    const r = await emailAlerts(ctx.config, svc, 'daily_digest', { info: (o, m) => ctx.log.info(o, m), warn: (m, e) => ctx.log.warn({ err: e.message }, m) });
+    const r = await emailAlerts(ctx.config, svc, 'daily_digest', mailLog(ctx));
     ctx.log.info(r, 'alert digest sent');
   },
 };
@@ -68,7 +74,7 @@ export const alertRunJob: JobDefinition = {
     if (r === 'busy') return;
     const d = await deliverPendingAlerts(ctx.store.db, ctx.config, svc, (e) => ctx.log.warn({ org_id: e.orgId, webhook_id: e.webhookId }, 'webhook disabled after 5 consecutive failed deliveries'));
     ctx.log.info(d, 'alert deliveries');
-    const m = await emailAlerts(ctx.config, svc, 'instant', { info: (o, msg) => ctx.log.info(o, msg), warn: (msg, e) => ctx.log.warn({ err: e.message }, msg) });
+    const m = await emailAlerts(ctx.config, svc, 'instant', mailLog(ctx));
     ctx.log.info(m, 'instant alert email');
   },
 };
