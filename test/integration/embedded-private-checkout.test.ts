@@ -28,7 +28,7 @@ function privateCheckout(): string {
   cleanup.push(priv);
   assert.equal(statSync(priv).mode & 0o777, 0o700);
   const dir = path.join(priv, 'vulnintel');
-  for (const f of ['src', 'bin']) cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
+  for (const f of ['src', 'bin', 'content']) cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true });
   for (const f of ['package.json', 'tsconfig.json']) cpSync(path.join(ROOT, f), path.join(dir, f));
   const nm = path.join(dir, 'node_modules');
   mkdirSync(nm);

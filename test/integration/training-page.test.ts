@@ -37,9 +37,12 @@ test('a viewer reads, starts and completes a module through the pages; the list 
   const o = await seedOrg(t.store, { name: 'Page learners' });
   const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
   const s = await seedSession(t.store, o.orgId, viewer.memberId);
-  const [name, value] = s.cookie.split('=');
   const ctx = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 900 } });
-  await ctx.addCookies([{ name, value, url: base }]);
+  // The session and its CSRF cookie, as the sign-in sets them.
+  await ctx.addCookies(s.cookie.split('; ').map((c) => {
+    const [name, value] = c.split('=');
+    return { name, value, url: base };
+  }));
   const page = await ctx.newPage();
   mkdirSync(ARTIFACTS, { recursive: true });
   try {

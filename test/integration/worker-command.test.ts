@@ -6,6 +6,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { JOB_SCHEMA } from '../../src/jobs/queue.ts';
+import { ALERT_RUN_CRON } from '../../src/jobs/alerts.ts';
+
+/** The slots every worker registers whatever the sync setting: the hourly account purge and the alert run. */
+const ALWAYS = [{ name: 'account-purge', cron: '0 * * * *' }, { name: 'alert-run', cron: ALERT_RUN_CRON }];
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vulnintel.js');
 let db: TestDb;
@@ -25,12 +29,19 @@ async function run(args: string[], env: Record<string, string>, ready: RegExp, c
     child.stderr.on('data', onData);
     child.once('exit', (c) => reject(new Error(`exited ${c} before ready: ${out}`)));
   });
-  await check();
+  let failed: unknown = null;
+  try {
+    await check();
+  } catch (e) {
+    failed = e;
+  }
+  // Stopped whether the check passed or not: a child left running would hold the test run open.
   const code = await new Promise<number | null>((resolve) => {
     child.removeAllListeners('exit');
     child.once('exit', (c) => resolve(c));
     child.kill('SIGTERM');
   });
+  if (failed) throw failed;
   return { code, out };
 }
 
@@ -50,7 +61,7 @@ test('serve with VULNINTEL_WORKERS=0 starts no job queue at all', async () => {
 
 test('vulnintel worker runs the workers alone and registers the sync slot; SIGTERM stops it cleanly', async () => {
   const r = await run(['worker'], { VULNINTEL_SYNC_INTERVAL_HOURS: '24' }, /Job workers running/, async () => {
-    assert.deepEqual(await schedules(), [{ name: 'sync', cron: '0 0 * * *' }]);
+    assert.deepEqual(await schedules(), [...ALWAYS, { name: 'sync', cron: '0 0 * * *' }]);
     const q = await db.store.pool.query(`SELECT name, policy, retry_limit, expire_seconds FROM ${JOB_SCHEMA}.queue WHERE name = 'sync'`);
     assert.deepEqual(q.rows, [{ name: 'sync', policy: 'singleton', retry_limit: 1, expire_seconds: 6 * 3600 }]);
   });
@@ -60,7 +71,7 @@ test('vulnintel worker runs the workers alone and registers the sync slot; SIGTE
 
 test('serve runs the workers by default; turning the schedule off removes the slot', async () => {
   const r = await run(['serve'], {}, /"msg":"job workers started"/, async () => {
-    assert.deepEqual(await schedules(), []);
+    assert.deepEqual(await schedules(), ALWAYS);
   });
   assert.equal(r.code, 0);
 });

@@ -43,11 +43,13 @@ ${items}
 </tbody></table>`);
 }
 
-export function renderTrainingModule(m: TrainingModule, s: MemberModuleState): string {
+/** The forms carry the session's CSRF token (`_csrf`); null when the page is read with an API key. */
+export function renderTrainingModule(m: TrainingModule, s: MemberModuleState, csrf: string | null = null): string {
+  const token = csrf === null ? '' : `<input type="hidden" name="_csrf" value="${esc(csrf)}">`;
   const action = s.status === 'not_started'
-    ? `<form method="post" action="/training/${esc(m.id)}/start"><button type="submit" id="start">Start this module</button></form>`
+    ? `<form method="post" action="/training/${esc(m.id)}/start">${token}<button type="submit" id="start">Start this module</button></form>`
     : s.status === 'in_progress'
-      ? `<form method="post" action="/training/${esc(m.id)}/complete"><button type="submit" id="complete">Mark as complete</button></form>`
+      ? `<form method="post" action="/training/${esc(m.id)}/complete">${token}<button type="submit" id="complete">Mark as complete</button></form>`
       : `<p id="done">Completed on ${esc(s.completed_at?.slice(0, 10))}.</p>`;
   const toc = m.sections.map((x) => `<li><a href="#${esc(x.id)}">${esc(x.title)}</a></li>`).join('');
   const sections = m.sections.map((x) => `<section id="${esc(x.id)}"><h2>${esc(x.title)}</h2>

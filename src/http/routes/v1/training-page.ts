@@ -9,12 +9,13 @@ import { NoQuery } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { MODULE_ID_RE } from '../../../domain/training.ts';
 import { renderTrainingList, renderTrainingModule } from '../../views/training-html.ts';
+import { csrfTokenFor } from '../../auth.ts';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 const Params = Type.Object({ module_id: Type.String({ minLength: 1, maxLength: 80, pattern: MODULE_ID_RE.source }) });
-/** The form posts carry no fields (an empty urlencoded body); JSON `{}` is accepted too. */
-const FormBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { examples: [{}] });
+/** The form posts carry only the session's CSRF token (`_csrf`, checked by the auth hook); JSON `{}` is accepted too. */
+const FormBody = Type.Union([Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 128 })) }, { additionalProperties: false }), Type.Null()], { examples: [{}] });
 
 const tenant = { resource: 'training_progress', ids: [], catalog: ['module_id'] };
 const READ: RouteAuth = { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant };
@@ -46,7 +47,8 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
     const r = await svc.detail(who(req.principal!), req.params.module_id);
     if (!r) throw notFound(req.params.module_id);
     reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
-    return reply.type('text/html; charset=utf-8').send(renderTrainingModule(r.module, r.state));
+    const csrf = req.sessionToken ? csrfTokenFor(req.sessionToken) : null;
+    return reply.type('text/html; charset=utf-8').send(renderTrainingModule(r.module, r.state, csrf));
   });
 
   for (const action of ['start', 'complete'] as const) {
