@@ -8,7 +8,7 @@ export const SAGE_PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR', 'IGNORE'] 
 export type SagePriority = (typeof SAGE_PRIORITIES)[number];
 
 /** Where an alert stands: stored 'pending' by the run; the delivery work moves it on (docs/alerts.md "Delivery"). */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'no_webhooks', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** What the priority rule reads: the CVE's current facts, and whether it matched one of the organization's assets. */
@@ -69,4 +69,42 @@ const SPECIFICITY: Record<MatchCandidate['entity_type'], number> = { cve: 0, env
 export function bestMatch(candidates: MatchCandidate[]): MatchCandidate | null {
   if (!candidates.length) return null;
   return [...candidates].sort((a, b) => SPECIFICITY[a.entity_type] - SPECIFICITY[b.entity_type] || a.entity_name.localeCompare(b.entity_name))[0];
+}
+
+/**
+ * An alert's delivery status from its webhook outcomes (docs/alerts.md "Delivery"): no active webhook →
+ * `no_webhooks`; any failure → `failed`; otherwise any delivery → `delivered`; every webhook already claimed for
+ * this CVE by an earlier attempt (or disabled meanwhile) → `skipped` (nothing sent now: the claim forbids a resend).
+ */
+export function deliveryStatusOf(outcomes: readonly ('delivered' | 'failed' | 'skipped')[]): Exclude<DeliveryStatus, 'pending'> {
+  if (outcomes.length === 0) return 'no_webhooks';
+  if (outcomes.includes('failed')) return 'failed';
+  if (outcomes.includes('delivered')) return 'delivered';
+  return 'skipped';
+}
+
+/** What an alert email shows of one alert (the stored cve.alert payload's data). */
+export interface EmailAlertLine {
+  cve_id: string; title: string; sage_priority: string; cvss_score: number | null; kev_flagged: boolean; url: string;
+  reasons?: string[]; watchlist_match: { entity_type: string; entity_name: string };
+}
+
+/** One instant alert, or a digest of several (plain text; docs/alerts.md "Email"). */
+export function alertEmail(kind: 'instant' | 'daily_digest', lines: readonly EmailAlertLine[]): { subject: string; text: string } {
+  const block = (d: EmailAlertLine) => [
+    `${d.cve_id} — ${d.sage_priority}${d.kev_flagged ? ' (CISA KEV)' : ''}, CVSS ${d.cvss_score ?? 'n/a'}`,
+    `  ${d.title}`,
+    `  Matched: ${d.watchlist_match.entity_type} ${d.watchlist_match.entity_name}`,
+    ...(d.reasons?.length ? [`  Why: ${d.reasons.join('; ')}`] : []),
+    `  ${d.url}`,
+  ].join('\n');
+  const footer = '\n\nYou receive this because of your notification preferences (Account → Notifications).\n';
+  if (kind === 'instant') {
+    const d = lines[0];
+    return { subject: `[Vulnintel] ${d.sage_priority}: ${d.cve_id}`, text: block(d) + footer };
+  }
+  return {
+    subject: `[Vulnintel] Daily digest: ${lines.length} alert${lines.length === 1 ? '' : 's'}`,
+    text: `${lines.length} alert${lines.length === 1 ? '' : 's'} since your last digest:\n\n${lines.map(block).join('\n\n')}${footer}`,
+  };
 }

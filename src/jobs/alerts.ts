@@ -2,9 +2,58 @@
 // `vulnintel alerts run` for operators and tests. Both run services/alerts.ts under its advisory lock, so a shell
 // run and a scheduled one never overlap; pg-boss's singleton policy keeps two workers off the same slot.
 import type { Command } from '../cli.ts';
-import type { JobDefinition } from './queue.ts';
+import type { JobContext, JobDefinition } from './queue.ts';
 import { systemClock } from '../lib/clock.ts';
-import { createAlertService } from '../services/alerts.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { createAlertService, type AlertService, type DeliveryReport } from '../services/alerts.ts';
+import { createWebhookService } from '../services/webhooks.ts';
+import { createMailer } from '../services/mailer.ts';
+
+/** Sends alert email of `kind` (docs/alerts.md "Email") over SMTP_URL; without SMTP the claims are taken and the send is logged. */
+export async function emailAlerts(config: Readonly<Config>, svc: AlertService, kind: 'instant' | 'daily_digest', log: { info: (o: Record<string, unknown>, m: string) => void; warn: (m: string, e: Error) => void }) {
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: log.info, warn: log.warn });
+  try {
+    return await svc.emailAlerts(kind, mailer, (e) => log.warn('alert email not sent', e));
+  } finally {
+    mailer.close();
+  }
+}
+
+/** The mail log of a job: the mailer's no-SMTP line and failed sends (error message only, never a body). */
+const mailLog = (ctx: JobContext) => ({
+  info: (o: Record<string, unknown>, m: string) => ctx.log.info(o, m),
+  warn: (m: string, e: Error) => ctx.log.warn({ err: e.message }, m),
+});
+
+/** Daily at 07:00 UTC: the digest for members on daily_digest. */
+export const ALERT_DIGEST_CRON = '0 7 * * *';
+
+export const alertDigestJob: JobDefinition = {
+  name: 'alert-digest',
+  summary: 'Email each member on daily_digest the alerts of the last 48 hours not yet emailed to them (daily, 07:00 UTC)',
+  // Single-flight; each (alert, member) is claimed before sending, so a retry or an overlapping run sends nothing twice.
+  policy: { retryLimit: 1, retryDelaySeconds: 300, expireInSeconds: 1800, singleFlight: true },
+  schedule: () => ALERT_DIGEST_CRON,
+  async run(ctx) {
+    const svc = createAlertService(ctx.store.db, { publicUrl: ctx.config.publicUrl, now: () => systemClock.now() });
+    const r = await emailAlerts(ctx.config, svc, 'daily_digest', mailLog(ctx));
+    ctx.log.info(r, 'alert digest sent');
+  },
+};
+
+/**
+ * Delivers the pending alerts to the organizations' webhooks (docs/alerts.md "Delivery"), after a run. A webhook
+ * disabled by its 5th failure is reported through `onDisabled` (ids only).
+ */
+export async function deliverPendingAlerts(db: Db, config: Readonly<Config>, svc: AlertService, onDisabled: (e: { orgId: number; webhookId: number }) => void): Promise<DeliveryReport> {
+  const hooks = createWebhookService({ db, clock: systemClock, config, onDisabled });
+  try {
+    return await svc.deliverPending((orgId, payload) => hooks.deliverAlert(orgId, payload));
+  } finally {
+    await hooks.close();
+  }
+}
 
 /** Every 15 minutes (UTC), spec §6. */
 export const ALERT_RUN_CRON = '*/15 * * * *';
@@ -22,6 +71,11 @@ export const alertRunJob: JobDefinition = {
     const r = await svc.run('schedule');
     if (r === 'busy') ctx.log.info('alert run skipped: another run holds the lock');
     else ctx.log.info({ run: r.run_id, resumed: r.resumed, cves: r.cves, alerts: r.alerts_stored }, 'alert run finished');
+    if (r === 'busy') return;
+    const d = await deliverPendingAlerts(ctx.store.db, ctx.config, svc, (e) => ctx.log.warn({ org_id: e.orgId, webhook_id: e.webhookId }, 'webhook disabled after 5 consecutive failed deliveries'));
+    ctx.log.info(d, 'alert deliveries');
+    const m = await emailAlerts(ctx.config, svc, 'instant', mailLog(ctx));
+    ctx.log.info(m, 'instant alert email');
   },
 };
 
@@ -37,8 +91,14 @@ const alertsCommand: Command = {
       ctx.err('Another alert run is in progress; nothing done.');
       return 75;
     }
-    if (ctx.json) ctx.out(JSON.stringify(r));
-    else ctx.out(`Alert run ${r.run_id}${r.resumed ? ' (resumed)' : ''}: changes ${r.from_seq + 1}..${r.to_seq}, ${r.cves} CVEs, ${r.alerts_stored} alerts stored (${r.alerts_total} in the run).`);
+    const d = await deliverPendingAlerts(rt.store.db, ctx.config, svc, (e) => ctx.err(`Webhook ${e.webhookId} of organization ${e.orgId} disabled after 5 consecutive failed deliveries.`));
+    const m = await emailAlerts(ctx.config, svc, 'instant', { info: () => {}, warn: (msg, e) => ctx.err(`${msg}: ${e.message}`) });
+    if (ctx.json) ctx.out(JSON.stringify({ ...r, delivery: d, email: m }));
+    else {
+      ctx.out(`Alert run ${r.run_id}${r.resumed ? ' (resumed)' : ''}: changes ${r.from_seq + 1}..${r.to_seq}, ${r.cves} CVEs, ${r.alerts_stored} alerts stored (${r.alerts_total} in the run).`);
+      ctx.out(`Delivered ${d.alerts} pending alerts: ${d.delivered} delivered, ${d.failed} failed, ${d.no_webhooks} without webhooks, ${d.skipped} already claimed.`);
+      ctx.out(`Instant alert email: ${m.messages} messages (${m.alerts} alerts)${m.failed ? `, ${m.failed} failed` : ''}.`);
+    }
     return 0;
   },
 };

@@ -2,7 +2,7 @@
 // webhook deliveries, the account purge) is one more entry here with its policy; docs/architecture.md "Jobs".
 import type { Config } from '../config.ts';
 import type { JobDefinition } from './queue.ts';
-import { alertRunJob } from './alerts.ts';
+import { alertDigestJob, alertRunJob } from './alerts.ts';
 
 /**
  * The cron slot (UTC) for VULNINTEL_SYNC_INTERVAL_HOURS: every N hours on the hour, for N dividing 24, or weekly
@@ -77,4 +77,4 @@ export const purgeJob: JobDefinition = {
 };
 
 /** The jobs every worker runs. */
-export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob];
+export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob, alertDigestJob];

@@ -4,11 +4,13 @@
 import type { Db } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
-import { bestMatch, sagePriority, type MatchCandidate } from '../domain/alerts.ts';
+import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertLine, type MatchCandidate } from '../domain/alerts.ts';
+import type { Mailer } from './mailer.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
+import type { AlertPayload } from '../domain/webhooks.ts';
 import {
-  alertCves, completeRun, insertAlerts, listAlerts, openRun, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, claimAlertEmails, completeRun, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
@@ -16,6 +18,11 @@ import {
 const CHUNK = 500;
 
 export interface AlertRunReport { run_id: number; resumed: boolean; from_seq: number; to_seq: number; cves: number; alerts_stored: number; alerts_total: number }
+
+/** Sends one stored cve.alert to an organization's webhooks (services/webhooks.ts deliverAlert): one outcome per active webhook. */
+export type DeliverAlert = (orgId: number, payload: AlertPayload) => Promise<readonly { outcome: 'delivered' | 'failed' | 'skipped' }[]>;
+
+export interface DeliveryReport { alerts: number; delivered: number; failed: number; no_webhooks: number; skipped: number }
 
 export interface AlertRunOptions {
   publicUrl: string;
@@ -90,6 +97,56 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         return { run_id: run.id, resumed: open !== null, from_seq: run.from_seq, to_seq: run.to_seq, cves: ids.length, alerts_stored: stored, alerts_total: total };
       });
       return r.ran ? r.value : 'busy';
+    },
+
+    /**
+     * Delivers every pending alert, oldest first, and records each outcome (docs/alerts.md "Delivery"). Safe to
+     * repeat or to run after a crash: the webhook claim per (webhook, CVE) forbids a second send, and an alert is
+     * moved only from 'pending'. An error (database down) leaves the alert pending for the next run.
+     */
+    async deliverPending(deliver: DeliverAlert, batch = 200): Promise<DeliveryReport> {
+      const rep: DeliveryReport = { alerts: 0, delivered: 0, failed: 0, no_webhooks: 0, skipped: 0 };
+      for (;;) {
+        const rows = await pendingAlerts(db, batch);
+        if (!rows.length) return rep;
+        for (const a of rows) {
+          const status = deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome));
+          if (await settleAlert(db, a.id, status)) {
+            rep.alerts++;
+            rep[status]++;
+          }
+        }
+      }
+    },
+
+    /**
+     * Alert email per member preferences (docs/alerts.md "Email"): `instant`, one message per alert for the members
+     * who chose instant delivery (alerts of the last 24 hours); `daily_digest`, one message per member with every
+     * alert of the last 48 hours not yet emailed to them. Each (alert, member) is claimed before sending: at most
+     * once, across runs, retries and replicas (a send that fails after its claim is not retried; it is logged).
+     */
+    async emailAlerts(kind: 'instant' | 'daily_digest', mailer: Mailer, onError: (err: Error) => void = () => {}): Promise<{ messages: number; alerts: number; failed: number }> {
+      const now = opts.now();
+      const since = new Date(now.getTime() - (kind === 'instant' ? 24 : 48) * 3600_000);
+      const claims = await claimAlertEmails(db, kind, since, now);
+      const byMember = new Map<number, typeof claims>();
+      for (const c of claims) byMember.set(c.member_id, [...(byMember.get(c.member_id) ?? []), c]);
+      const messages: { to: string; lines: EmailAlertLine[] }[] = [];
+      for (const cs of byMember.values()) {
+        const lines = cs.map((c) => (c.payload as { data: EmailAlertLine }).data);
+        if (kind === 'instant') for (const l of lines) messages.push({ to: cs[0].email, lines: [l] });
+        else messages.push({ to: cs[0].email, lines });
+      }
+      let failed = 0;
+      for (const m of messages) {
+        try {
+          await mailer.send({ to: m.to, kind: kind === 'instant' ? 'alert' : 'alert_digest', ...alertEmail(kind, m.lines) });
+        } catch (e) {
+          failed++;
+          onError(e instanceof Error ? e : new Error(String(e)));
+        }
+      }
+      return { messages: messages.length - failed, alerts: claims.length, failed };
     },
 
     async list(orgId: number, q: { page?: number; per_page?: number; sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }) {

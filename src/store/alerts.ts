@@ -173,3 +173,60 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
   ]);
   return { total: n.rows[0].n, rows: rows.rows.map((x) => ({ ...x, id: Number(x.id), run_id: Number(x.run_id) })) };
 }
+
+// ---- delivery (docs/alerts.md "Delivery") ----
+
+export interface PendingAlert { id: number; org_id: number; cve_id: string; payload: Record<string, unknown> }
+
+/** The oldest pending alerts (served by the alerts_pending partial index). */
+export async function pendingAlerts(db: Conn, limit: number): Promise<PendingAlert[]> {
+  const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alerts WHERE delivery_status = 'pending'
+    ORDER BY created_at, id LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => ({ ...x, id: Number(x.id), org_id: Number(x.org_id) }));
+}
+
+/** Moves a pending alert to its outcome; an alert no longer pending is left as it is. True when this call moved it. */
+export async function settleAlert(db: Conn, id: number, status: Exclude<DeliveryStatus, 'pending'>): Promise<boolean> {
+  const r = await sql`UPDATE alerts SET delivery_status = ${status} WHERE id = ${id} AND delivery_status = 'pending'`.execute(db);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+// ---- email (docs/alerts.md "Email") ----
+
+export interface EmailClaim { member_id: number; email: string; alert_id: number; cve_id: string; payload: Record<string, unknown> }
+
+/**
+ * Claims, for every member whose preferences ask for `kind` and match, each alert created since `since` not yet
+ * emailed to them, and returns the claims (one row per member and alert). Preferences: the member's row, else the
+ * defaults (email on, HIGH and above, any BCS, not KEV-only, daily digest). Severity is the CVSS v3 band of the
+ * alert's score; BCS is the CVE's current score. A claim is taken once: the same pair is never returned again.
+ */
+export async function claimAlertEmails(db: Conn, kind: 'instant' | 'daily_digest', since: Date, now: Date): Promise<EmailClaim[]> {
+  const r = await sql<EmailClaim>`
+    WITH due AS (
+      SELECT a.id AS alert_id, m.id AS member_id
+      FROM alerts a
+      JOIN organizations o ON o.id = a.org_id AND o.status = 'active'
+      JOIN members m ON m.org_id = a.org_id
+      LEFT JOIN notification_preferences p ON p.org_id = m.org_id AND p.member_id = m.id
+      LEFT JOIN cves c ON c.cve_id = a.cve_id
+      WHERE a.created_at >= ${since}
+        AND coalesce(p.email_enabled, true)
+        AND coalesce(p.delivery, 'daily_digest') = ${kind}
+        AND (coalesce(p.kev_only, false) = false OR (a.payload->'data'->>'kev_flagged')::boolean)
+        AND (p.min_bcs IS NULL OR (c.doc->'scoring'->'bcs'->>'score')::numeric >= p.min_bcs)
+        AND ((CASE WHEN p.member_id IS NULL THEN 'HIGH' ELSE p.min_severity END) IS NULL
+          OR (CASE WHEN (a.payload->'data'->>'cvss_score')::numeric >= 9 THEN 4 WHEN (a.payload->'data'->>'cvss_score')::numeric >= 7 THEN 3
+                   WHEN (a.payload->'data'->>'cvss_score')::numeric >= 4 THEN 2 WHEN (a.payload->'data'->>'cvss_score')::numeric > 0 THEN 1 ELSE 0 END)
+             >= array_position(ARRAY['LOW','MEDIUM','HIGH','CRITICAL'], CASE WHEN p.member_id IS NULL THEN 'HIGH' ELSE p.min_severity END))
+    ), claimed AS (
+      INSERT INTO alert_emails (alert_id, member_id, kind, claimed_at)
+      SELECT alert_id, member_id, ${kind}, ${now} FROM due
+      ON CONFLICT (alert_id, member_id) DO NOTHING
+      RETURNING alert_id, member_id
+    )
+    SELECT cl.member_id, m.email, cl.alert_id, a.cve_id, a.payload
+    FROM claimed cl JOIN members m ON m.id = cl.member_id JOIN alerts a ON a.id = cl.alert_id
+    ORDER BY cl.member_id, a.created_at, a.id`.execute(db);
+  return r.rows.map((x) => ({ ...x, member_id: Number(x.member_id), alert_id: Number(x.alert_id) }));
+}

@@ -1,0 +1,112 @@
+// Alert delivery after a run (issue 13, spec §6; docs/alerts.md "Delivery"): the stored alerts go to every active
+// webhook of their organization through the run's job wiring (deliverPendingAlerts), signed as the spec says and
+// checked by a loopback receiver; each alert records its outcome (delivered, failed, no_webhooks); a repeated
+// delivery, or one after a crash between send and record, sends nothing twice.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
+import { startReceiver, verifySpecSignature, type Receiver } from '../helpers/webhook-receiver.ts';
+import { importPaths } from '../../src/ingest/pipeline.ts';
+import { fixture } from '../helpers/feeds.ts';
+import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
+import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';
+import { createWebhookService } from '../../src/services/webhooks.ts';
+import { deliverPendingAlerts } from '../../src/jobs/alerts.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+
+let t: TestApp;
+let rx: Receiver;
+let dataDir: string;
+let config: Config;
+const quiet = { info() {}, warn() {} };
+type Org = Awaited<ReturnType<typeof seedOrg>>;
+let good: Org; // one working webhook
+let broken: Org; // one webhook answering 500
+let none: Org; // no webhook
+let goodSecret: string;
+
+const svc = () => createAlertService(t.store.db, { publicUrl: t.config.publicUrl, now: () => new Date('2026-11-21T12:15:00Z') });
+const deliver = () => deliverPendingAlerts(t.store.db, config, svc(), () => {});
+async function statuses(orgId: number): Promise<Map<string, string>> {
+  const r = await sql<{ cve_id: string; delivery_status: string }>`SELECT cve_id, delivery_status FROM alerts WHERE org_id = ${orgId}`.execute(t.store.db);
+  return new Map(r.rows.map((x) => [x.cve_id, x.delivery_status]));
+}
+async function watch(o: Org) {
+  const r = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: { ...o.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ entity_type: 'vendor', entity_id: 'microsoft' }) });
+  assert.equal(r.statusCode, 201);
+}
+
+before(async () => {
+  rx = await startReceiver();
+  t = await testApp();
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'vi-alert-delivery-'));
+  config = loadConfig({ VULNINTEL_DATA_DIR: dataDir, VULNINTEL_WEBHOOK_EGRESS_ALLOW: rx.hostPort, LOG_LEVEL: 'silent' });
+  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES])], { log: quiet });
+  good = await seedOrg(t.store, { name: 'Delivery Good' });
+  broken = await seedOrg(t.store, { name: 'Delivery Broken' });
+  none = await seedOrg(t.store, { name: 'Delivery None' });
+  for (const o of [good, broken, none]) await watch(o);
+  const hooks = createWebhookService({ db: t.store.db, clock: t.clock, config });
+  const g = await hooks.create({ orgId: good.orgId, tier: 'professional' }, { label: 'good', url: `${rx.base}/ok/good` });
+  const b = await hooks.create({ orgId: broken.orgId, tier: 'professional' }, { label: 'broken', url: `${rx.base}/error/broken` });
+  assert.ok(g.ok && b.ok);
+  goodSecret = g.secret;
+  await hooks.close();
+});
+after(async () => {
+  await t.close();
+  await rx.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a run\'s alerts are delivered, signed, and each records its outcome', async () => {
+  await importPaths(t.store.db, [feedDir([fixture('kev', 'kev-cut.json')])], { log: quiet });
+  const r = (await svc().run('cli')) as AlertRunReport;
+  assert.ok(r.alerts_stored >= 3, 'every organization got alerts');
+  const goodAlerts = await statuses(good.orgId);
+  assert.ok(goodAlerts.size > 0);
+  assert.ok([...goodAlerts.values()].every((s) => s === 'pending'), 'stored pending');
+
+  const d = await deliver();
+  const n = goodAlerts.size;
+  assert.equal(d.alerts, r.alerts_stored);
+  assert.deepEqual([d.delivered, d.failed, d.no_webhooks, d.skipped], [n, (await statuses(broken.orgId)).size, (await statuses(none.orgId)).size, 0]);
+  for (const s of (await statuses(good.orgId)).values()) assert.equal(s, 'delivered');
+  for (const s of (await statuses(broken.orgId)).values()) assert.equal(s, 'failed');
+  for (const s of (await statuses(none.orgId)).values()) assert.equal(s, 'no_webhooks');
+
+  // The good receiver got each of its organization's alerts once, signed over the exact bytes, with the stored payload.
+  const got = rx.received.filter((x) => x.path === '/ok/good');
+  assert.equal(got.length, n);
+  for (const x of got) assert.ok(verifySpecSignature(goodSecret, x), 'the spec signature verifies');
+  const cves = got.map((x) => JSON.parse(x.raw.toString('utf8')).data.cve_id as string).sort();
+  assert.deepEqual(cves, [...goodAlerts.keys()].sort());
+  const k = JSON.parse(got.find((x) => x.raw.includes('CVE-2024-21338'))!.raw.toString('utf8'));
+  assert.equal(k.event, 'cve.alert');
+  assert.equal(k.data.kev_flagged, true);
+  assert.deepEqual(k.data.watchlist_match, { entity_type: 'vendor', entity_name: 'Microsoft' });
+  assert.equal(rx.received.filter((x) => x.path === '/error/broken').length, (await statuses(broken.orgId)).size);
+});
+
+test('nothing is sent twice: a repeated delivery, and one after a crash between send and record', async () => {
+  const before = rx.received.length;
+  const again = await deliver();
+  assert.deepEqual(again, { alerts: 0, delivered: 0, failed: 0, no_webhooks: 0, skipped: 0 });
+  // A worker that sent and died before recording leaves its alerts pending: the next delivery finds every
+  // webhook already claimed for those CVEs and sends nothing.
+  await sql`UPDATE alerts SET delivery_status = 'pending' WHERE org_id IN (${good.orgId}, ${broken.orgId})`.execute(t.store.db);
+  const resumed = await deliver();
+  assert.ok(resumed.alerts > 0);
+  assert.equal(resumed.skipped, resumed.alerts);
+  assert.equal(rx.received.length, before, 'no request sent');
+  for (const s of (await statuses(good.orgId)).values()) assert.equal(s, 'skipped');
+  // And a new run with no new changes stores nothing and delivers nothing.
+  const r = (await svc().run('cli')) as AlertRunReport;
+  assert.equal(r.alerts_stored, 0);
+  assert.equal((await deliver()).alerts, 0);
+  assert.equal(rx.received.length, before);
+});
