@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { NoQuery } from '../../schemas/common.ts';
 import { IdParam, mapped } from '../../schemas/accounts.ts';
 import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
+import { acceptFormBodies } from '../../forms.ts';
 import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage } from '../../views/account-html.ts';
 import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../../domain/tiers.ts';
@@ -20,10 +21,7 @@ const session = [{ session: [] as string[] }];
 const pages: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.accounts;
   const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
-  // Form bodies, for these pages only (the API routes keep refusing them).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  acceptFormBodies(app, 16 * 1024);
   app.addHook('onSend', async (_req, reply) => {
     reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-store');
   });

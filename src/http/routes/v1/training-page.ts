@@ -10,6 +10,7 @@ import type { RouteAuth } from '../../auth.ts';
 import { MODULE_ID_RE } from '../../../domain/training.ts';
 import { renderTrainingList, renderTrainingModule } from '../../views/training-html.ts';
 import { csrfTokenFor } from '../../auth.ts';
+import { acceptFormBodies } from '../../forms.ts';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
@@ -23,10 +24,8 @@ const SELF_WRITE: RouteAuth = { mode: 'key_or_session', role: 'viewer', scope: '
 
 const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.training;
-  // Plain HTML forms post application/x-www-form-urlencoded; these forms have no fields. Scoped to this plugin.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_req, body, done) => {
-    done(null, String(body).trim() === '' ? {} : Object.fromEntries(new URLSearchParams(String(body))));
-  });
+  // The forms carry only the CSRF token.
+  acceptFormBodies(app, 1024);
   const who = (p: { orgId: number; memberId: number }) => ({ orgId: p.orgId, memberId: p.memberId });
   const notFound = (id: string) => new ApiError('NOT_FOUND', { message: `No training module "${id}"`, detail: { resource: 'training_module', identifier: id } });
 
