@@ -16,6 +16,7 @@ import type { Store } from './store/db.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
+import { lazyChildLogger } from './lib/logger.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { registerTextGuard } from './http/text-guard.ts';
 import { AccessLogController } from './http/access-log.ts';
@@ -113,6 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app: App = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
+    // Per-request child loggers made on first use only (src/lib/logger.ts).
+    childLoggerFactory: (logger, bindings, opts) => lazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as FastifyBaseLogger,
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,

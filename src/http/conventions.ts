@@ -208,8 +208,9 @@ export function registerConventions(app: FastifyInstance) {
   // An unmatched request is answered before its body is read: a wrong method with a JSON content type and an
   // empty or broken body is 405, not 400 invalid_json (the method is the first thing wrong). preParsing runs
   // after the auth hook, so API-key callers still get their allowance headers.
-  app.addHook('preParsing', async (req, reply) => {
-    if (req.is404) throw unmatched(req, reply);
+  app.addHook('preParsing', (req, reply, _payload, done) => {
+    if (req.is404) return done(unmatched(req, reply));
+    done();
   });
 
   app.setNotFoundHandler(async (req, reply) => sendError(req, reply, unmatched(req, reply)));

@@ -49,3 +49,41 @@ export function logSafeError(err: unknown, depth = 0): unknown {
   }
   return out;
 }
+
+type LogArgs = Parameters<Logger['info']>;
+
+/**
+ * Fastify's per-request child logger (its `childLoggerFactory`), made lazily: pino's `child()` (bindings
+ * serialised, prototype chain built) runs only when the request logs a line. A successful ping logs none
+ * (docs/operations.md "Logging"), so it pays for no child logger (docs/benchmarks.md "Per-request overhead").
+ */
+class LazyChildLogger {
+  #parent: Logger;
+  #bindings: pino.Bindings;
+  #opts: pino.ChildLoggerOptions;
+  #real: Logger | undefined;
+  constructor(parent: Logger, bindings: pino.Bindings, opts: pino.ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#opts = opts;
+  }
+  #logger(): Logger {
+    return (this.#real ??= this.#parent.child(this.#bindings, this.#opts));
+  }
+  get level(): string { return this.#real?.level ?? this.#opts.level ?? this.#parent.level; }
+  set level(l: string) { this.#logger().level = l; }
+  isLevelEnabled(l: string): boolean { return this.#real ? this.#real.isLevelEnabled(l) : this.#opts.level === undefined ? this.#parent.isLevelEnabled(l) : this.#logger().isLevelEnabled(l); }
+  bindings(): pino.Bindings { return this.#logger().bindings(); }
+  child(bindings: pino.Bindings, opts?: pino.ChildLoggerOptions): Logger { return this.#logger().child(bindings, opts); }
+  fatal(...a: LogArgs): void { this.#logger().fatal(...a); }
+  error(...a: LogArgs): void { this.#logger().error(...a); }
+  warn(...a: LogArgs): void { this.#logger().warn(...a); }
+  info(...a: LogArgs): void { this.#logger().info(...a); }
+  debug(...a: LogArgs): void { this.#logger().debug(...a); }
+  trace(...a: LogArgs): void { this.#logger().trace(...a); }
+  silent(): void {}
+}
+
+export function lazyChildLogger(parent: Logger, bindings: pino.Bindings, opts: pino.ChildLoggerOptions): Logger {
+  return new LazyChildLogger(parent, bindings, opts) as unknown as Logger;
+}
