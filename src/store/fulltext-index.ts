@@ -4,9 +4,13 @@
 //  - read from one REPEATABLE READ snapshot through a cursor, tagged with the reader's cache generation read
 //    before the snapshot; a notification during the build discards it (the same rule as the response cache);
 //  - after a notification the index is dropped at once (never served stale) and rebuilt once writes have been
-//    quiet for `debounceMs`; meanwhile searches run in PostgreSQL.
+//    quiet for `debounceMs`; meanwhile searches run in PostgreSQL;
+//  - it lives in a worker thread (src/store/fulltext-worker.ts), which builds it and ranks every search, so the
+//    server's event loop stays free for the requests around a burst of broad searches.
 import pg from 'pg';
-import { FullTextIndexBuilder, type FullTextIndex } from '../domain/fulltext.ts';
+import { Worker } from 'node:worker_threads';
+import { FullTextIndexBuilder, type FullTextIndex, type IndexQuery } from '../domain/fulltext.ts';
+import type { FromWorker, ToWorker } from './fulltext-worker.ts';
 
 const BATCH = 5000;
 
@@ -41,6 +45,138 @@ export async function loadFullTextIndex(url: string, signal: { aborted: boolean;
   }
 }
 
+/** What the reader searches: the index in its worker thread (or, for tests, in this thread). */
+export interface SearchableIndex {
+  readonly size: number;
+  /** The exact total and one page of ids; null when the index cannot answer (the caller asks PostgreSQL). */
+  search(q: IndexQuery): Promise<{ total: number; ids: string[] } | null>;
+}
+
+/** Where an index is built and searched. */
+interface IndexHost {
+  /** Builds a new index (the previous one is dropped); null when the build was aborted. */
+  build(url: string): Promise<SearchableIndex | null>;
+  abort(): void;
+  drop(): void;
+  close(): Promise<void>;
+}
+
+/** The index in this thread (tests, `thread: 'inline'`). */
+class InlineHost implements IndexHost {
+  private signal: { aborted: boolean; client?: pg.Client } | null = null;
+  private idx: FullTextIndex | null = null;
+
+  async build(url: string): Promise<SearchableIndex | null> {
+    this.idx = null;
+    const signal: { aborted: boolean; client?: pg.Client } = { aborted: false };
+    this.signal = signal;
+    try {
+      const idx = await loadFullTextIndex(url, signal);
+      if (!idx || signal.aborted) return null;
+      this.idx = idx;
+      return { size: idx.size, search: (q) => Promise.resolve(this.idx === idx ? idx.search(q) : null) };
+    } finally {
+      if (this.signal === signal) this.signal = null;
+    }
+  }
+
+  abort(): void {
+    if (!this.signal) return;
+    this.signal.aborted = true;
+    void this.signal.client?.end().catch(() => {});
+  }
+
+  drop(): void {
+    this.idx = null;
+  }
+
+  async close(): Promise<void> {
+    this.abort();
+    this.idx = null;
+  }
+}
+
+type Request = { t: 'build'; url: string } | { t: 'search'; q: IndexQuery };
+
+/** The index in its own worker thread (the default). */
+class WorkerHost implements IndexHost {
+  readonly worker: Worker;
+  private seq = 0;
+  private readonly pending = new Map<number, (m: FromWorker) => void>();
+  private dead: Error | null = null;
+  /** Bumped at every build and drop: a handle of an older index answers null. */
+  private epoch = 0;
+
+  constructor(private readonly onDead: (err: Error) => void) {
+    this.worker = new Worker(new URL('./fulltext-worker-entry.mjs', import.meta.url), {
+      execArgv: [],
+      workerData: { tsx: import.meta.resolve('tsx/esm/api'), target: new URL('./fulltext-worker.ts', import.meta.url).href },
+    });
+    // An idle index thread never keeps the process alive; the server's own handles do while it serves.
+    this.worker.unref();
+    this.worker.on('message', (m: FromWorker) => {
+      const reply = this.pending.get(m.seq);
+      if (!reply) return;
+      this.pending.delete(m.seq);
+      reply(m);
+    });
+    this.worker.on('error', (e) => this.fail(e));
+    this.worker.on('exit', (code) => this.fail(new Error(`the search index thread exited (code ${code})`)));
+  }
+
+  private fail(err: Error) {
+    if (this.dead) return;
+    this.dead = err;
+    for (const reply of this.pending.values()) reply({ t: 'failed', seq: -1, message: err.message });
+    this.pending.clear();
+    this.onDead(err);
+  }
+
+  private post(m: ToWorker) {
+    if (!this.dead) this.worker.postMessage(m);
+  }
+
+  private call(req: Request): Promise<FromWorker> {
+    if (this.dead) return Promise.resolve({ t: 'failed', seq: -1, message: this.dead.message });
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      this.pending.set(seq, resolve);
+      this.post(req.t === 'build' ? { t: 'build', seq, url: req.url } : { t: 'search', seq, q: req.q });
+    });
+  }
+
+  async build(url: string): Promise<SearchableIndex | null> {
+    const epoch = ++this.epoch;
+    const r = await this.call({ t: 'build', url });
+    if (r.t === 'failed') throw new Error(r.message);
+    if (r.t !== 'built' || epoch !== this.epoch) return null;
+    return {
+      size: r.size,
+      search: async (q) => {
+        if (epoch !== this.epoch) return null;
+        const x = await this.call({ t: 'search', q });
+        if (x.t !== 'result') return null;
+        if (x.error) throw new Error(x.error);
+        return epoch === this.epoch ? x.r : null;
+      },
+    };
+  }
+
+  abort(): void {
+    this.post({ t: 'abort' });
+  }
+
+  drop(): void {
+    this.epoch++;
+    this.post({ t: 'drop' });
+  }
+
+  async close(): Promise<void> {
+    this.dead ??= new Error('closed');
+    await this.worker.terminate();
+  }
+}
+
 export interface FullTextIndexHolderOptions {
   url: string;
   /** The reader's cache generation (bumped by every corpus notification). */
@@ -50,15 +186,16 @@ export interface FullTextIndexHolderOptions {
   onError?: (err: Error) => void;
   /** Quiet time after the last notification before a rebuild (default 2 s). */
   debounceMs?: number;
-  /** Injected loader (tests). */
-  load?: typeof loadFullTextIndex;
+  /** Where the index lives: its own worker thread (default), or this thread. */
+  thread?: 'worker' | 'inline';
 }
 
 export class FullTextIndexHolder {
-  private index: FullTextIndex | null = null;
+  private index: SearchableIndex | null = null;
   private builtAt = -1;
   private wanted = false;
-  private building: { aborted: boolean; client?: pg.Client } | null = null;
+  private building = false;
+  private host: IndexHost | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private failures = 0;
@@ -66,7 +203,7 @@ export class FullTextIndexHolder {
   constructor(private readonly opts: FullTextIndexHolderOptions) {}
 
   /** The index if it reflects every commit the reader knows of; otherwise null, and a build is started. */
-  current(): FullTextIndex | null {
+  current(): SearchableIndex | null {
     if (this.closed) return null;
     this.wanted = true;
     if (this.index && this.builtAt === this.opts.generation() && this.opts.live()) return this.index;
@@ -77,7 +214,13 @@ export class FullTextIndexHolder {
   /** A corpus notification: drop the index now, rebuild when writes are quiet. */
   invalidated(): void {
     this.index = null;
+    this.host?.drop();
     if (this.wanted && !this.closed) this.schedule(this.opts.debounceMs ?? 2000);
+  }
+
+  /** The index's worker thread, if one is running (tests). */
+  get thread(): Worker | null {
+    return this.host instanceof WorkerHost ? this.host.worker : null;
   }
 
   /** Resolves when no build is pending (tests). */
@@ -91,10 +234,25 @@ export class FullTextIndexHolder {
     this.timer.unref();
   }
 
+  private hostNow(): IndexHost {
+    if (this.host) return this.host;
+    if (this.opts.thread === 'inline') return (this.host = new InlineHost());
+    const host: IndexHost = new WorkerHost((err) => {
+      // The thread died (out of memory, a crash): searches go to PostgreSQL; a new thread is started later.
+      if (this.host !== host) return;
+      this.host = null;
+      this.index = null;
+      if (this.closed) return;
+      this.opts.onError?.(err);
+      this.failures++;
+      this.schedule(Math.min(60_000, 1000 * 2 ** this.failures));
+    });
+    return (this.host = host);
+  }
+
   private async build() {
     if (this.building || this.closed) return;
-    const signal: { aborted: boolean; client?: pg.Client } = { aborted: false };
-    this.building = signal;
+    this.building = true;
     const gen = this.opts.generation();
     try {
       if (!this.opts.live()) {
@@ -102,7 +260,7 @@ export class FullTextIndexHolder {
         this.schedule(1000);
         return;
       }
-      const idx = await (this.opts.load ?? loadFullTextIndex)(this.opts.url, signal);
+      const idx = await this.hostNow().build(this.opts.url);
       if (this.closed || !idx) return;
       this.failures = 0;
       if (gen === this.opts.generation() && this.opts.live()) {
@@ -117,7 +275,7 @@ export class FullTextIndexHolder {
       this.failures++;
       this.schedule(Math.min(60_000, 1000 * 2 ** this.failures));
     } finally {
-      this.building = null;
+      this.building = false;
     }
   }
 
@@ -126,10 +284,11 @@ export class FullTextIndexHolder {
     this.index = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const b = this.building;
-    if (b) {
-      b.aborted = true;
-      await b.client?.end().catch(() => {});
+    const host = this.host;
+    this.host = null;
+    if (host) {
+      host.abort();
+      await host.close();
     }
   }
 }

@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { threadId } from 'node:worker_threads';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
@@ -154,6 +155,31 @@ test('the reader serves plain searches from the index once built, and drops it a
     const again = await reader.list({ q: 'quokka' }, {}, 10, 0);
     assert.deepEqual(again.rows.map((r) => r.cve_id), ['CVE-2025-29999']);
     assert.equal(again.total, 1);
+  } finally {
+    await reader.close();
+    await direct.close();
+  }
+});
+
+test('the index lives in its own thread; when that thread dies, searches go to PostgreSQL and a new thread rebuilds it', async () => {
+  const reader = createCveReader(t.store, { maxEntries: 0 });
+  const direct = createCveReader(t.store, { maxEntries: 0, fullTextIndex: false });
+  try {
+    await reader.list({ q: 'buffer overflow' }, {}, 10, 0);
+    for (let i = 0; i < 250 && reader.fullText!.current() === null; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.notEqual(reader.fullText!.current(), null);
+    const first = reader.fullText!.thread;
+    assert.ok(first, 'a worker thread holds the index');
+    assert.notEqual(first.threadId, threadId, 'not the server\'s own thread');
+    const expected = await direct.list({ q: 'buffer overflow' }, { sortBy: 'date' }, 20, 5);
+    assert.deepEqual(await reader.list({ q: 'buffer overflow' }, { sortBy: 'date' }, 20, 5), expected);
+    await first.terminate();
+    assert.equal(reader.fullText!.current(), null, 'a dead thread serves nothing');
+    assert.deepEqual(await reader.list({ q: 'buffer overflow' }, { sortBy: 'date' }, 20, 5), expected, 'PostgreSQL answers meanwhile');
+    for (let i = 0; i < 400 && reader.fullText!.current() === null; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.notEqual(reader.fullText!.current(), null, 'rebuilt in a new thread');
+    assert.notEqual(reader.fullText!.thread!.threadId, first.threadId);
+    assert.deepEqual(await reader.list({ q: 'buffer overflow' }, { sortBy: 'date' }, 20, 5), expected);
   } finally {
     await reader.close();
     await direct.close();
