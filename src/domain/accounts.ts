@@ -57,3 +57,25 @@ export function removalRefusal(actor: Role, target: Role): RemovalRefusal | null
   if (actor === 'viewer') return 'role_required';
   return null;
 }
+
+/** Longest `next` page a sign-in carries. */
+export const NEXT_PATH_MAX = 512;
+
+/**
+ * The page to land on after signing in (`/login?next=…`), if it is a path of this service: it starts with one `/`
+ * (never `//host` or `/\host`, which browsers read as another host), holds no backslash, whitespace or control
+ * character, and parses against any origin without leaving it. Anything else is null (the account page), so a
+ * sign-in link can never send a user to another site.
+ */
+export function safeNextPath(raw: unknown): string | null {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > NEXT_PATH_MAX) return null;
+  if (raw[0] !== '/' || raw[1] === '/' || /[\\\s\u0000-\u001f\u007f]/.test(raw)) return null;
+  let u: URL;
+  try {
+    u = new URL(raw, 'http://vulnintel.invalid');
+  } catch {
+    return null;
+  }
+  if (u.origin !== 'http://vulnintel.invalid') return null;
+  return `${u.pathname}${u.search}`;
+}

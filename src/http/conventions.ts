@@ -124,6 +124,11 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
   return new ApiError('INTERNAL_ERROR', { message: `Internal server error (request ${req.id})` });
 }
 
+/** A server-rendered page that needs a session (the account and training pages), not an API route. */
+function isPage(url: string): boolean {
+  return !url.startsWith('/api/') && url !== '/docs' && !url.startsWith('/docs/') && !url.startsWith('/docs?');
+}
+
 export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
@@ -181,6 +186,11 @@ export function registerConventions(app: FastifyInstance) {
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const apiErr = toApiError(err, req);
+    // A page (outside /api/ and /docs) opened without a valid session: the browser goes to the sign-in page, which
+    // brings it back here afterwards. API routes keep answering 401 in the envelope.
+    if (apiErr.key === 'AUTH_REQUIRED' && req.method === 'GET' && isPage(req.url)) {
+      return reply.header('cache-control', 'no-store').redirect(`/login?next=${encodeURIComponent(req.url)}`, 303);
+    }
     if (apiErr.entry.status >= 500) {
       // Scrubbed here too, whatever logger the app was given: a database error can quote the submitted data.
       req.log.error({ err: logSafeError(err), code: apiErr.entry.code }, 'request failed');

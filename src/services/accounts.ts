@@ -18,7 +18,7 @@ import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUs
 import { generateApiKey } from '../lib/crypto.ts';
 import {
   DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS,
-  SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal,
+  SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal, safeNextPath,
 } from '../domain/accounts.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
 import { effectiveCaps, underCap, type PlanCapsTable } from '../domain/plan-caps.ts';
@@ -71,10 +71,10 @@ export function createAccountsService(deps: AccountsDeps) {
     mailer.send(mail).catch((e: Error) => deps.warn(`email (${mail.kind}) not sent`, e));
   }
 
-  async function issueLoginToken(person: PersonRow): Promise<string> {
+  async function issueLoginToken(person: PersonRow, nextPath: string | null = null): Promise<string> {
     const token = randomToken();
     const now = clock.now();
-    await insertAuthToken(db, { tokenHash: sha256Hex(token), purpose: 'login', personId: person.id, expiresAt: new Date(now.getTime() + LOGIN_LINK_TTL_MS) });
+    await insertAuthToken(db, { tokenHash: sha256Hex(token), purpose: 'login', personId: person.id, nextPath, expiresAt: new Date(now.getTime() + LOGIN_LINK_TTL_MS) });
     return link('/api/v1/auth/callback', token);
   }
 
@@ -128,9 +128,10 @@ export function createAccountsService(deps: AccountsDeps) {
   return {
     /**
      * Sends a sign-in link to the address if a person has it, and nothing otherwise; the caller answers the same
-     * in both cases. Counts against the per-email and per-address limits either way.
+     * in both cases. Counts against the per-email and per-address limits either way. `next`: the page the link
+     * lands on, kept with the token when it is a local path (safeNextPath), else the account page.
      */
-    async requestLogin(rawEmail: string, clientAddress: string): Promise<void> {
+    async requestLogin(rawEmail: string, clientAddress: string, next?: string): Promise<void> {
       const email = normalizeEmail(rawEmail);
       for (const [limiter, key, what] of [[perAddress, clientAddress, 'address'], [perEmail, sha256Hex(email), 'email address']] as const) {
         try {
@@ -144,7 +145,7 @@ export function createAccountsService(deps: AccountsDeps) {
       if (!isEmail(email)) return;
       const person = await findPersonByEmail(db, email);
       if (!person) return;
-      const url = await issueLoginToken(person);
+      const url = await issueLoginToken(person, safeNextPath(next));
       sendLater({
         kind: 'login', to: person.email, link: url, subject: 'Your Vulnintel sign-in link',
         text: `Sign in to Vulnintel with this link (valid for 15 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
@@ -161,14 +162,14 @@ export function createAccountsService(deps: AccountsDeps) {
      * Follows a sign-in link: a new session in the person's last-used organization if it is still active and the
      * person still a member, else in its first active organization.
      */
-    async completeLogin(token: string): Promise<NewSession> {
+    async completeLogin(token: string): Promise<NewSession & { next: string | null }> {
       const t = await consumeAuthToken(db, sha256Hex(token), 'login', clock.now());
       if (!t) throw new AccountError('login_link_invalid', 'This sign-in link is invalid, expired or already used; request a new one');
       const person = await getPerson(db, t.person_id);
       const ms = person ? (await membershipsOf(db, person.id)).filter((m) => m.status === 'active') : [];
       if (!person || ms.length === 0) throw new AccountError('no_active_organization', 'This person belongs to no active organization');
       const m = ms.find((x) => x.org_id === person.last_org_id) ?? ms[0];
-      return startSession(person.id, m.org_id, m.member_id);
+      return { ...(await startSession(person.id, m.org_id, m.member_id)), next: safeNextPath(t.next_path) };
     },
 
     async logout(sessionToken: string): Promise<boolean> {

@@ -81,17 +81,17 @@ export async function membershipsOf(db: Q, personId: number): Promise<Membership
 
 // ---- Single-use links (sign-in, email change) ----
 
-export async function insertAuthToken(db: Q, v: { tokenHash: string; purpose: 'login' | 'email_change'; personId: number; newEmail?: string | null; expiresAt: Date }) {
-  await sql`INSERT INTO auth_tokens (token_hash, purpose, person_id, new_email, expires_at)
-    VALUES (${v.tokenHash}, ${v.purpose}, ${v.personId}, ${v.newEmail ?? null}, ${v.expiresAt})`.execute(db);
+export async function insertAuthToken(db: Q, v: { tokenHash: string; purpose: 'login' | 'email_change'; personId: number; newEmail?: string | null; nextPath?: string | null; expiresAt: Date }) {
+  await sql`INSERT INTO auth_tokens (token_hash, purpose, person_id, new_email, next_path, expires_at)
+    VALUES (${v.tokenHash}, ${v.purpose}, ${v.personId}, ${v.newEmail ?? null}, ${v.nextPath ?? null}, ${v.expiresAt})`.execute(db);
 }
 
 /** Marks a link used, once: the row when it was unused and unexpired, else nothing. */
 export async function consumeAuthToken(db: Q, tokenHash: string, purpose: 'login' | 'email_change', now: Date) {
-  const r = await sql<{ person_id: number; new_email: string | null }>`
+  const r = await sql<{ person_id: number; new_email: string | null; next_path: string | null }>`
     UPDATE auth_tokens SET used_at = ${now}
     WHERE token_hash = ${tokenHash} AND purpose = ${purpose} AND used_at IS NULL AND expires_at > ${now}
-    RETURNING person_id, new_email`.execute(db);
+    RETURNING person_id, new_email, next_path`.execute(db);
   return r.rows[0];
 }
 

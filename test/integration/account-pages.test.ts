@@ -102,3 +102,93 @@ test('a form posted without the page\'s CSRF token is refused, even with the ses
   assert.equal(team.invitations.length, 0);
   await ctx.close();
 });
+
+test('a signed-in page opened without a session goes to sign-in, and the emailed link lands back on it', async () => {
+  const o = await seedOrg(t.store, { name: 'Next Org', tier: 'standard' });
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const page = await ctx.newPage();
+  await page.goto(`${base}/account/notifications`);
+  const at = new URL(page.url());
+  assert.equal(at.pathname, '/login');
+  assert.equal(at.searchParams.get('next'), '/account/notifications');
+  assert.match(await page.textContent('body') ?? '', /Sign in to open that page/);
+  await page.fill('input[name=email]', o.ownerEmail);
+  await page.click('button[type=submit]');
+  const link = linkIn(await smtp.waitFor(o.ownerEmail), '/api/v1/auth/callback');
+  assert.equal(link.searchParams.get('next'), null, 'the link carries no destination: it is stored with the token');
+  await page.goto(link.toString());
+  assert.equal(new URL(page.url()).pathname, '/account/notifications');
+  assert.equal(await page.textContent('h1'), 'Alert email');
+
+  // API routes keep their 401 envelope; a page asked for JSON-free still redirects, with the query kept.
+  const api = await t.app.inject({ method: 'GET', url: '/api/v1/account/me' });
+  assert.equal(api.statusCode, 401);
+  assert.equal(api.json().error.code, 'AUTH_REQUIRED');
+  const pageNoSession = await t.app.inject({ method: 'GET', url: '/account/notifications?saved=1' });
+  assert.equal(pageNoSession.statusCode, 303);
+  assert.equal(pageNoSession.headers.location, `/login?next=${encodeURIComponent('/account/notifications?saved=1')}`);
+  await ctx.close();
+});
+
+test('a sign-in never lands on another site: a foreign next is dropped before the link is made', async () => {
+  const o = await seedOrg(t.store, { name: 'Redirect Org', tier: 'standard' });
+  for (const next of ['//evil.example/account', 'https://evil.example/', '/\\evil.example', '/\r\nLocation: https://evil.example/', 'javascript:alert(1)']) {
+    const seen = new Set(smtp.messages);
+    const form = new URLSearchParams({ email: o.ownerEmail, next });
+    const r = await t.app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+    assert.equal(r.statusCode, 200, r.body);
+    const link = linkIn(await smtp.waitFor(o.ownerEmail, { match: (m) => !seen.has(m) }), '/api/v1/auth/callback');
+    const done = await t.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+    assert.equal(done.statusCode, 303);
+    assert.equal(done.headers.location, '/account', `next=${next}`);
+  }
+  const shown = await t.app.inject({ method: 'GET', url: `/login?next=${encodeURIComponent('//evil.example/')}` });
+  assert.ok(!shown.body.includes('evil.example'), 'a foreign next is not even put in the form');
+});
+
+test('notification preferences page: saved by the form, read back over the API; a bad BCS shows the reason', async () => {
+  const o = await seedOrg(t.store, { name: 'Prefs Org', tier: 'standard' });
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const page = await ctx.newPage();
+  await page.goto(`${base}/login?next=${encodeURIComponent('/account')}`);
+  await page.fill('input[name=email]', o.ownerEmail);
+  await page.click('button[type=submit]');
+  await page.goto(linkIn(await smtp.waitFor(o.ownerEmail), '/api/v1/auth/callback').toString());
+  await page.click('a[href="/account/notifications"]');
+  assert.equal(new URL(page.url()).pathname, '/account/notifications');
+  assert.match(await page.textContent('body') ?? '', /Not saved yet: the defaults apply/);
+  assert.equal(await page.inputValue('select[name=min_severity]'), 'HIGH', 'the defaults are shown');
+  assert.equal(await page.isChecked('input[name=delivery][value=daily_digest]'), true);
+  await shot(page, '7-notifications');
+
+  await page.selectOption('select[name=min_severity]', 'CRITICAL');
+  await page.fill('input[name=min_bcs]', '7,25');
+  await page.check('input[name=kev_only]');
+  await page.check('input[name=delivery][value=instant]');
+  await page.click('form[action="/account/notifications"] button[type=submit]');
+  assert.equal(new URL(page.url()).search, '?saved=1');
+  assert.match(await page.textContent('body') ?? '', /Saved\./);
+  assert.equal(await page.inputValue('select[name=min_severity]'), 'CRITICAL');
+  assert.equal(await page.inputValue('input[name=min_bcs]'), '7.3', 'stored rounded to one decimal');
+  assert.equal(await page.isChecked('input[name=kev_only]'), true);
+  await shot(page, '8-notifications-saved');
+
+  const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const api = await t.app.inject({ method: 'GET', url: '/api/v1/account/notifications', headers: { cookie } });
+  const p = api.json().data;
+  assert.deepEqual({ ...p, updated_at: null }, { email_enabled: true, min_severity: 'CRITICAL', min_bcs: 7.3, kev_only: true, delivery: 'instant', customized: true, updated_at: null });
+
+  await page.uncheck('input[name=email_enabled]');
+  await page.fill('input[name=min_bcs]', '11');
+  await page.click('form[action="/account/notifications"] button[type=submit]');
+  assert.match(await page.textContent('[role=alert]') ?? '', /Minimum BCS must be a number from 0 to 10/);
+  await shot(page, '9-notifications-refused');
+  const after = (await t.app.inject({ method: 'GET', url: '/api/v1/account/notifications', headers: { cookie } })).json().data;
+  assert.equal(after.email_enabled, true, 'nothing of the refused form is stored');
+  assert.equal(after.min_bcs, 7.3);
+
+  // Without the page's CSRF token the same form is refused.
+  const forged = await t.app.inject({ method: 'POST', url: '/account/notifications', headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'delivery=instant' });
+  assert.equal(forged.statusCode, 403);
+  await ctx.close();
+});

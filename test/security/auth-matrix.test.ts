@@ -284,13 +284,19 @@ describe('training, notification preferences, usage (issue 12): role × scope ×
   const send = (e: (typeof ENDPOINTS)[number], headers: Headers) =>
     t.app.inject({ method: e.method, url: e.url, headers, ...(e.payload ? { payload: e.payload } : {}) });
 
-  test('no credential → 401 on each; partner → PARTNER_SCOPE; trial → TRIAL_SCOPE', async () => {
+  test('no credential → 401 on each (a page: 303 to sign-in); partner → PARTNER_SCOPE; trial → TRIAL_SCOPE', async () => {
     const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
     const tr = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
     for (const e of ENDPOINTS) {
       const anon = await send(e, {});
-      assert.equal(anon.statusCode, 401, `${e.method} ${e.url}`);
-      assert.equal(anon.json().error.code, 'AUTH_REQUIRED');
+      if (e.url.startsWith('/api/')) {
+        assert.equal(anon.statusCode, 401, `${e.method} ${e.url}`);
+        assert.equal(anon.json().error.code, 'AUTH_REQUIRED');
+      } else {
+        // A page: the browser is sent to sign in, and brought back afterwards.
+        assert.equal(anon.statusCode, 303, `${e.method} ${e.url}`);
+        assert.equal(anon.headers.location, `/login?next=${encodeURIComponent(e.url)}`);
+      }
       assert.equal((await send(e, p.auth)).json().error.code, 'PARTNER_SCOPE', `${e.method} ${e.url}`);
       assert.equal((await send(e, tr.auth)).json().error.code, 'TRIAL_SCOPE', `${e.method} ${e.url}`);
     }

@@ -30,14 +30,14 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
     'DELETE /api/v1/account', 'DELETE /api/v1/account/keys/:key_id', 'DELETE /api/v1/account/team/:member_id',
-    'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account',
+    'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
     'GET /api/v1/account/clients', 'GET /api/v1/account/keys', 'GET /api/v1/account/me',
     'GET /api/v1/account/notifications', 'GET /api/v1/account/org', 'GET /api/v1/account/team',
     'GET /api/v1/account/usage', 'GET /api/v1/alerts', 'GET /api/v1/environments', 'GET /api/v1/training/modules',
     'GET /api/v1/training/modules/:module_id', 'GET /api/v1/training/progress', 'GET /api/v1/watchlist',
     'GET /api/v1/webhooks', 'GET /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries',
     'GET /api/v2/assets/results', 'GET /training', 'GET /training/:module_id', 'PATCH /api/v1/webhooks/:id',
-    'POST /account/delete', 'POST /account/keys', 'POST /account/keys/:key_id/revoke',
+    'POST /account/delete', 'POST /account/keys', 'POST /account/keys/:key_id/revoke', 'POST /account/notifications',
     'POST /account/team/:member_id/remove', 'POST /account/team/invite',
     'POST /api/v1/account/clients/:client_id/deactivate', 'POST /api/v1/account/clients/:client_id/restore',
     'POST /api/v1/account/keys', 'POST /api/v1/account/keys/:key_id/rotate', 'POST /api/v1/account/team/invite',

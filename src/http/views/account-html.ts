@@ -1,6 +1,6 @@
-// The account pages (docs/accounts.md "Pages"): sign-in, "check your email", and the account page (organization,
+// The account pages (docs/accounts.md "Pages"): sign-in, "check your email", the account page (organization,
 // plan, member usage, team with invite and remove, API keys with create (shown once) and revoke, deletion with the
-// confirmation text). Server-rendered, no JavaScript, every value escaped; every form carries the CSRF token.
+// confirmation text) and the alert-email preferences. Server-rendered, no JavaScript, every value escaped; every form carries the CSRF token.
 import { esc } from './cve-html.ts';
 
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1f24}
@@ -16,10 +16,12 @@ function page(title: string, body: string): string {
 
 const csrfField = (csrf: string) => `<input type="hidden" name="_csrf" value="${esc(csrf)}">`;
 
-export function renderLoginPage(error?: string): string {
+export function renderLoginPage(error?: string, next?: string | null): string {
   return page('Sign in', `<h1>Sign in to Vulnintel</h1>
 ${error ? `<p class="danger">${esc(error)}</p>` : ''}
+${next ? '<p class="note">Sign in to open that page.</p>' : ''}
 <form method="post" action="/login"><label>Email address <input type="email" name="email" required maxlength="320" autocomplete="email"></label>
+${next ? `<input type="hidden" name="next" value="${esc(next)}">` : ''}
 <button type="submit">Email me a sign-in link</button></form>
 <p class="note">We send a link valid for 15 minutes, usable once. No password.</p>`);
 }
@@ -59,7 +61,7 @@ export function renderAccountPage(d: AccountPageData): string {
 <select name="scope"><option value="read">read</option><option value="write">read and write</option></select> <button type="submit">Create key</button></form>`;
   return page('Account', `<h1>${esc(d.org.name)}</h1>
 ${d.notice ? `<p><strong>${esc(d.notice)}</strong></p>` : ''}
-<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form></p>
+<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <a href="/account/notifications">Alert email preferences</a> · <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form></p>
 <h2>Plan and usage</h2>
 <table><tbody><tr><th>Plan</th><td>${esc(d.org.tier)}</td></tr><tr><th>Members</th><td>${used} of ${esc(cap(d.org.caps.members))} (pending invitations included)</td></tr></tbody></table>
 <h2>Team</h2>
@@ -75,4 +77,38 @@ ${d.me.role === 'owner' ? `<h2 class="danger">Delete the organization</h2>
 
 export function renderMessagePage(title: string, message: string, back = '/account'): string {
   return page(title, `<h1>${esc(title)}</h1><p>${esc(message)}</p><p><a href="${esc(back)}">Back</a></p>`);
+}
+
+export interface NotificationsPageData {
+  email: string;
+  prefs: {
+    email_enabled: boolean; min_severity: string | null; min_bcs: number | null; kev_only: boolean; delivery: string;
+    customized: boolean; updated_at: string | null;
+  };
+  severities: readonly string[];
+  csrf: string;
+  error?: string;
+  saved?: boolean;
+}
+
+const checked = (on: boolean) => (on ? ' checked' : '');
+const selected = (on: boolean) => (on ? ' selected' : '');
+
+/** The member's own alert-email preferences (the same rules as PUT /api/v1/account/notifications). */
+export function renderNotificationsPage(d: NotificationsPageData): string {
+  const p = d.prefs;
+  const sev = ['', ...d.severities].map((s) => `<option value="${esc(s)}"${selected((p.min_severity ?? '') === s)}>${s ? `${esc(s)} and above` : 'any severity'}</option>`).join('');
+  return page('Notifications', `<h1>Alert email</h1>
+<p><a href="/account">Account</a> · Preferences of ${esc(d.email)}; every threshold set must be met for an alert to be emailed.</p>
+${d.error ? `<p class="danger" role="alert">${esc(d.error)}</p>` : ''}
+${d.saved ? '<p><strong>Saved.</strong></p>' : ''}
+<form method="post" action="/account/notifications">${csrfField(d.csrf)}
+<p><label><input type="checkbox" name="email_enabled" value="on"${checked(p.email_enabled)}> Email me alerts</label></p>
+<p><label>Minimum severity <select name="min_severity">${sev}</select></label></p>
+<p><label>Minimum BCS (0–10, blank for any) <input name="min_bcs" inputmode="decimal" size="5" maxlength="10" value="${p.min_bcs === null ? '' : esc(String(p.min_bcs))}"></label></p>
+<p><label><input type="checkbox" name="kev_only" value="on"${checked(p.kev_only)}> Only CVEs in CISA KEV</label></p>
+<p>Delivery: <label><input type="radio" name="delivery" value="instant"${checked(p.delivery === 'instant')}> one email per alert</label>
+<label><input type="radio" name="delivery" value="daily_digest"${checked(p.delivery === 'daily_digest')}> one daily digest</label></p>
+<p><button type="submit">Save</button></p></form>
+<p class="note">${p.customized && p.updated_at ? `Last saved ${esc(p.updated_at.slice(0, 16).replace('T', ' '))} UTC.` : 'Not saved yet: the defaults apply.'}</p>`);
 }

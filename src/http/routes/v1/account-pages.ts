@@ -8,8 +8,9 @@ import { NoQuery } from '../../schemas/common.ts';
 import { IdParam, mapped } from '../../schemas/accounts.ts';
 import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage } from '../../views/account-html.ts';
-import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
+import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage, renderNotificationsPage } from '../../views/account-html.ts';
+import { DELIVERIES, SEVERITIES } from '../../../services/account-preferences.ts';
+import { DELETE_CONFIRMATION, NEXT_PATH_MAX, safeNextPath } from '../../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../../domain/tiers.ts';
 
 // No script may run; forms post to this origin only.
@@ -26,20 +27,26 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-store');
   });
 
+  const Next = Type.String({ maxLength: NEXT_PATH_MAX, description: 'The page to land on after signing in: a path of this service (anything else is ignored: the account page)' });
   app.get('/login', {
-    schema: { tags: ['pages'], summary: 'Sign-in page', querystring: NoQuery, response: { 200: Html('The sign-in form') } },
+    schema: {
+      tags: ['pages'], summary: 'Sign-in page (a signed-in page opened without a session redirects here with ?next=<that page>)',
+      querystring: Type.Object({ next: Type.Optional(Next) }, { additionalProperties: false }),
+      response: { 200: Html('The sign-in form') },
+    },
     config: { auth: { mode: 'none', tenant: false } },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderLoginPage()));
+  }, async (req, reply) => reply.type('text/html; charset=utf-8').send(renderLoginPage(undefined, safeNextPath(req.query.next))));
 
   app.post('/login', {
     schema: {
       tags: ['pages'], summary: 'Sign-in form: emails a link, then shows "check your email" (same page whether or not the address exists)',
-      querystring: NoQuery, body: Type.Object({ email: Type.String({ maxLength: 320 }) }, { additionalProperties: false, examples: [{ email: 'someone@example.test' }] }),
+      querystring: NoQuery,
+      body: Type.Object({ email: Type.String({ maxLength: 320 }), next: Type.Optional(Next) }, { additionalProperties: false, examples: [{ email: 'someone@example.test' }] }),
       response: { 200: Html('Check your email') },
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
-    await mapped(() => svc.requestLogin(req.body.email, req.ip));
+    await mapped(() => svc.requestLogin(req.body.email, req.ip, req.body.next));
     return reply.type('text/html; charset=utf-8').send(renderCheckEmailPage());
   });
 
@@ -105,6 +112,50 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     await mapped(() => svc.revokeKey(req.principal!, req.params.key_id));
     return reply.redirect('/account', 303);
+  });
+
+  const prefs = app.services.accountPreferences;
+  const member = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, memberId: req.principal!.memberId });
+  async function notificationsPage(req: FastifyRequest, o: { error?: string; saved?: boolean } = {}) {
+    const [me, p] = await Promise.all([svc.me(req.principal!), prefs.notificationPrefs(member(req))]);
+    return renderNotificationsPage({ email: me.email, prefs: p, severities: SEVERITIES, csrf: csrfTokenFor(req.sessionToken!), ...o });
+  }
+
+  app.get('/account/notifications', {
+    schema: {
+      tags: ['pages'], summary: 'Alert-email preferences page (the caller\'s own; GET/PUT /api/v1/account/notifications)', security: session,
+      querystring: Type.Object({ saved: Type.Optional(Type.Literal('1')) }, { additionalProperties: false }),
+      response: { 200: Html('The preferences form') },
+    },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: { resource: 'notification_preferences', ids: [] } } },
+  }, async (req, reply) => reply.type('text/html; charset=utf-8').send(await notificationsPage(req, { saved: req.query.saved === '1' })));
+
+  app.post('/account/notifications', {
+    schema: {
+      tags: ['pages'], summary: 'Preferences form: saves and redirects back; an invalid value shows the form again with the reason (422)', security: session,
+      querystring: NoQuery,
+      body: Type.Object({
+        email_enabled: Type.Optional(Type.Literal('on')),
+        min_severity: Type.Optional(Type.Union([Type.Literal(''), ...SEVERITIES.map((s) => Type.Literal(s))])),
+        min_bcs: Type.Optional(Type.String({ maxLength: 10 })),
+        kev_only: Type.Optional(Type.Literal('on')),
+        delivery: Type.Union(DELIVERIES.map((d) => Type.Literal(d))),
+      }, { additionalProperties: false, examples: [{ email_enabled: 'on', min_severity: 'HIGH', min_bcs: '7.5', delivery: 'instant' }] }),
+      response: { 303: Type.Null({ description: 'Back to /account/notifications?saved=1' }), 422: Html('The form again, with the reason') },
+    },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'notification_preferences', ids: [] } } },
+  }, async (req, reply) => {
+    const b = req.body;
+    const bcsText = (b.min_bcs ?? '').trim();
+    const bcs = bcsText === '' ? null : Number(bcsText.replace(',', '.'));
+    if (bcs !== null && !(Number.isFinite(bcs) && bcs >= 0 && bcs <= 10)) {
+      return reply.code(422).type('text/html; charset=utf-8').send(await notificationsPage(req, { error: 'Minimum BCS must be a number from 0 to 10, or blank for any.' }));
+    }
+    await prefs.putNotificationPrefs(member(req), {
+      email_enabled: b.email_enabled === 'on', min_severity: b.min_severity ? b.min_severity : null, min_bcs: bcs,
+      kev_only: b.kev_only === 'on', delivery: b.delivery,
+    });
+    return reply.redirect('/account/notifications?saved=1', 303);
   });
 
   app.post('/account/delete', {

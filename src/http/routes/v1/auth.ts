@@ -50,7 +50,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/auth/callback', {
     schema: {
       tags: ['auth'],
-      summary: 'Follow a sign-in link: starts a session (cookies vi_session and vi_csrf) and redirects to the account page',
+      summary: 'Follow a sign-in link: starts a session (cookies vi_session and vi_csrf) and redirects to the page the sign-in started from (/login?next=…), else the account page',
       querystring: TokenQuery,
       response: Redirect,
     },
@@ -58,7 +58,8 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const s = await mapped(() => svc.completeLogin(req.query.token));
     setSessionCookies(reply, s.token, secure, maxAge);
-    return reply.header('cache-control', 'no-store').redirect(ACCOUNT_PAGE, 303);
+    // The page the sign-in started from (/login?next=…), stored with the token and checked again: a local path only.
+    return reply.header('cache-control', 'no-store').redirect(s.next ?? ACCOUNT_PAGE, 303);
   });
 
   app.get('/api/v1/auth/accept-invite', {
