@@ -69,6 +69,7 @@ export const NEXT_PATH_MAX = 512;
  */
 export function safeNextPath(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > NEXT_PATH_MAX) return null;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (raw[0] !== '/' || raw[1] === '/' || /[\\\s\u0000-\u001f\u007f]/.test(raw)) return null;
   let u: URL;
   try {
