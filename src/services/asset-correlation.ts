@@ -21,6 +21,8 @@ import { cveCards, findRanges, type CveCard, type StoredRange } from '../store/r
 import { environmentExists } from '../store/windows.ts';
 
 /** Spec §4.7 / §8: at most 200 assets per call. */
+import type { PlanCapsTable } from '../domain/plan-caps.ts';
+import { assertAssetRoom } from './plan-caps.ts';
 export const MAX_ASSETS = 200;
 /** Partner keys without their own limit (api_keys.monthly_asset_limit): asset checks per calendar month (UTC). */
 export const DEFAULT_PARTNER_MONTHLY_ASSETS = 10_000;
@@ -170,6 +172,8 @@ export interface AssetCorrelationDeps {
   clock: Clock;
   /** The public URL: TRIAL_REQUIRED's trial_url is the trial-start endpoint on it. */
   publicUrl: string;
+  /** The plan caps: stored assets count against the organization's asset cap (services/plan-caps.ts). */
+  planCaps: Readonly<PlanCapsTable>;
 }
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
@@ -373,11 +377,15 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
           const full = perAsset.map((a) => view(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true }));
           const last = new Map(full.map((r, i) => [r.asset_id, { r, a: perAsset[i].asset }]));
           const rows = [...last.keys()].sort().map((id) => ({ asset_id: id, asset: last.get(id)!.a, result: last.get(id)!.r }));
-          await sql`INSERT INTO asset_correlations AS c (org_id, environment_id, asset_id, asset, result, request_id)
-            SELECT ${input.principal.orgId}, ${input.environmentId}, asset_id, asset, result, ${input.requestId}
-            FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(asset_id text, asset jsonb, result jsonb)
-            ON CONFLICT (org_id, environment_id, asset_id) DO UPDATE
-              SET asset = EXCLUDED.asset, result = EXCLUDED.result, request_id = EXCLUDED.request_id, stored_at = now()`.execute(db);
+          // Past the asset cap: 403 cap_exceeded and nothing stored (the check holds the organization's row lock).
+          await db.transaction().execute(async (trx) => {
+            await assertAssetRoom(trx, deps.planCaps, input.principal.orgId, rows.map((r) => r.asset_id));
+            await sql`INSERT INTO asset_correlations AS c (org_id, environment_id, asset_id, asset, result, request_id)
+              SELECT ${input.principal.orgId}, ${input.environmentId}, asset_id, asset, result, ${input.requestId}
+              FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(asset_id text, asset jsonb, result jsonb)
+              ON CONFLICT (org_id, environment_id, asset_id) DO UPDATE
+                SET asset = EXCLUDED.asset, result = EXCLUDED.result, request_id = EXCLUDED.request_id, stored_at = now()`.execute(trx);
+          });
         }
         return { assets, rejected, stored: input.environmentId !== null };
       });

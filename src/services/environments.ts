@@ -2,6 +2,8 @@
 // caller's organization. Ids are random (migration 0600, docs/tenant-ids.md); never request or reply here.
 import type { Db } from '../store/db.ts';
 import { createEnvironment, listEnvironments, type EnvironmentRow } from '../store/windows.ts';
+import type { PlanCapsTable } from '../domain/plan-caps.ts';
+import { assertEnvironmentRoom } from './plan-caps.ts';
 
 export interface Environment {
   id: number;
@@ -23,14 +25,18 @@ function idCollision(e: unknown): boolean {
   return err?.code === '23505' && err.constraint === 'environments_pkey';
 }
 
-export function createEnvironmentService(db: Db) {
+export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTable>) {
   return {
+    /** Past the organization's environment cap: 403 cap_exceeded, nothing created (services/plan-caps.ts). */
     async create(orgId: number, input: { name: string; description?: string | null }): Promise<CreateEnvironmentResult> {
       const name = input.name.trim();
       const description = input.description?.trim() || null;
       for (let attempt = 1; ; attempt++) {
         try {
-          const row = await createEnvironment(db, orgId, name, description);
+          const row = await db.transaction().execute(async (trx) => {
+            await assertEnvironmentRoom(trx, planCaps, orgId);
+            return createEnvironment(trx, orgId, name, description);
+          });
           return row ? { ok: true, environment: view(row) } : { ok: false, reason: 'name_taken', name };
         } catch (e) {
           if (!idCollision(e) || attempt >= 3) throw e;

@@ -74,9 +74,9 @@ export function buildServices(deps: ServiceDeps): Services {
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
-    environments: createEnvironmentService(deps.store.db),
+    environments: createEnvironmentService(deps.store.db, deps.config.planCaps),
     windows: createWindowsCorrelation({
-      db: deps.store.db, clock: deps.clock,
+      db: deps.store.db, clock: deps.clock, planCaps: deps.config.planCaps,
       onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
     }),
     training,
@@ -84,7 +84,7 @@ export function buildServices(deps: ServiceDeps): Services {
     webhooks,
     mailer,
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps, warn: deps.warn }),
-    assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl }),
+    assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps }),
     watchlists: createWatchlistService(deps.store.db),
     changes: createChangeService(deps.store.db),
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),

@@ -19,6 +19,8 @@ import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.t
 import { validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
 import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo, type ViewOptions } from '../domain/windows/view.ts';
 import { environmentExists, listResults, storeResults } from '../store/windows.ts';
+import type { PlanCapsTable } from '../domain/plan-caps.ts';
+import { assertAssetRoom } from './plan-caps.ts';
 
 /** Spec §4.2 / §7: at most 200 hosts per call, counted before any per-host validation. */
 export const MAX_HOSTS = 200;
@@ -87,6 +89,8 @@ function header(e: HostEvaluation) {
 export interface WindowsCorrelationDeps {
   db: Db;
   clock: Clock;
+  /** The plan caps: stored hosts count against the organization's asset cap (services/plan-caps.ts). */
+  planCaps: Readonly<PlanCapsTable>;
   /** Told when a background refresh of the cached corpus signals fails (the cached ones stay until they expire). */
   onCacheError?: (err: Error) => void;
 }
@@ -158,7 +162,7 @@ export class WindowsCorrelation {
     // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
     await this.serialised(`${input.orgId}/${input.environmentId ?? 0}`, () => storeResults(this.deps.db, input.orgId, input.environmentId, today, input.requestId,
       evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
-      sw.stored));
+      sw.stored, (trx, ids) => assertAssetRoom(trx, this.deps.planCaps, input.orgId, ids)));
     return {
       assets, rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: summary,
       microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,

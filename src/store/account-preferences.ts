@@ -1,7 +1,7 @@
 // Notification preferences, plan-cap overrides and the usage counts of /account/usage (migration 0820). SQL only.
 import { sql } from 'kysely';
 import type { ColumnType } from 'kysely';
-import type { Db } from './db.ts';
+import type { Db, Tx } from './db.ts';
 import type { Member } from './training.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -60,8 +60,28 @@ export async function putNotificationPrefs(db: Db, m: Member, p: Omit<Notificati
 export async function usageCounts(db: Db, orgId: number, now: Date): Promise<{ environments: number; assets: number; members: number }> {
   const r = await sql<{ environments: number; assets: number; members: number }>`
     SELECT (SELECT count(*)::int FROM environments WHERE org_id = ${orgId}) AS environments,
-           (SELECT count(DISTINCT asset_id)::int FROM windows_host_results WHERE org_id = ${orgId}) AS assets,
+           (SELECT count(*)::int FROM (${storedAssetIds(orgId)}) a) AS assets,
            (SELECT count(*)::int FROM members WHERE org_id = ${orgId})
              + (SELECT count(*)::int FROM invitations WHERE org_id = ${orgId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}) AS members`.execute(db);
   return r.rows[0];
+}
+
+/** The distinct asset_ids an organization has stored: v2 Windows hosts and v1 correlated assets, any environment. */
+function storedAssetIds(orgId: number) {
+  return sql`SELECT asset_id FROM windows_host_results WHERE org_id = ${orgId}
+    UNION SELECT asset_id FROM asset_correlations WHERE org_id = ${orgId}`;
+}
+
+/** How many assets are stored, and how many of `assetIds` (distinct) would be new (the asset cap). */
+export async function assetCounts(db: Db | Tx, orgId: number, assetIds: readonly string[]): Promise<{ used: number; added: number }> {
+  const r = await sql<{ used: number; added: number }>`
+    WITH cur AS (${storedAssetIds(orgId)})
+    SELECT (SELECT count(*)::int FROM cur) AS used,
+           (SELECT count(DISTINCT x)::int FROM unnest(${[...assetIds]}::text[]) AS x WHERE x NOT IN (SELECT asset_id FROM cur)) AS added`.execute(db);
+  return r.rows[0];
+}
+
+export async function countEnvironments(db: Db | Tx, orgId: number): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM environments WHERE org_id = ${orgId}`.execute(db);
+  return r.rows[0].n;
 }

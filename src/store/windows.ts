@@ -148,7 +148,7 @@ export async function loadCveSignals(db: Db, cveIds: string[]): Promise<CveSigna
 export interface EnvironmentRow { id: number; name: string; description: string | null; created_at: Date; host_count: number }
 
 /** Inserts an environment (id drawn by vi_tenant_id(), migration 0600); null when the name is taken in the org. */
-export async function createEnvironment(db: Db, orgId: number, name: string, description: string | null): Promise<EnvironmentRow | null> {
+export async function createEnvironment(db: Db | Tx, orgId: number, name: string, description: string | null): Promise<EnvironmentRow | null> {
   const row = await db.insertInto('environments').values({ org_id: orgId, name, description })
     .onConflict((oc) => oc.columns(['org_id', 'name']).doNothing())
     .returning(['id', 'name', 'description', 'created_at']).executeTakeFirst();
@@ -187,12 +187,14 @@ export interface SoftwareInput { asset_id: string; name: string; publisher: stri
  * duplicate-key error, never a mix of two calls).
  */
 export async function storeResults(db: Db, orgId: number, environmentId: number | null, evaluatedOn: string, requestId: string,
-  hosts: HostResultInput[], software: SoftwareInput[]): Promise<void> {
+  hosts: HostResultInput[], software: SoftwareInput[], before?: (trx: Tx, assetIds: string[]) => Promise<void>): Promise<void> {
   if (hosts.length === 0) return;
   await db.transaction().execute(async (trx) => {
     // A batch may name an asset twice: the last record wins, as it would across two calls.
     const last = new Map(hosts.map((h) => [h.asset_id, h]));
     const ids = [...last.keys()].sort();
+    // The caller's check inside this transaction (the asset cap): a throw stores nothing.
+    await before?.(trx, ids);
     const rows = ids.map((id) => last.get(id)!).map((h) => ({
       org_id: orgId, environment_id: environmentId, asset_id: h.asset_id, host: JSON.stringify(h.host), warnings: h.warnings,
       result: JSON.stringify(h.result), evaluated_on: evaluatedOn, data_as_of: h.data_as_of, request_id: requestId,
