@@ -97,7 +97,7 @@ const assets: FastifyPluginAsync = async (app) => {
   app.post('/api/v1/assets/correlate-cves', {
     schema: {
       tags: ['assets'],
-      summary: 'Which CVEs hit these assets: up to 200 nameplate assets (vendor, product, version, optional CPE) → per asset the matched products and CVEs (affected, needs_review, optionally not_affected) with the deciding range',
+      summary: 'Which CVEs hit these assets: up to 200 nameplate assets (vendor, product, version, optional CPE) → per asset the matched products and CVEs (affected, needs_review, optionally not_affected) with the deciding range. With environment_id the assets are stored there (403 cap_exceeded past the asset cap, nothing stored)',
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
       body: CorrelateBody,

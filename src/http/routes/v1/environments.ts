@@ -26,7 +26,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/environments', {
     schema: {
       tags: ['environments'],
-      summary: 'Create an environment of your organization (owner or admin; keys need the write scope)',
+      summary: 'Create an environment of your organization (owner or admin; keys need the write scope). Past the environment cap: 403 cap_exceeded',
       security: [{ apiKey: [] }, { session: [] }],
       querystring: NoQuery,
       body: CreateEnvironment,
