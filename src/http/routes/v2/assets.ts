@@ -86,7 +86,7 @@ const assets: FastifyPluginAsync = async (app) => {
   app.post('/api/v2/assets/correlate', {
     schema: {
       tags: ['windows'],
-      summary: 'Submit up to 200 Windows hosts (JSON) and get per-CVE status, fix groups and a fix summary (spec §4.2); the hosts are stored (403 cap_exceeded past the organization's asset cap, nothing stored)',
+      summary: 'Submit up to 200 Windows hosts (JSON) and get per-CVE status, fix groups and a fix summary (spec §4.2); the hosts are stored (403 cap_exceeded past the asset cap, nothing stored)',
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
       body: V2CorrelateBody,
