@@ -12,7 +12,7 @@ import {
   getTeamMember, insertAuthToken, personIdOfMember, setProvider, insertInvitation, insertMembership, listClients, listTeam, lockOrg, membershipsOf,
   ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
   revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
-  type OrgRow, type PersonRow,
+  type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
 import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
 import { generateApiKey } from '../lib/crypto.ts';
@@ -200,13 +200,13 @@ export function createAccountsService(deps: AccountsDeps) {
     },
 
     async me(p: Principal) {
-      const person = await personOf(p);
-      const o = await orgOf(p);
-      const m = await db.selectFrom('members').select(['created_at']).where('id', '=', p.memberId).executeTakeFirstOrThrow();
+      // One statement (it runs on every account page and GET /account/me; docs/benchmarks.md).
+      const m = await memberProfile(db, p.orgId, p.memberId);
+      if (!m) throw new AccountError('not_a_member', 'The member of this credential no longer exists');
       return {
-        id: p.memberId, email: person.email, name: person.name, tier: o.tier, org_id: o.id, org_name: o.name,
-        created_at: iso(m.created_at)!, permissions: { ...TIER_PERMISSIONS[o.tier] }, role: p.role,
-        preferences: person.preferences,
+        id: p.memberId, email: m.email, name: m.name, tier: m.tier, org_id: m.org_id, org_name: m.org_name,
+        created_at: iso(m.created_at)!, permissions: { ...TIER_PERMISSIONS[m.tier] }, role: p.role,
+        preferences: m.preferences,
       };
     },
 

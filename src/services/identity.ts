@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from '../lib/crypto.ts';
 import { withTx, type Db, type Tx } from '../store/db.ts';
 import {
-  createMember, createOrganization, findKeyByHash, findMemberByEmail, getMember, getOrganization,
+  createMember, createOrganization, findKeyByHash, findMemberByEmail, getOrganization,
   insertApiKey, insertTrialUsage, listApiKeys, lockKeysByRef, lockOrganization, lockTrialUsage, revokeKey,
   setOrganizationTier,
 } from '../store/identity.ts';
@@ -21,6 +21,9 @@ export interface Principal {
   orgName: string;
   memberId: number;
   email: string;
+  /** The member's display name and the time it joined (the profile of GET /account/me, without another query). */
+  name: string;
+  memberSince: Date;
   role: Role;
   tier: Tier;
   keyId: number | null;
@@ -120,7 +123,7 @@ export function createIdentityService(db: Db, clock: Clock) {
         ok: true,
         principal: {
           via: 'key', orgId: row.org_id, orgName: row.org_name, memberId: row.member_id, email: row.email,
-          role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
+          name: row.member_name, memberSince: row.member_created_at, role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
         },
       };
     },
@@ -134,19 +137,20 @@ export function createIdentityService(db: Db, clock: Clock) {
       if (now.getTime() - s.last_seen_at.getTime() >= SESSION_TOUCH_MS) await touchSession(db, s.session_id, now);
       // A session holds both scopes; its member's role still bounds what it may do.
       return {
-        via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email, role: s.role,
+        via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email,
+        name: s.member_name, memberSince: s.member_created_at, role: s.role,
         tier: s.tier, keyId: null, keyStart: null, kind: 'session', scopes: ['read', 'write'],
       };
     },
 
-    /** The calling member's profile (spec §2.8), looked up inside the caller's own organization only. */
-    async profile(p: Principal) {
-      const m = await getMember(db, p.orgId, p.memberId);
-      if (!m) return null;
-      const tier = m.tier as Tier;
+    /**
+     * The calling member's profile (spec §2.8), from what the credential's own lookup read (member and organization,
+     * joined by the key or session row): no further query (docs/benchmarks.md, "GET /account/me").
+     */
+    profile(p: Principal) {
       return {
-        id: m.id, email: m.email, name: m.name, tier, org_id: m.org_id, org_name: m.org_name,
-        created_at: new Date(m.created_at).toISOString(), permissions: { ...TIER_PERMISSIONS[tier] },
+        id: p.memberId, email: p.email, name: p.name, tier: p.tier, org_id: p.orgId, org_name: p.orgName,
+        created_at: p.memberSince.toISOString(), permissions: { ...TIER_PERMISSIONS[p.tier] },
       };
     },
 

@@ -56,6 +56,17 @@ export async function personIdOfMember(db: Q, orgId: number, memberId: number): 
   return r.rows[0]?.person_id;
 }
 
+/** GET /account/me in one statement: the member's person, organization and membership date (org-scoped). */
+export async function memberProfile(db: Q, orgId: number, memberId: number): Promise<{
+  email: string; name: string; preferences: PersonRow['preferences']; org_id: number; org_name: string; tier: Tier; created_at: Date;
+} | undefined> {
+  const r = await sql<{ email: string; name: string; preferences: PersonRow['preferences']; org_id: number; org_name: string; tier: Tier; created_at: Date }>`
+    SELECT p.email, p.name, p.preferences, o.id AS org_id, o.name AS org_name, o.tier, m.created_at
+    FROM members m JOIN persons p ON p.id = m.person_id JOIN organizations o ON o.id = m.org_id
+    WHERE m.org_id = ${orgId} AND m.id = ${memberId}`.execute(db);
+  return r.rows[0];
+}
+
 export async function setLastOrg(db: Q, personId: number, orgId: number) {
   await sql`UPDATE persons SET last_org_id = ${orgId} WHERE id = ${personId}`.execute(db);
 }
@@ -106,6 +117,8 @@ export interface SessionRow {
   member_id: number;
   person_id: number;
   email: string;
+  member_name: string;
+  member_created_at: Date;
   role: Role;
   expires_at: Date;
   last_seen_at: Date;
@@ -115,7 +128,8 @@ export interface SessionRow {
 export async function findSession(db: Q, tokenHash: string): Promise<SessionRow | undefined> {
   const r = await sql<SessionRow>`
     SELECT s.id AS session_id, o.id AS org_id, o.name AS org_name, o.status AS org_status, o.tier,
-           m.id AS member_id, m.person_id, m.email, m.role, s.expires_at, s.last_seen_at
+           m.id AS member_id, m.person_id, m.email, m.name AS member_name, m.created_at AS member_created_at, m.role,
+           s.expires_at, s.last_seen_at
     FROM sessions s JOIN organizations o ON o.id = s.org_id JOIN members m ON m.id = s.member_id
     WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL`.execute(db);
   return r.rows[0];

@@ -17,6 +17,8 @@ export interface KeyPrincipalRow {
   tier: Tier;
   member_id: number;
   email: string;
+  member_name: string;
+  member_created_at: Date;
   role: Role;
   /** The organization's trial end (trial keys only; null when running or never started). */
   trial_ended_at: Date | null;
@@ -26,7 +28,7 @@ export async function findKeyByHash(db: Db, hash: string): Promise<KeyPrincipalR
   const r = await sql<KeyPrincipalRow>`
     SELECT k.id AS key_id, k.key_start, k.kind, k.scopes, k.expires_at, k.revoked_at,
            o.id AS org_id, o.name AS org_name, o.status AS org_status, o.tier,
-           m.id AS member_id, m.email, m.role, t.ended_at AS trial_ended_at
+           m.id AS member_id, m.email, m.name AS member_name, m.created_at AS member_created_at, m.role, t.ended_at AS trial_ended_at
     FROM api_keys k JOIN organizations o ON o.id = k.org_id JOIN members m ON m.id = k.member_id
     LEFT JOIN trial_usage t ON t.org_id = k.org_id AND k.kind = 'trial'
     WHERE k.key_hash = ${hash}`.execute(db);
@@ -44,12 +46,6 @@ export async function createMember(db: Db | Tx, orgId: number, email: string, ro
 
 export async function findMemberByEmail(db: Db | Tx, orgId: number, email: string) {
   return db.selectFrom('members').selectAll().where('org_id', '=', orgId).where('email', '=', email.toLowerCase()).executeTakeFirst();
-}
-
-export async function getMember(db: Db, orgId: number, memberId: number) {
-  return db.selectFrom('members as m').innerJoin('organizations as o', 'o.id', 'm.org_id')
-    .select(['m.id', 'm.email', 'm.name', 'm.role', 'm.created_at', 'o.id as org_id', 'o.name as org_name', 'o.tier'])
-    .where('m.org_id', '=', orgId).where('m.id', '=', memberId).executeTakeFirst();
 }
 
 export async function insertApiKey(db: Db | Tx, orgId: number, v: {

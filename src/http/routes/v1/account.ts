@@ -3,7 +3,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
-import { ApiError } from '../../errors.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { TIERS } from '../../../domain/tiers.ts';
 
@@ -35,9 +34,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
   }, async (req) => {
-    const profile = await app.services.identity.profile(req.principal!);
-    if (!profile) throw new ApiError('AUTH_REQUIRED', { message: 'The member of this credential no longer exists', detail: { error: 'member_removed' } });
-    return ok(req, profile, {});
+    return ok(req, app.services.identity.profile(req.principal!), {});
   });
 };
 export default account;

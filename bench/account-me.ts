@@ -1,0 +1,71 @@
+// Session-authenticated `GET /api/v1/account/me` (issue 12: ≥ 3,000 req/s), side by side in one run with a bare
+// Fastify server's ping (the machine's baseline, own process, same autocannon settings). The service runs as
+// `npm start` runs it (src/main.ts) on a fresh database of its own (migrations at start, then one organization,
+// its owner and one browser session seeded through the store); every request carries the session cookie, so each
+// one looks the session up, checks its idle and absolute expiry and reads the member. Rounds interleave the two
+// servers; each figure is the median of its rounds, with the service's CPU per request.
+// Usage: npx tsx bench/account-me.ts   (PostgreSQL at 127.0.0.1:5432; BENCH_DURATION s, default 5; BENCH_ROUNDS, 5;
+//        BENCH_CONNECTIONS, 50)
+import pg from 'pg';
+import { cpuSeconds, load, median, startBare, startService, stop, type Target } from './harness.ts';
+import { openStore } from '../src/store/db.ts';
+import { createMember, createOrganization, insertSession } from '../src/store/identity.ts';
+import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
+import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../src/http/auth.ts';
+
+const seconds = Number(process.env.BENCH_DURATION ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DB = 'vi_bench_account_me';
+const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
+await admin.query(`CREATE DATABASE ${DB}`);
+await admin.end();
+const url = `postgres://postgres@127.0.0.1:5432/${DB}`;
+
+let svc: Target | undefined;
+let bare: Target | undefined;
+try {
+  svc = await startService(url, { VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0' }); // runs the migrations
+  bare = await startBare();
+  const store = openStore(url, { max: 2 });
+  const org = await createOrganization(store.db, 'Bench Org', 'professional');
+  const m = await createMember(store.db, org.id, 'owner@bench.example.test', 'owner', 'Bench Owner');
+  const token = randomToken();
+  await insertSession(store.db, org.id, m.id, sha256Hex(token), new Date(Date.now() + 86_400_000));
+  await store.close();
+  const cookie = `${SESSION_COOKIE}=${token}; ${CSRF_COOKIE}=${csrfTokenFor(token)}`;
+  const check = await fetch(`${svc.base}/api/v1/account/me`, { headers: { cookie } });
+  const body = await check.json() as { data?: { email?: string } };
+  if (check.status !== 200 || body.data?.email !== 'owner@bench.example.test') throw new Error(`account/me answered ${check.status}`);
+
+  const scenarios = [
+    { name: 'bare fastify: ping', t: bare, path: '/api/v1/health/ping', headers: {} as Record<string, string> },
+    { name: 'service: GET /api/v1/account/me with a session', t: svc, path: '/api/v1/account/me', headers: { cookie } },
+  ];
+  for (const s of scenarios) await load(s.t.base, { connections: 10, seconds: 2, path: () => s.path, headers: s.headers });
+  const rps = scenarios.map(() => [] as number[]);
+  const cpu = scenarios.map(() => [] as number[]);
+  let bad = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, s] of scenarios.entries()) {
+      const c0 = cpuSeconds(s.t.proc.pid!);
+      const res = await load(s.t.base, { connections, seconds, path: () => s.path, headers: s.headers });
+      const c1 = cpuSeconds(s.t.proc.pid!);
+      rps[i].push(res.requests.average);
+      cpu[i].push(((c1 - c0) * 1e6) / Math.max(1, res.requests.total));
+      bad += res.non2xx + res.errors;
+    }
+  }
+  const base = median(rps[0]);
+  for (const [i, s] of scenarios.entries()) {
+    console.log(JSON.stringify({
+      scenario: s.name, req_per_s: Math.round(median(rps[i])), rounds: rps[i].map(Math.round),
+      ratio_to_bare: Math.round((median(rps[i]) / base) * 1000) / 1000, cpu_us_per_req: Math.round(median(cpu[i])),
+    }));
+  }
+  console.log(JSON.stringify({ non2xx_or_errors: bad, connections, rounds, seconds }));
+} finally {
+  stop(svc, bare);
+}
