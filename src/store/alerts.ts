@@ -6,6 +6,10 @@ import type { ChangeKind } from '../domain/changes.ts';
 import type { WatchEntityType } from '../domain/watchlist.ts';
 import type { ExploitMaturity } from '../domain/cve-document.ts';
 import type { DeliveryStatus, SagePriority } from '../domain/alerts.ts';
+import type { EnvAsset, EnvHost } from '../domain/asset-alerts.ts';
+import type { AssetRecord } from '../domain/assets.ts';
+import type { RangeRow } from '../domain/correlate.ts';
+import type { WindowsHost } from '../domain/windows/validate.ts';
 
 type Conn = Db | Tx;
 
@@ -229,4 +233,33 @@ export async function claimAlertEmails(db: Conn, kind: 'instant' | 'daily_digest
     FROM claimed cl JOIN members m ON m.id = cl.member_id JOIN alerts a ON a.id = cl.alert_id
     ORDER BY cl.member_id, a.created_at, a.id`.execute(db);
   return r.rows.map((x) => ({ ...x, member_id: Number(x.member_id), alert_id: Number(x.alert_id) }));
+}
+
+// ---- environment assets (docs/alerts.md "Asset matches") ----
+
+/**
+ * Every active organization's stored environment assets: the v1 assets of correlate-cves with environment_id, and
+ * the v2 Windows hosts stored with an environment. Read once per run.
+ */
+export async function environmentAssets(db: Conn): Promise<{ assets: EnvAsset[]; hosts: EnvHost[] }> {
+  const [a, h] = await Promise.all([
+    sql<{ org_id: string; environment: string; asset: AssetRecord }>`SELECT ac.org_id, e.name AS environment, ac.asset
+      FROM asset_correlations ac JOIN environments e ON e.id = ac.environment_id JOIN organizations o ON o.id = ac.org_id AND o.status = 'active'`.execute(db),
+    sql<{ org_id: string; environment: string; asset_id: string; host: WindowsHost }>`SELECT w.org_id, e.name AS environment, w.asset_id, w.host
+      FROM windows_host_results w JOIN environments e ON e.id = w.environment_id JOIN organizations o ON o.id = w.org_id AND o.status = 'active'`.execute(db),
+  ]);
+  return {
+    assets: a.rows.map((r) => ({ org_id: Number(r.org_id), environment: r.environment, asset_id: r.asset.asset_id, vendor: r.asset.vendor, product: r.asset.product, version: r.asset.version ?? null, cpe: r.asset.cpe ?? null })),
+    hosts: h.rows.map((r) => ({ org_id: Number(r.org_id), environment: r.environment, asset_id: r.asset_id, host: r.host })),
+  };
+}
+
+/** The stored ranges and the MSRC (CVE, product id) pairs of the given CVEs. */
+export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: { cve_id: string; product_id: string }[] }> {
+  const [r, m] = await Promise.all([
+    sql<RangeRow & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
+      FROM cve_ranges WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+    sql<{ cve_id: string; product_id: string }>`SELECT DISTINCT cve_id, product_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+  ]);
+  return { ranges: r.rows, msrc: m.rows };
 }
