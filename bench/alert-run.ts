@@ -60,6 +60,7 @@ async function database(): Promise<{ store: Store; drop: () => Promise<void> }> 
     const quiet = { info() {}, warn() {} };
     await importPaths(db.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES, fixture('nvd', 'CVE-2024-38063.json')])], { log: quiet });
     await importMsrcDocuments(db.store.db, [FIXTURE_DIR]);
+    if (process.env.BENCH_KEEP) console.error(`database: ${db.name}`);
     return { store: db.store, drop: () => (process.env.BENCH_KEEP ? db.store.close() : db.drop()) };
   }
   const name = `bench_alert_run_${process.pid}`;
@@ -104,7 +105,9 @@ async function setup(store: Store): Promise<Record<string, number>> {
 
   // Pools: what the window's CVEs name, and the whole catalog.
   const wVendors = (await q<{ v: string }>(`SELECT DISTINCT unnest(vendor_slugs) AS v FROM cves WHERE cve_id = ANY($1::text[])`, [window])).map((r) => r.v);
-  const wProducts = (await q<{ k: string }>(`SELECT DISTINCT vendor_slug || '/' || product_key AS k FROM cve_ranges WHERE cve_id = ANY($1::text[])`, [window])).map((r) => r.k);
+  // Product watch keys as the watch list stores them (`<vendor>/<product key>` of the CVE's named products).
+  const wProducts = (await q<{ k: string }>(`SELECT DISTINCT v || '/' || vi_product_key(p) AS k FROM cves c, unnest(c.vendor_slugs) AS v,
+    jsonb_array_elements_text(c.doc->'affected'->'products') AS p WHERE c.cve_id = ANY($1::text[]) AND vi_product_key(p) <> ''`, [window])).map((r) => r.k);
   const wProtocols = (await q<{ p: string }>(`SELECT DISTINCT unnest(protocols) AS p FROM cves WHERE cve_id = ANY($1::text[])`, [window])).map((r) => r.p);
   const allVendors = (await q<{ v: string }>(`SELECT slug AS v FROM vendors`)).map((r) => r.v);
   const allProducts = (await q<{ k: string }>(`SELECT vendor_slug || '/' || product_key AS k FROM products`)).map((r) => r.k);

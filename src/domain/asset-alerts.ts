@@ -43,11 +43,20 @@ export interface AssetHit {
   reason: string;
 }
 
+/** The assets of every organization that read the same nameplate: matched and decided once for all of them. */
+interface Nameplate {
+  vendor: string;
+  product: string;
+  version: string | null;
+  cpe: string | null;
+  assets: EnvAsset[];
+}
+
 export interface AssetIndex {
-  /** v1 assets by `<vendor slug>\0<product key>` for their own key and every whole-word prefix of it. */
-  byKey: Map<string, EnvAsset[]>;
-  /** v1 assets by `<cpe vendor>\0<cpe product>`. */
-  byCpe: Map<string, EnvAsset[]>;
+  /** Nameplates by `<vendor slug>\0<product key>` for their own key and every whole-word prefix of it. */
+  byKey: Map<string, Nameplate[]>;
+  /** Nameplates by `<cpe vendor>\0<cpe product>`. */
+  byCpe: Map<string, Nameplate[]>;
   /** Windows hosts by MSRC product id, with the products they map to. */
   byProduct: Map<string, { host: EnvHost; names: Map<string, string> }[]>;
   assets: number;
@@ -62,15 +71,28 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 
 export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[]): AssetIndex {
   const ix: AssetIndex = { byKey: new Map(), byCpe: new Map(), byProduct: new Map(), assets: assets.length, hosts: hosts.length };
+  // Many organizations run the same equipment: one nameplate (vendor, product, version, CPE) is keyed, matched
+  // and decided once, and its verdict applies to each asset that reads it.
+  const plates = new Map<string, Nameplate>();
   for (const a of assets) {
-    const slug = vendorSlug(a.vendor);
-    const key = productKey(a.product, a.vendor);
-    if (slug && key) for (const k of familyKeys(key)) push(ix.byKey, `${slug}\u0000${k}`, a);
-    const c = a.cpe ? parseCpe(a.cpe) : null;
-    if (c) push(ix.byCpe, `${c.vendor}\u0000${c.product}`, a);
+    const k = `${a.vendor}\u0000${a.product}\u0000${a.version ?? ''}\u0000${a.cpe ?? ''}`;
+    const p = plates.get(k);
+    if (p) p.assets.push(a);
+    else plates.set(k, { vendor: a.vendor, product: a.product, version: a.version, cpe: a.cpe, assets: [a] });
   }
+  for (const p of plates.values()) {
+    const slug = vendorSlug(p.vendor);
+    const key = productKey(p.product, p.vendor);
+    if (slug && key) for (const k of familyKeys(key)) push(ix.byKey, `${slug}\u0000${k}`, p);
+    const c = p.cpe ? parseCpe(p.cpe) : null;
+    if (c) push(ix.byCpe, `${c.vendor}\u0000${c.product}`, p);
+  }
+  const mapped = new Map<string, ReturnType<typeof matchHost>['products']>();
   for (const h of hosts) {
-    const products = matchHost(h.host).products;
+    // What matchHost reads of a host (domain/windows/match.ts): hosts alike in these map alike.
+    const hk = JSON.stringify([h.host.os_product, h.host.edition_id, h.host.os_build, h.host.installation_type, h.host.architecture]);
+    let products = mapped.get(hk);
+    if (!products) mapped.set(hk, (products = matchHost(h.host).products));
     const names = new Map(products.map((p) => [p.id, p.name]));
     for (const p of products) push(ix.byProduct, p.id, { host: h, names });
   }
@@ -79,31 +101,31 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
 
 /**
  * The assets the given CVEs hit. `ranges`: the cve_ranges rows of those CVEs; `msrc`: their (cve_id, product_id)
- * pairs from the MSRC data. Cost follows the ranges and the assets under their keys, not organizations × assets.
+ * pairs from the MSRC data. Cost follows the ranges and the nameplates under their keys, not organizations × assets.
  */
 export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id: string })[], msrc: readonly { cve_id: string; product_id: string }[]): AssetHit[] {
   const out: AssetHit[] = [];
-  // Per (CVE, asset): the rows whose product matched it, then one verdict, as correlate-cves decides it.
-  const matched = new Map<string, Map<EnvAsset, { row: RangeRow; match: ProductMatch }[]>>();
+  // Per (CVE, nameplate): the rows whose product matched it, then one verdict, as correlate-cves decides it.
+  const matched = new Map<string, Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>>();
   for (const row of ranges) {
-    const found = new Set<EnvAsset>(ix.byKey.get(`${row.vendor_slug}\u0000${row.product_key}`) ?? []);
-    if (row.cpe_vendor) for (const a of ix.byCpe.get(`${row.cpe_vendor}\u0000${row.cpe_product}`) ?? []) found.add(a);
-    for (const a of found) {
-      const m = matchRow(a, row);
+    const found = new Set<Nameplate>(ix.byKey.get(`${row.vendor_slug}\u0000${row.product_key}`) ?? []);
+    if (row.cpe_vendor) for (const p of ix.byCpe.get(`${row.cpe_vendor}\u0000${row.cpe_product}`) ?? []) found.add(p);
+    for (const p of found) {
+      const m = matchRow(p, row);
       if (!m) continue;
       let per = matched.get(row.cve_id);
-      if (!per) matched.set(row.cve_id, (per = new Map()));
-      push(per, a, { row, match: m });
+      if (!per) matched.set(row.cve_id, (per = new Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>()));
+      push(per, p, { row, match: m });
     }
   }
   for (const [cve_id, per] of matched) {
-    for (const [a, rows] of per) {
-      const v = verdict({ ...a }, rows);
+    for (const [p, rows] of per) {
+      const v = verdict({ vendor: p.vendor, product: p.product, version: p.version, cpe: p.cpe }, rows);
       if (v.status === 'not_affected') continue;
-      out.push({
-        org_id: a.org_id, cve_id, environment: a.environment, asset_id: a.asset_id, kind: 'asset', status: v.status,
-        product: [a.vendor, a.product, a.version].filter(Boolean).join(' '), reason: v.reason,
-      });
+      const product = [p.vendor, p.product, p.version].filter(Boolean).join(' ');
+      for (const a of p.assets) {
+        out.push({ org_id: a.org_id, cve_id, environment: a.environment, asset_id: a.asset_id, kind: 'asset', status: v.status, product, reason: v.reason });
+      }
     }
   }
   const seen = new Set<string>();
