@@ -10,7 +10,7 @@ import type { WindowsHost } from '../../src/domain/windows/validate.ts';
 
 const range = (o: Partial<AffectedRange> = {}): AffectedRange => ({
   source: 'csaf', vendor: 'Siemens', product: 'SIMATIC S7-1500 family', cpe: null, status: 'affected', version: null,
-  start: null, end: { version: 'V2.9.2', inclusive: false }, changes: [], text: null, fixedIn: 'V2.9.2', runningOn: null, versionType: null, ...o,
+  start: null, end: { version: 'V2.9.2', inclusive: false }, changes: [], text: null, fixedIn: 'V2.9.2', runningOn: null, versionType: null, defaultStatus: null, ...o,
 });
 const rows = (cve: string, rs: AffectedRange[]) => rangeRows([{ source: 'csaf', source_key: 'ICSA-00-000-00', ranges: rs }]).map((r) => ({ ...r, cve_id: cve }));
 const asset = (org: number, id: string, version: string | null, o: Partial<EnvAsset> = {}): EnvAsset => ({
