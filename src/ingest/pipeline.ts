@@ -219,7 +219,7 @@ class Enricher {
     if (!ids.length) return { written: 0, removed: 0, pending };
     const { records, epss } = await loadSources(tx, ids, known);
     // Structured ranges (issue 11) are rebuilt from the same records; unchanged range sets write nothing.
-    const rangeChanges = await rebuildRanges(tx, ids, records);
+    const rangeChanges = await rebuildRanges(tx, ids, records, this.history !== null);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];

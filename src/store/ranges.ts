@@ -14,9 +14,10 @@ type Conn = Db | Tx;
  * Rebuilds the ranges of the given CVEs from their source records. A CVE whose range set hashes as stored is not
  * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
  * corpus change (cve_corpus_state is bumped, so cached answers are dropped). Returns the CVEs whose ranges changed,
- * with their ranges before (read only for those: the digest decides first) and after, for the change history.
+ * with their ranges after and, when `withBefore` (the change history is recorded), before (read only for those: the
+ * digest decides first).
  */
-export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>): Promise<RangeSetChange[]> {
+export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];
   const fresh = new Map<string, { rows: RangeRow[]; hash: string }>();
   for (const id of ids) {
@@ -27,9 +28,9 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
   const changed = ids.filter((id) => (before.get(id) ?? '') !== fresh.get(id)!.hash).sort();
   if (!changed.length) return [];
-  const old = await sql<{ cve_id: string; range: AffectedRange }>`SELECT cve_id, range FROM cve_ranges WHERE cve_id = ANY(${changed}::text[]) ORDER BY cve_id, ord`.execute(tx);
+  const old = withBefore ? (await sql<{ cve_id: string; range: AffectedRange }>`SELECT cve_id, range FROM cve_ranges WHERE cve_id = ANY(${changed}::text[]) ORDER BY cve_id, ord`.execute(tx)).rows : [];
   const oldBy = new Map<string, AffectedRange[]>();
-  for (const r of old.rows) oldBy.set(r.cve_id, [...(oldBy.get(r.cve_id) ?? []), r.range]);
+  for (const r of old) oldBy.set(r.cve_id, [...(oldBy.get(r.cve_id) ?? []), r.range]);
   await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
   await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
   const rows = changed.flatMap((id) => fresh.get(id)!.rows.map((r) => ({ cve_id: id, ...r })));
