@@ -15,8 +15,12 @@ import {
   type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
-/** CVEs matched per transaction: a resumed run redoes at most the chunk that was in flight. */
-const CHUNK = 500;
+/**
+ * CVEs matched per transaction: a resumed run redoes at most the chunk that was in flight. 100, not more: a chunk's
+ * alerts are held in memory until stored, and with asset matches a widely deployed product (Windows) can alert
+ * every organization for each of its CVEs.
+ */
+const CHUNK = 100;
 /** Environment assets named per alert payload (`data.matches`); `data.asset_matches` counts them all. */
 const ASSET_MATCHES_LISTED = 20;
 
