@@ -2,6 +2,8 @@
 // newly enriched document people act on, with before and after values. Pure: the import reads the stored facts,
 // builds the new document, and records what `diffCve` returns. An unchanged document yields nothing.
 import type { CveDocument, ExploitMaturity, PatchStatus, Severity } from './cve-document.ts';
+import type { AffectedRange } from './ranges.ts';
+import { describe as rangeText } from './correlate.ts';
 
 /** The parts of a document the change rules read (what the import loads of the stored row). */
 export type FactSource = Pick<CveDocument, 'severity' | 'scoring' | 'exploitation' | 'patch' | 'references'>;
@@ -26,12 +28,12 @@ export interface ChangeFacts {
 
 export type ChangeKind =
   | 'new_cve' | 'cve_removed' | 'kev_added' | 'kev_removed' | 'epss_threshold' | 'cvss_changed'
-  | 'exploit_maturity_up' | 'patch_changed' | 'advisory_added';
+  | 'exploit_maturity_up' | 'patch_changed' | 'advisory_added' | 'ranges_changed';
 
 /** Every kind, in the order one CVE's changes are recorded. */
 export const CHANGE_KINDS: readonly ChangeKind[] = [
   'new_cve', 'cve_removed', 'kev_added', 'kev_removed', 'epss_threshold', 'cvss_changed', 'exploit_maturity_up',
-  'patch_changed', 'advisory_added',
+  'patch_changed', 'advisory_added', 'ranges_changed',
 ];
 
 export interface CveChange {
@@ -164,10 +166,46 @@ export function describeChange(c: CveChange): string {
     }
     case 'exploit_maturity_up': return `exploit maturity ${String(b.exploit_maturity)} → ${String(a.exploit_maturity)}`;
     case 'patch_changed': return a.patch_available && !b.patch_available ? 'fix available' : `patch status ${String(b.patch_status)} → ${String(a.patch_status)}`;
+    case 'ranges_changed': return 'affected versions changed';
     case 'advisory_added': {
       const v = (a.vendor_advisories as string[] | undefined)?.length ?? 0;
       const cisa = (a.cisa_advisories as string[] | undefined) ?? [];
       return [cisa.length ? `new CISA advisory ${cisa.join(', ')}` : '', v ? `${v} new vendor advisor${v === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join('; ');
     }
   }
+}
+
+/** At most this many range lines are kept on each side of a `ranges_changed` change (the count says how many in all). */
+export const RANGE_LINES_MAX = 50;
+
+/**
+ * One range as a compact line a person reads: "Siemens SIMATIC S7-1500: < V2.9.2, fixed in V2.9.2". The status is
+ * named when it is not `affected`, the platform when the range applies only running on one.
+ */
+export function rangeLine(r: AffectedRange): string {
+  const extra = [
+    r.status !== 'affected' ? r.status : '',
+    r.fixedIn ? `fixed in ${r.fixedIn}` : '',
+    r.runningOn?.length ? `running on ${r.runningOn.join(' or ')}` : '',
+  ].filter(Boolean);
+  return `${r.vendor} ${r.product}: ${rangeText(r)}${extra.length ? `, ${extra.join(', ')}` : ''}`;
+}
+
+/**
+ * `ranges_changed`: the affected ranges of a CVE before and after an import, compared as sets of lines (rangeLine),
+ * so the same ranges in another order, or from a second source stating the same, are no change. The change holds
+ * only the lines that differ: `before.ranges` those removed (or whose bounds / fixed version changed, in their old
+ * form), `after.ranges` those added (in their new form), each sorted and capped at RANGE_LINES_MAX, with counts.
+ */
+export function diffRanges(before: readonly AffectedRange[], after: readonly AffectedRange[]): CveChange | null {
+  const b = new Set(before.map(rangeLine));
+  const a = new Set(after.map(rangeLine));
+  const removed = [...b].filter((l) => !a.has(l)).sort();
+  const added = [...a].filter((l) => !b.has(l)).sort();
+  if (!removed.length && !added.length) return null;
+  return {
+    kind: 'ranges_changed',
+    before: { ranges: removed.slice(0, RANGE_LINES_MAX), removed: removed.length, total: b.size },
+    after: { ranges: added.slice(0, RANGE_LINES_MAX), added: added.length, total: a.size },
+  };
 }

@@ -72,7 +72,8 @@ export function sourceLabel(s: RangeSource): string {
   return SOURCE_NAME[s];
 }
 
-function describe(r: AffectedRange): string {
+/** A range as a person reads it: its text, exact version, or bounds (">= 2.0, < 2.9.2"), else "all versions". */
+export function describe(r: AffectedRange): string {
   if (r.text) return r.text;
   if (r.version) return r.version;
   const bits: string[] = [];

@@ -101,6 +101,21 @@ export interface AlertData {
   watchlist_match: { entity_type: string; entity_name: string };
   /** Beyond the spec (issue 13): why the alert fired, e.g. "added to KEV". Receivers may ignore it. */
   reason?: string;
+  /** Beyond the spec (issue 13; docs/alerts.md): every watch entry and (up to 20) environment assets the CVE matched. */
+  matches?: AlertMatch[];
+  /** Beyond the spec: how many of the organization's environment assets the CVE hits, by verdict. */
+  asset_matches?: { affected: number; needs_review: number };
+}
+
+/** One reason an organization is alerted: a watch entry, or an environment asset (with its verdict). */
+export interface AlertMatch {
+  entity_type: string;
+  entity_name: string;
+  asset_id?: string;
+  asset_kind?: 'asset' | 'windows_host';
+  status?: 'affected' | 'needs_review';
+  product?: string;
+  reason?: string;
 }
 
 export interface AlertPayload {

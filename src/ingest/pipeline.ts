@@ -12,7 +12,7 @@ import { rebuildRanges } from '../store/ranges.ts';
 import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
 import { refreshProducts } from '../store/watchlists.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
-import { diffCve, factsOf, type ChangeFacts } from '../domain/changes.ts';
+import { diffCve, diffRanges, factsOf, type ChangeFacts } from '../domain/changes.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
@@ -219,7 +219,7 @@ class Enricher {
     if (!ids.length) return { written: 0, removed: 0, pending };
     const { records, epss } = await loadSources(tx, ids, known);
     // Structured ranges (issue 11) are rebuilt from the same records; unchanged range sets write nothing.
-    await rebuildRanges(tx, ids, records);
+    const rangeChanges = await rebuildRanges(tx, ids, records, this.history !== null);
     const now = this.opts.now?.() ?? new Date().toISOString();
     const docs: CveDocument[] = [];
     const drop: string[] = [];
@@ -260,6 +260,15 @@ class Enricher {
       for (const c of diffCve(prev, factsOf(byId.get(w.cve_id)!))) changes.push({ cve_id: w.cve_id, ...c });
     }
     for (const [id, f] of gone) for (const c of diffCve(f, null)) changes.push({ cve_id: id, ...c });
+    // Affected ranges: only CVEs whose range digest changed come back from rebuildRanges; a CVE new to the corpus
+    // (its new_cve says it all) or leaving it records no range change.
+    const fresh = new Set(rows.filter((w) => w.inserted || !w.previous).map((w) => w.cve_id));
+    const dropped = new Set(drop);
+    for (const rc of rangeChanges) {
+      if (fresh.has(rc.cve_id) || dropped.has(rc.cve_id)) continue;
+      const c = diffRanges(rc.before, rc.after);
+      if (c) changes.push({ cve_id: rc.cve_id, ...c });
+    }
     // Last statement of the batch transaction: it takes the feed-position lock until commit.
     await recordChanges(tx, changes, this.history.runId);
     return { written: rows.length, removed, pending };

@@ -8,14 +8,21 @@ import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertL
 import type { Mailer } from './mailer.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
-import type { AlertPayload } from '../domain/webhooks.ts';
+import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
+import { assetHits, buildAssetIndex, type AssetHit, type AssetIndex } from '../domain/asset-alerts.ts';
 import {
-  alertCves, claimAlertEmails, completeRun, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
-/** CVEs matched per transaction: a resumed run redoes at most the chunk that was in flight. */
-const CHUNK = 500;
+/**
+ * CVEs matched per transaction: a resumed run redoes at most the chunk that was in flight. 100, not more: a chunk's
+ * alerts are held in memory until stored, and with asset matches a widely deployed product (Windows) can alert
+ * every organization for each of its CVEs.
+ */
+const CHUNK = 100;
+/** Environment assets named per alert payload (`data.matches`); `data.asset_matches` counts them all. */
+const ASSET_MATCHES_LISTED = 20;
 
 export interface AlertRunReport { run_id: number; resumed: boolean; from_seq: number; to_seq: number; cves: number; alerts_stored: number; alerts_total: number }
 
@@ -35,26 +42,43 @@ export interface AlertRunOptions {
 }
 
 export function createAlertService(db: Db, opts: AlertRunOptions) {
-  async function runChunk(conn: Db, run: RunRow, ids: string[]): Promise<number> {
-    const [changes, facts, hits] = await Promise.all([windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids)]);
+  async function runChunk(conn: Db, run: RunRow, ids: string[], assets: AssetIndex): Promise<number> {
+    const [changes, facts, hits, products] = await Promise.all([
+      windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids),
+      assets.assets + assets.hosts ? cveProducts(conn, ids) : { ranges: [], msrc: [] },
+    ]);
     const byCve = new Map<string, typeof changes>();
     for (const c of changes) byCve.set(c.cve_id, [...(byCve.get(c.cve_id) ?? []), c]);
-    const groups = new Map<string, { org: number; cve: string; candidates: MatchCandidate[] }>();
+    const groups = new Map<string, { org: number; cve: string; candidates: MatchCandidate[]; assets: AssetHit[] }>();
+    const group = (org: number, cve: string) => {
+      const k = `${org} ${cve}`;
+      let g = groups.get(k);
+      if (!g) groups.set(k, (g = { org, cve, candidates: [], assets: [] }));
+      return g;
+    };
     for (const h of hits) {
-      const k = `${h.org_id} ${h.cve_id}`;
-      const g = groups.get(k) ?? { org: h.org_id, cve: h.cve_id, candidates: [] };
       const name = h.entity_type === 'protocol' ? protocolName(h.entity_key) : h.entity_name ?? h.entity_key;
-      g.candidates.push({ entity_type: h.entity_type, entity_name: name });
-      groups.set(k, g);
+      group(h.org_id, h.cve_id).candidates.push({ entity_type: h.entity_type, entity_name: name });
     }
+    for (const h of assetHits(assets, products.ranges, products.msrc)) group(h.org_id, h.cve_id).assets.push(h);
     const timestamp = opts.now().toISOString();
     const rows: AlertInsert[] = [];
     for (const g of groups.values()) {
       const cve = facts.get(g.cve);
       const cs = byCve.get(g.cve);
       if (!cve || !cs?.length) continue;
-      // Asset matches join here once asset correlation stores them per organization (docs/alerts.md).
-      const assetMatch = false;
+      // Asset matches (docs/alerts.md "Asset matches"): affected first; only a certain match raises the priority.
+      const hitsOf = g.assets.sort((x, y) => (x.status === y.status ? 0 : x.status === 'affected' ? -1 : 1)
+        || x.environment.localeCompare(y.environment) || x.asset_id.localeCompare(y.asset_id));
+      const assetMatch = hitsOf.some((h) => h.status === 'affected');
+      if (hitsOf.length) g.candidates.push({ entity_type: 'environment', entity_name: hitsOf[0].environment });
+      const matches: AlertMatch[] = [
+        ...g.candidates.filter((c) => c.entity_type !== 'environment'),
+        ...hitsOf.slice(0, ASSET_MATCHES_LISTED).map((h): AlertMatch => ({
+          entity_type: 'environment', entity_name: h.environment, asset_id: h.asset_id, asset_kind: h.kind, status: h.status, product: h.product, reason: h.reason,
+        })),
+      ];
+      const counts = { affected: hitsOf.filter((h) => h.status === 'affected').length, needs_review: hitsOf.filter((h) => h.status === 'needs_review').length };
       const priority = sagePriority({
         kev: cve.kev_flagged, exploit_maturity: cve.exploit_maturity, bcs: cve.bcs_score, cvss: cve.cvss_score,
         epss_percentile: cve.epss_percentile, patch_available: cve.patch_available, asset_match: assetMatch,
@@ -72,7 +96,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
             published_at: cve.published_at, url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
             executive_summary: cve.executive_summary, mitigation: cve.mitigation, causal_boundary: null, virtual_patch: null,
             watchlist_match: { entity_type: match.entity_type, entity_name: match.entity_name },
-            reasons,
+            reasons, matches, asset_matches: counts,
           },
         },
       });
@@ -87,10 +111,13 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         const open = await unfinishedRun(conn);
         const run = open ?? (await openRun(conn, trigger));
         const ids = await windowCves(conn, run);
+        // Every active organization's environment assets, indexed once per run (not per organization or chunk).
+        const env = ids.length ? await environmentAssets(conn) : { assets: [], hosts: [] };
+        const assets = buildAssetIndex(env.assets, env.hosts);
         let stored = 0;
         const size = opts.chunkSize ?? CHUNK;
         for (let i = 0, n = 1; i < ids.length; i += size, n++) {
-          stored += await runChunk(conn, run, ids.slice(i, i + size));
+          stored += await runChunk(conn, run, ids.slice(i, i + size), assets);
           await opts.afterChunk?.(n);
         }
         const total = await completeRun(conn, run.id, ids.length);

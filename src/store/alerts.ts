@@ -6,6 +6,10 @@ import type { ChangeKind } from '../domain/changes.ts';
 import type { WatchEntityType } from '../domain/watchlist.ts';
 import type { ExploitMaturity } from '../domain/cve-document.ts';
 import type { DeliveryStatus, SagePriority } from '../domain/alerts.ts';
+import type { EnvAsset, EnvHost } from '../domain/asset-alerts.ts';
+import type { AssetRecord } from '../domain/assets.ts';
+import type { RangeRow } from '../domain/correlate.ts';
+import type { WindowsHost } from '../domain/windows/validate.ts';
 
 type Conn = Db | Tx;
 
@@ -135,17 +139,26 @@ export interface AlertInsert {
   match_name: string; payload: unknown;
 }
 
-/** Stores alerts of a run; an alert the run already stored (a resumed run) is left as it is. Returns how many were new. */
+/** Alerts per INSERT statement: the JSON of one statement stays a few MB however many alerts a chunk yields. */
+const INSERT_BATCH = 2000;
+
+/**
+ * Stores alerts of a run (call inside the chunk's transaction); an alert the run already stored (a resumed run) is
+ * left as it is. Returns how many were new.
+ */
 export async function insertAlerts(db: Conn, runId: number, rows: AlertInsert[]): Promise<number> {
-  if (!rows.length) return 0;
-  const r = await sql`
-    INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
-    SELECT (e->>'org_id')::bigint, ${runId}::bigint, e->>'cve_id', e->>'sage_priority',
-      ARRAY(SELECT jsonb_array_elements_text(e->'reasons')), ARRAY(SELECT jsonb_array_elements_text(e->'change_kinds')),
-      e->>'match_type', e->>'match_name', e->'payload'
-    FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) AS e
-    ON CONFLICT (run_id, org_id, cve_id) DO NOTHING`.execute(db);
-  return Number(r.numAffectedRows ?? 0);
+  let n = 0;
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    // One typed record set (JSON arrays become text[] directly): no per-row subqueries.
+    const r = await sql`
+      INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
+      SELECT e.org_id, ${runId}::bigint, e.cve_id, e.sage_priority, e.reasons, e.change_kinds, e.match_type, e.match_name, e.payload
+      FROM jsonb_to_recordset(${JSON.stringify(rows.slice(i, i + INSERT_BATCH))}::jsonb) AS e(org_id bigint, cve_id text, sage_priority text,
+        reasons text[], change_kinds text[], match_type text, match_name text, payload jsonb)
+      ON CONFLICT (run_id, org_id, cve_id) DO NOTHING`.execute(db);
+    n += Number(r.numAffectedRows ?? 0);
+  }
+  return n;
 }
 
 // ---- reads (GET /api/v1/alerts) ----
@@ -229,4 +242,34 @@ export async function claimAlertEmails(db: Conn, kind: 'instant' | 'daily_digest
     FROM claimed cl JOIN members m ON m.id = cl.member_id JOIN alerts a ON a.id = cl.alert_id
     ORDER BY cl.member_id, a.created_at, a.id`.execute(db);
   return r.rows.map((x) => ({ ...x, member_id: Number(x.member_id), alert_id: Number(x.alert_id) }));
+}
+
+// ---- environment assets (docs/alerts.md "Asset matches") ----
+
+/**
+ * Every active organization's stored environment assets: the v1 assets of correlate-cves with environment_id, and
+ * the v2 Windows hosts stored with an environment. Read once per run.
+ */
+export async function environmentAssets(db: Conn): Promise<{ assets: EnvAsset[]; hosts: EnvHost[] }> {
+  const [a, h] = await Promise.all([
+    sql<{ org_id: string; environment: string } & AssetRecord>`SELECT ac.org_id, e.name AS environment, ac.asset_id,
+        ac.asset->>'vendor' AS vendor, ac.asset->>'product' AS product, ac.asset->>'version' AS version, ac.asset->>'cpe' AS cpe
+      FROM asset_correlations ac JOIN environments e ON e.id = ac.environment_id JOIN organizations o ON o.id = ac.org_id AND o.status = 'active'`.execute(db),
+    sql<{ org_id: string; environment: string; asset_id: string; host: WindowsHost }>`SELECT w.org_id, e.name AS environment, w.asset_id, w.host
+      FROM windows_host_results w JOIN environments e ON e.id = w.environment_id JOIN organizations o ON o.id = w.org_id AND o.status = 'active'`.execute(db),
+  ]);
+  return {
+    assets: a.rows.map((r) => ({ org_id: Number(r.org_id), environment: r.environment, asset_id: r.asset_id, vendor: r.vendor, product: r.product, version: r.version, cpe: r.cpe })),
+    hosts: h.rows.map((r) => ({ org_id: Number(r.org_id), environment: r.environment, asset_id: r.asset_id, host: r.host })),
+  };
+}
+
+/** The stored ranges and the MSRC (CVE, product id) pairs of the given CVEs. */
+export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: { cve_id: string; product_id: string }[] }> {
+  const [r, m] = await Promise.all([
+    sql<RangeRow & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
+      FROM cve_ranges WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+    sql<{ cve_id: string; product_id: string }>`SELECT DISTINCT cve_id, product_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+  ]);
+  return { ranges: r.rows, msrc: m.rows };
 }

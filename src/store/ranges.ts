@@ -6,15 +6,18 @@ import type { Db, Tx } from './db.ts';
 import { sha } from './ingest.ts';
 import type { CveSourceRecord } from '../domain/records.ts';
 import { rangeRows, type RangeRow } from '../domain/correlate.ts';
+import type { AffectedRange } from '../domain/ranges.ts';
 
 type Conn = Db | Tx;
 
 /**
  * Rebuilds the ranges of the given CVEs from their source records. A CVE whose range set hashes as stored is not
  * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
- * corpus change (cve_corpus_state is bumped, so cached answers are dropped). Returns the CVEs whose ranges changed.
+ * corpus change (cve_corpus_state is bumped, so cached answers are dropped). Returns the CVEs whose ranges changed,
+ * with their ranges after and, when `withBefore` (the change history is recorded), before (read only for those: the
+ * digest decides first).
  */
-export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>): Promise<string[]> {
+export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];
   const fresh = new Map<string, { rows: RangeRow[]; hash: string }>();
   for (const id of ids) {
@@ -25,6 +28,9 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
   const changed = ids.filter((id) => (before.get(id) ?? '') !== fresh.get(id)!.hash).sort();
   if (!changed.length) return [];
+  const old = withBefore ? (await sql<{ cve_id: string; range: AffectedRange }>`SELECT cve_id, range FROM cve_ranges WHERE cve_id = ANY(${changed}::text[]) ORDER BY cve_id, ord`.execute(tx)).rows : [];
+  const oldBy = new Map<string, AffectedRange[]>();
+  for (const r of old) oldBy.set(r.cve_id, [...(oldBy.get(r.cve_id) ?? []), r.range]);
   await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
   await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
   const rows = changed.flatMap((id) => fresh.get(id)!.rows.map((r) => ({ cve_id: id, ...r })));
@@ -40,8 +46,11 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
   }
   await sql`UPDATE cve_corpus_state SET version = version + 1, changed_at = now() WHERE id = 1`.execute(tx);
   await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);
-  return changed;
+  return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.rows.map((r) => r.range) }));
 }
+
+/** A CVE whose stored range set changed: its ranges before and after. */
+export interface RangeSetChange { cve_id: string; before: AffectedRange[]; after: AffectedRange[] }
 
 export interface StoredRange extends RangeRow {
   cve_id: string;

@@ -2,7 +2,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { describeChange, diffCve, epssBand, EPSS_THRESHOLDS, factsOf, type ChangeFacts } from '../../src/domain/changes.ts';
+import { describeChange, diffCve, diffRanges, epssBand, EPSS_THRESHOLDS, factsOf, RANGE_LINES_MAX, type ChangeFacts } from '../../src/domain/changes.ts';
+import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { buildCve } from '../helpers/cve-docs.ts';
 
 const BASE: ChangeFacts = {
@@ -141,5 +142,49 @@ describe('diffCve', () => {
         assert.ok(describeChange(c).length > 0);
       }
     }), { numRuns: 500 });
+  });
+});
+
+describe('diffRanges', () => {
+  const r = (o: Partial<AffectedRange>): AffectedRange => ({
+    source: 'csaf', vendor: 'Siemens', product: 'SIMATIC S7-1500', cpe: null, status: 'affected', version: null,
+    start: null, end: { version: 'V2.9.2', inclusive: false }, changes: [], text: null, fixedIn: null, runningOn: null, ...o,
+  } as AffectedRange);
+  const a = r({});
+  const b = r({ product: 'SIMATIC S7-1200', end: { version: 'V4.6', inclusive: false } });
+
+  test('the same ranges, unchanged or in another order or stated twice: no change', () => {
+    assert.equal(diffRanges([a, b], [a, b]), null);
+    assert.equal(diffRanges([a, b], [b, a]), null);
+    assert.equal(diffRanges([a, b], [b, { ...a, source: 'nvd' }, a]), null);
+    assert.equal(diffRanges([], []), null);
+  });
+
+  test('a product range added or removed: the line on its side, with counts', () => {
+    assert.deepEqual(diffRanges([a], [a, b]), {
+      kind: 'ranges_changed',
+      before: { ranges: [], removed: 0, total: 1 },
+      after: { ranges: ['Siemens SIMATIC S7-1200: < V4.6'], added: 1, total: 2 },
+    });
+    assert.deepEqual(diffRanges([a, b], [b])!.before, { ranges: ['Siemens SIMATIC S7-1500: < V2.9.2'], removed: 1, total: 2 });
+    assert.equal(describeChange(diffRanges([a], [a, b])!), 'affected versions changed');
+  });
+
+  test('a changed bound, fixed version or status: old line before, new line after', () => {
+    const bound = diffRanges([a], [r({ end: { version: 'V2.9.2', inclusive: true } })])!;
+    assert.deepEqual([bound.before!.ranges, bound.after!.ranges], [['Siemens SIMATIC S7-1500: < V2.9.2'], ['Siemens SIMATIC S7-1500: <= V2.9.2']]);
+    const fixed = diffRanges([a], [r({ fixedIn: 'V2.9.2' })])!;
+    assert.deepEqual(fixed.after!.ranges, ['Siemens SIMATIC S7-1500: < V2.9.2, fixed in V2.9.2']);
+    const status = diffRanges([a], [r({ status: 'unaffected' })])!;
+    assert.deepEqual(status.after!.ranges, ['Siemens SIMATIC S7-1500: < V2.9.2, unaffected']);
+    const start = diffRanges([a], [r({ start: { version: 'V2.0', inclusive: true } })])!;
+    assert.deepEqual(start.after!.ranges, ['Siemens SIMATIC S7-1500: >= V2.0, < V2.9.2']);
+  });
+
+  test('lines are capped per side; the counts stay whole', () => {
+    const many = Array.from({ length: RANGE_LINES_MAX + 5 }, (_, i) => r({ version: `1.${i}`, end: null }));
+    const c = diffRanges([], many)!;
+    assert.equal((c.after!.ranges as string[]).length, RANGE_LINES_MAX);
+    assert.equal(c.after!.added, RANGE_LINES_MAX + 5);
   });
 });
