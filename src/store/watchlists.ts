@@ -151,18 +151,25 @@ export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Pro
 }
 
 /**
- * `ranked=true`: whether CVE row `c` is of interest to the organization. Watched vendor, product (its vendor named
- * and one of its products' keys equal), protocol or the CVE itself. The products array is read only for rows whose
- * vendor is watched as a product's vendor.
- * Asset matches (issue 13, "watched and asset-matched CVEs first") join here as one more OR branch once asset
- * correlation stores its matches per organization (docs/watchlists.md "Ranking").
+ * Whether a CVE (alias `c`) is of interest to an organization (docs/watchlists.md "Ranking"): it matches one of the
+ * organization's watch entries, or it hits one of its stored assets: `affected` in a stored v1 correlation result,
+ * or in a fix group (a CVE open on the host) of a stored v2 Windows host. The asset set is one uncorrelated
+ * subquery, which PostgreSQL hashes once per statement.
  */
 export function interestOf(orgId: number): RawBuilder<boolean> {
-  return sql<boolean>`EXISTS (SELECT 1 FROM watchlist_entries w WHERE w.org_id = ${orgId} AND (
+  return sql<boolean>`(EXISTS (SELECT 1 FROM watchlist_entries w WHERE w.org_id = ${orgId} AND (
     (w.entity_type = 'vendor' AND w.entity_key = ANY(c.vendor_slugs)) OR
     (w.entity_type = 'protocol' AND w.entity_key = ANY(c.protocols)) OR
     (w.entity_type = 'cve' AND w.entity_key = c.cve_id) OR
     (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = ANY(c.vendor_slugs) AND EXISTS (
       SELECT 1 FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
-      WHERE vi_product_key(p.name) = split_part(w.entity_key, '/', 2)))))`;
+      WHERE vi_product_key(p.name) = split_part(w.entity_key, '/', 2)))))
+    OR c.cve_id IN (
+      SELECT x->>'cve_id' FROM asset_correlations a CROSS JOIN LATERAL jsonb_array_elements(a.result->'cves') AS x
+      WHERE a.org_id = ${orgId} AND x->>'status' = 'affected'
+      UNION ALL
+      SELECT g.id FROM windows_host_results h
+        CROSS JOIN LATERAL jsonb_array_elements(h.result->'fix_groups') AS f
+        CROSS JOIN LATERAL jsonb_array_elements_text(f->'cve_ids') AS g(id)
+      WHERE h.org_id = ${orgId}))`;
 }

@@ -235,3 +235,26 @@ describe('ranked=true', () => {
     assert.deepEqual(ids(rb.body), ['CVE-2024-9124', ...byBcs.filter((x) => x !== 'CVE-2024-9124')]);
   });
 });
+
+describe('ranked=true with stored assets', () => {
+  const base = '/api/v1/cves?ranked=true';
+  test('CVEs affecting a stored v1 asset or open on a stored Windows host come first, with the watched ones; not_affected does not count', async () => {
+    const o = await seedOrg(t.store);
+    const other = await seedOrg(t.store);
+    const env = await t.app.services.environments.create(o.orgId, { name: 'Line A' });
+    assert.ok(env.ok);
+    const envId = env.ok ? env.environment.id : 0;
+    const v1 = (cves: { cve_id: string; status: string }[]) => JSON.stringify({ asset_id: 'plc-1', cves });
+    await sql`INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
+      VALUES (${o.orgId}, ${envId}, 'plc-1', '{}'::jsonb, ${v1([{ cve_id: 'CVE-2024-2229', status: 'affected' }, { cve_id: 'CVE-2023-28489', status: 'not_affected' }])}::jsonb, 'req-1')`.execute(t.store.db);
+    await sql`INSERT INTO windows_host_results (org_id, environment_id, asset_id, host, result, evaluated_on)
+      VALUES (${o.orgId}, ${envId}, 'win-1', '{}'::jsonb, ${JSON.stringify({ fix_groups: [{ fix: 'KB1', cve_ids: ['CVE-2024-9124'] }] })}::jsonb, '2026-07-10')`.execute(t.store.db);
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'cve', entity_id: 'CVE-2022-46361' });
+    const r = await call('GET', base, o.auth);
+    // Of interest (by BCS): the watched CVE, the v1 match, the Windows one; then the rest by BCS.
+    assert.deepEqual(ids(r.body), ['CVE-2022-46361', 'CVE-2024-2229', 'CVE-2024-9124', 'CVE-2023-28489', 'CVE-2023-33235', 'CVE-2024-1111']);
+    // Another organization's assets change nothing for it.
+    const ro = await call('GET', base, other.auth);
+    assert.deepEqual(ids(ro.body), ['CVE-2023-28489', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-1111', 'CVE-2024-2229', 'CVE-2024-9124']);
+  });
+});
