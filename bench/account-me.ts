@@ -3,15 +3,21 @@
 // `npm start` runs it (src/main.ts) on a fresh database of its own (migrations at start, then one organization,
 // its owner and one browser session seeded through the store); every request carries the session cookie, so each
 // one looks the session up, checks its idle and absolute expiry and reads the member. Rounds interleave the two
-// servers; each figure is the median of its rounds, with the service's CPU per request.
+// servers; each figure is the median of its rounds, with the service's CPU per request. Then the same route in this
+// process through inject() against a bare ping (CPU µs per request; meaningful on a loaded machine too).
 // Usage: npx tsx bench/account-me.ts   (PostgreSQL at 127.0.0.1:5432; BENCH_DURATION s, default 5; BENCH_ROUNDS, 5;
-//        BENCH_CONNECTIONS, 50)
+//        BENCH_CONNECTIONS, 50; BENCH_INJECT_REQUESTS per in-process round, 3000)
+import Fastify from 'fastify';
 import pg from 'pg';
+import pino from 'pino';
 import { cpuSeconds, load, median, startBare, startService, stop, type Target } from './harness.ts';
 import { openStore } from '../src/store/db.ts';
 import { createMember, createOrganization, insertSession } from '../src/store/identity.ts';
 import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../src/http/auth.ts';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/lib/logger.ts';
 
 const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -66,6 +72,46 @@ try {
     }));
   }
   console.log(JSON.stringify({ non2xx_or_errors: bad, connections, rounds, seconds }));
+  await inProcess(cookie);
 } finally {
   stop(svc, bare);
+}
+
+/**
+ * The route's CPU per request in this process, through `inject()` (no sockets, no HTTP parsing): the service's
+ * app on the same database against a bare Fastify ping, interleaved over rounds (round 0 warms up). CPU time is
+ * what the request costs the process, so the figure holds on a loaded machine, unlike a rate; the access log is
+ * in, written to /dev/null.
+ */
+async function inProcess(cookie: string): Promise<void> {
+  const n = Number(process.env.BENCH_INJECT_REQUESTS ?? 3000);
+  process.env.DATABASE_URL = url;
+  process.env.VULNINTEL_EDGE_LIMIT_PER_MINUTE = '0';
+  const config = loadConfig();
+  const store = openStore(url, { max: 4 });
+  const app = await buildApp({ config, store, logger: createLogger('info', pino.destination('/dev/null')) });
+  const bareApp = Fastify({ logger: false });
+  bareApp.get('/api/v1/health/ping', async () => ({ ping: 'pong' }));
+  await Promise.all([app.ready(), bareApp.ready()]);
+  const apps = [
+    { name: 'bare fastify: ping (inject)', app: bareApp, url: '/api/v1/health/ping', headers: {} },
+    { name: 'service: GET /api/v1/account/me with a session (inject)', app, url: '/api/v1/account/me', headers: { cookie } },
+  ];
+  const cpuUs = apps.map(() => [] as number[]);
+  for (let r = 0; r <= rounds; r++) {
+    for (const [i, a] of apps.entries()) {
+      const c0 = process.cpuUsage();
+      for (let k = 0; k < n; k++) {
+        const res = await a.app.inject({ method: 'GET', url: a.url, headers: a.headers });
+        if (res.statusCode !== 200) throw new Error(`${a.name}: ${res.statusCode}`);
+      }
+      const c = process.cpuUsage(c0);
+      if (r > 0) cpuUs[i].push((c.user + c.system) / n);
+    }
+  }
+  for (const [i, a] of apps.entries()) {
+    console.log(JSON.stringify({ scenario: a.name, cpu_us_per_req: Number(median(cpuUs[i]).toFixed(1)), rounds: cpuUs[i].map(Math.round), requests_per_round: n }));
+  }
+  await Promise.all([app.close(), bareApp.close()]);
+  await store.close();
 }

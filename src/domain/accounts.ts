@@ -78,5 +78,9 @@ export function safeNextPath(raw: unknown): string | null {
     return null;
   }
   if (u.origin !== 'http://vulnintel.invalid') return null;
+  // Encoded variants are refused too: an encoded slash or backslash, an encoded control character, or a
+  // double-encoded anything (%25) in the path; no page of this service has one, and a proxy or client that
+  // decodes once more would otherwise see //host or /\host.
+  if (/%(?:2f|5c|25|[01][0-9a-f]|7f)/i.test(u.pathname)) return null;
   return `${u.pathname}${u.search}`;
 }

@@ -131,8 +131,10 @@ test('a signed-in page opened without a session goes to sign-in, and the emailed
 });
 
 test('a sign-in never lands on another site: a foreign next is dropped before the link is made', async () => {
-  const o = await seedOrg(t.store, { name: 'Redirect Org', tier: 'standard' });
-  for (const next of ['//evil.example/account', 'https://evil.example/', '/\\evil.example', '/\r\nLocation: https://evil.example/', 'javascript:alert(1)']) {
+  const nexts = ['//evil.example/account', 'https://evil.example/', '/\\evil.example', '/%2F%2Fevil.example', '/%5Cevil.example', '/\r\nLocation: https://evil.example/', 'javascript:alert(1)'];
+  for (const [i, next] of nexts.entries()) {
+    // One organization per attempt: the sign-in limit is 5 links per address per 15 minutes.
+    const o = await seedOrg(t.store, { name: `Redirect Org ${i}`, tier: 'standard' });
     const seen = new Set(smtp.messages);
     const form = new URLSearchParams({ email: o.ownerEmail, next });
     const r = await t.app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
+import { FALLBACK_BODIES } from '../helpers/tenant-runner.ts';
 
 let t: TestApp;
 before(async () => { t = await testApp({ now: '2026-11-21T12:00:00Z' }); });
@@ -67,6 +68,11 @@ test('assets: v1 and v2 share the cap; a replaced asset_id is free; past it → 
   const win = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: o.auth, payload: { environment_id: env, windows_hosts: [host('win-host-0001')] } });
   assert.equal(win.statusCode, 403, 'a v2 host counts against the same cap');
   assert.equal(win.json().error.detail.resource, 'assets');
+  assert.equal(await stored(o.orgId), 3);
+  const csv = FALLBACK_BODIES['POST /api/v2/assets/correlate-csv']({ environment_id: env });
+  const csvOver = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...o.auth, ...csv.headers }, payload: csv.payload });
+  assert.equal(csvOver.statusCode, 403, 'a CSV upload stores hosts too: same cap');
+  assert.deepEqual([csvOver.json().error.detail.resource, csvOver.json().error.detail.used], ['assets', 3]);
   assert.equal(await stored(o.orgId), 3);
   await t.app.services.accountPreferences.setCapOverrides(o.orgId, { assets: 4 });
   const ok = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: o.auth, payload: { environment_id: env, windows_hosts: [host('win-host-0001')] } });

@@ -19,6 +19,12 @@ export function acceptNoBody(app: { addHook(name: 'preValidation', fn: (req: { b
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+/** OpenAPI description of a plan-cap refusal, for the routes that create environments or store assets. */
+export const capRefusalDescription = (resource: 'environments' | 'assets') =>
+  `Past the organization's ${resource} cap (plan or override, -1 = unlimited): 403 in the error envelope, error.code FORBIDDEN, ` +
+  `error.detail {error: "cap_exceeded", resource: "${resource}", limit, used${resource === 'assets' ? ', requested' : ''}}; nothing is stored. ` +
+  'The counts are those GET /api/v1/account/usage reports.';
+
 export const Email = Type.String({ minLength: 3, maxLength: 320, description: 'An email address' });
 export const IdParam = (name: string) => Type.Object({ [name]: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false });
 

@@ -16,6 +16,7 @@ import { TRIAL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
 import { DEFAULT_OPTIONS, MAX_ASSETS, SORTS, type CorrelateOptions } from '../../../services/asset-correlation.ts';
 import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse } from './asset-schemas.ts';
+import { capRefusalDescription } from '../../schemas/accounts.ts';
 import { V2CorrelateBody } from '../v2/schemas.ts';
 
 const ENV_IN_BODY: TenantDecl = { resource: 'asset_correlations', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
@@ -98,6 +99,7 @@ const assets: FastifyPluginAsync = async (app) => {
     schema: {
       tags: ['assets'],
       summary: 'Which CVEs hit these assets: up to 200 nameplate assets (vendor, product, version, optional CPE) → per asset the matched products and CVEs (affected, needs_review, optionally not_affected) with the deciding range. With environment_id the assets are stored there (403 cap_exceeded past the asset cap, nothing stored)',
+      description: capRefusalDescription('assets'),
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
       body: CorrelateBody,

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, pagination } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
+import { capRefusalDescription } from '../../schemas/accounts.ts';
 import { NoQuery } from '../../schemas/common.ts';
 
 const Environment = Type.Object({
@@ -27,6 +28,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['environments'],
       summary: 'Create an environment of your organization (owner or admin; keys need the write scope). Past the environment cap: 403 cap_exceeded',
+      description: capRefusalDescription('environments'),
       security: [{ apiKey: [] }, { session: [] }],
       querystring: NoQuery,
       body: CreateEnvironment,

@@ -15,6 +15,7 @@ import { SOFTWARE_FIELDS, csvRowToHostRecord } from '../../../domain/windows/val
 import { OPTION_NAMES, parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_HOSTS, MAX_SOFTWARE, type Correlation } from '../../../services/windows-correlation.ts';
 import { bodyStream, correlationBody, hostsJson, negotiateEncoding } from './stream.ts';
+import { capRefusalDescription } from '../../schemas/accounts.ts';
 import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
 
 export { MAX_HOSTS };
@@ -87,6 +88,7 @@ const assets: FastifyPluginAsync = async (app) => {
     schema: {
       tags: ['windows'],
       summary: 'Submit up to 200 Windows hosts (JSON) and get per-CVE status, fix groups and a fix summary (spec §4.2); the hosts are stored (403 cap_exceeded past the asset cap, nothing stored)',
+      description: capRefusalDescription('assets'),
       security: [{ apiKey: [] }, { session: [] }],
       querystring: Type.Object({}),
       body: V2CorrelateBody,
@@ -131,7 +133,8 @@ const assets: FastifyPluginAsync = async (app) => {
   app.post('/api/v2/assets/correlate-csv', {
     schema: {
       tags: ['windows'],
-      summary: 'Same as correlate, as a multipart CSV upload: hosts (CSV with the §2.6 field names), optional software (asset_id,name,publisher,version), options as form fields',
+      summary: 'Same as correlate, as a multipart CSV upload: hosts (CSV with the §2.6 field names), optional software (asset_id,name,publisher,version), options as form fields; the hosts are stored (403 cap_exceeded past the asset cap, nothing stored)',
+      description: capRefusalDescription('assets'),
       security: [{ apiKey: [] }, { session: [] }],
       consumes: ['multipart/form-data'],
       querystring: Type.Object({}),
