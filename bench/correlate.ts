@@ -1,45 +1,154 @@
-// v1 asset correlation latency (issue 11; docs/benchmarks.md "Asset correlation"): 200 mixed assets per call to
-// POST /api/v1/assets/correlate-cves (p50, p99) and to /check (p50), in process (app.inject), against a fresh
-// database holding the SMALL fixture corpus (the NVD and CSAF fixtures of test/fixtures; not the 367k corpus).
-// The assets are drawn from the stored ranges (vendor and product as a user would type them, versions at, below
-// and above the stated bounds) plus unknown products. Never part of `npm test`.
-// Usage: nice -n 10 node --import tsx bench/correlate.ts   (BENCH_ROUNDS, default 60)
+// v1 asset correlation on the full corpus (issue 11, Performance; docs/benchmarks.md "Asset correlation"):
+//  1. in process (app.inject): BENCH_ROUNDS calls of POST /api/v1/assets/correlate-cves and of /check with the same
+//     200 mixed ICS and IT assets: p50, p99 wall time and CPU per call (process.cpuUsage: steadier on a loaded box);
+//  2. over HTTP: the same app in a child process (this file with `serve`, the correlation rate limit lifted),
+//     sequential p50/p99 of both calls, then 20 concurrent clients (autocannon) sending 200-asset calls for
+//     BENCH_DURATION s: requests/s, assets/s and server CPU per call;
+//  3. the structured-range table: rows, table and index size.
+// The 200 assets are drawn from the stored ranges as a nameplate would give them: 100 ICS products from the CSAF
+// ranges and 80 IT products from the NVD / CVE 5 ranges, vendor spelled with a legal suffix or in another case, the
+// version at a stated bound, just inside, outside ("99.0"), in the product name, or unknown; 20 unknown products.
+// The bench seeds an enterprise organization and key in DATABASE_URL and deletes them at the end, so point it at
+// a writable copy of the benchmark database:
+//   psql -h 127.0.0.1 -U postgres -c "CREATE DATABASE corr_bench TEMPLATE vi_bench"
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/corr_bench nice -n 10 node --import tsx bench/correlate.ts
+// BENCH_ROUNDS (default 60), BENCH_DURATION (s, default 15), BENCH_HTTP=0 skips part 2. Never part of `npm test`.
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { testApp, seedOrg } from '../test/helpers/app.ts';
-import { importPaths } from '../src/ingest/pipeline.ts';
-import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../test/helpers/ingest.ts';
+import { loadConfig } from '../src/config.ts';
+import { buildApp } from '../src/app.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import { openStore, type Store } from '../src/store/db.ts';
+import { seedOrg, TEST_INTERNAL_KEY } from '../test/helpers/app.ts';
+import { pct, randomPort, waitUp, cpuSeconds } from './harness.ts';
 
+const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/corr_bench';
 const rounds = Number(process.env.BENCH_ROUNDS ?? 60);
-const t = await testApp({ rateProfiles: { correlation: { requests: { points: 1_000_000, durationSec: 60 }, units: { points: 1_000_000_000, durationSec: 60 } } } });
-try {
-  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES])], { log: { info() {}, warn() {} } });
-  const org = await seedOrg(t.store, { tier: 'enterprise' });
-  const rows = (await sql<{ vendor: string; product: string; v: string | null }>`
-    SELECT DISTINCT range->>'vendor' AS vendor, range->>'product' AS product, coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v
-    FROM cve_ranges ORDER BY 1, 2, 3`.execute(t.store.db)).rows;
-  const ranges = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_ranges`.execute(t.store.db)).rows[0].n;
-  const assets = Array.from({ length: 200 }, (_, i) => {
-    if (i % 10 === 9) return { asset_id: `bench-${i}`, vendor: 'Unknown Vendor', product: `Product ${i}`, version: '1.0' };
-    const r = rows[i % rows.length];
-    const version = [r.v, '0.1', '99.0', ''][i % 4] ?? '';
-    return { asset_id: `bench-${i}`, vendor: i % 2 ? r.vendor.toUpperCase() : r.vendor, product: r.product, version };
+const seconds = Number(process.env.BENCH_DURATION ?? 15);
+const FULL = '/api/v1/assets/correlate-cves';
+const CHECK = '/api/v1/assets/correlate-cves/check';
+const unlimited = { correlation: { requests: { points: 1e9, durationSec: 60 }, units: { points: 1e12, durationSec: 60 } } };
+
+async function makeApp(store: Store) {
+  const config = loadConfig({
+    DATABASE_URL: url, VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY, VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false', LOG_LEVEL: 'silent', VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
   });
-  const time = async (url: string) => {
-    const ms: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      const t0 = performance.now();
-      const r = await t.app.inject({ method: 'POST', url, headers: org.auth, payload: { assets } });
-      ms.push(performance.now() - t0);
-      if (r.statusCode !== 200) throw new Error(`${url}: ${r.statusCode} ${r.body.slice(0, 300)}`);
+  const app = await buildApp({ config, store, clock: systemClock, rateProfiles: unlimited });
+  await app.ready();
+  return app;
+}
+
+if (process.argv[2] === 'serve') {
+  const store = openStore(url);
+  const app = await makeApp(store);
+  await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
+} else {
+  await main();
+}
+
+interface Row { source: string; vendor: string; product: string; lo: string | null; hi: string | null; n: number }
+
+/** 200 assets as nameplates give them (see the header). Deterministic: the same corpus gives the same assets. */
+async function assetsFrom(store: Store) {
+  const pick = async (sources: string[], n: number) => (await sql<Row>`
+    SELECT min(source) AS source, min(range->>'vendor') AS vendor, min(range->>'product') AS product,
+      min(coalesce(range->>'version', range->'start'->>'version')) AS lo, max(range->'end'->>'version') AS hi, count(*)::int AS n
+    FROM cve_ranges WHERE source = ANY(${sources}::text[]) AND range->>'status' = 'affected'
+    GROUP BY vendor_slug, product_key ORDER BY md5(vendor_slug || product_key) LIMIT ${n}`.execute(store.db)).rows;
+  const ics = await pick(['csaf'], 100);
+  const it = await pick(['nvd', 'cve5'], 80);
+  const suffix = ['', ' AG', ' Inc.', ' GmbH', ' Corporation'];
+  const assets = [...ics, ...it].map((r, i) => {
+    const vendor = i % 3 === 0 ? `${r.vendor}${suffix[i % suffix.length]}` : i % 3 === 1 ? r.vendor.toUpperCase() : r.vendor.toLowerCase();
+    const product = i % 2 ? r.product.replaceAll('_', ' ') : r.product;
+    const kind = i % 6;
+    const version = [r.hi, r.lo, '99.0', null, r.hi ? `${r.hi}.0` : '1.0', '0.1'][kind] ?? null;
+    // One in six carries its version inside the product name, as a type plate often does.
+    return kind === 5 && r.hi ? { asset_id: `bench-${i}`, vendor, product: `${product} ${r.hi}` } : { asset_id: `bench-${i}`, vendor, product, ...(version ? { version } : {}) };
+  });
+  for (let i = assets.length; i < 200; i++) assets.push({ asset_id: `bench-${i}`, vendor: ['Acme Industrial', 'Siemens AG', 'Contoso'][i % 3], product: `Unlisted Controller ${i}`, version: '2.1' });
+  return assets;
+}
+
+async function main() {
+  const store = openStore(url);
+  const org = await seedOrg(store, { name: 'corr-bench', tier: 'enterprise' });
+  const children: ReturnType<typeof spawn>[] = [];
+  try {
+    const assets = await assetsFrom(store);
+    const size = (await sql<{ rows: string; table: string; indexes: string; total: string }>`
+      SELECT (SELECT count(*) FROM cve_ranges)::text AS rows, pg_size_pretty(pg_table_size('cve_ranges')) AS table,
+        pg_size_pretty(pg_indexes_size('cve_ranges')) AS indexes, pg_size_pretty(pg_total_relation_size('cve_ranges')) AS total`.execute(store.db)).rows[0];
+    const corpus = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(store.db)).rows[0].n;
+    const app = await makeApp(store);
+    const payload = { assets };
+    const inproc = async (path: string) => {
+      const ms: number[] = [];
+      const cpu: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const r = await app.inject({ method: 'POST', url: path, headers: org.auth, payload });
+        ms.push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
+        if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode} ${r.body.slice(0, 300)}`);
+      }
+      ms.sort((a, b) => a - b);
+      cpu.sort((a, b) => a - b);
+      return { p50_ms: +pct(ms, 0.5).toFixed(1), p99_ms: +pct(ms, 0.99).toFixed(1), cpu_p50_ms: +pct(cpu, 0.5).toFixed(1) };
+    };
+    await inproc(FULL); // warm-up (plans, caches, JIT)
+    const full = await inproc(FULL);
+    const check = await inproc(CHECK);
+    const body = (await app.inject({ method: 'POST', url: FULL, headers: org.auth, payload })).json();
+    const matched = body.data.assets.filter((a: { cves: unknown[] }) => a.cves.length).length;
+    await app.close();
+    const out: Record<string, unknown> = { corpus_cves: corpus, cve_ranges: size, assets: assets.length, assets_with_cves: matched, rounds, in_process: { correlate: full, check } };
+    if (process.env.BENCH_HTTP !== '0') {
+      const port = randomPort();
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+      children.push(child);
+      const base = `http://127.0.0.1:${port}`;
+      await waitUp(base);
+      const text = JSON.stringify(payload);
+      const headers = { ...org.auth, 'content-type': 'application/json' };
+      const seq = async (path: string) => {
+        const ms: number[] = [];
+        for (let i = 0; i < rounds; i++) {
+          const t0 = performance.now();
+          const r = await fetch(base + path, { method: 'POST', headers, body: text });
+          await r.arrayBuffer();
+          if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+          ms.push(performance.now() - t0);
+        }
+        ms.sort((a, b) => a - b);
+        return { p50_ms: +pct(ms, 0.5).toFixed(1), p99_ms: +pct(ms, 0.99).toFixed(1) };
+      };
+      await seq(FULL);
+      const httpFull = await seq(FULL);
+      const httpCheck = await seq(CHECK);
+      const c0 = cpuSeconds(child.pid!);
+      const r = await new Promise<autocannon.Result>((resolve, reject) => autocannon({
+        url: base + FULL, connections: 20, duration: seconds, pipelining: 1, method: 'POST', headers, body: text,
+      }, (err, res) => (err ? reject(err) : resolve(res))));
+      const calls = r.requests.total;
+      out.http = {
+        correlate: httpFull, check: httpCheck,
+        concurrent_20: {
+          seconds, calls, non_2xx: r.non2xx, errors: r.errors, calls_per_s: +(calls / seconds).toFixed(1), assets_per_s: Math.round((calls * assets.length) / seconds),
+          latency_p50_ms: r.latency.p50, latency_p99_ms: r.latency.p99, server_cpu_ms_per_call: calls ? +(((cpuSeconds(child.pid!) - c0) * 1000) / calls).toFixed(1) : null,
+        },
+      };
     }
-    ms.sort((a, b) => a - b);
-    return { p50: ms[Math.floor(ms.length * 0.5)], p99: ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.99))] };
-  };
-  await time('/api/v1/assets/correlate-cves'); // warm-up
-  const full = await time('/api/v1/assets/correlate-cves');
-  const check = await time('/api/v1/assets/correlate-cves/check');
-  const sample = (await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: org.auth, payload: { assets } })).json().data.counts;
-  console.log(JSON.stringify({ corpus_ranges: ranges, distinct_products: rows.length, rounds, counts: sample, correlate_ms: full, check_ms: check }));
-} finally {
-  await t.close();
+    console.log(JSON.stringify(out, null, 2));
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await sql`DELETE FROM api_keys WHERE org_id = ${org.orgId}`.execute(store.db);
+    await sql`DELETE FROM members WHERE org_id = ${org.orgId}`.execute(store.db);
+    await sql`DELETE FROM organizations WHERE id = ${org.orgId}`.execute(store.db).catch(() => undefined);
+    await store.close();
+  }
 }

@@ -34,6 +34,20 @@ function words(s: string): string[] {
 
 /** The product key: words only, without the vendor's own name in front or a family/firmware word at the end. */
 export function productKey(product: string, vendor: string | null = null): string {
+  // Memoised: correlation compares every matched stored range with the asset, tens of thousands of rows a call
+  // naming a few hundred distinct (product, vendor) pairs. Bounded; a pure function of its inputs.
+  const k = `${vendor ?? ''}\u0000${product}`;
+  let key = KEYS.get(k);
+  if (key === undefined) {
+    if (KEYS.size >= 50_000) KEYS.clear();
+    key = computeProductKey(product, vendor);
+    KEYS.set(k, key);
+  }
+  return key;
+}
+const KEYS = new Map<string, string>();
+
+function computeProductKey(product: string, vendor: string | null): string {
   let w = words(product);
   if (vendor) {
     const v = canonicalVendor(vendor);

@@ -17,7 +17,7 @@ import { cvePath } from '../domain/cve-view.ts';
 import { monthWindow } from '../domain/keys.ts';
 import { TRIAL } from '../domain/tiers.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
-import { cveCards, findRanges, type CveCard, type StoredRange } from '../store/ranges.ts';
+import { cveCards, cveFlags, findRanges, type CveCard, type CveFlags, type StoredRange } from '../store/ranges.ts';
 import { environmentExists } from '../store/windows.ts';
 
 /** Spec §4.7 / §8: at most 200 assets per call. */
@@ -129,7 +129,7 @@ export interface CorrelateInput {
 const STATUS_RANK: Record<CorrelationStatus, number> = { affected: 0, needs_review: 1, not_affected: 2 };
 const num = (x: number | null) => x ?? -1;
 
-interface Decided { cve_id: string; v: CveVerdict; card: CveCard }
+interface Decided<C extends CveFlags = CveCard> { cve_id: string; v: CveVerdict; card: C }
 
 /** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
 function comparator(sort: Sort): (a: Decided, b: Decided) => number {
@@ -157,7 +157,7 @@ function deciding(row: RangeRow): DecidingRange {
   };
 }
 
-function severityCounts(list: Decided[]): SeverityCounts {
+function severityCounts(list: Decided<CveFlags>[]): SeverityCounts {
   const c: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
   for (const d of list) {
     const s = (d.card.severity ?? 'none').toLowerCase();
@@ -251,7 +251,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   }
 
   /** Every CVE each asset's product matches, decided. */
-  async function decide(accepted: AssetRecord[]): Promise<{ perAsset: { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }[] }> {
+  async function decide<C extends CveFlags>(accepted: AssetRecord[], load: (db: Db, ids: string[]) => Promise<Map<string, C>>): Promise<{ perAsset: { asset: AssetRecord; decided: Decided<C>[]; products: MatchedProduct[] }[] }> {
     const keys = new Map<string, { vendor_slug: string; product_key: string }>();
     const cpes = new Map<string, { vendor: string; product: string }>();
     for (const a of accepted) {
@@ -290,10 +290,10 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       return byCve;
     });
     const ids = [...new Set(matchedPer.flatMap((m) => [...m.keys()]))].sort();
-    const cards = await cveCards(db, ids);
+    const cards = await load(db, ids);
     return {
       perAsset: accepted.map((asset, i) => {
-        const decided: Decided[] = [];
+        const decided: Decided<C>[] = [];
         const products = new Map<string, MatchedProduct>();
         for (const [cve_id, matched] of matchedPer[i]) {
           const card = cards.get(cve_id);
@@ -369,7 +369,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     async correlate(input: CorrelateInput): Promise<{ assets: AssetResult[]; rejected: RejectedAsset[]; stored: boolean }> {
       const { accepted, rejected } = await prepare(input);
       return run(input.principal, accepted.length, async () => {
-        const { perAsset } = await decide(accepted);
+        const { perAsset } = await decide(accepted, cveCards);
         const assets = perAsset.map((a) => view(a.asset, a.decided, a.products, input.options));
         if (input.environmentId !== null) {
           // Stored: the asset and its full result (every CVE, unfiltered). One statement: a later call for the same
@@ -395,7 +395,8 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     async check(input: CorrelateInput): Promise<{ assets: AssetCheck[]; rejected: RejectedAsset[] }> {
       const { accepted, rejected } = await prepare({ ...input, environmentId: null });
       return run(input.principal, accepted.length, async () => {
-        const { perAsset } = await decide(accepted);
+        // Only what the counts need (severity, KEV): no card fields read from the CVE documents.
+        const { perAsset } = await decide(accepted, cveFlags);
         return {
           rejected,
           assets: perAsset.map(({ asset, decided }) => {

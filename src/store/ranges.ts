@@ -90,6 +90,16 @@ export interface CveCard {
   published_at: Date | null;
 }
 
+/** What /check needs per CVE: its severity and KEV flag (plain columns: the CVE document is not read). */
+export interface CveFlags { cve_id: string; severity: string | null; kev_flagged: boolean }
+
+/** The severity and KEV flag of the given CVEs (only CVEs in the corpus). */
+export async function cveFlags(db: Conn, ids: string[]): Promise<Map<string, CveFlags>> {
+  if (!ids.length) return new Map();
+  const r = await sql<CveFlags>`SELECT cve_id, severity, kev_flagged FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  return new Map(r.rows.map((c) => [c.cve_id, c]));
+}
+
 /** The card fields correlation reports per CVE (only CVEs in the corpus). */
 export async function cveCards(db: Conn, ids: string[]): Promise<Map<string, CveCard>> {
   const out = new Map<string, CveCard>();

@@ -1,0 +1,66 @@
+// /check must give, per asset, exactly the counts the full call gives for the same assets: status counts, severity
+// counts of the open (affected + needs-review) CVEs and KEV presence. /check reads only severity and the KEV flag
+// (store/ranges.ts cveFlags), the full call the card fields; both decide with the same ranges.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
+import { importPaths } from '../../src/ingest/pipeline.ts';
+import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
+
+let t: TestApp;
+let org: Awaited<ReturnType<typeof seedOrg>>;
+before(async () => {
+  t = await testApp();
+  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES])], { log: { info() {}, warn() {} } });
+  org = await seedOrg(t.store, { tier: 'enterprise' });
+});
+after(async () => { await t.close(); });
+
+interface FullCve { status: string; severity: string | null; known_exploited: boolean }
+
+test('/check counts equal the full call\'s counts for every asset (every stored product, versions at, inside and outside the ranges, unknown)', async () => {
+  const rows = (await sql<{ vendor: string; product: string; v: string | null }>`
+    SELECT DISTINCT range->>'vendor' AS vendor, range->>'product' AS product, coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v
+    FROM cve_ranges ORDER BY 1, 2, 3 LIMIT 190`.execute(t.store.db)).rows;
+  assert.ok(rows.length > 20, `products: ${rows.length}`);
+  const assets = rows.map((r, i) => {
+    const version = [r.v, '0.1', '99.0', null][i % 4];
+    return { asset_id: `a-${i}`, vendor: i % 2 ? r.vendor.toUpperCase() : r.vendor, product: r.product, ...(version ? { version } : {}) };
+  });
+  assets.push({ asset_id: 'no-match-1', vendor: 'Acme Industrial', product: 'Unlisted Controller', version: '1.0' });
+  // KEV: the first affected CVE of the corpus is flagged, so KEV presence is asserted both ways.
+  const post = async (url: string) => {
+    const r = await t.app.inject({ method: 'POST', url, headers: org.auth, payload: { assets } });
+    assert.equal(r.statusCode, 200, r.body);
+    return r.json().data.assets;
+  };
+  const firstFull = await post('/api/v1/assets/correlate-cves');
+  const someCve = firstFull.flatMap((a: { cves: { cve_id: string }[] }) => a.cves.map((c) => c.cve_id))[0];
+  assert.ok(someCve, 'some asset has an open CVE');
+  await sql`UPDATE cves SET kev_flagged = true WHERE cve_id = ${someCve}`.execute(t.store.db);
+  const full = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: org.auth, payload: { assets, options: { include_not_affected: true } } });
+  assert.equal(full.statusCode, 200, full.body);
+  const check = await post('/api/v1/assets/correlate-cves/check');
+  const fullAssets = full.json().data.assets as { asset_id: string; counts: Record<string, number>; cves: FullCve[] }[];
+  assert.equal(check.length, fullAssets.length);
+  let kev = 0;
+  let withSeverity = 0;
+  for (const [i, f] of fullAssets.entries()) {
+    const c = check[i];
+    const open = f.cves.filter((x) => x.status !== 'not_affected');
+    const severity = { critical: 0, high: 0, medium: 0, low: 0, none: 0 } as Record<string, number>;
+    for (const x of open) severity[(x.severity ?? 'none').toLowerCase()]++;
+    assert.equal(c.asset_id, f.asset_id);
+    assert.deepEqual(c.counts, f.counts, f.asset_id);
+    assert.equal(f.cves.length, f.counts.affected + f.counts.not_affected + f.counts.needs_review, f.asset_id);
+    assert.equal(c.matched, f.cves.length > 0, f.asset_id);
+    assert.deepEqual(c.severity, severity, f.asset_id);
+    assert.equal(c.known_exploited, open.some((x) => x.known_exploited), f.asset_id);
+    if (c.known_exploited) kev++;
+    if (open.some((x) => x.severity)) withSeverity++;
+  }
+  assert.ok(kev >= 1, 'KEV presence is compared on at least one asset');
+  assert.ok(withSeverity >= 1, 'severity counts are compared on at least one asset');
+  assert.deepEqual(check.at(-1), { asset_id: 'no-match-1', matched: false, counts: { affected: 0, not_affected: 0, needs_review: 0 }, severity: { critical: 0, high: 0, medium: 0, low: 0, none: 0 }, known_exploited: false });
+});
