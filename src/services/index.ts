@@ -16,6 +16,7 @@ import { createAccountsService, type AccountsService } from './accounts.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { createAssetCorrelation, type AssetCorrelation } from './asset-correlation.ts';
 import { createWatchlistService, type WatchlistService } from './watchlists.ts';
+import { createFeedService, type FeedService } from './feeds.ts';
 import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
 
@@ -49,6 +50,7 @@ export interface Services {
   assets: AssetCorrelation;
   /** Watchlists and the product and protocol catalogs (docs/watchlists.md). */
   watchlists: WatchlistService;
+  feeds: FeedService;
   /** CVE change history and the corpus change feed. */
   changes: ChangeService;
   /** The alert run over the change feed and the stored alerts (docs/alerts.md). */
@@ -86,6 +88,7 @@ export function buildServices(deps: ServiceDeps): Services {
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps, warn: deps.warn }),
     assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps }),
     watchlists: createWatchlistService(deps.store.db),
+    feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
     changes: createChangeService(deps.store.db),
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     async close() {

@@ -71,6 +71,12 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { environment_id: env.id }, markers: [env.name, `Secret line ${org.tag}`] };
     },
   },
+  feed_tokens: {
+    async seed(t, org) {
+      const tok = await t.app.services.feeds.createToken(org.orgId, null, `Runner feed ${org.tag}`);
+      return { ids: { token_id: tok.id }, markers: [tok.label!, tok.token] };
+    },
+  },
   webhooks: {
     async seed(t, org) {
       // hooks.example.com is on the runner app's VULNINTEL_WEBHOOK_EGRESS_ALLOW (no DNS in tests).

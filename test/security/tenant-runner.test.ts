@@ -30,10 +30,10 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
     'DELETE /api/v1/account', 'DELETE /api/v1/account/keys/:key_id', 'DELETE /api/v1/account/team/:member_id',
-    'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
+    'DELETE /api/v1/feeds/tokens/:token_id', 'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
     'GET /api/v1/account/clients', 'GET /api/v1/account/keys', 'GET /api/v1/account/me',
     'GET /api/v1/account/notifications', 'GET /api/v1/account/org', 'GET /api/v1/account/team',
-    'GET /api/v1/account/usage', 'GET /api/v1/alerts', 'GET /api/v1/environments', 'GET /api/v1/training/modules',
+    'GET /api/v1/account/usage', 'GET /api/v1/alerts', 'GET /api/v1/environments', 'GET /api/v1/feeds/tokens', 'GET /api/v1/training/modules',
     'GET /api/v1/training/modules/:module_id', 'GET /api/v1/training/progress', 'GET /api/v1/watchlist',
     'GET /api/v1/webhooks', 'GET /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries',
     'GET /api/v2/assets/results', 'GET /training', 'GET /training/:module_id', 'PATCH /api/v1/webhooks/:id',
@@ -41,7 +41,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'POST /account/team/:member_id/remove', 'POST /account/team/invite',
     'POST /api/v1/account/clients/:client_id/deactivate', 'POST /api/v1/account/clients/:client_id/restore',
     'POST /api/v1/account/keys', 'POST /api/v1/account/keys/:key_id/rotate', 'POST /api/v1/account/team/invite',
-    'POST /api/v1/account/trial', 'POST /api/v1/assets/correlate-cves', 'POST /api/v1/environments',
+    'POST /api/v1/account/trial', 'POST /api/v1/assets/correlate-cves', 'POST /api/v1/environments', 'POST /api/v1/feeds/tokens',
     'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
     'POST /api/v1/watchlist', 'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable',
     'POST /api/v1/webhooks/:id/rotate-secret', 'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate',

@@ -18,6 +18,7 @@ import assetCorrelation from './v1/asset-correlation.ts';
 import watchlist from './v1/watchlist.ts';
 import changes from './v1/changes.ts';
 import alerts from './v1/alerts.ts';
+import feeds from './v1/feeds.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -38,4 +39,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(watchlist);
   await app.register(changes);
   await app.register(alerts);
+  await app.register(feeds);
 }

@@ -1,0 +1,92 @@
+// Atom feeds (issue 13 "Beyond the spec"; docs/feeds.md): public per vendor, and per organization watchlist through
+// a revocable feed token (stored hashed, shown once). The feeds show new and changed CVEs from the change history.
+import type { Db } from '../store/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import { describeChange } from '../domain/changes.ts';
+import { getVendor } from '../store/cve-queries.ts';
+import {
+  insertFeedToken, listFeedTokens, orgOfFeedToken, recentChangesOf, revokeFeedToken, vendorFeedCves, watchlistFeedCves,
+  type FeedCve, type FeedTokenRow,
+} from '../store/feeds.ts';
+
+/** Entries per feed, changes per entry, and how many of the newest recorded changes a watchlist feed looks at. */
+export const FEED_ENTRIES = 50;
+export const CHANGES_PER_ENTRY = 5;
+export const WATCHLIST_WINDOW = 20_000;
+/** Feed tokens: `vi_feed_` + 43 base64url characters (32 random bytes). */
+const TOKEN_PREFIX = 'vi_feed_';
+const TOKEN_RE = /^vi_feed_[A-Za-z0-9_-]{43}$/;
+
+/** A feed's content; the route renders it as Atom (src/http/views/feed-atom.ts). */
+export interface FeedDocument {
+  id: string;
+  title: string;
+  subtitle: string;
+  selfUrl: string;
+  siteUrl: string;
+  publicUrl: string;
+  /** One per CVE, newest change first; `changes`: its newest changes as one line each, newest first. */
+  entries: (FeedCve & { changes: string[] })[];
+  etag: string;
+  updated: string | null;
+}
+
+export interface FeedTokenView { id: number; label: string | null; token_start: string; created_at: string; revoked_at: string | null; status: 'active' | 'revoked' }
+
+const tokenView = (r: FeedTokenRow): FeedTokenView => ({
+  id: r.id, label: r.label, token_start: r.token_start, created_at: r.created_at.toISOString(),
+  revoked_at: r.revoked_at ? r.revoked_at.toISOString() : null, status: r.revoked_at ? 'revoked' : 'active',
+});
+
+export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
+  async function document(id: string, title: string, subtitle: string, selfPath: string, sitePath: string, cves: FeedCve[]): Promise<FeedDocument> {
+    const changes = await recentChangesOf(db, cves.map((c) => c.cve_id), CHANGES_PER_ENTRY);
+    const byCve = new Map<string, string[]>();
+    for (const ch of changes) byCve.set(ch.cve_id, [...(byCve.get(ch.cve_id) ?? []), describeChange(ch)]);
+    const entries = cves.map((c) => ({ ...c, changes: byCve.get(c.cve_id) ?? [] }));
+    // The feed changes exactly when one of its entries gets a new newest change (or the set of entries changes).
+    return { id, title, subtitle, selfUrl: `${publicUrl}${selfPath}`, siteUrl: `${publicUrl}${sitePath}`, publicUrl, entries, etag: `"${sha256Hex(`${id}|${cves.map((c) => c.seq).join(',')}`).slice(0, 32)}"`, updated: cves[0]?.changed_at ?? null };
+  }
+
+  return {
+    /** null: no catalog vendor with this slug. */
+    async vendorFeed(slug: string): Promise<FeedDocument | null> {
+      const v = await getVendor(db, slug);
+      if (!v) return null;
+      const cves = await vendorFeedCves(db, v.slug, FEED_ENTRIES);
+      return document(`${publicUrl}/feeds/vendor/${v.slug}.atom`, `Vulnintel: ${v.name} CVEs`, `New and changed CVEs naming ${v.name}`,
+        `/feeds/vendor/${v.slug}.atom`, `/api/v1/cves/vendor/${v.slug}`, cves);
+    },
+
+    /** null: unknown, malformed or revoked token, or an organization that is not active (all the same to the caller). */
+    async watchlistFeed(token: string): Promise<FeedDocument | null> {
+      if (!TOKEN_RE.test(token)) return null;
+      const org = await orgOfFeedToken(db, sha256Hex(token));
+      if (!org) return null;
+      const cves = await watchlistFeedCves(db, org.org_id, WATCHLIST_WINDOW, FEED_ENTRIES);
+      // The id names the token's hash, never the organization: the document reveals nothing of the tenant's ids.
+      return document(`urn:vulnintel:watchlist-feed:${sha256Hex(token).slice(0, 16)}`, `Vulnintel: ${org.org_name} watchlist`,
+        'New and changed CVEs matching the watchlist and stored assets', `/feeds/watchlist/${token}.atom`, '/account', cves);
+    },
+
+    /** A new token, shown once in `token` and `url`. */
+    async createToken(orgId: number, memberId: number | null, label: string | null) {
+      const token = `${TOKEN_PREFIX}${randomToken(32)}`;
+      const row = await insertFeedToken(db, orgId, memberId, { label, hash: sha256Hex(token), start: token.slice(0, TOKEN_PREFIX.length + 6) });
+      return { ...tokenView(row), token, url: `${publicUrl}/feeds/watchlist/${token}.atom` };
+    },
+
+    async listTokens(orgId: number): Promise<FeedTokenView[]> {
+      return (await listFeedTokens(db, orgId)).map(tokenView);
+    },
+
+    /** Idempotent; null when the organization has no such token. */
+    async revokeToken(orgId: number, id: number): Promise<FeedTokenView | null> {
+      const r = await revokeFeedToken(db, orgId, id, clock.now());
+      return r ? tokenView(r) : null;
+    },
+  };
+}
+
+export type FeedService = ReturnType<typeof createFeedService>;
