@@ -20,7 +20,7 @@
 // hosts are real host records of three builds. Inserted with set-based SQL; only the run is timed.
 import pg from 'pg';
 import { performance } from 'node:perf_hooks';
-import { ADMIN_URL, freshDb } from '../test/helpers/db.ts';
+import { ADMIN_URL, freshDb, withAdmin } from '../test/helpers/db.ts';
 import { openStore, type Store } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createAlertService, type AlertRunReport } from '../src/services/alerts.ts';
@@ -40,15 +40,7 @@ let seed = 0x2545f491;
 const rnd = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+const admin = withAdmin;
 
 async function database(): Promise<{ store: Store; drop: () => Promise<void> }> {
   if (TEMPLATE === 'fixtures') {

@@ -32,7 +32,8 @@ function templateName(): string {
   return `vi_tpl_${h.digest('hex').slice(0, 16)}`;
 }
 
-async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/** A short-lived connection to the admin database (create and drop databases). */
+export async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: ADMIN_URL });
   await c.connect();
   try {
