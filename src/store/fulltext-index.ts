@@ -202,12 +202,17 @@ export class FullTextIndexHolder {
 
   constructor(private readonly opts: FullTextIndexHolderOptions) {}
 
-  /** The index if it reflects every commit the reader knows of; otherwise null, and a build is started. */
-  current(): SearchableIndex | null {
+  /**
+   * The index if it reflects every commit the reader knows of; otherwise null, and (unless `build` is false) a build
+   * is started.
+   */
+  current(build = true): SearchableIndex | null {
     if (this.closed) return null;
-    this.wanted = true;
     if (this.index && this.builtAt === this.opts.generation() && this.opts.live()) return this.index;
-    if (!this.building && !this.timer) this.schedule(0);
+    if (build) {
+      this.wanted = true;
+      if (!this.building && !this.timer) this.schedule(0);
+    }
     return null;
   }
 
