@@ -75,6 +75,12 @@ try {
   await inProcess(cookie);
 } finally {
   stop(svc, bare);
+  // The bench's own database goes with it (the service is stopping: force its connections closed).
+  await new Promise((r) => setTimeout(r, 500));
+  const c = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await c.connect();
+  await c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await c.end();
 }
 
 /**
