@@ -67,8 +67,15 @@ const SPECIFICITY: Record<MatchCandidate['entity_type'], number> = { cve: 0, env
 
 /** The match an alert names (spec §6 `watchlist_match`): the most specific; ties by name. */
 export function bestMatch(candidates: MatchCandidate[]): MatchCandidate | null {
-  if (!candidates.length) return null;
-  return [...candidates].sort((a, b) => SPECIFICITY[a.entity_type] - SPECIFICITY[b.entity_type] || a.entity_name.localeCompare(b.entity_name))[0];
+  let best: MatchCandidate | null = null;
+  for (const c of candidates) {
+    if (!best) best = c;
+    else {
+      const d = SPECIFICITY[c.entity_type] - SPECIFICITY[best.entity_type];
+      if (d < 0 || (d === 0 && c.entity_name.localeCompare(best.entity_name) < 0)) best = c;
+    }
+  }
+  return best;
 }
 
 /**

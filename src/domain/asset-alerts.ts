@@ -5,11 +5,15 @@
 // - v1 assets (stored by correlate-cves with environment_id): the CVE's stored ranges, looked up by the same keys
 //   correlation uses (vendor slug + product key, every whole-word prefix for family matches; CPE tokens), confirmed
 //   by matchRow and decided by verdict (domain/correlate.ts): affected and needs_review alert, not_affected does not.
-// - v2 Windows hosts (stored by the v2 routes): the MSRC product ids matchHost maps the host to, against the product
-//   ids the CVE's MSRC data lists. One mapped product: affected; several candidates (ambiguous build): needs_review.
+// - v2 Windows hosts (stored by the v2 routes): evaluated by the Windows engine (domain/windows/evaluate.ts), the
+//   same verdict as GET /api/v2/assets/results, against their build and installed KBs. `confirmed open` alerts as
+//   affected, `needs review` as needs_review; a host whose build or KBs already carry the fix is not alerted.
+//   Hosts with the same facts (a fleet on one patch level) are evaluated once per run, lazily, only when a chunk
+//   holds a CVE of Microsoft's data.
 import { matchRow, verdict, type CorrelationStatus, type RangeRow } from './correlate.ts';
 import { familyKeys, parseCpe, productKey, vendorSlug, type ProductMatch } from './product-match.ts';
-import { matchHost } from './windows/match.ts';
+import type { HostEvaluation } from './windows/evaluate.ts';
+import { whyText } from './windows/wording.ts';
 import type { WindowsHost } from './windows/validate.ts';
 
 export interface EnvAsset {
@@ -57,10 +61,45 @@ export interface AssetIndex {
   byKey: Map<string, Nameplate[]>;
   /** Nameplates by `<cpe vendor>\0<cpe product>`. */
   byCpe: Map<string, Nameplate[]>;
-  /** Windows hosts by MSRC product id, with the products they map to. */
-  byProduct: Map<string, { host: EnvHost; names: Map<string, string> }[]>;
+  /** Windows hosts grouped by the facts the engine reads: each group is evaluated once, on first need. */
+  hostProfiles: HostProfile[];
   assets: number;
   hosts: number;
+}
+
+/** Evaluates one host with the Windows engine (the run's EvaluationRun, services/alerts.ts). */
+export type HostEvaluator = (host: WindowsHost) => HostEvaluation;
+
+interface HostVerdict { status: Exclude<CorrelationStatus, 'not_affected'>; product: string; reason: string }
+
+/** Hosts with the same engine facts, and (once evaluated) the CVEs open or in review on them. */
+export interface HostProfile {
+  sample: WindowsHost;
+  hosts: EnvHost[];
+  open?: Map<string, HostVerdict>;
+}
+
+/** The facts EvaluationRun.evaluate memoises on: hosts alike in these get the same verdicts. */
+export function hostProfileKey(h: WindowsHost): string {
+  return JSON.stringify([h.os_product, h.edition_id, h.os_build, h.architecture, h.installation_type,
+    h.installed_kbs === null ? null : [...h.installed_kbs].sort(), h.esu_enrolled]);
+}
+
+/** The CVEs a host evaluation leaves open or in review, with the engine's own reason; cleared CVEs are left out. */
+export function openVerdicts(e: HostEvaluation): Map<string, HostVerdict> {
+  const out = new Map<string, HostVerdict>();
+  for (const it of e.items) {
+    if (it.status === 'cleared (patched)') continue;
+    const review = it.status === 'needs review';
+    const note = review ? (it.status === it.v.status ? it.v.note : it.note ?? it.v.note) : null;
+    const why = whyText(it.v, e.os_build, it.p);
+    out.set(it.cve_id, {
+      status: review ? 'needs_review' : 'affected',
+      product: it.productName,
+      reason: review ? `Needs review on ${it.productName}: ${note ?? why}` : `Open on ${it.productName}: ${why}`,
+    });
+  }
+  return out;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
@@ -70,7 +109,7 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 }
 
 export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[]): AssetIndex {
-  const ix: AssetIndex = { byKey: new Map(), byCpe: new Map(), byProduct: new Map(), assets: assets.length, hosts: hosts.length };
+  const ix: AssetIndex = { byKey: new Map(), byCpe: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
   // Many organizations run the same equipment: one nameplate (vendor, product, version, CPE) is keyed, matched
   // and decided once, and its verdict applies to each asset that reads it.
   const plates = new Map<string, Nameplate>();
@@ -87,23 +126,23 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
     const c = p.cpe ? parseCpe(p.cpe) : null;
     if (c) push(ix.byCpe, `${c.vendor}\u0000${c.product}`, p);
   }
-  const mapped = new Map<string, ReturnType<typeof matchHost>['products']>();
+  const profiles = new Map<string, HostProfile>();
   for (const h of hosts) {
-    // What matchHost reads of a host (domain/windows/match.ts): hosts alike in these map alike.
-    const hk = JSON.stringify([h.host.os_product, h.host.edition_id, h.host.os_build, h.host.installation_type, h.host.architecture]);
-    let products = mapped.get(hk);
-    if (!products) mapped.set(hk, (products = matchHost(h.host).products));
-    const names = new Map(products.map((p) => [p.id, p.name]));
-    for (const p of products) push(ix.byProduct, p.id, { host: h, names });
+    const k = hostProfileKey(h.host);
+    const p = profiles.get(k);
+    if (p) p.hosts.push(h);
+    else profiles.set(k, { sample: h.host, hosts: [h] });
   }
+  ix.hostProfiles = [...profiles.values()];
   return ix;
 }
 
 /**
- * The assets the given CVEs hit. `ranges`: the cve_ranges rows of those CVEs; `msrc`: their (cve_id, product_id)
- * pairs from the MSRC data. Cost follows the ranges and the nameplates under their keys, not organizations × assets.
+ * The assets the given CVEs hit. `ranges`: the cve_ranges rows of those CVEs; `msrcCves`: those of them in
+ * Microsoft's data, checked against every host profile with `evaluate` (called once per profile per index). Cost
+ * follows the ranges and the nameplates under their keys, and the profiles, not organizations × assets.
  */
-export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id: string })[], msrc: readonly { cve_id: string; product_id: string }[]): AssetHit[] {
+export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id: string })[], msrcCves: readonly string[], evaluate?: HostEvaluator): AssetHit[] {
   const out: AssetHit[] = [];
   // Per (CVE, nameplate): the rows whose product matched it, then one verdict, as correlate-cves decides it.
   const matched = new Map<string, Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>>();
@@ -128,20 +167,16 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
       }
     }
   }
-  const seen = new Set<string>();
-  for (const { cve_id, product_id } of msrc) {
-    for (const { host, names } of ix.byProduct.get(product_id) ?? []) {
-      const k = `${cve_id}\u0000${host.org_id}\u0000${host.environment}\u0000${host.asset_id}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const one = names.size === 1;
-      out.push({
-        org_id: host.org_id, cve_id, environment: host.environment, asset_id: host.asset_id, kind: 'windows_host',
-        status: one ? 'affected' : 'needs_review', product: names.get(product_id)!,
-        reason: one
-          ? `Microsoft lists ${names.get(product_id)} for this CVE`
-          : `Microsoft lists ${names.get(product_id)} for this CVE, one of the ${names.size} products the host's build may be`,
-      });
+  if (!evaluate || !msrcCves.length) return out;
+  for (const prof of ix.hostProfiles) {
+    const open = (prof.open ??= openVerdicts(evaluate(prof.sample)));
+    if (!open.size) continue;
+    for (const cve_id of new Set(msrcCves)) {
+      const v = open.get(cve_id);
+      if (!v) continue;
+      for (const host of prof.hosts) {
+        out.push({ org_id: host.org_id, cve_id, environment: host.environment, asset_id: host.asset_id, kind: 'windows_host', status: v.status, product: v.product, reason: v.reason });
+      }
     }
   }
   return out;

@@ -10,6 +10,17 @@ import { createAlertService, type AlertService, type DeliveryReport } from '../s
 import { createWebhookService } from '../services/webhooks.ts';
 import { createMailer } from '../services/mailer.ts';
 
+/**
+ * One alert service per database for the jobs and the command: it keeps the Windows engine's index between runs
+ * (rebuilt only when the MSRC data changes), so a run every 15 minutes does not rebuild it.
+ */
+const services = new WeakMap<Db, AlertService>();
+export function alertServiceFor(db: Db, config: Readonly<Config>): AlertService {
+  let s = services.get(db);
+  if (!s) services.set(db, (s = createAlertService(db, { publicUrl: config.publicUrl, now: () => systemClock.now() })));
+  return s;
+}
+
 /** Sends alert email of `kind` (docs/alerts.md "Email") over SMTP_URL; without SMTP the claims are taken and the send is logged. */
 export async function emailAlerts(config: Readonly<Config>, svc: AlertService, kind: 'instant' | 'daily_digest', log: { info: (o: Record<string, unknown>, m: string) => void; warn: (m: string, e: Error) => void }) {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: log.info, warn: log.warn });
@@ -36,7 +47,7 @@ export const alertDigestJob: JobDefinition = {
   policy: { retryLimit: 1, retryDelaySeconds: 300, expireInSeconds: 1800, singleFlight: true },
   schedule: () => ALERT_DIGEST_CRON,
   async run(ctx) {
-    const svc = createAlertService(ctx.store.db, { publicUrl: ctx.config.publicUrl, now: () => systemClock.now() });
+    const svc = alertServiceFor(ctx.store.db, ctx.config);
     const r = await emailAlerts(ctx.config, svc, 'daily_digest', mailLog(ctx));
     ctx.log.info(r, 'alert digest sent');
   },
@@ -67,7 +78,7 @@ export const alertRunJob: JobDefinition = {
   policy: { retryLimit: 1, retryDelaySeconds: 60, expireInSeconds: 600, singleFlight: true },
   schedule: () => ALERT_RUN_CRON,
   async run(ctx) {
-    const svc = createAlertService(ctx.store.db, { publicUrl: ctx.config.publicUrl, now: () => systemClock.now() });
+    const svc = alertServiceFor(ctx.store.db, ctx.config);
     const r = await svc.run('schedule');
     if (r === 'busy') ctx.log.info('alert run skipped: another run holds the lock');
     else ctx.log.info({ run: r.run_id, resumed: r.resumed, cves: r.cves, alerts: r.alerts_stored }, 'alert run finished');
@@ -85,7 +96,7 @@ const alertsCommand: Command = {
   options: {},
   async run(ctx) {
     const rt = await ctx.runtime();
-    const svc = createAlertService(rt.store.db, { publicUrl: ctx.config.publicUrl, now: () => systemClock.now() });
+    const svc = alertServiceFor(rt.store.db, ctx.config);
     const r = await svc.run('cli');
     if (r === 'busy') {
       ctx.err('Another alert run is in progress; nothing done.');

@@ -2,25 +2,26 @@
 // against every active organization's watchlist, stored as alerts pending delivery; and the alert list.
 // Single-flight: the pg-boss singleton policy plus an advisory lock (a `vulnintel alerts run` from the shell).
 import type { Db } from '../store/db.ts';
-import { withTx } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
 import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertLine, type MatchCandidate } from '../domain/alerts.ts';
 import type { Mailer } from './mailer.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
-import { assetHits, buildAssetIndex, type AssetHit, type AssetIndex } from '../domain/asset-alerts.ts';
+import { assetHits, buildAssetIndex, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
+import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
+import { WindowsData } from '../windows-data.ts';
 import {
-  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
-  type AlertFilter, type AlertInsert, type RunRow,
+  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
 /**
- * CVEs matched per transaction: a resumed run redoes at most the chunk that was in flight. 100, not more: a chunk's
- * alerts are held in memory until stored, and with asset matches a widely deployed product (Windows) can alert
- * every organization for each of its CVEs.
+ * CVEs matched per chunk: a chunk's alerts are held in memory until stored (two chunks at most: one matched, one
+ * being stored). 250 since alerts are stored lean (migration 1060): fewer round trips, and a chunk of a widely
+ * deployed product's CVEs still stays within a few tens of MB.
  */
-const CHUNK = 100;
+const CHUNK = 250;
 /** Environment assets named per alert payload (`data.matches`); `data.asset_matches` counts them all. */
 const ASSET_MATCHES_LISTED = 20;
 
@@ -39,16 +40,57 @@ export interface AlertRunOptions {
   chunkSize?: number;
   /** Test hook: called after each committed chunk (a run that dies midway is simulated by throwing here). */
   afterChunk?: (n: number) => Promise<void> | void;
+  /**
+   * The Windows engine's data (the app's, shared with the v2 routes, so its index is built once per MSRC data
+   * version); without it the service keeps its own.
+   */
+  windows?: WindowsData;
 }
 
+/** Code-unit order: stable across locales and much cheaper than localeCompare in the run's inner loop. */
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Host verdicts need no corpus signals (they order results, they do not decide them). */
+const NO_SIGNALS: SignalLookup = () => undefined;
+
 export function createAlertService(db: Db, opts: AlertRunOptions) {
-  async function runChunk(conn: Db, run: RunRow, ids: string[], assets: AssetIndex): Promise<number> {
+  let windows = opts.windows ?? null;
+
+  /**
+   * The run's Windows evaluator: the engine's index is loaded on the first chunk that holds a Microsoft CVE (a
+   * window without one never builds it), and evaluations are memoised per host profile by the index.
+   */
+  function hostEvaluator(): { load(): Promise<HostEvaluator> } {
+    let run: Promise<EvaluationRun> | null = null;
+    const today = opts.now().toISOString().slice(0, 10);
+    const start = async () => {
+      windows ??= new WindowsData(db);
+      return new EvaluationRun((await windows.index()).index, NO_SIGNALS, today);
+    };
+    return {
+      async load() {
+        const r = await (run ??= start());
+        return (host) => r.evaluate(host, []);
+      },
+    };
+  }
+
+  /**
+   * Matches one chunk of the window's CVEs (reads on the run's connection) and returns what to store: one row per
+   * (organization, CVE) and one row per alerted CVE with the fields every organization shares.
+   */
+  async function matchChunk(conn: Db, run: RunRow, ids: string[], assetIndex: Promise<AssetIndex>, evaluator: ReturnType<typeof hostEvaluator>): Promise<{ cves: AlertCveInsert[]; rows: AlertInsert[] }> {
     const [changes, facts, hits, products] = await Promise.all([
       windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids),
-      assets.assets + assets.hosts ? cveProducts(conn, ids) : { ranges: [], msrc: [] },
+      cveProducts(conn, ids),
     ]);
+    const assets = await assetIndex;
     const byCve = new Map<string, typeof changes>();
-    for (const c of changes) byCve.set(c.cve_id, [...(byCve.get(c.cve_id) ?? []), c]);
+    for (const c of changes) {
+      const l = byCve.get(c.cve_id);
+      if (l) l.push(c);
+      else byCve.set(c.cve_id, [c]);
+    }
     const groups = new Map<string, { org: number; cve: string; candidates: MatchCandidate[]; assets: AssetHit[] }>();
     const group = (org: number, cve: string) => {
       const k = `${org} ${cve}`;
@@ -60,17 +102,43 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       const name = h.entity_type === 'protocol' ? protocolName(h.entity_key) : h.entity_name ?? h.entity_key;
       group(h.org_id, h.cve_id).candidates.push({ entity_type: h.entity_type, entity_name: name });
     }
-    for (const h of assetHits(assets, products.ranges, products.msrc)) group(h.org_id, h.cve_id).assets.push(h);
-    const timestamp = opts.now().toISOString();
+    const evaluate = assets.hosts && products.msrc.length ? await evaluator.load() : undefined;
+    for (const h of assetHits(assets, products.ranges, products.msrc, evaluate)) group(h.org_id, h.cve_id).assets.push(h);
+    const stamp = opts.now().toISOString();
+    // Per CVE, once: the payload fields every organization shares (alert_cves).
+    const shared = new Map<string, { cve: AlertCve; row: AlertCveInsert }>();
+    const sharedOf = (id: string) => {
+      let x = shared.get(id);
+      if (x) return x;
+      const cve = facts.get(id);
+      const cs = byCve.get(id);
+      if (!cve || !cs?.length) return null;
+      const reasons = cs.map(describeChange);
+      x = {
+        cve,
+        row: {
+          cve_id: id, reasons, change_kinds: cs.map((c) => c.kind), stamp,
+          data: {
+            cve_id: cve.cve_id, title: cve.title, cvss_score: cve.cvss_score, cvss_vector: cve.cvss_vector,
+            patch_status: cve.patch_status, kev_flagged: cve.kev_flagged, epss_score: cve.epss_score,
+            published_at: cve.published_at, url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
+            executive_summary: cve.executive_summary, mitigation: cve.mitigation, causal_boundary: null, virtual_patch: null, reasons,
+          },
+        },
+      };
+      shared.set(id, x);
+      return x;
+    };
     const rows: AlertInsert[] = [];
     for (const g of groups.values()) {
-      const cve = facts.get(g.cve);
-      const cs = byCve.get(g.cve);
-      if (!cve || !cs?.length) continue;
+      const s = sharedOf(g.cve);
+      if (!s) continue;
+      const { cve } = s;
       // Asset matches (docs/alerts.md "Asset matches"): affected first; only a certain match raises the priority.
       const hitsOf = g.assets.sort((x, y) => (x.status === y.status ? 0 : x.status === 'affected' ? -1 : 1)
-        || x.environment.localeCompare(y.environment) || x.asset_id.localeCompare(y.asset_id));
-      const assetMatch = hitsOf.some((h) => h.status === 'affected');
+        || cmp(x.environment, y.environment) || cmp(x.asset_id, y.asset_id));
+      let affected = 0;
+      for (const h of hitsOf) if (h.status === 'affected') affected++;
       if (hitsOf.length) g.candidates.push({ entity_type: 'environment', entity_name: hitsOf[0].environment });
       const matches: AlertMatch[] = [
         ...g.candidates.filter((c) => c.entity_type !== 'environment'),
@@ -78,30 +146,19 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
           entity_type: 'environment', entity_name: h.environment, asset_id: h.asset_id, asset_kind: h.kind, status: h.status, product: h.product, reason: h.reason,
         })),
       ];
-      const counts = { affected: hitsOf.filter((h) => h.status === 'affected').length, needs_review: hitsOf.filter((h) => h.status === 'needs_review').length };
       const priority = sagePriority({
         kev: cve.kev_flagged, exploit_maturity: cve.exploit_maturity, bcs: cve.bcs_score, cvss: cve.cvss_score,
-        epss_percentile: cve.epss_percentile, patch_available: cve.patch_available, asset_match: assetMatch,
+        epss_percentile: cve.epss_percentile, patch_available: cve.patch_available, asset_match: affected > 0,
       });
       const match = bestMatch(g.candidates)!;
-      const reasons = cs.map(describeChange);
       rows.push({
-        org_id: g.org, cve_id: g.cve, sage_priority: priority, reasons, change_kinds: cs.map((c) => c.kind),
-        match_type: match.entity_type, match_name: match.entity_name,
-        payload: {
-          event: 'cve.alert', version: '1.0', timestamp,
-          data: {
-            cve_id: cve.cve_id, title: cve.title, cvss_score: cve.cvss_score, cvss_vector: cve.cvss_vector,
-            patch_status: cve.patch_status, kev_flagged: cve.kev_flagged, epss_score: cve.epss_score, sage_priority: priority,
-            published_at: cve.published_at, url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
-            executive_summary: cve.executive_summary, mitigation: cve.mitigation, causal_boundary: null, virtual_patch: null,
-            watchlist_match: { entity_type: match.entity_type, entity_name: match.entity_name },
-            reasons, matches, asset_matches: counts,
-          },
-        },
+        org_id: g.org, cve_id: g.cve, sage_priority: priority, match_type: match.entity_type, match_name: match.entity_name,
+        // The common case, one watch entry and no asset: the matches list is the best match alone, which the view
+        // rebuilds from match_type and match_name (NULL stored).
+        matches: matches.length === 1 && !hitsOf.length ? null : matches, assets_affected: affected, assets_review: hitsOf.length - affected,
       });
     }
-    return withTx(conn, (tx) => insertAlerts(tx, run.id, rows));
+    return { cves: [...shared.values()].map((x) => x.row), rows };
   }
 
   return {
@@ -112,14 +169,39 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         const run = open ?? (await openRun(conn, trigger));
         const ids = await windowCves(conn, run);
         // Every active organization's environment assets, indexed once per run (not per organization or chunk).
-        const env = ids.length ? await environmentAssets(conn) : { assets: [], hosts: [] };
-        const assets = buildAssetIndex(env.assets, env.hosts);
+        // Loaded on a pool connection while the first chunk is read on the run's.
+        const assets = ids.length ? environmentAssets(db).then((env) => buildAssetIndex(env.assets, env.hosts)) : Promise.resolve(buildAssetIndex([], []));
+        assets.catch(() => {});
+        const evaluator = hostEvaluator();
         let stored = 0;
         const size = opts.chunkSize ?? CHUNK;
-        for (let i = 0, n = 1; i < ids.length; i += size, n++) {
-          stored += await runChunk(conn, run, ids.slice(i, i + size), assets);
-          await opts.afterChunk?.(n);
+        // A chunk is stored while the next one is matched on the run's connection, so PostgreSQL writes while Node
+        // matches; its alerts go in two halves on two pool connections at once (the insert is PostgreSQL's work,
+        // and one backend uses one core). At most one chunk is being stored, and a chunk is stored only after the
+        // previous one committed and afterChunk returned: a run that dies midway has stored a prefix of its alerts,
+        // which the resumed run completes (ON CONFLICT DO NOTHING).
+        let storing: Promise<number> | null = null;
+        let n = 0;
+        const settle = async () => {
+          if (!storing) return;
+          stored += await storing;
+          storing = null;
+          await opts.afterChunk?.(++n);
+        };
+        const store = async (chunk: { cves: AlertCveInsert[]; rows: AlertInsert[] }) => {
+          await insertAlertCves(db, run.id, chunk.cves);
+          const half = Math.ceil(chunk.rows.length / 2);
+          const done = await Promise.all([insertAlerts(db, run.id, chunk.rows.slice(0, half)), insertAlerts(db, run.id, chunk.rows.slice(half))]);
+          return done[0] + done[1];
+        };
+        for (let i = 0; i < ids.length; i += size) {
+          const chunk = await matchChunk(conn, run, ids.slice(i, i + size), assets, evaluator);
+          await settle();
+          storing = store(chunk);
+          // Never left unobserved: a failing store is rethrown by settle().
+          storing.catch(() => {});
         }
+        await settle();
         const total = await completeRun(conn, run.id, ids.length);
         return { run_id: run.id, resumed: open !== null, from_seq: run.from_seq, to_seq: run.to_seq, cves: ids.length, alerts_stored: stored, alerts_total: total };
       });

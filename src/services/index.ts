@@ -73,14 +73,15 @@ export function buildServices(deps: ServiceDeps): Services {
     onDisabled: (e) => deps.warn('webhook disabled after 5 consecutive failed deliveries', Object.assign(new Error(`webhook ${e.webhookId} of organization ${e.orgId}`), e)),
   });
   const mailer = createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, info: deps.info ?? (() => {}), warn: deps.warn });
+  const windows = createWindowsCorrelation({
+    db: deps.store.db, clock: deps.clock, planCaps: deps.config.planCaps,
+    onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
+  });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
     environments: createEnvironmentService(deps.store.db, deps.config.planCaps),
-    windows: createWindowsCorrelation({
-      db: deps.store.db, clock: deps.clock, planCaps: deps.config.planCaps,
-      onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
-    }),
+    windows,
     training,
     accountPreferences: createAccountPreferences(deps.store.db, deps.clock, deps.config.planCaps),
     webhooks,
@@ -90,7 +91,7 @@ export function buildServices(deps: ServiceDeps): Services {
     watchlists: createWatchlistService(deps.store.db),
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
     changes: createChangeService(deps.store.db),
-    alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
+    alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now(), windows: windows.data }),
     async close() {
       mailer.close();
       await cves.close();

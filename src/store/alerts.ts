@@ -20,9 +20,11 @@ declare module './schema.ts' {
       finished_at: Date | null; changes: number; alerts: number;
     };
     alerts: {
-      id: number; org_id: number; run_id: number; cve_id: string; sage_priority: string; reasons: string[];
-      change_kinds: string[]; match_type: string; match_name: string; payload: unknown; delivery_status: string; created_at: Date;
+      id: number; org_id: number; run_id: number; cve_id: string; sage_priority: string; reasons: string[] | null;
+      change_kinds: string[] | null; match_type: string; match_name: string; payload: unknown; delivery_status: string; created_at: Date;
+      matches: unknown; assets_affected: number; assets_review: number;
     };
+    alert_cves: { run_id: number; cve_id: string; reasons: string[]; change_kinds: string[]; stamp: string; data: unknown };
   }
 }
 
@@ -134,27 +136,44 @@ export async function alertCves(db: Conn, ids: string[]): Promise<Map<string, Al
   return new Map(r.rows.map((x) => [x.cve_id, x]));
 }
 
+/** The part of a run's alerts for one CVE that is the same for every organization (alert_cves, migration 1060). */
+export interface AlertCveInsert { cve_id: string; reasons: string[]; change_kinds: string[]; stamp: string; data: Record<string, unknown> }
+
+/** What one alert stores of its own; the rest of its payload is its CVE's row (alert_view composes them). */
 export interface AlertInsert {
-  org_id: number; cve_id: string; sage_priority: string; reasons: string[]; change_kinds: string[]; match_type: string;
-  match_name: string; payload: unknown;
+  org_id: number; cve_id: string; sage_priority: string; match_type: string; match_name: string;
+  /** NULL when the list is the best match alone (alert_view rebuilds it). */
+  matches: unknown[] | null; assets_affected: number; assets_review: number;
 }
 
-/** Alerts per INSERT statement: the JSON of one statement stays a few MB however many alerts a chunk yields. */
-const INSERT_BATCH = 2000;
+/** Alerts per INSERT statement: the JSON of one statement stays about a megabyte. */
+const INSERT_BATCH = 2500;
 
 /**
- * Stores alerts of a run (call inside the chunk's transaction); an alert the run already stored (a resumed run) is
- * left as it is. Returns how many were new.
+ * Stores the shared rows of a chunk's alerted CVEs; a row the run already stored (a resumed run) is left as it is.
+ * Call before storing the chunk's alerts, and let it commit first: an alert is never visible without its CVE row.
+ */
+export async function insertAlertCves(db: Conn, runId: number, cves: AlertCveInsert[]): Promise<void> {
+  if (!cves.length) return;
+  await sql`INSERT INTO alert_cves (run_id, cve_id, reasons, change_kinds, stamp, data)
+    SELECT ${runId}::bigint, e.cve_id, e.reasons, e.change_kinds, e.stamp, e.data
+    FROM jsonb_to_recordset(${JSON.stringify(cves)}::jsonb) AS e(cve_id text, reasons text[], change_kinds text[], stamp text, data jsonb)
+    ON CONFLICT (run_id, cve_id) DO NOTHING`.execute(db);
+}
+
+/**
+ * Stores alerts of a run, a statement per INSERT_BATCH; an alert the run already stored (a resumed run) is left as
+ * it is. Each statement commits on its own unless db is a transaction: a run that dies midway leaves a prefix of a
+ * chunk, which its resumption completes. Returns how many were new.
  */
 export async function insertAlerts(db: Conn, runId: number, rows: AlertInsert[]): Promise<number> {
   let n = 0;
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    // One typed record set (JSON arrays become text[] directly): no per-row subqueries.
     const r = await sql`
-      INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
-      SELECT e.org_id, ${runId}::bigint, e.cve_id, e.sage_priority, e.reasons, e.change_kinds, e.match_type, e.match_name, e.payload
+      INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, match_type, match_name, matches, assets_affected, assets_review)
+      SELECT e.org_id, ${runId}::bigint, e.cve_id, e.sage_priority, e.match_type, e.match_name, e.matches, e.assets_affected, e.assets_review
       FROM jsonb_to_recordset(${JSON.stringify(rows.slice(i, i + INSERT_BATCH))}::jsonb) AS e(org_id bigint, cve_id text, sage_priority text,
-        reasons text[], change_kinds text[], match_type text, match_name text, payload jsonb)
+        match_type text, match_name text, matches jsonb, assets_affected int, assets_review int)
       ON CONFLICT (run_id, org_id, cve_id) DO NOTHING`.execute(db);
     n += Number(r.numAffectedRows ?? 0);
   }
@@ -182,7 +201,7 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
     sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE ${where}`.execute(db),
     sql<AlertRow>`SELECT id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload, delivery_status, run_id,
         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
-      FROM alerts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
+      FROM alert_view WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
   ]);
   return { total: n.rows[0].n, rows: rows.rows.map((x) => ({ ...x, id: Number(x.id), run_id: Number(x.run_id) })) };
 }
@@ -193,7 +212,7 @@ export interface PendingAlert { id: number; org_id: number; cve_id: string; payl
 
 /** The oldest pending alerts (served by the alerts_pending partial index). */
 export async function pendingAlerts(db: Conn, limit: number): Promise<PendingAlert[]> {
-  const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alerts WHERE delivery_status = 'pending'
+  const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alert_view WHERE delivery_status = 'pending'
     ORDER BY created_at, id LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => ({ ...x, id: Number(x.id), org_id: Number(x.org_id) }));
 }
@@ -218,7 +237,7 @@ export async function claimAlertEmails(db: Conn, kind: 'instant' | 'daily_digest
   const r = await sql<EmailClaim>`
     WITH due AS (
       SELECT a.id AS alert_id, m.id AS member_id
-      FROM alerts a
+      FROM alert_view a
       JOIN organizations o ON o.id = a.org_id AND o.status = 'active'
       JOIN members m ON m.org_id = a.org_id
       LEFT JOIN notification_preferences p ON p.org_id = m.org_id AND p.member_id = m.id
@@ -239,7 +258,7 @@ export async function claimAlertEmails(db: Conn, kind: 'instant' | 'daily_digest
       RETURNING alert_id, member_id
     )
     SELECT cl.member_id, m.email, cl.alert_id, a.cve_id, a.payload
-    FROM claimed cl JOIN members m ON m.id = cl.member_id JOIN alerts a ON a.id = cl.alert_id
+    FROM claimed cl JOIN members m ON m.id = cl.member_id JOIN alert_view a ON a.id = cl.alert_id
     ORDER BY cl.member_id, a.created_at, a.id`.execute(db);
   return r.rows.map((x) => ({ ...x, member_id: Number(x.member_id), alert_id: Number(x.alert_id) }));
 }
@@ -264,12 +283,12 @@ export async function environmentAssets(db: Conn): Promise<{ assets: EnvAsset[];
   };
 }
 
-/** The stored ranges and the MSRC (CVE, product id) pairs of the given CVEs. */
-export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: { cve_id: string; product_id: string }[] }> {
+/** The stored ranges of the given CVEs, and those of them in Microsoft's data (msrc_fixes). */
+export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: string[] }> {
   const [r, m] = await Promise.all([
     sql<RangeRow & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
       FROM cve_ranges WHERE cve_id = ANY(${ids}::text[])`.execute(db),
-    sql<{ cve_id: string; product_id: string }>`SELECT DISTINCT cve_id, product_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+    sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);
-  return { ranges: r.rows, msrc: m.rows };
+  return { ranges: r.rows, msrc: m.rows.map((x) => x.cve_id) };
 }

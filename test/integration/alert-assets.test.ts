@@ -18,12 +18,16 @@ const quiet = { info() {}, warn() {} };
 let a: Awaited<ReturnType<typeof seedOrg>>;
 let b: Awaited<ReturnType<typeof seedOrg>>;
 
-/** A real Windows Server 2019 host record (as the v2 tests send it). */
+/**
+ * Real Windows Server 2019 host records (as the v2 tests send them): one on the July 2024 build, below the fix of
+ * CVE-2024-38063 (17763.6293), and one on a 2026 build that carries it.
+ */
 const HOST = {
   asset_id: 'a1b2c3d4e5f60718', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-  os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538'], kb_source: 'Get-HotFix',
+  os_build: '10.0.17763.6054', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5040430'], kb_source: 'Get-HotFix',
   esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
 };
+const PATCHED = { ...HOST, asset_id: 'b2c3d4e5f6071829', os_build: '10.0.17763.8755', installed_kbs: ['KB5087538'] };
 
 async function call(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown) {
   const r = await t.app.inject({ method, url, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, payload: body ? JSON.stringify(body) : undefined });
@@ -64,7 +68,7 @@ before(async () => {
     ],
   });
   assert.equal(cb.status, 200, JSON.stringify(cb.body));
-  const w = await call('POST', '/api/v2/assets/correlate', a.auth, { environment_id: envA, windows_hosts: [HOST] });
+  const w = await call('POST', '/api/v2/assets/correlate', a.auth, { environment_id: envA, windows_hosts: [HOST, PATCHED] });
   assert.equal(w.status, 200, JSON.stringify(w.body));
   assert.equal((await call('POST', '/api/v1/watchlist', a.auth, { entity_type: 'vendor', entity_id: 'schneider-electric' })).status, 201);
   // The changes: the advisories state ranges for known CVEs; CVE-2024-38063 (Windows TCP/IP) is new.
@@ -110,14 +114,19 @@ test('an asset of a version outside the range is not alerted; the other organiza
   assert.ok(report.alerts_stored >= 3);
 });
 
-test('a Windows host is matched through its Microsoft product; the asset match feeds sage_priority', async () => {
+test('a Windows host is matched by the engine verdict on its build; the patched host is not; the match feeds sage_priority', async () => {
   const w = (await alertsOf(a.auth)).get('CVE-2024-38063');
   assert.ok(w, 'the new Windows CVE alerted A through its host');
   assert.deepEqual(w.change_kinds, ['new_cve']);
   assert.deepEqual(w.watchlist_match, { entity_type: 'environment', entity_name: 'Data hall A' });
-  const [h] = w.payload.data.matches as Record<string, unknown>[];
+  // Only the host below the fixed build; the host on the 2026 build carries the fix.
+  const ms = w.payload.data.matches as Record<string, unknown>[];
+  assert.deepEqual(ms.map((x) => x.asset_id), [HOST.asset_id]);
+  assert.deepEqual(w.payload.data.asset_matches, { affected: 1, needs_review: 0 });
+  const [h] = ms;
   assert.deepEqual([h.asset_id, h.asset_kind, h.status], [HOST.asset_id, 'windows_host', 'affected']);
   assert.match(String(h.product), /Windows Server 2019/);
+  assert.match(String(h.reason), /build 10\.0\.17763\.6054 is below the fixed build 10\.0\.17763\.6293/);
   // CVSS 9.8, no exploit, not KEV: the asset match alone makes it at least MONITOR (docs/alerts.md).
   assert.notEqual(w.sage_priority, 'IGNORE');
   // B has no Windows host: no alert.

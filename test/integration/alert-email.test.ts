@@ -66,7 +66,7 @@ before(async () => {
   assert.ok(r.alerts_stored > 0);
   const f = await sql<Facts>`SELECT a.cve_id, (a.payload->'data'->>'cvss_score')::float8 AS cvss, (a.payload->'data'->>'kev_flagged')::boolean AS kev,
       (c.doc->'scoring'->'bcs'->>'score')::float8 AS bcs
-    FROM alerts a JOIN cves c USING (cve_id) WHERE a.org_id = ${org.orgId}`.execute(t.store.db);
+    FROM alert_view a JOIN cves c USING (cve_id) WHERE a.org_id = ${org.orgId}`.execute(t.store.db);
   facts = f.rows;
 });
 after(async () => {

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { assetHits, buildAssetIndex, type EnvAsset } from '../../src/domain/asset-alerts.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
-import type { WindowsHost } from '../../src/domain/windows/validate.ts';
+import { validateHost, type WindowsHost } from '../../src/domain/windows/validate.ts';
+import { EvaluationRun } from '../../src/domain/windows/evaluate.ts';
+import { fixtureIndex } from './windows/fixture-index.ts';
 
 const range = (o: Partial<AffectedRange> = {}): AffectedRange => ({
   source: 'csaf', vendor: 'Siemens', product: 'SIMATIC S7-1500 family', cpe: null, status: 'affected', version: null,
@@ -41,16 +43,46 @@ test('organizations with the same nameplate each get their own hit; CPE tokens f
   assert.deepEqual(hits.map((h) => h.environment).sort(), ['Plant 1', 'Plant 2', 'Plant 3']);
 });
 
-test('a Windows host is hit through the MSRC product it maps to, once per CVE', () => {
-  const host: WindowsHost = {
-    asset_id: 'a1b2c3d4e5f60718', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-    os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538'], kb_source: 'Get-HotFix',
-    esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
-  } as unknown as WindowsHost;
-  const ix = buildAssetIndex([], [{ org_id: 7, environment: 'Servers', asset_id: host.asset_id, host }]);
-  const [productId] = [...ix.byProduct.keys()];
-  assert.ok(productId, 'the host maps to a product');
-  const hits = assetHits(ix, [], [{ cve_id: 'CVE-2024-38063', product_id: productId }, { cve_id: 'CVE-2024-38063', product_id: productId }, { cve_id: 'CVE-2024-38063', product_id: 'other' }]);
-  assert.deepEqual(hits.map((h) => [h.org_id, h.cve_id, h.kind, h.status]), [[7, 'CVE-2024-38063', 'windows_host', 'affected']]);
+const WS2019 = {
+  os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809', architecture: 'x64',
+  installation_type: 'Server', installed_kbs: null, kb_source: 'Get-HotFix', esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+};
+const winHost = (id: string, build: string): WindowsHost => {
+  const v = validateHost({ ...WS2019, asset_id: id, os_build: build });
+  if (!v.ok) throw new Error(JSON.stringify(v.errors));
+  return v.host;
+};
+/** The Windows engine over the real MSRC fixture documents, counting evaluations. */
+function evaluator() {
+  const run = new EvaluationRun(fixtureIndex(), () => undefined, '2026-07-10');
+  const e = Object.assign((h: WindowsHost) => { e.calls++; return run.evaluate(h, []); }, { calls: 0 });
+  return e;
+}
+
+test('a Windows host is alerted by the engine verdict: below the fixed build affected, at it not alerted', () => {
+  // CVE-2024-38063 (TCP/IP, August 2024): Windows Server 2019 is fixed in build 17763.6293 (the September 2024 revision of Microsoft's row).
+  const ix = buildAssetIndex([], [
+    { org_id: 7, environment: 'Servers', asset_id: 'old', host: winHost('old-host-0001', '10.0.17763.6054') },
+    { org_id: 7, environment: 'Servers', asset_id: 'fixed', host: winHost('fixed-host-0001', '10.0.17763.6293') },
+    { org_id: 8, environment: 'Hall', asset_id: 'twin', host: winHost('twin-host-0001', '10.0.17763.6054') },
+  ]);
+  assert.equal(ix.hostProfiles.length, 2, 'two hosts on one build share a profile');
+  const ev = evaluator();
+  const hits = assetHits(ix, [], ['CVE-2024-38063', 'CVE-2024-38063'], ev);
+  assert.deepEqual(hits.map((h) => [h.org_id, h.asset_id, h.kind, h.status]), [[7, 'old', 'windows_host', 'affected'], [8, 'twin', 'windows_host', 'affected']]);
   assert.match(hits[0].product, /Windows Server 2019/);
+  assert.match(hits[0].reason, /^Open on Windows Server 2019.*build 10\.0\.17763\.6054 is below the fixed build 10\.0\.17763\.6293/);
+  // Each profile is evaluated once, however many chunks ask (the verdicts are kept on the index).
+  assetHits(ix, [], ['CVE-2024-38063'], ev);
+  assert.equal(ev.calls, 2);
+});
+
+test('without a Microsoft CVE in the chunk, or without an evaluator, no host is evaluated', () => {
+  const ix = buildAssetIndex([], [{ org_id: 7, environment: 'Servers', asset_id: 'old', host: winHost('old-host-0001', '10.0.17763.6054') }]);
+  const ev = evaluator();
+  assert.deepEqual(assetHits(ix, [], [], ev), []);
+  assert.deepEqual(assetHits(ix, [], ['CVE-2024-38063']), []);
+  assert.equal(ev.calls, 0);
+  // A CVE of another product (not in this host's results) does not alert it.
+  assert.deepEqual(assetHits(ix, [], ['CVE-2099-0001'], ev), []);
 });
