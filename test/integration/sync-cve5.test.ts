@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import type { Cve5Cursor } from '../../src/jobs/sync-cve5.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 
 const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'cve5');
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const quiet = { info() {}, warn() {} };
 
 type Json = any;
@@ -376,6 +378,52 @@ test('sync --from DIR (importPaths): a baseline .zip.zip and a delta .zip are re
     assert.equal(summary.corpus, 4);
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli.ts'), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('vulnintel sync (CLI): --source cve5 reads VULNINTEL_FEED_URL_CVE5; --from DIR imports a downloaded delta zip', async () => {
+  const db = await freshDb();
+  const srv = await new CvelistServer().start();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'vi-cve5-cli-'));
+  const from = await mkdtemp(path.join(os.tmpdir(), 'vi-cve5-cli-from-'));
+  const env = { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir, VULNINTEL_FEED_URL_CVE5: srv.listUrl, VULNINTEL_EGRESS_ALLOW: `127.0.0.1:${srv.port}` };
+  try {
+    publishDay24(srv);
+    const r = await cli(['sync', '--source', 'cve5', '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.deepEqual(report.sources.map((s: { source: string; status: string; records: number }) => [s.source, s.status, s.records]), [['cve5', 'succeeded', 6]]);
+    assert.deepEqual(srv.archiveRequests(), [BASE_24, DELTA_24_01]);
+    const status = JSON.parse((await cli(['sync', '--status', '--json'], env)).stdout).sources.find((s: { source: string }) => s.source === 'cve5');
+    assert.equal(status.checkpoint.delta, DELTA_24_01);
+
+    // Offline: the 0200Z delta as downloaded, under its own name, next to nothing else.
+    await writeFile(path.join(from, DELTA_24_02), deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', T2)]));
+    const off = await cli(['sync', '--from', from, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir });
+    assert.equal(off.code, 0, off.stderr);
+    const summary = JSON.parse(off.stdout);
+    assert.deepEqual(summary.inputs.map((i: { label: string; format: string; items: number }) => [path.basename(i.label), i.format, i.items]), [[DELTA_24_02, 'cve5-zip', 3]]);
+    const [row] = (await db.store.pool.query(`SELECT record->>'description' AS d FROM cve_sources WHERE cve_id = 'CVE-2024-32932' AND source = 'cve5'`)).rows;
+    assert.match(row.d, /^\[updated 2024-10-24T01:30:05\.000Z\] /);
+  } finally {
+    await srv.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(from, { recursive: true, force: true });
     await db.drop();
   }
 });
