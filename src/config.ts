@@ -73,6 +73,8 @@ export const DB_DEADLINE_MARGIN_MS = 5_000;
 /** The public endpoints `vulnintel sync` reads by default (docs/sync.md). */
 export const DEFAULT_FEED_URLS = {
   nvd: 'https://services.nvd.nist.gov/rest/json/cves/2.0',
+  // The CVE Program's cvelistV5 releases (daily baseline + hourly delta archives), GitHub REST API.
+  cve5: 'https://api.github.com/repos/CVEProject/cvelistV5/releases',
   kev: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
   epss: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
   cwe: 'https://cwe.mitre.org/data/xml/cwec_latest.xml.zip',

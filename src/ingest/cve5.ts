@@ -283,7 +283,8 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
   };
 }
 
-function* itemsOf(doc: Json, where: string): Generator<IngestItem> {
+/** The items of one parsed CVE record (`where` names it in errors). */
+export function* cve5Items(doc: Json, where: string): Generator<IngestItem> {
   try {
     yield { kind: 'cve', record: cve5RecordFrom(doc) };
   } catch (err) {
@@ -293,5 +294,5 @@ function* itemsOf(doc: Json, where: string): Generator<IngestItem> {
 }
 
 export async function* readCve5(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
-  for await (const { doc, where } of jsonDocuments(path, layout, layout === 'document' ? 'CVE Record JSON' : 'CVE record')) yield* itemsOf(doc, where);
+  for await (const { doc, where } of jsonDocuments(path, layout, layout === 'document' ? 'CVE Record JSON' : 'CVE record')) yield* cve5Items(doc, where);
 }

@@ -9,6 +9,7 @@ import { readCapec } from './capec.ts';
 import { readCsaf } from './csaf.ts';
 import { readMsrcCves, readMsrcIndex } from './msrc-feed.ts';
 import { readCve5 } from './cve5.ts';
+import { isCve5ZipHead, readCve5Zip } from './cve5-zip.ts';
 import type { FeedFormat, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { CVE_ID_BODY } from '../domain/cve-id.ts';
@@ -20,6 +21,8 @@ export type Reader = (path: string) => AsyncIterable<IngestItem>;
 
 /** Format of a file from its first bytes; null when it is no feed we know. */
 export function detectFromHead(head: string): FeedFormat | null {
+  // A cvelistV5 release archive (baseline or delta zip), recognised by the zip signature and its first entry's name.
+  if (isCve5ZipHead(head)) return 'cve5-zip';
   const text = head.replace(/^\uFEFF/, '').trimStart();
   if (text.startsWith('#model_version') || /^cve,epss,percentile\s/i.test(text)) return 'epss-csv';
   if (EPSS_SSV_LINE.test(text)) return 'epss-ssv';
@@ -97,6 +100,7 @@ export const READERS: Readonly<Record<FeedFormat, Reader>> = {
   'msrc-index': readMsrcIndex,
   cve5: (path) => readCve5(path, 'document'),
   'cve5-jsonl': (path) => readCve5(path, 'jsonl'),
+  'cve5-zip': (path) => readCve5Zip(path),
 };
 
 /** Read any supported feed file; throws FeedFormatError for unknown content. */

@@ -115,7 +115,7 @@ export class ImportBusyError extends Error {
 }
 
 /** Order that keeps work minimal: catalogs first, then EPSS, then CVE sources (NVD before the rest). */
-const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'cve5', 'cve5-jsonl', 'csaf', 'csaf-jsonl', 'msrc-index', 'msrc-cvrf', 'kev'];
+const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'cve5', 'cve5-jsonl', 'cve5-zip', 'csaf', 'csaf-jsonl', 'msrc-index', 'msrc-cvrf', 'kev'];
 
 /** Files under the given paths (directories recursively, sorted), with their detected formats. */
 export async function collectInputs(paths: string[]): Promise<{ inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }> {

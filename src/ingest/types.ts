@@ -31,7 +31,9 @@ export type FeedFormat =
   | 'msrc-cvrf'
   | 'msrc-index'
   | 'cve5'
-  | 'cve5-jsonl';
+  | 'cve5-jsonl'
+  /** A cvelistV5 release archive: the daily baseline (`.zip.zip`) or an hourly delta (`.zip`). */
+  | 'cve5-zip';
 
 /** What readers yield. */
 export type IngestItem =

@@ -13,7 +13,7 @@ import { pipelineSink } from './sync-sink.ts';
 export const EXIT_BUSY = 75;
 
 const syncCommand: Command = {
-  summary: 'Fetch the live feeds (NVD, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS, MSRC) incrementally; --from DIR imports local files instead',
+  summary: 'Fetch the live feeds (NVD, CVE Program cvelistV5, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS, MSRC) incrementally; --from DIR imports local files instead',
   usage: 'vulnintel sync [--source NAME]... [--from DIR] [--status] [--quiet] [--json]',
   options: {
     source: { type: 'string', multiple: true },

@@ -13,6 +13,7 @@ import type { Store } from '../store/db.ts';
 import { getCursor, recordIngestRun, setCursor, tryAcquireSyncLock } from '../store/sync-state.ts';
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
+import { cve5Source } from './sync-cve5.ts';
 import { capecSource, csafSource, cweSource, epssSource, kevSource } from './sync-feeds.ts';
 import { msrcSource } from './sync-msrc.ts';
 
@@ -72,7 +73,7 @@ export interface SyncSource {
  * Every sync source, in run order: catalogs first (CWE, CAPEC), then the CVE sources, then the per-CVE scores,
  * then Microsoft's documents (Windows engine and CVE corpus). One explicit table; nothing registers itself.
  */
-export const SYNC_SOURCES: readonly SyncSource[] = [cweSource, capecSource, nvdSource, csafSource, kevSource, epssSource, msrcSource];
+export const SYNC_SOURCES: readonly SyncSource[] = [cweSource, capecSource, nvdSource, cve5Source, csafSource, kevSource, epssSource, msrcSource];
 
 export function syncSources(): readonly SyncSource[] {
   return SYNC_SOURCES;

@@ -97,6 +97,8 @@ export class ReplayServer {
       cwe: `${this.base}/data/xml/cwec_latest.xml.zip`,
       capec: `${this.base}/mitre/cti/master/capec/2.1/stix-capec.json`,
       csaf: `${this.base}/csaf/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json`,
+      // Not served here: the cvelistV5 releases have their own replay test (test/integration/sync-cve5.test.ts).
+      cve5: `${this.base}/repos/CVEProject/cvelistV5/releases`,
       // Not served here: the MSRC source has its own replay test (test/integration/windows-sync.test.ts).
       msrc: `${this.base}/cvrf/v3.0/updates`,
     };

@@ -10,7 +10,7 @@ import { fixture } from '../helpers/feeds.ts';
 
 test('every detected format has its reader in READERS, MSRC included', async () => {
   assert.deepEqual(Object.keys(READERS).sort(), [
-    'capec-stix', 'csaf', 'csaf-jsonl', 'cve5', 'cve5-jsonl', 'cwe-xml', 'epss-csv', 'epss-ssv', 'kev', 'msrc-cvrf', 'msrc-index', 'nvd-page', 'nvd-record',
+    'capec-stix', 'csaf', 'csaf-jsonl', 'cve5', 'cve5-jsonl', 'cve5-zip', 'cwe-xml', 'epss-csv', 'epss-ssv', 'kev', 'msrc-cvrf', 'msrc-index', 'nvd-page', 'nvd-record',
   ]);
   const file = fixture('msrc', '2024-Aug.xml.gz');
   assert.equal(await detectFormat(file), 'msrc-cvrf');
@@ -21,7 +21,7 @@ test('every detected format has its reader in READERS, MSRC included', async () 
 
 test('the sync runs every source of SYNC_SOURCES in order, MSRC last', () => {
   assert.equal(syncSources(), SYNC_SOURCES);
-  assert.deepEqual(SYNC_SOURCES.map((s) => s.name), ['cwe', 'capec', 'nvd', 'csaf', 'kev', 'epss', 'msrc']);
+  assert.deepEqual(SYNC_SOURCES.map((s) => s.name), ['cwe', 'capec', 'nvd', 'cve5', 'csaf', 'kev', 'epss', 'msrc']);
 });
 
 test('the CLI lists every command of both tables; serve loads only the core table', async () => {
