@@ -2,10 +2,13 @@
 // - The GitHub releases list (newest first) names two kinds of assets: the daily baseline
 //   `YYYY-MM-DD_all_CVEs_at_midnight.zip.zip` (every record at 00:00 UTC) and the hourly delta
 //   `YYYY-MM-DD_delta_CVEs_at_HHMMZ.zip` (every record new or updated since that day's midnight: deltas are
-//   cumulative within their day, so the newest one of a day holds all the others).
+//   cumulative within their day, so the newest one of a day holds all the others), and, once the day is over, its
+//   `YYYY-MM-DD_delta_CVEs_at_end_of_day.zip` (release `cve_YYYY-MM-DD_at_end_of_day`): every record changed that
+//   day, the last hour included.
 // - First run: the newest baseline, then the newest delta of the same day.
-// - Later runs: the newest delta of the checkpoint's day if newer than the one applied; on the next day, that one
-//   and then the new day's newest delta; more than a day behind, the newest baseline and its day's newest delta.
+// - Later runs: the newest delta of the checkpoint's day if newer than the one applied; on the next day, the
+//   checkpoint day's end-of-day archive and then the new day's newest delta; more than a day behind, the newest
+//   baseline and its day's newest delta.
 // - Each archive is checked (a zip holding CVE record files) and handed to the pipeline as `cve5-zip`; the
 //   checkpoint `{ baseline, delta, published_at }` is written after each archive's import has committed.
 // All requests go through the egress policy with the shared retry policy; GitHub's asset downloads answer with a
@@ -28,6 +31,9 @@ const MAX_REDIRECTS = 3;
 
 const BASELINE_NAME = /^(\d{4}-\d{2}-\d{2})_all_CVEs_at_midnight\.zip\.zip$/;
 const DELTA_NAME = /^(\d{4}-\d{2}-\d{2})_delta_CVEs_at_(\d{2})(\d{2})Z\.zip$/;
+const END_OF_DAY_NAME = /^(\d{4}-\d{2}-\d{2})_delta_CVEs_at_end_of_day\.zip$/;
+/** The order key of a day's end-of-day archive: after its last hourly delta (2300Z), before the next day. */
+const END_OF_DAY = '2400';
 
 export interface Cve5Cursor {
   /** The baseline asset last imported. */
@@ -59,6 +65,8 @@ export function parseAssetName(name: string): Pick<Cve5Asset, 'kind' | 'day' | '
   if (b) return { kind: 'baseline', day: b[1], key: b[1] };
   const d = DELTA_NAME.exec(name);
   if (d) return { kind: 'delta', day: d[1], key: `${d[1]}T${d[2]}${d[3]}` };
+  const e = END_OF_DAY_NAME.exec(name);
+  if (e) return { kind: 'delta', day: e[1], key: `${e[1]}T${END_OF_DAY}` };
   return null;
 }
 
@@ -92,8 +100,10 @@ const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`)
  * The archives to import, oldest first, given the listed assets and the checkpoint:
  * - no checkpoint: the newest baseline, then the newest delta of its day;
  * - the newest listed day is the checkpoint's day: its newest delta, when newer than the checkpoint;
- * - the newest listed day is the next day: the checkpoint day's newest delta (when newer than the checkpoint),
- *   then the new day's newest delta;
+ * - the newest listed day is the next day: the checkpoint day's end-of-day archive (its newest delta, when not yet
+ *   applied), then the new day's newest delta. Until the end-of-day archive is listed (it is published just after
+ *   midnight), only the checkpoint day's newest hourly delta is taken and the new day waits: the hourly deltas of
+ *   the new day start from midnight, so skipping to them would lose the last hour of the day before;
  * - further behind: the newest baseline, then the newest delta of its day.
  */
 export function planCve5(assets: readonly Cve5Asset[], cursor: Pick<Cve5Cursor, 'baseline' | 'delta'> | null): Cve5Asset[] {
@@ -119,6 +129,8 @@ export function planCve5(assets: readonly Cve5Asset[], cursor: Pick<Cve5Cursor, 
     const plan: Cve5Asset[] = [];
     const last = newestDelta(at.day, at.key);
     if (last) plan.push(last);
+    const dayClosed = (last ?? at).key === `${at.day}T${END_OF_DAY}`;
+    if (!dayClosed) return plan;
     const today = newestDelta(newestDay);
     if (today) plan.push(today);
     return plan;

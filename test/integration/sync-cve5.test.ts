@@ -185,6 +185,7 @@ const DELTA_24_02 = '2024-10-24_delta_CVEs_at_0200Z.zip';
 const DELTA_24_23 = '2024-10-24_delta_CVEs_at_2300Z.zip';
 const BASE_25 = '2024-10-25_all_CVEs_at_midnight.zip.zip';
 const DELTA_25_01 = '2024-10-25_delta_CVEs_at_0100Z.zip';
+const EOD_24 = '2024-10-24_delta_CVEs_at_end_of_day.zip';
 
 const BASELINE_RECORDS = ['CVE-2024-32931', 'CVE-2024-32932', 'CVE-2024-32936', 'CVE-2019-25161'];
 const T1 = '2024-10-24T00:41:12.000Z';
@@ -249,7 +250,7 @@ test('cve5 sync: the first run imports the newest baseline and then the day\'s n
   }
 });
 
-test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new delta, then the next day\'s deltas, are applied', async () => {
+test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new delta, the day\'s end-of-day archive, then the next day\'s deltas', async () => {
   const h = await harness();
   try {
     publishDay24(h.srv);
@@ -279,8 +280,8 @@ test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new d
     assert.equal(new Date(c32.modified_at).toISOString(), T2);
     assert.equal((await h.cursor())?.delta, DELTA_24_02);
 
-    // The next day: 2024-10-24's last delta (2300Z) and 2024-10-25's 0100Z delta are applied; the new baseline is not
-    // fetched (the two deltas cover everything since the 24th's midnight).
+    // The next day, before the 24th's end-of-day archive is listed: the 24th's last hourly delta (2300Z) only; the
+    // 25th's deltas wait, since they start at its midnight and the last hour of the 24th is in neither.
     h.srv.publish('cve_2024-10-24_2300Z', '2024-10-24T23:00:40Z', {
       [BASE_24]: h.srv.files.get(BASE_24)!.body,
       [DELTA_24_23]: deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', '2024-10-24T22:10:00.000Z')]),
@@ -291,11 +292,23 @@ test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new d
       [DELTA_25_01]: deltaZip([updated('CVE-2024-32936', '2024-10-25T00:20:00.000Z')]),
     });
     h.srv.requests = [];
+    const waiting = await runSync(h.deps, ['cve5']);
+    assert.equal(waiting.ok, true, JSON.stringify(waiting.sources));
+    assert.deepEqual(h.srv.archiveRequests(), [DELTA_24_23]);
+    assert.match((await description(h, 'CVE-2024-32932')) ?? '', /^\[updated 2024-10-24T22:10:00\.000Z\] /);
+    assert.doesNotMatch((await description(h, 'CVE-2024-32936')) ?? '', /^\[updated/);
+
+    // The end-of-day archive of the 24th (every change of the day, the one at 23:40 included), then the 25th's
+    // newest delta; the new baseline is not fetched.
+    h.srv.publish('cve_2024-10-24_at_end_of_day', '2024-10-25T00:02:10Z', {
+      [EOD_24]: deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', '2024-10-24T23:40:00.000Z')]),
+    });
+    h.srv.requests = [];
     const rolled = await runSync(h.deps, ['cve5']);
     assert.equal(rolled.ok, true, JSON.stringify(rolled.sources));
-    assert.deepEqual(h.srv.archiveRequests(), [DELTA_24_23, DELTA_25_01]);
+    assert.deepEqual(h.srv.archiveRequests(), [EOD_24, DELTA_25_01]);
     assert.equal(rolled.sources[0].records, 4);
-    assert.match((await description(h, 'CVE-2024-32932')) ?? '', /^\[updated 2024-10-24T22:10:00\.000Z\] /);
+    assert.match((await description(h, 'CVE-2024-32932')) ?? '', /^\[updated 2024-10-24T23:40:00\.000Z\] /);
     assert.match((await description(h, 'CVE-2024-32936')) ?? '', /^\[updated 2024-10-25T00:20:00\.000Z\] In the Linux kernel/);
     const cursor = await h.cursor();
     assert.deepEqual([cursor?.baseline, cursor?.delta, cursor?.published_at], [BASE_24, DELTA_25_01, '2024-10-25T01:00:39Z']);
