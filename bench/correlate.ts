@@ -98,15 +98,19 @@ async function main() {
       }
       ms.sort((a, b) => a - b);
       cpu.sort((a, b) => a - b);
+      const C = (globalThis as any).__C; if (C) { console.error(path, JSON.stringify(Object.fromEntries(Object.entries(C).map(([k, v]) => [k, Math.round((v as number) / C.n)])))); (globalThis as any).__C = undefined; }
       return { p50_ms: +pct(ms, 0.5).toFixed(1), p99_ms: +pct(ms, 0.99).toFixed(1), cpu_p50_ms: +pct(cpu, 0.5).toFixed(1) };
     };
     await inproc(FULL); // warm-up (plans, caches, JIT)
-    const full = await inproc(FULL);
+    const full = process.env.BENCH_ONLY === 'check' ? null : await inproc(FULL);
     const check = await inproc(CHECK);
-    const body = (await app.inject({ method: 'POST', url: FULL, headers: org.auth, payload })).json();
+    const res = await app.inject({ method: 'POST', url: FULL, headers: org.auth, payload });
+    const body = res.json();
+    if (process.env.BENCH_DUMP) (await import('node:fs')).writeFileSync(process.env.BENCH_DUMP, res.rawPayload);
     const matched = body.data.assets.filter((a: { cves: unknown[] }) => a.cves.length).length;
+    const listed = body.data.assets.reduce((n: number, a: { cves: unknown[] }) => n + a.cves.length, 0);
     await app.close();
-    const out: Record<string, unknown> = { corpus_cves: corpus, cve_ranges: size, assets: assets.length, assets_with_cves: matched, rounds, in_process: { correlate: full, check } };
+    const out: Record<string, unknown> = { corpus_cves: corpus, cve_ranges: size, assets: assets.length, assets_with_cves: matched, cves_listed: listed, response_bytes: res.rawPayload.length, rounds, in_process: { correlate: full, check } };
     if (process.env.BENCH_HTTP !== '0') {
       const port = randomPort();
       const child = spawn(process.execPath, ['--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -3,12 +3,20 @@
 # CVE records included, is imported before listening), timed from the command to the first 200 of
 # GET /api/v1/health/ping; then the server is stopped. Prints `first_answer_s=<seconds>`.
 # Usage: sh bench/first-start.sh [database=vi_first_start] [port=18931]   (run from the checkout; PostgreSQL at 127.0.0.1:5432)
+#        EMBEDDED=1 sh bench/first-start.sh   the quickstart: no DATABASE_URL, so the app starts its own embedded
+#                                             PostgreSQL in a fresh data directory (removed afterwards)
 set -e
 DB=${1:-vi_first_start}
 PORT=${2:-18931}
-psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+if [ -n "$EMBEDDED" ]; then
+  DIR=$(mktemp -d /tmp/vi-first-XXXXXX)
+  set -- env -u DATABASE_URL VULNINTEL_DATA_DIR="$DIR"
+else
+  psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+  set -- env DATABASE_URL=postgres://postgres@127.0.0.1:5432/$DB
+fi
 start=$(date +%s.%N)
-DATABASE_URL=postgres://postgres@127.0.0.1:5432/$DB PORT=$PORT HOST=127.0.0.1 LOG_LEVEL=warn node bin/vulnintel.js serve >/tmp/first-start-$PORT.log 2>&1 &
+"$@" PORT=$PORT HOST=127.0.0.1 LOG_LEVEL=warn node bin/vulnintel.js serve >/tmp/first-start-$PORT.log 2>&1 &
 pid=$!
 until curl -fs "http://127.0.0.1:$PORT/api/v1/health/ping" >/dev/null 2>&1; do
   kill -0 $pid 2>/dev/null || { echo "server exited; see /tmp/first-start-$PORT.log"; exit 1; }
@@ -18,3 +26,4 @@ end=$(date +%s.%N)
 echo "first_answer_s=$(echo "$end - $start" | bc)"
 kill -TERM $pid
 wait $pid 2>/dev/null || true
+[ -z "$EMBEDDED" ] || rm -rf "$DIR"

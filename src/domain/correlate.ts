@@ -82,72 +82,114 @@ export function describe(r: AffectedRange): string {
   return bits.length ? bits.join(', ') : 'all versions';
 }
 
-/** The range's own answer for the asset's version. */
-export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch): RangeVerdict {
+function answerOf(row: RangeRow, match: ProductMatch, notes: boolean, answer: RangeVerdict['answer'], note: (() => string) | null, status: RangeStatus = row.range.status): RangeVerdict {
+  return { row, match, answer, status, note: notes && note ? note() : null };
+}
+
+/**
+ * The range's own answer for the asset's version. `notes: false` leaves `note` null (the status-only path of
+ * verdictStatus: the sentences are never read there).
+ */
+export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, notes = true): RangeVerdict {
   const r = row.range;
-  const v = (answer: RangeVerdict['answer'], note: string | null, status: RangeStatus = r.status): RangeVerdict => ({ row, match, answer, status, note });
-  if (r.status === 'unknown') return v('review', `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`);
-  if (r.text) return v('review', `version range not machine-readable: "${r.text}"`);
+  if (r.status === 'unknown') return answerOf(row, match, notes, 'review', () => `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`);
+  if (r.text) return answerOf(row, match, notes, 'review', () => `version range not machine-readable: "${r.text}"`);
   const everyVersion = !r.version && !r.start && !r.end && r.changes.length === 0;
   let answer: RangeAnswer;
   if (everyVersion) answer = 'in';
-  else if (!asset.version) return v('review', `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`);
+  else if (!asset.version) return answerOf(row, match, notes, 'review', () => `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`);
   else if (r.version) {
     const c = compareVersions(asset.version, r.version);
     answer = c === 'needs_review' ? 'needs_review' : c === 0 ? 'in' : 'out';
   } else answer = inRange(asset.version, r.start, r.end);
-  if (answer === 'needs_review') return v('review', `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`);
+  if (answer === 'needs_review') return answerOf(row, match, notes, 'review', () => `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`);
   let status: RangeStatus = r.status;
   if (answer === 'in' && asset.version && r.changes.length) {
     // CVE 5 changes[]: from version `at` on, the status becomes `status`.
     for (const ch of r.changes) {
       const c = compareVersions(asset.version, ch.at);
-      if (c === 'needs_review') return v('review', `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`);
+      if (c === 'needs_review') return answerOf(row, match, notes, 'review', () => `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`);
       if (c >= 0) status = ch.status;
     }
   }
-  if (answer === 'out') return v('out', null);
+  if (answer === 'out') return answerOf(row, match, notes, 'out', null);
   if (r.runningOn && r.runningOn.length) {
     const on = r.runningOn.some((p) => {
       const c = parseCpe(p);
       return c !== null && matchProduct(asset, { vendor: c.vendor, product: c.product, cpe: p }) !== null;
     });
-    if (!on) return v('review', `affected only when running on ${r.runningOn.join(' or ')}; the asset does not name that platform`, status);
+    if (!on) return answerOf(row, match, notes, 'review', () => `affected only when running on ${r.runningOn!.join(' or ')}; the asset does not name that platform`, status);
   }
-  return v('in', null, status);
+  return answerOf(row, match, notes, 'in', null, status);
 }
 
 const CONF_RANK = { exact: 0, normalised: 1, family: 2 } as const;
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
 const better = (a: RangeVerdict, b: RangeVerdict) => CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] || SRC_RANK[a.row.source] - SRC_RANK[b.row.source] || a.row.ord - b.row.ord;
 
+/** Where a range comes from, as the reasons name it ("CISA advisory ICSA-24-289-02"). */
+function at(d: RangeVerdict): string {
+  return `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
+}
+
 /** The verdict for one CVE from the ranges whose product matched the asset (at least one). */
 export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMatch }[]): CveVerdict {
-  const all = matched.map((m) => rangeAnswer(asset, m.row, m.match)).sort(better);
-  const affected = all.filter((x) => x.answer === 'in' && x.status === 'affected');
-  const unaffected = all.filter((x) => x.answer === 'in' && x.status === 'unaffected');
-  const review = all.filter((x) => x.answer === 'review');
-  const match = all.map((x) => x.match).reduce(strongerMatch);
-  const fixedOf = (d: RangeVerdict) => d.row.range.fixedIn ?? all.find((x) => x.row.range.fixedIn && x.row.range.status === 'affected')?.row.range.fixedIn ?? null;
-  const at = (d: RangeVerdict) => `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
-  if (affected.length && unaffected.length) {
-    const d = affected[0];
-    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(unaffected[0])} states ${describe(unaffected[0].row.range)} not affected`, deciding: d, match, fixed_version: fixedOf(d) };
+  // One pass, no sort: the first of each kind in `better` order (rows of one CVE never tie: `ord` differs). The
+  // first overall has the strongest match (`better` orders by match confidence first).
+  let first: RangeVerdict | null = null;
+  let affected: RangeVerdict | null = null;
+  let unaffected: RangeVerdict | null = null;
+  let review: RangeVerdict | null = null;
+  let fixedSource: RangeVerdict | null = null;
+  for (const m of matched) {
+    const x = rangeAnswer(asset, m.row, m.match, false);
+    if (!first || better(x, first) < 0) first = x;
+    if (x.answer === 'review') { if (!review || better(x, review) < 0) review = x; }
+    else if (x.answer === 'in' && x.status === 'affected') { if (!affected || better(x, affected) < 0) affected = x; }
+    else if (x.answer === 'in' && x.status === 'unaffected') { if (!unaffected || better(x, unaffected) < 0) unaffected = x; }
+    if (x.row.range.fixedIn && x.row.range.status === 'affected' && (!fixedSource || better(x, fixedSource) < 0)) fixedSource = x;
   }
-  if (affected.length) {
-    const d = affected[0];
+  if (!first) throw new Error('verdict needs at least one matched range');
+  const match = first.match;
+  const fixedOf = (d: RangeVerdict) => d.row.range.fixedIn ?? fixedSource?.row.range.fixedIn ?? null;
+  if (affected && unaffected) {
+    const d = affected;
+    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(unaffected)} states ${describe(unaffected.row.range)} not affected`, deciding: d, match, fixed_version: fixedOf(d) };
+  }
+  if (affected) {
+    const d = affected;
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
     return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: fixedOf(d) };
   }
-  if (review.length) {
-    const d = review[0];
+  if (review) {
+    // Its sentence, made only for the range that decides.
+    const d = rangeAnswer(asset, review.row, review.match);
     return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: fixedOf(d) };
   }
-  const d = unaffected[0] ?? all[0];
-  const reason = unaffected.length
+  const d = unaffected ?? first;
+  const reason = unaffected
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;
   return { status: 'not_affected', reason, deciding: d, match, fixed_version: fixedOf(d) };
+}
+
+/**
+ * verdict(asset, matched).status, without the sentences, the deciding range or the match (what /check counts).
+ * The same rule: a range affected and another unaffected for the version → needs_review; affected; a range that
+ * cannot be decided → needs_review; else not_affected.
+ */
+export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; match: ProductMatch }[]): CorrelationStatus {
+  let affected = false;
+  let unaffected = false;
+  let review = false;
+  for (const m of matched) {
+    const x = rangeAnswer(asset, m.row, m.match, false);
+    if (x.answer === 'review') review = true;
+    else if (x.answer === 'in' && x.status === 'affected') affected = true;
+    else if (x.answer === 'in' && x.status === 'unaffected') unaffected = true;
+  }
+  if (affected) return unaffected ? 'needs_review' : 'affected';
+  return review ? 'needs_review' : 'not_affected';
 }
 
 /** The match of a stored row for an asset (the CPE-token match, else vendor and product names). */

@@ -66,8 +66,24 @@ function parsePre(rest: string): (string | number)[] | null {
   return out;
 }
 
+/**
+ * Parsed spellings, memoised: correlation compares one asset version with thousands of range bounds, most of
+ * them the same few spellings. Bounded (cleared when full); the parsed values are never mutated by callers.
+ */
+const PARSED = new Map<string, ParsedVersion | null>();
+const PARSED_MAX = 50_000;
+
 /** Parses one spelling; null when it is not a version this comparator can order. */
 export function parseVersion(raw: string): ParsedVersion | null {
+  const hit = PARSED.get(raw);
+  if (hit !== undefined) return hit;
+  const p = parseFresh(raw);
+  if (PARSED.size >= PARSED_MAX) PARSED.clear();
+  PARSED.set(raw, p);
+  return p;
+}
+
+function parseFresh(raw: string): ParsedVersion | null {
   const s = normaliseVersion(raw);
   const m = /^(\d{1,9}(?:\.\d{1,9})*)(.*)$/.exec(s);
   if (!m) return null;
@@ -134,6 +150,7 @@ export function compareVersions(a: string, b: string): Comparison {
   const pa = parseVersion(a);
   const pb = parseVersion(b);
   if (pa && pb) return compareParsed(pa, pb);
+  if (a === b) return normaliseVersion(a) !== '' ? 0 : 'needs_review';
   return normaliseVersion(a) !== '' && normaliseVersion(a) === normaliseVersion(b) ? 0 : 'needs_review';
 }
 

@@ -1,4 +1,4 @@
-// v1 asset correlation (issue 11; docs/correlation.md §5–6): which CVEs hit the equipment an asset names.
+// v1 asset correlation (issue 11; docs/correlation.md §5–7): which CVEs hit the equipment an asset names.
 // validate each asset (domain/assets.ts) → charge trial / partner asset checks (exact under concurrency, nothing
 // processed when refused) → look up the stored ranges by vendor slug and product key (one query per call) →
 // match and decide per CVE (domain/correlate.ts) → card fields from `cves` → order, filter, page → store the
@@ -11,13 +11,14 @@ import { ApiError } from '../http/errors.ts';
 import type { Principal } from './identity.ts';
 import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
 import { familyKeys, parseCpe, productKey, strongerMatch, vendorSlug, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
-import { matchRow, sourceLabel, verdict, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
+import { matchRow, sourceLabel, verdict, verdictStatus, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cvePath } from '../domain/cve-view.ts';
 import { monthWindow } from '../domain/keys.ts';
 import { TRIAL } from '../domain/tiers.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
-import { cveCards, cveFlags, findRanges, type CveCard, type CveFlags, type StoredRange } from '../store/ranges.ts';
+import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
+import { CorrelationCache, cpeKey, rangeKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
 import { environmentExists } from '../store/windows.ts';
 
 /** Spec §4.7 / §8: at most 200 assets per call. */
@@ -157,10 +158,10 @@ function deciding(row: RangeRow): DecidingRange {
   };
 }
 
-function severityCounts(list: Decided<CveFlags>[]): SeverityCounts {
+function severityCounts(list: CveFlags[]): SeverityCounts {
   const c: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
-  for (const d of list) {
-    const s = (d.card.severity ?? 'none').toLowerCase();
+  for (const f of list) {
+    const s = (f.severity ?? 'none').toLowerCase();
     if (s in c) c[s as keyof SeverityCounts]++;
     else c.none++;
   }
@@ -174,10 +175,14 @@ export interface AssetCorrelationDeps {
   publicUrl: string;
   /** The plan caps: stored assets count against the organization's asset cap (services/plan-caps.ts). */
   planCaps: Readonly<PlanCapsTable>;
+  /** The CVE reader's corpus generation: ranges and cards are cached while it is known (correlation-cache.ts). */
+  corpus?: CorpusGeneration;
+  cacheLimits?: CorrelationCacheLimits;
 }
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   const { db, clock } = deps;
+  const cache = new CorrelationCache(db, deps.corpus ?? null, deps.cacheLimits);
 
   function validate(assets: unknown[]): { accepted: AssetRecord[]; rejected: RejectedAsset[] } {
     const accepted: AssetRecord[] = [];
@@ -251,37 +256,38 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   }
 
   /** Every CVE each asset's product matches, decided. */
-  async function decide<C extends CveFlags>(accepted: AssetRecord[], load: (db: Db, ids: string[]) => Promise<Map<string, C>>): Promise<{ perAsset: { asset: AssetRecord; decided: Decided<C>[]; products: MatchedProduct[] }[] }> {
-    const keys = new Map<string, { vendor_slug: string; product_key: string }>();
-    const cpes = new Map<string, { vendor: string; product: string }>();
-    for (const a of accepted) {
+  /** Per asset, the CVEs whose stored ranges matched its product, with those ranges; and every such CVE id. */
+  async function matchAll(accepted: AssetRecord[]): Promise<{ matchedPer: Map<string, { row: RangeRow; match: ProductMatch }[]>[]; ids: string[] }> {
+    // Each asset's lookup keys: its vendor slug with its product key and every whole-word prefix of it (family
+    // matches), and its CPE's vendor and product.
+    const keysOf = accepted.map((a) => {
       const slug = vendorSlug(a.vendor);
       const key = productKey(a.product, a.vendor);
-      if (slug && key) for (const k of familyKeys(key)) keys.set(`${slug}\u0000${k}`, { vendor_slug: slug, product_key: k });
       const c = a.cpe ? parseCpe(a.cpe) : null;
-      if (c) cpes.set(`${c.vendor}\u0000${c.product}`, { vendor: c.vendor, product: c.product });
-    }
-    const rows: StoredRange[] = await findRanges(db, [...keys.values()], [...cpes.values()]);
+      const ks: RangeKey[] = [];
+      if (slug && key) for (const k of familyKeys(key)) ks.push(rangeKey(slug, k));
+      if (c) ks.push(cpeKey(c.vendor, c.product));
+      return ks;
+    });
+    const byKey = await cache.rangesFor(keysOf.flat());
     // Each asset is compared only with the rows its own keys found (not every row of the call).
-    const byKey = new Map<string, StoredRange[]>();
-    const add = (k: string, r: StoredRange) => { const l = byKey.get(k); if (l) l.push(r); else byKey.set(k, [r]); };
-    for (const r of rows) {
-      add(`k\u0000${r.vendor_slug}\u0000${r.product_key}`, r);
-      if (r.cpe_vendor) add(`c\u0000${r.cpe_vendor}\u0000${r.cpe_product}`, r);
-    }
-    const candidates = (a: AssetRecord): StoredRange[] => {
-      const slug = vendorSlug(a.vendor);
-      const key = productKey(a.product, a.vendor);
-      const c = a.cpe ? parseCpe(a.cpe) : null;
+    const candidates = (i: number): Iterable<StoredRange> => {
+      const ks = keysOf[i];
+      if (ks.length === 1) return byKey.get(ks[0]) ?? [];
       const found = new Set<StoredRange>();
-      if (slug && key) for (const k of familyKeys(key)) for (const r of byKey.get(`k\u0000${slug}\u0000${k}`) ?? []) found.add(r);
-      if (c) for (const r of byKey.get(`c\u0000${c.vendor}\u0000${c.product}`) ?? []) found.add(r);
-      return [...found];
+      for (const k of ks) for (const r of byKey.get(k) ?? []) found.add(r);
+      return found;
     };
-    const matchedPer = accepted.map((asset) => {
+    const matchedPer = accepted.map((asset, i) => {
       const byCve = new Map<string, { row: RangeRow; match: ProductMatch }[]>();
-      for (const row of candidates(asset)) {
-        const m = matchRow(asset, row);
+      // matchRow reads only the row's names and keys: a product's rows mostly repeat them, so each distinct set is
+      // matched once per asset.
+      const memo = new Map<string, ProductMatch | null>();
+      for (const row of candidates(i)) {
+        const r = row.range;
+        const mk = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}\u0000${row.vendor_slug}\u0000${row.product_key}`;
+        let m = memo.get(mk);
+        if (m === undefined) memo.set(mk, (m = matchRow(asset, row)));
         if (!m) continue;
         const list = byCve.get(row.cve_id) ?? [];
         list.push({ row, match: m });
@@ -290,15 +296,21 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       return byCve;
     });
     const ids = [...new Set(matchedPer.flatMap((m) => [...m.keys()]))].sort();
-    const cards = await load(db, ids);
+    return { matchedPer, ids };
+  }
+
+  /** Every CVE each asset's product matches, decided, with its card and the products matched. */
+  async function decide(accepted: AssetRecord[]): Promise<{ perAsset: { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }[] }> {
+    const { matchedPer, ids } = await matchAll(accepted);
+    const cards = await cache.cards(ids);
     return {
       perAsset: accepted.map((asset, i) => {
-        const decided: Decided<C>[] = [];
+        const decided: Decided[] = [];
         const products = new Map<string, MatchedProduct>();
         for (const [cve_id, matched] of matchedPer[i]) {
           const card = cards.get(cve_id);
           if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
-          decided.push({ cve_id, v: verdict({ ...asset }, matched), card });
+          decided.push({ cve_id, v: verdict(asset, matched), card });
           for (const m of matched) {
             const k = `${m.row.vendor_slug}\u0000${m.row.product_key}`;
             const prev = products.get(k);
@@ -316,7 +328,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     for (const d of decided) counts[d.v.status]++;
     const ordered = [...decided].sort(comparator('priority'));
     const rank = new Map(ordered.map((d, i) => [d.cve_id, i + 1]));
-    const list = [...decided].sort(comparator(o.sort)).filter((d) =>
+    const list = (o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort))).filter((d) =>
       (o.include_not_affected || d.v.status !== 'not_affected')
       && (!o.affected_only || d.v.status === 'affected')
       && (!o.known_exploited_only || d.card.kev_flagged)
@@ -369,7 +381,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     async correlate(input: CorrelateInput): Promise<{ assets: AssetResult[]; rejected: RejectedAsset[]; stored: boolean }> {
       const { accepted, rejected } = await prepare(input);
       return run(input.principal, accepted.length, async () => {
-        const { perAsset } = await decide(accepted, cveCards);
+        const { perAsset } = await decide(accepted);
         const assets = perAsset.map((a) => view(a.asset, a.decided, a.products, input.options));
         if (input.environmentId !== null) {
           // Stored: the asset and its full result (every CVE, unfiltered). One statement: a later call for the same
@@ -395,15 +407,25 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     async check(input: CorrelateInput): Promise<{ assets: AssetCheck[]; rejected: RejectedAsset[] }> {
       const { accepted, rejected } = await prepare({ ...input, environmentId: null });
       return run(input.principal, accepted.length, async () => {
-        // Only what the counts need (severity, KEV): no card fields read from the CVE documents.
-        const { perAsset } = await decide(accepted, cveFlags);
+        // Only what the counts need: each CVE's status (verdictStatus: no sentences, no deciding range), severity
+        // and KEV flag (no card fields read from the CVE documents).
+        const { matchedPer, ids } = await matchAll(accepted);
+        const flags = await cache.flags(ids);
         return {
           rejected,
-          assets: perAsset.map(({ asset, decided }) => {
+          assets: accepted.map((asset, i) => {
             const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
-            for (const d of decided) counts[d.v.status]++;
-            const open = decided.filter((d) => d.v.status !== 'not_affected');
-            return { asset_id: asset.asset_id, matched: decided.length > 0, counts, severity: severityCounts(open), known_exploited: open.some((d) => d.card.kev_flagged) };
+            const open: CveFlags[] = [];
+            let matched = false;
+            for (const [cve_id, rows] of matchedPer[i]) {
+              const f = flags.get(cve_id);
+              if (!f) continue; // ranges of a CVE not in the corpus
+              matched = true;
+              const status = verdictStatus(asset, rows);
+              counts[status]++;
+              if (status !== 'not_affected') open.push(f);
+            }
+            return { asset_id: asset.asset_id, matched, counts, severity: severityCounts(open), known_exploited: open.some((f) => f.kev_flagged) };
           }),
         };
       });
@@ -418,6 +440,8 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
 
     assertAllowed,
     charge,
+    /** What the correlation cache holds (tests, operators). */
+    cacheStats: () => cache.stats(),
     refund,
   };
 }

@@ -87,7 +87,10 @@ export function buildServices(deps: ServiceDeps): Services {
     webhooks,
     mailer,
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps, warn: deps.warn }),
-    assets: createAssetCorrelation({ db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps }),
+    assets: createAssetCorrelation({
+      db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps,
+      corpus: { generation: () => cves.corpusGeneration() },
+    }),
     watchlists: createWatchlistService(deps.store.db),
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
     changes: createChangeService(deps.store.db),

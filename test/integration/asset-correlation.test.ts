@@ -6,6 +6,9 @@ import { sql } from 'kysely';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../helpers/ingest.ts';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { CorrelateResponse } from '../../src/http/routes/v1/asset-schemas.ts';
 
 let t: TestApp;
 let pro: Awaited<ReturnType<typeof seedOrg>>;
@@ -53,6 +56,28 @@ describe('correlate-cves on real records', () => {
     assert.equal(typeof c.bcs_score, 'number');
     assert.ok(a.matched_products.some((p: { product: string }) => p.product === DRIVE));
     assert.equal(a.counts.affected, a.cves.filter((x: { status: string }) => x.status === 'affected').length);
+  });
+
+  test('the bytes sent (JSON.stringify, decision 38) are exactly the documented CorrelateResponse, every option on', async () => {
+    const ajv = new Ajv.default({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const valid = ajv.compile(CorrelateResponse);
+    const assets = [
+      { asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.2' },
+      { asset_id: 'drive-2', vendor: 'Siemens', product: DRIVE },
+      { asset_id: 'abb-1', vendor: 'ABB Ltd', product: 'Symphony Plus S+ Operations', version: '3.3', cpe: 'cpe:2.3:a:abb:symphony_plus_s\\+_operations:3.3:*:*:*:*:*:*:*' },
+      { asset_id: 'none-1', vendor: 'Acme', product: 'Nothing' },
+      { asset_id: '', vendor: 'Siemens', product: DRIVE },
+    ];
+    for (const options of [{}, { include_not_affected: true, sort: 'newest', cve_page: 1, cve_page_size: 2 }]) {
+      const r = await correlate({ assets, options });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.match(String(r.headers['content-type']), /^application\/json/);
+      const body = JSON.parse(r.body);
+      assert.ok(valid(body), JSON.stringify(valid.errors?.slice(0, 3)));
+      assert.ok(body.data.assets.some((a: { cves: unknown[] }) => a.cves.length > 0));
+      assert.equal(body.data.rejected.length, 1);
+    }
   });
 
   test('at the fix boundary: not affected, listed only with include_not_affected', async () => {

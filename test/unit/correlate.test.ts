@@ -70,3 +70,46 @@ test('free text range: needs_review "version range not machine-readable"', () =>
   assert.equal(v.status, 'needs_review');
   assert.match(v.reason, /version range not machine-readable: "< 3.3 SP1 3.x"/);
 });
+
+// The one-pass verdict and the status-only verdictStatus against the rule written as a sort (the form verdict had
+// before the one-pass rewrite): every field of the verdict, on generated range sets of several sources, statuses,
+// bounds, texts and changes, for assets with and without a version.
+test('property: verdict equals the sorted-rule oracle; verdictStatus equals its status', async () => {
+  const fc = (await import('fast-check')).default;
+  const { rangeAnswer, verdictStatus, describe: describeRange, sourceLabel } = await import('../../src/domain/correlate.ts');
+  const CONF = { exact: 0, normalised: 1, family: 2 } as const;
+  const SRC = { cve5: 0, csaf: 1, nvd: 2 } as const;
+  type RV = ReturnType<typeof rangeAnswer>;
+  const better = (a: RV, b: RV) => CONF[a.match.confidence] - CONF[b.match.confidence] || SRC[a.row.source] - SRC[b.row.source] || a.row.ord - b.row.ord;
+  const at = (d: RV) => `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
+  function oracle(asset: Asset, matched: Parameters<typeof verdict>[1]) {
+    const all = matched.map((m) => rangeAnswer(asset, m.row, m.match)).sort(better);
+    const affected = all.filter((x) => x.answer === 'in' && x.status === 'affected');
+    const unaffected = all.filter((x) => x.answer === 'in' && x.status === 'unaffected');
+    const review = all.filter((x) => x.answer === 'review');
+    const fixedOf = (d: RV) => d.row.range.fixedIn ?? all.find((x) => x.row.range.fixedIn && x.row.range.status === 'affected')?.row.range.fixedIn ?? null;
+    if (affected.length && unaffected.length) return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states ${describeRange(affected[0].row.range)} affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`, d: affected[0], fixed: fixedOf(affected[0]) };
+    if (affected.length) return { status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: fixedOf(affected[0]) };
+    if (review.length) return { status: 'needs_review', reason: review[0].note ?? 'cannot be decided with certainty', d: review[0], fixed: fixedOf(review[0]) };
+    const d = unaffected[0] ?? all[0];
+    return { status: 'not_affected', reason: unaffected.length ? `${at(d)} states ${describeRange(d.row.range)} not affected` : `version ${asset.version} is outside every stated range (closest: ${describeRange(d.row.range)}, ${at(d)})`, d, fixed: fixedOf(d) };
+  }
+  const ver = fc.constantFrom('1.0', '2.0', '2.9.2', 'V2.9.2', '3.0', '3.1-beta', '10.0', '4.0 SP1');
+  const bound = fc.option(fc.record({ version: ver, inclusive: fc.boolean() }), { nil: null });
+  const range = fc.record({
+    source: fc.constantFrom('nvd', 'cve5', 'csaf'), status: fc.constantFrom('affected', 'affected', 'unaffected', 'unaffected', 'unknown'),
+    version: fc.option(ver, { nil: null }), start: bound, end: bound, text: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('all versions before V3', 'prior to 2.0') }),
+    fixedIn: fc.option(ver, { nil: null }), cpe: fc.constantFrom(base.cpe, null),
+    changes: fc.array(fc.record({ at: ver, status: fc.constantFrom('affected', 'unaffected') }), { maxLength: 2 }),
+  }, { noNullPrototype: true }).map((r) => ({ ...base, ...r }) as AffectedRange);
+  fc.assert(fc.property(fc.array(range, { minLength: 1, maxLength: 6 }), fc.option(ver, { nil: null }), fc.constantFrom('', 'ICSA-24-001-01'), (ranges, version, key) => {
+    const asset = abb(version);
+    const rows = rangeRows([{ source: 'mixed', source_key: key, ranges }]);
+    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    if (!matched.length) return;
+    const v = verdict(asset, matched);
+    const o = oracle(asset, matched);
+    assert.deepEqual([v.status, v.reason, v.deciding.row.ord, v.deciding.answer, v.deciding.note, v.fixed_version, v.match], [o.status, o.reason, o.d.row.ord, o.d.answer, o.d.note, o.fixed, [...matched].map((m) => rangeAnswer(asset, m.row, m.match)).sort(better)[0].match]);
+    assert.equal(verdictStatus(asset, matched), v.status);
+  }), { numRuns: 400 });
+});

@@ -1,4 +1,4 @@
-// v1 asset correlation (spec §4.7, §5.8, §7, §8; issue 11; docs/correlation.md §5–6):
+// v1 asset correlation (spec §4.7, §5.8, §7, §8; issue 11; docs/correlation.md §5–7):
 //   POST /api/v1/assets/correlate-cves          nameplate assets → CVEs per asset (partner and trial keys too)
 //   POST /api/v1/assets/correlate-cves/check    same input, per asset only counts (cheap)
 //   POST /api/v1/assets/check-windows           v2 host records → per host counts, end of life, top fix actions
@@ -107,7 +107,7 @@ const assets: FastifyPluginAsync = async (app) => {
     },
     attachValidation: true,
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
     await limits(req, items.length, true);
     const environmentId = environmentOf(req, rest.environment_id);
@@ -116,6 +116,11 @@ const assets: FastifyPluginAsync = async (app) => {
     const counts = { affected: 0, not_affected: 0, needs_review: 0 };
     for (const a of r.assets) for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
     const { sort, ...filters } = options;
+    // JSON.stringify, not the schema's compiled serializer: a 200-asset answer can list tens of thousands of CVEs
+    // (18 MB in bench/correlate.ts), where the native serializer takes less than half the time (decision 38). The
+    // objects are built field by field by the service (nothing else to drop); a test validates the bytes against
+    // CorrelateResponse with Ajv, and OpenAPI documents it from the same schema.
+    reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
     return ok(req, { assets: r.assets, rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored }, { took_ms: tookMs(req), sort, filters });
   });
 
