@@ -3,13 +3,20 @@
 //   baseline: a bulk load of CWE, CAPEC and every CISA ICS CSAF advisory (about 7k CVEs) into a template database;
 //   measured: incremental imports into copies of it, with recording on and off (PipelineOptions.recordChanges):
 //     (a) the full KEV catalog and the full EPSS file (360k score rows; the documents of the corpus's CVEs change),
-//     (b) the CSAF advisories again (every CVE re-enriched, nothing changes).
+//     (b) the CSAF advisories again (every CVE re-enriched, nothing changes),
+//     (c) `nvd`, with BENCH_TEMPLATE_DB only: the next "release" of three pages of the generated NVD corpus
+//         (bench/out/corpus, 6,000 records, the NVD API page format unchanged): every second record rescored
+//         (CVSS base score +1.5, its severity band recomputed) and every third given a new patch reference, both
+//         with a later lastModified; a day of NVD modifications into the full corpus.
 // Usage: node --import tsx bench/change-history.ts [rounds=3] [only=kev|csaf]   (PostgreSQL at 127.0.0.1:5432; needs /work/shared/data)
 //        BENCH_TEMPLATE_DB=vi_bench … to run on copies of the full imported corpus
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { importPaths } from '../src/ingest/pipeline.ts';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const DATA = process.env.VULNINTEL_BENCH_DATA ?? '/work/shared/data';
 const ADMIN = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -61,8 +68,35 @@ async function run(label: string, files: string[], record: boolean, i: number) {
   return { label, record, ms, written: s.documents_written, changes: Number(n.rows[0].n) };
 }
 
+/** Three generated NVD pages, changed as a later release would change them (see the header, workload c). */
+function nvdDelta(): string[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vi-nvd-delta-'));
+  const band = (s: number) => (s >= 9 ? 'CRITICAL' : s >= 7 ? 'HIGH' : s >= 4 ? 'MEDIUM' : s > 0 ? 'LOW' : 'NONE');
+  return ['0001', '0002', '0003'].map((n) => {
+    const page = JSON.parse(readFileSync(`bench/out/corpus/nvd-page-${n}.json`, 'utf8'));
+    page.vulnerabilities.forEach(({ cve }: { cve: Record<string, any> }, i: number) => {
+      let changed = false;
+      for (const m of cve.metrics?.cvssMetricV31 ?? []) {
+        if (i % 2) continue;
+        m.cvssData.baseScore = Math.min(10, Math.round((m.cvssData.baseScore + 1.5) * 10) / 10);
+        m.cvssData.baseSeverity = band(m.cvssData.baseScore);
+        changed = true;
+      }
+      if (i % 3 === 0) {
+        (cve.references ??= []).push({ url: `https://vendor.example/security/${cve.id}-fix`, source: 'cna@example.org', tags: ['Patch', 'Vendor Advisory'] });
+        changed = true;
+      }
+      if (changed) cve.lastModified = '2026-11-26T00:00:00.000';
+    });
+    const f = path.join(dir, `nvd-page-${n}.json`);
+    writeFileSync(f, JSON.stringify(page));
+    return f;
+  });
+}
+
 await build();
-const workloads = [['kev', 'KEV + EPSS (full files)', kevEpss], ['csaf', 'CSAF again (no change)', csaf]] as const;
+const workloads: (readonly [string, string, readonly string[]])[] = [['kev', 'KEV + EPSS (full files)', kevEpss], ['csaf', 'CSAF again (no change)', csaf]];
+if (GIVEN) workloads.push(['nvd', 'NVD next release, 6,000 records of 367k', nvdDelta()]);
 for (const [key, label, files] of workloads) {
   if (only && only !== key) continue;
   const on: number[] = [];
