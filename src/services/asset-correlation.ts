@@ -132,6 +132,17 @@ const num = (x: number | null) => x ?? -1;
 
 interface Decided<C extends CveFlags = CveCard> { cve_id: string; v: CveVerdict; card: C }
 
+/** What matchRow reads of a row (its names and keys), as one string; made once per cached row object. */
+const NAME_KEYS = new WeakMap<StoredRange, string>();
+function nameKey(row: StoredRange): string {
+  let k = NAME_KEYS.get(row);
+  if (k === undefined) {
+    const r = row.range;
+    NAME_KEYS.set(row, (k = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}\u0000${row.vendor_slug}\u0000${row.product_key}`));
+  }
+  return k;
+}
+
 /** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
 function comparator(sort: Sort): (a: Decided, b: Decided) => number {
   const exploit = (d: Decided) => (d.card.has_public_exploit || d.card.poc_available ? 1 : 0);
@@ -284,14 +295,13 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       // matched once per asset.
       const memo = new Map<string, ProductMatch | null>();
       for (const row of candidates(i)) {
-        const r = row.range;
-        const mk = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}\u0000${row.vendor_slug}\u0000${row.product_key}`;
+        const mk = nameKey(row);
         let m = memo.get(mk);
         if (m === undefined) memo.set(mk, (m = matchRow(asset, row)));
         if (!m) continue;
-        const list = byCve.get(row.cve_id) ?? [];
-        list.push({ row, match: m });
-        byCve.set(row.cve_id, list);
+        const list = byCve.get(row.cve_id);
+        if (list) list.push({ row, match: m });
+        else byCve.set(row.cve_id, [{ row, match: m }]);
       }
       return byCve;
     });
@@ -306,19 +316,26 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     return {
       perAsset: accepted.map((asset, i) => {
         const decided: Decided[] = [];
-        const products = new Map<string, MatchedProduct>();
+        const products = new Map<string, Map<string, { vendor: string; product: string; match: ProductMatch }>>();
         for (const [cve_id, matched] of matchedPer[i]) {
           const card = cards.get(cve_id);
           if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
           decided.push({ cve_id, v: verdict(asset, matched), card });
           for (const m of matched) {
-            const k = `${m.row.vendor_slug}\u0000${m.row.product_key}`;
-            const prev = products.get(k);
-            const best = prev ? strongerMatch({ confidence: prev.confidence, basis: prev.basis }, m.match) : m.match;
-            products.set(k, { vendor: m.row.range.vendor, product: m.row.range.product, confidence: best.confidence, basis: best.basis });
+            // The last row of a key names the product; its match is the strongest seen for the key.
+            let byProduct = products.get(m.row.vendor_slug);
+            if (!byProduct) products.set(m.row.vendor_slug, (byProduct = new Map()));
+            const prev = byProduct.get(m.row.product_key);
+            const best = prev ? strongerMatch(prev.match, m.match) : m.match;
+            if (prev && prev.match === best && prev.vendor === m.row.range.vendor && prev.product === m.row.range.product) continue;
+            byProduct.set(m.row.product_key, { vendor: m.row.range.vendor, product: m.row.range.product, match: best });
           }
         }
-        return { asset, decided, products: [...products.values()].sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1)) };
+        const list: MatchedProduct[] = [];
+        for (const byProduct of products.values()) {
+          for (const p of byProduct.values()) list.push({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis });
+        }
+        return { asset, decided, products: list.sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1)) };
       }),
     };
   }
@@ -327,8 +344,10 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
     for (const d of decided) counts[d.v.status]++;
     const ordered = [...decided].sort(comparator('priority'));
-    const rank = new Map(ordered.map((d, i) => [d.cve_id, i + 1]));
-    const list = (o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort))).filter((d) =>
+    const rank = new Map<string, number>();
+    for (let i = 0; i < ordered.length; i++) rank.set(ordered[i].cve_id, i + 1);
+    const sorted = o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort));
+    const list = o.include_not_affected && !o.affected_only && !o.known_exploited_only && !o.fix_available_only ? sorted : sorted.filter((d) =>
       (o.include_not_affected || d.v.status !== 'not_affected')
       && (!o.affected_only || d.v.status === 'affected')
       && (!o.known_exploited_only || d.card.kev_flagged)
