@@ -77,6 +77,9 @@ export const alertRunJob: JobDefinition = {
   // still ends before the next slot.
   policy: { retryLimit: 1, retryDelaySeconds: 60, expireInSeconds: 600, singleFlight: true },
   schedule: () => ALERT_RUN_CRON,
+  async warm(ctx) {
+    if (await alertServiceFor(ctx.store.db, ctx.config).warm()) ctx.log.info('alert run: Windows index loaded');
+  },
   async run(ctx) {
     const svc = alertServiceFor(ctx.store.db, ctx.config);
     const r = await svc.run('schedule');

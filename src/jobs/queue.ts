@@ -39,6 +39,11 @@ export interface JobDefinition<T extends object = object> {
   /** Cron expression (UTC) when this job runs on a schedule under `config`; null = not scheduled. */
   schedule(config: Readonly<Config>): string | null;
   run(ctx: JobContext, data: T, job: { id: string; retryCount: number }): Promise<void>;
+  /**
+   * Called once when this process starts working the job, not awaited: loads what the job keeps in memory (the
+   * alert run's Windows index) before its first run. A failure is logged; the run then loads it itself.
+   */
+  warm?(ctx: JobContext): Promise<void>;
 }
 
 export interface JobQueueOptions {
@@ -127,6 +132,10 @@ export async function startJobQueue(o: JobQueueOptions): Promise<JobQueue> {
         });
       }
       o.log.info({ jobs: o.jobs.map((j) => j.name), scheduled: o.jobs.filter((j) => j.schedule(o.config)).map((j) => `${j.name} ${j.schedule(o.config)}`) }, 'job workers started');
+      for (const j of o.jobs) {
+        j.warm?.({ config: o.config, store: o.store, log: o.log })
+          .catch((e: unknown) => o.log.warn({ job: j.name, err: e instanceof Error ? e.message : String(e) }, 'job warm-up failed'));
+      }
     }
   } catch (e) {
     await boss.stop({ graceful: false, close: false }).catch(() => {});

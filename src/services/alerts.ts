@@ -12,7 +12,7 @@ import { assetHits, buildAssetIndex, type AssetHit, type AssetIndex, type HostEv
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
 import { WindowsData } from '../windows-data.ts';
 import {
-  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
@@ -162,6 +162,22 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
   }
 
   return {
+    /**
+     * Loads the Windows engine's index ahead of the first run when environment hosts are stored (a worker calls
+     * this at start), so the first scheduled run does not pay the build. True when it loaded it.
+     */
+    async warm(): Promise<boolean> {
+      if (!(await hasEnvironmentHosts(db))) return false;
+      windows ??= new WindowsData(db);
+      await windows.index();
+      return true;
+    },
+
+    /** The Windows data the run evaluates hosts with (tests). */
+    get windowsData(): WindowsData | null {
+      return windows;
+    },
+
     /** One run now; 'busy' when another holds the lock. A run left unfinished is resumed over its own window. */
     async run(trigger: 'schedule' | 'cli'): Promise<AlertRunReport | 'busy'> {
       const r = await withAlertLock(db, async (conn) => {

@@ -324,7 +324,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
           for (const m of matched) {
             // The last row of a key names the product; its match is the strongest seen for the key.
             let byProduct = products.get(m.row.vendor_slug);
-            if (!byProduct) products.set(m.row.vendor_slug, (byProduct = new Map()));
+            if (!byProduct) products.set(m.row.vendor_slug, (byProduct = new Map<string, { vendor: string; product: string; match: ProductMatch }>()));
             const prev = byProduct.get(m.row.product_key);
             const best = prev ? strongerMatch(prev.match, m.match) : m.match;
             if (prev && prev.match === best && prev.vendor === m.row.range.vendor && prev.product === m.row.range.product) continue;

@@ -283,6 +283,13 @@ export async function environmentAssets(db: Conn): Promise<{ assets: EnvAsset[];
   };
 }
 
+/** Whether an active organization has a Windows host stored in an environment (the run would evaluate it). */
+export async function hasEnvironmentHosts(db: Conn): Promise<boolean> {
+  const r = await sql<{ x: boolean }>`SELECT EXISTS (SELECT 1 FROM windows_host_results w JOIN organizations o ON o.id = w.org_id AND o.status = 'active'
+    WHERE w.environment_id IS NOT NULL) AS x`.execute(db);
+  return r.rows[0].x;
+}
+
 /** The stored ranges of the given CVEs, and those of them in Microsoft's data (msrc_fixes). */
 export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: string[] }> {
   const [r, m] = await Promise.all([

@@ -5,6 +5,7 @@
 // matched by a watch entry and an asset is one alert naming both.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
@@ -131,4 +132,31 @@ test('a Windows host is matched by the engine verdict on its build; the patched 
   assert.notEqual(w.sage_priority, 'IGNORE');
   // B has no Windows host: no alert.
   assert.equal((await alertsOf(b.auth)).has('CVE-2024-38063'), false);
+});
+
+test('warm(): with environment hosts stored, the Windows index is loaded before the first run, which reuses it', async () => {
+  const svc = createAlertService(t.store.db, { publicUrl: t.config.publicUrl, now: () => new Date('2026-07-10T12:30:00Z') });
+  assert.equal(svc.windowsData, null);
+  assert.equal(await svc.warm(), true);
+  const data = svc.windowsData!;
+  assert.equal(data.loads.builds, 1);
+  // A change to a Windows CVE: the run evaluates the host with the index already built.
+  await sql`INSERT INTO cve_changes (seq, cve_id, kind, before, after) VALUES (nextval('cve_changes_seq'), 'CVE-2024-38063', 'epss_threshold',
+    '{"epss_percentile": null, "band": null}'::jsonb, '{"epss_percentile": 0.95, "band": 4}'::jsonb)`.execute(t.store.db);
+  const r = (await svc.run('cli')) as AlertRunReport;
+  assert.equal(r.cves, 1);
+  assert.equal(data.loads.builds, 1, 'the run did not build the index again');
+  const alerts = await sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE run_id = ${r.run_id} AND org_id = ${a.orgId} AND cve_id = 'CVE-2024-38063'`.execute(t.store.db);
+  assert.equal(alerts.rows[0].n, 1, 'the host below the fix is alerted in the warmed run');
+});
+
+test('warm(): without environment hosts nothing is loaded', async () => {
+  await sql`UPDATE organizations SET status = 'deactivated' WHERE id = ${a.orgId}`.execute(t.store.db);
+  try {
+    const svc = createAlertService(t.store.db, { publicUrl: t.config.publicUrl, now: () => new Date() });
+    assert.equal(await svc.warm(), false);
+    assert.equal(svc.windowsData, null);
+  } finally {
+    await sql`UPDATE organizations SET status = 'active' WHERE id = ${a.orgId}`.execute(t.store.db);
+  }
 });

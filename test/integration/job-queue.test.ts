@@ -139,3 +139,28 @@ test('a worker killed mid-job: the job with a retry left runs again elsewhere; t
   await b.stop();
   assert.deepEqual(b.lines.filter((l) => l.startsWith('run ')), [`run test-retried ${retried} 1`], 'the job without a retry never ran again');
 });
+
+test('warm(): each job\'s hook is called once when a process starts working it; a failing warm-up is logged and the queue runs on', async () => {
+  const calls: string[] = [];
+  const logged: string[] = [];
+  const policy = { retryLimit: 0, retryDelaySeconds: 1, expireInSeconds: 60, singleFlight: true };
+  const q = await startJobQueue({
+    config: loadConfig({ DATABASE_URL: db.url }), store: db.store, workers: true, timings: FAST_TIMINGS,
+    log: pino({ level: 'warn' }, { write: (l: string) => { logged.push(l); } }),
+    jobs: [
+      { name: 'warm-ok', summary: 'warms', policy, schedule: () => null, run: async () => {}, warm: async () => { calls.push('warm-ok'); } },
+      { name: 'warm-bad', summary: 'fails to warm', policy, schedule: () => null, run: async () => { calls.push('ran'); }, warm: async () => { throw new Error('index unavailable'); } },
+    ],
+  });
+  try {
+    await until(async () => (logged.some((l) => l.includes('job warm-up failed')) ? true : null));
+    assert.deepEqual(calls, ['warm-ok']);
+    const line = JSON.parse(logged.find((l) => l.includes('job warm-up failed'))!);
+    assert.deepEqual([line.job, line.err], ['warm-bad', 'index unavailable']);
+    // The job whose warm-up failed still runs.
+    await q.send('warm-bad');
+    await until(async () => (calls.includes('ran') ? true : null));
+  } finally {
+    await q.stop(1000);
+  }
+});
