@@ -82,92 +82,143 @@ export function describe(r: AffectedRange): string {
   return bits.length ? bits.join(', ') : 'all versions';
 }
 
-function answerOf(row: RangeRow, match: ProductMatch, notes: boolean, answer: RangeVerdict['answer'], note: (() => string) | null, status: RangeStatus = row.range.status): RangeVerdict {
-  return { row, match, answer, status, note: notes && note ? note() : null };
+/**
+ * A range's answer for the asset as a code (no allocation: correlation asks it tens of thousands of times per
+ * call). `in` codes carry the status the range states for the version (changes[] applied); review codes say why.
+ */
+const OUT = 1;
+const IN_AFFECTED = 2;
+const IN_UNAFFECTED = 3;
+const IN_UNKNOWN = 4;
+const REVIEW_STATUS_UNKNOWN = 10;
+const REVIEW_TEXT = 11;
+const REVIEW_NO_VERSION = 12;
+const REVIEW_UNORDERABLE = 13;
+const REVIEW_CHANGE = 14;
+const REVIEW_RUNNING_ON = 15;
+const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
+
+/** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
+function statusAt(asset: Asset, r: AffectedRange): RangeStatus | null {
+  let status: RangeStatus = r.status;
+  if (asset.version && r.changes.length) {
+    // CVE 5 changes[]: from version `at` on, the status becomes `status`.
+    for (const ch of r.changes) {
+      const c = compareVersions(asset.version, ch.at);
+      if (c === 'needs_review') return null;
+      if (c >= 0) status = ch.status;
+    }
+  }
+  return status;
 }
 
-/**
- * The range's own answer for the asset's version. `notes: false` leaves `note` null (the status-only path of
- * verdictStatus: the sentences are never read there).
- */
-export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, notes = true): RangeVerdict {
-  const r = row.range;
-  if (r.status === 'unknown') return answerOf(row, match, notes, 'review', () => `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`);
-  if (r.text) return answerOf(row, match, notes, 'review', () => `version range not machine-readable: "${r.text}"`);
+function rangeOutcome(asset: Asset, r: AffectedRange): number {
+  if (r.status === 'unknown') return REVIEW_STATUS_UNKNOWN;
+  if (r.text) return REVIEW_TEXT;
   const everyVersion = !r.version && !r.start && !r.end && r.changes.length === 0;
   let answer: RangeAnswer;
   if (everyVersion) answer = 'in';
-  else if (!asset.version) return answerOf(row, match, notes, 'review', () => `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`);
+  else if (!asset.version) return REVIEW_NO_VERSION;
   else if (r.version) {
     const c = compareVersions(asset.version, r.version);
     answer = c === 'needs_review' ? 'needs_review' : c === 0 ? 'in' : 'out';
   } else answer = inRange(asset.version, r.start, r.end);
-  if (answer === 'needs_review') return answerOf(row, match, notes, 'review', () => `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`);
-  let status: RangeStatus = r.status;
-  if (answer === 'in' && asset.version && r.changes.length) {
-    // CVE 5 changes[]: from version `at` on, the status becomes `status`.
-    for (const ch of r.changes) {
-      const c = compareVersions(asset.version, ch.at);
-      if (c === 'needs_review') return answerOf(row, match, notes, 'review', () => `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`);
-      if (c >= 0) status = ch.status;
-    }
+  if (answer === 'needs_review') return REVIEW_UNORDERABLE;
+  let status: RangeStatus | null = r.status;
+  if (answer === 'in') {
+    status = statusAt(asset, r);
+    if (status === null) return REVIEW_CHANGE;
   }
-  if (answer === 'out') return answerOf(row, match, notes, 'out', null);
+  if (answer === 'out') return OUT;
   if (r.runningOn && r.runningOn.length) {
     const on = r.runningOn.some((p) => {
       const c = parseCpe(p);
       return c !== null && matchProduct(asset, { vendor: c.vendor, product: c.product, cpe: p }) !== null;
     });
-    if (!on) return answerOf(row, match, notes, 'review', () => `affected only when running on ${r.runningOn!.join(' or ')}; the asset does not name that platform`, status);
+    if (!on) return REVIEW_RUNNING_ON;
   }
-  return answerOf(row, match, notes, 'in', null, status);
+  return IN_CODE[status];
+}
+
+/** The sentence of a review code. */
+function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
+  switch (code) {
+    case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
+    case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
+    case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
+    case REVIEW_UNORDERABLE: return `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`;
+    case REVIEW_CHANGE: {
+      const ch = r.changes.find((x) => compareVersions(asset.version!, x.at) === 'needs_review')!;
+      return `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`;
+    }
+    default: return `affected only when running on ${(r.runningOn ?? []).join(' or ')}; the asset does not name that platform`;
+  }
+}
+
+/**
+ * The range's own answer for the asset's version. `notes: false` leaves `note` null (the sentences are made only
+ * where they are read).
+ */
+export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, notes = true): RangeVerdict {
+  const r = row.range;
+  const code = rangeOutcome(asset, r);
+  if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
+  if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
+  const status = code === REVIEW_RUNNING_ON ? statusAt(asset, r) ?? r.status : r.status;
+  return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
 }
 
 const CONF_RANK = { exact: 0, normalised: 1, family: 2 } as const;
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
-const better = (a: RangeVerdict, b: RangeVerdict) => CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] || SRC_RANK[a.row.source] - SRC_RANK[b.row.source] || a.row.ord - b.row.ord;
+/** Whether a ranks before b: stronger match, then source (CVE record, CISA advisory, NVD), then the row's order. */
+function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMatch; row: RangeRow }): boolean {
+  return (CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] || SRC_RANK[a.row.source] - SRC_RANK[b.row.source] || a.row.ord - b.row.ord) < 0;
+}
 
 /** Where a range comes from, as the reasons name it ("CISA advisory ICSA-24-289-02"). */
-function at(d: RangeVerdict): string {
+function at(d: { row: RangeRow }): string {
   return `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
 }
 
 /** The verdict for one CVE from the ranges whose product matched the asset (at least one). */
 export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMatch }[]): CveVerdict {
-  // One pass, no sort: the first of each kind in `better` order (rows of one CVE never tie: `ord` differs). The
-  // first overall has the strongest match (`better` orders by match confidence first).
-  let first: RangeVerdict | null = null;
-  let affected: RangeVerdict | null = null;
-  let unaffected: RangeVerdict | null = null;
-  let review: RangeVerdict | null = null;
-  let fixedSource: RangeVerdict | null = null;
+  // One pass, no sort, one code per row (no object): the first of each kind in `before` order (rows of one CVE never
+  // tie: `ord` differs). The first overall has the strongest match (`before` orders by match confidence first).
+  type M = { row: RangeRow; match: ProductMatch };
+  let firstM: M | null = null;
+  let affectedM: M | null = null;
+  let unaffectedM: M | null = null;
+  let reviewM: M | null = null;
+  let fixedM: M | null = null;
   for (const m of matched) {
-    const x = rangeAnswer(asset, m.row, m.match, false);
-    if (!first || better(x, first) < 0) first = x;
-    if (x.answer === 'review') { if (!review || better(x, review) < 0) review = x; }
-    else if (x.answer === 'in' && x.status === 'affected') { if (!affected || better(x, affected) < 0) affected = x; }
-    else if (x.answer === 'in' && x.status === 'unaffected') { if (!unaffected || better(x, unaffected) < 0) unaffected = x; }
-    if (x.row.range.fixedIn && x.row.range.status === 'affected' && (!fixedSource || better(x, fixedSource) < 0)) fixedSource = x;
+    const code = rangeOutcome(asset, m.row.range);
+    if (!firstM || before(m, firstM)) firstM = m;
+    if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) reviewM = m; }
+    else if (code === IN_AFFECTED) { if (!affectedM || before(m, affectedM)) affectedM = m; }
+    else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
+    if (m.row.range.fixedIn && m.row.range.status === 'affected' && (!fixedM || before(m, fixedM))) fixedM = m;
   }
-  if (!first) throw new Error('verdict needs at least one matched range');
-  const match = first.match;
-  const fixedOf = (d: RangeVerdict) => d.row.range.fixedIn ?? fixedSource?.row.range.fixedIn ?? null;
-  if (affected && unaffected) {
-    const d = affected;
-    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(unaffected)} states ${describe(unaffected.row.range)} not affected`, deciding: d, match, fixed_version: fixedOf(d) };
+  if (!firstM) throw new Error('verdict needs at least one matched range');
+  // Only the rows that decide become RangeVerdicts (the review one with its sentence).
+  const rv = (m: M) => rangeAnswer(asset, m.row, m.match);
+  const match = firstM.match;
+  const fixedOf = (d: RangeVerdict) => d.row.range.fixedIn ?? fixedM?.row.range.fixedIn ?? null;
+  if (affectedM && unaffectedM) {
+    const d = rv(affectedM);
+    const u = unaffectedM;
+    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: fixedOf(d) };
   }
-  if (affected) {
-    const d = affected;
+  if (affectedM) {
+    const d = rv(affectedM);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
     return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: fixedOf(d) };
   }
-  if (review) {
-    // Its sentence, made only for the range that decides.
-    const d = rangeAnswer(asset, review.row, review.match);
+  if (reviewM) {
+    const d = rv(reviewM);
     return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: fixedOf(d) };
   }
-  const d = unaffected ?? first;
-  const reason = unaffected
+  const d = rv(unaffectedM ?? firstM);
+  const reason = unaffectedM
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;
   return { status: 'not_affected', reason, deciding: d, match, fixed_version: fixedOf(d) };
@@ -183,10 +234,10 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let unaffected = false;
   let review = false;
   for (const m of matched) {
-    const x = rangeAnswer(asset, m.row, m.match, false);
-    if (x.answer === 'review') review = true;
-    else if (x.answer === 'in' && x.status === 'affected') affected = true;
-    else if (x.answer === 'in' && x.status === 'unaffected') unaffected = true;
+    const code = rangeOutcome(asset, m.row.range);
+    if (code >= REVIEW_STATUS_UNKNOWN) review = true;
+    else if (code === IN_AFFECTED) affected = true;
+    else if (code === IN_UNAFFECTED) unaffected = true;
   }
   if (affected) return unaffected ? 'needs_review' : 'affected';
   return review ? 'needs_review' : 'not_affected';
