@@ -199,29 +199,30 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     if (m.row.range.fixedIn && m.row.range.status === 'affected' && (!fixedM || before(m, fixedM))) fixedM = m;
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
-  // Only the rows that decide become RangeVerdicts (the review one with its sentence).
-  const rv = (m: M) => rangeAnswer(asset, m.row, m.match);
+  // Only the rows that decide become RangeVerdicts (the review one with its sentence). No closures here: this runs
+  // once per CVE and asset.
   const match = firstM.match;
-  const fixedOf = (d: RangeVerdict) => d.row.range.fixedIn ?? fixedM?.row.range.fixedIn ?? null;
+  const fixedAny = fixedM?.row.range.fixedIn ?? null;
   if (affectedM && unaffectedM) {
-    const d = rv(affectedM);
+    const d = rangeAnswer(asset, affectedM.row, affectedM.match);
     const u = unaffectedM;
-    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: fixedOf(d) };
+    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
   if (affectedM) {
-    const d = rv(affectedM);
+    const d = rangeAnswer(asset, affectedM.row, affectedM.match);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
-    return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: fixedOf(d) };
+    return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
   if (reviewM) {
-    const d = rv(reviewM);
-    return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: fixedOf(d) };
+    const d = rangeAnswer(asset, reviewM.row, reviewM.match);
+    return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
-  const d = rv(unaffectedM ?? firstM);
+  const dm = unaffectedM ?? firstM;
+  const d = rangeAnswer(asset, dm.row, dm.match);
   const reason = unaffectedM
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;
-  return { status: 'not_affected', reason, deciding: d, match, fixed_version: fixedOf(d) };
+  return { status: 'not_affected', reason, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
 }
 
 /**

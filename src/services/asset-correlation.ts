@@ -130,7 +130,16 @@ export interface CorrelateInput {
 const STATUS_RANK: Record<CorrelationStatus, number> = { affected: 0, needs_review: 1, not_affected: 2 };
 const num = (x: number | null) => x ?? -1;
 
-interface Decided<C extends CveFlags = CveCard> { cve_id: string; v: CveVerdict; card: C }
+interface Decided<C extends CveFlags = CveCard> {
+  cve_id: string; v: CveVerdict; card: C;
+  /** The integer part of the priority order (status, known-exploited, exploit, a stated fix), smaller first. */
+  pk: number;
+}
+
+/** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
+function priorityKey(v: CveVerdict, card: CveCard): number {
+  return STATUS_RANK[v.status] * 8 + (card.kev_flagged ? 0 : 4) + (card.has_public_exploit || card.poc_available ? 0 : 2) + (v.fixed_version !== null ? 0 : 1);
+}
 
 /** What matchRow reads of a row (its names and keys), as one string; made once per cached row object. */
 const NAME_KEYS = new WeakMap<StoredRange, string>();
@@ -155,8 +164,8 @@ function comparator(sort: Sort): (a: Decided, b: Decided) => number {
     case 'newest':
       return (a, b) => (b.card.published_at?.getTime() ?? 0) - (a.card.published_at?.getTime() ?? 0) || tie(a, b);
     default:
-      return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || Number(b.card.kev_flagged) - Number(a.card.kev_flagged)
-        || exploit(b) - exploit(a) || Number(b.v.fixed_version !== null) - Number(a.v.fixed_version !== null)
+      // pk packs status, known-exploited, exploit and a stated fix (priorityKey), in that order.
+      return (a, b) => a.pk - b.pk
         || b.card.bcs_score - a.card.bcs_score || num(b.card.cvss_score) - num(a.card.cvss_score) || num(b.card.epss_score) - num(a.card.epss_score) || tie(a, b);
   }
 }
@@ -320,7 +329,8 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
         for (const [cve_id, matched] of matchedPer[i]) {
           const card = cards.get(cve_id);
           if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
-          decided.push({ cve_id, v: verdict(asset, matched), card });
+          const v = verdict(asset, matched);
+          decided.push({ cve_id, v, card, pk: priorityKey(v, card) });
           for (const m of matched) {
             // The last row of a key names the product; its match is the strongest seen for the key.
             let byProduct = products.get(m.row.vendor_slug);
