@@ -170,12 +170,18 @@ function comparator(sort: Sort): (a: Decided, b: Decided) => number {
   }
 }
 
+/** The deciding range as answers show it; one object per (cached) row, shared by every answer that cites it. */
+const DECIDING = new WeakMap<RangeRow, DecidingRange>();
 function deciding(row: RangeRow): DecidingRange {
+  let d = DECIDING.get(row);
+  if (d) return d;
   const r = row.range;
-  return {
+  d = {
     source: r.source, source_name: sourceLabel(r.source), source_key: row.source_key || null, vendor: r.vendor, product: r.product, cpe: r.cpe,
     status: r.status, version: r.version, start: r.start, end: r.end, text: r.text, running_on: r.runningOn,
   };
+  DECIDING.set(row, d);
+  return d;
 }
 
 function severityCounts(list: CveFlags[]): SeverityCounts {
@@ -291,11 +297,15 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     });
     const byKey = await cache.rangesFor(keysOf.flat());
     // Each asset is compared only with the rows its own keys found (not every row of the call).
+    // Product-key buckets are disjoint (a row has one vendor slug and product key); only a CPE bucket can repeat
+    // rows of a product-key bucket, so a Set is needed only when the asset's CPE found rows beside its keys.
     const candidates = (i: number): Iterable<StoredRange> => {
-      const ks = keysOf[i];
-      if (ks.length === 1) return byKey.get(ks[0]) ?? [];
+      const full = keysOf[i].filter((k) => (byKey.get(k)?.length ?? 0) > 0);
+      if (full.length === 0) return [];
+      if (full.length === 1) return byKey.get(full[0])!;
+      if (!full.some((k) => k.startsWith('c\u0000'))) return full.flatMap((k) => byKey.get(k)!);
       const found = new Set<StoredRange>();
-      for (const k of ks) for (const r of byKey.get(k) ?? []) found.add(r);
+      for (const k of full) for (const r of byKey.get(k)!) found.add(r);
       return found;
     };
     const matchedPer = accepted.map((asset, i) => {
