@@ -117,3 +117,16 @@ export class WindowsData {
     this.signalCache.invalidate();
   }
 }
+
+const SHARED = new WeakMap<Db, WindowsData>();
+
+/**
+ * The process's WindowsData for a database: the v2 routes (services/windows-correlation.ts) and the alert run
+ * (services/alerts.ts, also when the job workers run inside the server) share one index and one signal cache
+ * instead of building two. The first caller's clock and error handler are kept.
+ */
+export function windowsDataFor(db: Db, now?: () => number, onRefreshError?: (err: Error) => void): WindowsData {
+  let d = SHARED.get(db);
+  if (!d) SHARED.set(db, (d = new WindowsData(db, now, onRefreshError)));
+  return d;
+}

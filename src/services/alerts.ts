@@ -10,7 +10,7 @@ import { cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
 import { assetHits, buildAssetIndex, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
-import { WindowsData } from '../windows-data.ts';
+import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import {
   alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
@@ -41,8 +41,8 @@ export interface AlertRunOptions {
   /** Test hook: called after each committed chunk (a run that dies midway is simulated by throwing here). */
   afterChunk?: (n: number) => Promise<void> | void;
   /**
-   * The Windows engine's data (the app's, shared with the v2 routes, so its index is built once per MSRC data
-   * version); without it the service keeps its own.
+   * The Windows engine's data; default: the process's one for this database (windows-data.ts windowsDataFor,
+   * shared with the v2 routes), so the index is built once per MSRC data version.
    */
   windows?: WindowsData;
 }
@@ -64,7 +64,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     let run: Promise<EvaluationRun> | null = null;
     const today = opts.now().toISOString().slice(0, 10);
     const start = async () => {
-      windows ??= new WindowsData(db);
+      windows ??= windowsDataFor(db);
       return new EvaluationRun((await windows.index()).index, NO_SIGNALS, today);
     };
     return {
@@ -168,7 +168,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
      */
     async warm(): Promise<boolean> {
       if (!(await hasEnvironmentHosts(db))) return false;
-      windows ??= new WindowsData(db);
+      windows ??= windowsDataFor(db);
       await windows.index();
       return true;
     },

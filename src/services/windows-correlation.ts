@@ -14,7 +14,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
-import { WindowsData } from '../windows-data.ts';
+import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
 import { validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
 import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo, type ViewOptions } from '../domain/windows/view.ts';
@@ -121,7 +121,7 @@ export class WindowsCorrelation {
   readonly data: WindowsData;
 
   constructor(private readonly deps: WindowsCorrelationDeps) {
-    this.data = new WindowsData(deps.db, () => deps.clock.now().getTime(), deps.onCacheError);
+    this.data = windowsDataFor(deps.db, () => deps.clock.now().getTime(), deps.onCacheError);
   }
 
   private readonly storeQueues = new Map<string, Promise<unknown>>();

@@ -139,6 +139,8 @@ test('warm(): with environment hosts stored, the Windows index is loaded before 
   assert.equal(svc.windowsData, null);
   assert.equal(await svc.warm(), true);
   const data = svc.windowsData!;
+  // One WindowsData per database in a process: the v2 routes' (which built the index for the host's correlate call).
+  assert.equal(data, t.app.services.windows.data);
   assert.equal(data.loads.builds, 1);
   // A change to a Windows CVE: the run evaluates the host with the index already built.
   await sql`INSERT INTO cve_changes (seq, cve_id, kind, before, after) VALUES (nextval('cve_changes_seq'), 'CVE-2024-38063', 'epss_threshold',
