@@ -25,27 +25,24 @@ export function zipBuffer(entries: readonly ZipEntryInput[]): Buffer {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    // The fields both headers share, in the same order: flags (UTF-8 names), method, time, date, CRC, sizes, name length.
+    const shared = (b: Buffer, at: number) => {
+      b.writeUInt16LE(0x0800, at);
+      b.writeUInt16LE(method, at + 2);
+      b.writeUInt16LE(dosTime, at + 4);
+      b.writeUInt16LE(dosDate, at + 6);
+      b.writeUInt32LE(crc, at + 8);
+      b.writeUInt32LE(body.length, at + 12);
+      b.writeUInt32LE(data.length, at + 16);
+      b.writeUInt16LE(name.length, at + 20);
+    };
+    shared(local, 6);
     local.writeUInt16LE(0, 28);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    shared(central, 8);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, body);
     centrals.push(central, name);

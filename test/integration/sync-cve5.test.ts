@@ -6,7 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,9 +22,9 @@ import { pipelineSink } from '../../src/jobs/sync-sink.ts';
 import { getCursor } from '../../src/store/sync-state.ts';
 import type { Cve5Cursor } from '../../src/jobs/sync-cve5.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'cve5');
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const quiet = { info() {}, warn() {} };
 
 type Json = any;
@@ -395,19 +394,7 @@ test('sync --from DIR (importPaths): a baseline .zip.zip and a delta .zip are re
   }
 });
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli.ts'), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 test('vulnintel sync (CLI): --source cve5 reads VULNINTEL_FEED_URL_CVE5; --from DIR imports a downloaded delta zip', async () => {
   const db = await freshDb();

@@ -14,6 +14,7 @@ import { createEgress } from '../../src/lib/egress.ts';
 import { runSync, type SyncDeps } from '../../src/jobs/sync.ts';
 import { pipelineSink } from '../../src/jobs/sync-sink.ts';
 import { SYNC_LOCK_KEY } from '../../src/store/sync-state.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const quiet = { info() {}, warn() {} };
@@ -77,19 +78,7 @@ test('sync through the import pipeline: the corpus gets the feeds, a second run 
   }
 });
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli.ts'), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses without it, and a concurrent sync exits 75', async () => {
   const db = await freshDb();
