@@ -12,6 +12,7 @@
 //               asset typed less specifically than the source's product is not a match.
 // The vendor must resolve to the same canonical vendor on both sides.
 import { canonicalVendor } from './vendors.ts';
+import { memoTable } from './memo.ts';
 
 export type MatchConfidence = 'exact' | 'normalised' | 'family';
 
@@ -39,13 +40,12 @@ export function productKey(product: string, vendor: string | null = null): strin
   const k = `${vendor ?? ''}\u0000${product}`;
   let key = KEYS.get(k);
   if (key === undefined) {
-    if (KEYS.size >= 50_000) KEYS.clear();
     key = computeProductKey(product, vendor);
     KEYS.set(k, key);
   }
   return key;
 }
-const KEYS = new Map<string, string>();
+const KEYS = memoTable<string, string>(50_000);
 
 function computeProductKey(product: string, vendor: string | null): string {
   let w = words(product);

@@ -1,6 +1,7 @@
 // Canonical vendors: the CPE vendor token (NVD), the CSAF vendor branch name, the KEV vendorProject and the
 // MSRC vendor all resolve to one vendor with a stable slug. Pure. The alias table is documented in
 // docs/enrichment.md ("Vendors"). Names not in the table are canonicalised by their normalised key.
+import { memoTable } from './memo.ts';
 
 export interface VendorEntry {
   slug: string;
@@ -183,7 +184,7 @@ function titleFromToken(token: string): string {
  * Canonical vendor of a name as a source states it. `fromCpe` marks a CPE token (lowercase, `_` for
  * spaces), whose display name is title-cased when the vendor is not in the table.
  */
-const memo = new Map<string, CanonicalVendor | null>();
+const memo = memoTable<string, CanonicalVendor | null>(100_000);
 
 export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor | null {
   // Memoised: a corpus names a few thousand vendors hundreds of thousands of times.
@@ -191,7 +192,7 @@ export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor |
   let v = memo.get(k);
   if (v === undefined) {
     v = resolveVendor(raw, fromCpe);
-    if (memo.size < 100_000) memo.set(k, v);
+    memo.set(k, v);
   }
   return v;
 }

@@ -18,6 +18,8 @@
 //     two spellings are the same after normalisation.
 // The answer is -1, 0, 1 or 'needs_review', never a guess.
 
+import { memoTable } from './memo.ts';
+
 export type Order = -1 | 0 | 1;
 export type Comparison = Order | 'needs_review';
 
@@ -70,15 +72,13 @@ function parsePre(rest: string): (string | number)[] | null {
  * Parsed spellings, memoised: correlation compares one asset version with thousands of range bounds, most of
  * them the same few spellings. Bounded (cleared when full); the parsed values are never mutated by callers.
  */
-const PARSED = new Map<string, ParsedVersion | null>();
-const PARSED_MAX = 50_000;
+const PARSED = memoTable<string, ParsedVersion | null>(50_000);
 
 /** Parses one spelling; null when it is not a version this comparator can order. */
 export function parseVersion(raw: string): ParsedVersion | null {
   const hit = PARSED.get(raw);
   if (hit !== undefined) return hit;
   const p = parseFresh(raw);
-  if (PARSED.size >= PARSED_MAX) PARSED.clear();
   PARSED.set(raw, p);
   return p;
 }

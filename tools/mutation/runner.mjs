@@ -61,6 +61,10 @@ class NodeTestInProcessRunner {
     if (this.loaded) return;
     this.loaded = true;
     await import(pathToFileURL(path.resolve('test/helpers/fc-setup.ts')).href);
+    // The domain's memo tables (src/domain/memo.ts) are emptied before every test: a value memoised by an earlier
+    // test, or in the dry run without the mutant, would hide the mutant (and its coverage) from the tests that follow.
+    const memo = path.resolve('src/domain/memo.ts');
+    if (existsSync(memo)) this.clearMemos = (await import(pathToFileURL(memo).href)).clearMemos;
     const registry = (globalThis.__nodeTestShim ??= { file: '', tests: [], prefix: [] });
     const files = selectUnitTests(process.env.MUTATION_TARGET).filter((f) => !only || only.has(f));
     for (const f of files) {
@@ -78,6 +82,7 @@ class NodeTestInProcessRunner {
   async runTests(tests, bail, perTest) {
     const results = [];
     for (const t of tests) {
+      this.clearMemos?.();
       const start = performance.now();
       if (perTest) globalThis[NS].currentTestId = t.id;
       let failureMessage;

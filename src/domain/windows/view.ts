@@ -1,6 +1,7 @@
 // Options, the four sorts, filters and paging of spec §4.2, applied to stored or fresh host evaluations.
 // Filters and sorts apply before paging; counts always cover every CVE.
 import { compareCveId, comparePriority, compareGroups, rankOf, renderCve, type CveItem, type CveResult, type FixGroup, type HostEvaluation, type Sortable } from './evaluate.ts';
+import { memoWeak } from '../memo.ts';
 
 export const SORTS = ['priority', 'score', 'exploit', 'newest'] as const;
 export type SortName = (typeof SORTS)[number];
@@ -99,7 +100,7 @@ export interface HostView extends Omit<HostEvaluation, 'items' | 'data_as_of' | 
   cves_page?: { page: number; page_size: number; total: number; total_unfiltered: number; has_more: boolean };
 }
 
-const PUBLIC = new WeakMap<CveResult, PublicCve>();
+const PUBLIC = memoWeak<CveResult, PublicCve>();
 
 export function publicCve(c: CveResult): PublicCve {
   let out = PUBLIC.get(c);
