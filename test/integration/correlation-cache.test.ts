@@ -52,3 +52,27 @@ test('a second call is served from the cache; an import that adds ranges shows i
   assert.deepEqual([dce.status, dce.range.source], ['affected', 'csaf']);
   assert.notEqual(t.app.services.assets.cacheStats().generation, held.generation);
 });
+
+test('the cache keeps data of one generation only, and nothing while the generation is unknown (no LISTEN)', async () => {
+  const { CorrelationCache, rangeKey } = await import('../../src/services/correlation-cache.ts');
+  let gen: number | null = null;
+  const cache = new CorrelationCache(t.store.db, { generation: () => gen }, { rows: 10_000, cards: 100 });
+  const key = rangeKey('schneider-electric', 'data center expert');
+  const rows = (await cache.rangesFor([key])).get(key)!;
+  assert.ok(rows.length > 0, 'the key has stored ranges');
+  assert.deepEqual(cache.stats(), { range_keys: 0, cards: 0, flags: 0, generation: null });
+  gen = 1;
+  assert.deepEqual((await cache.rangesFor([key])).get(key)!.map((r) => [r.cve_id, r.ord]), rows.map((r) => [r.cve_id, r.ord]));
+  await cache.cards([rows[0].cve_id]);
+  assert.deepEqual(cache.stats(), { range_keys: 1, cards: 1, flags: 0, generation: 1 });
+  // The flags of a CVE whose card is held come from the card.
+  const f = await cache.flags([rows[0].cve_id]);
+  assert.equal(f.get(rows[0].cve_id)?.cve_id, rows[0].cve_id);
+  assert.equal(cache.stats().flags, 0);
+  // A key with no rows is held too (an empty bucket), and counts no rows.
+  assert.deepEqual((await cache.rangesFor([rangeKey('no-such-vendor', 'nothing')])).get(rangeKey('no-such-vendor', 'nothing')), []);
+  assert.equal(cache.stats().range_keys, 2);
+  gen = 2;
+  await cache.flags([]);
+  assert.deepEqual(cache.stats(), { range_keys: 0, cards: 0, flags: 0, generation: 2 });
+});
