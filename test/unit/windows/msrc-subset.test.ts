@@ -1,0 +1,63 @@
+// The Windows subset kept in the database (src/domain/windows/msrc-subset.ts), on the real June 2026 CVRF document:
+// only Windows products, only the parts the index reads, and the same evaluation index as the whole document.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readMsrcFile } from '../../../src/ingest/msrc.ts';
+import { IndexBuilder } from '../../../src/domain/windows/evaluation-index.ts';
+import { windowsSubset } from '../../../src/domain/windows/msrc-subset.ts';
+import { WINDOWS_PRODUCTS } from '../../../src/domain/windows/products.ts';
+import { FIXTURE_DIR } from './fixture-index.ts';
+
+const doc = readMsrcFile(`${FIXTURE_DIR}/2026-Jun.xml.gz`);
+const sub = windowsSubset(doc);
+
+function indexOf(d: typeof doc) {
+  const b = new IndexBuilder(new Map());
+  b.add(d);
+  return b.finish([]);
+}
+/** Per product: each CVE with its fixes (KB, build, type) and severity, in a stable order. */
+function shape(ix: ReturnType<typeof indexOf>) {
+  return [...ix.products].sort(([a], [b]) => (a < b ? -1 : 1)).map(([pid, pi]) => [pid, [...pi.cves].sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([cve, pc]) => [cve, pc.severity, pc.cvssScore, pc.fixes.map((f) => [f.kb, f.rawBuild, f.url]).sort()])]);
+}
+
+test('only Windows products and the CVEs that touch them; document fields kept', () => {
+  assert.deepEqual([sub.id, sub.title, sub.initialReleaseDate, sub.currentReleaseDate, sub.revisionNumber], [doc.id, doc.title, doc.initialReleaseDate, doc.currentReleaseDate, doc.revisionNumber]);
+  assert.ok(sub.products.size > 0 && sub.products.size < doc.products.size);
+  for (const id of sub.products.keys()) assert.ok(WINDOWS_PRODUCTS.has(id), id);
+  for (const [id, name] of doc.products) if (WINDOWS_PRODUCTS.has(id)) assert.equal(sub.products.get(id), name);
+  assert.ok(sub.vulnerabilities.length > 0 && sub.vulnerabilities.length < doc.vulnerabilities.length);
+  const kept = new Set(sub.vulnerabilities.map((v) => v.cve));
+  for (const v of doc.vulnerabilities) {
+    const touches = v.knownAffected.some((p) => WINDOWS_PRODUCTS.has(p)) || v.remediations.some((r) => r.type === 'Vendor Fix' && r.productIds.some((p) => WINDOWS_PRODUCTS.has(p)));
+    assert.equal(kept.has(v.cve), touches, v.cve);
+  }
+  assert.deepEqual([...sub.advisoryUrls.keys()].sort(), [...doc.advisoryUrls.keys()].filter((c) => kept.has(c)).sort());
+  for (const v of sub.vulnerabilities) {
+    for (const r of v.remediations) {
+      assert.equal(r.type, 'Vendor Fix');
+      assert.ok(r.productIds.length > 0 && r.productIds.every((p) => WINDOWS_PRODUCTS.has(p)));
+    }
+    for (const t of v.threats) {
+      assert.ok(t.type === 'Exploit Status' || t.type === 'Severity', t.type);
+      assert.ok(t.productIds.every((p) => WINDOWS_PRODUCTS.has(p)));
+    }
+    for (const s of v.scoreSets) assert.ok(s.productIds.length > 0 && s.productIds.every((p) => WINDOWS_PRODUCTS.has(p)));
+    assert.ok(v.notes.every((n) => n.type === 'Description' && n.text.trim() !== ''));
+    assert.ok(v.revisions.every((r) => r.description === ''));
+    assert.ok(v.knownAffected.every((p) => WINDOWS_PRODUCTS.has(p)));
+  }
+});
+
+test('the subset builds the same evaluation index as the whole document', () => {
+  const whole = indexOf(doc);
+  const part = indexOf(sub);
+  assert.ok(whole.products.size > 5);
+  assert.deepEqual(shape(part), shape(whole));
+  assert.deepEqual([...part.cves.keys()].sort(), [...whole.cves.keys()].sort());
+  for (const [cve, m] of whole.cves) {
+    const p = part.cves.get(cve)!;
+    assert.deepEqual([p.title, p.exploited, p.publishedAt, p.cvssScore], [m.title, m.exploited, m.publishedAt, m.cvssScore], cve);
+  }
+});
