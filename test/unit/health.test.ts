@@ -42,3 +42,43 @@ test('the status page escapes every value it prints', () => {
     assert.equal(page.match(/<footer>/g)!.length, 1);
   }));
 });
+
+const run = (stage: 'ingest' | 'enricher', status: 'running' | 'succeeded' | 'failed', startedMinutesAgo: number, tookSec: number | null = 30, rows = 10) => ({
+  stage, status, rows,
+  started_at: new Date(now.getTime() - startedMinutesAgo * 60_000),
+  finished_at: tookSec === null ? null : new Date(now.getTime() - startedMinutesAgo * 60_000 + tookSec * 1000),
+});
+const db = (o: Partial<NonNullable<Parameters<typeof buildHealth>[0]['db']>> = {}) => ({ sizeBytes: 3 * 1024 * 1024, runs: [], totalCves: 100, pendingEnrichment: 7, ...o });
+
+test('database connected, every stage succeeded: healthy, with counts, size and each service', () => {
+  const h = buildHealth({ now, db: db({ runs: [run('ingest', 'succeeded', 90), run('enricher', 'succeeded', 60)], lastAlertRun: { status: 'completed', started_at: new Date(now.getTime() - 20 * 60_000), finished_at: new Date(now.getTime() - 19 * 60_000) } }), diskFreeBytes: null });
+  assert.equal(h.status, 'healthy');
+  assert.equal(h.database, 'connected');
+  assert.deepEqual(h.services, { api: 'operational', enricher: 'success', renderer: 'operational', alerts: 'operational' });
+  assert.deepEqual(h.counts, { total_cves: 100, alert_ready: 93, pending_enrichment: 7, rendered: 100 });
+  assert.equal(h.db_size_mb, 3);
+  assert.equal(h.disk_free_gb, null);
+  assert.deepEqual(h.pipeline.ingest, { status: 'success', last_run: new Date(now.getTime() - 90 * 60_000).toISOString(), rows: 10, hours_since: 1.5, duration_sec: 30 });
+});
+
+test('a failed stage makes it degraded (either stage); a stage never run is never_run; a running stage has no duration yet', () => {
+  for (const failing of ['ingest', 'enricher'] as const) {
+    const other = failing === 'ingest' ? 'enricher' : 'ingest';
+    const h = buildHealth({ now, db: db({ runs: [run(failing, 'failed', 5), run(other, 'succeeded', 5)] }), diskFreeBytes: 2 * 1024 ** 3 });
+    assert.equal(h.status, 'degraded', failing);
+    assert.equal(h.pipeline[failing].status, 'failed');
+    assert.equal(h.disk_free_gb, 2);
+  }
+  const h = buildHealth({ now, db: db({ runs: [run('ingest', 'running', 1, null)] }), diskFreeBytes: null });
+  assert.equal(h.status, 'healthy');
+  assert.deepEqual(h.pipeline.ingest, { status: 'running', last_run: new Date(now.getTime() - 60_000).toISOString(), rows: 10, hours_since: 0, duration_sec: null });
+  assert.deepEqual(h.pipeline.enricher, { status: 'never_run', last_run: null, rows: null, hours_since: null, duration_sec: null });
+  assert.equal(h.services.enricher, 'never_run');
+  assert.equal(h.services.alerts, 'never_run');
+});
+
+test('without the database: the enricher and alerts are unknown, the API operational', () => {
+  const h = buildHealth({ now, db: null, diskFreeBytes: null });
+  assert.deepEqual(h.services, { api: 'operational', enricher: 'unknown', renderer: 'unavailable', alerts: 'unknown' });
+  assert.equal(h.pipeline.ingest.status, 'never_run');
+});
