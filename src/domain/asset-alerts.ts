@@ -12,7 +12,7 @@
 //   holds a CVE of Microsoft's data.
 import { matchRow, verdict, type CorrelationStatus, type RangeRow } from './correlate.ts';
 import { familyKeys, parseCpe, productKey, vendorSlug, type ProductMatch } from './product-match.ts';
-import type { HostEvaluation } from './windows/evaluate.ts';
+import { hostFactsKey, type HostEvaluation } from './windows/evaluate.ts';
 import { whyText } from './windows/wording.ts';
 import type { WindowsHost } from './windows/validate.ts';
 
@@ -79,12 +79,6 @@ export interface HostProfile {
   open?: Map<string, HostVerdict>;
 }
 
-/** The facts EvaluationRun.evaluate memoises on: hosts alike in these get the same verdicts. */
-export function hostProfileKey(h: WindowsHost): string {
-  return JSON.stringify([h.os_product, h.edition_id, h.os_build, h.architecture, h.installation_type,
-    h.installed_kbs === null ? null : [...h.installed_kbs].sort(), h.esu_enrolled]);
-}
-
 /** The CVEs a host evaluation leaves open or in review, with the engine's own reason; cleared CVEs are left out. */
 export function openVerdicts(e: HostEvaluation): Map<string, HostVerdict> {
   const out = new Map<string, HostVerdict>();
@@ -128,7 +122,7 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
   }
   const profiles = new Map<string, HostProfile>();
   for (const h of hosts) {
-    const k = hostProfileKey(h.host);
+    const k = hostFactsKey(h.host);
     const p = profiles.get(k);
     if (p) p.hosts.push(h);
     else profiles.set(k, { sample: h.host, hosts: [h] });
@@ -168,10 +162,11 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
     }
   }
   if (!evaluate || !msrcCves.length) return out;
+  const cves = new Set(msrcCves);
   for (const prof of ix.hostProfiles) {
     const open = (prof.open ??= openVerdicts(evaluate(prof.sample)));
     if (!open.size) continue;
-    for (const cve_id of new Set(msrcCves)) {
+    for (const cve_id of cves) {
       const v = open.get(cve_id);
       if (!v) continue;
       for (const host of prof.hosts) {

@@ -150,7 +150,6 @@ export function compareVersions(a: string, b: string): Comparison {
   const pa = parseVersion(a);
   const pb = parseVersion(b);
   if (pa && pb) return compareParsed(pa, pb);
-  if (a === b) return normaliseVersion(a) !== '' ? 0 : 'needs_review';
   return normaliseVersion(a) !== '' && normaliseVersion(a) === normaliseVersion(b) ? 0 : 'needs_review';
 }
 

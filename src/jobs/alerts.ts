@@ -11,14 +11,12 @@ import { createWebhookService } from '../services/webhooks.ts';
 import { createMailer } from '../services/mailer.ts';
 
 /**
- * One alert service per database for the jobs and the command: it keeps the Windows engine's index between runs
- * (rebuilt only when the MSRC data changes), so a run every 15 minutes does not rebuild it.
+ * The alert service of the jobs and the command. The Windows engine's index it evaluates hosts with is the
+ * process's one for the database (windows-data.ts windowsDataFor): kept between runs, rebuilt only when the MSRC
+ * data changes.
  */
-const services = new WeakMap<Db, AlertService>();
 export function alertServiceFor(db: Db, config: Readonly<Config>): AlertService {
-  let s = services.get(db);
-  if (!s) services.set(db, (s = createAlertService(db, { publicUrl: config.publicUrl, now: () => systemClock.now() })));
-  return s;
+  return createAlertService(db, { publicUrl: config.publicUrl, now: () => systemClock.now() });
 }
 
 /** Sends alert email of `kind` (docs/alerts.md "Email") over SMTP_URL; without SMTP the claims are taken and the send is logged. */

@@ -13,9 +13,10 @@
 //   checkpoint `{ baseline, delta, published_at }` is written after each archive's import has committed.
 // All requests go through the egress policy with the shared retry policy; GitHub's asset downloads answer with a
 // redirect to its storage host, which is followed here (at most 3 hops, each one checked by the egress policy).
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { extractInnerZip, inspectCve5Zip } from '../ingest/cve5-zip.ts';
+import { readHead } from '../ingest/io.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { displayUrl, expectOk, fetchWithRetry, SyncHttpError } from './sync-http.ts';
 
@@ -158,17 +159,6 @@ async function download(ctx: SyncContext, url: string, dest: string, maxBytes: n
   }
 }
 
-async function firstBytes(file: string, n: number): Promise<Buffer> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(n);
-    const { bytesRead } = await fh.read(buf, 0, n, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
-
 export const cve5Source: SyncSource = {
   name: 'cve5',
   async run(ctx: SyncContext): Promise<SourceOutcome> {
@@ -206,9 +196,9 @@ export const cve5Source: SyncSource = {
       const bytes = await download(ctx, asset.url, file, max, what);
       let toImport = file;
       try {
-        const head = await firstBytes(file, 64);
-        if (head.length < 4 || head.readUInt32LE(0) !== 0x04034b50) {
-          throw new Error(`${asset.name}: not a zip archive (${bytes} bytes, starting with ${JSON.stringify(head.toString('latin1').replace(/[^\x20-\x7e]/g, '.').slice(0, 40))})`);
+        const head = await readHead(file, 64);
+        if (!head.startsWith('PK\u0003\u0004')) {
+          throw new Error(`${asset.name}: not a zip archive (${bytes} bytes, starting with ${JSON.stringify(head.replace(/[^\x20-\x7e]/g, '.').slice(0, 40))})`);
         }
         const contents = await inspectCve5Zip(file, asset.name);
         if (asset.kind === 'baseline') {

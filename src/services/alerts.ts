@@ -40,21 +40,20 @@ export interface AlertRunOptions {
   chunkSize?: number;
   /** Test hook: called after each committed chunk (a run that dies midway is simulated by throwing here). */
   afterChunk?: (n: number) => Promise<void> | void;
-  /**
-   * The Windows engine's data; default: the process's one for this database (windows-data.ts windowsDataFor,
-   * shared with the v2 routes), so the index is built once per MSRC data version.
-   */
-  windows?: WindowsData;
 }
 
 /** Code-unit order: stable across locales and much cheaper than localeCompare in the run's inner loop. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+const NO_PRODUCTS: Awaited<ReturnType<typeof cveProducts>> = { ranges: [], msrc: [] };
+
 /** Host verdicts need no corpus signals (they order results, they do not decide them). */
 const NO_SIGNALS: SignalLookup = () => undefined;
 
 export function createAlertService(db: Db, opts: AlertRunOptions) {
-  let windows = opts.windows ?? null;
+  // The Windows engine's data: the process's one for this database (windows-data.ts windowsDataFor, shared with the
+  // v2 routes and every alert service of the process), taken when first needed.
+  let windows: WindowsData | null = null;
 
   /**
    * The run's Windows evaluator: the engine's index is loaded on the first chunk that holds a Microsoft CVE (a
@@ -80,11 +79,11 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
    * (organization, CVE) and one row per alerted CVE with the fields every organization shares.
    */
   async function matchChunk(conn: Db, run: RunRow, ids: string[], assetIndex: Promise<AssetIndex>, evaluator: ReturnType<typeof hostEvaluator>): Promise<{ cves: AlertCveInsert[]; rows: AlertInsert[] }> {
-    const [changes, facts, hits, products] = await Promise.all([
+    const [changes, facts, hits, [assets, products]] = await Promise.all([
       windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids),
-      cveProducts(conn, ids),
+      // The ranges and Microsoft CVEs are read only when some organization has environment assets.
+      assetIndex.then(async (a) => [a, a.assets + a.hosts ? await cveProducts(conn, ids) : NO_PRODUCTS] as const),
     ]);
-    const assets = await assetIndex;
     const byCve = new Map<string, typeof changes>();
     for (const c of changes) {
       const l = byCve.get(c.cve_id);

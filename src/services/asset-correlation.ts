@@ -130,8 +130,8 @@ export interface CorrelateInput {
 const STATUS_RANK: Record<CorrelationStatus, number> = { affected: 0, needs_review: 1, not_affected: 2 };
 const num = (x: number | null) => x ?? -1;
 
-interface Decided<C extends CveFlags = CveCard> {
-  cve_id: string; v: CveVerdict; card: C;
+interface Decided {
+  cve_id: string; v: CveVerdict; card: CveCard;
   /** The integer part of the priority order (status, known-exploited, exploit, a stated fix), smaller first. */
   pk: number;
 }
@@ -281,7 +281,6 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     }
   }
 
-  /** Every CVE each asset's product matches, decided. */
   /** Per asset, the CVEs whose stored ranges matched its product, with those ranges; and every such CVE id. */
   async function matchAll(accepted: AssetRecord[]): Promise<{ matchedPer: Map<string, { row: RangeRow; match: ProductMatch }[]>[]; ids: string[] }> {
     // Each asset's lookup keys: its vendor slug with its product key and every whole-word prefix of it (family

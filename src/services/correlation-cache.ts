@@ -69,25 +69,25 @@ class BoundedMap<V> {
 export interface CacheStats { range_keys: number; cards: number; flags: number; generation: number | null }
 
 export class CorrelationCache {
-  private readonly ranges: BoundedMap<StoredRange[]>;
-  private readonly cardLru: BoundedMap<CveCard>;
-  private readonly flagLru: BoundedMap<CveFlags>;
+  private readonly rangeTable: BoundedMap<StoredRange[]>;
+  private readonly cardTable: BoundedMap<CveCard>;
+  private readonly flagTable: BoundedMap<CveFlags>;
   private readonly pending = new Map<RangeKey, Promise<Map<RangeKey, StoredRange[]>>>();
   private gen: number | null = null;
 
   constructor(private readonly db: Db, private readonly corpus: CorpusGeneration | null, limits: CorrelationCacheLimits = DEFAULT_CACHE_LIMITS) {
-    this.ranges = new BoundedMap(limits.rows);
-    this.cardLru = new BoundedMap(limits.cards);
-    this.flagLru = new BoundedMap(limits.cards);
+    this.rangeTable = new BoundedMap(limits.rows);
+    this.cardTable = new BoundedMap(limits.cards);
+    this.flagTable = new BoundedMap(limits.cards);
   }
 
   /** The generation data may be kept under now (emptying the cache when it moved); null: keep nothing. */
   private current(): number | null {
     const g = this.corpus?.generation() ?? null;
     if (g !== this.gen) {
-      this.ranges.clear();
-      this.cardLru.clear();
-      this.flagLru.clear();
+      this.rangeTable.clear();
+      this.cardTable.clear();
+      this.flagTable.clear();
       this.pending.clear();
       this.gen = g;
     }
@@ -95,20 +95,18 @@ export class CorrelationCache {
   }
 
   stats(): CacheStats {
-    return { range_keys: this.ranges.size, cards: this.cardLru.size, flags: this.flagLru.size, generation: this.gen };
+    return { range_keys: this.rangeTable.size, cards: this.cardTable.size, flags: this.flagTable.size, generation: this.gen };
   }
 
-  /**
-   * The stored range rows under each key (every row of the key: a key is cached whole or not at all). Rows of CVEs
-   * that left the corpus are not stored (store/ranges.ts), so none are returned.
-   */
+  /** The stored range rows under each key (every row of the key: a key is cached whole or not at all). */
   async rangesFor(keys: Iterable<RangeKey>): Promise<Map<RangeKey, StoredRange[]>> {
     const gen = this.current();
+    const wanted = [...new Set(keys)];
     const out = new Map<RangeKey, StoredRange[]>();
     const missing: RangeKey[] = [];
     const waits: Promise<Map<RangeKey, StoredRange[]>>[] = [];
-    for (const k of new Set(keys)) {
-      const hit = gen === null ? undefined : this.ranges.get(k);
+    for (const k of wanted) {
+      const hit = gen === null ? undefined : this.rangeTable.get(k);
       if (hit) out.set(k, hit);
       else if (gen !== null && this.pending.has(k)) waits.push(this.pending.get(k)!);
       else missing.push(k);
@@ -121,7 +119,6 @@ export class CorrelationCache {
       }
       waits.push(load);
     }
-    const wanted = [...new Set(keys)];
     for (const m of await Promise.all(waits)) for (const k of wanted) if (!out.has(k) && m.has(k)) out.set(k, m.get(k)!);
     for (const k of wanted) if (!out.has(k)) out.set(k, []);
     return out;
@@ -142,18 +139,18 @@ export class CorrelationCache {
       if (r.cpe_vendor && r.cpe_product) byKey.get(cpeKey(r.cpe_vendor, r.cpe_product))?.push(r);
     }
     // Kept only when no notification arrived while the query ran (the rows may predate that commit).
-    if (gen !== null && this.current() === gen) for (const [k, rows] of byKey) this.ranges.set(k, rows, Math.max(1, rows.length));
+    if (gen !== null && this.current() === gen) for (const [k, rows] of byKey) this.rangeTable.set(k, rows, Math.max(1, rows.length));
     return byKey;
   }
 
   /** The card fields of the given CVEs (those in the corpus). */
   cards(ids: readonly string[]): Promise<Map<string, CveCard>> {
-    return this.perCve(ids, (id) => this.cardLru.get(id), (missing) => cveCards(this.db, missing), (id, c) => this.cardLru.set(id, c));
+    return this.perCve(ids, (id) => this.cardTable.get(id), (missing) => cveCards(this.db, missing), (id, c) => this.cardTable.set(id, c));
   }
 
   /** Severity and KEV flag of the given CVEs (from the cards when held). */
   flags(ids: readonly string[]): Promise<Map<string, CveFlags>> {
-    return this.perCve(ids, (id) => this.cardLru.get(id) ?? this.flagLru.get(id), (missing) => cveFlags(this.db, missing), (id, f) => this.flagLru.set(id, f));
+    return this.perCve(ids, (id) => this.cardTable.get(id) ?? this.flagTable.get(id), (missing) => cveFlags(this.db, missing), (id, f) => this.flagTable.set(id, f));
   }
 
   /** Held values of `ids`, the others loaded in one query and kept when no notification arrived meanwhile. */

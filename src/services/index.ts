@@ -94,7 +94,7 @@ export function buildServices(deps: ServiceDeps): Services {
     watchlists: createWatchlistService(deps.store.db),
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
     changes: createChangeService(deps.store.db),
-    alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now(), windows: windows.data }),
+    alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     async close() {
       mailer.close();
       await cves.close();

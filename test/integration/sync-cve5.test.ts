@@ -394,7 +394,6 @@ test('sync --from DIR (importPaths): a baseline .zip.zip and a delta .zip are re
   }
 });
 
-const cli = runCli;
 
 test('vulnintel sync (CLI): --source cve5 reads VULNINTEL_FEED_URL_CVE5; --from DIR imports a downloaded delta zip', async () => {
   const db = await freshDb();
@@ -404,17 +403,17 @@ test('vulnintel sync (CLI): --source cve5 reads VULNINTEL_FEED_URL_CVE5; --from 
   const env = { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir, VULNINTEL_FEED_URL_CVE5: srv.listUrl, VULNINTEL_EGRESS_ALLOW: `127.0.0.1:${srv.port}` };
   try {
     publishDay24(srv);
-    const r = await cli(['sync', '--source', 'cve5', '--json'], env);
+    const r = await runCli(['sync', '--source', 'cve5', '--json'], env);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
     assert.deepEqual(report.sources.map((s: { source: string; status: string; records: number }) => [s.source, s.status, s.records]), [['cve5', 'succeeded', 6]]);
     assert.deepEqual(srv.archiveRequests(), [BASE_24, DELTA_24_01]);
-    const status = JSON.parse((await cli(['sync', '--status', '--json'], env)).stdout).sources.find((s: { source: string }) => s.source === 'cve5');
+    const status = JSON.parse((await runCli(['sync', '--status', '--json'], env)).stdout).sources.find((s: { source: string }) => s.source === 'cve5');
     assert.equal(status.checkpoint.delta, DELTA_24_01);
 
     // Offline: the 0200Z delta as downloaded, under its own name, next to nothing else.
     await writeFile(path.join(from, DELTA_24_02), deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', T2)]));
-    const off = await cli(['sync', '--from', from, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir });
+    const off = await runCli(['sync', '--from', from, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir });
     assert.equal(off.code, 0, off.stderr);
     const summary = JSON.parse(off.stdout);
     assert.deepEqual(summary.inputs.map((i: { label: string; format: string; items: number }) => [path.basename(i.label), i.format, i.items]), [[DELTA_24_02, 'cve5-zip', 3]]);

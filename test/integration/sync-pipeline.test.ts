@@ -78,7 +78,6 @@ test('sync through the import pipeline: the corpus gets the feeds, a second run 
   }
 });
 
-const cli = runCli;
 
 test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses without it, and a concurrent sync exits 75', async () => {
   const db = await freshDb();
@@ -97,21 +96,21 @@ test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses withou
   };
   const holder = new pg.Client({ connectionString: db.url });
   try {
-    const refused = await cli(['sync', '--source', 'kev,epss', '--quiet'], env);
+    const refused = await runCli(['sync', '--source', 'kev,epss', '--quiet'], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stdout, /^kev {4}FAILED {2}.*http is allowed only for hosts on the egress allow list/m);
     assert.match(refused.stdout, /^epss {3}FAILED/m);
     assert.deepEqual(srv.requests, []);
 
     const allowed = { ...env, VULNINTEL_EGRESS_ALLOW: `127.0.0.1:${srv.port}` };
-    const ok = await cli(['sync', '--source', 'kev', '--source', 'epss', '--json'], allowed);
+    const ok = await runCli(['sync', '--source', 'kev', '--source', 'epss', '--json'], allowed);
     assert.equal(ok.code, 0, ok.stderr);
     const report = JSON.parse(ok.stdout);
     assert.equal(report.ok, true);
     assert.deepEqual(report.sources.map((s: { source: string; status: string }) => [s.source, s.status]), [['kev', 'succeeded'], ['epss', 'succeeded']]);
     assert.match(report.sources[0].summary, /1662 records imported \(catalogVersion 2026\.08\.07, count 1662\)/);
 
-    const status = await cli(['sync', '--status', '--json'], allowed);
+    const status = await runCli(['sync', '--status', '--json'], allowed);
     assert.equal(status.code, 0, status.stderr);
     const st = JSON.parse(status.stdout).sources;
     assert.equal(st.find((s: { source: string }) => s.source === 'kev').last_run.status, 'succeeded');
@@ -119,7 +118,7 @@ test('vulnintel sync (CLI): syncs over the allow-listed loopback, refuses withou
 
     await holder.connect();
     await holder.query('SELECT pg_advisory_lock($1)', [SYNC_LOCK_KEY]);
-    const busy = await cli(['sync', '--quiet'], allowed);
+    const busy = await runCli(['sync', '--quiet'], allowed);
     assert.equal(busy.code, 75);
     assert.match(busy.stderr, /Another vulnintel sync is already running \(database backend pid \d+\); this one exits without doing anything/);
   } finally {
@@ -138,7 +137,7 @@ test('vulnintel sync --from DIR (offline): imports the real feed files of a dire
     await copyFile(path.join(fix, 'kev', 'known_exploited_vulnerabilities-2025-08-25.json.gz'), path.join(dir, 'kev.json.gz'));
     await copyFile(path.join(fix, 'epss', 'epss_scores-2026-09-29.head.csv'), path.join(dir, 'epss.csv'));
     for (const f of await readdir(path.join(fix, 'csaf', 'docs'))) await copyFile(path.join(fix, 'csaf', 'docs', f), path.join(dir, f));
-    const r = await cli(['sync', '--from', dir, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dir });
+    const r = await runCli(['sync', '--from', dir, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dir });
     assert.equal(r.code, 0, r.stderr);
     const summary = JSON.parse(r.stdout);
     assert.equal(summary.inputs.length, 8);

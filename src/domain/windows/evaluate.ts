@@ -30,6 +30,15 @@ export interface CveSignals {
 }
 export type SignalLookup = (cve: string) => CveSignals | undefined;
 
+/**
+ * What an evaluation reads of a host (product name, edition, build, architecture, installation type, KB list,
+ * ESU): hosts with the same key get the same result.
+ */
+export function hostFactsKey(host: WindowsHost): string {
+  return [host.os_product, host.edition_id, host.os_build, host.architecture, host.installation_type,
+    host.installed_kbs === null ? '-' : [...host.installed_kbs].sort().join(';'), host.esu_enrolled].join('|');
+}
+
 /** One CVE on one host, not yet rendered: rendering (texts, references) happens only for CVEs returned. */
 export interface CveItem extends Sortable {
   /** Set when candidate products disagree (the item's status then differs from its verdict). */
@@ -88,8 +97,7 @@ export class EvaluationRun {
    * per run and the others share its (read-only) items and groups.
    */
   evaluate(host: WindowsHost, warnings: HostWarning[]): HostEvaluation {
-    const key = [host.os_product, host.edition_id, host.os_build, host.architecture, host.installation_type,
-      host.installed_kbs === null ? '-' : [...host.installed_kbs].sort().join(';'), host.esu_enrolled].join('|');
+    const key = hostFactsKey(host);
     const hit = this.memo.get(key);
     if (hit) return { ...hit, asset_id: host.asset_id, warnings };
     const e = evaluateWith(this, host, warnings);
