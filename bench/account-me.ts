@@ -10,7 +10,7 @@
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
-import { cpuSeconds, load, median, startBare, startService, stop, type Target } from './harness.ts';
+import { cpuSeconds, freshDatabase, load, median, startBare, startService, stop, type Target } from './harness.ts';
 import { openStore } from '../src/store/db.ts';
 import { createMember, createOrganization, insertSession } from '../src/store/identity.ts';
 import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
@@ -23,12 +23,7 @@ const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DB = 'vi_bench_account_me';
-const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
-await admin.query(`CREATE DATABASE ${DB}`);
-await admin.end();
-const url = `postgres://postgres@127.0.0.1:5432/${DB}`;
+const url = await freshDatabase(DB);
 
 let svc: Target | undefined;
 let bare: Target | undefined;

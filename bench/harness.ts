@@ -104,3 +104,17 @@ export function cpuSeconds(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
+
+/** Drops and creates database `name` on the local server; returns its URL. */
+export async function freshDatabase(name: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return `postgres://postgres@127.0.0.1:5432/${name}`;
+}

@@ -7,6 +7,7 @@ import type { AffectedProduct } from './records.ts';
 import type { MergedCve } from './merge.ts';
 import { canonicalVendor, productDisplay, vendorByDomain, type CanonicalVendor } from './vendors.ts';
 import { domainOfEmail } from './urls.ts';
+import { memoTable } from './memo.ts';
 
 export interface ResolvedAffected {
   vendors: CanonicalVendor[];
@@ -22,15 +23,26 @@ export const PRIMARY_VENDOR_ORDER: readonly AffectedProduct['origin'][] = ['cna'
 /** Product precedence: names in the sources' own words before CPE tokens (`windows_10_1809`). */
 export const PRODUCT_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'kev', 'msrc', 'csaf', 'cpe'];
 
+/** `list` ordered by origin (the order of `order`), then by position. */
+function rank<T extends { a: AffectedProduct; i: number }>(list: T[], order: readonly AffectedProduct['origin'][]): T[] {
+  return [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
+}
+
 /** Whether a text names a product (case-insensitive, whole words; a trailing parenthetical such as "(EOL)" or an
  * order number is not required). */
 export function namedIn(text: string | null, product: string): boolean {
   if (!text) return false;
-  const name = product.replace(/\s*\([^)]*\)\s*$/, '').trim();
-  if (name.length < 3) return false;
-  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i').test(text);
+  let re = NAME_PATTERNS.get(product);
+  if (re === undefined) {
+    const name = product.replace(/\s*\([^)]*\)\s*$/, '').trim();
+    const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    re = name.length < 3 ? null : new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i');
+    NAME_PATTERNS.set(product, re);
+  }
+  return re !== null && re.test(text);
 }
+/** namedIn's pattern per product name (null: too short to be named), compiled once (the import asks per CVE). */
+const NAME_PATTERNS = memoTable<string, RegExp | null>(4096);
 
 export function resolveAffected(merged: MergedCve): ResolvedAffected {
   let affected = merged.affected;
@@ -44,8 +56,6 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   // Products of entries whose vendor is no vendor ("multiple open source" uIP, CVE-2020-17468) are kept.
   const all = affected.map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
   const entries = all.filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
-  const rank = <T extends { a: AffectedProduct; i: number }>(list: T[], order: readonly AffectedProduct['origin'][]) =>
-    [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
   const ranked = rank(entries, PRIMARY_VENDOR_ORDER);
   const byProduct = rank(all, PRODUCT_ORDER);
   const vendors: CanonicalVendor[] = [];

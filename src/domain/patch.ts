@@ -82,6 +82,17 @@ export function vendorFixOffersFix(details: string): boolean {
   return FIX_WORDS.test(details) && (!STATES_NO_FIX.test(details) || STATES_VERSION.test(details));
 }
 
+/** Whether a CISA advisory states a fix for the CVE (a fixed version, or a vendor fix whose text offers one). */
+function hasFix(a: MergedCve['advisories'][number]): boolean {
+  return a.fixes.length > 0 || a.vendor_fixes.some((f) => vendorFixOffersFix(f.details));
+}
+
+/** Whether a URL is the page of one of the CISA advisories `ids` (lower-case advisory ids). */
+function linksAdvisory(url: string, ids: string[]): boolean {
+  const id = /\/(icsm?a-\d{2}-\d{3}-\d{2}[a-z]?)\b/i.exec(url)?.[1]?.toLowerCase();
+  return id !== undefined && ids.includes(id);
+}
+
 /**
  * Whether an advisory is the CVE's own vendor's (rule 3 speaks of "the vendor's advisory"): it lists a product of
  * the catalog vendor for this CVE. An advisory for a downstream product that ships the vulnerable component
@@ -105,18 +116,13 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>, c
     }
   }
   const fixes = [...pairs.values()];
-  const hasFix = (a: MergedCve['advisories'][number]) => a.fixes.length > 0 || a.vendor_fixes.some((f) => vendorFixOffersFix(f.details));
   const advisoryWithFix = merged.advisories.find(hasFix);
   // Advisories we hold whose text offers no fix for this CVE: a link to their page is not a fix source.
   const noFixIds = merged.advisories.filter((a) => !hasFix(a)).map((a) => a.advisory_id.toLowerCase());
-  const linksNoFixAdvisory = (url: string) => {
-    const id = /\/(icsm?a-\d{2}-\d{3}-\d{2}[a-z]?)\b/i.exec(url)?.[1]?.toLowerCase();
-    return id !== undefined && noFixIds.includes(id);
-  };
   // A page a CISA advisory links (provided_by csaf) speaks for that advisory: it is a fix source only as the
   // advisory's stated fix is (advisoryWithFix), so an advisory with no fix does not become "patched" by its links.
   const patchSource =
-    merged.references.some((r) => r.provided_by !== 'csaf' && !linksNoFixAdvisory(r.url) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
+    merged.references.some((r) => r.provided_by !== 'csaf' && !linksAdvisory(r.url, noFixIds) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
     // A CISA ICS advisory (national ICS advisory) that states a vendor fix for this CVE.
     advisoryWithFix !== undefined;
   // The notes and URL of a remediation that offers a fix come first; general advice only when there is none. Only

@@ -77,6 +77,11 @@ export interface CpeName {
   update: string | null;
 }
 
+/** A CPE 2.3 attribute value, or null for ANY (`*`), NA (`-`) or nothing. */
+function cpeValue(x: string | undefined): string | null {
+  return x === undefined || x === '*' || x === '-' || x === '' ? null : x;
+}
+
 /** The fields of a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...), or null. */
 export function parseCpe(cpe: string): CpeName | null {
   const f: string[] = [];
@@ -89,8 +94,7 @@ export function parseCpe(cpe: string): CpeName | null {
   }
   f.push(cur);
   if (f.length < 6 || f[0] !== 'cpe' || f[1] !== '2.3' || !/^[aho]$/.test(f[2]) || !f[3] || !f[4]) return null;
-  const val = (x: string | undefined) => (x === undefined || x === '*' || x === '-' || x === '' ? null : x);
-  return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: val(f[5]), update: val(f[6]) };
+  return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: cpeValue(f[5]), update: cpeValue(f[6]) };
 }
 
 export interface AssetName {

@@ -124,6 +124,20 @@ const ALL_VERSIONS = new Set(['*', 'n/a', 'unspecified', '-', '', 'all', 'all ve
 /** A version spelt as words or with operators ("< 2.3", "prior to 5.1", "2.0 and earlier"): not machine-readable. */
 const FREE_TEXT = /\s|^[<>=≤≥]/;
 
+type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'>;
+
+/**
+ * One range of an `affected[]` entry: one literal per range (a spread of shared fields costs more than the
+ * statement: 263k ranges in 44k records), built by a module-level function (a closure per entry would be named by
+ * tsx's keepNames transform on every call).
+ */
+function range(s: Shared, r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange {
+  return {
+    source: 'cve5', vendor: s.vendor, product: s.product, cpe: s.cpe, status: r.status, version: r.version, start: r.start, end: r.end,
+    versionType: r.versionType, changes: r.changes, defaultStatus: s.defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
+  };
+}
+
 /**
  * The structured statements of one `affected[]` entry (CVE 5 schema "product"): each `versions[]` item is one
  * range — `version` alone is one exact version; with `lessThan` / `lessThanOrEqual` it is the range from `version`
@@ -136,15 +150,11 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
   if (!vendor && !product) return [];
   const cpe = strings(a.cpes)[0] ?? cpeFallback;
   const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
-  // One literal per range (a spread of shared fields costs more than the statement: 263k ranges in 44k records).
-  const range = (r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange => ({
-    source: 'cve5', vendor: vendor ?? '', product: product ?? '', cpe, status: r.status, version: r.version, start: r.start, end: r.end,
-    versionType: r.versionType, changes: r.changes, defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
-  });
+  const shared: Shared = { vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus };
   const versions = arr(a.versions).map(obj);
   if (!versions.length) {
     if (!defaultStatus) return [];
-    return [range({ status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
+    return [range(shared, { status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
   }
   const out: AffectedRange[] = [];
   for (const v of versions) {
@@ -164,7 +174,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
       // words is kept as text: matching answers "needs review".
       const textual = (!startOpen && FREE_TEXT.test(version)) || (bound !== '*' && (FREE_TEXT.test(bound) || !/\d/.test(bound)));
-      out.push(range({
+      out.push(range(shared, {
         status,
         version: null,
         start: startOpen || textual ? null : { version, inclusive: true },
@@ -180,7 +190,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
     if (below && /\d/.test(below[2])) {
       const bound = below[2].trim();
-      out.push(range({
+      out.push(range(shared, {
         status, version: null, start: null, end: { version: bound, inclusive: below[1] === '<=' }, versionType, changes,
         fixedIn: firstFixed ?? (status === 'affected' && below[1] === '<' ? bound : null), text: null,
       }));
@@ -188,7 +198,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     }
     const all = ALL_VERSIONS.has(version.toLowerCase());
     const textual = !all && FREE_TEXT.test(version);
-    out.push(range({ status, version: all || textual ? null : version, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: textual ? version : null }));
+    out.push(range(shared, { status, version: all || textual ? null : version, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: textual ? version : null }));
   }
   return out;
 }

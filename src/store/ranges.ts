@@ -19,30 +19,43 @@ type Conn = Db | Tx;
  */
 export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];
-  const fresh = new Map<string, { rows: RangeRow[]; hash: string }>();
+  // Each CVE's rows are serialised once: the same text is hashed and spliced into the insert's payload.
+  const fresh = new Map<string, { rows: RangeRow[]; json: string; hash: string }>();
   for (const id of ids) {
     const rows = rangeRows(records.get(id) ?? []);
-    fresh.set(id, { rows, hash: rows.length ? sha(JSON.stringify(rows)) : '' });
+    const json = rows.length ? JSON.stringify(rows) : '';
+    fresh.set(id, { rows, json, hash: json ? sha(json) : '' });
   }
   const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
   const changed = ids.filter((id) => (before.get(id) ?? '') !== fresh.get(id)!.hash).sort();
   if (!changed.length) return [];
-  const old = withBefore ? (await sql<{ cve_id: string; range: AffectedRange }>`SELECT cve_id, range FROM cve_ranges WHERE cve_id = ANY(${changed}::text[]) ORDER BY cve_id, ord`.execute(tx)).rows : [];
+  // A CVE has range rows only if it has a state row (both are written together below): CVEs without one (all of
+  // them in a first import) have nothing to read or delete.
+  const had = changed.filter((id) => before.has(id));
+  const old = withBefore && had.length ? (await sql<{ cve_id: string; range: AffectedRange }>`SELECT cve_id, range FROM cve_ranges WHERE cve_id = ANY(${had}::text[]) ORDER BY cve_id, ord`.execute(tx)).rows : [];
   const oldBy = new Map<string, AffectedRange[]>();
   for (const r of old) oldBy.set(r.cve_id, [...(oldBy.get(r.cve_id) ?? []), r.range]);
-  await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
-  await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${changed}::text[])`.execute(tx);
-  const rows = changed.flatMap((id) => fresh.get(id)!.rows.map((r) => ({ cve_id: id, ...r })));
-  for (let i = 0; i < rows.length; i += 2000) {
-    await sql`INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)
-      SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
-      FROM jsonb_to_recordset(${JSON.stringify(rows.slice(i, i + 2000))}::jsonb)
-        AS x(cve_id text, ord int, source text, source_key text, vendor_slug text, product_key text, cpe_vendor text, cpe_product text, range jsonb)`.execute(tx);
+  if (had.length) {
+    await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${had}::text[])`.execute(tx);
+    await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${had}::text[])`.execute(tx);
   }
-  const states = changed.filter((id) => fresh.get(id)!.hash).map((id) => ({ cve_id: id, hash: fresh.get(id)!.hash }));
-  if (states.length) {
-    await sql`INSERT INTO cve_range_state (cve_id, hash) SELECT cve_id, hash FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb) AS x(cve_id text, hash text)`.execute(tx);
+  const withRows = changed.filter((id) => fresh.get(id)!.json);
+  // About 2,000 rows per statement: one payload of {cve_id, rows} objects, unnested in SQL.
+  for (let i = 0; i < withRows.length; ) {
+    const part: string[] = [];
+    for (let n = 0; i < withRows.length && n < 2000; i++) {
+      const f = fresh.get(withRows[i])!;
+      n += f.rows.length;
+      part.push(`{"cve_id":${JSON.stringify(withRows[i])},"hash":"${f.hash}","rows":${f.json}}`);
+    }
+    const payload = `[${part.join(',')}]`;
+    // One parse of the payload (a CTE), two inserts: the rows and the CVEs' states.
+    await sql`WITH c AS (SELECT * FROM jsonb_to_recordset(${payload}::jsonb) AS c(cve_id text, hash text, rows jsonb)),
+        s AS (INSERT INTO cve_range_state (cve_id, hash) SELECT cve_id, hash FROM c)
+      INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)
+      SELECT c.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
+      FROM c, jsonb_to_recordset(c.rows) AS r(ord int, source text, source_key text, vendor_slug text, product_key text, cpe_vendor text, cpe_product text, range jsonb)`.execute(tx);
   }
   await sql`UPDATE cve_corpus_state SET version = version + 1, changed_at = now() WHERE id = 1`.execute(tx);
   await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);

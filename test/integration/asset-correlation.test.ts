@@ -9,6 +9,9 @@ import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../he
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { CorrelateResponse } from '../../src/http/routes/v1/asset-schemas.ts';
+import { rebuildRanges } from '../../src/store/ranges.ts';
+import { loadSources } from '../../src/store/ingest.ts';
+import type { Tx } from '../../src/store/db.ts';
 
 let t: TestApp;
 let pro: Awaited<ReturnType<typeof seedOrg>>;
@@ -37,6 +40,41 @@ describe('the range table', () => {
     const before = await checksums(t.store.db);
     await importPaths(t.store.db, [dir], quiet);
     assert.deepEqual(await checksums(t.store.db), before);
+  });
+
+  test('a changed range set replaces the CVE\'s rows and state; an empty one removes both (rolled back after)', async () => {
+    const id = 'CVE-2023-0228';
+    const rows = async (tx: Tx) => (await sql<{ source: string; ord: number }>`SELECT source, ord FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx)).rows;
+    const state = async (tx: Tx) => (await sql<{ hash: string }>`SELECT hash FROM cve_range_state WHERE cve_id = ${id}`.execute(tx)).rows.map((r) => r.hash);
+    const stored = await loadSources(t.store.db, [id]);
+    const all = stored.records.get(id)!;
+    await assert.rejects(t.store.db.transaction().execute(async (tx) => {
+      const before = await rows(tx);
+      assert.deepEqual([...new Set(before.map((r) => r.source))], ['csaf', 'nvd']);
+      const [oldHash] = await state(tx);
+      // Only the NVD record: its ranges alone, renumbered from 0, and a new state hash.
+      const nvdOnly = all.filter((r) => r.source === 'nvd');
+      const changed = await rebuildRanges(tx, [id], new Map([[id, nvdOnly]]), true);
+      assert.deepEqual(changed.map((c) => [c.cve_id, c.before.length, c.after.length]), [[id, before.length, nvdOnly.flatMap((r) => r.ranges ?? []).length]]);
+      const after = await rows(tx);
+      assert.deepEqual(after.map((r) => r.source), after.map(() => 'nvd'));
+      assert.deepEqual(after.map((r) => r.ord), after.map((_, i) => i));
+      const [newHash] = await state(tx);
+      assert.ok(newHash && newHash !== oldHash);
+      // The same set again: nothing changes.
+      assert.deepEqual(await rebuildRanges(tx, [id], new Map([[id, nvdOnly]])), []);
+      // No ranges at all: rows and state are gone.
+      const gone = await rebuildRanges(tx, [id], new Map(), true);
+      assert.deepEqual(gone.map((c) => [c.after.length, c.before.length]), [[0, after.length]]);
+      assert.deepEqual(await rows(tx), []);
+      assert.deepEqual(await state(tx), []);
+      // And back: a CVE with no state row gets its rows written again.
+      await rebuildRanges(tx, [id], new Map([[id, all]]));
+      assert.deepEqual((await rows(tx)).length, before.length);
+      // (Records read back from jsonb have their keys in jsonb's order, so the hash differs from the import's.)
+      assert.equal((await state(tx)).length, 1);
+      throw new Error('rollback');
+    }), /rollback/);
   });
 });
 
