@@ -111,6 +111,11 @@ test('a nameplate is vendor, product, version and CPE: the same names with anoth
   const hits = assetHits(ix, rows('CVE-2024-0002', [range({ cpe })]), []);
   assert.deepEqual(brief(hits), ['2:with-cpe:affected', '3:twin:affected']);
   assert.deepEqual(hits.map((h) => [h.kind, h.product]), [['asset', 'Siemens AG Line 4 PLC V2.0'], ['asset', 'Siemens AG Line 4 PLC V2.0']]);
+  const other = 'cpe:2.3:o:siemens:simatic_s7-1200_firmware:*:*:*:*:*:*:*:*';
+  const twoCpes = buildAssetIndex([asset(4, 'other-cpe', 'V2.0', { product: 'Line 4 PLC', cpe: other }), asset(5, 'this-cpe', 'V2.0', { product: 'Line 4 PLC', cpe })], []);
+  assert.deepEqual(brief(assetHits(twoCpes, rows('CVE-2024-0002', [range({ cpe })]), [])), ['5:this-cpe:affected'], 'two CPEs, two nameplates');
+  assert.deepEqual(assetHits(buildAssetIndex([asset(1, 'plain', 'V2.0', { product: 'Line 4 PLC' })], []), rows('CVE-2024-0002', [range({ cpe: other })]), []), [],
+    'a row CPE no asset carries');
   const noVersion = assetHits(buildAssetIndex([asset(1, 'nv', null)], []), rows('CVE-2024-0001', [range()]), []);
   assert.deepEqual(noVersion.map((h) => [h.product, h.status]), [['Siemens AG SIMATIC S7-1500 CPU 1518-4 PN/DP', 'needs_review']]);
 });
