@@ -49,8 +49,8 @@ export function validateAsset(input: unknown): AssetValidation {
     if (v === undefined || v === null) { text[f] = null; continue; }
     if (typeof v !== 'string') { err('invalid_value', f, `${f} must be a string`); continue; }
     if (badText(v)) { err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)'); continue; }
-    const t = normalizeText(v).trim();
-    if (t !== '' && isPlaceholder(t)) { err('placeholder_value', f, 'placeholder value; send an empty value for unknown'); continue; }
+    const t = normalizeText(v);
+    if (isPlaceholder(t)) { err('placeholder_value', f, 'placeholder value; send an empty value for unknown'); continue; }
     if (t.length > MAX_NAME) { err('invalid_value', f, `${f} is longer than ${MAX_NAME} characters`); continue; }
     text[f] = t === '' ? null : t;
   }
@@ -67,7 +67,7 @@ export function validateAsset(input: unknown): AssetValidation {
     if (!text[f]) err('missing_field', f, 'required field is missing');
     else if (ADDRESS_IN.test(text[f])) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
   }
-  if (has('cpe') && text.cpe && !parseCpe(text.cpe)) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
+  if (text.cpe && !parseCpe(text.cpe)) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
   if (errors.length) return { ok: false, asset_id: assetId, errors };
   return { ok: true, asset: { asset_id: assetId!, vendor: text.vendor!, product: text.product!, version: text.version ?? null, cpe: text.cpe ?? null } };
 }

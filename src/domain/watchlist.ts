@@ -16,7 +16,7 @@ export const WATCHLIST_MAX_ENTRIES = 500;
  * Same as the SQL function vi_product_key (migration 0920). '' for a name with no ASCII letter or digit.
  */
 export function productKey(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
 /** Display names of the ICS protocols (spec §4.1 list). */

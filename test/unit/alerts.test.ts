@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { bestMatch, sagePriority, SAGE_PRIORITIES, type PriorityFacts } from '../../src/domain/alerts.ts';
+import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, SAGE_PRIORITIES, type EmailAlertLine, type MatchCandidate, type PriorityFacts } from '../../src/domain/alerts.ts';
 import { alertsStatus } from '../../src/domain/health.ts';
 
 const QUIET: PriorityFacts = { kev: false, exploit_maturity: 'NONE', bcs: 3.9, cvss: 3.9, epss_percentile: 0.4999, patch_available: false, asset_match: false };
@@ -66,6 +66,70 @@ test('bestMatch: the CVE itself, then an asset, a product, a vendor, a protocol;
   assert.equal(bestMatch([{ entity_type: 'vendor', entity_name: 'Siemens' }, { entity_type: 'cve', entity_name: 'CVE-2024-1' }])!.entity_type, 'cve');
   assert.equal(bestMatch([{ entity_type: 'vendor', entity_name: 'Siemens' }, { entity_type: 'vendor', entity_name: 'Moxa' }])!.entity_name, 'Moxa');
   assert.equal(bestMatch([{ entity_type: 'vendor', entity_name: 'Siemens' }, { entity_type: 'environment', entity_name: 'Plant 1' }])!.entity_type, 'environment');
+});
+
+test('bestMatch: the first candidate stays best unless a later one is more specific, or as specific with a smaller name', () => {
+  const cve = { entity_type: 'cve', entity_name: 'CVE-2024-3400' } as const;
+  const moxa = { entity_type: 'vendor', entity_name: 'Moxa' } as const;
+  const siemens = { entity_type: 'vendor', entity_name: 'Siemens' } as const;
+  const zeta = { entity_type: 'product', entity_name: 'Zeta Gateway' } as const;
+  const abb = { entity_type: 'vendor', entity_name: 'ABB' } as const;
+  assert.equal(bestMatch([cve, moxa]), cve);
+  assert.equal(bestMatch([moxa, siemens]), moxa, 'a tie keeps the smaller name, whichever comes first');
+  assert.equal(bestMatch([siemens, moxa]), moxa);
+  assert.equal(bestMatch([zeta, abb]), zeta, 'a smaller name does not beat a more specific type');
+  assert.equal(bestMatch([abb, zeta]), zeta);
+  const again: MatchCandidate = { entity_type: 'vendor', entity_name: 'Moxa' };
+  assert.equal(bestMatch([moxa, again]), moxa, 'an equal name does not replace the best');
+  assert.equal(bestMatch([{ entity_type: 'protocol', entity_name: 'Modbus' }, moxa, zeta, cve, abb]), cve);
+  assert.equal(bestMatch([moxa]), moxa);
+});
+
+test('deliveryStatusOf: no webhook, any failure, any delivery, else skipped', () => {
+  assert.equal(deliveryStatusOf([]), 'no_webhooks');
+  assert.equal(deliveryStatusOf(['failed']), 'failed');
+  assert.equal(deliveryStatusOf(['delivered', 'failed', 'skipped']), 'failed');
+  assert.equal(deliveryStatusOf(['skipped', 'delivered']), 'delivered');
+  assert.equal(deliveryStatusOf(['delivered']), 'delivered');
+  assert.equal(deliveryStatusOf(['skipped', 'skipped']), 'skipped');
+});
+
+const FOOTER = '\n\nYou receive this because of your notification preferences (Account → Notifications).\n';
+const LINE_A: EmailAlertLine = {
+  cve_id: 'CVE-2024-3400', title: 'PAN-OS GlobalProtect command injection', sage_priority: 'PATCH NOW', cvss_score: 10, kev_flagged: true,
+  url: 'https://vulnintel.test/cve/CVE-2024-3400', reasons: ['added to KEV', 'EPSS percentile 45 → 97'],
+  watchlist_match: { entity_type: 'vendor', entity_name: 'Palo Alto Networks' },
+};
+const LINE_B: EmailAlertLine = {
+  cve_id: 'CVE-2023-28489', title: 'SICAM A8000 command injection', sage_priority: 'MONITOR', cvss_score: null, kev_flagged: false,
+  url: 'https://vulnintel.test/cve/CVE-2023-28489', watchlist_match: { entity_type: 'product', entity_name: 'Siemens SICAM A8000' },
+};
+
+test('alertEmail instant: subject with priority and CVE; the block line by line', () => {
+  assert.deepEqual(alertEmail('instant', [LINE_A]), {
+    subject: '[Vulnintel] PATCH NOW: CVE-2024-3400',
+    text: 'CVE-2024-3400 — PATCH NOW (CISA KEV), CVSS 10\n  PAN-OS GlobalProtect command injection\n  Matched: vendor Palo Alto Networks\n'
+      + '  Why: added to KEV; EPSS percentile 45 → 97\n  https://vulnintel.test/cve/CVE-2024-3400' + FOOTER,
+  });
+  assert.deepEqual(alertEmail('instant', [LINE_B]), {
+    subject: '[Vulnintel] MONITOR: CVE-2023-28489',
+    text: 'CVE-2023-28489 — MONITOR, CVSS n/a\n  SICAM A8000 command injection\n  Matched: product Siemens SICAM A8000\n'
+      + '  https://vulnintel.test/cve/CVE-2023-28489' + FOOTER,
+  });
+  assert.equal(alertEmail('instant', [{ ...LINE_B, cvss_score: 0, reasons: [] }]).text.split('\n').slice(0, 4).join('|'),
+    'CVE-2023-28489 — MONITOR, CVSS 0|  SICAM A8000 command injection|  Matched: product Siemens SICAM A8000|  https://vulnintel.test/cve/CVE-2023-28489');
+});
+
+test('alertEmail digest: count in the subject and the first line (singular at one), blocks separated by a blank line', () => {
+  const one = alertEmail('daily_digest', [LINE_B]);
+  assert.equal(one.subject, '[Vulnintel] Daily digest: 1 alert');
+  assert.equal(one.text, '1 alert since your last digest:\n\nCVE-2023-28489 — MONITOR, CVSS n/a\n  SICAM A8000 command injection\n'
+    + '  Matched: product Siemens SICAM A8000\n  https://vulnintel.test/cve/CVE-2023-28489' + FOOTER);
+  const two = alertEmail('daily_digest', [LINE_A, LINE_B]);
+  assert.equal(two.subject, '[Vulnintel] Daily digest: 2 alerts');
+  assert.equal(two.text, `2 alerts since your last digest:\n\n${alertEmail('instant', [LINE_A]).text.replace(FOOTER, '')}\n\n`
+    + `${alertEmail('instant', [LINE_B]).text.replace(FOOTER, '')}${FOOTER}`);
+  assert.ok(two.text.includes('https://vulnintel.test/cve/CVE-2024-3400\n\nCVE-2023-28489 — MONITOR'));
 });
 
 test('health services.alerts from the latest run: never_run, operational, stale after 45 minutes, stalled after 10 running', () => {

@@ -3,7 +3,7 @@
 // with the same nameplate, and Windows hosts through their MSRC product.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assetHits, buildAssetIndex, type EnvAsset } from '../../src/domain/asset-alerts.ts';
+import { assetHits, buildAssetIndex, openVerdicts, type EnvAsset } from '../../src/domain/asset-alerts.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { validateHost, type WindowsHost } from '../../src/domain/windows/validate.ts';
@@ -85,4 +85,75 @@ test('without a Microsoft CVE in the chunk, or without an evaluator, no host is 
   assert.equal(ev.calls, 0);
   // A CVE of another product (not in this host's results) does not alert it.
   assert.deepEqual(assetHits(ix, [], ['CVE-2099-0001'], ev), []);
+});
+
+test('the index: every whole-word prefix of the product key under the vendor slug, CPE tokens apart; no key without slug or product', () => {
+  const cpe = 'cpe:2.3:o:moxa:nport_5110_firmware:*:*:*:*:*:*:*:*';
+  const ix = buildAssetIndex([
+    asset(1, 'plc', 'V2.0'), asset(1, 'odd-vendor', null, { vendor: '***', product: 'Widget' }), asset(1, 'odd-product', null, { vendor: 'Moxa', product: '***' }),
+    asset(2, 'nport', '1.0', { vendor: 'Moxa', product: 'NPort 5110', cpe }),
+  ], []);
+  assert.deepEqual([...ix.byKey.keys()].map((k) => k.replace('\u0000', '|')), [
+    'siemens|simatic s7 1500 cpu 1518 4 pn dp', 'siemens|simatic s7 1500 cpu 1518 4 pn', 'siemens|simatic s7 1500 cpu 1518 4',
+    'siemens|simatic s7 1500 cpu 1518', 'siemens|simatic s7 1500 cpu', 'siemens|simatic s7 1500', 'siemens|simatic s7', 'siemens|simatic',
+    'moxa|nport 5110', 'moxa|nport',
+  ]);
+  assert.deepEqual([...ix.byCpe.keys()].map((k) => k.replace('\u0000', '|')), ['moxa|nport_5110_firmware']);
+  assert.deepEqual([ix.assets, ix.hosts], [4, 0]);
+});
+
+test('a nameplate is vendor, product, version and CPE: the same names with another CPE are decided apart', () => {
+  const cpe = 'cpe:2.3:o:siemens:simatic_s7-1500_firmware:*:*:*:*:*:*:*:*';
+  const ix = buildAssetIndex([
+    asset(1, 'plain', 'V2.0', { product: 'Line 4 PLC' }), asset(2, 'with-cpe', 'V2.0', { product: 'Line 4 PLC', cpe }),
+    asset(3, 'twin', 'V2.0', { product: 'Line 4 PLC', cpe }),
+  ], []);
+  const hits = assetHits(ix, rows('CVE-2024-0002', [range({ cpe })]), []);
+  assert.deepEqual(brief(hits), ['2:with-cpe:affected', '3:twin:affected']);
+  assert.deepEqual(hits.map((h) => [h.kind, h.product]), [['asset', 'Siemens AG Line 4 PLC V2.0'], ['asset', 'Siemens AG Line 4 PLC V2.0']]);
+  const other = 'cpe:2.3:o:siemens:simatic_s7-1200_firmware:*:*:*:*:*:*:*:*';
+  const twoCpes = buildAssetIndex([asset(4, 'other-cpe', 'V2.0', { product: 'Line 4 PLC', cpe: other }), asset(5, 'this-cpe', 'V2.0', { product: 'Line 4 PLC', cpe })], []);
+  assert.deepEqual(brief(assetHits(twoCpes, rows('CVE-2024-0002', [range({ cpe })]), [])), ['5:this-cpe:affected'], 'two CPEs, two nameplates');
+  assert.deepEqual(assetHits(buildAssetIndex([asset(1, 'plain', 'V2.0', { product: 'Line 4 PLC' })], []), rows('CVE-2024-0002', [range({ cpe: other })]), []), [],
+    'a row CPE no asset carries');
+  const noVersion = assetHits(buildAssetIndex([asset(1, 'nv', null)], []), rows('CVE-2024-0001', [range()]), []);
+  assert.deepEqual(noVersion.map((h) => [h.product, h.status]), [['Siemens AG SIMATIC S7-1500 CPU 1518-4 PN/DP', 'needs_review']]);
+});
+
+const hostAt = (build: string) => winHost('probe-host-0001', build);
+const evaluation = (build: string) => new EvaluationRun(fixtureIndex(), () => undefined, '2026-07-10').evaluate(hostAt(build), []);
+
+test('openVerdicts: open and in-review CVEs with the engine\'s reason; cleared ones left out', () => {
+  const e = evaluation('10.0.17763.6054');
+  const open = openVerdicts(e);
+  assert.equal(open.size, e.counts.confirmed_open + e.counts.needs_review);
+  assert.deepEqual(open.get('CVE-2024-38063'), {
+    status: 'affected', product: 'Windows Server 2019',
+    reason: 'Open on Windows Server 2019: build 10.0.17763.6054 is below the fixed build 10.0.17763.6293',
+  });
+  assert.deepEqual(open.get('CVE-2024-38213'), {
+    status: 'needs_review', product: 'Windows Server 2019',
+    reason: 'Needs review on Windows Server 2019: KB5039217 (build 10.0.17763.5936) is not one of this product\'s monthly cumulative updates '
+      + '(for example a Safe OS/WinRE, Secure Boot or other separate update); the OS build cannot confirm it. Check that KB5039217 is installed',
+  });
+  const cleared = e.items.find((it) => it.status === 'cleared (patched)')!;
+  assert.equal(open.has(cleared.cve_id), false);
+  const noBuild = openVerdicts(evaluation(''));
+  assert.equal(noBuild.get('CVE-2024-38063')!.reason, 'Needs review on Windows Server 2019: no os_build: only the product is known');
+  assert.ok([...noBuild.values()].every((v) => v.status === 'needs_review'));
+});
+
+test('openVerdicts: an item in review against its verdict carries its own note; without any note, the verdict\'s why', () => {
+  const e = evaluation('10.0.17763.6054');
+  const openItem = e.items.find((it) => it.cve_id === 'CVE-2024-38063')!;
+  const reviewItem = e.items.find((it) => it.cve_id === 'CVE-2024-38213')!;
+  const only = (...items: typeof e.items) => [...openVerdicts({ ...e, items }).values()].map((v) => `${v.status}|${v.reason}`);
+  assert.deepEqual(only({ ...openItem, status: 'needs review', note: 'the candidate products disagree' }),
+    ['needs_review|Needs review on Windows Server 2019: the candidate products disagree']);
+  assert.deepEqual(only({ ...openItem, status: 'needs review' }),
+    ['needs_review|Needs review on Windows Server 2019: build 10.0.17763.6054 is below the fixed build 10.0.17763.6293']);
+  assert.deepEqual(only({ ...reviewItem, note: 'not this one' }), [`needs_review|Needs review on Windows Server 2019: ${reviewItem.v.note}`],
+    'in review as its verdict says: the verdict\'s note');
+  assert.deepEqual(only({ ...reviewItem, v: { ...reviewItem.v, note: null } as typeof reviewItem.v }),
+    [`needs_review|Needs review on Windows Server 2019: ${reviewItem.v.why}`]);
 });

@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { describeChange, diffCve, diffRanges, epssBand, EPSS_THRESHOLDS, factsOf, RANGE_LINES_MAX, type ChangeFacts } from '../../src/domain/changes.ts';
+import { describeChange, diffCve, diffRanges, epssBand, EPSS_THRESHOLDS, factsOf, RANGE_LINES_MAX, rangeLine, type ChangeFacts, type CveChange } from '../../src/domain/changes.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { buildCve } from '../helpers/cve-docs.ts';
 
@@ -103,6 +103,36 @@ describe('diffCve', () => {
     assert.deepEqual(kinds(BASE, withF({ vendor_advisories: [], cisa_advisories: [] })), []);
   });
 
+  test('exploit maturity up: before and after values, and its sentence', () => {
+    const c = diffCve(BASE, withF({ exploit_maturity: 'FUNCTIONAL' }));
+    assert.deepEqual(c, [{ kind: 'exploit_maturity_up', before: { exploit_maturity: 'NONE' }, after: { exploit_maturity: 'FUNCTIONAL' } }]);
+    assert.equal(describeChange(c[0]), 'exploit maturity NONE → FUNCTIONAL');
+  });
+
+  test('describeChange: one sentence per kind', () => {
+    assert.equal(describeChange(diffCve(null, BASE)[0]), 'new CVE');
+    assert.equal(describeChange(diffCve(BASE, null)[0]), 'removed from the corpus');
+    assert.equal(describeChange(diffCve(withF({ kev: true }), BASE)[0]), 'removed from KEV');
+    assert.equal(describeChange(diffCve(withF({ epss_percentile: null }), withF({ epss_percentile: 0.5 }))[0]), 'EPSS percentile none → 50');
+    assert.equal(describeChange(diffCve(withF({ epss_percentile: 0.955 }), withF({ epss_percentile: null }))[0]), 'EPSS percentile 96 → none');
+    assert.equal(describeChange(diffCve(BASE, withF({ cvss_score: 7.6 }))[0]), 'CVSS 7.5 → 7.6', 'the same severity is not repeated');
+    assert.equal(describeChange(diffCve(BASE, withF({ cvss_score: null, severity: null }))[0]), 'CVSS 7.5 → none (HIGH → not scored)');
+    assert.equal(describeChange(diffCve(withF({ patch_available: true }), withF({ patch_status: 'patched', patch_available: true }))[0]),
+      'patch status unknown → patched', 'a fix that was already there is not "fix available"');
+    assert.equal(describeChange(diffCve(withF({ patch_status: 'patched', patch_available: true }), BASE)[0]), 'patch status patched → unknown');
+  });
+
+  test('describeChange advisories: CISA ids listed, vendor advisories counted (singular at one), empty parts left out', () => {
+    const two = diffCve(BASE, withF({ vendor_advisories: ['https://v.example/a', 'https://v.example/b', 'https://v.example/c'] }))[0];
+    assert.equal(describeChange(two), '2 new vendor advisories');
+    const cisa = diffCve(BASE, withF({ cisa_advisories: ['ICSA-23-103-07', 'ICSA-24-001-01', 'ICSA-24-002-02'] }))[0];
+    assert.equal(describeChange(cisa), 'new CISA advisory ICSA-24-001-01, ICSA-24-002-02');
+    const bare = (after: Record<string, unknown> | null): CveChange => ({ kind: 'advisory_added', before: null, after });
+    assert.equal(describeChange(bare({ cisa_advisories: ['ICSA-24-001-01'] })), 'new CISA advisory ICSA-24-001-01');
+    assert.equal(describeChange(bare({ vendor_advisories: ['https://v.example/b'] })), '1 new vendor advisory');
+    assert.equal(describeChange(bare(null)), '');
+  });
+
   test('several changes at once come in the documented order', () => {
     const after = withF({ kev: true, epss_percentile: 0.97, cvss_score: 9.8, severity: 'CRITICAL', exploit_maturity: 'WEAPONIZED', patch_status: 'patched', patch_available: true, cisa_advisories: ['X-1', 'ICSA-23-103-07'] });
     assert.deepEqual(kinds(BASE, after), ['kev_added', 'epss_threshold', 'cvss_changed', 'exploit_maturity_up', 'patch_changed', 'advisory_added']);
@@ -179,6 +209,29 @@ describe('diffRanges', () => {
     assert.deepEqual(status.after!.ranges, ['Siemens SIMATIC S7-1500: < V2.9.2, unaffected']);
     const start = diffRanges([a], [r({ start: { version: 'V2.0', inclusive: true } })])!;
     assert.deepEqual(start.after!.ranges, ['Siemens SIMATIC S7-1500: >= V2.0, < V2.9.2']);
+  });
+
+  test('rangeLine: status, fixed version and platforms joined by ", "; platforms by " or "', () => {
+    assert.equal(rangeLine(r({ status: 'unaffected', fixedIn: 'V2.9.2' })), 'Siemens SIMATIC S7-1500: < V2.9.2, unaffected, fixed in V2.9.2');
+    assert.equal(rangeLine(r({ runningOn: ['cpe:2.3:h:siemens:a:-', 'cpe:2.3:h:siemens:b:-'] })),
+      'Siemens SIMATIC S7-1500: < V2.9.2, running on cpe:2.3:h:siemens:a:- or cpe:2.3:h:siemens:b:-');
+    assert.equal(rangeLine(r({ runningOn: [] })), 'Siemens SIMATIC S7-1500: < V2.9.2');
+    assert.equal(rangeLine(r({})), 'Siemens SIMATIC S7-1500: < V2.9.2');
+  });
+
+  test('changed lines are sorted on each side, whatever the input order', () => {
+    const c = diffRanges([r({ product: 'Z' }), r({ product: 'B' })], [r({ product: 'Y' }), r({ product: 'A' })])!;
+    assert.deepEqual(c.before!.ranges, ['Siemens B: < V2.9.2', 'Siemens Z: < V2.9.2']);
+    assert.deepEqual(c.after!.ranges, ['Siemens A: < V2.9.2', 'Siemens Y: < V2.9.2']);
+  });
+
+  test('removed lines are capped too', () => {
+    const many = Array.from({ length: RANGE_LINES_MAX + 1 }, (_, i) => r({ version: `1.${String(i).padStart(2, '0')}`, end: null }));
+    const c = diffRanges(many, [])!;
+    assert.equal((c.before!.ranges as string[]).length, RANGE_LINES_MAX);
+    assert.deepEqual([c.before!.removed, c.before!.total, c.after!.total], [RANGE_LINES_MAX + 1, RANGE_LINES_MAX + 1, 0]);
+    assert.equal((c.before!.ranges as string[])[RANGE_LINES_MAX - 1], 'Siemens SIMATIC S7-1500: 1.49');
+    assert.equal((diffRanges(many.slice(1), [])!.before!.ranges as string[]).length, RANGE_LINES_MAX, 'exactly the cap: all kept');
   });
 
   test('lines are capped per side; the counts stay whole', () => {

@@ -1,0 +1,102 @@
+// Watch entities (src/domain/watchlist.ts; docs/watchlists.md): the product key, the id forms per entity type and
+// the match of a watch entry against a CVE's facts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { entityKey, productKey, protocolName, watchMatches, WATCH_ENTITY_TYPES, type WatchTarget } from '../../src/domain/watchlist.ts';
+
+test('productKey: lowercase ASCII letters and digits, one "-" per run of anything else, none at the ends', () => {
+  assert.equal(productKey('SICAM A8000'), 'sicam-a8000');
+  assert.equal(productKey('SIMATIC S7-1200'), 'simatic-s7-1200');
+  assert.equal(productKey('ASP.NET Core'), 'asp-net-core');
+  assert.equal(productKey('SCALANCE  X-200  (all versions)'), 'scalance-x-200-all-versions');
+  assert.equal(productKey(' -Node.js- '), 'node-js');
+  assert.equal(productKey('(TN-5900)'), 'tn-5900');
+  assert.equal(productKey('Ünïcode Bäse'), 'n-code-b-se');
+  assert.equal(productKey('日本語'), '');
+  assert.equal(productKey('---'), '');
+  assert.equal(productKey(''), '');
+  assert.equal(productKey('a'), 'a');
+});
+
+test('protocolName: the display name of each ICS protocol, the key itself otherwise', () => {
+  assert.equal(protocolName('opc-ua'), 'OPC UA');
+  assert.equal(protocolName('ethernet-ip'), 'EtherNet/IP');
+  assert.equal(protocolName('iec-61850'), 'IEC 61850');
+  assert.equal(protocolName('modbus'), 'Modbus');
+  assert.equal(protocolName('zigbee'), 'zigbee');
+  assert.equal(protocolName('Modbus'), 'Modbus');
+});
+
+const VENDOR_MSG = 'must be a vendor slug from GET /api/v1/catalog/vendors';
+const PRODUCT_MSG = 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products';
+
+test('entityKey vendor: a slug (lowercase letter or digit first, then letters, digits, "-")', () => {
+  for (const id of ['siemens', 'schneider-electric', '3s-smart', 'a', 'abb-']) assert.deepEqual(entityKey('vendor', id), { ok: true, key: id }, id);
+  for (const id of ['', '-abb', 'Siemens', 'sieMens', 'siemens electric', 'siemens/', 'abb_x', 'x!', '!x', 'é']) {
+    assert.deepEqual(entityKey('vendor', id), { ok: false, message: VENDOR_MSG }, id);
+  }
+});
+
+test('entityKey product: <vendor-slug>/<product-key>, exactly one "/"', () => {
+  for (const id of ['siemens/sicam-a8000', 'moxa/tn-5900', 'abb-/x', '3s/1', 'siemens/simatic-s7-1200']) {
+    assert.deepEqual(entityKey('product', id), { ok: true, key: id }, id);
+  }
+  for (const id of ['siemens', 'siemens/', '/sicam', 'siemens/sicam/a8000', 'Siemens/sicam', '-siemens/sicam', 'siemens/SICAM',
+    'siemens/-sicam', 'siemens/sicam-', 'siemens/sicam--a8000', 'siemens/sicam a8000', 'siemens/sicam_a8000', 'x siemens/sicam', '']) {
+    assert.deepEqual(entityKey('product', id), { ok: false, message: PRODUCT_MSG }, id);
+  }
+});
+
+test('entityKey protocol: one of the ten keys, as listed', () => {
+  assert.deepEqual(entityKey('protocol', 'modbus'), { ok: true, key: 'modbus' });
+  assert.deepEqual(entityKey('protocol', 'ethernet-ip'), { ok: true, key: 'ethernet-ip' });
+  const msg = 'must be one of modbus, dnp3, opc-ua, iec-61850, profinet, ethernet-ip, bacnet, ssh, http, ftp (GET /api/v1/catalog/protocols)';
+  for (const id of ['Modbus', 'zigbee', '', 'modbus ']) assert.deepEqual(entityKey('protocol', id), { ok: false, message: msg }, id);
+});
+
+test('entityKey cve: any case, stored upper-case', () => {
+  assert.deepEqual(entityKey('cve', 'cve-2023-28489'), { ok: true, key: 'CVE-2023-28489' });
+  assert.deepEqual(entityKey('cve', 'CVE-2024-12345'), { ok: true, key: 'CVE-2024-12345' });
+  for (const id of ['CVE-2024-123', 'CVE-24-1234', '2024-1234', 'CVE-2024-1234 ']) {
+    assert.deepEqual(entityKey('cve', id), { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' }, id);
+  }
+});
+
+test('entityKey: each type judges the same id by its own form', () => {
+  assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'modbus').ok), [true, false, true, false]);
+  assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'siemens/x').ok), [false, true, false, false]);
+  assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'cve-2024-1234').ok), [true, false, false, true]);
+});
+
+const TARGET: WatchTarget = {
+  cve_id: 'CVE-2024-2229',
+  vendor_slugs: ['siemens', 'moxa'],
+  product_keys: ['gateway', 'tn-4900'],
+  protocols: ['modbus'],
+};
+
+test('watchMatches: vendor, protocol and CVE by equality', () => {
+  assert.equal(watchMatches('vendor', 'siemens', TARGET), true);
+  assert.equal(watchMatches('vendor', 'moxa', TARGET), true);
+  assert.equal(watchMatches('vendor', 'abb', TARGET), false);
+  assert.equal(watchMatches('vendor', 'modbus', TARGET), false);
+  assert.equal(watchMatches('protocol', 'modbus', TARGET), true);
+  assert.equal(watchMatches('protocol', 'dnp3', TARGET), false);
+  assert.equal(watchMatches('protocol', 'siemens', TARGET), false);
+  assert.equal(watchMatches('cve', 'CVE-2024-2229', TARGET), true);
+  assert.equal(watchMatches('cve', 'CVE-2024-2228', TARGET), false);
+  assert.equal(watchMatches('cve', 'modbus', TARGET), false);
+});
+
+test('watchMatches product: the vendor and the product key both among the CVE\'s', () => {
+  assert.equal(watchMatches('product', 'siemens/gateway', TARGET), true);
+  assert.equal(watchMatches('product', 'moxa/tn-4900', TARGET), true);
+  assert.equal(watchMatches('product', 'abb/gateway', TARGET), false, 'another vendor');
+  assert.equal(watchMatches('product', 'siemens/sicam-a8000', TARGET), false, 'another product');
+  assert.equal(watchMatches('product', 'siemens/siemens', TARGET), false);
+  assert.equal(watchMatches('product', 'gateway/gateway', TARGET), false);
+  const t2: WatchTarget = { cve_id: 'CVE-2023-28489', vendor_slugs: ['siemens'], product_keys: ['siemens/sicam', 'sicam'], protocols: [] };
+  assert.equal(watchMatches('product', 'siemens/sicam', t2), true);
+  const t3: WatchTarget = { cve_id: 'CVE-2023-28489', vendor_slugs: ['siemens/sicam', 'sicam'], product_keys: ['siemens'], protocols: [] };
+  assert.equal(watchMatches('product', 'siemens/sicam', t3), false, 'the key is split at its "/"');
+});
