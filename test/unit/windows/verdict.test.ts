@@ -3,7 +3,7 @@
 // host-independent facts of a (product, CVE) pair (prepareProduct), the cumulative path (build, KB list, hotpatch,
 // pre-2021 series fix, out-of-series fix, servicing stack update, no fix), the legacy path (KB list, later rollup,
 // Supercedence, build cross-check) and the end-of-support limit (rule 2/7). The rows use the real products of
-// products.ts; the KB numbers are made up. The same rules on the real MSRC documents: verdict-fixtures.test.ts.
+// products.ts; the KB numbers are made up. The same paths on the real MSRC documents: verdict-fixtures.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hostCtx, prepareProduct, verdictFor, WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Prepared, type Verdict } from '../../../src/domain/windows/verdict.ts';
@@ -193,7 +193,7 @@ function cumulativeIndex(): ProductIndex {
   ], {
     'CVE-2021-1001': [{ kb: 'KB5000012', kind: 'security_update', ubr: 1800 }],
     'CVE-2021-1002': [{ kb: 'KB5000010', kind: 'security_update', ubr: 1700 }],
-    'CVE-2021-1003': [{ kb: 'KB5000012', kind: 'security_update', ubr: 1800 }, { kb: 'KB5000200', kind: 'hotpatch', ubr: 1790 }, { kb: 'KB5000201', kind: 'hotpatch', ubr: 1790 }, { kb: 'KB5000202', kind: 'hotpatch', ubr: null }],
+    'CVE-2021-1003': [{ kb: 'KB5000012', kind: 'security_update', ubr: 1800 }, { kb: 'KB5000200', kind: 'hotpatch', ubr: 1790 }, { kb: 'KB5000201', kind: 'hotpatch', ubr: 1790 }, { kb: 'KB5000202', kind: 'hotpatch', ubr: null }, { kb: null, kind: 'hotpatch', ubr: 1795 }],
     'CVE-2020-1004': [{ kb: 'KB5000002', kind: 'security_update', ubr: null }],
     'CVE-2021-1005': [{ kb: 'KB5000005', kind: 'security_update', ubr: null }],
     'CVE-2021-1006': [{ kb: 'KB5000400', kind: 'security_update', ubr: 1805 }],
@@ -222,7 +222,7 @@ test('prepareProduct: CVE ids only, the numeric id key, the authoritative LCU, h
   assert.deepEqual([a.clearAt, a.openBelow], [null, null], 'a build-known LCU needs no bracket');
   // Hotpatches with a build count; the out-of-band update that replaces a series LCU is the authoritative one.
   const h = prep(pi, 'CVE-2021-1003');
-  assert.deepEqual(h.hot.map((f) => f.kb), ['KB5000200', 'KB5000201']);
+  assert.deepEqual(h.hot.map((f) => f.kb), ['KB5000200', 'KB5000201', null], 'a hotpatch with a build, even without KB');
   assert.deepEqual([...h.fixKbs], ['KB5000012', 'KB5000200', 'KB5000201']);
   const oob = prep(pi, 'CVE-2021-1012');
   assert.deepEqual([oob.lcu?.kb, oob.lcuMonth, [...oob.fixKbs], oob.seriesFix?.kb], ['KB5000090', '2021-03', ['KB5000012', 'KB5000090'], 'KB5000012']);
