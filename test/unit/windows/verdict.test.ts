@@ -12,6 +12,7 @@ import { WINDOWS_PRODUCTS, type WindowsProduct } from '../../../src/domain/windo
 import type { FixKind, OsBuild } from '../../../src/domain/windows/build.ts';
 import type { ProductMatch } from '../../../src/domain/windows/match.ts';
 import type { WindowsHost } from '../../../src/domain/windows/validate.ts';
+import { cveOf, evalHost } from './fixture-index.ts';
 
 const S2019 = WINDOWS_PRODUCTS.get('11571')!; // Windows Server 2019, cumulative, 10.0.17763
 const S2012R2 = WINDOWS_PRODUCTS.get('10483')!; // Windows Server 2012 R2, legacy, 6.3.9600
@@ -139,6 +140,7 @@ test('kbSummary: a listed KB without month or build, same-month ties (the first 
   ], {});
   const s = ctxOf(pi, { ubr: 1, kbs: ['KB5000020'] }).ctx.sum!;
   assert.deepEqual([s.maxUbr, s.maxMonthNoBuild, s.newestLcu?.kb], [null, null, 'KB5000020']);
+  assert.equal(ctxOf(pi, { ubr: 1, kbs: ['KB5000020', 'KB5000021'] }).ctx.sum!.newestLcu?.kb, 'KB5000021', 'a dated LCU is newer than one without month');
   const t = ctxOf(pi, { ubr: 1, kbs: ['KB5000021', 'KB5000022', 'KB5000020'] }).ctx.sum!;
   assert.deepEqual([t.maxMonthNoBuild, t.newestLcu?.kb], ['2021-01', 'KB5000021']);
   const m = ctxOf(pi, { ubr: 1, kbs: ['KB5000060', 'KB5000061', 'KB5000062'] }).ctx.sum!;
@@ -153,18 +155,19 @@ test('kbSummary: Supercedence chains are followed from every listed KB, never th
   const pi = index(S2012R2, [
     { kb: 'KB4000003', kind: 'monthly_rollup', month: '2019-03', supersedes: ['KB4000002', 'KB4000009'] },
     { kb: 'KB4000002', kind: 'monthly_rollup', month: '2019-02', supersedes: ['KB4000001'] },
-    { kb: 'KB4000001', kind: 'monthly_rollup', month: '2019-01', supersedes: ['KB4000003'] },
+    { kb: 'KB4000001', kind: 'monthly_rollup', month: '2019-01', supersedes: ['KB4000003', 'KB4000777'] },
     { kb: 'KB4000009', kind: 'security_only', month: '2019-02', supersedes: [] },
     { kb: 'KB4000020', kind: 'security_only', month: '2019-03', supersedes: ['KB4000009', 'KB4000002'] },
   ], {});
   const s = ctxOf(pi, { ubr: 1, kbs: ['KB4000003'] }).ctx.sum!;
-  assert.deepEqual([...s.superseded], [['KB4000009', 'KB4000003'], ['KB4000002', 'KB4000003'], ['KB4000001', 'KB4000003']]);
+  // KB4000777 is not in the index: named as replaced, and the chain ends there.
+  assert.deepEqual([...s.superseded], [['KB4000009', 'KB4000003'], ['KB4000002', 'KB4000003'], ['KB4000001', 'KB4000003'], ['KB4000777', 'KB4000003']]);
   // KB4000002 is listed itself: not replaced, and its own chain is followed from it.
   const t = ctxOf(pi, { ubr: 1, kbs: ['KB4000003', 'KB4000002'] }).ctx.sum!;
-  assert.deepEqual([...t.superseded], [['KB4000009', 'KB4000003'], ['KB4000001', 'KB4000002']]);
+  assert.deepEqual([...t.superseded], [['KB4000009', 'KB4000003'], ['KB4000001', 'KB4000002'], ['KB4000777', 'KB4000002']]);
   // The first listed KB that reaches a KB is named.
   const u = ctxOf(pi, { ubr: 1, kbs: ['KB4000020', 'KB4000003'] }).ctx.sum!;
-  assert.deepEqual([...u.superseded], [['KB4000002', 'KB4000020'], ['KB4000001', 'KB4000020'], ['KB4000009', 'KB4000020']]);
+  assert.deepEqual([...u.superseded], [['KB4000002', 'KB4000020'], ['KB4000001', 'KB4000020'], ['KB4000777', 'KB4000020'], ['KB4000009', 'KB4000020']]);
   // A chain of 600 KBs: 500 are followed.
   const chain: KbSpec[] = Array.from({ length: 600 }, (_, i) => ({ kb: `KB${4100000 + i}`, kind: 'monthly_rollup' as const, month: '2019-01', supersedes: [`KB${4100001 + i}`] }));
   const long = ctxOf(index(S2012R2, chain, {}), { ubr: 1, kbs: ['KB4100000'] }).ctx.sum!;
@@ -183,6 +186,7 @@ function cumulativeIndex(): ProductIndex {
     { kb: 'KB5000004', kind: 'security_update', month: '2021-01', ubr: null },
     { kb: 'KB5000005', kind: 'security_update', month: '2021-01', ubr: null },
     { kb: 'KB5000006', kind: 'security_update', month: null, ubr: null },
+    { kb: 'KB5000008', kind: 'security_update', month: '2020-12', ubr: null },
     { kb: 'KB5000090', kind: 'security_update', month: '2021-03', ubr: 1810, inSeries: false, supersedes: ['KB5000012'] },
     { kb: 'KB5000099', kind: 'security_update', month: '2021-05', ubr: 1900, inSeries: false },
     { kb: 'KB5000200', kind: 'hotpatch', month: '2021-03', ubr: 1790, inSeries: false },
@@ -249,6 +253,7 @@ test('prepareProduct: equal UBRs keep the first LCU; an override makes the verdi
     'CVE-2021-2002': [{ kb: 'KB5000012', kind: 'security_update', ubr: 1800, overrideId: 'ov-1' }],
     'CVE-2021-2003': [{ kb: 'KB5000091', kind: 'security_update', ubr: 1820, supersedes: ['KB5000050'] }, { kb: 'KB5000092', kind: 'security_update', ubr: 1830, supersedes: ['KB5000099', 'KB5000404'] }],
     'CVE-2021-2004': [{ kb: 'KB5000013', kind: 'security_update', ubr: 1850 }, { kb: 'KB5000011', kind: 'security_update', ubr: 1750 }],
+    'CVE-2021-2005': [{ kb: 'KB5000888', kind: 'security_update', ubr: 1900 }],
   });
   assert.equal(prep(pi, 'CVE-2021-2001').lcu?.kb, 'KB5000012');
   const ov = prep(pi, 'CVE-2021-2002');
@@ -257,6 +262,8 @@ test('prepareProduct: equal UBRs keep the first LCU; an override makes the verdi
   const no = prep(pi, 'CVE-2021-2003');
   assert.deepEqual([no.lcu, [...no.fixKbs], no.odd?.kb], [null, [], 'KB5000091']);
   assert.equal(prep(pi, 'CVE-2021-2004').lcu?.kb, 'KB5000013', 'the highest UBR, listed first');
+  const unknown = prep(pi, 'CVE-2021-2005');
+  assert.deepEqual([unknown.lcu, unknown.seriesFix, unknown.odd?.kb], [null, null, 'KB5000888'], 'a security update the index does not know is not cumulative');
 });
 
 test('prepareProduct: a pre-2021 series fix is bracketed by the nearest build-known LCUs of its month or later, and of its month or earlier', () => {
@@ -343,6 +350,7 @@ test('cumulative, pre-2021 series fix: bracketed by build, else decided by the K
   assert.deepEqual(verdict(pi, 'CVE-2020-1004', { ubr: 1600 }), review(1600));
   assert.deepEqual(verdict(pi, 'CVE-2020-1004', { ubr: 1699 }), review(1699));
   assert.deepEqual(verdict(pi, 'CVE-2020-1004', { ubr: 1650, kbs: ['KB5000001', 'KB5000099', 'KB9999999', 'KB5000006'] }), review(1650));
+  assert.deepEqual(verdict(pi, 'CVE-2020-1004', { ubr: 1650, kbs: ['KB5000008'] }), review(1650), 'another LCU of the fix month is not later');
   const listed = { ...sv, status: 'cleared (patched)', note: null, why: 'the KB list contains KB5000002 or a later cumulative update' };
   assert.deepEqual(verdict(pi, 'CVE-2020-1004', { ubr: 1650, kbs: ['KB5000002'] }), listed);
   assert.deepEqual(verdict(pi, 'CVE-2020-1004', { ubr: 1650, kbs: ['KB5000001', 'KB5000003'] }), listed);
@@ -584,4 +592,57 @@ test('legacy: a listed update that Microsoft lists as replacing the fix clears i
   const none = verdict(pi, 'CVE-2019-1007', { ubr: 19300, kbs: ['KB4000103'] });
   assert.deepEqual([none.status, none.fixType, none.kb], ['confirmed open', 'none', null]);
   assert.equal(verdict(pi, 'CVE-2019-1008', { ubr: 19300, kbs: [] }).fixType, 'none', 'a row without KB is no fix');
+});
+
+test('UBR 0 is a build, not "no build"; a listed LCU of exactly the fixed UBR holds the fix', () => {
+  const pi = index(S2019, [
+    { kb: 'KB5000030', kind: 'security_update', month: '2021-01', ubr: 0 },
+    { kb: 'KB5000031', kind: 'security_update', month: '2021-01', ubr: null },
+    { kb: 'KB5000012', kind: 'security_update', month: '2021-03', ubr: 1800 },
+    { kb: 'KB5000016', kind: 'security_update', month: '2021-03', ubr: 1800 },
+  ], {
+    'CVE-2021-6001': [{ kb: 'KB5000030', kind: 'security_update', ubr: 0 }],
+    'CVE-2021-6002': [{ kb: 'KB5000012', kind: 'security_update', ubr: 1800 }],
+  });
+  assert.equal(ctxOf(pi, { ubr: 5, kbs: ['KB5000030'] }).ctx.sum!.maxUbr, 0);
+  // Fixed at UBR 0: every build is at or above it; a list with only a build-less LCU of the same month says older.
+  const v = verdict(pi, 'CVE-2021-6001', { ubr: 5, kbs: ['KB5000031'] });
+  assert.deepEqual([v.status, v.why], ['needs review', 'the build and the KB list disagree']);
+  // KB5000016 is another LCU with the fixed UBR 1800 (a re-release): the list holds the fix, the build does not.
+  const w = verdict(pi, 'CVE-2021-6002', { ubr: 1799, kbs: ['KB5000016'] });
+  assert.deepEqual([w.status, w.note], ['needs review', 'build 10.0.17763.1799 is below the fixed build 10.0.17763.1800, but the KB list contains KB5000012 or a later cumulative update']);
+});
+
+test('the series bracket takes the lowest UBR at or after the fix month and the highest at or before it, not the nearest by month; ties keep the earlier', () => {
+  const pi = index(S2019, [
+    { kb: 'KB5000040', kind: 'security_update', month: '2020-10', ubr: 1650 },
+    { kb: 'KB5000041', kind: 'security_update', month: '2020-11', ubr: 1600 },
+    { kb: 'KB5000042', kind: 'security_update', month: '2020-12', ubr: null },
+    { kb: 'KB5000043', kind: 'security_update', month: '2021-01', ubr: 1750 },
+    { kb: 'KB5000044', kind: 'security_update', month: '2021-02', ubr: 1700 },
+    { kb: 'KB5000045', kind: 'security_update', month: '2021-03', ubr: 1700 },
+    { kb: 'KB5000046', kind: 'security_update', month: '2020-09', ubr: 1650 },
+  ], { 'CVE-2020-7001': [{ kb: 'KB5000042', kind: 'security_update' }] });
+  const p = prep(pi, 'CVE-2020-7001');
+  assert.deepEqual([p.clearAt?.kb, p.openBelow?.kb], ['KB5000044', 'KB5000046']);
+});
+
+test('a hotpatch build at or above the fixed build is cleared by the build (real: CVE-2022-37992 on Server 2022, hotpatch 1251 above LCU 1249)', () => {
+  const hotAbove = index(S2019, SERIES, { 'CVE-2021-8001': [{ kb: 'KB5000012', kind: 'security_update', ubr: 1800 }, { kb: 'KB5000210', kind: 'hotpatch', ubr: 1810 }] });
+  assert.deepEqual(verdict(hotAbove, 'CVE-2021-8001', { ubr: 1810 }), { ...LCU12, status: 'cleared (patched)', why: WHY_BUILD });
+  const h = evalHost({ asset_id: 's22', os_product: 'Windows Server 2022 Standard', edition_id: 'ServerStandard', os_build: '10.0.20348.1251', architecture: 'x64', installation_type: 'Server' });
+  const c = cveOf(h, 'CVE-2022-37992');
+  assert.deepEqual(c.p.hot.map((f) => `${f.kb} ${f.build?.text}`), ['KB5019080 10.0.20348.1251']);
+  assert.deepEqual([c.v.status, c.v.kb, c.v.fixedBuild, c.v.why], ['cleared (patched)', 'KB5019081', '10.0.20348.1249', WHY_BUILD]);
+});
+
+test('legacy: the fixed build is the monthly rollup\'s even when Security Only is listed first; a later rollup is named before a replacing update', () => {
+  const pi = legacyIndex();
+  const order = index(S2012R2, [{ kb: 'KB4000201', kind: 'security_only', month: '2019-02', ubr: 19249 }], {
+    'CVE-2019-1011': [{ kb: 'KB4000201', kind: 'security_only', ubr: 19249 }, { kb: 'KB4000102', kind: 'monthly_rollup', ubr: 19250 }],
+  });
+  const v = verdict(order, 'CVE-2019-1011', { ubr: 19300 });
+  assert.deepEqual([v.fixedBuild, v.kb, v.fixClass], ['6.3.9600.19250', 'KB4000102', 'rollup']);
+  const both = verdict(pi, 'CVE-2019-1005', { ubr: 19320, kbs: ['KB4000103', 'KB4000301'] });
+  assert.deepEqual([both.status, both.derived, both.why], ['cleared (patched)', true, 'the KB list contains KB4000103, a later monthly rollup (2019-03)']);
 });
