@@ -1,7 +1,7 @@
 // The verdict paths of src/domain/windows/verdict.ts on the real MSRC documents of test/fixtures/msrc, each with its
 // full verdict: a pre-2021 fix bracketed by the LCU series (no FixedBuild), a fix outside the cumulative series
-// (with and without a build for the product), a servicing stack update alone, a product without update, and a
-// hotpatch build. The same rules case by case on small hand-built indexes: verdict.test.ts.
+// (with and without a build for the product), a servicing stack update alone, a product without update, and
+// hotpatch builds below and above the fixed build. The same rules case by case on small hand-built indexes: verdict.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cveOf, evalHost } from './fixture-index.ts';
@@ -56,4 +56,11 @@ test('CVE-2026-21519 on Windows 11 24H2: the hotpatch build 7781 clears below th
   assert.deepEqual(cveOf(w11('10.0.26100.7781'), 'CVE-2026-21519').v, { ...lcu, status: 'cleared (patched)', why: 'the host is on hotpatch KB5077212 (build 10.0.26100.7781), which Microsoft lists as fixing this CVE' });
   assert.deepEqual(cveOf(w11('10.0.26100.7782'), 'CVE-2026-21519').v, { ...lcu, status: 'confirmed open', why: WHY_BELOW });
   assert.deepEqual(cveOf(w11('10.0.26100.7840'), 'CVE-2026-21519').v, { ...lcu, status: 'cleared (patched)', why: WHY_BUILD });
+});
+
+test('CVE-2022-37992 on Server 2022: the hotpatch build 1251 is above the LCU build 1249, so the build clears it', () => {
+  const h = evalHost({ asset_id: 's22', os_product: 'Windows Server 2022 Standard', edition_id: 'ServerStandard', os_build: '10.0.20348.1251', architecture: 'x64', installation_type: 'Server' });
+  const c = cveOf(h, 'CVE-2022-37992');
+  assert.deepEqual(c.p.hot.map((f) => `${f.kb} ${f.build?.text}`), ['KB5019080 10.0.20348.1251']);
+  assert.deepEqual([c.v.status, c.v.kb, c.v.fixedBuild, c.v.why], ['cleared (patched)', 'KB5019081', '10.0.20348.1249', WHY_BUILD]);
 });
