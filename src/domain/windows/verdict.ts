@@ -262,7 +262,7 @@ function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
     return { ...v, status: 'needs review', note: `Microsoft gives no fixed build for ${seriesFix.kb} (${m}) and no build-known update brackets build ${ctx.build!.text}`, why: 'no fixed build to compare' };
   }
 
-  const base = { fixType: 'kb' as FixType, derived: false };
+  const base = { fixType: 'kb' as FixType };
   const anyFix = p.odd;
   if (anyFix) {
     const kind = anyFix.kind;
@@ -364,7 +364,7 @@ export function hostCtx(host: WindowsHost, match: ProductMatch, product: Windows
   if (life && today > life.eol && !life.inEsu) {
     if (host.esu_enrolled === true || life.esuEnd === null) {
       // Enrolled but ESU over, or no ESU programme at all: nothing after the end can be installed.
-      installableUntil = monthOf(host.esu_enrolled === true && life.esuEnd ? life.esuEnd : life.eol);
+      installableUntil = monthOf(life.esuEnd ?? life.eol);
       afterLimit = 'none';
     } else {
       installableUntil = monthOf(life.eol);

@@ -6,6 +6,7 @@ import { readMsrcFile } from '../../../src/ingest/msrc.ts';
 import { IndexBuilder } from '../../../src/domain/windows/evaluation-index.ts';
 import { windowsSubset } from '../../../src/domain/windows/msrc-subset.ts';
 import { WINDOWS_PRODUCTS } from '../../../src/domain/windows/products.ts';
+import type { MsrcDocument, MsrcVulnerability } from '../../../src/domain/windows/msrc-types.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
 
 // Read at module load; the subset is taken inside each test (a mutation run measures what the tests execute).
@@ -61,4 +62,58 @@ test('the subset builds the same evaluation index as the whole document', () => 
     const p = part.cves.get(cve)!;
     assert.deepEqual([p.title, p.exploited, p.publishedAt, p.cvssScore], [m.title, m.exploited, m.publishedAt, m.cvssScore], cve);
   }
+});
+
+test('a hand-made document: every kept part cut to Windows products, exactly', () => {
+  const rem = (type: string, productIds: string[], kb = '5000001') => ({ type, description: kb, url: `https://catalog.example/${kb}`, supercedence: null, productIds, subType: 'Security Update', fixedBuild: '10.0.17763.1', restartRequired: 'Yes' });
+  const vuln = (cve: string, o: Partial<MsrcVulnerability>): MsrcVulnerability => ({ cve, title: `${cve} title`, notes: [], cwes: [], knownAffected: [], threats: [], scoreSets: [], remediations: [], revisions: [], ...o });
+  const OFFICE = '9999';
+  const win = '11571';
+  const input: MsrcDocument = {
+    id: '2021-Jan', title: 'January 2021', initialReleaseDate: '2021-01-12T08:00:00Z', currentReleaseDate: '2021-01-20T08:00:00Z', revisionNumber: '3',
+    products: new Map([[win, 'Windows Server 2019'], [OFFICE, 'Microsoft Office']]),
+    families: new Map([[win, 'Windows']]),
+    advisoryUrls: new Map([['CVE-2021-0001', 'https://a/1'], ['CVE-2021-0002', 'https://a/2'], ['CVE-2021-0003', 'https://a/3']]),
+    vulnerabilities: [
+      vuln('CVE-2021-0001', {
+        notes: [{ type: 'Description', title: 'd', text: 'What it is' }, { type: 'Description', title: 'e', text: '  ' }, { type: 'FAQ', title: 'f', text: 'q' }],
+        cwes: [{ id: 'CWE-20', name: 'Improper Input Validation' }],
+        knownAffected: [OFFICE, win],
+        threats: [
+          { type: 'Exploit Status', description: 'Exploited:No', productIds: [] },
+          { type: 'Severity', description: 'Important', productIds: [OFFICE, win] },
+          { type: 'Severity', description: 'Critical', productIds: [OFFICE] },
+          { type: 'Impact', description: 'Remote Code Execution', productIds: [win] },
+        ],
+        scoreSets: [{ baseScore: 7.8, temporalScore: 6.8, vector: 'v', productIds: [win, OFFICE] }, { baseScore: 5, temporalScore: null, vector: null, productIds: [OFFICE] }],
+        remediations: [rem('Vendor Fix', [OFFICE, win]), rem('Vendor Fix', [OFFICE], '5000002'), rem('Release Notes', [win], '5000003')],
+        revisions: [{ number: '1.0', date: '2021-01-12T08:00:00', description: '<p>Information published.</p>' }],
+      }),
+      vuln('CVE-2021-0002', { knownAffected: [OFFICE], remediations: [rem('Vendor Fix', [OFFICE])], threats: [{ type: 'Exploit Status', description: 'x', productIds: [] }] }),
+      vuln('CVE-2021-0003', { knownAffected: [win] }),
+      vuln('CVE-2021-0004', { remediations: [rem('Vendor Fix', [win], '5000004')] }),
+    ],
+  };
+  const sub = windowsSubset(input);
+  assert.deepEqual(sub, {
+    id: '2021-Jan', title: 'January 2021', initialReleaseDate: '2021-01-12T08:00:00Z', currentReleaseDate: '2021-01-20T08:00:00Z', revisionNumber: '3',
+    products: new Map([[win, 'Windows Server 2019']]),
+    advisoryUrls: new Map([['CVE-2021-0001', 'https://a/1'], ['CVE-2021-0003', 'https://a/3']]),
+    vulnerabilities: [
+      vuln('CVE-2021-0001', {
+        notes: [{ type: 'Description', title: 'd', text: 'What it is' }],
+        cwes: [{ id: 'CWE-20', name: 'Improper Input Validation' }],
+        knownAffected: [win],
+        threats: [{ type: 'Exploit Status', description: 'Exploited:No', productIds: [] }, { type: 'Severity', description: 'Important', productIds: [win] }],
+        scoreSets: [{ baseScore: 7.8, temporalScore: 6.8, vector: 'v', productIds: [win] }],
+        remediations: [rem('Vendor Fix', [win])],
+        revisions: [{ number: '1.0', date: '2021-01-12T08:00:00', description: '' }],
+      }),
+      vuln('CVE-2021-0003', { knownAffected: [win] }),
+      vuln('CVE-2021-0004', { remediations: [rem('Vendor Fix', [win], '5000004')] }),
+    ],
+  });
+  // The input is not changed.
+  assert.deepEqual(input.vulnerabilities[0].remediations[0].productIds, [OFFICE, win]);
+  assert.equal(input.vulnerabilities[0].revisions[0].description, '<p>Information published.</p>');
 });
