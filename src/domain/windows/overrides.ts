@@ -54,10 +54,13 @@ export function applyOverrides(products: Map<string, ProductIndex>, overrides: r
       if (!pi || !pc) continue;
       for (const f of pc.fixes) {
         if (f.kb === o.servedKb && f.rawBuild === o.servedFixedBuild) {
+          // The URL is looked up before the row changes: the row being replaced still names the served KB, and its
+          // own URL (that KB's page) must not be taken for the used KB's.
+          const url = servedUrl(pi, o.useKb);
           f.kb = o.useKb;
           f.rawBuild = o.useFixedBuild;
           f.build = validFixedBuild(o.useFixedBuild, pi.product);
-          f.url = servedUrl(pi, o.useKb);
+          f.url = url;
           f.overrideId = o.id;
           applied.add(o.id);
         }

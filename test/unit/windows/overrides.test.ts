@@ -76,11 +76,20 @@ test('a row is replaced only when both its KB and its FixedBuild are the served 
 });
 
 test('no URL is made up: none when the used KB is served nowhere else, or only on overridden rows or without a URL', () => {
-  // The replaced rows here carry no URL of their own: servedUrl also reads the row being replaced (its KB is already
-  // the used one, its overrideId not yet set), so a served URL there would be returned. Reported, not changed here.
   const alone = rows('12436', { 'CVE-2026-0001': [{ kb: 'KB1000001', rawBuild: '10.0.26100.100', url: null }], 'CVE-2026-0003': [{ kb: 'KB1000002', url: null }] });
   applyOverrides(new Map([['12436', alone]]), [REC]);
   assert.equal(alone.cves.get('CVE-2026-0001')!.fixes[0].url, null);
+  // The replaced row's own URL is the served KB's page, never taken for the used KB (looked up before the row
+  // changes), whether or not the used KB is served elsewhere.
+  const own = rows('12436', { 'CVE-2026-0001': [{ kb: 'KB1000001', rawBuild: '10.0.26100.100', url: 'https://catalog/KB1000001' }] });
+  applyOverrides(new Map([['12436', own]]), [REC]);
+  assert.deepEqual([own.cves.get('CVE-2026-0001')!.fixes[0].kb, own.cves.get('CVE-2026-0001')!.fixes[0].url], ['KB1000002', null]);
+  const ownAndServed = rows('12436', {
+    'CVE-2026-0001': [{ kb: 'KB1000001', rawBuild: '10.0.26100.100', url: 'https://catalog/KB1000001' }],
+    'CVE-2026-0002': [{ kb: 'KB1000002', url: 'https://catalog/KB1000002' }],
+  });
+  applyOverrides(new Map([['12436', ownAndServed]]), [REC]);
+  assert.equal(ownAndServed.cves.get('CVE-2026-0001')!.fixes[0].url, 'https://catalog/KB1000002');
   const overridden = rows('12436', {
     'CVE-2026-0000': [{ kb: 'KB1000002', url: 'from-an-override', overrideId: 'x' }, { kb: 'KB1000003', url: 'other-kb' }],
     'CVE-2026-0001': [{ kb: 'KB1000001', rawBuild: '10.0.26100.100', url: null }],
