@@ -13,7 +13,7 @@ import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
 import { refreshProducts } from '../store/watchlists.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
 import { diffCve, diffRanges, factsOf, type ChangeFacts } from '../domain/changes.ts';
-import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
+import { analyzeCves, beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
   countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
@@ -516,10 +516,16 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     checkStop();
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');
-      await endBulkLoad(db);
+      await endBulkLoad(db, 2, { analyze: false });
     }
-    summary.vendors = await withTx(conn, (tx) => refreshVendors(tx));
-    await withTx(conn, (tx) => refreshProducts(tx));
+    // Independent reads of the whole corpus, each on its own pooled connection: the vendor and product catalogs,
+    // and after a bulk load the planner statistics.
+    const [vendors] = await Promise.all([
+      withTx(db, (tx) => refreshVendors(tx)),
+      withTx(db, (tx) => refreshProducts(tx)),
+      bulk ? analyzeCves(db) : null,
+    ]);
+    summary.vendors = vendors;
     summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);

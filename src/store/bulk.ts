@@ -92,9 +92,9 @@ function idempotent(def: string): string {
  * `parallel` pooled connections, largest first, so PostgreSQL uses every core; the full-text index alone takes
  * about a third of it. Only the last transaction leaves bulk mode: a run killed before it is finished by the
  * next run (built indexes are skipped, the side tables are recomputed). Call it holding the import lock (no
- * other writer of `cves`). No-op when not in bulk mode.
+ * other writer of `cves`). No-op when not in bulk mode. `analyze: false` leaves `ANALYZE cves` to the caller.
  */
-export async function endBulkLoad(db: Db, parallel = 2): Promise<boolean> {
+export async function endBulkLoad(db: Db, parallel = 2, opts: { analyze?: boolean } = {}): Promise<boolean> {
   const state = await readState(db);
   if (!state) return false;
   const tasks: { weight: number; run: (tx: Tx) => Promise<void> }[] = [
@@ -121,7 +121,13 @@ export async function endBulkLoad(db: Db, parallel = 2): Promise<boolean> {
     await sql`DELETE FROM ingest_state WHERE key = ${STATE_KEY}`.execute(tx);
     await touchCorpus(tx);
   });
-  // Planner statistics for the fresh table, outside the exclusive lock (readers are not held up by it).
-  await sql`ANALYZE cves`.execute(db);
+  // Planner statistics for the fresh table, outside the exclusive lock (readers are not held up by it). The import
+  // runs it itself, alongside its vendor and product refreshes (analyze: false).
+  if (opts.analyze !== false) await analyzeCves(db);
   return true;
+}
+
+/** Planner statistics for `cves` (after a bulk load: the table went from empty to full without them). */
+export async function analyzeCves(db: Db): Promise<void> {
+  await sql`ANALYZE cves`.execute(db);
 }
