@@ -68,24 +68,24 @@ test('grounded analysis of a functional exploit (CVE-2023-28252, NVD): one sourc
   assert.equal(sage.executive_summary,
     'CVE-2023-28252 is rated HIGH (CVSS 3.1 base score 7.8): heap-based buffer overflow in Microsoft windows 10 1507. An attacker needs local access, with low privileges, without user interaction. ' +
     'A functional public exploit is referenced (1 source).');
-  assert.equal(groundedAnalysis({ ...f, exploit_evidence: 2 }, NOW).executive_summary.endsWith('A functional public exploit is referenced (2 sources).'), true);
-  assert.equal(groundedAnalysis({ ...f, exploit_evidence: 0 }, NOW).executive_summary.endsWith('A functional public exploit is referenced (0 sources).'), true);
+  assert.equal(groundedAnalysis({ ...f, exploit_evidence: 2 }, NOW).executive_summary!.endsWith('A functional public exploit is referenced (2 sources).'), true);
+  assert.equal(groundedAnalysis({ ...f, exploit_evidence: 0 }, NOW).executive_summary!.endsWith('A functional public exploit is referenced (0 sources).'), true);
 });
 
 test('summary: no CVSS score, with and without a vendor or product', async () => {
   const f = await siemens();
   const noScore = { ...f, cvss: { ...f.cvss, score: null } };
-  assert.equal(groundedAnalysis(noScore, NOW).executive_summary.split('. ')[0],
+  assert.equal(groundedAnalysis(noScore, NOW).executive_summary!.split('. ')[0],
     'CVE-2024-46886 affects Siemens SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0); its sources give no CVSS score');
-  assert.match(groundedAnalysis({ ...noScore, vendor: null, product: null }, NOW).executive_summary, /^CVE-2024-46886; its sources give no CVSS score\. An attacker/);
-  assert.match(groundedAnalysis({ ...noScore, vendor: null }, NOW).executive_summary, /^CVE-2024-46886 affects SIMATIC Drive Controller CPU 1504D TF \(6ES7615-4DF10-0AB0\); its/);
-  assert.match(groundedAnalysis({ ...f, product: null }, NOW).executive_summary, /^CVE-2024-46886 is rated MEDIUM \(CVSS 3\.1 base score 4\.7\): url redirection to untrusted site \('open redirect'\) in Siemens\. /);
-  assert.match(groundedAnalysis({ ...f, vendor: null, product: null }, NOW).executive_summary, /^CVE-2024-46886 is rated MEDIUM \(CVSS 3\.1 base score 4\.7\): url redirection to untrusted site \('open redirect'\)\. An attacker/);
+  assert.match(groundedAnalysis({ ...noScore, vendor: null, product: null }, NOW).executive_summary!, /^CVE-2024-46886; its sources give no CVSS score\. An attacker/);
+  assert.match(groundedAnalysis({ ...noScore, vendor: null }, NOW).executive_summary!, /^CVE-2024-46886 affects SIMATIC Drive Controller CPU 1504D TF \(6ES7615-4DF10-0AB0\); its/);
+  assert.match(groundedAnalysis({ ...f, product: null }, NOW).executive_summary!, /^CVE-2024-46886 is rated MEDIUM \(CVSS 3\.1 base score 4\.7\): url redirection to untrusted site \('open redirect'\) in Siemens\. /);
+  assert.match(groundedAnalysis({ ...f, vendor: null, product: null }, NOW).executive_summary!, /^CVE-2024-46886 is rated MEDIUM \(CVSS 3\.1 base score 4\.7\): url redirection to untrusted site \('open redirect'\)\. An attacker/);
 });
 
 test('summary: the first weakness only, its CWE number stripped (multi-digit ids), none without a name', async () => {
   const f = await siemens();
-  const first = (weaknesses: string[]) => groundedAnalysis({ ...f, weaknesses, vendor: null, product: null }, NOW).executive_summary.split('. ')[0];
+  const first = (weaknesses: string[]) => groundedAnalysis({ ...f, weaknesses, vendor: null, product: null }, NOW).executive_summary!.split('. ')[0];
   assert.equal(first(['CWE-1021 Improper Restriction of Rendered UI Layers', 'CWE-79 XSS']), 'CVE-2024-46886 is rated MEDIUM (CVSS 3.1 base score 4.7): improper restriction of rendered ui layers');
   assert.equal(first(['CWE-1021']), 'CVE-2024-46886 is rated MEDIUM (CVSS 3.1 base score 4.7)');
   assert.equal(first(['CWE-20   Improper Input Validation']), 'CVE-2024-46886 is rated MEDIUM (CVSS 3.1 base score 4.7): improper input validation');
@@ -95,7 +95,7 @@ test('summary: the first weakness only, its CWE number stripped (multi-digit ids
 test('summary: attack vector, privileges and user interaction spelled out, each part optional', async () => {
   const f = await siemens();
   const attack = (cvss: Partial<AnalysisFacts['cvss']>) =>
-    groundedAnalysis({ ...f, cvss: { ...f.cvss, ...cvss } }, NOW).executive_summary.split('. ').find((s) => s.startsWith('An attacker')) ?? null;
+    groundedAnalysis({ ...f, cvss: { ...f.cvss, ...cvss } }, NOW).executive_summary!.split('. ').find((s) => s.startsWith('An attacker')) ?? null;
   assert.equal(attack({}), 'An attacker needs network access, without privileges, with user interaction');
   assert.equal(attack({ attack_vector: 'ADJACENT_NETWORK', privileges_required: 'LOW', user_interaction: 'NONE' }), 'An attacker needs adjacent network access, with low privileges, without user interaction');
   assert.equal(attack({ attack_vector: 'PHYSICAL', privileges_required: 'HIGH', user_interaction: 'ACTIVE' }), 'An attacker needs physical access, with high privileges, with user interaction');
@@ -108,7 +108,7 @@ test('summary: attack vector, privileges and user interaction spelled out, each 
 
 test('summary: KEV without ransomware, proof of concept (singular and plural), nothing referenced', async () => {
   const f = await kevWindows();
-  const last = (x: AnalysisFacts) => groundedAnalysis(x, NOW).executive_summary.split(/(?<=\.) /).at(-1);
+  const last = (x: AnalysisFacts) => groundedAnalysis(x, NOW).executive_summary!.split(/(?<=\.) /).at(-1);
   assert.equal(last({ ...f, kev: { ...f.kev!, ransomware: 'Unknown' } }), 'CISA lists it as known exploited since 2024-03-04 (exploit maturity WEAPONIZED).');
   assert.equal(last({ ...f, kev: { ...f.kev!, ransomware: null } }), 'CISA lists it as known exploited since 2024-03-04 (exploit maturity WEAPONIZED).');
   assert.equal(last({ ...f, kev: null, exploit_maturity: 'POC', exploit_evidence: 1 }), 'A proof of concept is referenced (1 source).');
@@ -119,7 +119,7 @@ test('summary: KEV without ransomware, proof of concept (singular and plural), n
 
 test('summary: EPSS sentence only with both score and percentile, as a percentage with two decimals', async () => {
   const f = await siemens();
-  const last = (epss: AnalysisFacts['epss']) => groundedAnalysis({ ...f, epss }, NOW).executive_summary.split(/(?<=\.) /).at(-1);
+  const last = (epss: AnalysisFacts['epss']) => groundedAnalysis({ ...f, epss }, NOW).executive_summary!.split(/(?<=\.) /).at(-1);
   assert.equal(last({ score: 0.12345, percentile: 0.97, interpretation: 'Top 5%' }), 'EPSS estimates a 12.35% probability of exploitation in the next 30 days (top 5%).');
   assert.equal(last({ score: 0.5, percentile: 0.5, interpretation: 'MODERATE' }), 'EPSS estimates a 50% probability of exploitation in the next 30 days (moderate).');
   assert.equal(last({ score: 0.12345, percentile: null, interpretation: null }), 'No public exploit or proof of concept is referenced.');
