@@ -85,6 +85,8 @@ test('front matter rules and their messages', () => {
   fails(mod({ head: `${HEAD}\nNot a pair` }), 'front matter line 6 is not "key: value": "Not a pair"');
   fails(mod({ head: `Title: M\n${HEAD}` }), 'front matter line 1 is not "key: value": "Title: M"');
   fails(mod({ head: `${HEAD}\ntitle: N` }), 'front matter key "title" given twice');
+  assert.equal(parseModule('x.md', mod({ head: HEAD.replace('id: m-1', 'id:m-1\n   \t') })).id, 'm-1', 'no blank needed after the colon; blank lines skipped');
+  assert.equal(parseModule('x.md', mod().replace(/\n/g, '\r')).sections.length, 3, 'old Mac line ends');
   fails(mod({ head: `${HEAD}\nauthor: me` }), 'unknown front matter key "author"');
   for (const k of ['id', 'title', 'category', 'minutes', 'summary']) {
     fails(mod({ head: HEAD.split('\n').filter((l) => !l.startsWith(`${k}:`)).join('\n') }), `front matter "${k}" is missing or empty`);
@@ -108,6 +110,9 @@ test('section and self-check rules and their messages', () => {
   fails(mod({ body: '## A\na\n\n## B\nb\n\n## C' }), 'section "C" is empty');
   fails(mod({ body: '## A b\na\n\n## B\nb\n\n## a-B\nc\n' }), 'two sections titled "a-B"');
   fails(mod({ self: '' }), 'no "## Self-check" section');
+  fails(mod({ self: '## Self-check' }), 'the self-check needs at least 3 questions, found 0');
+  const untitled = parseModule('x.md', mod({ body: '## A  \nsee ## here\n\n## B\nb\n\n## \nc\n' }));
+  assert.deepEqual(untitled.sections.map((x) => [x.id, x.title, x.markdown]), [['a', 'A', 'see ## here'], ['b', 'B', 'b'], ['section', '', 'c']]);
   fails(mod({ self: `${SELF}\n${SELF}` }), 'two self-check sections');
   fails(mod({ self: `${SELF}\n## D\nd\n` }), 'section "D" after the self-check (the self-check comes last)');
   fails(mod({ self: '## Self-check\n\nQ: One?\nA: 1.\n\nQ: Two?\nA: 2.\n' }), 'the self-check needs at least 3 questions, found 2');
@@ -161,6 +166,20 @@ test('Markdown blocks: headings, fences, tables, lists and where a paragraph end
   assert.equal(renderMarkdown('- x\n\n'), '<ul><li>x</li></ul>');
   assert.equal(renderMarkdown('-x'), '<p>-x</p>');
   assert.equal(renderMarkdown('10.  ten\n11. eleven'), '<ol><li>ten</li><li>eleven</li></ol>');
+  assert.equal(renderMarkdown('see ```\nmore'), '<p>see ``` more</p>', 'a fence opens only at the start of a line');
+  assert.equal(renderMarkdown('a\nsee ```'), '<p>a see ```</p>');
+  assert.equal(renderMarkdown('```\ncode ```\n```'), '<pre><code>code ```</code></pre>', 'and closes only there');
+  assert.equal(renderMarkdown('see ### x'), '<p>see ### x</p>');
+  assert.equal(renderMarkdown('###  Two blanks'), '<h3>Two blanks</h3>');
+  assert.equal(renderMarkdown('Title\n----'), '<p>Title ----</p>', 'no table without a pipe row');
+  assert.equal(renderMarkdown('A |\n|---|'), '<p>A | |---|</p>');
+  assert.equal(renderMarkdown('  | A |\n|---|'), '<table><thead><tr><th>A</th></tr></thead><tbody></tbody></table>');
+  assert.equal(renderMarkdown('| A |\nx ---'), '<p>| A | x ---</p>');
+  assert.equal(renderMarkdown('| A |\n| :--- |\n  | 1 |  \nx |'), '<table><thead><tr><th>A</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>\n<p>x |</p>');
+  assert.equal(renderMarkdown('- x\n\n- y '), '<ul><li>x</li><li>y </li></ul>');
+  assert.equal(renderMarkdown('- x\n  more\n\n- y'), '<ul><li>x more</li><li>y</li></ul>');
+  assert.equal(renderMarkdown('tick`'), '<p>tick`</p>');
+  assert.equal(renderMarkdown('`tick'), '<p>`tick</p>');
   assert.equal(renderMarkdown(''), '');
   assert.equal(renderMarkdown('\n\n  \n'), '');
 });
@@ -204,6 +223,7 @@ test('module status and the progress summary', () => {
   // 1 of 3 rounds to 33, 2 of 3 to 67.
   assert.equal(summarizeProgress(cat.slice(0, 3), rows.slice(0, 1)).percent, 33);
   assert.equal(summarizeProgress(cat.slice(0, 3), rows).percent, 67);
+  assert.equal(summarizeProgress(cat, [row('cve-cvss-for-ot-engineers', '1969-12-31T00:00:00Z', null)]).last_activity_at, '1969-12-31T00:00:00.000Z');
   // Equal timestamps: the first one is kept (same value either way); the latest wins whatever the order.
   assert.equal(summarizeProgress(cat, [...rows].reverse()).last_activity_at, '2026-05-01T00:00:00.000Z');
 });
