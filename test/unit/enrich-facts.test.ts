@@ -110,3 +110,46 @@ test('enrichCve: the grounded provider is not called; another provider gets the 
   assert.ok(at >= before - 1 && at <= Date.now() + 1, live.temporal.enriched_at);
   assert.equal(live.sage.generated_at, live.temporal.enriched_at);
 });
+
+test('EPSS, CAPEC names, vendor slugs and a missing description in the document and the facts', async () => {
+  const recs = (await cveRecords(fixture('nvd', 'CVE-2023-28252.json'))).filter((r) => r.cve_id === 'CVE-2023-28252');
+  const cat = await realCatalogs();
+  const { doc, facts } = buildCveDocument(mergeSources('CVE-2023-28252', recs, { cve_id: 'CVE-2023-28252', epss: 0.4321, percentile: 0.9876 }), cat, NOW);
+  assert.deepEqual(doc.scoring.epss, { score: 0.4321, percentile: 0.9876, interpretation: facts.epss.interpretation });
+  assert.deepEqual(facts.epss, doc.scoring.epss);
+  assert.ok(facts.epss.interpretation);
+  assert.ok(doc.capec.length > 0);
+  assert.deepEqual(facts.attack_patterns, doc.capec.map((c) => c.name));
+  assert.deepEqual(doc.affected.vendor_slugs, ['microsoft']);
+  const m = mergeSources('CVE-2023-28252', recs);
+  assert.deepEqual(buildCveDocument(m, cat, NOW).doc.scoring.epss, { score: null, percentile: null, interpretation: null });
+  const blank = buildCveDocument({ ...m, description: null }, cat, NOW);
+  assert.equal(blank.doc.description, '');
+  assert.equal(blank.facts.description, '');
+});
+
+test('ICS text and category: source titles and advisory titles count, each on its own line; the category reads title and description', async () => {
+  const m = await mergedOf('CVE-2023-28252', [fixture('nvd', 'CVE-2023-28252.json')]);
+  const cat = await realCatalogs();
+  const base: MergedCve = { ...m, description: 'A flaw in the driver', titles: [], advisories: [], cwes: [] };
+  assert.deepEqual(buildCveDocument(base, cat, NOW).doc.affected.device_types, []);
+  const titled = buildCveDocument({ ...base, titles: [{ source: 'kev', title: 'PLC firmware flaw' }] }, cat, NOW).doc;
+  assert.deepEqual(titled.affected.device_types, ['plc']);
+  const advised = buildCveDocument({ ...base, advisories: [{ advisory_id: 'ICSA-24-001-01', title: 'Acme SCADA server', url: null, json_url: null, published: null, fixes: [], vendor_fixes: [], remediation_categories: [] }] }, cat, NOW).doc;
+  assert.ok(advised.affected.device_types.includes('scada'), advised.affected.device_types.join());
+  // Without the line break, "driver" + "PLC" would run together and hide the device type.
+  assert.equal(buildCveDocument({ ...base, description: 'A flaw in the driverPLC' }, cat, NOW).doc.affected.device_types.length, 0);
+  assert.equal(buildCveDocument({ ...base, description: 'An SQL injection in the login form' }, cat, NOW).doc.classification.category, 'sql-injection');
+  assert.equal(buildCveDocument(base, cat, NOW).doc.classification.category, 'other');
+});
+
+test('ICS vendor signal: any vendor of the CVE being an ICS vendor counts', async () => {
+  const m = await mergedOf('CVE-2023-28252', [fixture('nvd', 'CVE-2023-28252.json')]);
+  const cat = await realCatalogs();
+  const base: MergedCve = { ...m, description: 'A flaw in the driver', titles: [], advisories: [] };
+  const itOnly = buildCveDocument(base, cat, NOW).doc.affected.ics_relevance_score;
+  const mixed = buildCveDocument({ ...base, affected: [...base.affected, { vendor: 'Siemens', product: 'Some Product', origin: 'kev' }] }, cat, NOW).doc;
+  assert.deepEqual(mixed.affected.vendors.slice(0, 1), ['Microsoft']);
+  assert.ok(mixed.affected.vendors.includes('Siemens'));
+  assert.ok(mixed.affected.ics_relevance_score > itOnly, `${mixed.affected.ics_relevance_score} > ${itOnly}`);
+});

@@ -37,6 +37,13 @@ test('record order: source precedence, then CSAF advisories by release date, the
   assert.deepEqual(keys([d, c, b, a, v, n, m, k].reverse()), want);
   assert.deepEqual(keys([b, a]), ['csaf:icsa-24-001-01', 'csaf:icsa-24-001-02']);
   assert.deepEqual(keys([a, b]), ['csaf:icsa-24-001-01', 'csaf:icsa-24-001-02']);
+  // Release date decides before the key; no date sorts first.
+  const late = rec('csaf', { source_key: 'a-late', advisory: advisory('A', '2024-05-01T00:00:00Z') });
+  const early = rec('csaf', { source_key: 'z-early', advisory: advisory('Z', '2023-05-01T00:00:00Z') });
+  assert.deepEqual(keys([late, early]), ['csaf:z-early', 'csaf:a-late']);
+  assert.deepEqual(keys([early, late]), ['csaf:z-early', 'csaf:a-late']);
+  assert.deepEqual(keys([late, d, early]), ['csaf:icsa-00', 'csaf:z-early', 'csaf:a-late']);
+  assert.deepEqual(keys([rec('nvd', { source_key: 'b' }), rec('nvd', { source_key: 'a' })]), ['nvd:a', 'nvd:b'], 'records without an advisory: by key');
   const same = [rec('csaf', { source_key: 'x' }), rec('csaf', { source_key: 'x', description: 'second' })];
   assert.deepEqual(orderRecords(same).map((r) => r.description), [null, 'second'], 'equal keys keep their order');
   const input = [k, n];
@@ -120,6 +127,11 @@ test('mergeSources: titles CSAF, MSRC, KEV, then the CVE record, without titles 
   assert.deepEqual(m.titles, [
     { source: 'csaf', title: 'CSAF A' }, { source: 'csaf', title: 'CSAF B' }, { source: 'kev', title: 'KEV title' }, { source: 'cve5', title: 'CNA title' },
   ]);
+  // The CVE's own id in any spelling or padding is no title, also for an id the canonical pattern does not cover.
+  const odd = 'CVE-2024-1';
+  assert.deepEqual(mergeSources(odd, [rec('csaf', { cve_id: odd, title: ' cve-2024-1 ' }), rec('kev', { cve_id: odd, title: 'Real title' })]).titles, [{ source: 'kev', title: 'Real title' }]);
+  assert.deepEqual(mergeSources(CVE, [rec('csaf', { title: ' CVE-2023-1234 ' })]).titles, []);
+  assert.deepEqual(mergeSources(odd, [rec('csaf', { cve_id: odd, title: 'CVE-2024-12' })]).titles, [{ source: 'csaf', title: 'CVE-2024-12' }]);
   assert.deepEqual(mergeSources(CVE, [rec('msrc', { title: 'Windows Kernel Elevation of Privilege Vulnerability' })]).titles,
     [{ source: 'msrc', title: 'Windows Kernel Elevation of Privilege Vulnerability' }]);
 });
@@ -128,17 +140,23 @@ test('mergeSources: publication date NVD, else the CVE record, else the earliest
   const adv = (id: string, d: string | null) => rec('csaf', { source_key: id, advisory: advisory(id, d) });
   const ms = rec('msrc', { published: '2024-03-12T07:00:00Z', modified: '2024-03-20T07:00:00Z' });
   const kv = rec('kev', { kev: kev('2024-01-05') });
-  const base = [adv('A', '2024-02-01T00:00:00Z'), adv('B', null), ms, kv];
+  // A CSAF record's own published/modified fields are not the advisory's release date.
+  const csafOwn = rec('csaf', { source_key: 'C', advisory: advisory('C', '2024-02-15T00:00:00Z'), published: '2019-01-01T00:00:00Z', modified: '2031-01-01T00:00:00Z' });
+  const base = [adv('A', '2024-02-01T00:00:00Z'), adv('B', null), csafOwn, ms, kv];
   let m = mergeSources(CVE, [rec('nvd', { published: '2024-04-01T00:00:00Z', modified: '2024-05-01T00:00:00Z' }), rec('cve5', { published: '2024-03-01T00:00:00Z', modified: '2024-03-02T00:00:00Z' }), ...base]);
   assert.deepEqual([m.published, m.modified], ['2024-04-01T00:00:00Z', '2024-05-01T00:00:00Z']);
   m = mergeSources(CVE, [rec('nvd'), rec('cve5', { published: '2024-03-01T00:00:00Z', modified: '2024-03-02T00:00:00Z' }), ...base]);
   assert.deepEqual([m.published, m.modified], ['2024-03-01T00:00:00Z', '2024-03-02T00:00:00Z']);
   m = mergeSources(CVE, base);
   assert.deepEqual([m.published, m.modified], ['2024-01-05T00:00:00.000Z', '2024-03-20T07:00:00Z']);
-  m = mergeSources(CVE, base.slice(0, 3));
+  m = mergeSources(CVE, base.slice(0, 4));
   assert.deepEqual([m.published, m.modified], ['2024-02-01T00:00:00Z', '2024-03-20T07:00:00Z']);
+  m = mergeSources(CVE, base.slice(0, 3));
+  assert.deepEqual([m.published, m.modified], ['2024-02-01T00:00:00Z', '2024-02-01T00:00:00Z']);
   m = mergeSources(CVE, [adv('A', '2024-02-01T00:00:00Z'), rec('msrc', { published: '2024-01-12T07:00:00Z' })]);
   assert.deepEqual([m.published, m.modified], ['2024-01-12T07:00:00Z', '2024-01-12T07:00:00Z'], 'modified falls back to published');
+  m = mergeSources(CVE, [rec('csaf', { advisory: advisory('D', null), published: '2019-01-01T00:00:00Z', modified: '2031-01-01T00:00:00Z' }), kv]);
+  assert.deepEqual([m.published, m.modified], ['2024-01-05T00:00:00.000Z', '2024-01-05T00:00:00.000Z'], 'only NVD, the CVE record and MSRC give record dates');
   m = mergeSources(CVE, [adv('B', null), rec('kev', { kev: { ...kev(''), date_added: '' } })]);
   assert.deepEqual([m.published, m.modified], [null, null]);
 });
@@ -167,6 +185,12 @@ test('mergeSources: advisories carry the vendors of their listed products; KEV, 
   assert.deepEqual(m.cve5, { assigner_short_name: 'siemens', ssvc_exploitation: 'poc', kev_date_added: null });
   assert.equal(m.assigner, 'productcert@siemens.com');
   assert.deepEqual(m.affected.map((a) => a.product), ['a', 'A', 'B', 'C']);
+  const nvdV31 = metric('3.1', { type: 'Primary' });
+  const cnaV40 = metric('4.0', { type: 'CNA' });
+  const csafV30 = metric('3.0');
+  const all = mergeSources(CVE, [rec('csaf', { cvss: [csafV30] }), rec('cve5', { cvss: [cnaV40] }), rec('nvd', { cvss: [nvdV31] })]);
+  assert.deepEqual(all.all_cvss, [nvdV31, cnaV40, csafV30]);
+  assert.equal(all.cvss, nvdV31);
   const bare = mergeSources(CVE, [rec('kev')]);
   assert.deepEqual([bare.kev, bare.msrc, bare.cve5, bare.assigner, bare.cvss], [null, null, null, null, null]);
   assert.deepEqual(bare.advisories, []);
