@@ -42,10 +42,11 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }, ...affected];
   }
   // Products of entries whose vendor is no vendor ("multiple open source" uIP, CVE-2020-17468) are kept.
-  const all = affected.map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
-  const entries = all.filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
-  const rank = <T extends { a: AffectedProduct; i: number }>(list: T[], order: readonly AffectedProduct['origin'][]) =>
-    [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
+  const all = affected.map((a) => ({ a, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
+  const entries = all.filter((x): x is { a: AffectedProduct; v: CanonicalVendor } => x.v !== null);
+  // Array sort is stable: entries of one origin keep the input order.
+  const rank = <T extends { a: AffectedProduct }>(list: T[], order: readonly AffectedProduct['origin'][]) =>
+    [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin));
   const ranked = rank(entries, PRIMARY_VENDOR_ORDER);
   const byProduct = rank(all, PRODUCT_ORDER);
   const vendors: CanonicalVendor[] = [];
