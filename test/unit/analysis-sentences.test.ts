@@ -68,6 +68,9 @@ test('grounded analysis of a functional exploit (CVE-2023-28252, NVD): one sourc
   assert.equal(sage.executive_summary,
     'CVE-2023-28252 is rated HIGH (CVSS 3.1 base score 7.8): heap-based buffer overflow in Microsoft windows 10 1507. An attacker needs local access, with low privileges, without user interaction. ' +
     'A functional public exploit is referenced (1 source).');
+  // 7 sentences, 5 traceable (the exploit sentence is).
+  assert.equal(groundedAnalysis(f, NOW).confidence_score, 0.71);
+  assert.equal(groundedAnalysis({ ...f, exploit_maturity: 'POC' }, NOW).confidence_score, 0.71);
   assert.equal(groundedAnalysis({ ...f, exploit_evidence: 2 }, NOW).executive_summary!.endsWith('A functional public exploit is referenced (2 sources).'), true);
   assert.equal(groundedAnalysis({ ...f, exploit_evidence: 0 }, NOW).executive_summary!.endsWith('A functional public exploit is referenced (0 sources).'), true);
 });
@@ -75,6 +78,7 @@ test('grounded analysis of a functional exploit (CVE-2023-28252, NVD): one sourc
 test('summary: no CVSS score, with and without a vendor or product', async () => {
   const f = await siemens();
   const noScore = { ...f, cvss: { ...f.cvss, score: null } };
+  assert.equal(groundedAnalysis(noScore, NOW).confidence_score, 0.9, 'the no-score sentence is traceable');
   assert.equal(groundedAnalysis(noScore, NOW).executive_summary!.split('. ')[0],
     'CVE-2024-46886 affects Siemens SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0); its sources give no CVSS score');
   assert.match(groundedAnalysis({ ...noScore, vendor: null, product: null }, NOW).executive_summary!, /^CVE-2024-46886; its sources give no CVSS score\. An attacker/);
@@ -149,6 +153,8 @@ test('remediation: each rule of the fix sentences and where each stops', async (
     groundedAnalysis({ ...f, ...o, patch: { status: 'unknown', fixed_in: null, note: null, patch_url: null, vendor_guidance: null, ...patch } }, NOW).remediation_guidance;
   assert.equal(rem({}), `${NO_FIX} ${LIMIT}`);
   assert.equal(rem({ fixed_in: { product: 'SIMATIC S7-1500', version: 'V3.1.4' } }), `Update SIMATIC S7-1500 to V3.1.4 or later, as the advisory states. ${LIMIT}`);
+  // 3 summary + 4 ICS + update sentence traceable, the closing advice not: 8 of 9.
+  assert.equal(groundedAnalysis({ ...f, patch: { status: 'unknown', fixed_in: { product: 'SIMATIC S7-1500', version: 'V3.1.4' }, note: null, patch_url: null, vendor_guidance: null } }, NOW).confidence_score, 0.89);
   assert.equal(rem({ status: 'patched', fixed_in: { product: 'SIMATIC S7-1500', version: 'V3.1.4' }, patch_url: 'https://example.test/fix' }),
     `Update SIMATIC S7-1500 to V3.1.4 or later, as the advisory states. A fix is referenced at https://example.test/fix. ${LIMIT}`);
   assert.equal(rem({ status: 'patched' }), `A known patch or fix source is referenced. ${LIMIT}`);
@@ -203,6 +209,8 @@ test('traceable share: sentence splitting, fact tokens (ids, CWE, ICSA, versions
   assert.equal(traceableShare('It scores 4.7 of 10.', f), 1, 'a decimal number');
   assert.equal(traceableShare('It is 4.7% likely.', f), 1, 'a percentage is compared without its sign');
   assert.equal(traceableShare('It is 12.34% likely.', f), 0);
+  assert.equal(traceableShare('It is 1% likely.', f), 1, 'an integer percentage is compared without its sign');
+  assert.equal(traceableShare('It is 77% likely.', f), 0);
   assert.equal(traceableShare('CVE-2024-99999 is another one.', f), 0, 'an unknown CVE id');
   assert.equal(traceableShare('CVE-2024-46886 is bad.   Siemens  knows.\nNo one else.', f), 0.67);
   assert.equal(traceableShare('Siemens.Nobody knows.', f), 1, 'no whitespace after the stop: one sentence');
