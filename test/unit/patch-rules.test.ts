@@ -101,6 +101,9 @@ test('buildPatch: pairs de-duplicated whatever their case; two pairs vary, one i
   });
   const two = buildPatch(merged({ advisories: [adv({ vendors: ['Siemens'], fixes: [fix('SCALANCE X', 'V2.0'), fix('SCALANCE X', 'V2.1')] })] }), new Set(), siemens);
   assert.deepEqual(two, { status: 'varies_by_product', patch_available: false, patch_version: null, patch_url: null, patch_notes: null, note: VARIES_NOTE, fixed_in: null });
+  // The key folds case as lower case does: STRASSE and Straße are two products, 1.0-SS and 1.0-ß two versions.
+  assert.equal(buildPatch(merged({ advisories: [adv({ fixes: [fix('STRASSE', '1.0'), fix('Straße', '1.0')] })] }), new Set()).status, 'varies_by_product');
+  assert.equal(buildPatch(merged({ advisories: [adv({ fixes: [fix('X', '1.0-SS'), fix('X', '1.0-ß')] })] }), new Set()).status, 'varies_by_product');
   const acrossAdvisories = buildPatch(merged({ advisories: [adv({ fixes: [fix('A', '1.0')] }), adv({ advisory_id: 'ICSA-24-002-01', fixes: [fix('B', '1.0')] })] }), new Set());
   assert.equal(acrossAdvisories.status, 'varies_by_product');
   // A downstream vendor's advisory: its fixed version is not this CVE's, but the fix still makes the CVE patched.
@@ -115,6 +118,7 @@ test('buildPatch: a link to an advisory we hold without a fix is no fix source; 
   assert.equal(buildPatch(link('https://www.cisa.gov/news-events/ics-advisories/ICSA-23-262-04'), new Set()).status, 'unknown');
   assert.equal(buildPatch(link('https://www.cisa.gov/news-events/ics-advisories/icsa-23-262-05'), new Set()).status, 'patched');
   assert.equal(buildPatch(link('https://www.cisa.gov/news-events/ics-advisories/icsa-23-262-04b'), new Set()).status, 'patched', 'another revision id');
+  assert.equal(buildPatch(link('https://www.cisa.gov/news-events/ics-advisories/icsa-23-262-04-update'), new Set()).status, 'unknown', 'the id ends at a word boundary');
   assert.equal(buildPatch(link('https://www.cisa.gov/news-events/ics-medical-advisories/icsma-23-262-04'), new Set()).status, 'patched');
   assert.equal(buildPatch(link('https://www.cisa.gov/news-events/ics-advisories/icsa-23-262-05', 'csaf'), new Set()).status, 'unknown');
   assert.equal(buildPatch(link('https://github.com/acme/widget/commit/0a1b'), new Set()).status, 'patched');
