@@ -83,6 +83,7 @@ test('front matter rules and their messages', () => {
   fails('id: m\n\n## A\na', 'missing front matter (a block between --- lines at the top)');
   fails(`\n${mod()}`, 'missing front matter (a block between --- lines at the top)');
   fails(mod({ head: `${HEAD}\nNot a pair` }), 'front matter line 6 is not "key: value": "Not a pair"');
+  fails(mod({ head: `${HEAD}\u2028x` }), `front matter line 5 is not "key: value": ${JSON.stringify('summary: s\u2028x')}`);
   fails(mod({ head: `Title: M\n${HEAD}` }), 'front matter line 1 is not "key: value": "Title: M"');
   fails(mod({ head: `${HEAD}\ntitle: N` }), 'front matter key "title" given twice');
   assert.equal(parseModule('x.md', mod({ head: HEAD.replace('id: m-1', 'id:m-1\n   \t') })).id, 'm-1', 'no blank needed after the colon; blank lines skipped');
@@ -178,6 +179,8 @@ test('Markdown blocks: headings, fences, tables, lists and where a paragraph end
   assert.equal(renderMarkdown('| A |\n| :--- |\n  | 1 |  \nx |'), '<table><thead><tr><th>A</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>\n<p>x |</p>');
   assert.equal(renderMarkdown('- x\n\n- y '), '<ul><li>x</li><li>y </li></ul>');
   assert.equal(renderMarkdown('- x\n  more\n\n- y'), '<ul><li>x more</li><li>y</li></ul>');
+  // A line separator (U+2028) inside a line: a list item must match the whole line.
+  assert.equal(renderMarkdown('- x\u2028y'), '<p>- x\u2028y</p>');
   assert.equal(renderMarkdown('tick`'), '<p>tick`</p>');
   assert.equal(renderMarkdown('`tick'), '<p>`tick</p>');
   assert.equal(renderMarkdown(''), '');
