@@ -135,6 +135,10 @@ test('ICS text and category: source titles and advisory titles count, each on it
   assert.deepEqual(buildCveDocument(base, cat, NOW).doc.affected.device_types, []);
   const titled = buildCveDocument({ ...base, titles: [{ source: 'kev', title: 'PLC firmware flaw' }] }, cat, NOW).doc;
   assert.deepEqual(titled.affected.device_types, ['plc']);
+  // A second source title that is not the chosen title counts too.
+  const second = buildCveDocument({ ...base, titles: [{ source: 'csaf', title: 'Acme driver flaw' }, { source: 'kev', title: 'HMI firmware flaw' }] }, cat, NOW).doc;
+  assert.equal(second.title, 'Acme driver flaw');
+  assert.deepEqual(second.affected.device_types, ['hmi']);
   const advised = buildCveDocument({ ...base, advisories: [{ advisory_id: 'ICSA-24-001-01', title: 'Acme SCADA server', url: null, json_url: null, published: null, fixes: [], vendor_fixes: [], remediation_categories: [] }] }, cat, NOW).doc;
   assert.ok(advised.affected.device_types.includes('scada'), advised.affected.device_types.join());
   // Without the line break, "driver" + "PLC" would run together and hide the device type.
