@@ -23,9 +23,9 @@ export const PRIMARY_VENDOR_ORDER: readonly AffectedProduct['origin'][] = ['cna'
 /** Product precedence: names in the sources' own words before CPE tokens (`windows_10_1809`). */
 export const PRODUCT_ORDER: readonly AffectedProduct['origin'][] = ['cna', 'kev', 'msrc', 'csaf', 'cpe'];
 
-/** `list` ordered by origin (the order of `order`), then by position. */
-function rank<T extends { a: AffectedProduct; i: number }>(list: T[], order: readonly AffectedProduct['origin'][]): T[] {
-  return [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin) || x.i - y.i);
+/** `list` ordered by origin (the order of `order`); array sort is stable, so entries of one origin keep their order. */
+function rank<T extends { a: AffectedProduct }>(list: T[], order: readonly AffectedProduct['origin'][]): T[] {
+  return [...list].sort((x, y) => order.indexOf(x.a.origin) - order.indexOf(y.a.origin));
 }
 
 /** Whether a text names a product (case-insensitive, whole words; a trailing parenthetical such as "(EOL)" or an
@@ -54,8 +54,8 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }, ...affected];
   }
   // Products of entries whose vendor is no vendor ("multiple open source" uIP, CVE-2020-17468) are kept.
-  const all = affected.map((a, i) => ({ a, i, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
-  const entries = all.filter((x): x is { a: AffectedProduct; i: number; v: CanonicalVendor } => x.v !== null);
+  const all = affected.map((a) => ({ a, v: canonicalVendor(a.vendor, a.origin === 'cpe') }));
+  const entries = all.filter((x): x is { a: AffectedProduct; v: CanonicalVendor } => x.v !== null);
   const ranked = rank(entries, PRIMARY_VENDOR_ORDER);
   const byProduct = rank(all, PRODUCT_ORDER);
   const vendors: CanonicalVendor[] = [];

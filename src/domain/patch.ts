@@ -52,12 +52,8 @@ export function isPatchSource(ref: SourceReference, isVendorAdvisory: boolean): 
   if (isVendorAdvisory || ref.tags.includes('Patch')) return true;
   const host = hostOf(ref.url);
   if (!host) return false;
-  let path: string;
-  try {
-    path = new URL(ref.url).pathname;
-  } catch {
-    return false;
-  }
+  // hostOf read the URL, so it parses.
+  const path = new URL(ref.url).pathname;
   if (matches(CODE_HOST_FIX, host, path)) return true;
   if (matches(DISTRIBUTION_SECURITY, host, path)) return true;
   if (matches(NATIONAL_ICS_ADVISORY, host, path)) return true;
