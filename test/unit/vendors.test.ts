@@ -12,6 +12,8 @@ test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as
   assert.equal(vendorKey('A&B&C'), 'aandbandc');
   assert.equal(vendorKey('Schweitzer Engineering Laboratories (SEL)'), 'schweitzerengineeringlaboratories');
   assert.equal(vendorKey('Acme (North) Widgets (Europe) Ltd'), 'acmewidgets');
+  // A parenthesis separates words: the company-form word after it is still a tail.
+  assert.equal(vendorKey('Widgets(Europe)AG'), 'widgets');
   assert.equal(vendorKey('B+B SmartWorx'), 'b+bsmartworx');
   assert.equal(vendorKey('Widgets and'), 'widgets');
   // Leading and trailing punctuation leaves no empty word behind (an empty last word would stop the tail removal).
@@ -59,6 +61,9 @@ test('canonicalVendor: a subsidiary or affiliate resolves to its parent company'
   // A parent outside the table keeps its own spelling, without trailing dashes or spaces.
   assert.deepEqual(canonicalVendor('Foo Bar, a subsidiary of Acme Widgets - '), { slug: 'acmewidgets', name: 'Acme Widgets', ics: false, domains: [], known: false });
   assert.equal(canonicalVendor('Foo Bar, a subsidiary of Acme Widgets-')?.name, 'Acme Widgets');
+  assert.equal(canonicalVendor('Foo Bar, a subsidiary of   Acme Widgets')?.name, 'Acme Widgets');
+  // The parent is the rest of the name, up to its end: a line break inside it is no parent phrase.
+  assert.equal(canonicalVendor('Foo Bar, a subsidiary of Siemens\nAcme')?.name, 'Foo Bar, a subsidiary of Siemens Acme');
   // Not the parent-company phrase: the name is read as a list of companies.
   assert.equal(canonicalVendor('Foo Bar, subsidiary of Siemens')?.name, 'Foo Bar, subsidiary of Siemens');
 });
@@ -72,6 +77,9 @@ test('canonicalVendor: a list of companies resolves to its known part, or to its
   assert.equal(canonicalVendor('Acme Widgets and Siemens')?.slug, 'siemens');
   assert.equal(canonicalVendor('Acme Widgets AND Siemens')?.slug, 'siemens');
   assert.equal(canonicalVendor('Acme Widgets, and Siemens')?.slug, 'siemens');
+  assert.equal(canonicalVendor('Acme Widgets,Siemens')?.slug, 'siemens');
+  // A name whose every word is in parentheses names no vendor, even when a comma cuts the parentheses apart.
+  assert.equal(canonicalVendor('(Siemens, Microsoft)'), null);
   // Company-form parts are dropped; the one part left is the vendor.
   assert.deepEqual(canonicalVendor('Widgets Unlimited, Inc.'), { slug: 'widgetsunlimited', name: 'Widgets Unlimited', ics: false, domains: [], known: false });
   assert.equal(canonicalVendor('Widgets Unlimited,')?.name, 'Widgets Unlimited');

@@ -145,6 +145,9 @@ test('normaliseVersion: trimmed, lower case, one space, no "v"/"version" before 
   assert.equal(normaliseVersion('3.0\t\tService   Pack 1'), '3.0 service pack 1');
   // A "v" that starts a word is kept.
   assert.equal(normaliseVersion('vendor 1'), 'vendor 1');
+  // Only at the start.
+  assert.equal(normaliseVersion('rev2'), 'rev2');
+  assert.equal(normaliseVersion('build version 2'), 'build version 2');
   assert.equal(normaliseVersion('v'), 'v');
   assert.equal(normaliseVersion('v  2'), '2');
   // Build metadata from the first '+' on; a leading '+' is not metadata.
@@ -194,8 +197,13 @@ test('parseVersion: semver pre-releases, after "-" or glued, with their identifi
   assert.deepEqual(parseVersion('1.0-rc.1a'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', '1a'] } });
   assert.deepEqual(parseVersion('1.0-preview2'), { core: [1], qualifier: { kind: 'pre', ids: ['preview', 2] } });
   assert.deepEqual(parseVersion('1.0-dev'), { core: [1], qualifier: { kind: 'pre', ids: ['dev'] } });
+  assert.deepEqual(parseVersion('1.0-rc12'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', 12] } });
   // Not a pre-release: no word first, a word that is not one, empty or odd identifiers.
-  for (const s of ['1.0-1', '1.0-foo', '1.0-foo.rc', '1.0-rc..1', '1.0-rc_1', '1.0-', '1.0-.rc', '1.0-rc.', '1.0-RC 1', '2.0ab']) {
+  for (const s of ['1.0-1', '1.0-foo', '1.0-foo.rc', '1.0-rc..1', '1.0-rc_1', '1.0-', '1.0-.rc', '1.0-rc.', '1.0-RC 1', '2.0ab',
+    // every identifier must be letters and digits only, from its first character to its last
+    '1.0-rc.x_1', '1.0-rc.1_x',
+    // a qualifier starts right after the core (or after one space, '_' or '-' for SP and updates)
+    '3.0xsp1', '8xu3', '1.0a-rc1', '1.0_rc1', '1.0 beta']) {
     assert.equal(parseVersion(s), null, s);
   }
 });
