@@ -5,7 +5,7 @@ import { familyKeys, matchProduct, parseCpe, productKey, strongerMatch, vendorSl
 test('vendor aliases, case and CPE tokens resolve to one canonical vendor', () => {
   for (const v of ['Siemens', 'Siemens AG', 'SIEMENS', 'siemens_ag']) assert.equal(vendorSlug(v), 'siemens', v);
   for (const v of ['Schneider Electric SE', 'schneider electric', 'Schneider-Electric']) assert.equal(vendorSlug(v), 'schneider-electric', v);
-  assert.equal(vendorSlug('schneider-electric', true), 'schneider-electric');
+  assert.equal(vendorSlug('schneider-electric'), 'schneider-electric');
   assert.equal(vendorSlug('Allen-Bradley'), 'rockwell-automation');
   assert.equal(vendorSlug('multiple vendors'), null);
 });
@@ -71,11 +71,11 @@ test('CSAF version ranges: vers: and the free text CISA writes, parsed only wher
 
 // ---- boundaries of each rule (issue 10) ----
 
-test('vendorSlug: null (not undefined) when the name names no vendor; the CPE flag does not change the slug', () => {
+test('vendorSlug: null (not undefined) when the name names no vendor; CPE tokens and typed names alike', () => {
   assert.equal(vendorSlug('n/a'), null);
-  assert.equal(vendorSlug('*', true), null);
-  assert.equal(vendorSlug('kento_themes', true), 'kentothemes');
+  assert.equal(vendorSlug('*'), null);
   assert.equal(vendorSlug('kento_themes'), 'kentothemes');
+  assert.equal(vendorSlug('Kento Themes'), 'kentothemes');
 });
 
 test('productKey: words of any script, CPE escapes undone, punctuation and edges dropped', () => {
@@ -164,6 +164,9 @@ test('matchProduct: the CPE match needs both CPEs and the same vendor and produc
   assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:/a:abb:symphony_plus' }, range), null);
   assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: null }, range), null);
   assert.equal(matchProduct({ vendor: 'ABB', product: 'other name', cpe: null }, range)?.confidence, 'exact');
+  // Surrounding spaces on either side do not matter to the exact match.
+  assert.deepEqual(matchProduct({ vendor: 'Siemens', product: 'LOGO!' }, { vendor: 'Siemens', product: ' LOGO! ', cpe: null }),
+    { confidence: 'exact', basis: 'product " LOGO! " of vendor siemens' });
 });
 
 test('matchProduct: no vendor, or products with no words, never match', () => {
