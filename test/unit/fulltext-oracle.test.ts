@@ -130,3 +130,75 @@ test('a corpus past the first block of every column (65,536 postings and positio
   assert.deepEqual(idx.search({ query: q("'x' <-> 'y'"), sort: 'date', offset: 32_998, limit: 5 }), { total: 33_000, ids: ['CVE-65997', 'CVE-65999'] });
   assert.deepEqual(idx.search({ query: q("'y'"), sort: 'cvss', offset: 0, limit: 2 }), { total: 33_000, ids: ['CVE-9', 'CVE-19'] });
 });
+
+function build(vectors: string[]) {
+  const b = new FullTextIndexBuilder();
+  vectors.forEach((search, i) => b.add({ cveId: `CVE-${i}`, search, cvss: null, epss: null, idRank: i }));
+  return b.build();
+}
+function ids(idx: ReturnType<typeof build>, q: string, sort: IndexSort = 'date') {
+  const x = parseTsQuery(q);
+  assert.ok(x && x !== 'empty', q);
+  return idx.search({ query: x, sort, offset: 0, limit: 50 })?.ids.map((s) => Number(s.slice(4)));
+}
+
+test('AND, OR and NOT over interleaved posting lists, each operand order', () => {
+  // a: 0 2 3 5 8; b: 1 2 5 6 8 9; c: 3 4.
+  const a = [0, 2, 3, 5, 8], bs = [1, 2, 5, 6, 8, 9], c = [3, 4];
+  const idx = build(Array.from({ length: 10 }, (_, i) => [a.includes(i) && "'a':1", bs.includes(i) && "'b':2", c.includes(i) && "'c':3"].filter(Boolean).join(' ')));
+  assert.deepEqual(ids(idx, "'a' & 'b'"), [2, 5, 8]);
+  assert.deepEqual(ids(idx, "'b' & 'a'"), [2, 5, 8]);
+  assert.deepEqual(ids(idx, "'a' & 'c'"), [3]);
+  assert.deepEqual(ids(idx, "'c' & 'a'"), [3]);
+  assert.deepEqual(ids(idx, "'b' & 'c'"), []);
+  assert.deepEqual(ids(idx, "'a' | 'b'"), [0, 1, 2, 3, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'b' | 'a'"), [0, 1, 2, 3, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'c' | 'b'"), [1, 2, 3, 4, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'a' & !'b'"), [0, 3]);
+  assert.deepEqual(ids(idx, "!'a' & 'b'"), [1, 6, 9]);
+  assert.deepEqual(ids(idx, "'b' & !'a'"), [1, 6, 9]);
+  assert.deepEqual(ids(idx, "!( 'a' | 'b' )"), [4, 7]);
+  assert.deepEqual(ids(idx, "!'c'"), [0, 1, 2, 5, 6, 7, 8, 9]);
+  assert.deepEqual(ids(idx, "( 'a' | 'c' ) & ( 'b' | 'c' )"), [2, 3, 4, 5, 8]);
+  assert.deepEqual(ids(idx, "'a' & 'b' & !'c' | 'c' & !'a'"), [2, 4, 5, 8]);
+  // The same index answers query after query (its ranking scratch space is left clean).
+  assert.deepEqual(ids(idx, "'a' | 'c'", 'rank'), [3, 0, 2, 4, 5, 8]);
+  // Only two of a's and none of b's documents match here: the others get no share, now or in the next query.
+  assert.deepEqual(ids(idx, "( 'a' & !'b' ) | 'z'", 'rank'), [0, 3]);
+  assert.deepEqual(ids(idx, "'c' | 'b'", 'rank'), [1, 2, 3, 4, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'a' | 'z'", 'rank'), [0, 2, 3, 5, 8]);
+});
+
+test('phrases: the rarest lexeme leads; postings of the next lexeme in the index are never read as its own', () => {
+  // Lexeme ids by first sight: o 0, l 1, n 2. l (one posting) leads; n's first posting (doc 3) follows l's list.
+  const lead = build(["'o':1", "'l':1 'o':2", "'o':5", "'n':1 'o':2", "'o':7"]);
+  assert.deepEqual(ids(lead, "'l' <-> 'o'"), [1]);
+  assert.deepEqual(ids(lead, "'n' <-> 'o'"), [3]);
+  // Ids: o 0, m 1, l 2; l (one posting) leads. o has no posting at or after doc 2, where m's first posting follows
+  // o's list.
+  const other = build(["'o':2", "'o':3", "'m':2 'l':1"]);
+  assert.deepEqual(ids(other, "'l' <-> 'o'"), []);
+  assert.deepEqual(ids(other, "'l' <-> 'm'"), [2]);
+  // A lexeme missing from the index: no document.
+  assert.deepEqual(ids(other, "'o' <-> 'zz'"), []);
+  assert.deepEqual(ids(other, "'zz' <-> 'o'"), []);
+});
+
+test('ranking by seeking a common lexeme: each lexeme counts with its own share, and never past its own list', () => {
+  const filler = Array.from({ length: 40 }, () => "'x':5");
+  // x is sought (42 postings > 4 × 2 matches), y is walked; each share is divided by the same normaliser. A: x D,
+  // y A (1.1); B: x A A, y D (1.35) → B first; y's shares scaled up would put A first.
+  assert.deepEqual(ids(build([...filler, "'y':1A 'x':2", "'y':1 'x':2A,3A"]), "'y' <-> 'x' | 'z'", 'rank'), [41, 40]);
+  // A: x D, y A A (1.35); B: x A, y D (1.1) → A first; x's shares scaled up would put B first.
+  assert.deepEqual(ids(build([...filler, "'y':1A,4A 'x':2", "'y':1 'x':2A"]), "'y' <-> 'x' | 'z'", 'rank'), [40, 41]);
+  // Ids: y 0, x 1, z 2; z's first posting (doc 41) follows x's list and is no x share: doc 0 (x D + y C = 0.3)
+  // before doc 41 (z C = 0.2).
+  assert.deepEqual(ids(build(["'y':1C 'x':2", ...filler, "'z':1C"]), "'y' <-> 'x' | 'z'", 'rank'), [0, 41]);
+  // A matched document without x, inside x's list: no share of the next x posting (doc 21's A) for it (doc 20: z D =
+  // 0.1, after doc 0's 0.3, and doc 42: y A + x D = 1.1).
+  const mid = ["'y':1C 'x':2", ...filler];
+  mid.splice(20, 0, "'z':1");
+  mid[21] = "'x':5A";
+  mid.push("'y':1A 'x':2");
+  assert.deepEqual(ids(build(mid), "'y' <-> 'x' | 'z'", 'rank'), [42, 0, 20]);
+});
