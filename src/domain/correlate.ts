@@ -30,7 +30,7 @@ export function rangeRows(records: { source: string; source_key: string; ranges?
   for (const rec of sorted) {
     for (const r of rec.ranges ?? []) {
       const cpe = r.cpe ? parseCpe(r.cpe) : null;
-      const slug = vendorSlug(r.vendor, cpe !== null && cpe.vendor === r.vendor.toLowerCase());
+      const slug = vendorSlug(r.vendor);
       const key = productKey(r.product, r.vendor);
       if (!slug || !key) continue;
       out.push({ ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null, cpe_product: cpe?.product ?? null, range: r });

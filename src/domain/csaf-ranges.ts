@@ -34,7 +34,8 @@ function op(o: string, v: string): ParsedRange | null {
 function vers(body: string): ParsedRange {
   const cs = body.split('|').map((c) => c.trim()).filter(Boolean);
   if (cs.length === 1 && cs[0] === '*') return { kind: 'all' };
-  const parsed = cs.map((c) => /^(<=|>=|<|>|=|!=)?\s*(.+)$/.exec(c)).map((m) => (m && m[1] !== '!=' ? op(m[1] ?? '', m[2]) : null));
+  // '!=' (an exclusion) is no bound: op() answers null for it.
+  const parsed = cs.map((c) => /^(<=|>=|<|>|=|!=)?\s*(.+)$/.exec(c)).map((m) => (m ? op(m[1] ?? '', m[2]) : null));
   if (parsed.some((p) => p === null)) return { kind: 'text' };
   if (parsed.length === 1) return parsed[0]!;
   if (parsed.length === 2) {

@@ -25,9 +25,10 @@ export type TsNode =
  * but lexemes or lexeme chains).
  */
 export function parseTsQuery(text: string): TsNode | 'empty' | null {
+  // Every rule that cannot read its input answers null, and null climbs to the top: no flag is needed. A weight or
+  // prefix (`'a':*`) ends the lexeme at ':', which no rule reads, so the query is not read to its end (null below).
   let i = 0;
   const n = text.length;
-  let unsupported = false;
   const skip = () => { while (i < n && text[i] === ' ') i++; };
   const lexeme = (): TsNode | null => {
     i++; // opening quote
@@ -38,13 +39,11 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
       if (c === "'") {
         if (text[i + 1] === "'") { out += "'"; i += 2; continue; }
         i++;
-        if (text[i] === ':') { unsupported = true; return null; }
         return { op: 'lex', lexeme: out };
       }
       out += c;
       i++;
     }
-    unsupported = true;
     return null;
   };
   const unary = (): TsNode | null => {
@@ -55,12 +54,11 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
       i++;
       const inner = or();
       skip();
-      if (!inner || text[i] !== ')') { unsupported = true; return null; }
+      if (!inner || text[i] !== ')') return null;
       i++;
       return inner;
     }
     if (c === "'") return lexeme();
-    unsupported = true;
     return null;
   };
   // `<->` / `<N>` bind tighter than `&`; only chains of lexemes (what websearch_to_tsquery writes) are evaluated.
@@ -71,12 +69,12 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
       skip();
       if (text[i] !== '<') return left;
       const m = /^<(-|\d+)>/.exec(text.slice(i, i + 8));
-      if (!m) { unsupported = true; return null; }
+      if (!m) return null;
       i += m[0].length;
       const gap = m[1] === '-' ? 1 : Number(m[1]);
       const right = unary();
       if (!right) return null;
-      if (right.op !== 'lex' || (left.op !== 'lex' && left.op !== 'phrase')) { unsupported = true; return null; }
+      if (right.op !== 'lex' || (left.op !== 'lex' && left.op !== 'phrase')) return null;
       left = left.op === 'lex'
         ? { op: 'phrase', terms: [left.lexeme, right.lexeme], gaps: [gap] }
         : { op: 'phrase', terms: [...left.terms, right.lexeme], gaps: [...left.gaps, gap] };
@@ -110,7 +108,7 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
   if (i >= n) return 'empty';
   const root = or();
   skip();
-  if (unsupported || !root || i < n) return null;
+  if (!root || i < n) return null;
   return root;
 }
 
@@ -148,7 +146,6 @@ export function lexemeContribution(weights: readonly number[]): number {
     resj = f(resj + f(w / ((j + 1) * (j + 1))));
     if (w > wjm) { wjm = w; jm = j; }
   }
-  if (weights.length === 0) { wjm = -1; resj = 0; }
   return f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1))));
 }
 

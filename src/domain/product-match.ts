@@ -24,9 +24,12 @@ export interface ProductMatch {
 
 const TRAILING = new Set(['firmware', 'family', 'series', 'products', 'product', 'all', 'versions']);
 
-/** The canonical vendor slug of a name as typed or as a CPE token; null when it names no vendor. */
-export function vendorSlug(raw: string, fromCpe = false): string | null {
-  return canonicalVendor(raw, fromCpe)?.slug ?? null;
+/**
+ * The canonical vendor slug of a name as typed or as a CPE token; null when it names no vendor. (The CPE flag of
+ * canonicalVendor changes only the display name, never the slug.)
+ */
+export function vendorSlug(raw: string): string | null {
+  return canonicalVendor(raw)?.slug ?? null;
 }
 
 function words(s: string): string[] {
@@ -117,7 +120,7 @@ export function matchProduct(asset: AssetName, range: RangeName): ProductMatch |
     return { confidence: 'exact', basis: `CPE vendor and product ${rc.vendor}:${rc.product}` };
   }
   const av = vendorSlug(asset.vendor);
-  const rv = vendorSlug(range.vendor, rc !== null && range.vendor === rc.vendor);
+  const rv = vendorSlug(range.vendor);
   if (!av || av !== rv) return null;
   if (asset.product.trim().toLowerCase() === range.product.trim().toLowerCase()) {
     return { confidence: 'exact', basis: `product "${range.product}" of vendor ${av}` };

@@ -199,8 +199,9 @@ export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor |
 
 function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
   let name = raw.trim();
-  // "multiple", "multiple open source", "multiple trailer and brake manufacturers" (CSAF) name no vendor.
-  if (!name || name === '*' || name === '-' || /^n\/?a$/i.test(name) || /^multiple\b/i.test(name)) return null;
+  // "n/a", "multiple", "multiple open source", "multiple trailer and brake manufacturers" (CSAF) name no vendor;
+  // nor do '', '*' and '-' (no key, below).
+  if (/^n\/?a$/i.test(name) || /^multiple\b/i.test(name)) return null;
   // "Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc." → the parent company.
   const parent = /,\s*(?:a|an)\s+(?:subsidiary|affiliate)\s+of\s+(.+)$/i.exec(name)?.[1];
   if (parent) name = parent.replace(/[\s-]+$/, '');

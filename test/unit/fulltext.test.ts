@@ -158,3 +158,30 @@ test('ranking a few matches of a common lexeme seeks them in its list; the share
   assert.ok(p3 > p2 && p2 > p1);
   assert.deepEqual(r, { total: 3, ids: ['CVE-P3', 'CVE-P2', 'CVE-P1'] });
 });
+
+test('tsquery text: an operator without its operand, or a character that starts no operand, is left to PostgreSQL', () => {
+  for (const q of ["<-> 'a'", "& 'a'", "| 'a'", "'a' <->", "'a' <-> ", "'a' & |", "xa'", "!", "( 'a' ) )", "( 'a'", "'a' <1> !'b'", "!'a' <-> 'b'"]) {
+    assert.equal(parseTsQuery(q), null, q);
+  }
+  // Distances of several digits; a phrase continues a phrase.
+  assert.deepEqual(parseTsQuery("'a' <12> 'b' <-> 'c'"), { op: 'phrase', terms: ['a', 'b', 'c'], gaps: [12, 1] });
+  assert.deepEqual(parseTsQuery("!!'a'"), { op: 'not', arg: { op: 'not', arg: { op: 'lex', lexeme: 'a' } } });
+  assert.deepEqual(parseTsQuery("'a'|'b'&'c'"), { op: 'or', left: { op: 'lex', lexeme: 'a' }, right: { op: 'and', left: { op: 'lex', lexeme: 'b' }, right: { op: 'lex', lexeme: 'c' } } });
+  // A backslash escapes the next character, a final one is kept.
+  assert.deepEqual(parseTsQuery("'a\\'b'"), { op: 'lex', lexeme: "a'b" });
+  assert.equal(parseTsQuery("'a\\"), null);
+});
+
+test('tsvector text: spaces between and after lexemes, a final backslash escape, positions past 9', () => {
+  const seen: [string, number[], number[]][] = [];
+  eachLexeme("  'a':12,345A   'b\\''   ", (l, w, p) => { seen.push([l, w, p]); });
+  assert.deepEqual(seen, [['a', [0, 3], [12, 345]], ["b'", [0], [0]]]);
+  const none: string[] = [];
+  eachLexeme('   ', (l) => { none.push(l); });
+  assert.deepEqual(none, []);
+  assert.throws(() => eachLexeme("'a' b", () => {}), /expected a quote at 4/);
+});
+
+test('ts_rank share of a lexeme with no positions is 0', () => {
+  assert.equal(lexemeContribution([]), 0);
+});

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { familyKeys, matchProduct, parseCpe, productKey, vendorSlug } from '../../src/domain/product-match.ts';
+import { familyKeys, matchProduct, parseCpe, productKey, strongerMatch, vendorSlug } from '../../src/domain/product-match.ts';
 
 test('vendor aliases, case and CPE tokens resolve to one canonical vendor', () => {
   for (const v of ['Siemens', 'Siemens AG', 'SIEMENS', 'siemens_ag']) assert.equal(vendorSlug(v), 'siemens', v);
   for (const v of ['Schneider Electric SE', 'schneider electric', 'Schneider-Electric']) assert.equal(vendorSlug(v), 'schneider-electric', v);
-  assert.equal(vendorSlug('schneider-electric', true), 'schneider-electric');
+  assert.equal(vendorSlug('schneider-electric'), 'schneider-electric');
   assert.equal(vendorSlug('Allen-Bradley'), 'rockwell-automation');
   assert.equal(vendorSlug('multiple vendors'), null);
 });
@@ -67,4 +67,125 @@ test('CSAF version ranges: vers: and the free text CISA writes, parsed only wher
   assert.deepEqual(parseCsafRange('V2.0 and later, prior to V2.9.2'), { kind: 'text' });
   // "<" contradicted by the product's own name ("2.1 SP2 and earlier"): text.
   assert.deepEqual(parseCsafRange('< 2.1 SP2', 'S+ Operations: 2.1 SP2 and earlier 2.x versions'), { kind: 'text' });
+});
+
+// ---- boundaries of each rule (issue 10) ----
+
+test('vendorSlug: null (not undefined) when the name names no vendor; CPE tokens and typed names alike', () => {
+  assert.equal(vendorSlug('n/a'), null);
+  assert.equal(vendorSlug('*'), null);
+  assert.equal(vendorSlug('kento_themes'), 'kentothemes');
+  assert.equal(vendorSlug('Kento Themes'), 'kentothemes');
+});
+
+test('productKey: words of any script, CPE escapes undone, punctuation and edges dropped', () => {
+  assert.equal(productKey('Überwachungs-Modul'), 'überwachungs modul');
+  assert.equal(productKey('  --SIMATIC   S7--  '), 'simatic s7');
+  assert.equal(productKey('ab\\cd'), 'abcd');
+  assert.equal(productKey('symphony_plus_s\\+_operations'), 'symphony plus s operations');
+  assert.equal(productKey('---'), '');
+  assert.equal(productKey(''), '');
+});
+
+test('productKey: the vendor prefix (as typed, canonical name or slug) goes once, never the whole product', () => {
+  // As typed.
+  assert.equal(productKey('Acme Widgets Hub 2', 'Acme Widgets'), 'hub 2');
+  // Canonical name ("Siemens AG" is typed, "Siemens" leads the product).
+  assert.equal(productKey('Siemens SIMATIC S7-1500', 'Siemens AG'), 'simatic s7 1500');
+  // Canonical slug ("schweitzer-engineering"), neither the typed "SEL" nor the name "... Laboratories".
+  assert.equal(productKey('Schweitzer Engineering SEL-751', 'SEL'), 'sel 751');
+  // Only once, and only when something is left.
+  assert.equal(productKey('Siemens Siemens LOGO!', 'Siemens'), 'siemens logo');
+  assert.equal(productKey('Siemens', 'Siemens'), 'siemens');
+  assert.equal(productKey('Acme Widgets', 'Acme Widgets'), 'acme widgets');
+  // A vendor that is not a prefix, or no vendor.
+  assert.equal(productKey('SIMATIC Siemens', 'Siemens'), 'simatic siemens');
+  assert.equal(productKey('Siemens SIMATIC'), 'siemens simatic');
+  assert.equal(productKey('Siemens SIMATIC', 'n/a'), 'siemens simatic');
+  // The memo keys by vendor too.
+  assert.equal(productKey('Siemens SIMATIC', 'Siemens'), 'simatic');
+  assert.equal(productKey('Siemens SIMATIC', ''), 'siemens simatic');
+});
+
+test('productKey: trailing family / firmware / series / products / all versions words go, the last word stays', () => {
+  assert.equal(productKey('SCALANCE X-200 series'), 'scalance x 200');
+  assert.equal(productKey('PowerLogic products'), 'powerlogic');
+  assert.equal(productKey('PowerLogic product family'), 'powerlogic');
+  assert.equal(productKey('Modicon M580 firmware all versions'), 'modicon m580');
+  assert.equal(productKey('Series'), 'series');
+  assert.equal(productKey('firmware series'), 'firmware');
+  assert.equal(productKey('Firmware Updater'), 'firmware updater');
+});
+
+test('familyKeys: empty key, one word, extra spaces', () => {
+  assert.deepEqual(familyKeys(''), []);
+  assert.deepEqual(familyKeys('logo'), ['logo']);
+  assert.deepEqual(familyKeys(' logo  8 '), ['logo 8', 'logo']);
+});
+
+test('parseCpe: field count, prefix, part, vendor and product required; * - and empty read as null', () => {
+  assert.deepEqual(parseCpe('cpe:2.3:h:Siemens:CP-8031:-:SP1'), { part: 'h', vendor: 'siemens', product: 'cp-8031', version: null, update: 'SP1' });
+  assert.deepEqual(parseCpe('cpe:2.3:a:abb:s\\+:2.1:sp2:*'), { part: 'a', vendor: 'abb', product: 's+', version: '2.1', update: 'sp2' });
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p:V2.0'), { part: 'a', vendor: 'v', product: 'p', version: 'V2.0', update: null });
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p:'), { part: 'a', vendor: 'v', product: 'p', version: null, update: null });
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p:1:-'), { part: 'a', vendor: 'v', product: 'p', version: '1', update: null });
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p:1:'), { part: 'a', vendor: 'v', product: 'p', version: '1', update: null });
+  // A backslash at the very end is kept as a character.
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p\\'), null);
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p\\:1'), null);
+  assert.deepEqual(parseCpe('cpe:2.3:a:v:p:1\\'), { part: 'a', vendor: 'v', product: 'p', version: '1\\', update: null });
+  for (const bad of ['cpe:2.3:a:v:p', 'cpx:2.3:a:v:p:1', 'cpe:2.2:a:v:p:1', 'cpe:2.3:x:v:p:1', 'cpe:2.3:ao:v:p:1', 'cpe:2.3::v:p:1', 'cpe:2.3:a::p:1', 'cpe:2.3:a:v::1']) {
+    assert.equal(parseCpe(bad), null, bad);
+  }
+});
+
+test('matchProduct: every basis sentence, word for word', () => {
+  const cpe = 'cpe:2.3:o:siemens:simatic_s7-1500_firmware:*:*:*:*:*:*:*:*';
+  const range = { vendor: 'siemens', product: 'simatic_s7-1500_firmware', cpe };
+  assert.deepEqual(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:2.3:o:siemens:simatic_s7-1500_firmware:2.9:*:*:*:*:*:*:*' }, range),
+    { confidence: 'exact', basis: 'CPE vendor and product siemens:simatic_s7-1500_firmware' });
+  assert.deepEqual(matchProduct({ vendor: 'Siemens AG', product: ' SIMATIC_S7-1500_Firmware' }, range),
+    { confidence: 'exact', basis: 'product "simatic_s7-1500_firmware" of vendor siemens' });
+  assert.deepEqual(matchProduct({ vendor: 'Siemens AG', product: 'SIMATIC S7-1500' }, range),
+    { confidence: 'normalised', basis: 'product "SIMATIC S7-1500" read as "simatic s7 1500" (vendor siemens)' });
+  assert.deepEqual(matchProduct({ vendor: 'Siemens', product: 'SIMATIC S7-1500 CPU 1518' }, { vendor: 'Siemens', product: 'SIMATIC S7-1500 family', cpe: null }),
+    { confidence: 'family', basis: '"SIMATIC S7-1500 CPU 1518" is in the product family "SIMATIC S7-1500 family" (vendor siemens)' });
+});
+
+test('matchProduct: the CPE match needs both CPEs and the same vendor and product tokens', () => {
+  const range = { vendor: 'abb', product: 'Other Name', cpe: 'cpe:2.3:a:abb:symphony_plus:*:*:*:*:*:*:*:*' };
+  // Same tokens: exact, whatever the names say.
+  assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:2.3:a:abb:symphony_plus:3.0:*:*:*:*:*:*:*' }, range)?.confidence, 'exact');
+  // Same product token, another vendor token; same vendor, another product: the names decide (here: no match).
+  assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:2.3:a:abc:symphony_plus:3.0:*:*:*:*:*:*:*' }, range), null);
+  assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:2.3:a:abb:symphony:3.0:*:*:*:*:*:*:*' }, range), null);
+  // No CPE on one side, or a CPE that does not parse: the names decide.
+  assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:2.3:a:abb:symphony_plus:3.0:*:*:*:*:*:*:*' }, { ...range, cpe: null }), null);
+  assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: 'cpe:/a:abb:symphony_plus' }, range), null);
+  assert.equal(matchProduct({ vendor: 'x', product: 'y', cpe: null }, range), null);
+  assert.equal(matchProduct({ vendor: 'ABB', product: 'other name', cpe: null }, range)?.confidence, 'exact');
+  // Surrounding spaces on either side do not matter to the exact match.
+  assert.deepEqual(matchProduct({ vendor: 'Siemens', product: 'LOGO!' }, { vendor: 'Siemens', product: ' LOGO! ', cpe: null }),
+    { confidence: 'exact', basis: 'product " LOGO! " of vendor siemens' });
+});
+
+test('matchProduct: no vendor, or products with no words, never match', () => {
+  assert.equal(matchProduct({ vendor: 'n/a', product: 'Device Manager' }, { vendor: 'n/a', product: 'Device Manager', cpe: null }), null);
+  assert.equal(matchProduct({ vendor: 'Siemens', product: '--' }, { vendor: 'Siemens', product: '---', cpe: null }), null);
+  assert.equal(matchProduct({ vendor: 'Siemens', product: 'LOGO' }, { vendor: 'Siemens', product: '---', cpe: null }), null);
+  assert.equal(matchProduct({ vendor: 'Siemens', product: '---' }, { vendor: 'Siemens', product: 'LOGO', cpe: null }), null);
+});
+
+test('strongerMatch: exact > normalised > family; a tie keeps the first', () => {
+  const e = { confidence: 'exact' as const, basis: 'e' };
+  const n = { confidence: 'normalised' as const, basis: 'n' };
+  const n2 = { confidence: 'normalised' as const, basis: 'n2' };
+  const f = { confidence: 'family' as const, basis: 'f' };
+  assert.equal(strongerMatch(f, e), e);
+  assert.equal(strongerMatch(e, f), e);
+  assert.equal(strongerMatch(f, n), n);
+  assert.equal(strongerMatch(n, f), n);
+  assert.equal(strongerMatch(n, e), e);
+  assert.equal(strongerMatch(n, n2), n);
+  assert.equal(strongerMatch(n2, n), n2);
 });

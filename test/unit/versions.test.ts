@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compareVersions, inRange, parseVersion, type Comparison } from '../../src/domain/versions.ts';
+import { compareVersions, inRange, normaliseVersion, parseVersion, type Comparison } from '../../src/domain/versions.ts';
 
 const cases: [string, string, Comparison][] = [
   // leading V and case
@@ -133,4 +133,137 @@ test('property: a qualifier never moves a version past the next core', () => {
     const next = [...c.slice(0, -1), c[c.length - 1] + 1].join('.');
     assert.equal(compareVersions(`${c.join('.')}${q}`, next), -1);
   }), { numRuns: 1000 });
+});
+
+// ---- boundaries of each rule (issue 10) ----
+
+test('normaliseVersion: trimmed, lower case, one space, no "v"/"version" before a digit, no build metadata', () => {
+  assert.equal(normaliseVersion('  V2.9.2 '), '2.9.2');
+  assert.equal(normaliseVersion('v 2.0'), '2.0');
+  assert.equal(normaliseVersion('Version4.1'), '4.1');
+  assert.equal(normaliseVersion('VERSION   4.1  SP1'), '4.1 sp1');
+  assert.equal(normaliseVersion('3.0\t\tService   Pack 1'), '3.0 service pack 1');
+  // A "v" that starts a word is kept.
+  assert.equal(normaliseVersion('vendor 1'), 'vendor 1');
+  // Only at the start.
+  assert.equal(normaliseVersion('rev2'), 'rev2');
+  assert.equal(normaliseVersion('build version 2'), 'build version 2');
+  assert.equal(normaliseVersion('v'), 'v');
+  assert.equal(normaliseVersion('v  2'), '2');
+  // Build metadata from the first '+' on; a leading '+' is not metadata.
+  assert.equal(normaliseVersion('2.0.0+build.5+x'), '2.0.0');
+  assert.equal(normaliseVersion('+1'), '+1');
+  assert.equal(normaliseVersion('a+1'), 'a');
+});
+
+test('parseVersion: the core has 1 to 8 parts of at most 9 digits; trailing zeros do not count', () => {
+  assert.deepEqual(parseVersion('1.2.3.4.5.6.7.8'), { core: [1, 2, 3, 4, 5, 6, 7, 8], qualifier: { kind: 'none' } });
+  assert.equal(parseVersion('1.2.3.4.5.6.7.8.9'), null);
+  assert.deepEqual(parseVersion('123456789'), { core: [123456789], qualifier: { kind: 'none' } });
+  assert.equal(parseVersion('1234567890'), null);
+  assert.deepEqual(parseVersion('0'), { core: [], qualifier: { kind: 'none' } });
+  assert.deepEqual(parseVersion('0.0.1.0'), { core: [0, 0, 1], qualifier: { kind: 'none' } });
+  assert.deepEqual(parseVersion('10.0'), { core: [10], qualifier: { kind: 'none' } });
+  assert.equal(parseVersion('x1.0'), null);
+  assert.equal(parseVersion('1.0.'), null);
+});
+
+test('parseVersion: letters, service packs and updates, each spelling and its limits', () => {
+  assert.deepEqual(parseVersion('1.2z'), { core: [1, 2], qualifier: { kind: 'letter', n: 26 } });
+  assert.deepEqual(parseVersion('1.2b'), { core: [1, 2], qualifier: { kind: 'letter', n: 2 } });
+  for (const s of ['3.0 SP1', '3.0SP1', '3.0_sp1', '3.0-sp1', '3.0 sp 1', '3.0 Service Pack 1', '3.0service pack1']) {
+    assert.deepEqual(parseVersion(s), { core: [3], qualifier: { kind: 'sp', n: 1 } }, s);
+  }
+  assert.deepEqual(parseVersion('3.0 SP9999'), { core: [3], qualifier: { kind: 'sp', n: 9999 } });
+  assert.equal(parseVersion('3.0 SP10000'), null);
+  assert.equal(parseVersion('3.0 SP'), null);
+  assert.equal(parseVersion('3.0  SP1x'), null);
+  for (const s of ['8u3', '8 u3', '8_upd3', '8-update 3', '8 Update 3', '8 upd 3']) {
+    assert.deepEqual(parseVersion(s), { core: [8], qualifier: { kind: 'update', n: 3 } }, s);
+  }
+  assert.deepEqual(parseVersion('8u99999'), { core: [8], qualifier: { kind: 'update', n: 99999 } });
+  assert.equal(parseVersion('8u100000'), null);
+  assert.equal(parseVersion('8 update'), null);
+  assert.equal(parseVersion('8.0 patch 3'), null);
+});
+
+test('parseVersion: semver pre-releases, after "-" or glued, with their identifiers', () => {
+  assert.deepEqual(parseVersion('2.0b3'), { core: [2], qualifier: { kind: 'pre', ids: ['b', 3] } });
+  assert.deepEqual(parseVersion('2.0beta'), { core: [2], qualifier: { kind: 'pre', ids: ['beta'] } });
+  assert.deepEqual(parseVersion('1.0.0-alpha.beta.01'), { core: [1], qualifier: { kind: 'pre', ids: ['alpha', 'beta', 1] } });
+  // A word glued to its number splits; other mixes stay one identifier.
+  assert.deepEqual(parseVersion('1.0-rc.rc1a'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', 'rc1a'] } });
+  assert.deepEqual(parseVersion('1.0-rc.1a2'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', '1a2'] } });
+  assert.deepEqual(parseVersion('1.0-rc.1a'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', '1a'] } });
+  assert.deepEqual(parseVersion('1.0-preview2'), { core: [1], qualifier: { kind: 'pre', ids: ['preview', 2] } });
+  assert.deepEqual(parseVersion('1.0-dev'), { core: [1], qualifier: { kind: 'pre', ids: ['dev'] } });
+  assert.deepEqual(parseVersion('1.0-rc12'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', 12] } });
+  // Not a pre-release: no word first, a word that is not one, empty or odd identifiers.
+  for (const s of ['1.0-1', '1.0-foo', '1.0-foo.rc', '1.0-rc..1', '1.0-rc_1', '1.0-', '1.0-.rc', '1.0-rc.', '1.0-RC 1', '2.0ab',
+    // every identifier must be letters and digits only, from its first character to its last
+    '1.0-rc.x_1', '1.0-rc.1_x',
+    // a qualifier starts right after the core (or after one space, '_' or '-' for SP and updates)
+    '3.0xsp1', '8xu3', '1.0a-rc1', '1.0_rc1', '1.0 beta']) {
+    assert.equal(parseVersion(s), null, s);
+  }
+});
+
+test('compareVersions: pre-release identifiers by semver precedence', () => {
+  // Numbers sort before words, whichever side holds them.
+  assert.equal(compareVersions('1.0.0-alpha.1', '1.0.0-alpha.beta'), -1);
+  assert.equal(compareVersions('1.0.0-alpha.beta', '1.0.0-alpha.1'), 1);
+  // Words by ASCII order, both ways.
+  assert.equal(compareVersions('1.0.0-alpha', '1.0.0-beta'), -1);
+  assert.equal(compareVersions('1.0.0-beta', '1.0.0-alpha'), 1);
+  assert.equal(compareVersions('1.0.0-beta.x', '1.0.0-beta.y'), -1);
+  // Numbers numerically, both ways; a longer list after its prefix.
+  assert.equal(compareVersions('1.0.0-rc.10', '1.0.0-rc.9'), 1);
+  assert.equal(compareVersions('1.0.0-rc.9', '1.0.0-rc.10'), -1);
+  assert.equal(compareVersions('1.0.0-rc.1.1', '1.0.0-rc.1'), 1);
+  assert.equal(compareVersions('1.0.0-rc.1', '1.0.0-rc.1'), 0);
+  // A pre-release before its release; the release after it.
+  assert.equal(compareVersions('2.0', '2.0-beta'), 1);
+  assert.equal(compareVersions('2.0-beta', '2.0'), -1);
+});
+
+test('compareVersions: same core, qualifier against none and against its own kind', () => {
+  assert.equal(compareVersions('1.2', '1.2a'), -1);
+  assert.equal(compareVersions('1.2a', '1.2'), 1);
+  assert.equal(compareVersions('3.0', '3.0 SP1'), -1);
+  assert.equal(compareVersions('3.0 SP2', '3.0 SP1'), 1);
+  assert.equal(compareVersions('3.0 SP1', '3.0 SP1'), 0);
+  assert.equal(compareVersions('8u3', '8u4'), -1);
+  assert.equal(compareVersions('1.2 SP1', '1.2a'), 'needs_review');
+  assert.equal(compareVersions('1.2a', '1.0'), 1);
+  assert.equal(compareVersions('1', '1.0.1'), -1);
+  assert.equal(compareVersions('1.0.1', '1'), 1);
+});
+
+test('compareVersions: spellings that do not parse are equal only when they read the same, and never when empty', () => {
+  assert.equal(compareVersions('+1', '+1'), 0);
+  assert.equal(compareVersions('Build ABC', 'build  abc'), 0);
+  assert.equal(compareVersions('build abc', 'build abd'), 'needs_review');
+  assert.equal(compareVersions('build abc', '1.0'), 'needs_review');
+  assert.equal(compareVersions('1.0', 'build abc'), 'needs_review');
+  assert.equal(compareVersions(' ', ''), 'needs_review');
+  assert.equal(compareVersions('', '1.0'), 'needs_review');
+});
+
+test('inRange: each bound on each side of its version, and bounds that cannot be ordered', () => {
+  const b = (v: string, inclusive: boolean) => ({ version: v, inclusive });
+  assert.equal(inRange('2.0', b('2.0', true), null), 'in');
+  assert.equal(inRange('2.0', b('2.0', false), null), 'out');
+  assert.equal(inRange('2.0.1', b('2.0', false), null), 'in');
+  assert.equal(inRange('1.9', b('2.0', false), null), 'out');
+  assert.equal(inRange('3.0', null, b('3.0', true)), 'in');
+  assert.equal(inRange('3.0', null, b('3.0', false)), 'out');
+  assert.equal(inRange('2.9', null, b('3.0', false)), 'in');
+  assert.equal(inRange('3.1', null, b('3.0', true)), 'out');
+  assert.equal(inRange('2.5', b('2.0', true), b('3.0', false)), 'in');
+  assert.equal(inRange('3.5', b('2.0', true), b('3.0', false)), 'out');
+  assert.equal(inRange('1.5', b('2.0', true), b('3.0', false)), 'out');
+  assert.equal(inRange('build 7', b('2.0', true), null), 'needs_review');
+  assert.equal(inRange('build 7', null, b('3.0', true)), 'needs_review');
+  assert.equal(inRange('2.5', b('2.0', true), b('build 7', true)), 'needs_review');
+  assert.equal(inRange('1.5', b('2.0', true), b('build 7', true)), 'out');
 });

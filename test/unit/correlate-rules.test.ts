@@ -1,0 +1,166 @@
+// The rules of domain/correlate.ts one by one, each with its sentence: the row order of rangeRows, describe(), every
+// review reason of a range, the statuses changes[] give, "running on" platforms, the ranking of rows, and matchRow
+// on stored keys. Ranges are shaped as the readers produce them from the fixtures (CVE-2023-0228, ABB Symphony Plus
+// S+ Operations; CVE-2023-28489, Siemens CP-8031 firmware running on its hardware).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, matchRow, rangeAnswer, rangeRows, sourceLabel, verdict, verdictStatus, type Asset, type RangeRow } from '../../src/domain/correlate.ts';
+import type { AffectedRange } from '../../src/domain/ranges.ts';
+
+const base: AffectedRange = {
+  source: 'nvd', vendor: 'abb', product: 'symphony_plus_s+_operations', cpe: 'cpe:2.3:a:abb:symphony_plus_s\\+_operations:*:*:*:*:*:*:*:*',
+  status: 'affected', version: null, start: null, end: null, versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+};
+const abb = (version: string | null): Asset => ({ vendor: 'ABB', product: 'Symphony Plus S+ Operations', version });
+const b = (version: string, inclusive: boolean) => ({ version, inclusive });
+const exact = { confidence: 'exact' as const, basis: 'test' };
+
+function rows(ranges: AffectedRange[], sourceKey = 'CVE-2023-0228') {
+  return rangeRows([{ source: ranges[0].source, source_key: sourceKey, ranges }]);
+}
+function one(asset: Asset, r: AffectedRange) {
+  return rangeAnswer(asset, rows([r])[0], exact);
+}
+function decide(asset: Asset, ranges: AffectedRange[]) {
+  return verdict(asset, rows(ranges).map((row) => ({ row, match: exact })));
+}
+
+test('rangeRows: records in (source, source_key) order, rows numbered in that order; no vendor or no product key: no row', () => {
+  const r = (product: string): AffectedRange => ({ ...base, cpe: null, product });
+  const out = rangeRows([
+    { source: 'nvd', source_key: 'CVE-2023-0228', ranges: [r('nvd one'), r('nvd two')] },
+    { source: 'csaf', source_key: 'ICSA-23-068-03', ranges: [r('csaf b')] },
+    { source: 'cve5', source_key: 'CVE-2023-0228', ranges: [r('cve5')] },
+    { source: 'csaf', source_key: 'ICSA-23-068-02', ranges: [r('csaf a')] },
+    { source: 'csaf', source_key: 'ICSA-23-068-04' },
+    { source: 'cve5', source_key: 'CVE-2023-0227', ranges: [{ ...r('x'), vendor: 'n/a' }, r('---'), r('cve5 early')] },
+  ]);
+  assert.deepEqual(out.map((x) => [x.ord, x.source_key, x.product_key]), [
+    [0, 'ICSA-23-068-02', 'csaf a'], [1, 'ICSA-23-068-03', 'csaf b'], [2, 'CVE-2023-0227', 'cve5 early'], [3, 'CVE-2023-0228', 'cve5'],
+    [4, 'CVE-2023-0228', 'nvd one'], [5, 'CVE-2023-0228', 'nvd two'],
+  ]);
+  // The input is not reordered in place.
+  const recs = [{ source: 'nvd', source_key: 'b', ranges: [r('n')] }, { source: 'csaf', source_key: 'a', ranges: [r('c')] }];
+  rangeRows(recs);
+  assert.deepEqual(recs.map((x) => x.source), ['nvd', 'csaf']);
+  // Two records of one key keep their order.
+  assert.deepEqual(rangeRows([
+    { source: 'csaf', source_key: 'k', ranges: [r('second')] }, { source: 'csaf', source_key: 'k', ranges: [r('third')] },
+    { source: 'csaf', source_key: 'j', ranges: [r('first')] },
+  ]).map((x) => x.product_key), ['first', 'second', 'third']);
+  const [row] = rows([base]);
+  assert.deepEqual([row.vendor_slug, row.product_key, row.cpe_vendor, row.cpe_product], ['abb', 'symphony plus s operations', 'abb', 'symphony_plus_s+_operations']);
+});
+
+test('sourceLabel and describe: the words the reasons use', () => {
+  assert.deepEqual([sourceLabel('nvd'), sourceLabel('cve5'), sourceLabel('csaf')], ['NVD CPE configuration', 'CVE record', 'CISA advisory']);
+  assert.equal(describe({ ...base, text: '< 3.3 SP1 3.x', version: '3.3' }), '< 3.3 SP1 3.x');
+  assert.equal(describe({ ...base, version: '2.1 sp2', start: b('2.0', true) }), '2.1 sp2');
+  assert.equal(describe({ ...base, start: b('2.0', true), end: b('2.1', false) }), '>= 2.0, < 2.1');
+  assert.equal(describe({ ...base, start: b('2.0', false), end: b('2.1', true) }), '> 2.0, <= 2.1');
+  assert.equal(describe({ ...base, end: b('3.3', false) }), '< 3.3');
+  assert.equal(describe(base), 'all versions');
+});
+
+test('rangeAnswer: out, in with the status stated, and each review reason word for word', () => {
+  assert.deepEqual(pick(one(abb('3.4'), { ...base, end: b('3.3', false) })), ['out', 'affected', null]);
+  assert.deepEqual(pick(one(abb('3.2'), { ...base, end: b('3.3', false) })), ['in', 'affected', null]);
+  assert.deepEqual(pick(one(abb('3.2'), { ...base, status: 'unaffected', end: b('3.3', false) })), ['in', 'unaffected', null]);
+  assert.deepEqual(pick(one(abb('3.2'), { ...base, status: 'unknown', end: b('3.3', false) })),
+    ['review', 'unknown', 'the NVD CPE configuration states the status of < 3.3 as unknown']);
+  assert.deepEqual(pick(one(abb('3.2'), { ...base, source: 'csaf', text: '< 3.3 SP1 3.x' })),
+    ['review', 'affected', 'version range not machine-readable: "< 3.3 SP1 3.x"']);
+  assert.deepEqual(pick(one(abb(null), { ...base, source: 'cve5', version: '2.2' })),
+    ['review', 'affected', 'version unknown; the CVE record names 2.2']);
+  assert.deepEqual(pick(one(abb('8.8.4-01'), { ...base, start: b('0', true), end: b('8.8.5-02', false) })),
+    ['review', 'affected', 'version 8.8.4-01 cannot be ordered with certainty against >= 0, < 8.8.5-02']);
+  // Without notes: the same answer, no sentence.
+  assert.deepEqual(pick(rangeAnswer(abb(null), rows([{ ...base, version: '2.2' }])[0], exact, false)), ['review', 'affected', null]);
+});
+function pick(v: ReturnType<typeof rangeAnswer>) {
+  return [v.answer, v.status, v.note];
+}
+
+test('exact versions: the same version is in, another is out, an unorderable one is reviewed', () => {
+  assert.deepEqual(pick(one(abb('V2.2'), { ...base, version: '2.2' })), ['in', 'affected', null]);
+  assert.deepEqual(pick(one(abb('3.0'), { ...base, version: '2.2' })), ['out', 'affected', null]);
+  assert.deepEqual(pick(one(abb('build 7'), { ...base, version: '2.2' })),
+    ['review', 'affected', 'version build 7 cannot be ordered with certainty against 2.2']);
+  // changes[] apply to an exact version too.
+  assert.deepEqual(pick(one(abb('2.2'), { ...base, version: '2.2', changes: [{ at: '2.2', status: 'unaffected' }] })), ['in', 'unaffected', null]);
+});
+
+test('unknown version: every version (no bounds, no changes) is in; a version, a bound or a change asks for review', () => {
+  assert.deepEqual(pick(one(abb(null), base)), ['in', 'affected', null]);
+  assert.equal(one(abb(null), { ...base, start: b('2.0', true) }).note, 'version unknown; the NVD CPE configuration names >= 2.0');
+  assert.equal(one(abb(null), { ...base, end: b('2.0', true) }).answer, 'review');
+  assert.equal(one(abb(null), { ...base, changes: [{ at: '3.0', status: 'unaffected' }] }).note, 'version unknown; the NVD CPE configuration names all versions');
+  assert.equal(decide(abb(null), [base]).reason, 'every version is affected (NVD CPE configuration CVE-2023-0228)');
+});
+
+test('changes[]: the status from each change on; a change that cannot be ordered asks for review, outside the range it does not', () => {
+  const r: AffectedRange = { ...base, source: 'cve5', start: b('1.0', true), changes: [{ at: '2.0', status: 'unaffected' }, { at: '3.0', status: 'affected' }] };
+  assert.deepEqual(pick(one(abb('1.5'), r)), ['in', 'affected', null]);
+  assert.deepEqual(pick(one(abb('2.0'), r)), ['in', 'unaffected', null]);
+  assert.deepEqual(pick(one(abb('3.1'), r)), ['in', 'affected', null]);
+  assert.deepEqual(pick(one(abb('2.5'), { ...r, changes: [{ at: '2.0', status: 'unknown' }] })), ['in', 'unknown', null]);
+  const odd: AffectedRange = { ...r, end: b('5.0', false), changes: [{ at: '1.5', status: 'unaffected' }, { at: 'build 7', status: 'affected' }] };
+  assert.deepEqual(pick(one(abb('2.0'), odd)), ['review', 'affected', 'version 2.0 cannot be ordered with certainty against the change at build 7']);
+  const v = decide(abb('2.0'), [odd]);
+  assert.deepEqual([v.status, v.reason], ['needs_review', 'version 2.0 cannot be ordered with certainty against the change at build 7']);
+  assert.deepEqual(pick(one(abb('6.0'), odd)), ['out', 'affected', null]);
+  assert.equal(decide(abb('6.0'), [odd]).status, 'not_affected');
+  // Review for another reason: the stated status, not the one a change would give.
+  assert.equal(one(abb('2.0'), { ...r, start: b('build 1', true) }).status, 'affected');
+  assert.equal(one(abb('2.0'), { ...base, status: 'unknown', changes: [{ at: '1.0', status: 'affected' }] }).status, 'unknown');
+});
+
+test('running on a platform: one named platform of several is enough; unparseable platforms are skipped; the sentence names them all', () => {
+  const fw: AffectedRange = {
+    ...base, vendor: 'siemens', product: 'cp-8031_firmware', cpe: 'cpe:2.3:o:siemens:cp-8031_firmware:*:*:*:*:*:*:*:*', end: b('5.0', false),
+    runningOn: ['not a cpe', 'cpe:2.3:h:siemens:cp-8050:-:*:*:*:*:*:*:*', 'cpe:2.3:h:siemens:cp-8031:-:*:*:*:*:*:*:*'],
+  };
+  assert.deepEqual(pick(one({ vendor: 'Siemens', product: 'CP-8031', version: '4.0' }, fw)), ['in', 'affected', null]);
+  assert.deepEqual(pick(one({ vendor: 'Siemens', product: 'CP-8050', version: '4.0' }, fw)), ['in', 'affected', null]);
+  const two = { ...fw, runningOn: ['cpe:2.3:h:siemens:cp-8050:-:*:*:*:*:*:*:*', 'cpe:2.3:h:siemens:cp-8031:-:*:*:*:*:*:*:*'] };
+  // CP-8031 firmware reads as "cp 8031", the platform itself; a SICAM A8000 asset names neither platform.
+  assert.deepEqual(pick(one({ vendor: 'Siemens', product: 'CP-8031 firmware', version: '4.0' }, two)), ['in', 'affected', null]);
+  assert.deepEqual(pick(one({ vendor: 'Siemens', product: 'SICAM A8000', version: '4.0' }, two)), ['review', 'affected',
+    'affected only when running on cpe:2.3:h:siemens:cp-8050:-:*:*:*:*:*:*:* or cpe:2.3:h:siemens:cp-8031:-:*:*:*:*:*:*:*; the asset does not name that platform']);
+  // The status a change gives is kept on the review.
+  const changed = { ...two, start: b('1.0', true), changes: [{ at: '2.0', status: 'unaffected' as const }] };
+  assert.equal(one({ vendor: 'Siemens', product: 'SICAM A8000', version: '4.0' }, changed).status, 'unaffected');
+  // An empty list applies everywhere.
+  assert.deepEqual(pick(one({ vendor: 'Siemens', product: 'SICAM A8000', version: '4.0' }, { ...fw, runningOn: [] })), ['in', 'affected', null]);
+});
+
+test('verdict: a status the range states as unknown is a review, never "not affected"', () => {
+  const v = decide(abb('3.0'), [{ ...base, status: 'unknown' }]);
+  assert.deepEqual([v.status, v.reason], ['needs_review', 'the NVD CPE configuration states the status of all versions as unknown']);
+  assert.equal(verdictStatus(abb('3.0'), rows([{ ...base, status: 'unknown' }]).map((row) => ({ row, match: exact }))), 'needs_review');
+  const out = decide(abb('3.4'), [{ ...base, end: b('3.3', false) }]);
+  assert.deepEqual([out.status, out.reason, out.deciding.answer], ['not_affected', 'version 3.4 is outside every stated range (closest: < 3.3, NVD CPE configuration CVE-2023-0228)', 'out']);
+});
+
+test('verdict: rows of one source and confidence rank by their order; no row is an error', () => {
+  const [r0, r1] = rows([{ ...base, end: b('3.3', false), fixedIn: '3.3' }, { ...base, start: b('3.0', true), fixedIn: '3.4' }]);
+  const v = verdict(abb('3.1'), [{ row: r1, match: exact }, { row: r0, match: exact }]);
+  assert.deepEqual([v.status, v.deciding.row.ord, v.fixed_version], ['affected', 0, '3.3']);
+  const family = { confidence: 'family' as const, basis: 'family' };
+  const w = verdict(abb('3.1'), [{ row: r0, match: family }, { row: r1, match: exact }]);
+  assert.deepEqual([w.deciding.row.ord, w.match], [1, exact]);
+  assert.throws(() => verdict(abb('3.1'), []), { message: 'verdict needs at least one matched range' });
+});
+
+test('matchRow: names first; else the stored keys of the row (normalised or family), same vendor only', () => {
+  const range: AffectedRange = { ...base, source: 'csaf', vendor: 'Siemens', product: 'LOGO! 8 BM', cpe: null };
+  // A row stored with keys of its own (as read back from cve_ranges).
+  const row: RangeRow = { ord: 0, source: 'csaf', source_key: 'ICSA-24-284-01', vendor_slug: 'siemens', product_key: 'logo', cpe_vendor: null, cpe_product: null, range };
+  assert.deepEqual(matchRow({ vendor: 'Siemens AG', product: 'LOGO!' }, row), { confidence: 'normalised', basis: 'product "LOGO!" read as "logo" (vendor siemens)' });
+  assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 24RCE' }, row), { confidence: 'family', basis: '"LOGO! 24RCE" is in the product family "LOGO! 8 BM" (vendor siemens)' });
+  assert.equal(matchRow({ vendor: 'Siemens', product: 'LOGOS' }, row), null);
+  assert.equal(matchRow({ vendor: 'Schneider Electric', product: 'LOGO!' }, row), null);
+  assert.equal(matchRow({ vendor: 'n/a', product: 'LOGO!' }, { ...row, vendor_slug: '' }), null);
+  // The names decide first.
+  assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 8 BM' }, row), { confidence: 'exact', basis: 'product "LOGO! 8 BM" of vendor siemens' });
+});

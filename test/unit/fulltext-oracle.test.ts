@@ -1,0 +1,204 @@
+// The full-text index (src/domain/fulltext.ts) against a plain evaluator written from docs/search.md: generated
+// corpora (lexemes with positions and weights, some without positions, CVSS and EPSS with NULLs) and generated
+// queries (lexemes, NOT, AND, OR, phrases with gaps) written as PostgreSQL's tsquery text, then every sort and
+// page. The plain evaluator reads each document's lexemes directly and ranks with calc_rank_or's float4 sum.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { FullTextIndexBuilder, lexemeContribution, parseTsQuery, type IndexSort, type TsNode } from '../../src/domain/fulltext.ts';
+
+const LEX = ['a', 'b', 'c', 'd', 'e'];
+const WEIGHT = ['D', 'C', 'B', 'A'];
+type Entry = { lexeme: string; positions: { p: number; w: number }[] | null };
+type Doc = { entries: Entry[]; cvss: number | null; epss: number | null };
+
+const entry = (lexeme: string) => fc.option(
+  fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 }).chain((ps) =>
+    fc.array(fc.integer({ min: 0, max: 3 }), { minLength: ps.length, maxLength: ps.length }).map((ws) =>
+      [...ps].sort((x, y) => x - y).map((p, i) => ({ p, w: ws[i] })))),
+  { freq: 6 },
+).map((positions) => ({ lexeme, positions }));
+const doc: fc.Arbitrary<Doc> = fc.record({
+  entries: fc.subarray(LEX).chain((ls) => (ls.length ? fc.tuple(...ls.map(entry)) : fc.constant([] as Entry[]))),
+  cvss: fc.option(fc.constantFrom(2.5, 5, 7.5, 9.8), { freq: 3 }),
+  epss: fc.option(fc.constantFrom(0.01, 0.2, 0.9), { freq: 3 }),
+});
+
+/** PostgreSQL's text form of a tsvector. */
+function vectorText(d: Doc): string {
+  return d.entries.map((e) => `'${e.lexeme}'${e.positions ? `:${e.positions.map((x) => `${x.p}${x.w ? WEIGHT[x.w] : ''}`).join(',')}` : ''}`).join(' ');
+}
+
+const lexNode = fc.constantFrom(...LEX, 'z').map((lexeme): TsNode => ({ op: 'lex', lexeme }));
+const phraseNode = fc.array(fc.constantFrom(...LEX), { minLength: 2, maxLength: 3 }).chain((terms) =>
+  fc.array(fc.integer({ min: 1, max: 3 }), { minLength: terms.length - 1, maxLength: terms.length - 1 }).map((gaps): TsNode => ({ op: 'phrase', terms, gaps })));
+const { node } = fc.letrec((tie) => ({
+  node: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+    lexNode, phraseNode,
+    tie('node').map((arg): TsNode => ({ op: 'not', arg: arg as TsNode })),
+    fc.tuple(fc.constantFrom('and' as const, 'or' as const), tie('node'), tie('node')).map(([op, l, r]): TsNode => ({ op, left: l as TsNode, right: r as TsNode }))),
+}));
+
+function queryText(x: TsNode): string {
+  switch (x.op) {
+    case 'lex': return `'${x.lexeme}'`;
+    case 'phrase': return x.terms.map((t, i) => (i ? ` ${x.gaps[i - 1] === 1 ? '<->' : `<${x.gaps[i - 1]}>`} '${t}'` : `'${t}'`)).join('');
+    case 'not': return `!${x.arg.op === 'lex' || x.arg.op === 'not' ? queryText(x.arg) : `( ${queryText(x.arg)} )`}`;
+    default: return `( ${queryText(x.left)} ${x.op === 'and' ? '&' : '|'} ${queryText(x.right)} )`;
+  }
+}
+
+/** Positions of a lexeme in a document as the index reads them (no positions: one D position 0). */
+function positionsOf(d: Doc, lexeme: string) {
+  const e = d.entries.find((x) => x.lexeme === lexeme);
+  return e ? e.positions ?? [{ p: 0, w: 0 }] : null;
+}
+function matches(d: Doc, x: TsNode): boolean {
+  switch (x.op) {
+    case 'lex': return positionsOf(d, x.lexeme) !== null;
+    case 'not': return !matches(d, x.arg);
+    case 'and': return matches(d, x.left) && matches(d, x.right);
+    case 'or': return matches(d, x.left) || matches(d, x.right);
+    case 'phrase': {
+      const ps = x.terms.map((t) => positionsOf(d, t));
+      if (ps.some((p) => p === null)) return false;
+      return ps[0]!.some(({ p }) => {
+        let at = p;
+        return x.gaps.every((g, j) => { at += g; return ps[j + 1]!.some((q) => q.p === at); });
+      });
+    }
+  }
+}
+function lexemesOf(x: TsNode, out = new Set<string>()): Set<string> {
+  if (x.op === 'lex') out.add(x.lexeme);
+  else if (x.op === 'phrase') x.terms.forEach((t) => out.add(t));
+  else if (x.op === 'not') lexemesOf(x.arg, out);
+  else { lexemesOf(x.left, out); lexemesOf(x.right, out); }
+  return out;
+}
+function rankOf(d: Doc, x: TsNode): number {
+  const f = Math.fround;
+  const ls = [...lexemesOf(x)].sort();
+  let res = 0;
+  for (const l of ls) {
+    const ps = positionsOf(d, l);
+    if (ps) res = f(res + f(lexemeContribution(ps.map((q) => q.w))) / 1.64493406685);
+  }
+  return f(res / ls.length);
+}
+
+function expected(docs: Doc[], idRank: number[], x: TsNode, sort: IndexSort, offset: number, limit: number) {
+  const hit = docs.map((_, i) => i).filter((i) => matches(docs[i], x));
+  const key = (i: number) => (sort === 'rank' ? rankOf(docs[i], x) : sort === 'cvss' ? docs[i].cvss : docs[i].epss);
+  const order = sort === 'date' ? hit : [...hit].sort((i, j) => {
+    const a = key(i), b = key(j);
+    if ((a === null) !== (b === null)) return a === null ? 1 : -1;
+    if (a !== null && b !== null && a !== b) return Math.fround(b) - Math.fround(a);
+    return sort === 'rank' ? i - j : idRank[i] - idRank[j];
+  });
+  return { total: hit.length, ids: order.slice(offset, offset + limit).map((i) => `CVE-${i}`) };
+}
+
+test('property: totals and pages equal the plain evaluation for every sort', () => {
+  fc.assert(fc.property(
+    fc.array(doc, { maxLength: 24 }), node, fc.constantFrom<IndexSort>('rank', 'date', 'cvss', 'epss'), fc.nat(6), fc.integer({ min: 1, max: 8 }), fc.nat(),
+    (docs, q, sort, offset, limit, seed) => {
+      // idRank: a permutation of the ordinals (the cve_id DESC position).
+      const idRank = docs.map((_, i) => i).sort((i, j) => ((i * 7919 + seed) % 101) - ((j * 7919 + seed) % 101) || i - j);
+      const rankPos = new Array<number>(docs.length);
+      idRank.forEach((o, pos) => { rankPos[o] = pos; });
+      const b = new FullTextIndexBuilder();
+      docs.forEach((d, i) => b.add({ cveId: `CVE-${i}`, search: vectorText(d), cvss: d.cvss, epss: d.epss, idRank: rankPos[i] }));
+      assert.equal(b.size, docs.length);
+      const idx = b.build();
+      assert.equal(idx.size, docs.length);
+      const parsed = parseTsQuery(queryText(q));
+      assert.deepEqual(parsed, q, queryText(q));
+      const got = idx.search({ query: q, sort, offset, limit });
+      if (sort === 'rank' && q.op === 'and') { assert.equal(got, null); return; }
+      assert.deepEqual(got, expected(docs, rankPos, q, sort, offset, limit), `${queryText(q)} ${sort} ${offset} ${limit}`);
+    }), { numRuns: 200 });
+});
+
+test('a corpus past the first block of every column (65,536 postings and positions) keeps them all', () => {
+  const b = new FullTextIndexBuilder();
+  const n = 66_000;
+  for (let i = 0; i < n; i++) b.add({ cveId: `CVE-${i}`, search: i % 2 ? "'x':1 'y':2" : "'x':3", cvss: i % 10, epss: null, idRank: i });
+  const idx = b.build();
+  const q = (t: string) => { const x = parseTsQuery(t); assert.ok(x && x !== 'empty'); return x; };
+  assert.deepEqual(idx.search({ query: q("'x'"), sort: 'date', offset: n - 2, limit: 5 }), { total: n, ids: [`CVE-${n - 2}`, `CVE-${n - 1}`] });
+  assert.deepEqual(idx.search({ query: q("'x' <-> 'y'"), sort: 'date', offset: 32_998, limit: 5 }), { total: 33_000, ids: ['CVE-65997', 'CVE-65999'] });
+  assert.deepEqual(idx.search({ query: q("'y'"), sort: 'cvss', offset: 0, limit: 2 }), { total: 33_000, ids: ['CVE-9', 'CVE-19'] });
+});
+
+function build(vectors: string[]) {
+  const b = new FullTextIndexBuilder();
+  vectors.forEach((search, i) => b.add({ cveId: `CVE-${i}`, search, cvss: null, epss: null, idRank: i }));
+  return b.build();
+}
+function ids(idx: ReturnType<typeof build>, q: string, sort: IndexSort = 'date') {
+  const x = parseTsQuery(q);
+  assert.ok(x && x !== 'empty', q);
+  return idx.search({ query: x, sort, offset: 0, limit: 50 })?.ids.map((s) => Number(s.slice(4)));
+}
+
+test('AND, OR and NOT over interleaved posting lists, each operand order', () => {
+  // a: 0 2 3 5 8; b: 1 2 5 6 8 9; c: 3 4.
+  const a = [0, 2, 3, 5, 8], bs = [1, 2, 5, 6, 8, 9], c = [3, 4];
+  const idx = build(Array.from({ length: 10 }, (_, i) => [a.includes(i) && "'a':1", bs.includes(i) && "'b':2", c.includes(i) && "'c':3"].filter(Boolean).join(' ')));
+  assert.deepEqual(ids(idx, "'a' & 'b'"), [2, 5, 8]);
+  assert.deepEqual(ids(idx, "'b' & 'a'"), [2, 5, 8]);
+  assert.deepEqual(ids(idx, "'a' & 'c'"), [3]);
+  assert.deepEqual(ids(idx, "'c' & 'a'"), [3]);
+  assert.deepEqual(ids(idx, "'b' & 'c'"), []);
+  assert.deepEqual(ids(idx, "'a' | 'b'"), [0, 1, 2, 3, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'b' | 'a'"), [0, 1, 2, 3, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'c' | 'b'"), [1, 2, 3, 4, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'a' & !'b'"), [0, 3]);
+  assert.deepEqual(ids(idx, "!'a' & 'b'"), [1, 6, 9]);
+  assert.deepEqual(ids(idx, "'b' & !'a'"), [1, 6, 9]);
+  assert.deepEqual(ids(idx, "!( 'a' | 'b' )"), [4, 7]);
+  assert.deepEqual(ids(idx, "!'c'"), [0, 1, 2, 5, 6, 7, 8, 9]);
+  assert.deepEqual(ids(idx, "( 'a' | 'c' ) & ( 'b' | 'c' )"), [2, 3, 4, 5, 8]);
+  assert.deepEqual(ids(idx, "'a' & 'b' & !'c' | 'c' & !'a'"), [2, 4, 5, 8]);
+  // The same index answers query after query (its ranking scratch space is left clean).
+  assert.deepEqual(ids(idx, "'a' | 'c'", 'rank'), [3, 0, 2, 4, 5, 8]);
+  // Only two of a's and none of b's documents match here: the others get no share, now or in the next query.
+  assert.deepEqual(ids(idx, "( 'a' & !'b' ) | 'z'", 'rank'), [0, 3]);
+  assert.deepEqual(ids(idx, "'c' | 'b'", 'rank'), [1, 2, 3, 4, 5, 6, 8, 9]);
+  assert.deepEqual(ids(idx, "'a' | 'z'", 'rank'), [0, 2, 3, 5, 8]);
+});
+
+test('phrases: the rarest lexeme leads; postings of the next lexeme in the index are never read as its own', () => {
+  // Lexeme ids by first sight: o 0, l 1, n 2. l (one posting) leads; n's first posting (doc 3) follows l's list.
+  const lead = build(["'o':1", "'l':1 'o':2", "'o':5", "'n':1 'o':2", "'o':7"]);
+  assert.deepEqual(ids(lead, "'l' <-> 'o'"), [1]);
+  assert.deepEqual(ids(lead, "'n' <-> 'o'"), [3]);
+  // Ids: o 0, m 1, l 2; l (one posting) leads. o has no posting at or after doc 2, where m's first posting follows
+  // o's list.
+  const other = build(["'o':2", "'o':3", "'m':2 'l':1"]);
+  assert.deepEqual(ids(other, "'l' <-> 'o'"), []);
+  assert.deepEqual(ids(other, "'l' <-> 'm'"), [2]);
+  // A lexeme missing from the index: no document.
+  assert.deepEqual(ids(other, "'o' <-> 'zz'"), []);
+  assert.deepEqual(ids(other, "'zz' <-> 'o'"), []);
+});
+
+test('ranking by seeking a common lexeme: each lexeme counts with its own share, and never past its own list', () => {
+  const filler = Array.from({ length: 40 }, () => "'x':5");
+  // x is sought (42 postings > 4 × 2 matches), y is walked; each share is divided by the same normaliser. A: x D,
+  // y A (1.1); B: x A A, y D (1.35) → B first; y's shares scaled up would put A first.
+  assert.deepEqual(ids(build([...filler, "'y':1A 'x':2", "'y':1 'x':2A,3A"]), "'y' <-> 'x' | 'z'", 'rank'), [41, 40]);
+  // A: x D, y A A (1.35); B: x A, y D (1.1) → A first; x's shares scaled up would put B first.
+  assert.deepEqual(ids(build([...filler, "'y':1A,4A 'x':2", "'y':1 'x':2A"]), "'y' <-> 'x' | 'z'", 'rank'), [40, 41]);
+  // Ids: y 0, x 1, z 2; z's first posting (doc 41) follows x's list and is no x share: doc 0 (x D + y C = 0.3)
+  // before doc 41 (z C = 0.2).
+  assert.deepEqual(ids(build(["'y':1C 'x':2", ...filler, "'z':1C"]), "'y' <-> 'x' | 'z'", 'rank'), [0, 41]);
+  // A matched document without x, inside x's list: no share of the next x posting (doc 21's A) for it (doc 20: z D =
+  // 0.1, after doc 0's 0.3, and doc 42: y A + x D = 1.1).
+  const mid = ["'y':1C 'x':2", ...filler];
+  mid.splice(20, 0, "'z':1");
+  mid[21] = "'x':5A";
+  mid.push("'y':1A 'x':2");
+  assert.deepEqual(ids(build(mid), "'y' <-> 'x' | 'z'", 'rank'), [42, 0, 20]);
+});
