@@ -51,7 +51,7 @@ const MIN_QUESTIONS = 3;
 const SELF_CHECK = 'Self-check';
 
 export function slug(text: string): string {
-  return text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'section';
+  return text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'section';
 }
 
 function escapeHtml(s: string): string {
@@ -92,7 +92,8 @@ export function renderMarkdown(md: string): string {
       out.push(`<pre><code>${escapeHtml(body.join('\n'))}</code></pre>`);
       continue;
     }
-    const h = /^(#{3,4})\s+(.*)$/.exec(line);
+    // `s`: a heading's text may hold a Unicode line separator (U+2028), which `.` would not match.
+    const h = /^(#{3,4})\s+(.*)$/s.exec(line);
     if (h) {
       const level = h[1].length;
       out.push(`<h${level}>${inline(h[2])}</h${level}>`);
@@ -114,7 +115,8 @@ export function renderMarkdown(md: string): string {
       const items: string[] = [];
       while (i < lines.length && !isBlank(lines[i])) {
         const m = listItem.exec(lines[i]);
-        if (m && m[1].length === 0) items.push(m[3]);
+        // An indented item is a continuation of the item above, or an item of its own when it opens the list.
+        if (m && (m[1].length === 0 || items.length === 0)) items.push(m[3]);
         else items[items.length - 1] += ` ${lines[i].trim()}`; // continuation line of the item
         i++;
         if (isBlank(lines[i]) && listItem.test(lines[i + 1] ?? '') && !lines[i + 1].startsWith(' ')) i++; // loose list
@@ -127,6 +129,9 @@ export function renderMarkdown(md: string): string {
     while (i < lines.length && !isBlank(lines[i]) && !lines[i].startsWith('```') && !/^#{3,4}\s/.test(lines[i]) && !listItem.test(lines[i])) {
       para.push(lines[i++].trim());
     }
+    // Every branch above consumes the line it stops on; a line none of them takes is a paragraph of its own, so the
+    // loop always advances.
+    if (!para.length) para.push(lines[i++].trim());
     out.push(`<p>${inline(para.join(' '))}</p>`);
   }
   return out.join('\n');

@@ -230,3 +230,14 @@ test('module status and the progress summary', () => {
   // Equal timestamps: the first one is kept (same value either way); the latest wins whatever the order.
   assert.equal(summarizeProgress(cat, [...rows].reverse()).last_activity_at, '2026-05-01T00:00:00.000Z');
 });
+
+test('three edge cases of the module Markdown: a heading holding U+2028 ends, an indented first item is kept, accents fold in slugs', () => {
+  // Used to loop for ever: the heading pattern refused the line and the paragraph loop would not take it.
+  assert.equal(renderMarkdown('### A\u2028B\nafter'), '<h3>A\u2028B</h3>\n<p>after</p>');
+  // An indented item that opens a list (after a blank line ends the list above) is an item, not lost.
+  assert.equal(renderMarkdown('- x\n\n  - y'), '<ul><li>x</li></ul>\n<ul><li>y</li></ul>');
+  // Indented lines inside a list still continue the item above.
+  assert.equal(renderMarkdown('- x\n  - y'), '<ul><li>x - y</li></ul>');
+  assert.equal(slug('Élan vital'), 'elan-vital');
+  assert.equal(slug('Ünterstützung für Geräte'), 'unterstutzung-fur-gerate');
+});
