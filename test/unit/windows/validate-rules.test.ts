@@ -186,6 +186,9 @@ describe('validateHost: placeholders and missing fields', () => {
       assert.deepEqual(errorsOf({ ...GOOD, [f]: '' }), [e('missing_field', f, M.missing)], `${f} empty`);
       assert.deepEqual(errorsOf({ ...GOOD, [f]: '  ' }), [e('missing_field', f, M.missing)], `${f} blank`);
     }
+    // an empty asset_id names no host: the refusal carries null, not ''
+    assert.equal(refused({ ...GOOD, asset_id: '' }).asset_id, null);
+    assert.equal(refused({ ...GOOD, asset_id: '   ' }).asset_id, null);
     const h = accepted({ ...GOOD, edition_id: '', os_build: '', installation_type: 'Server' }).host;
     assert.equal(h.edition_id, null);
     assert.equal(h.os_build, null);
@@ -335,8 +338,8 @@ describe('validateHost: architecture, installation_type', () => {
     // no edition: nothing to say; a client edition: fine without
     assert.equal(accepted({ ...GOOD, edition_id: '', installation_type: '' }).host.installation_type, null);
     assert.equal(accepted({ ...GOOD, edition_id: 'Enterprise', os_product: 'Windows 10 Enterprise', installation_type: '' }).host.installation_type, null);
-    // an edition with "Server" inside but not first is a client edition
-    assert.equal(accepted({ ...GOOD, edition_id: 'ServerRdsh', installation_type: 'Server' }).host.edition_id, 'ServerRdsh');
+    // "server" must open the EditionID: a refused edition with "Server" further in does not ask for installation_type
+    assert.deepEqual(errorsOf({ ...GOOD, edition_id: 'Plant4Server', installation_type: '' }), [e('forbidden_value', 'edition_id', M.edition)]);
   });
 
   test('an edition refused for its format still asks for installation_type when it starts with "server"', () => {
@@ -577,7 +580,8 @@ describe('validateSoftware (spec §2.6 installed software)', () => {
     assert.deepEqual(rejectedErrors({ ...SW, name: 5 }).errors, [
       { code: 'missing_field', field: 'name', message: 'required field is missing' }, { code: 'missing_field', field: 'name', message: S.type },
     ]);
-    assert.deepEqual(rejectedErrors({ ...SW, publisher: ['Siemens'], version: 7.5 }).errors, [
+    // a list is not text, even one holding a control character
+    assert.deepEqual(rejectedErrors({ ...SW, publisher: ['Siemens\u0001'], version: 7.5 }).errors, [
       { code: 'missing_field', field: 'publisher', message: S.type }, { code: 'missing_field', field: 'version', message: S.type },
     ]);
     assert.equal(one({ ...SW, name: 'n'.repeat(500) }).stored[0].name, 'n'.repeat(500));
