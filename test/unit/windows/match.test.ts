@@ -40,6 +40,11 @@ describe('matchHost: client or server', () => {
     assert.deepEqual(names(h({ edition_id: 'serverstandard' })), [WS2019, WS2019_CORE]);
   });
 
+  test('a stored host from before the EditionID format check: only an edition opening with "Server" is a server', () => {
+    // Stored hosts are evaluated again without validation (services/windows-correlation.ts): free edition text can reach here.
+    assert.deepEqual(names(h({ edition_id: 'PlantServerEdition', os_product: 'Windows 10 Enterprise' })), [W10_1809]);
+  });
+
   test('installation_type and edition disagreeing: installation_type used, with a note', () => {
     const a = matchHost(h({ installation_type: 'Client', edition_id: 'ServerStandard', os_product: 'Windows 10 Enterprise' }));
     assert.deepEqual(a.products.map((p) => p.name), [W10_1809]);
@@ -84,6 +89,11 @@ describe('matchHost: the build', () => {
     const x86 = matchHost(h({ architecture: 'x86', os_build: '10.0.21999.1', installation_type: 'Client', os_product: 'Windows 10 Pro' }));
     assert.deepEqual(x86.notes, ['no Microsoft product for build 10.0.21999 on x86 (client)']);
     assert.equal(x86.level, 'unmapped');
+  });
+
+  test('no product from build 22000 on is "no 32-bit Windows 11" only for a 32-bit host', () => {
+    assert.deepEqual(matchHost(h({ os_build: '10.0.23000.1', installation_type: 'Client', os_product: 'Windows 10 Pro' })).notes, ['no Microsoft product for build 10.0.23000 on x64 (client)']);
+    assert.deepEqual(matchHost(h({ architecture: 'arm64', os_build: '10.0.26100.1', installation_type: 'Server' })).notes, ['no Microsoft product for build 10.0.26100 on arm64 (server)']);
   });
 
   test('a 32-bit host from build 22000 on: there is no 32-bit Windows 11', () => {
