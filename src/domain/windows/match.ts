@@ -46,9 +46,8 @@ function fits(p: WindowsProduct, major: string, build: number, host: WindowsHost
   if (p.major !== major || p.build !== build) return false;
   if (p.arch !== host.architecture) return false;
   if (family && p.family !== family) return false;
-  if (p.family === 'server' && host.installation_type !== null && host.installation_type !== 'Client') {
-    if (p.core !== (host.installation_type === 'Server Core')) return false;
-  }
+  // Server Core is its own product (trap 4): a known installation type picks core or not (client products never are).
+  if (host.installation_type !== null && p.core !== (host.installation_type === 'Server Core')) return false;
   return true;
 }
 
@@ -65,7 +64,7 @@ export function matchHost(host: WindowsHost): ProductMatch {
   }
   if (major === null || build === null) {
     return {
-      products: [], build: null, level: b ? 'unmapped' : 'no_build',
+      products: [], build: null, level: 'no_build',
       notes: [...notes, 'no os_build: the Windows version cannot be told from the product name alone'],
     };
   }

@@ -76,7 +76,6 @@ export function isPlaceholder(v: string): boolean {
 }
 
 function str(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
   return typeof v === 'string' ? normalizeText(v) : null;
 }
 
@@ -110,7 +109,7 @@ export function validateHost(input: unknown): HostValidation {
   const placeholder = new Set<string>();
   for (const f of HOST_FIELDS) {
     const v = rec[f];
-    if (typeof v === 'string' && !unreadable.has(f) && v.trim() !== '' && isPlaceholder(normalizeText(v))) {
+    if (typeof v === 'string' && !unreadable.has(f) && isPlaceholder(normalizeText(v))) {
       placeholder.add(f);
       err('placeholder_value', f, 'placeholder value; send an empty value for unknown');
     }
@@ -194,12 +193,12 @@ export function validateHost(input: unknown): HostValidation {
       let bad = false;
       let ph = false;
       for (const k of rawKbs) {
-        if (typeof k === 'string' && k.trim() !== '' && isPlaceholder(k)) { ph = true; continue; }
+        if (typeof k === 'string' && isPlaceholder(k)) { ph = true; continue; }
         if (typeof k !== 'string' || !/^KB\d{1,9}$/i.test(k.trim())) { bad = true; continue; }
         const kb = k.trim().toUpperCase();
         if (!kbs.includes(kb)) kbs.push(kb);
       }
-      if (ph && !placeholder.has('installed_kbs')) err('placeholder_value', 'installed_kbs', 'placeholder value in the KB list; send an empty list for none');
+      if (ph) err('placeholder_value', 'installed_kbs', 'placeholder value in the KB list; send an empty list for none');
       if (bad) err('invalid_kb', 'installed_kbs', 'each KB must be KB followed by digits');
     }
   }
@@ -234,7 +233,8 @@ export function validateHost(input: unknown): HostValidation {
   }
   const warnings: HostWarning[] = [];
   if (osBuild && osBuild.split('.').length === 3) warnings.push('needs_revision');
-  const collected = kbs.length > 0 || kbSource !== null;
+  // KBs without kb_source were refused above: a kb_source is what tells a collected list (even empty) from none.
+  const collected = kbSource !== null;
   return {
     ok: true,
     warnings,
@@ -259,8 +259,7 @@ export function csvRowToHostRecord(row: Record<string, string>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
     if (k === 'installed_kbs') {
-      const t = (v ?? '').trim();
-      out[k] = t === '' ? [] : t.split(';').map((s) => s.trim()).filter((s) => s !== '');
+      out[k] = (v ?? '').split(';').map((s) => s.trim()).filter((s) => s !== '');
     } else {
       out[k] = v ?? '';
     }
