@@ -21,6 +21,7 @@ import {
 } from '../store/ingest.ts';
 import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
 import { readHead } from './io.ts';
+import { readFeedOnThread, readsOnThread } from './feed-thread.ts';
 import { FeedFormatError, type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta, type IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
@@ -133,7 +134,10 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
     const head = await readHead(f);
     const format = detectFromHead(head);
     if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
-    else inputs.push({ label: f, format, items: () => readFeed(f, format) });
+    else {
+      const threaded = await readsOnThread(f, format);
+      inputs.push({ label: f, format, items: () => (threaded ? readFeedOnThread(f, format) : readFeed(f, format)) });
+    }
   }
   inputs.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.label.localeCompare(b.label));
   return { inputs, skipped };

@@ -108,7 +108,7 @@ class WorkerHost implements IndexHost {
   private epoch = 0;
 
   constructor(private readonly onDead: (err: Error) => void) {
-    this.worker = new Worker(new URL('./fulltext-worker-entry.mjs', import.meta.url), {
+    this.worker = new Worker(new URL('../lib/tsx-worker-entry.mjs', import.meta.url), {
       execArgv: [],
       workerData: { tsx: import.meta.resolve('tsx/esm/api'), target: new URL('./fulltext-worker.ts', import.meta.url).href },
     });

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
+import { recordJson } from '../ingest/record-json.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
 import { capecSourceFor } from '../domain/capec.ts';
 import type { CapecSource } from '../domain/cve-document.ts';
@@ -72,8 +73,8 @@ export interface SourceRow {
 }
 
 export function sourceRow(r: CveSourceRecord): SourceRow {
-  const record = JSON.stringify(r);
-  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, record, record_hash: sha(record) };
+  const { json, hash } = recordJson(r);
+  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, record: json, record_hash: hash };
 }
 
 /**
