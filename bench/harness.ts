@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export interface Target { name: string; base: string; proc: ChildProcess }
 
@@ -107,7 +108,6 @@ export function cpuSeconds(pid: number): number {
 
 /** Drops and creates database `name` on the local server; returns its URL. */
 export async function freshDatabase(name: string): Promise<string> {
-  const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
   await admin.connect();
   try {

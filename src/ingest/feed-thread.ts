@@ -3,7 +3,7 @@
 // which then parses each record's JSON text back (about a third of reading it) and reuses the text and hash for the
 // write (record-json.ts). Errors keep their meaning: a FeedFormatError on the thread is a FeedFormatError here.
 import { stat } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../lib/ts-worker.ts';
 import { FeedFormatError, type CveSourceRecord, type FeedFormat, type IngestItem } from './types.ts';
 import { rememberRecordJson } from './record-json.ts';
 import type { FeedThreadData, FromFeedThread } from './feed-thread-types.ts';
@@ -21,10 +21,7 @@ export async function readsOnThread(path: string, format: FeedFormat): Promise<b
 /** The items of one feed file, read on a worker thread; the thread ends when the iteration does. */
 export async function* readFeedOnThread(path: string, format: FeedFormat): AsyncGenerator<IngestItem> {
   const data: FeedThreadData = { path, format };
-  const worker = new Worker(new URL('../lib/tsx-worker-entry.mjs', import.meta.url), {
-    execArgv: [],
-    workerData: { tsx: import.meta.resolve('tsx/esm/api'), target: new URL('./feed-worker.ts', import.meta.url).href, ...data },
-  });
+  const worker = startTsWorker(new URL('./feed-worker.ts', import.meta.url), data);
   const queue: FromFeedThread[] = [];
   let failure: Error | null = null;
   let wake: (() => void) | null = null;

@@ -1,7 +1,7 @@
 // The JSON text and SHA-256 of a source record, as the store writes them (store/ingest.ts sourceRow). A record read
 // on the feed thread (feed-thread.ts) arrives with its text and hash already made there; they are remembered for
 // that record object, so the import's thread serialises and hashes it no second time.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../lib/crypto.ts';
 import type { CveSourceRecord } from './types.ts';
 
 export interface RecordJson { json: string; hash: string }
@@ -10,7 +10,7 @@ const KNOWN = new WeakMap<CveSourceRecord, RecordJson>();
 
 export function makeRecordJson(r: CveSourceRecord): RecordJson {
   const json = JSON.stringify(r);
-  return { json, hash: createHash('sha256').update(json).digest('hex') };
+  return { json, hash: sha256Hex(json) };
 }
 
 /** The record's JSON text and hash: remembered ones, else made now. */

@@ -8,7 +8,8 @@
 //  - it lives in a worker thread (src/store/fulltext-worker.ts), which builds it and ranks every search, so the
 //    server's event loop stays free for the requests around a burst of broad searches.
 import pg from 'pg';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../lib/ts-worker.ts';
 import { FullTextIndexBuilder, type FullTextIndex, type IndexQuery } from '../domain/fulltext.ts';
 import type { FromWorker, ToWorker } from './fulltext-worker.ts';
 
@@ -108,10 +109,7 @@ class WorkerHost implements IndexHost {
   private epoch = 0;
 
   constructor(private readonly onDead: (err: Error) => void) {
-    this.worker = new Worker(new URL('../lib/tsx-worker-entry.mjs', import.meta.url), {
-      execArgv: [],
-      workerData: { tsx: import.meta.resolve('tsx/esm/api'), target: new URL('./fulltext-worker.ts', import.meta.url).href },
-    });
+    this.worker = startTsWorker(new URL('./fulltext-worker.ts', import.meta.url));
     // An idle index thread never keeps the process alive; the server's own handles do while it serves.
     this.worker.unref();
     this.worker.on('message', (m: FromWorker) => {
