@@ -1,4 +1,4 @@
-// Write side of the CVE read model. One multi-row statement per batch (jsonb_to_recordset), and rows whose
+// Write side of the CVE read model. One multi-row statement per batch (binary column arrays), and rows whose
 // document is unchanged are left alone, so re-importing the same feeds changes nothing (not even enriched_at).
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
@@ -7,14 +7,37 @@ import type { CveDocument } from '../domain/cve-document.ts';
 import { parseCveId } from '../domain/cve-id.ts';
 import type { FactSource } from '../domain/changes.ts';
 import { FACT_SOURCE } from './changes.ts';
+import { jsonbArray, textArray, textArrayLiteral } from './pg-arrays.ts';
 
 /**
- * The document serialised once, with the volatile timestamps (temporal.enriched_at, sage.generated_at) set to
- * null: its hash decides whether a row changed, and the same text is sent to the database, where the two
- * timestamps are put back (one JSON serialisation per document instead of two).
+ * The two volatile timestamps (temporal.enriched_at, sage.generated_at) stand in the serialised document as these
+ * markers: the document is serialised once, and both of its texts are cut from that one serialisation. A marker
+ * cannot occur in real content: it holds a NUL character, which PostgreSQL's jsonb refuses anyway.
  */
-function stableJson(doc: CveDocument): string {
-  return JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: null }, sage: { ...doc.sage, generated_at: null } });
+const ENRICHED_MARK = '\u0000vulnintel:enriched_at';
+const GENERATED_MARK = '\u0000vulnintel:generated_at';
+const ENRICHED_JSON = JSON.stringify(ENRICHED_MARK);
+const GENERATED_JSON = JSON.stringify(GENERATED_MARK);
+
+/**
+ * A document's two texts from one serialisation: `stable`, with the volatile timestamps null (its hash decides
+ * whether a row changed, so re-importing the same feeds rewrites nothing), and `stored`, the document as written.
+ */
+export function documentTexts(doc: CveDocument): { stable: string; stored: string } {
+  const text = JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: ENRICHED_MARK }, sage: { ...doc.sage, generated_at: GENERATED_MARK } });
+  // Each marker occurs once; their order is the document's key order.
+  const e = text.indexOf(ENRICHED_JSON);
+  const g = text.indexOf(GENERATED_JSON);
+  if (e < 0 || g < 0) throw new Error(`document of ${doc.cve_id}: timestamp markers not found`);
+  const enriched = JSON.stringify(doc.temporal.enriched_at);
+  const generated = JSON.stringify(doc.sage.generated_at);
+  const [p, pLen, pValue, q, qLen, qValue] = e < g
+    ? [e, ENRICHED_JSON.length, enriched, g, GENERATED_JSON.length, generated]
+    : [g, GENERATED_JSON.length, generated, e, ENRICHED_JSON.length, enriched];
+  const head = text.slice(0, p);
+  const middle = text.slice(p + pLen, q);
+  const tail = text.slice(q + qLen);
+  return { stable: `${head}null${middle}null${tail}`, stored: `${head}${pValue}${middle}${qValue}${tail}` };
 }
 
 /** Hash of the stable document text (volatile timestamps nulled): unchanged documents are not rewritten. */
@@ -22,43 +45,8 @@ function hashOf(stable: string): string {
   return createHash('sha256').update(stable).digest('hex');
 }
 
-function row(doc: CveDocument) {
-  const m = parseCveId(doc.cve_id);
-  if (!m) throw new Error(`Invalid CVE id in document: ${doc.cve_id}`);
-  const a = doc.affected;
-  return {
-    cve_id: doc.cve_id,
-    cve_year: Number(m.year),
-    cve_seq: Number(m.seq),
-    bsid: doc.bsid,
-    title: doc.title,
-    severity: doc.severity,
-    cvss_score: doc.scoring.cvss.score,
-    bcs_score: doc.scoring.bcs.score,
-    epss_score: doc.scoring.epss.score,
-    epss_percentile: doc.scoring.epss.percentile,
-    kev_flagged: doc.exploitation.kev_flagged,
-    kev_added_at: doc.exploitation.kev_added_at,
-    exploit_maturity: doc.exploitation.exploit_maturity,
-    poc_available: doc.exploitation.poc_available,
-    has_public_exploit: doc.exploitation.has_public_exploit,
-    patch_status: doc.patch.status,
-    ics_relevant: a.ics_relevant,
-    ics_relevance: a.ics_relevance_score,
-    primary_vendor: a.primary_vendor,
-    primary_product: a.primary_product,
-    vendor_count: a.vendor_count,
-    vendor_slugs: a.vendor_slugs,
-    protocols: a.protocols,
-    published_at: doc.temporal.published_at,
-    modified_at: doc.temporal.modified_at,
-    enriched_at: doc.temporal.enriched_at,
-    search_ids: [doc.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '),
-    search_title: doc.title,
-    search_text: doc.description,
-    generated_at: doc.sage.generated_at,
-  };
-}
+const num = (n: number | null): string | null => (n === null ? null : String(n));
+const bool = (b: boolean): string => (b ? 't' : 'f');
 
 /** Upserts a batch of enriched documents; returns how many rows were inserted or changed. */
 export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<number> {
@@ -81,30 +69,56 @@ export async function upsertCvesWithPrevious(db: Db | Tx, docs: CveDocument[]): 
   return r.rows;
 }
 
+/**
+ * The batch goes as one binary array per column (store/pg-arrays.ts), unnested side by side: each document text is
+ * parsed once, straight into its row. Scalars travel as text and are cast to their column types in SQL.
+ */
 function upsertStatement(docs: CveDocument[], previous: boolean) {
-  // Each row: the slim columns as JSON plus the stable document text spliced in (not re-serialised).
-  const payload = `[${docs
-    .map((doc) => {
-      const slim = JSON.stringify(row(doc));
-      const json = stableJson(doc);
-      return `${slim.slice(0, -1)},"doc_hash":"${hashOf(json)}","doc":${json}}`;
-    })
-    .join(',')}]`;
+  const n = docs.length;
+  const col = <T>(f: (d: CveDocument, i: number) => T): T[] => {
+    const out = new Array<T>(n);
+    for (let i = 0; i < n; i++) out[i] = f(docs[i], i);
+    return out;
+  };
+  const ids = col((d) => {
+    const m = parseCveId(d.cve_id);
+    if (!m) throw new Error(`Invalid CVE id in document: ${d.cve_id}`);
+    return m;
+  });
+  const texts = col((d) => documentTexts(d));
+  const a = (d: CveDocument) => d.affected;
   return sql`
     WITH input AS (
-      SELECT cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
+      SELECT cve_id, cve_year::int AS cve_year, cve_seq::bigint AS cve_seq, bsid, title, severity,
+        cvss_score::real AS cvss_score, bcs_score::real AS bcs_score, epss_score::real AS epss_score,
+        epss_percentile::real AS epss_percentile, kev_flagged::boolean AS kev_flagged,
+        kev_added_at::timestamptz AS kev_added_at, exploit_maturity, poc_available::boolean AS poc_available,
+        has_public_exploit::boolean AS has_public_exploit, patch_status, ics_relevant::boolean AS ics_relevant,
+        ics_relevance::real AS ics_relevance, primary_vendor, primary_product, vendor_count::int AS vendor_count,
+        vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols,
+        published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
+        enriched_at::timestamptz AS enriched_at, search_ids, search_title, search_text, doc, doc_hash
+      FROM unnest(
+        ${textArray(col((d) => d.cve_id))}::text[], ${textArray(col((_, i) => ids[i].year))}::text[],
+        ${textArray(col((_, i) => ids[i].seq))}::text[], ${textArray(col((d) => d.bsid))}::text[],
+        ${textArray(col((d) => d.title))}::text[], ${textArray(col((d) => d.severity))}::text[],
+        ${textArray(col((d) => num(d.scoring.cvss.score)))}::text[], ${textArray(col((d) => num(d.scoring.bcs.score)))}::text[],
+        ${textArray(col((d) => num(d.scoring.epss.score)))}::text[], ${textArray(col((d) => num(d.scoring.epss.percentile)))}::text[],
+        ${textArray(col((d) => bool(d.exploitation.kev_flagged)))}::text[], ${textArray(col((d) => d.exploitation.kev_added_at))}::text[],
+        ${textArray(col((d) => d.exploitation.exploit_maturity))}::text[], ${textArray(col((d) => bool(d.exploitation.poc_available)))}::text[],
+        ${textArray(col((d) => bool(d.exploitation.has_public_exploit)))}::text[], ${textArray(col((d) => d.patch.status))}::text[],
+        ${textArray(col((d) => bool(a(d).ics_relevant)))}::text[], ${textArray(col((d) => num(a(d).ics_relevance_score)))}::text[],
+        ${textArray(col((d) => a(d).primary_vendor))}::text[], ${textArray(col((d) => a(d).primary_product))}::text[],
+        ${textArray(col((d) => String(a(d).vendor_count)))}::text[], ${textArray(col((d) => textArrayLiteral(a(d).vendor_slugs)))}::text[],
+        ${textArray(col((d) => textArrayLiteral(a(d).protocols)))}::text[], ${textArray(col((d) => d.temporal.published_at))}::text[],
+        ${textArray(col((d) => d.temporal.modified_at))}::text[], ${textArray(col((d) => d.temporal.enriched_at))}::text[],
+        ${textArray(col((d) => [d.cve_id, ...a(d).vendors, ...a(d).vendor_slugs, ...a(d).products].join(' ')))}::text[],
+        ${textArray(col((d) => d.title))}::text[], ${textArray(col((d) => d.description))}::text[],
+        ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => hashOf(texts[i].stable)))}::text[]
+      ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
         ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, published_at,
-        modified_at, enriched_at::timestamptz AS enriched_at, search_ids, search_title, search_text,
-        jsonb_set(jsonb_set(doc, '{temporal,enriched_at}', to_jsonb(enriched_at)), '{sage,generated_at}', coalesce(to_jsonb(generated_at), 'null'::jsonb)) AS doc,
-        doc_hash
-      FROM jsonb_to_recordset(${payload}::jsonb) AS x(
-        cve_id text, cve_year int, cve_seq bigint, bsid text, title text, severity text, cvss_score real,
-        bcs_score real, epss_score real, epss_percentile real, kev_flagged boolean, kev_added_at timestamptz,
-        exploit_maturity text, poc_available boolean, has_public_exploit boolean, patch_status text,
-        ics_relevant boolean, ics_relevance real, primary_vendor text, primary_product text, vendor_count int,
-        vendor_slugs text[], protocols text[], published_at timestamptz, modified_at timestamptz,
-        enriched_at text, search_ids text, search_title text, search_text text, generated_at text, doc jsonb, doc_hash text)
+        modified_at, enriched_at, search_ids, search_title, search_text, doc, doc_hash)
     ), up AS (
       INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
         epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
 import { recordJson } from '../ingest/record-json.ts';
+import { jsonbArray, textArray } from './pg-arrays.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
 import { capecSourceFor } from '../domain/capec.ts';
 import type { CapecSource } from '../domain/cve-document.ts';
@@ -104,14 +105,15 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
   }
   const byKey = new Map<string, SourceRow>();
   for (const [key, r] of kept) byKey.set(key, sourceRow(r));
-  // The payload is assembled from the already-serialised records (no parse/re-serialise round trip).
-  const payload = `[${[...byKey.values()]
-    .map((r) => `{"cve_id":${JSON.stringify(r.cve_id)},"source":${JSON.stringify(r.source)},"source_key":${JSON.stringify(r.source_key)},"record_hash":"${r.record_hash}","record":${r.record}}`)
-    .join(',')}]`;
+  // The already-serialised records go as binary column arrays (store/pg-arrays.ts): each record text is parsed
+  // once, straight into its row.
+  const rows = [...byKey.values()];
   const res = await sql<{ cve_id: string }>`
     INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
     SELECT cve_id, source, source_key, record, record_hash
-    FROM jsonb_to_recordset(${payload}::jsonb) AS x(cve_id text, source text, source_key text, record jsonb, record_hash text)
+    FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => r.source))}::text[],
+      ${textArray(rows.map((r) => r.source_key))}::text[], ${jsonbArray(rows.map((r) => r.record))}::jsonb[],
+      ${textArray(rows.map((r) => r.record_hash))}::text[]) AS x(cve_id, source, source_key, record, record_hash)
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash

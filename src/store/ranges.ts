@@ -3,7 +3,8 @@
 // come from domain/correlate.ts rangeRows().
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
-import { sha } from './ingest.ts';
+import { createHash } from 'node:crypto';
+import { jsonbArray, textArray } from './pg-arrays.ts';
 import type { CveSourceRecord } from '../domain/records.ts';
 import { rangeRows, type RangeRow } from '../domain/correlate.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
@@ -19,12 +20,21 @@ type Conn = Db | Tx;
  */
 export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];
-  // Each CVE's rows are serialised once: the same text is hashed and spliced into the insert's payload.
-  const fresh = new Map<string, { rows: RangeRow[]; json: string; hash: string }>();
+  // Each CVE's rows are serialised once: the set's hash is that of JSON.stringify(rows), fed piece by piece, and
+  // each row's range text goes to the insert as it is.
+  const fresh = new Map<string, { rows: RangeRow[]; ranges: string[]; hash: string }>();
   for (const id of ids) {
     const rows = rangeRows(records.get(id) ?? []);
-    const json = rows.length ? JSON.stringify(rows) : '';
-    fresh.set(id, { rows, json, hash: json ? sha(json) : '' });
+    const ranges = new Array<string>(rows.length);
+    const h = rows.length ? createHash('sha256').update('[') : null;
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      ranges[i] = JSON.stringify(r.range);
+      // The row's own JSON text, key for key as JSON.stringify(row) writes it (range is its last key).
+      const head = JSON.stringify({ ord: r.ord, source: r.source, source_key: r.source_key, vendor_slug: r.vendor_slug, product_key: r.product_key, cpe_vendor: r.cpe_vendor, cpe_product: r.cpe_product });
+      h!.update(`${i ? ',' : ''}${head.slice(0, -1)},"range":${ranges[i]}}`);
+    }
+    fresh.set(id, { rows, ranges, hash: h ? h.update(']').digest('hex') : '' });
   }
   const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
@@ -40,22 +50,27 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
     await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${had}::text[])`.execute(tx);
     await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${had}::text[])`.execute(tx);
   }
-  const withRows = changed.filter((id) => fresh.get(id)!.json);
-  // About 2,000 rows per statement: one payload of {cve_id, rows} objects, unnested in SQL.
+  const withRows = changed.filter((id) => fresh.get(id)!.rows.length);
+  // Up to about 20,000 rows per statement, as binary column arrays (store/pg-arrays.ts): the rows and the CVEs'
+  // states in one statement, each range text parsed once, straight into its row.
   for (let i = 0; i < withRows.length; ) {
-    const part: string[] = [];
-    for (let n = 0; i < withRows.length && n < 2000; i++) {
-      const f = fresh.get(withRows[i])!;
-      n += f.rows.length;
-      part.push(`{"cve_id":${JSON.stringify(withRows[i])},"hash":"${f.hash}","rows":${f.json}}`);
+    const states: { cve_id: string; hash: string }[] = [];
+    const rows: { cve_id: string; row: RangeRow; range: string }[] = [];
+    while (i < withRows.length && rows.length < 20000) {
+      const id = withRows[i++];
+      const f = fresh.get(id)!;
+      states.push({ cve_id: id, hash: f.hash });
+      for (let k = 0; k < f.rows.length; k++) rows.push({ cve_id: id, row: f.rows[k], range: f.ranges[k] });
     }
-    const payload = `[${part.join(',')}]`;
-    // One parse of the payload (a CTE), two inserts: the rows and the CVEs' states.
-    await sql`WITH c AS (SELECT * FROM jsonb_to_recordset(${payload}::jsonb) AS c(cve_id text, hash text, rows jsonb)),
-        s AS (INSERT INTO cve_range_state (cve_id, hash) SELECT cve_id, hash FROM c)
+    await sql`WITH s AS (INSERT INTO cve_range_state (cve_id, hash)
+        SELECT * FROM unnest(${textArray(states.map((s) => s.cve_id))}::text[], ${textArray(states.map((s) => s.hash))}::text[]))
       INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)
-      SELECT c.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
-      FROM c, jsonb_to_recordset(c.rows) AS r(ord int, source text, source_key text, vendor_slug text, product_key text, cpe_vendor text, cpe_product text, range jsonb)`.execute(tx);
+      SELECT cve_id, ord::int, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
+      FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => String(r.row.ord)))}::text[],
+        ${textArray(rows.map((r) => r.row.source))}::text[], ${textArray(rows.map((r) => r.row.source_key))}::text[],
+        ${textArray(rows.map((r) => r.row.vendor_slug))}::text[], ${textArray(rows.map((r) => r.row.product_key))}::text[],
+        ${textArray(rows.map((r) => r.row.cpe_vendor))}::text[], ${textArray(rows.map((r) => r.row.cpe_product))}::text[],
+        ${jsonbArray(rows.map((r) => r.range))}::jsonb[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)`.execute(tx);
   }
   await sql`UPDATE cve_corpus_state SET version = version + 1, changed_at = now() WHERE id = 1`.execute(tx);
   await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);

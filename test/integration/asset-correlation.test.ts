@@ -9,7 +9,9 @@ import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../he
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { CorrelateResponse } from '../../src/http/routes/v1/asset-schemas.ts';
+import { createHash } from 'node:crypto';
 import { rebuildRanges } from '../../src/store/ranges.ts';
+import { rangeRows } from '../../src/domain/correlate.ts';
 import { loadSources } from '../../src/store/ingest.ts';
 import type { Tx } from '../../src/store/db.ts';
 
@@ -61,6 +63,13 @@ describe('the range table', () => {
       assert.deepEqual(after.map((r) => r.ord), after.map((_, i) => i));
       const [newHash] = await state(tx);
       assert.ok(newHash && newHash !== oldHash);
+      // The state hash is that of the rows' JSON text (the digest stays comparable with stored ones), and every
+      // row holds its range as built.
+      const built = rangeRows(nvdOnly);
+      assert.equal(newHash, createHash('sha256').update(JSON.stringify(built)).digest('hex'));
+      const full = await sql<{ ord: number; source: string; source_key: string; vendor_slug: string; product_key: string; cpe_vendor: string | null; cpe_product: string | null; range: unknown }>`
+        SELECT ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx);
+      assert.deepEqual(full.rows, JSON.parse(JSON.stringify(built)));
       // The same set again: nothing changes.
       assert.deepEqual(await rebuildRanges(tx, [id], new Map([[id, nvdOnly]])), []);
       // No ranges at all: rows and state are gone.

@@ -1,0 +1,76 @@
+// Array parameters in PostgreSQL's binary format (the layout array_recv reads), for the import's bulk statements.
+// node-postgres sends a Buffer parameter in binary format, so each element reaches its type's receive function as
+// it is: no array-literal quoting or JSON payload built in Node, and no payload parsed and taken apart again in the
+// database (a jsonb element is parsed once, straight into the column). Used as `unnest(${textArray(xs)}::text[])`;
+// the cast names the type, whose element OID must match the one written here (array_recv refuses any other).
+// Layout: ndim, has-null flag, element OID, then per dimension its length and lower bound, then per element its
+// byte length (-1 for NULL) and bytes; all integers 32-bit big-endian.
+
+const TEXT_OID = 25;
+const JSONB_OID = 3802;
+/** The jsonb binary format: a version byte (1) before the JSON text. */
+const JSONB_VERSION = 1;
+
+function encode(values: readonly (string | null)[], oid: number, prefix: number | null): Buffer {
+  const extra = prefix === null ? 0 : 1;
+  let size = values.length ? 20 : 12;
+  let hasNull = 0;
+  const lengths = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null) {
+      hasNull = 1;
+      lengths[i] = -1;
+      size += 4;
+    } else {
+      const n = Buffer.byteLength(v, 'utf8') + extra;
+      lengths[i] = n;
+      size += 4 + n;
+    }
+  }
+  const buf = Buffer.allocUnsafe(size);
+  // An empty array has no dimensions.
+  buf.writeInt32BE(values.length ? 1 : 0, 0);
+  buf.writeInt32BE(hasNull, 4);
+  buf.writeInt32BE(oid, 8);
+  let at = 12;
+  if (values.length) {
+    buf.writeInt32BE(values.length, 12);
+    buf.writeInt32BE(1, 16);
+    at = 20;
+  }
+  for (let i = 0; i < values.length; i++) {
+    const n = lengths[i];
+    buf.writeInt32BE(n, at);
+    at += 4;
+    if (n < 0) continue;
+    if (prefix !== null) buf[at] = prefix;
+    // The byte count was measured above, so the write fills exactly n - extra bytes.
+    buf.write(values[i] as string, at + extra, n - extra, 'utf8');
+    at += n;
+  }
+  return buf;
+}
+
+/** A `text[]` parameter (elements may be null). */
+export function textArray(values: readonly (string | null)[]): Buffer {
+  return encode(values, TEXT_OID, null);
+}
+
+/** A `jsonb[]` parameter from JSON texts (each is parsed once, by the database). */
+export function jsonbArray(texts: readonly string[]): Buffer {
+  return encode(texts, JSONB_OID, JSONB_VERSION);
+}
+
+/**
+ * A PostgreSQL array literal of strings (`{"a","b\"c"}`), for a `text[]` column sent as one element of a
+ * text array and cast per row: every element quoted, backslashes and quotes escaped.
+ */
+export function textArrayLiteral(values: readonly string[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    if (i) out += ',';
+    out += `"${values[i].replace(/["\\]/g, '\\$&')}"`;
+  }
+  return `${out}}`;
+}

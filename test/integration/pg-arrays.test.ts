@@ -1,0 +1,75 @@
+// The binary array parameters of the import's bulk statements (src/store/pg-arrays.ts), read back by PostgreSQL
+// itself: every element arrives exactly as sent (quotes, backslashes, multi-byte and 4-byte UTF-8, empty strings,
+// nulls), jsonb elements are parsed once into the same values, and array literals survive their cast.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { freshDb, type TestDb } from '../helpers/db.ts';
+import { jsonbArray, textArray, textArrayLiteral } from '../../src/store/pg-arrays.ts';
+import { documentTexts } from '../../src/store/cves.ts';
+import type { CveDocument } from '../../src/domain/cve-document.ts';
+
+let t: TestDb;
+before(async () => { t = await freshDb(); });
+after(async () => { await t.drop(); });
+
+const HOSTILE = ['plain', '', 'quote " and \\ backslash', "it's", 'Élan — Ωmega', '𝒳 emoji 🔥', 'line\nbreak\ttab', 'ls\u2028ps\u2029', '{a,b}', 'NULL', ' '];
+
+test('textArray: every element arrives as sent, in order, nulls as SQL NULL', async () => {
+  const values = [...HOSTILE, null, 'after null'];
+  const r = await sql<{ v: string | null; n: number; len: number | null }>`
+    SELECT v, n::int, octet_length(v) AS len FROM unnest(${textArray(values)}::text[]) WITH ORDINALITY AS x(v, n) ORDER BY n`.execute(t.store.db);
+  assert.deepEqual(r.rows.map((x) => x.v), values);
+  assert.deepEqual(r.rows.map((x) => x.n), values.map((_, i) => i + 1));
+  // Byte lengths as UTF-8: the 4-byte characters were written whole.
+  assert.deepEqual(r.rows.map((x) => x.len), values.map((v) => (v === null ? null : Buffer.byteLength(v))));
+});
+
+test('textArray: an empty array is an empty text[]', async () => {
+  const r = await sql<{ n: number; dims: string | null }>`
+    SELECT cardinality(${textArray([])}::text[])::int AS n, array_dims(${textArray([])}::text[]) AS dims`.execute(t.store.db);
+  assert.deepEqual(r.rows[0], { n: 0, dims: null });
+});
+
+test('jsonbArray: each JSON text becomes the jsonb value it spells', async () => {
+  const values = [{ a: 1, s: 'x"y\\z' }, [1, 'two', null], 'just a string', { nested: { e: 'Ωmega 🔥', n: -1.5e-7 } }, null, true];
+  const r = await sql<{ v: unknown; t: string }>`
+    SELECT v, jsonb_typeof(v) AS t FROM unnest(${jsonbArray(values.map((v) => JSON.stringify(v)))}::jsonb[]) WITH ORDINALITY AS x(v, n) ORDER BY n`.execute(t.store.db);
+  assert.deepEqual(r.rows.map((x) => x.v), values);
+  assert.deepEqual(r.rows.map((x) => x.t), ['object', 'array', 'string', 'object', 'null', 'boolean']);
+});
+
+test('jsonbArray: invalid JSON is refused by the database, not stored', async () => {
+  await assert.rejects(
+    sql`SELECT * FROM unnest(${jsonbArray(['{"ok":1}', '{broken'])}::jsonb[])`.execute(t.store.db),
+    (e: { code?: string }) => e.code === '22P02',
+  );
+});
+
+test('an array sent as the wrong element type is refused (the element OID is checked)', async () => {
+  await assert.rejects(sql`SELECT * FROM unnest(${textArray(['1'])}::int[])`.execute(t.store.db), /array element type 25 \(text\) instead of expected 23/);
+});
+
+test('textArrayLiteral: a text[] column value survives the cast element for element', async () => {
+  const lists = [[], ['siemens'], HOSTILE, ['a,b', '}', '{', '"']];
+  const r = await sql<{ v: string[] }>`
+    SELECT v::text[] AS v FROM unnest(${textArray(lists.map(textArrayLiteral))}::text[]) WITH ORDINALITY AS x(v, n) ORDER BY n`.execute(t.store.db);
+  assert.deepEqual(r.rows.map((x) => x.v), lists);
+});
+
+test('documentTexts: stable has both volatile timestamps null, stored has them; either key order', () => {
+  const base = {
+    cve_id: 'CVE-2024-0001', title: 'A "quoted" title',
+    temporal: { published_at: '2024-01-01T00:00:00Z', modified_at: null, enriched_at: '2026-11-26T10:00:00.123Z', kev_added_at: null },
+    sage: { tier: 'full', generated_at: '2026-11-26T10:00:01.000Z', status: 'ready' },
+  };
+  // The same document with sage before temporal (as read back from jsonb, which orders keys).
+  const reordered = { cve_id: base.cve_id, sage: base.sage, title: base.title, temporal: base.temporal };
+  for (const doc of [base, reordered] as unknown as CveDocument[]) {
+    const { stable, stored } = documentTexts(doc);
+    assert.equal(stable, JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: null }, sage: { ...doc.sage, generated_at: null } }));
+    assert.equal(stored, JSON.stringify(doc));
+  }
+  const noAnalysis = { ...base, sage: { ...base.sage, generated_at: null } } as unknown as CveDocument;
+  assert.equal(documentTexts(noAnalysis).stored, JSON.stringify(noAnalysis));
+});
