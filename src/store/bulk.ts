@@ -1,5 +1,5 @@
 // Bulk-load mode for the first import into an empty corpus (docs/ingest.md "Bulk first import"). While it is on,
-// `cves` has no secondary indexes and its list-key and facet-count triggers are disabled; at the end of the same
+// `cves` and `cve_ranges` have no secondary indexes and the list-key and facet-count triggers of `cves` are disabled; at the end of the same
 // import run the indexes are rebuilt once and `cve_list_keys`, `cve_facet_counts` and `cve_stat_counts` are
 // recomputed from `cves` by the triggers' own statements (SQL functions of migration 0501). The dropped index definitions are kept in
 // `ingest_state` ('bulk_load'), so a run killed mid-load is finished (indexes and counts restored) by the next run.
@@ -15,8 +15,13 @@ const TRIGGERS = [
   'cves_counts_ins', 'cves_counts_upd', 'cves_counts_del',
   'cves_list_keys_ins', 'cves_list_keys_upd', 'cves_list_keys_del',
 ];
-/** Indexes kept during the load: the primary key (upserts need it) and the small sage-pending partial index. */
-const KEEP = ['cves_pkey', 'cves_sage_pending'];
+/** Tables whose secondary indexes are dropped during the load: the read model and the structured ranges. */
+const TABLES = ['cves', 'cve_ranges'];
+/**
+ * Indexes kept during the load: the primary keys (upserts, and a range set's replacement by CVE, need them) and
+ * the small sage-pending partial index.
+ */
+const KEEP = ['cves_pkey', 'cves_sage_pending', 'cve_ranges_pkey'];
 
 interface BulkState {
   indexes: { name: string; def: string }[];
@@ -42,8 +47,8 @@ export async function beginBulkLoad(tx: Tx): Promise<boolean> {
   if (!empty.rows[0].e || (await readState(tx))) return false;
   const idx = await sql<{ name: string; def: string }>`
     SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-    WHERE i.schemaname = current_schema() AND i.tablename = 'cves' AND NOT (i.indexname = ANY(${KEEP}::text[]))
-    ORDER BY i.indexname`.execute(tx);
+    WHERE i.schemaname = current_schema() AND i.tablename = ANY(${TABLES}::text[]) AND NOT (i.indexname = ANY(${KEEP}::text[]))
+    ORDER BY i.tablename, i.indexname`.execute(tx);
   const state: BulkState = { indexes: idx.rows };
   await sql`INSERT INTO ingest_state (key, value) VALUES (${STATE_KEY}, ${JSON.stringify(state)})`.execute(tx);
   for (const { name } of state.indexes) await sql`DROP INDEX ${sql.id(name)}`.execute(tx);

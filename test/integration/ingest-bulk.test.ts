@@ -38,7 +38,9 @@ async function readModel(db: Db) {
     facets: await rows(`SELECT scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, n::int AS n FROM cve_facet_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
     stats: await rows(`SELECT dim, key, n::int AS n FROM cve_stat_counts WHERE n <> 0 ORDER BY dim, key`),
     vendors: await rows(`SELECT slug, name, cve_count FROM vendors ORDER BY slug`),
-    indexes: await rows(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'cves' ORDER BY indexname`),
+    ranges: await rows(`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range FROM cve_ranges ORDER BY cve_id, ord`),
+    range_states: await rows(`SELECT cve_id, hash FROM cve_range_state ORDER BY cve_id`),
+    indexes: await rows(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE tablename IN ('cves', 'cve_ranges') ORDER BY tablename, indexname`),
     triggers: await rows(`SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cves'::regclass AND NOT tgisinternal ORDER BY tgname`),
   };
 }
@@ -47,22 +49,24 @@ test('bulk first import leaves the same documents, list keys, facet/stat counts,
   const d = dir();
   await importPaths(inc.store.db, [d], { log: quiet, bulkLoad: false });
   // The bulk run must really drop the indexes and disable the triggers while loading.
-  let seen: { indexes: number; disabled: number } | null = null;
+  let seen: { indexes: number; range_indexes: string[]; disabled: number } | null = null;
   await importPaths(bulk.store.db, [d], {
     log: quiet,
     afterBatch: async () => {
       if (seen) return;
-      const r = await sql<{ indexes: number; disabled: number }>`SELECT
+      const r = await sql<{ indexes: number; range_indexes: string[]; disabled: number }>`SELECT
         (SELECT count(*)::int FROM pg_indexes WHERE tablename = 'cves') AS indexes,
+        (SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes WHERE tablename = 'cve_ranges') AS range_indexes,
         (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'cves'::regclass AND tgenabled = 'D') AS disabled`.execute(bulk.store.db);
       seen = r.rows[0];
     },
   });
-  assert.deepEqual(seen, { indexes: 2, disabled: 6 });
+  assert.deepEqual(seen, { indexes: 2, range_indexes: ['cve_ranges_pkey'], disabled: 6 });
   const a = await readModel(inc.store.db);
   const b = await readModel(bulk.store.db);
   assert.ok(a.docs.length > 10 && a.list_keys.length > 0 && a.facets.length > 0 && a.stats.length > 0);
-  assert.equal(a.indexes.length, 11);
+  assert.equal(a.indexes.length, 14);
+  assert.ok(a.ranges.length > 20 && a.range_states.length > 5);
   assert.ok(a.triggers.every((t) => t.tgenabled === 'O'));
   assert.deepEqual(b, a);
   assert.equal(await bulkLoadPending(bulk.store.db), false);
@@ -86,7 +90,7 @@ test('a failed bulk run restores the read model; a bulk load left by a killed ru
   }), /simulated failure/);
   assert.equal(await bulkLoadPending(crash.store.db), false);
   const partial = await readModel(crash.store.db);
-  assert.equal(partial.indexes.length, 11);
+  assert.equal(partial.indexes.length, 14);
   const facetTotal = partial.facets.filter((f) => f.scope === 'all').reduce((s, f) => s + Number(f.n), 0);
   assert.equal(facetTotal, partial.docs.length, 'counts recomputed for the committed batches');
 
@@ -94,12 +98,12 @@ test('a failed bulk run restores the read model; a bulk load left by a killed ru
   const k = killed.store.db;
   assert.equal(await withTx(k, (tx) => beginBulkLoad(tx)), true);
   assert.equal(await bulkLoadPending(k), true);
-  assert.equal((await readModel(k)).indexes.length, 2);
+  assert.deepEqual((await readModel(k)).indexes.map((x) => x.indexname), ['cve_ranges_pkey', 'cves_pkey', 'cves_sage_pending']);
   // Killed during the rebuild: one index was already built again; the next run skips it and builds the rest.
   const state = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = 'bulk_load'`.execute(k);
   const defs = (JSON.parse(state.rows[0].value) as { indexes: { def: string }[] }).indexes;
   await sql.raw(defs.find((x) => / USING gin \(search\)/.test(x.def))!.def).execute(k);
-  assert.equal((await readModel(k)).indexes.length, 3);
+  assert.equal((await readModel(k)).indexes.length, 4);
   await importPaths(k, [d], { log: quiet });
   assert.equal(await bulkLoadPending(k), false);
   await sql`DELETE FROM cves WHERE cve_id = 'CVE-2024-21338'`.execute(k);
