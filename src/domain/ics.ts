@@ -71,14 +71,14 @@ export interface IcsResult {
 
 /**
  * The literal prefilter: for each pattern (by name), lowercase ASCII strings such that every match of the pattern
- * contains at least one of them. A pattern's regex runs only when the lowercased text contains one of its anchors,
- * so most of the 29 case-insensitive scans of a long text become substring searches. Exact, not a heuristic: under
- * the non-unicode /i flag a pattern's ASCII letters match only ASCII letters (case folding never maps a non-ASCII
- * character to an ASCII one), and toLowerCase() lowers those ASCII letters one for one, so a match's anchor is in the
- * lowered text; toLowerCase can only add candidates (the Kelvin sign becomes "k"), and the regex, run on the original
- * text, decides. An anchor must not span \s, \d or a class: only literal characters of the pattern. A pattern with no
- * entry always runs its regex; test/unit/ics.test.ts checks every pattern has one, and compares with the regex-only
- * implementation.
+ * contains at least one of them. A pattern's regex runs only when the lowercased text contains one of its anchors
+ * (all found in one pass, anchorScan), so most of the 29 case-insensitive scans of a long text are skipped. Exact, not
+ * a heuristic: under the non-unicode /i flag a pattern's ASCII letters match only ASCII letters (case folding never
+ * maps a non-ASCII character to an ASCII one), and toLowerCase() lowers those ASCII letters one for one, so a match's
+ * anchor is in the lowered text; toLowerCase can only add candidates (the Kelvin sign becomes "k"), and the regex, run
+ * on the original text, decides. An anchor must not span \s, \d or a class: only literal characters of the pattern.
+ * A pattern with no entry always runs its regex; test/unit/ics.test.ts checks every pattern has one, and compares
+ * with the regex-only implementation.
  */
 export const PROTOCOL_ANCHORS: ReadonlyMap<IcsProtocol, readonly string[]> = new Map<IcsProtocol, readonly string[]>([
   ['modbus', ['modbus']],
@@ -115,20 +115,42 @@ export const DEVICE_ANCHORS: ReadonlyMap<string, readonly string[]> = new Map<st
   ['ups', ['ups', 'uninterruptible power']],
 ]);
 
-/** True unless the lowercased text contains none of the anchors (no anchors: the regex must decide). */
-function mayMatch(lower: string, anchors: readonly string[] | undefined): boolean {
-  if (anchors === undefined) return true;
-  for (const a of anchors) if (lower.includes(a)) return true;
-  return false;
+/**
+ * One pass over a lowercased text for all the anchors of some patterns: `scan(lower)` is the set of the anchor lists
+ * (by identity) with at least one anchor in the text. A single regex of all anchors, longest first, searched from
+ * every position where one starts: at a position, the alternation returns the first anchor (the longest) that occurs
+ * there, and any other anchor occurring there is a prefix of it, so each anchor also marks the lists of its prefixes;
+ * resuming one character after each hit visits every position where an anchor starts. Exported for its test.
+ */
+export function anchorScan(lists: readonly (readonly string[])[]): (lower: string) => Set<readonly string[]> {
+  const anchors = [...new Set(lists.flat())].sort((a, b) => b.length - a.length);
+  const marks = new Map<string, (readonly string[])[]>();
+  for (const a of anchors) marks.set(a, lists.filter((l) => l.some((b) => a.startsWith(b))));
+  const re = new RegExp(anchors.map((a) => a.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'g');
+  return (lower) => {
+    const found = new Set<readonly string[]>();
+    if (anchors.length === 0) return found;
+    re.lastIndex = 0;
+    for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+      for (const l of marks.get(m[0])!) found.add(l);
+      re.lastIndex = m.index + 1;
+    }
+    return found;
+  };
 }
+
+const icsScan = anchorScan([...PROTOCOL_ANCHORS.values(), ...DEVICE_ANCHORS.values()]);
+
+/** True unless the pattern has anchors and none is in the text (no anchors: the regex must decide). */
+const mayMatch = (found: Set<readonly string[]>, anchors: readonly string[] | undefined) => anchors === undefined || found.has(anchors);
 
 export function icsRelevance(input: IcsInput): IcsResult {
   const text = input.text;
-  const lower = text.toLowerCase();
+  const found = icsScan(text.toLowerCase());
   const protocols: IcsProtocol[] = [];
-  for (const [p, re] of PROTOCOL_PATTERNS) if (mayMatch(lower, PROTOCOL_ANCHORS.get(p)) && re.test(text)) protocols.push(p);
+  for (const [p, re] of PROTOCOL_PATTERNS) if (mayMatch(found, PROTOCOL_ANCHORS.get(p)) && re.test(text)) protocols.push(p);
   const devices: [string, boolean, RegExp][] = [];
-  for (const d of DEVICE_TYPES) if (mayMatch(lower, DEVICE_ANCHORS.get(d[0])) && d[2].test(text)) devices.push(d);
+  for (const d of DEVICE_TYPES) if (mayMatch(found, DEVICE_ANCHORS.get(d[0])) && d[2].test(text)) devices.push(d);
   const signals: (keyof typeof ICS_WEIGHTS)[] = [];
   if (input.has_cisa_ics_advisory) signals.push('cisa_ics_advisory');
   if (input.ics_vendor) signals.push('ics_vendor');
@@ -199,11 +221,13 @@ export const KEYWORD_ANCHORS: ReadonlyMap<string, readonly string[]> = new Map<s
   ['security-feature-bypass', ['security feature bypass']],
 ]);
 
+const keywordScan = anchorScan([...KEYWORD_ANCHORS.values()]);
+
 export function classifyCategory(cwes: number[], text: string): string {
   for (const id of cwes) {
     for (const [cat, ids] of CWE_CATEGORIES) if (ids.includes(id)) return cat;
   }
-  const lower = text.toLowerCase();
-  for (const [cat, re] of KEYWORD_CATEGORIES) if (mayMatch(lower, KEYWORD_ANCHORS.get(cat)) && re.test(text)) return cat;
+  const found = keywordScan(text.toLowerCase());
+  for (const [cat, re] of KEYWORD_CATEGORIES) if (mayMatch(found, KEYWORD_ANCHORS.get(cat)) && re.test(text)) return cat;
   return 'other';
 }

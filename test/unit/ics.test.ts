@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  classifyCategory, classifyLayer, icsRelevance, PROTOCOL_PATTERNS, DEVICE_TYPES, KEYWORD_CATEGORIES, PROTOCOL_ANCHORS, DEVICE_ANCHORS, KEYWORD_ANCHORS,
+  anchorScan, classifyCategory, classifyLayer, icsRelevance, PROTOCOL_PATTERNS, DEVICE_TYPES, KEYWORD_CATEGORIES, PROTOCOL_ANCHORS, DEVICE_ANCHORS, KEYWORD_ANCHORS,
 } from '../../src/domain/ics.ts';
 import * as oracle from '../helpers/ics-oracle.ts';
 
@@ -175,6 +175,26 @@ test('anchors: one hand-written match per alternative of every pattern contains 
   assert.equal(classifyCategory([], 'Use After-Free'), 'memory-corruption');
   assert.equal(classifyCategory([], 'a CRASH'), 'denial-of-service');
   assert.equal(classifyCategory([], 'XSS leads to SQL injection'), 'sql-injection');
+});
+
+test('anchorScan: finds every list with an anchor in the text, also anchors that overlap, repeat or prefix another', () => {
+  const [ab, abc, bcd, cd, x, dot] = [['ab'], ['zz', 'abc'], ['bcd'], ['cd'], ['x'], ['a.c', 'a-b']];
+  const scan = anchorScan([ab, abc, bcd, cd, x, dot]);
+  const names = (lower: string) => {
+    const f = scan(lower);
+    return Object.entries({ ab, abc, bcd, cd, x, dot }).filter(([, l]) => f.has(l)).map(([n]) => n);
+  };
+  assert.deepEqual(names('abcd'), ['ab', 'abc', 'bcd', 'cd']); // "abc" hides "ab" at 0; "bcd" overlaps it
+  assert.deepEqual(names('xab ab'), ['ab', 'x']);
+  assert.deepEqual(names('abxcd'), ['ab', 'cd', 'x']);
+  assert.deepEqual(names('a.c'), ['dot']); // regex metacharacters are literal
+  assert.deepEqual(names('zz'), ['abc']);
+  assert.deepEqual(names('a-b azc'), ['dot']);
+  assert.deepEqual(names(''), []);
+  assert.deepEqual(names('ABCD'), []); // the caller lowercases
+  // Calls do not share state (the scan's regex is global).
+  assert.deepEqual(names('cd'), ['cd']);
+  assert.equal(anchorScan([])('anything').size, 0);
 });
 
 test('anchors: case folding that is not ASCII neither finds nor loses a match', () => {
