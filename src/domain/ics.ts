@@ -69,9 +69,88 @@ export interface IcsResult {
   signals: (keyof typeof ICS_WEIGHTS)[];
 }
 
+/**
+ * The literal prefilter: for each pattern (by name), lowercase ASCII strings such that every match of the pattern
+ * contains at least one of them. A pattern's regex runs only when the lowercased text contains one of its anchors
+ * (all found in one pass, anchorScan), so most of the 29 case-insensitive scans of a long text are skipped. Exact, not
+ * a heuristic: under the non-unicode /i flag a pattern's ASCII letters match only ASCII letters (case folding never
+ * maps a non-ASCII character to an ASCII one), and toLowerCase() lowers those ASCII letters one for one, so a match's
+ * anchor is in the lowered text; toLowerCase can only add candidates (the Kelvin sign becomes "k"), and the regex, run
+ * on the original text, decides. An anchor must not span \s, \d or a class: only literal characters of the pattern.
+ * A pattern with no entry always runs its regex; test/unit/ics.test.ts checks every pattern has one, and compares
+ * with the regex-only implementation.
+ */
+export const PROTOCOL_ANCHORS: ReadonlyMap<IcsProtocol, readonly string[]> = new Map<IcsProtocol, readonly string[]>([
+  ['modbus', ['modbus']],
+  ['dnp3', ['dnp']],
+  ['opc-ua', ['opc']],
+  ['iec-61850', ['61850', 'goose messag']],
+  ['profinet', ['profinet']],
+  ['ethernet-ip', ['ethernet/ip', 'ethernet-ip', 'common industrial protocol', 'cip ']],
+  ['bacnet', ['bacnet']],
+  ['ssh', ['ssh', 'secure shell']],
+  ['http', ['http', 'web ', 'web-based']],
+  ['ftp', ['ftp', 'file transfer protocol']],
+]);
+
+export const DEVICE_ANCHORS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ['plc', ['plc', 'programmable logic controller', 'simatic ', 's7-', 'modicon', 'logix', 'melsec', 'iq-', 'sysmac', 'codesys', ' processor']],
+  ['rtu', ['rtu', 'remote terminal unit', 'sicam', 'cp-80']],
+  ['hmi', ['hmi', 'machine interface', 'operator panel', 'wincc', 'factorytalk view', 'vijeo', 'got']],
+  ['scada', ['scada', 'supervisory control']],
+  ['dcs', ['dcs', 'distributed control system', 'symphony plus', 'deltav', 'experion', 'centum', '800xa']],
+  ['ied', ['ied', 'intelligent electronic device', 'protection relay', 'relion', 'siprotec', 'micom']],
+  ['historian', ['historian', 'pi server', 'pi system']],
+  ['engineering-workstation', ['engineering ', 'studio 5000', 'tia portal', 'step 7', 'gx works', 'system platform']],
+  ['safety-controller', ['safety ', 'triconex']],
+  ['drive', ['variable frequency drive', 'vfd', 'servo drive', 'powerflex', 'sinamics']],
+  ['industrial-gateway', ['protocol gateway', 'industrial ', 'fieldbus']],
+  ['building-automation', ['building ', 'bms', 'hvac', 'metasys', 'niagara', 'knx', 'u.motion']],
+  ['medical-device', ['infusion pump', 'patient monitor', 'medical device', 'ventilator']],
+  ['router', ['router']],
+  ['switch', [' switch']],
+  ['firewall', ['firewall']],
+  ['vpn', ['vpn']],
+  ['camera', ['camera', 'nvr', 'video management']],
+  ['ups', ['ups', 'uninterruptible power']],
+]);
+
+/**
+ * One pass over a lowercased text for all the anchors of some patterns: `scan(lower)` is the set of the anchor lists
+ * (by identity) with at least one anchor in the text. A single regex of all anchors, longest first, searched from
+ * every position where one starts: at a position, the alternation returns the first anchor (the longest) that occurs
+ * there, and any other anchor occurring there is a prefix of it, so each anchor also marks the lists of its prefixes;
+ * resuming one character after each hit visits every position where an anchor starts. Exported for its test.
+ */
+export function anchorScan(lists: readonly (readonly string[])[]): (lower: string) => Set<readonly string[]> {
+  const anchors = [...new Set(lists.flat())].sort((a, b) => b.length - a.length);
+  const marks = new Map<string, (readonly string[])[]>();
+  for (const a of anchors) marks.set(a, lists.filter((l) => l.some((b) => a.startsWith(b))));
+  const re = new RegExp(anchors.map((a) => a.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'g');
+  return (lower) => {
+    const found = new Set<readonly string[]>();
+    if (anchors.length === 0) return found;
+    re.lastIndex = 0;
+    for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+      for (const l of marks.get(m[0])!) found.add(l);
+      re.lastIndex = m.index + 1;
+    }
+    return found;
+  };
+}
+
+const icsScan = anchorScan([...PROTOCOL_ANCHORS.values(), ...DEVICE_ANCHORS.values()]);
+
+/** True unless the pattern has anchors and none is in the text (no anchors: the regex must decide). */
+const mayMatch = (found: Set<readonly string[]>, anchors: readonly string[] | undefined) => anchors === undefined || found.has(anchors);
+
 export function icsRelevance(input: IcsInput): IcsResult {
-  const protocols = PROTOCOL_PATTERNS.filter(([, re]) => re.test(input.text)).map(([p]) => p);
-  const devices = DEVICE_TYPES.filter(([, , re]) => re.test(input.text));
+  const text = input.text;
+  const found = icsScan(text.toLowerCase());
+  const protocols: IcsProtocol[] = [];
+  for (const [p, re] of PROTOCOL_PATTERNS) if (mayMatch(found, PROTOCOL_ANCHORS.get(p)) && re.test(text)) protocols.push(p);
+  const devices: [string, boolean, RegExp][] = [];
+  for (const d of DEVICE_TYPES) if (mayMatch(found, DEVICE_ANCHORS.get(d[0])) && d[2].test(text)) devices.push(d);
   const signals: (keyof typeof ICS_WEIGHTS)[] = [];
   if (input.has_cisa_ics_advisory) signals.push('cisa_ics_advisory');
   if (input.ics_vendor) signals.push('ics_vendor');
@@ -113,7 +192,7 @@ const CWE_CATEGORIES: [string, number[]][] = [
   ['configuration', [16, 1188, 453, 668, 1220]],
 ];
 
-const KEYWORD_CATEGORIES: [string, RegExp][] = [
+export const KEYWORD_CATEGORIES: [string, RegExp][] = [
   ['memory-corruption', /buffer overflow|out-of-bounds|use[- ]after[- ]free|heap overflow|stack overflow|memory corruption/i],
   ['command-injection', /command injection|code injection|remote code execution|execute arbitrary (?:code|commands)/i],
   ['sql-injection', /sql injection/i],
@@ -127,10 +206,28 @@ const KEYWORD_CATEGORIES: [string, RegExp][] = [
   ['security-feature-bypass', /security feature bypass/i],
 ];
 
+/** Anchors of the keyword patterns, as PROTOCOL_ANCHORS. */
+export const KEYWORD_ANCHORS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ['memory-corruption', ['overflow', 'out-of-bounds', 'use-after', 'use after', 'memory corruption']],
+  ['command-injection', ['injection', 'remote code execution', 'execute arbitrary ']],
+  ['sql-injection', ['sql injection']],
+  ['cross-site-scripting', ['site scripting', 'xss']],
+  ['path-traversal', ['traversal']],
+  ['authentication', ['authentication', 'hard-coded ']],
+  ['access-control', ['privilege', 'improper access control', 'permissions']],
+  ['information-disclosure', ['information', 'cleartext']],
+  ['denial-of-service', ['denial', 'dos', 'crash']],
+  ['spoofing', ['spoofing']],
+  ['security-feature-bypass', ['security feature bypass']],
+]);
+
+const keywordScan = anchorScan([...KEYWORD_ANCHORS.values()]);
+
 export function classifyCategory(cwes: number[], text: string): string {
   for (const id of cwes) {
     for (const [cat, ids] of CWE_CATEGORIES) if (ids.includes(id)) return cat;
   }
-  for (const [cat, re] of KEYWORD_CATEGORIES) if (re.test(text)) return cat;
+  const found = keywordScan(text.toLowerCase());
+  for (const [cat, re] of KEYWORD_CATEGORIES) if (mayMatch(found, KEYWORD_ANCHORS.get(cat)) && re.test(text)) return cat;
   return 'other';
 }
