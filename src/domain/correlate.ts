@@ -8,7 +8,7 @@
 //   needs_review  the version is unknown (and no range covers every version), a comparison cannot be made with
 //                 certainty, the range is not machine-readable (CSAF free text), the range applies only when running
 //                 on a platform the asset does not name, or two sources disagree.
-import type { AffectedRange, RangeSource, RangeStatus } from './ranges.ts';
+import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
 import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
 import { matchProduct, parseCpe, productKey, strongerMatch, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
 
@@ -23,6 +23,23 @@ export interface RangeRow {
   range: AffectedRange;
 }
 
+/**
+ * A range with its keys in one fixed order, nested objects included. A record read back from jsonb has its keys in
+ * jsonb's order (shorter keys first), one still in memory in its reader's order: without this, the same ranges
+ * serialised differently by path, so a CVE re-enriched from stored records hashed as changed and had its range rows
+ * rewritten (store/ranges.ts compares JSON.stringify digests).
+ */
+export function canonicalRange(r: AffectedRange): AffectedRange {
+  const bound = (b: VersionBound | null) => (b ? { version: b.version, inclusive: b.inclusive } : b);
+  return {
+    source: r.source, vendor: r.vendor, product: r.product, cpe: r.cpe, status: r.status, version: r.version,
+    start: bound(r.start), end: bound(r.end), versionType: r.versionType,
+    // A stored range without changes[] (another shape) must not stop an import.
+    changes: (r.changes as AffectedRange['changes'] | undefined ?? []).map((c) => ({ at: c.at, status: c.status })),
+    defaultStatus: r.defaultStatus, fixedIn: r.fixedIn, runningOn: r.runningOn, text: r.text,
+  };
+}
+
 /** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
 export function rangeRows(records: { source: string; source_key: string; ranges?: AffectedRange[] }[]): RangeRow[] {
   const out: RangeRow[] = [];
@@ -33,7 +50,7 @@ export function rangeRows(records: { source: string; source_key: string; ranges?
       const slug = vendorSlug(r.vendor);
       const key = productKey(r.product, r.vendor);
       if (!slug || !key) continue;
-      out.push({ ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null, cpe_product: cpe?.product ?? null, range: r });
+      out.push({ ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null, cpe_product: cpe?.product ?? null, range: canonicalRange(r) });
     }
   }
   return out;

@@ -164,3 +164,17 @@ test('matchRow: names first; else the stored keys of the row (normalised or fami
   // The names decide first.
   assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 8 BM' }, row), { confidence: 'exact', basis: 'product "LOGO! 8 BM" of vendor siemens' });
 });
+
+test('rangeRows: a range serialises the same whatever the key order it arrived in (jsonb order or the reader\'s)', () => {
+  const full: AffectedRange = { ...base, start: b('2.0', true), end: b('2.9.2', false), changes: [{ at: '2.5', status: 'unaffected' }], runningOn: ['cpe:2.3:h:abb:x:-:*:*:*:*:*:*:*'] };
+  // The same range with every key, nested ones too, in reverse order (as jsonb returns keys: by length, then bytes).
+  const reverse = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).reverse()) as T;
+  const shuffled = reverse({ ...full, start: reverse(full.start!), end: reverse(full.end!), changes: full.changes.map(reverse) });
+  assert.notEqual(JSON.stringify(shuffled), JSON.stringify(full));
+  const [a] = rows([full]);
+  const [c] = rows([shuffled]);
+  assert.equal(JSON.stringify(c), JSON.stringify(a));
+  assert.deepEqual(Object.keys(c.range), ['source', 'vendor', 'product', 'cpe', 'status', 'version', 'start', 'end', 'versionType', 'changes', 'defaultStatus', 'fixedIn', 'runningOn', 'text']);
+  assert.deepEqual(Object.keys(c.range.end!), ['version', 'inclusive']);
+  assert.deepEqual(c.range, full);
+});
