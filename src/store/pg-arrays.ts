@@ -11,6 +11,25 @@ const JSONB_OID = 3802;
 /** The jsonb binary format: a version byte (1) before the JSON text. */
 const JSONB_VERSION = 1;
 
+/** Strings up to this length are measured and, when ASCII, copied in JS: a native call per short element costs more. */
+const SHORT = 64;
+
+/** UTF-8 byte length of a short string, as Buffer.byteLength counts it (a lone surrogate is 3 bytes, U+FFFD). */
+function shortUtf8Length(v: string): number {
+  let n = v.length;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: 4 bytes for its 2 code units.
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
 function encode(values: readonly (string | null)[], oid: number, prefix: number | null): Buffer {
   const extra = prefix === null ? 0 : 1;
   let size = values.length ? 20 : 12;
@@ -23,7 +42,7 @@ function encode(values: readonly (string | null)[], oid: number, prefix: number 
       lengths[i] = -1;
       size += 4;
     } else {
-      const n = Buffer.byteLength(v, 'utf8') + extra;
+      const n = (v.length <= SHORT ? shortUtf8Length(v) : Buffer.byteLength(v, 'utf8')) + extra;
       lengths[i] = n;
       size += 4 + n;
     }
@@ -45,8 +64,14 @@ function encode(values: readonly (string | null)[], oid: number, prefix: number 
     at += 4;
     if (n < 0) continue;
     if (prefix !== null) buf[at] = prefix;
-    // The byte count was measured above, so the write fills exactly n - extra bytes.
-    buf.write(values[i] as string, at + extra, n - extra, 'utf8');
+    const v = values[i] as string;
+    if (v.length === n - extra && v.length <= SHORT) {
+      // ASCII (one byte per code unit): copied here.
+      for (let k = 0, o = at + extra; k < v.length; k++) buf[o + k] = v.charCodeAt(k);
+    } else {
+      // The byte count was measured above, so the write fills exactly n - extra bytes.
+      buf.write(v, at + extra, n - extra, 'utf8');
+    }
     at += n;
   }
   return buf;

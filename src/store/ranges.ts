@@ -20,21 +20,19 @@ type Conn = Db | Tx;
  */
 export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];
-  // Each CVE's rows are serialised once: the set's hash is that of JSON.stringify(rows), fed piece by piece, and
-  // each row's range text goes to the insert as it is.
+  // Each CVE's rows are serialised once: the set's hash is that of JSON.stringify(rows), and each row's range text
+  // is cut from its row's text (range is a row's last key, and no earlier key or value can spell `"range":`
+  // unescaped).
   const fresh = new Map<string, { rows: RangeRow[]; ranges: string[]; hash: string }>();
   for (const id of ids) {
     const rows = rangeRows(records.get(id) ?? []);
-    const ranges = new Array<string>(rows.length);
-    const h = rows.length ? createHash('sha256').update('[') : null;
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      ranges[i] = JSON.stringify(r.range);
-      // The row's own JSON text, key for key as JSON.stringify(row) writes it (range is its last key).
-      const head = JSON.stringify({ ord: r.ord, source: r.source, source_key: r.source_key, vendor_slug: r.vendor_slug, product_key: r.product_key, cpe_vendor: r.cpe_vendor, cpe_product: r.cpe_product });
-      h!.update(`${i ? ',' : ''}${head.slice(0, -1)},"range":${ranges[i]}}`);
+    if (!rows.length) {
+      fresh.set(id, { rows, ranges: [], hash: '' });
+      continue;
     }
-    fresh.set(id, { rows, ranges, hash: h ? h.update(']').digest('hex') : '' });
+    const texts = rows.map((r) => JSON.stringify(r));
+    const ranges = texts.map((t) => t.slice(t.indexOf('"range":') + 8, -1));
+    fresh.set(id, { rows, ranges, hash: createHash('sha256').update(`[${texts.join(',')}]`).digest('hex') });
   }
   const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));

@@ -13,13 +13,18 @@ let t: TestDb;
 before(async () => { t = await freshDb(); });
 after(async () => { await t.drop(); });
 
-const HOSTILE = ['plain', '', 'quote " and \\ backslash', "it's", 'Élan — Ωmega', '𝒳 emoji 🔥', 'line\nbreak\ttab', 'ls\u2028ps\u2029', '{a,b}', 'NULL', ' '];
+/** A string as it comes back from the database: through UTF-8 (lone surrogates become U+FFFD). */
+const asUtf8 = <T extends string | null>(v: T): T => (v === null ? v : (Buffer.from(v, 'utf8').toString('utf8') as T));
+// Short strings (up to 64 code units) are measured and copied in JS, longer ones natively: both sides of that line.
+const HOSTILE = ['plain', '', 'lone \ud800 high', 'lone \udc00 low', 'pair \ud83d\ude00 end', '\u0080\u07ff\u0800\uffff', 'x'.repeat(64), `${'y'.repeat(63)}é`, 'z'.repeat(65), 'quote " and \\ backslash', "it's", 'Élan — Ωmega', '𝒳 emoji 🔥', 'line\nbreak\ttab', 'ls\u2028ps\u2029', '{a,b}', 'NULL', ' '];
 
 test('textArray: every element arrives as sent, in order, nulls as SQL NULL', async () => {
   const values = [...HOSTILE, null, 'after null'];
   const r = await sql<{ v: string | null; n: number; len: number | null }>`
     SELECT v, n::int, octet_length(v) AS len FROM unnest(${textArray(values)}::text[]) WITH ORDINALITY AS x(v, n) ORDER BY n`.execute(t.store.db);
-  assert.deepEqual(r.rows.map((x) => x.v), values);
+  // As UTF-8 encodes them: a lone surrogate becomes U+FFFD, as Buffer.byteLength counted it.
+  assert.deepEqual(r.rows.map((x) => x.v), values.map(asUtf8));
+  assert.equal(r.rows[2].v, 'lone \ufffd high');
   assert.deepEqual(r.rows.map((x) => x.n), values.map((_, i) => i + 1));
   // Byte lengths as UTF-8: the 4-byte characters were written whole.
   assert.deepEqual(r.rows.map((x) => x.len), values.map((v) => (v === null ? null : Buffer.byteLength(v))));
@@ -54,7 +59,7 @@ test('textArrayLiteral: a text[] column value survives the cast element for elem
   const lists = [[], ['siemens'], HOSTILE, ['a,b', '}', '{', '"']];
   const r = await sql<{ v: string[] }>`
     SELECT v::text[] AS v FROM unnest(${textArray(lists.map(textArrayLiteral))}::text[]) WITH ORDINALITY AS x(v, n) ORDER BY n`.execute(t.store.db);
-  assert.deepEqual(r.rows.map((x) => x.v), lists);
+  assert.deepEqual(r.rows.map((x) => x.v), lists.map((l) => l.map(asUtf8)));
 });
 
 test('documentTexts: stable has both volatile timestamps null, stored has them; either key order', () => {
