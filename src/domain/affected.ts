@@ -32,17 +32,39 @@ function rank<T extends { a: AffectedProduct }>(list: T[], order: readonly Affec
  * order number is not required). */
 export function namedIn(text: string | null, product: string): boolean {
   if (!text) return false;
-  let re = NAME_PATTERNS.get(product);
-  if (re === undefined) {
+  let p = NAME_PATTERNS.get(product);
+  if (p === undefined) {
     const name = product.replace(/\s*\([^)]*\)\s*$/, '').trim();
     const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    re = name.length < 3 ? null : new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i');
-    NAME_PATTERNS.set(product, re);
+    // An ASCII name has a literal prefilter: under the non-unicode i flag its letters match only ASCII letters
+    // (case folding never maps a non-ASCII character to an ASCII one), which toLowerCase() lowers one for one, so
+    // a match implies the lowered name in the lowered text. The pattern's leading alternation keeps V8 from
+    // searching for the literal itself, and descriptions are long: most names are absent and skip the regex.
+    p = name.length < 3 ? null : { re: new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i'), lower: isAscii(name) ? name.toLowerCase() : null };
+    NAME_PATTERNS.set(product, p);
   }
-  return re !== null && re.test(text);
+  if (p === null) return false;
+  if (p.lower !== null && !lowered(text).includes(p.lower)) return false;
+  return p.re.test(text);
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** The last text lowered (namedIn asks about up to 20 products of one description in a row). */
+let lastText = '';
+let lastLower = '';
+function lowered(text: string): string {
+  if (text !== lastText) {
+    lastText = text;
+    lastLower = text.toLowerCase();
+  }
+  return lastLower;
 }
 /** namedIn's pattern per product name (null: too short to be named), compiled once (the import asks per CVE). */
-const NAME_PATTERNS = memoTable<string, RegExp | null>(4096);
+const NAME_PATTERNS = memoTable<string, { re: RegExp; lower: string | null } | null>(4096);
 
 export function resolveAffected(merged: MergedCve): ResolvedAffected {
   let affected = merged.affected;

@@ -2,6 +2,7 @@
 // (issue 10, "tests that a change to a rule must break").
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { namedIn, resolveAffected } from '../../src/domain/affected.ts';
 import type { MergedCve } from '../../src/domain/merge.ts';
 import type { AffectedProduct } from '../../src/domain/records.ts';
@@ -21,6 +22,31 @@ describe('namedIn', () => {
     assert.equal(namedIn('A flaw in picoTCP-NG ...', 'picoTCP'), false);
     assert.equal(namedIn('A flaw in xpicoTCP ...', 'picoTCP'), false);
     assert.equal(namedIn('picoTCP', 'picoTCP'), true);
+  });
+  test('the literal prefilter never changes an answer: equal to the regex alone on generated names and texts', () => {
+    // The regex-only namedIn before the prefilter, verbatim.
+    const oracle = (text: string | null, product: string): boolean => {
+      if (!text) return false;
+      const name = product.replace(/\s*\([^)]*\)\s*$/, '').trim();
+      const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return name.length >= 3 && new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i').test(text);
+    };
+    const names = ['PAN-OS', 'picoTCP', 'uIP (EOL)', 'SIMATIC S7-1500', 'C++ Runtime', 'Ωmega Suite', 'kelvin', 'Sandbox'];
+    const piece = fc.oneof(
+      fc.constantFrom(...names, ' ', '-', '_', '.', '\n', '(', ')', 'x', '1', 'K', '\u212a', 'ſ', 'İ', 'ß', 'é', 'Ω', 'ω', '🔥'),
+      fc.string({ maxLength: 4 }),
+    );
+    const recase = (s: string, flips: boolean[]) => [...s].map((c, i) => (flips[i % flips.length] ? c.toUpperCase() : c.toLowerCase())).join('');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), fc.constantFrom(...names), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), (parts, name, flips) => {
+      const text = recase(parts.join(''), flips);
+      assert.equal(namedIn(text, name), oracle(text, name), `${JSON.stringify(text)} / ${name}`);
+    }), { numRuns: 3000 });
+    // The non-unicode i flag never folds the Kelvin sign or the long s into ASCII: lowering them must not match.
+    assert.equal(namedIn('a \u212aelvin flaw', 'kelvin'), false);
+    assert.equal(namedIn('a ſandbox flaw', 'Sandbox'), false);
+    assert.equal(namedIn('a SANDBOX flaw', 'Sandbox'), true);
+    // Non-ASCII names go to their regex directly.
+    assert.equal(namedIn('in ΩMEGA SUITE 2', 'Ωmega Suite'), oracle('in ΩMEGA SUITE 2', 'Ωmega Suite'));
   });
   test('no text, or a name shorter than three characters after the clean-up, names nothing', () => {
     assert.equal(namedIn(null, 'picoTCP'), false);
