@@ -34,8 +34,7 @@ export function canonicalRange(r: AffectedRange): AffectedRange {
   return {
     source: r.source, vendor: r.vendor, product: r.product, cpe: r.cpe, status: r.status, version: r.version,
     start: bound(r.start), end: bound(r.end), versionType: r.versionType,
-    // A stored range without changes[] (another shape) must not stop an import.
-    changes: (r.changes as AffectedRange['changes'] | undefined ?? []).map((c) => ({ at: c.at, status: c.status })),
+    changes: r.changes.map((c) => ({ at: c.at, status: c.status })),
     defaultStatus: r.defaultStatus, fixedIn: r.fixedIn, runningOn: r.runningOn, text: r.text,
   };
 }

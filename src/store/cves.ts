@@ -1,12 +1,12 @@
 // Write side of the CVE read model. One multi-row statement per batch (binary column arrays), and rows whose
 // document is unchanged are left alone, so re-importing the same feeds changes nothing (not even enriched_at).
-import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CveDocument } from '../domain/cve-document.ts';
 import { parseCveId } from '../domain/cve-id.ts';
 import type { FactSource } from '../domain/changes.ts';
 import { FACT_SOURCE } from './changes.ts';
+import { sha256Hex } from '../lib/crypto.ts';
 import { jsonbArray, textArray, textArrayLiteral } from './pg-arrays.ts';
 
 /**
@@ -25,24 +25,15 @@ const GENERATED_JSON = JSON.stringify(GENERATED_MARK);
  */
 export function documentTexts(doc: CveDocument): { stable: string; stored: string } {
   const text = JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: ENRICHED_MARK }, sage: { ...doc.sage, generated_at: GENERATED_MARK } });
-  // Each marker occurs once; their order is the document's key order.
-  const e = text.indexOf(ENRICHED_JSON);
-  const g = text.indexOf(GENERATED_JSON);
-  if (e < 0 || g < 0) throw new Error(`document of ${doc.cve_id}: timestamp markers not found`);
-  const enriched = JSON.stringify(doc.temporal.enriched_at);
-  const generated = JSON.stringify(doc.sage.generated_at);
-  const [p, pLen, pValue, q, qLen, qValue] = e < g
-    ? [e, ENRICHED_JSON.length, enriched, g, GENERATED_JSON.length, generated]
-    : [g, GENERATED_JSON.length, generated, e, ENRICHED_JSON.length, enriched];
-  const head = text.slice(0, p);
-  const middle = text.slice(p + pLen, q);
-  const tail = text.slice(q + qLen);
-  return { stable: `${head}null${middle}null${tail}`, stored: `${head}${pValue}${middle}${qValue}${tail}` };
-}
-
-/** Hash of the stable document text (volatile timestamps nulled): unchanged documents are not rewritten. */
-function hashOf(stable: string): string {
-  return createHash('sha256').update(stable).digest('hex');
+  const put = (within: string, mark: string, value: string) => {
+    const i = within.indexOf(mark);
+    if (i < 0) throw new Error(`document of ${doc.cve_id}: timestamp marker not found`);
+    return `${within.slice(0, i)}${value}${within.slice(i + mark.length)}`;
+  };
+  return {
+    stable: put(put(text, ENRICHED_JSON, 'null'), GENERATED_JSON, 'null'),
+    stored: put(put(text, ENRICHED_JSON, JSON.stringify(doc.temporal.enriched_at)), GENERATED_JSON, JSON.stringify(doc.sage.generated_at)),
+  };
 }
 
 const num = (n: number | null): string | null => (n === null ? null : String(n));
@@ -97,7 +88,7 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         ics_relevance::real AS ics_relevance, primary_vendor, primary_product, vendor_count::int AS vendor_count,
         vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols,
         published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
-        enriched_at::timestamptz AS enriched_at, search_ids, search_title, search_text, doc, doc_hash
+        enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash
       FROM unnest(
         ${textArray(col((d) => d.cve_id))}::text[], ${textArray(col((_, i) => ids[i].year))}::text[],
         ${textArray(col((_, i) => ids[i].seq))}::text[], ${textArray(col((d) => d.bsid))}::text[],
@@ -113,12 +104,12 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         ${textArray(col((d) => textArrayLiteral(a(d).protocols)))}::text[], ${textArray(col((d) => d.temporal.published_at))}::text[],
         ${textArray(col((d) => d.temporal.modified_at))}::text[], ${textArray(col((d) => d.temporal.enriched_at))}::text[],
         ${textArray(col((d) => [d.cve_id, ...a(d).vendors, ...a(d).vendor_slugs, ...a(d).products].join(' ')))}::text[],
-        ${textArray(col((d) => d.title))}::text[], ${textArray(col((d) => d.description))}::text[],
-        ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => hashOf(texts[i].stable)))}::text[]
+        ${textArray(col((d) => d.description))}::text[],
+        ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => sha256Hex(texts[i].stable)))}::text[]
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
         ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, published_at,
-        modified_at, enriched_at, search_ids, search_title, search_text, doc, doc_hash)
+        modified_at, enriched_at, search_ids, search_text, doc, doc_hash)
     ), up AS (
       INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
         epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,
@@ -129,7 +120,7 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         patch_status, ics_relevant, ics_relevance, primary_vendor, primary_product, vendor_count,
         COALESCE(vendor_slugs, '{}'), COALESCE(protocols, '{}'), published_at, modified_at, enriched_at,
         setweight(to_tsvector('simple', coalesce(search_ids, '')), 'A') ||
-        setweight(to_tsvector('english', coalesce(search_title, '')), 'B') ||
+        setweight(to_tsvector('english', coalesce(title, '')), 'B') ||
         setweight(to_tsvector('english', coalesce(search_text, '')), 'C'),
         doc, doc_hash
       FROM input

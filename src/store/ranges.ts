@@ -3,7 +3,7 @@
 // come from domain/correlate.ts rangeRows().
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../lib/crypto.ts';
 import { jsonbArray, textArray } from './pg-arrays.ts';
 import type { CveSourceRecord } from '../domain/records.ts';
 import { rangeRows, type RangeRow } from '../domain/correlate.ts';
@@ -32,7 +32,7 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
     }
     const texts = rows.map((r) => JSON.stringify(r));
     const ranges = texts.map((t) => t.slice(t.indexOf('"range":') + 8, -1));
-    fresh.set(id, { rows, ranges, hash: createHash('sha256').update(`[${texts.join(',')}]`).digest('hex') });
+    fresh.set(id, { rows, ranges, hash: sha256Hex(`[${texts.join(',')}]`) });
   }
   const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
