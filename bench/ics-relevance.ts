@@ -1,15 +1,14 @@
 // The ICS relevance and category of every CVE of a CVE Record 5 file (default the bundled snapshot's records), by
 // the literal-prefiltered src/domain/ics.ts and by the regex-only oracle (test/helpers/ics-oracle.ts): asserts both
 // give the same results on every real text, then times each over all texts (median of 5 interleaved passes).
-// The texts are built as buildCveDocument builds them (src/domain/enrich.ts), with the empty CWE catalog of
-// bench/import-stages.ts; the new results are also checked against the document buildCveDocument makes.
+// The texts are enrich.ts classificationInputs (what buildCveDocument decides on), with the empty CWE catalog of
+// bench/import-stages.ts; the new results are also checked against every document buildCveDocument makes.
 // Usage: npx tsx bench/ics-relevance.ts [file=snapshot/cve5/vulnrichment-cve5.jsonl.gz]
 import assert from 'node:assert/strict';
 import { readCve5 } from '../src/ingest/cve5.ts';
 import { mergeSources } from '../src/domain/merge.ts';
 import { resolveAffected } from '../src/domain/affected.ts';
-import { chooseTitle } from '../src/domain/title.ts';
-import { buildCveDocument, type Catalogs } from '../src/domain/enrich.ts';
+import { buildCveDocument, classificationInputs, type Catalogs } from '../src/domain/enrich.ts';
 import { buildCapecIndex } from '../src/domain/capec.ts';
 import { icsRelevance, classifyCategory, type IcsInput } from '../src/domain/ics.ts';
 import * as oracle from '../test/helpers/ics-oracle.ts';
@@ -27,27 +26,16 @@ for await (const item of readCve5(file, 'jsonl')) {
 const catalogs: Catalogs = { cwe: new Map(), capec: buildCapecIndex([], null) };
 const now = new Date().toISOString();
 const cases: { ics: IcsInput; cwes: number[]; categoryText: string }[] = [];
-let docChecked = 0;
 for (const [id, records] of byId) {
   const merged = mergeSources(id, records, null);
-  // As enrich.ts buildCveDocument.
-  const aff = resolveAffected(merged);
-  const primaryVendor = aff.primary_vendor?.name ?? null;
-  const weakness = merged.cwes.map((c) => catalogs.cwe.get(c)?.name).find(Boolean) ?? null;
-  const title = chooseTitle(merged, { weakness, vendor: primaryVendor, product: aff.primary_product });
-  const description = merged.description ?? '';
-  const text = [description, title, ...merged.titles.map((t) => t.title), ...aff.products, ...merged.advisories.map((a) => a.title)].join('\n');
-  const ics = { text, has_cisa_ics_advisory: merged.advisories.length > 0, ics_vendor: aff.vendors.some((v) => v.ics) };
-  const c = { ics, cwes: merged.cwes, categoryText: `${title}\n${description}` };
-  cases.push(c);
-  // The texts above are the document's: the new results equal what buildCveDocument stored (every 10th CVE, for time).
-  if (cases.length % 10 === 0) {
-    const doc = buildCveDocument(merged, catalogs, now).doc;
-    const r = icsRelevance(ics);
-    assert.deepEqual([doc.affected.protocols, doc.affected.device_types, doc.affected.ics_relevance_score], [r.protocols, r.device_types, r.score], id);
-    assert.equal(doc.classification.category, classifyCategory(c.cwes, c.categoryText), id);
-    docChecked++;
-  }
+  // The texts buildCveDocument decides on (its own classificationInputs, with the document's title); the new
+  // results must equal what the document holds.
+  const doc = buildCveDocument(merged, catalogs, now).doc;
+  const { ics, categoryText } = classificationInputs(merged, resolveAffected(merged), doc.title);
+  const r = icsRelevance(ics);
+  assert.deepEqual([doc.affected.protocols, doc.affected.device_types, doc.affected.ics_relevance_score], [r.protocols, r.device_types, r.score], id);
+  assert.equal(doc.classification.category, classifyCategory(merged.cwes, categoryText), id);
+  cases.push({ ics, cwes: merged.cwes, categoryText });
 }
 
 // (a) Equality on every real text.
@@ -65,7 +53,7 @@ for (const c of cases) {
 }
 const relevant = cases.filter((c) => icsRelevance(c.ics).relevant).length;
 const chars = cases.reduce((s, c) => s + c.ics.text.length, 0);
-console.log(`${cases.length} CVEs (${byId.size} ids), ${Math.round(chars / cases.length)} chars of ICS text on average, ${relevant} ICS-relevant; ${docChecked} checked against buildCveDocument`);
+console.log(`${cases.length} CVEs (${byId.size} ids), ${Math.round(chars / cases.length)} chars of ICS text on average, ${relevant} ICS-relevant; all checked against buildCveDocument`);
 console.log(`equality: ${cases.length} texts compared (relevance, category, keyword category), ${mismatches} mismatches`);
 if (mismatches > 0) process.exit(1);
 

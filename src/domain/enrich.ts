@@ -6,8 +6,8 @@ import type { MergedCve } from './merge.ts';
 import type { CapecIndex } from './capec.ts';
 import { capecForCwes } from './capec.ts';
 import { cvssBlock, EMPTY_CVSS, CvssParseError } from './cvss.ts';
-import { resolveAffected } from './affected.ts';
-import { icsRelevance, classifyLayer, classifyCategory } from './ics.ts';
+import { resolveAffected, type ResolvedAffected } from './affected.ts';
+import { icsRelevance, classifyLayer, classifyCategory, type IcsInput } from './ics.ts';
 import { exploitFacts } from './exploit.ts';
 import { buildReferences } from './references.ts';
 import { buildPatch } from './patch.ts';
@@ -41,6 +41,20 @@ export interface Built {
   facts: AnalysisFacts;
 }
 
+/**
+ * What ICS relevance and the category are decided on: the description, titles, product and advisory names (with
+ * the two signals), and the title with the description. Exported for bench/ics-relevance.ts, which checks the
+ * prefiltered patterns on these same texts.
+ */
+export function classificationInputs(merged: MergedCve, aff: ResolvedAffected, title: string): { ics: IcsInput; categoryText: string } {
+  const description = merged.description ?? '';
+  const text = [description, title, ...merged.titles.map((t) => t.title), ...aff.products, ...merged.advisories.map((a) => a.title)].join('\n');
+  return {
+    ics: { text, has_cisa_ics_advisory: merged.advisories.length > 0, ics_vendor: aff.vendors.some((v) => v.ics) },
+    categoryText: `${title}\n${description}`,
+  };
+}
+
 /** Everything but the analysis provider call; `sage` is the grounded analysis. */
 export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: string): Built {
   // One severity for the card and the detail (docs/enrichment.md "Severity"): the CVSS of the fallback chain (NVD,
@@ -55,8 +69,8 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
   const title = chooseTitle(merged, { weakness, vendor: primaryVendor, product: aff.primary_product });
   const description = merged.description ?? '';
   const references = buildReferences(merged, aff.vendors);
-  const text = [description, title, ...merged.titles.map((t) => t.title), ...aff.products, ...merged.advisories.map((a) => a.title)].join('\n');
-  const ics = icsRelevance({ text, has_cisa_ics_advisory: merged.advisories.length > 0, ics_vendor: aff.vendors.some((v) => v.ics) });
+  const inputs = classificationInputs(merged, aff, title);
+  const ics = icsRelevance(inputs.ics);
   // KEV: the catalog's entry, else the CVE record's CISA-ADP KEV marker (same catalog, stated in the record).
   const kevAddedDate = merged.kev?.date_added ?? merged.cve5?.kev_date_added ?? null;
   const exploitation = exploitFacts(merged.cve_id, merged.kev !== null || kevAddedDate !== null, merged.references, merged.cve5?.ssvc_exploitation ?? null);
@@ -147,7 +161,7 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
       user_interaction: cvss.user_interaction,
       scope: cvss.scope,
       layer,
-      category: classifyCategory(merged.cwes, `${title}\n${description}`),
+      category: classifyCategory(merged.cwes, inputs.categoryText),
     },
     capec,
     sage: groundedAnalysis(facts, now),
