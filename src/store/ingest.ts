@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
 import { recordJson } from '../ingest/record-json.ts';
-import { jsonbArray, textArray } from './pg-arrays.ts';
+import { jsonArray, textArray } from './pg-arrays.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
 import { capecSourceFor } from '../domain/capec.ts';
 import type { CapecSource } from '../domain/cve-document.ts';
@@ -112,7 +112,7 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
     INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
     SELECT cve_id, source, source_key, record, record_hash
     FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => r.source))}::text[],
-      ${textArray(rows.map((r) => r.source_key))}::text[], ${jsonbArray(rows.map((r) => r.record))}::jsonb[],
+      ${textArray(rows.map((r) => r.source_key))}::text[], ${jsonArray(rows.map((r) => r.record))}::json[],
       ${textArray(rows.map((r) => r.record_hash))}::text[]) AS x(cve_id, source, source_key, record, record_hash)
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()

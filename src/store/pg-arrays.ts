@@ -7,6 +7,7 @@
 // byte length (-1 for NULL) and bytes; all integers 32-bit big-endian.
 
 const TEXT_OID = 25;
+const JSON_OID = 114;
 const JSONB_OID = 3802;
 /** The jsonb binary format: a version byte (1) before the JSON text. */
 const JSONB_VERSION = 1;
@@ -85,6 +86,11 @@ export function textArray(values: readonly (string | null)[]): Buffer {
 /** A `jsonb[]` parameter from JSON texts (each is parsed once, by the database). */
 export function jsonbArray(texts: readonly string[]): Buffer {
   return encode(texts, JSONB_OID, JSONB_VERSION);
+}
+
+/** A `json[]` parameter from JSON texts (each is checked by the database and stored as it is). */
+export function jsonArray(texts: readonly string[]): Buffer {
+  return encode(texts, JSON_OID, null);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import { sha256Hex } from '../lib/crypto.ts';
-import { jsonbArray, textArray } from './pg-arrays.ts';
+import { jsonArray, textArray } from './pg-arrays.ts';
 import type { CveSourceRecord } from '../domain/records.ts';
 import { rangeRows, type RangeRow } from '../domain/correlate.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
@@ -14,7 +14,9 @@ type Conn = Db | Tx;
 /**
  * Rebuilds the ranges of the given CVEs from their source records. A CVE whose range set hashes as stored is not
  * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
- * corpus change (cve_corpus_state is bumped, so cached answers are dropped). Returns the CVEs whose ranges changed,
+ * corpus change: the caller bumps cve_corpus_state (store/bulk.ts touchCorpus, so cached answers are dropped) as
+ * the last statement of its transaction, since the row lock it takes serialises concurrent batch writers until
+ * commit. Returns the CVEs whose ranges changed,
  * with their ranges after and, when `withBefore` (the change history is recorded), before (read only for those: the
  * digest decides first).
  */
@@ -68,10 +70,8 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
         ${textArray(rows.map((r) => r.row.source))}::text[], ${textArray(rows.map((r) => r.row.source_key))}::text[],
         ${textArray(rows.map((r) => r.row.vendor_slug))}::text[], ${textArray(rows.map((r) => r.row.product_key))}::text[],
         ${textArray(rows.map((r) => r.row.cpe_vendor))}::text[], ${textArray(rows.map((r) => r.row.cpe_product))}::text[],
-        ${jsonbArray(rows.map((r) => r.range))}::jsonb[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)`.execute(tx);
+        ${jsonArray(rows.map((r) => r.range))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)`.execute(tx);
   }
-  await sql`UPDATE cve_corpus_state SET version = version + 1, changed_at = now() WHERE id = 1`.execute(tx);
-  await sql`SELECT pg_notify('cve_corpus_changed', '')`.execute(tx);
   return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.rows.map((r) => r.range) }));
 }
 
@@ -90,12 +90,13 @@ export async function findRanges(db: Conn, keys: { vendor_slug: string; product_
   if (!keys.length && !cpes.length) return [];
   const r = await sql<StoredRange>`
     WITH k AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS x(vendor_slug text, product_key text)),
-         c AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(cpes)}::jsonb) AS x(vendor text, product text))
+         c AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(cpes)}::jsonb) AS x(vendor text, product text)),
+         -- A row found both ways is returned once (json has no equality, so the keys are united, not the rows).
+         hit AS (SELECT r.cve_id, r.ord FROM cve_ranges r JOIN k ON r.vendor_slug = k.vendor_slug AND r.product_key = k.product_key
+           UNION
+           SELECT r.cve_id, r.ord FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product)
     SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
-    FROM cve_ranges r JOIN k ON r.vendor_slug = k.vendor_slug AND r.product_key = k.product_key
-    UNION
-    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
-    FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product`.execute(db);
+    FROM hit JOIN cve_ranges r ON r.cve_id = hit.cve_id AND r.ord = hit.ord`.execute(db);
   return r.rows;
 }
 

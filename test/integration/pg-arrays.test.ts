@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { freshDb, type TestDb } from '../helpers/db.ts';
-import { jsonbArray, textArray, textArrayLiteral } from '../../src/store/pg-arrays.ts';
+import { jsonArray, jsonbArray, textArray, textArrayLiteral } from '../../src/store/pg-arrays.ts';
 import { documentTexts } from '../../src/store/cves.ts';
 import type { CveDocument } from '../../src/domain/cve-document.ts';
 
@@ -47,6 +47,22 @@ test('jsonbArray: each JSON text becomes the jsonb value it spells', async () =>
 test('jsonbArray: invalid JSON is refused by the database, not stored', async () => {
   await assert.rejects(
     sql`SELECT * FROM unnest(${jsonbArray(['{"ok":1}', '{broken'])}::jsonb[])`.execute(t.store.db),
+    (e: { code?: string }) => e.code === '22P02',
+  );
+});
+
+test('jsonArray: each JSON text is stored as it is spelled (key order, spacing) and reads back as its value', async () => {
+  const texts = ['{"z":1,"a":{"y":[1,2],"b":"x\\"y"}}', '[ 1, "two" ,null ]', '"Ωmega 🔥 \\u00e9"', '{"n":-1.5e-7}', 'null', 'true'];
+  const r = await sql<{ v: unknown; raw: string; t: string }>`
+    SELECT v, v::text AS raw, json_typeof(v) AS t FROM unnest(${jsonArray(texts)}::json[]) WITH ORDINALITY AS x(v, n) ORDER BY n`.execute(t.store.db);
+  assert.deepEqual(r.rows.map((x) => x.raw), texts);
+  assert.deepEqual(r.rows.map((x) => x.v), texts.map((x) => JSON.parse(x)));
+  assert.deepEqual(r.rows.map((x) => x.t), ['object', 'array', 'string', 'object', 'null', 'boolean']);
+});
+
+test('jsonArray: invalid JSON is refused by the database, not stored', async () => {
+  await assert.rejects(
+    sql`SELECT * FROM unnest(${jsonArray(['{"ok":1}', '{"unclosed":'])}::json[])`.execute(t.store.db),
     (e: { code?: string }) => e.code === '22P02',
   );
 });
