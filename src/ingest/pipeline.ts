@@ -218,9 +218,9 @@ class Enricher {
    * Returns the documents waiting for the configured analysis provider: the caller passes them to analyse() once
    * the transaction has committed (each batch keeps its own list, so concurrent writers never mix them).
    */
-  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number; pending: PendingAnalysis[] }> {
+  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number; pending: PendingAnalysis[]; touched: boolean }> {
     const pending: PendingAnalysis[] = [];
-    if (!ids.length) return { written: 0, removed: 0, pending };
+    if (!ids.length) return { written: 0, removed: 0, pending, touched: false };
     const { records, epss } = await loadSources(tx, ids, known);
     // Structured ranges (issue 11) are rebuilt from the same records; unchanged range sets write nothing.
     const rangeChanges = await rebuildRanges(tx, ids, records, this.history !== null);
@@ -247,10 +247,14 @@ class Enricher {
       }
     }
     for (const b of built) docs.push(b.doc);
+    // A changed range set is a corpus change (cached answers are dropped). The corpus row is bumped last: its row
+    // lock is held until commit, and taken earlier it would serialise the concurrent batch writers' upserts.
+    const touched = rangeChanges.length > 0;
     if (!this.history) {
       const written = await upsertCves(tx, docs);
       const removed = await deleteCves(tx, drop);
-      return { written, removed, pending };
+      if (touched) await touchCorpus(tx);
+      return { written, removed, pending, touched };
     }
     // Change history: the facts each written row replaced come back from the upsert itself (only rows whose
     // document changed are read), those of removed CVEs are read before the delete.
@@ -273,9 +277,10 @@ class Enricher {
       const c = diffRanges(rc.before, rc.after);
       if (c) changes.push({ cve_id: rc.cve_id, ...c });
     }
+    if (touched) await touchCorpus(tx);
     // Last statement of the batch transaction: it takes the feed-position lock until commit.
     await recordChanges(tx, changes, this.history.runId);
-    return { written: rows.length, removed, pending };
+    return { written: rows.length, removed, pending, touched };
   }
 
   /** Runs the configured provider over the documents of a committed batch; failures leave them pending. */
@@ -369,7 +374,8 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
         const changed = new Set(await upsertSourceRecords(tx, recs));
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
         const res = await enricher.enrich(tx, [...changed].sort(), recs);
-        if (bulk) await touchCorpus(tx);
+        // With the triggers off, the batch tells API processes itself (once: enrich() may have done it).
+        if (bulk && !res.touched) await touchCorpus(tx);
         return { ...res, changed: changed.size };
       }));
       summary.changed_sources += r.changed;
@@ -524,9 +530,11 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     }
     // Independent reads of the whole corpus, each on its own pooled connection: the vendor and product catalogs,
     // and after a bulk load the planner statistics.
+    // Both group every CVE's names: with the default 4 MB of work_mem a full corpus's sorts spill to disk.
+    const roomy = async (tx: Tx) => void (await sql`SET LOCAL work_mem = '64MB'`.execute(tx));
     const [vendors] = await Promise.all([
-      withTx(db, (tx) => refreshVendors(tx)),
-      withTx(db, (tx) => refreshProducts(tx)),
+      withTx(db, async (tx) => (await roomy(tx), refreshVendors(tx))),
+      withTx(db, async (tx) => (await roomy(tx), refreshProducts(tx))),
       bulk ? analyzeCves(db) : null,
     ]);
     summary.vendors = vendors;

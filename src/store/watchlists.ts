@@ -30,7 +30,8 @@ export async function refreshProducts(db: Conn): Promise<number> {
       UNION ALL
       SELECT c.vendor_slugs[1], c.primary_product FROM cves c
       WHERE c.vendor_count > 1 AND c.primary_product IS NOT NULL AND cardinality(c.vendor_slugs) > 0
-    ), keyed AS (
+    ), keyed AS MATERIALIZED (
+      -- Materialised: each name's key is computed once (inlined, the filter below and the grouping computed it twice).
       SELECT vendor_slug, vi_product_key(name) AS product_key, name FROM pairs
     ), fresh AS (
       SELECT vendor_slug, product_key, mode() WITHIN GROUP (ORDER BY name) AS name, count(*)::int AS n
