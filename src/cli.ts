@@ -97,12 +97,16 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
   // Logs go to stderr so --json output on stdout stays machine-readable.
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   let rt: Runtime | null = null;
+  // Set by a stop signal (from the handler below, so kept in an object TypeScript does not narrow).
+  const stop: { by: NodeJS.Signals | null } = { by: null };
+  const signalCode = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 130 : 143);
   const onSignal = (signal: NodeJS.Signals) => {
+    stop.by = signal;
     void (async () => {
       try {
         if (rt) await rt.close();
       } finally {
-        process.exit(signal === 'SIGINT' ? 130 : 143);
+        process.exit(signalCode(signal));
       }
     })();
   };
@@ -130,6 +134,12 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     if (e instanceof UsageError) {
       io.err(`${e.message}\nUsage: ${cmd.usage}`);
       return 2;
+    }
+    // Stopped by a signal: the command failed because its runtime was closed under it (an import's batches in
+    // flight, say); the exit code says why, and that error is not the reason.
+    if (stop.by) {
+      io.err(`Stopped by ${stop.by}.`);
+      return signalCode(stop.by);
     }
     io.err(`Error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
