@@ -4,7 +4,6 @@
 // recorded in ingest_runs (stages ingest and enricher); a run left 'running' by a killed process is marked
 // failed at the next start. Memory stays flat: items stream through fixed-size batches.
 import { readdir, stat } from 'node:fs/promises';
-import { sql } from 'kysely';
 import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
@@ -15,7 +14,7 @@ import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.t
 import { diffCve, diffRanges, factsOf, type ChangeFacts } from '../domain/changes.ts';
 import { analyzeCves, beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
 import {
-  countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
+  batchSettings, countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
@@ -368,9 +367,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
 
     const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
       const r = await retryOnConflict(() => withTx(db, async (tx) => {
-        // A batch's documents (about 6 kB each) pass through a set-returning function; with the default 4 MB
-        // of work_mem its rows spill to a temporary file.
-        await sql`SET LOCAL work_mem = '64MB'`.execute(tx);
+        await batchSettings(tx);
         const changed = new Set(await upsertSourceRecords(tx, recs));
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
         const res = await enricher.enrich(tx, [...changed].sort(), recs);
@@ -531,10 +528,9 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     // Independent reads of the whole corpus, each on its own pooled connection: the vendor and product catalogs,
     // and after a bulk load the planner statistics.
     // Both group every CVE's names: with the default 4 MB of work_mem a full corpus's sorts spill to disk.
-    const roomy = async (tx: Tx) => void (await sql`SET LOCAL work_mem = '64MB'`.execute(tx));
     const [vendors] = await Promise.all([
-      withTx(db, async (tx) => (await roomy(tx), refreshVendors(tx))),
-      withTx(db, async (tx) => (await roomy(tx), refreshProducts(tx))),
+      withTx(db, async (tx) => (await batchSettings(tx), refreshVendors(tx))),
+      withTx(db, async (tx) => (await batchSettings(tx), refreshProducts(tx))),
       bulk ? analyzeCves(db) : null,
     ]);
     summary.vendors = vendors;
