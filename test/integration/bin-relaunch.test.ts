@@ -24,7 +24,7 @@ after(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
 const childrenOf = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000').filter(Boolean);
+const cmdline = (pid: number) => (existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000').filter(Boolean) : []);
 
 function run(args: string[], url: string) {
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -41,10 +41,14 @@ function run(args: string[], url: string) {
   return { child, exited };
 }
 
-/** The Node child the wrapper started (waits for it to appear). */
+/**
+ * The Node child the wrapper started (waits for it to appear, and to have replaced the wrapper's command line: a
+ * process just forked shows its parent's until it executes its own).
+ */
 async function relaunched(pid: number): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const kids = childrenOf(pid).filter((k) => cmdline(k).includes(BIN));
+  const own = cmdline(pid).join(' ');
+  for (let i = 0; i < 500; i++) {
+    const kids = childrenOf(pid).filter((k) => cmdline(k).includes(BIN) && cmdline(k).join(' ') !== own);
     if (kids.length) return kids[0];
     await sleep(10);
   }
