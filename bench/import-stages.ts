@@ -53,9 +53,9 @@ let records = 0;
 const write = async (batch: CveSourceRecord[]) => {
   await withTx(store.db, async (tx) => {
     await sql`SET LOCAL work_mem = '64MB'`.execute(tx);
-    const ids = await stage('upsert sources', () => upsertSourceRecords(tx, batch));
-    ids.sort();
-    const loaded = await stage('load sources', () => loadSources(tx, ids, batch));
+    const up = await stage('upsert sources', () => upsertSourceRecords(tx, batch));
+    const ids = up.ids.sort();
+    const loaded = await stage('load sources', () => loadSources(tx, ids, up.written));
     await stage('ranges', () => rebuildRanges(tx, ids, loaded.records, false));
     const docs = await stage('merge + build', () => {
       const out: CveDocument[] = [];

@@ -368,9 +368,12 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
       const r = await retryOnConflict(() => withTx(db, async (tx) => {
         await batchSettings(tx);
-        const changed = new Set(await upsertSourceRecords(tx, recs));
+        const up = await upsertSourceRecords(tx, recs);
+        const changed = new Set(up.ids);
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
-        const res = await enricher.enrich(tx, [...changed].sort(), recs);
+        // The records just written stand in for their stored rows; any other record (one refused as an older
+        // revision among them) is read as stored.
+        const res = await enricher.enrich(tx, [...changed].sort(), up.written);
         // With the triggers off, the batch tells API processes itself (once: enrich() may have done it).
         if (bulk && !res.touched) await touchCorpus(tx);
         return { ...res, changed: changed.size };

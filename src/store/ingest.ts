@@ -104,9 +104,12 @@ export async function batchSettings(tx: Tx): Promise<void> {
   await sql`SELECT set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`.execute(tx);
 }
 
-/** Upserts source records; returns the CVE ids whose records were inserted or changed. */
-export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Promise<string[]> {
-  if (!recs.length) return [];
+/**
+ * Upserts source records; returns the CVE ids whose records were inserted or changed, and those records (the ones
+ * now stored: a record refused as an older NVD or MSRC revision, or equal to the stored one, is not among them).
+ */
+export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Promise<{ ids: string[]; written: CveSourceRecord[] }> {
+  if (!recs.length) return { ids: [], written: [] };
   // One record per key in a batch: the later one, or for MSRC the newest revision (replacesSource).
   const kept = new Map<string, CveSourceRecord>();
   for (const r of recs) {
@@ -119,7 +122,7 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
   // The already-serialised records go as binary column arrays (store/pg-arrays.ts): each record text is parsed
   // once, straight into its row.
   const rows = [...byKey.values()];
-  const res = await sql<{ cve_id: string }>`
+  const res = await sql<{ cve_id: string; source: string; source_key: string }>`
     INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
     SELECT cve_id, source, source_key, record, record_hash
     FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => r.source))}::text[],
@@ -132,8 +135,11 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
         AND (s.source NOT IN ('nvd', 'msrc')
           OR (coalesce(EXCLUDED.record->>'modified', '') COLLATE "C", coalesce(EXCLUDED.record->>'document_date', '') COLLATE "C")
             >= (coalesce(s.record->>'modified', '') COLLATE "C", coalesce(s.record->>'document_date', '') COLLATE "C"))
-    RETURNING cve_id`.execute(db);
-  return [...new Set(res.rows.map((r) => r.cve_id))];
+    RETURNING s.cve_id, s.source, s.source_key`.execute(db);
+  return {
+    ids: [...new Set(res.rows.map((r) => r.cve_id))],
+    written: res.rows.map((r) => kept.get(`${r.cve_id}\u0000${r.source}\u0000${r.source_key}`)!),
+  };
 }
 
 /** Upserts EPSS rows; returns the CVE ids whose score changed and that have source records. */
