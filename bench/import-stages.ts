@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { openStore, withTx } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { beginBulkLoad } from '../src/store/bulk.ts';
-import { loadSources, upsertSourceRecords } from '../src/store/ingest.ts';
+import { batchSettings, loadSources, upsertSourceRecords } from '../src/store/ingest.ts';
 import { rebuildRanges } from '../src/store/ranges.ts';
 import { upsertCves } from '../src/store/cves.ts';
 import { readCve5 } from '../src/ingest/cve5.ts';
@@ -52,7 +52,7 @@ const now = new Date().toISOString();
 let records = 0;
 const write = async (batch: CveSourceRecord[]) => {
   await withTx(store.db, async (tx) => {
-    await sql`SET LOCAL work_mem = '64MB'`.execute(tx);
+    await batchSettings(tx);
     const up = await stage('upsert sources', () => upsertSourceRecords(tx, batch));
     const ids = up.ids.sort();
     const loaded = await stage('load sources', () => loadSources(tx, ids, up.written));

@@ -24,8 +24,9 @@ export interface RangeRow {
 }
 
 /**
- * A range with its keys in one fixed order, nested objects included. A record read back from jsonb has its keys in
- * jsonb's order (shorter keys first), one still in memory in its reader's order: without this, the same ranges
+ * A range with its keys in one fixed order, nested objects included. A record stored as jsonb (before migration 1100
+ * made the column json) has its keys in jsonb's order (shorter keys first), one still in memory in its reader's
+ * order: without this, the same ranges
  * serialised differently by path, so a CVE re-enriched from stored records hashed as changed and had its range rows
  * rewritten (store/ranges.ts compares JSON.stringify digests).
  */

@@ -532,8 +532,14 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     // and after a bulk load the planner statistics.
     // Both group every CVE's names: with the default 4 MB of work_mem a full corpus's sorts spill to disk.
     const [vendors] = await Promise.all([
-      withTx(db, async (tx) => (await batchSettings(tx), refreshVendors(tx))),
-      withTx(db, async (tx) => (await batchSettings(tx), refreshProducts(tx))),
+      withTx(db, async (tx) => {
+        await batchSettings(tx);
+        return refreshVendors(tx);
+      }),
+      withTx(db, async (tx) => {
+        await batchSettings(tx);
+        return refreshProducts(tx);
+      }),
       bulk ? analyzeCves(db) : null,
     ]);
     summary.vendors = vendors;

@@ -112,15 +112,16 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
   if (!recs.length) return { ids: [], written: [] };
   // One record per key in a batch: the later one, or for MSRC the newest revision (replacesSource).
   const kept = new Map<string, CveSourceRecord>();
+  const keyOf = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
   for (const r of recs) {
-    const key = `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
+    const key = keyOf(r);
     const prev = kept.get(key);
     if (!prev || replacesSource(prev, r)) kept.set(key, r);
   }
   const byKey = new Map<string, SourceRow>();
   for (const [key, r] of kept) byKey.set(key, sourceRow(r));
-  // The already-serialised records go as binary column arrays (store/pg-arrays.ts): each record text is parsed
-  // once, straight into its row.
+  // The already-serialised records go as binary column arrays (store/pg-arrays.ts): each record text is checked
+  // as JSON and stored as sent (a json column, migration 1100).
   const rows = [...byKey.values()];
   const res = await sql<{ cve_id: string; source: string; source_key: string }>`
     INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
@@ -138,7 +139,7 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
     RETURNING s.cve_id, s.source, s.source_key`.execute(db);
   return {
     ids: [...new Set(res.rows.map((r) => r.cve_id))],
-    written: res.rows.map((r) => kept.get(`${r.cve_id}\u0000${r.source}\u0000${r.source_key}`)!),
+    written: res.rows.map((r) => kept.get(keyOf(r))!),
   };
 }
 

@@ -14,8 +14,8 @@ type Conn = Db | Tx;
 /**
  * Rebuilds the ranges of the given CVEs from their source records. A CVE whose range set hashes as stored is not
  * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
- * corpus change: the caller bumps cve_corpus_state (store/bulk.ts touchCorpus, so cached answers are dropped) as
- * the last statement of its transaction, since the row lock it takes serialises concurrent batch writers until
+ * corpus change: the caller bumps cve_corpus_state (store/bulk.ts touchCorpus, so cached answers are dropped) after
+ * its writes, at the end of its transaction, since the row lock it takes serialises concurrent batch writers until
  * commit. Returns the CVEs whose ranges changed,
  * with their ranges after and, when `withBefore` (the change history is recorded), before (read only for those: the
  * digest decides first).

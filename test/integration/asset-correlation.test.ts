@@ -77,8 +77,8 @@ describe('the range table', () => {
       assert.deepEqual(gone.map((c) => [c.after.length, c.before.length]), [[0, after.length]]);
       assert.deepEqual(await rows(tx), []);
       assert.deepEqual(await state(tx), []);
-      // And back: a CVE with no state row gets its rows written again, with the import's own hash although these
-      // records were read back from jsonb (keys in jsonb's order, not the reader's): ranges hash in one key order.
+      // And back: a CVE with no state row gets its rows written again, with the import's own hash from the records
+      // read back (key order: test/unit/correlate-rules.test.ts covers records stored as jsonb before migration 1100).
       await rebuildRanges(tx, [id], new Map([[id, all]]));
       assert.deepEqual((await rows(tx)).length, before.length);
       assert.deepEqual(await state(tx), [oldHash]);
