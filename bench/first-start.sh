@@ -16,7 +16,7 @@ else
   set -- env DATABASE_URL=postgres://postgres@127.0.0.1:5432/$DB
 fi
 start=$(date +%s.%N)
-"$@" PORT=$PORT HOST=127.0.0.1 LOG_LEVEL=warn node --max-semi-space-size=32 bin/vulnintel.js serve >/tmp/first-start-$PORT.log 2>&1 &
+"$@" PORT=$PORT HOST=127.0.0.1 LOG_LEVEL=${LOG_LEVEL:-warn} node --max-semi-space-size=32 bin/vulnintel.js serve >/tmp/first-start-$PORT.log 2>&1 &
 pid=$!
 until curl -fs "http://127.0.0.1:$PORT/api/v1/health/ping" >/dev/null 2>&1; do
   kill -0 $pid 2>/dev/null || { echo "server exited; see /tmp/first-start-$PORT.log"; exit 1; }

@@ -78,9 +78,12 @@ export async function detectFormat(path: string): Promise<FeedFormat | null> {
   return detectFromHead(await readHead(path));
 }
 
-/** CAPEC in STIX: one bundle per file, or one object per line. */
+/**
+ * CAPEC in STIX: one bundle per file, or one object per line. A line is one STIX object (the largest CAPEC 3.9
+ * attack pattern is 14 kB): the head holds a whole first line.
+ */
 async function* readCapecFile(path: string): AsyncGenerator<IngestItem> {
-  const head = (await readHead(path, 4096)).trimStart();
+  const head = (await readHead(path, 1 << 20)).trimStart();
   const firstLine = head.split('\n', 1)[0];
   yield* readCapec(path, isCompleteJson(firstLine) && !/"type"\s*:\s*"bundle"/.test(firstLine.slice(0, 200)) ? 'jsonl' : 'bundle');
 }

@@ -5,12 +5,19 @@ import type { FeedFormat, IngestItem } from './types.ts';
 export const FEED_THREAD_BATCH = 256;
 export const FEED_THREAD_AHEAD = 4;
 
-export interface FeedThreadData { path: string; format: FeedFormat }
+export interface FeedFile { path: string; format: FeedFormat }
+
+/** The files one thread reads, in this order. */
+export interface FeedThreadData { files: FeedFile[] }
 
 /** An item as it travels: a source record as its JSON text and hash, anything else as it is. */
 export type WireItem = Exclude<IngestItem, { kind: 'cve' }> | { kind: 'cve-json'; json: string; hash: string };
 
+/**
+ * `file` is the index in FeedThreadData.files. Each file's items come in order and end with exactly one `end` or
+ * `error` for that file; the thread then goes on to the next file.
+ */
 export type FromFeedThread =
-  | { t: 'items'; items: WireItem[] }
-  | { t: 'end' }
-  | { t: 'error'; name: string; message: string; code: string | null };
+  | { t: 'items'; file: number; items: WireItem[] }
+  | { t: 'end'; file: number }
+  | { t: 'error'; file: number; name: string; message: string; code: string | null };

@@ -41,7 +41,7 @@ export async function readText(path: string): Promise<string> {
   return chunks.join('');
 }
 
-/** The first `bytes` of decompressed text, for format detection. */
+/** The first `bytes` of decompressed text (a gzip file may give more), for format detection. */
 export async function readHead(path: string, bytes = 64 * 1024): Promise<string> {
   const fh = await open(path, 'r');
   try {
@@ -49,7 +49,7 @@ export async function readHead(path: string, bytes = 64 * 1024): Promise<string>
     const { bytesRead } = await fh.read(buf, 0, bytes, 0);
     let data: Buffer = buf.subarray(0, bytesRead);
     if (data.length >= 2 && data[0] === GZIP_MAGIC[0] && data[1] === GZIP_MAGIC[1]) {
-      data = gunzipPartial(data);
+      data = gunzipHead(data, bytes);
     }
     // Cut a possibly split multi-byte character at the end.
     return data.toString('utf8').replace(/\uFFFD+$/, '');
@@ -58,11 +58,21 @@ export async function readHead(path: string, bytes = 64 * 1024): Promise<string>
   }
 }
 
-function gunzipPartial(data: Buffer): Buffer {
-  // The head of a gzip file is a truncated stream; Z_SYNC_FLUSH decompresses what is there.
-  try {
-    return gunzipSync(data, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
-  } catch {
-    return Buffer.alloc(0);
+/**
+ * At least the first `bytes` of a gzip stream's content (all of it when shorter), from its head: a truncated stream,
+ * which Z_SYNC_FLUSH decompresses as far as it goes. A small prefix is tried first: text compresses well, and the
+ * whole 64 kB head of a compressed XML document is a megabyte or more of text, decompressed and scanned for nothing.
+ */
+function gunzipHead(data: Buffer, bytes: number): Buffer {
+  const small = Math.max(1024, bytes >> 3);
+  for (const n of small < data.length ? [small, data.length] : [data.length]) {
+    let out: Buffer;
+    try {
+      out = gunzipSync(data.subarray(0, n), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    } catch {
+      continue;
+    }
+    if (out.length >= bytes || n === data.length) return out;
   }
+  return Buffer.alloc(0);
 }

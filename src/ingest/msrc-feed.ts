@@ -5,12 +5,13 @@ import { readFile } from 'node:fs/promises';
 import { parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
 import { readText } from './io.ts';
 import { msrcCveRecords } from './msrc-cves.ts';
+import { prepareMsrcDocument } from './msrc-prepare.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 
 export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
   const doc = parseMsrcBuffer(await readFile(file));
   yield { kind: 'meta', meta: { feed: 'msrc-cvrf', version: doc.revisionNumber, date: doc.currentReleaseDate, declared_count: doc.vulnerabilities.length } };
-  yield { kind: 'msrc-document', doc };
+  yield { kind: 'msrc-document', doc: prepareMsrcDocument(doc) };
   for (const record of msrcCveRecords(doc)) yield { kind: 'cve', record: record satisfies CveSourceRecord };
 }
 

@@ -1,16 +1,14 @@
 // MSRC documents into the Windows tables (msrc_documents, msrc_fixes): from files (`vulnintel import`, the
 // bundled snapshot) or from the live API (`vulnintel sync`). A document is replaced only when its content
 // changed (revised documents keep their ID and get a new CurrentReleaseDate).
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../store/db.ts';
-import { msrcDocumentStates, replaceMsrcDocument, type StoredMsrcDocument } from '../store/windows.ts';
+import { msrcDocumentStates, replaceMsrcDocument } from '../store/windows.ts';
 import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
-import { windowsSubset } from '../domain/windows/msrc-subset.ts';
-import { classifySubType, docMonth, normaliseKb } from '../domain/windows/build.ts';
-import { encodeMsrcPayload, looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
+import { looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
+import { prepareMsrcDocument, type PreparedMsrcDocument } from './msrc-prepare.ts';
 
 export interface MsrcImportSummary {
   documents: number;
@@ -20,34 +18,13 @@ export interface MsrcImportSummary {
   skipped: { label: string; reason: string }[];
 }
 
-/** The per-CVE-product fix rows of a (subset) document. */
-export function msrcFixRows(doc: MsrcDocument): StoredMsrcDocument['fixes'] {
-  const month = docMonth(doc.id);
-  const rows: StoredMsrcDocument['fixes'] = [];
-  for (const v of doc.vulnerabilities) {
-    const exploited = /Exploited:\s*Yes/i.test(v.threats.find((t) => t.type === 'Exploit Status')?.description ?? '');
-    const sev = new Map<string, string>();
-    for (const t of v.threats) if (t.type === 'Severity') for (const p of t.productIds) sev.set(p, t.description);
-    for (const r of v.remediations) {
-      if (r.type !== 'Vendor Fix') continue;
-      for (const p of r.productIds) {
-        rows.push({
-          cve_id: v.cve, product_id: p, kb: normaliseKb(r.description), fixed_build: r.fixedBuild?.replace(/[\u200b\ufeff]/g, '').trim() || null,
-          subtype: r.subType ?? classifySubType(null), supercedence: r.supercedence, severity: sev.get(p) ?? null, exploited, release_month: month,
-        });
-      }
-    }
-  }
-  return rows;
-}
-
 export function emptyMsrcSummary(): MsrcImportSummary {
   return { documents: 0, added: [], revised: [], unchanged: 0, skipped: [] };
 }
 
-/** Stores one parsed document (storeMsrcDocument) and counts the outcome in the summary. */
-export async function storeAndCount(db: Db, doc: MsrcDocument, cvrfUrl: string | null, states: Map<string, { sha256: string }>, summary: MsrcImportSummary): Promise<void> {
-  const r = await storeMsrcDocument(db, doc, cvrfUrl, states);
+/** Stores one prepared document (storePreparedMsrcDocument) and counts the outcome in the summary. */
+export async function storeAndCount(db: Db, doc: PreparedMsrcDocument, cvrfUrl: string | null, states: Map<string, { sha256: string }>, summary: MsrcImportSummary): Promise<void> {
+  const r = await storePreparedMsrcDocument(db, doc, cvrfUrl, states);
   summary.documents++;
   if (r === 'added') summary.added.push(doc.id);
   else if (r === 'revised') summary.revised.push(doc.id);
@@ -56,15 +33,14 @@ export async function storeAndCount(db: Db, doc: MsrcDocument, cvrfUrl: string |
 
 /** Store one parsed document unless the stored copy has the same content. */
 export async function storeMsrcDocument(db: Db, doc: MsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
-  const subset = windowsSubset(doc);
-  const payload = encodeMsrcPayload(subset);
-  const sha256 = createHash('sha256').update(JSON.stringify({ ...subset, products: [...subset.products], advisoryUrls: [...subset.advisoryUrls] })).digest('hex');
+  return storePreparedMsrcDocument(db, prepareMsrcDocument(doc), cvrfUrl, states);
+}
+
+/** Store one prepared document unless the stored copy has the same content (the same hash). */
+export async function storePreparedMsrcDocument(db: Db, doc: PreparedMsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
   const prev = (states ?? (await msrcDocumentStates(db))).get(doc.id);
-  if (prev && prev.sha256 === sha256) return 'unchanged';
-  await replaceMsrcDocument(db, {
-    id: doc.id, title: doc.title, initial_release_date: doc.initialReleaseDate, revision_date: doc.currentReleaseDate,
-    revision_number: doc.revisionNumber, cvrf_url: cvrfUrl, sha256, vulnerabilities: doc.vulnerabilities.length, payload, fixes: msrcFixRows(subset),
-  });
+  if (prev && prev.sha256 === doc.sha256) return 'unchanged';
+  await replaceMsrcDocument(db, { ...doc, cvrf_url: cvrfUrl });
   return prev ? 'revised' : 'added';
 }
 
@@ -106,7 +82,7 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
       summary.skipped.push({ label: f, reason: (e as Error).message });
       continue;
     }
-    await storeAndCount(db, doc, urls.get(doc.id) ?? null, states, summary);
+    await storeAndCount(db, prepareMsrcDocument(doc), urls.get(doc.id) ?? null, states, summary);
   }
   log?.info({ documents: summary.documents, added: summary.added.length, revised: summary.revised.length, unchanged: summary.unchanged }, 'MSRC documents imported');
   return summary;

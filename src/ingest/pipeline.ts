@@ -20,7 +20,7 @@ import {
 } from '../store/ingest.ts';
 import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
 import { readHead } from './io.ts';
-import { readFeedOnThread, readsOnThread } from './feed-thread.ts';
+import { FeedThreadReader, readFeedOnThread, readsOnThread, readsRunOnThread } from './feed-thread.ts';
 import { FeedFormatError, type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta, type IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
@@ -31,13 +31,15 @@ import { silentProgress, type ProgressSink } from './progress.ts';
 import { boundHeapGrowth } from '../lib/heap.ts';
 import { emptyMsrcSummary, storeAndCount, type MsrcImportSummary } from './msrc-import.ts';
 import { msrcDocumentStates } from '../store/windows.ts';
-import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
+import type { PreparedMsrcDocument } from './msrc-prepare.ts';
 
 export interface PipelineInput {
   /** A file path or a feed URL, for progress and errors. */
   label: string;
   format: FeedFormat;
   items: () => AsyncIterable<IngestItem>;
+  /** Releases what reading may still hold once the run ends (a feed thread shared with the inputs after it). */
+  close?: () => Promise<void>;
 }
 
 export interface PipelineLog {
@@ -127,18 +129,32 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
     } else if (st.isFile()) files.push(p);
   };
   for (const p of paths) await walk(path.resolve(p));
-  const inputs: PipelineInput[] = [];
   const skipped: { label: string; reason: string }[] = [];
+  const found: { path: string; format: FeedFormat; bytes: number; threaded: boolean }[] = [];
   for (const f of files) {
     const head = await readHead(f);
     const format = detectFromHead(head);
     if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
-    else {
-      const threaded = await readsOnThread(f, format);
-      inputs.push({ label: f, format, items: () => (threaded ? readFeedOnThread(f, format) : readFeed(f, format)) });
-    }
+    else found.push({ path: f, format, bytes: (await stat(f)).size, threaded: await readsOnThread(f, format) });
   }
-  inputs.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.label.localeCompare(b.label));
+  found.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.path.localeCompare(b.path));
+  const inputs: PipelineInput[] = [];
+  for (let i = 0; i < found.length;) {
+    // A run of files of one format read in line, in import order.
+    let j = i + 1;
+    if (!found[i].threaded) while (j < found.length && found[j].format === found[i].format && !found[j].threaded) j++;
+    const run = found.slice(i, j);
+    if (readsRunOnThread(found[i].format, run.length, run.reduce((n, f) => n + f.bytes, 0))) {
+      const reader = new FeedThreadReader(run.map(({ path: p, format }) => ({ path: p, format })));
+      const close = () => reader.close();
+      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close }));
+    } else {
+      for (const { path: f, format, threaded } of run) {
+        inputs.push({ label: f, format, items: () => (threaded ? readFeedOnThread(f, format) : readFeed(f, format)) });
+      }
+    }
+    i = j;
+  }
   return { inputs, skipped };
 }
 
@@ -312,6 +328,7 @@ export async function runPipeline(db: Db, inputs: PipelineInput[], opts: Pipelin
       return await pipeline(db, conn, inputs, opts, skipped);
     } finally {
       release();
+      await Promise.all([...new Set(inputs.map((i) => i.close).filter((c) => c !== undefined))].map((c) => c()));
     }
   }, opts.wait);
   if (!res.ran) throw new ImportBusyError();
@@ -347,7 +364,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   // MSRC: document addresses from an `/updates` index among the inputs, and the stored revisions (read once).
   const msrcUrls = new Map<string, string>();
   let msrcStates: Map<string, { sha256: string }> | null = null;
-  const storeWindows = async (doc: MsrcDocument) => {
+  const storeWindows = async (doc: PreparedMsrcDocument) => {
     msrcStates ??= await msrcDocumentStates(db);
     await storeAndCount(db, doc, msrcUrls.get(doc.id) || null, msrcStates, summary.msrc);
   };

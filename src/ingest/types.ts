@@ -2,7 +2,7 @@
 // themselves are in src/domain/records.ts (re-exported here). Readers never enrich: they only translate a
 // feed's fields into those shapes. Enrichment lives in src/domain/ and works on the per-CVE merge input, so
 // any source (including MSRC and the live `sync` fetchers) plugs in by producing `CveSourceRecord`s.
-import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
+import type { PreparedMsrcDocument } from './msrc-prepare.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord } from '../domain/records.ts';
 export { CVE_SOURCES } from '../domain/records.ts';
 export type {
@@ -42,8 +42,8 @@ export type IngestItem =
   | { kind: 'cwe'; record: CweRecord }
   | { kind: 'capec'; record: CapecRecord }
   | { kind: 'meta'; meta: FeedMeta }
-  /** A whole MSRC document, parsed once: the pipeline stores its Windows subset (API v2) from it. */
-  | { kind: 'msrc-document'; doc: MsrcDocument }
+  /** A whole MSRC document, parsed once: its Windows subset (API v2), as the pipeline stores it. */
+  | { kind: 'msrc-document'; doc: PreparedMsrcDocument }
   /** The MSRC `/updates` index: each document's CvrfUrl (the address stored with the document). */
   | { kind: 'msrc-index'; entries: { id: string; cvrfUrl: string }[] };
 

@@ -1,6 +1,7 @@
 // The feed thread (src/ingest/feed-thread.ts): a large feed file read on a worker thread yields exactly the items of
 // the in-line reader, each source record with the JSON text and hash the store would have made; a refused file
-// keeps its FeedFormatError; stopping early ends the thread. Real CVE Record 5 records (test/fixtures/cve5).
+// keeps its FeedFormatError; stopping early ends the thread. Real CVE Record 5 records (test/fixtures/cve5). A run
+// of files on one thread (real MSRC months, test/fixtures/msrc): the same per file, errors in their place.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFeed } from '../../src/ingest/detect.ts';
-import { readFeedOnThread, readsOnThread } from '../../src/ingest/feed-thread.ts';
+import { FeedThreadReader, readFeedOnThread, readsOnThread, readsRunOnThread } from '../../src/ingest/feed-thread.ts';
+import { collectInputs } from '../../src/ingest/pipeline.ts';
 import { makeRecordJson, recordJson } from '../../src/ingest/record-json.ts';
 import { sourceRow } from '../../src/store/ingest.ts';
 import { FeedFormatError, type IngestItem } from '../../src/ingest/types.ts';
@@ -76,4 +78,77 @@ test('only large files of the many-record formats are read on the thread', async
   assert.equal(await readsOnThread(snapshotFile('cve5', 'vulnrichment-cve5.jsonl.gz'), 'cve5-jsonl'), true);
   assert.equal(await readsOnThread(jsonlOfFixtures(1), 'cve5-jsonl'), false);
   assert.equal(await readsOnThread(snapshotFile('cve5', 'vulnrichment-cve5.jsonl.gz'), 'cve5'), false);
+});
+
+// A run of files on one thread (FeedThreadReader): the real MSRC months of test/fixtures/msrc.
+const msrcRun = () => readdirSync(fixture('msrc')).filter((f) => f.endsWith('.xml.gz')).sort().map((f) => ({ path: path.join(fixture('msrc'), f), format: 'msrc-cvrf' as const }));
+
+test('a run of files on one thread: each file gives the in-line items, its Windows document with a Buffer payload', async () => {
+  const files = msrcRun();
+  assert.ok(files.length >= 5);
+  const reader = new FeedThreadReader(files);
+  try {
+    for (let i = 0; i < files.length; i++) {
+      const inline = await all(readFeed(files[i].path, 'msrc-cvrf'));
+      const threaded = await all(reader.items(i));
+      assert.deepEqual(threaded, inline, files[i].path);
+      const doc = threaded.find((x) => x.kind === 'msrc-document');
+      assert.ok(doc?.kind === 'msrc-document' && Buffer.isBuffer(doc.doc.payload) && doc.doc.fixes.length > 0);
+      assert.ok(threaded.filter((x) => x.kind === 'cve').length > 10);
+    }
+  } finally {
+    await reader.close();
+  }
+});
+
+test('a run of files: a failing file throws in its place and the next file still reads; skipped and repeated files', async () => {
+  const good = msrcRun().slice(0, 3);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vi-feed-run-'));
+  const truncated = path.join(dir, 'broken.xml');
+  writeFileSync(truncated, '<?xml version="1.0"?><cvrfdoc xmlns="http://www.icasi.org/CVRF/schema/cvrf/1.1"><DocumentTitle>x');
+  const files = [good[0], { path: truncated, format: 'msrc-cvrf' as const }, { path: '/nonexistent/2020-Jan.xml.gz', format: 'msrc-cvrf' as const }, good[1], good[2]];
+  const reader = new FeedThreadReader(files);
+  try {
+    const first = await all(reader.items(0));
+    assert.deepEqual(first, await all(readFeed(good[0].path, 'msrc-cvrf')));
+    let inlineError: Error | null = null;
+    await all(readFeed(truncated, 'msrc-cvrf')).catch((e: Error) => (inlineError = e));
+    assert.ok(inlineError);
+    await assert.rejects(all(reader.items(1)), (e: Error) => e.constructor === inlineError!.constructor && e.message === inlineError!.message);
+    await assert.rejects(all(reader.items(2)), (e: Error & { code?: string }) => e.code === 'ENOENT');
+    // File 3 is not taken: file 4 still comes whole, and file 0 again (behind the thread) starts a new thread.
+    assert.deepEqual(await all(reader.items(4)), await all(readFeed(good[2].path, 'msrc-cvrf')));
+    assert.deepEqual(await all(reader.items(0)), first);
+  } finally {
+    await reader.close();
+  }
+});
+
+test('a run of files: leaving a file early stops the thread, and the next file starts a new one', async () => {
+  const files = msrcRun();
+  const reader = new FeedThreadReader(files);
+  try {
+    let n = 0;
+    for await (const x of reader.items(0)) {
+      assert.ok(x.kind === 'meta' || x.kind === 'msrc-document' || x.kind === 'cve');
+      if (++n === 3) break;
+    }
+    assert.equal(n, 3);
+    assert.deepEqual(await all(reader.items(1)), await all(readFeed(files[1].path, 'msrc-cvrf')));
+  } finally {
+    await reader.close();
+  }
+});
+
+test('runs of MSRC months from 1 MB are read on one thread; other formats and single files in line', async () => {
+  assert.equal(readsRunOnThread('msrc-cvrf', 2, 1024 * 1024), true);
+  assert.equal(readsRunOnThread('msrc-cvrf', 2, 1024 * 1024 - 1), false);
+  assert.equal(readsRunOnThread('msrc-cvrf', 1, 64 * 1024 * 1024), false);
+  assert.equal(readsRunOnThread('csaf', 100, 64 * 1024 * 1024), false);
+  // The fixture months (1.5 MB) are one run: every input shares the reader's close.
+  const { inputs } = await collectInputs([fixture('msrc')]);
+  const months = inputs.filter((i) => i.format === 'msrc-cvrf');
+  assert.equal(months.length, msrcRun().length);
+  assert.ok(months.every((i) => i.close && i.close === months[0].close));
+  assert.ok(inputs.filter((i) => i.format !== 'msrc-cvrf').every((i) => i.close === undefined));
 });
