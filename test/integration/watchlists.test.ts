@@ -258,3 +258,28 @@ describe('ranked=true with stored assets', () => {
     assert.deepEqual(ids(ro.body), ['CVE-2023-28489', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-1111', 'CVE-2024-2229', 'CVE-2024-9124']);
   });
 });
+
+describe('product catalog spellings', () => {
+  test('the display name is the spelling most CVEs use, ties to the first in byte order; cve_count counts every spelling', async () => {
+    const spell = { slug: 'spellco', name: 'Spellco' };
+    await seedCves(t.store, [
+      buildCve({ id: 'CVE-2025-50001', vendors: [spell], products: ['Foo Bar', 'Baz'] }),
+      buildCve({ id: 'CVE-2025-50002', vendors: [spell], products: ['foo-bar', 'baz'] }),
+      buildCve({ id: 'CVE-2025-50003', vendors: [spell], products: ['Foo Bar'] }),
+      buildCve({ id: 'CVE-2025-50004', vendors: [spell], products: ['FOO BAR'] }),
+    ]);
+    await refreshProducts(t.store.db);
+    const r = await call('GET', '/api/v1/catalog/products?vendor=spellco');
+    assert.deepEqual(r.body.data.map((p: { id: string; name: string; cve_count: number }) => [p.id, p.name, p.cve_count]), [
+      ['spellco/baz', 'Baz', 2],
+      ['spellco/foo-bar', 'Foo Bar', 4],
+    ]);
+    // A spelling that becomes the most used takes over the name.
+    await seedCves(t.store, [
+      buildCve({ id: 'CVE-2025-50005', vendors: [spell], products: ['baz'] }),
+    ]);
+    await refreshProducts(t.store.db);
+    const again = await call('GET', '/api/v1/catalog/products?vendor=spellco&q=baz');
+    assert.deepEqual(again.body.data.map((p: { name: string; cve_count: number }) => [p.name, p.cve_count]), [['baz', 3]]);
+  });
+});
