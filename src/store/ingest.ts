@@ -147,11 +147,15 @@ export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Pr
 export async function upsertEpss(db: Conn, rows: EpssRecord[]): Promise<string[]> {
   if (!rows.length) return [];
   const byId = new Map(rows.map((r) => [r.cve_id, r]));
+  const uniq = [...byId.values()];
+  // Binary text arrays (store/pg-arrays.ts), numbers in JavaScript's shortest round-trip form, which float8in
+  // reads back to the same double.
   const res = await sql<{ cve_id: string }>`
     WITH up AS (
       INSERT INTO epss_scores AS e (cve_id, epss, percentile)
-      SELECT cve_id, epss, percentile
-      FROM jsonb_to_recordset(${JSON.stringify([...byId.values()])}::jsonb) AS x(cve_id text, epss double precision, percentile double precision)
+      SELECT cve_id, epss::double precision, percentile::double precision
+      FROM unnest(${textArray(uniq.map((r) => r.cve_id))}::text[], ${textArray(uniq.map((r) => String(r.epss)))}::text[],
+        ${textArray(uniq.map((r) => String(r.percentile)))}::text[]) AS x(cve_id, epss, percentile)
       ON CONFLICT (cve_id) DO UPDATE SET epss = EXCLUDED.epss, percentile = EXCLUDED.percentile
         WHERE e.epss IS DISTINCT FROM EXCLUDED.epss OR e.percentile IS DISTINCT FROM EXCLUDED.percentile
       RETURNING cve_id
