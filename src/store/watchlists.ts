@@ -25,11 +25,11 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 export async function refreshProducts(db: Conn): Promise<number> {
   await sql`
     WITH pairs AS (
-      SELECT c.vendor_slugs[1] AS vendor_slug, p.name
+      SELECT c.cve_id, c.vendor_slugs[1] AS vendor_slug, p.name
       FROM cves c, jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
       WHERE c.vendor_count = 1 AND cardinality(c.vendor_slugs) = 1
       UNION ALL
-      SELECT c.vendor_slugs[1], c.primary_product FROM cves c
+      SELECT c.cve_id, c.vendor_slugs[1], c.primary_product FROM cves c
       WHERE c.vendor_count > 1 AND c.primary_product IS NOT NULL AND cardinality(c.vendor_slugs) > 0
     ), named AS (
       -- Each spelling once (a full corpus names some 350,000 pairs in 30,000 spellings): the key's regexp runs
@@ -37,11 +37,18 @@ export async function refreshProducts(db: Conn): Promise<number> {
       SELECT vendor_slug, name, count(*)::int AS uses FROM pairs GROUP BY vendor_slug, name
     ), keyed AS (
       SELECT vendor_slug, vi_product_key(name) AS product_key, name, uses FROM named
-    ), fresh AS (
-      -- Per key: the spelling most CVEs use (ties: the first in byte order), and the CVEs of all its spellings.
-      SELECT DISTINCT ON (vendor_slug, product_key) vendor_slug, product_key, name,
-        (sum(uses) OVER (PARTITION BY vendor_slug, product_key))::int AS n
+    ), spelled AS (
+      -- Per key, the spelling most CVEs use (ties: the first in byte order).
+      SELECT DISTINCT ON (vendor_slug, product_key) vendor_slug, product_key, name
       FROM keyed WHERE product_key <> '' ORDER BY vendor_slug, product_key, uses DESC, name COLLATE "C"
+    ), counted AS (
+      -- CVEs, not spellings: a CVE naming "CHARX SEC-3150" and "charx sec 3150" counts once.
+      SELECT k.vendor_slug, k.product_key, count(DISTINCT p.cve_id)::int AS n
+      FROM pairs p JOIN keyed k ON k.vendor_slug = p.vendor_slug AND k.name = p.name
+      WHERE k.product_key <> ''
+      GROUP BY k.vendor_slug, k.product_key
+    ), fresh AS (
+      SELECT s.vendor_slug, s.product_key, s.name, c.n FROM spelled s JOIN counted c USING (vendor_slug, product_key)
     ), gone AS (
       DELETE FROM products p WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.vendor_slug = p.vendor_slug AND f.product_key = p.product_key)
     )

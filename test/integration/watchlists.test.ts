@@ -260,7 +260,7 @@ describe('ranked=true with stored assets', () => {
 });
 
 describe('product catalog spellings', () => {
-  test('the display name is the spelling most CVEs use, ties to the first in byte order; cve_count counts every spelling', async () => {
+  test('the display name is the spelling most CVEs use, ties to the first in byte order; cve_count counts CVEs, whatever their spellings', async () => {
     const spell = { slug: 'spellco', name: 'Spellco' };
     await seedCves(t.store, [
       buildCve({ id: 'CVE-2025-50001', vendors: [spell], products: ['Foo Bar', 'Baz'] }),
@@ -281,5 +281,16 @@ describe('product catalog spellings', () => {
     await refreshProducts(t.store.db);
     const again = await call('GET', '/api/v1/catalog/products?vendor=spellco&q=baz');
     assert.deepEqual(again.body.data.map((p: { name: string; cve_count: number }) => [p.name, p.cve_count]), [['baz', 3]]);
+    // A CVE naming two spellings of one product counts once (the snapshot's Phoenix Contact CHARX SEC-3150 was
+    // counted 36 times for its 20 CVEs).
+    await seedCves(t.store, [
+      buildCve({ id: 'CVE-2025-50006', vendors: [spell], products: ['CHARX SEC-3150', 'charx sec 3150'] }),
+      buildCve({ id: 'CVE-2025-50007', vendors: [spell], products: ['charx sec 3150'] }),
+    ]);
+    await refreshProducts(t.store.db);
+    const charx = await call('GET', '/api/v1/catalog/products?vendor=spellco&q=charx');
+    assert.deepEqual(charx.body.data.map((p: { id: string; name: string; cve_count: number }) => [p.id, p.name, p.cve_count]), [
+      ['spellco/charx-sec-3150', 'charx sec 3150', 2],
+    ]);
   });
 });
