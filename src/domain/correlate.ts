@@ -26,9 +26,8 @@ export interface RangeRow {
 /**
  * A range with its keys in one fixed order, nested objects included. A record stored as jsonb (before migration 1100
  * made the column json) has its keys in jsonb's order (shorter keys first), one still in memory in its reader's
- * order: without this, the same ranges
- * serialised differently by path, so a CVE re-enriched from stored records hashed as changed and had its range rows
- * rewritten (store/ranges.ts compares JSON.stringify digests).
+ * order: without this, the same ranges serialised differently by path, so a CVE re-enriched from stored records
+ * hashed as changed and had its range rows rewritten (store/ranges.ts compares JSON.stringify digests).
  */
 export function canonicalRange(r: AffectedRange): AffectedRange {
   const bound = (b: VersionBound | null) => (b ? { version: b.version, inclusive: b.inclusive } : b);

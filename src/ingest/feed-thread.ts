@@ -4,7 +4,6 @@
 // (record-json.ts). One thread reads a large file alone, or a run of smaller files one after the other (the
 // monthly MSRC documents): it reads ahead while the import works on the file before. Errors keep their meaning: a
 // FeedFormatError on the thread is a FeedFormatError here, and comes where the in-line reader would throw it.
-import { stat } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../lib/ts-worker.ts';
 import { FeedFormatError, type CveSourceRecord, type FeedFormat, type IngestItem } from './types.ts';
@@ -16,9 +15,9 @@ const THREADED: ReadonlySet<FeedFormat> = new Set(['cve5-jsonl', 'cve5-zip', 'nv
 /** Smaller files are read in line: starting a thread (tsx included) costs more than it saves. */
 const MIN_BYTES = 4 * 1024 * 1024;
 
-/** Whether `vulnintel import` reads this file alone on a feed thread. */
-export async function readsOnThread(path: string, format: FeedFormat): Promise<boolean> {
-  return THREADED.has(format) && (await stat(path)).size >= MIN_BYTES;
+/** Whether `vulnintel import` reads a file of this format and size (as stored) alone on a feed thread. */
+export function readsOnThread(format: FeedFormat, bytes: number): boolean {
+  return THREADED.has(format) && bytes >= MIN_BYTES;
 }
 
 /**
@@ -31,16 +30,6 @@ const MIN_RUN_BYTES = 1024 * 1024;
 /** Whether a run of consecutive files of one format is read by one shared thread (FeedThreadReader). */
 export function readsRunOnThread(format: FeedFormat, files: number, bytes: number): boolean {
   return GROUPED.has(format) && files >= 2 && bytes >= MIN_RUN_BYTES;
-}
-
-/** The items of one feed file, read on a worker thread; the thread ends when the iteration does. */
-export async function* readFeedOnThread(path: string, format: FeedFormat): AsyncGenerator<IngestItem> {
-  const reader = new FeedThreadReader([{ path, format }]);
-  try {
-    yield* reader.items(0);
-  } finally {
-    await reader.close();
-  }
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 } from '../store/ingest.ts';
 import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
 import { readHead } from './io.ts';
-import { FeedThreadReader, readFeedOnThread, readsOnThread, readsRunOnThread } from './feed-thread.ts';
+import { FeedThreadReader, readsOnThread, readsRunOnThread } from './feed-thread.ts';
 import { FeedFormatError, type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta, type IngestItem } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
@@ -130,28 +130,28 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
   };
   for (const p of paths) await walk(path.resolve(p));
   const skipped: { label: string; reason: string }[] = [];
-  const found: { path: string; format: FeedFormat; bytes: number; threaded: boolean }[] = [];
+  const found: { path: string; format: FeedFormat; bytes: number }[] = [];
   for (const f of files) {
     const head = await readHead(f);
     const format = detectFromHead(head);
     if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
-    else found.push({ path: f, format, bytes: (await stat(f)).size, threaded: await readsOnThread(f, format) });
+    else found.push({ path: f, format, bytes: (await stat(f)).size });
   }
   found.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.path.localeCompare(b.path));
   const inputs: PipelineInput[] = [];
   for (let i = 0; i < found.length;) {
-    // A run of files of one format read in line, in import order.
+    // A large file alone on a feed thread, or a run of smaller files of one format (in import order), read on one
+    // shared thread when the run is worth it, else in line.
+    const alone = readsOnThread(found[i].format, found[i].bytes);
     let j = i + 1;
-    if (!found[i].threaded) while (j < found.length && found[j].format === found[i].format && !found[j].threaded) j++;
+    if (!alone) while (j < found.length && found[j].format === found[i].format && !readsOnThread(found[j].format, found[j].bytes)) j++;
     const run = found.slice(i, j);
-    if (readsRunOnThread(found[i].format, run.length, run.reduce((n, f) => n + f.bytes, 0))) {
+    if (alone || readsRunOnThread(found[i].format, run.length, run.reduce((n, f) => n + f.bytes, 0))) {
       const reader = new FeedThreadReader(run.map(({ path: p, format }) => ({ path: p, format })));
       const close = () => reader.close();
       run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close }));
     } else {
-      for (const { path: f, format, threaded } of run) {
-        inputs.push({ label: f, format, items: () => (threaded ? readFeedOnThread(f, format) : readFeed(f, format)) });
-      }
+      for (const { path: f, format } of run) inputs.push({ label: f, format, items: () => readFeed(f, format) });
     }
     i = j;
   }
@@ -177,6 +177,14 @@ async function openItems(input: PipelineInput, skipRefused: boolean): Promise<As
     yield first.value;
     yield* { [Symbol.asyncIterator]: () => it };
   })();
+}
+
+/** A transaction of the import's own work, with its settings (store/ingest.ts batchSettings). */
+function inImportTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return withTx(db, async (tx) => {
+    await batchSettings(tx);
+    return fn(tx);
+  });
 }
 
 interface Writer {
@@ -383,8 +391,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     let catalogsChanged = false;
 
     const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
-      const r = await retryOnConflict(() => withTx(db, async (tx) => {
-        await batchSettings(tx);
+      const r = await retryOnConflict(() => inImportTx(db, async (tx) => {
         const up = await upsertSourceRecords(tx, recs);
         const changed = new Set(up.ids);
         for (const id of await upsertEpss(tx, scores)) changed.add(id);
@@ -549,14 +556,8 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     // and after a bulk load the planner statistics.
     // Both group every CVE's names: with the default 4 MB of work_mem a full corpus's sorts spill to disk.
     const [vendors] = await Promise.all([
-      withTx(db, async (tx) => {
-        await batchSettings(tx);
-        return refreshVendors(tx);
-      }),
-      withTx(db, async (tx) => {
-        await batchSettings(tx);
-        return refreshProducts(tx);
-      }),
+      inImportTx(db, refreshVendors),
+      inImportTx(db, refreshProducts),
       bulk ? analyzeCves(db) : null,
     ]);
     summary.vendors = vendors;

@@ -16,9 +16,8 @@ type Conn = Db | Tx;
  * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
  * corpus change: the caller bumps cve_corpus_state (store/bulk.ts touchCorpus, so cached answers are dropped) after
  * its writes, at the end of its transaction, since the row lock it takes serialises concurrent batch writers until
- * commit. Returns the CVEs whose ranges changed,
- * with their ranges after and, when `withBefore` (the change history is recorded), before (read only for those: the
- * digest decides first).
+ * commit. Returns the CVEs whose ranges changed, with their ranges after and, when `withBefore` (the change history
+ * is recorded), before (read only for those: the digest decides first).
  */
 export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];

@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFeed } from '../../src/ingest/detect.ts';
-import { FeedThreadReader, readFeedOnThread, readsOnThread, readsRunOnThread } from '../../src/ingest/feed-thread.ts';
+import { FeedThreadReader, readsOnThread, readsRunOnThread } from '../../src/ingest/feed-thread.ts';
 import { collectInputs } from '../../src/ingest/pipeline.ts';
 import { makeRecordJson, recordJson } from '../../src/ingest/record-json.ts';
 import { sourceRow } from '../../src/store/ingest.ts';
-import { FeedFormatError, type IngestItem } from '../../src/ingest/types.ts';
+import { FeedFormatError, type FeedFormat, type IngestItem } from '../../src/ingest/types.ts';
 import { fixture, snapshotFile } from '../helpers/feeds.ts';
 
 const FIXTURES = () => readdirSync(fixture('cve5')).filter((f) => f.endsWith('.json')).length;
@@ -26,6 +26,9 @@ function jsonlOfFixtures(times = 1, extra = ''): string {
   writeFileSync(file, gzipSync(`${Array.from({ length: times }, () => lines.join('\n')).join('\n')}\n${extra}`));
   return file;
 }
+
+/** One file on its own thread, as the import reads a large file (the thread ends with the iteration). */
+const readFeedOnThread = (path: string, format: FeedFormat) => new FeedThreadReader([{ path, format }]).items(0);
 
 async function all(it: AsyncIterable<IngestItem>): Promise<IngestItem[]> {
   const out: IngestItem[] = [];
@@ -74,10 +77,17 @@ test('stopping early ends the thread; a later read starts a new one', async () =
 });
 
 test('only large files of the many-record formats are read on the thread', async () => {
-  // The bundled Vulnrichment corpus (16 MB) is; the same format under 4 MB, or a single-document format, is not.
-  assert.equal(await readsOnThread(snapshotFile('cve5', 'vulnrichment-cve5.jsonl.gz'), 'cve5-jsonl'), true);
-  assert.equal(await readsOnThread(jsonlOfFixtures(1), 'cve5-jsonl'), false);
-  assert.equal(await readsOnThread(snapshotFile('cve5', 'vulnrichment-cve5.jsonl.gz'), 'cve5'), false);
+  // From 4 MB as stored; a single-document format never alone.
+  assert.equal(readsOnThread('cve5-jsonl', 4 * 1024 * 1024), true);
+  assert.equal(readsOnThread('cve5-jsonl', 4 * 1024 * 1024 - 1), false);
+  assert.equal(readsOnThread('cve5', 64 * 1024 * 1024), false);
+  // The bundled Vulnrichment corpus (16 MB) gets its own reader in the import; a small file of the format does not.
+  const big = (await collectInputs([snapshotFile('cve5', 'vulnrichment-cve5.jsonl.gz')])).inputs;
+  assert.equal(big.length, 1);
+  assert.ok(big[0].close);
+  const small = (await collectInputs([jsonlOfFixtures(1)])).inputs;
+  assert.equal(small.length, 1);
+  assert.equal(small[0].close, undefined);
 });
 
 // A run of files on one thread (FeedThreadReader): the real MSRC months of test/fixtures/msrc.
