@@ -11,7 +11,7 @@
 //   Hosts with the same facts (a fleet on one patch level) are evaluated once per run, lazily, only when a chunk
 //   holds a CVE of Microsoft's data.
 import { matchRow, verdict, type CorrelationStatus, type RangeRow } from './correlate.ts';
-import { familyKeys, parseCpe, productKey, vendorSlug, type ProductMatch } from './product-match.ts';
+import { familyKeys, parseCpe, productKey, stemFreeKey, vendorSlug, vendorStem, type ProductMatch } from './product-match.ts';
 import { hostFactsKey, type HostEvaluation } from './windows/evaluate.ts';
 import { whyText } from './windows/wording.ts';
 import type { WindowsHost } from './windows/validate.ts';
@@ -59,6 +59,11 @@ interface Nameplate {
 export interface AssetIndex {
   /** Nameplates by `<vendor slug>\0<product key>` for their own key and every whole-word prefix of it. */
   byKey: Map<string, Nameplate[]>;
+  /**
+   * The same by organisation: `<vendor stem>\0<product key without the stem in front>` (vendorStem, stemFreeKey),
+   * so a row under another spelling of the vendor's organisation ("Apache Software Foundation" / `apache`) finds it.
+   */
+  byOrg: Map<string, Nameplate[]>;
   /** Nameplates by `<cpe vendor>\0<cpe product>`. */
   byCpe: Map<string, Nameplate[]>;
   /** Windows hosts grouped by the facts the engine reads: each group is evaluated once, on first need. */
@@ -103,7 +108,7 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 }
 
 export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[]): AssetIndex {
-  const ix: AssetIndex = { byKey: new Map(), byCpe: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
+  const ix: AssetIndex = { byKey: new Map(), byOrg: new Map(), byCpe: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
   // Many organizations run the same equipment: one nameplate (vendor, product, version, CPE) is keyed, matched
   // and decided once, and its verdict applies to each asset that reads it.
   const plates = new Map<string, Nameplate>();
@@ -116,7 +121,12 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
   for (const p of plates.values()) {
     const slug = vendorSlug(p.vendor);
     const key = productKey(p.product, p.vendor);
-    if (slug && key) for (const k of familyKeys(key)) push(ix.byKey, `${slug}\u0000${k}`, p);
+    if (slug && key) {
+      for (const k of familyKeys(key)) push(ix.byKey, `${slug}\u0000${k}`, p);
+      // And by organisation (vendorStem): rows of the same organisation's other vendor spellings find it too.
+      const stem = vendorStem(slug);
+      for (const k of familyKeys(stemFreeKey(key, stem))) push(ix.byOrg, `${stem}\u0000${k}`, p);
+    }
     const c = p.cpe ? parseCpe(p.cpe) : null;
     if (c) push(ix.byCpe, `${c.vendor}\u0000${c.product}`, p);
   }
@@ -142,6 +152,8 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
   const matched = new Map<string, Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>>();
   for (const row of ranges) {
     const found = new Set<Nameplate>(ix.byKey.get(`${row.vendor_slug}\u0000${row.product_key}`) ?? []);
+    const stem = vendorStem(row.vendor_slug);
+    for (const p of ix.byOrg.get(`${stem}\u0000${stemFreeKey(row.product_key, stem)}`) ?? []) found.add(p);
     if (row.cpe_vendor) for (const p of ix.byCpe.get(`${row.cpe_vendor}\u0000${row.cpe_product}`) ?? []) found.add(p);
     for (const p of found) {
       const m = matchRow(p, row);

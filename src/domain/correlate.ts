@@ -10,7 +10,7 @@
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
 import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
-import { matchProduct, parseCpe, productKey, strongerMatch, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
+import { matchKeys, matchProduct, parseCpe, productKey, strongerMatch, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
 
 export interface RangeRow {
   ord: number;
@@ -265,13 +265,11 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   const viaName = matchProduct(asset, { vendor: row.range.vendor, product: row.range.product, cpe: row.range.cpe });
   if (viaName) return viaName;
   // The stored row keys (vendor slug, product key) already normalise the source's names; an asset key equal to
-  // them, or extending them word by word, is the same match the name comparison would make.
+  // them, or extending them word by word, is the same match the name comparison would make (also across the
+  // vendor names of one organisation: matchKeys).
   const slug = vendorSlug(asset.vendor);
-  if (!slug || slug !== row.vendor_slug) return null;
-  const key = productKey(asset.product, asset.vendor);
-  if (key === row.product_key) return { confidence: 'normalised', basis: `product "${asset.product}" read as "${key}" (vendor ${slug})` };
-  if (key.startsWith(`${row.product_key} `)) return { confidence: 'family', basis: `"${asset.product}" is in the product family "${row.range.product}" (vendor ${slug})` };
-  return null;
+  if (!slug) return null;
+  return matchKeys(asset.product, productKey(asset.product, asset.vendor), slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor);
 }
 
 export { strongerMatch };

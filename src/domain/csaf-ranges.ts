@@ -5,7 +5,8 @@
 //   vers:<scheme>/<op><v>                   one bound (op <, <=, >, >=; = or none: that version)
 //   vers:<scheme>/>=a|<b                    one interval (a lower and an upper bound)
 //   free text "<= 1.0", "< V3.1.4", ">= 2.0", "1.2.3" (one version), "prior to V2.9.2", "before 2.0",
-//   "2.0 and earlier|prior|older", "all versions" / "all", "all versions < V3.0" / "all versions prior to V3.0"
+//   "2.0 and earlier|prior|older", "all versions" / "all", "all versions < V3.0" / "all versions prior to V3.0",
+//   "1.0.0 to 1.3.7" / "versions 2.7 through 2.8.21" / "from 9.0.0.M1 to 9.0.9" (both ends included)
 // A version inside must parse with the comparator (versions.ts) unless it came from a vers: string (whose grammar
 // is certain; the comparator answers needs_review later if it cannot order it). A "<" range whose product name
 // says "and earlier" of the same version contradicts itself and stays text.
@@ -59,7 +60,9 @@ export function parseCsafRange(name: string, fullName = ''): ParsedRange {
   if ((r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])) out = op(r[1], r[2]);
   else if ((r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) && certain(r[1])) out = op('<', r[1]);
   else if ((r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) && certain(r[1])) out = op('<=', r[1]);
-  else if (s === t && certain(s)) out = { kind: 'exact', version: s };
+  else if ((r = /^(?:versions?\s+|from\s+)?(\S+)\s+(?:to|through|thru)\s+(\S+)$/i.exec(s)) && certain(r[1]) && certain(r[2])) {
+    out = { kind: 'bounds', start: { version: r[1], inclusive: true }, end: { version: r[2], inclusive: true } };
+  } else if (s === t && certain(s)) out = { kind: 'exact', version: s };
   if (!out) return { kind: 'text' };
   if (out.kind === 'bounds' && out.end && !out.end.inclusive) {
     const v = out.end.version.toLowerCase();

@@ -10,8 +10,10 @@
 //   family      the source names a product family whose key is a whole-word prefix of the asset's product key
 //               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"). Never the other way round: an
 //               asset typed less specifically than the source's product is not a match.
-// The vendor must resolve to the same canonical vendor on both sides.
-import { canonicalVendor } from './vendors.ts';
+// The vendor must resolve to the same canonical vendor on both sides, or to one organisation named with and
+// without its organisation word ("Apache Software Foundation" and the CPE token "apache": vendorStem); such a
+// match is at most normalised, and its basis says which two vendor names were read as one.
+import { canonicalVendor, isTableSlug } from './vendors.ts';
 import { memoTable } from './memo.ts';
 
 export type MatchConfidence = 'exact' | 'normalised' | 'family';
@@ -61,6 +63,49 @@ function computeProductKey(product: string, vendor: string | null): string {
   }
   while (w.length > 1 && TRAILING.has(w[w.length - 1])) w = w.slice(0, -1);
   return w.join(' ');
+}
+
+/**
+ * Words an organisation's name carries after its own name: "Apache Software Foundation", "Jenkins Project", "gVectors
+ * Team", "Unisoc Technologies", "A10 Networks", "matrix-org". CNA records spell the vendor so, CPE names and other
+ * sources often without (`apache`, `jenkins`, `a10networks` vs `a10`), and the vendor slugs (concatenated words) then
+ * differ only by the tail. Longer tails first ("softwarefoundation" before "foundation" and "software").
+ */
+const ORG_TAILS = ['softwarefoundation', 'foundation', 'technologies', 'technology', 'networks', 'software', 'project', 'systems', 'group', 'team', 'labs', 'org', 'dev'];
+/** The shortest stem a tail is taken from (so "georg" keeps its "org"). */
+const MIN_STEM = 3;
+
+/**
+ * The organisation a vendor slug names: the slug without one trailing organisation word (ORG_TAILS) and then a
+ * leading "the" ("thewikimediafoundation" → "wikimedia"). A vendor of the alias table (domain/vendors.ts) is its own
+ * stem: its spellings are listed there. Two slugs with one stem name one organisation.
+ */
+export function vendorStem(slug: string): string {
+  if (isTableSlug(slug)) return slug;
+  for (const t of ORG_TAILS) {
+    if (slug.length - t.length >= MIN_STEM && slug.endsWith(t)) {
+      const s = slug.slice(0, -t.length);
+      if (s === 'the') return slug;
+      return s.startsWith('the') && s.length - 3 >= MIN_STEM ? s.slice(3) : s;
+    }
+  }
+  return slug;
+}
+
+/**
+ * A product key without the organisation's stem in front: "apache tomcat" → "tomcat" for the stem `apache` (a
+ * product of "Apache Software Foundation" keeps its "Apache": only the vendor's whole name is dropped from the
+ * front); "palo alto pan os" → "pan os" for `paloalto`. The key itself when nothing would remain.
+ */
+export function stemFreeKey(key: string, stem: string): string {
+  const w = key.split(' ');
+  let acc = '';
+  for (let i = 0; i < w.length - 1; i++) {
+    acc += w[i];
+    if (acc === stem) return w.slice(i + 1).join(' ');
+    if (!stem.startsWith(acc)) break;
+  }
+  return key;
 }
 
 /** Every whole-word prefix of a product key, longest first: the family keys an asset's product can fall under. */
@@ -121,16 +166,69 @@ export function matchProduct(asset: AssetName, range: RangeName): ProductMatch |
   }
   const av = vendorSlug(asset.vendor);
   const rv = vendorSlug(range.vendor);
-  if (!av || av !== rv) return null;
-  if (asset.product.trim().toLowerCase() === range.product.trim().toLowerCase()) {
+  if (!av || !rv) return null;
+  if (av === rv && asset.product.trim().toLowerCase() === range.product.trim().toLowerCase()) {
     return { confidence: 'exact', basis: `product "${range.product}" of vendor ${av}` };
   }
-  const ak = productKey(asset.product, asset.vendor);
-  const rk = productKey(range.product, range.vendor);
+  return matchKeys(asset.product, productKey(asset.product, asset.vendor), av, range.product, productKey(range.product, range.vendor), rv, range.vendor);
+}
+
+/**
+ * The key comparison of two products whose vendors are `av` (the asset's) and `rv` (the source's): one vendor, or
+ * one organisation (same vendorStem; keys compared without the stem in front). Shared by matchProduct and
+ * correlate's matchRow, which compares with the stored row keys.
+ */
+export function matchKeys(assetProduct: string, ak: string, av: string, rangeProduct: string, rk: string, rv: string, rangeVendor: string): ProductMatch | null {
   if (!ak || !rk) return null;
-  if (ak === rk) return { confidence: 'normalised', basis: `product "${asset.product}" read as "${rk}" (vendor ${av})` };
-  if (ak.startsWith(`${rk} `)) return { confidence: 'family', basis: `"${asset.product}" is in the product family "${range.product}" (vendor ${av})` };
+  let vendor = `vendor ${av}`;
+  if (av !== rv) {
+    const stem = vendorStem(av);
+    if (stem !== vendorStem(rv)) return null;
+    ak = stemFreeKey(ak, stem);
+    rk = stemFreeKey(rk, stem);
+    vendor = `vendor ${av}; the source's vendor "${rangeVendor}" (${rv}) read as the same organisation`;
+  } else if (ak !== rk && !ak.startsWith(`${rk} `)) {
+    // One vendor whose name carries an organisation word: its products may or may not repeat the organisation's
+    // own name ("Apache Software Foundation": "Apache Tomcat"; the asset typed "Tomcat").
+    const stem = vendorStem(av);
+    if (stem !== av) {
+      ak = stemFreeKey(ak, stem);
+      rk = stemFreeKey(rk, stem);
+    }
+  }
+  if (ak === rk) return { confidence: 'normalised', basis: `product "${assetProduct}" read as "${rk}" (${vendor})` };
+  if (ak.startsWith(`${rk} `)) return { confidence: 'family', basis: `"${assetProduct}" is in the product family "${rangeProduct}" (${vendor})` };
   return null;
+}
+
+/**
+ * The lookup keys (vendor slug, product key) under which stored ranges of an asset's product can be: its own slug
+ * and every slug of `related` (vendors of the corpus with the same stem), each with the product key, with and
+ * without the stem in front, and every whole-word prefix of it (family matches).
+ */
+export function assetLookupKeys(vendor: string, product: string, related: (stem: string) => readonly string[]): { slug: string; key: string }[] {
+  const slug = vendorSlug(vendor);
+  const key = productKey(product, vendor);
+  if (!slug || !key) return [];
+  const stem = vendorStem(slug);
+  const out: { slug: string; key: string }[] = [];
+  const seen = new Set<string>();
+  const add = (s: string, k: string) => {
+    const id = `${s}\u0000${k}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push({ slug: s, key: k });
+    }
+  };
+  for (const k of familyKeys(key)) add(slug, k);
+  const bare = stemFreeKey(key, stem);
+  for (const s of new Set([slug, ...related(stem)])) {
+    if (s === slug && s === stem) continue;
+    for (const k of familyKeys(bare)) add(s, k);
+    // A vendor named with its organisation word keeps the organisation's name on its products ("apache tomcat").
+    if (s !== stem) for (const k of familyKeys(`${stem} ${bare}`)) if (k !== stem) add(s, k);
+  }
+  return out;
 }
 
 const RANK: Record<MatchConfidence, number> = { exact: 3, normalised: 2, family: 1 };

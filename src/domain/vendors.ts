@@ -163,6 +163,13 @@ for (const line of TABLE.trim().split('\n')) {
 
 export const VENDOR_ALIASES: readonly VendorEntry[] = ENTRIES;
 
+const TABLE_SLUGS = new Set(ENTRIES.map((e) => e.slug));
+
+/** Is this the slug of a vendor of the alias table (as opposed to one derived from a name outside it)? */
+export function isTableSlug(slug: string): boolean {
+  return TABLE_SLUGS.has(slug);
+}
+
 export interface CanonicalVendor {
   slug: string;
   name: string;

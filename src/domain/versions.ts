@@ -4,8 +4,9 @@
 //   - a firmware letter glued to the last number:            V1.2a, 2.0.1b
 //   - a service pack:                                        3.0 SP1, V3.0SP1, 3.0 Service Pack 1
 //   - an update:                                             8 Update 3, 8u3, 2.1 Upd 3
-//   - a semver pre-release (after '-' or glued), starting with alpha, beta, rc, pre, preview, dev, a or b
-//     followed by a number:                                  1.0.0-rc.1, 1.0.0-beta, 2.0b3
+//   - a pre-release (semver's after '-', or after '.' or glued), starting with alpha, beta, rc, pre, preview, dev,
+//     a, b, m or milestone (Apache's milestones), with or without a number:
+//                                                            1.0.0-rc.1, 1.0.0-beta, 2.0b3, 9.0.0.M1, 11.0.0-M10
 // plus semver build metadata (+...), which is ignored (semver §10). A leading v/V (and "Version ") is dropped, case
 // is ignored, so V2.9.2 equals 2.9.2. Trailing zero components do not count: 2.0 equals 2.0.0.
 //
@@ -37,7 +38,7 @@ export interface ParsedVersion {
 }
 
 const MAX_PARTS = 8;
-const PRE_WORDS = new Set(['alpha', 'beta', 'rc', 'pre', 'preview', 'dev', 'a', 'b']);
+const PRE_WORDS = new Set(['alpha', 'beta', 'rc', 'pre', 'preview', 'dev', 'a', 'b', 'm', 'milestone']);
 
 /** Lower-case, trimmed, without a leading "v"/"version" and without semver build metadata. */
 export function normaliseVersion(raw: string): string {
@@ -96,7 +97,7 @@ function parseFresh(raw: string): ParsedVersion | null {
   if ((q = /^([a-z])$/.exec(tail))) return { core, qualifier: { kind: 'letter', n: q[1].charCodeAt(0) - 96 } };
   if ((q = /^[ _-]?(?:sp|service pack) ?(\d{1,4})$/.exec(tail))) return { core, qualifier: { kind: 'sp', n: Number(q[1]) } };
   if ((q = /^[ _-]?(?:u|upd|update) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'update', n: Number(q[1]) } };
-  if ((q = /^-(.+)$/.exec(tail)) || (q = /^([a-z].*)$/.exec(tail))) {
+  if ((q = /^[-.](.+)$/.exec(tail)) || (q = /^([a-z].*)$/.exec(tail))) {
     const ids = parsePre(q[1]);
     if (ids) return { core, qualifier: { kind: 'pre', ids } };
   }

@@ -9,6 +9,7 @@ import { arr, jsonDocuments, obj, str, strings } from './json.ts';
 import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
+import { parseCsafRange } from '../domain/csaf-ranges.ts';
 import type { SsvcExploitation } from '../domain/records.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -198,7 +199,20 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     }
     const all = ALL_VERSIONS.has(version.toLowerCase());
     const textual = !all && FREE_TEXT.test(version);
-    out.push(range(shared, { status, version: all || textual ? null : version, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: textual ? version : null }));
+    // Free text whose meaning is certain ("1.0.0 to 1.3.7", "prior to 23.08.07", "2.0 and earlier"), read as the
+    // CSAF range texts are (domain/csaf-ranges.ts); anything else stays text.
+    const read = textual ? parseCsafRange(version) : null;
+    if (read && read.kind === 'bounds') {
+      const end = read.end;
+      out.push(range(shared, {
+        status, version: null, start: read.start, end, versionType, changes,
+        fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive && !read.start ? end.version : null), text: null,
+      }));
+      continue;
+    }
+    const exact = read?.kind === 'exact' ? read.version : null;
+    const free = textual && !exact && read?.kind !== 'all';
+    out.push(range(shared, { status, version: all || read?.kind === 'all' ? null : free ? null : (exact ?? version), start: null, end: null, versionType, changes, fixedIn: firstFixed, text: free ? version : null }));
   }
   return out;
 }

@@ -10,7 +10,7 @@ import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Principal } from './identity.ts';
 import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
-import { familyKeys, parseCpe, productKey, strongerMatch, vendorSlug, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
+import { assetLookupKeys, parseCpe, strongerMatch, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
 import { matchRow, sourceLabel, verdict, verdictStatus, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cvePath } from '../domain/cve-view.ts';
@@ -283,14 +283,12 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
 
   /** Per asset, the CVEs whose stored ranges matched its product, with those ranges; and every such CVE id. */
   async function matchAll(accepted: AssetRecord[]): Promise<{ matchedPer: Map<string, { row: RangeRow; match: ProductMatch }[]>[]; ids: string[] }> {
-    // Each asset's lookup keys: its vendor slug with its product key and every whole-word prefix of it (family
-    // matches), and its CPE's vendor and product.
+    // Each asset's lookup keys: its vendor slug, and the corpus's other slugs of the same organisation (vendorStem),
+    // with its product key and every whole-word prefix of it (family matches); and its CPE's vendor and product.
+    const related = await cache.relatedSlugs();
     const keysOf = accepted.map((a) => {
-      const slug = vendorSlug(a.vendor);
-      const key = productKey(a.product, a.vendor);
       const c = a.cpe ? parseCpe(a.cpe) : null;
-      const ks: RangeKey[] = [];
-      if (slug && key) for (const k of familyKeys(key)) ks.push(rangeKey(slug, k));
+      const ks: RangeKey[] = assetLookupKeys(a.vendor, a.product, related).map((k) => rangeKey(k.slug, k.key));
       if (c) ks.push(cpeKey(c.vendor, c.product));
       return ks;
     });

@@ -9,7 +9,8 @@
 // whose query raced a notification is used for that call and not kept. Bounded by rows (ranges) and entries
 // (cards), oldest entry out first. Concurrent misses of one key share one query.
 import type { Db } from '../store/db.ts';
-import { cveCards, cveFlags, findRanges, type CveCard, type CveFlags, type StoredRange } from '../store/ranges.ts';
+import { cveCards, cveFlags, findRanges, vendorSlugs, type CveCard, type CveFlags, type StoredRange } from '../store/ranges.ts';
+import { vendorStem } from '../domain/product-match.ts';
 
 /** The corpus generation while the reader is told about commits; null when nothing may be cached. */
 export interface CorpusGeneration {
@@ -74,6 +75,8 @@ export class CorrelationCache {
   private readonly flagTable: BoundedMap<CveFlags>;
   private readonly pending = new Map<RangeKey, Promise<Map<RangeKey, StoredRange[]>>>();
   private gen: number | null = null;
+  /** The corpus's vendor slugs by organisation (vendorStem), only organisations with more than one slug or a stemmed one. */
+  private stems: Promise<Map<string, string[]>> | null = null;
 
   constructor(private readonly db: Db, private readonly corpus: CorpusGeneration | null, limits: CorrelationCacheLimits = DEFAULT_CACHE_LIMITS) {
     this.rangeTable = new BoundedMap(limits.rows);
@@ -89,6 +92,7 @@ export class CorrelationCache {
       this.cardTable.clear();
       this.flagTable.clear();
       this.pending.clear();
+      this.stems = null;
       this.gen = g;
     }
     return g;
@@ -141,6 +145,35 @@ export class CorrelationCache {
     // Kept only when no notification arrived while the query ran (the rows may predate that commit).
     if (gen !== null && this.current() === gen) for (const [k, rows] of byKey) this.rangeTable.set(k, rows, Math.max(1, rows.length));
     return byKey;
+  }
+
+  /**
+   * The slugs of the corpus's vendors that name the organisation `stem` (vendorStem), for the lookup keys of an
+   * asset (assetLookupKeys): "apache" → apache, apachesoftwarefoundation.
+   */
+  async relatedSlugs(): Promise<(stem: string) => readonly string[]> {
+    const gen = this.current();
+    let p = gen === null ? null : this.stems;
+    if (!p) {
+      p = vendorSlugs(this.db).then((slugs) => {
+        const by = new Map<string, string[]>();
+        for (const s of slugs) {
+          const stem = vendorStem(s);
+          const l = by.get(stem);
+          if (l) l.push(s);
+          else by.set(stem, [s]);
+        }
+        for (const [stem, l] of by) if (l.length === 1 && l[0] === stem) by.delete(stem);
+        return by;
+      });
+      if (gen !== null) {
+        this.stems = p;
+        // A failed read is not kept.
+        p.catch(() => { if (this.stems === p) this.stems = null; });
+      }
+    }
+    const by = await p;
+    return (stem) => by.get(stem) ?? [];
   }
 
   /** The card fields of the given CVEs (those in the corpus). */

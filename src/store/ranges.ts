@@ -137,3 +137,12 @@ export async function cveCards(db: Conn, ids: string[]): Promise<Map<string, Cve
   for (const c of r.rows) out.set(c.cve_id, { ...c, cvss_score: c.cvss_score === null ? null : Number(c.cvss_score), bcs_score: Number(c.bcs_score), epss_score: c.epss_score === null ? null : Number(c.epss_score), epss_percentile: c.epss_percentile === null ? null : Number(c.epss_percentile) });
   return out;
 }
+
+/**
+ * Every vendor slug of the vendor catalog (rebuilt with the corpus: the slugs of the CVE documents, which the range
+ * rows share). Correlation groups them by organisation (vendorStem).
+ */
+export async function vendorSlugs(db: Conn): Promise<string[]> {
+  const r = await sql<{ slug: string }>`SELECT slug FROM vendors`.execute(db);
+  return r.rows.map((x) => x.slug);
+}

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../helpers/ingest.ts';
+import { fixture } from '../helpers/feeds.ts';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { CorrelateResponse } from '../../src/http/routes/v1/asset-schemas.ts';
@@ -258,5 +259,42 @@ describe('environment storage', () => {
     // Both assets come from the same call (one statement per call).
     assert.equal(stored[0].request_id, stored[1].request_id);
     assert.equal(stored[0].result.version, stored[1].result.version);
+  });
+});
+
+// Apache Tomcat from two real CVE records (test/fixtures/cve5): the CNA's vendor "Apache Software Foundation" and
+// CISA-ADP's CPE spelling apache / tomcat are one organisation (docs/correlation.md §2 "One organisation"). Before,
+// an asset typed "Apache" met only the ADP rows and one typed "Apache Software Foundation" only the CNA's.
+describe('correlate-cves across the vendor spellings of one organisation', () => {
+  before(async () => {
+    await importPaths(t.store.db, [feedDir(['CVE-2024-34750', 'CVE-2018-8034'].map((c) => fixture('cve5', `${c}.json`)))], quiet);
+  });
+
+  test('"Apache" and "Apache Software Foundation" find the same CVEs, with the same verdicts and both spellings matched', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: 'short', vendor: 'Apache', product: 'Tomcat', version: '9.0.50' },
+      { asset_id: 'long', vendor: 'Apache Software Foundation', product: 'Apache Tomcat', version: '9.0.50' },
+      { asset_id: 'old', vendor: 'apache', product: 'tomcat', version: '9.0.9' },
+      { asset_id: 'other', vendor: 'Eclipse Foundation', product: 'Tomcat', version: '9.0.50' },
+    ], options: { include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    const [short, long, old, other] = r.json().data.assets;
+    const verdicts = (a: { cves: { cve_id: string; status: string }[] }) => a.cves.map((c) => `${c.cve_id}:${c.status}`).sort();
+    assert.deepEqual(verdicts(short), ['CVE-2018-8034:not_affected', 'CVE-2024-34750:affected']);
+    assert.deepEqual(verdicts(long), verdicts(short));
+    // 9.0.9 is the inclusive end of "9.0.0.M1 to 9.0.9" (CVE-2018-8034).
+    assert.deepEqual(verdicts(old), ['CVE-2018-8034:affected', 'CVE-2024-34750:affected']);
+    assert.deepEqual(other.cves, []);
+    for (const a of [short, long]) {
+      const spellings = a.matched_products.map((p: { vendor: string; product: string; confidence: string }) => `${p.vendor}/${p.product}/${p.confidence}`).sort();
+      assert.ok(spellings.includes('Apache Software Foundation/Apache Tomcat/' + (a === long ? 'exact' : 'normalised')), JSON.stringify(spellings));
+      assert.ok(spellings.includes('apache/tomcat/' + (a === short ? 'exact' : 'normalised')), JSON.stringify(spellings));
+    }
+    const cross = short.matched_products.find((p: { vendor: string }) => p.vendor === 'Apache Software Foundation');
+    assert.match(cross.basis, /the source's vendor "Apache Software Foundation" \(apachesoftwarefoundation\) read as the same organisation/);
+    // The check endpoint counts the same.
+    const c = await correlate({ assets: [{ asset_id: 'short', vendor: 'Apache', product: 'Tomcat', version: '9.0.50' }] }, pro.auth, '/api/v1/assets/correlate-cves/check');
+    assert.equal(c.statusCode, 200, c.body);
+    assert.deepEqual(c.json().data.assets[0].counts, { affected: 1, not_affected: 1, needs_review: 0 });
   });
 });

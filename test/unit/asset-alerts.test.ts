@@ -157,3 +157,17 @@ test('openVerdicts: an item in review against its verdict carries its own note; 
   assert.deepEqual(only({ ...reviewItem, v: { ...reviewItem.v, note: null } as typeof reviewItem.v }),
     [`needs_review|Needs review on Windows Server 2019: ${reviewItem.v.why}`]);
 });
+
+test('rows under another vendor spelling of the same organisation find the nameplate (Apache / Apache Software Foundation)', () => {
+  // The CNA's spelling of CVE-2024-34750 (test/fixtures/cve5): 9.0.0-M1 ≤ v ≤ 9.0.89.
+  const cna = range({ source: 'cve5', vendor: 'Apache Software Foundation', product: 'Apache Tomcat', start: { version: '9.0.0-M1', inclusive: true }, end: { version: '9.0.89', inclusive: true }, fixedIn: null });
+  const tomcat = (id: string, vendor: string, product: string, version: string) => asset(1, id, version, { vendor, product });
+  const ix = buildAssetIndex([
+    tomcat('short', 'Apache', 'Tomcat', '9.0.50'), tomcat('cpe-style', 'apache', 'tomcat', '9.0.90'), tomcat('long', 'Apache Software Foundation', 'Tomcat', '9.0.89'),
+    tomcat('other', 'Eclipse Foundation', 'Tomcat', '9.0.50'), tomcat('httpd', 'Apache', 'HTTP Server', '9.0.50'),
+  ], []);
+  assert.deepEqual(brief(assetHits(ix, rows('CVE-2024-34750', [cna]), [])), ['1:long:affected', '1:short:affected']);
+  // And the other way round: the CPE spelling's row finds the nameplate typed with the long name.
+  const cpe = { ...cna, vendor: 'apache', product: 'tomcat', cpe: 'cpe:2.3:a:apache:tomcat:*:*:*:*:*:*:*:*' };
+  assert.deepEqual(brief(assetHits(ix, rows('CVE-2024-34750', [cpe]), [])), ['1:long:affected', '1:short:affected']);
+});

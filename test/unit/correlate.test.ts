@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rangeRows, verdict, matchRow, type Asset } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
+import { readFileSync } from 'node:fs';
+import { cve5RecordFrom } from '../../src/ingest/cve5.ts';
+import { fixture } from '../helpers/feeds.ts';
 
 const base: AffectedRange = {
   source: 'nvd', vendor: 'abb', product: 'symphony_plus_s+_operations', cpe: 'cpe:2.3:a:abb:symphony_plus_s\\+_operations:*:*:*:*:*:*:*:*',
@@ -112,4 +115,37 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     assert.deepEqual([v.status, v.reason, v.deciding.row.ord, v.deciding.answer, v.deciding.note, v.fixed_version, v.match], [o.status, o.reason, o.d.row.ord, o.d.answer, o.d.note, o.fixed, [...matched].map((m) => rangeAnswer(asset, m.row, m.match)).sort(better)[0].match]);
     assert.equal(verdictStatus(asset, matched), v.status);
   }), { numRuns: 400 });
+});
+
+// Two real Apache Tomcat records (CISA Vulnrichment, test/fixtures/cve5): the CNA names the vendor "Apache Software
+// Foundation" and the product "Apache Tomcat"; CISA-ADP (CVE-2024-34750) adds the CPE spelling apache / tomcat.
+// An asset typed either way meets both spellings (docs/correlation.md §2 "One organisation"); the milestone
+// versions (9.0.0-M1, 9.0.0.M1) and the CNA's "A to B" texts order with certainty.
+test('Apache Tomcat on real CVE records: one organisation under two vendor spellings, milestones and "A to B" ranges', () => {
+  const records = ['CVE-2024-34750', 'CVE-2018-8034'].map((id) => cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', `${id}.json`), 'utf8'))));
+  const verdictOf = (id: string, asset: Asset) => {
+    const rec = records.find((r) => r.cve_id === id)!;
+    const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    return { vendors: [...new Set(matched.map((m) => m.row.vendor_slug))].sort(), v: matched.length ? verdict(asset, matched) : null };
+  };
+  for (const vendor of ['Apache', 'Apache Software Foundation']) {
+    const tomcat = (version: string): Asset => ({ vendor, product: 'Tomcat', version });
+    // CVE-2024-34750: 9.0.0-M1 ≤ v ≤ 9.0.89 (CNA) and 9.0.0-m1 ≤ v ≤ 9.0.89 (ADP): both spellings match.
+    const a = verdictOf('CVE-2024-34750', tomcat('9.0.50'));
+    assert.deepEqual(a.vendors, ['apache', 'apachesoftwarefoundation'], vendor);
+    assert.equal(a.v?.status, 'affected', vendor);
+    assert.equal(verdictOf('CVE-2024-34750', tomcat('9.0.89')).v?.status, 'affected', `${vendor}: the inclusive end`);
+    assert.equal(verdictOf('CVE-2024-34750', tomcat('9.0.90')).v?.status, 'not_affected', `${vendor}: past the end`);
+    // The 11.0 milestone range (11.0.0-M1 to 11.0.0-M20) orders 9.0.x with certainty: below it.
+    assert.equal(verdictOf('CVE-2024-34750', tomcat('11.0.0-M20')).v?.status, 'affected', `${vendor}: the last milestone`);
+    assert.equal(verdictOf('CVE-2024-34750', tomcat('11.0.0-M21')).v?.status, 'not_affected', `${vendor}: the next milestone`);
+    // CVE-2018-8034: "9.0.0.M1 to 9.0.9", "8.5.0 to 8.5.31", …: both ends included.
+    assert.equal(verdictOf('CVE-2018-8034', tomcat('9.0.9')).v?.status, 'affected', `${vendor}: 9.0.9`);
+    assert.equal(verdictOf('CVE-2018-8034', tomcat('9.0.10')).v?.status, 'not_affected', `${vendor}: 9.0.10`);
+    assert.equal(verdictOf('CVE-2018-8034', tomcat('9.0.0.M5')).v?.status, 'affected', `${vendor}: a milestone inside`);
+    assert.equal(verdictOf('CVE-2018-8034', tomcat('8.5.32')).v?.status, 'not_affected', `${vendor}: 8.5.32`);
+  }
+  // Another organisation's product of the same name does not match.
+  assert.equal(verdictOf('CVE-2024-34750', { vendor: 'Eclipse Foundation', product: 'Tomcat', version: '9.0.50' }).v, null);
 });

@@ -85,3 +85,12 @@ test('a "<" bound contradicted by the product name ("... and earlier") stays tex
   assert.deepEqual(parseCsafRange('2.1 SP2', name), { kind: 'exact', version: '2.1 SP2' });
   assert.deepEqual(parseCsafRange('< 2.1 SP2'), { kind: 'bounds', start: null, end: b('2.1 SP2', false) });
 });
+
+test('free text "A to B" / "through" / "versions A to B" / "from A to B": both ends included, only when both are versions', () => {
+  // Spellings of CVE records' `version` fields (CVE-2018-8034; the CVE 5 reader reads its free text here).
+  assert.deepEqual(parseCsafRange('9.0.0.M1 to 9.0.9'), { kind: 'bounds', start: b('9.0.0.M1', true), end: b('9.0.9', true) });
+  assert.deepEqual(parseCsafRange('versions 2.7 to 2.8.21'), { kind: 'bounds', start: b('2.7', true), end: b('2.8.21', true) });
+  assert.deepEqual(parseCsafRange('from V1.0 through V1.4'), { kind: 'bounds', start: b('V1.0', true), end: b('V1.4', true) });
+  assert.deepEqual(parseCsafRange(' 1.20.0  to 1.26.10 '), { kind: 'bounds', start: b('1.20.0', true), end: b('1.26.10', true) });
+  for (const s of ['1.0 to latest', 'up to 2.0', '1.0 to 2.0 and 3.0', 'to 2.0', 'see advisory to 2.0', '1.x to 2.x']) assert.deepEqual(parseCsafRange(s), text, s);
+});

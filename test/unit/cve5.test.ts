@@ -158,3 +158,13 @@ test('references (§2.5): the numbering authority\'s own references are vendor a
 test('snapshot: the bundled CVE 5 file is recognised and read by content', async () => {
   assert.equal(await detectFormat(snapshotFile('cve5', 'vulnrichment-cve5.jsonl.gz')), 'cve5-jsonl');
 });
+
+test('ranges: free-text versions whose meaning is certain ("9.0.0.M1 to 9.0.9") become bounds (CVE-2018-8034)', () => {
+  const r = cve5RecordFrom(JSON.parse(readFileSync(cve5('CVE-2018-8034'), 'utf8')));
+  assert.deepEqual((r.ranges ?? []).map((x) => [x.vendor, x.product, x.status, x.start, x.end, x.text, x.fixedIn]), [
+    ['Apache Software Foundation', 'Apache Tomcat', 'affected', { version: '9.0.0.M1', inclusive: true }, { version: '9.0.9', inclusive: true }, null, null],
+    ['Apache Software Foundation', 'Apache Tomcat', 'affected', { version: '8.5.0', inclusive: true }, { version: '8.5.31', inclusive: true }, null, null],
+    ['Apache Software Foundation', 'Apache Tomcat', 'affected', { version: '8.0.0.RC1', inclusive: true }, { version: '8.0.52', inclusive: true }, null, null],
+    ['Apache Software Foundation', 'Apache Tomcat', 'affected', { version: '7.0.35', inclusive: true }, { version: '7.0.88', inclusive: true }, null, null],
+  ]);
+});

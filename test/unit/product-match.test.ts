@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { familyKeys, matchProduct, parseCpe, productKey, strongerMatch, vendorSlug } from '../../src/domain/product-match.ts';
+import { assetLookupKeys, familyKeys, matchProduct, parseCpe, productKey, stemFreeKey, strongerMatch, vendorSlug, vendorStem } from '../../src/domain/product-match.ts';
 
 test('vendor aliases, case and CPE tokens resolve to one canonical vendor', () => {
   for (const v of ['Siemens', 'Siemens AG', 'SIEMENS', 'siemens_ag']) assert.equal(vendorSlug(v), 'siemens', v);
@@ -188,4 +188,96 @@ test('strongerMatch: exact > normalised > family; a tie keeps the first', () => 
   assert.equal(strongerMatch(n, e), e);
   assert.equal(strongerMatch(n, n2), n);
   assert.equal(strongerMatch(n2, n), n2);
+});
+
+// One organisation, two vendor spellings (docs/correlation.md §2 "One organisation"). The pairs are slugs the
+// snapshot corpus holds side by side: the CNA's name with its organisation word, and the CPE token without.
+test('vendorStem: one trailing organisation word, then a leading "the"; table vendors and short stems stay', () => {
+  const cases: [string, string][] = [
+    ['apachesoftwarefoundation', 'apache'], // "Apache Software Foundation" (CNA) vs cpe apache
+    ['pythonsoftwarefoundation', 'python'],
+    ['eclipsefoundation', 'eclipse'],
+    ['thewikimediafoundation', 'wikimedia'], // "The Wikimedia Foundation"
+    ['jenkinsproject', 'jenkins'],
+    ['gvectorsteam', 'gvectors'],
+    ['unisoctechnologies', 'unisoc'],
+    ['a10networks', 'a10'],
+    ['foxitsoftware', 'foxit'],
+    ['thalesgroup', 'thales'],
+    ['matrixorg', 'matrix'],
+    ['answerdev', 'answer'],
+    ['apache', 'apache'],
+    ['georg', 'georg'], // "org" leaves 2 letters: kept
+    ['thermofisher', 'thermofisher'], // "the" goes only after a tail
+    ['theforemanproject', 'foreman'],
+    ['theteam', 'theteam'], // "the" + "team": the stem would be empty
+  ];
+  for (const [slug, stem] of cases) assert.equal(vendorStem(slug), stem, slug);
+  // Vendors of the alias table are their own stem (their spellings are listed there).
+  assert.equal(vendorStem('palo-alto-networks'), 'palo-alto-networks');
+  assert.equal(vendorStem('linux'), 'linux');
+  assert.equal(vendorSlug('Apache Software Foundation'), 'apachesoftwarefoundation');
+});
+
+test('stemFreeKey: the stem\'s words in front go, only whole words, never the whole key', () => {
+  assert.equal(stemFreeKey('apache tomcat', 'apache'), 'tomcat');
+  assert.equal(stemFreeKey('palo alto pan os', 'paloalto'), 'pan os');
+  assert.equal(stemFreeKey('apache', 'apache'), 'apache');
+  assert.equal(stemFreeKey('apachetomcat', 'apache'), 'apachetomcat');
+  assert.equal(stemFreeKey('apach tomcat', 'apache'), 'apach tomcat');
+  assert.equal(stemFreeKey('tomcat', 'apache'), 'tomcat');
+});
+
+test('matchProduct across the vendor spellings of one organisation: normalised at most, the basis names both', () => {
+  // CVE-2024-52316 (CVE record 5, CNA apache): vendor "Apache Software Foundation", product "Apache Tomcat".
+  const cna = { vendor: 'Apache Software Foundation', product: 'Apache Tomcat', cpe: null };
+  // The same product as a CPE-derived range: vendor token apache, product tomcat.
+  const cpe = { vendor: 'apache', product: 'tomcat', cpe: 'cpe:2.3:a:apache:tomcat:*:*:*:*:*:*:*:*' };
+  const cases: [{ vendor: string; product: string }, string, string][] = [
+    // asset, confidence against the CNA spelling, against the CPE spelling
+    [{ vendor: 'Apache', product: 'Tomcat' }, 'normalised', 'exact'],
+    [{ vendor: 'Apache Software Foundation', product: 'Tomcat' }, 'normalised', 'normalised'],
+    [{ vendor: 'Apache Software Foundation', product: 'Apache Tomcat' }, 'exact', 'normalised'],
+    [{ vendor: 'apache', product: 'Apache Tomcat' }, 'normalised', 'normalised'],
+  ];
+  for (const [asset, viaCna, viaCpe] of cases) {
+    assert.equal(matchProduct(asset, cna)?.confidence, viaCna, `${asset.vendor} / ${asset.product} vs the CNA spelling`);
+    assert.equal(matchProduct(asset, cpe)?.confidence, viaCpe, `${asset.vendor} / ${asset.product} vs the CPE spelling`);
+  }
+  assert.deepEqual(matchProduct({ vendor: 'Apache', product: 'Tomcat' }, cna), {
+    confidence: 'normalised',
+    basis: 'product "Tomcat" read as "tomcat" (vendor apache; the source\'s vendor "Apache Software Foundation" (apachesoftwarefoundation) read as the same organisation)',
+  });
+  // A family across the spellings: the asset names a connector of the Tomcat family.
+  assert.equal(matchProduct({ vendor: 'Apache', product: 'Tomcat Connectors mod_jk' }, cna)?.confidence, 'family');
+  // Same vendor slug, products with and without the organisation's name: a match, no cross-vendor wording.
+  assert.deepEqual(matchProduct({ vendor: 'Apache Software Foundation', product: 'Tomcat' }, cna), {
+    confidence: 'normalised',
+    basis: 'product "Tomcat" read as "tomcat" (vendor apachesoftwarefoundation)',
+  });
+  // Another product of the organisation, or the same product name of another organisation: no match.
+  assert.equal(matchProduct({ vendor: 'Apache', product: 'HTTP Server' }, cna), null);
+  assert.equal(matchProduct({ vendor: 'Apache Hive', product: 'Tomcat' }, cna), null);
+  assert.equal(matchProduct({ vendor: 'Eclipse Foundation', product: 'Tomcat' }, cna), null);
+  // A less specific asset stays no match across spellings too.
+  assert.equal(matchProduct({ vendor: 'Apache', product: 'Apache' }, cna), null);
+});
+
+test('assetLookupKeys: own slug first; the organisation\'s other slugs with the key with and without the stem', () => {
+  const related = (stem: string) => (stem === 'apache' ? ['apache', 'apachesoftwarefoundation'] : []);
+  const keys = assetLookupKeys('Apache', 'Tomcat 9', related).map((k) => `${k.slug}/${k.key}`);
+  assert.deepEqual(keys, [
+    'apache/tomcat 9', 'apache/tomcat',
+    'apachesoftwarefoundation/tomcat 9', 'apachesoftwarefoundation/tomcat',
+    'apachesoftwarefoundation/apache tomcat 9', 'apachesoftwarefoundation/apache tomcat',
+  ]);
+  // From the long spelling: the stem's own slug is looked up without the stem words.
+  assert.deepEqual(assetLookupKeys('Apache Software Foundation', 'Apache Tomcat', related).map((k) => `${k.slug}/${k.key}`), [
+    'apachesoftwarefoundation/apache tomcat', 'apachesoftwarefoundation/apache',
+    'apachesoftwarefoundation/tomcat',
+    'apache/tomcat',
+  ]);
+  // A vendor with no other spelling: the keys as before (its own key and family prefixes).
+  assert.deepEqual(assetLookupKeys('Siemens AG', 'SIMATIC S7-1500', () => []).map((k) => `${k.slug}/${k.key}`), ['siemens/simatic s7 1500', 'siemens/simatic s7', 'siemens/simatic']);
+  assert.deepEqual(assetLookupKeys('multiple vendors', 'x', related), []);
 });

@@ -267,3 +267,20 @@ test('inRange: each bound on each side of its version, and bounds that cannot be
   assert.equal(inRange('2.5', b('2.0', true), b('build 7', true)), 'needs_review');
   assert.equal(inRange('1.5', b('2.0', true), b('build 7', true)), 'out');
 });
+
+test('milestones (Apache\'s M1…M20) and pre-releases after a dot are pre-releases; cores still decide first', () => {
+  assert.deepEqual(parseVersion('11.0.0-M10'), { core: [11], qualifier: { kind: 'pre', ids: ['m', 10] } });
+  assert.deepEqual(parseVersion('9.0.0.M1'), { core: [9], qualifier: { kind: 'pre', ids: ['m', 1] } });
+  assert.deepEqual(parseVersion('8.0.0.RC1'), { core: [8], qualifier: { kind: 'pre', ids: ['rc', 1] } });
+  assert.deepEqual(parseVersion('2.0.0-milestone.3'), { core: [2], qualifier: { kind: 'pre', ids: ['milestone', 3] } });
+  // Real spellings of CVE-2024-34750 and CVE-2018-8034 (test/fixtures/cve5), and the ADP's lower-case copy.
+  assert.equal(compareVersions('9.0.50', '11.0.0-M1'), -1);
+  assert.equal(compareVersions('9.0.50', '9.0.0-m1'), 1);
+  assert.equal(compareVersions('9.0.0.M1', '9.0.0-M1'), 0);
+  assert.equal(compareVersions('11.0.0-M9', '11.0.0-M10'), -1);
+  assert.equal(compareVersions('11.0.0-M20', '11.0.0'), -1);
+  assert.equal(compareVersions('11.0.0-M20', '11.0.0-rc1'), -1); // words by ASCII: m < rc, as semver orders them
+  // A letter alone stays a firmware letter; words that are no pre-release after a dot do not parse.
+  assert.deepEqual(parseVersion('1.2m'), { core: [1, 2], qualifier: { kind: 'letter', n: 13 } });
+  for (const s of ['1.0.0.Final', '2.0.RELEASE', '1.0.x', '1.0.']) assert.equal(parseVersion(s), null, s);
+});
