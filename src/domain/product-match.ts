@@ -38,7 +38,10 @@ function words(s: string): string[] {
   return s.toLowerCase().replace(/\\(.)/g, '$1').replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
 }
 
-/** The product key: words only, without the vendor's own name in front or a family/firmware word at the end. */
+/**
+ * The product key: words only, without the vendor's own name in front, a widening note ("(incl. SIPLUS variants)")
+ * or a family/firmware word at the end.
+ */
 export function productKey(product: string, vendor: string | null = null): string {
   // Memoised: correlation compares every matched stored range with the asset, tens of thousands of rows a call
   // naming a few hundred distinct (product, vendor) pairs. Bounded; a pure function of its inputs.
@@ -52,8 +55,16 @@ export function productKey(product: string, vendor: string | null = null): strin
 }
 const KEYS = memoTable<string, string>(50_000);
 
+/**
+ * A parenthesised note that widens the product to its variants: Siemens' "(incl. SIPLUS variants)", "(incl. related
+ * ET200 CPUs and SIPLUS variants)", Yokogawa's "(Including CENTUM VP Entry Class)". The product it follows is the
+ * product (or family) named; the note is dropped from the key. Other notes (order numbers, power variants,
+ * "Server Core installation") name a narrower product and stay.
+ */
+const WIDENING_NOTE = /\(\s*(?:incl\b\.?|including\b)[^)]*\)/gi;
+
 function computeProductKey(product: string, vendor: string | null): string {
-  let w = words(product);
+  let w = words(product.replace(WIDENING_NOTE, ' '));
   if (vendor) {
     const v = canonicalVendor(vendor);
     for (const name of [vendor, v?.name ?? '', v?.slug ?? '']) {

@@ -107,6 +107,21 @@ describe('correlate-cves on real records', () => {
     assert.equal(a.counts.affected, a.cves.filter((x: { status: string }) => x.status === 'affected').length);
   });
 
+  test('a nameplate without the advisory\'s "(incl. SIPLUS variants)" note matches it (ICSA-24-284-01, all versions affected)', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: 'pc2', vendor: 'Siemens', product: 'SIMATIC ET 200SP Open Controller CPU 1515SP PC2', version: 'V21.9' },
+      { asset_id: 'pc2-siplus', vendor: 'Siemens AG', product: 'SIMATIC ET 200SP Open Controller CPU 1515SP PC2 (incl. SIPLUS variants)', version: 'V21.9' },
+    ] });
+    assert.equal(r.statusCode, 200, r.body);
+    for (const a of r.json().data.assets) {
+      const c = a.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
+      assert.ok(c, `${a.asset_id}: ${JSON.stringify(a.cves.map((x: { cve_id: string }) => x.cve_id))}`);
+      assert.equal(c.status, 'affected');
+      assert.equal(c.range.product, 'SIMATIC ET 200SP Open Controller CPU 1515SP PC2 (incl. SIPLUS variants)');
+      assert.equal(c.match.confidence, a.asset_id === 'pc2' ? 'normalised' : 'exact');
+    }
+  });
+
   test('the bytes sent (JSON.stringify, decision 38) are exactly the documented CorrelateResponse, every option on', async () => {
     const ajv = new Ajv.default({ strict: false, allErrors: true });
     addFormats.default(ajv);

@@ -281,3 +281,22 @@ test('assetLookupKeys: own slug first; the organisation\'s other slugs with the 
   assert.deepEqual(assetLookupKeys('Siemens AG', 'SIMATIC S7-1500', () => []).map((k) => `${k.slug}/${k.key}`), ['siemens/simatic s7 1500', 'siemens/simatic s7', 'siemens/simatic']);
   assert.deepEqual(assetLookupKeys('multiple vendors', 'x', related), []);
 });
+
+test('productKey: a widening note "(incl. …)" / "(Including …)" is dropped; narrower notes stay', () => {
+  // Spellings of the Siemens and Yokogawa CSAF product trees (CISA ICS advisories).
+  assert.equal(productKey('SIMATIC S7-1200 CPU family (incl. SIPLUS variants)', 'Siemens'), 'simatic s7 1200 cpu');
+  assert.equal(productKey('LOGO! 8 BM (incl. SIPLUS variants)'), 'logo 8 bm');
+  assert.equal(productKey('SIMATIC S7-1500 CPU family (incl. related ET200 CPUs and SIPLUS variants)'), 'simatic s7 1500 cpu');
+  assert.equal(productKey('SCALANCE X-200 switch family (INCL. SIPLUS NET variants)'), 'scalance x 200 switch');
+  assert.equal(productKey('CENTUM CS 3000 (Including CENTUM CS 3000 Entry Class)', 'Yokogawa'), 'centum cs 3000');
+  // An order number, an installation kind or a version note names a narrower product: kept.
+  assert.equal(productKey('SIMATIC S7-1500 CPU 1511-1 PN (6ES7511-1AK02-0AB0)'), 'simatic s7 1500 cpu 1511 1 pn 6es7511 1ak02 0ab0');
+  assert.equal(productKey('Windows Server 2019 (Server Core installation)'), 'windows server 2019 server core installation');
+  assert.equal(productKey('FactoryTalk Linx (includes 6.0 - 6.40)'), 'factorytalk linx includes 6 0 6 40');
+  // "incl" only as a word at the start of the note.
+  assert.equal(productKey('Inclinometer (inclinometer kit)'), 'inclinometer inclinometer kit');
+  assert.equal(productKey('(incl. SIPLUS variants)'), '');
+  // As a nameplate reads: the family covers the model, the product its own name.
+  assert.equal(matchProduct({ vendor: 'Siemens', product: 'SIMATIC S7-1200 CPU 1214C DC/DC/DC' }, { vendor: 'Siemens', product: 'SIMATIC S7-1200 CPU family (incl. SIPLUS variants)', cpe: null })?.confidence, 'family');
+  assert.equal(matchProduct({ vendor: 'Siemens', product: 'LOGO! 8 BM' }, { vendor: 'Siemens', product: 'LOGO! 8 BM (incl. SIPLUS variants)', cpe: null })?.confidence, 'normalised');
+});
