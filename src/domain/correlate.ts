@@ -10,7 +10,7 @@
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
 import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
-import { matchKeys, matchProduct, parseCpe, productKey, strongerMatch, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
+import { matchKeys, matchProduct, parseCpe, productKey, stemFreeKey, strongerMatch, variantBaseKey, vendorSlug, vendorStem, type AssetName, type ProductMatch } from './product-match.ts';
 
 export interface RangeRow {
   ord: number;
@@ -20,6 +20,8 @@ export interface RangeRow {
   product_key: string;
   cpe_vendor: string | null;
   cpe_product: string | null;
+  /** The key of the product this row's product is a variant of (variantBaseKey), else null. */
+  base_key: string | null;
   range: AffectedRange;
 }
 
@@ -49,7 +51,11 @@ export function rangeRows(records: { source: string; source_key: string; ranges?
       const slug = vendorSlug(r.vendor);
       const key = productKey(r.product, r.vendor);
       if (!slug || !key) continue;
-      out.push({ ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null, cpe_product: cpe?.product ?? null, range: canonicalRange(r) });
+      // `range` stays the last key (store/ranges.ts cuts its text from the row's).
+      out.push({
+        ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null,
+        cpe_product: cpe?.product ?? null, base_key: variantBaseKey(r.product, r.vendor), range: canonicalRange(r),
+      });
     }
   }
   return out;
@@ -112,6 +118,7 @@ const REVIEW_NO_VERSION = 12;
 const REVIEW_UNORDERABLE = 13;
 const REVIEW_CHANGE = 14;
 const REVIEW_RUNNING_ON = 15;
+const REVIEW_VARIANT = 16;
 const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
 
 /** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
@@ -157,8 +164,21 @@ function rangeOutcome(asset: Asset, r: AffectedRange): number {
 }
 
 /** The sentence of a review code. */
+/**
+ * A range's answer through its match: a range of a variant of the asset's product (match `variant`) says nothing
+ * certain about this asset. Its "affected" becomes a review (the asset may be that variant); its "not affected" is
+ * no claim (the asset may be another variant), so it counts as outside the range.
+ */
+function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch }): number {
+  const code = rangeOutcome(asset, m.row.range);
+  if (m.match.confidence !== 'variant') return code;
+  if (code === IN_AFFECTED) return REVIEW_VARIANT;
+  return code === IN_UNAFFECTED ? OUT : code;
+}
+
 function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
   switch (code) {
+    case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
     case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
@@ -177,14 +197,14 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
  */
 export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, notes = true): RangeVerdict {
   const r = row.range;
-  const code = rangeOutcome(asset, r);
+  const code = matchedOutcome(asset, { row, match });
   if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
   if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
-  const status = code === REVIEW_RUNNING_ON ? statusAt(asset, r) ?? r.status : r.status;
+  const status = code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT ? statusAt(asset, r) ?? r.status : r.status;
   return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
 }
 
-const CONF_RANK = { exact: 0, normalised: 1, family: 2 } as const;
+const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3 } as const;
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
 /** Whether a ranks before b: stronger match, then source (CVE record, CISA advisory, NVD), then the row's order. */
 function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMatch; row: RangeRow }): boolean {
@@ -207,7 +227,7 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let reviewM: M | null = null;
   let fixedM: M | null = null;
   for (const m of matched) {
-    const code = rangeOutcome(asset, m.row.range);
+    const code = matchedOutcome(asset, m);
     if (!firstM || before(m, firstM)) firstM = m;
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) reviewM = m; }
     else if (code === IN_AFFECTED) { if (!affectedM || before(m, affectedM)) affectedM = m; }
@@ -251,7 +271,7 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let unaffected = false;
   let review = false;
   for (const m of matched) {
-    const code = rangeOutcome(asset, m.row.range);
+    const code = matchedOutcome(asset, m);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
     else if (code === IN_AFFECTED) affected = true;
     else if (code === IN_UNAFFECTED) unaffected = true;
@@ -269,7 +289,15 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   // vendor names of one organisation: matchKeys).
   const slug = vendorSlug(asset.vendor);
   if (!slug) return null;
-  return matchKeys(asset.product, productKey(asset.product, asset.vendor), slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor);
+  const key = productKey(asset.product, asset.vendor);
+  const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor);
+  if (m || !row.base_key) return m;
+  // The source names a variant of the asset's product ("… CPU 1511-1 PN (6ES7511-1AK02-0AB0)" for a nameplate
+  // "… CPU 1511-1 PN"): a variant match, whose verdict is at most needs_review (the variant decides).
+  const stem = vendorStem(slug);
+  const same = slug === row.vendor_slug ? key === row.base_key : stem === vendorStem(row.vendor_slug) && stemFreeKey(key, stem) === stemFreeKey(row.base_key, stem);
+  if (!same) return null;
+  return { confidence: 'variant', basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides` };
 }
 
 export { strongerMatch };

@@ -16,7 +16,7 @@
 import { canonicalVendor, isTableSlug } from './vendors.ts';
 import { memoTable } from './memo.ts';
 
-export type MatchConfidence = 'exact' | 'normalised' | 'family';
+export type MatchConfidence = 'exact' | 'normalised' | 'family' | 'variant';
 
 export interface ProductMatch {
   confidence: MatchConfidence;
@@ -119,6 +119,19 @@ export function stemFreeKey(key: string, stem: string): string {
   return key;
 }
 
+/**
+ * The key of the product a variant belongs to: for a product name ending with a note in parentheses (an order
+ * number "(6ES7511-1AK02-0AB0)", a region "(EU)", an installation kind "(Server Core installation)"), the key of
+ * the name without that note; null when the name has no such note or the note adds no words to the key. A widening
+ * note ("(incl. SIPLUS variants)") is not a variant: productKey drops it.
+ */
+export function variantBaseKey(product: string, vendor: string | null = null): string | null {
+  const m = /^(.*\S)\s*\([^()]*\)\s*$/s.exec(product.replace(WIDENING_NOTE, ' ').trimEnd());
+  if (!m) return null;
+  const base = productKey(m[1], vendor);
+  return base && base !== productKey(product, vendor) ? base : null;
+}
+
 /** Every whole-word prefix of a product key, longest first: the family keys an asset's product can fall under. */
 export function familyKeys(key: string): string[] {
   const w = key.split(' ').filter(Boolean);
@@ -215,36 +228,39 @@ export function matchKeys(assetProduct: string, ak: string, av: string, rangePro
 /**
  * The lookup keys (vendor slug, product key) under which stored ranges of an asset's product can be: its own slug
  * and every slug of `related` (vendors of the corpus with the same stem), each with the product key, with and
- * without the stem in front, and every whole-word prefix of it (family matches).
+ * without the stem in front, and every whole-word prefix of it (family matches). `full`: the key is the whole
+ * product key (not a family prefix), under which variants of the product are looked up too.
  */
-export function assetLookupKeys(vendor: string, product: string, related: (stem: string) => readonly string[]): { slug: string; key: string }[] {
+export function assetLookupKeys(vendor: string, product: string, related: (stem: string) => readonly string[]): { slug: string; key: string; full: boolean }[] {
   const slug = vendorSlug(vendor);
   const key = productKey(product, vendor);
   if (!slug || !key) return [];
   const stem = vendorStem(slug);
-  const out: { slug: string; key: string }[] = [];
+  const out: { slug: string; key: string; full: boolean }[] = [];
   const seen = new Set<string>();
-  const add = (s: string, k: string) => {
-    const id = `${s}\u0000${k}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      out.push({ slug: s, key: k });
+  const addAll = (s: string, whole: string, skip: string | null = null) => {
+    for (const k of familyKeys(whole)) {
+      const id = `${s}\u0000${k}`;
+      if (k !== skip && !seen.has(id)) {
+        seen.add(id);
+        out.push({ slug: s, key: k, full: k === whole });
+      }
     }
   };
-  for (const k of familyKeys(key)) add(slug, k);
+  addAll(slug, key);
   const bare = stemFreeKey(key, stem);
   for (const s of new Set([slug, ...related(stem)])) {
     if (s === slug && s === stem) continue;
-    for (const k of familyKeys(bare)) add(s, k);
+    addAll(s, bare);
     // A vendor named with its organisation word keeps the organisation's name on its products ("apache tomcat").
-    if (s !== stem) for (const k of familyKeys(`${stem} ${bare}`)) if (k !== stem) add(s, k);
+    if (s !== stem) addAll(s, `${stem} ${bare}`, stem);
   }
   return out;
 }
 
-const RANK: Record<MatchConfidence, number> = { exact: 3, normalised: 2, family: 1 };
+const RANK: Record<MatchConfidence, number> = { exact: 3, normalised: 2, family: 1, variant: 0 };
 
-/** The stronger of two matches (exact > normalised > family). */
+/** The stronger of two matches (exact > normalised > family > variant). */
 export function strongerMatch(a: ProductMatch, b: ProductMatch): ProductMatch {
   return RANK[b.confidence] > RANK[a.confidence] ? b : a;
 }

@@ -18,7 +18,7 @@ import { monthWindow } from '../domain/keys.ts';
 import { TRIAL } from '../domain/tiers.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
-import { CorrelationCache, cpeKey, rangeKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
+import { CorrelationCache, cpeKey, rangeKey, variantKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
 import { environmentExists } from '../store/windows.ts';
 
 /** Spec §4.7 / §8: at most 200 assets per call. */
@@ -286,21 +286,26 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     // Each asset's lookup keys: its vendor slug, and the corpus's other slugs of the same organisation (vendorStem),
     // with its product key and every whole-word prefix of it (family matches); and its CPE's vendor and product.
     const related = await cache.relatedSlugs();
+    // Rows of variants of the asset's product ("… (6ES7511-1AK02-0AB0)") are found by their base key.
     const keysOf = accepted.map((a) => {
       const c = a.cpe ? parseCpe(a.cpe) : null;
-      const ks: RangeKey[] = assetLookupKeys(a.vendor, a.product, related).map((k) => rangeKey(k.slug, k.key));
+      const ks: RangeKey[] = [];
+      for (const k of assetLookupKeys(a.vendor, a.product, related)) {
+        ks.push(rangeKey(k.slug, k.key));
+        if (k.full) ks.push(variantKey(k.slug, k.key));
+      }
       if (c) ks.push(cpeKey(c.vendor, c.product));
       return ks;
     });
     const byKey = await cache.rangesFor(keysOf.flat());
     // Each asset is compared only with the rows its own keys found (not every row of the call).
-    // Product-key buckets are disjoint (a row has one vendor slug and product key); only a CPE bucket can repeat
-    // rows of a product-key bucket, so a Set is needed only when the asset's CPE found rows beside its keys.
+    // Product-key buckets are disjoint (a row has one vendor slug and product key); only a CPE or variant bucket can
+    // repeat rows of another bucket, so a Set is needed only when such a bucket found rows beside the others.
     const candidates = (i: number): Iterable<StoredRange> => {
       const full = keysOf[i].filter((k) => (byKey.get(k)?.length ?? 0) > 0);
       if (full.length === 0) return [];
       if (full.length === 1) return byKey.get(full[0])!;
-      if (!full.some((k) => k.startsWith('c\u0000'))) return full.flatMap((k) => byKey.get(k)!);
+      if (!full.some((k) => !k.startsWith('k\u0000'))) return full.flatMap((k) => byKey.get(k)!);
       const found = new Set<StoredRange>();
       for (const k of full) for (const r of byKey.get(k)!) found.add(r);
       return found;

@@ -26,10 +26,14 @@ export interface CorrelationCacheLimits {
 
 export const DEFAULT_CACHE_LIMITS: CorrelationCacheLimits = { rows: 250_000, cards: 100_000 };
 
-/** A lookup key as decide() buckets rows: `k\0<vendor slug>\0<product key>` or `c\0<cpe vendor>\0<cpe product>`. */
+/**
+ * A lookup key as decide() buckets rows: `k\0<vendor slug>\0<product key>`, `v\0<vendor slug>\0<key>` (rows of
+ * variants of the product with that key: their base_key) or `c\0<cpe vendor>\0<cpe product>`.
+ */
 export type RangeKey = string;
 
 export const rangeKey = (vendorSlug: string, productKey: string): RangeKey => `k\u0000${vendorSlug}\u0000${productKey}`;
+export const variantKey = (vendorSlug: string, productKey: string): RangeKey => `v\u0000${vendorSlug}\u0000${productKey}`;
 export const cpeKey = (vendor: string, product: string): RangeKey => `c\u0000${vendor}\u0000${product}`;
 
 /**
@@ -131,15 +135,19 @@ export class CorrelationCache {
   private async load(keys: RangeKey[], gen: number | null): Promise<Map<RangeKey, StoredRange[]>> {
     const byKey = new Map<RangeKey, StoredRange[]>(keys.map((k) => [k, []]));
     const ks: { vendor_slug: string; product_key: string }[] = [];
+    const vs: { vendor_slug: string; product_key: string }[] = [];
     const cs: { vendor: string; product: string }[] = [];
     for (const k of keys) {
       const [kind, a, b] = k.split('\u0000');
       if (kind === 'k') ks.push({ vendor_slug: a, product_key: b });
+      else if (kind === 'v') vs.push({ vendor_slug: a, product_key: b });
       else cs.push({ vendor: a, product: b });
     }
-    for (const r of await findRanges(this.db, ks, cs)) {
+    for (const r of await findRanges(this.db, ks, cs, vs)) {
+      // A row is in one key bucket, at most one variant bucket and at most one CPE bucket (UNION returns each row
+      // once).
       byKey.get(rangeKey(r.vendor_slug, r.product_key))?.push(r);
-      // A row is in one key bucket and at most one CPE bucket (UNION returns each row once).
+      if (r.base_key) byKey.get(variantKey(r.vendor_slug, r.base_key))?.push(r);
       if (r.cpe_vendor && r.cpe_product) byKey.get(cpeKey(r.cpe_vendor, r.cpe_product))?.push(r);
     }
     // Kept only when no notification arrived while the query ran (the rows may predate that commit).

@@ -293,7 +293,7 @@ export async function hasEnvironmentHosts(db: Conn): Promise<boolean> {
 /** The stored ranges of the given CVEs, and those of them in Microsoft's data (msrc_fixes). */
 export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: string[] }> {
   const [r, m] = await Promise.all([
-    sql<RangeRow & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
+    sql<RangeRow & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range
       FROM cve_ranges WHERE cve_id = ANY(${ids}::text[])`.execute(db),
     sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);

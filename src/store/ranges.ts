@@ -63,13 +63,14 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
     }
     await sql`WITH s AS (INSERT INTO cve_range_state (cve_id, hash)
         SELECT * FROM unnest(${textArray(states.map((s) => s.cve_id))}::text[], ${textArray(states.map((s) => s.hash))}::text[]))
-      INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)
-      SELECT cve_id, ord::int, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range
+      INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range)
+      SELECT cve_id, ord::int, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range
       FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => String(r.row.ord)))}::text[],
         ${textArray(rows.map((r) => r.row.source))}::text[], ${textArray(rows.map((r) => r.row.source_key))}::text[],
         ${textArray(rows.map((r) => r.row.vendor_slug))}::text[], ${textArray(rows.map((r) => r.row.product_key))}::text[],
         ${textArray(rows.map((r) => r.row.cpe_vendor))}::text[], ${textArray(rows.map((r) => r.row.cpe_product))}::text[],
-        ${jsonArray(rows.map((r) => r.range))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range)`.execute(tx);
+        ${textArray(rows.map((r) => r.row.base_key))}::text[],
+        ${jsonArray(rows.map((r) => r.range))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range)`.execute(tx);
   }
   return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.rows.map((r) => r.range) }));
 }
@@ -82,19 +83,23 @@ export interface StoredRange extends RangeRow {
 }
 
 /**
- * Ranges whose (vendor slug, product key) is one of `keys`, or whose CPE (vendor, product) is one of `cpes`, and
- * whose CVE is in the corpus. One round trip for a whole batch of assets.
+ * Ranges whose (vendor slug, product key) is one of `keys`, whose (vendor slug, variant base key) is one of
+ * `variants`, or whose CPE (vendor, product) is one of `cpes`, and whose CVE is in the corpus. One round trip for a
+ * whole batch of assets.
  */
-export async function findRanges(db: Conn, keys: { vendor_slug: string; product_key: string }[], cpes: { vendor: string; product: string }[]): Promise<StoredRange[]> {
-  if (!keys.length && !cpes.length) return [];
+export async function findRanges(db: Conn, keys: { vendor_slug: string; product_key: string }[], cpes: { vendor: string; product: string }[], variants: { vendor_slug: string; product_key: string }[] = []): Promise<StoredRange[]> {
+  if (!keys.length && !cpes.length && !variants.length) return [];
   const r = await sql<StoredRange>`
     WITH k AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS x(vendor_slug text, product_key text)),
+         v AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(variants)}::jsonb) AS x(vendor_slug text, product_key text)),
          c AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(cpes)}::jsonb) AS x(vendor text, product text)),
-         -- A row found both ways is returned once (json has no equality, so the keys are united, not the rows).
+         -- A row found more than one way is returned once (json has no equality, so the keys are united, not the rows).
          hit AS (SELECT r.cve_id, r.ord FROM cve_ranges r JOIN k ON r.vendor_slug = k.vendor_slug AND r.product_key = k.product_key
            UNION
+           SELECT r.cve_id, r.ord FROM cve_ranges r JOIN v ON r.vendor_slug = v.vendor_slug AND r.base_key = v.product_key
+           UNION
            SELECT r.cve_id, r.ord FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product)
-    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.range
+    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.base_key, r.range
     FROM hit JOIN cve_ranges r ON r.cve_id = hit.cve_id AND r.ord = hit.ord`.execute(db);
   return r.rows;
 }

@@ -68,8 +68,8 @@ describe('the range table', () => {
       // row holds its range as built.
       const built = rangeRows(nvdOnly);
       assert.equal(newHash, createHash('sha256').update(JSON.stringify(built)).digest('hex'));
-      const full = await sql<{ ord: number; source: string; source_key: string; vendor_slug: string; product_key: string; cpe_vendor: string | null; cpe_product: string | null; range: unknown }>`
-        SELECT ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx);
+      const full = await sql<{ ord: number; source: string; source_key: string; vendor_slug: string; product_key: string; cpe_vendor: string | null; cpe_product: string | null; base_key: string | null; range: unknown }>`
+        SELECT ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx);
       assert.deepEqual(full.rows, JSON.parse(JSON.stringify(built)));
       // The same set again: nothing changes.
       assert.deepEqual(await rebuildRanges(tx, [id], new Map([[id, nvdOnly]])), []);
@@ -120,6 +120,27 @@ describe('correlate-cves on real records', () => {
       assert.equal(c.range.product, 'SIMATIC ET 200SP Open Controller CPU 1515SP PC2 (incl. SIPLUS variants)');
       assert.equal(c.match.confidence, a.asset_id === 'pc2' ? 'normalised' : 'exact');
     }
+  });
+
+  test('a nameplate without the order number the advisory names: the variant match, needs_review with the variant named', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: 'drive-plain', vendor: 'Siemens', product: 'SIMATIC Drive Controller CPU 1504D TF', version: 'V3.1.3' },
+      { asset_id: 'drive-fixed', vendor: 'Siemens', product: 'SIMATIC Drive Controller CPU 1504D TF', version: 'V3.1.4' },
+    ], options: { include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    const [plain, fixed] = r.json().data.assets;
+    const c = plain.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
+    assert.ok(c, JSON.stringify(plain.cves.map((x: { cve_id: string }) => x.cve_id)));
+    assert.equal(c.status, 'needs_review');
+    assert.equal(c.match.confidence, 'variant');
+    assert.equal(c.reason, `version V3.1.3 is in < V3.1.4 for the variant "${DRIVE}"; the asset names no variant`);
+    assert.equal(c.fixed_version, 'V3.1.4');
+    assert.ok(plain.matched_products.some((p: { product: string; confidence: string }) => p.product === DRIVE && p.confidence === 'variant'));
+    assert.equal(fixed.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886')?.status, 'not_affected');
+    // /check counts it as needs_review.
+    const k = await correlate({ assets: [{ asset_id: 'drive-plain', vendor: 'Siemens', product: 'SIMATIC Drive Controller CPU 1504D TF', version: 'V3.1.3' }] }, pro.auth, '/api/v1/assets/correlate-cves/check');
+    assert.equal(k.statusCode, 200, k.body);
+    assert.ok(k.json().data.assets[0].counts.needs_review >= 1, k.body);
   });
 
   test('the bytes sent (JSON.stringify, decision 38) are exactly the documented CorrelateResponse, every option on', async () => {

@@ -155,7 +155,7 @@ test('verdict: rows of one source and confidence rank by their order; no row is 
 test('matchRow: names first; else the stored keys of the row (normalised or family), same vendor only', () => {
   const range: AffectedRange = { ...base, source: 'csaf', vendor: 'Siemens', product: 'LOGO! 8 BM', cpe: null };
   // A row stored with keys of its own (as read back from cve_ranges).
-  const row: RangeRow = { ord: 0, source: 'csaf', source_key: 'ICSA-24-284-01', vendor_slug: 'siemens', product_key: 'logo', cpe_vendor: null, cpe_product: null, range };
+  const row: RangeRow = { ord: 0, source: 'csaf', source_key: 'ICSA-24-284-01', vendor_slug: 'siemens', product_key: 'logo', cpe_vendor: null, cpe_product: null, base_key: null, range };
   assert.deepEqual(matchRow({ vendor: 'Siemens AG', product: 'LOGO!' }, row), { confidence: 'normalised', basis: 'product "LOGO!" read as "logo" (vendor siemens)' });
   assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 24RCE' }, row), { confidence: 'family', basis: '"LOGO! 24RCE" is in the product family "LOGO! 8 BM" (vendor siemens)' });
   assert.equal(matchRow({ vendor: 'Siemens', product: 'LOGOS' }, row), null);

@@ -3,7 +3,7 @@
 // Manager written out as the range the CVE 5 reader yields.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rangeRows, verdict, matchRow, type Asset } from '../../src/domain/correlate.ts';
+import { rangeRows, verdict, verdictStatus, matchRow, type Asset } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { readFileSync } from 'node:fs';
 import { cve5RecordFrom } from '../../src/ingest/cve5.ts';
@@ -80,7 +80,7 @@ test('free text range: needs_review "version range not machine-readable"', () =>
 test('property: verdict equals the sorted-rule oracle; verdictStatus equals its status', async () => {
   const fc = (await import('fast-check')).default;
   const { rangeAnswer, verdictStatus, describe: describeRange, sourceLabel } = await import('../../src/domain/correlate.ts');
-  const CONF = { exact: 0, normalised: 1, family: 2 } as const;
+  const CONF = { exact: 0, normalised: 1, family: 2, variant: 3 } as const;
   const SRC = { cve5: 0, csaf: 1, nvd: 2 } as const;
   type RV = ReturnType<typeof rangeAnswer>;
   const better = (a: RV, b: RV) => CONF[a.match.confidence] - CONF[b.match.confidence] || SRC[a.row.source] - SRC[b.row.source] || a.row.ord - b.row.ord;
@@ -103,6 +103,8 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     source: fc.constantFrom('nvd', 'cve5', 'csaf'), status: fc.constantFrom('affected', 'affected', 'unaffected', 'unaffected', 'unknown'),
     version: fc.option(ver, { nil: null }), start: bound, end: bound, text: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('all versions before V3', 'prior to 2.0') }),
     fixedIn: fc.option(ver, { nil: null }), cpe: fc.constantFrom(base.cpe, null),
+    // A range of a variant of the asset's product (matched `variant`: at most needs_review).
+    product: fc.constantFrom(base.product, base.product, `${base.product} (EU)`),
     changes: fc.array(fc.record({ at: ver, status: fc.constantFrom('affected', 'unaffected') }), { maxLength: 2 }),
   }, { noNullPrototype: true }).map((r) => ({ ...base, ...r }) as AffectedRange);
   fc.assert(fc.property(fc.array(range, { minLength: 1, maxLength: 6 }), fc.option(ver, { nil: null }), fc.constantFrom('', 'ICSA-24-001-01'), (ranges, version, key) => {
@@ -148,4 +150,37 @@ test('Apache Tomcat on real CVE records: one organisation under two vendor spell
   }
   // Another organisation's product of the same name does not match.
   assert.equal(verdictOf('CVE-2024-34750', { vendor: 'Eclipse Foundation', product: 'Tomcat', version: '9.0.50' }).v, null);
+});
+
+// Variants (docs/correlation.md §2 "Variants"): the CISA advisory ICSA-24-284-01 names the product with its order
+// number, "SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)", affected below V3.1.4.
+test('a source naming a variant of the asset\'s product: a variant match, at most needs_review, never a claim of not affected', () => {
+  const DRIVE = 'SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)';
+  const variant: AffectedRange = { ...base, source: 'csaf', vendor: 'Siemens', product: DRIVE, cpe: null, end: { version: 'V3.1.4', inclusive: false }, fixedIn: 'V3.1.4' };
+  const plain = (version: string | null): Asset => ({ vendor: 'Siemens AG', product: 'SIMATIC Drive Controller CPU 1504D TF', version });
+  const rows = rangeRows([{ source: 'csaf', source_key: 'ICSA-24-284-01', ranges: [variant] }]);
+  assert.equal(rows[0].base_key, 'simatic drive controller cpu 1504d tf');
+  const m = matchRow(plain('V3.1.3'), rows[0]);
+  assert.deepEqual(m, { confidence: 'variant', basis: 'the source names a variant of "SIMATIC Drive Controller CPU 1504D TF": "SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)" (vendor siemens); which variant the asset is decides' });
+  const inside = verdict(plain('V3.1.3'), [{ row: rows[0], match: m! }]);
+  assert.equal(inside.status, 'needs_review');
+  assert.equal(inside.reason, `version V3.1.3 is in < V3.1.4 for the variant "${DRIVE}"; the asset names no variant`);
+  assert.equal(inside.fixed_version, 'V3.1.4');
+  assert.equal(verdictStatus(plain('V3.1.3'), [{ row: rows[0], match: m! }]), 'needs_review');
+  // Outside the variant's range: outside for every variant.
+  assert.equal(verdict(plain('V3.1.4'), [{ row: rows[0], match: m! }]).status, 'not_affected');
+  // The nameplate with the order number matches the product itself: affected.
+  const full = { ...plain('V3.1.3'), product: DRIVE };
+  assert.equal(verdict(full, [{ row: rows[0], match: matchRow(full, rows[0])! }]).status, 'affected');
+  // A variant stated not affected is no claim about the asset: another source's affected range decides.
+  const two = rangeRows([{ source: 'csaf', source_key: 'ICSA-24-284-01', ranges: [
+    { ...variant, status: 'unaffected', end: null, fixedIn: null },
+    { ...variant, product: 'SIMATIC Drive Controller CPU 1504D TF', end: { version: 'V3.1.4', inclusive: false } },
+  ] }]);
+  const both = two.map((row) => ({ row, match: matchRow(plain('V3.1.3'), row)! }));
+  assert.deepEqual(both.map((x) => x.match.confidence), ['variant', 'exact']);
+  assert.equal(verdict(plain('V3.1.3'), both).status, 'affected');
+  // No variant note, another product, or a less specific nameplate: no variant match.
+  assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller' }, rows[0]), null);
+  assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller CPU 1507D TF' }, rows[0]), null);
 });
