@@ -6,7 +6,8 @@
 //   vers:<scheme>/>=a|<b                    one interval (a lower and an upper bound)
 //   free text "<= 1.0", "< V3.1.4", ">= 2.0", "1.2.3" (one version), "prior to V2.9.2", "before 2.0",
 //   "2.0 and earlier|prior|older", "all versions" / "all", "all versions < V3.0" / "all versions prior to V3.0",
-//   "1.0.0 to 1.3.7" / "versions 2.7 through 2.8.21" / "from 9.0.0.M1 to 9.0.9" (both ends included)
+//   "1.0.0 to 1.3.7" / "versions 2.7 through 2.8.21" / "from 9.0.0.M1 to 9.0.9" (both ends included),
+//   ">= V2.3 and < V6.30.016" / ">= V2.5 < V2.6.1" / ">= 1.0 | <= 1.32" (an interval)
 // A version inside must parse with the comparator (versions.ts) unless it came from a vers: string (whose grammar
 // is certain; the comparator answers needs_review later if it cannot order it). A "<" range whose product name
 // says "and earlier" of the same version contradicts itself and stays text.
@@ -33,7 +34,9 @@ function op(o: string, v: string): ParsedRange | null {
 }
 
 function vers(body: string): ParsedRange {
-  const cs = body.split('|').map((c) => c.trim()).filter(Boolean);
+  // Constraints are '|'-separated; two glued without it (Siemens writes "vers:intdot/>=V2.9.2<V2.9.4") are split at
+  // the second comparator: a version never contains '<', '>', '=' or '!'.
+  const cs = body.split('|').flatMap((c) => c.match(/(?:<=|>=|!=|<|>|=)?[^<>=!]+/g) ?? [c]).map((c) => c.trim()).filter(Boolean);
   if (cs.length === 1 && cs[0] === '*') return { kind: 'all' };
   // '!=' (an exclusion) is no bound: op() answers null for it.
   const parsed = cs.map((c) => /^(<=|>=|<|>|=|!=)?\s*(.+)$/.exec(c)).map((m) => (m ? op(m[1] ?? '', m[2]) : null));
@@ -57,7 +60,10 @@ export function parseCsafRange(name: string, fullName = ''): ParsedRange {
   if (/^all( versions)?$/i.test(t)) return { kind: 'all' };
   const s = t.replace(/^all versions\s*/i, '');
   let out: ParsedRange | null = null;
-  if ((r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])) out = op(r[1], r[2]);
+  // An interval: ">= V2.3 and < V6.30.016", ">= V2.5 < V2.6.1", ">= 1.0 | <= 1.32", ">=V2.9.2<V2.9.4".
+  if ((r = /^(>=|>)\s*([^\s<>=|,]+)\s*(?:,|\||and)?\s*(<=|<)\s*([^\s<>=|,]+)$/i.exec(s)) && certain(r[2]) && certain(r[4])) {
+    out = { kind: 'bounds', start: { version: r[2], inclusive: r[1] === '>=' }, end: { version: r[4], inclusive: r[3] === '<=' } };
+  } else if ((r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])) out = op(r[1], r[2]);
   else if ((r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) && certain(r[1])) out = op('<', r[1]);
   else if ((r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) && certain(r[1])) out = op('<=', r[1]);
   else if ((r = /^(?:versions?\s+|from\s+)?(\S+)\s+(?:to|through|thru)\s+(\S+)$/i.exec(s)) && certain(r[1]) && certain(r[2])) {

@@ -9,7 +9,9 @@
 //   normalised  the product keys are equal (punctuation, CPE underscores, vendor prefix, "firmware" suffix);
 //   family      the source names a product family whose key is a whole-word prefix of the asset's product key
 //               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"). Never the other way round: an
-//               asset typed less specifically than the source's product is not a match.
+//               asset typed less specifically than the source's product is not a match, except:
+//   variant     the source names the asset's product with a note narrowing it to a variant ("… CPU 1511-1 PN
+//               (6ES7511-1AK02-0AB0)"): correlate.ts answers such a range at most needs_review (variantBaseKey).
 // The vendor must resolve to the same canonical vendor on both sides, or to one organisation named with and
 // without its organisation word ("Apache Software Foundation" and the CPE token "apache": vendorStem); such a
 // match is at most normalised, and its basis says which two vendor names were read as one.

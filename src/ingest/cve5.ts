@@ -206,7 +206,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       const end = read.end;
       out.push(range(shared, {
         status, version: null, start: read.start, end, versionType, changes,
-        fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive && !read.start ? end.version : null), text: null,
+        fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive ? end.version : null), text: null,
       }));
       continue;
     }

@@ -7,7 +7,7 @@ import { rangeRows, verdict, verdictStatus, matchRow, type Asset } from '../../s
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { readFileSync } from 'node:fs';
 import { cve5RecordFrom } from '../../src/ingest/cve5.ts';
-import { fixture } from '../helpers/feeds.ts';
+import { fixture, readAll } from '../helpers/feeds.ts';
 
 const base: AffectedRange = {
   source: 'nvd', vendor: 'abb', product: 'symphony_plus_s+_operations', cpe: 'cpe:2.3:a:abb:symphony_plus_s\\+_operations:*:*:*:*:*:*:*:*',
@@ -183,4 +183,21 @@ test('a source naming a variant of the asset\'s product: a variant match, at mos
   // No variant note, another product, or a less specific nameplate: no variant match.
   assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller' }, rows[0]), null);
   assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller CPU 1507D TF' }, rows[0]), null);
+});
+
+// ICSA-22-034-01 (test/fixtures/csaf): Log4Shell in Johnson Controls PowerManage, stated as ">= 4.0 | <= 4.8" and
+// fixed in 4.10. Before session 11 the interval was kept as text and every version answered needs_review.
+test('a CISA interval ">= 4.0 | <= 4.8" decides: inside affected, at both ends, past the end not affected', async () => {
+  const items = await readAll(fixture('csaf', 'icsa-22-034-01.json'));
+  const rec = items.flatMap((i) => (i.kind === 'cve' && i.record.cve_id === 'CVE-2021-44228' ? [i.record] : []))[0];
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  const pm = rows.find((r) => r.range.product === 'PowerManage')!;
+  assert.deepEqual([pm.range.start, pm.range.end, pm.range.text], [{ version: '4.0', inclusive: true }, { version: '4.8', inclusive: true }, null]);
+  const at = (version: string) => {
+    const asset: Asset = { vendor: 'Johnson Controls', product: 'PowerManage', version };
+    return verdict(asset, rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match));
+  };
+  assert.deepEqual(['3.9', '4.0', '4.5', '4.8', '4.10'].map((v) => at(v).status), ['not_affected', 'affected', 'affected', 'affected', 'not_affected']);
+  assert.equal(at('4.5').reason, 'version 4.5 is in >= 4.0, <= 4.8 (CISA advisory ICSA-22-034-01)');
+  assert.equal(at('4.5').fixed_version, '4.10');
 });

@@ -94,3 +94,17 @@ test('free text "A to B" / "through" / "versions A to B" / "from A to B": both e
   assert.deepEqual(parseCsafRange(' 1.20.0  to 1.26.10 '), { kind: 'bounds', start: b('1.20.0', true), end: b('1.26.10', true) });
   for (const s of ['1.0 to latest', 'up to 2.0', '1.0 to 2.0 and 3.0', 'to 2.0', 'see advisory to 2.0', '1.x to 2.x']) assert.deepEqual(parseCsafRange(s), text, s);
 });
+
+test('intervals: ">= A and < B", ">= A < B", ">= A | <= B", "> A, < B"; glued vers constraints; only lower then upper, both versions', () => {
+  // The CISA advisories' spellings: ICSA-22-034-01 (PowerManage ">= 4.0 | <= 4.8", test/fixtures/csaf), ICSA-19-099-03
+  // (Siemens S7-1500 ">= V2.5 < V2.6.1"), and the Siemens vers of ICSA-22-041-01 ("vers:intdot/>=V2.9.2<V2.9.4").
+  assert.deepEqual(parseCsafRange('>= 4.0 | <= 4.8'), { kind: 'bounds', start: b('4.0', true), end: b('4.8', true) });
+  assert.deepEqual(parseCsafRange('>= V2.5 < V2.6.1'), { kind: 'bounds', start: b('V2.5', true), end: b('V2.6.1', false) });
+  assert.deepEqual(parseCsafRange('>= V2.3 and < V6.30.016'), { kind: 'bounds', start: b('V2.3', true), end: b('V6.30.016', false) });
+  assert.deepEqual(parseCsafRange('> 1.0, <= 2.0'), { kind: 'bounds', start: b('1.0', false), end: b('2.0', true) });
+  assert.deepEqual(parseCsafRange('>=V2.9.2<V2.9.4'), { kind: 'bounds', start: b('V2.9.2', true), end: b('V2.9.4', false) });
+  assert.deepEqual(parseCsafRange('vers:intdot/>=V2.9.2<V2.9.4'), { kind: 'bounds', start: b('V2.9.2', true), end: b('V2.9.4', false) });
+  for (const t of ['< 2.0 > 1.0', '>= 1.0 < foo', '>= 1.0 and before 2.0', '>= 1.0 or < 2.0', '>= 1.0 < 2.0 < 3.0', 'vers:generic/>=V1.0<V2.0<V3.0', 'vers:generic/<V2.0>=V1.0']) {
+    assert.deepEqual(parseCsafRange(t), text, t);
+  }
+});
