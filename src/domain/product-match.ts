@@ -128,6 +128,19 @@ export function stemFreeKey(key: string, stem: string): string {
  * note ("(incl. SIPLUS variants)") is not a variant: productKey drops it.
  */
 export function variantBaseKey(product: string, vendor: string | null = null): string | null {
+  // Most names end with no note: answered without a lookup (the import asks this for every range row).
+  if (!product.trimEnd().endsWith(')')) return null;
+  const k = `${vendor ?? ''}\u0000${product}`;
+  let base = BASES.get(k);
+  if (base === undefined) {
+    base = computeVariantBase(product, vendor);
+    BASES.set(k, base);
+  }
+  return base;
+}
+const BASES = memoTable<string, string | null>(20_000);
+
+function computeVariantBase(product: string, vendor: string | null): string | null {
   const m = /^(.*\S)\s*\([^()]*\)\s*$/s.exec(product.replace(WIDENING_NOTE, ' ').trimEnd());
   if (!m) return null;
   const base = productKey(m[1], vendor);
