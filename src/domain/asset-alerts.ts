@@ -151,13 +151,13 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
   // Per (CVE, nameplate): the rows whose product matched it, then one verdict, as correlate-cves decides it.
   const matched = new Map<string, Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>>();
   for (const row of ranges) {
-    const found = new Set<Nameplate>(ix.byKey.get(`${row.vendor_slug}\u0000${row.product_key}`) ?? []);
+    // The nameplates under the row's key, by vendor slug and by organisation; a row of a variant of a nameplate's
+    // product ("… (6ES7511-1AK02-0AB0)") also under its base key (matchRow answers `variant`).
+    const found = new Set<Nameplate>();
     const stem = vendorStem(row.vendor_slug);
-    for (const p of ix.byOrg.get(`${stem}\u0000${stemFreeKey(row.product_key, stem)}`) ?? []) found.add(p);
-    // A row of a variant of a nameplate's product ("… (6ES7511-1AK02-0AB0)"): matchRow answers `variant`.
-    if (row.base_key) {
-      for (const p of ix.byKey.get(`${row.vendor_slug}\u0000${row.base_key}`) ?? []) found.add(p);
-      for (const p of ix.byOrg.get(`${stem}\u0000${stemFreeKey(row.base_key, stem)}`) ?? []) found.add(p);
+    for (const key of row.base_key ? [row.product_key, row.base_key] : [row.product_key]) {
+      for (const p of ix.byKey.get(`${row.vendor_slug}\u0000${key}`) ?? []) found.add(p);
+      for (const p of ix.byOrg.get(`${stem}\u0000${stemFreeKey(key, stem)}`) ?? []) found.add(p);
     }
     if (row.cpe_vendor) for (const p of ix.byCpe.get(`${row.cpe_vendor}\u0000${row.cpe_product}`) ?? []) found.add(p);
     for (const p of found) {

@@ -10,7 +10,7 @@
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
 import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
-import { matchKeys, matchProduct, parseCpe, productKey, stemFreeKey, strongerMatch, variantBaseKey, vendorSlug, vendorStem, type AssetName, type ProductMatch } from './product-match.ts';
+import { matchKeys, matchProduct, parseCpe, productKey, strongerMatch, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
 
 export interface RangeRow {
   ord: number;
@@ -163,7 +163,6 @@ function rangeOutcome(asset: Asset, r: AffectedRange): number {
   return IN_CODE[status];
 }
 
-/** The sentence of a review code. */
 /**
  * A range's answer through its match: a range of a variant of the asset's product (match `variant`) says nothing
  * certain about this asset. Its "affected" becomes a review (the asset may be that variant); its "not affected" is
@@ -176,6 +175,7 @@ function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch })
   return code === IN_UNAFFECTED ? OUT : code;
 }
 
+/** The sentence of a review code. */
 function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
   switch (code) {
     case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
@@ -293,10 +293,9 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor);
   if (m || !row.base_key) return m;
   // The source names a variant of the asset's product ("… CPU 1511-1 PN (6ES7511-1AK02-0AB0)" for a nameplate
-  // "… CPU 1511-1 PN"): a variant match, whose verdict is at most needs_review (the variant decides).
-  const stem = vendorStem(slug);
-  const same = slug === row.vendor_slug ? key === row.base_key : stem === vendorStem(row.vendor_slug) && stemFreeKey(key, stem) === stemFreeKey(row.base_key, stem);
-  if (!same) return null;
+  // "… CPU 1511-1 PN"): the same comparison with the row's base key, equal keys only; a variant match, whose
+  // verdict is at most needs_review (the variant decides).
+  if (matchKeys(asset.product, key, slug, row.range.product, row.base_key, row.vendor_slug, row.range.vendor)?.confidence !== 'normalised') return null;
   return { confidence: 'variant', basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides` };
 }
 

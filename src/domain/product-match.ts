@@ -45,17 +45,35 @@ function words(s: string): string[] {
  * or a family/firmware word at the end.
  */
 export function productKey(product: string, vendor: string | null = null): string {
-  // Memoised: correlation compares every matched stored range with the asset, tens of thousands of rows a call
-  // naming a few hundred distinct (product, vendor) pairs. Bounded; a pure function of its inputs.
-  const k = `${vendor ?? ''}\u0000${product}`;
-  let key = KEYS.get(k);
-  if (key === undefined) {
-    key = computeProductKey(product, vendor);
-    KEYS.set(k, key);
-  }
-  return key;
+  return keysOf(product, vendor).key;
 }
-const KEYS = memoTable<string, string>(50_000);
+
+/**
+ * The key of the product a variant belongs to: for a product name ending with a note in parentheses (an order
+ * number "(6ES7511-1AK02-0AB0)", a region "(EU)", an installation kind "(Server Core installation)"), the key of
+ * the name without that note; null when the name has no such note or the note adds no words to the key. A widening
+ * note ("(incl. SIPLUS variants)") is not a variant: productKey drops it.
+ */
+export function variantBaseKey(product: string, vendor: string | null = null): string | null {
+  return keysOf(product, vendor).base;
+}
+
+/**
+ * Both keys of a (product, vendor) pair, memoised together: correlation compares every matched stored range with
+ * the asset, tens of thousands of rows a call naming a few hundred distinct pairs, and the import asks both for
+ * every range row. Bounded; a pure function of its inputs.
+ */
+function keysOf(product: string, vendor: string | null): { key: string; base: string | null } {
+  const k = `${vendor ?? ''}\u0000${product}`;
+  let e = KEYS.get(k);
+  if (e === undefined) {
+    const key = computeProductKey(product, vendor);
+    e = { key, base: computeVariantBase(product, vendor, key) };
+    KEYS.set(k, e);
+  }
+  return e;
+}
+const KEYS = memoTable<string, { key: string; base: string | null }>(50_000);
 
 /**
  * A parenthesised note that widens the product to its variants: Siemens' "(incl. SIPLUS variants)", "(incl. related
@@ -121,30 +139,14 @@ export function stemFreeKey(key: string, stem: string): string {
   return key;
 }
 
-/**
- * The key of the product a variant belongs to: for a product name ending with a note in parentheses (an order
- * number "(6ES7511-1AK02-0AB0)", a region "(EU)", an installation kind "(Server Core installation)"), the key of
- * the name without that note; null when the name has no such note or the note adds no words to the key. A widening
- * note ("(incl. SIPLUS variants)") is not a variant: productKey drops it.
- */
-export function variantBaseKey(product: string, vendor: string | null = null): string | null {
-  // Most names end with no note: answered without a lookup (the import asks this for every range row).
+/** variantBaseKey of a name whose own key is `key`. */
+function computeVariantBase(product: string, vendor: string | null, key: string): string | null {
+  // Most names end with no note.
   if (!product.trimEnd().endsWith(')')) return null;
-  const k = `${vendor ?? ''}\u0000${product}`;
-  let base = BASES.get(k);
-  if (base === undefined) {
-    base = computeVariantBase(product, vendor);
-    BASES.set(k, base);
-  }
-  return base;
-}
-const BASES = memoTable<string, string | null>(20_000);
-
-function computeVariantBase(product: string, vendor: string | null): string | null {
   const m = /^(.*\S)\s*\([^()]*\)\s*$/s.exec(product.replace(WIDENING_NOTE, ' ').trimEnd());
   if (!m) return null;
-  const base = productKey(m[1], vendor);
-  return base && base !== productKey(product, vendor) ? base : null;
+  const base = computeProductKey(m[1], vendor);
+  return base && base !== key ? base : null;
 }
 
 /** Every whole-word prefix of a product key, longest first: the family keys an asset's product can fall under. */

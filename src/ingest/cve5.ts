@@ -187,32 +187,26 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       }));
       continue;
     }
-    // "All versions < V4.1.1 Patch04" / "< 2.3" (Siemens and others write the range into `version`): certain.
+    // A range written into `version`, read where its meaning is certain: "All versions < V4.1.1 Patch04" / "< 2.3"
+    // (Siemens and others; the bound is kept even where the comparator cannot order it), else with the CSAF range
+    // texts' rules (domain/csaf-ranges.ts: "1.0.0 to 1.3.7", "prior to 23.08.07", ">= 1.0 | <= 1.32", …).
     const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
-    if (below && /\d/.test(below[2])) {
-      const bound = below[2].trim();
-      out.push(range(shared, {
-        status, version: null, start: null, end: { version: bound, inclusive: below[1] === '<=' }, versionType, changes,
-        fixedIn: firstFixed ?? (status === 'affected' && below[1] === '<' ? bound : null), text: null,
-      }));
-      continue;
-    }
     const all = ALL_VERSIONS.has(version.toLowerCase());
-    const textual = !all && FREE_TEXT.test(version);
-    // Free text whose meaning is certain ("1.0.0 to 1.3.7", "prior to 23.08.07", "2.0 and earlier"), read as the
-    // CSAF range texts are (domain/csaf-ranges.ts); anything else stays text.
-    const read = textual ? parseCsafRange(version) : null;
-    if (read && read.kind === 'bounds') {
+    const read = below && /\d/.test(below[2])
+      ? { kind: 'bounds' as const, start: null, end: { version: below[2].trim(), inclusive: below[1] === '<=' } }
+      : !all && FREE_TEXT.test(version) ? parseCsafRange(version) : null;
+    if (read?.kind === 'bounds') {
       const end = read.end;
       out.push(range(shared, {
         status, version: null, start: read.start, end, versionType, changes,
+        // Like lessThan: an exclusive end is the first fixed version.
         fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive ? end.version : null), text: null,
       }));
       continue;
     }
-    const exact = read?.kind === 'exact' ? read.version : null;
-    const free = textual && !exact && read?.kind !== 'all';
-    out.push(range(shared, { status, version: all || read?.kind === 'all' ? null : free ? null : (exact ?? version), start: null, end: null, versionType, changes, fixedIn: firstFixed, text: free ? version : null }));
+    // Every version, one version, or text answered needs_review.
+    const exact = read === null ? (all ? null : version) : read.kind === 'exact' ? read.version : null;
+    out.push(range(shared, { status, version: exact, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: read?.kind === 'text' ? version : null }));
   }
   return out;
 }
