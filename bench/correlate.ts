@@ -136,7 +136,7 @@ async function main() {
       const httpCheck = await seq(CHECK);
       const c0 = cpuSeconds(child.pid!);
       const r = await new Promise<autocannon.Result>((resolve, reject) => autocannon({
-        url: base + FULL, connections: 20, duration: seconds, pipelining: 1, method: 'POST', headers, body: text,
+        url: base + FULL, connections: 20, duration: seconds, pipelining: 1, timeout: 120, method: 'POST', headers, body: text,
       }, (err, res) => (err ? reject(err) : resolve(res))));
       const calls = r.requests.total;
       out.http = {

@@ -127,13 +127,33 @@ export interface CorrelateInput {
   options: CorrelateOptions;
 }
 
+/** A stored range row that matched an asset, with the match. */
+type Matched = { row: RangeRow; match: ProductMatch };
+
 const STATUS_RANK: Record<CorrelationStatus, number> = { affected: 0, needs_review: 1, not_affected: 2 };
 const num = (x: number | null) => x ?? -1;
 
-interface Decided {
+/** One CVE of an asset, decided: what an answer's CVE entry is made of (assetResult, http/views/correlate-json.ts). */
+export interface Decided {
   cve_id: string; v: CveVerdict; card: CveCard;
   /** The integer part of the priority order (status, known-exploited, exploit, a stated fix), smaller first. */
   pk: number;
+  /** The card's BCS, CVSS and EPSS (-1 when none), copied here for the sorts (no card read per comparison). */
+  bcs: number; cvss: number; epss: number;
+  /** Its place in the asset's priority order, 1 first (set by select()). */
+  rank: number;
+}
+
+/**
+ * One asset's answer before it becomes JSON: the CVEs listed (filtered, sorted, paged, each with its rank) and the
+ * rest of AssetResult. assetResult() makes the plain object; the route writes the bytes from this directly.
+ */
+export interface AssetAnswer {
+  asset: AssetRecord;
+  matched_products: MatchedProduct[];
+  counts: StatusCounts;
+  listed: Decided[];
+  cves_page?: AssetResult['cves_page'];
 }
 
 /** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
@@ -141,16 +161,29 @@ function priorityKey(v: CveVerdict, card: CveCard): number {
   return STATUS_RANK[v.status] * 8 + (card.kev_flagged ? 0 : 4) + (card.has_public_exploit || card.poc_available ? 0 : 2) + (v.fixed_version !== null ? 0 : 1);
 }
 
-/** What matchRow reads of a row (its names and keys), as one string; made once per cached row object. */
-const NAME_KEYS = new WeakMap<StoredRange, string>();
-function nameKey(row: StoredRange): string {
-  let k = NAME_KEYS.get(row);
-  if (k === undefined) {
+/**
+ * A bucket's rows with the same names and keys (what matchRow reads), so one matchRow call decides them all; the
+ * groups of a bucket are made once per bucket array (the correlation cache keeps the arrays), in first-row order.
+ */
+interface NameGroup { key: string; rows: StoredRange[] }
+const GROUPS = new WeakMap<readonly StoredRange[], NameGroup[]>();
+function groupsOf(bucket: readonly StoredRange[]): NameGroup[] {
+  let groups = GROUPS.get(bucket);
+  if (groups) return groups;
+  const by = new Map<string, NameGroup>();
+  for (const row of bucket) {
     const r = row.range;
-    NAME_KEYS.set(row, (k = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}\u0000${row.vendor_slug}\u0000${row.product_key}`));
+    const key = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}\u0000${row.vendor_slug}\u0000${row.product_key}\u0000${row.base_key ?? ''}`;
+    const g = by.get(key);
+    if (g) g.rows.push(row);
+    else by.set(key, { key, rows: [row] });
   }
-  return k;
+  GROUPS.set(bucket, (groups = [...by.values()]));
+  return groups;
 }
+
+/** A group of rows that matched an asset, with the match. */
+interface MatchedGroup { group: NameGroup; match: ProductMatch }
 
 /** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
 function comparator(sort: Sort): (a: Decided, b: Decided) => number {
@@ -158,21 +191,20 @@ function comparator(sort: Sort): (a: Decided, b: Decided) => number {
   const tie = (a: Decided, b: Decided) => (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
   switch (sort) {
     case 'score':
-      return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || num(b.card.cvss_score) - num(a.card.cvss_score) || tie(a, b);
+      return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || b.cvss - a.cvss || tie(a, b);
     case 'exploit':
-      return (a, b) => Number(b.card.kev_flagged) - Number(a.card.kev_flagged) || exploit(b) - exploit(a) || num(b.card.epss_score) - num(a.card.epss_score) || num(b.card.cvss_score) - num(a.card.cvss_score) || tie(a, b);
+      return (a, b) => Number(b.card.kev_flagged) - Number(a.card.kev_flagged) || exploit(b) - exploit(a) || b.epss - a.epss || b.cvss - a.cvss || tie(a, b);
     case 'newest':
       return (a, b) => (b.card.published_at?.getTime() ?? 0) - (a.card.published_at?.getTime() ?? 0) || tie(a, b);
     default:
       // pk packs status, known-exploited, exploit and a stated fix (priorityKey), in that order.
-      return (a, b) => a.pk - b.pk
-        || b.card.bcs_score - a.card.bcs_score || num(b.card.cvss_score) - num(a.card.cvss_score) || num(b.card.epss_score) - num(a.card.epss_score) || tie(a, b);
+      return (a, b) => a.pk - b.pk || b.bcs - a.bcs || b.cvss - a.cvss || b.epss - a.epss || tie(a, b);
   }
 }
 
 /** The deciding range as answers show it; one object per (cached) row, shared by every answer that cites it. */
 const DECIDING = new WeakMap<RangeRow, DecidingRange>();
-function deciding(row: RangeRow): DecidingRange {
+export function deciding(row: RangeRow): DecidingRange {
   let d = DECIDING.get(row);
   if (d) return d;
   const r = row.range;
@@ -192,6 +224,28 @@ function severityCounts(list: CveFlags[]): SeverityCounts {
     else c.none++;
   }
   return c;
+}
+
+/** A listed CVE as the answer shows it (AssetCve). */
+export function cveEntry(d: Decided): AssetCve {
+  const c = d.card;
+  return {
+    cve_id: d.cve_id, title: c.title, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row),
+    fixed_version: d.v.fixed_version, severity: c.severity,
+    cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector },
+    bcs_score: c.bcs_score, epss: { score: c.epss_score, percentile: c.epss_percentile },
+    known_exploited: c.kev_flagged, exploit_maturity: c.exploit_maturity,
+    published_at: c.published_at ? c.published_at.toISOString() : null,
+    priority_rank: d.rank, _links: { self: cvePath(d.cve_id) },
+  };
+}
+
+/** One asset's answer as a plain object (what an environment stores). */
+export function assetResult(a: AssetAnswer): AssetResult {
+  return {
+    asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products,
+    counts: a.counts, cves: a.listed.map(cveEntry), ...(a.cves_page ? { cves_page: a.cves_page } : {}),
+  };
 }
 
 export interface AssetCorrelationDeps {
@@ -281,8 +335,11 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     }
   }
 
-  /** Per asset, the CVEs whose stored ranges matched its product, with those ranges; and every such CVE id. */
-  async function matchAll(accepted: AssetRecord[]): Promise<{ matchedPer: Map<string, { row: RangeRow; match: ProductMatch }[]>[]; ids: string[] }> {
+  /**
+   * Per asset, the CVEs whose stored ranges matched its product, with those ranges, and the groups of rows that
+   * matched; and every such CVE id.
+   */
+  async function matchAll(accepted: AssetRecord[]): Promise<{ matchedPer: Map<string, Matched[]>[]; groupsPer: MatchedGroup[][]; ids: string[] }> {
     // Each asset's lookup keys: its vendor slug, and the corpus's other slugs of the same organisation (vendorStem),
     // with its product key and every whole-word prefix of it (family matches); and its CPE's vendor and product.
     const related = await cache.relatedSlugs();
@@ -298,76 +355,91 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       return ks;
     });
     const byKey = await cache.rangesFor(keysOf.flat());
-    // Each asset is compared only with the rows its own keys found (not every row of the call).
-    // Product-key buckets are disjoint (a row has one vendor slug and product key); only a CPE or variant bucket can
-    // repeat rows of another bucket, so a Set is needed only when such a bucket found rows beside the others.
-    const candidates = (i: number): Iterable<StoredRange> => {
-      const full = keysOf[i].filter((k) => (byKey.get(k)?.length ?? 0) > 0);
-      if (full.length === 0) return [];
-      if (full.length === 1) return byKey.get(full[0])!;
-      if (!full.some((k) => !k.startsWith('k\u0000'))) return full.flatMap((k) => byKey.get(k)!);
-      const found = new Set<StoredRange>();
-      for (const k of full) for (const r of byKey.get(k)!) found.add(r);
-      return found;
-    };
+    const ids = new Set<string>();
+    const groupsPer: MatchedGroup[][] = [];
     const matchedPer = accepted.map((asset, i) => {
-      const byCve = new Map<string, { row: RangeRow; match: ProductMatch }[]>();
-      // matchRow reads only the row's names and keys: a product's rows mostly repeat them, so each distinct set is
-      // matched once per asset.
+      // Each asset is compared only with the rows its own keys found (not every row of the call), one matchRow per
+      // group of rows with the same names. Product-key buckets are disjoint (a row has one vendor slug and product
+      // key); only a CPE or variant bucket can repeat rows of another bucket, so rows are deduplicated only then.
+      const buckets = keysOf[i].filter((k) => (byKey.get(k)?.length ?? 0) > 0);
+      const seen = buckets.length > 1 && buckets.some((k) => !k.startsWith('k\u0000')) ? new Set<StoredRange>() : null;
+      const byCve = new Map<string, Matched[]>();
+      const matchedGroups: MatchedGroup[] = [];
       const memo = new Map<string, ProductMatch | null>();
-      for (const row of candidates(i)) {
-        const mk = nameKey(row);
-        let m = memo.get(mk);
-        if (m === undefined) memo.set(mk, (m = matchRow(asset, row)));
-        if (!m) continue;
-        const list = byCve.get(row.cve_id);
-        if (list) list.push({ row, match: m });
-        else byCve.set(row.cve_id, [{ row, match: m }]);
+      for (const k of buckets) {
+        for (const group of groupsOf(byKey.get(k)!)) {
+          let match = memo.get(group.key);
+          if (match === undefined) memo.set(group.key, (match = matchRow(asset, group.rows[0])));
+          if (!match) continue;
+          matchedGroups.push({ group, match });
+          for (const row of group.rows) {
+            if (seen) {
+              if (seen.has(row)) continue;
+              seen.add(row);
+            }
+            const list = byCve.get(row.cve_id);
+            if (list) list.push({ row, match });
+            else {
+              byCve.set(row.cve_id, [{ row, match }]);
+              ids.add(row.cve_id);
+            }
+          }
+        }
       }
+      groupsPer.push(matchedGroups);
       return byCve;
     });
-    const ids = [...new Set(matchedPer.flatMap((m) => [...m.keys()]))].sort();
-    return { matchedPer, ids };
+    return { matchedPer, groupsPer, ids: [...ids] };
+  }
+
+  /**
+   * The products an asset matched: one per (vendor slug, product key), with its strongest match; of the groups with
+   * that match, the one with the first names (vendor, product) names it. Only products with a CVE in the corpus.
+   */
+  function matchedProducts(groups: MatchedGroup[], cards: Map<string, CveCard>): MatchedProduct[] {
+    const best = new Map<string, { vendor: string; product: string; match: ProductMatch }>();
+    for (const { group, match } of groups) {
+      if (!group.rows.some((r) => cards.has(r.cve_id))) continue;
+      const row = group.rows[0];
+      const key = `${row.vendor_slug}\u0000${row.product_key}`;
+      const cand = { vendor: row.range.vendor, product: row.range.product, match };
+      const prev = best.get(key);
+      // strongerMatch keeps its first argument on a tie.
+      const stronger = !prev || strongerMatch(prev.match, match) !== prev.match;
+      const tie = prev && prev.match.confidence === match.confidence;
+      if (stronger || (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))) best.set(key, cand);
+    }
+    return [...best.values()]
+      .map((p) => ({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis }))
+      .sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1));
   }
 
   /** Every CVE each asset's product matches, decided, with its card and the products matched. */
   async function decide(accepted: AssetRecord[]): Promise<{ perAsset: { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }[] }> {
-    const { matchedPer, ids } = await matchAll(accepted);
+    const { matchedPer, groupsPer, ids } = await matchAll(accepted);
     const cards = await cache.cards(ids);
     return {
       perAsset: accepted.map((asset, i) => {
         const decided: Decided[] = [];
-        const products = new Map<string, Map<string, { vendor: string; product: string; match: ProductMatch }>>();
         for (const [cve_id, matched] of matchedPer[i]) {
           const card = cards.get(cve_id);
           if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
           const v = verdict(asset, matched);
-          decided.push({ cve_id, v, card, pk: priorityKey(v, card) });
-          for (const m of matched) {
-            // The last row of a key names the product; its match is the strongest seen for the key.
-            let byProduct = products.get(m.row.vendor_slug);
-            if (!byProduct) products.set(m.row.vendor_slug, (byProduct = new Map<string, { vendor: string; product: string; match: ProductMatch }>()));
-            const prev = byProduct.get(m.row.product_key);
-            const best = prev ? strongerMatch(prev.match, m.match) : m.match;
-            if (prev && prev.match === best && prev.vendor === m.row.range.vendor && prev.product === m.row.range.product) continue;
-            byProduct.set(m.row.product_key, { vendor: m.row.range.vendor, product: m.row.range.product, match: best });
-          }
+          decided.push({
+            cve_id, v, card, pk: priorityKey(v, card), bcs: card.bcs_score, cvss: num(card.cvss_score), epss: num(card.epss_score), rank: 0,
+          });
         }
-        const list: MatchedProduct[] = [];
-        for (const byProduct of products.values()) {
-          for (const p of byProduct.values()) list.push({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis });
-        }
-        return { asset, decided, products: list.sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1)) };
+        return { asset, decided, products: matchedProducts(groupsPer[i], cards) };
       }),
     };
   }
 
-  function view(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetResult {
+  /** The asset's CVEs as the options list them, each ranked in the priority order of all of them. */
+  function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {
     const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
     for (const d of decided) counts[d.v.status]++;
     const ordered = [...decided].sort(comparator('priority'));
-    const rank = new Map<string, number>();
-    for (let i = 0; i < ordered.length; i++) rank.set(ordered[i].cve_id, i + 1);
+    for (let i = 0; i < ordered.length; i++) ordered[i].rank = i + 1;
     const sorted = o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort));
     const list = o.include_not_affected && !o.affected_only && !o.known_exploited_only && !o.fix_available_only ? sorted : sorted.filter((d) =>
       (o.include_not_affected || d.v.status !== 'not_affected')
@@ -375,26 +447,12 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       && (!o.known_exploited_only || d.card.kev_flagged)
       && (!o.fix_available_only || d.v.fixed_version !== null));
     const total = list.length;
-    let page = list;
-    let cves_page: AssetResult['cves_page'];
-    if (o.cve_page !== null || o.cve_page_size !== null) {
-      const p = o.cve_page ?? 1;
-      const size = o.cve_page_size ?? 100;
-      page = list.slice((p - 1) * size, p * size);
-      cves_page = { page: p, page_size: size, total, total_unfiltered: decided.length, has_more: p * size < total };
-    }
-    const cves: AssetCve[] = page.map((d) => ({
-      cve_id: d.cve_id, title: d.card.title, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row),
-      fixed_version: d.v.fixed_version, severity: d.card.severity,
-      cvss: { score: d.card.cvss_score, version: d.card.cvss_version, vector: d.card.cvss_vector },
-      bcs_score: d.card.bcs_score, epss: { score: d.card.epss_score, percentile: d.card.epss_percentile },
-      known_exploited: d.card.kev_flagged, exploit_maturity: d.card.exploit_maturity,
-      published_at: d.card.published_at ? d.card.published_at.toISOString() : null,
-      priority_rank: rank.get(d.cve_id)!, _links: { self: cvePath(d.cve_id) },
-    }));
+    if (o.cve_page === null && o.cve_page_size === null) return { asset, matched_products: products, counts, listed: list };
+    const p = o.cve_page ?? 1;
+    const size = o.cve_page_size ?? 100;
     return {
-      asset_id: asset.asset_id, vendor: asset.vendor, product: asset.product, version: asset.version, matched_products: products, counts, cves,
-      ...(cves_page ? { cves_page } : {}),
+      asset, matched_products: products, counts, listed: list.slice((p - 1) * size, p * size),
+      cves_page: { page: p, page_size: size, total, total_unfiltered: decided.length, has_more: p * size < total },
     };
   }
 
@@ -419,15 +477,14 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
 
   return {
     /** POST /api/v1/assets/correlate-cves. */
-    async correlate(input: CorrelateInput): Promise<{ assets: AssetResult[]; rejected: RejectedAsset[]; stored: boolean }> {
+    async correlate(input: CorrelateInput): Promise<{ assets: AssetAnswer[]; rejected: RejectedAsset[]; stored: boolean }> {
       const { accepted, rejected } = await prepare(input);
       return run(input.principal, accepted.length, async () => {
         const { perAsset } = await decide(accepted);
-        const assets = perAsset.map((a) => view(a.asset, a.decided, a.products, input.options));
         if (input.environmentId !== null) {
           // Stored: the asset and its full result (every CVE, unfiltered). One statement: a later call for the same
           // asset_id replaces it atomically (last writer wins, row by row in asset_id order: no deadlock).
-          const full = perAsset.map((a) => view(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true }));
+          const full = perAsset.map((a) => assetResult(select(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true })));
           const last = new Map(full.map((r, i) => [r.asset_id, { r, a: perAsset[i].asset }]));
           const rows = [...last.keys()].sort().map((id) => ({ asset_id: id, asset: last.get(id)!.a, result: last.get(id)!.r }));
           // Past the asset cap: 403 cap_exceeded and nothing stored (the check holds the organization's row lock).
@@ -440,6 +497,8 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
                 SET asset = EXCLUDED.asset, result = EXCLUDED.result, request_id = EXCLUDED.request_id, stored_at = now()`.execute(trx);
           });
         }
+        // Ranks are over every decided CVE whatever the options, so the stored copy and the answer agree.
+        const assets = perAsset.map((a) => select(a.asset, a.decided, a.products, input.options));
         return { assets, rejected, stored: input.environmentId !== null };
       });
     },

@@ -1,0 +1,145 @@
+// The correlate-cves answer as bytes (decision 49; docs/correlation.md "Caching"). A 200-asset answer can list tens
+// of thousands of CVEs (23 MB on the full benchmark corpus); JSON.stringify of that object tree and the Buffer made
+// from the string were a third of the call. Here the parts of a CVE entry that do not depend on the asset (the
+// card: title, severity, CVSS, BCS, EPSS, KEV, exploit maturity, dates, links; the deciding range) are encoded once
+// per cached card and row object and copied into one growing Buffer; only the asset's own parts (status, reason,
+// match, fixed version, rank) are encoded per entry. The bytes are what JSON.stringify(assetResult(…)) gives for
+// the same answer (test/unit/correlate-json.test.ts compares them on the same data).
+import type { AssetAnswer, Decided } from '../../services/asset-correlation.ts';
+import { deciding } from '../../services/asset-correlation.ts';
+import type { RangeRow } from '../../domain/correlate.ts';
+import type { ProductMatch } from '../../domain/product-match.ts';
+import type { CveCard } from '../../store/ranges.ts';
+import { cvePath } from '../../domain/cve-view.ts';
+
+/**
+ * A Buffer sized for the answer up front (an upper bound: growing a 23 MB buffer by doubling touched and copied
+ * about 40 MB more), grown only if the bound was wrong; strings are written as UTF-8 in place.
+ */
+class ByteWriter {
+  private buf: Buffer;
+  private len = 0;
+  constructor(bound: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(bound, 1024));
+  }
+
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.len);
+    this.buf = next;
+  }
+
+  bytes(b: Buffer): void {
+    this.room(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+
+  /** Text already JSON (a JSON.stringify result or a literal). */
+  text(s: string): void {
+    // At most 3 bytes per UTF-16 code unit.
+    this.room(s.length * 3);
+    this.len += this.buf.write(s, this.len, 'utf8');
+  }
+
+  done(): Buffer {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
+const enc = (s: string) => Buffer.from(s, 'utf8');
+const j = JSON.stringify;
+
+/** The card's parts of an entry: before the status, between the fixed version and the rank, after the rank. */
+interface CardParts { head: Buffer; mid: Buffer; tail: Buffer }
+const CARD = new WeakMap<CveCard, CardParts>();
+function cardParts(c: CveCard): CardParts {
+  let p = CARD.get(c);
+  if (p) return p;
+  p = {
+    head: enc(`{"cve_id":${j(c.cve_id)},"title":${j(c.title)},"status":`),
+    mid: enc(`,"severity":${j(c.severity)},"cvss":${j({ score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector })},"bcs_score":${j(c.bcs_score)}`
+      + `,"epss":${j({ score: c.epss_score, percentile: c.epss_percentile })},"known_exploited":${j(c.kev_flagged)},"exploit_maturity":${j(c.exploit_maturity)}`
+      + `,"published_at":${j(c.published_at ? c.published_at.toISOString() : null)},"priority_rank":`),
+    tail: enc(`,"_links":${j({ self: cvePath(c.cve_id) })}}`),
+  };
+  CARD.set(c, p);
+  return p;
+}
+
+/** `,"range":{…},"fixed_version":` for a deciding row (one per cached row object). */
+const RANGE = new WeakMap<RangeRow, Buffer>();
+function rangePart(row: RangeRow): Buffer {
+  let b = RANGE.get(row);
+  if (!b) RANGE.set(row, (b = enc(`,"range":${j(deciding(row))},"fixed_version":`)));
+  return b;
+}
+
+/** `,"match":{…}` (one per match object: an asset's rows of one product share it). */
+const MATCH = new WeakMap<ProductMatch, Buffer>();
+function matchPart(m: ProductMatch): Buffer {
+  let b = MATCH.get(m);
+  if (!b) MATCH.set(m, (b = enc(`,"match":${j(m)}`)));
+  return b;
+}
+
+const STATUS = {
+  affected: enc('"affected","reason":'),
+  not_affected: enc('"not_affected","reason":'),
+  needs_review: enc('"needs_review","reason":'),
+};
+
+/** At most the bytes entry() writes for `d` (a string's UTF-8 is at most 3 bytes per UTF-16 unit). */
+function entryBound(d: Decided): number {
+  const c = cardParts(d.card);
+  return c.head.length + STATUS[d.v.status].length + 3 * d.v.reason.length + 8 + matchPart(d.v.match).length + rangePart(d.v.deciding.row).length
+    + (d.v.fixed_version === null ? 4 : 3 * d.v.fixed_version.length + 8) + c.mid.length + 16 + c.tail.length + 1;
+}
+
+function entry(w: ByteWriter, d: Decided): void {
+  const c = cardParts(d.card);
+  w.bytes(c.head);
+  w.bytes(STATUS[d.v.status]);
+  w.text(j(d.v.reason));
+  w.bytes(matchPart(d.v.match));
+  w.bytes(rangePart(d.v.deciding.row));
+  w.text(d.v.fixed_version === null ? 'null' : j(d.v.fixed_version));
+  w.bytes(c.mid);
+  w.text(String(d.rank));
+  w.bytes(c.tail);
+}
+
+function asset(w: ByteWriter, a: AssetAnswer): void {
+  const head = j({ asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products, counts: a.counts });
+  w.text(`${head.slice(0, -1)},"cves":[`);
+  for (let i = 0; i < a.listed.length; i++) {
+    if (i) w.text(',');
+    entry(w, a.listed[i]);
+  }
+  w.text(a.cves_page ? `],"cves_page":${j(a.cves_page)}}` : ']}');
+}
+
+/**
+ * The envelope `{api, data, meta}` whose `data.assets` are the answers: `data` is written with `assets` first, then
+ * the other fields of `rest` in their order.
+ */
+export function correlateJson(envelope: { api: unknown; meta: unknown }, assets: readonly AssetAnswer[], rest: Record<string, unknown>): Buffer {
+  let bound = 4096;
+  for (const a of assets) {
+    bound += 1024 + 3 * (a.asset.asset_id.length + a.asset.vendor.length + a.asset.product.length) + 1024 * a.matched_products.length;
+    for (const d of a.listed) bound += entryBound(d);
+  }
+  const w = new ByteWriter(bound);
+  w.text(`{"api":${j(envelope.api)},"data":{"assets":[`);
+  for (let i = 0; i < assets.length; i++) {
+    if (i) w.text(',');
+    asset(w, assets[i]);
+  }
+  const r = j(rest);
+  w.text(r === '{}' ? ']}' : `],${r.slice(1)}`);
+  w.text(`,"meta":${j(envelope.meta)}}`);
+  return w.done();
+}
