@@ -4,7 +4,7 @@ declare module 'autocannon' {
     interface Request { method?: string; path?: string; headers?: Record<string, string>; setupRequest?: (req: Request) => Request }
     interface Histogram { average: number; p50: number; p99: number; mean: number; total: number }
     interface Result { requests: Histogram; latency: Histogram; non2xx: number; errors: number }
-    interface Options { url: string; connections?: number; duration?: number; pipelining?: number; headers?: Record<string, string>; requests?: Request[]; method?: string; body?: string }
+    interface Options { url: string; connections?: number; duration?: number; pipelining?: number; headers?: Record<string, string>; requests?: Request[]; method?: string; body?: string; timeout?: number }
   }
   function autocannon(opts: autocannon.Options, cb: (err: Error | null, res: autocannon.Result) => void): unknown;
   export default autocannon;

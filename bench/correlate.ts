@@ -44,6 +44,8 @@ if (process.argv[2] === 'serve') {
   const store = openStore(url);
   const app = await makeApp(store);
   await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
+  // A clean exit on the parent's SIGTERM (a --cpu-prof given through BENCH_SERVE_ARGS is written at exit).
+  process.once('SIGTERM', () => { void app.close().then(() => store.close()).finally(() => process.exit(0)); });
 } else {
   await main();
 }
@@ -113,7 +115,7 @@ async function main() {
     const out: Record<string, unknown> = { corpus_cves: corpus, cve_ranges: size, assets: assets.length, assets_with_cves: matched, cves_listed: listed, response_bytes: res.rawPayload.length, rounds, in_process: { correlate: full, check } };
     if (process.env.BENCH_HTTP !== '0') {
       const port = randomPort();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, [...(process.env.BENCH_SERVE_ARGS ? process.env.BENCH_SERVE_ARGS.split(' ') : []), '--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
       children.push(child);
       const base = `http://127.0.0.1:${port}`;
       await waitUp(base);

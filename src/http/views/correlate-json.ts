@@ -12,44 +12,6 @@ import type { ProductMatch } from '../../domain/product-match.ts';
 import type { CveCard } from '../../store/ranges.ts';
 import { cvePath } from '../../domain/cve-view.ts';
 
-/**
- * A Buffer sized for the answer up front (an upper bound: growing a 23 MB buffer by doubling touched and copied
- * about 40 MB more), grown only if the bound was wrong; strings are written as UTF-8 in place.
- */
-class ByteWriter {
-  private buf: Buffer;
-  private len = 0;
-  constructor(bound: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(bound, 1024));
-  }
-
-  private room(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.len);
-    this.buf = next;
-  }
-
-  bytes(b: Buffer): void {
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
-
-  /** Text already JSON (a JSON.stringify result or a literal). */
-  text(s: string): void {
-    // At most 3 bytes per UTF-16 code unit.
-    this.room(s.length * 3);
-    this.len += this.buf.write(s, this.len, 'utf8');
-  }
-
-  done(): Buffer {
-    return this.buf.subarray(0, this.len);
-  }
-}
-
 const enc = (s: string) => Buffer.from(s, 'utf8');
 const j = JSON.stringify;
 
@@ -86,20 +48,45 @@ function matchPart(m: ProductMatch): Buffer {
   return b;
 }
 
+const COMMA = enc(',');
 const STATUS = {
   affected: enc('"affected","reason":'),
   not_affected: enc('"not_affected","reason":'),
   needs_review: enc('"needs_review","reason":'),
 };
 
-/** At most the bytes entry() writes for `d` (a string's UTF-8 is at most 3 bytes per UTF-16 unit). */
-function entryBound(d: Decided): number {
-  const c = cardParts(d.card);
-  return c.head.length + STATUS[d.v.status].length + 3 * d.v.reason.length + 8 + matchPart(d.v.match).length + rangePart(d.v.deciding.row).length
-    + (d.v.fixed_version === null ? 4 : 3 * d.v.fixed_version.length + 8) + c.mid.length + 16 + c.tail.length + 1;
+/**
+ * The answer's pieces in order: encoded fragments (Buffers) and JSON text still to encode (strings), with an upper
+ * bound of their UTF-8 size (a string's UTF-8 is at most 3 bytes per UTF-16 unit). Collected first, so the buffer is
+ * allocated once (growing a 23 MB buffer by doubling touched and copied about 40 MB more) and each cached fragment is
+ * looked up once.
+ */
+class Pieces {
+  readonly list: (Buffer | string)[] = [];
+  bound = 0;
+  bytes(b: Buffer): void {
+    this.list.push(b);
+    this.bound += b.length;
+  }
+  text(s: string): void {
+    this.list.push(s);
+    this.bound += 3 * s.length;
+  }
+  join(): Buffer {
+    const out = Buffer.allocUnsafe(this.bound);
+    let at = 0;
+    for (const p of this.list) {
+      if (typeof p === 'string') at += out.write(p, at, 'utf8');
+      else {
+        out.set(p, at);
+        at += p.length;
+      }
+    }
+    return out.subarray(0, at);
+  }
 }
 
-function entry(w: ByteWriter, d: Decided): void {
+function entry(w: Pieces, d: Decided): void {
   const c = cardParts(d.card);
   w.bytes(c.head);
   w.bytes(STATUS[d.v.status]);
@@ -108,15 +95,15 @@ function entry(w: ByteWriter, d: Decided): void {
   w.bytes(rangePart(d.v.deciding.row));
   w.text(d.v.fixed_version === null ? 'null' : j(d.v.fixed_version));
   w.bytes(c.mid);
-  w.text(String(d.rank));
+  w.text(d.rank + '');
   w.bytes(c.tail);
 }
 
-function asset(w: ByteWriter, a: AssetAnswer): void {
+function asset(w: Pieces, a: AssetAnswer): void {
   const head = j({ asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products, counts: a.counts });
   w.text(`${head.slice(0, -1)},"cves":[`);
   for (let i = 0; i < a.listed.length; i++) {
-    if (i) w.text(',');
+    if (i) w.bytes(COMMA);
     entry(w, a.listed[i]);
   }
   w.text(a.cves_page ? `],"cves_page":${j(a.cves_page)}}` : ']}');
@@ -127,19 +114,14 @@ function asset(w: ByteWriter, a: AssetAnswer): void {
  * the other fields of `rest` in their order.
  */
 export function correlateJson(envelope: { api: unknown; meta: unknown }, assets: readonly AssetAnswer[], rest: Record<string, unknown>): Buffer {
-  let bound = 4096;
-  for (const a of assets) {
-    bound += 1024 + 3 * (a.asset.asset_id.length + a.asset.vendor.length + a.asset.product.length) + 1024 * a.matched_products.length;
-    for (const d of a.listed) bound += entryBound(d);
-  }
-  const w = new ByteWriter(bound);
+  const w = new Pieces();
   w.text(`{"api":${j(envelope.api)},"data":{"assets":[`);
   for (let i = 0; i < assets.length; i++) {
-    if (i) w.text(',');
+    if (i) w.bytes(COMMA);
     asset(w, assets[i]);
   }
   const r = j(rest);
   w.text(r === '{}' ? ']}' : `],${r.slice(1)}`);
   w.text(`,"meta":${j(envelope.meta)}}`);
-  return w.done();
+  return w.join();
 }
