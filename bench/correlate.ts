@@ -115,7 +115,7 @@ async function main() {
     const out: Record<string, unknown> = { corpus_cves: corpus, cve_ranges: size, assets: assets.length, assets_with_cves: matched, cves_listed: listed, response_bytes: res.rawPayload.length, rounds, in_process: { correlate: full, check } };
     if (process.env.BENCH_HTTP !== '0') {
       const port = randomPort();
-      const child = spawn(process.execPath, [...(process.env.BENCH_SERVE_ARGS ? process.env.BENCH_SERVE_ARGS.split(' ') : []), '--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, [...(process.env.BENCH_SERVE_ARGS ? process.env.BENCH_SERVE_ARGS.split(' ') : []), '--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', process.env.BENCH_SERVE_OUT ? 'inherit' : 'ignore', 'inherit'] });
       children.push(child);
       const base = `http://127.0.0.1:${port}`;
       await waitUp(base);

@@ -196,8 +196,12 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
  * where they are read).
  */
 export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, notes = true): RangeVerdict {
+  return answerOf(asset, row, match, matchedOutcome(asset, { row, match }), notes);
+}
+
+/** rangeAnswer with the row's code already known (verdict computes it once per row). */
+function answerOf(asset: Asset, row: RangeRow, match: ProductMatch, code: number, notes = true): RangeVerdict {
   const r = row.range;
-  const code = matchedOutcome(asset, { row, match });
   if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
   if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
   const status = code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT ? statusAt(asset, r) ?? r.status : r.status;
@@ -222,39 +226,41 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   // tie: `ord` differs). The first overall has the strongest match (`before` orders by match confidence first).
   type M = { row: RangeRow; match: ProductMatch };
   let firstM: M | null = null;
+  let firstCode = OUT;
   let affectedM: M | null = null;
   let unaffectedM: M | null = null;
+  let unaffectedCode = OUT;
   let reviewM: M | null = null;
+  let reviewCode = OUT;
   let fixedM: M | null = null;
   for (const m of matched) {
     const code = matchedOutcome(asset, m);
-    if (!firstM || before(m, firstM)) firstM = m;
-    if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) reviewM = m; }
+    if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
+    if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
     else if (code === IN_AFFECTED) { if (!affectedM || before(m, affectedM)) affectedM = m; }
-    else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
+    else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) { unaffectedM = m; unaffectedCode = code; } }
     if (m.row.range.fixedIn && m.row.range.status === 'affected' && (!fixedM || before(m, fixedM))) fixedM = m;
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
-  // Only the rows that decide become RangeVerdicts (the review one with its sentence). No closures here: this runs
-  // once per CVE and asset.
+  // Only the rows that decide become RangeVerdicts (the review one with its sentence), from the code computed above.
+  // No closures here: this runs once per CVE and asset.
   const match = firstM.match;
   const fixedAny = fixedM?.row.range.fixedIn ?? null;
   if (affectedM && unaffectedM) {
-    const d = rangeAnswer(asset, affectedM.row, affectedM.match);
+    const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const u = unaffectedM;
     return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
   if (affectedM) {
-    const d = rangeAnswer(asset, affectedM.row, affectedM.match);
+    const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
     return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
   if (reviewM) {
-    const d = rangeAnswer(asset, reviewM.row, reviewM.match);
+    const d = answerOf(asset, reviewM.row, reviewM.match, reviewCode);
     return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
-  const dm = unaffectedM ?? firstM;
-  const d = rangeAnswer(asset, dm.row, dm.match);
+  const d = unaffectedM ? answerOf(asset, unaffectedM.row, unaffectedM.match, unaffectedCode) : answerOf(asset, firstM.row, firstM.match, firstCode);
   const reason = unaffectedM
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;

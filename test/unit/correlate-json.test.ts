@@ -4,7 +4,7 @@
 // second answer (the card and range fragments are kept per object across calls).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { correlateJson } from '../../src/http/views/correlate-json.ts';
+import { correlateJson, pooledBuffers } from '../../src/http/views/correlate-json.ts';
 import { assetResult, type AssetAnswer, type Decided } from '../../src/services/asset-correlation.ts';
 import { rangeRows, verdict, matchRow, type Asset } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
@@ -56,7 +56,7 @@ function expected(assets: AssetAnswer[]): string {
 test('the bytes are JSON.stringify of the same answer, hostile text included', () => {
   const cards = [card('CVE-2024-0001'), card('CVE-2024-0002', { severity: null, cvss_score: null, cvss_version: null, cvss_vector: null, epss_score: null, epss_percentile: null, published_at: null, kev_flagged: true })];
   const answers = [answer('V2.5', cards), answer(null, [cards[1]], true), answer('V9', [])];
-  const bytes = correlateJson(envelope, answers, rest);
+  const bytes = correlateJson(envelope, answers, rest).bytes;
   assert.equal(bytes.toString('utf8'), expected(answers));
   const parsed = JSON.parse(bytes.toString('utf8'));
   // The statuses come from the verdicts: inside the range, and an unknown version.
@@ -71,16 +71,36 @@ test('the bytes are JSON.stringify of the same answer, hostile text included', (
 test('a card written before is written again with the new rank and verdict (fragments cached per object)', () => {
   const c = card('CVE-2024-0003');
   const first = [answer('V2.5', [c])];
-  assert.equal(correlateJson(envelope, first, rest).toString('utf8'), expected(first));
+  assert.equal(correlateJson(envelope, first, rest).bytes.toString('utf8'), expected(first));
   const a = asset(null);
   const again: AssetAnswer[] = [{ ...answer(null, []), listed: [{ ...decided(a, c, 7) }] }];
-  const text = correlateJson(envelope, again, rest).toString('utf8');
+  const text = correlateJson(envelope, again, rest).bytes.toString('utf8');
   assert.equal(text, expected(again));
   const cve = JSON.parse(text).data.assets[0].cves[0];
   assert.deepEqual([cve.priority_rank, cve.status, cve.title], [7, 'needs_review', c.title]);
 });
 
 test('no assets and an empty rest', () => {
-  const bytes = correlateJson(envelope, [], {});
+  const bytes = correlateJson(envelope, [], {}).bytes;
   assert.equal(bytes.toString('utf8'), JSON.stringify({ api: envelope.api, data: { assets: [] }, meta: envelope.meta }));
+});
+
+test('a buffer is reused only after its answer is released', () => {
+  const one = [answer('V2.5', [card('CVE-2024-0004')])];
+  const two = [answer(null, [card('CVE-2024-0005'), card('CVE-2024-0006')])];
+  const a = correlateJson(envelope, one, rest);
+  const held = pooledBuffers();
+  // Not released: a second answer gets its own buffer, and the first answer's bytes stay as they were.
+  const b = correlateJson(envelope, two, rest);
+  assert.equal(a.bytes.toString('utf8'), expected(one));
+  assert.equal(b.bytes.toString('utf8'), expected(two));
+  a.release();
+  a.release(); // a second release changes nothing
+  assert.equal(pooledBuffers(), held + 1);
+  // Released: the next answer that fits takes it (one fewer held), and is written correctly.
+  const c = correlateJson(envelope, one, rest);
+  assert.equal(pooledBuffers(), held);
+  assert.equal(c.bytes.toString('utf8'), expected(one));
+  b.release();
+  c.release();
 });

@@ -58,8 +58,8 @@ const STATUS = {
 /**
  * The answer's pieces in order: encoded fragments (Buffers) and JSON text still to encode (strings), with an upper
  * bound of their UTF-8 size (a string's UTF-8 is at most 3 bytes per UTF-16 unit). Collected first, so the buffer is
- * allocated once (growing a 23 MB buffer by doubling touched and copied about 40 MB more) and each cached fragment is
- * looked up once.
+ * taken once at its size (growing a 23 MB buffer by doubling touched and copied about 40 MB more) and each cached
+ * fragment is looked up once.
  */
 class Pieces {
   readonly list: (Buffer | string)[] = [];
@@ -72,8 +72,7 @@ class Pieces {
     this.list.push(s);
     this.bound += 3 * s.length;
   }
-  join(): Buffer {
-    const out = Buffer.allocUnsafe(this.bound);
+  join(out: Buffer): Buffer {
     let at = 0;
     for (const p of this.list) {
       if (typeof p === 'string') at += out.write(p, at, 'utf8');
@@ -113,7 +112,41 @@ function asset(w: Pieces, a: AssetAnswer): void {
  * The envelope `{api, data, meta}` whose `data.assets` are the answers: `data` is written with `assets` first, then
  * the other fields of `rest` in their order.
  */
-export function correlateJson(envelope: { api: unknown; meta: unknown }, assets: readonly AssetAnswer[], rest: Record<string, unknown>): Buffer {
+/**
+ * Answer buffers whose response has been written, kept for the next answer. A new 23 MB buffer per call is external
+ * memory to V8, and it set off a full garbage collection of the whole heap (caches included) every two or three
+ * calls. At most POOL_MAX buffers of at most POOL_BYTES together are kept; an answer larger than any kept buffer
+ * gets a new one.
+ */
+const POOL_MAX = 2;
+const POOL_BYTES = 64 << 20;
+const pool: Buffer[] = [];
+
+function take(n: number): Buffer {
+  let best = -1;
+  for (let i = 0; i < pool.length; i++) if (pool[i].length >= n && (best < 0 || pool[i].length < pool[best].length)) best = i;
+  if (best < 0) return Buffer.allocUnsafe(n);
+  return pool.splice(best, 1)[0];
+}
+
+function giveBack(b: Buffer): void {
+  if (b.length > POOL_BYTES || pool.includes(b)) return;
+  pool.push(b);
+  // The largest first (they serve any answer), within both bounds.
+  pool.sort((x, y) => y.length - x.length);
+  let held = 0;
+  const keep = pool.filter((x, i) => i < POOL_MAX && (held += x.length) <= POOL_BYTES);
+  pool.length = 0;
+  pool.push(...keep);
+}
+
+/** The answer's bytes, and `release` to call once they are written and no longer read (the reply's 'finish'). */
+export interface AnswerBytes { bytes: Buffer; release(): void }
+
+/** Buffers held for reuse now (tests). */
+export const pooledBuffers = (): number => pool.length;
+
+export function correlateJson(envelope: { api: unknown; meta: unknown }, assets: readonly AssetAnswer[], rest: Record<string, unknown>): AnswerBytes {
   const w = new Pieces();
   w.text(`{"api":${j(envelope.api)},"data":{"assets":[`);
   for (let i = 0; i < assets.length; i++) {
@@ -123,5 +156,14 @@ export function correlateJson(envelope: { api: unknown; meta: unknown }, assets:
   const r = j(rest);
   w.text(r === '{}' ? ']}' : `],${r.slice(1)}`);
   w.text(`,"meta":${j(envelope.meta)}}`);
-  return w.join();
+  const buf = take(w.bound);
+  let released = false;
+  return {
+    bytes: w.join(buf),
+    release: () => {
+      if (released) return;
+      released = true;
+      giveBack(buf);
+    },
+  };
 }

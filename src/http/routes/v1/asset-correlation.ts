@@ -122,8 +122,12 @@ const assets: FastifyPluginAsync = async (app) => {
     // asset are encoded once per cached card and range (decisions 38, 49). A test validates the bytes against
     // CorrelateResponse with Ajv, and OpenAPI documents the route from the same schema.
     const envelope = ok(req, null, { took_ms: tookMs(req), sort, filters });
+    const out = correlateJson(envelope, r.assets, { rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored });
+    // The buffer is reused once the response is written ('finish': every byte handed to the socket); a response
+    // closed before that keeps its buffer (the garbage collector takes it).
+    reply.raw.once('finish', out.release);
     reply.type('application/json; charset=utf-8');
-    return correlateJson(envelope, r.assets, { rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored });
+    return out.bytes;
   });
 
   app.post('/api/v1/assets/correlate-cves/check', {
