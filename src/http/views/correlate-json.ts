@@ -141,7 +141,7 @@ function giveBack(b: Buffer): void {
 }
 
 /** The answer's bytes, and `release` to call once they are written and no longer read (the reply's 'finish'). */
-export interface AnswerBytes { bytes: Buffer; release(): void }
+export interface AnswerBytes { bytes: Buffer; release: () => void }
 
 /** Buffers held for reuse now (tests). */
 export const pooledBuffers = (): number => pool.length;
