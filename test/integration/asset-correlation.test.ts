@@ -336,3 +336,34 @@ describe('correlate-cves across the vendor spellings of one organisation', () =>
     assert.deepEqual(c.json().data.assets[0].counts, { affected: 1, not_affected: 1, needs_review: 0 });
   });
 });
+
+describe('answers over a real socket (the answer buffer is reused once written)', () => {
+  test('12 concurrent calls of different sizes, then 6 in a row, each get their own answer intact', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as { port: number };
+    // Bodies of different answer sizes, so a reused buffer is larger than the answer written into it.
+    const bodies = [
+      { assets: [{ asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.2' }] },
+      { assets: [{ asset_id: 'drive-2', vendor: 'Siemens', product: DRIVE }], options: { include_not_affected: true } },
+      { assets: [{ asset_id: 'abb-1', vendor: 'ABB Ltd', product: 'Symphony Plus S+ Operations', version: '3.3' }, { asset_id: 'rtu-1', vendor: 'Siemens', product: 'CP-8031', version: 'CPCI85 V04' }] },
+      { assets: [{ asset_id: 'x-1', vendor: 'Nobody Inc', product: 'Nothing', version: '1.0' }] },
+    ];
+    // What each body answers, from in-process calls (no socket); the envelope's request data aside.
+    const expected = await Promise.all(bodies.map(async (b) => JSON.parse((await correlate(b)).body).data));
+    const sizes = expected.map((d) => JSON.stringify(d).length);
+    assert.equal(new Set(sizes).size, bodies.length, `the answers differ in size: ${sizes.join(', ')}`);
+    assert.ok(expected[2].assets.every((a: { cves: unknown[] }) => a.cves.length > 0), 'the two-asset body matches CVEs for both');
+    const call = async (i: number) => {
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/assets/correlate-cves`, {
+        method: 'POST', headers: { ...pro.auth, 'content-type': 'application/json' }, body: JSON.stringify(bodies[i % bodies.length]),
+      });
+      const text = await r.text();
+      assert.equal(r.status, 200, text.slice(0, 300));
+      assert.equal(Number(r.headers.get('content-length')), Buffer.byteLength(text));
+      assert.deepEqual(JSON.parse(text).data, expected[i % bodies.length], `call ${i}`);
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, i) => call(i)));
+    for (let i = 0; i < 6; i++) await call(5 - i);
+  });
+
+});
