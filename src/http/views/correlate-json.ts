@@ -1,12 +1,12 @@
-// The correlate-cves answer as bytes (decision 49; docs/correlation.md "Caching"). A 200-asset answer can list tens
+// The correlate-cves answer as bytes (decision 49; docs/correlation.md §6). A 200-asset answer can list tens
 // of thousands of CVEs (23 MB on the full benchmark corpus); JSON.stringify of that object tree and the Buffer made
 // from the string were a third of the call. Here the parts of a CVE entry that do not depend on the asset (the
 // card: title, severity, CVSS, BCS, EPSS, KEV, exploit maturity, dates, links; the deciding range) are encoded once
-// per cached card and row object and copied into one growing Buffer; only the asset's own parts (status, reason,
-// match, fixed version, rank) are encoded per entry. The bytes are what JSON.stringify(assetResult(…)) gives for
-// the same answer (test/unit/correlate-json.test.ts compares them on the same data).
-import type { AssetAnswer, Decided } from '../../services/asset-correlation.ts';
-import { deciding } from '../../services/asset-correlation.ts';
+// per cached card and row object and copied into one buffer, taken at the answer's size from a small pool of
+// buffers whose answers have been written; only the asset's own parts (status, reason, match, fixed version, rank)
+// are encoded per entry. The bytes are what JSON.stringify(assetResult(…)) gives for the same answer
+// (test/unit/correlate-json.test.ts compares them on the same data).
+import { deciding, type AssetAnswer, type Decided } from '../../services/asset-correlation.ts';
 import type { RangeRow } from '../../domain/correlate.ts';
 import type { ProductMatch } from '../../domain/product-match.ts';
 import type { CveCard } from '../../store/ranges.ts';
@@ -109,10 +109,6 @@ function asset(w: Pieces, a: AssetAnswer): void {
 }
 
 /**
- * The envelope `{api, data, meta}` whose `data.assets` are the answers: `data` is written with `assets` first, then
- * the other fields of `rest` in their order.
- */
-/**
  * Answer buffers whose response has been written, kept for the next answer. A new 23 MB buffer per call is external
  * memory to V8, and it set off a full garbage collection of the whole heap (caches included) every two or three
  * calls. At most POOL_MAX buffers of at most POOL_BYTES together are kept; an answer larger than any kept buffer
@@ -146,6 +142,10 @@ export interface AnswerBytes { bytes: Buffer; release: () => void }
 /** Buffers held for reuse now (tests). */
 export const pooledBuffers = (): number => pool.length;
 
+/**
+ * The envelope `{api, data, meta}` whose `data.assets` are the answers: `data` is written with `assets` first, then
+ * the other fields of `rest` in their order.
+ */
 export function correlateJson(envelope: { api: unknown; meta: unknown }, assets: readonly AssetAnswer[], rest: Record<string, unknown>): AnswerBytes {
   const w = new Pieces();
   w.text(`{"api":${j(envelope.api)},"data":{"assets":[`);
