@@ -165,7 +165,7 @@ function priorityKey(v: CveVerdict, card: CveCard): number {
  * A bucket's rows with the same names and keys (what matchRow reads), so one matchRow call decides them all; the
  * groups of a bucket are made once per bucket array (the correlation cache keeps the arrays), in first-row order.
  */
-interface NameGroup { key: string; rows: StoredRange[] }
+export interface NameGroup { key: string; rows: StoredRange[] }
 const GROUPS = new WeakMap<readonly StoredRange[], NameGroup[]>();
 function groupsOf(bucket: readonly StoredRange[]): NameGroup[] {
   let groups = GROUPS.get(bucket);
@@ -183,7 +183,7 @@ function groupsOf(bucket: readonly StoredRange[]): NameGroup[] {
 }
 
 /** A group of rows that matched an asset, with the match. */
-interface MatchedGroup { group: NameGroup; match: ProductMatch }
+export interface MatchedGroup { group: NameGroup; match: ProductMatch }
 
 /** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
 function comparator(sort: Sort): (a: Decided, b: Decided) => number {
@@ -246,6 +246,28 @@ export function assetResult(a: AssetAnswer): AssetResult {
     asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products,
     counts: a.counts, cves: a.listed.map(cveEntry), ...(a.cves_page ? { cves_page: a.cves_page } : {}),
   };
+}
+
+/**
+ * The products an asset matched: one per (vendor slug, product key), with its strongest match; of the groups with
+ * that match, the one with the first names (vendor, product) names it. Only products with a CVE in the corpus.
+ */
+export function matchedProducts(groups: readonly MatchedGroup[], cards: ReadonlyMap<string, unknown>): MatchedProduct[] {
+  const best = new Map<string, { vendor: string; product: string; match: ProductMatch }>();
+  for (const { group, match } of groups) {
+    if (!group.rows.some((r) => cards.has(r.cve_id))) continue;
+    const row = group.rows[0];
+    const key = `${row.vendor_slug}\u0000${row.product_key}`;
+    const cand = { vendor: row.range.vendor, product: row.range.product, match };
+    const prev = best.get(key);
+    // strongerMatch keeps its first argument on a tie.
+    const stronger = !prev || strongerMatch(prev.match, match) !== prev.match;
+    const tie = prev && prev.match.confidence === match.confidence;
+    if (stronger || (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))) best.set(key, cand);
+  }
+  return [...best.values()]
+    .map((p) => ({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis }))
+    .sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1));
 }
 
 export interface AssetCorrelationDeps {
@@ -390,28 +412,6 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       return byCve;
     });
     return { matchedPer, groupsPer, ids: [...ids] };
-  }
-
-  /**
-   * The products an asset matched: one per (vendor slug, product key), with its strongest match; of the groups with
-   * that match, the one with the first names (vendor, product) names it. Only products with a CVE in the corpus.
-   */
-  function matchedProducts(groups: MatchedGroup[], cards: Map<string, CveCard>): MatchedProduct[] {
-    const best = new Map<string, { vendor: string; product: string; match: ProductMatch }>();
-    for (const { group, match } of groups) {
-      if (!group.rows.some((r) => cards.has(r.cve_id))) continue;
-      const row = group.rows[0];
-      const key = `${row.vendor_slug}\u0000${row.product_key}`;
-      const cand = { vendor: row.range.vendor, product: row.range.product, match };
-      const prev = best.get(key);
-      // strongerMatch keeps its first argument on a tie.
-      const stronger = !prev || strongerMatch(prev.match, match) !== prev.match;
-      const tie = prev && prev.match.confidence === match.confidence;
-      if (stronger || (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))) best.set(key, cand);
-    }
-    return [...best.values()]
-      .map((p) => ({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis }))
-      .sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1));
   }
 
   /** Every CVE each asset's product matches, decided, with its card and the products matched. */
