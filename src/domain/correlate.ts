@@ -229,7 +229,6 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let firstCode = OUT;
   let affectedM: M | null = null;
   let unaffectedM: M | null = null;
-  let unaffectedCode = OUT;
   let reviewM: M | null = null;
   let reviewCode = OUT;
   let fixedM: M | null = null;
@@ -238,7 +237,7 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
     else if (code === IN_AFFECTED) { if (!affectedM || before(m, affectedM)) affectedM = m; }
-    else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) { unaffectedM = m; unaffectedCode = code; } }
+    else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
     if (m.row.range.fixedIn && m.row.range.status === 'affected' && (!fixedM || before(m, fixedM))) fixedM = m;
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
@@ -260,7 +259,7 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const d = answerOf(asset, reviewM.row, reviewM.match, reviewCode);
     return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
   }
-  const d = unaffectedM ? answerOf(asset, unaffectedM.row, unaffectedM.match, unaffectedCode) : answerOf(asset, firstM.row, firstM.match, firstCode);
+  const d = unaffectedM ? answerOf(asset, unaffectedM.row, unaffectedM.match, IN_UNAFFECTED) : answerOf(asset, firstM.row, firstM.match, firstCode);
   const reason = unaffectedM
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;

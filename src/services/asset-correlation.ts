@@ -226,17 +226,29 @@ function severityCounts(list: CveFlags[]): SeverityCounts {
   return c;
 }
 
+/**
+ * The fields of a CVE entry that come from its card, in the entry's order around the asset's own fields:
+ * head (cve_id, title), then status … fixed_version, then mid (severity … published_at), then priority_rank, then
+ * tail (_links). One mapping for cveEntry and the byte writer's cached fragments (http/views/correlate-json.ts).
+ */
+export function cardFields(c: CveCard) {
+  return {
+    head: { cve_id: c.cve_id, title: c.title },
+    mid: {
+      severity: c.severity, cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector }, bcs_score: c.bcs_score,
+      epss: { score: c.epss_score, percentile: c.epss_percentile }, known_exploited: c.kev_flagged, exploit_maturity: c.exploit_maturity,
+      published_at: c.published_at ? c.published_at.toISOString() : null,
+    },
+    tail: { _links: { self: cvePath(c.cve_id) } },
+  };
+}
+
 /** A listed CVE as the answer shows it (AssetCve). */
 export function cveEntry(d: Decided): AssetCve {
-  const c = d.card;
+  const f = cardFields(d.card);
   return {
-    cve_id: d.cve_id, title: c.title, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row),
-    fixed_version: d.v.fixed_version, severity: c.severity,
-    cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector },
-    bcs_score: c.bcs_score, epss: { score: c.epss_score, percentile: c.epss_percentile },
-    known_exploited: c.kev_flagged, exploit_maturity: c.exploit_maturity,
-    published_at: c.published_at ? c.published_at.toISOString() : null,
-    priority_rank: d.rank, _links: { self: cvePath(d.cve_id) },
+    ...f.head, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row), fixed_version: d.v.fixed_version,
+    ...f.mid, priority_rank: d.rank, ...f.tail,
   };
 }
 

@@ -6,27 +6,25 @@
 // buffers whose answers have been written; only the asset's own parts (status, reason, match, fixed version, rank)
 // are encoded per entry. The bytes are what JSON.stringify(assetResult(…)) gives for the same answer
 // (test/unit/correlate-json.test.ts compares them on the same data).
-import { deciding, type AssetAnswer, type Decided } from '../../services/asset-correlation.ts';
+import { cardFields, deciding, type AssetAnswer, type Decided } from '../../services/asset-correlation.ts';
 import type { RangeRow } from '../../domain/correlate.ts';
 import type { ProductMatch } from '../../domain/product-match.ts';
 import type { CveCard } from '../../store/ranges.ts';
-import { cvePath } from '../../domain/cve-view.ts';
 
 const enc = (s: string) => Buffer.from(s, 'utf8');
 const j = JSON.stringify;
 
-/** The card's parts of an entry: before the status, between the fixed version and the rank, after the rank. */
+/** The card's parts of an entry (cardFields), encoded: before the status, between the fixed version and the rank, after the rank. */
 interface CardParts { head: Buffer; mid: Buffer; tail: Buffer }
 const CARD = new WeakMap<CveCard, CardParts>();
 function cardParts(c: CveCard): CardParts {
   let p = CARD.get(c);
   if (p) return p;
+  const f = cardFields(c);
   p = {
-    head: enc(`{"cve_id":${j(c.cve_id)},"title":${j(c.title)},"status":`),
-    mid: enc(`,"severity":${j(c.severity)},"cvss":${j({ score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector })},"bcs_score":${j(c.bcs_score)}`
-      + `,"epss":${j({ score: c.epss_score, percentile: c.epss_percentile })},"known_exploited":${j(c.kev_flagged)},"exploit_maturity":${j(c.exploit_maturity)}`
-      + `,"published_at":${j(c.published_at ? c.published_at.toISOString() : null)},"priority_rank":`),
-    tail: enc(`,"_links":${j({ self: cvePath(c.cve_id) })}}`),
+    head: enc(`${j(f.head).slice(0, -1)},"status":`),
+    mid: enc(`,${j(f.mid).slice(1, -1)},"priority_rank":`),
+    tail: enc(`,${j(f.tail).slice(1)}`),
   };
   CARD.set(c, p);
   return p;
