@@ -1,6 +1,6 @@
 // `vulnintel import PATH...` (spec: issue 3 pipeline). Progress goes to stderr; --json prints the summary.
 import { UsageError, type Command } from '../cli.ts';
-import { importPaths } from './pipeline.ts';
+import { closeInputs, importPaths, openInputs } from './pipeline.ts';
 import { createProgress, silentProgress } from './progress.ts';
 import { providerFromConfig } from './analysis-provider.ts';
 
@@ -14,13 +14,22 @@ const importCommand: Command = {
     if (batch !== undefined && (!Number.isInteger(batch) || batch < 1 || batch > 20000)) throw new UsageError('--batch-size must be an integer between 1 and 20000');
     const writers = values.writers === undefined ? undefined : Number(values.writers);
     if (writers !== undefined && (!Number.isInteger(writers) || writers < 1 || writers > 8)) throw new UsageError('--writers must be an integer between 1 and 8');
-    const rt = await ctx.runtime();
+    // The files are collected and their feed threads started first: the threads start up and read ahead while the
+    // database is opened and migrated.
+    const collected = await openInputs(positionals);
+    let rt;
+    try {
+      rt = await ctx.runtime();
+    } catch (e) {
+      await closeInputs(collected.inputs);
+      throw e;
+    }
     const progress = values.quiet ? silentProgress : createProgress(process.stderr);
     // The OpenAI-compatible analysis is used only when configured; failures keep records pending, never fail the import.
     const analysis = providerFromConfig(ctx.config);
     let summary;
     try {
-      summary = await importPaths(rt.store.db, positionals, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider });
+      summary = await importPaths(rt.store.db, collected, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider });
     } finally {
       await analysis?.close();
     }

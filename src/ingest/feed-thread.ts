@@ -77,6 +77,20 @@ export class FeedThreadReader {
     return worker;
   }
 
+  /**
+   * Starts the thread at the first file now, before the import asks for items: it reads ahead (FEED_THREAD_AHEAD
+   * messages) while the import opens the database and its run, instead of after (docs/ingest.md "Feed thread").
+   * It does not keep the process alive; `close()` stops it if the import never comes to it.
+   */
+  prime(): void {
+    if (!this.worker) this.start(0);
+  }
+
+  /** Whether a thread is running (started by prime() or items(), not yet stopped). */
+  get reading(): boolean {
+    return this.worker !== null;
+  }
+
   /** Stops the thread (if any); its unread messages are dropped. */
   async close(): Promise<void> {
     const w = this.worker;

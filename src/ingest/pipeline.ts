@@ -40,6 +40,8 @@ export interface PipelineInput {
   items: () => AsyncIterable<IngestItem>;
   /** Releases what reading may still hold once the run ends (a feed thread shared with the inputs after it). */
   close?: () => Promise<void>;
+  /** Starts reading ahead now (a feed thread), before the run asks for the items. */
+  prime?: () => void;
 }
 
 export interface PipelineLog {
@@ -149,7 +151,8 @@ export async function collectInputs(paths: string[]): Promise<{ inputs: Pipeline
     if (alone || readsRunOnThread(found[i].format, run.length, run.reduce((n, f) => n + f.bytes, 0))) {
       const reader = new FeedThreadReader(run.map(({ path: p, format }) => ({ path: p, format })));
       const close = () => reader.close();
-      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close }));
+      const prime = () => reader.prime();
+      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close, prime }));
     } else {
       for (const { path: f, format } of run) inputs.push({ label: f, format, items: () => readFeed(f, format) });
     }
@@ -329,23 +332,46 @@ class Enricher {
 }
 
 export async function runPipeline(db: Db, inputs: PipelineInput[], opts: PipelineOptions = {}, skipped: { label: string; reason: string }[] = []): Promise<PipelineSummary> {
-  const res = await withImportLock(db, async (conn) => {
-    // Peak memory stays bounded while records stream through (src/lib/heap.ts).
-    const release = boundHeapGrowth();
-    try {
-      return await pipeline(db, conn, inputs, opts, skipped);
-    } finally {
-      release();
-      await Promise.all([...new Set(inputs.map((i) => i.close).filter((c) => c !== undefined))].map((c) => c()));
-    }
-  }, opts.wait);
-  if (!res.ran) throw new ImportBusyError();
-  return res.value;
+  try {
+    const res = await withImportLock(db, async (conn) => {
+      // Peak memory stays bounded while records stream through (src/lib/heap.ts).
+      const release = boundHeapGrowth();
+      try {
+        return await pipeline(db, conn, inputs, opts, skipped);
+      } finally {
+        release();
+      }
+    }, opts.wait);
+    if (!res.ran) throw new ImportBusyError();
+    return res.value;
+  } finally {
+    // Whatever reading holds (a feed thread started early, even when the run was refused) ends with the run.
+    await closeInputs(inputs);
+  }
 }
 
-/** `vulnintel import PATH...`: files or directories, formats detected per file. */
-export async function importPaths(db: Db, paths: string[], opts: PipelineOptions = {}): Promise<PipelineSummary> {
-  const { inputs, skipped } = await collectInputs(paths);
+/** Ends what the inputs' reading holds (their feed threads). */
+export async function closeInputs(inputs: readonly PipelineInput[]): Promise<void> {
+  await Promise.all([...new Set(inputs.map((i) => i.close).filter((c) => c !== undefined))].map((c) => c()));
+}
+
+/** Files collected for an import (collectInputs), their feed threads started. */
+export interface CollectedInputs { inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }
+
+/**
+ * collectInputs, then each feed thread started (PipelineInput.prime): a caller that collects before it opens the
+ * database (`vulnintel import`) lets the threads start and read ahead meanwhile. Hand the result to importPaths,
+ * or to closeInputs when the import does not run.
+ */
+export async function openInputs(paths: string[]): Promise<CollectedInputs> {
+  const collected = await collectInputs(paths);
+  for (const prime of new Set(collected.inputs.map((i) => i.prime).filter((p) => p !== undefined))) prime();
+  return collected;
+}
+
+/** `vulnintel import PATH...`: files or directories (or inputs already collected), formats detected per file. */
+export async function importPaths(db: Db, paths: string[] | CollectedInputs, opts: PipelineOptions = {}): Promise<PipelineSummary> {
+  const { inputs, skipped } = Array.isArray(paths) ? await openInputs(paths) : paths;
   for (const s of skipped) opts.log?.warn({ file: s.label }, `skipped: ${s.reason}`);
   return runPipeline(db, inputs, { source: 'import', skipRefused: true, ...opts }, skipped);
 }

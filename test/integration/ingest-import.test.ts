@@ -109,10 +109,14 @@ test('single flight: a second import while one holds the lock is refused; a stal
   try {
     await sql`INSERT INTO ingest_runs (stage, source, status, rows) VALUES ('ingest', 'import', 'running', 7)`.execute(db2.store.db);
     let inner: unknown = null;
+    // A refused run still ends what its inputs' reading holds (a feed thread primed before the run).
+    let closed = 0;
+    const input = { label: 'primed', format: 'cve5-jsonl' as const, items: async function* () {}, close: async () => void closed++ };
     await withImportLock(db2.store.db, async () => {
-      inner = await runPipeline(db2.store.db, []).catch((e) => e);
+      inner = await runPipeline(db2.store.db, [input, { ...input, label: 'second file, same thread' }]).catch((e) => e);
     });
     assert.ok(inner instanceof ImportBusyError);
+    assert.equal(closed, 1, 'the shared close ran once');
     assert.equal((await runs(db2.store.db))[0].status, 'running', 'the refused import did not touch the runs');
     await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json')], { log: quiet });
     const r = await runs(db2.store.db);

@@ -76,6 +76,25 @@ test('stopping early ends the thread; a later read starts a new one', async () =
   assert.equal((await all(readFeedOnThread(file, 'cve5-jsonl'))).length, 40 * FIXTURES());
 });
 
+test('a primed thread starts before the items are asked for, reads ahead, and is the thread the items come from', async () => {
+  const file = jsonlOfFixtures(40);
+  const inline = await all(readFeed(file, 'cve5-jsonl'));
+  const reader = new FeedThreadReader([{ path: file, format: 'cve5-jsonl' }]);
+  assert.equal(reader.reading, false, 'no thread before it is primed or read');
+  reader.prime();
+  assert.equal(reader.reading, true);
+  reader.prime(); // a second prime starts no second thread
+  // Read ahead while nothing asks: the thread's first batches wait for the import.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(await all(reader.items(0)), inline);
+  assert.equal(reader.reading, false, 'the last file read: the thread has ended');
+  // A primed thread that is never read ends at close().
+  const unread = new FeedThreadReader([{ path: file, format: 'cve5-jsonl' }]);
+  unread.prime();
+  await unread.close();
+  assert.equal(unread.reading, false);
+});
+
 test('only large files of the many-record formats are read on the thread', async () => {
   // From 4 MB as stored; a single-document format never alone.
   assert.equal(readsOnThread('cve5-jsonl', 4 * 1024 * 1024), true);
