@@ -11,7 +11,7 @@
 //   Hosts with the same facts (a fleet on one patch level) are evaluated once per run, lazily, only when a chunk
 //   holds a CVE of Microsoft's data.
 import { matchRow, verdict, type CorrelationStatus, type RangeRow } from './correlate.ts';
-import { familyKeys, parseCpe, productKey, stemFreeKey, vendorSlug, vendorStem, type ProductMatch } from './product-match.ts';
+import { familyKeys, familyLookup, parseCpe, productKey, stemFreeKey, vendorSlug, vendorStem, type ProductMatch } from './product-match.ts';
 import { hostFactsKey, type HostEvaluation } from './windows/evaluate.ts';
 import { whyText } from './windows/wording.ts';
 import type { WindowsHost } from './windows/validate.ts';
@@ -66,6 +66,11 @@ export interface AssetIndex {
   byOrg: Map<string, Nameplate[]>;
   /** Nameplates by `<cpe vendor>\0<cpe product>`. */
   byCpe: Map<string, Nameplate[]>;
+  /**
+   * Nameplates that name a product family (familyLookup) by `<vendor slug>\0<product key>`: a row of one of the
+   * family's products (its key starts with the nameplate's and a space) finds them (matchRow answers `member`).
+   */
+  byFamily: Map<string, Nameplate[]>;
   /** Windows hosts grouped by the facts the engine reads: each group is evaluated once, on first need. */
   hostProfiles: HostProfile[];
   assets: number;
@@ -108,7 +113,7 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 }
 
 export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[]): AssetIndex {
-  const ix: AssetIndex = { byKey: new Map(), byOrg: new Map(), byCpe: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
+  const ix: AssetIndex = { byKey: new Map(), byOrg: new Map(), byCpe: new Map(), byFamily: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
   // Many organizations run the same equipment: one nameplate (vendor, product, version, CPE) is keyed, matched
   // and decided once, and its verdict applies to each asset that reads it.
   const plates = new Map<string, Nameplate>();
@@ -129,6 +134,8 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
     }
     const c = p.cpe ? parseCpe(p.cpe) : null;
     if (c) push(ix.byCpe, `${c.vendor}\u0000${c.product}`, p);
+    const family = familyLookup(p.vendor, p.product);
+    if (family) push(ix.byFamily, `${family.slug}\u0000${family.key}`, p);
   }
   const profiles = new Map<string, HostProfile>();
   for (const h of hosts) {
@@ -152,7 +159,8 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
   const matched = new Map<string, Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>>();
   for (const row of ranges) {
     // The nameplates under the row's key, by vendor slug and by organisation; a row of a variant of a nameplate's
-    // product ("… (6ES7511-1AK02-0AB0)") also under its base key (matchRow answers `variant`).
+    // product ("… (6ES7511-1AK02-0AB0)") also under its base key (matchRow answers `variant`), and of a product of
+    // the family a nameplate names under the prefixes of its key (`member`).
     const found = new Set<Nameplate>();
     const stem = vendorStem(row.vendor_slug);
     for (const key of row.base_key ? [row.product_key, row.base_key] : [row.product_key]) {
@@ -160,6 +168,8 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
       for (const p of ix.byOrg.get(`${stem}\u0000${stemFreeKey(key, stem)}`) ?? []) found.add(p);
     }
     if (row.cpe_vendor) for (const p of ix.byCpe.get(`${row.cpe_vendor}\u0000${row.cpe_product}`) ?? []) found.add(p);
+    // Nameplates that name a family of the row's product: under each shorter whole-word prefix of its key.
+    if (ix.byFamily.size) for (const f of familyKeys(row.product_key).slice(1)) for (const p of ix.byFamily.get(`${row.vendor_slug}\u0000${f}`) ?? []) found.add(p);
     for (const p of found) {
       const m = matchRow(p, row);
       if (!m) continue;

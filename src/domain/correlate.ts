@@ -10,7 +10,7 @@
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
 import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
-import { matchKeys, matchProduct, parseCpe, productKey, strongerMatch, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
+import { isMemberKey, matchKeys, matchProduct, parseCpe, productKey, strongerMatch, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
 
 export interface RangeRow {
   ord: number;
@@ -119,6 +119,7 @@ const REVIEW_UNORDERABLE = 13;
 const REVIEW_CHANGE = 14;
 const REVIEW_RUNNING_ON = 15;
 const REVIEW_VARIANT = 16;
+const REVIEW_MEMBER = 17;
 const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
 
 /** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
@@ -164,14 +165,16 @@ function rangeOutcome(asset: Asset, r: AffectedRange): number {
 }
 
 /**
- * A range's answer through its match: a range of a variant of the asset's product (match `variant`) says nothing
- * certain about this asset. Its "affected" becomes a review (the asset may be that variant); its "not affected" is
- * no claim (the asset may be another variant), so it counts as outside the range.
+ * A range's answer through its match: a range of a variant of the asset's product (match `variant`), or of one
+ * product of the family the asset names (match `member`), says nothing certain about this asset. Its "affected"
+ * becomes a review (the asset may be that variant or product); its "not affected" is no claim (the asset may be
+ * another one), so it counts as outside the range.
  */
 function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch }): number {
   const code = rangeOutcome(asset, m.row.range);
-  if (m.match.confidence !== 'variant') return code;
-  if (code === IN_AFFECTED) return REVIEW_VARIANT;
+  const c = m.match.confidence;
+  if (c !== 'variant' && c !== 'member') return code;
+  if (code === IN_AFFECTED) return c === 'variant' ? REVIEW_VARIANT : REVIEW_MEMBER;
   return code === IN_UNAFFECTED ? OUT : code;
 }
 
@@ -179,6 +182,7 @@ function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch })
 function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
   switch (code) {
     case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
+    case REVIEW_MEMBER: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
     case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
@@ -204,11 +208,11 @@ function answerOf(asset: Asset, row: RangeRow, match: ProductMatch, code: number
   const r = row.range;
   if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
   if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
-  const status = code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT ? statusAt(asset, r) ?? r.status : r.status;
+  const status = code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT || code === REVIEW_MEMBER ? statusAt(asset, r) ?? r.status : r.status;
   return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
 }
 
-const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3 } as const;
+const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } as const;
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
 /** Whether a ranks before b: stronger match, then source (CVE record, CISA advisory, NVD), then the row's order. */
 function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMatch; row: RangeRow }): boolean {
@@ -220,7 +224,20 @@ function at(d: { row: RangeRow }): string {
   return `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
 }
 
-/** The verdict for one CVE from the ranges whose product matched the asset (at least one). */
+/**
+ * Whether every matched row is a member match (a product of the family the asset names). When a row names the
+ * asset's product itself (or a family or variant of it), that row decides and the family's other products say
+ * nothing about the asset: their rows are left out.
+ */
+function onlyMembers(matched: readonly { match: ProductMatch }[]): boolean {
+  for (const m of matched) if (m.match.confidence !== 'member') return false;
+  return true;
+}
+
+/**
+ * The verdict for one CVE from the ranges whose product matched the asset (at least one). Member rows count only
+ * when no other row matched (onlyMembers).
+ */
 export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMatch }[]): CveVerdict {
   // One pass, no sort, one code per row (no object): the first of each kind in `before` order (rows of one CVE never
   // tie: `ord` differs). The first overall has the strongest match (`before` orders by match confidence first).
@@ -232,7 +249,10 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let reviewM: M | null = null;
   let reviewCode = OUT;
   let fixedM: M | null = null;
+  // Rows of products of the family the asset names count only when no row names the asset's product itself.
+  const members = onlyMembers(matched);
   for (const m of matched) {
+    if (!members && m.match.confidence === 'member') continue;
     const code = matchedOutcome(asset, m);
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
@@ -275,7 +295,9 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let affected = false;
   let unaffected = false;
   let review = false;
+  const members = onlyMembers(matched);
   for (const m of matched) {
+    if (!members && m.match.confidence === 'member') continue;
     const code = matchedOutcome(asset, m);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
     else if (code === IN_AFFECTED) affected = true;
@@ -296,12 +318,19 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   if (!slug) return null;
   const key = productKey(asset.product, asset.vendor);
   const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor);
-  if (m || !row.base_key) return m;
+  if (m) return m;
   // The source names a variant of the asset's product ("… CPU 1511-1 PN (6ES7511-1AK02-0AB0)" for a nameplate
   // "… CPU 1511-1 PN"): the same comparison with the row's base key, equal keys only; a variant match, whose
   // verdict is at most needs_review (the variant decides).
-  if (matchKeys(asset.product, key, slug, row.range.product, row.base_key, row.vendor_slug, row.range.vendor)?.confidence !== 'normalised') return null;
-  return { confidence: 'variant', basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides` };
+  if (row.base_key && matchKeys(asset.product, key, slug, row.range.product, row.base_key, row.vendor_slug, row.range.vendor)?.confidence === 'normalised') {
+    return { confidence: 'variant', basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides` };
+  }
+  // The asset names a family (at least two words) and the source one of its products: a member match, whose verdict
+  // is at most needs_review (which product the asset is decides). One vendor slug only.
+  if (row.vendor_slug === slug && isMemberKey(key, row.product_key)) {
+    return { confidence: 'member', basis: `"${asset.product}" names a product family; the source names its product "${row.range.product}" (vendor ${slug}); which product the asset is decides` };
+  }
+  return null;
 }
 
 export { strongerMatch };

@@ -8,17 +8,49 @@
 //               asset's CPE names the same vendor and product tokens as the range's CPE;
 //   normalised  the product keys are equal (punctuation, CPE underscores, vendor prefix, "firmware" suffix);
 //   family      the source names a product family whose key is a whole-word prefix of the asset's product key
-//               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"). Never the other way round: an
-//               asset typed less specifically than the source's product is not a match, except:
+//               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"). The other way round, an asset
+//               typed less specifically than the source's product is only one of these two, each answered at
+//               most needs_review by correlate.ts (which product the asset is decides):
 //   variant     the source names the asset's product with a note narrowing it to a variant ("… CPU 1511-1 PN
-//               (6ES7511-1AK02-0AB0)"): correlate.ts answers such a range at most needs_review (variantBaseKey).
+//               (6ES7511-1AK02-0AB0)") (variantBaseKey);
+//   member      the asset names a product family of at least MEMBER_MIN_WORDS words, and the source one of its
+//               products: the asset's key is a whole-word prefix of the source's ("SIMATIC S7-1500" names the
+//               family of "SIMATIC S7-1500 CPU 1511-1 PN"; isMemberKey), for one vendor slug.
 // The vendor must resolve to the same canonical vendor on both sides, or to one organisation named with and
 // without its organisation word ("Apache Software Foundation" and the CPE token "apache": vendorStem); such a
 // match is at most normalised, and its basis says which two vendor names were read as one.
 import { canonicalVendor, isTableSlug } from './vendors.ts';
 import { memoTable } from './memo.ts';
 
-export type MatchConfidence = 'exact' | 'normalised' | 'family' | 'variant';
+export type MatchConfidence = 'exact' | 'normalised' | 'family' | 'variant' | 'member';
+
+/**
+ * The fewest words of an asset's product key that can name a family of the source's products (member matches): "SIMATIC
+ * S7-1500" (3) and "Windows 10" (2) do, "SIMATIC" or "Windows" alone would make every product of the vendor a review.
+ */
+export const MEMBER_MIN_WORDS = 2;
+
+/** Whether a product key has enough words to name a family of products (MEMBER_MIN_WORDS). */
+function namesFamily(key: string): boolean {
+  let words = 1;
+  for (let i = 0; i < key.length; i++) if (key[i] === ' ') words++;
+  return words >= MEMBER_MIN_WORDS;
+}
+
+/**
+ * The vendor slug and product key under which the products of the family an asset names are looked up (their keys
+ * start with it and a space), or null when the asset's key is too short to name a family.
+ */
+export function familyLookup(vendor: string, product: string): { slug: string; key: string } | null {
+  const slug = vendorSlug(vendor);
+  const key = productKey(product, vendor);
+  return slug && key && namesFamily(key) ? { slug, key } : null;
+}
+
+/** Whether the asset's key `family` names a family `member` (a source's product key) belongs to. */
+export function isMemberKey(family: string, member: string): boolean {
+  return member.length > family.length + 1 && member.startsWith(family) && member[family.length] === ' ' && namesFamily(family);
+}
 
 export interface ProductMatch {
   confidence: MatchConfidence;
@@ -275,9 +307,9 @@ export function assetLookupKeys(vendor: string, product: string, related: (stem:
   return out;
 }
 
-const RANK: Record<MatchConfidence, number> = { exact: 3, normalised: 2, family: 1, variant: 0 };
+const RANK: Record<MatchConfidence, number> = { exact: 3, normalised: 2, family: 1, variant: 0, member: 0 };
 
-/** The stronger of two matches (exact > normalised > family > variant). */
+/** The stronger of two matches (exact > normalised > family > variant, member). */
 export function strongerMatch(a: ProductMatch, b: ProductMatch): ProductMatch {
   return RANK[b.confidence] > RANK[a.confidence] ? b : a;
 }

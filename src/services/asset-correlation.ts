@@ -10,7 +10,7 @@ import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Principal } from './identity.ts';
 import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
-import { assetLookupKeys, parseCpe, strongerMatch, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
+import { assetLookupKeys, familyLookup, parseCpe, strongerMatch, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
 import { matchRow, sourceLabel, verdict, verdictStatus, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cvePath } from '../domain/cve-view.ts';
@@ -18,7 +18,7 @@ import { monthWindow } from '../domain/keys.ts';
 import { TRIAL } from '../domain/tiers.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
-import { CorrelationCache, cpeKey, rangeKey, variantKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
+import { CorrelationCache, cpeKey, memberKey, rangeKey, variantKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
 import { environmentExists } from '../store/windows.ts';
 
 /** Spec §4.7 / §8: at most 200 assets per call. */
@@ -385,6 +385,9 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
         ks.push(rangeKey(k.slug, k.key));
         if (k.full) ks.push(variantKey(k.slug, k.key));
       }
+      // Products of the family the asset names, under its own vendor slug (member matches: isMemberKey).
+      const family = familyLookup(a.vendor, a.product);
+      if (family) ks.push(memberKey(family.slug, family.key));
       if (c) ks.push(cpeKey(c.vendor, c.product));
       return ks;
     });

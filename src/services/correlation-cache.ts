@@ -10,7 +10,7 @@
 // (cards), oldest entry out first. Concurrent misses of one key share one query.
 import type { Db } from '../store/db.ts';
 import { cveCards, cveFlags, findRanges, vendorSlugs, type CveCard, type CveFlags, type StoredRange } from '../store/ranges.ts';
-import { vendorStem } from '../domain/product-match.ts';
+import { familyKeys, vendorStem } from '../domain/product-match.ts';
 
 /** The corpus generation while the reader is told about commits; null when nothing may be cached. */
 export interface CorpusGeneration {
@@ -28,13 +28,15 @@ export const DEFAULT_CACHE_LIMITS: CorrelationCacheLimits = { rows: 250_000, car
 
 /**
  * A lookup key as decide() buckets rows: `k\0<vendor slug>\0<product key>`, `v\0<vendor slug>\0<key>` (rows of
- * variants of the product with that key: their base_key) or `c\0<cpe vendor>\0<cpe product>`.
+ * variants of the product with that key: their base_key), `m\0<vendor slug>\0<key>` (rows of the products of the
+ * family with that key: their product key starts with it and a space) or `c\0<cpe vendor>\0<cpe product>`.
  */
 export type RangeKey = string;
 
 export const rangeKey = (vendorSlug: string, productKey: string): RangeKey => `k\u0000${vendorSlug}\u0000${productKey}`;
 export const variantKey = (vendorSlug: string, productKey: string): RangeKey => `v\u0000${vendorSlug}\u0000${productKey}`;
 export const cpeKey = (vendor: string, product: string): RangeKey => `c\u0000${vendor}\u0000${product}`;
+export const memberKey = (vendorSlug: string, familyKey: string): RangeKey => `m\u0000${vendorSlug}\u0000${familyKey}`;
 
 /**
  * A map bounded by weight, oldest entry out first. A hit does not reorder (a call reads tens of thousands of cards:
@@ -137,18 +139,21 @@ export class CorrelationCache {
     const ks: { vendor_slug: string; product_key: string }[] = [];
     const vs: { vendor_slug: string; product_key: string }[] = [];
     const cs: { vendor: string; product: string }[] = [];
+    const ms: { vendor_slug: string; product_key: string }[] = [];
     for (const k of keys) {
       const [kind, a, b] = k.split('\u0000');
       if (kind === 'k') ks.push({ vendor_slug: a, product_key: b });
       else if (kind === 'v') vs.push({ vendor_slug: a, product_key: b });
+      else if (kind === 'm') ms.push({ vendor_slug: a, product_key: b });
       else cs.push({ vendor: a, product: b });
     }
-    for (const r of await findRanges(this.db, ks, cs, vs)) {
-      // A row is in one key bucket, at most one variant bucket and at most one CPE bucket (UNION returns each row
-      // once).
+    for (const r of await findRanges(this.db, ks, cs, vs, ms)) {
+      // A row is in one key bucket, at most one variant bucket, at most one CPE bucket (UNION returns each row
+      // once) and in the bucket of each family asked for whose key is a whole-word prefix of its own.
       byKey.get(rangeKey(r.vendor_slug, r.product_key))?.push(r);
       if (r.base_key) byKey.get(variantKey(r.vendor_slug, r.base_key))?.push(r);
       if (r.cpe_vendor && r.cpe_product) byKey.get(cpeKey(r.cpe_vendor, r.cpe_product))?.push(r);
+      if (ms.length) for (const f of familyKeys(r.product_key).slice(1)) byKey.get(memberKey(r.vendor_slug, f))?.push(r);
     }
     // Kept only when no notification arrived while the query ran (the rows may predate that commit).
     if (gen !== null && this.current() === gen) for (const [k, rows] of byKey) this.rangeTable.set(k, rows, Math.max(1, rows.length));

@@ -87,18 +87,27 @@ export interface StoredRange extends RangeRow {
  * `variants`, or whose CPE (vendor, product) is one of `cpes`, and whose CVE is in the corpus. One round trip for a
  * whole batch of assets.
  */
-export async function findRanges(db: Conn, keys: { vendor_slug: string; product_key: string }[], cpes: { vendor: string; product: string }[], variants: { vendor_slug: string; product_key: string }[] = []): Promise<StoredRange[]> {
-  if (!keys.length && !cpes.length && !variants.length) return [];
+export async function findRanges(
+  db: Conn, keys: { vendor_slug: string; product_key: string }[], cpes: { vendor: string; product: string }[],
+  variants: { vendor_slug: string; product_key: string }[] = [], families: { vendor_slug: string; product_key: string }[] = [],
+): Promise<StoredRange[]> {
+  if (!keys.length && !cpes.length && !variants.length && !families.length) return [];
+  // A family's products: keys that start with the family's key and a space, as a byte range the lookup index
+  // (text_pattern_ops, migration 1160) serves ('!' is the byte after the space).
+  const members = families.map((f) => ({ vendor_slug: f.vendor_slug, lo: `${f.product_key} `, hi: `${f.product_key}!` }));
   const r = await sql<StoredRange>`
     WITH k AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS x(vendor_slug text, product_key text)),
          v AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(variants)}::jsonb) AS x(vendor_slug text, product_key text)),
          c AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(cpes)}::jsonb) AS x(vendor text, product text)),
+         m AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(members)}::jsonb) AS x(vendor_slug text, lo text, hi text)),
          -- A row found more than one way is returned once (json has no equality, so the keys are united, not the rows).
          hit AS (SELECT r.cve_id, r.ord FROM cve_ranges r JOIN k ON r.vendor_slug = k.vendor_slug AND r.product_key = k.product_key
            UNION
            SELECT r.cve_id, r.ord FROM cve_ranges r JOIN v ON r.vendor_slug = v.vendor_slug AND r.base_key = v.product_key
            UNION
-           SELECT r.cve_id, r.ord FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product)
+           SELECT r.cve_id, r.ord FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product
+           UNION
+           SELECT r.cve_id, r.ord FROM cve_ranges r JOIN m ON r.vendor_slug = m.vendor_slug AND r.product_key ~>=~ m.lo AND r.product_key ~<~ m.hi)
     SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.base_key, r.range
     FROM hit JOIN cve_ranges r ON r.cve_id = hit.cve_id AND r.ord = hit.ord`.execute(db);
   return r.rows;

@@ -145,6 +145,31 @@ describe('correlate-cves on real records', () => {
     assert.ok(listed('needs_review') >= 1);
   });
 
+  test('a nameplate naming a product family: the CVEs of its products, each needs_review with the product named; one word names none', async () => {
+    const family = { asset_id: 'drive-family', vendor: 'Siemens AG', product: 'SIMATIC Drive Controller', version: 'V3.1.3' };
+    const r = await correlate({ assets: [family, { ...family, asset_id: 'drive-family-fixed', version: 'V3.1.4' }, { ...family, asset_id: 'one-word', product: 'SIMATIC' }], options: { include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    const [inside, fixed, oneWord] = r.json().data.assets;
+    const c = inside.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
+    assert.ok(c, JSON.stringify(inside.cves.map((x: { cve_id: string }) => x.cve_id)));
+    assert.equal(c.status, 'needs_review');
+    assert.equal(c.match.confidence, 'member');
+    assert.match(c.reason, /^version V3\.1\.3 is in < V3\.1\.4 for "SIMATIC Drive Controller CPU 150\dD TF[^"]*", one product of the family "SIMATIC Drive Controller" the asset names; which product the asset is decides$/);
+    assert.equal(c.fixed_version, 'V3.1.4');
+    assert.ok(inside.cves.every((x: { status: string; match: { confidence: string } }) => x.match.confidence !== 'member' || x.status !== 'affected'), 'a member match is never affected');
+    assert.ok(inside.matched_products.length >= 2 && inside.matched_products.every((p: { product: string; confidence: string }) => p.confidence === 'member' && p.product.startsWith('SIMATIC Drive Controller ')),
+      JSON.stringify(inside.matched_products));
+    // At the fix the products' ranges do not cover the version.
+    assert.equal(fixed.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886')?.status, 'not_affected');
+    assert.deepEqual([oneWord.cves, oneWord.matched_products], [[], []]);
+    // /check counts what the full call lists.
+    const k = await correlate({ assets: [family] }, pro.auth, '/api/v1/assets/correlate-cves/check');
+    assert.equal(k.statusCode, 200, k.body);
+    const listed = (status: string) => inside.cves.filter((x: { status: string }) => x.status === status).length;
+    assert.deepEqual(k.json().data.assets[0].counts, { affected: listed('affected'), not_affected: listed('not_affected'), needs_review: listed('needs_review') });
+    assert.equal(k.json().data.assets[0].matched, true);
+  });
+
   test('the bytes sent (JSON.stringify, decision 38) are exactly the documented CorrelateResponse, every option on', async () => {
     const ajv = new Ajv.default({ strict: false, allErrors: true });
     addFormats.default(ajv);

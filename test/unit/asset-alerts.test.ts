@@ -35,6 +35,20 @@ test('an unknown version is needs_review; another vendor or a less specific prod
   assert.deepEqual(brief(assetHits(ix, rows('CVE-2024-0001', [range()]), [])), ['1:unknown:needs_review']);
 });
 
+test('a nameplate naming a product family: a row of one of its products alerts needs_review, as correlation answers it', () => {
+  const cpu = range({ product: 'SIMATIC S7-1500 CPU 1511-1 PN' });
+  const ix = buildAssetIndex([
+    asset(1, 'family-in', 'V2.8', { product: 'SIMATIC S7-1500' }), asset(1, 'family-out', 'V2.9.2', { product: 'SIMATIC S7-1500' }),
+    asset(1, 'one-word', 'V2.8', { product: 'SIMATIC' }), asset(1, 'other-cpu', 'V2.8'),
+  ], []);
+  const hits = assetHits(ix, rows('CVE-2024-0003', [cpu]), []);
+  assert.deepEqual(brief(hits), ['1:family-in:needs_review']);
+  assert.match(hits[0].reason, /^version V2\.8 is in < V2\.9\.2 for "SIMATIC S7-1500 CPU 1511-1 PN", one product of the family "SIMATIC S7-1500" the asset names/);
+  // A row that names the family itself decides for it: the product's row says nothing more.
+  const own = assetHits(ix, rows('CVE-2024-0004', [cpu, range({ product: 'SIMATIC S7-1500', end: { version: 'V2.0', inclusive: false } })]), []);
+  assert.deepEqual(brief(own), []);
+});
+
 test('organizations with the same nameplate each get their own hit; CPE tokens find an asset named otherwise', () => {
   const cpe = 'cpe:2.3:o:siemens:simatic_s7-1500_firmware:*:*:*:*:*:*:*:*';
   const ix = buildAssetIndex([asset(1, 'a', 'V2.0'), asset(2, 'b', 'V2.0'), asset(3, 'c', 'V2.0', { product: 'Line 4 PLC', cpe })], []);

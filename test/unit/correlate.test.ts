@@ -80,13 +80,15 @@ test('free text range: needs_review "version range not machine-readable"', () =>
 test('property: verdict equals the sorted-rule oracle; verdictStatus equals its status', async () => {
   const fc = (await import('fast-check')).default;
   const { rangeAnswer, verdictStatus, describe: describeRange, sourceLabel } = await import('../../src/domain/correlate.ts');
-  const CONF = { exact: 0, normalised: 1, family: 2, variant: 3 } as const;
+  const CONF = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } as const;
   const SRC = { cve5: 0, csaf: 1, nvd: 2 } as const;
   type RV = ReturnType<typeof rangeAnswer>;
   const better = (a: RV, b: RV) => CONF[a.match.confidence] - CONF[b.match.confidence] || SRC[a.row.source] - SRC[b.row.source] || a.row.ord - b.row.ord;
   const at = (d: RV) => `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
   function oracle(asset: Asset, matched: Parameters<typeof verdict>[1]) {
-    const all = matched.map((m) => rangeAnswer(asset, m.row, m.match)).sort(better);
+    // Member rows count only when no row names the asset's product itself.
+    const considered = matched.some((m) => m.match.confidence !== 'member') ? matched.filter((m) => m.match.confidence !== 'member') : matched;
+    const all = considered.map((m) => rangeAnswer(asset, m.row, m.match)).sort(better);
     const affected = all.filter((x) => x.answer === 'in' && x.status === 'affected');
     const unaffected = all.filter((x) => x.answer === 'in' && x.status === 'unaffected');
     const review = all.filter((x) => x.answer === 'review');
@@ -103,8 +105,9 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     source: fc.constantFrom('nvd', 'cve5', 'csaf'), status: fc.constantFrom('affected', 'affected', 'unaffected', 'unaffected', 'unknown'),
     version: fc.option(ver, { nil: null }), start: bound, end: bound, text: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('all versions before V3', 'prior to 2.0') }),
     fixedIn: fc.option(ver, { nil: null }), cpe: fc.constantFrom(base.cpe, null),
-    // A range of a variant of the asset's product (matched `variant`: at most needs_review).
-    product: fc.constantFrom(base.product, base.product, `${base.product} (EU)`),
+    // A range of a variant of the asset's product (matched `variant`) or of a product of the family the asset names
+    // (matched `member`): at most needs_review.
+    product: fc.constantFrom(base.product, base.product, `${base.product} (EU)`, `${base.product}_console`),
     changes: fc.array(fc.record({ at: ver, status: fc.constantFrom('affected', 'unaffected') }), { maxLength: 2 }),
   }, { noNullPrototype: true }).map((r) => ({ ...base, ...r }) as AffectedRange);
   fc.assert(fc.property(fc.array(range, { minLength: 1, maxLength: 6 }), fc.option(ver, { nil: null }), fc.constantFrom('', 'ICSA-24-001-01'), (ranges, version, key) => {
@@ -152,6 +155,9 @@ test('Apache Tomcat on real CVE records: one organisation under two vendor spell
   assert.equal(verdictOf('CVE-2024-34750', { vendor: 'Eclipse Foundation', product: 'Tomcat', version: '9.0.50' }).v, null);
 });
 
+/** Each row with its match for the asset (every row is expected to match). */
+const matchedRows = (a: Asset, rs: ReturnType<typeof rangeRows>) => rs.map((row) => ({ row, match: matchRow(a, row)! }));
+
 // Variants (docs/correlation.md §2 "Variants"): the CISA advisory ICSA-24-284-01 names the product with its order
 // number, "SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)", affected below V3.1.4.
 test('a source naming a variant of the asset\'s product: a variant match, at most needs_review, never a claim of not affected', () => {
@@ -177,12 +183,69 @@ test('a source naming a variant of the asset\'s product: a variant match, at mos
     { ...variant, status: 'unaffected', end: null, fixedIn: null },
     { ...variant, product: 'SIMATIC Drive Controller CPU 1504D TF', end: { version: 'V3.1.4', inclusive: false } },
   ] }]);
-  const both = two.map((row) => ({ row, match: matchRow(plain('V3.1.3'), row)! }));
+  const both = matchedRows(plain('V3.1.3'), two);
   assert.deepEqual(both.map((x) => x.match.confidence), ['variant', 'exact']);
   assert.equal(verdict(plain('V3.1.3'), both).status, 'affected');
-  // No variant note, another product, or a less specific nameplate: no variant match.
-  assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller' }, rows[0]), null);
+  // Another product: no match. A less specific nameplate names the family: a member match (below), not a variant.
   assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller CPU 1507D TF' }, rows[0]), null);
+  assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller' }, rows[0])?.confidence, 'member');
+});
+
+// Members (docs/correlation.md §2 "Members"): a nameplate that names a product family ("SIMATIC S7-1500", as
+// inventories often list PLCs) meets the CVEs stated for the family's products, each at most needs_review.
+test('an asset naming a product family: a member match for its products, at most needs_review, never a claim of not affected', () => {
+  const CPU = 'SIMATIC S7-1500 CPU 1511-1 PN';
+  const cpu: AffectedRange = { ...base, source: 'csaf', vendor: 'Siemens', product: CPU, cpe: null, end: { version: 'V2.9.2', inclusive: false }, fixedIn: 'V2.9.2' };
+  const rows = rangeRows([{ source: 'csaf', source_key: 'ICSA-23-017-03', ranges: [cpu] }]);
+  const family = (version: string | null, product = 'SIMATIC S7-1500'): Asset => ({ vendor: 'Siemens AG', product, version });
+  const m = matchRow(family('V2.8'), rows[0]);
+  assert.deepEqual(m, { confidence: 'member', basis: `"SIMATIC S7-1500" names a product family; the source names its product "${CPU}" (vendor siemens); which product the asset is decides` });
+  const inside = verdict(family('V2.8'), [{ row: rows[0], match: m! }]);
+  assert.equal(inside.status, 'needs_review');
+  assert.equal(inside.reason, `version V2.8 is in < V2.9.2 for "${CPU}", one product of the family "SIMATIC S7-1500" the asset names; which product the asset is decides`);
+  assert.equal(inside.fixed_version, 'V2.9.2');
+  assert.equal(verdictStatus(family('V2.8'), [{ row: rows[0], match: m! }]), 'needs_review');
+  // At the fix and past it the product's range does not cover the version: not affected as far as it goes.
+  assert.equal(verdict(family('V2.9.2'), [{ row: rows[0], match: m! }]).status, 'not_affected');
+  // No version: needs_review, as for the product itself.
+  assert.match(verdict(family(null), [{ row: rows[0], match: matchRow(family(null), rows[0])! }]).reason, /^version unknown/);
+  // A product of the family stated not affected is no claim about the asset; the asset's own product decides.
+  const two = rangeRows([{ source: 'csaf', source_key: 'ICSA-23-017-03', ranges: [
+    { ...cpu, status: 'unaffected', end: null, fixedIn: null },
+    { ...cpu, product: 'SIMATIC S7-1500', end: { version: 'V3.0', inclusive: false } },
+  ] }]);
+  const both = matchedRows(family('V2.8'), two);
+  assert.deepEqual(both.map((x) => x.match.confidence), ['member', 'exact']);
+  assert.equal(verdict(family('V2.8'), both).status, 'affected');
+  // And when the asset's own product is stated outside its range, a family product's affected range does not turn
+  // the verdict into a review: the row naming the asset decides.
+  const own = rangeRows([{ source: 'csaf', source_key: 'ICSA-23-017-03', ranges: [cpu, { ...cpu, product: 'SIMATIC S7-1500', end: { version: 'V2.0', inclusive: false } }] }]);
+  const mixed = matchedRows(family('V2.8'), own);
+  assert.deepEqual(mixed.map((x) => x.match.confidence), ['member', 'exact']);
+  assert.equal(verdict(family('V2.8'), mixed).status, 'not_affected');
+  assert.equal(verdictStatus(family('V2.8'), mixed), 'not_affected');
+  // The other way round is a family match as before: the source's family covers the asset's product.
+  const fam = rangeRows([{ source: 'csaf', source_key: 'ICSA-23-017-03', ranges: [{ ...cpu, product: 'SIMATIC S7-1500' }] }]);
+  assert.equal(matchRow(family('V2.8', CPU), fam[0])?.confidence, 'family');
+  // Boundaries: one word names no family ("SIMATIC" would take every SIMATIC product); two words do; a key that is
+  // not a whole-word prefix ("S7-150"), another vendor, or the same words in another order: no match.
+  assert.equal(matchRow(family('V2.8', 'SIMATIC'), rows[0]), null);
+  assert.equal(matchRow(family('V2.8', 'SIMATIC S7'), rows[0])?.confidence, 'member');
+  assert.equal(matchRow(family('V2.8', 'SIMATIC S7-150'), rows[0]), null);
+  assert.equal(matchRow({ vendor: 'Schneider Electric', product: 'SIMATIC S7-1500' }, rows[0]), null);
+  assert.equal(matchRow(family('V2.8', 'S7-1500 SIMATIC'), rows[0]), null);
+});
+
+test('isMemberKey: a whole-word prefix of at least MEMBER_MIN_WORDS words, shorter than the member', async () => {
+  const { isMemberKey, MEMBER_MIN_WORDS } = await import('../../src/domain/product-match.ts');
+  assert.equal(MEMBER_MIN_WORDS, 2);
+  assert.equal(isMemberKey('simatic s7 1500', 'simatic s7 1500 cpu 1511 1 pn'), true);
+  assert.equal(isMemberKey('windows 10', 'windows 10 version 22h2'), true);
+  assert.equal(isMemberKey('simatic', 'simatic s7 1500'), false);
+  assert.equal(isMemberKey('simatic s7 1500', 'simatic s7 1500'), false);
+  assert.equal(isMemberKey('simatic s7 150', 'simatic s7 1500 cpu'), false);
+  assert.equal(isMemberKey('simatic s7 1500', 'simatic s7 1500 '), false);
+  assert.equal(isMemberKey('simatic s7', 'simatic s7 1500'), true);
 });
 
 // ICSA-22-034-01 (test/fixtures/csaf): Log4Shell in Johnson Controls PowerManage, stated as ">= 4.0 | <= 4.8" and

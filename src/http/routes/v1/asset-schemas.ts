@@ -12,7 +12,7 @@ const strict = <T extends Record<string, TSchema>>(props: T) => Type.Object(prop
 const Bound = Type.Unsafe<{ version: string; inclusive: boolean } | null>({
   anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, required: ['version', 'inclusive'], properties: { version: { type: 'string' }, inclusive: { type: 'boolean' } } }],
 });
-const Confidence = Type.Union([Type.Literal('exact'), Type.Literal('normalised'), Type.Literal('family'), Type.Literal('variant')]);
+const Confidence = Type.Union([Type.Literal('exact'), Type.Literal('normalised'), Type.Literal('family'), Type.Literal('variant'), Type.Literal('member')]);
 const Status = Type.Union([Type.Literal('affected'), Type.Literal('not_affected'), Type.Literal('needs_review')]);
 
 export const AssetError = strict({ code: Str, field: Str, message: Str });
