@@ -67,8 +67,9 @@ export interface AssetIndex {
   /** Nameplates by `<cpe vendor>\0<cpe product>`. */
   byCpe: Map<string, Nameplate[]>;
   /**
-   * Nameplates that name a product family (familyLookup) by `<vendor slug>\0<product key>`: a row of one of the
-   * family's products (its key starts with the nameplate's and a space) finds them (matchRow answers `member`).
+   * Nameplates that name a product family (familyLookup) the corpus gives no product by `<vendor slug>\0<product
+   * key>`: a row of one of the family's products (its key starts with the nameplate's and a space) finds them
+   * (matchRow answers `member`).
    */
   byFamily: Map<string, Nameplate[]>;
   /** Windows hosts grouped by the facts the engine reads: each group is evaluated once, on first need. */
@@ -112,7 +113,25 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   else m.set(k, [v]);
 }
 
-export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[]): AssetIndex {
+/**
+ * The nameplates of `assets` that name a product family (familyLookup), as `<vendor slug>\0<product key>`: the
+ * caller asks which of them the corpus names as a product (store/ranges.ts namedProducts) for buildAssetIndex.
+ */
+export function familyNames(assets: readonly EnvAsset[]): { slug: string; key: string }[] {
+  const out = new Map<string, { slug: string; key: string }>();
+  for (const a of assets) {
+    const f = familyLookup(a.vendor, a.product);
+    if (f) out.set(`${f.slug}\u0000${f.key}`, f);
+  }
+  return [...out.values()];
+}
+
+/**
+ * The run's index of environment assets and hosts. `named`: the family names (familyNames) the corpus gives a
+ * product; a nameplate so named is that product, and rows of the family's products do not find it (as
+ * correlate-cves decides: namedBy).
+ */
+export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[], named: ReadonlySet<string> = new Set()): AssetIndex {
   const ix: AssetIndex = { byKey: new Map(), byOrg: new Map(), byCpe: new Map(), byFamily: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
   // Many organizations run the same equipment: one nameplate (vendor, product, version, CPE) is keyed, matched
   // and decided once, and its verdict applies to each asset that reads it.
@@ -135,7 +154,8 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
     const c = p.cpe ? parseCpe(p.cpe) : null;
     if (c) push(ix.byCpe, `${c.vendor}\u0000${c.product}`, p);
     const family = familyLookup(p.vendor, p.product);
-    if (family) push(ix.byFamily, `${family.slug}\u0000${family.key}`, p);
+    const fk = family ? `${family.slug}\u0000${family.key}` : null;
+    if (fk && !named.has(fk)) push(ix.byFamily, fk, p);
   }
   const profiles = new Map<string, HostProfile>();
   for (const h of hosts) {

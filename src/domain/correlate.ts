@@ -327,7 +327,7 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   }
   // The asset names a family (at least two words) and the source one of its products: a member match, whose verdict
   // is at most needs_review (which product the asset is decides). One vendor slug only.
-  if (row.vendor_slug === slug && isMemberKey(key, row.product_key)) {
+  if (row.vendor_slug === slug && isMemberKey(key, row.product_key, asset.version ?? null)) {
     return { confidence: 'member', basis: `"${asset.product}" names a product family; the source names its product "${row.range.product}" (vendor ${slug}); which product the asset is decides` };
   }
   return null;

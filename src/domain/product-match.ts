@@ -47,9 +47,18 @@ export function familyLookup(vendor: string, product: string): { slug: string; k
   return slug && key && namesFamily(key) ? { slug, key } : null;
 }
 
-/** Whether the asset's key `family` names a family `member` (a source's product key) belongs to. */
-export function isMemberKey(family: string, member: string): boolean {
-  return member.length > family.length + 1 && member.startsWith(family) && member[family.length] === ' ' && namesFamily(family);
+/**
+ * Whether the asset's key `family` names a family `member` (a source's product key) belongs to. A member that names
+ * a release of the family ("Windows 10 Version 1607": the words after the family's begin with "version") belongs
+ * to it only for an asset of that release, when the asset states its version ("1607", "Version 1607"); an asset
+ * without a version may be any release.
+ */
+export function isMemberKey(family: string, member: string, version: string | null = null): boolean {
+  if (!(member.length > family.length + 1 && member.startsWith(family) && member[family.length] === ' ' && namesFamily(family))) return false;
+  const rest = member.slice(family.length + 1);
+  if (version === null || !rest.startsWith('version ')) return true;
+  const release = rest.split(' ')[1];
+  return productKey(version).split(' ').filter((w) => w !== 'version')[0] === release;
 }
 
 export interface ProductMatch {
@@ -222,6 +231,8 @@ export interface AssetName {
   vendor: string;
   product: string;
   cpe?: string | null;
+  /** The asset's version, where a match depends on it (a member naming a release: isMemberKey). */
+  version?: string | null;
 }
 
 export interface RangeName {

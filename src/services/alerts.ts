@@ -8,9 +8,10 @@ import type { Mailer } from './mailer.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
-import { assetHits, buildAssetIndex, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
+import { assetHits, buildAssetIndex, familyNames, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
+import { namedProducts } from '../store/ranges.ts';
 import {
   alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
@@ -185,7 +186,9 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         const ids = await windowCves(conn, run);
         // Every active organization's environment assets, indexed once per run (not per organization or chunk).
         // Loaded on a pool connection while the first chunk is read on the run's.
-        const assets = ids.length ? environmentAssets(db).then((env) => buildAssetIndex(env.assets, env.hosts)) : Promise.resolve(buildAssetIndex([], []));
+        const assets = ids.length
+          ? environmentAssets(db).then(async (env) => buildAssetIndex(env.assets, env.hosts, await namedProducts(db, familyNames(env.assets))))
+          : Promise.resolve(buildAssetIndex([], []));
         assets.catch(() => {});
         const evaluator = hostEvaluator();
         let stored = 0;

@@ -127,6 +127,15 @@ export interface CorrelateInput {
   options: CorrelateOptions;
 }
 
+/**
+ * Whether the corpus knows the asset's product by its name: a range of the asset's vendor slug has its product key,
+ * or names a variant of it (`rows(key)`: how many rows a lookup key holds). Such an asset is that product, not a
+ * family: its products' rows are not looked up (member matches).
+ */
+export function namedBy(f: { slug: string; key: string }, rows: (key: RangeKey) => number): boolean {
+  return rows(rangeKey(f.slug, f.key)) > 0 || rows(variantKey(f.slug, f.key)) > 0;
+}
+
 /** A stored range row that matched an asset, with the match. */
 type Matched = { row: RangeRow; match: ProductMatch };
 
@@ -385,13 +394,20 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
         ks.push(rangeKey(k.slug, k.key));
         if (k.full) ks.push(variantKey(k.slug, k.key));
       }
-      // Products of the family the asset names, under its own vendor slug (member matches: isMemberKey).
-      const family = familyLookup(a.vendor, a.product);
-      if (family) ks.push(memberKey(family.slug, family.key));
       if (c) ks.push(cpeKey(c.vendor, c.product));
       return ks;
     });
     const byKey = await cache.rangesFor(keysOf.flat());
+    // An asset whose name no source gives a product (namedBy) but that names a family: the rows of the family's
+    // products, under its own vendor slug (member matches: isMemberKey; docs/correlation.md §2 "Members").
+    const families = accepted.map((a) => {
+      const f = familyLookup(a.vendor, a.product);
+      return f && !namedBy(f, (k) => byKey.get(k)?.length ?? 0) ? memberKey(f.slug, f.key) : null;
+    });
+    if (families.some((k) => k !== null)) {
+      for (const [k, rows] of await cache.rangesFor(families.filter((k) => k !== null))) byKey.set(k, rows);
+      families.forEach((k, i) => { if (k) keysOf[i].push(k); });
+    }
     const ids = new Set<string>();
     const groupsPer: MatchedGroup[][] = [];
     const matchedPer = accepted.map((asset, i) => {

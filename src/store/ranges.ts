@@ -113,6 +113,20 @@ export async function findRanges(
   return r.rows;
 }
 
+/**
+ * Of the given (vendor slug, product key) pairs, those the corpus names as a product: a range with that key, or
+ * naming a variant of it (base_key). Returned as `<slug>\0<key>`. The alert run's counterpart of the correlation
+ * service's namedBy (member matches apply only to names no source gives a product).
+ */
+export async function namedProducts(db: Conn, pairs: { slug: string; key: string }[]): Promise<Set<string>> {
+  if (!pairs.length) return new Set();
+  const r = await sql<{ slug: string; key: string }>`
+    SELECT x.slug, x.key FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS x(slug text, key text)
+    WHERE EXISTS (SELECT 1 FROM cve_ranges r WHERE r.vendor_slug = x.slug AND r.product_key = x.key)
+       OR EXISTS (SELECT 1 FROM cve_ranges r WHERE r.vendor_slug = x.slug AND r.base_key = x.key)`.execute(db);
+  return new Set(r.rows.map((x) => `${x.slug}\u0000${x.key}`));
+}
+
 export interface CveCard {
   cve_id: string;
   title: string;

@@ -3,7 +3,7 @@
 // with the same nameplate, and Windows hosts through their MSRC product.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assetHits, buildAssetIndex, openVerdicts, type EnvAsset } from '../../src/domain/asset-alerts.ts';
+import { assetHits, buildAssetIndex, familyNames, openVerdicts, type EnvAsset } from '../../src/domain/asset-alerts.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { validateHost, type WindowsHost } from '../../src/domain/windows/validate.ts';
@@ -47,6 +47,11 @@ test('a nameplate naming a product family: a row of one of its products alerts n
   // A row that names the family itself decides for it: the product's row says nothing more.
   const own = assetHits(ix, rows('CVE-2024-0004', [cpu, range({ product: 'SIMATIC S7-1500', end: { version: 'V2.0', inclusive: false } })]), []);
   assert.deepEqual(brief(own), []);
+  // A name the corpus gives a product (store namedProducts) is that product, not a family: no member hit.
+  const assets = [asset(1, 'family-in', 'V2.8', { product: 'SIMATIC S7-1500' })];
+  assert.deepEqual(familyNames(assets), [{ slug: 'siemens', key: 'simatic s7 1500' }]);
+  const named = buildAssetIndex(assets, [], new Set(['siemens\u0000simatic s7 1500']));
+  assert.deepEqual(brief(assetHits(named, rows('CVE-2024-0003', [cpu]), [])), []);
 });
 
 test('organizations with the same nameplate each get their own hit; CPE tokens find an asset named otherwise', () => {

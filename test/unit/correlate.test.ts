@@ -246,6 +246,12 @@ test('isMemberKey: a whole-word prefix of at least MEMBER_MIN_WORDS words, short
   assert.equal(isMemberKey('simatic s7 150', 'simatic s7 1500 cpu'), false);
   assert.equal(isMemberKey('simatic s7 1500', 'simatic s7 1500 '), false);
   assert.equal(isMemberKey('simatic s7', 'simatic s7 1500'), true);
+  // A member naming a release of the family belongs to it for an asset of that release, or of no stated version.
+  assert.equal(isMemberKey('windows 10', 'windows 10 version 1607', '1607'), true);
+  assert.equal(isMemberKey('windows 10', 'windows 10 version 1607 for x64 based systems', 'Version 1607'), true);
+  assert.equal(isMemberKey('windows 10', 'windows 10 version 1607', '22H2'), false);
+  assert.equal(isMemberKey('windows 10', 'windows 10 version 1607', null), true);
+  assert.equal(isMemberKey('simatic s7 1500', 'simatic s7 1500 cpu 1511 1 pn', 'V2.9.2'), true);
 });
 
 // ICSA-22-034-01 (test/fixtures/csaf): Log4Shell in Johnson Controls PowerManage, stated as ">= 4.0 | <= 4.8" and
