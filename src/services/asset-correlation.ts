@@ -165,6 +165,21 @@ export interface AssetAnswer {
   cves_page?: AssetResult['cves_page'];
 }
 
+/**
+ * A correlate call's answers: `count` assets, each answer made when taken (answer(i), in order, once each). `fail`
+ * gives the call's charged checks back when writing the answers fails after they were charged.
+ */
+export interface CorrelateAnswers {
+  rejected: RejectedAsset[];
+  stored: boolean;
+  count: number;
+  answer: (i: number) => AssetAnswer;
+  fail: () => Promise<void>;
+}
+
+/** Stored results go to PostgreSQL in statements of about this much JSON text (characters) each. */
+const STORE_BATCH_CHARS = 16 << 20;
+
 /** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
 function priorityKey(v: CveVerdict, card: CveCard): number {
   return STATUS_RANK[v.status] * 8 + (card.kev_flagged ? 0 : 4) + (card.has_public_exploit || card.poc_available ? 0 : 2) + (v.fixed_version !== null ? 0 : 1);
@@ -301,6 +316,8 @@ export interface AssetCorrelationDeps {
   /** The CVE reader's corpus generation: ranges and cards are cached while it is known (correlation-cache.ts). */
   corpus?: CorpusGeneration;
   cacheLimits?: CorrelationCacheLimits;
+  /** Stored results go in statements of about this much JSON text each (default STORE_BATCH_CHARS; tests: smaller). */
+  storeBatchChars?: number;
 }
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
@@ -445,24 +462,54 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     return { matchedPer, groupsPer, ids: [...ids] };
   }
 
-  /** Every CVE each asset's product matches, decided, with its card and the products matched. */
-  async function decide(accepted: AssetRecord[]): Promise<{ perAsset: { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }[] }> {
-    const { matchedPer, groupsPer, ids } = await matchAll(accepted);
-    const cards = await cache.cards(ids);
-    return {
-      perAsset: accepted.map((asset, i) => {
-        const decided: Decided[] = [];
-        for (const [cve_id, matched] of matchedPer[i]) {
-          const card = cards.get(cve_id);
-          if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
-          const v = verdict(asset, matched);
-          decided.push({
-            cve_id, v, card, pk: priorityKey(v, card), bcs: card.bcs_score, cvss: num(card.cvss_score), epss: num(card.epss_score), rank: 0,
-          });
-        }
-        return { asset, decided, products: matchedProducts(groupsPer[i], cards) };
-      }),
-    };
+  /** Every CVE one asset's product matches, decided, with its card. */
+  function decideOne(asset: AssetRecord, matched: Map<string, Matched[]>, cards: ReadonlyMap<string, CveCard>): Decided[] {
+    const decided: Decided[] = [];
+    for (const [cve_id, rows] of matched) {
+      const card = cards.get(cve_id);
+      if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
+      const v = verdict(asset, rows);
+      decided.push({
+        cve_id, v, card, pk: priorityKey(v, card), bcs: card.bcs_score, cvss: num(card.cvss_score), epss: num(card.epss_score), rank: 0,
+      });
+    }
+    return decided;
+  }
+
+  /**
+   * Stores each asset's full result (every CVE, unfiltered) in the environment, replacing the previous one for the
+   * same asset_id (last writer wins, in asset_id order: no deadlock). One transaction; the rows go in statements of
+   * about STORE_BATCH_CHARS of JSON each, so no one text grows past what a string can hold (a family nameplate's
+   * result can be tens of MB). Past the asset cap: 403 cap_exceeded and nothing stored.
+   */
+  async function storeResults(input: CorrelateInput, perAsset: { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }[]): Promise<void> {
+    const last = new Map<string, number>();
+    perAsset.forEach((a, i) => last.set(a.asset.asset_id, i));
+    const ids = [...last.keys()].sort();
+    await db.transaction().execute(async (trx) => {
+      // The check holds the organization's row lock until commit.
+      await assertAssetRoom(trx, deps.planCaps, input.principal.orgId, ids);
+      let batch: string[] = [];
+      let chars = 0;
+      const flush = async () => {
+        if (!batch.length) return;
+        await sql`INSERT INTO asset_correlations AS c (org_id, environment_id, asset_id, asset, result, request_id)
+          SELECT ${input.principal.orgId}, ${input.environmentId}, asset_id, asset, result, ${input.requestId}
+          FROM jsonb_to_recordset(${`[${batch.join(',')}]`}::jsonb) AS x(asset_id text, asset jsonb, result jsonb)
+          ON CONFLICT (org_id, environment_id, asset_id) DO UPDATE
+            SET asset = EXCLUDED.asset, result = EXCLUDED.result, request_id = EXCLUDED.request_id, stored_at = now()`.execute(trx);
+        batch = [];
+        chars = 0;
+      };
+      for (const id of ids) {
+        const a = perAsset[last.get(id)!];
+        const row = JSON.stringify({ asset_id: id, asset: a.asset, result: assetResult(select(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true })) });
+        if (chars + row.length > (deps.storeBatchChars ?? STORE_BATCH_CHARS)) await flush();
+        batch.push(row);
+        chars += row.length;
+      }
+      await flush();
+    });
   }
 
   /** The asset's CVEs as the options list them, each ranked in the priority order of all of them. */
@@ -507,30 +554,32 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   }
 
   return {
-    /** POST /api/v1/assets/correlate-cves. */
-    async correlate(input: CorrelateInput): Promise<{ assets: AssetAnswer[]; rejected: RejectedAsset[]; stored: boolean }> {
+    /**
+     * POST /api/v1/assets/correlate-cves. The database is read before this resolves (the lookups, the cards, the
+     * stored copy); each asset's CVEs are then decided when its answer is taken (`answer(i)`, in order), so the
+     * route streams the first assets while the next ones are decided and an answer is never held whole
+     * (docs/correlation.md §6). With environment_id every asset is decided first and stored, and answer(i) selects.
+     */
+    async correlate(input: CorrelateInput): Promise<CorrelateAnswers> {
       const { accepted, rejected } = await prepare(input);
       return run(input.principal, accepted.length, async () => {
-        const { perAsset } = await decide(accepted);
-        if (input.environmentId !== null) {
-          // Stored: the asset and its full result (every CVE, unfiltered). One statement: a later call for the same
-          // asset_id replaces it atomically (last writer wins, row by row in asset_id order: no deadlock).
-          const full = perAsset.map((a) => assetResult(select(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true })));
-          const last = new Map(full.map((r, i) => [r.asset_id, { r, a: perAsset[i].asset }]));
-          const rows = [...last.keys()].sort().map((id) => ({ asset_id: id, asset: last.get(id)!.a, result: last.get(id)!.r }));
-          // Past the asset cap: 403 cap_exceeded and nothing stored (the check holds the organization's row lock).
-          await db.transaction().execute(async (trx) => {
-            await assertAssetRoom(trx, deps.planCaps, input.principal.orgId, rows.map((r) => r.asset_id));
-            await sql`INSERT INTO asset_correlations AS c (org_id, environment_id, asset_id, asset, result, request_id)
-              SELECT ${input.principal.orgId}, ${input.environmentId}, asset_id, asset, result, ${input.requestId}
-              FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(asset_id text, asset jsonb, result jsonb)
-              ON CONFLICT (org_id, environment_id, asset_id) DO UPDATE
-                SET asset = EXCLUDED.asset, result = EXCLUDED.result, request_id = EXCLUDED.request_id, stored_at = now()`.execute(trx);
-          });
+        const { matchedPer, groupsPer, ids } = await matchAll(accepted);
+        const cards = await cache.cards(ids);
+        const productsAt = (i: number) => matchedProducts(groupsPer[i], cards);
+        const fail = () => refund(input.principal, accepted.length);
+        if (input.environmentId === null) {
+          return {
+            rejected, stored: false, count: accepted.length, fail,
+            answer: (i: number) => select(accepted[i], decideOne(accepted[i], matchedPer[i], cards), productsAt(i), input.options),
+          };
         }
+        const perAsset = accepted.map((asset, i) => ({ asset, decided: decideOne(asset, matchedPer[i], cards), products: productsAt(i) }));
+        await storeResults(input, perAsset);
         // Ranks are over every decided CVE whatever the options, so the stored copy and the answer agree.
-        const assets = perAsset.map((a) => select(a.asset, a.decided, a.products, input.options));
-        return { assets, rejected, stored: input.environmentId !== null };
+        return {
+          rejected, stored: true, count: accepted.length, fail,
+          answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options),
+        };
       });
     },
 

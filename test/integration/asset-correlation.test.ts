@@ -15,6 +15,10 @@ import { rebuildRanges } from '../../src/store/ranges.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
 import { loadSources } from '../../src/store/ingest.ts';
 import type { Tx } from '../../src/store/db.ts';
+import { createAssetCorrelation, DEFAULT_OPTIONS } from '../../src/services/asset-correlation.ts';
+import type { Principal } from '../../src/services/identity.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { DEFAULT_PLAN_CAPS } from '../../src/domain/plan-caps.ts';
 
 let t: TestApp;
 let pro: Awaited<ReturnType<typeof seedOrg>>;
@@ -311,6 +315,28 @@ describe('environment storage', () => {
     assert.equal(f.json().error.detail.error, 'environment_not_found');
   });
 
+  test('a large store goes in several statements of one transaction: the same rows as one statement', async () => {
+    const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 3' } });
+    assert.equal(env.statusCode, 201, env.body);
+    const environment_id = env.json().data.id;
+    const assets = ['drive-a', 'drive-b', 'drive-c'].map((asset_id, i) => ({ asset_id, vendor: 'Siemens', product: DRIVE, version: `V3.1.${i + 2}` }));
+    const principal: Principal = {
+      via: 'key', orgId: pro.orgId, orgName: 'x', memberId: 0, email: 'x@example.test', name: 'x', memberSince: new Date(), role: 'admin',
+      tier: 'professional', keyId: null, keyStart: null, kind: 'standard', scopes: ['read', 'write'],
+    };
+    // Statements of at most ~200 characters of JSON: one asset each.
+    const svc = createAssetCorrelation({ db: t.store.db, clock: systemClock, publicUrl: 'http://vulnintel.test', planCaps: DEFAULT_PLAN_CAPS, storeBatchChars: 200 });
+    const r = await svc.correlate({ principal, requestId: 'vi-req-000000000001', assets, environmentId: environment_id, options: DEFAULT_OPTIONS });
+    assert.equal(r.stored, true);
+    const byOne = await t.app.services.assets.stored(pro.orgId, environment_id);
+    // The same call through the route (one statement) stores the same results.
+    await correlate({ environment_id, assets });
+    const byRoute = await t.app.services.assets.stored(pro.orgId, environment_id);
+    assert.deepEqual(byOne.map((x) => [x.asset_id, x.result]), byRoute.map((x) => [x.asset_id, x.result]));
+    assert.deepEqual(byOne.map((x) => x.request_id), ['vi-req-000000000001', 'vi-req-000000000001', 'vi-req-000000000001']);
+    assert.ok(byOne.every((x) => x.result.cves.length > 0), 'each asset stored with its CVEs');
+  });
+
   test('20 parallel stores of the same asset_ids: one consistent winner per asset', async () => {
     const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 2' } });
     const environment_id = env.json().data.id;
@@ -362,7 +388,7 @@ describe('correlate-cves across the vendor spellings of one organisation', () =>
   });
 });
 
-describe('answers over a real socket (the answer buffer is reused once written)', () => {
+describe('answers over a real socket (streamed; pooled chunks are reused once written)', () => {
   test('12 concurrent calls of different sizes, then 6 in a row, each get their own answer intact', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as { port: number };
@@ -384,7 +410,8 @@ describe('answers over a real socket (the answer buffer is reused once written)'
       });
       const text = await r.text();
       assert.equal(r.status, 200, text.slice(0, 300));
-      assert.equal(Number(r.headers.get('content-length')), Buffer.byteLength(text));
+      // Streamed (decision 51): chunked, no content-length.
+      assert.deepEqual([r.headers.get('transfer-encoding'), r.headers.get('content-length')], ['chunked', null]);
       assert.deepEqual(JSON.parse(text).data, expected[i % bodies.length], `call ${i}`);
     };
     await Promise.all(Array.from({ length: 12 }, (_, i) => call(i)));

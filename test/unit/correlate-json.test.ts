@@ -4,7 +4,7 @@
 // second answer (the card and range fragments are kept per object across calls).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { correlateJson, pooledBuffers } from '../../src/http/views/correlate-json.ts';
+import { AnswerWriter, CHUNK_BYTES, correlateBody, pooledChunks } from '../../src/http/views/correlate-json.ts';
 import { assetResult, type AssetAnswer, type Decided } from '../../src/services/asset-correlation.ts';
 import { rangeRows, verdict, matchRow, type Asset } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
@@ -49,15 +49,26 @@ function answer(version: string | null, cards: CveCard[], page = false): AssetAn
 const envelope = { api: { version: '1.0', request_id: 'vi-req-0123456789ab', timestamp: '2026-11-27T00:00:00.000Z', processing_ms: 3 }, meta: { took_ms: 2, sort: 'priority', filters: { affected_only: false } } };
 const rest = { rejected: [{ asset_id: null, index: 3, errors: [{ code: 'missing', field: 'vendor', message: HOSTILE }], retryable: false, retry_after_seconds: null, action: 'fix_input' }], counts: { affected: 1, not_affected: 0, needs_review: 2 }, environment_id: null, stored: false };
 
+/** The streamed answer: its chunks in order, joined, and its writer (whose chunks the caller releases). */
+async function streamed(answers: AssetAnswer[], rest_: Record<string, unknown> = rest): Promise<{ bytes: Buffer; chunks: Buffer[]; w: AnswerWriter; taken: number[] }> {
+  const w = new AnswerWriter();
+  const taken: number[] = [];
+  const chunks: Buffer[] = [];
+  for await (const c of correlateBody(w, envelope.api, answers.length, (i) => (taken.push(i), answers[i]), () => rest_, () => envelope.meta)) chunks.push(c);
+  return { bytes: Buffer.concat(chunks), chunks, w, taken };
+}
+
 function expected(assets: AssetAnswer[]): string {
   return JSON.stringify({ api: envelope.api, data: { assets: assets.map(assetResult), ...rest }, meta: envelope.meta });
 }
 
-test('the bytes are JSON.stringify of the same answer, hostile text included', () => {
+test('the bytes are JSON.stringify of the same answer, hostile text included', async () => {
   const cards = [card('CVE-2024-0001'), card('CVE-2024-0002', { severity: null, cvss_score: null, cvss_version: null, cvss_vector: null, epss_score: null, epss_percentile: null, published_at: null, kev_flagged: true })];
   const answers = [answer('V2.5', cards), answer(null, [cards[1]], true), answer('V9', [])];
-  const bytes = correlateJson(envelope, answers, rest).bytes;
+  const { bytes, taken, w } = await streamed(answers);
+  w.release();
   assert.equal(bytes.toString('utf8'), expected(answers));
+  assert.deepEqual(taken, [0, 1, 2], 'each answer taken once, in order');
   const parsed = JSON.parse(bytes.toString('utf8'));
   // The statuses come from the verdicts: inside the range, and an unknown version.
   assert.deepEqual(parsed.data.assets.map((a: { cves: { status: string }[] }) => a.cves.map((c) => c.status)), [['affected', 'affected'], ['needs_review'], []]);
@@ -76,39 +87,69 @@ test('the bytes are JSON.stringify of the same answer, hostile text included', (
   assert.deepEqual(parsed.data.assets[1].cves_page, { page: 2, page_size: 1, total: 3, total_unfiltered: 4, has_more: true });
 });
 
-test('a card written before is written again with the new rank and verdict (fragments cached per object)', () => {
+test('a card written before is written again with the new rank and verdict (fragments cached per object)', async () => {
   const c = card('CVE-2024-0003');
   const first = [answer('V2.5', [c])];
-  assert.equal(correlateJson(envelope, first, rest).bytes.toString('utf8'), expected(first));
+  assert.equal((await streamed(first)).bytes.toString('utf8'), expected(first));
   const a = asset(null);
   const again: AssetAnswer[] = [{ ...answer(null, []), listed: [{ ...decided(a, c, 7) }] }];
-  const text = correlateJson(envelope, again, rest).bytes.toString('utf8');
+  const text = (await streamed(again)).bytes.toString('utf8');
   assert.equal(text, expected(again));
   const cve = JSON.parse(text).data.assets[0].cves[0];
   assert.deepEqual([cve.priority_rank, cve.status, cve.title], [7, 'needs_review', c.title]);
 });
 
-test('no assets and an empty rest', () => {
-  const bytes = correlateJson(envelope, [], {}).bytes;
+test('no assets and an empty rest', async () => {
+  const { bytes } = await streamed([], {});
   assert.equal(bytes.toString('utf8'), JSON.stringify({ api: envelope.api, data: { assets: [] }, meta: envelope.meta }));
 });
 
-test('a buffer is reused only after its answer is released', () => {
+test('an answer larger than a chunk comes in whole chunks as they fill, its text split anywhere, and is the same bytes', async () => {
+  // Enough CVEs for several chunks: entries, and multi-byte characters, cross chunk boundaries.
+  const cards = Array.from({ length: 1500 }, (_, i) => card(`CVE-2024-${String(10000 + i)}`));
+  const answers = [answer('V2.5', cards), answer(null, cards.slice(0, 300))];
+  const { bytes, chunks, w } = await streamed(answers);
+  assert.equal(bytes.toString('utf8'), expected(answers));
+  assert.ok(bytes.length > 3 * CHUNK_BYTES, `answer of ${bytes.length} bytes`);
+  // Every chunk but the last ones of an asset is whole: the stream does not hand out small pieces.
+  assert.ok(chunks.filter((c) => c.length === CHUNK_BYTES).length >= 3, chunks.map((c) => c.length).join(','));
+  w.release();
+});
+
+test('pooled chunks are reused only after their answer is released, and an answer keeps its bytes until then', async () => {
   const one = [answer('V2.5', [card('CVE-2024-0004')])];
   const two = [answer(null, [card('CVE-2024-0005'), card('CVE-2024-0006')])];
-  const a = correlateJson(envelope, one, rest);
-  const held = pooledBuffers();
-  // Not released: a second answer gets its own buffer, and the first answer's bytes stay as they were.
-  const b = correlateJson(envelope, two, rest);
-  assert.equal(a.bytes.toString('utf8'), expected(one));
-  assert.equal(b.bytes.toString('utf8'), expected(two));
-  a.release();
-  a.release(); // a second release changes nothing
-  assert.equal(pooledBuffers(), held + 1);
-  // Released: the next answer that fits takes it (one fewer held), and is written correctly.
-  const c = correlateJson(envelope, one, rest);
-  assert.equal(pooledBuffers(), held);
+  const a = await streamed(one);
+  const held = pooledChunks();
+  // Not released: the second answer takes other chunks, and the first answer's bytes stay as they were.
+  const b = await streamed(two);
+  assert.equal(Buffer.concat(a.chunks).toString('utf8'), expected(one));
+  assert.equal(Buffer.concat(b.chunks).toString('utf8'), expected(two));
+  assert.equal(pooledChunks(), Math.max(0, held - 1));
+  a.w.release();
+  a.w.release(); // a second release changes nothing
+  assert.equal(pooledChunks(), Math.max(0, held - 1) + 1);
+  // Released: the next answer takes that chunk (one fewer held), and is written correctly.
+  const c = await streamed(one);
+  assert.equal(pooledChunks(), Math.max(0, held - 1));
   assert.equal(c.bytes.toString('utf8'), expected(one));
-  b.release();
-  c.release();
+  b.w.release();
+  c.w.release();
+});
+
+test('a very large answer takes pooled chunks only for its first part: it is never held whole', async () => {
+  const before = pooledChunks();
+  const cards = Array.from({ length: 40000 }, (_, i) => card(`CVE-2025-${String(10000 + i)}`));
+  const big = [answer('V2.5', cards)];
+  const w = new AnswerWriter();
+  let n = 0;
+  let size = 0;
+  for await (const chunk of correlateBody(w, envelope.api, 1, () => big[0], () => rest, () => envelope.meta)) {
+    n++;
+    size += chunk.length;
+  }
+  w.release();
+  assert.ok(size > 40 * 1024 * 1024, `${size} bytes`);
+  // At most 32 MB of its chunks went back to the pool (the rest were the garbage collector's once written).
+  assert.ok(pooledChunks() - before <= (32 << 20) / CHUNK_BYTES, `pool grew by ${pooledChunks() - before} chunks of ${n}`);
 });

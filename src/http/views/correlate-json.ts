@@ -1,11 +1,14 @@
-// The correlate-cves answer as bytes (decision 49; docs/correlation.md §6). A 200-asset answer can list tens
-// of thousands of CVEs (23 MB on the full benchmark corpus); JSON.stringify of that object tree and the Buffer made
-// from the string were a third of the call. Here the parts of a CVE entry that do not depend on the asset (the
-// card: title, severity, CVSS, BCS, EPSS, KEV, exploit maturity, dates, links; the deciding range) are encoded once
-// per cached card and row object and copied into one buffer, taken at the answer's size from a small pool of
-// buffers whose answers have been written; only the asset's own parts (status, reason, match, fixed version, rank)
-// are encoded per entry. The bytes are what JSON.stringify(assetResult(…)) gives for the same answer
-// (test/unit/correlate-json.test.ts compares them on the same data).
+// The correlate-cves answer as bytes, streamed (decisions 49 and 51; docs/correlation.md §6). A 200-asset answer
+// can list tens of thousands of CVEs (23 MB on the full benchmark corpus; gigabytes when every asset names a large
+// product family); JSON.stringify of that object tree and the Buffer made from the string were a third of the call.
+// Here the parts of a CVE entry that do not depend on the asset (the card: title, severity, CVSS, BCS, EPSS, KEV,
+// exploit maturity, dates, links; the deciding range) are encoded once per cached card and row object and copied;
+// only the asset's own parts (status, reason, match, fixed version, rank) are encoded per entry. The bytes go into
+// fixed-size chunks (the first ones of an answer from a pool of chunks whose responses have been written), and each
+// chunk is handed to the response as it fills, while the next assets are decided: an answer is never held whole.
+// The bytes are what JSON.stringify(assetResult(…)) gives for the same answer (test/unit/correlate-json.test.ts
+// compares them on the same data).
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { cardFields, deciding, type AssetAnswer, type Decided } from '../../services/asset-correlation.ts';
 import type { RangeRow } from '../../domain/correlate.ts';
 import type { ProductMatch } from '../../domain/product-match.ts';
@@ -53,37 +56,113 @@ const STATUS = {
   needs_review: enc('"needs_review","reason":'),
 };
 
+/** The size of a chunk of the answer. */
+export const CHUNK_BYTES = 256 * 1024;
+/** Chunks kept for reuse at most (bytes): about two of the largest common answers (23 MB on the full corpus). */
+const POOL_BYTES = 64 << 20;
 /**
- * The answer's pieces in order: encoded fragments (Buffers) and JSON text still to encode (strings), with an upper
- * bound of their UTF-8 size (a string's UTF-8 is at most 3 bytes per UTF-16 unit). Collected first, so the buffer is
- * taken once at its size (growing a 23 MB buffer by doubling touched and copied about 40 MB more) and each cached
- * fragment is looked up once.
+ * Chunks of one answer that go back to the pool when its response is written: the first ones, up to this many
+ * bytes. Past them an answer takes new chunks and holds no reference to them, so an answer of gigabytes (200 assets
+ * that each name a large product family) is never held whole: each chunk is garbage once the socket has sent it.
  */
-class Pieces {
-  readonly list: (Buffer | string)[] = [];
-  bound = 0;
+const TRACKED_BYTES = POOL_BYTES / 2;
+/**
+ * Chunks whose response has been written, kept for the next answers. A new buffer per answer is external memory to
+ * V8: new 23 MB answers set off a full garbage collection of the whole heap (caches included) every two or three
+ * calls.
+ */
+const pool: Buffer[] = [];
+
+/**
+ * Writes an answer into chunks and hands out what was written in slices (`take`). The chunks this writer tracks go
+ * back to the pool only at `release`, once the response has been written and its slices are no longer read.
+ */
+export class AnswerWriter {
+  private cur: Buffer;
+  /** Where the next byte goes in `cur`, and where the part of `cur` not yet handed out starts. */
+  private at = 0;
+  private from = 0;
+  /** The chunks this writer took from the pool or made while under TRACKED_BYTES (given back at release). */
+  private readonly chunks: Buffer[] = [];
+  /** Slices of filled chunks, not yet handed out. */
+  private filled: Buffer[] = [];
+  private released = false;
+
+  constructor() {
+    this.cur = this.chunk();
+  }
+
+  private chunk(): Buffer {
+    if ((this.chunks.length + 1) * CHUNK_BYTES > TRACKED_BYTES) return Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    const c = pool.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    this.chunks.push(c);
+    return c;
+  }
+
+  /** The current chunk is full: its part not yet handed out waits in `filled`, and a new chunk is taken. */
+  private roll(): void {
+    if (this.at > this.from) this.filled.push(this.cur.subarray(this.from, this.at));
+    this.cur = this.chunk();
+    this.at = 0;
+    this.from = 0;
+  }
+
   bytes(b: Buffer): void {
-    this.list.push(b);
-    this.bound += b.length;
-  }
-  text(s: string): void {
-    this.list.push(s);
-    this.bound += 3 * s.length;
-  }
-  join(out: Buffer): Buffer {
-    let at = 0;
-    for (const p of this.list) {
-      if (typeof p === 'string') at += out.write(p, at, 'utf8');
-      else {
-        out.set(p, at);
-        at += p.length;
-      }
+    if (b.length <= CHUNK_BYTES - this.at) {
+      this.cur.set(b, this.at);
+      this.at += b.length;
+      return;
     }
-    return out.subarray(0, at);
+    for (let off = 0; off < b.length;) {
+      if (this.at === CHUNK_BYTES) this.roll();
+      const n = Math.min(b.length - off, CHUNK_BYTES - this.at);
+      this.cur.set(b.subarray(off, off + n), this.at);
+      this.at += n;
+      off += n;
+    }
+  }
+
+  /** JSON text (its UTF-8 is at most 3 bytes per UTF-16 unit: written in place when that fits). */
+  text(s: string): void {
+    if (3 * s.length <= CHUNK_BYTES - this.at) this.at += this.cur.write(s, this.at, 'utf8');
+    else this.bytes(enc(s));
+  }
+
+  /** Whether whole chunks wait to be handed out. */
+  get full(): boolean {
+    return this.filled.length > 0;
+  }
+
+  /** The filled chunks (their parts not yet handed out), in order; what the current chunk holds waits. */
+  takeFilled(): Buffer[] {
+    const out = this.filled;
+    this.filled = [];
+    return out;
+  }
+
+  /** Everything written since the last take, in order. */
+  take(): Buffer[] {
+    const out = this.filled;
+    this.filled = [];
+    if (this.at > this.from) {
+      out.push(this.cur.subarray(this.from, this.at));
+      this.from = this.at;
+    }
+    return out;
+  }
+
+  /** Gives the chunks back to the pool (once; call it when the response is written). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const c of this.chunks) if ((pool.length + 1) * CHUNK_BYTES <= POOL_BYTES) pool.push(c);
   }
 }
 
-function entry(w: Pieces, d: Decided): void {
+/** Chunks held for reuse now (tests). */
+export const pooledChunks = (): number => pool.length;
+
+function entry(w: AnswerWriter, d: Decided): void {
   const c = cardParts(d.card);
   w.bytes(c.head);
   w.bytes(STATUS[d.v.status]);
@@ -96,72 +175,42 @@ function entry(w: Pieces, d: Decided): void {
   w.bytes(c.tail);
 }
 
-function asset(w: Pieces, a: AssetAnswer): void {
+/** One asset's answer; whole chunks are handed out as they fill (a large asset's list is megabytes). */
+function* asset(w: AnswerWriter, a: AssetAnswer): Generator<Buffer> {
   const head = j({ asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products, counts: a.counts });
   w.text(`${head.slice(0, -1)},"cves":[`);
   for (let i = 0; i < a.listed.length; i++) {
     if (i) w.bytes(COMMA);
     entry(w, a.listed[i]);
+    if (w.full) yield* w.takeFilled();
   }
   w.text(a.cves_page ? `],"cves_page":${j(a.cves_page)}}` : ']}');
 }
 
-/**
- * Answer buffers whose response has been written, kept for the next answer. A new 23 MB buffer per call is external
- * memory to V8, and it set off a full garbage collection of the whole heap (caches included) every two or three
- * calls. At most POOL_MAX buffers of at most POOL_BYTES together are kept; an answer larger than any kept buffer
- * gets a new one.
- */
-const POOL_MAX = 2;
-const POOL_BYTES = 64 << 20;
-const pool: Buffer[] = [];
-
-function take(n: number): Buffer {
-  let best = -1;
-  for (let i = 0; i < pool.length; i++) if (pool[i].length >= n && (best < 0 || pool[i].length < pool[best].length)) best = i;
-  if (best < 0) return Buffer.allocUnsafe(n);
-  return pool.splice(best, 1)[0];
-}
-
-function giveBack(b: Buffer): void {
-  if (b.length > POOL_BYTES || pool.includes(b)) return;
-  pool.push(b);
-  // The largest first (they serve any answer), within both bounds.
-  pool.sort((x, y) => y.length - x.length);
-  let held = 0;
-  const keep = pool.filter((x, i) => i < POOL_MAX && (held += x.length) <= POOL_BYTES);
-  pool.length = 0;
-  pool.push(...keep);
-}
-
-/** The answer's bytes, and `release` to call once they are written and no longer read (the reply's 'finish'). */
-export interface AnswerBytes { bytes: Buffer; release: () => void }
-
-/** Buffers held for reuse now (tests). */
-export const pooledBuffers = (): number => pool.length;
+/** Work done between two turns of the event loop at most (ms): other requests are served in between. */
+const SLICE_MS = 10;
 
 /**
- * The envelope `{api, data, meta}` whose `data.assets` are the answers: `data` is written with `assets` first, then
- * the other fields of `rest` in their order.
+ * The envelope `{api, data, meta}` whose `data.assets` are the `count` answers, taken in order as they are written
+ * (`answer(i)`, called once each); `data` goes on with the fields `rest()` gives, in their order, and `meta()` is
+ * called last, so timings in it cover the whole answer. The writer's chunks are released by the caller once the
+ * response is written.
  */
-export function correlateJson(envelope: { api: unknown; meta: unknown }, assets: readonly AssetAnswer[], rest: Record<string, unknown>): AnswerBytes {
-  const w = new Pieces();
-  w.text(`{"api":${j(envelope.api)},"data":{"assets":[`);
-  for (let i = 0; i < assets.length; i++) {
+export async function* correlateBody(
+  w: AnswerWriter, api: unknown, count: number, answer: (i: number) => AssetAnswer, rest: () => Record<string, unknown>, meta: () => unknown,
+): AsyncGenerator<Buffer> {
+  w.text(`{"api":${j(api)},"data":{"assets":[`);
+  let slice = performance.now();
+  for (let i = 0; i < count; i++) {
     if (i) w.bytes(COMMA);
-    asset(w, assets[i]);
+    yield* asset(w, answer(i));
+    if (performance.now() - slice >= SLICE_MS) {
+      await yieldToLoop();
+      slice = performance.now();
+    }
   }
-  const r = j(rest);
+  const r = j(rest());
   w.text(r === '{}' ? ']}' : `],${r.slice(1)}`);
-  w.text(`,"meta":${j(envelope.meta)}}`);
-  const buf = take(w.bound);
-  let released = false;
-  return {
-    bytes: w.join(buf),
-    release: () => {
-      if (released) return;
-      released = true;
-      giveBack(buf);
-    },
-  };
+  w.text(`,"meta":${j(meta())}}`);
+  yield* w.take();
 }

@@ -7,11 +7,12 @@
 // Order of refusals: free account (403 TRIAL_REQUIRED) → per-key rate (429, one budget with v2) → batch size
 // (413 BATCH_TOO_LARGE, max 200) → trial batch (413 TRIAL_BATCH_LIMIT, max 25) → body fields (422) → the
 // service (trial and partner asset checks: 429, nothing processed).
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
-import { ok } from '../../envelope.ts';
-import { correlateJson } from '../../views/correlate-json.ts';
+import { apiBlock, ok } from '../../envelope.ts';
+import { AnswerWriter, CHUNK_BYTES, correlateBody } from '../../views/correlate-json.ts';
 import type { TenantDecl } from '../../auth.ts';
 import { TRIAL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
@@ -70,6 +71,19 @@ function readBody(req: FastifyRequest, key: string, allowed: string[]): Batch {
   return { items: b[key] as unknown[], rest: b };
 }
 
+/**
+ * The answer's chunks; when writing them fails after the headers went out (a defect: the database was read before),
+ * the call's charged checks are given back, and the response is cut short (the client sees a truncated body).
+ */
+async function* refundOnError(body: AsyncGenerator<Buffer>, fail: () => Promise<void>): AsyncGenerator<Buffer> {
+  try {
+    yield* body;
+  } catch (err) {
+    await fail().catch(() => undefined);
+    throw err;
+  }
+}
+
 const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));
 
 const assets: FastifyPluginAsync = async (app) => {
@@ -115,19 +129,26 @@ const assets: FastifyPluginAsync = async (app) => {
     const options = parseOptions(rest.options);
     const r = await svc.correlate({ principal: req.principal!, requestId: req.id, assets: items, environmentId, options });
     const counts = { affected: 0, not_affected: 0, needs_review: 0 };
-    for (const a of r.assets) for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
     const { sort, ...filters } = options;
     // Bytes written by views/correlate-json.ts, not the schema's compiled serializer: a 200-asset answer can list
-    // tens of thousands of CVEs (23 MB in bench/correlate.ts), and the parts of each entry that do not depend on the
-    // asset are encoded once per cached card and range (decisions 38, 49). A test validates the bytes against
+    // tens of thousands of CVEs (23 MB in bench/correlate.ts; gigabytes when every asset names a large product
+    // family), and the parts of each entry that do not depend on the asset are encoded once per cached card and
+    // range (decisions 38, 49). The answer is streamed asset by asset, each decided as it is taken (decision 51):
+    // data.counts and meta.took_ms, written last, cover them all. A test validates the bytes against
     // CorrelateResponse with Ajv, and OpenAPI documents the route from the same schema.
-    const envelope = ok(req, null, { took_ms: tookMs(req), sort, filters });
-    const out = correlateJson(envelope, r.assets, { rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored });
-    // The buffer is reused once the response is written ('finish': every byte handed to the socket); a response
-    // closed before that keeps its buffer (the garbage collector takes it).
-    reply.raw.once('finish', out.release);
-    reply.type('application/json; charset=utf-8');
-    return out.bytes;
+    const w = new AnswerWriter();
+    const answer = (i: number) => {
+      const a = r.answer(i);
+      for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
+      return a;
+    };
+    const body = correlateBody(w, apiBlock(req), r.count, answer,
+      () => ({ rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored }), () => ({ took_ms: tookMs(req), sort, filters }));
+    // The pooled chunks are reused once the response is written ('finish': every byte handed to the socket); a
+    // response closed before that keeps them (the garbage collector takes them).
+    reply.raw.once('finish', () => w.release());
+    reply.code(200).type('application/json; charset=utf-8');
+    return reply.send(Readable.from(refundOnError(body, r.fail), { objectMode: false, highWaterMark: CHUNK_BYTES }));
   });
 
   app.post('/api/v1/assets/correlate-cves/check', {
