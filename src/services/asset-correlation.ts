@@ -427,7 +427,19 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     }
     const ids = new Set<string>();
     const groupsPer: MatchedGroup[][] = [];
-    const matchedPer = accepted.map((asset, i) => {
+    // Assets with the same nameplate (vendor, product, version, CPE: what matching reads), as an inventory of
+    // identical devices sends them, share one match: their rows are matched and held once per call.
+    const plates = new Map<string, number>();
+    const matchedPer: Map<string, Matched[]>[] = [];
+    accepted.forEach((asset, i) => {
+      const plate = `${asset.vendor}\u0000${asset.product}\u0000${asset.version ?? ''}\u0000${asset.cpe ?? ''}`;
+      const same = plates.get(plate);
+      if (same !== undefined) {
+        groupsPer.push(groupsPer[same]);
+        matchedPer.push(matchedPer[same]);
+        return;
+      }
+      plates.set(plate, i);
       // Each asset is compared only with the rows its own keys found (not every row of the call), one matchRow per
       // group of rows with the same names. Product-key buckets are disjoint (a row has one vendor slug and product
       // key); only a CPE or variant bucket can repeat rows of another bucket, so rows are deduplicated only then.
@@ -457,7 +469,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
         }
       }
       groupsPer.push(matchedGroups);
-      return byCve;
+      matchedPer.push(byCve);
     });
     return { matchedPer, groupsPer, ids: [...ids] };
   }

@@ -68,3 +68,15 @@ test('a family named by no source: its releases by the asset\'s version, its pro
   const status = (s: string) => drives.cves.filter((x) => x.status === s).length;
   assert.deepEqual(check.json().data.assets[0].counts, { affected: status('affected'), not_affected: status('not_affected'), needs_review: status('needs_review') });
 });
+
+test('assets with the same nameplate share one match and get the same answer; another version is decided on its own', async () => {
+  const plate = { vendor: 'Siemens', product: 'SIMATIC Drive Controller', version: 'V3.1.3' };
+  const [a, b, c] = await answers([{ asset_id: 'line-1', ...plate }, { asset_id: 'line-2', ...plate }, { asset_id: 'line-3', ...plate, version: 'V3.1.4' }]);
+  assert.deepEqual([a.asset_id, b.asset_id, c.asset_id], ['line-1', 'line-2', 'line-3']);
+  assert.deepEqual(b.cves, a.cves);
+  assert.deepEqual(b.matched_products, a.matched_products);
+  assert.ok(a.cves.some((x) => x.status === 'needs_review'));
+  // At the fix the same CVE is not affected for the third: its verdicts are its own.
+  const at = (x: Answer) => x.cves.find((y) => y.cve_id === 'CVE-2024-46886')?.status;
+  assert.deepEqual([at(a), at(c)], ['needs_review', 'not_affected']);
+});
