@@ -10,7 +10,7 @@ import { hostOf, registrableDomain } from '../src/domain/urls.ts';
 const root = path.resolve(process.env.AUDIT_ROOT ?? path.join(import.meta.dirname, '..'));
 const paths = process.argv.slice(2).length ? process.argv.slice(2) : [path.join(root, 'snapshot')];
 
-const { collectInputs } = (await import(path.join(root, 'src/ingest/pipeline.ts'))) as any;
+const { collectInputs } = (await import(path.join(root, 'src/ingest/inputs.ts'))) as any;
 const { mergeSources } = (await import(path.join(root, 'src/domain/merge.ts'))) as any;
 const { buildCveDocument } = (await import(path.join(root, 'src/domain/enrich.ts'))) as any;
 const { buildCapecIndex } = (await import(path.join(root, 'src/domain/capec.ts'))) as any;

@@ -1,6 +1,7 @@
 // `vulnintel import PATH...` (spec: issue 3 pipeline). Progress goes to stderr; --json prints the summary.
 import { UsageError, type Command } from '../cli.ts';
-import { closeInputs, importPaths, openInputs } from './pipeline.ts';
+import { importPaths } from './pipeline.ts';
+import { closeInputs, openInputs } from './inputs.ts';
 import { createProgress, silentProgress } from './progress.ts';
 import { providerFromConfig } from './analysis-provider.ts';
 

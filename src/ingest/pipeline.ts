@@ -3,8 +3,6 @@
 // committed batch consistent and the previous corpus intact. Single-flight under a database lock; runs are
 // recorded in ingest_runs (stages ingest and enricher); a run left 'running' by a killed process is marked
 // failed at the next start. Memory stays flat: items stream through fixed-size batches.
-import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { rebuildRanges } from '../store/ranges.ts';
@@ -18,10 +16,8 @@ import {
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
-import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
-import { readHead } from './io.ts';
-import { FeedThreadReader, readsOnThread, readsRunOnThread } from './feed-thread.ts';
-import { FeedFormatError, type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta, type IngestItem } from './types.ts';
+import { closeInputs, openInputs, openItems, type CollectedInputs, type PipelineInput } from './inputs.ts';
+import { type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
 import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
@@ -32,17 +28,6 @@ import { boundHeapGrowth } from '../lib/heap.ts';
 import { emptyMsrcSummary, storeAndCount, type MsrcImportSummary } from './msrc-import.ts';
 import { msrcDocumentStates } from '../store/windows.ts';
 import type { PreparedMsrcDocument } from './msrc-prepare.ts';
-
-export interface PipelineInput {
-  /** A file path or a feed URL, for progress and errors. */
-  label: string;
-  format: FeedFormat;
-  items: () => AsyncIterable<IngestItem>;
-  /** Releases what reading may still hold once the run ends (a feed thread shared with the inputs after it). */
-  close?: () => Promise<void>;
-  /** Starts reading ahead now (a feed thread), before the run asks for the items. */
-  prime?: () => void;
-}
 
 export interface PipelineLog {
   info(obj: object | string, msg?: string): void;
@@ -116,70 +101,6 @@ export class ImportBusyError extends Error {
   constructor() {
     super('another import or sync is running (database lock held)');
   }
-}
-
-/** Order that keeps work minimal: catalogs first, then EPSS, then CVE sources (NVD before the rest). */
-const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'cve5', 'cve5-jsonl', 'cve5-zip', 'csaf', 'csaf-jsonl', 'msrc-index', 'msrc-cvrf', 'kev'];
-
-/** Files under the given paths (directories recursively, sorted), with their detected formats. */
-export async function collectInputs(paths: string[]): Promise<{ inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }> {
-  const files: string[] = [];
-  const walk = async (p: string): Promise<void> => {
-    const st = await stat(p);
-    if (st.isDirectory()) {
-      for (const e of (await readdir(p)).sort()) if (!e.startsWith('.')) await walk(path.join(p, e));
-    } else if (st.isFile()) files.push(p);
-  };
-  for (const p of paths) await walk(path.resolve(p));
-  const skipped: { label: string; reason: string }[] = [];
-  const found: { path: string; format: FeedFormat; bytes: number }[] = [];
-  for (const f of files) {
-    const head = await readHead(f);
-    const format = detectFromHead(head);
-    if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
-    else found.push({ path: f, format, bytes: (await stat(f)).size });
-  }
-  found.sort((a, b) => FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format) || a.path.localeCompare(b.path));
-  const inputs: PipelineInput[] = [];
-  for (let i = 0; i < found.length;) {
-    // A large file alone on a feed thread, or a run of smaller files of one format (in import order), read on one
-    // shared thread when the run is worth it, else in line.
-    const alone = readsOnThread(found[i].format, found[i].bytes);
-    let j = i + 1;
-    if (!alone) while (j < found.length && found[j].format === found[i].format && !readsOnThread(found[j].format, found[j].bytes)) j++;
-    const run = found.slice(i, j);
-    if (alone || readsRunOnThread(found[i].format, run.length, run.reduce((n, f) => n + f.bytes, 0))) {
-      const reader = new FeedThreadReader(run.map(({ path: p, format }) => ({ path: p, format })));
-      const close = () => reader.close();
-      const prime = () => reader.prime();
-      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close, prime }));
-    } else {
-      for (const { path: f, format } of run) inputs.push({ label: f, format, items: () => readFeed(f, format) });
-    }
-    i = j;
-  }
-  return { inputs, skipped };
-}
-
-/**
- * A file's items, read from the first one. With `skipRefused`, a file that looked like a feed but is none (its
- * reader refuses it with a FeedFormatError before its first item) is `{ refused }`: it is skipped with a warning
- * like a file of unknown content, and the rest imports. A feed that breaks after items were read still stops it.
- */
-async function openItems(input: PipelineInput, skipRefused: boolean): Promise<AsyncIterable<IngestItem> | { refused: string }> {
-  const it = input.items()[Symbol.asyncIterator]();
-  let first: IteratorResult<IngestItem>;
-  try {
-    first = await it.next();
-  } catch (e) {
-    if (skipRefused && e instanceof FeedFormatError) return { refused: e.message };
-    throw e;
-  }
-  return (async function* () {
-    if (first.done) return;
-    yield first.value;
-    yield* { [Symbol.asyncIterator]: () => it };
-  })();
 }
 
 /** A transaction of the import's own work, with its settings (store/ingest.ts batchSettings). */
@@ -348,25 +269,6 @@ export async function runPipeline(db: Db, inputs: PipelineInput[], opts: Pipelin
     // Whatever reading holds (a feed thread started early, even when the run was refused) ends with the run.
     await closeInputs(inputs);
   }
-}
-
-/** Ends what the inputs' reading holds (their feed threads). */
-export async function closeInputs(inputs: readonly PipelineInput[]): Promise<void> {
-  await Promise.all([...new Set(inputs.map((i) => i.close).filter((c) => c !== undefined))].map((c) => c()));
-}
-
-/** Files collected for an import (collectInputs), their feed threads started. */
-export interface CollectedInputs { inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }
-
-/**
- * collectInputs, then each feed thread started (PipelineInput.prime): a caller that collects before it opens the
- * database (`vulnintel import`) lets the threads start and read ahead meanwhile. Hand the result to importPaths,
- * or to closeInputs when the import does not run.
- */
-export async function openInputs(paths: string[]): Promise<CollectedInputs> {
-  const collected = await collectInputs(paths);
-  for (const prime of new Set(collected.inputs.map((i) => i.prime).filter((p) => p !== undefined))) prime();
-  return collected;
 }
 
 /** `vulnintel import PATH...`: files or directories (or inputs already collected), formats detected per file. */

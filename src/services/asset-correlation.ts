@@ -1,50 +1,34 @@
 // v1 asset correlation (issue 11; docs/correlation.md §5–7): which CVEs hit the equipment an asset names.
 // validate each asset (domain/assets.ts) → charge trial / partner asset checks (exact under concurrency, nothing
-// processed when refused) → look up the stored ranges by vendor slug and product key (one query per call) →
-// match and decide per CVE (domain/correlate.ts) → card fields from `cves` → order, filter, page → store the
-// results when an environment is named (one statement per call: last writer wins per asset_id). Never sees a
-// request or reply; refusals are ApiErrors the route renders.
+// processed when refused) → look up the stored ranges by vendor slug and product key (correlation-cache.ts) →
+// match per asset (identical nameplates once) and decide per CVE (domain/correlate.ts) → card fields → the answer,
+// one asset at a time as the route writes it (correlation-answer.ts: order, filter, page) → with an environment,
+// every asset decided first and stored in one transaction (last writer wins per asset_id). Never sees a request
+// or reply; refusals are ApiErrors the route renders.
 import { sql } from 'kysely';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Principal } from './identity.ts';
 import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
-import { assetLookupKeys, familyLookup, parseCpe, strongerMatch, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
-import { matchRow, sourceLabel, verdict, verdictStatus, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
-import type { AffectedRange } from '../domain/ranges.ts';
-import { cvePath } from '../domain/cve-view.ts';
+import { assetLookupKeys, familyLookup, parseCpe, type ProductMatch } from '../domain/product-match.ts';
+import { matchRow, verdict, verdictStatus, type RangeRow } from '../domain/correlate.ts';
 import { monthWindow } from '../domain/keys.ts';
 import { TRIAL } from '../domain/tiers.ts';
-import { SORTS, type SortName } from '../domain/windows/view.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
 import { CorrelationCache, cpeKey, memberKey, rangeKey, variantKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
+import {
+  assetResult, decidedCve, DEFAULT_OPTIONS, matchedProducts, select, severityCounts,
+  type AssetAnswer, type AssetCheck, type AssetResult, type CorrelateOptions, type Decided, type MatchedGroup, type MatchedProduct, type NameGroup, type StatusCounts,
+} from './correlation-answer.ts';
 import { environmentExists } from '../store/windows.ts';
-
-/** Spec §4.7 / §8: at most 200 assets per call. */
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
+
+/** Spec §4.7 / §8: at most 200 assets per call. */
 export const MAX_ASSETS = 200;
 /** Partner keys without their own limit (api_keys.monthly_asset_limit): asset checks per calendar month (UTC). */
 export const DEFAULT_PARTNER_MONTHLY_ASSETS = 10_000;
-
-/** The v2 sort values (spec §4.2), with the same meaning. */
-export { SORTS };
-export type Sort = SortName;
-
-export interface CorrelateOptions {
-  include_not_affected: boolean;
-  sort: Sort;
-  affected_only: boolean;
-  known_exploited_only: boolean;
-  fix_available_only: boolean;
-  cve_page: number | null;
-  cve_page_size: number | null;
-}
-
-export const DEFAULT_OPTIONS: CorrelateOptions = {
-  include_not_affected: false, sort: 'priority', affected_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null,
-};
 
 export interface RejectedAsset {
   asset_id: string | null;
@@ -53,70 +37,6 @@ export interface RejectedAsset {
   retryable: false;
   retry_after_seconds: null;
   action: 'fix_input';
-}
-
-export interface DecidingRange {
-  source: 'nvd' | 'cve5' | 'csaf';
-  source_name: string;
-  source_key: string | null;
-  vendor: string;
-  product: string;
-  cpe: string | null;
-  status: AffectedRange['status'];
-  version: string | null;
-  start: AffectedRange['start'];
-  end: AffectedRange['end'];
-  text: string | null;
-  running_on: string[] | null;
-}
-
-export interface AssetCve {
-  cve_id: string;
-  title: string;
-  status: CorrelationStatus;
-  reason: string;
-  match: ProductMatch;
-  range: DecidingRange;
-  fixed_version: string | null;
-  severity: string | null;
-  cvss: { score: number | null; version: string | null; vector: string | null };
-  bcs_score: number;
-  epss: { score: number | null; percentile: number | null };
-  known_exploited: boolean;
-  exploit_maturity: string;
-  published_at: string | null;
-  priority_rank: number;
-  _links: { self: string };
-}
-
-export interface MatchedProduct {
-  vendor: string;
-  product: string;
-  confidence: MatchConfidence;
-  basis: string;
-}
-
-export interface StatusCounts { affected: number; not_affected: number; needs_review: number }
-export interface SeverityCounts { critical: number; high: number; medium: number; low: number; none: number }
-
-export interface AssetResult {
-  asset_id: string;
-  vendor: string;
-  product: string;
-  version: string | null;
-  matched_products: MatchedProduct[];
-  counts: StatusCounts;
-  cves: AssetCve[];
-  cves_page?: { page: number; page_size: number; total: number; total_unfiltered: number; has_more: boolean };
-}
-
-export interface AssetCheck {
-  asset_id: string;
-  matched: boolean;
-  counts: StatusCounts;
-  /** Severity of the affected and needs-review CVEs. */
-  severity: SeverityCounts;
-  known_exploited: boolean;
 }
 
 export interface CorrelateInput {
@@ -139,32 +59,6 @@ export function namedBy(f: { slug: string; key: string }, rows: (key: RangeKey) 
 /** A stored range row that matched an asset, with the match. */
 type Matched = { row: RangeRow; match: ProductMatch };
 
-const STATUS_RANK: Record<CorrelationStatus, number> = { affected: 0, needs_review: 1, not_affected: 2 };
-const num = (x: number | null) => x ?? -1;
-
-/** One CVE of an asset, decided: what an answer's CVE entry is made of (assetResult, http/views/correlate-json.ts). */
-export interface Decided {
-  cve_id: string; v: CveVerdict; card: CveCard;
-  /** The integer part of the priority order (status, known-exploited, exploit, a stated fix), smaller first. */
-  pk: number;
-  /** The card's BCS, CVSS and EPSS (-1 when none), copied here for the sorts (no card read per comparison). */
-  bcs: number; cvss: number; epss: number;
-  /** Its place in the asset's priority order, 1 first (set by select()). */
-  rank: number;
-}
-
-/**
- * One asset's answer before it becomes JSON: the CVEs listed (filtered, sorted, paged, each with its rank) and the
- * rest of AssetResult. assetResult() makes the plain object; the route writes the bytes from this directly.
- */
-export interface AssetAnswer {
-  asset: AssetRecord;
-  matched_products: MatchedProduct[];
-  counts: StatusCounts;
-  listed: Decided[];
-  cves_page?: AssetResult['cves_page'];
-}
-
 /**
  * A correlate call's answers: `count` assets, each answer made when taken (answer(i), in order, once each). `fail`
  * gives the call's charged checks back when writing the answers fails after they were charged.
@@ -180,16 +74,10 @@ export interface CorrelateAnswers {
 /** Stored results go to PostgreSQL in statements of about this much JSON text (characters) each. */
 const STORE_BATCH_CHARS = 16 << 20;
 
-/** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
-function priorityKey(v: CveVerdict, card: CveCard): number {
-  return STATUS_RANK[v.status] * 8 + (card.kev_flagged ? 0 : 4) + (card.has_public_exploit || card.poc_available ? 0 : 2) + (v.fixed_version !== null ? 0 : 1);
-}
-
 /**
  * A bucket's rows with the same names and keys (what matchRow reads), so one matchRow call decides them all; the
  * groups of a bucket are made once per bucket array (the correlation cache keeps the arrays), in first-row order.
  */
-export interface NameGroup { key: string; rows: StoredRange[] }
 const GROUPS = new WeakMap<readonly StoredRange[], NameGroup[]>();
 function groupsOf(bucket: readonly StoredRange[]): NameGroup[] {
   let groups = GROUPS.get(bucket);
@@ -204,106 +92,6 @@ function groupsOf(bucket: readonly StoredRange[]): NameGroup[] {
   }
   GROUPS.set(bucket, (groups = [...by.values()]));
   return groups;
-}
-
-/** A group of rows that matched an asset, with the match. */
-export interface MatchedGroup { group: NameGroup; match: ProductMatch }
-
-/** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
-function comparator(sort: Sort): (a: Decided, b: Decided) => number {
-  const exploit = (d: Decided) => (d.card.has_public_exploit || d.card.poc_available ? 1 : 0);
-  const tie = (a: Decided, b: Decided) => (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
-  switch (sort) {
-    case 'score':
-      return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || b.cvss - a.cvss || tie(a, b);
-    case 'exploit':
-      return (a, b) => Number(b.card.kev_flagged) - Number(a.card.kev_flagged) || exploit(b) - exploit(a) || b.epss - a.epss || b.cvss - a.cvss || tie(a, b);
-    case 'newest':
-      return (a, b) => (b.card.published_at?.getTime() ?? 0) - (a.card.published_at?.getTime() ?? 0) || tie(a, b);
-    default:
-      // pk packs status, known-exploited, exploit and a stated fix (priorityKey), in that order.
-      return (a, b) => a.pk - b.pk || b.bcs - a.bcs || b.cvss - a.cvss || b.epss - a.epss || tie(a, b);
-  }
-}
-
-/** The deciding range as answers show it; one object per (cached) row, shared by every answer that cites it. */
-const DECIDING = new WeakMap<RangeRow, DecidingRange>();
-export function deciding(row: RangeRow): DecidingRange {
-  let d = DECIDING.get(row);
-  if (d) return d;
-  const r = row.range;
-  d = {
-    source: r.source, source_name: sourceLabel(r.source), source_key: row.source_key || null, vendor: r.vendor, product: r.product, cpe: r.cpe,
-    status: r.status, version: r.version, start: r.start, end: r.end, text: r.text, running_on: r.runningOn,
-  };
-  DECIDING.set(row, d);
-  return d;
-}
-
-function severityCounts(list: CveFlags[]): SeverityCounts {
-  const c: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
-  for (const f of list) {
-    const s = (f.severity ?? 'none').toLowerCase();
-    if (s in c) c[s as keyof SeverityCounts]++;
-    else c.none++;
-  }
-  return c;
-}
-
-/**
- * The fields of a CVE entry that come from its card, in the entry's order around the asset's own fields:
- * head (cve_id, title), then status … fixed_version, then mid (severity … published_at), then priority_rank, then
- * tail (_links). One mapping for cveEntry and the byte writer's cached fragments (http/views/correlate-json.ts).
- */
-export function cardFields(c: CveCard) {
-  return {
-    head: { cve_id: c.cve_id, title: c.title },
-    mid: {
-      severity: c.severity, cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector }, bcs_score: c.bcs_score,
-      epss: { score: c.epss_score, percentile: c.epss_percentile }, known_exploited: c.kev_flagged, exploit_maturity: c.exploit_maturity,
-      published_at: c.published_at ? c.published_at.toISOString() : null,
-    },
-    tail: { _links: { self: cvePath(c.cve_id) } },
-  };
-}
-
-/** A listed CVE as the answer shows it (AssetCve). */
-export function cveEntry(d: Decided): AssetCve {
-  const f = cardFields(d.card);
-  return {
-    ...f.head, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row), fixed_version: d.v.fixed_version,
-    ...f.mid, priority_rank: d.rank, ...f.tail,
-  };
-}
-
-/** One asset's answer as a plain object (what an environment stores). */
-export function assetResult(a: AssetAnswer): AssetResult {
-  return {
-    asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products,
-    counts: a.counts, cves: a.listed.map(cveEntry), ...(a.cves_page ? { cves_page: a.cves_page } : {}),
-  };
-}
-
-/**
- * The products an asset matched: one per (vendor slug, product key), with its strongest match; of the groups with
- * that match, the one with the first names (vendor, product) names it. Only products with a CVE in the corpus.
- */
-export function matchedProducts(groups: readonly MatchedGroup[], cards: ReadonlyMap<string, unknown>): MatchedProduct[] {
-  const best = new Map<string, { vendor: string; product: string; match: ProductMatch }>();
-  for (const { group, match } of groups) {
-    if (!group.rows.some((r) => cards.has(r.cve_id))) continue;
-    const row = group.rows[0];
-    const key = `${row.vendor_slug}\u0000${row.product_key}`;
-    const cand = { vendor: row.range.vendor, product: row.range.product, match };
-    const prev = best.get(key);
-    // strongerMatch keeps its first argument on a tie.
-    const stronger = !prev || strongerMatch(prev.match, match) !== prev.match;
-    const tie = prev && prev.match.confidence === match.confidence;
-    if (stronger || (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))) best.set(key, cand);
-  }
-  return [...best.values()]
-    .map((p) => ({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis }))
-    .sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1));
 }
 
 export interface AssetCorrelationDeps {
@@ -480,10 +268,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     for (const [cve_id, rows] of matched) {
       const card = cards.get(cve_id);
       if (!card) continue; // ranges of a CVE not in the corpus (no description from any source)
-      const v = verdict(asset, rows);
-      decided.push({
-        cve_id, v, card, pk: priorityKey(v, card), bcs: card.bcs_score, cvss: num(card.cvss_score), epss: num(card.epss_score), rank: 0,
-      });
+      decided.push(decidedCve(cve_id, verdict(asset, rows), card));
     }
     return decided;
   }
@@ -522,28 +307,6 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       }
       await flush();
     });
-  }
-
-  /** The asset's CVEs as the options list them, each ranked in the priority order of all of them. */
-  function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {
-    const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
-    for (const d of decided) counts[d.v.status]++;
-    const ordered = [...decided].sort(comparator('priority'));
-    for (let i = 0; i < ordered.length; i++) ordered[i].rank = i + 1;
-    const sorted = o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort));
-    const list = o.include_not_affected && !o.affected_only && !o.known_exploited_only && !o.fix_available_only ? sorted : sorted.filter((d) =>
-      (o.include_not_affected || d.v.status !== 'not_affected')
-      && (!o.affected_only || d.v.status === 'affected')
-      && (!o.known_exploited_only || d.card.kev_flagged)
-      && (!o.fix_available_only || d.v.fixed_version !== null));
-    const total = list.length;
-    if (o.cve_page === null && o.cve_page_size === null) return { asset, matched_products: products, counts, listed: list };
-    const p = o.cve_page ?? 1;
-    const size = o.cve_page_size ?? 100;
-    return {
-      asset, matched_products: products, counts, listed: list.slice((p - 1) * size, p * size),
-      cves_page: { page: p, page_size: size, total, total_unfiltered: decided.length, has_more: p * size < total },
-    };
   }
 
   async function prepare(input: CorrelateInput) {

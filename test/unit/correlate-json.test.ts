@@ -4,8 +4,8 @@
 // second answer (the card and range fragments are kept per object across calls).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnswerWriter, CHUNK_BYTES, correlateBody, pooledChunks } from '../../src/http/views/correlate-json.ts';
-import { assetResult, type AssetAnswer, type Decided } from '../../src/services/asset-correlation.ts';
+import { AnswerWriter, CHUNK_BYTES, correlateBody, pooledChunks, refundOnError } from '../../src/http/views/correlate-json.ts';
+import { assetResult, type AssetAnswer, type Decided } from '../../src/services/correlation-answer.ts';
 import { rangeRows, verdict, matchRow, type Asset } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import type { CveCard, StoredRange } from '../../src/store/ranges.ts';
@@ -152,4 +152,20 @@ test('a very large answer takes pooled chunks only for its first part: it is nev
   assert.ok(size > 40 * 1024 * 1024, `${size} bytes`);
   // At most 32 MB of its chunks went back to the pool (the rest were the garbage collector's once written).
   assert.ok(pooledChunks() - before <= (32 << 20) / CHUNK_BYTES, `pool grew by ${pooledChunks() - before} chunks of ${n}`);
+});
+
+test('a failure while the answer is written refunds the call once and goes on; a client leaving early refunds nothing', async () => {
+  const answers = [answer('V2.5', [card('CVE-2024-0007')]), answer('V2.5', [card('CVE-2024-0008')])];
+  let refunds = 0;
+  const fail = async () => { refunds++; };
+  const broken = correlateBody(new AnswerWriter(), envelope.api, 2, (i) => { if (i === 1) throw new Error('defect in asset 1'); return answers[i]; }, () => rest, () => envelope.meta);
+  const got: Buffer[] = [];
+  await assert.rejects(async () => { for await (const c of refundOnError(broken, fail)) got.push(c); }, /defect in asset 1/);
+  assert.equal(refunds, 1);
+  // Left early: the iteration ends without an error, and nothing is refunded.
+  for await (const c of refundOnError(correlateBody(new AnswerWriter(), envelope.api, 2, (i) => answers[i], () => rest, () => envelope.meta), fail)) {
+    assert.ok(c.length > 0);
+    break;
+  }
+  assert.equal(refunds, 1);
 });

@@ -155,6 +155,20 @@ test('Apache Tomcat on real CVE records: one organisation under two vendor spell
   assert.equal(verdictOf('CVE-2024-34750', { vendor: 'Eclipse Foundation', product: 'Tomcat', version: '9.0.50' }).v, null);
 });
 
+/**
+ * A range of a less specific match (`kind`: a variant of the asset's product, a product of its family) stated not
+ * affected is no claim about the asset: with the asset's own product affected below `end`, the verdict is affected.
+ */
+function assertNoClaim(asset: Asset, other: AffectedRange, own: string, end: string, kind: 'variant' | 'member'): void {
+  const rows = rangeRows([{ source: 'csaf', source_key: 'ICSA-00-000-00', ranges: [
+    { ...other, status: 'unaffected', end: null, fixedIn: null },
+    { ...other, product: own, end: { version: end, inclusive: false } },
+  ] }]);
+  const both = matchedRows(asset, rows);
+  assert.deepEqual(both.map((x) => x.match.confidence), [kind, 'exact']);
+  assert.equal(verdict(asset, both).status, 'affected');
+}
+
 /** Each row with its match for the asset (every row is expected to match). */
 const matchedRows = (a: Asset, rs: ReturnType<typeof rangeRows>) => rs.map((row) => ({ row, match: matchRow(a, row)! }));
 
@@ -179,13 +193,7 @@ test('a source naming a variant of the asset\'s product: a variant match, at mos
   const full = { ...plain('V3.1.3'), product: DRIVE };
   assert.equal(verdict(full, [{ row: rows[0], match: matchRow(full, rows[0])! }]).status, 'affected');
   // A variant stated not affected is no claim about the asset: another source's affected range decides.
-  const two = rangeRows([{ source: 'csaf', source_key: 'ICSA-24-284-01', ranges: [
-    { ...variant, status: 'unaffected', end: null, fixedIn: null },
-    { ...variant, product: 'SIMATIC Drive Controller CPU 1504D TF', end: { version: 'V3.1.4', inclusive: false } },
-  ] }]);
-  const both = matchedRows(plain('V3.1.3'), two);
-  assert.deepEqual(both.map((x) => x.match.confidence), ['variant', 'exact']);
-  assert.equal(verdict(plain('V3.1.3'), both).status, 'affected');
+  assertNoClaim(plain('V3.1.3'), variant, 'SIMATIC Drive Controller CPU 1504D TF', 'V3.1.4', 'variant');
   // Another product: no match. A less specific nameplate names the family: a member match (below), not a variant.
   assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller CPU 1507D TF' }, rows[0]), null);
   assert.equal(matchRow({ ...plain('V3.1.3'), product: 'SIMATIC Drive Controller' }, rows[0])?.confidence, 'member');
@@ -210,13 +218,7 @@ test('an asset naming a product family: a member match for its products, at most
   // No version: needs_review, as for the product itself.
   assert.match(verdict(family(null), [{ row: rows[0], match: matchRow(family(null), rows[0])! }]).reason, /^version unknown/);
   // A product of the family stated not affected is no claim about the asset; the asset's own product decides.
-  const two = rangeRows([{ source: 'csaf', source_key: 'ICSA-23-017-03', ranges: [
-    { ...cpu, status: 'unaffected', end: null, fixedIn: null },
-    { ...cpu, product: 'SIMATIC S7-1500', end: { version: 'V3.0', inclusive: false } },
-  ] }]);
-  const both = matchedRows(family('V2.8'), two);
-  assert.deepEqual(both.map((x) => x.match.confidence), ['member', 'exact']);
-  assert.equal(verdict(family('V2.8'), both).status, 'affected');
+  assertNoClaim(family('V2.8'), cpu, 'SIMATIC S7-1500', 'V3.0', 'member');
   // And when the asset's own product is stated outside its range, a family product's affected range does not turn
   // the verdict into a review: the row naming the asset decides.
   const own = rangeRows([{ source: 'csaf', source_key: 'ICSA-23-017-03', ranges: [cpu, { ...cpu, product: 'SIMATIC S7-1500', end: { version: 'V2.0', inclusive: false } }] }]);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFeed } from '../../src/ingest/detect.ts';
 import { FeedThreadReader, readsOnThread, readsRunOnThread } from '../../src/ingest/feed-thread.ts';
-import { collectInputs } from '../../src/ingest/pipeline.ts';
+import { collectInputs } from '../../src/ingest/inputs.ts';
 import { makeRecordJson, recordJson } from '../../src/ingest/record-json.ts';
 import { sourceRow } from '../../src/store/ingest.ts';
 import { FeedFormatError, type FeedFormat, type IngestItem } from '../../src/ingest/types.ts';

@@ -9,7 +9,7 @@
 // The bytes are what JSON.stringify(assetResult(…)) gives for the same answer (test/unit/correlate-json.test.ts
 // compares them on the same data).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { cardFields, deciding, type AssetAnswer, type Decided } from '../../services/asset-correlation.ts';
+import { cardFields, deciding, type AssetAnswer, type Decided } from '../../services/correlation-answer.ts';
 import type { RangeRow } from '../../domain/correlate.ts';
 import type { ProductMatch } from '../../domain/product-match.ts';
 import type { CveCard } from '../../store/ranges.ts';
@@ -213,4 +213,18 @@ export async function* correlateBody(
   w.text(r === '{}' ? ']}' : `],${r.slice(1)}`);
   w.text(`,"meta":${j(meta())}}`);
   yield* w.take();
+}
+
+/**
+ * The answer's chunks; when writing them fails after the headers went out (a defect: the database was read before),
+ * `fail` gives the call's charged checks back, then the error goes on and the response is cut short. A client
+ * that leaves early ends the stream without an error: its call was served.
+ */
+export async function* refundOnError(body: AsyncGenerator<Buffer>, fail: () => Promise<void>): AsyncGenerator<Buffer> {
+  try {
+    yield* body;
+  } catch (err) {
+    await fail().catch(() => undefined);
+    throw err;
+  }
 }

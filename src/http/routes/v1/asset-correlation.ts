@@ -12,11 +12,12 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { apiBlock, ok } from '../../envelope.ts';
-import { AnswerWriter, CHUNK_BYTES, correlateBody } from '../../views/correlate-json.ts';
+import { AnswerWriter, CHUNK_BYTES, correlateBody, refundOnError } from '../../views/correlate-json.ts';
 import type { TenantDecl } from '../../auth.ts';
 import { TRIAL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
-import { DEFAULT_OPTIONS, MAX_ASSETS, SORTS, type CorrelateOptions } from '../../../services/asset-correlation.ts';
+import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
+import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
 import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse } from './asset-schemas.ts';
 import { capRefusalDescription } from '../../schemas/accounts.ts';
 import { V2CorrelateBody } from '../v2/schemas.ts';
@@ -69,19 +70,6 @@ function readBody(req: FastifyRequest, key: string, allowed: string[]): Batch {
   }
   if (!Array.isArray(b[key])) throw field(`body.${key}`, `${key} must be an array`, 'type_error.list');
   return { items: b[key] as unknown[], rest: b };
-}
-
-/**
- * The answer's chunks; when writing them fails after the headers went out (a defect: the database was read before),
- * the call's charged checks are given back, and the response is cut short (the client sees a truncated body).
- */
-async function* refundOnError(body: AsyncGenerator<Buffer>, fail: () => Promise<void>): AsyncGenerator<Buffer> {
-  try {
-    yield* body;
-  } catch (err) {
-    await fail().catch(() => undefined);
-    throw err;
-  }
 }
 
 const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));

@@ -2,7 +2,7 @@
 // check-windows. One schema per shape: the TS type, the response serializer (a whitelist) and the OpenAPI source.
 import { Type, type TSchema } from 'typebox';
 import { ApiBlock } from '../../envelope.ts';
-import { SORTS } from '../../../services/asset-correlation.ts';
+import { SORTS } from '../../../services/correlation-answer.ts';
 
 const Str = Type.String();
 const NStr = Type.Unsafe<string | null>({ type: ['string', 'null'] });
