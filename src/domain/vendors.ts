@@ -129,11 +129,46 @@ hikvision|Hikvision|hangzhou hikvision digital technology|hikvision.com|
 dahua|Dahua Technology|dahuasecurity;dahua technology co|dahuasecurity.com|
 intel|Intel|intel corporation|intel.com|
 haxx|curl (Haxx)|curl;haxx|curl.se|
+sap|SAP|sap se;sap_se;sapse|sap.com|
+samsung|Samsung|samsung mobile;samsung electronics;samsung open source|samsung.com;samsungmobile.com|
+hpe|Hewlett Packard Enterprise|hewlett packard enterprise;hewlett packard enterprise (hpe)|hpe.com|
+ashlar-vellum|Ashlar-Vellum|ashlar;ashlar vellum|ashlar.com|
+unisoc|Unisoc|unisoc technologies;unisoc (shanghai) technologies co., ltd.|unisoc.com|
+apache|Apache|apache software foundation;apache_software_foundation|apache.org|
+dassault-systemes|Dassault Systèmes|dassault systemes;dassault;3ds;dassaultsystmes|3ds.com|
+jenkins|Jenkins|jenkins project|jenkins.io|
+python|Python|python software foundation|python.org|
+wireshark|Wireshark|wireshark foundation|wireshark.org|
+wikimedia|Wikimedia|the wikimedia foundation;wikimedia foundation|wikimedia.org|
+zoom|Zoom|zoom communications;zoom video communications|zoom.us;zoom.com|
+axis|Axis|axis communications|axis.com|
+silicon-labs|Silicon Labs|silabs;silabs.com;silicon laboratories|silabs.com|
+eclipse|Eclipse|eclipse foundation|eclipse.org|
+foxit|Foxit|foxit software|foxit.com;foxitsoftware.com|
+tenda|Tenda|tendacn|tenda.com.cn|
+fedora|Fedora|fedora project|fedoraproject.org|
+lg-electronics|LG Electronics|lg;lg electronics|lg.com|
+softether|SoftEther VPN|softether vpn|softether.org|
+zephyr-project|Zephyr Project|zephyrproject;zephyrproject-rtos|zephyrproject.org|
+litespeed|LiteSpeed|litespeedtech;litespeed technologies|litespeedtech.com|
+gradio|Gradio|gradio-app;gradio project|gradio.app|
+a10-networks|A10 Networks|a10;a10networks|a10networks.com|
+ruby|Ruby|ruby-lang|ruby-lang.org|
+wordpress|WordPress|wordpress foundation|wordpress.org|
+draeger|Dräger|drager;drägerwerk;draegerwerk;drger|draeger.com|
+yifan|Yifan|yifanwireless;yifan wireless||
+sante|Sante|santesoft||
+openplc|OpenPLC|openplcproject;openplc project||
+deno|Deno|denoland||
+oceanic-software|Oceanic Software|oceanicsoft||
+hcl-software|HCL Software|hcltech;hcl technologies|hcl-software.com;hcltech.com|
 `;
 
 const SUFFIXES = new Set([
   'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'ltd', 'limited', 'llc', 'gmbh', 'ag', 'sa', 'plc',
   'kg', 'bv', 'nv', 'oy', 'ab', 'asa', 'spa', 'srl', 'pty', 'kk', 'a/s', 'as', 'sas', 'sarl', 'international',
+  // Societas Europaea: "SAP SE", "SAP_SE" (the CNA's spelling) and "Viessmann Climate Solutions SE".
+  'se',
 ]);
 
 /** Lookup key of a vendor name: lowercase words without punctuation and trailing company-form words. */
@@ -227,6 +262,23 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
   const slug = key.replace(/[^a-z0-9]/g, '');
   if (!slug) return null;
   return { slug, name: fromCpe ? titleFromToken(name) : name.replace(/\s+/g, ' '), ics: false, domains: [], known: false };
+}
+
+/**
+ * The slug a vendor slug that is no longer in the catalog may now be (none or one; the caller checks its catalog).
+ * Slugs are stable except when the alias table or the normalisation learns a spelling: `sapse` (from "SAP_SE")
+ * became `sap` when "SE" became a company form and SAP a table vendor. The candidate comes from the rules that move
+ * a slug:
+ * - the slug read as a spelling, when it resolves to another vendor (the table lists the former slugs that none of
+ *   its spellings normalises to, such as `sapse` and `dassaultsystmes`); where the table knows the slug, it decides;
+ * - otherwise the slug without a trailing company form "se" (`viessmannclimatesolutionsse` →
+ *   `viessmannclimatesolutions`).
+ * Used to carry watch entries over a catalog rebuild (docs/watchlists.md "Renamed vendors"). Pure.
+ */
+export function formerSlugTargets(slug: string): string[] {
+  const c = canonicalVendor(slug)?.slug;
+  if (c && c !== slug) return [c];
+  return slug.length > 3 && slug.endsWith('se') ? [slug.slice(0, -2)] : [];
 }
 
 /** The table vendor that publishes on a registrable domain (e.g. a CNA e-mail domain). */

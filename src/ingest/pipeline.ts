@@ -7,7 +7,8 @@ import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { rebuildRanges } from '../store/ranges.ts';
 import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
-import { refreshProducts } from '../store/watchlists.ts';
+import { moveWatchVendors, orphanedWatchVendors, refreshProducts, vendorSlugsIn } from '../store/watchlists.ts';
+import { formerSlugTargets } from '../domain/vendors.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
 import { diffCve, diffRanges, factsOf, type ChangeFacts } from '../domain/changes.ts';
 import { analyzeCves, beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
@@ -101,6 +102,24 @@ export class ImportBusyError extends Error {
   constructor() {
     super('another import or sync is running (database lock held)');
   }
+}
+
+/**
+ * Watch entries follow a vendor whose slug changed with the alias table or the normalisation (`sapse` → `sap`):
+ * after the catalogs are rebuilt, entries naming a slug the catalog no longer holds move to the slug it now stands
+ * for (domain/vendors.ts formerSlugTargets); an entry of a vendor that simply left the corpus stays as it is.
+ */
+async function carryWatchEntries(tx: Tx): Promise<void> {
+  const orphans = await orphanedWatchVendors(tx);
+  if (!orphans.length) return;
+  const targets = orphans.map((from) => ({ from, to: formerSlugTargets(from) }));
+  const known = await vendorSlugsIn(tx, targets.flatMap((t) => t.to));
+  const moves: { from: string; to: string }[] = [];
+  for (const t of targets) {
+    const to = t.to.find((s) => known.has(s));
+    if (to) moves.push({ from: t.from, to });
+  }
+  await moveWatchVendors(tx, moves);
 }
 
 /** A transaction of the import's own work, with its settings (store/ingest.ts batchSettings). */
@@ -489,6 +508,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       bulk ? analyzeCves(db) : null,
     ]);
     summary.vendors = vendors;
+    await inImportTx(db, carryWatchEntries);
     summary.corpus = await countCves(conn);
     await finishRun(conn, ingestRun, 'succeeded', summary.items);
     await finishRun(conn, enrichRun, 'succeeded', summary.documents_written);

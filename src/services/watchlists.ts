@@ -2,6 +2,7 @@
 // who is asking arrives as plain data, and refusals come back typed for the route to map to spec §7.
 import type { Db } from '../store/db.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
+import { formerSlugTargets } from '../domain/vendors.ts';
 import { entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
   addWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
@@ -40,6 +41,17 @@ const CATALOG_OF: Record<WatchEntityType, string> = {
 };
 
 export function createWatchlistService(db: Db) {
+  /** The catalog id a vendor or product id with a former vendor slug now has, or null. */
+  async function currentId(type: WatchEntityType, key: string): Promise<string | null> {
+    if (type !== 'vendor' && type !== 'product') return null;
+    const [vendor, product] = key.split('/');
+    for (const slug of formerSlugTargets(vendor)) {
+      const id = type === 'vendor' ? slug : `${slug}/${product}`;
+      if ((await catalogName(db, type, id)) !== null) return id;
+    }
+    return null;
+  }
+
   return {
     async list(orgId: number, q: PageRequest & { entity_type?: WatchEntityType }) {
       const page = q.page ?? 1;
@@ -51,13 +63,18 @@ export function createWatchlistService(db: Db) {
     async add(orgId: number, memberId: number | null, input: { entity_type: WatchEntityType; entity_id: string }): Promise<AddWatchResult> {
       const k = entityKey(input.entity_type, input.entity_id);
       if (!k.ok) return { ok: false, reason: 'invalid_id', message: k.message };
-      if (input.entity_type !== 'protocol' && (await catalogName(db, input.entity_type, k.key)) === null) {
-        return { ok: false, reason: 'not_in_catalog', message: `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}` };
+      let key = k.key;
+      if (input.entity_type !== 'protocol' && (await catalogName(db, input.entity_type, key)) === null) {
+        // A vendor's former slug (a saved link, an older export) names the vendor it became
+        // (docs/watchlists.md "Renamed vendors"): the entry is stored under the catalog's id.
+        const now = await currentId(input.entity_type, key);
+        if (now === null) return { ok: false, reason: 'not_in_catalog', message: `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}` };
+        key = now;
       }
       // The bound is checked before the insert; two concurrent adds at the bound may pass it by one each, which
       // the bound (a cost limit, not a plan quota) tolerates.
       if ((await countWatches(db, orgId)) >= WATCHLIST_MAX_ENTRIES) return { ok: false, reason: 'limit_reached', max: WATCHLIST_MAX_ENTRIES };
-      const r = await addWatchEntry(db, orgId, input.entity_type, k.key, memberId);
+      const r = await addWatchEntry(db, orgId, input.entity_type, key, memberId);
       if ('existing' in r) return { ok: false, reason: 'already_watching', entryId: r.existing };
       return { ok: true, entry: view(r.row) };
     },

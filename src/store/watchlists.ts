@@ -110,6 +110,54 @@ export async function catalogName(db: Conn, type: WatchEntityType, key: string):
   }
 }
 
+// ---- renamed vendors (catalog rebuild) ----
+
+/** Vendor slugs that watch entries name (vendor entries, and the vendor part of product entries) and the vendor
+ * catalog does not hold. */
+export async function orphanedWatchVendors(db: Conn): Promise<string[]> {
+  const r = await sql<{ slug: string }>`
+    SELECT DISTINCT s.slug FROM watchlist_entries w
+    CROSS JOIN LATERAL (SELECT CASE w.entity_type WHEN 'vendor' THEN w.entity_key ELSE split_part(w.entity_key, '/', 1) END AS slug) s
+    WHERE w.entity_type IN ('vendor', 'product') AND NOT EXISTS (SELECT 1 FROM vendors v WHERE v.slug = s.slug)
+    ORDER BY s.slug`.execute(db);
+  return r.rows.map((x) => x.slug);
+}
+
+/** The given slugs the vendor catalog holds. */
+export async function vendorSlugsIn(db: Conn, slugs: string[]): Promise<Set<string>> {
+  if (!slugs.length) return new Set();
+  const r = await sql<{ slug: string }>`SELECT slug FROM vendors WHERE slug = ANY(${slugs}::text[])`.execute(db);
+  return new Set(r.rows.map((x) => x.slug));
+}
+
+/**
+ * Moves watch entries from former vendor slugs to their new ones (vendor entries, and product entries' vendor part).
+ * An organization that already watches the new id, or watches two former ids of it, keeps one entry: the one it
+ * already had, else its oldest. Returns the entries moved and the duplicates removed.
+ */
+export async function moveWatchVendors(db: Conn, moves: { from: string; to: string }[]): Promise<{ moved: number; merged: number }> {
+  if (!moves.length) return { moved: 0, merged: 0 };
+  const r = await sql<{ moved: number; merged: number }>`
+    WITH m AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) AS x("from" text, "to" text)),
+    cand AS (
+      SELECT w.id, w.org_id, w.entity_type,
+        CASE w.entity_type WHEN 'vendor' THEN m."to" ELSE m."to" || '/' || split_part(w.entity_key, '/', 2) END AS new_key,
+        w.created_at
+      FROM watchlist_entries w JOIN m
+        ON (w.entity_type = 'vendor' AND w.entity_key = m."from") OR (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = m."from")
+    ), ranked AS (
+      SELECT c.*, row_number() OVER (PARTITION BY c.org_id, c.entity_type, c.new_key ORDER BY c.created_at, c.id) AS rn,
+        EXISTS (SELECT 1 FROM watchlist_entries o WHERE o.org_id = c.org_id AND o.entity_type = c.entity_type AND o.entity_key = c.new_key) AS taken
+      FROM cand c
+    ), dropped AS (
+      DELETE FROM watchlist_entries w USING ranked r WHERE w.id = r.id AND (r.taken OR r.rn > 1) RETURNING w.id
+    ), moved AS (
+      UPDATE watchlist_entries w SET entity_key = r.new_key FROM ranked r WHERE w.id = r.id AND NOT r.taken AND r.rn = 1 RETURNING w.id
+    )
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM dropped)::int AS merged`.execute(db);
+  return r.rows[0];
+}
+
 // ---- watchlist entries (tenant) ----
 
 export interface WatchRow {

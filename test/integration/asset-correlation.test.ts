@@ -353,14 +353,16 @@ describe('environment storage', () => {
 });
 
 // Apache Tomcat from two real CVE records (test/fixtures/cve5): the CNA's vendor "Apache Software Foundation" and
-// CISA-ADP's CPE spelling apache / tomcat are one organisation (docs/correlation.md §2 "One organisation"). Before,
-// an asset typed "Apache" met only the ADP rows and one typed "Apache Software Foundation" only the CNA's.
+// CISA-ADP's CPE spelling apache / tomcat. Before session 14 they were two slugs read as one organisation (docs/
+// correlation.md §2 "One organisation"); now the alias table makes them one vendor. gVectors (CVE-2023-46310: CNA
+// "gVectors Team", CPE gvectors) is still two slugs, read as one organisation.
 describe('correlate-cves across the vendor spellings of one organisation', () => {
   before(async () => {
-    await importPaths(t.store.db, [feedDir(['CVE-2024-34750', 'CVE-2018-8034'].map((c) => fixture('cve5', `${c}.json`)))], quiet);
+    await importPaths(t.store.db, [feedDir(['CVE-2024-34750', 'CVE-2018-8034', 'CVE-2023-46310'].map((c) => fixture('cve5', `${c}.json`)))], quiet);
   });
+  type Matched = { vendor: string; product: string; confidence: string; basis: string };
 
-  test('"Apache" and "Apache Software Foundation" find the same CVEs, with the same verdicts and both spellings matched', async () => {
+  test('"Apache" and "Apache Software Foundation" find the same CVEs, with the same verdicts, as one stored product', async () => {
     const r = await correlate({ assets: [
       { asset_id: 'short', vendor: 'Apache', product: 'Tomcat', version: '9.0.50' },
       { asset_id: 'long', vendor: 'Apache Software Foundation', product: 'Apache Tomcat', version: '9.0.50' },
@@ -375,17 +377,33 @@ describe('correlate-cves across the vendor spellings of one organisation', () =>
     // 9.0.9 is the inclusive end of "9.0.0.M1 to 9.0.9" (CVE-2018-8034).
     assert.deepEqual(verdicts(old), ['CVE-2018-8034:affected', 'CVE-2024-34750:affected']);
     assert.deepEqual(other.cves, []);
+    // One vendor slug and product key for both spellings: one matched product, with no cross-organisation wording.
     for (const a of [short, long]) {
-      const spellings = a.matched_products.map((p: { vendor: string; product: string; confidence: string }) => `${p.vendor}/${p.product}/${p.confidence}`).sort();
-      assert.ok(spellings.includes('Apache Software Foundation/Apache Tomcat/' + (a === long ? 'exact' : 'normalised')), JSON.stringify(spellings));
-      assert.ok(spellings.includes('apache/tomcat/' + (a === short ? 'exact' : 'normalised')), JSON.stringify(spellings));
+      assert.equal(a.matched_products.length, 1, JSON.stringify(a.matched_products));
+      assert.doesNotMatch((a.matched_products[0] as Matched).basis, /same organisation/);
     }
-    const cross = short.matched_products.find((p: { vendor: string }) => p.vendor === 'Apache Software Foundation');
-    assert.match(cross.basis, /the source's vendor "Apache Software Foundation" \(apachesoftwarefoundation\) read as the same organisation/);
+    assert.equal((short.matched_products[0] as Matched).confidence, 'exact');
     // The check endpoint counts the same.
     const c = await correlate({ assets: [{ asset_id: 'short', vendor: 'Apache', product: 'Tomcat', version: '9.0.50' }] }, pro.auth, '/api/v1/assets/correlate-cves/check');
     assert.equal(c.statusCode, 200, c.body);
     assert.deepEqual(c.json().data.assets[0].counts, { affected: 1, not_affected: 1, needs_review: 0 });
+  });
+
+  test('"gVectors" and "gVectors Team" (outside the alias table) find the same CVE, both spellings matched', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: 'short', vendor: 'gVectors', product: 'wpDiscuz', version: '7.6.10' },
+      { asset_id: 'long', vendor: 'gVectors Team', product: 'wpDiscuz', version: '7.6.11' },
+    ], options: { include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    const [short, long] = r.json().data.assets;
+    assert.deepEqual(short.cves.map((c: { cve_id: string; status: string }) => [c.cve_id, c.status]), [['CVE-2023-46310', 'affected']]);
+    assert.deepEqual(long.cves.map((c: { cve_id: string; status: string }) => [c.cve_id, c.status]), [['CVE-2023-46310', 'not_affected']]);
+    for (const a of [short, long]) {
+      const spellings = (a.matched_products as Matched[]).map((p) => `${p.vendor}/${p.product}/${p.confidence}`).sort();
+      assert.deepEqual(spellings, a === short ? ['gVectors Team/wpDiscuz/normalised', 'gvectors/wpdiscuz/exact'] : ['gVectors Team/wpDiscuz/exact', 'gvectors/wpdiscuz/normalised']);
+    }
+    const cross = (short.matched_products as Matched[]).find((p) => p.vendor === 'gVectors Team')!;
+    assert.match(cross.basis, /the source's vendor "gVectors Team" \(gvectorsteam\) read as the same organisation/);
   });
 });
 

@@ -126,7 +126,7 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
 // Foundation" and the product "Apache Tomcat"; CISA-ADP (CVE-2024-34750) adds the CPE spelling apache / tomcat.
 // An asset typed either way meets both spellings (docs/correlation.md §2 "One organisation"); the milestone
 // versions (9.0.0-M1, 9.0.0.M1) and the CNA's "A to B" texts order with certainty.
-test('Apache Tomcat on real CVE records: one organisation under two vendor spellings, milestones and "A to B" ranges', () => {
+test('Apache Tomcat on real CVE records: two spellings of one table vendor, milestones and "A to B" ranges', () => {
   const records = ['CVE-2024-34750', 'CVE-2018-8034'].map((id) => cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', `${id}.json`), 'utf8'))));
   const verdictOf = (id: string, asset: Asset) => {
     const rec = records.find((r) => r.cve_id === id)!;
@@ -136,9 +136,10 @@ test('Apache Tomcat on real CVE records: one organisation under two vendor spell
   };
   for (const vendor of ['Apache', 'Apache Software Foundation']) {
     const tomcat = (version: string): Asset => ({ vendor, product: 'Tomcat', version });
-    // CVE-2024-34750: 9.0.0-M1 ≤ v ≤ 9.0.89 (CNA) and 9.0.0-m1 ≤ v ≤ 9.0.89 (ADP): both spellings match.
+    // CVE-2024-34750: 9.0.0-M1 ≤ v ≤ 9.0.89 (CNA "Apache Software Foundation") and 9.0.0-m1 ≤ v ≤ 9.0.89 (ADP, CPE
+    // vendor apache): both rows match, under the one slug the alias table gives both spellings.
     const a = verdictOf('CVE-2024-34750', tomcat('9.0.50'));
-    assert.deepEqual(a.vendors, ['apache', 'apachesoftwarefoundation'], vendor);
+    assert.deepEqual(a.vendors, ['apache'], vendor);
     assert.equal(a.v?.status, 'affected', vendor);
     assert.equal(verdictOf('CVE-2024-34750', tomcat('9.0.89')).v?.status, 'affected', `${vendor}: the inclusive end`);
     assert.equal(verdictOf('CVE-2024-34750', tomcat('9.0.90')).v?.status, 'not_affected', `${vendor}: past the end`);
@@ -153,6 +154,37 @@ test('Apache Tomcat on real CVE records: one organisation under two vendor spell
   }
   // Another organisation's product of the same name does not match.
   assert.equal(verdictOf('CVE-2024-34750', { vendor: 'Eclipse Foundation', product: 'Tomcat', version: '9.0.50' }).v, null);
+});
+
+test('one organisation under two vendor spellings outside the alias table, on a real CVE record (gVectors, CVE-2023-46310)', () => {
+  // CNA "gVectors Team" / "wpDiscuz" <= 7.6.10 (changes: 7.6.11 unaffected); CISA-ADP cpe gvectors:wpdiscuz <= 7.6.10.
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2023-46310.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  assert.deepEqual(rows.map((r) => `${r.vendor_slug}/${r.product_key}`).sort(), ['gvectors/wpdiscuz', 'gvectorsteam/wpdiscuz']);
+  for (const vendor of ['gVectors', 'gVectors Team']) {
+    const at = (version: string) => {
+      const asset: Asset = { vendor, product: 'wpDiscuz', version };
+      const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+      assert.equal(matched.length, 2, `${vendor}: both spellings match`);
+      return verdict(asset, matched).status;
+    };
+    assert.equal(at('7.6.10'), 'affected', `${vendor}: the inclusive end`);
+    assert.equal(at('7.6.11'), 'not_affected', `${vendor}: the fix`);
+  }
+});
+
+test('SAP on a real CVE record: the CNA\'s "SAP_SE" and the CPE vendor sap are one vendor (CVE-2024-27898)', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-27898.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  // "SE" is a company form and SAP a table vendor: the CNA's "SAP NetWeaver" and the CPE's netweaver are one key.
+  assert.deepEqual(rows.map((r) => `${r.vendor_slug}/${r.product_key}`), ['sap/netweaver', 'sap/netweaver']);
+  for (const [vendor, product] of [['SAP', 'NetWeaver'], ['SAP SE', 'SAP NetWeaver'], ['sap_se', 'netweaver']]) {
+    const asset: Asset = { vendor, product, version: '7.50' };
+    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    assert.equal(matched.length, 2, `${vendor} / ${product}`);
+    assert.equal(verdict(asset, matched).status, 'affected', `${vendor} / ${product}`);
+    assert.equal(verdict({ ...asset, version: '7.40' }, matched).status, 'not_affected', `${vendor} / ${product} 7.40`);
+  }
 });
 
 /**

@@ -216,7 +216,10 @@ test('vendorStem: one trailing organisation word, then a leading "the"; table ve
   // Vendors of the alias table are their own stem (their spellings are listed there).
   assert.equal(vendorStem('palo-alto-networks'), 'palo-alto-networks');
   assert.equal(vendorStem('linux'), 'linux');
-  assert.equal(vendorSlug('Apache Software Foundation'), 'apachesoftwarefoundation');
+  // Apache is a table vendor since session 14: both spellings are one slug. gVectors is not.
+  assert.equal(vendorSlug('Apache Software Foundation'), 'apache');
+  assert.equal(vendorSlug('gVectors Team'), 'gvectorsteam');
+  assert.equal(vendorStem('gvectorsteam'), 'gvectors');
 });
 
 test('stemFreeKey: the stem\'s words in front go, only whole words, never the whole key', () => {
@@ -229,53 +232,53 @@ test('stemFreeKey: the stem\'s words in front go, only whole words, never the wh
 });
 
 test('matchProduct across the vendor spellings of one organisation: normalised at most, the basis names both', () => {
-  // CVE-2024-52316 (CVE record 5, CNA apache): vendor "Apache Software Foundation", product "Apache Tomcat".
-  const cna = { vendor: 'Apache Software Foundation', product: 'Apache Tomcat', cpe: null };
-  // The same product as a CPE-derived range: vendor token apache, product tomcat.
-  const cpe = { vendor: 'apache', product: 'tomcat', cpe: 'cpe:2.3:a:apache:tomcat:*:*:*:*:*:*:*:*' };
+  // CVE-2023-46310 (CVE record 5, CNA Patchstack): vendor "gVectors Team", product "wpDiscuz".
+  const cna = { vendor: 'gVectors Team', product: 'wpDiscuz', cpe: null };
+  // The same product as CISA-ADP's CPE-derived range: vendor token gvectors, product wpdiscuz.
+  const cpe = { vendor: 'gvectors', product: 'wpdiscuz', cpe: 'cpe:2.3:a:gvectors:wpdiscuz:-:*:*:*:*:wordpress:*:*' };
   const cases: [{ vendor: string; product: string }, string, string][] = [
     // asset, confidence against the CNA spelling, against the CPE spelling
-    [{ vendor: 'Apache', product: 'Tomcat' }, 'normalised', 'exact'],
-    [{ vendor: 'Apache Software Foundation', product: 'Tomcat' }, 'normalised', 'normalised'],
-    [{ vendor: 'Apache Software Foundation', product: 'Apache Tomcat' }, 'exact', 'normalised'],
-    [{ vendor: 'apache', product: 'Apache Tomcat' }, 'normalised', 'normalised'],
+    [{ vendor: 'gVectors', product: 'wpDiscuz' }, 'normalised', 'exact'],
+    [{ vendor: 'gVectors Team', product: 'wpDiscuz' }, 'exact', 'normalised'],
+    [{ vendor: 'gVectors Team', product: 'gVectors wpDiscuz' }, 'normalised', 'normalised'],
+    [{ vendor: 'gvectors', product: 'WPDISCUZ' }, 'normalised', 'exact'],
   ];
   for (const [asset, viaCna, viaCpe] of cases) {
     assert.equal(matchProduct(asset, cna)?.confidence, viaCna, `${asset.vendor} / ${asset.product} vs the CNA spelling`);
     assert.equal(matchProduct(asset, cpe)?.confidence, viaCpe, `${asset.vendor} / ${asset.product} vs the CPE spelling`);
   }
-  assert.deepEqual(matchProduct({ vendor: 'Apache', product: 'Tomcat' }, cna), {
+  assert.deepEqual(matchProduct({ vendor: 'gVectors', product: 'wpDiscuz' }, cna), {
     confidence: 'normalised',
-    basis: 'product "Tomcat" read as "tomcat" (vendor apache; the source\'s vendor "Apache Software Foundation" (apachesoftwarefoundation) read as the same organisation)',
+    basis: 'product "wpDiscuz" read as "wpdiscuz" (vendor gvectors; the source\'s vendor "gVectors Team" (gvectorsteam) read as the same organisation)',
   });
-  // A family across the spellings: the asset names a connector of the Tomcat family.
-  assert.equal(matchProduct({ vendor: 'Apache', product: 'Tomcat Connectors mod_jk' }, cna)?.confidence, 'family');
-  // Same vendor slug, products with and without the organisation's name: a match, no cross-vendor wording.
-  assert.deepEqual(matchProduct({ vendor: 'Apache Software Foundation', product: 'Tomcat' }, cna), {
-    confidence: 'normalised',
-    basis: 'product "Tomcat" read as "tomcat" (vendor apachesoftwarefoundation)',
-  });
+  // A family across the spellings: the asset names an edition of the wpDiscuz family.
+  assert.equal(matchProduct({ vendor: 'gVectors', product: 'wpDiscuz Comments Pro' }, cna)?.confidence, 'family');
   // Another product of the organisation, or the same product name of another organisation: no match.
-  assert.equal(matchProduct({ vendor: 'Apache', product: 'HTTP Server' }, cna), null);
-  assert.equal(matchProduct({ vendor: 'Apache Hive', product: 'Tomcat' }, cna), null);
-  assert.equal(matchProduct({ vendor: 'Eclipse Foundation', product: 'Tomcat' }, cna), null);
+  assert.equal(matchProduct({ vendor: 'gVectors', product: 'wpForo Forum' }, cna), null);
+  assert.equal(matchProduct({ vendor: 'gVectors Media', product: 'wpDiscuz' }, cna), null);
+  assert.equal(matchProduct({ vendor: 'Eclipse Foundation', product: 'wpDiscuz' }, cna), null);
   // A less specific asset stays no match across spellings too.
-  assert.equal(matchProduct({ vendor: 'Apache', product: 'Apache' }, cna), null);
+  assert.equal(matchProduct({ vendor: 'gVectors', product: 'gVectors' }, cna), null);
+  // Spellings the alias table lists are one vendor: no cross-organisation wording (CVE-2024-34750, Apache Tomcat).
+  assert.deepEqual(matchProduct({ vendor: 'Apache', product: 'Tomcat' }, { vendor: 'Apache Software Foundation', product: 'Apache Tomcat', cpe: null }), {
+    confidence: 'normalised',
+    basis: 'product "Tomcat" read as "tomcat" (vendor apache)',
+  });
 });
 
 test('assetLookupKeys: own slug first; the organisation\'s other slugs with the key with and without the stem', () => {
-  const related = (stem: string) => (stem === 'apache' ? ['apache', 'apachesoftwarefoundation'] : []);
-  const keys = assetLookupKeys('Apache', 'Tomcat 9', related).map((k) => `${k.slug}/${k.key}`);
+  const related = (stem: string) => (stem === 'gvectors' ? ['gvectors', 'gvectorsteam'] : []);
+  const keys = assetLookupKeys('gVectors', 'wpDiscuz 7', related).map((k) => `${k.slug}/${k.key}`);
   assert.deepEqual(keys, [
-    'apache/tomcat 9', 'apache/tomcat',
-    'apachesoftwarefoundation/tomcat 9', 'apachesoftwarefoundation/tomcat',
-    'apachesoftwarefoundation/apache tomcat 9', 'apachesoftwarefoundation/apache tomcat',
+    'gvectors/wpdiscuz 7', 'gvectors/wpdiscuz',
+    'gvectorsteam/wpdiscuz 7', 'gvectorsteam/wpdiscuz',
+    'gvectorsteam/gvectors wpdiscuz 7', 'gvectorsteam/gvectors wpdiscuz',
   ]);
   // From the long spelling: the stem's own slug is looked up without the stem words.
-  assert.deepEqual(assetLookupKeys('Apache Software Foundation', 'Apache Tomcat', related).map((k) => `${k.slug}/${k.key}`), [
-    'apachesoftwarefoundation/apache tomcat', 'apachesoftwarefoundation/apache',
-    'apachesoftwarefoundation/tomcat',
-    'apache/tomcat',
+  assert.deepEqual(assetLookupKeys('gVectors Team', 'gVectors wpDiscuz', related).map((k) => `${k.slug}/${k.key}`), [
+    'gvectorsteam/gvectors wpdiscuz', 'gvectorsteam/gvectors',
+    'gvectorsteam/wpdiscuz',
+    'gvectors/wpdiscuz',
   ]);
   // A vendor with no other spelling: the keys as before (its own key and family prefixes).
   assert.deepEqual(assetLookupKeys('Siemens AG', 'SIMATIC S7-1500', () => []).map((k) => `${k.slug}/${k.key}`), ['siemens/simatic s7 1500', 'siemens/simatic s7', 'siemens/simatic']);

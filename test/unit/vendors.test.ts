@@ -2,7 +2,7 @@
 // company of a subsidiary, lists of companies, and names outside the table (CPE tokens title-cased).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalVendor, productDisplay, vendorByDomain, vendorKey, VENDOR_ALIASES } from '../../src/domain/vendors.ts';
+import { canonicalVendor, formerSlugTargets, productDisplay, vendorByDomain, vendorKey, VENDOR_ALIASES } from '../../src/domain/vendors.ts';
 
 test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as "and", company-form tails dropped', () => {
   assert.equal(vendorKey('SIEMENS'), 'siemens');
@@ -26,6 +26,65 @@ test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as
   // A company-form word inside the name stays.
   assert.equal(vendorKey('Co Widgets'), 'cowidgets');
   assert.equal(vendorKey('()'), '');
+  // "SE" (Societas Europaea) is a company form: the SAP CNA's "SAP_SE" is SAP; one word "SE" stays a name.
+  assert.equal(vendorKey('SAP_SE'), 'sap');
+  assert.equal(vendorKey('Viessmann Climate Solutions SE'), 'viessmannclimatesolutions');
+  assert.equal(vendorKey('SE'), 'se');
+  assert.equal(vendorKey('SE Widgets'), 'sewidgets');
+});
+
+// The spellings of one organisation that the CVE Program's records use side by side (session 14: counts of the
+// snapshot corpus; each pair split that vendor's CVEs between two slugs, for the catalog, filters, watchlists and
+// correlation alike).
+test('canonicalVendor: the CVE Program spellings of one organisation are one table vendor', () => {
+  const cases: [string, boolean, string][] = [
+    ['SAP_SE', false, 'sap'], ['SAP SE', false, 'sap'], ['sap', true, 'sap'], ['sap_se', true, 'sap'], // 157 + 34 CVEs
+    ['Samsung Mobile', false, 'samsung'], ['samsung_mobile', true, 'samsung'], ['Samsung Open Source', false, 'samsung'], ['samsung', true, 'samsung'],
+    ['Hewlett Packard Enterprise (HPE)', false, 'hpe'], ['hpe', true, 'hpe'],
+    ['Apache Software Foundation', false, 'apache'], ['apache_software_foundation', true, 'apache'], ['apache', true, 'apache'],
+    ['Unisoc (Shanghai) Technologies Co., Ltd.', false, 'unisoc'], ['unisoc', true, 'unisoc'],
+    ['Dassault Systèmes', false, 'dassault-systemes'], ['3ds', true, 'dassault-systemes'], ['dassault', true, 'dassault-systemes'],
+    ['Jenkins Project', false, 'jenkins'], ['Python Software Foundation', false, 'python'], ['The Wikimedia Foundation', false, 'wikimedia'],
+    ['Zoom Communications, Inc', false, 'zoom'], ['Zoom Video Communications', false, 'zoom'], ['Axis Communications AB', false, 'axis'],
+    ['silabs.com', false, 'silicon-labs'], ['Silicon Labs', false, 'silicon-labs'], ['silabs', true, 'silicon-labs'],
+    ['Dräger', false, 'draeger'], ['draeger', true, 'draeger'], ['lg', true, 'lg-electronics'], ['LG Electronics', false, 'lg-electronics'],
+  ];
+  for (const [name, fromCpe, slug] of cases) assert.equal(canonicalVendor(name, fromCpe)?.slug, slug, name);
+  // Distinct companies stay apart: HP and HPE, Samsung and Samsung's acquisitions are not guessed.
+  assert.equal(canonicalVendor('HP Inc.')?.slug, 'hp');
+  assert.equal(canonicalVendor('arubanetworks', true)?.slug, 'arubanetworks');
+  // The display name reads well in a sentence ("affects Apache Struts 1").
+  assert.equal(canonicalVendor('Apache Software Foundation')?.name, 'Apache');
+  // Their own domains make their pages vendor advisories as before the merge (samsungmobile.com under "Samsung
+  // Mobile", silabs.com under "silabs").
+  assert.deepEqual(canonicalVendor('Samsung Mobile')?.domains, ['samsung.com', 'samsungmobile.com']);
+  assert.deepEqual(canonicalVendor('Silicon Labs')?.domains, ['silabs.com']);
+});
+
+test('the alias table: every spelling it lists resolves to its own entry, and every slug is a valid catalog slug', () => {
+  for (const e of VENDOR_ALIASES) {
+    assert.match(e.slug, /^[a-z0-9][a-z0-9-]*$/, e.slug);
+    for (const spelling of [e.name, e.slug, ...e.aliases]) assert.equal(canonicalVendor(spelling)?.slug, e.slug, `${e.slug}: ${spelling}`);
+  }
+});
+
+test('formerSlugTargets: the slugs a vendor slug that left the catalog may have become', () => {
+  // Former slugs the table lists (no listed spelling normalises to them any more).
+  assert.deepEqual(formerSlugTargets('sapse'), ['sap']);
+  assert.deepEqual(formerSlugTargets('dassaultsystmes'), ['dassault-systemes']);
+  assert.deepEqual(formerSlugTargets('drger'), ['draeger']);
+  // Former slugs that are a listed spelling's key.
+  assert.deepEqual(formerSlugTargets('samsungmobile'), ['samsung']);
+  assert.deepEqual(formerSlugTargets('apachesoftwarefoundation'), ['apache']);
+  assert.deepEqual(formerSlugTargets('hewlettpackardenterprise'), ['hpe']);
+  // A slug that ended with the company form "se": the slug without it (the caller checks its catalog); the table
+  // decides alone where it knows the slug (hewlettpackardenterprise above).
+  assert.deepEqual(formerSlugTargets('viessmannclimatesolutionsse'), ['viessmannclimatesolutions']);
+  // A vendor's own slug, or one that is no spelling of another: nothing.
+  assert.deepEqual(formerSlugTargets('siemens'), []);
+  assert.deepEqual(formerSlugTargets('acmewidgets'), []);
+  assert.deepEqual(formerSlugTargets('ase'), []); // too short to have had a company form
+  assert.deepEqual(formerSlugTargets('base'), ['ba']);
 });
 
 test('canonicalVendor: table vendors by name, slug, alias and CPE token, with their fields', () => {
