@@ -24,7 +24,7 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/watchlist', {
     schema: {
       tags: ['watchlist'],
-      summary: 'Watch a vendor, product, protocol or CVE (owner or admin; keys need the write scope). Watching twice: 409 already_watching',
+      summary: 'Watch a vendor, product, protocol or CVE (owner or admin; keys need the write scope). Watching twice: 409 already_watching. A vendor slug the catalog renamed (docs/watchlists.md "Renamed vendors") is stored under its current id, which the entity_id of the answer gives',
       security: [{ apiKey: [] }, { session: [] }],
       querystring: NoQuery, body: CreateWatch, response: { 201: WatchEntryResponse },
     },
