@@ -4,6 +4,7 @@
 // provider is used only when configured; it goes through an injectable fetch. Pure apart from that fetch.
 import type { ConfidenceTier, SageBlock } from './cve-document.ts';
 import { CVE_ID_BODY } from './cve-id.ts';
+import { productPhrase } from './title.ts';
 
 /** Fact-like tokens a sentence must take from the facts: ids, versions, percentages. */
 const FACT_TOKENS = new RegExp(String.raw`${CVE_ID_BODY}|CWE-\d+|ICSA-\d{2}-\d{3}-\d{2}|\bv?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)?%`, 'gi');
@@ -48,7 +49,7 @@ const lower = (s: string) => s.toLowerCase().replace(/_/g, ' ');
 
 function summaryClaims(f: AnalysisFacts): Claim[] {
   const c: Claim[] = [];
-  const target = [f.vendor, f.product].filter(Boolean).join(' ');
+  const target = productPhrase(f.vendor, f.product);
   const weakness = f.weaknesses[0]?.replace(/^CWE-\d+\s*/, '') ?? null;
   if (f.cvss.score !== null) {
     c.push({

@@ -17,11 +17,18 @@ export interface TitleFacts {
 
 export function composeTitle(cveId: string, f: TitleFacts): string {
   const weakness = f.weakness?.trim() || 'Vulnerability';
-  let target: string;
-  if (f.vendor && f.product) {
-    target = f.product.toLowerCase().startsWith(f.vendor.toLowerCase()) ? f.product : `${f.vendor} ${f.product}`;
-  } else target = f.vendor ?? f.product ?? '';
-  return target ? `${weakness} in ${target.trim()}` : `${weakness} (${cveId})`;
+  const target = productPhrase(f.vendor, f.product);
+  return target ? `${weakness} in ${target}` : `${weakness} (${cveId})`;
+}
+
+/**
+ * The vendor and product as a phrase: "Siemens SIMATIC S7-1500", but "Apache HTTP Server" for Apache's "Apache HTTP
+ * Server" (a product that starts with the vendor's name is not prefixed again); either alone when the other is
+ * missing; '' for neither. Titles and the analyst summary say it the same way.
+ */
+export function productPhrase(vendor: string | null, product: string | null): string {
+  if (vendor && product) return (product.toLowerCase().startsWith(vendor.toLowerCase()) ? product : `${vendor} ${product}`).trim();
+  return (vendor ?? product ?? '').trim();
 }
 
 /** A description-length text as a title: its first sentence, then cut at a word boundary with "…". */

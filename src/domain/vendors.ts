@@ -162,13 +162,28 @@ openplc|OpenPLC|openplcproject;openplc project||
 deno|Deno|denoland||
 oceanic-software|Oceanic Software|oceanicsoft||
 hcl-software|HCL Software|hcltech;hcl technologies|hcl-software.com;hcltech.com|
+xwiki|XWiki|xwiki sas;xwikisas|xwiki.org;xwiki.com|
+zoho|Zoho|zoho corporation;zohocorp|zoho.com|
+stylemix|Stylemix|stylemixthemes;stylemix themes|stylemixthemes.com|
+posimyth|POSIMYTH|posimyththemes;posimyth innovations|posimyth.com|
+themify|Themify|themifyme;themify.me|themify.me|
+yith|YITH|yithemes|yithemes.com|
+langchain|LangChain|langchain-ai;langchainai|langchain.com|
+openclinic-ga|OpenClinic GA|openclinicga;openclinic ga project;openclinicgaproject||
+cs-technologies|CS Technologies|cs technologies australia;cs_technologies;cstechnologies||
 `;
+
+/**
+ * Company forms added after slugs were published (session 14), so a former slug may end with one
+ * (formerSlugTargets): Societas Europaea ("SAP SE", "SAP_SE" as the CNA spells it, "Viessmann Climate Solutions SE")
+ * and the Indian "Pvt. Ltd." / "Private Limited" ("Projectworlds Pvt. Limited" beside `projectworlds`).
+ */
+const LATER_FORMS = ['se', 'pvt', 'private'];
 
 const SUFFIXES = new Set([
   'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'ltd', 'limited', 'llc', 'gmbh', 'ag', 'sa', 'plc',
   'kg', 'bv', 'nv', 'oy', 'ab', 'asa', 'spa', 'srl', 'pty', 'kk', 'a/s', 'as', 'sas', 'sarl', 'international',
-  // Societas Europaea: "SAP SE", "SAP_SE" (the CNA's spelling) and "Viessmann Climate Solutions SE".
-  'se',
+  ...LATER_FORMS,
 ]);
 
 /** Lookup key of a vendor name: lowercase words without punctuation and trailing company-form words. */
@@ -271,14 +286,15 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
  * a slug:
  * - the slug read as a spelling, when it resolves to another vendor (the table lists the former slugs that none of
  *   its spellings normalises to, such as `sapse` and `dassaultsystmes`); where the table knows the slug, it decides;
- * - otherwise the slug without a trailing company form "se" (`viessmannclimatesolutionsse` →
- *   `viessmannclimatesolutions`).
+ * - otherwise the slug without a trailing company form added since (LATER_FORMS: `viessmannclimatesolutionsse` →
+ *   `viessmannclimatesolutions`, `projectworldspvt` → `projectworlds`).
  * Used to carry watch entries over a catalog rebuild (docs/watchlists.md "Renamed vendors"). Pure.
  */
 export function formerSlugTargets(slug: string): string[] {
   const c = canonicalVendor(slug)?.slug;
   if (c && c !== slug) return [c];
-  return slug.length > 3 && slug.endsWith('se') ? [slug.slice(0, -2)] : [];
+  const form = LATER_FORMS.find((f) => slug.length > f.length + 1 && slug.endsWith(f));
+  return form ? [slug.slice(0, -form.length)] : [];
 }
 
 /** The table vendor that publishes on a registrable domain (e.g. a CNA e-mail domain). */

@@ -113,3 +113,14 @@ test('provider failure never blocks enrichment: previous analysis kept and marke
   const down = createOpenAiProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: null, fetch: (async () => { throw new TypeError('fetch failed'); }) as typeof fetch });
   assert.equal((await enrichCve(b.merged, await realCatalogs(), down, { now: NOW })).sage.status, 'pending');
 });
+
+test('the summary names a product that starts with its vendor\'s name once (CVE-2024-34750: Apache Tomcat)', async () => {
+  const tomcat = await built('CVE-2024-34750', [fixture('cve5', 'CVE-2024-34750.json')]);
+  assert.equal(tomcat.doc.affected.primary_vendor, 'Apache');
+  assert.equal(tomcat.doc.affected.primary_product, 'Apache Tomcat');
+  assert.match(tomcat.doc.sage.executive_summary!, / in Apache Tomcat\./);
+  assert.doesNotMatch(tomcat.doc.sage.executive_summary!, /Apache Apache/);
+  // Other products keep their vendor in front (CVE-2024-46886, Siemens).
+  const siemens = await built('CVE-2024-46886', [fixture('csaf', 'icsa-24-284-01.json')]);
+  assert.match(siemens.doc.sage.executive_summary!, / in Siemens SIMATIC /);
+});

@@ -31,6 +31,10 @@ test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as
   assert.equal(vendorKey('Viessmann Climate Solutions SE'), 'viessmannclimatesolutions');
   assert.equal(vendorKey('SE'), 'se');
   assert.equal(vendorKey('SE Widgets'), 'sewidgets');
+  assert.equal(vendorKey('Projectworlds Pvt. Limited'), 'projectworlds');
+  assert.equal(vendorKey('IT Path Solutions PVT LTD'), 'itpathsolutions');
+  assert.equal(vendorKey('Acme Private Limited'), 'acme');
+  assert.equal(vendorKey('Private Internet Access'), 'privateinternetaccess');
 });
 
 // The spellings of one organisation that the CVE Program's records use side by side (session 14: counts of the
@@ -80,6 +84,8 @@ test('formerSlugTargets: the slugs a vendor slug that left the catalog may have 
   // A slug that ended with the company form "se": the slug without it (the caller checks its catalog); the table
   // decides alone where it knows the slug (hewlettpackardenterprise above).
   assert.deepEqual(formerSlugTargets('viessmannclimatesolutionsse'), ['viessmannclimatesolutions']);
+  assert.deepEqual(formerSlugTargets('acespritechsolutionspvt'), ['acespritechsolutions']);
+  assert.deepEqual(formerSlugTargets('acmeprivate'), ['acme']);
   // A vendor's own slug, or one that is no spelling of another: nothing.
   assert.deepEqual(formerSlugTargets('siemens'), []);
   assert.deepEqual(formerSlugTargets('acmewidgets'), []);
