@@ -7,12 +7,21 @@ import { readText } from './io.ts';
 import { msrcCveRecords } from './msrc-cves.ts';
 import { prepareMsrcDocument } from './msrc-prepare.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
+import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
 
 export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
   const doc = parseMsrcBuffer(await readFile(file));
-  yield { kind: 'meta', meta: { feed: 'msrc-cvrf', version: doc.revisionNumber, date: doc.currentReleaseDate, declared_count: doc.vulnerabilities.length } };
+  const [meta, ...records] = msrcCveItems(doc);
+  yield meta;
   yield { kind: 'msrc-document', doc: prepareMsrcDocument(doc) };
-  for (const record of msrcCveRecords(doc)) yield { kind: 'cve', record: record satisfies CveSourceRecord };
+  yield* records;
+}
+
+/** The feed facts and the CVE records of a parsed document, without its Windows tables (the MSRC sync source stores
+ * those itself, from the same parse). */
+export function msrcCveItems(doc: MsrcDocument): IngestItem[] {
+  const meta: IngestItem = { kind: 'meta', meta: { feed: 'msrc-cvrf', version: doc.revisionNumber, date: doc.currentReleaseDate, declared_count: doc.vulnerabilities.length } };
+  return [meta, ...msrcCveRecords(doc).map((record): IngestItem => ({ kind: 'cve', record: record satisfies CveSourceRecord }))];
 }
 
 /** The MSRC `/updates` index (plain or .gz): each listed document's CvrfUrl. */

@@ -31,11 +31,6 @@ export async function storeAndCount(db: Db, doc: PreparedMsrcDocument, cvrfUrl: 
   else summary.unchanged++;
 }
 
-/** Store one parsed document unless the stored copy has the same content. */
-export async function storeMsrcDocument(db: Db, doc: MsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
-  return storePreparedMsrcDocument(db, prepareMsrcDocument(doc), cvrfUrl, states);
-}
-
 /** Store one prepared document unless the stored copy has the same content (the same hash). */
 export async function storePreparedMsrcDocument(db: Db, doc: PreparedMsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
   const prev = (states ?? (await msrcDocumentStates(db))).get(doc.id);

@@ -7,7 +7,9 @@ import path from 'node:path';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { expectOk, fetchWithRetry, SyncHttpError } from './sync-http.ts';
 import { parseMsrcBuffer, parseUpdatesIndex } from '../ingest/msrc.ts';
-import { storeMsrcDocument } from '../ingest/msrc-import.ts';
+import { storePreparedMsrcDocument } from '../ingest/msrc-import.ts';
+import { msrcCveItems } from '../ingest/msrc-feed.ts';
+import { prepareMsrcDocument } from '../ingest/msrc-prepare.ts';
 import { msrcDocumentStates } from '../store/windows.ts';
 import type { MsrcUpdateEntry } from '../domain/windows/msrc-types.ts';
 
@@ -48,8 +50,11 @@ export const msrcSource: SyncSource = {
         if (parsed.id !== entry.id) throw new Error(`document ID ${parsed.id} does not match the index entry`);
         // Corpus first, then the Windows tables: a failure before the last step leaves the stored revision
         // older than the index, so the next sync fetches this document again.
-        const imported = await ctx.sink.importFiles([{ file, format: 'msrc-cvrf' }], { source: 'msrc' });
-        await storeMsrcDocument(ctx.store.db, parsed, entry.cvrfUrl);
+        // Parsed once and prepared once: the pipeline takes this parse's CVE records, and the Windows tables its
+        // prepared rows.
+        const prepared = prepareMsrcDocument(parsed);
+        const imported = await ctx.sink.importItems({ label: file, format: 'msrc-cvrf', items: () => msrcCveItems(parsed) }, { source: 'msrc' });
+        await storePreparedMsrcDocument(ctx.store.db, prepared, entry.cvrfUrl);
         await rm(file, { force: true });
         records += imported.records;
         ctx.addRecords(imported.records);

@@ -5,24 +5,32 @@
 import type { Db } from '../store/db.ts';
 import { readFeed } from '../ingest/detect.ts';
 import { runPipeline, type PipelineOptions } from '../ingest/pipeline.ts';
-import type { FeedFormat } from '../ingest/types.ts';
-import type { FeedSink } from './sync.ts';
+import type { IngestItem } from '../ingest/types.ts';
+import type { FeedItems, FeedSink } from './sync.ts';
 
 export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize'> = {}): FeedSink {
-  return {
-    async importFiles(files, info) {
-      let records = 0;
-      // Records, not feed facts: the pipeline's item count also includes the catalog-version items.
-      async function* counted(file: string, format: FeedFormat) {
-        for await (const item of readFeed(file, format)) {
-          if (item.kind !== 'meta' && item.kind !== 'msrc-document' && item.kind !== 'msrc-index') records++;
-          yield item;
-        }
+  /** Runs the pipeline over the inputs; answers the records read (not feed facts: the pipeline's item count also
+   * includes the catalog-version items). */
+  async function run(inputs: FeedItems[], info: { source: string }) {
+    let records = 0;
+    async function* counted(items: AsyncIterable<IngestItem> | Iterable<IngestItem>) {
+      for await (const item of items) {
+        if (item.kind !== 'meta' && item.kind !== 'msrc-document' && item.kind !== 'msrc-index') records++;
+        yield item;
       }
-      const inputs = files.map(({ file, format }) => ({ label: file, format, items: () => counted(file, format) }));
-      // The MSRC source stores each document's Windows tables itself, after its CVEs (src/jobs/sync-msrc.ts).
-      await runPipeline(db, inputs, { ...opts, source: `sync:${info.source}`, wait: true, windowsDocuments: false });
-      return { records };
+    }
+    // The MSRC source stores each document's Windows tables itself, after its CVEs (src/jobs/sync-msrc.ts).
+    await runPipeline(db, inputs.map((i) => ({ label: i.label, format: i.format, items: () => counted(i.items()) })), {
+      ...opts, source: `sync:${info.source}`, wait: true, windowsDocuments: false,
+    });
+    return { records };
+  }
+  return {
+    importFiles(files, info) {
+      return run(files.map(({ file, format }) => ({ label: file, format, items: () => readFeed(file, format) })), info);
+    },
+    importItems(input, info) {
+      return run([input], info);
     },
   };
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { FeedUrls } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Egress } from '../lib/egress.ts';
-import type { FeedFormat } from '../ingest/types.ts';
+import type { FeedFormat, IngestItem } from '../ingest/types.ts';
 import type { Store } from '../store/db.ts';
 import { getCursor, recordIngestRun, setCursor, tryAcquireSyncLock } from '../store/sync-state.ts';
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
@@ -29,6 +29,17 @@ export interface FeedFile {
  */
 export interface FeedSink {
   importFiles(files: readonly FeedFile[], info: { source: string }): Promise<{ records: number }>;
+  /**
+   * The same for items a source has already read (its own parse of a fetched file, read once: the MSRC source
+   * parses each document for its Windows tables too). `label` names the input in logs and errors.
+   */
+  importItems(input: FeedItems, info: { source: string }): Promise<{ records: number }>;
+}
+
+export interface FeedItems {
+  label: string;
+  format: FeedFormat;
+  items: () => AsyncIterable<IngestItem> | Iterable<IngestItem>;
 }
 
 export interface SyncLog {

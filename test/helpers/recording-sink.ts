@@ -2,7 +2,7 @@
 // came out, so tests assert on the records the pipeline would receive.
 import { readFeed } from '../../src/ingest/detect.ts';
 import type { FeedFormat, IngestItem } from '../../src/ingest/types.ts';
-import type { FeedFile, FeedSink } from '../../src/jobs/sync.ts';
+import type { FeedFile, FeedItems, FeedSink } from '../../src/jobs/sync.ts';
 
 export interface SinkImport {
   source: string;
@@ -39,10 +39,27 @@ export class RecordingSink implements FeedSink {
     return { records: done.reduce((n, d) => n + d.records, 0) };
   }
 
-  private async readOne(file: string, format: FeedFormat, source: string): Promise<SinkImport> {
+  /** Items a source read itself: recorded as one import of its format. */
+  async importItems(input: FeedItems, info: { source: string }): Promise<{ records: number }> {
+    const f = this.failures.findIndex((x) => x.source === info.source);
+    if (f >= 0) {
+      const [failure] = this.failures.splice(f, 1);
+      throw new Error(failure.error);
+    }
+    const done = await this.record(input.items(), input.format, info.source);
+    this.imports.push(done);
+    this.calls.push({ source: info.source, files: [input.label] });
+    return { records: done.records };
+  }
+
+  private readOne(file: string, format: FeedFormat, source: string): Promise<SinkImport> {
+    return this.record(readFeed(file, format), format, source);
+  }
+
+  private async record(items: AsyncIterable<IngestItem> | Iterable<IngestItem>, format: FeedFormat, source: string): Promise<SinkImport> {
     const ids: string[] = [];
     const meta: IngestItem[] = [];
-    for await (const item of readFeed(file, format)) {
+    for await (const item of items) {
       if (item.kind === 'meta') meta.push(item);
       else if (item.kind === 'cve' || item.kind === 'epss') ids.push(item.record.cve_id);
       else if (item.kind === 'cwe') ids.push(`CWE-${item.record.id}`);
