@@ -19,6 +19,21 @@ export function productKey(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
+/**
+ * The key of a product in the product catalog (its id is `<vendor-slug>/<key>`): the product key without the
+ * vendor's slug in front and without a trailing "firmware", each only when something remains. Sources spell one
+ * product with and without both ("Linux Kernel" and "kernel" of linux, `dap-2622` and `dap-2622_firmware` of
+ * D-Link, "Microsoft Edge" and "Edge"), and each spelling was its own catalog product, so a watch on one missed the
+ * CVEs naming the other (session 14: 30,793 catalog products of the snapshot became 29,764). Same as the SQL function
+ * vi_catalog_product_key (migration 1170); a test holds them equal.
+ */
+export function catalogProductKey(name: string, vendorSlug: string): string {
+  let k = productKey(name);
+  if (k.startsWith(`${vendorSlug}-`) && k.length > vendorSlug.length + 1) k = k.slice(vendorSlug.length + 1);
+  if (k.endsWith('-firmware') && k.length > '-firmware'.length) k = k.slice(0, -'-firmware'.length);
+  return k;
+}
+
 /** Display names of the ICS protocols (spec §4.1 list). */
 export const PROTOCOL_NAMES: Record<IcsProtocol, string> = {
   modbus: 'Modbus', dnp3: 'DNP3', 'opc-ua': 'OPC UA', 'iec-61850': 'IEC 61850', profinet: 'PROFINET',
@@ -58,8 +73,8 @@ export function entityKey(type: WatchEntityType, id: string): { ok: true; key: s
 export interface WatchTarget {
   cve_id: string;
   vendor_slugs: string[];
-  /** Product keys (productKey of each product name the CVE names). */
-  product_keys: string[];
+  /** The product names the CVE names. */
+  products: string[];
   protocols: string[];
 }
 
@@ -71,7 +86,8 @@ export function watchMatches(type: WatchEntityType, key: string, t: WatchTarget)
     case 'cve': return t.cve_id === key;
     case 'product': {
       const i = key.indexOf('/');
-      return t.vendor_slugs.includes(key.slice(0, i)) && t.product_keys.includes(key.slice(i + 1));
+      const vendor = key.slice(0, i);
+      return t.vendor_slugs.includes(vendor) && t.products.some((p) => catalogProductKey(p, vendor) === key.slice(i + 1));
     }
   }
 }

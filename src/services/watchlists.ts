@@ -3,7 +3,7 @@
 import type { Db } from '../store/db.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
 import { formerSlugTargets } from '../domain/vendors.ts';
-import { entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
+import { catalogProductKey, entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
   addWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
 } from '../store/watchlists.ts';
@@ -41,13 +41,18 @@ const CATALOG_OF: Record<WatchEntityType, string> = {
 };
 
 export function createWatchlistService(db: Db) {
-  /** The catalog id a vendor or product id with a former vendor slug now has, or null. */
+  /**
+   * The catalog id a former id now has, or null: a vendor's former slug (docs/watchlists.md "Renamed vendors"), and
+   * a product id keyed before the catalog dropped the vendor in front and a trailing "firmware"
+   * (`linux/linux-kernel` → `linux/kernel`), under its vendor or the vendor's new slug.
+   */
   async function currentId(type: WatchEntityType, key: string): Promise<string | null> {
     if (type !== 'vendor' && type !== 'product') return null;
     const [vendor, product] = key.split('/');
-    for (const slug of formerSlugTargets(vendor)) {
-      const id = type === 'vendor' ? slug : `${slug}/${product}`;
-      if ((await catalogName(db, type, id)) !== null) return id;
+    const vendors = type === 'vendor' ? formerSlugTargets(vendor) : [vendor, ...formerSlugTargets(vendor)];
+    for (const slug of vendors) {
+      const id = type === 'vendor' ? slug : `${slug}/${catalogProductKey(product, slug)}`;
+      if (id !== key && (await catalogName(db, type, id)) !== null) return id;
     }
     return null;
   }

@@ -95,19 +95,20 @@ export interface WatchHit { org_id: number; cve_id: string; entity_type: WatchEn
 export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
   const r = await sql<WatchHit>`
     WITH t AS (
-      SELECT c.cve_id, c.vendor_slugs, c.protocols,
-        ARRAY(SELECT DISTINCT vi_product_key(p) FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p) AS product_keys
+      SELECT c.cve_id, c.vendor_slugs, c.protocols, ARRAY(SELECT jsonb_array_elements_text(c.doc->'affected'->'products')) AS products
       FROM cves c WHERE c.cve_id = ANY(${ids}::text[])
     ), keys AS (
       SELECT cve_id, 'vendor' AS kind, unnest(vendor_slugs) AS k FROM t
       UNION ALL SELECT cve_id, 'protocol', unnest(protocols) FROM t
       UNION ALL SELECT cve_id, 'cve', cve_id FROM t
-      UNION ALL SELECT t.cve_id, 'product', v || '/' || p FROM t, unnest(t.vendor_slugs) AS v, unnest(t.product_keys) AS p WHERE p <> ''
+      -- A product's catalog key depends on its vendor (vi_catalog_product_key drops the vendor's slug in front).
+      UNION ALL SELECT t.cve_id, 'product', v || '/' || vi_catalog_product_key(p, v) FROM t, unnest(t.vendor_slugs) AS v, unnest(t.products) AS p
+        WHERE vi_catalog_product_key(p, v) <> ''
     )
     SELECT w.org_id, k.cve_id, w.entity_type, w.entity_key,
       CASE w.entity_type
         WHEN 'vendor' THEN (SELECT v.name FROM vendors v WHERE v.slug = w.entity_key)
-        WHEN 'product' THEN (SELECT coalesce(v.name, p.vendor_slug) || ' ' || p.name FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug
+        WHEN 'product' THEN (SELECT vi_product_phrase(coalesce(v.name, p.vendor_slug), p.name) FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug
           WHERE p.vendor_slug = split_part(w.entity_key, '/', 1) AND p.product_key = split_part(w.entity_key, '/', 2))
         ELSE NULL
       END AS entity_name

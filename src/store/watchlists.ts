@@ -17,46 +17,13 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 // ---- product catalog ----
 
 /**
- * Rebuilds the product catalog from the corpus (after every import, with the vendor catalog). A CVE naming one
- * vendor pairs each of its products with it; a CVE naming several pairs only its primary vendor (the first slug)
- * with its primary product. The display name is the spelling of the key most CVEs use (ties: the first in byte
- * order).
+ * Rebuilds the product catalog from the corpus (after every import, with the vendor catalog): the SQL function
+ * vi_refresh_products of migration 1170 (a CVE naming one vendor pairs each of its products with it; a CVE naming
+ * several pairs only its primary vendor with its primary product; keys by vi_catalog_product_key). Returns the
+ * catalog's size.
  */
 export async function refreshProducts(db: Conn): Promise<number> {
-  await sql`
-    WITH pairs AS (
-      SELECT c.cve_id, c.vendor_slugs[1] AS vendor_slug, p.name
-      FROM cves c, jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
-      WHERE c.vendor_count = 1 AND cardinality(c.vendor_slugs) = 1
-      UNION ALL
-      SELECT c.cve_id, c.vendor_slugs[1], c.primary_product FROM cves c
-      WHERE c.vendor_count > 1 AND c.primary_product IS NOT NULL AND cardinality(c.vendor_slugs) > 0
-    ), named AS (
-      -- Each spelling once (a full corpus names some 350,000 pairs in 30,000 spellings): the key's regexp runs
-      -- once per spelling, not once per CVE.
-      SELECT vendor_slug, name, count(*)::int AS uses FROM pairs GROUP BY vendor_slug, name
-    ), keyed AS (
-      SELECT vendor_slug, vi_product_key(name) AS product_key, name, uses FROM named
-    ), spelled AS (
-      -- Per key, the spelling most CVEs use (ties: the first in byte order).
-      SELECT DISTINCT ON (vendor_slug, product_key) vendor_slug, product_key, name
-      FROM keyed WHERE product_key <> '' ORDER BY vendor_slug, product_key, uses DESC, name COLLATE "C"
-    ), counted AS (
-      -- CVEs, not spellings: a CVE naming "CHARX SEC-3150" and "charx sec 3150" counts once.
-      SELECT k.vendor_slug, k.product_key, count(DISTINCT p.cve_id)::int AS n
-      FROM pairs p JOIN keyed k ON k.vendor_slug = p.vendor_slug AND k.name = p.name
-      WHERE k.product_key <> ''
-      GROUP BY k.vendor_slug, k.product_key
-    ), fresh AS (
-      SELECT s.vendor_slug, s.product_key, s.name, c.n FROM spelled s JOIN counted c USING (vendor_slug, product_key)
-    ), gone AS (
-      DELETE FROM products p WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.vendor_slug = p.vendor_slug AND f.product_key = p.product_key)
-    )
-    INSERT INTO products (vendor_slug, product_key, name, cve_count)
-    SELECT vendor_slug, product_key, name, n FROM fresh
-    ON CONFLICT (vendor_slug, product_key) DO UPDATE SET name = EXCLUDED.name, cve_count = EXCLUDED.cve_count
-      WHERE (products.name, products.cve_count) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.cve_count)`.execute(db);
-  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM products`.execute(db);
+  const r = await sql<{ n: number }>`SELECT vi_refresh_products() AS n`.execute(db);
   return r.rows[0].n;
 }
 
@@ -97,7 +64,7 @@ export async function catalogName(db: Conn, type: WatchEntityType, key: string):
     }
     case 'product': {
       const [v, p] = key.split('/');
-      const r = await sql<{ name: string }>`SELECT coalesce(vv.name, pp.vendor_slug) || ' ' || pp.name AS name FROM products pp
+      const r = await sql<{ name: string }>`SELECT vi_product_phrase(coalesce(vv.name, pp.vendor_slug), pp.name) AS name FROM products pp
         LEFT JOIN vendors vv ON vv.slug = pp.vendor_slug WHERE pp.vendor_slug = ${v} AND pp.product_key = ${p}`.execute(db);
       return r.rows[0]?.name ?? null;
     }
@@ -137,25 +104,31 @@ export async function vendorSlugsIn(db: Conn, slugs: string[]): Promise<Set<stri
  */
 export async function moveWatchVendors(db: Conn, moves: { from: string; to: string }[]): Promise<{ moved: number; merged: number }> {
   if (!moves.length) return { moved: 0, merged: 0 };
-  const r = await sql<{ moved: number; merged: number }>`
+  // Each entry's new id, and whether it stays: not when its organization already watches the new id, nor for the
+  // second of two former ids of one new id. Two statements (the caller's transaction): the duplicates go first, so
+  // no update meets an id still held.
+  const ranked = sql`
     WITH m AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) AS x("from" text, "to" text)),
     cand AS (
-      SELECT w.id, w.org_id, w.entity_type,
-        CASE w.entity_type WHEN 'vendor' THEN m."to" ELSE m."to" || '/' || split_part(w.entity_key, '/', 2) END AS new_key,
-        w.created_at
+      SELECT w.id, w.org_id, w.entity_type, w.created_at,
+        CASE w.entity_type WHEN 'vendor' THEN m."to"
+          ELSE m."to" || '/' || vi_catalog_product_key(split_part(w.entity_key, '/', 2), m."to") END AS new_key
       FROM watchlist_entries w JOIN m
         ON (w.entity_type = 'vendor' AND w.entity_key = m."from") OR (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = m."from")
-    ), ranked AS (
-      SELECT c.*, row_number() OVER (PARTITION BY c.org_id, c.entity_type, c.new_key ORDER BY c.created_at, c.id) AS rn,
-        EXISTS (SELECT 1 FROM watchlist_entries o WHERE o.org_id = c.org_id AND o.entity_type = c.entity_type AND o.entity_key = c.new_key) AS taken
-      FROM cand c
-    ), dropped AS (
-      DELETE FROM watchlist_entries w USING ranked r WHERE w.id = r.id AND (r.taken OR r.rn > 1) RETURNING w.id
-    ), moved AS (
-      UPDATE watchlist_entries w SET entity_key = r.new_key FROM ranked r WHERE w.id = r.id AND NOT r.taken AND r.rn = 1 RETURNING w.id
     )
-    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM dropped)::int AS merged`.execute(db);
-  return r.rows[0];
+    SELECT c.id, c.new_key,
+      row_number() OVER (PARTITION BY c.org_id, c.entity_type, c.new_key ORDER BY c.created_at, c.id) = 1
+        AND NOT EXISTS (SELECT 1 FROM watchlist_entries o WHERE o.org_id = c.org_id AND o.entity_type = c.entity_type AND o.entity_key = c.new_key) AS stays
+    FROM cand c`;
+  const plan = (await sql<{ id: number; new_key: string; stays: boolean }>`${ranked}`.execute(db)).rows;
+  const drop = plan.filter((p) => !p.stays).map((p) => String(p.id));
+  const move = plan.filter((p) => p.stays);
+  if (drop.length) await sql`DELETE FROM watchlist_entries WHERE id = ANY(${drop}::bigint[])`.execute(db);
+  if (move.length) {
+    await sql`UPDATE watchlist_entries w SET entity_key = x.k
+      FROM unnest(${move.map((p) => String(p.id))}::bigint[], ${move.map((p) => p.new_key)}::text[]) AS x(id, k) WHERE w.id = x.id`.execute(db);
+  }
+  return { moved: move.length, merged: drop.length };
 }
 
 // ---- watchlist entries (tenant) ----
@@ -172,7 +145,7 @@ export interface WatchRow {
 const ENTRY = sql`w.id, w.entity_type, w.entity_key, to_char(w.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at,
   CASE w.entity_type
     WHEN 'vendor' THEN (SELECT v.name FROM vendors v WHERE v.slug = w.entity_key)
-    WHEN 'product' THEN (SELECT coalesce(v.name, p.vendor_slug) || ' ' || p.name FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug
+    WHEN 'product' THEN (SELECT vi_product_phrase(coalesce(v.name, p.vendor_slug), p.name) FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug
       WHERE p.vendor_slug = split_part(w.entity_key, '/', 1) AND p.product_key = split_part(w.entity_key, '/', 2))
     WHEN 'cve' THEN (SELECT c.title FROM cves c WHERE c.cve_id = w.entity_key)
   END AS catalog_name`;
@@ -225,7 +198,7 @@ export function interestOf(orgId: number): RawBuilder<boolean> {
     (w.entity_type = 'cve' AND w.entity_key = c.cve_id) OR
     (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = ANY(c.vendor_slugs) AND EXISTS (
       SELECT 1 FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
-      WHERE vi_product_key(p.name) = split_part(w.entity_key, '/', 2)))))
+      WHERE vi_catalog_product_key(p.name, split_part(w.entity_key, '/', 1)) = split_part(w.entity_key, '/', 2)))))
     OR c.cve_id IN (
       SELECT x->>'cve_id' FROM asset_correlations a CROSS JOIN LATERAL jsonb_array_elements(a.result->'cves') AS x
       WHERE a.org_id = ${orgId} AND x->>'status' = 'affected'

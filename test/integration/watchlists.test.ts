@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';
-import { productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
+import { catalogProductKey, productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
 
 let t: TestApp;
 const siemens = { slug: 'siemens', name: 'Siemens' };
@@ -84,6 +84,16 @@ describe('catalog', () => {
       assert.equal(r.rows[0].k, productKey(name));
     }), { numRuns: 150 });
     assert.equal(productKey('  SIMATIC S7-1500 (EOL) '), 'simatic-s7-1500-eol');
+  });
+
+  test('catalogProductKey (TypeScript) equals vi_catalog_product_key (SQL) on generated names and vendor slugs', async () => {
+    // Names built from words that meet the rule's edges: the vendor's slug in front, "firmware" at the end.
+    const word = fc.constantFrom('acme', 'acme-tools', 'Acme', 'firmware', 'Firmware', 'kernel', '-', ' ', '_', 'x1', 'é');
+    const slug = fc.constantFrom('acme', 'acme-tools', 'firmware', 'a', 'x1');
+    await fc.assert(fc.asyncProperty(fc.array(word, { maxLength: 6 }).map((w) => w.join(' ')), slug, async (name, vendor) => {
+      const r = await sql<{ k: string }>`SELECT vi_catalog_product_key(${name}, ${vendor}) AS k`.execute(t.store.db);
+      assert.equal(r.rows[0].k, catalogProductKey(name, vendor), `${vendor} / ${name}`);
+    }), { numRuns: 300 });
   });
 });
 

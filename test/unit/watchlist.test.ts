@@ -2,7 +2,7 @@
 // the match of a watch entry against a CVE's facts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entityKey, productKey, protocolName, watchMatches, WATCH_ENTITY_TYPES, type WatchTarget } from '../../src/domain/watchlist.ts';
+import { catalogProductKey, entityKey, productKey, protocolName, watchMatches, WATCH_ENTITY_TYPES, type WatchTarget } from '../../src/domain/watchlist.ts';
 
 test('productKey: lowercase ASCII letters and digits, one "-" per run of anything else, none at the ends', () => {
   assert.equal(productKey('SICAM A8000'), 'sicam-a8000');
@@ -71,7 +71,7 @@ test('entityKey: each type judges the same id by its own form', () => {
 const TARGET: WatchTarget = {
   cve_id: 'CVE-2024-2229',
   vendor_slugs: ['siemens', 'moxa'],
-  product_keys: ['gateway', 'tn-4900'],
+  products: ['Gateway', 'TN-4900'],
   protocols: ['modbus'],
 };
 
@@ -95,8 +95,25 @@ test('watchMatches product: the vendor and the product key both among the CVE\'s
   assert.equal(watchMatches('product', 'siemens/sicam-a8000', TARGET), false, 'another product');
   assert.equal(watchMatches('product', 'siemens/siemens', TARGET), false);
   assert.equal(watchMatches('product', 'gateway/gateway', TARGET), false);
-  const t2: WatchTarget = { cve_id: 'CVE-2023-28489', vendor_slugs: ['siemens'], product_keys: ['siemens/sicam', 'sicam'], protocols: [] };
-  assert.equal(watchMatches('product', 'siemens/sicam', t2), true);
-  const t3: WatchTarget = { cve_id: 'CVE-2023-28489', vendor_slugs: ['siemens/sicam', 'sicam'], product_keys: ['siemens'], protocols: [] };
+  const t3: WatchTarget = { cve_id: 'CVE-2023-28489', vendor_slugs: ['siemens/sicam', 'sicam'], products: ['Siemens'], protocols: [] };
   assert.equal(watchMatches('product', 'siemens/sicam', t3), false, 'the key is split at its "/"');
+  // Spellings with and without the vendor in front, or with "firmware" after, are one catalog product.
+  const kernel: WatchTarget = { cve_id: 'CVE-2024-26581', vendor_slugs: ['linux'], products: ['Linux Kernel'], protocols: [] };
+  assert.equal(watchMatches('product', 'linux/kernel', kernel), true);
+  assert.equal(watchMatches('product', 'linux/kernel', { ...kernel, products: ['kernel'] }), true);
+  assert.equal(watchMatches('product', 'linux/kernel', { ...kernel, vendor_slugs: ['debian'], products: ['Linux Kernel'] }), false, 'another vendor');
+  assert.equal(watchMatches('product', 'dlink/dap-2622', { ...kernel, vendor_slugs: ['dlink'], products: ['dap-2622_firmware'] }), true);
+});
+
+test('catalogProductKey: without the vendor\'s slug in front and without a trailing "firmware", when something remains', () => {
+  const cases: [string, string, string][] = [
+    ['Linux Kernel', 'linux', 'kernel'], ['kernel', 'linux', 'kernel'],
+    ['Microsoft Edge', 'microsoft', 'edge'], ['Oracle VM VirtualBox', 'oracle', 'vm-virtualbox'],
+    ['dap-2622_firmware', 'dlink', 'dap-2622'], ['WSA8835 Firmware', 'qualcomm', 'wsa8835'],
+    ['Rockwell Automation FactoryTalk View', 'rockwell-automation', 'factorytalk-view'],
+    ['Linux', 'linux', 'linux'], ['Firmware', 'acme', 'firmware'], ['linux-firmware', 'linux', 'firmware'],
+    ['Linuxfoo Kernel', 'linux', 'linuxfoo-kernel'], ['Firmware Update Tool', 'acme', 'firmware-update-tool'],
+    ['SICAM A8000', 'siemens', 'sicam-a8000'], ['Siemens', 'siemens', 'siemens'], ['', 'siemens', ''],
+  ];
+  for (const [name, vendor, key] of cases) assert.equal(catalogProductKey(name, vendor), key, `${vendor} / ${name}`);
 });

@@ -1,0 +1,99 @@
+// Product catalog keys (docs/watchlists.md "Product catalog"; migration 1170): sources spell one product with and
+// without the vendor in front ("Linux Kernel" / "kernel") and with and without "firmware" (DAP-2622 /
+// dap-2622_firmware); the catalog keys them as one product, and a watch on it matches every spelling, in the ranked
+// list and in the alert run. Entries stored under the former keys move with the migration.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
+import { buildCve, seedCves } from '../helpers/cve-docs.ts';
+import { refreshProducts } from '../../src/store/watchlists.ts';
+import { watchHits } from '../../src/store/alerts.ts';
+import { migrate } from '../../src/store/migrate.ts';
+
+let t: TestApp;
+const linux = { slug: 'linux', name: 'Linux' };
+const dlink = { slug: 'dlink', name: 'D-Link' };
+const DOCS = [
+  buildCve({ id: 'CVE-2024-26581', bcs: 5, vendors: [linux], products: ['Linux Kernel'] }),
+  buildCve({ id: 'CVE-2024-26582', bcs: 4, vendors: [linux], products: ['kernel'] }),
+  buildCve({ id: 'CVE-2024-26583', bcs: 9, vendors: [linux], products: ['Linux Kernel', 'kernel'] }),
+  buildCve({ id: 'CVE-2024-7357', bcs: 6, vendors: [dlink], products: ['DAP-2622'] }),
+  buildCve({ id: 'CVE-2024-7358', bcs: 3, vendors: [dlink], products: ['dap-2622_firmware'] }),
+  buildCve({ id: 'CVE-2024-9999', bcs: 8, vendors: [dlink], products: ['DIR-600'] }),
+];
+
+before(async () => {
+  t = await testApp();
+  await seedCves(t.store, DOCS);
+  await refreshProducts(t.store.db);
+});
+after(async () => { await t.close(); });
+
+async function get(url: string, auth: { authorization: string }) {
+  const r = await t.app.inject({ method: 'GET', url, headers: auth });
+  assert.equal(r.statusCode, 200, r.body);
+  return r.json();
+}
+
+test('the catalog keys each product once: without the vendor in front, without "firmware"; CVEs counted once', async () => {
+  const o = await seedOrg(t.store);
+  const r = await get('/api/v1/catalog/products', o.auth);
+  assert.deepEqual(r.data.map((p: { id: string; name: string; cve_count: number }) => [p.id, p.name, p.cve_count]), [
+    ['dlink/dap-2622', 'DAP-2622', 2], ['dlink/dir-600', 'DIR-600', 1],
+    // "Linux Kernel" and "kernel" are each named by 2 CVEs: the first in byte order names it.
+    ['linux/kernel', 'Linux Kernel', 3],
+  ]);
+});
+
+test('a watched product ranks every spelling of it first, and the alert run finds each', async () => {
+  const o = await seedOrg(t.store);
+  const add = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: o.auth, payload: { entity_type: 'product', entity_id: 'linux/kernel' } });
+  assert.equal(add.statusCode, 201, add.body);
+  assert.equal(add.json().data.entity_name, 'Linux Kernel');
+  const ranked = await get('/api/v1/cves?ranked=true', o.auth);
+  assert.deepEqual(ranked.data.map((c: { cve_id: string }) => c.cve_id), [
+    'CVE-2024-26583', 'CVE-2024-26581', 'CVE-2024-26582', 'CVE-2024-9999', 'CVE-2024-7357', 'CVE-2024-7358',
+  ]);
+  const hits = (await watchHits(t.store.db, DOCS.map((d) => d.cve_id))).filter((h) => h.org_id === o.orgId);
+  assert.deepEqual(hits.map((h) => [h.cve_id, h.entity_key, h.entity_name]), [
+    ['CVE-2024-26581', 'linux/kernel', 'Linux Kernel'], ['CVE-2024-26582', 'linux/kernel', 'Linux Kernel'], ['CVE-2024-26583', 'linux/kernel', 'Linux Kernel'],
+  ]);
+});
+
+test('POST /api/v1/watchlist with a former product id stores it under the catalog id', async () => {
+  const o = await seedOrg(t.store);
+  const post = (entity_id: string) => t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: o.auth, payload: { entity_type: 'product', entity_id } });
+  const r = await post('dlink/dap-2622-firmware');
+  assert.equal(r.statusCode, 201, r.body);
+  assert.equal(r.json().data.entity_id, 'dlink/dap-2622');
+  assert.equal((await post('dlink/dap-2622')).statusCode, 409);
+  assert.equal((await post('linux/linux-kernel')).json().data.entity_id, 'linux/kernel');
+  assert.equal((await post('dlink/dir-700')).statusCode, 422);
+});
+
+test('migration 1170 moves stored product entries to the new keys; an organization watching two spellings keeps its oldest', async () => {
+  const a = await seedOrg(t.store);
+  const b = await seedOrg(t.store);
+  // As stored before migration 1170.
+  await sql`DROP FUNCTION vi_refresh_products(); DROP FUNCTION vi_catalog_product_key(text, text); DROP FUNCTION vi_product_phrase(text, text)`.execute(t.store.db);
+  await sql`DELETE FROM schema_migrations WHERE version = '1170'`.execute(t.store.db);
+  const insert = async (orgId: number, type: string, key: string) => (await sql<{ id: string }>`INSERT INTO watchlist_entries (org_id, entity_type, entity_key)
+    VALUES (${orgId}, ${type}, ${key}) RETURNING id::text`.execute(t.store.db)).rows[0].id;
+  const oldest = await insert(a.orgId, 'product', 'linux/linux-kernel');
+  await insert(a.orgId, 'product', 'linux/kernel');
+  await insert(a.orgId, 'product', 'dlink/dap-2622-firmware');
+  await insert(a.orgId, 'vendor', 'linux');
+  await insert(b.orgId, 'product', 'linux/linux-kernel');
+
+  assert.deepEqual(await migrate(t.store.pool), ['1170_catalog_product_keys']);
+
+  const keys = async (orgId: number) => (await sql<{ id: string; k: string }>`SELECT id::text, entity_type || ' ' || entity_key AS k FROM watchlist_entries WHERE org_id = ${orgId} ORDER BY k`.execute(t.store.db)).rows;
+  const ka = await keys(a.orgId);
+  assert.deepEqual(ka.map((x) => x.k), ['product dlink/dap-2622', 'product linux/kernel', 'vendor linux']);
+  assert.equal(ka.find((x) => x.k === 'product linux/kernel')!.id, oldest);
+  assert.deepEqual((await keys(b.orgId)).map((x) => x.k), ['product linux/kernel']);
+  // The catalog is keyed the same way right after the migration.
+  const p = await sql<{ id: string }>`SELECT vendor_slug || '/' || product_key AS id FROM products ORDER BY 1`.execute(t.store.db);
+  assert.deepEqual(p.rows.map((x) => x.id), ['dlink/dap-2622', 'dlink/dir-600', 'linux/kernel']);
+});
