@@ -198,7 +198,11 @@ export function interestOf(orgId: number): RawBuilder<boolean> {
     (w.entity_type = 'cve' AND w.entity_key = c.cve_id) OR
     (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = ANY(c.vendor_slugs) AND EXISTS (
       SELECT 1 FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
-      WHERE vi_catalog_product_key(p.name, split_part(w.entity_key, '/', 1)) = split_part(w.entity_key, '/', 2)))))
+      CROSS JOIN LATERAL (SELECT split_part(w.entity_key, '/', 1) AS v, split_part(w.entity_key, '/', 2) AS k) e
+      -- The catalog key drops at most the vendor in front and "-firmware" behind: the plain key is one of four
+      -- spellings first (one regexp per name, as before migration 1170), then the catalog key decides.
+      WHERE vi_product_key(p.name) IN (e.k, e.v || '-' || e.k, e.k || '-firmware', e.v || '-' || e.k || '-firmware')
+        AND vi_catalog_product_key(p.name, e.v) = e.k))))
     OR c.cve_id IN (
       SELECT x->>'cve_id' FROM asset_correlations a CROSS JOIN LATERAL jsonb_array_elements(a.result->'cves') AS x
       WHERE a.org_id = ${orgId} AND x->>'status' = 'affected'
