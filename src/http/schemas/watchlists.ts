@@ -43,7 +43,7 @@ export const ProductCatalogQuery = Type.Object({
 }, { additionalProperties: false });
 
 export const ProductListResponse = CollectionEnvelope(Type.Object({
-  id: Type.String({ description: 'Product id for the watchlist: <vendor-slug>/<product-key>' }),
+  id: Type.String({ description: 'Product id for the watchlist: <vendor-slug>/<product-key>; the key is the name in lower-case words joined by "-", without the vendor in front and without a trailing "firmware" (linux/kernel for "Linux Kernel" and "kernel")' }),
   name: Type.String(),
   vendor_slug: Type.String(),
   vendor: Type.String(),
