@@ -225,3 +225,9 @@ export function registerConventions(app: FastifyInstance) {
 
   app.setNotFoundHandler(async (req, reply) => sendError(req, reply, unmatched(req, reply)));
 }
+
+/** 301 to `path` with the request's query string: a resource under an id the catalog renamed (a vendor slug). */
+export function movedPermanently(req: FastifyRequest, reply: FastifyReply, path: string) {
+  const q = req.url.indexOf('?');
+  return reply.code(301).header('location', q >= 0 ? path + req.url.slice(q) : path).send();
+}

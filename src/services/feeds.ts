@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { describeChange } from '../domain/changes.ts';
 import { getVendor } from '../store/cve-queries.ts';
+import { renamedVendorSlug } from './renamed-vendors.ts';
 import {
   insertFeedToken, listFeedTokens, orgOfFeedToken, recentChangesOf, revokeFeedToken, vendorFeedCves, watchlistFeedCves,
   type FeedCve, type FeedTokenRow,
@@ -50,10 +51,13 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
   }
 
   return {
-    /** null: no catalog vendor with this slug. */
-    async vendorFeed(slug: string): Promise<FeedDocument | null> {
+    /** null: no catalog vendor with this slug; `movedTo`: a slug the catalog renamed (the route answers 301). */
+    async vendorFeed(slug: string): Promise<FeedDocument | { movedTo: string } | null> {
       const v = await getVendor(db, slug);
-      if (!v) return null;
+      if (!v) {
+        const movedTo = await renamedVendorSlug(db, slug);
+        return movedTo ? { movedTo } : null;
+      }
       const cves = await vendorFeedCves(db, v.slug, FEED_ENTRIES);
       return document(`${publicUrl}/feeds/vendor/${v.slug}.atom`, `Vulnintel: ${v.name} CVEs`, `New and changed CVEs naming ${v.name}`,
         `/feeds/vendor/${v.slug}.atom`, `/api/v1/cves/vendor/${v.slug}`, cves);

@@ -113,3 +113,20 @@ test('POST /api/v1/watchlist with a former slug stores the vendor under its cata
   assert.equal(bad.statusCode, 422);
   assert.match(JSON.stringify(bad.json().error.detail), /nosuchvendor is not in the vendor catalog/);
 });
+
+test('a vendor page or feed under a former slug answers 301 to the current one, with the query kept; an unknown slug is 404', async () => {
+  const r = await t.app.inject({ method: 'GET', url: '/api/v1/cves/vendor/sapse?per_page=5' });
+  assert.equal(r.statusCode, 301);
+  assert.equal(r.headers.location, '/api/v1/cves/vendor/sap?per_page=5');
+  const followed = await t.app.inject({ method: 'GET', url: r.headers.location as string });
+  assert.equal(followed.statusCode, 200, followed.body);
+  assert.deepEqual(followed.json().data.map((c: { cve_id: string }) => c.cve_id).sort(), ['CVE-2018-2378', 'CVE-2024-27898']);
+  const feed = await t.app.inject({ method: 'GET', url: '/feeds/vendor/sapse.atom' });
+  assert.equal(feed.statusCode, 301);
+  assert.equal(feed.headers.location, '/feeds/vendor/sap.atom');
+  assert.equal((await t.app.inject({ method: 'GET', url: '/feeds/vendor/sap.atom' })).statusCode, 200);
+  const none = await t.app.inject({ method: 'GET', url: '/api/v1/cves/vendor/nosuchvendor' });
+  assert.equal(none.statusCode, 404);
+  assert.equal(none.json().error.code, 'NOT_FOUND');
+  assert.equal((await t.app.inject({ method: 'GET', url: '/feeds/vendor/nosuchvendor.atom' })).statusCode, 404);
+});

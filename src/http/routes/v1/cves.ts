@@ -3,8 +3,9 @@
 // partner keys may call all of them, trial keys only the detail (spec §5.8). The reads are services.cves.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ApiError } from '../../errors.ts';
+import { movedPermanently } from '../../conventions.ts';
 import { collection, ok, pagination } from '../../envelope.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { ICS_PROTOCOLS } from '../../../domain/cve-document.ts';
@@ -116,13 +117,15 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/cves/vendor/:slug', {
     schema: {
       tags: ['cves'], summary: 'CVEs naming one catalog vendor (slug from GET /api/v1/catalog/vendors), newest first',
-      params: SlugParams, querystring: PageQuery, response: { 200: CveListResponse },
+      params: SlugParams, querystring: PageQuery,
+      response: { 200: CveListResponse, 301: Type.Null({ description: 'A slug the catalog renamed ("sapse" became "sap"): Location gives the same list under the current slug' }) },
     },
     config: { auth: PUBLIC },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { slug } = req.params;
     const r = await svc.byVendor(readerOf(req), slug, req.query);
     if (!r) throw new ApiError('NOT_FOUND', { message: `Vendor not found: ${slug}`, detail: { resource: 'vendor', identifier: slug } });
+    if ('movedTo' in r) return movedPermanently(req, reply, `/api/v1/cves/vendor/${r.movedTo}`);
     return collection(req, r.page.items, paged(r.page), { corpus_size: r.page.corpus },
       { filters_applied: { vendor: r.vendor.slug, vendor_name: r.vendor.name } });
   });

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, pagination } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
+import { movedPermanently } from '../../conventions.ts';
 import { NoBody, NoQuery } from '../../schemas/common.ts';
 import { IdParam } from '../../schemas/accounts.ts';
 import { renderAtom } from '../../views/feed-atom.ts';
@@ -43,13 +44,17 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['feeds'], summary: 'Atom feed of one catalog vendor: its 50 most recently new or changed CVEs, newest first (public; ETag/304)',
       params: FileParam('file', '<vendor slug>.atom, slug from GET /api/v1/catalog/vendors'), querystring: NoQuery,
-      response: { 200: Atom, 304: Type.Null({ description: 'Not modified (If-None-Match)' }) },
+      response: {
+        200: Atom, 304: Type.Null({ description: 'Not modified (If-None-Match)' }),
+        301: Type.Null({ description: 'A slug the catalog renamed ("sapse" became "sap"): Location gives the feed under the current slug' }),
+      },
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
     const slug = atomName(req.params.file);
     const d = slug ? await svc.vendorFeed(slug.toLowerCase()) : null;
     if (!d) throw new ApiError('NOT_FOUND', { message: `No vendor feed: ${req.params.file}`, detail: { resource: 'vendor', identifier: req.params.file } });
+    if ('movedTo' in d) return movedPermanently(req, reply, `/feeds/vendor/${d.movedTo}.atom`);
     return sendFeed(req, reply, d);
   });
 
