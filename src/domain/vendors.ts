@@ -175,7 +175,7 @@ cs-technologies|CS Technologies|cs technologies australia;cs_technologies;cstech
 
 /**
  * Company forms added after slugs were published (session 14), so a former slug may end with one
- * (formerSlugTargets): Societas Europaea ("SAP SE", "SAP_SE" as the CNA spells it, "Viessmann Climate Solutions SE")
+ * (formerSlugTarget): Societas Europaea ("SAP SE", "SAP_SE" as the CNA spells it, "Viessmann Climate Solutions SE")
  * and the Indian "Pvt. Ltd." / "Private Limited" ("Projectworlds Pvt. Limited" beside `projectworlds`).
  */
 const LATER_FORMS = ['se', 'pvt', 'private'];
@@ -280,21 +280,22 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
 }
 
 /**
- * The slug a vendor slug that is no longer in the catalog may now be (none or one; the caller checks its catalog).
- * Slugs are stable except when the alias table or the normalisation learns a spelling: `sapse` (from "SAP_SE")
- * became `sap` when "SE" became a company form and SAP a table vendor. The candidate comes from the rules that move
- * a slug:
+ * The slug a vendor slug that is no longer in the catalog may now be, or null; the caller checks that its catalog
+ * holds it. Slugs are stable except when the alias table or the normalisation learns a spelling: `sapse` (from
+ * "SAP_SE") became `sap` when "SE" became a company form and SAP a table vendor. The candidate comes from the rules
+ * that move a slug:
  * - the slug read as a spelling, when it resolves to another vendor (the table lists the former slugs that none of
  *   its spellings normalises to, such as `sapse` and `dassaultsystmes`); where the table knows the slug, it decides;
  * - otherwise the slug without a trailing company form added since (LATER_FORMS: `viessmannclimatesolutionsse` →
  *   `viessmannclimatesolutions`, `projectworldspvt` → `projectworlds`).
- * Used to carry watch entries over a catalog rebuild (docs/watchlists.md "Renamed vendors"). Pure.
+ * Used to carry watch entries over a catalog rebuild and to redirect former slugs (docs/watchlists.md "Renamed
+ * vendors"). Pure.
  */
-export function formerSlugTargets(slug: string): string[] {
+export function formerSlugTarget(slug: string): string | null {
   const c = canonicalVendor(slug)?.slug;
-  if (c && c !== slug) return [c];
+  if (c && c !== slug) return c;
   const form = LATER_FORMS.find((f) => slug.length > f.length + 1 && slug.endsWith(f));
-  return form ? [slug.slice(0, -form.length)] : [];
+  return form ? slug.slice(0, -form.length) : null;
 }
 
 /** The table vendor that publishes on a registrable domain (e.g. a CNA e-mail domain). */

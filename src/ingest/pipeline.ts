@@ -7,8 +7,8 @@ import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
 import { rebuildRanges } from '../store/ranges.ts';
 import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
-import { moveWatchVendors, orphanedWatchVendors, refreshProducts, vendorSlugsIn } from '../store/watchlists.ts';
-import { formerSlugTargets } from '../domain/vendors.ts';
+import { moveWatchVendors, orphanedWatchVendors, refreshProducts } from '../store/watchlists.ts';
+import { formerSlugTarget } from '../domain/vendors.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
 import { diffCve, diffRanges, factsOf, type ChangeFacts } from '../domain/changes.ts';
 import { analyzeCves, beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
@@ -107,18 +107,14 @@ export class ImportBusyError extends Error {
 /**
  * Watch entries follow a vendor whose slug changed with the alias table or the normalisation (`sapse` → `sap`):
  * after the catalogs are rebuilt, entries naming a slug the catalog no longer holds move to the slug it now stands
- * for (domain/vendors.ts formerSlugTargets); an entry of a vendor that simply left the corpus stays as it is.
+ * for (domain/vendors.ts formerSlugTarget) when the catalog holds that one; an entry of a vendor that simply left the
+ * corpus stays as it is.
  */
 async function carryWatchEntries(tx: Tx): Promise<void> {
-  const orphans = await orphanedWatchVendors(tx);
-  if (!orphans.length) return;
-  const targets = orphans.map((from) => ({ from, to: formerSlugTargets(from) }));
-  const known = await vendorSlugsIn(tx, targets.flatMap((t) => t.to));
-  const moves: { from: string; to: string }[] = [];
-  for (const t of targets) {
-    const to = t.to.find((s) => known.has(s));
-    if (to) moves.push({ from: t.from, to });
-  }
+  const moves = (await orphanedWatchVendors(tx)).flatMap((from) => {
+    const to = formerSlugTarget(from);
+    return to === null ? [] : [{ from, to }];
+  });
   await moveWatchVendors(tx, moves);
 }
 

@@ -2,7 +2,7 @@
 // from before (a feed subscription, a bookmarked vendor page) are sent on with a 301 instead of a 404.
 import type { Db } from '../store/db.ts';
 import { getVendor } from '../store/cve-queries.ts';
-import { formerSlugTargets } from '../domain/vendors.ts';
+import { formerSlugTarget } from '../domain/vendors.ts';
 
 /**
  * The catalog slug a slug not in the catalog became, or null (no catalog vendor stands for it). Only a slug's form
@@ -10,6 +10,6 @@ import { formerSlugTargets } from '../domain/vendors.ts';
  */
 export async function renamedVendorSlug(db: Db, slug: string): Promise<string | null> {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(slug)) return null;
-  for (const t of formerSlugTargets(slug)) if (await getVendor(db, t)) return t;
-  return null;
+  const t = formerSlugTarget(slug);
+  return t !== null && (await getVendor(db, t)) ? t : null;
 }

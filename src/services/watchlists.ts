@@ -1,8 +1,8 @@
 // Watchlists and the product and protocol catalogs (issue 13; docs/watchlists.md). Never request or reply here:
 // who is asking arrives as plain data, and refusals come back typed for the route to map to spec §7.
 import type { Db } from '../store/db.ts';
+import { renamedVendorSlug } from './renamed-vendors.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
-import { formerSlugTargets } from '../domain/vendors.ts';
 import { catalogProductKey, entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
   addWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
@@ -42,16 +42,17 @@ const CATALOG_OF: Record<WatchEntityType, string> = {
 
 export function createWatchlistService(db: Db) {
   /**
-   * The catalog id a former id now has, or null: a vendor's former slug (docs/watchlists.md "Renamed vendors"), and
-   * a product id keyed before the catalog dropped the vendor in front and a trailing "firmware"
-   * (`linux/linux-kernel` → `linux/kernel`), under its vendor or the vendor's new slug.
+   * The catalog id a former id now has, or null: a vendor's former slug (renamedVendorSlug, docs/watchlists.md
+   * "Renamed vendors"), and a product id keyed before the catalog dropped the vendor in front and a trailing
+   * "firmware" (`linux/linux-kernel` → `linux/kernel`), under its vendor or the vendor's new slug.
    */
   async function currentId(type: WatchEntityType, key: string): Promise<string | null> {
-    if (type !== 'vendor' && type !== 'product') return null;
+    if (type === 'vendor') return renamedVendorSlug(db, key);
+    if (type !== 'product') return null;
     const [vendor, product] = key.split('/');
-    const vendors = type === 'vendor' ? formerSlugTargets(vendor) : [vendor, ...formerSlugTargets(vendor)];
-    for (const slug of vendors) {
-      const id = type === 'vendor' ? slug : `${slug}/${catalogProductKey(product, slug)}`;
+    for (const slug of [vendor, await renamedVendorSlug(db, vendor)]) {
+      if (slug === null) continue;
+      const id = `${slug}/${catalogProductKey(product, slug)}`;
       if (id !== key && (await catalogName(db, type, id)) !== null) return id;
     }
     return null;

@@ -102,8 +102,8 @@ export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
       UNION ALL SELECT cve_id, 'protocol', unnest(protocols) FROM t
       UNION ALL SELECT cve_id, 'cve', cve_id FROM t
       -- A product's catalog key depends on its vendor (vi_catalog_product_key drops the vendor's slug in front).
-      UNION ALL SELECT t.cve_id, 'product', v || '/' || vi_catalog_product_key(p, v) FROM t, unnest(t.vendor_slugs) AS v, unnest(t.products) AS p
-        WHERE vi_catalog_product_key(p, v) <> ''
+      UNION ALL SELECT t.cve_id, 'product', v || '/' || pk.k FROM t, unnest(t.vendor_slugs) AS v, unnest(t.products) AS p,
+        LATERAL (SELECT vi_catalog_product_key(p, v) AS k) pk WHERE pk.k <> ''
     )
     SELECT w.org_id, k.cve_id, w.entity_type, w.entity_key,
       CASE w.entity_type

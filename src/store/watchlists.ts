@@ -90,43 +90,38 @@ export async function orphanedWatchVendors(db: Conn): Promise<string[]> {
   return r.rows.map((x) => x.slug);
 }
 
-/** The given slugs the vendor catalog holds. */
-export async function vendorSlugsIn(db: Conn, slugs: string[]): Promise<Set<string>> {
-  if (!slugs.length) return new Set();
-  const r = await sql<{ slug: string }>`SELECT slug FROM vendors WHERE slug = ANY(${slugs}::text[])`.execute(db);
-  return new Set(r.rows.map((x) => x.slug));
-}
-
 /**
- * Moves watch entries from former vendor slugs to their new ones (vendor entries, and product entries' vendor part).
- * An organization that already watches the new id, or watches two former ids of it, keeps one entry: the one it
- * already had, else its oldest. Returns the entries moved and the duplicates removed.
+ * Moves watch entries from former vendor slugs to their new ones (vendor entries, and product entries' vendor part),
+ * for the moves whose new slug the vendor catalog holds. An organization that already watches the new id, or
+ * watches two former ids of it, keeps one entry: the one it already had, else its oldest. Returns the entries moved
+ * and the duplicates removed.
  */
 export async function moveWatchVendors(db: Conn, moves: { from: string; to: string }[]): Promise<{ moved: number; merged: number }> {
   if (!moves.length) return { moved: 0, merged: 0 };
   // Each entry's new id, and whether it stays: not when its organization already watches the new id, nor for the
   // second of two former ids of one new id. Two statements (the caller's transaction): the duplicates go first, so
   // no update meets an id still held.
-  const ranked = sql`
-    WITH m AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) AS x("from" text, "to" text)),
-    cand AS (
+  const plan = (await sql<{ id: string; new_key: string; stays: boolean }>`
+    WITH m AS (
+      SELECT x.* FROM jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) AS x("from" text, "to" text)
+      WHERE EXISTS (SELECT 1 FROM vendors v WHERE v.slug = x."to")
+    ), cand AS (
       SELECT w.id, w.org_id, w.entity_type, w.created_at,
         CASE w.entity_type WHEN 'vendor' THEN m."to"
           ELSE m."to" || '/' || vi_catalog_product_key(split_part(w.entity_key, '/', 2), m."to") END AS new_key
       FROM watchlist_entries w JOIN m
         ON (w.entity_type = 'vendor' AND w.entity_key = m."from") OR (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = m."from")
     )
-    SELECT c.id, c.new_key,
+    SELECT c.id::text, c.new_key,
       row_number() OVER (PARTITION BY c.org_id, c.entity_type, c.new_key ORDER BY c.created_at, c.id) = 1
         AND NOT EXISTS (SELECT 1 FROM watchlist_entries o WHERE o.org_id = c.org_id AND o.entity_type = c.entity_type AND o.entity_key = c.new_key) AS stays
-    FROM cand c`;
-  const plan = (await sql<{ id: number; new_key: string; stays: boolean }>`${ranked}`.execute(db)).rows;
-  const drop = plan.filter((p) => !p.stays).map((p) => String(p.id));
+    FROM cand c`.execute(db)).rows;
+  const drop = plan.filter((p) => !p.stays).map((p) => p.id);
   const move = plan.filter((p) => p.stays);
   if (drop.length) await sql`DELETE FROM watchlist_entries WHERE id = ANY(${drop}::bigint[])`.execute(db);
   if (move.length) {
     await sql`UPDATE watchlist_entries w SET entity_key = x.k
-      FROM unnest(${move.map((p) => String(p.id))}::bigint[], ${move.map((p) => p.new_key)}::text[]) AS x(id, k) WHERE w.id = x.id`.execute(db);
+      FROM unnest(${move.map((p) => p.id)}::bigint[], ${move.map((p) => p.new_key)}::text[]) AS x(id, k) WHERE w.id = x.id`.execute(db);
   }
   return { moved: move.length, merged: drop.length };
 }

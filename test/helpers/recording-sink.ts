@@ -22,15 +22,17 @@ export class RecordingSink implements FeedSink {
     this.failures.push({ source, error });
   }
 
+  /** Throws the failure set for `source` by failNext, once. */
+  private throwIfFailing(source: string): void {
+    const f = this.failures.findIndex((x) => x.source === source);
+    if (f >= 0) throw new Error(this.failures.splice(f, 1)[0].error);
+  }
+
   /** Pipeline runs (calls), each with the files it was given. */
   readonly calls: { source: string; files: string[] }[] = [];
 
   async importFiles(files: readonly FeedFile[], info: { source: string }): Promise<{ records: number }> {
-    const f = this.failures.findIndex((x) => x.source === info.source);
-    if (f >= 0) {
-      const [failure] = this.failures.splice(f, 1);
-      throw new Error(failure.error);
-    }
+    this.throwIfFailing(info.source);
     // Like the pipeline: every file is read before anything counts, so an unreadable file fails the whole call.
     const done: SinkImport[] = [];
     for (const { file, format } of files) done.push(await this.readOne(file, format, info.source));
@@ -41,11 +43,7 @@ export class RecordingSink implements FeedSink {
 
   /** Items a source read itself: recorded as one import of its format. */
   async importItems(input: FeedItems, info: { source: string }): Promise<{ records: number }> {
-    const f = this.failures.findIndex((x) => x.source === info.source);
-    if (f >= 0) {
-      const [failure] = this.failures.splice(f, 1);
-      throw new Error(failure.error);
-    }
+    this.throwIfFailing(info.source);
     const done = await this.record(input.items(), input.format, info.source);
     this.imports.push(done);
     this.calls.push({ source: info.source, files: [input.label] });

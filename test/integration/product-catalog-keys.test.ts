@@ -67,9 +67,14 @@ test('POST /api/v1/watchlist with a former product id stores it under the catalo
   const r = await post('dlink/dap-2622-firmware');
   assert.equal(r.statusCode, 201, r.body);
   assert.equal(r.json().data.entity_id, 'dlink/dap-2622');
-  assert.equal((await post('dlink/dap-2622')).statusCode, 409);
+  const again = await post('dlink/dap-2622');
+  assert.equal(again.statusCode, 409);
+  assert.deepEqual(again.json().error.detail, { error: 'already_watching', entry_id: r.json().data.id });
   assert.equal((await post('linux/linux-kernel')).json().data.entity_id, 'linux/kernel');
-  assert.equal((await post('dlink/dir-700')).statusCode, 422);
+  // A product no spelling rule leads to stays refused, naming the catalog.
+  const none = await post('dlink/dir-700');
+  assert.equal(none.statusCode, 422);
+  assert.match(JSON.stringify(none.json().error.detail), /dlink\/dir-700 is not in the product catalog/);
 });
 
 test('migration 1170 moves stored product entries to the new keys; an organization watching two spellings keeps its oldest', async () => {
