@@ -7,6 +7,7 @@ import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';
 import { catalogProductKey, productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
+import { productPhrase } from '../../src/domain/title.ts';
 
 let t: TestApp;
 const siemens = { slug: 'siemens', name: 'Siemens' };
@@ -94,6 +95,16 @@ describe('catalog', () => {
       const r = await sql<{ k: string }>`SELECT vi_catalog_product_key(${name}, ${vendor}) AS k`.execute(t.store.db);
       assert.equal(r.rows[0].k, catalogProductKey(name, vendor), `${vendor} / ${name}`);
     }), { numRuns: 300 });
+  });
+
+  test('productPhrase (TypeScript) equals vi_product_phrase (SQL): a product that starts with its vendor is not prefixed again', async () => {
+    const word = fc.constantFrom('Linux', 'linux', 'Kernel', 'Apache', 'Apache Tomcat', ' ', 'Linuxfoo', 'Ä');
+    await fc.assert(fc.asyncProperty(word, fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')), async (vendor, product) => {
+      const r = await sql<{ p: string }>`SELECT vi_product_phrase(${vendor}, ${product}) AS p`.execute(t.store.db);
+      assert.equal(r.rows[0].p, productPhrase(vendor, product), `${vendor} / ${product}`);
+    }), { numRuns: 150 });
+    assert.equal(productPhrase('Linux', 'Linux Kernel'), 'Linux Kernel');
+    assert.equal(productPhrase('Siemens', 'SICAM A8000'), 'Siemens SICAM A8000');
   });
 });
 
