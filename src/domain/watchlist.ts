@@ -34,6 +34,23 @@ export function catalogProductKey(name: string, vendorSlug: string): string {
   return k;
 }
 
+/**
+ * The catalog product ids a CVE names (`cves.product_keys`, migration 1180): each of its vendors paired with each
+ * product name, as `<vendor-slug>/<catalog key>`, distinct and in byte order; names without a key are left out. A
+ * watched product matches a CVE exactly when its id is among them (`watchMatches`), which lets the ranked list find
+ * the CVEs of interest through an index. Same as the SQL function vi_cve_product_keys; a test holds them equal.
+ */
+export function cveProductKeys(vendorSlugs: readonly string[], products: readonly string[]): string[] {
+  const ids = new Set<string>();
+  for (const v of vendorSlugs) {
+    for (const p of products) {
+      const k = catalogProductKey(p, v);
+      if (k) ids.add(`${v}/${k}`);
+    }
+  }
+  return [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** Display names of the ICS protocols (spec §4.1 list). */
 export const PROTOCOL_NAMES: Record<IcsProtocol, string> = {
   modbus: 'Modbus', dnp3: 'DNP3', 'opc-ua': 'OPC UA', 'iec-61850': 'IEC 61850', profinet: 'PROFINET',

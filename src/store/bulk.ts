@@ -1,5 +1,5 @@
 // Bulk-load mode for the first import into an empty corpus (docs/ingest.md "Bulk first import"). While it is on,
-// `cves` and `cve_ranges` have no secondary indexes and the list-key and facet-count triggers of `cves` are disabled; at the end of the same
+// `cves`, `cve_product_keys` and `cve_ranges` have no secondary indexes and the list-key and facet-count triggers of `cves` are disabled; at the end of the same
 // import run the indexes are rebuilt once and `cve_list_keys`, `cve_facet_counts` and `cve_stat_counts` are
 // recomputed from `cves` by the triggers' own statements (SQL functions of migration 0501). The dropped index definitions are kept in
 // `ingest_state` ('bulk_load'), so a run killed mid-load is finished (indexes and counts restored) by the next run.
@@ -15,13 +15,13 @@ const TRIGGERS = [
   'cves_counts_ins', 'cves_counts_upd', 'cves_counts_del',
   'cves_list_keys_ins', 'cves_list_keys_upd', 'cves_list_keys_del',
 ];
-/** Tables whose secondary indexes are dropped during the load: the read model and the structured ranges. */
-const TABLES = ['cves', 'cve_ranges'];
+/** Tables whose secondary indexes are dropped during the load: the read model, its product ids and the structured ranges. */
+const TABLES = ['cves', 'cve_product_keys', 'cve_ranges'];
 /**
  * Indexes kept during the load: the primary keys (upserts, and a range set's replacement by CVE, need them) and
  * the small sage-pending partial index.
  */
-const KEEP = ['cves_pkey', 'cves_sage_pending', 'cve_ranges_pkey'];
+const KEEP = ['cves_pkey', 'cves_sage_pending', 'cve_product_keys_pkey', 'cve_ranges_pkey'];
 
 interface BulkState {
   indexes: { name: string; def: string }[];

@@ -8,6 +8,7 @@ import type { FactSource } from '../domain/changes.ts';
 import { FACT_SOURCE } from './changes.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { jsonbArray, textArray, textArrayLiteral } from './pg-arrays.ts';
+import { cveProductKeys } from '../domain/watchlist.ts';
 
 /**
  * The two volatile timestamps (temporal.enriched_at, sage.generated_at) stand in the serialised document as these
@@ -86,7 +87,7 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         kev_added_at::timestamptz AS kev_added_at, exploit_maturity, poc_available::boolean AS poc_available,
         has_public_exploit::boolean AS has_public_exploit, patch_status, ics_relevant::boolean AS ics_relevant,
         ics_relevance::real AS ics_relevance, primary_vendor, primary_product, vendor_count::int AS vendor_count,
-        vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols,
+        vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols, product_keys::text[] AS product_keys,
         published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
         enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash
       FROM unnest(
@@ -101,14 +102,16 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         ${textArray(col((d) => bool(a(d).ics_relevant)))}::text[], ${textArray(col((d) => num(a(d).ics_relevance_score)))}::text[],
         ${textArray(col((d) => a(d).primary_vendor))}::text[], ${textArray(col((d) => a(d).primary_product))}::text[],
         ${textArray(col((d) => String(a(d).vendor_count)))}::text[], ${textArray(col((d) => textArrayLiteral(a(d).vendor_slugs)))}::text[],
-        ${textArray(col((d) => textArrayLiteral(a(d).protocols)))}::text[], ${textArray(col((d) => d.temporal.published_at))}::text[],
+        ${textArray(col((d) => textArrayLiteral(a(d).protocols)))}::text[],
+        ${textArray(col((d) => textArrayLiteral(cveProductKeys(a(d).vendor_slugs, a(d).products))))}::text[],
+        ${textArray(col((d) => d.temporal.published_at))}::text[],
         ${textArray(col((d) => d.temporal.modified_at))}::text[], ${textArray(col((d) => d.temporal.enriched_at))}::text[],
         ${textArray(col((d) => [d.cve_id, ...a(d).vendors, ...a(d).vendor_slugs, ...a(d).products].join(' ')))}::text[],
         ${textArray(col((d) => d.description))}::text[],
         ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => sha256Hex(texts[i].stable)))}::text[]
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
-        ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, published_at,
+        ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, product_keys, published_at,
         modified_at, enriched_at, search_ids, search_text, doc, doc_hash)
     ), up AS (
       INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
@@ -138,7 +141,14 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         search = EXCLUDED.search, doc = EXCLUDED.doc, doc_hash = EXCLUDED.doc_hash
       WHERE c.doc_hash IS DISTINCT FROM EXCLUDED.doc_hash
       RETURNING c.cve_id, (c.xmax = 0) AS inserted
-    )${previous ? sql`, prev AS (
+    ),
+    -- The catalog product ids of the written rows (cve_product_keys, migration 1180) are written with them: set
+    -- where the document names a product, removed where it names none (two disjoint sets of rows).
+    keys_set AS (INSERT INTO cve_product_keys AS k (cve_id, keys)
+      SELECT i.cve_id, i.product_keys FROM input i JOIN up ON up.cve_id = i.cve_id WHERE cardinality(i.product_keys) > 0
+      ON CONFLICT (cve_id) DO UPDATE SET keys = EXCLUDED.keys WHERE k.keys IS DISTINCT FROM EXCLUDED.keys),
+    keys_gone AS (DELETE FROM cve_product_keys k USING input i, up
+      WHERE up.cve_id = i.cve_id AND k.cve_id = i.cve_id AND cardinality(i.product_keys) = 0)${previous ? sql`, prev AS (
       SELECT c.cve_id, ${FACT_SOURCE} AS previous FROM cves c JOIN input i ON i.cve_id = c.cve_id WHERE c.doc_hash IS DISTINCT FROM i.doc_hash
     )
     SELECT up.cve_id, up.inserted, prev.previous FROM up LEFT JOIN prev ON prev.cve_id = up.cve_id` : sql`

@@ -222,6 +222,7 @@ export async function countCves(db: Conn): Promise<number> {
 
 export async function deleteCves(db: Conn, ids: string[]): Promise<number> {
   if (!ids.length) return 0;
+  await sql`DELETE FROM cve_product_keys WHERE cve_id = ANY(${ids}::text[])`.execute(db);
   const r = await sql`DELETE FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }

@@ -181,29 +181,31 @@ export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Pro
 }
 
 /**
- * Whether a CVE (alias `c`) is of interest to an organization (docs/watchlists.md "Ranking"): it matches one of the
- * organization's watch entries, or it hits one of its stored assets: `affected` in a stored v1 correlation result,
- * or in a fix group (a CVE open on the host) of a stored v2 Windows host. The asset set is one uncorrelated
- * subquery, which PostgreSQL hashes once per statement.
+ * Whether a CVE (alias `c`) is of interest to an organization (docs/watchlists.md "Ranking"): it names one of the
+ * organization's watched vendors or protocols, it names a watched product (`cve_product_keys`, migration 1180: a
+ * product id matches when one of the CVE's product names has its key under its vendor), it is a watched CVE, or it
+ * hits one of the organization's stored assets: `affected` in a stored v1 correlation result, or in a fix group (a
+ * CVE open on the host) of a stored v2 Windows host. Each set is one uncorrelated subquery, evaluated once per
+ * statement.
+ *
+ * Two forms of one rule, for two plans. `index` (the CVEs of interest of a ranked page): the CVE ids are an array,
+ * so every branch is an index condition and PostgreSQL ORs the matches of the GIN and primary-key indexes. `row` (a
+ * test per row: the rest of a ranked page, a search, the watchlist feed): the CVE ids are a hashed subquery, so a
+ * row costs one hash probe however many CVEs the organization's products and assets hit. Neither is ever null.
  */
-export function interestOf(orgId: number): RawBuilder<boolean> {
-  return sql<boolean>`(EXISTS (SELECT 1 FROM watchlist_entries w WHERE w.org_id = ${orgId} AND (
-    (w.entity_type = 'vendor' AND w.entity_key = ANY(c.vendor_slugs)) OR
-    (w.entity_type = 'protocol' AND w.entity_key = ANY(c.protocols)) OR
-    (w.entity_type = 'cve' AND w.entity_key = c.cve_id) OR
-    (w.entity_type = 'product' AND split_part(w.entity_key, '/', 1) = ANY(c.vendor_slugs) AND EXISTS (
-      SELECT 1 FROM jsonb_array_elements_text(c.doc->'affected'->'products') AS p(name)
-      CROSS JOIN LATERAL (SELECT split_part(w.entity_key, '/', 1) AS v, split_part(w.entity_key, '/', 2) AS k) e
-      -- The catalog key drops at most the vendor in front and "-firmware" behind: the plain key is one of four
-      -- spellings first (one regexp per name, as before migration 1170), then the catalog key decides.
-      WHERE vi_product_key(p.name) IN (e.k, e.v || '-' || e.k, e.k || '-firmware', e.v || '-' || e.k || '-firmware')
-        AND vi_catalog_product_key(p.name, e.v) = e.k))))
-    OR c.cve_id IN (
+export function interestOf(orgId: number, form: 'index' | 'row' = 'row'): RawBuilder<boolean> {
+  const keys = (type: string) => sql`ARRAY(SELECT w.entity_key FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = ${type})`;
+  const cves = sql`SELECT w.entity_key FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = 'cve'
+      UNION
+      SELECT k.cve_id FROM cve_product_keys k WHERE k.keys && ${keys('product')}
+      UNION
       SELECT x->>'cve_id' FROM asset_correlations a CROSS JOIN LATERAL jsonb_array_elements(a.result->'cves') AS x
-      WHERE a.org_id = ${orgId} AND x->>'status' = 'affected'
-      UNION ALL
+      WHERE a.org_id = ${orgId} AND x->>'status' = 'affected' AND x->>'cve_id' IS NOT NULL
+      UNION
       SELECT g.id FROM windows_host_results h
         CROSS JOIN LATERAL jsonb_array_elements(h.result->'fix_groups') AS f
         CROSS JOIN LATERAL jsonb_array_elements_text(f->'cve_ids') AS g(id)
-      WHERE h.org_id = ${orgId}))`;
+      WHERE h.org_id = ${orgId} AND g.id IS NOT NULL`;
+  return sql<boolean>`(c.vendor_slugs && ${keys('vendor')} OR c.protocols && ${keys('protocol')}
+    OR ${form === 'index' ? sql`c.cve_id = ANY(ARRAY(${cves}))` : sql`c.cve_id IN (${cves})`})`;
 }

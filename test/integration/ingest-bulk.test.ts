@@ -40,7 +40,8 @@ async function readModel(db: Db) {
     vendors: await rows(`SELECT slug, name, cve_count FROM vendors ORDER BY slug`),
     ranges: await rows(`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range FROM cve_ranges ORDER BY cve_id, ord`),
     range_states: await rows(`SELECT cve_id, hash FROM cve_range_state ORDER BY cve_id`),
-    indexes: await rows(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE tablename IN ('cves', 'cve_ranges') ORDER BY tablename, indexname`),
+    product_keys: await rows(`SELECT cve_id, keys FROM cve_product_keys ORDER BY cve_id`),
+    indexes: await rows(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE tablename IN ('cves', 'cve_product_keys', 'cve_ranges') ORDER BY tablename, indexname`),
     triggers: await rows(`SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cves'::regclass AND NOT tgisinternal ORDER BY tgname`),
   };
 }
@@ -65,8 +66,8 @@ test('bulk first import leaves the same documents, list keys, facet/stat counts,
   const a = await readModel(inc.store.db);
   const b = await readModel(bulk.store.db);
   assert.ok(a.docs.length > 10 && a.list_keys.length > 0 && a.facets.length > 0 && a.stats.length > 0);
-  assert.equal(a.indexes.length, 15);
-  assert.ok(a.ranges.length > 20 && a.range_states.length > 5);
+  assert.equal(a.indexes.length, 17);
+  assert.ok(a.ranges.length > 20 && a.range_states.length > 5 && a.product_keys.length > 5);
   assert.ok(a.triggers.every((t) => t.tgenabled === 'O'));
   assert.deepEqual(b, a);
   assert.equal(await bulkLoadPending(bulk.store.db), false);
@@ -90,7 +91,7 @@ test('a failed bulk run restores the read model; a bulk load left by a killed ru
   }), /simulated failure/);
   assert.equal(await bulkLoadPending(crash.store.db), false);
   const partial = await readModel(crash.store.db);
-  assert.equal(partial.indexes.length, 15);
+  assert.equal(partial.indexes.length, 17);
   const facetTotal = partial.facets.filter((f) => f.scope === 'all').reduce((s, f) => s + Number(f.n), 0);
   assert.equal(facetTotal, partial.docs.length, 'counts recomputed for the committed batches');
 
@@ -98,12 +99,12 @@ test('a failed bulk run restores the read model; a bulk load left by a killed ru
   const k = killed.store.db;
   assert.equal(await withTx(k, (tx) => beginBulkLoad(tx)), true);
   assert.equal(await bulkLoadPending(k), true);
-  assert.deepEqual((await readModel(k)).indexes.map((x) => x.indexname), ['cve_ranges_pkey', 'cves_pkey', 'cves_sage_pending']);
+  assert.deepEqual((await readModel(k)).indexes.map((x) => x.indexname), ['cve_product_keys_pkey', 'cve_ranges_pkey', 'cves_pkey', 'cves_sage_pending']);
   // Killed during the rebuild: one index was already built again; the next run skips it and builds the rest.
   const state = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = 'bulk_load'`.execute(k);
   const defs = (JSON.parse(state.rows[0].value) as { indexes: { def: string }[] }).indexes;
   await sql.raw(defs.find((x) => / USING gin \(search\)/.test(x.def))!.def).execute(k);
-  assert.equal((await readModel(k)).indexes.length, 4);
+  assert.equal((await readModel(k)).indexes.length, 5);
   await importPaths(k, [d], { log: quiet });
   assert.equal(await bulkLoadPending(k), false);
   await sql`DELETE FROM cves WHERE cve_id = 'CVE-2024-21338'`.execute(k);

@@ -10,6 +10,7 @@ import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';
 import { watchHits } from '../../src/store/alerts.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { deleteCves } from '../../src/store/ingest.ts';
 
 let t: TestApp;
 const linux = { slug: 'linux', name: 'Linux' };
@@ -101,4 +102,42 @@ test('migration 1170 moves stored product entries to the new keys; an organizati
   // The catalog is keyed the same way right after the migration.
   const p = await sql<{ id: string }>`SELECT vendor_slug || '/' || product_key AS id FROM products ORDER BY 1`.execute(t.store.db);
   assert.deepEqual(p.rows.map((x) => x.id), ['dlink/dap-2622', 'dlink/dir-600', 'linux/kernel']);
+});
+
+test('cve_product_keys follows each written document: set, changed, removed with its products and with its CVE; migration 1180 fills it from a stored corpus', async () => {
+  const stored = async () => (await sql<{ cve_id: string; keys: string[] }>`SELECT cve_id, keys FROM cve_product_keys WHERE cve_id LIKE 'CVE-2024-7%' OR cve_id LIKE 'CVE-2024-265%' ORDER BY cve_id`.execute(t.store.db)).rows;
+  const expected = [
+    { cve_id: 'CVE-2024-26581', keys: ['linux/kernel'] },
+    { cve_id: 'CVE-2024-26582', keys: ['linux/kernel'] },
+    { cve_id: 'CVE-2024-26583', keys: ['linux/kernel'] },
+    { cve_id: 'CVE-2024-7357', keys: ['dlink/dap-2622'] },
+    { cve_id: 'CVE-2024-7358', keys: ['dlink/dap-2622'] },
+  ];
+  assert.deepEqual(await stored(), expected);
+  // As stored before migration 1180: the migration computes the same rows from the documents.
+  await sql`DROP TABLE cve_product_keys; DROP FUNCTION vi_cve_product_keys(text[], jsonb)`.execute(t.store.db);
+  await sql`DELETE FROM schema_migrations WHERE version = '1180'`.execute(t.store.db);
+  assert.deepEqual(await migrate(t.store.pool), ['1180_cve_product_keys']);
+  assert.deepEqual(await stored(), expected);
+
+  const o = await seedOrg(t.store);
+  const add = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: o.auth, payload: { entity_type: 'product', entity_id: 'dlink/dap-2622' } });
+  assert.equal(add.statusCode, 201, add.body);
+  const first = async () => (await get('/api/v1/cves?ranked=true&per_page=2', o.auth)).data.map((c: { cve_id: string }) => c.cve_id);
+  assert.deepEqual(await first(), ['CVE-2024-7357', 'CVE-2024-7358']);
+  try {
+    // A document that stops naming the product leaves the watch; one that starts naming it joins it.
+    await seedCves(t.store, [
+      buildCve({ id: 'CVE-2024-7357', bcs: 6, vendors: [dlink], products: [] }),
+      buildCve({ id: 'CVE-2024-7358', bcs: 3, vendors: [dlink], products: ['DIR-600'] }),
+      buildCve({ id: 'CVE-2024-9999', bcs: 8, vendors: [dlink], products: ['DIR-600', 'DAP-2622 Firmware'] }),
+    ]);
+    assert.deepEqual((await stored()).filter((r) => r.cve_id.startsWith('CVE-2024-73')), [{ cve_id: 'CVE-2024-7358', keys: ['dlink/dir-600'] }]);
+    assert.deepEqual(await first(), ['CVE-2024-9999', 'CVE-2024-26583']);
+    // A CVE removed from the corpus takes its row with it.
+    assert.equal(await deleteCves(t.store.db, ['CVE-2024-9999']), 1);
+    assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_product_keys WHERE cve_id = 'CVE-2024-9999'`.execute(t.store.db)).rows[0].n, 0);
+  } finally {
+    await seedCves(t.store, DOCS.filter((d) => ['CVE-2024-7357', 'CVE-2024-7358', 'CVE-2024-9999'].includes(d.cve_id)));
+  }
 });

@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';
-import { catalogProductKey, productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
+import { RANKED_WALK_FROM } from '../../src/store/cve-queries.ts';
+import { catalogProductKey, cveProductKeys, productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
 import { productPhrase } from '../../src/domain/title.ts';
 
 let t: TestApp;
@@ -95,6 +96,27 @@ describe('catalog', () => {
       const r = await sql<{ k: string }>`SELECT vi_catalog_product_key(${name}, ${vendor}) AS k`.execute(t.store.db);
       assert.equal(r.rows[0].k, catalogProductKey(name, vendor), `${vendor} / ${name}`);
     }), { numRuns: 300 });
+  });
+
+  test('cveProductKeys (TypeScript) equals vi_cve_product_keys (SQL); the write path stores the ids in cve_product_keys', async () => {
+    // Each vendor with each name, keyed under that vendor; distinct, in byte order; names without a key left out.
+    const name = fc.constantFrom('Acme Tools X1', 'acme-tools x1 firmware', 'X1', 'x1_firmware', 'Kernel', 'é', '', 'firmware', 'Acme');
+    const slug = fc.constantFrom('acme', 'acme-tools', 'x1', 'b');
+    await fc.assert(fc.asyncProperty(fc.uniqueArray(slug, { maxLength: 3 }), fc.array(name, { maxLength: 5 }), async (vendors, products) => {
+      const r = await sql<{ k: string[] }>`SELECT vi_cve_product_keys(${vendors}::text[], ${JSON.stringify(products)}::jsonb) AS k`.execute(t.store.db);
+      assert.deepEqual(r.rows[0].k, cveProductKeys(vendors, products), `${vendors} / ${products}`);
+    }), { numRuns: 200 });
+    assert.deepEqual(cveProductKeys(['acme-tools', 'b'], ['Acme Tools X1', 'x1 firmware', 'é']), ['acme-tools/x1', 'b/acme-tools-x1', 'b/x1']);
+    // Every seeded document's ids are stored with it: its vendors' keys of its product names.
+    const stored = await sql<{ cve_id: string; product_keys: string[] }>`
+      SELECT c.cve_id, coalesce(k.keys, '{}') AS product_keys FROM cves c LEFT JOIN cve_product_keys k ON k.cve_id = c.cve_id
+      WHERE c.cve_id = ANY(${DOCS.map((d) => d.cve_id)}::text[]) ORDER BY c.cve_id`.execute(t.store.db);
+    assert.equal(stored.rows.length, DOCS.length);
+    for (const row of stored.rows) {
+      const d = DOCS.find((x) => x.cve_id === row.cve_id)!;
+      assert.deepEqual(row.product_keys, cveProductKeys(d.affected.vendor_slugs, d.affected.products), row.cve_id);
+    }
+    assert.ok(stored.rows.some((x) => x.product_keys.includes('siemens/sicam-a8000')));
   });
 
   test('productPhrase (TypeScript) equals vi_product_phrase (SQL): a product that starts with its vendor is not prefixed again', async () => {
@@ -247,6 +269,62 @@ describe('ranked=true', () => {
     assert.deepEqual(ids(r.body), ['CVE-2023-33235', 'CVE-2024-9124', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2024-1111', 'CVE-2024-2229']);
   });
 
+  test('pages: the CVEs of interest, then the rest, joined at any page boundary; totals and filters as unranked', async () => {
+    const o = await seedOrg(t.store);
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'vendor', entity_id: 'siemens' });
+    const all = ['CVE-2023-28489', 'CVE-2024-1111', 'CVE-2024-2229', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-9124'];
+    const whole = await call('GET', `${base}&per_page=100`, o.auth);
+    assert.deepEqual(ids(whole.body), all);
+    // Three CVEs of interest: pages of 2 straddle the boundary, pages of 1 meet it exactly, and past the end is empty.
+    for (const [perPage, page] of [[2, 1], [2, 2], [2, 3], [2, 4], [1, 3], [1, 4], [4, 2], [5, 1]]) {
+      const r = await call('GET', `${base}&per_page=${perPage}&page=${page}`, o.auth);
+      assert.equal(r.status, 200);
+      assert.deepEqual(ids(r.body), all.slice((page - 1) * perPage, page * perPage), `per_page=${perPage} page=${page}`);
+      assert.equal(r.body.pagination.total, 6);
+    }
+    // Filters apply to both parts (CVE-2024-9124 has CVSS 3.1); the total is the filtered one.
+    const f = await call('GET', `${base}&cvss_min=5&per_page=2&page=2`, o.auth);
+    assert.deepEqual(ids(f.body), ['CVE-2024-2229', 'CVE-2022-46361']);
+    assert.equal(f.body.pagination.total, 5);
+    // A filter no CVE of interest passes: the rest alone, by BCS.
+    const h = await call('GET', `${base}&vendor=honeywell`, o.auth);
+    assert.deepEqual(ids(h.body), ['CVE-2022-46361']);
+  });
+
+  test('a large watchlist walks the BCS index instead of collecting its CVEs: the same pages', async () => {
+    const o = await seedOrg(t.store);
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'vendor', entity_id: 'moxa' });
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'cve', entity_id: 'CVE-2024-9124' });
+    const expected = ['CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2024-1111'];
+    const pages = async () => {
+      const out: string[][] = [];
+      for (const [perPage, page] of [[6, 1], [2, 1], [2, 2], [2, 3], [1, 3], [1, 4], [4, 2], [2, 4]]) {
+        out.push(ids((await call('GET', `${base}&per_page=${perPage}&page=${page}`, o.auth)).body));
+      }
+      return out;
+    };
+    const collected = await pages();
+    assert.deepEqual(collected[0], expected);
+    // The estimate reads the vendor's facet counts: made large, the first part is read by the walk.
+    const bump = (n: number) => sql`UPDATE cve_facet_counts SET n = n + ${n} WHERE scope = 'vendor' AND key = 'moxa'
+      AND ctid = (SELECT ctid FROM cve_facet_counts WHERE scope = 'vendor' AND key = 'moxa' LIMIT 1)`.execute(t.store.db);
+    await bump(RANKED_WALK_FROM);
+    try {
+      assert.deepEqual(await pages(), collected);
+    } finally {
+      await bump(-RANKED_WALK_FROM);
+    }
+    assert.deepEqual(collected.slice(1), [expected.slice(0, 2), expected.slice(2, 4), expected.slice(4, 6), [expected[2]], [expected[3]], expected.slice(4, 6), []]);
+  });
+
+  test('with a search text: the matches of interest first, then the other matches by BCS', async () => {
+    const o = await seedOrg(t.store);
+    await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'product', entity_id: 'siemens/gateway' });
+    const r = await call('GET', `${base}&q=siemens`, o.auth);
+    assert.deepEqual(ids(r.body), ['CVE-2024-2229', 'CVE-2023-28489', 'CVE-2024-1111']);
+    assert.equal(r.body.pagination.total, 3);
+  });
+
   test("another organization's watchlist changes nothing; an empty one ranks by BCS", async () => {
     const a = await seedOrg(t.store);
     const b = await seedOrg(t.store);
@@ -277,6 +355,14 @@ describe('ranked=true with stored assets', () => {
     // Another organization's assets change nothing for it.
     const ro = await call('GET', base, other.auth);
     assert.deepEqual(ids(ro.body), ['CVE-2023-28489', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-1111', 'CVE-2024-2229', 'CVE-2024-9124']);
+    // A stored result entry without a CVE id (or a null in a fix group) hides no CVE from the rest of the list.
+    await sql`INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
+      VALUES (${o.orgId}, ${envId}, 'plc-2', '{}'::jsonb, ${JSON.stringify({ asset_id: 'plc-2', cves: [{ status: 'affected' }] })}::jsonb, 'req-2')`.execute(t.store.db);
+    await sql`INSERT INTO windows_host_results (org_id, environment_id, asset_id, host, result, evaluated_on)
+      VALUES (${o.orgId}, ${envId}, 'win-2', '{}'::jsonb, ${JSON.stringify({ fix_groups: [{ fix: 'KB2', cve_ids: [null] }] })}::jsonb, '2026-07-10')`.execute(t.store.db);
+    const again = await call('GET', `${base}&per_page=2&page=2`, o.auth);
+    assert.deepEqual(ids(again.body), ['CVE-2024-9124', 'CVE-2023-28489']);
+    assert.equal(again.body.pagination.total, 6);
   });
 });
 
