@@ -4,6 +4,7 @@
 // or a CVE id.
 import { ICS_PROTOCOLS, type IcsProtocol } from './cve-document.ts';
 import { isCveIdAnyCase } from './cve-id.ts';
+import { memoTable } from './memo.ts';
 
 export const WATCH_ENTITY_TYPES = ['vendor', 'product', 'protocol', 'cve'] as const;
 export type WatchEntityType = (typeof WATCH_ENTITY_TYPES)[number];
@@ -28,9 +29,26 @@ export function productKey(name: string): string {
  * vi_catalog_product_key (migration 1170); a test holds them equal.
  */
 export function catalogProductKey(name: string, vendorSlug: string): string {
-  let k = productKey(name);
-  if (k.startsWith(`${vendorSlug}-`) && k.length > vendorSlug.length + 1) k = k.slice(vendorSlug.length + 1);
+  return catalogKeyOf(productKey(name), vendorSlug);
+}
+
+/** catalogProductKey of a name whose product key is `key`. */
+function catalogKeyOf(key: string, vendorSlug: string): string {
+  let k = key;
+  if (k.length > vendorSlug.length + 1 && k.charCodeAt(vendorSlug.length) === 45 /* '-' */ && k.startsWith(vendorSlug)) k = k.slice(vendorSlug.length + 1);
   if (k.endsWith('-firmware') && k.length > '-firmware'.length) k = k.slice(0, -'-firmware'.length);
+  return k;
+}
+
+const PRODUCT_KEYS = memoTable<string, string>(50_000);
+
+/** productKey, memoised: the import writes the same product names (MSRC's Windows editions) with thousands of CVEs. */
+function memoProductKey(name: string): string {
+  let k = PRODUCT_KEYS.get(name);
+  if (k === undefined) {
+    k = productKey(name);
+    PRODUCT_KEYS.set(name, k);
+  }
   return k;
 }
 
@@ -42,9 +60,10 @@ export function catalogProductKey(name: string, vendorSlug: string): string {
  */
 export function cveProductKeys(vendorSlugs: readonly string[], products: readonly string[]): string[] {
   const ids = new Set<string>();
+  const keys = products.map(memoProductKey);
   for (const v of vendorSlugs) {
-    for (const p of products) {
-      const k = catalogProductKey(p, v);
+    for (const key of keys) {
+      const k = catalogKeyOf(key, v);
       if (k) ids.add(`${v}/${k}`);
     }
   }

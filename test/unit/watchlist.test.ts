@@ -2,7 +2,7 @@
 // the match of a watch entry against a CVE's facts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { catalogProductKey, entityKey, productKey, protocolName, watchMatches, WATCH_ENTITY_TYPES, type WatchTarget } from '../../src/domain/watchlist.ts';
+import { catalogProductKey, cveProductKeys, entityKey, productKey, protocolName, watchMatches, WATCH_ENTITY_TYPES, type WatchTarget } from '../../src/domain/watchlist.ts';
 
 test('productKey: lowercase ASCII letters and digits, one "-" per run of anything else, none at the ends', () => {
   assert.equal(productKey('SICAM A8000'), 'sicam-a8000');
@@ -116,4 +116,17 @@ test('catalogProductKey: without the vendor\'s slug in front and without a trail
     ['SICAM A8000', 'siemens', 'sicam-a8000'], ['Siemens', 'siemens', 'siemens'], ['', 'siemens', ''],
   ];
   for (const [name, vendor, key] of cases) assert.equal(catalogProductKey(name, vendor), key, `${vendor} / ${name}`);
+});
+
+test('cveProductKeys: each vendor with each product name under the catalog key, distinct, in byte order, keyless names left out', () => {
+  assert.deepEqual(cveProductKeys([], ['SICAM A8000']), []);
+  assert.deepEqual(cveProductKeys(['siemens'], []), []);
+  // One product spelled three ways is one id; a name with no ASCII letter or digit has none.
+  assert.deepEqual(cveProductKeys(['siemens'], ['SICAM A8000', 'Siemens SICAM A8000 Firmware', 'sicam_a8000', 'ü']), ['siemens/sicam-a8000']);
+  // Two vendors: every pairing, each keyed under its own vendor (only "acme-" is dropped for acme).
+  assert.deepEqual(cveProductKeys(['zeta', 'acme'], ['Acme Widget', 'Gizmo firmware']), ['acme/gizmo', 'acme/widget', 'zeta/acme-widget', 'zeta/gizmo']);
+  // The vendor's slug alone, or "firmware" alone, is a key of its own.
+  assert.deepEqual(cveProductKeys(['acme'], ['Acme', 'Firmware', 'acme firmware']), ['acme/acme', 'acme/firmware']);
+  // Byte order, not locale order: digits before letters, '-' before digits.
+  assert.deepEqual(cveProductKeys(['v'], ['b', 'a-1', 'a1', '9']), ['v/9', 'v/a-1', 'v/a1', 'v/b']);
 });
