@@ -53,10 +53,11 @@ function memoProductKey(name: string): string {
 }
 
 /**
- * The catalog product ids a CVE names (`cves.product_keys`, migration 1180): each of its vendors paired with each
- * product name, as `<vendor-slug>/<catalog key>`, distinct and in byte order; names without a key are left out. A
- * watched product matches a CVE exactly when its id is among them (`watchMatches`), which lets the ranked list find
- * the CVEs of interest through an index. Same as the SQL function vi_cve_product_keys; a test holds them equal.
+ * The catalog product ids a CVE names (stored with it in `cve_product_keys`, migration 1180): each of its vendors
+ * paired with each product name, as `<vendor-slug>/<catalog key>`, distinct and in byte order; names without a key
+ * are left out. A watched product matches a CVE exactly when its id is among them, in the ranked list
+ * (store/watchlists.ts interestOf, through an index) and in the alert run (store/alerts.ts watchHits). Same as the
+ * SQL function vi_cve_product_keys; a test holds them equal.
  */
 export function cveProductKeys(vendorSlugs: readonly string[], products: readonly string[]): string[] {
   const ids = new Set<string>();
@@ -102,28 +103,5 @@ export function entityKey(type: WatchEntityType, id: string): { ok: true; key: s
         ? { ok: true, key: id } : { ok: false, message: `must be one of ${ICS_PROTOCOLS.join(', ')} (GET /api/v1/catalog/protocols)` };
     case 'cve':
       return isCveIdAnyCase(id) ? { ok: true, key: id.toUpperCase() } : { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' };
-  }
-}
-
-/** The facts of a CVE a watch entry is matched against. */
-export interface WatchTarget {
-  cve_id: string;
-  vendor_slugs: string[];
-  /** The product names the CVE names. */
-  products: string[];
-  protocols: string[];
-}
-
-/** Whether a watch entry matches a CVE: its vendor, one of its products (with that vendor), protocol, or itself. */
-export function watchMatches(type: WatchEntityType, key: string, t: WatchTarget): boolean {
-  switch (type) {
-    case 'vendor': return t.vendor_slugs.includes(key);
-    case 'protocol': return t.protocols.includes(key);
-    case 'cve': return t.cve_id === key;
-    case 'product': {
-      const i = key.indexOf('/');
-      const vendor = key.slice(0, i);
-      return t.vendor_slugs.includes(vendor) && t.products.some((p) => catalogProductKey(p, vendor) === key.slice(i + 1));
-    }
   }
 }

@@ -89,21 +89,18 @@ export interface WatchHit { org_id: number; cve_id: string; entity_type: WatchEn
 
 /**
  * Every active organization's watch entries that match the given CVEs, by equality on keys the CVE yields (its
- * vendor slugs, `<vendor>/<product key>` pairs, protocols and its own id), through the (entity_type, entity_key)
- * index: the cost follows the hits, not organizations × entries.
+ * vendor slugs, its catalog product ids as stored with it in `cve_product_keys`, its protocols and its own id),
+ * through the (entity_type, entity_key) index: the cost follows the hits, not organizations × entries.
  */
 export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
   const r = await sql<WatchHit>`
     WITH t AS (
-      SELECT c.cve_id, c.vendor_slugs, c.protocols, ARRAY(SELECT jsonb_array_elements_text(c.doc->'affected'->'products')) AS products
-      FROM cves c WHERE c.cve_id = ANY(${ids}::text[])
+      SELECT c.cve_id, c.vendor_slugs, c.protocols FROM cves c WHERE c.cve_id = ANY(${ids}::text[])
     ), keys AS (
       SELECT cve_id, 'vendor' AS kind, unnest(vendor_slugs) AS k FROM t
       UNION ALL SELECT cve_id, 'protocol', unnest(protocols) FROM t
       UNION ALL SELECT cve_id, 'cve', cve_id FROM t
-      -- A product's catalog key depends on its vendor (vi_catalog_product_key drops the vendor's slug in front).
-      UNION ALL SELECT t.cve_id, 'product', v || '/' || pk.k FROM t, unnest(t.vendor_slugs) AS v, unnest(t.products) AS p,
-        LATERAL (SELECT vi_catalog_product_key(p, v) AS k) pk WHERE pk.k <> ''
+      UNION ALL SELECT pk.cve_id, 'product', unnest(pk.keys) FROM cve_product_keys pk JOIN t ON t.cve_id = pk.cve_id
     )
     SELECT w.org_id, k.cve_id, w.entity_type, w.entity_key,
       CASE w.entity_type
