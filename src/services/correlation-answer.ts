@@ -231,12 +231,25 @@ export function matchedProducts(groups: readonly MatchedGroup[], cards: Readonly
     .sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1));
 }
 
+/**
+ * An asset's decided CVEs in priority order, each with its rank; made once per decided list (with an environment,
+ * the stored copy and the answer select from the same list).
+ */
+const RANKED = new WeakMap<Decided[], Decided[]>();
+function ranked(decided: Decided[]): Decided[] {
+  let ordered = RANKED.get(decided);
+  if (ordered) return ordered;
+  ordered = [...decided].sort(comparator('priority'));
+  for (let i = 0; i < ordered.length; i++) ordered[i].rank = i + 1;
+  RANKED.set(decided, ordered);
+  return ordered;
+}
+
 /** The asset's CVEs as the options list them, each ranked in the priority order of all of them. */
 export function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {
   const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
   for (const d of decided) counts[d.v.status]++;
-  const ordered = [...decided].sort(comparator('priority'));
-  for (let i = 0; i < ordered.length; i++) ordered[i].rank = i + 1;
+  const ordered = ranked(decided);
   const sorted = o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort));
   const list = o.include_not_affected && !o.affected_only && !o.known_exploited_only && !o.fix_available_only ? sorted : sorted.filter((d) =>
     (o.include_not_affected || d.v.status !== 'not_affected')

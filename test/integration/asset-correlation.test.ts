@@ -316,6 +316,24 @@ describe('environment storage', () => {
     assert.equal(f.json().error.detail.error, 'environment_not_found');
   });
 
+  test('ranks are the priority order of every CVE: the answer under another sort and the stored copy agree', async () => {
+    const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 4' } });
+    assert.equal(env.statusCode, 201, env.body);
+    const environment_id = env.json().data.id;
+    const asset = { asset_id: 'win-r', vendor: 'Microsoft Corporation', product: 'Windows 10 1809', version: '10.0.17763.100' };
+    const r = await correlate({ environment_id, assets: [asset], options: { sort: 'newest', include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    const answered = r.json().data.assets[0].cves as { cve_id: string; priority_rank: number }[];
+    const [stored] = await t.app.services.assets.stored(pro.orgId, environment_id);
+    const storedCves = (stored.result as unknown as { cves: { cve_id: string; priority_rank: number }[] }).cves;
+    assert.ok(answered.length >= 2, 'the host has several CVEs');
+    // The stored copy is in priority order: ranks 1..n.
+    assert.deepEqual(storedCves.map((c) => c.priority_rank), storedCves.map((_, i) => i + 1));
+    const rankOf = new Map(storedCves.map((c) => [c.cve_id, c.priority_rank]));
+    assert.deepEqual(answered.map((c) => c.priority_rank), answered.map((c) => rankOf.get(c.cve_id)));
+    assert.notDeepEqual(answered.map((c) => c.cve_id), storedCves.map((c) => c.cve_id), 'sorted by date, not by priority');
+  });
+
   test('a large store goes in several statements of one transaction: the same rows as one statement', async () => {
     const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 3' } });
     assert.equal(env.statusCode, 201, env.body);
