@@ -74,12 +74,19 @@ function typeName(e: AjvErr): string {
   }
 }
 
+/** Messages for schema patterns whose regular expression would not tell a client what is wrong. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  '^(?!0000)': 'year 0000 does not exist; dates start at 0001-01-01',
+};
+
 function humanMessage(e: AjvErr): string {
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
     return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
   }
   if (e.keyword === 'additionalProperties') return 'field is not accepted';
   if (e.keyword === 'required') return 'field is required';
+  if (e.keyword === 'pattern' && typeof e.params?.pattern === 'string' && PATTERN_MESSAGES[e.params.pattern]) return PATTERN_MESSAGES[e.params.pattern];
+  if (e.keyword === 'format' && e.params?.format === 'date') return 'must be a date as YYYY-MM-DD';
   return e.message ?? 'invalid value';
 }
 

@@ -157,6 +157,8 @@ describe('validation', () => {
     ['sort_by=name', 'query.sort_by', 'type_error.enum'],
     ['date_from=2024-13-01', 'query.date_from', 'value_error.str.regex'],
     ['date_to=yesterday', 'query.date_to', 'value_error.str.regex'],
+    ['date_from=0000-01-01', 'query.date_from', 'value_error.str.regex'],
+    ['date_to=0000-02-29', 'query.date_to', 'value_error.str.regex'],
     ['date_from=2024-05-02&date_to=2024-05-01', 'query.date_from', 'value_error.range'],
     ['page=0', 'query.page', 'value_error.number.not_ge'],
     ['page=x', 'query.page', 'type_error.integer'],
@@ -175,6 +177,8 @@ describe('validation', () => {
       assert.ok(item, `no error for ${field}: ${JSON.stringify(body.error.detail)}`);
       assert.equal(item.type, type);
       assert.equal(typeof item.message, 'string');
+      if (qs.includes('=0000-')) assert.equal(item.message, 'year 0000 does not exist; dates start at 0001-01-01');
+      if (qs.includes('=2024-13-01')) assert.equal(item.message, 'must be a date as YYYY-MM-DD');
     });
   }
 

@@ -18,7 +18,8 @@ const NNum = Type.Unsafe<number | null>({ type: ['number', 'null'] });
 export const SEVERITY_PATTERN = '^(CRITICAL|HIGH|MEDIUM|LOW)(,(CRITICAL|HIGH|MEDIUM|LOW))*$';
 
 const Score = (what: string) => Type.Number({ minimum: 0, maximum: 10, description: `${what}, 0 to 10` });
-const DateParam = (what: string) => Type.String({ format: 'date', description: `${what} (YYYY-MM-DD, UTC, inclusive)` });
+// Year 0000 is a valid `date` format but no date PostgreSQL (or the proleptic Gregorian calendar) has: refused here.
+const DateParam = (what: string) => Type.String({ format: 'date', pattern: '^(?!0000)', description: `${what} (YYYY-MM-DD, UTC, inclusive; years 0001-9999)` });
 
 export const PageParams = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, description: 'Page number (no depth cap; pages past the last are empty)' })),
