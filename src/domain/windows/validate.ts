@@ -159,7 +159,9 @@ export function validateHost(input: unknown): HostValidation {
       }
     }
   }
-  if (osProduct && /^(microsoft\s+)?windows$/i.test(osProduct) && !osBuild && !errors.some((e) => e.field === 'os_build')) {
+  // "No os_build" (spec §4.2) is an empty, null or absent one (which is also missing_field); a build that is there
+  // but wrong has its own error instead.
+  if (osProduct && /^(microsoft\s+)?windows$/i.test(osProduct) && !osBuild && !errors.some((e) => e.field === 'os_build' && e.code !== 'missing_field')) {
     err('bare_windows', 'os_product', 'os_product is only "Windows" and there is no os_build; send the ProductName and the build');
   }
 

@@ -294,8 +294,12 @@ describe('validateHost: os_build and bare_windows', () => {
     assert.equal(accepted({ ...GOOD, os_product: 'Windows' }).host.os_product, 'Windows');
   });
 
-  test('bare_windows is not added when os_build already has an error', () => {
-    assert.deepEqual(errorsOf({ ...GOOD, os_product: 'Windows', os_build: null }), [e('missing_field', 'os_build', M.missing)]);
+  test('bare_windows is added to a missing os_build (null or absent), not to a build with an error of its own', () => {
+    const { os_build: _absent, ...noKey } = GOOD;
+    for (const h of [{ ...GOOD, os_product: 'Windows', os_build: null }, { ...noKey, os_product: 'Windows' }]) {
+      assert.deepEqual(errorsOf(h), [e('missing_field', 'os_build', M.missing), e('bare_windows', 'os_product', M.bare)]);
+    }
+    assert.deepEqual(errorsOf({ ...noKey, os_product: 'Windows Server 2019 Datacenter' }), [e('missing_field', 'os_build', M.missing)]);
     assert.deepEqual(errorsOf({ ...GOOD, os_product: 'Windows', os_build: '10.0' }), [e('invalid_build', 'os_build', M.build)]);
     assert.deepEqual(errorsOf({ ...GOOD, os_product: 'Windows', os_build: 'N/A' }), [
       e('placeholder_value', 'os_build', M.placeholder),
