@@ -133,7 +133,11 @@ const AssetInput = Type.Object({
 
 export const CorrelateOptionsSchema = Type.Object({
   include_not_affected: Type.Optional(Type.Boolean()),
-  sort: Type.Optional(SortSchema),
+  sort: Type.Optional(Type.Union(SORTS.map((s) => Type.Literal(s)), {
+    description: 'priority (default): affected, needs_review, not_affected, then known-exploited, exploit or PoC, a stated fix, BCS, CVSS, EPSS, CVE id. '
+      + 'score: status, then CVSS highest first, then CVE id (v2\'s score orders by CVE id after the status). exploit: known-exploited, exploit or PoC, EPSS, CVSS. '
+      + 'newest: published date, newest first. priority_rank is the priority order whatever the sort.',
+  })),
   affected_only: Type.Optional(Type.Boolean()),
   known_exploited_only: Type.Optional(Type.Boolean()),
   fix_available_only: Type.Optional(Type.Boolean()),
