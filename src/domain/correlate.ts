@@ -10,6 +10,7 @@
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
 import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
+import { parseCsafRange } from './csaf-ranges.ts';
 import { isMemberKey, matchKeys, matchProduct, parseCpe, productKey, strongerMatch, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
 
 export interface RangeRow {
@@ -33,12 +34,32 @@ export interface RangeRow {
  */
 export function canonicalRange(r: AffectedRange): AffectedRange {
   const bound = (b: VersionBound | null) => (b ? { version: b.version, inclusive: b.inclusive } : b);
+  const v = versVersion(r);
   return {
-    source: r.source, vendor: r.vendor, product: r.product, cpe: r.cpe, status: r.status, version: r.version,
-    start: bound(r.start), end: bound(r.end), versionType: r.versionType,
+    source: r.source, vendor: r.vendor, product: r.product, cpe: r.cpe, status: r.status, version: v.version,
+    start: bound(v.start), end: bound(v.end), versionType: r.versionType,
     changes: r.changes.map((c) => ({ at: c.at, status: c.status })),
-    defaultStatus: r.defaultStatus, fixedIn: r.fixedIn, runningOn: r.runningOn, text: r.text,
+    defaultStatus: r.defaultStatus, fixedIn: v.fixedIn, runningOn: r.runningOn, text: v.text,
   };
+}
+
+/**
+ * A version that is a `vers:` range string, read as the range it states (docs/correlation.md §3). CISA's advisories
+ * name 872 product_version branches "vers:all/*" (every version); stored as an exact version, such a range matched no
+ * version and answered needs_review. Every other version is kept as it is.
+ */
+function versVersion(r: AffectedRange): Pick<AffectedRange, 'version' | 'start' | 'end' | 'fixedIn' | 'text'> {
+  const { version, start, end, fixedIn, text } = r;
+  if (version === null || !/^vers:/i.test(version) || start || end) return { version, start, end, fixedIn, text };
+  const p = parseCsafRange(version);
+  // A fixed leaf's fixedIn is its own version (csaf.ts): a range string is no fixed version.
+  const fixed = fixedIn === version ? null : fixedIn;
+  switch (p.kind) {
+    case 'all': return { version: null, start: null, end: null, fixedIn: fixed, text };
+    case 'exact': return { version: p.version, start: null, end: null, fixedIn: fixedIn === version ? p.version : fixedIn, text };
+    case 'bounds': return { version: null, start: p.start, end: p.end, fixedIn: fixed, text };
+    default: return { version: null, start: null, end: null, fixedIn: fixed, text: text ?? version };
+  }
 }
 
 /** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
@@ -136,12 +157,24 @@ function statusAt(asset: Asset, r: AffectedRange): RangeStatus | null {
   return status;
 }
 
+/** A range that names no version: every version of the product (an NVD CPE with `*` or `-`, "vers:all/*"). */
+function everyVersion(r: AffectedRange): boolean {
+  return !r.version && !r.start && !r.end && r.changes.length === 0 && !r.text;
+}
+
+/**
+ * A row that left the asset's version out (code OUT) and counts against "every version": an affected range with
+ * versions, matched as the asset's product itself (a variant's or a family member's range says nothing of it).
+ */
+function boundedOut(m: { row: RangeRow; match: ProductMatch }): boolean {
+  return m.row.range.status === 'affected' && m.match.confidence !== 'variant' && m.match.confidence !== 'member';
+}
+
 function rangeOutcome(asset: Asset, r: AffectedRange): number {
   if (r.status === 'unknown') return REVIEW_STATUS_UNKNOWN;
   if (r.text) return REVIEW_TEXT;
-  const everyVersion = !r.version && !r.start && !r.end && r.changes.length === 0;
   let answer: RangeAnswer;
-  if (everyVersion) answer = 'in';
+  if (everyVersion(r)) answer = 'in';
   else if (!asset.version) return REVIEW_NO_VERSION;
   else if (r.version) {
     const c = compareVersions(asset.version, r.version);
@@ -249,6 +282,10 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let reviewM: M | null = null;
   let reviewCode = OUT;
   let fixedM: M | null = null;
+  // An affected range that states versions (not every version), and an affected range with bounds that leaves the
+  // asset's version out (boundedOut): "every version" against such a range is a disagreement.
+  let statesVersions = false;
+  let outM: M | null = null;
   // Rows of products of the family the asset names count only when no row names the asset's product itself.
   const members = onlyMembers(matched);
   for (const m of matched) {
@@ -256,8 +293,11 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const code = matchedOutcome(asset, m);
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
-    else if (code === IN_AFFECTED) { if (!affectedM || before(m, affectedM)) affectedM = m; }
-    else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
+    else if (code === IN_AFFECTED) {
+      if (!affectedM || before(m, affectedM)) affectedM = m;
+      if (!everyVersion(m.row.range)) statesVersions = true;
+    } else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
+    else if (code === OUT && boundedOut(m)) { if (!outM || before(m, outM)) outM = m; }
     if (m.row.range.fixedIn && m.row.range.status === 'affected' && (!fixedM || before(m, fixedM))) fixedM = m;
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
@@ -269,6 +309,13 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const u = unaffectedM;
     return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
+  }
+  if (affectedM && !statesVersions && outM) {
+    // Only "every version" says affected (an NVD CPE with no version, "vers:all/*"), and a range with versions leaves
+    // this version out (Windows Server 2019 build 17763.4974 against the CVE record's "< 10.0.17763.4252").
+    const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
+    const o = outM.row.range;
+    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states every version affected, ${at(outM)} states ${describe(o)} affected and version ${asset.version} is outside it`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? o.fixedIn ?? fixedAny };
   }
   if (affectedM) {
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
@@ -295,15 +342,20 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let affected = false;
   let unaffected = false;
   let review = false;
+  let statesVersions = false;
+  let out = false;
   const members = onlyMembers(matched);
   for (const m of matched) {
     if (!members && m.match.confidence === 'member') continue;
     const code = matchedOutcome(asset, m);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
-    else if (code === IN_AFFECTED) affected = true;
-    else if (code === IN_UNAFFECTED) unaffected = true;
+    else if (code === IN_AFFECTED) {
+      affected = true;
+      if (!everyVersion(m.row.range)) statesVersions = true;
+    } else if (code === IN_UNAFFECTED) unaffected = true;
+    else if (code === OUT && boundedOut(m)) out = true;
   }
-  if (affected) return unaffected ? 'needs_review' : 'affected';
+  if (affected) return unaffected || (!statesVersions && out) ? 'needs_review' : 'affected';
   return review ? 'needs_review' : 'not_affected';
 }
 

@@ -456,3 +456,48 @@ describe('answers over a real socket (streamed; pooled chunks are reused once wr
   });
 
 });
+
+// Real advisories and records where one source states every version: CISA's "vers:all/*" product_version
+// (ICSA-17-227-01, Advantech WebOP) is every version; NVD's `windows_server_2019:-` against the Microsoft CNA's
+// "< 10.0.17763.4252" (CVE-2023-28252, known exploited) leaves a patched build needs_review, not affected.
+describe('correlate-cves where a source states every version', () => {
+  // A key of its own: the calls above spent the per-key minute budget.
+  let own: Awaited<ReturnType<typeof seedOrg>>;
+  const correlate = (body: unknown, _headers?: unknown, path?: string) => t.app.inject({ method: 'POST', url: path ?? '/api/v1/assets/correlate-cves', headers: own.auth, payload: body as object });
+  before(async () => {
+    // Two directories: the NVD and CVE record files have the same name.
+    await importPaths(t.store.db, [feedDir([fixture('csaf', 'icsa-17-227-01.json'), fixture('nvd', 'CVE-2023-28252.json')]), feedDir([fixture('cve5', 'CVE-2023-28252.json')])], quiet);
+    own = await seedOrg(t.store, { tier: 'professional' });
+  });
+
+  test('"vers:all/*" in a CISA advisory: affected at any version and with none', async () => {
+    const r = await correlate({ assets: [
+      { asset_id: 'panel-1', vendor: 'Advantech', product: 'WebOP', version: '2.1.0' },
+      { asset_id: 'panel-2', vendor: 'Advantech Co., Ltd.', product: 'WebOP' },
+    ] });
+    assert.equal(r.statusCode, 200, r.body);
+    for (const a of r.json().data.assets) {
+      assert.deepEqual(a.cves.map((c: { cve_id: string; status: string }) => [c.cve_id, c.status]), [['CVE-2017-12705', 'affected']], a.asset_id);
+      assert.deepEqual([a.cves[0].range.source, a.cves[0].range.source_key, a.cves[0].range.version], ['csaf', 'ICSA-17-227-01', null]);
+    }
+    assert.equal(r.json().data.assets[0].cves[0].reason, 'version 2.1.0 is in all versions (CISA advisory ICSA-17-227-01)');
+  });
+
+  test('Windows Server 2019: below the fix affected, past it needs_review (NVD names no version), and /check agrees', async () => {
+    const assets = [
+      { asset_id: 'srv-old', vendor: 'Microsoft', product: 'Windows Server 2019', version: '10.0.17763.4131' },
+      { asset_id: 'srv-patched', vendor: 'Microsoft Corporation', product: 'Windows Server 2019', version: '10.0.17763.4974' },
+    ];
+    const r = await correlate({ assets, options: { include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    const [old, patched] = r.json().data.assets;
+    type Cve = { cve_id: string; status: string; reason: string; known_exploited: boolean; range: { source: string } };
+    const clfs = (a: { cves: Cve[] }) => a.cves.find((c) => c.cve_id === 'CVE-2023-28252')!;
+    assert.deepEqual([clfs(old).status, clfs(old).range.source, clfs(old).known_exploited], ['affected', 'cve5', true]);
+    assert.equal(clfs(patched).status, 'needs_review');
+    assert.match(clfs(patched).reason, /^sources disagree: NVD CPE configuration states every version affected, CVE record states >= 10\.0\.0, < 10\.0\.17763\.4252 affected/);
+    const c = await correlate({ assets }, pro.auth, '/api/v1/assets/correlate-cves/check');
+    assert.equal(c.statusCode, 200, c.body);
+    assert.deepEqual(c.json().data.assets.map((a: { counts: unknown }) => a.counts), [old.counts, patched.counts]);
+  });
+});

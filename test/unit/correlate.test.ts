@@ -94,16 +94,24 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     const review = all.filter((x) => x.answer === 'review');
     const fixedOf = (d: RV) => d.row.range.fixedIn ?? all.find((x) => x.row.range.fixedIn && x.row.range.status === 'affected')?.row.range.fixedIn ?? null;
     if (affected.length && unaffected.length) return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states ${describeRange(affected[0].row.range)} affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`, d: affected[0], fixed: fixedOf(affected[0]) };
+    // "Every version" is the only affected claim and an affected range with versions (matched as the product itself)
+    // leaves the version out: the sources disagree.
+    const every = (r: AffectedRange) => !r.version && !r.start && !r.end && !r.changes.length && !r.text;
+    const out = all.filter((x) => x.answer === 'out' && x.row.range.status === 'affected' && x.match.confidence !== 'variant' && x.match.confidence !== 'member');
+    if (affected.length && affected.every((x) => every(x.row.range)) && out.length) {
+      return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states every version affected, ${at(out[0])} states ${describeRange(out[0].row.range)} affected and version ${asset.version} is outside it`, d: affected[0], fixed: affected[0].row.range.fixedIn ?? out[0].row.range.fixedIn ?? fixedOf(affected[0]) };
+    }
     if (affected.length) return { status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: fixedOf(affected[0]) };
     if (review.length) return { status: 'needs_review', reason: review[0].note ?? 'cannot be decided with certainty', d: review[0], fixed: fixedOf(review[0]) };
     const d = unaffected[0] ?? all[0];
     return { status: 'not_affected', reason: unaffected.length ? `${at(d)} states ${describeRange(d.row.range)} not affected` : `version ${asset.version} is outside every stated range (closest: ${describeRange(d.row.range)}, ${at(d)})`, d, fixed: fixedOf(d) };
   }
   const ver = fc.constantFrom('1.0', '2.0', '2.9.2', 'V2.9.2', '3.0', '3.1-beta', '10.0', '4.0 SP1');
-  const bound = fc.option(fc.record({ version: ver, inclusive: fc.boolean() }), { nil: null });
+  // Half the bounds and versions absent, so ranges of every version come often.
+  const bound = fc.option(fc.record({ version: ver, inclusive: fc.boolean() }), { nil: null, freq: 2 });
   const range = fc.record({
     source: fc.constantFrom('nvd', 'cve5', 'csaf'), status: fc.constantFrom('affected', 'affected', 'unaffected', 'unaffected', 'unknown'),
-    version: fc.option(ver, { nil: null }), start: bound, end: bound, text: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('all versions before V3', 'prior to 2.0') }),
+    version: fc.option(ver, { nil: null, freq: 2 }), start: bound, end: bound, text: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('all versions before V3', 'prior to 2.0') }),
     fixedIn: fc.option(ver, { nil: null }), cpe: fc.constantFrom(base.cpe, null),
     // A range of a variant of the asset's product (matched `variant`) or of a product of the family the asset names
     // (matched `member`): at most needs_review.
@@ -303,4 +311,59 @@ test('a CISA interval ">= 4.0 | <= 4.8" decides: inside affected, at both ends, 
   assert.deepEqual(['3.9', '4.0', '4.5', '4.8', '4.10'].map((v) => at(v).status), ['not_affected', 'affected', 'affected', 'affected', 'not_affected']);
   assert.equal(at('4.5').reason, 'version 4.5 is in >= 4.0, <= 4.8 (CISA advisory ICSA-22-034-01)');
   assert.equal(at('4.5').fixed_version, '4.10');
+});
+
+test('a CISA product_version named "vers:all/*" is every version: affected at any version and with none (ICSA-17-227-01)', async () => {
+  const items = await readAll(fixture('csaf', 'icsa-17-227-01.json'));
+  const rec = items.flatMap((i) => (i.kind === 'cve' && i.record.cve_id === 'CVE-2017-12705' ? [i.record] : []))[0];
+  assert.equal(rec.ranges?.[0].version, 'vers:all/*', 'the reader keeps the branch as the advisory names it');
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  const webop = rows.find((r) => r.range.product === 'WebOP')!;
+  assert.deepEqual([webop.range.version, webop.range.start, webop.range.end, webop.range.text, webop.range.fixedIn], [null, null, null, null, null]);
+  const at = (version: string | null) => {
+    const asset: Asset = { vendor: 'Advantech', product: 'WebOP', version };
+    return verdict(asset, rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match));
+  };
+  assert.deepEqual(['2.1.0', 'V9', null].map((v) => at(v).status), ['affected', 'affected', 'affected']);
+  assert.equal(at('2.1.0').reason, 'version 2.1.0 is in all versions (CISA advisory ICSA-17-227-01)');
+});
+
+test('other vers: strings given as a version are read as their range; a fixed leaf\'s range string is no fixed version', () => {
+  const csaf = (version: string, status: AffectedRange['status'] = 'affected', fixedIn: string | null = null): AffectedRange => ({ ...base, source: 'csaf', cpe: null, status, version, fixedIn });
+  const [lt, exact, text, fixedAll] = rangeRows([{ source: 'csaf', source_key: 'X', ranges: [
+    csaf('vers:intdot/<V3.1.4'), csaf('vers:intdot/2.0', 'unaffected', 'vers:intdot/2.0'), csaf('vers:generic/!=1.0'), csaf('vers:all/*', 'unaffected', 'vers:all/*'),
+  ] }]).map((r) => r.range);
+  assert.deepEqual([lt.version, lt.start, lt.end], [null, null, { version: 'V3.1.4', inclusive: false }]);
+  assert.deepEqual([exact.version, exact.fixedIn], ['2.0', '2.0']);
+  assert.deepEqual([text.version, text.text], [null, 'vers:generic/!=1.0']);
+  assert.deepEqual([fixedAll.version, fixedAll.fixedIn], [null, null]);
+  // A plain version is left as it is.
+  assert.equal(rangeRows([{ source: 'csaf', source_key: 'X', ranges: [csaf('V2.9.2')] }])[0].range.version, 'V2.9.2');
+});
+
+// CVE-2023-28252 (Windows CLFS, known exploited): NVD's configuration names `windows_server_2019:-` (no version, so
+// every version), the Microsoft CNA's record "10.0.0 up to < 10.0.17763.4252". A patched build must not read as
+// affected on NVD's word alone.
+test('"every version" from one source against a range with versions that leaves the build out: needs_review (CVE-2023-28252, Windows Server 2019)', async () => {
+  const records = [...await readAll(fixture('nvd', 'CVE-2023-28252.json')), ...await readAll(fixture('cve5', 'CVE-2023-28252.json'))]
+    .flatMap((i) => (i.kind === 'cve' && i.record.cve_id === 'CVE-2023-28252' ? [i.record] : []));
+  assert.deepEqual(records.map((r) => r.source).sort(), ['cve5', 'nvd']);
+  const rows = rangeRows(records.map((r) => ({ source: r.source, source_key: r.source_key, ranges: r.ranges })));
+  const at = (version: string | null) => {
+    const asset: Asset = { vendor: 'Microsoft', product: 'Windows Server 2019', version };
+    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    return { v: verdict(asset, matched), status: verdictStatus(asset, matched) };
+  };
+  const patched = at('10.0.17763.4974');
+  assert.equal(patched.v.status, 'needs_review');
+  assert.equal(patched.status, 'needs_review');
+  assert.equal(patched.v.reason, 'sources disagree: NVD CPE configuration states every version affected, CVE record states >= 10.0.0, < 10.0.17763.4252 affected and version 10.0.17763.4974 is outside it');
+  assert.equal(patched.v.deciding.row.source, 'nvd');
+  // Below the fix both say affected; the CVE record's range decides (the stronger source).
+  const old = at('10.0.17763.4131');
+  assert.deepEqual([old.v.status, old.status, old.v.deciding.row.source], ['affected', 'affected', 'cve5']);
+  // At the fix boundary (exclusive end): outside the CVE record's range.
+  assert.equal(at('10.0.17763.4252').status, 'needs_review');
+  // No version: NVD's every version decides (the CVE record's range cannot be applied).
+  assert.deepEqual([at(null).v.status, at(null).v.reason], ['affected', 'every version is affected (NVD CPE configuration)']);
 });
