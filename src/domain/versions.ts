@@ -40,10 +40,11 @@ export interface ParsedVersion {
 const MAX_PARTS = 8;
 const PRE_WORDS = new Set(['alpha', 'beta', 'rc', 'pre', 'preview', 'dev', 'a', 'b', 'm', 'milestone']);
 
-/** Lower-case, trimmed, without a leading "v"/"version" and without semver build metadata. */
+/** Lower-case, trimmed, without a leading "v", "v.", "ver." or "version" and without semver build metadata. */
 export function normaliseVersion(raw: string): string {
   let s = raw.trim().toLowerCase().replace(/\s+/g, ' ');
-  s = s.replace(/^version\s*/, '').replace(/^v\s?(?=\d)/, '');
+  // "Version 4.1", "Ver.2.60" (Mitsubishi), "V2.9.2", "v.32.011" (Rockwell), "V.2.0.15" (Advantech).
+  s = s.replace(/^(?:version|ver\.?)\s*(?=\d)/, '').replace(/^version\s*/, '').replace(/^v\.?\s?(?=\d)/, '');
   const plus = s.indexOf('+');
   if (plus > 0) s = s.slice(0, plus);
   return s;

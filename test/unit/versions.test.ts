@@ -8,6 +8,13 @@ const cases: [string, string, Comparison][] = [
   ['V2.9.2', '2.9.2', 0],
   ['v2.9.2', 'V2.9.2', 0],
   ['Version 4.1', '4.1', 0],
+  // CISA advisories' spellings: Rockwell "v.32.011", Mitsubishi "Ver.2.60", Advantech "V.2.0.15"
+  ['v.32.011', '32.11', 0],
+  ['v.32.011', 'v.33.011', -1],
+  ['V32.013', 'v.32.011', 1],
+  ['Ver.2.60', '2.60', 0],
+  ['ver 1.23', 'V1.22', 1],
+  ['V.2.0.15', '2.0.15', 0],
   // numeric, not lexical
   ['2.10', '2.9', 1],
   ['2.9', '2.10', -1],
@@ -141,6 +148,12 @@ test('normaliseVersion: trimmed, lower case, one space, no "v"/"version" before 
   assert.equal(normaliseVersion('  V2.9.2 '), '2.9.2');
   assert.equal(normaliseVersion('v 2.0'), '2.0');
   assert.equal(normaliseVersion('Version4.1'), '4.1');
+  assert.equal(normaliseVersion('v.32.011'), '32.011');
+  assert.equal(normaliseVersion('Ver.2.60'), '2.60');
+  assert.equal(normaliseVersion('V. 2.0'), '2.0');
+  // "ver" or "v." before a word is kept.
+  assert.equal(normaliseVersion('ver.x'), 'ver.x');
+  assert.equal(normaliseVersion('v.next'), 'v.next');
   assert.equal(normaliseVersion('VERSION   4.1  SP1'), '4.1 sp1');
   assert.equal(normaliseVersion('3.0\t\tService   Pack 1'), '3.0 service pack 1');
   // A "v" that starts a word is kept.
