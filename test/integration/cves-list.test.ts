@@ -79,6 +79,8 @@ describe('filters', () => {
     ['vendor=nobody', []],
     ['protocol=modbus', ['CVE-2024-2229', 'CVE-2023-28489']],
     ['protocol=dnp3', ['CVE-2022-46361']],
+    ['protocol=Modbus', ['CVE-2024-2229', 'CVE-2023-28489']],
+    ['protocol=DNP3', ['CVE-2022-46361']],
     ['unpatched=true', ['CVE-2024-9124', 'CVE-2023-33235', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2025-0001']],
     ['unpatched=false', ['CVE-2024-2229', 'CVE-2021-44228']],
     ['has_exploit=true', ['CVE-2023-33235', 'CVE-2021-44228']],
@@ -101,6 +103,11 @@ describe('filters', () => {
       assert.equal(body.pagination.total, want.length);
     });
   }
+
+  test('protocol in any case: filters_applied echoes the lower-case name', async () => {
+    const { body } = await get('/api/v1/cves?protocol=OPC-UA');
+    assert.deepEqual(body.filters_applied, { protocol: 'opc-ua' });
+  });
 
   test('sort_by orders', async () => {
     assert.deepEqual(ids((await get('/api/v1/cves?sort_by=cvss')).body), ['CVE-2021-44228', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124', 'CVE-2025-0001']);

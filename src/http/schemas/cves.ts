@@ -41,7 +41,7 @@ export const CveListQuery = Type.Object({
   bcs_max: Type.Optional(Score('Highest criticality score (BCS)')),
   kev: Type.Optional(Type.Boolean({ description: 'true: KEV entries only; false: entries not in KEV' })),
   vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Vendor: catalog slug, display name or alias (case-insensitive)' })),
-  protocol: Type.Optional(Enum(ICS_PROTOCOLS, 'ICS protocol')),
+  protocol: Type.Optional(Enum(ICS_PROTOCOLS, 'ICS protocol, in any case (Modbus = modbus)')),
   unpatched: Type.Optional(Type.Boolean({ description: 'true: only CVEs without a known patch (patch.patch_available false); false: only patched' })),
   has_exploit: Type.Optional(Type.Boolean({ description: 'true: only CVEs with a public exploit or proof of concept; false: only CVEs with neither' })),
   patch_status: Type.Optional(Enum(PATCH_FILTER_VALUES, 'patched, unpatched (unknown or varies_by_product), partial (varies_by_product), unknown')),

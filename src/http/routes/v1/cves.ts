@@ -92,6 +92,11 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
       querystring: CveListQuery, response: { 200: CveListResponse },
     },
     config: { auth: PUBLIC },
+    // A protocol name in any case, as /api/v1/cves/protocol/{name} takes it (filters_applied echoes the lower case).
+    preValidation: async (req) => {
+      const q = req.query as Record<string, unknown>;
+      if (typeof q.protocol === 'string') q.protocol = q.protocol.toLowerCase();
+    },
   }, async (req) => {
     const q = req.query;
     checkRanges(q);
