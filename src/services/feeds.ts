@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { describeChange } from '../domain/changes.ts';
-import { getVendor } from '../store/cve-queries.ts';
+import { corpusChangedAt, getVendor } from '../store/cve-queries.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
 import {
   insertFeedToken, listFeedTokens, orgOfFeedToken, recentChangesOf, revokeFeedToken, vendorFeedCves, watchlistFeedCves,
@@ -30,7 +30,8 @@ export interface FeedDocument {
   /** One per CVE, newest change first; `changes`: its newest changes as one line each, newest first. */
   entries: (FeedCve & { changes: string[] })[];
   etag: string;
-  updated: string | null;
+  /** The newest entry's change, or with no entry the corpus's last change (ISO 8601). */
+  updated: string;
 }
 
 export interface FeedTokenView { id: number; label: string | null; token_start: string; created_at: string; revoked_at: string | null; status: 'active' | 'revoked' }
@@ -46,8 +47,10 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
     const byCve = new Map<string, string[]>();
     for (const ch of changes) byCve.set(ch.cve_id, [...(byCve.get(ch.cve_id) ?? []), describeChange(ch)]);
     const entries = cves.map((c) => ({ ...c, changes: byCve.get(c.cve_id) ?? [] }));
-    // The feed changes exactly when one of its entries gets a new newest change (or the set of entries changes).
-    return { id, title, subtitle, selfUrl: `${publicUrl}${selfPath}`, siteUrl: `${publicUrl}${sitePath}`, publicUrl, entries, etag: `"${sha256Hex(`${id}|${cves.map((c) => c.seq).join(',')}`).slice(0, 32)}"`, updated: cves[0]?.changed_at ?? null };
+    // The feed changes exactly when one of its entries gets a new newest change (or the set of entries changes). A
+    // feed with no entry yet (a bulk import records no changes) is as new as the corpus: its last change.
+    const updated = cves[0]?.changed_at ?? (await corpusChangedAt(db)).toISOString();
+    return { id, title, subtitle, selfUrl: `${publicUrl}${selfPath}`, siteUrl: `${publicUrl}${sitePath}`, publicUrl, entries, etag: `"${sha256Hex(`${id}|${cves.map((c) => c.seq).join(',')}|${updated}`).slice(0, 32)}"`, updated };
   }
 
   return {

@@ -66,6 +66,19 @@ test('vendor feed: the vendor\'s changed CVEs newest first, each linking its pag
   assert.equal(again.body, '');
 });
 
+test('a vendor feed with no change yet (its CVEs came in the bulk import): no entry, as new as the corpus (not 1970)', async () => {
+  const quiet = (await sql<{ slug: string }>`SELECT v.slug FROM vendors v WHERE EXISTS (SELECT 1 FROM cves c WHERE v.slug = ANY(c.vendor_slugs))
+    AND NOT EXISTS (SELECT 1 FROM cves c JOIN cve_changes ch ON ch.cve_id = c.cve_id WHERE v.slug = ANY(c.vendor_slugs)) ORDER BY v.slug LIMIT 1`.execute(t.store.db)).rows[0]?.slug;
+  assert.ok(quiet, 'a vendor whose CVEs have no recorded change');
+  const r = await t.app.inject({ method: 'GET', url: `/feeds/vendor/${quiet}.atom` });
+  assert.equal(r.statusCode, 200, r.body);
+  const { feed, entries } = parse(r.body);
+  assert.deepEqual(entries, []);
+  const at = (await sql<{ changed_at: Date }>`SELECT changed_at FROM cve_corpus_state WHERE id = 1`.execute(t.store.db)).rows[0].changed_at;
+  assert.equal(new Date(feed.updated).getTime(), at.getTime());
+  assert.equal(r.headers['last-modified'], at.toUTCString());
+});
+
 test('unknown vendor, no .atom suffix: 404 in the envelope', async () => {
   for (const url of ['/feeds/vendor/no-such-vendor.atom', '/feeds/vendor/siemens', '/feeds/vendor/.atom']) {
     const r = await t.app.inject({ method: 'GET', url });

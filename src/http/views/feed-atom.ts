@@ -13,7 +13,7 @@ export const xmlText = (s: string): string => s.replace(NOT_XML, '');
 const html = (s: string): string => xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function renderAtom(o: FeedDocument): string {
-  const updated = o.entries[0] ? new Date(o.entries[0].changed_at) : new Date(0);
+  const updated = new Date(o.updated);
   const feed = new Feed({
     id: o.id, title: xmlText(o.title), description: xmlText(o.subtitle), link: o.siteUrl, updated, generator: 'Vulnintel',
     feedLinks: { atom: o.selfUrl }, copyright: 'CVE data: see the sources of each CVE page',

@@ -29,7 +29,7 @@ const NewToken = Type.Object({
 
 function sendFeed(req: FastifyRequest, reply: FastifyReply, d: FeedDocument) {
   reply.header('etag', d.etag).header('cache-control', 'no-cache');
-  if (d.updated) reply.header('last-modified', new Date(d.updated).toUTCString());
+  reply.header('last-modified', new Date(d.updated).toUTCString());
   if (req.headers['if-none-match'] === d.etag) return reply.code(304).send();
   return reply.type('application/atom+xml; charset=utf-8').serializer((s: unknown) => String(s)).send(renderAtom(d));
 }
