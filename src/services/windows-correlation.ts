@@ -16,7 +16,7 @@ import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
-import { validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
+import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
 import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo, type ViewOptions } from '../domain/windows/view.ts';
 import { environmentExists, listResults, storeResults } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
@@ -98,12 +98,21 @@ export interface WindowsCorrelationDeps {
 type AcceptedHost = { host: WindowsHost; warnings: HostWarning[] };
 
 /** Validates each host alone; every host refused → 422 with all of them in data.rejected (spec §4.2). */
-function splitHosts(hosts: unknown[], refusedData: Record<string, unknown>): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
+/**
+ * Validates each host alone. `identifyingSoftware`: asset_ids whose software records carry identifying fields; such
+ * a host is refused (forbidden_field on installed_software) and nothing of it is stored.
+ */
+function splitHosts(hosts: unknown[], refusedData: () => Record<string, unknown>, identifyingSoftware = new Set<string>()): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
   const rejected: RejectedHost[] = [];
   const accepted: AcceptedHost[] = [];
   hosts.forEach((raw, index) => {
     const v = validateHost(raw);
-    if (v.ok) accepted.push({ host: v.host, warnings: v.warnings });
+    if (v.ok && identifyingSoftware.has(v.host.asset_id)) {
+      rejected.push({
+        asset_id: v.host.asset_id, index, retryable: false, retry_after_seconds: null, action: 'fix_input',
+        errors: [{ code: 'forbidden_field', field: 'installed_software', message: 'a software record of this host carries identifying data (see data.software_rejected); nothing of this host was stored' }],
+      });
+    } else if (v.ok) accepted.push({ host: v.host, warnings: v.warnings });
     else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
   });
   if (accepted.length === 0) {
@@ -111,7 +120,7 @@ function splitHosts(hosts: unknown[], refusedData: Record<string, unknown>): { a
     throw new ApiError('VALIDATION_ERROR', {
       message: hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
       fields: [{ field: 'windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
-      data: { rejected, ...refusedData },
+      data: { rejected, ...refusedData() },
     });
   }
   return { accepted, rejected };
@@ -153,7 +162,7 @@ export class WindowsCorrelation {
   /** Validate, evaluate and view every host, then store the results in one transaction (see the file head). */
   async correlate(input: CorrelateInput): Promise<Correlation> {
     await this.assertEnvironment(input.orgId, input.environmentId);
-    const { accepted, rejected } = splitHosts(input.hosts, { software_stored: 0, software_rejected: [] });
+    const { accepted, rejected } = splitHosts(input.hosts, () => ({ software_stored: 0, software_rejected: validateSoftware(input.software, new Set()).rejected }), identifyingSoftwareHosts(input.software));
     const sw = validateSoftware(input.software, new Set(accepted.map((a) => a.host.asset_id)));
     const today = this.today();
     const { evals, assets, info } = await this.evaluateAll(accepted, input.options, today);
@@ -174,7 +183,7 @@ export class WindowsCorrelation {
    * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
    */
   async evaluate(hosts: unknown[], options: ViewOptions): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
-    const { accepted, rejected } = splitHosts(hosts, {});
+    const { accepted, rejected } = splitHosts(hosts, () => ({}));
     const { evals, assets, info } = await this.evaluateAll(accepted, options, this.today());
     return { assets, rejected, fix_summary: fixSummary(evals), microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
   }

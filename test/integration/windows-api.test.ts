@@ -171,6 +171,36 @@ describe('POST /api/v2/assets/correlate', () => {
     const rows = await t.store.db.selectFrom('windows_installed_software').selectAll().where('org_id', '=', orgs.a.orgId).execute();
     assert.deepEqual(rows.map((x) => [x.asset_id, x.name, x.publisher, x.version]), [['sw-host-0000000001', 'WinCC', 'Siemens', '8.0']]);
   });
+  test('a software record with an identifying field refuses its host whole: forbidden_field, nothing of it stored', async () => {
+    const r = await post({
+      environment_id: envA,
+      windows_hosts: [{ ...HOST, asset_id: 'sw-host-0000000002' }, { ...HOST, asset_id: 'sw-host-0000000003' }],
+      installed_software: [
+        { asset_id: 'sw-host-0000000002', name: 'WinCC', publisher: 'Siemens', version: '8.0' },
+        { asset_id: 'sw-host-0000000002', name: 'TIA Portal', publisher: 'Siemens', version: '18', install_path: 'C:\\Siemens', hostname: 'eng-ws-7' },
+        { asset_id: 'sw-host-0000000003', name: 'WinCC', publisher: 'Siemens', version: '8.0' },
+      ],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.assets.map((a: any) => a.asset_id), ['sw-host-0000000003']);
+    assert.deepEqual(r.body.data.rejected.map((x: any) => [x.asset_id, x.index, x.errors.map((e: any) => `${e.code}:${e.field}`)]), [
+      ['sw-host-0000000002', 0, ['forbidden_field:installed_software']],
+    ]);
+    assert.deepEqual(r.body.data.software_rejected.map((x: any) => [x.index, x.errors.map((e: any) => `${e.code}:${e.field}`)]), [
+      [0, ['unknown_host:asset_id']],
+      [1, ['forbidden_field:install_path', 'forbidden_field:hostname', 'unknown_host:asset_id']],
+    ]);
+    assert.equal(JSON.stringify(r.body).includes('eng-ws-7'), false, 'the identifying value is never echoed');
+    assert.equal(r.body.data.software_stored, 1);
+    const stored = await t.store.db.selectFrom('windows_host_results').select('asset_id').where('org_id', '=', orgs.a.orgId).where('asset_id', 'in', ['sw-host-0000000002', 'sw-host-0000000003']).orderBy('asset_id').execute();
+    assert.deepEqual(stored.map((x) => x.asset_id), ['sw-host-0000000003']);
+    const sw = await t.store.db.selectFrom('windows_installed_software').select('asset_id').where('org_id', '=', orgs.a.orgId).where('asset_id', 'in', ['sw-host-0000000002', 'sw-host-0000000003']).execute();
+    assert.deepEqual(sw.map((x) => x.asset_id), ['sw-host-0000000003']);
+    // The only host refused that way: 422, and software_rejected says why.
+    const all = await post({ windows_hosts: [{ ...HOST, asset_id: 'sw-host-0000000004' }], installed_software: [{ asset_id: 'sw-host-0000000004', name: 'X', user_name: 'jdoe' }] });
+    assert.equal(all.status, 422);
+    assert.deepEqual(all.body.data.software_rejected[0].errors.map((e: any) => e.code), ['forbidden_field', 'unknown_host']);
+  });
 });
 
 describe('keys, scopes and tenants', () => {

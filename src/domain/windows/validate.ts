@@ -274,6 +274,22 @@ export interface SoftwareError { code: HostErrorCode | 'unknown_host'; field: st
 export interface SoftwareRecord { asset_id: string; name: string; publisher: string | null; version: string | null }
 export interface SoftwareRejection { asset_id: string | null; index: number; errors: SoftwareError[] }
 
+/**
+ * The asset_ids that software records name together with a field identifying a host, person or site (hostname,
+ * install_path, user_name, …): such a host is refused whole, as if the field were in its host record (spec §4.2:
+ * nothing of a refused host is stored). Records without a string asset_id name no host.
+ */
+export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
+  const out = new Set<string>();
+  for (const raw of items) {
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
+    const r = raw as Record<string, unknown>;
+    if (typeof r.asset_id !== 'string') continue;
+    if (Object.keys(r).some((k) => !(SOFTWARE_FIELDS as readonly string[]).includes(k) && FORBIDDEN_NAME_RE.test(k))) out.add(normalizeText(r.asset_id));
+  }
+  return out;
+}
+
 /** Validate installed software (spec §2.6): stored only for hosts accepted in the same call. */
 export function validateSoftware(items: unknown[], accepted: Set<string>): { stored: SoftwareRecord[]; rejected: SoftwareRejection[] } {
   const stored: SoftwareRecord[] = [];
@@ -286,7 +302,9 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
     }
     const r = raw as Record<string, unknown>;
     for (const k of Object.keys(r)) {
-      if (!(SOFTWARE_FIELDS as readonly string[]).includes(k)) errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
+      if ((SOFTWARE_FIELDS as readonly string[]).includes(k)) continue;
+      if (FORBIDDEN_NAME_RE.test(k)) errors.push({ code: 'forbidden_field', field: k, message: 'identifying data must not be sent; nothing of this host was stored' });
+      else errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
     }
     const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k])));
     for (const k of unreadable) errors.push({ code: 'forbidden_value', field: k, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });

@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  csvRowToHostRecord, isForbiddenFieldName, isPlaceholder, looksIdentifying, validateHost, validateSoftware, type HostError, type WindowsHost,
+  csvRowToHostRecord, identifyingSoftwareHosts, isForbiddenFieldName, isPlaceholder, looksIdentifying, validateHost, validateSoftware, type HostError, type WindowsHost,
 } from '../../../src/domain/windows/validate.ts';
 
 const GOOD: Record<string, unknown> = {
@@ -519,6 +519,7 @@ describe('validateSoftware (spec §2.6 installed software)', () => {
   const SW = { asset_id: '5f0c1e9a7b2d44e08c3a6f1d2b9e7a41', name: 'Siemens WinCC', publisher: 'Siemens AG', version: '7.5.2.4' };
   const S = {
     unknown: 'field is not part of the software record (asset_id, name, publisher, version)',
+    forbidden: 'identifying data must not be sent; nothing of this host was stored',
     assetId: 'asset_id must be a scrubbed identifier',
     unknownHost: 'software is stored only for hosts listed (and accepted) in windows_hosts',
     type: 'must be a string', long: 'at most 500 characters', path: 'install paths must not be sent',
@@ -553,11 +554,18 @@ describe('validateSoftware (spec §2.6 installed software)', () => {
     });
   });
 
-  test('fields outside asset_id, name, publisher, version are unknown_field; the host is still echoed', () => {
+  test('fields outside asset_id, name, publisher, version are unknown_field, identifying ones forbidden_field; the host is still echoed', () => {
     assert.deepEqual(rejectedErrors({ ...SW, install_path: 'C:\\x', vendor: 'y' }), {
       asset_id: SW.asset_id, index: 0,
-      errors: [{ code: 'unknown_field', field: 'install_path', message: S.unknown }, { code: 'unknown_field', field: 'vendor', message: S.unknown }],
+      errors: [{ code: 'forbidden_field', field: 'install_path', message: S.forbidden }, { code: 'unknown_field', field: 'vendor', message: S.unknown }],
     });
+  });
+
+  test('identifyingSoftwareHosts: the asset_ids of records that carry an identifying field (whose hosts are refused whole)', () => {
+    assert.deepEqual([...identifyingSoftwareHosts([
+      { ...SW, hostname: 'plc-7' }, { ...SW, asset_id: 'asset-7', vendor: 'not identifying' }, { ...SW, asset_id: ' asset-8 ', user_name: 'x' },
+      { asset_id: 42, serial_number: 'x' }, null, ['asset-9'],
+    ])], [SW.asset_id, 'asset-8']);
   });
 
   test('asset_id: missing, empty or not a string is missing_field; identifying or over 64 characters forbidden_value', () => {
