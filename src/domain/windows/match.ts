@@ -76,6 +76,12 @@ export function matchHost(host: WindowsHost): ProductMatch {
       : `no Microsoft product for build ${major}.${build} on ${host.architecture}${family ? ` (${family})` : ''}`;
     return { products: [], build: b, level: 'unmapped', notes: [...notes, why] };
   }
+  // A ProductName that names another version than the build (an imaged or upgraded host reporting stale text): the
+  // build decides, and the note says the inventory disagrees with itself.
+  const named = b ? [...SERVER_TEXT, ...CLIENT_TEXT].find(([re]) => re.test(host.os_product)) : undefined;
+  if (named && (named[1] !== build || named[2] !== major)) {
+    notes.push(`ProductName "${host.os_product}" is build ${named[2]}.${named[1]}, but os_build is ${major}.${build} (${products[0].name.replace(/ for .*$/, '')}); the build decides`);
+  }
   if (/windows 10/i.test(host.os_product) && build >= 22000 && products.every((p) => p.family === 'client')) {
     notes.push(`ProductName says Windows 10; build ${build} is ${products[0].name.replace(/ for .*$/, '')} (Windows 11 reports Windows 10)`);
   }

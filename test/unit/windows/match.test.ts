@@ -134,6 +134,19 @@ describe('matchHost: ProductName notes', () => {
   });
 });
 
+describe('matchHost: a ProductName naming another version than the build', () => {
+  test('noted, the build decides; the same version, or a name without one, is not noted', () => {
+    const server = (os_product: string, os_build: string) => matchHost(h({ os_product, os_build, installation_type: 'Server', edition_id: 'ServerDatacenter' }));
+    const m = server('Windows Server 2019 Datacenter', '10.0.26100.4061');
+    assert.deepEqual(m.products.map((p) => p.name), ['Windows Server 2025']);
+    assert.deepEqual(m.notes, ['ProductName "Windows Server 2019 Datacenter" is build 10.0.17763, but os_build is 10.0.26100 (Windows Server 2025); the build decides']);
+    assert.deepEqual(server('Windows Server 2012 R2 Datacenter', '10.0.14393.8000').notes, ['ProductName "Windows Server 2012 R2 Datacenter" is build 6.3.9600, but os_build is 10.0.14393 (Windows Server 2016); the build decides']);
+    assert.deepEqual(server('Windows Server 2019 Datacenter', '10.0.17763.8755').notes, []);
+    assert.deepEqual(server('Windows Server 2012 R2 Datacenter', '6.3.9600.22000').notes, []);
+    assert.deepEqual(server('Windows Server Datacenter', '10.0.20348.3000').notes, []);
+  });
+});
+
 describe('matchHost: bare "Windows" (rule 4)', () => {
   test('with a build: product-level whatever the build, the note naming the products the build fits', () => {
     const m = matchHost(h({ os_product: 'Windows', installation_type: 'Server' }));
