@@ -1,6 +1,7 @@
 // Success envelope (spec §2.1). Every route returns ok()/collection(); the error handler builds the error form.
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
+import { perPageCap, type Tier } from '../domain/tiers.ts';
 
 export function apiVersionFor(url: string): string {
   return url.startsWith('/api/v2/') ? '2.0.0' : '1.0.0';
@@ -28,6 +29,17 @@ export interface Pagination {
 export function pagination(total: number, page: number, perPage: number, count: number): Pagination {
   const pages = perPage > 0 ? Math.ceil(total / perPage) : 0;
   return { total, page, per_page: perPage, pages, has_next: page < pages, has_prev: page > 1, count };
+}
+
+/**
+ * One page of a list read whole (an organization's environments, webhooks or feed tokens: short lists), as every
+ * list endpoint pages (spec §2.1, §8): page 1 and 20 per page by default, the tier's cap clamping per_page.
+ */
+export function listPage<T>(rows: readonly T[], q: { page?: number; per_page?: number }, tier: Tier | null): { items: T[]; pagination: Pagination } {
+  const page = q.page ?? 1;
+  const perPage = Math.min(q.per_page ?? 20, perPageCap(tier));
+  const items = rows.slice((page - 1) * perPage, page * perPage);
+  return { items, pagination: pagination(rows.length, page, perPage, items.length) };
 }
 
 export function ok<D, M extends object>(req: FastifyRequest, data: D, meta?: M) {

@@ -120,6 +120,9 @@ test('watchlist feed: a token shown once, the watched vendor\'s CVEs only, revok
 
   const list = await t.app.inject({ method: 'GET', url: '/api/v1/feeds/tokens', headers: o.auth });
   assert.deepEqual(list.json().data.map((x: { id: number }) => x.id), [tok.id]);
+  assert.deepEqual(list.json().pagination, { total: 1, page: 1, per_page: 20, pages: 1, has_next: false, has_prev: false, count: 1 });
+  const past = (await t.app.inject({ method: 'GET', url: '/api/v1/feeds/tokens?page=2&per_page=1', headers: o.auth })).json();
+  assert.deepEqual([past.data, past.pagination.total, past.pagination.has_prev], [[], 1, true]);
   assert.ok(!list.body.includes(tok.token), 'never listed');
   assert.deepEqual((await t.app.inject({ method: 'GET', url: '/api/v1/feeds/tokens', headers: other.auth })).json().data, []);
 

@@ -56,6 +56,9 @@ describe('create, read, update, delete', () => {
     assert.match(String(w.id), /^\d{15}$/);
     const list = await call('GET', '/api/v1/webhooks');
     assert.equal(list.status, 200);
+    assert.deepEqual([list.body.pagination.page, list.body.pagination.per_page, list.body.pagination.count], [1, 20, list.body.data.length]);
+    const one1 = await call('GET', '/api/v1/webhooks?per_page=1');
+    assert.deepEqual([one1.body.data.length, one1.body.pagination.per_page, one1.body.pagination.total], [1, 1, list.body.pagination.total]);
     const mine = list.body.data.find((x: Json) => x.id === w.id);
     assert.deepEqual(Object.keys(mine).sort(), ['consecutive_failures', 'created_at', 'disabled_at', 'disabled_reason', 'id', 'kind', 'label', 'last_delivery_at', 'status', 'updated_at', 'url']);
     assert.ok(!list.text.includes(w.secret));

@@ -2,7 +2,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { testApp, seedTwoOrgs, seedKey, type TestApp } from '../helpers/app.ts';
+import { testApp, seedOrg, seedTwoOrgs, seedKey, type TestApp } from '../helpers/app.ts';
 import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 
@@ -261,6 +261,22 @@ describe('keys, scopes and tenants', () => {
     assert.equal(same.statusCode, 201);
     const bad = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'x', site: 'y' } });
     assert.equal(bad.statusCode, 422);
+  });
+
+  test('the environment list pages as every list does: 20 per page by default, page and per_page', async () => {
+    const org = await seedOrg(t.store, { tier: 'professional' });
+    const list = (qs = '') => t.app.inject({ method: 'GET', url: `/api/v1/environments${qs}`, headers: org.auth });
+    const empty = (await list()).json();
+    assert.deepEqual([empty.data, empty.pagination], [[], { total: 0, page: 1, per_page: 20, pages: 0, has_next: false, has_prev: false, count: 0 }]);
+    for (const name of ['Line 1', 'Line 2', 'Line 3']) {
+      assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: org.auth, payload: { name } })).statusCode, 201);
+    }
+    const p1 = (await list('?per_page=2')).json();
+    assert.deepEqual([p1.data.map((e: any) => e.name), p1.pagination], [['Line 1', 'Line 2'], { total: 3, page: 1, per_page: 2, pages: 2, has_next: true, has_prev: false, count: 2 }]);
+    const p2 = (await list('?per_page=2&page=2')).json();
+    assert.deepEqual([p2.data.map((e: any) => e.name), p2.pagination], [['Line 3'], { total: 3, page: 2, per_page: 2, pages: 2, has_next: false, has_prev: true, count: 1 }]);
+    assert.equal((await list('?per_page=101')).statusCode, 422);
+    assert.equal((await list('?limit=5')).statusCode, 400);
   });
 });
 

@@ -3,10 +3,11 @@
 // Ids are random 15-digit integers (docs/tenant-ids.md).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, ok, collection, pagination } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { capRefusalDescription } from '../../schemas/accounts.ts';
 import { NoQuery } from '../../schemas/common.ts';
+import { PageQuery } from '../../schemas/cves.ts';
 
 const Environment = Type.Object({
   id: Type.Integer({ description: 'Random 15-digit id; reveals nothing about other organizations (docs/tenant-ids.md)', examples: [418239577103245] }),
@@ -47,13 +48,14 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['environments'],
       summary: "List your organization's environments (oldest first)",
       security: [{ apiKey: [] }, { session: [] }],
-      querystring: NoQuery,
+      querystring: PageQuery,
       response: { 200: CollectionEnvelope(Environment, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'environments', ids: [] } } },
   }, async (req) => {
     const rows = await svc.list(req.principal!.orgId);
-    return collection(req, rows, pagination(rows.length, 1, Math.max(rows.length, 1), rows.length), {});
+    const one = listPage(rows, req.query, req.principal!.tier);
+    return collection(req, one.items, one.pagination, {});
   });
 };
 export default environments;

@@ -4,10 +4,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, ok, collection, pagination } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { movedPermanently } from '../../conventions.ts';
 import { NoBody, NoQuery } from '../../schemas/common.ts';
+import { PageQuery } from '../../schemas/cves.ts';
 import { IdParam } from '../../schemas/accounts.ts';
 import { renderAtom } from '../../views/feed-atom.ts';
 import type { FeedDocument } from '../../../services/feeds.ts';
@@ -90,12 +91,13 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/feeds/tokens', {
     schema: {
       tags: ['feeds'], summary: "Your organization's feed tokens (never the tokens themselves), oldest first",
-      security, querystring: NoQuery, response: { 200: CollectionEnvelope(TokenView, Type.Object({})) },
+      security, querystring: PageQuery, response: { 200: CollectionEnvelope(TokenView, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'feed_tokens', ids: [] } } },
   }, async (req) => {
     const rows = await svc.listTokens(req.principal!.orgId);
-    return collection(req, rows, pagination(rows.length, 1, Math.max(rows.length, 1), rows.length), {});
+    const one = listPage(rows, req.query, req.principal!.tier);
+    return collection(req, one.items, one.pagination, {});
   });
 
   app.delete('/api/v1/feeds/tokens/:token_id', {

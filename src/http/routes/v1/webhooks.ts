@@ -4,9 +4,10 @@
 // Writes need owner or admin (and a key's write scope). The secret appears in no other response.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, ok, collection, pagination } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, ok, collection, listPage, pagination } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
+import { PageQuery } from '../../schemas/cves.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Random 15-digit webhook id (docs/tenant-ids.md)' });
@@ -103,13 +104,14 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/webhooks', {
     schema: {
       tags: ['webhooks'], summary: "List your organization's webhooks (oldest first)",
-      security, querystring: NoQuery, response: { 200: CollectionEnvelope(Webhook, Type.Object({})) },
+      security, querystring: PageQuery, response: { 200: CollectionEnvelope(Webhook, Type.Object({})) },
     },
     config: read(tenantOwn),
   }, async (req) => {
     const r = await svc.list(actor(req));
     if (!r.ok) refusal(r);
-    return collection(req, r.webhooks, pagination(r.webhooks.length, 1, Math.max(r.webhooks.length, 1), r.webhooks.length), {});
+    const one = listPage(r.webhooks, req.query, req.principal!.tier);
+    return collection(req, one.items, one.pagination, {});
   });
 
   app.get('/api/v1/webhooks/:id', {
