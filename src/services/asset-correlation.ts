@@ -123,7 +123,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     if (!accepted.length) {
       throw new ApiError('VALIDATION_ERROR', {
         message: assets.length ? 'Every asset was refused; see data.rejected' : 'assets is empty',
-        fields: [{ field: 'assets', message: assets.length ? 'every asset was refused' : 'at least one asset is required', type: 'value_error.assets' }],
+        fields: [{ field: 'body.assets', message: assets.length ? 'every asset was refused' : 'at least one asset is required', type: 'value_error.assets' }],
         data: { rejected },
       });
     }

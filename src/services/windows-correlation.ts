@@ -119,7 +119,7 @@ function splitHosts(hosts: unknown[], refusedData: () => Record<string, unknown>
     // Nothing is stored.
     throw new ApiError('VALIDATION_ERROR', {
       message: hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
-      fields: [{ field: 'windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
+      fields: [{ field: 'body.windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
       data: { rejected, ...refusedData() },
     });
   }

@@ -248,6 +248,9 @@ describe('profile and organization', () => {
 describe('team', () => {
   test('invite → email with an accept link → member with its role and a session there', async () => {
     const o = await seedOrg(t.store, { name: 'Team Org', tier: 'professional' });
+    const bad = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'not-an-address', role: 'admin' } });
+    assert.equal(bad.statusCode, 422, bad.body);
+    assert.deepEqual(bad.json().error.detail.map((d: { field: string }) => d.field), ['body.email']);
     const inv = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'Joiner@Example.test', role: 'admin' } });
     assert.equal(inv.statusCode, 201, inv.body);
     assert.equal(inv.json().data.email, 'joiner@example.test');

@@ -263,6 +263,7 @@ describe('correlate-cves on real records', () => {
     const all = await correlate({ assets: [{ asset_id: 'aa:bb:cc:dd:ee:ff', vendor: 'x', product: 'y' }] });
     assert.equal(all.statusCode, 422);
     assert.equal(all.json().data.rejected[0].errors[0].code, 'forbidden_value');
+    assert.deepEqual(all.json().error.detail.map((d: { field: string }) => d.field), ['body.assets']);
   });
 
   test('priority order: affected before needs_review before not_affected; sort and filters', async () => {

@@ -77,7 +77,7 @@ describe('create, read, update, delete', () => {
     const bad = await call('PATCH', `/api/v1/webhooks/${w.id}`, { url: 'https://169.254.169.254/latest/meta-data/' });
     assert.equal(bad.status, 422, bad.text);
     assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
-    assert.equal(bad.body.error.detail[0].field, 'url');
+    assert.equal(bad.body.error.detail[0].field, 'body.url');
     assert.equal((await call('GET', `/api/v1/webhooks/${w.id}`)).body.data.url, `${rx.base}/ok/renamed`);
     assert.equal((await call('PATCH', `/api/v1/webhooks/${w.id}`, {})).status, 422, 'an empty update is refused');
     assert.equal((await call('PATCH', `/api/v1/webhooks/${w.id}`, { secret: 'x' })).status, 422, 'the secret cannot be set');
@@ -227,7 +227,7 @@ describe('gates', () => {
     for (const [url] of WEBHOOK_REFUSED_URLS) {
       const r = await call('POST', '/api/v1/webhooks', { label: 'ssrf', url });
       assert.equal(r.status, 422, `${url}: ${r.text.slice(0, 200)}`);
-      assert.equal(r.body.error.detail[0].field, 'url', url);
+      assert.equal(r.body.error.detail[0].field, 'body.url', url);
     }
     assert.equal((await call('GET', '/api/v1/webhooks')).body.data.length, before);
   });

@@ -119,6 +119,7 @@ describe('POST /api/v2/assets/correlate', () => {
     assert.equal(r.status, 422);
     assert.equal(r.body.error.code, 'VALIDATION_ERROR');
     assert.deepEqual(r.body.data.rejected.map((x: any) => x.errors[0].code), ['invalid_architecture', 'invalid_build']);
+    assert.deepEqual(r.body.error.detail.map((d: any) => [d.field, d.type]), [['body.windows_hosts', 'value_error.hosts']]);
   });
 
   test('> 200 hosts → 413 batch_too_large with max and received, counted before per-host validation', async () => {

@@ -114,8 +114,8 @@ export function accountError(e: unknown): unknown {
   switch (e.code) {
     case 'rate_limited': return new ApiError('RATE_LIMITED', { message: e.message, retryAfterSeconds: e.detail.retry_after as number });
     case 'login_link_invalid': case 'invitation_invalid': return new ApiError('AUTH_REQUIRED', { message: e.message, detail: d });
-    case 'invalid_email': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'email', message: e.message, type: 'format' }] });
-    case 'scope_not_allowed': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'scopes', message: e.message, type: 'enum' }] });
+    case 'invalid_email': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.email', message: e.message, type: 'format' }] });
+    case 'scope_not_allowed': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.scopes', message: e.message, type: 'enum' }] });
     case 'email_taken': case 'already_member': case 'key_revoked': return new ApiError('CONFLICT', { message: e.message, detail: d });
     case 'cap_exceeded': return new ApiError('CAP_EXCEEDED', { message: e.message, detail: d });
     case 'not_found': case 'not_a_member': return new ApiError('NOT_FOUND', { message: e.message, detail: { error: 'not_found' } });

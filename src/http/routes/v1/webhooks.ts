@@ -75,7 +75,7 @@ const DeliveriesQuery = Type.Object({
 function refusal(r: WebhookRefusal): never {
   if (r.error === 'upgrade_required') throw new ApiError('UPGRADE_REQUIRED', { message: r.message });
   if (r.error === 'not_found') throw new ApiError('NOT_FOUND', { message: r.message, detail: { error: 'not_found' } });
-  throw new ApiError('VALIDATION_ERROR', { message: `url: ${r.message}`, fields: [{ field: 'url', message: r.message, type: 'url_not_allowed' }] });
+  throw new ApiError('VALIDATION_ERROR', { message: `url: ${r.message}`, fields: [{ field: 'body.url', message: r.message, type: 'url_not_allowed' }] });
 }
 
 const security: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
