@@ -129,6 +129,11 @@ describe('filters', () => {
     assert.equal(body.data[0].cve_id, 'CVE-2024-9124');
     const lower = await get('/api/v1/cves?q=cve-2024-9124');
     assert.equal(lower.body.data[0].cve_id, 'CVE-2024-9124');
+    // Without the prefix, as people type it: the same answer.
+    const bare = await get('/api/v1/cves?q=2024-9124');
+    assert.deepEqual(ids(bare.body), ids(lower.body));
+    assert.equal(bare.body.data[0].cve_id, 'CVE-2024-9124');
+    assert.deepEqual(bare.body.filters_applied, { q: '2024-9124' });
   });
 });
 
