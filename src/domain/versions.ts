@@ -152,7 +152,16 @@ export function compareVersions(a: string, b: string): Comparison {
   const pa = parseVersion(a);
   const pb = parseVersion(b);
   if (pa && pb) return compareParsed(pa, pb);
-  return normaliseVersion(a) !== '' && normaliseVersion(a) === normaliseVersion(b) ? 0 : 'needs_review';
+  const na = normalised(a);
+  return na !== '' && na === normalised(b) ? 0 : 'needs_review';
+}
+
+/** normaliseVersion, memoised: the spellings that do not parse are compared again and again (one per range bound). */
+const NORMALISED = memoTable<string, string>(50_000);
+function normalised(raw: string): string {
+  let n = NORMALISED.get(raw);
+  if (n === undefined) NORMALISED.set(raw, (n = normaliseVersion(raw)));
+  return n;
 }
 
 export interface Bound {
