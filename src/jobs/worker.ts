@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import type { Command } from '../cli.ts';
-import { startJobQueue, type JobQueue } from './queue.ts';
+import { startJobQueue, STOP_TIMEOUT_MS, type JobQueue } from './queue.ts';
+
+/** After a stop signal, the process exits at the latest this long after the queue's grace period. */
+const STOP_MARGIN_MS = 15_000;
 import { JOBS } from './registry.ts';
 
 export function startWorkers(config: Readonly<Config>, store: Store, log: Logger): Promise<JobQueue> {
@@ -17,16 +20,26 @@ const workerCommand: Command = {
   async run(ctx) {
     const rt = await ctx.runtime();
     const queue = await startWorkers(ctx.config, rt.store, ctx.log);
-    ctx.err(`Job workers running (jobs: ${JOBS.map((j) => j.name).join(', ')}); stop with SIGTERM or Ctrl-C.`);
     // Runs until a signal, which this command handles itself (instead of the dispatcher's close-and-exit): the
-    // queue stops first (running jobs get their grace period), then the dispatcher closes the database.
+    // queue stops first (running jobs get their grace period), then the dispatcher closes the database. The handlers
+    // are in place before the command says it is running. A stop that does not end within the grace period and a
+    // margin (a pool that never drains, say) exits anyway, saying so: a stopped worker never lingers.
     process.removeAllListeners('SIGTERM');
     process.removeAllListeners('SIGINT');
-    await new Promise<void>((resolve) => {
-      const stop = () => void queue.stop().then(resolve, resolve);
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        ctx.err(`Stopping the job workers (${signal}).`);
+        setTimeout(() => {
+          ctx.err(`The job workers did not stop within ${(STOP_TIMEOUT_MS + STOP_MARGIN_MS) / 1000} s of ${signal}; exiting.`);
+          process.exit(1);
+        }, STOP_TIMEOUT_MS + STOP_MARGIN_MS).unref();
+        void queue.stop().then(resolve, resolve);
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
     });
+    ctx.err(`Job workers running (jobs: ${JOBS.map((j) => j.name).join(', ')}); stop with SIGTERM or Ctrl-C.`);
+    await stopped;
     return 0;
   },
 };

@@ -35,13 +35,17 @@ async function run(args: string[], env: Record<string, string>, ready: RegExp, c
   } catch (e) {
     failed = e;
   }
-  // Stopped whether the check passed or not: a child left running would hold the test run open.
-  const code = await new Promise<number | null>((resolve) => {
+  // Stopped whether the check passed or not: a child left running would hold the test run open. One that has not
+  // exited 60 s after SIGTERM (the worker's own bound is 45 s) is killed, and the test fails with its output.
+  const code = await new Promise<number | null | 'hung'>((resolve) => {
     child.removeAllListeners('exit');
-    child.once('exit', (c) => resolve(c));
+    const hung = setTimeout(() => { child.kill('SIGKILL'); resolve('hung'); }, 60_000);
+    // 'close': after the exit and the end of its output (the stopping line comes last).
+    child.once('close', (c) => { clearTimeout(hung); resolve(c); });
     child.kill('SIGTERM');
   });
   if (failed) throw failed;
+  if (code === 'hung') throw new Error(`still running 60 s after SIGTERM; its output:\n${out}`);
   return { code, out };
 }
 
@@ -66,6 +70,7 @@ test('vulnintel worker runs the workers alone and registers the sync slot; SIGTE
     assert.deepEqual(q.rows, [{ name: 'sync', policy: 'singleton', retry_limit: 1, expire_seconds: 6 * 3600 }]);
   });
   assert.match(r.out, /jobs: sync/);
+  assert.match(r.out, /Stopping the job workers \(SIGTERM\)\./);
   assert.equal(r.code, 0);
 });
 
