@@ -44,7 +44,7 @@ const PRE_WORDS = new Set(['alpha', 'beta', 'rc', 'pre', 'preview', 'dev', 'a', 
 export function normaliseVersion(raw: string): string {
   let s = raw.trim().toLowerCase().replace(/\s+/g, ' ');
   // "Version 4.1", "Ver.2.60" (Mitsubishi), "V2.9.2", "v.32.011" (Rockwell), "V.2.0.15" (Advantech).
-  s = s.replace(/^(?:version|ver\.?)\s*(?=\d)/, '').replace(/^version\s*/, '').replace(/^v\.?\s?(?=\d)/, '');
+  s = s.replace(/^(?:version\s*|ver\.?\s*(?=\d))/, '').replace(/^v\.?\s?(?=\d)/, '');
   const plus = s.indexOf('+');
   if (plus > 0) s = s.slice(0, plus);
   return s;

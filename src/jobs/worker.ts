@@ -4,10 +4,10 @@ import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import type { Command } from '../cli.ts';
 import { startJobQueue, STOP_TIMEOUT_MS, type JobQueue } from './queue.ts';
+import { JOBS } from './registry.ts';
 
 /** After a stop signal, the process exits at the latest this long after the queue's grace period. */
 const STOP_MARGIN_MS = 15_000;
-import { JOBS } from './registry.ts';
 
 export function startWorkers(config: Readonly<Config>, store: Store, log: Logger): Promise<JobQueue> {
   return startJobQueue({ config, store, log, jobs: JOBS, workers: true });

@@ -97,10 +97,10 @@ export interface WindowsCorrelationDeps {
 
 type AcceptedHost = { host: WindowsHost; warnings: HostWarning[] };
 
-/** Validates each host alone; every host refused → 422 with all of them in data.rejected (spec §4.2). */
 /**
- * Validates each host alone. `identifyingSoftware`: asset_ids whose software records carry identifying fields; such
- * a host is refused (forbidden_field on installed_software) and nothing of it is stored.
+ * Validates each host alone; every host refused → 422 with all of them in data.rejected (spec §4.2), `refusedData()`
+ * added to its data. `identifyingSoftware`: asset_ids whose software records carry identifying fields; such a host
+ * is refused (forbidden_field on installed_software) and nothing of it is stored.
  */
 function splitHosts(hosts: unknown[], refusedData: () => Record<string, unknown>, identifyingSoftware = new Set<string>()): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
   const rejected: RejectedHost[] = [];

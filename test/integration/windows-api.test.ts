@@ -276,8 +276,10 @@ describe('keys, scopes and tenants', () => {
     assert.deepEqual([p1.data.map((e: any) => e.name), p1.pagination], [['Line 1', 'Line 2'], { total: 3, page: 1, per_page: 2, pages: 2, has_next: true, has_prev: false, count: 2 }]);
     const p2 = (await list('?per_page=2&page=2')).json();
     assert.deepEqual([p2.data.map((e: any) => e.name), p2.pagination], [['Line 3'], { total: 3, page: 2, per_page: 2, pages: 2, has_next: false, has_prev: true, count: 1 }]);
-    assert.equal((await list('?per_page=101')).statusCode, 422);
-    assert.equal((await list('?limit=5')).statusCode, 400);
+    const tooMany = await list('?per_page=101');
+    assert.deepEqual([tooMany.statusCode, tooMany.json().error.code, tooMany.json().error.detail.map((d: any) => d.field)], [422, 'VALIDATION_ERROR', ['query.per_page']]);
+    const unknown = await list('?limit=5');
+    assert.deepEqual([unknown.statusCode, unknown.json().error.code], [400, 'UNKNOWN_PARAMETER']);
   });
 });
 

@@ -51,6 +51,9 @@ function fits(p: WindowsProduct, major: string, build: number, host: WindowsHost
   return true;
 }
 
+/** A product's name without its platform ("Windows 11 Version 24H2 for x64-based Systems" → "Windows 11 Version 24H2"). */
+const shortName = (p: WindowsProduct): string => p.name.replace(/ for .*$/, '');
+
 export function matchHost(host: WindowsHost): ProductMatch {
   const notes: string[] = [];
   const family = familyOf(host, notes);
@@ -80,10 +83,10 @@ export function matchHost(host: WindowsHost): ProductMatch {
   // build decides, and the note says the inventory disagrees with itself.
   const named = b ? [...SERVER_TEXT, ...CLIENT_TEXT].find(([re]) => re.test(host.os_product)) : undefined;
   if (named && (named[1] !== build || named[2] !== major)) {
-    notes.push(`ProductName "${host.os_product}" is build ${named[2]}.${named[1]}, but os_build is ${major}.${build} (${products[0].name.replace(/ for .*$/, '')}); the build decides`);
+    notes.push(`ProductName "${host.os_product}" is build ${named[2]}.${named[1]}, but os_build is ${major}.${build} (${shortName(products[0])}); the build decides`);
   }
   if (/windows 10/i.test(host.os_product) && build >= 22000 && products.every((p) => p.family === 'client')) {
-    notes.push(`ProductName says Windows 10; build ${build} is ${products[0].name.replace(/ for .*$/, '')} (Windows 11 reports Windows 10)`);
+    notes.push(`ProductName says Windows 10; build ${build} is ${shortName(products[0])} (Windows 11 reports Windows 10)`);
   }
   if (/server/i.test(host.os_product) && products.every((p) => p.family === 'client')) {
     notes.push('ProductName names a server but edition/installation type say client');

@@ -279,13 +279,17 @@ export interface SoftwareRejection { asset_id: string | null; index: number; err
  * install_path, user_name, …): such a host is refused whole, as if the field were in its host record (spec §4.2:
  * nothing of a refused host is stored). Records without a string asset_id name no host.
  */
+const isSoftwareField = (k: string): boolean => (SOFTWARE_FIELDS as readonly string[]).includes(k);
+/** A software record field outside the contract that names a host, person or site (install_path, hostname, …). */
+const identifyingSoftwareField = (k: string): boolean => !isSoftwareField(k) && FORBIDDEN_NAME_RE.test(k);
+
 export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
   const out = new Set<string>();
   for (const raw of items) {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
     const r = raw as Record<string, unknown>;
     if (typeof r.asset_id !== 'string') continue;
-    if (Object.keys(r).some((k) => !(SOFTWARE_FIELDS as readonly string[]).includes(k) && FORBIDDEN_NAME_RE.test(k))) out.add(normalizeText(r.asset_id));
+    if (Object.keys(r).some(identifyingSoftwareField)) out.add(normalizeText(r.asset_id));
   }
   return out;
 }
@@ -302,8 +306,8 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
     }
     const r = raw as Record<string, unknown>;
     for (const k of Object.keys(r)) {
-      if ((SOFTWARE_FIELDS as readonly string[]).includes(k)) continue;
-      if (FORBIDDEN_NAME_RE.test(k)) errors.push({ code: 'forbidden_field', field: k, message: 'identifying data must not be sent; nothing of this host was stored' });
+      if (isSoftwareField(k)) continue;
+      if (identifyingSoftwareField(k)) errors.push({ code: 'forbidden_field', field: k, message: 'identifying data must not be sent; nothing of this host was stored' });
       else errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
     }
     const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k])));

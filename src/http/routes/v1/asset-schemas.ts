@@ -69,7 +69,11 @@ export const AssetResult = strict({
   cves_page: Type.Optional(strict({ page: Type.Integer({ minimum: 1 }), page_size: Type.Integer({ minimum: 1 }), total: Int, total_unfiltered: Int, has_more: Type.Boolean() })),
 });
 
-const SortSchema = Type.Union(SORTS.map((s) => Type.Literal(s)));
+const SortSchema = Type.Union(SORTS.map((s) => Type.Literal(s)), {
+  description: 'priority (default): affected, needs_review, not_affected, then known-exploited, exploit or PoC, a stated fix, BCS, CVSS, EPSS, CVE id. '
+    + 'score: status, then CVSS highest first, then CVE id (v2\'s score orders by CVE id after the status). exploit: known-exploited, exploit or PoC, EPSS, CVSS. '
+    + 'newest: published date, newest first. priority_rank is the priority order whatever the sort.',
+});
 
 const OptionsEcho = strict({
   include_not_affected: Type.Boolean(), affected_only: Type.Boolean(), known_exploited_only: Type.Boolean(), fix_available_only: Type.Boolean(),
@@ -133,11 +137,7 @@ const AssetInput = Type.Object({
 
 export const CorrelateOptionsSchema = Type.Object({
   include_not_affected: Type.Optional(Type.Boolean()),
-  sort: Type.Optional(Type.Union(SORTS.map((s) => Type.Literal(s)), {
-    description: 'priority (default): affected, needs_review, not_affected, then known-exploited, exploit or PoC, a stated fix, BCS, CVSS, EPSS, CVE id. '
-      + 'score: status, then CVSS highest first, then CVE id (v2\'s score orders by CVE id after the status). exploit: known-exploited, exploit or PoC, EPSS, CVSS. '
-      + 'newest: published date, newest first. priority_rank is the priority order whatever the sort.',
-  })),
+  sort: Type.Optional(SortSchema),
   affected_only: Type.Optional(Type.Boolean()),
   known_exploited_only: Type.Optional(Type.Boolean()),
   fix_available_only: Type.Optional(Type.Boolean()),
