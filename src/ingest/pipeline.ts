@@ -11,7 +11,7 @@ import { moveWatchVendors, orphanedWatchVendors, refreshProducts } from '../stor
 import { formerSlugTarget } from '../domain/vendors.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
 import { diffCve, diffRanges, factsOf, type ChangeFacts } from '../domain/changes.ts';
-import { analyzeCves, beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus } from '../store/bulk.ts';
+import { beginBulkLoad, bulkLoadPending, endBulkLoad, touchCorpus, type BulkTask } from '../store/bulk.ts';
 import {
   batchSettings, countCves, countSourceRows, deleteCves, deleteSourcesNotIn, failStaleRuns, finishRun, getState, loadCatalogRows, loadSources, previousSages, progressRun,
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
@@ -491,18 +491,18 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
       await setState(conn, 'corpus_catalogs', enricher.catalogKey);
     }
     checkStop();
+    // The vendor and product catalogs are rebuilt from the whole corpus, each in its own transaction on a pooled
+    // connection. After a bulk load they join the pool that rebuilds the read model's indexes and counts (they read
+    // only the documents), so both cores stay busy to the end of the run.
+    let vendors = 0;
+    const catalogs: BulkTask[] = [
+      { weight: 300, run: async (tx) => { await batchSettings(tx); vendors = await refreshVendors(tx); } },
+      { weight: 650, run: async (tx) => { await batchSettings(tx); await refreshProducts(tx); } },
+    ];
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');
-      await endBulkLoad(db, 2, { analyze: false });
-    }
-    // Independent reads of the whole corpus, each on its own pooled connection: the vendor and product catalogs,
-    // and after a bulk load the planner statistics.
-    // Both group every CVE's names: with the default 4 MB of work_mem a full corpus's sorts spill to disk.
-    const [vendors] = await Promise.all([
-      inImportTx(db, refreshVendors),
-      inImportTx(db, refreshProducts),
-      bulk ? analyzeCves(db) : null,
-    ]);
+      await endBulkLoad(db, 2, catalogs);
+    } else await Promise.all(catalogs.map((t) => withTx(db, t.run)));
     summary.vendors = vendors;
     await inImportTx(db, carryWatchEntries);
     summary.corpus = await countCves(conn);

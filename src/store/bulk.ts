@@ -91,29 +91,41 @@ function idempotent(def: string): string {
   return def.replace(/^CREATE (UNIQUE )?INDEX (?!IF NOT EXISTS )/, 'CREATE $1INDEX IF NOT EXISTS ');
 }
 
+/** One task of the end of a bulk load: its own transaction on a pooled connection; `weight` orders the tasks. */
+export interface BulkTask {
+  /** About its milliseconds in the 44,130-record import (docs/benchmarks.md): the pool takes the largest first. */
+  weight: number;
+  run: (tx: Tx) => Promise<void>;
+}
+
 /**
- * Leaves bulk-load mode: recreates the dropped indexes and recomputes the side tables, then re-enables the
- * triggers. The rebuild runs as independent tasks (each index, each side table: one transaction each) on
- * `parallel` pooled connections, largest first, so PostgreSQL uses every core; the full-text index alone takes
- * about a third of it. Only the last transaction leaves bulk mode: a run killed before it is finished by the
- * next run (built indexes are skipped, the side tables are recomputed). Call it holding the import lock (no
- * other writer of `cves`). No-op when not in bulk mode. `analyze: false` leaves `ANALYZE cves` to the caller.
+ * Leaves bulk-load mode: recreates the dropped indexes, recomputes the side tables and takes the planner statistics
+ * of `cves` (it went from empty to full without them), then re-enables the triggers. These run as independent tasks
+ * (each index, each side table, ANALYZE: one transaction each) on `parallel` pooled connections, largest first, so
+ * PostgreSQL uses every core; `alongside` adds the caller's own tasks to the same pool (the import's vendor and
+ * product catalogs, which read only `cves`), so no connection waits for the slowest index while another core idles.
+ * Only the last transaction leaves bulk mode: a run killed before it is finished by the next run (built indexes are
+ * skipped, the side tables are recomputed). Call it holding the import lock (no other writer of `cves`). No-op
+ * when not in bulk mode (the `alongside` tasks are then not run).
  */
-export async function endBulkLoad(db: Db, parallel = 2, opts: { analyze?: boolean } = {}): Promise<boolean> {
+export async function endBulkLoad(db: Db, parallel = 2, alongside: BulkTask[] = []): Promise<boolean> {
   const state = await readState(db);
   if (!state) return false;
-  const tasks: { weight: number; run: (tx: Tx) => Promise<void> }[] = [
-    { weight: 12, run: recountListKeys },
-    { weight: 10, run: recountFacets },
-    { weight: 3, run: recountStats },
+  const tasks: BulkTask[] = [
+    { weight: 350, run: recountListKeys },
+    { weight: 450, run: recountFacets },
+    { weight: 50, run: recountStats },
+    // No expression index is among the dropped ones, so the statistics need none of them built first.
+    { weight: 450, run: async (tx: Tx) => void (await sql`ANALYZE cves`.execute(tx)) },
     ...state.indexes.map(({ def }) => ({
-      // GIN (full text, arrays) takes longest; covering b-trees next.
-      weight: / USING gin \(search\)/.test(def) ? 11 : / USING gin /.test(def) ? 2 : / INCLUDE /.test(def) ? 3 : 2,
+      // GIN (full text, then product ids) takes longest; the b-trees of the range lookups and the covering ones next.
+      weight: / USING gin \(search\)/.test(def) ? 750 : / USING gin \(keys\)/.test(def) ? 600 : / ON \S*cve_ranges /.test(def) ? 150 : / INCLUDE /.test(def) ? 70 : 40,
       run: async (tx: Tx) => {
         await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(tx);
         await sql.raw(idempotent(def)).execute(tx);
       },
     })),
+    ...alongside,
   ].sort((a, b) => b.weight - a.weight);
   let next = 0;
   const worker = async () => {
@@ -126,13 +138,5 @@ export async function endBulkLoad(db: Db, parallel = 2, opts: { analyze?: boolea
     await sql`DELETE FROM ingest_state WHERE key = ${STATE_KEY}`.execute(tx);
     await touchCorpus(tx);
   });
-  // Planner statistics for the fresh table, outside the exclusive lock (readers are not held up by it). The import
-  // runs it itself, alongside its vendor and product refreshes (analyze: false).
-  if (opts.analyze !== false) await analyzeCves(db);
   return true;
-}
-
-/** Planner statistics for `cves` (after a bulk load: the table went from empty to full without them). */
-export async function analyzeCves(db: Db): Promise<void> {
-  await sql`ANALYZE cves`.execute(db);
 }

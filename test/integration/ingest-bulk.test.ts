@@ -38,6 +38,7 @@ async function readModel(db: Db) {
     facets: await rows(`SELECT scope, key, severity, kev, exploit, patch_status, maturity, ics_relevant, n::int AS n FROM cve_facet_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
     stats: await rows(`SELECT dim, key, n::int AS n FROM cve_stat_counts WHERE n <> 0 ORDER BY dim, key`),
     vendors: await rows(`SELECT slug, name, cve_count FROM vendors ORDER BY slug`),
+    products: await rows(`SELECT vendor_slug, product_key, name, cve_count FROM products ORDER BY vendor_slug, product_key`),
     ranges: await rows(`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range FROM cve_ranges ORDER BY cve_id, ord`),
     range_states: await rows(`SELECT cve_id, hash FROM cve_range_state ORDER BY cve_id`),
     product_keys: await rows(`SELECT cve_id, keys FROM cve_product_keys ORDER BY cve_id`),
@@ -69,8 +70,13 @@ test('bulk first import leaves the same documents, list keys, facet/stat counts,
   assert.equal(a.indexes.length, 17);
   assert.ok(a.ranges.length > 20 && a.range_states.length > 5 && a.product_keys.length > 5);
   assert.ok(a.triggers.every((t) => t.tgenabled === 'O'));
+  assert.ok(a.vendors.length > 5 && a.products.length > 5);
   assert.deepEqual(b, a);
   assert.equal(await bulkLoadPending(bulk.store.db), false);
+  // The bulk run took the planner statistics of cves (ANALYZE is one of its end tasks; the incremental run leaves
+  // them to autovacuum): pg_stats has rows only once a table was analyzed.
+  const analyzed = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'cves' AND attname = 'severity'`.execute(bulk.store.db);
+  assert.equal(analyzed.rows[0].n, 1);
 
   // After the bulk run the corpus is not empty: the next import is incremental (triggers keep the counts).
   await sql`DELETE FROM cves WHERE cve_id = 'CVE-2024-21338'`.execute(bulk.store.db);
