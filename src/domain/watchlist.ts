@@ -68,7 +68,8 @@ export function cveProductKeys(vendorSlugs: readonly string[], products: readonl
       if (k) ids.add(`${v}/${k}`);
     }
   }
-  return [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Ids are ASCII, so UTF-16 order (the default sort's, without a comparator call per pair) is byte order.
+  return [...ids].sort();
 }
 
 /** Display names of the ICS protocols (spec §4.1 list). */

@@ -93,15 +93,19 @@ export function jsonArray(texts: readonly string[]): Buffer {
   return encode(texts, JSON_OID, null);
 }
 
+const NEEDS_ESCAPE = /["\\]/;
+
 /**
  * A PostgreSQL array literal of strings (`{"a","b\"c"}`), for a `text[]` column sent as one element of a
  * text array and cast per row: every element quoted, backslashes and quotes escaped.
  */
 export function textArrayLiteral(values: readonly string[]): string {
-  let out = '{';
+  if (!values.length) return '{}';
+  // One join: a CVE's product ids can number hundreds of thousands (store/cves.ts), and most need no escaping.
+  const quoted = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
-    if (i) out += ',';
-    out += `"${values[i].replace(/["\\]/g, '\\$&')}"`;
+    const v = values[i];
+    quoted[i] = NEEDS_ESCAPE.test(v) ? v.replace(/["\\]/g, '\\$&') : v;
   }
-  return `${out}}`;
+  return `{"${quoted.join('","')}"}`;
 }
