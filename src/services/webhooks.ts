@@ -119,6 +119,14 @@ function deliveryView(r: DeliveryRow): Delivery {
   };
 }
 
+/** The webhook's sealed signing secret does not open with this process's sealing key: nothing is sent. */
+class UnreadableSecret extends Error {
+  readonly code = 'secret_unreadable';
+  constructor() {
+    super('the signing secret does not open with this process\'s sealing key (VULNINTEL_SECRET_KEY, else <data dir>/secret.key, differs from the key that sealed it); nothing was sent (docs/webhooks.md "Secrets")');
+  }
+}
+
 const NOT_FOUND: WebhookRefusal = { ok: false, error: 'not_found', message: 'No such webhook in your organization' };
 
 export function createWebhookService(deps: WebhookServiceDeps) {
@@ -168,11 +176,21 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const body = bodies({ id: webhookId, discord });
     const sentAt = clock.now();
     const ts = Math.floor(sentAt.getTime() / 1000);
-    const headers = discord ? { ...DISCORD_HEADERS } : signedHeaders(openSecret(sealingKey(), claim.secret_sealed, sealContext(webhookId)), `msg_${claim.delivery_id}`, ts, body);
     const started = performance.now();
     let httpStatus: number | null = null;
     let error: string | null = null;
     try {
+      // A secret this process cannot open (another sealing key) fails this delivery, recorded and counted like any
+      // failure before an answer; it never stops the other webhooks' deliveries (reliability W8).
+      let secret: string | null = null;
+      if (!discord) {
+        try {
+          secret = openSecret(sealingKey(), claim.secret_sealed, sealContext(webhookId));
+        } catch {
+          throw new UnreadableSecret();
+        }
+      }
+      const headers = secret === null ? { ...DISCORD_HEADERS } : signedHeaders(secret, `msg_${claim.delivery_id}`, ts, body);
       const res = await egress.fetch(claim.url, { method: 'POST', headers, body, timeoutMs });
       httpStatus = res.status;
       // The exchange must complete in time: the (capped) answer is read to its end, then dropped.
@@ -181,7 +199,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         error = res.status >= 300 && res.status < 400 ? `HTTP ${res.status}: redirects are not followed` : `HTTP ${res.status}`;
       }
     } catch (e) {
-      error = e instanceof EgressError ? `${e.code}: ${e.message}` : `network_error: ${e instanceof Error ? e.message : String(e)}`;
+      error = e instanceof UnreadableSecret || e instanceof EgressError ? `${e.code}: ${e.message}` : `network_error: ${e instanceof Error ? e.message : String(e)}`;
     }
     const durationMs = Math.round(performance.now() - started);
     const ok = error === null;

@@ -17,6 +17,7 @@ import { createAlertService, type AlertRunReport } from '../../src/services/aler
 import { createWebhookService } from '../../src/services/webhooks.ts';
 import { deliverPendingAlerts } from '../../src/jobs/alerts.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { recordChanges } from '../../src/store/changes.ts';
 
 let t: TestApp;
 let rx: Receiver;
@@ -109,4 +110,35 @@ test('nothing is sent twice: a repeated delivery, and one after a crash between 
   assert.equal(r.alerts_stored, 0);
   assert.equal((await deliver()).alerts, 0);
   assert.equal(rx.received.length, before);
+});
+
+test('a webhook whose secret this process cannot open fails alone: recorded and counted, the other organizations still delivered', async () => {
+  const other = await seedOrg(t.store, { name: 'Delivery Other Key' });
+  await watch(other);
+  // Created by a process with another sealing key (say a replica without the shared VULNINTEL_SECRET_KEY).
+  const foreign = createWebhookService({ db: t.store.db, clock: t.clock, config, secretKey: Buffer.alloc(32, 7) });
+  const h = await foreign.create({ orgId: other.orgId, tier: 'professional' }, { label: 'sealed elsewhere', url: `${rx.base}/ok/other` });
+  assert.ok(h.ok);
+  await foreign.close();
+  // A second webhook of the good organization, sealed with this process's key: it was sent nothing yet.
+  const own = createWebhookService({ db: t.store.db, clock: t.clock, config });
+  const g2 = await own.create({ orgId: good.orgId, tier: 'professional' }, { label: 'good 2', url: `${rx.base}/ok/good2` });
+  assert.ok(g2.ok);
+  await own.close();
+  // A new change of a Microsoft CVE for the next run (the watches are on the vendor).
+  const id = 'CVE-2024-21338';
+  await t.store.db.transaction().execute((tx) => recordChanges(tx, [{ cve_id: id, kind: 'cvss_changed', before: { score: 7.0 }, after: { score: 7.8 } }], null));
+  const r = (await svc().run('cli')) as AlertRunReport;
+  assert.ok(r.alerts_stored >= 2);
+  const sent = rx.received.length;
+  const d = await deliver();
+  assert.ok(d.failed >= 1 && d.delivered >= 1, JSON.stringify(d));
+  assert.equal((await statuses(other.orgId)).get(id), 'failed');
+  assert.equal(rx.received.filter((x) => x.path === '/ok/other').length, 0, 'nothing sent for the unreadable secret');
+  assert.deepEqual(rx.received.slice(sent).map((x) => x.path), ['/ok/good2'], 'the good organization got its alert');
+  const row = await sql<{ status: string; error: string; failures: number }>`SELECT d.status, d.error, w.consecutive_failures AS failures
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.webhook_id = ${h.webhook.id}`.execute(t.store.db);
+  assert.equal(row.rows.length, 1);
+  assert.match(row.rows[0].error, /^secret_unreadable: the signing secret does not open with this process's sealing key/);
+  assert.equal(row.rows[0].failures, 1);
 });
