@@ -1,6 +1,7 @@
 // Watchlists and the product and protocol catalogs (issue 13; docs/watchlists.md). Never request or reply here:
 // who is asking arrives as plain data, and refusals come back typed for the route to map to spec §7.
-import type { Db } from '../store/db.ts';
+import { withTx, type Db } from '../store/db.ts';
+import { lockOrg } from '../store/accounts.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
 import { catalogProductKey, entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
@@ -77,12 +78,15 @@ export function createWatchlistService(db: Db) {
         if (now === null) return { ok: false, reason: 'not_in_catalog', message: `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}` };
         key = now;
       }
-      // The bound is checked before the insert; two concurrent adds at the bound may pass it by one each, which
-      // the bound (a cost limit, not a plan quota) tolerates.
-      if ((await countWatches(db, orgId)) >= WATCHLIST_MAX_ENTRIES) return { ok: false, reason: 'limit_reached', max: WATCHLIST_MAX_ENTRIES };
-      const r = await addWatchEntry(db, orgId, input.entity_type, key, memberId);
-      if ('existing' in r) return { ok: false, reason: 'already_watching', entryId: r.existing };
-      return { ok: true, entry: view(r.row) };
+      // The bound is checked and the entry inserted in one transaction holding the organization's row lock, so
+      // concurrent adds at the bound are taken one after the other and the list never passes it.
+      return withTx(db, async (tx): Promise<AddWatchResult> => {
+        await lockOrg(tx, orgId);
+        if ((await countWatches(tx, orgId)) >= WATCHLIST_MAX_ENTRIES) return { ok: false, reason: 'limit_reached', max: WATCHLIST_MAX_ENTRIES };
+        const r = await addWatchEntry(tx, orgId, input.entity_type, key, memberId);
+        if ('existing' in r) return { ok: false, reason: 'already_watching', entryId: r.existing };
+        return { ok: true, entry: view(r.row) };
+      });
     },
 
     async remove(orgId: number, id: number): Promise<WatchEntry | null> {

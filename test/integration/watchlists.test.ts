@@ -209,6 +209,23 @@ describe('watchlist', () => {
     assert.equal(r.body.error.max, WATCHLIST_MAX_ENTRIES);
   });
 
+  test(`the bound holds under concurrency: 20 parallel adds at ${WATCHLIST_MAX_ENTRIES - 5} entries store exactly 5`, async () => {
+    const o = await seedOrg(t.store);
+    await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key)
+      SELECT ${o.orgId}, 'cve', 'CVE-2000-' || lpad(g::text, 5, '0') FROM generate_series(1, ${WATCHLIST_MAX_ENTRIES - 5}) g`.execute(t.store.db);
+    // Twenty distinct entries the catalog holds: the ten protocols, then vendors and CVEs of this corpus.
+    const protocols = ['modbus', 'dnp3', 'opc-ua', 'iec-61850', 'profinet', 'ethernet-ip', 'bacnet', 'ssh', 'http', 'ftp'].map((id) => ({ entity_type: 'protocol', entity_id: id }));
+    const vendors = (await sql<{ slug: string }>`SELECT slug FROM vendors ORDER BY slug`.execute(t.store.db)).rows.map((r) => ({ entity_type: 'vendor', entity_id: r.slug }));
+    const cves = (await sql<{ cve_id: string }>`SELECT cve_id FROM cves ORDER BY cve_id`.execute(t.store.db)).rows.map((r) => ({ entity_type: 'cve', entity_id: r.cve_id }));
+    const bodies = [...protocols, ...vendors, ...cves].slice(0, 20);
+    assert.equal(bodies.length, 20);
+    const answers = await Promise.all(bodies.map((b) => call('POST', '/api/v1/watchlist', o.auth, b)));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [...Array(5).fill(201), ...Array(15).fill(403)]);
+    assert.ok(answers.filter((a) => a.status === 403).every((a) => a.body.error.detail.error === 'limit_reached'));
+    const n = await sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${o.orgId}`.execute(t.store.db);
+    assert.equal(n.rows[0].n, WATCHLIST_MAX_ENTRIES);
+  });
+
   test('writes need owner or admin and the write scope; viewers may read', async () => {
     const o = await seedOrg(t.store);
     const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
