@@ -31,7 +31,10 @@ export type AccountErrorCode =
   | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
   | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
   | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
-  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked';
+  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences';
+
+/** Keys a person's stored preferences may hold (docs/accounts.md). */
+export const MAX_PREFERENCE_KEYS = 32;
 
 /** A refused account operation; `detail` carries the structured part of the answer (cap_exceeded: resource, limit, used). */
 export class AccountError extends Error {
@@ -220,7 +223,10 @@ export function createAccountsService(deps: AccountsDeps) {
         if (email !== person.email) pendingEmail = email;
       }
       await withTx(db, async (trx) => {
-        await updatePerson(trx, person.id, { name: input.name, preferences: input.preferences });
+        const keys = await updatePerson(trx, person.id, { name: input.name, preferences: input.preferences });
+        if (keys !== null && keys > MAX_PREFERENCE_KEYS) {
+          throw new AccountError('too_many_preferences', `preferences would hold ${keys} keys; at most ${MAX_PREFERENCE_KEYS} are stored (a null value removes a key)`);
+        }
         if (pendingEmail) {
           const token = randomToken();
           await insertAuthToken(trx, { tokenHash: sha256Hex(token), purpose: 'email_change', personId: person.id, newEmail: pendingEmail, expiresAt: new Date(clock.now().getTime() + EMAIL_CHANGE_TTL_MS) });

@@ -34,15 +34,21 @@ export async function upsertPerson(db: Q, email: string, name: string): Promise<
   return r.rows[0];
 }
 
-/** Name and preferences of a person; the copies on its memberships follow. */
-export async function updatePerson(db: Tx, personId: number, v: { name?: string; preferences?: Record<string, unknown> }) {
+/**
+ * Name and preferences of a person; the copies on its memberships follow. `preferences` is merged into the stored
+ * object as a JSON merge patch (RFC 7396: a null value removes the key). Returns how many keys the stored
+ * preferences hold afterwards (null when they were not changed): the caller refuses, and rolls back, a patch that
+ * leaves too many.
+ */
+export async function updatePerson(db: Tx, personId: number, v: { name?: string; preferences?: Record<string, unknown> }): Promise<number | null> {
   if (v.name !== undefined) {
     await sql`UPDATE persons SET name = ${v.name} WHERE id = ${personId}`.execute(db);
     await sql`UPDATE members SET name = ${v.name} WHERE person_id = ${personId}`.execute(db);
   }
-  if (v.preferences !== undefined) {
-    await sql`UPDATE persons SET preferences = preferences || ${JSON.stringify(v.preferences)}::jsonb WHERE id = ${personId}`.execute(db);
-  }
+  if (v.preferences === undefined) return null;
+  const r = await sql<{ n: number }>`UPDATE persons SET preferences = jsonb_strip_nulls(preferences || ${JSON.stringify(v.preferences)}::jsonb)
+    WHERE id = ${personId} RETURNING (SELECT count(*)::int FROM jsonb_object_keys(preferences)) AS n`.execute(db);
+  return r.rows[0]?.n ?? null;
 }
 
 /** Moves a person (and its memberships' copies) to a new email address. */

@@ -195,6 +195,33 @@ describe('a person in several organizations', () => {
 });
 
 describe('profile and organization', () => {
+  test('preferences: merged as a merge patch (null removes a key); the stored object holds at most 32 keys, and a patch past it stores nothing', async () => {
+    const o = await seedOrg(t.store, { name: 'Prefs Org' });
+    const put = (preferences: Record<string, unknown>, name?: string) => t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: { ...o.auth, 'content-type': 'application/json' }, payload: { preferences, ...(name ? { name } : {}) } });
+    const keys = (from: number, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${from + i}`, i]));
+    const a = await put(keys(0, 20));
+    assert.equal(a.statusCode, 200, a.body);
+    const b = await put({ ...keys(20, 12), k0: 'changed' });
+    assert.equal(b.statusCode, 200, b.body);
+    assert.equal(Object.keys(b.json().data.preferences).length, 32);
+    assert.equal(b.json().data.preferences.k0, 'changed');
+    // One more key would make 33: refused with the field, and neither it nor the name of the same call is stored.
+    const c = await put({ k32: true }, 'Renamed');
+    assert.equal(c.statusCode, 422, c.body);
+    assert.equal(c.json().error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(c.json().error.detail.map((f: { field: string }) => f.field), ['body.preferences']);
+    assert.match(c.json().error.message, /would hold 33 keys; at most 32/);
+    const stored = await sql<{ preferences: Record<string, unknown>; name: string }>`SELECT p.preferences, p.name FROM persons p JOIN members m ON m.person_id = p.id WHERE m.org_id = ${o.orgId}`.execute(t.store.db);
+    assert.equal(Object.keys(stored.rows[0].preferences).length, 32);
+    assert.notEqual(stored.rows[0].name, 'Renamed');
+    // A null removes a key, which makes room for another in the same patch.
+    const d = await put({ k1: null, k32: true });
+    assert.equal(d.statusCode, 200, d.body);
+    assert.equal(Object.keys(d.json().data.preferences).length, 32);
+    assert.equal('k1' in d.json().data.preferences, false);
+    assert.equal(d.json().data.preferences.k32, true);
+  });
+
   test('PUT /account/me changes name and preferences; an email change waits for the link sent to the new address', async () => {
     const o = await seedOrg(t.store, { name: 'Profile Org' });
     const { browser } = await signIn(o.ownerEmail);

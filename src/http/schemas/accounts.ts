@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ApiError } from '../errors.ts';
 import { CONTACT_URL } from '../auth.ts';
 import { StringEnum } from './common.ts';
-import { AccountError } from '../../services/accounts.ts';
+import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
 
 /** Action endpoints take no input: an empty JSON object, or no body at all (see `acceptNoBody`). */
@@ -56,7 +56,7 @@ export const UpdateOrganization = Type.Object({
 }, { additionalProperties: false, examples: [{ name: 'Plant operations' }] });
 
 export const Preferences = Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean(), Type.Null()]), {
-  maxProperties: 32, description: 'Free-form per-person settings (e.g. {"theme": "dark"}); merged into the stored ones',
+  maxProperties: MAX_PREFERENCE_KEYS, description: `Free-form per-person settings (e.g. {"theme": "dark"}); merged into the stored ones (a null value removes a key), which hold at most ${MAX_PREFERENCE_KEYS} keys`,
 });
 
 export const UpdateMe = Type.Object({
@@ -115,6 +115,7 @@ export function accountError(e: unknown): unknown {
     case 'rate_limited': return new ApiError('RATE_LIMITED', { message: e.message, retryAfterSeconds: e.detail.retry_after as number });
     case 'login_link_invalid': case 'invitation_invalid': return new ApiError('AUTH_REQUIRED', { message: e.message, detail: d });
     case 'invalid_email': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.email', message: e.message, type: 'format' }] });
+    case 'too_many_preferences': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.preferences', message: e.message, type: 'maxProperties' }] });
     case 'scope_not_allowed': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.scopes', message: e.message, type: 'enum' }] });
     case 'email_taken': case 'already_member': case 'key_revoked': return new ApiError('CONFLICT', { message: e.message, detail: d });
     case 'cap_exceeded': return new ApiError('CAP_EXCEEDED', { message: e.message, detail: d });
