@@ -352,10 +352,12 @@ export function createAccountsService(deps: AccountsDeps) {
       return withTx(db, async (trx) => {
         const rows = await lockKeysByRef(trx, p.orgId, { id: keyId });
         if (rows.length === 0) throw new AccountError('not_found', 'No such API key in your organization');
-        const old = await trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at']).where('id', '=', keyId).executeTakeFirstOrThrow();
+        const old = await trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at', 'member_id']).where('id', '=', keyId).executeTakeFirstOrThrow();
         if (old.revoked_at) throw new AccountError('key_revoked', 'This key is revoked; create a new one instead');
         if (old.kind === 'trial') throw new AccountError('scope_not_allowed', 'Trial keys are not rotated');
-        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label });
+        // The new key is the old key's member's, as the old one was (an admin rotating another member's key does
+        // not take it over, and the key still goes when that member is removed).
+        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label, memberId: old.member_id });
         const r = await revokeKey(trx, p.orgId, keyId, clock.now());
         return { key: fresh, revoked: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! } };
       });
@@ -489,11 +491,12 @@ export function createAccountsService(deps: AccountsDeps) {
     },
   };
 
-  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }) {
+  /** A new key of the caller's organization, for the caller's member unless `memberId` names another (rotation). */
+  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null; memberId?: number }) {
     const plan = planKey({ tier: p.tier, kind: input.kind, scopes: input.scopes }, clock.now());
     if (!plan.ok) throw new AccountError(plan.error === 'trial_ended' ? 'trial_ended' : plan.error, plan.message);
     const g = generateApiKey();
-    const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label: input.label ?? null, expires_at: plan.expiresAt });
+    const row = await insertApiKey(trx, p.orgId, { member_id: input.memberId ?? p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label: input.label ?? null, expires_at: plan.expiresAt });
     return {
       key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label: input.label ?? null,
       created_at: iso(row.created_at)!, expires_at: iso(row.expires_at),

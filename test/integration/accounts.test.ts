@@ -373,6 +373,24 @@ describe('API keys over HTTP', () => {
     const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: viewer.auth })).json().error.detail.error, 'viewer_role');
   });
+
+  test("an admin rotating the owner's key: the new key stays the owner's", async () => {
+    const o = await seedOrg(t.store, { name: 'Rotate Org', tier: 'professional' });
+    const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+    const c = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'owner integration' } });
+    assert.equal(c.statusCode, 201, c.body);
+    const rot = await t.app.inject({ method: 'POST', url: `/api/v1/account/keys/${c.json().data.id}/rotate`, headers: admin.auth });
+    assert.equal(rot.statusCode, 201, rot.body);
+    const fresh = rot.json().data.key;
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth });
+    const row = list.json().data.find((x: { id: number }) => x.id === fresh.id);
+    assert.equal(row.member.id, o.memberId);
+    assert.equal(row.member.email, o.ownerEmail);
+    assert.equal(row.label, 'owner integration');
+    // Its holder's identity: the rotated key acts as the owner.
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { authorization: `Bearer ${fresh.key}` } });
+    assert.equal(me.json().data.email, o.ownerEmail);
+  });
 });
 
 describe('free trial', () => {
