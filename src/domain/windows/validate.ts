@@ -49,6 +49,15 @@ export type HostValidation =
   | { ok: true; host: WindowsHost; warnings: HostWarning[] }
   | { ok: false; asset_id: string | null; errors: HostError[] };
 
+/**
+ * Whether each part of a build fits the registry value it comes from (major and minor version bytes, CurrentBuild
+ * as a 16-bit number, the UBR a DWORD): a longer number is no build, and read as one it would clear every CVE.
+ */
+function buildInRange(build: string): boolean {
+  const [major, minor, current, ubr] = build.split('.').map(Number);
+  return major <= 255 && minor <= 255 && current <= 65535 && (ubr === undefined || ubr <= 4294967295);
+}
+
 const REQUIRED: HostField[] = ['asset_id', 'os_product', 'edition_id', 'os_build', 'architecture', 'collected_at'];
 /** Required fields that may be empty ("an empty value means unknown", spec §2.6). */
 const MAY_BE_EMPTY = new Set<string>(['edition_id', 'os_build']);
@@ -155,6 +164,7 @@ export function validateHost(input: unknown): HostValidation {
       const t = rec.os_build.trim();
       if (t !== '') {
         if (!/^\d+(\.\d+){2,3}$/.test(t)) err('invalid_build', 'os_build', 'os_build must be digits and dots: 10.0.<CurrentBuild>.<UBR>');
+        else if (!buildInRange(t)) err('invalid_build', 'os_build', 'os_build is not a Windows build: major and minor go to 255, CurrentBuild to 65535 and the UBR to 4294967295');
         else osBuild = t;
       }
     }

@@ -29,6 +29,7 @@ const M = {
   displayType: 'display_version must be a string',
   buildType: 'os_build must be a string of digits and dots',
   build: 'os_build must be digits and dots: 10.0.<CurrentBuild>.<UBR>',
+  buildRange: 'os_build is not a Windows build: major and minor go to 255, CurrentBuild to 65535 and the UBR to 4294967295',
   bare: 'os_product is only "Windows" and there is no os_build; send the ProductName and the build',
   arch: 'architecture must be x64, x86 or arm64',
   inst: 'installation_type must be Server, Server Core or Client',
@@ -269,6 +270,15 @@ describe('validateHost: os_build and bare_windows', () => {
   test('two or five parts, letters before or after, empty parts: invalid_build', () => {
     for (const b of ['10.0', '10.0.17763.8755.1', 'v10.0.17763.8755', '10.0.17763.8755a', '10.0..8755', '10.0.17763.', '.10.0.17763', '10 0 17763 8755']) {
       assert.deepEqual(errorsOf({ ...GOOD, os_build: b }), [e('invalid_build', 'os_build', M.build)], b);
+    }
+  });
+
+  test('a part past its registry value is invalid_build: major and minor 255, CurrentBuild 65535, UBR 4294967295', () => {
+    for (const b of ['10.0.17763.4294967295', '255.255.65535.0', '6.1.7601', '10.0.017763.008880']) {
+      assert.equal(accepted({ ...GOOD, os_build: b }).host.os_build, b);
+    }
+    for (const b of ['10.0.17763.4294967296', '10.0.17763.99999999999999999999', '256.0.17763.1', '10.256.17763.1', '10.0.65536.1', '10.0.65536']) {
+      assert.deepEqual(errorsOf({ ...GOOD, os_build: b }), [e('invalid_build', 'os_build', M.buildRange)], b);
     }
   });
 
