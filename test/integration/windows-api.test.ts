@@ -114,6 +114,19 @@ describe('POST /api/v2/assets/correlate', () => {
     assert.ok(!stored.some((s) => s.asset_id === 'x2' || s.asset_id.includes('plant')));
   });
 
+  test('one asset_id twice in a request: the first record is evaluated, the later one refused (duplicate_asset_id), and only the first is stored', async () => {
+    const id = 'dup-host-000000001';
+    const r = await post({ environment_id: envA, windows_hosts: [{ ...HOST, asset_id: id }, { ...HOST, asset_id: 'other-host-0000001' }, { ...HOST, asset_id: id, os_build: '10.0.17763.4974' }] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.assets.map((a: any) => a.asset_id), [id, 'other-host-0000001']);
+    assert.deepEqual(r.body.data.rejected, [{
+      asset_id: id, index: 2, retryable: false, retry_after_seconds: null, action: 'fix_input',
+      errors: [{ code: 'duplicate_asset_id', field: 'asset_id', message: 'asset_id is the same as host 0 of this request; send each host once (this record was not evaluated)' }],
+    }]);
+    const stored = await t.store.db.selectFrom('windows_host_results').select(['host']).where('org_id', '=', orgs.a.orgId).where('asset_id', '=', id).execute();
+    assert.deepEqual(stored.map((x) => (x.host as { os_build: string }).os_build), [HOST.os_build]);
+  });
+
   test('every host refused → 422 with all of them in data.rejected', async () => {
     const r = await post({ windows_hosts: [{ ...HOST, architecture: 'amd64' }, { ...HOST, os_build: '10.0.x' }] });
     assert.equal(r.status, 422);

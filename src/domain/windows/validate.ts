@@ -35,7 +35,9 @@ export interface WindowsHost {
 export type HostErrorCode =
   | 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'bare_windows'
   | 'invalid_build' | 'invalid_architecture' | 'invalid_installation_type' | 'missing_installation_type' | 'invalid_kb'
-  | 'missing_kb_source' | 'invalid_esu' | 'invalid_collected_at';
+  | 'missing_kb_source' | 'invalid_esu' | 'invalid_collected_at'
+  /** Ours (the spec's table has none): a later host of one request with an asset_id an earlier accepted host has. */
+  | 'duplicate_asset_id';
 
 export interface HostError {
   code: HostErrorCode;
