@@ -5,6 +5,7 @@ import type { Db } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
 import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertLine, type MatchCandidate } from '../domain/alerts.ts';
 import type { Mailer } from './mailer.ts';
+import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
@@ -276,14 +277,15 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       return { messages: messages.length - failed, alerts: claims.length, failed };
     },
 
-    async list(orgId: number, q: { page?: number; per_page?: number; sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }) {
-      const page = q.page ?? 1;
-      const perPage = q.per_page ?? 20;
+    /** A page of the organization's alerts; `per_page` is clamped to the reader's tier cap, as every collection's. */
+    async list(who: Reader & { orgId: number }, q: PageRequest & { sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }) {
+      const orgId = who.orgId;
+      const { page, perPage, offset } = pageArgs(who, q);
       const f: AlertFilter = {
         sage_priority: q.sage_priority?.split(','), cve_id: q.cve_id?.toUpperCase(), since: q.since ? new Date(q.since) : undefined,
         delivery_status: q.delivery_status, match_type: q.match_type,
       };
-      const { total, rows } = await listAlerts(db, orgId, f, perPage, (page - 1) * perPage);
+      const { total, rows } = await listAlerts(db, orgId, f, perPage, offset);
       const items = rows.map((r) => ({
         id: r.id, cve_id: r.cve_id, sage_priority: r.sage_priority, reasons: r.reasons, change_kinds: r.change_kinds,
         watchlist_match: { entity_type: r.match_type, entity_name: r.match_name }, delivery_status: r.delivery_status,

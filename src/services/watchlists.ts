@@ -60,10 +60,10 @@ export function createWatchlistService(db: Db) {
   }
 
   return {
-    async list(orgId: number, q: PageRequest & { entity_type?: WatchEntityType }) {
-      const page = q.page ?? 1;
-      const perPage = q.per_page ?? 20;
-      const { total, rows } = await listWatches(db, orgId, q.entity_type, perPage, (page - 1) * perPage);
+    /** A page of the organization's watchlist; `per_page` is clamped to the reader's tier cap, as every collection's. */
+    async list(who: Reader & { orgId: number }, q: PageRequest & { entity_type?: WatchEntityType }) {
+      const { page, perPage, offset } = pageArgs(who, q);
+      const { total, rows } = await listWatches(db, who.orgId, q.entity_type, perPage, offset);
       return { items: rows.map(view), total, page, perPage };
     },
 

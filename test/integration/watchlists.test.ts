@@ -226,6 +226,18 @@ describe('watchlist', () => {
     assert.equal(n.rows[0].n, WATCHLIST_MAX_ENTRIES);
   });
 
+  test('per_page is clamped to the tier cap as on every collection: Free 10, paid 100 (watchlist and alerts)', async () => {
+    const free = await seedOrg(t.store, { tier: 'free' });
+    const paid = await seedOrg(t.store, { tier: 'standard' });
+    for (const path of ['/api/v1/watchlist?per_page=50', '/api/v1/alerts?per_page=50']) {
+      const f = await call('GET', path, free.auth);
+      assert.equal(f.status, 200, path);
+      assert.equal(f.body.pagination.per_page, 10, path);
+      const p = await call('GET', path, paid.auth);
+      assert.equal(p.body.pagination.per_page, 50, path);
+    }
+  });
+
   test('writes need owner or admin and the write scope; viewers may read', async () => {
     const o = await seedOrg(t.store);
     const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });

@@ -17,7 +17,7 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'watchlist', ids: [] } } },
   }, async (req) => {
-    const r = await svc.list(req.principal!.orgId, req.query);
+    const r = await svc.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, req.query);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
