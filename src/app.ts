@@ -129,6 +129,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // An empty body sent with a JSON content type is no body: clients that always send the header (DELETE, and the
+  // action POSTs that take none) are answered as if they had sent none; any other text goes to Fastify's own parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') done(null, undefined);
+    else void parseJson(req, body as string, done);
+  });
+
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
   const bodyAjv = makeAjv({ coerce: false, allErrors: false });
   app.setValidatorCompiler(({ schema, httpPart }) =>

@@ -238,6 +238,20 @@ describe('watchlist', () => {
     }
   });
 
+  test('an empty body with a JSON content type is no body: a DELETE succeeds; a POST that needs a body is 422 naming it', async () => {
+    const o = await seedOrg(t.store);
+    const add = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'protocol', entity_id: 'modbus' });
+    assert.equal(add.status, 201);
+    const json = { ...o.auth, 'content-type': 'application/json' };
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/watchlist/${add.body.data.id}`, headers: json, payload: '' });
+    assert.equal(del.statusCode, 200, del.body);
+    assert.equal((await call('GET', '/api/v1/watchlist', o.auth)).body.pagination.total, 0);
+    const post = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: json, payload: '' });
+    assert.equal(post.statusCode, 422, post.body);
+    assert.equal(post.json().error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(post.json().error.detail.map((d: { field: string }) => d.field), ['body']);
+  });
+
   test('writes need owner or admin and the write scope; viewers may read', async () => {
     const o = await seedOrg(t.store);
     const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
