@@ -68,6 +68,9 @@ function summaryClaims(f: AnalysisFacts): Claim[] {
     c.push({ text: `CISA lists it as known exploited since ${f.kev.added} (exploit maturity WEAPONIZED)${f.kev.ransomware === 'Known' ? ', with known ransomware use' : ''}.`, traceable: true });
   } else if (f.exploit_maturity === 'FUNCTIONAL') {
     c.push({ text: `A functional public exploit is referenced (${f.exploit_evidence} source${f.exploit_evidence === 1 ? '' : 's'}).`, traceable: true });
+  } else if (f.exploit_maturity === 'POC' && f.exploit_evidence === 0) {
+    // No reference shows it: the maturity comes from CISA-ADP's SSVC decision (Exploitation: poc) alone.
+    c.push({ text: 'CISA\'s SSVC assessment reports a public proof of concept.', traceable: true });
   } else if (f.exploit_maturity === 'POC') {
     c.push({ text: `A proof of concept is referenced (${f.exploit_evidence} source${f.exploit_evidence === 1 ? '' : 's'}).`, traceable: true });
   } else {

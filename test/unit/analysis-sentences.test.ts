@@ -115,6 +115,7 @@ test('summary: KEV without ransomware, proof of concept (singular and plural), n
   const last = (x: AnalysisFacts) => groundedAnalysis(x, NOW).executive_summary!.split(/(?<=\.) /).at(-1);
   assert.equal(last({ ...f, kev: { ...f.kev!, ransomware: 'Unknown' } }), 'CISA lists it as known exploited since 2024-03-04 (exploit maturity WEAPONIZED).');
   assert.equal(last({ ...f, kev: { ...f.kev!, ransomware: null } }), 'CISA lists it as known exploited since 2024-03-04 (exploit maturity WEAPONIZED).');
+  assert.equal(last({ ...f, kev: null, exploit_maturity: 'POC', exploit_evidence: 0 }), 'CISA\'s SSVC assessment reports a public proof of concept.');
   assert.equal(last({ ...f, kev: null, exploit_maturity: 'POC', exploit_evidence: 1 }), 'A proof of concept is referenced (1 source).');
   assert.equal(last({ ...f, kev: null, exploit_maturity: 'POC', exploit_evidence: 3 }), 'A proof of concept is referenced (3 sources).');
   assert.equal(last({ ...f, kev: null, exploit_maturity: 'NONE', exploit_evidence: 3 }), 'No public exploit or proof of concept is referenced.');
