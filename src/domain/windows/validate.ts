@@ -72,6 +72,16 @@ const PLACEHOLDERS = new Set(['n/a', 'na', 'n.a.', '-', '--', '---', 'unknown', 
 
 const ISO_TZ_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+/**
+ * Whether an ISO_TZ_RE date-time names a real instant: a month of the year, a day of that month, an hour, minute and
+ * second of a day (Date.parse rolls 2026-02-30 over to March 2 instead of refusing it).
+ */
+function onTheCalendar(t: string): boolean {
+  const [y, mo, d, h, mi, s] = [t.slice(0, 4), t.slice(5, 7), t.slice(8, 10), t.slice(11, 13), t.slice(14, 16), t[16] === ':' ? t.slice(17, 19) : '0'].map(Number);
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h <= 23 && mi <= 59 && s <= 59;
+}
+
 /** True when an identifier looks like an IP, MAC, domain or host name, a path or URL (spec: forbidden_value). */
 export function looksIdentifying(v: string): boolean {
   return identifyingAssetId(v);
@@ -236,7 +246,7 @@ export function validateHost(input: unknown): HostValidation {
   let collectedAt: string | null = null;
   if (!placeholder.has('collected_at') && typeof rawAt === 'string' && rawAt.trim() !== '') {
     const t = rawAt.trim();
-    if (!ISO_TZ_RE.test(t) || Number.isNaN(Date.parse(t))) err('invalid_collected_at', 'collected_at', 'collected_at must be ISO 8601 with a time zone, e.g. 2026-06-15T08:00:00Z');
+    if (!ISO_TZ_RE.test(t) || !onTheCalendar(t) || Number.isNaN(Date.parse(t))) err('invalid_collected_at', 'collected_at', 'collected_at must be ISO 8601 with a time zone, e.g. 2026-06-15T08:00:00Z');
     else collectedAt = t;
   } else if (rawAt !== undefined && rawAt !== null && typeof rawAt !== 'string') {
     err('invalid_collected_at', 'collected_at', 'collected_at must be an ISO 8601 string');

@@ -444,11 +444,17 @@ describe('validateHost: esu_enrolled, collected_at', () => {
     for (const [sent, stored] of [
       [' 2026-06-15T08:00:00Z ', '2026-06-15T08:00:00Z'], ['2026-06-15T08:00Z', '2026-06-15T08:00Z'],
       ['2026-06-15T08:00:00.123456789+02:00', '2026-06-15T08:00:00.123456789+02:00'], ['2026-06-15T08:00:00-0530', '2026-06-15T08:00:00-0530'],
+      // The last day of a month, of February in a leap year, and the last second of a day.
+      ['2028-02-29T10:00:00Z', '2028-02-29T10:00:00Z'], ['2026-04-30T23:59:59Z', '2026-04-30T23:59:59Z'], ['2026-12-31T00:00Z', '2026-12-31T00:00Z'],
     ]) assert.equal(accepted({ ...GOOD, collected_at: sent }).host.collected_at, stored, sent);
   });
 
   test('collected_at without a time zone, not a date, or an impossible date: invalid_collected_at', () => {
-    for (const v of ['2026-06-15T08:00:00', '2026-06-15', '2026-06-15 08:00:00Z', '2026-13-01T08:00:00Z', '2026-06-15T25:00:00Z', 'x2026-06-15T08:00:00Z', '2026-06-15T08:00:00Zx']) {
+    for (const v of [
+      '2026-06-15T08:00:00', '2026-06-15', '2026-06-15 08:00:00Z', '2026-13-01T08:00:00Z', '2026-06-15T25:00:00Z', 'x2026-06-15T08:00:00Z', '2026-06-15T08:00:00Zx',
+      // Days a month does not have (Date.parse rolls them over), and times a day does not have.
+      '2026-02-30T10:00:00Z', '2026-02-29T10:00:00Z', '2026-04-31T10:00Z', '2026-06-00T10:00:00Z', '2026-06-15T24:00:00Z', '2026-06-15T08:60:00Z', '2026-06-15T08:00:60Z',
+    ]) {
       assert.deepEqual(errorsOf({ ...GOOD, collected_at: v }), [e('invalid_collected_at', 'collected_at', M.at)], v);
     }
   });
