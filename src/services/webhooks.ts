@@ -145,6 +145,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   /** The create/update check (docs/egress.md, reliability S1–S2): the policy's URL rules, then every address the name resolves to. */
   async function urlProblem(raw: string): Promise<string | null> {
+    // The URL parser drops tabs and line breaks and trims spaces silently; the stored URL is the one given, so it
+    // must already be the one that is reached.
+    // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
+    if (/[\u0000-\u0020\u007f]/.test(raw)) return 'the URL contains spaces or control characters (tab, line break, …); send it on one line without them';
     let checked;
     try {
       checked = policy.check(raw);

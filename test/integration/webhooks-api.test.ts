@@ -83,6 +83,21 @@ describe('create, read, update, delete', () => {
     assert.equal((await call('PATCH', `/api/v1/webhooks/${w.id}`, { secret: 'x' })).status, 422, 'the secret cannot be set');
   });
 
+  test('a URL with spaces or control characters is refused (422 on url, the message says why), at create and update; nothing stored', async () => {
+    const before = (await call('GET', '/api/v1/webhooks')).body.pagination.total;
+    for (const url of [`\t${rx.base}/ok/t\u0007`, `${rx.base}/ok/x\n`, ` ${rx.base}/ok`, `${rx.base}/ok/a b`, `${rx.base}/ok\u007f`]) {
+      const r = await call('POST', '/api/v1/webhooks', { label: 'ctl', url });
+      assert.equal(r.status, 422, JSON.stringify(url));
+      assert.equal(r.body.error.detail[0].field, 'body.url');
+      assert.match(r.body.error.detail[0].message, /spaces or control characters/);
+    }
+    assert.equal((await call('GET', '/api/v1/webhooks')).body.pagination.total, before);
+    const w = await create('Ctl update');
+    const u = await call('PATCH', `/api/v1/webhooks/${w.id}`, { url: `${rx.base}/ok/y\r\n` });
+    assert.equal(u.status, 422);
+    assert.equal((await call('GET', `/api/v1/webhooks/${w.id}`)).body.data.url, w.url);
+  });
+
   test('delete: 200, then 404; its deliveries go with it', async () => {
     const w = await create('To delete');
     assert.equal((await call('POST', `/api/v1/webhooks/${w.id}/test`, {})).status, 200);
