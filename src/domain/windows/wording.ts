@@ -33,11 +33,17 @@ export const GROUP_TEXT = {
   install: (name: string, kb: string, c: Verdict['fixClass']) => `Install ${kb} (${fixClassNoun(c)}) for ${name}`,
 };
 
+/** The month (YYYY-MM) of the last Security Only updates. */
+export const LAST_SECURITY_ONLY_MONTH = '2023-10';
+
 export function fixAction(v: Verdict, productName: string): string {
   if (v.fixType === 'none') {
     return v.kb ? `No installable update for this edition after end of support; upgrade to a supported Windows version (Microsoft's fix is ${v.kb})` : 'No update from Microsoft for this product; apply mitigations or upgrade';
   }
-  const what = v.fixClass === 'rollup' ? 'monthly rollup, or its Security Only update' : fixClassNoun(v.fixClass);
+  // Microsoft released the last Security Only updates in October 2023 (reference trap 12): a later fix is the
+  // monthly rollup alone.
+  const what = v.fixClass !== 'rollup' ? fixClassNoun(v.fixClass)
+    : v.fixMonth !== null && v.fixMonth > LAST_SECURITY_ONLY_MONTH ? 'monthly rollup' : 'monthly rollup, or its Security Only update';
   const build = v.fixedBuild ? `, build ${v.fixedBuild}` : '';
   if (v.fixType === 'esu') return `ESU required: ${v.kb} (${what}${build}) was released after end of support for ${productName}; enrol in Extended Security Updates or upgrade the OS`;
   if (v.fixClass === 'lcu') return `Install ${v.kb} (${what}${build}) or any later cumulative update for ${productName}`;

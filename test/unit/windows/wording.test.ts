@@ -17,13 +17,18 @@ const WS = 'Windows Server 2019';
 
 test('fix action: cumulative update, monthly rollup, standalone and other classes, ESU, no installable update', () => {
   assert.equal(fixAction(v(), WS), 'Install KB5043050 (cumulative update, build 10.0.17763.6293) or any later cumulative update for Windows Server 2019');
-  assert.equal(fixAction(v({ fixClass: 'rollup', fixedBuild: null }), 'Windows Server 2012 R2'),
+  // Security Only updates were released up to October 2023: a rollup of that month or before names it, a later one not.
+  assert.equal(fixAction(v({ fixClass: 'rollup', fixedBuild: null, fixMonth: '2023-10' }), 'Windows Server 2012 R2'),
+    'Install KB5043050 (monthly rollup, or its Security Only update) or any later monthly rollup for Windows Server 2012 R2');
+  assert.equal(fixAction(v({ fixClass: 'rollup', fixedBuild: null, fixMonth: '2023-11' }), 'Windows Server 2012 R2'),
+    'Install KB5043050 (monthly rollup) or any later monthly rollup for Windows Server 2012 R2');
+  assert.equal(fixAction(v({ fixClass: 'rollup', fixedBuild: null, fixMonth: null }), 'Windows Server 2012 R2'),
     'Install KB5043050 (monthly rollup, or its Security Only update) or any later monthly rollup for Windows Server 2012 R2');
   assert.equal(fixAction(v({ fixClass: 'standalone' }), WS), 'Install KB5043050 (standalone security update, build 10.0.17763.6293) for Windows Server 2019');
   assert.equal(fixAction(v({ fixClass: 'ssu', fixedBuild: null }), WS), 'Install KB5043050 (servicing stack update) for Windows Server 2019');
   assert.equal(fixAction(v({ fixClass: null, fixedBuild: null }), WS), 'Install KB5043050 (update) for Windows Server 2019');
   assert.equal(fixAction(v({ fixType: 'esu', fixClass: 'rollup', fixedBuild: null }), 'Windows Server 2012'),
-    'ESU required: KB5043050 (monthly rollup, or its Security Only update) was released after end of support for Windows Server 2012; enrol in Extended Security Updates or upgrade the OS');
+    'ESU required: KB5043050 (monthly rollup) was released after end of support for Windows Server 2012; enrol in Extended Security Updates or upgrade the OS');
   assert.equal(fixAction(v({ fixType: 'none' }), WS), 'No installable update for this edition after end of support; upgrade to a supported Windows version (Microsoft\'s fix is KB5043050)');
   assert.equal(fixAction(v({ fixType: 'none', kb: null }), WS), 'No update from Microsoft for this product; apply mitigations or upgrade');
 });
