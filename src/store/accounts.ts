@@ -92,7 +92,7 @@ export async function membershipsOf(db: Q, personId: number): Promise<Membership
     SELECT m.id AS member_id, o.id AS org_id, o.name AS org_name, m.role, o.tier, o.status
     FROM members m JOIN organizations o ON o.id = m.org_id
     WHERE m.person_id = ${personId}
-    ORDER BY (o.status = 'active') DESC, o.id`.execute(db);
+    ORDER BY (o.status = 'active') DESC, m.created_at, m.id`.execute(db);
   return r.rows;
 }
 
@@ -224,7 +224,7 @@ export async function restoreOrg(db: Q, orgId: number) {
 export async function listClients(db: Q, providerOrgId: number) {
   const r = await sql<{ id: number; name: string; tier: Tier; status: string; created_at: Date; deactivated_at: Date | null }>`
     SELECT id, name, tier, status, created_at, deactivated_at FROM organizations
-    WHERE provider_org_id = ${providerOrgId} AND deleted_at IS NULL ORDER BY id`.execute(db);
+    WHERE provider_org_id = ${providerOrgId} AND deleted_at IS NULL ORDER BY created_at, id`.execute(db);
   return r.rows;
 }
 
@@ -247,7 +247,7 @@ export interface TeamRow {
 
 export async function listTeam(db: Q, orgId: number): Promise<TeamRow[]> {
   const r = await sql<TeamRow>`SELECT m.id, m.email, m.name, m.role, m.created_at FROM members m
-    WHERE m.org_id = ${orgId} ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, m.id`.execute(db);
+    WHERE m.org_id = ${orgId} ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, m.created_at, m.id`.execute(db);
   return r.rows;
 }
 

@@ -86,7 +86,7 @@ export async function listApiKeys(db: Db, orgId: number) {
   return db.selectFrom('api_keys as k').innerJoin('members as m', 'm.id', 'k.member_id')
     .select(['k.id', 'k.key_start', 'k.kind', 'k.scopes', 'k.label', 'k.created_at', 'k.expires_at', 'k.revoked_at', 'k.last_used_at',
       'm.id as member_id', 'm.email', 'm.role'])
-    .where('k.org_id', '=', orgId).orderBy('k.id').execute();
+    .where('k.org_id', '=', orgId).orderBy('k.created_at').orderBy('k.id').execute();
 }
 
 /** Keys of the organization matching one reference (id, whole-key hash or display prefix), row-locked. */

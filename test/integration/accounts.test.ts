@@ -173,7 +173,7 @@ describe('a person in several organizations', () => {
     const other = await seedOrg(t.store, { name: 'Not Mine Co' });
     await createMember(t.store.db, two.orgId, one.ownerEmail, 'viewer', 'Multi');
     const { browser } = await signIn(one.ownerEmail);
-    // No organization used yet: the first one (by id).
+    // No organization used yet: the first one joined.
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/auth/memberships', headers: browser.headers });
     assert.deepEqual(list.json().data.map((m: { org_id: number; role: string; current: boolean }) => [m.org_id, m.role, m.current]),
       [[one.orgId, 'owner', true], [two.orgId, 'viewer', false]]);
@@ -372,6 +372,19 @@ describe('API keys over HTTP', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: freshAuth })).statusCode, 401);
     const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: viewer.auth })).json().error.detail.error, 'viewer_role');
+  });
+
+  test('organization, member and key ids are random 15-digit ids (docs/tenant-ids.md), not a global count', async () => {
+    const o = await seedOrg(t.store, { name: 'Random Ids', tier: 'professional' });
+    const a = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'one' } });
+    const b = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'two' } });
+    const me = (await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: o.auth })).json().data;
+    const ids = [o.orgId, me.org_id, me.id, a.json().data.id, b.json().data.id];
+    for (const id of ids) assert.ok(Number.isSafeInteger(id) && id >= 2 ** 48 && id < 2 ** 49, String(id));
+    assert.notEqual(Math.abs(b.json().data.id - a.json().data.id), 1);
+    // Listed in the order they were made, not by id.
+    const list = (await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth })).json().data as { id: number; label: string | null }[];
+    assert.deepEqual(list.filter((k) => k.label === 'one' || k.label === 'two').map((k) => k.label), ['one', 'two']);
   });
 
   test("an admin rotating the owner's key: the new key stays the owner's", async () => {
