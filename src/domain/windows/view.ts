@@ -16,6 +16,9 @@ export interface ViewOptions {
   cve_page_size: number | null;
 }
 
+/** The largest cve_page (a host has a few thousand CVEs at most; a later page is empty). */
+export const MAX_CVE_PAGE = 100_000;
+
 export const OPTION_NAMES = ['include_cleared', 'sort', 'confirmed_only', 'known_exploited_only', 'fix_available_only', 'cve_page', 'cve_page_size'] as const;
 export const DEFAULT_PAGE_SIZE = 100;
 
@@ -68,7 +71,7 @@ export function parseViewOptions(input: Record<string, unknown>, opts: { fromTex
     else errors.push({ field: `${p}sort`, message: 'sort must be one of priority, score, exploit, newest', type: 'type_error.enum' });
   }
   const page = int(input.cve_page, opts.fromText);
-  if (page === null || (page !== undefined && page < 1)) errors.push({ field: `${p}cve_page`, message: 'cve_page must be an integer of at least 1', type: 'value_error' });
+  if (page === null || (page !== undefined && (page < 1 || page > MAX_CVE_PAGE))) errors.push({ field: `${p}cve_page`, message: `cve_page must be an integer from 1 to ${MAX_CVE_PAGE}`, type: 'value_error' });
   else if (page !== undefined) o.cve_page = page;
   const size = int(input.cve_page_size, opts.fromText);
   if (size === null || (size !== undefined && (size < 1 || size > 1000))) errors.push({ field: `${p}cve_page_size`, message: 'cve_page_size must be an integer from 1 to 1000', type: 'value_error' });

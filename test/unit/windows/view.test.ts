@@ -119,7 +119,7 @@ const TEXT_OPTS = { fromText: true, includeClearedDefault: true };
 
 const BOOL = (field: string): OptionError => ({ field, message: 'must be a boolean', type: 'type_error.boolean' });
 const SORT = (field = 'sort'): OptionError => ({ field, message: 'sort must be one of priority, score, exploit, newest', type: 'type_error.enum' });
-const PAGE = (field = 'cve_page'): OptionError => ({ field, message: 'cve_page must be an integer of at least 1', type: 'value_error' });
+const PAGE = (field = 'cve_page'): OptionError => ({ field, message: 'cve_page must be an integer from 1 to 100000', type: 'value_error' });
 const SIZE = (field = 'cve_page_size'): OptionError => ({ field, message: 'cve_page_size must be an integer from 1 to 1000', type: 'value_error' });
 
 function options(input: Record<string, unknown>, o: { fromText: boolean; includeClearedDefault: boolean; prefix?: string } = JSON_OPTS): ViewOptions {
@@ -181,8 +181,11 @@ describe('parseViewOptions', () => {
     assert.deepEqual(optionErrors({ cve_page: true, cve_page_size: false }, TEXT_OPTS), [PAGE(), SIZE()]);
   });
 
-  test('boundaries: cve_page at least 1; cve_page_size from 1 to 1000', () => {
+  test('boundaries: cve_page from 1 to 100000; cve_page_size from 1 to 1000', () => {
     assert.equal(options({ cve_page: 1 }).cve_page, 1);
+    assert.equal(options({ cve_page: 100000 }).cve_page, 100000);
+    assert.deepEqual(optionErrors({ cve_page: 100001 }), [PAGE()]);
+    assert.deepEqual(optionErrors({ cve_page: 1e308 }), [PAGE()]);
     assert.deepEqual(optionErrors({ cve_page: 0 }), [PAGE()]);
     assert.deepEqual(optionErrors({ cve_page: -3 }), [PAGE()]);
     assert.equal(options({ cve_page_size: 1 }).cve_page_size, 1);

@@ -3,7 +3,7 @@
 // validates streamed responses against it with Ajv. The results response is serialized through its schema.
 import { Type, type TSchema } from 'typebox';
 import { ApiBlock, PaginationSchema } from '../../envelope.ts';
-import { OPTION_NAMES, SORTS } from '../../../domain/windows/view.ts';
+import { MAX_CVE_PAGE, OPTION_NAMES, SORTS } from '../../../domain/windows/view.ts';
 
 const Str = Type.String();
 const NStr = Type.Unsafe<string | null>({ type: ['string', 'null'] });
@@ -130,7 +130,7 @@ const OptionsSchema = Type.Object({
   confirmed_only: Type.Optional(Type.Boolean()),
   known_exploited_only: Type.Optional(Type.Boolean()),
   fix_available_only: Type.Optional(Type.Boolean()),
-  cve_page: Type.Optional(Type.Integer({ minimum: 1 })),
+  cve_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CVE_PAGE })),
   cve_page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 }, { description: `Options (spec §4.2): ${OPTION_NAMES.join(', ')}` });
 
