@@ -174,7 +174,7 @@ describe('usage against the effective caps', () => {
     await sql`CREATE TABLE org_cap_overrides (org_id bigint PRIMARY KEY, members integer, environments integer, assets integer, updated_at timestamptz NOT NULL)`.execute(db);
     await sql`INSERT INTO org_cap_overrides VALUES (${a.orgId}, 9, NULL, -1, now()), (${b.orgId}, NULL, 2, NULL, now())`.execute(db);
     await sql.raw(readFileSync(new URL('../../src/store/migrations/0840_one_cap_override_store.sql', import.meta.url), 'utf8')).execute(db);
-    const rows = await sql<{ id: number; cap_overrides: object }>`SELECT id, cap_overrides FROM organizations WHERE id IN (${a.orgId}, ${b.orgId}) ORDER BY id`.execute(db);
+    const rows = await sql<{ id: number; cap_overrides: object }>`SELECT id, cap_overrides FROM organizations WHERE id IN (${a.orgId}, ${b.orgId}) ORDER BY id = ${a.orgId} DESC`.execute(db);
     assert.deepEqual(rows.rows.map((r) => r.cap_overrides), [{ members: 9, assets: -1 }, { environments: 2 }]);
     assert.equal((await sql<{ t: string | null }>`SELECT to_regclass('org_cap_overrides')::text AS t`.execute(db)).rows[0].t, null);
   });
