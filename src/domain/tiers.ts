@@ -29,6 +29,16 @@ export function perPageCap(tier: Tier | null): number {
   return tier === null || tier === 'free' ? 10 : 100;
 }
 
+/**
+ * The page a list request asks for (spec §2.1, §8): page 1 and 20 per page by default; a per_page over the tier's
+ * cap is clamped, not refused (pagination.per_page reports the size actually used).
+ */
+export function pageOf(tier: Tier | null, q: { page?: number; per_page?: number }): { page: number; perPage: number; offset: number } {
+  const page = q.page ?? 1;
+  const perPage = Math.min(q.per_page ?? 20, perPageCap(tier));
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
 
 /** Trial keys: 14 days, 750 asset checks per organization, 25 per request (spec §8). */
 export const TRIAL = Object.freeze({ days: 14, totalChecks: 750, perRequest: 25 });

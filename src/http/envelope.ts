@@ -1,7 +1,7 @@
 // Success envelope (spec §2.1). Every route returns ok()/collection(); the error handler builds the error form.
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { perPageCap, type Tier } from '../domain/tiers.ts';
+import { pageOf, type Tier } from '../domain/tiers.ts';
 
 export function apiVersionFor(url: string): string {
   return url.startsWith('/api/v2/') ? '2.0.0' : '1.0.0';
@@ -36,9 +36,8 @@ export function pagination(total: number, page: number, perPage: number, count: 
  * list endpoint pages (spec §2.1, §8): page 1 and 20 per page by default, the tier's cap clamping per_page.
  */
 export function listPage<T>(rows: readonly T[], q: { page?: number; per_page?: number }, tier: Tier | null): { items: T[]; pagination: Pagination } {
-  const page = q.page ?? 1;
-  const perPage = Math.min(q.per_page ?? 20, perPageCap(tier));
-  const items = rows.slice((page - 1) * perPage, page * perPage);
+  const { page, perPage, offset } = pageOf(tier, q);
+  const items = rows.slice(offset, offset + perPage);
   return { items, pagination: pagination(rows.length, page, perPage, items.length) };
 }
 

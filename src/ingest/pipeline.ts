@@ -492,8 +492,9 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     }
     checkStop();
     // The vendor and product catalogs are rebuilt from the whole corpus, each in its own transaction on a pooled
-    // connection. After a bulk load they join the pool that rebuilds the read model's indexes and counts (they read
-    // only the documents), so both cores stay busy to the end of the run.
+    // connection with the import's settings (both group every CVE's names: with the default 4 MB of work_mem a full
+    // corpus's sorts spill to disk). After a bulk load they join the pool that rebuilds the read model's indexes and
+    // counts (they read only the documents), so both cores stay busy to the end of the run.
     let vendors = 0;
     const catalogs: BulkTask[] = [
       { weight: 300, run: async (tx) => { await batchSettings(tx); vendors = await refreshVendors(tx); } },

@@ -16,7 +16,7 @@ import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
-import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostErrorCode, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
+import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
 import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo, type ViewOptions } from '../domain/windows/view.ts';
 import { environmentExists, listResults, storeResults } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
@@ -110,18 +110,16 @@ function splitHosts(hosts: unknown[], refusedData: () => Record<string, unknown>
   const first = new Map<string, number>();
   hosts.forEach((raw, index) => {
     const v = validateHost(raw);
-    const refuse = (code: HostErrorCode, field: string, message: string) => rejected.push({
-      asset_id: v.ok ? v.host.asset_id : null, index, retryable: false, retry_after_seconds: null, action: 'fix_input', errors: [{ code, field, message }],
-    });
-    if (v.ok && identifyingSoftware.has(v.host.asset_id)) {
-      refuse('forbidden_field', 'installed_software', 'a software record of this host carries identifying data (see data.software_rejected); nothing of this host was stored');
-    } else if (v.ok && first.has(v.host.asset_id)) {
-      refuse('duplicate_asset_id', 'asset_id', `asset_id is the same as host ${first.get(v.host.asset_id)} of this request; send each host once (this record was not evaluated)`);
-    } else if (v.ok) {
+    const refuse = (assetId: string | null, errors: HostError[]) => rejected.push({ asset_id: assetId, index, errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+    if (!v.ok) refuse(v.asset_id, v.errors);
+    else if (identifyingSoftware.has(v.host.asset_id)) {
+      refuse(v.host.asset_id, [{ code: 'forbidden_field', field: 'installed_software', message: 'a software record of this host carries identifying data (see data.software_rejected); nothing of this host was stored' }]);
+    } else if (first.has(v.host.asset_id)) {
+      refuse(v.host.asset_id, [{ code: 'duplicate_asset_id', field: 'asset_id', message: `asset_id is the same as host ${first.get(v.host.asset_id)} of this request; send each host once (this record was not evaluated)` }]);
+    } else {
       first.set(v.host.asset_id, index);
       accepted.push({ host: v.host, warnings: v.warnings });
     }
-    else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
   });
   if (accepted.length === 0) {
     // Nothing is stored.

@@ -296,15 +296,15 @@ export interface SoftwareError { code: HostErrorCode | 'unknown_host'; field: st
 export interface SoftwareRecord { asset_id: string; name: string; publisher: string | null; version: string | null }
 export interface SoftwareRejection { asset_id: string | null; index: number; errors: SoftwareError[] }
 
+const isSoftwareField = (k: string): boolean => (SOFTWARE_FIELDS as readonly string[]).includes(k);
+/** A software record field outside the contract that names a host, person or site (install_path, hostname, …). */
+const identifyingSoftwareField = (k: string): boolean => !isSoftwareField(k) && FORBIDDEN_NAME_RE.test(k);
+
 /**
  * The asset_ids that software records name together with a field identifying a host, person or site (hostname,
  * install_path, user_name, …): such a host is refused whole, as if the field were in its host record (spec §4.2:
  * nothing of a refused host is stored). Records without a string asset_id name no host.
  */
-const isSoftwareField = (k: string): boolean => (SOFTWARE_FIELDS as readonly string[]).includes(k);
-/** A software record field outside the contract that names a host, person or site (install_path, hostname, …). */
-const identifyingSoftwareField = (k: string): boolean => !isSoftwareField(k) && FORBIDDEN_NAME_RE.test(k);
-
 export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
   const out = new Set<string>();
   for (const raw of items) {
