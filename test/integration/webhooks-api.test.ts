@@ -95,6 +95,8 @@ describe('create, read, update, delete', () => {
     const w = await create('Ctl update');
     const u = await call('PATCH', `/api/v1/webhooks/${w.id}`, { url: `${rx.base}/ok/y\r\n` });
     assert.equal(u.status, 422);
+    assert.deepEqual([u.body.error.detail[0].field, u.body.error.detail[0].type], ['body.url', 'url_not_allowed']);
+    assert.match(u.body.error.detail[0].message, /spaces or control characters/);
     assert.equal((await call('GET', `/api/v1/webhooks/${w.id}`)).body.data.url, w.url);
   });
 
