@@ -5,9 +5,10 @@
 import type { EvaluationIndex, ProductIndex } from './evaluation-index.ts';
 import { matchHost } from './match.ts';
 import type { HostWarning, WindowsHost } from './validate.ts';
-import { hostCtx, verdictFor, type Prepared, type Verdict } from './verdict.ts';
+import { hostCtx, verdictFor, type HostCtx, type Prepared, type Verdict } from './verdict.ts';
+import type { WindowsProduct } from './products.ts';
 import { comparePriority, exploitClass, staticOrder, STATUS_ORDER, type Sortable, type SortKeys } from './priority.ts';
-import { fixGroups, type FixGroup } from './fix-groups.ts';
+import { draftGroups, finishGroups, fixGroups, type FixGroup, type GroupDraft } from './fix-groups.ts';
 import { LABEL } from './wording.ts';
 import type { ReferencesOut } from './render.ts';
 import { prepared, STATIC_ORDER } from './caches.ts';
@@ -41,8 +42,13 @@ export function hostFactsKey(host: WindowsHost): string {
 
 /** One CVE on one host, not yet rendered: rendering (texts, references) happens only for CVEs returned. */
 export interface CveItem extends Sortable {
-  /** Set when candidate products disagree (the item's status then differs from its verdict). */
+  /**
+   * Set when candidate products disagree (mergeCandidates): on the status (the item's status then differs from its
+   * verdict's), on whether Microsoft lists the CVE, or on the update that fixes it.
+   */
   note?: string;
+  /** The host's KB list holds the verdict's update although the CVE is not cleared (the fix action says so). */
+  installed?: boolean;
   p: Prepared;
   v: Verdict;
   sig: CveSignals | undefined;
@@ -154,41 +160,23 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
     for (const entry of run.staticOrder(pi)) {
       const { p, k, sig, kt } = entry;
       const v = verdictFor(pi, p, ctx);
-      if (v === p.vClear && v !== null) {
+      // An item that depends on the host's KB list is its own, never one shared by the hosts of a build.
+      const installed = v.kb !== null && v.status !== 'cleared (patched)' && ctx.kbs?.has(v.kb) === true;
+      if (!installed && v === p.vClear && v !== null) {
         items.push(entry.iClear ??= { cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[v.kb === null ? 2 : 0] });
         continue;
       }
-      if (v === p.vOpen && v !== null) {
+      if (!installed && v === p.vOpen && v !== null) {
         items.push(entry.iOpen ??= { cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[v.kb === null ? 2 : 0] });
         continue;
       }
       const tier = v.kb === null || v.fixType === 'none' ? 2 : v.fixType === 'esu' ? 1 : 0;
-      items.push({ cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[tier] });
+      items.push({ cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, ...(installed ? { installed } : {}), _k: kt[tier] });
     }
     return { pi, ctx, life, items };
   });
   const first = perProduct[0];
-  let items = first.items;
-  if (perProduct.length > 1) {
-    const byCve = new Map<string, CveItem>();
-    const merged: CveItem[] = [];
-    for (const { items: its } of perProduct) {
-      for (const it of its) {
-        const prev = byCve.get(it.cve_id);
-        if (!prev) { byCve.set(it.cve_id, it); merged.push(it); continue; }
-        if (prev.status !== it.status && prev.status !== 'needs review') {
-          // Items may be shared with other hosts: replace, never mutate.
-          const i = merged.indexOf(prev);
-          const copy: CveItem = { ...prev };
-          merged[i] = copy;
-          byCve.set(it.cve_id, copy);
-          copy.status = 'needs review';
-          copy.note = `status differs between the candidate products (${products.map((x) => x.name).join('; ')}); supply edition_id and installation_type`;
-        }
-      }
-    }
-    items = merged;
-  }
+  const items = perProduct.length > 1 ? mergeCandidates(perProduct, products) : first.items;
   // Bucket by (status, exploit class, fix tier): the static order inside each bucket completes the
   // priority order in linear time.
   const buckets: CveItem[][] = Array.from({ length: 27 }, () => []);
@@ -223,10 +211,84 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
     labels,
     counts,
     items: ordered,
-    fix_groups: fixGroups(first.pi, ordered, first.ctx),
+    fix_groups: perProduct.length > 1 ? candidateFixGroups(perProduct, ordered) : fixGroups(first.pi, ordered, first.ctx),
     warnings,
     data_as_of: asOf,
     os_build: host.os_build,
   };
 }
 
+
+type Candidate = { pi: ProductIndex; ctx: HostCtx; items: CveItem[] };
+
+const SUPPLY_EDITION = 'supply edition_id and installation_type';
+
+/**
+ * The verdicts of a host's candidate products (edition not supplied) merged into one list, in the first candidate's
+ * order. A CVE keeps its status when every candidate lists it with that status. It needs review when the statuses
+ * differ, or when it is open or in review on the candidates that list it and not listed for the others (it may not
+ * apply to this host at all: a Server 2025-only CVE on what may be Windows 11). A CVE cleared wherever it is listed
+ * stays cleared: the host needs nothing for it either way. When the statuses agree but the fixes differ, the note
+ * says which update fixes it on which candidate.
+ */
+function mergeCandidates(perProduct: Candidate[], products: WindowsProduct[]): CveItem[] {
+  const n = perProduct.length;
+  const byCve = new Map<string, (CveItem | undefined)[]>();
+  for (let i = 0; i < n; i++) {
+    for (const it of perProduct[i].items) {
+      let row = byCve.get(it.cve_id);
+      if (!row) { row = new Array<CveItem | undefined>(n); byCve.set(it.cve_id, row); }
+      row[i] = it;
+    }
+  }
+  const names = products.map((p) => p.name);
+  const merged: CveItem[] = [];
+  for (const row of byCve.values()) {
+    const listed = row.filter((it): it is CveItem => it !== undefined);
+    const lead = listed[0];
+    const missing = names.filter((_, i) => row[i] === undefined);
+    let status = lead.status;
+    let note: string | null = null;
+    if (listed.some((it) => it.status !== lead.status)) {
+      status = 'needs review';
+      note = `status differs between the candidate products (${names.join('; ')}); ${SUPPLY_EDITION}`;
+    } else if (missing.length > 0 && lead.status !== 'cleared (patched)') {
+      status = 'needs review';
+      note = `listed by Microsoft for ${listed.map((it) => it.productName).join('; ')} but not for ${missing.join('; ')}, and the edition decides which this host is; ${SUPPLY_EDITION}`;
+    } else if (lead.status !== 'cleared (patched)' && listed.some((it) => it.v.kb !== lead.v.kb)) {
+      const byKb = new Map<string, string[]>();
+      for (const it of listed) byKb.set(it.v.kb ?? 'no update', [...byKb.get(it.v.kb ?? 'no update') ?? [], it.productName]);
+      note = `the update differs between the candidate products (${[...byKb].map(([kb, on]) => `${kb} for ${on.join(' and ')}`).join('; ')}); ${SUPPLY_EDITION}`;
+    }
+    // Items may be shared with other hosts: replace, never mutate.
+    merged.push(note === null ? lead : { ...lead, status, note });
+  }
+  return merged;
+}
+
+/**
+ * Fix groups of a host with several candidate products: each candidate groups the CVEs that are not cleared on the
+ * host and that it leaves open or in review, with its own updates, and names itself in the group's title. Candidates
+ * that give the same title and update (Server 2025 and its Server Core installation) make one group naming both.
+ */
+function candidateFixGroups(perProduct: Candidate[], merged: CveItem[]): FixGroup[] {
+  const status = new Map(merged.map((it) => [it.cve_id, it.status]));
+  const token = '\u0000product\u0000';
+  const acc = new Map<string, { names: string[]; group: GroupDraft }>();
+  for (const { pi, ctx, items } of perProduct) {
+    const own: CveItem[] = [];
+    for (const it of items) {
+      const s = status.get(it.cve_id)!;
+      if (it.status === 'cleared (patched)' || s === 'cleared (patched)') continue;
+      own.push(s === it.status ? it : { ...it, status: s });
+    }
+    for (const g of draftGroups(pi, own, ctx, token)) {
+      const key = `${g.fix}|${g.kb ?? ''}`;
+      const hit = acc.get(key);
+      if (!hit) { acc.set(key, { names: [pi.product.name], group: g }); continue; }
+      if (!hit.names.includes(pi.product.name)) hit.names.push(pi.product.name);
+      for (const c of g.cves) if (!hit.group.cves.some((x) => x.cve_id === c.cve_id)) hit.group.cves.push(c);
+    }
+  }
+  return finishGroups([...acc.values()].map(({ names, group }) => ({ ...group, fix: group.fix.split(token).join(names.join(' or ')) })));
+}

@@ -17,10 +17,16 @@ export interface FixGroup {
   group_rank: number;
 }
 
-interface GroupAcc { fix: string; fix_type: FixType; kb: string | null; covered: Set<string>; cves: CveItem[] }
+/** A group before ranking: its title, update and CVEs (candidateFixGroups in evaluate.ts merges drafts). */
+export interface GroupDraft { fix: string; fix_type: FixType; kb: string | null; covered: Set<string>; cves: CveItem[] }
 
 export function fixGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx): FixGroup[] {
-  const groups = new Map<string, GroupAcc>();
+  return finishGroups(draftGroups(pi, items, ctx, pi.product.name));
+}
+
+/** The groups of the CVEs not cleared in `items`, titled with `name` for the product (not yet counted or ranked). */
+export function draftGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx, name: string): GroupDraft[] {
+  const groups = new Map<string, GroupDraft>();
   const add = (key: string, fix: string, type: FixType, kb: string | null, r: CveItem, perCveKb: string | null) => {
     let g = groups.get(key);
     if (!g) { g = { fix, fix_type: type, kb, covered: new Set(), cves: [] }; groups.set(key, g); }
@@ -34,7 +40,6 @@ export function fixGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx): Fix
   const newestAny = pi.product.servicing === 'cumulative'
     ? [...pi.lcuSeries].filter((k) => k.build?.ubr != null).sort((a, b) => a.build!.ubr! - b.build!.ubr!).pop() ?? null
     : pi.mrSeries[pi.mrSeries.length - 1] ?? null;
-  const name = pi.product.name;
   for (const r of items) {
     if (r.status === 'cleared (patched)') continue;
     const v = r.v;
@@ -69,7 +74,12 @@ export function fixGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx): Fix
     }
     add(`kb:${v.kb}`, GROUP_TEXT.install(name, v.kb, v.fixClass), 'kb', v.kb, r, null);
   }
-  const out: FixGroup[] = [...groups.values()].map((g) => ({
+  return [...groups.values()];
+}
+
+/** Counts and ranks drafted groups. */
+export function finishGroups(drafts: GroupDraft[]): FixGroup[] {
+  const out: FixGroup[] = drafts.map((g) => ({
     fix: g.fix,
     fix_type: g.fix_type,
     kb: g.kb,

@@ -75,10 +75,10 @@ function renderFresh(it: CveItem, buildText: string | null, rank: number): CveRe
     source: p.pc.meta.cvrfUrl,
     severity: p.pc.severity,
     known_exploited: it.known_exploited,
-    note: it.status === v.status ? v.note : it.note ?? v.note,
+    note: it.note ?? v.note,
     priority_rank: rank,
     priority_reason: it.status === v.status ? priorityReason(v, why, sig, p.pc.severity, it._k) : `Needs review: ${it.note}.`,
-    fix: { available: it._k.fixAvailable, action: fixAction(v, it.productName), source: v.fixUrl, derived: v.derived },
+    fix: { available: it._k.fixAvailable, action: fixAction(v, it.productName, it.installed === true), source: v.fixUrl, derived: v.derived },
     references: referencesFor(p.pc.meta, sig),
     _k: it._k,
   };

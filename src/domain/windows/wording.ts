@@ -36,7 +36,9 @@ export const GROUP_TEXT = {
 /** The month (YYYY-MM) of the last Security Only updates. */
 export const LAST_SECURITY_ONLY_MONTH = '2023-10';
 
-export function fixAction(v: Verdict, productName: string): string {
+/** The per-CVE fix text; `installed`: the host's KB list holds `v.kb` (worded as the fix group words it). */
+export function fixAction(v: Verdict, productName: string, installed = false): string {
+  if (installed && v.kb) return GROUP_TEXT.alreadyInstalled(v.kb);
   if (v.fixType === 'none') {
     return v.kb ? `No installable update for this edition after end of support; upgrade to a supported Windows version (Microsoft's fix is ${v.kb})` : 'No update from Microsoft for this product; apply mitigations or upgrade';
   }

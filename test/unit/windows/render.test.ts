@@ -74,8 +74,9 @@ test('a CVE whose status differs between candidate products: the item\'s note an
   assert.equal(r2.note, null);
   const r3 = renderCve({ ...open, status: 'needs review', note: 'n' }, '10.0.17763.8389', 2);
   assert.deepEqual([r3.note, r3.priority_reason], ['n', 'Needs review: n.']);
-  // Same status: the verdict's note even when the item carries one.
-  assert.equal(renderCve({ ...open, note: 'ignored' }, '10.0.17763.8389', 2).note, null);
+  // Same status: the item's note when a candidate merge gave it one (the fixes differ), else the verdict's.
+  assert.equal(renderCve({ ...open, note: 'the update differs' }, '10.0.17763.8389', 2).note, 'the update differs');
+  assert.equal(renderCve(open, '10.0.17763.8389', 2).note, null);
 });
 
 test('references: the corpus\'s, with vendor advisories cut to Microsoft domains and the MSRC page added first, once', () => {

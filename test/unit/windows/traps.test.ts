@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cveOf, evalHost, fixtureIndex } from './fixture-index.ts';
 import { viewHost } from '../../../src/domain/windows/view.ts';
+import { renderCve } from '../../../src/domain/windows/render.ts';
 import { validateHost } from '../../../src/domain/windows/validate.ts';
 import { isCveId } from '../../../src/domain/cve-id.ts';
 
@@ -253,8 +254,13 @@ test('cumulative: a KB list holding the fix while the build says open gives need
   const c = cveOf(h, JUNE_CVE);
   assert.equal(c.status, 'needs review');
   assert.match(c.v.note ?? '', /KB list contains KB5094123/);
-  // The group never recommends a KB that is already installed.
+  // The group never recommends a KB that is already installed, and neither does the CVE's own fix action.
   assert.ok(!h.fix_groups.some((g) => g.kb === 'KB5094123'));
+  assert.equal(renderCve(c, h.os_build, 1).fix.action, 'KB5094123 is already installed but the CVE is not cleared: review the host');
+  // The same build without the KB list: the item shared by the build's hosts says to install it.
+  const bare = cveOf(evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755')), JUNE_CVE);
+  assert.equal(bare.status, 'confirmed open');
+  assert.match(renderCve(bare, '10.0.17763.8755', 1).fix.action, /^Install KB5094123 /);
 });
 
 test('before mid-2021 (no FixedBuild): the fix KB is placed in the LCU series by month', () => {
@@ -277,4 +283,43 @@ test('counts cover every CVE; microsoft data date is the newest document behind 
   assert.ok(h.items.every((i) => isCveId(i.cve_id)), 'ADV advisories are not CVEs');
   const ranks = viewHost(h, ALL).cves.map((c) => c.priority_rank);
   assert.deepEqual(ranks, ranks.map((_, i) => i + 1));
+});
+
+test('edition missing on 26100 ("Windows 10 Pro"): a CVE Microsoft lists only for Server 2025 needs review, never confirmed open', () => {
+  const h = evalHost({ asset_id: 'e2', os_product: 'Windows 10 Pro', edition_id: '', os_build: '10.0.26100.8655', architecture: 'x64', installation_type: '' });
+  // CVE-2026-41089 is listed for Server 2025 (open below KB5087539's build) and not for Windows 11 24H2.
+  const only = cveOf(h, 'CVE-2026-41089');
+  assert.equal(only.v.status, 'confirmed open');
+  assert.equal(only.productName, 'Windows Server 2025');
+  assert.equal(only.status, 'needs review');
+  assert.equal(only.note, 'listed by Microsoft for Windows Server 2025; Windows Server 2025 (Server Core installation) but not for Windows 11 Version 24H2 for x64-based Systems, and the edition decides which this host is; supply edition_id and installation_type');
+  assert.equal(h.counts.confirmed_open, 0);
+  assert.equal(h.items.filter((i) => i.status === 'confirmed open').length, 0);
+  // A CVE cleared on every candidate that lists it stays cleared (the host needs nothing for it either way).
+  assert.equal(cveOf(h, 'CVE-2024-43461').status, 'cleared (patched)');
+  // Each candidate's updates are titled with its own product: Server 2025's KB is never called a Windows 11 fix.
+  const titles = h.fix_groups.map((g) => [g.kb, g.fix]);
+  assert.deepEqual(titles[0], ['KB5094125', 'Install KB5094125, the latest cumulative update for Windows Server 2025 or Windows Server 2025 (Server Core installation) (build 10.0.26100.32995)']);
+  assert.ok(h.fix_groups[0].cve_ids.includes('CVE-2026-41089'));
+  for (const g of h.fix_groups) {
+    if (g.kb === 'KB5094125' || g.kb === 'KB5087539') assert.doesNotMatch(g.fix, /Windows 11/);
+  }
+  // The host is at Windows 11's June build: no group offers Windows 11's June update again.
+  assert.ok(!h.fix_groups.some((g) => g.kb === 'KB5094126'));
+});
+
+test('edition missing on 26100 at a shared 2025 build: open on every candidate stays open, and a note names each candidate\'s update', () => {
+  const h = evalHost({ asset_id: 'e3', os_product: 'Windows 10 Pro', edition_id: '', os_build: '10.0.26100.6899', architecture: 'x64', installation_type: '' });
+  const c = cveOf(h, 'CVE-2026-21510');
+  assert.equal(c.status, 'confirmed open');
+  assert.equal(c.note, 'the update differs between the candidate products (KB5077181 for Windows 11 Version 24H2 for x64-based Systems; KB5075899 for Windows Server 2025 and Windows Server 2025 (Server Core installation)); supply edition_id and installation_type');
+  // One group per candidate line, each naming its products; a CVE open on both is in both.
+  const server = h.fix_groups.find((g) => g.kb === 'KB5094125')!;
+  const client = h.fix_groups.find((g) => g.kb === 'KB5094126')!;
+  assert.match(server.fix, /for Windows Server 2025 or Windows Server 2025 \(Server Core installation\)/);
+  assert.match(client.fix, /for Windows 11 Version 24H2 for x64-based Systems/);
+  assert.ok(server.cve_ids.includes('CVE-2026-21510') && client.cve_ids.includes('CVE-2026-21510'));
+  assert.equal(client.counts.total, 194);
+  assert.equal(server.counts.total, 205);
+  assert.ok(server.group_rank < client.group_rank, 'equal in confirmed CVEs, the group with more CVEs in all ranks first');
 });
