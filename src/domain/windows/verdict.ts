@@ -263,6 +263,19 @@ function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
   }
 
   const base = { fixType: 'kb' as FixType };
+  // Rule 1 on a hotpatch's build: MSRC sometimes lists a month's fix for a product only as its hotpatch (2024-Oct:
+  // CVE-2024-43516 on Windows 11 24H2 names KB5046696, build 26100.2240, and no cumulative update). The build is
+  // on the product's own line (validated), and every later update of the line includes its fixes: a host at or
+  // above it is cleared. Below it, the OS build cannot tell (the month's cumulative update may carry the fix).
+  let passed: Fix | null = null;
+  for (const h of p.hot) if (h.build!.ubr! <= hostUbr && (!passed || h.build!.ubr! > passed.build!.ubr!)) passed = h;
+  if (passed) {
+    return {
+      ...base, status: 'cleared (patched)', fixedBuild: passed.build!.text, kb: passed.kb, fixClass: 'other', fixMonth: month(pi, passed.kb),
+      fixUrl: passed.url, derived: false, note: null,
+      why: `build ${ctx.build!.text} is at or above the build of hotpatch ${passed.kb} (${passed.build!.text}), and every later update of this build line includes its fixes`,
+    };
+  }
   const anyFix = p.odd;
   if (anyFix) {
     const kind = anyFix.kind;
