@@ -24,6 +24,7 @@ import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerEdgeLimit } from './http/edge-limit.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
+import { withErrorResponses } from './http/openapi-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
@@ -183,6 +184,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         },
       },
     },
+    // The error responses of every operation and their ErrorEnvelope schema, derived from the route table
+    // (src/http/openapi-errors.ts). Added to the document only: the routes' response schemas stay 2xx/3xx, so the
+    // error bodies are serialized as sendError builds them.
+    transformObject: (d) => ('openapiObject' in d
+      ? withErrorResponses(d.openapiObject, app.routeTable(), { edgeLimitPerMinute: deps.config.edgeLimit.perMinute })
+      : d.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

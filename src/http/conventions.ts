@@ -132,7 +132,7 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
 }
 
 /** A server-rendered page that needs a session (the account and training pages), not an API route. */
-function isPage(url: string): boolean {
+export function isPage(url: string): boolean {
   return !url.startsWith('/api/') && url !== '/docs' && !url.startsWith('/docs/') && !url.startsWith('/docs?');
 }
 

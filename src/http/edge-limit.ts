@@ -21,7 +21,8 @@ export interface EdgeLimitOptions {
 }
 
 export const EDGE_WINDOW_SEC = 60;
-const EXEMPT = (path: string) => path === '/api/v1/health/ping' || path === '/docs' || path.startsWith('/docs/');
+/** Paths the edge limit never counts. */
+export const edgeExempt = (path: string) => path === '/api/v1/health/ping' || path === '/docs' || path.startsWith('/docs/');
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,7 +49,7 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
   });
 
   app.addHook('onRequest', (req, _reply, done) => {
-    if (hasKey(req) || EXEMPT(pathOf(req.url))) return done();
+    if (hasKey(req) || edgeExempt(pathOf(req.url))) return done();
     const addr = addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     req.edgeAddress = addr;
     limiter.consume(addr, 1).then(() => done(), (e: unknown) => done(e instanceof RateLimiterRes ? refused() : (e as Error)));
@@ -56,7 +57,7 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
 
   // A refused key is charged to its address: otherwise any made-up Bearer token would pass the limit unmetered.
   app.addHook('onResponse', (req, reply, done) => {
-    if (reply.statusCode !== 401 || !hasKey(req) || EXEMPT(pathOf(req.url))) return done();
+    if (reply.statusCode !== 401 || !hasKey(req) || edgeExempt(pathOf(req.url))) return done();
     limiter.penalty(addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']), 1).then(() => done(), () => done());
   });
 }

@@ -1,9 +1,12 @@
 // No client input produces a 5xx: fast-check throws generated paths, query strings, bodies, credentials and
 // Accept headers at every route the app registers (enumerated from the app itself, so routes added later are
-// covered without touching this file). Every error answer is the spec §7 envelope.
+// covered without touching this file). Every error answer is the spec §7 envelope, valid against the ErrorEnvelope
+// schema of /api/openapi.json, with a status the document lists for the route that answered.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { testApp, seedOrg, seedKey, seedSession, TEST_INTERNAL_KEY, type TestApp } from '../helpers/app.ts';
 import { ERRORS } from '../../src/http/errors.ts';
 import { REQUEST_ID_RE } from '../../src/lib/ids.ts';
@@ -15,9 +18,20 @@ const ACTIONS = new Set(Object.values(ERRORS).map((e) => e.action));
 let t: TestApp;
 let credentials: Record<string, string>[];
 let routes: { method: string; url: string; params: string[]; bodyFields: string[] }[];
+/** Error statuses the OpenAPI document lists, by "METHOD /route/:pattern". */
+let documented: Map<string, Set<string>>;
+let envelope: ValidateFunction;
+/** Names the route that answered (its pattern), so a status is checked against that route's documentation. */
+const ANSWERED = 'x-test-answered-by';
 
 before(async () => {
-  t = await testApp();
+  t = await testApp({
+    testRoutes: (app) => {
+      app.addHook('onSend', async (req, reply) => {
+        if (req.routeOptions.url) reply.header(ANSWERED, `${req.method} ${req.routeOptions.url}`);
+      });
+    },
+  });
   const o = await seedOrg(t.store, { name: 'Fuzz Org' });
   const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer', scopes: ['read'] });
   const partner = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
@@ -31,11 +45,19 @@ before(async () => {
   // Query parameter names each route documents, so generated queries also hit the validators, not only the
   // unknown-parameter check.
   // Likewise the JSON body fields, so generated bodies reach the routes' own fields.
-  type Op = { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } };
-  const doc = t.app.swagger() as { paths: Record<string, Record<string, Op>> };
+  type Op = {
+    parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+    responses: Record<string, unknown>;
+  };
+  const doc = t.app.swagger() as unknown as { paths: Record<string, Record<string, Op>>; components: { schemas: { ErrorEnvelope: object } } };
+  const ajv = new Ajv.default({ allErrors: true });
+  addFormats.default(ajv);
+  envelope = ajv.compile(doc.components.schemas.ErrorEnvelope);
+  documented = new Map();
   routes = t.app.routeTable().map((r) => {
     const oaPath = r.url.replace(/:(\w+)/g, '{$1}');
     const op = doc.paths[oaPath]?.[r.method.toLowerCase()];
+    if (op) documented.set(`${r.method} ${r.url}`, new Set(Object.keys(op.responses)));
     const params = (op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
     const bodyFields = Object.keys(op?.requestBody?.content?.['application/json']?.schema?.properties ?? {});
     return { ...r, params, bodyFields };
@@ -104,6 +126,11 @@ function checkErrorEnvelope(r: { statusCode: number; headers: Record<string, unk
   assert.ok(b.error.retry_after_seconds === null || Number.isInteger(b.error.retry_after_seconds), label);
   assert.equal(r.headers['retry-after'], b.error.retry_after_seconds === null ? undefined : String(b.error.retry_after_seconds), label);
   assert.ok(b.error.detail !== undefined, label);
+  assert.ok(envelope(b), `${label}: ${JSON.stringify(envelope.errors)} ${r.body.slice(0, 300)}`);
+  // The status is one the document lists for the route that answered (a generated path can reach another route).
+  const by = r.headers[ANSWERED];
+  const listed = typeof by === 'string' ? documented.get(by) : undefined;
+  if (listed) assert.ok(listed.has(String(r.statusCode)), `${label}: ${r.statusCode} is not documented for ${String(by)}: ${r.body.slice(0, 300)}`);
 }
 
 test('every registered route: generated input never yields a 5xx, and errors use the envelope', async () => {

@@ -4,7 +4,9 @@ import { Type } from 'typebox';
 import { ApiError } from '../errors.ts';
 import { CONTACT_URL } from '../auth.ts';
 import { StringEnum } from './common.ts';
+import type { RouteError } from '../openapi-errors.ts';
 import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
+import { LOGIN_LIMITS } from '../../domain/accounts.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
 
 /** Action endpoints take no input: an empty JSON object, or no body at all (see `acceptNoBody`). */
@@ -24,6 +26,44 @@ export const capRefusalDescription = (resource: 'environments' | 'assets') =>
   `Past the organization's ${resource} cap (plan or override, -1 = unlimited): 403 in the error envelope, error.code FORBIDDEN, ` +
   `error.detail {error: "cap_exceeded", resource: "${resource}", limit, used${resource === 'assets' ? ', requested' : ''}}; nothing is stored. ` +
   'The counts are those GET /api/v1/account/usage reports.';
+
+/** OpenAPI (a route's schema.errors): a plan-cap refusal of `resource`. */
+export const capExceeded = (resource: 'environments' | 'assets' | 'members'): RouteError => ({
+  key: 'CAP_EXCEEDED',
+  when: `past the organization's ${resource} cap (detail.resource "${resource}", limit, used${resource === 'members' ? '; pending invitations count' : ''}); nothing is stored`,
+});
+
+const keysTier: RouteError = { key: 'UPGRADE_REQUIRED', when: 'API keys need the Professional plan or above' };
+
+/** OpenAPI (the routes' schema.errors): what each account operation's refusals answer, through accountError below. */
+export const ACCOUNT_ERRORS = {
+  requestLogin: [{
+    key: 'RATE_LIMITED',
+    when: `more than ${LOGIN_LIMITS.perAddress.points} sign-in requests from this address, or ${LOGIN_LIMITS.perEmail.points} for this email address, in ${LOGIN_LIMITS.perEmail.durationSec / 60} minutes (detail.retry_after, Retry-After)`,
+  }],
+  completeLogin: [
+    { key: 'AUTH_REQUIRED', error: 'login_link_invalid', when: 'the sign-in link is invalid, expired or already used' },
+    { key: 'FORBIDDEN', error: 'no_active_organization', when: 'the person belongs to no active organization' },
+  ],
+  acceptInvitation: [{ key: 'AUTH_REQUIRED', error: 'invitation_invalid', when: 'the invitation is invalid, expired, withdrawn or already used' }],
+  confirmEmail: [
+    { key: 'AUTH_REQUIRED', error: 'login_link_invalid', when: 'the confirmation link is invalid, expired or already used' },
+    { key: 'CONFLICT', error: 'email_taken', when: 'another account already uses this email address' },
+  ],
+  switchOrganization: [{ key: 'NOT_FOUND', when: 'you are not a member of an active organization with this id' }],
+  invite: [{ key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' }, capExceeded('members')],
+  removeMember: [{ key: 'FORBIDDEN', error: 'owner_cannot_be_removed', when: 'the owner cannot be removed' }],
+  keys: [keysTier],
+  rotateKey: [
+    keysTier, { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
+    { key: 'VALIDATION_ERROR', when: 'trial keys are not rotated' },
+  ],
+  startTrial: [
+    { key: 'TRIAL_UNAVAILABLE', when: 'the organization is not on the Free plan, or its trial has already started (detail.contact_url)' },
+    { key: 'TRIAL_CONFLICT', when: 'the trial of this organization has ended (detail.contact_url)' },
+  ],
+  deleteAccount: [{ key: 'CONFIRMATION_REQUIRED', when: 'confirmation is not the exact text (detail.confirmation gives it)' }],
+} satisfies Record<string, RouteError[]>;
 
 export const Email = Type.String({ minLength: 3, maxLength: 320, description: 'An email address' });
 export const IdParam = (name: string) => Type.Object({ [name]: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false });

@@ -8,7 +8,7 @@ import { NoQuery } from '../../schemas/common.ts';
 import { clearSessionCookies } from '../../auth.ts';
 import {
   ApiKey, Client, CreateKey, IdParam, InviteBody, Invitation, IssuedKey, Organization, RevokedKey, Team, UpdateMe,
-  UpdateOrganization, NoBody, acceptNoBody, mapped,
+  UpdateOrganization, NoBody, acceptNoBody, mapped, ACCOUNT_ERRORS,
 } from '../../schemas/accounts.ts';
 import { Profile } from './account.ts';
 import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
@@ -63,6 +63,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['account'],
       summary: 'Invite a member by email (accept link valid 7 days). Past the member cap (pending invitations count): 403 cap_exceeded',
       security: [key, session], querystring: NoQuery, body: InviteBody, response: { 201: Envelope(Invitation, Empty) },
+      errors: ACCOUNT_ERRORS.invite,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [] } } },
   }, async (req, reply) => {
@@ -75,6 +76,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['account'], summary: 'Remove a member (never the owner); its sessions end and its keys are revoked', security: [key, session],
       querystring: NoQuery, params: IdParam('member_id'), body: NoBody, response: { 200: Envelope(Type.Object({ removed: Type.Integer() }), Empty) },
+      errors: ACCOUNT_ERRORS.removeMember,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [{ in: 'params', name: 'member_id', foreign: 'not_found' }] } } },
   }, async (req) => {
@@ -85,7 +87,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/account/keys', {
     schema: {
       tags: ['account'], summary: "Your organization's API keys (owner or admin; Professional and above)", security: [key, session],
-      querystring: NoQuery, response: { 200: Envelope(Type.Array(ApiKey), Empty) },
+      querystring: NoQuery, response: { 200: Envelope(Type.Array(ApiKey), Empty) }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req) => ok(req, await mapped(() => svc.listKeys(req.principal!)), {}));
@@ -93,7 +95,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/account/keys', {
     schema: {
       tags: ['account'], summary: 'Create an API key for yourself; the key is in this answer only (owner or admin; Professional and above)',
-      security: [key, session], querystring: NoQuery, body: CreateKey, response: { 201: Envelope(IssuedKey, Empty) },
+      security: [key, session], querystring: NoQuery, body: CreateKey, response: { 201: Envelope(IssuedKey, Empty) }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req, reply) => {
@@ -105,7 +107,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/api/v1/account/keys/:key_id', {
     schema: {
       tags: ['account'], summary: 'Revoke an API key (idempotent; it stops working at once)', security: [key, session],
-      querystring: NoQuery, params: IdParam('key_id'), body: NoBody, response: { 200: Envelope(RevokedKey, Empty) },
+      querystring: NoQuery, params: IdParam('key_id'), body: NoBody, response: { 200: Envelope(RevokedKey, Empty) }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
   }, async (req) => ok(req, await mapped(() => svc.revokeKey(req.principal!, req.params.key_id)), {}));
@@ -115,6 +117,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['account'], summary: 'Rotate an API key: a new key (same kind, scopes, label) is created, then the old one revoked',
       security: [key, session], querystring: NoQuery, params: IdParam('key_id'), body: NoBody,
       response: { 201: Envelope(Type.Object({ key: IssuedKey, revoked: RevokedKey }), Empty) },
+      errors: ACCOUNT_ERRORS.rotateKey,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
@@ -132,6 +135,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
         ...IssuedKey.properties,
         trial: Type.Object({ started_at: Type.String({ format: 'date-time' }), ends_at: Type.String({ format: 'date-time' }), per_request: Type.Integer(), total_checks: Type.Integer() }),
       }), Empty) },
+      errors: ACCOUNT_ERRORS.startTrial,
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {
@@ -149,6 +153,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Envelope(Type.Object({
         org_id: Type.Integer(), status: Type.Literal('deactivated'), deleted_at: Type.String({ format: 'date-time' }), purge_by: Type.String({ format: 'date-time' }),
       }), Empty) },
+      errors: ACCOUNT_ERRORS.deleteAccount,
     },
     config: { auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NoQuery } from '../../schemas/common.ts';
-import { IdParam, mapped } from '../../schemas/accounts.ts';
+import { ACCOUNT_ERRORS, IdParam, mapped } from '../../schemas/accounts.ts';
 import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage, renderNotificationsPage } from '../../views/account-html.ts';
@@ -33,6 +33,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['pages'], summary: 'Sign-in page (a signed-in page opened without a session redirects here with ?next=<that page>)',
       querystring: Type.Object({ next: Type.Optional(Next) }, { additionalProperties: false }),
       response: { 200: Html('The sign-in form') },
+      noDatabase: true,
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => reply.type('text/html; charset=utf-8').send(renderLoginPage(undefined, safeNextPath(req.query.next))));
@@ -43,6 +44,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery,
       body: Type.Object({ email: Type.String({ maxLength: 320 }), next: Type.Optional(Next) }, { additionalProperties: false, examples: [{ email: 'someone@example.test' }] }),
       response: { 200: Html('Check your email') },
+      errors: ACCOUNT_ERRORS.requestLogin,
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
@@ -78,7 +80,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['pages'], summary: 'Invite form', security: session, querystring: NoQuery,
       body: Type.Object({ email: Type.String({ maxLength: 320 }), role: Type.Union([Type.Literal('admin'), Type.Literal('viewer')]) }, { additionalProperties: false, examples: [{ email: 'page.invitee@example.test', role: 'viewer' }] }),
-      response: See,
+      response: See, errors: ACCOUNT_ERRORS.invite,
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [] } } },
   }, async (req, reply) => {
@@ -87,7 +89,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/account/team/:member_id/remove', {
-    schema: { tags: ['pages'], summary: 'Remove-member form', security: session, querystring: NoQuery, params: IdParam('member_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
+    schema: { tags: ['pages'], summary: 'Remove-member form', security: session, querystring: NoQuery, params: IdParam('member_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See, errors: ACCOUNT_ERRORS.removeMember },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [{ in: 'params', name: 'member_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
     await mapped(() => svc.removeMember(req.principal!, req.params.member_id));
@@ -98,7 +100,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['pages'], summary: 'Create-key form: the account page with the new key shown once', security: session, querystring: NoQuery,
       body: Type.Object({ label: Type.Optional(Type.String({ maxLength: 200 })), scope: Type.Union([Type.Literal('read'), Type.Literal('write')]) }, { additionalProperties: false, examples: [{ label: 'Page key', scope: 'read' }] }),
-      response: { 201: Html('The account page with the new key') },
+      response: { 201: Html('The account page with the new key') }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req, reply) => {
@@ -107,7 +109,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/account/keys/:key_id/revoke', {
-    schema: { tags: ['pages'], summary: 'Revoke-key form', security: session, querystring: NoQuery, params: IdParam('key_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
+    schema: { tags: ['pages'], summary: 'Revoke-key form', security: session, querystring: NoQuery, params: IdParam('key_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See, errors: ACCOUNT_ERRORS.keys },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
     await mapped(() => svc.revokeKey(req.principal!, req.params.key_id));
@@ -162,7 +164,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['pages'], summary: 'Delete-organization form (owner; the confirmation text of DELETE /api/v1/account)', security: session, querystring: NoQuery,
       body: Type.Object({ confirmation: Type.String({ maxLength: 200 }) }, { additionalProperties: false, examples: [{ confirmation: 'not the confirmation text' }] }),
-      response: { 200: Html('Deleted') },
+      response: { 200: Html('Deleted') }, errors: ACCOUNT_ERRORS.deleteAccount,
     },
     config: { auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {

@@ -19,11 +19,21 @@ import { parseViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
 import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
 import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse } from './asset-schemas.ts';
-import { capRefusalDescription } from '../../schemas/accounts.ts';
+import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
+import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody } from '../v2/schemas.ts';
 
 const ENV_IN_BODY: TenantDecl = { resource: 'asset_correlations', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
 const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS) as (keyof CorrelateOptions)[];
+
+/** OpenAPI: the refusals of `limits` below and of the service's asset-check charge, per route. */
+const PARTNER_LIMIT: RouteError = { key: 'PARTNER_LIMIT', when: "the partner key's monthly asset checks would be passed (detail used, limit, remaining, requested, resets_at; reset_at); nothing processed" };
+const FOR_TRIAL_KEYS: RouteError[] = [
+  { key: 'TRIAL_REQUIRED', when: 'a Free account without a trial key (detail.trial_url)' },
+  perKeyRateLimit('correlation'), batchLimit(MAX_ASSETS, 'assets'), batchLimit(TRIAL.perRequest, 'assets from a trial key', 'TRIAL_BATCH_LIMIT'),
+  { key: 'TRIAL_LIMIT', when: `the trial's ${TRIAL.totalChecks} asset checks are used up or fewer remain than sent (detail reason "limit", used, limit, remaining, requested); nothing processed` },
+  PARTNER_LIMIT,
+];
 
 function field(name: string, message: string, type = 'value_error'): ApiError {
   return new ApiError('VALIDATION_ERROR', { message, fields: [{ field: name, message, type }] });
@@ -107,6 +117,10 @@ const assets: FastifyPluginAsync = async (app) => {
       querystring: Type.Object({}),
       body: CorrelateBody,
       response: { 200: CorrelateResponse },
+      errors: [
+        ...FOR_TRIAL_KEYS, capExceeded('assets'),
+        { key: 'INSUFFICIENT_SCOPE', when: 'environment_id sent with a key without the write scope (storing is a write)' },
+      ],
     },
     attachValidation: true,
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY } },
@@ -147,6 +161,7 @@ const assets: FastifyPluginAsync = async (app) => {
       querystring: Type.Object({}),
       body: CheckBody,
       response: { 200: CheckResponse },
+      errors: FOR_TRIAL_KEYS,
     },
     attachValidation: true,
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: false } },
@@ -173,6 +188,7 @@ const assets: FastifyPluginAsync = async (app) => {
         examples: [{ windows_hosts: [{ asset_id: 'srv-17', os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build: '10.0.17763.6189', architecture: 'x64', installation_type: 'Server', collected_at: '2026-11-20T08:00:00Z' }] }],
       }),
       response: { 200: CheckWindowsResponse },
+      errors: [perKeyRateLimit('correlation'), batchLimit(MAX_ASSETS, 'hosts'), PARTNER_LIMIT],
     },
     attachValidation: true,
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false } },

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { clearSessionCookies, setSessionCookies } from '../../auth.ts';
-import { NoBody, acceptNoBody, mapped } from '../../schemas/accounts.ts';
+import { ACCOUNT_ERRORS, NoBody, acceptNoBody, mapped } from '../../schemas/accounts.ts';
 import { SESSION_ABSOLUTE_MS } from '../../../domain/accounts.ts';
 import { ROLES, TIERS } from '../../../domain/tiers.ts';
 
@@ -39,6 +39,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery,
       body: LoginBody,
       response: { 202: Envelope(LoginSent, Type.Object({})) },
+      errors: ACCOUNT_ERRORS.requestLogin,
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
@@ -53,6 +54,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Follow a sign-in link: starts a session (cookies vi_session and vi_csrf) and redirects to the page the sign-in started from (/login?next=…), else the account page',
       querystring: TokenQuery,
       response: Redirect,
+      errors: ACCOUNT_ERRORS.completeLogin,
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
@@ -68,6 +70,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Follow an invitation link: joins the organization, starts a session there and redirects to the account page',
       querystring: TokenQuery,
       response: Redirect,
+      errors: ACCOUNT_ERRORS.acceptInvitation,
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
@@ -82,6 +85,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Follow an email-change link: the new address becomes the sign-in address; redirects to the account page',
       querystring: TokenQuery,
       response: Redirect,
+      errors: ACCOUNT_ERRORS.confirmEmail,
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
@@ -127,6 +131,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Move the session to another organization of the signed-in person: the current session ends, a new one starts there',
       security: [{ session: [] }], querystring: NoQuery, body: SwitchBody,
       response: { 200: Envelope(Type.Object({ org_id: Type.Integer(), member_id: Type.Integer() }), Type.Object({})) },
+      errors: ACCOUNT_ERRORS.switchOrganization,
     },
     // tenant false: it acts on the caller's own memberships only (another organization's id is not found;
     // test/integration/accounts.test.ts).

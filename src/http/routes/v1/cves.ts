@@ -90,6 +90,7 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['cves'], summary: 'Search and filter CVE summary cards (spec §4.1)',
       querystring: CveListQuery, response: { 200: CveListResponse },
+      errors: [{ key: 'AUTH_REQUIRED', when: 'ranked=true without an API key or session (detail.parameter)' }],
     },
     config: { auth: PUBLIC },
     // A protocol name in any case, as /api/v1/cves/protocol/{name} takes it (filters_applied echoes the lower case).

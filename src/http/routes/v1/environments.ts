@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
-import { capRefusalDescription } from '../../schemas/accounts.ts';
+import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 
@@ -34,6 +34,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery,
       body: CreateEnvironment,
       response: { 201: Envelope(Environment, Type.Object({})) },
+      errors: [{ key: 'CONFLICT', error: 'environment_exists', when: 'an environment with this name exists (detail.name)' }, capExceeded('environments')],
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'environments', ids: [] } } },
   }, async (req, reply) => {

@@ -84,6 +84,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Liveness check (no database query)',
       querystring: NoQuery,
       response: { 200: Type.Object({ ping: Type.Literal('pong') }) },
+      noDatabase: true,
     },
     // A load balancer calls this every few seconds: successful pings write no access-log line (failures do).
     config: { auth: { mode: 'none', tenant: false }, accessLog: 'errors' },

@@ -11,6 +11,7 @@ import { MODULE_ID_RE } from '../../../domain/training.ts';
 import { renderTrainingList, renderTrainingModule } from '../../views/training-html.ts';
 import { csrfTokenFor } from '../../auth.ts';
 import { acceptFormBodies } from '../../forms.ts';
+import { NOT_STARTED } from './training.ts';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
@@ -55,6 +56,7 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['pages'], summary: `Form post: ${action} the module, then 303 back to its page`, params: Params, querystring: NoQuery, body: FormBody,
         response: { 303: { description: 'Back to the module page', type: 'null' } },
+        errors: action === 'complete' ? [NOT_STARTED] : [],
       },
       config: { auth: SELF_WRITE },
     }, async (req, reply) => {

@@ -8,6 +8,7 @@ import { CollectionEnvelope, Envelope, collection, ok, pagination } from '../../
 import { ApiError } from '../../errors.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
+import type { RouteError } from '../../openapi-errors.ts';
 import { MODULE_ID_RE, TRAINING_CATEGORIES, type TrainingModule } from '../../../domain/training.ts';
 import type { MemberModuleState } from '../../../services/training.ts';
 import type { Principal } from '../../../services/identity.ts';
@@ -79,6 +80,9 @@ function summary(m: TrainingModule, s: MemberModuleState) {
   };
 }
 
+/** OpenAPI: completing a module never started (here and on the training page's form). */
+export const NOT_STARTED: RouteError = { key: 'CONFLICT', error: 'module_not_started', when: 'the module was never started (detail.module_id)' };
+
 const moduleNotFound = (id: string) => new ApiError('NOT_FOUND', {
   message: `No training module "${id}"; GET /api/v1/training/modules lists them`,
   detail: { resource: 'training_module', identifier: id },
@@ -131,6 +135,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Mark a started module complete (idempotent: the first completion time stays); never started → 409 module_not_started',
       security, params: ModuleParams, querystring: NoQuery, body: NoBody,
       response: { 200: Envelope(ModuleState, Type.Object({})) },
+      errors: [NOT_STARTED],
     },
     config: { auth: SELF_WRITE },
   }, async (req) => {

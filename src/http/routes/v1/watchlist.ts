@@ -27,6 +27,10 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Watch a vendor, product, protocol or CVE (owner or admin; keys need the write scope). Watching twice: 409 already_watching. A vendor slug the catalog renamed (docs/watchlists.md "Renamed vendors") is stored under its current id, which the entity_id of the answer gives',
       security: [{ apiKey: [] }, { session: [] }],
       querystring: NoQuery, body: CreateWatch, response: { 201: WatchEntryResponse },
+      errors: [
+        { key: 'CONFLICT', error: 'already_watching', when: 'the entity is already watched (detail.entry_id)' },
+        { key: 'LIMIT_REACHED', when: 'the watchlist is full (max)' },
+      ],
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'watchlist', ids: [] } } },
   }, async (req, reply) => {

@@ -9,6 +9,7 @@ import { ApiError } from '../../errors.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
+import type { RouteError } from '../../openapi-errors.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Random 15-digit webhook id (docs/tenant-ids.md)' });
 const Params = Type.Object({ id: Id }, { additionalProperties: false });
@@ -79,6 +80,8 @@ function refusal(r: WebhookRefusal): never {
 }
 
 const security: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
+/** OpenAPI: every webhook call refuses a plan without webhooks (refusal below). */
+const PLAN: RouteError[] = [{ key: 'UPGRADE_REQUIRED', when: 'webhooks need the Standard plan or above' }];
 const tenantOwn = { resource: 'webhooks', ids: [] };
 const tenantById = { resource: 'webhooks', ids: [{ in: 'params' as const, name: 'id', foreign: 'not_found' }] };
 const read = (tenant: typeof tenantOwn | typeof tenantById) => ({ auth: { mode: 'key_or_session' as const, role: 'viewer' as const, scope: 'read' as const, tenant } });
@@ -91,7 +94,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/webhooks', {
     schema: {
       tags: ['webhooks'], summary: 'Create a webhook; the signing secret is generated and returned once (owner or admin)',
-      security, querystring: NoQuery, body: CreateWebhook, response: { 201: Envelope(WithSecret, Type.Object({})) },
+      security, errors: PLAN, querystring: NoQuery, body: CreateWebhook, response: { 201: Envelope(WithSecret, Type.Object({})) },
     },
     config: write(tenantOwn),
   }, async (req, reply) => {
@@ -104,7 +107,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/webhooks', {
     schema: {
       tags: ['webhooks'], summary: "List your organization's webhooks (oldest first)",
-      security, querystring: PageQuery, response: { 200: CollectionEnvelope(Webhook, Type.Object({})) },
+      security, errors: PLAN, querystring: PageQuery, response: { 200: CollectionEnvelope(Webhook, Type.Object({})) },
     },
     config: read(tenantOwn),
   }, async (req) => {
@@ -115,7 +118,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/api/v1/webhooks/:id', {
-    schema: { tags: ['webhooks'], summary: 'One webhook', security, params: Params, querystring: NoQuery, response: { 200: Envelope(Webhook, Type.Object({})) } },
+    schema: { tags: ['webhooks'], summary: 'One webhook', security, errors: PLAN, params: Params, querystring: NoQuery, response: { 200: Envelope(Webhook, Type.Object({})) } },
     config: read(tenantById),
   }, async (req) => {
     const r = await svc.get(actor(req), req.params.id);
@@ -126,7 +129,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.patch('/api/v1/webhooks/:id', {
     schema: {
       tags: ['webhooks'], summary: 'Change the label or the URL (the URL is checked as at creation)',
-      security, params: Params, querystring: NoQuery, body: UpdateWebhook, response: { 200: Envelope(Webhook, Type.Object({})) },
+      security, errors: PLAN, params: Params, querystring: NoQuery, body: UpdateWebhook, response: { 200: Envelope(Webhook, Type.Object({})) },
     },
     config: write(tenantById),
   }, async (req) => {
@@ -138,7 +141,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/api/v1/webhooks/:id', {
     schema: {
       tags: ['webhooks'], summary: 'Delete a webhook and its delivery records',
-      security, params: Params, querystring: NoQuery, body: NoBody,
+      security, errors: PLAN, params: Params, querystring: NoQuery, body: NoBody,
       response: { 200: Envelope(Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }), Type.Object({})) },
     },
     config: write(tenantById),
@@ -151,7 +154,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/webhooks/:id/enable', {
     schema: {
       tags: ['webhooks'], summary: 'Re-enable a disabled webhook (spec §3.1); the failure count restarts at 0',
-      security, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(Webhook, Type.Object({})) },
+      security, errors: PLAN, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(Webhook, Type.Object({})) },
     },
     config: write(tenantById),
   }, async (req) => {
@@ -163,7 +166,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/webhooks/:id/rotate-secret', {
     schema: {
       tags: ['webhooks'], summary: 'Generate a new secret, returned once; the old one is invalid immediately (spec §3.1)',
-      security, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(WithSecret, Type.Object({})) },
+      security, errors: PLAN, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(WithSecret, Type.Object({})) },
     },
     config: write(tenantById),
   }, async (req) => {
@@ -175,7 +178,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/webhooks/:id/test', {
     schema: {
       tags: ['webhooks'], summary: 'Send a test delivery (event webhook.test, docs/webhooks.md) now and report its outcome',
-      security, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(DeliveryResult, Type.Object({})) },
+      security, errors: PLAN, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(DeliveryResult, Type.Object({})) },
     },
     config: write(tenantById),
   }, async (req) => {
@@ -187,7 +190,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/webhooks/:id/deliveries', {
     schema: {
       tags: ['webhooks'], summary: "A webhook's deliveries, newest first: status, HTTP code, duration and error",
-      security, params: Params, querystring: DeliveriesQuery, response: { 200: CollectionEnvelope(Delivery, Type.Object({})) },
+      security, errors: PLAN, params: Params, querystring: DeliveriesQuery, response: { 200: CollectionEnvelope(Delivery, Type.Object({})) },
     },
     config: read(tenantById),
   }, async (req) => {

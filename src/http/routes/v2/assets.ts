@@ -15,7 +15,8 @@ import { SOFTWARE_FIELDS, csvRowToHostRecord } from '../../../domain/windows/val
 import { OPTION_NAMES, parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_HOSTS, MAX_SOFTWARE, type Correlation } from '../../../services/windows-correlation.ts';
 import { bodyStream, correlationBody, hostsJson, negotiateEncoding } from './stream.ts';
-import { capRefusalDescription } from '../../schemas/accounts.ts';
+import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
+import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
 
 export { MAX_HOSTS };
@@ -54,6 +55,10 @@ const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now()
 
 /** Route policy of the two submissions: tenant data, with an environment id in the body (docs/routes.md). */
 const ENV_IN_BODY: TenantDecl = { resource: 'windows_results', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
+/** OpenAPI: the refusals of the two submissions before and after `correlate`. */
+const SUBMIT_ERRORS: RouteError[] = [
+  perKeyRateLimit('correlation'), batchLimit(MAX_HOSTS, 'hosts'), batchLimit(MAX_SOFTWARE, 'software records'), capExceeded('assets'),
+];
 
 const assets: FastifyPluginAsync = async (app) => {
   const windows = app.services.windows;
@@ -93,6 +98,7 @@ const assets: FastifyPluginAsync = async (app) => {
       querystring: Type.Object({}),
       body: V2CorrelateBody,
       response: { 200: V2CorrelateResponse },
+      errors: SUBMIT_ERRORS,
     },
     // The body schema documents the request; the handler below refuses with the spec's wording, field by field.
     attachValidation: true,
@@ -139,6 +145,7 @@ const assets: FastifyPluginAsync = async (app) => {
       consumes: ['multipart/form-data'],
       querystring: Type.Object({}),
       response: { 200: V2CorrelateResponse },
+      errors: SUBMIT_ERRORS,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
   }, async (req, reply) => {
