@@ -31,7 +31,13 @@ describe('batch size (§7, §8)', () => {
       assert.equal(r.statusCode, 413, r.body);
       const e = r.json().error;
       assert.deepEqual([e.code, e.max, e.detail.max, e.detail.received, e.detail.error, e.action, e.retryable], ['BATCH_TOO_LARGE', 200, 200, 201, 'batch_too_large', 'reduce_batch', false]);
+      assert.equal(e.message, 'At most 200 assets per call');
     }
+    // check-windows counts hosts, and says so.
+    const host = { os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build: '10.0.17763.6189', architecture: 'x64', installation_type: 'Server', collected_at: '2026-11-20T08:00:00Z' };
+    const w = await post(k, { windows_hosts: Array.from({ length: 201 }, (_, i) => ({ ...host, asset_id: `w-${i}` })) }, '/api/v1/assets/check-windows');
+    assert.equal(w.statusCode, 413, w.body);
+    assert.deepEqual([w.json().error.code, w.json().error.max, w.json().error.message], ['BATCH_TOO_LARGE', 200, 'At most 200 hosts per call']);
   });
 });
 

@@ -88,11 +88,11 @@ const assets: FastifyPluginAsync = async (app) => {
   const svc = app.services.assets;
 
   /** Size, rate and trial limits, in the documented order. */
-  async function limits(req: FastifyRequest, n: number, trialAllowed: boolean) {
+  async function limits(req: FastifyRequest, n: number, trialAllowed: boolean, noun: 'assets' | 'hosts' = 'assets') {
     const p = req.principal!;
     if (trialAllowed) svc.assertAllowed(p);
     await app.limits.correlation.check(p, n > MAX_ASSETS ? 0 : n);
-    if (n > MAX_ASSETS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_ASSETS} assets per call`, max: MAX_ASSETS, detail: { received: n } });
+    if (n > MAX_ASSETS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_ASSETS} ${noun} per call`, max: MAX_ASSETS, detail: { received: n } });
     if (p.kind === 'trial' && n > TRIAL.perRequest) {
       throw new ApiError('TRIAL_BATCH_LIMIT', { max: TRIAL.perRequest, detail: { received: n, contact_url: 'mailto:support@vulnintel.local' } });
     }
@@ -194,7 +194,7 @@ const assets: FastifyPluginAsync = async (app) => {
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false } },
   }, async (req) => {
     const { items } = readBody(req, 'windows_hosts', []);
-    await limits(req, items.length, false);
+    await limits(req, items.length, false, 'hosts');
     const parsed = parseViewOptions({}, { fromText: false, includeClearedDefault: false });
     if (!parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: parsed.errors });
     const p = req.principal!;
