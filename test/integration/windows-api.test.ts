@@ -275,6 +275,13 @@ describe('keys, scopes and tenants', () => {
     assert.equal(same.statusCode, 201);
     const bad = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'x', site: 'y' } });
     assert.equal(bad.statusCode, 422);
+    // description is a string or null: a number is one error on it, not one per union branch.
+    const num = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'Plant N', description: 5 } });
+    assert.equal(num.statusCode, 422, num.body);
+    assert.equal(num.json().error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(num.json().error.detail, [{ field: 'body.description', message: 'must be a string or null', type: 'type_error.string' }]);
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/environments?per_page=100', headers: orgs.a.auth })).json().data;
+    assert.ok(!listed.some((e: { name: string }) => e.name === 'Plant N'), 'nothing stored');
   });
 
   test('the environment list pages as every list does: 20 per page by default, page and per_page', async () => {
