@@ -76,6 +76,7 @@ function typeName(e: AjvErr): string {
 /** Messages for schema patterns whose regular expression would not tell a client what is wrong. */
 const PATTERN_MESSAGES: Record<string, string> = {
   '^(?!0000)': 'year 0000 does not exist; dates start at 0001-01-01',
+  '\\S': 'must not be empty or only spaces',
 };
 
 function humanMessage(e: AjvErr): string {
