@@ -154,6 +154,7 @@ describe('watchlist', () => {
     assert.equal(again.body.error.code, 'CONFLICT');
     assert.equal(again.body.error.detail.error, 'already_watching');
     assert.equal(again.body.error.detail.entry_id, c.body.data.id);
+    assert.equal(typeof again.body.error.detail.entry_id, 'number', 'an integer, as the entry\'s own id');
     assert.equal(again.body.error.action, 'fix_input');
 
     const list = await call('GET', '/api/v1/watchlist', o.auth);
@@ -168,7 +169,10 @@ describe('watchlist', () => {
     assert.equal(del.body.data.entity_id, 'moxa');
     const gone = await call('DELETE', `/api/v1/watchlist/${v.body.data.id}`, o.auth);
     assert.equal(gone.status, 404);
-    assert.equal(gone.body.error.detail.error, 'watchlist_entry_not_found');
+    assert.equal(gone.body.error.code, 'NOT_FOUND');
+    assert.equal(gone.body.error.message, 'No such watchlist entry in your organization');
+    // entry_id has one type in every error: an integer, as the entry's `id` (the 409 above gives it so too).
+    assert.deepEqual(gone.body.error.detail, { error: 'watchlist_entry_not_found', entry_id: v.body.data.id });
     assert.equal((await call('GET', '/api/v1/watchlist', o.auth)).body.pagination.total, 3);
     // Watching it again after removing it is allowed.
     assert.equal((await add('vendor', 'moxa')).status, 201);
@@ -289,6 +293,7 @@ describe('watchlist', () => {
     assert.deepEqual((await call('GET', '/api/v1/watchlist', b.auth)).body.data.map((e: { id: number }) => e.id), [eb.body.data.id]);
     const cross = await call('DELETE', `/api/v1/watchlist/${eb.body.data.id}`, a.auth);
     assert.equal(cross.status, 404);
+    assert.deepEqual(cross.body.error.detail, { error: 'watchlist_entry_not_found', entry_id: eb.body.data.id });
     assert.equal((await call('GET', '/api/v1/watchlist', b.auth)).body.pagination.total, 1);
   });
 });
