@@ -70,6 +70,13 @@ const FORBIDDEN_NAME_RE =
 
 const PLACEHOLDERS = new Set(['n/a', 'na', 'n.a.', '-', '--', '---', 'unknown', 'none', 'null', 'nil', 'tbd', 'tba', '?', 'undefined', 'not available', 'not applicable', 'unavailable']);
 
+/**
+ * How far after the time of the request a collected_at may be: a collector's clock that is off, or local time sent
+ * with a wrong zone (at most 14 hours apart), is tolerated; a later time cannot be when the host was looked at
+ * (docs/windows-api.md "collected_at").
+ */
+export const COLLECTED_AT_MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
+
 const ISO_TZ_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
@@ -100,8 +107,11 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? normalizeText(v) : null;
 }
 
-/** Validate one host record (JSON object, or a CSV row already turned into one). */
-export function validateHost(input: unknown): HostValidation {
+/**
+ * Validate one host record (JSON object, or a CSV row already turned into one). `now`, the time of the request:
+ * a collected_at more than COLLECTED_AT_MAX_AHEAD_MS after it is refused (without it, only the form is checked).
+ */
+export function validateHost(input: unknown, now?: Date): HostValidation {
   const errors: HostError[] = [];
   const err = (code: HostErrorCode, field: string, message: string) => errors.push({ code, field, message });
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
@@ -247,7 +257,9 @@ export function validateHost(input: unknown): HostValidation {
   if (!placeholder.has('collected_at') && typeof rawAt === 'string' && rawAt.trim() !== '') {
     const t = rawAt.trim();
     if (!ISO_TZ_RE.test(t) || !onTheCalendar(t) || Number.isNaN(Date.parse(t))) err('invalid_collected_at', 'collected_at', 'collected_at must be ISO 8601 with a time zone, e.g. 2026-06-15T08:00:00Z');
-    else collectedAt = t;
+    else if (now && Date.parse(t) - now.getTime() > COLLECTED_AT_MAX_AHEAD_MS) {
+      err('invalid_collected_at', 'collected_at', 'collected_at is more than 24 hours in the future; send when the data was collected (check the clock and time zone of the collecting machine)');
+    } else collectedAt = t;
   } else if (rawAt !== undefined && rawAt !== null && typeof rawAt !== 'string') {
     err('invalid_collected_at', 'collected_at', 'collected_at must be an ISO 8601 string');
   }
