@@ -3,7 +3,7 @@
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
 // (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
 // is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
-import { badText, containsIdentifying, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
+import { badText, containsIdentifying, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
 
 export const HOST_FIELDS = [
   'asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type',
@@ -121,8 +121,10 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
 
   for (const key of Object.keys(rec)) {
     if ((HOST_FIELDS as readonly string[]).includes(key)) continue;
-    if (FORBIDDEN_NAME_RE.test(key)) err('forbidden_field', key, 'identifying data must not be sent; nothing of this host was stored');
-    else err('unknown_field', key, 'field is not part of the Windows host record (spec §2.6)');
+    // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
+    const name = badText(key) ? replaceBadText(key) : key;
+    if (FORBIDDEN_NAME_RE.test(key)) err('forbidden_field', name, 'identifying data must not be sent; nothing of this host was stored');
+    else err('unknown_field', name, 'field is not part of the Windows host record (spec §2.6)');
   }
 
   // Text that cannot be stored faithfully (NUL, control characters, a lone surrogate) is refused in every field.

@@ -117,6 +117,11 @@ describe('validateHost: unreadable text (control characters, lone surrogates)', 
     assert.equal(r.asset_id, null);
   });
 
+  test('a field name holding NUL or a lone surrogate is named with U+FFFD in their place', () => {
+    assert.deepEqual(errorsOf({ ...GOOD, 'no\u0000te': 'x' }), [e('unknown_field', 'no\uFFFDte', M.unknownField)]);
+    assert.deepEqual(errorsOf({ ...GOOD, 'host\uD800name': 'x' }), [e('forbidden_field', 'host\uFFFDname', M.forbiddenField)]);
+  });
+
   test('a bad string inside the KB list is refused on installed_kbs; other kinds of entry are not text', () => {
     assert.deepEqual(errorsOf({ ...GOOD, installed_kbs: ['KB5087538', 'KB50\u001f86096'] }), [
       e('forbidden_value', 'installed_kbs', M.control),
