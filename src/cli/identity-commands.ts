@@ -6,6 +6,7 @@ import { UsageError, type Command, type CliContext } from '../cli.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { createIdentityService, IdentityError } from '../services/identity.ts';
+import { keyLabelProblem } from '../domain/keys.ts';
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -119,7 +120,9 @@ const keyCreateCommand: Command = {
     const role = v.role === undefined ? undefined : oneOf<Role>('role', v.role, ROLES);
     const kind = v.kind === undefined ? 'standard' : oneOf<KeyKind>('kind', v.kind, KEY_KINDS);
     const sc = scopes(v.scopes);
-    const label = typeof v.label === 'string' ? v.label.slice(0, 200) : null;
+    const label = typeof v.label === 'string' ? v.label : null;
+    const labelProblem = label === null ? null : keyLabelProblem(label);
+    if (labelProblem) throw new UsageError(`--label ${labelProblem}`);
     const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
       const k = await identity.issueApiKey(id, { email: mail, role, kind, scopes: sc, label, name: v.name as string | undefined });

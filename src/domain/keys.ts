@@ -39,6 +39,27 @@ const ALLOWED_SCOPES: Record<KeyKind, readonly Scope[]> = {
   trial: TRIAL_SCOPES,
 };
 
+/** Longest API key label, after trimming (the API, the account page and the CLI refuse longer ones). */
+export const KEY_LABEL_MAX = 200;
+
+/**
+ * An API key's label as stored: trimmed, and null for none (absent, empty or only spaces). The API refuses an
+ * empty label (its schema: 1–200 characters with a non-space); the account page's blank field means no label, and a
+ * rotated key carries its old key's label in this form.
+ */
+export function keyLabel(raw: string | null | undefined): string | null {
+  const t = raw?.trim();
+  return t ? t : null;
+}
+
+/** Why a label given on purpose (the CLI's --label) cannot be one, or null when it can. */
+export function keyLabelProblem(raw: string): string | null {
+  const t = raw.trim();
+  if (t === '') return 'must not be empty or only spaces';
+  if (t.length > KEY_LABEL_MAX) return `must be at most ${KEY_LABEL_MAX} characters`;
+  return null;
+}
+
 export function trialExpiry(startedAt: Date): Date {
   return new Date(startedAt.getTime() + TRIAL.days * DAY_MS);
 }

@@ -5,6 +5,7 @@
 import { ICS_PROTOCOLS, type IcsProtocol } from './cve-document.ts';
 import { isCveIdAnyCase } from './cve-id.ts';
 import { memoTable } from './memo.ts';
+import { canonicalVendor } from './vendors.ts';
 
 export const WATCH_ENTITY_TYPES = ['vendor', 'product', 'protocol', 'cve'] as const;
 export type WatchEntityType = (typeof WATCH_ENTITY_TYPES)[number];
@@ -84,24 +85,46 @@ export function protocolName(key: string): string {
 }
 
 const SLUG = /^[a-z0-9][a-z0-9-]*$/;
-const KEY = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/**
+ * The vendor slug of a vendor part of an id: a slug as the catalog gives it is taken as it is (the catalog's own
+ * ids never change meaning here); any other spelling is read as a vendor name the way the catalog reads the
+ * sources' names (canonicalVendor: case, punctuation, company forms and the alias table), so "Siemens",
+ * "SIEMENS AG" and "siemens_ag" are `siemens`. Null when it names no vendor.
+ */
+function vendorSlugOf(s: string): string | null {
+  return SLUG.test(s) ? s : canonicalVendor(s)?.slug ?? null;
+}
+
+/** A protocol name without case and punctuation: "OPC UA", "opc_ua" and "opc-ua" are one. */
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+const PROTOCOL_BY_SQUASHED = new Map<string, IcsProtocol>(ICS_PROTOCOLS.map((p) => [squash(p), p]));
 
 /**
  * The stored key of an entity id, or why the id cannot name an entity of that type (its form only: whether the
- * catalog holds it is the caller's lookup). CVE ids are upper-cased; the others are taken as the catalog gives them.
+ * catalog holds it is the caller's lookup). Spellings of one entity give one key (docs/watchlists.md "Spellings"),
+ * so they are one entry and match the same CVEs: the id is trimmed; a vendor (alone or in front of a product) as
+ * vendorSlugOf reads it; a product part as its product key (productKey: lower case, every other run of characters
+ * one '-'); a protocol by its letters and digits ("Modbus", "OPC UA", "EtherNet/IP"); a CVE id upper-cased.
  */
-export function entityKey(type: WatchEntityType, id: string): { ok: true; key: string } | { ok: false; message: string } {
+export function entityKey(type: WatchEntityType, raw: string): { ok: true; key: string } | { ok: false; message: string } {
+  const id = raw.trim();
   switch (type) {
-    case 'vendor':
-      return SLUG.test(id) ? { ok: true, key: id } : { ok: false, message: 'must be a vendor slug from GET /api/v1/catalog/vendors' };
-    case 'product': {
-      const [v, p, ...rest] = id.split('/');
-      return rest.length === 0 && p !== undefined && SLUG.test(v) && KEY.test(p)
-        ? { ok: true, key: id } : { ok: false, message: 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products' };
+    case 'vendor': {
+      const slug = vendorSlugOf(id);
+      return slug ? { ok: true, key: slug } : { ok: false, message: 'must be a vendor slug from GET /api/v1/catalog/vendors, or the vendor\'s name' };
     }
-    case 'protocol':
-      return (ICS_PROTOCOLS as readonly string[]).includes(id)
-        ? { ok: true, key: id } : { ok: false, message: `must be one of ${ICS_PROTOCOLS.join(', ')} (GET /api/v1/catalog/protocols)` };
+    case 'product': {
+      const cut = id.indexOf('/');
+      const slug = cut > 0 ? vendorSlugOf(id.slice(0, cut).trim()) : null;
+      const key = productKey(id.slice(cut + 1));
+      return cut > 0 && slug && key
+        ? { ok: true, key: `${slug}/${key}` } : { ok: false, message: 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products' };
+    }
+    case 'protocol': {
+      const p = PROTOCOL_BY_SQUASHED.get(squash(id));
+      return p ? { ok: true, key: p } : { ok: false, message: `must be one of ${ICS_PROTOCOLS.join(', ')} (GET /api/v1/catalog/protocols)` };
+    }
     case 'cve':
       return isCveIdAnyCase(id) ? { ok: true, key: id.toUpperCase() } : { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' };
   }

@@ -7,6 +7,7 @@ import { apiVersionFor } from './envelope.ts';
 import { isConnectionError, isStatementTimeout } from '../store/db.ts';
 import { logSafeError } from '../lib/logger.ts';
 import type { RouteAuth } from './auth.ts';
+import { collapseUnionErrors, type AjvErr } from './union-errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,8 +48,6 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiErro
   return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(payload);
 }
 
-interface AjvErr { instancePath?: string; keyword?: string; message?: string; params?: Record<string, unknown> }
-
 function fieldName(context: string, e: AjvErr): string {
   const base = context === 'querystring' ? 'query' : context;
   let p = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -77,9 +76,11 @@ function typeName(e: AjvErr): string {
 /** Messages for schema patterns whose regular expression would not tell a client what is wrong. */
 const PATTERN_MESSAGES: Record<string, string> = {
   '^(?!0000)': 'year 0000 does not exist; dates start at 0001-01-01',
+  '\\S': 'must not be empty or only spaces',
 };
 
 function humanMessage(e: AjvErr): string {
+  if (e.text) return e.text;
   if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
     return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
   }
@@ -96,7 +97,7 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
   if (err.validation) {
     const ctx = err.validationContext ?? 'body';
     return new ApiError('VALIDATION_ERROR', {
-      fields: err.validation.map((e) => ({ field: fieldName(ctx, e), message: humanMessage(e), type: typeName(e) })),
+      fields: collapseUnionErrors(err.validation).map((e) => ({ field: fieldName(ctx, e), message: humanMessage(e), type: typeName(e) })),
     });
   }
   switch (err.code) {

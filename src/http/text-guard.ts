@@ -2,6 +2,10 @@
 // (legal as a `\uD800` escape in JSON, but no Unicode character) fails text and jsonb encoding: both used to reach
 // the database and come back as a 500. Every route refuses them before its handler runs, in the query, the path
 // parameters and the parsed body, object keys included: 422 VALIDATION_ERROR naming the field, never echoing it.
+// One exception: the Windows host records of the v2 and check-windows bodies (route config `hostRecords`) are
+// validated one by one by the route (domain/windows/validate.ts refuses NUL, control characters and lone
+// surrogates in any field of a host), so such text refuses that host only, as every other per-host error does
+// (spec §4.2: "a refused host does not stop others"); the rest of those bodies is checked here as everywhere.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
@@ -59,6 +63,23 @@ export function refuseHostileText<T>(value: T, base: string): T {
   return value;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The top-level body field holding an array of Windows host records that the route validates host by host,
+     * hostile text included: its items are left to the route (a bad string refuses that host only).
+     */
+    hostRecords?: string;
+  }
+}
+
+/** The body without the items of its host-record array (`key`), when it has one: the rest is checked at the edge. */
+function withoutHostRecords(body: unknown, key: string | undefined): unknown {
+  if (key === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b = body as Record<string, unknown>;
+  return Array.isArray(b[key]) ? { ...b, [key]: [] } : body;
+}
+
 /** For every route: query, path parameters and the parsed body (a multipart route checks its parts itself). */
 export function registerTextGuard(app: FastifyInstance): void {
   // Callback-style, with nothing to walk for a request without query, path parameters or body (a ping, most
@@ -66,7 +87,7 @@ export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (req, _reply, done) => {
     if (isEmpty(req.query) && isEmpty(req.params) && (req.body === undefined || req.body === null)) return done();
     try {
-      refuseHostileText({ query: req.query, params: req.params, body: req.body }, '');
+      refuseHostileText({ query: req.query, params: req.params, body: withoutHostRecords(req.body, req.routeOptions.config.hostRecords) }, '');
     } catch (e) {
       return done(e as Error);
     }

@@ -22,7 +22,7 @@ import {
 } from '../domain/accounts.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
 import { effectiveCaps, underCap, type PlanCapsTable } from '../domain/plan-caps.ts';
-import { planKey, trialExpiry } from '../domain/keys.ts';
+import { keyLabel, planKey, trialExpiry } from '../domain/keys.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Principal } from './identity.ts';
@@ -496,9 +496,10 @@ export function createAccountsService(deps: AccountsDeps) {
     const plan = planKey({ tier: p.tier, kind: input.kind, scopes: input.scopes }, clock.now());
     if (!plan.ok) throw new AccountError(plan.error === 'trial_ended' ? 'trial_ended' : plan.error, plan.message);
     const g = generateApiKey();
-    const row = await insertApiKey(trx, p.orgId, { member_id: input.memberId ?? p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label: input.label ?? null, expires_at: plan.expiresAt });
+    const label = keyLabel(input.label);
+    const row = await insertApiKey(trx, p.orgId, { member_id: input.memberId ?? p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label, expires_at: plan.expiresAt });
     return {
-      key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label: input.label ?? null,
+      key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label,
       created_at: iso(row.created_at)!, expires_at: iso(row.expires_at),
     };
   }

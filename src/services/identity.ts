@@ -10,7 +10,7 @@ import {
   setOrganizationTier,
 } from '../store/identity.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
-import { planKey, type KeyRefusal, type TrialState } from '../domain/keys.ts';
+import { keyLabel, planKey, type KeyRefusal, type TrialState } from '../domain/keys.ts';
 import { findSession, touchSession } from '../store/accounts.ts';
 import { SESSION_TOUCH_MS, sessionExpired } from '../domain/accounts.ts';
 
@@ -96,7 +96,7 @@ export function createIdentityService(db: Db, clock: Clock) {
     const g = generateApiKey();
     const row = await insertApiKey(trx, orgId, {
       member_id: member.id, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes,
-      label: input.label ?? null, expires_at: plan.expiresAt,
+      label: keyLabel(input.label), expires_at: plan.expiresAt,
     });
     return {
       id: row.id, key: g.key, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[],

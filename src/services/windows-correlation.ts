@@ -98,18 +98,18 @@ export interface WindowsCorrelationDeps {
 type AcceptedHost = { host: WindowsHost; warnings: HostWarning[] };
 
 /**
- * Validates each host alone; every host refused → 422 with all of them in data.rejected (spec §4.2), `refusedData()`
+ * Validates each host alone (`now`: the request's time, for collected_at); every host refused → 422 with all of them in data.rejected (spec §4.2), `refusedData()`
  * added to its data. `identifyingSoftware`: asset_ids whose software records carry identifying fields; such a host
  * is refused (forbidden_field on installed_software) and nothing of it is stored.
  */
-function splitHosts(hosts: unknown[], refusedData: () => Record<string, unknown>, identifyingSoftware = new Set<string>()): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
+function splitHosts(hosts: unknown[], now: Date, refusedData: () => Record<string, unknown>, identifyingSoftware = new Set<string>()): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
   const rejected: RejectedHost[] = [];
   const accepted: AcceptedHost[] = [];
   // asset_id → index of the accepted host that has it: an asset_id names one host, and a second record of it in the
   // same request would get an answer of its own while only one result is stored.
   const first = new Map<string, number>();
   hosts.forEach((raw, index) => {
-    const v = validateHost(raw);
+    const v = validateHost(raw, now);
     const refuse = (assetId: string | null, errors: HostError[]) => rejected.push({ asset_id: assetId, index, errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
     if (!v.ok) refuse(v.asset_id, v.errors);
     else if (identifyingSoftware.has(v.host.asset_id)) {
@@ -168,7 +168,7 @@ export class WindowsCorrelation {
   /** Validate, evaluate and view every host, then store the results in one transaction (see the file head). */
   async correlate(input: CorrelateInput): Promise<Correlation> {
     await this.assertEnvironment(input.orgId, input.environmentId);
-    const { accepted, rejected } = splitHosts(input.hosts, () => ({ software_stored: 0, software_rejected: validateSoftware(input.software, new Set()).rejected }), identifyingSoftwareHosts(input.software));
+    const { accepted, rejected } = splitHosts(input.hosts, this.deps.clock.now(), () => ({ software_stored: 0, software_rejected: validateSoftware(input.software, new Set()).rejected }), identifyingSoftwareHosts(input.software));
     const sw = validateSoftware(input.software, new Set(accepted.map((a) => a.host.asset_id)));
     const today = this.today();
     const { evals, assets, info } = await this.evaluateAll(accepted, input.options, today);
@@ -189,7 +189,7 @@ export class WindowsCorrelation {
    * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
    */
   async evaluate(hosts: unknown[], options: ViewOptions): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
-    const { accepted, rejected } = splitHosts(hosts, () => ({}));
+    const { accepted, rejected } = splitHosts(hosts, this.deps.clock.now(), () => ({}));
     const { evals, assets, info } = await this.evaluateAll(accepted, options, this.today());
     return { assets, rejected, fix_summary: fixSummary(evals), microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
   }

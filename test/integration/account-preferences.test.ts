@@ -71,6 +71,25 @@ describe('notification preferences', () => {
     assert.equal(rows.length, 0);
   });
 
+  test('a "value or null" field with a bad value reports one error that says what is accepted; nothing stored', async () => {
+    const o = await seedOrg(t.store, { name: 'Prefs unions' });
+    const cases: [Record<string, unknown>, { field: string; message: string; type: string }][] = [
+      [{ min_severity: 5 }, { field: 'body.min_severity', message: 'must be one of: LOW, MEDIUM, HIGH, CRITICAL, or null', type: 'type_error.enum' }],
+      [{ min_severity: 'high' }, { field: 'body.min_severity', message: 'must be one of: LOW, MEDIUM, HIGH, CRITICAL, or null', type: 'type_error.enum' }],
+      [{ min_bcs: '7.5' }, { field: 'body.min_bcs', message: 'must be a number or null', type: 'type_error.number' }],
+      // A number out of range: the range is what is wrong, not that it is no null.
+      [{ min_bcs: 10.5 }, { field: 'body.min_bcs', message: 'must be <= 10', type: 'value_error.number.not_le' }],
+    ];
+    for (const [change, error] of cases) {
+      const r = await put(o.auth, { ...PREFS, ...change });
+      assert.equal(r.statusCode, 422, r.body);
+      assert.equal(r.json().error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(r.json().error.detail, [error], JSON.stringify(change));
+    }
+    const rows = await t.store.db.selectFrom('notification_preferences').selectAll().where('org_id', '=', o.orgId).execute();
+    assert.equal(rows.length, 0);
+  });
+
   test('a viewer sets their own preferences (session with Origin, or a write-scope key); a read-only key may not', async () => {
     const o = await seedOrg(t.store, { name: 'Prefs viewer' });
     const v = await seedKey(t.store, o.orgId, null, { role: 'viewer' });

@@ -3,6 +3,7 @@
 // cap, keys over HTTP, the trial, account deletion with purge, and managed-service providers.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { startSmtp, linkIn, type TestSmtp } from '../helpers/smtp.ts';
@@ -385,6 +386,65 @@ describe('API keys over HTTP', () => {
     // Listed in the order they were made, not by id.
     const list = (await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth })).json().data as { id: number; label: string | null }[];
     assert.deepEqual(list.filter((k) => k.label === 'one' || k.label === 'two').map((k) => k.label), ['one', 'two']);
+  });
+
+  test('a label empty, of spaces only or over 200 characters → 422 on body.label, no key stored; a label is stored trimmed', async () => {
+    const o = await seedOrg(t.store, { name: 'Label Org', tier: 'professional' });
+    const keyCount = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`.execute(t.store.db)).rows[0].n;
+    const before = await keyCount();
+    const cases: [string, string, string][] = [
+      ['', 'must NOT have fewer than 1 characters', 'value_error.any_str.min_length'],
+      ['   ', 'must not be empty or only spaces', 'value_error.str.regex'],
+      ['\t\n', 'must not be empty or only spaces', 'value_error.str.regex'],
+      ['x'.repeat(201), 'must NOT have more than 200 characters', 'value_error.any_str.max_length'],
+    ];
+    for (const [label, message, type] of cases) {
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label } });
+      assert.equal(r.statusCode, 422, r.body);
+      assert.equal(r.json().error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(r.json().error.detail, [{ field: 'body.label', message, type }], JSON.stringify(label));
+    }
+    assert.equal(await keyCount(), before, 'nothing stored');
+    const trimmed = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: '  SIEM export  ' } });
+    assert.equal(trimmed.statusCode, 201, trimmed.body);
+    assert.equal(trimmed.json().data.label, 'SIEM export');
+    const none = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: null } });
+    assert.equal(none.json().data.label, null);
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth })).json().data as { id: number; label: string | null }[];
+    assert.equal(listed.find((k) => k.id === trimmed.json().data.id)!.label, 'SIEM export');
+  });
+
+  test('rotating a key stored with a blank label (before labels were checked) gives the new key no label', async () => {
+    const o = await seedOrg(t.store, { name: 'Blank Rotate', tier: 'professional' });
+    const c = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'x' } });
+    await sql`UPDATE api_keys SET label = '   ' WHERE id = ${c.json().data.id}`.execute(t.store.db);
+    const rot = await t.app.inject({ method: 'POST', url: `/api/v1/account/keys/${c.json().data.id}/rotate`, headers: o.auth });
+    assert.equal(rot.statusCode, 201, rot.body);
+    assert.equal(rot.json().data.key.label, null);
+    const row = await sql<{ label: string | null }>`SELECT label FROM api_keys WHERE id = ${rot.json().data.key.id}`.execute(t.store.db);
+    assert.equal(row.rows[0].label, null);
+  });
+
+  test('the account page form: a label of spaces is no label', async () => {
+    const o = await seedOrg(t.store, { name: 'Form Label', tier: 'professional' });
+    const s = await seedSession(t.store, o.orgId, o.memberId);
+    const r = await t.app.inject({ method: 'POST', url: '/account/keys', headers: { ...s, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'label=+++&scope=read' });
+    assert.equal(r.statusCode, 201, r.body.slice(0, 300));
+    const rows = await sql<{ label: string | null }>`SELECT label FROM api_keys WHERE org_id = ${o.orgId} AND member_id = ${o.memberId} ORDER BY created_at DESC LIMIT 1`.execute(t.store.db);
+    assert.equal(rows.rows[0].label, null);
+  });
+
+  test('migration 1240: blank labels stored before the check become NULL; other labels are kept', async () => {
+    const o = await seedOrg(t.store, { name: 'Blank Labels', tier: 'professional' });
+    const ids: number[] = [];
+    for (const label of ['', '  ', 'SIEM', ' kept as is ', null]) {
+      const c = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'x' } });
+      ids.push(c.json().data.id);
+      await sql`UPDATE api_keys SET label = ${label} WHERE id = ${c.json().data.id}`.execute(t.store.db);
+    }
+    await sql.raw(readFileSync(new URL('../../src/store/migrations/1240_blank_key_labels.sql', import.meta.url), 'utf8')).execute(t.store.db);
+    const labels = await sql<{ id: number; label: string | null }>`SELECT id, label FROM api_keys WHERE id IN (${sql.join(ids)})`.execute(t.store.db);
+    assert.deepEqual(ids.map((id) => labels.rows.find((r) => Number(r.id) === id)!.label), [null, null, 'SIEM', ' kept as is ', null]);
   });
 
   test("an admin rotating the owner's key: the new key stays the owner's", async () => {

@@ -103,6 +103,22 @@ describe('key create', () => {
     assert.equal(owner.json().error.code, 'owner_exists');
   });
 
+  test('--label: empty or spaces only, or over 200 characters, is refused before anything is stored; a label is stored trimmed', async () => {
+    const org = (await cli('org', 'create', '--name', 'Labels', '--tier', 'professional', '--owner-email', 'o@labels.test', '--json')).json().org;
+    const count = async () => (await t.store.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [org.id])).rows[0].n as number;
+    const before = await count();
+    for (const [label, message] of [['', '--label must not be empty or only spaces'], ['   ', '--label must not be empty or only spaces'], ['x'.repeat(201), '--label must be at most 200 characters']]) {
+      const r = await cli('key', 'create', '--org', String(org.id), '--email', 'o@labels.test', '--label', label);
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, new RegExp(message));
+    }
+    assert.equal(await count(), before);
+    const ok = await cli('key', 'create', '--org', String(org.id), '--email', 'o@labels.test', '--label', '  Historian  ', '--json');
+    assert.equal(ok.code, 0, ok.stderr);
+    const listed = (await cli('key', 'list', '--org', String(org.id), '--json')).json().keys as { id: number; label: string | null }[];
+    assert.equal(listed.find((k) => k.id === ok.json().api_key.id)!.label, 'Historian');
+  });
+
   test('tiers below Professional are refused a standard key: upgrade_required, like the API', async () => {
     const org = (await cli('org', 'create', '--name', 'Std', '--tier', 'standard', '--owner-email', 'o@std.test', '--json')).json().org;
     const r = await cli('key', 'create', '--org', String(org.id), '--email', 'o@std.test', '--json');

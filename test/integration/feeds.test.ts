@@ -109,6 +109,12 @@ test('watchlist feed: a token shown once, the watched vendor\'s CVEs only, revok
   const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
   assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: viewer.auth, payload: {} })).statusCode, 403);
 
+  // A label of spaces only is refused as an empty one is (it used to be taken as no label), and nothing is stored.
+  const blank = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: { label: '   ' } });
+  assert.equal(blank.statusCode, 422, blank.body);
+  assert.deepEqual(blank.json().error.detail, [{ field: 'body.label', message: 'must not be empty or only spaces', type: 'value_error.str.regex' }]);
+  assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM feed_tokens WHERE org_id = ${o.orgId}`.execute(t.store.db)).rows[0].n, 0);
+
   const c = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: { label: 'SOC reader' } });
   assert.equal(c.statusCode, 201, c.body);
   const tok = c.json().data;

@@ -113,25 +113,76 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
     assert.equal(factory.json().data.name, 'Line \u{1F3ED}');
   });
 
-  test('POST /api/v2/assets/correlate: a lone surrogate or NUL in any host or software field; nothing stored', async () => {
-    const hostsBefore = await rowCount('windows_host_results');
+  test('POST /api/v2/assets/correlate: a lone surrogate or NUL in a host refuses that host only; the others are evaluated and stored', async () => {
     const post = (payload: string) => t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: { ...org.auth, 'content-type': 'application/json' }, payload });
-    for (const field of ['asset_id', 'os_product', 'edition_id', 'display_version', 'kb_source'] as const) {
-      const body = JSON.stringify({ environment_id: envId, windows_hosts: [HOST, { ...HOST, asset_id: 'second-host-0001', [field]: `${HOST[field]}@SURROGATE@` }] })
-        .replace('@SURROGATE@', '\\ud800');
-      assertRefused(await post(body), `body.windows_hosts.1.${field}`, 'surrogate');
+    const good = { ...HOST, asset_id: 'good-host-000001' };
+    const text = 'control characters and unpaired surrogates are not allowed (UTF-8 text only)';
+    const cases: [string, string, string | null, { code: string; field: string; message: string }[]][] = [
+      // [the bad host's JSON, the field refused, the asset_id the answer names (never a refused one), further errors]
+      ...(['asset_id', 'os_product', 'edition_id', 'display_version', 'kb_source'] as const).map((f): [string, string, string | null, { code: string; field: string; message: string }[]] => [
+        JSON.stringify({ ...HOST, asset_id: 'second-host-0001', [f]: `${f === 'asset_id' ? 'second-host-0001' : HOST[f]}@BAD@` }).replace('@BAD@', f === 'kb_source' ? '\\u0000' : '\\ud800'),
+        f, f === 'asset_id' ? null : 'second-host-0001',
+        // A refused kb_source counts as absent, and the host's KB list then lacks its source.
+        f === 'kb_source' ? [{ code: 'missing_kb_source', field: 'kb_source', message: 'installed_kbs needs kb_source (how the list was collected)' }] : []]),
+      [JSON.stringify({ ...HOST, asset_id: 'second-host-0001', installed_kbs: ['KB5087538', 'KB1\u0000'] }), 'installed_kbs', 'second-host-0001',
+        [{ code: 'invalid_kb', field: 'installed_kbs', message: 'each KB must be KB followed by digits' }]],
+    ];
+    for (const [bad, field, assetId, more] of cases) {
+      const r = await post(`{"environment_id":${envId},"windows_hosts":[${JSON.stringify(good)},${bad}]}`);
+      assert.equal(r.statusCode, 200, `${field}: ${r.body.slice(0, 300)}`);
+      const b = JSON.parse(r.body);
+      assert.deepEqual(b.data.assets.map((a: { asset_id: string }) => a.asset_id), [good.asset_id]);
+      assert.deepEqual(b.data.rejected, [{
+        asset_id: assetId, index: 1, retryable: false, retry_after_seconds: null, action: 'fix_input',
+        errors: [{ code: 'forbidden_value', field, message: text }, ...more],
+      }], field);
+      assert.ok(!r.body.includes('\\u0000') && !/\\ud8/i.test(r.body), 'the value is not echoed');
+      const stored = await sql<{ asset_id: string }>`SELECT asset_id FROM windows_host_results WHERE org_id = ${org.orgId} ORDER BY asset_id`.execute(t.store.db);
+      assert.deepEqual(stored.rows.map((x) => x.asset_id), [good.asset_id], 'only the good host is stored');
     }
-    assertRefused(await post(JSON.stringify({ windows_hosts: [{ ...HOST, installed_kbs: ['KB5087538', 'KB1\u0000'] }] })), 'body.windows_hosts.0.installed_kbs.1', 'nul');
+    // A field name with NUL: that host refused (named with U+FFFD in its place), the other evaluated.
+    const key = await post(`{"windows_hosts":[${JSON.stringify(good)},${JSON.stringify({ ...HOST, asset_id: 'second-host-0001' }).slice(0, -1)},"no\\u0000te":"x"}]}`);
+    assert.equal(key.statusCode, 200, key.body.slice(0, 300));
+    assert.deepEqual(JSON.parse(key.body).data.rejected[0].errors, [{ code: 'unknown_field', field: 'no\uFFFDte', message: 'field is not part of the Windows host record (spec §2.6)' }]);
+    // The only host refused: the usual 422 with it in data.rejected; nothing stored.
+    const alone = await post(`{"windows_hosts":[${cases[0][0]}]}`);
+    assert.equal(alone.statusCode, 422);
+    assert.deepEqual(JSON.parse(alone.body).data.rejected.map((x: { index: number; errors: { code: string; field: string }[] }) => [x.index, x.errors[0].code, x.errors[0].field]), [[0, 'forbidden_value', 'asset_id']]);
+    // Outside the host records the request is refused whole, as on every route: software, options.
     assertRefused(await post(JSON.stringify({ windows_hosts: [HOST], installed_software: [{ asset_id: HOST.asset_id, name: 'WinCC\u0000', publisher: 'Siemens', version: '8.0' }] })),
       'body.installed_software.0.name', 'nul');
-    assert.equal(await rowCount('windows_host_results'), hostsBefore);
+    assertRefused(await post(JSON.stringify({ windows_hosts: [HOST], options: { sort: 'priority\u0000' } })), 'body.options.sort', 'nul');
+    assertRefused(await post(JSON.stringify({ windows_hosts: 'x\u0000' })), 'body.windows_hosts', 'nul');
     assert.equal(await rowCount('windows_installed_software'), 0);
   });
 
-  test('POST /api/v2/assets/correlate-csv: NUL in a CSV cell, named by row and column; nothing stored', async () => {
+  test('POST /api/v1/assets/check-windows: a NUL in one host refuses that host only', async () => {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/assets/check-windows', headers: { ...org.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ windows_hosts: [HOST, { ...HOST, asset_id: 'secret\u0000host' }] }) });
+    assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+    const b = JSON.parse(r.body);
+    assert.deepEqual(b.data.hosts.map((h: { asset_id: string }) => h.asset_id), [HOST.asset_id]);
+    assert.deepEqual(b.data.rejected, [{
+      asset_id: null, index: 1, retryable: false, retry_after_seconds: null, action: 'fix_input',
+      errors: [{ code: 'forbidden_value', field: 'asset_id', message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' }],
+    }]);
+    assert.ok(!r.body.includes('secret'), 'the value is not echoed');
+  });
+
+  test('POST /api/v2/assets/correlate-csv: NUL in a host row refuses that host only; in the header or the software part, the request', async () => {
+    const other = { ...HOST, asset_id: 'csv-good-host-01' };
+    const m = multipart({ hosts: csvOf(other) + csvOf({ ...HOST, asset_id: 'csv-bad-host-001', kb_source: 'Get-Hot\u0000Fix' }).split('\r\n')[1] + '\r\n' });
+    const r = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...m.headers }, payload: m.payload });
+    assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+    const b = JSON.parse(r.body);
+    assert.deepEqual(b.data.assets.map((a: { asset_id: string }) => a.asset_id), [other.asset_id]);
+    assert.deepEqual(b.data.rejected.map((x: { asset_id: string; index: number; errors: { code: string; field: string }[] }) => [x.asset_id, x.index, x.errors.map((e) => `${e.code}:${e.field}`)]),
+      [['csv-bad-host-001', 1, ['forbidden_value:kb_source', 'missing_kb_source:kb_source']]]);
+    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM windows_host_results WHERE org_id = ${org.orgId} AND asset_id = 'csv-bad-host-001'`.execute(t.store.db);
+    assert.equal(stored.rows[0].n, 0);
     const hostsBefore = await rowCount('windows_host_results');
-    const m = multipart({ hosts: csvOf({ ...HOST, kb_source: 'Get-Hot\u0000Fix' }) });
-    assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...m.headers }, payload: m.payload }), 'body.hosts.0.kb_source', 'nul');
+    const h = multipart({ hosts: csvOf(HOST).replace('kb_source', 'kb_\u0000source') });
+    assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...h.headers }, payload: h.payload }), 'body.hosts', 'nul');
     const s = multipart({ hosts: csvOf(HOST), software: `asset_id,name,publisher,version\r\n${HOST.asset_id},WinCC,Sie\u0000mens,8.0\r\n` });
     assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...s.headers }, payload: s.payload }), 'body.software.0.publisher', 'nul');
     assert.equal(await rowCount('windows_host_results'), hostsBefore);

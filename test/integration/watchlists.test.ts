@@ -154,6 +154,7 @@ describe('watchlist', () => {
     assert.equal(again.body.error.code, 'CONFLICT');
     assert.equal(again.body.error.detail.error, 'already_watching');
     assert.equal(again.body.error.detail.entry_id, c.body.data.id);
+    assert.equal(typeof again.body.error.detail.entry_id, 'number', 'an integer, as the entry\'s own id');
     assert.equal(again.body.error.action, 'fix_input');
 
     const list = await call('GET', '/api/v1/watchlist', o.auth);
@@ -168,19 +169,62 @@ describe('watchlist', () => {
     assert.equal(del.body.data.entity_id, 'moxa');
     const gone = await call('DELETE', `/api/v1/watchlist/${v.body.data.id}`, o.auth);
     assert.equal(gone.status, 404);
-    assert.equal(gone.body.error.detail.error, 'watchlist_entry_not_found');
+    assert.equal(gone.body.error.code, 'NOT_FOUND');
+    assert.equal(gone.body.error.message, 'No such watchlist entry in your organization');
+    // entry_id has one type in every error: an integer, as the entry's `id` (the 409 above gives it so too).
+    assert.deepEqual(gone.body.error.detail, { error: 'watchlist_entry_not_found', entry_id: v.body.data.id });
     assert.equal((await call('GET', '/api/v1/watchlist', o.auth)).body.pagination.total, 3);
     // Watching it again after removing it is allowed.
     assert.equal((await add('vendor', 'moxa')).status, 201);
+  });
+
+  test('spellings of one vendor, product or protocol are one entry under the catalog id, and match the same CVEs', async () => {
+    const o = await seedOrg(t.store, { name: 'Spellings' });
+    const add = (entity_type: string, entity_id: string) => call('POST', '/api/v1/watchlist', o.auth, { entity_type, entity_id });
+    const firsts: [string, string, string, string][] = [
+      ['vendor', 'SIEMENS AG', 'siemens', 'Siemens'], ['product', 'Siemens/SICAM A8000', 'siemens/sicam-a8000', ''],
+      ['protocol', 'Modbus', 'modbus', 'Modbus'], ['protocol', 'EtherNet/IP', 'ethernet-ip', 'EtherNet/IP'],
+    ];
+    const entryIds = new Map<string, number>();
+    for (const [type, spelled, id, name] of firsts) {
+      const r = await add(type, spelled);
+      assert.equal(r.status, 201, `${spelled}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.data.entity_id, id, 'stored and shown under the catalog id');
+      if (name) assert.equal(r.body.data.entity_name, name, "named by the catalog's name");
+      entryIds.set(id, r.body.data.id);
+    }
+    const others: [string, string, string][] = [
+      ['vendor', 'siemens', 'siemens'], ['vendor', 'Siemens', 'siemens'], ['vendor', ' siemens_ag ', 'siemens'],
+      ['product', 'siemens/sicam-a8000', 'siemens/sicam-a8000'], ['product', 'SIEMENS/sicam_a8000', 'siemens/sicam-a8000'],
+      ['protocol', 'MODBUS', 'modbus'], ['protocol', 'ethernet_ip', 'ethernet-ip'],
+    ];
+    for (const [type, spelled, id] of others) {
+      const r = await add(type, spelled);
+      assert.equal(r.status, 409, spelled);
+      assert.equal(r.body.error.code, 'CONFLICT');
+      assert.deepEqual(r.body.error.detail, { error: 'already_watching', entry_id: entryIds.get(id) }, spelled);
+    }
+    const stored = await sql<{ entity_key: string }>`SELECT entity_key FROM watchlist_entries WHERE org_id = ${o.orgId} ORDER BY entity_key`.execute(t.store.db);
+    assert.deepEqual(stored.rows.map((r) => r.entity_key), ['ethernet-ip', 'modbus', 'siemens', 'siemens/sicam-a8000']);
+    // The same CVEs rank first as for an organization that used the catalog ids.
+    const c = await seedOrg(t.store, { name: 'Catalog ids' });
+    for (const [type, id] of [['vendor', 'siemens'], ['product', 'siemens/sicam-a8000'], ['protocol', 'modbus'], ['protocol', 'ethernet-ip']]) {
+      assert.equal((await call('POST', '/api/v1/watchlist', c.auth, { entity_type: type, entity_id: id })).status, 201);
+    }
+    const spelledRank = ids((await call('GET', '/api/v1/cves?ranked=true&per_page=100', o.auth)).body);
+    assert.deepEqual(spelledRank, ids((await call('GET', '/api/v1/cves?ranked=true&per_page=100', c.auth)).body));
+    assert.deepEqual(spelledRank.slice(0, 3), ['CVE-2023-28489', 'CVE-2024-1111', 'CVE-2024-2229']);
   });
 
   test('ids must come from the catalogs: 422 naming body.entity_id', async () => {
     const o = await seedOrg(t.store);
     const cases: [string, string, string][] = [
       ['vendor', 'no-such-vendor', 'value_error.not_in_catalog'],
-      ['vendor', 'Moxa', 'value_error.invalid_id'],
+      ['vendor', 'No Such Vendor Inc.', 'value_error.not_in_catalog'],
+      ['vendor', 'n/a', 'value_error.invalid_id'],
       ['product', 'siemens/no-such-product', 'value_error.not_in_catalog'],
       ['product', 'siemens', 'value_error.invalid_id'],
+      ['product', 'siemens/---', 'value_error.invalid_id'],
       ['product', 'moxa/gateway', 'value_error.not_in_catalog'],
       ['protocol', 'smtp', 'value_error.invalid_id'],
       ['cve', 'CVE-2099-99999', 'value_error.not_in_catalog'],
@@ -289,6 +333,7 @@ describe('watchlist', () => {
     assert.deepEqual((await call('GET', '/api/v1/watchlist', b.auth)).body.data.map((e: { id: number }) => e.id), [eb.body.data.id]);
     const cross = await call('DELETE', `/api/v1/watchlist/${eb.body.data.id}`, a.auth);
     assert.equal(cross.status, 404);
+    assert.deepEqual(cross.body.error.detail, { error: 'watchlist_entry_not_found', entry_id: eb.body.data.id });
     assert.equal((await call('GET', '/api/v1/watchlist', b.auth)).body.pagination.total, 1);
   });
 });

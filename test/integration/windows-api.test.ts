@@ -127,6 +127,30 @@ describe('POST /api/v2/assets/correlate', () => {
     assert.deepEqual(stored.map((x) => (x.host as { os_build: string }).os_build), [HOST.os_build]);
   });
 
+  test('collected_at more than 24 hours after the request: that host refused (invalid_collected_at), the others evaluated; v2 and check-windows', async () => {
+    // The test clock is 2026-07-10T12:00:00Z.
+    const ahead = { ...HOST, asset_id: 'ahead-host-0000001', collected_at: '2026-07-11T12:00:00Z' };
+    const future = { ...HOST, asset_id: 'future-host-000001', collected_at: '2026-07-11T12:00:01Z' };
+    const rejected = [{
+      asset_id: 'future-host-000001', index: 1, retryable: false, retry_after_seconds: null, action: 'fix_input',
+      errors: [{ code: 'invalid_collected_at', field: 'collected_at', message: 'collected_at is more than 24 hours in the future; send when the data was collected (check the clock and time zone of the collecting machine)' }],
+    }];
+    const r = await post({ environment_id: envA, windows_hosts: [ahead, future] });
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    assert.deepEqual(r.body.data.assets.map((a: any) => a.asset_id), ['ahead-host-0000001']);
+    assert.deepEqual(r.body.data.rejected, rejected);
+    const stored = await t.store.db.selectFrom('windows_host_results').select('asset_id').where('org_id', '=', orgs.a.orgId).where('asset_id', 'in', [ahead.asset_id, future.asset_id]).execute();
+    assert.deepEqual(stored.map((s) => s.asset_id), [ahead.asset_id], 'nothing of the refused host is stored');
+    const c = await t.app.inject({ method: 'POST', url: '/api/v1/assets/check-windows', headers: orgs.a.auth, payload: { windows_hosts: [ahead, future] } });
+    assert.equal(c.statusCode, 200, c.body.slice(0, 300));
+    assert.deepEqual(c.json().data.hosts.map((h: any) => h.asset_id), [ahead.asset_id]);
+    assert.deepEqual(c.json().data.rejected, rejected);
+    // Alone, it is every host refused: 422 with it in data.rejected.
+    const alone = await post({ windows_hosts: [future] });
+    assert.equal(alone.status, 422);
+    assert.deepEqual(alone.body.data.rejected, [{ ...rejected[0], index: 0 }]);
+  });
+
   test('every host refused → 422 with all of them in data.rejected', async () => {
     const r = await post({ windows_hosts: [{ ...HOST, architecture: 'amd64' }, { ...HOST, os_build: '10.0.x' }] });
     assert.equal(r.status, 422);
@@ -275,6 +299,13 @@ describe('keys, scopes and tenants', () => {
     assert.equal(same.statusCode, 201);
     const bad = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'x', site: 'y' } });
     assert.equal(bad.statusCode, 422);
+    // description is a string or null: a number is one error on it, not one per union branch.
+    const num = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: orgs.a.auth, payload: { name: 'Plant N', description: 5 } });
+    assert.equal(num.statusCode, 422, num.body);
+    assert.equal(num.json().error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(num.json().error.detail, [{ field: 'body.description', message: 'must be a string or null', type: 'type_error.string' }]);
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/environments?per_page=100', headers: orgs.a.auth })).json().data;
+    assert.ok(!listed.some((e: { name: string }) => e.name === 'Plant N'), 'nothing stored');
   });
 
   test('the environment list pages as every list does: 20 per page by default, page and per_page', async () => {

@@ -2,7 +2,9 @@
 // the match of a watch entry against a CVE's facts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { catalogProductKey, cveProductKeys, entityKey, productKey, protocolName, WATCH_ENTITY_TYPES } from '../../src/domain/watchlist.ts';
+import { ICS_PROTOCOLS } from '../../src/domain/cve-document.ts';
 
 test('productKey: lowercase ASCII letters and digits, one "-" per run of anything else, none at the ends', () => {
   assert.equal(productKey('SICAM A8000'), 'sicam-a8000');
@@ -27,45 +29,74 @@ test('protocolName: the display name of each ICS protocol, the key itself otherw
   assert.equal(protocolName('Modbus'), 'Modbus');
 });
 
-const VENDOR_MSG = 'must be a vendor slug from GET /api/v1/catalog/vendors';
+const VENDOR_MSG = 'must be a vendor slug from GET /api/v1/catalog/vendors, or the vendor\'s name';
 const PRODUCT_MSG = 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products';
 
-test('entityKey vendor: a slug (lowercase letter or digit first, then letters, digits, "-")', () => {
+test('entityKey vendor: a catalog slug as it is; any other spelling read as the catalog reads a vendor name', () => {
   for (const id of ['siemens', 'schneider-electric', '3s-smart', 'a', 'abb-']) assert.deepEqual(entityKey('vendor', id), { ok: true, key: id }, id);
-  for (const id of ['', '-abb', 'Siemens', 'sieMens', 'siemens electric', 'siemens/', 'abb_x', 'x!', '!x', 'é']) {
+  const spellings: [string, string][] = [
+    ['Siemens', 'siemens'], ['SIEMENS', 'siemens'], ['sieMens', 'siemens'], ['  siemens ', 'siemens'], ['Siemens AG', 'siemens'], ['siemens_ag', 'siemens'],
+    ['Schneider Electric', 'schneider-electric'], ['SCHNEIDER_ELECTRIC', 'schneider-electric'], ['Rockwell', 'rockwell-automation'],
+    // A vendor outside the alias table: its name's letters and digits, as the catalog derives its slug.
+    ['Acme Widgets Inc.', 'acmewidgets'], ['abb_x', 'abbx'], ['-abb', 'abb'],
+  ];
+  for (const [id, key] of spellings) assert.deepEqual(entityKey('vendor', id), { ok: true, key }, id);
+  for (const id of ['', '   ', '!', '!?', 'é', 'n/a', 'Multiple vendors']) {
     assert.deepEqual(entityKey('vendor', id), { ok: false, message: VENDOR_MSG }, id);
   }
 });
 
-test('entityKey product: <vendor-slug>/<product-key>, exactly one "/"', () => {
+test('entityKey product: <vendor>/<product>, the vendor as entityKey vendor reads it, the product as its product key', () => {
   for (const id of ['siemens/sicam-a8000', 'moxa/tn-5900', 'abb-/x', '3s/1', 'siemens/simatic-s7-1200']) {
     assert.deepEqual(entityKey('product', id), { ok: true, key: id }, id);
   }
-  for (const id of ['siemens', 'siemens/', '/sicam', 'siemens/sicam/a8000', 'Siemens/sicam', '-siemens/sicam', 'siemens/SICAM',
-    'siemens/-sicam', 'siemens/sicam-', 'siemens/sicam--a8000', 'siemens/sicam a8000', 'siemens/sicam_a8000', 'x siemens/sicam', '']) {
+  const spellings: [string, string][] = [
+    ['Siemens/SICAM A8000', 'siemens/sicam-a8000'], ['siemens/SICAM', 'siemens/sicam'], ['siemens/sicam_a8000', 'siemens/sicam-a8000'],
+    ['siemens/sicam--a8000', 'siemens/sicam-a8000'], ['siemens/-sicam', 'siemens/sicam'], ['Siemens AG / SICAM A8000 ', 'siemens/sicam-a8000'],
+    // The first "/" ends the vendor; a product name may hold one.
+    ['siemens/SIMATIC S7-1500/ET 200SP', 'siemens/simatic-s7-1500-et-200sp'], ['Schneider Electric/Modicon M340', 'schneider-electric/modicon-m340'],
+  ];
+  for (const [id, key] of spellings) assert.deepEqual(entityKey('product', id), { ok: true, key }, id);
+  for (const id of ['siemens', 'siemens/', '/sicam', 'siemens/---', '!!/sicam', 'siemens/日本語', '']) {
     assert.deepEqual(entityKey('product', id), { ok: false, message: PRODUCT_MSG }, id);
   }
 });
 
-test('entityKey protocol: one of the ten keys, as listed', () => {
-  assert.deepEqual(entityKey('protocol', 'modbus'), { ok: true, key: 'modbus' });
-  assert.deepEqual(entityKey('protocol', 'ethernet-ip'), { ok: true, key: 'ethernet-ip' });
+test('entityKey protocol: one of the ten, in any case and punctuation', () => {
+  const spellings: [string, string][] = [
+    ['modbus', 'modbus'], ['Modbus', 'modbus'], ['MODBUS', 'modbus'], ['modbus ', 'modbus'], ['ethernet-ip', 'ethernet-ip'], ['EtherNet/IP', 'ethernet-ip'],
+    ['ethernet_ip', 'ethernet-ip'], ['OPC UA', 'opc-ua'], ['opcua', 'opc-ua'], ['IEC 61850', 'iec-61850'], ['iec61850', 'iec-61850'], ['DNP3', 'dnp3'],
+  ];
+  for (const [id, key] of spellings) assert.deepEqual(entityKey('protocol', id), { ok: true, key }, id);
   const msg = 'must be one of modbus, dnp3, opc-ua, iec-61850, profinet, ethernet-ip, bacnet, ssh, http, ftp (GET /api/v1/catalog/protocols)';
-  for (const id of ['Modbus', 'zigbee', '', 'modbus ']) assert.deepEqual(entityKey('protocol', id), { ok: false, message: msg }, id);
+  for (const id of ['zigbee', '', 'modbus tcp', 'opc']) assert.deepEqual(entityKey('protocol', id), { ok: false, message: msg }, id);
 });
 
-test('entityKey cve: any case, stored upper-case', () => {
+test('entityKey cve: any case, trimmed, stored upper-case', () => {
   assert.deepEqual(entityKey('cve', 'cve-2023-28489'), { ok: true, key: 'CVE-2023-28489' });
   assert.deepEqual(entityKey('cve', 'CVE-2024-12345'), { ok: true, key: 'CVE-2024-12345' });
-  for (const id of ['CVE-2024-123', 'CVE-24-1234', '2024-1234', 'CVE-2024-1234 ']) {
+  assert.deepEqual(entityKey('cve', ' CVE-2024-1234 '), { ok: true, key: 'CVE-2024-1234' });
+  for (const id of ['CVE-2024-123', 'CVE-24-1234', '2024-1234', 'CVE 2024 1234']) {
     assert.deepEqual(entityKey('cve', id), { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' }, id);
   }
 });
 
 test('entityKey: each type judges the same id by its own form', () => {
   assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'modbus').ok), [true, false, true, false]);
-  assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'siemens/x').ok), [false, true, false, false]);
+  assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'siemens/x').ok), [true, true, false, false]);
   assert.deepEqual(WATCH_ENTITY_TYPES.map((t) => entityKey(t, 'cve-2024-1234').ok), [true, false, false, true]);
+});
+
+test('entityKey: every spelling of a key gives that key (case, separators, surrounding space)', () => {
+  fc.assert(fc.property(fc.constantFrom(...ICS_PROTOCOLS), fc.boolean(), fc.constantFrom('', ' ', '_', '/'), (p, upper, sep) => {
+    const spelled = ` ${(upper ? p.toUpperCase() : p).replace(/-/g, sep)} `;
+    assert.deepEqual(entityKey('protocol', spelled), { ok: true, key: p });
+  }));
+  fc.assert(fc.property(fc.stringMatching(/^[a-z0-9]+( [a-z0-9]+){0,3}$/), fc.boolean(), (name, upper) => {
+    const key = productKey(name);
+    const spelled = `Siemens/${upper ? name.toUpperCase() : name.replace(/ /g, '_')}`;
+    assert.deepEqual(entityKey('product', spelled), { ok: true, key: `siemens/${key}` });
+  }));
 });
 
 test('cveProductKeys: a watched product id is among a CVE\'s ids only with its vendor and one of its spellings', () => {

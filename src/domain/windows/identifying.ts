@@ -11,11 +11,20 @@ export function normalizeText(v: string): string {
   return v.normalize('NFKC').trim();
 }
 
+// eslint-disable-next-line no-control-regex -- C0 (but tab, LF, CR), DEL and C1 are exactly what this looks for
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
 /** Text that cannot be stored faithfully: NUL and other control characters, or a lone UTF-16 surrogate. */
 export function badText(v: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(v) 
-    || LONE_SURROGATE.test(v);
+  return CONTROL.test(v) || LONE_SURROGATE.test(v);
+}
+
+const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
+
+/** `v` with every character badText refuses replaced by U+FFFD: a refused field name, named back readably. */
+export function replaceBadText(v: string): string {
+  return v.replace(CONTROL_ALL, '\uFFFD').replace(LONE_SURROGATE_ALL, '\uFFFD');
 }
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';

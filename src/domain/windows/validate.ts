@@ -3,7 +3,7 @@
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
 // (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
 // is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
-import { badText, containsIdentifying, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
+import { badText, containsIdentifying, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
 
 export const HOST_FIELDS = [
   'asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type',
@@ -70,6 +70,13 @@ const FORBIDDEN_NAME_RE =
 
 const PLACEHOLDERS = new Set(['n/a', 'na', 'n.a.', '-', '--', '---', 'unknown', 'none', 'null', 'nil', 'tbd', 'tba', '?', 'undefined', 'not available', 'not applicable', 'unavailable']);
 
+/**
+ * How far after the time of the request a collected_at may be: a collector's clock that is off, or local time sent
+ * with a wrong zone (at most 14 hours apart), is tolerated; a later time cannot be when the host was looked at
+ * (docs/windows-api.md "collected_at").
+ */
+export const COLLECTED_AT_MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
+
 const ISO_TZ_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
@@ -100,8 +107,11 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? normalizeText(v) : null;
 }
 
-/** Validate one host record (JSON object, or a CSV row already turned into one). */
-export function validateHost(input: unknown): HostValidation {
+/**
+ * Validate one host record (JSON object, or a CSV row already turned into one). `now`, the time of the request:
+ * a collected_at more than COLLECTED_AT_MAX_AHEAD_MS after it is refused (without it, only the form is checked).
+ */
+export function validateHost(input: unknown, now?: Date): HostValidation {
   const errors: HostError[] = [];
   const err = (code: HostErrorCode, field: string, message: string) => errors.push({ code, field, message });
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
@@ -111,8 +121,10 @@ export function validateHost(input: unknown): HostValidation {
 
   for (const key of Object.keys(rec)) {
     if ((HOST_FIELDS as readonly string[]).includes(key)) continue;
-    if (FORBIDDEN_NAME_RE.test(key)) err('forbidden_field', key, 'identifying data must not be sent; nothing of this host was stored');
-    else err('unknown_field', key, 'field is not part of the Windows host record (spec §2.6)');
+    // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
+    const name = badText(key) ? replaceBadText(key) : key;
+    if (FORBIDDEN_NAME_RE.test(key)) err('forbidden_field', name, 'identifying data must not be sent; nothing of this host was stored');
+    else err('unknown_field', name, 'field is not part of the Windows host record (spec §2.6)');
   }
 
   // Text that cannot be stored faithfully (NUL, control characters, a lone surrogate) is refused in every field.
@@ -247,7 +259,9 @@ export function validateHost(input: unknown): HostValidation {
   if (!placeholder.has('collected_at') && typeof rawAt === 'string' && rawAt.trim() !== '') {
     const t = rawAt.trim();
     if (!ISO_TZ_RE.test(t) || !onTheCalendar(t) || Number.isNaN(Date.parse(t))) err('invalid_collected_at', 'collected_at', 'collected_at must be ISO 8601 with a time zone, e.g. 2026-06-15T08:00:00Z');
-    else collectedAt = t;
+    else if (now && Date.parse(t) - now.getTime() > COLLECTED_AT_MAX_AHEAD_MS) {
+      err('invalid_collected_at', 'collected_at', 'collected_at is more than 24 hours in the future; send when the data was collected (check the clock and time zone of the collecting machine)');
+    } else collectedAt = t;
   } else if (rawAt !== undefined && rawAt !== null && typeof rawAt !== 'string') {
     err('invalid_collected_at', 'collected_at', 'collected_at must be an ISO 8601 string');
   }

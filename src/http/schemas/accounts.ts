@@ -8,6 +8,7 @@ import type { RouteError } from '../openapi-errors.ts';
 import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
 import { LOGIN_LIMITS } from '../../domain/accounts.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
+import { KEY_LABEL_MAX } from '../../domain/keys.ts';
 
 /** Action endpoints take no input: an empty JSON object, or no body at all (see `acceptNoBody`). */
 export const NoBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
@@ -138,7 +139,7 @@ export const IssuedKey = Type.Object({
 export const CreateKey = Type.Object({
   kind: Type.Optional(StringEnum(['standard', 'partner'] as const, { description: 'standard (default) or partner (read-only); trial keys come from POST /account/trial' })),
   scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 2, uniqueItems: true })),
-  label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  label: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: KEY_LABEL_MAX, pattern: '\\S', description: 'Descriptive name, stored trimmed' }), Type.Null()], { description: 'null or absent: no label' })),
 }, { additionalProperties: false, examples: [{ kind: 'standard', scopes: ['read'], label: 'SIEM export' }] });
 export const RevokedKey = Type.Object({ id: Type.Integer(), key_start: Type.String(), revoked_at: DateTime });
 

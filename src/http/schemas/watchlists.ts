@@ -24,7 +24,7 @@ export const WatchListQuery = Type.Object({
 
 export const CreateWatch = Type.Object({
   entity_type: StringEnum(WATCH_ENTITY_TYPES, { description: 'vendor, product, protocol or cve' }),
-  entity_id: Type.String({ minLength: 1, maxLength: 300, description: 'An id from GET /api/v1/catalog/vendors, /catalog/products, /catalog/protocols, or a CVE id' }),
+  entity_id: Type.String({ minLength: 1, maxLength: 300, description: 'An id from GET /api/v1/catalog/vendors, /catalog/products, /catalog/protocols, or a CVE id; other spellings of the same vendor, product or protocol (case, punctuation, the vendor\'s name: "Siemens AG", "Siemens/SICAM A8000", "OPC UA") are the same entry, stored under the catalog id (docs/watchlists.md "Spellings")' }),
 }, { additionalProperties: false, examples: [{ entity_type: 'protocol', entity_id: 'modbus' }] });
 
 export const WatchEntryParams = Type.Object({

@@ -117,6 +117,11 @@ describe('validateHost: unreadable text (control characters, lone surrogates)', 
     assert.equal(r.asset_id, null);
   });
 
+  test('a field name holding NUL or a lone surrogate is named with U+FFFD in their place', () => {
+    assert.deepEqual(errorsOf({ ...GOOD, 'no\u0000te': 'x' }), [e('unknown_field', 'no\uFFFDte', M.unknownField)]);
+    assert.deepEqual(errorsOf({ ...GOOD, 'host\uD800name': 'x' }), [e('forbidden_field', 'host\uFFFDname', M.forbiddenField)]);
+  });
+
   test('a bad string inside the KB list is refused on installed_kbs; other kinds of entry are not text', () => {
     assert.deepEqual(errorsOf({ ...GOOD, installed_kbs: ['KB5087538', 'KB50\u001f86096'] }), [
       e('forbidden_value', 'installed_kbs', M.control),
@@ -457,6 +462,24 @@ describe('validateHost: esu_enrolled, collected_at', () => {
     ]) {
       assert.deepEqual(errorsOf({ ...GOOD, collected_at: v }), [e('invalid_collected_at', 'collected_at', M.at)], v);
     }
+  });
+
+  test('collected_at at most 24 hours after the request: accepted; later: invalid_collected_at (the zone counts)', () => {
+    const now = new Date('2026-06-15T08:00:00Z');
+    const atNow = (at: string) => validateHost({ ...GOOD, collected_at: at }, now);
+    for (const at of ['2026-06-15T08:00:00Z', '2026-06-14T08:00:00Z', '2020-01-01T00:00Z', '2026-06-16T08:00:00Z', '2026-06-16T07:59:59.999Z',
+      // Local time sent as UTC, 14 hours ahead (the largest zone offset): still within the skew.
+      '2026-06-15T22:00:00Z', '2026-06-16T10:00:00+02:00']) {
+      assert.equal(atNow(at).ok, true, at);
+    }
+    const future = 'collected_at is more than 24 hours in the future; send when the data was collected (check the clock and time zone of the collecting machine)';
+    for (const at of ['2026-06-16T08:00:01Z', '2026-06-16T08:00:00.001Z', '2026-06-16T10:00:01+02:00', '2026-06-16T03:00:01-05:00', '2099-01-01T00:00:00Z']) {
+      const v = atNow(at);
+      assert.deepEqual(v.ok ? [] : v.errors, [e('invalid_collected_at', 'collected_at', future)], at);
+      assert.equal(v.ok ? null : v.asset_id, GOOD.asset_id, 'the host is named: its asset_id is fine');
+    }
+    // Without the request's time only the form is checked (the rule needs a clock; the service passes its own).
+    assert.equal(validateHost({ ...GOOD, collected_at: '2099-01-01T00:00:00Z' }).ok, true);
   });
 
   test('a non-string collected_at is invalid_collected_at "must be an ISO 8601 string"', () => {

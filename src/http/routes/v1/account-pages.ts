@@ -12,6 +12,7 @@ import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessage
 import { DELIVERIES, SEVERITIES } from '../../../services/account-preferences.ts';
 import { DELETE_CONFIRMATION, NEXT_PATH_MAX, safeNextPath } from '../../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../../domain/tiers.ts';
+import { KEY_LABEL_MAX } from '../../../domain/keys.ts';
 
 // No script may run; forms post to this origin only.
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -99,12 +100,12 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/account/keys', {
     schema: {
       tags: ['pages'], summary: 'Create-key form: the account page with the new key shown once', security: session, querystring: NoQuery,
-      body: Type.Object({ label: Type.Optional(Type.String({ maxLength: 200 })), scope: Type.Union([Type.Literal('read'), Type.Literal('write')]) }, { additionalProperties: false, examples: [{ label: 'Page key', scope: 'read' }] }),
+      body: Type.Object({ label: Type.Optional(Type.String({ maxLength: KEY_LABEL_MAX })), scope: Type.Union([Type.Literal('read'), Type.Literal('write')]) }, { additionalProperties: false, examples: [{ label: 'Page key', scope: 'read' }] }),
       response: { 201: Html('The account page with the new key') }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req, reply) => {
-    const k = await mapped(() => svc.createKey(req.principal!, { kind: 'standard', scopes: req.body.scope === 'write' ? ['read', 'write'] : ['read'], label: req.body.label || null }));
+    const k = await mapped(() => svc.createKey(req.principal!, { kind: 'standard', scopes: req.body.scope === 'write' ? ['read', 'write'] : ['read'], label: req.body.label }));
     return reply.code(201).type('text/html; charset=utf-8').send(await accountPage(req, k.key));
   });
 

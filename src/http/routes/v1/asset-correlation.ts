@@ -191,7 +191,8 @@ const assets: FastifyPluginAsync = async (app) => {
       errors: [perKeyRateLimit('correlation'), batchLimit(MAX_ASSETS, 'hosts'), PARTNER_LIMIT],
     },
     attachValidation: true,
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false } },
+    // NUL or a lone surrogate in a host refuses that host only (validateHost), as on POST /api/v2/assets/correlate.
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false }, hostRecords: 'windows_hosts' },
   }, async (req) => {
     const { items } = readBody(req, 'windows_hosts', []);
     await limits(req, items.length, false, 'hosts');

@@ -78,7 +78,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['feeds'], summary: 'Create a watchlist feed token (owner or admin; keys need the write scope): the token and feed URL are shown once',
       security, querystring: NoQuery,
-      body: Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false, examples: [{ label: 'SOC feed reader' }] }),
+      body: Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Descriptive name, stored trimmed' })) }, { additionalProperties: false, examples: [{ label: 'SOC feed reader' }] }),
       response: { 201: Envelope(NewToken, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'feed_tokens', ids: [] } } },

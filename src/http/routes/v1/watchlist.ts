@@ -63,9 +63,12 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
   }, async (req) => {
-    const removed = await svc.remove(req.principal!.orgId, Number(req.params.entry_id));
+    // The path gives the id as text (at most 15 digits, so a safe integer); errors give it as the entry's `id` is
+    // given, an integer (as the 409 already_watching does).
+    const entryId = Number(req.params.entry_id);
+    const removed = await svc.remove(req.principal!.orgId, entryId);
     if (!removed) {
-      throw new ApiError('NOT_FOUND', { message: 'No such watchlist entry in your organization', detail: { error: 'watchlist_entry_not_found', entry_id: req.params.entry_id } });
+      throw new ApiError('NOT_FOUND', { message: 'No such watchlist entry in your organization', detail: { error: 'watchlist_entry_not_found', entry_id: entryId } });
     }
     return ok(req, removed, {});
   });

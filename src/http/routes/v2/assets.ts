@@ -102,7 +102,8 @@ const assets: FastifyPluginAsync = async (app) => {
     },
     // The body schema documents the request; the handler below refuses with the spec's wording, field by field.
     attachValidation: true,
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
+    // NUL or a lone surrogate in a host refuses that host only (validateHost); elsewhere in the body, the request.
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY }, hostRecords: 'windows_hosts' },
   }, async (req, reply) => {
     if (req.validationError && (req.validationError as { validationContext?: string }).validationContext !== 'body') throw req.validationError;
     const body = req.body;
@@ -315,8 +316,13 @@ function readCsv(text: string, part: string): Record<string, string>[] {
   if (part === 'software' && header.some((h) => !(SOFTWARE_FIELDS as readonly string[]).includes(h))) {
     throw validationError('body.software', 'software columns are asset_id, name, publisher, version', 'value_error.csv');
   }
-  // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here, per row and column.
-  return refuseHostileText(rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? '']))), `body.${part}`);
+  // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here: on every cell of the
+  // software part, as on installed_software in a JSON body; on the hosts part's header only (its column names are
+  // every row's), since each host row is validated alone and a bad cell refuses that host only, as in a JSON body.
+  const records = rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
+  if (part === 'hosts') refuseHostileText(Object.fromEntries(header.map((h) => [h, ''])), 'body.hosts');
+  else refuseHostileText(records, `body.${part}`);
+  return records;
 }
 
 export default assets;
