@@ -106,7 +106,11 @@ export interface CveVerdict {
   deciding: RangeVerdict;
   /** The best product match among the ranges considered. */
   match: ProductMatch;
-  /** A fixed version a source states for this product (the deciding range's first, else any matched range's). */
+  /**
+   * A fixed version a source states for this product: the deciding range's; else, for an asset in an affected range
+   * (affected or needs_review), the fix of a matched range that holds its version, else a stated fix above its
+   * version; for a not-affected asset, any matched range's.
+   */
   fixed_version: string | null;
 }
 
@@ -282,6 +286,10 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let reviewM: M | null = null;
   let reviewCode = OUT;
   let fixedM: M | null = null;
+  // The fix of a range holding the asset's version, and a fix above the version (or any, the version unknown): a fix
+  // at or below the version is not one an affected asset needs (CVE-2024-21762: 6.2.16 for a FortiOS 7.2.4).
+  let fixedHoldM: M | null = null;
+  let fixedAheadM: M | null = null;
   // An affected range that states versions (not every version), and an affected range with bounds that leaves the
   // asset's version out (boundedOut): "every version" against such a range is a disagreement.
   let statesVersions = false;
@@ -298,17 +306,23 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
       if (!everyVersion(m.row.range)) statesVersions = true;
     } else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
     else if (code === OUT && boundedOut(m)) { if (!outM || before(m, outM)) outM = m; }
-    if (m.row.range.fixedIn && m.row.range.status === 'affected' && (!fixedM || before(m, fixedM))) fixedM = m;
+    const fixedIn = m.row.range.fixedIn;
+    if (fixedIn && m.row.range.status === 'affected') {
+      if (!fixedM || before(m, fixedM)) fixedM = m;
+      if ((code === IN_AFFECTED || code === REVIEW_VARIANT || code === REVIEW_MEMBER) && (!fixedHoldM || before(m, fixedHoldM))) fixedHoldM = m;
+      if ((!fixedAheadM || before(m, fixedAheadM)) && fixAhead(fixedIn, asset.version)) fixedAheadM = m;
+    }
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
   // Only the rows that decide become RangeVerdicts (the review one with its sentence), from the code computed above.
   // No closures here: this runs once per CVE and asset.
   const match = firstM.match;
   const fixedAny = fixedM?.row.range.fixedIn ?? null;
+  const fixedNeeded = (fixedHoldM ?? fixedAheadM)?.row.range.fixedIn ?? null;
   if (affectedM && unaffectedM) {
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const u = unaffectedM;
-    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
+    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
   }
   if (affectedM && !statesVersions && outM) {
     // Only "every version" says affected (an NVD CPE with no version, "vers:all/*"), and a range with versions leaves
@@ -320,17 +334,24 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   if (affectedM) {
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
-    return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
+    return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
   }
   if (reviewM) {
     const d = answerOf(asset, reviewM.row, reviewM.match, reviewCode);
-    return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
+    return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
   }
   const d = unaffectedM ? answerOf(asset, unaffectedM.row, unaffectedM.match, IN_UNAFFECTED) : answerOf(asset, firstM.row, firstM.match, firstCode);
   const reason = unaffectedM
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;
   return { status: 'not_affected', reason, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedAny };
+}
+
+/** Whether a stated fix can be the one an asset at `version` needs: above it, or not ordered against it (or no version). */
+function fixAhead(fixedIn: string, version: string | null): boolean {
+  if (!version) return true;
+  const c = compareVersions(fixedIn, version);
+  return c === 'needs_review' || c > 0;
 }
 
 /**

@@ -80,6 +80,7 @@ test('free text range: needs_review "version range not machine-readable"', () =>
 test('property: verdict equals the sorted-rule oracle; verdictStatus equals its status', async () => {
   const fc = (await import('fast-check')).default;
   const { rangeAnswer, verdictStatus, describe: describeRange, sourceLabel } = await import('../../src/domain/correlate.ts');
+  const { compareVersions } = await import('../../src/domain/versions.ts');
   const CONF = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } as const;
   const SRC = { cve5: 0, csaf: 1, nvd: 2 } as const;
   type RV = ReturnType<typeof rangeAnswer>;
@@ -93,7 +94,13 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     const unaffected = all.filter((x) => x.answer === 'in' && x.status === 'unaffected');
     const review = all.filter((x) => x.answer === 'review');
     const fixedOf = (d: RV) => d.row.range.fixedIn ?? all.find((x) => x.row.range.fixedIn && x.row.range.status === 'affected')?.row.range.fixedIn ?? null;
-    if (affected.length && unaffected.length) return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states ${describeRange(affected[0].row.range)} affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`, d: affected[0], fixed: fixedOf(affected[0]) };
+    // In an affected range: the fix of a range holding the version (its affected, or a variant's or member's review),
+    // else a fix above the version (any, the version unknown).
+    const stated = all.filter((x) => x.row.range.fixedIn && x.row.range.status === 'affected');
+    const holds = (x: RV) => (x.answer === 'in' && x.status === 'affected') || (x.answer === 'review' && (x.match.confidence === 'variant' || x.match.confidence === 'member') && /^version .* is in /.test(x.note ?? ''));
+    const ahead = (x: RV) => !asset.version || [1, 'needs_review'].includes(compareVersions(x.row.range.fixedIn!, asset.version));
+    const neededOf = (d: RV) => d.row.range.fixedIn ?? (stated.find(holds) ?? stated.find(ahead))?.row.range.fixedIn ?? null;
+    if (affected.length && unaffected.length) return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states ${describeRange(affected[0].row.range)} affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`, d: affected[0], fixed: neededOf(affected[0]) };
     // "Every version" is the only affected claim and an affected range with versions (matched as the product itself)
     // leaves the version out: the sources disagree.
     const every = (r: AffectedRange) => !r.version && !r.start && !r.end && !r.changes.length && !r.text;
@@ -101,8 +108,8 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     if (affected.length && affected.every((x) => every(x.row.range)) && out.length) {
       return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states every version affected, ${at(out[0])} states ${describeRange(out[0].row.range)} affected and version ${asset.version} is outside it`, d: affected[0], fixed: affected[0].row.range.fixedIn ?? out[0].row.range.fixedIn ?? fixedOf(affected[0]) };
     }
-    if (affected.length) return { status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: fixedOf(affected[0]) };
-    if (review.length) return { status: 'needs_review', reason: review[0].note ?? 'cannot be decided with certainty', d: review[0], fixed: fixedOf(review[0]) };
+    if (affected.length) return { status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: neededOf(affected[0]) };
+    if (review.length) return { status: 'needs_review', reason: review[0].note ?? 'cannot be decided with certainty', d: review[0], fixed: neededOf(review[0]) };
     const d = unaffected[0] ?? all[0];
     return { status: 'not_affected', reason: unaffected.length ? `${at(d)} states ${describeRange(d.row.range)} not affected` : `version ${asset.version} is outside every stated range (closest: ${describeRange(d.row.range)}, ${at(d)})`, d, fixed: fixedOf(d) };
   }
@@ -366,4 +373,27 @@ test('"every version" from one source against a range with versions that leaves 
   assert.equal(at('10.0.17763.4252').status, 'needs_review');
   // No version: NVD's every version decides (the CVE record's range cannot be applied).
   assert.deepEqual([at(null).v.status, at(null).v.reason], ['affected', 'every version is affected (NVD CPE configuration)']);
+});
+
+// CVE-2024-21762 (test/fixtures/cve5, CISA Vulnrichment): Fortinet's record states FortiOS affected per release branch
+// (7.2.0 to 7.2.6 inclusive, …) with no fix; CISA-ADP adds one `fortios` CPE interval per branch ending at its fix
+// (6.0.0 to < 6.2.16, …, 7.2.0 to < 7.2.7, 7.4.0 to < 7.4.3). The fixed version for a FortiOS 7.2.4 is the fix of the
+// range that holds 7.2.4 (7.2.7), not the first fix any range states (6.2.16, a downgrade); a fix at or below the
+// asset's version is never the one an affected asset needs.
+test('fixed_version: the fix of the range holding the version, never one at or below it (CVE-2024-21762, FortiOS)', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-21762.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  const at = (version: string | null) => {
+    const asset: Asset = { vendor: 'Fortinet', product: 'FortiOS', version };
+    return verdict(asset, rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match));
+  };
+  const v = at('7.2.4');
+  assert.equal(v.status, 'affected');
+  assert.equal(v.reason, 'version 7.2.4 is in >= 7.2.0, <= 7.2.6 (CVE record)');
+  assert.equal(v.deciding.row.range.fixedIn, null, 'the CNA range that decides states no fix');
+  assert.equal(v.fixed_version, '7.2.7');
+  assert.deepEqual(['6.2.5', '6.4.0', '7.0.13', '7.4.1'].map((x) => at(x).fixed_version), ['6.2.16', '6.4.15', '7.0.14', '7.4.3']);
+  // An unknown version: any stated fix (the first, as before); not affected: unchanged.
+  assert.equal(at(null).fixed_version, '6.2.16');
+  assert.equal(at('7.2.7').status, 'not_affected');
 });
