@@ -8,7 +8,9 @@ import { parseCpe } from './product-match.ts';
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
 const MAX_NAME = 200;
 
-export type AssetErrorCode = 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'invalid_value' | 'invalid_cpe';
+export type AssetErrorCode = 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'invalid_value' | 'invalid_cpe'
+  // Given by the service, which sees the whole request: a second asset with the same asset_id.
+  | 'duplicate_asset_id';
 
 export interface AssetError {
   code: AssetErrorCode;

@@ -115,10 +115,19 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   function validate(assets: unknown[]): { accepted: AssetRecord[]; rejected: RejectedAsset[] } {
     const accepted: AssetRecord[] = [];
     const rejected: RejectedAsset[] = [];
+    // asset_id → index of the accepted asset that has it: an asset_id names one asset, and a second asset of it in the
+    // same request would get an answer of its own while only one result is stored (as for Windows hosts).
+    const first = new Map<string, number>();
     assets.forEach((raw, index) => {
       const v = validateAsset(raw);
-      if (v.ok) accepted.push(v.asset);
-      else rejected.push({ asset_id: v.asset_id, index, errors: v.errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+      const refuse = (assetId: string | null, errors: AssetError[]) => rejected.push({ asset_id: assetId, index, errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+      if (!v.ok) refuse(v.asset_id, v.errors);
+      else if (first.has(v.asset.asset_id)) {
+        refuse(v.asset.asset_id, [{ code: 'duplicate_asset_id', field: 'asset_id', message: `asset_id is the same as asset ${first.get(v.asset.asset_id)} of this request; send each asset once (this asset was not evaluated)` }]);
+      } else {
+        first.set(v.asset.asset_id, index);
+        accepted.push(v.asset);
+      }
     });
     if (!accepted.length) {
       throw new ApiError('VALIDATION_ERROR', {

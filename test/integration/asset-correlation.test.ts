@@ -317,6 +317,34 @@ describe('environment storage', () => {
     assert.equal(f.json().error.detail.error, 'environment_not_found');
   });
 
+  test('two assets with one asset_id in a call: the second is refused (duplicate_asset_id), the first answered and stored; /check the same', async () => {
+    const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant dup' } });
+    const environment_id = env.json().data.id;
+    // A key of its own: the file's calls stay within the per-key rate.
+    const key = await seedKey(t.store, pro.orgId, null, { role: 'admin' });
+    // Before, both were answered (two contradictory results for one asset_id) and only the last was stored.
+    const assets = [
+      { asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' },
+      { asset_id: 'drive-2', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' },
+      { asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.4' },
+      // NFKC makes this "drive-1" too.
+      { asset_id: 'ｄｒｉｖｅ-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.4' },
+    ];
+    const r = await correlate({ environment_id, assets }, key.auth);
+    assert.equal(r.statusCode, 200, r.body);
+    const data = r.json().data;
+    assert.deepEqual(data.assets.map((a: { asset_id: string; version: string }) => [a.asset_id, a.version]), [['drive-1', 'V3.1.3'], ['drive-2', 'V3.1.3']]);
+    const refusal = (index: number) => ({ asset_id: 'drive-1', index, errors: [{ code: 'duplicate_asset_id', field: 'asset_id', message: 'asset_id is the same as asset 0 of this request; send each asset once (this asset was not evaluated)' }], retryable: false, retry_after_seconds: null, action: 'fix_input' });
+    assert.deepEqual(data.rejected, [refusal(2), refusal(3)]);
+    assert.deepEqual(data.counts, { affected: 2, not_affected: 0, needs_review: 0 });
+    const stored = await t.app.services.assets.stored(pro.orgId, environment_id);
+    assert.deepEqual(stored.map((s) => [s.asset_id, s.result.version]), [['drive-1', 'V3.1.3'], ['drive-2', 'V3.1.3']]);
+    const check = await correlate({ assets }, key.auth, '/api/v1/assets/correlate-cves/check');
+    assert.equal(check.statusCode, 200, check.body);
+    assert.deepEqual(check.json().data.assets.map((a: { asset_id: string }) => a.asset_id), ['drive-1', 'drive-2']);
+    assert.deepEqual(check.json().data.rejected, [refusal(2), refusal(3)]);
+  });
+
   test('ranks are the priority order of every CVE: the answer under another sort and the stored copy agree', async () => {
     const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: pro.auth, payload: { name: 'Plant 4' } });
     assert.equal(env.statusCode, 201, env.body);
