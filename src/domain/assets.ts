@@ -3,7 +3,7 @@
 // hostnames, IPs, MACs, domains or serials, neither as field names nor in asset_id (domain/windows/identifying.ts).
 import { badText, identifyingAssetId, normalizeText } from './windows/identifying.ts';
 import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
-import { parseCpe } from './product-match.ts';
+import { cpeVersion, parseCpe } from './product-match.ts';
 
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
 const MAX_NAME = 200;
@@ -69,7 +69,11 @@ export function validateAsset(input: unknown): AssetValidation {
     if (!text[f]) err('missing_field', f, 'required field is missing');
     else if (ADDRESS_IN.test(text[f])) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
   }
-  if (text.cpe && !parseCpe(text.cpe)) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
+  const cpe = text.cpe ? parseCpe(text.cpe) : null;
+  if (text.cpe && !cpe) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
   if (errors.length) return { ok: false, asset_id: assetId, errors };
-  return { ok: true, asset: { asset_id: assetId!, vendor: text.vendor!, product: text.product!, version: text.version ?? null, cpe: text.cpe ?? null } };
+  // No version typed: the CPE's version (with its update component, as NVD's ranges read it) is the asset's version;
+  // a CPE with `*` or `-` states none. A typed version wins.
+  const version = text.version ?? (cpe ? cpeVersion(cpe) : null);
+  return { ok: true, asset: { asset_id: assetId!, vendor: text.vendor!, product: text.product!, version, cpe: text.cpe ?? null } };
 }

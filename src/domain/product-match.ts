@@ -227,6 +227,12 @@ export function parseCpe(cpe: string): CpeName | null {
   return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: cpeValue(f[5]), update: cpeValue(f[6]) };
 }
 
+/** A CPE version with its update component, as one spelling the comparator reads ("2.1" + "sp2" → "2.1 sp2"). */
+export function cpeVersion(c: CpeName): string | null {
+  if (!c.version) return null;
+  return c.update ? `${c.version} ${c.update.replace(/_/g, ' ')}` : c.version;
+}
+
 export interface AssetName {
   vendor: string;
   product: string;

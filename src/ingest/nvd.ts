@@ -6,7 +6,7 @@ import { FeedFormatError } from './types.ts';
 import { arr, obj, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
-import { parseCpe as parseCpeName, type CpeName } from '../domain/product-match.ts';
+import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -187,12 +187,6 @@ export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
     throw new FeedFormatError(`${path}: not valid NVD JSON (${(err as Error).message})`);
   }
   yield* nvdItemsFromJson(doc);
-}
-
-/** A CPE version with its update component, as one spelling the comparator reads ("2.1" + "sp2" → "2.1 sp2"). */
-function cpeVersion(c: CpeName): string | null {
-  if (!c.version) return null;
-  return c.update ? `${c.version} ${c.update.replace(/_/g, ' ')}` : c.version;
 }
 
 function bound(m: Json, incl: string, excl: string): AffectedRange['start'] {

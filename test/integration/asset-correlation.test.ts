@@ -233,6 +233,27 @@ describe('correlate-cves on real records', () => {
     assert.equal(cve(c).status, 'affected');
   });
 
+  test('an asset with a CPE and no version: the CPE\'s version (and update) decides, as if typed; /check agrees', async () => {
+    // Before, the version was unknown and every CVE of the product needs_review, whatever the CPE said.
+    const cpe = (v: string, u = '*') => `cpe:2.3:a:abb:symphony_plus_s\\+_operations:${v}:${u}:*:*:*:*:*:*`;
+    const assets = [
+      { asset_id: 'spo-cpe-32', vendor: 'ABB', product: 'Symphony Plus S+ Operations', cpe: cpe('3.2') },
+      { asset_id: 'spo-cpe-23', vendor: 'ABB', product: 'Symphony Plus S+ Operations', version: '', cpe: cpe('2.3') },
+      { asset_id: 'spo-cpe-21sp2', vendor: 'ABB', product: 'Symphony Plus S+ Operations', cpe: cpe('2.1', 'sp2') },
+      { asset_id: 'spo-cpe-any', vendor: 'ABB', product: 'Symphony Plus S+ Operations', cpe: cpe('*') },
+    ];
+    // A key of its own: the file's calls stay within the per-key rate.
+    const key = await seedKey(t.store, pro.orgId, null, { role: 'admin' });
+    const r = await correlate({ assets, options: { include_not_affected: true } }, key.auth);
+    assert.equal(r.statusCode, 200, r.body);
+    const got = r.json().data.assets as { version: string | null; cves: { cve_id: string; status: string; reason: string }[] }[];
+    const cve = (a: (typeof got)[number]) => a.cves.find((y) => y.cve_id === 'CVE-2023-0228')!;
+    assert.deepEqual(got.map((a) => [a.version, cve(a).status]), [['3.2', 'affected'], ['2.3', 'not_affected'], ['2.1 sp2', 'affected'], [null, 'needs_review']]);
+    assert.match(cve(got[0]).reason, /^version 3\.2 is in /);
+    const check = await correlate({ assets }, key.auth, '/api/v1/assets/correlate-cves/check');
+    assert.deepEqual(check.json().data.assets.map((a: { counts: unknown }) => a.counts), r.json().data.assets.map((a: { counts: unknown }) => a.counts));
+  });
+
   test('firmware vulnerable only on its hardware: the asset names the device; an unorderable version needs review', async () => {
     const r = (await correlate({ assets: [{ asset_id: 'rtu-1', vendor: 'Siemens', product: 'CP-8031', version: 'CPCI85 V04' }] })).json().data.assets[0];
     const c = r.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2023-28489');

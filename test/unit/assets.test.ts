@@ -44,6 +44,12 @@ test('a valid asset: every field kept, trimmed and NFKC-normalised', () => {
   assert.deepEqual(assetOf({ asset_id: '  rtu-1 ', vendor: ' Ｓｉｅｍｅｎｓ ', product: '\tCP-8031\n', version: ' CPCI85 V04 ' }),
     { asset_id: 'rtu-1', vendor: 'Siemens', product: 'CP-8031', version: 'CPCI85 V04', cpe: null });
   assert.equal(assetOf({ ...base, cpe: ABB_CPE }).cpe, ABB_CPE);
+  // No version typed: the CPE's version and update component are the version, as NVD's ranges read them.
+  assert.equal(assetOf({ ...base, cpe: ABB_CPE }).version, '3.3 sp1');
+  assert.equal(assetOf({ ...base, version: '', cpe: 'cpe:2.3:o:fortinet:fortios:7.2.4:*:*:*:*:*:*:*' }).version, '7.2.4');
+  assert.equal(assetOf({ ...base, version: '3.2', cpe: ABB_CPE }).version, '3.2', 'a typed version wins');
+  assert.equal(assetOf({ ...base, cpe: CP_CPE }).version, null, 'a CPE version "-" states none');
+  assert.equal(assetOf({ ...base, cpe: 'cpe:2.3:a:abb:x:*:*:*:*:*:*:*:*' }).version, null);
 });
 
 test('version and cpe: omitted, null or empty is unknown (null)', () => {
