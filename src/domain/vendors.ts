@@ -17,7 +17,7 @@ export interface VendorEntry {
 // slug | display name | aliases (any spelling; normalised before lookup) | own domains | ics
 const TABLE = `
 siemens|Siemens|siemens ag;siemens energy;siemens healthineers;siemens industry software;siemens_ag|siemens.com;siemens-energy.com;siemens-healthineers.com|ics
-schneider-electric|Schneider Electric|schneider-electric;schneider electric software;schneider electric se;schneider_electric;se;aveva software and schneider electric software|se.com;schneider-electric.com|ics
+schneider-electric|Schneider Electric|schneider-electric;schneider;schneider electric software;schneider electric se;schneider_electric;se;aveva software and schneider electric software|se.com;schneider-electric.com|ics
 rockwell-automation|Rockwell Automation|rockwellautomation;rockwell;allen-bradley;allen bradley|rockwellautomation.com|ics
 mitsubishi-electric|Mitsubishi Electric|mitsubishielectric;mitsubishi electric corporation;mitsubishi electric europe;iconics mitsubishi electric;mitsubishi electric india|mitsubishielectric.com;mitsubishielectric.co.jp|ics
 delta-electronics|Delta Electronics|deltaww;delta electronics inc;delta_electronics;delta|deltaww.com|ics
