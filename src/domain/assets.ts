@@ -29,7 +29,11 @@ export interface AssetRecord {
 
 // Product names legitimately contain dots ("Node.js", "ASP.NET Core"), so vendor and product are refused only for an
 // address or e-mail inside them, not for a domain-like word.
-const ADDRESS_IN = /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b|[^\s@]+@[^\s@]+\.[a-z]{2,}/i;
+const MAC_OR_EMAIL = '\\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\\b|[^\\s@]+@[^\\s@]+\\.[a-z]{2,}';
+const ADDRESS_IN = new RegExp(`\\b(?:\\d{1,3}\\.){3}\\d{1,3}\\b|${MAC_OR_EMAIL}`, 'i');
+// A version is refused for a MAC or an e-mail address inside, not for a dotted quad: "10.0.17763.4974" and "2.2.0.3"
+// are versions.
+const ADDRESS_IN_VERSION = new RegExp(MAC_OR_EMAIL, 'i');
 
 export type AssetValidation = { ok: true; asset: AssetRecord } | { ok: false; asset_id: string | null; errors: AssetError[] };
 
@@ -69,6 +73,7 @@ export function validateAsset(input: unknown): AssetValidation {
     if (!text[f]) err('missing_field', f, 'required field is missing');
     else if (ADDRESS_IN.test(text[f])) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
   }
+  if (has('version') && text.version && ADDRESS_IN_VERSION.test(text.version)) err('forbidden_value', 'version', 'version must name the product\'s version, not a host, address or person');
   const cpe = text.cpe ? parseCpe(text.cpe) : null;
   if (text.cpe && !cpe) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
   if (errors.length) return { ok: false, asset_id: assetId, errors };

@@ -273,12 +273,14 @@ describe('correlate-cves on real records', () => {
       { asset_id: 'ok-2', vendor: 'Siemens', product: DRIVE, hostname: 'plc7' },
       { asset_id: 'ok-3', vendor: 'Siemens', product: DRIVE, cpe: 'nope' },
       { asset_id: 'ok-4', vendor: 'Siemens', product: DRIVE, version: 'V3.0' },
+      { asset_id: 'ok-5', vendor: 'Siemens', product: DRIVE, version: 'V3.0 (ops@plant.example)' },
     ] });
     assert.equal(r.statusCode, 200, r.body);
     const d = r.json().data;
     assert.deepEqual(d.rejected.map((x: { index: number; errors: { code: string; field: string }[] }) => [x.index, x.errors.map((e) => `${e.code}:${e.field}`)]), [
-      [0, ['forbidden_value:asset_id']], [1, ['placeholder_value:version']], [2, ['forbidden_field:hostname']], [3, ['invalid_cpe:cpe']],
+      [0, ['forbidden_value:asset_id']], [1, ['placeholder_value:version']], [2, ['forbidden_field:hostname']], [3, ['invalid_cpe:cpe']], [5, ['forbidden_value:version']],
     ]);
+    assert.doesNotMatch(r.body, /ops@plant/, 'the refused version is not echoed');
     assert.equal(d.rejected[0].asset_id, null);
     assert.deepEqual(d.assets.map((a: { asset_id: string }) => a.asset_id), ['ok-4']);
     const all = await correlate({ assets: [{ asset_id: 'aa:bb:cc:dd:ee:ff', vendor: 'x', product: 'y' }] });

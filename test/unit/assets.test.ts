@@ -138,6 +138,17 @@ test('vendor and product: an IPv4 address, a MAC or an e-mail address inside is 
   assert.deepEqual(errorsOf({ ...base, vendor: 'admin@siemens.com', product: '192.0.2.1' }), [address('vendor'), address('product')]);
 });
 
+test('version: a MAC or an e-mail address inside is refused; dotted quads and other versions are not', () => {
+  // Before, the version was not scanned: "admin@plant.example" or a MAC was answered, echoed and stored.
+  const refused = { code: 'forbidden_value', field: 'version', message: 'version must name the product\'s version, not a host, address or person' };
+  for (const version of ['admin@plant.example', 'V2.9.2 (ops@plant.example)', '00:1B:1B:12:34:56', 'V2.9.2 00-1b-1b-12-34-56']) {
+    assert.deepEqual(errorsOf({ ...base, version }), [refused], version);
+  }
+  for (const version of ['10.0.17763.4974', '2.2.0.3', 'V2.9.2', '1.0.0-rc1', 'V3.0 SP1', '8u3', '12.4(24)T', '3ab7b6ac5d82', 'a@b']) {
+    assert.equal(assetOf({ ...base, version }).version, version, version);
+  }
+});
+
 test('cpe: must parse as CPE 2.3', () => {
   for (const cpe of ['nope', 'cpe:/h:siemens:cp-8031:-', 'cpe:2.3:x:siemens:cp-8031:-', 'cpe:2.3:h:siemens']) {
     assert.deepEqual(errorsOf({ ...base, cpe }), [{ code: 'invalid_cpe', field: 'cpe', message: MSG.cpe }], cpe);
