@@ -145,6 +145,7 @@ const REVIEW_CHANGE = 14;
 const REVIEW_RUNNING_ON = 15;
 const REVIEW_VARIANT = 16;
 const REVIEW_MEMBER = 17;
+const REVIEW_DEFAULT = 18;
 const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
 
 /** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
@@ -223,6 +224,7 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
     case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
+    case REVIEW_DEFAULT: return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
     case REVIEW_UNORDERABLE: return `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`;
     case REVIEW_CHANGE: {
       const ch = r.changes.find((x) => compareVersions(asset.version!, x.at) === 'needs_review')!;
@@ -245,7 +247,7 @@ function answerOf(asset: Asset, row: RangeRow, match: ProductMatch, code: number
   const r = row.range;
   if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
   if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
-  const status = code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT || code === REVIEW_MEMBER ? statusAt(asset, r) ?? r.status : r.status;
+  const status = code === REVIEW_DEFAULT ? 'affected' : code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT || code === REVIEW_MEMBER ? statusAt(asset, r) ?? r.status : r.status;
   return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
 }
 
@@ -269,6 +271,43 @@ function at(d: { row: RangeRow }): string {
 function onlyMembers(matched: readonly { match: ProductMatch }[]): boolean {
   for (const m of matched) if (m.match.confidence !== 'member') return false;
   return true;
+}
+
+/**
+ * CVE Record 5 `defaultStatus` (the status of the versions an `affected[]` entry does not list): an entry whose default
+ * is affected states every version it does not list affected. Its rows (one per `versions[]` item, grouped by the
+ * entry's vendor, product and CPE) answer each for its own versions; when all of them leave the asset's version out
+ * (OUT), the entry's default speaks for it: needs_review (REVIEW_DEFAULT), not not_affected. Not affected would
+ * contradict the record (CVE-2024-23897, KEV: Jenkins lists only its unaffected versions, so a Jenkins 2.426.2 was
+ * "outside every stated range"); affected is not claimed either, since records list a fix as one unaffected version
+ * ("5.0.2") and mean the later ones too. Rows of a variant or a family member say nothing of the asset (left out).
+ */
+type DefaultEntry = { first: { row: RangeRow; match: ProductMatch }; out: boolean };
+type DefaultGroups = Map<string, DefaultEntry>;
+
+function listsByDefault(m: { row: RangeRow; match: ProductMatch }): boolean {
+  return m.row.range.defaultStatus === 'affected' && m.row.source === 'cve5' && m.match.confidence !== 'variant' && m.match.confidence !== 'member';
+}
+
+/** Records a row of an entry whose default is affected (the map is made on the first such row: they are rare). */
+function noteDefault(groups: DefaultGroups | null, m: { row: RangeRow; match: ProductMatch }, code: number): DefaultGroups {
+  const g = groups ?? new Map<string, DefaultEntry>();
+  const r = m.row.range;
+  const key = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}`;
+  const e = g.get(key);
+  if (!e) g.set(key, { first: m, out: code === OUT });
+  else {
+    if (before(m, e.first)) e.first = m;
+    if (code !== OUT) e.out = false;
+  }
+  return g;
+}
+
+/** The first row (in `before` order) of an entry whose listed versions all leave the asset's version out, or null. */
+function defaultOut(groups: DefaultGroups): { row: RangeRow; match: ProductMatch } | null {
+  let best: { row: RangeRow; match: ProductMatch } | null = null;
+  for (const e of groups.values()) if (e.out && (!best || before(e.first, best))) best = e.first;
+  return best;
 }
 
 /**
@@ -296,9 +335,11 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let outM: M | null = null;
   // Rows of products of the family the asset names count only when no row names the asset's product itself.
   const members = onlyMembers(matched);
+  let defaults: DefaultGroups | null = null;
   for (const m of matched) {
     if (!members && m.match.confidence === 'member') continue;
     const code = matchedOutcome(asset, m);
+    if (listsByDefault(m)) defaults = noteDefault(defaults, m, code);
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
     else if (code === IN_AFFECTED) {
@@ -314,6 +355,9 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     }
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
+  // A CVE record entry whose default status is affected and whose listed versions all leave the version out.
+  const byDefault = defaults ? defaultOut(defaults) : null;
+  if (byDefault && (!reviewM || before(byDefault, reviewM))) { reviewM = byDefault; reviewCode = REVIEW_DEFAULT; }
   // Only the rows that decide become RangeVerdicts (the review one with its sentence), from the code computed above.
   // No closures here: this runs once per CVE and asset.
   const match = firstM.match;
@@ -366,9 +410,11 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let statesVersions = false;
   let out = false;
   const members = onlyMembers(matched);
+  let defaults: DefaultGroups | null = null;
   for (const m of matched) {
     if (!members && m.match.confidence === 'member') continue;
     const code = matchedOutcome(asset, m);
+    if (listsByDefault(m)) defaults = noteDefault(defaults, m, code);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
     else if (code === IN_AFFECTED) {
       affected = true;
@@ -377,7 +423,7 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
     else if (code === OUT && boundedOut(m)) out = true;
   }
   if (affected) return unaffected || (!statesVersions && out) ? 'needs_review' : 'affected';
-  return review ? 'needs_review' : 'not_affected';
+  return review || (defaults !== null && defaultOut(defaults) !== null) ? 'needs_review' : 'not_affected';
 }
 
 /** The match of a stored row for an asset (the CPE-token match, else vendor and product names). */

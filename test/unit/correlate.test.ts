@@ -109,7 +109,21 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
       return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states every version affected, ${at(out[0])} states ${describeRange(out[0].row.range)} affected and version ${asset.version} is outside it`, d: affected[0], fixed: affected[0].row.range.fixedIn ?? out[0].row.range.fixedIn ?? fixedOf(affected[0]) };
     }
     if (affected.length) return { status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: neededOf(affected[0]) };
-    if (review.length) return { status: 'needs_review', reason: review[0].note ?? 'cannot be decided with certainty', d: review[0], fixed: neededOf(review[0]) };
+    // A CVE record entry (vendor, product, CPE) whose default status is affected, every listed version of which leaves
+    // the version out: its first row is a review, "affected by default".
+    const entries = new Map<string, RV[]>();
+    for (const x of all) {
+      const r = x.row.range;
+      if (r.defaultStatus !== 'affected' || x.row.source !== 'cve5' || x.match.confidence === 'variant' || x.match.confidence === 'member') continue;
+      const k = `${r.vendor}|${r.product}|${r.cpe}`;
+      entries.set(k, [...(entries.get(k) ?? []), x]);
+    }
+    const byDefault = [...entries.values()].filter((xs) => xs.every((x) => x.answer === 'out')).map((xs): RV => ({
+      ...xs[0], answer: 'review', status: 'affected',
+      note: `version ${asset.version} is outside every version the ${sourceLabel(xs[0].row.source)} lists for "${xs[0].row.range.product}" (closest: ${describeRange(xs[0].row.range)}), and its default status for versions it does not list is affected`,
+    }));
+    const reviews = [...review, ...byDefault].sort(better);
+    if (reviews.length) return { status: 'needs_review', reason: reviews[0].note ?? 'cannot be decided with certainty', d: reviews[0], fixed: neededOf(reviews[0]) };
     const d = unaffected[0] ?? all[0];
     return { status: 'not_affected', reason: unaffected.length ? `${at(d)} states ${describeRange(d.row.range)} not affected` : `version ${asset.version} is outside every stated range (closest: ${describeRange(d.row.range)}, ${at(d)})`, d, fixed: fixedOf(d) };
   }
@@ -124,6 +138,8 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     // (matched `member`): at most needs_review.
     product: fc.constantFrom(base.product, base.product, `${base.product} (EU)`, `${base.product}_console`),
     changes: fc.array(fc.record({ at: ver, status: fc.constantFrom('affected', 'unaffected') }), { maxLength: 2 }),
+    // CVE record entries whose default status is affected (their versions listed unaffected, say).
+    defaultStatus: fc.constantFrom(null, null, 'affected', 'unaffected'),
   }, { noNullPrototype: true }).map((r) => ({ ...base, ...r }) as AffectedRange);
   fc.assert(fc.property(fc.array(range, { minLength: 1, maxLength: 6 }), fc.option(ver, { nil: null }), fc.constantFrom('', 'ICSA-24-001-01'), (ranges, version, key) => {
     const asset = abb(version);
@@ -396,4 +412,28 @@ test('fixed_version: the fix of the range holding the version, never one at or b
   // An unknown version: any stated fix (the first, as before); not affected: unchanged.
   assert.equal(at(null).fixed_version, '6.2.16');
   assert.equal(at('7.2.7').status, 'not_affected');
+});
+
+// CVE-2024-23897 (test/fixtures/cve5, CISA Vulnrichment; KEV): the Jenkins Project CNA lists only unaffected versions
+// (< 1.606, >= 2.442, 2.426.3 up to 2.426.*, 2.440.1 up to 2.440.*) with defaultStatus "affected", CISA-ADP the same
+// with numeric ends (2.427, 2.441). Every version the entries do not list is affected by their default: a Jenkins LTS
+// 2.426.2 was answered not_affected ("outside every stated range"). Now it is needs_review naming the default.
+test('a CVE record entry whose default status is affected: a version it does not list is needs_review, not not_affected (CVE-2024-23897)', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-23897.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  const at = (version: string | null) => {
+    const asset: Asset = { vendor: 'Jenkins', product: 'Jenkins', version };
+    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    const v = verdict(asset, matched);
+    assert.equal(verdictStatus(asset, matched), v.status, version ?? 'null');
+    return v;
+  };
+  const lts = at('2.426.2');
+  assert.equal(lts.status, 'needs_review');
+  assert.equal(lts.reason, 'version 2.426.2 is outside every version the CVE record lists for "Jenkins" (closest: < 1.606), and its default status for versions it does not list is affected');
+  assert.deepEqual([lts.deciding.answer, lts.deciding.status], ['review', 'affected']);
+  // Listed unaffected: not affected as before, except where an end the comparator cannot order ("2.426.*") keeps the
+  // version a review (2.426.3, 2.440.1, 2.442: unchanged).
+  assert.deepEqual(['1.605', '2.426.3', '2.440.1', '2.442'].map((x) => at(x).status), ['not_affected', 'needs_review', 'needs_review', 'needs_review']);
+  assert.equal(at('1.605').reason, 'CVE record states < 1.606 not affected');
 });
