@@ -106,6 +106,12 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
     assertRefused(await post('{"name":"a\\u0000"}'), 'body.name', 'nul');
     assertRefused(await post('{"name":"Line 2","description":"x\\udc00y"}'), 'body.description', 'surrogate');
     assertRefused(await post('{"name":"Line 3","a\\u0000b":1}'), 'body', 'nul');
+    // A bidirectional override or isolate in the name is refused by the name's own rule (not the edge's).
+    for (const name of ['Line \u202E2 enil', '\u2066Line 4\u2069']) {
+      const r = await post(JSON.stringify({ name }));
+      assert.deepEqual([r.statusCode, r.json().error.detail], [422, [{ field: 'body.name', type: 'value_error.str.regex',
+        message: 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)' }]]);
+    }
     assert.equal(await rowCount('environments'), before);
     // A surrogate pair is a real character (U+1F3ED) and stays accepted.
     const factory = await post('{"name":"Line \\ud83c\\udfed"}');
