@@ -1,7 +1,7 @@
 // v1 asset records of POST /api/v1/assets/correlate-cves (issue 11; docs/correlation.md §5). Pure.
 // Each asset is validated alone (a refused asset never refuses the call) with the v2 privacy rules: no
 // hostnames, IPs, MACs, domains or serials, neither as field names nor in asset_id (domain/windows/identifying.ts).
-import { badText, identifyingAssetId, normalizeText } from './windows/identifying.ts';
+import { badText, identifyingAssetId, normalizeText, replaceBadText } from './windows/identifying.ts';
 import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
 import { cpeVersion, parseCpe } from './product-match.ts';
 
@@ -46,8 +46,10 @@ export function validateAsset(input: unknown): AssetValidation {
   const err = (code: AssetErrorCode, field: string, message: string) => errors.push({ code, field, message });
   for (const key of Object.keys(rec)) {
     if ((ASSET_FIELDS as readonly string[]).includes(key)) continue;
-    if (isForbiddenFieldName(key)) err('forbidden_field', key, 'identifying data must not be sent; nothing of this asset was stored');
-    else err('unknown_field', key, 'field is not part of the asset record (asset_id, vendor, product, version, cpe)');
+    // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
+    const name = badText(key) ? replaceBadText(key) : key;
+    if (isForbiddenFieldName(key)) err('forbidden_field', name, 'identifying data must not be sent; nothing of this asset was stored');
+    else err('unknown_field', name, 'field is not part of the asset record (asset_id, vendor, product, version, cpe)');
   }
   const text: Partial<Record<(typeof ASSET_FIELDS)[number], string | null>> = {};
   for (const f of ASSET_FIELDS) {

@@ -3,3 +3,11 @@
 
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Bidirectional embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069): in a name shown to other
+ * people (an organization, an environment, a key or webhook label) they reorder the text around them, so a label
+ * can read as something else ("Trojan Source"). Names refuse them; the marks U+200E/U+200F that right-to-left text
+ * legitimately uses stay allowed.
+ */
+export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;

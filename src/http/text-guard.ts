@@ -2,10 +2,11 @@
 // (legal as a `\uD800` escape in JSON, but no Unicode character) fails text and jsonb encoding: both used to reach
 // the database and come back as a 500. Every route refuses them before its handler runs, in the query, the path
 // parameters and the parsed body, object keys included: 422 VALIDATION_ERROR naming the field, never echoing it.
-// One exception: the Windows host records of the v2 and check-windows bodies (route config `hostRecords`) are
-// validated one by one by the route (domain/windows/validate.ts refuses NUL, control characters and lone
-// surrogates in any field of a host), so such text refuses that host only, as every other per-host error does
-// (spec §4.2: "a refused host does not stop others"); the rest of those bodies is checked here as everywhere.
+// One exception: the record arrays of the batch routes (route config `recordArrays`: the Windows hosts and the
+// installed software of v2 and check-windows, the assets of v1 correlation) are validated record by record by the
+// route (domain/windows/validate.ts and domain/assets.ts refuse NUL, control characters and lone surrogates in any
+// field, and name a bad field name with U+FFFD), so such text refuses that record only, as every other per-record
+// error does (spec §4.2: "a refused host does not stop others"); the rest of those bodies is checked here.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
@@ -66,18 +67,19 @@ export function refuseHostileText<T>(value: T, base: string): T {
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The top-level body field holding an array of Windows host records that the route validates host by host,
-     * hostile text included: its items are left to the route (a bad string refuses that host only).
+     * The top-level body fields holding arrays of records that the route validates record by record, hostile text
+     * included: their items are left to the route (a bad string refuses that record only).
      */
-    hostRecords?: string;
+    recordArrays?: readonly string[];
   }
 }
 
-/** The body without the items of its host-record array (`key`), when it has one: the rest is checked at the edge. */
-function withoutHostRecords(body: unknown, key: string | undefined): unknown {
-  if (key === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const b = body as Record<string, unknown>;
-  return Array.isArray(b[key]) ? { ...b, [key]: [] } : body;
+/** The body without the items of its record arrays (`keys`), where they are arrays: the rest is checked at the edge. */
+export function withoutRecords(body: unknown, keys: readonly string[] | undefined): unknown {
+  if (keys === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b = { ...(body as Record<string, unknown>) };
+  for (const k of keys) if (Array.isArray(b[k])) b[k] = [];
+  return b;
 }
 
 /** For every route: query, path parameters and the parsed body (a multipart route checks its parts itself). */
@@ -87,7 +89,7 @@ export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (req, _reply, done) => {
     if (isEmpty(req.query) && isEmpty(req.params) && (req.body === undefined || req.body === null)) return done();
     try {
-      refuseHostileText({ query: req.query, params: req.params, body: withoutHostRecords(req.body, req.routeOptions.config.hostRecords) }, '');
+      refuseHostileText({ query: req.query, params: req.params, body: withoutRecords(req.body, req.routeOptions.config.recordArrays) }, '');
     } catch (e) {
       return done(e as Error);
     }

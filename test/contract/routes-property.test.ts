@@ -10,6 +10,7 @@ import addFormats from 'ajv-formats';
 import { testApp, seedOrg, seedKey, seedSession, TEST_INTERNAL_KEY, type TestApp } from '../helpers/app.ts';
 import { ERRORS } from '../../src/http/errors.ts';
 import { REQUEST_ID_RE } from '../../src/lib/ids.ts';
+import { withoutRecords } from '../../src/http/text-guard.ts';
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
 const CODES = new Set(Object.values(ERRORS).map((e) => e.code));
@@ -90,22 +91,25 @@ function queryArb(names: string[]) {
 }
 
 /**
- * Routes whose host records (this body field's array items) are validated host by host, hostile text included: a
- * bad string there refuses that host only (route config `hostRecords`, docs/windows-api.md "Hostile text in a host").
+ * Routes whose records (these body fields' array items) are validated record by record, hostile text included: a
+ * bad string there refuses that record only (route config `recordArrays`, docs/windows-api.md "Hostile text in a
+ * host").
  */
-const HOST_RECORDS: Record<string, string> = { 'POST /api/v2/assets/correlate': 'windows_hosts', 'POST /api/v1/assets/check-windows': 'windows_hosts' };
+const RECORD_ARRAYS: Record<string, string[]> = {
+  'POST /api/v2/assets/correlate': ['windows_hosts', 'installed_software'], 'POST /api/v1/assets/check-windows': ['windows_hosts'],
+  'POST /api/v1/assets/correlate-cves': ['assets'], 'POST /api/v1/assets/correlate-cves/check': ['assets'],
+};
 
 /** JSON bodies: any JSON with hostile strings among the others, and objects of the route's own body fields. */
-function jsonBodyArb(fields: string[], hostRecords?: string) {
+function jsonBodyArb(fields: string[], recordArrays?: string[]) {
   const text = fc.oneof(fc.string({ maxLength: 20 }), hostile);
   const json = fc.letrec((tie) => ({
     value: fc.oneof({ depthSize: 'small', maxDepth: 3 }, text, fc.integer(), fc.boolean(), fc.constant(null),
       fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), hostile), tie('value'), { maxKeys: 3 })),
   })).value;
   const own = fields.length ? fc.dictionary(fc.constantFrom(...fields), fc.oneof(text, json), { minKeys: 1, maxKeys: fields.length }) : json;
-  // Hostile text the edge must refuse: anywhere but inside the host records of such a route.
-  const edgeChecked = (v: unknown) => (hostRecords && v !== null && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as Record<string, unknown>)[hostRecords])
-    ? { ...v, [hostRecords]: [] } : v);
+  // Hostile text the edge must refuse: anywhere but inside the records of such a route.
+  const edgeChecked = (v: unknown) => withoutRecords(v, recordArrays);
   return fc.oneof(json, own).map((v) => ({ type: 'application/json', payload: JSON.stringify(v), hostile: hasHostileText(edgeChecked(v)) }));
 }
 
@@ -116,10 +120,10 @@ function hasHostileText(v: unknown): boolean {
   return false;
 }
 
-const bodyArb = (fields: string[], hostRecords?: string) => fc.oneof(
+const bodyArb = (fields: string[], recordArrays?: string[]) => fc.oneof(
   fc.constant(undefined),
   fc.jsonValue({ maxDepth: 3 }).map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })),
-  jsonBodyArb(fields, hostRecords),
+  jsonBodyArb(fields, recordArrays),
   fc.string({ maxLength: 60 }).map((s) => ({ type: 'application/json', payload: s })),
   fc.string({ maxLength: 60 }).map((s) => ({ type: fc.sample(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'), 1)[0], payload: s })),
 );
@@ -146,7 +150,7 @@ test('every registered route: generated input never yields a 5xx, and errors use
   assert.ok(routes.length >= 4, `routes found: ${routes.map((r) => r.url).join(', ')}`);
   for (const route of routes) {
     await fc.assert(fc.asyncProperty(
-      fc.array(segment, { minLength: 4, maxLength: 4 }), queryArb(route.params), bodyArb(route.bodyFields, HOST_RECORDS[`${route.method} ${route.url}`]),
+      fc.array(segment, { minLength: 4, maxLength: 4 }), queryArb(route.params), bodyArb(route.bodyFields, RECORD_ARRAYS[`${route.method} ${route.url}`]),
       fc.nat({ max: credentials.length - 1 }), fc.constantFrom('application/json', 'text/html', '*/*', ''),
       async (segs, query, body, credIdx, accept) => {
         let i = 0;

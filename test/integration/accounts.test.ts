@@ -388,14 +388,17 @@ describe('API keys over HTTP', () => {
     assert.deepEqual(list.filter((k) => k.label === 'one' || k.label === 'two').map((k) => k.label), ['one', 'two']);
   });
 
-  test('a label empty, of spaces only or over 200 characters → 422 on body.label, no key stored; a label is stored trimmed', async () => {
+  test('a label empty, of spaces only, with a bidirectional control or over 200 characters → 422 on body.label, no key stored; a label is stored trimmed', async () => {
     const o = await seedOrg(t.store, { name: 'Label Org', tier: 'professional' });
     const keyCount = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`.execute(t.store.db)).rows[0].n;
     const before = await keyCount();
     const cases: [string, string, string][] = [
       ['', 'must NOT have fewer than 1 characters', 'value_error.any_str.min_length'],
-      ['   ', 'must not be empty or only spaces', 'value_error.str.regex'],
-      ['\t\n', 'must not be empty or only spaces', 'value_error.str.regex'],
+      ['   ', 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
+      ['\t\n', 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
+      // U+202E reverses what follows: "SIEM \u202Etropxe" reads as "SIEM export" to another admin.
+      ['SIEM \u202Etropxe', 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
+      ['\u2067admin\u2069', 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
       ['x'.repeat(201), 'must NOT have more than 200 characters', 'value_error.any_str.max_length'],
     ];
     for (const [label, message, type] of cases) {
@@ -408,6 +411,10 @@ describe('API keys over HTTP', () => {
     const trimmed = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: '  SIEM export  ' } });
     assert.equal(trimmed.statusCode, 201, trimmed.body);
     assert.equal(trimmed.json().data.label, 'SIEM export');
+    // Right-to-left text and its marks (U+200F) stay allowed.
+    const rtl = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: '\u05de\u05e4\u05e2\u05dc \u200F2' } });
+    assert.equal(rtl.statusCode, 201, rtl.body);
+    assert.equal(rtl.json().data.label, '\u05de\u05e4\u05e2\u05dc \u200F2');
     const none = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: null } });
     assert.equal(none.json().data.label, null);
     const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth })).json().data as { id: number; label: string | null }[];

@@ -106,6 +106,12 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
     assertRefused(await post('{"name":"a\\u0000"}'), 'body.name', 'nul');
     assertRefused(await post('{"name":"Line 2","description":"x\\udc00y"}'), 'body.description', 'surrogate');
     assertRefused(await post('{"name":"Line 3","a\\u0000b":1}'), 'body', 'nul');
+    // A bidirectional override or isolate in the name is refused by the name's own rule (not the edge's).
+    for (const name of ['Line \u202E2 enil', '\u2066Line 4\u2069']) {
+      const r = await post(JSON.stringify({ name }));
+      assert.deepEqual([r.statusCode, r.json().error.detail], [422, [{ field: 'body.name', type: 'value_error.str.regex',
+        message: 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)' }]]);
+    }
     assert.equal(await rowCount('environments'), before);
     // A surrogate pair is a real character (U+1F3ED) and stays accepted.
     const factory = await post('{"name":"Line \\ud83c\\udfed"}');
@@ -148,12 +154,51 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
     const alone = await post(`{"windows_hosts":[${cases[0][0]}]}`);
     assert.equal(alone.statusCode, 422);
     assert.deepEqual(JSON.parse(alone.body).data.rejected.map((x: { index: number; errors: { code: string; field: string }[] }) => [x.index, x.errors[0].code, x.errors[0].field]), [[0, 'forbidden_value', 'asset_id']]);
-    // Outside the host records the request is refused whole, as on every route: software, options.
-    assertRefused(await post(JSON.stringify({ windows_hosts: [HOST], installed_software: [{ asset_id: HOST.asset_id, name: 'WinCC\u0000', publisher: 'Siemens', version: '8.0' }] })),
-      'body.installed_software.0.name', 'nul');
+    // A software record: that record only; the host and the other software are stored.
+    const sw = await post(JSON.stringify({ windows_hosts: [HOST], installed_software: [
+      { asset_id: HOST.asset_id, name: 'WinCC\u0000', publisher: 'Siemens', version: '8.0' },
+      { asset_id: HOST.asset_id, name: 'TIA Portal', publisher: 'Siemens', version: '19', 'no\ud800te': 'x' },
+      { asset_id: HOST.asset_id, name: 'STEP 7', publisher: 'Siemens', version: '5.7' }] }));
+    assert.equal(sw.statusCode, 200, sw.body.slice(0, 300));
+    const swb = JSON.parse(sw.body);
+    assert.deepEqual(swb.data.assets.map((a: { asset_id: string }) => a.asset_id), [HOST.asset_id]);
+    assert.equal(swb.data.software_stored, 1);
+    assert.deepEqual(swb.data.software_rejected.map((x: { index: number; errors: { code: string; field: string; message: string }[] }) => [x.index, x.errors]), [
+      [0, [{ code: 'forbidden_value', field: 'name', message: text }]],
+      [1, [{ code: 'unknown_field', field: 'no\uFFFDte', message: 'field is not part of the software record (asset_id, name, publisher, version)' }]],
+    ]);
+    assert.ok(!sw.body.includes('\\u0000') && !/\\ud8/i.test(sw.body), 'the value is not echoed');
+    const names = await sql<{ name: string }>`SELECT name FROM windows_installed_software WHERE org_id = ${org.orgId} ORDER BY name`.execute(t.store.db);
+    assert.deepEqual(names.rows.map((x) => x.name), ['STEP 7']);
+    // Outside the records the request is refused whole, as on every route: options, a records field that is no array.
+    const softwareBefore = await rowCount('windows_installed_software');
     assertRefused(await post(JSON.stringify({ windows_hosts: [HOST], options: { sort: 'priority\u0000' } })), 'body.options.sort', 'nul');
     assertRefused(await post(JSON.stringify({ windows_hosts: 'x\u0000' })), 'body.windows_hosts', 'nul');
-    assert.equal(await rowCount('windows_installed_software'), 0);
+    assertRefused(await post(JSON.stringify({ windows_hosts: [HOST], installed_software: 'x\u0000' })), 'body.installed_software', 'nul');
+    assert.equal(await rowCount('windows_installed_software'), softwareBefore);
+  });
+
+  test('POST /api/v1/assets/correlate-cves and /check: NUL or a lone surrogate in one asset refuses that asset only', async () => {
+    const good = { asset_id: 'plc-good-01', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: '2.9.2' };
+    const text = 'control characters and unpaired surrogates are not allowed (UTF-8 text only)';
+    for (const url of ['/api/v1/assets/correlate-cves', '/api/v1/assets/correlate-cves/check']) {
+      const payload = `{"assets":[${JSON.stringify(good)},{"asset_id":"plc-bad-01","vendor":"Siemens","product":"SIMATIC\\u0000S7","version":"1"},`
+        + `{"asset_id":"plc\\ud800","vendor":"Siemens","product":"S7","version":"1"},{"asset_id":"plc-bad-03","vendor":"Siemens","product":"S7","ver\\u0000sion":"1"}]}`;
+      const r = await t.app.inject({ method: 'POST', url, headers: { ...org.auth, 'content-type': 'application/json' }, payload });
+      assert.equal(r.statusCode, 200, `${url}: ${r.body.slice(0, 300)}`);
+      const b = JSON.parse(r.body);
+      assert.deepEqual(b.data.assets.map((a: { asset_id: string }) => a.asset_id), [good.asset_id], url);
+      assert.deepEqual(b.data.rejected.map((x: { asset_id: string | null; index: number; errors: unknown[] }) => [x.asset_id, x.index, x.errors]), [
+        ['plc-bad-01', 1, [{ code: 'forbidden_value', field: 'product', message: text }]],
+        [null, 2, [{ code: 'forbidden_value', field: 'asset_id', message: text }]],
+        ['plc-bad-03', 3, [{ code: 'unknown_field', field: 'ver\uFFFDsion', message: 'field is not part of the asset record (asset_id, vendor, product, version, cpe)' }]],
+      ], url);
+      assert.ok(!r.body.includes('\\u0000') && !/\\ud8/i.test(r.body), 'the value is not echoed');
+    }
+    // Outside the assets, the request is refused whole.
+    const opt = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: { ...org.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ assets: [good], options: { sort: 'x\u0000' } }) });
+    assertRefused(opt, 'body.options.sort', 'nul');
   });
 
   test('POST /api/v1/assets/check-windows: a NUL in one host refuses that host only', async () => {
@@ -169,7 +214,7 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
     assert.ok(!r.body.includes('secret'), 'the value is not echoed');
   });
 
-  test('POST /api/v2/assets/correlate-csv: NUL in a host row refuses that host only; in the header or the software part, the request', async () => {
+  test('POST /api/v2/assets/correlate-csv: NUL in a host or software row refuses that row only; in a header, the request', async () => {
     const other = { ...HOST, asset_id: 'csv-good-host-01' };
     const m = multipart({ hosts: csvOf(other) + csvOf({ ...HOST, asset_id: 'csv-bad-host-001', kb_source: 'Get-Hot\u0000Fix' }).split('\r\n')[1] + '\r\n' });
     const r = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...m.headers }, payload: m.payload });
@@ -183,9 +228,16 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
     const hostsBefore = await rowCount('windows_host_results');
     const h = multipart({ hosts: csvOf(HOST).replace('kb_source', 'kb_\u0000source') });
     assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...h.headers }, payload: h.payload }), 'body.hosts', 'nul');
-    const s = multipart({ hosts: csvOf(HOST), software: `asset_id,name,publisher,version\r\n${HOST.asset_id},WinCC,Sie\u0000mens,8.0\r\n` });
-    assertRefused(await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...s.headers }, payload: s.payload }), 'body.software.0.publisher', 'nul');
+    const sh = multipart({ hosts: csvOf(HOST), software: `asset_id,name,pub\u0000lisher,version\r\n${HOST.asset_id},WinCC,Siemens,8.0\r\n` });
+    // (a software column name outside the four is refused before its text is looked at)
+    const shr = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...sh.headers }, payload: sh.payload });
+    assert.deepEqual([shr.statusCode, shr.json().error.detail.map((d: { field: string; type: string }) => [d.field, d.type])], [422, [['body.software', 'value_error.csv']]]);
     assert.equal(await rowCount('windows_host_results'), hostsBefore);
+    const s = multipart({ hosts: csvOf(HOST), software: `asset_id,name,publisher,version\r\n${HOST.asset_id},WinCC,Sie\u0000mens,8.0\r\n${HOST.asset_id},WinCC Runtime,Siemens,8.0\r\n` });
+    const sr = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate-csv', headers: { ...org.auth, ...s.headers }, payload: s.payload });
+    assert.equal(sr.statusCode, 200, sr.body.slice(0, 300));
+    assert.deepEqual([sr.json().data.software_stored, sr.json().data.software_rejected.map((x: { index: number; errors: { code: string; field: string }[] }) => [x.index, x.errors.map((e) => `${e.code}:${e.field}`)])],
+      [1, [[0, ['forbidden_value:publisher']]]]);
   });
 
   test('the same host without the bad byte is accepted (the check refuses only what it must)', async () => {

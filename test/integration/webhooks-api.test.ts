@@ -127,6 +127,10 @@ describe('create, read, update, delete', () => {
       assert.equal(r.status, 422, JSON.stringify(body).slice(0, 80));
       assert.equal(r.body.error.code, 'VALIDATION_ERROR');
     }
+    // A label with a bidirectional override (it would read differently to the next admin) is refused.
+    const bidi = await call('POST', '/api/v1/webhooks', { label: 'SOC \u202Ekoohbew', url: `${rx.base}/ok` });
+    assert.deepEqual([bidi.status, bidi.body.error.detail[0].field, bidi.body.error.detail[0].message],
+      [422, 'body.label', 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)']);
   });
 });
 

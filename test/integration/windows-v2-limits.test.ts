@@ -263,10 +263,14 @@ describe('defect 6: identifying data is refused and nothing of that host is stor
       assert.deepEqual(r.json().data.rejected[0].errors.map((e: { code: string; field: string }) => [e.code, e.field]), [['forbidden_value', field]]);
       assert.ok(!r.body.includes('Get-HotFix'), 'the refused value is not echoed');
     }
-    const sw = await post(org, { windows_hosts: [host(0)], installed_software: [{ asset_id: host(0).asset_id, name: 'Tool\ud800', publisher: '', version: '' }] });
-    assert.equal(sw.statusCode, 422, sw.body.slice(0, 300));
-    assert.equal(sw.json().error.detail[0].field, 'body.installed_software.0.name');
     const stored = await t.store.pool.query('SELECT count(*)::int AS n FROM windows_host_results WHERE org_id = $1', [org.orgId]);
     assert.equal(stored.rows[0].n, 0, 'nothing of these hosts is stored');
+    // A software record with such text is refused alone (its host is evaluated), and never reaches the database.
+    const sw = await post(org, { windows_hosts: [host(0)], installed_software: [{ asset_id: host(0).asset_id, name: 'Tool\ud800', publisher: '', version: '' }] });
+    assert.equal(sw.statusCode, 200, sw.body.slice(0, 300));
+    assert.deepEqual([sw.json().data.software_stored, sw.json().data.software_rejected[0].errors.map((e: { code: string; field: string }) => [e.code, e.field])],
+      [0, [['forbidden_value', 'name']]]);
+    const software = await t.store.pool.query('SELECT count(*)::int AS n FROM windows_installed_software WHERE org_id = $1', [org.orgId]);
+    assert.equal(software.rows[0].n, 0);
   });
 });

@@ -343,8 +343,9 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
     const r = raw as Record<string, unknown>;
     for (const k of Object.keys(r)) {
       if (isSoftwareField(k)) continue;
-      if (identifyingSoftwareField(k)) errors.push({ code: 'forbidden_field', field: k, message: 'identifying data must not be sent; nothing of this host was stored' });
-      else errors.push({ code: 'unknown_field', field: k, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
+      const name = badText(k) ? replaceBadText(k) : k;
+      if (identifyingSoftwareField(k)) errors.push({ code: 'forbidden_field', field: name, message: 'identifying data must not be sent; nothing of this host was stored' });
+      else errors.push({ code: 'unknown_field', field: name, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
     }
     const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k])));
     for (const k of unreadable) errors.push({ code: 'forbidden_value', field: k, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { ApiError } from '../errors.ts';
 import { CONTACT_URL } from '../auth.ts';
-import { StringEnum } from './common.ts';
+import { DisplayName, StringEnum } from './common.ts';
 import type { RouteError } from '../openapi-errors.ts';
 import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
 import { LOGIN_LIMITS } from '../../domain/accounts.ts';
@@ -93,7 +93,7 @@ export const Organization = Type.Object({
 });
 
 export const UpdateOrganization = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+  name: DisplayName(200),
 }, { additionalProperties: false, examples: [{ name: 'Plant operations' }] });
 
 export const Preferences = Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean(), Type.Null()]), {
@@ -139,7 +139,7 @@ export const IssuedKey = Type.Object({
 export const CreateKey = Type.Object({
   kind: Type.Optional(StringEnum(['standard', 'partner'] as const, { description: 'standard (default) or partner (read-only); trial keys come from POST /account/trial' })),
   scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 2, uniqueItems: true })),
-  label: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: KEY_LABEL_MAX, pattern: '\\S', description: 'Descriptive name, stored trimmed' }), Type.Null()], { description: 'null or absent: no label' })),
+  label: Type.Optional(Type.Union([DisplayName(KEY_LABEL_MAX, { description: 'Descriptive name, stored trimmed' }), Type.Null()], { description: 'null or absent: no label' })),
 }, { additionalProperties: false, examples: [{ kind: 'standard', scopes: ['read'], label: 'SIEM export' }] });
 export const RevokedKey = Type.Object({ id: Type.Integer(), key_start: Type.String(), revoked_at: DateTime });
 

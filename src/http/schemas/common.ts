@@ -9,6 +9,18 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
 }
 
+/**
+ * A name shown to people (organization, environment, API key, feed token and webhook labels): a non-space
+ * character, and no bidirectional control characters (domain/text.ts BIDI_CONTROL).
+ */
+export const DISPLAY_NAME_PATTERN = '^(?=[\\s\\S]*\\S)[^\\u202A-\\u202E\\u2066-\\u2069]*$';
+/** The same without the non-space rule (a form field where blank means "none"). */
+export const NO_BIDI_PATTERN = '^[^\\u202A-\\u202E\\u2066-\\u2069]*$';
+
+export function DisplayName(maxLength: number, opts: { description?: string } = {}) {
+  return Type.String({ minLength: 1, maxLength, pattern: DISPLAY_NAME_PATTERN, ...opts });
+}
+
 /** A query string that accepts no parameters (unknown ones answer 400 UNKNOWN_PARAMETER). */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 

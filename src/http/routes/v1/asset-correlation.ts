@@ -123,7 +123,8 @@ const assets: FastifyPluginAsync = async (app) => {
       ],
     },
     attachValidation: true,
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY } },
+    // NUL or a lone surrogate in an asset refuses that asset only (validateAsset); elsewhere in the body, the request.
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY }, recordArrays: ['assets'] },
   }, async (req, reply) => {
     const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
     await limits(req, items.length, true);
@@ -164,7 +165,7 @@ const assets: FastifyPluginAsync = async (app) => {
       errors: FOR_TRIAL_KEYS,
     },
     attachValidation: true,
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: false } },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: false }, recordArrays: ['assets'] },
   }, async (req) => {
     const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
     await limits(req, items.length, true);
@@ -192,7 +193,7 @@ const assets: FastifyPluginAsync = async (app) => {
     },
     attachValidation: true,
     // NUL or a lone surrogate in a host refuses that host only (validateHost), as on POST /api/v2/assets/correlate.
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false }, hostRecords: 'windows_hosts' },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false }, recordArrays: ['windows_hosts'] },
   }, async (req) => {
     const { items } = readBody(req, 'windows_hosts', []);
     await limits(req, items.length, false, 'hosts');

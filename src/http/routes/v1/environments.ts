@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
-import { NoQuery } from '../../schemas/common.ts';
+import { DisplayName, NoQuery } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 
 const Environment = Type.Object({
@@ -18,7 +18,7 @@ const Environment = Type.Object({
 });
 
 const CreateEnvironment = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  name: DisplayName(100),
   description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
 }, { additionalProperties: false, examples: [{ name: 'Plant 1 – line A', description: 'Packaging line HMIs' }] });
 

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { movedPermanently } from '../../conventions.ts';
-import { NoBody, NoQuery } from '../../schemas/common.ts';
+import { DisplayName, NoBody, NoQuery } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 import { IdParam } from '../../schemas/accounts.ts';
 import { renderAtom } from '../../views/feed-atom.ts';
@@ -78,7 +78,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['feeds'], summary: 'Create a watchlist feed token (owner or admin; keys need the write scope): the token and feed URL are shown once',
       security, querystring: NoQuery,
-      body: Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Descriptive name, stored trimmed' })) }, { additionalProperties: false, examples: [{ label: 'SOC feed reader' }] }),
+      body: Type.Object({ label: Type.Optional(DisplayName(200, { description: 'Descriptive name, stored trimmed' })) }, { additionalProperties: false, examples: [{ label: 'SOC feed reader' }] }),
       response: { 201: Envelope(NewToken, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'feed_tokens', ids: [] } } },

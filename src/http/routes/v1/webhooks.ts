@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, listPage, pagination } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
-import { NoQuery, StringEnum } from '../../schemas/common.ts';
+import { DisplayName, NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RouteError } from '../../openapi-errors.ts';
@@ -34,7 +34,7 @@ const WithSecret = Type.Intersect([Webhook, Type.Object({
   secret: Type.String({ description: 'The signing secret (whsec_…). Shown only in this response: store it now.' }),
 })]);
 
-const Label = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Descriptive name' });
+const Label = DisplayName(100, { description: 'Descriptive name' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL: https, a public address (checked at creation and at every delivery; docs/egress.md)' });
 
 const CreateWebhook = Type.Object({ label: Label, url: Url }, {

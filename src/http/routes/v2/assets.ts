@@ -102,8 +102,9 @@ const assets: FastifyPluginAsync = async (app) => {
     },
     // The body schema documents the request; the handler below refuses with the spec's wording, field by field.
     attachValidation: true,
-    // NUL or a lone surrogate in a host refuses that host only (validateHost); elsewhere in the body, the request.
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY }, hostRecords: 'windows_hosts' },
+    // NUL or a lone surrogate in a host or software record refuses that record only (validateHost, validateSoftware);
+    // elsewhere in the body, the request.
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY }, recordArrays: ['windows_hosts', 'installed_software'] },
   }, async (req, reply) => {
     if (req.validationError && (req.validationError as { validationContext?: string }).validationContext !== 'body') throw req.validationError;
     const body = req.body;
@@ -316,13 +317,11 @@ function readCsv(text: string, part: string): Record<string, string>[] {
   if (part === 'software' && header.some((h) => !(SOFTWARE_FIELDS as readonly string[]).includes(h))) {
     throw validationError('body.software', 'software columns are asset_id, name, publisher, version', 'value_error.csv');
   }
-  // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here: on every cell of the
-  // software part, as on installed_software in a JSON body; on the hosts part's header only (its column names are
-  // every row's), since each host row is validated alone and a bad cell refuses that host only, as in a JSON body.
-  const records = rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
-  if (part === 'hosts') refuseHostileText(Object.fromEntries(header.map((h) => [h, ''])), 'body.hosts');
-  else refuseHostileText(records, `body.${part}`);
-  return records;
+  // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here, on the header only
+  // (its column names are every row's): each host and software row is validated alone, and a bad cell refuses that
+  // row only, as in a JSON body.
+  refuseHostileText(Object.fromEntries(header.map((h) => [h, ''])), `body.${part}`);
+  return rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
 }
 
 export default assets;
