@@ -98,7 +98,8 @@ export function validProductName(v: string): boolean {
   const t = normalizeText(v);
   if (t.length > 120 || !PRODUCT_START_RE.test(t)) return false;
   const words = t.replace(/[®™:(),/]/g, ' ').split(/\s+/).filter(Boolean);
-  return words.every((w) => PRODUCT_WORDS.has(w.toLowerCase()) || PRODUCT_NUMBER_RE.test(w));
+  // The word check splits on ':', so a MAC address ("00:1a:…" of number-like words) must be looked for whole.
+  return words.every((w) => PRODUCT_WORDS.has(w.toLowerCase()) || PRODUCT_NUMBER_RE.test(w)) && !containsIdentifying(t);
 }
 
 // EditionID (windows-engine.md §3.1): the Windows edition identifiers, with their N/K/KN/S/G, Eval and Core variants.
