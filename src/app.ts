@@ -19,6 +19,7 @@ import { newRequestId } from './lib/ids.ts';
 import { lazyChildLogger } from './lib/logger.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { registerTextGuard } from './http/text-guard.ts';
+import { parseQueryString } from './http/querystring.ts';
 import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
@@ -120,7 +121,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // The query string is read strictly: undecodable percent-encoding is refused on its field (src/http/querystring.ts).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200, querystringParser: parseQueryString },
     // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's.
     frameworkErrors: (_err, req, reply) => {
       void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
