@@ -178,6 +178,13 @@ describe('validation', () => {
     ['per_page=101', 'query.per_page', 'value_error.number.not_le'],
     ['q=', 'query.q', 'value_error.any_str.min_length'],
     ['q=%20%20', 'query.q', 'value_error.any_str.min_length'],
+    ['cvss_max=%20', 'query.cvss_max', 'type_error.number'],
+    ['cvss_min=%09', 'query.cvss_min', 'type_error.number'],
+    ['cvss_min=0x5', 'query.cvss_min', 'type_error.number'],
+    ['bcs_min=0b1', 'query.bcs_min', 'type_error.number'],
+    ['page=0x2', 'query.page', 'type_error.integer'],
+    ['page=%202', 'query.page', 'type_error.integer'],
+    ['per_page=5%20', 'query.per_page', 'type_error.integer'],
   ];
   for (const [qs, field, type] of bad) {
     test(`${qs} → 422 on ${field}`, async () => {
@@ -193,6 +200,21 @@ describe('validation', () => {
       if (qs.includes('=2024-13-01')) assert.equal(item.message, 'must be a date as YYYY-MM-DD');
     });
   }
+
+  test('a number must be written in decimal: blank, hex or binary text is a type error, not 0 or its value', async () => {
+    // Ajv's coercion used to read " " as 0 (cvss_max=%20 listed only the CVSS-0 CVEs) and 0x5 as 5 (rows of `bad` above).
+    const blank = await get('/api/v1/cves?cvss_max=%20');
+    assert.deepEqual(blank.body.error.detail, [{ field: 'query.cvss_max', message: 'must be number', type: 'type_error.number' }]);
+    // Only the type error on a loosely written field, not also the range error of the number it was read as.
+    const both = await get('/api/v1/cves?cvss_min=0x10&bcs_min=11');
+    assert.deepEqual(both.body.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]).sort(),
+      [['query.bcs_min', 'value_error.number.not_le'], ['query.cvss_min', 'type_error.number']]);
+    // Decimal forms stay accepted: sign, fraction, exponent.
+    const okay = await get('/api/v1/cves?cvss_min=.5&cvss_max=%2B9.&page=1e0&per_page=2.0');
+    assert.equal(okay.status, 200, JSON.stringify(okay.body));
+    assert.deepEqual(okay.body.filters_applied, { cvss_min: 0.5, cvss_max: 9 });
+    assert.equal(okay.body.pagination.per_page, 2);
+  });
 
   test('several bad values → one 422 with one entry per field', async () => {
     const { status, body } = await get('/api/v1/cves?severity=x&kev=x&sort_by=x');
