@@ -219,6 +219,14 @@ describe('validation', () => {
     assert.equal(okay.body.pagination.per_page, 2);
   });
 
+  test('a repeated parameter → one entry on its field, the type error (an enum used to get a second, enum entry)', async () => {
+    for (const [qs, field] of [['protocol=modbus&protocol=dnp3', 'query.protocol'], ['sort_by=cvss&sort_by=cvss', 'query.sort_by'], ['patch_status=patched&patch_status=unknown', 'query.patch_status'], ['q=a&q=b', 'query.q']]) {
+      const { status, body } = await get(`/api/v1/cves?${qs}`);
+      assert.equal(status, 422, qs);
+      assert.deepEqual(body.error.detail, [{ field, message: 'must be string', type: 'type_error.string' }], qs);
+    }
+  });
+
   test('several bad values → one 422 with one entry per field', async () => {
     const { status, body } = await get('/api/v1/cves?severity=x&kev=x&sort_by=x');
     assert.equal(status, 422);
