@@ -19,6 +19,8 @@ import { newRequestId } from './lib/ids.ts';
 import { lazyChildLogger } from './lib/logger.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { registerTextGuard } from './http/text-guard.ts';
+import { parseQueryString } from './http/querystring.ts';
+import { looseNumbers, rawStrings } from './http/query-numbers.ts';
 import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
@@ -95,15 +97,25 @@ function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): 
 /**
  * Ajv accepts `1e309` (Infinity, from a query string or JSON) as an integer, and integers beyond 2^53 lose
  * precision and overflow SQL bigint offsets: both became 500s deep in a query. After Ajv, such numbers are
- * refused as a 422 on their field.
+ * refused as a 422 on their field. In a query string or path (`textInput`), a number must also be written in
+ * decimal: Ajv's coercion read " " as 0 and "0x5" as 5 (src/http/query-numbers.ts).
  */
-function withSafeNumbers(validate: ValidateFunction): FastifyValidationResult {
+function withSafeNumbers(validate: ValidateFunction, schema: unknown, textInput: boolean): FastifyValidationResult {
   const wrapped = Object.assign((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
-    if (!validate(data, ctx)) {
-      wrapped.errors = validate.errors as FastifySchemaValidationError[];
+    const raw = textInput ? rawStrings(data) : null;
+    const valid = validate(data, ctx);
+    const loose = looseNumbers(raw, data, schema);
+    const looseErrors: AjvLikeError[] = loose.map(({ key, type }) => ({
+      instancePath: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, schemaPath: '#/type', keyword: 'type', params: { type }, message: `must be ${type}`,
+    }));
+    if (!valid) {
+      // A field written loosely gets its type error only (not also the range error of the number it was read as).
+      const paths = new Set(looseErrors.map((e) => e.instancePath));
+      const others = (validate.errors ?? []).filter((e) => !paths.has(e.instancePath));
+      wrapped.errors = [...others, ...looseErrors] as FastifySchemaValidationError[];
       return false;
     }
-    const bad: AjvLikeError[] = [];
+    const bad: AjvLikeError[] = [...looseErrors];
     unsafeNumbers(data, '', bad);
     wrapped.errors = bad.length > 0 ? bad : null;
     return bad.length === 0;
@@ -120,7 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // The query string is read strictly: undecodable percent-encoding is refused on its field (src/http/querystring.ts).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200, querystringParser: parseQueryString },
     // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's.
     frameworkErrors: (_err, req, reply) => {
       void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
@@ -142,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
   const bodyAjv = makeAjv({ coerce: false, allErrors: false });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    withSafeNumbers(httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema)));
+    httpPart === 'body' ? withSafeNumbers(bodyAjv.compile(schema), schema, false) : withSafeNumbers(queryAjv.compile(schema), schema, true));
 
   // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
   const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });

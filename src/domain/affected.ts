@@ -105,11 +105,15 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   const named = best.length > 1 && best[0].a.origin !== 'cpe' ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) : undefined;
   const withProduct = named ?? candidates[0];
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
+  // The primary product as `products` spells it: products are listed once per lower-case key, in the spelling of
+  // the best source, and the primary vendor's entry may spell it otherwise (a CPE token "jiangqie free mini
+  // program" next to the CNA's "JiangQie Free Mini Program", CVE-2024-49314).
+  const primary = withProduct ? productDisplay(withProduct.a.product!, withProduct.a.origin === 'cpe') : null;
   return {
     vendors,
     products,
     primary_vendor: first?.v ?? null,
-    primary_product: withProduct ? productDisplay(withProduct.a.product!, withProduct.a.origin === 'cpe') : null,
+    primary_product: primary === null ? null : products.find((x) => x.toLowerCase() === primary.toLowerCase()) ?? primary,
     cpe_parts: cpeParts,
   };
 }

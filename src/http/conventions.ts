@@ -99,9 +99,10 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
   if (err instanceof ApiError) return err;
   if (err.validation) {
     const ctx = err.validationContext ?? 'body';
-    return new ApiError('VALIDATION_ERROR', {
-      fields: collapseUnionErrors(err.validation).map((e) => ({ field: fieldName(ctx, e), message: humanMessage(e), type: typeName(e) })),
-    });
+    const fields = collapseUnionErrors(err.validation).map((e) => ({ field: fieldName(ctx, e), message: humanMessage(e), type: typeName(e) }));
+    // One item per field (docs/api-conventions.md): a repeated enum parameter (sort_by=a&sort_by=b) failed both
+    // `type` and `enum`; the first error, the type's, says what is wrong.
+    return new ApiError('VALIDATION_ERROR', { fields: fields.filter((f, i) => fields.findIndex((g) => g.field === f.field) === i) });
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
+import { UNDECODABLE, type ParsedQuery } from './querystring.ts';
 
 export interface TextProblem { field: string; message: string; type: string }
 
@@ -89,11 +90,24 @@ export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (req, _reply, done) => {
     if (isEmpty(req.query) && isEmpty(req.params) && (req.body === undefined || req.body === null)) return done();
     try {
+      refuseUndecodable(req.query as ParsedQuery | undefined);
       refuseHostileText({ query: req.query, params: req.params, body: withoutRecords(req.body, req.routeOptions.config.recordArrays) }, '');
     } catch (e) {
       return done(e as Error);
     }
     done();
+  });
+}
+
+/** Query parameters whose percent-encoding is not valid UTF-8 (querystring.ts): 422 naming each, never echoed. */
+function refuseUndecodable(q: ParsedQuery | undefined): void {
+  const names = q?.[UNDECODABLE];
+  if (!names) return;
+  throw new ApiError('VALIDATION_ERROR', {
+    message: 'Query parameters must be percent-encoded UTF-8 text',
+    fields: names.slice(0, MAX_PROBLEMS).map((n) => ({
+      field: `query.${n}`, message: 'must be UTF-8 text, percent-encoded (RFC 3986)', type: 'value_error.str.encoding',
+    })),
   });
 }
 

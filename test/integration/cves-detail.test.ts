@@ -102,7 +102,7 @@ describe('every block of a real KEV CVE', () => {
       self: '/api/v1/cves/CVE-2023-28252', pdf: '/api/v1/ics-cve/CVE-2023-28252/pdf', html: 'http://vulnintel.test/cve/CVE-2023-28252',
     });
     assert.deepEqual(body.meta, {
-      enrichment_version: '1.7', sage_model: 'SAGE-v1', source: 'vulnintel-enriched',
+      enrichment_version: '1.8', sage_model: 'SAGE-v1', source: 'vulnintel-enriched',
       // No CAPEC catalog imported in this test database.
       capec_source: { catalog: 'MITRE CAPEC (STIX 2.1)', version: 'unknown', mapping: CAPEC_MAPPING },
     });
@@ -191,6 +191,16 @@ describe('conditional requests', () => {
     assert.equal(ims.statusCode, 304);
     const older = await t.app.inject({ method: 'GET', url: '/api/v1/cves/CVE-2023-28489', headers: { 'if-modified-since': new Date('2026-11-19T00:00:00Z').toUTCString() } });
     assert.equal(older.statusCode, 200);
+    // Only an HTTP-date is a date (RFC 9110 §13.1.3: ignore anything else). Date.parse read "3000" as the year 3000: 304.
+    for (const notADate of ['3000', '2100-01-01', 'Fri, 01 Jan 2100 00:00:00 +0100', 'garbage']) {
+      const r = await t.app.inject({ method: 'GET', url: '/api/v1/cves/CVE-2023-28489', headers: { 'if-modified-since': notADate } });
+      assert.equal(r.statusCode, 200, notADate);
+      assert.equal(r.json().data.cve_id, 'CVE-2023-28489');
+    }
+    for (const laterDate of ['Friday, 01-Jan-99 00:00:00 GMT', 'Fri Jan  1 00:00:00 2100', 'Fri, 01 Jan 2100 00:00:00 GMT']) {
+      const r = await t.app.inject({ method: 'GET', url: '/api/v1/cves/CVE-2023-28489', headers: { 'if-modified-since': laterDate } });
+      assert.equal(r.statusCode, laterDate.includes('-99') ? 200 : 304, laterDate);
+    }
     // If-None-Match wins over If-Modified-Since.
     const both = await t.app.inject({ method: 'GET', url: '/api/v1/cves/CVE-2023-28489', headers: { 'if-none-match': '"stale"', 'if-modified-since': lm } });
     assert.equal(both.statusCode, 200);

@@ -161,6 +161,9 @@ describe('validation', () => {
     ['cvss_min=8&cvss_max=7', 'query.cvss_min', 'value_error.range'],
     ['bcs_min=5&bcs_max=4.9', 'query.bcs_min', 'value_error.range'],
     ['kev=yes', 'query.kev', 'type_error.boolean'],
+    ['kev=1', 'query.kev', 'type_error.boolean'],
+    ['unpatched=0', 'query.unpatched', 'type_error.boolean'],
+    ['kev=TRUE', 'query.kev', 'type_error.boolean'],
     ['unpatched=maybe', 'query.unpatched', 'type_error.boolean'],
     ['has_exploit=2', 'query.has_exploit', 'type_error.boolean'],
     ['ranked=perhaps', 'query.ranked', 'type_error.boolean'],
@@ -178,6 +181,13 @@ describe('validation', () => {
     ['per_page=101', 'query.per_page', 'value_error.number.not_le'],
     ['q=', 'query.q', 'value_error.any_str.min_length'],
     ['q=%20%20', 'query.q', 'value_error.any_str.min_length'],
+    ['cvss_max=%20', 'query.cvss_max', 'type_error.number'],
+    ['cvss_min=%09', 'query.cvss_min', 'type_error.number'],
+    ['cvss_min=0x5', 'query.cvss_min', 'type_error.number'],
+    ['bcs_min=0b1', 'query.bcs_min', 'type_error.number'],
+    ['page=0x2', 'query.page', 'type_error.integer'],
+    ['page=%202', 'query.page', 'type_error.integer'],
+    ['per_page=5%20', 'query.per_page', 'type_error.integer'],
   ];
   for (const [qs, field, type] of bad) {
     test(`${qs} → 422 on ${field}`, async () => {
@@ -193,6 +203,29 @@ describe('validation', () => {
       if (qs.includes('=2024-13-01')) assert.equal(item.message, 'must be a date as YYYY-MM-DD');
     });
   }
+
+  test('a number must be written in decimal: blank, hex or binary text is a type error, not 0 or its value', async () => {
+    // Ajv's coercion used to read " " as 0 (cvss_max=%20 listed only the CVSS-0 CVEs) and 0x5 as 5 (rows of `bad` above).
+    const blank = await get('/api/v1/cves?cvss_max=%20');
+    assert.deepEqual(blank.body.error.detail, [{ field: 'query.cvss_max', message: 'must be number', type: 'type_error.number' }]);
+    // Only the type error on a loosely written field, not also the range error of the number it was read as.
+    const both = await get('/api/v1/cves?cvss_min=0x10&bcs_min=11');
+    assert.deepEqual(both.body.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]).sort(),
+      [['query.bcs_min', 'value_error.number.not_le'], ['query.cvss_min', 'type_error.number']]);
+    // Decimal forms stay accepted: sign, fraction, exponent.
+    const okay = await get('/api/v1/cves?cvss_min=.5&cvss_max=%2B9.&page=1e0&per_page=2.0');
+    assert.equal(okay.status, 200, JSON.stringify(okay.body));
+    assert.deepEqual(okay.body.filters_applied, { cvss_min: 0.5, cvss_max: 9 });
+    assert.equal(okay.body.pagination.per_page, 2);
+  });
+
+  test('a repeated parameter → one entry on its field, the type error (an enum used to get a second, enum entry)', async () => {
+    for (const [qs, field] of [['protocol=modbus&protocol=dnp3', 'query.protocol'], ['sort_by=cvss&sort_by=cvss', 'query.sort_by'], ['patch_status=patched&patch_status=unknown', 'query.patch_status'], ['q=a&q=b', 'query.q']]) {
+      const { status, body } = await get(`/api/v1/cves?${qs}`);
+      assert.equal(status, 422, qs);
+      assert.deepEqual(body.error.detail, [{ field, message: 'must be string', type: 'type_error.string' }], qs);
+    }
+  });
 
   test('several bad values → one 422 with one entry per field', async () => {
     const { status, body } = await get('/api/v1/cves?severity=x&kev=x&sort_by=x');

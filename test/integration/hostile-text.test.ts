@@ -247,6 +247,43 @@ describe('NUL and lone surrogates: 422 naming the field on each route that used 
   });
 });
 
+describe('query strings whose percent-encoding is not UTF-8: 422 on the field, never read as their raw text', () => {
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: org.auth });
+  /** 422 naming exactly `fields`, type value_error.str.encoding, the raw text not echoed. */
+  function assertUndecodable(r: { statusCode: number; body: string }, fields: string[]) {
+    assert.equal(r.statusCode, 422, r.body);
+    const b = JSON.parse(r.body);
+    assert.equal(b.error.code, 'VALIDATION_ERROR');
+    assert.equal(b.error.action, 'fix_input');
+    assert.deepEqual(b.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]),
+      fields.map((f) => [f, 'value_error.str.encoding']));
+    assert.match(b.error.detail[0].message, /UTF-8/);
+    assert.ok(!/%ff|%ED%A0|%zz/i.test(r.body), 'the raw text is not echoed');
+  }
+
+  test('GET /api/v1/cves: a byte that is not UTF-8, an encoded lone surrogate, a bad escape (used to search the raw text, 200)', async () => {
+    assertUndecodable(await get('/api/v1/cves?q=%FF'), ['query.q']);
+    assertUndecodable(await get('/api/v1/cves?q=%ED%A0%80'), ['query.q']);
+    assertUndecodable(await get('/api/v1/cves?q=%zz&vendor=siemens%'), ['query.q', 'query.vendor']);
+    assertUndecodable(await get('/api/v1/catalog/vendors?q=sie%FFmens'), ['query.q']);
+  });
+
+  test('valid encodings keep their meaning: %25 is a literal percent sign, + a space, UTF-8 characters and repeats as before', async () => {
+    const lit = await get('/api/v1/cves?q=%25FF');
+    assert.equal(lit.statusCode, 200, lit.body);
+    assert.deepEqual(lit.json().filters_applied, { q: '%FF' });
+    const text = await get('/api/v1/cves?q=caf%C3%A9+%F0%9F%8F%AD&kev=true&&');
+    assert.equal(text.statusCode, 200, text.body);
+    assert.deepEqual(text.json().filters_applied, { q: 'café \u{1F3ED}', kev: true });
+    const twice = await get('/api/v1/cves?q=a&q=b');
+    assert.equal(twice.statusCode, 422);
+    assert.deepEqual(twice.json().error.detail.map((d: { field: string }) => d.field), ['query.q']);
+    const unknown = await get('/api/v1/cves?%FF=1');
+    assert.equal(unknown.statusCode, 400, 'an undecodable name is an unknown parameter');
+    assert.equal(unknown.json().error.code, 'UNKNOWN_PARAMETER');
+  });
+});
+
 describe('database errors are logged without the submitted data', () => {
   test('an integer cast and a jsonb parse that fail: SQLSTATE in the log, never the value, detail or where', async () => {
     logLines.length = 0;

@@ -65,3 +65,16 @@ test('the description is matched against the first 20 products of the best sourc
   assert.equal(resolveAffected(merged(aff, { description: `A flaw in ${products[19]}.` })).primary_product, products[19]);
   assert.equal(resolveAffected(merged(aff, { description: `A flaw in ${products[20]}.` })).primary_product, products[0]);
 });
+
+test('the primary product is spelled as products lists it, when the primary vendor\'s entry spells it otherwise', () => {
+  // CVE-2024-49314: the CNA names the product under a vendor spelling no catalog vendor has, the CPE under the
+  // vendor; products listed the CNA's spelling and primary_product the CPE token's, so it was not in products.
+  const r = resolveAffected(merged([
+    { vendor: '酱茄', product: 'JiangQie Free Mini Program', origin: 'cna' },
+    { vendor: 'zhuige', product: 'jiangqie_free_mini_program', origin: 'cpe', cpe_part: 'a' },
+  ]));
+  assert.deepEqual(r.vendors.map((v) => v.slug), ['zhuige']);
+  assert.deepEqual(r.products, ['JiangQie Free Mini Program']);
+  assert.equal(r.primary_product, 'JiangQie Free Mini Program');
+  assert.ok(r.products.includes(r.primary_product));
+});

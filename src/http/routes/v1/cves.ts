@@ -62,15 +62,34 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
-/** Conditional GET (RFC 9110 §13.1): If-None-Match wins over If-Modified-Since. */
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+const IMF_OR_RFC850 = new RegExp(`^(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|${DAY}[a-z]{0,6}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT)$`);
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
+
+/**
+ * The time of an HTTP-date (RFC 9110 §5.6.7: IMF-fixdate, or the obsolete RFC 850 and asctime forms, all UTC);
+ * null for any other text. Date.parse alone read "3000" or "1" as dates, and such an If-Modified-Since gave 304.
+ */
+export function httpDate(value: string): number | null {
+  const v = value.trim();
+  const t = IMF_OR_RFC850.test(v) ? Date.parse(v) : ASCTIME.test(v) ? Date.parse(`${v} GMT`) : NaN;
+  return Number.isNaN(t) ? null : t;
+}
+
+/**
+ * Conditional GET (RFC 9110 §13.1): If-None-Match wins over If-Modified-Since, which is ignored unless it is an
+ * HTTP-date (§13.1.3).
+ */
 export function notModified(req: FastifyRequest, etag: string, lastModified: Date): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return etagMatches(inm, etag);
   const ims = req.headers['if-modified-since'];
   if (ims !== undefined) {
-    const t = Date.parse(ims);
+    const t = httpDate(ims);
     // HTTP dates have second precision.
-    if (!Number.isNaN(t)) return Math.floor(lastModified.getTime() / 1000) * 1000 <= t;
+    if (t !== null) return Math.floor(lastModified.getTime() / 1000) * 1000 <= t;
   }
   return false;
 }
