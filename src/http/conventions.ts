@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
 import { DISPLAY_NAME_PATTERN, NO_BIDI_PATTERN } from './schemas/common.ts';
+import { SEVERITY_PATTERN } from './schemas/cves.ts';
 import { apiVersionFor } from './envelope.ts';
 import { isConnectionError, isStatementTimeout } from '../store/db.ts';
 import { logSafeError } from '../lib/logger.ts';
@@ -80,6 +81,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '\\S': 'must not be empty or only spaces',
   [DISPLAY_NAME_PATTERN]: 'must not be empty or only spaces, nor hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)',
   [NO_BIDI_PATTERN]: 'must not hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)',
+  [SEVERITY_PATTERN]: 'must be CRITICAL, HIGH, MEDIUM or LOW (upper case), or several of them separated by commas',
 };
 
 function humanMessage(e: AjvErr): string {

@@ -189,6 +189,12 @@ describe('validation', () => {
     ['page=%202', 'query.page', 'type_error.integer'],
     ['per_page=5%20', 'query.per_page', 'type_error.integer'],
   ];
+  test('a bad severity says what is accepted, not the pattern', async () => {
+    const { body } = await get('/api/v1/cves?severity=critical');
+    assert.deepEqual(body.error.detail, [{ field: 'query.severity', type: 'value_error.str.regex',
+      message: 'must be CRITICAL, HIGH, MEDIUM or LOW (upper case), or several of them separated by commas' }]);
+  });
+
   for (const [qs, field, type] of bad) {
     test(`${qs} → 422 on ${field}`, async () => {
       const { status, body } = await get(`/api/v1/cves?${qs}`);
