@@ -217,7 +217,9 @@ export function registerConventions(app: FastifyInstance) {
     const path = req.url.split('?')[0];
     const found = shadow.find('GET', path);
     if (found) {
-      const allowed = [...(methodsByPath.get((found.store as { path: string }).path) ?? [])];
+      const methods = [...(methodsByPath.get((found.store as { path: string }).path) ?? [])];
+      // Every GET route answers HEAD too (Fastify's exposeHeadRoutes), so Allow says so (RFC 9110 §9.3.2).
+      const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
       if (allowed.length > 0 && !allowed.includes(req.method)) {
         reply.header('Allow', allowed.join(', '));
         return new ApiError('METHOD_NOT_ALLOWED', {

@@ -32,8 +32,10 @@ test('known path with a wrong method → 405 with Allow', async () => {
   const r = await t.app.inject({ method: 'DELETE', url: '/api/v1/health/ping' });
   assert.equal(r.statusCode, 405);
   assert.equal(r.json().error.code, 'METHOD_NOT_ALLOWED');
-  assert.deepEqual(r.json().error.detail.allowed, ['GET']);
-  assert.equal(r.headers.allow, 'GET');
+  // A GET route answers HEAD too, and Allow says so.
+  assert.deepEqual(r.json().error.detail.allowed, ['GET', 'HEAD']);
+  assert.equal(r.headers.allow, 'GET, HEAD');
+  assert.equal((await t.app.inject({ method: 'HEAD', url: '/api/v1/health/ping' })).statusCode, 200);
 });
 
 test('unknown query parameter → 400 UNKNOWN_PARAMETER listing accepted ones', async () => {
@@ -61,8 +63,8 @@ test('405 comes before body parsing: a wrong method with a JSON content type and
     const b = r.json();
     assert.equal(b.error.code, 'METHOD_NOT_ALLOWED');
     assert.equal(b.error.detail.error, 'method_not_allowed');
-    assert.deepEqual(b.error.detail.allowed, ['GET']);
-    assert.equal(r.headers.allow, 'GET');
+    assert.deepEqual(b.error.detail.allowed, ['GET', 'HEAD']);
+    assert.equal(r.headers.allow, 'GET, HEAD');
   }
   // An unsupported content type on an unknown path is a 404, not a 400 unsupported_media_type.
   const r = await t.app.inject({ method: 'POST', url: '/api/v1/nowhere', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
