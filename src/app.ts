@@ -20,7 +20,7 @@ import { lazyChildLogger } from './lib/logger.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { registerTextGuard } from './http/text-guard.ts';
 import { parseQueryString } from './http/querystring.ts';
-import { looseNumbers, rawStrings } from './http/query-numbers.ts';
+import { looseNumbers, numericKeys, rawStrings } from './http/query-numbers.ts';
 import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
@@ -101,8 +101,10 @@ function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): 
  * decimal: Ajv's coercion read " " as 0 and "0x5" as 5 (src/http/query-numbers.ts).
  */
 function withSafeNumbers(validate: ValidateFunction, schema: unknown, textInput: boolean): FastifyValidationResult {
+  // Only the properties the schema types as numbers can be read loosely: found once, when the schema is compiled.
+  const numeric = textInput ? numericKeys(schema) : [];
   const wrapped = Object.assign((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
-    const raw = textInput ? rawStrings(data) : null;
+    const raw = rawStrings(data, numeric);
     const valid = validate(data, ctx);
     const loose = looseNumbers(raw, data, schema);
     const looseErrors: AjvLikeError[] = loose.map(({ key, type }) => ({

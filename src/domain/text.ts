@@ -11,3 +11,6 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
  * legitimately uses stay allowed.
  */
 export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+
+/** Why a name holding BIDI_CONTROL is refused (the API's schema message and the CLI's). */
+export const BIDI_MESSAGE = 'must not hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)';

@@ -6,18 +6,29 @@
 /** A number as a query string may write it: `7`, `-1`, `+2`, `7.5`, `.5`, `1e3`. */
 export const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-/** The string values (and arrays of strings) of a flat input object, copied before Ajv coerces it in place. */
-export function rawStrings(data: unknown): Map<string, string | string[]> | null {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
-  const out = new Map<string, string | string[]>();
-  for (const [k, v] of Object.entries(data)) {
-    if (typeof v === 'string') out.set(k, v);
-    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out.set(k, [...v] as string[]);
-  }
-  return out.size > 0 ? out : null;
+interface PropertySchema { type?: unknown; items?: { type?: unknown } }
+
+/** The properties a schema types as numbers (or arrays of numbers): the only ones coercion can read loosely. */
+export function numericKeys(schema: unknown): string[] {
+  const props = ((schema as { properties?: Record<string, PropertySchema> } | null)?.properties) ?? {};
+  const numeric = (t: unknown) => t === 'number' || t === 'integer';
+  return Object.keys(props).filter((k) => numeric(props[k]?.type) || numeric(props[k]?.items?.type));
 }
 
-interface PropertySchema { type?: unknown; items?: { type?: unknown } }
+/**
+ * The string values (and arrays of strings) of `keys` in a flat input object, copied before Ajv coerces it in place;
+ * null when there is none (a schema without numeric properties copies nothing).
+ */
+export function rawStrings(data: unknown, keys: readonly string[]): Map<string, string | string[]> | null {
+  if (keys.length === 0 || data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+  let out: Map<string, string | string[]> | null = null;
+  for (const k of keys) {
+    const v = (data as Record<string, unknown>)[k];
+    if (typeof v === 'string') (out ??= new Map()).set(k, v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) (out ??= new Map()).set(k, [...v] as string[]);
+  }
+  return out;
+}
 
 /**
  * Fields that coercion turned into a number (or an array of numbers) from text that is not decimal, with the type

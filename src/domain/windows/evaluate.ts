@@ -274,7 +274,7 @@ function mergeCandidates(perProduct: Candidate[], products: WindowsProduct[]): C
 function candidateFixGroups(perProduct: Candidate[], merged: CveItem[]): FixGroup[] {
   const status = new Map(merged.map((it) => [it.cve_id, it.status]));
   const token = '\u0000product\u0000';
-  const acc = new Map<string, { names: string[]; group: GroupDraft }>();
+  const acc = new Map<string, { names: string[]; group: GroupDraft; ids: Set<string> }>();
   for (const { pi, ctx, items } of perProduct) {
     const own: CveItem[] = [];
     for (const it of items) {
@@ -285,9 +285,9 @@ function candidateFixGroups(perProduct: Candidate[], merged: CveItem[]): FixGrou
     for (const g of draftGroups(pi, own, ctx, token)) {
       const key = `${g.fix}|${g.kb ?? ''}`;
       const hit = acc.get(key);
-      if (!hit) { acc.set(key, { names: [pi.product.name], group: g }); continue; }
+      if (!hit) { acc.set(key, { names: [pi.product.name], group: g, ids: new Set(g.cves.map((c) => c.cve_id)) }); continue; }
       if (!hit.names.includes(pi.product.name)) hit.names.push(pi.product.name);
-      for (const c of g.cves) if (!hit.group.cves.some((x) => x.cve_id === c.cve_id)) hit.group.cves.push(c);
+      for (const c of g.cves) if (!hit.ids.has(c.cve_id)) { hit.ids.add(c.cve_id); hit.group.cves.push(c); }
     }
   }
   return finishGroups([...acc.values()].map(({ names, group }) => ({ ...group, fix: group.fix.split(token).join(names.join(' or ')) })));
