@@ -146,6 +146,7 @@ const REVIEW_RUNNING_ON = 15;
 const REVIEW_VARIANT = 16;
 const REVIEW_MEMBER = 17;
 const REVIEW_DEFAULT = 18;
+const REVIEW_BROAD = 19;
 const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
 
 /** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
@@ -172,7 +173,20 @@ function everyVersion(r: AffectedRange): boolean {
  * versions, matched as the asset's product itself (a variant's or a family member's range says nothing of it).
  */
 function boundedOut(m: { row: RangeRow; match: ProductMatch }): boolean {
-  return m.row.range.status === 'affected' && m.match.confidence !== 'variant' && m.match.confidence !== 'member';
+  return m.row.range.status === 'affected' && !indirect(m.match);
+}
+
+/**
+ * A match through which a range says nothing certain of the asset's own product: a variant of it, a product of the
+ * family the asset names, or a bare product line name the asset's product may or may not belong to (`broad`).
+ */
+function indirect(match: ProductMatch): boolean {
+  return match.confidence === 'variant' || match.confidence === 'member' || match.broad === true;
+}
+
+/** A match that counts only when no row of the CVE names the asset's product more closely: member or broad line. */
+function weak(match: ProductMatch): boolean {
+  return match.confidence === 'member' || match.broad === true;
 }
 
 function rangeOutcome(asset: Asset, r: AffectedRange): number {
@@ -203,16 +217,15 @@ function rangeOutcome(asset: Asset, r: AffectedRange): number {
 }
 
 /**
- * A range's answer through its match: a range of a variant of the asset's product (match `variant`), or of one
- * product of the family the asset names (match `member`), says nothing certain about this asset. Its "affected"
- * becomes a review (the asset may be that variant or product); its "not affected" is no claim (the asset may be
- * another one), so it counts as outside the range.
+ * A range's answer through its match: a range of a variant of the asset's product (match `variant`), of one
+ * product of the family the asset names (match `member`), or of a bare product line name (`broad`) says nothing
+ * certain about this asset. Its "affected" becomes a review (the asset may be that variant, product or model); its
+ * "not affected" is no claim (the asset may be another one), so it counts as outside the range.
  */
 function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch }): number {
   const code = rangeOutcome(asset, m.row.range);
-  const c = m.match.confidence;
-  if (c !== 'variant' && c !== 'member') return code;
-  if (code === IN_AFFECTED) return c === 'variant' ? REVIEW_VARIANT : REVIEW_MEMBER;
+  if (!indirect(m.match)) return code;
+  if (code === IN_AFFECTED) return m.match.confidence === 'variant' ? REVIEW_VARIANT : m.match.confidence === 'member' ? REVIEW_MEMBER : REVIEW_BROAD;
   return code === IN_UNAFFECTED ? OUT : code;
 }
 
@@ -220,6 +233,7 @@ function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch })
 function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
   switch (code) {
     case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
+    case REVIEW_BROAD: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", a product line name the ${sourceLabel(r.source)} gives without a model or edition; whether "${asset.product}" is one of the products it means decides`;
     case REVIEW_MEMBER: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
     case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
@@ -247,7 +261,7 @@ function answerOf(asset: Asset, row: RangeRow, match: ProductMatch, code: number
   const r = row.range;
   if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
   if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
-  const status = code === REVIEW_DEFAULT ? 'affected' : code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT || code === REVIEW_MEMBER ? statusAt(asset, r) ?? r.status : r.status;
+  const status = code === REVIEW_DEFAULT ? 'affected' : code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD ? statusAt(asset, r) ?? r.status : r.status;
   return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
 }
 
@@ -264,12 +278,13 @@ function at(d: { row: RangeRow }): string {
 }
 
 /**
- * Whether every matched row is a member match (a product of the family the asset names). When a row names the
- * asset's product itself (or a family or variant of it), that row decides and the family's other products say
- * nothing about the asset: their rows are left out.
+ * Whether every matched row is a weak match: a product of the family the asset names (member), or a bare product line
+ * name (broad). When a row names the asset's product itself (or a family or variant of it), that row decides and the
+ * rows of the family's other products, or of a line name that may mean other models, say nothing about the asset:
+ * they are left out ("Firefox ESR" is decided by the ESR's rows, not by Firefox's).
  */
-function onlyMembers(matched: readonly { match: ProductMatch }[]): boolean {
-  for (const m of matched) if (m.match.confidence !== 'member') return false;
+function onlyWeak(matched: readonly { match: ProductMatch }[]): boolean {
+  for (const m of matched) if (!weak(m.match)) return false;
   return true;
 }
 
@@ -286,7 +301,7 @@ type DefaultEntry = { first: { row: RangeRow; match: ProductMatch }; out: boolea
 type DefaultGroups = Map<string, DefaultEntry>;
 
 function listsByDefault(m: { row: RangeRow; match: ProductMatch }): boolean {
-  return m.row.range.defaultStatus === 'affected' && m.row.source === 'cve5' && m.match.confidence !== 'variant' && m.match.confidence !== 'member';
+  return m.row.range.defaultStatus === 'affected' && m.row.source === 'cve5' && !indirect(m.match);
 }
 
 /** Records a row of an entry whose default is affected (the map is made on the first such row: they are rare). */
@@ -311,8 +326,8 @@ function defaultOut(groups: DefaultGroups): { row: RangeRow; match: ProductMatch
 }
 
 /**
- * The verdict for one CVE from the ranges whose product matched the asset (at least one). Member rows count only
- * when no other row matched (onlyMembers).
+ * The verdict for one CVE from the ranges whose product matched the asset (at least one). Member and broad-line rows
+ * count only when no other row matched (onlyWeak).
  */
 export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMatch }[]): CveVerdict {
   // One pass, no sort, one code per row (no object): the first of each kind in `before` order (rows of one CVE never
@@ -333,11 +348,12 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   // asset's version out (boundedOut): "every version" against such a range is a disagreement.
   let statesVersions = false;
   let outM: M | null = null;
-  // Rows of products of the family the asset names count only when no row names the asset's product itself.
-  const members = onlyMembers(matched);
+  // Rows of products of the family the asset names, and of a bare line name, count only when no row names the asset's
+  // product itself.
+  const weakOnly = onlyWeak(matched);
   let defaults: DefaultGroups | null = null;
   for (const m of matched) {
-    if (!members && m.match.confidence === 'member') continue;
+    if (!weakOnly && weak(m.match)) continue;
     const code = matchedOutcome(asset, m);
     if (listsByDefault(m)) defaults = noteDefault(defaults, m, code);
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
@@ -350,7 +366,7 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const fixedIn = m.row.range.fixedIn;
     if (fixedIn && m.row.range.status === 'affected') {
       if (!fixedM || before(m, fixedM)) fixedM = m;
-      if ((code === IN_AFFECTED || code === REVIEW_VARIANT || code === REVIEW_MEMBER) && (!fixedHoldM || before(m, fixedHoldM))) fixedHoldM = m;
+      if ((code === IN_AFFECTED || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD) && (!fixedHoldM || before(m, fixedHoldM))) fixedHoldM = m;
       if ((!fixedAheadM || before(m, fixedAheadM)) && fixAhead(fixedIn, asset.version)) fixedAheadM = m;
     }
   }
@@ -409,10 +425,10 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let review = false;
   let statesVersions = false;
   let out = false;
-  const members = onlyMembers(matched);
+  const weakOnly = onlyWeak(matched);
   let defaults: DefaultGroups | null = null;
   for (const m of matched) {
-    if (!members && m.match.confidence === 'member') continue;
+    if (!weakOnly && weak(m.match)) continue;
     const code = matchedOutcome(asset, m);
     if (listsByDefault(m)) defaults = noteDefault(defaults, m, code);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
@@ -436,7 +452,7 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   const slug = vendorSlug(asset.vendor);
   if (!slug) return null;
   const key = productKey(asset.product, asset.vendor);
-  const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor);
+  const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor, asset.version ?? null);
   if (m) return m;
   // The source names a variant of the asset's product ("… CPU 1511-1 PN (6ES7511-1AK02-0AB0)" for a nameplate
   // "… CPU 1511-1 PN"): the same comparison with the row's base key, equal keys only; a variant match, whose

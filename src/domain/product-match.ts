@@ -8,7 +8,8 @@
 //               asset's CPE names the same vendor and product tokens as the range's CPE;
 //   normalised  the product keys are equal (punctuation, CPE underscores, vendor prefix, "firmware" suffix);
 //   family      the source names a product family whose key is a whole-word prefix of the asset's product key
-//               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"). The other way round, an asset
+//               ("SIMATIC S7-1500" covers "SIMATIC S7-1500 CPU 1518-4 PN/DP"); through a one-word name ("NPort")
+//               it is `broad` (broadLine), answered at most needs_review by correlate.ts. The other way round, an asset
 //               typed less specifically than the source's product is only one of these two, each answered at
 //               most needs_review by correlate.ts (which product the asset is decides):
 //   variant     the source names the asset's product with a note narrowing it to a variant ("… CPU 1511-1 PN
@@ -65,6 +66,30 @@ export interface ProductMatch {
   confidence: MatchConfidence;
   /** Plain words: why this product matched (what was compared). */
   basis: string;
+  /**
+   * A family match through a one-word product line name ("NPort", "IOS", "Firefox") that names no model, edition or
+   * release: whether the asset's product is one the source means is not stated (broadLine). Its verdict is at most
+   * needs_review, and only when no row names the asset's product more closely (correlate.ts). Not serialised.
+   */
+  broad?: true;
+}
+
+/**
+ * Whether a family match of the asset's key `ak` under the source's key `rk` goes through a bare product line name:
+ * a one-word key the source did not call a family itself ("NPort Series", "EcoStruxure family" do: the trailing word
+ * claims the whole line), under which the asset's extra words are not the start of its own version ("Tomcat 9" at
+ * 9.0.50 names a release of Tomcat; "NPort 5110" at 2.0 names a model, and CISA's "NPort <= 2.1" of ICSA-20-287-01
+ * is about the NPort IAW5000A-I/O only; "IOS XE" is another product than IOS).
+ */
+export function broadLine(ak: string, rk: string, rangeProduct: string, version: string | null): boolean {
+  if (rk.includes(' ')) return false;
+  const last = words(rangeProduct).pop();
+  if (last === 'family' || last === 'series' || last === 'products') return false;
+  const extra = ak.slice(rk.length + 1).split(' ');
+  if (version === null) return true;
+  const bare = (w: string) => w.replace(/^v(?=\d)/, '');
+  const parts = words(version).filter((w) => w !== 'version').map(bare);
+  return !extra.every((w, i) => parts[i] === bare(w));
 }
 
 const TRAILING = new Set(['firmware', 'family', 'series', 'products', 'product', 'all', 'versions']);
@@ -260,7 +285,7 @@ export function matchProduct(asset: AssetName, range: RangeName): ProductMatch |
   if (av === rv && asset.product.trim().toLowerCase() === range.product.trim().toLowerCase()) {
     return { confidence: 'exact', basis: `product "${range.product}" of vendor ${av}` };
   }
-  return matchKeys(asset.product, productKey(asset.product, asset.vendor), av, range.product, productKey(range.product, range.vendor), rv, range.vendor);
+  return matchKeys(asset.product, productKey(asset.product, asset.vendor), av, range.product, productKey(range.product, range.vendor), rv, range.vendor, asset.version ?? null);
 }
 
 /**
@@ -268,7 +293,7 @@ export function matchProduct(asset: AssetName, range: RangeName): ProductMatch |
  * one organisation (same vendorStem; keys compared without the stem in front). Shared by matchProduct and
  * correlate's matchRow, which compares with the stored row keys.
  */
-export function matchKeys(assetProduct: string, ak: string, av: string, rangeProduct: string, rk: string, rv: string, rangeVendor: string): ProductMatch | null {
+export function matchKeys(assetProduct: string, ak: string, av: string, rangeProduct: string, rk: string, rv: string, rangeVendor: string, version: string | null = null): ProductMatch | null {
   if (!ak || !rk) return null;
   let vendor = `vendor ${av}`;
   if (av !== rv) {
@@ -287,7 +312,12 @@ export function matchKeys(assetProduct: string, ak: string, av: string, rangePro
     }
   }
   if (ak === rk) return { confidence: 'normalised', basis: `product "${assetProduct}" read as "${rk}" (${vendor})` };
-  if (ak.startsWith(`${rk} `)) return { confidence: 'family', basis: `"${assetProduct}" is in the product family "${rangeProduct}" (${vendor})` };
+  if (ak.startsWith(`${rk} `)) {
+    if (broadLine(ak, rk, rangeProduct, version)) {
+      return { confidence: 'family', broad: true, basis: `"${assetProduct}" may be one of the products the source names only by its line name "${rangeProduct}" (${vendor}); which models or editions it means is not stated` };
+    }
+    return { confidence: 'family', basis: `"${assetProduct}" is in the product family "${rangeProduct}" (${vendor})` };
+  }
   return null;
 }
 

@@ -157,7 +157,10 @@ test('matchRow: names first; else the stored keys of the row (normalised or fami
   // A row stored with keys of its own (as read back from cve_ranges).
   const row: RangeRow = { ord: 0, source: 'csaf', source_key: 'ICSA-24-284-01', vendor_slug: 'siemens', product_key: 'logo', cpe_vendor: null, cpe_product: null, base_key: null, range };
   assert.deepEqual(matchRow({ vendor: 'Siemens AG', product: 'LOGO!' }, row), { confidence: 'normalised', basis: 'product "LOGO!" read as "logo" (vendor siemens)' });
-  assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 24RCE' }, row), { confidence: 'family', basis: '"LOGO! 24RCE" is in the product family "LOGO! 8 BM" (vendor siemens)' });
+  assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 24RCE' }, { ...row, product_key: 'logo 24rce', range: { ...range, product: 'LOGO! 24RCE' } }), { confidence: 'exact', basis: 'product "LOGO! 24RCE" of vendor siemens' });
+  assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 8 BM 12/24RCE' }, { ...row, product_key: 'logo 8 bm' }), { confidence: 'family', basis: '"LOGO! 8 BM 12/24RCE" is in the product family "LOGO! 8 BM" (vendor siemens)' });
+  // A one-word stored key is a bare line name (broadLine): the family match is marked broad.
+  assert.deepEqual(matchRow({ vendor: 'Siemens', product: 'LOGO! 24RCE' }, row), { confidence: 'family', broad: true, basis: '"LOGO! 24RCE" may be one of the products the source names only by its line name "LOGO! 8 BM" (vendor siemens); which models or editions it means is not stated' });
   assert.equal(matchRow({ vendor: 'Siemens', product: 'LOGOS' }, row), null);
   assert.equal(matchRow({ vendor: 'Schneider Electric', product: 'LOGO!' }, row), null);
   assert.equal(matchRow({ vendor: 'n/a', product: 'LOGO!' }, { ...row, vendor_slug: '' }), null);
@@ -177,4 +180,65 @@ test('rangeRows: a range serialises the same whatever the key order it arrived i
   assert.deepEqual(Object.keys(c.range), ['source', 'vendor', 'product', 'cpe', 'status', 'version', 'start', 'end', 'versionType', 'changes', 'defaultStatus', 'fixedIn', 'runningOn', 'text']);
   assert.deepEqual(Object.keys(c.range.end!), ['version', 'inclusive']);
   assert.deepEqual(c.range, full);
+});
+
+// ICSA-20-287-01 (CISA CSAF, the snapshot's csaf-ics file): the product tree names only "NPort" (<= 2.1), while the
+// advisory is about the NPort IAW5000A-I/O series.
+const nport: AffectedRange = { ...base, source: 'csaf', vendor: 'MOXA', product: 'NPort', cpe: null, end: b('2.1', true) };
+const nportRow = (r: AffectedRange = nport, ord = 0, product_key = 'nport'): RangeRow => ({ ord, source: r.source, source_key: 'ICSA-20-287-01', vendor_slug: 'moxa', product_key, cpe_vendor: null, cpe_product: null, base_key: null, range: r });
+const moxa = (product: string, version: string | null): Asset => ({ vendor: 'Moxa', product, version });
+
+test('broad line: a one-word source product under a longer nameplate answers at most needs_review, with its sentence', () => {
+  const a = moxa('NPort 5110', '2.0');
+  const m = matchRow(a, nportRow())!;
+  assert.deepEqual([m.confidence, m.broad], ['family', true]);
+  const v = verdict(a, [{ row: nportRow(), match: m }]);
+  assert.deepEqual([v.status, v.reason], ['needs_review', 'version 2.0 is in <= 2.1 for "NPort", a product line name the CISA advisory gives without a model or edition; whether "NPort 5110" is one of the products it means decides']);
+  assert.equal(verdictStatus(a, [{ row: nportRow(), match: m }]), 'needs_review');
+  // Outside the range: not affected, as for any match.
+  assert.equal(verdictStatus(moxa('NPort 5110', '2.2'), [{ row: nportRow(), match: matchRow(moxa('NPort 5110', '2.2'), nportRow())! }]), 'not_affected');
+  // The nameplate that is the line name itself is a plain match: affected.
+  const same = matchRow(moxa('NPort', '2.0'), nportRow())!;
+  assert.deepEqual([same.confidence, same.broad, verdictStatus(moxa('NPort', '2.0'), [{ row: nportRow(), match: same }])], ['exact', undefined, 'affected']);
+  // "not affected" through a line name is no claim about the model.
+  const fixedRow = nportRow({ ...nport, status: 'unaffected', end: null, version: '2.0' });
+  assert.equal(verdictStatus(a, [{ row: fixedRow, match: matchRow(a, fixedRow)! }]), 'not_affected');
+  const affectedToo = [{ row: fixedRow, match: matchRow(a, fixedRow)! }, { row: nportRow(nport, 1), match: m }];
+  assert.equal(verdictStatus(a, affectedToo), 'needs_review');
+});
+
+test('broad line: not broad when the source calls the line a family or series, or the extra words start the version', () => {
+  const series = nportRow({ ...nport, product: 'NPort Series' });
+  assert.deepEqual([matchRow(moxa('NPort 5110', '2.0'), series)?.broad, verdictStatus(moxa('NPort 5110', '2.0'), [{ row: series, match: matchRow(moxa('NPort 5110', '2.0'), series)! }])], [undefined, 'affected']);
+  const family = nportRow({ ...nport, product: 'NPort family' });
+  assert.equal(matchRow(moxa('NPort 5110', '2.0'), family)?.broad, undefined);
+  // "Tomcat 9" at 9.0.50 names a release of Tomcat, not another product: a plain family match.
+  const tomcat: AffectedRange = { ...base, source: 'cve5', vendor: 'Apache Software Foundation', product: 'Apache Tomcat', cpe: null, start: b('9.0.0', true), end: b('9.0.83', false) };
+  const tRow: RangeRow = { ord: 0, source: 'cve5', source_key: 'CVE-2023-46589', vendor_slug: 'apachesoftwarefoundation', product_key: 'tomcat', cpe_vendor: null, cpe_product: null, base_key: null, range: tomcat };
+  const asf = (product: string, version: string) => ({ vendor: 'Apache Software Foundation', product, version });
+  for (const [product, version, broad] of [['Tomcat 9', '9.0.50', undefined], ['Tomcat v9', 'V9.0.50', undefined], ['Tomcat 9 0', '9.0.50', undefined], ['Tomcat 8', '9.0.50', true], ['Tomcat 9', '10.1.2', true], ['Tomcat Native', '9.0.50', true]] as const) {
+    assert.equal(matchRow(asf(product, version), tRow)?.broad, broad, `${product} ${version}`);
+  }
+  const ok = matchRow(asf('Tomcat 9', '9.0.50'), tRow)!;
+  assert.equal(verdictStatus(asf('Tomcat 9', '9.0.50'), [{ row: tRow, match: ok }]), 'affected');
+  // No version: the extra words cannot be a release of it; broad.
+  assert.equal(matchRow({ vendor: 'Moxa', product: 'NPort 5110', version: null }, nportRow())?.broad, true);
+  // A two-word source key is a family of its own: "NPort IAW5000A" covers "NPort IAW5000A-I/O".
+  const two = nportRow({ ...nport, product: 'NPort IAW5000A' }, 0, 'nport iaw5000a');
+  assert.deepEqual([matchRow(moxa('NPort IAW5000A-I/O', '2.0'), two)?.confidence, matchRow(moxa('NPort IAW5000A-I/O', '2.0'), two)?.broad], ['family', undefined]);
+});
+
+test('broad line: a row that names the asset\'s product decides, and the line name\'s rows are left out', () => {
+  // Firefox ESR: Mozilla's records name "Firefox" and "Firefox ESR" apart; the ESR's own row decides.
+  const fx = (product: string, end: string): AffectedRange => ({ ...base, source: 'cve5', vendor: 'Mozilla', product, cpe: null, start: null, end: b(end, false) });
+  const [fox, esr] = rangeRows([{ source: 'cve5', source_key: 'CVE-2023-6204', ranges: [fx('Firefox', '120'), fx('Firefox ESR', '115.5')] }]);
+  const asset: Asset = { vendor: 'Mozilla', product: 'Firefox ESR', version: '115.5' };
+  const matched = [fox, esr].map((row) => ({ row, match: matchRow(asset, row)! }));
+  assert.deepEqual(matched.map((m) => [m.match.confidence, m.match.broad]), [['family', true], ['exact', undefined]]);
+  const v = verdict(asset, matched);
+  assert.deepEqual([v.status, v.deciding.row.range.product, verdictStatus(asset, matched)], ['not_affected', 'Firefox ESR', 'not_affected']);
+  // Before the ESR's fix: affected by its own row, whose fix is the one named.
+  const old: Asset = { ...asset, version: '115.4' };
+  const o = verdict(old, [fox, esr].map((row) => ({ row, match: matchRow(old, row)! })));
+  assert.deepEqual([o.status, o.deciding.row.range.product], ['affected', 'Firefox ESR']);
 });
