@@ -9,7 +9,7 @@
 //                 certainty, the range is not machine-readable (CSAF free text), the range applies only when running
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
-import { compareVersions, inRange, type RangeAnswer } from './versions.ts';
+import { compareVersions, inRange, sameVersion, type RangeAnswer } from './versions.ts';
 import { parseCsafRange } from './csaf-ranges.ts';
 import { isMemberKey, matchKeys, matchProduct, parseCpe, productKey, strongerMatch, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
 
@@ -195,10 +195,8 @@ function rangeOutcome(asset: Asset, r: AffectedRange): number {
   let answer: RangeAnswer;
   if (everyVersion(r)) answer = 'in';
   else if (!asset.version) return REVIEW_NO_VERSION;
-  else if (r.version) {
-    const c = compareVersions(asset.version, r.version);
-    answer = c === 'needs_review' ? 'needs_review' : c === 0 ? 'in' : 'out';
-  } else answer = inRange(asset.version, r.start, r.end);
+  else if (r.version) answer = sameVersion(asset.version, r.version);
+  else answer = inRange(asset.version, r.start, r.end);
   if (answer === 'needs_review') return REVIEW_UNORDERABLE;
   let status: RangeStatus | null = r.status;
   if (answer === 'in') {
@@ -278,26 +276,52 @@ function at(d: { row: RangeRow }): string {
 }
 
 /**
- * Whether every matched row is a weak match: a product of the family the asset names (member), or a bare product line
- * name (broad). When a row names the asset's product itself (or a family or variant of it), that row decides and the
- * rows of the family's other products, or of a line name that may mean other models, say nothing about the asset:
- * they are left out ("Firefox ESR" is decided by the ESR's rows, not by Firefox's).
+ * Which rows of a CVE speak for the asset, in tiers; only the rows of the lowest tier present count:
+ *   0  a row that names the asset's product (exactly, normalised, as a family of it, or a variant of it) in release
+ *      versions;
+ *   1  a weak match (weak): a product of the family the asset names (member), or a bare product line name (broad).
+ *      When a row names the asset's product itself, the rows of the family's other products, or of a line name that
+ *      may mean other models, say nothing about the asset ("Firefox ESR" is decided by the ESR's rows, not by
+ *      Firefox's);
+ *   2  a range of git commits (CVE 5 `versionType: "git"`): commit hashes cannot be ordered against a release
+ *      version, and the record states its releases in other rows (the Linux kernel's records give each CVE both:
+ *      git ranges per stable branch, then "6.1.64" to "6.1.*" unaffected). Alone they are a review.
  */
-function onlyWeak(matched: readonly { match: ProductMatch }[]): boolean {
-  for (const m of matched) if (!weak(m.match)) return false;
-  return true;
+function tier(m: { row: RangeRow; match: ProductMatch }): number {
+  return m.row.range.versionType !== null && m.row.range.versionType.toLowerCase() === 'git' ? 2 : weak(m.match) ? 1 : 0;
+}
+
+function lowestTier(matched: readonly { row: RangeRow; match: ProductMatch }[]): number {
+  let t = 2;
+  for (const m of matched) {
+    const x = tier(m);
+    if (x < t && (t = x) === 0) break;
+  }
+  return t;
 }
 
 /**
  * CVE Record 5 `defaultStatus` (the status of the versions an `affected[]` entry does not list): an entry whose default
  * is affected states every version it does not list affected. Its rows (one per `versions[]` item, grouped by the
  * entry's vendor, product and CPE) answer each for its own versions; when all of them leave the asset's version out
- * (OUT), the entry's default speaks for it: needs_review (REVIEW_DEFAULT), not not_affected. Not affected would
- * contradict the record (CVE-2024-23897, KEV: Jenkins lists only its unaffected versions, so a Jenkins 2.426.2 was
- * "outside every stated range"); affected is not claimed either, since records list a fix as one unaffected version
- * ("5.0.2") and mean the later ones too. Rows of a variant or a family member say nothing of the asset (left out).
+ * (OUT), the entry's default speaks for it, never "not affected" (CVE-2024-23897, KEV: Jenkins lists only its
+ * unaffected versions, so a Jenkins 2.426.2 was "outside every stated range"):
+ *   - affected (defaultAffected), when the entry states what is unaffected as ranges only ("2.426.3" to "2.426.*",
+ *     "6.1.64" to "6.1.*", "0" to "1.606"): the list is the record's whole account of the fixed versions. The fix is
+ *     the lowest start of an unaffected range above the version (2.426.3 for 2.426.2; 6.1.64 for a kernel 6.1.50);
+ *   - needs_review (REVIEW_DEFAULT) otherwise: records list a fix as one unaffected version ("5.0.2") and mean the
+ *     later ones too, and an entry without unaffected ranges may state its default carelessly.
+ * Rows of a variant or a family member say nothing of the asset (left out).
  */
-type DefaultEntry = { first: { row: RangeRow; match: ProductMatch }; out: boolean };
+type DefaultEntry = {
+  first: { row: RangeRow; match: ProductMatch };
+  out: boolean;
+  /** The entry states an unaffected range (with a bound), and no unaffected single version or text. */
+  ranges: boolean;
+  lone: boolean;
+  /** The lowest start of an unaffected range above the asset's version. */
+  fix: string | null;
+};
 type DefaultGroups = Map<string, DefaultEntry>;
 
 function listsByDefault(m: { row: RangeRow; match: ProductMatch }): boolean {
@@ -305,29 +329,44 @@ function listsByDefault(m: { row: RangeRow; match: ProductMatch }): boolean {
 }
 
 /** Records a row of an entry whose default is affected (the map is made on the first such row: they are rare). */
-function noteDefault(groups: DefaultGroups | null, m: { row: RangeRow; match: ProductMatch }, code: number): DefaultGroups {
+function noteDefault(groups: DefaultGroups | null, asset: Asset, m: { row: RangeRow; match: ProductMatch }, code: number): DefaultGroups {
   const g = groups ?? new Map<string, DefaultEntry>();
   const r = m.row.range;
   const key = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}`;
-  const e = g.get(key);
-  if (!e) g.set(key, { first: m, out: code === OUT });
+  let e = g.get(key);
+  if (!e) g.set(key, (e = { first: m, out: code === OUT, ranges: false, lone: false, fix: null }));
   else {
     if (before(m, e.first)) e.first = m;
     if (code !== OUT) e.out = false;
   }
+  if (r.status === 'unaffected') {
+    if (r.start || r.end) e.ranges = true;
+    else e.lone = true;
+    const start = r.start?.version;
+    if (start && asset.version && compareVersions(start, asset.version) === 1 && (e.fix === null || compareVersions(start, e.fix) === -1)) e.fix = start;
+  }
   return g;
 }
 
-/** The first row (in `before` order) of an entry whose listed versions all leave the asset's version out, or null. */
-function defaultOut(groups: DefaultGroups): { row: RangeRow; match: ProductMatch } | null {
-  let best: { row: RangeRow; match: ProductMatch } | null = null;
-  for (const e of groups.values()) if (e.out && (!best || before(e.first, best))) best = e.first;
-  return best;
+/**
+ * Of the entries whose listed versions all leave the asset's version out, the first (in `before` order of their first
+ * rows) whose default decides "affected" (unaffected ranges only, above), and the first whose default is a review.
+ */
+function defaultOut(groups: DefaultGroups): { affected: DefaultEntry | null; review: DefaultEntry | null } {
+  let affected: DefaultEntry | null = null;
+  let review: DefaultEntry | null = null;
+  for (const e of groups.values()) {
+    if (!e.out) continue;
+    if (e.ranges && !e.lone) { if (!affected || before(e.first, affected.first)) affected = e; }
+    else if (!review || before(e.first, review.first)) review = e;
+  }
+  return { affected, review };
 }
 
 /**
- * The verdict for one CVE from the ranges whose product matched the asset (at least one). Member and broad-line rows
- * count only when no other row matched (onlyWeak).
+ * The verdict for one CVE from the ranges whose product matched the asset (at least one). Only the rows of the lowest
+ * tier present count (tier: member and broad-line rows only when no row names the asset's product; git ranges only
+ * when nothing else is stated).
  */
 export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMatch }[]): CveVerdict {
   // One pass, no sort, one code per row (no object): the first of each kind in `before` order (rows of one CVE never
@@ -349,13 +388,13 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   let statesVersions = false;
   let outM: M | null = null;
   // Rows of products of the family the asset names, and of a bare line name, count only when no row names the asset's
-  // product itself.
-  const weakOnly = onlyWeak(matched);
+  // product itself; git ranges only when no other row does (tier).
+  const lowest = lowestTier(matched);
   let defaults: DefaultGroups | null = null;
   for (const m of matched) {
-    if (!weakOnly && weak(m.match)) continue;
+    if (tier(m) > lowest) continue;
     const code = matchedOutcome(asset, m);
-    if (listsByDefault(m)) defaults = noteDefault(defaults, m, code);
+    if (listsByDefault(m)) defaults = noteDefault(defaults, asset, m, code);
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
     else if (code === IN_AFFECTED) {
@@ -373,7 +412,9 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   if (!firstM) throw new Error('verdict needs at least one matched range');
   // A CVE record entry whose default status is affected and whose listed versions all leave the version out.
   const byDefault = defaults ? defaultOut(defaults) : null;
-  if (byDefault && (!reviewM || before(byDefault, reviewM))) { reviewM = byDefault; reviewCode = REVIEW_DEFAULT; }
+  const affectedByDefault = byDefault?.affected ?? null;
+  const reviewByDefault = byDefault?.review ?? null;
+  if (reviewByDefault && (!reviewM || before(reviewByDefault.first, reviewM))) { reviewM = reviewByDefault.first; reviewCode = REVIEW_DEFAULT; }
   // Only the rows that decide become RangeVerdicts (the review one with its sentence), from the code computed above.
   // No closures here: this runs once per CVE and asset.
   const match = firstM.match;
@@ -395,6 +436,14 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
     return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+  }
+  if (affectedByDefault) {
+    const { row, match: m } = affectedByDefault.first;
+    const fix = affectedByDefault.fix;
+    const reason = unaffectedM
+      ? `sources disagree: the ${sourceLabel(row.source)} lists version ${asset.version} in none of its unaffected ranges for "${row.range.product}" and states every other version affected, ${at(unaffectedM)} states ${describe(unaffectedM.row.range)} not affected`
+      : `version ${asset.version} is outside every range the ${sourceLabel(row.source)} lists as not affected for "${row.range.product}"${fix ? ` (the next fix: ${fix})` : ''}, and it states every other version affected (its default status)`;
+    return { status: unaffectedM ? 'needs_review' : 'affected', reason, deciding: { row, match: m, answer: 'out', status: 'affected', note: null }, match, fixed_version: fix ?? row.range.fixedIn ?? fixedNeeded };
   }
   if (reviewM) {
     const d = answerOf(asset, reviewM.row, reviewM.match, reviewCode);
@@ -425,12 +474,12 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let review = false;
   let statesVersions = false;
   let out = false;
-  const weakOnly = onlyWeak(matched);
+  const lowest = lowestTier(matched);
   let defaults: DefaultGroups | null = null;
   for (const m of matched) {
-    if (!weakOnly && weak(m.match)) continue;
+    if (tier(m) > lowest) continue;
     const code = matchedOutcome(asset, m);
-    if (listsByDefault(m)) defaults = noteDefault(defaults, m, code);
+    if (listsByDefault(m)) defaults = noteDefault(defaults, asset, m, code);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
     else if (code === IN_AFFECTED) {
       affected = true;
@@ -439,7 +488,9 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
     else if (code === OUT && boundedOut(m)) out = true;
   }
   if (affected) return unaffected || (!statesVersions && out) ? 'needs_review' : 'affected';
-  return review || (defaults !== null && defaultOut(defaults) !== null) ? 'needs_review' : 'not_affected';
+  const byDefault = defaults !== null ? defaultOut(defaults) : null;
+  if (byDefault?.affected) return unaffected ? 'needs_review' : 'affected';
+  return review || byDefault?.review ? 'needs_review' : 'not_affected';
 }
 
 /** The match of a stored row for an asset (the CPE-token match, else vendor and product names). */

@@ -164,6 +164,42 @@ function normalised(raw: string): string {
   return n;
 }
 
+/**
+ * A branch pattern, "6.1.*" or "11.*" (CVE Record 5: a version ending in `*` is arbitrarily large within its prefix,
+ * so `lessThanOrEqual: "6.1.*"` is the whole 6.1 branch; the Linux kernel's records state every stable fix so): its
+ * numeric prefix, or null when the spelling is no such pattern ("21.1*", "10-00-*" and words stay unordered).
+ */
+export function branchPrefix(raw: string): number[] | null {
+  if (!raw.endsWith('*')) return null;
+  const m = /^(\d{1,9}(?:\.\d{1,9}){0,6})\.\*$/.exec(normaliseVersion(raw));
+  return m ? m[1].split('.').map(Number) : null;
+}
+
+/**
+ * Where a version stands against a branch (branchPrefix): -1 before it, 0 within it (any version whose first
+ * components are the prefix, pre-releases and qualifiers included), 1 after it; needs_review when the version does
+ * not parse.
+ */
+export function compareBranch(version: string, prefix: readonly number[]): Comparison {
+  const p = parseVersion(version);
+  if (!p) return 'needs_review';
+  for (let i = 0; i < prefix.length; i++) {
+    const d = (p.core[i] ?? 0) - prefix[i];
+    if (d !== 0) return sign(d);
+  }
+  return 0;
+}
+
+/**
+ * Whether a version is the exact spelling a source states, or within the branch it names ("12.2.*"): 'in', 'out' or
+ * 'needs_review'.
+ */
+export function sameVersion(version: string, stated: string): RangeAnswer {
+  const prefix = branchPrefix(stated);
+  const c = prefix ? compareBranch(version, prefix) : compareVersions(version, stated);
+  return c === 'needs_review' ? c : c === 0 ? 'in' : 'out';
+}
+
 export interface Bound {
   version: string;
   inclusive: boolean;
@@ -172,16 +208,22 @@ export interface Bound {
 /** Where a version stands against a range [start, end] (either bound may be null = unbounded). */
 export type RangeAnswer = 'in' | 'out' | 'needs_review';
 
+/**
+ * Bounds may be branch patterns (branchPrefix): a start "8.2.*" begins with the 8.2 branch, an end "6.1.*" ends
+ * after it (its every version is inside, whether the end is inclusive or not: the pattern is larger than any of them).
+ */
 export function inRange(version: string, start: Bound | null, end: Bound | null): RangeAnswer {
   if (start) {
-    const c = compareVersions(version, start.version);
+    const branch = branchPrefix(start.version);
+    const c = branch ? compareBranch(version, branch) : compareVersions(version, start.version);
     if (c === 'needs_review') return 'needs_review';
-    if (c < 0 || (c === 0 && !start.inclusive)) return 'out';
+    if (c < 0 || (c === 0 && !start.inclusive && !branch)) return 'out';
   }
   if (end) {
-    const c = compareVersions(version, end.version);
+    const branch = branchPrefix(end.version);
+    const c = branch ? compareBranch(version, branch) : compareVersions(version, end.version);
     if (c === 'needs_review') return 'needs_review';
-    if (c > 0 || (c === 0 && !end.inclusive)) return 'out';
+    if (c > 0 || (c === 0 && !end.inclusive && !branch)) return 'out';
   }
   return 'in';
 }

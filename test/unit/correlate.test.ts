@@ -3,7 +3,7 @@
 // Manager written out as the range the CVE 5 reader yields.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rangeRows, verdict, verdictStatus, matchRow, type Asset } from '../../src/domain/correlate.ts';
+import { rangeRows, verdict, verdictStatus, matchRow, type Asset, type RangeRow } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 import { readFileSync } from 'node:fs';
 import { cve5RecordFrom } from '../../src/ingest/cve5.ts';
@@ -86,10 +86,16 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
   type RV = ReturnType<typeof rangeAnswer>;
   const better = (a: RV, b: RV) => CONF[a.match.confidence] - CONF[b.match.confidence] || SRC[a.row.source] - SRC[b.row.source] || a.row.ord - b.row.ord;
   const at = (d: RV) => `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
+  // A variant's, a family member's or a bare line name's range says nothing certain of the asset's product.
+  const indirect = (x: RV) => x.match.confidence === 'variant' || x.match.confidence === 'member' || x.match.broad === true;
   function oracle(asset: Asset, matched: Parameters<typeof verdict>[1]) {
-    // Member rows count only when no row names the asset's product itself.
-    const considered = matched.some((m) => m.match.confidence !== 'member') ? matched.filter((m) => m.match.confidence !== 'member') : matched;
+    // Only the lowest tier present counts: rows naming the asset's product, then member (and broad-line) rows, then git
+    // commit ranges.
+    const tierOf = (m: (typeof matched)[number]) => (m.row.range.versionType === 'git' ? 2 : m.match.confidence === 'member' || m.match.broad ? 1 : 0);
+    const lowest = Math.min(...matched.map(tierOf));
+    const considered = matched.filter((m) => tierOf(m) === lowest);
     const all = considered.map((m) => rangeAnswer(asset, m.row, m.match)).sort(better);
+    const verdictOf = (o: { status: string; reason: string; d: RV; fixed: string | null }) => ({ ...o, match: all[0].match });
     const affected = all.filter((x) => x.answer === 'in' && x.status === 'affected');
     const unaffected = all.filter((x) => x.answer === 'in' && x.status === 'unaffected');
     const review = all.filter((x) => x.answer === 'review');
@@ -97,46 +103,68 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     // In an affected range: the fix of a range holding the version (its affected, or a variant's or member's review),
     // else a fix above the version (any, the version unknown).
     const stated = all.filter((x) => x.row.range.fixedIn && x.row.range.status === 'affected');
-    const holds = (x: RV) => (x.answer === 'in' && x.status === 'affected') || (x.answer === 'review' && (x.match.confidence === 'variant' || x.match.confidence === 'member') && /^version .* is in /.test(x.note ?? ''));
+    const holds = (x: RV) => (x.answer === 'in' && x.status === 'affected') || (x.answer === 'review' && indirect(x) && /^version .* is in /.test(x.note ?? ''));
     const ahead = (x: RV) => !asset.version || [1, 'needs_review'].includes(compareVersions(x.row.range.fixedIn!, asset.version));
     const neededOf = (d: RV) => d.row.range.fixedIn ?? (stated.find(holds) ?? stated.find(ahead))?.row.range.fixedIn ?? null;
-    if (affected.length && unaffected.length) return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states ${describeRange(affected[0].row.range)} affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`, d: affected[0], fixed: neededOf(affected[0]) };
+    if (affected.length && unaffected.length) return verdictOf({ status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states ${describeRange(affected[0].row.range)} affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`, d: affected[0], fixed: neededOf(affected[0]) });
     // "Every version" is the only affected claim and an affected range with versions (matched as the product itself)
     // leaves the version out: the sources disagree.
     const every = (r: AffectedRange) => !r.version && !r.start && !r.end && !r.changes.length && !r.text;
-    const out = all.filter((x) => x.answer === 'out' && x.row.range.status === 'affected' && x.match.confidence !== 'variant' && x.match.confidence !== 'member');
+    const out = all.filter((x) => x.answer === 'out' && x.row.range.status === 'affected' && !indirect(x));
     if (affected.length && affected.every((x) => every(x.row.range)) && out.length) {
-      return { status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states every version affected, ${at(out[0])} states ${describeRange(out[0].row.range)} affected and version ${asset.version} is outside it`, d: affected[0], fixed: affected[0].row.range.fixedIn ?? out[0].row.range.fixedIn ?? fixedOf(affected[0]) };
+      return verdictOf({ status: 'needs_review', reason: `sources disagree: ${at(affected[0])} states every version affected, ${at(out[0])} states ${describeRange(out[0].row.range)} affected and version ${asset.version} is outside it`, d: affected[0], fixed: affected[0].row.range.fixedIn ?? out[0].row.range.fixedIn ?? fixedOf(affected[0]) });
     }
-    if (affected.length) return { status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: neededOf(affected[0]) };
+    if (affected.length) return verdictOf({ status: 'affected', reason: `${asset.version ? `version ${asset.version} is in ${describeRange(affected[0].row.range)}` : 'every version is affected'} (${at(affected[0])})`, d: affected[0], fixed: neededOf(affected[0]) });
     // A CVE record entry (vendor, product, CPE) whose default status is affected, every listed version of which leaves
-    // the version out: its first row is a review, "affected by default".
+    // the version out: affected when it lists unaffected ranges only (the fix: the lowest unaffected start above the
+    // version), else its first row is a review, "affected by default".
     const entries = new Map<string, RV[]>();
     for (const x of all) {
       const r = x.row.range;
-      if (r.defaultStatus !== 'affected' || x.row.source !== 'cve5' || x.match.confidence === 'variant' || x.match.confidence === 'member') continue;
+      if (r.defaultStatus !== 'affected' || x.row.source !== 'cve5' || indirect(x)) continue;
       const k = `${r.vendor}|${r.product}|${r.cpe}`;
       entries.set(k, [...(entries.get(k) ?? []), x]);
     }
-    const byDefault = [...entries.values()].filter((xs) => xs.every((x) => x.answer === 'out')).map((xs): RV => ({
+    const outEntries = [...entries.values()].filter((xs) => xs.every((x) => x.answer === 'out'));
+    const unaffectedRows = (xs: RV[]) => xs.filter((x) => x.row.range.status === 'unaffected');
+    const complete = (xs: RV[]) => unaffectedRows(xs).length > 0 && unaffectedRows(xs).every((x) => x.row.range.start || x.row.range.end);
+    const firstComplete = outEntries.filter(complete).sort((a, b) => better(a[0], b[0]))[0];
+    if (firstComplete) {
+      const row = firstComplete[0].row;
+      const starts = unaffectedRows(firstComplete).map((x) => x.row.range.start?.version).filter((x): x is string => !!x && !!asset.version && compareVersions(x, asset.version) === 1);
+      // The lowest (in list order where two cannot be ordered: the first kept).
+      const fix = starts.reduce<string | null>((lo, x) => (lo === null || compareVersions(x, lo) === -1 ? x : lo), null);
+      const reason = unaffected.length
+        ? `sources disagree: the ${sourceLabel(row.source)} lists version ${asset.version} in none of its unaffected ranges for "${row.range.product}" and states every other version affected, ${at(unaffected[0])} states ${describeRange(unaffected[0].row.range)} not affected`
+        : `version ${asset.version} is outside every range the ${sourceLabel(row.source)} lists as not affected for "${row.range.product}"${fix ? ` (the next fix: ${fix})` : ''}, and it states every other version affected (its default status)`;
+      const d: RV = { ...firstComplete[0], answer: 'out', status: 'affected', note: null };
+      return verdictOf({ status: unaffected.length ? 'needs_review' : 'affected', reason, d, fixed: fix ?? neededOf(d) });
+    }
+    const byDefault = outEntries.map((xs): RV => ({
       ...xs[0], answer: 'review', status: 'affected',
       note: `version ${asset.version} is outside every version the ${sourceLabel(xs[0].row.source)} lists for "${xs[0].row.range.product}" (closest: ${describeRange(xs[0].row.range)}), and its default status for versions it does not list is affected`,
     }));
     const reviews = [...review, ...byDefault].sort(better);
-    if (reviews.length) return { status: 'needs_review', reason: reviews[0].note ?? 'cannot be decided with certainty', d: reviews[0], fixed: neededOf(reviews[0]) };
+    if (reviews.length) return verdictOf({ status: 'needs_review', reason: reviews[0].note ?? 'cannot be decided with certainty', d: reviews[0], fixed: neededOf(reviews[0]) });
     const d = unaffected[0] ?? all[0];
-    return { status: 'not_affected', reason: unaffected.length ? `${at(d)} states ${describeRange(d.row.range)} not affected` : `version ${asset.version} is outside every stated range (closest: ${describeRange(d.row.range)}, ${at(d)})`, d, fixed: fixedOf(d) };
+    return verdictOf({ status: 'not_affected', reason: unaffected.length ? `${at(d)} states ${describeRange(d.row.range)} not affected` : `version ${asset.version} is outside every stated range (closest: ${describeRange(d.row.range)}, ${at(d)})`, d, fixed: fixedOf(d) });
   }
   const ver = fc.constantFrom('1.0', '2.0', '2.9.2', 'V2.9.2', '3.0', '3.1-beta', '10.0', '4.0 SP1');
+  // Bounds may be branch patterns too ("2.*", "2.9.*").
+  const boundVer = fc.oneof({ weight: 4, arbitrary: ver }, { weight: 1, arbitrary: fc.constantFrom('2.*', '2.9.*', '3.0.*') });
   // Half the bounds and versions absent, so ranges of every version come often.
-  const bound = fc.option(fc.record({ version: ver, inclusive: fc.boolean() }), { nil: null, freq: 2 });
+  const bound = fc.option(fc.record({ version: boundVer, inclusive: fc.boolean() }), { nil: null, freq: 2 });
   const range = fc.record({
     source: fc.constantFrom('nvd', 'cve5', 'csaf'), status: fc.constantFrom('affected', 'affected', 'unaffected', 'unaffected', 'unknown'),
     version: fc.option(ver, { nil: null, freq: 2 }), start: bound, end: bound, text: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('all versions before V3', 'prior to 2.0') }),
     fixedIn: fc.option(ver, { nil: null }), cpe: fc.constantFrom(base.cpe, null),
     // A range of a variant of the asset's product (matched `variant`) or of a product of the family the asset names
     // (matched `member`): at most needs_review.
-    product: fc.constantFrom(base.product, base.product, `${base.product} (EU)`, `${base.product}_console`),
+    // A bare line name ("symphony": matched `family`, broad): at most needs_review, and only when no row names the
+    // asset's product.
+    product: fc.constantFrom(base.product, base.product, `${base.product} (EU)`, `${base.product}_console`, 'symphony'),
+    // Git commit ranges count only when no other row is stated.
+    versionType: fc.constantFrom(null, null, null, 'git'),
     changes: fc.array(fc.record({ at: ver, status: fc.constantFrom('affected', 'unaffected') }), { maxLength: 2 }),
     // CVE record entries whose default status is affected (their versions listed unaffected, say).
     defaultStatus: fc.constantFrom(null, null, 'affected', 'unaffected'),
@@ -148,7 +176,7 @@ test('property: verdict equals the sorted-rule oracle; verdictStatus equals its 
     if (!matched.length) return;
     const v = verdict(asset, matched);
     const o = oracle(asset, matched);
-    assert.deepEqual([v.status, v.reason, v.deciding.row.ord, v.deciding.answer, v.deciding.note, v.fixed_version, v.match], [o.status, o.reason, o.d.row.ord, o.d.answer, o.d.note, o.fixed, [...matched].map((m) => rangeAnswer(asset, m.row, m.match)).sort(better)[0].match]);
+    assert.deepEqual([v.status, v.reason, v.deciding.row.ord, v.deciding.answer, v.deciding.note, v.fixed_version, v.match], [o.status, o.reason, o.d.row.ord, o.d.answer, o.d.note, o.fixed, o.match]);
     assert.equal(verdictStatus(asset, matched), v.status);
   }), { numRuns: 400 });
 });
@@ -417,23 +445,68 @@ test('fixed_version: the fix of the range holding the version, never one at or b
 // CVE-2024-23897 (test/fixtures/cve5, CISA Vulnrichment; KEV): the Jenkins Project CNA lists only unaffected versions
 // (< 1.606, >= 2.442, 2.426.3 up to 2.426.*, 2.440.1 up to 2.440.*) with defaultStatus "affected", CISA-ADP the same
 // with numeric ends (2.427, 2.441). Every version the entries do not list is affected by their default: a Jenkins LTS
-// 2.426.2 was answered not_affected ("outside every stated range"). Now it is needs_review naming the default.
-test('a CVE record entry whose default status is affected: a version it does not list is needs_review, not not_affected (CVE-2024-23897)', () => {
+// 2.426.2 was answered not_affected ("outside every stated range") before session 18, needs_review in session 18, and
+// is affected now: the entry states its unaffected versions as ranges only, so its list is the whole account.
+test('a CVE record entry whose default status is affected: a version outside its unaffected ranges is affected, with the next fix (CVE-2024-23897)', () => {
   const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-23897.json'), 'utf8')));
   const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
-  const at = (version: string | null) => {
+  const at = (version: string | null, only = rows) => {
     const asset: Asset = { vendor: 'Jenkins', product: 'Jenkins', version };
-    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    const matched = only.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
     const v = verdict(asset, matched);
     assert.equal(verdictStatus(asset, matched), v.status, version ?? 'null');
     return v;
   };
   const lts = at('2.426.2');
-  assert.equal(lts.status, 'needs_review');
-  assert.equal(lts.reason, 'version 2.426.2 is outside every version the CVE record lists for "Jenkins" (closest: < 1.606), and its default status for versions it does not list is affected');
-  assert.deepEqual([lts.deciding.answer, lts.deciding.status], ['review', 'affected']);
-  // Listed unaffected: not affected as before, except where an end the comparator cannot order ("2.426.*") keeps the
-  // version a review (2.426.3, 2.440.1, 2.442: unchanged).
-  assert.deepEqual(['1.605', '2.426.3', '2.440.1', '2.442'].map((x) => at(x).status), ['not_affected', 'needs_review', 'needs_review', 'needs_review']);
+  assert.deepEqual([lts.status, lts.fixed_version], ['affected', '2.426.3']);
+  assert.equal(lts.reason, 'version 2.426.2 is outside every range the CVE record lists as not affected for "Jenkins" (the next fix: 2.426.3), and it states every other version affected (its default status)');
+  assert.deepEqual([lts.deciding.answer, lts.deciding.status], ['out', 'affected']);
+  // The next fix is the lowest unaffected start above the version: 2.440.1 for a weekly 2.430, 2.442 for 2.441.
+  assert.deepEqual(['1.606', '2.430', '2.441'].map((x) => [at(x).status, at(x).fixed_version]), [['affected', '2.426.3'], ['affected', '2.440.1'], ['affected', '2.442']]);
+  // An entry that also lists a single unaffected version (AMD's "RomePI 1.0.0.C" in CVE-2021-26344 means that
+  // firmware and later) is not a whole account: outside it, the default is a review, never "not affected".
+  const cna = rows.filter((r) => r.range.product === 'Jenkins' && r.range.vendor === 'Jenkins Project');
+  const lone = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: [...cna.map((r) => r.range), { ...cna[0].range, start: null, end: null, version: '2.427' }] }]);
+  const review = at('2.426.2', lone);
+  assert.equal(review.status, 'needs_review');
+  assert.equal(review.reason, 'version 2.426.2 is outside every version the CVE record lists for "Jenkins" (closest: < 1.606), and its default status for versions it does not list is affected');
+  assert.deepEqual([review.deciding.answer, review.deciding.status], ['review', 'affected']);
+  // Without unaffected rows at all (an entry listing only affected ranges, default affected): a review too.
+  const onlyAffected = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: [{ ...cna[0].range, status: 'affected', start: null, end: { version: '2.0', inclusive: false } }] }]);
+  assert.equal(at('2.426.2', onlyAffected).status, 'needs_review');
+  // Listed unaffected: not affected, the branch ends ("2.426.3" to "2.426.*") included: the whole branch from its fix
+  // (before session 19 the comparator could not order "2.426.*", and 2.426.3, 2.440.1 and 2.442 were reviews).
+  assert.deepEqual(['1.605', '2.426.3', '2.426.17', '2.440.1', '2.442', '2.500'].map((x) => at(x).status), ['not_affected', 'not_affected', 'not_affected', 'not_affected', 'not_affected', 'not_affected']);
+  assert.equal(at('2.426.3').reason, 'CVE record states >= 2.426.3, < 2.426.* not affected');
   assert.equal(at('1.605').reason, 'CVE record states < 1.606 not affected');
+});
+
+// CVE-2021-47432 (test/fixtures/cve5, CISA Vulnrichment): the Linux kernel CNA states git commit ranges per stable
+// branch in one entry (defaultStatus unaffected), and the releases in another: "6.1.64" to "6.1.*", "6.5.13" to
+// "6.5.*", "6.6.3" to "6.6.*" and "6.7" on unaffected, defaultStatus affected.
+test('Linux kernel records: the release rows decide (branch ends "6.1.*"), the git commit ranges count only alone (CVE-2021-47432)', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2021-47432.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
+  assert.deepEqual(rows.map((r) => r.range.versionType), ['git', 'git', 'git', 'git', 'custom', 'custom', 'custom', 'original_commit_for_fix']);
+  const at = (version: string, only?: (r: RangeRow) => boolean) => {
+    const asset: Asset = { vendor: 'Linux', product: 'Linux', version };
+    const matched = rows.filter((r) => !only || only(r)).map((row) => ({ row, match: matchRow(asset, row)! }));
+    const v = verdict(asset, matched);
+    assert.equal(verdictStatus(asset, matched), v.status, version);
+    return v;
+  };
+  // Inside a stable branch from its fix, and mainline from 6.7: not affected.
+  for (const [version, range] of [['6.1.64', '>= 6.1.64, <= 6.1.*'], ['6.1.120', '>= 6.1.64, <= 6.1.*'], ['6.6.3', '>= 6.6.3, <= 6.6.*'], ['6.7', '>= 6.7'], ['6.12.1', '>= 6.7']]) {
+    const v = at(version);
+    assert.deepEqual([v.status, v.reason], ['not_affected', `CVE record states ${range} not affected`], version);
+  }
+  // Below the branch's fix, or a branch the record does not list: outside every unaffected range, so affected by the
+  // entry's default, with the next fix; never the git rows' "cannot be ordered".
+  for (const [version, fix] of [['6.1.63', '6.1.64'], ['6.2.10', '6.5.13'], ['5.15.100', '6.1.64']]) {
+    const v = at(version);
+    assert.deepEqual([v.status, v.fixed_version, v.reason], ['affected', fix, `version ${version} is outside every range the CVE record lists as not affected for "Linux" (the next fix: ${fix}), and it states every other version affected (its default status)`], version);
+  }
+  // The git ranges alone: a review that says why.
+  const git = at('6.1.120', (r) => r.range.versionType === 'git');
+  assert.deepEqual([git.status, git.reason], ['needs_review', 'version 6.1.120 cannot be ordered with certainty against >= 1da177e4c3f4, < 784d01f9bbc2']);
 });

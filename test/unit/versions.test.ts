@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compareVersions, inRange, normaliseVersion, parseVersion, type Comparison } from '../../src/domain/versions.ts';
+import { branchPrefix, compareBranch, compareVersions, inRange, normaliseVersion, parseVersion, sameVersion, type Comparison } from '../../src/domain/versions.ts';
 
 const cases: [string, string, Comparison][] = [
   // leading V and case
@@ -296,4 +296,42 @@ test('milestones (Apache\'s M1…M20) and pre-releases after a dot are pre-relea
   // A letter alone stays a firmware letter; words that are no pre-release after a dot do not parse.
   assert.deepEqual(parseVersion('1.2m'), { core: [1, 2], qualifier: { kind: 'letter', n: 13 } });
   for (const s of ['1.0.0.Final', '2.0.RELEASE', '1.0.x', '1.0.']) assert.equal(parseVersion(s), null, s);
+});
+
+test('branch patterns: "6.1.*" is the whole 6.1 branch (CVE 5 schema); other star spellings stay unordered', () => {
+  assert.deepEqual(['6.1.*', 'V6.1.*', '11.*', '2.426.*', '1.2.3.4.5.6.7.*'].map(branchPrefix), [[6, 1], [6, 1], [11], [2, 426], [1, 2, 3, 4, 5, 6, 7]]);
+  // Not branch patterns: the bare "*" (unbounded, read at import), Juniper's "21.1*", dashes, words, 8 parts before it.
+  assert.deepEqual(['*', '21.1*', '10-00-*', 'TSXETY5103 *', '6.1', '6.1.x', '1.2.3.4.5.6.7.8.*', '.*'].map(branchPrefix), [null, null, null, null, null, null, null, null]);
+  const c = (v: string, p: number[]) => compareBranch(v, p);
+  assert.deepEqual([c('6.0.99', [6, 1]), c('6.1', [6, 1]), c('6.1.0', [6, 1]), c('6.1.120', [6, 1]), c('6.1.1-rc1', [6, 1]), c('6.2', [6, 1]), c('6', [6, 1]), c('7', [6, 1]), c('main', [6, 1])], [-1, 0, 0, 0, 0, 1, -1, 1, 'needs_review']);
+  assert.deepEqual([c('10.9', [11]), c('11.0.3', [11]), c('12', [11])], [-1, 0, 1]);
+});
+
+test('inRange and sameVersion with branch patterns: inclusive or exclusive, the branch is inside; one past it is out', () => {
+  const b = (version: string, inclusive: boolean) => ({ version, inclusive });
+  // Linux kernel: "6.1.64" to "6.1.*" (lessThanOrEqual); Jenkins: "2.426.3" to "2.426.*" (lessThan): the same.
+  for (const inclusive of [true, false]) {
+    const r = (v: string) => inRange(v, b('6.1.64', true), b('6.1.*', inclusive));
+    assert.deepEqual(['6.1.63', '6.1.64', '6.1.65', '6.1.999', '6.2', '6.2.0', '6.10.1', '5.15.160'].map(r), ['out', 'in', 'in', 'in', 'out', 'out', 'out', 'out'], String(inclusive));
+  }
+  // A start pattern begins with its branch ("8.2.*" to "8.2.20"), an exclusive start too.
+  for (const inclusive of [true, false]) {
+    assert.deepEqual(['8.1.99', '8.2', '8.2.0', '8.2.20', '8.2.21', '8.3'].map((v) => inRange(v, b('8.2.*', inclusive), b('8.2.20', true))), ['out', 'in', 'in', 'in', 'out', 'out']);
+  }
+  assert.equal(inRange('release-6', b('6.1.64', true), b('6.1.*', true)), 'needs_review');
+  // An exact version stated as a branch: every version of it.
+  assert.deepEqual(['12.1.9', '12.2', '12.2.7', '12.3', 'x'].map((v) => sameVersion(v, '12.2.*')), ['out', 'in', 'in', 'out', 'needs_review']);
+  assert.deepEqual([sameVersion('2.0', '2.0.0'), sameVersion('2.0.1', '2.0'), sameVersion('2.1', 'r2.1'), sameVersion('abc', 'ABC')], ['in', 'out', 'needs_review', 'in']);
+});
+
+test('property: a version is within a branch exactly when its first components are the prefix (zero-padded)', () => {
+  const part = fc.integer({ min: 0, max: 30 });
+  fc.assert(fc.property(fc.array(part, { minLength: 1, maxLength: 5 }), fc.array(part, { minLength: 1, maxLength: 5 }), (prefix, v) => {
+    const got = compareBranch(v.join('.'), prefix);
+    const head = prefix.map((_, i) => v[i] ?? 0);
+    const want = compareVersions(head.join('.'), prefix.join('.'));
+    assert.equal(got, want);
+    // And inRange with the branch as an end agrees: inside or before the branch is in.
+    assert.equal(inRange(v.join('.'), null, { version: `${prefix.join('.')}.*`, inclusive: false }), want === 1 ? 'out' : 'in');
+  }));
 });
