@@ -20,7 +20,7 @@
 // The vendor must resolve to the same canonical vendor on both sides, or to one organisation named with and
 // without its organisation word ("Apache Software Foundation" and the CPE token "apache": vendorStem); such a
 // match is at most normalised, and its basis says which two vendor names were read as one.
-import { canonicalVendor, isTableSlug } from './vendors.ts';
+import { canonicalVendor, isTableSlug, vendorSpellings } from './vendors.ts';
 import { memoTable } from './memo.ts';
 
 export type MatchConfidence = 'exact' | 'normalised' | 'family' | 'variant' | 'member';
@@ -153,12 +153,17 @@ function computeProductKey(product: string, vendor: string | null): string {
   let w = words(product.replace(WIDENING_NOTE, ' '));
   if (vendor) {
     const v = canonicalVendor(vendor);
-    for (const name of [vendor, v?.name ?? '', v?.slug ?? '']) {
-      const vw = words(name);
+    // The vendor's own name in front, as given, canonical, or any spelling of the alias table (a brand of the vendor:
+    // Rockwell Automation's "Allen-Bradley"); the longest that fits ("Mitsubishi Electric" before "Mitsubishi").
+    const names = [vendor, v?.name ?? '', v?.slug ?? '', ...(v?.known ? vendorSpellings(v.slug) : [])].map(words).sort((a, b) => b.length - a.length);
+    for (const vw of names) {
       if (vw.length && vw.length < w.length && vw.every((x, i) => w[i] === x)) { w = w.slice(vw.length); break; }
     }
   }
   while (w.length > 1 && TRAILING.has(w[w.length - 1])) w = w.slice(0, -1);
+  // "Series" inside a name ("MELSEC iQ-R Series R00CPU", "MicroLogix 1400 Controllers Series B") is a word the
+  // nameplate leaves out ("MELSEC iQ-R R00CPU"); the words around it name the product.
+  if (w.length > 1 && w.includes('series')) w = w.filter((x) => x !== 'series');
   return w.join(' ');
 }
 

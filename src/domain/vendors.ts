@@ -19,7 +19,7 @@ const TABLE = `
 siemens|Siemens|siemens ag;siemens energy;siemens healthineers;siemens industry software;siemens_ag|siemens.com;siemens-energy.com;siemens-healthineers.com|ics
 schneider-electric|Schneider Electric|schneider-electric;schneider;schneider electric software;schneider electric se;schneider_electric;se;aveva software and schneider electric software|se.com;schneider-electric.com|ics
 rockwell-automation|Rockwell Automation|rockwellautomation;rockwell;allen-bradley;allen bradley|rockwellautomation.com|ics
-mitsubishi-electric|Mitsubishi Electric|mitsubishielectric;mitsubishi electric corporation;mitsubishi electric europe;iconics mitsubishi electric;mitsubishi electric india|mitsubishielectric.com;mitsubishielectric.co.jp|ics
+mitsubishi-electric|Mitsubishi Electric|mitsubishielectric;mitsubishi;mitsubishi electric corporation;mitsubishi electric europe;iconics mitsubishi electric;mitsubishi electric india|mitsubishielectric.com;mitsubishielectric.co.jp|ics
 delta-electronics|Delta Electronics|deltaww;delta electronics inc;delta_electronics;delta|deltaww.com|ics
 hitachi-energy|Hitachi Energy|hitachienergy;hitachi energy ltd;hitachi abb power grids|hitachienergy.com|ics
 abb|ABB|abb ltd;abb group|abb.com|ics
@@ -212,6 +212,18 @@ for (const line of TABLE.trim().split('\n')) {
 }
 
 export const VENDOR_ALIASES: readonly VendorEntry[] = ENTRIES;
+
+const BY_SLUG = new Map(ENTRIES.map((e) => [e.slug, e]));
+
+/**
+ * The spellings of a table vendor (its name and aliases of at least three characters), for reading its name and its
+ * brands off the front of a product name ("Allen-Bradley Stratix 5400" of Rockwell Automation); empty outside the
+ * table.
+ */
+export function vendorSpellings(slug: string): readonly string[] {
+  const e = BY_SLUG.get(slug);
+  return e ? [e.name, ...e.aliases.filter((a) => a.length >= 3)] : [];
+}
 
 const TABLE_SLUGS = new Set(ENTRIES.map((e) => e.slug));
 

@@ -309,3 +309,35 @@ test('productKey: a widening note "(incl. …)" / "(Including …)" is dropped; 
   assert.equal(matchProduct({ vendor: 'Siemens', product: 'SIMATIC S7-1200 CPU 1214C DC/DC/DC' }, { vendor: 'Siemens', product: 'SIMATIC S7-1200 CPU family (incl. SIPLUS variants)', cpe: null })?.confidence, 'family');
   assert.equal(matchProduct({ vendor: 'Siemens', product: 'LOGO! 8 BM' }, { vendor: 'Siemens', product: 'LOGO! 8 BM (incl. SIPLUS variants)', cpe: null })?.confidence, 'normalised');
 });
+
+test('productKey: a brand or other spelling of a table vendor in front goes too, the longest first (Allen-Bradley, Mitsubishi)', () => {
+  // Rockwell Automation's CISA advisories name "Allen-Bradley Stratix 5400" (27 CVEs of the snapshot), a nameplate
+  // says "Stratix 5400".
+  assert.equal(productKey('Allen-Bradley Stratix 5400', 'Rockwell Automation'), 'stratix 5400');
+  assert.equal(productKey('Allen Bradley MicroLogix 1400', 'Rockwell'), 'micrologix 1400');
+  assert.equal(productKey('Stratix 5400', 'Allen-Bradley'), 'stratix 5400');
+  // The longest spelling that fits: "Mitsubishi Electric" before "Mitsubishi" (not "electric melsec ...").
+  assert.equal(productKey('Mitsubishi Electric MELSEC iQ-R', 'Mitsubishi Electric Corporation'), 'melsec iq r');
+  assert.equal(productKey('Mitsubishi MELSEC iQ-R', 'Mitsubishi Electric'), 'melsec iq r');
+  // Spellings shorter than three letters are not read off a product ("SE" of Schneider Electric).
+  assert.equal(productKey('SE Link Manager', 'Schneider Electric'), 'se link manager');
+  // Vendors outside the table have no brands; nothing is left is never the result.
+  assert.equal(productKey('Allen-Bradley Stratix', 'Acme'), 'allen bradley stratix');
+  assert.equal(productKey('Allen-Bradley', 'Rockwell Automation'), 'allen bradley');
+});
+
+test('productKey: "Series" inside a name goes (MELSEC iQ-R Series R00CPU is the R00CPU of the MELSEC iQ-R)', () => {
+  assert.equal(productKey('MELSEC iQ-R Series R00CPU', 'Mitsubishi Electric'), 'melsec iq r r00cpu');
+  assert.equal(productKey('MELSEC iQ-R R00CPU', 'Mitsubishi Electric'), 'melsec iq r r00cpu');
+  assert.equal(productKey('MicroLogix 1400 Controllers Series B'), 'micrologix 1400 controllers b');
+  assert.equal(productKey('MicroLogix 1400 Controllers Series A') === productKey('MicroLogix 1400 Controllers Series B'), false);
+  assert.equal(productKey('Series 7'), '7');
+  assert.equal(productKey('Series'), 'series');
+  const m = matchProduct({ vendor: 'Mitsubishi', product: 'MELSEC iQ-R R00CPU' }, { vendor: 'Mitsubishi Electric', product: 'MELSEC iQ-R Series R00CPU', cpe: null });
+  assert.deepEqual(m, { confidence: 'normalised', basis: 'product "MELSEC iQ-R R00CPU" read as "melsec iq r r00cpu" (vendor mitsubishi-electric)' });
+});
+
+test('vendors: "Mitsubishi" is Mitsubishi Electric (the snapshot\'s `mitsubishi` CPE rows are all MELSEC and MELIPC)', () => {
+  assert.deepEqual(['Mitsubishi', 'mitsubishi', 'MITSUBISHI ELECTRIC', 'Mitsubishi Electric Corporation'].map(vendorSlug), ['mitsubishi-electric', 'mitsubishi-electric', 'mitsubishi-electric', 'mitsubishi-electric']);
+  assert.equal(vendorSlug('Mitsubishi Heavy Industries'), 'mitsubishiheavyindustries');
+});
