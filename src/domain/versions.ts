@@ -1,7 +1,7 @@
 // The one version comparator of asset correlation (issue 11; docs/correlation.md §1). Pure.
 //
 // A version spelling is parsed into a numeric core (1 to 8 dot-separated integers) plus at most one qualifier:
-//   - a firmware letter glued to the last number:            V1.2a, 2.0.1b
+//   - a firmware letter glued to the last number:            V1.2a, 2.0.1b, 1.1.1za (OpenSSL: after z, za, zb, …)
 //   - a service pack:                                        3.0 SP1, V3.0SP1, 3.0 Service Pack 1
 //   - an update:                                             8 Update 3, 8u3, 2.1 Upd 3
 //   - a pre-release (semver's after '-', or after '.' or glued), starting with alpha, beta, rc, pre, preview, dev,
@@ -16,7 +16,8 @@
 //     number (or the semver identifiers of a pre-release);
 //   - same core with two different qualifier kinds (SP1 vs Update 3, 1.2a vs 1.2 SP1, rc vs SP): needs_review;
 //   - anything that does not parse (dates, git hashes, "1.2.3-1" revisions, words, "*"): needs_review, unless the
-//     two spellings are the same after normalisation.
+//     two spellings are the same after normalisation, or both carry the same letters in front of a version
+//     ("R510.2" < "R511.1": comparePrefixed).
 // The answer is -1, 0, 1 or 'needs_review', never a guess.
 
 import { memoTable } from './memo.ts';
@@ -95,7 +96,8 @@ function parseFresh(raw: string): ParsedVersion | null {
   const tail = m[2];
   if (tail === '') return { core, qualifier: { kind: 'none' } };
   let q: RegExpExecArray | null;
-  if ((q = /^([a-z])$/.exec(tail))) return { core, qualifier: { kind: 'letter', n: q[1].charCodeAt(0) - 96 } };
+  // A firmware letter; OpenSSL goes on after "z" with "za", "zb", … (1.1.1w < 1.1.1z < 1.1.1za): each leading z counts 26.
+  if ((q = /^(z*)([a-z])$/.exec(tail))) return { core, qualifier: { kind: 'letter', n: 26 * q[1].length + q[2].charCodeAt(0) - 96 } };
   if ((q = /^[ _-]?(?:sp|service pack) ?(\d{1,4})$/.exec(tail))) return { core, qualifier: { kind: 'sp', n: Number(q[1]) } };
   if ((q = /^[ _-]?(?:u|upd|update) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'update', n: Number(q[1]) } };
   if ((q = /^[-.](.+)$/.exec(tail)) || (q = /^([a-z].*)$/.exec(tail))) {
@@ -153,7 +155,31 @@ export function compareVersions(a: string, b: string): Comparison {
   const pb = parseVersion(b);
   if (pa && pb) return compareParsed(pa, pb);
   const na = normalised(a);
-  return na !== '' && na === normalised(b) ? 0 : 'needs_review';
+  const nb = normalised(b);
+  if (na !== '' && na === nb) return 0;
+  return pa || pb ? 'needs_review' : comparePrefixed(na, nb);
+}
+
+/**
+ * A release train's letters in front of its numbers ("R510.2" Honeywell Experion, "SV2.70", "QCA6390"): 1 to 4 letters,
+ * then an optional space, dot or dash, then the version. Commit hashes (7 to 40 hex digits) are not such spellings.
+ */
+const PREFIXED = /^([a-z]{1,4})[ .-]?(\d.*)$/;
+const HASH = /^[0-9a-f]{7,40}$/;
+
+/**
+ * Two normalised spellings that do not parse: ordered by the rest when both carry the same letters in front and the
+ * rests parse ("R510.2" < "R511.1"; "SV2.70" < "SV2.80"); otherwise needs_review ("R510.2" against "510.3", or
+ * "QCA6390" against "WCN3990", stay unordered).
+ */
+function comparePrefixed(a: string, b: string): Comparison {
+  if (HASH.test(a) || HASH.test(b)) return 'needs_review';
+  const ma = PREFIXED.exec(a);
+  const mb = ma && PREFIXED.exec(b);
+  if (!ma || !mb || ma[1] !== mb[1]) return 'needs_review';
+  const ra = parseVersion(ma[2]);
+  const rb = parseVersion(mb[2]);
+  return ra && rb ? compareParsed(ra, rb) : 'needs_review';
 }
 
 /** normaliseVersion, memoised: the spellings that do not parse are compared again and again (one per range bound). */

@@ -335,3 +335,27 @@ test('property: a version is within a branch exactly when its first components a
     assert.equal(inRange(v.join('.'), null, { version: `${prefix.join('.')}.*`, inclusive: false }), want === 1 ? 'out' : 'in');
   }));
 });
+
+test('a release train\'s letters in front (R510.2, SV2.70, QCA6390): ordered against the same letters only; hashes never', () => {
+  // Honeywell Experion / Yokogawa style releases; "SV" firmware; Qualcomm chip names stated as versions.
+  assert.deepEqual([compareVersions('R510.2', 'R511.1'), compareVersions('R511.5', 'r511.5'), compareVersions('R520', 'R511.5'), compareVersions('R510.2', 'R510.2 SP1')], [-1, 0, 1, -1]);
+  assert.deepEqual([compareVersions('SV2.70', 'SV2.80'), compareVersions('SV 2.70', 'sv2.70'), compareVersions('SV-3', 'SV2.80')], [-1, 0, 1]);
+  assert.deepEqual([compareVersions('QCA6390', 'QCA6391'), compareVersions('QCA6390', 'WCN3990')], [-1, 'needs_review']);
+  // Different letters, letters on one side only, more than four letters, or a rest that does not parse: unordered.
+  for (const [a, b] of [['R510.2', '510.3'], ['R510.2', 'S510.3'], ['ABCDE1.0', 'ABCDE2.0'], ['R510.x', 'R511'], ['R', 'R1']]) {
+    assert.equal(compareVersions(a, b), 'needs_review', `${a} ${b}`);
+  }
+  // Commit hashes (7 to 40 hex digits) are never read so, whatever letters they start with.
+  assert.equal(compareVersions('ec298b958cb0', 'ec3000000001'), 'needs_review');
+  assert.equal(compareVersions('abc1234', 'abc1235'), 'needs_review');
+  assert.equal(inRange('R510.4', { version: 'R510.2', inclusive: true }, { version: 'R511.1', inclusive: false }), 'in');
+  assert.equal(inRange('R511.1', { version: 'R510.2', inclusive: true }, { version: 'R511.1', inclusive: false }), 'out');
+});
+
+test('OpenSSL letters go on after z: 1.1.1w < 1.1.1z < 1.1.1za < 1.1.1zb < 1.1.2', () => {
+  const order = ['1.1.1', '1.1.1a', '1.1.1w', '1.1.1z', '1.1.1za', '1.1.1zb', '1.1.1zz', '1.1.2'];
+  for (let i = 0; i + 1 < order.length; i++) assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
+  assert.deepEqual(parseVersion('1.1.1za'), { core: [1, 1, 1], qualifier: { kind: 'letter', n: 27 } });
+  assert.equal(parseVersion('1.1.1az'), null);
+  assert.equal(inRange('1.1.1za', { version: '1.1.1', inclusive: true }, { version: '1.1.1zb', inclusive: false }), 'in');
+});
