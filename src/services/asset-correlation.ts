@@ -369,7 +369,8 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
 
     /** POST /api/v1/assets/correlate-cves/check: per asset only whether anything matched and the counts. */
     async check(input: CorrelateInput): Promise<{ assets: AssetCheck[]; rejected: RejectedAsset[] }> {
-      const { accepted, rejected } = await prepare({ ...input, environmentId: null });
+      // The environment is checked (404 when it is not the organization's); nothing is stored.
+      const { accepted, rejected } = await prepare(input);
       return run(input.principal, accepted.length, async () => {
         // Only what the counts need: each CVE's status (verdictStatus: no sentences, no deciding range), severity
         // and KEV flag (no card fields read from the CVE documents).

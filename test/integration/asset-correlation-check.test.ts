@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
+import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 
@@ -63,4 +63,25 @@ test('/check counts equal the full call\'s counts for every asset (every stored 
   assert.ok(kev >= 1, 'KEV presence is compared on at least one asset');
   assert.ok(withSeverity >= 1, 'severity counts are compared on at least one asset');
   assert.deepEqual(check.at(-1), { asset_id: 'no-match-1', matched: false, counts: { affected: 0, not_affected: 0, needs_review: 0 }, severity: { critical: 0, high: 0, medium: 0, low: 0, none: 0 }, known_exploited: false });
+});
+
+test('/check with environment_id: the organization\'s own environment is answered (a read-only key, nothing stored); another\'s or none is 404', async () => {
+  const env = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: org.auth, payload: { name: 'Sweep plant' } });
+  assert.equal(env.statusCode, 201, env.body);
+  const environment_id = env.json().data.id as number;
+  const readOnly = await seedKey(t.store, org.orgId, null, { role: 'admin', scopes: ['read'] });
+  const assets = [{ asset_id: 'sweep-1', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' }];
+  const ok = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves/check', headers: readOnly.auth, payload: { environment_id, assets } });
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.deepEqual(ok.json().data.assets.map((a: { asset_id: string }) => a.asset_id), ['sweep-1']);
+  assert.deepEqual(await t.app.services.assets.stored(org.orgId, environment_id), []);
+  // An id of no environment, and one of another organization's: 404, nothing counted.
+  const other = await seedOrg(t.store, { tier: 'enterprise' });
+  const theirs = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: other.auth, payload: { name: 'Their plant' } });
+  for (const id of [environment_id + 100000, theirs.json().data.id as number]) {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves/check', headers: org.auth, payload: { environment_id: id, assets } });
+    assert.equal(r.statusCode, 404, r.body);
+    assert.equal(r.json().error.code, 'NOT_FOUND');
+    assert.deepEqual([r.json().error.detail.error, r.json().error.detail.environment_id], ['environment_not_found', id]);
+  }
 });

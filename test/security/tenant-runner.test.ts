@@ -41,7 +41,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'POST /account/team/:member_id/remove', 'POST /account/team/invite',
     'POST /api/v1/account/clients/:client_id/deactivate', 'POST /api/v1/account/clients/:client_id/restore',
     'POST /api/v1/account/keys', 'POST /api/v1/account/keys/:key_id/rotate', 'POST /api/v1/account/team/invite',
-    'POST /api/v1/account/trial', 'POST /api/v1/assets/correlate-cves', 'POST /api/v1/environments', 'POST /api/v1/feeds/tokens',
+    'POST /api/v1/account/trial', 'POST /api/v1/assets/correlate-cves', 'POST /api/v1/assets/correlate-cves/check', 'POST /api/v1/environments', 'POST /api/v1/feeds/tokens',
     'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
     'POST /api/v1/watchlist', 'POST /api/v1/webhooks', 'POST /api/v1/webhooks/:id/enable',
     'POST /api/v1/webhooks/:id/rotate-secret', 'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate',

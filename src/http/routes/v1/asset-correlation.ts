@@ -162,19 +162,22 @@ const assets: FastifyPluginAsync = async (app) => {
       querystring: Type.Object({}),
       body: CheckBody,
       response: { 200: CheckResponse },
-      errors: FOR_TRIAL_KEYS,
+      errors: [...FOR_TRIAL_KEYS, { key: 'ENVIRONMENT_NOT_FOUND', when: 'environment_id names no environment of the organization (nothing is stored, but a wrong id is not passed over)' }],
     },
     attachValidation: true,
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: false }, recordArrays: ['assets'] },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY }, recordArrays: ['assets'] },
   }, async (req) => {
     const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
     await limits(req, items.length, true);
-    // The check stores nothing: environment_id and options are accepted (same input) and validated, not used.
-    if (rest.environment_id !== undefined && rest.environment_id !== null && (typeof rest.environment_id !== 'number' || !Number.isSafeInteger(rest.environment_id) || rest.environment_id < 1)) {
+    // The check stores nothing: environment_id and options are accepted (same input) and validated, not used; an
+    // environment_id must name an environment of the organization (404 otherwise, as on correlate-cves), so a
+    // sweep sent with a wrong or deleted id is not answered as if it were right. No write scope: nothing is written.
+    const env = rest.environment_id;
+    if (env !== undefined && env !== null && (typeof env !== 'number' || !Number.isSafeInteger(env) || env < 1)) {
       throw field('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
     }
     parseOptions(rest.options);
-    const r = await svc.check({ principal: req.principal!, requestId: req.id, assets: items, environmentId: null, options: DEFAULT_OPTIONS });
+    const r = await svc.check({ principal: req.principal!, requestId: req.id, assets: items, environmentId: typeof env === 'number' ? env : null, options: DEFAULT_OPTIONS });
     return ok(req, r, { took_ms: tookMs(req) });
   });
 
