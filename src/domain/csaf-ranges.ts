@@ -11,7 +11,7 @@
 // A version inside must parse with the comparator (versions.ts) unless it came from a vers: string (whose grammar
 // is certain; the comparator answers needs_review later if it cannot order it). A "<" range whose product name
 // says "and earlier" of the same version contradicts itself and stays text.
-import { parseVersion } from './versions.ts';
+import { orderable } from './versions.ts';
 import type { VersionBound } from './ranges.ts';
 
 export type ParsedRange =
@@ -49,7 +49,8 @@ function vers(body: string): ParsedRange {
   return { kind: 'text' };
 }
 
-const certain = (v: string) => parseVersion(v) !== null;
+/** A version the comparator can order (a Cisco "15.2(7)E3" or a train's "R510.2" too, against their own kind). */
+const certain = (v: string) => orderable(v);
 
 /** Reads one CSAF version-range name (and the product's full name, to catch a self-contradiction). */
 export function parseCsafRange(name: string, fullName = ''): ParsedRange {

@@ -16,8 +16,9 @@
 //     number (or the semver identifiers of a pre-release);
 //   - same core with two different qualifier kinds (SP1 vs Update 3, 1.2a vs 1.2 SP1, rc vs SP): needs_review;
 //   - anything that does not parse (dates, git hashes, "1.2.3-1" revisions, words, "*"): needs_review, unless the
-//     two spellings are the same after normalisation, or both carry the same letters in front of a version
-//     ("R510.2" < "R511.1": comparePrefixed).
+//     two spellings are the same after normalisation, both are Cisco releases of one train ("15.2(7)E" <
+//     "15.2(7)E3": compareCisco), or both carry the same letters in front of a version ("R510.2" < "R511.1":
+//     comparePrefixed).
 // The answer is -1, 0, 1 or 'needs_review', never a guess.
 
 import { memoTable } from './memo.ts';
@@ -43,7 +44,8 @@ const PRE_WORDS = new Set(['alpha', 'beta', 'rc', 'pre', 'preview', 'dev', 'a', 
 
 /** Lower-case, trimmed, without a leading "v", "v.", "ver." or "version" and without semver build metadata. */
 export function normaliseVersion(raw: string): string {
-  let s = raw.trim().toLowerCase().replace(/\s+/g, ' ');
+  // CPE escapes ("15.2\\(8\\)e2" in CPE-derived bounds) are undone first: a version never means a backslash.
+  let s = raw.trim().toLowerCase().replace(/\\(.)/g, '$1').replace(/\s+/g, ' ');
   // "Version 4.1", "Ver.2.60" (Mitsubishi), "V2.9.2", "v.32.011" (Rockwell), "V.2.0.15" (Advantech).
   s = s.replace(/^(?:version\s*|ver\.?\s*(?=\d))/, '').replace(/^v\.?\s?(?=\d)/, '');
   const plus = s.indexOf('+');
@@ -157,14 +159,41 @@ export function compareVersions(a: string, b: string): Comparison {
   const na = normalised(a);
   const nb = normalised(b);
   if (na !== '' && na === nb) return 0;
-  return pa || pb ? 'needs_review' : comparePrefixed(na, nb);
+  if (pa || pb) return 'needs_review';
+  const cisco = compareCisco(na, nb);
+  return cisco === null ? comparePrefixed(na, nb) : cisco;
+}
+
+/**
+ * Cisco's release spellings (IOS, IOS XE before 16, NX-OS, the Stratix switches' IOS): major.minor(maintenance) with
+ * an optional interim letter inside the parentheses, then a train ("E", "SY", "M", none on NX-OS) and a rebuild:
+ * "15.2(7)E3", "12.2(58)SE", "9.3(7a)", "10.2(1q)". Two of one train (case aside) are ordered by major, minor,
+ * maintenance, interim letter (none first), rebuild number (none = 0) and rebuild letter; 15.2(7)E < 15.2(7)E3 <
+ * 15.2(8)E. Two trains, or a Cisco spelling against a plain one, are needs_review. null when either is no such
+ * spelling.
+ */
+const CISCO = /^(\d{1,4})\.(\d{1,4})\((\d{1,4})([a-z]{0,2})\)([a-z]{0,4})(\d{0,4})([a-z]?)$/;
+
+function compareCisco(a: string, b: string): Comparison | null {
+  const x = CISCO.exec(a);
+  const y = x && CISCO.exec(b);
+  if (!x || !y) return null;
+  if (x[5] !== y[5]) return 'needs_review';
+  for (const i of [1, 2, 3]) {
+    const d = Number(x[i]) - Number(y[i]);
+    if (d !== 0) return sign(d);
+  }
+  if (x[4] !== y[4]) return x[4] < y[4] ? -1 : 1;
+  const r = Number(x[6] || 0) - Number(y[6] || 0);
+  if (r !== 0) return sign(r);
+  return x[7] === y[7] ? 0 : x[7] < y[7] ? -1 : 1;
 }
 
 /**
  * A release train's letters in front of its numbers ("R510.2" Honeywell Experion, "SV2.70", "QCA6390"): 1 to 4 letters,
- * then an optional space, dot or dash, then the version. Commit hashes (7 to 40 hex digits) are not such spellings.
+ * then an optional dot or dash, then the version (not a space: "to 2.0", "the 4.3" are words). Commit hashes (7 to 40 hex digits) are not such spellings.
  */
-const PREFIXED = /^([a-z]{1,4})[ .-]?(\d.*)$/;
+const PREFIXED = /^([a-z]{1,4})[.-]?(\d.*)$/;
 const HASH = /^[0-9a-f]{7,40}$/;
 
 /**
@@ -172,6 +201,18 @@ const HASH = /^[0-9a-f]{7,40}$/;
  * rests parse ("R510.2" < "R511.1"; "SV2.70" < "SV2.80"); otherwise needs_review ("R510.2" against "510.3", or
  * "QCA6390" against "WCN3990", stay unordered).
  */
+/**
+ * Whether the comparator can order a spelling against others of its kind: it parses, or it is a Cisco release or a
+ * release train's letters in front of a version (what a CSAF range text may be read with: csaf-ranges.ts).
+ */
+export function orderable(raw: string): boolean {
+  if (parseVersion(raw)) return true;
+  const n = normalised(raw);
+  if (CISCO.test(n)) return true;
+  const m = !HASH.test(n) && PREFIXED.exec(n);
+  return !!m && parseVersion(m[2]) !== null;
+}
+
 function comparePrefixed(a: string, b: string): Comparison {
   if (HASH.test(a) || HASH.test(b)) return 'needs_review';
   const ma = PREFIXED.exec(a);

@@ -108,3 +108,11 @@ test('intervals: ">= A and < B", ">= A < B", ">= A | <= B", "> A, < B"; glued ve
     assert.deepEqual(parseCsafRange(t), text, t);
   }
 });
+
+test('free text with Cisco releases and release-train letters: read as bounds (CISA\'s Stratix advisories), words still text', () => {
+  assert.deepEqual(parseCsafRange('<= 15.2(7)E3'), { kind: 'bounds', start: null, end: { version: '15.2(7)E3', inclusive: true } });
+  assert.deepEqual(parseCsafRange('< 15.2(6)E2a'), { kind: 'bounds', start: null, end: { version: '15.2(6)E2a', inclusive: false } });
+  assert.deepEqual(parseCsafRange('R510.2 and earlier'), { kind: 'bounds', start: null, end: { version: 'R510.2', inclusive: true } });
+  assert.deepEqual(parseCsafRange('to 2.0'), { kind: 'text' });
+  assert.deepEqual(parseCsafRange('<= the 4.3'), { kind: 'text' });
+});

@@ -339,10 +339,10 @@ test('property: a version is within a branch exactly when its first components a
 test('a release train\'s letters in front (R510.2, SV2.70, QCA6390): ordered against the same letters only; hashes never', () => {
   // Honeywell Experion / Yokogawa style releases; "SV" firmware; Qualcomm chip names stated as versions.
   assert.deepEqual([compareVersions('R510.2', 'R511.1'), compareVersions('R511.5', 'r511.5'), compareVersions('R520', 'R511.5'), compareVersions('R510.2', 'R510.2 SP1')], [-1, 0, 1, -1]);
-  assert.deepEqual([compareVersions('SV2.70', 'SV2.80'), compareVersions('SV 2.70', 'sv2.70'), compareVersions('SV-3', 'SV2.80')], [-1, 0, 1]);
+  assert.deepEqual([compareVersions('SV2.70', 'SV2.80'), compareVersions('SV-2.70', 'sv2.70'), compareVersions('SV-3', 'SV2.80')], [-1, 0, 1]);
   assert.deepEqual([compareVersions('QCA6390', 'QCA6391'), compareVersions('QCA6390', 'WCN3990')], [-1, 'needs_review']);
   // Different letters, letters on one side only, more than four letters, or a rest that does not parse: unordered.
-  for (const [a, b] of [['R510.2', '510.3'], ['R510.2', 'S510.3'], ['ABCDE1.0', 'ABCDE2.0'], ['R510.x', 'R511'], ['R', 'R1']]) {
+  for (const [a, b] of [['R510.2', '510.3'], ['R510.2', 'S510.3'], ['ABCDE1.0', 'ABCDE2.0'], ['R510.x', 'R511'], ['R', 'R1'], ['to 2.0', 'to 3.0']]) {
     assert.equal(compareVersions(a, b), 'needs_review', `${a} ${b}`);
   }
   // Commit hashes (7 to 40 hex digits) are never read so, whatever letters they start with.
@@ -358,4 +358,25 @@ test('OpenSSL letters go on after z: 1.1.1w < 1.1.1z < 1.1.1za < 1.1.1zb < 1.1.2
   assert.deepEqual(parseVersion('1.1.1za'), { core: [1, 1, 1], qualifier: { kind: 'letter', n: 27 } });
   assert.equal(parseVersion('1.1.1az'), null);
   assert.equal(inRange('1.1.1za', { version: '1.1.1', inclusive: true }, { version: '1.1.1zb', inclusive: false }), 'in');
+});
+
+test('Cisco releases: ordered within one train (15.2(7)E < 15.2(7)E3 < 15.2(8)E; NX-OS 9.3(7) < 9.3(7a)), never across trains', () => {
+  const order = ['15.2(6)E', '15.2(7)E', '15.2(7)E1', '15.2(7)E3', '15.2(7)E10', '15.2(8)E', '15.3(1)E', '16.1(1)E'];
+  for (let i = 0; i + 1 < order.length; i++) assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
+  const nxos = ['9.3(7)', '9.3(7a)', '9.3(8)', '9.3(10)', '10.2(1)', '10.2(1q)', '10.2(2)'];
+  for (let i = 0; i + 1 < nxos.length; i++) assert.equal(compareVersions(nxos[i], nxos[i + 1]), -1, `${nxos[i]} < ${nxos[i + 1]}`);
+  assert.deepEqual([compareVersions('15.2(7)e3', '15.2(7)E3'), compareVersions('12.2(58)SE', '12.2(58)SE0'), compareVersions('15.0(2)SE11a', '15.0(2)SE11')], [0, 0, 1]);
+  // Two trains (E against M, SE against SY), or a Cisco spelling against a plain version: unordered.
+  for (const [a, b] of [['15.2(7)E', '15.2(7)M'], ['12.2(58)SE', '12.2(58)SY'], ['15.2(7)E', '15.2.7'], ['9.3(7)', '9.3.7'], ['15.2(7)E', '15.2(7)']]) {
+    assert.equal(compareVersions(a, b), 'needs_review', `${a} ${b}`);
+  }
+  assert.equal(inRange('15.2(7)E3', { version: '15.2(7)E', inclusive: true }, { version: '15.2(8)E', inclusive: false }), 'in');
+  assert.equal(inRange('15.2(8)E', { version: '15.2(7)E', inclusive: true }, { version: '15.2(8)E', inclusive: false }), 'out');
+});
+
+test('CPE escapes in a version are undone before it is read ("15.2\\(8\\)e2" is 15.2(8)E2)', () => {
+  assert.equal(normaliseVersion('15.2\\(8\\)e2'), '15.2(8)e2');
+  assert.equal(compareVersions('15.2\\(8\\)e2', '15.2(8)E2'), 0);
+  assert.equal(compareVersions('9.2\\(3\\)', '9.3(1)'), -1);
+  assert.equal(compareVersions('1\\.2', '1.2'), 0);
 });
