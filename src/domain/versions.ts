@@ -4,6 +4,7 @@
 //   - a firmware letter glued to the last number:            V1.2a, 2.0.1b, 1.1.1za (OpenSSL: after z, za, zb, …)
 //   - a service pack:                                        3.0 SP1, V3.0SP1, 3.0 Service Pack 1
 //   - an update:                                             8 Update 3, 8u3, 2.1 Upd 3
+//   - a hotfix:                                              V12.01 HF4, R510.2_HF14, 15.1 HF001, 2.0 Hotfix 1
 //   - a pre-release (semver's after '-', or after '.' or glued), starting with alpha, beta, rc, pre, preview, dev,
 //     a, b, m or milestone (Apache's milestones), with or without a number:
 //                                                            1.0.0-rc.1, 1.0.0-beta, 2.0b3, 9.0.0.M1, 11.0.0-M10
@@ -12,7 +13,7 @@
 //
 // Two spellings are ordered only when the answer is certain:
 //   - different cores: the cores decide (2.10 > 2.9; 1.0.0-rc.1 < 1.0.1; 3.0 SP1 < 3.1);
-//   - same core: no qualifier < letter / SP / update; a pre-release < no qualifier; the same kind compares its
+//   - same core: no qualifier < letter / SP / update / hotfix; a pre-release < no qualifier; the same kind compares its
 //     number (or the semver identifiers of a pre-release);
 //   - same core with two different qualifier kinds (SP1 vs Update 3, 1.2a vs 1.2 SP1, rc vs SP): needs_review;
 //   - anything that does not parse (dates, git hashes, "1.2.3-1" revisions, words, "*"): needs_review, unless the
@@ -31,6 +32,7 @@ export type Qualifier =
   | { kind: 'letter'; n: number }
   | { kind: 'sp'; n: number }
   | { kind: 'update'; n: number }
+  | { kind: 'hotfix'; n: number }
   | { kind: 'pre'; ids: (string | number)[] };
 
 export interface ParsedVersion {
@@ -102,6 +104,8 @@ function parseFresh(raw: string): ParsedVersion | null {
   if ((q = /^(z*)([a-z])$/.exec(tail))) return { core, qualifier: { kind: 'letter', n: 26 * q[1].length + q[2].charCodeAt(0) - 96 } };
   if ((q = /^[ _-]?(?:sp|service pack) ?(\d{1,4})$/.exec(tail))) return { core, qualifier: { kind: 'sp', n: Number(q[1]) } };
   if ((q = /^[ _-]?(?:u|upd|update) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'update', n: Number(q[1]) } };
+  // Siemens "V12.01 HF4", Honeywell "R510.2_HF14", Schneider "15.1 HF001".
+  if ((q = /^[ _-]?(?:hf|hotfix) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'hotfix', n: Number(q[1]) } };
   if ((q = /^[-.](.+)$/.exec(tail)) || (q = /^([a-z].*)$/.exec(tail))) {
     const ids = parsePre(q[1]);
     if (ids) return { core, qualifier: { kind: 'pre', ids } };

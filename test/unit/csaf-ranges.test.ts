@@ -113,6 +113,10 @@ test('free text with Cisco releases and release-train letters: read as bounds (C
   assert.deepEqual(parseCsafRange('<= 15.2(7)E3'), { kind: 'bounds', start: null, end: { version: '15.2(7)E3', inclusive: true } });
   assert.deepEqual(parseCsafRange('< 15.2(6)E2a'), { kind: 'bounds', start: null, end: { version: '15.2(6)E2a', inclusive: false } });
   assert.deepEqual(parseCsafRange('R510.2 and earlier'), { kind: 'bounds', start: null, end: { version: 'R510.2', inclusive: true } });
+  assert.deepEqual(parseCsafRange('<R510.2_HF14'), { kind: 'bounds', start: null, end: { version: 'R510.2_HF14', inclusive: false } });
+  assert.deepEqual(parseCsafRange('All versions < V12.01 HF4'), { kind: 'bounds', start: null, end: { version: 'V12.01 HF4', inclusive: false } });
+  // Two qualifiers at once stay text.
+  assert.deepEqual(parseCsafRange('<R511.5_TCU4_HF4'), { kind: 'text' });
   assert.deepEqual(parseCsafRange('to 2.0'), { kind: 'text' });
   assert.deepEqual(parseCsafRange('<= the 4.3'), { kind: 'text' });
 });

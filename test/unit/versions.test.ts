@@ -380,3 +380,16 @@ test('CPE escapes in a version are undone before it is read ("15.2\\(8\\)e2" is 
   assert.equal(compareVersions('9.2\\(3\\)', '9.3(1)'), -1);
   assert.equal(compareVersions('1\\.2', '1.2'), 0);
 });
+
+test('hotfixes: "V12.01 HF4", "R510.2_HF14", "15.1 HF001" are a qualifier like a service pack; SP with HF stays unordered', () => {
+  assert.deepEqual(parseVersion('V12.01 HF4'), { core: [12, 1], qualifier: { kind: 'hotfix', n: 4 } });
+  assert.deepEqual(parseVersion('15.1 HF001'), { core: [15, 1], qualifier: { kind: 'hotfix', n: 1 } });
+  assert.deepEqual(parseVersion('2.0 Hotfix 1'), { core: [2], qualifier: { kind: 'hotfix', n: 1 } });
+  const order = ['12.01', '12.01 HF1', 'V12.01 HF4', '12.01_HF10', '12.02'];
+  for (let i = 0; i + 1 < order.length; i++) assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
+  // Honeywell's releases: the train letters, then the hotfix.
+  assert.deepEqual([compareVersions('R510.2', 'R510.2_HF14'), compareVersions('R510.2_HF13', 'R510.2_HF14'), compareVersions('R510.2_HF14', 'R511.1')], [-1, -1, -1]);
+  // A hotfix against a service pack or update of the same core, and two qualifiers at once: unordered.
+  assert.deepEqual([compareVersions('4.7 HF1', '4.7 SP1'), compareVersions('4.7 HF1', '4.7 Update 1'), compareVersions('V4.7 SP6 HF1', 'V4.7 SP6')], ['needs_review', 'needs_review', 'needs_review']);
+  assert.equal(parseVersion('V4.7 SP6 HF1'), null);
+});
