@@ -95,6 +95,19 @@ describe('GET /api/v1/cves/vendor/{slug}', () => {
       assert.equal(body.error.detail.resource, 'vendor');
     }
   });
+  test('the collection without its slug ("/api/v1/cves/vendor/") is 404 saying what goes after it, not a 422 about a CVE id', async () => {
+    for (const [url, name] of [['/api/v1/cves/vendor/', 'vendor'], ['/api/v1/cves/vendor', 'vendor'], ['/api/v1/cves/Protocol/', 'Protocol'], ['/api/v1/cves/stats', 'stats']]) {
+      const { status, body } = await get(url);
+      assert.equal(status, 404, url);
+      assert.equal(body.error.code, 'NOT_FOUND', url);
+      assert.deepEqual(body.error.detail, { error: 'not_found', resource: 'route', identifier: `/api/v1/cves/${name}` }, url);
+      assert.match(body.error.message, new RegExp(`^No route GET /api/v1/cves/${name}: `), url);
+    }
+    assert.match((await get('/api/v1/cves/vendor/')).body.error.message, /a vendor slug goes after it \(\/api\/v1\/cves\/vendor\/\{slug\}/);
+    // A CVE id that is not one is still the 422 of its pattern.
+    const bad = await get('/api/v1/cves/vendors');
+    assert.equal(bad.status, 422);
+  });
   test('a vendor with no CVEs is an empty collection', async () => {
     const { status, body } = await get('/api/v1/cves/vendor/no-cves-inc');
     assert.equal(status, 200);

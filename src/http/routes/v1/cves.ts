@@ -202,6 +202,15 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: CveDetailResponse, 304: NotModified },
     },
     config: { auth: PUBLIC_TRIAL },
+    // A collection's name without its parameter ("/api/v1/cves/vendor/": the trailing slash is ignored, so the path
+    // reaches this route with the id "vendor") is an unknown path that says what goes after it, not a 422 about the
+    // CVE id's pattern (found by session 18's CVE API audit).
+    preValidation: (req, _reply, done) => {
+      const id = (req.params as { cve_id?: string }).cve_id ?? '';
+      const next = COLLECTION_PARAMS[id.toLowerCase()];
+      if (next) return done(new ApiError('NOT_FOUND', { message: `No route ${req.method} /api/v1/cves/${id}: ${next}`, detail: { resource: 'route', identifier: `/api/v1/cves/${id}` } }));
+      done();
+    },
   }, async (req, reply) => {
     const d = await svc.detail(readerOf(req), req.params.cve_id);
     if (!d) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: req.params.cve_id.toUpperCase() } });
@@ -210,4 +219,12 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
     return ok(req, d.view(), d.meta);
   });
 };
+
+/** The CVE collections that take a path parameter, and what goes after their name. */
+const COLLECTION_PARAMS: Record<string, string> = {
+  vendor: 'a vendor slug goes after it (/api/v1/cves/vendor/{slug}; the slugs are listed by /api/v1/catalog/vendors)',
+  protocol: `a protocol name goes after it (/api/v1/cves/protocol/{name}: ${ICS_PROTOCOLS.join(', ')})`,
+  stats: 'use /api/v1/cves/stats/summary or /api/v1/cves/stats/dashboard',
+};
+
 export default cves;
