@@ -288,8 +288,11 @@ function at(d: { row: RangeRow }): string {
  *      git ranges per stable branch, then "6.1.64" to "6.1.*" unaffected). Alone they are a review.
  */
 function tier(m: { row: RangeRow; match: ProductMatch }): number {
-  return m.row.range.versionType !== null && m.row.range.versionType.toLowerCase() === 'git' ? 2 : weak(m.match) ? 1 : 0;
+  const vt = m.row.range.versionType;
+  // Runs for every matched row of every CVE: no lower-cased copy of the text.
+  return vt !== null && vt.length === 3 && GIT.test(vt) ? 2 : weak(m.match) ? 1 : 0;
 }
+const GIT = /^git$/i;
 
 function lowestTier(matched: readonly { row: RangeRow; match: ProductMatch }[]): number {
   let t = 2;
@@ -315,9 +318,11 @@ function lowestTier(matched: readonly { row: RangeRow; match: ProductMatch }[]):
  */
 type DefaultEntry = {
   first: { row: RangeRow; match: ProductMatch };
+  /** Every row of the entry leaves the asset's version out. */
   out: boolean;
-  /** The entry states an unaffected range (with a bound), and no unaffected single version or text. */
+  /** The entry states an unaffected range (with a bound); its default decides "affected" unless `lone`. */
   ranges: boolean;
+  /** The entry states an unaffected single version or text ("5.0.2": that version and, meant, the later ones). */
   lone: boolean;
   /** The lowest start of an unaffected range above the asset's version. */
   fix: string | null;

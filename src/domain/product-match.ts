@@ -85,8 +85,8 @@ export function broadLine(ak: string, rk: string, rangeProduct: string, version:
   if (rk.includes(' ')) return false;
   const last = words(rangeProduct).pop();
   if (last === 'family' || last === 'series' || last === 'products') return false;
-  const extra = ak.slice(rk.length + 1).split(' ');
   if (version === null) return true;
+  const extra = ak.slice(rk.length + 1).split(' ');
   const bare = (w: string) => w.replace(/^v(?=\d)/, '');
   const parts = words(version).filter((w) => w !== 'version').map(bare);
   return !extra.every((w, i) => parts[i] === bare(w));

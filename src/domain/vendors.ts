@@ -225,11 +225,9 @@ export function vendorSpellings(slug: string): readonly string[] {
   return e ? [e.name, ...e.aliases.filter((a) => a.length >= 3)] : [];
 }
 
-const TABLE_SLUGS = new Set(ENTRIES.map((e) => e.slug));
-
 /** Is this the slug of a vendor of the alias table (as opposed to one derived from a name outside it)? */
 export function isTableSlug(slug: string): boolean {
-  return TABLE_SLUGS.has(slug);
+  return BY_SLUG.has(slug);
 }
 
 export interface CanonicalVendor {

@@ -183,7 +183,7 @@ function compareCisco(a: string, b: string): Comparison | null {
   const y = x && CISCO.exec(b);
   if (!x || !y) return null;
   if (x[5] !== y[5]) return 'needs_review';
-  for (const i of [1, 2, 3]) {
+  for (let i = 1; i <= 3; i++) {
     const d = Number(x[i]) - Number(y[i]);
     if (d !== 0) return sign(d);
   }
@@ -194,17 +194,20 @@ function compareCisco(a: string, b: string): Comparison | null {
 }
 
 /**
- * A release train's letters in front of its numbers ("R510.2" Honeywell Experion, "SV2.70", "QCA6390"): 1 to 4 letters,
- * then an optional dot or dash, then the version (not a space: "to 2.0", "the 4.3" are words). Commit hashes (7 to 40 hex digits) are not such spellings.
+ * A release train's letters in front of its numbers ("R510.2" Honeywell Experion, "SV2.70", "QCA6390"): 1 to 4
+ * letters, then an optional dot or dash, then the version (not a space: "to 2.0", "the 4.3" are words). Commit hashes
+ * (7 to 40 hex digits) are not such spellings.
  */
 const PREFIXED = /^([a-z]{1,4})[.-]?(\d.*)$/;
 const HASH = /^[0-9a-f]{7,40}$/;
 
-/**
- * Two normalised spellings that do not parse: ordered by the rest when both carry the same letters in front and the
- * rests parse ("R510.2" < "R511.1"; "SV2.70" < "SV2.80"); otherwise needs_review ("R510.2" against "510.3", or
- * "QCA6390" against "WCN3990", stay unordered).
- */
+/** A normalised spelling read as a release train's letters and the version after them; null for anything else. */
+function trainOf(n: string): { letters: string; rest: ParsedVersion } | null {
+  const m = HASH.test(n) ? null : PREFIXED.exec(n);
+  const rest = m && parseVersion(m[2]);
+  return rest ? { letters: m[1], rest } : null;
+}
+
 /**
  * Whether the comparator can order a spelling against others of its kind: it parses, or it is a Cisco release or a
  * release train's letters in front of a version (what a CSAF range text may be read with: csaf-ranges.ts).
@@ -212,19 +215,18 @@ const HASH = /^[0-9a-f]{7,40}$/;
 export function orderable(raw: string): boolean {
   if (parseVersion(raw)) return true;
   const n = normalised(raw);
-  if (CISCO.test(n)) return true;
-  const m = !HASH.test(n) && PREFIXED.exec(n);
-  return !!m && parseVersion(m[2]) !== null;
+  return CISCO.test(n) || trainOf(n) !== null;
 }
 
+/**
+ * Two normalised spellings that do not parse: ordered by the rest when both carry the same letters in front and the
+ * rests parse ("R510.2" < "R511.1"; "SV2.70" < "SV2.80"); otherwise needs_review ("R510.2" against "510.3", or
+ * "QCA6390" against "WCN3990", stay unordered).
+ */
 function comparePrefixed(a: string, b: string): Comparison {
-  if (HASH.test(a) || HASH.test(b)) return 'needs_review';
-  const ma = PREFIXED.exec(a);
-  const mb = ma && PREFIXED.exec(b);
-  if (!ma || !mb || ma[1] !== mb[1]) return 'needs_review';
-  const ra = parseVersion(ma[2]);
-  const rb = parseVersion(mb[2]);
-  return ra && rb ? compareParsed(ra, rb) : 'needs_review';
+  const x = trainOf(a);
+  const y = x && trainOf(b);
+  return x && y && x.letters === y.letters ? compareParsed(x.rest, y.rest) : 'needs_review';
 }
 
 /** normaliseVersion, memoised: the spellings that do not parse are compared again and again (one per range bound). */
@@ -262,13 +264,23 @@ export function compareBranch(version: string, prefix: readonly number[]): Compa
 }
 
 /**
+ * A version against a version a source states, which may be a branch pattern: compareVersions, or for a pattern
+ * 'within' its branch (never equal to the pattern itself, so an exclusive bound does not leave it out) or -1 / 1.
+ */
+function compareStated(version: string, stated: string): Comparison | 'within' {
+  const prefix = branchPrefix(stated);
+  if (!prefix) return compareVersions(version, stated);
+  const c = compareBranch(version, prefix);
+  return c === 0 ? 'within' : c;
+}
+
+/**
  * Whether a version is the exact spelling a source states, or within the branch it names ("12.2.*"): 'in', 'out' or
  * 'needs_review'.
  */
 export function sameVersion(version: string, stated: string): RangeAnswer {
-  const prefix = branchPrefix(stated);
-  const c = prefix ? compareBranch(version, prefix) : compareVersions(version, stated);
-  return c === 'needs_review' ? c : c === 0 ? 'in' : 'out';
+  const c = compareStated(version, stated);
+  return c === 'needs_review' ? c : c === 0 || c === 'within' ? 'in' : 'out';
 }
 
 export interface Bound {
@@ -285,16 +297,14 @@ export type RangeAnswer = 'in' | 'out' | 'needs_review';
  */
 export function inRange(version: string, start: Bound | null, end: Bound | null): RangeAnswer {
   if (start) {
-    const branch = branchPrefix(start.version);
-    const c = branch ? compareBranch(version, branch) : compareVersions(version, start.version);
+    const c = compareStated(version, start.version);
     if (c === 'needs_review') return 'needs_review';
-    if (c < 0 || (c === 0 && !start.inclusive && !branch)) return 'out';
+    if (c === -1 || (c === 0 && !start.inclusive)) return 'out';
   }
   if (end) {
-    const branch = branchPrefix(end.version);
-    const c = branch ? compareBranch(version, branch) : compareVersions(version, end.version);
+    const c = compareStated(version, end.version);
     if (c === 'needs_review') return 'needs_review';
-    if (c > 0 || (c === 0 && !end.inclusive && !branch)) return 'out';
+    if (c === 1 || (c === 0 && !end.inclusive)) return 'out';
   }
   return 'in';
 }

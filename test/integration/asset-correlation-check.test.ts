@@ -75,6 +75,12 @@ test('/check with environment_id: the organization\'s own environment is answere
   assert.equal(ok.statusCode, 200, ok.body);
   assert.deepEqual(ok.json().data.assets.map((a: { asset_id: string }) => a.asset_id), ['sweep-1']);
   assert.deepEqual(await t.app.services.assets.stored(org.orgId, environment_id), []);
+  // Not a positive integer: 422 on the field, as on correlate-cves.
+  for (const bad of [0, '1', 1.5]) {
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves/check', headers: org.auth, payload: { environment_id: bad, assets } });
+    assert.equal(r.statusCode, 422, String(bad));
+    assert.deepEqual(r.json().error.detail.map((d: { field: string; message: string }) => [d.field, d.message]), [['body.environment_id', 'environment_id must be a positive integer']]);
+  }
   // An id of no environment, and one of another organization's: 404, nothing counted.
   const other = await seedOrg(t.store, { tier: 'enterprise' });
   const theirs = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: other.auth, payload: { name: 'Their plant' } });

@@ -98,14 +98,22 @@ const assets: FastifyPluginAsync = async (app) => {
     }
   }
 
-  function environmentOf(req: FastifyRequest, raw: unknown): number | null {
+  /** A body's environment_id: null when absent or null; 422 unless a positive integer. */
+  function environmentIdOf(raw: unknown): number | null {
     if (raw === undefined || raw === null) return null;
     if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 1) throw field('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
+    return raw;
+  }
+
+  /** environment_id of correlate-cves, where it stores the results: the key needs the write scope too. */
+  function environmentOf(req: FastifyRequest, raw: unknown): number | null {
+    const id = environmentIdOf(raw);
+    if (id === null) return null;
     // Storing results is a write: the key needs the write scope (a read-only partner key may correlate without it).
     if (!req.principal!.scopes.includes('write')) {
       throw new ApiError('INSUFFICIENT_SCOPE', { message: 'Storing results in an environment needs the write scope; omit environment_id to correlate only', detail: { required_scope: 'write' } });
     }
-    return raw;
+    return id;
   }
 
   app.post('/api/v1/assets/correlate-cves', {
@@ -172,12 +180,9 @@ const assets: FastifyPluginAsync = async (app) => {
     // The check stores nothing: environment_id and options are accepted (same input) and validated, not used; an
     // environment_id must name an environment of the organization (404 otherwise, as on correlate-cves), so a
     // sweep sent with a wrong or deleted id is not answered as if it were right. No write scope: nothing is written.
-    const env = rest.environment_id;
-    if (env !== undefined && env !== null && (typeof env !== 'number' || !Number.isSafeInteger(env) || env < 1)) {
-      throw field('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
-    }
+    const environmentId = environmentIdOf(rest.environment_id);
     parseOptions(rest.options);
-    const r = await svc.check({ principal: req.principal!, requestId: req.id, assets: items, environmentId: typeof env === 'number' ? env : null, options: DEFAULT_OPTIONS });
+    const r = await svc.check({ principal: req.principal!, requestId: req.id, assets: items, environmentId, options: DEFAULT_OPTIONS });
     return ok(req, r, { took_ms: tookMs(req) });
   });
 
