@@ -23,6 +23,17 @@ export default defineConfig(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
   },
 
+  // Kysely's values come from src/store/kysely.ts (its CommonJS build: one copy of the library, loaded without the
+  // tsx hooks' cost per module); types may be imported from 'kysely' itself.
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [{ name: 'kysely', allowTypeImports: true, message: "import Kysely's values from src/store/kysely.ts (its CommonJS build)" }],
+      }],
+    },
+  },
+
   // src/: the full type-aware set.
   {
     files: ['src/**/*.ts'],

@@ -17,7 +17,7 @@
 // BENCH_ROUNDS (default 60), BENCH_DURATION (s, default 15), BENCH_HTTP=0 skips part 2. Never part of `npm test`.
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
+import { sql } from '../src/store/kysely.ts';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/lib/clock.ts';

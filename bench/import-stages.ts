@@ -6,7 +6,7 @@
 // Needs a local PostgreSQL at 127.0.0.1:5432 (database vi_import_stages is dropped and created).
 import { readFileSync } from 'node:fs';
 import { freshDatabase } from './harness.ts';
-import { sql } from 'kysely';
+import { sql } from '../src/store/kysely.ts';
 import { openStore, withTx } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { beginBulkLoad } from '../src/store/bulk.ts';

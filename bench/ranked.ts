@@ -6,7 +6,7 @@
 // Usage: DATABASE_URL=postgres://…/vi_big BENCH_ROUNDS=15 npx tsx bench/ranked.ts
 // Creates one organization named "bench ranked" (and its entries) in that database and removes it at the end.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql } from '../src/store/kysely.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createOrganization } from '../src/store/identity.ts';

@@ -1,6 +1,6 @@
 // The `vulnintel` command. Every command that prints data takes --json.
-// The commands are two explicit tables: CORE_COMMANDS here and COMMANDS in cli-commands.ts (loaded for every
-// command but `serve`); `vulnintel help` lists them.
+// The commands are explicit tables: CORE_COMMANDS here and those of cli-commands.ts (for a command other than
+// `serve`, only the table that defines it is loaded); `vulnintel help` lists them all.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -65,7 +65,7 @@ const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s)
 
 export async function runCli(argv: string[], io: CliIo = stdio): Promise<number> {
   // `serve` needs none of the command modules (ingest, admin): skipping them keeps the start fast.
-  const COMMANDS = argv[0] === 'serve' ? CORE_COMMANDS : { ...CORE_COMMANDS, ...(await import('./cli-commands.ts')).COMMANDS };
+  const COMMANDS = argv[0] === 'serve' || argv[0] === 'migrate' ? CORE_COMMANDS : { ...CORE_COMMANDS, ...(await (await import('./cli-commands.ts')).commandsFor(argv)) };
   // Commands with a space in their name (e.g. "org create") are matched on the first two words.
   const two = argv.slice(0, 2).join(' ');
   const name = COMMANDS[two] ? two : argv[0];

@@ -3,7 +3,6 @@ import { UsageError, type Command } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { closeInputs, openInputs } from './inputs.ts';
 import { createProgress, silentProgress } from './progress.ts';
-import { providerFromConfig } from './analysis-provider.ts';
 
 const importCommand: Command = {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
@@ -26,8 +25,10 @@ const importCommand: Command = {
       throw e;
     }
     const progress = values.quiet ? silentProgress : createProgress(process.stderr);
-    // The OpenAI-compatible analysis is used only when configured; failures keep records pending, never fail the import.
-    const analysis = providerFromConfig(ctx.config);
+    // The OpenAI-compatible analysis is used only when configured (its module, with the HTTP client, is loaded only
+    // then); failures keep records pending, never fail the import.
+    const { baseUrl, model } = ctx.config.analysis;
+    const analysis = baseUrl && model ? (await import('./analysis-provider.ts')).providerFromConfig(ctx.config) : null;
     let summary;
     try {
       summary = await importPaths(rt.store.db, collected, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider });

@@ -5,7 +5,7 @@
 // one asset at a time as the route writes it (correlation-answer.ts: order, filter, page) → with an environment,
 // every asset decided first and stored in one transaction (last writer wins per asset_id). Never sees a request
 // or reply; refusals are ApiErrors the route renders.
-import { sql } from 'kysely';
+import { sql } from '../store/kysely.ts';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';

@@ -1,5 +1,5 @@
 // Notification preferences, plan-cap overrides and the usage counts of /account/usage (migration 0820). SQL only.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { ColumnType } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import type { Member } from './training.ts';

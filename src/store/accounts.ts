@@ -1,6 +1,6 @@
 // Persons, sign-in links, sessions, invitations, organization settings, deletion and purge: SQL only (the rules
 // are in services/accounts.ts and domain/accounts.ts). Tenant-scoped functions take orgId first.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { Role, Tier } from '../domain/tiers.ts';
 import type { CapOverrides } from '../domain/plan-caps.ts';

@@ -1,6 +1,7 @@
 // The alert run's SQL (migration 0922; docs/alerts.md): runs and their windows, the matching of a window's changed
 // CVEs against every active organization's watchlist, and the stored alerts.
-import { sql, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { ChangeKind } from '../domain/changes.ts';
 import type { WatchEntityType } from '../domain/watchlist.ts';

@@ -3,7 +3,7 @@
 // import run the indexes are rebuilt once and `cve_list_keys`, `cve_facet_counts` and `cve_stat_counts` are
 // recomputed from `cves` by the triggers' own statements (SQL functions of migration 0501). The dropped index definitions are kept in
 // `ingest_state` ('bulk_load'), so a run killed mid-load is finished (indexes and counts restored) by the next run.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { withTx } from './db.ts';
 

@@ -1,6 +1,6 @@
 // CVE change history (migration 0921; docs/watchlists.md "Change history"): the stored facts the import compares
 // against, the recorded changes, and the two reads (per CVE, and the corpus feed by position).
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { factsOf, type ChangeFacts, type ChangeKind, type FactSource } from '../domain/changes.ts';
 

@@ -1,6 +1,6 @@
 // Write side of the CVE read model. One multi-row statement per batch (binary column arrays), and rows whose
 // document is unchanged are left alone, so re-importing the same feeds changes nothing (not even enriched_at).
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { CveDocument } from '../domain/cve-document.ts';
 import { parseCveId } from '../domain/cve-id.ts';

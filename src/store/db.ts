@@ -1,6 +1,7 @@
 // The only entry point to PostgreSQL. Kysely over a pg Pool; one SQL dialect everywhere.
 import pg from 'pg';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import type { Kysely as KyselyDb, Transaction } from 'kysely';
+import { Kysely, PostgresDialect } from './kysely.ts';
 import type { Database } from './schema.ts';
 
 // int8 (counts, ids) as JS numbers: our ids and counts stay far below 2^53.
@@ -8,7 +9,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 // numeric as number (sizes, averages).
 pg.types.setTypeParser(1700, (v) => Number(v));
 
-export type Db = Kysely<Database>;
+export type Db = KyselyDb<Database>;
 export type Tx = Transaction<Database>;
 
 export interface StoreOptions {

@@ -1,6 +1,6 @@
 // Atom feeds (docs/feeds.md): the CVEs whose changes a feed shows, their recent changes, and the feed tokens.
 // SQL only.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import { interestOf } from './watchlists.ts';
 import type { ChangeRow } from './changes.ts';

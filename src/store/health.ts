@@ -2,7 +2,7 @@
 // The latest run per stage is the one that ended last: a sync writes its per-source row when the source
 // finishes, after the pipeline runs it started, so ordering by start time would show an older outcome.
 // Read-only and cheap: counts use the primary key and the partial index cves_sage_pending.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 
 export interface StageRunRow {

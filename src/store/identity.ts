@@ -1,6 +1,6 @@
 // Organizations, members, API keys and sessions: SQL only (the rules are in services/identity.ts).
 // Tenant-scoped functions take orgId first.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { KeyKind, Role, Scope, Tier } from '../domain/tiers.ts';
 

@@ -2,7 +2,7 @@
 // records and the vendor catalog. Multi-row statements only (jsonb_to_recordset), one round trip per batch
 // per table; rows whose content hash is unchanged are not written, so re-importing changes nothing.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
 import { recordJson } from '../ingest/record-json.ts';

@@ -1,7 +1,7 @@
 // cve_ranges (migration 0700): the structured ranges of every CVE, rebuilt per CVE from its source records by the
 // import (ingest/pipeline.ts, in the batch's transaction), and looked up by asset correlation. SQL only; the rows
 // come from domain/correlate.ts rangeRows().
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { jsonArray, textArray } from './pg-arrays.ts';

@@ -1,5 +1,5 @@
 // Checkpoints and single-flight for `vulnintel sync` (docs/sync.md), and the ingest-run rows it records.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type pg from 'pg';
 import type { ColumnType } from 'kysely';
 import type { Db } from './db.ts';

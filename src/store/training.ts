@@ -1,5 +1,5 @@
 // Training progress (migration 0820): one row per (organization, member, module) once started. SQL only.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { ColumnType } from 'kysely';
 import type { Db } from './db.ts';
 import type { ProgressRow } from '../domain/training.ts';

@@ -5,7 +5,7 @@
 // in memory and flushed every second (and when the app closes). The reported X-RateLimit-Used is the last total
 // read from the database plus this process's unflushed calls, so it never lags this replica's own traffic, and
 // other replicas' traffic shows up within a flush interval. A crash loses at most one interval of counts.
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import { recordApiCall } from './identity.ts';
 

@@ -1,6 +1,7 @@
 // Watchlists and the product and protocol catalogs (migration 0920; docs/watchlists.md). Tenant functions take
 // orgId first; a foreign entry id is simply not found.
-import { sql, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { WatchEntityType } from '../domain/watchlist.ts';
 

@@ -1,6 +1,7 @@
 // Webhooks and their deliveries (migration 0900; docs/webhooks.md). Tenant data: every function takes orgId
 // first, except the delivery bookkeeping, which works on a webhook id the service got from an org-scoped read.
-import { sql, type ColumnType, type Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import { WEBHOOK_FAILURE_LIMIT, type WebhookEvent } from '../domain/webhooks.ts';
 

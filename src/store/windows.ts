@@ -1,6 +1,7 @@
 // Windows patch level storage (migration 0300): MSRC documents and fix rows (global data), environments,
 // stored host results and installed software (tenant data: every function takes orgId first).
-import { sql, type ColumnType, type Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { textArray } from './pg-arrays.ts';
 

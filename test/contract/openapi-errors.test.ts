@@ -3,7 +3,7 @@
 // component validates the error bodies the server really sends, and documenting them changes none of those bodies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { InjectOptions } from 'fastify';

@@ -3,7 +3,7 @@
 import { mkdtempSync, copyFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import type { Db } from '../../src/store/db.ts';
 import { fixture, snapshotFile } from './feeds.ts';
 

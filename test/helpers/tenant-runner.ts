@@ -4,7 +4,7 @@
 // What the runner must know per tenant resource is here: how to seed it for one organization, and which ids it
 // yields. A route naming a resource (or an id) the runner cannot seed fails the coverage check, so a new tenant
 // route cannot slip through unattacked.
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import type { RouteEntry } from '../../src/http/conventions.ts';
 import type { TenantDecl, TenantId } from '../../src/http/auth.ts';
 import type { TestApp } from './app.ts';

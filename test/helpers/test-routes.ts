@@ -2,7 +2,7 @@
 // failure so the mapping into the spec's error envelope is tested over HTTP.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { ApiError, ERRORS, type ErrorKey } from '../../src/http/errors.ts';
 import { ok } from '../../src/http/envelope.ts';
 import { withTx } from '../../src/store/db.ts';

@@ -8,7 +8,7 @@ import { runCli } from '../../src/cli.ts';
 import { storeResults } from '../../src/store/windows.ts';
 import { parsePlanCaps } from '../../src/domain/plan-caps.ts';
 import { readFileSync } from 'node:fs';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 
 let t: TestApp;
 before(async () => {

@@ -5,7 +5,7 @@
 // matched by a watch entry and an asset is one alert naming both.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { startReceiver, verifySpecSignature, type Receiver } from '../helpers/webhook-receiver.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';

@@ -4,7 +4,7 @@
 // repeated; a deactivated organization's members get nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';

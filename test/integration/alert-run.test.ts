@@ -4,7 +4,7 @@
 // two runs at once: one runs, the other is told it is busy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';

@@ -3,7 +3,7 @@
 // (store/ranges.ts cveFlags), the full call the card fields; both decide with the same ranges.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';

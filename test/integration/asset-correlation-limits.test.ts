@@ -2,7 +2,7 @@
 // shared with v2, trial batch and total limits, partner monthly limit, counters exact under 20 parallel requests.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp, type SeededKey } from '../helpers/app.ts';
 
 let t: TestApp;

@@ -2,7 +2,7 @@
 // the real pipeline: affected, not affected, at the fix boundary, unknown version, alias spellings, runningOn.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../helpers/ingest.ts';

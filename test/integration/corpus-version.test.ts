@@ -3,7 +3,7 @@
 // must leave it (migration 1140: the vendor catalog's trigger fired for every statement of its refresh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { CATALOGS, NVD_FIXTURES, CSAF_FIXTURES, feedDir } from '../helpers/ingest.ts';

@@ -3,7 +3,7 @@
 // import records changes). The XML is parsed and checked entry by entry.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { createHash } from 'node:crypto';
 import { xml2js, type Element } from 'xml-js';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';

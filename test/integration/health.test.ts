@@ -3,7 +3,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedSession, TEST_INTERNAL_KEY, type TestApp } from '../helpers/app.ts';
 
 const NOW = '2026-11-21T12:00:00Z';

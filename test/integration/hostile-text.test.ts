@@ -4,7 +4,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';

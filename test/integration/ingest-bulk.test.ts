@@ -2,7 +2,7 @@
 // list keys, facet and stat counts, indexes and triggers; and a bulk load killed midway is finished by the next run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { beginBulkLoad, bulkLoadPending } from '../../src/store/bulk.ts';

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { importPaths, ImportBusyError, runPipeline } from '../../src/ingest/pipeline.ts';
 import { withImportLock } from '../../src/store/ingest.ts';

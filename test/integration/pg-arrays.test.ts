@@ -3,7 +3,7 @@
 // nulls), jsonb elements are parsed once into the same values, and array literals survive their cast.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { jsonArray, jsonbArray, textArray, textArrayLiteral } from '../../src/store/pg-arrays.ts';
 import { documentTexts } from '../../src/store/cves.ts';

@@ -4,7 +4,7 @@
 // /account/usage reports; parallel calls at cap − 1: exactly one passes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { FALLBACK_BODIES } from '../helpers/tenant-runner.ts';
 

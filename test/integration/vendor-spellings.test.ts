@@ -5,7 +5,7 @@
 // (docs/watchlists.md "Renamed vendors"). gVectors (CVE-2023-46310) stays two slugs read as one organisation.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { addWatchEntry } from '../../src/store/watchlists.ts';

@@ -2,7 +2,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';

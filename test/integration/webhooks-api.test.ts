@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import pino from 'pino';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { startReceiver, verifySpecSignature, verifyStandardSignature, type Receiver } from '../helpers/webhook-receiver.ts';
 import { WEBHOOK_REFUSED_URLS } from '../helpers/ssrf-urls.ts';

@@ -5,7 +5,7 @@ import { mkdtempSync, copyFileSync, mkdirSync, writeFileSync, readFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
 import { ensureMsrcSnapshot, importMsrcDocuments } from '../../src/ingest/msrc-import.ts';

@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
-import { sql } from 'kysely';
+import { sql } from '../../src/store/kysely.ts';
 import { pipelineSink } from '../../src/jobs/sync-sink.ts';
 import { readFeed } from '../../src/ingest/detect.ts';
 import { fixedClock } from '../../src/lib/clock.ts';

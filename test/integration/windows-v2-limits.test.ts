@@ -10,7 +10,7 @@ import { testApp, seedOrg, type TestApp, type SeededKey } from '../helpers/app.t
 import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 import { V2CorrelateResponse, V2ResultsResponse } from '../../src/http/routes/v2/schemas.ts';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect } from '../../src/store/kysely.ts';
 import { SIGNAL_TTL_MS, WindowsData } from '../../src/windows-data.ts';
 import type { Database } from '../../src/store/schema.ts';
 

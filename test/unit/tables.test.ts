@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { detectFormat, readFeed, READERS } from '../../src/ingest/detect.ts';
 import { SYNC_SOURCES, syncSources } from '../../src/jobs/sync.ts';
 import { runCli } from '../../src/cli.ts';
+import { commandsFor, TABLES } from '../../src/cli-commands.ts';
 import { fixture } from '../helpers/feeds.ts';
 
 test('every detected format has its reader in READERS, MSRC included', async () => {
@@ -32,4 +33,21 @@ test('the CLI lists every command of both tables; serve loads only the core tabl
   let err = '';
   assert.equal(await runCli(['key', 'nonsense'], { out: () => {}, err: (s) => { err += s; } }), 2);
   assert.match(err, /^Unknown command: key nonsense/);
+});
+
+test('each command table is listed under the names of exactly its commands, and a command loads only its own table', async () => {
+  const all: string[] = [];
+  for (const t of TABLES) {
+    const table = await t.load();
+    assert.deepEqual(Object.keys(table).sort(), [...t.names].sort());
+    all.push(...t.names);
+  }
+  assert.equal(new Set(all).size, all.length, 'a command name is in two tables');
+  // Two-word commands are matched on both words, one-word commands on the first, whatever follows.
+  assert.deepEqual(Object.keys(await commandsFor(['org', 'caps', '--org', '1'])), ['org caps']);
+  assert.deepEqual(Object.keys(await commandsFor(['org', 'create', '--name', 'x'])).sort(), ['key create', 'key list', 'key revoke', 'org create', 'org set-tier']);
+  assert.deepEqual(Object.keys(await commandsFor(['import', 'some/dir'])), ['import']);
+  assert.deepEqual(Object.keys(await commandsFor(['alerts', 'run'])), ['alerts run']);
+  // help, a bare group word and an unknown command see every table.
+  for (const argv of [['help'], ['org'], ['nonsense']]) assert.deepEqual(Object.keys(await commandsFor(argv)).sort(), all.sort());
 });
