@@ -105,7 +105,7 @@ async function setup(store: Store): Promise<Record<string, number | string>> {
   const allProducts = (await q<{ k: string }>(`SELECT vendor_slug || '/' || product_key AS k FROM products`)).map((r) => r.k);
   type R = { vendor: string; product: string; cpe: string | null; v: string | null };
   const rangeSel = `SELECT range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
-    coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_ranges`;
+    coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_range_rows`;
   // DRAW=products: an asset is a product drawn uniformly from the distinct (vendor, product) pairs, with a version one
   // of its ranges states: an organization's equipment, most of it rarely in a CVE. DRAW=ranges: a range row drawn
   // uniformly, so a product is drawn as often as it has ranges (the worst case: in the generated corpus three
@@ -113,13 +113,13 @@ async function setup(store: Store): Promise<Record<string, number | string>> {
   const wRanges = DRAW === 'ranges'
     ? await q<R>(`${rangeSel} WHERE cve_id = ANY($1::text[]) LIMIT 20000`, [window])
     : await q<R>(`SELECT DISTINCT ON (vendor_slug, product_key) range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
-        coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_ranges
-        WHERE cve_id = ANY($1::text[]) ORDER BY vendor_slug, product_key, md5(cve_id || ord)`, [window]);
+        coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_range_rows
+        WHERE cve_id = ANY($1::text[]) ORDER BY vendor_slug, product_key, md5(cve_id || group_ord || '.' || n)`, [window]);
   const allRanges = DRAW === 'ranges'
-    ? await q<R>(`${rangeSel} TABLESAMPLE SYSTEM (5) LIMIT 20000`)
+    ? await q<R>(`${rangeSel} WHERE random() < 0.05 LIMIT 20000`)
     : await q<R>(`SELECT DISTINCT ON (vendor_slug, product_key) range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
-        coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_ranges
-        ORDER BY vendor_slug, product_key, md5(cve_id || ord)`);
+        coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_range_rows
+        ORDER BY vendor_slug, product_key, md5(cve_id || group_ord || '.' || n)`);
   if (!allRanges.length) allRanges.push(...wRanges);
 
   const orgs = (await q<{ id: string }>(`INSERT INTO organizations (name, tier) SELECT 'Bench org ' || g, 'professional' FROM generate_series(1, $1::int) g RETURNING id`, [ORGS])).map((r) => Number(r.id));

@@ -59,7 +59,7 @@ async function assetsFrom(store: Store) {
   const pick = async (sources: string[], n: number) => (await sql<Row>`
     SELECT min(source) AS source, min(range->>'vendor') AS vendor, min(range->>'product') AS product,
       min(coalesce(range->>'version', range->'start'->>'version')) AS lo, max(range->'end'->>'version') AS hi, count(*)::int AS n
-    FROM cve_ranges WHERE source = ANY(${sources}::text[]) AND range->>'status' = 'affected'
+    FROM cve_range_rows WHERE source = ANY(${sources}::text[]) AND range->>'status' = 'affected'
     GROUP BY vendor_slug, product_key ORDER BY md5(vendor_slug || product_key) LIMIT ${n}`.execute(store.db)).rows;
   const ics = await pick(['csaf'], 100);
   const it = await pick(['nvd', 'cve5'], 80);

@@ -23,5 +23,6 @@ export async function commandsFor(argv: readonly string[]): Promise<Table> {
   const two = argv.slice(0, 2).join(' ');
   const table = TABLES.find((t) => t.names.includes(two)) ?? TABLES.find((t) => t.names.includes(argv[0] ?? ''));
   if (table) return table.load();
-  return Object.assign({}, ...(await Promise.all(TABLES.map((t) => t.load()))) as Table[]) as Table;
+  const tables = await Promise.all(TABLES.map((t) => t.load()));
+  return tables.reduce<Table>((all, t) => ({ ...all, ...t }), {});
 }

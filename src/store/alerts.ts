@@ -10,6 +10,7 @@ import type { DeliveryStatus, SagePriority } from '../domain/alerts.ts';
 import type { EnvAsset, EnvHost } from '../domain/asset-alerts.ts';
 import type { AssetRecord } from '../domain/assets.ts';
 import type { RangeRow } from '../domain/correlate.ts';
+import { expandGroup, type StoredGroup } from '../domain/range-groups.ts';
 import type { WindowsHost } from '../domain/windows/validate.ts';
 
 type Conn = Db | Tx;
@@ -292,9 +293,9 @@ export async function hasEnvironmentHosts(db: Conn): Promise<boolean> {
 /** The stored ranges of the given CVEs, and those of them in Microsoft's data (msrc_fixes). */
 export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: string[] }> {
   const [r, m] = await Promise.all([
-    sql<RangeRow & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range
+    sql<StoredGroup & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges
       FROM cve_ranges WHERE cve_id = ANY(${ids}::text[])`.execute(db),
     sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);
-  return { ranges: r.rows, msrc: m.rows.map((x) => x.cve_id) };
+  return { ranges: r.rows.flatMap((g) => expandGroup(g)), msrc: m.rows.map((x) => x.cve_id) };
 }

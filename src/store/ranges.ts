@@ -1,12 +1,14 @@
-// cve_ranges (migration 0700): the structured ranges of every CVE, rebuilt per CVE from its source records by the
-// import (ingest/pipeline.ts, in the batch's transaction), and looked up by asset correlation. SQL only; the rows
-// come from domain/correlate.ts rangeRows().
+// cve_ranges (migrations 0700, 1260): the structured ranges of every CVE, rebuilt per CVE from its source records by
+// the import (ingest/pipeline.ts, in the batch's transaction), and looked up by asset correlation. SQL only; the rows
+// come from domain/correlate.ts rangeRows() and are stored in groups (domain/range-groups.ts): one table row per
+// group, expanded back into its rows when read.
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { jsonArray, textArray } from './pg-arrays.ts';
 import type { CveSourceRecord } from '../domain/records.ts';
 import { rangeRows, type RangeRow } from '../domain/correlate.ts';
+import { expandGroup, groupRows, groupsDigestText, type RangeGroup, type StoredGroup } from '../domain/range-groups.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 
 type Conn = Db | Tx;
@@ -21,19 +23,16 @@ type Conn = Db | Tx;
  */
 export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
   if (!ids.length) return [];
-  // Each CVE's rows are serialised once: the set's hash is that of JSON.stringify(rows), and each row's range text
-  // is cut from its row's text (range is a row's last key, and no earlier key or value can spell `"range":`
-  // unescaped).
-  const fresh = new Map<string, { rows: RangeRow[]; ranges: string[]; hash: string }>();
+  // Each CVE's rows are grouped and serialised once (domain/range-groups.ts); the set's hash is taken over the groups.
+  const fresh = new Map<string, { rows: RangeRow[]; groups: RangeGroup[]; hash: string }>();
   for (const id of ids) {
     const rows = rangeRows(records.get(id) ?? []);
     if (!rows.length) {
-      fresh.set(id, { rows, ranges: [], hash: '' });
+      fresh.set(id, { rows, groups: [], hash: '' });
       continue;
     }
-    const texts = rows.map((r) => JSON.stringify(r));
-    const ranges = texts.map((t) => t.slice(t.indexOf('"range":') + 8, -1));
-    fresh.set(id, { rows, ranges, hash: sha256Hex(`[${texts.join(',')}]`) });
+    const groups = groupRows(rows);
+    fresh.set(id, { rows, groups, hash: sha256Hex(groupsDigestText(groups)) });
   }
   const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
@@ -42,35 +41,42 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
   // A CVE has range rows only if it has a state row (both are written together below): CVEs without one (all of
   // them in a first import) have nothing to read or delete.
   const had = changed.filter((id) => before.has(id));
-  const old = withBefore && had.length ? (await sql<{ cve_id: string; range: AffectedRange }>`SELECT cve_id, range FROM cve_ranges WHERE cve_id = ANY(${had}::text[]) ORDER BY cve_id, ord`.execute(tx)).rows : [];
   const oldBy = new Map<string, AffectedRange[]>();
-  for (const r of old) oldBy.set(r.cve_id, [...(oldBy.get(r.cve_id) ?? []), r.range]);
+  if (withBefore && had.length) {
+    const old = await sql<StoredGroup & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor,
+        cpe_product, base_key, ranges FROM cve_ranges WHERE cve_id = ANY(${had}::text[]) ORDER BY cve_id, ord`.execute(tx);
+    for (const g of old.rows) {
+      const list = oldBy.get(g.cve_id) ?? [];
+      for (const r of expandGroup(g)) list.push(r.range);
+      oldBy.set(g.cve_id, list);
+    }
+  }
   if (had.length) {
     await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${had}::text[])`.execute(tx);
     await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${had}::text[])`.execute(tx);
   }
   const withRows = changed.filter((id) => fresh.get(id)!.rows.length);
-  // Up to about 20,000 rows per statement, as binary column arrays (store/pg-arrays.ts): the rows and the CVEs'
-  // states in one statement, each range text parsed once, straight into its row.
+  // Up to about 20,000 groups per statement, as binary column arrays (store/pg-arrays.ts): the groups and the CVEs'
+  // states in one statement, each group's text parsed once, straight into its row.
   for (let i = 0; i < withRows.length; ) {
     const states: { cve_id: string; hash: string }[] = [];
-    const rows: { cve_id: string; row: RangeRow; range: string }[] = [];
-    while (i < withRows.length && rows.length < 20000) {
+    const groups: { cve_id: string; g: RangeGroup }[] = [];
+    while (i < withRows.length && groups.length < 20000) {
       const id = withRows[i++];
       const f = fresh.get(id)!;
       states.push({ cve_id: id, hash: f.hash });
-      for (let k = 0; k < f.rows.length; k++) rows.push({ cve_id: id, row: f.rows[k], range: f.ranges[k] });
+      for (const g of f.groups) groups.push({ cve_id: id, g });
     }
     await sql`WITH s AS (INSERT INTO cve_range_state (cve_id, hash)
         SELECT * FROM unnest(${textArray(states.map((s) => s.cve_id))}::text[], ${textArray(states.map((s) => s.hash))}::text[]))
-      INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range)
-      SELECT cve_id, ord::int, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range
-      FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => String(r.row.ord)))}::text[],
-        ${textArray(rows.map((r) => r.row.source))}::text[], ${textArray(rows.map((r) => r.row.source_key))}::text[],
-        ${textArray(rows.map((r) => r.row.vendor_slug))}::text[], ${textArray(rows.map((r) => r.row.product_key))}::text[],
-        ${textArray(rows.map((r) => r.row.cpe_vendor))}::text[], ${textArray(rows.map((r) => r.row.cpe_product))}::text[],
-        ${textArray(rows.map((r) => r.row.base_key))}::text[],
-        ${jsonArray(rows.map((r) => r.range))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range)`.execute(tx);
+      INSERT INTO cve_ranges (cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges)
+      SELECT cve_id, ord::int, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges
+      FROM unnest(${textArray(groups.map((r) => r.cve_id))}::text[], ${textArray(groups.map((r) => String(r.g.ord)))}::text[],
+        ${textArray(groups.map((r) => r.g.source))}::text[], ${textArray(groups.map((r) => r.g.source_key))}::text[],
+        ${textArray(groups.map((r) => r.g.vendor_slug))}::text[], ${textArray(groups.map((r) => r.g.product_key))}::text[],
+        ${textArray(groups.map((r) => r.g.cpe_vendor))}::text[], ${textArray(groups.map((r) => r.g.cpe_product))}::text[],
+        ${textArray(groups.map((r) => r.g.base_key))}::text[],
+        ${jsonArray(groups.map((r) => r.g.text))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges)`.execute(tx);
   }
   return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.rows.map((r) => r.range) }));
 }
@@ -95,12 +101,12 @@ export async function findRanges(
   // A family's products: keys that start with the family's key and a space, as a byte range the lookup index
   // (text_pattern_ops, migration 1160) serves ('!' is the byte after the space).
   const members = families.map((f) => ({ vendor_slug: f.vendor_slug, lo: `${f.product_key} `, hi: `${f.product_key}!` }));
-  const r = await sql<StoredRange>`
+  const r = await sql<StoredGroup & { cve_id: string }>`
     WITH k AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS x(vendor_slug text, product_key text)),
          v AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(variants)}::jsonb) AS x(vendor_slug text, product_key text)),
          c AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(cpes)}::jsonb) AS x(vendor text, product text)),
          m AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(members)}::jsonb) AS x(vendor_slug text, lo text, hi text)),
-         -- A row found more than one way is returned once (json has no equality, so the keys are united, not the rows).
+         -- A group found more than one way is returned once (json has no equality, so the keys are united, not the rows).
          hit AS (SELECT r.cve_id, r.ord FROM cve_ranges r JOIN k ON r.vendor_slug = k.vendor_slug AND r.product_key = k.product_key
            UNION
            SELECT r.cve_id, r.ord FROM cve_ranges r JOIN v ON r.vendor_slug = v.vendor_slug AND r.base_key = v.product_key
@@ -108,9 +114,9 @@ export async function findRanges(
            SELECT r.cve_id, r.ord FROM cve_ranges r JOIN c ON r.cpe_vendor = c.vendor AND r.cpe_product = c.product
            UNION
            SELECT r.cve_id, r.ord FROM cve_ranges r JOIN m ON r.vendor_slug = m.vendor_slug AND r.product_key ~>=~ m.lo AND r.product_key ~<~ m.hi)
-    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.base_key, r.range
+    SELECT r.cve_id, r.ord, r.source, r.source_key, r.vendor_slug, r.product_key, r.cpe_vendor, r.cpe_product, r.base_key, r.ranges
     FROM hit JOIN cve_ranges r ON r.cve_id = hit.cve_id AND r.ord = hit.ord`.execute(db);
-  return r.rows;
+  return r.rows.flatMap((g) => expandGroup(g));
 }
 
 /**

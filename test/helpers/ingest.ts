@@ -30,7 +30,7 @@ export async function checksums(db: Db): Promise<Record<string, string>> {
     cve_sources: await q(`SELECT md5(string_agg(cve_id || source || source_key || record_hash || updated_at::text, '|' ORDER BY cve_id, source, source_key)) AS h FROM cve_sources`),
     epss: await q(`SELECT md5(string_agg(cve_id || epss || percentile, '|' ORDER BY cve_id)) AS h FROM epss_scores`),
     vendors: await q(`SELECT md5(string_agg(slug || name || cve_count || aliases::text, '|' ORDER BY slug)) AS h FROM vendors`),
-    ranges: await q(`SELECT md5((SELECT coalesce(string_agg(cve_id || ord || range::text, '|' ORDER BY cve_id, ord), '') FROM cve_ranges) || (SELECT coalesce(string_agg(cve_id || hash, '|' ORDER BY cve_id), '') FROM cve_range_state)) AS h`),
+    ranges: await q(`SELECT md5((SELECT coalesce(string_agg(cve_id || ord || ranges::text, '|' ORDER BY cve_id, ord), '') FROM cve_ranges) || (SELECT coalesce(string_agg(cve_id || hash, '|' ORDER BY cve_id), '') FROM cve_range_state)) AS h`),
     catalogs: await q(`SELECT md5((SELECT string_agg(id || name, '|' ORDER BY id) FROM cwe_catalog) || (SELECT string_agg(capec_id || name, '|' ORDER BY capec_id) FROM capec_catalog)) AS h`),
   };
 }

@@ -22,7 +22,7 @@ interface FullCve { status: string; severity: string | null; known_exploited: bo
 test('/check counts equal the full call\'s counts for every asset (every stored product, versions at, inside and outside the ranges, unknown)', async () => {
   const rows = (await sql<{ vendor: string; product: string; v: string | null }>`
     SELECT DISTINCT range->>'vendor' AS vendor, range->>'product' AS product, coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v
-    FROM cve_ranges ORDER BY 1, 2, 3 LIMIT 190`.execute(t.store.db)).rows;
+    FROM cve_range_rows ORDER BY 1, 2, 3 LIMIT 190`.execute(t.store.db)).rows;
   assert.ok(rows.length > 20, `products: ${rows.length}`);
   const assets = rows.map((r, i) => {
     const version = [r.v, '0.1', '99.0', null][i % 4];

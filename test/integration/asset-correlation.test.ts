@@ -13,6 +13,7 @@ import { CorrelateResponse } from '../../src/http/routes/v1/asset-schemas.ts';
 import { createHash } from 'node:crypto';
 import { rebuildRanges } from '../../src/store/ranges.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
+import { expandGroup, groupRows, groupsDigestText, type StoredGroup } from '../../src/domain/range-groups.ts';
 import { loadSources } from '../../src/store/ingest.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { createAssetCorrelation } from '../../src/services/asset-correlation.ts';
@@ -53,40 +54,46 @@ describe('the range table', () => {
   test('a changed range set replaces the CVE\'s rows and state; an empty one removes both (rolled back after)', async () => {
     const id = 'CVE-2023-0228';
     const rows = async (tx: Tx) => (await sql<{ source: string; ord: number }>`SELECT source, ord FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx)).rows;
+    const stored = async (tx: Tx) => (await sql<StoredGroup & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor,
+      cpe_product, base_key, ranges FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx)).rows.flatMap((g) => expandGroup(g));
     const state = async (tx: Tx) => (await sql<{ hash: string }>`SELECT hash FROM cve_range_state WHERE cve_id = ${id}`.execute(tx)).rows.map((r) => r.hash);
-    const stored = await loadSources(t.store.db, [id]);
-    const all = stored.records.get(id)!;
+    const sources = await loadSources(t.store.db, [id]);
+    const all = sources.records.get(id)!;
     await assert.rejects(t.store.db.transaction().execute(async (tx) => {
       const before = await rows(tx);
       assert.deepEqual([...new Set(before.map((r) => r.source))], ['csaf', 'nvd']);
+      const beforeRanges = (await stored(tx)).length;
       const [oldHash] = await state(tx);
       // Only the NVD record: its ranges alone, renumbered from 0, and a new state hash.
       const nvdOnly = all.filter((r) => r.source === 'nvd');
       const changed = await rebuildRanges(tx, [id], new Map([[id, nvdOnly]]), true);
-      assert.deepEqual(changed.map((c) => [c.cve_id, c.before.length, c.after.length]), [[id, before.length, nvdOnly.flatMap((r) => r.ranges ?? []).length]]);
+      assert.deepEqual(changed.map((c) => [c.cve_id, c.before.length, c.after.length]), [[id, beforeRanges, nvdOnly.flatMap((r) => r.ranges ?? []).length]]);
       const after = await rows(tx);
       assert.deepEqual(after.map((r) => r.source), after.map(() => 'nvd'));
       assert.deepEqual(after.map((r) => r.ord), after.map((_, i) => i));
       const [newHash] = await state(tx);
       assert.ok(newHash && newHash !== oldHash);
-      // The state hash is that of the rows' JSON text (the digest stays comparable with stored ones), and every
-      // row holds its range as built.
+      // The state hash is that of the groups' keys and texts (domain/range-groups.ts), and the stored groups expand
+      // back into the rows as built (each row carrying its group's ordinal).
       const built = rangeRows(nvdOnly);
-      assert.equal(newHash, createHash('sha256').update(JSON.stringify(built)).digest('hex'));
-      const full = await sql<{ ord: number; source: string; source_key: string; vendor_slug: string; product_key: string; cpe_vendor: string | null; cpe_product: string | null; base_key: string | null; range: unknown }>`
-        SELECT ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx);
-      assert.deepEqual(full.rows, JSON.parse(JSON.stringify(built)));
+      const groups = groupRows(built);
+      assert.ok(groups.length < built.length, `${groups.length} groups of ${built.length} rows`);
+      assert.equal(newHash, createHash('sha256').update(groupsDigestText(groups)).digest('hex'));
+      const back = await stored(tx);
+      assert.deepEqual(back.map(({ ord: _o, cve_id: _c, ...r }) => r), JSON.parse(JSON.stringify(built.map(({ ord: _o, ...r }) => r))));
+      assert.deepEqual([...new Set(back.map((r) => r.ord))], groups.map((g) => g.ord));
       // The same set again: nothing changes.
       assert.deepEqual(await rebuildRanges(tx, [id], new Map([[id, nvdOnly]])), []);
       // No ranges at all: rows and state are gone.
       const gone = await rebuildRanges(tx, [id], new Map(), true);
-      assert.deepEqual(gone.map((c) => [c.after.length, c.before.length]), [[0, after.length]]);
+      assert.deepEqual(gone.map((c) => [c.after.length, c.before.length]), [[0, back.length]]);
       assert.deepEqual(await rows(tx), []);
       assert.deepEqual(await state(tx), []);
       // And back: a CVE with no state row gets its rows written again, with the import's own hash from the records
       // read back (key order: test/unit/correlate-rules.test.ts covers records stored as jsonb before migration 1100).
       await rebuildRanges(tx, [id], new Map([[id, all]]));
       assert.deepEqual((await rows(tx)).length, before.length);
+      assert.deepEqual((await stored(tx)).length, beforeRanges);
       assert.deepEqual(await state(tx), [oldHash]);
       assert.deepEqual(await rebuildRanges(tx, [id], new Map([[id, all]])), []);
       throw new Error('rollback');

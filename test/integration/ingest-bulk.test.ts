@@ -39,7 +39,7 @@ async function readModel(db: Db) {
     stats: await rows(`SELECT dim, key, n::int AS n FROM cve_stat_counts WHERE n <> 0 ORDER BY dim, key`),
     vendors: await rows(`SELECT slug, name, cve_count FROM vendors ORDER BY slug`),
     products: await rows(`SELECT vendor_slug, product_key, name, cve_count FROM products ORDER BY vendor_slug, product_key`),
-    ranges: await rows(`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, range FROM cve_ranges ORDER BY cve_id, ord`),
+    ranges: await rows(`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, ranges FROM cve_ranges ORDER BY cve_id, ord`),
     range_states: await rows(`SELECT cve_id, hash FROM cve_range_state ORDER BY cve_id`),
     product_keys: await rows(`SELECT cve_id, keys FROM cve_product_keys ORDER BY cve_id`),
     indexes: await rows(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE tablename IN ('cves', 'cve_product_keys', 'cve_ranges') ORDER BY tablename, indexname`),
