@@ -3,7 +3,7 @@
 import type { CveDocument } from './cve-document.ts';
 import type { SourceReference } from './records.ts';
 import type { MergedCve } from './merge.ts';
-import { hostOf, registrableDomain } from './urls.ts';
+import { registrableDomain, urlParts } from './urls.ts';
 import { canonicalVendor, type CanonicalVendor } from './vendors.ts';
 
 export const VARIES_NOTE =
@@ -50,10 +50,9 @@ function matches(list: [string, RegExp][], host: string, path: string): boolean 
  */
 export function isPatchSource(ref: SourceReference, isVendorAdvisory: boolean): boolean {
   if (isVendorAdvisory || ref.tags.includes('Patch')) return true;
-  const host = hostOf(ref.url);
-  if (!host) return false;
-  // hostOf read the URL, so it parses.
-  const path = new URL(ref.url).pathname;
+  const url = urlParts(ref.url);
+  if (!url) return false;
+  const { host, path } = url;
   if (matches(CODE_HOST_FIX, host, path)) return true;
   if (matches(DISTRIBUTION_SECURITY, host, path)) return true;
   if (matches(NATIONAL_ICS_ADVISORY, host, path)) return true;

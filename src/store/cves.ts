@@ -6,7 +6,7 @@ import type { CveDocument } from '../domain/cve-document.ts';
 import { parseCveId } from '../domain/cve-id.ts';
 import type { FactSource } from '../domain/changes.ts';
 import { FACT_SOURCE } from './changes.ts';
-import { sha256Hex } from '../lib/crypto.ts';
+import { createHash } from 'node:crypto';
 import { jsonbArray, textArray, textArrayLiteral } from './pg-arrays.ts';
 import { cveProductKeys } from '../domain/watchlist.ts';
 
@@ -21,20 +21,30 @@ const ENRICHED_JSON = JSON.stringify(ENRICHED_MARK);
 const GENERATED_JSON = JSON.stringify(GENERATED_MARK);
 
 /**
- * A document's two texts from one serialisation: `stable`, with the volatile timestamps null (its hash decides
- * whether a row changed, so re-importing the same feeds rewrites nothing), and `stored`, the document as written.
+ * A document's stored text and the hash of its stable text (the stored text with both volatile timestamps null: the
+ * hash decides whether a row changed, so re-importing the same feeds rewrites nothing), from one serialisation. The
+ * stable text itself is never built: its pieces are hashed as they are cut.
  */
-export function documentTexts(doc: CveDocument): { stable: string; stored: string } {
+export function documentTexts(doc: CveDocument): { stored: string; hash: string } {
   const text = JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: ENRICHED_MARK }, sage: { ...doc.sage, generated_at: GENERATED_MARK } });
-  const put = (within: string, mark: string, value: string) => {
-    const i = within.indexOf(mark);
-    if (i < 0) throw new Error(`document of ${doc.cve_id}: timestamp marker not found`);
-    return `${within.slice(0, i)}${value}${within.slice(i + mark.length)}`;
-  };
-  return {
-    stable: put(put(text, ENRICHED_JSON, 'null'), GENERATED_JSON, 'null'),
-    stored: put(put(text, ENRICHED_JSON, JSON.stringify(doc.temporal.enriched_at)), GENERATED_JSON, JSON.stringify(doc.sage.generated_at)),
-  };
+  const e = text.indexOf(ENRICHED_JSON);
+  const g = text.indexOf(GENERATED_JSON);
+  if (e < 0 || g < 0) throw new Error(`document of ${doc.cve_id}: timestamp marker not found`);
+  const marks = [
+    { at: e, length: ENRICHED_JSON.length, value: JSON.stringify(doc.temporal.enriched_at) },
+    { at: g, length: GENERATED_JSON.length, value: JSON.stringify(doc.sage.generated_at) },
+  ].sort((a, b) => a.at - b.at);
+  const h = createHash('sha256');
+  let stored = '';
+  let from = 0;
+  for (const m of marks) {
+    const piece = text.slice(from, m.at);
+    h.update(piece).update('null');
+    stored += piece + m.value;
+    from = m.at + m.length;
+  }
+  const tail = text.slice(from);
+  return { stored: stored + tail, hash: h.update(tail).digest('hex') };
 }
 
 const num = (n: number | null): string | null => (n === null ? null : String(n));
@@ -108,7 +118,7 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         ${textArray(col((d) => d.temporal.modified_at))}::text[], ${textArray(col((d) => d.temporal.enriched_at))}::text[],
         ${textArray(col((d) => [d.cve_id, ...a(d).vendors, ...a(d).vendor_slugs, ...a(d).products].join(' ')))}::text[],
         ${textArray(col((d) => d.description))}::text[],
-        ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => sha256Hex(texts[i].stable)))}::text[]
+        ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => texts[i].hash))}::text[]
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
         ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, product_keys, published_at,

@@ -3,6 +3,7 @@
 // nulls), jsonb elements are parsed once into the same values, and array literals survive their cast.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { jsonArray, jsonbArray, textArray, textArrayLiteral } from '../../src/store/pg-arrays.ts';
@@ -78,7 +79,7 @@ test('textArrayLiteral: a text[] column value survives the cast element for elem
   assert.deepEqual(r.rows.map((x) => x.v), lists.map((l) => l.map(asUtf8)));
 });
 
-test('documentTexts: stable has both volatile timestamps null, stored has them; either key order', () => {
+test('documentTexts: the hash is that of the text with both volatile timestamps null, stored has them; either key order', () => {
   const base = {
     cve_id: 'CVE-2024-0001', title: 'A "quoted" title',
     temporal: { published_at: '2024-01-01T00:00:00Z', modified_at: null, enriched_at: '2026-11-26T10:00:00.123Z', kev_added_at: null },
@@ -87,8 +88,9 @@ test('documentTexts: stable has both volatile timestamps null, stored has them; 
   // The same document with sage before temporal (as read back from jsonb, which orders keys).
   const reordered = { cve_id: base.cve_id, sage: base.sage, title: base.title, temporal: base.temporal };
   for (const doc of [base, reordered] as unknown as CveDocument[]) {
-    const { stable, stored } = documentTexts(doc);
-    assert.equal(stable, JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: null }, sage: { ...doc.sage, generated_at: null } }));
+    const { hash, stored } = documentTexts(doc);
+    const stable = JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: null }, sage: { ...doc.sage, generated_at: null } });
+    assert.equal(hash, createHash('sha256').update(stable).digest('hex'));
     assert.equal(stored, JSON.stringify(doc));
   }
   const noAnalysis = { ...base, sage: { ...base.sage, generated_at: null } } as unknown as CveDocument;
