@@ -11,6 +11,7 @@ import { openStore, withTx } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { beginBulkLoad } from '../src/store/bulk.ts';
 import { batchSettings, loadSources, upsertSourceRecords } from '../src/store/ingest.ts';
+import { recordOf, sourceText } from '../src/ingest/record-json.ts';
 import { rebuildRanges } from '../src/store/ranges.ts';
 import { upsertCves } from '../src/store/cves.ts';
 import { readCve5 } from '../src/ingest/cve5.ts';
@@ -53,14 +54,15 @@ let records = 0;
 const write = async (batch: CveSourceRecord[]) => {
   await withTx(store.db, async (tx) => {
     await batchSettings(tx);
-    const up = await stage('upsert sources', () => upsertSourceRecords(tx, batch));
+    const up = await stage('upsert sources', () => upsertSourceRecords(tx, batch.map(sourceText)));
     const ids = up.ids.sort();
     const loaded = await stage('load sources', () => loadSources(tx, ids, up.written));
-    await stage('ranges', () => rebuildRanges(tx, ids, loaded.records, false));
+    const records = new Map(ids.map((id) => [id, (loaded.records.get(id) ?? []).map(recordOf)]));
+    await stage('ranges', () => rebuildRanges(tx, ids, records, false));
     const docs = await stage('merge + build', () => {
       const out: CveDocument[] = [];
       for (const id of ids) {
-        const m = mergeSources(id, loaded.records.get(id) ?? [], null);
+        const m = mergeSources(id, records.get(id) ?? [], null);
         if (m.description) out.push(buildCveDocument(m, catalogs, now).doc);
       }
       return out;

@@ -63,7 +63,7 @@ function versVersion(r: AffectedRange): Pick<AffectedRange, 'version' | 'start' 
 }
 
 /** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
-export function rangeRows(records: { source: string; source_key: string; ranges?: AffectedRange[] }[]): RangeRow[] {
+export function rangeRows(records: readonly { source: string; source_key: string; ranges?: AffectedRange[] }[]): RangeRow[] {
   const out: RangeRow[] = [];
   const sorted = [...records].sort((a, b) => (a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0));
   for (const rec of sorted) {

@@ -10,8 +10,8 @@ export interface FeedFile { path: string; format: FeedFormat }
 /** The files one thread reads, in this order. */
 export interface FeedThreadData { files: FeedFile[] }
 
-/** An item as it travels: a source record as its JSON text and hash, anything else as it is. */
-export type WireItem = Exclude<IngestItem, { kind: 'cve' }> | { kind: 'cve-json'; json: string; hash: string };
+/** An item as it travels: a source record as its text (ingest/record-json.ts SourceText), anything else as it is. */
+export type WireItem = Exclude<IngestItem, { kind: 'cve' }>;
 
 /**
  * `file` is the index in FeedThreadData.files. Each file's items come in order and end with exactly one `end` or

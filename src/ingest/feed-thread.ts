@@ -1,13 +1,12 @@
 // Reading feed files on their own thread (docs/ingest.md "Feed thread"): decompression, parsing, the format's
-// reader and the serialisation and hash of each source record run there, beside the import's thread, which then
-// parses each record's JSON text back (about a third of reading it) and reuses the text and hash for the write
-// (record-json.ts). One thread reads a large file alone, or a run of smaller files one after the other (the
+// reader and the serialisation and hash of each source record run there, beside the import's thread, which gets
+// each record as its text (a `cve-text` item: record-json.ts SourceText), stores that text and parses it back only
+// when it enriches the record's CVE. One thread reads a large file alone, or a run of smaller files one after the other (the
 // monthly MSRC documents): it reads ahead while the import works on the file before. Errors keep their meaning: a
 // FeedFormatError on the thread is a FeedFormatError here, and comes where the in-line reader would throw it.
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../lib/ts-worker.ts';
-import { FeedFormatError, type CveSourceRecord, type FeedFormat, type IngestItem } from './types.ts';
-import { rememberRecordJson } from './record-json.ts';
+import { FeedFormatError, type FeedFormat, type IngestItem } from './types.ts';
 import type { FeedFile, FeedThreadData, FromFeedThread } from './feed-thread-types.ts';
 
 /** Formats whose files hold many records (JSON Lines, NVD pages, cvelistV5 archives): read on the feed thread. */
@@ -113,7 +112,10 @@ export class FeedThreadReader {
     throw this.failure!;
   }
 
-  /** The items of file `i`, as its in-line reader yields them (and its error, where that reader throws it). */
+  /**
+   * The items of file `i`, as its in-line reader yields them but for source records, which come as their text
+   * (`cve-text`; the in-line reader's `cve` record is recordOf of it), and its error where that reader throws it.
+   */
   async *items(i: number): AsyncGenerator<IngestItem> {
     if (!this.worker || i < this.next) {
       await this.close();
@@ -140,11 +142,7 @@ export class FeedThreadReader {
           throw Object.assign(new Error(m.message), m.code ? { code: m.code } : {});
         }
         for (const w of m.items) {
-          if (w.kind === 'cve-json') {
-            const record = JSON.parse(w.json) as CveSourceRecord;
-            rememberRecordJson(record, { json: w.json, hash: w.hash });
-            yield { kind: 'cve', record };
-          } else if (w.kind === 'msrc-document') {
+          if (w.kind === 'msrc-document') {
             // A Buffer arrives as a plain Uint8Array.
             const p = w.doc.payload;
             yield { kind: 'msrc-document', doc: { ...w.doc, payload: Buffer.from(p.buffer, p.byteOffset, p.byteLength) } };

@@ -1,11 +1,12 @@
 // The feed thread's side (feed-thread.ts): reads its files in order, each with the format's reader
 // (ingest/detect.ts READERS), and posts their items in batches. A source record travels as its JSON text and hash
-// (made here, once), which the import thread parses back; other items travel as they are. At most
+// (made here, once) with its key and revision fields, and the import thread parses it when it enriches its CVE;
+// other items travel as they are. At most
 // FEED_THREAD_AHEAD batches are unacknowledged, so a fast reader never holds more than that in memory. A file that
 // fails ends with its error, and the thread goes on to the next file (the import decides whether to go on).
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFeed } from './detect.ts';
-import { makeRecordJson } from './record-json.ts';
+import { makeRecordJson, textFields } from './record-json.ts';
 import { FEED_THREAD_AHEAD, FEED_THREAD_BATCH, type FeedThreadData, type FromFeedThread, type WireItem } from './feed-thread-types.ts';
 
 const port = parentPort!;
@@ -30,7 +31,7 @@ for (let file = 0; file < files.length; file++) {
   let batch: WireItem[] = [];
   try {
     for await (const item of readFeed(path, format)) {
-      batch.push(item.kind === 'cve' ? { kind: 'cve-json', ...makeRecordJson(item.record) } : item);
+      batch.push(item.kind === 'cve' ? { kind: 'cve-text', text: { ...textFields(item.record), ...makeRecordJson(item.record) } } : item);
       if (batch.length >= FEED_THREAD_BATCH) {
         await flush(file, batch);
         batch = [];

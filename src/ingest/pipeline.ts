@@ -5,8 +5,9 @@
 // failed at the next start. Memory stays flat: items stream through fixed-size batches.
 import type { Db, Tx } from '../store/db.ts';
 import { withTx } from '../store/db.ts';
-import { rebuildRanges } from '../store/ranges.ts';
-import { upsertCves, upsertCvesWithPrevious } from '../store/cves.ts';
+import { rangeSet, storeRanges, type RangeSet } from '../store/ranges.ts';
+import { docRow, upsertCves, upsertCvesWithPrevious, upsertDocRows, type DocRow } from '../store/cves.ts';
+import { recordOf, sourceText, type SourceText } from './record-json.ts';
 import { moveWatchVendors, orphanedWatchVendors, refreshProducts } from '../store/watchlists.ts';
 import { formerSlugTarget } from '../domain/vendors.ts';
 import { recordChanges, storedFacts, type ChangeInput } from '../store/changes.ts';
@@ -18,7 +19,7 @@ import {
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
 import { closeInputs, openInputs, openItems, type CollectedInputs, type PipelineInput } from './inputs.ts';
-import { type CapecRecord, type CveSourceRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta } from './types.ts';
+import { type CapecRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
 import { buildCveDocument, type Built, type Catalogs } from '../domain/enrich.ts';
@@ -127,7 +128,7 @@ function inImportTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
 }
 
 interface Writer {
-  cve: CveSourceRecord[];
+  cve: SourceText[];
   epss: EpssRecord[];
   inflight: Promise<void> | null;
 }
@@ -180,24 +181,39 @@ class Enricher {
    * Returns the documents waiting for the configured analysis provider: the caller passes them to analyse() once
    * the transaction has committed (each batch keeps its own list, so concurrent writers never mix them).
    */
-  async enrich(tx: Tx, ids: string[], known: CveSourceRecord[] = []): Promise<{ written: number; removed: number; pending: PendingAnalysis[]; touched: boolean }> {
+  async enrich(tx: Tx, ids: string[], known: SourceText[] = []): Promise<{ written: number; removed: number; pending: PendingAnalysis[]; touched: boolean }> {
     const pending: PendingAnalysis[] = [];
     if (!ids.length) return { written: 0, removed: 0, pending, touched: false };
     const { records, epss } = await loadSources(tx, ids, known);
-    // Structured ranges (issue 11) are rebuilt from the same records; unchanged range sets write nothing.
-    const rangeChanges = await rebuildRanges(tx, ids, records, this.history !== null);
     const now = this.opts.now?.() ?? new Date().toISOString();
-    const docs: CveDocument[] = [];
-    const drop: string[] = [];
-    const built: Built[] = [];
-    for (const id of ids) {
-      const recs = records.get(id);
-      const m = recs ? mergeSources(id, recs, epss.get(id) ?? null) : null;
-      // The corpus is every CVE that has a description from some source.
-      if (!m || !m.description) drop.push(id);
-      else built.push(buildCveDocument(m, this.catalogs, now));
-    }
     const provider = this.opts.provider && this.opts.provider.name !== 'grounded' ? this.opts.provider : null;
+    const history = this.history !== null;
+    // Every CVE is worked out here, one at a time and before the batch's next round trip: its records are parsed
+    // (record-json.ts), its structured ranges (issue 11) grouped and hashed, and its document built and serialised.
+    // The batch then holds strings, not records and documents, while it waits on the database: what outlived the young
+    // generation was copied by every scavenge. Documents are kept only for the analysis provider, and their change
+    // facts only for the history.
+    const sets = new Map<string, RangeSet>();
+    const rows: DocRow[] = [];
+    const facts = new Map<string, ChangeFacts>();
+    const built: Built[] = [];
+    const drop: string[] = [];
+    for (const id of ids) {
+      const recs = (records.get(id) ?? []).map(recordOf);
+      sets.set(id, rangeSet(recs, history));
+      const m = recs.length ? mergeSources(id, recs, epss.get(id) ?? null) : null;
+      // The corpus is every CVE that has a description from some source.
+      if (!m || !m.description) {
+        drop.push(id);
+        continue;
+      }
+      const b = buildCveDocument(m, this.catalogs, now);
+      if (provider) built.push(b);
+      else rows.push(docRow(b.doc));
+      if (history) facts.set(id, factsOf(b.doc));
+    }
+    // Unchanged range sets write nothing.
+    const rangeChanges = await storeRanges(tx, sets, history);
     if (provider) {
       // The provider is called after the batch commits (analyse()), never inside the transaction: until it
       // answers, a record shows its previous analysis (or the grounded one) marked pending.
@@ -206,33 +222,32 @@ class Enricher {
         const before = prev.get(b.doc.cve_id) as SageBlock | undefined;
         b.doc.sage = { ...(before && before.model !== GROUNDED_MODEL ? before : b.doc.sage), status: 'pending' };
         pending.push(b);
+        rows.push(docRow(b.doc));
       }
     }
-    for (const b of built) docs.push(b.doc);
     // A changed range set is a corpus change (cached answers are dropped). The corpus row is bumped last: its row
     // lock is held until commit, and taken earlier it would serialise the concurrent batch writers' upserts.
     const touched = rangeChanges.length > 0;
     if (!this.history) {
-      const written = await upsertCves(tx, docs);
+      const written = await upsertDocRows(tx, rows);
       const removed = await deleteCves(tx, drop);
       if (touched) await touchCorpus(tx);
       return { written, removed, pending, touched };
     }
     // Change history: the facts each written row replaced come back from the upsert itself (only rows whose
     // document changed are read), those of removed CVEs are read before the delete.
-    const rows = await upsertCvesWithPrevious(tx, docs);
+    const written = await upsertCvesWithPrevious(tx, rows);
     const gone = drop.length ? await storedFacts(tx, drop) : new Map<string, ChangeFacts>();
     const removed = await deleteCves(tx, drop);
-    const byId = new Map(docs.map((d) => [d.cve_id, d]));
     const changes: ChangeInput[] = [];
-    for (const w of rows) {
+    for (const w of written) {
       const prev = w.inserted || !w.previous ? null : factsOf(w.previous);
-      for (const c of diffCve(prev, factsOf(byId.get(w.cve_id)!))) changes.push({ cve_id: w.cve_id, ...c });
+      for (const c of diffCve(prev, facts.get(w.cve_id)!)) changes.push({ cve_id: w.cve_id, ...c });
     }
     for (const [id, f] of gone) for (const c of diffCve(f, null)) changes.push({ cve_id: id, ...c });
-    // Affected ranges: only CVEs whose range digest changed come back from rebuildRanges; a CVE new to the corpus
+    // Affected ranges: only CVEs whose range digest changed come back from storeRanges; a CVE new to the corpus
     // (its new_cve says it all) or leaving it records no range change.
-    const fresh = new Set(rows.filter((w) => w.inserted || !w.previous).map((w) => w.cve_id));
+    const fresh = new Set(written.filter((w) => w.inserted || !w.previous).map((w) => w.cve_id));
     const dropped = new Set(drop);
     for (const rc of rangeChanges) {
       if (fresh.has(rc.cve_id) || dropped.has(rc.cve_id)) continue;
@@ -242,7 +257,7 @@ class Enricher {
     if (touched) await touchCorpus(tx);
     // Last statement of the batch transaction: it takes the feed-position lock until commit.
     await recordChanges(tx, changes, this.history.runId);
-    return { written: rows.length, removed, pending, touched };
+    return { written: written.length, removed, pending, touched };
   }
 
   /** Runs the configured provider over the documents of a committed batch; failures leave them pending. */
@@ -333,7 +348,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     await enricher.reload(conn);
     let catalogsChanged = false;
 
-    const writeBatch = async (recs: CveSourceRecord[], scores: EpssRecord[]) => {
+    const writeBatch = async (recs: SourceText[], scores: EpssRecord[]) => {
       const r = await retryOnConflict(() => inImportTx(db, async (tx) => {
         const up = await upsertSourceRecords(tx, recs);
         const changed = new Set(up.ids);
@@ -409,10 +424,12 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
         n++;
         summary.items++;
         switch (item.kind) {
-          case 'cve': {
-            if (kevIds && item.record.source === 'kev') kevIds.add(item.record.cve_id);
-            const w = writerOf(item.record.cve_id);
-            w.cve.push(item.record);
+          case 'cve':
+          case 'cve-text': {
+            const text = item.kind === 'cve' ? sourceText(item.record) : item.text;
+            if (kevIds && text.source === 'kev') kevIds.add(text.cve_id);
+            const w = writerOf(text.cve_id);
+            w.cve.push(text);
             if (w.cve.length >= batchSize) await send(w);
             break;
           }

@@ -3,6 +3,7 @@
 // feed's fields into those shapes. Enrichment lives in src/domain/ and works on the per-CVE merge input, so
 // any source (including MSRC and the live `sync` fetchers) plugs in by producing `CveSourceRecord`s.
 import type { PreparedMsrcDocument } from './msrc-prepare.ts';
+import type { SourceText } from './record-json.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord } from '../domain/records.ts';
 export { CVE_SOURCES } from '../domain/records.ts';
 export type {
@@ -38,6 +39,8 @@ export type FeedFormat =
 /** What readers yield. */
 export type IngestItem =
   | { kind: 'cve'; record: CveSourceRecord }
+  /** A source record as its JSON text (a feed thread's: ingest/record-json.ts), parsed when its CVE is enriched. */
+  | { kind: 'cve-text'; text: SourceText }
   | { kind: 'epss'; record: EpssRecord }
   | { kind: 'cwe'; record: CweRecord }
   | { kind: 'capec'; record: CapecRecord }

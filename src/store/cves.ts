@@ -50,10 +50,42 @@ export function documentTexts(doc: CveDocument): { stored: string; hash: string 
 const num = (n: number | null): string | null => (n === null ? null : String(n));
 const bool = (b: boolean): string => (b ? 't' : 'f');
 
+/**
+ * The row of one document as the upsert sends it: its column values as text (cast in SQL), the catalog product ids
+ * as an array literal, its stored text and the hash of its stable text (documentTexts). Made as soon as a document is
+ * built, so that a batch holds strings, not documents, across its database round trips.
+ */
+export type DocRow = readonly (string | null)[];
+
+/** A DocRow has ROW_COLUMNS values, in the order of the upsert's columns; the stored text is the jsonb one. */
+const ROW_COLUMNS = 31;
+const STORED = 29;
+
+export function docRow(d: CveDocument): DocRow {
+  const m = parseCveId(d.cve_id);
+  if (!m) throw new Error(`Invalid CVE id in document: ${d.cve_id}`);
+  const t = documentTexts(d);
+  const a = d.affected;
+  return [
+    d.cve_id, m.year, m.seq, d.bsid, d.title, d.severity, num(d.scoring.cvss.score), num(d.scoring.bcs.score),
+    num(d.scoring.epss.score), num(d.scoring.epss.percentile), bool(d.exploitation.kev_flagged), d.exploitation.kev_added_at,
+    d.exploitation.exploit_maturity, bool(d.exploitation.poc_available), bool(d.exploitation.has_public_exploit), d.patch.status,
+    bool(a.ics_relevant), num(a.ics_relevance_score), a.primary_vendor, a.primary_product, String(a.vendor_count),
+    textArrayLiteral(a.vendor_slugs), textArrayLiteral(a.protocols), textArrayLiteral(cveProductKeys(a.vendor_slugs, a.products)),
+    d.temporal.published_at, d.temporal.modified_at, d.temporal.enriched_at,
+    [d.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '), d.description, t.stored, t.hash,
+  ];
+}
+
 /** Upserts a batch of enriched documents; returns how many rows were inserted or changed. */
 export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<number> {
-  if (docs.length === 0) return 0;
-  const r = await sql<{ n: number }>`${upsertStatement(docs, false)}`.execute(db);
+  return upsertDocRows(db, docs.map(docRow));
+}
+
+/** upsertCves of rows made by docRow. */
+export async function upsertDocRows(db: Db | Tx, rows: readonly DocRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const r = await sql<{ n: number }>`${upsertStatement(rows, false)}`.execute(db);
   return r.rows[0]?.n ?? 0;
 }
 
@@ -61,13 +93,13 @@ export async function upsertCves(db: Db | Tx, docs: CveDocument[]): Promise<numb
 export interface WrittenCve { cve_id: string; inserted: boolean; previous: FactSource | null }
 
 /**
- * upsertCves that also answers, per row it inserted or changed, the stored facts it replaced: read in the same
+ * upsertDocRows that also answers, per row it inserted or changed, the stored facts it replaced: read in the same
  * statement (a CTE sees the rows before the update), and only for rows whose document changed, so an unchanged
  * re-import reads nothing more (docs/watchlists.md "Change history").
  */
-export async function upsertCvesWithPrevious(db: Db | Tx, docs: CveDocument[]): Promise<WrittenCve[]> {
-  if (docs.length === 0) return [];
-  const r = await sql<WrittenCve>`${upsertStatement(docs, true)}`.execute(db);
+export async function upsertCvesWithPrevious(db: Db | Tx, rows: readonly DocRow[]): Promise<WrittenCve[]> {
+  if (rows.length === 0) return [];
+  const r = await sql<WrittenCve>`${upsertStatement(rows, true)}`.execute(db);
   return r.rows;
 }
 
@@ -75,20 +107,10 @@ export async function upsertCvesWithPrevious(db: Db | Tx, docs: CveDocument[]): 
  * The batch goes as one binary array per column (store/pg-arrays.ts), unnested side by side: each document text is
  * parsed once, straight into its row. Scalars travel as text and are cast to their column types in SQL.
  */
-function upsertStatement(docs: CveDocument[], previous: boolean) {
-  const n = docs.length;
-  const col = <T>(f: (d: CveDocument, i: number) => T): T[] => {
-    const out = new Array<T>(n);
-    for (let i = 0; i < n; i++) out[i] = f(docs[i], i);
-    return out;
-  };
-  const ids = col((d) => {
-    const m = parseCveId(d.cve_id);
-    if (!m) throw new Error(`Invalid CVE id in document: ${d.cve_id}`);
-    return m;
-  });
-  const texts = col((d) => documentTexts(d));
-  const a = (d: CveDocument) => d.affected;
+function upsertStatement(rows: readonly DocRow[], previous: boolean) {
+  const col = (k: number) => rows.map((r) => r[k]);
+  const texts = Array.from({ length: ROW_COLUMNS }, (_, k) => (k === STORED ? jsonbArray(col(k) as string[]) : textArray(col(k))));
+  const cast = (k: number) => sql`${texts[k]}::${sql.raw(k === STORED ? 'jsonb[]' : 'text[]')}`;
   return sql`
     WITH input AS (
       SELECT cve_id, cve_year::int AS cve_year, cve_seq::bigint AS cve_seq, bsid, title, severity,
@@ -100,25 +122,7 @@ function upsertStatement(docs: CveDocument[], previous: boolean) {
         vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols, product_keys::text[] AS product_keys,
         published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
         enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash
-      FROM unnest(
-        ${textArray(col((d) => d.cve_id))}::text[], ${textArray(col((_, i) => ids[i].year))}::text[],
-        ${textArray(col((_, i) => ids[i].seq))}::text[], ${textArray(col((d) => d.bsid))}::text[],
-        ${textArray(col((d) => d.title))}::text[], ${textArray(col((d) => d.severity))}::text[],
-        ${textArray(col((d) => num(d.scoring.cvss.score)))}::text[], ${textArray(col((d) => num(d.scoring.bcs.score)))}::text[],
-        ${textArray(col((d) => num(d.scoring.epss.score)))}::text[], ${textArray(col((d) => num(d.scoring.epss.percentile)))}::text[],
-        ${textArray(col((d) => bool(d.exploitation.kev_flagged)))}::text[], ${textArray(col((d) => d.exploitation.kev_added_at))}::text[],
-        ${textArray(col((d) => d.exploitation.exploit_maturity))}::text[], ${textArray(col((d) => bool(d.exploitation.poc_available)))}::text[],
-        ${textArray(col((d) => bool(d.exploitation.has_public_exploit)))}::text[], ${textArray(col((d) => d.patch.status))}::text[],
-        ${textArray(col((d) => bool(a(d).ics_relevant)))}::text[], ${textArray(col((d) => num(a(d).ics_relevance_score)))}::text[],
-        ${textArray(col((d) => a(d).primary_vendor))}::text[], ${textArray(col((d) => a(d).primary_product))}::text[],
-        ${textArray(col((d) => String(a(d).vendor_count)))}::text[], ${textArray(col((d) => textArrayLiteral(a(d).vendor_slugs)))}::text[],
-        ${textArray(col((d) => textArrayLiteral(a(d).protocols)))}::text[],
-        ${textArray(col((d) => textArrayLiteral(cveProductKeys(a(d).vendor_slugs, a(d).products))))}::text[],
-        ${textArray(col((d) => d.temporal.published_at))}::text[],
-        ${textArray(col((d) => d.temporal.modified_at))}::text[], ${textArray(col((d) => d.temporal.enriched_at))}::text[],
-        ${textArray(col((d) => [d.cve_id, ...a(d).vendors, ...a(d).vendor_slugs, ...a(d).products].join(' ')))}::text[],
-        ${textArray(col((d) => d.description))}::text[],
-        ${jsonbArray(col((_, i) => texts[i].stored))}::jsonb[], ${textArray(col((_, i) => texts[i].hash))}::text[]
+      FROM unnest(${sql.join(Array.from({ length: ROW_COLUMNS }, (_, k) => cast(k)))}
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
         ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, product_keys, published_at,

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
-import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
-import { recordJson } from '../ingest/record-json.ts';
+import type { CapecRecord, CveSourceName, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
+import { recordJson, type SourceText } from '../ingest/record-json.ts';
 import { jsonArray, textArray } from './pg-arrays.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
 import { capecSourceFor } from '../domain/capec.ts';
@@ -105,30 +105,29 @@ export async function batchSettings(tx: Tx): Promise<void> {
 }
 
 /**
- * Upserts source records; returns the CVE ids whose records were inserted or changed, and those records (the ones
- * now stored: a record refused as an older NVD or MSRC revision, or equal to the stored one, is not among them).
+ * Upserts source records (as their texts: ingest/record-json.ts); returns the CVE ids whose records were inserted or
+ * changed, and those records (the ones now stored: a record refused as an older NVD or MSRC revision, or equal to the
+ * stored one, is not among them).
  */
-export async function upsertSourceRecords(db: Conn, recs: CveSourceRecord[]): Promise<{ ids: string[]; written: CveSourceRecord[] }> {
+export async function upsertSourceRecords(db: Conn, recs: SourceText[]): Promise<{ ids: string[]; written: SourceText[] }> {
   if (!recs.length) return { ids: [], written: [] };
   // One record per key in a batch: the later one, or for MSRC the newest revision (replacesSource).
-  const kept = new Map<string, CveSourceRecord>();
+  const kept = new Map<string, SourceText>();
   const keyOf = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
   for (const r of recs) {
     const key = keyOf(r);
     const prev = kept.get(key);
     if (!prev || replacesSource(prev, r)) kept.set(key, r);
   }
-  const byKey = new Map<string, SourceRow>();
-  for (const [key, r] of kept) byKey.set(key, sourceRow(r));
-  // The already-serialised records go as binary column arrays (store/pg-arrays.ts): each record text is checked
-  // as JSON and stored as sent (a json column, migration 1100).
-  const rows = [...byKey.values()];
+  // The serialised records go as binary column arrays (store/pg-arrays.ts): each record text is checked as JSON and
+  // stored as sent (a json column, migration 1100).
+  const rows = [...kept.values()];
   const res = await sql<{ cve_id: string; source: string; source_key: string }>`
     INSERT INTO cve_sources AS s (cve_id, source, source_key, record, record_hash)
     SELECT cve_id, source, source_key, record, record_hash
     FROM unnest(${textArray(rows.map((r) => r.cve_id))}::text[], ${textArray(rows.map((r) => r.source))}::text[],
-      ${textArray(rows.map((r) => r.source_key))}::text[], ${jsonArray(rows.map((r) => r.record))}::json[],
-      ${textArray(rows.map((r) => r.record_hash))}::text[]) AS x(cve_id, source, source_key, record, record_hash)
+      ${textArray(rows.map((r) => r.source_key))}::text[], ${jsonArray(rows.map((r) => r.json))}::json[],
+      ${textArray(rows.map((r) => r.hash))}::text[]) AS x(cve_id, source, source_key, record, record_hash)
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
@@ -165,34 +164,37 @@ export async function upsertEpss(db: Conn, rows: EpssRecord[]): Promise<string[]
 }
 
 export interface LoadedSources {
-  records: Map<string, CveSourceRecord[]>;
+  /** Each CVE's source records as their texts (ingest/record-json.ts recordOf parses one), in stored order. */
+  records: Map<string, SourceText[]>;
   epss: Map<string, EpssRecord>;
 }
 
 const sourceKey = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}|${r.source}|${r.source_key}`;
 
 /**
- * Every source record and the EPSS score of the given CVEs. Records the caller already holds (`known`, e.g.
- * the batch just written) are not sent back by the database.
+ * Every source record and the EPSS score of the given CVEs. Records the caller already holds (`known`, e.g. the batch
+ * just written) are not sent back by the database: they take their stored rows' places.
  */
-export async function loadSources(db: Conn, ids: string[], known: CveSourceRecord[] = []): Promise<LoadedSources> {
-  const records = new Map<string, CveSourceRecord[]>();
+export async function loadSources(db: Conn, ids: string[], known: SourceText[] = []): Promise<LoadedSources> {
+  const records = new Map<string, SourceText[]>();
   const epss = new Map<string, EpssRecord>();
   if (!ids.length) return { records, epss };
   const have = new Map(known.map((r) => [sourceKey(r), r]));
   const [src, ep] = await Promise.all([
-    sql<{ k: string; record: CveSourceRecord | null }>`
-      SELECT cve_id || '|' || source || '|' || source_key AS k,
-        CASE WHEN cve_id || '|' || source || '|' || source_key = ANY(${[...have.keys()]}::text[]) THEN NULL ELSE record END AS record
+    sql<{ k: string; cve_id: string; source: CveSourceName; source_key: string; json: string | null; hash: string }>`
+      SELECT cve_id || '|' || source || '|' || source_key AS k, cve_id, source, source_key, record_hash AS hash,
+        CASE WHEN cve_id || '|' || source || '|' || source_key = ANY(${[...have.keys()]}::text[]) THEN NULL ELSE record::text END AS json
       FROM cve_sources WHERE cve_id = ANY(${ids}::text[])`.execute(db),
     sql<EpssRecord>`SELECT cve_id, epss, percentile FROM epss_scores WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);
   for (const row of src.rows) {
-    const record = row.record ?? have.get(row.k);
-    if (!record) continue;
-    const list = records.get(record.cve_id) ?? [];
-    list.push(record);
-    records.set(record.cve_id, list);
+    const { k, json, ...fields } = row;
+    // A stored record is read to be enriched, never compared again: its revision fields are not read out of it.
+    const text = json === null ? have.get(k) : { ...fields, json, modified: null, document_date: null };
+    if (!text) continue;
+    const list = records.get(row.cve_id) ?? [];
+    list.push(text);
+    records.set(row.cve_id, list);
   }
   for (const e of ep.rows) epss.set(e.cve_id, { cve_id: e.cve_id, epss: Number(e.epss), percentile: Number(e.percentile) });
   return { records, epss };

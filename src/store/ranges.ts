@@ -13,27 +13,41 @@ import type { AffectedRange } from '../domain/ranges.ts';
 
 type Conn = Db | Tx;
 
+/** A CVE's range set as stored: its groups (domain/range-groups.ts), their hash, and its ranges when kept. */
+export interface RangeSet {
+  groups: RangeGroup[];
+  /** SHA-256 of groupsDigestText; '' for no ranges. */
+  hash: string;
+  /** The set's ranges (for the change history), or null when not kept. */
+  ranges: AffectedRange[] | null;
+}
+
+/** The range set of a CVE's source records (no database work); `keepRanges` keeps the ranges themselves. */
+export function rangeSet(records: readonly CveSourceRecord[], keepRanges: boolean): RangeSet {
+  const rows = rangeRows(records);
+  if (!rows.length) return { groups: [], hash: '', ranges: keepRanges ? [] : null };
+  const groups = groupRows(rows);
+  return { groups, hash: sha256Hex(groupsDigestText(groups)), ranges: keepRanges ? rows.map((r) => r.range) : null };
+}
+
 /**
- * Rebuilds the ranges of the given CVEs from their source records. A CVE whose range set hashes as stored is not
- * touched (a re-import with nothing changed writes nothing); a changed set replaces the CVE's rows and counts as a
- * corpus change: the caller bumps cve_corpus_state (store/bulk.ts touchCorpus, so cached answers are dropped) after
- * its writes, at the end of its transaction, since the row lock it takes serialises concurrent batch writers until
- * commit. Returns the CVEs whose ranges changed, with their ranges after and, when `withBefore` (the change history
- * is recorded), before (read only for those: the digest decides first).
+ * Rebuilds the ranges of the given CVEs from their source records (rangeSet, then storeRanges).
  */
 export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
+  return storeRanges(tx, new Map(ids.map((id) => [id, rangeSet(records.get(id) ?? [], true)])), withBefore);
+}
+
+/**
+ * Stores the range sets of CVEs. A CVE whose set hashes as stored is not touched (a re-import with nothing changed
+ * writes nothing); a changed set replaces the CVE's rows and counts as a corpus change: the caller bumps
+ * cve_corpus_state (store/bulk.ts touchCorpus, so cached answers are dropped) after its writes, at the end of its
+ * transaction, since the row lock it takes serialises concurrent batch writers until commit. Returns the CVEs whose
+ * ranges changed, with their ranges after (when their sets kept them, else empty) and, when `withBefore` (the change
+ * history is recorded), before (read only for those: the digest decides first).
+ */
+export async function storeRanges(tx: Conn, fresh: ReadonlyMap<string, RangeSet>, withBefore = false): Promise<RangeSetChange[]> {
+  const ids = [...fresh.keys()];
   if (!ids.length) return [];
-  // Each CVE's rows are grouped and serialised once (domain/range-groups.ts); the set's hash is taken over the groups.
-  const fresh = new Map<string, { rows: RangeRow[]; groups: RangeGroup[]; hash: string }>();
-  for (const id of ids) {
-    const rows = rangeRows(records.get(id) ?? []);
-    if (!rows.length) {
-      fresh.set(id, { rows, groups: [], hash: '' });
-      continue;
-    }
-    const groups = groupRows(rows);
-    fresh.set(id, { rows, groups, hash: sha256Hex(groupsDigestText(groups)) });
-  }
   const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
   const changed = ids.filter((id) => (before.get(id) ?? '') !== fresh.get(id)!.hash).sort();
@@ -55,7 +69,7 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
     await sql`DELETE FROM cve_ranges WHERE cve_id = ANY(${had}::text[])`.execute(tx);
     await sql`DELETE FROM cve_range_state WHERE cve_id = ANY(${had}::text[])`.execute(tx);
   }
-  const withRows = changed.filter((id) => fresh.get(id)!.rows.length);
+  const withRows = changed.filter((id) => fresh.get(id)!.groups.length);
   // Up to about 20,000 groups per statement, as binary column arrays (store/pg-arrays.ts): the groups and the CVEs'
   // states in one statement, each group's text parsed once, straight into its row.
   for (let i = 0; i < withRows.length; ) {
@@ -78,7 +92,7 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
         ${textArray(groups.map((r) => r.g.base_key))}::text[],
         ${jsonArray(groups.map((r) => r.g.text))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges)`.execute(tx);
   }
-  return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.rows.map((r) => r.range) }));
+  return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.ranges ?? [] }));
 }
 
 /** A CVE whose stored range set changed: its ranges before and after. */

@@ -15,6 +15,7 @@ import { rebuildRanges } from '../../src/store/ranges.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
 import { expandGroup, groupRows, groupsDigestText, type StoredGroup } from '../../src/domain/range-groups.ts';
 import { loadSources } from '../../src/store/ingest.ts';
+import { recordOf } from '../../src/ingest/record-json.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { createAssetCorrelation } from '../../src/services/asset-correlation.ts';
 import { DEFAULT_OPTIONS } from '../../src/services/correlation-answer.ts';
@@ -58,7 +59,7 @@ describe('the range table', () => {
       cpe_product, base_key, ranges FROM cve_ranges WHERE cve_id = ${id} ORDER BY ord`.execute(tx)).rows.flatMap((g) => expandGroup(g));
     const state = async (tx: Tx) => (await sql<{ hash: string }>`SELECT hash FROM cve_range_state WHERE cve_id = ${id}`.execute(tx)).rows.map((r) => r.hash);
     const sources = await loadSources(t.store.db, [id]);
-    const all = sources.records.get(id)!;
+    const all = sources.records.get(id)!.map(recordOf);
     await assert.rejects(t.store.db.transaction().execute(async (tx) => {
       const before = await rows(tx);
       assert.deepEqual([...new Set(before.map((r) => r.source))], ['csaf', 'nvd']);
