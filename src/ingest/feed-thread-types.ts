@@ -1,14 +1,30 @@
 // Messages between the import thread and the feed thread (feed-thread.ts, feed-worker.ts).
 import type { FeedFormat, IngestItem } from './types.ts';
 
-/** Items per message, and messages the reader may post ahead of the import. */
+/** Items per message. */
 export const FEED_THREAD_BATCH = 256;
-export const FEED_THREAD_AHEAD = 4;
+/**
+ * How far the reader may read ahead of the import: the bytes of the messages the import has not taken yet (a record's
+ * text, a Windows document's payload; a kilobyte for any other item), and always at least one message. The thread
+ * starts before the database is opened and migrated, and until session 20 it stopped four messages (1,024 records,
+ * about 4 MB of the CVE record file) ahead, so the import then waited on it while it parsed the next ones. 32 MB is
+ * some 8,000 records: the 44k import 0.5 s sooner (docs/benchmarks.md, session 20), 550 MB peak instead of 488;
+ * 64 MB gained nothing more and peaked at 645 MB. A run of MSRC months (5-15 MB of XML each) stays a few documents
+ * ahead, as before.
+ */
+export const FEED_THREAD_AHEAD_BYTES = 32 << 20;
+
+/** A message's weight against FEED_THREAD_AHEAD_BYTES. */
+export function wireBytes(items: readonly WireItem[]): number {
+  let n = 0;
+  for (const w of items) n += w.kind === 'cve-text' ? w.text.json.length : w.kind === 'msrc-document' ? w.doc.payload.byteLength : 1024;
+  return n;
+}
 
 export interface FeedFile { path: string; format: FeedFormat }
 
-/** The files one thread reads, in this order. */
-export interface FeedThreadData { files: FeedFile[] }
+/** The files one thread reads, in this order, and how far it may read ahead (FEED_THREAD_AHEAD_BYTES). */
+export interface FeedThreadData { files: FeedFile[]; aheadBytes: number }
 
 /** An item as it travels: a source record as its text (ingest/record-json.ts SourceText), anything else as it is. */
 export type WireItem = Exclude<IngestItem, { kind: 'cve' }>;
@@ -18,6 +34,6 @@ export type WireItem = Exclude<IngestItem, { kind: 'cve' }>;
  * `error` for that file; the thread then goes on to the next file.
  */
 export type FromFeedThread =
-  | { t: 'items'; file: number; items: WireItem[] }
+  | { t: 'items'; file: number; items: WireItem[]; bytes: number }
   | { t: 'end'; file: number }
   | { t: 'error'; file: number; name: string; message: string; code: string | null };

@@ -7,7 +7,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../lib/ts-worker.ts';
 import { FeedFormatError, type FeedFormat, type IngestItem } from './types.ts';
-import type { FeedFile, FeedThreadData, FromFeedThread } from './feed-thread-types.ts';
+import { FEED_THREAD_AHEAD_BYTES, type FeedFile, type FeedThreadData, type FromFeedThread } from './feed-thread-types.ts';
 
 /** Formats whose files hold many records (JSON Lines, NVD pages, cvelistV5 archives): read on the feed thread. */
 const THREADED: ReadonlySet<FeedFormat> = new Set(['cve5-jsonl', 'cve5-zip', 'nvd-page', 'csaf-jsonl']);
@@ -33,7 +33,7 @@ export function readsRunOnThread(format: FeedFormat, files: number, bytes: numbe
 
 /**
  * One feed thread for a list of files, taken in order with `items(i)`. The thread starts at the first `items()`
- * and reads ahead (FEED_THREAD_AHEAD messages); a file taken out of order, or after the thread was stopped,
+ * and reads ahead (FEED_THREAD_AHEAD_BYTES); a file taken out of order, or after the thread was stopped,
  * starts a new thread from that file. It keeps the process alive only while an `items()` iteration waits on it,
  * it stops after the last file or when an iteration is left early, and `close()` stops it in any case.
  */
@@ -47,10 +47,16 @@ export class FeedThreadReader {
   private failure: Error | null = null;
   private wake: (() => void) | null = null;
 
-  constructor(private readonly files: FeedFile[]) {}
+  /** `aheadBytes`: how far the thread may read ahead (FEED_THREAD_AHEAD_BYTES; tests set less). */
+  constructor(private readonly files: FeedFile[], private readonly aheadBytes = FEED_THREAD_AHEAD_BYTES) {}
+
+  /** Bytes of the messages the thread has posted that no items() has taken yet (tests). */
+  get aheadNow(): number {
+    return this.queue.reduce((n, m) => n + (m.t === 'items' ? m.bytes : 0), 0);
+  }
 
   private start(from: number): Worker {
-    const data: FeedThreadData = { files: this.files.slice(from) };
+    const data: FeedThreadData = { files: this.files.slice(from), aheadBytes: this.aheadBytes };
     const worker = startTsWorker(new URL('./feed-worker.ts', import.meta.url), data);
     this.worker = worker;
     this.base = from;
@@ -77,8 +83,9 @@ export class FeedThreadReader {
   }
 
   /**
-   * Starts the thread at the first file now, before the import asks for items: it reads ahead (FEED_THREAD_AHEAD
-   * messages) while the import opens the database and its run, instead of after (docs/ingest.md "Feed thread").
+   * Starts the thread at the first file now, before the import asks for items: it reads ahead (up to
+   * FEED_THREAD_AHEAD_BYTES) while the import opens the database and its run, instead of after (docs/ingest.md
+   * "Feed thread").
    * It does not keep the process alive; `close()` stops it if the import never comes to it.
    */
   prime(): void {
@@ -106,7 +113,7 @@ export class FeedThreadReader {
     this.wake = null;
     const m = this.queue.shift();
     if (m) {
-      if (m.t === 'items') worker.postMessage(1); // one batch taken: the thread may read another ahead
+      if (m.t === 'items') worker.postMessage(m.bytes); // a batch taken: the thread may read that much more ahead
       return m;
     }
     throw this.failure!;

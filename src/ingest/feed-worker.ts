@@ -1,29 +1,31 @@
 // The feed thread's side (feed-thread.ts): reads its files in order, each with the format's reader
 // (ingest/detect.ts READERS), and posts their items in batches. A source record travels as its JSON text and hash
 // (made here, once) with its key and revision fields, and the import thread parses it when it enriches its CVE;
-// other items travel as they are. At most
-// FEED_THREAD_AHEAD batches are unacknowledged, so a fast reader never holds more than that in memory. A file that
-// fails ends with its error, and the thread goes on to the next file (the import decides whether to go on).
+// other items travel as they are. Messages the import has not taken yet weigh at most `aheadBytes` (and
+// one is always allowed), so a fast reader never holds more than that in memory. A file that fails ends with its
+// error, and the thread goes on to the next file (the import decides whether to go on).
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFeed } from './detect.ts';
 import { makeRecordJson, textFields } from './record-json.ts';
-import { FEED_THREAD_AHEAD, FEED_THREAD_BATCH, type FeedThreadData, type FromFeedThread, type WireItem } from './feed-thread-types.ts';
+import { FEED_THREAD_BATCH, wireBytes, type FeedThreadData, type FromFeedThread, type WireItem } from './feed-thread-types.ts';
 
 const port = parentPort!;
-const { files } = workerData as FeedThreadData;
-let credit = FEED_THREAD_AHEAD;
+const { files, aheadBytes } = workerData as FeedThreadData;
+/** Bytes of the messages posted and not yet taken by the import (it posts each taken message's bytes back). */
+let ahead = 0;
 let resume: (() => void) | null = null;
-port.on('message', () => {
-  credit++;
+port.on('message', (taken: number) => {
+  ahead -= taken;
   resume?.();
 });
 const send = (m: FromFeedThread) => port.postMessage(m);
 
 async function flush(file: number, items: WireItem[]): Promise<void> {
-  while (credit <= 0) await new Promise<void>((r) => (resume = r));
+  const bytes = wireBytes(items);
+  while (ahead > 0 && ahead + bytes > aheadBytes) await new Promise<void>((r) => (resume = r));
   resume = null;
-  credit--;
-  send({ t: 'items', file, items });
+  ahead += bytes;
+  send({ t: 'items', file, items, bytes });
 }
 
 for (let file = 0; file < files.length; file++) {

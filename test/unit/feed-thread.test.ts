@@ -107,6 +107,44 @@ test('a primed thread starts before the items are asked for, reads ahead, and is
   assert.equal(unread.reading, false);
 });
 
+test('read-ahead is bounded by bytes: a primed thread posts what fits its budget and goes on as the import takes', async () => {
+  // About 20 MB of record texts in messages of about 2 MB.
+  const file = jsonlOfFixtures(200);
+  const inline = await all(readFeed(file, 'cve5-jsonl'));
+  // The weight of one message: its 256 records' texts.
+  const perMessage = inline.slice(0, 256).reduce((n, x) => n + (x.kind === 'cve' ? JSON.stringify(x.record).length : 1024), 0);
+  // Until the thread stops posting: the bytes ahead are unchanged for 300 ms (at most 15 s).
+  const settle = async (r: FeedThreadReader) => {
+    let last = -1;
+    for (let same = 0, t = 0; same < 6 && t < 300; t++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+      same = r.aheadNow === last && last > 0 ? same + 1 : 0;
+      last = r.aheadNow;
+    }
+  };
+  const small = new FeedThreadReader([{ path: file, format: 'cve5-jsonl' }], Math.floor(perMessage * 2.5));
+  try {
+    small.prime();
+    await settle(small);
+    // Two messages fit the budget, a third would not.
+    assert.ok(small.aheadNow >= perMessage * 1.5 && small.aheadNow <= perMessage * 2.5, `${small.aheadNow} bytes ahead of ${perMessage} per message`);
+    // Taken to the end, the items are all there.
+    assert.deepEqual(await all(small.items(0)), inline);
+  } finally {
+    await small.close();
+  }
+  // The default budget (64 MB) holds this whole file: it is all read ahead while the import is not asking yet.
+  const whole = inline.reduce((n, x) => n + (x.kind === 'cve' ? JSON.stringify(x.record).length : 1024), 0);
+  const big = new FeedThreadReader([{ path: file, format: 'cve5-jsonl' }]);
+  try {
+    big.prime();
+    await settle(big);
+    assert.equal(big.aheadNow, whole);
+  } finally {
+    await big.close();
+  }
+});
+
 test('only large files of the many-record formats are read on the thread', async () => {
   // From 4 MB as stored; a single-document format never alone.
   assert.equal(readsOnThread('cve5-jsonl', 4 * 1024 * 1024), true);
