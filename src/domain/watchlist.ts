@@ -33,12 +33,19 @@ export function catalogProductKey(name: string, vendorSlug: string): string {
   return catalogKeyOf(productKey(name), vendorSlug);
 }
 
+/** Whether a product key starts with the vendor's slug and a dash, and goes on after them. */
+function startsWithVendor(key: string, vendorSlug: string): boolean {
+  return key.length > vendorSlug.length + 1 && key.charCodeAt(vendorSlug.length) === 45 /* '-' */ && key.startsWith(vendorSlug);
+}
+
+/** A product key without a trailing "firmware", when something remains. */
+function withoutFirmware(key: string): string {
+  return key.endsWith('-firmware') && key.length > '-firmware'.length ? key.slice(0, -'-firmware'.length) : key;
+}
+
 /** catalogProductKey of a name whose product key is `key`. */
 function catalogKeyOf(key: string, vendorSlug: string): string {
-  let k = key;
-  if (k.length > vendorSlug.length + 1 && k.charCodeAt(vendorSlug.length) === 45 /* '-' */ && k.startsWith(vendorSlug)) k = k.slice(vendorSlug.length + 1);
-  if (k.endsWith('-firmware') && k.length > '-firmware'.length) k = k.slice(0, -'-firmware'.length);
-  return k;
+  return withoutFirmware(startsWithVendor(key, vendorSlug) ? key.slice(vendorSlug.length + 1) : key);
 }
 
 const PRODUCT_KEYS = memoTable<string, string>(50_000);
@@ -53,24 +60,53 @@ function memoProductKey(name: string): string {
   return k;
 }
 
+/** Above this many vendor × product pairs, a CVE's product ids are stored in the compact form (cveProductKeys). */
+export const PRODUCT_PAIRS_MAX = 1000;
+
 /**
- * The catalog product ids a CVE names (stored with it in `cve_product_keys`, migration 1180): each of its vendors
- * paired with each product name, as `<vendor-slug>/<catalog key>`, distinct and in byte order; names without a key
- * are left out. A watched product matches a CVE exactly when its id is among them, in the ranked list
- * (store/watchlists.ts interestOf, through an index) and in the alert run (store/alerts.ts watchHits). Same as the
- * SQL function vi_cve_product_keys; a test holds them equal.
+ * The catalog products a CVE names, as `cve_product_keys` stores them (migrations 1180, 1280; docs/watchlists.md
+ * "Ranking"): each of its vendors paired with each of its product names under the catalog key, as
+ * `<vendor-slug>/<catalog key>`, distinct and in byte order; names without a key are left out, and nothing without a
+ * vendor. A CVE of many vendors and many names would hold every pairing (CVE-2022-4974, 377 vendors and 620 products:
+ * 233,740 ids, most of a first import's product-id index), so past PRODUCT_PAIRS_MAX pairs the ids take a compact
+ * form: a name whose key starts with none of the CVE's vendor slugs has the same catalog key under every one of them
+ * and is stored once, as that key alone (`kernel`), with each vendor once as `<vendor-slug>/`; a name whose key starts
+ * with one of them ("Linux Kernel" of linux) keeps `<vendor-slug>/<catalog key>` per vendor (CVE-2022-4974: 14,157).
+ * A watched product matches a CVE as cveNamesProduct says, in either form, in the ranked list (store/watchlists.ts
+ * interestOf, through an index) and in the alert run (store/alerts.ts watchHits). Same as the SQL function
+ * vi_cve_product_keys; a test holds them equal.
  */
 export function cveProductKeys(vendorSlugs: readonly string[], products: readonly string[]): string[] {
+  if (!vendorSlugs.length) return [];
+  const keys = new Set<string>();
+  for (const name of products) {
+    const key = memoProductKey(name);
+    if (key) keys.add(key);
+  }
   const ids = new Set<string>();
-  const keys = products.map(memoProductKey);
-  for (const v of vendorSlugs) {
-    for (const key of keys) {
-      const k = catalogKeyOf(key, v);
-      if (k) ids.add(`${v}/${k}`);
+  const compact = vendorSlugs.length * keys.size > PRODUCT_PAIRS_MAX;
+  let alone = false;
+  for (const key of keys) {
+    if (!compact || vendorSlugs.some((v) => startsWithVendor(key, v))) {
+      for (const v of vendorSlugs) ids.add(`${v}/${catalogKeyOf(key, v)}`);
+    } else {
+      ids.add(withoutFirmware(key));
+      alone = true;
     }
   }
+  if (alone) for (const v of vendorSlugs) ids.add(`${v}/`);
   // Ids are ASCII, so UTF-16 order (the default sort's, without a comparator call per pair) is byte order.
   return [...ids].sort();
+}
+
+/**
+ * Whether a CVE whose stored product keys are `keys` (cveProductKeys) names the catalog product `id`
+ * (`<vendor-slug>/<catalog key>`): the id itself is stored, or its key alone with its vendor. Exactly when the id is
+ * one of the CVE's vendors paired with the catalog key of one of its product names.
+ */
+export function cveNamesProduct(keys: readonly string[], id: string): boolean {
+  const slash = id.indexOf('/');
+  return slash > 0 && slash < id.length - 1 && (keys.includes(id) || (keys.includes(id.slice(slash + 1)) && keys.includes(id.slice(0, slash + 1))));
 }
 
 /** Display names of the ICS protocols (spec §4.1 list). */

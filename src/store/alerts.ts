@@ -91,8 +91,8 @@ export interface WatchHit { org_id: number; cve_id: string; entity_type: WatchEn
 
 /**
  * Every active organization's watch entries that match the given CVEs, by equality on keys the CVE yields (its
- * vendor slugs, its catalog product ids as stored with it in `cve_product_keys`, its protocols and its own id),
- * through the (entity_type, entity_key) index: the cost follows the hits, not organizations × entries.
+ * vendor slugs, its catalog product ids from `cve_product_keys`, its protocols and its own id), through the
+ * (entity_type, entity_key) index: the cost follows the hits, not organizations × entries.
  */
 export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
   const r = await sql<WatchHit>`
@@ -102,7 +102,11 @@ export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
       SELECT cve_id, 'vendor' AS kind, unnest(vendor_slugs) AS k FROM t
       UNION ALL SELECT cve_id, 'protocol', unnest(protocols) FROM t
       UNION ALL SELECT cve_id, 'cve', cve_id FROM t
-      UNION ALL SELECT pk.cve_id, 'product', unnest(pk.keys) FROM cve_product_keys pk JOIN t ON t.cve_id = pk.cve_id
+      -- Catalog product ids (domain/watchlist.ts cveProductKeys): an id stands for itself, a key stored alone (the
+      -- compact form) for itself under each of the CVE's vendors. (A vendor alone, '<slug>/', names no watchable id.)
+      UNION ALL SELECT t.cve_id, 'product', CASE WHEN strpos(x, '/') > 0 THEN x ELSE v || '/' || x END
+        FROM t JOIN cve_product_keys pk ON pk.cve_id = t.cve_id CROSS JOIN LATERAL unnest(pk.keys) x
+        CROSS JOIN LATERAL (SELECT v FROM unnest(t.vendor_slugs) v WHERE strpos(x, '/') = 0 UNION ALL SELECT NULL WHERE strpos(x, '/') > 0) vs
     )
     SELECT w.org_id, k.cve_id, w.entity_type, w.entity_key,
       CASE w.entity_type

@@ -183,8 +183,8 @@ export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Pro
 
 /**
  * Whether a CVE (alias `c`) is of interest to an organization (docs/watchlists.md "Ranking"): it names one of the
- * organization's watched vendors or protocols, it names a watched product (`cve_product_keys`, migration 1180: a
- * product id matches when one of the CVE's product names has its key under its vendor), it is a watched CVE, or it
+ * organization's watched vendors or protocols, it names a watched product (`cve_product_keys`, migrations 1180 and
+ * 1280: a product id matches when one of the CVE's product names has its key under its vendor), it is a watched CVE, or it
  * hits one of the organization's stored assets: `affected` in a stored v1 correlation result, or in a fix group (a
  * CVE open on the host) of a stored v2 Windows host. Each set is one uncorrelated subquery, evaluated once per
  * statement.
@@ -196,9 +196,18 @@ export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Pro
  */
 export function interestOf(orgId: number, form: 'index' | 'row' = 'row'): RawBuilder<boolean> {
   const keys = (type: string) => sql`ARRAY(SELECT w.entity_key FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = ${type})`;
+  // A watched product `<vendor>/<key>` (domain/watchlist.ts cveNamesProduct): the CVEs whose ids hold it (through the
+  // GIN index, as before migration 1280), and those in the compact form (past PRODUCT_PAIRS_MAX pairs) holding its key
+  // alone and its vendor as `<vendor>/`. Only compact rows hold a key without a slash, so the second lookup finds
+  // those alone and tests nothing else.
+  const products = sql`SELECT split_part(w.entity_key, '/', 1) || '/' AS vendor, split_part(w.entity_key, '/', 2) AS key
+    FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = 'product'`;
   const cves = sql`SELECT w.entity_key FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = 'cve'
       UNION
       SELECT k.cve_id FROM cve_product_keys k WHERE k.keys && ${keys('product')}
+      UNION
+      SELECT k.cve_id FROM cve_product_keys k WHERE k.keys && ARRAY(SELECT p.key FROM (${products}) p)
+        AND EXISTS (SELECT 1 FROM (${products}) p WHERE p.key = ANY(k.keys) AND p.vendor = ANY(k.keys))
       UNION
       SELECT x->>'cve_id' FROM asset_correlations a CROSS JOIN LATERAL jsonb_array_elements(a.result->'cves') AS x
       WHERE a.org_id = ${orgId} AND x->>'status' = 'affected' AND x->>'cve_id' IS NOT NULL

@@ -11,6 +11,7 @@ import { refreshProducts } from '../../src/store/watchlists.ts';
 import { watchHits } from '../../src/store/alerts.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { deleteCves } from '../../src/store/ingest.ts';
+import { cveProductKeys, PRODUCT_PAIRS_MAX } from '../../src/domain/watchlist.ts';
 
 let t: TestApp;
 const linux = { slug: 'linux', name: 'Linux' };
@@ -62,6 +63,39 @@ test('a watched product ranks every spelling of it first, and the alert run find
   ]);
 });
 
+test('a CVE past PRODUCT_PAIRS_MAX vendor × product pairs is stored compact, and matches the same watches in the ranked list and the alert run', async () => {
+  // The shape of CVE-2022-4974 (the Freemius SDK: 377 vendors, 620 plugins), smaller: 3 vendors, 400 names.
+  const vendors = [{ slug: 'wpplugins', name: 'WP Plugins' }, { slug: 'freemius', name: 'Freemius' }, linux];
+  const products = ['Linux Kernel', ...Array.from({ length: 399 }, (_, i) => `Plugin ${i}`)];
+  const big = buildCve({ id: 'CVE-2022-4974', bcs: 1, vendors, products });
+  await seedCves(t.store, [big]);
+  try {
+    const keys = (await sql<{ keys: string[] }>`SELECT keys FROM cve_product_keys WHERE cve_id = 'CVE-2022-4974'`.execute(t.store.db)).rows[0].keys;
+    assert.ok(3 * products.length > PRODUCT_PAIRS_MAX);
+    assert.equal(keys.length, 399 + 3 + 3, 'each plugin once, the kernel per vendor, each vendor alone');
+    assert.deepEqual(keys, cveProductKeys(big.affected.vendor_slugs, big.affected.products));
+    const r = await sql<{ k: string[] }>`SELECT vi_cve_product_keys(${big.affected.vendor_slugs}::text[], ${JSON.stringify(products)}::jsonb) AS k`.execute(t.store.db);
+    assert.deepEqual(r.rows[0].k, keys, 'the SQL twin makes the compact form too');
+    // Watches on a plugin under each of the CVE's vendors find it; under another vendor, or a name it does not carry,
+    // they do not; the kernel under linux (a name with its vendor in front) does.
+    for (const [entity, found] of [['freemius/plugin-7', true], ['wpplugins/plugin-398', true], ['dlink/plugin-7', false], ['freemius/plugin-400', false], ['linux/kernel', true]] as const) {
+      const o = await seedOrg(t.store);
+      const add = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: o.auth, payload: { entity_type: 'product', entity_id: entity } });
+      if (add.statusCode !== 201) {
+        // A product the catalog does not hold cannot be watched (the plugins of a many-vendor CVE are not in it):
+        // the watch is stored directly, as an entry made before the catalog changed would be.
+        await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key) VALUES (${o.orgId}, 'product', ${entity})`.execute(t.store.db);
+      }
+      const ranked = (await get('/api/v1/cves?ranked=true&per_page=5', o.auth)).data.map((c: { cve_id: string }) => c.cve_id);
+      assert.equal(ranked.includes('CVE-2022-4974') && ranked.indexOf('CVE-2022-4974') < (entity === 'linux/kernel' ? 4 : 1), found, `${entity}: ${ranked}`);
+      const hits = (await watchHits(t.store.db, ['CVE-2022-4974'])).filter((h) => h.org_id === o.orgId);
+      assert.deepEqual(hits.map((h) => [h.cve_id, h.entity_key]), found ? [['CVE-2022-4974', entity]] : [], entity);
+    }
+  } finally {
+    await deleteCves(t.store.db, ['CVE-2022-4974']);
+  }
+});
+
 test('POST /api/v1/watchlist with a former product id stores it under the catalog id', async () => {
   const o = await seedOrg(t.store);
   const post = (entity_id: string) => t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: o.auth, payload: { entity_type: 'product', entity_id } });
@@ -104,7 +138,7 @@ test('migration 1170 moves stored product entries to the new keys; an organizati
   assert.deepEqual(p.rows.map((x) => x.id), ['dlink/dap-2622', 'dlink/dir-600', 'linux/kernel']);
 });
 
-test('cve_product_keys follows each written document: set, changed, removed with its products and with its CVE; migration 1180 fills it from a stored corpus', async () => {
+test('cve_product_keys follows each written document: set, changed, removed with its products and with its CVE; migrations 1180 and 1280 fill it from a stored corpus', async () => {
   const stored = async () => (await sql<{ cve_id: string; keys: string[] }>`SELECT cve_id, keys FROM cve_product_keys WHERE cve_id LIKE 'CVE-2024-7%' OR cve_id LIKE 'CVE-2024-265%' ORDER BY cve_id`.execute(t.store.db)).rows;
   const expected = [
     { cve_id: 'CVE-2024-26581', keys: ['linux/kernel'] },
@@ -114,10 +148,10 @@ test('cve_product_keys follows each written document: set, changed, removed with
     { cve_id: 'CVE-2024-7358', keys: ['dlink/dap-2622'] },
   ];
   assert.deepEqual(await stored(), expected);
-  // As stored before migration 1180: the migration computes the same rows from the documents.
+  // As stored before migration 1180: the migrations compute the same rows from the documents.
   await sql`DROP TABLE cve_product_keys; DROP FUNCTION vi_cve_product_keys(text[], jsonb)`.execute(t.store.db);
-  await sql`DELETE FROM schema_migrations WHERE version = '1180'`.execute(t.store.db);
-  assert.deepEqual(await migrate(t.store.pool), ['1180_cve_product_keys']);
+  await sql`DELETE FROM schema_migrations WHERE version IN ('1180', '1280')`.execute(t.store.db);
+  assert.deepEqual(await migrate(t.store.pool), ['1180_cve_product_keys', '1280_product_keys_by_name']);
   assert.deepEqual(await stored(), expected);
 
   const o = await seedOrg(t.store);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { catalogProductKey, cveProductKeys, entityKey, productKey, protocolName, WATCH_ENTITY_TYPES } from '../../src/domain/watchlist.ts';
+import { catalogProductKey, cveNamesProduct, cveProductKeys, entityKey, productKey, protocolName, WATCH_ENTITY_TYPES } from '../../src/domain/watchlist.ts';
 import { ICS_PROTOCOLS } from '../../src/domain/cve-document.ts';
 
 test('productKey: lowercase ASCII letters and digits, one "-" per run of anything else, none at the ends', () => {
@@ -99,8 +99,8 @@ test('entityKey: every spelling of a key gives that key (case, separators, surro
   }));
 });
 
-test('cveProductKeys: a watched product id is among a CVE\'s ids only with its vendor and one of its spellings', () => {
-  const has = (id: string, vendors: string[], products: string[]) => cveProductKeys(vendors, products).includes(id);
+test('cveProductKeys: a watched product id is named by a CVE only with its vendor and one of its spellings', () => {
+  const has = (id: string, vendors: string[], products: string[]) => cveNamesProduct(cveProductKeys(vendors, products), id);
   // Two vendors, two products: each product under each vendor.
   assert.equal(has('siemens/gateway', ['siemens', 'moxa'], ['Gateway', 'TN-4900']), true);
   assert.equal(has('moxa/tn-4900', ['siemens', 'moxa'], ['Gateway', 'TN-4900']), true);
@@ -112,6 +112,33 @@ test('cveProductKeys: a watched product id is among a CVE\'s ids only with its v
   assert.equal(has('linux/kernel', ['linux'], ['kernel']), true);
   assert.equal(has('linux/kernel', ['debian'], ['Linux Kernel']), false, 'another vendor');
   assert.equal(has('dlink/dap-2622', ['dlink'], ['dap-2622_firmware']), true);
+});
+
+test('cveProductKeys past PRODUCT_PAIRS_MAX pairs: a name once unless its key starts with a vendor; a CVE names exactly its vendors paired with its names\' catalog keys, in either form (property)', () => {
+  // Up to the limit, every vendor with every name (the form of migration 1180).
+  assert.deepEqual(cveProductKeys(['acme-tools', 'b'], ['Acme Tools X1', 'x1 firmware', 'é']), ['acme-tools/x1', 'b/acme-tools-x1', 'b/x1']);
+  // Past it: 3 vendors × 400 names. Names with a vendor in front stay paired; the others are keyed once, with the
+  // vendors alone.
+  const names = ['Linux Kernel', ...Array.from({ length: 399 }, (_, i) => `Plugin ${i}`)];
+  const big = cveProductKeys(['linux', 'debian', 'wp'], names);
+  assert.equal(big.length, 3 + 399 + 3);
+  assert.deepEqual(big.filter((k) => k.includes('/')), ['debian/', 'debian/linux-kernel', 'linux/', 'linux/kernel', 'wp/', 'wp/linux-kernel']);
+  assert.deepEqual(cveProductKeys([], ['Linux Kernel']), [], 'no vendor: no product id');
+  // The oracle: every vendor with every name's catalog key.
+  const pairs = (vendors: string[], products: string[]) => new Set(vendors.flatMap((v) => products.map((p) => catalogProductKey(p, v)).filter((k) => k).map((k) => `${v}/${k}`)));
+  const word = fc.constantFrom('acme', 'acme-tools', 'tools', 'x1', 'firmware', 'b', 'kernel', 'b-x1');
+  const name = fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' '));
+  const slug = fc.constantFrom('acme', 'acme-tools', 'b', 'x1', 'kernel');
+  // Many numbered names push some cases past the limit, so both forms are checked.
+  const many = fc.integer({ min: 0, max: 600 }).map((n) => Array.from({ length: n }, (_, i) => `n${i}`));
+  fc.assert(fc.property(fc.uniqueArray(slug, { maxLength: 3 }), fc.array(name, { maxLength: 4 }), many, fc.array(fc.tuple(slug, name), { maxLength: 6 }), (vendors, named, filler, asked) => {
+    const products = [...named, ...filler];
+    const keys = cveProductKeys(vendors, products);
+    const truth = pairs(vendors, products);
+    for (const id of [...truth].slice(0, 50).concat(asked.map(([v, p]) => `${v}/${productKey(p)}`))) {
+      assert.equal(cveNamesProduct(keys, id), truth.has(id), `${id} of ${vendors} / ${named}: ${keys.slice(0, 20)}`);
+    }
+  }), { numRuns: 300 });
 });
 
 test('catalogProductKey: without the vendor\'s slug in front and without a trailing "firmware", when something remains', () => {
@@ -127,7 +154,7 @@ test('catalogProductKey: without the vendor\'s slug in front and without a trail
   for (const [name, vendor, key] of cases) assert.equal(catalogProductKey(name, vendor), key, `${vendor} / ${name}`);
 });
 
-test('cveProductKeys: each vendor with each product name under the catalog key, distinct, in byte order, keyless names left out', () => {
+test('cveProductKeys up to PRODUCT_PAIRS_MAX pairs: each vendor with each product name under the catalog key, distinct, in byte order, keyless names left out', () => {
   assert.deepEqual(cveProductKeys([], ['SICAM A8000']), []);
   assert.deepEqual(cveProductKeys(['siemens'], []), []);
   // One product spelled three ways is one id; a name with no ASCII letter or digit has none.
