@@ -65,3 +65,6 @@ BEGIN
 EXCEPTION WHEN feature_not_supported THEN
   RAISE NOTICE 'lz4 is not available in this PostgreSQL build: TOAST compression stays pglz';
 END $$;
+
+-- The new table's planner statistics (autovacuum may be off, or late): correlation looks it up by its indexes.
+ANALYZE cve_ranges;
