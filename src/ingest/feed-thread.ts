@@ -46,6 +46,8 @@ export class FeedThreadReader {
   private queue: FromFeedThread[] = [];
   private failure: Error | null = null;
   private wake: (() => void) | null = null;
+  /** Whether a thread was ever started: prime() starts the first one only. */
+  private started = false;
 
   /** `aheadBytes`: how far the thread may read ahead (FEED_THREAD_AHEAD_BYTES; tests set less). */
   constructor(private readonly files: FeedFile[], private readonly aheadBytes = FEED_THREAD_AHEAD_BYTES) {}
@@ -59,6 +61,7 @@ export class FeedThreadReader {
     const data: FeedThreadData = { files: this.files.slice(from), aheadBytes: this.aheadBytes };
     const worker = startTsWorker(new URL('./feed-worker.ts', import.meta.url), data);
     this.worker = worker;
+    this.started = true;
     this.base = from;
     this.next = from;
     this.queue = [];
@@ -86,10 +89,11 @@ export class FeedThreadReader {
    * Starts the thread at the first file now, before the import asks for items: it reads ahead (up to
    * FEED_THREAD_AHEAD_BYTES) while the import opens the database and its run, instead of after (docs/ingest.md
    * "Feed thread").
-   * It does not keep the process alive; `close()` stops it if the import never comes to it.
+   * It does not keep the process alive; `close()` stops it if the import never comes to it. Once a thread was
+   * started (here or by items()), prime() does nothing: the import calls it again as it comes near the files.
    */
   prime(): void {
-    if (!this.worker) this.start(0);
+    if (!this.started) this.start(0);
   }
 
   /** Whether a thread is running (started by prime() or items(), not yet stopped). */

@@ -19,6 +19,31 @@ export interface PipelineInput {
   close?: () => Promise<void>;
   /** Starts reading ahead now (a feed thread), before the run asks for the items. */
   prime?: () => void;
+  /** The file's size as stored, when known: how far ahead of the run its thread is started (primeAhead). */
+  bytes?: number;
+}
+
+/**
+ * How much input (file sizes as stored) may lie between the input the run is at and a feed thread's first input for
+ * that thread to be started already. Everything before the snapshot's CVE records and MSRC months is well inside it,
+ * so their threads start with the import; a thread behind a large corpus (the 367k benchmark's 691 MB of NVD pages)
+ * starts when the run comes near it, instead of holding its read-ahead and its heap through the whole corpus (the
+ * benchmark's import peaked at 1.21 GB with every thread started at once, 942 MB without; docs/benchmarks.md
+ * "Session 21").
+ */
+export const PRIME_AHEAD_BYTES = 64 << 20;
+
+/**
+ * Starts the feed threads of the inputs from `from` on whose files lie within PRIME_AHEAD_BYTES of it (the input at
+ * `from` included; an input of unknown size counts as within). prime() is idempotent, so the run calls this as it
+ * opens each input.
+ */
+export function primeAhead(inputs: readonly PipelineInput[], from: number, window = PRIME_AHEAD_BYTES): void {
+  let before = 0;
+  for (let i = from; i < inputs.length && before <= window; i++) {
+    inputs[i].prime?.();
+    before += inputs[i].bytes ?? 0;
+  }
 }
 
 /** Order that keeps work minimal: catalogs first, then EPSS, then CVE sources (NVD before the rest). */
@@ -55,9 +80,9 @@ export async function collectInputs(paths: string[]): Promise<CollectedInputs> {
       const reader = new FeedThreadReader(run.map(({ path: p, format }) => ({ path: p, format })));
       const close = () => reader.close();
       const prime = () => reader.prime();
-      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close, prime }));
+      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close, prime, bytes: f.bytes }));
     } else {
-      for (const { path: f, format } of run) inputs.push({ label: f, format, items: () => readFeed(f, format) });
+      for (const { path: f, format, bytes } of run) inputs.push({ label: f, format, items: () => readFeed(f, format), bytes });
     }
     i = j;
   }
@@ -100,6 +125,6 @@ export interface CollectedInputs { inputs: PipelineInput[]; skipped: { label: st
  */
 export async function openInputs(paths: string[]): Promise<CollectedInputs> {
   const collected = await collectInputs(paths);
-  for (const prime of new Set(collected.inputs.map((i) => i.prime).filter((p) => p !== undefined))) prime();
+  primeAhead(collected.inputs, 0);
   return collected;
 }

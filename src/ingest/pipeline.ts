@@ -18,7 +18,7 @@ import {
   refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState, sourceCveIds, startRun, upsertEpss,
   upsertSourceRecords, withImportLock,
 } from '../store/ingest.ts';
-import { closeInputs, openInputs, openItems, type CollectedInputs, type PipelineInput } from './inputs.ts';
+import { closeInputs, openInputs, openItems, primeAhead, type CollectedInputs, type PipelineInput } from './inputs.ts';
 import { type CapecRecord, type CweRecord, type EpssRecord, type FeedFormat, type FeedMeta } from './types.ts';
 import { mergeSources } from '../domain/merge.ts';
 import { buildCapecIndex } from '../domain/capec.ts';
@@ -398,6 +398,8 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     for (let i = 0; i < inputs.length; i++) {
       checkStop();
       const input = inputs[i];
+      // Feed threads of the inputs coming up start now, reading ahead while this one is imported.
+      primeAhead(inputs, i);
       progress.file(i + 1, inputs.length, input.label, input.format);
       const cwe: CweRecord[] = [];
       const capec: CapecRecord[] = [];

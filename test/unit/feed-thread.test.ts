@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { readFeed } from '../../src/ingest/detect.ts';
 import { FeedThreadReader, readsOnThread, readsRunOnThread } from '../../src/ingest/feed-thread.ts';
 import { FEED_THREAD_AHEAD_BYTES } from '../../src/ingest/feed-thread-types.ts';
-import { collectInputs } from '../../src/ingest/inputs.ts';
+import { collectInputs, primeAhead, PRIME_AHEAD_BYTES, type PipelineInput } from '../../src/ingest/inputs.ts';
 import { recordOf, sourceText } from '../../src/ingest/record-json.ts';
 import { FeedFormatError, type FeedFormat, type IngestItem } from '../../src/ingest/types.ts';
 import { fixture, snapshotFile } from '../helpers/feeds.ts';
@@ -101,6 +101,8 @@ test('a primed thread starts before the items are asked for, reads ahead, and is
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(await all(reader.items(0)), inline);
   assert.equal(reader.reading, false, 'the last file read: the thread has ended');
+  reader.prime(); // the import primes inputs again as it comes to them: a reader read to the end is not restarted
+  assert.equal(reader.reading, false, 'prime() after the thread ended starts none');
   // A primed thread that is never read ends at close().
   const unread = new FeedThreadReader([{ path: file, format: 'cve5-jsonl' }]);
   unread.prime();
@@ -134,7 +136,7 @@ test('read-ahead is bounded by bytes: a primed thread posts what fits its budget
   } finally {
     await small.close();
   }
-  // The default budget (32 MB) holds most of this file, far more than the four messages of before: the thread reads
+  // The default budget (16 MB) holds part of this file, far more than the four messages of before: the thread reads
   // up to the budget while the import is not asking yet, and no further.
   const whole = inline.reduce((n, x) => n + (x.kind === 'cve' ? JSON.stringify(x.record).length : 1024), 0);
   assert.ok(whole > FEED_THREAD_AHEAD_BYTES);
@@ -233,4 +235,29 @@ test('runs of MSRC months from 1 MB are read on one thread; other formats and si
   assert.equal(months.length, msrcRun().length);
   assert.ok(months.every((i) => i.close && i.close === months[0].close));
   assert.ok(inputs.filter((i) => i.format !== 'msrc-cvrf').every((i) => i.close === undefined));
+});
+
+test('threads start when the run comes within PRIME_AHEAD_BYTES of their first file, not all at the start', () => {
+  const primed: string[] = [];
+  const input = (label: string, bytes: number | undefined, threaded: boolean): PipelineInput => ({
+    label, format: 'nvd-page', bytes, items: () => (async function* () {})(), ...(threaded ? { prime: () => void primed.push(label) } : {}),
+  });
+  const MB = 1 << 20;
+  // a (10 MB) b (50 MB) c (4 MB, threaded: 60 MB before it, inside) d (threaded: 64 MB before it, at the bound)
+  // e (threaded: 65 MB before it, past the bound)
+  const inputs = [input('a', 10 * MB, false), input('b', 50 * MB, false), input('c', 4 * MB, true), input('d', MB, true), input('e', 10 * MB, true)];
+  assert.equal(PRIME_AHEAD_BYTES, 64 * MB);
+  primeAhead(inputs, 0);
+  assert.deepEqual(primed, ['c', 'd']);
+  // At b, e is 55 MB ahead: started; the others are primed again (prime() itself is idempotent).
+  primeAhead(inputs, 1);
+  assert.deepEqual(primed, ['c', 'd', 'c', 'd', 'e']);
+  // An input of unknown size (a live feed) counts as nothing between the run and what follows it.
+  primed.length = 0;
+  primeAhead([input('x', undefined, false), input('y', undefined, true)], 0, 0);
+  assert.deepEqual(primed, ['y']);
+  // A smaller window: only what is within it.
+  primed.length = 0;
+  primeAhead(inputs, 0, 60 * MB - 1);
+  assert.deepEqual(primed, []);
 });
