@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { importPaths } from '../../src/ingest/pipeline.ts';
-import { beginBulkLoad, bulkLoadPending } from '../../src/store/bulk.ts';
+import { beginBulkLoad, bulkLoadPending, endBulkLoad } from '../../src/store/bulk.ts';
 import { withTx } from '../../src/store/db.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
@@ -18,11 +18,12 @@ let crash: TestDb;
 let killed: TestDb;
 let one: TestDb;
 let three: TestDb;
+let tasks: TestDb;
 before(async () => {
-  [inc, bulk, crash, killed, one, three] = await Promise.all([freshDb(), freshDb(), freshDb(), freshDb(), freshDb(), freshDb()]);
+  [inc, bulk, crash, killed, one, three, tasks] = await Promise.all([freshDb(), freshDb(), freshDb(), freshDb(), freshDb(), freshDb(), freshDb()]);
 });
 after(async () => {
-  await Promise.all([inc?.drop(), bulk?.drop(), crash?.drop(), killed?.drop(), one?.drop(), three?.drop()]);
+  await Promise.all([inc?.drop(), bulk?.drop(), crash?.drop(), killed?.drop(), one?.drop(), three?.drop(), tasks?.drop()]);
 });
 
 const dir = () => feedDir([
@@ -135,4 +136,21 @@ test('concurrent writers leave what one writer leaves: 1 and 3 writers, many sma
   assert.ok(multi.rows[0].n > 0, 'the fixtures hold CVEs with records from several sources');
   const total = await sql<{ n: number }>`SELECT sum(n)::int AS n FROM cve_facet_counts WHERE scope = 'all'`.execute(three.store.db);
   assert.equal(total.rows[0].n, b.docs.length);
+});
+
+test('the end of a bulk load runs each task in its own transaction with JIT off, the caller\'s tasks among them', async () => {
+  const db = tasks.store.db;
+  assert.equal((await sql<{ jit: string }>`SELECT current_setting('jit') AS jit`.execute(db)).rows[0].jit, 'on', 'the server default');
+  assert.equal(await withTx(db, (tx) => beginBulkLoad(tx)), true);
+  const seen: { jit: string; tx: string }[] = [];
+  const probe = { weight: 1, run: async (tx: Parameters<Parameters<typeof withTx>[1]>[0]) => {
+    seen.push((await sql<{ jit: string; tx: string }>`SELECT current_setting('jit') AS jit, txid_current()::text AS tx`.execute(tx)).rows[0]);
+  } };
+  assert.equal(await endBulkLoad(db, 2, [probe, probe]), true);
+  assert.equal(seen.length, 2);
+  assert.deepEqual(seen.map((x) => x.jit), ['off', 'off']);
+  assert.notEqual(seen[0].tx, seen[1].tx, 'one transaction per task');
+  // Only for its transactions: the pool's sessions keep the server's setting, and bulk mode is left.
+  assert.equal((await sql<{ jit: string }>`SELECT current_setting('jit') AS jit`.execute(db)).rows[0].jit, 'on');
+  assert.equal(await bulkLoadPending(db), false);
 });
