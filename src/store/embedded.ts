@@ -108,6 +108,15 @@ export interface EmbeddedOptions {
   attach?: boolean;
 }
 
+/**
+ * Settings of the embedded cluster for bulk writes (docs/decisions.md 59): the first start writes about 0.9 GB of WAL
+ * and 0.5 GB of tables; with PostgreSQL's defaults (128 MB of shared buffers, checkpoints every 1 GB of WAL) the
+ * backends wrote most pages out themselves and checkpoints came mid-import. The quickstart's first start took 0.94 of
+ * its time with these (three pairs, docs/benchmarks.md "Sessions 20 and 21"). A `DATABASE_URL` server keeps its
+ * operator's settings (docs/operations.md).
+ */
+export const EMBEDDED_SETTINGS = ['shared_buffers=256MB', 'max_wal_size=2GB', 'checkpoint_timeout=15min'];
+
 export async function startEmbedded(
   dataDir: string,
   log: { info(msg: string): void; error(msg: string): void },
@@ -157,7 +166,7 @@ export async function startEmbedded(
         postmaster = await startPostmaster(bin, {
           dataDir: pgDir, port, user,
           // TCP on loopback only; no unix socket (its path length limit breaks deep data dirs).
-          flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+          flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])],
         });
         break;
       } catch (e) {

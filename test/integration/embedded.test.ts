@@ -9,7 +9,8 @@ import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { alive, ROOT_CLUSTER_BASE } from '../../src/store/embedded.ts';
+import pg from 'pg';
+import { alive, EMBEDDED_SETTINGS, ROOT_CLUSTER_BASE } from '../../src/store/embedded.ts';
 import { freePort } from '../helpers/net.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
@@ -98,6 +99,26 @@ test('start, refuse a second start, CLI joins, SIGTERM stops cleanly, restart ke
   assert.equal(code, 1);
   assert.match(second.output(), new RegExp(`The data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another Vulnintel process \\(pid ${first.child.pid}\\)`));
   assert.ok(await ping());
+
+  // The cluster runs with the bulk-write settings (EMBEDDED_SETTINGS), not PostgreSQL's defaults.
+  const lock = readFileSync(path.join(dataDir, 'vulnintel.lock'), 'utf8').split('\n');
+  const password = readFileSync(path.join(dataDir, 'pg-credentials'), 'utf8').trim();
+  const client = new pg.Client({ host: '127.0.0.1', port: Number(lock[1]), user: 'postgres', password, database: 'vulnintel' });
+  await client.connect();
+  try {
+    const shown = await client.query<{ name: string; setting: string; unit: string | null }>(
+      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'max_connections', 'listen_addresses') ORDER BY name`);
+    assert.deepEqual(shown.rows, [
+      { name: 'checkpoint_timeout', setting: '900', unit: 's' },
+      { name: 'listen_addresses', setting: '127.0.0.1', unit: null },
+      { name: 'max_connections', setting: '200', unit: null },
+      { name: 'max_wal_size', setting: '2048', unit: 'MB' },
+      { name: 'shared_buffers', setting: '32768', unit: '8kB' },
+    ]);
+    assert.deepEqual(EMBEDDED_SETTINGS, ['shared_buffers=256MB', 'max_wal_size=2GB', 'checkpoint_timeout=15min']);
+  } finally {
+    await client.end();
+  }
 
   // The operator CLI joins the running server's cluster.
   const created = cli('org', 'create', '--name', 'Embedded Org', '--tier', 'professional', '--owner-email', 'o@embedded.test', '--json');
