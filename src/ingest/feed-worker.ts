@@ -6,7 +6,7 @@
 // error, and the thread goes on to the next file (the import decides whether to go on).
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFeed } from './detect.ts';
-import { makeRecordJson, textFields } from './record-json.ts';
+import { textOf } from './record-json.ts';
 import { FEED_THREAD_BATCH, wireBytes, type FeedThreadData, type FromFeedThread, type WireItem } from './feed-thread-types.ts';
 
 const port = parentPort!;
@@ -33,7 +33,7 @@ for (let file = 0; file < files.length; file++) {
   let batch: WireItem[] = [];
   try {
     for await (const item of readFeed(path, format)) {
-      batch.push(item.kind === 'cve' ? { kind: 'cve-text', text: { ...textFields(item.record), ...makeRecordJson(item.record) } } : item);
+      batch.push(item.kind === 'cve' ? { kind: 'cve-text', text: textOf(item.record) } : item);
       if (batch.length >= FEED_THREAD_BATCH) {
         await flush(file, batch);
         batch = [];

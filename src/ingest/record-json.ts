@@ -22,31 +22,19 @@ export interface SourceText extends RecordJson {
   record?: CveSourceRecord;
 }
 
-const KNOWN = new WeakMap<CveSourceRecord, RecordJson>();
-
-export function makeRecordJson(r: CveSourceRecord): RecordJson {
+function makeRecordJson(r: CveSourceRecord): RecordJson {
   const json = JSON.stringify(r);
   return { json, hash: sha256Hex(json) };
 }
 
-/** The record's JSON text and hash: remembered ones, else made now. */
-export function recordJson(r: CveSourceRecord): RecordJson {
-  return KNOWN.get(r) ?? makeRecordJson(r);
-}
-
-/** Remembers the text and hash `r` was parsed from (the text must be JSON.stringify's output for `r`). */
-export function rememberRecordJson(r: CveSourceRecord, known: RecordJson): void {
-  KNOWN.set(r, known);
-}
-
-/** The fields a source text is routed and compared by, from its record. */
-export function textFields(r: CveSourceRecord): Omit<SourceText, 'json' | 'hash' | 'record'> {
-  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, modified: r.modified, document_date: r.document_date ?? null };
+/** A record as the store writes it, without the object (what a feed thread sends: the text is the record). */
+export function textOf(r: CveSourceRecord): SourceText {
+  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, modified: r.modified, document_date: r.document_date ?? null, ...makeRecordJson(r) };
 }
 
 /** A record made in this thread, as the store writes it (keeping the object). */
 export function sourceText(r: CveSourceRecord): SourceText {
-  return { ...textFields(r), ...recordJson(r), record: r };
+  return { ...textOf(r), record: r };
 }
 
 /** The record of a source text: its object when it has one, else parsed from its text. */

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { CapecRecord, CveSourceName, CveSourceRecord, CweRecord, EpssRecord, FeedMeta } from '../ingest/types.ts';
-import { recordJson, type SourceText } from '../ingest/record-json.ts';
+import type { SourceText } from '../ingest/record-json.ts';
 import { jsonArray, textArray } from './pg-arrays.ts';
 import { VENDOR_ALIASES } from '../domain/vendors.ts';
 import { capecSourceFor } from '../domain/capec.ts';
@@ -64,19 +64,6 @@ export async function finishRun(db: Conn, id: number, status: 'succeeded' | 'fai
 }
 
 // ---- source records ----
-
-export interface SourceRow {
-  cve_id: string;
-  source: string;
-  source_key: string;
-  record: string; // JSON text
-  record_hash: string;
-}
-
-export function sourceRow(r: CveSourceRecord): SourceRow {
-  const { json, hash } = recordJson(r);
-  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, record: json, record_hash: hash };
-}
 
 /**
  * Whether `next` replaces `prev` under the same key. NVD and MSRC records carry their revision: MSRC lists a CVE
