@@ -27,10 +27,10 @@ export async function openText(path: string): Promise<Readable> {
   return stream;
 }
 
-/** The (decompressed) bytes of the file, in chunks. */
-async function openBytes(path: string): Promise<Readable> {
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-  return (await isGzip(path)) ? raw.pipe(createGunzip()) : raw;
+/** The (decompressed) bytes of the file, in chunks of about `chunkBytes` (gzip output: at least 64 bytes). */
+async function openBytes(path: string, chunkBytes: number): Promise<Readable> {
+  const raw = createReadStream(path, { highWaterMark: chunkBytes });
+  return (await isGzip(path)) ? raw.pipe(createGunzip({ chunkSize: Math.max(64, Math.min(chunkBytes, 16 * 1024)) })) : raw;
 }
 
 const LF = 0x0a;
@@ -40,16 +40,19 @@ const CR = 0x0d;
  * Lines of the file (decompressed), without line terminators: split at LF, CRLF and a lone CR, as Node's readline
  * splits them. The bytes are cut at the terminators and each line is decoded alone (a terminator byte never occurs
  * inside a multi-byte UTF-8 sequence): readline decoded the whole text into strings, matched a regular expression
- * over them and queued each line as an event, 7 % of reading a CVE record file on the feed thread.
+ * over them and queued each line as an event, 7 % of reading a CVE record file on the feed thread. `chunkBytes`: the
+ * size of the chunks read (tests make it small, so that terminators and characters fall on their boundaries).
  */
-export async function* readLines(path: string): AsyncGenerator<string> {
-  let rest: Buffer | null = null;
+export async function* readLines(path: string, chunkBytes = 1 << 20): AsyncGenerator<string> {
+  // The pieces of a line that has not ended yet, joined once when it does (a line longer than a chunk is not copied
+  // again with every chunk).
+  let pending: Buffer[] = [];
   // A chunk that ended with a CR: a LF at the start of the next one belongs to it.
   let afterCr = false;
-  for await (const chunk of await openBytes(path)) {
-    const buf: Buffer = rest ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
-    let start = 0;
-    if (afterCr && !rest && buf.length && buf[0] === LF) start = 1;
+  for await (const chunk of await openBytes(path, chunkBytes)) {
+    const buf = chunk as Buffer;
+    if (!buf.length) continue;
+    let start = afterCr && buf[0] === LF ? 1 : 0;
     afterCr = false;
     // Lone CRs are rare: the chunk is searched for LF alone unless it holds a CR.
     const hasCr = buf.indexOf(CR, start) !== -1;
@@ -58,7 +61,11 @@ export async function* readLines(path: string): AsyncGenerator<string> {
       const cr = hasCr ? buf.indexOf(CR, start) : -1;
       const end = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
       if (end === -1) break;
-      yield buf.toString('utf8', start, end);
+      if (pending.length) {
+        pending.push(buf.subarray(start, end));
+        yield Buffer.concat(pending).toString('utf8');
+        pending = [];
+      } else yield buf.toString('utf8', start, end);
       if (end === cr) {
         if (end + 1 < buf.length) start = buf[end + 1] === LF ? end + 2 : end + 1;
         else {
@@ -67,9 +74,9 @@ export async function* readLines(path: string): AsyncGenerator<string> {
         }
       } else start = end + 1;
     }
-    rest = start < buf.length ? buf.subarray(start) : null;
+    if (start < buf.length) pending.push(buf.subarray(start));
   }
-  if (rest) yield rest.toString('utf8');
+  if (pending.length) yield Buffer.concat(pending).toString('utf8');
 }
 
 /** The whole (decompressed) text; for single-document formats only. */
