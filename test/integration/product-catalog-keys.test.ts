@@ -76,6 +76,13 @@ test('a CVE past PRODUCT_PAIRS_MAX vendor × product pairs is stored compact, an
     assert.deepEqual(keys, cveProductKeys(big.affected.vendor_slugs, big.affected.products));
     const r = await sql<{ k: string[] }>`SELECT vi_cve_product_keys(${big.affected.vendor_slugs}::text[], ${JSON.stringify(products)}::jsonb) AS k`.execute(t.store.db);
     assert.deepEqual(r.rows[0].k, keys, 'the SQL twin makes the compact form too');
+    // And draws the bound where the import does: 2 vendors × 500 names paired, × 501 compact.
+    for (const k of [500, 501]) {
+      const names = Array.from({ length: k }, (_, i) => `Plugin ${i}`);
+      const twin = await sql<{ k: string[] }>`SELECT vi_cve_product_keys(${['a', 'b']}::text[], ${JSON.stringify(names)}::jsonb) AS k`.execute(t.store.db);
+      assert.deepEqual(twin.rows[0].k, cveProductKeys(['a', 'b'], names), `${k} names`);
+      assert.equal(twin.rows[0].k.includes('a/'), k === 501);
+    }
     // Watches on a plugin under each of the CVE's vendors find it; under another vendor, or a name it does not carry,
     // they do not; the kernel under linux (a name with its vendor in front) does.
     for (const [entity, found] of [['freemius/plugin-7', true], ['wpplugins/plugin-398', true], ['dlink/plugin-7', false], ['freemius/plugin-400', false], ['linux/kernel', true]] as const) {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { catalogProductKey, cveNamesProduct, cveProductKeys, entityKey, productKey, protocolName, WATCH_ENTITY_TYPES } from '../../src/domain/watchlist.ts';
+import { catalogProductKey, cveNamesProduct, cveProductKeys, entityKey, productKey, protocolName, PRODUCT_PAIRS_MAX, WATCH_ENTITY_TYPES } from '../../src/domain/watchlist.ts';
 import { ICS_PROTOCOLS } from '../../src/domain/cve-document.ts';
 
 test('productKey: lowercase ASCII letters and digits, one "-" per run of anything else, none at the ends', () => {
@@ -124,6 +124,15 @@ test('cveProductKeys past PRODUCT_PAIRS_MAX pairs: a name once unless its key st
   assert.equal(big.length, 3 + 399 + 3);
   assert.deepEqual(big.filter((k) => k.includes('/')), ['debian/', 'debian/linux-kernel', 'linux/', 'linux/kernel', 'wp/', 'wp/linux-kernel']);
   assert.deepEqual(cveProductKeys([], ['Linux Kernel']), [], 'no vendor: no product id');
+  // The bound: 2 vendors × 500 names (1,000 pairs) stay paired; one name more is compact. Names spelled twice count once.
+  const numbered = (k: number) => Array.from({ length: k }, (_, i) => `Plugin ${i}`);
+  const atLimit = cveProductKeys(['a', 'b'], [...numbered(500), 'PLUGIN 0']);
+  assert.equal(PRODUCT_PAIRS_MAX, 1000);
+  assert.equal(atLimit.length, 1000);
+  assert.ok(atLimit.every((k) => /^[ab]\/plugin-\d+$/.test(k)));
+  const past = cveProductKeys(['a', 'b'], numbered(501));
+  assert.equal(past.length, 501 + 2);
+  assert.deepEqual(past.filter((k) => k.includes('/')), ['a/', 'b/']);
   // The oracle: every vendor with every name's catalog key.
   const pairs = (vendors: string[], products: string[]) => new Set(vendors.flatMap((v) => products.map((p) => catalogProductKey(p, v)).filter((k) => k).map((k) => `${v}/${k}`)));
   const word = fc.constantFrom('acme', 'acme-tools', 'tools', 'x1', 'firmware', 'b', 'kernel', 'b-x1');
