@@ -2,7 +2,7 @@
 // defines it (TABLES: which table holds which command name), so `vulnintel import` does not load the job queue,
 // the mailer or the HTTP client of the sync, and `vulnintel org create` not the import pipeline; `help` and an
 // unknown command load them all. A new command goes into one of these tables (or a new one listed here) and its
-// name into TABLES: nothing registers itself on import (test/unit/cli-tables.test.ts holds the two equal).
+// name into TABLES: nothing registers itself on import (test/unit/tables.test.ts holds the two equal).
 import type { Command } from './cli.ts';
 
 type Table = Readonly<Record<string, Command>>;

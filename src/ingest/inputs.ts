@@ -29,7 +29,7 @@ export interface PipelineInput {
  * so their threads start with the import; a thread behind a large corpus (the 367k benchmark's 691 MB of NVD pages)
  * starts when the run comes near it, instead of holding its read-ahead and its heap through the whole corpus (the
  * benchmark's import peaked at 1.21 GB with every thread started at once, 942 MB without; docs/benchmarks.md
- * "Session 21").
+ * "Sessions 20 and 21").
  */
 export const PRIME_AHEAD_BYTES = 64 << 20;
 
