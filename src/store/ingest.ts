@@ -169,9 +169,11 @@ export async function loadSources(db: Conn, ids: string[], known: SourceText[] =
   const have = new Map(known.map((r) => [sourceKey(r), r]));
   const [src, ep] = await Promise.all([
     sql<{ k: string; cve_id: string; source: CveSourceName; source_key: string; json: string | null; hash: string }>`
-      SELECT cve_id || '|' || source || '|' || source_key AS k, cve_id, source, source_key, record_hash AS hash,
-        CASE WHEN cve_id || '|' || source || '|' || source_key = ANY(${[...have.keys()]}::text[]) THEN NULL ELSE record::text END AS json
-      FROM cve_sources WHERE cve_id = ANY(${ids}::text[])`.execute(db),
+      SELECT s.k, s.cve_id, s.source, s.source_key, s.record_hash AS hash, CASE WHEN h.k IS NULL THEN s.record::text END AS json
+      FROM (SELECT cve_id || '|' || source || '|' || source_key AS k, * FROM cve_sources WHERE cve_id = ANY(${ids}::text[])) s
+        -- A hash join: '= ANY(array)' compared every row with every known key (1,000 x 1,000 per batch: 0.48 s of
+        -- the 44k import's PostgreSQL time).
+        LEFT JOIN (SELECT DISTINCT unnest(${[...have.keys()]}::text[]) AS k) h ON h.k = s.k`.execute(db),
     sql<EpssRecord>`SELECT cve_id, epss, percentile FROM epss_scores WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);
   for (const row of src.rows) {
