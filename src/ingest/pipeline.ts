@@ -516,8 +516,8 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     // counts (they read only the documents), so both cores stay busy to the end of the run.
     let vendors = 0;
     const catalogs: BulkTask[] = [
-      { weight: 300, run: async (tx) => { await batchSettings(tx); vendors = await refreshVendors(tx); } },
-      { weight: 650, run: async (tx) => { await batchSettings(tx); await refreshProducts(tx); } },
+      { weight: 120, run: async (tx) => { await batchSettings(tx); vendors = await refreshVendors(tx); } },
+      { weight: 600, run: async (tx) => { await batchSettings(tx); await refreshProducts(tx); } },
     ];
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');

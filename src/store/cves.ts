@@ -58,8 +58,8 @@ const bool = (b: boolean): string => (b ? 't' : 'f');
 export type DocRow = readonly (string | null)[];
 
 /** A DocRow has ROW_COLUMNS values, in the order of the upsert's columns; the stored text is the jsonb one. */
-const ROW_COLUMNS = 31;
-const STORED = 29;
+const ROW_COLUMNS = 33;
+const STORED = 31;
 
 export function docRow(d: CveDocument): DocRow {
   const m = parseCveId(d.cve_id);
@@ -72,6 +72,7 @@ export function docRow(d: CveDocument): DocRow {
     d.exploitation.exploit_maturity, bool(d.exploitation.poc_available), bool(d.exploitation.has_public_exploit), d.patch.status,
     bool(a.ics_relevant), num(a.ics_relevance_score), a.primary_vendor, a.primary_product, String(a.vendor_count),
     textArrayLiteral(a.vendor_slugs), textArrayLiteral(a.protocols), textArrayLiteral(cveProductKeys(a.vendor_slugs, a.products)),
+    textArrayLiteral(a.vendors), textArrayLiteral(a.products),
     d.temporal.published_at, d.temporal.modified_at, d.temporal.enriched_at,
     [d.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '), d.description, t.stored, t.hash,
   ];
@@ -120,22 +121,23 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
         has_public_exploit::boolean AS has_public_exploit, patch_status, ics_relevant::boolean AS ics_relevant,
         ics_relevance::real AS ics_relevance, primary_vendor, primary_product, vendor_count::int AS vendor_count,
         vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols, product_keys::text[] AS product_keys,
-        published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
+        vendor_names::text[] AS vendor_names, product_names::text[] AS product_names, published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
         enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash
       FROM unnest(${sql.join(Array.from({ length: ROW_COLUMNS }, (_, k) => cast(k)))}
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
-        ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, product_keys, published_at,
-        modified_at, enriched_at, search_ids, search_text, doc, doc_hash)
+        ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, product_keys, vendor_names,
+        product_names, published_at, modified_at, enriched_at, search_ids, search_text, doc, doc_hash)
     ), up AS (
       INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
         epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,
         patch_status, ics_relevant, ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs,
-        protocols, published_at, modified_at, enriched_at, search, doc, doc_hash)
+        protocols, vendor_names, product_names, published_at, modified_at, enriched_at, search, doc, doc_hash)
       SELECT cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
         epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,
         patch_status, ics_relevant, ics_relevance, primary_vendor, primary_product, vendor_count,
-        COALESCE(vendor_slugs, '{}'), COALESCE(protocols, '{}'), published_at, modified_at, enriched_at,
+        COALESCE(vendor_slugs, '{}'), COALESCE(protocols, '{}'), COALESCE(vendor_names, '{}'), COALESCE(product_names, '{}'),
+        published_at, modified_at, enriched_at,
         setweight(to_tsvector('simple', coalesce(search_ids, '')), 'A') ||
         setweight(to_tsvector('english', coalesce(title, '')), 'B') ||
         setweight(to_tsvector('english', coalesce(search_text, '')), 'C'),
@@ -151,6 +153,7 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
         ics_relevant = EXCLUDED.ics_relevant, ics_relevance = EXCLUDED.ics_relevance,
         primary_vendor = EXCLUDED.primary_vendor, primary_product = EXCLUDED.primary_product,
         vendor_count = EXCLUDED.vendor_count, vendor_slugs = EXCLUDED.vendor_slugs, protocols = EXCLUDED.protocols,
+        vendor_names = EXCLUDED.vendor_names, product_names = EXCLUDED.product_names,
         published_at = EXCLUDED.published_at, modified_at = EXCLUDED.modified_at, enriched_at = EXCLUDED.enriched_at,
         search = EXCLUDED.search, doc = EXCLUDED.doc, doc_hash = EXCLUDED.doc_hash
       WHERE c.doc_hash IS DISTINCT FROM EXCLUDED.doc_hash

@@ -293,7 +293,7 @@ export async function refreshVendors(db: Conn): Promise<number> {
   const aliases = VENDOR_ALIASES.map((v) => ({ slug: v.slug, name: v.name, aliases: v.aliases }));
   await sql`
     WITH counted AS (
-      SELECT s.slug, mode() WITHIN GROUP (ORDER BY c.doc->'affected'->'vendors'->>(s.i::int - 1)) AS name, count(*)::int AS n
+      SELECT s.slug, mode() WITHIN GROUP (ORDER BY c.vendor_names[s.i::int]) AS name, count(*)::int AS n
       FROM cves c, unnest(c.vendor_slugs) WITH ORDINALITY AS s(slug, i)
       GROUP BY s.slug
     ), known AS (

@@ -96,6 +96,9 @@ export interface CvesTable {
   vendor_count: number;
   vendor_slugs: string[];
   protocols: string[];
+  /** The document's affected.vendors (same order as vendor_slugs) and affected.products (migration 1320). */
+  vendor_names: string[];
+  product_names: string[];
   published_at: Date | null;
   modified_at: Date | null;
   enriched_at: Date;
