@@ -517,7 +517,7 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
     let vendors = 0;
     const catalogs: BulkTask[] = [
       { weight: 120, run: async (tx) => { await batchSettings(tx); vendors = await refreshVendors(tx); } },
-      { weight: 600, run: async (tx) => { await batchSettings(tx); await refreshProducts(tx); } },
+      { weight: 480, run: async (tx) => { await batchSettings(tx); await refreshProducts(tx); } },
     ];
     if (bulk) {
       progress.line('bulk load: building the read-model indexes and counts');
