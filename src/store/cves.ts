@@ -121,7 +121,8 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
         has_public_exploit::boolean AS has_public_exploit, patch_status, ics_relevant::boolean AS ics_relevant,
         ics_relevance::real AS ics_relevance, primary_vendor, primary_product, vendor_count::int AS vendor_count,
         vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols, product_keys::text[] AS product_keys,
-        vendor_names::text[] AS vendor_names, product_names::text[] AS product_names, published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
+        vendor_names::text[] AS vendor_names, product_names::text[] AS product_names,
+        published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
         enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash
       FROM unnest(${sql.join(Array.from({ length: ROW_COLUMNS }, (_, k) => cast(k)))}
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
