@@ -63,9 +63,10 @@ export const NEXT_PATH_MAX = 512;
 
 /**
  * The page to land on after signing in (`/login?next=…`), if it is a path of this service: it starts with one `/`
- * (never `//host` or `/\host`, which browsers read as another host), holds no backslash, whitespace or control
- * character, and parses against any origin without leaving it. Anything else is null (the account page), so a
- * sign-in link can never send a user to another site.
+ * (never `//host` or `/\host`, which browsers read as another host, not even once dot segments resolve), holds no
+ * backslash, whitespace or control character, and parses against any origin without leaving it. Anything else is
+ * null (the account page), so a sign-in link can never send a user to another site. The sign-in also applies it to
+ * the path stored with a login token (services/accounts.ts), so a token issued before a rule existed obeys it.
  */
 export function safeNextPath(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > NEXT_PATH_MAX) return null;
@@ -77,7 +78,9 @@ export function safeNextPath(raw: unknown): string | null {
   } catch {
     return null;
   }
-  if (u.origin !== 'http://vulnintel.invalid') return null;
+  // Dot segments resolve before the path is returned: `/.//host` or `/a/..//host` become `//host`, which a browser
+  // reads as another host. The resolved path is held to the same rule as the raw one.
+  if (u.origin !== 'http://vulnintel.invalid' || u.pathname.startsWith('//')) return null;
   // Encoded variants are refused too: an encoded slash or backslash, an encoded control character, or a
   // double-encoded anything (%25) in the path; no page of this service has one, and a proxy or client that
   // decodes once more would otherwise see //host or /\host.

@@ -9,6 +9,7 @@ test('local paths are kept, with their query', () => {
   assert.equal(safeNextPath('/account/notifications?saved=1'), '/account/notifications?saved=1');
   assert.equal(safeNextPath('/training/ics-ot-fundamentals'), '/training/ics-ot-fundamentals');
   assert.equal(safeNextPath('/a/../account'), '/account', 'dot segments resolve inside the site');
+  assert.equal(safeNextPath('/./account/'), '/account/', 'a single dot segment too');
   assert.equal(safeNextPath('/cves?q=a%20b%2Fc'), '/cves?q=a%20b%2Fc', 'an encoded query is the page\'s own business');
   assert.equal(safeNextPath('/caf%C3%A9'), '/caf%C3%A9', 'encoded letters are kept');
 });
@@ -21,6 +22,8 @@ test('anything that could leave the site is refused', () => {
     // Encoded variants: slash, backslash, control characters, double encoding (either case).
     '/%2F%2Fevil.example', '/%2f%2fevil.example', '/%5Cevil.example', '/%5c%5cevil.example', '/%2F/evil.example',
     '/%252F%252Fevil.example', '/%0d%0aLocation:%20https://evil.example/', '/account%00', '/account%7F',
+    // Dot segments that resolve to //host (found by the property below: ".//" under a leading slash).
+    '/.//', '/.//evil.example', '/.//evil.example/account', '/a/..//evil.example', '/././/evil.example', '/%2e//evil.example',
   ]) assert.equal(safeNextPath(bad), null, JSON.stringify(bad));
   assert.equal(safeNextPath(undefined), null);
   assert.equal(safeNextPath(42), null);
