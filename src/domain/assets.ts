@@ -6,7 +6,8 @@ import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
 import { cpeVersion, parseCpe } from './product-match.ts';
 
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
-const MAX_NAME = 200;
+/** Vendor, product and version: at most this many characters. */
+export const MAX_NAME_LENGTH = 200;
 
 export type AssetErrorCode = 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'invalid_value' | 'invalid_cpe'
   // Given by the service, which sees the whole request: a second asset with the same asset_id.
@@ -30,14 +31,35 @@ export interface AssetRecord {
 // Product names legitimately contain dots ("Node.js", "ASP.NET Core"), so vendor and product are refused only for an
 // address or e-mail inside them, not for a domain-like word.
 const MAC_OR_EMAIL = '\\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\\b|[^\\s@]+@[^\\s@]+\\.[a-z]{2,}';
-const ADDRESS_IN = new RegExp(`\\b(?:\\d{1,3}\\.){3}\\d{1,3}\\b|${MAC_OR_EMAIL}`, 'i');
+const MAC_OR_EMAIL_IN = new RegExp(MAC_OR_EMAIL, 'i');
+const DOTTED_QUAD = /\b(?:\d{1,3}\.){3}\d{1,3}\b/g;
+// A dotted quad joined to a package release is a version, not an address: "cbl2 kernel 5.15.153.1-2 on CBL Mariner
+// 2.0" (a release suffix), "kernel-5.10.57.1-1.cm1.aarch64.rpm" (joined to the package name), as Microsoft's and the
+// distributions' product names spell them.
+const RELEASE_AFTER = /^-\d/;
+const NAME_BEFORE = /[a-z]-$/i;
+
+/** True when a vendor or product name holds a dotted quad that reads as an IPv4 address (not joined to a release). */
+export function ipv4InName(name: string): boolean {
+  for (const m of name.matchAll(DOTTED_QUAD)) {
+    const end = m.index + m[0].length;
+    if (!RELEASE_AFTER.test(name.slice(end, end + 2)) && !NAME_BEFORE.test(name.slice(Math.max(0, m.index - 2), m.index))) return true;
+  }
+  return false;
+}
+
 // A version is refused for a MAC or an e-mail address inside, not for a dotted quad: "10.0.17763.4974" and "2.2.0.3"
 // are versions.
-const ADDRESS_IN_VERSION = new RegExp(MAC_OR_EMAIL, 'i');
+const ADDRESS_IN_VERSION = MAC_OR_EMAIL_IN;
 
 export type AssetValidation = { ok: true; asset: AssetRecord } | { ok: false; asset_id: string | null; errors: AssetError[] };
 
-export function validateAsset(input: unknown): AssetValidation {
+/**
+ * `knownProduct`: true for a name the product catalog lists (case aside). Such a name is accepted even when it holds
+ * a dotted quad ("Microsoft.PowerShell.Archive 1.2.2.0", "Mono Framework Version 5.0.0.48"): the service lists it, so a
+ * user copies it. The service asks the catalog only for names ipv4InName refuses (services/asset-correlation.ts).
+ */
+export function validateAsset(input: unknown, knownProduct: (name: string) => boolean = () => false): AssetValidation {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
     return { ok: false, asset_id: null, errors: [{ code: 'missing_field', field: 'asset_id', message: 'an asset must be an object' }] };
   }
@@ -59,7 +81,7 @@ export function validateAsset(input: unknown): AssetValidation {
     if (badText(v)) { err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)'); continue; }
     const t = normalizeText(v);
     if (isPlaceholder(t)) { err('placeholder_value', f, 'placeholder value; send an empty value for unknown'); continue; }
-    if (t.length > MAX_NAME) { err('invalid_value', f, `${f} is longer than ${MAX_NAME} characters`); continue; }
+    if (t.length > MAX_NAME_LENGTH) { err('invalid_value', f, `${f} is longer than ${MAX_NAME_LENGTH} characters`); continue; }
     text[f] = t === '' ? null : t;
   }
   const has = (f: (typeof ASSET_FIELDS)[number]) => !errors.some((e) => e.field === f);
@@ -73,7 +95,7 @@ export function validateAsset(input: unknown): AssetValidation {
   for (const f of ['vendor', 'product'] as const) {
     if (!has(f)) continue;
     if (!text[f]) err('missing_field', f, 'required field is missing');
-    else if (ADDRESS_IN.test(text[f])) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
+    else if (MAC_OR_EMAIL_IN.test(text[f]) || (ipv4InName(text[f]) && !(f === 'product' && knownProduct(text[f])))) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
   }
   if (has('version') && text.version && ADDRESS_IN_VERSION.test(text.version)) err('forbidden_value', 'version', 'version must name the product\'s version, not a host, address or person');
   const cpe = text.cpe ? parseCpe(text.cpe) : null;

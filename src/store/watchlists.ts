@@ -48,6 +48,14 @@ export async function listProducts(db: Conn, f: { vendor?: string; q?: string },
   return { total: total.rows[0].n, rows: rows.rows };
 }
 
+/** Of `names`, those the product catalog holds (compared lower-cased), lower-cased (products_by_name). */
+export async function catalogProductNames(db: Conn, names: readonly string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const lower = [...new Set(names.map((n) => n.toLowerCase()))];
+  const r = await sql<{ n: string }>`SELECT DISTINCT lower(name) AS n FROM products WHERE lower(name) = ANY(${lower}::text[])`.execute(db);
+  return new Set(r.rows.map((x) => x.n));
+}
+
 /** CVE counts per ICS protocol (exact: the trigger-maintained facet counts). */
 export async function protocolCounts(db: Conn): Promise<Map<string, number>> {
   const r = await sql<{ key: string; n: string }>`SELECT key, sum(n)::bigint AS n FROM cve_facet_counts WHERE scope = 'protocol' GROUP BY key`.execute(db);

@@ -91,3 +91,27 @@ test('/check with environment_id: the organization\'s own environment is answere
     assert.deepEqual([r.json().error.detail.error, r.json().error.detail.environment_id], ['environment_not_found', id]);
   }
 });
+
+test('a product name with a dotted quad: accepted when joined to a release or listed by the product catalog, else refused as an address (both endpoints)', async () => {
+  // "Mono Framework Version 5.0.0.48" is a product of the snapshot's catalog (an MSRC product name); the fixtures
+  // do not hold it, so it is listed here as the catalog rebuild would list it.
+  await sql`INSERT INTO products (vendor_slug, product_key, name, cve_count) VALUES ('microsoft', 'mono-framework-version-5-0-0-48', 'Mono Framework Version 5.0.0.48', 1)`.execute(t.store.db);
+  try {
+    const assets = [
+      { asset_id: 'mono-1', vendor: 'Microsoft', product: 'MONO Framework Version 5.0.0.48' },
+      { asset_id: 'mono-2', vendor: 'Microsoft', product: 'Mono Framework Version 5.0.0.49' },
+      { asset_id: 'kernel-1', vendor: 'Linux', product: 'cbl2 kernel 5.15.153.1-2 on CBL Mariner 2.0' },
+      { asset_id: 'gw-1', vendor: 'Acme', product: 'Gateway 10.0.0.7' },
+    ];
+    const refused = (index: number, asset_id: string) => ({ asset_id, index, retryable: false, retry_after_seconds: null, action: 'fix_input',
+      errors: [{ code: 'forbidden_value', field: 'product', message: 'product must name the vendor\'s product, not a host, address or person' }] });
+    for (const url of ['/api/v1/assets/correlate-cves', '/api/v1/assets/correlate-cves/check']) {
+      const r = await t.app.inject({ method: 'POST', url, headers: org.auth, payload: { assets } });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.deepEqual(r.json().data.assets.map((a: { asset_id: string }) => a.asset_id), ['mono-1', 'kernel-1'], url);
+      assert.deepEqual(r.json().data.rejected, [refused(1, 'mono-2'), refused(3, 'gw-1')], url);
+    }
+  } finally {
+    await sql`DELETE FROM products WHERE product_key = 'mono-framework-version-5-0-0-48'`.execute(t.store.db);
+  }
+});

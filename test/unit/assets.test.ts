@@ -138,6 +138,32 @@ test('vendor and product: an IPv4 address, a MAC or an e-mail address inside is 
   assert.deepEqual(errorsOf({ ...base, vendor: 'admin@siemens.com', product: '192.0.2.1' }), [address('vendor'), address('product')]);
 });
 
+test('vendor and product: a dotted quad joined to a package release is a version, not an address', () => {
+  // Real product names of the snapshot's MSRC documents, refused before as holding an IPv4 address.
+  for (const product of ['cbl2 kernel 5.15.153.1-2 on CBL Mariner 2.0', 'azl3 kernel-hwe 6.12.0.0-1 on Azure Linux 3.0',
+    'kernel-5.10.57.1-1.cm1.aarch64.rpm on CBL Mariner 1.0 ARM', 'openjdk8-debuginfo-1.8.0.332-1.cm1.aarch64.rpm on CBL Mariner 1.0 ARM']) {
+    assert.equal(assetOf({ ...base, product }).product, product, product);
+  }
+  // The joins are exact: a hyphen before a digit or letter after the quad, a hyphen after a letter before it.
+  for (const product of ['Gateway 10.0.0.7-', 'Gateway 10.0.0.7 -2', 'Gateway 10.0.0.7-x', 'Range 10.0.0.7-10.0.0.9', 'Gateway -10.0.0.7',
+    'Gateway 7-10.0.0.7', 'Gateway x -10.0.0.7', 'kernel 5.15.153.1-2 at 10.0.0.7', 'Mono Framework Version 5.0.0.48']) {
+    assert.deepEqual(errorsOf({ ...base, product }), [address('product')], product);
+  }
+  assert.deepEqual(errorsOf({ ...base, vendor: 'Vendor 10.0.0.7-2 ops@plant.example' }), [address('vendor')], 'the e-mail is still an address');
+});
+
+test('vendor and product: a product name the catalog lists is accepted as listed; a vendor never is', () => {
+  const listed = new Set(['mono framework version 5.0.0.48', '10.0.0.7']);
+  const known = (n: string) => listed.has(n.toLowerCase());
+  assert.equal(validateAsset({ ...base, product: 'Mono Framework Version 5.0.0.48' }, known).ok, true);
+  assert.equal(validateAsset({ ...base, product: 'MONO framework version 5.0.0.48' }, known).ok, true, 'case aside');
+  assert.deepEqual(validateAsset({ ...base, product: 'Mono Framework Version 5.0.0.49' }, known),
+    { ok: false, asset_id: 'rtu-1', errors: [address('product')] }, 'another quad is not listed');
+  assert.deepEqual(validateAsset({ ...base, vendor: '10.0.0.7' }, known), { ok: false, asset_id: 'rtu-1', errors: [address('vendor')] });
+  assert.deepEqual(validateAsset({ ...base, product: 'ops@plant.example' }, () => true), { ok: false, asset_id: 'rtu-1', errors: [address('product')] },
+    'a MAC or e-mail address is refused whatever the catalog says');
+});
+
 test('version: a MAC or an e-mail address inside is refused; dotted quads and other versions are not', () => {
   // Before, the version was not scanned: "admin@plant.example" or a MAC was answered, echoed and stored.
   const refused = { code: 'forbidden_value', field: 'version', message: 'version must name the product\'s version, not a host, address or person' };
