@@ -424,10 +424,22 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     },
 
     assertAllowed,
-    charge,
+    /**
+     * Work that spends asset checks (check-windows): `fn` validates, calls `spend(accepted)` once its input is
+     * validated (an all-refused call is its 422, nothing spent), and does the work; a failure after spending gives the
+     * checks back. Refused records are never charged (docs/correlation.md §7).
+     */
+    async charged<T>(p: Principal, fn: (spend: (accepted: number) => Promise<void>) => Promise<T>): Promise<T> {
+      let spent = 0;
+      try {
+        return await fn(async (n) => { await charge(p, n); spent = n; });
+      } catch (e) {
+        if (spent > 0) await refund(p, spent).catch(() => undefined);
+        throw e;
+      }
+    },
     /** What the correlation cache holds (tests, operators). */
     cacheStats: () => cache.stats(),
-    refund,
   };
 }
 

@@ -187,9 +187,11 @@ export class WindowsCorrelation {
   /**
    * check-windows (issue 11): the same validation and evaluation as correlate, nothing stored; per host the
    * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
+   * `beforeEvaluating` is called with the number of accepted hosts once they are validated (asset checks spent).
    */
-  async evaluate(hosts: unknown[], options: ViewOptions): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
+  async evaluate(hosts: unknown[], options: ViewOptions, beforeEvaluating: (accepted: number) => Promise<void> = async () => {}): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
     const { accepted, rejected } = splitHosts(hosts, this.deps.clock.now(), () => ({}));
+    await beforeEvaluating(accepted.length);
     const { evals, assets, info } = await this.evaluateAll(accepted, options, this.today());
     return { assets, rejected, fix_summary: fixSummary(evals), microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
   }

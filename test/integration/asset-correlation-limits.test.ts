@@ -113,6 +113,34 @@ describe('partner keys (§7 PARTNER_LIMIT)', () => {
   });
 });
 
+describe('partner keys on check-windows: one check per accepted host', () => {
+  test('refused hosts are not charged: 12 hosts with 3 refused spend 9; an all-refused call is its 422, nothing spent; 429 only for the accepted hosts', async () => {
+    // Before, the hosts sent were charged before they were validated: 12 hosts (3 refused) with 10 checks left were
+    // refused with PARTNER_LIMIT (requested 12), and a call of refused hosts only was a 429, not its 422.
+    const o = await seedOrg(t.store, { tier: 'professional' });
+    const k = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
+    await sql`UPDATE api_keys SET monthly_asset_limit = 10 WHERE id = ${k.keyId}`.execute(t.store.db);
+    const host = (i: number, os_build = '10.0.17763.6189') => ({ asset_id: `pw-${i}`, os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build, architecture: 'x64', installation_type: 'Server', collected_at: '2026-11-20T08:00:00Z' });
+    const hosts = Array.from({ length: 12 }, (_, i) => host(i, i % 4 === 3 ? 'bad' : undefined));
+    const r = await post(k, { windows_hosts: hosts }, '/api/v1/assets/check-windows');
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().data.hosts.length, 9);
+    assert.deepEqual(r.json().data.rejected.map((x: { index: number }) => x.index), [3, 7, 11]);
+    assert.equal(await partnerUsed(k.keyId), 9);
+    const refused = await post(k, { windows_hosts: [host(20, 'bad'), host(21, 'bad'), host(22, 'bad')] }, '/api/v1/assets/check-windows');
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.equal(refused.json().error.code, 'VALIDATION_ERROR');
+    assert.equal(await partnerUsed(k.keyId), 9);
+    const over = await post(k, { windows_hosts: [host(30), host(31), host(32, 'bad')] }, '/api/v1/assets/check-windows');
+    assert.equal(over.statusCode, 429, over.body);
+    assert.deepEqual([over.json().error.code, over.json().error.detail.used, over.json().error.detail.remaining, over.json().error.detail.requested], ['PARTNER_LIMIT', 9, 1, 2]);
+    assert.equal(await partnerUsed(k.keyId), 9);
+    const last = await post(k, { windows_hosts: [host(40)] }, '/api/v1/assets/check-windows');
+    assert.equal(last.statusCode, 200, last.body);
+    assert.equal(await partnerUsed(k.keyId), 10);
+  });
+});
+
 describe('per-key rate (§8): 60 requests and 5,000 assets per minute, one budget with v2', () => {
   test('the request budget is shared: v2 calls and v1 calls count against one key', async () => {
     const k = await seedOrg(t.store, { tier: 'professional' });

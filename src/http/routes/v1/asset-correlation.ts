@@ -207,18 +207,8 @@ const assets: FastifyPluginAsync = async (app) => {
     await limits(req, items.length, false, 'hosts');
     const parsed = parseViewOptions({}, { fromText: false, includeClearedDefault: false });
     if (!parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: parsed.errors });
-    const p = req.principal!;
-    const accepted = items.length;
-    await svc.charge(p, accepted);
-    let r;
-    try {
-      r = await app.services.windows.evaluate(items, parsed.options);
-    } catch (e) {
-      await svc.refund(p, accepted).catch(() => undefined);
-      throw e;
-    }
-    // Charged for the hosts sent; refused hosts are given back.
-    if (r.rejected.length) await svc.refund(p, r.rejected.length);
+    // Partner keys spend one check per accepted host, counted once the hosts are validated (refused ones are free).
+    const r = await svc.charged(req.principal!, (spend) => app.services.windows.evaluate(items, parsed.options, spend));
     const hosts = r.assets.map((h) => ({
       asset_id: h.asset_id, microsoft_product: h.microsoft_product, patch_resolved: h.patch_resolved, end_of_life: h.end_of_life, labels: h.labels,
       counts: h.counts,
