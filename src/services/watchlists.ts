@@ -6,7 +6,7 @@ import { renamedVendorSlug } from './renamed-vendors.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
 import { catalogProductKey, entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
-  addWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
+  addWatchEntry, findWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
 } from '../store/watchlists.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 
@@ -82,6 +82,9 @@ export function createWatchlistService(db: Db) {
       // concurrent adds at the bound are taken one after the other and the list never passes it.
       return withTx(db, async (tx): Promise<AddWatchResult> => {
         await lockOrg(tx, orgId);
+        // An entity already watched is answered as such even on a full list (a retried add learns its entry id).
+        const existing = await findWatchEntry(tx, orgId, input.entity_type, key);
+        if (existing !== null) return { ok: false, reason: 'already_watching', entryId: existing };
         if ((await countWatches(tx, orgId)) >= WATCHLIST_MAX_ENTRIES) return { ok: false, reason: 'limit_reached', max: WATCHLIST_MAX_ENTRIES };
         const r = await addWatchEntry(tx, orgId, input.entity_type, key, memberId);
         if ('existing' in r) return { ok: false, reason: 'already_watching', entryId: r.existing };

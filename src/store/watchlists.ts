@@ -171,13 +171,16 @@ export async function countWatches(db: Conn, orgId: number): Promise<number> {
 }
 
 /** Adds an entry; `existing` is the id of the same entry already there (nothing added). */
+/** The id of the organization's entry for an entity, or null. */
+export async function findWatchEntry(db: Conn, orgId: number, type: WatchEntityType, key: string): Promise<number | null> {
+  const r = await sql<{ id: number }>`SELECT id FROM watchlist_entries WHERE org_id = ${orgId} AND entity_type = ${type} AND entity_key = ${key}`.execute(db);
+  return r.rows.length ? Number(r.rows[0].id) : null;
+}
+
 export async function addWatchEntry(db: Conn, orgId: number, type: WatchEntityType, key: string, memberId: number | null): Promise<{ row: WatchRow } | { existing: number }> {
   const ins = await sql<{ id: number }>`INSERT INTO watchlist_entries (org_id, entity_type, entity_key, created_by)
     VALUES (${orgId}, ${type}, ${key}, ${memberId}) ON CONFLICT (org_id, entity_type, entity_key) DO NOTHING RETURNING id`.execute(db);
-  if (!ins.rows.length) {
-    const r = await sql<{ id: number }>`SELECT id FROM watchlist_entries WHERE org_id = ${orgId} AND entity_type = ${type} AND entity_key = ${key}`.execute(db);
-    return { existing: Number(r.rows[0].id) };
-  }
+  if (!ins.rows.length) return { existing: (await findWatchEntry(db, orgId, type, key))! };
   const r = await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${ins.rows[0].id}`.execute(db);
   return { row: asRow(r.rows[0]) };
 }

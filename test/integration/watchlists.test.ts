@@ -253,6 +253,20 @@ describe('watchlist', () => {
     assert.equal(r.body.error.max, WATCHLIST_MAX_ENTRIES);
   });
 
+  test('an entity already watched on a full list: 409 already_watching with its entry, not 403 limit_reached', async () => {
+    // Before, the bound was checked first: a retried add of a watched entity was told the list was full.
+    const o = await seedOrg(t.store);
+    await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key)
+      SELECT ${o.orgId}, 'cve', 'CVE-2000-' || lpad(g::text, 5, '0') FROM generate_series(1, ${WATCHLIST_MAX_ENTRIES - 1}) g`.execute(t.store.db);
+    const first = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'protocol', entity_id: 'modbus' });
+    assert.equal(first.status, 201);
+    const again = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'protocol', entity_id: 'modbus' });
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.deepEqual([again.body.error.detail.error, again.body.error.detail.entry_id], ['already_watching', first.body.data.id]);
+    const other = await call('POST', '/api/v1/watchlist', o.auth, { entity_type: 'protocol', entity_id: 'dnp3' });
+    assert.deepEqual([other.status, other.body.error.detail.error], [403, 'limit_reached']);
+  });
+
   test(`the bound holds under concurrency: 20 parallel adds at ${WATCHLIST_MAX_ENTRIES - 5} entries store exactly 5`, async () => {
     const o = await seedOrg(t.store);
     await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key)
