@@ -1,7 +1,7 @@
 // v1 asset records of POST /api/v1/assets/correlate-cves (issue 11; docs/correlation.md §5). Pure.
 // Each asset is validated alone (a refused asset never refuses the call) with the v2 privacy rules: no
 // hostnames, IPs, MACs, domains or serials, neither as field names nor in asset_id (domain/windows/identifying.ts).
-import { badText, identifyingAssetId, normalizeText, replaceBadText } from './windows/identifying.ts';
+import { badText, identifyingAssetId, innerBreak, macOrEmailIn, normalizeText, replaceBadText } from './windows/identifying.ts';
 import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
 import { cpeVersion, parseCpe } from './product-match.ts';
 
@@ -30,8 +30,6 @@ export interface AssetRecord {
 
 // Product names legitimately contain dots ("Node.js", "ASP.NET Core"), so vendor and product are refused only for an
 // address or e-mail inside them, not for a domain-like word.
-const MAC_OR_EMAIL = '\\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\\b|[^\\s@]+@[^\\s@]+\\.[a-z]{2,}';
-const MAC_OR_EMAIL_IN = new RegExp(MAC_OR_EMAIL, 'i');
 const DOTTED_QUAD = /\b(?:\d{1,3}\.){3}\d{1,3}\b/g;
 // A dotted quad joined to a package release is a version, not an address: "cbl2 kernel 5.15.153.1-2 on CBL Mariner
 // 2.0" (a release suffix), "kernel-5.10.57.1-1.cm1.aarch64.rpm" (joined to the package name), as Microsoft's and the
@@ -48,9 +46,8 @@ export function ipv4InName(name: string): boolean {
   return false;
 }
 
-// A version is refused for a MAC or an e-mail address inside, not for a dotted quad: "10.0.17763.4974" and "2.2.0.3"
-// are versions.
-const ADDRESS_IN_VERSION = MAC_OR_EMAIL_IN;
+// A version is refused for a MAC or an e-mail address inside (macOrEmailIn), never for a dotted quad:
+// "10.0.17763.4974" and "2.2.0.3" are versions.
 
 export type AssetValidation = { ok: true; asset: AssetRecord } | { ok: false; asset_id: string | null; errors: AssetError[] };
 
@@ -78,7 +75,7 @@ export function validateAsset(input: unknown, knownProduct: (name: string) => bo
     const v = rec[f];
     if (v === undefined || v === null) { text[f] = null; continue; }
     if (typeof v !== 'string') { err('invalid_value', f, `${f} must be a string`); continue; }
-    if (badText(v)) { err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)'); continue; }
+    if (badText(v) || innerBreak(v)) { err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)'); continue; }
     const t = normalizeText(v);
     if (isPlaceholder(t)) { err('placeholder_value', f, 'placeholder value; send an empty value for unknown'); continue; }
     if (t.length > MAX_NAME_LENGTH) { err('invalid_value', f, `${f} is longer than ${MAX_NAME_LENGTH} characters`); continue; }
@@ -95,9 +92,9 @@ export function validateAsset(input: unknown, knownProduct: (name: string) => bo
   for (const f of ['vendor', 'product'] as const) {
     if (!has(f)) continue;
     if (!text[f]) err('missing_field', f, 'required field is missing');
-    else if (MAC_OR_EMAIL_IN.test(text[f]) || (ipv4InName(text[f]) && !(f === 'product' && knownProduct(text[f])))) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
+    else if (macOrEmailIn(text[f]) || (ipv4InName(text[f]) && !(f === 'product' && knownProduct(text[f])))) err('forbidden_value', f, `${f} must name the vendor's product, not a host, address or person`);
   }
-  if (has('version') && text.version && ADDRESS_IN_VERSION.test(text.version)) err('forbidden_value', 'version', 'version must name the product\'s version, not a host, address or person');
+  if (has('version') && text.version && macOrEmailIn(text.version)) err('forbidden_value', 'version', 'version must name the product\'s version, not a host, address or person');
   const cpe = text.cpe ? parseCpe(text.cpe) : null;
   if (text.cpe && !cpe) err('invalid_cpe', 'cpe', 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)');
   if (errors.length) return { ok: false, asset_id: assetId, errors };

@@ -175,6 +175,15 @@ test('version: a MAC or an e-mail address inside is refused; dotted quads and ot
   }
 });
 
+test('a tab or line break inside a field, or a bidirectional control, is refused; around the value it is trimmed', () => {
+  // Before, "rtu\t1" was accepted as an asset_id and "V2.9.2\nX" as a version (every CVE of it then needs review).
+  for (const [f, v] of [['asset_id', 'rtu\t1'], ['asset_id', 'rtu\u202e1'], ['vendor', 'Sie\nmens'], ['product', 'CP\r8031'], ['version', 'V2.9.2\nX'], ['cpe', 'cpe:2.3:h:siemens:cp-8031:-:*:*:*:*:*:*:*\tx']]) {
+    const r = validateAsset({ ...base, [f]: v });
+    assert.deepEqual(r.ok ? [] : r.errors, [{ code: 'forbidden_value', field: f, message: MSG.badText }], `${f} ${JSON.stringify(v)}`);
+  }
+  assert.deepEqual(assetOf({ ...base, asset_id: '\trtu-1\r\n', version: ' V2.9.2\n' }), { ...base, version: 'V2.9.2', cpe: null });
+});
+
 test('cpe: must parse as CPE 2.3', () => {
   for (const cpe of ['nope', 'cpe:/h:siemens:cp-8031:-', 'cpe:2.3:x:siemens:cp-8031:-', 'cpe:2.3:h:siemens']) {
     assert.deepEqual(errorsOf({ ...base, cpe }), [{ code: 'invalid_cpe', field: 'cpe', message: MSG.cpe }], cpe);

@@ -4,7 +4,7 @@
 // against that format (windows-engine.md §3.1 and tools/collect-windows-host.ps1: ProductName, EditionID,
 // DisplayVersion); free text is scanned for IP and MAC addresses, host and domain names, UNC and drive paths,
 // URLs, e-mail addresses and Windows' generated default computer names.
-import { LONE_SURROGATE } from '../text.ts';
+import { BIDI_CONTROL, LONE_SURROGATE } from '../text.ts';
 
 /** NFKC, then trimmed: the form every check (and the stored record) uses. */
 export function normalizeText(v: string): string {
@@ -14,17 +14,31 @@ export function normalizeText(v: string): string {
 // eslint-disable-next-line no-control-regex -- C0 (but tab, LF, CR), DEL and C1 are exactly what this looks for
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
-/** Text that cannot be stored faithfully: NUL and other control characters, or a lone UTF-16 surrogate. */
+/**
+ * Text that cannot be stored or shown faithfully: NUL and other control characters (tab and line breaks aside: see
+ * innerBreak), a bidirectional control (domain/text.ts BIDI_CONTROL: it reorders what is shown), or a lone UTF-16
+ * surrogate.
+ */
 export function badText(v: string): boolean {
-  return CONTROL.test(v) || LONE_SURROGATE.test(v);
+  return CONTROL.test(v) || LONE_SURROGATE.test(v) || BIDI_CONTROL.test(v);
+}
+
+/**
+ * A tab or line break inside a value (around it they are trimmed by normalizeText). Fields with a vocabulary of
+ * their own read them as spacing ("Server\tCore"); an identifier or a name does not: "h\tx" is not one asset_id, and
+ * "V2.9.2\nX" is not a version.
+ */
+export function innerBreak(v: string): boolean {
+  return /[\t\n\r]/.test(v.trim());
 }
 
 const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
 const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
+const BIDI_ALL = new RegExp(BIDI_CONTROL.source, 'g');
 
 /** `v` with every character badText refuses replaced by U+FFFD: a refused field name, named back readably. */
 export function replaceBadText(v: string): string {
-  return v.replace(CONTROL_ALL, '\uFFFD').replace(LONE_SURROGATE_ALL, '\uFFFD');
+  return v.replace(CONTROL_ALL, '\uFFFD').replace(LONE_SURROGATE_ALL, '\uFFFD').replace(BIDI_ALL, '\uFFFD').replace(/[\t\n\r]/g, '\uFFFD');
 }
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
@@ -60,6 +74,22 @@ export function containsIdentifying(text: string): boolean {
   const t = normalizeText(text);
   return IPV4_IN.test(t) || hasIpv6(t) || MAC_IN.test(t) || EMAIL_IN.test(t) || UNC_IN.test(t) || URL_IN.test(t)
     || DEFAULT_HOSTNAME_IN.test(t) || hasFqdn(t);
+}
+
+// Names and versions (v1 vendor, product and version; v2 software name, publisher and version) legitimately hold
+// dots, dotted quads and words like host names ("Node.js", "Npcap 1.0.0.1"), so they are scanned only for what
+// a product name never holds: a MAC address (colon or dash form), an e-mail address, a 5 × 5 licence key.
+const MAC_OR_EMAIL_IN = /\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b|[^\s@]+@[^\s@]+\.[a-z]{2,}/i;
+const LICENSE_KEY_IN = /(?<![a-z0-9])[a-z0-9]{5}(?:-[a-z0-9]{5}){4}(?![a-z0-9])/i;
+
+/** A MAC or e-mail address inside a name or version. */
+export function macOrEmailIn(v: string): boolean {
+  return MAC_OR_EMAIL_IN.test(v);
+}
+
+/** A MAC or e-mail address, or a licence key (XXXXX-XXXXX-XXXXX-XXXXX-XXXXX), inside a software name or version. */
+export function identifyingInSoftware(v: string): boolean {
+  return MAC_OR_EMAIL_IN.test(v) || LICENSE_KEY_IN.test(v);
 }
 
 // Whole-value forms refused as an asset_id on top of the scan: a bare MAC without separators, a single-label

@@ -3,7 +3,7 @@
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
 // (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
 // is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
-import { badText, containsIdentifying, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
+import { badText, containsIdentifying, identifyingInSoftware, innerBreak, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
 
 export const HOST_FIELDS = [
   'asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type',
@@ -107,6 +107,9 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? normalizeText(v) : null;
 }
 
+/** Host fields of free text, where a tab or line break inside is refused (innerBreak). */
+const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['asset_id', 'kb_source']);
+
 /**
  * Validate one host record (JSON object, or a CSV row already turned into one). `now`, the time of the request:
  * a collected_at more than COLLECTED_AT_MAX_AHEAD_MS after it is refused (without it, only the form is checked).
@@ -127,12 +130,13 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
     else err('unknown_field', name, 'field is not part of the Windows host record (spec §2.6)');
   }
 
-  // Text that cannot be stored faithfully (NUL, control characters, a lone surrogate) is refused in every field.
+  // Text that cannot be stored faithfully (NUL, control characters, a lone surrogate) is refused in every field;
+  // a tab or line break inside asset_id or kb_source too (the other fields read it as spacing).
   const unreadable = new Set<string>();
   for (const f of HOST_FIELDS) {
     const v = rec[f];
     const texts = typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-    if (texts.some(badText)) {
+    if (texts.some(badText) || (FREE_TEXT_FIELDS.has(f) && texts.some(innerBreak))) {
       unreadable.add(f);
       err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)');
     }
@@ -347,7 +351,7 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
       if (identifyingSoftwareField(k)) errors.push({ code: 'forbidden_field', field: name, message: 'identifying data must not be sent; nothing of this host was stored' });
       else errors.push({ code: 'unknown_field', field: name, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
     }
-    const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && badText(r[k])));
+    const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && (badText(r[k]) || innerBreak(r[k]))));
     for (const k of unreadable) errors.push({ code: 'forbidden_value', field: k, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });
     const str = (k: string) => (unreadable.has(k as (typeof SOFTWARE_FIELDS)[number]) ? '' : typeof r[k] === 'string' ? normalizeText(r[k]) : r[k] === undefined || r[k] === null ? '' : null);
     const assetId = str('asset_id');
@@ -364,6 +368,7 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
       else if (v.length > 500) errors.push({ code: 'forbidden_value', field: k, message: 'at most 500 characters' });
       else if (v && isPlaceholder(v)) errors.push({ code: 'placeholder_value', field: k, message: 'placeholder value; send an empty value for unknown' });
       else if (v && /[a-z]:\\|\\\\/i.test(v)) errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
+      else if (v && identifyingInSoftware(v)) errors.push({ code: 'forbidden_value', field: k, message: 'must not hold an e-mail or MAC address or a licence key' });
     }
     if (errors.length) rejected.push({ asset_id: echo, index, errors });
     else stored.push({ asset_id: assetId!, name: name!, publisher: str('publisher') || null, version: str('version') || null });

@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  badText, containsIdentifying, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName,
+  badText, containsIdentifying, identifyingAssetId, innerBreak, normalizeText, validDisplayVersion, validEditionId, validProductName,
 } from '../../../src/domain/windows/identifying.ts';
 
 describe('normalizeText and badText', () => {
@@ -24,6 +24,14 @@ describe('normalizeText and badText', () => {
     assert.equal(badText('a\udc00'), true);
     assert.equal(badText('a\ud83d\ude00b'), false);
     assert.equal(badText(''), false);
+    // Bidirectional controls reorder what is shown; the marks U+200E and U+200F stay allowed.
+    for (const c of ['\u202a', '\u202e', '\u2066', '\u2069']) assert.equal(badText(`a${c}b`), true, c.charCodeAt(0).toString(16));
+    for (const c of ['\u2029', '\u206a', '\u200e', '\u200f']) assert.equal(badText(`a${c}b`), false, c.charCodeAt(0).toString(16));
+  });
+
+  test('innerBreak: a tab, LF or CR inside the trimmed value; not around it', () => {
+    for (const v of ['a\tb', 'a\nb', 'a\rb', ' a \t b ']) assert.equal(innerBreak(v), true, JSON.stringify(v));
+    for (const v of ['ab', '\ta b\r\n', '\n', '', 'a\u000bb']) assert.equal(innerBreak(v), false, JSON.stringify(v));
   });
 });
 

@@ -117,6 +117,14 @@ describe('validateHost: unreadable text (control characters, lone surrogates)', 
     assert.equal(r.asset_id, null);
   });
 
+  test('a tab or line break inside asset_id or kb_source, or a bidirectional control in any field, is forbidden_value; elsewhere a tab is spacing', () => {
+    // Before, "h\tx" and "h\u202ex" were accepted, stored and echoed as asset_ids.
+    for (const id of ['h\tx', 'h\nx', 'h\u202ex']) assert.deepEqual(refused({ ...GOOD, asset_id: id }).errors, [e('forbidden_value', 'asset_id', M.control)], JSON.stringify(id));
+    assert.deepEqual(errorsOf({ ...GOOD, kb_source: 'Get-\nHotFix' }), [e('forbidden_value', 'kb_source', M.control), e('missing_kb_source', 'kb_source', M.kbSourceMissing)]);
+    assert.deepEqual(errorsOf({ ...GOOD, os_product: 'Windows Server 2019\u2066 Standard' }), [e('forbidden_value', 'os_product', M.control)]);
+    assert.equal(accepted({ ...GOOD, asset_id: '\th-1\r\n', installation_type: 'Server\tCore' }).host.asset_id, 'h-1');
+  });
+
   test('a field name holding NUL or a lone surrogate is named with U+FFFD in their place', () => {
     assert.deepEqual(errorsOf({ ...GOOD, 'no\u0000te': 'x' }), [e('unknown_field', 'no\uFFFDte', M.unknownField)]);
     assert.deepEqual(errorsOf({ ...GOOD, 'host\uD800name': 'x' }), [e('forbidden_field', 'host\uFFFDname', M.forbiddenField)]);
@@ -651,6 +659,26 @@ describe('validateSoftware (spec §2.6 installed software)', () => {
     }
     // a drive letter needs its backslash; a single backslash is not a path
     assert.equal(one({ ...SW, name: 'WinCC C: edition', version: '7\\5' }).stored.length, 1);
+  });
+
+  test('an e-mail or MAC address or a licence key in name, publisher or version is refused; dotted names and quads are not', () => {
+    // Before, only install paths were looked for: every one of these was stored (spec §2.6: identifying data is refused).
+    const refused = (field: string) => [{ code: 'forbidden_value', field, message: 'must not hold an e-mail or MAC address or a licence key' }];
+    for (const [k, v] of [['name', 'Agent for jane.doe@acme.example'], ['name', 'NIC driver 00:1B:44:11:3A:B7'], ['name', 'NIC driver 00-1b-44-11-3a-b7'],
+      ['name', 'Licensed (key ABCDE-12345-FGHIJ-67890-KLMNO)'], ['publisher', 'ops@plant.example'], ['version', '7.5 ABCDE-12345-FGHIJ-67890-KLMNO']]) {
+      assert.deepEqual(rejectedErrors({ ...SW, [k]: v }).errors, refused(k), v);
+    }
+    for (const name of ['Node.js', 'Npcap 1.0.0.1', 'Microsoft Visual C++ 2015-2019 Redistributable (x64) - 14.29.30133', '@RISK 8.2', 'angular/cli@16.2.0',
+      'ABCDE-12345-FGHIJ-67890', 'ABCDE-12345-FGHIJ-67890-KLMNOP', '00:1B:44:11:3A']) {
+      assert.equal(one({ ...SW, name }).stored.length, 1, name);
+    }
+  });
+
+  test('a tab or line break inside a value is refused (around it, trimmed); a bidirectional control anywhere', () => {
+    const bad = (field: string) => ({ code: 'forbidden_value', field, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });
+    assert.deepEqual(rejectedErrors({ ...SW, name: 'Win\tCC', publisher: 'Siemens\nAG', version: '7.5\r2' }).errors, [bad('name'), bad('publisher'), bad('version')]);
+    assert.deepEqual(rejectedErrors({ ...SW, name: 'Win\u202eCC' }).errors, [bad('name')]);
+    assert.deepEqual(one({ ...SW, name: '\tWinCC\r\n' }).stored.map((x) => x.name), ['WinCC']);
   });
 
   test('unreadable text is refused once per field, in field order, and the field counts as empty', () => {
