@@ -86,7 +86,7 @@ export function validateAsset(input: unknown, knownProduct: (name: string) => bo
   if (has('asset_id')) {
     const id = text.asset_id;
     if (!id) err('missing_field', 'asset_id', 'required field is missing');
-    else if (id.length > 64 || identifyingAssetId(id)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)');
+    else if (id.length > 64 || identifyingAssetId(id)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC, domain name or serial number)');
     else assetId = id;
   }
   for (const f of ['vendor', 'product'] as const) {

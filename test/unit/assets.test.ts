@@ -17,7 +17,7 @@ const MSG = {
   badText: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)',
   placeholder: 'placeholder value; send an empty value for unknown',
   missing: 'required field is missing',
-  assetId: 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)',
+  assetId: 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC, domain name or serial number)',
   cpe: 'cpe must be a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...)',
 };
 const address = (f: 'vendor' | 'product') => ({ code: 'forbidden_value', field: f, message: `${f} must name the vendor's product, not a host, address or person` });

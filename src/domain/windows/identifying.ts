@@ -96,10 +96,15 @@ export function identifyingInSoftware(v: string): boolean {
 // name followed by a dot.
 const BARE_MAC_RE = /^[0-9a-f]{12}$/i;
 
-/** asset_id: a scrubbed identifier, not a hostname, IP, MAC or domain name (after NFKC). */
+// A value that says it is a serial number: "S/N 1234567", "SN: 5CG1234XYZ", "Serial 5CG1234XYZ", "SerialNumber=…"
+// (spec §2.6: not a serial). The label needs a separator and the number a digit, so "serial-gw-1" and "serial
+// gateway 3" (a serial-line gateway) stay identifiers. An unlabelled serial cannot be told from an identifier.
+const SERIAL_LABEL_IN = /(?<![a-z0-9])(?:s\/n\s*[:=#]?\s*|(?:sn|serial(?:[\s_-]*(?:no\.?|nr\.?|num(?:ber)?|#))?)(?:\s+|\s*[:=#]\s*))[a-z0-9][a-z0-9-]*\d/i;
+
+/** asset_id: a scrubbed identifier, not a hostname, IP, MAC, domain name or labelled serial number (after NFKC). */
 export function identifyingAssetId(v: string): boolean {
   const t = normalizeText(v);
-  return BARE_MAC_RE.test(t) || /\.$/.test(t) || containsIdentifying(t);
+  return BARE_MAC_RE.test(t) || /\.$/.test(t) || SERIAL_LABEL_IN.test(t) || containsIdentifying(t);
 }
 
 // ---- fields with a format of their own ----------------------------------------------------------------

@@ -163,7 +163,7 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   const rawId = rec.asset_id;
   if (typeof rawId === 'string' && rawId.trim() !== '' && !placeholder.has('asset_id') && !unreadable.has('asset_id')) {
     const t = normalizeText(rawId);
-    if (t.length > 64 || identifyingAssetId(t)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)');
+    if (t.length > 64 || identifyingAssetId(t)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC, domain name or serial number)');
     else assetId = t;
   } else if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
     err('missing_field', 'asset_id', 'asset_id must be a string');

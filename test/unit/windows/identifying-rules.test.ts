@@ -103,6 +103,17 @@ describe('identifyingAssetId', () => {
     assert.equal(identifyingAssetId('10.1.2.3'), true);
     assert.equal(identifyingAssetId('5f0c1e9a7b2d44e08c3a6f1d2b9e7a41'), false);
   });
+
+  test('a labelled serial number: the label, a separator, a number holding a digit', () => {
+    // Before, each of these was accepted and stored as an asset_id.
+    for (const v of ['S/N 1234567', 's/n:1234567', 'S/N1234567', 'SN: 5CG1234XYZ', 'sn=5CG1234XYZ', 'serial 5CG1234XYZ', 'Serial: 5CG1234XYZ',
+      'SerialNumber=5CG1234XYZ', 'serial_no 4711', 'Serial No. 4711', 'serial# 4711', 'rtu-7 serial 4711', 'SN 1234']) {
+      assert.equal(identifyingAssetId(v), true, v);
+    }
+    for (const v of ['serial-gw-1', 'serial gateway 3', 'serial1', 'sn-1234', 'snmp: 4711', 'plcsn=4711', 'serial: abc', 'rtu-serial-no-7', 'S/N']) {
+      assert.equal(identifyingAssetId(v), false, v);
+    }
+  });
 });
 
 describe('validProductName', () => {

@@ -19,7 +19,7 @@ const M = {
   control: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)',
   placeholder: 'placeholder value; send an empty value for unknown',
   missing: 'required field is missing',
-  assetId: 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC or domain name)',
+  assetId: 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC, domain name or serial number)',
   assetIdType: 'asset_id must be a string',
   product: 'os_product must be the Windows ProductName as the host reports it (e.g. Windows Server 2019 Datacenter), nothing else',
   productType: 'os_product must be a string',
