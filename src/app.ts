@@ -135,10 +135,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     // The query string is read strictly: undecodable percent-encoding is refused on its field (src/http/querystring.ts).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200, querystringParser: parseQueryString },
-    // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's.
+    // No router limit on a path parameter's length (Node's 16 KB header limit bounds the URL): each route's own schema
+    // decides, so an over-long CVE id is the 404 of an unknown one and an over-long slug its field's 422. Before, a
+    // parameter over 200 characters was a 400 invalid_url.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
+    // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's. No hook runs
+    // for it, so it is counted against its address's edge limit here (an anonymous flood of bad URLs is limited too).
     frameworkErrors: (_err, req, reply) => {
-      void sendError(req, reply, new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } }));
+      const bad = new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } });
+      app.edgeCount(req).then((refused) => sendError(req, reply, refused ?? bad), () => sendError(req, reply, bad));
     },
     // Errors Node's HTTP parser raises before Fastify sees a request (URL or headers over 16 KB → 431, a
     // malformed request line → 400): answered in the §7 envelope too.

@@ -29,6 +29,13 @@ declare module 'fastify' {
     /** The client address the edge limit counted (null when the request was not counted). */
     edgeAddress: string | null;
   }
+  interface FastifyInstance {
+    /**
+     * Counts a request answered before routing (a malformed URL: no hook runs for it) as the onRequest hook would;
+     * the refusal when its address is over the limit, else null.
+     */
+    edgeCount(req: FastifyRequest): Promise<ApiError | null>;
+  }
 }
 
 function pathOf(url: string): string {
@@ -40,7 +47,10 @@ const hasKey = (req: FastifyRequest) => req.headers.authorization !== undefined;
 
 export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions): void {
   app.decorateRequest('edgeAddress', null);
-  if (opts.perMinute <= 0) return;
+  if (opts.perMinute <= 0) {
+    app.decorate('edgeCount', () => Promise.resolve(null));
+    return;
+  }
   const limiter = new RateLimiterMemory({ keyPrefix: 'edge', points: opts.perMinute, duration: EDGE_WINDOW_SEC });
   const addressOf = clientAddressResolver(parseTrustedProxies(opts.trustedProxies.join(',')));
   const refused = () => new ApiError('EDGE_RATE_LIMITED', {
@@ -48,11 +58,19 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
     detail: { limit: opts.perMinute, window_seconds: EDGE_WINDOW_SEC, counted_by: 'client_address' },
   });
 
-  app.addHook('onRequest', (req, _reply, done) => {
-    if (hasKey(req) || edgeExempt(pathOf(req.url))) return done();
+  const count = (req: FastifyRequest): Promise<ApiError | null> => {
+    if (hasKey(req) || edgeExempt(pathOf(req.url))) return Promise.resolve(null);
     const addr = addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     req.edgeAddress = addr;
-    limiter.consume(addr, 1).then(() => done(), (e: unknown) => done(e instanceof RateLimiterRes ? refused() : (e as Error)));
+    return limiter.consume(addr, 1).then(() => null, (e: unknown) => {
+      if (e instanceof RateLimiterRes) return refused();
+      throw e;
+    });
+  };
+  app.decorate('edgeCount', count);
+
+  app.addHook('onRequest', (req, _reply, done) => {
+    count(req).then((e) => done(e ?? undefined), (e: unknown) => done(e as Error));
   });
 
   // A refused key is charged to its address: otherwise any made-up Bearer token would pass the limit unmetered.

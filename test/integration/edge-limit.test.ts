@@ -94,6 +94,14 @@ test('a made-up API key is no way around the limit: each refused key costs its a
   assertRefused(await from(t, '198.51.100.5'));
 });
 
+test('a malformed URL (answered before routing) is counted too: 60 of them use up the address\'s minute', async () => {
+  // Before, no hook ran for it: an address could send any number, and its allowance was untouched.
+  for (let i = 0; i < 60; i++) assert.equal((await from(t, '203.0.113.77', {}, '/api/v1/cves/%zz')).statusCode, 400);
+  assertRefused(await from(t, '203.0.113.77', {}, '/api/v1/cves/%zz'));
+  assertRefused(await from(t, '203.0.113.77'));
+  assert.equal((await from(t, '203.0.113.78', {}, '/api/v1/cves/%zz')).json().error.detail.error, 'invalid_url', 'another address is unaffected');
+});
+
 test('a spoofed X-Forwarded-For changes nothing without trusted proxies', async () => {
   for (let i = 0; i < 60; i++) {
     const r = await from(t, '198.51.100.6', { 'x-forwarded-for': `203.0.113.${i}` });

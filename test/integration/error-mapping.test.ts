@@ -95,6 +95,13 @@ describe('error envelope and framework mappings', () => {
     }
   });
 
+  test('an over-long path parameter is judged by its route, not refused as a malformed URL', async () => {
+    // Before, the router refused a parameter over 200 characters: 400 invalid_url for a well-formed URL.
+    const r = await t.app.inject({ method: 'GET', url: `/api/v1/cves/CVE-2026-${'9'.repeat(400)}` });
+    const b = assertEnvelope(r, 404, 'NOT_FOUND', 'not_found');
+    assert.equal(b.error.message, 'CVE not found.');
+  });
+
   test('unsupported content type → 400 (other bad input)', async () => {
     const r = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
     assertEnvelope(r, 400, 'BAD_REQUEST', 'unsupported_media_type');
