@@ -11,7 +11,7 @@ import {
   deleteOrgRows, deleteOrphanPersons, deletedBefore, findMemberOfPerson, findPersonByEmail, getClient, getOrg, getPerson,
   getTeamMember, insertAuthToken, personIdOfMember, setProvider, insertInvitation, insertMembership, listClients, listTeam, lockOrg, membershipsOf,
   ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
-  revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
+  revokeEmailChanges, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
   type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
 import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
@@ -31,7 +31,7 @@ export type AccountErrorCode =
   | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
   | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
   | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
-  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences';
+  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder';
 
 /** Keys a person's stored preferences may hold (docs/accounts.md). */
 export const MAX_PREFERENCE_KEYS = 32;
@@ -213,13 +213,21 @@ export function createAccountsService(deps: AccountsDeps) {
       };
     },
 
-    /** Name and preferences now; a new email address only once confirmed through the link sent to it. */
+    /**
+     * Name and preferences now; a new email address only once confirmed through the link sent to it. The sign-in
+     * address is the person's in every organization, so only a browser session may change it (an API key belongs to
+     * one organization, and would otherwise become a sign-in anywhere: docs/accounts.md "Email address"). A new
+     * request, or the current address sent back, ends every earlier link; the current address is told of a request.
+     */
     async updateMe(p: Principal, input: { name?: string; preferences?: Record<string, unknown>; email?: string }) {
       const person = await personOf(p);
       let pendingEmail: string | null = null;
+      let emailGiven = false;
       if (input.email !== undefined) {
         const email = normalizeEmail(input.email);
         if (!isEmail(email)) throw new AccountError('invalid_email', 'email is not a valid email address', { field: 'email' });
+        if (p.via !== 'session') throw new AccountError('session_required', 'The sign-in email address can be changed from a browser session only; API keys are rejected for it');
+        emailGiven = true;
         if (email !== person.email) pendingEmail = email;
       }
       await withTx(db, async (trx) => {
@@ -227,6 +235,7 @@ export function createAccountsService(deps: AccountsDeps) {
         if (keys !== null && keys > MAX_PREFERENCE_KEYS) {
           throw new AccountError('too_many_preferences', `preferences would hold ${keys} keys; at most ${MAX_PREFERENCE_KEYS} are stored (a null value removes a key)`);
         }
+        if (emailGiven) await revokeEmailChanges(trx, person.id, clock.now());
         if (pendingEmail) {
           const token = randomToken();
           await insertAuthToken(trx, { tokenHash: sha256Hex(token), purpose: 'email_change', personId: person.id, newEmail: pendingEmail, expiresAt: new Date(clock.now().getTime() + EMAIL_CHANGE_TTL_MS) });
@@ -235,20 +244,38 @@ export function createAccountsService(deps: AccountsDeps) {
             kind: 'email_change', to: pendingEmail, link: url, subject: 'Confirm your new Vulnintel email address',
             text: `Confirm that this address becomes your Vulnintel sign-in address (valid for 60 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
           });
+          sendLater({
+            kind: 'email_change_notice', to: person.email, subject: 'Your Vulnintel sign-in address is being changed',
+            text: `A change of your Vulnintel sign-in address to ${pendingEmail} was requested from a signed-in session. It takes effect only when the link sent to that address is followed (within 60 minutes).\n\nIf this was not you, sign in and set your address back (which cancels the change), and sign out everywhere from your account page.\n`,
+          });
         }
       });
       return { ...(await this.me(p)), pending_email: pendingEmail };
     },
 
-    /** Follows an email-change link: the person's address becomes the new one. */
+    /**
+     * Follows an email-change link: the person's address becomes the new one, the former address is told, and the
+     * person's sessions end everywhere (sign in again with the new address).
+     */
     async confirmEmail(token: string): Promise<void> {
-      await withTx(db, async (trx) => {
-        const t = await consumeAuthToken(trx, sha256Hex(token), 'email_change', clock.now());
+      const now = clock.now();
+      const former = await withTx(db, async (trx) => {
+        const t = await consumeAuthToken(trx, sha256Hex(token), 'email_change', now);
         if (!t) throw new AccountError('login_link_invalid', 'This confirmation link is invalid, expired or already used');
         const taken = await findPersonByEmail(trx, t.new_email!);
         if (taken && taken.id !== t.person_id) throw new AccountError('email_taken', 'Another account already uses this email address');
+        const before = await getPerson(trx, t.person_id);
         await setPersonEmail(trx, t.person_id, t.new_email!);
+        await revokeEmailChanges(trx, t.person_id, now);
+        await revokePersonSessions(trx, t.person_id, now);
+        return before ? { email: before.email, now: t.new_email! } : null;
       });
+      if (former && former.email !== former.now) {
+        sendLater({
+          kind: 'email_change_notice', to: former.email, subject: 'Your Vulnintel sign-in address was changed',
+          text: `Your Vulnintel sign-in address is now ${former.now}; this address no longer signs you in, and every session was signed out.\n\nIf this was not you, contact your organization's owner.\n`,
+        });
+      }
     },
 
     async organization(p: Principal) {
@@ -355,8 +382,9 @@ export function createAccountsService(deps: AccountsDeps) {
         const old = await trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at', 'member_id']).where('id', '=', keyId).executeTakeFirstOrThrow();
         if (old.revoked_at) throw new AccountError('key_revoked', 'This key is revoked; create a new one instead');
         if (old.kind === 'trial') throw new AccountError('scope_not_allowed', 'Trial keys are not rotated');
-        // The new key is the old key's member's, as the old one was (an admin rotating another member's key does
-        // not take it over, and the key still goes when that member is removed).
+        // The new key is shown to whoever rotates, so only its holder may rotate it: an admin rotating the owner's
+        // key would get a key acting as the owner (spec §5.1, §5.6). Others revoke it instead.
+        if (old.member_id !== p.memberId) throw new AccountError('not_key_holder', 'Only the member a key belongs to can rotate it (the new key is shown to whoever rotates); revoke it instead');
         const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label, memberId: old.member_id });
         const r = await revokeKey(trx, p.orgId, keyId, clock.now());
         return { key: fresh, revoked: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! } };

@@ -112,6 +112,12 @@ export async function consumeAuthToken(db: Q, tokenHash: string, purpose: 'login
   return r.rows[0];
 }
 
+/** Ends a person's unused email-change links (a newer request, or a return to the current address, replaces them). */
+export async function revokeEmailChanges(db: Q, personId: number, now: Date): Promise<number> {
+  const r = await sql`UPDATE auth_tokens SET used_at = ${now} WHERE person_id = ${personId} AND purpose = 'email_change' AND used_at IS NULL`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
 // ---- Sessions ----
 
 export interface SessionRow {

@@ -234,14 +234,51 @@ describe('profile and organization', () => {
     assert.equal(r.json().data.pending_email, 'ada.new@example.test');
     const mail = await smtp.waitFor('ada.new@example.test');
     const link = linkIn(mail, '/api/v1/auth/confirm-email');
+    // The current address is told of the request.
+    const notice = await smtp.waitFor(o.ownerEmail, { match: (m) => m.subject === 'Your Vulnintel sign-in address is being changed' });
+    assert.match(notice.text, /to ada\.new@example\.test was requested/);
     const ok = await t.app.inject({ method: 'GET', url: link.pathname + link.search });
     assert.equal(ok.statusCode, 303);
-    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: browser.headers });
+    // Applied: the former address is told, and every session of the person ends (sign in again with the new one).
+    const changed = await smtp.waitFor(o.ownerEmail, { match: (m) => m.subject === 'Your Vulnintel sign-in address was changed' });
+    assert.match(changed.text, /now ada\.new@example\.test/);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: browser.headers })).statusCode, 401);
+    const again = await signIn('ada.new@example.test');
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: again.browser.headers });
     assert.equal(me.json().data.email, 'ada.new@example.test');
     assert.equal(me.json().data.name, 'Ada L');
-    // The new address signs in; the old one no longer does.
-    await signIn('ada.new@example.test');
     assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
+  });
+
+  test('an email change needs a browser session: with an API key, even the owner\'s, 403 session_required and nothing changes', async () => {
+    // Before, any key (a viewer's too) could move the person's sign-in address, which is the person's in every
+    // organization: a key of one organization became a browser sign-in everywhere.
+    const o = await seedOrg(t.store, { name: 'Key Email Org' });
+    const r = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: o.auth, payload: { name: 'Renamed', email: 'taken-over@example.test' } });
+    assert.equal(r.statusCode, 403, r.body);
+    assert.deepEqual([r.json().error.code, r.json().error.detail.error], ['FORBIDDEN', 'session_required']);
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: o.auth });
+    assert.deepEqual([me.json().data.email, me.json().data.name === 'Renamed'], [o.ownerEmail, false], 'nothing of the call was applied');
+    const tokens = await sql<{ n: number }>`SELECT count(*)::int AS n FROM auth_tokens WHERE purpose = 'email_change' AND new_email = 'taken-over@example.test'`.execute(t.store.db);
+    assert.equal(tokens.rows[0].n, 0);
+    // The name alone may still be changed with a key.
+    assert.equal((await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: o.auth, payload: { name: 'Renamed' } })).json().data.name, 'Renamed');
+  });
+
+  test('a newer email change, or the current address sent back, ends the earlier links', async () => {
+    // Before, every link stayed valid for its 60 minutes: a corrected typo (a stranger's mailbox) still took the account.
+    const o = await seedOrg(t.store, { name: 'Typo Org' });
+    const { browser } = await signIn(o.ownerEmail);
+    const put = (email: string) => t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { email } });
+    assert.equal((await put('typo-1@example.test')).json().data.pending_email, 'typo-1@example.test');
+    const first = linkIn(await smtp.waitFor('typo-1@example.test'), '/api/v1/auth/confirm-email');
+    assert.equal((await put('typo-2@example.test')).json().data.pending_email, 'typo-2@example.test');
+    const second = linkIn(await smtp.waitFor('typo-2@example.test'), '/api/v1/auth/confirm-email');
+    assert.equal((await t.app.inject({ method: 'GET', url: first.pathname + first.search })).statusCode, 401, 'replaced by the newer request');
+    assert.equal((await put(o.ownerEmail)).json().data.pending_email, null);
+    assert.equal((await t.app.inject({ method: 'GET', url: second.pathname + second.search })).statusCode, 401, 'cancelled by the current address');
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: browser.headers });
+    assert.equal(me.json().data.email, o.ownerEmail);
   });
 
   test('a viewer may change its own profile but not the organization (403 viewer_role)', async () => {
@@ -454,22 +491,31 @@ describe('API keys over HTTP', () => {
     assert.deepEqual(ids.map((id) => labels.rows.find((r) => Number(r.id) === id)!.label), [null, null, 'SIEM', ' kept as is ', null]);
   });
 
-  test("an admin rotating the owner's key: the new key stays the owner's", async () => {
+  test("only a key's holder rotates it: an admin rotating the owner's key is refused (403 not_key_holder) and the key works on; revoking it is allowed", async () => {
+    // Before, the admin got the new key, bound to the owner: a credential acting as the owner, kept after the
+    // admin's removal (spec §5.1: a key acts as its member; §5.6: an admin cannot act as the owner).
     const o = await seedOrg(t.store, { name: 'Rotate Org', tier: 'professional' });
     const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
     const c = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'owner integration' } });
     assert.equal(c.statusCode, 201, c.body);
+    const ownerKey = { authorization: `Bearer ${c.json().data.key}` };
     const rot = await t.app.inject({ method: 'POST', url: `/api/v1/account/keys/${c.json().data.id}/rotate`, headers: admin.auth });
-    assert.equal(rot.statusCode, 201, rot.body);
-    const fresh = rot.json().data.key;
-    const list = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth });
-    const row = list.json().data.find((x: { id: number }) => x.id === fresh.id);
-    assert.equal(row.member.id, o.memberId);
-    assert.equal(row.member.email, o.ownerEmail);
-    assert.equal(row.label, 'owner integration');
-    // Its holder's identity: the rotated key acts as the owner.
-    const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { authorization: `Bearer ${fresh.key}` } });
-    assert.equal(me.json().data.email, o.ownerEmail);
+    assert.equal(rot.statusCode, 403, rot.body);
+    assert.deepEqual([rot.json().error.code, rot.json().error.detail.error], ['FORBIDDEN', 'not_key_holder']);
+    assert.equal(rot.json().data, undefined);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: ownerKey })).json().data.email, o.ownerEmail, 'the key is not revoked');
+    const keys = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth });
+    assert.equal(keys.json().data.filter((k: { label: string | null }) => k.label === 'owner integration').length, 1, 'no new key was made');
+    // The holder rotates it: the new key is the holder's, the old one stops.
+    const own = await t.app.inject({ method: 'POST', url: `/api/v1/account/keys/${c.json().data.id}/rotate`, headers: ownerKey });
+    assert.equal(own.statusCode, 201, own.body);
+    const fresh = own.json().data.key;
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { authorization: `Bearer ${fresh.key}` } })).json().data.email, o.ownerEmail);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: ownerKey })).statusCode, 401);
+    // Another member's key may still be revoked by an admin.
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/account/keys/${fresh.id}`, headers: admin.auth });
+    assert.equal(del.statusCode, 200, del.body);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { authorization: `Bearer ${fresh.key}` } })).statusCode, 401);
   });
 });
 

@@ -55,8 +55,10 @@ export const ACCOUNT_ERRORS = {
   invite: [{ key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' }, capExceeded('members')],
   removeMember: [{ key: 'FORBIDDEN', error: 'owner_cannot_be_removed', when: 'the owner cannot be removed' }],
   keys: [keysTier],
+  updateMe: [{ key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }],
   rotateKey: [
     keysTier, { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
+    { key: 'FORBIDDEN', error: 'not_key_holder', when: "another member's key: only its holder may rotate it (the new key is shown to whoever rotates); revoke it instead" },
     { key: 'VALIDATION_ERROR', when: 'trial keys are not rotated' },
   ],
   startTrial: [

@@ -27,9 +27,10 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/v1/account/me', {
     schema: {
       tags: ['account'],
-      summary: 'Update your name and preferences; a new email address takes effect once confirmed through the link sent to it',
+      summary: 'Update your name and preferences; a new email address (browser session only) takes effect once confirmed through the link sent to it',
       security: [key, session], querystring: NoQuery, body: UpdateMe,
       response: { 200: Envelope(Type.Object({ ...Profile.properties, preferences: Preferences, pending_email: Type.Union([Type.String(), Type.Null()]) }), Empty) },
+      errors: ACCOUNT_ERRORS.updateMe,
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'members', ids: [] } } },
   }, async (req) => ok(req, await mapped(() => svc.updateMe(req.principal!, req.body)), {}));
@@ -114,7 +115,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/api/v1/account/keys/:key_id/rotate', {
     schema: {
-      tags: ['account'], summary: 'Rotate an API key: a new key (same kind, scopes, label) is created, then the old one revoked',
+      tags: ['account'], summary: 'Rotate one of your own API keys: a new key (same kind, scopes, label) is created, then the old one revoked',
       security: [key, session], querystring: NoQuery, params: IdParam('key_id'), body: NoBody,
       response: { 201: Envelope(Type.Object({ key: IssuedKey, revoked: RevokedKey }), Empty) },
       errors: ACCOUNT_ERRORS.rotateKey,
