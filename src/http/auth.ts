@@ -363,7 +363,8 @@ export function enforce(req: { principal: Principal | null; method: string }, au
     throw new ApiError('INSUFFICIENT_SCOPE', { message: `This API key lacks the ${need.scope} scope`, detail: { required_scope: need.scope } });
   }
   if (!roleAtLeast(p.role, need.role)) {
-    if (p.role === 'viewer') throw new ApiError('VIEWER_ROLE');
+    // A read an admin role guards (the key list, the client organizations) is not a write: say what it needs.
+    if (p.role === 'viewer') throw new ApiError('VIEWER_ROLE', isWrite(req.method) ? {} : { message: `Read-only members (viewer role) cannot use this; it needs the ${need.role} role` });
     throw new ApiError('FORBIDDEN', { message: `This call needs the ${need.role} role`, detail: { required_role: need.role } });
   }
 }

@@ -10,7 +10,7 @@ import {
   consumeAuthToken, consumeInvitation, countMembers, createSession, deactivateOrg, deleteMembership, deleteOrganizationRow,
   deleteOrgRows, deleteOrphanPersons, deletedBefore, findMemberOfPerson, findPersonByEmail, getClient, getOrg, getPerson,
   getTeamMember, insertAuthToken, personIdOfMember, setProvider, insertInvitation, insertMembership, listClients, listTeam, lockOrg, membershipsOf,
-  ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
+  ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitation, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
   revokeEmailChanges, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
   type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
@@ -324,6 +324,13 @@ export function createAccountsService(deps: AccountsDeps) {
         text: `${p.email} invites you to join ${inv.orgName} on Vulnintel as ${input.role}.\n\nAccept (valid for 7 days, once):\n\n${url}\n`,
       });
       return { id: inv.row.id, email: inv.row.email, role: inv.row.role, created_at: iso(inv.row.created_at)!, expires_at: iso(inv.row.expires_at)! };
+    },
+
+    /** Withdraws a pending invitation: its link stops working and its seat is free. */
+    async withdrawInvitation(p: Principal, invitationId: number) {
+      const r = await revokeInvitation(db, p.orgId, invitationId, clock.now());
+      if (!r) throw new AccountError('not_found', 'No such pending invitation in your organization');
+      return { id: r.id, email: r.email, role: r.role, created_at: iso(r.created_at)!, expires_at: iso(r.expires_at)! };
     },
 
     /** Follows an invitation link: the membership is created (the person too, if new) and a session starts in it. */

@@ -320,7 +320,19 @@ export async function getTeamMember(db: Q, orgId: number, memberId: number): Pro
  * Removes a membership: its sessions end, its API keys are revoked and kept (for the record) under the owner.
  * api_keys.member_id cascades, so the keys are moved to the owner and revoked before the member row goes.
  */
+/** Withdraws one pending invitation; the withdrawn row, or undefined when the organization has no such pending one. */
+export async function revokeInvitation(db: Q, orgId: number, id: number, now: Date) {
+  const r = await sql<InvitationRow>`UPDATE invitations SET revoked_at = ${now}
+    WHERE org_id = ${orgId} AND id = ${id} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
+    RETURNING id, email, role, created_at, expires_at`.execute(db);
+  return r.rows[0];
+}
+
+/** Removes a member: its keys are revoked (kept, for the record, under the owner), the invitations it sent and that
+ * are still pending are withdrawn (a removed admin must not come back through one), and the membership goes. */
 export async function deleteMembership(db: Tx, orgId: number, memberId: number, ownerId: number, now: Date) {
+  await sql`UPDATE invitations SET revoked_at = ${now}
+    WHERE org_id = ${orgId} AND invited_by = ${memberId} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
   await sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}), member_id = ${ownerId},
     label = left(coalesce(label || ' ', '') || '(of a removed member)', 200)
     WHERE org_id = ${orgId} AND member_id = ${memberId}`.execute(db);

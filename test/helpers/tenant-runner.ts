@@ -44,6 +44,17 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { member_id: m.id }, markers: [email] };
     },
   },
+  invitations: {
+    // A pending invitation of the organization (withdrawn by id).
+    async seed(t, org) {
+      const email = `runner-invitee-${org.tag.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+      const r = await sql<{ id: string }>`INSERT INTO invitations (org_id, email, role, token_hash, expires_at)
+        VALUES (${org.orgId}, ${email}, 'viewer', ${`runner-${email}`}, now() + interval '7 days') RETURNING id`.execute(t.store.db);
+      // It holds a member seat: the organization's cap is raised so the runner's own invitations still fit.
+      await sql`UPDATE organizations SET cap_overrides = coalesce(cap_overrides, '{}'::jsonb) || '{"members": 50}'::jsonb WHERE id = ${org.orgId}`.execute(t.store.db);
+      return { ids: { invitation_id: Number(r.rows[0].id) }, markers: [email] };
+    },
+  },
   organizations: {
     async seed(_t, org) {
       return { ids: { org_id: org.orgId }, markers: [] };

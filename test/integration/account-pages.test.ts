@@ -59,7 +59,13 @@ test('sign in, invite, create a key shown once, revoke it, delete the organizati
   await page.click('form[action="/account/team/invite"] button');
   assert.match(await page.textContent('body') ?? '', /page\.colleague@example\.test\s*\(invited\)/);
   assert.match(await page.textContent('body') ?? '', /Members\s*2 of 5/);
-  await smtp.waitFor('page.colleague@example.test');
+  const invitation = linkIn(await smtp.waitFor('page.colleague@example.test'), '/api/v1/auth/accept-invite');
+  // Withdrawn from the page: the row and its seat go, and its link is refused.
+  await page.locator('tr', { hasText: 'page.colleague@example.test' }).locator('button', { hasText: 'Withdraw' }).click();
+  assert.equal(new URL(page.url()).pathname, '/account');
+  assert.doesNotMatch(await page.textContent('body') ?? '', /page\.colleague@example\.test/);
+  assert.match(await page.textContent('body') ?? '', /Members\s*1 of 5/);
+  assert.equal((await t.app.inject({ method: 'GET', url: invitation.pathname + invitation.search })).statusCode, 401);
 
   await page.fill('form[action="/account/keys"] input[name=label]', 'Browser key');
   await page.click('form[action="/account/keys"] button');

@@ -348,6 +348,56 @@ describe('team', () => {
     assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'two@example.test', role: 'viewer' } })).statusCode, 201);
   });
 
+  test('a pending invitation is withdrawn: its seat is free, its link is refused; a second withdrawal is 404', async () => {
+    // Before, there was no way to withdraw one: it held its seat and its link lived for 7 days.
+    const o = await seedOrg(t.store, { name: 'Withdraw Org', tier: 'standard' });
+    const inv = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'mistyped@example.test', role: 'admin' } });
+    assert.equal(inv.statusCode, 201, inv.body);
+    const link = linkIn(await smtp.waitFor('mistyped@example.test'), '/api/v1/auth/accept-invite');
+    const full = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'right@example.test', role: 'admin' } });
+    assert.equal(full.json().error.detail.error, 'cap_exceeded');
+    const id = inv.json().data.id as number;
+    const w = await t.app.inject({ method: 'DELETE', url: `/api/v1/account/team/invitations/${id}`, headers: o.auth });
+    assert.equal(w.statusCode, 200, w.body);
+    assert.deepEqual(w.json().data.withdrawn, inv.json().data);
+    assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
+    const team = await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth });
+    assert.deepEqual(team.json().data.invitations, []);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'right@example.test', role: 'admin' } })).statusCode, 201, 'the seat is free');
+    const again = await t.app.inject({ method: 'DELETE', url: `/api/v1/account/team/invitations/${id}`, headers: o.auth });
+    assert.deepEqual([again.statusCode, again.json().error.code], [404, 'NOT_FOUND']);
+    // A viewer cannot withdraw one; nor list the keys, and the refusal says what that read needs (not "write").
+    const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const pro = await seedOrg(t.store, { name: 'Viewer Keys Org', tier: 'professional' });
+    const proViewer = await seedKey(t.store, pro.orgId, null, { role: 'viewer' });
+    const keys = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: proViewer.auth });
+    assert.deepEqual([keys.statusCode, keys.json().error.detail.error, keys.json().error.message],
+      [403, 'viewer_role', 'Read-only members (viewer role) cannot use this; it needs the admin role']);
+    // The account page tells a Professional organization's viewer who manages keys, not that the plan lacks them.
+    const page = await t.app.inject({ method: 'GET', url: '/account', headers: await seedSession(t.store, pro.orgId, proViewer.memberId) });
+    assert.match(page.body, /Owners and admins manage the API keys of this organization\./);
+    assert.doesNotMatch(page.body, /Professional plan and above/);
+    const standardPage = await t.app.inject({ method: 'GET', url: '/account', headers: await seedSession(t.store, o.orgId, viewer.memberId) });
+    assert.match(standardPage.body, /API keys are available on the Professional plan and above \(owners and admins manage them\)\./);
+    const pending = (await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth })).json().data.invitations[0].id as number;
+    const v = await t.app.inject({ method: 'DELETE', url: `/api/v1/account/team/invitations/${pending}`, headers: viewer.auth });
+    assert.deepEqual([v.statusCode, v.json().error.detail.error], [403, 'viewer_role']);
+  });
+
+  test('removing a member withdraws the invitations it sent and that are pending (a removed admin cannot come back through one)', async () => {
+    const o = await seedOrg(t.store, { name: 'Removed Inviter Org', tier: 'professional' });
+    const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+    const sent = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: admin.auth, payload: { email: 'alias-of-admin@example.test', role: 'admin' } });
+    assert.equal(sent.statusCode, 201, sent.body);
+    const link = linkIn(await smtp.waitFor('alias-of-admin@example.test'), '/api/v1/auth/accept-invite');
+    const byOwner = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'owners-guest@example.test', role: 'viewer' } });
+    assert.equal(byOwner.statusCode, 201);
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/account/team/${admin.memberId}`, headers: o.auth })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
+    const team = await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth });
+    assert.deepEqual(team.json().data.invitations.map((i: { email: string }) => i.email), ['owners-guest@example.test'], "the owner's own invitation stays");
+  });
+
   test('parallel invitations at cap − 1: exactly one succeeds', async () => {
     const o = await seedOrg(t.store, { name: 'Race Org', tier: 'professional' });
     for (let i = 0; i < 3; i++) await createMember(t.store.db, o.orgId, `seat${i}@example.test`, 'viewer');

@@ -54,6 +54,7 @@ export const ACCOUNT_ERRORS = {
   switchOrganization: [{ key: 'NOT_FOUND', when: 'you are not a member of an active organization with this id' }],
   invite: [{ key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' }, capExceeded('members')],
   removeMember: [{ key: 'FORBIDDEN', error: 'owner_cannot_be_removed', when: 'the owner cannot be removed' }],
+  withdrawInvitation: [{ key: 'NOT_FOUND', when: 'no pending invitation of your organization has this id (accepted, withdrawn or expired ones included)' }],
   keys: [keysTier],
   updateMe: [{ key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }],
   rotateKey: [

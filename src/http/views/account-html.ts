@@ -2,6 +2,7 @@
 // plan, member usage, team with invite and remove, API keys with create (shown once) and revoke, deletion with the
 // confirmation text) and the alert-email preferences. Server-rendered, no JavaScript, every value escaped; every form carries the CSRF token.
 import { esc } from './cve-html.ts';
+import { TIER_PERMISSIONS, type Tier } from '../../domain/tiers.ts';
 
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1f24}
 h1{font-size:1.5rem}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem;margin-top:1.6rem}
@@ -34,8 +35,8 @@ export function renderCheckEmailPage(): string {
 
 export interface AccountPageData {
   me: { email: string; name: string; role: string };
-  org: { name: string; tier: string; caps: { members: number } };
-  team: { members: { id: number; email: string; name: string; role: string }[]; invitations: { email: string; role: string; expires_at: string }[] };
+  org: { name: string; tier: Tier; caps: { members: number } };
+  team: { members: { id: number; email: string; name: string; role: string }[]; invitations: { id: number; email: string; role: string; expires_at: string }[] };
   keys: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; revoked_at: string | null }[] | null;
   csrf: string;
   /** A key just created: shown once. */
@@ -51,9 +52,12 @@ export function renderAccountPage(d: AccountPageData): string {
   const used = d.team.members.length + d.team.invitations.length;
   const members = d.team.members.map((m) => `<tr><td>${esc(m.email)}</td><td>${esc(m.name)}</td><td>${esc(m.role)}</td><td>${
     admin && m.role !== 'owner' ? `<form class="inline" method="post" action="/account/team/${m.id}/remove">${csrfField(d.csrf)}<button type="submit">Remove</button></form>` : ''}</td></tr>`).join('');
-  const invites = d.team.invitations.map((i) => `<tr><td>${esc(i.email)}</td><td>(invited)</td><td>${esc(i.role)}</td><td class="note">until ${esc(i.expires_at.slice(0, 10))}</td></tr>`).join('');
+  const invites = d.team.invitations.map((i) => `<tr><td>${esc(i.email)}</td><td>(invited)</td><td>${esc(i.role)}</td><td class="note">until ${esc(i.expires_at.slice(0, 10))}${
+    admin ? ` <form class="inline" method="post" action="/account/team/invitations/${i.id}/withdraw">${csrfField(d.csrf)}<button type="submit">Withdraw</button></form>` : ''}</td></tr>`).join('');
+  // No key list: below Professional, or a viewer (who may not manage keys whatever the plan).
+  const keysTier = TIER_PERMISSIONS[d.org.tier].api_keys;
   const keys = d.keys === null
-    ? `<p class="note">API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.</p>`
+    ? `<p class="note">${keysTier && !admin ? 'Owners and admins manage the API keys of this organization.' : `API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.`}</p>`
     : `${d.newKey ? `<p>Your new key (shown once; store it now):</p><p class="secret" id="new-key">${esc(d.newKey)}</p>` : ''}
 <table><thead><tr><th>Key</th><th>Kind</th><th>Scopes</th><th>Label</th><th></th></tr></thead><tbody>${d.keys.map((k) => `<tr><td><code>${esc(k.key_start)}…</code></td><td>${esc(k.kind)}</td><td>${esc(k.scopes.join(', '))}</td><td>${esc(k.label)}</td><td>${
       k.revoked_at ? 'revoked' : `<form class="inline" method="post" action="/account/keys/${k.id}/revoke">${csrfField(d.csrf)}<button type="submit">Revoke</button></form>`}</td></tr>`).join('')}</tbody></table>

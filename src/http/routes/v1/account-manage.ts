@@ -73,9 +73,18 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     return ok(req, inv, {});
   });
 
+  app.delete('/api/v1/account/team/invitations/:invitation_id', {
+    schema: {
+      tags: ['account'], summary: 'Withdraw a pending invitation: its link stops working and its member seat is free', security: [key, session],
+      querystring: NoQuery, params: IdParam('invitation_id'), body: NoBody, response: { 200: Envelope(Type.Object({ withdrawn: Invitation }), Empty) },
+      errors: ACCOUNT_ERRORS.withdrawInvitation,
+    },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'invitations', ids: [{ in: 'params', name: 'invitation_id', foreign: 'not_found' }] } } },
+  }, async (req) => ok(req, { withdrawn: await mapped(() => svc.withdrawInvitation(req.principal!, req.params.invitation_id)) }, {}));
+
   app.delete('/api/v1/account/team/:member_id', {
     schema: {
-      tags: ['account'], summary: 'Remove a member (never the owner); its sessions end and its keys are revoked', security: [key, session],
+      tags: ['account'], summary: 'Remove a member (never the owner); its sessions end, its keys are revoked and the invitations it sent are withdrawn', security: [key, session],
       querystring: NoQuery, params: IdParam('member_id'), body: NoBody, response: { 200: Envelope(Type.Object({ removed: Type.Integer() }), Empty) },
       errors: ACCOUNT_ERRORS.removeMember,
     },

@@ -97,6 +97,14 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     return reply.redirect('/account', 303);
   });
 
+  app.post('/account/team/invitations/:invitation_id/withdraw', {
+    schema: { tags: ['pages'], summary: 'Withdraw-invitation form', security: session, querystring: NoQuery, params: IdParam('invitation_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See, errors: ACCOUNT_ERRORS.withdrawInvitation },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'invitations', ids: [{ in: 'params', name: 'invitation_id', foreign: 'not_found' }] } } },
+  }, async (req, reply) => {
+    await mapped(() => svc.withdrawInvitation(req.principal!, req.params.invitation_id));
+    return reply.redirect('/account', 303);
+  });
+
   app.post('/account/keys', {
     schema: {
       tags: ['pages'], summary: 'Create-key form: the account page with the new key shown once', security: session, querystring: NoQuery,
