@@ -12,5 +12,12 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
  */
 export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 
-/** Why a name holding BIDI_CONTROL is refused (the API's schema message and the CLI's). */
-export const BIDI_MESSAGE = 'must not hold bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)';
+/**
+ * What a name shown to people must not hold: control characters (C0 with tab and line breaks, DEL, C1), which would
+ * break it over lines where it is written (an invitation email's text, a page title), and BIDI_CONTROL.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+export const NAME_FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+
+/** Why a name holding NAME_FORBIDDEN is refused (the API's schema message and the CLI's). */
+export const BIDI_MESSAGE = 'must not hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)';

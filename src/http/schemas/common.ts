@@ -11,11 +11,13 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
 
 /**
  * A name shown to people (organization, environment, API key, feed token and webhook labels): a non-space
- * character, and no bidirectional control characters (domain/text.ts BIDI_CONTROL).
+ * character, and no control characters (line breaks and tabs included) or bidirectional controls (domain/text.ts
+ * NAME_FORBIDDEN). Before, an organization name could hold line breaks, written as they were into the invitation
+ * emails the service sends.
  */
-export const DISPLAY_NAME_PATTERN = '^(?=[\\s\\S]*\\S)[^\\u202A-\\u202E\\u2066-\\u2069]*$';
-/** The same without the non-space rule (a form field where blank means "none"). */
-export const NO_BIDI_PATTERN = '^[^\\u202A-\\u202E\\u2066-\\u2069]*$';
+export const DISPLAY_NAME_PATTERN = '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$';
+/** The same without the non-space rule (a form field where blank means "none"; a person's name). */
+export const NO_BIDI_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$';
 
 export function DisplayName(maxLength: number, opts: { description?: string } = {}) {
   return Type.String({ minLength: 1, maxLength, pattern: DISPLAY_NAME_PATTERN, ...opts });
