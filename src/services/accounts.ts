@@ -31,7 +31,7 @@ export type AccountErrorCode =
   | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
   | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
   | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
-  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder';
+  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder' | 'insufficient_scope';
 
 /** Keys a person's stored preferences may hold (docs/accounts.md). */
 export const MAX_PREFERENCE_KEYS = 32;
@@ -367,7 +367,7 @@ export function createAccountsService(deps: AccountsDeps) {
     /** A new key of the calling member (it inherits the member's role); the key itself is in the answer only. */
     async createKey(p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }) {
       requireKeysTier(p);
-      return withTx(db, async (trx) => issueKey(trx, p, input));
+      return withTx(db, async (trx) => issueKey(trx, p, input, p.via === 'key' ? p.scopes : null));
     },
 
     async revokeKey(p: Principal, keyId: number) {
@@ -527,9 +527,17 @@ export function createAccountsService(deps: AccountsDeps) {
   };
 
   /** A new key of the caller's organization, for the caller's member unless `memberId` names another (rotation). */
-  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null; memberId?: number }) {
+  /**
+   * `within`: the scopes the new key may have at most (a key creating a key: its own scopes, so a leaked write-only
+   * key cannot mint a read key); null for a browser session or the operator.
+   */
+  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null; memberId?: number }, within: readonly Scope[] | null = null) {
     const plan = planKey({ tier: p.tier, kind: input.kind, scopes: input.scopes }, clock.now());
     if (!plan.ok) throw new AccountError(plan.error === 'trial_ended' ? 'trial_ended' : plan.error, plan.message);
+    const lacking = within === null ? [] : plan.scopes.filter((x) => !within.includes(x));
+    if (lacking.length) {
+      throw new AccountError('insufficient_scope', `This API key lacks the ${lacking.join(' and ')} scope, so it cannot create a key that has it (send scopes within its own, or use a browser session)`, { required_scope: lacking[0] });
+    }
     const g = generateApiKey();
     const label = keyLabel(input.label);
     const row = await insertApiKey(trx, p.orgId, { member_id: input.memberId ?? p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label, expires_at: plan.expiresAt });

@@ -556,6 +556,26 @@ describe('API keys over HTTP', () => {
     assert.deepEqual(ids.map((id) => labels.rows.find((r) => Number(r.id) === id)!.label), [null, null, 'SIEM', ' kept as is ', null]);
   });
 
+  test('a key creates keys only within its own scopes: a write-only key asking for read (or for the default read and write) → 403 insufficient_scope, nothing made', async () => {
+    // Before, a leaked write-only (ingest) key could mint a read and write key.
+    const o = await seedOrg(t.store, { name: 'Scope Org', tier: 'professional' });
+    const w = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { scopes: ['write'], label: 'ingest only' } });
+    assert.equal(w.statusCode, 201, w.body);
+    const wo = { authorization: `Bearer ${w.json().data.key}` };
+    const count = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`.execute(t.store.db)).rows[0].n;
+    const before = await count();
+    for (const payload of [{ scopes: ['read', 'write'] }, { scopes: ['read'] }, {}]) {
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: wo, payload });
+      assert.equal(r.statusCode, 403, JSON.stringify(payload));
+      assert.deepEqual([r.json().error.detail.error, r.json().error.detail.required_scope], ['insufficient_scope', 'read'], JSON.stringify(payload));
+    }
+    assert.equal(await count(), before);
+    const same = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: wo, payload: { scopes: ['write'] } });
+    assert.deepEqual([same.statusCode, same.json().data.scopes], [201, ['write']]);
+    // The owner's read and write key (and a browser session) are not narrowed.
+    assert.deepEqual((await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: {} })).json().data.scopes, ['read', 'write']);
+  });
+
   test("only a key's holder rotates it: an admin rotating the owner's key is refused (403 not_key_holder) and the key works on; revoking it is allowed", async () => {
     // Before, the admin got the new key, bound to the owner: a credential acting as the owner, kept after the
     // admin's removal (spec §5.1: a key acts as its member; §5.6: an admin cannot act as the owner).

@@ -56,6 +56,7 @@ export const ACCOUNT_ERRORS = {
   removeMember: [{ key: 'FORBIDDEN', error: 'owner_cannot_be_removed', when: 'the owner cannot be removed' }],
   withdrawInvitation: [{ key: 'NOT_FOUND', when: 'no pending invitation of your organization has this id (accepted, withdrawn or expired ones included)' }],
   keys: [keysTier],
+  createKey: [keysTier, { key: 'INSUFFICIENT_SCOPE', when: 'an API key asks for a key with a scope it lacks itself (scopes not given: the kind\'s default, read and write for a standard key)' }],
   updateMe: [{ key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }],
   rotateKey: [
     keysTier, { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
@@ -165,6 +166,7 @@ export function accountError(e: unknown): unknown {
     case 'cap_exceeded': return new ApiError('CAP_EXCEEDED', { message: e.message, detail: d });
     case 'not_found': case 'not_a_member': return new ApiError('NOT_FOUND', { message: e.message, detail: { error: 'not_found' } });
     case 'upgrade_required': return new ApiError('UPGRADE_REQUIRED', { message: e.message });
+    case 'insufficient_scope': return new ApiError('INSUFFICIENT_SCOPE', { message: e.message, detail: e.detail });
     case 'trial_unavailable': return new ApiError('TRIAL_UNAVAILABLE', { message: e.message, detail: { contact_url: CONTACT_URL } });
     case 'trial_ended': return new ApiError('TRIAL_CONFLICT', { message: e.message, detail: { contact_url: CONTACT_URL } });
     case 'confirmation_required': return new ApiError('CONFIRMATION_REQUIRED', { message: e.message, detail: d });

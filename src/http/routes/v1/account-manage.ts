@@ -105,7 +105,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/account/keys', {
     schema: {
       tags: ['account'], summary: 'Create an API key for yourself; the key is in this answer only (owner or admin; Professional and above)',
-      security: [key, session], querystring: NoQuery, body: CreateKey, response: { 201: Envelope(IssuedKey, Empty) }, errors: ACCOUNT_ERRORS.keys,
+      security: [key, session], querystring: NoQuery, body: CreateKey, response: { 201: Envelope(IssuedKey, Empty) }, errors: ACCOUNT_ERRORS.createKey,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req, reply) => {
