@@ -31,6 +31,12 @@ export function pagination(total: number, page: number, perPage: number, count: 
   return { total, page, per_page: perPage, pages, has_next: page < pages, has_prev: page > 1, count };
 }
 
+/** A list read whole, answered as one page of it (listPage) in the collection envelope (spec §2.1: `pagination`). */
+export function listCollection<T>(req: FastifyRequest & { query: unknown }, rows: readonly T[]) {
+  const one = listPage(rows, req.query as { page?: number; per_page?: number }, req.principal?.tier ?? null);
+  return collection(req, one.items, one.pagination, {});
+}
+
 /**
  * One page of a list read whole (an organization's environments, webhooks or feed tokens: short lists), as every
  * list endpoint pages (spec §2.1, §8): page 1 and 20 per page by default, the tier's cap clamping per_page.

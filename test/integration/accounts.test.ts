@@ -576,6 +576,22 @@ describe('API keys over HTTP', () => {
     assert.deepEqual((await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: {} })).json().data.scopes, ['read', 'write']);
   });
 
+  test('the key list is a collection (spec §2.1): a pagination object, page and per_page (and so are the memberships)', async () => {
+    // Before, data was a bare array with no pagination, and ?page=1 was 400 UNKNOWN_PARAMETER.
+    const o = await seedOrg(t.store, { name: 'Paged Keys Org', tier: 'professional' });
+    for (const label of ['k1', 'k2']) assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label } })).statusCode, 201);
+    const all = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth });
+    assert.deepEqual(all.json().pagination, { total: 3, page: 1, per_page: 20, pages: 1, has_next: false, has_prev: false, count: 3 });
+    const p2 = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys?page=2&per_page=2', headers: o.auth });
+    assert.equal(p2.statusCode, 200, p2.body);
+    assert.deepEqual(p2.json().pagination, { total: 3, page: 2, per_page: 2, pages: 2, has_next: false, has_prev: true, count: 1 });
+    assert.deepEqual(p2.json().data.map((k: { id: number }) => k.id), [all.json().data[2].id]);
+    const { browser } = await signIn(o.ownerEmail);
+    const m = await t.app.inject({ method: 'GET', url: '/api/v1/auth/memberships?per_page=1', headers: browser.headers });
+    assert.equal(m.statusCode, 200, m.body);
+    assert.deepEqual([m.json().data.length, m.json().pagination.total, m.json().pagination.per_page], [1, 1, 1]);
+  });
+
   test("only a key's holder rotates it: an admin rotating the owner's key is refused (403 not_key_holder) and the key works on; revoking it is allowed", async () => {
     // Before, the admin got the new key, bound to the owner: a credential acting as the owner, kept after the
     // admin's removal (spec §5.1: a key acts as its member; §5.6: an admin cannot act as the owner).
@@ -694,6 +710,7 @@ describe('managed-service providers (spec §3.2)', () => {
     const cs = { ...(await seedSession(t.store, client.orgId, client.memberId)), origin: ORIGIN };
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/account/clients', headers: provider.auth });
     assert.deepEqual(list.json().data.map((c: { id: number; status: string }) => [c.id, c.status]), [[client.orgId, 'active']]);
+    assert.deepEqual(list.json().pagination, { total: 1, page: 1, per_page: 20, pages: 1, has_next: false, has_prev: false, count: 1 });
     const off = await t.app.inject({ method: 'POST', url: `/api/v1/account/clients/${client.orgId}/deactivate`, headers: provider.auth });
     assert.equal(off.statusCode, 200, off.body);
     assert.equal(off.json().data.status, 'deactivated');

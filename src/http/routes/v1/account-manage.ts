@@ -3,7 +3,8 @@
 // managed-service provider (§3.2). GET /account/me is in account.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Envelope, ok } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
+import { PageQuery } from '../../schemas/cves.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { clearSessionCookies } from '../../auth.ts';
 import {
@@ -97,10 +98,10 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/account/keys', {
     schema: {
       tags: ['account'], summary: "Your organization's API keys (owner or admin; Professional and above)", security: [key, session],
-      querystring: NoQuery, response: { 200: Envelope(Type.Array(ApiKey), Empty) }, errors: ACCOUNT_ERRORS.keys,
+      querystring: PageQuery, response: { 200: CollectionEnvelope(ApiKey, Empty) }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'api_keys', ids: [] } } },
-  }, async (req) => ok(req, await mapped(() => svc.listKeys(req.principal!)), {}));
+  }, async (req) => listCollection(req, await mapped(() => svc.listKeys(req.principal!))));
 
   app.post('/api/v1/account/keys', {
     schema: {
@@ -175,10 +176,10 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/account/clients', {
     schema: {
       tags: ['account'], summary: 'Managed-service providers: your client organizations', security: [key, session],
-      querystring: NoQuery, response: { 200: Envelope(Type.Array(Client), Empty) },
+      querystring: PageQuery, response: { 200: CollectionEnvelope(Client, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'clients', ids: [] } } },
-  }, async (req) => ok(req, await mapped(() => svc.clients(req.principal!)), {}));
+  }, async (req) => listCollection(req, await mapped(() => svc.clients(req.principal!))));
 
   app.post('/api/v1/account/clients/:client_id/deactivate', {
     schema: {

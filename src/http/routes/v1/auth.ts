@@ -3,7 +3,8 @@
 // HttpOnly, SameSite=Lax, Secure on https; a new id at every sign-in) and redirects to the account page.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Envelope, ok } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
+import { PageQuery } from '../../schemas/cves.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { clearSessionCookies, setSessionCookies } from '../../auth.ts';
 import { ACCOUNT_ERRORS, NoBody, acceptNoBody, mapped } from '../../schemas/accounts.ts';
@@ -120,10 +121,10 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/auth/memberships', {
     schema: {
       tags: ['auth'], summary: 'The organizations of the signed-in person, with its role in each', security: [{ session: [] }],
-      querystring: NoQuery, response: { 200: Envelope(Type.Array(Membership), Type.Object({})) },
+      querystring: PageQuery, response: { 200: CollectionEnvelope(Membership, Type.Object({})) },
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: false } },
-  }, async (req) => ok(req, await mapped(() => svc.memberships(req.principal!)), {}));
+  }, async (req) => listCollection(req, await mapped(() => svc.memberships(req.principal!))));
 
   app.post('/api/v1/auth/switch-org', {
     schema: {
