@@ -18,7 +18,7 @@ import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { lazyChildLogger } from './lib/logger.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
-import { registerTextGuard } from './http/text-guard.ts';
+import { noHostileEscape, registerTextGuard } from './http/text-guard.ts';
 import { parseQueryString } from './http/querystring.ts';
 import { looseNumbers, numericKeys, rawStrings } from './http/query-numbers.ts';
 import { AccessLogController } from './http/access-log.ts';
@@ -61,8 +61,13 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 
 export { PACKAGE_VERSION };
 
-/** JSON bodies up to 8 MiB (docs/reliability.md decision 4). */
+/** JSON bodies up to 8 MiB (docs/reliability.md decision 4): the batch routes (200 hosts with their software). */
 export const JSON_BODY_LIMIT = 8 * 1024 * 1024;
+/**
+ * Every other route's JSON body (a sign-in, a webhook, a profile: a few KiB at most). Before, every route took
+ * 8 MiB, and one anonymous sign-in body of 8 MiB held the event loop for seconds (docs/reliability.md).
+ */
+export const SMALL_JSON_BODY_LIMIT = 64 * 1024;
 
 function makeAjv(opts: { coerce: boolean; allErrors: boolean }) {
   const ajv = new Ajv.default({
@@ -156,7 +161,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') done(null, undefined);
-    else void parseJson(req, body as string, done);
+    else {
+      req.jsonTextClean = noHostileEscape(body as string);
+      void parseJson(req, body as string, done);
+    }
   });
 
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
@@ -178,6 +186,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => services.close());
   // Cookies are parsed on demand (a session credential is read only where a route reads credentials).
   await app.register(cookie, { hook: false });
+  // The body cap per route: 8 MiB for the batch routes (those validating record arrays), 64 KiB for the rest.
+  app.addHook('onRoute', (route) => {
+    if (route.bodyLimit === undefined) route.bodyLimit = route.config?.recordArrays ? JSON_BODY_LIMIT : SMALL_JSON_BODY_LIMIT;
+  });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
   registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)

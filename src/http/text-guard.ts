@@ -26,30 +26,47 @@ function problemOf(s: string): Omit<TextProblem, 'field'> | null {
   return null;
 }
 
-const join = (at: string, key: string) => (at ? `${at}.${key}` : key);
+/** Where a value sits: its key under its parent's place (the path string is made only for a problem). */
+interface Place { parent: Place | null; key: string }
+
+function pathOf(base: string, p: Place | null): string {
+  const keys: string[] = [];
+  for (let x = p; x !== null; x = x.parent) keys.push(x.key);
+  keys.reverse();
+  return base ? [base, ...keys].join('.') : keys.join('.');
+}
 
 /**
  * Strings in `value` (walked without recursion, so any nesting depth is safe) that hold U+0000 or a lone
  * surrogate, as `{field, message, type}` with dotted paths under `base` (`body.windows_hosts.0.asset_id`; `base` '' for none). A bad
- * object key is reported on its parent, since the key itself cannot be named.
+ * object key is reported on its parent, since the key itself cannot be named. A value's path is kept as a link to
+ * its parent's and written out only for a problem: built per element, the paths of a deeply nested 8 MiB body cost
+ * seconds (quadratic in the depth).
  */
 export function findHostileText(value: unknown, base: string): TextProblem[] {
   const out: TextProblem[] = [];
-  const stack: [unknown, string][] = [[value, base]];
+  const stack: [unknown, Place | null][] = [[value, null]];
   while (stack.length > 0 && out.length < MAX_PROBLEMS) {
     const [v, at] = stack.pop()!;
     if (typeof v === 'string') {
       const p = problemOf(v);
-      if (p) out.push({ field: at, ...p });
+      if (p) out.push({ field: pathOf(base, at), ...p });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], join(at, String(i))]);
+      for (let i = v.length - 1; i >= 0; i--) {
+        const x: unknown = v[i];
+        // Numbers, booleans and null hold no text: not pushed.
+        if (typeof x === 'string' || (x !== null && typeof x === 'object')) stack.push([x, { parent: at, key: String(i) }]);
+      }
     } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
-      const entries: [string, unknown][] = Object.entries(v as Record<string, unknown>);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, x] = entries[i];
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i];
         const kp = problemOf(k);
-        if (kp) out.push({ field: at, message: `a field name ${kp.message}`, type: kp.type });
-        else stack.push([x, join(at, k)]);
+        if (kp) out.push({ field: pathOf(base, at), message: `a field name ${kp.message}`, type: kp.type });
+        else {
+          const x: unknown = (v as Record<string, unknown>)[k];
+          if (typeof x === 'string' || (x !== null && typeof x === 'object')) stack.push([x, { parent: at, key: k }]);
+        }
       }
     }
   }
@@ -65,7 +82,21 @@ export function refuseHostileText<T>(value: T, base: string): T {
   return value;
 }
 
+// In JSON text, U+0000 and a lone surrogate can only come as escapes (a raw control character is not JSON, and
+// undecodable UTF-8 becomes U+FFFD): `\u0000` or `\uD800`–`\uDFFF`. Text without such an escape (an escaped
+// backslash before it aside, which only makes the check look further) cannot hold either.
+const HOSTILE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+
+/** True when JSON text cannot decode to a string holding U+0000 or a surrogate: its parsed body need not be walked. */
+export function noHostileEscape(json: string): boolean {
+  return !HOSTILE_ESCAPE.test(json);
+}
+
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the JSON parser: the body's text holds no escape of U+0000 or a surrogate (noHostileEscape). */
+    jsonTextClean: boolean;
+  }
   interface FastifyContextConfig {
     /**
      * The top-level body fields holding arrays of records that the route validates record by record, hostile text
@@ -85,13 +116,16 @@ export function withoutRecords(body: unknown, keys: readonly string[] | undefine
 
 /** For every route: query, path parameters and the parsed body (a multipart route checks its parts itself). */
 export function registerTextGuard(app: FastifyInstance): void {
+  app.decorateRequest('jsonTextClean', false);
   // Callback-style, with nothing to walk for a request without query, path parameters or body (a ping, most
   // GETs of a collection): no promise, no allocation (docs/benchmarks.md "Per-request overhead").
   app.addHook('preValidation', (req, _reply, done) => {
     if (isEmpty(req.query) && isEmpty(req.params) && (req.body === undefined || req.body === null)) return done();
     try {
       refuseUndecodable(req.query as ParsedQuery | undefined);
-      refuseHostileText({ query: req.query, params: req.params, body: withoutRecords(req.body, req.routeOptions.config.recordArrays) }, '');
+      // A JSON body whose text has no escape of U+0000 or a surrogate is not walked (an 8 MiB batch: one regex scan).
+      const body = req.jsonTextClean ? undefined : withoutRecords(req.body, req.routeOptions.config.recordArrays);
+      refuseHostileText({ query: req.query, params: req.params, body }, '');
     } catch (e) {
       return done(e as Error);
     }

@@ -7,7 +7,7 @@ import { testApp, seedOrg, TEST_INTERNAL_KEY, type TestApp } from '../helpers/ap
 import { faultRoutes, DYNAMIC_RETRY } from '../helpers/test-routes.ts';
 import { ERRORS } from '../../src/http/errors.ts';
 import { REQUEST_ID_RE } from '../../src/lib/ids.ts';
-import { JSON_BODY_LIMIT } from '../../src/app.ts';
+import { JSON_BODY_LIMIT, SMALL_JSON_BODY_LIMIT } from '../../src/app.ts';
 
 function assertEnvelope(r: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string, error: string) {
   assert.equal(r.statusCode, status);
@@ -80,12 +80,21 @@ describe('error envelope and framework mappings', () => {
     assert.deepEqual(r.json().data, { n: 42 });
   });
 
-  test('oversized body → 413 in the envelope, with the limit', async () => {
-    const big = JSON.stringify({ n: 1, pad: 'x'.repeat(JSON_BODY_LIMIT) });
-    const r = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', headers: { 'content-type': 'application/json' }, payload: big });
+  test('oversized body → 413 in the envelope, with the limit: 64 KiB on a route of small bodies, 8 MiB on a batch route', async () => {
+    // Before, every route took 8 MiB: one anonymous sign-in body of that size held the event loop for seconds.
+    const small = JSON.stringify({ n: 1, pad: 'x'.repeat(SMALL_JSON_BODY_LIMIT) });
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', headers: { 'content-type': 'application/json' }, payload: small });
     const b = assertEnvelope(r, 413, 'BATCH_TOO_LARGE', 'body_too_large');
-    assert.equal(b.error.detail.max_bytes, JSON_BODY_LIMIT);
+    assert.equal(b.error.detail.max_bytes, SMALL_JSON_BODY_LIMIT);
     assert.equal(b.error.action, 'reduce_batch');
+    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email: `${'x'.repeat(SMALL_JSON_BODY_LIMIT)}@example.test` }) });
+    assert.equal(assertEnvelope(login, 413, 'BATCH_TOO_LARGE', 'body_too_large').error.detail.max_bytes, SMALL_JSON_BODY_LIMIT);
+    // A batch route takes more than 64 KiB (here refused by its schema, not its size), and 413s past 8 MiB.
+    const org = await seedOrg(t.db.store, { name: 'Big Bodies', tier: 'professional' });
+    const mid = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: { ...org.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ assets: [], pad: 'x'.repeat(SMALL_JSON_BODY_LIMIT * 2) }) });
+    assert.equal(mid.statusCode, 422, mid.body);
+    const huge = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: { ...org.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ assets: [], pad: 'x'.repeat(JSON_BODY_LIMIT) }) });
+    assert.equal(assertEnvelope(huge, 413, 'BATCH_TOO_LARGE', 'body_too_large').error.detail.max_bytes, JSON_BODY_LIMIT);
   });
 
   test('malformed URL (bad percent-encoding) → 400 in the envelope, not the framework default', async () => {
