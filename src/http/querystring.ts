@@ -36,7 +36,10 @@ export function parseQueryString(input: string): ParsedQuery {
     if (key === null || value === null) (bad ??= []).push(name);
     const v = value ?? rawValue;
     const prev = out[name];
-    out[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    // A repeated name grows its array in place (a copy per repeat was quadratic: 7,000 repeats cost 0.3 s).
+    if (prev === undefined) out[name] = v;
+    else if (Array.isArray(prev)) prev.push(v);
+    else out[name] = [prev, v];
   }
   if (bad) Object.defineProperty(out, UNDECODABLE, { value: [...new Set(bad)], enumerable: false });
   return out;
