@@ -1,12 +1,23 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 
+// A watchlist feed URL carries its token in the path (feed readers cannot send headers): logged with the token's
+// display start only (the 14 characters the token list shows), never whole. Before, every feed poll wrote a working
+// credential into the access log.
+const FEED_TOKEN_PATH = /^(\/feeds\/watchlist\/)([^/]{0,14})[^/]*$/;
+
+/** The path of a request URL as logged: no query string, no credential (a feed token keeps its display start). */
+export function loggedPath(url: string | undefined): string | undefined {
+  const path = url?.split('?')[0];
+  return path?.startsWith('/feeds/watchlist/') ? path.replace(FEED_TOKEN_PATH, '$1$2…[redacted]') : path;
+}
+
 /** Structured logs; credentials redacted, request and response bodies never logged. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]', 'res.headers["set-cookie"]'], censor: '[redacted]' },
     serializers: {
-      req: (req: { method?: string; url?: string; ip?: string }) => ({ method: req.method, url: req.url?.split('?')[0], remoteAddress: req.ip }),
+      req: (req: { method?: string; url?: string; ip?: string }) => ({ method: req.method, url: loggedPath(req.url), remoteAddress: req.ip }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       err: logSafeError,
     },

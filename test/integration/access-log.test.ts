@@ -45,6 +45,16 @@ test('one access line per answer, none for a successful ping, one for a refused 
     const badQuery = await app.inject({ method: 'GET', url: '/api/v1/health/ping?x=1' });
     assert.equal(badQuery.statusCode, 400);
     assert.equal(access().length, 3, 'a ping answered 400 is logged');
+
+    // A watchlist feed's token (in the path, for feed readers) is logged by its display start only. Before, every
+    // poll wrote the whole credential.
+    const token = `vi_feed_${'Ab3'.repeat(14)}`;
+    const feed = await app.inject({ method: 'GET', url: `/feeds/watchlist/${token}.atom` });
+    assert.equal(feed.statusCode, 404);
+    assert.equal(access()[3].req.url, `/feeds/watchlist/${token.slice(0, 14)}…[redacted]`);
+    assert.ok(!JSON.stringify(lines).includes(token.slice(0, 20)), 'the token is nowhere in the log');
+    await app.inject({ method: 'GET', url: '/feeds/vendor/siemens.atom' });
+    assert.equal(access()[4].req.url, '/feeds/vendor/siemens.atom', 'other feed paths are logged as they are');
   } finally {
     await app.close();
     await db.drop();
