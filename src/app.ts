@@ -138,6 +138,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     childLoggerFactory: (logger, bindings, opts) => lazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as FastifyBaseLogger,
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
+    // A whole request, body included, within requestTimeoutMs, else 408 (client-errors.ts). Fastify turns Node's
+    // limit off by default: a sign-in body trickled a byte every few seconds held its connection open for good.
+    // Node checks open requests every connectionsCheckingInterval (30 s by default): a quarter of the limit here.
+    requestTimeout: deps.config.requestTimeoutMs,
+    // Given to the server's constructor too: set afterwards (as Fastify does), Node did not enforce it (measured).
+    http: { requestTimeout: deps.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(deps.config.requestTimeoutMs / 4))) },
     trustProxy: false,
     // The query string is read strictly: undecodable percent-encoding is refused on its field (src/http/querystring.ts).
     // No router limit on a path parameter's length (Node's 16 KB header limit bounds the URL): each route's own schema

@@ -21,6 +21,11 @@ export interface Config {
   statementTimeoutMs: number;
   /** Client-side deadline of every server query, ms (above statementTimeoutMs; docs/reliability.md D4). */
   dbDeadlineMs: number;
+  /**
+   * Time a client has to send a whole request, body included, ms (Node's requestTimeout): a body trickled in a
+   * byte at a time is answered 408 then (docs/operations.md). Default 120 s: an 8 MiB batch on a slow link fits.
+   */
+  requestTimeoutMs: number;
   /** Run the background job workers in this process (`npm start`; VULNINTEL_WORKERS=0 for an API-only replica). */
   workers: boolean;
   /** Optional OpenAI-compatible analysis provider. */
@@ -230,6 +235,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel,
     statementTimeoutMs,
     dbDeadlineMs: int(env, 'VULNINTEL_DB_DEADLINE_MS', statementTimeoutMs + DB_DEADLINE_MARGIN_MS, 100, 3_600_000),
+    requestTimeoutMs: int(env, 'VULNINTEL_REQUEST_TIMEOUT_MS', 120_000, 200, 3_600_000),
     workers: bool(env, 'VULNINTEL_WORKERS', true),
     analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
     nvdApiKey: secret(env, 'NVD_API_KEY'),

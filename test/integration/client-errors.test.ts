@@ -68,3 +68,32 @@ test('the server keeps serving afterwards', async () => {
   assert.equal(r.status, 200);
   assert.match(r.body, /pong/);
 });
+
+test('a body that does not arrive within the request timeout → 408 in the envelope, the connection closed', async () => {
+  // Before, Fastify's default left Node's limit off: a sign-in body sent a byte every 9 s was still open after 150 s.
+  const slow = await testApp({ env: { VULNINTEL_REQUEST_TIMEOUT_MS: '500' } });
+  try {
+    await slow.app.listen({ host: '127.0.0.1', port: 0 });
+    const p = (slow.app.server.address() as net.AddressInfo).port;
+    const started = Date.now();
+    const r = await new Promise<Awaited<ReturnType<typeof raw>>>((resolve, reject) => {
+      const s = net.connect(p, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      s.on('data', (c) => chunks.push(c));
+      s.on('error', reject);
+      s.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"em');
+      const drip = setInterval(() => { if (!s.destroyed) s.write(' '); }, 100);
+      s.on('close', () => {
+        clearInterval(drip);
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [head, ...rest] = text.split('\r\n\r\n');
+        const [statusLine, ...lines] = head.split('\r\n');
+        resolve({ status: Number(statusLine.split(' ')[1]), headers: Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()])), body: rest.join('\r\n\r\n') });
+      });
+    });
+    assertEnvelope(r, 408, 'request_timeout');
+    assert.ok(Date.now() - started < 10_000, `closed after ${Date.now() - started} ms`);
+  } finally {
+    await slow.close();
+  }
+});
