@@ -80,6 +80,11 @@ function makeAjv(opts: { coerce: boolean; allErrors: boolean }) {
     strict: false,
   });
   addFormats.default(ajv);
+  // RFC 3339 allows a leap second (":60"), which no JavaScript date or PostgreSQL timestamp holds: such a value was
+  // accepted and then failed in the database (a 500). A date-time must also be a date JavaScript can read.
+  const rfc3339 = ajv.formats['date-time'] as { validate: (s: string) => boolean } | ((s: string) => boolean);
+  const isRfc3339 = typeof rfc3339 === 'function' ? rfc3339 : rfc3339.validate;
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => isRfc3339(s) && !Number.isNaN(Date.parse(s)) });
   return ajv;
 }
 

@@ -94,6 +94,7 @@ function humanMessage(e: AjvErr): string {
   if (e.keyword === 'required') return 'field is required';
   if (e.keyword === 'pattern' && typeof e.params?.pattern === 'string' && PATTERN_MESSAGES[e.params.pattern]) return PATTERN_MESSAGES[e.params.pattern];
   if (e.keyword === 'format' && e.params?.format === 'date') return 'must be a date as YYYY-MM-DD';
+  if (e.keyword === 'format' && e.params?.format === 'date-time') return 'must be a date and time as ISO 8601 / RFC 3339 with an offset (2026-06-30T23:59:59Z), seconds 00 to 59';
   return e.message ?? 'invalid value';
 }
 

@@ -1,6 +1,7 @@
 // CVE change history reads (issue 13; docs/watchlists.md "Change history"): one CVE's changes, and the corpus feed
 // for mirrors and SIEMs (cursor = the feed position of the last change read).
 import type { Db } from '../store/db.ts';
+import { pageOf, type Tier } from '../domain/tiers.ts';
 import { describeChange } from '../domain/changes.ts';
 import { changeFeed, cveHistory, cveInCorpus, type ChangeRow } from '../store/changes.ts';
 
@@ -14,9 +15,9 @@ export const view = (r: ChangeRow): ChangeView => ({
 export function createChangeService(db: Db) {
   return {
     /** null when the CVE is neither in the corpus nor in the history. */
-    async history(cveId: string, q: { page?: number; per_page?: number }) {
-      const page = q.page ?? 1;
-      const perPage = q.per_page ?? 20;
+    /** `tier`: the reader's (null: anonymous): per_page is clamped to its cap, as on every collection (spec §8). */
+    async history(cveId: string, q: { page?: number; per_page?: number }, tier: Tier | null) {
+      const { page, perPage } = pageOf(tier, q);
       const r = await cveHistory(db, cveId, perPage, (page - 1) * perPage);
       if (r.total === 0 && !(await cveInCorpus(db, cveId))) return null;
       return { items: r.items.map(view), total: r.total, page, perPage };
@@ -24,7 +25,9 @@ export function createChangeService(db: Db) {
 
     async feed(q: { since?: string; cursor?: string; limit?: number; kind?: string }) {
       const limit = q.limit ?? 100;
-      const after = q.cursor ? Number(q.cursor) : 0;
+      // Kept as its digits: read as a number, 999999999999999999 came back as the cursor 1000000000000000000, which
+      // the endpoint then refused (19 digits).
+      const after = q.cursor ? q.cursor.replace(/^0+(?=\d)/, '') : '0';
       const r = await changeFeed(db, { since: q.since ? new Date(q.since) : null, after, kinds: q.kind ? q.kind.split(',') : null, limit });
       const last = r.items.at(-1);
       // With nothing new the cursor stays where it was: the next call with it picks up what is recorded later.

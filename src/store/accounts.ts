@@ -329,10 +329,13 @@ export async function revokeInvitation(db: Q, orgId: number, id: number, now: Da
 }
 
 /** Removes a member: its keys are revoked (kept, for the record, under the owner), the invitations it sent and that
- * are still pending are withdrawn (a removed admin must not come back through one), and the membership goes. */
+ * are still pending are withdrawn (a removed admin must not come back through one), its feed tokens are revoked,
+ * and the membership goes. */
 export async function deleteMembership(db: Tx, orgId: number, memberId: number, ownerId: number, now: Date) {
   await sql`UPDATE invitations SET revoked_at = ${now}
     WHERE org_id = ${orgId} AND invited_by = ${memberId} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
+  // Its watchlist feed tokens too: a feed token is a credential to the organization's feed (and its stored assets).
+  await sql`UPDATE feed_tokens SET revoked_at = ${now} WHERE org_id = ${orgId} AND created_by = ${memberId} AND revoked_at IS NULL`.execute(db);
   await sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}), member_id = ${ownerId},
     label = left(coalesce(label || ' ', '') || '(of a removed member)', 200)
     WHERE org_id = ${orgId} AND member_id = ${memberId}`.execute(db);

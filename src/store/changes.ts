@@ -83,8 +83,9 @@ export async function cveHistory(db: Conn, cveId: string, limit: number, offset:
  * The corpus feed: changes after position `after` (exclusive), recorded at or after `since`, oldest first, at most
  * `limit` (one more is read to learn whether more follow).
  */
-export async function changeFeed(db: Conn, q: { since: Date | null; after: number; kinds: string[] | null; limit: number }): Promise<{ items: ChangeRow[]; more: boolean }> {
-  const where = [sql`seq > ${q.after}`];
+export async function changeFeed(db: Conn, q: { since: Date | null; after: string; kinds: string[] | null; limit: number }): Promise<{ items: ChangeRow[]; more: boolean }> {
+  // The position as given (decimal digits): a number would round one beyond 2^53 (999999999999999999 → 1e18).
+  const where = [sql`seq > ${q.after}::bigint`];
   if (q.since) {
     // Positions follow commit order and times follow transaction start: close, not equal. The start position
     // comes from the time index, so a recent `since` does not walk the feed from its beginning.

@@ -157,3 +157,19 @@ test('a deactivated organization\'s feed token stops working', async () => {
   await sql`UPDATE organizations SET status = 'deactivated', deactivated_at = now() WHERE id = ${o.orgId}`.execute(t.store.db);
   assert.equal((await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${tok.token}.atom` })).statusCode, 404);
 });
+
+test('a removed member\'s feed tokens stop working; a token made without a body has no label', async () => {
+  // Before, removal revoked the member's keys but not its feed tokens: a removed admin still read the
+  // organization's feed (its watchlist and stored assets). And POST without a body was a 422.
+  const o = await seedOrg(t.store, { tier: 'standard' });
+  const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+  const made = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: admin.auth });
+  assert.equal(made.statusCode, 201, made.body);
+  const theirs = made.json().data;
+  assert.equal(theirs.label, null);
+  const mine = (await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: { label: 'owner reader' } })).json().data;
+  assert.equal((await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${theirs.token}.atom` })).statusCode, 200);
+  assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/account/team/${admin.memberId}`, headers: o.auth })).statusCode, 200);
+  assert.equal((await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${theirs.token}.atom` })).statusCode, 404);
+  assert.equal((await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${mine.token}.atom` })).statusCode, 200, "the owner's token stays");
+});

@@ -44,6 +44,11 @@ describe('catalogue and content', () => {
       assert.deepEqual(m._links, { self: `/api/v1/training/modules/${m.id}`, html: `/training/${m.id}` });
     }
     assert.equal(r.json().pagination.total, 5);
+    // A collection pages like every list (?page was 400 UNKNOWN_PARAMETER).
+    const p2 = await get('/api/v1/training/modules?per_page=2&page=2', org.auth);
+    assert.equal(p2.statusCode, 200, p2.body);
+    assert.deepEqual(p2.json().data.map((m: { id: string }) => m.id), d.slice(2, 4).map((m: { id: string }) => m.id));
+    assert.deepEqual(p2.json().pagination, { total: 5, page: 2, per_page: 2, pages: 3, has_next: true, has_prev: true, count: 2 });
   });
 
   test('module detail: sections as Markdown and escaped HTML, the self-check; the triage module uses our own endpoints and fields', async () => {

@@ -20,7 +20,7 @@ const changes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: PUBLIC },
   }, async (req) => {
     const id = req.params.cve_id.toUpperCase();
-    const r = await svc.history(id, req.query);
+    const r = await svc.history(id, req.query, req.principal?.tier ?? null);
     if (!r) throw new ApiError('NOT_FOUND', { message: `CVE not found: ${id}`, detail: { resource: 'cve', identifier: id } });
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), { cve_id: id });
   });

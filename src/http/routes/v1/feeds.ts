@@ -9,7 +9,7 @@ import { ApiError } from '../../errors.ts';
 import { movedPermanently } from '../../conventions.ts';
 import { DisplayName, NoBody, NoQuery } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
-import { IdParam } from '../../schemas/accounts.ts';
+import { acceptNoBody, IdParam } from '../../schemas/accounts.ts';
 import { renderAtom } from '../../views/feed-atom.ts';
 import type { FeedDocument } from '../../../services/feeds.ts';
 
@@ -39,6 +39,8 @@ function sendFeed(req: FastifyRequest, reply: FastifyReply, d: FeedDocument) {
 const atomName = (file: string): string | null => (file.endsWith('.atom') && file.length > 5 ? file.slice(0, -5) : null);
 
 const feeds: FastifyPluginAsyncTypebox = async (app) => {
+  // A token's label is optional: POST /feeds/tokens without a body is a token without one (it was a 422).
+  acceptNoBody(app);
   const svc = app.services.feeds;
 
   app.get('/feeds/vendor/:file', {

@@ -4,7 +4,8 @@
 // writes (`self: true`), open to viewers, with the write scope (sessions hold it; read-only keys do not).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, collection, ok, pagination } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
+import { PageQuery } from '../../schemas/cves.ts';
 import { ApiError } from '../../errors.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
@@ -94,13 +95,13 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/training/modules', {
     schema: {
       tags: ['training'], summary: "Training modules with the caller's status, in catalogue order", security,
-      querystring: NoQuery,
+      querystring: PageQuery,
       response: { 200: CollectionEnvelope(ModuleSummary, Type.Object({})) },
     },
     config: { auth: READ },
   }, async (req) => {
     const rows = (await svc.list(who(req.principal!))).map((r) => summary(r.module, r.state));
-    return collection(req, rows, pagination(rows.length, 1, Math.max(rows.length, 1), rows.length), {});
+    return listCollection(req, rows);
   });
 
   app.get('/api/v1/training/modules/:module_id', {
