@@ -5,8 +5,7 @@
 // builds its inputs itself (PipelineInput) and hands them to runPipeline.
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { detectFromHead, readFeed, unrecognisedReason } from './detect.ts';
-import { readHead } from './io.ts';
+import { detectFile, readFeed, unrecognisedReason } from './detect.ts';
 import { FeedThreadReader, readsOnThread, readsRunOnThread } from './feed-thread.ts';
 import { FeedFormatError, type FeedFormat, type IngestItem } from './types.ts';
 
@@ -52,18 +51,25 @@ const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-s
 /** Files under the given paths (directories recursively, sorted), with their detected formats. */
 export async function collectInputs(paths: string[]): Promise<CollectedInputs> {
   const files: string[] = [];
-  const walk = async (p: string): Promise<void> => {
-    const st = await stat(p);
+  const skipped: { label: string; reason: string }[] = [];
+  const walk = async (p: string, given: boolean): Promise<void> => {
+    let st;
+    try {
+      st = await stat(p);
+    } catch (e) {
+      // A path given on the command line must exist; inside a folder, a dangling or looping link is skipped.
+      if (given) throw e;
+      skipped.push({ label: p, reason: `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      return;
+    }
     if (st.isDirectory()) {
-      for (const e of (await readdir(p)).sort()) if (!e.startsWith('.')) await walk(path.join(p, e));
+      for (const e of (await readdir(p)).sort()) if (!e.startsWith('.')) await walk(path.join(p, e), false);
     } else if (st.isFile()) files.push(p);
   };
-  for (const p of paths) await walk(path.resolve(p));
-  const skipped: { label: string; reason: string }[] = [];
+  for (const p of paths) await walk(path.resolve(p), true);
   const found: { path: string; format: FeedFormat; bytes: number }[] = [];
   for (const f of files) {
-    const head = await readHead(f);
-    const format = detectFromHead(head);
+    const { format, head } = await detectFile(f);
     if (!format) skipped.push({ label: f, reason: unrecognisedReason(head) });
     else found.push({ path: f, format, bytes: (await stat(f)).size });
   }

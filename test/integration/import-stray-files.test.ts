@@ -3,14 +3,14 @@
 // KEV catalog". A file that is no feed is skipped with a warning; the rest imports.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { feedDir } from '../helpers/ingest.ts';
 import { runCli } from '../../src/cli.ts';
-import { detectFromHead } from '../../src/ingest/detect.ts';
+import { detectFormat, detectFromHead } from '../../src/ingest/detect.ts';
 
 let t: TestDb;
 before(async () => {
@@ -42,6 +42,25 @@ test('vulnintel import: the schema file and a truncated catalog are skipped with
   const kev = (await sql<{ cve_id: string }>`SELECT cve_id FROM cve_sources WHERE source = 'kev' ORDER BY cve_id`.execute(t.store.db)).rows.map((r) => r.cve_id);
   assert.equal(kev.length, 5);
   assert.ok(kev.includes('CVE-2024-21338') && kev.includes('CVE-2024-49138'));
+});
+
+test('a first record over the 64 kB head (CVE-2022-33271, 69 kB, cveMetadata after its containers) is recognised, as a JSON Lines file and as one document', async () => {
+  // Before, such a file was skipped as unrecognised, and every record of a JSON Lines file starting with one was lost.
+  const lines = readFileSync(fixture('cve5', 'long-first-record.jsonl'), 'utf8').trim().split('\n');
+  assert.ok(lines[0].length > 65_536);
+  const dir = feedDir([fixture('cve5', 'long-first-record.jsonl')]);
+  writeFileSync(path.join(dir, 'CVE-2022-33271.json'), lines[0]);
+  assert.equal(await detectFormat(path.join(dir, 'long-first-record.jsonl')), 'cve5-jsonl');
+  assert.equal(await detectFormat(path.join(dir, 'CVE-2022-33271.json')), 'cve5');
+  // A dangling link inside the folder is skipped with its reason; the rest imports.
+  symlinkSync(path.join(dir, 'gone.json'), path.join(dir, 'dangling.json'));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(['import', '--quiet', dir], { out: (x) => out.push(x), err: (x) => err.push(x) });
+  assert.equal(code, 0, err.join('\n'));
+  assert.match(out.join('\n'), new RegExp(`^skipped ${dir}/dangling\\.json: cannot be read \\(ENOENT\\)$`, 'm'));
+  const ids = (await sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM cve_sources WHERE source = 'cve5' AND cve_id IN ('CVE-2022-33271', 'CVE-1999-0006') ORDER BY cve_id`.execute(t.store.db)).rows.map((r) => r.cve_id);
+  assert.deepEqual(ids, ['CVE-1999-0006', 'CVE-2022-33271']);
 });
 
 test('the sync stays strict: a feed its reader refuses still fails (skipRefused is off outside importPaths)', async () => {
