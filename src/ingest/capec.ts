@@ -6,7 +6,7 @@
 import { readLines, readText } from './io.ts';
 import type { CapecRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj as objOf } from './json.ts';
+import { arr, obj as objOf, parseFeedJson } from './json.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -52,7 +52,7 @@ export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): Asyn
   if (layout === 'bundle') {
     let doc: Json;
     try {
-      doc = JSON.parse(await readText(path));
+      doc = parseFeedJson(await readText(path));
     } catch (err) {
       throw new FeedFormatError(`${path}: not valid STIX JSON (${(err as Error).message})`);
     }
@@ -66,7 +66,7 @@ export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): Asyn
     if (!line.trim()) continue;
     let obj: Json;
     try {
-      obj = JSON.parse(line);
+      obj = parseFeedJson(line);
     } catch {
       throw new FeedFormatError(`${path}:${n}: not a JSON object per line`);
     }

@@ -6,6 +6,7 @@
 // extracted with yauzl, which checks each entry's declared sizes against its data; the number of entries, the size of
 // one record and the size of the inner `cves.zip` are capped. Each record goes through the CVE Record 5 reader.
 import { createWriteStream } from 'node:fs';
+import { parseFeedJson } from './json.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -151,7 +152,7 @@ export async function* cve5ZipDocuments(
       }
       let doc: unknown;
       try {
-        doc = JSON.parse(data.toString('utf8'));
+        doc = parseFeedJson(data.toString('utf8'));
       } catch (e) {
         throw new Cve5ZipError(`${where}: not valid CVE Record JSON (${(e as Error).message})`);
       }

@@ -3,6 +3,7 @@
 // A small streaming tag scanner: only start/end tags of the elements we need are looked at, so the
 // 15 MB catalog is never held as a DOM.
 import { openText } from './io.ts';
+import { codePointText } from './xml-scan.ts';
 import type { CweRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 
@@ -18,7 +19,7 @@ export function decodeXmlEntities(s: string): string {
       case 'quot': return '"';
       case 'apos': return "'";
       default:
-        return String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+        return codePointText(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
     }
   });
 }

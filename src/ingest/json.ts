@@ -13,6 +13,18 @@ export const num = (x: unknown): number | null => (typeof x === 'number' && Numb
 /** The string members of an array (a tag list may hold anything; String() of an object can throw). */
 export const strings = (x: unknown): string[] => arr(x).filter((v): v is string => typeof v === 'string');
 
+// `\u0000` not itself escaped (an odd run of backslashes before it would make it literal text "\u0000").
+const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
+
+/**
+ * JSON.parse for feed text, with every U+0000 read as U+FFFD: PostgreSQL text and jsonb cannot hold U+0000, so one
+ * record holding it (a `\u0000` escape: a raw NUL is no JSON) stopped a whole import with a bare database error,
+ * and every later run and sync at the same record. A lone surrogate needs nothing here: it is written as U+FFFD.
+ */
+export function parseFeedJson(text: string): any {
+  return JSON.parse(text.includes('\\u0000') ? text.replace(NUL_ESCAPE, '$1\\ufffd') : text);
+}
+
 /**
  * The JSON documents of a file: the whole file as one document, or one document per line (blank lines skipped), each
  * with where it was read (`path`, or `path:line`). A document that does not parse stops the file with a
@@ -22,7 +34,7 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
   if (layout === 'document') {
     let doc: any;
     try {
-      doc = JSON.parse(await readText(path));
+      doc = parseFeedJson(await readText(path));
     } catch (err) {
       throw new FeedFormatError(`${path}: not valid ${what} (${(err as Error).message})`);
     }
@@ -30,12 +42,25 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
     return;
   }
   let n = 0;
-  for await (const line of readLines(path)) {
+  const lines = readLines(path)[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = await lines.next();
+    } catch (err) {
+      // A cut or damaged .gz ("unexpected end of file"), named with the line it reached; other errors (a missing
+      // file) keep their own code.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${(err as Error).message})`);
+      throw err;
+    }
+    if (next.done) break;
+    const line = next.value;
     n++;
     if (!line.trim()) continue;
     let doc: any;
     try {
-      doc = JSON.parse(line);
+      doc = parseFeedJson(line);
     } catch {
       throw new FeedFormatError(`${path}:${n}: not one ${what} per line`);
     }

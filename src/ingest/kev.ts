@@ -2,6 +2,7 @@
 // count, vulnerabilities[{cveID, vendorProject, product, vulnerabilityName, dateAdded, shortDescription,
 // requiredAction, dueDate, knownRansomwareCampaignUse, notes, cwes}]}.
 import { readText } from './io.ts';
+import { parseFeedJson } from './json.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { isCveId } from '../domain/cve-id.ts';
@@ -73,7 +74,7 @@ export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
 export async function* readKev(path: string): AsyncGenerator<IngestItem> {
   let doc: Json;
   try {
-    doc = JSON.parse(await readText(path));
+    doc = parseFeedJson(await readText(path));
   } catch (err) {
     throw new FeedFormatError(`${path}: not valid KEV JSON (${(err as Error).message})`);
   }

@@ -7,10 +7,18 @@ import { readText } from './io.ts';
 import { msrcCveRecords } from './msrc-cves.ts';
 import { prepareMsrcDocument } from './msrc-prepare.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
+import { FeedFormatError } from './types.ts';
 import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
 
 export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
-  const doc = parseMsrcBuffer(await readFile(file));
+  const buf = await readFile(file); // a missing file keeps its own error (ENOENT)
+  let doc: MsrcDocument;
+  try {
+    doc = parseMsrcBuffer(buf);
+  } catch (e) {
+    // A cut or damaged document (a partial download) is refused whole, named, before any of it is stored.
+    throw new FeedFormatError(`${file}: not a complete MSRC CVRF document (${(e as Error).message})`);
+  }
   const [meta, ...records] = msrcCveItems(doc);
   yield meta;
   yield { kind: 'msrc-document', doc: prepareMsrcDocument(doc) };

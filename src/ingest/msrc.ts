@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { str, strOrNull } from './json.ts';
+import { parseFeedJson, str, strOrNull } from './json.ts';
 import { scanXml, type XmlHandler } from './xml-scan.ts';
 import type {
   MsrcDocument, MsrcRemediation, MsrcRevision, MsrcScoreSet, MsrcThreat, MsrcUpdateEntry, MsrcVulnerability,
@@ -343,7 +343,7 @@ export function parseMsrcBuffer(buf: Buffer): MsrcDocument {
   const text = raw.toString('utf8');
   let k = 0;
   while (k < text.length && /[\s\ufeff]/.test(text[k])) k++;
-  if (text[k] === '{') return parseCvrfJson(JSON.parse(text));
+  if (text[k] === '{') return parseCvrfJson(parseFeedJson(text));
   if (text[k] === '<') return parseCvrfXml(text);
   throw new Error('neither XML nor JSON');
 }

@@ -3,7 +3,7 @@
 import { readText } from './io.ts';
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj, str, strings } from './json.ts';
+import { arr, obj, parseFeedJson, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
@@ -182,7 +182,7 @@ export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
 export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
   let doc: Json;
   try {
-    doc = JSON.parse(await readText(path));
+    doc = parseFeedJson(await readText(path));
   } catch (err) {
     throw new FeedFormatError(`${path}: not valid NVD JSON (${(err as Error).message})`);
   }

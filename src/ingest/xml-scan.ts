@@ -27,11 +27,18 @@ export function decodeEntities(s: string): string {
       case 'quot': return '"';
       case 'apos': return "'";
       default:
-        return e[1] === 'x' || e[1] === 'X'
-          ? String.fromCodePoint(parseInt(e.slice(2), 16))
-          : String.fromCodePoint(parseInt(e.slice(1), 10));
+        return codePointText(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
     }
   });
+}
+
+/**
+ * The character of a numeric reference; U+FFFD for one XML does not allow (`&#0;`, a surrogate, beyond U+10FFFF):
+ * `&#0;` stopped a whole import at the database (no text column holds U+0000), and `&#x110000;` threw "Invalid code
+ * point" naming no file.
+ */
+export function codePointText(cp: number): string {
+  return cp > 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : '\uFFFD';
 }
 
 function localName(qname: string): string {
@@ -62,6 +69,8 @@ function isBlank(s: string, from: number, to: number): boolean {
 /** Walk `xml` once and report events to `h`. Throws on a truncated document. */
 export function scanXml(xml: string, h: XmlHandler): void {
   let i = 0;
+  // Elements open: a document that ends with some still open was cut (a partial download), not complete.
+  let depth = 0;
   const n = xml.length;
   if (xml.charCodeAt(0) === 0xfeff) i = 1;
   while (i < n) {
@@ -96,6 +105,7 @@ export function scanXml(xml: string, h: XmlHandler): void {
     if (gt < 0) throw new Error('truncated XML document');
     if (c1 === 47 /* / */) {
       h.close(localName(xml.slice(lt + 2, gt).trim()));
+      depth--;
       i = gt + 1;
       continue;
     }
@@ -111,6 +121,8 @@ export function scanXml(xml: string, h: XmlHandler): void {
     const attrs = sp < inner.length && h.wantAttrs(name) ? parseAttrs(inner.slice(sp)) : null;
     h.open(name, attrs);
     if (selfClosing) h.close(name);
+    else depth++;
     i = gt + 1;
   }
+  if (depth > 0) throw new Error(`truncated XML document (${depth} element(s) not closed)`);
 }

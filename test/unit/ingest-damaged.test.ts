@@ -1,0 +1,57 @@
+// Damaged and hostile feed files an operator meets (an audit of the import): a NUL in a record, XML character
+// references no text holds, a cut CVRF document, a cut .gz. Each is read into storable text or refused with the
+// file named, never a bare error from deep inside.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readFeed } from '../../src/ingest/detect.ts';
+import { parseFeedJson } from '../../src/ingest/json.ts';
+import { codePointText, decodeEntities, scanXml } from '../../src/ingest/xml-scan.ts';
+import { FeedFormatError, type IngestItem } from '../../src/ingest/types.ts';
+import { fixture } from '../helpers/feeds.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'vi-damaged-'));
+const all = async (file: string) => { const out: IngestItem[] = []; for await (const x of readFeed(file)) out.push(x); return out; };
+
+test('parseFeedJson: a \\u0000 escape is read as U+FFFD, an escaped backslash before it is left alone', () => {
+  assert.deepEqual(parseFeedJson('{"a":"x\\u0000y","b":"\\\\u0000","c":"\\\\\\u0000"}'), { a: 'x\uFFFDy', b: '\\u0000', c: '\\\uFFFD' });
+  assert.deepEqual(parseFeedJson('{"a":"plain"}'), { a: 'plain' });
+});
+
+test('a NUL in a CVE record is read as U+FFFD: the record is kept, its text storable', async () => {
+  // Before, one such record stopped the whole import at the database ("invalid byte sequence … 0x00"), every run.
+  const rec = JSON.parse(readFileSync(fixture('cve5', 'CVE-1999-0006.json'), 'utf8'));
+  rec.containers.cna.descriptions[0].value = 'Buffer overflow\u0000 in qpopper';
+  const file = path.join(dir, 'nul.json');
+  writeFileSync(file, JSON.stringify(rec));
+  const items = await all(file);
+  const cve = items.find((x) => x.kind === 'cve');
+  assert.ok(cve && cve.kind === 'cve');
+  assert.ok(!JSON.stringify(cve.record).includes('\\u0000'));
+  assert.match(JSON.stringify(cve.record), /Buffer overflow\\ufffd in qpopper|Buffer overflow\uFFFD in qpopper/);
+});
+
+test('XML character references: U+0000, surrogates and code points past U+10FFFF become U+FFFD', () => {
+  assert.equal(decodeEntities('a&#0;b&#x0;c&#xD800;d&#x110000;e&#65;&#x42;'), 'a\uFFFDb\uFFFDc\uFFFDd\uFFFDeAB');
+  assert.deepEqual([codePointText(0), codePointText(0x41), codePointText(0x10ffff), codePointText(0x110000), codePointText(0xdfff)], ['\uFFFD', 'A', '\u{10FFFF}', '\uFFFD', '\uFFFD']);
+});
+
+test('a CVRF document cut short is refused whole, named (it was imported as complete with half its fixes)', async () => {
+  assert.throws(() => scanXml('<a><b>x</b>', { open() {}, text() {}, close() {}, wantAttrs: () => false }), /truncated XML document \(1 element\(s\) not closed\)/);
+  const xml = gunzipSync(readFileSync(fixture('msrc', '2021-Jun.xml.gz')));
+  const cut = path.join(dir, '2021-Jun-cut.xml');
+  writeFileSync(cut, xml.subarray(0, Math.floor(xml.length * 0.6)));
+  await assert.rejects(all(cut), (e: Error) => e instanceof FeedFormatError && e.message.startsWith(`${cut}: not a complete MSRC CVRF document (`));
+  assert.ok((await all(fixture('msrc', '2021-Jun.xml.gz'))).length > 10, 'the whole document reads');
+});
+
+test('a .gz of CVE records cut short fails naming the file and the line it reached', async () => {
+  const lines = readFileSync(fixture('cve5', 'long-first-record.jsonl'), 'utf8');
+  const gz = gzipSync(Buffer.from(lines.repeat(20)));
+  const cut = path.join(dir, 'cut.jsonl.gz');
+  writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.5)));
+  await assert.rejects(all(cut), (e: Error) => e instanceof FeedFormatError && e.message.startsWith(`${cut}:`) && /unexpected end of file/.test(e.message));
+});
