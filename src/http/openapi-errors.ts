@@ -219,7 +219,23 @@ export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse>
   return out;
 }
 
-type Operation = { responses?: Record<string, OaResponse> };
+type Operation = { responses?: Record<string, OaResponse>; security?: Record<string, string[]>[] };
+
+/**
+ * The security an operation's auth policy accepts, for an operation whose schema names none: a public route takes a
+ * key or a session optionally (`{}` first: no credential), so the interactive reference sends the key when one is
+ * set (ranked lists, paid page sizes); pages and the rest say what they need. `none` routes read no credential.
+ */
+export function securityOf(policy: RouteAuth | null): Record<string, string[]>[] | undefined {
+  switch (policy?.mode) {
+    case 'public': return [{}, { apiKey: [] }, { session: [] }];
+    case 'key': return [{ apiKey: [] }];
+    case 'session': return [{ session: [] }];
+    case 'key_or_session': return [{ apiKey: [] }, { session: [] }];
+    case 'internal_or_session': return [{ internalKey: [] }, { session: [] }];
+    default: return undefined;
+  }
+}
 interface Document { servers?: { url: string }[]; paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } }
 
 /** The path under which @fastify/swagger documents a route URL (`:id` → `{id}`, the servers' base path removed). */
@@ -242,6 +258,11 @@ export function withErrorResponses<D>(doc: D, routes: RouteEntry[], opts: ErrorD
       const route = byOperation.get(`${method} ${path}`);
       if (!route) continue;
       op.responses = { ...op.responses, ...errorResponses(routeErrors(route, opts), op.responses) };
+      op.security ??= securityOf(route.policy);
+      // A page sends a visitor without a credential (or with a refused one) to sign in, and back after.
+      if (method === 'get' && isPage(route.url) && route.policy && route.policy.mode !== 'none' && route.policy.mode !== 'public' && !op.responses['303']) {
+        op.responses['303'] = { description: 'Not signed in (no session, or a refused key): a redirect to /login?next=<this page>' };
+      }
     }
   }
   return doc;

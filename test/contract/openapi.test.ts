@@ -54,3 +54,18 @@ test('card severity is documented exactly: the four CVSS severities or null (not
   assert.match(sev.description, /MSRC Critical → CRITICAL, Important → HIGH, Moderate → MEDIUM, Low → LOW/);
   assert.match(sev.description, /null when the CVE is not scored/);
 });
+
+test('each operation states the credentials it takes: optional on the public CVE routes, required on pages, with the sign-in redirect', () => {
+  // Before, the public routes and the training pages named no security (the reference never sent a key to them,
+  // so ranked lists and paid page sizes could not be tried there), and no page documented its 303 to /login.
+  const op = (p: string, m: string) => doc.paths[p][m] as { security?: Record<string, string[]>[]; responses: Record<string, { description: string }>; parameters?: { name: string; description?: string }[] };
+  for (const p of ['/api/v1/cves', '/api/v1/cves/{cve_id}', '/api/v1/changes']) assert.deepEqual(op(p, 'get').security, [{}, { apiKey: [] }, { session: [] }], p);
+  for (const p of ['/training', '/training/{module_id}']) assert.deepEqual(op(p, 'get').security, [{ apiKey: [] }, { session: [] }], p);
+  for (const p of ['/training', '/training/{module_id}', '/account', '/account/notifications']) {
+    assert.match(op(p, 'get').responses['303'].description, /\/login\?next=/, p);
+  }
+  assert.equal(op('/api/v1/health/ping', 'get').security, undefined, 'a route reading no credential names none');
+  const results = op('/api/v2/assets/results', 'get').parameters!;
+  assert.match(results.find((x) => x.name === 'sort')!.description!, /priority \(default\), score, exploit or newest/);
+  assert.match(results.find((x) => x.name === 'cve_page_size')!.description!, /1 to 1000/);
+});
