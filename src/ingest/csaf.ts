@@ -3,7 +3,7 @@
 // corpus (.jsonl.gz).
 import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, jsonDocuments, obj, str } from './json.ts';
+import { arr, cvssScore, jsonDocuments, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
@@ -99,7 +99,7 @@ function scoresOf(v: Json): CvssMetric[] {
       if (typeof c.vectorString !== 'string') continue;
       const stated = str(c.version);
       const version = (['2.0', '3.0', '3.1', '4.0'].includes(stated) ? stated : key === 'cvss_v2' ? '2.0' : key === 'cvss_v4' ? '4.0' : '3.1') as CvssVersion;
-      out.push({ version, vector: c.vectorString, score: typeof c.baseScore === 'number' ? c.baseScore : null, scored_by: 'csaf', type: null });
+      out.push({ version, vector: c.vectorString, score: cvssScore(c.baseScore), scored_by: 'csaf', type: null });
     }
   }
   // One advisory often scores the same vector once per product group: keep each vector once.

@@ -5,7 +5,7 @@
 // the "CVE Program Container" of transferred references). docs/cve5.md describes the mapping.
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, jsonDocuments, obj, str, strings } from './json.ts';
+import { arr, cvssScore, jsonDocuments, obj, str, strings } from './json.ts';
 import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
@@ -71,7 +71,7 @@ function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' |
     for (const m of arr(metrics).map(obj)) {
       const c = obj(m[key]);
       if (typeof c.vectorString !== 'string' || c.vectorString.trim() === '') continue;
-      out.push({ version, vector: c.vectorString.trim(), score: typeof c.baseScore === 'number' ? c.baseScore : null, scored_by: scoredBy, type: container });
+      out.push({ version, vector: c.vectorString.trim(), score: cvssScore(c.baseScore), scored_by: scoredBy, type: container });
     }
   }
   return out;

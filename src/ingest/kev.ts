@@ -25,6 +25,10 @@ export function kevRecord(v: Json): CveSourceRecord {
   }
   const str = (x: unknown) => (typeof x === 'string' ? x : '');
   const dateAdded = str(v.dateAdded);
+  // A date PostgreSQL reads (a KEV entry's dateAdded is a YYYY-MM-DD date; "yesterday" stopped the import there).
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(dateAdded) || Number.isNaN(Date.parse(`${dateAdded}T00:00:00Z`))) {
+    throw new FeedFormatError(`KEV entry ${v.cveID}: dateAdded is not a YYYY-MM-DD date`);
+  }
   return {
     source: 'kev',
     source_key: '',
@@ -59,6 +63,15 @@ export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
   if (!doc || typeof doc !== 'object' || !Array.isArray(doc.vulnerabilities) || typeof doc.catalogVersion !== 'string') {
     throw new FeedFormatError('not a KEV catalog (catalogVersion/vulnerabilities missing)');
   }
+  // Every entry is checked before the first item: a catalog with a bad entry is refused whole, naming the entry,
+  // before anything of it is stored (it used to fail after its version was taken, with no entry named).
+  const records = (doc.vulnerabilities as Json[]).map((v, i) => {
+    try {
+      return kevRecord(v);
+    } catch (e) {
+      throw new FeedFormatError(`vulnerabilities[${i}]: ${(e as Error).message}`);
+    }
+  });
   yield {
     kind: 'meta',
     meta: {
@@ -68,7 +81,7 @@ export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
       declared_count: typeof doc.count === 'number' ? doc.count : null,
     },
   };
-  for (const v of doc.vulnerabilities) yield { kind: 'cve', record: kevRecord(v) };
+  for (const record of records) yield { kind: 'cve', record };
 }
 
 export async function* readKev(path: string): AsyncGenerator<IngestItem> {
@@ -78,5 +91,10 @@ export async function* readKev(path: string): AsyncGenerator<IngestItem> {
   } catch (err) {
     throw new FeedFormatError(`${path}: not valid KEV JSON (${(err as Error).message})`);
   }
-  yield* kevItemsFromJson(doc);
+  try {
+    yield* kevItemsFromJson(doc);
+  } catch (e) {
+    if (e instanceof FeedFormatError) throw new FeedFormatError(`${path}: ${e.message}`);
+    throw e;
+  }
 }

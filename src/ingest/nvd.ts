@@ -3,7 +3,7 @@
 import { readText } from './io.ts';
 import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, obj, parseFeedJson, str, strings } from './json.ts';
+import { arr, cvssScore, obj, parseFeedJson, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
@@ -94,7 +94,7 @@ function metricsOf(metrics: Json): CvssMetric[] {
       out.push({
         version,
         vector: data.vectorString,
-        score: typeof data.baseScore === 'number' ? data.baseScore : null,
+        score: cvssScore(data.baseScore),
         scored_by: typeof m.source === 'string' ? m.source : null,
         type: typeof m.type === 'string' ? m.type : null,
       });

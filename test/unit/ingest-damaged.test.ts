@@ -55,3 +55,29 @@ test('a .gz of CVE records cut short fails naming the file and the line it reach
   writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.5)));
   await assert.rejects(all(cut), (e: Error) => e instanceof FeedFormatError && e.message.startsWith(`${cut}:`) && /unexpected end of file/.test(e.message));
 });
+
+test('a KEV entry with a dateAdded that is no date refuses the catalog whole, naming the file and entry, before any item', async () => {
+  // Before, "yesterday" passed the reader and stopped the import at the database, naming nothing; a bad cveID was
+  // refused after the catalog's version had been taken.
+  const kev = JSON.parse(readFileSync(fixture('kev', 'kev-cut.json'), 'utf8'));
+  kev.vulnerabilities[1].dateAdded = 'yesterday';
+  const file = path.join(dir, 'kev-bad-date.json');
+  writeFileSync(file, JSON.stringify(kev));
+  const seen: IngestItem[] = [];
+  await assert.rejects((async () => { for await (const x of readFeed(file)) seen.push(x); })(),
+    (e: Error) => e instanceof FeedFormatError && e.message === `${file}: vulnerabilities[1]: KEV entry ${kev.vulnerabilities[1].cveID}: dateAdded is not a YYYY-MM-DD date`);
+  assert.deepEqual(seen, []);
+});
+
+test('a CVSS base score outside 0 to 10 is no score (1e308 stopped a whole import at the database)', async () => {
+  const rec = JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-21762.json'), 'utf8'));
+  const metric = rec.containers.cna.metrics.find((m: Record<string, unknown>) => m.cvssV3_1) as { cvssV3_1: { baseScore: number } };
+  metric.cvssV3_1.baseScore = 1e308;
+  const file = path.join(dir, 'score.json');
+  writeFileSync(file, JSON.stringify(rec));
+  const items = await all(file);
+  const cve = items.find((x) => x.kind === 'cve');
+  assert.ok(cve && cve.kind === 'cve');
+  const scores = (cve.record as unknown as { cvss: { version: string; score: number | null; type: string | null }[] }).cvss.filter((c) => c.type === 'CNA' && c.version === '3.1').map((c) => c.score);
+  assert.deepEqual(scores, [null]);
+});
