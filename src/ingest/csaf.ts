@@ -174,6 +174,9 @@ function uniq<T>(xs: T[], key: (x: T) => string): T[] {
   });
 }
 
+/** The largest product tree whose whole is taken for a vulnerability naming no product of it (csafRecords). */
+export const CSAF_FALLBACK_MAX_LEAVES = 200;
+
 export function csafRecords(doc: Json): CveSourceRecord[] {
   const d = obj(obj(doc).document);
   if (String(d.csaf_version) !== '2.0' || typeof obj(d.tracking).id !== 'string') {
@@ -199,8 +202,10 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
     const affectedIds: string[] = [...arr(status.known_affected), ...arr(status.first_affected), ...arr(status.last_affected)];
     const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s: Json) => arr(obj(s).products));
     let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
-    // Some advisories list product ids that are not in their product tree: fall back to the whole tree.
-    if (!named.length) named = [...leaves.values()].filter((l) => !!l.vendor);
+    // Some advisories list product ids that are not in their product tree: fall back to the whole tree, when it is
+    // small (ICSA-24-235-03, the one CISA advisory of the snapshot that needs it, has 108 leaves). A large tree is
+    // not one product line: giving all of it to every vulnerability took gigabytes for one crafted advisory.
+    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES) named = [...leaves.values()].filter((l) => !!l.vendor);
     const affected: AffectedProduct[] = uniq(
       named
         .map((l: Leaf | undefined) => l)

@@ -8,6 +8,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readFeed } from '../../src/ingest/detect.ts';
+import { CSAF_FALLBACK_MAX_LEAVES, csafRecords } from '../../src/ingest/csaf.ts';
 import { parseFeedJson } from '../../src/ingest/json.ts';
 import { codePointText, decodeEntities, scanXml } from '../../src/ingest/xml-scan.ts';
 import { FeedFormatError, type IngestItem } from '../../src/ingest/types.ts';
@@ -80,4 +81,20 @@ test('a CVSS base score outside 0 to 10 is no score (1e308 stopped a whole impor
   assert.ok(cve && cve.kind === 'cve');
   const scores = (cve.record as unknown as { cvss: { version: string; score: number | null; type: string | null }[] }).cvss.filter((c) => c.type === 'CNA' && c.version === '3.1').map((c) => c.score);
   assert.deepEqual(scores, [null]);
+});
+
+test('a CSAF vulnerability naming no product of its tree takes the whole tree only when the tree is small', () => {
+  // Before, any tree was given whole to every such vulnerability: one crafted advisory took 1.8 GB and 77 s.
+  const advisory = (leaves: number) => ({
+    document: { csaf_version: '2.0', tracking: { id: 'ICSA-00-000-00', initial_release_date: '2024-01-01T00:00:00Z' }, references: [] },
+    product_tree: {
+      branches: [{ category: 'vendor', name: 'Acme', branches: Array.from({ length: leaves }, (_, i) => ({
+        category: 'product_name', name: `Unit ${i}`, branches: [{ category: 'product_version', name: '1.0', product: { product_id: `P${i}`, name: `Acme Unit ${i} 1.0` } }],
+      })) }],
+    },
+    vulnerabilities: [{ cve: 'CVE-2024-0001', product_status: { known_affected: ['MISSING'] } }],
+  });
+  const affected = (n: number) => (csafRecords(advisory(n))[0] as unknown as { affected: unknown[] }).affected.length;
+  assert.equal(affected(CSAF_FALLBACK_MAX_LEAVES), CSAF_FALLBACK_MAX_LEAVES);
+  assert.equal(affected(CSAF_FALLBACK_MAX_LEAVES + 1), 0);
 });
