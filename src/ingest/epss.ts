@@ -8,12 +8,15 @@ import { FeedFormatError } from './types.ts';
 import { isCveId } from '../domain/cve-id.ts';
 
 const HEADER_RE = /^#model_version:([^,]*),score_date:(.+)$/;
+const DECIMAL = /^\s*(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
 export function parseEpssRow(line: string, sep: ',' | ';'): EpssRecord | null {
   const parts = line.split(sep);
   if (parts.length < 3) return null;
   const cve = parts[0].trim();
   if (!isCveId(cve)) return null;
+  // A decimal number as FIRST writes them ("0.00043", "4.3e-04"): Number() also read "0x1" as 1 and "" as 0.
+  if (!DECIMAL.test(parts[1]) || !DECIMAL.test(parts[2])) return null;
   const epss = Number(parts[1]);
   const percentile = Number(parts[2]);
   if (!Number.isFinite(epss) || !Number.isFinite(percentile) || epss < 0 || epss > 1 || percentile < 0 || percentile > 1) {
@@ -32,7 +35,8 @@ export async function* readEpss(path: string): AsyncGenerator<IngestItem> {
     if (line === '') continue;
     if (line.startsWith('#')) {
       const m = HEADER_RE.exec(line);
-      if (m) yield { kind: 'meta', meta: { feed: 'epss-csv', version: m[1] || null, date: m[2].trim(), declared_count: null } };
+      // A score_date that is no date is no date (it was stored as given).
+      if (m) yield { kind: 'meta', meta: { feed: 'epss-csv', version: m[1] || null, date: Number.isNaN(Date.parse(m[2].trim())) ? null : m[2].trim(), declared_count: null } };
       continue;
     }
     if (sep === null) {

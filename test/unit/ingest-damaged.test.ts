@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readFeed } from '../../src/ingest/detect.ts';
 import { CSAF_FALLBACK_MAX_LEAVES, csafRecords } from '../../src/ingest/csaf.ts';
+import { parseEpssRow } from '../../src/ingest/epss.ts';
 import { parseFeedJson } from '../../src/ingest/json.ts';
 import { codePointText, decodeEntities, scanXml } from '../../src/ingest/xml-scan.ts';
 import { FeedFormatError, type IngestItem } from '../../src/ingest/types.ts';
@@ -97,4 +98,18 @@ test('a CSAF vulnerability naming no product of its tree takes the whole tree on
   const affected = (n: number) => (csafRecords(advisory(n))[0] as unknown as { affected: unknown[] }).affected.length;
   assert.equal(affected(CSAF_FALLBACK_MAX_LEAVES), CSAF_FALLBACK_MAX_LEAVES);
   assert.equal(affected(CSAF_FALLBACK_MAX_LEAVES + 1), 0);
+});
+
+test('EPSS rows: the two numbers must be decimals as FIRST writes them; a score_date that is no date is none', async () => {
+  // Before, "0x1" was read as 1 and an empty field as 0, and a score_date of "not-a-date" was stored as given.
+  assert.deepEqual(parseEpssRow('CVE-2024-0001,0.00043,0.1', ','), { cve_id: 'CVE-2024-0001', epss: 0.00043, percentile: 0.1 });
+  assert.deepEqual(parseEpssRow('CVE-2024-0001;4.3e-04;.5', ';'), { cve_id: 'CVE-2024-0001', epss: 0.00043, percentile: 0.5 });
+  for (const line of ['CVE-2024-0001,0x1,0.5', 'CVE-2024-0001,,0.5', 'CVE-2024-0001,0.5,', 'CVE-2024-0001,1_0,0.5', 'CVE-2024-0001,Infinity,0.5', 'CVE-2024-0001,-0.1,0.5']) {
+    assert.equal(parseEpssRow(line, ','), null, line);
+  }
+  const file = path.join(dir, 'epss-bad-date.csv');
+  writeFileSync(file, '#model_version:v1,score_date:not-a-date\ncve,epss,percentile\nCVE-1999-0001,0.03351,0.88255\n');
+  const items = await all(file);
+  assert.deepEqual(items[0], { kind: 'meta', meta: { feed: 'epss-csv', version: 'v1', date: null, declared_count: null } });
+  assert.equal(items.length, 2);
 });
