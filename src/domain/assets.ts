@@ -6,8 +6,7 @@ import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
 import { cpeVersion, parseCpe } from './product-match.ts';
 
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
-/** Vendor, product and version: at most this many characters. */
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 
 export type AssetErrorCode = 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'invalid_value' | 'invalid_cpe'
   // Given by the service, which sees the whole request: a second asset with the same asset_id.
@@ -38,7 +37,7 @@ const RELEASE_AFTER = /^-\d/;
 const NAME_BEFORE = /[a-z]-$/i;
 
 /** True when a vendor or product name holds a dotted quad that reads as an IPv4 address (not joined to a release). */
-export function ipv4InName(name: string): boolean {
+function ipv4InName(name: string): boolean {
   for (const m of name.matchAll(DOTTED_QUAD)) {
     const end = m.index + m[0].length;
     if (!RELEASE_AFTER.test(name.slice(end, end + 2)) && !NAME_BEFORE.test(name.slice(Math.max(0, m.index - 2), m.index))) return true;
@@ -54,7 +53,8 @@ export type AssetValidation = { ok: true; asset: AssetRecord } | { ok: false; as
 /**
  * `knownProduct`: true for a name the product catalog lists (case aside). Such a name is accepted even when it holds
  * a dotted quad ("Microsoft.PowerShell.Archive 1.2.2.0", "Mono Framework Version 5.0.0.48"): the service lists it, so a
- * user copies it. The service asks the catalog only for names ipv4InName refuses (services/asset-correlation.ts).
+ * user copies it. It is asked only about product names ipv4InName refuses (services/asset-correlation.ts collects
+ * them, asks the catalog once, and validates those assets again).
  */
 export function validateAsset(input: unknown, knownProduct: (name: string) => boolean = () => false): AssetValidation {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {

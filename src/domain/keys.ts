@@ -2,7 +2,7 @@
 // and expiry. The operator CLI and any later key-management endpoint both go through planKey(), so the CLI
 // refuses exactly what the API would refuse.
 import { PARTNER_SCOPES, SCOPES, TIER_PERMISSIONS, TRIAL, TRIAL_SCOPES, type KeyKind, type Scope, type Tier } from './tiers.ts';
-import { BIDI_MESSAGE, NAME_FORBIDDEN } from './text.ts';
+import { NAME_TEXT_MESSAGE, NAME_FORBIDDEN } from './text.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -58,7 +58,7 @@ export function keyLabelProblem(raw: string): string | null {
   const t = raw.trim();
   if (t === '') return 'must not be empty or only spaces';
   if (t.length > KEY_LABEL_MAX) return `must be at most ${KEY_LABEL_MAX} characters`;
-  if (NAME_FORBIDDEN.test(t)) return BIDI_MESSAGE;
+  if (NAME_FORBIDDEN.test(t)) return NAME_TEXT_MESSAGE;
   return null;
 }
 

@@ -20,4 +20,4 @@ export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 export const NAME_FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
 
 /** Why a name holding NAME_FORBIDDEN is refused (the API's schema message and the CLI's). */
-export const BIDI_MESSAGE = 'must not hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)';
+export const NAME_TEXT_MESSAGE = 'must not hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)';

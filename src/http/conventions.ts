@@ -3,9 +3,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
-import { DISPLAY_NAME_PATTERN, NO_BIDI_PATTERN } from './schemas/common.ts';
+import { DISPLAY_NAME_PATTERN, NAME_TEXT_PATTERN } from './schemas/common.ts';
 import { SEVERITY_PATTERN } from './schemas/cves.ts';
-import { BIDI_MESSAGE } from '../domain/text.ts';
+import { NAME_TEXT_MESSAGE } from '../domain/text.ts';
 import { apiVersionFor } from './envelope.ts';
 import { isConnectionError, isStatementTimeout } from '../store/db.ts';
 import { logSafeError } from '../lib/logger.ts';
@@ -80,8 +80,8 @@ function typeName(e: AjvErr): string {
 const PATTERN_MESSAGES: Record<string, string> = {
   '^(?!0000)': 'year 0000 does not exist; dates start at 0001-01-01',
   '\\S': 'must not be empty or only spaces',
-  [DISPLAY_NAME_PATTERN]: `must not be empty or only spaces, nor ${BIDI_MESSAGE.replace(/^must not /, '')}`,
-  [NO_BIDI_PATTERN]: BIDI_MESSAGE,
+  [DISPLAY_NAME_PATTERN]: `must not be empty or only spaces, nor ${NAME_TEXT_MESSAGE.replace(/^must not /, '')}`,
+  [NAME_TEXT_PATTERN]: NAME_TEXT_MESSAGE,
   [SEVERITY_PATTERN]: 'must be CRITICAL, HIGH, MEDIUM or LOW (upper case), or several of them separated by commas',
 };
 

@@ -41,7 +41,7 @@ export function listCollection<T>(req: FastifyRequest & { query: unknown }, rows
  * One page of a list read whole (an organization's environments, webhooks or feed tokens: short lists), as every
  * list endpoint pages (spec §2.1, §8): page 1 and 20 per page by default, the tier's cap clamping per_page.
  */
-export function listPage<T>(rows: readonly T[], q: { page?: number; per_page?: number }, tier: Tier | null): { items: T[]; pagination: Pagination } {
+function listPage<T>(rows: readonly T[], q: { page?: number; per_page?: number }, tier: Tier | null): { items: T[]; pagination: Pagination } {
   const { page, perPage, offset } = pageOf(tier, q);
   const items = rows.slice(offset, offset + perPage);
   return { items, pagination: pagination(rows.length, page, perPage, items.length) };

@@ -3,30 +3,17 @@
 // A small streaming tag scanner: only start/end tags of the elements we need are looked at, so the
 // 15 MB catalog is never held as a DOM.
 import { openText } from './io.ts';
-import { codePointText } from './xml-scan.ts';
+import { decodeEntities } from './xml-scan.ts';
 import type { CweRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 
 const TAG_RE = /<(\/?)(Weakness_Catalog|Weakness|Category|Related_Attack_Pattern)\b([^>]*?)(\/?)>/g;
 const ATTR_RE = /([A-Za-z_:][\w:.-]*)\s*=\s*"([^"]*)"/g;
 
-export function decodeXmlEntities(s: string): string {
-  return s.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
-    switch (e) {
-      case 'amp': return '&';
-      case 'lt': return '<';
-      case 'gt': return '>';
-      case 'quot': return '"';
-      case 'apos': return "'";
-      default:
-        return codePointText(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
-    }
-  });
-}
-
+/** An element's attributes, entity-decoded as the CVRF scanner decodes them (xml-scan.ts). */
 export function xmlAttrs(s: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of s.matchAll(ATTR_RE)) out[m[1]] = decodeXmlEntities(m[2]);
+  for (const m of s.matchAll(ATTR_RE)) out[m[1]] = decodeEntities(m[2]);
   return out;
 }
 

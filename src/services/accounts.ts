@@ -12,7 +12,7 @@ import {
   getTeamMember, insertAuthToken, personIdOfMember, setProvider, insertInvitation, insertMembership, listClients, listTeam, lockOrg, membershipsOf,
   ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitation, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
   revokeEmailChanges, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
-  type OrgRow, type PersonRow, memberProfile,
+  type InvitationRow, type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
 import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
 import { generateApiKey } from '../lib/crypto.ts';
@@ -291,7 +291,7 @@ export function createAccountsService(deps: AccountsDeps) {
       const [members, invitations] = await Promise.all([listTeam(db, p.orgId), pendingInvitations(db, p.orgId, clock.now())]);
       return {
         members: members.map((m) => ({ id: m.id, email: m.email, name: m.name, role: m.role, created_at: iso(m.created_at)! })),
-        invitations: invitations.map((i) => ({ id: i.id, email: i.email, role: i.role, created_at: iso(i.created_at)!, expires_at: iso(i.expires_at)! })),
+        invitations: invitations.map(invitationView),
       };
     },
 
@@ -323,14 +323,14 @@ export function createAccountsService(deps: AccountsDeps) {
         kind: 'invitation', to: email, link: url, subject: `You are invited to ${inv.orgName} on Vulnintel`,
         text: `${p.email} invites you to join ${inv.orgName} on Vulnintel as ${input.role}.\n\nAccept (valid for 7 days, once):\n\n${url}\n`,
       });
-      return { id: inv.row.id, email: inv.row.email, role: inv.row.role, created_at: iso(inv.row.created_at)!, expires_at: iso(inv.row.expires_at)! };
+      return invitationView(inv.row);
     },
 
     /** Withdraws a pending invitation: its link stops working and its seat is free. */
     async withdrawInvitation(p: Principal, invitationId: number) {
       const r = await revokeInvitation(db, p.orgId, invitationId, clock.now());
       if (!r) throw new AccountError('not_found', 'No such pending invitation in your organization');
-      return { id: r.id, email: r.email, role: r.role, created_at: iso(r.created_at)!, expires_at: iso(r.expires_at)! };
+      return invitationView(r);
     },
 
     /** Follows an invitation link: the membership is created (the person too, if new) and a session starts in it. */
@@ -392,7 +392,7 @@ export function createAccountsService(deps: AccountsDeps) {
         // The new key is shown to whoever rotates, so only its holder may rotate it: an admin rotating the owner's
         // key would get a key acting as the owner (spec §5.1, §5.6). Others revoke it instead.
         if (old.member_id !== p.memberId) throw new AccountError('not_key_holder', 'Only the member a key belongs to can rotate it (the new key is shown to whoever rotates); revoke it instead');
-        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label, memberId: old.member_id });
+        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label });
         const r = await revokeKey(trx, p.orgId, keyId, clock.now());
         return { key: fresh, revoked: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! } };
       });
@@ -526,12 +526,12 @@ export function createAccountsService(deps: AccountsDeps) {
     },
   };
 
-  /** A new key of the caller's organization, for the caller's member unless `memberId` names another (rotation). */
   /**
-   * `within`: the scopes the new key may have at most (a key creating a key: its own scopes, so a leaked write-only
-   * key cannot mint a read key); null for a browser session or the operator.
+   * A new key of the caller's member (creation, and rotation, which only a key's holder may do). `within`: the scopes
+   * the new key may have at most (a key creating a key: its own scopes, so a leaked write-only key cannot mint a read
+   * key); null for a browser session or the operator.
    */
-  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null; memberId?: number }, within: readonly Scope[] | null = null) {
+  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }, within: readonly Scope[] | null = null) {
     const plan = planKey({ tier: p.tier, kind: input.kind, scopes: input.scopes }, clock.now());
     if (!plan.ok) throw new AccountError(plan.error === 'trial_ended' ? 'trial_ended' : plan.error, plan.message);
     const lacking = within === null ? [] : plan.scopes.filter((x) => !within.includes(x));
@@ -540,12 +540,16 @@ export function createAccountsService(deps: AccountsDeps) {
     }
     const g = generateApiKey();
     const label = keyLabel(input.label);
-    const row = await insertApiKey(trx, p.orgId, { member_id: input.memberId ?? p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label, expires_at: plan.expiresAt });
+    const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label, expires_at: plan.expiresAt });
     return {
       key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label,
       created_at: iso(row.created_at)!, expires_at: iso(row.expires_at),
     };
   }
+}
+
+function invitationView(i: InvitationRow) {
+  return { id: i.id, email: i.email, role: i.role, created_at: iso(i.created_at)!, expires_at: iso(i.expires_at)! };
 }
 
 function clientView(c: { id: number; name: string; tier: Tier; status: string; created_at: Date; deactivated_at: Date | null }) {

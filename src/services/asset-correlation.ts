@@ -10,8 +10,7 @@ import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Principal } from './identity.ts';
-import { ipv4InName, MAX_NAME_LENGTH, validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
-import { badText, normalizeText } from '../domain/windows/identifying.ts';
+import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
 import { catalogProductNames } from '../store/watchlists.ts';
 import { assetLookupKeys, familyLookup, parseCpe, type ProductMatch } from '../domain/product-match.ts';
 import { matchRow, verdict, verdictStatus, type RangeRow } from '../domain/correlate.ts';
@@ -115,31 +114,27 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   const cache = new CorrelationCache(db, deps.corpus ?? null, deps.cacheLimits);
 
   /**
-   * Product names that hold a dotted quad (read as an IPv4 address) and that the catalog lists: those are accepted
-   * (domain/assets.ts validateAsset). One lookup, only when some asset's product needs it.
+   * Each asset validated (domain/assets.ts). A product name holding a dotted quad is accepted when the catalog lists
+   * it: the first pass collects the names validateAsset asks about (normalised as it normalises them), one catalog
+   * lookup answers them all, and only the assets that asked are validated again with the answer.
    */
-  async function listedProducts(assets: unknown[]): Promise<(name: string) => boolean> {
-    const names: string[] = [];
-    for (const a of assets) {
-      const p = a && typeof a === 'object' ? (a as Record<string, unknown>).product : undefined;
-      if (typeof p !== 'string' || badText(p)) continue;
-      const t = normalizeText(p);
-      if (t.length <= MAX_NAME_LENGTH && ipv4InName(t)) names.push(t);
-    }
-    if (names.length === 0) return () => false;
-    const listed = await catalogProductNames(db, names);
-    return (name) => listed.has(name.toLowerCase());
+  async function validateAll(assets: unknown[]) {
+    const asked = new Map<number, string>();
+    const results = assets.map((raw, i) => validateAsset(raw, (name) => { asked.set(i, name); return false; }));
+    if (asked.size === 0) return results;
+    const listed = await catalogProductNames(db, [...asked.values()]);
+    if (listed.size > 0) for (const i of asked.keys()) results[i] = validateAsset(assets[i], (name) => listed.has(name.toLowerCase()));
+    return results;
   }
 
   async function validate(assets: unknown[]): Promise<{ accepted: AssetRecord[]; rejected: RejectedAsset[] }> {
-    const knownProduct = await listedProducts(assets);
+    const results = await validateAll(assets);
     const accepted: AssetRecord[] = [];
     const rejected: RejectedAsset[] = [];
     // asset_id → index of the accepted asset that has it: an asset_id names one asset, and a second asset of it in the
     // same request would get an answer of its own while only one result is stored (as for Windows hosts).
     const first = new Map<string, number>();
-    assets.forEach((raw, index) => {
-      const v = validateAsset(raw, knownProduct);
+    results.forEach((v, index) => {
       const refuse = (assetId: string | null, errors: AssetError[]) => rejected.push({ asset_id: assetId, index, errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
       if (!v.ok) refuse(v.asset_id, v.errors);
       else if (first.has(v.asset.asset_id)) {

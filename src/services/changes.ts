@@ -14,8 +14,10 @@ export const view = (r: ChangeRow): ChangeView => ({
 
 export function createChangeService(db: Db) {
   return {
-    /** null when the CVE is neither in the corpus nor in the history. */
-    /** `tier`: the reader's (null: anonymous): per_page is clamped to its cap, as on every collection (spec §8). */
+    /**
+     * One CVE's changes, newest first; null when the CVE is neither in the corpus nor in the history. `tier`: the
+     * reader's (null: anonymous): per_page is clamped to its cap, as on every collection (spec §8).
+     */
     async history(cveId: string, q: { page?: number; per_page?: number }, tier: Tier | null) {
       const { page, perPage } = pageOf(tier, q);
       const r = await cveHistory(db, cveId, perPage, (page - 1) * perPage);

@@ -316,10 +316,6 @@ export async function getTeamMember(db: Q, orgId: number, memberId: number): Pro
   return r.rows[0];
 }
 
-/**
- * Removes a membership: its sessions end, its API keys are revoked and kept (for the record) under the owner.
- * api_keys.member_id cascades, so the keys are moved to the owner and revoked before the member row goes.
- */
 /** Withdraws one pending invitation; the withdrawn row, or undefined when the organization has no such pending one. */
 export async function revokeInvitation(db: Q, orgId: number, id: number, now: Date) {
   const r = await sql<InvitationRow>`UPDATE invitations SET revoked_at = ${now}
@@ -328,13 +324,15 @@ export async function revokeInvitation(db: Q, orgId: number, id: number, now: Da
   return r.rows[0];
 }
 
-/** Removes a member: its keys are revoked (kept, for the record, under the owner), the invitations it sent and that
- * are still pending are withdrawn (a removed admin must not come back through one), its feed tokens are revoked,
- * and the membership goes. */
+/**
+ * Removes a membership: its sessions end, its API keys are revoked and kept (for the record) under the owner
+ * (api_keys.member_id cascades, so the keys are moved to the owner and revoked before the member row goes), the
+ * invitations it sent that are still pending are withdrawn (a removed admin must not come back through one), and its
+ * watchlist feed tokens are revoked.
+ */
 export async function deleteMembership(db: Tx, orgId: number, memberId: number, ownerId: number, now: Date) {
   await sql`UPDATE invitations SET revoked_at = ${now}
     WHERE org_id = ${orgId} AND invited_by = ${memberId} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
-  // Its watchlist feed tokens too: a feed token is a credential to the organization's feed (and its stored assets).
   await sql`UPDATE feed_tokens SET revoked_at = ${now} WHERE org_id = ${orgId} AND created_by = ${memberId} AND revoked_at IS NULL`.execute(db);
   await sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}), member_id = ${ownerId},
     label = left(coalesce(label || ' ', '') || '(of a removed member)', 200)

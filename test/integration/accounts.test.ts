@@ -306,7 +306,8 @@ describe('profile and organization', () => {
       assert.equal(me.statusCode, 422, JSON.stringify(name));
     }
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/org', headers: o.auth })).json().data.name, 'Plain Org');
-    assert.equal((await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { name: 'Plant Ops — Nord (Ünit 2)' } })).statusCode, 200);
+    const ok = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { name: 'Plant Ops — Nord (Ünit 2)' } });
+    assert.deepEqual([ok.statusCode, ok.json().data.name], [200, 'Plant Ops — Nord (Ünit 2)'], 'other Unicode text is a name');
   });
 
   test('GET/PUT /account/org: name, plan read-only, plan caps, overrides and effective caps', async () => {

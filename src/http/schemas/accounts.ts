@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { ApiError } from '../errors.ts';
 import { CONTACT_URL } from '../auth.ts';
-import { DisplayName, NO_BIDI_PATTERN, StringEnum } from './common.ts';
+import { DisplayName, NAME_TEXT_PATTERN, StringEnum } from './common.ts';
 import type { RouteError } from '../openapi-errors.ts';
 import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
 import { LOGIN_LIMITS } from '../../domain/accounts.ts';
@@ -105,7 +105,7 @@ export const Preferences = Type.Record(Type.String({ maxLength: 64 }), Type.Unio
 });
 
 export const UpdateMe = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200, pattern: NO_BIDI_PATTERN })),
+  name: Type.Optional(Type.String({ maxLength: 200, pattern: NAME_TEXT_PATTERN })),
   preferences: Type.Optional(Preferences),
   email: Type.Optional(Email),
 }, { additionalProperties: false, minProperties: 1, examples: [{ name: 'Runner Name', preferences: { theme: 'dark' } }] });

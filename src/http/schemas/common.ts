@@ -1,5 +1,6 @@
 // Schema helpers shared by the route schemas.
 import { Type } from 'typebox';
+import { NAME_FORBIDDEN } from '../../domain/text.ts';
 
 /**
  * A string from a fixed set, typed as the union of its values. Emitted as `enum` (not anyOf of consts): fast to
@@ -9,15 +10,18 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
 }
 
+/** The characters NAME_FORBIDDEN refuses, as a character-class body (its one definition, in domain/text.ts). */
+const FORBIDDEN_IN_NAME = NAME_FORBIDDEN.source.slice(1, -1);
+
 /**
  * A name shown to people (organization, environment, API key, feed token and webhook labels): a non-space
  * character, and no control characters (line breaks and tabs included) or bidirectional controls (domain/text.ts
  * NAME_FORBIDDEN). Before, an organization name could hold line breaks, written as they were into the invitation
  * emails the service sends.
  */
-export const DISPLAY_NAME_PATTERN = '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$';
+export const DISPLAY_NAME_PATTERN = `^(?=[\\s\\S]*\\S)[^${FORBIDDEN_IN_NAME}]*$`;
 /** The same without the non-space rule (a form field where blank means "none"; a person's name). */
-export const NO_BIDI_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$';
+export const NAME_TEXT_PATTERN = `^[^${FORBIDDEN_IN_NAME}]*$`;
 
 export function DisplayName(maxLength: number, opts: { description?: string } = {}) {
   return Type.String({ minLength: 1, maxLength, pattern: DISPLAY_NAME_PATTERN, ...opts });

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { NO_BIDI_PATTERN, NoQuery } from '../../schemas/common.ts';
+import { NAME_TEXT_PATTERN, NoQuery } from '../../schemas/common.ts';
 import { ACCOUNT_ERRORS, IdParam, mapped } from '../../schemas/accounts.ts';
 import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
 import { acceptFormBodies } from '../../forms.ts';
@@ -108,7 +108,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/account/keys', {
     schema: {
       tags: ['pages'], summary: 'Create-key form: the account page with the new key shown once', security: session, querystring: NoQuery,
-      body: Type.Object({ label: Type.Optional(Type.String({ maxLength: KEY_LABEL_MAX, pattern: NO_BIDI_PATTERN })), scope: Type.Union([Type.Literal('read'), Type.Literal('write')]) }, { additionalProperties: false, examples: [{ label: 'Page key', scope: 'read' }] }),
+      body: Type.Object({ label: Type.Optional(Type.String({ maxLength: KEY_LABEL_MAX, pattern: NAME_TEXT_PATTERN })), scope: Type.Union([Type.Literal('read'), Type.Literal('write')]) }, { additionalProperties: false, examples: [{ label: 'Page key', scope: 'read' }] }),
       response: { 201: Html('The account page with the new key') }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },

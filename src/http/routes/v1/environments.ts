@@ -3,7 +3,7 @@
 // Ids are random 15-digit integers (docs/tenant-ids.md).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, ok, listCollection } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { DisplayName, NoQuery } from '../../schemas/common.ts';
@@ -54,9 +54,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'environments', ids: [] } } },
   }, async (req) => {
-    const rows = await svc.list(req.principal!.orgId);
-    const one = listPage(rows, req.query, req.principal!.tier);
-    return collection(req, one.items, one.pagination, {});
+    return listCollection(req, await svc.list(req.principal!.orgId));
   });
 };
 export default environments;

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, ok, collection, listPage } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, ok, listCollection } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { movedPermanently } from '../../conventions.ts';
 import { DisplayName, NoBody, NoQuery } from '../../schemas/common.ts';
@@ -97,9 +97,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'feed_tokens', ids: [] } } },
   }, async (req) => {
-    const rows = await svc.listTokens(req.principal!.orgId);
-    const one = listPage(rows, req.query, req.principal!.tier);
-    return collection(req, one.items, one.pagination, {});
+    return listCollection(req, await svc.listTokens(req.principal!.orgId));
   });
 
   app.delete('/api/v1/feeds/tokens/:token_id', {

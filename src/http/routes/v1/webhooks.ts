@@ -4,7 +4,7 @@
 // Writes need owner or admin (and a key's write scope). The secret appears in no other response.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, ok, collection, listPage, pagination } from '../../envelope.ts';
+import { CollectionEnvelope, Envelope, ok, collection, listCollection, pagination } from '../../envelope.ts';
 import { ApiError } from '../../errors.ts';
 import { DisplayName, NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
@@ -113,8 +113,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const r = await svc.list(actor(req));
     if (!r.ok) refusal(r);
-    const one = listPage(r.webhooks, req.query, req.principal!.tier);
-    return collection(req, one.items, one.pagination, {});
+    return listCollection(req, r.webhooks);
   });
 
   app.get('/api/v1/webhooks/:id', {
