@@ -61,13 +61,26 @@ export type DocRow = readonly (string | null)[];
 const ROW_COLUMNS = 33;
 const STORED = 31;
 
+const BIGINT_MAX = '9223372036854775807';
+
+/**
+ * The `cve_seq` column (bigint) of a CVE id's sequence digits. The id pattern and the CVE record schema allow
+ * sequences past a bigint (the schema up to 19 digits); such a sequence is stored as the bigint maximum. The column
+ * only records the number (no query orders or filters by it: rows are keyed and ordered by `cve_id`), so the id
+ * stays exact while the row is written.
+ */
+export function seqColumn(seq: string): string {
+  const digits = seq.replace(/^0+(?=\d)/, '');
+  return digits.length > BIGINT_MAX.length || (digits.length === BIGINT_MAX.length && digits > BIGINT_MAX) ? BIGINT_MAX : digits;
+}
+
 export function docRow(d: CveDocument): DocRow {
   const m = parseCveId(d.cve_id);
   if (!m) throw new Error(`Invalid CVE id in document: ${d.cve_id}`);
   const t = documentTexts(d);
   const a = d.affected;
   return [
-    d.cve_id, m.year, m.seq, d.bsid, d.title, d.severity, num(d.scoring.cvss.score), num(d.scoring.bcs.score),
+    d.cve_id, m.year, seqColumn(m.seq), d.bsid, d.title, d.severity, num(d.scoring.cvss.score), num(d.scoring.bcs.score),
     num(d.scoring.epss.score), num(d.scoring.epss.percentile), bool(d.exploitation.kev_flagged), d.exploitation.kev_added_at,
     d.exploitation.exploit_maturity, bool(d.exploitation.poc_available), bool(d.exploitation.has_public_exploit), d.patch.status,
     bool(a.ics_relevant), num(a.ics_relevance_score), a.primary_vendor, a.primary_product, String(a.vendor_count),

@@ -65,16 +65,20 @@ export async function finishRun(db: Conn, id: number, status: 'succeeded' | 'fai
 
 // ---- source records ----
 
+/** The sources whose records carry their revision (`modified`), compared by replacesSource. */
+const REVISED_SOURCES: ReadonlySet<string> = new Set(['nvd', 'msrc', 'cve5']);
+
 /**
- * Whether `next` replaces `prev` under the same key. NVD and MSRC records carry their revision: MSRC lists a CVE
- * again in later monthly documents, and two NVD files can hold two versions of one record, all under one key per
- * CVE. An older revision (`modified`; for MSRC then the document's release date) never replaces a newer one, so
- * the newest is kept whatever order the files are read in and a re-import of the same files changes nothing; the
- * same revision replaces (a reader that now extracts more still updates the stored record). Other sources: the
- * later record wins.
+ * Whether `next` replaces `prev` under the same key. NVD, MSRC and CVE Record 5 records carry their revision: MSRC
+ * lists a CVE again in later monthly documents, two NVD files can hold two versions of one record, and a cvelistV5
+ * baseline read after one of its later deltas holds an older version of each record the delta changed, all under
+ * one key per CVE. An older revision (`modified`: NVD `lastModified`, CVE Record 5 `dateUpdated`; for MSRC then the
+ * document's release date) never replaces a newer one, so the newest is kept whatever order the files are read in
+ * and a re-import of the same files changes nothing; the same revision replaces (a reader that now extracts more
+ * still updates the stored record). Other sources: the later record wins.
  */
 export function replacesSource(prev: SourceRevision, next: SourceRevision): boolean {
-  if (next.source !== 'nvd' && next.source !== 'msrc') return true;
+  if (!REVISED_SOURCES.has(next.source)) return true;
   const [a, b] = [prev.modified ?? '', next.modified ?? ''];
   return b > a || (b === a && (next.document_date ?? '') >= (prev.document_date ?? ''));
 }
@@ -93,12 +97,12 @@ export async function batchSettings(tx: Tx): Promise<void> {
 
 /**
  * Upserts source records (as their texts: ingest/record-json.ts); returns the CVE ids whose records were inserted or
- * changed, and those records (the ones now stored: a record refused as an older NVD or MSRC revision, or equal to the
+ * changed, and those records (the ones now stored: a record refused as an older revision (replacesSource), or equal to the
  * stored one, is not among them).
  */
 export async function upsertSourceRecords(db: Conn, recs: SourceText[]): Promise<{ ids: string[]; written: SourceText[] }> {
   if (!recs.length) return { ids: [], written: [] };
-  // One record per key in a batch: the later one, or for MSRC the newest revision (replacesSource).
+  // One record per key in a batch: the later one, or for a revised source the newest revision (replacesSource).
   const kept = new Map<string, SourceText>();
   const keyOf = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
   for (const r of recs) {
@@ -118,8 +122,8 @@ export async function upsertSourceRecords(db: Conn, recs: SourceText[]): Promise
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
-        -- replacesSource: an NVD or MSRC record never replaces a newer revision.
-        AND (s.source NOT IN ('nvd', 'msrc')
+        -- replacesSource: an NVD, MSRC or CVE Record 5 record never replaces a newer revision.
+        AND (s.source NOT IN (${sql.join([...REVISED_SOURCES].map((x) => sql.lit(x)))})
           OR (coalesce(EXCLUDED.record->>'modified', '') COLLATE "C", coalesce(EXCLUDED.record->>'document_date', '') COLLATE "C")
             >= (coalesce(s.record->>'modified', '') COLLATE "C", coalesce(s.record->>'document_date', '') COLLATE "C"))
     RETURNING s.cve_id, s.source, s.source_key`.execute(db);

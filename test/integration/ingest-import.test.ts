@@ -10,6 +10,8 @@ import { fixture, snapshotFile } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, docOf, feedDir, runs } from '../helpers/ingest.ts';
 import { ENRICHMENT_VERSION } from '../../src/domain/cve-document.ts';
 import { Writable } from 'node:stream';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 let t: TestDb;
 before(async () => {
@@ -261,4 +263,22 @@ test('a corpus built with older enrichment rules is re-enriched by the next impo
   } finally {
     await db2.drop();
   }
+});
+
+test('a CVE number as long as the CVE record schema allows (19 digits, past a bigint) is imported and read back', async () => {
+  const record = JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-23897.json'), 'utf8'));
+  const ids = ['CVE-2024-9999999999999999999', 'CVE-2024-9223372036854775808', 'CVE-2024-0000000000000001234'];
+  const dir = feedDir([]);
+  for (const id of ids) {
+    const r = structuredClone(record);
+    r.cveMetadata.cveId = id;
+    writeFileSync(path.join(dir, `${id}.json`), JSON.stringify(r));
+  }
+  const s = await importPaths(t.store.db, [dir], { log: quiet });
+  assert.deepEqual(s.skipped, []);
+  assert.equal(s.documents_written, 3);
+  const rows = (await sql<{ cve_id: string; d: string }>`
+    SELECT cve_id, doc->>'cve_id' AS d FROM cves WHERE cve_id = ANY(${ids}::text[]) ORDER BY cve_id`.execute(t.store.db)).rows;
+  assert.deepEqual(rows.map((r) => r.cve_id), [...ids].sort());
+  assert.deepEqual(rows.map((r) => r.d), [...ids].sort());
 });
