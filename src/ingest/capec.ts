@@ -3,10 +3,8 @@
 // the related weaknesses in `external_references` (source_name "capec" / "cwe"), the typical severity in
 // `x_capec_typical_severity`. The CAPEC XML catalog is not read (no real XML fixture is available; see
 // docs/enrichment.md).
-import { readLines, readText } from './io.ts';
 import type { CapecRecord, IngestItem } from './types.ts';
-import { FeedFormatError } from './types.ts';
-import { arr, obj as objOf, parseFeedJson } from './json.ts';
+import { arr, obj as objOf, jsonDocuments } from './json.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -49,27 +47,8 @@ function* itemsFromObject(obj: Json, seenVersion: { v: string | null }): Generat
 
 export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): AsyncGenerator<IngestItem> {
   const seen = { v: null as string | null };
-  if (layout === 'bundle') {
-    let doc: Json;
-    try {
-      doc = parseFeedJson(await readText(path));
-    } catch (err) {
-      throw new FeedFormatError(`${path}: not valid STIX JSON (${(err as Error).message})`);
-    }
-    const objects = doc && doc.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
+  for await (const { doc } of jsonDocuments(path, layout === 'bundle' ? 'document' : 'jsonl', 'STIX JSON object')) {
+    const objects = layout === 'bundle' && doc && doc.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
     for (const obj of objects) yield* itemsFromObject(obj, seen);
-    return;
-  }
-  let n = 0;
-  for await (const line of readLines(path)) {
-    n++;
-    if (!line.trim()) continue;
-    let obj: Json;
-    try {
-      obj = parseFeedJson(line);
-    } catch {
-      throw new FeedFormatError(`${path}:${n}: not a JSON object per line`);
-    }
-    yield* itemsFromObject(obj, seen);
   }
 }

@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip, gunzipSync, constants as zlibConstants } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import { FeedFormatError } from './types.ts';
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
@@ -37,16 +38,27 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /**
+ * The longest line readLines gives (64 MiB). The CVE Record 5, CAPEC and EPSS lines it reads are at most a few
+ * hundred kilobytes in the real feeds; a longer one is refused with the file and line, before it is buffered whole
+ * (a hostile or broken file of one endless line would otherwise take memory until the process failed).
+ */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
  * Lines of the file (decompressed), without line terminators: split at LF, CRLF and a lone CR, as Node's readline
  * splits them. The bytes are cut at the terminators and each line is decoded alone (a terminator byte never occurs
  * inside a multi-byte UTF-8 sequence): readline decoded the whole text into strings, matched a regular expression
  * over them and queued each line as an event, 7 % of reading a CVE record file on the feed thread. `chunkBytes`: the
- * size of the chunks read (tests make it small, so that terminators and characters fall on their boundaries).
+ * size of the chunks read (tests make it small, so that terminators and characters fall on their boundaries). A line
+ * longer than `maxLineBytes` stops the file with a FeedFormatError naming it (MAX_LINE_BYTES).
  */
-export async function* readLines(path: string, chunkBytes = 1 << 20): AsyncGenerator<string> {
+export async function* readLines(path: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<string> {
   // The pieces of a line that has not ended yet, joined once when it does (a line longer than a chunk is not copied
-  // again with every chunk).
+  // again with every chunk), and their length.
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let lineNo = 0;
+  const tooLong = () => new FeedFormatError(`${path}:${lineNo + 1}: a line longer than ${maxLineBytes} bytes (no feed record is near that long)`);
   // A chunk that ended with a CR: a LF at the start of the next one belongs to it.
   let afterCr = false;
   for await (const chunk of await openBytes(path, chunkBytes)) {
@@ -61,10 +73,13 @@ export async function* readLines(path: string, chunkBytes = 1 << 20): AsyncGener
       const cr = hasCr ? buf.indexOf(CR, start) : -1;
       const end = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
       if (end === -1) break;
+      if (pendingBytes + end - start > maxLineBytes) throw tooLong();
+      lineNo++;
       if (pending.length) {
         pending.push(buf.subarray(start, end));
         yield Buffer.concat(pending).toString('utf8');
         pending = [];
+        pendingBytes = 0;
       } else yield buf.toString('utf8', start, end);
       if (end === cr) {
         if (end + 1 < buf.length) start = buf[end + 1] === LF ? end + 2 : end + 1;
@@ -74,7 +89,11 @@ export async function* readLines(path: string, chunkBytes = 1 << 20): AsyncGener
         }
       } else start = end + 1;
     }
-    if (start < buf.length) pending.push(buf.subarray(start));
+    if (start < buf.length) {
+      pendingBytes += buf.length - start;
+      if (pendingBytes > maxLineBytes) throw tooLong();
+      pending.push(buf.subarray(start));
+    }
   }
   if (pending.length) yield Buffer.concat(pending).toString('utf8');
 }

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
@@ -70,4 +71,22 @@ test('the sync stays strict: a feed its reader refuses still fails (skipRefused 
   const file = path.join(dir, 'kev.json');
   writeFileSync(file, '{"catalogVersion":"x","vulnerabilities":[');
   await assert.rejects(runPipeline(t.store.db, [{ label: file, format: 'kev', items: () => readFeed(file, 'kev') }], { source: 'sync:kev' }), /not valid KEV JSON/);
+});
+
+test('a JSON Lines file with a line over the 64 MiB cap stops the import naming the line; it is not read into memory whole', async () => {
+  const first = readFileSync(fixture('cve5', 'CVE-1999-0006.json'), 'utf8').replace(/\s*\n\s*/g, '');
+  const huge = JSON.parse(first);
+  huge.cveMetadata.cveId = 'CVE-1999-9999';
+  huge.containers.cna.descriptions[0].value = 'x'.repeat(65 * 1024 * 1024);
+  const dir = feedDir([]);
+  const file = path.join(dir, 'endless.jsonl.gz');
+  writeFileSync(file, gzipSync(`${first}\n${JSON.stringify(huge)}\n`));
+  const out: string[] = [];
+  const err: string[] = [];
+  // A file refused after its first record fails the run (only a file refused before any record is skipped).
+  const code = await runCli(['import', '--quiet', dir], { out: (x) => out.push(x), err: (x) => err.push(x) });
+  assert.equal(code, 1);
+  assert.match(err.join('\n'), new RegExp(`${file.replace(/[.]/g, '\\.')}:2: a line longer than 67108864 bytes \\(no feed record is near that long\\)`));
+  const ids = (await sql<{ cve_id: string }>`SELECT cve_id FROM cve_sources WHERE cve_id = 'CVE-1999-9999'`.execute(t.store.db)).rows;
+  assert.deepEqual(ids, []);
 });

@@ -59,3 +59,39 @@ test('readLines: a 2 MB file of JSON lines, CRLF and LF mixed, comes back line f
   writeFileSync(file, lines.map((l, i) => l + (i % 3 ? '\n' : '\r\n')).join(''));
   assert.deepEqual(await collect(file), lines);
 });
+
+test('a line longer than the cap stops the file with its line number; a line of exactly the cap is read', async () => {
+  const lines = async (file: string, chunkBytes: number, max: number) => {
+    const out: string[] = [];
+    for await (const l of readLines(file, chunkBytes, max)) out.push(l);
+    return out;
+  };
+  const file = path.join(dir, 'cap.txt');
+  // Line 2 has 10 bytes ('é' is two); the cap is checked on bytes whether the line ends inside a chunk or spans many,
+  // and for a last line without a terminator.
+  for (const text of ['ab\nxxxxxxxxé\nc\n', 'ab\r\nxxxxxxxxé\r\nc']) {
+    writeFileSync(file, text);
+    for (const chunkBytes of [1, 3, 64 * 1024]) {
+      assert.deepEqual(await lines(file, chunkBytes, 10), ['ab', 'xxxxxxxxé', 'c'], `cap 10, chunks of ${chunkBytes}`);
+      await assert.rejects(lines(file, chunkBytes, 9), (err: Error) => {
+        assert.equal(err.name, 'FeedFormatError');
+        assert.equal(err.message, `${file}:2: a line longer than 9 bytes (no feed record is near that long)`);
+        return true;
+      }, `cap 9, chunks of ${chunkBytes}`);
+    }
+    // A fourth line, unterminated, of 11 bytes.
+    writeFileSync(file, `${text.replace(/c$/, 'c\n')}ddddddddddd`);
+    await assert.rejects(lines(file, 2, 10), /:4: a line longer than 10 bytes/, 'the last line, unterminated, over the cap');
+  }
+});
+
+test('a gzip file of one endless line is refused at the cap, not buffered whole', async () => {
+  const file = path.join(dir, 'endless.jsonl.gz');
+  // 8 MiB of one line, compressed to a few kilobytes; the cap at 1 MiB.
+  writeFileSync(file, gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x61)));
+  let got = 0;
+  await assert.rejects(async () => {
+    for await (const l of readLines(file, 1 << 20, 1 << 20)) got += l.length;
+  }, /:1: a line longer than 1048576 bytes/);
+  assert.equal(got, 0);
+});
