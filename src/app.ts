@@ -156,10 +156,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // parameter over 200 characters was a 400 invalid_url.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
     // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's. No hook runs
-    // for it, so it is counted against its address's edge limit here (an anonymous flood of bad URLs is limited too).
+    // for it, so what the hooks would do is done here: a valid API key's call is counted and reported (X-RateLimit-*);
+    // a refused key costs its address one request (as its 401 would); anything else is counted against the
+    // address's edge limit (an anonymous flood of bad URLs is limited too, and a made-up key is no way around it).
     frameworkErrors: (_err, req, reply) => {
       const bad = new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } });
-      app.edgeCount(req).then((refused) => sendError(req, reply, refused ?? bad), () => sendError(req, reply, bad));
+      app.meterUnrouted(req, reply)
+        .then((key) => (key === 'key' ? null : key === 'refused' ? app.edgePenalty(req).then(() => null) : app.edgeCount(req)))
+        .then((refused) => sendError(req, reply, refused ?? bad), () => sendError(req, reply, bad));
     },
     // Errors Node's HTTP parser raises before Fastify sees a request (URL or headers over 16 KB → 431, a
     // malformed request line → 400): answered in the §7 envelope too.

@@ -91,6 +91,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The monthly allowance counter (flushed every second and on close). */
     usageMeter: UsageMeter;
+    /**
+     * For a request answered before routing (a malformed URL: no hook runs for it): a valid API key's call is
+     * counted and reported in X-RateLimit-* as for any API-key answer ('key'); 'refused' when a presented key is
+     * not valid, 'none' when no key is presented.
+     */
+    meterUnrouted(req: FastifyRequest, reply: FastifyReply): Promise<'key' | 'refused' | 'none'>;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -230,6 +236,15 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
     parseCookie: (h) => app.parseCookie(h),
   };
   app.decorate('usageMeter', meter);
+  app.decorate('meterUnrouted', async (req: FastifyRequest, reply: FastifyReply) => {
+    const token = bearer(req);
+    if (token === undefined) return 'none';
+    if (token === null) return 'refused';
+    const r = await deps.identity.authenticateKey(token);
+    if (!r.ok) return 'refused';
+    await reportAllowance(reply, deps, r.principal);
+    return 'key';
+  });
   app.addHook('onClose', async () => { await meter.close(); });
   app.decorateRequest('principal', null);
   app.decorateRequest('access', null);

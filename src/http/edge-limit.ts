@@ -35,6 +35,8 @@ declare module 'fastify' {
      * the refusal when its address is over the limit, else null.
      */
     edgeCount(req: FastifyRequest): Promise<ApiError | null>;
+    /** Charges the address one request for a refused API key, as the onResponse hook does for a 401. */
+    edgePenalty(req: FastifyRequest): Promise<void>;
   }
 }
 
@@ -49,6 +51,7 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
   app.decorateRequest('edgeAddress', null);
   if (opts.perMinute <= 0) {
     app.decorate('edgeCount', () => Promise.resolve(null));
+    app.decorate('edgePenalty', () => Promise.resolve());
     return;
   }
   const limiter = new RateLimiterMemory({ keyPrefix: 'edge', points: opts.perMinute, duration: EDGE_WINDOW_SEC });
@@ -68,6 +71,10 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
     });
   };
   app.decorate('edgeCount', count);
+  const penalty = (req: FastifyRequest): Promise<void> => edgeExempt(pathOf(req.url))
+    ? Promise.resolve()
+    : limiter.penalty(addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']), 1).then(() => undefined, () => undefined);
+  app.decorate('edgePenalty', penalty);
 
   app.addHook('onRequest', (req, _reply, done) => {
     count(req).then((e) => done(e ?? undefined), (e: unknown) => done(e as Error));
@@ -75,7 +82,7 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
 
   // A refused key is charged to its address: otherwise any made-up Bearer token would pass the limit unmetered.
   app.addHook('onResponse', (req, reply, done) => {
-    if (reply.statusCode !== 401 || !hasKey(req) || edgeExempt(pathOf(req.url))) return done();
-    limiter.penalty(addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']), 1).then(() => done(), () => done());
+    if (reply.statusCode !== 401 || !hasKey(req)) return done();
+    void penalty(req).then(() => done());
   });
 }

@@ -102,6 +102,33 @@ test('a malformed URL (answered before routing) is counted too: 60 of them use u
   assert.equal((await from(t, '203.0.113.78', {}, '/api/v1/cves/%zz')).json().error.detail.error, 'invalid_url', 'another address is unaffected');
 });
 
+test('a malformed URL with an API key: a valid key\'s call is counted and reported; a made-up key costs its address', async () => {
+  const o = await seedOrg(t.store, { name: 'Edge bad URL' });
+  const first = await from(t, '203.0.113.79', o.auth, '/api/v1/cves/stats/summary');
+  assert.equal(first.headers['x-ratelimit-used'], '1');
+  const bad = await from(t, '203.0.113.79', o.auth, '/api/v1/cves/%zz');
+  assert.equal(bad.statusCode, 400);
+  assert.equal(bad.json().error.detail.error, 'invalid_url');
+  assert.deepEqual([bad.headers['x-ratelimit-limit'], bad.headers['x-ratelimit-used'], bad.headers['x-ratelimit-remaining']], ['25000', '2', '24998']);
+  // Keyed, so never limited by the edge: 70 more from one address all answer 400 with the count going on.
+  let last = bad;
+  for (let i = 0; i < 70; i++) last = await from(t, '203.0.113.79', o.auth, '/api/v1/cves/%zz');
+  assert.equal(last.statusCode, 400);
+  assert.equal(last.headers['x-ratelimit-used'], '72');
+  assert.equal((await from(t, '203.0.113.79', o.auth, '/api/v1/cves/stats/summary')).headers['x-ratelimit-used'], '73');
+
+  // A made-up key (or a malformed Authorization header) with a bad URL: each costs the address one request, so 60
+  // use up its minute, and no allowance header is sent.
+  const bogus = { authorization: 'Bearer vi_live_00000000000000000000000000000000' };
+  for (let i = 0; i < 59; i++) {
+    const r = await from(t, '203.0.113.80', bogus, '/api/v1/cves/%zz');
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers['x-ratelimit-used'], undefined);
+  }
+  assert.equal((await from(t, '203.0.113.80', { authorization: 'Basic abc' }, '/api/v1/cves/%zz')).statusCode, 400);
+  assertRefused(await from(t, '203.0.113.80'));
+});
+
 test('a spoofed X-Forwarded-For changes nothing without trusted proxies', async () => {
   for (let i = 0; i < 60; i++) {
     const r = await from(t, '198.51.100.6', { 'x-forwarded-for': `203.0.113.${i}` });
