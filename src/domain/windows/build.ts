@@ -21,12 +21,16 @@ export function parseOsBuild(s: string): OsBuild | null {
  * numeric parts, the product's major.minor, and a build inside the product's servicing group.
  */
 export function validFixedBuild(raw: string | null, product: WindowsProduct): OsBuild | null {
-  if (!raw) return null;
+  if (!raw || !looksLikeOsBuild(raw)) return null;
   const t = raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, '');
-  if (!/^\d+\.\d+\.\d+\.\d+$/.test(t)) return null;
   const b = parseOsBuild(t);
   if (!b || b.major !== product.major || !product.group.includes(b.build)) return null;
   return b;
+}
+
+/** Whether a FixedBuild text has an OS build's form (four dot-separated numbers), whatever product it belongs to. */
+export function looksLikeOsBuild(raw: string): boolean {
+  return /^\d+\.\d+\.\d+\.\d+$/.test(raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, ''));
 }
 
 export type FixKind = 'security_update' | 'monthly_rollup' | 'security_only' | 'hotpatch' | 'ssu' | 'standalone' | 'other';

@@ -3,7 +3,7 @@
 // (product, CVE) pair are prepared once (`prepareProduct`, cached in caches.ts); the host's KB list is read
 // once per host (`hostCtx`). Texts that explain a verdict to the reader are written later (wording.ts): a
 // verdict carries either its own short reason or one of the WHY_* markers.
-import type { OsBuild } from './build.ts';
+import { looksLikeOsBuild, type OsBuild } from './build.ts';
 import type { Fix, KbInfo, ProductCve, ProductIndex } from './evaluation-index.ts';
 import { lifecycleState, type LifecycleState } from './lifecycle.ts';
 import type { ProductMatch } from './match.ts';
@@ -286,7 +286,11 @@ function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
     if (kbs?.has(anyFix.kb!)) return { ...v, status: 'cleared (patched)', note: null, why: `the KB list contains ${anyFix.kb}` };
     const what = anyFix.build
       ? `${anyFix.kb} (build ${anyFix.build.text}) is not one of this product's monthly cumulative updates (for example a Safe OS/WinRE, Secure Boot or other separate update)`
-      : `${anyFix.kb} (${anyFix.subType ?? 'no SubType'}${anyFix.rawBuild ? `, version ${anyFix.rawBuild}` : ''}) carries no OS build`;
+      : anyFix.rawBuild && looksLikeOsBuild(anyFix.rawBuild)
+        // Microsoft's row names a build of another product line (CVE-2022-2601: KB5055528, 10.0.22621.5189, listed
+        // for Windows 11 24H2 x64, whose builds are 26100): a data error at the source, not a build to compare with.
+        ? `${anyFix.kb} (${anyFix.subType ?? 'no SubType'}) is listed with fixed build ${anyFix.rawBuild}, which is not a build of this product's line`
+        : `${anyFix.kb} (${anyFix.subType ?? 'no SubType'}${anyFix.rawBuild ? `, version ${anyFix.rawBuild}` : ''}) carries no OS build`;
     return { ...v, status: 'needs review', note: `${what}; the OS build cannot confirm it. Check that ${anyFix.kb} is installed`, why: 'the fix is not a cumulative update' };
   }
   const ssu = p.ssu;
