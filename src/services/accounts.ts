@@ -11,7 +11,7 @@ import {
   deleteOrgRows, deleteOrphanPersons, deletedBefore, findMemberOfPerson, findPersonByEmail, getClient, getOrg, getPerson,
   getTeamMember, insertAuthToken, personIdOfMember, setProvider, insertInvitation, insertMembership, listClients, listTeam, lockOrg, membershipsOf,
   ownerOf, pendingInvitations, personsOfOrg, renameOrg, restoreOrg, revokeInvitation, revokeInvitationsOf, revokeOrgKeys, revokeOrgSessions,
-  revokeEmailChanges, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
+  revokeEmailChanges, revokeLoginLinks, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
   type InvitationRow, type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
 import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
@@ -255,7 +255,7 @@ export function createAccountsService(deps: AccountsDeps) {
 
     /**
      * Follows an email-change link: the person's address becomes the new one, the former address is told, and the
-     * person's sessions end everywhere (sign in again with the new address).
+     * person's sessions and unused sign-in links end everywhere (sign in again with the new address).
      */
     async confirmEmail(token: string): Promise<void> {
       const now = clock.now();
@@ -267,6 +267,8 @@ export function createAccountsService(deps: AccountsDeps) {
         const before = await getPerson(trx, t.person_id);
         await setPersonEmail(trx, t.person_id, t.new_email!);
         await revokeEmailChanges(trx, t.person_id, now);
+        // Sign-in links mailed to the former address stop too: it "no longer signs you in".
+        await revokeLoginLinks(trx, t.person_id, now);
         await revokePersonSessions(trx, t.person_id, now);
         return before ? { email: before.email, now: t.new_email! } : null;
       });

@@ -118,6 +118,12 @@ export async function revokeEmailChanges(db: Q, personId: number, now: Date): Pr
   return Number(r.numAffectedRows ?? 0);
 }
 
+/** Ends a person's unused sign-in links (its address changed: links mailed to the former one must not sign in). */
+export async function revokeLoginLinks(db: Q, personId: number, now: Date): Promise<number> {
+  const r = await sql`UPDATE auth_tokens SET used_at = ${now} WHERE person_id = ${personId} AND purpose = 'login' AND used_at IS NULL`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
 // ---- Sessions ----
 
 export interface SessionRow {

@@ -250,6 +250,27 @@ describe('profile and organization', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: link.pathname + link.search })).statusCode, 401);
   });
 
+  test('once an email change is applied, a sign-in link sent to the former address before it no longer signs in', async () => {
+    // Before, an unused link in the former mailbox (15 minutes) still started a session after the change, although
+    // the former address is told "this address no longer signs you in, and every session was signed out".
+    const o = await seedOrg(t.store, { name: 'Former Address Org' });
+    const { browser } = await signIn(o.ownerEmail);
+    const before = smtp.messages.length;
+    assert.equal((await requestLink(o.ownerEmail)).statusCode, 202);
+    const stale = linkIn(await smtp.waitFor(o.ownerEmail, { match: (m) => smtp.messages.indexOf(m) >= before && m.subject.includes('sign-in') }), '/api/v1/auth/callback');
+    const put = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { email: 'moved.away@example.test' } });
+    assert.equal(put.json().data.pending_email, 'moved.away@example.test');
+    const confirm = linkIn(await smtp.waitFor('moved.away@example.test'), '/api/v1/auth/confirm-email');
+    assert.equal((await t.app.inject({ method: 'GET', url: confirm.pathname + confirm.search })).statusCode, 303);
+    const r = await t.app.inject({ method: 'GET', url: stale.pathname + stale.search });
+    assert.equal(r.statusCode, 401, r.body);
+    assert.equal(r.json().error.detail.error, 'login_link_invalid');
+    assert.equal(cookiesOf(r)[SESSION_COOKIE], undefined, 'no session cookie');
+    // The new address signs in.
+    const again = await signIn('moved.away@example.test');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: again.browser.headers })).json().data.email, 'moved.away@example.test');
+  });
+
   test('an email change needs a browser session: with an API key, even the owner\'s, 403 session_required and nothing changes', async () => {
     // Before, any key (a viewer's too) could move the person's sign-in address, which is the person's in every
     // organization: a key of one organization became a browser sign-in everywhere.
