@@ -200,3 +200,54 @@ test('notification preferences page: saved by the form, read back over the API; 
   assert.equal(forged.statusCode, 403);
   await ctx.close();
 });
+
+test('the account page offers what the address-change emails point to: name, sign-in address (set back = cancelled) and sign out everywhere', async () => {
+  // Before, the email "your sign-in address is being changed" said "set your address back … and sign out everywhere
+  // from your account page", and the page had neither (only PUT /api/v1/account/me and POST /api/v1/auth/logout-all
+  // with a CSRF header, which a page without script cannot send).
+  const o = await seedOrg(t.store, { name: 'Profile Page Org', tier: 'standard' });
+  const signInWith = async (ctx: Awaited<ReturnType<Browser['newContext']>>, email: string) => {
+    const page = await ctx.newPage();
+    const seen = new Set(smtp.messages);
+    await page.goto(`${base}/login`);
+    await page.fill('input[name=email]', email);
+    await page.click('button[type=submit]');
+    await page.goto(linkIn(await smtp.waitFor(email, { match: (m) => !seen.has(m) }), '/api/v1/auth/callback').toString());
+    assert.equal(new URL(page.url()).pathname, '/account');
+    return page;
+  };
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const other = await browser.newContext({ javaScriptEnabled: false });
+  const page = await signInWith(ctx, o.ownerEmail);
+  const elsewhere = await signInWith(other, o.ownerEmail);
+
+  await page.fill('input[name=name]', 'Ada <Plant> Engineer');
+  await page.click('button:has-text("Save name")');
+  assert.equal(new URL(page.url()).pathname, '/account');
+  assert.equal(await page.inputValue('input[name=name]'), 'Ada <Plant> Engineer', 'stored, and escaped back into the form');
+  assert.match(await page.locator('tr', { hasText: o.ownerEmail }).textContent() ?? '', /Ada <Plant> Engineer/);
+
+  const seen = new Set(smtp.messages);
+  await page.fill('form[action="/account/profile"] input[name=email]', 'ada.moved@example.test');
+  await page.click('button:has-text("Change address")');
+  assert.match(await page.textContent('body') ?? '', /A confirmation link went to ada\.moved@example\.test/);
+  await shot(page, '10-address-change');
+  const confirm = linkIn(await smtp.waitFor('ada.moved@example.test', { match: (m) => !seen.has(m) }), '/api/v1/auth/confirm-email');
+  await smtp.waitFor(o.ownerEmail, { match: (m) => !seen.has(m) && m.subject === 'Your Vulnintel sign-in address is being changed' });
+  // "Set your address back": the current address sent from the same form cancels the change.
+  await page.fill('form[action="/account/profile"] input[name=email]', o.ownerEmail);
+  await page.click('button:has-text("Change address")');
+  assert.match(await page.textContent('body') ?? '', /stays .*any pending change of it is cancelled/);
+  assert.equal((await t.app.inject({ method: 'GET', url: confirm.pathname + confirm.search })).statusCode, 401, 'the link no longer applies');
+
+  // "Sign out everywhere": this browser and the other one are both signed out.
+  await page.click('button:has-text("Sign out everywhere")');
+  assert.equal(new URL(page.url()).pathname, '/login');
+  assert.equal((await ctx.cookies()).filter((c) => c.name === 'vi_session').length, 0, 'the cookie is cleared');
+  await elsewhere.goto(`${base}/account`);
+  assert.equal(new URL(elsewhere.url()).pathname, '/login', 'the other browser\'s session ended too');
+  const sessions = await t.store.db.selectFrom('sessions').select('revoked_at').where('org_id', '=', o.orgId).execute();
+  assert.ok(sessions.length >= 2 && sessions.every((s) => s.revoked_at !== null));
+  await ctx.close();
+  await other.close();
+});

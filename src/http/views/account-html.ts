@@ -1,5 +1,5 @@
 // The account pages (docs/accounts.md "Pages"): sign-in, "check your email", the account page (organization,
-// plan, member usage, team with invite and remove, API keys with create (shown once) and revoke, deletion with the
+// plan, member usage, your name and sign-in address, sign out (here or everywhere), team with invite and remove, API keys with create (shown once) and revoke, deletion with the
 // confirmation text) and the alert-email preferences. Server-rendered, no JavaScript, every value escaped; every form carries the CSRF token.
 import { esc } from './cve-html.ts';
 import { TIER_PERMISSIONS, type Tier } from '../../domain/tiers.ts';
@@ -65,7 +65,12 @@ export function renderAccountPage(d: AccountPageData): string {
 <select name="scope"><option value="read">read</option><option value="write">read and write</option></select> <button type="submit">Create key</button></form>`;
   return page('Account', `<h1>${esc(d.org.name)}</h1>
 ${d.notice ? `<p><strong>${esc(d.notice)}</strong></p>` : ''}
-<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <a href="/account/notifications">Alert email preferences</a> · <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form></p>
+<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <a href="/account/notifications">Alert email preferences</a> · <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form>
+<form class="inline" method="post" action="/logout-all">${csrfField(d.csrf)}<button type="submit">Sign out everywhere</button></form></p>
+<h2>You</h2>
+<form method="post" action="/account/profile">${csrfField(d.csrf)}<label>Name <input name="name" maxlength="200" value="${esc(d.me.name)}" autocomplete="name"></label> <button type="submit">Save name</button></form>
+<form method="post" action="/account/profile">${csrfField(d.csrf)}<label>Sign-in address <input type="email" name="email" required maxlength="320" value="${esc(d.me.email)}" autocomplete="email"></label> <button type="submit">Change address</button></form>
+<p class="note">A new address applies once the link sent to it is followed (60 minutes); then every session ends. Sending your current address cancels a pending change.</p>
 <h2>Plan and usage</h2>
 <table><tbody><tr><th>Plan</th><td>${esc(d.org.tier)}</td></tr><tr><th>Members</th><td>${used} of ${esc(cap(d.org.caps.members))} (pending invitations included)</td></tr></tbody></table>
 <h2>Team</h2>

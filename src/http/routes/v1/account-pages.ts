@@ -77,6 +77,36 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     return reply.redirect('/login', 303);
   });
 
+  app.post('/logout-all', {
+    schema: { tags: ['pages'], summary: 'Sign-out-everywhere form: ends every session of the signed-in person, in every organization', security: session, querystring: NoQuery, body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
+  }, async (req, reply) => {
+    await mapped(() => svc.logoutEverywhere(req.principal!));
+    clearSessionCookies(reply, secure);
+    return reply.redirect('/login', 303);
+  });
+
+  // Your name, and your sign-in address (a new one applies once the link sent to it is followed; the current one sent
+  // back cancels a pending change): the page side of PUT /api/v1/account/me, which the address-change emails point to.
+  app.post('/account/profile', {
+    schema: {
+      tags: ['pages'], summary: 'Profile forms: your name (then back to /account), or your sign-in address (the account page saying where the confirmation link went)', security: session, querystring: NoQuery,
+      body: Type.Object({
+        name: Type.Optional(Type.String({ maxLength: 200, pattern: NAME_TEXT_PATTERN })),
+        email: Type.Optional(Type.String({ maxLength: 320 })),
+      }, { additionalProperties: false, minProperties: 1, examples: [{ name: 'Page Name' }] }),
+      response: { ...See, 200: Html('The account page saying where the confirmation link went') }, errors: ACCOUNT_ERRORS.updateMe,
+    },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'members', ids: [] } } },
+  }, async (req, reply) => {
+    const r = await mapped(() => svc.updateMe(req.principal!, req.body));
+    if (req.body.email === undefined) return reply.redirect('/account', 303);
+    const notice = r.pending_email
+      ? `A confirmation link went to ${r.pending_email} (valid for 60 minutes, once). Your sign-in address changes when it is followed; until then it stays ${r.email}.`
+      : `Your sign-in address stays ${r.email}; any pending change of it is cancelled.`;
+    return reply.type('text/html; charset=utf-8').send(await accountPage(req, undefined, notice));
+  });
+
   app.post('/account/team/invite', {
     schema: {
       tags: ['pages'], summary: 'Invite form', security: session, querystring: NoQuery,
