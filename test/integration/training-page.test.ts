@@ -118,3 +118,26 @@ test('without a session the pages go to sign-in (303 /login?next=…); a form po
   assert.equal(ok.statusCode, 303, ok.body);
   assert.equal(ok.headers.location, '/training/ics-ot-security-fundamentals');
 });
+
+test('the account page links to the training, and the training list back to the account page', async () => {
+  // Before, a member signed in on /account had no way to the training but typing its address, nor back.
+  const o = await seedOrg(t.store, { name: 'Linked learners' });
+  const s = await seedSession(t.store, o.orgId, o.memberId);
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  await ctx.addCookies(s.cookie.split('; ').map((c) => {
+    const [name, value] = c.split('=');
+    return { name, value, url: base };
+  }));
+  const page = await ctx.newPage();
+  try {
+    await page.goto(`${base}/account`);
+    await page.click('a[href="/training"]');
+    assert.equal(new URL(page.url()).pathname, '/training');
+    assert.equal(await page.locator('#modules tbody tr').count(), 5);
+    await page.click('a[href="/account"]');
+    assert.equal(new URL(page.url()).pathname, '/account');
+    assert.equal(await page.textContent('h1'), 'Linked learners');
+  } finally {
+    await ctx.close();
+  }
+});

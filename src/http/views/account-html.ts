@@ -65,7 +65,7 @@ export function renderAccountPage(d: AccountPageData): string {
 <select name="scope"><option value="read">read</option><option value="write">read and write</option></select> <button type="submit">Create key</button></form>`;
   return page('Account', `<h1>${esc(d.org.name)}</h1>
 ${d.notice ? `<p><strong>${esc(d.notice)}</strong></p>` : ''}
-<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <a href="/account/notifications">Alert email preferences</a> · <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form>
+<p>Signed in as ${esc(d.me.email)} (${esc(d.me.role)}). <a href="/account/notifications">Alert email preferences</a> · <a href="/training">Training</a> · <form class="inline" method="post" action="/logout">${csrfField(d.csrf)}<button type="submit">Sign out</button></form>
 <form class="inline" method="post" action="/logout-all">${csrfField(d.csrf)}<button type="submit">Sign out everywhere</button></form></p>
 <h2>You</h2>
 <form method="post" action="/account/profile">${csrfField(d.csrf)}<label>Name <input name="name" maxlength="200" value="${esc(d.me.name)}" autocomplete="name"></label> <button type="submit">Save name</button></form>

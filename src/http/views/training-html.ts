@@ -34,7 +34,8 @@ export function renderTrainingList(rows: { module: TrainingModule; state: Member
   const items = rows.map(({ module: m, state: s }) => `<tr>
 <td>${m.order}</td><td><a href="/training/${esc(m.id)}">${esc(m.title)}</a><br><span class="sub">${esc(m.summary)}</span></td>
 <td>${m.estimated_minutes} min</td><td>${status(s)}</td></tr>`).join('\n');
-  return page('Training', `<h1>Training</h1>
+  return page('Training', `<nav><a href="/account">Account</a></nav>
+<h1>Training</h1>
 <p class="sub">Five modules for ICS/OT security work, one per topic. Your progress: <strong id="percent">${percent} %</strong> complete.</p>
 <div class="bar" aria-hidden="true"><span style="width:${percent}%"></span></div>
 <table id="modules"><thead><tr><th>#</th><th>Module</th><th>Time</th><th>Status</th></tr></thead>
