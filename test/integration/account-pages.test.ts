@@ -251,3 +251,40 @@ test('the account page offers what the address-change emails point to: name, sig
   await ctx.close();
   await other.close();
 });
+
+test('a Free plan starts its free API trial from the account page: the trial key shown once; a second start is refused', async () => {
+  // Before, POST /api/v1/account/trial (browser session only) was the one way to start it, and a page without
+  // script cannot send its X-CSRF-Token header: a Free user could start the trial only with a hand-made request.
+  const o = await seedOrg(t.store, { name: 'Trial Page Org', tier: 'free' });
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const page = await ctx.newPage();
+  await page.goto(`${base}/login`);
+  await page.fill('input[name=email]', o.ownerEmail);
+  await page.click('button[type=submit]');
+  await page.goto(linkIn(await smtp.waitFor(o.ownerEmail), '/api/v1/auth/callback').toString());
+  assert.match(await page.textContent('body') ?? '', /API keys are available on the Professional plan and above/);
+  const started = page.waitForResponse((r) => r.url().endsWith('/account/trial'));
+  await page.click('button:has-text("Start the free API trial")');
+  const res = await started;
+  assert.equal(res.status(), 201);
+  assert.equal(res.headers()['cache-control'], 'no-store');
+  const key = (await page.textContent('#trial-key'))!.trim();
+  assert.match(key, /^vi_live_/);
+  assert.match(await page.textContent('body') ?? '', /works until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC, for up to 750 asset checks/);
+  await shot(page, '11-trial-started');
+  // A trial key: accepted, and limited to the trial's endpoints.
+  const me = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { authorization: `Bearer ${key}` } });
+  assert.equal(me.statusCode, 403, me.body);
+  assert.equal(me.json().error.code, 'TRIAL_SCOPE');
+  const rows = await t.store.db.selectFrom('api_keys').select(['kind', 'member_id']).where('org_id', '=', o.orgId).where('kind', '=', 'trial').execute();
+  assert.deepEqual(rows.map((r) => [r.kind, Number(r.member_id)]), [['trial', o.memberId]]);
+  await page.goto(`${base}/account`);
+  assert.equal(await page.locator('#trial-key').count(), 0, 'the key is shown once');
+  // Once per organization.
+  const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const csrf = (await ctx.cookies()).find((c) => c.name === 'vi_csrf')!.value;
+  const again = await t.app.inject({ method: 'POST', url: '/account/trial', headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+  assert.equal(again.statusCode, 409, again.body);
+  assert.equal(again.json().error.code, 'TRIAL_UNAVAILABLE');
+  await ctx.close();
+});

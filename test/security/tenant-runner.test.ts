@@ -38,7 +38,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'GET /api/v1/webhooks', 'GET /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries',
     'GET /api/v2/assets/results', 'GET /training', 'GET /training/:module_id', 'PATCH /api/v1/webhooks/:id',
     'POST /account/delete', 'POST /account/keys', 'POST /account/keys/:key_id/revoke', 'POST /account/notifications', 'POST /account/profile',
-    'POST /account/team/:member_id/remove', 'POST /account/team/invitations/:invitation_id/withdraw', 'POST /account/team/invite',
+    'POST /account/team/:member_id/remove', 'POST /account/team/invitations/:invitation_id/withdraw', 'POST /account/team/invite', 'POST /account/trial',
     'POST /api/v1/account/clients/:client_id/deactivate', 'POST /api/v1/account/clients/:client_id/restore',
     'POST /api/v1/account/keys', 'POST /api/v1/account/keys/:key_id/rotate', 'POST /api/v1/account/team/invite',
     'POST /api/v1/account/trial', 'POST /api/v1/assets/correlate-cves', 'POST /api/v1/assets/correlate-cves/check', 'POST /api/v1/environments', 'POST /api/v1/feeds/tokens',

@@ -41,6 +41,8 @@ export interface AccountPageData {
   csrf: string;
   /** A key just created: shown once. */
   newKey?: string;
+  /** The free API trial just started (Free plan): its key, shown once, and its end. */
+  trialKey?: { key: string; ends_at: string };
   notice?: string;
   deleteConfirmation: string;
 }
@@ -56,8 +58,15 @@ export function renderAccountPage(d: AccountPageData): string {
     admin ? ` <form class="inline" method="post" action="/account/team/invitations/${i.id}/withdraw">${csrfField(d.csrf)}<button type="submit">Withdraw</button></form>` : ''}</td></tr>`).join('');
   // No key list: below Professional, or a viewer (who may not manage keys whatever the plan).
   const keysTier = TIER_PERMISSIONS[d.org.tier].api_keys;
+  // The Free plan's one API trial (POST /api/v1/account/trial needs a session, so the page is where it starts).
+  const trial = d.trialKey
+    ? `<p>Your free API trial key (shown once; store it now). It works until ${esc(d.trialKey.ends_at.slice(0, 16).replace('T', ' '))} UTC, for up to 750 asset checks, 25 per request, on the asset-correlation endpoints and the CVE detail:</p><p class="secret" id="trial-key">${esc(d.trialKey.key)}</p>`
+    : d.org.tier === 'free' && admin
+      ? `<form method="post" action="/account/trial">${csrfField(d.csrf)}<button type="submit">Start the free API trial</button></form>
+<p class="note">Once per organization: a key for 14 days, up to 750 asset checks (25 per request), shown once.</p>`
+      : '';
   const keys = d.keys === null
-    ? `<p class="note">${keysTier && !admin ? 'Owners and admins manage the API keys of this organization.' : `API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.`}</p>`
+    ? `<p class="note">${keysTier && !admin ? 'Owners and admins manage the API keys of this organization.' : `API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.`}</p>${trial}`
     : `${d.newKey ? `<p>Your new key (shown once; store it now):</p><p class="secret" id="new-key">${esc(d.newKey)}</p>` : ''}
 <table><thead><tr><th>Key</th><th>Kind</th><th>Scopes</th><th>Label</th><th></th></tr></thead><tbody>${d.keys.map((k) => `<tr><td><code>${esc(k.key_start)}…</code></td><td>${esc(k.kind)}</td><td>${esc(k.scopes.join(', '))}</td><td>${esc(k.label)}</td><td>${
       k.revoked_at ? 'revoked' : `<form class="inline" method="post" action="/account/keys/${k.id}/revoke">${csrfField(d.csrf)}<button type="submit">Revoke</button></form>`}</td></tr>`).join('')}</tbody></table>

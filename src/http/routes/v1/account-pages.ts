@@ -53,14 +53,14 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     return reply.type('text/html; charset=utf-8').send(renderCheckEmailPage());
   });
 
-  async function accountPage(req: FastifyRequest, newKey?: string, notice?: string) {
+  async function accountPage(req: FastifyRequest, newKey?: string, notice?: string, trialKey?: { key: string; ends_at: string }) {
     const p = req.principal!;
     const admin = p.role !== 'viewer';
     const [me, org, team, keys] = await Promise.all([
       svc.me(p), svc.organization(p), svc.team(p),
       admin && TIER_PERMISSIONS[p.tier].api_keys ? svc.listKeys(p) : Promise.resolve(null),
     ]);
-    return renderAccountPage({ me, org, team, keys, csrf: csrfTokenFor(req.sessionToken!), newKey, notice, deleteConfirmation: DELETE_CONFIRMATION });
+    return renderAccountPage({ me, org, team, keys, csrf: csrfTokenFor(req.sessionToken!), newKey, trialKey, notice, deleteConfirmation: DELETE_CONFIRMATION });
   }
 
   app.get('/account', {
@@ -145,6 +145,18 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const k = await mapped(() => svc.createKey(req.principal!, { kind: 'standard', scopes: req.body.scope === 'write' ? ['read', 'write'] : ['read'], label: req.body.label }));
     return reply.code(201).type('text/html; charset=utf-8').send(await accountPage(req, k.key));
+  });
+
+  app.post('/account/trial', {
+    schema: {
+      tags: ['pages'], summary: 'Start-trial form (Free plan; POST /api/v1/account/trial): the account page with the trial key shown once', security: session, querystring: NoQuery,
+      body: Type.Object({}, { additionalProperties: false, examples: [{}] }),
+      response: { 201: Html('The account page with the trial key') }, errors: ACCOUNT_ERRORS.startTrial,
+    },
+    config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req, reply) => {
+    const r = await mapped(() => svc.startTrial(req.principal!));
+    return reply.code(201).type('text/html; charset=utf-8').send(await accountPage(req, undefined, undefined, { key: r.key, ends_at: r.trial.ends_at }));
   });
 
   app.post('/account/keys/:key_id/revoke', {
