@@ -11,6 +11,8 @@ import { isConnectionError, isStatementTimeout } from '../store/db.ts';
 import { logSafeError } from '../lib/logger.ts';
 import type { RouteAuth } from './auth.ts';
 import { collapseUnionErrors, type AjvErr } from './union-errors.ts';
+import { prefersHtml } from './status-page.ts';
+import { renderErrorPage } from './views/account-html.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -145,6 +147,36 @@ export function isPage(url: string): boolean {
   return !url.startsWith('/api/') && url !== '/docs' && !url.startsWith('/docs/') && !url.startsWith('/docs?');
 }
 
+const pathOf = (url: string) => url.split('?')[0];
+
+/** The links that emails send people to (sign-in, invitation, address change): opened in a browser, under /api/. */
+const EMAILED_LINKS: ReadonlySet<string> = new Set(['/api/v1/auth/callback', '/api/v1/auth/accept-invite', '/api/v1/auth/confirm-email']);
+const SIGN_OUT_FORMS: ReadonlySet<string> = new Set(['/logout', '/logout-all']);
+
+/** A path a browser opens (a page, or a link from an email): its refusals have an HTML form (sendErrorFor). */
+export function browserFacing(path: string): boolean {
+  return isPage(path) || EMAILED_LINKS.has(path);
+}
+
+/**
+ * A refusal in the form its reader can use: a browser (Accept preferring HTML) on a page or on a link from an email
+ * gets the error page (renderErrorPage: the same status, message and field problems), anyone else the §7 envelope.
+ * Before, a used sign-in link or a form refused for its input showed the raw JSON.
+ */
+export function sendErrorFor(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
+  if (!prefersHtml(req.headers.accept) || !browserFacing(pathOf(req.url))) return sendError(req, reply, err);
+  const { status, body, retryAfter } = renderError(err);
+  if (retryAfter !== null) reply.header('Retry-After', String(retryAfter));
+  const fields = Array.isArray(body.detail) ? body.detail.map((f) => ({ field: String(f.field), message: String(f.message ?? f.type ?? '') })) : [];
+  return reply.code(status).header('X-Request-ID', req.id).header('Cache-Control', 'no-store')
+    .header('Content-Security-Policy', ERROR_PAGE_CSP).header('X-Content-Type-Options', 'nosniff')
+    .type('text/html; charset=utf-8').serializer((x: unknown) => String(x))
+    .send(renderErrorPage({ status, message: body.message, fields, requestId: req.id, retryAfter }));
+}
+
+// No script; the page's links go to this origin's pages.
+const ERROR_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
   const shadow = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true });
@@ -207,11 +239,15 @@ export function registerConventions(app: FastifyInstance) {
     if (apiErr.key === 'AUTH_REQUIRED' && req.method === 'GET' && isPage(req.url)) {
       return reply.header('cache-control', 'no-store').redirect(`/login?next=${encodeURIComponent(req.url)}`, 303);
     }
+    // Signing out with a session that has already ended: the person is signed out, so on to the sign-in page.
+    if (apiErr.key === 'AUTH_REQUIRED' && req.method === 'POST' && SIGN_OUT_FORMS.has(pathOf(req.url))) {
+      return reply.header('cache-control', 'no-store').redirect('/login', 303);
+    }
     if (apiErr.entry.status >= 500) {
       // Scrubbed here too, whatever logger the app was given: a database error can quote the submitted data.
       req.log.error({ err: logSafeError(err), code: apiErr.entry.code }, 'request failed');
     }
-    return sendError(req, reply, apiErr);
+    return sendErrorFor(req, reply, apiErr);
   });
 
   /** 405 with Allow when the path exists under other methods, else 404 (spec §7). */
@@ -241,7 +277,7 @@ export function registerConventions(app: FastifyInstance) {
     done();
   });
 
-  app.setNotFoundHandler(async (req, reply) => sendError(req, reply, unmatched(req, reply)));
+  app.setNotFoundHandler(async (req, reply) => sendErrorFor(req, reply, unmatched(req, reply)));
 }
 
 /** 301 to `path` with the request's query string: a resource under an id the catalog renamed (a vendor slug). */

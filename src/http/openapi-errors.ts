@@ -13,7 +13,7 @@
 import { Type, type Static } from 'typebox';
 import { ERRORS, type ErrorBody, type ErrorKey } from './errors.ts';
 import { isWrite, requirements, type RouteAuth } from './auth.ts';
-import { isPage, type RouteEntry } from './conventions.ts';
+import { browserFacing, isPage, type RouteEntry } from './conventions.ts';
 import { EDGE_WINDOW_SEC, edgeExempt } from './edge-limit.ts';
 import { RATE_PROFILES, type ProfileName } from './limits.ts';
 import { REQUEST_ID_RE } from '../lib/ids.ts';
@@ -200,7 +200,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
 interface OaResponse { description: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }
 
 /** The OpenAPI responses of these rows, by status, each naming its codes; merged into what the route documents. */
-export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse> = {}): Record<string, OaResponse> {
+export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse> = {}, html = false): Record<string, OaResponse> {
   const out: Record<string, OaResponse> = {};
   const statuses = unique(rows.map((x) => ERRORS[x.key].status)).sort((a, b) => a - b);
   for (const status of statuses) {
@@ -209,7 +209,10 @@ export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse>
     const prior = own[String(status)];
     const res: OaResponse = {
       description: prior ? `${prior.description}\n\nIn the error envelope:\n${lines}` : lines,
-      content: { ...(prior?.content ?? {}), 'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } } },
+      content: {
+        ...(prior?.content ?? {}), 'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } },
+        ...(html ? { 'text/html': { schema: { type: 'string', description: 'For a browser (an Accept preferring HTML): the error page, with the same message' } } } : {}),
+      },
     };
     if (mine.some((x) => ERRORS[x.key].retryAfter !== null)) {
       res.headers = { 'Retry-After': { description: 'Seconds to wait: error.retry_after_seconds', schema: { type: 'integer', minimum: 1 } } };
@@ -257,7 +260,7 @@ export function withErrorResponses<D>(doc: D, routes: RouteEntry[], opts: ErrorD
     for (const [method, op] of Object.entries(ops)) {
       const route = byOperation.get(`${method} ${path}`);
       if (!route) continue;
-      op.responses = { ...op.responses, ...errorResponses(routeErrors(route, opts), op.responses) };
+      op.responses = { ...op.responses, ...errorResponses(routeErrors(route, opts), op.responses, browserFacing(route.url)) };
       op.security ??= securityOf(route.policy);
       // A page sends a visitor without a credential (or with a refused one) to sign in, and back after.
       if (method === 'get' && isPage(route.url) && route.policy && route.policy.mode !== 'none' && route.policy.mode !== 'public' && !op.responses['303']) {

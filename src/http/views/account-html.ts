@@ -27,6 +27,28 @@ ${next ? `<input type="hidden" name="next" value="${esc(next)}">` : ''}
 <p class="note">We send a link valid for 15 minutes, usable once. No password.</p>`);
 }
 
+/** Headings of the error page by status: what happened, in the reader's words. */
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'That request could not be read', 401: 'Sign in again', 403: 'Not allowed', 404: 'Not found',
+  405: 'Not available here', 409: 'Not possible now', 410: 'No longer available', 413: 'Too large', 422: 'Please check what you sent',
+  429: 'Too many requests', 503: 'Unavailable for a moment',
+};
+
+/**
+ * The error page a browser gets where a page, or a link followed from an email, is refused (docs/accounts.md
+ * "Pages"): the heading, the envelope's message and field problems, the request id, and the ways on (sign in, the
+ * account page). API clients keep the JSON envelope.
+ */
+export function renderErrorPage(e: { status: number; message: string; fields: { field: string; message: string }[]; requestId: string; retryAfter: number | null }): string {
+  const heading = ERROR_HEADINGS[e.status] ?? (e.status >= 500 ? 'Something went wrong on our side' : 'That did not work');
+  return page(heading, `<h1>${esc(heading)}</h1>
+<p class="danger">${esc(e.message)}</p>
+${e.fields.length ? `<ul>${e.fields.map((f) => `<li><code>${esc(f.field)}</code>: ${esc(f.message)}</li>`).join('')}</ul>` : ''}
+${e.retryAfter !== null ? `<p>Try again in ${e.retryAfter} seconds.</p>` : ''}
+<p><a href="/login">Sign in</a> · <a href="/account">Your account</a></p>
+<p class="note">Request id ${esc(e.requestId)} (${e.status}).</p>`);
+}
+
 export function renderCheckEmailPage(): string {
   return page('Check your email', `<h1>Check your email</h1>
 <p>If an account uses this address, a sign-in link is on its way. It is valid for 15 minutes and works once.</p>
