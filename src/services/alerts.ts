@@ -14,7 +14,7 @@ import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts'
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { namedProducts } from '../store/ranges.ts';
 import {
-  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, settleAlert, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
@@ -229,20 +229,25 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
 
     /**
      * Delivers every pending alert, oldest first, and records each outcome (docs/alerts.md "Delivery"). Safe to
-     * repeat or to run after a crash: the webhook claim per (webhook, CVE) forbids a second send, and an alert is
-     * moved only from 'pending'. An error (database down) leaves the alert pending for the next run.
+     * repeat, to run after a crash, and to run twice at once: each alert is delivered holding its row lock (an alert
+     * another delivery holds is passed over, and the one that sends records the outcome), the webhook claim per
+     * (webhook, CVE) forbids a second send, and an alert is moved only from 'pending'. An error (database down)
+     * leaves the alert pending for the next run.
      */
     async deliverPending(deliver: DeliverAlert, batch = 200): Promise<DeliveryReport> {
       const rep: DeliveryReport = { alerts: 0, delivered: 0, failed: 0, no_webhooks: 0, skipped: 0 };
+      const passed: number[] = [];
       for (;;) {
-        const rows = await pendingAlerts(db, batch);
+        const rows = await pendingAlerts(db, batch, passed);
         if (!rows.length) return rep;
         for (const a of rows) {
-          const status = deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome));
-          if (await settleAlert(db, a.id, status)) {
-            rep.alerts++;
-            rep[status]++;
+          const status = await deliverHeld(db, a.id, async () => deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome)));
+          if (status === null) {
+            passed.push(a.id);
+            continue;
           }
+          rep.alerts++;
+          rep[status]++;
         }
       }
     },

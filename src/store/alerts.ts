@@ -214,17 +214,32 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
 
 export interface PendingAlert { id: number; org_id: number; cve_id: string; payload: Record<string, unknown> }
 
-/** The oldest pending alerts (served by the alerts_pending partial index). */
-export async function pendingAlerts(db: Conn, limit: number): Promise<PendingAlert[]> {
+/**
+ * The oldest pending alerts (served by the alerts_pending partial index), leaving out `passed`: the ids this
+ * delivery already found taken by another one (deliverHeld), so it does not read them again.
+ */
+export async function pendingAlerts(db: Conn, limit: number, passed: readonly number[] = []): Promise<PendingAlert[]> {
   const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alert_view WHERE delivery_status = 'pending'
+    ${passed.length ? sql`AND id <> ALL(${sql.val([...passed])}::bigint[])` : sql``}
     ORDER BY created_at, id LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => ({ ...x, id: Number(x.id), org_id: Number(x.org_id) }));
 }
 
-/** Moves a pending alert to its outcome; an alert no longer pending is left as it is. True when this call moved it. */
-export async function settleAlert(db: Conn, id: number, status: Exclude<DeliveryStatus, 'pending'>): Promise<boolean> {
-  const r = await sql`UPDATE alerts SET delivery_status = ${status} WHERE id = ${id} AND delivery_status = 'pending'`.execute(db);
-  return Number(r.numAffectedRows ?? 0) === 1;
+/**
+ * Delivers a pending alert holding its row lock, and records the outcome `send` returns in the same transaction.
+ * Null, and `send` is not called, when the alert is no longer pending or another delivery (a second worker, a
+ * shell run, a retried job) holds it: two deliveries at once never both work on one alert, so the one that
+ * sent is the one that records the outcome (a `skipped` of the other one never overwrites it). A process that
+ * dies while holding it releases the lock with its connection; the alert stays pending.
+ */
+export async function deliverHeld(db: Db, id: number, send: () => Promise<Exclude<DeliveryStatus, 'pending'>>): Promise<Exclude<DeliveryStatus, 'pending'> | null> {
+  return db.transaction().execute(async (tx) => {
+    const held = await sql`SELECT id FROM alerts WHERE id = ${id} AND delivery_status = 'pending' FOR UPDATE SKIP LOCKED`.execute(tx);
+    if (!held.rows.length) return null;
+    const status = await send();
+    await sql`UPDATE alerts SET delivery_status = ${status} WHERE id = ${id}`.execute(tx);
+    return status;
+  });
 }
 
 // ---- email (docs/alerts.md "Email") ----

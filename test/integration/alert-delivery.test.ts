@@ -142,3 +142,26 @@ test('a webhook whose secret this process cannot open fails alone: recorded and 
   assert.match(row.rows[0].error, /^secret_unreadable: the signing secret does not open with this process's sealing key/);
   assert.equal(row.rows[0].failures, 1);
 });
+
+test('two deliveries at once (a shell run next to the scheduled one): each alert is sent once and keeps the outcome of the delivery that sent it', async () => {
+  const twice = await seedOrg(t.store, { name: 'Delivery Twice' });
+  await watch(twice);
+  const own = createWebhookService({ db: t.store.db, clock: t.clock, config });
+  // A receiver that takes 300 ms to answer 200: the second delivery reaches each alert while the first is sending it.
+  const h = await own.create({ orgId: twice.orgId, tier: 'professional' }, { label: 'slow', url: `${rx.base}/slow/300` });
+  assert.ok(h.ok);
+  await own.close();
+  const ids = ['CVE-2024-21338', 'CVE-2024-49138'];
+  await t.store.db.transaction().execute((tx) => recordChanges(tx, ids.map((cve_id) => ({ cve_id, kind: 'cvss_changed' as const, before: { score: 7.0 }, after: { score: 7.8 } })), null));
+  const r = (await svc().run('cli')) as AlertRunReport;
+  assert.ok(r.alerts_stored >= 2);
+  const sent = rx.received.length;
+  const [a, b] = await Promise.all([deliver(), deliver()]);
+  // Every stored alert is reported by exactly one of the two deliveries.
+  assert.equal(a.alerts + b.alerts, r.alerts_stored, JSON.stringify([a, b]));
+  const mine = await statuses(twice.orgId);
+  assert.deepEqual([...mine.keys()].sort(), ids);
+  for (const [cve, s] of mine) assert.equal(s, 'delivered', `${cve} was delivered, and says so`);
+  const arrived = rx.received.slice(sent).filter((x) => x.path === '/slow/300').map((x) => JSON.parse(x.raw.toString('utf8')).data.cve_id as string);
+  assert.deepEqual(arrived.sort(), ids, 'each CVE sent once');
+});
