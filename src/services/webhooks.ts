@@ -305,7 +305,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * most once: a second call for the same CVE, concurrent or later, is `skipped` for every webhook already claimed.
      */
     async deliverAlert(orgId: number, payload: AlertPayload): Promise<DeliveryResult[]> {
-      const hooks = await listEnabledWebhooks(db, orgId);
+      // None when the organization is deactivated or its plan has no webhooks: the alert is then `no_webhooks`.
+      const hooks = await listEnabledWebhooks(db, orgId, WEBHOOK_TIERS);
       let signed: Buffer | null = null;
       let discord: Buffer | null = null;
       const bodies = (w: { discord: boolean }) => (w.discord ? (discord ??= discordAlertBody(payload)) : (signed ??= alertBody(payload)));

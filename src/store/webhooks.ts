@@ -80,9 +80,16 @@ export async function listWebhooks(db: Db, orgId: number): Promise<WebhookRow[]>
   return db.selectFrom('webhooks').select(COLUMNS).where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
 }
 
-export async function listEnabledWebhooks(db: Db, orgId: number): Promise<WebhookRow[]> {
-  return db.selectFrom('webhooks').select(COLUMNS).where('org_id', '=', orgId).where('enabled', '=', true)
-    .orderBy('created_at').orderBy('id').execute();
+/**
+ * The webhooks a cve.alert of the organization goes to: its enabled ones, none when the organization is not active
+ * or its plan (`tiers`: the plans with `webhook_delivery`) has no webhooks.
+ */
+export async function listEnabledWebhooks(db: Db, orgId: number, tiers: readonly string[]): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').select(COLUMNS.map((c) => `webhooks.${c}` as const))
+    .innerJoin('organizations', 'organizations.id', 'webhooks.org_id')
+    .where('webhooks.org_id', '=', orgId).where('webhooks.enabled', '=', true)
+    .where('organizations.status', '=', 'active').where('organizations.tier', 'in', [...tiers])
+    .orderBy('webhooks.created_at').orderBy('webhooks.id').execute();
 }
 
 export async function getWebhook(db: Db, orgId: number, id: number): Promise<WebhookRow | null> {

@@ -165,3 +165,20 @@ test('two deliveries at once (a shell run next to the scheduled one): each alert
   const arrived = rx.received.slice(sent).filter((x) => x.path === '/slow/300').map((x) => JSON.parse(x.raw.toString('utf8')).data.cve_id as string);
   assert.deepEqual(arrived.sort(), ids, 'each CVE sent once');
 });
+
+test('an organization whose plan no longer has webhooks: its alerts are no_webhooks (docs/alerts.md), nothing sent, nothing claimed', async () => {
+  const down = await seedOrg(t.store, { name: 'Delivery Downgraded', tier: 'standard' });
+  await watch(down);
+  const own = createWebhookService({ db: t.store.db, clock: t.clock, config });
+  const h = await own.create({ orgId: down.orgId, tier: 'standard' }, { label: 'kept', url: `${rx.base}/ok/downgraded` });
+  assert.ok(h.ok);
+  await own.close();
+  await sql`UPDATE organizations SET tier = 'free' WHERE id = ${down.orgId}`.execute(t.store.db);
+  await t.store.db.transaction().execute((tx) => recordChanges(tx, [{ cve_id: 'CVE-2024-49138', kind: 'cvss_changed', before: { score: 7.0 }, after: { score: 7.8 } }], null));
+  await svc().run('cli');
+  await deliver();
+  assert.deepEqual([...(await statuses(down.orgId)).entries()], [['CVE-2024-49138', 'no_webhooks']]);
+  assert.equal(rx.received.filter((x) => x.path === '/ok/downgraded').length, 0);
+  const claims = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${h.webhook.id}`.execute(t.store.db);
+  assert.equal(claims.rows[0].n, 0, 'no claim: back on a paid plan, the webhook still gets this CVE\'s next alert');
+});

@@ -270,7 +270,11 @@ describe('egress at every delivery (S5), Discord (W12), tenants (W9)', () => {
     assert.ok(c.ok);
     await t.store.db.updateTable('organizations').set({ tier: 'free' }).where('id', '=', org.orgId).execute();
     const r = await svc.deliverAlert(org.orgId, alert());
-    assert.deepEqual(r.map((x) => x.outcome), ['skipped']);
+    // No webhook to deliver to (the alert is then no_webhooks, docs/alerts.md), as for a deactivated organization.
+    assert.deepEqual(r, []);
+    assert.equal(count(rx, '/ok/downgraded'), 0);
+    await t.store.db.updateTable('organizations').set({ tier: 'standard', status: 'deactivated' }).where('id', '=', org.orgId).execute();
+    assert.deepEqual(await svc.deliverAlert(org.orgId, alert()), []);
     assert.equal(count(rx, '/ok/downgraded'), 0);
   });
 });
