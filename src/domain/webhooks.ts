@@ -99,7 +99,12 @@ export interface AlertData {
   virtual_patch: string | null;
   /** entity_type: vendor or product (watchlist), environment (asset match); the alert run may add others (protocol, cve). */
   watchlist_match: { entity_type: string; entity_name: string };
-  /** Beyond the spec (issue 13): why the alert fired, e.g. "added to KEV". Receivers may ignore it. */
+  /**
+   * Beyond the spec (issue 13; docs/alerts.md): why the alert fired, one line per change of the run's window, e.g.
+   * ["added to KEV", "EPSS percentile 45 → 92"]. The alert run always sets it. Receivers may ignore it.
+   */
+  reasons?: string[];
+  /** A single reason (a payload queued for the webhook-deliver job may carry this form); `reasons` wins. */
   reason?: string;
   /** Beyond the spec (issue 13; docs/alerts.md): every watch entry and (up to 20) environment assets the CVE matched. */
   matches?: AlertMatch[];
@@ -216,6 +221,8 @@ const PRIORITY_COLOURS: Record<string, number> = { 'PATCH NOW': 0xd32f2f, 'PATCH
 /** The Discord-formatted embed of a cve.alert (spec §6 rule 5). */
 export function discordAlertBody(payload: AlertPayload): Buffer {
   const d = payload.data;
+  // The alert run's payload carries `reasons` (one line per change); `reason` is the single-line form.
+  const why = d.reasons?.length ? d.reasons.join('; ') : d.reason;
   const fields = [
     { name: 'Priority', value: d.sage_priority, inline: true },
     { name: 'CVSS', value: d.cvss_score === null ? 'n/a' : String(d.cvss_score), inline: true },
@@ -223,7 +230,7 @@ export function discordAlertBody(payload: AlertPayload): Buffer {
     { name: 'KEV', value: d.kev_flagged ? 'yes' : 'no', inline: true },
     { name: 'Patch', value: truncateText(d.patch_status, 1024), inline: true },
     { name: 'Match', value: truncateText(`${d.watchlist_match.entity_type}: ${d.watchlist_match.entity_name}`, 1024), inline: true },
-    ...(d.reason ? [{ name: 'Why', value: truncateText(d.reason, 1024), inline: false }] : []),
+    ...(why ? [{ name: 'Why', value: truncateText(why, 1024), inline: false }] : []),
   ];
   return Buffer.from(JSON.stringify({
     username: 'Vulnintel',

@@ -171,6 +171,16 @@ test('discordAlertBody: the embed field by field', () => {
   });
 });
 
+test('discordAlertBody: the alert run\'s reasons (one line per change) are the Why field', () => {
+  // The alert run's payload (docs/alerts.md "What an alert holds") carries `reasons`, never `reason`.
+  const p = alert({ reasons: ['added to KEV', 'EPSS percentile 45 → 97'] });
+  const why = JSON.parse(discordAlertBody(p).toString()).embeds[0].fields.at(-1);
+  assert.deepEqual(why, { name: 'Why', value: 'added to KEV; EPSS percentile 45 → 97', inline: false });
+  assert.equal(JSON.parse(discordAlertBody(alert({ reasons: ['R'.repeat(600), 'S'.repeat(600)] })).toString()).embeds[0].fields.at(-1).value,
+    `${'R'.repeat(600)}; ${'S'.repeat(421)}…`);
+  assert.equal(JSON.parse(discordAlertBody(alert({ reasons: [] })).toString()).embeds[0].fields.length, 6);
+});
+
 test('discordAlertBody: missing scores, no KEV, no reason, no summary; colour per priority', () => {
   const p = alert({ cvss_score: null, epss_score: null, kev_flagged: false, executive_summary: null, sage_priority: 'MONITOR', patch_status: 'no_fix' });
   const e = JSON.parse(discordAlertBody(p).toString()).embeds[0];
