@@ -3,6 +3,8 @@
 import type { ExploitMaturity } from './cve-document.ts';
 import { maturityRank } from './changes.ts';
 import type { WatchEntityType } from './watchlist.ts';
+import { sageVisible, truncateSummary } from './cve-view.ts';
+import { TIER_PERMISSIONS, type Tier } from './tiers.ts';
 
 export const SAGE_PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR', 'IGNORE'] as const;
 export type SagePriority = (typeof SAGE_PRIORITIES)[number];
@@ -114,4 +116,25 @@ export function alertEmail(kind: 'instant' | 'daily_digest', lines: readonly Ema
     subject: `[Vulnintel] Daily digest: ${lines.length} alert${lines.length === 1 ? '' : 's'}`,
     text: `${lines.length} alert${lines.length === 1 ? '' : 's'} since your last digest:\n\n${lines.map(block).join('\n\n')}${footer}`,
   };
+}
+
+/**
+ * A cve.alert payload as an organization on `tier` may see it (spec §2.8 `sage_visible`, `virtual_patch`): the AI
+ * texts follow the CVE API's rule (docs/cve-api.md "sage per tier"): below Professional the executive summary is
+ * truncated and the remediation guidance (`mitigation`) withheld; `virtual_patch` only where the plan has it. The
+ * stored payload is the CVE's, shared by every organization; this is applied where it leaves for one (the alert
+ * list, the webhook delivery).
+ */
+export function alertPayloadFor<P extends { data: object }>(payload: P, tier: Tier | null): P {
+  const full = sageVisible(tier);
+  const patch = tier !== null && TIER_PERMISSIONS[tier].virtual_patch;
+  if (full && patch) return payload;
+  const d = payload.data as Record<string, unknown>;
+  const data: Record<string, unknown> = { ...d };
+  if (!full) {
+    if ('executive_summary' in d) data.executive_summary = typeof d.executive_summary === 'string' ? truncateSummary(d.executive_summary) : null;
+    if ('mitigation' in d) data.mitigation = null;
+  }
+  if (!patch && 'virtual_patch' in d) data.virtual_patch = null;
+  return { ...payload, data };
 }

@@ -3,7 +3,7 @@
 // Single-flight: the pg-boss singleton policy plus an advisory lock (a `vulnintel alerts run` from the shell).
 import type { Db } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
-import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertLine, type MatchCandidate } from '../domain/alerts.ts';
+import { alertEmail, alertPayloadFor, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertLine, type MatchCandidate } from '../domain/alerts.ts';
 import type { Mailer } from './mailer.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { protocolName } from '../domain/watchlist.ts';
@@ -294,7 +294,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       const items = rows.map((r) => ({
         id: r.id, cve_id: r.cve_id, sage_priority: r.sage_priority, reasons: r.reasons, change_kinds: r.change_kinds,
         watchlist_match: { entity_type: r.match_type, entity_name: r.match_name }, delivery_status: r.delivery_status,
-        created_at: r.created_at, payload: r.payload,
+        created_at: r.created_at, payload: alertPayloadFor(r.payload as { data: object }, who.tier),
       }));
       return { items, total, page, perPage };
     },

@@ -15,6 +15,7 @@ import {
   createWebhookEgress, EgressError, systemResolver, webhookPolicy, type Egress, type Resolver,
 } from '../lib/egress.ts';
 import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
+import { alertPayloadFor } from '../domain/alerts.ts';
 import {
   alertBody, discordAlertBody, discordTestBody, isDiscordUrl, isSuccessStatus, signedHeaders, testBody,
   DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, type AlertPayload, type WebhookEvent,
@@ -307,9 +308,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async deliverAlert(orgId: number, payload: AlertPayload): Promise<DeliveryResult[]> {
       // None when the organization is deactivated or its plan has no webhooks: the alert is then `no_webhooks`.
       const hooks = await listEnabledWebhooks(db, orgId, WEBHOOK_TIERS);
+      if (!hooks.length) return [];
+      // The AI texts as the organization's plan may see them (spec §2.8; docs/cve-api.md "sage per tier").
+      const seen = alertPayloadFor(payload, hooks[0].tier as Tier);
       let signed: Buffer | null = null;
       let discord: Buffer | null = null;
-      const bodies = (w: { discord: boolean }) => (w.discord ? (discord ??= discordAlertBody(payload)) : (signed ??= alertBody(payload)));
+      const bodies = (w: { discord: boolean }) => (w.discord ? (discord ??= discordAlertBody(seen)) : (signed ??= alertBody(seen)));
       return Promise.all(hooks.map((h) => deliver(h.id, 'cve.alert', payload.data.cve_id, bodies)));
     },
 

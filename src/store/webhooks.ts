@@ -82,11 +82,11 @@ export async function listWebhooks(db: Db, orgId: number): Promise<WebhookRow[]>
 
 /**
  * The webhooks a cve.alert of the organization goes to: its enabled ones, none when the organization is not active
- * or its plan (`tiers`: the plans with `webhook_delivery`) has no webhooks.
+ * or its plan (`tiers`: the plans with `webhook_delivery`) has no webhooks; each with the organization's plan.
  */
-export async function listEnabledWebhooks(db: Db, orgId: number, tiers: readonly string[]): Promise<WebhookRow[]> {
-  return db.selectFrom('webhooks').select(COLUMNS.map((c) => `webhooks.${c}` as const))
-    .innerJoin('organizations', 'organizations.id', 'webhooks.org_id')
+export async function listEnabledWebhooks(db: Db, orgId: number, tiers: readonly string[]): Promise<(WebhookRow & { tier: string })[]> {
+  return db.selectFrom('webhooks').innerJoin('organizations', 'organizations.id', 'webhooks.org_id')
+    .select(COLUMNS.map((c) => `webhooks.${c}` as const)).select('organizations.tier')
     .where('webhooks.org_id', '=', orgId).where('webhooks.enabled', '=', true)
     .where('organizations.status', '=', 'active').where('organizations.tier', 'in', [...tiers])
     .orderBy('webhooks.created_at').orderBy('webhooks.id').execute();

@@ -182,3 +182,39 @@ test('an organization whose plan no longer has webhooks: its alerts are no_webho
   const claims = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${h.webhook.id}`.execute(t.store.db);
   assert.equal(claims.rows[0].n, 0, 'no claim: back on a paid plan, the webhook still gets this CVE\'s next alert');
 });
+
+test('the AI texts follow the plan (spec §2.8 sage_visible): below Professional, the summary truncated and the remediation guidance withheld, in the webhook body and in GET /api/v1/alerts', async () => {
+  const std = await seedOrg(t.store, { name: 'Delivery Standard', tier: 'standard' });
+  await watch(std);
+  const own = createWebhookService({ db: t.store.db, clock: t.clock, config });
+  const h = await own.create({ orgId: std.orgId, tier: 'standard' }, { label: 'std', url: `${rx.base}/ok/standard` });
+  assert.ok(h.ok);
+  await own.close();
+  const id = 'CVE-2024-21338';
+  await t.store.db.transaction().execute((tx) => recordChanges(tx, [{ cve_id: id, kind: 'cvss_changed', before: { score: 7.0 }, after: { score: 7.8 } }], null));
+  await svc().run('cli');
+  await deliver();
+  // What a Professional organization gets of the same CVE: the full texts (GET /api/v1/cves/{id} shows the same).
+  const list = async (o: Org) => {
+    const r = await t.app.inject({ method: 'GET', url: `/api/v1/alerts?cve_id=${id}`, headers: o.auth });
+    assert.equal(r.statusCode, 200);
+    return JSON.parse(r.body).data[0].payload.data as { executive_summary: string | null; mitigation: string | null };
+  };
+  const full = await list(good);
+  assert.ok(full.executive_summary && full.executive_summary.length > 200 && !full.executive_summary.endsWith('…'));
+  assert.ok(full.mitigation && full.mitigation.length > 0);
+  const detail = JSON.parse((await t.app.inject({ method: 'GET', url: `/api/v1/cves/${id}`, headers: std.auth })).body).data.sage;
+  assert.equal(detail.remediation_guidance, null);
+
+  const listed = await list(std);
+  assert.equal(listed.mitigation, null);
+  assert.equal(listed.executive_summary, detail.executive_summary, 'the truncated summary of the CVE API');
+  assert.ok(listed.executive_summary!.endsWith('…'));
+  const got = rx.received.filter((x) => x.path === '/ok/standard');
+  assert.equal(got.length, 1);
+  assert.ok(verifySpecSignature(h.secret, got[0]), 'signed over the bytes sent');
+  const body = JSON.parse(got[0].raw.toString('utf8')).data;
+  assert.equal(body.mitigation, null);
+  assert.equal(body.executive_summary, detail.executive_summary);
+  assert.equal(body.cve_id, id);
+});

@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { alertEmail, bestMatch, deliveryStatusOf, sagePriority, SAGE_PRIORITIES, type EmailAlertLine, type MatchCandidate, type PriorityFacts } from '../../src/domain/alerts.ts';
+import { alertEmail, alertPayloadFor, bestMatch, deliveryStatusOf, sagePriority, SAGE_PRIORITIES, type EmailAlertLine, type MatchCandidate, type PriorityFacts } from '../../src/domain/alerts.ts';
 import { alertsStatus } from '../../src/domain/health.ts';
+import { truncateSummary } from '../../src/domain/cve-view.ts';
 
 const QUIET: PriorityFacts = { kev: false, exploit_maturity: 'NONE', bcs: 3.9, cvss: 3.9, epss_percentile: 0.4999, patch_available: false, asset_match: false };
 const p = (o: Partial<PriorityFacts>) => sagePriority({ ...QUIET, ...o });
@@ -140,4 +141,21 @@ test('health services.alerts from the latest run: never_run, operational, stale 
   assert.equal(alertsStatus({ status: 'completed', started_at: ago(46), finished_at: ago(45.01) }, now), 'stale');
   assert.equal(alertsStatus({ status: 'running', started_at: ago(9.99), finished_at: null }, now), 'operational');
   assert.equal(alertsStatus({ status: 'running', started_at: ago(10), finished_at: null }, now), 'stalled');
+});
+
+test('alertPayloadFor: the AI texts per plan (spec §2.8), as GET /api/v1/cves/{id} shows them; identifiers untouched', () => {
+  const summary = `${'word '.repeat(60)}end.`;
+  type Data = { cve_id: string; title: string; executive_summary: string | null; mitigation: string | null; causal_boundary: string | null; virtual_patch: string | null; reasons: string[] };
+  const p: { event: string; version: string; timestamp: string; data: Data } = {
+    event: 'cve.alert', version: '1.0', timestamp: '2026-11-21T12:15:00Z',
+    data: { cve_id: 'CVE-2024-3400', title: 'T', executive_summary: summary, mitigation: 'Patch now.', causal_boundary: null, virtual_patch: 'alert tcp any any', reasons: ['added to KEV'] },
+  };
+  for (const tier of ['professional', 'api', 'enterprise'] as const) assert.equal(alertPayloadFor(p, tier), p, tier);
+  for (const tier of ['free', 'standard', null] as const) {
+    const v = alertPayloadFor(p, tier);
+    assert.deepEqual<typeof p>(v, { ...p, data: { ...p.data, executive_summary: truncateSummary(summary), mitigation: null, virtual_patch: null } }, String(tier));
+    assert.ok(v.data.executive_summary!.endsWith('…'));
+  }
+  assert.equal(p.data.mitigation, 'Patch now.', 'the stored payload is not changed');
+  assert.deepEqual(alertPayloadFor({ data: { executive_summary: null, mitigation: null } }, 'standard'), { data: { executive_summary: null, mitigation: null } });
 });
