@@ -14,7 +14,7 @@ import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts'
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { namedProducts } from '../store/ranges.ts';
 import {
-  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlertOrgs, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
@@ -31,6 +31,12 @@ export interface AlertRunReport { run_id: number; resumed: boolean; from_seq: nu
 
 /** Sends one stored cve.alert to an organization's webhooks (services/webhooks.ts deliverAlert): one outcome per active webhook. */
 export type DeliverAlert = (orgId: number, payload: AlertPayload) => Promise<readonly { outcome: 'delivered' | 'failed' | 'skipped' }[]>;
+
+/**
+ * Organizations whose alerts are delivered at once (deliverPending). Each lane holds one database connection for the
+ * alert it is sending (deliverHeld), far below the pool's 20, and at most this many slow receivers are waited on together.
+ */
+export const DELIVERY_LANES = 4;
 
 export interface DeliveryReport { alerts: number; delivered: number; failed: number; no_webhooks: number; skipped: number }
 
@@ -234,21 +240,45 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
      * (webhook, CVE) forbids a second send, and an alert is moved only from 'pending'. An error (database down)
      * leaves the alert pending for the next run.
      */
-    async deliverPending(deliver: DeliverAlert, batch = 200): Promise<DeliveryReport> {
+    async deliverPending(deliver: DeliverAlert, batch = 200, lanes = DELIVERY_LANES): Promise<DeliveryReport> {
       const rep: DeliveryReport = { alerts: 0, delivered: 0, failed: 0, no_webhooks: 0, skipped: 0 };
       const passed: number[] = [];
-      for (;;) {
-        const rows = await pendingAlerts(db, batch, passed);
-        if (!rows.length) return rep;
-        for (const a of rows) {
-          const status = await deliverHeld(db, a.id, async () => deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome)));
-          if (status === null) {
-            passed.push(a.id);
-            continue;
+      // The first error (the database down) stops every lane after the alert it is on, and is thrown once all stopped.
+      const stop: { failed: boolean; error?: unknown } = { failed: false };
+      // One organization's alerts in order, until it has none pending.
+      const deliverOrg = async (orgId: number) => {
+        for (;;) {
+          const rows = await pendingAlerts(db, batch, passed, orgId);
+          if (!rows.length) return;
+          for (const a of rows) {
+            if (stop.failed) return;
+            const status = await deliverHeld(db, a.id, async () => deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome)));
+            if (status === null) {
+              passed.push(a.id);
+              continue;
+            }
+            rep.alerts++;
+            rep[status]++;
           }
-          rep.alerts++;
-          rep[status]++;
         }
+      };
+      // Organizations side by side, up to `lanes` at once (the one waiting longest first): a receiver that takes its
+      // full timeout on every alert holds up only its own organization's alerts. Then again, for the organizations
+      // whose alerts arrived meanwhile, until a round finds none.
+      for (;;) {
+        const orgs = await pendingAlertOrgs(db, passed);
+        if (!orgs.length) return rep;
+        let next = 0;
+        await Promise.all(Array.from({ length: Math.min(lanes, orgs.length) }, async () => {
+          while (!stop.failed && next < orgs.length) {
+            try {
+              await deliverOrg(orgs[next++]);
+            } catch (error) {
+              if (!stop.failed) Object.assign(stop, { failed: true, error });
+            }
+          }
+        }));
+        if (stop.failed) throw stop.error;
       }
     },
 

@@ -218,11 +218,20 @@ export interface PendingAlert { id: number; org_id: number; cve_id: string; payl
  * The oldest pending alerts (served by the alerts_pending partial index), leaving out `passed`: the ids this
  * delivery already found taken by another one (deliverHeld), so it does not read them again.
  */
-export async function pendingAlerts(db: Conn, limit: number, passed: readonly number[] = []): Promise<PendingAlert[]> {
+export async function pendingAlerts(db: Conn, limit: number, passed: readonly number[] = [], orgId: number | null = null): Promise<PendingAlert[]> {
   const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alert_view WHERE delivery_status = 'pending'
     ${passed.length ? sql`AND id <> ALL(${sql.val([...passed])}::bigint[])` : sql``}
+    ${orgId !== null ? sql`AND org_id = ${orgId}` : sql``}
     ORDER BY created_at, id LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => ({ ...x, id: Number(x.id), org_id: Number(x.org_id) }));
+}
+
+/** The organizations with pending alerts (other than `passed`), the one waiting longest first. */
+export async function pendingAlertOrgs(db: Conn, passed: readonly number[] = []): Promise<number[]> {
+  const r = await sql<{ org_id: number }>`SELECT org_id FROM alerts WHERE delivery_status = 'pending'
+    ${passed.length ? sql`AND id <> ALL(${sql.val([...passed])}::bigint[])` : sql``}
+    GROUP BY org_id ORDER BY min(created_at), org_id`.execute(db);
+  return r.rows.map((x) => Number(x.org_id));
 }
 
 /**

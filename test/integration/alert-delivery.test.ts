@@ -218,3 +218,51 @@ test('the AI texts follow the plan (spec §2.8 sage_visible): below Professional
   assert.equal(body.executive_summary, detail.executive_summary);
   assert.equal(body.cve_id, id);
 });
+
+test('organizations are delivered side by side: a receiver slow on every alert holds up only its own organization, whose alerts stay in order', async () => {
+  const slow = await seedOrg(t.store, { name: 'Delivery Slow Lane' });
+  const fast = await seedOrg(t.store, { name: 'Delivery Fast Lane' });
+  for (const o of [slow, fast]) await watch(o);
+  const ids = ['CVE-2024-21338', 'CVE-2024-49138'];
+  await t.store.db.transaction().execute((tx) => recordChanges(tx, ids.map((cve_id) => ({ cve_id, kind: 'cvss_changed' as const, before: { score: 7.0 }, after: { score: 7.8 } })), null));
+  await svc().run('cli');
+  const events: string[] = [];
+  // The slow organization's receiver takes 400 ms an alert; everyone else's answers at once.
+  const rep = await svc().deliverPending(async (orgId, payload) => {
+    const who = orgId === slow.orgId ? 'slow' : orgId === fast.orgId ? 'fast' : 'other';
+    events.push(`${who} start ${payload.data.cve_id}`);
+    if (who === 'slow') await new Promise((r) => setTimeout(r, 400));
+    events.push(`${who} end ${payload.data.cve_id}`);
+    return [{ outcome: 'delivered' as const }];
+  });
+  assert.ok(rep.alerts >= 4 && rep.delivered === rep.alerts, JSON.stringify(rep));
+  const slowEvents = events.filter((e) => e.startsWith('slow'));
+  const fastEnds = events.filter((e) => e.startsWith('fast end'));
+  assert.equal(fastEnds.length, 2);
+  // Both of the fast organization's alerts went while the slow one's first alert was still being sent.
+  const firstSlowEnd = events.indexOf(slowEvents[1]);
+  assert.ok(events.indexOf(fastEnds[1]) < firstSlowEnd, events.join('\n'));
+  // The slow organization's own alerts one after the other, oldest first.
+  assert.deepEqual(slowEvents.map((e) => e.split(' ')[1]), ['start', 'end', 'start', 'end']);
+  const order = (await sql<{ cve_id: string }>`SELECT cve_id FROM alerts WHERE org_id = ${slow.orgId} ORDER BY created_at, id`.execute(t.store.db)).rows.map((r) => r.cve_id);
+  assert.deepEqual(slowEvents.filter((e) => e.includes('start')).map((e) => e.split(' ')[2]), order);
+  assert.deepEqual([...(await statuses(slow.orgId)).values()], ['delivered', 'delivered']);
+});
+
+test('an error in one lane (the database gone) stops every lane after its alert and is thrown; the alert it was on stays pending', async () => {
+  const o = await seedOrg(t.store, { name: 'Delivery Error Lane' });
+  await watch(o);
+  await t.store.db.transaction().execute((tx) => recordChanges(tx, [{ cve_id: 'CVE-2024-21338', kind: 'cvss_changed', before: { score: 7.0 }, after: { score: 7.8 } }], null));
+  await svc().run('cli');
+  let calls = 0;
+  await assert.rejects(svc().deliverPending(async (orgId) => {
+    calls++;
+    if (orgId === o.orgId) throw new Error('connection terminated');
+    return [{ outcome: 'delivered' as const }];
+  }), /connection terminated/);
+  assert.deepEqual([...(await statuses(o.orgId)).entries()], [['CVE-2024-21338', 'pending']]);
+  assert.ok(calls >= 1);
+  // The next delivery picks it up.
+  await svc().deliverPending(async () => [{ outcome: 'delivered' as const }]);
+  assert.deepEqual([...(await statuses(o.orgId)).entries()], [['CVE-2024-21338', 'delivered']]);
+});
