@@ -18,7 +18,15 @@ export interface CliContext {
   /** Diagnostics and refusals (stderr), so stdout stays machine-readable. */
   err(text: string): void;
   json: boolean;
+  /**
+   * Aborted by SIGINT/SIGTERM. A long command (an import) passes it on, so it stops between batches and records
+   * its run as interrupted; the dispatcher gives it STOP_GRACE_MS to do so before closing the database under it.
+   */
+  signal: AbortSignal;
 }
+
+/** How long a stopped command may take to settle on its own before the dispatcher closes the database under it. */
+const STOP_GRACE_MS = 10_000;
 
 export interface Command {
   summary: string;
@@ -98,14 +106,32 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   let rt: Runtime | null = null;
   // Set by a stop signal (from the handler below, so kept in an object TypeScript does not narrow).
-  const stop: { by: NodeJS.Signals | null } = { by: null };
+  const stop: { by: NodeJS.Signals | null; reported: boolean } = { by: null, reported: false };
   const signalCode = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 130 : 143);
+  const reportStop = (signal: NodeJS.Signals) => {
+    if (stop.reported) return;
+    stop.reported = true;
+    io.err(`Stopped by ${signal}.`);
+  };
+  const aborter = new AbortController();
+  let settled: () => void = () => {};
+  const commandSettled = new Promise<void>((resolve) => (settled = resolve));
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.by) return;
     stop.by = signal;
+    // The command stops at its next check (an import between batches, its run recorded as interrupted); only a
+    // command that has not settled by then has the database closed under it. Before, the database was closed at
+    // once: the import failed on "driver has already been destroyed", and the process often exited before saying
+    // "Stopped by …".
+    aborter.abort(new Error(`interrupted by ${signal}`));
     void (async () => {
       try {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([commandSettled, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+        clearTimeout(timer);
         if (rt) await rt.close();
       } finally {
+        reportStop(signal);
         process.exit(signalCode(signal));
       }
     })();
@@ -116,6 +142,7 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     json: Boolean(parsed.values.json),
     out: io.out,
     err: io.err,
+    signal: aborter.signal,
     runtime: async () => {
       if (rt) return rt;
       // An interrupted command still stops the embedded cluster it started (never an orphan postmaster).
@@ -138,12 +165,13 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     // Stopped by a signal: the command failed because its runtime was closed under it (an import's batches in
     // flight, say); the exit code says why, and that error is not the reason.
     if (stop.by) {
-      io.err(`Stopped by ${stop.by}.`);
+      reportStop(stop.by);
       return signalCode(stop.by);
     }
     io.err(`Error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   } finally {
+    settled();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     if (rt) await (rt as Runtime).close();

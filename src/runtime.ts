@@ -39,12 +39,17 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     await embedded?.stop();
     throw e;
   }
+  // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
+  let closing: Promise<void> | null = null;
   return {
     store,
     embedded,
-    async close() {
-      await store.close();
-      await embedded?.stop();
+    close() {
+      closing ??= (async () => {
+        await store.close();
+        await embedded?.stop();
+      })();
+      return closing;
     },
   };
 }

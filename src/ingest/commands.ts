@@ -31,7 +31,7 @@ const importCommand: Command = {
     const analysis = baseUrl && model ? (await import('./analysis-provider.ts')).providerFromConfig(ctx.config) : null;
     let summary;
     try {
-      summary = await importPaths(rt.store.db, collected, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider });
+      summary = await importPaths(rt.store.db, collected, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider, signal: ctx.signal });
     } finally {
       await analysis?.close();
     }

@@ -55,7 +55,7 @@ const syncCommand: Command = {
 
     if (typeof values.from === 'string') {
       const progress = values.quiet || ctx.json ? silentProgress : createProgress(process.stderr);
-      const summary = await importPaths(db, [path.resolve(values.from)], { log: ctx.log, progress, source: 'sync:offline' });
+      const summary = await importPaths(db, [path.resolve(values.from)], { log: ctx.log, progress, source: 'sync:offline', signal: ctx.signal });
       if (ctx.json) ctx.out(JSON.stringify(summary));
       else {
         for (const s of summary.skipped) ctx.out(`skipped ${s.label}: ${s.reason}`);
