@@ -14,7 +14,7 @@ export function startWorkers(config: Readonly<Config>, store: Store, log: Logger
 }
 
 const workerCommand: Command = {
-  summary: 'Run the background job workers alone (scheduled sync; later alerts, webhooks, purge), without the API',
+  summary: 'Run the background job workers alone (scheduled sync, alert runs and digests, webhook deliveries, account purge), without the API',
   usage: 'vulnintel worker',
   options: {},
   async run(ctx) {
