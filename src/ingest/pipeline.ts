@@ -51,6 +51,11 @@ export interface PipelineOptions {
   /** Wait for a running import instead of refusing. */
   wait?: boolean;
   /**
+   * Asked once the pipeline lock is held: false ends the run before it starts (ImportNotNeededError), as when
+   * another instance imported the snapshot while this one waited for the lock.
+   */
+  stillNeeded?: (conn: Db) => Promise<boolean>;
+  /**
    * Bulk first import (default true): into an empty corpus, load without the read model's secondary indexes and
    * side-table triggers and rebuild them once at the end of the run (src/store/bulk.ts). False: always incremental.
    */
@@ -102,6 +107,13 @@ export interface PipelineSummary {
 export class ImportBusyError extends Error {
   constructor() {
     super('another import or sync is running (database lock held)');
+  }
+}
+
+/** The run's `stillNeeded` answered false once the lock was held: nothing was done. */
+export class ImportNotNeededError extends Error {
+  constructor() {
+    super('the import is no longer needed');
   }
 }
 
@@ -285,6 +297,7 @@ class Enricher {
 export async function runPipeline(db: Db, inputs: PipelineInput[], opts: PipelineOptions = {}, skipped: { label: string; reason: string }[] = []): Promise<PipelineSummary> {
   try {
     const res = await withImportLock(db, async (conn) => {
+      if (opts.stillNeeded && !(await opts.stillNeeded(conn))) throw new ImportNotNeededError();
       // Peak memory stays bounded while records stream through (src/lib/heap.ts).
       const release = boundHeapGrowth();
       try {
@@ -292,7 +305,7 @@ export async function runPipeline(db: Db, inputs: PipelineInput[], opts: Pipelin
       } finally {
         release();
       }
-    }, opts.wait);
+    }, opts.wait, opts.signal);
     if (!res.ran) throw new ImportBusyError();
     return res.value;
   } finally {

@@ -1,8 +1,8 @@
 // The bundled snapshot (snapshot/ in the repository): imported once, with progress, when the corpus is empty.
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.ts';
-import type { Store } from '../store/db.ts';
-import { importPaths, type PipelineLog, type PipelineSummary } from './pipeline.ts';
+import type { Db, Store } from '../store/db.ts';
+import { importPaths, ImportNotNeededError, type PipelineLog, type PipelineSummary } from './pipeline.ts';
 import { countCves, lastRunStatus } from '../store/ingest.ts';
 import { createProgress } from './progress.ts';
 import type { ProgressSink } from './progress.ts';
@@ -17,21 +17,35 @@ export type SnapshotLog = PipelineLog;
  */
 export async function ensureSnapshot(store: Store, config: Readonly<Pick<Config, 'snapshotDir' | 'autoImportSnapshot'>>, log: SnapshotLog, progress?: ProgressSink, signal?: AbortSignal): Promise<PipelineSummary | null> {
   if (!config.autoImportSnapshot) return null;
-  const last = await lastRunStatus(store.db, 'snapshot');
-  const unfinished = last !== null && last !== 'succeeded';
+  // Needed when the corpus is empty or the last snapshot import did not finish. Asked again once the import lock is
+  // held: another instance starting on the same database may have imported it while this one waited.
+  const unfinishedRun = async (db: Db) => {
+    const last = await lastRunStatus(db, 'snapshot');
+    return last !== null && last !== 'succeeded';
+  };
+  const needed = async (db: Db) => (await unfinishedRun(db)) || (await countCves(db)) === 0;
+  const unfinished = await unfinishedRun(store.db);
   if (!unfinished && (await countCves(store.db)) > 0) return null;
   if (!existsSync(config.snapshotDir)) {
     log.warn({ dir: config.snapshotDir }, 'corpus is empty and the snapshot folder does not exist: serving an empty corpus');
     return null;
   }
   log.info({ dir: config.snapshotDir }, unfinished ? 'completing the interrupted import of the bundled snapshot' : 'corpus is empty: importing the bundled snapshot');
-  const summary = await importPaths(store.db, [config.snapshotDir], {
-    source: 'snapshot',
-    log,
-    wait: true,
-    progress: progress ?? createProgress(process.stderr),
-    signal,
-  });
+  let summary: PipelineSummary;
+  try {
+    summary = await importPaths(store.db, [config.snapshotDir], {
+      source: 'snapshot',
+      log,
+      wait: true,
+      stillNeeded: needed,
+      progress: progress ?? createProgress(process.stderr),
+      signal,
+    });
+  } catch (e) {
+    if (!(e instanceof ImportNotNeededError)) throw e;
+    log.info({ dir: config.snapshotDir }, 'the bundled snapshot was imported by another instance meanwhile');
+    return null;
+  }
   log.info({ corpus: summary.corpus, vendors: summary.vendors, items: summary.items }, 'snapshot imported');
   return summary;
 }

@@ -17,13 +17,25 @@ const IMPORT_LOCK = 7_224_101; // pipeline single-flight (import and sync share 
 
 export const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** Runs fn while holding the pipeline lock on one connection; null when another import holds it. */
-export async function withImportLock<T>(db: Db, fn: (conn: Db) => Promise<T>, wait = false): Promise<{ ran: true; value: T } | { ran: false }> {
+/** How often an import that waits for the pipeline lock asks for it again. */
+const IMPORT_LOCK_POLL_MS = 500;
+
+/**
+ * Runs fn while holding the pipeline lock on one connection; `ran: false` when another import holds it. With
+ * `wait`, asks again every IMPORT_LOCK_POLL_MS until it is free (or `signal` is aborted): each ask is a quick
+ * pg_try_advisory_lock, so the wait is bounded by neither the server pool's statement_timeout nor its client-side
+ * query deadline. Before, a blocking pg_advisory_lock was cancelled after 15 s: a second API replica started next to
+ * one importing the snapshot died with "canceling statement due to statement timeout".
+ */
+export async function withImportLock<T>(db: Db, fn: (conn: Db) => Promise<T>, wait = false, signal?: AbortSignal): Promise<{ ran: true; value: T } | { ran: false }> {
   return db.connection().execute(async (conn) => {
-    if (wait) await sql`SELECT pg_advisory_lock(${IMPORT_LOCK})`.execute(conn);
-    else {
+    for (;;) {
       const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${IMPORT_LOCK}) AS ok`.execute(conn);
-      if (!r.rows[0]?.ok) return { ran: false as const };
+      if (r.rows[0]?.ok) break;
+      if (!wait) return { ran: false as const };
+      signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, IMPORT_LOCK_POLL_MS));
+      signal?.throwIfAborted();
     }
     try {
       return { ran: true as const, value: await fn(conn) };

@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
+import { openStore } from '../../src/store/db.ts';
 import { importPaths, ImportBusyError, runPipeline } from '../../src/ingest/pipeline.ts';
 import { withImportLock } from '../../src/store/ingest.ts';
 import { ensureSnapshot } from '../../src/ingest/snapshot.ts';
@@ -151,6 +152,39 @@ test('ensureSnapshot imports the bundled snapshot once into an empty corpus, wit
     const kev = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db2.store.db)).rows[0].n;
     assert.equal(kev, 1662);
   } finally {
+    await db2.drop();
+  }
+});
+
+test('two instances starting on one empty database: the second waits for the first snapshot import past its statement timeout, then imports nothing', async () => {
+  // Before, the waiting instance asked for the import lock with a blocking pg_advisory_lock on the server pool,
+  // which statement_timeout cancelled after 15 s: the second API replica died with "canceling statement due to
+  // statement timeout". Here the server pool's timeouts are scaled down to 200/400 ms.
+  const db2 = await freshDb();
+  const server2 = openStore(db2.url, { statementTimeoutMs: 200, queryDeadlineMs: 400, max: 10 });
+  try {
+    const dir = feedDir([
+      [snapshotFile('kev', 'known_exploited_vulnerabilities.json'), 'kev/known_exploited_vulnerabilities.json'],
+      [fixture('nvd', 'CVE-2024-21338.json'), 'nvd/CVE-2024-21338.json'],
+    ]);
+    const config = { snapshotDir: dir, autoImportSnapshot: true };
+    let holding = false;
+    const first = ensureSnapshot(db2.store, config, quiet, createProgress(new Writable({ write(_c, _e, cb) { cb(); } }), { tty: false }));
+    // The first instance holds the import lock before the second starts; its import outlasts the second's timeouts.
+    for (let i = 0; i < 500 && !holding; i++) {
+      holding = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7224101 AND granted`.execute(db2.store.db)).rows[0].n > 0;
+      if (!holding) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(holding, 'the first import took the lock');
+    const logged: string[] = [];
+    const second = ensureSnapshot(server2, config, { info: (_o: unknown, m?: string) => void logged.push(m ?? ''), warn() {} }, createProgress(new Writable({ write(_c, _e, cb) { cb(); } }), { tty: false }));
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a!.corpus, 1662);
+    assert.equal(b, null, 'the second instance imported nothing');
+    assert.ok(logged.includes('the bundled snapshot was imported by another instance meanwhile'), logged.join('; '));
+    assert.deepEqual((await runs(db2.store.db)).map((r) => [r.source, r.status]), [['snapshot', 'succeeded'], ['snapshot', 'succeeded']]);
+  } finally {
+    await server2.close();
     await db2.drop();
   }
 });
