@@ -2,9 +2,37 @@
 // Migrations run here, under their advisory lock, before anything else touches the schema.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { openStore, type Store } from './store/db.ts';
+import { isConnectionError, openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
+
+/**
+ * The database of the configuration cannot be used at start (unreachable, unknown host, refused credentials, no
+ * such database): the message says which one was tried, as a newcomer needs it, without its password. Before, a
+ * DATABASE_URL pointing at a stopped server printed only "Error: connect ECONNREFUSED 127.0.0.1:5432".
+ */
+export class DatabaseOpenError extends Error {
+  constructor(target: string, cause: Error) {
+    super(`Cannot open the database at ${target}: ${cause.message || (cause as { code?: string }).code || String(cause)}`, { cause });
+  }
+}
+
+/** A failure of the first query that means the database itself cannot be used (not a failing migration). */
+function isUnusableDatabase(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  // 28xxx: authentication refused; 3D000: no such database; EAI_AGAIN: the host name does not resolve (yet).
+  return isConnectionError(e) || (typeof code === 'string' && (/^28/.test(code) || code === '3D000' || code === 'EAI_AGAIN'));
+}
+
+/** DATABASE_URL as it may be shown: user, host, port and database; never the password or the query string. */
+export function displayDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
 
 export interface Runtime {
   store: Store;
@@ -37,7 +65,7 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
   } catch (e) {
     await store.close();
     await embedded?.stop();
-    throw e;
+    throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, e as Error) : e;
   }
   // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
   let closing: Promise<void> | null = null;

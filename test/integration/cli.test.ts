@@ -247,3 +247,19 @@ describe('login-link and org set-provider (accounts)', () => {
     assert.deepEqual(list.json().data.map((x: { id: number; name: string }) => [x.id, x.name]), [[c.org.id, 'CLI Client']]);
   });
 });
+
+describe('a database that cannot be used at start', () => {
+  // Before, the operator read only "Error: connect ECONNREFUSED 127.0.0.1:1" or 'Error: database "…" does not
+  // exist', with nothing saying it came from DATABASE_URL.
+  test('names DATABASE_URL with user, host and database, never the password; exit 1', () => {
+    const bin = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
+    const run = (url: string) => spawnSync(process.execPath, [bin, 'migrate'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+    const refused = run('postgres://ops:s3cret-pw@127.0.0.1:1/vulnintel');
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.equal(refused.stderr.trim(), 'Error: Cannot open the database at DATABASE_URL (postgres://ops@127.0.0.1:1/vulnintel): connect ECONNREFUSED 127.0.0.1:1');
+    const missing = run(t.db.url.replace(/\/[^/]+$/, '/no_such_database_here'));
+    assert.equal(missing.status, 1, missing.stderr);
+    assert.match(missing.stderr, /^Error: Cannot open the database at DATABASE_URL \(postgres:\/\/postgres@127\.0\.0\.1:5432\/no_such_database_here\): database "no_such_database_here" does not exist\n$/);
+    assert.doesNotMatch(refused.stderr + missing.stderr, /s3cret/);
+  });
+});
