@@ -67,7 +67,8 @@ export async function serve(): Promise<void> {
     throw e;
   }
   if (stopping) return;
-  starting = startupTasks({ config, store: runtime.store, log, signal: startup.signal });
+  // Import work runs without the API's statement timeout (Runtime.work).
+  starting = startupTasks({ config, store: runtime.work(), log, signal: startup.signal });
   try {
     await starting;
   } catch (e) {
@@ -90,7 +91,7 @@ export async function serve(): Promise<void> {
     // The embedded default: this process also runs the background job workers (VULNINTEL_WORKERS=0 leaves them
     // to `vulnintel worker` processes). Started after listen, so the first ping is not delayed.
     const { startWorkers } = await import('./jobs/worker.ts');
-    jobs = startWorkers(config, runtime.store, log);
+    jobs = startWorkers(config, runtime.work(), log);
     try {
       await jobs;
     } catch (e) {

@@ -37,6 +37,14 @@ export function displayDatabaseUrl(url: string): string {
 export interface Runtime {
   store: Store;
   embedded: EmbeddedHandle | null;
+  /**
+   * The pool for import and job work (the first start's snapshot import, the job workers in `vulnintel serve`):
+   * without the API's statement timeout and query deadline, as the CLI and `vulnintel worker` run them. Before, the
+   * snapshot import ran on the API pool, and a bulk load's index rebuild longer than VULNINTEL_STATEMENT_TIMEOUT_MS
+   * failed the first start ("canceling statement due to statement timeout"), again at every start. The same pool as
+   * `store` when that has no statement timeout; else opened on first use and closed by close().
+   */
+  work(): Store;
   close(): Promise<void>;
 }
 
@@ -67,13 +75,25 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     await embedded?.stop();
     throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, e as Error) : e;
   }
+  let work: Store | null = statementTimeoutMs > 0 ? null : store;
   // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
   let closing: Promise<void> | null = null;
+  const dbUrl = url;
   return {
     store,
     embedded,
+    work() {
+      work ??= openStore(dbUrl, {
+        statementTimeoutMs: 0,
+        max: opts.max,
+        applicationName: 'vulnintel-work',
+        onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
+      });
+      return work;
+    },
     close() {
       closing ??= (async () => {
+        if (work && work !== store) await work.close();
         await store.close();
         await embedded?.stop();
       })();

@@ -16,8 +16,8 @@ let db: TestDb;
 before(async () => { db = await freshDb(); });
 after(async () => { await db?.drop(); });
 
-function serve(snapshotDir: string, port: number) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, VULNINTEL_SNAPSHOT_DIR: snapshotDir, VULNINTEL_AUTO_IMPORT: 'true', PORT: String(port), LOG_LEVEL: 'info' };
+function serve(snapshotDir: string, port: number, extra: NodeJS.ProcessEnv = {}, url = db.url) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, VULNINTEL_SNAPSHOT_DIR: snapshotDir, VULNINTEL_AUTO_IMPORT: 'true', PORT: String(port), LOG_LEVEL: 'info', ...extra };
   const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: { re: RegExp; resolve: () => void }[] = [];
@@ -68,5 +68,32 @@ test('SIGTERM during the snapshot import: exit 0 without a database error; the n
     assert.equal(await second.exited, 0, second.output());
   } finally {
     if (second.child.exitCode === null) second.child.kill('SIGKILL');
+  }
+});
+
+test('the first start imports the snapshot without the API statement timeout: VULNINTEL_STATEMENT_TIMEOUT_MS=100 still starts', async () => {
+  // Before, the snapshot import ran on the API pool: the bulk load's index rebuild ran past the statement timeout,
+  // the start failed with "canceling statement due to statement timeout", and so did every later start.
+  const own = await freshDb();
+  const dir = feedDir([
+    [snapshotFile('cwe', 'cwec_v4.15.xml.gz'), 'cwe/cwec_v4.15.xml.gz'],
+    [snapshotFile('capec', 'capec-3.9-stix21-objects.jsonl.gz'), 'capec/capec-3.9-stix21-objects.jsonl.gz'],
+    [snapshotFile('kev', 'known_exploited_vulnerabilities.json'), 'kev/known_exploited_vulnerabilities.json'],
+  ]);
+  const port = await freePort();
+  const s = serve(dir, port, { VULNINTEL_STATEMENT_TIMEOUT_MS: '100', VULNINTEL_WORKERS: '0' }, own.url);
+  try {
+    await s.seen(/"msg":"ready"/);
+    assert.doesNotMatch(s.output(), /statement timeout|Error:/);
+    const runs = (await sql<{ status: string; error: string | null }>`SELECT status, error FROM ingest_runs WHERE source = 'snapshot' ORDER BY id`.execute(own.store.db)).rows;
+    assert.deepEqual(runs, [{ status: 'succeeded', error: null }, { status: 'succeeded', error: null }]);
+    const cve = await fetch(`http://127.0.0.1:${port}/api/v1/cves/CVE-2021-44228`);
+    assert.equal(cve.status, 200);
+    assert.equal(((await cve.json()) as { data: { cve_id: string } }).data.cve_id, 'CVE-2021-44228');
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exited, 0, s.output());
+  } finally {
+    if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    await own.drop();
   }
 });
