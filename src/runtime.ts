@@ -39,10 +39,11 @@ export interface Runtime {
   embedded: EmbeddedHandle | null;
   /**
    * The pool for import and job work (the first start's snapshot import, the job workers in `vulnintel serve`):
-   * without the API's statement timeout and query deadline, as the CLI and `vulnintel worker` run them. Before, the
-   * snapshot import ran on the API pool, and a bulk load's index rebuild longer than VULNINTEL_STATEMENT_TIMEOUT_MS
-   * failed the first start ("canceling statement due to statement timeout"), again at every start. The same pool as
-   * `store` when that has no statement timeout; else opened on first use and closed by close().
+   * without the API's statement timeout and query deadline, as the CLI and `vulnintel worker` run them; the
+   * migrations run on it too. Before, all of them ran on the API pool: a bulk load's index rebuild, a migration
+   * rewriting a large corpus, or a wait for another start's migrations longer than VULNINTEL_STATEMENT_TIMEOUT_MS
+   * failed the start ("canceling statement due to statement timeout"). The same pool as `store` when that has no
+   * statement timeout; closed by close().
    */
   work(): Store;
   close(): Promise<void>;
@@ -67,33 +68,34 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     max: opts.max,
     onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
   });
+  // The pool of import and job work, and of the migrations: none of them is bounded by the API's statement timeout
+  // (a migration rewriting a large corpus runs for a minute; a start waiting for another's migrations, as long).
+  const work = statementTimeoutMs > 0
+    ? openStore(url, {
+      statementTimeoutMs: 0,
+      max: opts.max,
+      applicationName: 'vulnintel-work',
+      onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
+    })
+    : store;
   try {
-    const applied = await migrate(store.pool, { log: (m) => log.info(m) });
+    const applied = await migrate(work.pool, { log: (m) => log.info(m) });
     if (applied.length) log.info({ applied: applied.length }, 'migrations applied');
   } catch (e) {
+    if (work !== store) await work.close();
     await store.close();
     await embedded?.stop();
     throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, e as Error) : e;
   }
-  let work: Store | null = statementTimeoutMs > 0 ? null : store;
   // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
   let closing: Promise<void> | null = null;
-  const dbUrl = url;
   return {
     store,
     embedded,
-    work() {
-      work ??= openStore(dbUrl, {
-        statementTimeoutMs: 0,
-        max: opts.max,
-        applicationName: 'vulnintel-work',
-        onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
-      });
-      return work;
-    },
+    work: () => work,
     close() {
       closing ??= (async () => {
-        if (work && work !== store) await work.close();
+        if (work !== store) await work.close();
         await store.close();
         await embedded?.stop();
       })();

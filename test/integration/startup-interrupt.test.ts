@@ -97,3 +97,36 @@ test('the first start imports the snapshot without the API statement timeout: VU
     await own.drop();
   }
 });
+
+test('two servers starting together on an empty database with a short statement timeout: both serve, the snapshot imported once', async () => {
+  // Before, the second start waited for the first one's migrations (and then its snapshot import) on the API pool:
+  // with VULNINTEL_STATEMENT_TIMEOUT_MS=100 it died with "canceling statement due to statement timeout".
+  const own = await freshDb();
+  // A start migrating meanwhile: the migration lock held for a second while both start.
+  const migrating = await own.store.pool.connect();
+  await migrating.query('SELECT pg_advisory_lock(7224001)');
+  const dir = feedDir([
+    [snapshotFile('cwe', 'cwec_v4.15.xml.gz'), 'cwe/cwec_v4.15.xml.gz'],
+    [snapshotFile('kev', 'known_exploited_vulnerabilities.json'), 'kev/known_exploited_vulnerabilities.json'],
+  ]);
+  const extra = { VULNINTEL_STATEMENT_TIMEOUT_MS: '100', VULNINTEL_WORKERS: '0' };
+  const [p1, p2] = [await freePort(), await freePort()];
+  const a = serve(dir, p1, extra, own.url);
+  const b = serve(dir, p2, extra, own.url);
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    await migrating.query('SELECT pg_advisory_unlock(7224001)');
+    migrating.release();
+    await Promise.all([a.seen(/"msg":"ready"/), b.seen(/"msg":"ready"/)]);
+    assert.doesNotMatch(a.output() + b.output(), /statement timeout|Error:/);
+    for (const p of [p1, p2]) assert.equal((await fetch(`http://127.0.0.1:${p}/api/v1/cves/CVE-2021-44228`)).status, 200);
+    const runs = (await sql<{ status: string }>`SELECT status FROM ingest_runs WHERE source = 'snapshot' ORDER BY id`.execute(own.store.db)).rows;
+    assert.deepEqual(runs.map((r) => r.status), ['succeeded', 'succeeded'], 'one import (its two stages)');
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    assert.deepEqual([await a.exited, await b.exited], [0, 0]);
+  } finally {
+    for (const s of [a, b]) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    await own.drop();
+  }
+});
