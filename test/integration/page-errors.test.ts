@@ -44,15 +44,16 @@ test('a page form refused for its input lists the field problems; an unknown pag
   const o = await seedOrg(t.store, { name: 'Page errors', tier: 'professional' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
   const r = await t.app.inject({
-    method: 'POST', url: '/account/team/invite', headers: { ...s, origin: 'http://vulnintel.test', accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST', url: '/account/team/invite', headers: { cookie: s.cookie, origin: 'http://vulnintel.test', accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded' },
     payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&email=not-an-address&role=viewer`,
   });
   const json = await t.app.inject({
-    method: 'POST', url: '/account/team/invite', headers: { ...s, origin: 'http://vulnintel.test', 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST', url: '/account/team/invite', headers: { cookie: s.cookie, origin: 'http://vulnintel.test', 'content-type': 'application/x-www-form-urlencoded' },
     payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&email=not-an-address&role=viewer`,
   });
   assert.equal(json.statusCode, 422);
   const field = json.json().error.detail[0];
+  assert.equal(field.field, 'body.email');
   assertErrorPage(r, 422, 'Please check what you sent', json.json().error.message);
   assert.ok(r.body.includes(`<li><code>${field.field}</code>: ${field.message}</li>`), r.body);
 
@@ -82,4 +83,25 @@ test('OpenAPI: the error responses of pages and emailed links have the HTML form
   assert.deepEqual(kinds('/api/v1/auth/callback', 'get', '401'), ['application/json', 'text/html']);
   assert.deepEqual(kinds('/account/team/invite', 'post', '422'), ['application/json', 'text/html']);
   assert.deepEqual(kinds('/api/v1/account/team/invite', 'post', '422'), ['application/json']);
+});
+
+test('the notifications form reads the minimum BCS as a decimal people write: 0x5 and 1e1 are refused with the form again', async () => {
+  const o = await seedOrg(t.store, { name: 'Page BCS', tier: 'professional' });
+  const s = await seedSession(t.store, o.orgId, o.memberId);
+  const post = (minBcs: string) => t.app.inject({
+    method: 'POST', url: '/account/notifications', headers: { cookie: s.cookie, origin: 'http://vulnintel.test', accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&min_bcs=${encodeURIComponent(minBcs)}&delivery=instant`,
+  });
+  const stored = async () => (await t.app.inject({ method: 'GET', url: '/api/v1/account/notifications', headers: s })).json().data.min_bcs;
+  for (const [text, value] of [['7,5', 7.5], ['.5', 0.5], ['10', 10], ['0', 0], ['', null]] as const) {
+    const r = await post(text);
+    assert.equal(r.statusCode, 303, `${text}: ${r.body}`);
+    assert.equal(await stored(), value, text);
+  }
+  for (const text of ['0x5', '1e1', '5.', '-1', '10.5', 'five']) {
+    const r = await post(text);
+    assert.equal(r.statusCode, 422, text);
+    assert.match(r.body, /Minimum BCS must be a number from 0 to 10, or blank for any\./);
+    assert.equal(await stored(), null, `${text} stored nothing`);
+  }
 });

@@ -200,7 +200,9 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const b = req.body;
     const bcsText = (b.min_bcs ?? '').trim();
-    const bcs = bcsText === '' ? null : Number(bcsText.replace(',', '.'));
+    // A decimal as people write it (a comma for the point allowed); Number() alone also read '0x5' and '1e1'.
+    const decimal = bcsText.replace(',', '.');
+    const bcs = bcsText === '' ? null : /^\d+(\.\d+)?$|^\.\d+$/.test(decimal) ? Number(decimal) : NaN;
     if (bcs !== null && !(Number.isFinite(bcs) && bcs >= 0 && bcs <= 10)) {
       return reply.code(422).type('text/html; charset=utf-8').send(await notificationsPage(req, { error: 'Minimum BCS must be a number from 0 to 10, or blank for any.' }));
     }
