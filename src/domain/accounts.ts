@@ -19,6 +19,13 @@ export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR_MS;
 export const SESSION_TOUCH_MS = MINUTE_MS;
 
 /** Sign-in link requests: per email address and per client address, each a fixed window. */
+/**
+ * Invitation and address-change emails to one recipient address: at most 5 an hour (re-inviting an address, or
+ * asking again for an address change, sends a new email each time; without a cap an admin or any signed-in member
+ * could fill a stranger's mailbox).
+ */
+export const RECIPIENT_MAIL_LIMIT = Object.freeze({ points: 5, durationSec: 60 * 60 });
+
 export const LOGIN_LIMITS = Object.freeze({
   perEmail: { points: 5, durationSec: 15 * 60 },
   perAddress: { points: 30, durationSec: 15 * 60 },

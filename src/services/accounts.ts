@@ -17,7 +17,7 @@ import {
 import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
 import { generateApiKey } from '../lib/crypto.ts';
 import {
-  DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS,
+  DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS, RECIPIENT_MAIL_LIMIT,
   SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal, safeNextPath,
 } from '../domain/accounts.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
@@ -68,6 +68,17 @@ export function createAccountsService(deps: AccountsDeps) {
   const { clock, mailer } = deps;
   const perEmail = postgresLimiter(deps.store, 'login_email', LOGIN_LIMITS.perEmail);
   const perAddress = postgresLimiter(deps.store, 'login_addr', LOGIN_LIMITS.perAddress);
+  const perRecipient = postgresLimiter(deps.store, 'mail_to', RECIPIENT_MAIL_LIMIT);
+  /** Counts one invitation or address-change email to `email` (RECIPIENT_MAIL_LIMIT); refused past the limit. */
+  async function chargeRecipient(email: string): Promise<void> {
+    try {
+      await perRecipient.consume(sha256Hex(email), 1);
+    } catch (r) {
+      if (r instanceof Error) throw r;
+      const ms = (r as { msBeforeNext: number }).msBeforeNext;
+      throw new AccountError('rate_limited', `Too many emails to ${email} in the last hour (at most ${RECIPIENT_MAIL_LIMIT.points}); try again later`, { retry_after: Math.max(1, Math.ceil(ms / 1000)) });
+    }
+  }
   const link = (path: string, token: string) => `${deps.publicUrl}${path}?token=${encodeURIComponent(token)}`;
 
   function sendLater(mail: Parameters<Mailer['send']>[0]) {
@@ -230,6 +241,8 @@ export function createAccountsService(deps: AccountsDeps) {
         emailGiven = true;
         if (email !== person.email) pendingEmail = email;
       }
+      // Before anything is stored: a refused request changes nothing.
+      if (pendingEmail) await chargeRecipient(pendingEmail);
       await withTx(db, async (trx) => {
         const keys = await updatePerson(trx, person.id, { name: input.name, preferences: input.preferences });
         if (keys !== null && keys > MAX_PREFERENCE_KEYS) {
@@ -317,6 +330,9 @@ export function createAccountsService(deps: AccountsDeps) {
         if (!underCap(limit, used)) {
           throw new AccountError('cap_exceeded', `The plan allows ${limit} members (pending invitations included); ${used} are used`, { resource: 'members', limit, used });
         }
+        // Last before the insert (a refused invitation costs the address nothing), in the transaction (a refusal
+        // stores nothing: the pending invitation replaced above stays).
+        await chargeRecipient(email);
         const row = await insertInvitation(trx, p.orgId, { email, role: input.role, tokenHash: sha256Hex(token), invitedBy: p.memberId, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), now });
         return { row, orgName: o.name };
       });

@@ -435,6 +435,37 @@ describe('team', () => {
     assert.deepEqual(team.json().data.invitations.map((i: { email: string }) => i.email), ['owners-guest@example.test'], "the owner's own invitation stays");
   });
 
+  test('at most 5 invitation and address-change emails an hour to one address: the 6th → 429, nothing stored, nothing sent', async () => {
+    // Before, re-inviting an address (which replaces its pending invitation) sent a new email every time.
+    const o = await seedOrg(t.store, { name: 'Mailbox Org', tier: 'professional' });
+    const target = 'mailbox-target@example.test';
+    const invite = () => t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: target, role: 'viewer' } });
+    const sentTo = () => smtp.messages.filter((m) => m.to.includes(target)).length;
+    const mailsBefore = sentTo();
+    for (let i = 0; i < 4; i++) assert.equal((await invite()).statusCode, 201);
+    // An address change to the same address from another organization's member counts against the same five.
+    const other = await seedOrg(t.store, { name: 'Mailbox Other' });
+    const { browser } = await signIn(other.ownerEmail);
+    const change = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { email: target } });
+    assert.equal(change.json().data.pending_email, target);
+    await smtp.waitFor(target, { match: () => sentTo() - mailsBefore >= 5 });
+    const pendingBefore = (await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth })).json().data.invitations;
+    assert.equal(pendingBefore.length, 1);
+    const refused = await invite();
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.equal(refused.json().error.code, 'RATE_LIMITED');
+    assert.equal(refused.json().error.message, `Too many emails to ${target} in the last hour (at most 5); try again later`);
+    assert.ok(Number(refused.headers['retry-after']) > 3000 && Number(refused.headers['retry-after']) <= 3600, String(refused.headers['retry-after']));
+    // Nothing stored: the pending invitation is the same one, still valid.
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth })).json().data.invitations, pendingBefore);
+    const again = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { email: target } });
+    assert.equal(again.statusCode, 429);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(sentTo() - mailsBefore, 5, 'no sixth email');
+    // Another address is not affected.
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'someone-else@example.test', role: 'viewer' } })).statusCode, 201);
+  });
+
   test('parallel invitations at cap − 1: exactly one succeeds', async () => {
     const o = await seedOrg(t.store, { name: 'Race Org', tier: 'professional' });
     for (let i = 0; i < 3; i++) await createMember(t.store.db, o.orgId, `seat${i}@example.test`, 'viewer');

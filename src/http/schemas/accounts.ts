@@ -6,7 +6,7 @@ import { CONTACT_URL } from '../auth.ts';
 import { DisplayName, NAME_TEXT_PATTERN, StringEnum } from './common.ts';
 import type { RouteError } from '../openapi-errors.ts';
 import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
-import { LOGIN_LIMITS } from '../../domain/accounts.ts';
+import { LOGIN_LIMITS, RECIPIENT_MAIL_LIMIT } from '../../domain/accounts.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
 import { KEY_LABEL_MAX } from '../../domain/keys.ts';
 
@@ -36,6 +36,13 @@ export const capExceeded = (resource: 'environments' | 'assets' | 'members'): Ro
 
 const keysTier: RouteError = { key: 'UPGRADE_REQUIRED', when: 'API keys need the Professional plan or above' };
 
+function recipientLimited(what: string): RouteError {
+  return {
+    key: 'RATE_LIMITED',
+    when: `more than ${RECIPIENT_MAIL_LIMIT.points} invitation and address-change emails to the address in ${RECIPIENT_MAIL_LIMIT.durationSec / 60} minutes: this ${what} is not stored (detail.retry_after, Retry-After)`,
+  };
+}
+
 /** OpenAPI (the routes' schema.errors): what each account operation's refusals answer, through accountError below. */
 export const ACCOUNT_ERRORS = {
   requestLogin: [{
@@ -52,12 +59,12 @@ export const ACCOUNT_ERRORS = {
     { key: 'CONFLICT', error: 'email_taken', when: 'another account already uses this email address' },
   ],
   switchOrganization: [{ key: 'NOT_FOUND', when: 'you are not a member of an active organization with this id' }],
-  invite: [{ key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' }, capExceeded('members')],
+  invite: [{ key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' }, capExceeded('members'), recipientLimited('invitation')],
   removeMember: [{ key: 'FORBIDDEN', error: 'owner_cannot_be_removed', when: 'the owner cannot be removed' }],
   withdrawInvitation: [{ key: 'NOT_FOUND', when: 'no pending invitation of your organization has this id (accepted, withdrawn or expired ones included)' }],
   keys: [keysTier],
   createKey: [keysTier, { key: 'INSUFFICIENT_SCOPE', when: 'an API key asks for a key with a scope it lacks itself (scopes not given: the kind\'s default, read and write for a standard key)' }],
-  updateMe: [{ key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }],
+  updateMe: [{ key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }, recipientLimited('address-change')],
   rotateKey: [
     keysTier, { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
     { key: 'FORBIDDEN', error: 'not_key_holder', when: "another member's key: only its holder may rotate it (the new key is shown to whoever rotates); revoke it instead" },
