@@ -155,10 +155,11 @@ describe('statistics', () => {
       { key: 'siemens', name: 'Siemens', cve_count: 2 },
     ]);
     assert.deepEqual(body.data.top_protocols, [
-      { key: 'modbus', name: 'modbus', cve_count: 2 },
-      { key: 'bacnet', name: 'bacnet', cve_count: 1 },
-      { key: 'ethernet-ip', name: 'ethernet-ip', cve_count: 1 },
-      { key: 'profinet', name: 'profinet', cve_count: 1 },
+      // The display name, as GET /api/v1/catalog/protocols and the watchlist give it (it was the key again).
+      { key: 'modbus', name: 'Modbus', cve_count: 2 },
+      { key: 'bacnet', name: 'BACnet', cve_count: 1 },
+      { key: 'ethernet-ip', name: 'EtherNet/IP', cve_count: 1 },
+      { key: 'profinet', name: 'PROFINET', cve_count: 1 },
     ]);
     assert.deepEqual(body.data.published_per_month, [
       { month: '2021-12', count: 1 }, { month: '2022-03', count: 1 }, { month: '2023-07', count: 1 },
