@@ -44,6 +44,11 @@ export interface JobDefinition<T extends object = object> {
    * alert run's Windows index) before its first run. A failure is logged; the run then loads it itself.
    */
   warm?(ctx: JobContext): Promise<void>;
+  /**
+   * Queued once when a process starts working the jobs (besides its schedule): work that should not wait for the
+   * first slot after a start. A single-flight job's slot keeps it to one run across processes.
+   */
+  atStart?: boolean;
 }
 
 export interface JobQueueOptions {
@@ -135,6 +140,7 @@ export async function startJobQueue(o: JobQueueOptions): Promise<JobQueue> {
       for (const j of o.jobs) {
         j.warm?.({ config: o.config, store: o.store, log: o.log })
           .catch((e: unknown) => o.log.warn({ job: j.name, err: e instanceof Error ? e.message : String(e) }, 'job warm-up failed'));
+        if (j.atStart) await boss.send(j.name, {});
       }
     }
   } catch (e) {

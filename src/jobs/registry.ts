@@ -76,5 +76,23 @@ export const purgeJob: JobDefinition = {
   },
 };
 
+export const readModelVacuumJob: JobDefinition = {
+  name: 'read-model-vacuum',
+  summary: 'VACUUM (ANALYZE) the read-model tables when the database runs no autovacuum (at start and hourly; docs/operations.md)',
+  // With autovacuum on (the embedded cluster, most servers) it finds nothing to do: one catalog query. Single-flight;
+  // a failed run is not retried (the next hour's run does it).
+  policy: { retryLimit: 0, retryDelaySeconds: 60, expireInSeconds: 3600, singleFlight: true },
+  schedule: () => '30 * * * *',
+  atStart: true,
+  async run(ctx) {
+    const { readModelNeedingVacuum, vacuumTables } = await import('../store/maintenance.ts');
+    const tables = await readModelNeedingVacuum(ctx.store.db);
+    if (!tables.length) return;
+    const started = Date.now();
+    await vacuumTables(ctx.store.db, tables);
+    ctx.log.info({ tables, ms: Date.now() - started }, 'read model vacuumed (autovacuum is off)');
+  },
+};
+
 /** The jobs every worker runs. */
-export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob, alertDigestJob];
+export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob, alertDigestJob, readModelVacuumJob];
