@@ -66,6 +66,32 @@ export function trialExpiry(startedAt: Date): Date {
   return new Date(startedAt.getTime() + TRIAL.days * DAY_MS);
 }
 
+/** What an organization's free API trial stands at (GET /api/v1/account/trial; docs/accounts.md "Free API trial"). */
+export interface TrialStatus {
+  status: 'not_started' | 'active' | 'ended';
+  /** Why it ended (spec §7 TRIAL_ENDED reasons): `expired` (14 days), `ended` (ended early), `limit` (checks used up). */
+  reason: 'expired' | 'ended' | 'limit' | null;
+  started_at: string | null;
+  ends_at: string | null;
+  per_request: number;
+  total_checks: number;
+  used: number;
+  remaining: number;
+}
+
+/** The trial's state from its usage row (null: never started), at `now`. An early end wins, then expiry, then the limit. */
+export function trialStatus(t: TrialState | null, now: Date): TrialStatus {
+  const base = { per_request: TRIAL.perRequest, total_checks: TRIAL.totalChecks };
+  if (!t) return { status: 'not_started', reason: null, started_at: null, ends_at: null, ...base, used: 0, remaining: TRIAL.totalChecks };
+  const ends = trialExpiry(t.started_at);
+  const used = Math.min(t.used, TRIAL.totalChecks);
+  const reason = t.ended_at ? 'ended' as const : ends.getTime() <= now.getTime() ? 'expired' as const : t.used >= TRIAL.totalChecks ? 'limit' as const : null;
+  return {
+    status: reason ? 'ended' : 'active', reason, started_at: t.started_at.toISOString(), ends_at: ends.toISOString(),
+    ...base, used, remaining: reason ? 0 : TRIAL.totalChecks - used,
+  };
+}
+
 /**
  * Decides whether a key of this kind may be issued now.
  * - standard keys need the tier's `api_keys` permission (Professional and above); lower tiers: upgrade_required.

@@ -14,7 +14,7 @@ import {
   revokeEmailChanges, revokeLoginLinks, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
   type InvitationRow, type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
-import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey } from '../store/identity.ts';
+import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey, trialUsageOf } from '../store/identity.ts';
 import { generateApiKey } from '../lib/crypto.ts';
 import {
   DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS, RECIPIENT_MAIL_LIMIT,
@@ -22,7 +22,7 @@ import {
 } from '../domain/accounts.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
 import { effectiveCaps, underCap, type PlanCapsTable } from '../domain/plan-caps.ts';
-import { keyLabel, planKey, trialExpiry } from '../domain/keys.ts';
+import { keyLabel, planKey, trialStatus, type TrialStatus } from '../domain/keys.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Principal } from './identity.ts';
@@ -416,6 +416,11 @@ export function createAccountsService(deps: AccountsDeps) {
       });
     },
 
+    /** The organization's free API trial: not started, active (checks used and remaining) or ended, with why. */
+    async trial(p: Principal): Promise<TrialStatus> {
+      return trialStatus((await trialUsageOf(db, p.orgId)) ?? null, clock.now());
+    },
+
     /**
      * Starts the organization's one free trial (spec §8: 25 assets per request, 750 in total, 14 days) and issues
      * its trial key. Free organizations only.
@@ -427,8 +432,7 @@ export function createAccountsService(deps: AccountsDeps) {
         const trial = await lockTrialUsage(trx, p.orgId);
         const now = clock.now();
         if (trial) {
-          const ended = trial.ended_at !== null || trialExpiry(trial.started_at).getTime() <= now.getTime() || trial.used >= 750;
-          if (ended) throw new AccountError('trial_ended', 'The free API trial of this organization has ended');
+          if (trialStatus(trial, now).status === 'ended') throw new AccountError('trial_ended', 'The free API trial of this organization has ended');
           throw new AccountError('trial_unavailable', 'The free API trial of this organization has already started; its key was shown once at the start');
         }
         const plan = planKey({ tier: o.tier, kind: 'trial', trial: null }, now);

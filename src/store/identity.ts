@@ -74,6 +74,11 @@ export async function lockOrganization(trx: Tx, orgId: number) {
 }
 
 /** The organization's trial record, row-locked: two concurrent trial issuances see one record. */
+/** The organization's trial usage row (undefined: the trial never started), read without a lock. */
+export async function trialUsageOf(db: Db, orgId: number) {
+  return db.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).executeTakeFirst();
+}
+
 export async function lockTrialUsage(trx: Tx, orgId: number) {
   return trx.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).forUpdate().executeTakeFirst();
 }

@@ -698,6 +698,44 @@ describe('free trial', () => {
   });
 });
 
+describe('trial status', () => {
+  test('GET /api/v1/account/trial: not started, active with its checks, ended with why (limit, ended early, expired); the account page says the same', async () => {
+    const o = await seedOrg(t.store, { name: 'Trial Status Org', tier: 'free' });
+    const s = { ...(await seedSession(t.store, o.orgId, o.memberId)), origin: ORIGIN };
+    const status = async (h: Record<string, string> = s) => {
+      const r = await t.app.inject({ method: 'GET', url: '/api/v1/account/trial', headers: h });
+      assert.equal(r.statusCode, 200, r.body);
+      return r.json().data;
+    };
+    const page = async () => (await t.app.inject({ method: 'GET', url: '/account', headers: s })).body;
+    assert.deepEqual(await status(), { status: 'not_started', reason: null, started_at: null, ends_at: null, per_request: 25, total_checks: 750, used: 0, remaining: 750 });
+    assert.match(await page(), /Start the free API trial/);
+    const started = t.clock.now();
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/trial', headers: s })).statusCode, 201);
+    const ends = new Date(started.getTime() + 14 * 86_400_000).toISOString();
+    const active = { status: 'active', reason: null, started_at: started.toISOString(), ends_at: ends, per_request: 25, total_checks: 750 };
+    assert.deepEqual(await status(), { ...active, used: 0, remaining: 750 });
+    await sql`UPDATE trial_usage SET used = 749 WHERE org_id = ${o.orgId}`.execute(t.store.db);
+    assert.deepEqual(await status(), { ...active, used: 749, remaining: 1 });
+    const p = await page();
+    assert.match(p, /Free API trial: active until \d{4}-\d\d-\d\d \d\d:\d\d UTC; 749 of 750 asset checks used, 1 left \(25 per request\)\./);
+    assert.doesNotMatch(p, /Start the free API trial/);
+    await sql`UPDATE trial_usage SET used = 750 WHERE org_id = ${o.orgId}`.execute(t.store.db);
+    assert.deepEqual(await status(), { ...active, status: 'ended', reason: 'limit', used: 750, remaining: 0 });
+    assert.match(await page(), /Free API trial: ended \(its asset checks are used up\); 750 of 750 asset checks were used\./);
+    await sql`UPDATE trial_usage SET used = 10, ended_at = now() WHERE org_id = ${o.orgId}`.execute(t.store.db);
+    assert.deepEqual(await status(), { ...active, status: 'ended', reason: 'ended', used: 10, remaining: 0 });
+    await sql`UPDATE trial_usage SET ended_at = NULL WHERE org_id = ${o.orgId}`.execute(t.store.db);
+    // The 14-day expiry and its boundary: test/unit/keys.test.ts (trialStatus).
+    // Any member reads it; another organization's trial is its own.
+    const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+    const vs = { ...(await seedSession(t.store, o.orgId, viewer.memberId)), origin: ORIGIN };
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/trial', headers: vs })).json().data.used, 10);
+    const other = await seedOrg(t.store, { name: 'Trial Status Other', tier: 'professional' });
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/trial', headers: other.auth })).json().data.status, 'not_started');
+  });
+});
+
 describe('account deletion and purge', () => {
   test('owner + session + exact text; deactivation immediate; email to the owner; purged after 20 h, every org_id table empty', async () => {
     const o = await seedOrg(t.store, { name: 'Doomed Org' });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { planKey, monthWindow, DAY_MS } from '../../src/domain/keys.ts';
+import { planKey, monthWindow, trialStatus, DAY_MS } from '../../src/domain/keys.ts';
 import { TIERS, KEY_KINDS, SCOPES } from '../../src/domain/tiers.ts';
 import { generateApiKey, isWellFormedApiKey, safeEqual, sha256Hex, KEY_START_LENGTH } from '../../src/lib/crypto.ts';
 
@@ -106,4 +106,21 @@ test('trial keys: the 14 days end exactly at started_at + 14 days; the 750th che
   assert.deepEqual(at({ started_at: recent, ended_at: now, used: 0 }, now), {
     ok: false, error: 'trial_ended', message: 'The trial of this organization has ended',
   });
+});
+
+test('trialStatus: not started; active until started_at + 14 days (exclusive); the 750th check ends it (limit); an early end wins', () => {
+  const start = new Date('2026-11-01T10:00:00Z');
+  const end = new Date(start.getTime() + 14 * DAY_MS);
+  const base = { per_request: 25, total_checks: 750 };
+  assert.deepEqual(trialStatus(null, start), { status: 'not_started', reason: null, started_at: null, ends_at: null, ...base, used: 0, remaining: 750 });
+  const t = (used: number, ended_at: Date | null = null) => ({ started_at: start, ended_at, used });
+  const active = { status: 'active', reason: null, started_at: start.toISOString(), ends_at: end.toISOString(), ...base };
+  assert.deepEqual(trialStatus(t(0), start), { ...active, used: 0, remaining: 750 });
+  assert.deepEqual(trialStatus(t(749), new Date(end.getTime() - 1)), { ...active, used: 749, remaining: 1 });
+  assert.deepEqual(trialStatus(t(749), end), { ...active, status: 'ended', reason: 'expired', used: 749, remaining: 0 });
+  assert.deepEqual(trialStatus(t(750), start), { ...active, status: 'ended', reason: 'limit', used: 750, remaining: 0 });
+  assert.deepEqual(trialStatus(t(760), start), { ...active, status: 'ended', reason: 'limit', used: 750, remaining: 0 }, 'used never shown past the total');
+  // An early end wins over the limit and the expiry.
+  assert.deepEqual(trialStatus(t(750, start), end), { ...active, status: 'ended', reason: 'ended', used: 750, remaining: 0 });
+  assert.equal(trialStatus(t(3), new Date(end.getTime() + DAY_MS)).reason, 'expired');
 });

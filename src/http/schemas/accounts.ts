@@ -43,6 +43,18 @@ function recipientLimited(what: string): RouteError {
   };
 }
 
+/** GET /api/v1/account/trial (domain/keys.ts trialStatus). */
+export const TrialStatusView = Type.Object({
+  status: StringEnum(['not_started', 'active', 'ended']),
+  reason: Type.Union([StringEnum(['expired', 'ended', 'limit']), Type.Null()], { description: 'Why the trial ended: 14 days passed (expired), ended early (ended), or the asset checks are used up (limit); null otherwise' }),
+  started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the trial key stops: 14 days after the start' }),
+  per_request: Type.Integer({ description: 'Most assets in one request' }),
+  total_checks: Type.Integer({ description: 'Asset checks in the whole trial' }),
+  used: Type.Integer(),
+  remaining: Type.Integer({ description: '0 once the trial has ended' }),
+}, { additionalProperties: false });
+
 /** OpenAPI (the routes' schema.errors): what each account operation's refusals answer, through accountError below. */
 export const ACCOUNT_ERRORS = {
   requestLogin: [{

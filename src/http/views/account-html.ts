@@ -3,6 +3,7 @@
 // confirmation text) and the alert-email preferences. Server-rendered, no JavaScript, every value escaped; every form carries the CSRF token.
 import { esc } from './cve-html.ts';
 import { TIER_PERMISSIONS, type Tier } from '../../domain/tiers.ts';
+import type { TrialStatus } from '../../domain/keys.ts';
 
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1f24}
 h1{font-size:1.5rem}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem;margin-top:1.6rem}
@@ -65,6 +66,8 @@ export interface AccountPageData {
   newKey?: string;
   /** The free API trial just started (Free plan): its key, shown once, and its end. */
   trialKey?: { key: string; ends_at: string };
+  /** Where the Free plan's trial stands (null on other plans). */
+  trial?: TrialStatus | null;
   notice?: string;
   deleteConfirmation: string;
 }
@@ -81,12 +84,19 @@ export function renderAccountPage(d: AccountPageData): string {
   // No key list: below Professional, or a viewer (who may not manage keys whatever the plan).
   const keysTier = TIER_PERMISSIONS[d.org.tier].api_keys;
   // The Free plan's one API trial (POST /api/v1/account/trial needs a session, so the page is where it starts).
+  const when = (iso: string | null) => esc((iso ?? '').slice(0, 16).replace('T', ' '));
+  const ENDED: Record<string, string> = { expired: 'its 14 days have passed', ended: 'it was ended early', limit: 'its asset checks are used up' };
+  const t = d.trial;
   const trial = d.trialKey
-    ? `<p>Your free API trial key (shown once; store it now). It works until ${esc(d.trialKey.ends_at.slice(0, 16).replace('T', ' '))} UTC, for up to 750 asset checks, 25 per request, on the asset-correlation endpoints and the CVE detail:</p><p class="secret" id="trial-key">${esc(d.trialKey.key)}</p>`
-    : d.org.tier === 'free' && admin
-      ? `<form method="post" action="/account/trial">${csrfField(d.csrf)}<button type="submit">Start the free API trial</button></form>
+    ? `<p>Your free API trial key (shown once; store it now). It works until ${when(d.trialKey.ends_at)} UTC, for up to 750 asset checks, 25 per request, on the asset-correlation endpoints and the CVE detail:</p><p class="secret" id="trial-key">${esc(d.trialKey.key)}</p>`
+    : t?.status === 'active'
+      ? `<p id="trial">Free API trial: active until ${when(t.ends_at)} UTC; ${t.used} of ${t.total_checks} asset checks used, ${t.remaining} left (${t.per_request} per request).</p>`
+      : t?.status === 'ended'
+        ? `<p id="trial">Free API trial: ended (${esc(ENDED[t.reason ?? 'ended'])}); ${t.used} of ${t.total_checks} asset checks were used. Upgrade to Professional for API keys.</p>`
+        : d.org.tier === 'free' && admin
+          ? `<form method="post" action="/account/trial">${csrfField(d.csrf)}<button type="submit">Start the free API trial</button></form>
 <p class="note">Once per organization: a key for 14 days, up to 750 asset checks (25 per request), shown once.</p>`
-      : '';
+          : '';
   const keys = d.keys === null
     ? `<p class="note">${keysTier && !admin ? 'Owners and admins manage the API keys of this organization.' : `API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.`}</p>${trial}`
     : `${d.newKey ? `<p>Your new key (shown once; store it now):</p><p class="secret" id="new-key">${esc(d.newKey)}</p>` : ''}

@@ -8,7 +8,7 @@ import { PageQuery } from '../../schemas/cves.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { clearSessionCookies } from '../../auth.ts';
 import {
-  ApiKey, Client, CreateKey, IdParam, InviteBody, Invitation, IssuedKey, Organization, RevokedKey, Team, UpdateMe,
+  ApiKey, Client, CreateKey, IdParam, InviteBody, Invitation, IssuedKey, Organization, RevokedKey, Team, TrialStatusView, UpdateMe,
   UpdateOrganization, NoBody, acceptNoBody, mapped, ACCOUNT_ERRORS,
 } from '../../schemas/accounts.ts';
 import { Profile } from './account.ts';
@@ -136,6 +136,16 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     reply.code(201).header('cache-control', 'no-store');
     return ok(req, r, {});
   });
+
+  app.get('/api/v1/account/trial', {
+    schema: {
+      tags: ['account'],
+      summary: 'Where the free API trial stands: not started, active (asset checks used and remaining, end date) or ended (why: expired, ended, limit)',
+      security: [key, session], querystring: NoQuery,
+      response: { 200: Envelope(TrialStatusView, Empty) },
+    },
+    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'organizations', ids: [] } } },
+  }, async (req) => ok(req, await svc.trial(req.principal!), {}));
 
   app.post('/api/v1/account/trial', {
     schema: {

@@ -56,11 +56,12 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   async function accountPage(req: FastifyRequest, newKey?: string, notice?: string, trialKey?: { key: string; ends_at: string }) {
     const p = req.principal!;
     const admin = p.role !== 'viewer';
-    const [me, org, team, keys] = await Promise.all([
+    const [me, org, team, keys, trial] = await Promise.all([
       svc.me(p), svc.organization(p), svc.team(p),
       admin && TIER_PERMISSIONS[p.tier].api_keys ? svc.listKeys(p) : Promise.resolve(null),
+      p.tier === 'free' ? svc.trial(p) : Promise.resolve(null),
     ]);
-    return renderAccountPage({ me, org, team, keys, csrf: csrfTokenFor(req.sessionToken!), newKey, trialKey, notice, deleteConfirmation: DELETE_CONFIRMATION });
+    return renderAccountPage({ me, org, team, keys, trial, csrf: csrfTokenFor(req.sessionToken!), newKey, trialKey, notice, deleteConfirmation: DELETE_CONFIRMATION });
   }
 
   app.get('/account', {
