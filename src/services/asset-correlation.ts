@@ -22,7 +22,7 @@ import {
   assetResult, decidedCve, DEFAULT_OPTIONS, matchedProducts, select, severityCounts,
   type AssetAnswer, type AssetCheck, type AssetResult, type CorrelateOptions, type Decided, type MatchedGroup, type MatchedProduct, type NameGroup, type StatusCounts,
 } from './correlation-answer.ts';
-import { environmentExists } from '../store/windows.ts';
+import { environmentExists, lockEnvironment } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
 
@@ -310,6 +310,10 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     await db.transaction().execute(async (trx) => {
       // The check holds the organization's row lock until commit.
       await assertAssetRoom(trx, deps.planCaps, input.principal.orgId, ids);
+      // The environment may have been deleted since the call began: 404, nothing stored (never a foreign-key 500).
+      if (input.environmentId !== null && !(await lockEnvironment(trx, input.principal.orgId, input.environmentId))) {
+        throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+      }
       let batch: string[] = [];
       let chars = 0;
       const flush = async () => {

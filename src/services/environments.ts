@@ -1,7 +1,7 @@
-// Environments (spec §2.6 `environment_id`: "an organization's environment"): create and list inside the
+// Environments (spec §2.6 `environment_id`: "an organization's environment"): create, list and delete inside the
 // caller's organization. Ids are random (migration 0600, docs/tenant-ids.md); never request or reply here.
 import type { Db } from '../store/db.ts';
-import { createEnvironment, listEnvironments, type EnvironmentRow } from '../store/windows.ts';
+import { createEnvironment, deleteEnvironment, listEnvironments, type EnvironmentRow } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertEnvironmentRoom } from './plan-caps.ts';
 
@@ -11,6 +11,11 @@ export interface Environment {
   description: string | null;
   created_at: string;
   host_count: number;
+}
+
+/** A deleted environment as it was, with what was stored in it and went with it. */
+export interface RemovedEnvironmentView extends Environment {
+  removed: { assets: number; windows_hosts: number };
 }
 
 export type CreateEnvironmentResult = { ok: true; environment: Environment } | { ok: false; reason: 'name_taken'; name: string };
@@ -46,6 +51,17 @@ export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTabl
 
     async list(orgId: number): Promise<Environment[]> {
       return (await listEnvironments(db, orgId)).map(view);
+    },
+
+    /**
+     * Deletes one of the organization's environments and everything stored in it (its v1 correlated assets, its v2
+     * Windows hosts and their installed software), which frees their room under the plan caps. Null when the
+     * organization has no such environment. A store into it that is under way finishes first, or answers 404.
+     */
+    async remove(orgId: number, id: number): Promise<RemovedEnvironmentView | null> {
+      const r = await db.transaction().execute((trx) => deleteEnvironment(trx, orgId, id));
+      if (!r) return null;
+      return { ...view({ ...r, host_count: r.removed_windows_hosts }), removed: { assets: r.removed_assets, windows_hosts: r.removed_windows_hosts } };
     },
   };
 }

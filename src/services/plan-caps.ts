@@ -20,7 +20,7 @@ export async function assertEnvironmentRoom(trx: Tx, planCaps: Readonly<PlanCaps
   if (limit < 0) return;
   const used = await countEnvironments(trx, orgId);
   if (!underCap(limit, used)) {
-    throw refused('environments', limit, used, `The plan allows ${limit} environment${limit === 1 ? '' : 's'}; ${used} exist. Delete one or raise the cap`);
+    throw refused('environments', limit, used, `The plan allows ${limit} environment${limit === 1 ? '' : 's'}; ${used} exist. Delete one (DELETE /api/v1/environments/{environment_id}) or raise the cap`);
   }
 }
 
@@ -35,6 +35,6 @@ export async function assertAssetRoom(trx: Tx, planCaps: Readonly<PlanCapsTable>
   if (limit < 0) return;
   const { used, added } = await assetCounts(trx, orgId, assetIds);
   if (added > 0 && used + added > limit) {
-    throw refused('assets', limit, used, `The plan allows ${limit} stored assets; ${used} are stored and this call would add ${added}. Nothing was stored`, { requested: added });
+    throw refused('assets', limit, used, `The plan allows ${limit} stored assets; ${used} are stored and this call would add ${added}. Nothing was stored (deleting an environment removes the assets stored in it)`, { requested: added });
   }
 }

@@ -18,7 +18,7 @@ import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
 import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
 import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo, type ViewOptions } from '../domain/windows/view.ts';
-import { environmentExists, listResults, storeResults } from '../store/windows.ts';
+import { environmentExists, listResults, lockEnvironment, storeResults } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
 
@@ -177,7 +177,13 @@ export class WindowsCorrelation {
     // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
     await this.serialised(`${input.orgId}/${input.environmentId ?? 0}`, () => storeResults(this.deps.db, input.orgId, input.environmentId, today, input.requestId,
       evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
-      sw.stored, (trx, ids) => assertAssetRoom(trx, this.deps.planCaps, input.orgId, ids)));
+      sw.stored, async (trx, ids) => {
+        await assertAssetRoom(trx, this.deps.planCaps, input.orgId, ids);
+        // The environment may have been deleted since the call began: 404, nothing stored (never a foreign-key 500).
+        if (input.environmentId !== null && !(await lockEnvironment(trx, input.orgId, input.environmentId))) {
+          throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+        }
+      }));
     return {
       assets, rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: summary,
       microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,

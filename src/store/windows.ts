@@ -178,6 +178,34 @@ export async function environmentExists(db: Db | Tx, orgId: number, id: number):
   return r !== undefined;
 }
 
+/**
+ * Takes a share lock on the organization's environment for the rest of the transaction (a store into it and its
+ * deletion then run one after the other); false when the organization has no such environment (deleted meanwhile).
+ */
+export async function lockEnvironment(db: Tx, orgId: number, id: number): Promise<boolean> {
+  const r = await sql<{ id: number }>`SELECT id FROM environments WHERE org_id = ${orgId} AND id = ${id} FOR SHARE`.execute(db);
+  return r.rows.length > 0;
+}
+
+export interface RemovedEnvironment extends EnvironmentRow { removed_assets: number; removed_windows_hosts: number }
+
+/**
+ * Deletes one of the organization's environments with everything stored in it (v1 correlated assets, v2 Windows
+ * hosts and their installed software: the foreign keys cascade). Undefined when the organization has no such
+ * environment. Alerts already raised keep their text (they name the environment as it was).
+ */
+export async function deleteEnvironment(db: Tx, orgId: number, id: number): Promise<RemovedEnvironment | undefined> {
+  const r = await sql<Omit<RemovedEnvironment, 'host_count'>>`
+    SELECT e.id, e.name, e.description, e.created_at,
+      (SELECT count(*)::int FROM asset_correlations a WHERE a.org_id = e.org_id AND a.environment_id = e.id) AS removed_assets,
+      (SELECT count(*)::int FROM windows_host_results h WHERE h.org_id = e.org_id AND h.environment_id = e.id) AS removed_windows_hosts
+    FROM environments e WHERE e.org_id = ${orgId} AND e.id = ${id} FOR UPDATE`.execute(db);
+  const row = r.rows[0];
+  if (!row) return undefined;
+  await sql`DELETE FROM environments WHERE org_id = ${orgId} AND id = ${id}`.execute(db);
+  return { ...row, id: Number(row.id), host_count: 0 };
+}
+
 // ---- stored results (tenant) ---------------------------------------------------------------------------
 
 export interface HostResultInput {
