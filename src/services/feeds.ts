@@ -50,7 +50,10 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
     // The feed changes exactly when one of its entries gets a new newest change (or the set of entries changes). A
     // feed with no entry yet (a bulk import records no changes) is as new as the corpus: its last change.
     const updated = cves[0]?.changed_at ?? (await corpusChangedAt(db)).toISOString();
-    return { id, title, subtitle, selfUrl: `${publicUrl}${selfPath}`, siteUrl: `${publicUrl}${sitePath}`, publicUrl, entries, etag: `"${sha256Hex(`${id}|${cves.map((c) => c.seq).join(',')}|${updated}`).slice(0, 32)}"`, updated };
+    // The ETag covers everything the document shows, not only the change positions: a renamed organization (the
+    // feed's title) or a CVE whose title changed (not a recorded change) is a new document, never a 304 on the old one.
+    const shown = JSON.stringify([id, title, subtitle, updated, entries.map((e) => [e.cve_id, e.seq, e.title, e.severity, e.cvss_score, e.kev_flagged, e.changes])]);
+    return { id, title, subtitle, selfUrl: `${publicUrl}${selfPath}`, siteUrl: `${publicUrl}${sitePath}`, publicUrl, entries, etag: `"${sha256Hex(shown).slice(0, 32)}"`, updated };
   }
 
   return {

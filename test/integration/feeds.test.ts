@@ -150,6 +150,32 @@ test('watchlist feed: a token shown once, the watched vendor\'s CVEs only, revok
   assert.deepEqual([unknown.statusCode, unknown.json().error.message], [404, gone.json().error.message], 'revoked and unknown look the same');
 });
 
+test('the ETag follows what the feed shows: a renamed organization or a retitled CVE is a new document, not a 304', async () => {
+  const o = await seedOrg(t.store, { tier: 'standard', name: 'Utility North' });
+  const v = (await sql<{ slug: string }>`SELECT unnest(vendor_slugs) AS slug FROM cves WHERE cve_id = 'CVE-2024-8531'`.execute(t.store.db)).rows[0].slug;
+  assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: o.auth, payload: { entity_type: 'vendor', entity_id: v } })).statusCode, 201);
+  const tok = (await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: {} })).json().data.token as string;
+  const url = `/feeds/watchlist/${tok}.atom`;
+  const first = await t.app.inject({ method: 'GET', url });
+  assert.equal(parse(first.body).feed.title, 'Vulnintel: Utility North watchlist');
+  const etag = String(first.headers.etag);
+  assert.equal((await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } })).statusCode, 304, 'nothing changed: 304');
+
+  const ren = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { name: 'Utility North-East' } });
+  assert.equal(ren.statusCode, 200, ren.body);
+  const renamed = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+  assert.equal(renamed.statusCode, 200, 'the feed title changed: a new document');
+  assert.equal(parse(renamed.body).feed.title, 'Vulnintel: Utility North-East watchlist');
+  assert.notEqual(String(renamed.headers.etag), etag);
+
+  const vendorUrl = `/feeds/vendor/${v}.atom`;
+  const vEtag = String((await t.app.inject({ method: 'GET', url: vendorUrl })).headers.etag);
+  await sql`UPDATE cves SET title = 'Retitled by its source' WHERE cve_id = 'CVE-2024-8531'`.execute(t.store.db);
+  const retitled = await t.app.inject({ method: 'GET', url: vendorUrl, headers: { 'if-none-match': vEtag } });
+  assert.equal(retitled.statusCode, 200, 'an entry summary changed: a new document');
+  assert.ok(parse(retitled.body).entries.some((e) => e.summary.includes('Retitled by its source')));
+});
+
 test('a deactivated organization\'s feed token stops working', async () => {
   const o = await seedOrg(t.store, { tier: 'standard' });
   const tok = (await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: {} })).json().data;
