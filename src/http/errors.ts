@@ -37,6 +37,7 @@ export const ERRORS = {
   VALIDATION_ERROR: { status: 422, code: 'VALIDATION_ERROR', error: 'validation_error', retryable: false, retryAfter: null, action: 'fix_input', message: 'Parameters failed validation' },
   // 404 / 405 / 410 / 409
   NOT_FOUND: { status: 404, code: 'NOT_FOUND', error: 'not_found', retryable: false, retryAfter: null, action: 'fix_input', message: 'Resource does not exist' },
+  ASSET_NOT_FOUND: { status: 404, code: 'NOT_FOUND', error: 'asset_not_found', retryable: false, retryAfter: null, action: 'fix_input', message: 'No asset of this id is stored there in your organization' },
   ENVIRONMENT_NOT_FOUND: { status: 404, code: 'NOT_FOUND', error: 'environment_not_found', retryable: false, retryAfter: null, action: 'fix_input', message: 'No such environment in your organization' },
   METHOD_NOT_ALLOWED: { status: 405, code: 'METHOD_NOT_ALLOWED', error: 'method_not_allowed', retryable: false, retryAfter: null, action: 'fix_input', message: 'Method not supported on this path' },
   GONE: { status: 410, code: 'GONE', error: 'gone', retryable: false, retryAfter: null, action: 'fix_input', message: 'Resource is gone' },

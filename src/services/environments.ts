@@ -1,7 +1,7 @@
 // Environments (spec §2.6 `environment_id`: "an organization's environment"): create, list and delete inside the
 // caller's organization. Ids are random (migration 0600, docs/tenant-ids.md); never request or reply here.
 import type { Db } from '../store/db.ts';
-import { createEnvironment, deleteEnvironment, listEnvironments, type EnvironmentRow } from '../store/windows.ts';
+import { createEnvironment, deleteEnvironment, deleteStoredAsset, listEnvironments, lockEnvironment, type EnvironmentRow } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertEnvironmentRoom } from './plan-caps.ts';
 
@@ -16,6 +16,13 @@ export interface Environment {
 /** A deleted environment as it was, with what was stored in it and went with it. */
 export interface RemovedEnvironmentView extends Environment {
   removed: { assets: number; windows_hosts: number };
+}
+
+/** A stored asset removed (DELETE /api/v1/assets/{asset_id}), and what went with it. */
+export interface RemovedAsset {
+  asset_id: string;
+  environment_id: number | null;
+  removed: { correlations: number; windows_hosts: number };
 }
 
 export type CreateEnvironmentResult = { ok: true; environment: Environment } | { ok: false; reason: 'name_taken'; name: string };
@@ -62,6 +69,20 @@ export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTabl
       const r = await db.transaction().execute((trx) => deleteEnvironment(trx, orgId, id));
       if (!r) return null;
       return { ...view({ ...r, host_count: r.removed_windows_hosts }), removed: { assets: r.removed_assets, windows_hosts: r.removed_windows_hosts } };
+    },
+
+    /**
+     * Removes what is stored under one asset_id in one of the organization's environments, or among the hosts
+     * stored without one (`environmentId` null), freeing its room under the assets cap unless the asset_id is also
+     * stored elsewhere. 'environment' when the organization has no such environment, 'asset' when nothing is stored.
+     */
+    async removeAsset(orgId: number, environmentId: number | null, assetId: string): Promise<RemovedAsset | 'environment' | 'asset'> {
+      return db.transaction().execute(async (trx) => {
+        if (environmentId !== null && !(await lockEnvironment(trx, orgId, environmentId))) return 'environment';
+        const removed = await deleteStoredAsset(trx, orgId, environmentId, assetId);
+        if (removed.correlations + removed.windows_hosts === 0) return 'asset';
+        return { asset_id: assetId, environment_id: environmentId, removed };
+      });
     },
   };
 }

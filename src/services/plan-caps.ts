@@ -35,6 +35,6 @@ export async function assertAssetRoom(trx: Tx, planCaps: Readonly<PlanCapsTable>
   if (limit < 0) return;
   const { used, added } = await assetCounts(trx, orgId, assetIds);
   if (added > 0 && used + added > limit) {
-    throw refused('assets', limit, used, `The plan allows ${limit} stored assets; ${used} are stored and this call would add ${added}. Nothing was stored (deleting an environment removes the assets stored in it)`, { requested: added });
+    throw refused('assets', limit, used, `The plan allows ${limit} stored assets; ${used} are stored and this call would add ${added}. Nothing was stored (DELETE /api/v1/assets/{asset_id} removes one stored asset, and deleting an environment the assets stored in it)`, { requested: added });
   }
 }

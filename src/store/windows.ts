@@ -187,6 +187,18 @@ export async function lockEnvironment(db: Tx, orgId: number, id: number): Promis
   return r.rows.length > 0;
 }
 
+/**
+ * Deletes what the organization stores under one asset_id in one environment (null: the hosts stored without an
+ * environment): its v1 correlation, its v2 Windows host result and that host's installed software. The counts removed.
+ */
+export async function deleteStoredAsset(db: Tx, orgId: number, environmentId: number | null, assetId: string): Promise<{ correlations: number; windows_hosts: number }> {
+  const env = environmentId === null ? sql`environment_id IS NULL` : sql`environment_id = ${environmentId}`;
+  const c = environmentId === null ? { numAffectedRows: 0n } : await sql`DELETE FROM asset_correlations WHERE org_id = ${orgId} AND ${env} AND asset_id = ${assetId}`.execute(db);
+  const h = await sql`DELETE FROM windows_host_results WHERE org_id = ${orgId} AND ${env} AND asset_id = ${assetId}`.execute(db);
+  await sql`DELETE FROM windows_installed_software WHERE org_id = ${orgId} AND ${env} AND asset_id = ${assetId}`.execute(db);
+  return { correlations: Number(c.numAffectedRows ?? 0), windows_hosts: Number(h.numAffectedRows ?? 0) };
+}
+
 export interface RemovedEnvironment extends EnvironmentRow { removed_assets: number; removed_windows_hosts: number }
 
 /**

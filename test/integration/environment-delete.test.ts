@@ -120,3 +120,46 @@ test('a store into an environment deleted while the call runs answers 404 enviro
   }
   assert.deepEqual(await rows(o.orgId), { a: 0, h: 0, s: 0, e: 0 });
 });
+
+test('a stored asset is removed on its own: in an environment (its correlation, its Windows host and software), or among the hosts stored without one', async () => {
+  const o = await seedOrg(t.store, { tier: 'professional' });
+  const env = (await createEnv(o.auth, 'Line 7')).json().data.id as number;
+  assert.equal((await correlate(o.auth, env, ['plc-7', 'hmi-7'])).statusCode, 200);
+  assert.equal((await windows(o.auth, env, ['hmi-7'])).statusCode, 200, 'hmi-7 also a Windows host there');
+  // v2 hosts stored without an environment: before, nothing could remove them, and they held the assets cap.
+  const loose = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: o.auth, payload: { windows_hosts: [host('eng-ws-1'), host('eng-ws-2')] } });
+  assert.equal(loose.statusCode, 200, loose.body);
+  assert.equal((await usage(o.auth)).assets.used, 4);
+  const del = (id: string, environmentId?: number | string) =>
+    t.app.inject({ method: 'DELETE', url: `/api/v1/assets/${encodeURIComponent(id)}${environmentId === undefined ? '' : `?environment_id=${environmentId}`}`, headers: o.auth });
+
+  const both = await del('hmi-7', env);
+  assert.equal(both.statusCode, 200, both.body);
+  assert.deepEqual(both.json().data, { asset_id: 'hmi-7', environment_id: env, removed: { correlations: 1, windows_hosts: 1 } });
+  const free = await del('eng-ws-1');
+  assert.deepEqual(free.json().data, { asset_id: 'eng-ws-1', environment_id: null, removed: { correlations: 0, windows_hosts: 1 } });
+  assert.equal((await usage(o.auth)).assets.used, 2, 'plc-7 and eng-ws-2 are left');
+  assert.deepEqual(await rows(o.orgId), { a: 1, h: 1, s: 0, e: 1 });
+  // The stored results no longer hold it.
+  const results = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results?asset_id=eng-ws-1', headers: o.auth });
+  assert.equal(results.json().pagination.total, 0);
+
+  // Again, or under the wrong environment: 404 asset_not_found, nothing removed.
+  for (const [id, e] of [['hmi-7', env], ['eng-ws-1', undefined], ['plc-7', undefined], ['eng-ws-2', env]] as const) {
+    const r = await del(id, e);
+    assert.equal(r.statusCode, 404, `${id} ${e}`);
+    assert.equal(r.json().error.detail.error, 'asset_not_found');
+  }
+  for (const e of ['999999999999999', '1234567890123456789', '0']) {
+    const r = await del('plc-7', e);
+    assert.equal(r.statusCode, 404, e);
+    assert.equal(r.json().error.detail.error, 'environment_not_found');
+  }
+  assert.deepEqual(await rows(o.orgId), { a: 1, h: 1, s: 0, e: 1 });
+  // A viewer, or a read-only key, may not remove.
+  const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
+  const reader = await seedKey(t.store, o.orgId, null, { role: 'admin', scopes: ['read'] });
+  assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/plc-7?environment_id=${env}`, headers: viewer.auth })).json().error.detail.error, 'viewer_role');
+  assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/plc-7?environment_id=${env}`, headers: reader.auth })).json().error.detail.error, 'insufficient_scope');
+  assert.deepEqual(await rows(o.orgId), { a: 1, h: 1, s: 0, e: 1 });
+});

@@ -29,7 +29,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   assert.deepEqual(await coverageProblems(t, routes), []);
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
-    'DELETE /api/v1/account', 'DELETE /api/v1/account/keys/:key_id', 'DELETE /api/v1/account/team/:member_id', 'DELETE /api/v1/account/team/invitations/:invitation_id',
+    'DELETE /api/v1/account', 'DELETE /api/v1/account/keys/:key_id', 'DELETE /api/v1/account/team/:member_id', 'DELETE /api/v1/account/team/invitations/:invitation_id', 'DELETE /api/v1/assets/:asset_id',
     'DELETE /api/v1/environments/:environment_id', 'DELETE /api/v1/feeds/tokens/:token_id', 'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
     'GET /api/v1/account/clients', 'GET /api/v1/account/keys', 'GET /api/v1/account/me',
     'GET /api/v1/account/notifications', 'GET /api/v1/account/org', 'GET /api/v1/account/team', 'GET /api/v1/account/trial',

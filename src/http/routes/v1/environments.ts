@@ -93,5 +93,43 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     if (!removed) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: id ?? req.params.environment_id } });
     return ok(req, removed, {});
   });
+
+  app.delete('/api/v1/assets/:asset_id', {
+    schema: {
+      tags: ['environments'],
+      summary: 'Remove a stored asset: its correlation (v1) and Windows host result with installed software (v2) in one environment, or among the hosts stored without one (owner or admin; keys need the write scope)',
+      description: 'environment_id: the environment it is stored in; omitted, the Windows hosts stored without an environment (v2 calls without environment_id). Frees its room under the assets cap unless the same asset_id is stored elsewhere. Nothing stored under the id there: 404 asset_not_found; an environment that is not your organization\'s: 404 environment_not_found.',
+      security: [{ apiKey: [] }, { session: [] }],
+      params: Type.Object({ asset_id: Type.String({ minLength: 1, maxLength: 64, description: 'The asset_id it was stored under' }) }),
+      querystring: Type.Object({ environment_id: Type.Optional(EnvironmentParams.properties.environment_id) }, { additionalProperties: false }),
+      body: NoBody,
+      response: { 200: Envelope(Type.Object({
+        asset_id: Type.String(),
+        environment_id: Type.Union([Type.Integer(), Type.Null()]),
+        removed: Type.Object({
+          correlations: Type.Integer({ description: 'v1 correlation results removed (0 or 1)' }),
+          windows_hosts: Type.Integer({ description: 'v2 Windows host results removed (0 or 1), with their installed software' }),
+        }),
+      }), Type.Object({})) },
+    },
+    config: {
+      auth: {
+        mode: 'key_or_session', role: 'admin', scope: 'write',
+        tenant: {
+          resource: 'windows_results',
+          ids: [{ in: 'query', name: 'environment_id', foreign: 'environment_not_found' }, { in: 'params', name: 'asset_id', foreign: 'asset_not_found' }],
+        },
+      },
+    },
+  }, async (req) => {
+    const raw = req.query.environment_id;
+    const envText = raw === undefined ? null : raw.replace(/^0+(?=\d)/, '');
+    // Ids are at most 15 digits (docs/tenant-ids.md); a longer one names no environment.
+    const envId = envText === null ? null : envText.length <= 15 && envText !== '0' ? Number(envText) : -1;
+    const r = envId === -1 ? 'environment' as const : await svc.removeAsset(req.principal!.orgId, envId, req.params.asset_id);
+    if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: raw } });
+    if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: envId } });
+    return ok(req, r, {});
+  });
 };
 export default environments;
