@@ -7,7 +7,7 @@ import { DISPLAY_NAME_PATTERN, NAME_TEXT_PATTERN } from './schemas/common.ts';
 import { SEVERITY_PATTERN } from './schemas/cves.ts';
 import { NAME_TEXT_MESSAGE } from '../domain/text.ts';
 import { apiVersionFor } from './envelope.ts';
-import { isConnectionError, isStatementTimeout } from '../store/db.ts';
+import { isConnectionError, isRemovedMember, isStatementTimeout } from '../store/db.ts';
 import { logSafeError } from '../lib/logger.ts';
 import type { RouteAuth } from './auth.ts';
 import { collapseUnionErrors, type AjvErr } from './union-errors.ts';
@@ -132,6 +132,11 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
       return new ApiError('BAD_REQUEST', { message: 'Content-Length does not match the body', detail: { error: 'invalid_content_length' } });
   }
   if (isStatementTimeout(err)) return new ApiError('DB_TIMEOUT');
+  // The caller's member was removed between the auth hook and its write: the write failed whole (its transaction
+  // rolled back), and the credential no longer works, as the next request would hear (docs/decisions.md 55).
+  if (isRemovedMember(err)) {
+    return new ApiError('AUTH_REQUIRED', { message: 'Your membership of this organization was removed while the request ran; nothing was stored', detail: { error: 'member_removed' } });
+  }
   if (isConnectionError(err)) return new ApiError('DB_UNAVAILABLE');
   const status = (err as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -4,7 +4,7 @@
 // and plain input, and get data or an AccountError the route maps to its spec §7 answer.
 import type { Clock } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
-import { withTx, type Db, type Store } from '../store/db.ts';
+import { isRemovedMember, withTx, type Db, type Store } from '../store/db.ts';
 import { postgresLimiter } from '../store/rate-limits.ts';
 import {
   consumeAuthToken, consumeInvitation, countMembers, createSession, deactivateOrg, deleteMembership, deleteOrganizationRow,
@@ -92,11 +92,15 @@ export function createAccountsService(deps: AccountsDeps) {
     return link('/api/v1/auth/callback', token);
   }
 
-  async function startSession(personId: number, orgId: number, memberId: number): Promise<NewSession> {
+  /** A new session of the member; `replacing`: the session token it replaces, ended in the same transaction. */
+  async function startSession(personId: number, orgId: number, memberId: number, replacing?: string): Promise<NewSession> {
     const token = randomToken();
     const now = clock.now();
-    await createSession(db, orgId, memberId, sha256Hex(token), now, new Date(now.getTime() + SESSION_ABSOLUTE_MS));
-    await setLastOrg(db, personId, orgId);
+    await withTx(db, async (trx) => {
+      if (replacing !== undefined) await revokeSessionByHash(trx, sha256Hex(replacing), now);
+      await createSession(trx, orgId, memberId, sha256Hex(token), now, new Date(now.getTime() + SESSION_ABSOLUTE_MS));
+      await setLastOrg(trx, personId, orgId);
+    });
     return { token, orgId, memberId };
   }
 
@@ -208,9 +212,15 @@ export function createAccountsService(deps: AccountsDeps) {
     async switchOrganization(p: Principal, sessionToken: string, orgId: number): Promise<NewSession> {
       const person = await personOf(p);
       const m = (await membershipsOf(db, person.id)).find((x) => x.org_id === orgId && x.status === 'active');
-      if (!m) throw new AccountError('not_a_member', 'You are not a member of an active organization with this id');
-      await revokeSessionByHash(db, sha256Hex(sessionToken), clock.now());
-      return startSession(person.id, m.org_id, m.member_id);
+      const notMember = new AccountError('not_a_member', 'You are not a member of an active organization with this id');
+      if (!m) throw notMember;
+      // One transaction: a membership removed meanwhile leaves the current session as it was (no sign-out, no 500).
+      try {
+        return await startSession(person.id, m.org_id, m.member_id, sessionToken);
+      } catch (e) {
+        if (isRemovedMember(e)) throw notMember;
+        throw e;
+      }
     },
 
     async me(p: Principal) {

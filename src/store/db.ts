@@ -133,6 +133,16 @@ export function isConnectionError(err: unknown): boolean {
     /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(e.message);
 }
 
+/**
+ * SQLSTATE 23503 on a row that names a member no longer there: the caller's member was removed from its organization
+ * (DELETE /account/team/{id}) after the request was authenticated and before its write (a key, a session, training
+ * progress, preferences, a watch entry, a feed token, an invitation). Mapped to 401, never a 500.
+ */
+export function isRemovedMember(err: unknown): boolean {
+  const e = err as { code?: string; detail?: unknown };
+  return e?.code === '23503' && typeof e.detail === 'string' && / is not present in table "members"\.$/.test(e.detail);
+}
+
 /** SQLSTATE 57014: statement_timeout / query_canceled (mapped to 500 with retry 5). */
 export function isStatementTimeout(err: unknown): boolean {
   return (err as { code?: string })?.code === '57014';

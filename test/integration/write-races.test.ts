@@ -1,0 +1,126 @@
+// Writes racing other writes of the same organization (several engineers, scripts and API replicas at once): a
+// member removed while its own request runs, a webhook deleted while a delivery to it is being claimed, two people
+// confirming the same new address, an account deletion under keyed traffic. Each race is made deterministic: the
+// competing write is committed at the point where it bites (a test hook between the auth hook and the handler, or a
+// transaction held open on a second connection until the request waits on its lock). No 500, nothing half-stored.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { sql } from '../../src/store/kysely.ts';
+import { withTx } from '../../src/store/db.ts';
+import { deleteMembership } from '../../src/store/accounts.ts';
+import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+
+const ORIGIN = 'http://vulnintel.test';
+/** A request carrying this header has its member removed (as DELETE /account/team/{id} does) after the auth hook. */
+const REMOVE_ME = 'x-test-remove-member-before-handler';
+
+let t: TestApp;
+let rx: Receiver;
+before(async () => {
+  rx = await startReceiver();
+  t = await testApp({
+    env: { VULNINTEL_WEBHOOK_EGRESS_ALLOW: rx.hostPort },
+    now: '2026-11-21T12:00:00Z',
+    testRoutes: (app) => {
+      app.addHook('preHandler', async (req) => {
+        if (req.headers[REMOVE_ME] === undefined || !req.principal) return;
+        const { orgId, memberId } = req.principal;
+        await withTx(t.store.db, async (trx) => {
+          const owner = (await sql<{ id: number }>`SELECT id FROM members WHERE org_id = ${orgId} AND role = 'owner'`.execute(trx)).rows[0];
+          await deleteMembership(trx, orgId, memberId, owner.id, new Date());
+        });
+      });
+    },
+  });
+});
+after(async () => {
+  await t.close();
+  await rx.close();
+});
+
+function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Record<string, string>, body?: unknown) {
+  return t.app.inject({ method, url, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, payload: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+const count = async (q: ReturnType<typeof sql<{ n: number }>>) => (await q.execute(t.store.db)).rows[0].n;
+
+/** A second connection holding a transaction open (the competing request's writes, committed on cue). */
+async function heldTransaction() {
+  const c = new pg.Client({ connectionString: t.db.url });
+  await c.connect();
+  await c.query('BEGIN');
+  return {
+    query: (text: string, values: unknown[] = []) => c.query(text, values),
+    async commit() { await c.query('COMMIT'); await c.end(); },
+    async rollback() { await c.query('ROLLBACK').catch(() => undefined); await c.end(); },
+  };
+}
+
+/** Resolves once a statement of the app matching `like` waits on a lock (the race's point of contact). */
+async function waitsOnLock(like: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const n = await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE ${like}`);
+    if (n > 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no statement like ${like} waited on a lock`);
+}
+
+describe('a member removed while its own write runs', () => {
+  const writes: { name: string; method: 'POST' | 'PUT'; url: string; body?: unknown; stored: (orgId: number, memberId: number) => Promise<number> }[] = [
+    { name: 'create an API key', method: 'POST', url: '/api/v1/account/keys', body: { label: 'late key' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o} AND label LIKE 'late key%'`) },
+    { name: 'start a training module', method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/start',
+      stored: (o, m) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM training_progress WHERE org_id = ${o} AND member_id = ${m}`) },
+    { name: 'save notification preferences', method: 'PUT', url: '/api/v1/account/notifications',
+      body: { email_enabled: true, min_severity: 'HIGH', min_bcs: null, kev_only: false, delivery: 'instant' },
+      stored: (o, m) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM notification_preferences WHERE org_id = ${o} AND member_id = ${m}`) },
+    { name: 'watch a protocol', method: 'POST', url: '/api/v1/watchlist', body: { entity_type: 'protocol', entity_id: 'modbus' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${o}`) },
+    { name: 'create a feed token', method: 'POST', url: '/api/v1/feeds/tokens', body: { label: 'late feed' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM feed_tokens WHERE org_id = ${o}`) },
+    { name: 'invite a member', method: 'POST', url: '/api/v1/account/team/invite', body: { email: 'late-invitee@example.test', role: 'viewer' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM invitations WHERE org_id = ${o}`) },
+  ];
+  for (const w of writes) {
+    test(`${w.name}: 401 member_removed, nothing stored (was a 500 from the foreign key)`, async () => {
+      const o = await seedOrg(t.store, { tier: 'enterprise' });
+      const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
+      const r = await call(w.method, w.url, { ...admin.auth, [REMOVE_ME]: '1' }, w.body);
+      assert.equal(r.statusCode, 401, r.body);
+      const e = r.json().error;
+      assert.deepEqual([e.code, e.detail.error, e.action, e.retryable], ['AUTH_REQUIRED', 'member_removed', 'use_different_key', false]);
+      assert.match(e.message, /membership of this organization was removed while the request ran; nothing was stored/);
+      assert.equal(await w.stored(o.orgId, admin.memberId), 0);
+      // The removal itself stands, and the key stops: the next request hears it too.
+      assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM members WHERE id = ${admin.memberId}`), 0);
+      assert.equal((await call('GET', '/api/v1/account/me', admin.auth)).json().error.detail.error, 'api_key_revoked');
+    });
+  }
+
+  test('switching to an organization whose membership was just removed: 404, and the current session still works', async () => {
+    const a = await seedOrg(t.store, { tier: 'professional', name: 'Switch From' });
+    const b = await seedOrg(t.store, { tier: 'professional', name: 'Switch To' });
+    const person = (await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${a.memberId}`.execute(t.store.db)).rows[0].p;
+    const inB = (await sql<{ id: number }>`INSERT INTO members (org_id, person_id, email, name, role)
+      VALUES (${b.orgId}, ${person}, ${a.ownerEmail}, '', 'viewer') RETURNING id`.execute(t.store.db)).rows[0].id;
+    const s = await seedSession(t.store, a.orgId, a.memberId);
+    // B's admin removes the membership in a transaction that commits once the switch waits on the member row.
+    const removal = await heldTransaction();
+    await removal.query('DELETE FROM members WHERE id = $1', [inB]);
+    const switching = call('POST', '/api/v1/auth/switch-org', { ...s, origin: ORIGIN }, { org_id: b.orgId });
+    await waitsOnLock('INSERT INTO sessions%');
+    await removal.commit();
+    const r = await switching;
+    assert.equal(r.statusCode, 404, r.body);
+    assert.equal(r.json().error.detail.error, 'not_found');
+    assert.match(r.json().error.message, /not a member of an active organization with this id/);
+    const me = await call('GET', '/api/v1/account/me', s);
+    assert.equal(me.statusCode, 200, 'the session the switch would have replaced is still valid');
+    assert.equal(me.json().data.org_id, a.orgId);
+    assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions WHERE org_id = ${b.orgId} AND member_id = ${inB}`), 0);
+  });
+});
