@@ -291,6 +291,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (!r.ok) return r;
       const now = clock.now();
       const delivery = await deliver(id, 'webhook.test', null, (w) => (w.discord ? discordTestBody : testBody)({ id, label: r.row.label }, now));
+      // Nothing claimed: the webhook was deleted (or the plan changed) since it was read above; answered as such.
+      if (delivery.outcome === 'skipped') {
+        const again = await owned(a, id);
+        if (!again.ok) return again;
+      }
       return { ok: true, delivery };
     },
 

@@ -123,13 +123,26 @@ export async function replaceSecret(db: Db, orgId: number, id: number, sealed: s
 
 /**
  * Claims (webhook, CVE, event) before anything is sent: a row, or null when the webhook already has one for this
- * CVE (sent, failed, or claimed by a run that died: never resent), is no longer enabled, or its organization is
+ * CVE (sent, failed, or claimed by a run that died: never resent), is no longer enabled or no longer exists (deleted
+ * meanwhile, even while this statement ran), or its organization is
  * deactivated or on a plan without `webhook_delivery` (`tiers`: the plans that have it). A test delivery
  * (`requireEnabled` false) may go to a disabled webhook. The webhook's
  * secret and URL are read in the same statement, so a rotation or an update committed before the claim is used.
  */
 export async function claimDelivery(db: Db, webhookId: number, cveId: string | null, event: WebhookEvent, now: Date, tiers: readonly string[], requireEnabled = true): Promise<{ delivery_id: number; url: string; secret_sealed: string; org_id: number } | null> {
-  const r = await sql<{ delivery_id: number; url: string; secret_sealed: string; org_id: number }>`
+  const r = await claimStatement(db, webhookId, cveId, event, now, tiers, requireEnabled).catch((e: unknown) => {
+    // Deleted by a concurrent DELETE /webhooks/{id} after the statement read it: its insert waited on the row lock,
+    // then found no webhook to refer to. Nothing to send to, as if the delete had come first.
+    const err = e as { code?: string; constraint?: string };
+    if (err.code === '23503' && err.constraint === 'webhook_deliveries_webhook_id_fkey') return null;
+    throw e;
+  });
+  const row = r?.rows[0];
+  return row ? { ...row, delivery_id: Number(row.delivery_id), org_id: Number(row.org_id) } : null;
+}
+
+function claimStatement(db: Db, webhookId: number, cveId: string | null, event: WebhookEvent, now: Date, tiers: readonly string[], requireEnabled: boolean) {
+  return sql<{ delivery_id: number; url: string; secret_sealed: string; org_id: number }>`
     WITH w AS (
       SELECT h.id, h.org_id, h.url, h.secret_sealed FROM webhooks h JOIN organizations o ON o.id = h.org_id
       WHERE h.id = ${webhookId} AND (h.enabled OR NOT ${requireEnabled}) AND o.status = 'active' AND o.tier = ANY(${sql.val([...tiers])}::text[])
@@ -141,8 +154,6 @@ export async function claimDelivery(db: Db, webhookId: number, cveId: string | n
       RETURNING id
     )
     SELECT c.id AS delivery_id, w.url, w.secret_sealed, w.org_id FROM c, w`.execute(db);
-  const row = r.rows[0];
-  return row ? { ...row, delivery_id: Number(row.delivery_id), org_id: Number(row.org_id) } : null;
 }
 
 export interface DeliveryOutcome {

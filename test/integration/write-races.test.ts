@@ -124,3 +124,55 @@ describe('a member removed while its own write runs', () => {
     assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions WHERE org_id = ${b.orgId} AND member_id = ${inB}`), 0);
   });
 });
+
+describe('a webhook deleted while a delivery to it is being claimed', () => {
+  async function hookOrg() {
+    const o = await seedOrg(t.store, { tier: 'standard' });
+    const mk = async (label: string) => {
+      const r = await call('POST', '/api/v1/webhooks', o.auth, { label, url: `${rx.base}/ok/${label}` });
+      assert.equal(r.statusCode, 201, r.body);
+      return r.json().data.id as number;
+    };
+    return { o, mk };
+  }
+  const deliveries = (id: number) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${id}`);
+
+  test('POST /webhooks/{id}/test: 404 not_found, nothing sent or recorded (was a 500 from the foreign key)', async () => {
+    const { o, mk } = await hookOrg();
+    const id = await mk(`gone-${Date.now()}`);
+    const sent = rx.received.length;
+    const del = await heldTransaction();
+    await del.query('DELETE FROM webhooks WHERE id = $1', [id]);
+    const testing = call('POST', `/api/v1/webhooks/${id}/test`, o.auth);
+    await waitsOnLock('%INSERT INTO webhook_deliveries%');
+    await del.commit();
+    const r = await testing;
+    assert.equal(r.statusCode, 404, r.body);
+    assert.deepEqual([r.json().error.code, r.json().error.detail.error], ['NOT_FOUND', 'not_found']);
+    assert.equal(rx.received.length, sent, 'nothing sent');
+    assert.equal(await deliveries(id), 0);
+  });
+
+  test('a cve.alert: the deleted webhook is skipped, the others delivered (the alert run no longer fails)', async () => {
+    const { o, mk } = await hookOrg();
+    const kept = await mk(`kept-${Date.now()}`);
+    const gone = await mk(`gone-${Date.now()}`);
+    const del = await heldTransaction();
+    await del.query('DELETE FROM webhooks WHERE id = $1', [gone]);
+    const cve = `CVE-2026-${Date.now() % 100000}`;
+    const delivering = t.app.services.webhooks.deliverAlert(o.orgId, {
+      event: 'cve.alert', version: '1.0', timestamp: '2026-11-21T12:00:00Z',
+      data: {
+        cve_id: cve, title: 'Race', cvss_score: 9.8, cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', patch_status: 'unknown', kev_flagged: true,
+        epss_score: 0.5, sage_priority: 'PATCH NOW', published_at: '2026-11-20T10:00:00Z', url: `https://vulnintel.test/cve/${cve}`, executive_summary: null,
+        mitigation: null, causal_boundary: null, virtual_patch: null, watchlist_match: { entity_type: 'vendor', entity_name: 'Siemens' },
+      },
+    });
+    await waitsOnLock('%INSERT INTO webhook_deliveries%');
+    await del.commit();
+    const results = await delivering;
+    assert.deepEqual(results.map((x) => [x.webhook_id, x.outcome]).sort(), [[kept, 'delivered'], [gone, 'skipped']].sort());
+    assert.equal(await deliveries(kept), 1);
+    assert.equal(await deliveries(gone), 0);
+  });
+});
