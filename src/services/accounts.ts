@@ -288,7 +288,14 @@ export function createAccountsService(deps: AccountsDeps) {
         const taken = await findPersonByEmail(trx, t.new_email!);
         if (taken && taken.id !== t.person_id) throw new AccountError('email_taken', 'Another account already uses this email address');
         const before = await getPerson(trx, t.person_id);
-        await setPersonEmail(trx, t.person_id, t.new_email!);
+        try {
+          await setPersonEmail(trx, t.person_id, t.new_email!);
+        } catch (e) {
+          // Taken by a confirmation (or an invitation's new person) that committed after the check above: the same
+          // answer as when it came first; the transaction rolls back, so this link stays unused.
+          if ((e as { code?: string }).code === '23505') throw new AccountError('email_taken', 'Another account already uses this email address');
+          throw e;
+        }
         await revokeEmailChanges(trx, t.person_id, now);
         // Sign-in links mailed to the former address stop too: it "no longer signs you in".
         await revokeLoginLinks(trx, t.person_id, now);

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { sql } from '../../src/store/kysely.ts';
 import { withTx } from '../../src/store/db.ts';
-import { deleteMembership } from '../../src/store/accounts.ts';
+import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
+import { deleteMembership, insertAuthToken } from '../../src/store/accounts.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
@@ -175,4 +176,29 @@ describe('a webhook deleted while a delivery to it is being claimed', () => {
     assert.equal(await deliveries(kept), 1);
     assert.equal(await deliveries(gone), 0);
   });
+});
+
+test('two people confirm a change to the same new address at once: one gets it, the other 409 email_taken (was a 500)', async () => {
+  const a = await seedOrg(t.store, { name: 'Email A' });
+  const b = await seedOrg(t.store, { name: 'Email B' });
+  const personOf = async (m: number) => (await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${m}`.execute(t.store.db)).rows[0].p;
+  const [pa, pb] = [await personOf(a.memberId), await personOf(b.memberId)];
+  const target = `shared-${Date.now()}@example.test`;
+  const token = randomToken();
+  await insertAuthToken(t.store.db, { tokenHash: sha256Hex(token), purpose: 'email_change', personId: pb, newEmail: target, expiresAt: new Date('2100-01-01T00:00:00Z') });
+  // A's confirmation is under way (its address already changed, not yet committed) when B follows its link.
+  const first = await heldTransaction();
+  await first.query('UPDATE persons SET email = $1 WHERE id = $2', [target, pa]);
+  const confirming = t.app.inject({ method: 'GET', url: `/api/v1/auth/confirm-email?token=${encodeURIComponent(token)}` });
+  await waitsOnLock('UPDATE persons SET email%');
+  await first.commit();
+  const r = await confirming;
+  assert.equal(r.statusCode, 409, r.body);
+  assert.equal(r.json().error.detail.error, 'email_taken');
+  assert.equal(r.json().error.message, 'Another account already uses this email address');
+  const emails = (await sql<{ id: number; email: string }>`SELECT id, email FROM persons WHERE id IN (${pa}, ${pb}) ORDER BY id`.execute(t.store.db)).rows;
+  assert.deepEqual(Object.fromEntries(emails.map((x) => [x.id, x.email])), { [pa]: target, [pb]: b.ownerEmail });
+  // B is as it was: its sessions still work.
+  const s = await seedSession(t.store, b.orgId, b.memberId);
+  assert.equal((await call('GET', '/api/v1/account/me', s)).json().data.email, b.ownerEmail);
 });
