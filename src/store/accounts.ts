@@ -198,9 +198,17 @@ export async function getOrg(db: Q, orgId: number): Promise<OrgRow | undefined> 
   return r.rows[0];
 }
 
+/**
+ * The organization's row, locked until the transaction ends: the writes that check a count of the organization (plan
+ * caps, the watchlist bound, invitations, the trial, deletion) take their turns on it. FOR NO KEY UPDATE, not FOR
+ * UPDATE: it excludes the other lockOrg callers just the same, but not the key-share lock every insert of a row that
+ * refers to the organization takes (its foreign key). With FOR UPDATE, DELETE /account (this lock, then the
+ * organization's keys) deadlocked against a keyed request counting its call (the key's row, then an insert
+ * referring to the organization): one of the two got a 500.
+ */
 export async function lockOrg(db: Tx, orgId: number): Promise<OrgRow | undefined> {
   const r = await sql<OrgRow>`SELECT id, name, tier, status, created_at, cap_overrides, provider_org_id, deactivated_at, deleted_at
-    FROM organizations WHERE id = ${orgId} FOR UPDATE`.execute(db);
+    FROM organizations WHERE id = ${orgId} FOR NO KEY UPDATE`.execute(db);
   return r.rows[0];
 }
 

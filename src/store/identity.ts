@@ -68,9 +68,9 @@ export async function getOrganization(db: Db | Tx, orgId: number) {
   return db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirst();
 }
 
-/** Locks the organization's row for the rest of the transaction (concurrent key issuance sees one state). */
+/** Locks the organization's row for the rest of the transaction (concurrent key issuance sees one state; FOR NO KEY UPDATE as lockOrg in store/accounts.ts). */
 export async function lockOrganization(trx: Tx, orgId: number) {
-  return trx.selectFrom('organizations').select(['id', 'tier', 'status']).where('id', '=', orgId).forUpdate().executeTakeFirst();
+  return trx.selectFrom('organizations').select(['id', 'tier', 'status']).where('id', '=', orgId).forNoKeyUpdate().executeTakeFirst();
 }
 
 /** The organization's trial record, row-locked: two concurrent trial issuances see one record. */

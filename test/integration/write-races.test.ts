@@ -202,3 +202,26 @@ test('two people confirm a change to the same new address at once: one gets it, 
   const s = await seedSession(t.store, b.orgId, b.memberId);
   assert.equal((await call('GET', '/api/v1/account/me', s)).json().data.email, b.ownerEmail);
 });
+
+test('DELETE /account while a keyed request counts its call: both complete, no deadlock (was a 500 for one of them)', async () => {
+  const o = await seedOrg(t.store, { name: 'Deleted Under Traffic', tier: 'professional' });
+  const s = await seedSession(t.store, o.orgId, o.memberId);
+  // A keyed request's first call of the month (store/identity.ts recordApiCall): the key's row, then an insert that
+  // refers to the organization, in one statement. Here its two halves, with the deletion in between.
+  const counting = await heldTransaction();
+  await counting.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [o.keyId]);
+  const deleting = call('DELETE', '/api/v1/account', { ...s, origin: ORIGIN }, { confirmation: 'delete my organization and all its data' });
+  await waitsOnLock('UPDATE api_keys SET revoked_at%');
+  await counting.query(`INSERT INTO api_usage_monthly AS u (org_id, month, calls) VALUES ($1, date_trunc('month', now())::date, 1)
+    ON CONFLICT (org_id, month) DO UPDATE SET calls = u.calls + 1`, [o.orgId]);
+  await counting.commit();
+  const r = await deleting;
+  assert.equal(r.statusCode, 200, r.body);
+  assert.equal(r.json().data.status, 'deactivated');
+  const org = (await sql<{ status: string; live_keys: number; calls: number }>`SELECT o.status,
+    (SELECT count(*)::int FROM api_keys k WHERE k.org_id = o.id AND k.revoked_at IS NULL) AS live_keys,
+    (SELECT calls FROM api_usage_monthly u WHERE u.org_id = o.id) AS calls
+    FROM organizations o WHERE o.id = ${o.orgId}`.execute(t.store.db)).rows[0];
+  assert.deepEqual(org, { status: 'deactivated', live_keys: 0, calls: 1 });
+  assert.equal((await call('GET', '/api/v1/account/me', o.auth)).statusCode, 401);
+});
