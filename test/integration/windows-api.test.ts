@@ -375,6 +375,22 @@ describe('GET /api/v2/assets/results', () => {
     const badSort = await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}&sort=oldest`, headers: orgs.a.auth });
     assert.equal(badSort.statusCode, 422);
   });
+
+  test('page and per_page are read in decimal only: 0x2, 0b1 and blanks are 422 on the field, not 2 and 1', async () => {
+    // A key of its own: the per-key budget (60 requests a minute) of orgs.a is the JSON/CSV property test's.
+    const k = await seedKey(t.store, orgs.a.orgId, orgs.a.memberId, {});
+    const get = (q: string) => t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${envA}&${q}`, headers: k.auth });
+    for (const [q, field] of [['page=0x2', 'query.page'], ['per_page=0x10', 'query.per_page'], ['page=0b1', 'query.page'], ['per_page=%20', 'query.per_page'], ['page=Infinity', 'query.page']] as const) {
+      const r = await get(q);
+      assert.equal(r.statusCode, 422, `${q}: ${r.body}`);
+      assert.deepEqual(r.json().error.detail.map((d: any) => [d.field, d.type]), [[field, 'type_error.integer']], q);
+    }
+    // Decimal forms stay numbers (sign, fraction and exponent are decimal).
+    const ok = await get('page=1&per_page=1e1');
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(ok.json().pagination.per_page, 10);
+    assert.equal((await get('per_page=0')).json().error.detail[0].type, 'value_error', 'a decimal out of range keeps its range error');
+  });
 });
 
 describe('POST /api/v2/assets/correlate-csv', () => {

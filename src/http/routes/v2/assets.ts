@@ -15,6 +15,7 @@ import { SOFTWARE_FIELDS, csvRowToHostRecord } from '../../../domain/windows/val
 import { OPTION_NAMES, parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_HOSTS, MAX_SOFTWARE, type Correlation } from '../../../services/windows-correlation.ts';
 import { bodyStream, correlationBody, hostsJson, negotiateEncoding } from './stream.ts';
+import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
@@ -194,8 +195,8 @@ const assets: FastifyPluginAsync = async (app) => {
         fix_available_only: Type.Optional(Type.String({ maxLength: 5, description: 'true or false (default false)' })),
         cve_page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer, 1 to 100000 (default 1): the page of each host\'s CVE list' })),
         cve_page_size: Type.Optional(Type.String({ maxLength: 10, description: 'An integer, 1 to 1000 (spec §8; default as correlate)' })),
-        page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer, 1 or more (default 1): the page of hosts' })),
-        per_page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer, 1 to 200 (default 50): hosts per page' })),
+        page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer in decimal, 1 or more (default 1): the page of hosts' })),
+        per_page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer in decimal, 1 to 200 (default 50): hosts per page' })),
       }),
       response: { 200: V2ResultsResponse },
     },
@@ -221,13 +222,18 @@ const assets: FastifyPluginAsync = async (app) => {
     }
     if (assetId !== undefined && assetId.trim() === '') errors.push({ field: 'query.asset_id', message: 'must not be empty', type: 'value_error' });
     if (environmentId === undefined && assetId === undefined && !errors.length) errors.push({ field: 'query', message: 'give environment_id or asset_id', type: 'value_error.missing' });
-    const page = pageText === undefined ? 1 : Number(pageText);
-    const perPage = perText === undefined ? 50 : Number(perText);
-    if (!Number.isInteger(page) || page < 1) errors.push({ field: 'query.page', message: 'must be an integer of at least 1', type: 'value_error' });
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_HOSTS) errors.push({ field: 'query.per_page', message: `must be an integer from 1 to ${MAX_HOSTS}`, type: 'value_error' });
+    // Decimal text only, as every number of a query string (docs/api-conventions.md; src/http/query-numbers.ts):
+    // Number() alone read "0x2" as 2 and "0b1" as 1.
+    const decimal = (text: string | undefined, dflt: number) => (text === undefined ? dflt : NUMERIC_TEXT.test(text) ? Number(text) : null);
+    const page = decimal(pageText, 1);
+    const perPage = decimal(perText, 50);
+    if (page === null) errors.push({ field: 'query.page', message: 'must be an integer written in decimal', type: 'type_error.integer' });
+    else if (!Number.isInteger(page) || page < 1) errors.push({ field: 'query.page', message: 'must be an integer of at least 1', type: 'value_error' });
+    if (perPage === null) errors.push({ field: 'query.per_page', message: 'must be an integer written in decimal', type: 'type_error.integer' });
+    else if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_HOSTS) errors.push({ field: 'query.per_page', message: `must be an integer from 1 to ${MAX_HOSTS}`, type: 'value_error' });
     const parsed = parseViewOptions(opts, { fromText: true, includeClearedDefault: false, prefix: 'query.' });
     if (!parsed.ok) errors.push(...parsed.errors);
-    if (errors.length || !parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: errors });
+    if (errors.length || !parsed.ok || page === null || perPage === null) throw new ApiError('VALIDATION_ERROR', { fields: errors });
     const o = parsed.options;
     const r = await windows.results({ orgId: p.orgId, environmentId, assetId: assetId?.trim(), page, perPage, options: o });
     req.v2Hosts = r.assets.length;
