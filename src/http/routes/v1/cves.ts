@@ -42,7 +42,10 @@ function checkRanges(q: ListQuery) {
   pair('cvss_min', 'cvss_max');
   pair('bcs_min', 'bcs_max');
   pair('date_from', 'date_to');
-  if (q.q !== undefined && q.q.trim() === '') errs.push({ field: 'query.q', message: 'must not be blank', type: 'value_error.any_str.min_length' });
+  // Blank text names nothing: refused as such, not answered with an empty list (vendor=%20 matched no vendor).
+  for (const k of ['q', 'vendor'] as const) {
+    if (q[k] !== undefined && q[k].trim() === '') errs.push({ field: `query.${k}`, message: 'must not be blank', type: 'value_error.any_str.min_length' });
+  }
   if (errs.length) throw new ApiError('VALIDATION_ERROR', { fields: errs });
 }
 
