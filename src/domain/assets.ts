@@ -1,7 +1,7 @@
 // v1 asset records of POST /api/v1/assets/correlate-cves (issue 11; docs/correlation.md §5). Pure.
 // Each asset is validated alone (a refused asset never refuses the call) with the v2 privacy rules: no
 // hostnames, IPs, MACs, domains or serials, neither as field names nor in asset_id (domain/windows/identifying.ts).
-import { badText, identifyingAssetId, innerBreak, macOrEmailIn, normalizeText, replaceBadText } from './windows/identifying.ts';
+import { badText, identifyingAssetId, innerBreak, invisibleIn, INVISIBLE_MESSAGE, macOrEmailIn, normalizeText, replaceBadText } from './windows/identifying.ts';
 import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
 import { cpeVersion, parseCpe } from './product-match.ts';
 
@@ -76,6 +76,7 @@ export function validateAsset(input: unknown, knownProduct: (name: string) => bo
     if (v === undefined || v === null) { text[f] = null; continue; }
     if (typeof v !== 'string') { err('invalid_value', f, `${f} must be a string`); continue; }
     if (badText(v) || innerBreak(v)) { err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)'); continue; }
+    if (f === 'asset_id' && invisibleIn(v)) { err('forbidden_value', f, INVISIBLE_MESSAGE); continue; }
     const t = normalizeText(v);
     if (isPlaceholder(t)) { err('placeholder_value', f, 'placeholder value; send an empty value for unknown'); continue; }
     if (t.length > MAX_NAME_LENGTH) { err('invalid_value', f, `${f} is longer than ${MAX_NAME_LENGTH} characters`); continue; }

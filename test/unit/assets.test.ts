@@ -182,6 +182,15 @@ test('a tab or line break inside a field, or a bidirectional control, is refused
     assert.deepEqual(r.ok ? [] : r.errors, [{ code: 'forbidden_value', field: f, message: MSG.badText }], `${f} ${JSON.stringify(v)}`);
   }
   assert.deepEqual(assetOf({ ...base, asset_id: '\trtu-1\r\n', version: ' V2.9.2\n' }), { ...base, version: 'V2.9.2', cpe: null });
+  const ls = validateAsset({ ...base, product: 'CP\u20288031' });
+  assert.deepEqual(ls.ok ? [] : ls.errors, [{ code: 'forbidden_value', field: 'product', message: MSG.badText }], 'U+2028 is a line break');
+});
+
+test('an invisible character in asset_id is refused (two look-alike assets); in a product name it is no identifier', () => {
+  const r = validateAsset({ ...base, asset_id: 'rtu\u200b1' });
+  assert.deepEqual(r.ok ? [] : r.errors, [{ code: 'forbidden_value', field: 'asset_id', message: 'invisible characters (soft hyphen, zero-width space, word joiner, byte order mark) are not allowed in an identifier' }]);
+  assert.equal(validateAsset({ ...base, asset_id: 'rtu\u00ad1' }).ok, false);
+  assert.equal(validateAsset({ ...base, asset_id: 'میز\u200cکار' }).ok, true);
 });
 
 test('cpe: must parse as CPE 2.3', () => {

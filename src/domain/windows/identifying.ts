@@ -29,8 +29,19 @@ export function badText(v: string): boolean {
  * "V2.9.2\nX" is not a version.
  */
 export function innerBreak(v: string): boolean {
-  return /[\t\n\r]/.test(v.trim());
+  return /[\t\n\r\u2028\u2029]/.test(v.trim());
 }
+
+/**
+ * An invisible character in an identifier: soft hyphen, zero-width space, word joiner, the invisible operators,
+ * byte order mark, Mongolian vowel separator. NFKC keeps them, so "h\u200b1" and "h1" would be two assets shown
+ * alike. The zero-width joiner and non-joiner (U+200C, U+200D) stay allowed: Persian and Indic text needs them.
+ */
+export function invisibleIn(v: string): boolean {
+  return /[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/.test(v);
+}
+
+export const INVISIBLE_MESSAGE = 'invisible characters (soft hyphen, zero-width space, word joiner, byte order mark) are not allowed in an identifier';
 
 const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
 const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
@@ -38,7 +49,7 @@ const BIDI_ALL = new RegExp(BIDI_CONTROL.source, 'g');
 
 /** `v` with every character badText refuses replaced by U+FFFD: a refused field name, named back readably. */
 export function replaceBadText(v: string): string {
-  return v.replace(CONTROL_ALL, '\uFFFD').replace(LONE_SURROGATE_ALL, '\uFFFD').replace(BIDI_ALL, '\uFFFD').replace(/[\t\n\r]/g, '\uFFFD');
+  return v.replace(CONTROL_ALL, '\uFFFD').replace(LONE_SURROGATE_ALL, '\uFFFD').replace(BIDI_ALL, '\uFFFD').replace(/[\t\n\r\u2028\u2029]/g, '\uFFFD');
 }
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';

@@ -3,7 +3,7 @@
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
 // (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
 // is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
-import { badText, containsIdentifying, identifyingInSoftware, innerBreak, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
+import { badText, containsIdentifying, identifyingInSoftware, innerBreak, invisibleIn, INVISIBLE_MESSAGE, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
 
 export const HOST_FIELDS = [
   'asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type',
@@ -139,6 +139,9 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
     if (texts.some(badText) || (FREE_TEXT_FIELDS.has(f) && texts.some(innerBreak))) {
       unreadable.add(f);
       err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)');
+    } else if (f === 'asset_id' && texts.some(invisibleIn)) {
+      unreadable.add(f);
+      err('forbidden_value', f, INVISIBLE_MESSAGE);
     }
   }
 

@@ -29,9 +29,9 @@ describe('normalizeText and badText', () => {
     for (const c of ['\u2029', '\u206a', '\u200e', '\u200f']) assert.equal(badText(`a${c}b`), false, c.charCodeAt(0).toString(16));
   });
 
-  test('innerBreak: a tab, LF or CR inside the trimmed value; not around it', () => {
-    for (const v of ['a\tb', 'a\nb', 'a\rb', ' a \t b ']) assert.equal(innerBreak(v), true, JSON.stringify(v));
-    for (const v of ['ab', '\ta b\r\n', '\n', '', 'a\u000bb']) assert.equal(innerBreak(v), false, JSON.stringify(v));
+  test('innerBreak: a tab, LF, CR or Unicode line/paragraph separator inside the trimmed value; not around it', () => {
+    for (const v of ['a\tb', 'a\nb', 'a\rb', ' a \t b ', 'a\u2028b', 'a\u2029b']) assert.equal(innerBreak(v), true, JSON.stringify(v));
+    for (const v of ['ab', '\ta b\r\n', '\n', '', 'a\u000bb', '\u2028ab\u2029']) assert.equal(innerBreak(v), false, JSON.stringify(v));
   });
 });
 

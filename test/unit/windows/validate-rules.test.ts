@@ -123,6 +123,18 @@ describe('validateHost: unreadable text (control characters, lone surrogates)', 
     assert.deepEqual(errorsOf({ ...GOOD, kb_source: 'Get-\nHotFix' }), [e('forbidden_value', 'kb_source', M.control), e('missing_kb_source', 'kb_source', M.kbSourceMissing)]);
     assert.deepEqual(errorsOf({ ...GOOD, os_product: 'Windows Server 2019\u2066 Standard' }), [e('forbidden_value', 'os_product', M.control)]);
     assert.equal(accepted({ ...GOOD, asset_id: '\th-1\r\n', installation_type: 'Server\tCore' }).host.asset_id, 'h-1');
+    // The Unicode line and paragraph separators are line breaks too.
+    for (const id of ['h\u2028x', 'h\u2029x']) assert.deepEqual(refused({ ...GOOD, asset_id: id }).errors, [e('forbidden_value', 'asset_id', M.control)], JSON.stringify(id));
+  });
+
+  test('an invisible character in asset_id (two look-alike hosts) is forbidden_value; the joiners of Persian and Indic text are not', () => {
+    const invisible = 'invisible characters (soft hyphen, zero-width space, word joiner, byte order mark) are not allowed in an identifier';
+    for (const id of ['h\u200b1', 'h\u00ad1', 'h\u20601', 'h\u20621', 'h\ufeff1', 'h\u180e1']) {
+      assert.deepEqual(refused({ ...GOOD, asset_id: id }).errors, [e('forbidden_value', 'asset_id', invisible)], JSON.stringify(id));
+    }
+    for (const id of ['میز\u200cکار', 'क्\u200dष-1']) assert.equal(accepted({ ...GOOD, asset_id: id }).host.asset_id, id.normalize('NFKC'));
+    // Elsewhere (a product name) it is not an identifier: only asset_id is checked.
+    assert.equal(accepted({ ...GOOD, kb_source: 'Get-\u00adHotFix' }).host.kb_source, 'Get-\u00adHotFix');
   });
 
   test('a field name holding NUL or a lone surrogate is named with U+FFFD in their place', () => {
