@@ -341,6 +341,7 @@ export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
 export function validateSoftware(items: unknown[], accepted: Set<string>): { stored: SoftwareRecord[]; rejected: SoftwareRejection[] } {
   const stored: SoftwareRecord[] = [];
   const rejected: SoftwareRejection[] = [];
+  const seen = new Set<string>();
   items.forEach((raw, index) => {
     const errors: SoftwareError[] = [];
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -373,8 +374,14 @@ export function validateSoftware(items: unknown[], accepted: Set<string>): { sto
       else if (v && /[a-z]:\\|\\\\/i.test(v)) errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
       else if (v && identifyingInSoftware(v)) errors.push({ code: 'forbidden_value', field: k, message: 'must not hold an e-mail or MAC address or a licence key' });
     }
-    if (errors.length) rejected.push({ asset_id: echo, index, errors });
-    else stored.push({ asset_id: assetId!, name: name!, publisher: str('publisher') || null, version: str('version') || null });
+    if (errors.length) { rejected.push({ asset_id: echo, index, errors }); return; }
+    const rec = { asset_id: assetId!, name: name!, publisher: str('publisher') || null, version: str('version') || null };
+    // The same record twice (a collector listing a product under two registry keys) is one installed product: kept
+    // once, not stored and counted twice.
+    const key = JSON.stringify([rec.asset_id, rec.name, rec.publisher, rec.version]);
+    if (seen.has(key)) return;
+    seen.add(key);
+    stored.push(rec);
   });
   return { stored, rejected };
 }

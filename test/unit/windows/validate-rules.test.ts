@@ -591,6 +591,11 @@ describe('validateSoftware (spec §2.6 installed software)', () => {
     return r.rejected[0];
   };
 
+  test('the same record twice (after normalisation) is stored once; another version or publisher is another record', () => {
+    const r = validateSoftware([SW, { ...SW }, { ...SW, name: ' Siemens WinCC ' }, { ...SW, version: '7.5.2.5' }, { ...SW, publisher: null }, { ...SW, asset_id: 'asset-7' }], ACC);
+    assert.deepEqual(r, { stored: [SW, { ...SW, version: '7.5.2.5' }, { ...SW, publisher: null }, { ...SW, asset_id: 'asset-7' }], rejected: [] });
+  });
+
   test('records of accepted hosts are stored, normalised (NFKC, trimmed), empty publisher and version as null', () => {
     assert.deepEqual(validateSoftware([
       SW,
