@@ -31,7 +31,8 @@ export type AccountErrorCode =
   | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
   | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
   | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
-  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder' | 'insufficient_scope';
+  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder' | 'insufficient_scope'
+  | 'org_removed';
 
 /** Keys a person's stored preferences may hold (docs/accounts.md). */
 export const MAX_PREFERENCE_KEYS = 32;
@@ -577,6 +578,10 @@ export function createAccountsService(deps: AccountsDeps) {
     if (lacking.length) {
       throw new AccountError('insufficient_scope', `This API key lacks the ${lacking.join(' and ')} scope, so it cannot create a key that has it (send scopes within its own, or use a browser session)`, { required_scope: lacking[0] });
     }
+    // Under the organization's lock, and only while it is active: a key created while the owner deletes the
+    // organization (which revokes every key under the same lock) was stored unrevoked in it.
+    const o = await lockOrg(trx, p.orgId);
+    if (!o || o.status !== 'active') throw new AccountError('org_removed', 'The organization was deleted or deactivated while the request ran; no key was created');
     const g = generateApiKey();
     const label = keyLabel(input.label);
     const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label, expires_at: plan.expiresAt });

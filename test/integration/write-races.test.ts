@@ -225,3 +225,18 @@ test('DELETE /account while a keyed request counts its call: both complete, no d
   assert.deepEqual(org, { status: 'deactivated', live_keys: 0, calls: 1 });
   assert.equal((await call('GET', '/api/v1/account/me', o.auth)).statusCode, 401);
 });
+
+test('a key created while the organization is being deleted: 401 org_removed, no key stored (was a 201 and a live key in a deleted organization)', async () => {
+  const o = await seedOrg(t.store, { name: 'Deleted While Keying', tier: 'professional' });
+  const keysBefore = await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`);
+  // The deletion holds the organization's row (deactivated, not yet committed) when the key is asked for.
+  const deleting = await heldTransaction();
+  await deleting.query(`UPDATE organizations SET status = 'deactivated', deleted_at = now() WHERE id = $1`, [o.orgId]);
+  const creating = call('POST', '/api/v1/account/keys', o.auth, { label: 'late key' });
+  await waitsOnLock('SELECT%FROM organizations%FOR NO KEY UPDATE%');
+  await deleting.commit();
+  const r = await creating;
+  assert.equal(r.statusCode, 401, r.body);
+  assert.deepEqual([r.json().error.code, r.json().error.detail.error], ['AUTH_REQUIRED', 'org_removed']);
+  assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`), keysBefore);
+});

@@ -177,7 +177,7 @@ export function accountError(e: unknown): unknown {
   const d = { error: e.code, ...e.detail };
   switch (e.code) {
     case 'rate_limited': return new ApiError('RATE_LIMITED', { message: e.message, retryAfterSeconds: e.detail.retry_after as number });
-    case 'login_link_invalid': case 'invitation_invalid': return new ApiError('AUTH_REQUIRED', { message: e.message, detail: d });
+    case 'login_link_invalid': case 'invitation_invalid': case 'org_removed': return new ApiError('AUTH_REQUIRED', { message: e.message, detail: d });
     case 'invalid_email': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.email', message: e.message, type: 'format' }] });
     case 'too_many_preferences': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.preferences', message: e.message, type: 'maxProperties' }] });
     case 'scope_not_allowed': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.scopes', message: e.message, type: 'enum' }] });
