@@ -22,7 +22,7 @@ import {
   assetResult, decidedCve, DEFAULT_OPTIONS, matchedProducts, select, severityCounts,
   type AssetAnswer, type AssetCheck, type AssetResult, type CorrelateOptions, type Decided, type MatchedGroup, type MatchedProduct, type NameGroup, type StatusCounts,
 } from './correlation-answer.ts';
-import { environmentExists, lockEnvironment } from '../store/windows.ts';
+import { environmentExists, lockEnvironment, storedAssetPage } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
 
@@ -384,6 +384,28 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
           answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options),
         };
       });
+    },
+
+    /**
+     * GET /api/v1/assets/results: a page of the assets stored in one of the organization's environments (by asset_id;
+     * `assetId` narrows it to one), each decided again against the ranges of now, so a CVE imported since it was
+     * stored is in its answer (docs/correlation.md "Stored assets"). Nothing is charged or stored. A stored asset
+     * that today's validation refuses is in `rejected`, as in the call that would send it now.
+     */
+    async results(input: { principal: Principal; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> {
+      const orgId = input.principal.orgId;
+      if (!(await environmentExists(db, orgId, input.environmentId))) {
+        throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+      }
+      const { total, rows } = await storedAssetPage(db, orgId, input.environmentId, input.assetId, input.perPage, (input.page - 1) * input.perPage);
+      // validate() refuses an empty batch (a request of none); a page past the end, or an asset_id not stored, is empty.
+      const { accepted, rejected } = rows.length ? await validate(rows.map((r) => r.asset)) : { accepted: [], rejected: [] };
+      const { matchedPer, groupsPer, ids } = await matchAll(accepted);
+      const cards = await cache.cards(ids);
+      return {
+        total, rejected, stored: false, count: accepted.length, fail: async () => {},
+        answer: (i: number) => select(accepted[i], decideOne(accepted[i], matchedPer[i], cards), matchedProducts(groupsPer[i], cards), input.options),
+      };
     },
 
     /** POST /api/v1/assets/correlate-cves/check: per asset only whether anything matched and the counts. */

@@ -199,6 +199,20 @@ export async function deleteStoredAsset(db: Tx, orgId: number, environmentId: nu
   return { correlations: Number(c.numAffectedRows ?? 0), windows_hosts: Number(h.numAffectedRows ?? 0) };
 }
 
+/**
+ * A page of the v1 assets stored in one of the organization's environments (POST /api/v1/assets/correlate-cves with
+ * environment_id), by asset_id; `assetId` narrows it to one. Each as it was sent (validated), and when it was stored.
+ */
+export async function storedAssetPage(db: Db, orgId: number, environmentId: number, assetId: string | null, limit: number, offset: number): Promise<{ total: number; rows: { asset_id: string; asset: unknown; stored_at: Date }[] }> {
+  const one = assetId === null ? sql`` : sql`AND asset_id = ${assetId}`;
+  const [total, rows] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM asset_correlations WHERE org_id = ${orgId} AND environment_id = ${environmentId} ${one}`.execute(db),
+    sql<{ asset_id: string; asset: unknown; stored_at: Date }>`SELECT asset_id, asset, stored_at FROM asset_correlations
+      WHERE org_id = ${orgId} AND environment_id = ${environmentId} ${one} ORDER BY asset_id COLLATE "C" LIMIT ${limit} OFFSET ${offset}`.execute(db),
+  ]);
+  return { total: total.rows[0].n, rows: rows.rows };
+}
+
 export interface RemovedEnvironment extends EnvironmentRow { removed_assets: number; removed_windows_hosts: number }
 
 /**

@@ -198,6 +198,7 @@ const SLICE_MS = 10;
  */
 export async function* correlateBody(
   w: AnswerWriter, api: unknown, count: number, answer: (i: number) => AssetAnswer, rest: () => Record<string, unknown>, meta: () => unknown,
+  pagination?: unknown,
 ): AsyncGenerator<Buffer> {
   w.text(`{"api":${j(api)},"data":{"assets":[`);
   let slice = performance.now();
@@ -211,6 +212,7 @@ export async function* correlateBody(
   }
   const r = j(rest());
   w.text(r === '{}' ? ']}' : `],${r.slice(1)}`);
+  if (pagination !== undefined) w.text(`,"pagination":${j(pagination)}`);
   w.text(`,"meta":${j(meta())}}`);
   yield* w.take();
 }

@@ -8,17 +8,18 @@
 // (413 BATCH_TOO_LARGE, max 200) → trial batch (413 TRIAL_BATCH_LIMIT, max 25) → body fields (422) → the
 // service (trial and partner asset checks: 429, nothing processed).
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
-import { apiBlock, ok } from '../../envelope.ts';
+import { apiBlock, ok, pagination } from '../../envelope.ts';
 import { AnswerWriter, CHUNK_BYTES, correlateBody, refundOnError } from '../../views/correlate-json.ts';
 import type { TenantDecl } from '../../auth.ts';
 import { TRIAL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
-import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
+import { MAX_ASSETS, type CorrelateAnswers } from '../../../services/asset-correlation.ts';
 import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
-import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse } from './asset-schemas.ts';
+import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse, StoredResultsResponse } from './asset-schemas.ts';
+import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody } from '../v2/schemas.ts';
@@ -84,6 +85,31 @@ function readBody(req: FastifyRequest, key: string, allowed: string[]): Batch {
 
 const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));
 
+/**
+ * Streams a correlation answer (correlate-cves, the stored assets' results). Bytes written by views/correlate-json.ts,
+ * not the schema's compiled serializer: a 200-asset answer can list tens of thousands of CVEs (23 MB in
+ * bench/correlate.ts; gigabytes when every asset names a large product family), and the parts of each entry that do
+ * not depend on the asset are encoded once per cached card and range (decisions 38, 49). The answer is streamed asset
+ * by asset, each decided as it is taken (decision 51): data.counts and meta.took_ms, written last, cover them all.
+ * Tests validate the bytes against the route's schema with Ajv, and OpenAPI documents the route from the same schema.
+ */
+function sendAnswers(req: FastifyRequest, reply: FastifyReply, r: CorrelateAnswers, options: CorrelateOptions, data: Record<string, unknown>, paging?: unknown) {
+  const counts = { affected: 0, not_affected: 0, needs_review: 0 };
+  const { sort, ...filters } = options;
+  const w = new AnswerWriter();
+  const answer = (i: number) => {
+    const a = r.answer(i);
+    for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
+    return a;
+  };
+  const body = correlateBody(w, apiBlock(req), r.count, answer, () => ({ rejected: r.rejected, counts, ...data }), () => ({ took_ms: tookMs(req), sort, filters }), paging);
+  // The pooled chunks are reused once the response is written ('finish': every byte handed to the socket); a
+  // response closed before that keeps them (the garbage collector takes them).
+  reply.raw.once('finish', () => w.release());
+  reply.code(200).type('application/json; charset=utf-8');
+  return reply.send(Readable.from(refundOnError(body, r.fail), { objectMode: false, highWaterMark: CHUNK_BYTES }));
+}
+
 const assets: FastifyPluginAsync = async (app) => {
   const svc = app.services.assets;
 
@@ -139,27 +165,69 @@ const assets: FastifyPluginAsync = async (app) => {
     const environmentId = environmentOf(req, rest.environment_id);
     const options = parseOptions(rest.options);
     const r = await svc.correlate({ principal: req.principal!, requestId: req.id, assets: items, environmentId, options });
-    const counts = { affected: 0, not_affected: 0, needs_review: 0 };
-    const { sort, ...filters } = options;
-    // Bytes written by views/correlate-json.ts, not the schema's compiled serializer: a 200-asset answer can list
-    // tens of thousands of CVEs (23 MB in bench/correlate.ts; gigabytes when every asset names a large product
-    // family), and the parts of each entry that do not depend on the asset are encoded once per cached card and
-    // range (decisions 38, 49). The answer is streamed asset by asset, each decided as it is taken (decision 51):
-    // data.counts and meta.took_ms, written last, cover them all. A test validates the bytes against
-    // CorrelateResponse with Ajv, and OpenAPI documents the route from the same schema.
-    const w = new AnswerWriter();
-    const answer = (i: number) => {
-      const a = r.answer(i);
-      for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
-      return a;
+    return sendAnswers(req, reply, r, options, { environment_id: environmentId, stored: r.stored });
+  });
+
+  app.get('/api/v1/assets/results', {
+    schema: {
+      tags: ['assets'],
+      summary: 'The assets stored in an environment (correlate-cves with environment_id), a page at a time by asset_id, each decided again against the corpus of now: the correlate-cves answer per asset, a CVE imported since included',
+      security: [{ apiKey: [] }, { session: [] }],
+      querystring: Type.Object({
+        // Read as text and checked by the handler (correlate's option messages): what each accepts is described here.
+        environment_id: Type.String({ maxLength: 20, description: 'A positive integer: an environment of your organization (404 environment_not_found otherwise)' }),
+        asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only this stored asset (an empty page when none is stored under it)' })),
+        page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer in decimal, 1 or more (default 1): the page of assets' })),
+        per_page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer in decimal, 1 to 200 (default 50): assets per page' })),
+        sort: Type.Optional(Type.String({ maxLength: 20, description: `${SORTS.join(', ')} (default priority), as correlate-cves options.sort` })),
+        include_not_affected: Type.Optional(Type.String({ maxLength: 5, description: 'true or false (default false)' })),
+        affected_only: Type.Optional(Type.String({ maxLength: 5, description: 'true or false (default false)' })),
+        known_exploited_only: Type.Optional(Type.String({ maxLength: 5, description: 'true or false (default false)' })),
+        fix_available_only: Type.Optional(Type.String({ maxLength: 5, description: 'true or false (default false)' })),
+        cve_page: Type.Optional(Type.String({ maxLength: 10, description: 'An integer in decimal, 1 or more: the page of each asset\'s CVE list' })),
+        cve_page_size: Type.Optional(Type.String({ maxLength: 10, description: 'An integer in decimal, 1 to 1000' })),
+      }),
+      response: { 200: StoredResultsResponse },
+      errors: [perKeyRateLimit('correlation')],
+    },
+    config: {
+      auth: {
+        mode: 'key_or_session', role: 'viewer', scope: 'read',
+        tenant: { resource: 'asset_correlations', ids: [{ in: 'query', name: 'environment_id', foreign: 'environment_not_found' }] },
+      },
+    },
+  }, async (req, reply) => {
+    // One request of the per-key correlation budget (as GET /api/v2/assets/results), no asset checks.
+    await app.limits.correlation.check(req.principal!, 0);
+    const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = req.query as Record<string, string | undefined>;
+    const errors: { field: string; message: string; type: string }[] = [];
+    const decimalInt = (name: string, text: string | undefined, dflt: number | null, max: number): number | null => {
+      if (text === undefined) return dflt;
+      const n = NUMERIC_TEXT.test(text) ? Number(text) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+        errors.push({ field: `query.${name}`, message: `must be an integer written in decimal, 1 to ${max}`, type: 'type_error.integer' });
+        return dflt;
+      }
+      return n;
     };
-    const body = correlateBody(w, apiBlock(req), r.count, answer,
-      () => ({ rejected: r.rejected, counts, environment_id: environmentId, stored: r.stored }), () => ({ took_ms: tookMs(req), sort, filters }));
-    // The pooled chunks are reused once the response is written ('finish': every byte handed to the socket); a
-    // response closed before that keeps them (the garbage collector takes them).
-    reply.raw.once('finish', () => w.release());
-    reply.code(200).type('application/json; charset=utf-8');
-    return reply.send(Readable.from(refundOnError(body, r.fail), { objectMode: false, highWaterMark: CHUNK_BYTES }));
+    const environmentId = envText !== undefined && /^\d{1,15}$/.test(envText) && Number(envText) >= 1 ? Number(envText) : null;
+    if (environmentId === null) errors.push({ field: 'query.environment_id', message: 'must be a positive integer', type: 'type_error.integer' });
+    const page = decimalInt('page', pageText, 1, 1_000_000)!;
+    const perPage = decimalInt('per_page', perText, 50, MAX_ASSETS)!;
+    const options: CorrelateOptions = { ...DEFAULT_OPTIONS };
+    for (const [k, v] of Object.entries(opts)) {
+      if (v === undefined) continue;
+      if (k === 'sort') {
+        if ((SORTS as readonly string[]).includes(v)) options.sort = v as CorrelateOptions['sort'];
+        else errors.push({ field: 'query.sort', message: `sort must be one of ${SORTS.join(', ')}`, type: 'value_error.enum' });
+      } else if (k === 'cve_page' || k === 'cve_page_size') {
+        options[k] = decimalInt(k, v, null, k === 'cve_page_size' ? 1000 : Number.MAX_SAFE_INTEGER);
+      } else if (v === 'true' || v === 'false') (options as unknown as Record<string, boolean>)[k] = v === 'true';
+      else errors.push({ field: `query.${k}`, message: `${k} must be true or false`, type: 'type_error.bool' });
+    }
+    if (errors.length) throw new ApiError('VALIDATION_ERROR', { fields: errors });
+    const r = await svc.results({ principal: req.principal!, environmentId: environmentId!, assetId: assetId ?? null, page, perPage, options });
+    return sendAnswers(req, reply, r, options, { environment_id: environmentId }, pagination(r.total, page, perPage, r.count + r.rejected.length));
   });
 
   app.post('/api/v1/assets/correlate-cves/check', {

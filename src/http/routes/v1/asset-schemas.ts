@@ -1,7 +1,7 @@
 // TypeBox schemas of v1 asset correlation (issue 11; docs/correlation.md §5): correlate-cves, its /check and
 // check-windows. One schema per shape: the TS type, the response serializer (a whitelist) and the OpenAPI source.
 import { Type, type TSchema } from 'typebox';
-import { ApiBlock } from '../../envelope.ts';
+import { ApiBlock, PaginationSchema } from '../../envelope.ts';
 import { SORTS } from '../../../services/correlation-answer.ts';
 
 const Str = Type.String();
@@ -89,6 +89,19 @@ export const CorrelateResponse = strict({
     environment_id: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
     stored: Type.Boolean(),
   }),
+  meta: strict({ took_ms: Int, sort: SortSchema, filters: OptionsEcho }),
+});
+
+/** GET /api/v1/assets/results: a page of the stored assets, each decided again (the correlate-cves answer per asset). */
+export const StoredResultsResponse = strict({
+  api: ApiBlock,
+  data: strict({
+    assets: Type.Array(AssetResult, { maxItems: 200 }),
+    rejected: Type.Array(RejectedAsset, { description: 'Stored assets that today\'s validation refuses (rules tightened since they were stored)' }),
+    counts: StatusCounts,
+    environment_id: Type.Integer(),
+  }),
+  pagination: PaginationSchema,
   meta: strict({ took_ms: Int, sort: SortSchema, filters: OptionsEcho }),
 });
 
