@@ -49,16 +49,30 @@ export function orderRecords(records: CveSourceRecord[]): CveSourceRecord[] {
   });
 }
 
+/** An MSRC record's CNA note that names Microsoft (the documents before CNA notes list only Microsoft's CVEs). */
+const MICROSOFT_CNA = /^microsoft\b|@microsoft\.com$/i;
+
+/**
+ * Whether an MSRC record speaks as the CVE's numbering authority: its CNA note names Microsoft, or it has none
+ * (older documents, Microsoft's own CVEs only). MSRC also lists other CNAs' CVEs for the packages Azure Linux /
+ * CBL-Mariner ships (CNA note "curl", "mitre", "Linux", …): there its CVSS is Microsoft's score as a distributor,
+ * not the numbering authority's.
+ */
+export function msrcIsCna(assigner: string | null): boolean {
+  return assigner === null || assigner.trim() === '' || MICROSOFT_CNA.test(assigner.trim());
+}
+
 /**
  * The CVSS fallback chain (one chain for the card and the detail, docs/enrichment.md "Severity"): NVD's own
- * analysis first; then the numbering authority's score (the CNA container of the CVE record, and MSRC, which is
- * Microsoft's CNA); then CISA's (the CISA-ADP container, and CISA ICS advisories); then anything else. The
- * vendor's own rating (MSRC Critical/Important/…) comes after every CVSS score (scoring.ts `cardSeverity`).
+ * analysis first; then the numbering authority's score (the CNA container of the CVE record, and MSRC for the CVEs
+ * Microsoft is the CNA of); then CISA's (the CISA-ADP container, and CISA ICS advisories); then anything else
+ * (MSRC's score of another CNA's CVE among them). The vendor's own rating (MSRC Critical/Important/…) comes after
+ * every CVSS score (scoring.ts `cardSeverity`). `assigner` is the record's numbering authority (MSRC: its CNA note).
  */
-export function cvssTier(source: CveSourceName, metric: CvssMetric): number {
+export function cvssTier(source: CveSourceName, metric: CvssMetric, assigner: string | null = null): number {
   if (source === 'nvd') return 0;
   if (source === 'cve5') return metric.type === 'ADP' ? 2 : 1;
-  if (source === 'msrc') return 1;
+  if (source === 'msrc') return msrcIsCna(assigner) ? 1 : 3;
   if (source === 'csaf') return 2;
   return 3;
 }
@@ -69,11 +83,11 @@ export function cvssTier(source: CveSourceName, metric: CvssMetric): number {
  * Primary score before a Secondary one.
  */
 export function chooseCvss(ordered: CveSourceRecord[]): CvssMetric | null {
-  const tiers = [...new Set(ordered.flatMap((r) => r.cvss.map((m) => cvssTier(r.source, m))))].sort((a, b) => a - b);
+  const tiers = [...new Set(ordered.flatMap((r) => r.cvss.map((m) => cvssTier(r.source, m, r.assigner))))].sort((a, b) => a - b);
   if (!tiers.length) return null;
   const tier = tiers[0];
   for (const r of ordered) {
-    const inTier = r.cvss.filter((m) => cvssTier(r.source, m) === tier);
+    const inTier = r.cvss.filter((m) => cvssTier(r.source, m, r.assigner) === tier);
     if (!inTier.length) continue;
     const sorted = [...inTier].sort(
       (a, b) =>

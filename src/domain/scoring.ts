@@ -61,8 +61,8 @@ export function computeBcs(i: BcsInput): { score: number; tier: Severity } {
 const MSRC_RATING: Record<string, Severity> = { critical: 'CRITICAL', important: 'HIGH', moderate: 'MEDIUM', low: 'LOW' };
 
 /**
- * Severity of the summary card (spec §2.2): the CVSS severity of `scoring.cvss` (whose metric comes from
- * NVD, else a CISA ICS advisory, else MSRC); else the vendor's own rating — MSRC Critical → CRITICAL,
+ * Severity of the summary card (spec §2.2): the CVSS severity of `scoring.cvss` (whose metric comes from the
+ * fallback chain of merge.ts `chooseCvss`: NVD, the numbering authority, CISA, anything else); else the vendor's own rating — MSRC Critical → CRITICAL,
  * Important → HIGH, Moderate → MEDIUM, Low → LOW; else null: the CVE is not scored (e.g. a KEV-only CVE).
  * Never derived from the BCS, which already counts KEV and exploits.
  */

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { readMsrcFile } from '../../../src/ingest/msrc.ts';
 import { msrcCveRecords, msrcFamilyProduct, msrcVendor } from '../../../src/ingest/msrc-cves.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
-import { mergeSources } from '../../../src/domain/merge.ts';
+import { cvssTier, mergeSources, msrcIsCna } from '../../../src/domain/merge.ts';
+import type { CveSourceRecord, CvssMetric } from '../../../src/domain/records.ts';
 import { buildCveDocument } from '../../../src/domain/enrich.ts';
 import { OTHER_REFERENCES_CAP } from '../../../src/domain/references.ts';
-import { realCatalogs } from '../../helpers/feeds.ts';
+import { cveRecords, fixture, realCatalogs } from '../../helpers/feeds.ts';
 import { isCveId } from '../../../src/domain/cve-id.ts';
 
 const NOW = '2026-11-20T00:00:00.000Z';
@@ -130,4 +131,26 @@ test('msrcFamilyProduct: shared leading words less edition words, then a product
   assert.equal(msrcFamilyProduct([w('Windows 10 Version 22H2 for x64-based Systems'), w('Windows 11 Version 23H2 for ARM64-based Systems'), w('Microsoft Visual Studio 2022 version 17.10', 'Developer Tools')]), 'Windows');
   assert.equal(msrcFamilyProduct([w('Microsoft Teams', 'Apps'), w('Power BI Desktop', 'Apps')]), 'Microsoft Teams');
   assert.equal(msrcFamilyProduct([]), null);
+});
+
+test('CVSS chain: MSRC is the numbering authority only for Microsoft\'s CVEs; on another CNA\'s CVE CISA-ADP comes first (CVE-2024-42461, elliptic)', async () => {
+  // The CVE record: CNA "mitre" states no CVSS, CISA-ADP scores 5.3 (MEDIUM). MSRC lists the CVE for the Azure Linux
+  // nodejs package (CNA note "mitre") with its own 9.1: that is not the numbering authority's score.
+  const [cve5] = (await cveRecords(fixture('cve5', 'CVE-2024-42461.json')));
+  const msrc = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`)).find((x) => x.cve_id === 'CVE-2024-42461')!;
+  assert.equal(msrc.assigner, 'mitre');
+  assert.deepEqual(msrc.cvss.map((m) => m.score), [9.1]);
+  assert.equal(msrcIsCna(msrc.assigner), false);
+  assert.equal(cvssTier('msrc', msrc.cvss[0] as CvssMetric, msrc.assigner), 3);
+  const merged = mergeSources('CVE-2024-42461', [cve5, msrc as unknown as CveSourceRecord]);
+  assert.equal(merged.cvss?.scored_by, 'CISA-ADP');
+  const { doc } = buildCveDocument(merged, await realCatalogs(), NOW);
+  assert.deepEqual([doc.scoring.cvss.score, doc.scoring.cvss.vector, doc.scoring.cvss.severity, doc.severity], [5.3, 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N', 'MEDIUM', 'MEDIUM']);
+  // MSRC alone still scores it (anything else, tier 3), and Microsoft's own CVEs keep MSRC in the CNA tier.
+  assert.equal(buildCveDocument(mergeSources('CVE-2024-42461', [msrc as unknown as CveSourceRecord]), await realCatalogs(), NOW).doc.scoring.cvss.score, 9.1);
+  const own = msrcCveRecords(readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`)).find((x) => x.cve_id === 'CVE-2024-38063')!;
+  assert.equal(own.assigner, 'Microsoft');
+  assert.equal(cvssTier('msrc', own.cvss[0] as CvssMetric, own.assigner), 1);
+  assert.equal(msrcIsCna(null), true, 'documents before CNA notes list only Microsoft\'s CVEs');
+  assert.equal(msrcIsCna('secure@microsoft.com'), true);
 });
