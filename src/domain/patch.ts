@@ -63,18 +63,24 @@ export function isPatchSource(ref: SourceReference, isVendorAdvisory: boolean): 
 const STATES_NO_FIX = /\bno fix\b|\bwill not (?:be )?(?:develop|releas|issu|fix|provid|patch|updat|receiv)|\b(?:does|do) not (?:plan|intend) to\b|\bno (?:plans?|intention) to\b|\bend[- ]of[- ]life\b|\bno longer supported\b|\bdiscontinued\b/i;
 /** Words of a fix: many advisories also file general advice under vendor_fix ("See recommendations from section
  * Workaround and Mitigations", "Users should contact Carlo Gavazzi for more information."). */
-const FIX_WORDS = /\b(?:updat|upgrad|patch|fix|hotfix|releas|firmware|version|install|service pack|download|resolv|remediat|correct)/i;
+const FIX_WORDS = /(?<![a-z])(?:updat|upgrad|patch|fix|hotfix|releas|firmware|version|service pack)/i;
+/** Words that speak of a fix only with the version they name ("Install V1.04.01", "Corrected in v33.016"): alone they
+ * are general advice ("Install physical controls", "antivirus … on hosts with the … application installed",
+ * ICSA-23-129-02; "contact … about their installations"). */
+const FIX_WORDS_WITH_VERSION = /\b(?:install|download|resolv|remediat|correct)/i;
 /** A version number stated in the text ("Version 3.1.2", "V6.5.0.2"). */
 const STATES_VERSION = /\d+(?:\.\d+)+/;
 
 /**
  * Whether a CSAF remediation of category vendor_fix offers a fix: it speaks of an update, upgrade, patch, fix,
- * release, firmware or version, and does not state that there is none. Advisories file end-of-life notices under
- * vendor_fix ("Carlo Gavazzi will not issue a fix as this product is end-of-life.", ICSA-23-138-01); such text
- * is no fix unless it also states a version to move to (KUKA ICSA-20-098-05: "upgrading … to Version 3.1.2").
+ * release, firmware, version or service pack (or of an installation, download or correction together with a
+ * version number), and does not state that there is none. Advisories file end-of-life notices under vendor_fix
+ * ("Carlo Gavazzi will not issue a fix as this product is end-of-life.", ICSA-23-138-01); such text is no fix
+ * unless it also states a version to move to (KUKA ICSA-20-098-05: "upgrading … to Version 3.1.2").
  */
 export function vendorFixOffersFix(details: string): boolean {
-  return FIX_WORDS.test(details) && (!STATES_NO_FIX.test(details) || STATES_VERSION.test(details));
+  const speaksOfFix = FIX_WORDS.test(details) || (FIX_WORDS_WITH_VERSION.test(details) && STATES_VERSION.test(details));
+  return speaksOfFix && (!STATES_NO_FIX.test(details) || STATES_VERSION.test(details));
 }
 
 /** Whether a CISA advisory states a fix for the CVE (a fixed version, or a vendor fix whose text offers one). */

@@ -519,3 +519,30 @@ test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, ge
   ];
   for (const [text, fix] of cases) assert.equal(vendorFixOffersFix(text), fix, text);
 });
+
+test('patch rule 4: "install", "download", "correct" speak of a fix only with a version (ICSA-23-129-02, Hitachi Energy MSM)', async () => {
+  // Every vendor_fix of CVE-2021-43298 in ICSA-23-129-02 is general advice; one suggests antivirus "on hosts with the
+  // Manufacturing Message Specification (MMS) Client application installed". It was read as a fix: patched.
+  const msm = await docFor('CVE-2021-43298', [csaf('icsa-23-129-02')]);
+  assert.deepEqual([msm.patch.status, msm.patch.patch_available, msm.patch.fixed_in, msm.patch.patch_url], ['unknown', false, null, null]);
+  assert.equal(msm.scoring.bcs.factors.patch_available, false);
+  const cases: [string, boolean][] = [
+    [advisoryFix('icsa-23-129-02', 'CVE-2021-43298', 'Hitachi Energy suggests'), false],
+    ['Install physical controls so that only authorized personnel can access control systems and equipment.', false],
+    ['Users with questions regarding their specific Alice 6 installations should contact their local Philips service support team or their regional Alice 6 service support.', false],
+    ['Install V1.04.01 - Download: https://support.industry.siemens.com/cs/us/en/view/109745821 ', true],
+    ['ControlLogix 5570: Corrected in v33.016, 34.013, 35.012, 36.011 and later', true],
+    ['This vulnerability is corrected in System 800xA Base 6.1', true],
+    // A patch named by its file (ICSA-23-320-01): the word may follow a digit or an underscore.
+    ['ST-IPm-8460 - Install 8313_patch1_tcp_udr_all_blocked.tar.gz', true],
+    ['Follow the advice concerning SD card usage in the manual “Art.-Nr. 107708: UM EN AXC F 2152 Installing, starting up, and operating the AXC F 2152 controller um_en_axc_f_2152_107708_en_02.pdf” that can be found on the product page below:', false],
+  ];
+  for (const [text, fix] of cases) assert.equal(vendorFixOffersFix(text), fix, text);
+});
+
+/** The text of the vendor_fix remediation of `cve` in the fixture advisory that starts with `start`. */
+function advisoryFix(id: string, cve: string, start: string): string {
+  const doc = JSON.parse(readFileSync(csaf(id), 'utf8')) as { vulnerabilities: { cve: string; remediations: { category: string; details: string }[] }[] };
+  const v = doc.vulnerabilities.find((x) => x.cve === cve)!;
+  return v.remediations.find((r) => r.category === 'vendor_fix' && r.details.startsWith(start))!.details;
+}
