@@ -39,7 +39,7 @@ const ROWS: [ErrorKey, string?][][] = [
   [['BATCH_TOO_LARGE', 'batch_too_large'], ['BODY_TOO_LARGE'], ['TRIAL_BATCH_LIMIT']],
   [['UNKNOWN_PARAMETER'], ['BAD_REQUEST']],
   [['VALIDATION_ERROR']],
-  [['NOT_FOUND'], ['ENVIRONMENT_NOT_FOUND'], ['METHOD_NOT_ALLOWED'], ['GONE', 'gone']],
+  [['NOT_FOUND'], ['ENVIRONMENT_NOT_FOUND'], ['ASSET_NOT_FOUND'], ['METHOD_NOT_ALLOWED'], ['GONE', 'gone']],
   [['CONFLICT']],
   [['CONFIRMATION_REQUIRED', 'confirmation_required']],
   [['AUTH_REQUIRED']],
