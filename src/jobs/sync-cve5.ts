@@ -18,7 +18,7 @@ import path from 'node:path';
 import { extractInnerZip, inspectCve5Zip } from '../ingest/cve5-zip.ts';
 import { readHead } from '../ingest/io.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { displayUrl, expectOk, fetchWithRetry, SyncHttpError } from './sync-http.ts';
+import { displayUrl, expectOk, fetchAndRead, SyncHttpError } from './sync-http.ts';
 
 const MiB = 1024 * 1024;
 /** Releases asked for per run: 24 hourly releases a day, so the previous day's last delta is still listed. */
@@ -143,19 +143,21 @@ export function planCve5(assets: readonly Cve5Asset[], cursor: Pick<Cve5Cursor, 
 async function download(ctx: SyncContext, url: string, dest: string, maxBytes: number, what: string): Promise<number> {
   let current = url;
   for (let hop = 0; ; hop++) {
-    const res = await fetchWithRetry(ctx, current, {
+    const got = await fetchAndRead(ctx, current, {
       headers: { accept: 'application/octet-stream' },
       maxResponseBytes: maxBytes,
       timeoutMs: DOWNLOAD_TIMEOUT_MS,
+    }, async (res) => {
+      if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
+        await res.discard();
+        if (hop >= MAX_REDIRECTS) throw new SyncHttpError(`${what}: more than ${MAX_REDIRECTS} redirects from ${displayUrl(url)}`, res.status);
+        return { location: res.headers.location };
+      }
+      await expectOk(res, what);
+      return { bytes: await res.saveTo(dest) };
     });
-    if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
-      await res.discard();
-      if (hop >= MAX_REDIRECTS) throw new SyncHttpError(`${what}: more than ${MAX_REDIRECTS} redirects from ${displayUrl(url)}`, res.status);
-      current = new URL(res.headers.location, current).toString();
-      continue;
-    }
-    await expectOk(res, what);
-    return res.saveTo(dest);
+    if (got.location === undefined) return got.bytes;
+    current = new URL(got.location, current).toString();
   }
 }
 
@@ -167,16 +169,21 @@ export const cve5Source: SyncSource = {
     listUrl.searchParams.set('per_page', String(CVE5_RELEASES_PER_PAGE));
     const headers: Record<string, string> = { accept: 'application/vnd.github+json' };
     if (previous?.list_etag) headers['if-none-match'] = previous.list_etag;
-    const res = await fetchWithRetry(ctx, listUrl.toString(), { headers, maxResponseBytes: LIST_MAX_BYTES });
-    if (res.status === 304) {
-      await res.discard();
+    const list = await fetchAndRead(ctx, listUrl.toString(), { headers, maxResponseBytes: LIST_MAX_BYTES }, async (res) => {
+      if (res.status === 304) {
+        await res.discard();
+        return null;
+      }
+      await expectOk(res, 'CVE5 releases list');
+      return { etag: res.headers.etag ?? null, body: await res.bytes() };
+    });
+    if (!list) {
       return { records: 0, files: 0, summary: `unchanged (releases list 304 Not Modified; at ${previous?.delta ?? previous?.baseline})` };
     }
-    await expectOk(res, 'CVE5 releases list');
-    const listEtag = res.headers.etag ?? null;
+    const listEtag = list.etag;
     let assets: Cve5Asset[];
     try {
-      assets = releaseAssets(JSON.parse((await res.bytes()).toString('utf8')));
+      assets = releaseAssets(JSON.parse(list.body.toString('utf8')));
     } catch (e) {
       throw new SyncHttpError(`CVE5: ${displayUrl(listUrl.toString())}: ${(e as Error).message}`, 200);
     }

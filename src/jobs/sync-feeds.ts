@@ -11,7 +11,7 @@ import { readHead } from '../ingest/io.ts';
 import type { FeedFormat } from '../ingest/types.ts';
 import { getDocumentVersions, setDocumentVersion } from '../store/sync-state.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { expectOk, fetchFileIfChanged, fetchWithRetry, SyncHttpError, type FileValidators } from './sync-http.ts';
+import { expectOk, fetchAndRead, fetchFileIfChanged, SyncHttpError, type FileValidators } from './sync-http.ts';
 
 const MiB = 1024 * 1024;
 /** CSAF documents per pipeline run (the first sync lists ~2,400). */
@@ -232,10 +232,11 @@ export const csafSource: SyncSource = {
       const batch: { entry: RolieEntry; file: string }[] = [];
       for (const entry of todo.slice(i, i + CSAF_BATCH)) {
         try {
-          const res = await fetchWithRetry(ctx, entry.href, { maxResponseBytes: 32 * MiB });
-          await expectOk(res, `CSAF ${entry.id}`);
           const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
-          await res.saveTo(file);
+          await fetchAndRead(ctx, entry.href, { maxResponseBytes: 32 * MiB }, async (res) => {
+            await expectOk(res, `CSAF ${entry.id}`);
+            return res.saveTo(file);
+          });
           batch.push({ entry, file });
         } catch (e) {
           fail(entry, e);

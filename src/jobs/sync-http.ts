@@ -94,12 +94,26 @@ export function displayUrl(url: string): string {
 
 const STATUS_TEXT: Record<number, string> = { 403: 'Forbidden', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
 
+/** Failures of the transfer itself (reset, silence, deadline, name lookup): the request is tried again. */
+function transient(e: unknown): e is EgressError {
+  return e instanceof EgressError && ['network_error', 'timeout', 'dns_failure'].includes(e.code);
+}
+
 /**
  * GET with the retry policy. Returns the first response whose status is not retryable (2xx, 304, 404, 500…);
  * throws SyncHttpError once the attempts are used up. Network failures and timeouts are retried like a 503;
  * policy refusals (blocked address, scheme) are not.
  */
 export async function fetchWithRetry(deps: HttpDeps, url: string, init: EgressRequestInit = {}): Promise<EgressResponse> {
+  return fetchAndRead(deps, url, init, async (res) => res);
+}
+
+/**
+ * The same, with the body read inside the retry: `read` gets each response whose status is not retryable, and a
+ * transfer that breaks off while it reads the body (a reset, a silent or slow connection, a proxy cutting the
+ * download) is one more failed attempt, retried with the same backoff, not the end of the source.
+ */
+export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressRequestInit, read: (res: EgressResponse) => Promise<T>): Promise<T> {
   const { retry } = deps;
   let last = '';
   let lastStatus: number | null = null;
@@ -109,7 +123,7 @@ export async function fetchWithRetry(deps: HttpDeps, url: string, init: EgressRe
     try {
       res = await deps.egress.fetch(url, init);
     } catch (e) {
-      if (!(e instanceof EgressError) || !['network_error', 'timeout', 'dns_failure'].includes(e.code)) throw e;
+      if (!transient(e)) throw egressRefusal(url, e);
       last = e.message;
       lastStatus = null;
       if (attempt === retry.maxAttempts) break;
@@ -118,7 +132,21 @@ export async function fetchWithRetry(deps: HttpDeps, url: string, init: EgressRe
       await deps.sleep(delay);
       continue;
     }
-    if (!retry.retryStatuses.includes(res.status)) return res;
+    if (!retry.retryStatuses.includes(res.status)) {
+      try {
+        return await read(res);
+      } catch (e) {
+        if (!transient(e)) throw egressRefusal(url, e);
+        await res.discard();
+        last = `${e.message} while the body was read`;
+        lastStatus = null;
+        if (attempt === retry.maxAttempts) break;
+        const delay = backoffDelay(attempt, retry, deps.random);
+        deps.log.warn({ url: displayUrl(url), attempt, delay_ms: delay, error: e.code }, 'feed download broke off; retrying');
+        await deps.sleep(delay);
+        continue;
+      }
+    }
     last = `HTTP ${res.status} ${STATUS_TEXT[res.status] ?? ''}`.trim();
     lastStatus = res.status;
     const retryAfter = parseRetryAfter(res.headers['retry-after'], deps.clock.now());
@@ -130,6 +158,12 @@ export async function fetchWithRetry(deps: HttpDeps, url: string, init: EgressRe
   }
   const hint = lastStatus === 403 ? ' (NVD answers 403 when the rate limit is exceeded or the API key is invalid)' : '';
   throw new SyncHttpError(`${displayUrl(url)}: ${last} on all ${retry.maxAttempts} attempts; giving up${hint}`, lastStatus);
+}
+
+/** An egress error that is not retried (a policy refusal, a body over its cap), named with its URL; others as they are. */
+function egressRefusal(url: string, e: unknown): unknown {
+  if (!(e instanceof EgressError)) return e;
+  return new SyncHttpError(`${displayUrl(url)}: ${e.message}`, null);
 }
 
 /** Fails with a clear message unless the response is a 200. */
@@ -172,15 +206,18 @@ export async function fetchFileIfChanged(
   const headers: Record<string, string> = {};
   if (previous?.etag) headers['if-none-match'] = previous.etag;
   if (previous?.last_modified) headers['if-modified-since'] = previous.last_modified;
-  const res = await fetchWithRetry(deps, url, { headers, maxResponseBytes: opts.maxBytes, timeoutMs: opts.timeoutMs });
-  if (res.status === 304) {
-    await res.discard();
-    return { changed: false, reason: 'not-modified' };
-  }
-  await expectOk(res, opts.what);
-  const bytes = await res.saveTo(dest);
+  const got = await fetchAndRead(deps, url, { headers, maxResponseBytes: opts.maxBytes, timeoutMs: opts.timeoutMs }, async (res) => {
+    if (res.status === 304) {
+      await res.discard();
+      return null;
+    }
+    await expectOk(res, opts.what);
+    return { bytes: await res.saveTo(dest), headers: res.headers };
+  });
+  if (!got) return { changed: false, reason: 'not-modified' };
+  const { bytes } = got;
   const sha256 = await sha256File(dest);
-  const validators = { etag: res.headers.etag ?? null, last_modified: res.headers['last-modified'] ?? null, sha256 };
+  const validators = { etag: got.headers.etag ?? null, last_modified: got.headers['last-modified'] ?? null, sha256 };
   if (previous?.sha256 === sha256) {
     await rm(dest, { force: true });
     return { changed: false, reason: 'same-content', validators };

@@ -5,7 +5,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { expectOk, fetchWithRetry, SyncHttpError } from './sync-http.ts';
+import { expectOk, fetchAndRead, SyncHttpError } from './sync-http.ts';
 import { parseMsrcBuffer, parseUpdatesIndex } from '../ingest/msrc.ts';
 import { storePreparedMsrcDocument } from '../ingest/msrc-import.ts';
 import { msrcCveItems } from '../ingest/msrc-feed.ts';
@@ -28,11 +28,13 @@ export function msrcToFetch(index: MsrcUpdateEntry[], stored: Map<string, { revi
 export const msrcSource: SyncSource = {
   name: 'msrc',
   async run(ctx: SyncContext): Promise<SourceOutcome> {
-    const res = await fetchWithRetry(ctx, ctx.urls.msrc, { headers: { accept: 'application/json' }, maxResponseBytes: 16 * MiB });
-    await expectOk(res, 'MSRC updates index');
+    const body = await fetchAndRead(ctx, ctx.urls.msrc, { headers: { accept: 'application/json' }, maxResponseBytes: 16 * MiB }, async (res) => {
+      await expectOk(res, 'MSRC updates index');
+      return res.bytes();
+    });
     let index: MsrcUpdateEntry[];
     try {
-      index = parseUpdatesIndex(await res.json());
+      index = parseUpdatesIndex(JSON.parse(body.toString('utf8')));
     } catch (e) {
       throw new SyncHttpError(`MSRC: ${(e as Error).message}`, 200);
     }
@@ -42,10 +44,11 @@ export const msrcSource: SyncSource = {
     const failures: string[] = [];
     for (const entry of todo) {
       try {
-        const doc = await fetchWithRetry(ctx, entry.cvrfUrl, { headers: { accept: 'application/xml' }, maxResponseBytes: 64 * MiB });
-        await expectOk(doc, `MSRC ${entry.id}`);
         const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.xml`);
-        await doc.saveTo(file);
+        await fetchAndRead(ctx, entry.cvrfUrl, { headers: { accept: 'application/xml' }, maxResponseBytes: 64 * MiB }, async (doc) => {
+          await expectOk(doc, `MSRC ${entry.id}`);
+          return doc.saveTo(file);
+        });
         const parsed = parseMsrcBuffer(await readFile(file));
         if (parsed.id !== entry.id) throw new Error(`document ID ${parsed.id} does not match the index entry`);
         // Corpus first, then the Windows tables: a failure before the last step leaves the stored revision

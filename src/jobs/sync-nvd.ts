@@ -11,7 +11,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { displayUrl, expectOk, fetchWithRetry, RollingWindowLimiter, SyncHttpError } from './sync-http.ts';
+import { displayUrl, expectOk, fetchAndRead, RollingWindowLimiter, SyncHttpError } from './sync-http.ts';
 
 export const NVD_MAX_WINDOW_MS = 120 * 24 * 3600 * 1000;
 export const NVD_RATE_WINDOW_MS = 30_000;
@@ -87,9 +87,10 @@ export const nvdSource: SyncSource = {
           params.set('lastModEndDate', window.end);
         }
         const url = `${ctx.urls.nvd}?${params.toString()}`;
-        const res = await fetchWithRetry(http, url, { headers, maxResponseBytes: NVD_PAGE_MAX_BYTES });
-        await expectOk(res, 'NVD');
-        const body = await res.bytes();
+        const body = await fetchAndRead(http, url, { headers, maxResponseBytes: NVD_PAGE_MAX_BYTES }, async (res) => {
+          await expectOk(res, 'NVD');
+          return res.bytes();
+        });
         let doc: unknown;
         try {
           doc = JSON.parse(body.toString('utf8'));

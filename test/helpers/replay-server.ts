@@ -24,6 +24,8 @@ interface Fault {
   match: (r: RecordedRequest) => boolean;
   /** Never answer (the connection stays open until the client gives up or dies). */
   hang: boolean;
+  /** Answer as usual, headers and Content-Length included, but reset the connection halfway through the body. */
+  cut: boolean;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -117,8 +119,13 @@ export class ReplayServer {
   }
 
   /** The next `times` requests matching `match` get this response instead of the real one. */
-  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number; hang?: boolean } = {}): void {
-    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1, hang: opts.hang ?? false });
+  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number; hang?: boolean; cut?: boolean } = {}): void {
+    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1, hang: opts.hang ?? false, cut: opts.cut ?? false });
+  }
+
+  /** The next `times` answers to requests matching `match` break off halfway through their body (a reset). */
+  cutBody(match: (r: RecordedRequest) => boolean, times = 1): void {
+    this.inject(match, 200, { times, cut: true });
   }
 
   /** Serve the older KEV catalog (2025-08-25, 1,404 entries) or the newer one. */
@@ -155,10 +162,23 @@ export class ReplayServer {
     if (fault) {
       fault.times--;
       if (fault.hang) return;
+      if (fault.cut) {
+        // The real answer, cut: half of its body is sent, then the connection is reset.
+        res.end = ((chunk?: unknown) => {
+          const body = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.alloc(0);
+          res.write(body.subarray(0, Math.floor(body.length / 2)), () => setTimeout(() => res.socket?.destroy(), 5));
+          return res;
+        }) as typeof res.end;
+        return this.route(req, u, res);
+      }
       res.writeHead(fault.status, fault.headers);
       res.end(fault.body);
       return;
     }
+    this.route(req, u, res);
+  }
+
+  private route(req: http.IncomingMessage, u: URL, res: http.ServerResponse): void {
     const p = u.pathname;
     if (p === '/rest/json/cves/2.0') return this.nvd(u, res);
     if (p === '/sites/default/files/feeds/known_exploited_vulnerabilities.json') return this.file(req, res, this.kev);

@@ -419,3 +419,43 @@ test('egress: without the explicit allow list the loopback feeds are refused bef
     await h.close();
   }
 });
+
+test('a download that breaks off mid-body (a reset by a flaky proxy) is retried with backoff, for whole files, NVD pages and CSAF documents', async () => {
+  const h = await harness();
+  try {
+    // KEV: twice cut halfway through its body (Content-Length announced), then served whole.
+    h.srv.cutBody((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 2);
+    h.srv.cutBody((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '5');
+    h.srv.cutBody((r) => r.path.endsWith('/icsa-24-298-02.json'));
+    const report = await runSync(h.deps, ['nvd', 'csaf', 'kev']);
+    assert.equal(report.ok, true, JSON.stringify(report.sources));
+    assert.equal(h.srv.requestsTo('/sites/default/files/feeds/known_exploited_vulnerabilities.json').length, 3);
+    assert.deepEqual(h.srv.requestsTo('/rest/json/cves/2.0').map((r) => r.query.startIndex), ['0', '5', '5', '10', '15', '20']);
+    assert.equal(h.srv.requests.filter((r) => r.path.endsWith('/icsa-24-298-02.json')).length, 2);
+    // Everything arrived once, whole.
+    assert.equal(h.sink.ids('kev').length, 1662);
+    assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
+    assert.equal(h.sink.of('csaf').length, 6);
+    // Backoff between the attempts (6 s base, equal jitter at random()=0.5), not a tight loop.
+    assert.deepEqual(h.sleeps.filter((ms) => ms === 4500 || ms === 9000).length, 4);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a download that keeps breaking off fails its source after the attempts, naming the URL and what happened', async () => {
+  const h = await harness({ maxAttempts: 3 });
+  try {
+    h.srv.cutBody((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 10);
+    const report = await runSync(h.deps, ['kev', 'epss']);
+    assert.equal(report.sources[0].status, 'failed');
+    assert.match(report.sources[0].error ?? '', /^http:\/\/127\.0\.0\.1:\d+\/sites\/default\/files\/feeds\/known_exploited_vulnerabilities\.json: network error: \S+ while the body was read on all 3 attempts; giving up$/);
+    assert.equal(h.srv.requestsTo('/sites/default/files/feeds/known_exploited_vulnerabilities.json').length, 3);
+    // The next source still ran.
+    assert.equal(report.sources[1].status, 'succeeded');
+    assert.deepEqual(await getCursor(h.db.store.db, 'kev'), null);
+    assert.equal(h.sink.of('kev').length, 0);
+  } finally {
+    await h.close();
+  }
+});
