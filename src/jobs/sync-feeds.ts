@@ -11,7 +11,7 @@ import { readHead } from '../ingest/io.ts';
 import type { FeedFormat } from '../ingest/types.ts';
 import { getDocumentVersions, setDocumentVersion } from '../store/sync-state.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { expectOk, fetchAndRead, fetchFileIfChanged, SyncHttpError, type FileValidators } from './sync-http.ts';
+import { displayUrl, expectOk, fetchAndRead, fetchFileIfChanged, SyncHttpError, type FileValidators } from './sync-http.ts';
 
 const MiB = 1024 * 1024;
 /** CSAF documents per pipeline run (the first sync lists ~2,400). */
@@ -32,6 +32,12 @@ interface WholeFileSpec {
   prepare?: (downloaded: string, ctx: SyncContext) => Promise<string>;
   /** Reads catalog facts from the head of the file; throws when the file is not what the feed should be. */
   describe: (head: string) => Record<string, string>;
+  /**
+   * The file's date as an ISO-ordered string (catalog version or date), read from those facts; null when unknown.
+   * A file older than the one imported last (a stale mirror or cache) is refused: importing it would undo the
+   * newer one (a KEV catalog is the whole list, so the entries added since would leave the corpus).
+   */
+  dated?: (meta: Record<string, string>) => string | null;
 }
 
 function wholeFileSource(spec: WholeFileSpec): SyncSource {
@@ -56,15 +62,29 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
       } catch (e) {
         throw new SyncHttpError(`${spec.name.toUpperCase()}: ${(e as Error).message}`, 200);
       }
+      const newDate = spec.dated?.(meta) ?? null;
+      const oldDate = previous?.meta ? (spec.dated?.(previous.meta) ?? null) : null;
+      if (newDate !== null && oldDate !== null && newDate < oldDate) {
+        throw new SyncHttpError(
+          `${spec.name.toUpperCase()}: ${displayUrl(url)} served an older file (${describeMeta(meta)}) than the one imported on ${previous?.fetched_at ?? '?'} (${describeMeta(previous?.meta ?? {}, Object.keys(meta))}); not imported, the corpus keeps the newer one. A stale mirror or cache answers like this; the next sync asks again`,
+          200,
+        );
+      }
       const { records } = await ctx.sink.importFiles([{ file, format: spec.format }], { source: spec.name });
       ctx.addRecords(records);
       // Checkpoint only after the import committed: a failed import is fetched again next time.
       const cursor: WholeFileCursor = { ...got.validators, fetched_at: ctx.clock.now().toISOString(), meta };
       await ctx.setCursor(cursor);
-      const facts = Object.entries(meta).map(([k, v]) => `${k} ${v}`).join(', ');
+      const facts = describeMeta(meta);
       return { records, files: 1, summary: `${records} records imported${facts ? ` (${facts})` : ''}` };
     },
   };
+}
+
+/** `k v, k v` in the order of `keys` first (the checkpoint's jsonb has its own key order), then the rest. */
+function describeMeta(meta: Record<string, string>, keys: readonly string[] = []): string {
+  const rank = (k: string) => (keys.includes(k) ? keys.indexOf(k) : keys.length);
+  return Object.entries(meta).sort(([a], [b]) => rank(a) - rank(b)).map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
 function need(m: RegExpExecArray | null, message: string): RegExpExecArray {
@@ -82,6 +102,8 @@ export const kevSource = wholeFileSource({
     const c = /"count"\s*:\s*(\d+)/.exec(head);
     return { catalogVersion: v[1], ...(c ? { count: c[1] } : {}) };
   },
+  // catalogVersion is the release date, e.g. 2026.08.07.
+  dated: (meta) => (/^\d{4}\.\d{2}\.\d{2}$/.test(meta.catalogVersion ?? '') ? meta.catalogVersion.replace(/\./g, '-') : null),
 });
 
 export const epssSource = wholeFileSource({
@@ -93,6 +115,10 @@ export const epssSource = wholeFileSource({
     // The official daily file starts with `#model_version:v2025.03.14,score_date:2025-…`.
     const m = need(/^#model_version:([^,\s]+),score_date:(\S+)/.exec(head.replace(/^\uFEFF/, '')), 'the file has no #model_version line (not the official EPSS CSV)');
     return { model_version: m[1], score_date: m[2] };
+  },
+  dated: (meta) => {
+    const t = Date.parse(meta.score_date ?? '');
+    return Number.isNaN(t) ? null : new Date(t).toISOString();
   },
 });
 
@@ -145,6 +171,7 @@ export const cweSource = wholeFileSource({
     const m = need(/<Weakness_Catalog\b[^>]*\bVersion="([^"]{1,20})"[^>]*\bDate="([^"]{1,20})"/.exec(head), 'the XML is not a CWE Weakness_Catalog');
     return { version: m[1], date: m[2] };
   },
+  dated: (meta) => (/^\d{4}-\d{2}-\d{2}$/.test(meta.date ?? '') ? meta.date : null),
 });
 
 export const capecSource = wholeFileSource({

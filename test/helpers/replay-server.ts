@@ -28,7 +28,7 @@ interface Fault {
   cut: boolean;
   status: number;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
   times: number;
 }
 
@@ -119,7 +119,7 @@ export class ReplayServer {
   }
 
   /** The next `times` requests matching `match` get this response instead of the real one. */
-  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string; times?: number; hang?: boolean; cut?: boolean } = {}): void {
+  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string | Buffer; times?: number; hang?: boolean; cut?: boolean } = {}): void {
     this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1, hang: opts.hang ?? false, cut: opts.cut ?? false });
   }
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
@@ -455,6 +455,39 @@ test('a download that keeps breaking off fails its source after the attempts, na
     assert.equal(report.sources[1].status, 'succeeded');
     assert.deepEqual(await getCursor(h.db.store.db, 'kev'), null);
     assert.equal(h.sink.of('kev').length, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a feed going backwards (a stale mirror or cache serving an older KEV catalog or EPSS file) is refused, and the newer data stays', async () => {
+  const h = await harness();
+  try {
+    assert.equal((await runSync(h.deps, ['kev', 'epss'])).ok, true);
+    const kevBefore = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
+    const epssBefore = await getCursor<{ meta: Record<string, string> }>(h.db.store.db, 'epss');
+    h.srv.useKev('2025-08-25');
+    // The official file of the day before (same rows, an earlier score_date).
+    const csv = (await readFile(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'), 'utf8')).replace('score_date:2026-09-29T12:00:22Z', 'score_date:2026-09-28T12:00:19Z');
+    h.srv.inject((r) => r.path === '/epss_scores-current.csv.gz', 200, { headers: { 'content-type': 'application/gzip' }, body: gzipSync(csv) });
+    const report = await runSync(h.deps, ['kev', 'epss']);
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.sources.map((s) => s.status), ['failed', 'failed']);
+    assert.match(report.sources[0].error ?? '', /^KEV: http:\/\/127\.0\.0\.1:\d+\/sites\/default\/files\/feeds\/known_exploited_vulnerabilities\.json served an older file \(catalogVersion 2025\.08\.25, count 1404\) than the one imported on 2026-10-01T00:00:00\.000Z \(catalogVersion 2026\.08\.07, count 1662\); not imported, the corpus keeps the newer one\. A stale mirror or cache answers like this; the next sync asks again$/);
+    assert.match(report.sources[1].error ?? '', /^EPSS: .* served an older file \(model_version v2026\.06\.15, score_date 2026-09-28T12:00:19Z\) than the one imported on .* \(model_version v2026\.06\.15, score_date 2026-09-29T12:00:22Z\); not imported/);
+    // Nothing of the older files reached the pipeline; the checkpoints (validators and facts) are the newer ones.
+    assert.equal(h.sink.of('kev').length, 1);
+    assert.equal(h.sink.of('epss').length, 1);
+    assert.deepEqual(await getCursor(h.db.store.db, 'kev'), kevBefore);
+    assert.deepEqual(await getCursor(h.db.store.db, 'epss'), epssBefore);
+    const [kevRun] = (await runs(h)).filter((r) => r.source === 'sync:kev').slice(-1);
+    assert.equal(kevRun.status, 'failed');
+    assert.match(kevRun.error ?? '', /served an older file/);
+    // The source serves the current catalog again: it is the one already imported (304), nothing changes.
+    h.srv.useKev('2026-08-07');
+    const again = await runSync(h.deps, ['kev']);
+    assert.equal(again.ok, true);
+    assert.match(again.sources[0].summary ?? '', /unchanged \(304 Not Modified\)/);
   } finally {
     await h.close();
   }
