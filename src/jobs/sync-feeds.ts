@@ -1,13 +1,14 @@
 // Whole-file feeds (CISA KEV, FIRST EPSS, MITRE CWE, MITRE CAPEC) and the CISA CSAF ICS ROLIE feed
 // (docs/sync.md). Whole files are fetched with a conditional GET and imported only when they changed; CSAF
 // documents are fetched only when the feed lists them as new or with a changed `updated`.
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
-import { readHead } from '../ingest/io.ts';
+import { isGzip, readHead } from '../ingest/io.ts';
 import type { FeedFormat } from '../ingest/types.ts';
 import { getDocumentVersions, setDocumentVersion } from '../store/sync-state.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
@@ -106,11 +107,36 @@ export const kevSource = wholeFileSource({
   dated: (meta) => (/^\d{4}\.\d{2}\.\d{2}$/.test(meta.catalogVersion ?? '') ? meta.catalogVersion.replace(/\./g, '-') : null),
 });
 
+/**
+ * Reads a downloaded gzip file to its end (nothing kept) so a cut or damaged one is refused before the pipeline
+ * sees it: the pipeline commits EPSS in batches of 5,000 rows, so a file that breaks after its first batches would
+ * leave part of the new day's scores stored next to the old ones. A file that is not gzip is left to `describe`.
+ */
+export async function checkGzip(file: string, what: string): Promise<void> {
+  if (!(await isGzip(file))) return;
+  let out = 0;
+  const count = new Writable({
+    write(chunk: Buffer, _e, cb) {
+      out += chunk.length;
+      cb();
+    },
+  });
+  try {
+    await pipeline(createReadStream(file), createGunzip(), count);
+  } catch (e) {
+    throw new SyncHttpError(`${what}: the download is not a complete gzip file (${(e as Error).message} after ${out} bytes of content); nothing was imported, the next sync downloads it again`, 200);
+  }
+}
+
 export const epssSource = wholeFileSource({
   name: 'epss',
   format: 'epss-csv',
   fileName: 'epss_scores-current.csv.gz',
   maxBytes: 128 * MiB,
+  prepare: async (file) => {
+    await checkGzip(file, 'EPSS');
+    return file;
+  },
   describe: (head) => {
     // The official daily file starts with `#model_version:v2025.03.14,score_date:2025-…`.
     const m = need(/^#model_version:([^,\s]+),score_date:(\S+)/.exec(head.replace(/^\uFEFF/, '')), 'the file has no #model_version line (not the official EPSS CSV)');

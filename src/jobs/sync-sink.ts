@@ -8,7 +8,7 @@ import { runPipeline, type PipelineOptions } from '../ingest/pipeline.ts';
 import type { IngestItem } from '../ingest/types.ts';
 import type { FeedItems, FeedSink } from './sync.ts';
 
-export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize'> = {}): FeedSink {
+export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize' | 'epssBatchSize'> = {}): FeedSink {
   /** Runs the pipeline over the inputs; answers the records read (not feed facts: the pipeline's item count also
    * includes the catalog-version items). */
   async function run(inputs: FeedItems[], info: { source: string }) {

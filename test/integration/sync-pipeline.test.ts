@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -205,6 +206,39 @@ test('a sync killed (SIGKILL) while waiting for page 3 resumes at page 3; the co
     // The child's pipeline runs all finished before the kill; nothing is left 'running'.
     assert.deepEqual(await q(`SELECT count(*)::int AS n FROM ingest_runs WHERE status = 'running'`), [{ n: 0 }]);
   } finally {
+    await srv.close();
+    await rm(staging, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+test('a cut EPSS gzip (a truncated download served whole) is refused before the pipeline: no score of it is stored', async () => {
+  const db = await freshDb();
+  const srv = await new ReplayServer().start();
+  const staging = await mkdtemp(path.join(os.tmpdir(), 'vi-syncgz-'));
+  const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
+  const clock = fixedClock('2026-10-01T00:00:00.000Z');
+  // EPSS rows are committed 10 at a time here (5,000 in production), so a file that breaks late would leave rows.
+  const deps: SyncDeps = {
+    store: db.store, egress, sink: pipelineSink(db.store.db, { epssBatchSize: 10 }), clock, log: quiet, urls: srv.urls, nvdApiKey: null,
+    stagingRoot: staging, sleep: async (ms) => clock.advance(ms), random: () => 0.5,
+  };
+  const q = async (text: string) => (await db.store.pool.query(text)).rows;
+  try {
+    const whole = gzipSync(await readFile(path.join(root, 'test', 'fixtures', 'sync', 'epss', 'epss_scores-2026-09-29.head.csv')));
+    srv.inject((r) => r.path === '/epss_scores-current.csv.gz', 200, { headers: { 'content-type': 'application/gzip' }, body: whole.subarray(0, Math.floor(whole.length * 0.8)) });
+    const cut = await runSync(deps, ['epss']);
+    assert.equal(cut.sources[0].status, 'failed');
+    assert.match(cut.sources[0].error ?? '', /^EPSS: the download is not a complete gzip file \(unexpected end of file after \d+ bytes of content\); nothing was imported, the next sync downloads it again$/);
+    assert.deepEqual(await q(`SELECT count(*)::int AS n FROM epss_scores`), [{ n: 0 }]);
+    // The pipeline never started: only the source's own failed run is recorded.
+    assert.deepEqual(await q(`SELECT stage, source, status FROM ingest_runs ORDER BY id`), [{ stage: 'ingest', source: 'sync:epss', status: 'failed' }]);
+    assert.equal(await q(`SELECT cursor FROM sync_state WHERE source = 'epss'`).then((r) => r.length), 0);
+    const next = await runSync(deps, ['epss']);
+    assert.equal(next.ok, true);
+    assert.deepEqual(await q(`SELECT count(*)::int AS n FROM epss_scores`), [{ n: 49 }]);
+  } finally {
+    await egress.close();
     await srv.close();
     await rm(staging, { recursive: true, force: true });
     await db.drop();
