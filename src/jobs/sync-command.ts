@@ -5,7 +5,7 @@ import { systemClock } from '../lib/clock.ts';
 import { createEgress } from '../lib/egress.ts';
 import { importPaths } from '../ingest/pipeline.ts';
 import { createProgress, silentProgress } from '../ingest/progress.ts';
-import { recentSyncRuns } from '../store/sync-state.ts';
+import { lastSyncRuns, syncLockHolder } from '../store/sync-state.ts';
 import { runSync, SyncBusyError, syncSources } from './sync.ts';
 import { pipelineSink } from './sync-sink.ts';
 
@@ -32,22 +32,26 @@ const syncCommand: Command = {
 
     if (values.status) {
       const cursors = await db.selectFrom('sync_state').selectAll().orderBy('source').execute();
-      const recent = await recentSyncRuns(db, 50);
+      const last = await lastSyncRuns(db, known);
+      const holder = await syncLockHolder(db);
       const status = known.map((name) => {
         const c = cursors.find((x) => x.source === name);
-        const last = recent.find((r) => r.source === `sync:${name}`);
+        const run = last.find((r) => r.source === `sync:${name}`);
         return {
           source: name,
           checkpoint: c?.cursor ?? null,
           checkpoint_at: c?.updated_at ?? null,
-          last_run: last ? { status: last.status, started_at: last.started_at, finished_at: last.finished_at, rows: last.rows, error: last.error } : null,
+          last_run: run ? { status: run.status, started_at: run.started_at, finished_at: run.finished_at, rows: run.rows, error: run.error } : null,
         };
       });
-      if (ctx.json) ctx.out(JSON.stringify({ sources: status }));
+      const running = holder === null ? null : { backend_pid: holder };
+      if (ctx.json) ctx.out(JSON.stringify({ running, sources: status }));
       else {
+        if (running) ctx.out(`A sync is running now (database backend pid ${running.backend_pid}); the runs below are the last finished ones.`);
         for (const s of status) {
           const run = s.last_run ? `${s.last_run.status} at ${new Date(s.last_run.finished_at ?? s.last_run.started_at).toISOString()}, ${s.last_run.rows} records${s.last_run.error ? ` (${s.last_run.error})` : ''}` : 'never synced';
-          ctx.out(`${s.source.padEnd(6)} ${run}`);
+          const at = s.checkpoint_at ? `; checkpoint ${new Date(s.checkpoint_at).toISOString()}` : '';
+          ctx.out(`${s.source.padEnd(6)} ${run}${at}`);
         }
       }
       return 0;

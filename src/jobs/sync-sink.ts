@@ -6,6 +6,7 @@ import type { Db } from '../store/db.ts';
 import { readFeed } from '../ingest/detect.ts';
 import { runPipeline, type PipelineOptions } from '../ingest/pipeline.ts';
 import type { IngestItem } from '../ingest/types.ts';
+import { syncPipelineLabel } from '../store/sync-state.ts';
 import type { FeedItems, FeedSink } from './sync.ts';
 
 export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize' | 'epssBatchSize'> = {}): FeedSink {
@@ -21,7 +22,7 @@ export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provid
     }
     // The MSRC source stores each document's Windows tables itself, after its CVEs (src/jobs/sync-msrc.ts).
     await runPipeline(db, inputs.map((i) => ({ label: i.label, format: i.format, items: () => counted(i.items()) })), {
-      ...opts, source: `sync:${info.source}`, wait: true, windowsDocuments: false,
+      ...opts, source: syncPipelineLabel(info.source), wait: true, windowsDocuments: false,
     });
     return { records };
   }

@@ -120,13 +120,31 @@ export async function tryAcquireSyncLock(pool: pg.Pool): Promise<SyncLock | { he
   };
 }
 
-/** Latest ingest-run rows of the sync, newest first (CLI status output and tests). */
-export async function recentSyncRuns(db: Db, limit = 20) {
-  return db
-    .selectFrom('ingest_runs')
-    .selectAll()
-    .where('source', 'like', sql<string>`${'sync:%'}`)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+/** The ingest_runs source of the pipeline runs a sync source starts (its own run is `sync:<name>`). */
+export function syncPipelineLabel(name: string): string {
+  return `sync:${name}:pipeline`;
+}
+
+/**
+ * The last finished run of each sync source (its own `sync:<name>` row, never one of the pipeline runs it started,
+ * which are labelled `sync:<name>:pipeline`), whatever the number of rows written since.
+ */
+export async function lastSyncRuns(db: Db, names: readonly string[]) {
+  if (!names.length) return [];
+  const r = await sql<{ source: string; status: string; started_at: Date; finished_at: Date | null; rows: number; error: string | null }>`
+    SELECT DISTINCT ON (source) source, status, started_at, finished_at, rows, error
+      FROM ingest_runs
+     WHERE stage = 'ingest' AND source = ANY(${names.map((n) => `sync:${n}`)}::text[])
+     ORDER BY source, id DESC`.execute(db);
+  return r.rows;
+}
+
+/** The database backend holding the sync lock (a sync running now, from the shell or the job), or null. */
+export async function syncLockHolder(db: Db): Promise<number | null> {
+  const r = await sql<{ pid: number }>`
+    SELECT pid FROM pg_locks
+     WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = ${SYNC_LOCK_KEY}
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+     LIMIT 1`.execute(db);
+  return r.rows[0]?.pid ?? null;
 }

@@ -46,12 +46,12 @@ test('sync through the import pipeline: the corpus gets the feeds, a second run 
     assert.equal(inCorpus.find((r) => r.cve_id === 'CVE-2024-3506')?.kev_flagged, false);
     const [kevCount] = await q(`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`);
     assert.equal(kevCount.n, 1662);
-    // Every sync source has its summary run; the pipeline recorded its own ingest and enricher runs under sync:<name>.
-    const summaries = await q(`SELECT source, status FROM ingest_runs WHERE stage = 'ingest' AND source LIKE 'sync:%' ORDER BY id`);
-    const sources = [...new Set(summaries.map((r) => r.source))];
-    assert.deepEqual(sources.sort(), ['sync:capec', 'sync:csaf', 'sync:cwe', 'sync:epss', 'sync:kev', 'sync:nvd']);
+    // Every sync source has its summary run (sync:<name>, once); the pipeline recorded its own ingest and enricher
+    // runs under sync:<name>:pipeline.
+    const summaries = await q(`SELECT source, status FROM ingest_runs WHERE stage = 'ingest' AND source LIKE 'sync:%' AND source NOT LIKE '%:pipeline' ORDER BY id`);
+    assert.deepEqual(summaries.map((r) => r.source), ['sync:cwe', 'sync:capec', 'sync:nvd', 'sync:csaf', 'sync:kev', 'sync:epss']);
     assert.ok(summaries.every((r) => r.status === 'succeeded'));
-    const [enricher] = await q(`SELECT count(*)::int AS n FROM ingest_runs WHERE stage = 'enricher' AND source = 'sync:nvd' AND status = 'succeeded'`);
+    const [enricher] = await q(`SELECT count(*)::int AS n FROM ingest_runs WHERE stage = 'enricher' AND source = 'sync:nvd:pipeline' AND status = 'succeeded'`);
     assert.equal(enricher.n, 3, 'one pipeline run per NVD page of 10 (21 records)');
 
     const checksum = async () => (await q(`SELECT md5(string_agg(cve_id || doc_hash, ',' ORDER BY cve_id)) AS h, count(*)::int AS n FROM cves`))[0];
@@ -238,6 +238,61 @@ test('a cut EPSS gzip (a truncated download served whole) is refused before the 
     assert.equal(next.ok, true);
     assert.deepEqual(await q(`SELECT count(*)::int AS n FROM epss_scores`), [{ n: 49 }]);
   } finally {
+    await egress.close();
+    await srv.close();
+    await rm(staging, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+test('vulnintel sync --status: the own last run of each source however many pipeline runs came after it, and a sync running now said so', async () => {
+  const db = await freshDb();
+  const srv = await new ReplayServer().start();
+  const staging = await mkdtemp(path.join(os.tmpdir(), 'vi-syncst-'));
+  const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
+  const clock = fixedClock('2026-10-01T00:00:00.000Z');
+  // NVD one record per page: 21 pipeline runs (42 ingest_runs rows) after the CWE and CAPEC runs, as a first full
+  // sync (about 150 NVD pages, 2,400 CSAF documents in batches, 126 MSRC months) writes hundreds.
+  const deps: SyncDeps = {
+    store: db.store, egress, sink: pipelineSink(db.store.db), clock, log: quiet, urls: srv.urls, nvdApiKey: null,
+    stagingRoot: staging, sleep: async (ms) => clock.advance(ms), random: () => 0.5, nvdPageSize: 1,
+  };
+  const holder = new pg.Client({ connectionString: db.url });
+  try {
+    srv.inject((r) => r.path.endsWith('/icsa-24-298-02.json'), 404, { body: 'gone' });
+    const report = await runSync(deps, FEEDS);
+    assert.deepEqual(report.sources.map((s) => [s.source, s.status]), [
+      ['cwe', 'succeeded'], ['capec', 'succeeded'], ['nvd', 'succeeded'], ['csaf', 'failed'], ['kev', 'succeeded'], ['epss', 'succeeded'],
+    ]);
+    // A sync is running now (it holds the lock) and has imported a KEV file, but its KEV source has not finished.
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [SYNC_LOCK_KEY]);
+    const pid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    await pipelineSink(db.store.db).importFiles([{ file: path.join(root, 'test', 'fixtures', 'sync', 'kev', 'known_exploited_vulnerabilities-2025-08-25.json.gz'), format: 'kev' }], { source: 'kev' });
+
+    const env = { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: staging };
+    const json = await runCli(['sync', '--status', '--json'], env);
+    assert.equal(json.code, 0, json.stderr);
+    const st = JSON.parse(json.stdout);
+    assert.deepEqual(st.running, { backend_pid: pid });
+    const by = Object.fromEntries(st.sources.map((s: { source: string; last_run: { status: string; rows: number; error: string | null } | null }) => [s.source, s.last_run]));
+    assert.deepEqual([by.cwe.status, by.cwe.rows], ['succeeded', 18]);
+    assert.deepEqual([by.capec.status, by.capec.rows], ['succeeded', 40]);
+    assert.deepEqual([by.nvd.status, by.nvd.rows], ['succeeded', 21]);
+    assert.equal(by.csaf.status, 'failed');
+    assert.match(by.csaf.error, /ICSA-24-298-02: .* answered HTTP 404/);
+    // The finished KEV source run, not the pipeline run of the sync in progress (1,405 items of the older catalog).
+    assert.deepEqual([by.kev.status, by.kev.rows], ['succeeded', 1662]);
+    assert.equal(by.cve5, null);
+
+    const text = await runCli(['sync', '--status'], env);
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.trim().split('\n');
+    assert.equal(lines[0], `A sync is running now (database backend pid ${pid}); the runs below are the last finished ones.`);
+    assert.match(lines.find((l) => l.startsWith('cwe ')) ?? '', /^cwe {4}succeeded at \S+, 18 records; checkpoint \S+$/);
+    assert.match(lines.find((l) => l.startsWith('cve5 ')) ?? '', /^cve5 {3}never synced$/);
+  } finally {
+    await holder.end().catch(() => {});
     await egress.close();
     await srv.close();
     await rm(staging, { recursive: true, force: true });
