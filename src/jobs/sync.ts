@@ -11,6 +11,7 @@ import type { Egress } from '../lib/egress.ts';
 import type { FeedFormat, IngestItem } from '../ingest/types.ts';
 import type { Store } from '../store/db.ts';
 import { getCursor, recordIngestRun, setCursor, tryAcquireSyncLock } from '../store/sync-state.ts';
+import { failStaleRuns, withImportLock } from '../store/ingest.ts';
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
 import { cve5Source } from './sync-cve5.ts';
@@ -138,6 +139,11 @@ export async function runSync(deps: SyncDeps, only?: readonly string[]): Promise
   if ('held' in lock) throw new SyncBusyError(lock.holderPid);
   const reports: SourceReport[] = [];
   try {
+    // Runs a killed sync or import left `running` are marked failed now, as the pipeline does when it starts: a
+    // sync that finds nothing new never starts the pipeline, and they would stay `running` (the health payload's
+    // enricher "running" for days). Only when no import holds the pipeline lock: its own runs are running.
+    const stale = await withImportLock(deps.store.db, (conn) => failStaleRuns(conn));
+    if (stale.ran && stale.value) deps.log.warn({ runs: stale.value }, 'runs left running by an interrupted process were marked failed');
     for (const source of sources) reports.push(await runSource(deps, source));
   } finally {
     await lock.release();

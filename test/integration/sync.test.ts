@@ -16,6 +16,8 @@ import { createEgress } from '../../src/lib/egress.ts';
 import { runSync, SyncBusyError, type SyncDeps } from '../../src/jobs/sync.ts';
 import { SYNC_LOCK_KEY, getCursor } from '../../src/store/sync-state.ts';
 import type { NvdCursor } from '../../src/jobs/sync-nvd.ts';
+import { healthFacts } from '../../src/store/health.ts';
+import { buildHealth } from '../../src/domain/health.ts';
 
 const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'sync');
 const quiet = { info() {}, warn() {} };
@@ -489,6 +491,51 @@ test('a feed going backwards (a stale mirror or cache serving an older KEV catal
     assert.equal(again.ok, true);
     assert.match(again.sources[0].summary ?? '', /unchanged \(304 Not Modified\)/);
   } finally {
+    await h.close();
+  }
+});
+
+test('runs a killed sync left running are marked failed by the next sync even when it finds nothing new (health does not say "running" for days)', async () => {
+  const h = await harness();
+  try {
+    assert.equal((await runSync(h.deps, ['kev'])).ok, true);
+    // What a sync killed inside a pipeline run leaves (the pipeline opens both rows, the kill never closes them).
+    await h.db.store.pool.query(`INSERT INTO ingest_runs (stage, source, status, started_at) VALUES
+      ('ingest', 'sync:nvd:pipeline', 'running', '2026-09-30T23:00:00Z'), ('enricher', 'sync:nvd:pipeline', 'running', '2026-09-30T23:00:00Z')`);
+    const health = async () => {
+      const f = await healthFacts(h.db.store.db);
+      return buildHealth({ now: new Date(Date.now() + 120_000), db: { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment }, diskFreeBytes: null });
+    };
+    assert.equal((await health()).pipeline.enricher.status, 'running');
+    // The next sync: KEV unchanged (304), so the pipeline is never started. (Its clock is the database's, as in
+    // production: the stale rows are closed at the database's now().)
+    h.clock.set(new Date(Date.now() + 60_000));
+    const next = await runSync(h.deps, ['kev']);
+    assert.match(next.sources[0].summary ?? '', /unchanged \(304 Not Modified\)/);
+    const left = await h.db.store.pool.query(`SELECT stage, status, error FROM ingest_runs WHERE source = 'sync:nvd:pipeline' ORDER BY id`);
+    assert.deepEqual(left.rows.map((r) => [r.stage, r.status]), [['ingest', 'failed'], ['enricher', 'failed']]);
+    assert.ok(left.rows.every((r) => /^interrupted/.test(r.error)));
+    const hv = await health();
+    assert.equal(hv.pipeline.enricher.status, 'failed');
+    assert.equal(hv.services.enricher, 'failed');
+    assert.equal(hv.pipeline.ingest.status, 'success');
+  } finally {
+    await h.close();
+  }
+});
+
+test('a sync leaves alone the running rows of an import that holds the pipeline lock', async () => {
+  const h = await harness();
+  const importer = new pg.Client({ connectionString: h.db.url });
+  await importer.connect();
+  try {
+    await importer.query('SELECT pg_advisory_lock(7224101)');
+    await h.db.store.pool.query(`INSERT INTO ingest_runs (stage, source, status) VALUES ('ingest', 'import', 'running')`);
+    const report = await runSync(h.deps, ['kev']);
+    assert.equal(report.ok, true);
+    assert.deepEqual((await h.db.store.pool.query(`SELECT status FROM ingest_runs WHERE source = 'import'`)).rows, [{ status: 'running' }]);
+  } finally {
+    await importer.end();
     await h.close();
   }
 });
