@@ -46,6 +46,15 @@ interface NvdPage {
   startIndex: number;
   totalResults: number;
   vulnerabilities: unknown[];
+  /** When NVD made the page (its own clock, UTC without a zone). */
+  timestamp?: unknown;
+}
+
+/** The page's `timestamp` as a Date, or null when absent or not a date. */
+function pageTime(page: NvdPage): Date | null {
+  if (typeof page.timestamp !== 'string') return null;
+  const d = new Date(/(?:[zZ]|[+-]\d\d:\d\d)$/.test(page.timestamp) ? page.timestamp : `${page.timestamp}Z`);
+  return Number.isNaN(d.getTime()) ? null : d;
 }
 
 function validatePage(doc: unknown, requestedStart: number, url: string): NvdPage {
@@ -78,8 +87,16 @@ export const nvdSource: SyncSource = {
     let pages = 0;
     let windows = 0;
 
-    const pageWindow = async (window: { start: string | null; end: string }, from: number) => {
+    /**
+     * Pages through a window; answers where the window really ends: its `end`, or NVD's own time of the first page
+     * when that is earlier. This machine's clock may run ahead of NVD's: a window asked up to a local "now" that
+     * NVD has not reached yet holds nothing modified after NVD's now, and the next window would start after it, so
+     * what NVD changes in between would be skipped for good.
+     */
+    const pageWindow = async (window: { start: string | null; end: string }, from: number): Promise<string> => {
       let startIndex = from;
+      let served: Date | null = null;
+      const end = () => (served && served.getTime() < parseNvdDate(window.end).getTime() ? nvdDate(served) : window.end);
       for (;;) {
         const params = new URLSearchParams({ resultsPerPage: String(ctx.nvdPageSize), startIndex: String(startIndex) });
         if (window.start !== null) {
@@ -98,6 +115,7 @@ export const nvdSource: SyncSource = {
           throw new SyncHttpError(`NVD: ${displayUrl(url)} returned a body that is not JSON`, 200);
         }
         const page = validatePage(doc, startIndex, url);
+        served ??= pageTime(page);
         const n = page.vulnerabilities.length;
         if (n > 0) {
           const file = path.join(ctx.stagingDir, `nvd-page-${pages}.json`);
@@ -110,7 +128,7 @@ export const nvdSource: SyncSource = {
         }
         startIndex += n;
         const done = n === 0 || startIndex >= page.totalResults;
-        if (done) return;
+        if (done) return end();
         cursor = { ...cursor, window, start_index: startIndex };
         await ctx.setCursor(cursor);
       }
@@ -119,8 +137,8 @@ export const nvdSource: SyncSource = {
     const now = ctx.clock.now();
     // Resume a window left unfinished by an earlier run.
     if (cursor.window) {
-      await pageWindow(cursor.window, cursor.start_index ?? 0);
-      cursor = { last_mod_end: cursor.window.end };
+      const reached = await pageWindow(cursor.window, cursor.start_index ?? 0);
+      cursor = { last_mod_end: reached };
       await ctx.setCursor(cursor);
       windows++;
     }
@@ -129,8 +147,7 @@ export const nvdSource: SyncSource = {
       const window = { start: null, end: nvdDate(now) };
       cursor = { window, start_index: 0 };
       await ctx.setCursor(cursor);
-      await pageWindow(window, 0);
-      lastModEnd = window.end;
+      lastModEnd = await pageWindow(window, 0);
       cursor = { last_mod_end: lastModEnd };
       await ctx.setCursor(cursor);
       windows++;
@@ -140,10 +157,12 @@ export const nvdSource: SyncSource = {
       const end = new Date(Math.min(from.getTime() + NVD_MAX_WINDOW_MS, now.getTime()));
       const window = { start: nvdDate(from), end: nvdDate(end) };
       cursor = { last_mod_end: cursor.last_mod_end, window, start_index: 0 };
-      await pageWindow(window, 0);
-      cursor = { last_mod_end: window.end };
+      const reached = await pageWindow(window, 0);
+      cursor = { last_mod_end: reached };
       await ctx.setCursor(cursor);
       windows++;
+      // NVD's clock is behind this one: the window ended at NVD's now, so there is nothing later to ask for.
+      if (reached !== window.end) break;
       from = end;
     }
     return {

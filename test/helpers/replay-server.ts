@@ -63,6 +63,8 @@ export function loadNvdRecords(): Json[] {
 export class ReplayServer {
   readonly requests: RecordedRequest[] = [];
   nvdRecords: Json[] = loadNvdRecords();
+  /** NVD's clock, for the pages' `timestamp` (default: this machine's). */
+  nvdNow: () => Date = () => new Date();
   private faults: Fault[] = [];
   private server!: http.Server;
   port = 0;
@@ -239,7 +241,7 @@ export class ReplayServer {
       totalResults: records.length,
       format: 'NVD_CVE',
       version: '2.0',
-      timestamp: new Date().toISOString().replace(/Z$/, ''),
+      timestamp: this.nvdNow().toISOString().replace(/Z$/, ''),
       vulnerabilities: slice.map((cve) => ({ cve })),
     };
     res.writeHead(200, { 'content-type': 'application/json' });

@@ -539,3 +539,28 @@ test('a sync leaves alone the running rows of an import that holds the pipeline 
     await h.close();
   }
 });
+
+test('NVD: with this clock ahead of the NVD clock, a window ends at the NVD time (the page timestamp), so a record NVD modifies in between is not skipped', async () => {
+  const h = await harness({ pageSize: 2000 });
+  try {
+    // This machine's clock runs 1 h ahead of NVD's.
+    const skew = 3600_000;
+    h.srv.nvdNow = () => new Date(h.clock.now().getTime() - skew);
+    const first = await runSync(h.deps, ['nvd']);
+    assert.equal(first.ok, true);
+    assert.deepEqual(await getCursor<NvdCursor>(h.db.store.db, 'nvd'), { last_mod_end: '2026-09-30T23:00:00.000' });
+    // Half an hour later (NVD time 23:30, ours 00:30), NVD modifies a record.
+    h.clock.advance(30 * 60_000);
+    h.srv.touchNvd('CVE-2024-3506', '2026-09-30T23:30:00.000');
+    h.clock.advance(60 * 60_000);
+    const second = await runSync(h.deps, ['nvd']);
+    assert.equal(second.ok, true);
+    assert.deepEqual(h.sink.of('nvd').at(-1)?.ids, ['CVE-2024-3506']);
+    const q = h.srv.requestsTo('/rest/json/cves/2.0').at(-1)?.query;
+    assert.deepEqual([q?.lastModStartDate, q?.lastModEndDate], ['2026-09-30T23:00:00.000', '2026-10-01T01:30:00.000']);
+    assert.deepEqual(await getCursor<NvdCursor>(h.db.store.db, 'nvd'), { last_mod_end: '2026-10-01T00:30:00.000' });
+  } finally {
+    await h.close();
+  }
+});
+
