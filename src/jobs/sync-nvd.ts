@@ -117,6 +117,10 @@ export const nvdSource: SyncSource = {
         const page = validatePage(doc, startIndex, url);
         served ??= pageTime(page);
         const n = page.vulnerabilities.length;
+        if (n === 0 && startIndex < page.totalResults) {
+          // Ending the window here would skip the rest of it for good; the checkpoint stays at this page.
+          throw new SyncHttpError(`NVD: ${displayUrl(url)} answered an empty page at startIndex ${startIndex} of ${page.totalResults} results; the next sync resumes at this page`, 200);
+        }
         if (n > 0) {
           const file = path.join(ctx.stagingDir, `nvd-page-${pages}.json`);
           await writeFile(file, body);

@@ -564,3 +564,21 @@ test('NVD: with this clock ahead of the NVD clock, a window ends at the NVD time
   }
 });
 
+test('NVD: an empty page before totalResults is reached fails the run at that page instead of ending the window early', async () => {
+  const h = await harness();
+  try {
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '10', 200, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resultsPerPage: 0, startIndex: 10, totalResults: 21, format: 'NVD_CVE', version: '2.0', timestamp: '2026-10-01T00:00:00.000', vulnerabilities: [] }),
+    });
+    const first = await runSync(h.deps, ['nvd']);
+    assert.equal(first.ok, false);
+    assert.match(first.sources[0].error ?? '', /^NVD: http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0 answered an empty page at startIndex 10 of 21 results; the next sync resumes at this page$/);
+    assert.deepEqual(await getCursor<NvdCursor>(h.db.store.db, 'nvd'), { window: { start: null, end: '2026-10-01T00:00:00.000' }, start_index: 10 });
+    const second = await runSync(h.deps, ['nvd']);
+    assert.equal(second.ok, true);
+    assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
+  } finally {
+    await h.close();
+  }
+});
