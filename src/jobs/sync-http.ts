@@ -43,6 +43,17 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   return Math.max(0, at - now.getTime());
 }
 
+/**
+ * The server's time of a response (its `Date` header), else this machine's: an HTTP-date Retry-After is an instant
+ * on the server's clock, and with this clock ahead of it, "retry at 12:00:30" read against our 12:10 would be "now",
+ * six attempts in a row with no wait.
+ */
+export function serverNow(res: Pick<EgressResponse, 'headers'>, local: Date): Date {
+  const d = res.headers.date;
+  const t = d && /[A-Za-z]/.test(d) ? Date.parse(d) : NaN;
+  return Number.isNaN(t) ? local : new Date(t);
+}
+
 /** Exponential backoff with "equal jitter": half the step is fixed, half random, so delays still grow. */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -149,7 +160,7 @@ export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressR
     }
     last = `HTTP ${res.status} ${STATUS_TEXT[res.status] ?? ''}`.trim();
     lastStatus = res.status;
-    const retryAfter = parseRetryAfter(res.headers['retry-after'], deps.clock.now());
+    const retryAfter = parseRetryAfter(res.headers['retry-after'], serverNow(res, deps.clock.now()));
     await res.discard();
     if (attempt === retry.maxAttempts) break;
     const delay = retryAfter !== null ? Math.min(retryAfter, retry.maxRetryAfterMs) : backoffDelay(attempt, retry, deps.random);

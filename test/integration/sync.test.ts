@@ -277,8 +277,9 @@ test('NVD: 429 with Retry-After is honoured, then the run succeeds', async () =>
   const h = await harness();
   try {
     h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '0', 429, { headers: { 'retry-after': '7' } });
+    // The server's clock agrees with ours here: its Date header is the fake clock's time at that request.
     h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '10', 503, {
-      headers: { 'retry-after': new Date(Date.parse('2026-10-01T00:00:00Z') + 7000 + 12_000).toUTCString() },
+      headers: { 'retry-after': new Date(Date.parse('2026-10-01T00:00:00Z') + 7000 + 12_000).toUTCString(), date: new Date(Date.parse('2026-10-01T00:00:00Z') + 7000).toUTCString() },
     });
     const report = await runSync(h.deps, ['nvd']);
     assert.equal(report.ok, true);
@@ -578,6 +579,23 @@ test('NVD: an empty page before totalResults is reached fails the run at that pa
     const second = await runSync(h.deps, ['nvd']);
     assert.equal(second.ok, true);
     assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
+  } finally {
+    await h.close();
+  }
+});
+
+test('Retry-After as an HTTP-date is read against the server clock (its Date header): this clock 10 min ahead still waits', async () => {
+  const h = await harness();
+  try {
+    // The server's time is 10 minutes behind ours; it asks for a retry 30 s after its own now.
+    const serverNow = Date.parse('2026-10-01T00:00:00Z') - 10 * 60_000;
+    h.srv.inject((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 503, {
+      headers: { date: new Date(serverNow).toUTCString(), 'retry-after': new Date(serverNow + 30_000).toUTCString() },
+    });
+    const report = await runSync(h.deps, ['kev']);
+    assert.equal(report.ok, true);
+    assert.deepEqual(h.sleeps, [30_000]);
+    assert.equal(h.srv.requestsTo('/sites/default/files/feeds/known_exploited_vulnerabilities.json').length, 2);
   } finally {
     await h.close();
   }
