@@ -35,6 +35,12 @@ export interface Config {
   /** Feeds policy: hosts (host or host:port) that feed requests may reach even if private/loopback/http (docs/egress.md). */
   egressAllowList: string[];
   /**
+   * The proxy variable set in the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, either case), or null. Never used
+   * for a request (direct egress only, docs/egress.md): named in a sync's network errors, so an operator behind a
+   * proxy learns why the feeds cannot be reached and what to do.
+   */
+  proxyVariable: string | null;
+  /**
    * Webhooks policy, test/dev only (VULNINTEL_WEBHOOK_EGRESS_ALLOW, refused when VULNINTEL_ENV=production): receivers
    * a webhook may reach over http or at a private/loopback address. The feeds list never applies to webhooks.
    */
@@ -240,6 +246,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
     nvdApiKey: secret(env, 'NVD_API_KEY'),
     egressAllowList: allow,
+    proxyVariable: ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].find((n) => (env[n] ?? '').trim() !== '') ?? null,
     webhookEgressAllowList: webhookAllow,
     snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),

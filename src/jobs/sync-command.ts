@@ -81,6 +81,7 @@ const syncCommand: Command = {
         },
         urls: ctx.config.feedUrls,
         nvdApiKey: ctx.config.nvdApiKey,
+        proxyVariable: ctx.config.proxyVariable,
         stagingRoot: path.join(ctx.config.dataDir, 'sync-staging'),
       }, names);
       if (ctx.json) ctx.out(JSON.stringify(report));

@@ -91,7 +91,11 @@ export interface HttpDeps {
   retry: RetryPolicy;
   log: { warn(obj: object, msg: string): void };
   limiter?: RollingWindowLimiter;
+  /** The proxy variable set in the environment (config.proxyVariable), named when a feed cannot be reached. */
+  proxyVariable?: string | null;
 }
+
+const ALLOW_HINT = 'a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW (host or host:port; docs/egress.md)';
 
 /** The URL as it may appear in logs and errors: no query string (it may carry tokens on other feeds). */
 export function displayUrl(url: string): string {
@@ -167,14 +171,19 @@ export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressR
     deps.log.warn({ url: displayUrl(url), attempt, status: res.status, delay_ms: delay, retry_after: retryAfter !== null }, 'feed server asked to slow down; retrying');
     await deps.sleep(delay);
   }
-  const hint = lastStatus === 403 ? ' (NVD answers 403 when the rate limit is exceeded or the API key is invalid)' : '';
+  let hint = lastStatus === 403 ? ' (NVD answers 403 when the rate limit is exceeded or the API key is invalid)' : '';
+  if (lastStatus === null && deps.proxyVariable) {
+    hint = ` (${deps.proxyVariable} is set, but vulnintel sync connects directly and uses no proxy (docs/egress.md): point the VULNINTEL_FEED_URL_* variables at an internal mirror, listed in VULNINTEL_EGRESS_ALLOW, or copy the feed files over and run vulnintel sync --from DIR)`;
+  }
   throw new SyncHttpError(`${displayUrl(url)}: ${last} on all ${retry.maxAttempts} attempts; giving up${hint}`, lastStatus);
 }
 
 /** An egress error that is not retried (a policy refusal, a body over its cap), named with its URL; others as they are. */
 function egressRefusal(url: string, e: unknown): unknown {
   if (!(e instanceof EgressError)) return e;
-  return new SyncHttpError(`${displayUrl(url)}: ${e.message}`, null);
+  if (e.code === 'response_too_large') return new SyncHttpError(`${displayUrl(url)}: ${e.message}`, null);
+  const hint = ['scheme_not_allowed', 'blocked_address', 'host_not_allowed'].includes(e.code) ? `; ${ALLOW_HINT}` : '';
+  return new SyncHttpError(`${displayUrl(url)}: refused by the egress policy: ${e.message}${hint}`, null);
 }
 
 /** Fails with a clear message unless the response is a 200. */

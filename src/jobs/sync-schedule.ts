@@ -23,6 +23,7 @@ export async function syncOnce(config: Readonly<Config>, store: Store, log: Logg
       log: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
       urls: config.feedUrls,
       nvdApiKey: config.nvdApiKey,
+      proxyVariable: config.proxyVariable,
       stagingRoot: path.join(config.dataDir, 'sync-staging'),
     });
   } catch (e) {

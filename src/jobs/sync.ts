@@ -112,6 +112,8 @@ export interface SyncDeps {
   random?: () => number;
   retry?: Partial<RetryPolicy>;
   nvdPageSize?: number;
+  /** config.proxyVariable: named in the error when a feed cannot be reached (no proxy is ever used). */
+  proxyVariable?: string | null;
 }
 
 export interface SourceReport extends Partial<SourceOutcome> {
@@ -173,6 +175,7 @@ async function runSource(deps: SyncDeps, source: SyncSource): Promise<SourceRepo
     nvdApiKey: deps.nvdApiKey,
     stagingDir,
     nvdPageSize: deps.nvdPageSize ?? 2000,
+    proxyVariable: deps.proxyVariable ?? null,
     getCursor: <T extends object>() => getCursor<T>(db, source.name),
     setCursor: (c: object) => setCursor(db, source.name, c, deps.clock.now()),
     addRecords: (n: number) => {

@@ -415,7 +415,7 @@ test('egress: without the explicit allow list the loopback feeds are refused bef
     assert.equal(report.sources.length, 6);
     for (const s of report.sources) {
       assert.equal(s.status, 'failed');
-      assert.match(s.error ?? '', /http is allowed only for hosts on the egress allow list \(127\.0\.0\.1:\d+\)/);
+      assert.match(s.error ?? '', /^http:\/\/127\.0\.0\.1:\d+\/\S*: refused by the egress policy: http is allowed only for hosts on the egress allow list \(127\.0\.0\.1:\d+\); a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW \(host or host:port; docs\/egress\.md\)$/);
     }
     assert.deepEqual(h.srv.requests, []);
   } finally {
@@ -596,6 +596,29 @@ test('Retry-After as an HTTP-date is read against the server clock (its Date hea
     assert.equal(report.ok, true);
     assert.deepEqual(h.sleeps, [30_000]);
     assert.equal(h.srv.requestsTo('/sites/default/files/feeds/known_exploited_vulnerabilities.json').length, 2);
+  } finally {
+    await h.close();
+  }
+});
+
+test('egress: a mirror on a private address is refused naming the URL and VULNINTEL_EGRESS_ALLOW; a feed that cannot be reached names the proxy variable that is set but not used', async () => {
+  const h = await harness({ maxAttempts: 2 });
+  try {
+    // KEV: an https mirror at a private address, not on the allow list. EPSS: an allow-listed host:port where nothing
+    // listens (what a plant without direct internet access sees, its proxy variable set but not used).
+    const closed = await import('node:net').then((net) => new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (s.address() as import('node:net').AddressInfo).port;
+        s.close(() => resolve(port));
+      });
+    }));
+    h.deps.urls = { ...h.deps.urls, kev: 'https://10.20.30.40/feeds/kev.json', epss: `http://127.0.0.1:${closed}/epss_scores-current.csv.gz` };
+    h.deps.egress = createEgress({ allowList: [`127.0.0.1:${closed}`] });
+    h.deps.proxyVariable = 'HTTPS_PROXY';
+    const report = await runSync(h.deps, ['kev', 'epss']);
+    await h.deps.egress.close();
+    assert.equal(report.sources[0].error, 'https://10.20.30.40/feeds/kev.json: refused by the egress policy: address 10.20.30.40 is in a blocked range (private 10.0.0.0/8); a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW (host or host:port; docs/egress.md)');
+    assert.match(report.sources[1].error ?? '', new RegExp(`^http://127\\.0\\.0\\.1:${closed}/epss_scores-current\\.csv\\.gz: network error: ECONNREFUSED on all 2 attempts; giving up \\(HTTPS_PROXY is set, but vulnintel sync connects directly and uses no proxy \\(docs/egress\\.md\\): point the VULNINTEL_FEED_URL_\\* variables at an internal mirror, listed in VULNINTEL_EGRESS_ALLOW, or copy the feed files over and run vulnintel sync --from DIR\\)$`));
   } finally {
     await h.close();
   }

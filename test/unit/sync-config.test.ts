@@ -27,3 +27,10 @@ test('feed URLs: public defaults, per-source overrides, invalid values named', (
   assert.throws(() => loadConfig({ VULNINTEL_FEED_URL_CSAF: 'not a url' }),
     (e: unknown) => e instanceof ConfigError && /VULNINTEL_FEED_URL_CSAF: not a valid URL/.test(e.message));
 });
+
+test('proxy variables: the one set is remembered for the sync errors (no proxy is ever used)', () => {
+  assert.equal(loadConfig({}).proxyVariable, null);
+  assert.equal(loadConfig({ https_proxy: 'http://proxy.plant.example:3128' }).proxyVariable, 'https_proxy');
+  assert.equal(loadConfig({ HTTP_PROXY: 'http://p:3128', HTTPS_PROXY: 'http://p:3128' }).proxyVariable, 'HTTPS_PROXY');
+  assert.equal(loadConfig({ HTTPS_PROXY: '  ' }).proxyVariable, null);
+});
