@@ -194,6 +194,10 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   const advisoryId = d.tracking.id.trim();
   const released = Date.parse(str(d.tracking.initial_release_date));
   const published = Number.isNaN(released) ? null : new Date(released).toISOString();
+  // The advisory's revision (tracking.current_release_date): an older revision never replaces a newer stored one
+  // (store/ingest.ts replacesSource; a stale mirror or a re-read old file changes nothing).
+  const current = Date.parse(str(d.tracking.current_release_date));
+  const revision = Number.isNaN(current) ? published : new Date(current).toISOString();
   const out: CveSourceRecord[] = [];
   for (const v of arr(doc.vulnerabilities).map(obj)) {
     if (typeof v.cve !== 'string' || !isCveId(v.cve.trim())) continue;
@@ -248,7 +252,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       description: summary ? String(summary).trim() || null : null,
       title: typeof v.title === 'string' && v.title.trim() ? v.title.trim() : null,
       published: null,
-      modified: null,
+      modified: revision,
       cvss: scoresOf(v),
       cwes: /^CWE-\d+$/.test(str(obj(v.cwe).id)) ? [Number(str(obj(v.cwe).id).slice(4))] : [],
       affected,

@@ -78,13 +78,14 @@ export async function finishRun(db: Conn, id: number, status: 'succeeded' | 'fai
 // ---- source records ----
 
 /** The sources whose records carry their revision (`modified`), compared by replacesSource. */
-const REVISED_SOURCES: ReadonlySet<string> = new Set(['nvd', 'msrc', 'cve5']);
+const REVISED_SOURCES: ReadonlySet<string> = new Set(['nvd', 'msrc', 'cve5', 'csaf']);
 
 /**
- * Whether `next` replaces `prev` under the same key. NVD, MSRC and CVE Record 5 records carry their revision: MSRC
- * lists a CVE again in later monthly documents, two NVD files can hold two versions of one record, and a cvelistV5
- * baseline read after one of its later deltas holds an older version of each record the delta changed, all under
- * one key per CVE. An older revision (`modified`: NVD `lastModified`, CVE Record 5 `dateUpdated`; for MSRC then the
+ * Whether `next` replaces `prev` under the same key. NVD, MSRC, CVE Record 5 and CSAF records carry their revision:
+ * MSRC lists a CVE again in later monthly documents, two NVD files can hold two versions of one record, a cvelistV5
+ * baseline read after one of its later deltas holds an older version of each record the delta changed, and a stale
+ * CSAF mirror serves an advisory's older revision, all under one key. An older revision (`modified`: NVD
+ * `lastModified`, CVE Record 5 `dateUpdated`, CSAF `tracking.current_release_date`; for MSRC then the
  * document's release date) never replaces a newer one, so the newest is kept whatever order the files are read in
  * and a re-import of the same files changes nothing; the same revision replaces (a reader that now extracts more
  * still updates the stored record). Other sources: the later record wins.
@@ -134,7 +135,7 @@ export async function upsertSourceRecords(db: Conn, recs: SourceText[]): Promise
     ON CONFLICT (cve_id, source, source_key) DO UPDATE
       SET record = EXCLUDED.record, record_hash = EXCLUDED.record_hash, updated_at = now()
       WHERE s.record_hash IS DISTINCT FROM EXCLUDED.record_hash
-        -- replacesSource: an NVD, MSRC or CVE Record 5 record never replaces a newer revision.
+        -- replacesSource: a record of a revised source never replaces a newer revision.
         AND (s.source NOT IN (${sql.join([...REVISED_SOURCES].map((x) => sql.lit(x)))})
           OR (coalesce(EXCLUDED.record->>'modified', '') COLLATE "C", coalesce(EXCLUDED.record->>'document_date', '') COLLATE "C")
             >= (coalesce(s.record->>'modified', '') COLLATE "C", coalesce(s.record->>'document_date', '') COLLATE "C"))

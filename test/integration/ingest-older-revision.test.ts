@@ -82,3 +82,32 @@ test('an older CVE record never replaces a newer stored one (another file or the
   await importPaths(t.store.db, [dirOf(revised('2026-01-01T00:00:00.000Z', 'Same revision, re-read.'))], quiet);
   assert.match((await stored()).d, /^Same revision, re-read\. /);
 });
+
+test('an older revision of a CISA advisory (a stale mirror) never replaces the newer stored one; a newer one does', async () => {
+  const ADV = CSAF_FIXTURES.find((f) => f.endsWith('icsa-24-289-02.json'))!;
+  const doc = JSON.parse(readFileSync(ADV, 'utf8'));
+  const revised = (date: string, lead: string) => {
+    const d = structuredClone(doc);
+    d.document.tracking.current_release_date = date;
+    for (const v of d.vulnerabilities) for (const n of v.notes ?? []) n.text = `${lead} ${n.text}`;
+    return JSON.stringify(d);
+  };
+  const dirOf = (text: string) => {
+    const dir = feedDir([]);
+    writeFileSync(path.join(dir, 'icsa-24-289-02.json'), text);
+    return dir;
+  };
+  const stored = async () => (await sql<{ modified: string; text: string }>`
+    SELECT record->>'modified' AS modified, record->>'description' AS text FROM cve_sources
+    WHERE cve_id = 'CVE-2024-8531' AND source = 'csaf' AND source_key = 'ICSA-24-289-02'`.execute(t.store.db)).rows[0];
+  await importPaths(t.store.db, [dirOf(revised('2024-11-20T00:00:00Z', 'Revision 2.'))], quiet);
+  assert.equal((await stored()).modified, '2024-11-20T00:00:00.000Z');
+  assert.match((await stored()).text, /^Revision 2\. /);
+  // The original (2024-10-08) read afterwards: refused.
+  await importPaths(t.store.db, [feedDir([ADV])], quiet);
+  assert.equal((await stored()).modified, '2024-11-20T00:00:00.000Z');
+  assert.match((await stored()).text, /^Revision 2\. /);
+  await importPaths(t.store.db, [dirOf(revised('2025-01-15T00:00:00Z', 'Revision 3.'))], quiet);
+  assert.equal((await stored()).modified, '2025-01-15T00:00:00.000Z');
+  assert.match((await stored()).text, /^Revision 3\. /);
+});

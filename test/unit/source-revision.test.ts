@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { replacesSource } from '../../src/store/ingest.ts';
 
-test('NVD, MSRC and CVE Record 5: an older revision never replaces a newer one; the same revision does; other sources: later wins', () => {
+test('NVD, MSRC, CVE Record 5 and CSAF: an older revision never replaces a newer one; the same revision does; other sources: later wins', () => {
   const nvd = (modified: string | null) => ({ source: 'nvd' as const, modified });
   assert.equal(replacesSource(nvd('2024-05-01T00:00:00.000Z'), nvd('2024-06-01T00:00:00.000Z')), true);
   assert.equal(replacesSource(nvd('2024-06-01T00:00:00.000Z'), nvd('2024-05-01T00:00:00.000Z')), false);
@@ -24,7 +24,12 @@ test('NVD, MSRC and CVE Record 5: an older revision never replaces a newer one; 
   assert.equal(replacesSource(cve5('2024-08-19T16:20:22.425Z'), cve5('2025-03-01T10:00:00.000Z')), true);
   assert.equal(replacesSource(cve5('2024-08-19T16:20:22.425Z'), cve5('2024-08-19T16:20:22.425Z')), true);
 
-  for (const source of ['csaf', 'kev'] as const) {
+  // A CSAF advisory's revision (tracking.current_release_date): a stale mirror's older revision is refused.
+  const csaf = (modified: string | null) => ({ source: 'csaf' as const, modified });
+  assert.equal(replacesSource(csaf('2024-10-17T06:00:00.000Z'), csaf('2024-10-15T06:00:00.000Z')), false);
+  assert.equal(replacesSource(csaf('2024-10-15T06:00:00.000Z'), csaf('2024-10-17T06:00:00.000Z')), true);
+
+  for (const source of ['kev'] as const) {
     assert.equal(replacesSource({ source, modified: '2025-01-01T00:00:00.000Z' }, { source, modified: '2020-01-01T00:00:00.000Z' }), true);
   }
 });
