@@ -131,8 +131,10 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>, c
   const allVendorFixes = own.flatMap((a) => a.vendor_fixes);
   const vendorFixes = [...allVendorFixes.filter((f) => vendorFixOffersFix(f.details)), ...allVendorFixes.filter((f) => !vendorFixOffersFix(f.details))];
   const firstVendorFix = vendorFixes[0];
-  // The URL of a remediation that offers a fix only: a "contact our sales network" link is no patch URL.
-  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url ?? vendorFixes.find((f) => f.url && vendorFixOffersFix(f.details))?.url ?? null;
+  // The URL of a remediation that offers a fix only: a "contact our sales network" link is no patch URL, and neither
+  // is a mailto: address some advisories give there (CVE-2019-12258: mailto:PSIRT@windriver.com).
+  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url
+    ?? vendorFixes.find((f) => f.url && /^https?:\/\//i.test(f.url) && vendorFixOffersFix(f.details))?.url ?? null;
   const notes = firstVendorFix?.details ? firstVendorFix.details.replace(/\s+/g, ' ').trim().slice(0, 500) : null;
 
   if (fixes.length >= 2) {

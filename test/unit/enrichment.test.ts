@@ -504,6 +504,9 @@ test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, ge
   assert.equal(eol.patch.patch_notes, 'Carlo Gavazzi will not issue a fix as this product is end-of-life.');
   // The "contact" remediation's URL (the vendor's sales-network page) is no patch URL.
   assert.equal(eol.patch.patch_url, null);
+  // Nor is a mailto: address (ICSA-23-068-04 gives mailto:support@steptools.com with the fix "update to v18.102").
+  const mail = await docFor('CVE-2023-0973', [csaf('icsa-23-068-04')]);
+  assert.deepEqual([mail.patch.status, mail.patch.patch_url], ['patched', null]);
   // CVE-2024-3400 (ICSA-24-116-03): "Contact customer support to receive patch and update information." is a fix.
   const pan = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03')]);
   assert.deepEqual([pan.patch.status, pan.patch.patch_available], ['patched', true]);
