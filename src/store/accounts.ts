@@ -348,9 +348,10 @@ export async function deleteMembership(db: Tx, orgId: number, memberId: number, 
   await sql`UPDATE invitations SET revoked_at = ${now}
     WHERE org_id = ${orgId} AND invited_by = ${memberId} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
   await sql`UPDATE feed_tokens SET revoked_at = ${now} WHERE org_id = ${orgId} AND created_by = ${memberId} AND revoked_at IS NULL`.execute(db);
-  await sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}), member_id = ${ownerId},
-    label = left(coalesce(label || ' ', '') || '(of a removed member)', 200)
-    WHERE org_id = ${orgId} AND member_id = ${memberId}`.execute(db);
+  await sql`WITH locked AS (SELECT id FROM api_keys WHERE org_id = ${orgId} AND member_id = ${memberId} ORDER BY id FOR NO KEY UPDATE)
+    UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, ${now}), member_id = ${ownerId},
+    label = left(coalesce(k.label || ' ', '') || '(of a removed member)', 200)
+    FROM locked WHERE k.id = locked.id`.execute(db);
   await sql`DELETE FROM members WHERE org_id = ${orgId} AND id = ${memberId}`.execute(db);
 }
 
@@ -359,8 +360,14 @@ export async function ownerOf(db: Q, orgId: number) {
   return r.rows[0];
 }
 
+/**
+ * Revokes every key of the organization. The rows are locked in key-id order first, as every statement that updates
+ * several keys does (the usage meter's flush of last_used_at, a removed member's keys): locked in the table's
+ * physical order instead, a deletion and a flush of another replica could each hold a key the other waited for.
+ */
 export async function revokeOrgKeys(db: Q, orgId: number, now: Date) {
-  await sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now}) WHERE org_id = ${orgId}`.execute(db);
+  await sql`WITH locked AS (SELECT id FROM api_keys WHERE org_id = ${orgId} ORDER BY id FOR NO KEY UPDATE)
+    UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, ${now}) FROM locked WHERE k.id = locked.id`.execute(db);
 }
 
 // ---- Purge ----

@@ -88,10 +88,15 @@ export class UsageMeter {
       const uses = [...this.keyUses.entries()];
       this.keyUses.clear();
       try {
+        // The rows locked in key-id order (as revokeOrgKeys in store/accounts.ts), as every multi-key update does: two
+        // such statements (another replica's flush, an organization's keys revoked) wait for each other instead of
+        // deadlocking.
         await sql`
+          WITH v AS (SELECT * FROM unnest(${uses.map(([id]) => id)}::bigint[], ${uses.map(([, u]) => u.orgId)}::bigint[], ${uses.map(([, u]) => u.at.toISOString())}::timestamptz[]) AS v(id, org_id, at)),
+            locked AS (SELECT k.id FROM api_keys k JOIN v ON k.id = v.id AND k.org_id = v.org_id ORDER BY k.id FOR NO KEY UPDATE OF k)
           UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, v.at)
-          FROM unnest(${uses.map(([id]) => id)}::bigint[], ${uses.map(([, u]) => u.orgId)}::bigint[], ${uses.map(([, u]) => u.at.toISOString())}::timestamptz[]) AS v(id, org_id, at)
-          WHERE k.id = v.id AND k.org_id = v.org_id`.execute(this.db);
+          FROM v JOIN locked l ON l.id = v.id
+          WHERE k.id = v.id`.execute(this.db);
       } catch (err) {
         for (const [id, u] of uses) if (!this.keyUses.has(id)) this.keyUses.set(id, u);
         this.onError(err);

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { sql } from '../../src/store/kysely.ts';
 import { withTx } from '../../src/store/db.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
-import { deleteMembership, insertAuthToken } from '../../src/store/accounts.ts';
+import { deleteMembership, insertAuthToken, revokeOrgKeys } from '../../src/store/accounts.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
@@ -211,7 +211,7 @@ test('DELETE /account while a keyed request counts its call: both complete, no d
   const counting = await heldTransaction();
   await counting.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [o.keyId]);
   const deleting = call('DELETE', '/api/v1/account', { ...s, origin: ORIGIN }, { confirmation: 'delete my organization and all its data' });
-  await waitsOnLock('UPDATE api_keys SET revoked_at%');
+  await waitsOnLock('%UPDATE api_keys k SET revoked_at%');
   await counting.query(`INSERT INTO api_usage_monthly AS u (org_id, month, calls) VALUES ($1, date_trunc('month', now())::date, 1)
     ON CONFLICT (org_id, month) DO UPDATE SET calls = u.calls + 1`, [o.orgId]);
   await counting.commit();
@@ -239,4 +239,35 @@ test('a key created while the organization is being deleted: 401 org_removed, no
   assert.equal(r.statusCode, 401, r.body);
   assert.deepEqual([r.json().error.code, r.json().error.detail.error], ['AUTH_REQUIRED', 'org_removed']);
   assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`), keysBefore);
+});
+
+test('multi-key updates lock keys in id order: revoking an organization\'s keys next to a flush of last_used_at waits, never deadlocks', async () => {
+  const o = await seedOrg(t.store, { name: 'Key Lock Order', tier: 'professional' });
+  const second = await seedKey(t.store, o.orgId, o.memberId, {});
+  // Key ids are random: the lower and the higher of the two.
+  const [lo, hi] = [o.keyId, second.keyId].sort((a, b) => a - b);
+  // The lower key's row rewritten: the table's physical order is now the higher key first, so a statement locking
+  // in scan order takes the higher key first.
+  await sql`UPDATE api_keys SET label = 'rewritten' WHERE id = ${lo}`.execute(t.store.db);
+  // Another replica's flush (in key-id order): the lower key first…
+  const flush = await heldTransaction();
+  await flush.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [lo]);
+  // A sequential scan (as the planner takes on a small table, or with stale statistics) meets the rows in their
+  // physical order; the index on org_id happened to give id order.
+  const revoking = withTx(t.store.db, async (trx) => {
+    await sql`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('deadlock_timeout', '200ms', true)`.execute(trx);
+    await revokeOrgKeys(trx, o.orgId, new Date());
+  });
+  await waitsOnLock('%api_keys%');
+  // …then the higher: free, since the revocation waits on the lower key before it takes the higher one.
+  try {
+    await flush.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [hi]);
+    await flush.commit();
+  } catch (e) {
+    await flush.rollback();
+    throw e;
+  }
+  await revoking;
+  const live = await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId} AND revoked_at IS NULL`);
+  assert.equal(live, 0);
 });
