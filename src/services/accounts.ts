@@ -1,5 +1,5 @@
 // Accounts (issue 12; docs/accounts.md): sign-in by email link, sessions, the profile, the organization, the
-// team and its invitations, API keys over HTTP, the free trial, account deletion and purge, and the client
+// team and its invitations, API keys and the free trial (services/account-keys.ts), account deletion and purge, and the client
 // organizations of a managed-service provider. Never sees request or reply: callers pass a Principal (who asks)
 // and plain input, and get data or an AccountError the route maps to its spec §7 answer.
 import type { Clock } from '../lib/clock.ts';
@@ -14,35 +14,22 @@ import {
   revokeEmailChanges, revokeLoginLinks, revokePersonSessions, revokeSessionByHash, savepoint, setLastOrg, setPersonEmail, tenantTables, updatePerson, upsertPerson,
   type InvitationRow, type OrgRow, type PersonRow, memberProfile,
 } from '../store/accounts.ts';
-import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey, trialUsageOf } from '../store/identity.ts';
-import { generateApiKey } from '../lib/crypto.ts';
 import {
   DELETE_CONFIRMATION, EMAIL_CHANGE_TTL_MS, INVITATION_TTL_MS, LOGIN_LIMITS, LOGIN_LINK_TTL_MS, PURGE_AFTER_MS, RECIPIENT_MAIL_LIMIT,
   SESSION_ABSOLUTE_MS, isEmail, normalizeEmail, removalRefusal, safeNextPath,
 } from '../domain/accounts.ts';
-import { TIER_PERMISSIONS, type KeyKind, type Scope, type Tier } from '../domain/tiers.ts';
+import { TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
 import { effectiveCaps, underCap, type PlanCapsTable } from '../domain/plan-caps.ts';
-import { keyLabel, planKey, trialStatus, type TrialStatus } from '../domain/keys.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Principal } from './identity.ts';
+import { AccountError, iso } from './account-errors.ts';
+import { createAccountKeys } from './account-keys.ts';
 
-export type AccountErrorCode =
-  | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
-  | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
-  | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
-  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder' | 'insufficient_scope'
-  | 'org_removed';
+export { AccountError, type AccountErrorCode } from './account-errors.ts';
 
 /** Keys a person's stored preferences may hold (docs/accounts.md). */
 export const MAX_PREFERENCE_KEYS = 32;
-
-/** A refused account operation; `detail` carries the structured part of the answer (cap_exceeded: resource, limit, used). */
-export class AccountError extends Error {
-  constructor(readonly code: AccountErrorCode, message: string, readonly detail: Record<string, unknown> = {}) {
-    super(message);
-  }
-}
 
 export interface NewSession {
   /** The session cookie's value (shown to the browser once; stored as its SHA-256). */
@@ -62,11 +49,11 @@ export interface AccountsDeps {
   warn: (msg: string, err: Error) => void;
 }
 
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 export function createAccountsService(deps: AccountsDeps) {
   const db: Db = deps.store.db;
   const { clock, mailer } = deps;
+  const keys = createAccountKeys({ db, clock });
   const perEmail = postgresLimiter(deps.store, 'login_email', LOGIN_LIMITS.perEmail);
   const perAddress = postgresLimiter(deps.store, 'login_addr', LOGIN_LIMITS.perAddress);
   const perRecipient = postgresLimiter(deps.store, 'mail_to', RECIPIENT_MAIL_LIMIT);
@@ -130,19 +117,6 @@ export function createAccountsService(deps: AccountsDeps) {
     };
   }
 
-  function keyView(k: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; member_id: number; email: string }) {
-    return {
-      id: k.id, key_start: k.key_start, kind: k.kind as KeyKind, scopes: k.scopes as Scope[], label: k.label,
-      created_at: iso(k.created_at)!, expires_at: iso(k.expires_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
-      member: { id: k.member_id, email: k.email },
-    };
-  }
-
-  function requireKeysTier(p: Principal) {
-    if (!TIER_PERMISSIONS[p.tier].api_keys) {
-      throw new AccountError('upgrade_required', `API keys are available on the Professional tier and above; this organization is on ${p.tier}`);
-    }
-  }
 
   return {
     /**
@@ -395,76 +369,7 @@ export function createAccountsService(deps: AccountsDeps) {
       });
     },
 
-    async listKeys(p: Principal) {
-      requireKeysTier(p);
-      return (await listApiKeys(db, p.orgId)).map(keyView);
-    },
-
-    /** A new key of the calling member (it inherits the member's role); the key itself is in the answer only. */
-    async createKey(p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }) {
-      requireKeysTier(p);
-      return withTx(db, async (trx) => issueKey(trx, p, input, p.via === 'key' ? p.scopes : null));
-    },
-
-    async revokeKey(p: Principal, keyId: number) {
-      requireKeysTier(p);
-      return withTx(db, async (trx) => {
-        const rows = await lockKeysByRef(trx, p.orgId, { id: keyId });
-        if (rows.length === 0) throw new AccountError('not_found', 'No such API key in your organization');
-        const r = await revokeKey(trx, p.orgId, keyId, clock.now());
-        return { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! };
-      });
-    },
-
-    /** Rotation: a new key with the old one's kind, scopes and label is created, then the old one is revoked. */
-    async rotateKey(p: Principal, keyId: number) {
-      requireKeysTier(p);
-      return withTx(db, async (trx) => {
-        const rows = await lockKeysByRef(trx, p.orgId, { id: keyId });
-        if (rows.length === 0) throw new AccountError('not_found', 'No such API key in your organization');
-        const old = await trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at', 'member_id']).where('id', '=', keyId).executeTakeFirstOrThrow();
-        if (old.revoked_at) throw new AccountError('key_revoked', 'This key is revoked; create a new one instead');
-        if (old.kind === 'trial') throw new AccountError('scope_not_allowed', 'Trial keys are not rotated');
-        // The new key is shown to whoever rotates, so only its holder may rotate it: an admin rotating the owner's
-        // key would get a key acting as the owner (spec §5.1, §5.6). Others revoke it instead.
-        if (old.member_id !== p.memberId) throw new AccountError('not_key_holder', 'Only the member a key belongs to can rotate it (the new key is shown to whoever rotates); revoke it instead');
-        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label });
-        const r = await revokeKey(trx, p.orgId, keyId, clock.now());
-        return { key: fresh, revoked: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! } };
-      });
-    },
-
-    /** The organization's free API trial: not started, active (checks used and remaining) or ended, with why. */
-    async trial(p: Principal): Promise<TrialStatus> {
-      return trialStatus((await trialUsageOf(db, p.orgId)) ?? null, clock.now());
-    },
-
-    /**
-     * Starts the organization's one free trial (spec §8: 25 assets per request, 750 in total, 14 days) and issues
-     * its trial key. Free organizations only.
-     */
-    async startTrial(p: Principal) {
-      return withTx(db, async (trx) => {
-        const o = await lockOrg(trx, p.orgId);
-        if (!o || o.tier !== 'free') throw new AccountError('trial_unavailable', 'The free API trial is for organizations on the Free plan');
-        const trial = await lockTrialUsage(trx, p.orgId);
-        const now = clock.now();
-        if (trial) {
-          if (trialStatus(trial, now).status === 'ended') throw new AccountError('trial_ended', 'The free API trial of this organization has ended');
-          throw new AccountError('trial_unavailable', 'The free API trial of this organization has already started; its key was shown once at the start');
-        }
-        const plan = planKey({ tier: o.tier, kind: 'trial', trial: null }, now);
-        if (!plan.ok) throw new AccountError('trial_unavailable', plan.message);
-        await insertTrialUsage(trx, p.orgId, now);
-        const g = generateApiKey();
-        const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: 'trial', scopes: plan.scopes, label: 'Free API trial', expires_at: plan.expiresAt });
-        return {
-          key: g.key, id: row.id, key_start: row.key_start, kind: 'trial' as const, scopes: row.scopes as Scope[], label: 'Free API trial',
-          created_at: iso(row.created_at)!, expires_at: iso(row.expires_at)!,
-          trial: { started_at: iso(now)!, ends_at: iso(plan.expiresAt)!, per_request: 25, total_checks: 750 },
-        };
-      });
-    },
+    ...keys,
 
     /**
      * Deletes the caller's organization (spec §3.2): deactivated at once (sessions end, keys revoked, and every
@@ -566,30 +471,6 @@ export function createAccountsService(deps: AccountsDeps) {
     },
   };
 
-  /**
-   * A new key of the caller's member (creation, and rotation, which only a key's holder may do). `within`: the scopes
-   * the new key may have at most (a key creating a key: its own scopes, so a leaked write-only key cannot mint a read
-   * key); null for a browser session or the operator.
-   */
-  async function issueKey(trx: Parameters<Parameters<typeof withTx>[1]>[0], p: Principal, input: { kind: 'standard' | 'partner'; scopes?: Scope[]; label?: string | null }, within: readonly Scope[] | null = null) {
-    const plan = planKey({ tier: p.tier, kind: input.kind, scopes: input.scopes }, clock.now());
-    if (!plan.ok) throw new AccountError(plan.error === 'trial_ended' ? 'trial_ended' : plan.error, plan.message);
-    const lacking = within === null ? [] : plan.scopes.filter((x) => !within.includes(x));
-    if (lacking.length) {
-      throw new AccountError('insufficient_scope', `This API key lacks the ${lacking.join(' and ')} scope, so it cannot create a key that has it (send scopes within its own, or use a browser session)`, { required_scope: lacking[0] });
-    }
-    // Under the organization's lock, and only while it is active: a key created while the owner deletes the
-    // organization (which revokes every key under the same lock) was stored unrevoked in it.
-    const o = await lockOrg(trx, p.orgId);
-    if (!o || o.status !== 'active') throw new AccountError('org_removed', 'The organization was deleted or deactivated while the request ran; no key was created');
-    const g = generateApiKey();
-    const label = keyLabel(input.label);
-    const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes, label, expires_at: plan.expiresAt });
-    return {
-      key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label,
-      created_at: iso(row.created_at)!, expires_at: iso(row.expires_at),
-    };
-  }
 }
 
 function invitationView(i: InvitationRow) {
