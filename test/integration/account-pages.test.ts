@@ -35,6 +35,18 @@ after(async () => {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 
+/** A new page of `ctx`, signed in by the sign-in form and the link emailed for it (a link of this request only). */
+async function signInWith(ctx: Awaited<ReturnType<Browser['newContext']>>, email: string): Promise<Page> {
+  const page = await ctx.newPage();
+  const seen = new Set(smtp.messages);
+  await page.goto(`${base}/login`);
+  await page.fill('input[name=email]', email);
+  await page.click('button[type=submit]');
+  await page.goto(linkIn(await smtp.waitFor(email, { match: (m) => !seen.has(m) }), '/api/v1/auth/callback').toString());
+  assert.equal(new URL(page.url()).pathname, '/account');
+  return page;
+}
+
 test('sign in, invite, create a key shown once, revoke it, delete the organization: all by forms, no script', async () => {
   const o = await seedOrg(t.store, { name: 'Browser Org', tier: 'professional' });
   const ctx = await browser.newContext({ javaScriptEnabled: false });
@@ -93,11 +105,7 @@ test('sign in, invite, create a key shown once, revoke it, delete the organizati
 test('a form posted without the page\'s CSRF token is refused, even with the session cookie and the right Origin', async () => {
   const o = await seedOrg(t.store, { name: 'Csrf Org', tier: 'professional' });
   const ctx = await browser.newContext({ javaScriptEnabled: false });
-  const page = await ctx.newPage();
-  await page.goto(`${base}/login`);
-  await page.fill('input[name=email]', o.ownerEmail);
-  await page.click('button[type=submit]');
-  await page.goto(linkIn(await smtp.waitFor(o.ownerEmail), '/api/v1/auth/callback').toString());
+  await signInWith(ctx, o.ownerEmail);
   // The same form without the hidden token, as a forged page would send it (same origin here, so only the token is missing).
   const cookies = await ctx.cookies();
   const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
@@ -206,16 +214,6 @@ test('the account page offers what the address-change emails point to: name, sig
   // from your account page", and the page had neither (only PUT /api/v1/account/me and POST /api/v1/auth/logout-all
   // with a CSRF header, which a page without script cannot send).
   const o = await seedOrg(t.store, { name: 'Profile Page Org', tier: 'standard' });
-  const signInWith = async (ctx: Awaited<ReturnType<Browser['newContext']>>, email: string) => {
-    const page = await ctx.newPage();
-    const seen = new Set(smtp.messages);
-    await page.goto(`${base}/login`);
-    await page.fill('input[name=email]', email);
-    await page.click('button[type=submit]');
-    await page.goto(linkIn(await smtp.waitFor(email, { match: (m) => !seen.has(m) }), '/api/v1/auth/callback').toString());
-    assert.equal(new URL(page.url()).pathname, '/account');
-    return page;
-  };
   const ctx = await browser.newContext({ javaScriptEnabled: false });
   const other = await browser.newContext({ javaScriptEnabled: false });
   const page = await signInWith(ctx, o.ownerEmail);
@@ -257,11 +255,7 @@ test('a Free plan starts its free API trial from the account page: the trial key
   // script cannot send its X-CSRF-Token header: a Free user could start the trial only with a hand-made request.
   const o = await seedOrg(t.store, { name: 'Trial Page Org', tier: 'free' });
   const ctx = await browser.newContext({ javaScriptEnabled: false });
-  const page = await ctx.newPage();
-  await page.goto(`${base}/login`);
-  await page.fill('input[name=email]', o.ownerEmail);
-  await page.click('button[type=submit]');
-  await page.goto(linkIn(await smtp.waitFor(o.ownerEmail), '/api/v1/auth/callback').toString());
+  const page = await signInWith(ctx, o.ownerEmail);
   assert.match(await page.textContent('body') ?? '', /API keys are available on the Professional plan and above/);
   const started = page.waitForResponse((r) => r.url().endsWith('/account/trial'));
   await page.click('button:has-text("Start the free API trial")');
