@@ -5,7 +5,7 @@ import { systemClock } from '../lib/clock.ts';
 import { createEgress } from '../lib/egress.ts';
 import { importPaths } from '../ingest/pipeline.ts';
 import { createProgress, silentProgress } from '../ingest/progress.ts';
-import { lastSyncRuns, syncLockHolder } from '../store/sync-state.ts';
+import { lastSyncRuns, syncLockHolder, syncRunLabel } from '../store/sync-state.ts';
 import { runSync, SyncBusyError, syncSources } from './sync.ts';
 import { pipelineSink } from './sync-sink.ts';
 
@@ -36,7 +36,7 @@ const syncCommand: Command = {
       const holder = await syncLockHolder(db);
       const status = known.map((name) => {
         const c = cursors.find((x) => x.source === name);
-        const run = last.find((r) => r.source === `sync:${name}`);
+        const run = last.find((r) => r.source === syncRunLabel(name));
         return {
           source: name,
           checkpoint: c?.cursor ?? null,

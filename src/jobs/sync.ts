@@ -10,7 +10,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Egress } from '../lib/egress.ts';
 import type { FeedFormat, IngestItem } from '../ingest/types.ts';
 import type { Store } from '../store/db.ts';
-import { getCursor, recordIngestRun, setCursor, tryAcquireSyncLock } from '../store/sync-state.ts';
+import { getCursor, recordIngestRun, setCursor, syncRunLabel, tryAcquireSyncLock } from '../store/sync-state.ts';
 import { failStaleRuns, withImportLock } from '../store/ingest.ts';
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
@@ -155,7 +155,7 @@ export async function runSync(deps: SyncDeps, only?: readonly string[]): Promise
 
 async function runSource(deps: SyncDeps, source: SyncSource): Promise<SourceReport> {
   const db = deps.store.db;
-  const runName = `sync:${source.name}`;
+  const runName = syncRunLabel(source.name);
   const startedAt = deps.clock.now();
   const stagingDir = path.join(deps.stagingRoot, source.name);
   await rm(stagingDir, { recursive: true, force: true });

@@ -120,21 +120,26 @@ export async function tryAcquireSyncLock(pool: pg.Pool): Promise<SyncLock | { he
   };
 }
 
-/** The ingest_runs source of the pipeline runs a sync source starts (its own run is `sync:<name>`). */
+/** The ingest_runs source of a sync source's own run. */
+export function syncRunLabel(name: string): string {
+  return `sync:${name}`;
+}
+
+/** The ingest_runs source of the pipeline runs a sync source starts (its own run is syncRunLabel). */
 export function syncPipelineLabel(name: string): string {
-  return `sync:${name}:pipeline`;
+  return `${syncRunLabel(name)}:pipeline`;
 }
 
 /**
- * The last finished run of each sync source (its own `sync:<name>` row, never one of the pipeline runs it started,
- * which are labelled `sync:<name>:pipeline`), whatever the number of rows written since.
+ * The newest run of each sync source (running, succeeded or failed: its own syncRunLabel row, never one of the
+ * pipeline runs it started), whatever the number of rows written since.
  */
 export async function lastSyncRuns(db: Db, names: readonly string[]) {
   if (!names.length) return [];
   const r = await sql<{ source: string; status: string; started_at: Date; finished_at: Date | null; rows: number; error: string | null }>`
     SELECT DISTINCT ON (source) source, status, started_at, finished_at, rows, error
       FROM ingest_runs
-     WHERE stage = 'ingest' AND source = ANY(${names.map((n) => `sync:${n}`)}::text[])
+     WHERE stage = 'ingest' AND source = ANY(${names.map(syncRunLabel)}::text[])
      ORDER BY source, id DESC`.execute(db);
   return r.rows;
 }
