@@ -157,7 +157,7 @@ test('start, refuse a second start, CLI joins, SIGTERM stops cleanly, restart ke
   assert.equal((await me(apiKey)).status, 200);
   const pm3 = postmasterPid();
   third.child.kill('SIGTERM');
-  assert.equal(await third.exited, 0);
+  assert.equal(await third.exited, 0, third.output().slice(-3000));
   await waitFor('postmaster exit', () => !alive(pm3), 20_000);
 });
 
