@@ -1,4 +1,4 @@
-// Session-authenticated `GET /api/v1/account/me` (issue 12: ≥ 3,000 req/s), side by side in one run with a bare
+// Session-authenticated `GET /api/v1/account/me` (target: ≥ 3,000 req/s), side by side in one run with a bare
 // Fastify server's ping (the machine's baseline, own process, same autocannon settings). The service runs as
 // `npm start` runs it (src/main.ts) on a fresh database of its own (migrations at start, then one organization,
 // its owner and one browser session seeded through the store); every request carries the session cookie, so each

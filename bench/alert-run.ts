@@ -1,4 +1,4 @@
-// The alert run at the issue's scale (issue 13 "Performance": 1,000 organizations × 20 watchlist entries and 100
+// The alert run at its target scale (1,000 organizations × 20 watchlist entries and 100
 // assets each, a window of 2,000 changed CVEs: ≤ 2 s, RSS stated). Builds the setup in a copy of a database with
 // real vendors, products, ranges and CVEs, runs the alert run once through the real service, and prints the time,
 // the alerts written and the RSS. Never part of `npm test`; never writes to the source database.

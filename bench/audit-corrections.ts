@@ -1,7 +1,7 @@
-// The conformance audit of issue 11's "Corrections to the CVE records", counted in memory over feed files (no
+// The conformance check of the corrections to the CVE records (docs/enrichment.md), counted in memory over feed files (no
 // database): every CVE source record is read, merged and enriched exactly as the import does (readers →
 // mergeSources → buildCveDocument), then four figures are counted on the documents. Run it against another checkout
-// (e.g. main before the fix) with AUDIT_ROOT=/path/to/checkout; the counting rules are this file's.
+// (e.g. one without a correction) with AUDIT_ROOT=/path/to/checkout; the counting rules are this file's.
 // Usage: node --import tsx bench/audit-corrections.ts [paths…=snapshot/]
 import path from 'node:path';
 import { canonicalVendor } from '../src/domain/vendors.ts';

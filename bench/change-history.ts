@@ -1,4 +1,4 @@
-// What recording CVE changes costs the import (issue 13: "must not slow the import by more than 10 %";
+// What recording CVE changes costs the import (target: it must not slow the import by more than 10 %;
 // docs/watchlists.md "Change history"). Side by side on one small real corpus, alternating runs:
 //   baseline: a bulk load of CWE, CAPEC and every CISA ICS CSAF advisory (about 7k CVEs) into a template database;
 //   measured: incremental imports into copies of it, with recording on and off (PipelineOptions.recordChanges):

@@ -1,4 +1,4 @@
-// v1 asset correlation on the full corpus (issue 11, Performance; docs/benchmarks.md "Asset correlation"):
+// v1 asset correlation on the full corpus (docs/benchmarks.md "Asset correlation"):
 //  1. in process (app.inject): BENCH_ROUNDS calls of POST /api/v1/assets/correlate-cves and of /check with the same
 //     200 mixed ICS and IT assets: p50, p99 wall time and CPU per call (process.cpuUsage: steadier on a loaded box);
 //     then `correlate_stream`: the full call again with the answer read as the route's stream (bytes counted, not

@@ -1,4 +1,4 @@
-// The edge limit's cost on anonymous CVE detail (issue 12: at most 10 % of its throughput), side by side in one
+// The edge limit's cost on anonymous CVE detail (target: at most 10 % of its throughput), side by side in one
 // run: the same service twice, as `npm start` runs it, against the same database: A with the edge limit off
 // (VULNINTEL_EDGE_LIMIT_PER_MINUTE=0), B with it on and a limit no load reaches (every request is counted by
 // the limiter, none is refused, so B pays the whole per-request cost and serves the same 200s). Anonymous GET

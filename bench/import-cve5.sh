@@ -1,5 +1,5 @@
 #!/bin/sh
-# Import throughput of the CVE Program records (issue 11 target: >= 3,000 records/s): `vulnintel import` of
+# Import throughput of the CVE Program records (target: >= 3,000 records/s): `vulnintel import` of
 # snapshot/cve5/ (44,130 CVE Record 5 records) into a freshly created, empty database, timed whole. Prints the
 # importer's summary and `records_per_s`.
 # Usage: sh bench/import-cve5.sh [database=vi_import_cve5] [inputs…=snapshot/cve5/]   (run from the checkout)

@@ -1,4 +1,4 @@
-// Per-request overhead of the service against a bare Fastify server, side by side in one run (issue 9):
+// Per-request overhead of the service against a bare Fastify server, side by side in one run:
 // the bare server's ping, the service's ping and the service's CVE detail with distinct ids and the response
 // cache off (every request reads PostgreSQL). Each process is separate; every scenario uses the same
 // autocannon settings (50 connections, BENCH_DURATION seconds), interleaved over BENCH_ROUNDS rounds, and each

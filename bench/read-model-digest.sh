@@ -1,5 +1,5 @@
 #!/bin/sh
-# Digest of the read model a fresh import leaves (correctness check for import performance work, issue 11): one
+# Digest of the read model a fresh import leaves (correctness check for import performance work): one
 # md5 per table over its rows in key order, with the columns that hold the time of the run left out (enriched_at,
 # updated_at, the document's run-time stamps), so two fresh imports of the same inputs print the same lines
 # whatever code imported them. Compare the output of a database imported before and after a change.

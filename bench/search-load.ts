@@ -1,4 +1,4 @@
-// Broad full-text search on the full corpus, side by side in one run (issue 9), for each service checkout given:
+// Broad full-text search on the full corpus, side by side in one run, for each service checkout given:
 //  1. uncached single-client latency: BENCH_SEQ (100) sequential broad searches (ten phrases × pages 1–10), server
 //     response cache off, so every request ranks and counts its matches in PostgreSQL;
 //  2. 40 connections of distinct broad searches (ten phrases × 200 pages) for BENCH_DURATION s, while one client

@@ -1,4 +1,4 @@
-// Webhook fan-out (issue 13 "Performance"): deliveries per second to a loopback receiver that verifies every
+// Webhook fan-out: deliveries per second to a loopback receiver that verifies every
 // signature over the raw bytes it got, and the memory (RSS, heap) over the run. One organization with WEBHOOKS
 // webhooks; ALERTS alerts delivered CONCURRENCY at a time through the real service (claim, sign, egress, record).
 // The receiver runs in this process too, so the figure includes its verification work. Never part of `npm test`.

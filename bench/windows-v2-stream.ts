@@ -1,12 +1,12 @@
-// API v2 at the contract's limits (issue 9, defect 1; issue 10, v2 p50): the code before and after a change, side
+// API v2 at the contract's limits (the v2 p50 and the 200-host answer): the code before and after a change, side
 // by side in one run, each in its own server process on the same database, driven over real HTTP on 127.0.0.1.
-//  - mixed: 200 hosts of bench/windows-correlate-hosts.ts with JSON defaults (the issue-10 p50, before/after);
-//  - repro: 200 hosts of Windows Server 2019 at 10.0.17763.4974 with include_cleared (issue 9's repro), plain
+//  - mixed: 200 hosts of bench/windows-correlate-hosts.ts with JSON defaults (the v2 p50, before/after);
+//  - repro: 200 hosts of Windows Server 2019 at 10.0.17763.4974 with include_cleared (years behind: most CVEs open), plain
 //    and with Accept-Encoding br and gzip; /health/ping is called every 25 ms meanwhile (event-loop stalls), and
 //    the server's peak RSS is read from /proc (VmHWM, reset before each scenario).
 // Corpus: all MSRC documents of ../shared/data/msrc-cvrf, and for each of their CVEs a corpus row whose
 // references block has the MSRC advisory and OTHER_REFS other references (synthetic: the full NVD corpus is not
-// on this machine; the count is chosen so a CVE weighs what the issue's 367k-corpus measurement implies).
+// on this machine; the count is chosen so a CVE weighs what a 367k-corpus measurement implies).
 // Each scenario's figures go to stderr as it completes; the whole report to stdout and bench/out/windows-v2-stream.json.
 // Usage: node --import tsx bench/windows-v2-stream.ts [--before DIR] [--calls N] [--refs N]
 import { spawn, type ChildProcess } from 'node:child_process';

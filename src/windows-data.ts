@@ -32,7 +32,7 @@ export interface WindowsDataLoads {
 }
 
 /**
- * Both caches are single-flight (issue 9, defect 2): a burst of calls on a cold or expired cache runs one
+ * Both caches are single-flight: a burst of calls on a cold or expired cache runs one
  * index build, one version check at a time and one signal load, and the others wait for it, so they never take
  * a connection each from the pool. Signals are refreshed ahead of expiry by the call that finds them old.
  */

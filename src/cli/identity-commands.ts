@@ -1,4 +1,4 @@
-// Operator commands for organizations and API keys (issue 2). Keys are printed once, at creation; the database
+// Operator commands for organizations and API keys. Keys are printed once, at creation; the database
 // keeps only their SHA-256. Key issuance follows the same policy as the API (src/domain/keys.ts): standard keys
 // need Professional or above (upgrade_required otherwise), partner keys are read-only, trial keys expire 14 days
 // after the organization's trial started. Operators cannot override the tier rule; they change the tier.

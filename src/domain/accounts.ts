@@ -1,4 +1,4 @@
-// Account rules (issue 12; docs/accounts.md), pure: link and session lifetimes, who may remove whom, the deletion
+// Account rules (docs/accounts.md), pure: link and session lifetimes, who may remove whom, the deletion
 // confirmation text, the purge delay.
 import type { Role } from './tiers.ts';
 

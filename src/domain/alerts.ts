@@ -1,4 +1,4 @@
-// The alert run's rules (issue 13, spec §6; docs/alerts.md): the sage_priority of an alert, and which of an
+// The alert run's rules (spec §6; docs/alerts.md): the sage_priority of an alert, and which of an
 // organization's matching watch entries an alert names. Pure.
 import type { ExploitMaturity } from './cve-document.ts';
 import { maturityRank } from './changes.ts';

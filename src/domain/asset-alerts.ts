@@ -1,4 +1,4 @@
-// Environment-asset matches of the alert run (issue 13, spec §6 `entity_type: environment`; docs/alerts.md
+// Environment-asset matches of the alert run (spec §6 `entity_type: environment`; docs/alerts.md
 // "Asset matches"). Pure: the run loads every active organization's stored environment assets once, indexes them
 // here, and asks per chunk of changed CVEs which assets those CVEs hit.
 //

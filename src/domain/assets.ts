@@ -1,4 +1,4 @@
-// v1 asset records of POST /api/v1/assets/correlate-cves (issue 11; docs/correlation.md §5). Pure.
+// v1 asset records of POST /api/v1/assets/correlate-cves (docs/correlation.md §5). Pure.
 // Each asset is validated alone (a refused asset never refuses the call) with the v2 privacy rules: no
 // hostnames, IPs, MACs, domains or serials, neither as field names nor in asset_id (domain/windows/identifying.ts).
 import { badText, identifyingAssetId, innerBreak, invisibleIn, INVISIBLE_MESSAGE, macOrEmailIn, normalizeText, replaceBadText } from './windows/identifying.ts';

@@ -1,4 +1,4 @@
-// CVE change history (issue 13; docs/watchlists.md "Change history"): which differences between the stored and the
+// CVE change history (docs/watchlists.md "Change history"): which differences between the stored and the
 // newly enriched document people act on, with before and after values. Pure: the import reads the stored facts,
 // builds the new document, and records what `diffCve` returns. An unchanged document yields nothing.
 import type { CveDocument, ExploitMaturity, PatchStatus, Severity } from './cve-document.ts';

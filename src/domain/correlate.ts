@@ -1,4 +1,4 @@
-// Asset × CVE verdicts from structured ranges (issue 11; docs/correlation.md §4–5). Pure.
+// Asset × CVE verdicts from structured ranges (docs/correlation.md §4–5). Pure.
 //
 // rangeRows(): the lookup rows of a CVE's ranges (what store/ranges.ts writes to cve_ranges).
 // verdict(): for one asset and the ranges of one CVE whose product matched, the status:

@@ -1,4 +1,4 @@
-// CSAF product_version_range texts → structured bounds (issue 11; docs/correlation.md §3). Pure.
+// CSAF product_version_range texts → structured bounds (docs/correlation.md §3). Pure.
 // Parsed only where the meaning is certain; everything else is kept as text and answered "version range not
 // machine-readable" (needs_review) by correlation.
 //   vers:<scheme>/*                         every version

@@ -1,4 +1,4 @@
-// Vendor and product matching as users type names from a nameplate (issue 11; docs/correlation.md §2). Pure.
+// Vendor and product matching as users type names from a nameplate (docs/correlation.md §2). Pure.
 //
 // Both sides (the asset and each stored range) are reduced to a vendor slug (domain/vendors.ts: the catalog's
 // canonical vendors and aliases, so "Siemens AG", "SIEMENS" and the CPE token "siemens" are one vendor) and a

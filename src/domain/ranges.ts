@@ -1,4 +1,4 @@
-// Structured affected-version data as each source states it (issue 11): NVD configurations (cpeMatch with
+// Structured affected-version data as each source states it: NVD configurations (cpeMatch with
 // start/end bounds, vulnerable flags, "running on" AND nodes), CVE Record 5 `affected[]` (version, lessThan,
 // lessThanOrEqual, changes[], status, defaultStatus, versionType) and CSAF product trees (product_version,
 // product_version_range, product_status). Readers put these on their `CveSourceRecord.ranges`; the import stores

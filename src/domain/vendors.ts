@@ -174,7 +174,7 @@ cs-technologies|CS Technologies|cs technologies australia;cs_technologies;cstech
 `;
 
 /**
- * Company forms added after slugs were published (session 14), so a former slug may end with one
+ * Company forms added after slugs were published, so a former slug may end with one
  * (formerSlugTarget): Societas Europaea ("SAP SE", "SAP_SE" as the CNA spells it, "Viessmann Climate Solutions SE")
  * and the Indian "Pvt. Ltd." / "Private Limited" ("Projectworlds Pvt. Limited" beside `projectworlds`).
  */

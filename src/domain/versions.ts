@@ -1,4 +1,4 @@
-// The one version comparator of asset correlation (issue 11; docs/correlation.md §1). Pure.
+// The one version comparator of asset correlation (docs/correlation.md §1). Pure.
 //
 // A version spelling is parsed into a numeric core (1 to 8 dot-separated integers) plus at most one qualifier:
 //   - a firmware letter glued to the last number:            V1.2a, 2.0.1b, 1.1.1za (OpenSSL: after z, za, zb, …)

@@ -1,4 +1,4 @@
-// Watchlists (issue 13; docs/watchlists.md): what an organization can watch and how a watched entity is named.
+// Watchlists (docs/watchlists.md): what an organization can watch and how a watched entity is named.
 // Pure. Ids come from the catalogs: a vendor slug (GET /api/v1/catalog/vendors), a product id
 // `<vendor-slug>/<product-key>` (GET /api/v1/catalog/products), a protocol name (GET /api/v1/catalog/protocols),
 // or a CVE id.
@@ -25,8 +25,8 @@ export function productKey(name: string): string {
  * The key of a product in the product catalog (its id is `<vendor-slug>/<key>`): the product key without the
  * vendor's slug in front and without a trailing "firmware", each only when something remains. Sources spell one
  * product with and without both ("Linux Kernel" and "kernel" of linux, `dap-2622` and `dap-2622_firmware` of
- * D-Link, "Microsoft Edge" and "Edge"), and each spelling was its own catalog product, so a watch on one missed the
- * CVEs naming the other (session 14: 30,793 catalog products of the snapshot became 29,764). Same as the SQL function
+ * D-Link, "Microsoft Edge" and "Edge"), and as separate catalog products a watch on one would miss the
+ * CVEs naming the other (the snapshot's 30,793 spellings are 29,764 catalog products). Same as the SQL function
  * vi_catalog_product_key (migration 1170); a test holds them equal.
  */
 export function catalogProductKey(name: string, vendorSlug: string): string {

@@ -100,13 +100,13 @@ export interface AlertData {
   /** entity_type: vendor or product (watchlist), environment (asset match); the alert run may add others (protocol, cve). */
   watchlist_match: { entity_type: string; entity_name: string };
   /**
-   * Beyond the spec (issue 13; docs/alerts.md): why the alert fired, one line per change of the run's window, e.g.
+   * Beyond the spec (docs/alerts.md): why the alert fired, one line per change of the run's window, e.g.
    * ["added to KEV", "EPSS percentile 45 → 92"]. The alert run always sets it. Receivers may ignore it.
    */
   reasons?: string[];
   /** A single reason (a payload queued for the webhook-deliver job may carry this form); `reasons` wins. */
   reason?: string;
-  /** Beyond the spec (issue 13; docs/alerts.md): every watch entry and (up to 20) environment assets the CVE matched. */
+  /** Beyond the spec (docs/alerts.md): every watch entry and (up to 20) environment assets the CVE matched. */
   matches?: AlertMatch[];
   /** Beyond the spec: how many of the organization's environment assets the CVE hits, by verdict. */
   asset_matches?: { affected: number; needs_review: number };

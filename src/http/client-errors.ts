@@ -1,4 +1,4 @@
-// Answers to requests Node's HTTP parser refuses before Fastify sees them (issue 9, defect 9): a request
+// Answers to requests Node's HTTP parser refuses before Fastify sees them: a request
 // line or headers over the 16 KB limit (431), a malformed request line or header (400), a request that
 // took too long to arrive (408). Fastify's default writes its own body; these get the spec §7 envelope.
 import { STATUS_CODES } from 'node:http';

@@ -1,5 +1,5 @@
-// Hostile bytes at the edge (issue 9 defect 4). PostgreSQL text cannot hold U+0000, and a lone UTF-16 surrogate
-// (legal as a `\uD800` escape in JSON, but no Unicode character) fails text and jsonb encoding: both used to reach
+// Hostile bytes at the edge. PostgreSQL text cannot hold U+0000, and a lone UTF-16 surrogate
+// (legal as a `\uD800` escape in JSON, but no Unicode character) fails text and jsonb encoding: both would reach
 // the database and come back as a 500. Every route refuses them before its handler runs, in the query, the path
 // parameters and the parsed body, object keys included: 422 VALIDATION_ERROR naming the field, never echoing it.
 // One exception: the record arrays of the batch routes (route config `recordArrays`: the Windows hosts and the

@@ -1,4 +1,4 @@
-// `vulnintel import PATH...` (spec: issue 3 pipeline). Progress goes to stderr; --json prints the summary.
+// `vulnintel import PATH...` (docs/ingest.md). Progress goes to stderr; --json prints the summary.
 import { UsageError, type Command } from '../cli.ts';
 import { importPaths } from './pipeline.ts';
 import { closeInputs, openInputs } from './inputs.ts';

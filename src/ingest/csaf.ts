@@ -123,7 +123,7 @@ function fixedVersionOf(product: string, fixes: AdvisoryFix[]): string | null {
 }
 
 /**
- * Structured ranges of one vulnerability (issue 11; docs/correlation.md §3): one per product id its
+ * Structured ranges of one vulnerability (docs/correlation.md §3): one per product id its
  * product_status lists. product_version → that version; product_version_range → parseCsafRange (text kept when
  * not certain); a leaf without a version branch → every version. `fixedIn`: for fixed leaves their own version,
  * for affected leaves the version the advisory states fixes that product (product_status.fixed or vendor_fix text).

@@ -6,12 +6,11 @@ export const FEED_THREAD_BATCH = 256;
 /**
  * How far the reader may read ahead of the import: the bytes of the messages the import has not taken yet (a record's
  * text, a Windows document's payload; a kilobyte for any other item), and always at least one message. The thread
- * starts before the database is opened and migrated, and until session 20 it stopped four messages (1,024 records,
- * about 4 MB of the CVE record file) ahead, so the import then waited on it while it parsed the next ones. 32 MB
- * (some 8,000 records) made the 44k import 0.5 s sooner (docs/benchmarks.md, session 20); 16 MB is as fast (A/B wall
- * 1.01, four pairs, session 21) with less held: the benchmark corpus's import peaked at 811 MB instead of 942 MB
- * (issue 3 allows 1 GB). 64 MB gained nothing more and peaked at 645 MB in the 44k import. A run of MSRC months
- * (5-15 MB of XML each) stays a few documents ahead, as before.
+ * starts before the database is opened and migrated; stopped four messages (1,024 records, about 4 MB of the CVE
+ * record file) ahead, the import would wait on it while it parsed the next ones. 32 MB (some 8,000 records) makes the
+ * 44k import 0.5 s sooner than four messages; 16 MB is as fast (A/B wall 1.01, four pairs) with less held: the
+ * benchmark corpus's import peaks at 811 MB instead of 942 MB (the limit is 1 GB). 64 MB gains nothing more and peaks
+ * at 645 MB in the 44k import. A run of MSRC months (5-15 MB of XML each) stays a few documents ahead.
  */
 export const FEED_THREAD_AHEAD_BYTES = 16 << 20;
 

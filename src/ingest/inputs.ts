@@ -27,8 +27,8 @@ export interface PipelineInput {
  * that thread to be started already. Everything before the snapshot's CVE records and MSRC months is well inside it,
  * so their threads start with the import; a thread behind a large corpus (the 367k benchmark's 691 MB of NVD pages)
  * starts when the run comes near it, instead of holding its read-ahead and its heap through the whole corpus (the
- * benchmark's import peaked at 1.21 GB with every thread started at once, 942 MB without; docs/benchmarks.md
- * "Sessions 20 and 21").
+ * benchmark's import peaks at 1.21 GB with every thread started at once, 942 MB without; docs/benchmarks.md
+ * "Import").
  */
 export const PRIME_AHEAD_BYTES = 64 << 20;
 

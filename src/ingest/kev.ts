@@ -64,7 +64,7 @@ export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
     throw new FeedFormatError('not a KEV catalog (catalogVersion/vulnerabilities missing)');
   }
   // Every entry is checked before the first item: a catalog with a bad entry is refused whole, naming the entry,
-  // before anything of it is stored (it used to fail after its version was taken, with no entry named).
+  // before anything of it is stored (failing later would leave its version taken, with no entry named).
   const records = (doc.vulnerabilities as Json[]).map((v, i) => {
     try {
       return kevRecord(v);

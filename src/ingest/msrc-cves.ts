@@ -1,6 +1,5 @@
-// Per-CVE records from MSRC documents for the CVE corpus (issue 5 "Microsoft's vulnerabilities also feed the
-// CVE corpus"). The record has the shape of the ingest pipeline's `CveSourceRecord` (src/ingest/types.ts on
-// the ingest branch) with `source: 'msrc'`, so the merge folds it in under the same precedence
+// Per-CVE records from MSRC documents for the CVE corpus (Microsoft's vulnerabilities also feed the CVE corpus).
+// The record has the shape of the ingest pipeline's `CveSourceRecord` (src/ingest/types.ts) with `source: 'msrc'`, so the merge folds it in under the same precedence
 // (NVD, CSAF, MSRC, KEV). Nothing is constructed: the advisory URL is the one the document links.
 // Documented in docs/windows-engine.md ("MSRC records for the CVE corpus").
 import type { MsrcDocument, MsrcVulnerability } from '../domain/windows/msrc-types.ts';

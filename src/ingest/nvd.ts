@@ -206,7 +206,7 @@ function matchesOf(nodes: unknown, vulnerable: boolean, out: Json[], depth = 0):
 }
 
 /**
- * NVD configurations → structured ranges (issue 11; docs/correlation.md §3). Each vulnerable cpeMatch is one
+ * NVD configurations → structured ranges (docs/correlation.md §3). Each vulnerable cpeMatch is one
  * `affected` range: the versionStart and versionEnd fields become the bounds, a CPE with a concrete version (plus its update
  * component) an exact version, `*` or `-` with no bounds every version. A configuration that also lists
  * non-vulnerable matches (NVD's AND of "application running on platform", or firmware on its hardware) puts the

@@ -201,7 +201,7 @@ class Enricher {
     const provider = this.opts.provider && this.opts.provider.name !== 'grounded' ? this.opts.provider : null;
     const history = this.history !== null;
     // Every CVE is worked out here, one at a time and before the batch's next round trip: its records are parsed
-    // (record-json.ts), its structured ranges (issue 11) grouped and hashed, and its document built and serialised.
+    // (record-json.ts), its structured ranges grouped and hashed, and its document built and serialised.
     // The batch then holds strings, not records and documents, while it waits on the database: what outlived the young
     // generation was copied by every scavenge. Documents are kept only for the analysis provider, and their change
     // facts only for the history.

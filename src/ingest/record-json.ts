@@ -1,8 +1,8 @@
 // A source record as the store writes it: its JSON text and SHA-256 (store/ingest.ts), with the fields the import
 // routes and compares it by. A record read on the feed thread (feed-thread.ts) arrives as such a text, made there
 // once, and is parsed only when its CVE is enriched (recordOf): the import thread never holds a batch of parsed
-// records across the batch's database round trips, where they outlived the young generation and were copied by
-// every scavenge (session 20: scavenges were 12 % of the import thread). A record made in line keeps its object.
+// records across the batch's database round trips, where they would outlive the young generation and be copied by
+// every scavenge (scavenges were 12 % of the import thread that way). A record made in line keeps its object.
 import { sha256Hex } from '../lib/crypto.ts';
 import type { CveSourceName, CveSourceRecord } from './types.ts';
 

@@ -1,4 +1,4 @@
-// The alert run on the job queue (issue 13, spec §6 "alert runs occur every 15 minutes"; docs/alerts.md), and
+// The alert run on the job queue (spec §6 "alert runs occur every 15 minutes"; docs/alerts.md), and
 // `vulnintel alerts run` for operators and tests. Both run services/alerts.ts under its advisory lock, so a shell
 // run and a scheduled one never overlap; pg-boss's singleton policy keeps two workers off the same slot.
 import type { Command } from '../cli.ts';

@@ -1,4 +1,4 @@
-// Cache building blocks that cannot stampede (issue 9, defect 2): when a cached value expires while many
+// Cache building blocks that cannot stampede: when a cached value expires while many
 // requests wait for it, exactly one load runs and every waiter shares its result, and a value close to expiry
 // is reloaded in the background by the request that notices, so a busy server never sees it expire.
 

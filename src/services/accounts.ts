@@ -1,4 +1,4 @@
-// Accounts (issue 12; docs/accounts.md): sign-in by email link, sessions, the profile, the organization, the
+// Accounts (docs/accounts.md): sign-in by email link, sessions, the profile, the organization, the
 // team and its invitations, API keys and the free trial (services/account-keys.ts), account deletion and purge, and the client
 // organizations of a managed-service provider. Never sees request or reply: callers pass a Principal (who asks)
 // and plain input, and get data or an AccountError the route maps to its spec §7 answer.

@@ -1,4 +1,4 @@
-// The alert run (issue 13, spec §6; docs/alerts.md): the changes recorded since the last completed run, matched
+// The alert run (spec §6; docs/alerts.md): the changes recorded since the last completed run, matched
 // against every active organization's watchlist, stored as alerts pending delivery; and the alert list.
 // Single-flight: the pg-boss singleton policy plus an advisory lock (a `vulnintel alerts run` from the shell).
 import type { Db } from '../store/db.ts';

@@ -1,4 +1,4 @@
-// v1 asset correlation (issue 11; docs/correlation.md §5–7): which CVEs hit the equipment an asset names.
+// v1 asset correlation (docs/correlation.md §5–7): which CVEs hit the equipment an asset names.
 // validate each asset (domain/assets.ts) → charge trial / partner asset checks (exact under concurrency, nothing
 // processed when refused) → look up the stored ranges by vendor slug and product key (correlation-cache.ts) →
 // match per asset (identical nameplates once) and decide per CVE (domain/correlate.ts) → card fields → the answer,

@@ -1,4 +1,4 @@
-// CVE change history reads (issue 13; docs/watchlists.md "Change history"): one CVE's changes, and the corpus feed
+// CVE change history reads (docs/watchlists.md "Change history"): one CVE's changes, and the corpus feed
 // for mirrors and SIEMs (cursor = the feed position of the last change read).
 import type { Db } from '../store/db.ts';
 import { pageOf, type Tier } from '../domain/tiers.ts';

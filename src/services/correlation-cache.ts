@@ -1,4 +1,4 @@
-// The data v1 asset correlation reads, kept in memory between calls (issue 11 "Performance"; docs/correlation.md
+// The data v1 asset correlation reads, kept in memory between calls (docs/correlation.md
 // "Caching"): the structured ranges per lookup key (vendor slug + product key, or CPE vendor + product), and the
 // card fields and flags per CVE. An inventory sweep asks for the same products call after call; without the cache
 // each call fetched and parsed tens of thousands of range rows and read the cards of every matched CVE.

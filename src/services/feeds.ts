@@ -1,4 +1,4 @@
-// Atom feeds (issue 13 "Beyond the spec"; docs/feeds.md): public per vendor, and per organization watchlist through
+// Atom feeds (beyond the spec; docs/feeds.md): public per vendor, and per organization watchlist through
 // a revocable feed token (stored hashed, shown once). The feeds show new and changed CVEs from the change history.
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';

@@ -46,7 +46,7 @@ export interface Services {
   mailer: Mailer;
   /** Sign-in, sessions, profile, organization, team, keys over HTTP, trial, deletion and purge (docs/accounts.md). */
   accounts: AccountsService;
-  /** v1 asset correlation (issue 11): structured ranges × nameplate assets, trial and partner asset checks. */
+  /** v1 asset correlation: structured ranges × nameplate assets, trial and partner asset checks. */
   assets: AssetCorrelation;
   /** Watchlists and the product and protocol catalogs (docs/watchlists.md). */
   watchlists: WatchlistService;

@@ -1,4 +1,4 @@
-// Watchlists and the product and protocol catalogs (issue 13; docs/watchlists.md). Never request or reply here:
+// Watchlists and the product and protocol catalogs (docs/watchlists.md). Never request or reply here:
 // who is asking arrives as plain data, and refusals come back typed for the route to map to spec §7.
 import { withTx, type Db } from '../store/db.ts';
 import { lockOrg } from '../store/accounts.ts';

@@ -2,7 +2,7 @@
 // results and read them back. Never sees a request or reply; the routes turn the outcome into a response
 // (streamed, see http/routes/v2/stream.ts).
 //
-// Order of a correlate call (issue 9, defect 1: "store nothing unless the response is produced"): every host is
+// Order of a correlate call ("store nothing unless the response is produced"): every host is
 // validated, evaluated and viewed first (all the work that can fail), then the results are stored in one
 // transaction, and only then does the route start the response. Nothing is stored when validation, evaluation
 // or the store fails; what remains after the store is writing bytes the service already holds, which fails only
@@ -191,7 +191,7 @@ export class WindowsCorrelation {
   }
 
   /**
-   * check-windows (issue 11): the same validation and evaluation as correlate, nothing stored; per host the
+   * check-windows: the same validation and evaluation as correlate, nothing stored; per host the
    * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
    * `beforeEvaluating` is called with the number of accepted hosts once they are validated (asset checks spent).
    */

@@ -111,9 +111,9 @@ export interface EmbeddedOptions {
 /**
  * Settings of the embedded cluster for bulk writes (docs/decisions.md 59): the first start writes about 0.9 GB of WAL
  * and 0.5 GB of tables; with PostgreSQL's defaults (128 MB of shared buffers, checkpoints every 1 GB of WAL) the
- * backends wrote most pages out themselves and checkpoints came mid-import. With these, no checkpoint comes during
+ * backends write most pages out themselves and checkpoints come mid-import. With these, no checkpoint comes during
  * the first start and its system CPU is lower; its wall time within this machine's noise (docs/benchmarks.md
- * "Sessions 20 and 21"). A `DATABASE_URL` server keeps its operator's settings (docs/operations.md).
+ * "First start"). A `DATABASE_URL` server keeps its operator's settings (docs/operations.md).
  */
 export const EMBEDDED_SETTINGS = ['shared_buffers=256MB', 'max_wal_size=2GB', 'checkpoint_timeout=15min'];
 

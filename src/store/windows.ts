@@ -247,7 +247,7 @@ export interface SoftwareInput { asset_id: string; name: string; publisher: stri
 /**
  * Store the results of one call atomically: each host's latest result replaces its previous one, and the
  * installed software of the listed hosts replaces theirs. Calls naming the same asset_id at the same time
- * (issue 9, defect 3): the host rows are upserted in asset_id order, so the row lock taken by the first call
+ * serialise: the host rows are upserted in asset_id order, so the row lock taken by the first call
  * makes the other wait for its commit, then replace the row and the software whole (last writer wins, never a
  * duplicate-key error, never a mix of two calls).
  */

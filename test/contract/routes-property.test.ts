@@ -66,8 +66,8 @@ before(async () => {
 });
 after(async () => { await t.close(); });
 
-// Text PostgreSQL cannot store (U+0000) and lone UTF-16 surrogates, alone or inside ordinary text (issue 9
-// defect 4: they used to reach the database on seven routes and answer 500).
+// Text PostgreSQL cannot store (U+0000) and lone UTF-16 surrogates, alone or inside ordinary text (on
+// seven routes they would reach the database and answer 500 without the edge guard).
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what this test generates
 const HOSTILE = /[\u0000]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const hostile = fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u0000', '\ud800', '\udfff', '\udc00\ud83c', 'a\u0000\u0000'), fc.string({ maxLength: 8 }))

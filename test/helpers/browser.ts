@@ -1,4 +1,4 @@
-// The browser for page tests, on a machine that has only Node (issue 10): Chromium from the npm package
+// The browser for page tests, on a machine that has only Node: Chromium from the npm package
 // @sparticuz/chromium (a brotli-compressed build it unpacks to the system temp dir once), driven by playwright-core.
 //
 // That build links a few shared libraries a bare Debian does not have (NSS, NSPR, expat); the package ships them

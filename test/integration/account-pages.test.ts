@@ -1,4 +1,4 @@
-// The account pages in Chromium (issue 12): sign-in by the emailed link, the account page, invite, create a key
+// The account pages in Chromium: sign-in by the emailed link, the account page, invite, create a key
 // (shown once), revoke it, delete the organization with the confirmation text. No JavaScript: plain forms with the
 // CSRF token. Screenshots of each page go to test-artifacts/account-pages/.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Accounts over HTTP against real PostgreSQL and a real in-process SMTP server (issue 12; docs/accounts.md):
+// Accounts over HTTP against real PostgreSQL and a real in-process SMTP server (docs/accounts.md):
 // sign-in links, sessions and their expiry, several organizations, the profile, the organization, the team and its
 // cap, keys over HTTP, the trial, account deletion with purge, and managed-service providers.
 import { test, before, after, describe } from 'node:test';

@@ -1,4 +1,4 @@
-// Environment-asset matches of the alert run (issue 13, spec §6 `entity_type: environment`; docs/alerts.md "Asset
+// Environment-asset matches of the alert run (spec §6 `entity_type: environment`; docs/alerts.md "Asset
 // matches"), over real records: the NVD baseline, assets stored through correlate-cves and Windows hosts through
 // the v2 route, then the CISA advisories (new ranges for known CVEs) and a new Windows CVE listed in the real MSRC
 // document. Each organization is alerted for its own assets only, a version outside the range is not, and a CVE

@@ -1,4 +1,4 @@
-// Alert delivery after a run (issue 13, spec §6; docs/alerts.md "Delivery"): the stored alerts go to every active
+// Alert delivery after a run (spec §6; docs/alerts.md "Delivery"): the stored alerts go to every active
 // webhook of their organization through the run's job wiring (deliverPendingAlerts), signed as the spec says and
 // checked by a loopback receiver; each alert records its outcome (delivered, failed, no_webhooks); a repeated
 // delivery, or one after a crash between send and record, sends nothing twice.

@@ -1,4 +1,4 @@
-// Alert email (issue 13; docs/alerts.md "Email") against the in-process SMTP server: after a run, instant messages
+// Alert email (docs/alerts.md "Email") against the in-process SMTP server: after a run, instant messages
 // go to the members whose preferences ask for instant delivery and match (severity, BCS, KEV-only, email on); the
 // daily digest goes to the members on daily_digest (the defaults included); each (member, alert) once, whatever is
 // repeated; a deactivated organization's members get nothing.

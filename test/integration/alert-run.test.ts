@@ -1,4 +1,4 @@
-// The alert run (issue 13, spec §6; docs/alerts.md) over real feeds imported in steps: changes since the last
+// The alert run (spec §6; docs/alerts.md) over real feeds imported in steps: changes since the last
 // completed run matched against every active organization's watchlist, stored pending delivery, listed per
 // organization; a second run finds nothing new; a run that dies midway resumes without storing anything twice;
 // two runs at once: one runs, the other is told it is busy.

@@ -1,4 +1,4 @@
-// Limits and keys of v1 asset correlation, exactly per spec §5, §7, §8 (issue 11): batch size, the per-key rate
+// Limits and keys of v1 asset correlation, exactly per spec §5, §7, §8: batch size, the per-key rate
 // shared with v2, trial batch and total limits, partner monthly limit, counters exact under 20 parallel requests.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';

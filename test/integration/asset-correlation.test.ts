@@ -431,8 +431,8 @@ describe('environment storage', () => {
 });
 
 // Apache Tomcat from two real CVE records (test/fixtures/cve5): the CNA's vendor "Apache Software Foundation" and
-// CISA-ADP's CPE spelling apache / tomcat. Before session 14 they were two slugs read as one organisation (docs/
-// correlation.md §2 "One organisation"); now the alias table makes them one vendor. gVectors (CVE-2023-46310: CNA
+// CISA-ADP's CPE spelling apache / tomcat: the alias table makes them one vendor (docs/correlation.md §2 "One
+// organisation"). gVectors (CVE-2023-46310: CNA
 // "gVectors Team", CPE gvectors) is still two slugs, read as one organisation.
 describe('correlate-cves across the vendor spellings of one organisation', () => {
   before(async () => {

@@ -1,4 +1,4 @@
-// The page tests' browser comes from npm (issue 10: `npm ci && npm test` on a machine with only Node): the
+// The page tests' browser comes from npm (`npm ci && npm test` on a machine with only Node): the
 // @sparticuz/chromium build with its bundled NSS/NSPR/expat and fonts, not Debian's chromium.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

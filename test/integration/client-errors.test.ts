@@ -1,4 +1,4 @@
-// Requests Node's HTTP parser refuses before routing (issue 9, defect 9) are answered in the spec §7 envelope:
+// Requests Node's HTTP parser refuses before routing are answered in the spec §7 envelope:
 // a URL over 16 KB (431) and a malformed request line (400). Raw bytes over a real socket: app.inject never
 // reaches the parser.
 import { test, before, after } from 'node:test';

@@ -1,5 +1,5 @@
 // date_from / date_to of GET /api/v1/cves are UTC days (docs/cve-api.md), whatever PostgreSQL's TimeZone setting:
-// a bare date compared with published_at (timestamptz) used to be midnight in the session's zone, so on a server
+// a bare date compared with published_at (timestamptz) would be midnight in the session's zone, so on a server
 // whose `timezone` is not UTC the window shifted (Pacific/Auckland: date_from=date_to=2024-02-29 listed a CVE
 // published 2024-02-28T16:37Z and left out one published 2024-02-29T20:00Z).
 import { test, before, after } from 'node:test';

@@ -213,7 +213,7 @@ describe('validation', () => {
   }
 
   test('a number must be written in decimal: blank, hex or binary text is a type error, not 0 or its value', async () => {
-    // Ajv's coercion used to read " " as 0 (cvss_max=%20 listed only the CVSS-0 CVEs) and 0x5 as 5 (rows of `bad` above).
+    // Ajv's coercion alone would read " " as 0 (cvss_max=%20 listed only the CVSS-0 CVEs) and 0x5 as 5 (rows of `bad` above).
     const blank = await get('/api/v1/cves?cvss_max=%20');
     assert.deepEqual(blank.body.error.detail, [{ field: 'query.cvss_max', message: 'must be number', type: 'type_error.number' }]);
     // Only the type error on a loosely written field, not also the range error of the number it was read as.
@@ -227,7 +227,7 @@ describe('validation', () => {
     assert.equal(okay.body.pagination.per_page, 2);
   });
 
-  test('a repeated parameter → one entry on its field, the type error (an enum used to get a second, enum entry)', async () => {
+  test('a repeated parameter → one entry on its field, the type error (an enum gets no second, enum entry)', async () => {
     for (const [qs, field] of [['protocol=modbus&protocol=dnp3', 'query.protocol'], ['sort_by=cvss&sort_by=cvss', 'query.sort_by'], ['patch_status=patched&patch_status=unknown', 'query.patch_status'], ['q=a&q=b', 'query.q']]) {
       const { status, body } = await get(`/api/v1/cves?${qs}`);
       assert.equal(status, 422, qs);

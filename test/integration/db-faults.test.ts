@@ -1,6 +1,6 @@
 // A database that refuses new connections, or stops answering, answers 503 ERROR (database unavailable),
-// retry 30, and health stays 200 `degraded` (spec §7; docs/reliability.md D4; issue 10 "database refusing
-// connections", issue 9 defect 7). Refusals are produced twice: by the fault proxy answering each connection
+// retry 30, and health stays 200 `degraded` (spec §7; docs/reliability.md D4), whatever the
+// reason the database refuses connections. Refusals are produced twice: by the fault proxy answering each connection
 // with the server's own FATAL ErrorResponse for each SQLSTATE class, and by a real PostgreSQL setting
 // (ALTER DATABASE … ALLOW_CONNECTIONS false). Then recovery.
 import { test, before, after, describe } from 'node:test';

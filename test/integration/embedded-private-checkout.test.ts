@@ -1,4 +1,4 @@
-// `npm start` from a checkout in a private (0700) folder, like /root or a `mktemp -d` (issue 9 defect 11). As
+// `npm start` from a checkout in a private (0700) folder, like /root or a `mktemp -d`. As
 // root, PostgreSQL runs as the postgres OS user, which cannot execute the binaries inside that checkout's
 // node_modules: they are run from a copy under /var/lib/vulnintel/pg-<version>/native. As any other user, the
 // packaged binaries run in place. A binary that cannot be spawned is a clear error, never an unhandled event.

@@ -1,4 +1,4 @@
-// Atom feeds (issue 13 "Beyond the spec"; docs/feeds.md): the public vendor feed and the watchlist feed behind a
+// Atom feeds (beyond the spec; docs/feeds.md): the public vendor feed and the watchlist feed behind a
 // revocable token, over real imported data (the NVD fixtures as the baseline, then the CISA advisories, whose
 // import records changes). The XML is parsed and checked entry by entry.
 import { test, before, after } from 'node:test';
@@ -109,7 +109,7 @@ test('watchlist feed: a token shown once, the watched vendor\'s CVEs only, revok
   const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
   assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: viewer.auth, payload: {} })).statusCode, 403);
 
-  // A label of spaces only is refused as an empty one is (it used to be taken as no label), and nothing is stored.
+  // A label of spaces only is refused as an empty one is (not taken as no label), and nothing is stored.
   const blank = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: { label: '   ' } });
   assert.equal(blank.statusCode, 422, blank.body);
   assert.deepEqual(blank.json().error.detail, [{ field: 'body.label', message: 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)', type: 'value_error.str.regex' }]);

@@ -1,4 +1,4 @@
-// Hostile bytes (issue 9 defect 4): U+0000 and lone UTF-16 surrogates are refused at the edge on every route
+// Hostile bytes: U+0000 and lone UTF-16 surrogates are refused at the edge on every route
 // with 422 VALIDATION_ERROR naming the field (spec §7: detail is [{field, message, type}]), nothing is stored, and
 // a database error never brings the submitted data into the logs.
 import { test, before, after, describe } from 'node:test';
@@ -80,7 +80,7 @@ function assertRefused(r: { statusCode: number; body: string }, field: string, k
   assert.ok(!r.body.includes('\\u0000') && !/\\ud8/i.test(r.body), 'the value is not echoed');
 }
 
-describe('NUL and lone surrogates: 422 naming the field on each route that used to answer 500', () => {
+describe('NUL and lone surrogates: 422 naming the field on each route that would otherwise answer 500', () => {
   const get = (url: string) => t.app.inject({ method: 'GET', url, headers: org.auth });
 
   test('GET /api/v1/cves: q and vendor', async () => {
@@ -261,7 +261,7 @@ describe('query strings whose percent-encoding is not UTF-8: 422 on the field, n
     assert.ok(!/%ff|%ED%A0|%zz/i.test(r.body), 'the raw text is not echoed');
   }
 
-  test('GET /api/v1/cves: a byte that is not UTF-8, an encoded lone surrogate, a bad escape (used to search the raw text, 200)', async () => {
+  test('GET /api/v1/cves: a byte that is not UTF-8, an encoded lone surrogate, a bad escape (never a search of the raw text)', async () => {
     assertUndecodable(await get('/api/v1/cves?q=%FF'), ['query.q']);
     assertUndecodable(await get('/api/v1/cves?q=%ED%A0%80'), ['query.q']);
     assertUndecodable(await get('/api/v1/cves?q=%zz&vendor=siemens%'), ['query.q', 'query.vendor']);

@@ -1,4 +1,4 @@
-// `vulnintel import` of a folder that holds more than feeds (issue 9 defect 10): CISA ships
+// `vulnintel import` of a folder that holds more than feeds: CISA ships
 // known_exploited_vulnerabilities_schema.json next to the KEV catalog, and the import stopped on it with "not a
 // KEV catalog". A file that is no feed is skipped with a warning; the rest imports.
 import { test, before, after } from 'node:test';

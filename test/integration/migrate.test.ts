@@ -1,4 +1,4 @@
-// Migrations (issue 2 "Storage"): concurrent starts apply each version once under the advisory lock; a failing
+// Migrations: concurrent starts apply each version once under the advisory lock; a failing
 // migration stops with the file name and the SQL error and leaves nothing half-applied.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Environment and asset caps are enforced, not only reported (issue 12; docs/account-preferences.md "Caps"):
+// Environment and asset caps are enforced, not only reported (docs/account-preferences.md "Caps"):
 // past the effective cap (plan or override) → 403 cap_exceeded with resource, limit and used, nothing stored;
 // replacing a stored asset_id costs nothing; v1 correlated assets and v2 hosts share one asset count, the one
 // /account/usage reports; parallel calls at cap − 1: exactly one passes.

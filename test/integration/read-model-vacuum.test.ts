@@ -31,7 +31,7 @@ test('after a bulk import with autovacuum off: the unvacuumed tables are named, 
   assert.deepEqual(need, READ_MODEL_TABLES.filter((x) => need.includes(x)), 'in the table order, largest first');
   assert.deepEqual(await vacuumTables(t.store.db, need), need);
   for (const r of await state()) assert.ok(r.reltuples >= 0, `${r.relname} analyzed`);
-  // Which pages VACUUM can mark all-visible depends on the sessions running at that moment (on a loaded CI run some
+  // Which pages VACUUM can mark all-visible depends on the sessions running at that moment (on a loaded machine some
   // stayed unmarked whatever was retried), so the check's own rule is tested on the statistics it reads: at 90 % of
   // the pages all-visible a table is not named, one page fewer and it is.
   await sql`UPDATE pg_class SET relallvisible = ceil(relpages * 0.9)::int

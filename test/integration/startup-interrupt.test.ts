@@ -1,4 +1,4 @@
-// SIGTERM during the first start's snapshot import (issue 9 defect 11): the import stops between batches and the
+// SIGTERM during the first start's snapshot import: the import stops between batches and the
 // server exits 0 (it printed `Error: driver has already been destroyed`, since the pool was closed under the
 // running import); the run is recorded as interrupted, and the next start completes the import before listening.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Watchlists, the product and protocol catalogs, and ranked=true over them (issue 13; docs/watchlists.md).
+// Watchlists, the product and protocol catalogs, and ranked=true over them (docs/watchlists.md).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

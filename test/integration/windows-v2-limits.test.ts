@@ -1,4 +1,4 @@
-// API v2 at its limits (issue 9): the 200-host streamed and compressed answer against its documented schema
+// API v2 at its limits: the 200-host streamed and compressed answer against its documented schema
 // (defect 1), a cold-cache burst (defect 2), one asset_id sent concurrently (defect 3), malformed multipart
 // (defect 5) and identifying data that must not be stored (defect 6). Over HTTP (inject) and real PostgreSQL.
 import { test, before, after, describe } from 'node:test';
@@ -16,7 +16,7 @@ import type { Database } from '../../src/store/schema.ts';
 
 let t: TestApp;
 
-/** The issue's repro host: Windows Server 2019 at build 10.0.17763.4974 (years behind: most CVEs open). */
+/** The worst-case host: Windows Server 2019 at build 10.0.17763.4974 (years behind: most CVEs open). */
 const OLD_2019 = {
   os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809', os_build: '10.0.17763.4974',
   architecture: 'x64', installation_type: 'Server', installed_kbs: [] as string[], kb_source: '', esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',

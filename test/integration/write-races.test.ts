@@ -87,7 +87,7 @@ describe('a member removed while its own write runs', () => {
       stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM invitations WHERE org_id = ${o}`) },
   ];
   for (const w of writes) {
-    test(`${w.name}: 401 member_removed, nothing stored (was a 500 from the foreign key)`, async () => {
+    test(`${w.name}: 401 member_removed, nothing stored (not a 500 from the foreign key)`, async () => {
       const o = await seedOrg(t.store, { tier: 'enterprise' });
       const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
       const r = await call(w.method, w.url, { ...admin.auth, [REMOVE_ME]: '1' }, w.body);
@@ -138,7 +138,7 @@ describe('a webhook deleted while a delivery to it is being claimed', () => {
   }
   const deliveries = (id: number) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${id}`);
 
-  test('POST /webhooks/{id}/test: 404 not_found, nothing sent or recorded (was a 500 from the foreign key)', async () => {
+  test('POST /webhooks/{id}/test: 404 not_found, nothing sent or recorded (not a 500 from the foreign key)', async () => {
     const { o, mk } = await hookOrg();
     const id = await mk(`gone-${Date.now()}`);
     const sent = rx.received.length;
@@ -178,7 +178,7 @@ describe('a webhook deleted while a delivery to it is being claimed', () => {
   });
 });
 
-test('two people confirm a change to the same new address at once: one gets it, the other 409 email_taken (was a 500)', async () => {
+test('two people confirm a change to the same new address at once: one gets it, the other 409 email_taken (not a 500)', async () => {
   const a = await seedOrg(t.store, { name: 'Email A' });
   const b = await seedOrg(t.store, { name: 'Email B' });
   const personOf = async (m: number) => (await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${m}`.execute(t.store.db)).rows[0].p;
@@ -203,7 +203,7 @@ test('two people confirm a change to the same new address at once: one gets it, 
   assert.equal((await call('GET', '/api/v1/account/me', s)).json().data.email, b.ownerEmail);
 });
 
-test('DELETE /account while a keyed request counts its call: both complete, no deadlock (was a 500 for one of them)', async () => {
+test('DELETE /account while a keyed request counts its call: both complete, no deadlock (not a 500 for one of them)', async () => {
   const o = await seedOrg(t.store, { name: 'Deleted Under Traffic', tier: 'professional' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
   // A keyed request's first call of the month (store/identity.ts recordApiCall): the key's row, then an insert that
@@ -226,7 +226,7 @@ test('DELETE /account while a keyed request counts its call: both complete, no d
   assert.equal((await call('GET', '/api/v1/account/me', o.auth)).statusCode, 401);
 });
 
-test('a key created while the organization is being deleted: 401 org_removed, no key stored (was a 201 and a live key in a deleted organization)', async () => {
+test('a key created while the organization is being deleted: 401 org_removed, no key stored (not a 201 and a live key in a deleted organization)', async () => {
   const o = await seedOrg(t.store, { name: 'Deleted While Keying', tier: 'professional' });
   const keysBefore = await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`);
   // The deletion holds the organization's row (deactivated, not yet committed) when the key is asked for.

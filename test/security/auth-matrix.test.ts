@@ -267,7 +267,7 @@ describe('monthly allowance headers (spec §8)', () => {
   });
 });
 
-describe('training, notification preferences, usage (issue 12): role × scope × key kind × tier × endpoint', () => {
+describe('training, notification preferences, usage: role × scope × key kind × tier × endpoint', () => {
   const M = 'incident-response-for-ics';
   const PREFS = { email_enabled: true, min_severity: 'HIGH', min_bcs: null, kev_only: false, delivery: 'instant' };
   const ENDPOINTS: { method: 'GET' | 'POST' | 'PUT'; url: string; payload?: object; write: boolean }[] = [
@@ -381,7 +381,7 @@ describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery,
   });
 });
 
-describe('the account routes (issue 12): credential kind × role × tier on every one', () => {
+describe('the account routes: credential kind × role × tier on every one', () => {
   // Every account and auth route of the route table with a credential: no route added later escapes the matrix.
   const accountRoutes = () => t.app.routeTable().filter((r) => (r.url.startsWith('/api/v1/account') || r.url.startsWith('/api/v1/auth/'))
     && r.policy && r.policy.mode !== 'none' && !r.url.endsWith('/account/me') || (r.url === '/api/v1/account/me' && r.method === 'PUT'));

@@ -1,6 +1,6 @@
 // The route policy (house style pattern 8): every route declares it, one hook enforces it, and the OpenAPI
-// document matches the route table. Writes need the write scope and an admin (issue 9 defect 8); session writes
-// need the service's own Origin; the session cookie's attributes; random environment ids (issue 9 defect 12).
+// document matches the route table. Writes need the write scope and an admin; session writes
+// need the service's own Origin; the session cookie's attributes; random environment ids.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
@@ -94,7 +94,7 @@ describe('meta-test: declarations', () => {
   });
 });
 
-describe('writes need the write scope and an admin, on every write route (issue 9 defect 8)', () => {
+describe('writes need the write scope and an admin, on every write route', () => {
   // Session-only writes refuse every key before its scope or role is looked at (403 session_required: the auth
   // matrix and test/integration/accounts.test.ts); here: every write a key can reach.
   const writeRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session' && !r.policy?.query);
@@ -241,7 +241,7 @@ describe('session cookie (@fastify/cookie)', () => {
   });
 });
 
-describe('environment ids reveal nothing across organizations (issue 9 defect 12)', () => {
+describe('environment ids reveal nothing across organizations', () => {
   test('ids are random 15-digit integers, not a shared sequence', async () => {
     const other = await seedOrg(t.store, { name: 'Other Org' });
     const ids: number[] = [];

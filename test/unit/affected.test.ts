@@ -1,5 +1,5 @@
 // resolveAffected / namedIn (src/domain/affected.ts): each case pins one rule so that changing it fails a test
-// (issue 10, "tests that a change to a rule must break").
+// (tests that a change to a rule must break).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -348,7 +348,7 @@ test('isMemberKey: a whole-word prefix of at least MEMBER_MIN_WORDS words, short
 });
 
 // ICSA-22-034-01 (test/fixtures/csaf): Log4Shell in Johnson Controls PowerManage, stated as ">= 4.0 | <= 4.8" and
-// fixed in 4.10. Before session 11 the interval was kept as text and every version answered needs_review.
+// fixed in 4.10. The interval is read as bounds: kept as text, every version would answer needs_review.
 test('a CISA interval ">= 4.0 | <= 4.8" decides: inside affected, at both ends, past the end not affected', async () => {
   const items = await readAll(fixture('csaf', 'icsa-22-034-01.json'));
   const rec = items.flatMap((i) => (i.kind === 'cve' && i.record.cve_id === 'CVE-2021-44228' ? [i.record] : []))[0];
@@ -445,8 +445,8 @@ test('fixed_version: the fix of the range holding the version, never one at or b
 // CVE-2024-23897 (test/fixtures/cve5, CISA Vulnrichment; KEV): the Jenkins Project CNA lists only unaffected versions
 // (< 1.606, >= 2.442, 2.426.3 up to 2.426.*, 2.440.1 up to 2.440.*) with defaultStatus "affected", CISA-ADP the same
 // with numeric ends (2.427, 2.441). Every version the entries do not list is affected by their default: a Jenkins LTS
-// 2.426.2 was answered not_affected ("outside every stated range") before session 18, needs_review in session 18, and
-// is affected now: the entry states its unaffected versions as ranges only, so its list is the whole account.
+// 2.426.2 is affected, neither not_affected ("outside every stated range") nor needs_review: the entry states its
+// unaffected versions as ranges only, so its list is the whole account.
 test('a CVE record entry whose default status is affected: a version outside its unaffected ranges is affected, with the next fix (CVE-2024-23897)', () => {
   const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-23897.json'), 'utf8')));
   const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges }]);
@@ -475,7 +475,7 @@ test('a CVE record entry whose default status is affected: a version outside its
   const onlyAffected = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: [{ ...cna[0].range, status: 'affected', start: null, end: { version: '2.0', inclusive: false } }] }]);
   assert.equal(at('2.426.2', onlyAffected).status, 'needs_review');
   // Listed unaffected: not affected, the branch ends ("2.426.3" to "2.426.*") included: the whole branch from its fix
-  // (before session 19 the comparator could not order "2.426.*", and 2.426.3, 2.440.1 and 2.442 were reviews).
+  // (the comparator orders "2.426.*"; without that 2.426.3, 2.440.1 and 2.442 would be reviews).
   assert.deepEqual(['1.605', '2.426.3', '2.426.17', '2.440.1', '2.442', '2.500'].map((x) => at(x).status), ['not_affected', 'not_affected', 'not_affected', 'not_affected', 'not_affected', 'not_affected']);
   assert.equal(at('2.426.3').reason, 'CVE record states >= 2.426.3, < 2.426.* not affected');
   assert.equal(at('1.605').reason, 'CVE record states < 1.606 not affected');

@@ -1,4 +1,4 @@
-// Damaged and hostile feed files an operator meets (an audit of the import): a NUL in a record, XML character
+// Damaged and hostile feed files an operator meets: a NUL in a record, XML character
 // references no text holds, a cut CVRF document, a cut .gz. Each is read into storable text or refused with the
 // file named, never a bare error from deep inside.
 import { test } from 'node:test';

@@ -75,7 +75,7 @@ test('CSAF version ranges: vers: and the free text CISA writes, parsed only wher
   assert.deepEqual(parseCsafRange('< 2.1 SP2', 'S+ Operations: 2.1 SP2 and earlier 2.x versions'), { kind: 'text' });
 });
 
-// ---- boundaries of each rule (issue 10) ----
+// ---- boundaries of each rule ----
 
 test('vendorSlug: null (not undefined) when the name names no vendor; CPE tokens and typed names alike', () => {
   assert.equal(vendorSlug('n/a'), null);
@@ -222,7 +222,7 @@ test('vendorStem: one trailing organisation word, then a leading "the"; table ve
   // Vendors of the alias table are their own stem (their spellings are listed there).
   assert.equal(vendorStem('palo-alto-networks'), 'palo-alto-networks');
   assert.equal(vendorStem('linux'), 'linux');
-  // Apache is a table vendor since session 14: both spellings are one slug. gVectors is not.
+  // Apache is a table vendor: both spellings are one slug. gVectors is not.
   assert.equal(vendorSlug('Apache Software Foundation'), 'apache');
   assert.equal(vendorSlug('gVectors Team'), 'gvectorsteam');
   assert.equal(vendorStem('gvectorsteam'), 'gvectors');

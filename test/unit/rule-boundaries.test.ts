@@ -1,4 +1,4 @@
-// Boundaries of the enrichment rules that a mutation run showed no test pinned (issue 10, "Tests that a change
+// Boundaries of the enrichment rules that a mutation run showed no test pinned ("tests that a change
 // to a rule must break"). Each case sits on the edge of its rule, from the real fixtures where they have one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Readers, sync sources and CLI commands are explicit tables (issue 10): each is complete without any module
+// Readers, sync sources and CLI commands are explicit tables: each is complete without any module
 // being imported for its side effect. This file imports only the tables' own modules, so a format, source or
 // command that still relied on registration by import would be missing here.
 import { test } from 'node:test';

@@ -232,7 +232,7 @@ test('module status and the progress summary', () => {
 });
 
 test('three edge cases of the module Markdown: a heading holding U+2028 ends, an indented first item is kept, accents fold in slugs', () => {
-  // Used to loop for ever: the heading pattern refused the line and the paragraph loop would not take it.
+  // Must not loop for ever: a heading pattern that refuses the line while the paragraph loop will not take it would.
   assert.equal(renderMarkdown('### A\u2028B\nafter'), '<h3>A\u2028B</h3>\n<p>after</p>');
   // An indented item that opens a list (after a blank line ends the list above) is an item, not lost.
   assert.equal(renderMarkdown('- x\n\n  - y'), '<ul><li>x</li></ul>\n<ul><li>y</li></ul>');

@@ -37,8 +37,8 @@ test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as
   assert.equal(vendorKey('Private Internet Access'), 'privateinternetaccess');
 });
 
-// The spellings of one organisation that the CVE Program's records use side by side (session 14: counts of the
-// snapshot corpus; each pair split that vendor's CVEs between two slugs, for the catalog, filters, watchlists and
+// The spellings of one organisation that the CVE Program's records use side by side (counts of the
+// snapshot corpus; as two slugs each pair would split that vendor's CVEs, for the catalog, filters, watchlists and
 // correlation alike).
 test('canonicalVendor: the CVE Program spellings of one organisation are one table vendor', () => {
   const cases: [string, boolean, string][] = [

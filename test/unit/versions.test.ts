@@ -142,7 +142,7 @@ test('property: a qualifier never moves a version past the next core', () => {
   }), { numRuns: 1000 });
 });
 
-// ---- boundaries of each rule (issue 10) ----
+// ---- boundaries of each rule ----
 
 test('normaliseVersion: trimmed, lower case, one space, no "v"/"version" before a digit, no build metadata', () => {
   assert.equal(normaliseVersion('  V2.9.2 '), '2.9.2');

@@ -1,6 +1,6 @@
 // Identifying data in host records (spec §2.6: "Identifying data must never be sent ... Such a field is refused
 // and nothing of that host record is stored"). Pure. Values are normalised with NFKC first, so full-width digits
-// or compatibility forms cannot disguise an address (issue 9, defect 6). Each field with a known format is checked
+// or compatibility forms cannot disguise an address. Each field with a known format is checked
 // against that format (windows-engine.md §3.1 and tools/collect-windows-host.ps1: ProductName, EditionID,
 // DisplayVersion); free text is scanned for IP and MAC addresses, host and domain names, UNC and drive paths,
 // URLs, e-mail addresses and Windows' generated default computer names.

@@ -16,8 +16,8 @@ const FORBIDDEN_IN_NAME = NAME_FORBIDDEN.source.slice(1, -1);
 /**
  * A name shown to people (organization, environment, API key, feed token and webhook labels): a non-space
  * character, and no control characters (line breaks and tabs included) or bidirectional controls (domain/text.ts
- * NAME_FORBIDDEN). Before, an organization name could hold line breaks, written as they were into the invitation
- * emails the service sends.
+ * NAME_FORBIDDEN): an organization name is written as it is into the invitation emails the service sends, where a
+ * line break would start a line of the sender's choosing.
  */
 export const DISPLAY_NAME_PATTERN = `^(?=[\\s\\S]*\\S)[^${FORBIDDEN_IN_NAME}]*$`;
 /** The same without the non-space rule (a form field where blank means "none"; a person's name). */

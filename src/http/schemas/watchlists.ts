@@ -1,5 +1,5 @@
-// TypeBox schemas of the watchlist, the product and protocol catalogs and the CVE change history (issue 13;
-// docs/watchlists.md).
+// TypeBox schemas of the watchlist, the product and protocol catalogs and the CVE change history
+// (docs/watchlists.md).
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope } from '../envelope.ts';
 import { StringEnum } from './common.ts';

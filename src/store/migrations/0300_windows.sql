@@ -1,4 +1,4 @@
--- Windows patch level (API v2, issue 5): Microsoft's CVRF documents, their per-CVE-product fix rows,
+-- Windows patch level (API v2): Microsoft's CVRF documents, their per-CVE-product fix rows,
 -- environments, and stored per-host results. Tenant tables carry org_id (docs/windows-engine.md).
 
 -- One row per MSRC monthly document at its latest revision. `payload` is the Windows subset of the

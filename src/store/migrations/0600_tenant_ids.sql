@@ -1,4 +1,4 @@
--- Tenant resource ids reveal nothing across organizations (issue 9, defect 12; docs/tenant-ids.md).
+-- Tenant resource ids reveal nothing across organizations (docs/tenant-ids.md).
 -- Environment ids came from one global sequence, so an organization could read the others' volume off the
 -- gap between two of its own ids. New ids are drawn at random: 48 random bits (from gen_random_uuid(), a
 -- cryptographic source) offset by 2^48, so every id is a 15-digit positive integer. They stay integers

@@ -1,4 +1,4 @@
--- Structured affected-version ranges (issue 11; docs/correlation.md §4) and v1 asset correlation.
+-- Structured affected-version ranges (docs/correlation.md §4) and v1 asset correlation.
 
 -- One row per range a source states for a CVE (domain/ranges.ts AffectedRange in `range`), rebuilt per CVE from its
 -- cve_sources records whenever they change (store/ranges.ts). Looked up by canonical vendor slug and product key

@@ -1,4 +1,4 @@
--- Accounts (issue 12; docs/accounts.md): a person (identity) apart from a membership (person × organization ×
+-- Accounts (docs/accounts.md): a person (identity) apart from a membership (person × organization ×
 -- role), sign-in links, sessions with idle expiry, invitations, plan-cap overrides, account deletion and
 -- managed-service providers.
 

@@ -1,4 +1,4 @@
--- Issue 12, helper train: training progress (spec §4.4), notification preferences (§4.5) and per-organization
+-- Training progress (spec §4.4), notification preferences (§4.5) and per-organization
 -- plan-cap overrides (§4.5 /account/usage, §8). All keyed by org_id (+ member_id for per-person rows), so the
 -- two-tenant runner and the purge find them like every other tenant table.
 

@@ -1,4 +1,4 @@
--- Issue 12 merge: one store of per-organization plan-cap overrides, organizations.cap_overrides (jsonb, 0800).
+-- One store of per-organization plan-cap overrides, organizations.cap_overrides (jsonb, 0800).
 -- Overrides set in org_cap_overrides (0820, `vulnintel org caps`) move there (a set column wins over the same key
 -- in the jsonb; NULL columns meant "the plan's cap" and are left out), then the table goes.
 UPDATE organizations o

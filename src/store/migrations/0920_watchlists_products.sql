@@ -1,4 +1,4 @@
--- Watchlists (issue 13; docs/watchlists.md) and the product catalog they take ids from.
+-- Watchlists (docs/watchlists.md) and the product catalog they take ids from.
 --
 -- watchlist_entries (migration 0200) held vendor slugs and protocol names for `ranked=true`. It now also holds
 -- products (`<vendor-slug>/<product-key>`, an id of GET /api/v1/catalog/products) and single CVEs (the CVE id).

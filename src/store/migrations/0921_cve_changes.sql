@@ -1,4 +1,4 @@
--- CVE change history (issue 13; docs/watchlists.md "Change history"): per CVE, the changes people act on, with
+-- CVE change history (docs/watchlists.md "Change history"): per CVE, the changes people act on, with
 -- before and after values, written by the import in the same transaction as the read-model document
 -- (src/domain/changes.ts decides what is a change).
 --

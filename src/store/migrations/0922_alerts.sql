@@ -1,4 +1,4 @@
--- The alert run (issue 13, spec §6; docs/alerts.md): runs over windows of the change feed (cve_changes.seq), and
+-- The alert run (spec §6; docs/alerts.md): runs over windows of the change feed (cve_changes.seq), and
 -- the alerts they store per organization, pending delivery.
 
 -- One row per run. A run owns the window (from_seq, to_seq]; the next run starts after the last completed one's

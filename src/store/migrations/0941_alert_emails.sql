@@ -1,4 +1,4 @@
--- Alert email (issue 13; docs/alerts.md "Email"): one claim per (alert, member), taken before the message is sent,
+-- Alert email (docs/alerts.md "Email"): one claim per (alert, member), taken before the message is sent,
 -- so an alert is emailed to a member at most once, instantly or in a digest, across runs, retries and replicas.
 CREATE TABLE alert_emails (
   alert_id    bigint NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
--- Change history of affected ranges (issue 13; docs/watchlists.md "Change history"): a new change kind,
+-- Change history of affected ranges (docs/watchlists.md "Change history"): a new change kind,
 -- `ranges_changed`, recorded when a CVE's stored range set changes (src/domain/changes.ts diffRanges).
 ALTER TABLE cve_changes DROP CONSTRAINT cve_changes_kind_check;
 ALTER TABLE cve_changes ADD CONSTRAINT cve_changes_kind_check CHECK (kind IN ('new_cve', 'cve_removed', 'kev_added',

@@ -1,4 +1,4 @@
--- Atom feed tokens (issue 13 "Beyond the spec", docs/feeds.md): a revocable secret in the URL of an organization's
+-- Atom feed tokens (beyond the spec; docs/feeds.md): a revocable secret in the URL of an organization's
 -- watchlist feed (feed readers cannot send headers). Only its SHA-256 and a display prefix are stored.
 CREATE TABLE feed_tokens (
   id          bigint PRIMARY KEY DEFAULT vi_tenant_id(),

@@ -1,4 +1,4 @@
--- Lean stored alerts (issue 13, "Performance"; docs/alerts.md "Storage"). The part of a cve.alert payload that is
+-- Lean stored alerts (docs/alerts.md "Storage"). The part of a cve.alert payload that is
 -- the same for every organization (the CVE's fields, the reasons and change kinds of the window) is stored once per
 -- (run, CVE) in alert_cves; an alert row keeps only what is its own: priority, the best match, the matches list and
 -- the asset-match counts. A run over 1,000 organizations then writes a few hundred bytes per alert, not 1.5 kB.

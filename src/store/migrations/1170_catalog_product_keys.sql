@@ -1,6 +1,6 @@
 -- Product catalog keys without the vendor in front and without a trailing "firmware" (docs/watchlists.md "Product
--- catalog"; session 14). Sources spell one product with and without both ("Linux Kernel" / "kernel" of linux,
--- dap-2622 / dap-2622_firmware of D-Link), and each spelling was its own catalog product, so a watch on one missed
+-- catalog"). Sources spell one product with and without both ("Linux Kernel" / "kernel" of linux,
+-- dap-2622 / dap-2622_firmware of D-Link), and as separate catalog products a watch on one would miss
 -- the CVEs naming the other. `catalogProductKey` in src/domain/watchlist.ts is the same function (a test holds them
 -- equal). Slugs are [a-z0-9-], so the slug needs no escaping inside the pattern.
 CREATE FUNCTION vi_catalog_product_key(name text, vendor_slug text) RETURNS text

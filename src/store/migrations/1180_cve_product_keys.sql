@@ -1,4 +1,4 @@
--- The catalog product ids each CVE names, as an indexed table (docs/watchlists.md "Ranking"; session 15). A watched
+-- The catalog product ids each CVE names, as an indexed table (docs/watchlists.md "Ranking"). A watched
 -- product matched a CVE by reading the CVE's document (its product names, keyed per vendor) row by row, so
 -- `ranked=true` read every document of a watched product's vendor, and sorted the whole filtered list by the
 -- interest test: 5-7 s on the 367k corpus for a product of a large vendor, 1.3 s with an empty watchlist. With the

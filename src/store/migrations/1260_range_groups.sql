@@ -1,4 +1,4 @@
--- Range groups (issue 11, import speed; docs/correlation.md §4, src/domain/range-groups.ts): one row of cve_ranges per
+-- Range groups (import speed; docs/correlation.md §4, src/domain/range-groups.ts): one row of cve_ranges per
 -- group of a CVE's ranges that one source record states for one product named one way (source, source key, vendor,
 -- product and CPE as the source spells them, so the same lookup keys), instead of one row per range. `ranges` holds
 -- the names once and each statement with only the fields it sets, in the order the rows had:

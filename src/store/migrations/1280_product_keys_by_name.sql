@@ -1,4 +1,4 @@
--- cve_product_keys in a compact form past 1,000 vendor × product pairs (issue 11, import speed; docs/watchlists.md
+-- cve_product_keys in a compact form past 1,000 vendor × product pairs (import speed; docs/watchlists.md
 -- "Ranking", src/domain/watchlist.ts cveProductKeys, PRODUCT_PAIRS_MAX). Every vendor of a CVE was paired with every
 -- product name it names: CVE-2022-4974 (377 vendors, 620 products) held 233,740 ids, most of a first import's
 -- product-id index. Past the limit, a name whose key starts with none of the CVE's vendor slugs (the same catalog key

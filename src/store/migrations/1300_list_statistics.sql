@@ -1,7 +1,7 @@
 -- ANALYZE of cves (the end of a bulk first import, and autovacuum) keeps statistics only for the columns that queries
 -- filter, join, group or order by. These ten are only ever selected (cards, details, feeds, alerts): their
 -- statistics guided no plan, yet sorting the sample's titles by collation alone was a third of the 44k import's
--- ANALYZE (session 22: 680 ms → 470 ms; docs/benchmarks.md). `doc` has none since migration 1120.
+-- ANALYZE (680 ms → 470 ms). `doc` has none since migration 1120.
 ALTER TABLE cves
   ALTER COLUMN title SET STATISTICS 0,
   ALTER COLUMN bsid SET STATISTICS 0,

@@ -1,4 +1,4 @@
-// Identifying data in host records is refused (spec §2.6; issue 9, defect 6): generated identifying values in every
+// Identifying data in host records is refused (spec §2.6): generated identifying values in every
 // text field give forbidden_value on that field, never echo the value, and real records still pass.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Boundaries of the §4.2 rules that a mutation run showed no test pinned (issue 10), and rule 4 for a bare
+// Boundaries of the §4.2 rules that a mutation run showed no test pinned, and rule 4 for a bare
 // "Windows" product name, each on the real MSRC documents in test/fixtures/msrc.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

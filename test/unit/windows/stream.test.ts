@@ -1,4 +1,4 @@
-// The v2 response writer (issue 9, defect 1): byte-for-byte JSON.stringify of the documented object, written in
+// The v2 response writer: byte-for-byte JSON.stringify of the documented object, written in
 // chunks, and able to write an answer larger than any JavaScript string (the old writer joined one string and
 // threw RangeError: Invalid string length, a 500 after the hosts were stored).
 import { test } from 'node:test';

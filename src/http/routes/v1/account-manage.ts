@@ -1,4 +1,4 @@
-// spec §4.5 Account (issue 12; docs/accounts.md): the profile update, the organization, the team and its
+// spec §4.5 Account (docs/accounts.md): the profile update, the organization, the team and its
 // invitations, API keys over HTTP, the free trial, account deletion, and the client organizations of a
 // managed-service provider (§3.2). GET /account/me is in account.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

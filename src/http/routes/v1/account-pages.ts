@@ -1,4 +1,4 @@
-// The account pages (issue 12; docs/accounts.md "Pages"): server-rendered HTML, no JavaScript, forms posted as
+// The account pages (docs/accounts.md "Pages"): server-rendered HTML, no JavaScript, forms posted as
 // application/x-www-form-urlencoded with the session's CSRF token in `_csrf` (checked by the auth hook). A form
 // that succeeds redirects back to /account (post/redirect/get); a refusal answers in the §7 envelope.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

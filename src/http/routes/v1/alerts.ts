@@ -1,4 +1,4 @@
-// Alerts (issue 13, spec §6; docs/alerts.md): the alerts the 15-minute run stored for the caller's organization,
+// Alerts (spec §6; docs/alerts.md): the alerts the 15-minute run stored for the caller's organization,
 // newest first, with filters. Each carries the spec §6 cve.alert payload as it is (or will be) delivered.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,4 +1,4 @@
-// v1 asset correlation (spec §4.7, §5.8, §7, §8; issue 11; docs/correlation.md §5–7):
+// v1 asset correlation (spec §4.7, §5.8, §7, §8; docs/correlation.md §5–7):
 //   POST /api/v1/assets/correlate-cves          nameplate assets → CVEs per asset (partner and trial keys too)
 //   POST /api/v1/assets/correlate-cves/check    same input, per asset only counts (cheap)
 //   POST /api/v1/assets/check-windows           v2 host records → per host counts, end of life, top fix actions

@@ -1,4 +1,4 @@
-// TypeBox schemas of v1 asset correlation (issue 11; docs/correlation.md §5): correlate-cves, its /check and
+// TypeBox schemas of v1 asset correlation (docs/correlation.md §5): correlate-cves, its /check and
 // check-windows. One schema per shape: the TS type, the response serializer (a whitelist) and the OpenAPI source.
 import { Type, type TSchema } from 'typebox';
 import { ApiBlock, PaginationSchema } from '../../envelope.ts';

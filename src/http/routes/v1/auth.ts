@@ -1,4 +1,4 @@
-// Sign-in by email link and sessions (issue 12; docs/accounts.md "Sign-in"). Spec §5.10 leaves the login flow
+// Sign-in by email link and sessions (docs/accounts.md "Sign-in"). Spec §5.10 leaves the login flow
 // to us: POST /auth/login mails a single-use link (15 minutes); following it starts a session (cookie vi_session,
 // HttpOnly, SameSite=Lax, Secure on https; a new id at every sign-in) and redirects to the account page.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

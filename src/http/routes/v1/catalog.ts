@@ -18,7 +18,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
-  // Product and protocol catalogs (issue 13): the ids a watchlist takes (docs/watchlists.md).
+  // Product and protocol catalogs: the ids a watchlist takes (docs/watchlists.md).
   app.get('/api/v1/catalog/products', {
     schema: {
       tags: ['catalog'], summary: 'Product catalog: id (<vendor-slug>/<product-key>), name, vendor and CVE count; by vendor, searchable with q',

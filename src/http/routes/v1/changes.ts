@@ -1,4 +1,4 @@
-// CVE change history (issue 13; docs/watchlists.md "Change history"): one CVE's recorded changes, and the corpus
+// CVE change history (docs/watchlists.md "Change history"): one CVE's recorded changes, and the corpus
 // change feed for mirrors and SIEMs (cursor-based). Corpus data, public like the other CVE reads (spec §4.1).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { collection, ok, pagination } from '../../envelope.ts';

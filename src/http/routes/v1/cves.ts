@@ -207,7 +207,7 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: PUBLIC_TRIAL },
     // A collection's name without its parameter ("/api/v1/cves/vendor/": the trailing slash is ignored, so the path
     // reaches this route with the id "vendor") is an unknown path that says what goes after it, not a 422 about the
-    // CVE id's pattern (found by session 18's CVE API audit).
+    // CVE id's pattern.
     preValidation: (req, _reply, done) => {
       const id = (req.params as { cve_id?: string }).cve_id ?? '';
       const next = COLLECTION_PARAMS[id.toLowerCase()];

@@ -1,4 +1,4 @@
-// Atom feeds (issue 13 "Beyond the spec"; docs/feeds.md): GET /feeds/vendor/{slug}.atom (public) and
+// Atom feeds (beyond the spec; docs/feeds.md): GET /feeds/vendor/{slug}.atom (public) and
 // GET /feeds/watchlist/{token}.atom (the token is the credential), plus the feed-token endpoints of an
 // organization (create: shown once; list; revoke).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

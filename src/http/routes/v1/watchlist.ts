@@ -1,4 +1,4 @@
-// Watchlists (issue 13; spec §5.6 "watchlist" writes need owner or admin; shape from the published notes §4,
+// Watchlists (spec §5.6 "watchlist" writes need owner or admin; shape from the published notes §4,
 // docs/watchlists.md): list, add, remove the caller's organization's watched vendors, products, protocols and CVEs.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok, collection, pagination } from '../../envelope.ts';

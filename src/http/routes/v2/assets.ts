@@ -256,7 +256,7 @@ function sendStream(req: FastifyRequest, reply: FastifyReply, body: AsyncGenerat
   return reply.send(bodyStream(body, enc));
 }
 
-// ---- multipart (issue 9, defect 5: every malformed upload is a 422 that says what is wrong) ------------------
+// ---- multipart (every malformed upload is a 422 that says what is wrong) -------------------------------------
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,4 +1,4 @@
-// The correlate response, written host by host (issue 9, defect 1). A 200-host answer with cleared CVEs can be
+// The correlate response, written host by host. A 200-host answer with cleared CVEs can be
 // gigabytes of JSON: more than one string can hold (V8's limit is about 512 MiB). The body is produced as a
 // stream of byte chunks, with backpressure (the next host is serialised only when the socket, or the compressor,
 // has taken the previous chunks), optionally through streaming gzip or brotli, and it yields to the event loop
