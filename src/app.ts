@@ -61,7 +61,7 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 
 export { PACKAGE_VERSION };
 
-/** JSON bodies up to 8 MiB (docs/reliability.md decision 4): the batch routes (200 hosts with their software). */
+/** JSON bodies up to 8 MiB (ADR 0088): the batch routes (200 hosts with their software). */
 export const JSON_BODY_LIMIT = 8 * 1024 * 1024;
 /**
  * Every other route's JSON body (a sign-in, a webhook, a profile: a few KiB at most). Before, every route took

@@ -1,6 +1,6 @@
 // Plan caps on environments, assets and members (spec §4.5 /account/usage, §8 "Team members"), per tier. The
 // member caps are the spec's (2 Standard, 5 Professional, 25 Enterprise); the rest is our decision
-// (docs/decisions.md, "Plan caps"). Operators change them with VULNINTEL_PLAN_CAPS (JSON, merged over these
+// (ADR 0082). Operators change them with VULNINTEL_PLAN_CAPS (JSON, merged over these
 // defaults) and per organization with `vulnintel org caps` (stored overrides). -1 = unlimited.
 // This is the one table: team invitations enforce it and /account/org, /account/usage and the CLI report it.
 // Overrides are stored in organizations.cap_overrides (jsonb).

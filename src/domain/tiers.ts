@@ -51,7 +51,7 @@ export const TRIAL_SCOPES: readonly Scope[] = ['read', 'write'];
 /**
  * Monthly API-call allowance (spec §8): reported in X-RateLimit-* headers on every API-key response, tracked
  * but not enforced. The spec gives Professional 25,000 and Enterprise unlimited; the other tiers are our
- * decision (docs/decisions.md): API is unlimited like Enterprise (it is the API plan), Free and Standard get
+ * decision (ADR 0023): API is unlimited like Enterprise (it is the API plan), Free and Standard get
  * Professional's figure (their keys are trial or partner keys issued by an operator). -1 = unlimited.
  */
 export const MONTHLY_API_ALLOWANCE: Readonly<Record<Tier, number>> = Object.freeze({

@@ -1,13 +1,13 @@
-// Webhook rules without I/O (spec §3.1, §6; docs/reliability.md (a) and decisions 1–4; docs/webhooks.md):
+// Webhook rules without I/O (spec §3.1, §6; ADRs 0085–0088; docs/webhooks.md):
 // the signatures (the spec's and the Standard Webhooks ones), the payloads (cve.alert, webhook.test, the Discord
 // embed) with the 64 KiB cap, and the failure rule of the state machine.
 import { createHash, createHmac } from 'node:crypto';
 
 /** Spec §6 rule 1: a 2xx within 10 seconds. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** Spec §3.1 / decision 1: the 5th consecutive failure disables the webhook. */
+/** Spec §3.1 / ADR 0085: the 5th consecutive failure disables the webhook. */
 export const WEBHOOK_FAILURE_LIMIT = 5;
-/** Decision 4: a delivery body is at most 64 KiB. */
+/** ADR 0088: a delivery body is at most 64 KiB. */
 export const WEBHOOK_PAYLOAD_CAP = 64 * 1024;
 export const WEBHOOK_USER_AGENT = 'Vulnintel-Alert/1.0';
 export const WEBHOOK_VERSION = '1.0';
@@ -46,7 +46,7 @@ export function standardSignature(secret: string, msgId: string, timestampSec: n
   return `v1,${h.digest('base64')}`;
 }
 
-/** Discord webhook URLs (decision 2): discord.com / discordapp.com (and ptb./canary.), path under /api/webhooks/. */
+/** Discord webhook URLs (ADR 0086): discord.com / discordapp.com (and ptb./canary.), path under /api/webhooks/. */
 export function isDiscordUrl(raw: string): boolean {
   let u: URL;
   try {
@@ -59,7 +59,7 @@ export function isDiscordUrl(raw: string): boolean {
   return hosts.includes(host) && u.pathname.startsWith('/api/webhooks/');
 }
 
-/** Every header of a signed delivery (spec §6 plus the Standard Webhooks three; decision 3). Lower-case names. */
+/** Every header of a signed delivery (spec §6 plus the Standard Webhooks three; ADR 0087). Lower-case names. */
 export function signedHeaders(secret: string, msgId: string, timestampSec: number, body: Buffer): Record<string, string> {
   return {
     'content-type': 'application/json',
@@ -162,7 +162,7 @@ function codePointStarts(s: string): Uint32Array {
 }
 
 /**
- * The body bytes of a cve.alert, at most `cap` bytes (decision 4): when the JSON is larger, the AI fields are cut
+ * The body bytes of a cve.alert, at most `cap` bytes (ADR 0088): when the JSON is larger, the AI fields are cut
  * to the longest common length that fits (with an ellipsis). Identifiers (cve_id, url, watchlist_match, scores)
  * are never touched; the title is cut only if the AI fields alone cannot make room. Throws if even that fails.
  */
@@ -254,7 +254,7 @@ export function discordTestBody(webhook: { id: number; label: string }, now: Dat
   }), 'utf8');
 }
 
-// ---- State machine (spec §3.1, decision 1) -------------------------------------------------------------------
+// ---- State machine (spec §3.1, ADR 0085) --------------------------------------------------------------------
 
 export interface WebhookState {
   enabled: boolean;

@@ -4,7 +4,7 @@
 // docs/benchmarks.md "Per-request overhead"). Bodies are never logged (the serializers in lib/logger.ts).
 // A route may declare `config.accessLog: 'errors'` (the liveness ping a load balancer calls every few seconds):
 // its successful answers write no line, its failures (status ≥ 400, or an error) still do
-// (docs/operations.md "Logging", docs/decisions.md).
+// (docs/operations.md "Logging", ADRs 0036 and 0078).
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 declare module 'fastify' {

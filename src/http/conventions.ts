@@ -133,7 +133,7 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
   }
   if (isStatementTimeout(err)) return new ApiError('DB_TIMEOUT');
   // The caller's member was removed between the auth hook and its write: the write failed whole (its transaction
-  // rolled back), and the credential no longer works, as the next request would hear (docs/decisions.md 55).
+  // rolled back), and the credential no longer works, as the next request would hear (ADR 0055).
   if (isRemovedMember(err)) {
     return new ApiError('AUTH_REQUIRED', { message: 'Your membership of this organization was removed while the request ran; nothing was stored', detail: { error: 'member_removed' } });
   }

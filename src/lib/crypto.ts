@@ -1,4 +1,4 @@
-// Secrets helpers. API keys follow docs/reliability.md decision 7: `vi_live_` + 32 random bytes in base62 +
+// Secrets helpers. API keys follow ADRs 0015 and 0091: `vi_live_` + 32 random bytes in base62 +
 // a CRC32 checksum suffix, stored only as SHA-256.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
 //   - feeds (createEgress): the operator's allow list (VULNINTEL_EGRESS_ALLOW) may name private mirrors;
 //   - webhooks (createWebhookEgress): tenant URLs, never a private, loopback, link-local, mapped, NAT64 or other
 //     non-unicast address, https only; the one exception is the test/dev list VULNINTEL_WEBHOOK_EGRESS_ALLOW.
-// The feeds allow list never reaches the webhook policy. Common rules (docs/reliability.md §(d) SSRF, decision 6):
+// The feeds allow list never reaches the webhook policy. Common rules (docs/reliability.md S1–S6, ADR 0090):
 //   - https only, unless the host (or host:port) is on the operator's allow list (VULNINTEL_EGRESS_ALLOW);
 //   - no userinfo in URLs; the literal `localhost` is refused;
 //   - every address a name resolves to is checked, and the request is refused if ANY is in a private, loopback,

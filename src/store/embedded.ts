@@ -109,7 +109,7 @@ export interface EmbeddedOptions {
 }
 
 /**
- * Settings of the embedded cluster for bulk writes (docs/decisions.md 59): the first start writes about 0.9 GB of WAL
+ * Settings of the embedded cluster for bulk writes (ADR 0059): the first start writes about 0.9 GB of WAL
  * and 0.5 GB of tables; with PostgreSQL's defaults (128 MB of shared buffers, checkpoints every 1 GB of WAL) the
  * backends write most pages out themselves and checkpoints come mid-import. With these, no checkpoint comes during
  * the first start and its system CPU is lower; its wall time within this machine's noise (docs/benchmarks.md

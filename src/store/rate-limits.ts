@@ -1,6 +1,6 @@
 // Rate-limit counters in PostgreSQL (rate-limiter-flexible's Postgres store over our pool, table rate_limits
 // from migration 0004), insured by an in-process limiter with the same limits: when the database cannot answer,
-// limits still apply per process (docs/reliability.md decision 5: never a 500, never unlimited).
+// limits still apply per process (ADR 0089: never a 500, never unlimited).
 import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Store } from './db.ts';
 

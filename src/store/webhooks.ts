@@ -106,7 +106,7 @@ export async function deleteWebhook(db: Db, orgId: number, id: number): Promise<
   return Number(r.numDeletedRows) > 0;
 }
 
-/** Re-enables (spec §3.1 disabled → active); the failure count restarts at 0 (decision 1). Idempotent. */
+/** Re-enables (spec §3.1 disabled → active); the failure count restarts at 0 (ADR 0085). Idempotent. */
 export async function enableWebhook(db: Db, orgId: number, id: number, now: Date): Promise<WebhookRow | null> {
   return (await db.updateTable('webhooks')
     .set({ enabled: true, consecutive_failures: 0, disabled_reason: null, disabled_at: null, updated_at: now })

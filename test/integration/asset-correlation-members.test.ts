@@ -1,4 +1,4 @@
-// Member matches end to end (docs/correlation.md §2 "Members"; decision 50) on real records: the CVE record of
+// Member matches end to end (docs/correlation.md §2 "Members"; ADR 0050) on real records: the CVE record of
 // CVE-2019-0714 (test/fixtures/cve5, Microsoft as CNA, one product per Windows release) and the CISA advisory
 // ICSA-24-284-01 (Siemens SIMATIC Drive Controller CPUs, named with their order numbers). A nameplate that names a
 // family no source names as a product meets the CVEs of its products, each needs_review; a name a source gives a

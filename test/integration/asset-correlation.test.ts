@@ -183,7 +183,7 @@ describe('correlate-cves on real records', () => {
     assert.equal(k.json().data.assets[0].matched, true);
   });
 
-  test('the bytes sent (JSON.stringify, decision 38) are exactly the documented CorrelateResponse, every option on', async () => {
+  test('the bytes sent (JSON.stringify, ADR 0038) are exactly the documented CorrelateResponse, every option on', async () => {
     const ajv = new Ajv.default({ strict: false, allErrors: true });
     addFormats.default(ajv);
     const valid = ajv.compile(CorrelateResponse);
@@ -507,7 +507,7 @@ describe('answers over a real socket (streamed; pooled chunks are reused once wr
       });
       const text = await r.text();
       assert.equal(r.status, 200, text.slice(0, 300));
-      // Streamed (decision 51): chunked, no content-length.
+      // Streamed (ADR 0051): chunked, no content-length.
       assert.deepEqual([r.headers.get('transfer-encoding'), r.headers.get('content-length')], ['chunked', null]);
       assert.deepEqual(JSON.parse(text).data, expected[i % bodies.length], `call ${i}`);
     };

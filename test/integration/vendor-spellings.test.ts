@@ -1,4 +1,4 @@
-// One organisation, one vendor (docs/enrichment.md "Vendors and products"; decision 52) on real CVE records: the SAP
+// One organisation, one vendor (docs/enrichment.md "Vendors and products"; ADR 0052) on real CVE records: the SAP
 // CNA spells itself "SAP_SE" and "SAP SE" (CVE-2024-27898, CVE-2018-2378) while CISA-ADP's CPEs say `sap`. As two
 // vendors (`sapse`, `sap`) the catalog, the vendor filter, watchlists and correlation would each see half of SAP's
 // CVEs. Watch entries stored under a former slug follow the vendor at the next import

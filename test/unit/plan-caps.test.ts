@@ -1,4 +1,4 @@
-// Plan caps (src/domain/plan-caps.ts; docs/decisions.md "Plan caps"): VULNINTEL_PLAN_CAPS parsing, per-organization
+// Plan caps (src/domain/plan-caps.ts; ADR 0082): VULNINTEL_PLAN_CAPS parsing, per-organization
 // overrides, the usage line and the under-cap test, each at its boundary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

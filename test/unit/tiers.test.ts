@@ -31,7 +31,7 @@ test('pageOf: page 1 and 20 per page by default; per_page clamped to the tier ca
   assert.deepEqual(pageOf('enterprise', { per_page: 101 }), { page: 1, perPage: 100, offset: 0 });
 });
 
-test('trial limits (§8), key scopes (§5.8) and the monthly allowance (§8; other tiers: docs/decisions.md)', () => {
+test('trial limits (§8), key scopes (§5.8) and the monthly allowance (§8; other tiers: ADR 0023)', () => {
   assert.deepEqual({ ...TRIAL }, { days: 14, totalChecks: 750, perRequest: 25 });
   assert.deepEqual(PARTNER_SCOPES, ['read']);
   assert.deepEqual(TRIAL_SCOPES, ['read', 'write']);

@@ -1,4 +1,4 @@
-// Webhook payloads byte for byte (src/domain/webhooks.ts; docs/webhooks.md, decision 4): the success status,
+// Webhook payloads byte for byte (src/domain/webhooks.ts; docs/webhooks.md, ADR 0088): the success status,
 // second-precision timestamps, code-point truncation, the 64 KiB cut of the AI fields at each boundary (exact cap,
 // surrogate pairs, the title fallback, the refusal), the test delivery and the Discord embeds.
 import { test } from 'node:test';
@@ -44,7 +44,7 @@ test('truncateText: at most max code points, the last one an ellipsis when cut',
 });
 
 // The body alertBody must give when every AI field is cut to n code points (the title to titleLimit): an independent
-// statement of decision 4 (Array.from counts code points; a lone surrogate is one).
+// statement of ADR 0088 (Array.from counts code points; a lone surrogate is one).
 const cutTo = (s: string, n: number) => {
   const cps = Array.from(s);
   if (cps.length <= n) return s;

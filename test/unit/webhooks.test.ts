@@ -1,4 +1,4 @@
-// Webhook rules without I/O (src/domain/webhooks.ts; docs/reliability.md W1, W2, W12, decision 2 and 4): the
+// Webhook rules without I/O (src/domain/webhooks.ts; docs/reliability.md W1, W2, W12; ADRs 0086 and 0088): the
 // spec's signature and the Standard Webhooks one against known answers, the Discord classification, the payload
 // cap (AI text cut, identifiers never), the state machine's failure rule, and secret sealing.
 import { test } from 'node:test';
@@ -52,7 +52,7 @@ test('constants: 10 s, 5 failures, 64 KiB', () => {
   assert.equal(WEBHOOK_PAYLOAD_CAP, 65_536);
 });
 
-test('Discord URLs (decision 2)', () => {
+test('Discord URLs (ADR 0086)', () => {
   for (const u of ['https://discord.com/api/webhooks/1/abc', 'https://discordapp.com/api/webhooks/1/abc', 'https://ptb.discord.com/api/webhooks/1/a',
     'https://canary.discordapp.com/api/webhooks/1/a', 'https://DISCORD.COM./api/webhooks/1/a']) assert.equal(isDiscordUrl(u), true, u);
   for (const u of ['https://discord.com/api/other/1', 'https://evil-discord.com/api/webhooks/1/a', 'https://discord.com.evil.example/api/webhooks/1',

@@ -1,4 +1,4 @@
-// The correlate-cves answer as bytes, streamed (decisions 49 and 51; docs/correlation.md §6). A 200-asset answer
+// The correlate-cves answer as bytes, streamed (ADRs 0049 and 0051; docs/correlation.md §6). A 200-asset answer
 // can list tens of thousands of CVEs (23 MB on the full benchmark corpus; gigabytes when every asset names a large
 // product family); JSON.stringify of that object tree and the Buffer made from the string were a third of the call.
 // Here the parts of a CVE entry that do not depend on the asset (the card: title, severity, CVSS, BCS, EPSS, KEV,

@@ -1,4 +1,4 @@
--- Import speed (docs/decisions.md 45): the source records (cve_sources.record) and the structured ranges
+-- Import speed (ADR 0045): the source records (cve_sources.record) and the structured ranges
 -- (cve_ranges.range) become json instead of jsonb. Both are written by the import as the JSON text Node made and
 -- read back whole by Node (enrichment, correlation, alerts); no read path looks inside them with an index or an
 -- operator, and the one SQL comparison on a record (the NVD/MSRC revision check of the source upsert) reads two

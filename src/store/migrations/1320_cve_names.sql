@@ -3,7 +3,7 @@
 -- catalogs are rebuilt from the whole corpus after every import and sync (store/ingest.ts refreshVendors,
 -- vi_refresh_products): read out of the documents, every CVE's document was decompressed for each of its vendors and
 -- again for its products, most of the time of both rebuilds (367k corpus: vendors 4.5 → 0.7 s, products 4.9 → 2.8 s;
--- the 44k bulk load's end: 508 → 119 ms and 819 → 633 ms; decision 60). Like the
+-- the 44k bulk load's end: 508 → 119 ms and 819 → 633 ms; ADR 0060). Like the
 -- document's other copies, no statistics.
 ALTER TABLE cves
   ADD COLUMN vendor_names text[] NOT NULL DEFAULT '{}',

@@ -89,8 +89,8 @@ const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now()
  * Streams a correlation answer (correlate-cves, the stored assets' results). Bytes written by views/correlate-json.ts,
  * not the schema's compiled serializer: a 200-asset answer can list tens of thousands of CVEs (23 MB in
  * bench/correlate.ts; gigabytes when every asset names a large product family), and the parts of each entry that do
- * not depend on the asset are encoded once per cached card and range (decisions 38, 49). The answer is streamed asset
- * by asset, each decided as it is taken (decision 51): data.counts and meta.took_ms, written last, cover them all.
+ * not depend on the asset are encoded once per cached card and range (ADRs 0038, 0049). The answer is streamed asset
+ * by asset, each decided as it is taken (ADR 0051): data.counts and meta.took_ms, written last, cover them all.
  * Tests validate the bytes against the route's schema with Ajv, and OpenAPI documents the route from the same schema.
  */
 function sendAnswers(req: FastifyRequest, reply: FastifyReply, r: CorrelateAnswers, options: CorrelateOptions, data: Record<string, unknown>, paging?: unknown) {

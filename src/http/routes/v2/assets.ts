@@ -22,7 +22,7 @@ import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schem
 
 export { MAX_HOSTS };
 const TOP_LEVEL = ['environment_id', 'windows_hosts', 'installed_software', 'options'] as const;
-/** CSV parts: 16 MiB each (docs/reliability.md decision 4). */
+/** CSV parts: 16 MiB each (ADR 0088). */
 const CSV_PART_LIMIT = 16 * 1024 * 1024;
 /** File parts the multipart parser lets through, so that an unexpected one is named in a 422 instead of a 413. */
 const MAX_FILE_PARTS = 8;
