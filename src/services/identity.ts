@@ -145,7 +145,7 @@ export function createIdentityService(db: Db, clock: Clock) {
 
     /**
      * The calling member's profile (spec §2.8), from what the credential's own lookup read (member and organization,
-     * joined by the key or session row): no further query (docs/benchmarks.md, "GET /account/me").
+     * joined by the key or session row): no further query (docs/benchmarks.md "Accounts and the edge limit").
      */
     profile(p: Principal) {
       return {
