@@ -48,6 +48,6 @@ test('every ADR cited in code, tests, benches and docs exists; links to records 
     for (const m of text.matchAll(/(?:adr\/|\]\()(\d{4}-[a-z0-9-]+\.md)/g)) {
       assert.ok(records.includes(m[1]), `${file}: link to docs/adr/${m[1]}, which does not exist`);
     }
-    assert.doesNotMatch(text, /\bdecisions?(?:\.md)? \d+[a-c]?\b/i, `${file}: cite a decision as ADR NNNN`);
+    assert.doesNotMatch(text, /\bdecisions?(?:\.md)?[ \t]*\n?[ \t]*\d+[a-c]?\b/i, `${file}: cite a decision as ADR NNNN`);
   }
 });
