@@ -64,8 +64,8 @@ export { PACKAGE_VERSION };
 /** JSON bodies up to 8 MiB (ADR 0088): the batch routes (200 hosts with their software). */
 export const JSON_BODY_LIMIT = 8 * 1024 * 1024;
 /**
- * Every other route's JSON body (a sign-in, a webhook, a profile: a few KiB at most). Before, every route took
- * 8 MiB, and one anonymous sign-in body of 8 MiB held the event loop for seconds (docs/reliability.md).
+ * Every other route's JSON body (a sign-in, a webhook, a profile: a few KiB at most): with 8 MiB on every
+ * route, one anonymous sign-in body of 8 MiB would hold the event loop for seconds (ADR 0088).
  */
 export const SMALL_JSON_BODY_LIMIT = 64 * 1024;
 
@@ -152,8 +152,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: false,
     // The query string is read strictly: undecodable percent-encoding is refused on its field (src/http/querystring.ts).
     // No router limit on a path parameter's length (Node's 16 KB header limit bounds the URL): each route's own schema
-    // decides, so an over-long CVE id is the 404 of an unknown one and an over-long slug its field's 422. Before, a
-    // parameter over 200 characters was a 400 invalid_url.
+    // decides, so an over-long CVE id is the 404 of an unknown one and an over-long slug its field's 422, never a
+    // 400 invalid_url for a well-formed URL.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
     // A malformed URL (bad percent-encoding) is answered before routing: in our envelope, not Fastify's. No hook runs
     // for it, so what the hooks would do is done here: a valid API key's call is counted and reported (X-RateLimit-*);

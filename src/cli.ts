@@ -120,8 +120,8 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     if (stop.by) return;
     stop.by = signal;
     // The command stops at its next check (an import between batches, its run recorded as interrupted); only a
-    // command that has not settled by then has the database closed under it. Before, the database was closed at
-    // once: the import failed on "driver has already been destroyed", and the process often exited before saying
+    // command that has not settled by then has the database closed under it. Closed at once, the database would fail
+    // the import on "driver has already been destroyed", and the process would often exit before saying
     // "Stopped by …".
     aborter.abort(new Error(`interrupted by ${signal}`));
     void (async () => {

@@ -8,8 +8,8 @@ import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
 
 /**
  * The database of the configuration cannot be used at start (unreachable, unknown host, refused credentials, no
- * such database): the message says which one was tried, as a newcomer needs it, without its password. Before, a
- * DATABASE_URL pointing at a stopped server printed only "Error: connect ECONNREFUSED 127.0.0.1:5432".
+ * such database): the message says which one was tried, as a newcomer needs it, without its password, not a bare
+ * "Error: connect ECONNREFUSED 127.0.0.1:5432" for a DATABASE_URL pointing at a stopped server.
  */
 export class DatabaseOpenError extends Error {
   constructor(target: string, cause: Error) {
@@ -40,9 +40,8 @@ export interface Runtime {
   /**
    * The pool for import and job work (the first start's snapshot import, the job workers in `vulnintel serve`):
    * without the API's statement timeout and query deadline, as the CLI and `vulnintel worker` run them; the
-   * migrations run on it too. Before, all of them ran on the API pool: a bulk load's index rebuild, a migration
-   * rewriting a large corpus, or a wait for another start's migrations longer than VULNINTEL_STATEMENT_TIMEOUT_MS
-   * failed the start ("canceling statement due to statement timeout"). The same pool as `store` when that has no
+   * migrations run on it too. On the API pool, a bulk load's index rebuild, a migration rewriting a large
+   * corpus, or a wait for another start's migrations longer than VULNINTEL_STATEMENT_TIMEOUT_MS would fail the start ("canceling statement due to statement timeout"). The same pool as `store` when that has no
    * statement timeout; closed by close().
    */
   work(): Store;

@@ -166,7 +166,7 @@ export function browserFacing(path: string): boolean {
 /**
  * A refusal in the form its reader can use: a browser (Accept preferring HTML) on a page or on a link from an email
  * gets the error page (renderErrorPage: the same status, message and field problems), anyone else the §7 envelope.
- * Before, a used sign-in link or a form refused for its input showed the raw JSON.
+ * So a used sign-in link or a form refused for its input never shows raw JSON.
  */
 export function sendErrorFor(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
   if (!prefersHtml(req.headers.accept) || !browserFacing(pathOf(req.url))) return sendError(req, reply, err);

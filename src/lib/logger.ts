@@ -1,8 +1,8 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 // A watchlist feed URL carries its token in the path (feed readers cannot send headers): logged with the token's
-// display start only (the 14 characters the token list shows), never whole. Before, every feed poll wrote a working
-// credential into the access log.
+// display start only (the 14 characters the token list shows), never whole: otherwise every feed poll would write a
+// working credential into the access log.
 const FEED_TOKEN_PATH = /^(\/feeds\/watchlist\/)([^/]{0,14})[^/]*$/;
 
 /** The path of a request URL as logged: no query string, no credential (a feed token keeps its display start). */

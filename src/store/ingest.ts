@@ -24,8 +24,8 @@ const IMPORT_LOCK_POLL_MS = 500;
  * Runs fn while holding the pipeline lock on one connection; `ran: false` when another import holds it. With
  * `wait`, asks again every IMPORT_LOCK_POLL_MS until it is free (or `signal` is aborted): each ask is a quick
  * pg_try_advisory_lock, so the wait is bounded by neither the server pool's statement_timeout nor its client-side
- * query deadline. Before, a blocking pg_advisory_lock was cancelled after 15 s: a second API replica started next to
- * one importing the snapshot died with "canceling statement due to statement timeout".
+ * query deadline. A blocking pg_advisory_lock there would be cancelled after 15 s: a second API replica started next
+ * to one importing the snapshot would die with "canceling statement due to statement timeout".
  */
 export async function withImportLock<T>(db: Db, fn: (conn: Db) => Promise<T>, wait = false, signal?: AbortSignal): Promise<{ ran: true; value: T } | { ran: false }> {
   return db.connection().execute(async (conn) => {

@@ -56,8 +56,8 @@ test('card severity is documented exactly: the four CVSS severities or null (not
 });
 
 test('each operation states the credentials it takes: optional on the public CVE routes, required on pages, with the sign-in redirect', () => {
-  // Before, the public routes and the training pages named no security (the reference never sent a key to them,
-  // so ranked lists and paid page sizes could not be tried there), and no page documented its 303 to /login.
+  // The public routes and the training pages name their optional security (without it the reference never sends a
+  // key to them, so ranked lists and paid page sizes cannot be tried there), and every page documents its 303 to /login.
   const op = (p: string, m: string) => doc.paths[p][m] as { security?: Record<string, string[]>[]; responses: Record<string, { description: string }>; parameters?: { name: string; description?: string }[] };
   for (const p of ['/api/v1/cves', '/api/v1/cves/{cve_id}', '/api/v1/changes']) assert.deepEqual(op(p, 'get').security, [{}, { apiKey: [] }, { session: [] }], p);
   for (const p of ['/training', '/training/{module_id}']) assert.deepEqual(op(p, 'get').security, [{ apiKey: [] }, { session: [] }], p);

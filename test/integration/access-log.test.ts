@@ -46,8 +46,8 @@ test('one access line per answer, none for a successful ping, one for a refused 
     assert.equal(badQuery.statusCode, 400);
     assert.equal(access().length, 3, 'a ping answered 400 is logged');
 
-    // A watchlist feed's token (in the path, for feed readers) is logged by its display start only. Before, every
-    // poll wrote the whole credential.
+    // A watchlist feed's token (in the path, for feed readers) is logged by its display start only, never the
+    // whole credential.
     const token = `vi_feed_${'Ab3'.repeat(14)}`;
     const feed = await app.inject({ method: 'GET', url: `/feeds/watchlist/${token}.atom` });
     assert.equal(feed.statusCode, 404);

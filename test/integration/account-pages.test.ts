@@ -210,9 +210,9 @@ test('notification preferences page: saved by the form, read back over the API; 
 });
 
 test('the account page offers what the address-change emails point to: name, sign-in address (set back = cancelled) and sign out everywhere', async () => {
-  // Before, the email "your sign-in address is being changed" said "set your address back … and sign out everywhere
-  // from your account page", and the page had neither (only PUT /api/v1/account/me and POST /api/v1/auth/logout-all
-  // with a CSRF header, which a page without script cannot send).
+  // The email "your sign-in address is being changed" says "set your address back … and sign out everywhere from
+  // your account page": the page has both as forms (PUT /api/v1/account/me and POST /api/v1/auth/logout-all need a CSRF
+  // header, which a page without script cannot send).
   const o = await seedOrg(t.store, { name: 'Profile Page Org', tier: 'standard' });
   const ctx = await browser.newContext({ javaScriptEnabled: false });
   const other = await browser.newContext({ javaScriptEnabled: false });
@@ -251,8 +251,8 @@ test('the account page offers what the address-change emails point to: name, sig
 });
 
 test('a Free plan starts its free API trial from the account page: the trial key shown once; a second start is refused', async () => {
-  // Before, POST /api/v1/account/trial (browser session only) was the one way to start it, and a page without
-  // script cannot send its X-CSRF-Token header: a Free user could start the trial only with a hand-made request.
+  // POST /api/v1/account/trial (browser session only) needs an X-CSRF-Token header, which a page without script
+  // cannot send: the page's own form is how a Free user starts the trial without a hand-made request.
   const o = await seedOrg(t.store, { name: 'Trial Page Org', tier: 'free' });
   const ctx = await browser.newContext({ javaScriptEnabled: false });
   const page = await signInWith(ctx, o.ownerEmail);

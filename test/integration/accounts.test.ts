@@ -251,8 +251,8 @@ describe('profile and organization', () => {
   });
 
   test('once an email change is applied, a sign-in link sent to the former address before it no longer signs in', async () => {
-    // Before, an unused link in the former mailbox (15 minutes) still started a session after the change, although
-    // the former address is told "this address no longer signs you in, and every session was signed out".
+    // An unused link in the former mailbox (15 minutes) must not start a session after the change: the former
+    // address is told "this address no longer signs you in, and every session was signed out".
     const o = await seedOrg(t.store, { name: 'Former Address Org' });
     const { browser } = await signIn(o.ownerEmail);
     const before = smtp.messages.length;
@@ -272,8 +272,8 @@ describe('profile and organization', () => {
   });
 
   test('an email change needs a browser session: with an API key, even the owner\'s, 403 session_required and nothing changes', async () => {
-    // Before, any key (a viewer's too) could move the person's sign-in address, which is the person's in every
-    // organization: a key of one organization became a browser sign-in everywhere.
+    // A key (a viewer's too) moving the person's sign-in address, which is the person's in every organization,
+    // would make a key of one organization a browser sign-in everywhere.
     const o = await seedOrg(t.store, { name: 'Key Email Org' });
     const r = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: o.auth, payload: { name: 'Renamed', email: 'taken-over@example.test' } });
     assert.equal(r.statusCode, 403, r.body);
@@ -287,7 +287,7 @@ describe('profile and organization', () => {
   });
 
   test('a newer email change, or the current address sent back, ends the earlier links', async () => {
-    // Before, every link stayed valid for its 60 minutes: a corrected typo (a stranger's mailbox) still took the account.
+    // A link valid for its whole 60 minutes would let a corrected typo (a stranger's mailbox) still take the account.
     const o = await seedOrg(t.store, { name: 'Typo Org' });
     const { browser } = await signIn(o.ownerEmail);
     const put = (email: string) => t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { email } });
@@ -316,7 +316,7 @@ describe('profile and organization', () => {
   });
 
   test('an organization or person name with a line break, a tab or another control character → 422, nothing stored', async () => {
-    // Before, "Acme\r\nYour account is locked…" was stored and written as it was into the invitation emails.
+    // "Acme\r\nYour account is locked…" would otherwise be stored and written as it is into the invitation emails.
     const o = await seedOrg(t.store, { name: 'Plain Org' });
     const msg = 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)';
     for (const name of ['Acme\r\nBcc: x@example.test', 'Acme\tPlant', 'a\u0007b', 'a\u0085b']) {
@@ -386,7 +386,7 @@ describe('team', () => {
   });
 
   test('a pending invitation is withdrawn: its seat is free, its link is refused; a second withdrawal is 404', async () => {
-    // Before, there was no way to withdraw one: it held its seat and its link lived for 7 days.
+    // Without a withdrawal an invitation holds its seat and its link lives for 7 days.
     const o = await seedOrg(t.store, { name: 'Withdraw Org', tier: 'standard' });
     const inv = await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'mistyped@example.test', role: 'admin' } });
     assert.equal(inv.statusCode, 201, inv.body);
@@ -436,7 +436,7 @@ describe('team', () => {
   });
 
   test('at most 5 invitation and address-change emails an hour to one address: the 6th → 429, nothing stored, nothing sent', async () => {
-    // Before, re-inviting an address (which replaces its pending invitation) sent a new email every time.
+    // Re-inviting an address (which replaces its pending invitation) must not send a new email every time.
     const o = await seedOrg(t.store, { name: 'Mailbox Org', tier: 'professional' });
     const target = 'mailbox-target@example.test';
     const invite = () => t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: target, role: 'viewer' } });
@@ -610,7 +610,7 @@ describe('API keys over HTTP', () => {
   });
 
   test('a key creates keys only within its own scopes: a write-only key asking for read (or for the default read and write) → 403 insufficient_scope, nothing made', async () => {
-    // Before, a leaked write-only (ingest) key could mint a read and write key.
+    // A leaked write-only (ingest) key must not mint a read and write key.
     const o = await seedOrg(t.store, { name: 'Scope Org', tier: 'professional' });
     const w = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { scopes: ['write'], label: 'ingest only' } });
     assert.equal(w.statusCode, 201, w.body);
@@ -630,7 +630,7 @@ describe('API keys over HTTP', () => {
   });
 
   test('the key list is a collection (spec §2.1): a pagination object, page and per_page (and so are the memberships)', async () => {
-    // Before, data was a bare array with no pagination, and ?page=1 was 400 UNKNOWN_PARAMETER.
+    // A paginated collection, as every v1 list: not a bare array, and ?page=1 is no 400 UNKNOWN_PARAMETER.
     const o = await seedOrg(t.store, { name: 'Paged Keys Org', tier: 'professional' });
     for (const label of ['k1', 'k2']) assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label } })).statusCode, 201);
     const all = await t.app.inject({ method: 'GET', url: '/api/v1/account/keys', headers: o.auth });
@@ -646,8 +646,8 @@ describe('API keys over HTTP', () => {
   });
 
   test("only a key's holder rotates it: an admin rotating the owner's key is refused (403 not_key_holder) and the key works on; revoking it is allowed", async () => {
-    // Before, the admin got the new key, bound to the owner: a credential acting as the owner, kept after the
-    // admin's removal (spec §5.1: a key acts as its member; §5.6: an admin cannot act as the owner).
+    // The admin would otherwise get the new key, bound to the owner: a credential acting as the owner, kept after
+    // the admin's removal (spec §5.1: a key acts as its member; §5.6: an admin cannot act as the owner).
     const o = await seedOrg(t.store, { name: 'Rotate Org', tier: 'professional' });
     const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
     const c = await t.app.inject({ method: 'POST', url: '/api/v1/account/keys', headers: o.auth, payload: { label: 'owner integration' } });

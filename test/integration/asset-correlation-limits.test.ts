@@ -115,8 +115,8 @@ describe('partner keys (§7 PARTNER_LIMIT)', () => {
 
 describe('partner keys on check-windows: one check per accepted host', () => {
   test('refused hosts are not charged: 12 hosts with 3 refused spend 9; an all-refused call is its 422, nothing spent; 429 only for the accepted hosts', async () => {
-    // Before, the hosts sent were charged before they were validated: 12 hosts (3 refused) with 10 checks left were
-    // refused with PARTNER_LIMIT (requested 12), and a call of refused hosts only was a 429, not its 422.
+    // Hosts are validated before they are charged: charged first, 12 hosts (3 refused) with 10 checks left would be
+    // refused with PARTNER_LIMIT (requested 12), and a call of refused hosts only would be a 429, not its 422.
     const o = await seedOrg(t.store, { tier: 'professional' });
     const k = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
     await sql`UPDATE api_keys SET monthly_asset_limit = 10 WHERE id = ${k.keyId}`.execute(t.store.db);

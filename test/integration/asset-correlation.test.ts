@@ -242,7 +242,7 @@ describe('correlate-cves on real records', () => {
   });
 
   test('an asset with a CPE and no version: the CPE\'s version (and update) decides, as if typed; /check agrees', async () => {
-    // Before, the version was unknown and every CVE of the product needs_review, whatever the CPE said.
+    // Not of unknown version, which would make every CVE of the product needs_review, whatever the CPE says.
     const cpe = (v: string, u = '*') => `cpe:2.3:a:abb:symphony_plus_s\\+_operations:${v}:${u}:*:*:*:*:*:*`;
     const assets = [
       { asset_id: 'spo-cpe-32', vendor: 'ABB', product: 'Symphony Plus S+ Operations', cpe: cpe('3.2') },
@@ -353,7 +353,7 @@ describe('environment storage', () => {
     const environment_id = env.json().data.id;
     // A key of its own: the file's calls stay within the per-key rate.
     const key = await seedKey(t.store, pro.orgId, null, { role: 'admin' });
-    // Before, both were answered (two contradictory results for one asset_id) and only the last was stored.
+    // Answering both would give two contradictory results for one asset_id, and only the last would be stored.
     const assets = [
       { asset_id: 'drive-1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' },
       { asset_id: 'drive-2', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' },

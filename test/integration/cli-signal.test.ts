@@ -54,9 +54,9 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
 }
 
 // A feed read on a feed thread (the snapshot's CVE Record 5 file): the command waits on the thread's next items, not
-// on a query, so before, the database was closed under it and the process exited before the command noticed: no
-// "Stopped by" line, and the run recorded as failed with "driver has already been destroyed". Now the import
-// stops at its next check and records why.
+// on a query; closing the database under it would end the process before the command noticed: no "Stopped by"
+// line, and the run recorded as failed with "driver has already been destroyed". The import stops at its next check
+// and records why.
 test('SIGTERM during a feed-thread import: "Stopped by SIGTERM.", the run recorded as interrupted', async () => {
   const t = await freshDb();
   dbs.push(t);

@@ -249,8 +249,8 @@ describe('login-link and org set-provider (accounts)', () => {
 });
 
 describe('a database that cannot be used at start', () => {
-  // Before, the operator read only "Error: connect ECONNREFUSED 127.0.0.1:1" or 'Error: database "…" does not
-  // exist', with nothing saying it came from DATABASE_URL.
+  // Not only "Error: connect ECONNREFUSED 127.0.0.1:1" or 'Error: database "…" does not exist', with nothing
+  // saying it came from DATABASE_URL.
   test('names DATABASE_URL with user, host and database, never the password; exit 1', () => {
     const bin = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
     const run = (url: string) => spawnSync(process.execPath, [bin, 'migrate'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, LOG_LEVEL: 'silent' }, encoding: 'utf8' });

@@ -70,7 +70,7 @@ test('the server keeps serving afterwards', async () => {
 });
 
 test('a body that does not arrive within the request timeout → 408 in the envelope, the connection closed', async () => {
-  // Before, Fastify's default left Node's limit off: a sign-in body sent a byte every 9 s was still open after 150 s.
+  // Fastify's default leaves Node's limit off: a sign-in body sent a byte every 9 s would still be open after 150 s.
   const slow = await testApp({ env: { VULNINTEL_REQUEST_TIMEOUT_MS: '500' } });
   try {
     await slow.app.listen({ host: '127.0.0.1', port: 0 });

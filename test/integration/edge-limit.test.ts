@@ -95,7 +95,7 @@ test('a made-up API key is no way around the limit: each refused key costs its a
 });
 
 test('a malformed URL (answered before routing) is counted too: 60 of them use up the address\'s minute', async () => {
-  // Before, no hook ran for it: an address could send any number, and its allowance was untouched.
+  // No hook runs for it: counted nowhere else, an address could send any number without touching its allowance.
   for (let i = 0; i < 60; i++) assert.equal((await from(t, '203.0.113.77', {}, '/api/v1/cves/%zz')).statusCode, 400);
   assertRefused(await from(t, '203.0.113.77', {}, '/api/v1/cves/%zz'));
   assertRefused(await from(t, '203.0.113.77'));

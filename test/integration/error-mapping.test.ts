@@ -81,7 +81,7 @@ describe('error envelope and framework mappings', () => {
   });
 
   test('oversized body → 413 in the envelope, with the limit: 64 KiB on a route of small bodies, 8 MiB on a batch route', async () => {
-    // Before, every route took 8 MiB: one anonymous sign-in body of that size held the event loop for seconds.
+    // With 8 MiB on every route, one anonymous sign-in body of that size would hold the event loop for seconds.
     const small = JSON.stringify({ n: 1, pad: 'x'.repeat(SMALL_JSON_BODY_LIMIT) });
     const r = await t.app.inject({ method: 'POST', url: '/api/v1/__test/echo', headers: { 'content-type': 'application/json' }, payload: small });
     const b = assertEnvelope(r, 413, 'BATCH_TOO_LARGE', 'body_too_large');
@@ -105,7 +105,7 @@ describe('error envelope and framework mappings', () => {
   });
 
   test('an over-long path parameter is judged by its route, not refused as a malformed URL', async () => {
-    // Before, the router refused a parameter over 200 characters: 400 invalid_url for a well-formed URL.
+    // The router's own limit would refuse a parameter over 200 characters: 400 invalid_url for a well-formed URL.
     const r = await t.app.inject({ method: 'GET', url: `/api/v1/cves/CVE-2026-${'9'.repeat(400)}` });
     const b = assertEnvelope(r, 404, 'NOT_FOUND', 'not_found');
     assert.equal(b.error.message, 'CVE not found.');

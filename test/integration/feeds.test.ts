@@ -185,8 +185,8 @@ test('a deactivated organization\'s feed token stops working', async () => {
 });
 
 test('a removed member\'s feed tokens stop working; a token made without a body has no label', async () => {
-  // Before, removal revoked the member's keys but not its feed tokens: a removed admin still read the
-  // organization's feed (its watchlist and stored assets). And POST without a body was a 422.
+  // Removal revokes the member's feed tokens with its keys: otherwise a removed admin would still read the
+  // organization's feed (its watchlist and stored assets). And POST without a body is no 422.
   const o = await seedOrg(t.store, { tier: 'standard' });
   const admin = await seedKey(t.store, o.orgId, null, { role: 'admin' });
   const made = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: admin.auth });

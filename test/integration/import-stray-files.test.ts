@@ -46,7 +46,7 @@ test('vulnintel import: the schema file and a truncated catalog are skipped with
 });
 
 test('a first record over the 64 kB head (CVE-2022-33271, 69 kB, cveMetadata after its containers) is recognised, as a JSON Lines file and as one document', async () => {
-  // Before, such a file was skipped as unrecognised, and every record of a JSON Lines file starting with one was lost.
+  // Skipped as unrecognised, such a file would lose every record of a JSON Lines file starting with one.
   const lines = readFileSync(fixture('cve5', 'long-first-record.jsonl'), 'utf8').trim().split('\n');
   assert.ok(lines[0].length > 65_536);
   const dir = feedDir([fixture('cve5', 'long-first-record.jsonl')]);

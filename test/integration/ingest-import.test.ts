@@ -157,9 +157,8 @@ test('ensureSnapshot imports the bundled snapshot once into an empty corpus, wit
 });
 
 test('two instances starting on one empty database: the second waits for the first snapshot import past its statement timeout, then imports nothing', async () => {
-  // Before, the waiting instance asked for the import lock with a blocking pg_advisory_lock on the server pool,
-  // which statement_timeout cancelled after 15 s: the second API replica died with "canceling statement due to
-  // statement timeout". Here the server pool's timeouts are scaled down to 200/400 ms.
+  // A blocking pg_advisory_lock for the import lock on the server pool would be cancelled by statement_timeout
+  // after 15 s: the second API replica would die with "canceling statement due to statement timeout". Here the server pool's timeouts are scaled down to 200/400 ms.
   const db2 = await freshDb();
   const server2 = openStore(db2.url, { statementTimeoutMs: 200, queryDeadlineMs: 400, max: 10 });
   try {

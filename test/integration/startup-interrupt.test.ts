@@ -72,8 +72,8 @@ test('SIGTERM during the snapshot import: exit 0 without a database error; the n
 });
 
 test('the first start imports the snapshot without the API statement timeout: VULNINTEL_STATEMENT_TIMEOUT_MS=100 still starts', async () => {
-  // Before, the snapshot import ran on the API pool: the bulk load's index rebuild ran past the statement timeout,
-  // the start failed with "canceling statement due to statement timeout", and so did every later start.
+  // On the API pool, the bulk load's index rebuild would run past the statement timeout: the start would fail with
+  // "canceling statement due to statement timeout", and so would every later start.
   const own = await freshDb();
   const dir = feedDir([
     [snapshotFile('cwe', 'cwec_v4.15.xml.gz'), 'cwe/cwec_v4.15.xml.gz'],
@@ -99,8 +99,8 @@ test('the first start imports the snapshot without the API statement timeout: VU
 });
 
 test('two servers starting together on an empty database with a short statement timeout: both serve, the snapshot imported once', async () => {
-  // Before, the second start waited for the first one's migrations (and then its snapshot import) on the API pool:
-  // with VULNINTEL_STATEMENT_TIMEOUT_MS=100 it died with "canceling statement due to statement timeout".
+  // Waiting on the API pool for the first one's migrations (and then its snapshot import), the second start would die
+  // with "canceling statement due to statement timeout" at VULNINTEL_STATEMENT_TIMEOUT_MS=100.
   const own = await freshDb();
   // A start migrating meanwhile: the migration lock held for a second while both start.
   const migrating = await own.store.pool.connect();

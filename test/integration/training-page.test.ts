@@ -120,7 +120,7 @@ test('without a session the pages go to sign-in (303 /login?next=…); a form po
 });
 
 test('the account page links to the training, and the training list back to the account page', async () => {
-  // Before, a member signed in on /account had no way to the training but typing its address, nor back.
+  // A member signed in on /account reaches the training by a link, and back, without typing an address.
   const o = await seedOrg(t.store, { name: 'Linked learners' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
   const ctx = await browser.newContext({ javaScriptEnabled: false });

@@ -254,7 +254,7 @@ describe('watchlist', () => {
   });
 
   test('an entity already watched on a full list: 409 already_watching with its entry, not 403 limit_reached', async () => {
-    // Before, the bound was checked first: a retried add of a watched entity was told the list was full.
+    // Checked before the duplicate, the bound would tell a retried add of a watched entity that the list is full.
     const o = await seedOrg(t.store);
     await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key)
       SELECT ${o.orgId}, 'cve', 'CVE-2000-' || lpad(g::text, 5, '0') FROM generate_series(1, ${WATCHLIST_MAX_ENTRIES - 1}) g`.execute(t.store.db);

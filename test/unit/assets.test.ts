@@ -165,7 +165,7 @@ test('vendor and product: a product name the catalog lists is accepted as listed
 });
 
 test('version: a MAC or an e-mail address inside is refused; dotted quads and other versions are not', () => {
-  // Before, the version was not scanned: "admin@plant.example" or a MAC was answered, echoed and stored.
+  // The version is scanned too: unscanned, "admin@plant.example" or a MAC would be answered, echoed and stored.
   const refused = { code: 'forbidden_value', field: 'version', message: 'version must name the product\'s version, not a host, address or person' };
   for (const version of ['admin@plant.example', 'V2.9.2 (ops@plant.example)', '00:1B:1B:12:34:56', 'V2.9.2 00-1b-1b-12-34-56']) {
     assert.deepEqual(errorsOf({ ...base, version }), [refused], version);
@@ -176,7 +176,7 @@ test('version: a MAC or an e-mail address inside is refused; dotted quads and ot
 });
 
 test('a tab or line break inside a field, or a bidirectional control, is refused; around the value it is trimmed', () => {
-  // Before, "rtu\t1" was accepted as an asset_id and "V2.9.2\nX" as a version (every CVE of it then needs review).
+  // "rtu\t1" is no asset_id and "V2.9.2\nX" no version (accepted, every CVE of it would need review).
   for (const [f, v] of [['asset_id', 'rtu\t1'], ['asset_id', 'rtu\u202e1'], ['vendor', 'Sie\nmens'], ['product', 'CP\r8031'], ['version', 'V2.9.2\nX'], ['cpe', 'cpe:2.3:h:siemens:cp-8031:-:*:*:*:*:*:*:*\tx']]) {
     const r = validateAsset({ ...base, [f]: v });
     assert.deepEqual(r.ok ? [] : r.errors, [{ code: 'forbidden_value', field: f, message: MSG.badText }], `${f} ${JSON.stringify(v)}`);

@@ -24,7 +24,7 @@ test('parseFeedJson: a \\u0000 escape is read as U+FFFD, an escaped backslash be
 });
 
 test('a NUL in a CVE record is read as U+FFFD: the record is kept, its text storable', async () => {
-  // Before, one such record stopped the whole import at the database ("invalid byte sequence … 0x00"), every run.
+  // Unread, one such record would stop the whole import at the database ("invalid byte sequence … 0x00"), every run.
   const rec = JSON.parse(readFileSync(fixture('cve5', 'CVE-1999-0006.json'), 'utf8'));
   rec.containers.cna.descriptions[0].value = 'Buffer overflow\u0000 in qpopper';
   const file = path.join(dir, 'nul.json');
@@ -59,8 +59,8 @@ test('a .gz of CVE records cut short fails naming the file and the line it reach
 });
 
 test('a KEV entry with a dateAdded that is no date refuses the catalog whole, naming the file and entry, before any item', async () => {
-  // Before, "yesterday" passed the reader and stopped the import at the database, naming nothing; a bad cveID was
-  // refused after the catalog's version had been taken.
+  // Passed by the reader, "yesterday" would stop the import at the database, naming nothing; a bad cveID is refused
+  // before the catalog's version is taken.
   const kev = JSON.parse(readFileSync(fixture('kev', 'kev-cut.json'), 'utf8'));
   kev.vulnerabilities[1].dateAdded = 'yesterday';
   const file = path.join(dir, 'kev-bad-date.json');
@@ -85,7 +85,7 @@ test('a CVSS base score outside 0 to 10 is no score (1e308 stopped a whole impor
 });
 
 test('a CSAF vulnerability naming no product of its tree takes the whole tree only when the tree is small', () => {
-  // Before, any tree was given whole to every such vulnerability: one crafted advisory took 1.8 GB and 77 s.
+  // Giving any tree whole to every such vulnerability, one crafted advisory would take 1.8 GB and 77 s.
   const advisory = (leaves: number) => ({
     document: { csaf_version: '2.0', tracking: { id: 'ICSA-00-000-00', initial_release_date: '2024-01-01T00:00:00Z' }, references: [] },
     product_tree: {
@@ -101,7 +101,7 @@ test('a CSAF vulnerability naming no product of its tree takes the whole tree on
 });
 
 test('EPSS rows: the two numbers must be decimals as FIRST writes them; a score_date that is no date is none', async () => {
-  // Before, "0x1" was read as 1 and an empty field as 0, and a score_date of "not-a-date" was stored as given.
+  // Not "0x1" read as 1 and an empty field as 0, nor a score_date of "not-a-date" stored as given.
   assert.deepEqual(parseEpssRow('CVE-2024-0001,0.00043,0.1', ','), { cve_id: 'CVE-2024-0001', epss: 0.00043, percentile: 0.1 });
   assert.deepEqual(parseEpssRow('CVE-2024-0001;4.3e-04;.5', ';'), { cve_id: 'CVE-2024-0001', epss: 0.00043, percentile: 0.5 });
   for (const line of ['CVE-2024-0001,0x1,0.5', 'CVE-2024-0001,,0.5', 'CVE-2024-0001,0.5,', 'CVE-2024-0001,1_0,0.5', 'CVE-2024-0001,Infinity,0.5', 'CVE-2024-0001,-0.1,0.5']) {

@@ -6,8 +6,8 @@ test('vendor aliases, case and CPE tokens resolve to one canonical vendor', () =
   for (const v of ['Siemens', 'Siemens AG', 'SIEMENS', 'siemens_ag']) assert.equal(vendorSlug(v), 'siemens', v);
   for (const v of ['Schneider Electric SE', 'schneider electric', 'Schneider-Electric']) assert.equal(vendorSlug(v), 'schneider-electric', v);
   assert.equal(vendorSlug('schneider-electric'), 'schneider-electric');
-  // The short name an inventory writes on a Modicon nameplate. Before, "Schneider" was its own slug (`schneider`),
-  // which no source uses: "Schneider / Modicon M340" met nothing and read as "no known vulnerabilities".
+  // The short name an inventory writes on a Modicon nameplate. As its own slug (`schneider`), which no source uses,
+  // "Schneider / Modicon M340" would meet nothing and read as "no known vulnerabilities".
   for (const v of ['Schneider', 'SCHNEIDER', 'schneider']) assert.equal(vendorSlug(v), 'schneider-electric', v);
   assert.deepEqual(matchProduct({ vendor: 'Schneider', product: 'Modicon M340' }, { vendor: 'Schneider Electric', product: 'Modicon M340', cpe: null })?.confidence, 'exact');
   // Another company of that name stays apart.

@@ -105,7 +105,7 @@ describe('identifyingAssetId', () => {
   });
 
   test('a labelled serial number: the label, a separator, a number holding a digit', () => {
-    // Before, each of these was accepted and stored as an asset_id.
+    // Each of these is refused as an asset_id, never stored.
     for (const v of ['S/N 1234567', 's/n:1234567', 'S/N1234567', 'SN: 5CG1234XYZ', 'sn=5CG1234XYZ', 'serial 5CG1234XYZ', 'Serial: 5CG1234XYZ',
       'SerialNumber=5CG1234XYZ', 'serial_no 4711', 'Serial No. 4711', 'serial# 4711', 'rtu-7 serial 4711', 'SN 1234']) {
       assert.equal(identifyingAssetId(v), true, v);

@@ -118,7 +118,7 @@ describe('validateHost: unreadable text (control characters, lone surrogates)', 
   });
 
   test('a tab or line break inside asset_id or kb_source, or a bidirectional control in any field, is forbidden_value; elsewhere a tab is spacing', () => {
-    // Before, "h\tx" and "h\u202ex" were accepted, stored and echoed as asset_ids.
+    // "h\tx" and "h\u202ex" are refused as asset_ids, never stored or echoed.
     for (const id of ['h\tx', 'h\nx', 'h\u202ex']) assert.deepEqual(refused({ ...GOOD, asset_id: id }).errors, [e('forbidden_value', 'asset_id', M.control)], JSON.stringify(id));
     assert.deepEqual(errorsOf({ ...GOOD, kb_source: 'Get-\nHotFix' }), [e('forbidden_value', 'kb_source', M.control), e('missing_kb_source', 'kb_source', M.kbSourceMissing)]);
     assert.deepEqual(errorsOf({ ...GOOD, os_product: 'Windows Server 2019\u2066 Standard' }), [e('forbidden_value', 'os_product', M.control)]);
@@ -679,7 +679,7 @@ describe('validateSoftware (spec §2.6 installed software)', () => {
   });
 
   test('an e-mail or MAC address or a licence key in name, publisher or version is refused; dotted names and quads are not', () => {
-    // Before, only install paths were looked for: every one of these was stored (spec §2.6: identifying data is refused).
+    // Not install paths alone: every one of these is refused (spec §2.6: identifying data is refused).
     const refused = (field: string) => [{ code: 'forbidden_value', field, message: 'must not hold an e-mail or MAC address or a licence key' }];
     for (const [k, v] of [['name', 'Agent for jane.doe@acme.example'], ['name', 'NIC driver 00:1B:44:11:3A:B7'], ['name', 'NIC driver 00-1b-44-11-3a-b7'],
       ['name', 'Licensed (key ABCDE-12345-FGHIJ-67890-KLMNO)'], ['publisher', 'ops@plant.example'], ['version', '7.5 ABCDE-12345-FGHIJ-67890-KLMNO']]) {
