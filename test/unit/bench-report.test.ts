@@ -4,6 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { textFiles } from '../helpers/repo-files.ts';
 import { DOC_FILE, documentedReport, loadFigures, problems, renderReport, wrap, type Figures } from '../../bench/report.ts';
 
 test('docs/benchmarks.md holds exactly the tables bench:report prints (regenerate: npm run bench:report -- --write)', () => {
@@ -59,4 +62,15 @@ test('prose wraps at the width without breaking a code span', () => {
   assert.equal(wrap('aaa bbb ccc', 7), 'aaa bbb\nccc');
   assert.equal(wrap('x `a b c` y', 4), 'x `a b c`\ny', 'a span that starts within the width runs past it whole');
   assert.equal(wrap('- note that wraps', 10, '  '), '- note\n  that\n  wraps');
+});
+
+test('a section of docs/benchmarks.md cited by name in code or docs exists', () => {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const titles = new Set([...loadFigures().capabilities.map((c) => c.title), 'Machines', 'Corpora', 'Adding or updating a figure']);
+  const bad: string[] = [];
+  for (const file of textFiles(root)) {
+    const text = readFileSync(path.join(root, file), 'utf8').replace(/\n\s*(?:\/\/|\*|--|#)?\s*/g, ' ');
+    for (const m of text.matchAll(/benchmarks\.md`?,? \(?"([^"]+)"/g)) if (!titles.has(m[1])) bad.push(`${file}: "${m[1]}"`);
+  }
+  assert.deepEqual(bad, []);
 });
