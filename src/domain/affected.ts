@@ -73,6 +73,7 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     // vendor (psirt@moxa.com) names itself, ahead of KEV, MSRC and advisories.
     const cna = domainOfEmail(merged.assigner);
     const v = cna ? vendorByDomain(cna) : undefined;
+    // Stryker disable next-line StringLiteral: an origin outside the order list sorts first, where the assigner's entry sorts anyway
     if (v) affected = [{ vendor: v.name, product: null, origin: 'cna' }, ...affected];
   }
   // Products of entries whose vendor is no vendor ("multiple open source" uIP, CVE-2020-17468) are kept.
@@ -100,8 +101,10 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     : byProduct.filter((x) => x.a.product));
   // Among the best source's products, the one the description names: advisories list every product of the
   // advisory as affected by each CVE (ICSA-20-343-01: CVE-2020-17468 is FNET's, listed with uIP, picoTCP, …).
+  // Stryker disable next-line OptionalChaining: the filter's callback runs only when candidates has a first element
   const best = candidates.filter((x) => x.a.origin === candidates[0]?.a.origin);
   // (Not for CPE tokens, which descriptions do not spell; at most 20 tried.)
+  // Stryker disable next-line EqualityOperator: with one candidate, the one the description names is that candidate
   const named = best.length > 1 && best[0].a.origin !== 'cpe' ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) : undefined;
   const withProduct = named ?? candidates[0];
   const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();

@@ -49,6 +49,7 @@ export function sagePriority(f: PriorityFacts): SagePriority {
   const m = maturityRank(f.exploit_maturity);
   const pct = f.epss_percentile ?? 0;
   if (exploited && (f.bcs >= 9 || f.asset_match)) return 'PATCH NOW';
+  // Stryker disable next-line ConditionalExpression: null >= 10 is false in JavaScript; the null check is kept for the type narrowing
   if (f.cvss !== null && f.cvss >= 10 && m >= maturityRank('POC') && !f.patch_available) return 'PATCH NOW';
   if (exploited) return 'PATCH NEXT';
   if (f.bcs >= 8 && m >= maturityRank('FUNCTIONAL')) return 'PATCH NEXT';

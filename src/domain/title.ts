@@ -36,6 +36,7 @@ export function shortenTitle(text: string, max = TITLE_MAX): string {
   const t = text.replace(/\s+/g, ' ').trim();
   if (t.length <= max) return t;
   // A sentence ending at the very end would be the whole text, which is longer than max: only one followed by a space counts.
+  // Stryker disable next-line Regex: exec tries position 0 first, and a lazy match from 0 exists whenever any match does
   const sentence = /^(.+?[.!?])\s/.exec(t)?.[1];
   if (sentence && sentence.length <= max) return sentence.replace(/\.$/, '');
   const cut = t.slice(0, max - 1);

