@@ -72,14 +72,22 @@ export function parseCsafRange(name: string, fullName = ''): ParsedRange {
   // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
   if ((r = /^(>=|>)\s*([^\s<>=|,]+)\s*(?:,|\||and)?\s*(<=|<)\s*([^\s<>=|,]+)$/i.exec(s)) && certain(r[2]) && certain(r[4])) {
     out = { kind: 'bounds', start: { version: r[2], inclusive: r[1] === '>=' }, end: { version: r[4], inclusive: r[3] === '<=' } };
-  // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-  } else if ((r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])) out = op(r[1], r[2]);
-  // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-  else if ((r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) && certain(r[1])) out = op('<', r[1]);
-  // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-  else if ((r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) && certain(r[1])) out = op('<=', r[1]);
-  // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-  else if ((r = /^(?:versions?\s+|from\s+)?(\S+)\s+(?:to|through|thru)\s+(\S+)$/i.exec(s)) && certain(r[1]) && certain(r[2])) {
+  } else if (
+    // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
+    (r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])
+  ) out = op(r[1], r[2]);
+  else if (
+    // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
+    (r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) && certain(r[1])
+  ) out = op('<', r[1]);
+  else if (
+    // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
+    (r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) && certain(r[1])
+  ) out = op('<=', r[1]);
+  else if (
+    // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
+    (r = /^(?:versions?\s+|from\s+)?(\S+)\s+(?:to|through|thru)\s+(\S+)$/i.exec(s)) && certain(r[1]) && certain(r[2])
+  ) {
     out = { kind: 'bounds', start: { version: r[1], inclusive: true }, end: { version: r[2], inclusive: true } };
   } else if (s === t && certain(s)) out = { kind: 'exact', version: s };
   if (!out) return { kind: 'text' };

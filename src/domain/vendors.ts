@@ -188,13 +188,9 @@ const SUFFIXES = new Set([
 
 /** Lookup key of a vendor name: lowercase words without punctuation and trailing company-form words. */
 export function vendorKey(name: string): string {
-  const words = name
-    .toLowerCase()
-    .replace(/\([^)]*\)/g, ' ')
-    .replace(/&/g, ' and ')
-    // Stryker disable next-line Regex: the name is lower-cased and its runs of other characters split whole: one separator or a run gives the same words
-    .split(/[^a-z0-9+]+/)
-    .filter(Boolean);
+  const spaced = name.toLowerCase().replace(/\([^)]*\)/g, ' ').replace(/&/g, ' and ');
+  // Stryker disable next-line Regex: the name is lower-cased and its runs of other characters split whole: one separator or a run gives the same words
+  const words = spaced.split(/[^a-z0-9+]+/).filter(Boolean);
   // Company-form tails, including "GmbH & Co. KG".
   while (words.length > 1 && (SUFFIXES.has(words[words.length - 1]) || words[words.length - 1] === 'and')) words.pop();
   return words.join('');
@@ -243,9 +239,8 @@ export interface CanonicalVendor {
 }
 
 function titleFromToken(token: string): string {
-  return token
-    // Stryker disable next-line Regex: the name is lower-cased and its runs of other characters split whole: one separator or a run gives the same words
-    .split(/[_\s]+/)
+  // Stryker disable next-line Regex: the token's runs of separators split whole: one separator or a run gives the same words
+  return token.split(/[_\s]+/)
     .filter(Boolean)
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join(' ');
