@@ -12,6 +12,8 @@ import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
 import { keyFingerprint, loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
 import { recordKeyFingerprint } from '../store/sealing-key.ts';
+import { assertWebhookRoom } from './plan-caps.ts';
+import { DEFAULT_PLAN_CAPS, type PlanCapsTable } from '../domain/plan-caps.ts';
 import {
   createWebhookEgress, EgressError, systemResolver, webhookPolicy, type Egress, type Resolver,
 } from '../lib/egress.ts';
@@ -63,7 +65,8 @@ export interface WebhookActor {
 export type WebhookRefusal =
   | { ok: false; error: 'upgrade_required'; message: string }
   | { ok: false; error: 'not_found'; message: string }
-  | { ok: false; error: 'invalid_url'; message: string };
+  | { ok: false; error: 'invalid_url'; message: string }
+  | { ok: false; error: 'rotation_conflict'; message: string };
 type Result<T> = ({ ok: true } & T) | WebhookRefusal;
 
 /** What one delivery attempt came to. `skipped`: already claimed for this CVE, webhook disabled, or plan without webhooks. */
@@ -81,7 +84,7 @@ export interface DeliveryResult {
 export interface WebhookServiceDeps {
   db: Db;
   clock: Clock;
-  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>>;
+  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>> & { readonly planCaps?: Readonly<PlanCapsTable> };
   /** Outbound HTTP (default: createWebhookEgress with the config's test list and `resolver`); closed by close() only when made here. */
   egress?: Egress;
   /** DNS for the create-time check and the default egress (tests inject one). */
@@ -246,7 +249,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (problem) return { ok: false, error: 'invalid_url', message: problem };
       const id = await newTenantId(db);
       const s = await sealed(id);
-      const row = await insertWebhook(db, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
+      // The count and the insert hold the organization's row lock (services/plan-caps.ts): parallel creates at the
+      // cap cannot both pass; past it, 403 cap_exceeded and nothing stored.
+      const row = await db.transaction().execute(async (trx) => {
+        await assertWebhookRoom(trx, deps.config.planCaps ?? DEFAULT_PLAN_CAPS, a.orgId);
+        return insertWebhook(trx, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
+      });
       return { ok: true, webhook: view(row), secret: s.secret };
     },
 
@@ -288,11 +296,18 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     /** A new secret; the old one signs nothing claimed after this returns (spec §3.1: invalid immediately). */
-    async rotateSecret(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook; secret: string }>> {
-      const refused = gate(a);
-      if (refused) return refused;
+    async rotateSecret(a: WebhookActor, id: number, requestedAt: Date = new Date()): Promise<Result<{ webhook: Webhook; secret: string }>> {
+      // Under the row lock, a rotation stamped at or after this request arrived (`requestedAt`, wall clock) overlapped
+      // it: of concurrent rotations one wins, and the others, whose secret would already be replaced, are refused
+      // (409 rotation_conflict), as concurrent rotations of one API key are (key_revoked). Wall-clock time, not the
+      // service clock: this orders real events.
+      const r = await owned(a, id);
+      if (!r.ok) return r;
       const s = await sealed(id);
-      const row = await replaceSecret(db, a.orgId, id, s.sealed, clock.now());
+      const row = await replaceSecret(db, a.orgId, id, s.sealed, { now: clock.now(), requestedAt, rotatedAt: () => new Date() });
+      if (row === 'conflict') {
+        return { ok: false, error: 'rotation_conflict', message: 'Another rotate-secret of this webhook ran at the same time and its secret is now the one in force; use the secret of that answer, or rotate again' };
+      }
       return row ? { ok: true, webhook: view(row), secret: s.secret } : NOT_FOUND;
     },
 
