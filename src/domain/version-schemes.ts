@@ -193,12 +193,12 @@ export function compareBind(a: string, b: string): Comparison {
 
 // ---- the general comparator with the certain-prefix rule --------------------------------------------------------
 
-const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=[^\d.a-z]|\.\.|\.$)/;
+const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=\.\.|:)/;
 
 /**
  * The components a spelling that does not parse states for certain: a dotted prefix of two or more numbers followed by
- * something that is neither a digit, a letter nor one dot ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space);
- * null otherwise.
+ * a doubled dot or a colon ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space); null otherwise (a hyphen or an
+ * underscore may join two versions: "3.0.0-3.0.4", "V33.017_V34.014").
  */
 export function certainPrefix(raw: string): number[] | null {
   const n = normaliseVersion(raw);
