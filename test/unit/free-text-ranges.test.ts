@@ -177,3 +177,26 @@ test('verdicts: a condition keeps an in-range version needs_review with the cond
   assert.equal(decide({ vendor: 'Yokogawa', product: 'CENTUM VP', version: 'R5.04.20' }, wide).status, 'affected');
   assert.equal(decide({ vendor: 'Yokogawa', product: 'CENTUM VP', version: 'R6.07.01' }, wide).status, 'not_affected');
 });
+
+test('variants: an asset naming no variant is decided when every listed variant (two or more) agrees; else needs_review', () => {
+  // Siemens names S7-1500 CPUs with their order numbers in brackets (ICSA advisories): the nameplate names none.
+  const v = (product: string, end: string): AffectedRange => ({ ...rangesOfAffected({ vendor: 'Siemens', product, versions: [{ version: '0', lessThan: end, status: 'affected', versionType: 'custom' }] })[0] });
+  const asset: Asset = { vendor: 'Siemens', product: 'SIMATIC S7-1500 CPU 1511-1 PN', version: 'V2.9.2' };
+  const agree = [v('SIMATIC S7-1500 CPU 1511-1 PN (6ES7511-1AK02-0AB0)', 'V2.9.4'), v('SIMATIC S7-1500 CPU 1511-1 PN (6ES7511-1AK01-0AB0)', 'V2.9.7')];
+  const decideVariants = (ranges: AffectedRange[], a: Asset) => {
+    const rows = rangeRows([{ source: 'cve5', source_key: 'CVE-test', ranges }]);
+    const matched = rows.map((row) => ({ row, match: { confidence: 'variant' as const, basis: 'test' } }));
+    const out = verdict(a, matched);
+    assert.equal(verdictStatus(a, matched), out.status);
+    return out;
+  };
+  const yes = decideVariants(agree, asset);
+  assert.equal(yes.status, 'affected');
+  assert.match(yes.reason, /every variant the sources list/);
+  // one variant fixed at this version, the other not: which variant the asset is decides
+  assert.equal(decideVariants([agree[0], v('SIMATIC S7-1500 CPU 1511-1 PN (6ES7511-1AK01-0AB0)', 'V2.9.2')], asset).status, 'needs_review');
+  // both fixed: not affected
+  assert.equal(decideVariants(agree, { ...asset, version: 'V2.9.7' }).status, 'not_affected');
+  // one variant alone: the asset may be another
+  assert.equal(decideVariants([agree[0]], asset).status, 'needs_review');
+});
