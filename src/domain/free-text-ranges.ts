@@ -157,22 +157,26 @@ class Reader {
     return out.length ? out : null;
   }
 
-  /** "<V33.017_V34.014_V35.013_V36.011": one fix per major line, majors ascending. */
+  /**
+   * "<V33.017_V34.014_V35.013_V36.011": one fix per major line, majors ascending. null: no such text; empty: such a
+   * text that cannot be read (lines not ascending), which is no other reading either.
+   */
   perLine(s: string): ReadPiece[] | null {
     const m = /^<\s*(\S+(?:_\S+)+)$/.exec(s);
     if (!m) return null;
+    const none: ReadPiece[] = [];
     const fixes = m[1].split('_');
     const majors = fixes.map((f) => /^v?\.?(\d{1,6})\.\d/i.exec(f)?.[1]);
-    if (majors.some((x) => x === undefined) || fixes.some((f) => !this.ok(f))) return null;
+    if (majors.some((x) => x === undefined) || fixes.some((f) => !this.ok(f))) return none;
     const nums = majors.map(Number);
-    for (let i = 1; i < nums.length; i++) if (nums[i] <= nums[i - 1]) return null;
+    for (let i = 1; i < nums.length; i++) if (nums[i] <= nums[i - 1]) return none;
     return fixes.map((f, i) => ({ version: null, start: i === 0 ? null : { version: String(nums[i]), inclusive: true }, end: { version: f, inclusive: false }, fixedIn: f }));
   }
 }
 
 /** The product's (or vendor's) own name in front of a range, dropped: every word of it is one of theirs. */
 function dropProductName(s: string, vendor: string, product: string): string {
-  const own = new Set([...WORDS(vendor), ...WORDS(product), 'including', 'incl', 'entry', 'class', 'series', 'firmware', 'software', 'all']);
+  const own = new Set([...WORDS(vendor), ...WORDS(product), 'including', 'incl', 'entry', 'class', 'series', 'firmware', 'software']);
   // "CENTUM VP (Including CENTUM VP Entry Class): R6.01.10 through R6.09.00", "Rockwell Automation GuardLogix 5580: <V…"
   const colon = /^([^:<>=|]+):\s*(.+)$/.exec(s);
   if (colon && WORDS(colon[1]).every((w) => own.has(w))) return colon[2];
@@ -206,6 +210,7 @@ export function readFreeText(text: string, vendor: string, product: string): Fre
   // covered too: no condition, dropped (as the product key drops it, docs/correlation.md §2).
   s = s.replace(/\s*\((?:including|incl\.?)\s[^()]*\)\s*$/i, '');
   s = s.replace(/\.$/, '').trim();
+  if (/^all(?: versions)?$/i.test(s)) return { all: true, pieces: [], condition };
   s = dropProductName(s, vendor, product);
   // "Included in CX-One CXONE-AL[][]D-V4 V9.80 and earlier": the suite that carries the product, then its version.
   const included = /^included in .+? (v?\d[\w.]*) and (?:earlier|prior)$/i.exec(s);
@@ -222,5 +227,5 @@ export function readFreeText(text: string, vendor: string, product: string): Fre
     return { all: false, pieces: inner.map((p) => ({ ...p, fixedIn: fix.replace(/-dev$/i, '') })), condition };
   }
   const pieces = reader.perLine(s) ?? reader.list(s);
-  return pieces ? { all: false, pieces, condition } : null;
+  return pieces && pieces.length ? { all: false, pieces, condition } : null;
 }

@@ -20,6 +20,8 @@
 //              a -S version against an open-source one is needs_review
 //   f5         four-part versions "16.1.4.2": dotted numerics
 //   cisco      IOS trains "15.2(4)M": the general comparator's Cisco releases (one train at a time)
+//   juniper    Junos releases "22.4R3-S3": (release, R, S) with "22.4" the start of its train (before 22.4R1); Junos
+//              OS Evolved's "-EVO" spellings are ordered among themselves, never against plain Junos
 //   dotted     everything else: the general comparator, whatever the record's versionType says
 // Every scheme also orders a spelling with a readable dotted prefix and unreadable rest ("6.2..14", "1.0:0") against
 // a version whose components already differ within that prefix (6.2..14 < 7.2.7): certain whatever the rest means.
@@ -28,7 +30,7 @@ import type { AffectedRange } from './ranges.ts';
 import { memoTable } from './memo.ts';
 import { vendorSlug } from './product-match.ts';
 
-export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'dotted';
+export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'dotted';
 export type Compare = (a: string, b: string) => Comparison;
 
 /** The scheme of each vendor that has its own (vendor slugs, product-match.ts vendorSlug). */
@@ -43,6 +45,8 @@ const VENDOR_SCHEME: Record<string, Scheme> = {
   isc: 'bind',
   f5: 'f5',
   cisco: 'cisco',
+  juniper: 'juniper',
+  'juniper-networks': 'juniper',
 };
 
 const SCHEMES = memoTable<string, Scheme>(10_000);
@@ -191,14 +195,36 @@ export function compareBind(a: string, b: string): Comparison {
   return compareTuple(x.core, y.core) || sign((x.s ?? 0) - (y.s ?? 0));
 }
 
+// ---- Juniper ----------------------------------------------------------------------------------------------------
+
+const JUNIPER = /^(\d{1,4}(?:\.\d{1,4}){0,3})(?:r(\d{1,4})(?:-s(\d{1,4})(?:\.(\d{1,4}))?)?)?(-evo)?$/;
+
+/** A Junos spelling as its tuple and whether it is Junos OS Evolved ("22.4R3-S3-EVO"); null for anything else. */
+export function parseJuniper(raw: string): { tuple: number[]; evo: boolean } | null {
+  const m = JUNIPER.exec(normaliseVersion(raw));
+  if (!m) return null;
+  // The release's numbers padded to four, then R, S and the S build: "22.4" < "22.4R1" < "22.4R1-S1" < "22.4R2".
+  const rel = m[1].split('.').map(Number);
+  while (rel.length < 4) rel.push(0);
+  return { tuple: [...rel, Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)], evo: m[5] !== undefined };
+}
+
+export function compareJuniper(a: string, b: string): Comparison {
+  const x = parseJuniper(a);
+  const y = x && parseJuniper(b);
+  if (!x || !y) return general(a, b);
+  if (x.evo !== y.evo) return 'needs_review';
+  return compareTuple(x.tuple, y.tuple);
+}
+
 // ---- the general comparator with the certain-prefix rule --------------------------------------------------------
 
-const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=[^\d.a-z]|\.\.|\.$)/;
+const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=\.\.|:)/;
 
 /**
  * The components a spelling that does not parse states for certain: a dotted prefix of two or more numbers followed by
- * something that is neither a digit, a letter nor one dot ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space);
- * null otherwise.
+ * a doubled dot or a colon ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space); null otherwise (a hyphen or an
+ * underscore may join two versions: "3.0.0-3.0.4", "V33.017_V34.014").
  */
 export function certainPrefix(raw: string): number[] | null {
   const n = normaliseVersion(raw);
@@ -242,6 +268,7 @@ const COMPARE: Record<Scheme, Compare> = {
   bind: compareBind,
   f5: general,
   cisco: general,
+  juniper: compareJuniper,
   dotted: general,
 };
 
@@ -258,6 +285,7 @@ export function orderableIn(scheme: Scheme, raw: string): boolean {
     case 'yokogawa': if (parseVersion(dropR(raw))) return true; break;
     case 'hotfix': if (parseHotfix(raw)) return true; break;
     case 'bind': if (parseBind(raw)) return true; break;
+    case 'juniper': if (parseJuniper(raw)) return true; break;
     default: break;
   }
   return orderable(raw) || certainPrefix(raw) !== null;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  certainPrefix, comparatorOf, compareBind, compareHotfix, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn,
+  certainPrefix, comparatorOf, compareBind, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn,
   rangeReadable, schemeOf, type Compare, type Scheme,
 } from '../../src/domain/version-schemes.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
@@ -22,6 +22,7 @@ test('schemeOf: the vendor decides (Siemens, Rockwell, Schneider, Yokogawa, Fort
   assert.equal(schemeOf('ISC', 'BIND 9'), 'bind');
   assert.equal(schemeOf('F5', 'BIG-IP'), 'f5');
   assert.equal(schemeOf('Cisco', 'Cisco IOS XE Software'), 'cisco');
+  assert.equal(schemeOf('Juniper Networks', 'Junos OS'), 'juniper');
   assert.equal(schemeOf('Emerson', 'ROC800'), 'dotted');
 });
 
@@ -118,6 +119,20 @@ test('BIND: -S (Supported Preview) editions ordered within their edition; across
   assert.match(explainUnordered('bind', '9.18.24', '9.18.11-S1')!, /Supported Preview/);
 });
 
+test('Juniper: Junos releases 22.4 < 22.4R1 < 22.4R1-S1 < 22.4R3-S3 < 23.1; -EVO only against -EVO', () => {
+  // the Junos records' ">= 22.4, < 22.4R3-S3" and ">= 22.4-EVO, < 22.4R3-EVO"
+  assert.equal(compareJuniper('22.4', '22.4R1'), -1);
+  assert.equal(compareJuniper('22.4R1', '22.4R1-S1'), -1);
+  assert.equal(compareJuniper('22.4R3-S2', '22.4R3-S3'), -1);
+  assert.equal(compareJuniper('22.4R3-S3', '22.4r3-s3'), 0);
+  assert.equal(compareJuniper('22.4R3-S4', '22.4R3-S3'), 1);
+  assert.equal(compareJuniper('22.4R4', '22.4R3-S3'), 1);
+  assert.equal(compareJuniper('23.1R1', '22.4R3-S3'), 1);
+  assert.equal(compareJuniper('22.4R2-EVO', '22.4R3-EVO'), -1);
+  assert.equal(compareJuniper('22.4R3-EVO', '22.4R3-EVO'), 0);
+  assert.equal(compareJuniper('22.4R2', '22.4R3-EVO'), 'needs_review');
+});
+
 test('Cisco trains: through the general comparator, one train at a time', () => {
   const c = comparatorOf('cisco');
   assert.equal(c('15.2(4)M', '15.2(4)M1'), -1);
@@ -170,6 +185,7 @@ const GRAMMARS: [Scheme, fc.Arbitrary<string>][] = [
   ['hotfix', fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, h]) => (h !== undefined ? `${v}-h${h}` : v))],
   ['bind', fc.tuple(nat(9), nat(20), nat(40)).map(([a, b, c]) => `${a}.${b}.${c}-S${(c % 3) + 1}`)],
   ['f5', fc.tuple(nat(17), nat(1), nat(9), nat(9)).map(([a, b, c, d]) => `${a}.${b}.${c}.${d}`)],
+  ['juniper', fc.tuple(nat(24), nat(4), fc.option(nat(5), { nil: undefined }), fc.option(nat(9), { nil: undefined })).map(([a, b, r, x]) => `${a}.${b}${r !== undefined ? `R${r + 1}${x !== undefined ? `-S${x}` : ''}` : ''}`)],
   ['cisco', fc.tuple(nat(15), nat(9), nat(9), fc.option(nat(9), { nil: undefined })).map(([a, b, c, r]) => `${a}.${b}(${c})M${r ?? ''}`)],
   ['dotted', dotted],
 ];
