@@ -19,6 +19,7 @@ import { createWatchlistService, type WatchlistService } from './watchlists.ts';
 import { createFeedService, type FeedService } from './feeds.ts';
 import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
+import { createTriageService, type TriageService } from './triage.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -55,6 +56,8 @@ export interface Services {
   changes: ChangeService;
   /** The alert run over the change feed and the stored alerts (docs/alerts.md). */
   alerts: AlertService;
+  /** Triage decisions per environment and CVE, their history, bulk and VEX (docs/triage.md, docs/vex.md). */
+  triage: TriageService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -95,6 +98,7 @@ export function buildServices(deps: ServiceDeps): Services {
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
     changes: createChangeService(deps.store.db),
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
+    triage: createTriageService(deps.store.db),
     async close() {
       mailer.close();
       await cves.close();
