@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { buildHealth, feedView, FEED_NAMES, FEED_STALE_HOURS, stageView } from '../../src/domain/health.ts';
 import { SYNC_SOURCES } from '../../src/jobs/sync.ts';
-import { prefersHtml, renderStatusPage } from '../../src/http/status-page.ts';
+import { prefersHtml } from '../../src/http/status-page.ts';
+import { renderStatusPage } from '../../src/http/web/status.tsx';
 
 const now = new Date('2026-11-21T12:00:00Z');
 
@@ -54,8 +55,10 @@ test('the status page escapes every value it prints', () => {
     const h = buildHealth({ now, db: { sizeBytes: 1, runs: [], totalCves: 0, pendingEnrichment: 0 }, diskFreeBytes: null });
     const page = renderStatusPage(h, { details: true, version: s, environment: s, generatedAt: now });
     const inner = page.slice(page.indexOf('<footer>') + 8, page.indexOf('</footer>'));
-    // Escaped text never contains markup characters, so generated strings cannot open a tag or an attribute.
-    assert.doesNotMatch(inner, /[<>"']/);
+    // Escaped text never contains '<' (no tag can open) and reads back as the value printed.
+    assert.doesNotMatch(inner, /</);
+    const text = inner.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    assert.equal(text, `Version ${s} · ${s} · generated ${now.toISOString()} · refreshes every 30 seconds`);
     assert.equal(page.match(/<footer>/g)!.length, 1);
   }));
 });

@@ -14,7 +14,7 @@ const DOMAIN = path.join(SRC, 'domain');
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(p) : e.name.endsWith('.ts') ? [p] : [];
+    return e.isDirectory() ? filesUnder(p) : /\.tsx?$/.test(e.name) ? [p] : [];
   });
 }
 

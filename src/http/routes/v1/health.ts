@@ -5,7 +5,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
-import { prefersHtml, renderStatusPage } from '../../status-page.ts';
+import { prefersHtml } from '../../status-page.ts';
+import { renderStatusPage } from '../../web/status.tsx';
+import { pageHeaders } from '../../web/layout.tsx';
+import { viewerOf } from '../../web/viewer.ts';
 import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
 import { healthFacts } from '../../../store/health.ts';
@@ -79,9 +82,9 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('Cache-Control', 'no-store');
     if (prefersHtml(req.headers.accept)) {
       const page = renderStatusPage(data, {
-        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(),
+        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), viewer: viewerOf(req),
       });
-      return reply.type('text/html; charset=utf-8').serializer((s: unknown) => String(s)).send(page);
+      return pageHeaders(reply).serializer((s: unknown) => String(s)).send(page);
     }
     return ok(req, data, { uptime_url: config.uptimeUrl, version: PACKAGE_VERSION, environment: config.environment });
   });
