@@ -2,7 +2,7 @@
 // keeps only their SHA-256. Key issuance follows the same policy as the API (src/domain/keys.ts): standard keys
 // need Professional or above (upgrade_required otherwise), partner keys are read-only, trial keys expire 14 days
 // after the organization's trial started. Operators cannot override the tier rule; they change the tier.
-import { UsageError, type Command, type CliContext } from '../cli.ts';
+import { UsageError, type Command, type CliContext } from './types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { createIdentityService, IdentityError } from '../services/identity.ts';
