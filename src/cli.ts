@@ -1,39 +1,18 @@
 // The `vulnintel` command. Every command that prints data takes --json.
 // The commands are explicit tables: CORE_COMMANDS here and those of cli-commands.ts (for a command other than
 // `serve`, only the table that defines it is loaded); `vulnintel help` lists them all.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Logger } from 'pino';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './lib/logger.ts';
 import type { Runtime } from './runtime.ts';
+import { UsageError, type CliContext, type Command } from './cli/types.ts';
 
-export class UsageError extends Error {}
-
-export interface CliContext {
-  config: Readonly<Config>;
-  log: Logger;
-  /** Opens the database (embedded or DATABASE_URL) and migrates; closed by the dispatcher. */
-  runtime(): Promise<Runtime>;
-  out(text: string): void;
-  /** Diagnostics and refusals (stderr), so stdout stays machine-readable. */
-  err(text: string): void;
-  json: boolean;
-  /**
-   * Aborted by SIGINT/SIGTERM. A long command (an import) passes it on, so it stops between batches and records
-   * its run as interrupted; the dispatcher gives it STOP_GRACE_MS to do so before closing the database under it.
-   */
-  signal: AbortSignal;
-}
+// The CLI's types live in src/cli/types.ts; re-exported for the command tables that import them from here.
+export { UsageError };
+export type { CliContext, Command };
 
 /** How long a stopped command may take to settle on its own before the dispatcher closes the database under it. */
 const STOP_GRACE_MS = 10_000;
-
-export interface Command {
-  summary: string;
-  usage: string;
-  options: ParseArgsConfig['options'];
-  run(ctx: CliContext, values: Record<string, unknown>, positionals: string[]): Promise<number | void>;
-}
 
 export const CORE_COMMANDS: Readonly<Record<string, Command>> = {
   serve: {

@@ -4,10 +4,10 @@
 // need PostgreSQL; `node test/run.mjs FILE…` the files named. Benchmarks in bench/ are never part of it.
 //
 // PostgreSQL for the database tests: TEST_DATABASE_URL, else the local server at 127.0.0.1:5432, else an embedded one
-// under the system temp dir. Every database a run creates is named vi_t_<run id>_<random> (test/helpers/db.ts), and
-// the run id is written in this checkout's ledger (under the system temp dir) while the run goes on. A run drops
-// only databases of its own run id (at its end) and those of ledger runs of this checkout whose process is gone: never
-// a database of another checkout or machine sharing the server, whatever its name.
+// under the system temp dir. Every database a run creates is named vi_t_<run id><random> (test/helpers/db.ts; the run
+// id is <runner pid>_<10 hex>), and the run id is written in this checkout's ledger (under the system temp dir) while
+// the run goes on. A run drops only databases of its own run id (at its end) and those of ledger runs of this
+// checkout whose process is gone: never a database of another checkout or machine sharing the server.
 //
 // Each file runs in its own node process (as `node --test` does), at most `concurrency` at a time, the slowest files
 // of the previous run first (so the last process to finish is a short one). A passing file prints one line; a failing
@@ -58,7 +58,7 @@ const estimate = (f) => lastTimes[f] ?? ((f.startsWith(`test${path.sep}unit`) ? 
 const queue = [...files].sort((a, b) => estimate(b) - estimate(a));
 
 // ---- the database server and this run's ledger entry -------------------------------------------------------------
-const runId = `r${randomBytes(5).toString('hex')}`;
+const runId = `${process.pid}_${randomBytes(5).toString('hex')}`;
 const ledgerFile = path.join(os.tmpdir(), `vulnintel-test-runs-${checkoutTag}.json`);
 const readLedger = () => { try { return JSON.parse(readFileSync(ledgerFile, 'utf8')); } catch { return {}; } };
 const writeLedger = (l) => { const tmp = `${ledgerFile}.${process.pid}`; writeFileSync(tmp, JSON.stringify(l)); renameSync(tmp, ledgerFile); };
@@ -81,7 +81,7 @@ async function canConnect(u) {
   }
 }
 
-/** Drops the databases of the given run ids (their names start vi_t_<id>_). */
+/** Drops the databases of the given run ids (named vi_t_<run id><12 hex>). */
 async function dropRuns(ids) {
   if (ids.length === 0) return;
   const c = new pg.Client({ connectionString: url });
@@ -89,7 +89,7 @@ async function dropRuns(ids) {
   try {
     const { rows } = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'vi\\_t\\_%'`);
     for (const { datname } of rows) {
-      const m = /^vi_t_(r[0-9a-f]{10})_[0-9a-f]+$/.exec(datname);
+      const m = /^vi_t_(\d+_[0-9a-f]{10})[0-9a-f]{12}$/.exec(datname);
       if (m && ids.includes(m[1])) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => {});
     }
   } finally {

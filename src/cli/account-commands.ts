@@ -1,6 +1,6 @@
 // Operator commands of the accounts work (docs/accounts.md): a sign-in link for a person (when no SMTP is
 // configured, or to help someone in), and the managed-service provider of a client organization.
-import { UsageError, type Command, type CliContext } from '../cli.ts';
+import { UsageError, type Command, type CliContext } from './types.ts';
 import { operatorAccounts } from '../services/accounts.ts';
 import { isEmail, normalizeEmail } from '../domain/accounts.ts';
 

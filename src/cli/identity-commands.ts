@@ -3,7 +3,7 @@
 // need Professional or above (upgrade_required otherwise), partner keys are read-only and never for a viewer, trial
 // keys are for Free organizations and expire 14 days after the organization's trial started, which an operator may
 // end early (`trial end`). Operators cannot override the tier rule; they change the tier.
-import { UsageError, type Command, type CliContext } from '../cli.ts';
+import { UsageError, type Command, type CliContext } from './types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { createIdentityService, IdentityError } from '../services/identity.ts';

@@ -1,7 +1,7 @@
 // `vulnintel org caps`: an organization's plan-cap overrides (environments, assets, members, webhooks), reported by GET
 // /api/v1/account/usage as the effective limits. A number sets the override (-1 = unlimited), `plan` clears it
 // (back to the plan's cap from configuration), `unlimited` stores -1; without any cap option the command only prints the caps.
-import { UsageError, type Command } from '../cli.ts';
+import { UsageError, type Command } from './types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createAccountPreferences } from '../services/account-preferences.ts';
 import { CAP_RESOURCES, type CapResource } from '../domain/plan-caps.ts';

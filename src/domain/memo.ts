@@ -28,7 +28,7 @@ export function memoWeak<K extends object, V>(): { get(k: K): V | undefined; set
   return { get: (k) => w.get(k), set: (k, v) => { w.set(k, v); } };
 }
 
-/** Empties every memo table (tests and the mutation runner only). */
+/** Empties every memo table (tests and the mutation runner only, which imports it by path). @public */
 export function clearMemos(): void {
   for (const m of TABLES) m.clear();
 }

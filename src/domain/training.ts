@@ -1,8 +1,8 @@
 // Training modules (spec §4.4): Markdown files with front matter (content/training/*.md), parsed and validated
 // here, pure. A module is sections (one per `## ` heading) and a self-check (the `## Self-check` section, `Q:` /
-// `A:` pairs). Markdown is rendered to HTML by a small renderer of the subset the modules use (paragraphs,
-// `###` headings, lists, tables, fenced code, inline code, bold, italics, http(s) links); every character of the
-// source is escaped first, so no HTML in a module file reaches a page. docs/training.md describes the format.
+// `A:` pairs). Markdown is rendered to HTML by markdown-it (CommonMark and tables) with HTML off, so no HTML in a
+// module file reaches a page, and only http(s) links become anchors. docs/training.md describes the format.
+import MarkdownIt from 'markdown-it';
 
 /** The five categories of spec §4.4, in the spec's order: one module each. */
 export const TRAINING_CATEGORIES = [
@@ -55,94 +55,28 @@ export function slug(text: string): string {
   return text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'section';
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+// CommonMark with GitHub tables, through markdown-it (ADR 0095). `html: false`:
+// HTML in a module file is text, escaped, never markup. Links are kept only for http(s) targets (validateLink; any
+// other scheme stays literal text) and open with rel="noopener noreferrer".
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+markdown.validateLink = (url: string) => /^https?:\/\//i.test(url);
+markdown.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+  tokens[idx].attrSet('rel', 'noopener noreferrer');
+  return self.renderToken(tokens, idx, options);
+};
+// No images (a module page loads nothing from elsewhere: `![x](url)` stays a link), and no inline styles (table
+// alignment would write style attributes, which the pages' CSP refuses).
+markdown.disable('image');
+for (const cell of ['th_open', 'td_open']) {
+  markdown.renderer.rules[cell] = (tokens, idx, options, _env, self) => {
+    tokens[idx].attrs = tokens[idx].attrs?.filter(([name]) => name !== 'style') ?? null;
+    return self.renderToken(tokens, idx, options);
+  };
 }
 
-/** Inline Markdown on escaped text: `code`, **bold**, *italics*, [text](https://…). Code spans are left alone. */
-function inline(raw: string): string {
-  return raw.split(/(`[^`]+`)/).map((part) => {
-    if (part.length > 2 && part.startsWith('`') && part.endsWith('`')) return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
-    return escapeHtml(part)
-      .replace(/\\\*/g, '&#42;')
-      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-      .replace(/\*([^*\s][^*]*)\*/g, '<em>$1</em>')
-      .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" rel="noopener noreferrer">$1</a>');
-  }).join('');
-}
-
-function tableRow(line: string): string[] {
-  // Stryker disable next-line Regex: the cell text is trimmed, and a row holds | only as separators: a pipe left at an end gives an empty cell that split drops the same
-  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
-}
-
-/** Renders the Markdown subset of the modules to HTML (block level; inline through `inline`). */
+/** Renders a section's Markdown to HTML (CommonMark and tables; no HTML passes through). */
 export function renderMarkdown(md: string): string {
-  const lines = md.replace(/\r\n?/g, '\n').split('\n');
-  const out: string[] = [];
-  let i = 0;
-  const isBlank = (l: string | undefined) => l === undefined || l.trim() === '';
-  const listItem = /^(\s*)([-*]|\d+\.)\s+(.*)$/;
-  // Stryker disable next-line EqualityOperator: a line past the end is undefined, which the loop reads as blank and leaves
-  while (i < lines.length) {
-    const line = lines[i];
-    if (isBlank(line)) { i++; continue; }
-    if (line.startsWith('```')) {
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !lines[i].startsWith('```')) body.push(lines[i++]);
-      i++;
-      out.push(`<pre><code>${escapeHtml(body.join('\n'))}</code></pre>`);
-      continue;
-    }
-    // `s`: a heading's text may hold a Unicode line separator (U+2028), which `.` would not match.
-    // Stryker disable next-line Regex: with the s flag .* reaches the end of the line, so the $ changes nothing
-    const h = /^(#{3,4})\s+(.*)$/s.exec(line);
-    if (h) {
-      const level = h[1].length;
-      out.push(`<h${level}>${inline(h[2])}</h${level}>`);
-      i++;
-      continue;
-    }
-    // Stryker disable next-line StringLiteral: past the last line any text that is no separator row answers as '' does
-    if (line.trim().startsWith('|') && /^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) {
-      const head = tableRow(line);
-      i += 2;
-      const rows: string[][] = [];
-      while (i < lines.length && lines[i].trim().startsWith('|')) rows.push(tableRow(lines[i++]));
-      out.push(`<table><thead><tr>${head.map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${
-        rows.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`);
-      continue;
-    }
-    const li = listItem.exec(line);
-    if (li) {
-      const ordered = /\d/.test(li[2]);
-      const items: string[] = [];
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: a line past the end is undefined, which isBlank reads as blank
-      while (i < lines.length && !isBlank(lines[i])) {
-        const m = listItem.exec(lines[i]);
-        // An indented item is a continuation of the item above, or an item of its own when it opens the list.
-        if (m && (m[1].length === 0 || items.length === 0)) items.push(m[3]);
-        else items[items.length - 1] += ` ${lines[i].trim()}`; // continuation line of the item
-        i++;
-        // Stryker disable next-line StringLiteral: past the last line any text that is no list item answers as '' does
-        if (isBlank(lines[i]) && listItem.test(lines[i + 1] ?? '') && !lines[i + 1].startsWith(' ')) i++; // loose list
-      }
-      const tag = ordered ? 'ol' : 'ul';
-      out.push(`<${tag}>${items.map((t) => `<li>${inline(t)}</li>`).join('')}</${tag}>`);
-      continue;
-    }
-    const para: string[] = [];
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a line past the end is undefined, which isBlank reads as blank
-    while (i < lines.length && !isBlank(lines[i]) && !lines[i].startsWith('```') && !/^#{3,4}\s/.test(lines[i]) && !listItem.test(lines[i])) {
-      para.push(lines[i++].trim());
-    }
-    // Every branch above consumes the line it stops on; a line none of them takes is a paragraph of its own, so the
-    // loop always advances.
-    if (!para.length) para.push(lines[i++].trim());
-    out.push(`<p>${inline(para.join(' '))}</p>`);
-  }
-  return out.join('\n');
+  return markdown.render(md).trimEnd();
 }
 
 /** Splits `---` front matter (`key: value` lines) from the body. */

@@ -9,7 +9,6 @@ export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
 export const obj = (x: unknown): Record<string, any> => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, any>) : {});
 export const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ? x : null);
-export const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 /** A CVSS base score: a number from 0 to 10, else none (1e308 stopped a whole import at the database's real column). */
 export const cvssScore = (x: unknown): number | null => (typeof x === 'number' && x >= 0 && x <= 10 ? x : null);
 /** The string members of an array (a tag list may hold anything; String() of an object can throw). */

@@ -98,18 +98,6 @@ export async function changeFeed(db: Conn, q: { since: Date | null; after: strin
   return { items: all.slice(0, q.limit), more: all.length > q.limit };
 }
 
-/** Changes after position `after`, up to `upTo` inclusive, oldest first (the alert run's window). */
-export async function changesBetween(db: Conn, after: number, upTo: number, limit: number): Promise<ChangeRow[]> {
-  const r = await sql<ChangeRow>`SELECT ${ROW} FROM cve_changes WHERE seq > ${after} AND seq <= ${upTo} ORDER BY seq LIMIT ${limit}`.execute(db);
-  return rows(r);
-}
-
-/** The newest feed position (0 when nothing was recorded). */
-export async function latestChangeSeq(db: Conn): Promise<number> {
-  const r = await sql<{ n: string | null }>`SELECT max(seq) AS n FROM cve_changes`.execute(db);
-  return Number(r.rows[0].n ?? 0);
-}
-
 export async function cveInCorpus(db: Conn, cveId: string): Promise<boolean> {
   const r = await sql<{ x: number }>`SELECT 1 AS x FROM cves WHERE cve_id = ${cveId}`.execute(db);
   return r.rows.length > 0;

@@ -9,16 +9,17 @@ import { listMigrations, migrate } from '../../src/store/migrate.ts';
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
- * The run id (test/run.mjs sets VULNINTEL_TEST_RUN to a random r<10 hex>), part of every test database name: a
- * runner drops only databases named after its own run id or after runs of its own checkout whose runner is gone,
- * never those of a run next to it on a shared server. A file run directly (node --test) uses p<its pid>, which no
- * runner ever drops; the file drops its databases itself at its end.
+ * The run id, <runner pid>_<10 hex> (test/run.mjs sets VULNINTEL_TEST_RUN), begins every test database name: a
+ * runner drops only databases of its own run id or of runs of its own checkout whose runner is gone, never those of
+ * a run next to it on a shared server. The pid in front keeps runners that go by the pid alone off a live run's
+ * databases. A file run directly (node --test) takes its own pid and a random part, which no runner's ledger holds;
+ * the file drops its databases itself at its end.
  */
-export const TEST_RUN = process.env.VULNINTEL_TEST_RUN ?? `p${process.pid}`;
+export const TEST_RUN = process.env.VULNINTEL_TEST_RUN ?? `${process.pid}_${randomBytes(5).toString('hex')}`;
 
-/** A fresh name for a test database: vi_t_<run id>_<random>. */
+/** A fresh name for a test database: vi_t_<run id><12 hex>. */
 export function testDbName(): string {
-  return `vi_t_${TEST_RUN}_${randomBytes(6).toString('hex')}`;
+  return `vi_t_${TEST_RUN}${randomBytes(6).toString('hex')}`;
 }
 
 function urlFor(db: string): string {

@@ -4,14 +4,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseModule, renderMarkdown, slug, summarizeProgress } from '../../src/domain/training.ts';
 
-test('block and inline constructs', () => {
-  assert.equal(renderMarkdown('One line\ncontinued.\n\nTwo.'), '<p>One line continued.</p>\n<p>Two.</p>');
-  assert.equal(renderMarkdown('### Sub\n- a **b**\n- `c<d>`\n  more'), '<h3>Sub</h3>\n<ul><li>a <strong>b</strong></li><li><code>c&lt;d&gt;</code> more</li></ul>');
-  assert.equal(renderMarkdown('1. x\n2. *y*'), '<ol><li>x</li><li><em>y</em></li></ol>');
-  assert.equal(renderMarkdown('| A | B |\n|---|---|\n| 1 | `2` |'), '<table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td>1</td><td><code>2</code></td></tr></tbody></table>');
-  assert.equal(renderMarkdown('```\nGET /x?a=1&b=<2>\n```'), '<pre><code>GET /x?a=1&amp;b=&lt;2&gt;</code></pre>');
+test('block and inline constructs (markdown-it, CommonMark and tables)', () => {
+  assert.equal(renderMarkdown('One line\ncontinued.\n\nTwo.'), '<p>One line\ncontinued.</p>\n<p>Two.</p>');
+  assert.equal(renderMarkdown('### Sub\n- a **b**\n- `c<d>`\n  more'), '<h3>Sub</h3>\n<ul>\n<li>a <strong>b</strong></li>\n<li><code>c&lt;d&gt;</code>\nmore</li>\n</ul>');
+  assert.equal(renderMarkdown('1. x\n2. *y*'), '<ol>\n<li>x</li>\n<li><em>y</em></li>\n</ol>');
+  assert.equal(renderMarkdown('| A | B |\n|---|---|\n| 1 | `2` |'), '<table>\n<thead>\n<tr>\n<th>A</th>\n<th>B</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td><code>2</code></td>\n</tr>\n</tbody>\n</table>');
+  assert.equal(renderMarkdown('```\nGET /x?a=1&b=<2>\n```'), '<pre><code>GET /x?a=1&amp;b=&lt;2&gt;\n</code></pre>');
   assert.equal(renderMarkdown('See [NVD](https://nvd.nist.gov/).'), '<p>See <a href="https://nvd.nist.gov/" rel="noopener noreferrer">NVD</a>.</p>');
-  assert.equal(renderMarkdown('Track\\* and Act'), '<p>Track&#42; and Act</p>');
+  assert.equal(renderMarkdown('Track\\* and Act'), '<p>Track* and Act</p>');
+  // Only http(s) targets become links; any other scheme is left as the text it was written as.
+  assert.equal(renderMarkdown('[mail](mailto:a@b.test) [rel](/x)'), '<p>[mail](mailto:a@b.test) [rel](/x)</p>');
 });
 
 test('no markup passes through: HTML is escaped, script-scheme links stay text', () => {

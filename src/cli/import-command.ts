@@ -1,8 +1,8 @@
 // `vulnintel import PATH...` (docs/ingest.md). Progress goes to stderr; --json prints the summary.
-import { UsageError, type Command } from '../cli.ts';
-import { importPaths } from './pipeline.ts';
-import { closeInputs, openInputs } from './inputs.ts';
-import { createProgress, silentProgress } from './progress.ts';
+import { UsageError, type Command } from './types.ts';
+import { importPaths } from '../ingest/pipeline.ts';
+import { closeInputs, openInputs } from '../ingest/inputs.ts';
+import { createProgress, silentProgress } from '../ingest/progress.ts';
 
 const importCommand: Command = {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
@@ -28,7 +28,7 @@ const importCommand: Command = {
     // The OpenAI-compatible analysis is used only when configured (its module, with the HTTP client, is loaded only
     // then); failures keep records pending, never fail the import.
     const { baseUrl, model } = ctx.config.analysis;
-    const analysis = baseUrl && model ? (await import('./analysis-provider.ts')).providerFromConfig(ctx.config) : null;
+    const analysis = baseUrl && model ? (await import('../ingest/analysis-provider.ts')).providerFromConfig(ctx.config) : null;
     let summary;
     try {
       summary = await importPaths(rt.store.db, collected, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider, signal: ctx.signal });

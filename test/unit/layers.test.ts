@@ -1,0 +1,151 @@
+// The import rules of docs/architecture.md over every layer of src/ (domain/'s purity has its own test,
+// test/unit/layering.test.ts):
+// - services/ and store/ import nothing from http/;
+// - http/ imports no value from store/ (`import type` is allowed: a route may name a row type);
+// - only store/ imports kysely or pg, or the query builder's re-export store/kysely.ts;
+// - nothing but the CLI (src/cli.ts, src/cli-commands.ts, src/cli/) imports the CLI.
+// Every import of every file is parsed (TypeScript's own scanner: type-only imports are told from value imports).
+// ALLOWED lists the leaks that exist today, each by file and target; the list only shrinks: a leak not on it fails,
+// and so does an entry that no longer occurs (remove it when the code moves).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? (e.name === 'migrations' ? [] : filesUnder(p)) : e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+interface Import { spec: string; typeOnly: boolean }
+
+/** Static imports, re-exports and dynamic imports of a module, each marked type-only or not. */
+export function importsOf(source: string): Import[] {
+  const sf = ts.createSourceFile('x.ts', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const out: Import[] = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+      const c = n.importClause;
+      const typeOnly = !!c && (c.isTypeOnly || (!c.name && !!c.namedBindings && ts.isNamedImports(c.namedBindings)
+        && c.namedBindings.elements.length > 0 && c.namedBindings.elements.every((e) => e.isTypeOnly)));
+      out.push({ spec: n.moduleSpecifier.text, typeOnly });
+    } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      out.push({ spec: n.moduleSpecifier.text, typeOnly: n.isTypeOnly });
+    } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
+      out.push({ spec: n.arguments[0].text, typeOnly: false });
+    } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
+      out.push({ spec: n.argument.literal.text, typeOnly: true });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+const CLI = (rel: string) => rel === 'cli.ts' || rel === 'cli-commands.ts' || rel.startsWith('cli/');
+const layer = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : rel);
+
+/** The rule an import breaks, if any: `from → to (rule)`, paths relative to src/. */
+export function violation(fromRel: string, imp: Import): string | null {
+  const from = layer(fromRel);
+  if (!imp.spec.startsWith('.')) {
+    const pkg = imp.spec.startsWith('@') ? imp.spec.split('/').slice(0, 2).join('/') : imp.spec.split('/')[0];
+    if ((pkg === 'kysely' || pkg === 'pg') && from !== 'store' && !imp.typeOnly) return `${fromRel} → ${pkg} (only store/ talks to the database)`;
+    return null;
+  }
+  const to = path.relative(SRC, path.resolve(SRC, path.dirname(fromRel), imp.spec)).split(path.sep).join('/');
+  if ((from === 'services' || from === 'store') && layer(to) === 'http') return `${fromRel} → ${to} (${from}/ imports nothing from http/)`;
+  if (from === 'http' && layer(to) === 'store' && !imp.typeOnly) return `${fromRel} → ${to} (http/ imports no store/ value)`;
+  if (from !== 'store' && to === 'store/kysely.ts' && !imp.typeOnly) return `${fromRel} → ${to} (only store/ builds queries)`;
+  if (!CLI(fromRel) && CLI(to)) return `${fromRel} → ${to} (nothing below the CLI imports it)`;
+  return null;
+}
+
+/** Queries written outside store/: Kysely's builder entry points, raw `sql` templates, `pool.query` (comments stripped). */
+export function queryLeak(fromRel: string, source: string): string | null {
+  if (layer(fromRel) === 'store') return null;
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const m = /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto)\(|\bsql`|\bsql\.raw\(|\.pool\.query\(/.exec(code);
+  return m ? `${fromRel} → queries (only store/ builds queries)` : null;
+}
+
+/** Today's leaks, to be moved (docs/architecture.md "Import rules"). Only ever remove entries. */
+const ALLOWED = new Set<string>([
+  'http/auth.ts → store/db.ts (http/ imports no store/ value)',
+  'http/auth.ts → store/usage-meter.ts (http/ imports no store/ value)',
+  'http/conventions.ts → store/db.ts (http/ imports no store/ value)',
+  'http/limits.ts → store/rate-limits.ts (http/ imports no store/ value)',
+  'http/routes/v1/health.ts → store/db.ts (http/ imports no store/ value)',
+  'http/routes/v1/health.ts → store/health.ts (http/ imports no store/ value)',
+  'ingest/msrc-import.ts → queries (only store/ builds queries)',
+  'jobs/alerts.ts → cli.ts (nothing below the CLI imports it)',
+  'jobs/queue.ts → queries (only store/ builds queries)',
+  'jobs/sync-command.ts → cli.ts (nothing below the CLI imports it)',
+  'jobs/sync-command.ts → queries (only store/ builds queries)',
+  'services/account-keys.ts → queries (only store/ builds queries)',
+  'services/accounts.ts → queries (only store/ builds queries)',
+  'services/asset-correlation.ts → http/errors.ts (services/ imports nothing from http/)',
+  'services/asset-correlation.ts → queries (only store/ builds queries)',
+  'services/asset-correlation.ts → store/kysely.ts (only store/ builds queries)',
+  'services/plan-caps.ts → http/errors.ts (services/ imports nothing from http/)',
+  'services/windows-correlation.ts → http/errors.ts (services/ imports nothing from http/)',
+]);
+
+test('the import scanner tells type-only imports from value imports', () => {
+  const src = [
+    "import type { A } from '../store/a.ts';",
+    "import { type B, type C } from '../store/b.ts';",
+    "import { type D, E } from '../store/c.ts';",
+    "import F from 'pg';",
+    "export { G } from '../http/g.ts';",
+    "export type { H } from '../http/h.ts';",
+    "const m = await import('../cli.ts');",
+    "let x: import('../store/t.ts').T;",
+    "// import { Z } from '../http/z.ts';",
+  ].join('\n');
+  assert.deepEqual(importsOf(src), [
+    { spec: '../store/a.ts', typeOnly: true }, { spec: '../store/b.ts', typeOnly: true }, { spec: '../store/c.ts', typeOnly: false },
+    { spec: 'pg', typeOnly: false }, { spec: '../http/g.ts', typeOnly: false }, { spec: '../http/h.ts', typeOnly: true },
+    { spec: '../cli.ts', typeOnly: false }, { spec: '../store/t.ts', typeOnly: true },
+  ]);
+  assert.match(violation('services/x.ts', { spec: '../http/errors.ts', typeOnly: true }) ?? '', /services\/ imports nothing from http/);
+  assert.match(violation('store/x.ts', { spec: '../http/errors.ts', typeOnly: false }) ?? '', /store\/ imports nothing from http/);
+  assert.match(violation('http/routes/v1/x.ts', { spec: '../../../store/db.ts', typeOnly: false }) ?? '', /http\/ imports no store\/ value/);
+  assert.equal(violation('http/routes/v1/x.ts', { spec: '../../../store/db.ts', typeOnly: true }), null);
+  assert.match(violation('services/x.ts', { spec: 'kysely', typeOnly: false }) ?? '', /only store\//);
+  assert.match(violation('jobs/x.ts', { spec: 'pg', typeOnly: false }) ?? '', /only store\//);
+  assert.equal(violation('store/x.ts', { spec: 'pg', typeOnly: false }), null);
+  assert.match(violation('ingest/x.ts', { spec: '../store/kysely.ts', typeOnly: false }) ?? '', /only store\/ builds queries/);
+  assert.match(violation('ingest/x.ts', { spec: '../cli.ts', typeOnly: true }) ?? '', /below the CLI/);
+  assert.equal(violation('cli/x.ts', { spec: '../cli.ts', typeOnly: false }), null);
+  assert.equal(violation('cli.ts', { spec: './cli/x.ts', typeOnly: false }), null);
+  assert.ok(queryLeak('services/x.ts', 'await db.selectFrom(\'t\').selectAll().execute();'));
+  assert.ok(queryLeak('jobs/x.ts', 'await sql`SELECT 1`.execute(db);'));
+  assert.ok(queryLeak('ingest/x.ts', 'await store.pool.query(\'SELECT 1\');'));
+  assert.equal(queryLeak('store/x.ts', 'await db.selectFrom(\'t\').selectAll().execute();'), null);
+  assert.equal(queryLeak('services/x.ts', '// db.selectFrom(\'t\')\nconst a = 1;'), null);
+});
+
+test('every layer keeps its import rules (today\'s leaks listed in ALLOWED, which only shrinks)', () => {
+  const found = new Set<string>();
+  for (const f of filesUnder(SRC)) {
+    const rel = path.relative(SRC, f).split(path.sep).join('/');
+    const source = readFileSync(f, 'utf8');
+    const q = queryLeak(rel, source);
+    if (q) found.add(q);
+    for (const imp of importsOf(source)) {
+      const v = violation(rel, imp);
+      if (v) found.add(v);
+    }
+  }
+  const added = [...found].filter((v) => !ALLOWED.has(v)).sort();
+  const gone = [...ALLOWED].filter((v) => !found.has(v)).sort();
+  assert.deepEqual(added, [], 'new layer leaks (move the code instead of importing across the rule)');
+  assert.deepEqual(gone, [], 'leaks that no longer occur: remove them from ALLOWED');
+});
