@@ -7,6 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import pino from 'pino';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +20,9 @@ import { fixture } from '../helpers/feeds.ts';
 import { feedDir } from '../helpers/ingest.ts';
 import { seedOrg } from '../helpers/app.ts';
 import { startReplicaCluster, type ReplicaCluster } from '../helpers/replica-cluster.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startJobQueue } from '../../src/jobs/queue.ts';
+import { JOBS } from '../../src/jobs/registry.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const quiet = { info() {}, warn() {} };
@@ -29,6 +34,10 @@ let store: Store;
 let dataDir: string;
 const children: ChildProcess[] = [];
 let api: string[] = [];
+/** The loopback webhook receiver: every body it was sent. */
+const received: string[] = [];
+let receiver: http.Server;
+let rxPort = 0;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -68,6 +77,13 @@ before(async () => {
   await importPaths(store.db, [feedDir(nvd('CVE-2023-0228', 'CVE-2023-28489'))], { log: quiet });
   await cluster.caughtUp();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'vi-procs-'));
+  receiver = http.createServer((req, res) => {
+    let b = '';
+    req.on('data', (d: Buffer) => { b += d.toString(); });
+    req.on('end', () => { received.push(b); res.writeHead(204).end(); });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  rxPort = (receiver.address() as net.AddressInfo).port;
   const env = {
     DATABASE_URL: cluster.primaryUrl,
     DATABASE_REPLICA_URL: cluster.replicaUrl,
@@ -78,7 +94,7 @@ before(async () => {
     VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
     VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
     VULNINTEL_SEARCH_INDEX: 'false',
-    VULNINTEL_WEBHOOK_EGRESS_ALLOW: '127.0.0.1',
+    VULNINTEL_WEBHOOK_EGRESS_ALLOW: `127.0.0.1:${rxPort}`,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
   };
@@ -99,6 +115,7 @@ after(async () => {
   })));
   await store?.close();
   await cluster?.close();
+  receiver?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -160,4 +177,36 @@ test('both processes\' response caches follow an import (told by the primary; re
     await eventually(`import visible on ${base}`, async () => (await list(base)).includes('CVE-2024-21338'));
     assert.equal((await call(base, 'GET', '/api/v1/cves/CVE-2024-21338')).status, 200);
   }
+});
+
+test('an alert run queued from two processes at once runs once at a time, and each webhook gets the alert once', async () => {
+  const k = await seedOrg(store, { tier: 'professional' });
+  assert.equal((await call(api[0], 'POST', '/api/v1/watchlist', k.auth, { entity_type: 'cve', entity_id: 'CVE-2024-21338' })).status, 201);
+  const hook = await call(api[1], 'POST', '/api/v1/webhooks', k.auth, { label: 'loopback', url: `http://127.0.0.1:${rxPort}/hook` });
+  assert.equal(hook.status, 201, JSON.stringify(hook.json));
+  // The change to alert on: CISA adds the watched CVE to KEV.
+  await importPaths(store.db, [feedDir([fixture('kev', 'kev-cut.json')])], { log: quiet });
+  const sentAt = new Date();
+  // Two sending processes (as two schedule clocks or two operators) queue the run at once, three times.
+  const config = loadConfig({ DATABASE_URL: cluster.primaryUrl, LOG_LEVEL: 'silent' });
+  const senders = await Promise.all([0, 1].map(() => startJobQueue({ config, store, log: pino({ level: 'silent' }), jobs: JOBS, workers: false })));
+  try {
+    await Promise.all([senders[0].send('alert-run'), senders[1].send('alert-run'), senders[0].send('alert-run')]);
+  } finally {
+    await Promise.all(senders.map((q) => q.stop(1000)));
+  }
+  const forCve = () => received.filter((b) => b.includes('CVE-2024-21338'));
+  await eventually('the alert delivered', async () => forCve().length >= 1, 60_000);
+  // Every queued run has ended (the two workers took them one at a time).
+  await eventually('alert runs finished', async () => (await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'alert-run' AND state IN ('created', 'retry', 'active')`.execute(store.db)).rows[0].n === 0, 60_000);
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(forCve().length, 1, 'one delivery of the alert to the webhook');
+  const alerts = await sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE org_id = ${k.orgId} AND cve_id = 'CVE-2024-21338'`.execute(store.db);
+  assert.equal(alerts.rows[0].n, 1, 'one stored alert');
+  const runs = (await sql<{ started_at: Date; finished_at: Date | null; alerts: number }>`
+    SELECT started_at, finished_at, alerts FROM alert_runs WHERE started_at >= ${new Date(sentAt.getTime() - 1000)} ORDER BY started_at`.execute(store.db)).rows;
+  assert.ok(runs.length >= 1);
+  assert.equal(runs.filter((r) => r.alerts > 0).length, 1, 'one run stored the alert; any later one found nothing new');
+  for (let i = 1; i < runs.length; i++) assert.ok(runs[i - 1].finished_at! <= runs[i].started_at, 'runs never overlap');
 });
