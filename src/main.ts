@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { DataDirBusyError } from './store/embedded.ts';
 import { MigrationError } from './store/migrate.ts';
 import { startupTasks } from './startup.ts';
+import { SealingKeyMismatchError } from './services/sealing-key.ts';
 
 export async function serve(): Promise<void> {
   let config;
@@ -59,7 +60,7 @@ export async function serve(): Promise<void> {
     opened = pending;
     runtime = await pending;
   } catch (e) {
-    if (e instanceof DataDirBusyError || e instanceof MigrationError) {
+    if (e instanceof DataDirBusyError || e instanceof MigrationError || e instanceof SealingKeyMismatchError) {
       log.fatal(e.message);
       process.stderr.write(`${e.message}\n`);
       process.exit(1);
@@ -89,9 +90,11 @@ export async function serve(): Promise<void> {
   if (stopping) return;
   if (config.workers) {
     // The embedded default: this process also runs the background job workers (VULNINTEL_WORKERS=0 leaves them
-    // to `vulnintel worker` processes). Started after listen, so the first ping is not delayed.
-    const { startWorkers } = await import('./jobs/worker.ts');
-    jobs = startWorkers(config, runtime.work(), log);
+    // to `vulnintel worker` processes). Started after listen, so the first ping is not delayed. `jobs` is set before
+    // anything is awaited: a signal from here on waits for the workers to start (module load included), stops
+    // them, and only then closes the database; a signal during the module load starts none.
+    const work = runtime.work();
+    jobs = import('./jobs/worker.ts').then(({ startWorkers }) => (stopping ? null : startWorkers(config, work, log)));
     try {
       await jobs;
     } catch (e) {

@@ -17,6 +17,8 @@ export interface Mailer {
   /** True when messages go out over SMTP (false: links are logged). */
   readonly smtp: boolean;
   send(mail: Mail): Promise<void>;
+  /** Resolves once every send started so far has ended (sent or failed): what a test awaits before "no mail". */
+  settled(): Promise<void>;
   close(): void;
 }
 
@@ -30,6 +32,7 @@ export interface MailerOptions {
 
 export function createMailer(opts: MailerOptions): Mailer {
   const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  const inFlight = new Set<Promise<unknown>>();
   return {
     smtp: transport !== null,
     async send(mail) {
@@ -37,7 +40,16 @@ export function createMailer(opts: MailerOptions): Mailer {
         opts.info({ mail: mail.kind, link: mail.link ?? null }, 'no SMTP_URL configured: email not sent; its link is logged');
         return;
       }
-      await transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text });
+      const sending = transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text });
+      inFlight.add(sending);
+      try {
+        await sending;
+      } finally {
+        inFlight.delete(sending);
+      }
+    },
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
     close() {
       transport?.close();

@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
-import { loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
+import { keyFingerprint, loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
+import { recordKeyFingerprint } from '../store/sealing-key.ts';
 import {
   createWebhookEgress, EgressError, systemResolver, webhookPolicy, type Egress, type Resolver,
 } from '../lib/egress.ts';
@@ -18,7 +19,7 @@ import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
 import { alertPayloadFor } from '../domain/alerts.ts';
 import {
   alertBody, discordAlertBody, discordTestBody, isDiscordUrl, isSuccessStatus, signedHeaders, testBody,
-  DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, type AlertPayload, type WebhookEvent,
+  DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, webhookSealContext, type AlertPayload, type WebhookEvent,
 } from '../domain/webhooks.ts';
 import {
   claimDelivery, deleteWebhook, enableWebhook, getWebhook, insertWebhook, listDeliveries, listEnabledWebhooks,
@@ -96,7 +97,7 @@ export interface WebhookServiceDeps {
 }
 
 const WEBHOOK_TIERS: readonly Tier[] = TIERS.filter((t) => TIER_PERMISSIONS[t].webhook_delivery);
-const sealContext = (id: number) => `webhook-secret:${id}`;
+const sealContext = webhookSealContext;
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks form; docs/webhooks.md). */
@@ -184,9 +185,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const started = performance.now();
     let httpStatus: number | null = null;
     let error: string | null = null;
+    let ours = false;
     try {
-      // A secret this process cannot open (another sealing key) fails this delivery, recorded and counted like any
-      // failure before an answer; it never stops the other webhooks' deliveries (reliability W8).
+      // A secret this process cannot open (another sealing key) fails this delivery, recorded; it never stops the
+      // other webhooks' deliveries (reliability W8). It is our fault, never the receiver's: it does not count toward
+      // the five failures that disable a webhook (docs/webhooks.md "Sealing key").
       let secret: string | null = null;
       if (!discord) {
         try {
@@ -204,12 +207,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         error = res.status >= 300 && res.status < 400 ? `HTTP ${res.status}: redirects are not followed` : `HTTP ${res.status}`;
       }
     } catch (e) {
+      ours = e instanceof UnreadableSecret;
       error = e instanceof UnreadableSecret || e instanceof EgressError ? `${e.code}: ${e.message}` : `network_error: ${e instanceof Error ? e.message : String(e)}`;
     }
     const durationMs = Math.round(performance.now() - started);
     const ok = error === null;
     const state = await recordOutcome(db, webhookId, claim.delivery_id, {
-      ok, httpStatus, durationMs, error: error?.slice(0, 500) ?? null, sentAt, finishedAt: clock.now(), countsToState: event === 'cve.alert',
+      ok, httpStatus, durationMs, error: error?.slice(0, 500) ?? null, sentAt, finishedAt: clock.now(), countsToState: event === 'cve.alert' && !ours,
     });
     if (state?.justDisabled) deps.onDisabled?.({ orgId: claim.org_id, webhookId });
     return { webhook_id: webhookId, delivery_id: claim.delivery_id, outcome: ok ? 'delivered' : 'failed', http_status: httpStatus, duration_ms: durationMs, error, disabled: state?.justDisabled ?? false };
@@ -222,8 +226,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return row ? { ok: true, row } : NOT_FOUND;
   }
 
+  let fingerprinted = false;
   async function sealed(id: number): Promise<{ secret: string; sealed: string }> {
     const secret = generateWebhookSecret();
+    // The first seal of an installation records the key's fingerprint: from then on, a process started with another
+    // key refuses to start while sealed secrets exist (services/sealing-key.ts).
+    if (!fingerprinted) {
+      await recordKeyFingerprint(db, keyFingerprint(sealingKey()));
+      fingerprinted = true;
+    }
     return { secret, sealed: sealSecret(sealingKey(), secret, sealContext(id)) };
   }
 

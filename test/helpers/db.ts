@@ -9,13 +9,14 @@ import { listMigrations, migrate } from '../../src/store/migrate.ts';
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
- * The test runner's pid (test/run.mjs sets VULNINTEL_TEST_RUN), part of every test database name, so a runner
- * only ever drops databases of runs whose process is gone, never those of a run going on next to it on a shared
- * server. A file run directly (node --test) uses its own pid.
+ * The run id (test/run.mjs sets VULNINTEL_TEST_RUN to a random r<10 hex>), part of every test database name: a
+ * runner drops only databases named after its own run id or after runs of its own checkout whose runner is gone,
+ * never those of a run next to it on a shared server. A file run directly (node --test) uses p<its pid>, which no
+ * runner ever drops; the file drops its databases itself at its end.
  */
-export const TEST_RUN = process.env.VULNINTEL_TEST_RUN ?? String(process.pid);
+export const TEST_RUN = process.env.VULNINTEL_TEST_RUN ?? `p${process.pid}`;
 
-/** A fresh name for a test database: vi_t_<runner pid>_<random>. */
+/** A fresh name for a test database: vi_t_<run id>_<random>. */
 export function testDbName(): string {
   return `vi_t_${TEST_RUN}_${randomBytes(6).toString('hex')}`;
 }

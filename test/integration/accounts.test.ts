@@ -70,7 +70,7 @@ describe('sign-in by email link', () => {
     const mail = await smtp.waitFor(o.ownerEmail);
     assert.match(mail.subject, /sign-in link/);
     assert.match(mail.text, /valid for 15 minutes/);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.app.services.mailer.settled(); // every send the three requests started has ended
     assert.ok(!smtp.messages.some((m) => m.to.includes('nobody-here@example.test')));
   });
 
@@ -460,7 +460,7 @@ describe('team', () => {
     assert.deepEqual((await t.app.inject({ method: 'GET', url: '/api/v1/account/team', headers: o.auth })).json().data.invitations, pendingBefore);
     const again = await t.app.inject({ method: 'PUT', url: '/api/v1/account/me', headers: browser.headers, payload: { email: target } });
     assert.equal(again.statusCode, 429);
-    await new Promise((r) => setTimeout(r, 200));
+    await t.app.services.mailer.settled();
     assert.equal(sentTo() - mailsBefore, 5, 'no sixth email');
     // Another address is not affected.
     assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/account/team/invite', headers: o.auth, payload: { email: 'someone-else@example.test', role: 'viewer' } })).statusCode, 201);

@@ -153,6 +153,8 @@ test('start, refuse a second start, CLI joins, SIGTERM stops cleanly, restart ke
   assert.ok(alive(orphan), 'the postmaster outlives a SIGKILLed server');
   const third = serve();
   await waitFor('ping after orphan', ping, 60_000, third);
+  // Stopped once it is ready (its job workers starting), the moment a stop used to race the workers' start.
+  await waitFor('ready line', () => third.output().includes('"msg":"ready"'), 60_000, third);
   assert.equal(alive(orphan), false, 'orphan postmaster stopped');
   assert.equal((await me(apiKey)).status, 200);
   const pm3 = postmasterPid();

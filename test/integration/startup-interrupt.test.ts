@@ -130,3 +130,21 @@ test('two servers starting together on an empty database with a short statement 
     await own.drop();
   }
 });
+
+// The job workers start right after the "ready" line (their module loads, then the queue starts). A SIGTERM in
+// that moment waits for them to start, stops them, then closes the database: exit 0, never a worker started on a
+// closed pool.
+test('SIGTERM as the server logs ready, while its job workers start: exit 0, "stopped", no error', async () => {
+  const own = await freshDb();
+  const s = serve(feedDir([]), await freePort(), { VULNINTEL_AUTO_IMPORT: 'false', VULNINTEL_WORKERS: 'true' }, own.url);
+  try {
+    await s.seen(/"msg":"ready"/);
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exited, 0, s.output());
+    assert.match(s.output(), /"msg":"stopped"/);
+    assert.doesNotMatch(s.output(), /Failed to start|Error:|"level":50/);
+  } finally {
+    if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    await own.drop();
+  }
+});

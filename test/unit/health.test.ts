@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { buildHealth, stageView } from '../../src/domain/health.ts';
+import { buildHealth, feedView, FEED_NAMES, FEED_STALE_HOURS, stageView } from '../../src/domain/health.ts';
+import { SYNC_SOURCES } from '../../src/jobs/sync.ts';
 import { prefersHtml, renderStatusPage } from '../../src/http/status-page.ts';
 
 const now = new Date('2026-11-21T12:00:00Z');
@@ -25,6 +26,22 @@ test('database unreachable: degraded, unavailable, counts and size null', () => 
   assert.equal(h.db_size_mb, null);
   assert.equal(h.disk_free_gb, 5);
   assert.equal(h.services.renderer, 'unavailable');
+});
+
+test('feeds: every synced feed, in the sync order; its age from the latest success; stale past 48 hours, at the boundary still fresh', () => {
+  assert.deepEqual([...FEED_NAMES], SYNC_SOURCES.map((s) => s.name));
+  assert.equal(buildHealth({ now, db: null, diskFreeBytes: null }).feeds, null);
+  const at = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
+  const fresh = feedView({ feed: 'kev', last_success: at(FEED_STALE_HOURS), last_attempt: at(1), last_status: 'failed' }, now);
+  assert.deepEqual(fresh, { status: 'fresh', last_success: at(48).toISOString(), age_hours: 48, last_attempt: at(1).toISOString(), last_attempt_status: 'failed' });
+  assert.equal(feedView({ feed: 'kev', last_success: at(FEED_STALE_HOURS + 0.1), last_attempt: at(1), last_status: 'failed' }, now).status, 'stale');
+  assert.deepEqual(feedView(undefined, now), { status: 'never_synced', last_success: null, age_hours: null, last_attempt: null, last_attempt_status: null });
+  const h = buildHealth({ now, db: { sizeBytes: 1, runs: [], totalCves: 0, pendingEnrichment: 0, feeds: [{ feed: 'epss', last_success: at(2.25), last_attempt: at(2.25), last_status: 'succeeded' }] }, diskFreeBytes: null });
+  assert.deepEqual(Object.keys(h.feeds!), [...FEED_NAMES]);
+  assert.equal(h.feeds!.epss.age_hours, 2.3);
+  assert.equal(h.feeds!.kev.status, 'never_synced');
+  // A stale feed does not make the answer degraded (an offline plant is healthy, its corpus just older).
+  assert.equal(h.status, 'healthy');
 });
 
 test('stageView: durations and ages from the run record', () => {

@@ -10,7 +10,7 @@ import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
 import { healthFacts } from '../../../store/health.ts';
 import { isConnectionError, isStatementTimeout } from '../../../store/db.ts';
-import { buildHealth, type HealthData, type HealthInput } from '../../../domain/health.ts';
+import { buildHealth, FEED_NAMES, type HealthData, type HealthInput } from '../../../domain/health.ts';
 
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 const NullableNum = Type.Union([Type.Number(), Type.Null()]);
@@ -21,10 +21,18 @@ const Stage = Type.Object({
   hours_since: NullableNum,
   duration_sec: NullableNum,
 });
+const Feed = Type.Object({
+  status: StringEnum(['fresh', 'stale', 'never_synced']),
+  last_success: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  age_hours: NullableNum,
+  last_attempt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_attempt_status: Type.Union([StringEnum(['running', 'succeeded', 'failed']), Type.Null()]),
+});
 export const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
   database: Type.String(),
   pipeline: Type.Object({ ingest: Stage, enricher: Stage }),
+  feeds: Type.Union([Type.Object(Object.fromEntries(FEED_NAMES.map((f) => [f, Feed]))), Type.Null()]),
   services: Type.Object({ api: Type.String(), enricher: Type.String(), renderer: Type.String(), alerts: Type.String() }),
   counts: Type.Object({ total_cves: NullableInt, alert_ready: NullableInt, pending_enrichment: NullableInt, rendered: NullableInt }),
   db_size_mb: NullableNum,
@@ -47,7 +55,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir), ...(replicas ? { replicas } : {}) };
     try {
       const f = await healthFacts(store.db);
-      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun };
+      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun, feeds: f.feeds };
     } catch (e) {
       // Unreachable or too slow: the database is reported unavailable (degraded); anything else is a bug.
       if (!isConnectionError(e) && !isStatementTimeout(e)) throw e;
