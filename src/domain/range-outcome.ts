@@ -125,8 +125,9 @@ export function rangeOutcome(asset: Asset, r: AffectedRange): number {
     });
     if (!on) return REVIEW_RUNNING_ON;
   }
-  // A condition in words ("if VP6E5000 is installed") on an affected range: whether it holds decides.
-  if (status === 'affected' && r.condition) return REVIEW_CONDITION;
+  // A condition in words ("if VP6E5000 is installed") on the range: whether it holds decides.
+  // Not affected under a condition is no more certain than affected under one.
+  if (r.condition) return REVIEW_CONDITION;
   return IN_CODE[status];
 }
 
@@ -159,7 +160,7 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
     case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
     case REVIEW_BROAD: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", a product line name the ${sourceLabel(r.source)} gives without a model or edition; whether "${asset.product}" is one of the products it means decides`;
     case REVIEW_MEMBER: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
-    case REVIEW_CONDITION: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)}, which the ${sourceLabel(r.source)} states affected only under a condition: "${r.condition}"`;
+    case REVIEW_CONDITION: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)}, which the ${sourceLabel(r.source)} states ${r.status === 'unaffected' ? 'not affected' : 'affected'} only under a condition: "${r.condition}"`;
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
     case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;

@@ -51,13 +51,18 @@ const VENDOR_SCHEME: Record<string, Scheme> = {
 
 const SCHEMES = memoTable<string, Scheme>(10_000);
 
-/** The scheme a vendor's product uses: OpenSSL by its product name whoever ships it, else by the vendor. */
+const OPENSSL = /^\s*openssl\b/i;
+
+/**
+ * The scheme a vendor's product uses: OpenSSL by its product name whoever ships it, else by the vendor (memoised by
+ * vendor name: correlation asks it once per range row).
+ */
 export function schemeOf(vendor: string, product: string): Scheme {
-  const key = `${vendor}\u0000${product}`;
-  let s = SCHEMES.get(key);
+  if (product.length >= 7 && OPENSSL.test(product)) return 'openssl';
+  let s = SCHEMES.get(vendor);
   if (s === undefined) {
-    s = /^openssl\b/i.test(product.trim()) ? 'openssl' : VENDOR_SCHEME[vendorSlug(vendor) ?? ''] ?? 'dotted';
-    SCHEMES.set(key, s);
+    s = VENDOR_SCHEME[vendorSlug(vendor) ?? ''] ?? 'dotted';
+    SCHEMES.set(vendor, s);
   }
   return s;
 }

@@ -172,6 +172,11 @@ test('verdicts: a condition keeps an in-range version needs_review with the cond
   assert.match(inside.reason, /only under a condition: "if VP6E5000 is installed"/);
   assert.equal(decide({ vendor: 'Yokogawa', product: 'CENTUM VP', version: 'R6.09.01' }, yk).status, 'not_affected');
   assert.equal(decide({ vendor: 'Yokogawa', product: 'CENTUM VP', version: 'R6.01.00' }, yk).status, 'not_affected');
+  // the same text stating the range unaffected: not affected only under the condition, so needs_review too
+  const un = cve5('Yokogawa', 'CENTUM VP', '>= R6.01.10 | <= R6.09.00 - (if VP6E5000 is installed)', 'unaffected');
+  const unIn = decide({ vendor: 'Yokogawa', product: 'CENTUM VP', version: 'R6.05.00' }, un);
+  assert.equal(unIn.status, 'needs_review');
+  assert.match(unIn.reason, /not affected only under a condition/);
   // Yokogawa ">= R4.01.00 | <= R6.07.00 (Including CENTUM VP Entry Class)" asked with R5.04.20: the note widens, no condition
   const wide = cve5('Yokogawa', 'CENTUM VP', '>= R4.01.00 | <= R6.07.00 (Including CENTUM VP Entry Class)');
   assert.equal(decide({ vendor: 'Yokogawa', product: 'CENTUM VP', version: 'R5.04.20' }, wide).status, 'affected');
