@@ -80,7 +80,6 @@ const ALLOWED = new Set<string>([
   'http/auth.ts → store/db.ts (http/ imports no store/ value)',
   'http/auth.ts → store/usage-meter.ts (http/ imports no store/ value)',
   'http/conventions.ts → store/db.ts (http/ imports no store/ value)',
-  'http/limits.ts → store/rate-limits.ts (http/ imports no store/ value)',
   'http/routes/v1/health.ts → store/db.ts (http/ imports no store/ value)',
   'http/routes/v1/health.ts → store/health.ts (http/ imports no store/ value)',
   'ingest/msrc-import.ts → queries (only store/ builds queries)',
