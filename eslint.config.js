@@ -19,14 +19,14 @@ export default defineConfig(
   { ignores: ['node_modules/', 'data/', 'bench/out/', 'test-artifacts/', '.tmp/', 'snapshot/', 'test/fixtures/'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
   },
 
   // Kysely's values come from src/store/kysely.ts (its CommonJS build: one copy of the library, loaded without the
   // tsx hooks' cost per module); types may be imported from 'kysely' itself.
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [{ name: 'kysely', allowTypeImports: true, message: "import Kysely's values from src/store/kysely.ts (its CommonJS build)" }],
@@ -36,7 +36,7 @@ export default defineConfig(
 
   // src/: the full type-aware set.
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     rules: {
       '@typescript-eslint/no-unused-vars': unusedVars,
@@ -68,7 +68,7 @@ export default defineConfig(
 
   // test/, bench/, tools/: promise handling and the cheap syntactic rules; unsafe-any is tolerated.
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts', 'tools/**/*.ts'],
+    files: ['test/**/*.ts', 'test/**/*.tsx', 'bench/**/*.ts', 'tools/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: nodeTestCalls }],

@@ -158,7 +158,7 @@ function hostList(env: Env, name: string): string[] {
 
 /** Hours between scheduled syncs: 0 (off), a divisor of 24, or 168 (weekly): each is a cron slot (src/jobs/registry.ts). */
 function syncHours(env: Env): number {
-  const n = int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 0, 0, 168);
+  const n = int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 24, 0, 168);
   if (n !== 0 && n !== 168 && 24 % n !== 0) {
     throw new ConfigError('VULNINTEL_SYNC_INTERVAL_HOURS', `must be 0 (off), a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24) or 168, got ${n}`);
   }

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { DataDirBusyError } from './store/embedded.ts';
 import { MigrationError } from './store/migrate.ts';
 import { startupTasks } from './startup.ts';
+import { SealingKeyMismatchError } from './services/sealing-key.ts';
 
 export async function serve(): Promise<void> {
   let config;
@@ -59,7 +60,7 @@ export async function serve(): Promise<void> {
     opened = pending;
     runtime = await pending;
   } catch (e) {
-    if (e instanceof DataDirBusyError || e instanceof MigrationError) {
+    if (e instanceof DataDirBusyError || e instanceof MigrationError || e instanceof SealingKeyMismatchError) {
       log.fatal(e.message);
       process.stderr.write(`${e.message}\n`);
       process.exit(1);

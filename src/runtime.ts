@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { isConnectionError, openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
+import { checkSealingKey } from './services/sealing-key.ts';
 
 /**
  * The database of the configuration cannot be used at start (unreachable, unknown host, refused credentials, no
@@ -80,6 +81,9 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
   try {
     const applied = await migrate(work.pool, { log: (m) => log.info(m) });
     if (applied.length) log.info({ applied: applied.length }, 'migrations applied');
+    // The server, `vulnintel worker` and every CLI command refuse to start with another sealing key than the one
+    // of the stored secrets (docs/webhooks.md "Sealing key").
+    await checkSealingKey(work.db, config);
   } catch (e) {
     if (work !== store) await work.close();
     await store.close();

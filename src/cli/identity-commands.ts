@@ -1,7 +1,8 @@
 // Operator commands for organizations and API keys. Keys are printed once, at creation; the database
 // keeps only their SHA-256. Key issuance follows the same policy as the API (src/domain/keys.ts): standard keys
-// need Professional or above (upgrade_required otherwise), partner keys are read-only, trial keys expire 14 days
-// after the organization's trial started. Operators cannot override the tier rule; they change the tier.
+// need Professional or above (upgrade_required otherwise), partner keys are read-only and never for a viewer, trial
+// keys are for Free organizations and expire 14 days after the organization's trial started, which an operator may
+// end early (`trial end`). Operators cannot override the tier rule; they change the tier.
 import { UsageError, type Command, type CliContext } from './types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
@@ -178,6 +179,27 @@ const keyRevokeCommand: Command = {
   },
 };
 
+const trialEndCommand: Command = {
+  summary: "End an organization's free API trial now: its trial keys answer 403 TRIAL_ENDED (reason ended) from the next request",
+  usage: 'vulnintel trial end --org ID [--json]',
+  options: { org: { type: 'string' } },
+  async run(ctx, v) {
+    const id = orgId(v.org);
+    const identity = await identityOf(ctx);
+    return refusable(ctx, async () => {
+      const r = await identity.endTrial(id);
+      if (ctx.json) {
+        ctx.out(JSON.stringify({ org_id: id, already_ended: r.already, trial: r.status }));
+        return;
+      }
+      const s = r.status;
+      ctx.out(r.already
+        ? `The trial of organization ${id} had already ended (reason ${s.reason}); nothing changed.`
+        : `The trial of organization ${id} is ended (${s.used} of ${s.total_checks} checks used); its trial keys are no longer accepted.`);
+    });
+  },
+};
+
 /** The organization and key commands (table read by src/cli-commands.ts). */
 export const IDENTITY_COMMANDS: Readonly<Record<string, Command>> = {
   'org create': orgCreateCommand,
@@ -185,4 +207,5 @@ export const IDENTITY_COMMANDS: Readonly<Record<string, Command>> = {
   'key create': keyCreateCommand,
   'key list': keyListCommand,
   'key revoke': keyRevokeCommand,
+  'trial end': trialEndCommand,
 };

@@ -1,4 +1,4 @@
-// `vulnintel org caps`: an organization's plan-cap overrides (environments, assets, members), reported by GET
+// `vulnintel org caps`: an organization's plan-cap overrides (environments, assets, members, webhooks), reported by GET
 // /api/v1/account/usage as the effective limits. A number sets the override (-1 = unlimited), `plan` clears it
 // (back to the plan's cap from configuration), `unlimited` stores -1; without any cap option the command only prints the caps.
 import { UsageError, type Command } from './types.ts';
@@ -16,9 +16,9 @@ function capOption(name: string, v: unknown): number | null | undefined {
 }
 
 const orgCapsCommand: Command = {
-  summary: "Show or override an organization's plan caps (environments, assets, members)",
-  usage: 'vulnintel org caps --org ID [--environments N|unlimited|plan] [--assets N|unlimited|plan] [--members N|unlimited|plan] [--json]',
-  options: { org: { type: 'string' }, environments: { type: 'string' }, assets: { type: 'string' }, members: { type: 'string' } },
+  summary: "Show or override an organization's plan caps (environments, assets, members, webhooks)",
+  usage: 'vulnintel org caps --org ID [--environments N|unlimited|plan] [--assets N|unlimited|plan] [--members N|unlimited|plan] [--webhooks N|unlimited|plan] [--json]',
+  options: { org: { type: 'string' }, environments: { type: 'string' }, assets: { type: 'string' }, members: { type: 'string' }, webhooks: { type: 'string' } },
   async run(ctx, v) {
     const raw = typeof v.org === 'string' ? v.org.trim() : '';
     if (!/^[1-9]\d{0,15}$/.test(raw)) throw new UsageError('--org must be an organization id (a positive integer)');

@@ -1,6 +1,6 @@
 // Asset × CVE verdicts from structured ranges (docs/correlation.md §4–5). Pure.
 //
-// rangeRows(): the lookup rows of a CVE's ranges (what store/ranges.ts writes to cve_ranges).
+// rangeRows(), describe(), matchRow(): range-rows.ts; one range's answer (rangeAnswer): range-outcome.ts (re-exported here).
 // verdict(): for one asset and the ranges of one CVE whose product matched, the status:
 //   affected      a range whose status is affected covers the asset's version with certainty (or covers every
 //                 version), and no range says the same version is unaffected;
@@ -8,264 +8,17 @@
 //   needs_review  the version is unknown (and no range covers every version), a comparison cannot be made with
 //                 certainty, the range is not machine-readable (CSAF free text), the range applies only when running
 //                 on a platform the asset does not name, or two sources disagree.
-import type { AffectedRange, RangeSource, RangeStatus, VersionBound } from './ranges.ts';
-import { compareVersions, inRange, sameVersion, type RangeAnswer } from './versions.ts';
-import { parseCsafRange } from './csaf-ranges.ts';
-import { isMemberKey, matchKeys, matchProduct, parseCpe, productKey, strongerMatch, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
+import type { AffectedRange, RangeSource } from './ranges.ts';
+import { comparatorOf, schemeOf } from './version-schemes.ts';
+import { strongerMatch, type ProductMatch } from './product-match.ts';
+import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
+import {
+  answerOf, boundedOut, everyVersion, indirect, matchedOutcome, rangeOutcome, weak, IN_AFFECTED, IN_UNAFFECTED, OUT, REVIEW_BROAD, REVIEW_CONDITION,
+  REVIEW_DEFAULT, REVIEW_MEMBER, REVIEW_STATUS_UNKNOWN, REVIEW_VARIANT, type Asset, type CorrelationStatus, type CveVerdict,
+} from './range-outcome.ts';
 
-export interface RangeRow {
-  ord: number;
-  source: RangeSource;
-  source_key: string;
-  vendor_slug: string;
-  product_key: string;
-  cpe_vendor: string | null;
-  cpe_product: string | null;
-  /** The key of the product this row's product is a variant of (variantBaseKey), else null. */
-  base_key: string | null;
-  range: AffectedRange;
-}
-
-/**
- * A range with its keys in one fixed order, nested objects included. A record stored as jsonb (before migration 1100
- * made the column json) has its keys in jsonb's order (shorter keys first), one still in memory in its reader's
- * order: without this, the same ranges serialised differently by path, so a CVE re-enriched from stored records
- * hashed as changed and had its range rows rewritten (store/ranges.ts compares JSON.stringify digests).
- */
-export function canonicalRange(r: AffectedRange): AffectedRange {
-  const bound = (b: VersionBound | null) => (b ? { version: b.version, inclusive: b.inclusive } : b);
-  const v = versVersion(r);
-  return {
-    source: r.source, vendor: r.vendor, product: r.product, cpe: r.cpe, status: r.status, version: v.version,
-    start: bound(v.start), end: bound(v.end), versionType: r.versionType,
-    changes: r.changes.map((c) => ({ at: c.at, status: c.status })),
-    defaultStatus: r.defaultStatus, fixedIn: v.fixedIn, runningOn: r.runningOn, text: v.text,
-  };
-}
-
-/**
- * A version that is a `vers:` range string, read as the range it states (docs/correlation.md §3). CISA's advisories
- * name 872 product_version branches "vers:all/*" (every version); stored as an exact version, such a range matched no
- * version and answered needs_review. Every other version is kept as it is.
- */
-function versVersion(r: AffectedRange): Pick<AffectedRange, 'version' | 'start' | 'end' | 'fixedIn' | 'text'> {
-  const { version, start, end, fixedIn, text } = r;
-  if (version === null || !/^vers:/i.test(version) || start || end) return { version, start, end, fixedIn, text };
-  const p = parseCsafRange(version);
-  // A fixed leaf's fixedIn is its own version (csaf.ts): a range string is no fixed version.
-  const fixed = fixedIn === version ? null : fixedIn;
-  switch (p.kind) {
-    case 'all': return { version: null, start: null, end: null, fixedIn: fixed, text };
-    case 'exact': return { version: p.version, start: null, end: null, fixedIn: fixedIn === version ? p.version : fixedIn, text };
-    case 'bounds': return { version: null, start: p.start, end: p.end, fixedIn: fixed, text };
-    default: return { version: null, start: null, end: null, fixedIn: fixed, text: text ?? version };
-  }
-}
-
-/** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
-export function rangeRows(records: readonly { source: string; source_key: string; ranges?: AffectedRange[] }[]): RangeRow[] {
-  const out: RangeRow[] = [];
-  // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: records reach rangeRows in one order from each caller, and the rows' order only feeds the range set's canonical hash, which sorts again
-  const sorted = [...records].sort((a, b) => (a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0));
-  for (const rec of sorted) {
-    for (const r of rec.ranges ?? []) {
-      const cpe = r.cpe ? parseCpe(r.cpe) : null;
-      const slug = vendorSlug(r.vendor);
-      const key = productKey(r.product, r.vendor);
-      if (!slug || !key) continue;
-      // `range` stays the last key (store/ranges.ts cuts its text from the row's).
-      out.push({
-        ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null,
-        cpe_product: cpe?.product ?? null, base_key: variantBaseKey(r.product, r.vendor), range: canonicalRange(r),
-      });
-    }
-  }
-  return out;
-}
-
-export type CorrelationStatus = 'affected' | 'not_affected' | 'needs_review';
-
-export interface Asset extends AssetName {
-  version: string | null;
-}
-
-export interface RangeVerdict {
-  row: RangeRow;
-  match: ProductMatch;
-  /** in: the range covers the asset; out: it does not; review: cannot be said with certainty. */
-  answer: 'in' | 'out' | 'review';
-  /** The status the range states for the versions it covers (changes[] applied). */
-  status: RangeStatus;
-  note: string | null;
-}
-
-export interface CveVerdict {
-  status: CorrelationStatus;
-  /** Why, in plain words. */
-  reason: string;
-  /** The range that decided it. */
-  deciding: RangeVerdict;
-  /** The best product match among the ranges considered. */
-  match: ProductMatch;
-  /**
-   * A fixed version a source states for this product: the deciding range's; else, for an asset in an affected range
-   * (affected or needs_review), the fix of a matched range that holds its version, else a stated fix above its
-   * version; for a not-affected asset, any matched range's.
-   */
-  fixed_version: string | null;
-}
-
-const SOURCE_NAME: Record<RangeSource, string> = { nvd: 'NVD CPE configuration', cve5: 'CVE record', csaf: 'CISA advisory' };
-export function sourceLabel(s: RangeSource): string {
-  return SOURCE_NAME[s];
-}
-
-/** A range as a person reads it: its text, exact version, or bounds (">= 2.0, < 2.9.2"), else "all versions". */
-export function describe(r: AffectedRange): string {
-  if (r.text) return r.text;
-  if (r.version) return r.version;
-  const bits: string[] = [];
-  if (r.start) bits.push(`${r.start.inclusive ? '>=' : '>'} ${r.start.version}`);
-  if (r.end) bits.push(`${r.end.inclusive ? '<=' : '<'} ${r.end.version}`);
-  return bits.length ? bits.join(', ') : 'all versions';
-}
-
-/**
- * A range's answer for the asset as a code (no allocation: correlation asks it tens of thousands of times per
- * call). `in` codes carry the status the range states for the version (changes[] applied); review codes say why.
- */
-const OUT = 1;
-const IN_AFFECTED = 2;
-const IN_UNAFFECTED = 3;
-const IN_UNKNOWN = 4;
-const REVIEW_STATUS_UNKNOWN = 10;
-const REVIEW_TEXT = 11;
-const REVIEW_NO_VERSION = 12;
-const REVIEW_UNORDERABLE = 13;
-const REVIEW_CHANGE = 14;
-const REVIEW_RUNNING_ON = 15;
-const REVIEW_VARIANT = 16;
-const REVIEW_MEMBER = 17;
-const REVIEW_DEFAULT = 18;
-const REVIEW_BROAD = 19;
-const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
-
-/** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
-function statusAt(asset: Asset, r: AffectedRange): RangeStatus | null {
-  let status: RangeStatus = r.status;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: statusAt runs only for an asset with a version (rangeOutcome answers REVIEW_NO_VERSION first), and with no changes the loop does nothing
-  if (asset.version && r.changes.length) {
-    // CVE 5 changes[]: from version `at` on, the status becomes `status`.
-    for (const ch of r.changes) {
-      const c = compareVersions(asset.version, ch.at);
-      if (c === 'needs_review') return null;
-      if (c >= 0) status = ch.status;
-    }
-  }
-  return status;
-}
-
-/** A range that names no version: every version of the product (an NVD CPE with `*` or `-`, "vers:all/*"). */
-function everyVersion(r: AffectedRange): boolean {
-  return !r.version && !r.start && !r.end && r.changes.length === 0 && !r.text;
-}
-
-/**
- * A row that left the asset's version out (code OUT) and counts against "every version": an affected range with
- * versions, matched as the asset's product itself (a variant's or a family member's range says nothing of it).
- */
-function boundedOut(m: { row: RangeRow; match: ProductMatch }): boolean {
-  return m.row.range.status === 'affected' && !indirect(m.match);
-}
-
-/**
- * A match through which a range says nothing certain of the asset's own product: a variant of it, a product of the
- * family the asset names, or a bare product line name the asset's product may or may not belong to (`broad`).
- */
-function indirect(match: ProductMatch): boolean {
-  return match.confidence === 'variant' || match.confidence === 'member' || match.broad === true;
-}
-
-/** A match that counts only when no row of the CVE names the asset's product more closely: member or broad line. */
-function weak(match: ProductMatch): boolean {
-  return match.confidence === 'member' || match.broad === true;
-}
-
-function rangeOutcome(asset: Asset, r: AffectedRange): number {
-  if (r.status === 'unknown') return REVIEW_STATUS_UNKNOWN;
-  if (r.text) return REVIEW_TEXT;
-  let answer: RangeAnswer;
-  // Stryker disable next-line StringLiteral: an every-version range has no changes[], so statusAt would return its own status: '' and 'in' end alike
-  if (everyVersion(r)) answer = 'in';
-  else if (!asset.version) return REVIEW_NO_VERSION;
-  else if (r.version) answer = sameVersion(asset.version, r.version);
-  else answer = inRange(asset.version, r.start, r.end);
-  if (answer === 'needs_review') return REVIEW_UNORDERABLE;
-  let status: RangeStatus | null = r.status;
-  if (answer === 'in') {
-    status = statusAt(asset, r);
-    if (status === null) return REVIEW_CHANGE;
-  }
-  if (answer === 'out') return OUT;
-  if (r.runningOn && r.runningOn.length) {
-    const on = r.runningOn.some((p) => {
-      const c = parseCpe(p);
-      return c !== null && matchProduct(asset, { vendor: c.vendor, product: c.product, cpe: p }) !== null;
-    });
-    if (!on) return REVIEW_RUNNING_ON;
-  }
-  return IN_CODE[status];
-}
-
-/**
- * A range's answer through its match: a range of a variant of the asset's product (match `variant`), of one
- * product of the family the asset names (match `member`), or of a bare product line name (`broad`) says nothing
- * certain about this asset. Its "affected" becomes a review (the asset may be that variant, product or model); its
- * "not affected" is no claim (the asset may be another one), so it counts as outside the range.
- */
-function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch }): number {
-  const code = rangeOutcome(asset, m.row.range);
-  if (!indirect(m.match)) return code;
-  if (code === IN_AFFECTED) return m.match.confidence === 'variant' ? REVIEW_VARIANT : m.match.confidence === 'member' ? REVIEW_MEMBER : REVIEW_BROAD;
-  return code === IN_UNAFFECTED ? OUT : code;
-}
-
-/** The sentence of a review code. */
-function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
-  switch (code) {
-    case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
-    case REVIEW_BROAD: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", a product line name the ${sourceLabel(r.source)} gives without a model or edition; whether "${asset.product}" is one of the products it means decides`;
-    case REVIEW_MEMBER: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
-    case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
-    case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
-    case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
-    case REVIEW_DEFAULT: return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
-    case REVIEW_UNORDERABLE: return `version ${asset.version} cannot be ordered with certainty against ${describe(r)}`;
-    case REVIEW_CHANGE: {
-      const ch = r.changes.find((x) => compareVersions(asset.version!, x.at) === 'needs_review')!;
-      return `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`;
-    }
-    // Stryker disable next-line ArrayDeclaration: a running-on review always has runningOn set; the fallback is there for the type
-    default: return `affected only when running on ${(r.runningOn ?? []).join(' or ')}; the asset does not name that platform`;
-  }
-}
-
-/**
- * The range's own answer for the asset's version. `notes: false` leaves `note` null (the sentences are made only
- * where they are read).
- */
-export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, notes = true): RangeVerdict {
-  return answerOf(asset, row, match, matchedOutcome(asset, { row, match }), notes);
-}
-
-/** rangeAnswer with the row's code already known (verdict computes it once per row). */
-function answerOf(asset: Asset, row: RangeRow, match: ProductMatch, code: number, notes = true): RangeVerdict {
-  const r = row.range;
-  if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
-  if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
-  const status = code === REVIEW_DEFAULT ? 'affected' : code === REVIEW_RUNNING_ON || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD ? statusAt(asset, r) ?? r.status : r.status;
-  return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
-}
+export { canonicalRange, describe, matchRow, rangeRows, sourceLabel, type RangeRow } from './range-rows.ts';
+export { rangeAnswer, type Asset, type CorrelationStatus, type CveVerdict, type RangeVerdict } from './range-outcome.ts';
 
 const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } as const;
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
@@ -353,7 +106,8 @@ function noteDefault(groups: DefaultGroups | null, asset: Asset, m: { row: Range
     if (r.start || r.end) e.ranges = true;
     else e.lone = true;
     const start = r.start?.version;
-    if (start && asset.version && compareVersions(start, asset.version) === 1 && (e.fix === null || compareVersions(start, e.fix) === -1)) e.fix = start;
+    const cmp = comparatorOf(schemeOf(r.vendor, r.product));
+    if (start && asset.version && cmp(start, asset.version) === 1 && (e.fix === null || cmp(start, e.fix) === -1)) e.fix = start;
   }
   return g;
 }
@@ -371,6 +125,35 @@ function defaultOut(groups: DefaultGroups): { affected: DefaultEntry | null; rev
     else if (!review || before(e.first, review.first)) review = e;
   }
   return { affected, review };
+}
+
+/**
+ * Variants (order numbers in brackets: "… CPU 1511-1 PN (6ES7511-1AK02-0AB0)") of the asset's product, the asset naming
+ * none: when every variant the rows name is affected at the asset's version (an affected range holds it, no range of that
+ * variant states it unaffected or cannot be decided), which variant the asset is changes nothing, and their rows count as
+ * affected. When their verdicts differ (one affected, another fixed at that version), or only one variant is named (the
+ * asset may be another), it stays needs_review.
+ */
+function variantsAgree(asset: Asset, matched: readonly { row: RangeRow; match: ProductMatch }[], lowest: number): boolean {
+  let byVariant: Map<string, number> | null = null;
+  for (const m of matched) {
+    if (m.match.confidence !== 'variant' || tier(m) > lowest) continue;
+    byVariant ??= new Map();
+    // 1: an affected range holds the version; 2: a range of the variant says otherwise or cannot say.
+    const code = rangeOutcome(asset, m.row.range);
+    const prev = byVariant.get(m.row.product_key) ?? 0;
+    const mark = code === IN_AFFECTED ? 1 : code === OUT ? 0 : 2;
+    byVariant.set(m.row.product_key, Math.max(prev, mark));
+  }
+  // One variant alone is no agreement: the asset may be another variant the source does not list.
+  if (!byVariant || byVariant.size < 2) return false;
+  for (const v of byVariant.values()) if (v !== 1) return false;
+  return true;
+}
+
+/** A row's code once the variants agree: a variant's "affected" is the asset's. */
+function agreed(code: number, agree: boolean): number {
+  return agree && code === REVIEW_VARIANT ? IN_AFFECTED : code;
 }
 
 /**
@@ -400,10 +183,11 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   // Rows of products of the family the asset names, and of a bare line name, count only when no row names the asset's
   // product itself; git ranges only when no other row does (tier).
   const lowest = lowestTier(matched);
+  const agree = variantsAgree(asset, matched, lowest);
   let defaults: DefaultGroups | null = null;
   for (const m of matched) {
     if (tier(m) > lowest) continue;
-    const code = matchedOutcome(asset, m);
+    const code = agreed(matchedOutcome(asset, m), agree);
     if (listsByDefault(m)) defaults = noteDefault(defaults, asset, m, code);
     if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
     if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
@@ -415,8 +199,8 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const fixedIn = m.row.range.fixedIn;
     if (fixedIn && m.row.range.status === 'affected') {
       if (!fixedM || before(m, fixedM)) fixedM = m;
-      if ((code === IN_AFFECTED || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD) && (!fixedHoldM || before(m, fixedHoldM))) fixedHoldM = m;
-      if ((!fixedAheadM || before(m, fixedAheadM)) && fixAhead(fixedIn, asset.version)) fixedAheadM = m;
+      if ((code === IN_AFFECTED || code === REVIEW_CONDITION || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD) && (!fixedHoldM || before(m, fixedHoldM))) fixedHoldM = m;
+      if ((!fixedAheadM || before(m, fixedAheadM)) && fixAhead(fixedIn, asset.version, m.row.range)) fixedAheadM = m;
     }
   }
   if (!firstM) throw new Error('verdict needs at least one matched range');
@@ -445,6 +229,9 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   if (affectedM) {
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
+    if (d.match.confidence === 'variant') {
+      return { status: 'affected', reason: `${how} for "${d.row.range.product}" (${at(d)}), and every variant the sources list for "${asset.product}" is affected at this version: the asset names no variant, and whichever it is, it is affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+    }
     return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
   }
   if (affectedByDefault) {
@@ -468,9 +255,9 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
 }
 
 /** Whether a stated fix can be the one an asset at `version` needs: above it, or not ordered against it (or no version). */
-function fixAhead(fixedIn: string, version: string | null): boolean {
+function fixAhead(fixedIn: string, version: string | null, r: AffectedRange): boolean {
   if (!version) return true;
-  const c = compareVersions(fixedIn, version);
+  const c = comparatorOf(schemeOf(r.vendor, r.product))(fixedIn, version);
   return c === 'needs_review' || c > 0;
 }
 
@@ -486,10 +273,11 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let statesVersions = false;
   let out = false;
   const lowest = lowestTier(matched);
+  const agree = variantsAgree(asset, matched, lowest);
   let defaults: DefaultGroups | null = null;
   for (const m of matched) {
     if (tier(m) > lowest) continue;
-    const code = matchedOutcome(asset, m);
+    const code = agreed(matchedOutcome(asset, m), agree);
     if (listsByDefault(m)) defaults = noteDefault(defaults, asset, m, code);
     if (code >= REVIEW_STATUS_UNKNOWN) review = true;
     else if (code === IN_AFFECTED) {
@@ -502,32 +290,6 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   const byDefault = defaults !== null ? defaultOut(defaults) : null;
   if (byDefault?.affected) return unaffected ? 'needs_review' : 'affected';
   return review || byDefault?.review ? 'needs_review' : 'not_affected';
-}
-
-/** The match of a stored row for an asset (the CPE-token match, else vendor and product names). */
-export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
-  const viaName = matchProduct(asset, { vendor: row.range.vendor, product: row.range.product, cpe: row.range.cpe });
-  if (viaName) return viaName;
-  // The stored row keys (vendor slug, product key) already normalise the source's names; an asset key equal to
-  // them, or extending them word by word, is the same match the name comparison would make (also across the
-  // vendor names of one organisation: matchKeys).
-  const slug = vendorSlug(asset.vendor);
-  if (!slug) return null;
-  const key = productKey(asset.product, asset.vendor);
-  const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor, asset.version ?? null);
-  if (m) return m;
-  // The source names a variant of the asset's product ("… CPU 1511-1 PN (6ES7511-1AK02-0AB0)" for a nameplate
-  // "… CPU 1511-1 PN"): the same comparison with the row's base key, equal keys only; a variant match, whose
-  // verdict is at most needs_review (the variant decides).
-  if (row.base_key && matchKeys(asset.product, key, slug, row.range.product, row.base_key, row.vendor_slug, row.range.vendor)?.confidence === 'normalised') {
-    return { confidence: 'variant', basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides` };
-  }
-  // The asset names a family (at least two words) and the source one of its products: a member match, whose verdict
-  // is at most needs_review (which product the asset is decides). One vendor slug only.
-  if (row.vendor_slug === slug && isMemberKey(key, row.product_key, asset.version ?? null)) {
-    return { confidence: 'member', basis: `"${asset.product}" names a product family; the source names its product "${row.range.product}" (vendor ${slug}); which product the asset is decides` };
-  }
-  return null;
 }
 
 export { strongerMatch };

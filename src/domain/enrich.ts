@@ -72,10 +72,11 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
   const references = buildReferences(merged, aff.vendors);
   const inputs = classificationInputs(merged, aff, title);
   const ics = icsRelevance(inputs.ics);
-  // KEV: the catalog's entry, else the CVE record's CISA-ADP KEV marker (same catalog, stated in the record).
-  const kevAddedDate = merged.kev?.date_added ?? merged.cve5?.kev_date_added ?? null;
-  // Stryker disable next-line ConditionalExpression: kevAddedDate is set only with a KEV record, so either test of KEV gives the same flag
-  const exploitation = exploitFacts(merged.cve_id, merged.kev !== null || kevAddedDate !== null, merged.references, merged.cve5?.ssvc_exploitation ?? null);
+  // KEV: the catalog alone decides (docs/enrichment.md "KEV"). A CVE record's CISA-ADP KEV marker is a copy of the
+  // catalog at the time the record was written; CISA removes entries (CVE-2021-4043, CVE-2024-43491), and a marker
+  // outlives the removal, so it never flags a CVE the catalog does not list.
+  const kevAddedDate = merged.kev?.date_added ?? null;
+  const exploitation = exploitFacts(merged.cve_id, merged.kev !== null, merged.references, merged.cve5?.ssvc_exploitation ?? null);
   const patch = buildPatch(merged, new Set(references.vendor_advisories.map((v) => v.url)), aff.primary_vendor);
   const epssScore = merged.epss?.epss ?? null;
   const epssPct = merged.epss?.percentile ?? null;

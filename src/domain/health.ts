@@ -40,10 +40,52 @@ export function alertsStatus(run: AlertRunFact | null, now: Date): string {
   return minutes(run.finished_at ?? run.started_at) <= ALERTS_STALE_MINUTES ? 'operational' : 'stale';
 }
 
+/**
+ * The feeds the sync fetches, in its run order (src/jobs/sync.ts SYNC_SOURCES; test/unit/health.test.ts holds the two
+ * equal). Health shows each one's age, so a machine without network shows how old its corpus is.
+ */
+export const FEED_NAMES = ['cwe', 'capec', 'nvd', 'cve5', 'csaf', 'kev', 'epss', 'msrc'] as const;
+export type FeedName = (typeof FEED_NAMES)[number];
+
+/** A feed's sync history, as health reads it (ingest_runs rows `sync:<feed>`). */
+export interface FeedRunFact {
+  feed: string;
+  /** End of the latest successful sync of the feed, null if none. */
+  last_success: Date | null;
+  /** End (or start, while running) of the latest sync attempt, and its status. */
+  last_attempt: Date;
+  last_status: 'running' | 'succeeded' | 'failed';
+}
+
+export interface FeedView {
+  /** `fresh` (a success within 48 hours), `stale` (older), `never_synced`. */
+  status: 'fresh' | 'stale' | 'never_synced';
+  last_success: string | null;
+  /** Hours since last_success, 1 decimal: the age of what the corpus holds of this feed. */
+  age_hours: number | null;
+  last_attempt: string | null;
+  last_attempt_status: 'running' | 'succeeded' | 'failed' | null;
+}
+
+/** A feed synced daily is stale once its last success is older than two days (one missed slot and some slack). */
+export const FEED_STALE_HOURS = 48;
+
+export function feedView(fact: FeedRunFact | undefined, now: Date): FeedView {
+  if (!fact) return { status: 'never_synced', last_success: null, age_hours: null, last_attempt: null, last_attempt_status: null };
+  const age = fact.last_success ? round1(Math.max(0, now.getTime() - fact.last_success.getTime()) / 3_600_000) : null;
+  return {
+    status: age === null ? 'never_synced' : age <= FEED_STALE_HOURS ? 'fresh' : 'stale',
+    last_success: fact.last_success ? fact.last_success.toISOString() : null,
+    age_hours: age,
+    last_attempt: fact.last_attempt.toISOString(),
+    last_attempt_status: fact.last_status,
+  };
+}
+
 export interface HealthInput {
   now: Date;
   /** null when the database could not be reached. */
-  db: null | { sizeBytes: number; runs: StageRun[]; totalCves: number; pendingEnrichment: number; lastAlertRun?: AlertRunFact | null };
+  db: null | { sizeBytes: number; runs: StageRun[]; totalCves: number; pendingEnrichment: number; lastAlertRun?: AlertRunFact | null; feeds?: FeedRunFact[] };
   diskFreeBytes: number | null;
 }
 
@@ -51,6 +93,8 @@ export interface HealthData {
   status: 'healthy' | 'degraded';
   database: 'connected' | 'unavailable';
   pipeline: Record<StageName, StageView>;
+  /** Each synced feed's age (null without the database). A stale feed does not make the answer degraded. */
+  feeds: Record<FeedName, FeedView> | null;
   services: { api: string; enricher: string; renderer: string; alerts: string };
   counts: { total_cves: number | null; alert_ready: number | null; pending_enrichment: number | null; rendered: number | null };
   db_size_mb: number | null;
@@ -80,6 +124,7 @@ export function buildHealth(input: HealthInput): HealthData {
     status: degraded ? 'degraded' : 'healthy',
     database: db ? 'connected' : 'unavailable',
     pipeline,
+    feeds: db ? Object.fromEntries(FEED_NAMES.map((f) => [f, feedView(db.feeds?.find((x) => x.feed === f), input.now)])) as Record<FeedName, FeedView> : null,
     services: {
       // This process answered, so the API is up.
       api: 'operational',

@@ -2,6 +2,9 @@
 // and expiry. The operator CLI and any later key-management endpoint both go through planKey(), so the CLI
 // refuses exactly what the API would refuse.
 import { PARTNER_SCOPES, SCOPES, TIER_PERMISSIONS, TRIAL, TRIAL_SCOPES, type KeyKind, type Scope, type Tier } from './tiers.ts';
+
+/** The one tier a free API trial is for (spec §4.7: a Free account correlates only with a trial key). */
+export const TRIAL_TIER: Tier = 'free';
 import { NAME_TEXT_MESSAGE, NAME_FORBIDDEN } from './text.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +25,7 @@ export interface KeyRequest {
 }
 
 /** detail.error values, verbatim from spec §7 where the spec names one. */
-export type KeyRefusal = 'upgrade_required' | 'scope_not_allowed' | 'trial_ended';
+export type KeyRefusal = 'upgrade_required' | 'scope_not_allowed' | 'trial_ended' | 'trial_unavailable';
 
 export type KeyPlan =
   | { ok: true; scopes: Scope[]; expiresAt: Date | null; startsTrial: boolean }
@@ -96,8 +99,10 @@ export function trialStatus(t: TrialState | null, now: Date): TrialStatus {
  * Decides whether a key of this kind may be issued now.
  * - standard keys need the tier's `api_keys` permission (Professional and above); lower tiers: upgrade_required.
  * - partner keys are read-only (spec §5.8) and are issued by an operator under an agreement, on any tier.
- * - trial keys exist for accounts without API access; one trial per organization: every trial key expires 14
- *   days after the trial started, and no new trial key once the trial ended, expired or used its 750 checks.
+ * - trial keys exist for accounts without API access: the Free plan only, as POST /account/trial (a Standard
+ *   organization has no correlation to try, a Professional one has API keys); any other tier: trial_unavailable.
+ *   One trial per organization: every trial key expires 14 days after the trial started, and no new trial key once
+ *   the trial ended, expired or used its 750 checks.
  */
 export function planKey(req: KeyRequest, now: Date): KeyPlan {
   const scopes = [...new Set(req.scopes ?? DEFAULT_SCOPES[req.kind])].sort();
@@ -115,6 +120,9 @@ export function planKey(req: KeyRequest, now: Date): KeyPlan {
   }
   if (req.kind === 'partner') return { ok: true, scopes, expiresAt: null, startsTrial: false };
   // trial
+  if (req.tier !== TRIAL_TIER) {
+    return { ok: false, error: 'trial_unavailable', message: `The free API trial is for organizations on the Free plan; this organization is on ${req.tier}` };
+  }
   const t = req.trial;
   if (!t) return { ok: true, scopes, expiresAt: trialExpiry(now), startsTrial: true };
   const expires = trialExpiry(t.started_at);

@@ -108,6 +108,9 @@ function isCveIdOnly(title: string, cve: string): boolean {
   return title.trim().toUpperCase() === cve || isCveIdAnyCase(title.trim());
 }
 
+/** The sources whose titles name a CVE, in precedence order: the CNA's own title first. */
+export const TITLE_SOURCES = ['cve5', 'csaf', 'msrc', 'kev'] as const;
+
 export function mergeSources(cveId: string, records: CveSourceRecord[], epss: EpssRecord | null = null): MergedCve {
   const ordered = orderRecords(records.filter((r) => r.cve_id === cveId));
   const sources: MergedCve['sources'] = [];
@@ -115,8 +118,9 @@ export function mergeSources(cveId: string, records: CveSourceRecord[], epss: Ep
   if (epss && epss.cve_id === cveId) sources.push('epss');
   const described = ordered.find((r) => r.description);
   const titles: MergedCve['titles'] = [];
-  // The CVE record's title (the CNA's) comes after the sources titles came from before it was a source.
-  for (const src of ['csaf', 'msrc', 'kev', 'cve5'] as const) {
+  // Title precedence (docs/enrichment.md "Title"): the CNA's own title (the CVE record's) first, then the CSAF
+  // vulnerability title, the MSRC title, the KEV vulnerabilityName (CISA's catalog name, never the CVE's own).
+  for (const src of TITLE_SOURCES) {
     for (const r of ordered) {
       if (r.source === src && r.title && !isCveIdOnly(r.title, cveId)) titles.push({ source: src, title: r.title });
     }

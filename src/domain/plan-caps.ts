@@ -1,22 +1,22 @@
-// Plan caps on environments, assets and members (spec §4.5 /account/usage, §8 "Team members"), per tier. The
-// member caps are the spec's (2 Standard, 5 Professional, 25 Enterprise); the rest is our decision
-// (ADR 0082). Operators change them with VULNINTEL_PLAN_CAPS (JSON, merged over these
+// Plan caps on environments, assets, members and webhooks (spec §4.5 /account/usage, §8 "Team members"), per tier.
+// The member caps are the spec's (2 Standard, 5 Professional, 25 Enterprise); the rest is our decision
+// (ADR 0082; webhooks: every alert fans out to each of them, docs/webhooks.md "Cap"). Operators change them with VULNINTEL_PLAN_CAPS (JSON, merged over these
 // defaults) and per organization with `vulnintel org caps` (stored overrides). -1 = unlimited.
 // This is the one table: team invitations enforce it and /account/org, /account/usage and the CLI report it.
 // Overrides are stored in organizations.cap_overrides (jsonb).
 import { TIERS, type Tier } from './tiers.ts';
 
-export const CAP_RESOURCES = ['environments', 'assets', 'members'] as const;
+export const CAP_RESOURCES = ['environments', 'assets', 'members', 'webhooks'] as const;
 export type CapResource = (typeof CAP_RESOURCES)[number];
 export type Caps = Record<CapResource, number>;
 export type PlanCapsTable = Record<Tier, Readonly<Caps>>;
 
 export const DEFAULT_PLAN_CAPS: Readonly<PlanCapsTable> = Object.freeze({
-  free:         Object.freeze({ environments: 1,  assets: 25,    members: 1 }),
-  standard:     Object.freeze({ environments: 3,  assets: 250,   members: 2 }),
-  professional: Object.freeze({ environments: 10, assets: 2500,  members: 5 }),
-  api:          Object.freeze({ environments: 25, assets: 10000, members: 5 }),
-  enterprise:   Object.freeze({ environments: -1, assets: -1,    members: 25 }),
+  free:         Object.freeze({ environments: 1,  assets: 25,    members: 1,  webhooks: 0 }),
+  standard:     Object.freeze({ environments: 3,  assets: 250,   members: 2,  webhooks: 20 }),
+  professional: Object.freeze({ environments: 10, assets: 2500,  members: 5,  webhooks: 25 }),
+  api:          Object.freeze({ environments: 25, assets: 10000, members: 5,  webhooks: 25 }),
+  enterprise:   Object.freeze({ environments: -1, assets: -1,    members: 25, webhooks: 50 }),
 });
 
 function capValue(v: unknown, where: string): number {

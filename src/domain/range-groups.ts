@@ -34,6 +34,7 @@ export interface PackedRange {
   fixedIn?: string;
   runningOn?: string[];
   text?: string;
+  condition?: string;
 }
 
 const str = JSON.stringify;
@@ -51,6 +52,7 @@ export function packRange(r: AffectedRange): string {
   if (r.fixedIn != null) s += `,"fixedIn":${str(r.fixedIn)}`;
   if (r.runningOn != null) s += `,"runningOn":${str(r.runningOn)}`;
   if (r.text != null) s += `,"text":${str(r.text)}`;
+  if (r.condition != null) s += `,"condition":${str(r.condition)}`;
   return `${s}}`;
 }
 
@@ -60,6 +62,7 @@ export function unpackRange(source: RangeSource, g: { vendor: string; product: s
     source, vendor: g.vendor, product: g.product, cpe: g.cpe, status: p.status, version: p.version ?? null, start: p.start ?? null,
     end: p.end ?? null, versionType: p.versionType ?? null, changes: p.changes ?? [], defaultStatus: p.defaultStatus ?? null,
     fixedIn: p.fixedIn ?? null, runningOn: p.runningOn ?? null, text: p.text ?? null,
+    ...(p.condition != null ? { condition: p.condition } : {}),
   };
 }
 

@@ -56,4 +56,10 @@ export interface AffectedRange {
    * and matching answers "needs review" for this product.
    */
   text: string | null;
+  /**
+   * A condition the source states in words for the range ("if VP6E5000 is installed", "affected only if the CAMS
+   * function is used"), quoted as written: a version inside the range answers needs_review with it. Absent or null
+   * when there is none.
+   */
+  condition?: string | null;
 }

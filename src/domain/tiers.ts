@@ -42,6 +42,8 @@ export function pageOf(tier: Tier | null, q: { page?: number; per_page?: number 
 
 /** Trial keys: 14 days, 750 asset checks per organization, 25 per request (spec §8). */
 export const TRIAL = Object.freeze({ days: 14, totalChecks: 750, perRequest: 25 });
+/** detail.contact_url of every trial error (spec §7). */
+export const TRIAL_CONTACT_URL = 'mailto:support@vulnintel.local';
 
 /** Scopes a partner key may hold (spec §5.8: read-only). */
 export const PARTNER_SCOPES: readonly Scope[] = ['read'];

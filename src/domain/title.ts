@@ -1,6 +1,7 @@
-// Title rule (docs/enrichment.md "Title"): a source title when one exists — the CSAF vulnerability
-// title, the MSRC title, the KEV vulnerabilityName, in that order (titles that are only a CVE id are
-// not titles) — otherwise "<weakness> in <vendor> <product>", composed from the record. Never empty.
+// Title rule (docs/enrichment.md "Title"): a source title when one exists — the CNA's own title (the CVE
+// record's), then the CSAF vulnerability title, the MSRC title, the KEV vulnerabilityName, in that order (titles that
+// are only a CVE id are not titles) — otherwise "<weakness> in <vendor> <product>", composed from the record. Never
+// empty. The CNA's title is the CVE's own name: no other source replaces it (a longer one is shortened).
 // Some sources put a whole description where the title goes (MSRC's third-party CBL-Mariner entries:
 // "Vulnerability in the Oracle Java SE … (component: ImageIO). Supported versions …", up to 1,000
 // characters): a title longer than TITLE_MAX is passed over for a shorter source title, and when no source
@@ -45,6 +46,8 @@ export function shortenTitle(text: string, max = TITLE_MAX): string {
 }
 
 export function chooseTitle(merged: MergedCve, facts: TitleFacts): string {
+  const cna = merged.titles.find((x) => x.source === 'cve5' && x.title.trim() !== '');
+  if (cna) return shortenTitle(cna.title);
   const titles = merged.titles.map((x) => x.title.replace(/\s+/g, ' ').trim()).filter((t) => t !== '');
   const fitting = titles.find((t) => t.length <= TITLE_MAX);
   if (fitting) return fitting;

@@ -55,7 +55,7 @@ export function slug(text: string): string {
   return text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'section';
 }
 
-// CommonMark with GitHub tables, through markdown-it (ADR 0092). `html: false`:
+// CommonMark with GitHub tables, through markdown-it (ADR 0095). `html: false`:
 // HTML in a module file is text, escaped, never markup. Links are kept only for http(s) targets (validateLink; any
 // other scheme stays literal text) and open with rel="noopener noreferrer".
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });

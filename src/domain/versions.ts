@@ -276,9 +276,9 @@ export function compareBranch(version: string, prefix: readonly number[]): Compa
  * A version against a version a source states, which may be a branch pattern: compareVersions, or for a pattern
  * 'within' its branch (never equal to the pattern itself, so an exclusive bound does not leave it out) or -1 / 1.
  */
-function compareStated(version: string, stated: string): Comparison | 'within' {
+function compareStated(version: string, stated: string, cmp: (a: string, b: string) => Comparison): Comparison | 'within' {
   const prefix = branchPrefix(stated);
-  if (!prefix) return compareVersions(version, stated);
+  if (!prefix) return cmp(version, stated);
   const c = compareBranch(version, prefix);
   return c === 0 ? 'within' : c;
 }
@@ -287,8 +287,8 @@ function compareStated(version: string, stated: string): Comparison | 'within' {
  * Whether a version is the exact spelling a source states, or within the branch it names ("12.2.*"): 'in', 'out' or
  * 'needs_review'.
  */
-export function sameVersion(version: string, stated: string): RangeAnswer {
-  const c = compareStated(version, stated);
+export function sameVersion(version: string, stated: string, cmp: (a: string, b: string) => Comparison = compareVersions): RangeAnswer {
+  const c = compareStated(version, stated, cmp);
   return c === 'needs_review' ? c : c === 0 || c === 'within' ? 'in' : 'out';
 }
 
@@ -303,15 +303,16 @@ export type RangeAnswer = 'in' | 'out' | 'needs_review';
 /**
  * Bounds may be branch patterns (branchPrefix): a start "8.2.*" begins with the 8.2 branch, an end "6.1.*" ends
  * after it (its every version is inside, whether the end is inclusive or not: the pattern is larger than any of them).
+ * `cmp` is the comparator of the range's version scheme (version-schemes.ts), compareVersions by default.
  */
-export function inRange(version: string, start: Bound | null, end: Bound | null): RangeAnswer {
+export function inRange(version: string, start: Bound | null, end: Bound | null, cmp: (a: string, b: string) => Comparison = compareVersions): RangeAnswer {
   if (start) {
-    const c = compareStated(version, start.version);
+    const c = compareStated(version, start.version, cmp);
     if (c === 'needs_review') return 'needs_review';
     if (c === -1 || (c === 0 && !start.inclusive)) return 'out';
   }
   if (end) {
-    const c = compareStated(version, end.version);
+    const c = compareStated(version, end.version, cmp);
     if (c === 'needs_review') return 'needs_review';
     if (c === 1 || (c === 0 && !end.inclusive)) return 'out';
   }

@@ -15,6 +15,8 @@ export const WEBHOOK_VERSION = '1.0';
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 export type WebhookEvent = 'cve.alert' | 'webhook.test';
+/** The context a webhook's signing secret is sealed with (src/lib/crypto.ts): its id, so a copied value does not open. */
+export const webhookSealContext = (id: number): string => `webhook-secret:${id}`;
 
 /** Spec §6 rule 1 as the delivery judges it: a 2xx status, and the response complete in time. */
 export const isSuccessStatus = (status: number): boolean => status >= 200 && status <= 299;

@@ -18,7 +18,7 @@ import type { Db } from '../store/db.ts';
 import { isConnectionError } from '../store/db.ts';
 import { UsageMeter } from '../store/usage-meter.ts';
 import { roleAtLeast, type IdentityService, type KeyRefusalReason, type Principal } from '../services/identity.ts';
-import { MONTHLY_API_ALLOWANCE, type Role, type Scope } from '../domain/tiers.ts';
+import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
 
 export type { Principal };
@@ -29,7 +29,7 @@ export const CSRF_COOKIE = 'vi_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 export const CSRF_FIELD = '_csrf';
 /** detail.contact_url of the trial errors (spec §7). */
-export const CONTACT_URL = 'mailto:support@vulnintel.local';
+export const CONTACT_URL = TRIAL_CONTACT_URL;
 
 export type AuthMode = 'none' | 'public' | 'key' | 'session' | 'key_or_session' | 'internal_or_session';
 

@@ -12,7 +12,8 @@ import { logSafeError } from '../lib/logger.ts';
 import type { RouteAuth } from './auth.ts';
 import { collapseUnionErrors, type AjvErr } from './union-errors.ts';
 import { prefersHtml } from './status-page.ts';
-import { renderErrorPage } from './views/account-html.ts';
+import { renderErrorPage } from './web/account.tsx';
+import { PAGE_CSP } from './web/assets.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -174,13 +175,11 @@ export function sendErrorFor(req: FastifyRequest, reply: FastifyReply, err: ApiE
   if (retryAfter !== null) reply.header('Retry-After', String(retryAfter));
   const fields = Array.isArray(body.detail) ? body.detail.map((f) => ({ field: String(f.field), message: String(f.message ?? f.type ?? '') })) : [];
   return reply.code(status).header('X-Request-ID', req.id).header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', ERROR_PAGE_CSP).header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff')
     .type('text/html; charset=utf-8').serializer((x: unknown) => String(x))
     .send(renderErrorPage({ status, message: body.message, fields, requestId: req.id, retryAfter }));
 }
 
-// No script; the page's links go to this origin's pages.
-const ERROR_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.

@@ -7,6 +7,7 @@ import { arr, cvssScore, jsonDocuments, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
+import { readFreeText, type FreeTextReading } from '../domain/free-text-ranges.ts';
 import { compareVersions } from '../domain/versions.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -147,7 +148,17 @@ function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[
         const r = parseCsafRange(l.range, l.full);
         if (r.kind === 'exact') base.version = r.version;
         else if (r.kind === 'bounds') { base.start = r.start; base.end = r.end; }
-        else if (r.kind === 'text') base.text = l.range;
+        else if (r.kind === 'text') {
+          // Free text read into one or more ranges where certain (domain/free-text-ranges.ts), its condition kept.
+          // A range its product's name contradicts ("< 2.1 SP2" of "2.1 SP2 and earlier") stays text.
+          const contradicted = parseCsafRange(l.range).kind !== 'text';
+          const free = st === 'affected' && list === 'known_affected' && !contradicted ? readFreeText(l.range, l.vendor, product) : null;
+          if (free) {
+            out.push(...freeRanges(base, free, product, fixes));
+            continue;
+          }
+          base.text = l.range;
+        }
       }
       if (list === 'first_affected' && base.version) { base.start = { version: base.version, inclusive: true }; base.version = null; }
       if (list === 'last_affected' && base.version) { base.end = { version: base.version, inclusive: true }; base.version = null; }
@@ -162,6 +173,18 @@ function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[
     }
   }
   return out;
+}
+
+/** The ranges of a free-text reading of an affected leaf: one per piece, each with its own fix (else the advisory's). */
+function freeRanges(base: AffectedRange, free: FreeTextReading, product: string, fixes: AdvisoryFix[]): AffectedRange[] {
+  const condition = free.condition ? { condition: free.condition } : {};
+  const fixed = fixedVersionOf(product, fixes);
+  if (free.all) return [{ ...base, fixedIn: fixed, ...condition }];
+  return free.pieces.map((p) => {
+    const top = p.end?.version ?? p.version;
+    const advisory = fixed && top && compareVersions(fixed, top) === -1 ? null : fixed;
+    return { ...base, version: p.version, start: p.start, end: p.end, fixedIn: p.fixedIn ?? advisory, ...condition };
+  });
 }
 
 function uniq<T>(xs: T[], key: (x: T) => string): T[] {

@@ -10,6 +10,8 @@ import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
+import { readFreeText } from '../domain/free-text-ranges.ts';
+import { orderableIn, schemeOf } from '../domain/version-schemes.ts';
 import type { SsvcExploitation } from '../domain/records.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -174,7 +176,10 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       const startOpen = ALL_VERSIONS.has(version.toLowerCase()) || version === '0';
       // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
       // words is kept as text: matching answers "needs review".
-      const textual = (!startOpen && FREE_TEXT.test(version)) || (bound !== '*' && (FREE_TEXT.test(bound) || !/\d/.test(bound)));
+      // "V2.0 SP1" (Siemens), "Version 4.1.5" (Emerson): a spaced version its scheme orders is a version.
+      const scheme = schemeOf(shared.vendor, shared.product);
+      const spelt = (x: string) => !FREE_TEXT.test(x) || orderableIn(scheme, x);
+      const textual = (!startOpen && !spelt(version)) || (bound !== '*' && (!spelt(bound) || !/\d/.test(bound)));
       out.push(range(shared, {
         status,
         version: null,
@@ -190,8 +195,23 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     // A range written into `version`, read where its meaning is certain: "All versions < V4.1.1 Patch04" / "< 2.3"
     // (Siemens and others; the bound is kept even where the comparator cannot order it), else with the CSAF range
     // texts' rules (domain/csaf-ranges.ts: "1.0.0 to 1.3.7", "prior to 23.08.07", ">= 1.0 | <= 1.32", …).
-    const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
     const all = ALL_VERSIONS.has(version.toLowerCase());
+    // Free text read into one or more ranges where its meaning is certain (domain/free-text-ranges.ts): "Versions 9.8
+    // and prior", "Fixed in OpenSSL 3.0.5 (Affected 3.0.0-3.0.4)", "2.7 | 3.0.71 | >= 4.0.x | <= 4.6.4", … A
+    // condition in words stays on every range read.
+    const free = !all && !orderableIn(schemeOf(shared.vendor, shared.product), version) ? readFreeText(version, shared.vendor, shared.product) : null;
+    if (free && !(free.pieces.length === 1 && free.pieces[0].version === version && !free.condition)) {
+      const condition = free.condition ? { condition: free.condition } : {};
+      if (free.all) out.push({ ...range(shared, { status, version: null, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: null }), ...condition });
+      for (const p of free.pieces) {
+        out.push({
+          ...range(shared, { status, version: p.version, start: p.start, end: p.end, versionType, changes, fixedIn: firstFixed ?? (status === 'affected' ? p.fixedIn : null), text: null }),
+          ...condition,
+        });
+      }
+      continue;
+    }
+    const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
     const read = below && /\d/.test(below[2])
       ? { kind: 'bounds' as const, start: null, end: { version: below[2].trim(), inclusive: below[1] === '<=' } }
       : !all && FREE_TEXT.test(version) ? parseCsafRange(version) : null;

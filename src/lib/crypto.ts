@@ -1,6 +1,6 @@
 // Secrets helpers. API keys follow ADRs 0015 and 0091: `vi_live_` + 32 random bytes in base62 +
 // a CRC32 checksum suffix, stored only as SHA-256.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -127,6 +127,26 @@ export function loadSecretKey(cfg: { secretKey: string | null; dataDir: string }
     unlinkSync(tmp);
   }
   return parseKeyFile(readFileSync(file, 'utf8'), file);
+}
+
+/**
+ * The sealing key as `loadSecretKey` would give it, without creating a key file when there is none (null): the start
+ * check (services/sealing-key.ts) must not generate a new key next to secrets sealed with another.
+ */
+export function readSecretKey(cfg: { secretKey: string | null; dataDir: string }): { key: Buffer | null; source: string } {
+  if (cfg.secretKey) return { key: Buffer.from(cfg.secretKey, 'hex'), source: 'VULNINTEL_SECRET_KEY' };
+  const file = path.join(cfg.dataDir, SECRET_KEY_FILE);
+  try {
+    return { key: parseKeyFile(readFileSync(file, 'utf8'), file), source: file };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    return { key: null, source: `${file} (absent; VULNINTEL_SECRET_KEY not set)` };
+  }
+}
+
+/** The fingerprint of a sealing key: an HMAC under the key (64 hex characters), which tells keys apart and reveals nothing of them. */
+export function keyFingerprint(key: Buffer): string {
+  return createHmac('sha256', key).update('vulnintel sealing key fingerprint v1').digest('hex');
 }
 
 function parseKeyFile(text: string, file: string): Buffer {

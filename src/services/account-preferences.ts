@@ -36,6 +36,7 @@ export interface UsageReport {
   environments: UsageLine;
   assets: UsageLine;
   members: UsageLine;
+  webhooks: UsageLine;
 }
 
 export function createAccountPreferences(db: Db, clock: Clock, planCaps: Readonly<PlanCapsTable>) {
@@ -64,7 +65,7 @@ export function createAccountPreferences(db: Db, clock: Clock, planCaps: Readonl
       const counts = await usageCounts(db, orgId, clock.now());
       const eff = effectiveCaps(planCaps, tier, overrides);
       const line = (r: CapResource) => usageLine(counts[r], planCaps[tier][r], eff[r], overrides[r] !== undefined);
-      return { tier, environments: line('environments'), assets: line('assets'), members: line('members') };
+      return { tier, environments: line('environments'), assets: line('assets'), members: line('members'), webhooks: line('webhooks') };
     },
 
     /** Operator override (CLI). Null clears a resource's override. False when the organization does not exist. */

@@ -7,7 +7,7 @@ import { alertEmail, alertPayloadFor, bestMatch, deliveryStatusOf, sagePriority,
 import type { Mailer } from './mailer.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { protocolName } from '../domain/watchlist.ts';
-import { cveHtmlUrl } from '../domain/cve-view.ts';
+import { apiTimestamp, cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
 import { assetHits, buildAssetIndex, familyNames, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
@@ -128,7 +128,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
           data: {
             cve_id: cve.cve_id, title: cve.title, cvss_score: cve.cvss_score, cvss_vector: cve.cvss_vector,
             patch_status: cve.patch_status, kev_flagged: cve.kev_flagged, epss_score: cve.epss_score,
-            published_at: cve.published_at, url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
+            published_at: apiTimestamp(cve.published_at), url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
             executive_summary: cve.executive_summary, mitigation: cve.mitigation, causal_boundary: null, virtual_patch: null, reasons,
           },
         },

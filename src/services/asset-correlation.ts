@@ -15,7 +15,7 @@ import { catalogProductNames } from '../store/watchlists.ts';
 import { assetLookupKeys, familyLookup, parseCpe, type ProductMatch } from '../domain/product-match.ts';
 import { matchRow, verdict, verdictStatus, type RangeRow } from '../domain/correlate.ts';
 import { monthWindow } from '../domain/keys.ts';
-import { TRIAL } from '../domain/tiers.ts';
+import { TRIAL, TRIAL_CONTACT_URL } from '../domain/tiers.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
 import { CorrelationCache, cpeKey, memberKey, rangeKey, variantKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
 import {
@@ -171,7 +171,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       const used = cur.rows[0]?.used ?? TRIAL.totalChecks;
       throw new ApiError('TRIAL_LIMIT', {
         message: used >= TRIAL.totalChecks ? `The trial's ${TRIAL.totalChecks} asset checks are used up; nothing was processed` : `This request needs ${n} asset checks and ${TRIAL.totalChecks - used} remain; nothing was processed`,
-        detail: { reason: 'limit', used, limit: TRIAL.totalChecks, remaining: Math.max(0, TRIAL.totalChecks - used), requested: n, contact_url: 'mailto:support@vulnintel.local' },
+        detail: { reason: 'limit', used, limit: TRIAL.totalChecks, remaining: Math.max(0, TRIAL.totalChecks - used), requested: n, contact_url: TRIAL_CONTACT_URL },
       });
     }
     if (p.kind === 'partner' && p.keyId !== null) {
@@ -203,7 +203,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   /** Spec §4.7: a Free account calls correlate-cves and its check only with a trial key. */
   function assertAllowed(p: Principal): void {
     if (p.tier === 'free' && p.kind !== 'trial' && p.kind !== 'partner') {
-      throw new ApiError('TRIAL_REQUIRED', { detail: { trial_url: `${deps.publicUrl}/api/v1/account/trial` } });
+      throw new ApiError('TRIAL_REQUIRED', { detail: { trial_url: `${deps.publicUrl}/api/v1/account/trial`, contact_url: TRIAL_CONTACT_URL } });
     }
   }
 

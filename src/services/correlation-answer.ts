@@ -6,7 +6,7 @@ import type { AssetRecord } from '../domain/assets.ts';
 import { sourceLabel, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
 import { strongerMatch, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
-import { cvePath, isoOffset } from '../domain/cve-view.ts';
+import { cvePath, apiTimestamp } from '../domain/cve-view.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
 
@@ -187,7 +187,7 @@ export function cardFields(c: CveCard) {
       severity: c.severity, cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector }, bcs_score: c.bcs_score,
       epss: { score: c.epss_score, percentile: c.epss_percentile }, known_exploited: c.kev_flagged, exploit_maturity: c.exploit_maturity,
       // As the CVE endpoints write it (spec §2.2): second precision, explicit offset.
-      published_at: isoOffset(c.published_at),
+      published_at: apiTimestamp(c.published_at),
     },
     tail: { _links: { self: cvePath(c.cve_id) } },
   };

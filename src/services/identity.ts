@@ -6,11 +6,11 @@ import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from 
 import { withTx, type Db, type Tx } from '../store/db.ts';
 import {
   createMember, createOrganization, findKeyByHash, findMemberByEmail, getOrganization,
-  insertApiKey, insertTrialUsage, listApiKeys, lockKeysByRef, lockOrganization, lockTrialUsage, revokeKey,
+  endTrialUsage, insertApiKey, insertTrialUsage, listApiKeys, lockKeysByRef, lockOrganization, lockTrialUsage, revokeKey,
   setOrganizationTier,
 } from '../store/identity.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
-import { keyLabel, planKey, type KeyRefusal, type TrialState } from '../domain/keys.ts';
+import { keyLabel, planKey, trialStatus, type KeyRefusal, type TrialState } from '../domain/keys.ts';
 import { findSession, touchSession } from '../store/accounts.ts';
 import { SESSION_TOUCH_MS, sessionExpired } from '../domain/accounts.ts';
 
@@ -40,7 +40,7 @@ export type KeyCheck = { ok: true; principal: Principal } | { ok: false; reason:
 
 /** A refused identity operation; `code` is the spec's detail.error where the spec names one. */
 export class IdentityError extends Error {
-  constructor(readonly code: 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_required' | 'role_mismatch' | 'owner_exists' | KeyRefusal, message: string) {
+  constructor(readonly code: 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_required' | 'role_mismatch' | 'owner_exists' | 'viewer_partner_key' | 'trial_not_started' | KeyRefusal, message: string) {
     super(message);
   }
 }
@@ -91,6 +91,11 @@ export function createIdentityService(db: Db, clock: Clock) {
       if (input.role === 'owner') throw new IdentityError('owner_exists', `Organization ${orgId} already has an owner`);
       member = await createMember(trx, orgId, email, input.role, input.name ?? '');
       created = true;
+    }
+    if (input.kind === 'partner' && member.role === 'viewer') {
+      // A partner key correlates assets (spec §5.8); a key inherits its member's role, and a viewer's key is refused
+      // every correlation call (403 viewer_role), so such a key could do nothing a partner key is for.
+      throw new IdentityError('viewer_partner_key', `${email} is a viewer; a partner key inherits its member's role and a viewer's key cannot correlate assets. Issue it for an admin`);
     }
     if (plan.startsTrial) await insertTrialUsage(trx, orgId, now);
     const g = generateApiKey();
@@ -180,6 +185,24 @@ export function createIdentityService(db: Db, clock: Clock) {
 
     async getOrganization(orgId: number) {
       return getOrganization(db, orgId);
+    },
+
+    /**
+     * Ends the organization's free trial now (an operator's early end): its trial keys are refused from the next
+     * request with 403 TRIAL_ENDED, reason `ended`, and no new trial key is issued. Idempotent: an ended trial keeps its
+     * first end time. Returns the trial's state after the call.
+     */
+    async endTrial(orgId: number) {
+      return withTx(db, async (trx) => {
+        const org = await lockOrganization(trx, orgId);
+        if (!org) throw new IdentityError('org_not_found', `No organization with id ${orgId}`);
+        const trial = await lockTrialUsage(trx, orgId);
+        if (!trial) throw new IdentityError('trial_not_started', `Organization ${orgId} has not started a trial`);
+        const now = clock.now();
+        const already = trial.ended_at !== null;
+        const endedAt = trial.ended_at ?? await endTrialUsage(trx, orgId, now);
+        return { already, status: trialStatus({ ...trial, ended_at: endedAt }, now) };
+      });
     },
 
     /** Changes the tier; the previous organization row, or org_not_found. */

@@ -19,6 +19,8 @@ import { createWatchlistService, type WatchlistService } from './watchlists.ts';
 import { createFeedService, type FeedService } from './feeds.ts';
 import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
+import { createTriageService, type TriageService } from './triage.ts';
+import { createOverviewService, type OverviewService } from './overview.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -55,6 +57,10 @@ export interface Services {
   changes: ChangeService;
   /** The alert run over the change feed and the stored alerts (docs/alerts.md). */
   alerts: AlertService;
+  /** Triage decisions per environment and CVE, their history, bulk and VEX (docs/triage.md, docs/vex.md). */
+  triage: TriageService;
+  /** Per environment: open CVEs by sage priority, known exploited, the worst-exposed assets (the web app's overview). */
+  overview: OverviewService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -77,24 +83,28 @@ export function buildServices(deps: ServiceDeps): Services {
     db: deps.store.db, clock: deps.clock, planCaps: deps.config.planCaps,
     onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
   });
+  const environments = createEnvironmentService(deps.store.db, deps.config.planCaps);
+  const assets = createAssetCorrelation({
+    db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps,
+    corpus: { generation: () => cves.corpusGeneration() },
+  });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
-    environments: createEnvironmentService(deps.store.db, deps.config.planCaps),
+    environments,
     windows,
     training,
     accountPreferences: createAccountPreferences(deps.store.db, deps.clock, deps.config.planCaps),
     webhooks,
     mailer,
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps, warn: deps.warn }),
-    assets: createAssetCorrelation({
-      db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps,
-      corpus: { generation: () => cves.corpusGeneration() },
-    }),
+    assets,
     watchlists: createWatchlistService(deps.store.db),
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
     changes: createChangeService(deps.store.db),
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
+    triage: createTriageService(deps.store.db),
+    overview: createOverviewService({ environments, assets }),
     async close() {
       mailer.close();
       await cves.close();

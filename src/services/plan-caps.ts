@@ -1,4 +1,4 @@
-// Enforcing the environment and asset caps (spec §4.5 /account/usage, §8; docs/account-preferences.md "Caps"): the
+// Enforcing the environment, asset and webhook caps (spec §4.5 /account/usage, §8; docs/account-preferences.md "Caps"): the
 // check and the write happen in one transaction that holds the organization's row lock, so parallel calls at the
 // cap cannot both pass, and a refused call stores nothing. The member cap is enforced by the invitations
 // (services/accounts.ts) the same way. Counts are those /account/usage reports.
@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import type { Tx } from '../store/db.ts';
 import { lockOrg } from '../store/accounts.ts';
 import { assetCounts, countEnvironments } from '../store/account-preferences.ts';
+import { countWebhooks } from '../store/webhooks.ts';
 import { effectiveCaps, underCap, type CapResource, type PlanCapsTable } from '../domain/plan-caps.ts';
 
 function refused(resource: CapResource, limit: number, used: number, message: string, extra: Record<string, number> = {}): ApiError {
@@ -21,6 +22,18 @@ export async function assertEnvironmentRoom(trx: Tx, planCaps: Readonly<PlanCaps
   const used = await countEnvironments(trx, orgId);
   if (!underCap(limit, used)) {
     throw refused('environments', limit, used, `The plan allows ${limit} environment${limit === 1 ? '' : 's'}; ${used} exist. Delete one (DELETE /api/v1/environments/{environment_id}) or raise the cap`);
+  }
+}
+
+/** Locks the organization's row; throws 403 cap_exceeded (webhooks) when it has no room for one more. */
+export async function assertWebhookRoom(trx: Tx, planCaps: Readonly<PlanCapsTable>, orgId: number): Promise<void> {
+  const o = await lockOrg(trx, orgId);
+  if (!o) return;
+  const limit = effectiveCaps(planCaps, o.tier, o.cap_overrides).webhooks;
+  if (limit < 0) return;
+  const used = await countWebhooks(trx, orgId);
+  if (!underCap(limit, used)) {
+    throw refused('webhooks', limit, used, `The plan allows ${limit} webhook${limit === 1 ? '' : 's'}; ${used} exist. Delete one (DELETE /api/v1/webhooks/{id}) or raise the cap`);
   }
 }
 

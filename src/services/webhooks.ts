@@ -10,7 +10,10 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
-import { loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
+import { keyFingerprint, loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
+import { recordKeyFingerprint } from '../store/sealing-key.ts';
+import { assertWebhookRoom } from './plan-caps.ts';
+import { DEFAULT_PLAN_CAPS, type PlanCapsTable } from '../domain/plan-caps.ts';
 import {
   createWebhookEgress, EgressError, systemResolver, webhookPolicy, type Egress, type Resolver,
 } from '../lib/egress.ts';
@@ -18,7 +21,7 @@ import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
 import { alertPayloadFor } from '../domain/alerts.ts';
 import {
   alertBody, discordAlertBody, discordTestBody, isDiscordUrl, isSuccessStatus, signedHeaders, testBody,
-  DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, type AlertPayload, type WebhookEvent,
+  DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, webhookSealContext, type AlertPayload, type WebhookEvent,
 } from '../domain/webhooks.ts';
 import {
   claimDelivery, deleteWebhook, enableWebhook, getWebhook, insertWebhook, listDeliveries, listEnabledWebhooks,
@@ -62,7 +65,8 @@ export interface WebhookActor {
 export type WebhookRefusal =
   | { ok: false; error: 'upgrade_required'; message: string }
   | { ok: false; error: 'not_found'; message: string }
-  | { ok: false; error: 'invalid_url'; message: string };
+  | { ok: false; error: 'invalid_url'; message: string }
+  | { ok: false; error: 'rotation_conflict'; message: string };
 type Result<T> = ({ ok: true } & T) | WebhookRefusal;
 
 /** What one delivery attempt came to. `skipped`: already claimed for this CVE, webhook disabled, or plan without webhooks. */
@@ -80,7 +84,7 @@ export interface DeliveryResult {
 export interface WebhookServiceDeps {
   db: Db;
   clock: Clock;
-  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>>;
+  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>> & { readonly planCaps?: Readonly<PlanCapsTable> };
   /** Outbound HTTP (default: createWebhookEgress with the config's test list and `resolver`); closed by close() only when made here. */
   egress?: Egress;
   /** DNS for the create-time check and the default egress (tests inject one). */
@@ -96,7 +100,7 @@ export interface WebhookServiceDeps {
 }
 
 const WEBHOOK_TIERS: readonly Tier[] = TIERS.filter((t) => TIER_PERMISSIONS[t].webhook_delivery);
-const sealContext = (id: number) => `webhook-secret:${id}`;
+const sealContext = webhookSealContext;
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks form; docs/webhooks.md). */
@@ -184,9 +188,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const started = performance.now();
     let httpStatus: number | null = null;
     let error: string | null = null;
+    let ours = false;
     try {
-      // A secret this process cannot open (another sealing key) fails this delivery, recorded and counted like any
-      // failure before an answer; it never stops the other webhooks' deliveries (reliability W8).
+      // A secret this process cannot open (another sealing key) fails this delivery, recorded; it never stops the
+      // other webhooks' deliveries (reliability W8). It is our fault, never the receiver's: it does not count toward
+      // the five failures that disable a webhook (docs/webhooks.md "Sealing key").
       let secret: string | null = null;
       if (!discord) {
         try {
@@ -204,12 +210,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         error = res.status >= 300 && res.status < 400 ? `HTTP ${res.status}: redirects are not followed` : `HTTP ${res.status}`;
       }
     } catch (e) {
+      ours = e instanceof UnreadableSecret;
       error = e instanceof UnreadableSecret || e instanceof EgressError ? `${e.code}: ${e.message}` : `network_error: ${e instanceof Error ? e.message : String(e)}`;
     }
     const durationMs = Math.round(performance.now() - started);
     const ok = error === null;
     const state = await recordOutcome(db, webhookId, claim.delivery_id, {
-      ok, httpStatus, durationMs, error: error?.slice(0, 500) ?? null, sentAt, finishedAt: clock.now(), countsToState: event === 'cve.alert',
+      ok, httpStatus, durationMs, error: error?.slice(0, 500) ?? null, sentAt, finishedAt: clock.now(), countsToState: event === 'cve.alert' && !ours,
     });
     if (state?.justDisabled) deps.onDisabled?.({ orgId: claim.org_id, webhookId });
     return { webhook_id: webhookId, delivery_id: claim.delivery_id, outcome: ok ? 'delivered' : 'failed', http_status: httpStatus, duration_ms: durationMs, error, disabled: state?.justDisabled ?? false };
@@ -222,8 +229,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return row ? { ok: true, row } : NOT_FOUND;
   }
 
+  let fingerprinted = false;
   async function sealed(id: number): Promise<{ secret: string; sealed: string }> {
     const secret = generateWebhookSecret();
+    // The first seal of an installation records the key's fingerprint: from then on, a process started with another
+    // key refuses to start while sealed secrets exist (services/sealing-key.ts).
+    if (!fingerprinted) {
+      await recordKeyFingerprint(db, keyFingerprint(sealingKey()));
+      fingerprinted = true;
+    }
     return { secret, sealed: sealSecret(sealingKey(), secret, sealContext(id)) };
   }
 
@@ -235,7 +249,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (problem) return { ok: false, error: 'invalid_url', message: problem };
       const id = await newTenantId(db);
       const s = await sealed(id);
-      const row = await insertWebhook(db, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
+      // The count and the insert hold the organization's row lock (services/plan-caps.ts): parallel creates at the
+      // cap cannot both pass; past it, 403 cap_exceeded and nothing stored.
+      const row = await db.transaction().execute(async (trx) => {
+        await assertWebhookRoom(trx, deps.config.planCaps ?? DEFAULT_PLAN_CAPS, a.orgId);
+        return insertWebhook(trx, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
+      });
       return { ok: true, webhook: view(row), secret: s.secret };
     },
 
@@ -277,11 +296,18 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     /** A new secret; the old one signs nothing claimed after this returns (spec §3.1: invalid immediately). */
-    async rotateSecret(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook; secret: string }>> {
-      const refused = gate(a);
-      if (refused) return refused;
+    async rotateSecret(a: WebhookActor, id: number, requestedAt: Date = new Date()): Promise<Result<{ webhook: Webhook; secret: string }>> {
+      // Under the row lock, a rotation stamped at or after this request arrived (`requestedAt`, wall clock) overlapped
+      // it: of concurrent rotations one wins, and the others, whose secret would already be replaced, are refused
+      // (409 rotation_conflict), as concurrent rotations of one API key are (key_revoked). Wall-clock time, not the
+      // service clock: this orders real events.
+      const r = await owned(a, id);
+      if (!r.ok) return r;
       const s = await sealed(id);
-      const row = await replaceSecret(db, a.orgId, id, s.sealed, clock.now());
+      const row = await replaceSecret(db, a.orgId, id, s.sealed, { now: clock.now(), requestedAt, rotatedAt: () => new Date() });
+      if (row === 'conflict') {
+        return { ok: false, error: 'rotation_conflict', message: 'Another rotate-secret of this webhook ran at the same time and its secret is now the one in force; use the secret of that answer, or rotate again' };
+      }
       return row ? { ok: true, webhook: view(row), secret: s.secret } : NOT_FOUND;
     },
 

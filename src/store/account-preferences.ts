@@ -57,9 +57,10 @@ export async function putNotificationPrefs(db: Db, m: Member, p: Omit<Notificati
  * What the organization holds: environments, distinct stored asset ids (Windows results) and members, pending
  * invitations included (a pending invitation holds a seat: the count the team invite enforces).
  */
-export async function usageCounts(db: Db, orgId: number, now: Date): Promise<{ environments: number; assets: number; members: number }> {
-  const r = await sql<{ environments: number; assets: number; members: number }>`
+export async function usageCounts(db: Db, orgId: number, now: Date): Promise<{ environments: number; assets: number; members: number; webhooks: number }> {
+  const r = await sql<{ environments: number; assets: number; members: number; webhooks: number }>`
     SELECT (SELECT count(*)::int FROM environments WHERE org_id = ${orgId}) AS environments,
+           (SELECT count(*)::int FROM webhooks WHERE org_id = ${orgId}) AS webhooks,
            (SELECT count(*)::int FROM (${storedAssetIds(orgId)}) a) AS assets,
            (SELECT count(*)::int FROM members WHERE org_id = ${orgId})
              + (SELECT count(*)::int FROM invitations WHERE org_id = ${orgId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}) AS members`.execute(db);

@@ -204,7 +204,7 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
   const [n, rows] = await Promise.all([
     sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE ${where}`.execute(db),
     sql<AlertRow>`SELECT id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload, delivery_status, run_id,
-        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
+        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
       FROM alert_view WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
   ]);
   return { total: n.rows[0].n, rows: rows.rows.map((x) => ({ ...x, id: Number(x.id), run_id: Number(x.run_id) })) };

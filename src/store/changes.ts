@@ -64,7 +64,7 @@ export interface ChangeRow {
   changed_at: string;
 }
 
-const ROW = sql`seq, cve_id, kind, before, after, to_char(changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS changed_at`;
+const ROW = sql`seq, cve_id, kind, before, after, to_char(changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS changed_at`;
 
 function rows(r: { rows: ChangeRow[] }): ChangeRow[] {
   return r.rows.map((x) => ({ ...x, seq: Number(x.seq) }));

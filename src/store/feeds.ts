@@ -16,7 +16,7 @@ export interface FeedCve {
   changed_at: string;
 }
 
-const AT = (col: string) => sql.raw(`to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
+const AT = (col: string) => sql.raw(`to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** The vendor's CVEs by their newest recorded change, newest first (the GIN index on vendor_slugs finds them). */
 export async function vendorFeedCves(db: Db, slug: string, limit: number): Promise<FeedCve[]> {

@@ -19,10 +19,12 @@ export interface HealthFacts {
   totalCves: number;
   pendingEnrichment: number;
   lastAlertRun: { status: 'running' | 'completed'; started_at: Date; finished_at: Date | null } | null;
+  /** Per synced feed (ingest_runs source `sync:<feed>`): its latest success and latest attempt. */
+  feeds: { feed: string; last_success: Date | null; last_attempt: Date; last_status: 'running' | 'succeeded' | 'failed' }[];
 }
 
 export async function healthFacts(db: Db): Promise<HealthFacts> {
-  const [size, runs, counts, alertRun] = await Promise.all([
+  const [size, runs, counts, alertRun, feeds] = await Promise.all([
     sql<{ bytes: number }>`SELECT pg_database_size(current_database()) AS bytes`.execute(db),
     sql<StageRunRow>`
       SELECT DISTINCT ON (stage) stage, status, started_at, finished_at, rows
@@ -32,6 +34,12 @@ export async function healthFacts(db: Db): Promise<HealthFacts> {
              (SELECT count(*) FROM cves WHERE (doc->'sage'->>'status') = 'pending') AS pending`.execute(db),
     sql<{ status: 'running' | 'completed'; started_at: Date; finished_at: Date | null }>`
       SELECT status, started_at, finished_at FROM alert_runs ORDER BY id DESC LIMIT 1`.execute(db),
+    sql<HealthFacts['feeds'][number]>`
+      SELECT substr(source, 6) AS feed,
+             max(finished_at) FILTER (WHERE status = 'succeeded') AS last_success,
+             (array_agg(coalesce(finished_at, started_at) ORDER BY coalesce(finished_at, started_at) DESC, id DESC))[1] AS last_attempt,
+             (array_agg(status ORDER BY coalesce(finished_at, started_at) DESC, id DESC))[1] AS last_status
+      FROM ingest_runs WHERE source LIKE 'sync:%' AND source NOT LIKE 'sync:%:%' GROUP BY source`.execute(db),
   ]);
   return {
     dbSizeBytes: size.rows[0].bytes,
@@ -39,5 +47,6 @@ export async function healthFacts(db: Db): Promise<HealthFacts> {
     totalCves: counts.rows[0].total,
     pendingEnrichment: counts.rows[0].pending,
     lastAlertRun: alertRun.rows[0] ?? null,
+    feeds: feeds.rows,
   };
 }

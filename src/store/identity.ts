@@ -83,6 +83,12 @@ export async function lockTrialUsage(trx: Tx, orgId: number) {
   return trx.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).forUpdate().executeTakeFirst();
 }
 
+/** Marks the organization's trial ended at `at` (the caller holds lockTrialUsage); returns the end time. */
+export async function endTrialUsage(trx: Tx, orgId: number, at: Date): Promise<Date> {
+  await trx.updateTable('trial_usage').set({ ended_at: at }).where('org_id', '=', orgId).execute();
+  return at;
+}
+
 export async function insertTrialUsage(trx: Tx, orgId: number, startedAt: Date) {
   await trx.insertInto('trial_usage').values({ org_id: orgId, started_at: startedAt }).execute();
 }

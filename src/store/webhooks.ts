@@ -14,6 +14,7 @@ export interface WebhooksTable {
   label: string;
   url: string;
   secret_sealed: string;
+  secret_rotated_at: NullableTimestamp;
   enabled: Generated<boolean>;
   consecutive_failures: Generated<number>;
   disabled_reason: string | null;
@@ -70,6 +71,11 @@ export async function insertWebhook(db: Db, orgId: number, w: { id: number; labe
     .returning(COLUMNS).executeTakeFirstOrThrow();
 }
 
+export async function countWebhooks(db: Db, orgId: number): Promise<number> {
+  const r = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 /** A fresh random tenant id (so the secret can be sealed with its webhook's id before the insert). */
 export async function newTenantId(db: Db): Promise<number> {
   const r = await sql<{ id: number }>`SELECT vi_tenant_id() AS id`.execute(db);
@@ -113,10 +119,20 @@ export async function enableWebhook(db: Db, orgId: number, id: number, now: Date
     .where('org_id', '=', orgId).where('id', '=', id).returning(COLUMNS).executeTakeFirst()) ?? null;
 }
 
-/** Replaces the sealed secret: from this commit on, every delivery signs with the new one only. */
-export async function replaceSecret(db: Db, orgId: number, id: number, sealed: string, now: Date): Promise<WebhookRow | null> {
-  return (await db.updateTable('webhooks').set({ secret_sealed: sealed, updated_at: now })
-    .where('org_id', '=', orgId).where('id', '=', id).returning(COLUMNS).executeTakeFirst()) ?? null;
+/**
+ * Replaces the sealed secret under the webhook's row lock (FOR UPDATE): from this commit on, every delivery signs
+ * with the new one only. `conflict`: another rotation was stamped at or after `requestedAt` (the arrival of this
+ * request), so the two overlapped and that one's secret is in force; null: no such webhook in the organization.
+ * `rotatedAt` is wall-clock time taken under the lock, so every rotation still waiting on it sees it.
+ */
+export async function replaceSecret(db: Db, orgId: number, id: number, sealed: string, o: { now: Date; requestedAt: Date; rotatedAt: () => Date }): Promise<WebhookRow | 'conflict' | null> {
+  return db.transaction().execute(async (trx) => {
+    const cur = await trx.selectFrom('webhooks').select('secret_rotated_at').where('org_id', '=', orgId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!cur) return null;
+    if (cur.secret_rotated_at !== null && new Date(cur.secret_rotated_at).getTime() >= o.requestedAt.getTime()) return 'conflict';
+    return (await trx.updateTable('webhooks').set({ secret_sealed: sealed, secret_rotated_at: o.rotatedAt(), updated_at: o.now })
+      .where('org_id', '=', orgId).where('id', '=', id).returning(COLUMNS).executeTakeFirst()) ?? null;
+  });
 }
 
 // ---- Deliveries ----------------------------------------------------------------------------------------------

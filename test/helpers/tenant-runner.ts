@@ -11,6 +11,7 @@ import type { TestApp } from './app.ts';
 import { seedKey, seedOrg, seedSession } from './app.ts';
 import { createMember, createOrganization } from '../../src/store/identity.ts';
 import { storeResults } from '../../src/store/windows.ts';
+import { writeDecisions } from '../../src/store/triage.ts';
 
 export interface SeededTenant {
   orgId: number;
@@ -139,6 +140,18 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: { environment_id: env.id }, markers: [assetId, env.name] };
     },
   },
+  decisions: {
+    // An environment with one decision and its history row (store/triage.ts, without the corpus check of the service).
+    async seed(t, org) {
+      const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-d` });
+      const text = `Runner impact ${org.tag}`;
+      await t.store.db.transaction().execute((trx) => writeDecisions(trx, org.orgId, env.id, [{
+        cve_id: 'CVE-2024-0001', comment: `Runner comment ${org.tag}`,
+        fields: { status: 'not_affected', justification: 'component_not_present', impact_statement: text, action_statement: null, due_date: null, asset_ids: [], assignee_member_id: null },
+      }], new Map(), { member: null, key: null, label: 'runner' }, 'set'));
+      return { ids: { environment_id: env.id }, markers: [env.name, text] };
+    },
+  },
   training_progress: {
     async seed(t, org) {
       const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
@@ -166,6 +179,7 @@ export const RESOURCES: Record<string, ResourceFixture> = {
  */
 export const CATALOG_VALUES: Record<string, string> = {
   module_id: 'ics-ot-security-fundamentals',
+  cve_id: 'CVE-2024-0001',
 };
 
 /**

@@ -122,6 +122,7 @@ describe('usage against the effective caps', () => {
       environments: { used: 2, limit: 3, remaining: 1, plan_limit: 3, overridden: false },
       assets: { used: 3, limit: 300, remaining: 297, plan_limit: 300, overridden: false },
       members: { used: 2, limit: 2, remaining: 0, plan_limit: 2, overridden: false },
+      webhooks: { used: 0, limit: 20, remaining: 20, plan_limit: 20, overridden: false },
     });
   });
 
@@ -147,7 +148,7 @@ describe('usage against the effective caps', () => {
     // The text form, and refusals.
     const text: string[] = [];
     await runCli(['org', 'caps', '--org', String(o.orgId)], { out: (s) => text.push(s), err: () => {} });
-    assert.deepEqual(text, [`Organization ${o.orgId} (standard):`, '  environments: 0 of 3 (plan)', '  assets: 0 of unlimited (override; plan 300)', '  members: 1 of 2 (plan)']);
+    assert.deepEqual(text, [`Organization ${o.orgId} (standard):`, '  environments: 0 of 3 (plan)', '  assets: 0 of unlimited (override; plan 300)', '  members: 1 of 2 (plan)', '  webhooks: 0 of 20 (plan)']);
     assert.equal(await runCli(['org', 'caps', '--org', String(other.orgId), '--environments=-1'], { out: () => {}, err: () => {} }), 0);
     assert.equal((await usage(other.auth)).json().data.environments.limit, -1);
     const bad: string[] = [];
@@ -182,7 +183,7 @@ describe('usage against the effective caps', () => {
     assert.deepEqual(await refusal('d@example.test'), { code: 'FORBIDDEN', error: 'cap_exceeded', resource: 'members', limit: 2, used: 4 });
     // /account/org shows the same store and table.
     const org = (await t.app.inject({ method: 'GET', url: '/api/v1/account/org', headers: o.auth })).json().data;
-    assert.deepEqual([org.cap_overrides, org.caps], [{}, { members: 2, environments: 3, assets: 300 }]);
+    assert.deepEqual([org.cap_overrides, org.caps], [{}, { members: 2, environments: 3, assets: 300, webhooks: 20 }]);
   });
 
   test('migration 0840 moves org_cap_overrides rows into organizations.cap_overrides and drops the table', async () => {

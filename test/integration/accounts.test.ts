@@ -339,9 +339,9 @@ describe('profile and organization', () => {
     const d = put.json().data;
     assert.equal(d.name, 'Caps Org Renamed');
     assert.equal(d.tier, 'standard');
-    assert.deepEqual(d.plan_caps, { members: 2, environments: 3, assets: 250 });
+    assert.deepEqual(d.plan_caps, { members: 2, environments: 3, assets: 250, webhooks: 20 });
     assert.deepEqual(d.cap_overrides, { members: 4 });
-    assert.deepEqual(d.caps, { members: 4, environments: 3, assets: 250 });
+    assert.deepEqual(d.caps, { members: 4, environments: 3, assets: 250, webhooks: 20 });
     const tier = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { tier: 'enterprise' } });
     assert.equal(tier.statusCode, 422);
   });

@@ -136,3 +136,25 @@ test('a run while another holds the alert-run lock is busy and touches nothing (
   assert.deepEqual(held, { ran: true, value: 'busy' });
   assert.equal(await runs(), n);
 });
+
+test('one timestamp form on every surface: the CVE API, the list card, the webhook payload, changes and alerts write the same CVE\'s published_at alike', async () => {
+  const FORM = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+  const alert = (await call('GET', '/api/v1/alerts', a.auth)).body.data.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-21338');
+  const payload = alert.payload.data.published_at as string;
+  assert.match(payload, FORM);
+  const detail = (await call('GET', '/api/v1/cves/CVE-2024-21338', a.auth)).body.data;
+  assert.equal(detail.temporal.published_at, payload, 'CVE API and webhook payload');
+  assert.match(detail.temporal.kev_added_at, FORM);
+  const kev = (await call('GET', '/api/v1/cves/kev?per_page=100', a.auth)).body.data.find((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338');
+  assert.equal(kev.published_at, payload, 'KEV list card');
+  assert.match(alert.created_at, FORM);
+  assert.match(alert.payload.timestamp, FORM);
+  for (const url of ['/api/v1/changes?limit=50', '/api/v1/cves/CVE-2024-21338/history']) {
+    const changes = await call('GET', url, a.auth);
+    assert.equal(changes.status, 200, JSON.stringify(changes.body));
+    assert.ok(changes.body.data.length > 0, url);
+    for (const c of changes.body.data) assert.match(c.changed_at, FORM, url);
+  }
+  const feed = await t.app.inject({ method: 'GET', url: '/api/v1/changes?limit=1', headers: a.auth });
+  assert.match(feed.json().api.timestamp, FORM, 'the envelope');
+});

@@ -145,6 +145,62 @@ describe('key create', () => {
     assert.equal((await me(r.json().api_key.key)).json().error.code, 'PARTNER_SCOPE');
   });
 
+  test('a partner key is refused for a viewer member (its key could not correlate); for an admin it is issued', async () => {
+    const org = (await cli('org', 'create', '--name', 'PartnerViewer', '--tier', 'professional', '--owner-email', 'o@pv.test', '--json')).json().org;
+    const count = async () => (await t.store.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [org.id])).rows[0].n as number;
+    const before = await count();
+    const r = await cli('key', 'create', '--org', String(org.id), '--email', 'viewer@pv.test', '--role', 'viewer', '--kind', 'partner', '--json');
+    assert.equal(r.code, 1);
+    assert.equal(r.json().error.code, 'viewer_partner_key');
+    assert.match(r.json().error.message, /viewer@pv\.test is a viewer; .*cannot correlate assets/);
+    assert.equal(await count(), before, 'no key stored');
+    // Nothing half-stored: the viewer member was not created either.
+    assert.equal((await t.store.pool.query('SELECT count(*)::int AS n FROM members WHERE org_id = $1 AND email = $2', [org.id, 'viewer@pv.test'])).rows[0].n, 0);
+    const text = await cli('key', 'create', '--org', String(org.id), '--email', 'viewer@pv.test', '--role', 'viewer', '--kind', 'partner');
+    assert.match(text.stderr, /^Refused \(viewer_partner_key\): /);
+    // A viewer still gets a standard key; an admin a partner key.
+    assert.equal((await cli('key', 'create', '--org', String(org.id), '--email', 'viewer@pv.test', '--role', 'viewer', '--scopes', 'read', '--json')).code, 0);
+    assert.equal((await cli('key', 'create', '--org', String(org.id), '--email', 'viewer@pv.test', '--kind', 'partner', '--json')).json().error.code, 'viewer_partner_key');
+    assert.equal((await cli('key', 'create', '--org', String(org.id), '--email', 'bot@pv.test', '--role', 'admin', '--kind', 'partner', '--json')).code, 0);
+  });
+
+  test('trial keys only for Free organizations, as POST /account/trial: other tiers are refused trial_unavailable', async () => {
+    for (const tier of ['standard', 'professional', 'api', 'enterprise']) {
+      const org = (await cli('org', 'create', '--name', `Trial ${tier}`, '--tier', tier, '--owner-email', `o@trial-${tier}.test`, '--json')).json().org;
+      const r = await cli('key', 'create', '--org', String(org.id), '--email', `o@trial-${tier}.test`, '--kind', 'trial', '--json');
+      assert.equal(r.code, 1, tier);
+      assert.equal(r.json().error.code, 'trial_unavailable', tier);
+      assert.equal(await t.store.db.selectFrom('trial_usage').select('org_id').where('org_id', '=', org.id).executeTakeFirst(), undefined, `${tier}: no trial started`);
+    }
+  });
+
+  test('trial end: the trial keys answer 403 TRIAL_ENDED reason ended from the next request; idempotent; no new trial key', async () => {
+    const org = (await cli('org', 'create', '--name', 'TrialEnd', '--tier', 'free', '--owner-email', 'o@trialend.test', '--json')).json().org;
+    const none = await cli('trial', 'end', '--org', String(org.id), '--json');
+    assert.equal(none.code, 1);
+    assert.equal(none.json().error.code, 'trial_not_started');
+    const key = (await cli('key', 'create', '--org', String(org.id), '--email', 'o@trialend.test', '--kind', 'trial', '--json')).json().api_key.key as string;
+    // Before: the key is accepted, and /account/me is outside a trial key's calls.
+    assert.equal((await me(key)).json().error.code, 'TRIAL_SCOPE');
+    const ended = await cli('trial', 'end', '--org', String(org.id), '--json');
+    assert.equal(ended.code, 0, ended.stdout + ended.stderr);
+    const j = ended.json();
+    assert.equal(j.already_ended, false);
+    assert.deepEqual([j.trial.status, j.trial.reason, j.trial.remaining], ['ended', 'ended', 0]);
+    const refused = (await me(key));
+    assert.equal(refused.statusCode, 403);
+    const err = refused.json().error;
+    assert.deepEqual([err.code, err.detail.reason, err.detail.contact_url], ['TRIAL_ENDED', 'ended', 'mailto:support@vulnintel.local']);
+    const stored = await t.store.db.selectFrom('trial_usage').select('ended_at').where('org_id', '=', org.id).executeTakeFirstOrThrow();
+    const again = await cli('trial', 'end', '--org', String(org.id));
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /had already ended \(reason ended\); nothing changed/);
+    const after = await t.store.db.selectFrom('trial_usage').select('ended_at').where('org_id', '=', org.id).executeTakeFirstOrThrow();
+    assert.deepEqual(after.ended_at, stored.ended_at, 'the first end time is kept');
+    assert.equal((await cli('key', 'create', '--org', String(org.id), '--email', 'o@trialend.test', '--kind', 'trial', '--json')).json().error.code, 'trial_ended');
+    assert.equal((await cli('trial', 'end', '--org', '999999', '--json')).json().error.code, 'org_not_found');
+  });
+
   test('trial keys: one 14-day trial per organization, 750 checks counted in trial_usage', async () => {
     const org = (await cli('org', 'create', '--name', 'Trial', '--tier', 'free', '--owner-email', 'o@trial.test', '--json')).json().org;
     const before = Date.now();

@@ -37,7 +37,7 @@ describe('GET /api/v1/cves/kev', () => {
     assert.deepEqual(ids(body), ['CVE-2024-0002', 'CVE-2024-0001', 'CVE-2021-0005']);
     assert.deepEqual(body.data[1], {
       cve_id: 'CVE-2024-0001', title: 'Siemens Widget issue CVE-2024-0001', severity: 'CRITICAL', cvss_score: 9.8,
-      kev_flagged: true, primary_vendor: 'Siemens', published_at: '2024-01-05T00:00:00+00:00',
+      kev_flagged: true, primary_vendor: 'Siemens', published_at: '2024-01-05T00:00:00.000Z',
     });
     assert.deepEqual(body.filters_applied, { kev_only: true, source: 'CISA Known Exploited Vulnerabilities catalog' });
     assert.deepEqual(body.meta, {

@@ -59,7 +59,7 @@ describe('every block of a real KEV CVE', () => {
     assert.deepEqual(d.scoring.epss, { score: 0.7, percentile: 0.985, interpretation: 'Top 10% most likely to be exploited' });
     assert.deepEqual(d.scoring.bcs, { score: 10, tier: 'CRITICAL', factors: { kev_flagged: true, poc_available: false, has_public_exploit: true, patch_available: true, ics_relevance: 0.3 } });
     assert.deepEqual(d.exploitation, {
-      kev_flagged: true, kev_added_at: '2023-04-11T00:00:00+00:00', has_public_exploit: true, poc_available: false,
+      kev_flagged: true, kev_added_at: '2023-04-11T00:00:00.000Z', has_public_exploit: true, poc_available: false,
       exploit_maturity: 'WEAPONIZED', actively_exploited: true,
     });
     assert.deepEqual(d.affected, {
@@ -83,8 +83,8 @@ describe('every block of a real KEV CVE', () => {
       _upgrade_required: false, _upgrade_url: null,
     });
     assert.deepEqual(d.temporal, {
-      published_at: '2023-04-11T21:15:25+00:00', modified_at: '2025-10-28T14:09:36+00:00',
-      enriched_at: '2026-11-20T00:00:00+00:00', kev_added_at: '2023-04-11T00:00:00+00:00',
+      published_at: '2023-04-11T21:15:25.137Z', modified_at: '2025-10-28T14:09:36.813Z',
+      enriched_at: '2026-11-20T00:00:00.000Z', kev_added_at: '2023-04-11T00:00:00.000Z',
     });
     assert.deepEqual(d.references, {
       nvd_url: 'https://nvd.nist.gov/vuln/detail/CVE-2023-28252',
@@ -140,7 +140,7 @@ describe('every block of a real ICS advisory CVE', () => {
     }]);
     assert.deepEqual(d.references.vendor_advisories.map((v: { url: string }) => v.url), ['https://cert-portal.siemens.com/productcert/pdf/ssa-472454.pdf']);
     assert.equal(d.references.other_references_total, 2);
-    assert.deepEqual(d.temporal, { published_at: '2023-04-11T10:15:18+00:00', modified_at: '2023-07-11T18:15:12+00:00', enriched_at: '2026-11-20T00:00:00+00:00', kev_added_at: null });
+    assert.deepEqual(d.temporal, { published_at: '2023-04-11T10:15:18.280Z', modified_at: '2023-07-11T18:15:12.383Z', enriched_at: '2026-11-20T00:00:00.000Z', kev_added_at: null });
   });
 });
 

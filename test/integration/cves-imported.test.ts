@@ -65,8 +65,8 @@ describe('real KEV CVE (CVE-2024-21338)', () => {
     assert.equal(d.exploitation.kev_flagged, true);
     assert.equal(d.exploitation.exploit_maturity, 'WEAPONIZED');
     assert.equal(d.exploitation.actively_exploited, true);
-    assert.equal(d.exploitation.kev_added_at, '2024-03-04T00:00:00+00:00');
-    assert.equal(d.temporal.kev_added_at, '2024-03-04T00:00:00+00:00');
+    assert.equal(d.exploitation.kev_added_at, '2024-03-04T00:00:00.000Z');
+    assert.equal(d.temporal.kev_added_at, '2024-03-04T00:00:00.000Z');
     assert.equal(d.scoring.bcs.factors.kev_flagged, true);
     assert.equal(d.affected.primary_vendor, 'Microsoft');
     assert.equal(d.scoring.cvss.version, '3.1');

@@ -48,7 +48,7 @@ describe('summary cards', () => {
       severity: 'CRITICAL', cvss_score: 9.8, bcs_score: 9.8, epss_score: 0.2, epss_percentile: 0.95, epss_top_10_pct: true,
       kev_flagged: false, exploit_maturity: 'NONE', poc_available: false, has_public_exploit: false,
       patch_status: 'varies_by_product', ics_relevant: true, primary_vendor: 'Siemens', primary_product: 'SICAM A8000',
-      vendor_count: 1, published_at: '2023-04-11T10:00:00+00:00',
+      vendor_count: 1, published_at: '2023-04-11T10:00:00.000Z',
       _links: { self: '/api/v1/cves/CVE-2023-28489', html: 'http://vulnintel.test/cve/CVE-2023-28489' },
     });
     assert.equal(body.api.version, '1.0.0');

@@ -470,7 +470,7 @@ describe('v1 asset correlation routes (spec §5.8, §7): who may call correlate-
       }
     }
     const required = (await post(ROUTES[0][0], ROUTES[0][1], free.auth)).json().error;
-    assert.deepEqual([required.code, required.action, required.detail.trial_url], ['TRIAL_REQUIRED', 'use_different_key', 'http://vulnintel.test/api/v1/account/trial']);
+    assert.deepEqual([required.code, required.action, required.detail.trial_url, required.detail.contact_url], ['TRIAL_REQUIRED', 'use_different_key', 'http://vulnintel.test/api/v1/account/trial', 'mailto:support@vulnintel.local']);
   });
 
   test('a read-only partner key correlates but cannot store into an environment (insufficient_scope)', async () => {

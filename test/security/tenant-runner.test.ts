@@ -30,7 +30,10 @@ test('the runner knows how to attack every tenant route (a new one without a fix
   // The tenant routes of today, so a declaration dropped by mistake shows up too.
   assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).sort(), [
     'DELETE /api/v1/account', 'DELETE /api/v1/account/keys/:key_id', 'DELETE /api/v1/account/team/:member_id', 'DELETE /api/v1/account/team/invitations/:invitation_id', 'DELETE /api/v1/assets/:asset_id',
-    'DELETE /api/v1/environments/:environment_id', 'DELETE /api/v1/feeds/tokens/:token_id', 'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
+    'DELETE /api/v1/environments/:environment_id', 'DELETE /api/v1/environments/:environment_id/decisions/:cve_id',
+    'GET /api/v1/environments/:environment_id/decisions', 'GET /api/v1/environments/:environment_id/decisions/:cve_id',
+    'GET /api/v1/environments/:environment_id/decisions/:cve_id/history', 'POST /api/v1/environments/:environment_id/decisions/bulk',
+    'PUT /api/v1/environments/:environment_id/decisions/:cve_id', 'DELETE /api/v1/feeds/tokens/:token_id', 'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
     'GET /api/v1/account/clients', 'GET /api/v1/account/keys', 'GET /api/v1/account/me',
     'GET /api/v1/account/notifications', 'GET /api/v1/account/org', 'GET /api/v1/account/team', 'GET /api/v1/account/trial',
     'GET /api/v1/account/usage', 'GET /api/v1/alerts', 'GET /api/v1/assets/results', 'GET /api/v1/environments', 'GET /api/v1/feeds/tokens', 'GET /api/v1/training/modules',
@@ -47,7 +50,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'POST /api/v1/webhooks/:id/rotate-secret', 'POST /api/v1/webhooks/:id/test', 'POST /api/v2/assets/correlate',
     'POST /api/v2/assets/correlate-csv', 'POST /training/:module_id/complete', 'POST /training/:module_id/start',
     'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications', 'PUT /api/v1/account/org',
-  ]);
+  ].sort());
 });
 
 test('a tenant route the runner cannot attack is reported', async () => {

@@ -78,7 +78,7 @@ test('the bytes are JSON.stringify of the same answer, hostile text included', a
   const [c1, c2] = parsed.data.assets[0].cves;
   assert.deepEqual([c1.severity, c1.cvss, c1.bcs_score, c1.epss, c1.known_exploited, c1.exploit_maturity, c1.published_at, c1._links], [
     'HIGH', { score: 7.5, version: '3.1', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' }, 61.25, { score: 0.00042, percentile: 0.1 }, false,
-    'UNPROVEN', '2024-05-06T07:08:09+00:00', { self: '/api/v1/cves/CVE-2024-0001' },
+    'UNPROVEN', '2024-05-06T07:08:09.010Z', { self: '/api/v1/cves/CVE-2024-0001' },
   ]);
   assert.deepEqual([c2.severity, c2.cvss, c2.epss, c2.known_exploited, c2.published_at], [null, { score: null, version: null, vector: null }, { score: null, percentile: null }, true, null]);
   assert.deepEqual(Object.keys(c1), ['cve_id', 'title', 'status', 'reason', 'match', 'range', 'fixed_version', 'severity', 'cvss', 'bcs_score', 'epss', 'known_exploited', 'exploit_maturity', 'published_at', 'priority_rank', '_links']);

@@ -105,11 +105,11 @@ test('SSVC Exploitation: case varies in the data (PoC, Active); poc sets poc_ava
   assert.equal(p.exploitation.kev_flagged, false);
   const none = await docFor('CVE-2023-40159', [cve5('CVE-2023-40159')]);
   assert.deepEqual([none.exploitation.poc_available, none.exploitation.exploit_maturity, none.exploitation.actively_exploited], [false, 'NONE', false]);
-  // CVE-2019-7256: SSVC "Active" and the CISA-ADP KEV marker (dateAdded) → actively exploited, KEV-flagged with its date.
+  // CVE-2019-7256: SSVC "Active" → actively exploited; its CISA-ADP KEV marker alone does not flag KEV (the catalog decides).
   const a = await docFor('CVE-2019-7256', [cve5('CVE-2019-7256')]);
   assert.equal(a.exploitation.actively_exploited, true);
-  assert.equal(a.exploitation.kev_flagged, true);
-  assert.equal(a.exploitation.kev_added_at, '2024-03-25T00:00:00.000Z');
+  assert.equal(a.exploitation.kev_flagged, false);
+  assert.equal(a.exploitation.kev_added_at, null);
 });
 
 test('merge: NVD first for text and CVSS; the CVE record fills in what NVD lacks; CNA CVSS before CISA-ADP', async () => {

@@ -59,15 +59,33 @@ test('facts: KEV date, action and ransomware use; empty KEV strings become null'
   assert.equal(noKev.doc.exploitation.kev_flagged, false);
 });
 
-test('facts: the CVE record\'s CISA-ADP KEV marker flags KEV without a catalog entry (CVE-2019-7256)', async () => {
-  const m = await mergedOf('CVE-2019-7256', [fixture('cve5', 'CVE-2019-7256.json')]);
-  assert.equal(m.kev, null);
-  const { doc, facts } = buildCveDocument(m, await realCatalogs(), NOW);
+test('facts: the KEV catalog alone decides kev_flagged; a CVE record\'s CISA-ADP KEV marker without a catalog entry does not (CVE-2024-43491, CVE-2021-4043, removed by CISA)', async () => {
+  for (const id of ['CVE-2024-43491', 'CVE-2021-4043']) {
+    const m = await mergedOf(id, [fixture('cve5', `${id}.json`)]);
+    assert.equal(m.kev, null);
+    assert.match(m.cve5!.kev_date_added ?? '', /^2024-09-/, `${id}: the record carries the marker`);
+    const { doc, facts } = buildCveDocument(m, await realCatalogs(), NOW);
+    assert.equal(doc.exploitation.kev_flagged, false, id);
+    assert.equal(doc.exploitation.kev_added_at, null, id);
+    assert.equal(doc.temporal.kev_added_at, null, id);
+    assert.equal(doc.scoring.bcs.factors.kev_flagged, false, id);
+    assert.equal(facts.kev, null);
+  }
+  // SSVC "Active" still says actively exploited (exploit maturity), without the KEV flag.
+  const active = buildCveDocument(await mergedOf('CVE-2019-7256', [fixture('cve5', 'CVE-2019-7256.json')]), await realCatalogs(), NOW).doc;
+  assert.deepEqual([active.exploitation.kev_flagged, active.exploitation.actively_exploited], [false, true]);
+});
+
+test('title: the CNA\'s own title first; the KEV vulnerabilityName does not replace it (CVE-2024-21338)', async () => {
+  const m = await mergedOf('CVE-2024-21338', [fixture('cve5', 'CVE-2024-21338.json'), fixture('kev', 'kev-cut.json')]);
+  assert.deepEqual(m.titles.map((t) => t.source), ['cve5', 'kev']);
+  assert.ok(m.kev);
+  const { doc } = buildCveDocument(m, await realCatalogs(), NOW);
+  assert.equal(doc.title, 'Windows Kernel Elevation of Privilege Vulnerability');
   assert.equal(doc.exploitation.kev_flagged, true);
-  assert.equal(doc.exploitation.kev_added_at, '2024-03-25T00:00:00.000Z');
-  assert.equal(doc.temporal.kev_added_at, '2024-03-25T00:00:00.000Z');
-  assert.equal(doc.exploitation.exploit_maturity, 'WEAPONIZED');
-  assert.equal(facts.kev, null, 'no catalog entry: no KEV date or action in the analysis facts');
+  // Without the CVE record, the KEV name is the title.
+  const kevOnly = buildCveDocument(await mergedOf('CVE-2024-21338', [fixture('kev', 'kev-cut.json')]), await realCatalogs(), NOW).doc;
+  assert.equal(kevOnly.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
 });
 
 test('facts: weaknesses with their catalog names (ids without one stay bare), the first named one in the title', async () => {

@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { buildHealth, stageView } from '../../src/domain/health.ts';
-import { prefersHtml, renderStatusPage } from '../../src/http/status-page.ts';
+import { buildHealth, feedView, FEED_NAMES, FEED_STALE_HOURS, stageView } from '../../src/domain/health.ts';
+import { SYNC_SOURCES } from '../../src/jobs/sync.ts';
+import { prefersHtml } from '../../src/http/status-page.ts';
+import { renderStatusPage } from '../../src/http/web/status.tsx';
 
 const now = new Date('2026-11-21T12:00:00Z');
 
@@ -27,6 +29,22 @@ test('database unreachable: degraded, unavailable, counts and size null', () => 
   assert.equal(h.services.renderer, 'unavailable');
 });
 
+test('feeds: every synced feed, in the sync order; its age from the latest success; stale past 48 hours, at the boundary still fresh', () => {
+  assert.deepEqual([...FEED_NAMES], SYNC_SOURCES.map((s) => s.name));
+  assert.equal(buildHealth({ now, db: null, diskFreeBytes: null }).feeds, null);
+  const at = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
+  const fresh = feedView({ feed: 'kev', last_success: at(FEED_STALE_HOURS), last_attempt: at(1), last_status: 'failed' }, now);
+  assert.deepEqual(fresh, { status: 'fresh', last_success: at(48).toISOString(), age_hours: 48, last_attempt: at(1).toISOString(), last_attempt_status: 'failed' });
+  assert.equal(feedView({ feed: 'kev', last_success: at(FEED_STALE_HOURS + 0.1), last_attempt: at(1), last_status: 'failed' }, now).status, 'stale');
+  assert.deepEqual(feedView(undefined, now), { status: 'never_synced', last_success: null, age_hours: null, last_attempt: null, last_attempt_status: null });
+  const h = buildHealth({ now, db: { sizeBytes: 1, runs: [], totalCves: 0, pendingEnrichment: 0, feeds: [{ feed: 'epss', last_success: at(2.25), last_attempt: at(2.25), last_status: 'succeeded' }] }, diskFreeBytes: null });
+  assert.deepEqual(Object.keys(h.feeds!), [...FEED_NAMES]);
+  assert.equal(h.feeds!.epss.age_hours, 2.3);
+  assert.equal(h.feeds!.kev.status, 'never_synced');
+  // A stale feed does not make the answer degraded (an offline plant is healthy, its corpus just older).
+  assert.equal(h.status, 'healthy');
+});
+
 test('stageView: durations and ages from the run record', () => {
   const v = stageView({ stage: 'ingest', status: 'succeeded', started_at: new Date('2026-11-21T09:00:00Z'), finished_at: new Date('2026-11-21T09:00:30.04Z'), rows: 7 }, now);
   assert.deepEqual(v, { status: 'success', last_run: '2026-11-21T09:00:00.000Z', rows: 7, hours_since: 3, duration_sec: 30 });
@@ -37,8 +55,10 @@ test('the status page escapes every value it prints', () => {
     const h = buildHealth({ now, db: { sizeBytes: 1, runs: [], totalCves: 0, pendingEnrichment: 0 }, diskFreeBytes: null });
     const page = renderStatusPage(h, { details: true, version: s, environment: s, generatedAt: now });
     const inner = page.slice(page.indexOf('<footer>') + 8, page.indexOf('</footer>'));
-    // Escaped text never contains markup characters, so generated strings cannot open a tag or an attribute.
-    assert.doesNotMatch(inner, /[<>"']/);
+    // Escaped text never contains '<' (no tag can open) and reads back as the value printed.
+    assert.doesNotMatch(inner, /</);
+    const text = inner.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    assert.equal(text, `Version ${s} · ${s} · generated ${now.toISOString()} · refreshes every 30 seconds`);
     assert.equal(page.match(/<footer>/g)!.length, 1);
   }));
 });

@@ -36,6 +36,12 @@ test('trial keys: 14 days from the trial start; ended, expired or spent trials r
   }
 });
 
+test('trial keys: the Free plan only (as POST /account/trial); any other tier is trial_unavailable', () => {
+  assert.deepEqual(TIERS.filter((tier) => planKey({ tier, kind: 'trial' }, now).ok), ['free']);
+  const std = planKey({ tier: 'standard', kind: 'trial' }, now);
+  assert.deepEqual(std, { ok: false, error: 'trial_unavailable', message: 'The free API trial is for organizations on the Free plan; this organization is on standard' });
+});
+
 test('property: a granted plan never holds a scope outside its kind, and never empty', () => {
   fc.assert(fc.property(fc.constantFrom(...TIERS), fc.constantFrom(...KEY_KINDS), fc.option(fc.subarray([...SCOPES]), { nil: undefined }), (tier, kind, scopes) => {
     const r = planKey({ tier, kind, scopes }, now);

@@ -14,7 +14,7 @@ const DOMAIN = path.join(SRC, 'domain');
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(p) : e.name.endsWith('.ts') ? [p] : [];
+    return e.isDirectory() ? filesUnder(p) : /\.tsx?$/.test(e.name) ? [p] : [];
   });
 }
 
@@ -30,7 +30,7 @@ export function specifiers(source: string): string[] {
 
 /**
  * Packages that are pure functions of their input (no I/O, no globals), which domain code may use: markdown-it
- * renders the training modules (ADR 0092).
+ * renders the training modules (ADR 0095).
  */
 const PURE_PACKAGES = new Set(['markdown-it']);
 

@@ -117,7 +117,7 @@ test('mergeSources: description from the first source that has one, with its sou
   assert.equal(none.description_source, null);
 });
 
-test('mergeSources: titles CSAF, MSRC, KEV, then the CVE record, without titles that are only the CVE id', () => {
+test('mergeSources: titles the CVE record (the CNA\'s), CSAF, MSRC, KEV, without titles that are only the CVE id', () => {
   const m = mergeSources(CVE, [
     rec('cve5', { title: 'CNA title' }), rec('kev', { title: 'KEV title' }), rec('msrc', { title: ' cve-2024-0001 ' }),
     rec('csaf', { source_key: 'b', title: 'CSAF B', advisory: advisory('B', '2024-02-01T00:00:00Z') }),
@@ -125,7 +125,7 @@ test('mergeSources: titles CSAF, MSRC, KEV, then the CVE record, without titles 
     rec('csaf', { source_key: 'c', title: 'CVE-2024-9999' }), rec('nvd', { title: 'NVD has no title rule' }),
   ]);
   assert.deepEqual(m.titles, [
-    { source: 'csaf', title: 'CSAF A' }, { source: 'csaf', title: 'CSAF B' }, { source: 'kev', title: 'KEV title' }, { source: 'cve5', title: 'CNA title' },
+    { source: 'cve5', title: 'CNA title' }, { source: 'csaf', title: 'CSAF A' }, { source: 'csaf', title: 'CSAF B' }, { source: 'kev', title: 'KEV title' },
   ]);
   // The CVE's own id in any spelling or padding is no title, also for an id the canonical pattern does not cover.
   const odd = 'CVE-2024-1';

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { DEFAULT_PLAN_CAPS, effectiveCaps, parsePlanCaps, underCap, usageLine } from '../../src/domain/plan-caps.ts';
 
 const DEFAULTS = {
-  free: { environments: 1, assets: 25, members: 1 },
-  standard: { environments: 3, assets: 250, members: 2 },
-  professional: { environments: 10, assets: 2500, members: 5 },
-  api: { environments: 25, assets: 10000, members: 5 },
-  enterprise: { environments: -1, assets: -1, members: 25 },
+  free: { environments: 1, assets: 25, members: 1, webhooks: 0 },
+  standard: { environments: 3, assets: 250, members: 2, webhooks: 20 },
+  professional: { environments: 10, assets: 2500, members: 5, webhooks: 25 },
+  api: { environments: 25, assets: 10000, members: 5, webhooks: 25 },
+  enterprise: { environments: -1, assets: -1, members: 25, webhooks: 50 },
 };
 
 test('parsePlanCaps: unset, empty or blank is the default table itself', () => {
@@ -21,7 +21,7 @@ test('parsePlanCaps: unset, empty or blank is the default table itself', () => {
 
 test('parsePlanCaps: a cap given replaces that one cap of that tier; the rest stay the defaults; all frozen', () => {
   const t = parsePlanCaps('{"standard":{"assets":500}}');
-  assert.deepEqual(t, { ...DEFAULTS, standard: { environments: 3, assets: 500, members: 2 } });
+  assert.deepEqual(t, { ...DEFAULTS, standard: { environments: 3, assets: 500, members: 2, webhooks: 20 } });
   assert.ok(Object.isFrozen(t));
   assert.ok(Object.isFrozen(t.standard));
   assert.equal(t.free, DEFAULT_PLAN_CAPS.free, 'an untouched tier is the default object');
@@ -29,11 +29,11 @@ test('parsePlanCaps: a cap given replaces that one cap of that tier; the rest st
   const two = parsePlanCaps(' {"free":{"members":3,"environments":0},"enterprise":{"assets":100000}} ');
   assert.deepEqual(two, {
     ...DEFAULTS,
-    free: { environments: 0, assets: 25, members: 3 },
-    enterprise: { environments: -1, assets: 100000, members: 25 },
+    free: { environments: 0, assets: 25, members: 3, webhooks: 0 },
+    enterprise: { environments: -1, assets: 100000, members: 25, webhooks: 50 },
   });
   assert.ok(Object.isFrozen(two.free));
-  assert.deepEqual(parsePlanCaps('{"api":{"members":-1}}').api, { environments: 25, assets: 10000, members: -1 });
+  assert.deepEqual(parsePlanCaps('{"api":{"members":-1}}').api, { environments: 25, assets: 10000, members: -1, webhooks: 25 });
   assert.deepEqual(parsePlanCaps('{"api":{}}'), DEFAULTS);
   assert.deepEqual(parsePlanCaps('{}'), DEFAULTS);
 });
@@ -46,7 +46,7 @@ test('parsePlanCaps: refusals name the fault', () => {
   refuses('{"Standard":{"assets":1}}', 'unknown tier "Standard" (one of free, standard, professional, api, enterprise)');
   for (const caps of ['null', '[]', '[1]', '5', '"x"']) refuses(`{"standard":${caps}}`, 'standard: expected an object of caps');
   refuses('{"pro":{"assets":1}}', 'unknown tier "pro" (one of free, standard, professional, api, enterprise)');
-  refuses('{"professional":{"users":1}}', 'professional: unknown cap "users" (one of environments, assets, members)');
+  refuses('{"professional":{"users":1}}', 'professional: unknown cap "users" (one of environments, assets, members, webhooks)');
   for (const v of ['-2', '1.5', '"5"', 'null', '9007199254740992', 'true']) {
     refuses(`{"standard":{"assets":${v}}}`, 'standard.assets must be an integer ≥ 0, or -1 for unlimited');
   }
@@ -67,13 +67,13 @@ test('effectiveCaps: an override where set and valid, else the plan\'s; a copy, 
   assert.notEqual(c, DEFAULT_PLAN_CAPS.standard);
   c.assets = 1;
   assert.equal(DEFAULT_PLAN_CAPS.standard.assets, 250);
-  assert.deepEqual(effectiveCaps(DEFAULT_PLAN_CAPS, 'standard', { assets: 7 }), { environments: 3, assets: 7, members: 2 });
-  assert.deepEqual(effectiveCaps(DEFAULT_PLAN_CAPS, 'free', { environments: 0, members: -1 }), { environments: 0, assets: 25, members: -1 });
+  assert.deepEqual(effectiveCaps(DEFAULT_PLAN_CAPS, 'standard', { assets: 7 }), { environments: 3, assets: 7, members: 2, webhooks: 20 });
+  assert.deepEqual(effectiveCaps(DEFAULT_PLAN_CAPS, 'free', { environments: 0, members: -1 }), { environments: 0, assets: 25, members: -1, webhooks: 0 });
   for (const bad of [-2, 1.5, Number.MAX_SAFE_INTEGER + 1, NaN, '9' as unknown as number, null as unknown as number]) {
     assert.deepEqual(effectiveCaps(DEFAULT_PLAN_CAPS, 'standard', { assets: bad }), DEFAULTS.standard, String(bad));
   }
   const table = parsePlanCaps('{"api":{"assets":20000}}');
-  assert.deepEqual(effectiveCaps(table, 'api', { members: 9 }), { environments: 25, assets: 20000, members: 9 });
+  assert.deepEqual(effectiveCaps(table, 'api', { members: 9 }), { environments: 25, assets: 20000, members: 9, webhooks: 25 });
 });
 
 test('usageLine: remaining is the cap less the use, never negative, -1 when unlimited', () => {

@@ -29,7 +29,7 @@ test('the CLI lists every command of both tables; serve loads only the core tabl
   let out = '';
   assert.equal(await runCli(['help'], { out: (s) => { out += s; }, err: (s) => { out += s; } }), 0);
   const names = [...out.matchAll(/^ {2}(\S+(?: \S+)?)\s{2,}/gm)].map((m) => m[1]).sort();
-  assert.deepEqual(names, ['alerts run', 'import', 'key create', 'key list', 'key revoke', 'login-link', 'migrate', 'org caps', 'org create', 'org set-provider', 'org set-tier', 'serve', 'sync', 'worker']);
+  assert.deepEqual(names, ['alerts run', 'import', 'key create', 'key list', 'key revoke', 'login-link', 'migrate', 'org caps', 'org create', 'org set-provider', 'org set-tier', 'serve', 'sync', 'trial end', 'worker']);
   let err = '';
   assert.equal(await runCli(['key', 'nonsense'], { out: () => {}, err: (s) => { err += s; } }), 2);
   assert.match(err, /^Unknown command: key nonsense/);
@@ -45,7 +45,7 @@ test('each command table is listed under the names of exactly its commands, and 
   assert.equal(new Set(all).size, all.length, 'a command name is in two tables');
   // Two-word commands are matched on both words, one-word commands on the first, whatever follows.
   assert.deepEqual(Object.keys(await commandsFor(['org', 'caps', '--org', '1'])), ['org caps']);
-  assert.deepEqual(Object.keys(await commandsFor(['org', 'create', '--name', 'x'])).sort(), ['key create', 'key list', 'key revoke', 'org create', 'org set-tier']);
+  assert.deepEqual(Object.keys(await commandsFor(['org', 'create', '--name', 'x'])).sort(), ['key create', 'key list', 'key revoke', 'org create', 'org set-tier', 'trial end']);
   assert.deepEqual(Object.keys(await commandsFor(['import', 'some/dir'])), ['import']);
   assert.deepEqual(Object.keys(await commandsFor(['alerts', 'run'])), ['alerts run']);
   // help, a bare group word and an unknown command see every table.

@@ -52,3 +52,12 @@ test('chooseTitle: the first source title within the limit (whitespace collapsed
   assert.equal(chooseTitle(merged(['First long sentence. ' + 'y '.repeat(70)]), facts), 'First long sentence');
   assert.equal(chooseTitle(merged(['  ', '\t']), facts), 'Missing Authentication for Critical Function in Siemens CP-8031 MASTER MODULE');
 });
+
+test('chooseTitle: the CNA\'s title (cve5) wins over every other source, within the limit or shortened; a blank one does not count', () => {
+  const m = (titles: [string, string][]) => ({ cve_id: 'CVE-2024-21338', titles: titles.map(([source, title]) => ({ source, title })) }) as unknown as MergedCve;
+  const facts = { weakness: null, vendor: null, product: null };
+  assert.equal(chooseTitle(m([['cve5', 'Windows Kernel Elevation of Privilege Vulnerability'], ['kev', 'Microsoft Windows Kernel Exposed IOCTL']]), facts), 'Windows Kernel Elevation of Privilege Vulnerability');
+  const long = `CNA sentence. ${'z '.repeat(70)}`;
+  assert.equal(chooseTitle(m([['cve5', long], ['kev', 'Short KEV name']]), facts), 'CNA sentence');
+  assert.equal(chooseTitle(m([['cve5', '   '], ['kev', 'Short KEV name']]), facts), 'Short KEV name');
+});

@@ -19,6 +19,8 @@ import watchlist from './v1/watchlist.ts';
 import changes from './v1/changes.ts';
 import alerts from './v1/alerts.ts';
 import feeds from './v1/feeds.ts';
+import triage from './v1/triage.ts';
+import staticFiles from './v1/static-files.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -40,4 +42,6 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(changes);
   await app.register(alerts);
   await app.register(feeds);
+  await app.register(triage);
+  await app.register(staticFiles);
 }

@@ -23,13 +23,13 @@ export function acceptNoBody(app: { addHook(name: 'preValidation', fn: (req: { b
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 /** OpenAPI description of a plan-cap refusal, for the routes that create environments or store assets. */
-export const capRefusalDescription = (resource: 'environments' | 'assets') =>
+export const capRefusalDescription = (resource: 'environments' | 'assets' | 'webhooks') =>
   `Past the organization's ${resource} cap (plan or override, -1 = unlimited): 403 in the error envelope, error.code FORBIDDEN, ` +
   `error.detail {error: "cap_exceeded", resource: "${resource}", limit, used${resource === 'assets' ? ', requested' : ''}}; nothing is stored. ` +
   'The counts are those GET /api/v1/account/usage reports.';
 
 /** OpenAPI (a route's schema.errors): a plan-cap refusal of `resource`. */
-export const capExceeded = (resource: 'environments' | 'assets' | 'members'): RouteError => ({
+export const capExceeded = (resource: 'environments' | 'assets' | 'members' | 'webhooks'): RouteError => ({
   key: 'CAP_EXCEEDED',
   when: `past the organization's ${resource} cap (detail.resource "${resource}", limit, used${resource === 'members' ? '; pending invitations count' : ''}); nothing is stored`,
 });
@@ -96,6 +96,7 @@ const CapsSchema = Type.Object({
   members: Type.Integer({ description: '-1 = no cap' }),
   environments: Type.Integer({ description: '-1 = no cap' }),
   assets: Type.Integer({ description: '-1 = no cap' }),
+  webhooks: Type.Integer({ description: 'Webhooks of the organization (each alert goes to every one); -1 = no cap' }),
 });
 
 export const Organization = Type.Object({
@@ -109,7 +110,7 @@ export const Organization = Type.Object({
   }),
   plan_caps: CapsSchema,
   cap_overrides: Type.Object({
-    members: Type.Optional(Type.Integer()), environments: Type.Optional(Type.Integer()), assets: Type.Optional(Type.Integer()),
+    members: Type.Optional(Type.Integer()), environments: Type.Optional(Type.Integer()), assets: Type.Optional(Type.Integer()), webhooks: Type.Optional(Type.Integer()),
   }, { description: 'Per-organization overrides (set by an operator)' }),
   caps: CapsSchema,
   provider_org_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The managed-service provider of this client organization' }),

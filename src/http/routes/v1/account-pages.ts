@@ -8,14 +8,13 @@ import { NAME_TEXT_PATTERN, NoQuery } from '../../schemas/common.ts';
 import { ACCOUNT_ERRORS, IdParam, mapped } from '../../schemas/accounts.ts';
 import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage, renderNotificationsPage } from '../../views/account-html.ts';
+import { PAGE_CSP } from '../../web/assets.ts';
+import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage, renderNotificationsPage } from '../../web/account.tsx';
 import { DELIVERIES, SEVERITIES } from '../../../services/account-preferences.ts';
 import { DELETE_CONFIRMATION, NEXT_PATH_MAX, safeNextPath } from '../../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../../domain/tiers.ts';
 import { KEY_LABEL_MAX } from '../../../domain/keys.ts';
 
-// No script may run; forms post to this origin only.
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 const See = { 303: Type.Null({ description: 'Back to /account' }) };
 const session = [{ session: [] as string[] }];
@@ -25,7 +24,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
   acceptFormBodies(app, 16 * 1024);
   app.addHook('onSend', async (_req, reply) => {
-    reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-store');
+    reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'no-store');
   });
 
   const Next = Type.String({ maxLength: NEXT_PATH_MAX, description: 'The page to land on after signing in: a path of this service (anything else is ignored: the account page)' });
@@ -172,7 +171,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   const member = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, memberId: req.principal!.memberId });
   async function notificationsPage(req: FastifyRequest, o: { error?: string; saved?: boolean } = {}) {
     const [me, p] = await Promise.all([svc.me(req.principal!), prefs.notificationPrefs(member(req))]);
-    return renderNotificationsPage({ email: me.email, prefs: p, severities: SEVERITIES, csrf: csrfTokenFor(req.sessionToken!), ...o });
+    return renderNotificationsPage({ email: me.email, role: req.principal!.role, prefs: p, severities: SEVERITIES, csrf: csrfTokenFor(req.sessionToken!), ...o });
   }
 
   app.get('/account/notifications', {

@@ -40,6 +40,7 @@ const Usage = Type.Object({
   environments: Line,
   assets: Line,
   members: Line,
+  webhooks: Line,
 });
 
 const security: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
@@ -65,7 +66,7 @@ const accountPreferences: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/v1/account/usage', {
     schema: {
-      tags: ['account'], summary: 'Environments, assets and members against the effective plan caps', security,
+      tags: ['account'], summary: 'Environments, assets, members and webhooks against the effective plan caps', security,
       querystring: NoQuery, response: { 200: Envelope(Usage, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'environments', ids: [] } } },

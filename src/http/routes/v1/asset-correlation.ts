@@ -14,7 +14,7 @@ import { ApiError } from '../../errors.ts';
 import { apiBlock, ok, pagination } from '../../envelope.ts';
 import { AnswerWriter, CHUNK_BYTES, correlateBody, refundOnError } from '../../views/correlate-json.ts';
 import type { TenantDecl } from '../../auth.ts';
-import { TRIAL } from '../../../domain/tiers.ts';
+import { TRIAL, TRIAL_CONTACT_URL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_ASSETS, type CorrelateAnswers } from '../../../services/asset-correlation.ts';
 import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
@@ -30,7 +30,7 @@ const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS) as (keyof CorrelateOptions)[];
 /** OpenAPI: the refusals of `limits` below and of the service's asset-check charge, per route. */
 const PARTNER_LIMIT: RouteError = { key: 'PARTNER_LIMIT', when: "the partner key's monthly asset checks would be passed (detail used, limit, remaining, requested, resets_at; reset_at); nothing processed" };
 const FOR_TRIAL_KEYS: RouteError[] = [
-  { key: 'TRIAL_REQUIRED', when: 'a Free account without a trial key (detail.trial_url)' },
+  { key: 'TRIAL_REQUIRED', when: 'a Free account without a trial key (detail.trial_url, contact_url)' },
   perKeyRateLimit('correlation'), batchLimit(MAX_ASSETS, 'assets'), batchLimit(TRIAL.perRequest, 'assets from a trial key', 'TRIAL_BATCH_LIMIT'),
   { key: 'TRIAL_LIMIT', when: `the trial's ${TRIAL.totalChecks} asset checks are used up or fewer remain than sent (detail reason "limit", used, limit, remaining, requested); nothing processed` },
   PARTNER_LIMIT,
@@ -120,7 +120,7 @@ const assets: FastifyPluginAsync = async (app) => {
     await app.limits.correlation.check(p, n > MAX_ASSETS ? 0 : n);
     if (n > MAX_ASSETS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_ASSETS} ${noun} per call`, max: MAX_ASSETS, detail: { received: n } });
     if (p.kind === 'trial' && n > TRIAL.perRequest) {
-      throw new ApiError('TRIAL_BATCH_LIMIT', { max: TRIAL.perRequest, detail: { received: n, contact_url: 'mailto:support@vulnintel.local' } });
+      throw new ApiError('TRIAL_BATCH_LIMIT', { max: TRIAL.perRequest, detail: { received: n, contact_url: TRIAL_CONTACT_URL } });
     }
   }
 

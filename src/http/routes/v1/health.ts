@@ -5,12 +5,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
-import { prefersHtml, renderStatusPage } from '../../status-page.ts';
+import { prefersHtml } from '../../status-page.ts';
+import { renderStatusPage } from '../../web/status.tsx';
+import { pageHeaders } from '../../web/layout.tsx';
+import { viewerOf } from '../../web/viewer.ts';
 import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
 import { healthFacts } from '../../../store/health.ts';
 import { isConnectionError, isStatementTimeout } from '../../../store/db.ts';
-import { buildHealth, type HealthData, type HealthInput } from '../../../domain/health.ts';
+import { buildHealth, FEED_NAMES, type HealthData, type HealthInput } from '../../../domain/health.ts';
 
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 const NullableNum = Type.Union([Type.Number(), Type.Null()]);
@@ -21,10 +24,18 @@ const Stage = Type.Object({
   hours_since: NullableNum,
   duration_sec: NullableNum,
 });
+const Feed = Type.Object({
+  status: StringEnum(['fresh', 'stale', 'never_synced']),
+  last_success: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  age_hours: NullableNum,
+  last_attempt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_attempt_status: Type.Union([StringEnum(['running', 'succeeded', 'failed']), Type.Null()]),
+});
 export const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
   database: Type.String(),
   pipeline: Type.Object({ ingest: Stage, enricher: Stage }),
+  feeds: Type.Union([Type.Object(Object.fromEntries(FEED_NAMES.map((f) => [f, Feed]))), Type.Null()]),
   services: Type.Object({ api: Type.String(), enricher: Type.String(), renderer: Type.String(), alerts: Type.String() }),
   counts: Type.Object({ total_cves: NullableInt, alert_ready: NullableInt, pending_enrichment: NullableInt, rendered: NullableInt }),
   db_size_mb: NullableNum,
@@ -39,7 +50,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir) };
     try {
       const f = await healthFacts(store.db);
-      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun };
+      input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun, feeds: f.feeds };
     } catch (e) {
       // Unreachable or too slow: the database is reported unavailable (degraded); anything else is a bug.
       if (!isConnectionError(e) && !isStatementTimeout(e)) throw e;
@@ -71,9 +82,9 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('Cache-Control', 'no-store');
     if (prefersHtml(req.headers.accept)) {
       const page = renderStatusPage(data, {
-        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(),
+        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), viewer: viewerOf(req),
       });
-      return reply.type('text/html; charset=utf-8').serializer((s: unknown) => String(s)).send(page);
+      return pageHeaders(reply).serializer((s: unknown) => String(s)).send(page);
     }
     return ok(req, data, { uptime_url: config.uptimeUrl, version: PACKAGE_VERSION, environment: config.environment });
   });

@@ -8,12 +8,13 @@ import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { MODULE_ID_RE } from '../../../domain/training.ts';
-import { renderTrainingList, renderTrainingModule } from '../../views/training-html.ts';
+import { renderTrainingList, renderTrainingModule } from '../../web/training.tsx';
 import { csrfTokenFor } from '../../auth.ts';
+import { viewerOf } from '../../web/viewer.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { NOT_STARTED } from './training.ts';
+import { PAGE_CSP } from '../../web/assets.ts';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 const Params = Type.Object({ module_id: Type.String({ minLength: 1, maxLength: 80, pattern: MODULE_ID_RE.source }) });
 /** The form posts carry only the session's CSRF token (`_csrf`, checked by the auth hook); JSON `{}` is accepted too. */
@@ -36,8 +37,8 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const m = who(req.principal!);
     const [rows, progress] = await Promise.all([svc.list(m), svc.progress(m)]);
-    reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
-    return reply.type('text/html; charset=utf-8').send(renderTrainingList(rows, progress.percent));
+    reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
+    return reply.type('text/html; charset=utf-8').send(renderTrainingList(rows, progress.percent, viewerOf(req)));
   });
 
   app.get('/training/:module_id', {
@@ -46,9 +47,9 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const r = await svc.detail(who(req.principal!), req.params.module_id);
     if (!r) throw notFound(req.params.module_id);
-    reply.header('Content-Security-Policy', CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
+    reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
     const csrf = req.sessionToken ? csrfTokenFor(req.sessionToken) : null;
-    return reply.type('text/html; charset=utf-8').send(renderTrainingModule(r.module, r.state, csrf));
+    return reply.type('text/html; charset=utf-8').send(renderTrainingModule(r.module, r.state, csrf, viewerOf(req)));
   });
 
   for (const action of ['start', 'complete'] as const) {

@@ -10,6 +10,7 @@ import { DisplayName, NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RouteError } from '../../openapi-errors.ts';
+import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Random 15-digit webhook id (docs/tenant-ids.md)' });
 const Params = Type.Object({ id: Id }, { additionalProperties: false });
@@ -76,6 +77,7 @@ const DeliveriesQuery = Type.Object({
 function refusal(r: WebhookRefusal): never {
   if (r.error === 'upgrade_required') throw new ApiError('UPGRADE_REQUIRED', { message: r.message });
   if (r.error === 'not_found') throw new ApiError('NOT_FOUND', { message: r.message, detail: { error: 'not_found' } });
+  if (r.error === 'rotation_conflict') throw new ApiError('CONFLICT', { message: r.message, detail: { error: 'rotation_conflict' } });
   throw new ApiError('VALIDATION_ERROR', { message: `url: ${r.message}`, fields: [{ field: 'body.url', message: r.message, type: 'url_not_allowed' }] });
 }
 
@@ -93,8 +95,9 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/api/v1/webhooks', {
     schema: {
-      tags: ['webhooks'], summary: 'Create a webhook; the signing secret is generated and returned once (owner or admin)',
-      security, errors: PLAN, querystring: NoQuery, body: CreateWebhook, response: { 201: Envelope(WithSecret, Type.Object({})) },
+      tags: ['webhooks'], summary: 'Create a webhook; the signing secret is generated and returned once (owner or admin). Past the webhook cap: 403 cap_exceeded',
+      description: capRefusalDescription('webhooks'),
+      security, errors: [...PLAN, capExceeded('webhooks')], querystring: NoQuery, body: CreateWebhook, response: { 201: Envelope(WithSecret, Type.Object({})) },
     },
     config: write(tenantOwn),
   }, async (req, reply) => {
@@ -165,11 +168,13 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/webhooks/:id/rotate-secret', {
     schema: {
       tags: ['webhooks'], summary: 'Generate a new secret, returned once; the old one is invalid immediately (spec §3.1)',
-      security, errors: PLAN, params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(WithSecret, Type.Object({})) },
+      description: 'Concurrent rotations of one webhook: one wins (200, its secret is the one in force); the others answer 409 rotation_conflict and change nothing.',
+      security, errors: [...PLAN, { key: 'CONFLICT', error: 'rotation_conflict', when: 'another rotate-secret of this webhook ran at the same time; its secret is the one in force' }], params: Params, querystring: NoQuery, body: NoBody, response: { 200: Envelope(WithSecret, Type.Object({})) },
     },
     config: write(tenantById),
   }, async (req) => {
-    const r = await svc.rotateSecret(actor(req), req.params.id);
+    // The arrival of the request: a rotation stamped after it overlapped this one (409 rotation_conflict).
+    const r = await svc.rotateSecret(actor(req), req.params.id, new Date(Date.now() - (performance.now() - req.startedAt)));
     if (!r.ok) refusal(r);
     return ok(req, { ...r.webhook, secret: r.secret }, {});
   });

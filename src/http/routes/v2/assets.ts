@@ -152,7 +152,7 @@ const assets: FastifyPluginAsync = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY } },
   }, async (req, reply) => {
-    const { fields, hostsCsv, softwareCsv } = await readMultipart(req);
+    const { fields, hostsCsv, softwareCsv } = await readMultipart(req, reply);
     const unknown = Object.keys(fields).filter((k) => k !== 'environment_id' && !(OPTION_NAMES as readonly string[]).includes(k));
     if (unknown.length) {
       throw new ApiError('VALIDATION_ERROR', {
@@ -272,7 +272,20 @@ function multipartError(err: Error & { code?: string }): Error {
   return validationError('body', 'the multipart body could not be read (missing boundary, truncated or malformed): send multipart/form-data with a boundary and a hosts part', 'value_error.multipart');
 }
 
-async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<string, string>; hostsCsv: string; softwareCsv: string | null }> {
+/**
+ * After a refusal decided before the whole body was read, the rest of the body still sits on the connection: the
+ * parser is detached and the rest discarded, and the answer says `Connection: close`, so a keep-alive client (or a
+ * reverse proxy reusing its upstream connection) never sends its next request behind an unread body.
+ */
+function releaseUnreadBody(req: FastifyRequest, reply: FastifyReply) {
+  const raw = req.raw;
+  if (raw.complete) return;
+  reply.header('connection', 'close');
+  raw.unpipe();
+  raw.resume();
+}
+
+async function readMultipart(req: FastifyRequest, reply: FastifyReply): Promise<{ fields: Record<string, string>; hostsCsv: string; softwareCsv: string | null }> {
   if (!req.isMultipart()) throw validationError('body', 'send multipart/form-data with a hosts part', 'type_error.multipart');
   if (!/;\s*boundary=/i.test(req.headers['content-type'] ?? '')) {
     throw validationError('body', 'the Content-Type has no boundary: send multipart/form-data with a boundary and a hosts part', 'value_error.multipart');
@@ -302,6 +315,7 @@ async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<stri
       }
     }
   } catch (e) {
+    releaseUnreadBody(req, reply);
     throw multipartError(e as Error);
   }
   if (files.hosts === undefined) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');

@@ -1,0 +1,330 @@
+// Vendor version schemes (docs/correlation.md §1 "Version schemes"). Pure.
+//
+// Each scheme orders the spellings of its own grammar and hands everything else to the general comparator
+// (versions.ts compareVersions), which answers needs_review where it cannot be certain. Which scheme a range uses is
+// decided by its vendor (and product): schemeOf. A scheme never orders two spellings of different grammars by a guess:
+// "V7.5 SP2 Update 15" against "V7.5.2.13" (Siemens writes both for WinCC) is needs_review, and explainUnordered says
+// why in words.
+//   siemens    V<major>.<minor>[.<patch>…] [SP<n>] [Update|Upd <n>[<letter>]] [HF<n>]: ordered as the tuple (core,
+//              SP, update, update letter, HF), each missing part 0; a spelling with a qualifier against a plain one
+//              with more components than its core is a mix of schemes (decided only where the shared components
+//              already differ)
+//   rockwell   firmware revisions <major>.<minor> ("V33.017", "v.32.011"): dotted numerics; one fix per major line is
+//              a range reading (free-text-ranges.ts), not an order
+//   schneider  "SV3.51", "V3.51", "3.51" are one version (the letters are dropped); an IR build "SV1.70 IR22" comes
+//              after its release and before the next
+//   yokogawa   R<major>.<minor>.<patch> ("R4.01.00"): the R is optional on either side
+//   openssl    letter releases "1.1.1i" < "1.1.1za" (the general comparator's firmware letters)
+//   hotfix     Fortinet and Palo Alto hotfixes "10.2.7-h3": after 10.2.7, before 10.2.8
+//   bind       ISC's BIND: "9.18.24-S1" is the Supported Preview (subscription) edition: ordered within its edition;
+//              a -S version against an open-source one is needs_review
+//   f5         four-part versions "16.1.4.2": dotted numerics
+//   cisco      IOS trains "15.2(4)M": the general comparator's Cisco releases (one train at a time)
+//   juniper    Junos releases "22.4R3-S3": (release, R, S) with "22.4" the start of its train (before 22.4R1); Junos
+//              OS Evolved's "-EVO" spellings are ordered among themselves, never against plain Junos
+//   dotted     everything else: the general comparator, whatever the record's versionType says
+// Every scheme also orders a spelling with a readable dotted prefix and unreadable rest ("6.2..14", "1.0:0") against
+// a version whose components already differ within that prefix (6.2..14 < 7.2.7): certain whatever the rest means.
+import { branchPrefix, compareVersions, normaliseVersion, orderable, parseVersion, type Comparison, type Order } from './versions.ts';
+import type { AffectedRange } from './ranges.ts';
+import { memoTable } from './memo.ts';
+import { vendorSlug } from './product-match.ts';
+
+export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'dotted';
+export type Compare = (a: string, b: string) => Comparison;
+
+/** The scheme of each vendor that has its own (vendor slugs, product-match.ts vendorSlug). */
+const VENDOR_SCHEME: Record<string, Scheme> = {
+  siemens: 'siemens',
+  'rockwell-automation': 'rockwell',
+  'schneider-electric': 'schneider',
+  yokogawa: 'yokogawa',
+  openssl: 'openssl',
+  fortinet: 'hotfix',
+  'palo-alto-networks': 'hotfix',
+  isc: 'bind',
+  f5: 'f5',
+  cisco: 'cisco',
+  juniper: 'juniper',
+  'juniper-networks': 'juniper',
+};
+
+const SCHEMES = memoTable<string, Scheme>(10_000);
+
+/** The scheme a vendor's product uses: OpenSSL by its product name whoever ships it, else by the vendor. */
+export function schemeOf(vendor: string, product: string): Scheme {
+  const key = `${vendor}\u0000${product}`;
+  let s = SCHEMES.get(key);
+  if (s === undefined) {
+    s = /^openssl\b/i.test(product.trim()) ? 'openssl' : VENDOR_SCHEME[vendorSlug(vendor) ?? ''] ?? 'dotted';
+    SCHEMES.set(key, s);
+  }
+  return s;
+}
+
+function sign(n: number): Order {
+  return n < 0 ? -1 : n > 0 ? 1 : 0;
+}
+
+function trimZeros(core: number[]): number[] {
+  let n = core.length;
+  while (n > 0 && core[n - 1] === 0) n--;
+  return core.slice(0, n);
+}
+
+function compareTuple(a: readonly number[], b: readonly number[]): Order {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return sign(d);
+  }
+  return 0;
+}
+
+const core = (s: string) => trimZeros(s.split('.').map(Number));
+
+// ---- Siemens ----------------------------------------------------------------------------------------------------
+
+export interface SiemensVersion {
+  core: number[];
+  sp: number;
+  update: number;
+  /** The letter of an update ("Update 3a": 1), 0 without one. */
+  letter: number;
+  hf: number;
+  /** Whether the spelling names an SP, an update or a hotfix. */
+  qualified: boolean;
+  /** How many components the core is written with ("V7.5" 2, "V7.5.2.13" 4): what decides a mix of schemes. */
+  written: number;
+}
+
+const SIEMENS = /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?sp\s?(\d{1,4}))?(?:\s?(?:update|upd)\s?(\d{1,4})([a-z])?)?(?:\s?(?:hf|hotfix)\s?(\d{1,4}))?$/;
+
+/** A Siemens spelling ("V1.0 SP1 Update 1", "V16 Update 3a", "V4.7 SP6 HF1", "V7.5.2.13"); null for anything else. */
+export function parseSiemens(raw: string): SiemensVersion | null {
+  const m = SIEMENS.exec(normaliseVersion(raw));
+  if (!m) return null;
+  const q = m[2] !== undefined || m[3] !== undefined || m[5] !== undefined;
+  return {
+    core: core(m[1]), sp: Number(m[2] ?? 0), update: Number(m[3] ?? 0), letter: m[4] ? m[4].charCodeAt(0) - 96 : 0, hf: Number(m[5] ?? 0), qualified: q,
+    written: m[1].split('.').length,
+  };
+}
+
+export function compareSiemensParsed(a: SiemensVersion, b: SiemensVersion): Comparison {
+  if (a.qualified !== b.qualified) {
+    // A service-pack spelling against a plain one of more components: only the components the qualified one writes
+    // are comparable ("V7.5 SP2 Update 15" against "V7.5.2.13": SP2 may be the .2; against "V7.6.0.1": before it).
+    const q = a.qualified ? a : b;
+    const p = a.qualified ? b : a;
+    // "V7.5.0" is V7.5 itself (its extra components zero): ordered as usual below.
+    if (p.written > q.written && p.core.length > q.written) {
+      const n = q.written;
+      const c = compareTuple(q.core.slice(0, n), p.core.slice(0, n));
+      if (c === 0) return 'needs_review';
+      return a.qualified ? c : (-c as Order);
+    }
+  }
+  const c = compareTuple(a.core, b.core);
+  if (c !== 0) return c;
+  return compareTuple([a.sp, a.update, a.letter, a.hf], [b.sp, b.update, b.letter, b.hf]);
+}
+
+export function compareSiemens(a: string, b: string): Comparison {
+  const x = parseSiemens(a);
+  const y = x && parseSiemens(b);
+  return x && y ? compareSiemensParsed(x, y) : general(a, b);
+}
+
+// ---- Schneider --------------------------------------------------------------------------------------------------
+
+const SCHNEIDER = /^(?:sv|v)?\s?(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?ir\s?(\d{1,4}))?$/;
+
+/** A Schneider spelling as [core…, IR build] ("SV1.70 IR22"); null for anything else. */
+export function parseSchneider(raw: string): { core: number[]; ir: number } | null {
+  const m = SCHNEIDER.exec(normaliseVersion(raw));
+  return m ? { core: core(m[1]), ir: Number(m[2] ?? 0) } : null;
+}
+
+export function compareSchneider(a: string, b: string): Comparison {
+  const x = parseSchneider(a);
+  const y = x && parseSchneider(b);
+  if (!x || !y) return general(a, b);
+  return compareTuple(x.core, y.core) || sign(x.ir - y.ir);
+}
+
+// ---- Yokogawa ---------------------------------------------------------------------------------------------------
+
+const dropR = (raw: string) => normaliseVersion(raw).replace(/^r(?=\d)/, '');
+
+export function compareYokogawa(a: string, b: string): Comparison {
+  return general(dropR(a), dropR(b));
+}
+
+// ---- Fortinet / Palo Alto hotfixes ------------------------------------------------------------------------------
+
+const HOTFIX = /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:-h(\d{1,4}))?$/;
+
+export function parseHotfix(raw: string): { core: number[]; h: number } | null {
+  const m = HOTFIX.exec(normaliseVersion(raw));
+  return m ? { core: core(m[1]), h: Number(m[2] ?? 0) } : null;
+}
+
+export function compareHotfix(a: string, b: string): Comparison {
+  const x = parseHotfix(a);
+  const y = x && parseHotfix(b);
+  if (!x || !y) return general(a, b);
+  return compareTuple(x.core, y.core) || sign(x.h - y.h);
+}
+
+// ---- BIND editions ----------------------------------------------------------------------------------------------
+
+const BIND = /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:-s(\d{1,4}))?$/;
+
+export function parseBind(raw: string): { core: number[]; s: number | null } | null {
+  const m = BIND.exec(normaliseVersion(raw));
+  return m ? { core: core(m[1]), s: m[2] === undefined ? null : Number(m[2]) } : null;
+}
+
+export function compareBind(a: string, b: string): Comparison {
+  const x = parseBind(a);
+  const y = x && parseBind(b);
+  if (!x || !y) return general(a, b);
+  // Two editions: "9.18.24" (open source) and "9.18.24-S1" (Supported Preview) are different products' versions.
+  if ((x.s === null) !== (y.s === null)) return 'needs_review';
+  return compareTuple(x.core, y.core) || sign((x.s ?? 0) - (y.s ?? 0));
+}
+
+// ---- Juniper ----------------------------------------------------------------------------------------------------
+
+const JUNIPER = /^(\d{1,4}(?:\.\d{1,4}){0,3})(?:r(\d{1,4})(?:-s(\d{1,4})(?:\.(\d{1,4}))?)?)?(-evo)?$/;
+
+/** A Junos spelling as its tuple and whether it is Junos OS Evolved ("22.4R3-S3-EVO"); null for anything else. */
+export function parseJuniper(raw: string): { tuple: number[]; evo: boolean } | null {
+  const m = JUNIPER.exec(normaliseVersion(raw));
+  if (!m) return null;
+  // The release's numbers padded to four, then R, S and the S build: "22.4" < "22.4R1" < "22.4R1-S1" < "22.4R2".
+  const rel = m[1].split('.').map(Number);
+  while (rel.length < 4) rel.push(0);
+  return { tuple: [...rel, Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)], evo: m[5] !== undefined };
+}
+
+export function compareJuniper(a: string, b: string): Comparison {
+  const x = parseJuniper(a);
+  const y = x && parseJuniper(b);
+  if (!x || !y) return general(a, b);
+  if (x.evo !== y.evo) return 'needs_review';
+  return compareTuple(x.tuple, y.tuple);
+}
+
+// ---- the general comparator with the certain-prefix rule --------------------------------------------------------
+
+const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=\.\.|:)/;
+
+/**
+ * The components a spelling that does not parse states for certain: a dotted prefix of two or more numbers followed by
+ * a doubled dot or a colon ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space); null otherwise (a hyphen or an
+ * underscore may join two versions: "3.0.0-3.0.4", "V33.017_V34.014").
+ */
+export function certainPrefix(raw: string): number[] | null {
+  const n = normaliseVersion(raw);
+  // One token only: "10.0.0 < publication" is words about a version, not a spelling of one.
+  if (/\s/.test(n) || parseVersion(n)) return null;
+  const m = PREFIX.exec(n);
+  return m ? m[1].split('.').map(Number) : null;
+}
+
+function byPrefix(prefix: number[], other: string): Comparison {
+  const p = parseVersion(other);
+  if (!p) return 'needs_review';
+  for (let i = 0; i < prefix.length; i++) {
+    const d = prefix[i] - (p.core[i] ?? 0);
+    if (d !== 0) return sign(d);
+  }
+  return 'needs_review';
+}
+
+/** compareVersions, then the certain-prefix rule for a spelling that does not parse. */
+export function general(a: string, b: string): Comparison {
+  const c = compareVersions(a, b);
+  if (c !== 'needs_review') return c;
+  const pa = certainPrefix(a);
+  if (pa) return byPrefix(pa, b);
+  const pb = certainPrefix(b);
+  if (pb) {
+    const r = byPrefix(pb, a);
+    return r === 'needs_review' ? r : (-r as Order);
+  }
+  return c;
+}
+
+const COMPARE: Record<Scheme, Compare> = {
+  siemens: compareSiemens,
+  rockwell: general,
+  schneider: compareSchneider,
+  yokogawa: compareYokogawa,
+  openssl: general,
+  hotfix: compareHotfix,
+  bind: compareBind,
+  f5: general,
+  cisco: general,
+  juniper: compareJuniper,
+  dotted: general,
+};
+
+/** The comparator of a scheme. */
+export function comparatorOf(scheme: Scheme): Compare {
+  return COMPARE[scheme];
+}
+
+/** Whether a scheme's comparator can order a spelling against others of its kind. */
+export function orderableIn(scheme: Scheme, raw: string): boolean {
+  switch (scheme) {
+    case 'siemens': if (parseSiemens(raw)) return true; break;
+    case 'schneider': if (parseSchneider(raw)) return true; break;
+    case 'yokogawa': if (parseVersion(dropR(raw))) return true; break;
+    case 'hotfix': if (parseHotfix(raw)) return true; break;
+    case 'bind': if (parseBind(raw)) return true; break;
+    case 'juniper': if (parseJuniper(raw)) return true; break;
+    default: break;
+  }
+  return orderable(raw) || certainPrefix(raw) !== null;
+}
+
+/**
+ * Whether a range reads as a machine range in its scheme: no text left, and every version it states (exact, bounds,
+ * changes) orderable there or a branch pattern ("6.1.*"). What the range census counts (bench/range-census.ts).
+ */
+export function rangeReadable(r: AffectedRange): boolean {
+  if (r.text) return false;
+  const scheme = schemeOf(r.vendor, r.product);
+  const ok = (v: string) => branchPrefix(v) !== null || orderableIn(scheme, v);
+  if (r.version && !ok(r.version)) return false;
+  if (r.start && !ok(r.start.version)) return false;
+  if (r.end && !ok(r.end.version)) return false;
+  return r.changes.every((c) => ok(c.at));
+}
+
+/**
+ * Why two spellings of one scheme cannot be ordered, in words, when the reason is a mix of grammars; null when it is
+ * not (an unreadable spelling says so itself).
+ */
+export function explainUnordered(scheme: Scheme, a: string, b: string): string | null {
+  if (scheme === 'siemens') {
+    const x = parseSiemens(a);
+    const y = parseSiemens(b);
+    if (x && y && x.qualified !== y.qualified) {
+      const [q, p] = x.qualified ? [a, b] : [b, a];
+      return `the record mixes version schemes: "${q}" is a Siemens service-pack/update spelling, "${p}" a plain version of more components, and which of the two comes first is not stated`;
+    }
+  }
+  if (scheme === 'bind') {
+    const x = parseBind(a);
+    const y = parseBind(b);
+    if (x && y && (x.s === null) !== (y.s === null)) return `"${x.s === null ? b : a}" is a BIND Supported Preview (-S) edition version and "${x.s === null ? a : b}" an open-source one: two editions are not ordered`;
+  }
+  const pa = parseVersion(a);
+  const pb = parseVersion(b);
+  if (pa && pb && pa.qualifier.kind !== pb.qualifier.kind) return `"${a}" and "${b}" use different version qualifiers (${pa.qualifier.kind} and ${pb.qualifier.kind}) on the same version number`;
+  return null;
+}

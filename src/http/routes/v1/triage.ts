@@ -1,0 +1,251 @@
+// Triage decisions (docs/triage.md): per environment and CVE, in VEX's words, with an append-only history.
+// GET/PUT/DELETE /api/v1/environments/{environment_id}/decisions/{cve_id}, its /history, the environment's list
+// (GET .../decisions) and one decision applied to a filtered set (POST .../decisions/bulk). Reads: any member
+// (viewers included); writes: owner or admin, keys with the write scope (as every write, spec §5.6).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { CollectionEnvelope, Envelope, collection, ok, pagination } from '../../envelope.ts';
+import { ApiError } from '../../errors.ts';
+import { NoBody, NoQuery, StringEnum } from '../../schemas/common.ts';
+import { PageParams } from '../../schemas/cves.ts';
+import { CVE_ID_PATTERN, CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.ts';
+import { COMMENT_MAX, DECISION_ASSETS_MAX, DECISION_STATUSES, JUSTIFICATIONS, STATEMENT_MAX } from '../../../domain/triage.ts';
+import { BULK_MAX, type Refusal, type Writer } from '../../../services/triage.ts';
+import type { Principal } from '../../../services/identity.ts';
+import type { TenantDecl } from '../../auth.ts';
+
+const EnvironmentId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'Environment id (from POST or GET /api/v1/environments)' });
+const CveId = Type.String({ pattern: CVE_ID_PATTERN_ANY_CASE, description: 'CVE-<year>-<number>' });
+const EnvParams = Type.Object({ environment_id: EnvironmentId });
+const DecisionParams = Type.Object({ environment_id: EnvironmentId, cve_id: CveId });
+
+/** As environments.ts reads it: 1 to 15 digits (leading zeros aside) can name an environment; longer names none (404). */
+function environmentIdOf(text: string): number | null {
+  const digits = text.replace(/^0+(?=\d)/, '');
+  return digits.length <= 15 && digits !== '0' ? Number(digits) : null;
+}
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const Statement = (what: string) => Type.Optional(Nullable(Type.String({ maxLength: STATEMENT_MAX, description: what })));
+
+const DecisionFieldsSchema = {
+  status: StringEnum(DECISION_STATUSES, { description: 'VEX status: under_investigation, affected, not_affected or fixed' }),
+  justification: Type.Optional(Type.Union([StringEnum(JUSTIFICATIONS, { description: "not_affected only, and required there: CISA's status justifications" }), Type.Null()])),
+  impact_statement: Statement('Why the CVE does (not) touch these assets, in the team\'s words'),
+  action_statement: Statement('affected only, and required there: what is done and when ("segmented behind the cell firewall; patch at the March outage")'),
+  due_date: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'affected only: when the action is due (YYYY-MM-DD)' }))),
+  asset_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: DECISION_ASSETS_MAX, description: 'Narrows the decision to these assets of the environment; omitted or empty: the whole environment' })),
+  assignee_member_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'A member of your organization (GET /api/v1/account/team)' })),
+};
+const Comment = Type.Optional(Nullable(Type.String({ maxLength: COMMENT_MAX, description: 'Kept in the history and listed with the decision' })));
+
+const SetDecision = Type.Object({ ...DecisionFieldsSchema, comment: Comment }, {
+  additionalProperties: false,
+  examples: [{ status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impact_statement: 'The web server of the HMI is switched off on every panel of the line.', comment: 'Checked on site.' }],
+});
+
+const Snapshot = Type.Unsafe<object>({ type: 'object', additionalProperties: true, description: 'The decision fields (status … assignee_member_id) and review_reasons' });
+
+const Decision = Type.Object({
+  environment_id: Type.Integer(),
+  cve_id: Type.String({ pattern: CVE_ID_PATTERN }),
+  status: StringEnum(DECISION_STATUSES),
+  open: Type.Boolean({ description: 'false for not_affected and fixed: the CVE leaves the open counts (shown, never hidden)' }),
+  justification: Type.Union([StringEnum(JUSTIFICATIONS), Type.Null()]),
+  impact_statement: Type.Union([Type.String(), Type.Null()]),
+  action_statement: Type.Union([Type.String(), Type.Null()]),
+  due_date: Type.Union([Type.String(), Type.Null()]),
+  asset_ids: Type.Array(Type.String(), { description: 'Empty: the whole environment' }),
+  assignee: Type.Union([Type.Object({ member_id: Type.Integer(), email: Type.String(), name: Type.String() }), Type.Null()]),
+  review: Type.Object({
+    needed: Type.Boolean({ description: 'A new fact arrived after the decision (KEV added, ranges changed, exploit maturity up): review it again' }),
+    reasons: Type.Array(Type.String()),
+    since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }),
+  version: Type.Integer({ description: 'Raised by every change' }),
+  source: StringEnum(['api', 'bulk', 'import'] as const),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  updated_by: Type.Object({ member_id: Type.Union([Type.Integer(), Type.Null()]), key_id: Type.Union([Type.Integer(), Type.Null()]) }),
+  comments: Type.Optional(Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), by: Type.String(), member_id: Type.Union([Type.Integer(), Type.Null()]), text: Type.String() }))),
+});
+
+const HistoryEntry = Type.Object({
+  id: Type.Integer(),
+  action: StringEnum(['set', 'clear', 'bulk', 'import', 'review_flagged'] as const),
+  at: Type.String({ format: 'date-time' }),
+  actor: Type.Object({ member_id: Type.Union([Type.Integer(), Type.Null()]), key_id: Type.Union([Type.Integer(), Type.Null()]), label: Type.String() }),
+  before: Type.Union([Snapshot, Type.Null()]),
+  after: Type.Union([Snapshot, Type.Null()]),
+  comment: Type.Union([Type.String(), Type.Null()]),
+});
+
+const STATUS_LIST = `^(${DECISION_STATUSES.join('|')})(,(${DECISION_STATUSES.join('|')}))*$`;
+const ListQuery = Type.Object({
+  ...PageParams,
+  status: Type.Optional(Type.String({ pattern: STATUS_LIST, description: 'under_investigation, affected, not_affected, fixed; several comma-separated' })),
+  review: Type.Optional(StringEnum(['true', 'false'] as const, { description: 'true: only decisions flagged "review again"; false: only the others' })),
+  assignee_member_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  cve_id: Type.Optional(CveId),
+  asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Decisions covering this asset (environment-wide ones included)' })),
+  due_before: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'affected decisions due before this date' })),
+}, { additionalProperties: false });
+
+const HistoryQuery = Type.Object({ ...PageParams }, { additionalProperties: false });
+const ClearQuery = Type.Object({ comment: Type.Optional(Type.String({ minLength: 1, maxLength: COMMENT_MAX, description: 'Why it is cleared (kept in the history)' })) }, { additionalProperties: false });
+
+const BulkBody = Type.Object({
+  filter: Type.Object({
+    cve_ids: Type.Optional(Type.Array(CveId, { maxItems: BULK_MAX, description: 'These CVEs; alone, any CVE of the corpus, else narrowing the other criteria' })),
+    asset_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000, description: 'CVEs stored for these assets' })),
+    vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Substring (any case) of the asset's vendor or the matching range's" })),
+    product: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Substring (any case) of the asset's product or the matching range's" })),
+    attack_vector: Type.Optional(StringEnum(['N', 'A', 'L', 'P'] as const, { description: 'CVSS attack vector: N network, A adjacent network, L local, P physical' })),
+    severity: Type.Optional(Type.Array(StringEnum(['critical', 'high', 'medium', 'low', 'none'] as const), { maxItems: 5 })),
+    correlation_status: Type.Optional(Type.Array(StringEnum(['affected', 'needs_review', 'not_affected'] as const), { maxItems: 3, description: 'The stored correlation verdict' })),
+    known_exploited: Type.Optional(Type.Boolean()),
+    decision: Type.Optional(Type.Array(StringEnum([...DECISION_STATUSES, 'none'] as const), { maxItems: 5, description: "The CVE's current decision; none: undecided" })),
+  }, { additionalProperties: false, description: "Selects among the CVEs of the environment's stored correlation results (all criteria must hold); at least one criterion" }),
+  decision: Type.Object(DecisionFieldsSchema, { additionalProperties: false }),
+  comment: Comment,
+  dry_run: Type.Optional(Type.Boolean({ description: 'Answer the selection without writing anything' })),
+}, {
+  additionalProperties: false,
+  examples: [{
+    filter: { product: 'SIMATIC S7-1500', attack_vector: 'A', decision: ['none'] },
+    decision: { status: 'not_affected', justification: 'inline_mitigations_already_exist', impact_statement: 'The cell network is reached only through the cell firewall.' },
+    comment: 'Cell firewall review 2026-11',
+  }],
+});
+
+const BulkResult = Type.Object({
+  matched: Type.Integer({ description: 'CVEs the filter selected' }),
+  created: Type.Integer(), updated: Type.Integer(),
+  unchanged: Type.Integer({ description: 'Selected CVEs whose decision already had these fields' }),
+  dry_run: Type.Boolean(),
+  cve_ids: Type.Array(Type.String(), { description: 'The selected CVEs, in id order' }),
+});
+
+const writerOf = (p: Principal): Writer => ({ orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart });
+
+function refuse(r: Refusal, envText: string): never {
+  switch (r.reason) {
+    case 'environment_not_found': throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: environmentIdOf(envText) ?? envText } });
+    case 'cve_not_found': throw new ApiError('NOT_FOUND', { message: 'No such CVE in the corpus', detail: { error: 'cve_not_found', cve_id: r.cve_id } });
+    case 'decision_not_found': throw new ApiError('NOT_FOUND', { message: 'This CVE has no decision in this environment', detail: { error: 'decision_not_found', cve_id: r.cve_id } });
+    case 'validation': throw new ApiError('VALIDATION_ERROR', { fields: r.errors });
+    case 'too_many': throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.filter', message: `the filter selects more than ${r.max} CVEs; narrow it`, type: 'value_error.too_many' }] });
+  }
+}
+
+const ENV_ID = { in: 'params', name: 'environment_id', foreign: 'environment_not_found' } as const;
+const tenant = (): TenantDecl => ({ resource: 'decisions', ids: [ENV_ID], catalog: ['cve_id'] });
+const read = () => ({ auth: { mode: 'key_or_session' as const, role: 'viewer' as const, scope: 'read' as const, tenant: tenant() } });
+const write = () => ({ auth: { mode: 'key_or_session' as const, role: 'admin' as const, scope: 'write' as const, tenant: tenant() } });
+const SECURITY: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
+
+const triage: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = app.services.triage;
+  const envOf = (text: string, r: Refusal = { ok: false, reason: 'environment_not_found' }) => {
+    const id = environmentIdOf(text);
+    if (id === null) refuse(r, text);
+    return id;
+  };
+
+  app.get('/api/v1/environments/:environment_id/decisions', {
+    schema: {
+      tags: ['triage'], summary: "An environment's triage decisions, most recently changed first, with filters (any member; viewers too)",
+      security: SECURITY, params: EnvParams, querystring: ListQuery,
+      response: { 200: CollectionEnvelope(Decision, Type.Object({})) },
+    },
+    config: { auth: { ...read().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const q = req.query;
+    const r = await svc.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, {
+      status: q.status?.split(',') as never, review: q.review === undefined ? undefined : q.review === 'true', assignee_member_id: q.assignee_member_id,
+      cve_id: q.cve_id?.toUpperCase(), asset_id: q.asset_id, due_before: q.due_before,
+    }, q);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
+  });
+
+  app.post('/api/v1/environments/:environment_id/decisions/bulk', {
+    schema: {
+      tags: ['triage'],
+      summary: `Apply one decision to every CVE of the environment a filter selects, at most ${BULK_MAX} (owner or admin; keys need the write scope)`,
+      description: 'Example: every CVE of product X whose CVSS vector needs adjacent-network access. All or nothing; each changed decision gets its history row (action bulk). dry_run answers the selection only.',
+      security: SECURITY, params: EnvParams, querystring: NoQuery, body: BulkBody,
+      response: { 200: Envelope(BulkResult, Type.Object({})) },
+    },
+    config: { auth: { ...write().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.bulk(writerOf(req.principal!), env, req.body);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return ok(req, r, {});
+  });
+
+  app.get('/api/v1/environments/:environment_id/decisions/:cve_id', {
+    schema: {
+      tags: ['triage'], summary: "One CVE's decision in an environment, with its comments (any member). None: 404 decision_not_found",
+      security: SECURITY, params: DecisionParams, querystring: Type.Object({}, { additionalProperties: false }),
+      response: { 200: Envelope(Decision, Type.Object({})) },
+      errors: [{ key: 'NOT_FOUND', error: 'decision_not_found', when: 'the CVE has no decision in this environment' }],
+    },
+    config: read(),
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.get(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return ok(req, r.decision, {});
+  });
+
+  app.put('/api/v1/environments/:environment_id/decisions/:cve_id', {
+    schema: {
+      tags: ['triage'],
+      summary: "Set one CVE's decision in an environment, replacing the current one (owner or admin; keys need the write scope)",
+      description: 'not_affected needs a justification from CISA\'s list; affected needs an action_statement and may have a due_date. The CVE must be in the corpus (404 cve_not_found). Setting it again clears "review again". 201 when new, 200 when replaced.',
+      security: SECURITY, params: DecisionParams, querystring: NoQuery, body: SetDecision,
+      response: { 200: Envelope(Decision, Type.Object({})), 201: Envelope(Decision, Type.Object({})) },
+      errors: [{ key: 'NOT_FOUND', error: 'cve_not_found', when: 'the CVE is not in the corpus' }],
+    },
+    config: write(),
+  }, async (req, reply) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.set(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    reply.code(r.created ? 201 : 200);
+    return ok(req, r.decision, {});
+  });
+
+  app.delete('/api/v1/environments/:environment_id/decisions/:cve_id', {
+    schema: {
+      tags: ['triage'], summary: "Clear one CVE's decision in an environment: the CVE is undecided again; its history stays (owner or admin; keys need the write scope)",
+      security: SECURITY, params: DecisionParams, querystring: ClearQuery, body: NoBody,
+      response: { 200: Envelope(Decision, Type.Object({})) },
+      errors: [{ key: 'NOT_FOUND', error: 'decision_not_found', when: 'the CVE has no decision in this environment' }],
+    },
+    config: write(),
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.clear(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.query.comment ?? null);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return ok(req, r.removed, {});
+  });
+
+  app.get('/api/v1/environments/:environment_id/decisions/:cve_id/history', {
+    schema: {
+      tags: ['triage'], summary: "The append-only history of one CVE's decision in an environment, oldest first: who, when, the fields before and after (any member)",
+      security: SECURITY, params: DecisionParams, querystring: HistoryQuery,
+      response: { 200: CollectionEnvelope(HistoryEntry, Type.Object({})) },
+    },
+    config: read(),
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.history({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
+  });
+};
+export default triage;

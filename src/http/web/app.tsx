@@ -1,0 +1,276 @@
+// The signed-in app's pages: overview, environments and their assets, alerts, watchlist and webhooks. Thin views
+// over what the services answer; every form posts with the CSRF token; a viewer sees no form that changes anything.
+import type { EnvironmentOverview } from '../../services/overview.ts';
+import type { Environment } from '../../services/environments.ts';
+import type { AssetAnswer } from '../../services/correlation-answer.ts';
+import type { WatchEntry } from '../../services/watchlists.ts';
+import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
+import { BarChart } from './charts.tsx';
+import { Csrf, FieldError, html, Layout, when, type Viewer } from './layout.tsx';
+
+const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
+const cls = (p: string) => `p-${p.replace(' ', '_')}`;
+export const canChange = (v: Viewer) => v.role === 'owner' || v.role === 'admin';
+
+export interface AlertItem {
+  id: number; cve_id: string; sage_priority: string; reasons: string[]; watchlist_match: { entity_type: string; entity_name: string };
+  delivery_status: string; created_at: string;
+}
+
+export interface OverviewData {
+  envs: EnvironmentOverview[];
+  disabledWebhooks: Webhook[];
+  recentAlerts: { items: AlertItem[]; total: number };
+  now: Date;
+}
+
+function daysSince(iso: string | null, now: Date): number | null {
+  return iso ? Math.floor((now.getTime() - Date.parse(iso)) / 86_400_000) : null;
+}
+
+export function renderOverview(v: Viewer, d: OverviewData): string {
+  const all = d.envs.flatMap((e) => e.open_cves);
+  const distinct = new Map(all.map((c) => [c.cve_id, c]));
+  const byPriority = PRIORITIES.map((p) => ({ label: p, value: [...distinct.values()].filter((c) => c.priority === p).length, cls: `bar-${p.replace(' ', '_')}` }));
+  const vendors = new Map<string, number>();
+  for (const c of distinct.values()) vendors.set(c.vendor, (vendors.get(c.vendor) ?? 0) + 1);
+  const byVendor = [...vendors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10).map(([label, value]) => ({ label, value }));
+  const kevAges = [...distinct.values()].filter((c) => c.known_exploited)
+    .map((c) => ({ label: c.cve_id, value: daysSince(c.published_at, d.now) ?? 0 })).sort((a, b) => b.value - a.value).slice(0, 10);
+  const alertsPerEnv = d.envs.map((e) => ({ label: e.environment.name, value: d.recentAlerts.items.filter((a) => a.watchlist_match.entity_type === 'environment' && a.watchlist_match.entity_name === e.environment.name).length }));
+  return html(
+    <Layout title="Overview" current="/overview" viewer={v}>
+      <h1>Overview</h1>
+      {d.disabledWebhooks.map((w) => (
+        <p class="alert-box" id={`webhook-disabled-${w.id}`}>Webhook <strong>{w.label}</strong> is disabled after {w.consecutive_failures} failed deliveries{w.disabled_at ? ` (since ${when(w.disabled_at)} UTC)` : ''}. <a href="/webhooks">Re-enable it on the webhooks page</a>.</p>
+      ))}
+      {d.envs.length === 0 ? <p>No environment yet. <a href="/environments">Create one</a> and add its assets.</p> : null}
+      <div class="cards">
+        {d.envs.map((e) => (
+          <section class="card" id={`env-${e.environment.id}`} aria-labelledby={`env-${e.environment.id}-h`}>
+            <h2 id={`env-${e.environment.id}-h`}><a href={`/environments/${e.environment.id}`}>{e.environment.name}</a></h2>
+            <p class="sub">{e.assets} assets · {e.environment.host_count} Windows hosts</p>
+            <dl class="kv">
+              {PRIORITIES.map((p) => <><dt><span class={`badge ${cls(p)}`}>{p}</span></dt><dd data-priority={p}>{e.by_priority[p]}</dd></>)}
+              <dt>Known exploited (KEV)</dt><dd data-kev>{e.known_exploited}</dd>
+              <dt>Needs review</dt><dd>{e.needs_review}</dd>
+            </dl>
+            <h3>Worst-exposed assets</h3>
+            {e.worst_assets.length ? (
+              <ol>{e.worst_assets.map((a) => <li><a href={`/environments/${e.environment.id}#asset-${a.asset_id}`}>{a.asset_id}</a> ({a.vendor} {a.product} {a.version ?? ''}): {a.affected} affected{a.known_exploited ? `, ${a.known_exploited} KEV` : ''}</li>)}</ol>
+            ) : <p class="none">No asset affected.</p>}
+          </section>
+        ))}
+      </div>
+      <h2>Charts</h2>
+      <div class="cards">
+        <BarChart id="chart-priority" title="Open CVEs by priority" description="Distinct CVEs affecting your assets, by sage priority" bars={byPriority} />
+        <BarChart id="chart-vendor" title="Open CVEs by vendor" description="Distinct CVEs affecting your assets, by the asset's vendor (top 10)" bars={byVendor} />
+        <BarChart id="chart-kev-age" title="Days since published, open KEV CVEs" description="Known-exploited CVEs affecting your assets, days since publication (oldest 10)" bars={kevAges} unit=" d" />
+        <BarChart id="chart-alerts" title="Exposure alerts, last 7 days" description="Alerts of the last 7 days matching an environment's assets, per environment" bars={alertsPerEnv} />
+      </div>
+      <h2>Alerts of the last 7 days ({d.recentAlerts.total})</h2>
+      <AlertTable items={d.recentAlerts.items.slice(0, 10)} />
+      <p><a href="/alerts">All alerts</a></p>
+    </Layout>,
+  );
+}
+
+function AlertTable({ items }: { items: AlertItem[] }) {
+  if (!items.length) return <p class="none">No alerts.</p>;
+  return (
+    <div class="scroll"><table id="alerts">
+      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th></tr></thead>
+      <tbody>{items.map((a) => (
+        <tr><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
+          <td>{a.watchlist_match.entity_type}: {a.watchlist_match.entity_type === 'environment' ? <a href="/environments">{a.watchlist_match.entity_name}</a> : a.watchlist_match.entity_name}</td>
+          <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td></tr>
+      ))}</tbody>
+    </table></div>
+  );
+}
+
+export function renderEnvironments(v: Viewer, envs: Environment[], form: { name?: string; description?: string; errors?: Record<string, string> } = {}): string {
+  return html(
+    <Layout title="Environments" current="/environments" viewer={v}>
+      <h1>Environments</h1>
+      <div class="scroll"><table id="environments">
+        <thead><tr><th>Name</th><th>Description</th><th>Windows hosts</th><th>Created</th>{canChange(v) ? <th><span class="skip">Action</span></th> : null}</tr></thead>
+        <tbody>{envs.map((e) => (
+          <tr><td><a href={`/environments/${e.id}`}>{e.name}</a></td><td>{e.description}</td><td>{e.host_count}</td><td>{e.created_at.slice(0, 10)}</td>
+            {canChange(v) ? <td><form class="inline" method="post" action={`/environments/${e.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="danger" aria-label={`Delete ${e.name}`}>Delete</button></form></td> : null}</tr>
+        ))}</tbody>
+      </table></div>
+      {envs.length === 0 ? <p class="none">No environment yet.</p> : null}
+      {canChange(v) ? <>
+        <h2>New environment</h2>
+        <form method="post" action="/environments" class="stack" novalidate>
+          <Csrf token={v.csrf} />
+          <label>Name <input name="name" maxLength={100} value={form.name ?? ''} aria-invalid={form.errors?.name ? 'true' : undefined} aria-describedby={form.errors?.name ? 'name-error' : undefined} /><FieldError errors={form.errors} field="name" /></label>
+          <label>Description <input name="description" maxLength={500} value={form.description ?? ''} /><FieldError errors={form.errors} field="description" /></label>
+          <button type="submit">Create environment</button>
+        </form>
+      </> : <p class="note">Owners and admins create and delete environments.</p>}
+    </Layout>,
+  );
+}
+
+export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnswer[], total: number, form: { asset_id?: string; vendor?: string; product?: string; version?: string; errors?: Record<string, string> } = {}): string {
+  return html(
+    <Layout title={env.name} current="/environments" viewer={v}>
+      <p><a href="/environments">All environments</a></p>
+      <h1>{env.name}</h1>
+      {env.description ? <p class="sub">{env.description}</p> : null}
+      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a></p>
+      {canChange(v) ? <>
+        <h2>Add an asset</h2>
+        <form method="post" action={`/environments/${env.id}/assets`} class="stack" novalidate>
+          <Csrf token={v.csrf} />
+          {(['asset_id', 'vendor', 'product', 'version'] as const).map((f) => (
+            <label>{f === 'asset_id' ? 'Asset id' : f[0].toUpperCase() + f.slice(1)} <input name={f} maxLength={f === 'asset_id' ? 64 : 200} value={form[f] ?? ''} aria-invalid={form.errors?.[f] ? 'true' : undefined} /><FieldError errors={form.errors} field={f} /></label>
+          ))}
+          <FieldError errors={form.errors} field="asset" />
+          <button type="submit">Add asset</button>
+        </form>
+      </> : null}
+      <h2>Assets and their CVEs</h2>
+      {assets.length === 0 ? <p class="none">No asset stored in this environment.</p> : null}
+      {assets.map((a) => (
+        <section id={`asset-${a.asset.asset_id}`} class="card">
+          <h3>{a.asset.asset_id}: {a.asset.vendor} {a.asset.product} {a.asset.version ?? '(version unknown)'}</h3>
+          <p class="sub">{a.counts.affected} affected · {a.counts.needs_review} need review</p>
+          {canChange(v) ? <form class="inline" method="post" action={`/environments/${env.id}/assets/${encodeURIComponent(a.asset.asset_id)}/delete`}><Csrf token={v.csrf} /><button type="submit" class="secondary">Remove {a.asset.asset_id}</button></form> : null}
+          {a.listed.length ? (
+            <div class="scroll"><table>
+              <thead><tr><th>CVE</th><th>Status</th><th>Deciding range</th><th>Fix</th><th>KEV</th></tr></thead>
+              <tbody>{a.listed.map((d) => (
+                <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span></td><td>{d.v.status}</td><td>{d.v.reason}</td>
+                  <td>{d.v.fixed_version ?? '—'}</td><td>{d.card.kev_flagged ? 'yes' : 'no'}</td></tr>
+              ))}</tbody>
+            </table></div>
+          ) : null}
+        </section>
+      ))}
+    </Layout>,
+  );
+}
+
+export interface AlertFilters { priority?: string; since_days?: string; match_type?: string }
+
+export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page: number, pages: number, f: AlertFilters, qs: (page: number) => string): string {
+  return html(
+    <Layout title="Alerts" current="/alerts" viewer={v}>
+      <h1>Alerts</h1>
+      <form method="get" action="/alerts" class="filters">
+        <label>Priority <select name="priority">
+          {['', ...PRIORITIES, 'IGNORE'].map((p) => <option value={p} selected={(f.priority ?? '') === p}>{p || 'any'}</option>)}
+        </select></label>
+        <label>Matched by <select name="match_type">
+          {['', 'vendor', 'product', 'protocol', 'cve', 'environment'].map((p) => <option value={p} selected={(f.match_type ?? '') === p}>{p || 'any'}</option>)}
+        </select></label>
+        <label>Raised in the last <select name="since_days">
+          {['', '1', '7', '30', '90'].map((p) => <option value={p} selected={(f.since_days ?? '') === p}>{p ? `${p} days` : 'any time'}</option>)}
+        </select></label>
+        <button type="submit">Filter</button>
+      </form>
+      <p>{total} alerts</p>
+      <AlertTable items={items} />
+      <nav class="pager" aria-label="Pages">
+        {page > 1 ? <a href={qs(page - 1)}>Previous</a> : null}<span>Page {page} of {Math.max(1, pages)}</span>{page < pages ? <a href={qs(page + 1)}>Next</a> : null}
+      </nav>
+    </Layout>,
+  );
+}
+
+export function renderWatchlist(v: Viewer, entries: WatchEntry[], form: { entity_type?: string; entity_id?: string; errors?: Record<string, string>; notice?: string } = {}): string {
+  return html(
+    <Layout title="Watchlist" current="/watchlist" viewer={v}>
+      <h1>Watchlist</h1>
+      {form.notice ? <p class="flash">{form.notice}</p> : null}
+      <div class="scroll"><table id="watchlist">
+        <thead><tr><th>Type</th><th>Watched</th><th>Since</th>{canChange(v) ? <th><span class="skip">Action</span></th> : null}</tr></thead>
+        <tbody>{entries.map((e) => (
+          <tr><td>{e.entity_type}</td><td>{e.entity_type === 'cve' ? <a href={`/cve/${e.entity_id}`}>{e.entity_name}</a> : e.entity_name}</td><td>{e.created_at.slice(0, 10)}</td>
+            {canChange(v) ? <td><form class="inline" method="post" action={`/watchlist/${e.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="secondary" aria-label={`Stop watching ${e.entity_name}`}>Stop watching</button></form></td> : null}</tr>
+        ))}</tbody>
+      </table></div>
+      {entries.length === 0 ? <p class="none">Nothing watched yet.</p> : null}
+      {canChange(v) ? <>
+        <h2>Watch</h2>
+        <form method="post" action="/watchlist" class="stack" novalidate>
+          <Csrf token={v.csrf} />
+          <label>Type <select name="entity_type">{['vendor', 'product', 'protocol', 'cve'].map((t) => <option value={t} selected={form.entity_type === t}>{t}</option>)}</select></label>
+          <label>Id (vendor slug, product id, protocol name or CVE id) <input name="entity_id" maxLength={200} value={form.entity_id ?? ''} aria-invalid={form.errors?.entity_id ? 'true' : undefined} /><FieldError errors={form.errors} field="entity_id" /></label>
+          <button type="submit">Watch</button>
+        </form>
+      </> : null}
+    </Layout>,
+  );
+}
+
+export interface WebhooksPageState {
+  errors?: Record<string, string>;
+  label?: string;
+  url?: string;
+  /** A secret just made (create, rotate): shown once. */
+  secret?: { webhookId: number; secret: string };
+  test?: { webhookId: number; result: DeliveryResult };
+  notice?: string;
+  deliveries?: { webhookId: number; items: Delivery[] };
+}
+
+export function renderWebhooks(v: Viewer, hooks: Webhook[], s: WebhooksPageState = {}): string {
+  const admin = canChange(v);
+  return html(
+    <Layout title="Webhooks" current="/webhooks" viewer={v}>
+      <h1>Webhooks</h1>
+      {s.notice ? <p class="flash">{s.notice}</p> : null}
+      {s.secret ? <><p>The signing secret of webhook {s.secret.webhookId} (shown once; store it now):</p><p class="secret" id="webhook-secret">{s.secret.secret}</p></> : null}
+      {s.test ? (
+        <p class={s.test.result.outcome === 'delivered' ? 'flash' : 'alert-box'} id="test-outcome">
+          Test delivery: {s.test.result.outcome}{s.test.result.http_status !== null ? ` (HTTP ${s.test.result.http_status})` : ''}{s.test.result.duration_ms !== null ? ` in ${s.test.result.duration_ms} ms` : ''}{s.test.result.error ? `: ${s.test.result.error}` : ''}
+        </p>
+      ) : null}
+      {hooks.length === 0 ? <p class="none">No webhook yet.</p> : null}
+      {hooks.map((w) => (
+        <section class="card" id={`webhook-${w.id}`}>
+          <h2>{w.label} <span class={`badge ${w.status === 'active' ? 'sev-LOW' : 'sev-CRITICAL'}`}>{w.status}</span></h2>
+          <p class="sub">{w.url} · {w.kind} · last delivery {w.last_delivery_at ? `${when(w.last_delivery_at)} UTC` : 'never'} · {w.consecutive_failures} consecutive failures</p>
+          {w.status === 'disabled' ? <p class="alert-box">Disabled after {w.consecutive_failures} failed deliveries{w.disabled_at ? ` on ${when(w.disabled_at)} UTC` : ''}.</p> : null}
+          {admin ? <>
+            <p>
+              {w.status === 'disabled' ? <form class="inline" method="post" action={`/webhooks/${w.id}/enable`}><Csrf token={v.csrf} /><button type="submit">Re-enable</button></form> : null}{' '}
+              <form class="inline" method="post" action={`/webhooks/${w.id}/test`}><Csrf token={v.csrf} /><button type="submit" class="secondary">Send a test delivery</button></form>{' '}
+              <form class="inline" method="post" action={`/webhooks/${w.id}/rotate`}><Csrf token={v.csrf} /><button type="submit" class="secondary">Rotate the secret</button></form>{' '}
+              <form class="inline" method="post" action={`/webhooks/${w.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="danger">Delete</button></form>
+            </p>
+            <details><summary>Edit {w.label}</summary>
+              <form method="post" action={`/webhooks/${w.id}/edit`} class="stack"><Csrf token={v.csrf} />
+                <label>Label <input name="label" maxLength={100} value={w.label} /></label>
+                <label>URL <input name="url" type="url" maxLength={2048} value={w.url} /></label>
+                <button type="submit">Save</button>
+              </form>
+            </details>
+          </> : null}
+          <p><a href={`/webhooks?deliveries=${w.id}#webhook-${w.id}`}>Recent deliveries</a></p>
+          {s.deliveries?.webhookId === w.id ? (
+            s.deliveries.items.length ? (
+              <div class="scroll"><table class="deliveries">
+                <thead><tr><th>When (UTC)</th><th>Event</th><th>CVE</th><th>Status</th><th>HTTP</th><th>Error</th></tr></thead>
+                <tbody>{s.deliveries.items.map((d) => <tr><td>{when(d.claimed_at)}</td><td>{d.event}</td><td>{d.cve_id ?? '—'}</td><td>{d.status}</td><td>{d.http_status ?? '—'}</td><td>{d.error ?? ''}</td></tr>)}</tbody>
+              </table></div>
+            ) : <p class="none">No delivery yet.</p>
+          ) : null}
+        </section>
+      ))}
+      {admin ? <>
+        <h2>New webhook</h2>
+        <form method="post" action="/webhooks" class="stack" novalidate><Csrf token={v.csrf} />
+          <label>Label <input name="label" maxLength={100} value={s.label ?? ''} aria-invalid={s.errors?.label ? 'true' : undefined} /><FieldError errors={s.errors} field="label" /></label>
+          <label>URL (https) <input name="url" type="url" maxLength={2048} value={s.url ?? ''} aria-invalid={s.errors?.url ? 'true' : undefined} /><FieldError errors={s.errors} field="url" /></label>
+          <button type="submit">Create webhook</button>
+        </form>
+      </> : <p class="note">Owners and admins manage webhooks.</p>}
+    </Layout>,
+  );
+}

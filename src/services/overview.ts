@@ -1,0 +1,82 @@
+// The overview of an organization's environments (the web app's first page): per environment, the open CVEs of its
+// stored assets by sage priority, the known-exploited ones and the worst-exposed assets. Computed from the same
+// answers as GET /api/v1/assets/results (AssetCorrelation.results) and the same priority rule as the alert run
+// (domain/alerts.ts sagePriority): no rule of its own.
+import { sagePriority, type SagePriority } from '../domain/alerts.ts';
+import type { ExploitMaturity } from '../domain/cve-document.ts';
+import { DEFAULT_OPTIONS } from './correlation-answer.ts';
+import type { AssetCorrelation } from './asset-correlation.ts';
+import type { EnvironmentService, Environment } from './environments.ts';
+import type { Principal } from './identity.ts';
+
+export interface ExposedAsset { asset_id: string; vendor: string; product: string; version: string | null; affected: number; needs_review: number; known_exploited: number }
+
+export interface OpenCve { cve_id: string; title: string; priority: SagePriority; known_exploited: boolean; published_at: string | null; vendor: string }
+
+export interface EnvironmentOverview {
+  environment: Environment;
+  assets: number;
+  /** Distinct CVEs affecting at least one asset, by sage priority (an asset match counts, as in the alert run). */
+  by_priority: Record<SagePriority, number>;
+  known_exploited: number;
+  needs_review: number;
+  worst_assets: ExposedAsset[];
+  open_cves: OpenCve[];
+}
+
+const PAGE = 500;
+
+export function createOverviewService(deps: { environments: EnvironmentService; assets: AssetCorrelation }) {
+  async function environmentOverview(p: Principal, env: Environment): Promise<EnvironmentOverview> {
+    const open = new Map<string, OpenCve>();
+    const review = new Set<string>();
+    const exposed: ExposedAsset[] = [];
+    let assets = 0;
+    for (let page = 1; ; page++) {
+      const r = await deps.assets.results({ principal: p, environmentId: env.id, assetId: null, page, perPage: PAGE, options: { ...DEFAULT_OPTIONS, cve_page: null } });
+      for (let i = 0; i < r.count; i++) {
+        const a = r.answer(i);
+        assets++;
+        let kev = 0;
+        for (const d of a.listed) {
+          if (d.v.status === 'needs_review') review.add(d.cve_id);
+          if (d.v.status !== 'affected') continue;
+          if (d.card.kev_flagged) kev++;
+          if (open.has(d.cve_id)) continue;
+          const priority = sagePriority({
+            kev: d.card.kev_flagged, exploit_maturity: d.card.exploit_maturity as ExploitMaturity, bcs: d.card.bcs_score, cvss: d.card.cvss_score,
+            epss_percentile: d.card.epss_percentile, patch_available: d.v.fixed_version !== null, asset_match: true,
+          });
+          open.set(d.cve_id, {
+            cve_id: d.cve_id, title: d.card.title, priority, known_exploited: d.card.kev_flagged,
+            published_at: d.card.published_at ? new Date(d.card.published_at).toISOString() : null, vendor: a.asset.vendor,
+          });
+        }
+        exposed.push({ asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, affected: a.counts.affected, needs_review: a.counts.needs_review, known_exploited: kev });
+      }
+      if (page * PAGE >= r.total) break;
+    }
+    const by_priority: Record<SagePriority, number> = { 'PATCH NOW': 0, 'PATCH NEXT': 0, MONITOR: 0, IGNORE: 0 };
+    let known_exploited = 0;
+    for (const c of open.values()) {
+      by_priority[c.priority]++;
+      if (c.known_exploited) known_exploited++;
+    }
+    for (const id of open.keys()) review.delete(id);
+    const worst_assets = exposed.filter((x) => x.affected > 0)
+      .sort((x, y) => y.known_exploited - x.known_exploited || y.affected - x.affected || (x.asset_id < y.asset_id ? -1 : 1)).slice(0, 5);
+    return { environment: env, assets, by_priority, known_exploited, needs_review: review.size, worst_assets, open_cves: [...open.values()] };
+  }
+
+  return {
+    environmentOverview,
+    /** Every environment of the caller's organization, oldest first. */
+    async overview(p: Principal): Promise<EnvironmentOverview[]> {
+      const envs = await deps.environments.list(p.orgId);
+      const out: EnvironmentOverview[] = [];
+      for (const e of envs) out.push(await environmentOverview(p, e));
+      return out;
+    },
+  };
+}
+export type OverviewService = ReturnType<typeof createOverviewService>;

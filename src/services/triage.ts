@@ -1,0 +1,221 @@
+// Triage decisions (docs/triage.md): get, set, clear, history, list and bulk over one environment's CVEs, for the
+// API routes and the web app's pages alike. Every change is written with its history row in one transaction
+// (store/triage.ts). Refusals are returned as values the callers render; nothing is half-stored.
+import type { Db } from '../store/db.ts';
+import { lockEnvironment, environmentExists } from '../store/windows.ts';
+import {
+  appendHistory, bulkTargets, clearDecision, snapshotOf, decisionComments, decisionHistory, decisionStatuses, getDecisions, knownCves, listDecisions, membersOf, storedAssetIds,
+  writeDecisions, type Actor, type BulkFilter, type DecisionFilter, type DecisionRow, type DecisionWrite, type HistoryRow, type Snapshot,
+} from '../store/triage.ts';
+import { isOpen, normalizeDecision, sameFields, COMMENT_MAX, type DecisionFields, type DecisionInput, type DecisionStatus, type FieldError, type Justification } from '../domain/triage.ts';
+import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
+
+/** CVEs one bulk call may decide. */
+export const BULK_MAX = 10_000;
+
+export interface DecisionView {
+  environment_id: number;
+  cve_id: string;
+  status: DecisionStatus;
+  open: boolean;
+  justification: Justification | null;
+  impact_statement: string | null;
+  action_statement: string | null;
+  due_date: string | null;
+  asset_ids: string[];
+  assignee: { member_id: number; email: string; name: string } | null;
+  review: { needed: boolean; reasons: string[]; since: string | null };
+  version: number;
+  source: 'api' | 'bulk' | 'import';
+  created_at: string;
+  updated_at: string;
+  updated_by: { member_id: number | null; key_id: number | null };
+  comments?: { at: string; by: string; member_id: number | null; text: string }[];
+}
+
+export interface HistoryView {
+  id: number;
+  action: HistoryRow['action'];
+  at: string;
+  actor: { member_id: number | null; key_id: number | null; label: string };
+  before: Snapshot | null;
+  after: Snapshot | null;
+  comment: string | null;
+}
+
+/** Who writes: a member by session, or a member's API key. */
+export interface Writer { orgId: number; memberId: number; email: string; keyId: number | null; keyStart: string | null }
+
+export type Refusal =
+  | { ok: false; reason: 'environment_not_found' }
+  | { ok: false; reason: 'cve_not_found'; cve_id: string }
+  | { ok: false; reason: 'decision_not_found'; cve_id: string }
+  | { ok: false; reason: 'validation'; errors: FieldError[] }
+  | { ok: false; reason: 'too_many'; max: number };
+
+export function actorOf(w: Writer): Actor {
+  return { member: w.memberId, key: w.keyId, label: w.keyStart ? `${w.email} (API key ${w.keyStart}…)` : w.email };
+}
+
+export function decisionView(r: DecisionRow): DecisionView {
+  return {
+    environment_id: r.environment_id, cve_id: r.cve_id, status: r.status, open: isOpen(r.status), justification: r.justification,
+    impact_statement: r.impact_statement, action_statement: r.action_statement, due_date: r.due_date, asset_ids: r.asset_ids,
+    assignee: r.assignee_member_id !== null && r.assignee_email !== null ? { member_id: r.assignee_member_id, email: r.assignee_email, name: r.assignee_name ?? '' } : null,
+    review: { needed: r.review_reasons.length > 0, reasons: r.review_reasons, since: r.review_since ? new Date(r.review_since).toISOString() : null },
+    version: r.version, source: r.source, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString(),
+    updated_by: { member_id: r.updated_by_member, key_id: r.updated_by_key },
+  };
+}
+
+function historyView(r: HistoryRow): HistoryView {
+  return {
+    id: r.id, action: r.action, at: new Date(r.at).toISOString(), actor: { member_id: r.actor_member, key_id: r.actor_key, label: r.actor_label },
+    before: r.before, after: r.after, comment: r.comment,
+  };
+}
+
+const fieldsOf = (r: DecisionRow): DecisionFields => ({
+  status: r.status, justification: r.justification, impact_statement: r.impact_statement, action_statement: r.action_statement,
+  due_date: r.due_date, asset_ids: r.asset_ids, assignee_member_id: r.assignee_member_id,
+});
+
+function commentOf(c: string | null | undefined, at: string): { ok: true; comment: string | null } | { ok: false; errors: FieldError[] } {
+  const t = c?.trim() ? c.trim() : null;
+  if (t !== null && t.length > COMMENT_MAX) return { ok: false, errors: [{ field: `${at}.comment`, message: `at most ${COMMENT_MAX} characters`, type: 'value_error.too_long' }] };
+  return { ok: true, comment: t };
+}
+
+export function createTriageService(db: Db) {
+  /** The assignee and the narrowed assets must be the organization's and the environment's: field errors otherwise. */
+  async function checkRefs(orgId: number, environmentId: number, f: DecisionFields, at: string): Promise<FieldError[]> {
+    const errors: FieldError[] = [];
+    if (f.assignee_member_id !== null && !(await membersOf(db, orgId, [f.assignee_member_id])).has(f.assignee_member_id)) {
+      errors.push({ field: `${at}.assignee_member_id`, message: 'not a member of your organization', type: 'value_error.unknown_member' });
+    }
+    if (f.asset_ids.length) {
+      const known = await storedAssetIds(db, orgId, environmentId, f.asset_ids);
+      const missing = f.asset_ids.filter((a) => !known.has(a));
+      if (missing.length) errors.push({ field: `${at}.asset_ids`, message: `not stored in this environment: ${missing.slice(0, 10).join(', ')}`, type: 'value_error.unknown_asset' });
+    }
+    return errors;
+  }
+
+  return {
+    /** One CVE's decision in an environment, with its comments; null when none. */
+    async get(orgId: number, environmentId: number, cveId: string): Promise<{ ok: true; decision: DecisionView } | Refusal> {
+      if (!(await environmentExists(db, orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      const r = (await getDecisions(db, orgId, environmentId, [cveId])).get(cveId);
+      if (!r) return { ok: false, reason: 'decision_not_found', cve_id: cveId };
+      const comments = await decisionComments(db, orgId, environmentId, cveId);
+      return {
+        ok: true,
+        decision: { ...decisionView(r), comments: comments.map((c) => ({ at: new Date(c.at).toISOString(), by: c.actor_label, member_id: c.actor_member, text: c.comment })) },
+      };
+    },
+
+    /**
+     * Sets (creates or replaces) one CVE's decision. The CVE must be in the corpus. A set that changes no field
+     * but carries a comment records the comment; one that changes nothing records nothing. `created` tells a new one.
+     */
+    async set(w: Writer, environmentId: number, cveId: string, input: DecisionInput & { comment?: string | null }): Promise<{ ok: true; decision: DecisionView; created: boolean; changed: boolean } | Refusal> {
+      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      const n = normalizeDecision(input);
+      const c = commentOf(input.comment, 'body');
+      if (!n.ok || !c.ok) return { ok: false, reason: 'validation', errors: [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)] };
+      const refErrors = await checkRefs(w.orgId, environmentId, n.fields, 'body');
+      if (refErrors.length) return { ok: false, reason: 'validation', errors: refErrors };
+      if (!(await knownCves(db, [cveId])).has(cveId)) return { ok: false, reason: 'cve_not_found', cve_id: cveId };
+      const out = await db.transaction().execute(async (trx) => {
+        if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
+        const before = await getDecisions(trx, w.orgId, environmentId, [cveId], true);
+        const cur = before.get(cveId);
+        const changed = !cur || !sameFields(fieldsOf(cur), n.fields) || cur.review_reasons.length > 0;
+        if (changed) await writeDecisions(trx, w.orgId, environmentId, [{ cve_id: cveId, fields: n.fields, comment: c.comment }], before, actorOf(w), 'set');
+        else if (c.comment !== null) {
+          await appendHistory(trx, w.orgId, environmentId, actorOf(w), [{ cve_id: cveId, action: 'set', before: snapshotOf(cur), after: snapshotOf(cur), comment: c.comment }]);
+        }
+        return { created: !cur, changed };
+      });
+      if (!out) return { ok: false, reason: 'environment_not_found' };
+      const got = await this.get(w.orgId, environmentId, cveId);
+      if (!got.ok) return got;
+      return { ok: true, decision: got.decision, ...out };
+    },
+
+    /** Clears one CVE's decision (the CVE is undecided again); its history stays, with the clear. */
+    async clear(w: Writer, environmentId: number, cveId: string, comment: string | null = null): Promise<{ ok: true; removed: DecisionView } | Refusal> {
+      const c = commentOf(comment, 'query');
+      if (!c.ok) return { ok: false, reason: 'validation', errors: c.errors };
+      const r = await db.transaction().execute(async (trx) => {
+        if (!(await lockEnvironment(trx, w.orgId, environmentId))) return 'environment' as const;
+        return clearDecision(trx, w.orgId, environmentId, cveId, actorOf(w), c.comment);
+      });
+      if (r === 'environment') return { ok: false, reason: 'environment_not_found' };
+      if (!r) return { ok: false, reason: 'decision_not_found', cve_id: cveId };
+      return { ok: true, removed: decisionView(r) };
+    },
+
+    /** The trail of one CVE's decision in an environment, oldest change first (kept after a clear). */
+    async history(who: Reader & { orgId: number }, environmentId: number, cveId: string, q: PageRequest): Promise<{ ok: true; items: HistoryView[]; total: number; page: number; perPage: number } | Refusal> {
+      if (!(await environmentExists(db, who.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      const { page, perPage, offset } = pageArgs(who, q);
+      const r = await decisionHistory(db, who.orgId, environmentId, cveId, perPage, offset);
+      return { ok: true, items: r.rows.map(historyView), total: r.total, page, perPage };
+    },
+
+    /** A page of the environment's decisions, most recently changed first. */
+    async list(who: Reader & { orgId: number }, environmentId: number, f: DecisionFilter, q: PageRequest): Promise<{ ok: true; items: DecisionView[]; total: number; page: number; perPage: number } | Refusal> {
+      if (!(await environmentExists(db, who.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      const { page, perPage, offset } = pageArgs(who, q);
+      const r = await listDecisions(db, who.orgId, environmentId, f, perPage, offset);
+      return { ok: true, items: r.rows.map(decisionView), total: r.total, page, perPage };
+    },
+
+    /**
+     * Applies one decision to every CVE of the environment a filter selects (bulkTargets; `cve_ids` alone names CVEs
+     * of the corpus directly). At most BULK_MAX CVEs, all or none. CVEs whose decision already has these fields are
+     * left as they are (`unchanged`). `dryRun`: the selection only, nothing written.
+     */
+    async bulk(w: Writer, environmentId: number, input: { filter: BulkFilter; decision: DecisionInput; comment?: string | null; dry_run?: boolean }):
+      Promise<{ ok: true; matched: number; created: number; updated: number; unchanged: number; cve_ids: string[]; dry_run: boolean } | Refusal> {
+      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      const f = input.filter;
+      const criteria = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
+      const n = normalizeDecision(input.decision, 'body.decision');
+      const c = commentOf(input.comment, 'body');
+      const errors = [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)];
+      if (!criteria.length) errors.push({ field: 'body.filter', message: 'a bulk decision needs at least one filter criterion', type: 'value_error.missing' });
+      if (errors.length || !n.ok || !c.ok) return { ok: false, reason: 'validation', errors };
+      const refErrors = await checkRefs(w.orgId, environmentId, n.fields, 'body.decision');
+      if (refErrors.length) return { ok: false, reason: 'validation', errors: refErrors };
+      const onlyIds = criteria.length === 1 && criteria[0][0] === 'cve_ids';
+      const ids = onlyIds
+        ? [...(await knownCves(db, [...new Set(f.cve_ids!.map((x) => x.toUpperCase()))]))].sort().slice(0, BULK_MAX + 1)
+        : await bulkTargets(db, w.orgId, environmentId, { ...f, cve_ids: f.cve_ids?.map((x) => x.toUpperCase()) }, BULK_MAX + 1);
+      if (ids.length > BULK_MAX) return { ok: false, reason: 'too_many', max: BULK_MAX };
+      if (input.dry_run) return { ok: true, matched: ids.length, created: 0, updated: 0, unchanged: 0, cve_ids: ids, dry_run: true };
+      const r = await db.transaction().execute(async (trx) => {
+        if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
+        const before = await getDecisions(trx, w.orgId, environmentId, ids, true);
+        const writes: DecisionWrite[] = [];
+        let unchanged = 0;
+        for (const id of ids) {
+          const cur = before.get(id);
+          if (cur && sameFields(fieldsOf(cur), n.fields) && cur.review_reasons.length === 0) unchanged++;
+          else writes.push({ cve_id: id, fields: n.fields, comment: c.comment });
+        }
+        await writeDecisions(trx, w.orgId, environmentId, writes, before, actorOf(w), 'bulk');
+        const created = writes.filter((x) => !before.has(x.cve_id)).length;
+        return { created, updated: writes.length - created, unchanged };
+      });
+      if (!r) return { ok: false, reason: 'environment_not_found' };
+      return { ok: true, matched: ids.length, ...r, cve_ids: ids, dry_run: false };
+    },
+
+    /** Each CVE's decision in an environment (correlation answers, counts, the alert run, the web app). */
+    statuses: (orgId: number, environmentId: number) => decisionStatuses(db, orgId, environmentId),
+  };
+}
+
+export type TriageService = ReturnType<typeof createTriageService>;

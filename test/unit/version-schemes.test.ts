@@ -1,0 +1,212 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  certainPrefix, comparatorOf, compareBind, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn,
+  rangeReadable, schemeOf, type Compare, type Scheme,
+} from '../../src/domain/version-schemes.ts';
+import type { AffectedRange } from '../../src/domain/ranges.ts';
+
+// Spellings as the CVE records (../shared/data/cve5) and CISA advisories (../shared/data/csaf-ics) write them.
+
+test('schemeOf: the vendor decides (Siemens, Rockwell, Schneider, Yokogawa, Fortinet, Palo Alto, ISC, F5, Cisco); OpenSSL by its product; else dotted', () => {
+  assert.equal(schemeOf('Siemens', 'SIMATIC WinCC'), 'siemens');
+  assert.equal(schemeOf('Siemens AG', 'SIMATIC WinCC'), 'siemens');
+  assert.equal(schemeOf('Rockwell Automation', 'GuardLogix 5580'), 'rockwell');
+  assert.equal(schemeOf('Schneider Electric', 'EcoStruxure'), 'schneider');
+  assert.equal(schemeOf('Yokogawa', 'CENTUM VP'), 'yokogawa');
+  assert.equal(schemeOf('OpenSSL', 'OpenSSL'), 'openssl');
+  assert.equal(schemeOf('Debian', 'openssl'), 'openssl');
+  assert.equal(schemeOf('Fortinet', 'FortiOS'), 'hotfix');
+  assert.equal(schemeOf('Palo Alto Networks', 'PAN-OS'), 'hotfix');
+  assert.equal(schemeOf('ISC', 'BIND 9'), 'bind');
+  assert.equal(schemeOf('F5', 'BIG-IP'), 'f5');
+  assert.equal(schemeOf('Cisco', 'Cisco IOS XE Software'), 'cisco');
+  assert.equal(schemeOf('Juniper Networks', 'Junos OS'), 'juniper');
+  assert.equal(schemeOf('Emerson', 'ROC800'), 'dotted');
+});
+
+test('Siemens: V<major>.<minor> [SP<n>] [Update|Upd <n><letter>] [HF<n>] ordered as (core, SP, update, letter, HF)', () => {
+  // ICSA-21-033-02 "All versions < V16 Update 3a"; CSAF "< V14 SP1 Update 14"; "< V7.5 Upd 3" (WinCC)
+  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.5 Upd 3'), 1);
+  assert.equal(compareSiemens('V7.5 Upd 3', 'V7.5 Update 3'), 0);
+  assert.equal(compareSiemens('V7.5 Upd 2', 'V7.5 Upd 3'), -1);
+  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.5 SP2'), 1);
+  assert.equal(compareSiemens('V7.5 SP1 Update 20', 'V7.5 SP2'), -1);
+  assert.equal(compareSiemens('V16 Update 3', 'V16 Update 3a'), -1);
+  assert.equal(compareSiemens('V16 Update 3a', 'V16 Update 3a'), 0);
+  assert.equal(compareSiemens('V16 Update 3b', 'V16 Update 3a'), 1);
+  assert.equal(compareSiemens('V16 Update 4', 'V16 Update 3a'), 1);
+  assert.equal(compareSiemens('V1.0 SP1 Update 1', 'V1.0 SP1'), 1);
+  assert.equal(compareSiemens('V1.0 SP1', 'V1.0 SP1 Update 1'), -1);
+  assert.equal(compareSiemens('V2.0 SP1', 'V1.0 SP2'), 1);
+  assert.equal(compareSiemens('V4.7 SP6 HF1', 'V4.7 SP6'), 1);
+  assert.equal(compareSiemens('V4.7 SP6 HF1', 'V4.7 SP7'), -1);
+  assert.equal(compareSiemens('V15.1', 'V15.1 Upd 3'), -1);
+  assert.equal(compareSiemens('V16', 'V15.1 Upd 3'), 1);
+});
+
+test('Siemens: a service-pack spelling against a plain version of more components is a mix of schemes, decided only where the written components differ', () => {
+  // WinCC: "< V7.5.2.13" against an asset "V7.5 SP2 Update 15": SP2 may be the .2
+  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.5.2.13'), 'needs_review');
+  assert.equal(compareSiemens('V7.5.2.13', 'V7.5 SP2 Update 15'), 'needs_review');
+  assert.match(explainUnordered('siemens', 'V7.5 SP2 Update 15', 'V7.5.2.13')!, /mixes version schemes/);
+  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.6.0.1'), -1);
+  assert.equal(compareSiemens('V7.6.0.1', 'V7.5 SP2 Update 15'), 1);
+  assert.equal(compareSiemens('V7.5 SP2', 'V7.4.1.3'), 1);
+  // a plain version of no more components than the core is ordered as usual
+  assert.equal(compareSiemens('V7.5 SP2', 'V7.5'), 1);
+  assert.equal(compareSiemens('V7.5 SP2', 'V7.5.0'), 1);
+});
+
+test('Rockwell and F5: dotted numerics ("V33.017" = "33.17"; four-part "16.1.4.1" after "16.1.4")', () => {
+  const c = comparatorOf('rockwell');
+  assert.equal(c('34.011', 'V34.014'), -1);
+  assert.equal(c('V34.014', 'v.34.014'), 0);
+  assert.equal(c('34.015', 'V34.014'), 1);
+  const f5 = comparatorOf('f5');
+  assert.equal(f5('16.1.4', '16.1.4.1'), -1);
+  assert.equal(f5('16.1.4.1', '16.1.4.1'), 0);
+  assert.equal(f5('16.1.4.2', '16.1.4.1'), 1);
+  assert.equal(f5('16.1.4', '16.1.5'), -1);
+});
+
+test('Schneider: SV, V and no letters are one version; an IR build comes after its release and before the next', () => {
+  // CVE-2023-6408 "Versions prior to sv3.60"; ICSA-23-201-01 "< SV3.51"; "<= SV1.70 IR22"
+  assert.equal(compareSchneider('3.50', 'SV3.51'), -1);
+  assert.equal(compareSchneider('3.51', 'SV3.51'), 0);
+  assert.equal(compareSchneider('V3.52', 'sv3.51'), 1);
+  assert.equal(compareSchneider('SV1.70 IR22', 'SV1.70'), 1);
+  assert.equal(compareSchneider('SV1.70 IR22', 'SV1.70 IR23'), -1);
+  assert.equal(compareSchneider('SV1.70 IR22', 'SV1.80'), -1);
+});
+
+test('Yokogawa: R<major>.<minor>.<patch>, the R optional on either side', () => {
+  assert.equal(compareYokogawa('R5.04.20', 'R4.01.00'), 1);
+  assert.equal(compareYokogawa('R5.04.20', 'R6.07.00'), -1);
+  assert.equal(compareYokogawa('5.04.20', 'R5.04.20'), 0);
+  assert.equal(compareYokogawa('R6.07.00', 'R6.07.00'), 0);
+  assert.equal(compareYokogawa('R6.07.01', 'R6.07.00'), 1);
+});
+
+test('OpenSSL: letter releases after the plain release (1.1.1 < 1.1.1i < 1.1.1l < 1.1.1za < 1.1.2)', () => {
+  const c = comparatorOf('openssl');
+  assert.equal(c('1.1.1', '1.1.1i'), -1);
+  assert.equal(c('1.1.1i', '1.1.1i'), 0);
+  assert.equal(c('1.1.1j', '1.1.1i'), 1);
+  assert.equal(c('1.0.2zb', '1.0.2zc'), -1);
+  assert.equal(c('1.1.1za', '1.1.2'), -1);
+});
+
+test('Fortinet and Palo Alto hotfixes: 10.2.7 < 10.2.7-h3 < 10.2.7-h4 < 10.2.8', () => {
+  // CVE-2024-3382: PAN-OS lessThan "10.2.7-h3"
+  assert.equal(compareHotfix('10.2.7', '10.2.7-h3'), -1);
+  assert.equal(compareHotfix('10.2.7-h3', '10.2.7-h3'), 0);
+  assert.equal(compareHotfix('10.2.7-h4', '10.2.7-h3'), 1);
+  assert.equal(compareHotfix('10.2.8', '10.2.7-h3'), 1);
+  assert.equal(compareHotfix('10.2.6-h9', '10.2.7'), -1);
+  // the general comparator refuses it: "-h3" is no pre-release
+  assert.equal(general('10.2.7', '10.2.7-h3'), 'needs_review');
+});
+
+test('BIND: -S (Supported Preview) editions ordered within their edition; across editions needs_review with the reason', () => {
+  // CVE-2023-4408: "9.18.11-S1" through "9.18.24-S1" beside "9.18.0" through "9.18.24"
+  assert.equal(compareBind('9.18.24', '9.18.24'), 0);
+  assert.equal(compareBind('9.18.25', '9.18.24'), 1);
+  assert.equal(compareBind('9.18.11-S1', '9.18.24-S1'), -1);
+  assert.equal(compareBind('9.18.24-S1', '9.18.24-S1'), 0);
+  assert.equal(compareBind('9.18.24', '9.18.24-S1'), 'needs_review');
+  assert.match(explainUnordered('bind', '9.18.24', '9.18.11-S1')!, /Supported Preview/);
+});
+
+test('Juniper: Junos releases 22.4 < 22.4R1 < 22.4R1-S1 < 22.4R3-S3 < 23.1; -EVO only against -EVO', () => {
+  // the Junos records' ">= 22.4, < 22.4R3-S3" and ">= 22.4-EVO, < 22.4R3-EVO"
+  assert.equal(compareJuniper('22.4', '22.4R1'), -1);
+  assert.equal(compareJuniper('22.4R1', '22.4R1-S1'), -1);
+  assert.equal(compareJuniper('22.4R3-S2', '22.4R3-S3'), -1);
+  assert.equal(compareJuniper('22.4R3-S3', '22.4r3-s3'), 0);
+  assert.equal(compareJuniper('22.4R3-S4', '22.4R3-S3'), 1);
+  assert.equal(compareJuniper('22.4R4', '22.4R3-S3'), 1);
+  assert.equal(compareJuniper('23.1R1', '22.4R3-S3'), 1);
+  assert.equal(compareJuniper('22.4R2-EVO', '22.4R3-EVO'), -1);
+  assert.equal(compareJuniper('22.4R3-EVO', '22.4R3-EVO'), 0);
+  assert.equal(compareJuniper('22.4R2', '22.4R3-EVO'), 'needs_review');
+});
+
+test('Cisco trains: through the general comparator, one train at a time', () => {
+  const c = comparatorOf('cisco');
+  assert.equal(c('15.2(4)M', '15.2(4)M1'), -1);
+  assert.equal(c('15.2(4)M2', '15.2(4)M1'), 1);
+  assert.equal(c('15.2(4)M', '15.2(4)E'), 'needs_review');
+});
+
+test('dotted: whatever the versionType; a readable prefix orders a broken spelling where the components already differ', () => {
+  // CVE-2023-29180 ">= 6.2.0, <= 6.2..14" (FortiOS) asked with 7.2.7; ABB ">= 1.0:0, <= 3.2.1" asked with 3.2.1
+  assert.deepEqual(certainPrefix('6.2..14'), [6, 2]);
+  assert.deepEqual(certainPrefix('1.0:0'), [1, 0]);
+  assert.equal(certainPrefix('10.0.0 < publication'), null);
+  assert.equal(certainPrefix('6.2.14'), null);
+  assert.equal(general('7.2.7', '6.2..14'), 1);
+  assert.equal(general('6.1.9', '6.2..14'), -1);
+  assert.equal(general('6.2.5', '6.2..14'), 'needs_review');
+  assert.equal(general('3.2.1', '1.0:0'), 1);
+  assert.equal(general('1.0.5', '1.0:0'), 'needs_review');
+  assert.equal(general('0.9', '1.0:0'), -1);
+});
+
+test('orderableIn and rangeReadable: what the range census counts as a machine range', () => {
+  assert.equal(orderableIn('siemens', 'V7.5 SP2 Update 15'), true);
+  assert.equal(orderableIn('dotted', 'V7.5 SP2 Update 15'), false);
+  assert.equal(orderableIn('hotfix', '10.2.7-h3'), true);
+  assert.equal(orderableIn('dotted', 'QCA6574AU'), false);
+  const base: AffectedRange = {
+    source: 'cve5', vendor: 'Siemens', product: 'SIMATIC WinCC', cpe: null, status: 'affected', version: null, start: null, end: { version: 'V7.5 SP2 Update 15', inclusive: false },
+    versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+  };
+  assert.equal(rangeReadable(base), true);
+  assert.equal(rangeReadable({ ...base, vendor: 'Acme' }), false);
+  assert.equal(rangeReadable({ ...base, end: null, text: '10.0.0 < publication' }), false);
+  assert.equal(rangeReadable({ ...base, end: { version: '6.1.*', inclusive: true } }), true);
+});
+
+// ---- total orders on each scheme's own grammar -------------------------------------------------------------------
+
+const nat = (max: number) => fc.integer({ min: 0, max });
+const siemensV = fc
+  .tuple(nat(20), nat(9), fc.option(nat(5), { nil: undefined }), fc.option(nat(20), { nil: undefined }), fc.option(fc.constantFrom('a', 'b'), { nil: undefined }), fc.option(nat(5), { nil: undefined }), fc.constantFrom('Update', 'Upd'))
+  .map(([a, b, sp, up, l, hf, word]) => `V${a}.${b}${sp !== undefined ? ` SP${sp}` : ''}${up !== undefined ? ` ${word} ${up}${l ?? ''}` : ''}${hf !== undefined ? ` HF${hf}` : ''}`);
+const dotted = fc.array(nat(30), { minLength: 1, maxLength: 5 }).map((p) => p.join('.'));
+const GRAMMARS: [Scheme, fc.Arbitrary<string>][] = [
+  ['siemens', siemensV],
+  ['rockwell', fc.tuple(nat(40), nat(999)).map(([a, b]) => `V${a}.${String(b).padStart(3, '0')}`)],
+  ['schneider', fc.tuple(fc.constantFrom('SV', 'V', ''), nat(9), nat(99), fc.option(nat(30), { nil: undefined })).map(([p, a, b, ir]) => `${p}${a}.${b}${ir !== undefined ? ` IR${ir}` : ''}`)],
+  ['yokogawa', fc.tuple(fc.constantFrom('R', ''), nat(9), nat(20), nat(99)).map(([r, a, b, c]) => `${r}${a}.${String(b).padStart(2, '0')}.${String(c).padStart(2, '0')}`)],
+  ['openssl', fc.tuple(nat(3), nat(1), nat(2), fc.option(fc.constantFrom('a', 'i', 'z', 'za', 'zb'), { nil: undefined })).map(([a, b, c, l]) => `${a}.${b}.${c}${l ?? ''}`)],
+  ['hotfix', fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, h]) => (h !== undefined ? `${v}-h${h}` : v))],
+  ['bind', fc.tuple(nat(9), nat(20), nat(40)).map(([a, b, c]) => `${a}.${b}.${c}-S${(c % 3) + 1}`)],
+  ['f5', fc.tuple(nat(17), nat(1), nat(9), nat(9)).map(([a, b, c, d]) => `${a}.${b}.${c}.${d}`)],
+  ['juniper', fc.tuple(nat(24), nat(4), fc.option(nat(5), { nil: undefined }), fc.option(nat(9), { nil: undefined })).map(([a, b, r, x]) => `${a}.${b}${r !== undefined ? `R${r + 1}${x !== undefined ? `-S${x}` : ''}` : ''}`)],
+  ['cisco', fc.tuple(nat(15), nat(9), nat(9), fc.option(nat(9), { nil: undefined })).map(([a, b, c, r]) => `${a}.${b}(${c})M${r ?? ''}`)],
+  ['dotted', dotted],
+];
+
+for (const [scheme, arb] of GRAMMARS) {
+  test(`${scheme}: the comparator is a total order on its scheme (total, reflexive, antisymmetric, transitive)`, () => {
+    const cmp: Compare = comparatorOf(scheme);
+    fc.assert(
+      fc.property(arb, arb, arb, (a, b, c) => {
+        const ab = cmp(a, b);
+        const bc = cmp(b, c);
+        const ac = cmp(a, c);
+        assert.notEqual(ab, 'needs_review', `${a} vs ${b}`);
+        assert.notEqual(bc, 'needs_review');
+        assert.notEqual(ac, 'needs_review');
+        assert.equal(cmp(a, a), 0);
+        assert.equal(cmp(b, a), ab === 0 ? 0 : -(ab as number));
+        if (ab !== 'needs_review' && bc !== 'needs_review' && ab <= 0 && bc <= 0) assert.ok((ac as number) <= 0, `${a} <= ${b} <= ${c}`);
+        if (ab !== 'needs_review' && bc !== 'needs_review' && ab >= 0 && bc >= 0) assert.ok((ac as number) >= 0, `${a} >= ${b} >= ${c}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+}
