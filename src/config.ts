@@ -76,6 +76,11 @@ export interface Config {
   smtpUrl: string | null;
   /** From address of outgoing email (VULNINTEL_MAIL_FROM). */
   mailFrom: string;
+  /**
+   * Read replicas (DATABASE_REPLICA_URL, comma-separated; docs/deploy.md): corpus reads go to one that is within
+   * `maxLagMs` (VULNINTEL_REPLICA_MAX_LAG_MS) and has applied the primary's corpus version; checked every `checkMs`.
+   */
+  replicas: Readonly<{ urls: string[]; maxLagMs: number; checkMs: number }>;
 }
 
 /** How much longer than statement_timeout the client waits for a query before calling the database unavailable. */
@@ -265,6 +270,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     planCaps: planCaps(env),
     secretKey: secretKey(env),
     smtpUrl: smtp ? url('SMTP_URL', smtp, ['smtp:', 'smtps:']) : null,
+    replicas: Object.freeze({
+      urls: (secret(env, 'DATABASE_REPLICA_URL') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+        .map((u) => url('DATABASE_REPLICA_URL', u, ['postgres:', 'postgresql:'])),
+      maxLagMs: int(env, 'VULNINTEL_REPLICA_MAX_LAG_MS', 10_000, 0, 3_600_000),
+      checkMs: int(env, 'VULNINTEL_REPLICA_CHECK_MS', 1000, 50, 60_000),
+    }),
     mailFrom: env.VULNINTEL_MAIL_FROM && env.VULNINTEL_MAIL_FROM.length > 0 ? env.VULNINTEL_MAIL_FROM : `Vulnintel <no-reply@${new URL(publicUrl).hostname}>`,
   });
 }

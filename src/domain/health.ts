@@ -87,6 +87,15 @@ export interface HealthInput {
   /** null when the database could not be reached. */
   db: null | { sizeBytes: number; runs: StageRun[]; totalCves: number; pendingEnrichment: number; lastAlertRun?: AlertRunFact | null; feeds?: FeedRunFact[] };
   diskFreeBytes: number | null;
+  /** The read replicas (DATABASE_REPLICA_URL) when configured: one down or too far behind makes health degraded. */
+  replicas?: { degraded: boolean; replicas: ReplicaView[] };
+}
+
+export interface ReplicaView {
+  name: string;
+  state: 'streaming' | 'behind' | 'down' | 'starting';
+  lag_ms: number | null;
+  corpus_version: number | null;
 }
 
 export interface HealthData {
@@ -99,6 +108,8 @@ export interface HealthData {
   counts: { total_cves: number | null; alert_ready: number | null; pending_enrichment: number | null; rendered: number | null };
   db_size_mb: number | null;
   disk_free_gb: number | null;
+  /** Present when read replicas are configured. */
+  replicas?: ReplicaView[];
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -119,7 +130,8 @@ export function buildHealth(input: HealthInput): HealthData {
   const pipeline = Object.fromEntries(STAGES.map((s) => [s, stageView(runs.find((r) => r.stage === s), input.now)])) as Record<StageName, StageView>;
   const db = input.db;
   // Degraded: the database is unreachable, or the latest run of a pipeline stage failed.
-  const degraded = db === null || STAGES.some((s) => pipeline[s].status === 'failed');
+  // Or a read replica is down or further behind than VULNINTEL_REPLICA_MAX_LAG_MS (reads then go to the primary).
+  const degraded = db === null || STAGES.some((s) => pipeline[s].status === 'failed') || input.replicas?.degraded === true;
   return {
     status: degraded ? 'degraded' : 'healthy',
     database: db ? 'connected' : 'unavailable',
@@ -143,5 +155,6 @@ export function buildHealth(input: HealthInput): HealthData {
     },
     db_size_mb: db ? round1(db.sizeBytes / (1024 * 1024)) : null,
     disk_free_gb: input.diskFreeBytes === null ? null : round1(input.diskFreeBytes / (1024 ** 3)),
+    ...(input.replicas ? { replicas: input.replicas.replicas } : {}),
   };
 }

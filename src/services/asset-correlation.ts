@@ -104,6 +104,8 @@ export interface AssetCorrelationDeps {
   planCaps: Readonly<PlanCapsTable>;
   /** The CVE reader's corpus generation: ranges and cards are cached while it is known (correlation-cache.ts). */
   corpus?: CorpusGeneration;
+  /** Where the ranges and cards are read (a read replica when one may answer); default `db`. */
+  corpusDb?: Db;
   cacheLimits?: CorrelationCacheLimits;
   /** Stored results go in statements of about this much JSON text each (default STORE_BATCH_CHARS; tests: smaller). */
   storeBatchChars?: number;
@@ -111,7 +113,7 @@ export interface AssetCorrelationDeps {
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   const { db, clock } = deps;
-  const cache = new CorrelationCache(db, deps.corpus ?? null, deps.cacheLimits);
+  const cache = new CorrelationCache(deps.corpusDb ?? db, deps.corpus ?? null, deps.cacheLimits);
 
   /**
    * Each asset validated (domain/assets.ts). A product name holding a dotted quad is accepted when the catalog lists

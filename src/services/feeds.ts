@@ -41,8 +41,12 @@ const tokenView = (r: FeedTokenRow): FeedTokenView => ({
   revoked_at: r.revoked_at ? r.revoked_at.toISOString() : null, status: r.revoked_at ? 'revoked' : 'active',
 });
 
-export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
-  async function document(id: string, title: string, subtitle: string, selfPath: string, sitePath: string, cves: FeedCve[]): Promise<FeedDocument> {
+/**
+ * `corpusDb`: where the vendor feeds read (a read replica when one may answer; services/index.ts). A watchlist feed
+ * reads the organization's token and watchlist, written just before perhaps: on the primary, with its entries.
+ */
+export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpusDb: Db = db) {
+  async function document(db: Db, id: string, title: string, subtitle: string, selfPath: string, sitePath: string, cves: FeedCve[]): Promise<FeedDocument> {
     const changes = await recentChangesOf(db, cves.map((c) => c.cve_id), CHANGES_PER_ENTRY);
     const byCve = new Map<string, string[]>();
     for (const ch of changes) byCve.set(ch.cve_id, [...(byCve.get(ch.cve_id) ?? []), describeChange(ch)]);
@@ -59,13 +63,13 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
   return {
     /** null: no catalog vendor with this slug; `movedTo`: a slug the catalog renamed (the route answers 301). */
     async vendorFeed(slug: string): Promise<FeedDocument | { movedTo: string } | null> {
-      const v = await getVendor(db, slug);
+      const v = await getVendor(corpusDb, slug);
       if (!v) {
-        const movedTo = await renamedVendorSlug(db, slug);
+        const movedTo = await renamedVendorSlug(corpusDb, slug);
         return movedTo ? { movedTo } : null;
       }
-      const cves = await vendorFeedCves(db, v.slug, FEED_ENTRIES);
-      return document(`${publicUrl}/feeds/vendor/${v.slug}.atom`, `Vulnintel: ${v.name} CVEs`, `New and changed CVEs naming ${v.name}`,
+      const cves = await vendorFeedCves(corpusDb, v.slug, FEED_ENTRIES);
+      return document(corpusDb, `${publicUrl}/feeds/vendor/${v.slug}.atom`, `Vulnintel: ${v.name} CVEs`, `New and changed CVEs naming ${v.name}`,
         `/feeds/vendor/${v.slug}.atom`, `/api/v1/cves/vendor/${v.slug}`, cves);
     },
 
@@ -76,7 +80,7 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string) {
       if (!org) return null;
       const cves = await watchlistFeedCves(db, org.org_id, WATCHLIST_WINDOW, FEED_ENTRIES);
       // The id names the token's hash, never the organization: the document reveals nothing of the tenant's ids.
-      return document(`urn:vulnintel:watchlist-feed:${sha256Hex(token).slice(0, 16)}`, `Vulnintel: ${org.org_name} watchlist`,
+      return document(db, `urn:vulnintel:watchlist-feed:${sha256Hex(token).slice(0, 16)}`, `Vulnintel: ${org.org_name} watchlist`,
         'New and changed CVEs matching the watchlist and stored assets', `/feeds/watchlist/${token}.atom`, '/account', cves);
     },
 

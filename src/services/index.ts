@@ -21,6 +21,7 @@ import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
 import { createTriageService, type TriageService } from './triage.ts';
 import { createOverviewService, type OverviewService } from './overview.ts';
+import { ReplicaRouter } from '../store/replicas.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -61,6 +62,8 @@ export interface Services {
   triage: TriageService;
   /** Per environment: open CVEs by sage priority, known exploited, the worst-exposed assets (the web app's overview). */
   overview: OverviewService;
+  /** The read replicas (DATABASE_REPLICA_URL) and their state, or null without any (health reports them). */
+  replicas: ReplicaRouter | null;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -68,7 +71,16 @@ export interface Services {
 export function buildServices(deps: ServiceDeps): Services {
   // First: a broken training module file stops the start before anything holds a connection.
   const training = createTrainingService(deps.store.db, deps.clock, deps.config.trainingDir);
+  // Corpus reads on replicas, with the primary's pool options (statement timeout, query deadline, size).
+  const r = deps.config.replicas;
+  const popts = deps.store.pool.options as { statement_timeout?: number; query_timeout?: number; max?: number };
+  const replicas = r && r.urls.length > 0 ? new ReplicaRouter(deps.store, r.urls, {
+    maxLagMs: r.maxLagMs, checkIntervalMs: r.checkMs,
+    store: { statementTimeoutMs: popts.statement_timeout, queryDeadlineMs: popts.query_timeout, max: popts.max },
+    onError: (err) => deps.warn('read replica check failed', err),
+  }) : null;
   const cves = createCveReaderService(deps.store, {
+    replicas,
     publicUrl: deps.config.publicUrl,
     cacheEntries: deps.config.cveCacheEntries,
     fullTextIndex: deps.config.searchIndex,
@@ -86,7 +98,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const environments = createEnvironmentService(deps.store.db, deps.config.planCaps);
   const assets = createAssetCorrelation({
     db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps,
-    corpus: { generation: () => cves.corpusGeneration() },
+    corpus: { generation: () => cves.corpusGeneration() }, corpusDb: cves.corpus.db,
   });
   return {
     cves,
@@ -99,15 +111,17 @@ export function buildServices(deps: ServiceDeps): Services {
     mailer,
     accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps, warn: deps.warn }),
     assets,
-    watchlists: createWatchlistService(deps.store.db),
-    feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl),
+    watchlists: createWatchlistService(deps.store.db, cves.corpus.db),
+    feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl, cves.corpus.db),
     changes: createChangeService(deps.store.db),
+    replicas,
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     triage: createTriageService(deps.store.db),
     overview: createOverviewService({ environments, assets }),
     async close() {
       mailer.close();
       await cves.close();
+      await replicas?.close();
       await webhooks.close();
     },
   };

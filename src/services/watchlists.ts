@@ -41,7 +41,8 @@ const CATALOG_OF: Record<WatchEntityType, string> = {
   cve: 'the CVE corpus',
 };
 
-export function createWatchlistService(db: Db) {
+/** `catalogDb`: where the product and protocol catalogs are read (a read replica when one may answer). */
+export function createWatchlistService(db: Db, catalogDb: Db = db) {
   /**
    * The catalog id a former id now has, or null: a vendor's former slug (renamedVendorSlug, docs/watchlists.md
    * "Renamed vendors"), and a product id keyed before the catalog dropped the vendor in front and a trailing
@@ -99,14 +100,14 @@ export function createWatchlistService(db: Db) {
 
     async products(who: Reader, q: PageRequest & { vendor?: string; q?: string }) {
       const { page, perPage, offset } = pageArgs(who, q);
-      const { total, rows } = await listProducts(db, { vendor: q.vendor, q: q.q?.trim() || undefined }, perPage, offset);
+      const { total, rows } = await listProducts(catalogDb, { vendor: q.vendor, q: q.q?.trim() || undefined }, perPage, offset);
       const items = rows.map((r) => ({ id: `${r.vendor_slug}/${r.product_key}`, name: r.name, vendor_slug: r.vendor_slug, vendor: r.vendor, cve_count: r.cve_count }));
       return { items, total, page, perPage };
     },
 
     /** The ICS protocols (spec §4.1 list, fixed) with their exact CVE counts; `q` matches the id or name. */
     async protocols(q: { q?: string }) {
-      const counts = await protocolCounts(db);
+      const counts = await protocolCounts(catalogDb);
       const needle = q.q?.trim().toLowerCase();
       const items = ICS_PROTOCOLS
         .map((p) => ({ id: p, name: PROTOCOL_NAMES[p], cve_count: counts.get(p) ?? 0 }))

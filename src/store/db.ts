@@ -75,7 +75,7 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
  * (a ROLLBACK) fail now instead of waiting out their own deadline. pool.query() callers get the same from pg-pool,
  * which discards a client released with an error.
  */
-function deadlineAware(pool: pg.Pool) {
+export function deadlineAware(pool: pg.Pool) {
   return {
     async connect() {
       const client = await pool.connect();

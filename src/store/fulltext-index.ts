@@ -176,7 +176,8 @@ class WorkerHost implements IndexHost {
 }
 
 export interface FullTextIndexHolderOptions {
-  url: string;
+  /** Where the index is read from (a function: a replica chosen at each build). */
+  url: string | (() => string);
   /** The reader's cache generation (bumped by every corpus notification). */
   generation: () => number;
   /** Whether the reader is told about commits (LISTEN up); without it the index is never served. */
@@ -263,7 +264,7 @@ export class FullTextIndexHolder {
         this.schedule(1000);
         return;
       }
-      const idx = await this.hostNow().build(this.opts.url);
+      const idx = await this.hostNow().build(typeof this.opts.url === 'function' ? this.opts.url() : this.opts.url);
       if (this.closed || !idx) return;
       this.failures = 0;
       if (gen === this.opts.generation() && this.opts.live()) {

@@ -160,7 +160,8 @@ export async function startPostmaster(bin: PgBinaries, o: { dataDir: string; por
     const p = run(bin.postgres, ['-D', o.dataDir, '-p', String(o.port), ...o.flags], o.user, reject);
     spawned = p;
     const onData = () => {
-      if (p.stderr().includes('database system is ready to accept connections')) {
+      // A standby (hot standby) says "ready to accept read-only connections".
+      if (/database system is ready to accept (read-only )?connections/.test(p.stderr())) {
         p.child.stderr!.off('data', onData);
         resolve(p.child);
       }

@@ -3,8 +3,11 @@
 // row (keyed list/detail traffic ran at 3–7 % of anonymous throughput). Now the first call of an organization and
 // month in this process is counted in the database, which also tells us the shared total; later calls are counted
 // in memory and flushed every second (and when the app closes). The reported X-RateLimit-Used is the last total
-// read from the database plus this process's unflushed calls, so it never lags this replica's own traffic, and
-// other replicas' traffic shows up within a flush interval. A crash loses at most one interval of counts.
+// read from the database plus this process's unflushed calls, so it never lags this process's own traffic. The total
+// is read again whenever it is older than the flush interval: a call that finds it older is counted in the database
+// at once, as a first call is (an idle process, or one whose flushes found nothing to write, would otherwise report
+// the total of its last write however much other processes counted since). Entries unused for a while are dropped
+// (a month's entry never grows the map past that month). A crash loses at most one interval of counts.
 import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import { recordApiCall } from './identity.ts';
@@ -18,7 +21,14 @@ interface Entry {
   inflight: number;
   /** Calls counted here and not yet written. */
   pending: number;
+  /** When `base` was read from the database (monotonic ms). */
+  readAt: number;
+  /** Last call counted here (monotonic ms). */
+  usedAt: number;
 }
+
+/** An entry without calls for this long is dropped at a flush (monotonic ms). */
+const IDLE_ENTRY_MS = 10 * 60_000;
 
 export class UsageMeter {
   private readonly entries = new Map<string, Entry>();
@@ -28,7 +38,7 @@ export class UsageMeter {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
-  constructor(private readonly db: Db, intervalMs = 1000, private readonly onError: (e: unknown) => void = () => {}) {
+  constructor(private readonly db: Db, private readonly intervalMs = 1000, private readonly onError: (e: unknown) => void = () => {}) {
     this.timer = setInterval(() => void this.flush().catch(this.onError), intervalMs);
     this.timer.unref();
   }
@@ -37,15 +47,26 @@ export class UsageMeter {
   async record(orgId: number, keyId: number, month: string, now: Date): Promise<number> {
     const k = `${orgId}|${month}`;
     const e = this.entries.get(k);
-    if (!e) {
+    const t = performance.now();
+    // No entry, or its total read too long ago (other processes count too): this call is written now, which
+    // reads the shared total back.
+    if (!e || t - e.readAt > this.intervalMs) {
+      if (e) e.usedAt = t;
       const total = await recordApiCall(this.db, orgId, keyId, month, now);
-      const cur = this.entries.get(k); // another first call may have finished meanwhile
-      if (cur) cur.base = Math.max(cur.base, total);
-      else this.entries.set(k, { orgId, month, base: total, inflight: 0, pending: 0 });
+      const read = performance.now();
+      const cur = this.entries.get(k); // another call may have finished meanwhile
+      if (cur) {
+        cur.base = Math.max(cur.base, total);
+        cur.readAt = Math.max(cur.readAt, read);
+        cur.usedAt = Math.max(cur.usedAt, read);
+      } else {
+        this.entries.set(k, { orgId, month, base: total, inflight: 0, pending: 0, readAt: read, usedAt: read });
+      }
       const x = this.entries.get(k)!;
       return Math.max(total, x.base + x.inflight + x.pending);
     }
     e.pending += 1;
+    e.usedAt = t;
     const prev = this.keyUses.get(keyId);
     if (!prev || prev.at < now) this.keyUses.set(keyId, { orgId, at: now });
     return e.base + e.inflight + e.pending;
@@ -66,6 +87,10 @@ export class UsageMeter {
   }
 
   private async doFlush(): Promise<void> {
+    const idleSince = performance.now() - IDLE_ENTRY_MS;
+    for (const [k, e] of this.entries) {
+      if (e.pending === 0 && e.inflight === 0 && e.usedAt < idleSince) this.entries.delete(k);
+    }
     for (const e of this.entries.values()) {
       if (e.pending === 0) continue;
       const n = e.pending;
@@ -77,6 +102,7 @@ export class UsageMeter {
           ON CONFLICT (org_id, month) DO UPDATE SET calls = u.calls + ${n}
           RETURNING calls`.execute(this.db);
         e.base = r.rows[0].calls;
+        e.readAt = performance.now();
       } catch (err) {
         e.pending += n; // kept for the next flush
         this.onError(err);

@@ -140,7 +140,7 @@ test('the catalogue: one module per category, unique ids, every category present
   e(() => buildCatalogue([]), `Training module (catalogue): no module for the categories: ${TRAINING_CATEGORIES.join('; ')}`);
 });
 
-// The renderer is markdown-it (CommonMark and tables, ADR 0092); these cases pin our configuration of it: HTML off,
+// The renderer is markdown-it (CommonMark and tables, ADR 0095); these cases pin our configuration of it: HTML off,
 // http(s) links only and with rel, no images, no inline styles, and the blocks the modules use.
 test('Markdown blocks: headings, fences, tables, lists', () => {
   assert.equal(renderMarkdown('#### Four\n### Three'), '<h4>Four</h4>\n<h3>Three</h3>');

@@ -40,6 +40,13 @@ export const HealthSchema = Type.Object({
   counts: Type.Object({ total_cves: NullableInt, alert_ready: NullableInt, pending_enrichment: NullableInt, rendered: NullableInt }),
   db_size_mb: NullableNum,
   disk_free_gb: NullableNum,
+  // Beyond spec §2.9, present only with DATABASE_REPLICA_URL (docs/deploy.md "Read replicas").
+  replicas: Type.Optional(Type.Array(Type.Object({
+    name: Type.String(),
+    state: StringEnum(['streaming', 'behind', 'down', 'starting']),
+    lag_ms: NullableNum,
+    corpus_version: NullableInt,
+  }))),
 });
 const HealthMeta = Type.Object({ uptime_url: Type.String(), version: Type.String(), environment: Type.String() });
 
@@ -47,7 +54,8 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   const { config, store, clock } = app.deps;
 
   async function gather(): Promise<HealthData> {
-    const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir) };
+    const replicas = app.services.replicas?.status();
+    const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir), ...(replicas ? { replicas } : {}) };
     try {
       const f = await healthFacts(store.db);
       input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun, feeds: f.feeds };
