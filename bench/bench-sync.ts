@@ -20,7 +20,7 @@ export interface SyncMeasure {
 }
 
 export async function measureSync(srv: ReplayServer, source: string): Promise<SyncMeasure> {
-  // Its own database name: `npm test` clears vi_t_* databases at start, which would pull it away mid-run.
+  // Its own database name, outside the vi_t_* names of the test runs, which test/run.mjs drops.
   const tpl = await ensureTemplate();
   const name = `vi_bench_${source}_${process.pid}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });

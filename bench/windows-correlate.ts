@@ -20,7 +20,7 @@ const dir = process.argv[2] ?? (existsSync(shared) ? shared : 'snapshot/msrc');
 const CALLS = Number(process.argv[3] ?? 20);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
-// Its own database (not vi_t_*: `npm test` drops those of other runs with FORCE).
+// Its own database, outside the vi_t_* names of the test runs (test/run.mjs drops those of its own runs).
 const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `vi_bench_win_${process.pid}`;
 const adminClient = new pg.Client({ connectionString: admin });

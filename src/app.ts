@@ -29,6 +29,7 @@ import { clientErrorHandler } from './http/client-errors.ts';
 import { withErrorResponses } from './http/openapi-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
+import { postgresLimiters } from './store/rate-limits.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
@@ -212,7 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAuth(app, {
     db: deps.store.db, clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
   });
-  registerLimits(app, deps.store, deps.rateProfiles);
+  registerLimits(app, postgresLimiters(deps.store), deps.rateProfiles);
 
   await app.register(swagger, {
     openapi: {

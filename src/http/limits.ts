@@ -7,8 +7,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import type { Principal } from './auth.ts';
-import type { Store } from '../store/db.ts';
-import { postgresLimiter, type WindowSpec } from '../store/rate-limits.ts';
+import type { LimiterFactory, WindowSpec } from '../store/rate-limits.ts';
 
 export interface ProfileSpec {
   requests: WindowSpec;
@@ -40,9 +39,10 @@ function rateLimited(res: RateLimiterRes, what: string, spec: WindowSpec): ApiEr
   });
 }
 
-export function createProfile(store: Store, name: string, spec: ProfileSpec): RateProfile {
-  const requests: RateLimiterAbstract = postgresLimiter(store, `${name}_req`, spec.requests);
-  const units: RateLimiterAbstract | null = spec.units ? postgresLimiter(store, `${name}_units`, spec.units) : null;
+/** A profile over the limiters the app gives (store/rate-limits.ts `postgresLimiters`: counters in PostgreSQL). */
+export function createProfile(limiters: LimiterFactory, name: string, spec: ProfileSpec): RateProfile {
+  const requests: RateLimiterAbstract = limiters(`${name}_req`, spec.requests);
+  const units: RateLimiterAbstract | null = spec.units ? limiters(`${name}_units`, spec.units) : null;
   return {
     async check(principal, n = 0) {
       // Keyed by the API key (never by IP: many clients share one NAT); sessions by member.
@@ -68,9 +68,9 @@ export function createProfile(store: Store, name: string, spec: ProfileSpec): Ra
 
 export type Limits = Record<ProfileName, RateProfile>;
 
-export function createLimits(store: Store, overrides: Partial<Record<ProfileName, ProfileSpec>> = {}): Limits {
+export function createLimits(limiters: LimiterFactory, overrides: Partial<Record<ProfileName, ProfileSpec>> = {}): Limits {
   return Object.fromEntries(Object.entries(RATE_PROFILES).map(([name, spec]) =>
-    [name, createProfile(store, name, overrides[name as ProfileName] ?? spec)])) as Limits;
+    [name, createProfile(limiters, name, overrides[name as ProfileName] ?? spec)])) as Limits;
 }
 
 declare module 'fastify' {
@@ -79,6 +79,6 @@ declare module 'fastify' {
   }
 }
 
-export function registerLimits(app: FastifyInstance, store: Store, overrides?: Partial<Record<ProfileName, ProfileSpec>>) {
-  app.decorate('limits', createLimits(store, overrides));
+export function registerLimits(app: FastifyInstance, limiters: LimiterFactory, overrides?: Partial<Record<ProfileName, ProfileSpec>>) {
+  app.decorate('limits', createLimits(limiters, overrides));
 }

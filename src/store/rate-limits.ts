@@ -11,6 +11,14 @@ export interface WindowSpec {
   durationSec: number;
 }
 
+/** Makes the limiter of one named window: what http/limits.ts is given (the app builds it over the store). */
+export type LimiterFactory = (name: string, spec: WindowSpec) => RateLimiterAbstract;
+
+/** The limiters of this store: counters in PostgreSQL, insured in process. */
+export function postgresLimiters(store: Store): LimiterFactory {
+  return (name, spec) => postgresLimiter(store, name, spec);
+}
+
 export function postgresLimiter(store: Store, name: string, spec: WindowSpec): RateLimiterAbstract {
   return new RateLimiterPostgres({
     storeClient: store.pool,

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { ok } from '../../src/http/envelope.ts';
 import { createProfile } from '../../src/http/limits.ts';
+import { postgresLimiters } from '../../src/store/rate-limits.ts';
 import { openStore } from '../../src/store/db.ts';
 import type { Principal } from '../../src/http/auth.ts';
 
@@ -77,7 +78,7 @@ describe('correlation profile', () => {
 });
 
 test('the end of the window restores the budget (1-second window, Postgres store)', async () => {
-  const p = createProfile(t.store, 'reset', { requests: { points: 2, durationSec: 1 }, units: null });
+  const p = createProfile(postgresLimiters(t.store), 'reset', { requests: { points: 2, durationSec: 1 }, units: null });
   const principal = { keyId: 424242, memberId: 1 } as Principal;
   await p.check(principal);
   await p.check(principal);
@@ -92,7 +93,7 @@ test('the end of the window restores the budget (1-second window, Postgres store
 test('PostgreSQL unreachable: the in-process insurance limiter applies the same limits (never unlimited)', async () => {
   const dead = openStore('postgres://postgres@127.0.0.1:1/none', { connectionTimeoutMs: 200, max: 1 });
   try {
-    const p = createProfile(dead, 'insured', { requests: { points: 3, durationSec: 60 }, units: null });
+    const p = createProfile(postgresLimiters(dead), 'insured', { requests: { points: 3, durationSec: 60 }, units: null });
     const principal = { keyId: 999, memberId: 1 } as Principal;
     for (let i = 0; i < 3; i++) await p.check(principal);
     await assert.rejects(p.check(principal), (e: { key?: string }) => e.key === 'RATE_LIMITED');
