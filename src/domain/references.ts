@@ -85,6 +85,11 @@ export function cisaIcsAdvisories(merged: MergedCve): CisaIcsAdvisoryRef[] {
   return [...byId.values()].sort((x, y) => (x.published ?? '').localeCompare(y.published ?? '') || x.advisory_id.localeCompare(y.advisory_id));
 }
 
+/** A fix link of an MSRC document (the reader tags each Vendor Fix remediation URL "Patch"), not a reference. */
+export function isMsrcFixLink(ref: { provided_by: string; tags: readonly string[] }): boolean {
+  return ref.provided_by === 'msrc' && ref.tags.includes('Patch');
+}
+
 export function buildReferences(merged: MergedCve, vendors: CanonicalVendor[]): CveDocument['references'] {
   const advisories = cisaIcsAdvisories(merged);
   const advisoryUrls = new Set(advisories.map((a) => a.url).filter(Boolean) as string[]);
@@ -97,7 +102,10 @@ export function buildReferences(merged: MergedCve, vendors: CanonicalVendor[]): 
     if (advisoryUrls.has(ref.url) || (/cisa\.gov\//.test(lower) && advisoryIds.some((id) => lower.includes(id)))) continue;
     const item = { url: ref.url, tags: ref.tags, provided_by: ref.provided_by };
     if (isVendorAdvisory(ref, vendors, merged.assigner)) vendorAdvisories.push(item);
-    else other.push(item);
+    // MSRC's fix links (Vendor Fix remediations: an Update Catalog or KB page per product's update, up to dozens per
+    // CVE) are not the CVE's references (spec §2.5 "every other NVD reference"): patch.ts reads them for the fix, and a
+    // host's own KB link is its answer's fix.source. In other_references they were 73 % of a v2 answer's bytes.
+    else if (!isMsrcFixLink(ref)) other.push(item);
   }
   return {
     nvd_url: nvdUrl(merged.cve_id),

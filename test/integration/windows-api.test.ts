@@ -195,6 +195,31 @@ describe('POST /api/v2/assets/correlate', () => {
     assert.equal(r.body.meta.filters.include_cleared, true);
   });
 
+  test('paging: every cve_page_size gives, page after page, the same CVEs in the same order as the unpaged call, each sort and filter', async () => {
+    for (const sort of ['priority', 'score', 'newest'] as const) {
+      for (const include_cleared of [true, false]) {
+        // A key of its own per combination: the calls stay inside the per-key rate (60 a minute).
+        const auth = (await seedOrg(t.store, { tier: 'enterprise' })).auth;
+        const full = await post({ windows_hosts: [HOST], options: { include_cleared, sort } }, auth);
+        assert.equal(full.status, 200, JSON.stringify(full.body));
+        const whole = full.body.data.assets[0].cves.map((c: { cve_id: string; status: string }) => `${c.cve_id}:${c.status}`);
+        assert.ok(whole.length > 10, `the host has CVEs to page (${whole.length})`);
+        for (const size of [Math.ceil(whole.length / 4) + 1, 1000]) {
+          const paged: string[] = [];
+          for (let page = 1; page <= Math.ceil(whole.length / size) + 1; page++) {
+            const r = await post({ windows_hosts: [HOST], options: { include_cleared, sort, cve_page: page, cve_page_size: size } }, auth);
+            assert.equal(r.status, 200, JSON.stringify(r.body));
+            const a = r.body.data.assets[0];
+            assert.equal(a.cves_page.total, whole.length, `${sort} ${size} total`);
+            assert.ok(a.cves.length <= size);
+            paged.push(...a.cves.map((c: { cve_id: string; status: string }) => `${c.cve_id}:${c.status}`));
+          }
+          assert.deepEqual(paged, whole, `sort ${sort}, include_cleared ${include_cleared}, page size ${size}`);
+        }
+      }
+    }
+  });
+
   test('installed_software is stored only for hosts listed in windows_hosts', async () => {
     const r = await post({
       environment_id: envA,

@@ -78,13 +78,21 @@ test('Vendor Fix URLs the document states are Patch references: patch rule 4 app
   assert.equal(d.patch.status, 'patched');
   assert.equal(d.patch.patch_url, 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB4534293');
   assert.deepEqual(d.references.vendor_advisories, []);
-  assert.equal(d.references.other_references_total, 6);
-  // .NET CVE with 40 fix links: other_references capped at 25, total kept; the advisory is the only vendor advisory.
+  // The fix links are not the CVE's references (spec §2.5): none in other_references.
+  assert.deepEqual(d.references.other_references, []);
+  assert.equal(d.references.other_references_total, 0);
+  // .NET CVE with 40 fix links for the KBs of every product: none of them in other_references; the fix stays.
   const net = jan.find((x) => x.cve_id === 'CVE-2020-0605')!;
   assert.equal(new Set(net.references.map((x) => x.url)).size, net.references.length);
+  assert.ok(net.references.filter((x) => x.tags.includes('Patch')).length > OTHER_REFERENCES_CAP);
   const nd = buildCveDocument(mergeSources('CVE-2020-0605', [net]), await realCatalogs(), NOW).doc;
-  assert.equal(nd.references.other_references.length, OTHER_REFERENCES_CAP);
-  assert.equal(nd.references.other_references_total, net.references.filter((x) => x.tags.includes('Patch')).length);
+  assert.deepEqual(nd.references.other_references, []);
+  assert.equal(nd.references.other_references_total, 0);
+  assert.equal(nd.patch.patch_url, net.references.find((x) => x.tags.includes('Patch'))!.url, 'the fix is still read from them');
+  // With the CVE record's own references (NVD), those stay in other_references.
+  const nvdRef: CveSourceRecord = { ...net, source: 'nvd', source_key: 'nvd', references: [{ url: 'https://example.org/writeup', tags: ['Third Party Advisory'], provided_by: 'nvd@nist.gov' }], msrc: undefined } as CveSourceRecord;
+  const withNvd = buildCveDocument(mergeSources('CVE-2020-0605', [net, nvdRef]), await realCatalogs(), NOW).doc;
+  assert.deepEqual(withNvd.references.other_references.map((o) => o.url), ['https://example.org/writeup']);
   assert.ok(nd.references.vendor_advisories.every((v) => new URL(v.url).hostname.endsWith('.microsoft.com')));
   assert.equal(nd.patch.status, 'patched');
   // The Windows 10 August 2024 TCP/IP CVE keeps its advisory first and adds its KB links.
