@@ -30,7 +30,7 @@ function badge(label: string, value: string): string {
   return `<li class="badge ${cls}"><span>${esc(label)}</span><strong>${esc(value)}</strong></li>`;
 }
 
-export function renderStatusPage(h: HealthData, opts: { details: boolean; version: string; environment: string; generatedAt: Date }): string {
+export function renderStatusPage(h: HealthData, opts: { details: boolean; version: string; environment: string; generatedAt: Date; warnings?: readonly string[] }): string {
   const banner = h.status === 'healthy' ? 'All systems operational' : 'Degraded: one or more components are impaired';
   const services = [
     badge('API', h.services.api),
@@ -74,12 +74,14 @@ export function renderStatusPage(h: HealthData, opts: { details: boolean; versio
     .ok { background: #dff5e1; } .bad { background: #fde2e1; } .neutral { background: #eceff3; }
     table { border-collapse: collapse; margin: .5rem 0 1.5rem; } th, td { text-align: left; padding: .25rem .75rem .25rem 0; }
     .note, footer { color: #57606a; }
+    .warning { margin: 1rem 0; padding: .75rem 1rem; border-radius: 6px; background: #fff4d6; color: #6b4b00; }
   </style>
 </head>
 <body>
   <main>
     <h1>Vulnintel status</h1>
     <div class="banner ${esc(h.status)}" role="status">${esc(banner)}</div>
+    ${(opts.warnings ?? []).map((w) => `<div class="warning" role="alert">${esc(w)}</div>`).join('\n    ')}
     <ul class="badges">
       ${services}
     </ul>

@@ -8,6 +8,7 @@ import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { prefersHtml, renderStatusPage } from '../../status-page.ts';
 import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
+import { deploymentWarnings } from '../../../domain/deployment.ts';
 import { healthFacts } from '../../../store/health.ts';
 import { isConnectionError, isStatementTimeout } from '../../../store/db.ts';
 import { buildHealth, type HealthData, type HealthInput } from '../../../domain/health.ts';
@@ -71,7 +72,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('Cache-Control', 'no-store');
     if (prefersHtml(req.headers.accept)) {
       const page = renderStatusPage(data, {
-        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(),
+        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), warnings: deploymentWarnings(config),
       });
       return reply.type('text/html; charset=utf-8').serializer((s: unknown) => String(s)).send(page);
     }
