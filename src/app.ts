@@ -17,6 +17,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { lazyChildLogger } from './lib/logger.ts';
+import { deploymentWarnings } from './domain/deployment.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { noHostileEscape, registerTextGuard } from './http/text-guard.ts';
 import { parseQueryString } from './http/querystring.ts';
@@ -200,6 +201,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => services.close());
+  // Deployment mistakes (production over plain http): warned at start; the status page shows them too.
+  for (const w of deploymentWarnings(deps.config)) app.log.warn(w);
   // Cookies are parsed on demand (a session credential is read only where a route reads credentials).
   await app.register(cookie, { hook: false });
   // The body cap per route: 8 MiB for the batch routes (those validating record arrays), 64 KiB for the rest.

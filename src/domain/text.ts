@@ -13,11 +13,20 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
 export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 
 /**
- * What a name shown to people must not hold: control characters (C0 with tab and line breaks, DEL, C1), which would
- * break it over lines where it is written (an invitation email's text, a page title), and BIDI_CONTROL.
+ * Invisible characters: soft hyphen, combining grapheme joiner, Mongolian vowel separator, zero-width space, word
+ * joiner and the invisible operators, byte order mark, Hangul fillers. NFKC keeps them, so "pr\u200bod" and "prod"
+ * would be two names (or two asset_ids) shown alike. The zero-width joiner and non-joiner (U+200C, U+200D) stay
+ * allowed: Persian and Indic text needs them. One definition for asset_ids (windows/identifying.ts) and names.
  */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-export const NAME_FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+export const INVISIBLE = /[\u00ad\u034f\u115f\u1160\u180e\u200b\u2060-\u2064\u3164\ufeff\uffa0]/;
+
+/**
+ * What a name shown to people must not hold: control characters (C0 with tab and line breaks, DEL, C1), which would
+ * break it over lines where it is written (an invitation email's text, a page title), BIDI_CONTROL, and INVISIBLE
+ * characters, with which two names look the same ("prod" and "pr\u200bod").
+ */
+// eslint-disable-next-line no-misleading-character-class -- each listed character is refused alone (the combining grapheme joiner among them), none is meant to combine
+export const NAME_FORBIDDEN = new RegExp(`[\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069${INVISIBLE.source.slice(1, -1)}]`);
 
 /** Why a name holding NAME_FORBIDDEN is refused (the API's schema message and the CLI's). */
-export const NAME_TEXT_MESSAGE = 'must not hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)';
+export const NAME_TEXT_MESSAGE = 'must not hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)';

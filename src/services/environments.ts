@@ -1,7 +1,8 @@
 // Environments (spec §2.6 `environment_id`: "an organization's environment"): create, list and delete inside the
 // caller's organization. Ids are random (migration 0600, docs/tenant-ids.md); never request or reply here.
 import type { Db } from '../store/db.ts';
-import { createEnvironment, deleteEnvironment, deleteStoredAsset, listEnvironments, lockEnvironment, type EnvironmentRow } from '../store/windows.ts';
+import { confusableWith } from '../domain/names.ts';
+import { createEnvironment, environmentNames, deleteEnvironment, deleteStoredAsset, listEnvironments, lockEnvironment, type EnvironmentRow } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertEnvironmentRoom } from './plan-caps.ts';
 
@@ -25,7 +26,8 @@ export interface RemovedAsset {
   removed: { correlations: number; windows_hosts: number };
 }
 
-export type CreateEnvironmentResult = { ok: true; environment: Environment } | { ok: false; reason: 'name_taken'; name: string };
+export type CreateEnvironmentResult = { ok: true; environment: Environment } | { ok: false; reason: 'name_taken'; name: string }
+  | { ok: false; reason: 'confusable'; name: string; existing: string };
 
 const view = (r: EnvironmentRow): Environment => ({
   id: r.id, name: r.name, description: r.description, created_at: new Date(r.created_at).toISOString(), host_count: r.host_count,
@@ -47,8 +49,12 @@ export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTabl
         try {
           const row = await db.transaction().execute(async (trx) => {
             await assertEnvironmentRoom(trx, planCaps, orgId);
+            // Under the organization's row lock (taken by the cap check): two look-alike creates cannot both pass.
+            const existing = confusableWith(name, await environmentNames(trx, orgId));
+            if (existing !== null) return { confusable: existing };
             return createEnvironment(trx, orgId, name, description);
           });
+          if (row && 'confusable' in row) return { ok: false, reason: 'confusable', name, existing: row.confusable };
           return row ? { ok: true, environment: view(row) } : { ok: false, reason: 'name_taken', name };
         } catch (e) {
           if (!idCollision(e) || attempt >= 3) throw e;

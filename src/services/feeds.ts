@@ -3,6 +3,8 @@
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import { confusableWith } from '../domain/names.ts';
+import { lockOrg } from '../store/accounts.ts';
 import { describeChange } from '../domain/changes.ts';
 import { corpusChangedAt, getVendor } from '../store/cve-queries.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
@@ -85,10 +87,21 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
     },
 
     /** A new token, shown once in `token` and `url`. */
+    /** `confusable`: the label looks like another live token's label of the organization (domain/names.ts); nothing stored. */
     async createToken(orgId: number, memberId: number | null, label: string | null) {
       const token = `${TOKEN_PREFIX}${randomToken(32)}`;
-      const row = await insertFeedToken(db, orgId, memberId, { label, hash: sha256Hex(token), start: token.slice(0, TOKEN_PREFIX.length + 6) });
-      return { ...tokenView(row), token, url: `${publicUrl}/feeds/watchlist/${token}.atom` };
+      // Under the organization's row lock: two look-alike labels created at once cannot both pass.
+      const row = await db.transaction().execute(async (trx) => {
+        if (label !== null) {
+          await lockOrg(trx, orgId);
+          const live = (await listFeedTokens(trx, orgId)).filter((t) => t.revoked_at === null && t.label !== null).map((t) => t.label!);
+          const existing = confusableWith(label, live);
+          if (existing !== null) return { confusable: existing };
+        }
+        return insertFeedToken(trx, orgId, memberId, { label, hash: sha256Hex(token), start: token.slice(0, TOKEN_PREFIX.length + 6) });
+      });
+      if ('confusable' in row) return { ok: false as const, confusable: row.confusable };
+      return { ok: true as const, ...tokenView(row), token, url: `${publicUrl}/feeds/watchlist/${token}.atom` };
     },
 
     async listTokens(orgId: number): Promise<FeedTokenView[]> {

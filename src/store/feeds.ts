@@ -1,7 +1,7 @@
 // Atom feeds (docs/feeds.md): the CVEs whose changes a feed shows, their recent changes, and the feed tokens.
 // SQL only.
 import { sql } from './kysely.ts';
-import type { Db } from './db.ts';
+import type { Db, Tx } from './db.ts';
 import { interestOf } from './watchlists.ts';
 import type { ChangeRow } from './changes.ts';
 
@@ -65,14 +65,14 @@ export interface FeedTokenRow {
   revoked_at: Date | null;
 }
 
-export async function insertFeedToken(db: Db, orgId: number, memberId: number | null, v: { label: string | null; hash: string; start: string }): Promise<FeedTokenRow> {
+export async function insertFeedToken(db: Db | Tx, orgId: number, memberId: number | null, v: { label: string | null; hash: string; start: string }): Promise<FeedTokenRow> {
   const r = await sql<FeedTokenRow>`INSERT INTO feed_tokens (org_id, created_by, label, token_hash, token_start)
     VALUES (${orgId}, ${memberId}, ${v.label}, ${v.hash}, ${v.start})
     RETURNING id, label, token_start, created_at, revoked_at`.execute(db);
   return { ...r.rows[0], id: Number(r.rows[0].id) };
 }
 
-export async function listFeedTokens(db: Db, orgId: number): Promise<FeedTokenRow[]> {
+export async function listFeedTokens(db: Db | Tx, orgId: number): Promise<FeedTokenRow[]> {
   const r = await sql<FeedTokenRow>`SELECT id, label, token_start, created_at, revoked_at FROM feed_tokens
     WHERE org_id = ${orgId} ORDER BY created_at, id`.execute(db);
   return r.rows.map((x) => ({ ...x, id: Number(x.id) }));

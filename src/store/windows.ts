@@ -166,6 +166,11 @@ export async function createEnvironment(db: Db | Tx, orgId: number, name: string
   return row ? { ...row, host_count: 0 } : null;
 }
 
+/** The names of an organization's environments (the look-alike check). */
+export async function environmentNames(db: Db | Tx, orgId: number): Promise<string[]> {
+  return (await db.selectFrom('environments').select('name').where('org_id', '=', orgId).execute()).map((r) => r.name);
+}
+
 export async function listEnvironments(db: Db, orgId: number): Promise<EnvironmentRow[]> {
   return db.selectFrom('environments as e')
     .select(['e.id', 'e.name', 'e.description', 'e.created_at',

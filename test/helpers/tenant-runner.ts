@@ -86,6 +86,7 @@ export const RESOURCES: Record<string, ResourceFixture> = {
   feed_tokens: {
     async seed(t, org) {
       const tok = await t.app.services.feeds.createToken(org.orgId, null, `Runner feed ${org.tag}`);
+      if (!tok.ok) throw new Error(`feed token label refused: looks like ${tok.confusable}`);
       return { ids: { token_id: tok.id }, markers: [tok.label!, tok.token] };
     },
   },

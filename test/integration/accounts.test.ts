@@ -318,7 +318,7 @@ describe('profile and organization', () => {
   test('an organization or person name with a line break, a tab or another control character → 422, nothing stored', async () => {
     // "Acme\r\nYour account is locked…" would otherwise be stored and written as it is into the invitation emails.
     const o = await seedOrg(t.store, { name: 'Plain Org' });
-    const msg = 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)';
+    const msg = 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)';
     for (const name of ['Acme\r\nBcc: x@example.test', 'Acme\tPlant', 'a\u0007b', 'a\u0085b']) {
       const r = await t.app.inject({ method: 'PUT', url: '/api/v1/account/org', headers: o.auth, payload: { name } });
       assert.equal(r.statusCode, 422, JSON.stringify(name));
@@ -549,11 +549,11 @@ describe('API keys over HTTP', () => {
     const before = await keyCount();
     const cases: [string, string, string][] = [
       ['', 'must NOT have fewer than 1 characters', 'value_error.any_str.min_length'],
-      ['   ', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
-      ['\t\n', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
+      ['   ', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)', 'value_error.str.regex'],
+      ['\t\n', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)', 'value_error.str.regex'],
       // U+202E reverses what follows: "SIEM \u202Etropxe" reads as "SIEM export" to another admin.
-      ['SIEM \u202Etropxe', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
-      ['\u2067admin\u2069', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)', 'value_error.str.regex'],
+      ['SIEM \u202Etropxe', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)', 'value_error.str.regex'],
+      ['\u2067admin\u2069', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)', 'value_error.str.regex'],
       ['x'.repeat(201), 'must NOT have more than 200 characters', 'value_error.any_str.max_length'],
     ];
     for (const [label, message, type] of cases) {

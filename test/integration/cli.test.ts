@@ -108,7 +108,7 @@ describe('key create', () => {
     const count = async () => (await t.store.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [org.id])).rows[0].n as number;
     const before = await count();
     for (const [label, message] of [['', '--label must not be empty or only spaces'], ['   ', '--label must not be empty or only spaces'], ['x'.repeat(201), '--label must be at most 200 characters'],
-      ['SIEM \u202Etropxe', '--label must not hold control characters \\(line breaks and tabs included\\) or bidirectional controls'],
+      ['SIEM \u202Etropxe', '--label must not hold control characters \\(line breaks and tabs included\\), bidirectional controls'],
       ['SIEM\nexport', '--label must not hold control characters']]) {
       const r = await cli('key', 'create', '--org', String(org.id), '--email', 'o@labels.test', '--label', label);
       assert.equal(r.code, 2, r.stdout + r.stderr);

@@ -112,7 +112,7 @@ test('watchlist feed: a token shown once, the watched vendor\'s CVEs only, revok
   // A label of spaces only is refused as an empty one is (not taken as no label), and nothing is stored.
   const blank = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: { label: '   ' } });
   assert.equal(blank.statusCode, 422, blank.body);
-  assert.deepEqual(blank.json().error.detail, [{ field: 'body.label', message: 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)', type: 'value_error.str.regex' }]);
+  assert.deepEqual(blank.json().error.detail, [{ field: 'body.label', message: 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)', type: 'value_error.str.regex' }]);
   const bidi = await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: { label: 'SOC \u202Ereader' } });
   assert.deepEqual([bidi.statusCode, bidi.json().error.detail[0].field], [422, 'body.label']);
   assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM feed_tokens WHERE org_id = ${o.orgId}`.execute(t.store.db)).rows[0].n, 0);

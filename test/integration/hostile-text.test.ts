@@ -110,7 +110,7 @@ describe('NUL and lone surrogates: 422 naming the field on each route that would
     for (const name of ['Line \u202E2 enil', '\u2066Line 4\u2069']) {
       const r = await post(JSON.stringify({ name }));
       assert.deepEqual([r.statusCode, r.json().error.detail], [422, [{ field: 'body.name', type: 'value_error.str.regex',
-        message: 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)' }]]);
+        message: 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)' }]]);
     }
     assert.equal(await rowCount('environments'), before);
     // A surrogate pair is a real character (U+1F3ED) and stays accepted.

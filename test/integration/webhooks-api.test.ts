@@ -130,7 +130,7 @@ describe('create, read, update, delete', () => {
     // A label with a bidirectional override (it would read differently to the next admin) is refused.
     const bidi = await call('POST', '/api/v1/webhooks', { label: 'SOC \u202Ekoohbew', url: `${rx.base}/ok` });
     assert.deepEqual([bidi.status, bidi.body.error.detail[0].field, bidi.body.error.detail[0].message],
-      [422, 'body.label', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included) or bidirectional controls (U+202A to U+202E, U+2066 to U+2069)']);
+      [422, 'body.label', 'must not be empty or only spaces, nor hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)']);
   });
 });
 

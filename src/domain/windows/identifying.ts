@@ -4,7 +4,7 @@
 // against that format (windows-engine.md §3.1 and tools/collect-windows-host.ps1: ProductName, EditionID,
 // DisplayVersion); free text is scanned for IP and MAC addresses, host and domain names, UNC and drive paths,
 // URLs, e-mail addresses and Windows' generated default computer names.
-import { BIDI_CONTROL, LONE_SURROGATE } from '../text.ts';
+import { BIDI_CONTROL, INVISIBLE, LONE_SURROGATE } from '../text.ts';
 
 /** NFKC, then trimmed: the form every check (and the stored record) uses. */
 export function normalizeText(v: string): string {
@@ -33,12 +33,11 @@ export function innerBreak(v: string): boolean {
 }
 
 /**
- * An invisible character in an identifier: soft hyphen, zero-width space, word joiner, the invisible operators,
- * byte order mark, Mongolian vowel separator. NFKC keeps them, so "h\u200b1" and "h1" would be two assets shown
- * alike. The zero-width joiner and non-joiner (U+200C, U+200D) stay allowed: Persian and Indic text needs them.
+ * An invisible character in an identifier (domain/text.ts INVISIBLE, the one definition names use too): NFKC keeps
+ * them, so "h\u200b1" and "h1" would be two assets shown alike.
  */
 export function invisibleIn(v: string): boolean {
-  return /[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/.test(v);
+  return INVISIBLE.test(v);
 }
 
 export const INVISIBLE_MESSAGE = 'invisible characters (soft hyphen, zero-width space, word joiner, byte order mark) are not allowed in an identifier';

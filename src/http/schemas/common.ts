@@ -15,7 +15,7 @@ const FORBIDDEN_IN_NAME = NAME_FORBIDDEN.source.slice(1, -1);
 
 /**
  * A name shown to people (organization, environment, API key, feed token and webhook labels): a non-space
- * character, and no control characters (line breaks and tabs included) or bidirectional controls (domain/text.ts
+ * character, and no control characters (line breaks and tabs included), bidirectional controls or invisible characters (domain/text.ts
  * NAME_FORBIDDEN): an organization name is written as it is into the invitation emails the service sends, where a
  * line break would start a line of the sender's choosing.
  */

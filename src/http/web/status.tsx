@@ -12,12 +12,13 @@ function Badge({ label, value }: { label: string; value: string }) {
   return <li class={good ? 'good' : bad ? 'bad' : 'neutral'}><span>{label}</span><strong>{value}</strong></li>;
 }
 
-export function renderStatusPage(h: HealthData, opts: { details: boolean; version: string; environment: string; generatedAt: Date; viewer?: Viewer | null }): string {
+export function renderStatusPage(h: HealthData, opts: { details: boolean; version: string; environment: string; generatedAt: Date; viewer?: Viewer | null; warnings?: readonly string[] }): string {
   const banner = h.status === 'healthy' ? 'All systems operational' : 'Degraded: one or more components are impaired';
   return html(
     <Layout title={`Status: ${h.status}`} current="/api/v1/health" viewer={opts.viewer ?? null} head={<meta http-equiv="refresh" content="30" />}>
       <h1>Vulnintel status</h1>
       <div class={`banner ${h.status}`} role="status">{banner}</div>
+      {(opts.warnings ?? []).map((w) => <div class="warning" role="alert">{w}</div>)}
       <ul class="badges">
         <Badge label="API" value={h.services.api} />
         <Badge label="Database" value={h.database} />

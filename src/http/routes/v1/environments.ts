@@ -56,11 +56,15 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery,
       body: CreateEnvironment,
       response: { 201: Envelope(Environment, Type.Object({})) },
-      errors: [{ key: 'CONFLICT', error: 'environment_exists', when: 'an environment with this name exists (detail.name)' }, capExceeded('environments')],
+      errors: [{ key: 'CONFLICT', error: 'environment_exists', when: 'an environment with this name exists (detail.name)' }, { key: 'VALIDATION_ERROR', when: 'the name looks like another environment of the organization (Unicode confusables skeleton: detail[].type value_error.confusable), or holds invisible characters' }, capExceeded('environments')],
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'environments', ids: [] } } },
   }, async (req, reply) => {
     const r = await svc.create(req.principal!.orgId, req.body);
+    if (!r.ok && r.reason === 'confusable') {
+      const message = `looks like the environment "${r.existing}" of your organization (the same letters from another script, full-width, or invisible marks); choose a name that reads differently`;
+      throw new ApiError('VALIDATION_ERROR', { message: `name: ${message}`, fields: [{ field: 'body.name', message, type: 'value_error.confusable' }] });
+    }
     if (!r.ok) throw new ApiError('CONFLICT', { message: 'An environment with this name already exists', detail: { error: 'environment_exists', name: r.name } });
     reply.code(201);
     return ok(req, r.environment, {});

@@ -11,6 +11,7 @@ import { pageHeaders } from '../../web/layout.tsx';
 import { viewerOf } from '../../web/viewer.ts';
 import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
+import { deploymentWarnings } from '../../../domain/deployment.ts';
 import { healthFacts } from '../../../store/health.ts';
 import { isConnectionError, isStatementTimeout } from '../../../store/db.ts';
 import { buildHealth, FEED_NAMES, type HealthData, type HealthInput } from '../../../domain/health.ts';
@@ -90,7 +91,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('Cache-Control', 'no-store');
     if (prefersHtml(req.headers.accept)) {
       const page = renderStatusPage(data, {
-        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), viewer: viewerOf(req),
+        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), viewer: viewerOf(req), warnings: deploymentWarnings(config),
       });
       return pageHeaders(reply).serializer((s: unknown) => String(s)).send(page);
     }
