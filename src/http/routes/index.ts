@@ -20,6 +20,7 @@ import changes from './v1/changes.ts';
 import alerts from './v1/alerts.ts';
 import feeds from './v1/feeds.ts';
 import staticFiles from './v1/static-files.ts';
+import webPages from './v1/web-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -42,4 +43,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(alerts);
   await app.register(feeds);
   await app.register(staticFiles);
+  await app.register(webPages);
 }
