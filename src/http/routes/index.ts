@@ -21,6 +21,7 @@ import alerts from './v1/alerts.ts';
 import feeds from './v1/feeds.ts';
 import triage from './v1/triage.ts';
 import staticFiles from './v1/static-files.ts';
+import webPages from './v1/web-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -44,4 +45,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(feeds);
   await app.register(triage);
   await app.register(staticFiles);
+  await app.register(webPages);
 }

@@ -1,0 +1,388 @@
+// The signed-in web app (docs/web.md): overview, environments and their assets, alerts, watchlist and webhooks.
+// Thin routes over the same services as the API, each with its declared policy and tenant scope; forms post
+// application/x-www-form-urlencoded with the session's CSRF token (`_csrf`, checked by the auth hook). A form that
+// succeeds redirects back to its page (post/redirect/get) or shows what must be shown once (a webhook secret); bad
+// input shows the form again with the field's message (422) and stores nothing.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { CveListQuery } from '../../schemas/cves.ts';
+import { readerOf } from './cves.ts';
+import { ApiError } from '../../errors.ts';
+import { DISPLAY_NAME_PATTERN, NoQuery } from '../../schemas/common.ts';
+import { acceptFormBodies } from '../../forms.ts';
+import type { RouteAuth } from '../../auth.ts';
+import { viewerOf } from '../../web/viewer.ts';
+import { pageHeaders } from '../../web/layout.tsx';
+import type { Viewer } from '../../web/layout.tsx';
+import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, renderOverview, renderWatchlist, renderWebhooks, type WebhooksPageState } from '../../web/app.tsx';
+import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
+import type { WebhookRefusal } from '../../../services/webhooks.ts';
+import type { RejectedAsset } from '../../../services/asset-correlation.ts';
+import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
+import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
+
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
+const session = [{ session: [] as string[] }];
+const EnvParams = Type.Object({ environment_id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
+const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
+const EmptyForm = Type.Object(Csrf, { additionalProperties: false, examples: [{}] });
+
+const read = (resource: string, ids: RouteAuth['tenant'] extends infer T ? T extends { ids: infer I } ? I : never : never = []): RouteAuth =>
+  ({ mode: 'session', role: 'viewer', scope: 'read', tenant: { resource, ids } });
+const write = (resource: string, ids: RouteAuth['tenant'] extends infer T ? T extends { ids: infer I } ? I : never : never = []): RouteAuth =>
+  ({ mode: 'session', role: 'admin', scope: 'write', tenant: { resource, ids } });
+const envId = [{ in: 'params' as const, name: 'environment_id', foreign: 'environment_not_found' }];
+const hookId = [{ in: 'params' as const, name: 'id', foreign: 'not_found' }];
+
+/** An id of the path that can name no environment (over 15 digits) is an unknown one. */
+const idOf = (text: string): number => {
+  const digits = text.replace(/^0+(?=\d)/, '');
+  return digits.length <= 15 ? Number(digits) : -1;
+};
+
+const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
+
+const webPages: FastifyPluginAsyncTypebox = async (app) => {
+  const s = app.services;
+  acceptFormBodies(app, 64 * 1024);
+  const viewer = (req: FastifyRequest): Viewer => viewerOf(req)!;
+  const send = (reply: FastifyReply, body: string, status = 200) => pageHeaders(reply.code(status)).send(body);
+  const actor = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, tier: req.principal!.tier });
+
+  async function environment(req: FastifyRequest, raw: string) {
+    const id = idOf(raw);
+    const env = (await s.environments.list(req.principal!.orgId)).find((e) => e.id === id);
+    if (!env) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: raw } });
+    return env;
+  }
+
+  app.get('/overview', {
+    schema: { tags: ['pages'], summary: 'Overview: one card per environment (open CVEs by sage priority, KEV, worst-exposed assets), charts, alerts of the last 7 days, disabled webhooks', security: session, querystring: NoQuery, response: { 200: Html('The overview') } },
+    config: { auth: read('environments') },
+  }, async (req, reply) => {
+    const now = app.deps.clock.now();
+    const since = new Date(now.getTime() - 7 * 86_400_000).toISOString();
+    const [envs, hooks, recent] = await Promise.all([
+      s.overview.overview(req.principal!),
+      s.webhooks.list(actor(req)),
+      s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { since, page: 1, per_page: 100 }),
+    ]);
+    return send(reply, renderOverview(viewer(req), {
+      envs, disabledWebhooks: hooks.ok ? hooks.webhooks.filter((w) => w.status === 'disabled') : [],
+      recentAlerts: { items: recent.items, total: recent.total }, now,
+    }));
+  });
+
+  app.get('/', {
+    schema: { tags: ['pages'], summary: 'The web app\'s start: the overview', security: session, querystring: NoQuery, response: See('/overview') },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: false } },
+  }, async (_req, reply) => reply.redirect('/overview', 303));
+
+  // Environments ---------------------------------------------------------------------------------------------------
+  app.get('/environments', {
+    schema: { tags: ['pages'], summary: 'Environments: list, create, delete', security: session, querystring: NoQuery, response: { 200: Html('The environments') } },
+    config: { auth: read('environments') },
+  }, async (req, reply) => send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId))));
+
+  app.post('/environments', {
+    schema: {
+      tags: ['pages'], summary: 'Create-environment form (the same rules as POST /api/v1/environments); bad input: the form again with the field\'s message (422)', security: session, querystring: NoQuery,
+      body: Type.Object({ ...Csrf, name: Type.String({ maxLength: 1000 }), description: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false, examples: [{ name: 'Page plant', description: 'Line A' }] }),
+      response: { ...See('/environments'), 422: Html('The form again, with the reason') },
+    },
+    config: { auth: write('environments') },
+  }, async (req, reply) => {
+    const { name, description = '' } = req.body;
+    const errors: Record<string, string> = {};
+    if (!name.trim()) errors.name = 'Enter a name.';
+    else if (name.trim().length > 100) errors.name = 'A name has at most 100 characters.';
+    else if (!nameRe.test(name)) errors.name = NAME_TEXT_MESSAGE;
+    if (description.length > 500) errors.description = 'A description has at most 500 characters.';
+    if (!errors.name && !errors.description) {
+      const r = await s.environments.create(req.principal!.orgId, { name, description });
+      if (r.ok) return reply.redirect('/environments', 303);
+      errors.name = `An environment named "${r.name}" already exists.`;
+    }
+    return send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId), { name, description, errors }), 422);
+  });
+
+  app.post('/environments/:environment_id/delete', {
+    schema: { tags: ['pages'], summary: 'Delete-environment form (with everything stored in it)', security: session, params: EnvParams, querystring: NoQuery, body: EmptyForm, response: See('/environments') },
+    config: { auth: write('environments', envId) },
+  }, async (req, reply) => {
+    const removed = await s.environments.remove(req.principal!.orgId, idOf(req.params.environment_id));
+    if (!removed) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: req.params.environment_id } });
+    return reply.redirect('/environments', 303);
+  });
+
+  async function environmentPage(req: FastifyRequest, raw: string) {
+    const env = await environment(req, raw);
+    const r = await s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page: 1, perPage: 200, options: DEFAULT_OPTIONS });
+    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)) };
+  }
+
+  app.get('/environments/:environment_id', {
+    schema: { tags: ['pages'], summary: 'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), add and remove assets', security: session, params: EnvParams, querystring: NoQuery, response: { 200: Html('The environment') } },
+    config: { auth: read('environments', envId) },
+  }, async (req, reply) => {
+    const p = await environmentPage(req, req.params.environment_id);
+    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total));
+  });
+
+  app.get('/environments/:environment_id/export.csv', {
+    schema: {
+      tags: ['pages'], summary: 'The environment\'s assets and their CVEs as CSV (one row per asset and CVE; an asset without any CVE once)', security: session, params: EnvParams, querystring: NoQuery,
+      produces: ['text/csv'], response: { 200: { description: 'CSV', content: { 'text/csv': { schema: Type.String() } } } },
+    },
+    config: { auth: read('environments', envId) },
+  }, async (req, reply) => {
+    const env = await environment(req, req.params.environment_id);
+    const cell = (v: string | number | boolean | null) => {
+      const t = v === null ? '' : String(v);
+      // A leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe.
+      const safe = /^[=+\-@\t\r]/.test(t) ? `'${t}` : t;
+      return /[",\n\r]/.test(safe) || safe !== t ? `"${safe.replace(/"/g, '""')}"` : safe;
+    };
+    const lines = ['asset_id,vendor,product,version,cve_id,status,reason,fixed_version,known_exploited,severity'];
+    for (let page = 1; ; page++) {
+      const r = await s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
+      for (let i = 0; i < r.count; i++) {
+        const a = r.answer(i);
+        const base = [a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version];
+        if (!a.listed.length) lines.push([...base, null, null, null, null, null, null].map(cell).join(','));
+        for (const d of a.listed) lines.push([...base, d.cve_id, d.v.status, d.v.reason, d.v.fixed_version, d.card.kev_flagged, d.card.severity].map(cell).join(','));
+      }
+      if (page * 500 >= r.total) break;
+    }
+    return reply.type('text/csv; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Disposition', `attachment; filename="environment-${env.id}.csv"`).send(`${lines.join('\r\n')}\r\n`);
+  });
+
+  app.post('/environments/:environment_id/assets', {
+    schema: {
+      tags: ['pages'], summary: 'Add-asset form: the asset is correlated and stored in the environment (POST /api/v1/assets/correlate-cves with environment_id); bad input: the form again with the field\'s message (422), nothing stored', security: session, params: EnvParams, querystring: NoQuery,
+      body: Type.Object({ ...Csrf, asset_id: Type.String({ maxLength: 1000 }), vendor: Type.String({ maxLength: 1000 }), product: Type.String({ maxLength: 1000 }), version: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false, examples: [{ asset_id: 'page-plc-1', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: '2.9' }] }),
+      response: { ...See('the environment'), 422: Html('The form again, with the reason') },
+    },
+    config: { auth: write('environments', envId) },
+  }, async (req, reply) => {
+    const env = await environment(req, req.params.environment_id);
+    const { asset_id, vendor, product, version = '' } = req.body;
+    const errors: Record<string, string> = {};
+    let refused = false;
+    try {
+      const r = await s.assets.correlate({ principal: req.principal!, requestId: req.id, assets: [{ asset_id: asset_id.trim(), vendor, product, version }], environmentId: env.id, options: DEFAULT_OPTIONS });
+      for (const x of r.rejected) {
+        refused = true;
+        for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
+      }
+    } catch (e) {
+      // The service refuses the whole request for an asset it cannot read (the same 422 as the API): its fields.
+      if (!(e instanceof ApiError) || e.entry.status !== 422) throw e;
+      refused = true;
+      // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
+      const rejected = (e.opts.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
+      for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
+      if (!Object.keys(errors).length) errors.asset = e.message;
+    }
+    if (refused) {
+      if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
+      const p = await environmentPage(req, req.params.environment_id);
+      return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, { asset_id, vendor, product, version, errors }), 422);
+    }
+    return reply.redirect(`/environments/${env.id}`, 303);
+  });
+
+  app.post('/assets/:asset_id/delete', {
+    schema: {
+      tags: ['pages'], summary: 'Remove-asset form (DELETE /api/v1/assets/{asset_id} with environment_id): back to the environment', security: session,
+      params: Type.Object({ asset_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      querystring: Type.Object({ environment_id: Type.Optional(EnvParams.properties.environment_id) }, { additionalProperties: false }), body: EmptyForm, response: See('the environment'),
+    },
+    config: { auth: write('windows_results', [{ in: 'query', name: 'environment_id', foreign: 'environment_not_found' }, { in: 'params', name: 'asset_id', foreign: 'asset_not_found' }]) },
+  }, async (req, reply) => {
+    // Without environment_id: the Windows hosts stored without one (as DELETE /api/v1/assets/{asset_id}).
+    const id = req.query.environment_id === undefined ? null : idOf(req.query.environment_id);
+    const r = await s.environments.removeAsset(req.principal!.orgId, id, req.params.asset_id);
+    if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: req.query.environment_id } });
+    if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: id } });
+    return reply.redirect(id === null ? '/environments' : `/environments/${id}`, 303);
+  });
+
+  // CVE explorer ---------------------------------------------------------------------------------------------------
+  // The query of GET /api/v1/cves, each field also allowed blank (a GET form sends every field): blanks are dropped and
+  // the rest goes to the same service call as the API, so the filters, the sort and the tier's paging caps are the API's.
+  const ExplorerQuery = Type.Object(Object.fromEntries(Object.entries(CveListQuery.properties).filter(([k]) => k !== 'ranked')
+    .map(([k, sch]) => [k, Type.Optional(Type.Union([Type.Literal(''), sch as TSchema]))])), { additionalProperties: false });
+  app.get('/cves', {
+    schema: { tags: ['pages'], summary: 'CVE explorer: the filters of GET /api/v1/cves (spec §4.1) as a form whose URL holds the query; cards link to the CVE page; one click watches the vendor', security: session, querystring: ExplorerQuery, response: { 200: Html('The explorer') } },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: false } },
+  }, async (req, reply) => {
+    const raw = req.query as Record<string, string | number | boolean>;
+    const q = Object.fromEntries(Object.entries(raw).filter(([, x]) => x !== ''));
+    const shown = Object.fromEntries(Object.entries(q).map(([k, x]) => [k, String(x)]));
+    const result = await s.cves.list(readerOf(req), q);
+    const link = (n: number) => `/cves?${new URLSearchParams({ ...shown, page: String(n) }).toString()}`;
+    return send(reply, renderExplorer(viewer(req), shown, result, link, req.url.length <= 2000 ? req.url : '/cves'));
+  });
+
+  // Alerts ---------------------------------------------------------------------------------------------------------
+  const PRIORITY = Type.Union([Type.Literal(''), Type.Literal('PATCH NOW'), Type.Literal('PATCH NEXT'), Type.Literal('MONITOR'), Type.Literal('IGNORE')]);
+  const MATCH = Type.Union(['', 'vendor', 'product', 'protocol', 'cve', 'environment'].map((x) => Type.Literal(x)));
+  app.get('/alerts', {
+    schema: {
+      tags: ['pages'], summary: 'Alerts inbox: the organization\'s alerts, newest first, filtered by priority, what matched and age (GET /api/v1/alerts)', security: session,
+      querystring: Type.Object({
+        priority: Type.Optional(PRIORITY), match_type: Type.Optional(MATCH),
+        since_days: Type.Optional(Type.Union(['', '1', '7', '30', '90'].map((x) => Type.Literal(x)))),
+        page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+      }, { additionalProperties: false }),
+      response: { 200: Html('The alerts') },
+    },
+    config: { auth: read('alerts') },
+  }, async (req, reply) => {
+    const q = req.query;
+    const page = q.page ?? 1;
+    const since = q.since_days ? new Date(app.deps.clock.now().getTime() - Number(q.since_days) * 86_400_000).toISOString() : undefined;
+    const r = await s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, {
+      page, per_page: 50, ...(q.priority ? { sage_priority: q.priority } : {}), ...(q.match_type ? { match_type: q.match_type } : {}), ...(since ? { since } : {}),
+    });
+    const qs = (n: number) => {
+      const u = new URLSearchParams();
+      for (const [k, v] of [['priority', q.priority], ['match_type', q.match_type], ['since_days', q.since_days]] as const) if (v) u.set(k, v);
+      u.set('page', String(n));
+      return `/alerts?${u.toString()}`;
+    };
+    return send(reply, renderAlerts(viewer(req), r.items, r.total, r.page, Math.ceil(r.total / r.perPage), { priority: q.priority, match_type: q.match_type, since_days: q.since_days }, qs));
+  });
+
+  // Watchlist ------------------------------------------------------------------------------------------------------
+  const watchlistPage = async (req: FastifyRequest) => (await s.watchlists.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { page: 1, per_page: 100 })).items;
+  app.get('/watchlist', {
+    schema: { tags: ['pages'], summary: 'Watchlist: vendors, products, protocols and CVEs watched; add and remove', security: session, querystring: NoQuery, response: { 200: Html('The watchlist') } },
+    config: { auth: read('watchlist') },
+  }, async (req, reply) => send(reply, renderWatchlist(viewer(req), await watchlistPage(req))));
+
+  app.post('/watchlist', {
+    schema: {
+      tags: ['pages'], summary: 'Watch form (POST /api/v1/watchlist): back to the watchlist, or to where the form was (`back`); an id the catalog does not hold: the form again with the message (422)', security: session, querystring: NoQuery,
+      body: Type.Object({ ...Csrf, entity_type: Type.Union(WATCH_ENTITY_TYPES.map((t) => Type.Literal(t))), entity_id: Type.String({ maxLength: 300 }), back: Type.Optional(Type.String({ maxLength: 2000, pattern: '^/[a-z]' })) }, { additionalProperties: false, examples: [{ entity_type: 'protocol', entity_id: 'bacnet' }] }),
+      response: { ...See('/watchlist'), 422: Html('The form again, with the reason') },
+    },
+    config: { auth: write('watchlist') },
+  }, async (req, reply) => {
+    const b = req.body;
+    const r = b.entity_id.trim() ? await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }) : null;
+    if (r?.ok || r?.reason === 'already_watching') return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);
+    const message = r === null ? 'Enter what to watch.' : r.reason === 'limit_reached' ? `A watchlist holds at most ${r.max} entries.` : r.message;
+    return send(reply, renderWatchlist(viewer(req), await watchlistPage(req), { entity_type: b.entity_type, entity_id: b.entity_id, errors: { entity_id: message } }), 422);
+  });
+
+  app.post('/watchlist/:entry_id/delete', {
+    schema: { tags: ['pages'], summary: 'Stop-watching form', security: session, params: Type.Object({ entry_id: Type.String({ pattern: '^[0-9]{1,15}$' }) }), querystring: NoQuery, body: EmptyForm, response: See('/watchlist') },
+    config: { auth: write('watchlist', [{ in: 'params', name: 'entry_id', foreign: 'watchlist_entry_not_found' }]) },
+  }, async (req, reply) => {
+    const removed = await s.watchlists.remove(req.principal!.orgId, Number(req.params.entry_id));
+    if (!removed) throw new ApiError('NOT_FOUND', { message: 'No such watchlist entry in your organization', detail: { error: 'watchlist_entry_not_found', entry_id: req.params.entry_id } });
+    return reply.redirect('/watchlist', 303);
+  });
+
+  // Webhooks -------------------------------------------------------------------------------------------------------
+  const notFound = (message: string) => new ApiError('NOT_FOUND', { message, detail: { error: 'not_found' } });
+  const upgrade = (message: string) => new ApiError('UPGRADE_REQUIRED', { message });
+  async function webhooksPage(req: FastifyRequest, reply: FastifyReply, state: WebhooksPageState = {}, status = 200) {
+    const r = await s.webhooks.list(actor(req));
+    if (!r.ok) throw upgrade(r.message);
+    return send(reply, renderWebhooks(viewer(req), r.webhooks, state), status);
+  }
+
+  app.get('/webhooks', {
+    schema: {
+      tags: ['pages'], summary: 'Webhooks: list, create (the secret shown once), edit, delete, test delivery, rotate, re-enable, recent deliveries (?id=)', security: session,
+      querystring: Type.Object({ id: Type.Optional(IdParams.properties.id) }, { additionalProperties: false }), response: { 200: Html('The webhooks') },
+    },
+    config: { auth: read('webhooks', [{ in: 'query', name: 'id', foreign: 'not_found' }]) },
+  }, async (req, reply) => {
+    let deliveries: WebhooksPageState['deliveries'];
+    if (req.query.id !== undefined) {
+      const d = await s.webhooks.deliveries(actor(req), idOf(req.query.id), 1, 20);
+      if (!d.ok) throw d.error === 'not_found' ? notFound(d.message) : upgrade(d.message);
+      deliveries = { webhookId: idOf(req.query.id), items: d.deliveries };
+    }
+    return webhooksPage(req, reply, { deliveries });
+  });
+
+  app.post('/webhooks', {
+    schema: {
+      tags: ['pages'], summary: 'Create-webhook form: the page with the signing secret shown once (201); bad input: the form again with the field\'s message (422)', security: session, querystring: NoQuery,
+      body: Type.Object({ ...Csrf, label: Type.String({ maxLength: 1000 }), url: Type.String({ maxLength: 4000 }) }, { additionalProperties: false, examples: [{ label: 'Page hook', url: 'https://hooks.example.com/page' }] }),
+      response: { 201: Html('The webhooks with the new secret'), 422: Html('The form again, with the reason') },
+    },
+    config: { auth: write('webhooks') },
+  }, async (req, reply) => {
+    const { label, url } = req.body;
+    const errors: Record<string, string> = {};
+    if (!label.trim()) errors.label = 'Enter a label.';
+    else if (label.trim().length > 100) errors.label = 'A label has at most 100 characters.';
+    else if (!nameRe.test(label)) errors.label = NAME_TEXT_MESSAGE;
+    if (!url.trim()) errors.url = 'Enter the URL to deliver to.';
+    if (!Object.keys(errors).length) {
+      const r = await s.webhooks.create(actor(req), { label, url: url.trim() });
+      if (r.ok) return webhooksPage(req, reply, { secret: { webhookId: r.webhook.id, secret: r.secret }, notice: `Webhook ${r.webhook.label} created.` }, 201);
+      if (r.error !== 'invalid_url') throw r.error === 'upgrade_required' ? upgrade(r.message) : notFound(r.message);
+      errors.url = r.message;
+    }
+    return webhooksPage(req, reply, { label, url, errors }, 422);
+  });
+
+  app.post('/webhooks/:id/edit', {
+    schema: {
+      tags: ['pages'], summary: 'Edit-webhook form (label and URL); a URL refused: the page with the reason (422)', security: session, params: IdParams, querystring: NoQuery,
+      body: Type.Object({ ...Csrf, label: Type.String({ maxLength: 1000 }), url: Type.String({ maxLength: 4000 }) }, { additionalProperties: false, examples: [{ label: 'Page hook renamed', url: 'https://hooks.example.com/page-2' }] }),
+      response: { ...See('/webhooks'), 422: Html('The page with the reason') },
+    },
+    config: { auth: write('webhooks', hookId) },
+  }, async (req, reply) => {
+    const { label, url } = req.body;
+    if (!label.trim() || label.trim().length > 100 || !nameRe.test(label)) {
+      if (!(await s.webhooks.get(actor(req), idOf(req.params.id))).ok) throw notFound('No such webhook in your organization');
+      return webhooksPage(req, reply, { errors: { label: 'A label is 1 to 100 characters.' }, notice: 'Not saved: the label is not valid (1 to 100 characters).' }, 422);
+    }
+    const r = await s.webhooks.update(actor(req), idOf(req.params.id), { label, url: url.trim() });
+    if (r.ok) return reply.redirect('/webhooks', 303);
+    if (r.error === 'invalid_url') return webhooksPage(req, reply, { notice: `Not saved: ${r.message}` }, 422);
+    throw r.error === 'not_found' ? notFound(r.message) : upgrade(r.message);
+  });
+
+  for (const action of ['enable', 'rotate', 'test', 'delete'] as const) {
+    app.post(`/webhooks/:id/${action}`, {
+      schema: {
+        tags: ['pages'], security: session, params: IdParams, querystring: NoQuery, body: EmptyForm,
+        summary: { enable: 'Re-enable form of a disabled webhook (POST /api/v1/webhooks/{id}/enable)', rotate: 'Rotate-secret form: the page with the new secret shown once', test: 'Test-delivery form: the page with the outcome', delete: 'Delete-webhook form' }[action],
+        response: action === 'enable' || action === 'delete' ? See('/webhooks') : { 200: Html('The webhooks page with the outcome') },
+      },
+      config: { auth: write('webhooks', hookId) },
+    }, async (req, reply) => {
+      const id = idOf(req.params.id);
+      const a = actor(req);
+      const refused = (r: WebhookRefusal) => (r.error === 'upgrade_required' ? upgrade(r.message) : notFound(r.message));
+      if (action === 'rotate') {
+        const r = await s.webhooks.rotateSecret(a, id);
+        if (!r.ok) throw refused(r);
+        return webhooksPage(req, reply, { secret: { webhookId: id, secret: r.secret }, notice: 'The secret was rotated: the old one no longer signs.' });
+      }
+      if (action === 'test') {
+        const r = await s.webhooks.test(a, id);
+        if (!r.ok) throw refused(r);
+        return webhooksPage(req, reply, { test: { webhookId: id, result: r.delivery } });
+      }
+      const r = action === 'enable' ? await s.webhooks.enable(a, id) : await s.webhooks.remove(a, id);
+      if (!r.ok) throw refused(r);
+      return reply.redirect('/webhooks', 303);
+    });
+  }
+};
+export default webPages;

@@ -1,0 +1,247 @@
+// The signed-in web app over HTTP (docs/web.md): the layout and its static files, the overview's numbers against
+// the API's, environments and assets, alerts, watchlist and webhooks through their forms (CSRF token from the page),
+// bad input answered with the form and the field's message and nothing stored, and a viewer who sees no form that
+// changes anything and is refused when posting one. Real fixtures (test/fixtures/PROVENANCE.md): Siemens' ICSA-24-284-01
+// (CVE-2024-46886, the SIMATIC Drive Controller, fixed in V3.1.4).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { testApp, seedOrg, seedSession, type TestApp } from '../helpers/app.ts';
+import { importPaths } from '../../src/ingest/pipeline.ts';
+import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
+import { createMember } from '../../src/store/identity.ts';
+import { sagePriority } from '../../src/domain/alerts.ts';
+
+const DRIVE = 'SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)';
+const quiet = { log: { info() {}, warn() {} } };
+let t: TestApp;
+let o: Awaited<ReturnType<typeof seedOrg>>;
+let owner: { cookie: string };
+let viewer: { cookie: string };
+let origin: string;
+
+before(async () => {
+  t = await testApp({ now: '2026-07-10T12:00:00Z', env: { VULNINTEL_WEBHOOK_EGRESS_ALLOW: 'hooks.example.com' } });
+  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES])], quiet);
+  o = await seedOrg(t.store, { tier: 'professional' });
+  const s = await seedSession(t.store, o.orgId, o.memberId);
+  owner = { cookie: s.cookie };
+  const v = await createMember(t.store.db, o.orgId, `viewer@${o.orgId}.example.test`, 'viewer', 'Vera Viewer');
+  viewer = { cookie: (await seedSession(t.store, o.orgId, v.id)).cookie };
+  origin = new URL(t.config.publicUrl).origin;
+});
+after(async () => { await t.close(); });
+
+const html = { accept: 'text/html' };
+const get = (url: string, who = owner) => t.app.inject({ method: 'GET', url, headers: { ...who, ...html } });
+/** The CSRF token as the page carries it in its forms. */
+const csrfOf = (body: string) => /name="_csrf" value="([0-9a-f]+)"/.exec(body)![1];
+async function post(url: string, form: Record<string, string>, who = owner, from = '/overview') {
+  const page = await get(from, who);
+  const payload = new URLSearchParams({ _csrf: csrfOf(page.body), ...form }).toString();
+  return t.app.inject({ method: 'POST', url, headers: { ...who, ...html, origin, 'content-type': 'application/x-www-form-urlencoded' }, payload });
+}
+const text = (body: string) => body.replace(/<[^>]+>/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/\s+/g, ' ');
+
+test('every page has the one layout: navigation, our stylesheet and htmx from /static/ (immutable), a CSP with nothing inline and no other origin', async () => {
+  for (const url of ['/overview', '/environments', '/alerts', '/watchlist', '/webhooks', '/account', '/account/notifications', '/training']) {
+    const r = await get(url);
+    assert.equal(r.statusCode, 200, `${url}: ${r.body.slice(0, 300)}`);
+    const csp = String(r.headers['content-security-policy']);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self';/);
+    assert.match(csp, /style-src 'self';/);
+    assert.doesNotMatch(csp, /unsafe-inline|https?:/);
+    assert.doesNotMatch(r.body, /<style|\sstyle="|<script>|<script(?! src="\/static\/)|\son[a-z]+="/, `${url}: nothing inline`);
+    assert.match(r.body, /<nav aria-label="Main">/);
+    assert.match(r.body, new RegExp(`<a href="${url === '/account/notifications' ? '/account' : url}" aria-current="page">`), url);
+  }
+  const page = (await get('/overview')).body;
+  const css = /href="(\/static\/app\.[0-9a-f]{12}\.css)"/.exec(page)![1];
+  const js = /src="(\/static\/htmx\.[0-9a-f]{12}\.js)"/.exec(page)![1];
+  const c = await t.app.inject({ method: 'GET', url: css });
+  assert.equal(c.statusCode, 200);
+  assert.equal(c.headers['cache-control'], 'public, max-age=31536000, immutable');
+  assert.match(String(c.headers['content-type']), /^text\/css/);
+  assert.match(c.body, /header\.top/);
+  const j = await t.app.inject({ method: 'GET', url: js, headers: { 'accept-encoding': 'gzip' } });
+  assert.equal(j.headers['content-encoding'], 'gzip');
+  assert.match(gunzipSync(j.rawPayload).toString(), /htmx/);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/static/app.000000000000.css' })).statusCode, 404);
+});
+
+test('a page without a session goes to sign-in with the page to come back to', async () => {
+  const r = await t.app.inject({ method: 'GET', url: '/overview', headers: html });
+  assert.equal(r.statusCode, 303);
+  assert.equal(r.headers.location, '/login?next=%2Foverview');
+});
+
+test('environments: create (bad input: the form with the message, nothing stored), add assets, their CVEs, export CSV, the overview agrees with the API', async () => {
+  const bad = await post('/environments', { name: '   ', description: 'x' });
+  assert.equal(bad.statusCode, 422);
+  assert.match(text(bad.body), /Enter a name\./);
+  assert.match(bad.body, /aria-invalid="true"/);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data.length, 0, 'nothing stored');
+
+  const made = await post('/environments', { name: 'Drives <hall>', description: 'Line A' });
+  assert.equal(made.statusCode, 303);
+  assert.equal(made.headers.location, '/environments');
+  const envs = (await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data;
+  assert.equal(envs.length, 1);
+  const env = envs[0].id as number;
+  const list = await get('/environments');
+  assert.match(list.body, /Drives &lt;hall>/, 'escaped');
+  assert.match(list.body, new RegExp(`href="/environments/${env}"`));
+  const dup = await post('/environments', { name: 'Drives <hall>' });
+  assert.equal(dup.statusCode, 422);
+  assert.match(text(dup.body), /An environment named "Drives <hall>" already exists/);
+
+  const badAsset = await post(`/environments/${env}/assets`, { asset_id: 'drive-x', vendor: '', product: DRIVE, version: 'V3.1.3' });
+  assert.equal(badAsset.statusCode, 422, badAsset.body.slice(0, 300));
+  assert.match(badAsset.body, /class="field-error" id="vendor-error"/);
+  for (const [id, version] of [['drive-a', 'V3.1.3'], ['drive-b', 'V3.1.4']]) {
+    const r = await post(`/environments/${env}/assets`, { asset_id: id, vendor: 'Siemens', product: DRIVE, version });
+    assert.equal(r.statusCode, 303, r.body.slice(0, 300));
+  }
+  const page = await get(`/environments/${env}`);
+  assert.equal(page.statusCode, 200);
+  const drive = page.body.slice(page.body.indexOf('id="asset-drive-a"'), page.body.indexOf('id="asset-drive-b"'));
+  assert.match(text(drive), /CVE-2024-46886 .* affected .* V3\.1\.4/);
+  assert.doesNotMatch(page.body.slice(page.body.indexOf('id="asset-drive-b"')), /CVE-2024-46886/, 'the fixed version is not affected');
+  assert.match(page.body, /href="\/cve\/CVE-2024-46886"/);
+
+  const csv = await get(`/environments/${env}/export.csv`);
+  assert.match(String(csv.headers['content-type']), /^text\/csv/);
+  const rows = csv.body.trim().split('\r\n');
+  assert.equal(rows[0], 'asset_id,vendor,product,version,cve_id,status,reason,fixed_version,known_exploited,severity');
+  assert.ok(rows.some((r) => r.startsWith(`drive-a,Siemens,${DRIVE},V3.1.3,CVE-2024-46886,affected,`)), rows.join('\n'));
+  assert.ok(rows.some((r) => r.startsWith(`drive-b,Siemens,${DRIVE},V3.1.4,,`)), 'an asset without a CVE once');
+
+  // The overview's numbers are the API's: the affected CVEs of GET /api/v1/assets/results, by the alert run's priority rule.
+  const api = (await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${env}`, headers: o.auth })).json().data;
+  const affected = new Map<string, any>();
+  for (const a of api.assets) for (const c of a.cves) if (c.status === 'affected') affected.set(c.cve_id, c);
+  assert.ok(affected.size >= 1);
+  const expected: Record<string, number> = { 'PATCH NOW': 0, 'PATCH NEXT': 0, MONITOR: 0, IGNORE: 0 };
+  for (const c of affected.values()) {
+    expected[sagePriority({ kev: c.known_exploited, exploit_maturity: c.exploit_maturity, bcs: c.bcs_score, cvss: c.cvss.score, epss_percentile: c.epss.percentile, patch_available: c.fixed_version !== null, asset_match: true })]++;
+  }
+  const ov = (await get('/overview')).body;
+  const card = ov.slice(ov.indexOf(`id="env-${env}"`), ov.indexOf('</section>', ov.indexOf(`id="env-${env}"`)));
+  for (const p of ['PATCH NOW', 'PATCH NEXT', 'MONITOR']) assert.match(card, new RegExp(`data-priority="${p}">${expected[p]}<`), p);
+  assert.match(card, new RegExp(`data-kev(="true")?>${[...affected.values()].filter((c) => c.known_exploited).length}<`));
+  assert.match(text(card), /2 assets/);
+  assert.match(text(card), /drive-a .* 1 affected/);
+  // The charts: SVG with their text alternative.
+  assert.match(ov, /<figure class="chart" id="chart-priority">/);
+  assert.match(ov, /<svg role="img" aria-labelledby="chart-priority-t chart-priority-d"/);
+  assert.match(text(ov), new RegExp(`Open CVEs by vendor: the numbers Label Value Siemens ${affected.size}`));
+
+  // Remove an asset, then the environment.
+  const rm = await post(`/assets/drive-b/delete?environment_id=${env}`, {});
+  assert.equal(rm.statusCode, 303);
+  assert.doesNotMatch((await get(`/environments/${env}`)).body, /id="asset-drive-b"/);
+  const del = await post(`/environments/${env}/delete`, {});
+  assert.equal(del.statusCode, 303);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data.length, 0);
+});
+
+test('watchlist: watch (an unknown id: the form with the message, nothing stored), list, stop watching', async () => {
+  const bad = await post('/watchlist', { entity_type: 'protocol', entity_id: 'no-such-protocol' });
+  assert.equal(bad.statusCode, 422);
+  assert.match(bad.body, /id="entity_id-error"/);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/watchlist', headers: o.auth })).json().data.length, 0);
+  const ok = await post('/watchlist', { entity_type: 'protocol', entity_id: 'modbus' });
+  assert.equal(ok.statusCode, 303);
+  const page = await get('/watchlist');
+  assert.match(text(page.body), /protocol Modbus/i);
+  const entry = (await t.app.inject({ method: 'GET', url: '/api/v1/watchlist', headers: o.auth })).json().data[0];
+  assert.equal((await post(`/watchlist/${entry.id}/delete`, {})).statusCode, 303);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/watchlist', headers: o.auth })).json().data.length, 0);
+});
+
+test('webhooks: create shows the secret once, a refused URL shows the form with the message, test delivery outcome, rotate, re-enable a disabled one, delete; the overview flags it', async () => {
+  const bad = await post('/webhooks', { label: 'Not a URL', url: 'hooks dot example' });
+  assert.equal(bad.statusCode, 422);
+  assert.match(bad.body, /id="url-error"/);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: o.auth })).json().data.length, 0);
+  const made = await post('/webhooks', { label: 'SOC', url: 'https://hooks.example.com/soc' });
+  assert.equal(made.statusCode, 201);
+  const secret = /id="webhook-secret">([^<]+)</.exec(made.body)![1];
+  assert.ok(secret.length >= 24);
+  assert.ok(!(await get('/webhooks')).body.includes(secret), 'shown once');
+  const hook = (await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: o.auth })).json().data[0];
+
+  // Disabled after failures (as the delivery does it): flagged on the overview, re-enabled from the page.
+  await t.store.db.updateTable('webhooks').set({ enabled: false, consecutive_failures: 5, disabled_reason: 'consecutive_failures', disabled_at: new Date() }).where('id', '=', hook.id).execute();
+  const ov = await get('/overview');
+  assert.match(text(ov.body), /Webhook SOC is disabled after 5 failed deliveries/);
+  assert.match((await get('/webhooks')).body, new RegExp(`action="/webhooks/${hook.id}/enable"`));
+  assert.equal((await post(`/webhooks/${hook.id}/enable`, {})).statusCode, 303);
+  assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${hook.id}`, headers: o.auth })).json().data.status, 'active');
+  assert.doesNotMatch(text((await get('/overview')).body), /is disabled after/);
+
+  const rotated = await post(`/webhooks/${hook.id}/rotate`, {});
+  assert.equal(rotated.statusCode, 200);
+  const secret2 = /id="webhook-secret">([^<]+)</.exec(rotated.body)![1];
+  assert.notEqual(secret2, secret);
+
+  const edited = await post(`/webhooks/${hook.id}/edit`, { label: 'SOC desk', url: 'https://hooks.example.com/soc-2' });
+  assert.equal(edited.statusCode, 303);
+  assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${hook.id}`, headers: o.auth })).json().data.label, 'SOC desk');
+
+  // hooks.example.com does not resolve in tests: the outcome shown is the failure the service reports.
+  const tested = await post(`/webhooks/${hook.id}/test`, {});
+  assert.equal(tested.statusCode, 200);
+  assert.match(text(tested.body), /Test delivery: failed/);
+  const deliveries = await get(`/webhooks?id=${hook.id}`);
+  assert.match(text(deliveries.body), /webhook\.test|test/);
+  assert.equal((await post(`/webhooks/${hook.id}/delete`, {})).statusCode, 303);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: o.auth })).json().data.length, 0);
+});
+
+test('alerts inbox: filters in the URL, links to the CVE', async () => {
+  const run = await t.store.db.insertInto('alert_runs').values({ from_seq: 0, to_seq: 0, status: 'completed', trigger: 'cli' } as never).returning('id').executeTakeFirstOrThrow();
+  for (const [cve, p] of [['CVE-2024-46886', 'PATCH NEXT'], ['CVE-2024-0001', 'MONITOR']]) {
+    await t.store.db.insertInto('alerts').values({ org_id: o.orgId, run_id: run.id, cve_id: cve, sage_priority: p, reasons: ['new CVE'], change_kinds: ['new_cve'], match_type: 'vendor', match_name: 'Siemens', payload: '{}' } as never).execute();
+  }
+  const all = await get('/alerts');
+  assert.match(text(all.body), /2 alerts/);
+  const next = await get('/alerts?priority=PATCH+NEXT');
+  assert.match(text(next.body), /1 alerts/);
+  assert.match(next.body, /href="\/cve\/CVE-2024-46886"/);
+  assert.doesNotMatch(next.body, /CVE-2024-0001/);
+  assert.match(next.body, /<option value="PATCH NEXT" selected>/);
+  assert.equal((await get('/alerts?priority=nonsense')).statusCode, 422);
+});
+
+test('a viewer sees every page without the forms that change things, and is refused when posting one', async () => {
+  for (const url of ['/environments', '/watchlist', '/webhooks']) {
+    const r = await get(url, viewer);
+    assert.equal(r.statusCode, 200);
+    assert.doesNotMatch(r.body, /action="\/(environments|watchlist|webhooks)"/, url);
+  }
+  const r = await post('/environments', { name: 'Viewer plant' }, viewer);
+  assert.equal(r.statusCode, 403);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data.some((e: any) => e.name === 'Viewer plant'), false);
+  // A form without the page's CSRF token is refused.
+  const noCsrf = await t.app.inject({ method: 'POST', url: '/environments', headers: { cookie: owner.cookie.replace(/; vi_csrf=.*/, ''), origin, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=No+token' });
+  assert.equal(noCsrf.statusCode, 403);
+});
+
+test('CVE explorer: the §4.1 filters as a GET form (blank fields ignored, the URL holds the query), cards link to the CVE page, one click watches the vendor', async () => {
+  const r = await get('/cves?q=&vendor=Siemens&severity=&kev=&sort_by=');
+  assert.equal(r.statusCode, 200, r.body.slice(0, 400));
+  const api = (await t.app.inject({ method: 'GET', url: '/api/v1/cves?vendor=Siemens', headers: o.auth })).json();
+  assert.match(text(r.body), new RegExp(` ${api.pagination.total} CVEs `), 'the API\'s total');
+  assert.ok(api.data.length > 0);
+  for (const c of api.data) assert.match(r.body, new RegExp(`href="/cve/${c.cve_id}"`));
+  assert.match(r.body, /<input name="vendor" value="Siemens"/, 'the form shows the query');
+  assert.equal((await get('/cves?cvss_min=eleven')).statusCode, 422);
+  // Watch the vendor from a card: back to the same view.
+  const back = '/cves?vendor=Siemens';
+  const w = await post('/watchlist', { entity_type: 'vendor', entity_id: 'siemens', back }, owner, back);
+  assert.equal(w.statusCode, 303);
+  assert.equal(w.headers.location, back);
+  assert.ok((await t.app.inject({ method: 'GET', url: '/api/v1/watchlist', headers: o.auth })).json().data.some((e: any) => e.entity_type === 'vendor' && e.entity_id === 'siemens'));
+});
