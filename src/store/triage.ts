@@ -265,3 +265,15 @@ export async function flagForReview(trx: Tx, flags: readonly { org_id: number; e
 }
 
 export type { Justification };
+
+export interface RunDecision { org_id: number; environment_id: number; environment: string; cve_id: string; status: DecisionStatus; asset_ids: string[]; review_reasons: string[]; updated_at: Date }
+
+/** Every active organization's decisions on the given CVEs, with their environment's name (the alert run). */
+export async function decisionsForCves(db: Conn, ids: readonly string[]): Promise<RunDecision[]> {
+  if (!ids.length) return [];
+  const r = await sql<RunDecision>`SELECT d.org_id::float8 AS org_id, d.environment_id::float8 AS environment_id, e.name AS environment, d.cve_id, d.status,
+      d.asset_ids, d.review_reasons, d.updated_at
+    FROM triage_decisions d JOIN environments e ON e.id = d.environment_id JOIN organizations o ON o.id = d.org_id AND o.status = 'active'
+    WHERE d.cve_id = ANY(${ids}::text[])`.execute(db);
+  return r.rows;
+}
