@@ -20,6 +20,7 @@ import { createFeedService, type FeedService } from './feeds.ts';
 import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
 import { createTriageService, type TriageService } from './triage.ts';
+import { createVexService, type VexService } from './vex.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -58,6 +59,8 @@ export interface Services {
   alerts: AlertService;
   /** Triage decisions per environment and CVE, their history, bulk and VEX (docs/triage.md, docs/vex.md). */
   triage: TriageService;
+  /** VEX export of an environment's decisions (docs/vex.md). */
+  vex: VexService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -99,6 +102,7 @@ export function buildServices(deps: ServiceDeps): Services {
     changes: createChangeService(deps.store.db),
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     triage: createTriageService(deps.store.db),
+    vex: createVexService(deps.store.db, deps.config.publicUrl),
     async close() {
       mailer.close();
       await cves.close();
