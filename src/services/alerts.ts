@@ -13,6 +13,8 @@ import { assetHits, buildAssetIndex, familyNames, type AssetHit, type AssetIndex
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { namedProducts } from '../store/ranges.ts';
+import { decisionsForCves, flagForReview, type RunDecision } from '../store/triage.ts';
+import { coversAsset, reviewReason } from '../domain/triage.ts';
 import {
   alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlertOrgs, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
@@ -53,6 +55,10 @@ export interface AlertRunOptions {
 /** Code-unit order: stable across locales and much cheaper than localeCompare in the run's inner loop. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+type ReviewFlag = { org_id: number; environment_id: number; cve_id: string; reasons: string[] };
+/** Who flags a decision "review again" in its history. */
+const REVIEW_ACTOR = { member: null, key: null, label: 'alert run' };
+
 const NO_PRODUCTS: Awaited<ReturnType<typeof cveProducts>> = { ranges: [], msrc: [] };
 
 /** Host verdicts need no corpus signals (they order results, they do not decide them). */
@@ -86,11 +92,12 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
    * Matches one chunk of the window's CVEs (reads on the run's connection) and returns what to store: one row per
    * (organization, CVE) and one row per alerted CVE with the fields every organization shares.
    */
-  async function matchChunk(conn: Db, run: RunRow, ids: string[], assetIndex: Promise<AssetIndex>, evaluator: ReturnType<typeof hostEvaluator>): Promise<{ cves: AlertCveInsert[]; rows: AlertInsert[] }> {
-    const [changes, facts, hits, [assets, products]] = await Promise.all([
+  async function matchChunk(conn: Db, run: RunRow, ids: string[], assetIndex: Promise<AssetIndex>, evaluator: ReturnType<typeof hostEvaluator>): Promise<{ cves: AlertCveInsert[]; rows: AlertInsert[]; flags: ReviewFlag[] }> {
+    const [changes, facts, hits, [assets, products], decisions] = await Promise.all([
       windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids),
       // The ranges and Microsoft CVEs are read only when some organization has environment assets.
       assetIndex.then(async (a) => [a, a.assets + a.hosts ? await cveProducts(conn, ids) : NO_PRODUCTS] as const),
+      decisionsForCves(conn, ids),
     ]);
     const byCve = new Map<string, typeof changes>();
     for (const c of changes) {
@@ -111,6 +118,23 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     }
     const evaluate = assets.hosts && products.msrc.length ? await evaluator.load() : undefined;
     for (const h of assetHits(assets, products.ranges, products.msrc, evaluate)) group(h.org_id, h.cve_id).assets.push(h);
+    // Triage decisions (docs/triage.md "Alerts"): a fact of REVIEW_KINDS recorded after a decision flags it "review
+    // again" and alerts its organization with that reason; an asset covered by a not_affected decision that needs no
+    // review is not a match.
+    const decisionsOf = new Map<string, RunDecision[]>();
+    const reviewOf = new Map<RunDecision, string[]>();
+    const flags: ReviewFlag[] = [];
+    for (const d of decisions) {
+      const k = `${d.org_id} ${d.cve_id}`;
+      decisionsOf.set(k, [...(decisionsOf.get(k) ?? []), d]);
+      const reasons = [...new Set((byCve.get(d.cve_id) ?? [])
+        .filter((c) => new Date(c.changed_at).getTime() > new Date(d.updated_at).getTime())
+        .map((c) => reviewReason(c.kind)).filter((r): r is string => r !== null))];
+      if (!reasons.length) continue;
+      reviewOf.set(d, reasons);
+      flags.push({ org_id: d.org_id, environment_id: d.environment_id, cve_id: d.cve_id, reasons });
+      group(d.org_id, d.cve_id);
+    }
     const stamp = opts.now().toISOString();
     // Per CVE, once: the payload fields every organization shares (alert_cves).
     const shared = new Map<string, { cve: AlertCve; row: AlertCveInsert }>();
@@ -141,6 +165,13 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       const s = sharedOf(g.cve);
       if (!s) continue;
       const { cve } = s;
+      const ds = decisionsOf.get(`${g.org} ${g.cve}`) ?? [];
+      if (ds.length) {
+        g.assets = g.assets.filter((h) => !ds.some((d) => d.environment === h.environment && d.status === 'not_affected' && !reviewOf.has(d) && coversAsset(d, h.asset_id)));
+      }
+      const review: AlertMatch[] = ds.filter((d) => reviewOf.has(d)).map((d) => ({ entity_type: 'environment', entity_name: d.environment, reason: reviewOf.get(d)!.join('; ') }));
+      if (!g.candidates.length && !g.assets.length && !review.length) continue;
+      if (!g.candidates.length && !g.assets.length) g.candidates.push({ entity_type: 'environment', entity_name: review[0].entity_name });
       // Asset matches (docs/alerts.md "Asset matches"): affected first; only a certain match raises the priority.
       const hitsOf = g.assets.sort((x, y) => (x.status === y.status ? 0 : x.status === 'affected' ? -1 : 1)
         || cmp(x.environment, y.environment) || cmp(x.asset_id, y.asset_id));
@@ -148,6 +179,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       for (const h of hitsOf) if (h.status === 'affected') affected++;
       if (hitsOf.length) g.candidates.push({ entity_type: 'environment', entity_name: hitsOf[0].environment });
       const matches: AlertMatch[] = [
+        ...review,
         ...g.candidates.filter((c) => c.entity_type !== 'environment'),
         ...hitsOf.slice(0, ASSET_MATCHES_LISTED).map((h): AlertMatch => ({
           entity_type: 'environment', entity_name: h.environment, asset_id: h.asset_id, asset_kind: h.kind, status: h.status, product: h.product, reason: h.reason,
@@ -162,10 +194,10 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         org_id: g.org, cve_id: g.cve, sage_priority: priority, match_type: match.entity_type, match_name: match.entity_name,
         // The common case, one watch entry and no asset: the matches list is the best match alone, which the view
         // rebuilds from match_type and match_name (NULL stored).
-        matches: matches.length === 1 && !hitsOf.length ? null : matches, assets_affected: affected, assets_review: hitsOf.length - affected,
+        matches: matches.length === 1 && !hitsOf.length && !review.length ? null : matches, assets_affected: affected, assets_review: hitsOf.length - affected,
       });
     }
-    return { cves: [...shared.values()].map((x) => x.row), rows };
+    return { cves: [...shared.values()].map((x) => x.row), rows, flags };
   }
 
   return {
@@ -213,7 +245,9 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
           storing = null;
           await opts.afterChunk?.(++n);
         };
-        const store = async (chunk: { cves: AlertCveInsert[]; rows: AlertInsert[] }) => {
+        const store = async (chunk: { cves: AlertCveInsert[]; rows: AlertInsert[]; flags: ReviewFlag[] }) => {
+          // The decisions flagged "review again" first: a resumed run flags nothing twice (flagForReview keeps a reason once).
+          if (chunk.flags.length) await db.transaction().execute((trx) => flagForReview(trx, chunk.flags, REVIEW_ACTOR));
           await insertAlertCves(db, run.id, chunk.cves);
           const half = Math.ceil(chunk.rows.length / 2);
           const done = await Promise.all([insertAlerts(db, run.id, chunk.rows.slice(0, half)), insertAlerts(db, run.id, chunk.rows.slice(half))]);

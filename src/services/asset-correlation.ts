@@ -19,12 +19,13 @@ import { TRIAL, TRIAL_CONTACT_URL } from '../domain/tiers.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
 import { CorrelationCache, cpeKey, memberKey, rangeKey, variantKey, type CorpusGeneration, type CorrelationCacheLimits, type RangeKey } from './correlation-cache.ts';
 import {
-  assetResult, decidedCve, DEFAULT_OPTIONS, matchedProducts, select, severityCounts,
+  assetResult, decidedCve, decisionLookup, DEFAULT_OPTIONS, matchedProducts, select, severityCounts,
   type AssetAnswer, type AssetCheck, type AssetResult, type CorrelateOptions, type Decided, type MatchedGroup, type MatchedProduct, type NameGroup, type StatusCounts,
 } from './correlation-answer.ts';
 import { environmentExists, lockEnvironment, storedAssetPage } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
+import { decisionStatuses } from '../store/triage.ts';
 
 /** Spec §4.7 / §8: at most 200 assets per call. */
 export const MAX_ASSETS = 200;
@@ -70,6 +71,8 @@ export interface CorrelateAnswers {
   count: number;
   answer: (i: number) => AssetAnswer;
   fail: () => Promise<void>;
+  /** In an environment: each answer carries the triage decisions (AssetAnswer.decisions). */
+  decided?: boolean;
 }
 
 /** Stored results go to PostgreSQL in statements of about this much JSON text (characters) each. */
@@ -380,10 +383,11 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
         }
         const perAsset = accepted.map((asset, i) => ({ asset, decided: decideOne(asset, matchedPer[i], cards), products: productsAt(i) }));
         await storeResults(input, perAsset);
+        const lookup = decisionLookup(await decisionStatuses(db, input.principal.orgId, input.environmentId));
         // Ranks are over every decided CVE whatever the options, so the stored copy and the answer agree.
         return {
-          rejected, stored: true, count: accepted.length, fail,
-          answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options),
+          rejected, stored: true, count: accepted.length, fail, decided: true,
+          answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options, lookup),
         };
       });
     },
@@ -404,9 +408,10 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       const { accepted, rejected } = rows.length ? await validate(rows.map((r) => r.asset)) : { accepted: [], rejected: [] };
       const { matchedPer, groupsPer, ids } = await matchAll(accepted);
       const cards = await cache.cards(ids);
+      const lookup = decisionLookup(await decisionStatuses(db, orgId, input.environmentId));
       return {
-        total, rejected, stored: false, count: accepted.length, fail: async () => {},
-        answer: (i: number) => select(accepted[i], decideOne(accepted[i], matchedPer[i], cards), matchedProducts(groupsPer[i], cards), input.options),
+        total, rejected, stored: false, count: accepted.length, fail: async () => {}, decided: true,
+        answer: (i: number) => select(accepted[i], decideOne(accepted[i], matchedPer[i], cards), matchedProducts(groupsPer[i], cards), input.options, lookup),
       };
     },
 

@@ -9,6 +9,27 @@ import type { AffectedRange } from '../domain/ranges.ts';
 import { cvePath, apiTimestamp } from '../domain/cve-view.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
+import { isOpen, type DecisionStatus } from '../domain/triage.ts';
+
+/** A CVE's triage decision for one asset, as answers in an environment show it (docs/triage.md). */
+export interface DecisionMark { status: DecisionStatus; open: boolean; review_again: boolean }
+/** The decision covering (CVE, asset) in the answer's environment, or null when undecided there. */
+export type DecisionLookup = (cveId: string, assetId: string) => DecisionMark | null;
+/**
+ * The asset's CVEs that the correlation finds affected or to review, by decision: `open` leaves out not_affected and
+ * fixed (shown here, never hidden); `undecided` are open too.
+ */
+export interface DecisionCounts { open: number; undecided: number; under_investigation: number; affected: number; not_affected: number; fixed: number; review_again: number }
+export const noDecisionCounts = (): DecisionCounts => ({ open: 0, undecided: 0, under_investigation: 0, affected: 0, not_affected: 0, fixed: 0, review_again: 0 });
+
+/** A lookup over an environment's decisions (store/triage.ts decisionStatuses). */
+export function decisionLookup(map: ReadonlyMap<string, { status: DecisionStatus; asset_ids: string[]; review: boolean }>): DecisionLookup {
+  return (cve, asset) => {
+    const d = map.get(cve);
+    if (!d || (d.asset_ids.length > 0 && !d.asset_ids.includes(asset))) return null;
+    return { status: d.status, open: isOpen(d.status), review_again: d.review };
+  };
+}
 
 /** The v2 sort values (spec §4.2), with the same meaning. */
 export { SORTS };
@@ -59,6 +80,7 @@ export interface AssetCve {
   exploit_maturity: string;
   published_at: string | null;
   priority_rank: number;
+  decision?: DecisionMark | null;
   _links: { self: string };
 }
 
@@ -81,6 +103,7 @@ export interface AssetResult {
   counts: StatusCounts;
   cves: AssetCve[];
   cves_page?: { page: number; page_size: number; total: number; total_unfiltered: number; has_more: boolean };
+  decision_counts?: DecisionCounts;
 }
 
 export interface AssetCheck {
@@ -121,6 +144,8 @@ export interface AssetAnswer {
   counts: StatusCounts;
   listed: Decided[];
   cves_page?: AssetResult['cves_page'];
+  /** In an environment: each listed CVE's decision for this asset, and the counts by decision. */
+  decisions?: { marks: Map<string, DecisionMark | null>; counts: DecisionCounts };
 }
 
 /** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
@@ -194,11 +219,11 @@ export function cardFields(c: CveCard) {
 }
 
 /** A listed CVE as the answer shows it (AssetCve). */
-export function cveEntry(d: Decided): AssetCve {
+export function cveEntry(d: Decided, marks?: Map<string, DecisionMark | null>): AssetCve {
   const f = cardFields(d.card);
   return {
     ...f.head, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row), fixed_version: d.v.fixed_version,
-    ...f.mid, priority_rank: d.rank, ...f.tail,
+    ...f.mid, priority_rank: d.rank, ...(marks ? { decision: marks.get(d.cve_id) ?? null } : {}), ...f.tail,
   };
 }
 
@@ -206,7 +231,8 @@ export function cveEntry(d: Decided): AssetCve {
 export function assetResult(a: AssetAnswer): AssetResult {
   return {
     asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products,
-    counts: a.counts, cves: a.listed.map(cveEntry), ...(a.cves_page ? { cves_page: a.cves_page } : {}),
+    counts: a.counts, ...(a.decisions ? { decision_counts: a.decisions.counts } : {}), cves: a.listed.map((d) => cveEntry(d, a.decisions?.marks)),
+    ...(a.cves_page ? { cves_page: a.cves_page } : {}),
   };
 }
 
@@ -247,7 +273,24 @@ function ranked(decided: Decided[]): Decided[] {
 }
 
 /** The asset's CVEs as the options list them, each ranked in the priority order of all of them. */
-export function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {
+export function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions, lookup?: DecisionLookup): AssetAnswer {
+  const a = selectListed(asset, decided, products, o);
+  if (!lookup) return a;
+  const counts = noDecisionCounts();
+  for (const d of decided) {
+    if (d.v.status === 'not_affected') continue;
+    const m = lookup(d.cve_id, asset.asset_id);
+    if (!m) counts.undecided++;
+    else counts[m.status]++;
+    if (!m || m.open) counts.open++;
+    if (m?.review_again) counts.review_again++;
+  }
+  const marks = new Map<string, DecisionMark | null>();
+  for (const d of a.listed) marks.set(d.cve_id, lookup(d.cve_id, asset.asset_id));
+  return { ...a, decisions: { marks, counts } };
+}
+
+function selectListed(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {
   const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
   for (const d of decided) counts[d.v.status]++;
   const ordered = ranked(decided);

@@ -22,6 +22,7 @@ import { createAlertService, type AlertService } from './alerts.ts';
 import { createTriageService, type TriageService } from './triage.ts';
 import { createOverviewService, type OverviewService } from './overview.ts';
 import { ReplicaRouter } from '../store/replicas.ts';
+import { createVexService, type VexService } from './vex.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -64,6 +65,8 @@ export interface Services {
   overview: OverviewService;
   /** The read replicas (DATABASE_REPLICA_URL) and their state, or null without any (health reports them). */
   replicas: ReplicaRouter | null;
+  /** VEX export of an environment's decisions (docs/vex.md). */
+  vex: VexService;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -118,6 +121,7 @@ export function buildServices(deps: ServiceDeps): Services {
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     triage: createTriageService(deps.store.db),
     overview: createOverviewService({ environments, assets }),
+    vex: createVexService(deps.store.db, deps.config.publicUrl),
     async close() {
       mailer.close();
       await cves.close();

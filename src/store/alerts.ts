@@ -79,10 +79,10 @@ export async function windowCves(db: Conn, run: RunRow): Promise<string[]> {
   return r.rows.map((x) => x.cve_id);
 }
 
-export interface WindowChange { cve_id: string; seq: number; kind: ChangeKind; before: Record<string, unknown> | null; after: Record<string, unknown> | null }
+export interface WindowChange { cve_id: string; seq: number; kind: ChangeKind; before: Record<string, unknown> | null; after: Record<string, unknown> | null; changed_at: Date }
 
 export async function windowChanges(db: Conn, run: RunRow, ids: string[]): Promise<WindowChange[]> {
-  const r = await sql<WindowChange>`SELECT cve_id, seq, kind, before, after FROM cve_changes
+  const r = await sql<WindowChange>`SELECT cve_id, seq, kind, before, after, changed_at FROM cve_changes
     WHERE seq > ${run.from_seq} AND seq <= ${run.to_seq} AND cve_id = ANY(${ids}::text[]) AND kind <> 'cve_removed' ORDER BY seq`.execute(db);
   return r.rows.map((x) => ({ ...x, seq: Number(x.seq) }));
 }

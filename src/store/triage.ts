@@ -90,8 +90,8 @@ export async function listDecisions(db: Conn, orgId: number, environmentId: numb
 /** Every decision of the environment (streamed exports read them in pages of this function). */
 export async function decisionsAfter(db: Conn, orgId: number, environmentId: number, afterCve: string, limit: number): Promise<DecisionRow[]> {
   const r = await sql<DecisionRow>`SELECT ${SELECT_DECISION} FROM triage_decisions d LEFT JOIN members m ON m.id = d.assignee_member_id
-    WHERE d.org_id = ${orgId} AND d.environment_id = ${environmentId} AND d.cve_id COLLATE "C" > ${afterCve}
-    ORDER BY d.cve_id COLLATE "C" LIMIT ${limit}`.execute(db);
+    WHERE d.org_id = ${orgId} AND d.environment_id = ${environmentId} AND (d.cve_id COLLATE "C") > (${afterCve}::text COLLATE "C")
+    ORDER BY d.cve_id COLLATE "C" LIMIT ${limit}::int`.execute(db);
   return r.rows;
 }
 
@@ -239,12 +239,12 @@ export async function bulkTargets(db: Conn, orgId: number, environmentId: number
 /** The environment's assets with what VEX products are made of (exports). */
 export async function environmentProducts(db: Conn, orgId: number, environmentId: number): Promise<{ asset_id: string; vendor: string | null; product: string | null; version: string | null; cpe: string | null; kind: 'asset' | 'windows_host' }[]> {
   const r = await sql<{ asset_id: string; vendor: string | null; product: string | null; version: string | null; cpe: string | null; kind: 'asset' | 'windows_host' }>`
-    SELECT asset_id, asset->>'vendor' AS vendor, asset->>'product' AS product, asset->>'version' AS version, asset->>'cpe' AS cpe, 'asset' AS kind
+    SELECT * FROM (SELECT asset_id, asset->>'vendor' AS vendor, asset->>'product' AS product, asset->>'version' AS version, asset->>'cpe' AS cpe, 'asset' AS kind
       FROM asset_correlations WHERE org_id = ${orgId} AND environment_id = ${environmentId}
     UNION ALL
     SELECT asset_id, 'Microsoft', host->>'os_product', host->>'os_build', NULL, 'windows_host'
-      FROM windows_host_results WHERE org_id = ${orgId} AND environment_id = ${environmentId}
-    ORDER BY 1 COLLATE "C"`.execute(db);
+      FROM windows_host_results WHERE org_id = ${orgId} AND environment_id = ${environmentId}) p
+    ORDER BY asset_id COLLATE "C"`.execute(db);
   return r.rows;
 }
 
@@ -265,3 +265,15 @@ export async function flagForReview(trx: Tx, flags: readonly { org_id: number; e
 }
 
 export type { Justification };
+
+export interface RunDecision { org_id: number; environment_id: number; environment: string; cve_id: string; status: DecisionStatus; asset_ids: string[]; review_reasons: string[]; updated_at: Date }
+
+/** Every active organization's decisions on the given CVEs, with their environment's name (the alert run). */
+export async function decisionsForCves(db: Conn, ids: readonly string[]): Promise<RunDecision[]> {
+  if (!ids.length) return [];
+  const r = await sql<RunDecision>`SELECT d.org_id::float8 AS org_id, d.environment_id::float8 AS environment_id, e.name AS environment, d.cve_id, d.status,
+      d.asset_ids, d.review_reasons, d.updated_at
+    FROM triage_decisions d JOIN environments e ON e.id = d.environment_id JOIN organizations o ON o.id = d.org_id AND o.status = 'active'
+    WHERE d.cve_id = ANY(${ids}::text[])`.execute(db);
+  return r.rows;
+}

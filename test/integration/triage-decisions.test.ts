@@ -238,3 +238,40 @@ test("bulk: one decision for every CVE a filter selects (here: ABB's adjacent-ne
   const named = await call('POST', url, o.auth, { filter: { cve_ids: ['CVE-2022-45793', 'CVE-2099-0001'] }, decision: { status: 'fixed' } });
   assert.deepEqual(named.body.data.cve_ids, ['CVE-2022-45793']);
 });
+
+test("stored results and correlate-cves in an environment show each CVE's decision; not_affected and fixed leave the open counts, still listed", async () => {
+  const { StoredResultsResponse, CorrelateResponse } = await import('../../src/http/routes/v1/asset-schemas.ts');
+  const Ajv = (await import('ajv')).default;
+  const addFormats = (await import('ajv-formats')).default;
+  const ajv = new Ajv.default({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  // Line A now: CVE-2023-0228 under_investigation and CVE-2024-49138 fixed (whole environment), CVE-2024-21338
+  // not_affected for eng-ws only, CVE-2024-46886 cleared (undecided).
+  const r = await call('GET', `/api/v1/assets/results?environment_id=${env}`, o.auth);
+  assert.equal(r.status, 200);
+  assert.ok(ajv.validate(StoredResultsResponse, r.body), JSON.stringify(ajv.errors));
+  const byAsset = Object.fromEntries(r.body.data.assets.map((a: { asset_id: string }) => [a.asset_id, a]));
+  const marks = (id: string) => Object.fromEntries(byAsset[id].cves.map((c: { cve_id: string; decision: unknown }) => [c.cve_id, c.decision]));
+  assert.deepEqual(marks('drive-a'), { 'CVE-2024-46886': null });
+  assert.deepEqual(marks('abb-1'), { 'CVE-2023-0228': { status: 'under_investigation', open: true, review_again: false } });
+  assert.deepEqual(marks('eng-ws'), {
+    'CVE-2024-21338': { status: 'not_affected', open: false, review_again: false },
+    'CVE-2024-49138': { status: 'fixed', open: false, review_again: false },
+  }, 'decided CVEs are listed with their decision, never hidden');
+  const zero = { open: 0, undecided: 0, under_investigation: 0, affected: 0, not_affected: 0, fixed: 0, review_again: 0 };
+  assert.deepEqual(byAsset['drive-a'].decision_counts, { ...zero, open: 1, undecided: 1 });
+  assert.deepEqual(byAsset['abb-1'].decision_counts, { ...zero, open: 1, under_investigation: 1 });
+  assert.deepEqual(byAsset['eng-ws'].decision_counts, { ...zero, not_affected: 1, fixed: 1 });
+  assert.deepEqual(byAsset['eng-ws'].counts, { affected: 0, not_affected: 0, needs_review: 2 }, 'the correlation counts are as before');
+  assert.deepEqual(r.body.data.decision_counts, { ...zero, open: 2, undecided: 1, under_investigation: 1, not_affected: 1, fixed: 1 });
+
+  // correlate-cves storing into the environment answers the same; without an environment there is no decision.
+  const stored = await call('POST', '/api/v1/assets/correlate-cves', o.auth, { environment_id: env, assets: [ASSETS[2]] });
+  assert.ok(ajv.validate(CorrelateResponse, stored.body), JSON.stringify(ajv.errors));
+  assert.deepEqual(stored.body.data.decision_counts, { ...zero, not_affected: 1, fixed: 1 });
+  assert.equal(stored.body.data.assets[0].cves.find((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338').decision.status, 'not_affected');
+  const plain = await call('POST', '/api/v1/assets/correlate-cves', o.auth, { assets: [ASSETS[2]] });
+  assert.ok(ajv.validate(CorrelateResponse, plain.body), JSON.stringify(ajv.errors));
+  assert.equal(plain.body.data.decision_counts, undefined);
+  assert.ok(plain.body.data.assets[0].cves.every((c: object) => !('decision' in c)));
+});

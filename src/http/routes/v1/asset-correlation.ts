@@ -17,7 +17,7 @@ import type { TenantDecl } from '../../auth.ts';
 import { TRIAL, TRIAL_CONTACT_URL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_ASSETS, type CorrelateAnswers } from '../../../services/asset-correlation.ts';
-import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
+import { DEFAULT_OPTIONS, SORTS, noDecisionCounts, type CorrelateOptions } from '../../../services/correlation-answer.ts';
 import { CheckBody, CheckResponse, CheckWindowsResponse, CorrelateBody, CorrelateResponse, StoredResultsResponse } from './asset-schemas.ts';
 import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
@@ -95,14 +95,16 @@ const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now()
  */
 function sendAnswers(req: FastifyRequest, reply: FastifyReply, r: CorrelateAnswers, options: CorrelateOptions, data: Record<string, unknown>, paging?: unknown) {
   const counts = { affected: 0, not_affected: 0, needs_review: 0 };
+  const decisionCounts = r.decided ? noDecisionCounts() : null;
   const { sort, ...filters } = options;
   const w = new AnswerWriter();
   const answer = (i: number) => {
     const a = r.answer(i);
     for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
+    if (decisionCounts && a.decisions) for (const k of Object.keys(decisionCounts) as (keyof typeof decisionCounts)[]) decisionCounts[k] += a.decisions.counts[k];
     return a;
   };
-  const body = correlateBody(w, apiBlock(req), r.count, answer, () => ({ rejected: r.rejected, counts, ...data }), () => ({ took_ms: tookMs(req), sort, filters }), paging);
+  const body = correlateBody(w, apiBlock(req), r.count, answer, () => ({ rejected: r.rejected, counts, ...(decisionCounts ? { decision_counts: decisionCounts } : {}), ...data }), () => ({ took_ms: tookMs(req), sort, filters }), paging);
   // The pooled chunks are reused once the response is written ('finish': every byte handed to the socket); a
   // response closed before that keeps them (the garbage collector takes them).
   reply.raw.once('finish', () => w.release());

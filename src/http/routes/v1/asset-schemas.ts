@@ -53,10 +53,20 @@ export const AssetCve = strict({
   exploit_maturity: Str,
   published_at: NStr,
   priority_rank: Type.Integer({ minimum: 1 }),
+  decision: Type.Optional(Type.Union([strict({
+    status: Type.Union(['under_investigation', 'affected', 'not_affected', 'fixed'].map((x) => Type.Literal(x))),
+    open: Type.Boolean({ description: 'false for not_affected and fixed' }),
+    review_again: Type.Boolean({ description: 'A new fact arrived after the decision (docs/triage.md)' }),
+  }), Type.Null()], { description: 'In an environment (environment_id given, or stored results): the triage decision covering this CVE on this asset; null when undecided' })),
   _links: strict({ self: Str }),
 });
 
 const StatusCounts = strict({ affected: Int, not_affected: Int, needs_review: Int });
+/** In an environment: the affected and needs-review CVEs by triage decision; open leaves out not_affected and fixed (docs/triage.md). */
+const DecisionCounts = Type.Object({ open: Int, undecided: Int, under_investigation: Int, affected: Int, not_affected: Int, fixed: Int, review_again: Int }, {
+  additionalProperties: false,
+  description: 'In an environment: the affected and needs-review CVEs by triage decision; open counts the undecided, under_investigation and affected ones (not_affected and fixed are shown here, never hidden)',
+});
 
 export const AssetResult = strict({
   asset_id: Str,
@@ -65,6 +75,7 @@ export const AssetResult = strict({
   version: NStr,
   matched_products: Type.Array(strict({ vendor: Str, product: Str, confidence: Confidence, basis: Str })),
   counts: StatusCounts,
+  decision_counts: Type.Optional(DecisionCounts),
   cves: Type.Array(AssetCve),
   cves_page: Type.Optional(strict({ page: Type.Integer({ minimum: 1 }), page_size: Type.Integer({ minimum: 1 }), total: Int, total_unfiltered: Int, has_more: Type.Boolean() })),
 });
@@ -86,6 +97,7 @@ export const CorrelateResponse = strict({
     assets: Type.Array(AssetResult, { maxItems: 200 }),
     rejected: Type.Array(RejectedAsset),
     counts: StatusCounts,
+    decision_counts: Type.Optional(DecisionCounts),
     environment_id: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
     stored: Type.Boolean(),
   }),
@@ -99,6 +111,7 @@ export const StoredResultsResponse = strict({
     assets: Type.Array(AssetResult, { maxItems: 200 }),
     rejected: Type.Array(RejectedAsset, { description: 'Stored assets that today\'s validation refuses (rules tightened since they were stored)' }),
     counts: StatusCounts,
+    decision_counts: Type.Optional(DecisionCounts),
     environment_id: Type.Integer(),
   }),
   pagination: PaginationSchema,

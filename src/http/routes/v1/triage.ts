@@ -2,6 +2,7 @@
 // GET/PUT/DELETE /api/v1/environments/{environment_id}/decisions/{cve_id}, its /history, the environment's list
 // (GET .../decisions) and one decision applied to a filtered set (POST .../decisions/bulk). Reads: any member
 // (viewers included); writes: owner or admin, keys with the write scope (as every write, spec §5.6).
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, collection, ok, pagination } from '../../envelope.ts';
@@ -246,6 +247,27 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     const r = await svc.history({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
     if (!r.ok) refuse(r, req.params.environment_id);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
+  });
+
+  app.get('/api/v1/environments/:environment_id/vex', {
+    schema: {
+      tags: ['triage'],
+      summary: "The environment's decisions as a VEX document (OpenVEX 0.2.0), streamed (any member)",
+      description: 'Products are the environment\'s assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement). docs/vex.md.',
+      security: SECURITY, params: EnvParams,
+      querystring: Type.Object({ format: Type.Optional(StringEnum(['openvex'] as const, { description: 'openvex (default): OpenVEX 0.2.0' })) }, { additionalProperties: false }),
+      response: { 200: Type.Unsafe<object>({ type: 'object', description: 'The OpenVEX 0.2.0 document (https://github.com/openvex/spec), not the envelope' }) },
+      errors: [{ key: 'NOT_FOUND', error: 'no_decisions', when: 'the environment holds no decision' }],
+    },
+    config: { auth: { ...read().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
+  }, async (req, reply) => {
+    const env = envOf(req.params.environment_id);
+    const p = req.principal!;
+    const r = await app.services.vex.openVex({ orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
+    if (r === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
+    if (r === 'empty') throw new ApiError('NOT_FOUND', { message: 'This environment holds no decision to export', detail: { error: 'no_decisions', environment_id: env } });
+    reply.code(200).type('application/json; charset=utf-8').header('content-disposition', `attachment; filename="environment-${env}.openvex.json"`);
+    return reply.send(Readable.from(r));
   });
 };
 export default triage;
