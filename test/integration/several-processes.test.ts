@@ -57,7 +57,7 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} not ready in 90 s: ${out.slice(-2000)}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`${args[0]} not ready in 240 s: ${out.slice(-2000)}`)), 240_000);
     const on = (d: Buffer) => {
       out = (out + d.toString()).slice(-20_000);
       if (ready.test(out)) {
