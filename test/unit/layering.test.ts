@@ -30,9 +30,10 @@ export function specifiers(source: string): string[] {
 
 /**
  * Packages that are pure functions of their input (no I/O, no globals), which domain code may use: markdown-it
- * renders the training modules (ADR 0095).
+ * renders the training modules (ADR 0095); unhomoglyph is Unicode's confusables table, which gives a name's skeleton
+ * (UTS #39) for the look-alike name rule (src/domain/names.ts).
  */
-const PURE_PACKAGES = new Set(['markdown-it']);
+const PURE_PACKAGES = new Set(['markdown-it', 'unhomoglyph']);
 
 function violation(file: string, spec: string): string | null {
   if (spec.startsWith('node:') || PURE_PACKAGES.has(spec)) return null;
