@@ -63,8 +63,8 @@ test('serve with VULNINTEL_WORKERS=0 starts no job queue at all', async () => {
   assert.equal(r.code, 0);
 });
 
-test('vulnintel worker runs the workers alone and registers the sync slot; SIGTERM stops it cleanly', async () => {
-  const r = await run(['worker'], { VULNINTEL_SYNC_INTERVAL_HOURS: '24' }, /Job workers running/, async () => {
+test('vulnintel worker runs the workers alone and registers the daily sync slot by default; SIGTERM stops it cleanly', async () => {
+  const r = await run(['worker'], {}, /Job workers running/, async () => {
     assert.deepEqual(await schedules(), [...ALWAYS, { name: 'sync', cron: '0 0 * * *' }]);
     const q = await db.store.pool.query(`SELECT name, policy, retry_limit, expire_seconds FROM ${JOB_SCHEMA}.queue WHERE name = 'sync'`);
     assert.deepEqual(q.rows, [{ name: 'sync', policy: 'singleton', retry_limit: 1, expire_seconds: 6 * 3600 }]);
@@ -74,8 +74,8 @@ test('vulnintel worker runs the workers alone and registers the sync slot; SIGTE
   assert.equal(r.code, 0);
 });
 
-test('serve runs the workers by default; turning the schedule off removes the slot', async () => {
-  const r = await run(['serve'], {}, /"msg":"job workers started"/, async () => {
+test('serve runs the workers by default; VULNINTEL_SYNC_INTERVAL_HOURS=0 turns the sync schedule off and removes its slot', async () => {
+  const r = await run(['serve'], { VULNINTEL_SYNC_INTERVAL_HOURS: '0' }, /"msg":"job workers started"/, async () => {
     assert.deepEqual(await schedules(), ALWAYS);
   });
   assert.equal(r.code, 0);
