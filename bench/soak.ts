@@ -23,6 +23,7 @@ import { startReplicaCluster } from '../test/helpers/replica-cluster.ts';
 import { feedDir, NVD_FIXTURES, CSAF_FIXTURES } from '../test/helpers/ingest.ts';
 import { fixture } from '../test/helpers/feeds.ts';
 import { seedOrg } from '../test/helpers/app.ts';
+import { freePort } from '../test/helpers/net.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,16 +34,6 @@ const CONNECTIONS = arg('connections', 8);
 const root = path.resolve(import.meta.dirname, '..');
 const quiet = { info() {}, warn() {} };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 const children: ChildProcess[] = [];
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {

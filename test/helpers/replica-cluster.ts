@@ -5,7 +5,6 @@
 // primary makes from its first start on, over a replication connection on 127.0.0.1.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +12,7 @@ import pg from 'pg';
 import { initCluster, pgBinaries, postgresUser, startPostmaster, type Postmaster } from '../../src/store/pg-process.ts';
 import { ROOT_CLUSTER_BASE } from '../../src/store/embedded.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { freePort } from './net.ts';
 
 export interface ReplicaCluster {
   primaryUrl: string;
@@ -26,16 +26,6 @@ export interface ReplicaCluster {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 const FLAGS = (port: number) => [
   '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `port=${port}`,

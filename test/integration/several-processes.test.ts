@@ -23,6 +23,7 @@ import { startReplicaCluster, type ReplicaCluster } from '../helpers/replica-clu
 import { loadConfig } from '../../src/config.ts';
 import { startJobQueue } from '../../src/jobs/queue.ts';
 import { JOBS } from '../../src/jobs/registry.ts';
+import { freePort } from '../helpers/net.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const quiet = { info() {}, warn() {} };
@@ -39,16 +40,6 @@ const received: string[] = [];
 let receiver: http.Server;
 let rxPort = 0;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, 'bin', 'vulnintel.js'), ...args], {
