@@ -4,11 +4,11 @@
 // match per asset (identical nameplates once) and decide per CVE (domain/correlate.ts) → card fields → the answer,
 // one asset at a time as the route writes it (correlation-answer.ts: order, filter, page) → with an environment,
 // every asset decided first and stored in one transaction (last writer wins per asset_id). Never sees a request
-// or reply; refusals are ApiErrors the route renders.
+// or reply; refusals are Refusals (services/refusal.ts) the error handler renders.
 import { sql } from '../store/kysely.ts';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
-import { ApiError } from '../http/errors.ts';
+import { environmentNotFound, invalidInput, Refusal } from './refusal.ts';
 import type { Principal } from './identity.ts';
 import { validateAsset, type AssetError, type AssetRecord } from '../domain/assets.ts';
 import { catalogProductNames } from '../store/watchlists.ts';
@@ -150,11 +150,11 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       }
     });
     if (!accepted.length) {
-      throw new ApiError('VALIDATION_ERROR', {
-        message: assets.length ? 'Every asset was refused; see data.rejected' : 'assets is empty',
-        fields: [{ field: 'body.assets', message: assets.length ? 'every asset was refused' : 'at least one asset is required', type: 'value_error.assets' }],
-        data: { rejected },
-      });
+      throw invalidInput(
+        assets.length ? 'Every asset was refused; see data.rejected' : 'assets is empty',
+        [{ field: 'body.assets', message: assets.length ? 'every asset was refused' : 'at least one asset is required', type: 'value_error.assets' }],
+        { rejected },
+      );
     }
     return { accepted, rejected };
   }
@@ -174,10 +174,9 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       if (r.rows.length) return;
       const cur = await sql<{ used: number }>`SELECT used FROM trial_usage WHERE org_id = ${p.orgId}`.execute(db);
       const used = cur.rows[0]?.used ?? TRIAL.totalChecks;
-      throw new ApiError('TRIAL_LIMIT', {
-        message: used >= TRIAL.totalChecks ? `The trial's ${TRIAL.totalChecks} asset checks are used up; nothing was processed` : `This request needs ${n} asset checks and ${TRIAL.totalChecks - used} remain; nothing was processed`,
-        detail: { reason: 'limit', used, limit: TRIAL.totalChecks, remaining: Math.max(0, TRIAL.totalChecks - used), requested: n, contact_url: TRIAL_CONTACT_URL },
-      });
+      throw new Refusal('trial_checks_used',
+        used >= TRIAL.totalChecks ? `The trial's ${TRIAL.totalChecks} asset checks are used up; nothing was processed` : `This request needs ${n} asset checks and ${TRIAL.totalChecks - used} remain; nothing was processed`,
+        { reason: 'limit', used, limit: TRIAL.totalChecks, remaining: Math.max(0, TRIAL.totalChecks - used), requested: n, contact_url: TRIAL_CONTACT_URL });
     }
     if (p.kind === 'partner' && p.keyId !== null) {
       const { month, resetsAt } = monthWindow(clock.now());
@@ -190,10 +189,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       if (r.rows.length) return;
       const cur = await sql<{ used: number }>`SELECT used FROM partner_usage WHERE key_id = ${p.keyId} AND month = ${month}::date`.execute(db);
       const used = cur.rows[0]?.used ?? 0;
-      throw new ApiError('PARTNER_LIMIT', {
-        resetAt: resetsAt.toISOString(),
-        detail: { used, limit, remaining: Math.max(0, limit - used), requested: n, resets_at: resetsAt.toISOString() },
-      });
+      throw new Refusal('partner_limit', null, { used, limit, remaining: Math.max(0, limit - used), requested: n, resets_at: resetsAt.toISOString() });
     }
   }
 
@@ -208,7 +204,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   /** Spec §4.7: a Free account calls correlate-cves and its check only with a trial key. */
   function assertAllowed(p: Principal): void {
     if (p.tier === 'free' && p.kind !== 'trial' && p.kind !== 'partner') {
-      throw new ApiError('TRIAL_REQUIRED', { detail: { trial_url: `${deps.publicUrl}/api/v1/account/trial`, contact_url: TRIAL_CONTACT_URL } });
+      throw new Refusal('trial_required', null, { trial_url: `${deps.publicUrl}/api/v1/account/trial`, contact_url: TRIAL_CONTACT_URL });
     }
   }
 
@@ -317,7 +313,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       await assertAssetRoom(trx, deps.planCaps, input.principal.orgId, ids);
       // The environment may have been deleted since the call began: 404, nothing stored (never a foreign-key 500).
       if (input.environmentId !== null && !(await lockEnvironment(trx, input.principal.orgId, input.environmentId))) {
-        throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+        throw environmentNotFound(input.environmentId);
       }
       let batch: string[] = [];
       let chars = 0;
@@ -345,7 +341,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   async function prepare(input: CorrelateInput) {
     assertAllowed(input.principal);
     if (input.environmentId !== null && !(await environmentExists(db, input.principal.orgId, input.environmentId))) {
-      throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+      throw environmentNotFound(input.environmentId);
     }
     const v = await validate(input.assets);
     await charge(input.principal, v.accepted.length);
@@ -401,7 +397,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
     async results(input: { principal: Principal; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> {
       const orgId = input.principal.orgId;
       if (!(await environmentExists(db, orgId, input.environmentId))) {
-        throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+        throw environmentNotFound(input.environmentId);
       }
       const { total, rows } = await storedAssetPage(db, orgId, input.environmentId, input.assetId, input.perPage, (input.page - 1) * input.perPage);
       // validate() refuses an empty batch (a request of none); a page past the end, or an asset_id not stored, is empty.
