@@ -44,6 +44,14 @@ export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   not_a_provider: tagged('FORBIDDEN'),
   session_required: tagged('FORBIDDEN'),
   not_key_holder: tagged('FORBIDDEN'),
+  // identity (the operator commands; docs/accounts.md)
+  org_not_found: tagged('NOT_FOUND'),
+  key_not_found: tagged('NOT_FOUND'),
+  trial_not_started: tagged('NOT_FOUND'),
+  ambiguous_key: tagged('CONFLICT'),
+  role_mismatch: tagged('CONFLICT'),
+  owner_exists: tagged('CONFLICT'),
+  viewer_partner_key: tagged('FORBIDDEN'),
   // correlation (docs/correlation.md §7)
   invalid_input: (r) => new ApiError('VALIDATION_ERROR', {
     message: said(r), fields: r.detail.fields as FieldProblem[], data: r.detail.data,

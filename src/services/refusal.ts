@@ -31,7 +31,11 @@ export type CorrelationRefusalCode =
   /** A partner key's monthly asset checks would be passed; detail: used, limit, remaining, requested, resets_at. */
   | 'partner_limit';
 
-export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode;
+/** The identity service's refusals to the operator commands (services/identity.ts; the key policy's are account codes). */
+export type IdentityRefusalCode =
+  | 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_mismatch' | 'owner_exists' | 'viewer_partner_key' | 'trial_not_started';
+
+export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode;
 
 export class Refusal extends Error {
   /** False when the message is the spec's own wording for the code (the constructor was given null). */
