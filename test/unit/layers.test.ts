@@ -89,11 +89,6 @@ const ALLOWED = new Set<string>([
   'jobs/sync-command.ts → queries (only store/ builds queries)',
   'services/account-keys.ts → queries (only store/ builds queries)',
   'services/accounts.ts → queries (only store/ builds queries)',
-  'services/asset-correlation.ts → http/errors.ts (services/ imports nothing from http/)',
-  'services/asset-correlation.ts → queries (only store/ builds queries)',
-  'services/asset-correlation.ts → store/kysely.ts (only store/ builds queries)',
-  'services/plan-caps.ts → http/errors.ts (services/ imports nothing from http/)',
-  'services/windows-correlation.ts → http/errors.ts (services/ imports nothing from http/)',
 ]);
 
 test('the import scanner tells type-only imports from value imports', () => {
