@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { threadId } from 'node:worker_threads';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { loadFullTextIndex } from '../../src/store/fulltext-index.ts';
