@@ -1,4 +1,4 @@
-// The in-memory full-text index (src/domain/fulltext.ts, docs/search.md) must answer exactly what PostgreSQL
+// The in-memory full-text index (src/domain/fulltext/, docs/search.md) must answer exactly what PostgreSQL
 // answers: the same exact total, the same ids in the same order (ts_rank recomputed bit for bit, every tie-break),
 // for every sort and page. The corpus is the real import of NVD, CSAF and MSRC fixtures (real titles repeat
 // "Remote Code Execution Vulnerability" and tie on rank) plus generated documents drawn from a small vocabulary
@@ -16,7 +16,8 @@ import { loadFullTextIndex } from '../../src/store/fulltext-index.ts';
 import { searchIds, type SortBy } from '../../src/store/cve-queries.ts';
 import { createCveReader } from '../../src/store/cve-reader.ts';
 import { isCveIdAnyCase } from '../../src/domain/cve-id.ts';
-import { parseTsQuery, type FullTextIndex } from '../../src/domain/fulltext.ts';
+import { parseTsQuery } from '../../src/domain/fulltext/tsquery.ts';
+import type { FullTextIndex } from '../../src/domain/fulltext/query.ts';
 
 const WORDS = ['remote', 'code', 'execution', 'windows', 'overflow', 'buffer', 'denial', 'service', 'siemens', 'simatic',
   'modbus', 'parser', 'heap', 'kernel', 'privilege', 'elevation', 'information', 'disclosure', 'widget', 'gadget',
