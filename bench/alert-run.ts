@@ -47,8 +47,8 @@ const admin = withAdmin;
 async function database(): Promise<{ store: Store; drop: () => Promise<void> }> {
   if (TEMPLATE === 'fixtures') {
     const db = await freshDb();
-    const { importPaths } = await import('../src/ingest/pipeline.ts');
-    const { importMsrcDocuments } = await import('../src/ingest/msrc-import.ts');
+    const { importPaths } = await import('../src/services/import/pipeline.ts');
+    const { importMsrcDocuments } = await import('../src/services/import/msrc-documents.ts');
     const { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } = await import('../test/helpers/ingest.ts');
     const { fixture } = await import('../test/helpers/feeds.ts');
     const { FIXTURE_DIR } = await import('../test/unit/windows/fixture-index.ts');

@@ -9,8 +9,8 @@ import type { ReplayServer } from '../test/helpers/replay-server.ts';
 import { openStore } from '../src/store/db.ts';
 import { createEgress } from '../src/lib/egress.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { runSync, type SourceReport } from '../src/jobs/sync.ts';
-import { pipelineSink } from '../src/jobs/sync-sink.ts';
+import { runSync, type SourceReport } from '../src/services/sync/sync.ts';
+import { pipelineSink } from '../src/services/sync/sync-sink.ts';
 
 export interface SyncMeasure {
   report: SourceReport;

@@ -13,7 +13,7 @@
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { importPaths } from '../src/ingest/pipeline.ts';
+import { importPaths } from '../src/services/import/pipeline.ts';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

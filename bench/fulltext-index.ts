@@ -3,7 +3,7 @@
 // `searchIds`, ranked ids plus exact total) in the same run.
 // Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/vi_bench npx tsx bench/fulltext-index.ts [sqlRuns=1]
 import { loadFullTextIndex } from '../src/store/fulltext-index.ts';
-import { parseTsQuery } from '../src/domain/fulltext.ts';
+import { parseTsQuery } from '../src/domain/fulltext/tsquery.ts';
 import { openStore } from '../src/store/db.ts';
 import { searchIds } from '../src/store/cve-queries.ts';
 import { PHRASES, median } from './harness.ts';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { openStore } from '../src/store/db.ts';
-import { importPaths } from '../src/ingest/pipeline.ts';
+import { importPaths } from '../src/services/import/pipeline.ts';
 import { loadConfig } from '../src/config.ts';
 import { startJobQueue } from '../src/jobs/queue.ts';
 import { JOBS } from '../src/jobs/registry.ts';

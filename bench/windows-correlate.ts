@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
-import { importMsrcDocuments } from '../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../src/services/import/msrc-documents.ts';
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';

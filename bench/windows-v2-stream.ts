@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { importMsrcDocuments } from '../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../src/services/import/msrc-documents.ts';
 import { benchHosts } from './windows-correlate-hosts.ts';
 
 const arg = (name: string, dflt: string | null) => {

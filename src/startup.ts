@@ -3,8 +3,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
-import { ensureSnapshot } from './ingest/snapshot.ts';
-import { ensureMsrcSnapshot } from './ingest/msrc-import.ts';
+import { ensureSnapshot } from './services/import/snapshot.ts';
+import { ensureMsrcSnapshot } from './services/import/msrc-documents.ts';
 
 export interface StartupContext {
   config: Readonly<Config>;

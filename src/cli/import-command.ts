@@ -1,6 +1,6 @@
 // `vulnintel import PATH...` (docs/ingest.md). Progress goes to stderr; --json prints the summary.
 import { UsageError, type Command } from './types.ts';
-import { importPaths } from '../ingest/pipeline.ts';
+import { importPaths } from '../services/import/pipeline.ts';
 import { closeInputs, openInputs } from '../ingest/inputs.ts';
 import { createProgress, silentProgress } from '../ingest/progress.ts';
 

@@ -41,7 +41,7 @@ export function alertsStatus(run: AlertRunFact | null, now: Date): string {
 }
 
 /**
- * The feeds the sync fetches, in its run order (src/jobs/sync.ts SYNC_SOURCES; test/unit/health.test.ts holds the two
+ * The feeds the sync fetches, in its run order (src/services/sync/sync.ts SYNC_SOURCES; test/unit/health.test.ts holds the two
  * equal). Health shows each one's age, so a machine without network shows how old its corpus is.
  */
 export const FEED_NAMES = ['cwe', 'capec', 'nvd', 'cve5', 'csaf', 'kev', 'epss', 'msrc'] as const;

@@ -9,8 +9,8 @@ import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createEgress } from '../lib/egress.ts';
-import { runSync, SyncBusyError, type SyncDeps, type SyncReport } from './sync.ts';
-import { pipelineSink } from './sync-sink.ts';
+import { runSync, SyncBusyError, type SyncDeps, type SyncReport } from '../services/sync/sync.ts';
+import { pipelineSink } from '../services/sync/sync-sink.ts';
 
 /**
  * The one warning of a scheduled run, or null when nothing went wrong: the failed feeds with their errors, and the

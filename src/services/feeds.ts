@@ -6,7 +6,7 @@ import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { confusableWith } from '../domain/names.ts';
 import { lockOrg } from '../store/accounts.ts';
 import { describeChange } from '../domain/changes.ts';
-import { corpusChangedAt, getVendor } from '../store/cve-queries.ts';
+import { corpusChangedAt, getVendor } from '../store/cve-catalog.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
 import {
   insertFeedToken, listFeedTokens, orgOfFeedToken, recentChangesOf, revokeFeedToken, vendorFeedCves, watchlistFeedCves,

@@ -12,7 +12,7 @@ import {
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { Refusal, type IdentityRefusalCode } from './refusal.ts';
 import { keyLabel, planKey, trialStatus, type KeyRefusal, type TrialState } from '../domain/keys.ts';
-import { findSession, touchSession } from '../store/accounts.ts';
+import { findSession, touchSession } from '../store/account-sessions.ts';
 import { SESSION_TOUCH_MS, sessionExpired } from '../domain/accounts.ts';
 
 /** The caller behind a request: resolved once by the auth hook and handed to services as plain data. */

@@ -1,7 +1,7 @@
 // A vendor slug the catalog renamed (docs/watchlists.md "Renamed vendors"): the slug it became, so that links kept
 // from before (a feed subscription, a bookmarked vendor page) are sent on with a 301 instead of a 404.
 import type { Db } from '../store/db.ts';
-import { getVendor } from '../store/cve-queries.ts';
+import { getVendor } from '../store/cve-catalog.ts';
 import { formerSlugTarget } from '../domain/vendors.ts';
 
 /**

@@ -14,9 +14,8 @@ import { keyFingerprint, loadSecretKey, openSecret, sealSecret } from '../lib/cr
 import { recordKeyFingerprint } from '../store/sealing-key.ts';
 import { assertWebhookRoom } from './plan-caps.ts';
 import { DEFAULT_PLAN_CAPS, type PlanCapsTable } from '../domain/plan-caps.ts';
-import {
-  createWebhookEgress, EgressError, systemResolver, webhookPolicy, type Egress, type Resolver,
-} from '../lib/egress.ts';
+import { createWebhookEgress, type Egress } from '../lib/egress.ts';
+import { EgressError, systemResolver, webhookPolicy, type Resolver } from '../lib/egress-policy.ts';
 import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
 import { alertPayloadFor } from '../domain/alerts.ts';
 import {

@@ -1,4 +1,4 @@
-// Loads the in-memory full-text index (src/domain/fulltext.ts) from the read model, and keeps it no older than the
+// Loads the in-memory full-text index (src/domain/fulltext/) from the read model, and keeps it no older than the
 // last committed write the CVE reader has been told about (docs/search.md):
 //  - built on the first search that can use it (never at start: a replica that serves no search pays nothing);
 //  - read from one REPEATABLE READ snapshot through a cursor, tagged with the reader's cache generation read
@@ -10,7 +10,8 @@
 import pg from 'pg';
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../lib/ts-worker.ts';
-import { FullTextIndexBuilder, type FullTextIndex, type IndexQuery } from '../domain/fulltext.ts';
+import { FullTextIndexBuilder } from '../domain/fulltext/build.ts';
+import type { FullTextIndex, IndexQuery } from '../domain/fulltext/query.ts';
 import type { FromWorker, ToWorker } from './fulltext-worker.ts';
 
 const BATCH = 5000;

@@ -4,7 +4,7 @@
 // order): build → built | failed | aborted; abort; drop; search → result.
 import { parentPort } from 'node:worker_threads';
 import type pg from 'pg';
-import type { FullTextIndex, IndexQuery } from '../domain/fulltext.ts';
+import type { FullTextIndex, IndexQuery } from '../domain/fulltext/query.ts';
 import { loadFullTextIndex } from './fulltext-index.ts';
 
 export type ToWorker =

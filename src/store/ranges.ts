@@ -1,5 +1,5 @@
 // cve_ranges (migrations 0700, 1260): the structured ranges of every CVE, rebuilt per CVE from its source records by
-// the import (ingest/pipeline.ts, in the batch's transaction), and looked up by asset correlation. SQL only; the rows
+// the import (services/import/pipeline.ts, in the batch's transaction), and looked up by asset correlation. SQL only; the rows
 // come from domain/correlate.ts rangeRows() and are stored in groups (domain/range-groups.ts): one table row per
 // group, expanded back into its rows when read.
 import { sql } from './kysely.ts';

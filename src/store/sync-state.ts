@@ -29,6 +29,11 @@ declare module './schema.ts' {
 /** Advisory lock key of `vulnintel sync` (migrations use 7_224_001). */
 export const SYNC_LOCK_KEY = 7_224_400;
 
+/** Every source's checkpoint row, by source name (`vulnintel sync --status`). */
+export async function syncCursors(db: Db) {
+  return db.selectFrom('sync_state').selectAll().orderBy('source').execute();
+}
+
 export async function getCursor<T extends object>(db: Db, source: string): Promise<T | null> {
   const row = await db.selectFrom('sync_state').select('cursor').where('source', '=', source).executeTakeFirst();
   return (row?.cursor as T | undefined) ?? null;

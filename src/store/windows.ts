@@ -119,6 +119,12 @@ export async function msrcDocumentStates(db: Db): Promise<Map<string, { revision
   return new Map(rows.map((r) => [r.id, { revision_date: r.revision_date, sha256: r.sha256 }]));
 }
 
+/** The number of stored MSRC documents. */
+export async function countMsrcDocuments(db: Db): Promise<number> {
+  const n = await db.selectFrom('msrc_documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(n?.n ?? 0);
+}
+
 /** A cheap fingerprint of the stored documents: changes whenever a document is added or replaced. */
 export async function msrcVersion(db: Db): Promise<string> {
   const r = await db.selectFrom('msrc_documents')

@@ -1,6 +1,6 @@
 // The EgressError code a synchronous policy check throws, or 'accepted': for table tests of URL policies.
 import assert from 'node:assert/strict';
-import { EgressError } from '../../src/lib/egress.ts';
+import { EgressError } from '../../src/lib/egress-policy.ts';
 
 export function code(fn: () => unknown): string {
   try {

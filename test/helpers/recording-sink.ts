@@ -2,7 +2,7 @@
 // came out, so tests assert on the records the pipeline would receive.
 import { readFeed } from '../../src/ingest/detect.ts';
 import type { FeedFormat, IngestItem } from '../../src/ingest/types.ts';
-import type { FeedFile, FeedItems, FeedSink } from '../../src/jobs/sync.ts';
+import type { FeedFile, FeedItems, FeedSink } from '../../src/services/sync/sync.ts';
 
 export interface SinkImport {
   source: string;

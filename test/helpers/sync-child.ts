@@ -3,8 +3,8 @@
 import { openStore } from '../../src/store/db.ts';
 import { createEgress } from '../../src/lib/egress.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { runSync } from '../../src/jobs/sync.ts';
-import { pipelineSink } from '../../src/jobs/sync-sink.ts';
+import { runSync } from '../../src/services/sync/sync.ts';
+import { pipelineSink } from '../../src/services/sync/sync-sink.ts';
 
 const store = openStore(process.env.DATABASE_URL!, { max: 4 });
 const egress = createEgress({ allowList: [process.env.ALLOW!] });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { startReceiver, verifySpecSignature, type Receiver } from '../helpers/webhook-receiver.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';

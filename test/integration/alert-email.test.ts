@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';

@@ -4,7 +4,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, checksums, feedDir } from '../helpers/ingest.ts';
 import { fixture } from '../helpers/feeds.ts';
 import Ajv from 'ajv';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { StoredResultsResponse } from '../../src/http/routes/v1/asset-schemas.ts';
 

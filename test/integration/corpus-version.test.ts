@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, NVD_FIXTURES, CSAF_FIXTURES, feedDir } from '../helpers/ingest.ts';
 
 const quiet = { log: { info() {}, warn() {} } };

@@ -4,7 +4,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, docOf, feedDir } from '../helpers/ingest.ts';
 import { CAPEC_MAPPING } from '../../src/domain/capec.ts';

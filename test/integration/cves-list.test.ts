@@ -3,7 +3,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
-import { addWatch } from '../../src/store/cve-queries.ts';
+import { addWatch } from '../../src/store/cve-catalog.ts';
 
 let t: TestApp;
 const siemens = { slug: 'siemens', name: 'Siemens' };

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EgressError } from '../../src/lib/egress.ts';
+import { EgressError } from '../../src/lib/egress-policy.ts';
 import { testApp } from '../helpers/app.ts';
 
 async function startServer(body: string): Promise<{ port: number; hits: number; close(): Promise<void> }> {

@@ -7,7 +7,7 @@ import { sql } from '../../src/store/kysely.ts';
 import { createHash } from 'node:crypto';
 import { xml2js, type Element } from 'xml-js';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 
 let t: TestApp;

@@ -1,4 +1,4 @@
-// The in-memory full-text index (src/domain/fulltext.ts, docs/search.md) must answer exactly what PostgreSQL
+// The in-memory full-text index (src/domain/fulltext/, docs/search.md) must answer exactly what PostgreSQL
 // answers: the same exact total, the same ids in the same order (ts_rank recomputed bit for bit, every tie-break),
 // for every sort and page. The corpus is the real import of NVD, CSAF and MSRC fixtures (real titles repeat
 // "Remote Code Execution Vulnerability" and tie on rank) plus generated documents drawn from a small vocabulary
@@ -9,14 +9,15 @@ import fc from 'fast-check';
 import { threadId } from 'node:worker_threads';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { loadFullTextIndex } from '../../src/store/fulltext-index.ts';
 import { searchIds, type SortBy } from '../../src/store/cve-queries.ts';
 import { createCveReader } from '../../src/store/cve-reader.ts';
 import { isCveIdAnyCase } from '../../src/domain/cve-id.ts';
-import { parseTsQuery, type FullTextIndex } from '../../src/domain/fulltext.ts';
+import { parseTsQuery } from '../../src/domain/fulltext/tsquery.ts';
+import type { FullTextIndex } from '../../src/domain/fulltext/query.ts';
 
 const WORDS = ['remote', 'code', 'execution', 'windows', 'overflow', 'buffer', 'denial', 'service', 'siemens', 'simatic',
   'modbus', 'parser', 'heap', 'kernel', 'privilege', 'elevation', 'information', 'disclosure', 'widget', 'gadget',

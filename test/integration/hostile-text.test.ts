@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { ok } from '../../src/http/envelope.ts';
-import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../../src/services/import/msrc-documents.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 
 const HOST = {

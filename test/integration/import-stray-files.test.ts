@@ -65,7 +65,7 @@ test('a first record over the 64 kB head (CVE-2022-33271, 69 kB, cveMetadata aft
 });
 
 test('the sync stays strict: a feed its reader refuses still fails (skipRefused is off outside importPaths)', async () => {
-  const { runPipeline } = await import('../../src/ingest/pipeline.ts');
+  const { runPipeline } = await import('../../src/services/import/pipeline.ts');
   const { readFeed } = await import('../../src/ingest/detect.ts');
   const dir = feedDir([]);
   const file = path.join(dir, 'kev.json');

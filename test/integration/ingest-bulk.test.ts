@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad } from '../../src/store/bulk.ts';
 import { withTx } from '../../src/store/db.ts';
 import { fixture } from '../helpers/feeds.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import type { CveDocument } from '../../src/domain/cve-document.ts';
 import { snapshotFile } from '../helpers/feeds.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir, runs } from '../helpers/ingest.ts';

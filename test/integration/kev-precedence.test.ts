@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture, snapshotFile } from '../helpers/feeds.ts';
 
 const CATALOG = snapshotFile('kev', 'known_exploited_vulnerabilities.json');

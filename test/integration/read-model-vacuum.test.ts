@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { readModelNeedingVacuum, vacuumTables, READ_MODEL_TABLES } from '../../src/store/maintenance.ts';
 import { readModelVacuumJob } from '../../src/jobs/registry.ts';

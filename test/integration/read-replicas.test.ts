@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/app.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { feedDir } from '../helpers/ingest.ts';
 import { startReplicaCluster, type ReplicaCluster } from '../helpers/replica-cluster.ts';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sql } from '../../src/store/kysely.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { feedDir } from '../helpers/ingest.ts';
 import { seedOrg } from '../helpers/app.ts';

@@ -1,4 +1,4 @@
-// The `cve5` sync source (src/jobs/sync-cve5.ts, docs/sync.md "cve5") against a loopback server replaying the
+// The `cve5` sync source (src/services/sync/sync-cve5.ts, docs/sync.md "cve5") against a loopback server replaying the
 // GitHub releases list of CVEProject/cvelistV5 and its baseline and delta archives, through the real import
 // pipeline into PostgreSQL. The archives are built here (test/helpers/zip-writer.ts) from real CVE records
 // (test/fixtures/cve5, PROVENANCE.md). Two copies are changed by the test to stand for a record updated in a
@@ -17,11 +17,11 @@ import { zipBuffer } from '../helpers/zip-writer.ts';
 import { DEFAULT_FEED_URLS } from '../../src/config.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { createEgress, type Egress } from '../../src/lib/egress.ts';
-import { runSync, type SyncDeps } from '../../src/jobs/sync.ts';
-import { pipelineSink } from '../../src/jobs/sync-sink.ts';
+import { runSync, type SyncDeps } from '../../src/services/sync/sync.ts';
+import { pipelineSink } from '../../src/services/sync/sync-sink.ts';
 import { getCursor } from '../../src/store/sync-state.ts';
-import type { Cve5Cursor } from '../../src/jobs/sync-cve5.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import type { Cve5Cursor } from '../../src/services/sync/sync-cve5.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'cve5');

@@ -1,4 +1,4 @@
-// The sync wired to the real import pipeline (src/jobs/sync-sink.ts → src/ingest/pipeline.ts) and the real
+// The sync wired to the real import pipeline (src/services/sync/sync-sink.ts → src/services/import/pipeline.ts) and the real
 // `vulnintel sync` command in a child process, against the loopback replay server of the real feed files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,8 +12,8 @@ import { freshDb } from '../helpers/db.ts';
 import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { createEgress } from '../../src/lib/egress.ts';
-import { runSync, type SyncDeps } from '../../src/jobs/sync.ts';
-import { pipelineSink } from '../../src/jobs/sync-sink.ts';
+import { runSync, type SyncDeps } from '../../src/services/sync/sync.ts';
+import { pipelineSink } from '../../src/services/sync/sync-sink.ts';
 import { SYNC_LOCK_KEY } from '../../src/store/sync-state.ts';
 import { runCli } from '../helpers/cli.ts';
 

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { syncOnce } from '../../src/jobs/sync-schedule.ts';
 import { JOBS, syncCron, syncJob } from '../../src/jobs/registry.ts';
 import { tryAcquireSyncLock } from '../../src/store/sync-state.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { healthFacts } from '../../src/store/health.ts';
 import { buildHealth, FEED_NAMES } from '../../src/domain/health.ts';
 import { DEFAULT_FEED_URLS } from '../../src/config.ts';

@@ -13,9 +13,9 @@ import { ReplayServer, loadNvdRecords } from '../helpers/replay-server.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { createEgress } from '../../src/lib/egress.ts';
-import { runSync, SyncBusyError, type SyncDeps } from '../../src/jobs/sync.ts';
+import { runSync, SyncBusyError, type SyncDeps } from '../../src/services/sync/sync.ts';
 import { SYNC_LOCK_KEY, getCursor } from '../../src/store/sync-state.ts';
-import type { NvdCursor } from '../../src/jobs/sync-nvd.ts';
+import type { NvdCursor } from '../../src/services/sync/sync-nvd.ts';
 import { healthFacts } from '../../src/store/health.ts';
 import { buildHealth } from '../../src/domain/health.ts';
 

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';

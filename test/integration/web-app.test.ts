@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { testApp, seedOrg, seedSession, type TestApp } from '../helpers/app.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createMember } from '../../src/store/identity.ts';
 import { sagePriority } from '../../src/domain/alerts.ts';

@@ -3,7 +3,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { testApp, seedOrg, seedTwoOrgs, seedKey, type TestApp } from '../helpers/app.ts';
-import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../../src/services/import/msrc-documents.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 import type { Principal } from '../../src/http/auth.ts';
 

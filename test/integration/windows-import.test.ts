@@ -7,8 +7,8 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
-import { importPaths } from '../../src/ingest/pipeline.ts';
-import { ensureMsrcSnapshot, importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { importPaths } from '../../src/services/import/pipeline.ts';
+import { ensureMsrcSnapshot, importMsrcDocuments } from '../../src/services/import/msrc-documents.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 
 let db: TestDb;

@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { freshDb } from '../helpers/db.ts';
 import { seedOrg, TEST_INTERNAL_KEY } from '../helpers/app.ts';
-import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../../src/services/import/msrc-documents.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 
 test('a v2 call leaves one log line with time, key id, path, status, host count and duration, and no body', async () => {

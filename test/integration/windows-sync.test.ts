@@ -12,11 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
 import { sql } from '../../src/store/kysely.ts';
-import { pipelineSink } from '../../src/jobs/sync-sink.ts';
+import { pipelineSink } from '../../src/services/sync/sync-sink.ts';
 import { readFeed } from '../../src/ingest/detect.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { createEgress } from '../../src/lib/egress.ts';
-import { runSync, type SyncDeps } from '../../src/jobs/sync.ts';
+import { runSync, type SyncDeps } from '../../src/services/sync/sync.ts';
 import { DEFAULT_FEED_URLS } from '../../src/config.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 

@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { testApp, seedOrg, type TestApp, type SeededKey } from '../helpers/app.ts';
-import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../../src/services/import/msrc-documents.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 import { V2CorrelateResponse, V2ResultsResponse } from '../../src/http/routes/v2/schemas.ts';
 import { Kysely, PostgresDialect } from '../../src/store/kysely.ts';

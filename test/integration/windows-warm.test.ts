@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { testApp, seedOrg } from '../helpers/app.ts';
-import { importMsrcDocuments } from '../../src/ingest/msrc-import.ts';
+import { importMsrcDocuments } from '../../src/services/import/msrc-documents.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 
 function capture() {

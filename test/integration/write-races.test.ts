@@ -9,7 +9,8 @@ import pg from 'pg';
 import { sql } from '../../src/store/kysely.ts';
 import { withTx } from '../../src/store/db.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
-import { deleteMembership, insertAuthToken, revokeOrgKeys } from '../../src/store/accounts.ts';
+import { insertAuthToken } from '../../src/store/account-sessions.ts';
+import { deleteMembership, revokeOrgKeys } from '../../src/store/account-team.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 

@@ -10,10 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { code } from '../helpers/egress-code.ts';
 import { WEBHOOK_REFUSED_URLS } from '../helpers/ssrf-urls.ts';
-import {
-  createEgress, createWebhookEgress, EgressError, feedsPolicy, webhookPolicy, webhookBlockedRange,
-  WEBHOOK_EGRESS_DEFAULTS, type Resolver,
-} from '../../src/lib/egress.ts';
+import { createEgress, createWebhookEgress, WEBHOOK_EGRESS_DEFAULTS } from '../../src/lib/egress.ts';
+import { EgressError, feedsPolicy, webhookPolicy, webhookBlockedRange, type Resolver } from '../../src/lib/egress-policy.ts';
 
 async function rejectsWith(p: Promise<unknown>, expected: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {

@@ -10,7 +10,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { blockedRange, checkUrl, createEgress, EgressError, policyLookup, type Resolver } from '../../src/lib/egress.ts';
+import { createEgress } from '../../src/lib/egress.ts';
+import { blockedRange, checkUrl, EgressError, policyLookup, type Resolver } from '../../src/lib/egress-policy.ts';
 import { code } from '../helpers/egress-code.ts';
 
 test('blockedRange: every row of the S2 table, edges included, and public addresses pass', () => {

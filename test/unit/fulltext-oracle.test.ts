@@ -1,11 +1,14 @@
-// The full-text index (src/domain/fulltext.ts) against a plain evaluator written from docs/search.md: generated
+// The full-text index (src/domain/fulltext/) against a plain evaluator written from docs/search.md: generated
 // corpora (lexemes with positions and weights, some without positions, CVSS and EPSS with NULLs) and generated
 // queries (lexemes, NOT, AND, OR, phrases with gaps) written as PostgreSQL's tsquery text, then every sort and
 // page. The plain evaluator reads each document's lexemes directly and ranks with calc_rank_or's float4 sum.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FullTextIndexBuilder, lexemeContribution, parseTsQuery, type IndexSort, type TsNode } from '../../src/domain/fulltext.ts';
+import { FullTextIndexBuilder } from '../../src/domain/fulltext/build.ts';
+import { lexemeContribution } from '../../src/domain/fulltext/tsvector.ts';
+import { parseTsQuery, type TsNode } from '../../src/domain/fulltext/tsquery.ts';
+import type { IndexSort } from '../../src/domain/fulltext/query.ts';
 
 const LEX = ['a', 'b', 'c', 'd', 'e'];
 const WEIGHT = ['D', 'C', 'B', 'A'];

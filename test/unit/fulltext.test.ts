@@ -1,9 +1,11 @@
-// The pure parts of the in-memory full-text index (src/domain/fulltext.ts): PostgreSQL's text forms of tsquery and
+// The pure parts of the in-memory full-text index (src/domain/fulltext/): PostgreSQL's text forms of tsquery and
 // tsvector, ts_rank's per-lexeme share (known answers computed by PostgreSQL 15), and the index's boolean
 // evaluation and order on hand-built vectors. The integration test compares whole searches with PostgreSQL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FullTextIndexBuilder, eachLexeme, lexemeContribution, parseTsQuery, queryLexemes } from '../../src/domain/fulltext.ts';
+import { FullTextIndexBuilder } from '../../src/domain/fulltext/build.ts';
+import { eachLexeme, lexemeContribution } from '../../src/domain/fulltext/tsvector.ts';
+import { parseTsQuery, queryLexemes } from '../../src/domain/fulltext/tsquery.ts';
 
 const f = Math.fround;
 /** ts_rank of a one-lexeme-per-item OR query, the way calc_rank_or sums (in query-lexeme order). */

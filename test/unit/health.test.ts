@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { buildHealth, feedView, FEED_NAMES, FEED_STALE_HOURS, stageView } from '../../src/domain/health.ts';
-import { SYNC_SOURCES } from '../../src/jobs/sync.ts';
+import { SYNC_SOURCES } from '../../src/services/sync/sync.ts';
 import { prefersHtml } from '../../src/http/status-page.ts';
 import { renderStatusPage } from '../../src/http/web/status.tsx';
 

@@ -82,13 +82,8 @@ const ALLOWED = new Set<string>([
   'http/conventions.ts → store/db.ts (http/ imports no store/ value)',
   'http/routes/v1/health.ts → store/db.ts (http/ imports no store/ value)',
   'http/routes/v1/health.ts → store/health.ts (http/ imports no store/ value)',
-  'ingest/msrc-import.ts → queries (only store/ builds queries)',
-  'jobs/alerts.ts → cli.ts (nothing below the CLI imports it)',
   'jobs/queue.ts → queries (only store/ builds queries)',
-  'jobs/sync-command.ts → cli.ts (nothing below the CLI imports it)',
-  'jobs/sync-command.ts → queries (only store/ builds queries)',
   'services/account-keys.ts → queries (only store/ builds queries)',
-  'services/accounts.ts → queries (only store/ builds queries)',
 ]);
 
 test('the import scanner tells type-only imports from value imports', () => {

@@ -2,7 +2,7 @@
 // recognition of the archives by content (docs/sync.md "cve5").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAssetName, planCve5, releaseAssets, type Cve5Asset } from '../../src/jobs/sync-cve5.ts';
+import { parseAssetName, planCve5, releaseAssets, type Cve5Asset } from '../../src/services/sync/sync-cve5.ts';
 import { detectFromHead } from '../../src/ingest/detect.ts';
 import { zipBuffer } from '../helpers/zip-writer.ts';
 import { DEFAULT_FEED_URLS } from '../../src/config.ts';

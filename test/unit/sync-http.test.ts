@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { fixedClock } from '../../src/lib/clock.ts';
-import { backoffDelay, DEFAULT_RETRY, displayUrl, parseRetryAfter, RollingWindowLimiter } from '../../src/jobs/sync-http.ts';
-import { extractCweXml, rolieEntries } from '../../src/jobs/sync-feeds.ts';
-import { nvdDate, parseNvdDate } from '../../src/jobs/sync-nvd.ts';
+import { backoffDelay, DEFAULT_RETRY, displayUrl, parseRetryAfter, RollingWindowLimiter } from '../../src/services/sync/sync-http.ts';
+import { extractCweXml, rolieEntries } from '../../src/services/sync/sync-feeds.ts';
+import { nvdDate, parseNvdDate } from '../../src/services/sync/sync-nvd.ts';
 
 const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'sync');
 

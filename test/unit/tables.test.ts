@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectFormat, readFeed, READERS } from '../../src/ingest/detect.ts';
-import { SYNC_SOURCES, syncSources } from '../../src/jobs/sync.ts';
+import { SYNC_SOURCES, syncSources } from '../../src/services/sync/sync.ts';
 import { runCli } from '../../src/cli.ts';
 import { commandsFor, TABLES } from '../../src/cli-commands.ts';
 import { fixture } from '../helpers/feeds.ts';

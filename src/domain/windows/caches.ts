@@ -6,7 +6,7 @@
 // - RENDERED: per item (shared by hosts with the same facts), its rendered §2.7 object;
 // - RANKS: per host's ordered item list, each item's priority_rank.
 import type { ProductIndex } from './evaluation-index.ts';
-import { prepareProduct, type Prepared } from './verdict.ts';
+import { prepareProduct, type Prepared } from './prepared.ts';
 import type { CveResult } from './render.ts';
 import type { CveItem, SignalLookup, StaticEntry } from './evaluate.ts';
 import { memoWeak } from '../memo.ts';

@@ -5,7 +5,9 @@
 import type { EvaluationIndex, ProductIndex } from './evaluation-index.ts';
 import { matchHost } from './match.ts';
 import type { HostWarning, WindowsHost } from './validate.ts';
-import { hostCtx, verdictFor, type HostCtx, type Prepared, type Verdict } from './verdict.ts';
+import { hostCtx, verdictFor } from './verdict.ts';
+import type { HostCtx, Verdict } from './verdict-facts.ts';
+import type { Prepared } from './prepared.ts';
 import type { WindowsProduct } from './products.ts';
 import { comparePriority, exploitClass, staticOrder, STATUS_ORDER, type Sortable, type SortKeys } from './priority.ts';
 import { draftGroups, finishGroups, fixGroups, type FixGroup, type GroupDraft } from './fix-groups.ts';

@@ -1,7 +1,7 @@
 // Fix grouping (spec §4.2 rules 6 and 7): the open CVEs of a host gathered under the one update that fixes
 // them (the newest installable cumulative update or rollup, an ESU enrolment, or nothing), ranked.
 import type { KbInfo, ProductIndex } from './evaluation-index.ts';
-import type { FixType, HostCtx } from './verdict.ts';
+import type { FixType, HostCtx } from './verdict-facts.ts';
 import type { CveItem } from './evaluate.ts';
 import { desc, exploitClass } from './priority.ts';
 import { GROUP_TEXT } from './wording.ts';

@@ -1,5 +1,5 @@
 // The priority order of spec §4.2 (sort "priority") and the keys it reads. Pure.
-import type { CveStatus } from './verdict.ts';
+import type { CveStatus } from './verdict-facts.ts';
 
 /** Keys the sorts need; stored with the result, never serialised to clients. */
 export interface SortKeys {

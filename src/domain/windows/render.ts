@@ -1,7 +1,7 @@
 // Rendering one evaluated CVE into the published §2.7 object: texts (wording.ts) and references. Rendering
 // happens only for the CVEs a response returns; each item is rendered once (caches.ts).
 import type { CveMeta } from './evaluation-index.ts';
-import type { CveStatus } from './verdict.ts';
+import type { CveStatus } from './verdict-facts.ts';
 import type { SortKeys } from './priority.ts';
 import type { CveItem, CveSignals } from './evaluate.ts';
 import { fixAction, priorityReason, whyText } from './wording.ts';

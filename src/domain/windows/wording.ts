@@ -1,7 +1,7 @@
 // The English text of the Windows results: labels, why a CVE has its status, the fix to install, the
 // priority reason and the fix-group titles. The rules (verdict.ts) decide; this file only words it.
-import type { Prepared, Verdict } from './verdict.ts';
-import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN } from './verdict.ts';
+import type { Prepared } from './prepared.ts';
+import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Verdict } from './verdict-facts.ts';
 import type { SortKeys } from './priority.ts';
 import type { CveSignals } from './evaluate.ts';
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cveOf, evalHost } from './fixture-index.ts';
-import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR } from '../../../src/domain/windows/verdict.ts';
+import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR } from '../../../src/domain/windows/verdict-facts.ts';
 
 const CATALOG = 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=';
 const listed = (kbs?: string[]) => (kbs ? { installed_kbs: kbs, kb_source: 'Get-HotFix' } : {});

@@ -6,7 +6,9 @@
 // products.ts; the KB numbers are made up. The same paths on the real MSRC documents: verdict-fixtures.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostCtx, prepareProduct, verdictFor, WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Prepared, type Verdict } from '../../../src/domain/windows/verdict.ts';
+import { hostCtx, verdictFor } from '../../../src/domain/windows/verdict.ts';
+import { prepareProduct, type Prepared } from '../../../src/domain/windows/prepared.ts';
+import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Verdict } from '../../../src/domain/windows/verdict-facts.ts';
 import type { Fix, KbInfo, ProductCve, ProductIndex } from '../../../src/domain/windows/evaluation-index.ts';
 import { WINDOWS_PRODUCTS, type WindowsProduct } from '../../../src/domain/windows/products.ts';
 import type { FixKind, OsBuild } from '../../../src/domain/windows/build.ts';

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GROUP_TEXT, LABEL, fixAction, priorityReason, whyText } from '../../../src/domain/windows/wording.ts';
-import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Prepared, type Verdict } from '../../../src/domain/windows/verdict.ts';
+import { WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Verdict } from '../../../src/domain/windows/verdict-facts.ts';
+import type { Prepared } from '../../../src/domain/windows/prepared.ts';
 import type { SortKeys } from '../../../src/domain/windows/priority.ts';
 
 const v = (o: Partial<Verdict> = {}): Verdict => ({

@@ -15,8 +15,8 @@
 // redirect to its storage host, which is followed here (at most 3 hops, each one checked by the egress policy).
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { extractInnerZip, inspectCve5Zip } from '../ingest/cve5-zip.ts';
-import { readHead } from '../ingest/io.ts';
+import { extractInnerZip, inspectCve5Zip } from '../../ingest/cve5-zip.ts';
+import { readHead } from '../../ingest/io.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { displayUrl, expectOk, fetchAndRead, SyncHttpError } from './sync-http.ts';
 

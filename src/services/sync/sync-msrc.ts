@@ -6,12 +6,12 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { expectOk, fetchAndRead, SyncHttpError } from './sync-http.ts';
-import { parseMsrcBuffer, parseUpdatesIndex } from '../ingest/msrc.ts';
-import { storePreparedMsrcDocument } from '../ingest/msrc-import.ts';
-import { msrcCveItems } from '../ingest/msrc-feed.ts';
-import { prepareMsrcDocument } from '../ingest/msrc-prepare.ts';
-import { msrcDocumentStates } from '../store/windows.ts';
-import type { MsrcUpdateEntry } from '../domain/windows/msrc-types.ts';
+import { parseMsrcBuffer, parseUpdatesIndex } from '../../ingest/msrc.ts';
+import { storePreparedMsrcDocument } from '../import/msrc-documents.ts';
+import { msrcCveItems } from '../../ingest/msrc-feed.ts';
+import { prepareMsrcDocument } from '../../ingest/msrc-prepare.ts';
+import { msrcDocumentStates } from '../../store/windows.ts';
+import type { MsrcUpdateEntry } from '../../domain/windows/msrc-types.ts';
 
 const MiB = 1024 * 1024;
 

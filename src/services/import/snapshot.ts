@@ -1,11 +1,12 @@
 // The bundled snapshot (snapshot/ in the repository): imported once, with progress, when the corpus is empty.
 import { existsSync } from 'node:fs';
-import type { Config } from '../config.ts';
-import type { Db, Store } from '../store/db.ts';
-import { importPaths, ImportNotNeededError, type PipelineLog, type PipelineSummary } from './pipeline.ts';
-import { countCves, lastRunStatus } from '../store/ingest.ts';
-import { createProgress } from './progress.ts';
-import type { ProgressSink } from './progress.ts';
+import type { Config } from '../../config.ts';
+import type { Db, Store } from '../../store/db.ts';
+import { importPaths } from './pipeline.ts';
+import { ImportNotNeededError, type PipelineLog, type PipelineSummary } from './types.ts';
+import { countCves, lastRunStatus } from '../../store/ingest.ts';
+import { createProgress } from '../../ingest/progress.ts';
+import type { ProgressSink } from '../../ingest/progress.ts';
 
 export type SnapshotLog = PipelineLog;
 

@@ -4,11 +4,11 @@
 import { existsSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../store/db.ts';
-import { msrcDocumentStates, replaceMsrcDocument } from '../store/windows.ts';
-import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
-import { looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex } from './msrc.ts';
-import { prepareMsrcDocument, type PreparedMsrcDocument } from './msrc-prepare.ts';
+import type { Db } from '../../store/db.ts';
+import { countMsrcDocuments, msrcDocumentStates, replaceMsrcDocument } from '../../store/windows.ts';
+import type { MsrcDocument } from '../../domain/windows/msrc-types.ts';
+import { looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex } from '../../ingest/msrc.ts';
+import { prepareMsrcDocument, type PreparedMsrcDocument } from '../../ingest/msrc-prepare.ts';
 
 export interface MsrcImportSummary {
   documents: number;
@@ -86,8 +86,7 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
 /** At start: import snapshot/msrc when no MSRC document is stored (unless automatic import is off). */
 export async function ensureMsrcSnapshot(db: Db, config: { snapshotDir: string; autoImportSnapshot: boolean }, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<MsrcImportSummary | null> {
   if (!config.autoImportSnapshot) return null;
-  const n = await db.selectFrom('msrc_documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  if (Number(n?.n ?? 0) > 0) return null;
+  if ((await countMsrcDocuments(db)) > 0) return null;
   const dir = path.join(config.snapshotDir, 'msrc');
   if (!existsSync(dir)) {
     log.warn({ dir }, 'no MSRC documents stored and no snapshot/msrc folder: API v2 has no Microsoft data until `vulnintel import` or `vulnintel sync`');

@@ -4,8 +4,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { Clock } from '../lib/clock.ts';
-import { EgressError, type Egress, type EgressRequestInit, type EgressResponse } from '../lib/egress.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Egress, EgressRequestInit, EgressResponse } from '../../lib/egress.ts';
+import { EgressError } from '../../lib/egress-policy.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */

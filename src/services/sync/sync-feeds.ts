@@ -8,9 +8,9 @@ import { pipeline } from 'node:stream/promises';
 import { Transform, Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
-import { isGzip, readHead } from '../ingest/io.ts';
-import type { FeedFormat } from '../ingest/types.ts';
-import { getDocumentVersions, setDocumentVersion } from '../store/sync-state.ts';
+import { isGzip, readHead } from '../../ingest/io.ts';
+import type { FeedFormat } from '../../ingest/types.ts';
+import { getDocumentVersions, setDocumentVersion } from '../../store/sync-state.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { displayUrl, expectOk, fetchAndRead, fetchFileIfChanged, SyncHttpError, type FileValidators } from './sync-http.ts';
 

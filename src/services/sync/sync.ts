@@ -5,13 +5,13 @@
 // failing source is recorded failed with its error while the others still run.
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { FeedUrls } from '../config.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { Egress } from '../lib/egress.ts';
-import type { FeedFormat, IngestItem } from '../ingest/types.ts';
-import type { Store } from '../store/db.ts';
-import { getCursor, recordIngestRun, setCursor, syncRunLabel, tryAcquireSyncLock } from '../store/sync-state.ts';
-import { failStaleRuns, withImportLock } from '../store/ingest.ts';
+import type { FeedUrls } from '../../config.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Egress } from '../../lib/egress.ts';
+import type { FeedFormat, IngestItem } from '../../ingest/types.ts';
+import type { Store } from '../../store/db.ts';
+import { getCursor, recordIngestRun, setCursor, syncRunLabel, tryAcquireSyncLock } from '../../store/sync-state.ts';
+import { failStaleRuns, withImportLock } from '../../store/ingest.ts';
 import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from './sync-http.ts';
 import { nvdSource } from './sync-nvd.ts';
 import { cve5Source } from './sync-cve5.ts';

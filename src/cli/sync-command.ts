@@ -1,13 +1,13 @@
 // `vulnintel sync` (docs/sync.md): fetch the live feeds, or import a local directory with --from (offline).
 import path from 'node:path';
-import { UsageError, type Command } from '../cli.ts';
+import { UsageError, type Command } from './types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createEgress } from '../lib/egress.ts';
-import { importPaths } from '../ingest/pipeline.ts';
+import { importPaths } from '../services/import/pipeline.ts';
 import { createProgress, silentProgress } from '../ingest/progress.ts';
-import { lastSyncRuns, syncLockHolder, syncRunLabel } from '../store/sync-state.ts';
-import { runSync, SyncBusyError, syncSources } from './sync.ts';
-import { pipelineSink } from './sync-sink.ts';
+import { lastSyncRuns, syncCursors, syncLockHolder, syncRunLabel } from '../store/sync-state.ts';
+import { runSync, SyncBusyError, syncSources } from '../services/sync/sync.ts';
+import { pipelineSink } from '../services/sync/sync-sink.ts';
 
 /** Exit status when another sync holds the lock (EX_TEMPFAIL: try again later). */
 export const EXIT_BUSY = 75;
@@ -31,7 +31,7 @@ const syncCommand: Command = {
     const db = rt.store.db;
 
     if (values.status) {
-      const cursors = await db.selectFrom('sync_state').selectAll().orderBy('source').execute();
+      const cursors = await syncCursors(db);
       const last = await lastSyncRuns(db, known);
       const holder = await syncLockHolder(db);
       const status = known.map((name) => {

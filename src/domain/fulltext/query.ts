@@ -1,0 +1,246 @@
+// The in-memory full-text index behind broad searches (`GET /api/v1/cves?q=`; docs/search.md). Pure: it is built
+// from the stored search vectors (`cves.search`, read as PostgreSQL's text form) and evaluates the stored
+// query (`websearch_to_tsquery(...)`, also as text), so matching, ranking and order are PostgreSQL's own:
+//  - match: the tsquery's AND / OR / NOT over posting lists of document ordinals;
+//  - rank:  `ts_rank(search, query)` with the default weights, recomputed exactly (float4 arithmetic in
+//           PostgreSQL's order) from per-posting contributions, for queries whose top operator is not AND
+//           (ours: `english || simple` is an OR) — PostgreSQL's calc_rank_or in src/backend/utils/adt/tsrank.c;
+//  - order: rank (or the sort key), then newest first, then cve_id descending: ordinals are numbered in
+//           (published_at DESC NULLS LAST, cve_id DESC) order, so that tie-break is the ordinal.
+// Phrases (`<->`, `<N>` between lexemes, as websearch_to_tsquery writes quoted and hyphenated words) are checked
+// on stored positions. Queries this index does not evaluate (weights, prefixes, a top-level AND) answer null and
+// run in PostgreSQL instead; so do CVE ids (the reader routes them there: the exact-id-first rule is SQL's).
+// Parts: tsquery.ts (the query's text form), tsvector.ts (the stored vectors' text form and the rank contributions),
+// build.ts (the builder), postings.ts (posting-list set operations); this file is the index and its evaluation.
+import { queryLexemes, type TsNode } from './tsquery.ts';
+import { ZETA2 } from './tsvector.ts';
+import { EMPTY, intersect, minus, seek, union } from './postings.ts';
+
+export type IndexSort = 'rank' | 'date' | 'cvss' | 'epss';
+
+export interface IndexQuery {
+  /** The parsed tsquery (parseTsQuery of the stored query text). */
+  query: TsNode;
+  sort: IndexSort;
+  offset: number;
+  limit: number;
+}
+
+/** The index's arrays: postings of lexeme t are [offsets[t], offsets[t+1]) of ords/contrib/posStart/posLen. */
+interface IndexData {
+  termIds: Map<string, number>;
+  offsets: Int32Array;
+  ords: Int32Array;
+  contrib: Float32Array;
+  posStart: Int32Array;
+  posLen: Uint16Array;
+  positions: Uint16Array;
+  ids: string[];
+  cvss: Float32Array;
+  epss: Float32Array;
+  idRank: Int32Array;
+}
+
+/** The index: posting lists per lexeme and the per-document sort keys. Immutable once built. */
+export class FullTextIndex {
+  // Scratch space of the ranking pass, reused (queries run synchronously, one at a time).
+  private readonly mark: Uint8Array;
+  private readonly score: Float32Array;
+
+  constructor(private readonly d: IndexData) {
+    this.mark = new Uint8Array(d.ids.length);
+    this.score = new Float32Array(d.ids.length);
+  }
+
+  get size(): number {
+    return this.d.ids.length;
+  }
+
+  private all(): Int32Array {
+    const a = new Int32Array(this.d.ids.length);
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
+    for (let i = 0; i < a.length; i++) a[i] = i;
+    return a;
+  }
+
+  /** Posting range [from, to) of a lexeme (empty when unknown). */
+  private range(lexeme: string): [number, number] {
+    const t = this.d.termIds.get(lexeme);
+    return t === undefined ? [0, 0] : [this.d.offsets[t], this.d.offsets[t + 1]];
+  }
+
+  /** Whether posting k holds position p (positions are ascending). */
+  private hasPosition(k: number, p: number): boolean {
+    const { positions, posStart, posLen } = this.d;
+    let lo = posStart[k], hi = lo + posLen[k] - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (positions[mid] === p) return true;
+      // Stryker disable next-line EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
+      if (positions[mid] < p) lo = mid + 1; else hi = mid - 1;
+    }
+    return false;
+  }
+
+  /**
+   * Documents where the chain occurs: every lexeme present, at the stated distances from the first. Driven by the
+   * rarest lexeme; the others are searched by galloping from their last position (a phrase with a common word,
+   * such as simple's 'out' <-> 'of', must not walk that word's whole list).
+   */
+  private phrase(terms: string[], gaps: number[]): Int32Array {
+    const { ords, positions, posStart, posLen } = this.d;
+    const ranges = terms.map((t) => this.range(t));
+    // Stryker disable next-line ArrowFunction,ConditionalExpression,MethodExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
+    if (ranges.some(([a, b]) => a === b)) return EMPTY;
+    let lead = 0;
+    // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
+    for (let j = 1; j < ranges.length; j++) if (ranges[j][1] - ranges[j][0] < ranges[lead][1] - ranges[lead][0]) lead = j;
+    const cur = ranges.map(([a]) => a);
+    const at = new Int32Array(terms.length);
+    const out: number[] = [];
+    for (let k = ranges[lead][0]; k < ranges[lead][1]; k++) {
+      const ord = ords[k];
+      let present = true;
+      for (let j = 0; j < terms.length && present; j++) {
+        // Stryker disable next-line BlockStatement,ConditionalExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
+        if (j === lead) { at[j] = k; continue; }
+        const i = seek(ords, cur[j], ranges[j][1], ord);
+        cur[j] = i;
+        present = i < ranges[j][1] && ords[i] === ord;
+        at[j] = i;
+      }
+      if (!present) continue;
+      const k0 = at[0];
+      for (let i = posStart[k0]; i < posStart[k0] + posLen[k0]; i++) {
+        let p = positions[i];
+        let ok = true;
+        for (let j = 1; j < terms.length && ok; j++) {
+          p += gaps[j - 1];
+          ok = this.hasPosition(at[j], p);
+        }
+        if (ok) { out.push(ord); break; }
+      }
+    }
+    return Int32Array.from(out);
+  }
+
+  /** Ordinals matching a query, ascending. */
+  private match(x: TsNode): Int32Array {
+    switch (x.op) {
+      case 'lex': {
+        const [a, b] = this.range(x.lexeme);
+        return this.d.ords.subarray(a, b);
+      }
+      case 'phrase': return this.phrase(x.terms, x.gaps);
+      case 'not': return minus(this.all(), this.match(x.arg));
+      case 'or': return union(this.match(x.left), this.match(x.right));
+      case 'and':
+        // x & !y without materialising the complement.
+        // Stryker disable next-line ConditionalExpression,StringLiteral: the NOT shortcut: AND NOT evaluated as a difference gives the same set as the general path
+        if (x.right.op === 'not') return minus(this.match(x.left), this.match(x.right.arg));
+        // Stryker disable next-line ConditionalExpression,StringLiteral: the NOT shortcut: AND NOT evaluated as a difference gives the same set as the general path
+        if (x.left.op === 'not') return minus(this.match(x.right), this.match(x.left.arg));
+        return intersect(this.match(x.left), this.match(x.right));
+    }
+  }
+
+  /** ts_rank of every matched document, in `matched` order (calc_rank_or: sum over distinct lexemes / count). */
+  private ranks(query: TsNode, matched: Int32Array): Float32Array {
+    const lexemes = queryLexemes(query);
+    const { mark, score } = this;
+    const { ords, contrib } = this.d;
+    for (const o of matched) mark[o] = 1;
+    for (const lex of lexemes) {
+      const [a, b] = this.range(lex);
+      // Float32Array stores round to float4: res = (float)(res + (double)contribution / ZETA2).
+      // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: walk against seek, a speed-only choice: both give the same positions
+      if (b - a <= 4 * matched.length) {
+        for (let i = a; i < b; i++) {
+          const o = ords[i];
+          if (mark[o] === 1) score[o] = score[o] + contrib[i] / ZETA2;
+        }
+      } else {
+        // A common lexeme ('of', 'code'): seek each matched document in its list instead of walking all of it.
+        let i = a;
+        for (const o of matched) {
+          i = seek(ords, i, b, o);
+          if (i >= b) break;
+          if (ords[i] === o) score[o] = score[o] + contrib[i] / ZETA2;
+        }
+      }
+    }
+    const out = new Float32Array(matched.length);
+    const size = lexemes.length;
+    // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
+    for (let i = 0; i < matched.length; i++) {
+      const o = matched[i];
+      // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: a rank rescaling that keeps the order (size is never 0 for a matched document)
+      out[i] = size > 0 ? score[o] / size : 0;
+      mark[o] = 0;
+      score[o] = 0;
+    }
+    return out;
+  }
+
+  /**
+   * The exact total and one page of CVE ids, in the order PostgreSQL's `ORDER BY` gives; null when the query's
+   * top operator is AND (ts_rank then uses calc_rank_and, which this index does not reproduce) and the order is
+   * by rank.
+   */
+  search(q: IndexQuery): { total: number; ids: string[] } | null {
+    if (q.sort === 'rank' && q.query.op === 'and') return null;
+    const matched = this.match(q.query);
+    const total = matched.length;
+    // Stryker disable next-line MethodExpression: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
+    const want = Math.min(total, q.offset + q.limit);
+    let order: ArrayLike<number>;
+    if (q.sort === 'date') order = matched.subarray(0, want);
+    else {
+      const key = q.sort === 'rank' ? this.ranks(q.query, matched) : keysOf(q.sort === 'cvss' ? this.d.cvss : this.d.epss, matched);
+      order = topK(matched, key, want, q.sort === 'rank' ? null : this.d.idRank);
+    }
+    const ids: string[] = [];
+    for (let i = q.offset; i < Math.min(order.length, q.offset + q.limit); i++) ids.push(this.d.ids[order[i]]);
+    return { total, ids };
+  }
+}
+
+function keysOf(values: Float32Array, matched: Int32Array): Float32Array {
+  const out = new Float32Array(matched.length);
+  // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
+  for (let i = 0; i < matched.length; i++) out[i] = values[matched[i]];
+  return out;
+}
+
+/**
+ * The first k of `matched` by key descending (NaN = NULL, last), ties by `tieRank` ascending (the cve_id DESC
+ * position) or, without it, by ordinal.
+ */
+function topK(matched: Int32Array, key: Float32Array, k: number, tieRank: Int32Array | null): number[] {
+  // Stryker disable next-line ConditionalExpression: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
+  if (k === 0) return [];
+  // Threshold: the k-th largest key; only candidates at or above it are sorted. A typed array's own sort is
+  // numeric, ascending, NaN (NULL) last.
+  const sorted = key.slice().sort();
+  let numbers = sorted.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
+  while (numbers > 0 && Number.isNaN(sorted[numbers - 1])) numbers--;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
+  const t = k <= numbers ? sorted[numbers - k] : Number.NaN;
+  const cand: number[] = [];
+  for (let i = 0; i < matched.length; i++) {
+    const v = key[i];
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
+    if (Number.isNaN(t) || (!Number.isNaN(v) && v >= t)) cand.push(i);
+  }
+  const tie = (i: number) => (tieRank ? tieRank[matched[i]] : matched[i]);
+  cand.sort((a, b) => {
+    const va = key[a], vb = key[b];
+    const na = Number.isNaN(va), nb = Number.isNaN(vb);
+    if (na !== nb) return na ? 1 : -1;
+    if (!na && va !== vb) return vb - va;
+    return tie(a) - tie(b);
+  });
+  // Stryker disable next-line MethodExpression: topK limits: the caller takes its page from the candidates, and the extra ones never reach it
+  return cand.slice(0, k).map((i) => matched[i]);
+}
