@@ -27,7 +27,7 @@ export function injectFetch(app: FastifyInstance): (req: Request) => Promise<Res
       for (const x of Array.isArray(v) ? v : [v]) out.append(k, String(x));
     }
     const noBody = r.statusCode === 204 || r.statusCode === 205 || r.statusCode === 304 || req.method === 'HEAD';
-    const res = new Response(noBody ? null : r.rawPayload, { status: r.statusCode, headers: out });
+    const res = new Response(noBody ? null : new Uint8Array(r.rawPayload), { status: r.statusCode, headers: out });
     raw.set(res, r.body);
     return res;
   };
