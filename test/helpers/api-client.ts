@@ -1,6 +1,11 @@
 // The typed client (clients/typescript, @vulnintel/client) over a test app: its fetch hands each request to Fastify's
 // inject, so tests call the API through the generated types and a schema change that breaks clients breaks them.
+// Each JSON answer is also validated against the schema the app's own OpenAPI document gives for its path, method
+// and status (a route that writes its answer as bytes, bypassing the serializer, is held to its documentation too),
+// and a status the document does not list for the operation fails the call.
 import type { FastifyInstance } from 'fastify';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { createClient, type VulnintelClient } from '../../clients/typescript/index.ts';
 
 /** The raw body bytes of each answer the inject fetch produced (the client parses bodies; some tests compare bytes). */
@@ -33,10 +38,50 @@ export function injectFetch(app: FastifyInstance): (req: Request) => Promise<Res
   };
 }
 
+interface Operation { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }
+type Doc = { paths: Record<string, Record<string, Operation>>; components?: object };
+
+/** Per app: its document, and the compiled answer schemas by "METHOD path status". */
+const documents = new WeakMap<FastifyInstance, { doc: Doc; ajv: Ajv.default; compiled: Map<string, ValidateFunction | null> }>();
+
+function documentOf(app: FastifyInstance) {
+  let d = documents.get(app);
+  if (!d) {
+    const ajv = new Ajv.default({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    d = { doc: app.swagger() as unknown as Doc, ajv, compiled: new Map() };
+    documents.set(app, d);
+  }
+  return d;
+}
+
+/** Checks one answer against the document: its status is listed, and a JSON body matches the listed schema. */
+function checkAnswer(app: FastifyInstance, method: string, schemaPath: string, res: Response): void {
+  const d = documentOf(app);
+  const label = `${method} ${schemaPath} → ${res.status}`;
+  if (!d.compiled.has(label)) {
+    const op = d.doc.paths[schemaPath]?.[method.toLowerCase()];
+    if (!op) throw new Error(`${method} ${schemaPath} is not in the OpenAPI document`);
+    const answer = op.responses?.[String(res.status)];
+    if (!answer) throw new Error(`${label}: status not documented (listed: ${Object.keys(op.responses ?? {}).join(', ')}): ${rawBody(res).slice(0, 300)}`);
+    const schema = answer.content?.['application/json']?.schema;
+    // $refs (#/components/schemas/…) resolve against the document's components, carried at the schema's root.
+    d.compiled.set(label, schema ? d.ajv.compile({ ...schema, components: d.doc.components }) : null);
+  }
+  const validate = d.compiled.get(label);
+  if (!validate || !String(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
+  const body = rawBody(res);
+  if (!validate(JSON.parse(body))) {
+    throw new Error(`${label}: the answer does not match its documented schema: ${JSON.stringify(validate.errors?.slice(0, 5))} ${body.slice(0, 300)}`);
+  }
+}
+
 /**
  * A client of the test app: with `auth` (seedOrg/seedKey's `auth` headers, a session's cookies) sent on every
- * request, or none.
+ * request, or none. Every answer is checked against the app's document (above).
  */
 export function apiClient(app: FastifyInstance, auth: Record<string, string> = {}): VulnintelClient {
-  return createClient({ baseUrl: 'http://vulnintel.test', headers: auth, fetch: injectFetch(app) });
+  const client = createClient({ baseUrl: 'http://vulnintel.test', headers: auth, fetch: injectFetch(app) });
+  client.use({ onResponse({ request, schemaPath, response }) { checkAnswer(app, request.method, schemaPath, response); } });
+  return client;
 }
