@@ -10,6 +10,7 @@ import type { InjectOptions } from 'fastify';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { ERRORS } from '../../src/http/errors.ts';
 import { routeErrors } from '../../src/http/openapi-errors.ts';
+import { apiClient, rawBody } from '../helpers/api-client.ts';
 
 interface Res { description: string; content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, Res> }>>; components: { schemas: Record<string, unknown> } };
@@ -29,33 +30,45 @@ let afterDoc: Probe[];
 
 interface Probe { label: string; status: number; headers: Record<string, unknown>; body: string }
 
-/** Error requests of every kind; fresh keys each time, so a per-key limit met by the first round does not change the second. */
+/**
+ * Error requests of every kind; fresh keys each time, so a per-key limit met by the first round does not change the
+ * second. Requests a client can express go through the typed client (clients/typescript): their bodies and
+ * parameters must type-check against the document. The rest (an unknown parameter, a malformed URL or JSON, a body
+ * the types refuse) are sent raw with inject, as no typed client could send them.
+ */
 async function probes(): Promise<Probe[]> {
   const o = await seedOrg(t.store, { tier: 'professional' });
   const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer', scopes: ['read'] });
   const free = await seedOrg(t.store, { tier: 'free' });
   const trial = await seedKey(t.store, free.orgId, free.memberId, { kind: 'trial', expiresAt: new Date(Date.parse(NOW) + 86_400_000) });
   const json = { 'content-type': 'application/json' };
-  const reqs: [string, InjectOptions][] = [
-    ['missing key', { method: 'GET', url: '/api/v1/account/me' }],
-    ['invalid key', { method: 'GET', url: '/api/v1/cves', headers: { authorization: 'Bearer vi_live_nonsense' } }],
+  const anon = apiClient(t.app);
+  const pro = apiClient(t.app, o.auth);
+  const reqs: [string, InjectOptions | (() => Promise<{ response: Response }>)][] = [
+    ['missing key', () => anon.GET('/api/v1/account/me')],
+    ['invalid key', () => apiClient(t.app, { authorization: 'Bearer vi_live_nonsense' }).GET('/api/v1/cves')],
     ['unknown query parameter', { method: 'GET', url: '/api/v1/cves?sortx=1' }],
-    ['invalid query value', { method: 'GET', url: '/api/v1/cves?per_page=0&cvss_min=11' }],
+    ['invalid query value', () => anon.GET('/api/v1/cves', { params: { query: { per_page: 0, cvss_min: 11 } } })],
     ['malformed URL', { method: 'GET', url: '/api/v1/cves/%zz' }],
-    ['unknown CVE', { method: 'GET', url: '/api/v1/cves/CVE-1999-0001' }],
-    ['viewer writes', { method: 'POST', url: '/api/v1/environments', headers: viewer.auth, payload: { name: 'x' } }],
+    ['unknown CVE', () => anon.GET('/api/v1/cves/{cve_id}', { params: { path: { cve_id: 'CVE-1999-0001' } } })],
+    ['viewer writes', () => apiClient(t.app, viewer.auth).POST('/api/v1/environments', { body: { name: 'x' } })],
     ['v1 malformed JSON', { method: 'POST', url: '/api/v1/environments', headers: { ...o.auth, ...json }, payload: '{"name":' }],
     ['v2 malformed JSON', { method: 'POST', url: '/api/v2/assets/correlate', headers: { ...o.auth, ...json }, payload: '{"windows_hosts":' }],
-    ['oversize v1 batch', { method: 'POST', url: '/api/v1/assets/correlate-cves', headers: o.auth, payload: { assets: assets(201) } }],
-    ['oversize trial batch', { method: 'POST', url: '/api/v1/assets/correlate-cves', headers: trial.auth, payload: { assets: assets(26) } }],
-    ['oversize v2 batch', { method: 'POST', url: '/api/v2/assets/correlate', headers: o.auth, payload: { windows_hosts: Array.from({ length: 201 }, (_, i) => host(i)) } }],
+    ['oversize v1 batch', () => pro.POST('/api/v1/assets/correlate-cves', { body: { assets: assets(201) } })],
+    ['oversize trial batch', () => apiClient(t.app, trial.auth).POST('/api/v1/assets/correlate-cves', { body: { assets: assets(26) } })],
+    ['oversize v2 batch', () => pro.POST('/api/v2/assets/correlate', { body: { windows_hosts: Array.from({ length: 201 }, (_, i) => host(i)) } })],
     ['every asset refused (data.rejected)', { method: 'POST', url: '/api/v1/assets/correlate-cves/check', headers: o.auth, payload: { assets: [{ vendor: '' }] } }],
-    ['foreign environment', { method: 'POST', url: '/api/v1/assets/correlate-cves', headers: o.auth, payload: { assets: assets(1), environment_id: 999999 } }],
+    ['foreign environment', () => pro.POST('/api/v1/assets/correlate-cves', { body: { assets: assets(1), environment_id: 999999 } })],
   ];
   const out: Probe[] = [];
   for (const [label, r] of reqs) {
-    const res = await t.app.inject(r);
-    out.push({ label, status: res.statusCode, headers: res.headers, body: res.body });
+    if (typeof r === 'function') {
+      const { response } = await r();
+      out.push({ label, status: response.status, headers: Object.fromEntries(response.headers), body: rawBody(response) });
+    } else {
+      const res = await t.app.inject(r);
+      out.push({ label, status: res.statusCode, headers: res.headers, body: res.body });
+    }
   }
   return out;
 }
@@ -183,12 +196,18 @@ test('the ErrorEnvelope component validates the error bodies the server sends', 
   const partner = await seedKey(t.store, k.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
   await sql`UPDATE api_keys SET monthly_asset_limit = 0 WHERE id = ${partner.keyId}`.execute(t.store.db);
   const extra: Probe[] = [];
+  const keyed = apiClient(t.app, k.auth);
   for (let i = 0; i < 6; i++) {
-    const r = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves/check', headers: k.auth, payload: { assets: assets(1) } });
-    if (i === 5) extra.push({ label: 'per-key rate', status: r.statusCode, headers: r.headers, body: r.body });
+    const { error, response } = await keyed.POST('/api/v1/assets/correlate-cves/check', { body: { assets: assets(1) } });
+    if (i === 5) {
+      // The typed error: the 429's documented body is the ErrorEnvelope.
+      assert.equal(error?.error.code, 'RATE_LIMITED');
+      extra.push({ label: 'per-key rate', status: response.status, headers: Object.fromEntries(response.headers), body: rawBody(response) });
+    }
   }
-  const p = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: partner.auth, payload: { assets: assets(1) } });
-  extra.push({ label: 'partner limit', status: p.statusCode, headers: p.headers, body: p.body });
+  const p = await apiClient(t.app, partner.auth).POST('/api/v1/assets/correlate-cves', { body: { assets: assets(1) } });
+  assert.equal(p.error?.error.code, 'PARTNER_LIMIT');
+  extra.push({ label: 'partner limit', status: p.response.status, headers: Object.fromEntries(p.response.headers), body: rawBody(p.response) });
   Object.assign(expected, { 'per-key rate': [429, 'RATE_LIMITED'], 'partner limit': [429, 'PARTNER_LIMIT'] });
 
   for (const pr of [...afterDoc, ...extra]) {

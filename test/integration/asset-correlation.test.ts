@@ -22,9 +22,13 @@ import { DEFAULT_OPTIONS } from '../../src/services/correlation-answer.ts';
 import type { Principal } from '../../src/services/identity.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { DEFAULT_PLAN_CAPS } from '../../src/domain/plan-caps.ts';
+import { apiClient } from '../helpers/api-client.ts';
+import type { VulnintelClient } from '../../clients/typescript/index.ts';
 
 let t: TestApp;
 let pro: Awaited<ReturnType<typeof seedOrg>>;
+/** The typed client (clients/typescript) with pro's key: well-formed requests go through it; malformed ones through inject. */
+let api: VulnintelClient;
 let dir: string;
 const quiet = { log: { info() {}, warn() {} } };
 before(async () => {
@@ -32,6 +36,7 @@ before(async () => {
   dir = feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES]);
   await importPaths(t.store.db, [dir], quiet);
   pro = await seedOrg(t.store, { tier: 'professional' });
+  api = apiClient(t.app, pro.auth);
 });
 after(async () => { await t.close(); });
 
@@ -104,20 +109,22 @@ describe('the range table', () => {
 
 describe('correlate-cves on real records', () => {
   test('affected below the CISA advisory fix, with the deciding range, fixed version and card fields', async () => {
-    const r = await correlate({ assets: [{ asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' }] });
-    assert.equal(r.statusCode, 200, r.body);
-    const a = r.json().data.assets[0];
+    const { data, error, response } = await api.POST('/api/v1/assets/correlate-cves', {
+      body: { assets: [{ asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' }] },
+    });
+    assert.equal(response.status, 200, JSON.stringify(error));
+    const a = data!.data.assets[0];
     assert.equal(a.asset_id, 'drive-1');
-    const c = a.cves.find((x: { cve_id: string }) => x.cve_id === 'CVE-2024-46886');
-    assert.ok(c, JSON.stringify(a.cves.map((x: { cve_id: string }) => x.cve_id)));
+    const c = a.cves.find((x) => x.cve_id === 'CVE-2024-46886');
+    assert.ok(c, JSON.stringify(a.cves.map((x) => x.cve_id)));
     assert.equal(c.status, 'affected');
     assert.equal(c.fixed_version, 'V3.1.4');
-    assert.deepEqual([c.range.source, c.range.source_name, c.range.source_key, c.range.end], ['csaf', 'CISA advisory', 'ICSA-24-284-01', { version: 'V3.1.4', inclusive: false }]);
+    assert.deepEqual([c.range?.source, c.range?.source_name, c.range?.source_key, c.range?.end], ['csaf', 'CISA advisory', 'ICSA-24-284-01', { version: 'V3.1.4', inclusive: false }]);
     assert.equal(c.match.confidence, 'exact');
     assert.deepEqual(c._links, { self: '/api/v1/cves/CVE-2024-46886' });
     assert.equal(typeof c.bcs_score, 'number');
-    assert.ok(a.matched_products.some((p: { product: string }) => p.product === DRIVE));
-    assert.equal(a.counts.affected, a.cves.filter((x: { status: string }) => x.status === 'affected').length);
+    assert.ok(a.matched_products.some((p) => p.product === DRIVE));
+    assert.equal(a.counts.affected, a.cves.filter((x) => x.status === 'affected').length);
   });
 
   test('a nameplate without the advisory\'s "(incl. SIPLUS variants)" note matches it (ICSA-24-284-01, all versions affected)', async () => {
@@ -270,7 +277,8 @@ describe('correlate-cves on real records', () => {
   });
 
   test('unknown vendor or product: no match, empty lists', async () => {
-    const r = (await correlate({ assets: [{ asset_id: 'x-1', vendor: 'Nobody Inc', product: 'Nothing', version: '1.0' }] })).json().data.assets[0];
+    const { data } = await api.POST('/api/v1/assets/correlate-cves', { body: { assets: [{ asset_id: 'x-1', vendor: 'Nobody Inc', product: 'Nothing', version: '1.0' }] } });
+    const r = data!.data.assets[0];
     assert.deepEqual([r.matched_products, r.cves, r.counts], [[], [], { affected: 0, not_affected: 0, needs_review: 0 }]);
   });
 
@@ -316,16 +324,16 @@ describe('correlate-cves on real records', () => {
 
 describe('/check', () => {
   test('per asset only matched, counts by status and severity, KEV presence', async () => {
-    const r = await correlate({ assets: [
+    const { data, error, response } = await api.POST('/api/v1/assets/correlate-cves/check', { body: { assets: [
       { asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' },
       { asset_id: 'inv-9', vendor: 'Nobody', product: 'Nothing', version: '1' },
-    ] }, pro.auth, '/api/v1/assets/correlate-cves/check');
-    assert.equal(r.statusCode, 200, r.body);
-    const [a, b] = r.json().data.assets;
-    const full = (await correlate({ assets: [{ asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' }] })).json().data.assets[0];
+    ] } });
+    assert.equal(response.status, 200, JSON.stringify(error));
+    const [a, b] = data!.data.assets;
+    const full = (await api.POST('/api/v1/assets/correlate-cves', { body: { assets: [{ asset_id: 'drive-1', vendor: 'Siemens AG', product: DRIVE, version: 'V3.1.3' }] } })).data!.data.assets[0];
     assert.deepEqual(a.counts, full.counts);
     assert.equal(a.matched, true);
-    assert.equal(Object.values(a.severity as Record<string, number>).reduce((x, y) => x + y, 0), full.counts.affected + full.counts.needs_review);
+    assert.equal(Object.values(a.severity).reduce((x, y) => x + y, 0), full.counts.affected + full.counts.needs_review);
     assert.deepEqual(b, { asset_id: 'inv-9', matched: false, counts: { affected: 0, not_affected: 0, needs_review: 0 }, severity: { critical: 0, high: 0, medium: 0, low: 0, none: 0 }, known_exploited: false });
     assert.equal('cves' in a, false);
   });

@@ -6,6 +6,7 @@ import { fromNvdFixture, seedCves } from '../helpers/cve-docs.ts';
 import { upsertCves } from '../../src/store/cves.ts';
 import type { CveDocument } from '../../src/domain/cve-document.ts';
 import { CAPEC_MAPPING } from '../../src/domain/capec.ts';
+import { apiClient } from '../helpers/api-client.ts';
 
 let t: TestApp;
 let kevDoc: CveDocument;
@@ -44,8 +45,10 @@ async function get(url: string, headers: Record<string, string> = {}) {
 describe('every block of a real KEV CVE', () => {
   test('CVE-2023-28252', async () => {
     const pro = await seedOrg(t.store, { tier: 'professional' });
-    const { status, body } = await get('/api/v1/cves/CVE-2023-28252', pro.auth);
-    assert.equal(status, 200);
+    // Through the typed client (clients/typescript): every block read here is a documented field of the answer.
+    const { data: body, error, response } = await apiClient(t.app, pro.auth).GET('/api/v1/cves/{cve_id}', { params: { path: { cve_id: 'CVE-2023-28252' } } });
+    assert.equal(response.status, 200, JSON.stringify(error));
+    assert.ok(body);
     const d = body.data;
     assert.deepEqual(Object.keys(d).sort(), ['_links', 'affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'temporal', 'title']);
     assert.equal(d.cve_id, 'CVE-2023-28252');

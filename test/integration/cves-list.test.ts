@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { addWatch } from '../../src/store/cve-catalog.ts';
+import { apiClient } from '../helpers/api-client.ts';
 
 let t: TestApp;
 const siemens = { slug: 'siemens', name: 'Siemens' };
@@ -34,9 +35,11 @@ before(async () => {
 after(async () => { await t.close(); });
 
 describe('summary cards', () => {
+  // Through the typed client (clients/typescript): the card's documented type is what these assertions read.
   test('every §2.2 field, with _links.self and _links.html', async () => {
-    const { status, body } = await get('/api/v1/cves?q=CVE-2023-28489');
-    assert.equal(status, 200);
+    const { data: body, error, response } = await apiClient(t.app).GET('/api/v1/cves', { params: { query: { q: 'CVE-2023-28489' } } });
+    assert.equal(response.status, 200, JSON.stringify(error));
+    assert.ok(body);
     const c = body.data[0];
     assert.deepEqual(Object.keys(c).sort(), [
       '_links', 'bcs_score', 'bsid', 'cve_id', 'cvss_score', 'epss_percentile', 'epss_score', 'epss_top_10_pct',
@@ -57,7 +60,8 @@ describe('summary cards', () => {
   });
 
   test('default order is newest first, CVEs without a date last', async () => {
-    const { body } = await get('/api/v1/cves');
+    const { data: body } = await apiClient(t.app).GET('/api/v1/cves');
+    assert.ok(body);
     assert.deepEqual(ids(body), ['CVE-2024-9124', 'CVE-2024-2229', 'CVE-2023-33235', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2021-44228', 'CVE-2025-0001']);
     assert.deepEqual(body.pagination, { total: 7, page: 1, per_page: 10, pages: 1, has_next: false, has_prev: false, count: 7 });
   });

@@ -11,10 +11,15 @@ import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { startReceiver, verifySpecSignature, verifyStandardSignature, type Receiver } from '../helpers/webhook-receiver.ts';
 import { WEBHOOK_REFUSED_URLS } from '../helpers/ssrf-urls.ts';
+import { apiClient } from '../helpers/api-client.ts';
+import type { VulnintelClient } from '../../clients/typescript/index.ts';
+import { verifyStandardWebhook, verifyWebhookSignature } from '../../clients/typescript/webhooks.ts';
 
 let t: TestApp;
 let rx: Receiver;
 let org: Awaited<ReturnType<typeof seedOrg>>;
+/** The typed client (clients/typescript) with org's key; requests the types refuse on purpose go through `call`. */
+let api: VulnintelClient;
 const logLines: string[] = [];
 const secretsSeen: string[] = [];
 
@@ -23,6 +28,7 @@ before(async () => {
   const logger = pino({ level: 'trace' }, new Writable({ write(chunk: Buffer, _e, cb) { logLines.push(chunk.toString()); cb(); } }));
   t = await testApp({ env: { VULNINTEL_WEBHOOK_EGRESS_ALLOW: rx.hostPort }, logger, now: '2026-11-21T12:00:00Z' });
   org = await seedOrg(t.store, { name: 'Hooks Org', tier: 'standard' });
+  api = apiClient(t.app, org.auth);
 });
 after(async () => {
   await t.close();
@@ -36,10 +42,11 @@ async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, bo
 }
 
 async function create(label: string, path = '/ok') {
-  const r = await call('POST', '/api/v1/webhooks', { label, url: `${rx.base}${path}` });
-  assert.equal(r.status, 201, r.text);
-  secretsSeen.push(r.body.data.secret);
-  return r.body.data as Json;
+  const { data, error, response } = await api.POST('/api/v1/webhooks', { body: { label, url: `${rx.base}${path}` } });
+  assert.equal(response.status, 201, JSON.stringify(error));
+  assert.ok(data);
+  secretsSeen.push(data.data.secret);
+  return data.data;
 }
 
 describe('create, read, update, delete', () => {
@@ -54,18 +61,20 @@ describe('create, read, update, delete', () => {
     assert.equal(w.disabled_reason, null);
     assert.equal(w.created_at, '2026-11-21T12:00:00.000Z');
     assert.match(String(w.id), /^\d{15}$/);
-    const list = await call('GET', '/api/v1/webhooks');
-    assert.equal(list.status, 200);
-    assert.deepEqual([list.body.pagination.page, list.body.pagination.per_page, list.body.pagination.count], [1, 20, list.body.data.length]);
-    const one1 = await call('GET', '/api/v1/webhooks?per_page=1');
-    assert.deepEqual([one1.body.data.length, one1.body.pagination.per_page, one1.body.pagination.total], [1, 1, list.body.pagination.total]);
-    const mine = list.body.data.find((x: Json) => x.id === w.id);
+    const list = await api.GET('/api/v1/webhooks');
+    assert.equal(list.response.status, 200);
+    assert.ok(list.data);
+    assert.deepEqual([list.data.pagination.page, list.data.pagination.per_page, list.data.pagination.count], [1, 20, list.data.data.length]);
+    const one1 = await api.GET('/api/v1/webhooks', { params: { query: { per_page: 1 } } });
+    assert.deepEqual([one1.data?.data.length, one1.data?.pagination.per_page, one1.data?.pagination.total], [1, 1, list.data.pagination.total]);
+    const mine = list.data.data.find((x) => x.id === w.id);
+    assert.ok(mine);
     assert.deepEqual(Object.keys(mine).sort(), ['consecutive_failures', 'created_at', 'disabled_at', 'disabled_reason', 'id', 'kind', 'label', 'last_delivery_at', 'status', 'updated_at', 'url']);
-    assert.ok(!list.text.includes(w.secret));
-    const one = await call('GET', `/api/v1/webhooks/${w.id}`);
-    assert.equal(one.status, 200);
-    assert.equal(one.body.data.label, 'SOC intake');
-    assert.ok(!('secret' in one.body.data));
+    assert.ok(!JSON.stringify(list.data).includes(w.secret));
+    const one = await api.GET('/api/v1/webhooks/{id}', { params: { path: { id: w.id } } });
+    assert.equal(one.response.status, 200);
+    assert.equal(one.data?.data.label, 'SOC intake');
+    assert.ok(one.data && !('secret' in one.data.data));
   });
 
   test('update label and URL; a refused URL answers 422 on url and changes nothing', async () => {
@@ -138,45 +147,61 @@ describe('delivery through the endpoints', () => {
   test('test delivery: the receiver verifies both signatures over the raw bytes; the payload is the documented one', async () => {
     const w = await create('Tested');
     const before = rx.received.length;
-    const r = await call('POST', `/api/v1/webhooks/${w.id}/test`);
-    assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.data.outcome, 'delivered');
-    assert.equal(r.body.data.http_status, 200);
-    assert.equal(r.body.data.disabled, false);
+    const { data, error, response } = await api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: w.id } }, body: {} });
+    assert.equal(response.status, 200, JSON.stringify(error));
+    assert.ok(data);
+    assert.equal(data.data.outcome, 'delivered');
+    assert.equal(data.data.http_status, 200);
+    assert.equal(data.data.disabled, false);
     assert.equal(rx.received.length, before + 1);
     const got = rx.received.at(-1)!;
     assert.ok(verifySpecSignature(w.secret, got), 'X-Vulnintel-Signature over the raw body');
     assert.ok(verifyStandardSignature(w.secret, got), 'webhook-signature over id.timestamp.body');
+    // The client package's checks (its README's receiver example) agree, and refuse a changed byte or a late replay.
+    const sent = new Date('2026-11-21T12:00:00Z');
+    const std = { 'webhook-id': String(got.headers['webhook-id']), 'webhook-timestamp': String(got.headers['webhook-timestamp']), 'webhook-signature': String(got.headers['webhook-signature']) };
+    assert.ok(verifyWebhookSignature(w.secret, got.raw, String(got.headers['x-vulnintel-signature'])));
+    assert.ok(verifyStandardWebhook(w.secret, got.raw, std, { now: sent }));
+    const tampered = Buffer.concat([got.raw, Buffer.from(' ')]);
+    assert.equal(verifyWebhookSignature(w.secret, tampered, String(got.headers['x-vulnintel-signature'])), false);
+    assert.equal(verifyStandardWebhook(w.secret, tampered, std, { now: sent }), false);
+    assert.equal(verifyStandardWebhook(w.secret, got.raw, std, { now: new Date(sent.getTime() + 301_000) }), false, 'past the 300 s tolerance');
+    assert.ok(verifyStandardWebhook(w.secret, got.raw, std, { now: new Date(sent.getTime() + 300_000) }), 'at the tolerance');
     assert.equal(got.headers['user-agent'], 'Vulnintel-Alert/1.0');
     assert.equal(got.headers['content-type'], 'application/json');
     assert.equal(got.headers['x-vulnintel-version'], '1.0');
     const ts = Math.floor(Date.parse('2026-11-21T12:00:00Z') / 1000);
     assert.equal(got.headers['x-vulnintel-timestamp'], String(ts));
     assert.equal(got.headers['webhook-timestamp'], String(ts));
-    assert.equal(got.headers['webhook-id'], `msg_${r.body.data.delivery_id}`);
+    assert.equal(got.headers['webhook-id'], `msg_${data.data.delivery_id}`);
     assert.deepEqual(JSON.parse(got.raw.toString()), {
       event: 'webhook.test', version: '1.0', timestamp: '2026-11-21T12:00:00Z',
       data: { webhook_id: w.id, label: 'Tested', message: 'Test delivery from Vulnintel. Verify the signature headers; cve.alert deliveries are signed the same way.' },
     });
-    const d = await call('GET', `/api/v1/webhooks/${w.id}/deliveries`);
-    assert.equal(d.status, 200);
-    assert.equal(d.body.pagination.total, 1);
-    assert.equal(d.body.data[0].event, 'webhook.test');
-    assert.equal(d.body.data[0].status, 'delivered');
-    assert.equal(d.body.data[0].http_status, 200);
-    assert.equal(d.body.data[0].cve_id, null);
-    assert.equal(typeof d.body.data[0].duration_ms, 'number');
+    const d = await api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: w.id } } });
+    assert.equal(d.response.status, 200);
+    assert.ok(d.data);
+    assert.equal(d.data.pagination.total, 1);
+    assert.equal(d.data.data[0].event, 'webhook.test');
+    assert.equal(d.data.data[0].status, 'delivered');
+    assert.equal(d.data.data[0].http_status, 200);
+    assert.equal(d.data.data[0].cve_id, null);
+    assert.equal(typeof d.data.data[0].duration_ms, 'number');
   });
 
   test('rotate-secret: the new secret is returned once; the next delivery verifies with it and not with the old one', async () => {
     const w = await create('Rotated');
-    const r = await call('POST', `/api/v1/webhooks/${w.id}/rotate-secret`, {});
-    assert.equal(r.status, 200, r.text);
-    const fresh = r.body.data.secret as string;
+    const r = await api.POST('/api/v1/webhooks/{id}/rotate-secret', { params: { path: { id: w.id } }, body: {} });
+    assert.equal(r.response.status, 200, JSON.stringify(r.error));
+    assert.ok(r.data);
+    const fresh = r.data.data.secret;
     secretsSeen.push(fresh);
     assert.notEqual(fresh, w.secret);
     assert.match(fresh, /^whsec_/);
-    assert.ok(!(await call('GET', `/api/v1/webhooks/${w.id}`)).text.includes(fresh));
+    assert.equal(r.data.data.id, w.id);
+    const after = await api.GET('/api/v1/webhooks/{id}', { params: { path: { id: w.id } } });
+    assert.ok(!JSON.stringify(after.data).includes(fresh));
+    // Sent with no body at all, as the route allows (the typed client always sends one).
     await call('POST', `/api/v1/webhooks/${w.id}/test`);
     const got = rx.received.at(-1)!;
     assert.ok(verifySpecSignature(fresh, got));
