@@ -222,7 +222,29 @@ export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse>
   return out;
 }
 
-type Operation = { responses?: Record<string, OaResponse>; security?: Record<string, string[]>[] };
+type Operation = {
+  responses?: Record<string, OaResponse>;
+  security?: Record<string, string[]>[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> };
+};
+type BodySchema = { properties?: object; type?: string | string[]; anyOf?: BodySchema[] };
+
+/** A schema that admits no member: an empty object, null, or a choice of those. */
+function admitsNoMember(s: BodySchema | undefined): boolean {
+  if (!s) return false;
+  if (s.anyOf) return s.anyOf.every(admitsNoMember);
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  return types.every((t) => t === 'object' || t === 'null') && Object.keys(s.properties ?? {}).length === 0;
+}
+
+/**
+ * @fastify/swagger marks every request body required. A body without any member (the NoBody schemas: an action such
+ * as rotate-secret or a test delivery) is taken absent as well (read as {} or null), so the document says optional.
+ */
+function bodyIsOptional(op: Operation): boolean {
+  const content = Object.values(op.requestBody?.content ?? {});
+  return content.length > 0 && content.every((c) => admitsNoMember(c.schema));
+}
 
 /**
  * The security an operation's auth policy accepts, for an operation whose schema names none: a public route takes a
@@ -262,6 +284,7 @@ export function withErrorResponses<D>(doc: D, routes: RouteEntry[], opts: ErrorD
       if (!route) continue;
       op.responses = { ...op.responses, ...errorResponses(routeErrors(route, opts), op.responses, browserFacing(route.url)) };
       op.security ??= securityOf(route.policy);
+      if (op.requestBody && bodyIsOptional(op)) op.requestBody.required = false;
       // A page sends a visitor without a credential (or with a refused one) to sign in, and back after.
       if (method === 'get' && isPage(route.url) && route.policy && route.policy.mode !== 'none' && route.policy.mode !== 'public' && !op.responses['303']) {
         op.responses['303'] = { description: 'Not signed in (no session, or a refused key): a redirect to /login?next=<this page>' };

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
 let doc: { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>>; components: { securitySchemes: Record<string, unknown> } };
@@ -68,4 +68,20 @@ test('each operation states the credentials it takes: optional on the public CVE
   const results = op('/api/v2/assets/results', 'get').parameters!;
   assert.match(results.find((x) => x.name === 'sort')!.description!, /priority \(default\), score, exploit or newest/);
   assert.match(results.find((x) => x.name === 'cve_page_size')!.description!, /1 to 1000/);
+});
+
+test('a body without members is optional in the document, and the action takes no body', async () => {
+  type Op = { requestBody?: { required?: boolean } };
+  const op = (p: string, m: string) => (doc.paths[p] as Record<string, Op>)[m];
+  assert.equal(op('/api/v1/webhooks/{id}/rotate-secret', 'post').requestBody?.required, false);
+  assert.equal(op('/api/v1/webhooks/{id}/test', 'post').requestBody?.required, false);
+  // A body with members stays required.
+  assert.equal(op('/api/v1/webhooks', 'post').requestBody?.required, true);
+  // Sent without a body, the action passes validation and reaches its handler (an unknown webhook: 404).
+  const org = await seedOrg(t.store);
+  for (const action of ['rotate-secret', 'test']) {
+    const r = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/987654321/${action}`, headers: org.auth });
+    assert.equal(r.statusCode, 404, r.body);
+    assert.equal((r.json() as { error: { code: string } }).error.code, 'NOT_FOUND');
+  }
 });
