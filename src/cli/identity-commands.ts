@@ -6,7 +6,8 @@
 import { UsageError, type Command, type CliContext } from './types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
-import { createIdentityService, IdentityError } from '../services/identity.ts';
+import { createIdentityService } from '../services/identity.ts';
+import { Refusal } from '../services/refusal.ts';
 import { keyLabelProblem } from '../domain/keys.ts';
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
@@ -54,11 +55,30 @@ async function refusable(ctx: CliContext, fn: () => Promise<void>): Promise<numb
     await fn();
     return 0;
   } catch (e) {
-    if (!(e instanceof IdentityError)) throw e;
+    if (!(e instanceof Refusal)) throw e;
     if (ctx.json) ctx.out(JSON.stringify({ error: { code: e.code, message: e.message } }));
     else ctx.err(`Refused (${e.code}): ${e.message}`);
     return 1;
   }
+}
+
+type Identity = Awaited<ReturnType<typeof identityOf>>;
+
+/**
+ * The identity operation `fn` on the organization of --org, with the command's other arguments (`args`, read after
+ * --org and before the database is opened); refusals as `refusable` prints them.
+ */
+async function onOrg<A = undefined>(ctx: CliContext, v: Record<string, unknown>, fn: (identity: Identity, id: number, args: A) => Promise<void>, args: () => A = () => undefined as A): Promise<number> {
+  const id = orgId(v.org);
+  const a = args();
+  const identity = await identityOf(ctx);
+  return refusable(ctx, () => fn(identity, id, a));
+}
+
+/** Prints the answer: `json` as one line with --json, else the text lines `text` writes. */
+function say(ctx: CliContext, json: unknown, text: () => void): void {
+  if (ctx.json) ctx.out(JSON.stringify(json));
+  else text();
 }
 
 function keyJson(k: { id: number; key?: string; key_start: string; kind: string; scopes: string[]; expires_at: Date | null }) {
@@ -96,16 +116,10 @@ const orgSetTierCommand: Command = {
   summary: 'Change the tier of an organization',
   usage: 'vulnintel org set-tier --org ID --tier free|standard|professional|api|enterprise [--json]',
   options: { org: { type: 'string' }, tier: { type: 'string' } },
-  async run(ctx, v) {
-    const id = orgId(v.org);
-    const tier = oneOf<Tier>('tier', v.tier, TIERS);
-    const identity = await identityOf(ctx);
-    return refusable(ctx, async () => {
-      const before = await identity.setTier(id, tier);
-      if (ctx.json) ctx.out(JSON.stringify({ org: { id, name: before.name, tier, previous_tier: before.tier } }));
-      else ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`);
-    });
-  },
+  run: (ctx, v) => onOrg(ctx, v, async (identity, id, tier) => {
+    const before = await identity.setTier(id, tier);
+    say(ctx, { org: { id, name: before.name, tier, previous_tier: before.tier } }, () => ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`));
+  }, () => oneOf<Tier>('tier', v.tier, TIERS)),
 };
 
 const keyCreateCommand: Command = {
@@ -141,63 +155,43 @@ const keyListCommand: Command = {
   summary: 'List the API keys of one organization (never the keys themselves)',
   usage: 'vulnintel key list --org ID [--json]',
   options: { org: { type: 'string' } },
-  async run(ctx, v) {
-    const id = orgId(v.org);
-    const identity = await identityOf(ctx);
-    return refusable(ctx, async () => {
-      const rows = await identity.listApiKeys(id);
-      const keys = rows.map((k) => ({
-        ...keyJson(k), label: k.label, member: { id: k.member_id, email: k.email, role: k.role },
-        created_at: iso(k.created_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
-      }));
-      if (ctx.json) {
-        ctx.out(JSON.stringify({ org_id: id, keys }));
-        return;
-      }
+  run: (ctx, v) => onOrg(ctx, v, async (identity, id) => {
+    const rows = await identity.listApiKeys(id);
+    const keys = rows.map((k) => ({
+      ...keyJson(k), label: k.label, member: { id: k.member_id, email: k.email, role: k.role },
+      created_at: iso(k.created_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
+    }));
+    say(ctx, { org_id: id, keys }, () => {
       if (keys.length === 0) ctx.out(`Organization ${id} has no API keys.`);
       for (const k of keys) {
         const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active';
         ctx.out(`${String(k.id).padStart(6)}  ${k.key_start}…  ${k.kind.padEnd(8)} ${k.scopes.join(',').padEnd(10)} ${k.member.email} (${k.member.role})  ${state}`);
       }
     });
-  },
+  }),
 };
 
 const keyRevokeCommand: Command = {
   summary: 'Revoke an API key of an organization, by id or by key prefix (idempotent)',
   usage: 'vulnintel key revoke --org ID --key ID|PREFIX [--json]',
   options: { org: { type: 'string' }, key: { type: 'string' } },
-  async run(ctx, v) {
-    const id = orgId(v.org);
-    const ref = required('key', v.key);
-    const identity = await identityOf(ctx);
-    return refusable(ctx, async () => {
-      const r = await identity.revokeApiKey(id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref });
-      if (ctx.json) ctx.out(JSON.stringify({ org_id: id, api_key: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at) } }));
-      else ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`);
-    });
-  },
+  run: (ctx, v) => onOrg(ctx, v, async (identity, id, ref) => {
+    const r = await identity.revokeApiKey(id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref });
+    say(ctx, { org_id: id, api_key: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at) } }, () => ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`));
+  }, () => required('key', v.key)),
 };
 
 const trialEndCommand: Command = {
   summary: "End an organization's free API trial now: its trial keys answer 403 TRIAL_ENDED (reason ended) from the next request",
   usage: 'vulnintel trial end --org ID [--json]',
   options: { org: { type: 'string' } },
-  async run(ctx, v) {
-    const id = orgId(v.org);
-    const identity = await identityOf(ctx);
-    return refusable(ctx, async () => {
-      const r = await identity.endTrial(id);
-      if (ctx.json) {
-        ctx.out(JSON.stringify({ org_id: id, already_ended: r.already, trial: r.status }));
-        return;
-      }
-      const s = r.status;
-      ctx.out(r.already
-        ? `The trial of organization ${id} had already ended (reason ${s.reason}); nothing changed.`
-        : `The trial of organization ${id} is ended (${s.used} of ${s.total_checks} checks used); its trial keys are no longer accepted.`);
-    });
-  },
+  run: (ctx, v) => onOrg(ctx, v, async (identity, id) => {
+    const r = await identity.endTrial(id);
+    const s = r.status;
+    say(ctx, { org_id: id, already_ended: r.already, trial: s }, () => ctx.out(r.already
+      ? `The trial of organization ${id} had already ended (reason ${s.reason}); nothing changed.`
+      : `The trial of organization ${id} is ended (${s.used} of ${s.total_checks} checks used); its trial keys are no longer accepted.`));
+  }),
 };
 
 /** The organization and key commands (table read by src/cli-commands.ts). */

@@ -90,22 +90,40 @@ export function isMsrcFixLink(ref: { provided_by: string; tags: readonly string[
   return ref.provided_by === 'msrc' && ref.tags.includes('Patch');
 }
 
+/** MSRC's update guide serves each CVE's page with or without a locale segment (`/update-guide/en-US/vulnerability/…`). */
+const MSRC_LOCALE = /^(https:\/\/msrc\.microsoft\.com\/update-guide)\/[a-z]{2}-[a-z]{2}(?=\/)/i;
+
+/** One key per page: two spellings of one page (MSRC's locale segment) are one reference. */
+export function pageKey(url: string): string {
+  return url.replace(MSRC_LOCALE, '$1');
+}
+
 export function buildReferences(merged: MergedCve, vendors: CanonicalVendor[]): CveDocument['references'] {
   const advisories = cisaIcsAdvisories(merged);
   const advisoryUrls = new Set(advisories.map((a) => a.url).filter(Boolean) as string[]);
   const advisoryIds = advisories.map((a) => a.advisory_id.toLowerCase());
   const vendorAdvisories: CveDocument['references']['vendor_advisories'] = [];
   const other: OtherReference[] = [];
+  // A page listed again (by another source, or in another spelling) is listed once, with every source's tags.
+  const listed = new Map<string, { tags: string[] }>();
   for (const ref of merged.references) {
     const lower = ref.url.toLowerCase();
     // The national ICS advisory pages already listed in cisa_ics_advisories are not repeated.
     if (advisoryUrls.has(ref.url) || (/cisa\.gov\//.test(lower) && advisoryIds.some((id) => lower.includes(id)))) continue;
-    const item = { url: ref.url, tags: ref.tags, provided_by: ref.provided_by };
+    const key = pageKey(ref.url);
+    const earlier = listed.get(key);
+    if (earlier) {
+      for (const t of ref.tags) if (!earlier.tags.includes(t)) earlier.tags.push(t);
+      continue;
+    }
+    const item = { url: ref.url, tags: [...ref.tags], provided_by: ref.provided_by };
     if (isVendorAdvisory(ref, vendors, merged.assigner)) vendorAdvisories.push(item);
     // MSRC's fix links (Vendor Fix remediations: an Update Catalog or KB page per product's update, up to dozens per
     // CVE) are not the CVE's references (spec §2.5 "every other NVD reference"): patch.ts reads them for the fix, and a
     // host's own KB link is its answer's fix.source. In other_references they were 73 % of a v2 answer's bytes.
     else if (!isMsrcFixLink(ref)) other.push(item);
+    else continue;
+    listed.set(key, item);
   }
   return {
     nvd_url: nvdUrl(merged.cve_id),

@@ -3,6 +3,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
+import { refusalError } from './refusals.ts';
+import { Refusal } from '../services/refusal.ts';
 import { DISPLAY_NAME_PATTERN, NAME_TEXT_PATTERN } from './schemas/common.ts';
 import { SEVERITY_PATTERN } from './schemas/cves.ts';
 import { NAME_TEXT_MESSAGE } from '../domain/text.ts';
@@ -101,9 +103,10 @@ function humanMessage(e: AjvErr): string {
   return e.message ?? 'invalid value';
 }
 
-/** Maps any thrown error to an ApiError; unexpected ones become INTERNAL_ERROR without internals. */
+/** Maps any thrown error to an ApiError (a service's Refusal through http/refusals.ts); unexpected ones become INTERNAL_ERROR without internals. */
 export function toApiError(err: FastifyError & { validation?: AjvErr[]; validationContext?: string }, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof Refusal) return refusalError(err);
   if (err.validation) {
     const ctx = err.validationContext ?? 'body';
     const fields = collapseUnionErrors(err.validation).map((e) => ({ field: fieldName(ctx, e), message: humanMessage(e), type: typeName(e) }));

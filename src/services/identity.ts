@@ -10,6 +10,7 @@ import {
   setOrganizationTier,
 } from '../store/identity.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import { Refusal, type IdentityRefusalCode } from './refusal.ts';
 import { keyLabel, planKey, trialStatus, type KeyRefusal, type TrialState } from '../domain/keys.ts';
 import { findSession, touchSession } from '../store/account-sessions.ts';
 import { SESSION_TOUCH_MS, sessionExpired } from '../domain/accounts.ts';
@@ -39,9 +40,10 @@ export type KeyRefusalReason = 'invalid' | 'revoked' | 'expired' | 'trial_expire
 export type KeyCheck = { ok: true; principal: Principal } | { ok: false; reason: KeyRefusalReason };
 
 /** A refused identity operation; `code` is the spec's detail.error where the spec names one. */
-export class IdentityError extends Error {
-  constructor(readonly code: 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_required' | 'role_mismatch' | 'owner_exists' | 'viewer_partner_key' | 'trial_not_started' | KeyRefusal, message: string) {
-    super(message);
+export class IdentityError extends Refusal {
+  declare readonly code: IdentityRefusalCode | 'role_required' | KeyRefusal;
+  constructor(code: IdentityRefusalCode | 'role_required' | KeyRefusal, message: string) {
+    super(code, message);
   }
 }
 

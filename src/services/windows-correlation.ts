@@ -13,7 +13,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
-import { ApiError } from '../http/errors.ts';
+import { environmentNotFound, invalidInput } from './refusal.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
 import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
@@ -123,11 +123,11 @@ function splitHosts(hosts: unknown[], now: Date, refusedData: () => Record<strin
   });
   if (accepted.length === 0) {
     // Nothing is stored.
-    throw new ApiError('VALIDATION_ERROR', {
-      message: hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
-      fields: [{ field: 'body.windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
-      data: { rejected, ...refusedData() },
-    });
+    throw invalidInput(
+      hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
+      [{ field: 'body.windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
+      { rejected, ...refusedData() },
+    );
   }
   return { accepted, rejected };
 }
@@ -161,7 +161,7 @@ export class WindowsCorrelation {
 
   async assertEnvironment(orgId: number, environmentId: number | null): Promise<void> {
     if (environmentId !== null && !(await environmentExists(this.deps.db, orgId, environmentId))) {
-      throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: environmentId } });
+      throw environmentNotFound(environmentId);
     }
   }
 
@@ -181,7 +181,7 @@ export class WindowsCorrelation {
         await assertAssetRoom(trx, this.deps.planCaps, input.orgId, ids);
         // The environment may have been deleted since the call began: 404, nothing stored (never a foreign-key 500).
         if (input.environmentId !== null && !(await lockEnvironment(trx, input.orgId, input.environmentId))) {
-          throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
+          throw environmentNotFound(input.environmentId);
         }
       }));
     return {

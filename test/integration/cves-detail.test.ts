@@ -102,7 +102,7 @@ describe('every block of a real KEV CVE', () => {
       self: '/api/v1/cves/CVE-2023-28252', pdf: '/api/v1/ics-cve/CVE-2023-28252/pdf', html: 'http://vulnintel.test/cve/CVE-2023-28252',
     });
     assert.deepEqual(body.meta, {
-      enrichment_version: '1.12', sage_model: 'SAGE-v1', source: 'vulnintel-enriched',
+      enrichment_version: '1.13', sage_model: 'SAGE-v1', source: 'vulnintel-enriched',
       // No CAPEC catalog imported in this test database.
       capec_source: { catalog: 'MITRE CAPEC (STIX 2.1)', version: 'unknown', mapping: CAPEC_MAPPING },
     });

@@ -72,7 +72,7 @@ describe('real KEV CVE (CVE-2024-21338)', () => {
     assert.equal(d.scoring.cvss.version, '3.1');
     assert.equal(d.sage._upgrade_required, false);
     assert.deepEqual(b.meta.capec_source, { catalog: 'MITRE CAPEC (STIX 2.1)', version: '3.9', mapping: CAPEC_MAPPING });
-    assert.equal(b.meta.enrichment_version, '1.12');
+    assert.equal(b.meta.enrichment_version, '1.13');
     assert.equal(b.meta.source, 'vulnintel-enriched');
   });
 });

@@ -90,12 +90,11 @@ before(async () => {
     LOG_LEVEL: 'info',
   };
   const ports = [await freePort(), await freePort()];
-  // The second worker starts once the first is running: two workers installing pg-boss's schema and queues at the
-  // same moment on an empty database can deadlock in PostgreSQL (a known gap of the worker start, not what this
-  // file tests).
+  // Everything starts at once on the empty database: the two workers' queue setup takes turns (JOB_SETUP_LOCK).
   await Promise.all([
     ...ports.map((p) => start(['serve'], { ...env, PORT: String(p), VULNINTEL_WORKERS: '0' }, /"msg":"ready"/)),
-    start(['worker'], env, /Job workers running/).then(() => start(['worker'], env, /Job workers running/)),
+    start(['worker'], env, /Job workers running/),
+    start(['worker'], env, /Job workers running/),
   ]);
   api = ports.map((p) => `http://127.0.0.1:${p}`);
 });

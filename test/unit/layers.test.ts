@@ -83,11 +83,6 @@ const ALLOWED = new Set<string>([
   'http/routes/v1/health.ts → store/db.ts (http/ imports no store/ value)',
   'http/routes/v1/health.ts → store/health.ts (http/ imports no store/ value)',
   'jobs/queue.ts → queries (only store/ builds queries)',
-  'services/asset-correlation.ts → http/errors.ts (services/ imports nothing from http/)',
-  'services/asset-correlation.ts → queries (only store/ builds queries)',
-  'services/asset-correlation.ts → store/kysely.ts (only store/ builds queries)',
-  'services/plan-caps.ts → http/errors.ts (services/ imports nothing from http/)',
-  'services/windows-correlation.ts → http/errors.ts (services/ imports nothing from http/)',
 ]);
 
 test('the import scanner tells type-only imports from value imports', () => {

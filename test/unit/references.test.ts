@@ -83,3 +83,38 @@ test('buildReferences: the listed CISA ICS advisory pages are not repeated, in a
   assert.equal(r.other_references_total, 2);
   assert.deepEqual(r.cisa_ics_advisories.map((x) => x.advisory_id), ['ICSA-23-103-07']);
 });
+
+test('buildReferences: one page listed by two sources, or in MSRC\'s two spellings, is listed once with both sources\' tags', () => {
+  // CVE-2024-30040: the CVE record (CNA microsoft) links the update-guide page without a locale, the MSRC document
+  // with /en-US/; the same NVD link twice keeps its first provider.
+  const merged = {
+    cve_id: 'CVE-2024-30040',
+    assigner: 'microsoft',
+    advisories: [],
+    references: [
+      ref('https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-30040', ['Vendor Advisory'], 'cna:microsoft'),
+      ref('https://msrc.microsoft.com/update-guide/en-US/vulnerability/CVE-2024-30040', ['Vendor Advisory', 'Mitigation'], 'msrc'),
+      ref('https://www.zerodayinitiative.com/advisories/ZDI-24-500/', ['Third Party Advisory'], 'nvd@nist.gov'),
+      ref('https://www.zerodayinitiative.com/advisories/ZDI-24-500/', ['VDB Entry'], 'cna:microsoft'),
+      // Another locale of another host's path is another page.
+      ref('https://learn.microsoft.com/en-us/security-updates/securitybulletins/2017/ms17-010', [], 'nvd@nist.gov'),
+      ref('https://learn.microsoft.com/de-de/security-updates/securitybulletins/2017/ms17-010', [], 'nvd@nist.gov'),
+      // An MSRC fix link is not a reference, and does not hide a later reference to the same page.
+      ref('https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5037765', ['Patch'], 'msrc'),
+      ref('https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5037765', ['Patch'], 'nvd@nist.gov'),
+    ],
+  } as unknown as MergedCve;
+  const r = buildReferences(merged, [vendor('Microsoft')]);
+  assert.deepEqual(r.vendor_advisories, [
+    ref('https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-30040', ['Vendor Advisory', 'Mitigation'], 'cna:microsoft'),
+  ]);
+  assert.deepEqual(r.other_references, [
+    ref('https://www.zerodayinitiative.com/advisories/ZDI-24-500/', ['Third Party Advisory', 'VDB Entry'], 'nvd@nist.gov'),
+    ref('https://learn.microsoft.com/en-us/security-updates/securitybulletins/2017/ms17-010', [], 'nvd@nist.gov'),
+    ref('https://learn.microsoft.com/de-de/security-updates/securitybulletins/2017/ms17-010', [], 'nvd@nist.gov'),
+    ref('https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5037765', ['Patch'], 'nvd@nist.gov'),
+  ]);
+  assert.equal(r.other_references_total, 4);
+  // The input is not changed (merged records are shared between documents).
+  assert.deepEqual(merged.references[0].tags, ['Vendor Advisory']);
+});

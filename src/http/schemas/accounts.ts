@@ -1,11 +1,9 @@
-// TypeBox schemas of the account endpoints (docs/accounts.md), and the one mapping of an AccountError to its
-// spec §7 answer.
+// TypeBox schemas of the account endpoints (docs/accounts.md); their refusals' §7 answers are rows of
+// http/refusals.ts.
 import { Type } from 'typebox';
-import { ApiError } from '../errors.ts';
-import { CONTACT_URL } from '../auth.ts';
 import { DisplayName, NAME_TEXT_PATTERN, StringEnum } from './common.ts';
 import type { RouteError } from '../openapi-errors.ts';
-import { AccountError, MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
+import { MAX_PREFERENCE_KEYS } from '../../services/accounts.ts';
 import { LOGIN_LIMITS, RECIPIENT_MAIL_LIMIT } from '../../domain/accounts.ts';
 import { KEY_KINDS, ROLES, SCOPES, TIERS } from '../../domain/tiers.ts';
 import { KEY_LABEL_MAX } from '../../domain/keys.ts';
@@ -55,7 +53,7 @@ export const TrialStatusView = Type.Object({
   remaining: Type.Integer({ description: '0 once the trial has ended' }),
 }, { additionalProperties: false });
 
-/** OpenAPI (the routes' schema.errors): what each account operation's refusals answer, through accountError below. */
+/** OpenAPI (the routes' schema.errors): what each account operation's refusals answer, through http/refusals.ts. */
 export const ACCOUNT_ERRORS = {
   requestLogin: [{
     key: 'RATE_LIMITED',
@@ -171,34 +169,3 @@ export const Client = Type.Object({
   id: Type.Integer(), name: Type.String(), tier: StringEnum(TIERS), status: StringEnum(['active', 'deactivated'] as const),
   created_at: DateTime, deactivated_at: NullableDateTime,
 });
-
-/** An AccountError as its spec §7 answer. */
-export function accountError(e: unknown): unknown {
-  if (!(e instanceof AccountError)) return e;
-  const d = { error: e.code, ...e.detail };
-  switch (e.code) {
-    case 'rate_limited': return new ApiError('RATE_LIMITED', { message: e.message, retryAfterSeconds: e.detail.retry_after as number });
-    case 'login_link_invalid': case 'invitation_invalid': case 'org_removed': return new ApiError('AUTH_REQUIRED', { message: e.message, detail: d });
-    case 'invalid_email': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.email', message: e.message, type: 'format' }] });
-    case 'too_many_preferences': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.preferences', message: e.message, type: 'maxProperties' }] });
-    case 'scope_not_allowed': return new ApiError('VALIDATION_ERROR', { message: e.message, fields: [{ field: 'body.scopes', message: e.message, type: 'enum' }] });
-    case 'email_taken': case 'already_member': case 'key_revoked': return new ApiError('CONFLICT', { message: e.message, detail: d });
-    case 'cap_exceeded': return new ApiError('CAP_EXCEEDED', { message: e.message, detail: d });
-    case 'not_found': case 'not_a_member': return new ApiError('NOT_FOUND', { message: e.message, detail: { error: 'not_found' } });
-    case 'upgrade_required': return new ApiError('UPGRADE_REQUIRED', { message: e.message });
-    case 'insufficient_scope': return new ApiError('INSUFFICIENT_SCOPE', { message: e.message, detail: e.detail });
-    case 'trial_unavailable': return new ApiError('TRIAL_UNAVAILABLE', { message: e.message, detail: { contact_url: CONTACT_URL } });
-    case 'trial_ended': return new ApiError('TRIAL_CONFLICT', { message: e.message, detail: { contact_url: CONTACT_URL } });
-    case 'confirmation_required': return new ApiError('CONFIRMATION_REQUIRED', { message: e.message, detail: d });
-    default: return new ApiError('FORBIDDEN', { message: e.message, detail: d });
-  }
-}
-
-/** Runs a service call and maps its AccountError. */
-export async function mapped<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    throw accountError(e);
-  }
-}

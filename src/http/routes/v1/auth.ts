@@ -7,7 +7,7 @@ import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope
 import { PageQuery } from '../../schemas/cves.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import { clearSessionCookies, setSessionCookies } from '../../auth.ts';
-import { ACCOUNT_ERRORS, NoBody, acceptNoBody, mapped } from '../../schemas/accounts.ts';
+import { ACCOUNT_ERRORS, NoBody, acceptNoBody } from '../../schemas/accounts.ts';
 import { SESSION_ABSOLUTE_MS } from '../../../domain/accounts.ts';
 import { ROLES, TIERS } from '../../../domain/tiers.ts';
 
@@ -44,7 +44,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
-    await mapped(() => svc.requestLogin(req.body.email, req.ip));
+    await svc.requestLogin(req.body.email, req.ip);
     reply.code(202);
     return ok(req, { message: 'If an account uses this address, a sign-in link is on its way. It is valid for 15 minutes.', expires_in_seconds: 900 }, {});
   });
@@ -59,7 +59,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
-    const s = await mapped(() => svc.completeLogin(req.query.token));
+    const s = await svc.completeLogin(req.query.token);
     setSessionCookies(reply, s.token, secure, maxAge);
     // The page the sign-in started from (/login?next=…), stored with the token and checked again: a local path only.
     return reply.header('cache-control', 'no-store').redirect(s.next ?? ACCOUNT_PAGE, 303);
@@ -75,7 +75,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
-    const s = await mapped(() => svc.acceptInvitation(req.query.token));
+    const s = await svc.acceptInvitation(req.query.token);
     setSessionCookies(reply, s.token, secure, maxAge);
     return reply.header('cache-control', 'no-store').redirect(ACCOUNT_PAGE, 303);
   });
@@ -90,7 +90,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'none', tenant: false } },
   }, async (req, reply) => {
-    await mapped(() => svc.confirmEmail(req.query.token));
+    await svc.confirmEmail(req.query.token);
     return reply.header('cache-control', 'no-store').redirect(ACCOUNT_PAGE, 303);
   });
 
@@ -113,7 +113,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
   }, async (req, reply) => {
-    const ended = await mapped(() => svc.logoutEverywhere(req.principal!));
+    const ended = await svc.logoutEverywhere(req.principal!);
     clearSessionCookies(reply, secure);
     return ok(req, { ended }, {});
   });
@@ -124,7 +124,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery, response: { 200: CollectionEnvelope(Membership, Type.Object({})) },
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: false } },
-  }, async (req) => listCollection(req, await mapped(() => svc.memberships(req.principal!))));
+  }, async (req) => listCollection(req, await svc.memberships(req.principal!)));
 
   app.post('/api/v1/auth/switch-org', {
     schema: {
@@ -138,7 +138,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // test/integration/accounts.test.ts).
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
   }, async (req, reply) => {
-    const s = await mapped(() => svc.switchOrganization(req.principal!, req.sessionToken!, req.body.org_id));
+    const s = await svc.switchOrganization(req.principal!, req.sessionToken!, req.body.org_id);
     setSessionCookies(reply, s.token, secure, maxAge);
     return ok(req, { org_id: s.orgId, member_id: s.memberId }, {});
   });

@@ -19,6 +19,7 @@ import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, re
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
+import { Refusal } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 
@@ -181,10 +182,10 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       }
     } catch (e) {
       // The service refuses the whole request for an asset it cannot read (the same 422 as the API): its fields.
-      if (!(e instanceof ApiError) || e.entry.status !== 422) throw e;
+      if (!(e instanceof Refusal) || e.code !== 'invalid_input') throw e;
       refused = true;
       // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
-      const rejected = (e.opts.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
+      const rejected = (e.detail.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
       for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
       if (!Object.keys(errors).length) errors.asset = e.message;
     }
