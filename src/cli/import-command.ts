@@ -28,7 +28,7 @@ const importCommand: Command = {
     // The OpenAI-compatible analysis is used only when configured (its module, with the HTTP client, is loaded only
     // then); failures keep records pending, never fail the import.
     const { baseUrl, model } = ctx.config.analysis;
-    const analysis = baseUrl && model ? (await import('../ingest/analysis-provider.ts')).providerFromConfig(ctx.config) : null;
+    const analysis = baseUrl && model ? (await import('../services/import/analysis-provider.ts')).providerFromConfig(ctx.config) : null;
     let summary;
     try {
       summary = await importPaths(rt.store.db, collected, { log: ctx.log, progress, batchSize: batch, writers, provider: analysis?.provider, signal: ctx.signal });

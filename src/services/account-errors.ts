@@ -1,4 +1,4 @@
-// The refusals of the accounts service (services/accounts.ts, services/account-keys.ts): the one refusal model
+// The refusals of the accounts service (services/accounts.ts, services/accounts/): the one refusal model
 // (services/refusal.ts) with the accounts' codes; and the one timestamp form of their answers.
 import { Refusal, type AccountRefusalCode } from './refusal.ts';
 

@@ -1,5 +1,5 @@
 // Accounts (docs/accounts.md): sign-in by email link, sessions, the profile, the organization, the
-// team and its invitations, API keys and the free trial (services/account-keys.ts), account deletion and purge, and the client
+// team and its invitations, API keys and the free trial (services/accounts/keys.ts), account deletion and purge, and the client
 // organizations of a managed-service provider. Never sees request or reply: callers pass a Principal (who asks)
 // and plain input, and get data or an AccountError the route maps to its spec §7 answer.
 // One part per capability in services/accounts/ (sessions, profile, team, lifecycle, providers), over the shared
@@ -8,7 +8,7 @@ import type { Store } from '../store/db.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { createMailer } from './mailer.ts';
 import { systemClock } from '../lib/clock.ts';
-import { createAccountKeys } from './account-keys.ts';
+import { createAccountKeys } from './accounts/keys.ts';
 import { accountsContext, type AccountsDeps } from './accounts/context.ts';
 import { sessionsPart } from './accounts/sessions.ts';
 import { profilePart } from './accounts/profile.ts';

@@ -10,7 +10,7 @@ export interface FieldProblem {
   type: string;
 }
 
-/** The accounts service's refusals (services/accounts.ts, services/account-keys.ts). */
+/** The accounts service's refusals (services/accounts.ts, services/accounts/). */
 export type AccountRefusalCode =
   | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
   | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'

@@ -121,9 +121,3 @@ export async function revokeOrgKeys(db: Q, orgId: number, now: Date) {
   await sql`WITH locked AS (SELECT id FROM api_keys WHERE org_id = ${orgId} ORDER BY id FOR NO KEY UPDATE)
     UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, ${now}) FROM locked WHERE k.id = locked.id`.execute(db);
 }
-
-/** The member of the organization with this email address, if any. */
-export async function memberIdByEmail(db: Q, orgId: number, email: string): Promise<number | undefined> {
-  const r = await db.selectFrom('members').select('id').where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst();
-  return r?.id;
-}

@@ -109,6 +109,11 @@ export async function lockKeysByRef(trx: Tx, orgId: number, ref: { id: number } 
   return q.forUpdate().execute();
 }
 
+/** What the rotation of a key copies and checks (the key is locked by lockKeysByRef first). */
+export async function keyToRotate(trx: Tx, keyId: number) {
+  return trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at', 'member_id']).where('id', '=', keyId).executeTakeFirstOrThrow();
+}
+
 /** Sets revoked_at once: a revoked key keeps its first revocation time. */
 export async function revokeKey(trx: Tx, orgId: number, keyId: number, now: Date) {
   const r = await trx.updateTable('api_keys').set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })

@@ -208,7 +208,7 @@ test('progress: a redrawn bar on a terminal', () => {
 
 test('configured OpenAI-compatible analysis through the egress policy: used on import; a failing provider keeps the stored analysis, pending', async () => {
   const { createServer } = await import('node:http');
-  const { providerFromConfig } = await import('../../src/ingest/analysis-provider.ts');
+  const { providerFromConfig } = await import('../../src/services/import/analysis-provider.ts');
   const { createEgress } = await import('../../src/lib/egress.ts');
   let fail = false;
   const server = createServer((req, res) => {

@@ -83,7 +83,6 @@ const ALLOWED = new Set<string>([
   'http/routes/v1/health.ts → store/db.ts (http/ imports no store/ value)',
   'http/routes/v1/health.ts → store/health.ts (http/ imports no store/ value)',
   'jobs/queue.ts → queries (only store/ builds queries)',
-  'services/account-keys.ts → queries (only store/ builds queries)',
 ]);
 
 test('the import scanner tells type-only imports from value imports', () => {

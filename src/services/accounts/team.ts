@@ -3,9 +3,10 @@ import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { withTx } from '../../store/db.ts';
 import { lockOrg, renameOrg, upsertPerson, type OrgRow } from '../../store/accounts.ts';
 import {
-  consumeInvitation, countMembers, deleteMembership, findMemberOfPerson, getTeamMember, insertInvitation, insertMembership, listTeam, memberIdByEmail,
+  consumeInvitation, countMembers, deleteMembership, findMemberOfPerson, getTeamMember, insertInvitation, insertMembership, listTeam,
   ownerOf, pendingInvitations, revokeInvitation, revokeInvitationsOf, type InvitationRow,
 } from '../../store/account-team.ts';
+import { findMemberByEmail } from '../../store/identity.ts';
 import { INVITATION_TTL_MS, isEmail, normalizeEmail, removalRefusal } from '../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../domain/tiers.ts';
 import { effectiveCaps, underCap } from '../../domain/plan-caps.ts';
@@ -58,7 +59,7 @@ export function teamPart(ctx: AccountsContext) {
       const inv = await withTx(db, async (trx) => {
         const o = await lockOrg(trx, p.orgId);
         if (!o) throw new AccountError('not_found', 'No such organization');
-        if ((await memberIdByEmail(trx, p.orgId, email)) !== undefined) throw new AccountError('already_member', `${email} is already a member of this organization`);
+        if (await findMemberByEmail(trx, p.orgId, email)) throw new AccountError('already_member', `${email} is already a member of this organization`);
         await revokeInvitationsOf(trx, p.orgId, email, now);
         const limit = effectiveCaps(planCaps, o.tier, o.cap_overrides).members;
         const used = (await countMembers(trx, p.orgId)) + (await pendingInvitations(trx, p.orgId, now)).length;

@@ -1,9 +1,9 @@
 // The analysis provider the configuration asks for: the OpenAI-compatible one only when
 // VULNINTEL_ANALYSIS_BASE_URL and _MODEL are set (its requests go through the egress policy), else none
 // (the grounded analysis).
-import type { Config } from '../config.ts';
-import { createEgress, type Egress } from '../lib/egress.ts';
-import { createOpenAiProvider, type AnalysisProvider } from '../domain/analysis.ts';
+import type { Config } from '../../config.ts';
+import { createEgress, type Egress } from '../../lib/egress.ts';
+import { createOpenAiProvider, type AnalysisProvider } from '../../domain/analysis.ts';
 
 export function providerFromConfig(config: Readonly<Pick<Config, 'analysis' | 'egressAllowList'>>, egress?: Egress): { provider: AnalysisProvider; close(): Promise<void> } | null {
   const { baseUrl, model, apiKey } = config.analysis;

@@ -1,14 +1,14 @@
 // API keys over HTTP and the free API trial (docs/accounts.md "API keys", "Free API trial"): the key part of the
-// accounts service (services/accounts.ts spreads it into its own). Keys are shown once, stored as their hash.
-import type { Clock } from '../lib/clock.ts';
-import { generateApiKey } from '../lib/crypto.ts';
-import { withTx, type Db, type Tx } from '../store/db.ts';
-import { lockOrg } from '../store/accounts.ts';
-import { insertApiKey, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey, trialUsageOf } from '../store/identity.ts';
-import { TIER_PERMISSIONS, TRIAL, type KeyKind, type Scope } from '../domain/tiers.ts';
-import { keyLabel, planKey, trialStatus, type TrialStatus } from '../domain/keys.ts';
-import { AccountError, iso } from './account-errors.ts';
-import type { Principal } from './identity.ts';
+// accounts service (services/accounts.ts spreads it into its own, with the other parts of services/accounts/). Keys are shown once, stored as their hash.
+import type { Clock } from '../../lib/clock.ts';
+import { generateApiKey } from '../../lib/crypto.ts';
+import { withTx, type Db, type Tx } from '../../store/db.ts';
+import { lockOrg } from '../../store/accounts.ts';
+import { insertApiKey, keyToRotate, listApiKeys, lockKeysByRef, lockTrialUsage, insertTrialUsage, revokeKey, trialUsageOf } from '../../store/identity.ts';
+import { TIER_PERMISSIONS, TRIAL, type KeyKind, type Scope } from '../../domain/tiers.ts';
+import { keyLabel, planKey, trialStatus, type TrialStatus } from '../../domain/keys.ts';
+import { AccountError, iso } from '../account-errors.ts';
+import type { Principal } from '../identity.ts';
 
 export function createAccountKeys({ db, clock }: { db: Db; clock: Clock }) {
   function keyView(k: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; member_id: number; email: string }) {
@@ -82,7 +82,7 @@ export function createAccountKeys({ db, clock }: { db: Db; clock: Clock }) {
       return withTx(db, async (trx) => {
         const rows = await lockKeysByRef(trx, p.orgId, { id: keyId });
         if (rows.length === 0) throw new AccountError('not_found', 'No such API key in your organization');
-        const old = await trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at', 'member_id']).where('id', '=', keyId).executeTakeFirstOrThrow();
+        const old = await keyToRotate(trx, keyId);
         if (old.revoked_at) throw new AccountError('key_revoked', 'This key is revoked; create a new one instead');
         if (old.kind === 'trial') throw new AccountError('scope_not_allowed', 'Trial keys are not rotated');
         // The new key is shown to whoever rotates, so only its holder may rotate it: an admin rotating the owner's
