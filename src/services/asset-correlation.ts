@@ -398,7 +398,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
      * stored is in its answer (docs/correlation.md "Stored assets"). Nothing is charged or stored. A stored asset
      * that today's validation refuses is in `rejected`, as in the call that would send it now.
      */
-    async results(input: { principal: Principal; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> {
+    async results(input: { principal: Pick<Principal, 'orgId'>; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> {
       const orgId = input.principal.orgId;
       if (!(await environmentExists(db, orgId, input.environmentId))) {
         throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
