@@ -24,7 +24,7 @@ export interface EnvironmentExposure { overview: EnvironmentOverview; figures: E
 export interface ExposureDeps { db: Db; clock: Clock; environments: EnvironmentService; overview: OverviewService; windows: WindowsCorrelation; triage: TriageService }
 
 /** Environments snapshotted at once: each is a few queries, so a little overlap keeps the database busy. */
-const PARALLEL = 4;
+const PARALLEL = 8;
 const HOST_PAGE = 200;
 
 export function createExposureHistory(deps: ExposureDeps) {
