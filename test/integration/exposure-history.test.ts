@@ -11,6 +11,9 @@ import { importPaths } from '../../src/ingest/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { sagePriority } from '../../src/domain/alerts.ts';
+import { utcDay } from '../../src/domain/exposure.ts';
+import { exposureSnapshotJob } from '../../src/jobs/reports.ts';
+import pino from 'pino';
 
 const quiet = { info() {}, warn() {} };
 let t: TestApp;
@@ -168,4 +171,14 @@ test('the web overview: the number of days until there are 30 snapshots, then th
   assert.match(line, /<path d="M40 \d+( L\d+ \d+){29}"/, 'one point per day');
   assert.match(line, /<td>2026-10-20<\/td><td>101<\/td>/);
   assert.match(line, /<td>2026-11-22<\/td><td>\d+<\/td>/);
+});
+
+test('the exposure-snapshot job takes the snapshot of the day it runs (the system clock) through the same service', async () => {
+  const day = utcDay(new Date());
+  await exposureSnapshotJob.run({ config: t.config, store: t.store, log: pino({ level: 'silent' }) }, {}, { id: 'job-1', retryCount: 0 });
+  const h = (await history(`?from=${day}&to=${day}`)).body.data.snapshots;
+  assert.equal(h.length, 1);
+  assert.equal(h[0].day, day);
+  assert.equal(h[0].open_cves, (await openFromApi()).size);
+  assert.equal(h[0].decisions.not_affected, 1);
 });
