@@ -3,6 +3,7 @@
 import type { Config } from '../config.ts';
 import type { JobDefinition } from './queue.ts';
 import { alertDigestJob, alertRunJob } from './alerts.ts';
+import { exposureSnapshotJob, plantReportJob } from './reports.ts';
 
 /**
  * The cron slot (UTC) for VULNINTEL_SYNC_INTERVAL_HOURS: every N hours on the hour, for N dividing 24, or weekly
@@ -95,4 +96,4 @@ export const readModelVacuumJob: JobDefinition = {
 };
 
 /** The jobs every worker runs. */
-export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob, alertDigestJob, readModelVacuumJob];
+export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob, alertDigestJob, readModelVacuumJob, exposureSnapshotJob, plantReportJob];

@@ -23,6 +23,8 @@ import { createTriageService, type TriageService } from './triage.ts';
 import { createOverviewService, type OverviewService } from './overview.ts';
 import { ReplicaRouter } from '../store/replicas.ts';
 import { createVexService, type VexService } from './vex.ts';
+import { createExposureHistory, type ExposureHistory } from './exposure-history.ts';
+import { createPlantReports, type PlantReports } from './plant-reports.ts';
 
 export interface ServiceDeps {
   config: Readonly<Config>;
@@ -67,6 +69,10 @@ export interface Services {
   replicas: ReplicaRouter | null;
   /** VEX export of an environment's decisions (docs/vex.md). */
   vex: VexService;
+  /** The daily exposure snapshots of every environment and their history (docs/reports.md). */
+  exposure: ExposureHistory;
+  /** Plant reports per environment, on demand and by email on each member's schedule (docs/reports.md). */
+  reports: PlantReports;
   /** Releases what the services hold (the cache's LISTEN connection); called when the app closes. */
   close(): Promise<void>;
 }
@@ -103,6 +109,9 @@ export function buildServices(deps: ServiceDeps): Services {
     db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps,
     corpus: { generation: () => cves.corpusGeneration() }, corpusDb: cves.corpus.db,
   });
+  const triage = createTriageService(deps.store.db);
+  const overview = createOverviewService({ environments, assets });
+  const exposure = createExposureHistory({ db: deps.store.db, clock: deps.clock, environments, overview, windows, triage });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
@@ -119,8 +128,10 @@ export function buildServices(deps: ServiceDeps): Services {
     changes: createChangeService(deps.store.db),
     replicas,
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
-    triage: createTriageService(deps.store.db),
-    overview: createOverviewService({ environments, assets }),
+    triage,
+    overview,
+    exposure,
+    reports: createPlantReports({ db: deps.store.db, clock: deps.clock, environments, exposure }),
     vex: createVexService(deps.store.db, deps.config.publicUrl),
     async close() {
       mailer.close();

@@ -172,6 +172,30 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       return { ids: {}, markers: [] };
     },
   },
+  exposure_history: {
+    // An environment with one day's snapshot (store/exposure.ts, as the daily job writes it).
+    async seed(t, org) {
+      const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-x` });
+      const open = `CVE-2024-${org.tag === 'A' ? '9991' : '9992'}`;
+      await sql`INSERT INTO exposure_snapshots (org_id, environment_id, day, taken_at, figures, open_cve_ids)
+        VALUES (${org.orgId}, ${env.id}, current_date, now(), '{"open_cves": 1}'::jsonb, ${[open]}::text[])`.execute(t.store.db);
+      return { ids: { environment_id: env.id }, markers: [env.name] };
+    },
+  },
+  plant_reports: {
+    // An environment: its report names it (and its description stays the organization's).
+    async seed(t, org) {
+      const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-r` });
+      return { ids: { environment_id: env.id }, markers: [env.name] };
+    },
+  },
+  report_preferences: {
+    async seed(t, org) {
+      const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+      await t.app.services.reports.setCadence(org.orgId, o.id, 'monthly');
+      return { ids: {}, markers: [] };
+    },
+  },
 };
 
 /**

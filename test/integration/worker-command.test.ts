@@ -7,9 +7,10 @@ import path from 'node:path';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { JOB_SCHEMA } from '../../src/jobs/queue.ts';
 import { ALERT_DIGEST_CRON, ALERT_RUN_CRON } from '../../src/jobs/alerts.ts';
+import { EXPOSURE_SNAPSHOT_CRON, PLANT_REPORT_CRON } from '../../src/jobs/reports.ts';
 
-/** The slots every worker registers whatever the sync setting: the hourly account purge, the alert digest, the alert run and the read-model upkeep. */
-const ALWAYS = [{ name: 'account-purge', cron: '0 * * * *' }, { name: 'alert-digest', cron: ALERT_DIGEST_CRON }, { name: 'alert-run', cron: ALERT_RUN_CRON }, { name: 'read-model-vacuum', cron: '30 * * * *' }];
+/** The slots every worker registers whatever the sync setting: the hourly account purge, the alert digest, the alert run, the daily exposure snapshot, the plant reports and the read-model upkeep. */
+const ALWAYS = [{ name: 'account-purge', cron: '0 * * * *' }, { name: 'alert-digest', cron: ALERT_DIGEST_CRON }, { name: 'alert-run', cron: ALERT_RUN_CRON }, { name: 'exposure-snapshot', cron: EXPOSURE_SNAPSHOT_CRON }, { name: 'plant-report', cron: PLANT_REPORT_CRON }, { name: 'read-model-vacuum', cron: '30 * * * *' }];
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vulnintel.js');
 let db: TestDb;

@@ -133,7 +133,7 @@ describe('writes need the write scope and an admin, on every write route', () =>
     const selfRoutes = writeRoutes().filter((x) => x.policy?.self).map((r) => `${r.method} ${r.url}`).sort();
     assert.deepEqual(selfRoutes, [
       'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
-      'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications',
+      'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications', 'PUT /api/v1/account/report-schedule',
     ]);
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
     const start = await t.app.inject({ method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/start', headers: v.auth });

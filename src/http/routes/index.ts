@@ -20,6 +20,7 @@ import changes from './v1/changes.ts';
 import alerts from './v1/alerts.ts';
 import feeds from './v1/feeds.ts';
 import triage from './v1/triage.ts';
+import exposure from './v1/exposure.ts';
 import staticFiles from './v1/static-files.ts';
 import webPages from './v1/web-pages.ts';
 
@@ -44,6 +45,7 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(alerts);
   await app.register(feeds);
   await app.register(triage);
+  await app.register(exposure);
   await app.register(staticFiles);
   await app.register(webPages);
 }

@@ -5,7 +5,8 @@ import type { Environment } from '../../services/environments.ts';
 import type { AssetAnswer } from '../../services/correlation-answer.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
 import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
-import { BarChart } from './charts.tsx';
+import { BarChart, LineChart } from './charts.tsx';
+import { CHART_MIN_DAYS } from '../../domain/exposure.ts';
 import { Csrf, FieldError, html, Layout, when, type Viewer } from './layout.tsx';
 
 const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
@@ -22,6 +23,21 @@ export interface OverviewData {
   disabledWebhooks: Webhook[];
   recentAlerts: { items: AlertItem[]; total: number };
   now: Date;
+  /** Per environment id: its daily exposure snapshots (open CVEs), oldest first. */
+  history: ReadonlyMap<number, { day: string; open_cves: number }[]>;
+}
+
+/** An environment's open CVEs over time: the line once there are CHART_MIN_DAYS snapshots, until then how many there are. */
+function ExposureOverTime({ env, days }: { env: EnvironmentOverview['environment']; days: { day: string; open_cves: number }[] }) {
+  const id = `chart-exposure-${env.id}`;
+  if (days.length < CHART_MIN_DAYS) {
+    return (
+      <figure class="chart" id={id}><figcaption>Open CVEs over time: {env.name}</figcaption>
+        <p class="none" data-history-days={days.length}>{days.length} {days.length === 1 ? 'day' : 'days'} of history so far: the line is drawn once there are {CHART_MIN_DAYS} daily snapshots.</p>
+      </figure>
+    );
+  }
+  return <LineChart id={id} title={`Open CVEs over time: ${env.name}`} description={`Open CVEs of ${env.name} per daily snapshot`} points={days.map((d) => ({ label: d.day, value: d.open_cves }))} />;
 }
 
 function daysSince(iso: string | null, now: Date): number | null {
@@ -59,6 +75,7 @@ export function renderOverview(v: Viewer, d: OverviewData): string {
             {e.worst_assets.length ? (
               <ol>{e.worst_assets.map((a) => <li><a href={`/environments/${e.environment.id}#asset-${a.asset_id}`}>{a.asset_id}</a> ({a.vendor} {a.product} {a.version ?? ''}): {a.affected} affected{a.known_exploited ? `, ${a.known_exploited} KEV` : ''}</li>)}</ol>
             ) : <p class="none">No asset affected.</p>}
+            <p>Plant report, last 30 days: <a href={`/api/v1/environments/${e.environment.id}/report`}>HTML</a> · <a href={`/api/v1/environments/${e.environment.id}/report?format=pdf`}>PDF</a></p>
           </section>
         ))}
       </div>
@@ -69,6 +86,10 @@ export function renderOverview(v: Viewer, d: OverviewData): string {
         <BarChart id="chart-kev-age" title="Days since published, open KEV CVEs" description="Known-exploited CVEs affecting your assets, days since publication (oldest 10)" bars={kevAges} unit=" d" />
         <BarChart id="chart-alerts" title="Exposure alerts, last 7 days" description="Alerts of the last 7 days matching an environment's assets, per environment" bars={alertsPerEnv} />
       </div>
+      {d.envs.length ? <>
+        <h2>Exposure over time</h2>
+        <div class="cards">{d.envs.map((e) => <ExposureOverTime env={e.environment} days={d.history.get(e.environment.id) ?? []} />)}</div>
+      </> : null}
       <h2>Alerts of the last 7 days ({d.recentAlerts.total})</h2>
       <AlertTable items={d.recentAlerts.items.slice(0, 10)} />
       <p><a href="/alerts">All alerts</a></p>

@@ -71,7 +71,7 @@ export function createAssetResults(deps: AssetResultsDeps, matcher: AssetMatcher
      * stored is in its answer (docs/correlation.md "Stored assets"). Nothing is charged or stored. A stored asset
      * that today's validation refuses is in `rejected`, as in the call that would send it now.
      */
-    results: async (input: { principal: Principal; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> => {
+    results: async (input: { principal: Pick<Principal, 'orgId'>; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> => {
       const orgId = input.principal.orgId;
       if (!(await environmentExists(db, orgId, input.environmentId))) throw environmentNotFound(input.environmentId);
       const { total, rows } = await storedAssetPage(db, orgId, input.environmentId, input.assetId, input.perPage, (input.page - 1) * input.perPage);

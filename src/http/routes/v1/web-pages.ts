@@ -3,6 +3,7 @@
 // application/x-www-form-urlencoded with the session's CSRF token (`_csrf`, checked by the auth hook). A form that
 // succeeds redirects back to its page (post/redirect/get) or shows what must be shown once (a webhook secret); bad
 // input shows the form again with the field's message (422) and stores nothing.
+import { oldestKept, utcDay } from '../../../domain/exposure.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
@@ -71,9 +72,16 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       s.webhooks.list(actor(req)),
       s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { since, page: 1, per_page: 100 }),
     ]);
+    // The exposure chart reads the same snapshots as GET /api/v1/environments/{id}/exposure-history.
+    const today = utcDay(now);
+    const history = new Map<number, { day: string; open_cves: number }[]>();
+    for (const e of envs) {
+      const rows = await s.exposure.history(req.principal!.orgId, e.environment.id, oldestKept(today), today);
+      history.set(e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves })));
+    }
     return send(reply, renderOverview(viewer(req), {
       envs, disabledWebhooks: hooks.ok ? hooks.webhooks.filter((w) => w.status === 'disabled') : [],
-      recentAlerts: { items: recent.items, total: recent.total }, now,
+      recentAlerts: { items: recent.items, total: recent.total }, now, history,
     }));
   });
 
