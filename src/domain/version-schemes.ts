@@ -88,6 +88,33 @@ function compareTuple(a: readonly number[], b: readonly number[]): Order {
 
 const core = (s: string) => trimZeros(s.split('.').map(Number));
 
+/**
+ * A scheme's comparator from its grammar: two spellings it parses are ordered by `cmp`; anything else goes to the
+ * general comparator (which answers needs_review where it cannot be certain).
+ */
+function byGrammar<T>(parse: (raw: string) => T | null, cmp: (x: T, y: T) => Comparison): Compare {
+  return (a, b) => {
+    const x = parse(a);
+    const y = x && parse(b);
+    return x && y ? cmp(x, y) : general(a, b);
+  };
+}
+
+/** A dotted core and one numbered suffix after it (an IR build, a hotfix): 0 when the suffix is absent. */
+export interface CoreSuffix { core: number[]; n: number }
+
+/** The parser of a grammar whose first group is the dotted core and second the suffix number. */
+function coreAndSuffix(re: RegExp): (raw: string) => CoreSuffix | null {
+  return (raw) => {
+    const m = re.exec(normaliseVersion(raw));
+    return m ? { core: core(m[1]), n: Number(m[2] ?? 0) } : null;
+  };
+}
+
+function compareCoreSuffix(x: CoreSuffix, y: CoreSuffix): Order {
+  return compareTuple(x.core, y.core) || sign(x.n - y.n);
+}
+
 // ---- Siemens ----------------------------------------------------------------------------------------------------
 
 export interface SiemensVersion {
@@ -135,28 +162,13 @@ export function compareSiemensParsed(a: SiemensVersion, b: SiemensVersion): Comp
   return compareTuple([a.sp, a.update, a.letter, a.hf], [b.sp, b.update, b.letter, b.hf]);
 }
 
-export function compareSiemens(a: string, b: string): Comparison {
-  const x = parseSiemens(a);
-  const y = x && parseSiemens(b);
-  return x && y ? compareSiemensParsed(x, y) : general(a, b);
-}
+export const compareSiemens: Compare = byGrammar(parseSiemens, compareSiemensParsed);
 
 // ---- Schneider --------------------------------------------------------------------------------------------------
 
-const SCHNEIDER = /^(?:sv|v)?\s?(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?ir\s?(\d{1,4}))?$/;
-
-/** A Schneider spelling as [core…, IR build] ("SV1.70 IR22"); null for anything else. */
-export function parseSchneider(raw: string): { core: number[]; ir: number } | null {
-  const m = SCHNEIDER.exec(normaliseVersion(raw));
-  return m ? { core: core(m[1]), ir: Number(m[2] ?? 0) } : null;
-}
-
-export function compareSchneider(a: string, b: string): Comparison {
-  const x = parseSchneider(a);
-  const y = x && parseSchneider(b);
-  if (!x || !y) return general(a, b);
-  return compareTuple(x.core, y.core) || sign(x.ir - y.ir);
-}
+/** A Schneider spelling as its core and IR build ("SV1.70 IR22": 1.70, IR 22); null for anything else. */
+export const parseSchneider = coreAndSuffix(/^(?:sv|v)?\s?(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?ir\s?(\d{1,4}))?$/);
+export const compareSchneider: Compare = byGrammar(parseSchneider, compareCoreSuffix);
 
 // ---- Yokogawa ---------------------------------------------------------------------------------------------------
 
@@ -168,19 +180,9 @@ export function compareYokogawa(a: string, b: string): Comparison {
 
 // ---- Fortinet / Palo Alto hotfixes ------------------------------------------------------------------------------
 
-const HOTFIX = /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:-h(\d{1,4}))?$/;
-
-export function parseHotfix(raw: string): { core: number[]; h: number } | null {
-  const m = HOTFIX.exec(normaliseVersion(raw));
-  return m ? { core: core(m[1]), h: Number(m[2] ?? 0) } : null;
-}
-
-export function compareHotfix(a: string, b: string): Comparison {
-  const x = parseHotfix(a);
-  const y = x && parseHotfix(b);
-  if (!x || !y) return general(a, b);
-  return compareTuple(x.core, y.core) || sign(x.h - y.h);
-}
+/** A hotfix spelling as its core and hotfix number ("10.2.7-h3": 10.2.7, 3); null for anything else. */
+export const parseHotfix = coreAndSuffix(/^(\d{1,6}(?:\.\d{1,6}){0,5})(?:-h(\d{1,4}))?$/);
+export const compareHotfix: Compare = byGrammar(parseHotfix, compareCoreSuffix);
 
 // ---- BIND editions ----------------------------------------------------------------------------------------------
 
@@ -191,14 +193,11 @@ export function parseBind(raw: string): { core: number[]; s: number | null } | n
   return m ? { core: core(m[1]), s: m[2] === undefined ? null : Number(m[2]) } : null;
 }
 
-export function compareBind(a: string, b: string): Comparison {
-  const x = parseBind(a);
-  const y = x && parseBind(b);
-  if (!x || !y) return general(a, b);
+export const compareBind: Compare = byGrammar(parseBind, (x, y) => {
   // Two editions: "9.18.24" (open source) and "9.18.24-S1" (Supported Preview) are different products' versions.
   if ((x.s === null) !== (y.s === null)) return 'needs_review';
   return compareTuple(x.core, y.core) || sign((x.s ?? 0) - (y.s ?? 0));
-}
+});
 
 // ---- Juniper ----------------------------------------------------------------------------------------------------
 
@@ -214,13 +213,7 @@ export function parseJuniper(raw: string): { tuple: number[]; evo: boolean } | n
   return { tuple: [...rel, Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)], evo: m[5] !== undefined };
 }
 
-export function compareJuniper(a: string, b: string): Comparison {
-  const x = parseJuniper(a);
-  const y = x && parseJuniper(b);
-  if (!x || !y) return general(a, b);
-  if (x.evo !== y.evo) return 'needs_review';
-  return compareTuple(x.tuple, y.tuple);
-}
+export const compareJuniper: Compare = byGrammar(parseJuniper, (x, y) => (x.evo !== y.evo ? 'needs_review' : compareTuple(x.tuple, y.tuple)));
 
 // ---- the general comparator with the certain-prefix rule --------------------------------------------------------
 

@@ -9,135 +9,169 @@ import type { AffectedRange } from '../../src/domain/ranges.ts';
 
 // Spellings as the CVE records (../shared/data/cve5) and CISA advisories (../shared/data/csaf-ics) write them.
 
+/** Each row [a, b, expected]: the comparator's answer for a against b. */
+function orders(cmp: Compare, rows: [string, string, ReturnType<Compare>][]): void {
+  for (const [a, b, want] of rows) assert.equal(cmp(a, b), want, `${a} vs ${b}`);
+}
+
 test('schemeOf: the vendor decides (Siemens, Rockwell, Schneider, Yokogawa, Fortinet, Palo Alto, ISC, F5, Cisco); OpenSSL by its product; else dotted', () => {
-  assert.equal(schemeOf('Siemens', 'SIMATIC WinCC'), 'siemens');
-  assert.equal(schemeOf('Siemens AG', 'SIMATIC WinCC'), 'siemens');
-  assert.equal(schemeOf('Rockwell Automation', 'GuardLogix 5580'), 'rockwell');
-  assert.equal(schemeOf('Schneider Electric', 'EcoStruxure'), 'schneider');
-  assert.equal(schemeOf('Yokogawa', 'CENTUM VP'), 'yokogawa');
-  assert.equal(schemeOf('OpenSSL', 'OpenSSL'), 'openssl');
-  assert.equal(schemeOf('Debian', 'openssl'), 'openssl');
-  assert.equal(schemeOf('Fortinet', 'FortiOS'), 'hotfix');
-  assert.equal(schemeOf('Palo Alto Networks', 'PAN-OS'), 'hotfix');
-  assert.equal(schemeOf('ISC', 'BIND 9'), 'bind');
-  assert.equal(schemeOf('F5', 'BIG-IP'), 'f5');
-  assert.equal(schemeOf('Cisco', 'Cisco IOS XE Software'), 'cisco');
-  assert.equal(schemeOf('Juniper Networks', 'Junos OS'), 'juniper');
-  assert.equal(schemeOf('Emerson', 'ROC800'), 'dotted');
+  const rows: [string, string, Scheme][] = [
+    ['Siemens', 'SIMATIC WinCC', 'siemens'],
+    ['Siemens AG', 'SIMATIC WinCC', 'siemens'],
+    ['Rockwell Automation', 'GuardLogix 5580', 'rockwell'],
+    ['Schneider Electric', 'EcoStruxure', 'schneider'],
+    ['Yokogawa', 'CENTUM VP', 'yokogawa'],
+    ['OpenSSL', 'OpenSSL', 'openssl'],
+    ['Debian', 'openssl', 'openssl'],
+    ['Fortinet', 'FortiOS', 'hotfix'],
+    ['Palo Alto Networks', 'PAN-OS', 'hotfix'],
+    ['ISC', 'BIND 9', 'bind'],
+    ['F5', 'BIG-IP', 'f5'],
+    ['Cisco', 'Cisco IOS XE Software', 'cisco'],
+    ['Juniper Networks', 'Junos OS', 'juniper'],
+    ['Emerson', 'ROC800', 'dotted'],
+  ];
+  for (const [vendor, product, scheme] of rows) assert.equal(schemeOf(vendor, product), scheme, `${vendor} ${product}`);
 });
 
 test('Siemens: V<major>.<minor> [SP<n>] [Update|Upd <n><letter>] [HF<n>] ordered as (core, SP, update, letter, HF)', () => {
   // ICSA-21-033-02 "All versions < V16 Update 3a"; CSAF "< V14 SP1 Update 14"; "< V7.5 Upd 3" (WinCC)
-  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.5 Upd 3'), 1);
-  assert.equal(compareSiemens('V7.5 Upd 3', 'V7.5 Update 3'), 0);
-  assert.equal(compareSiemens('V7.5 Upd 2', 'V7.5 Upd 3'), -1);
-  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.5 SP2'), 1);
-  assert.equal(compareSiemens('V7.5 SP1 Update 20', 'V7.5 SP2'), -1);
-  assert.equal(compareSiemens('V16 Update 3', 'V16 Update 3a'), -1);
-  assert.equal(compareSiemens('V16 Update 3a', 'V16 Update 3a'), 0);
-  assert.equal(compareSiemens('V16 Update 3b', 'V16 Update 3a'), 1);
-  assert.equal(compareSiemens('V16 Update 4', 'V16 Update 3a'), 1);
-  assert.equal(compareSiemens('V1.0 SP1 Update 1', 'V1.0 SP1'), 1);
-  assert.equal(compareSiemens('V1.0 SP1', 'V1.0 SP1 Update 1'), -1);
-  assert.equal(compareSiemens('V2.0 SP1', 'V1.0 SP2'), 1);
-  assert.equal(compareSiemens('V4.7 SP6 HF1', 'V4.7 SP6'), 1);
-  assert.equal(compareSiemens('V4.7 SP6 HF1', 'V4.7 SP7'), -1);
-  assert.equal(compareSiemens('V15.1', 'V15.1 Upd 3'), -1);
-  assert.equal(compareSiemens('V16', 'V15.1 Upd 3'), 1);
+  orders(compareSiemens, [
+    ['V7.5 SP2 Update 15', 'V7.5 Upd 3', 1],
+    ['V7.5 Upd 3', 'V7.5 Update 3', 0],
+    ['V7.5 Upd 2', 'V7.5 Upd 3', -1],
+    ['V7.5 SP2 Update 15', 'V7.5 SP2', 1],
+    ['V7.5 SP1 Update 20', 'V7.5 SP2', -1],
+    ['V16 Update 3', 'V16 Update 3a', -1],
+    ['V16 Update 3a', 'V16 Update 3a', 0],
+    ['V16 Update 3b', 'V16 Update 3a', 1],
+    ['V16 Update 4', 'V16 Update 3a', 1],
+    ['V1.0 SP1 Update 1', 'V1.0 SP1', 1],
+    ['V1.0 SP1', 'V1.0 SP1 Update 1', -1],
+    ['V2.0 SP1', 'V1.0 SP2', 1],
+    ['V4.7 SP6 HF1', 'V4.7 SP6', 1],
+    ['V4.7 SP6 HF1', 'V4.7 SP7', -1],
+    ['V15.1', 'V15.1 Upd 3', -1],
+    ['V16', 'V15.1 Upd 3', 1],
+  ]);
 });
 
 test('Siemens: a service-pack spelling against a plain version of more components is a mix of schemes, decided only where the written components differ', () => {
   // WinCC: "< V7.5.2.13" against an asset "V7.5 SP2 Update 15": SP2 may be the .2
-  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.5.2.13'), 'needs_review');
-  assert.equal(compareSiemens('V7.5.2.13', 'V7.5 SP2 Update 15'), 'needs_review');
+  orders(compareSiemens, [
+    ['V7.5 SP2 Update 15', 'V7.5.2.13', 'needs_review'],
+    ['V7.5.2.13', 'V7.5 SP2 Update 15', 'needs_review'],
+  ]);
   assert.match(explainUnordered('siemens', 'V7.5 SP2 Update 15', 'V7.5.2.13')!, /mixes version schemes/);
-  assert.equal(compareSiemens('V7.5 SP2 Update 15', 'V7.6.0.1'), -1);
-  assert.equal(compareSiemens('V7.6.0.1', 'V7.5 SP2 Update 15'), 1);
-  assert.equal(compareSiemens('V7.5 SP2', 'V7.4.1.3'), 1);
+  orders(compareSiemens, [
+    ['V7.5 SP2 Update 15', 'V7.6.0.1', -1],
+    ['V7.6.0.1', 'V7.5 SP2 Update 15', 1],
+    ['V7.5 SP2', 'V7.4.1.3', 1],
+  ]);
   // a plain version of no more components than the core is ordered as usual
-  assert.equal(compareSiemens('V7.5 SP2', 'V7.5'), 1);
-  assert.equal(compareSiemens('V7.5 SP2', 'V7.5.0'), 1);
+  orders(compareSiemens, [
+    ['V7.5 SP2', 'V7.5', 1],
+    ['V7.5 SP2', 'V7.5.0', 1],
+  ]);
 });
 
 test('Rockwell and F5: dotted numerics ("V33.017" = "33.17"; four-part "16.1.4.1" after "16.1.4")', () => {
   const c = comparatorOf('rockwell');
-  assert.equal(c('34.011', 'V34.014'), -1);
-  assert.equal(c('V34.014', 'v.34.014'), 0);
-  assert.equal(c('34.015', 'V34.014'), 1);
+  orders(c, [
+    ['34.011', 'V34.014', -1],
+    ['V34.014', 'v.34.014', 0],
+    ['34.015', 'V34.014', 1],
+  ]);
   const f5 = comparatorOf('f5');
-  assert.equal(f5('16.1.4', '16.1.4.1'), -1);
-  assert.equal(f5('16.1.4.1', '16.1.4.1'), 0);
-  assert.equal(f5('16.1.4.2', '16.1.4.1'), 1);
-  assert.equal(f5('16.1.4', '16.1.5'), -1);
+  orders(f5, [
+    ['16.1.4', '16.1.4.1', -1],
+    ['16.1.4.1', '16.1.4.1', 0],
+    ['16.1.4.2', '16.1.4.1', 1],
+    ['16.1.4', '16.1.5', -1],
+  ]);
 });
 
 test('Schneider: SV, V and no letters are one version; an IR build comes after its release and before the next', () => {
   // CVE-2023-6408 "Versions prior to sv3.60"; ICSA-23-201-01 "< SV3.51"; "<= SV1.70 IR22"
-  assert.equal(compareSchneider('3.50', 'SV3.51'), -1);
-  assert.equal(compareSchneider('3.51', 'SV3.51'), 0);
-  assert.equal(compareSchneider('V3.52', 'sv3.51'), 1);
-  assert.equal(compareSchneider('SV1.70 IR22', 'SV1.70'), 1);
-  assert.equal(compareSchneider('SV1.70 IR22', 'SV1.70 IR23'), -1);
-  assert.equal(compareSchneider('SV1.70 IR22', 'SV1.80'), -1);
+  orders(compareSchneider, [
+    ['3.50', 'SV3.51', -1],
+    ['3.51', 'SV3.51', 0],
+    ['V3.52', 'sv3.51', 1],
+    ['SV1.70 IR22', 'SV1.70', 1],
+    ['SV1.70 IR22', 'SV1.70 IR23', -1],
+    ['SV1.70 IR22', 'SV1.80', -1],
+  ]);
 });
 
 test('Yokogawa: R<major>.<minor>.<patch>, the R optional on either side', () => {
-  assert.equal(compareYokogawa('R5.04.20', 'R4.01.00'), 1);
-  assert.equal(compareYokogawa('R5.04.20', 'R6.07.00'), -1);
-  assert.equal(compareYokogawa('5.04.20', 'R5.04.20'), 0);
-  assert.equal(compareYokogawa('R6.07.00', 'R6.07.00'), 0);
-  assert.equal(compareYokogawa('R6.07.01', 'R6.07.00'), 1);
+  orders(compareYokogawa, [
+    ['R5.04.20', 'R4.01.00', 1],
+    ['R5.04.20', 'R6.07.00', -1],
+    ['5.04.20', 'R5.04.20', 0],
+    ['R6.07.00', 'R6.07.00', 0],
+    ['R6.07.01', 'R6.07.00', 1],
+  ]);
 });
 
 test('OpenSSL: letter releases after the plain release (1.1.1 < 1.1.1i < 1.1.1l < 1.1.1za < 1.1.2)', () => {
   const c = comparatorOf('openssl');
-  assert.equal(c('1.1.1', '1.1.1i'), -1);
-  assert.equal(c('1.1.1i', '1.1.1i'), 0);
-  assert.equal(c('1.1.1j', '1.1.1i'), 1);
-  assert.equal(c('1.0.2zb', '1.0.2zc'), -1);
-  assert.equal(c('1.1.1za', '1.1.2'), -1);
+  orders(c, [
+    ['1.1.1', '1.1.1i', -1],
+    ['1.1.1i', '1.1.1i', 0],
+    ['1.1.1j', '1.1.1i', 1],
+    ['1.0.2zb', '1.0.2zc', -1],
+    ['1.1.1za', '1.1.2', -1],
+  ]);
 });
 
 test('Fortinet and Palo Alto hotfixes: 10.2.7 < 10.2.7-h3 < 10.2.7-h4 < 10.2.8', () => {
   // CVE-2024-3382: PAN-OS lessThan "10.2.7-h3"
-  assert.equal(compareHotfix('10.2.7', '10.2.7-h3'), -1);
-  assert.equal(compareHotfix('10.2.7-h3', '10.2.7-h3'), 0);
-  assert.equal(compareHotfix('10.2.7-h4', '10.2.7-h3'), 1);
-  assert.equal(compareHotfix('10.2.8', '10.2.7-h3'), 1);
-  assert.equal(compareHotfix('10.2.6-h9', '10.2.7'), -1);
+  orders(compareHotfix, [
+    ['10.2.7', '10.2.7-h3', -1],
+    ['10.2.7-h3', '10.2.7-h3', 0],
+    ['10.2.7-h4', '10.2.7-h3', 1],
+    ['10.2.8', '10.2.7-h3', 1],
+    ['10.2.6-h9', '10.2.7', -1],
+  ]);
   // the general comparator refuses it: "-h3" is no pre-release
   assert.equal(general('10.2.7', '10.2.7-h3'), 'needs_review');
 });
 
 test('BIND: -S (Supported Preview) editions ordered within their edition; across editions needs_review with the reason', () => {
   // CVE-2023-4408: "9.18.11-S1" through "9.18.24-S1" beside "9.18.0" through "9.18.24"
-  assert.equal(compareBind('9.18.24', '9.18.24'), 0);
-  assert.equal(compareBind('9.18.25', '9.18.24'), 1);
-  assert.equal(compareBind('9.18.11-S1', '9.18.24-S1'), -1);
-  assert.equal(compareBind('9.18.24-S1', '9.18.24-S1'), 0);
-  assert.equal(compareBind('9.18.24', '9.18.24-S1'), 'needs_review');
+  orders(compareBind, [
+    ['9.18.24', '9.18.24', 0],
+    ['9.18.25', '9.18.24', 1],
+    ['9.18.11-S1', '9.18.24-S1', -1],
+    ['9.18.24-S1', '9.18.24-S1', 0],
+    ['9.18.24', '9.18.24-S1', 'needs_review'],
+  ]);
   assert.match(explainUnordered('bind', '9.18.24', '9.18.11-S1')!, /Supported Preview/);
 });
 
 test('Juniper: Junos releases 22.4 < 22.4R1 < 22.4R1-S1 < 22.4R3-S3 < 23.1; -EVO only against -EVO', () => {
   // the Junos records' ">= 22.4, < 22.4R3-S3" and ">= 22.4-EVO, < 22.4R3-EVO"
-  assert.equal(compareJuniper('22.4', '22.4R1'), -1);
-  assert.equal(compareJuniper('22.4R1', '22.4R1-S1'), -1);
-  assert.equal(compareJuniper('22.4R3-S2', '22.4R3-S3'), -1);
-  assert.equal(compareJuniper('22.4R3-S3', '22.4r3-s3'), 0);
-  assert.equal(compareJuniper('22.4R3-S4', '22.4R3-S3'), 1);
-  assert.equal(compareJuniper('22.4R4', '22.4R3-S3'), 1);
-  assert.equal(compareJuniper('23.1R1', '22.4R3-S3'), 1);
-  assert.equal(compareJuniper('22.4R2-EVO', '22.4R3-EVO'), -1);
-  assert.equal(compareJuniper('22.4R3-EVO', '22.4R3-EVO'), 0);
-  assert.equal(compareJuniper('22.4R2', '22.4R3-EVO'), 'needs_review');
+  orders(compareJuniper, [
+    ['22.4', '22.4R1', -1],
+    ['22.4R1', '22.4R1-S1', -1],
+    ['22.4R3-S2', '22.4R3-S3', -1],
+    ['22.4R3-S3', '22.4r3-s3', 0],
+    ['22.4R3-S4', '22.4R3-S3', 1],
+    ['22.4R4', '22.4R3-S3', 1],
+    ['23.1R1', '22.4R3-S3', 1],
+    ['22.4R2-EVO', '22.4R3-EVO', -1],
+    ['22.4R3-EVO', '22.4R3-EVO', 0],
+    ['22.4R2', '22.4R3-EVO', 'needs_review'],
+  ]);
 });
 
 test('Cisco trains: through the general comparator, one train at a time', () => {
   const c = comparatorOf('cisco');
-  assert.equal(c('15.2(4)M', '15.2(4)M1'), -1);
-  assert.equal(c('15.2(4)M2', '15.2(4)M1'), 1);
-  assert.equal(c('15.2(4)M', '15.2(4)E'), 'needs_review');
+  orders(c, [
+    ['15.2(4)M', '15.2(4)M1', -1],
+    ['15.2(4)M2', '15.2(4)M1', 1],
+    ['15.2(4)M', '15.2(4)E', 'needs_review'],
+  ]);
 });
 
 test('dotted: whatever the versionType; a readable prefix orders a broken spelling where the components already differ', () => {
@@ -146,12 +180,14 @@ test('dotted: whatever the versionType; a readable prefix orders a broken spelli
   assert.deepEqual(certainPrefix('1.0:0'), [1, 0]);
   assert.equal(certainPrefix('10.0.0 < publication'), null);
   assert.equal(certainPrefix('6.2.14'), null);
-  assert.equal(general('7.2.7', '6.2..14'), 1);
-  assert.equal(general('6.1.9', '6.2..14'), -1);
-  assert.equal(general('6.2.5', '6.2..14'), 'needs_review');
-  assert.equal(general('3.2.1', '1.0:0'), 1);
-  assert.equal(general('1.0.5', '1.0:0'), 'needs_review');
-  assert.equal(general('0.9', '1.0:0'), -1);
+  orders(general, [
+    ['7.2.7', '6.2..14', 1],
+    ['6.1.9', '6.2..14', -1],
+    ['6.2.5', '6.2..14', 'needs_review'],
+    ['3.2.1', '1.0:0', 1],
+    ['1.0.5', '1.0:0', 'needs_review'],
+    ['0.9', '1.0:0', -1],
+  ]);
 });
 
 test('orderableIn and rangeReadable: what the range census counts as a machine range', () => {
