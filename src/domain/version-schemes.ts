@@ -22,6 +22,10 @@
 //   cisco      IOS trains "15.2(4)M": the general comparator's Cisco releases (one train at a time)
 //   juniper    Junos releases "22.4R3-S3": (release, R, S) with "22.4" the start of its train (before 22.4R1); Junos
 //              OS Evolved's "-EVO" spellings are ordered among themselves, never against plain Junos
+//   rpm        package EVRs "[epoch:]version[-release]" ("0:6.5.2-6.el9_2") where the record says versionType "rpm": rpm's
+//              own order (rpmvercmp: alphanumeric segments, numbers above letters, "~" before anything, "^" after the
+//              end), epoch first (absent: 0), then version, then release; a spelling without a release against a
+//              build is needs_review ("9.2" may be the release of the product carrying the package)
 //   dotted     everything else: the general comparator, whatever the record's versionType says
 // Every scheme also orders a spelling with a readable dotted prefix and unreadable rest ("6.2..14", "1.0:0") against
 // a version whose components already differ within that prefix (6.2..14 < 7.2.7): certain whatever the rest means.
@@ -30,7 +34,7 @@ import type { AffectedRange } from './ranges.ts';
 import { memoTable } from './memo.ts';
 import { vendorSlug } from './product-match.ts';
 
-export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'dotted';
+export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'rpm' | 'dotted';
 export type Compare = (a: string, b: string) => Comparison;
 
 /** The scheme of each vendor that has its own (vendor slugs, product-match.ts vendorSlug). */
@@ -54,10 +58,12 @@ const SCHEMES = memoTable<string, Scheme>(10_000);
 const OPENSSL = /^\s*openssl\b/i;
 
 /**
- * The scheme a vendor's product uses: OpenSSL by its product name whoever ships it, else by the vendor (memoised by
- * vendor name: correlation asks it once per range row).
+ * The scheme a vendor's product uses: RPM where the record states `versionType: "rpm"` (its versions are package
+ * EVRs, whoever ships them), OpenSSL by its product name whoever ships it, else by the vendor (memoised by vendor
+ * name: correlation asks it once per range row).
  */
-export function schemeOf(vendor: string, product: string): Scheme {
+export function schemeOf(vendor: string, product: string, versionType: string | null = null): Scheme {
+  if (versionType !== null && versionType.length === 3 && versionType.toLowerCase() === 'rpm') return 'rpm';
   if (product.length >= 7 && OPENSSL.test(product)) return 'openssl';
   let s = SCHEMES.get(vendor);
   if (s === undefined) {
@@ -215,6 +221,73 @@ export function parseJuniper(raw: string): { tuple: number[]; evo: boolean } | n
 
 export const compareJuniper: Compare = byGrammar(parseJuniper, (x, y) => (x.evo !== y.evo ? 'needs_review' : compareTuple(x.tuple, y.tuple)));
 
+// ---- RPM package versions ---------------------------------------------------------------------------------------
+
+export interface Evr { epoch: number; version: string; release: string | null }
+
+const EVR = /^(?:(\d{1,9}):)?v?(\d[0-9A-Za-z._+~^]*?)(?:-([0-9A-Za-z._+~^]+))?$/;
+
+/** An RPM EVR ("0:6.5.2-6.el9_2", "4.2.4-6", "v1.1.0-10"): a leading "v" before the version is cosmetic; null else. */
+export function parseEvr(raw: string): Evr | null {
+  const m = EVR.exec(raw.trim());
+  return m ? { epoch: Number(m[1] ?? 0), version: m[2], release: m[3] ?? null } : null;
+}
+
+const alnum = (c: string) => /[0-9A-Za-z]/.test(c);
+
+/** rpm's rpmvercmp (lib/rpmvercmp.c): the order rpm and dnf install by. */
+export function rpmvercmp(a: string, b: string): Order {
+  if (a === b) return 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    while (i < a.length && !alnum(a[i]) && a[i] !== '~' && a[i] !== '^') i++;
+    while (j < b.length && !alnum(b[j]) && b[j] !== '~' && b[j] !== '^') j++;
+    // "~" sorts before everything, the end included ("1.0~rc1" < "1.0").
+    if (a[i] === '~' || b[j] === '~') {
+      if (a[i] !== '~') return 1;
+      if (b[j] !== '~') return -1;
+      i++; j++;
+      continue;
+    }
+    // "^" sorts after the end and before anything else ("1.0" < "1.0^git1" < "1.0.1").
+    if (a[i] === '^' || b[j] === '^') {
+      if (i >= a.length) return -1;
+      if (j >= b.length) return 1;
+      if (a[i] !== '^') return 1;
+      if (b[j] !== '^') return -1;
+      i++; j++;
+      continue;
+    }
+    if (i >= a.length || j >= b.length) break;
+    const num = /\d/.test(a[i]);
+    const seg = num ? /^\d*/ : /^[A-Za-z]*/;
+    const x = seg.exec(a.slice(i))![0];
+    const y = seg.exec(b.slice(j))![0];
+    i += x.length;
+    j += y.length;
+    // A number against letters: the number is newer.
+    if (y === '') return num ? 1 : -1;
+    if (num) {
+      const xs = x.replace(/^0+/, '');
+      const ys = y.replace(/^0+/, '');
+      if (xs.length !== ys.length) return sign(xs.length - ys.length);
+      if (xs !== ys) return xs < ys ? -1 : 1;
+    } else if (x !== y) return x < y ? -1 : 1;
+  }
+  if (i >= a.length && j >= b.length) return 0;
+  return i >= a.length ? -1 : 1;
+}
+
+export const compareRpm: Compare = byGrammar(parseEvr, (x, y) => {
+  // A spelling without a release against a package build: "9.2" may be the release of the product that carries the
+  // package (Red Hat names "Red Hat Enterprise Linux 9" the product and the keylime build "0:6.5.2-6.el9_2" its
+  // version), "6.5.2" the upstream version of one of several builds: neither is the build's own order.
+  if ((x.release === null) !== (y.release === null)) return 'needs_review';
+  if (x.epoch !== y.epoch) return sign(x.epoch - y.epoch);
+  return rpmvercmp(x.version, y.version) || (x.release === null ? 0 : rpmvercmp(x.release, y.release!));
+});
+
 // ---- the general comparator with the certain-prefix rule --------------------------------------------------------
 
 const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=\.\.|:)/;
@@ -267,6 +340,7 @@ const COMPARE: Record<Scheme, Compare> = {
   f5: general,
   cisco: general,
   juniper: compareJuniper,
+  rpm: compareRpm,
   dotted: general,
 };
 
@@ -284,6 +358,7 @@ export function orderableIn(scheme: Scheme, raw: string): boolean {
     case 'hotfix': if (parseHotfix(raw)) return true; break;
     case 'bind': if (parseBind(raw)) return true; break;
     case 'juniper': if (parseJuniper(raw)) return true; break;
+    case 'rpm': return parseEvr(raw) !== null;
     default: break;
   }
   return orderable(raw) || certainPrefix(raw) !== null;
@@ -294,8 +369,9 @@ export function orderableIn(scheme: Scheme, raw: string): boolean {
  * changes) orderable there or a branch pattern ("6.1.*"). What the range census counts (bench/range-census.ts).
  */
 export function rangeReadable(r: AffectedRange): boolean {
-  if (r.text) return false;
-  const scheme = schemeOf(r.vendor, r.product);
+  // The builds of a package the product carries are no range of the product's own versions.
+  if (r.text || r.package) return false;
+  const scheme = schemeOf(r.vendor, r.product, r.versionType);
   const ok = (v: string) => branchPrefix(v) !== null || orderableIn(scheme, v);
   if (r.version && !ok(r.version)) return false;
   if (r.start && !ok(r.start.version)) return false;
@@ -315,6 +391,11 @@ export function explainUnordered(scheme: Scheme, a: string, b: string): string |
       const [q, p] = x.qualified ? [a, b] : [b, a];
       return `the record mixes version schemes: "${q}" is a Siemens service-pack/update spelling, "${p}" a plain version of more components, and which of the two comes first is not stated`;
     }
+  }
+  if (scheme === 'rpm') {
+    const x = parseEvr(a);
+    const y = parseEvr(b);
+    if (x && y && (x.release === null) !== (y.release === null)) return `"${x.release === null ? b : a}" is an RPM package build (version-release) and "${x.release === null ? a : b}" names no release: it may be the version of the product that carries the package, or an upstream version, and neither is ordered against a build`;
   }
   if (scheme === 'bind') {
     const x = parseBind(a);

@@ -127,7 +127,7 @@ const ALL_VERSIONS = new Set(['*', 'n/a', 'unspecified', '-', '', 'all', 'all ve
 /** A version spelt as words or with operators ("< 2.3", "prior to 5.1", "2.0 and earlier"): not machine-readable. */
 const FREE_TEXT = /\s|^[<>=≤≥]/;
 
-type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'>;
+type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'> & { packageName: string | null };
 
 /**
  * One range of an `affected[]` entry: one literal per range (a spread of shared fields costs more than the
@@ -135,10 +135,13 @@ type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'
  * tsx's keepNames transform on every call).
  */
 function range(s: Shared, r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange {
-  return {
+  const out: AffectedRange = {
     source: 'cve5', vendor: s.vendor, product: s.product, cpe: s.cpe, status: r.status, version: r.version, start: r.start, end: r.end,
     versionType: r.versionType, changes: r.changes, defaultStatus: s.defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
   };
+  // An RPM build of a package the product carries: the versions are the package's, not the product's.
+  if (s.packageName !== null && s.packageName !== s.product && r.versionType !== null && /^rpm$/i.test(r.versionType)) out.package = s.packageName;
+  return out;
 }
 
 /**
@@ -153,7 +156,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
   if (!vendor && !product) return [];
   const cpe = strings(a.cpes)[0] ?? cpeFallback;
   const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
-  const shared: Shared = { vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus };
+  const shared: Shared = { vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus, packageName: named(a.packageName) };
   const versions = arr(a.versions).map(obj);
   if (!versions.length) {
     if (!defaultStatus) return [];
@@ -177,7 +180,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
       // words is kept as text: matching answers "needs review".
       // "V2.0 SP1" (Siemens), "Version 4.1.5" (Emerson): a spaced version its scheme orders is a version.
-      const scheme = schemeOf(shared.vendor, shared.product);
+      const scheme = schemeOf(shared.vendor, shared.product, versionType);
       const spelt = (x: string) => !FREE_TEXT.test(x) || orderableIn(scheme, x);
       const textual = (!startOpen && !spelt(version)) || (bound !== '*' && (!spelt(bound) || !/\d/.test(bound)));
       out.push(range(shared, {
@@ -199,7 +202,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     // Free text read into one or more ranges where its meaning is certain (domain/free-text-ranges.ts): "Versions 9.8
     // and prior", "Fixed in OpenSSL 3.0.5 (Affected 3.0.0-3.0.4)", "2.7 | 3.0.71 | >= 4.0.x | <= 4.6.4", … A
     // condition in words stays on every range read.
-    const free = !all && !orderableIn(schemeOf(shared.vendor, shared.product), version) ? readFreeText(version, shared.vendor, shared.product) : null;
+    const free = !all && !orderableIn(schemeOf(shared.vendor, shared.product, versionType), version) ? readFreeText(version, shared.vendor, shared.product) : null;
     if (free && !(free.pieces.length === 1 && free.pieces[0].version === version && !free.condition)) {
       const condition = free.condition ? { condition: free.condition } : {};
       if (free.all) out.push({ ...range(shared, { status, version: null, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: null }), ...condition });

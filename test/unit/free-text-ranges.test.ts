@@ -205,3 +205,32 @@ test('variants: an asset naming no variant is decided when every listed variant 
   // one variant alone: the asset may be another
   assert.equal(decideVariants([agree[0]], asset).status, 'needs_review');
 });
+
+test('RPM builds of a package the product carries (CVE 5 packageName, versionType "rpm") are the package\'s, never the product\'s version', () => {
+  // CVE-2023-38200, Red Hat's affected entry as written: keylime builds within Red Hat Enterprise Linux 9
+  const entry = {
+    cpes: ['cpe:/a:redhat:enterprise_linux:9::appstream'], vendor: 'Red Hat', product: 'Red Hat Enterprise Linux 9',
+    versions: [{ status: 'unaffected', version: '0:6.5.2-6.el9_2', lessThan: '*', versionType: 'rpm' }], packageName: 'keylime',
+    collectionURL: 'https://access.redhat.com/downloads/content/package-browser/', defaultStatus: 'affected',
+  };
+  const ranges = rangesOfAffected(entry);
+  assert.equal(ranges.length, 1);
+  assert.equal(ranges[0].package, 'keylime');
+  assert.deepEqual(ranges[0].start, b('0:6.5.2-6.el9_2', true));
+  const rhel = (version: string) => decide({ vendor: 'Red Hat', product: 'Red Hat Enterprise Linux 9', version }, ranges);
+  for (const v of ['9.2', '0:6.5.2-5.el9_2', '0:6.5.2-6.el9_2', '0:6.5.2-7.el9_2']) {
+    const d = rhel(v);
+    assert.equal(d.status, 'needs_review', v);
+    assert.match(d.reason, /for the package "keylime" of "Red Hat Enterprise Linux 9", not for the product's own version/);
+  }
+  // The same entry with the package as the product (no packageName): the builds are the product's, ordered by rpm.
+  const own = rangesOfAffected({ ...entry, product: 'keylime', packageName: undefined });
+  assert.equal(own[0].package, undefined);
+  const keylime = (version: string) => decide({ vendor: 'Red Hat', product: 'keylime', version }, own).status;
+  assert.equal(keylime('0:6.5.2-6.el9_2'), 'not_affected');
+  assert.equal(keylime('0:6.5.2-7.el9_2'), 'not_affected');
+  assert.equal(keylime('0:6.5.2-5.el9_2'), 'affected');
+  assert.equal(keylime('6.5.2'), 'needs_review');
+  // another versionType keeps the product's versions (no package): the rule is the RPM builds'
+  assert.equal(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '6.5.2', versionType: 'custom' }] })[0].package, undefined);
+});

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  certainPrefix, comparatorOf, compareBind, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn,
+  certainPrefix, comparatorOf, compareBind, compareRpm, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn, parseEvr, rpmvercmp,
   rangeReadable, schemeOf, type Compare, type Scheme,
 } from '../../src/domain/version-schemes.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
@@ -174,6 +174,63 @@ test('Cisco trains: through the general comparator, one train at a time', () => 
   ]);
 });
 
+test('schemeOf: versionType "rpm" is the RPM scheme whoever ships it; any other versionType leaves the vendor\'s', () => {
+  assert.equal(schemeOf('Red Hat', 'Red Hat Enterprise Linux 9', 'rpm'), 'rpm');
+  assert.equal(schemeOf('SUSE', 'SUSE Linux Enterprise Server 15', 'RPM'), 'rpm');
+  assert.equal(schemeOf('Red Hat', 'Red Hat Enterprise Linux 9', 'custom'), 'dotted');
+  assert.equal(schemeOf('Red Hat', 'Red Hat Enterprise Linux 9', 'rpmx'), 'dotted');
+  assert.equal(schemeOf('Siemens', 'SIMATIC', null), 'siemens');
+});
+
+test('RPM: rpmvercmp, the order rpm installs by (numbers above letters, "~" before the end, "^" after it)', () => {
+  orders((a, b) => rpmvercmp(a, b), [
+    ['1.0', '1.0', 0],
+    ['1.0', '1.0.1', -1],
+    ['1.0.10', '1.0.9', 1],
+    ['1.0010', '1.10', 0],
+    ['1.0a', '1.0', 1],
+    ['1.0a', '1.0.1', -1],
+    ['1.0', '1.0a1', -1],
+    ['2.0a', '2.0.a', 0],
+    ['1.0~rc1', '1.0', -1],
+    ['1.0~rc1', '1.0~rc2', -1],
+    ['1.0^git1', '1.0', 1],
+    ['1.0^git1', '1.0.1', -1],
+    ['1.0^', '1.0^', 0],
+    ['a', '1', -1],
+    ['1', 'a', 1],
+  ]);
+});
+
+test('RPM: EVRs ordered by epoch, version, release; a spelling without a release is never ordered against a build', () => {
+  // CVE-2023-38200 (keylime, Red Hat Enterprise Linux 9): unaffected from "0:6.5.2-6.el9_2"
+  assert.deepEqual(parseEvr('0:6.5.2-6.el9_2'), { epoch: 0, version: '6.5.2', release: '6.el9_2' });
+  assert.deepEqual(parseEvr('v1.1.0-10'), { epoch: 0, version: '1.1.0', release: '10' });
+  assert.deepEqual(parseEvr('6.5.2'), { epoch: 0, version: '6.5.2', release: null });
+  assert.equal(parseEvr('6.5.2 (el9)'), null);
+  orders(compareRpm, [
+    ['0:6.5.2-6.el9_2', '0:6.5.2-6.el9_2', 0],
+    ['6.5.2-6.el9_2', '0:6.5.2-6.el9_2', 0],
+    ['0:6.5.2-5.el9_2', '0:6.5.2-6.el9_2', -1],
+    ['0:6.5.2-7.el9', '0:6.5.2-6.el9_2', 1],
+    ['0:6.5.1-9.el9', '0:6.5.2-6.el9_2', -1],
+    ['1:6.5.1-1.el9', '0:6.5.2-6.el9_2', 1],
+    // CVE-2023-33951: the kernel and the kernel-rt builds of one product
+    ['0:5.14.0-284.75.1.el9_2', '0:5.14.0-284.74.1.el9_2', 1],
+    ['0:5.14.0-284.75.1.el9_2', '0:5.14.0-284.75.1.el9_2', 0],
+    // CVE-2024-1132 "1.2-23" (Migration Toolkit for Runtimes)
+    ['1.2-22', '1.2-23', -1],
+    ['1.2-23', '1.2-23', 0],
+    ['1.2-24', '1.2-23', 1],
+    ['9.2', '0:6.5.2-6.el9_2', 'needs_review'],
+    ['6.5.2', '0:6.5.2-6.el9_2', 'needs_review'],
+    ['0:6.5.2-6.el9_2', '7', 'needs_review'],
+    ['9.2', '9.3', -1],
+  ]);
+  assert.match(explainUnordered('rpm', '9.2', '0:6.5.2-6.el9_2')!, /"0:6\.5\.2-6\.el9_2" is an RPM package build .* "9\.2" names no release/);
+  assert.equal(explainUnordered('rpm', '9.2', '9.3'), null);
+});
+
 test('dotted: whatever the versionType; a readable prefix orders a broken spelling where the components already differ', () => {
   // CVE-2023-29180 ">= 6.2.0, <= 6.2..14" (FortiOS) asked with 7.2.7; ABB ">= 1.0:0, <= 3.2.1" asked with 3.2.1
   assert.deepEqual(certainPrefix('6.2..14'), [6, 2]);
@@ -195,6 +252,8 @@ test('orderableIn and rangeReadable: what the range census counts as a machine r
   assert.equal(orderableIn('dotted', 'V7.5 SP2 Update 15'), false);
   assert.equal(orderableIn('hotfix', '10.2.7-h3'), true);
   assert.equal(orderableIn('dotted', 'QCA6574AU'), false);
+  assert.equal(orderableIn('rpm', '0:6.5.2-6.el9_2'), true);
+  assert.equal(orderableIn('dotted', '0:6.5.2-6.el9_2'), false);
   const base: AffectedRange = {
     source: 'cve5', vendor: 'Siemens', product: 'SIMATIC WinCC', cpe: null, status: 'affected', version: null, start: null, end: { version: 'V7.5 SP2 Update 15', inclusive: false },
     versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
@@ -203,6 +262,11 @@ test('orderableIn and rangeReadable: what the range census counts as a machine r
   assert.equal(rangeReadable({ ...base, vendor: 'Acme' }), false);
   assert.equal(rangeReadable({ ...base, end: null, text: '10.0.0 < publication' }), false);
   assert.equal(rangeReadable({ ...base, end: { version: '6.1.*', inclusive: true } }), true);
+  // CVE-2023-38200: keylime builds within Red Hat Enterprise Linux 9 are no range of the product's versions
+  const rpm = { ...base, vendor: 'Red Hat', product: 'keylime', end: null, start: { version: '0:6.5.2-6.el9_2', inclusive: true }, versionType: 'rpm' };
+  assert.equal(rangeReadable(rpm), true);
+  assert.equal(rangeReadable({ ...rpm, versionType: null }), false);
+  assert.equal(rangeReadable({ ...rpm, product: 'Red Hat Enterprise Linux 9', package: 'keylime' }), false);
 });
 
 // ---- total orders on each scheme's own grammar -------------------------------------------------------------------
@@ -222,6 +286,8 @@ const GRAMMARS: [Scheme, fc.Arbitrary<string>][] = [
   ['bind', fc.tuple(nat(9), nat(20), nat(40)).map(([a, b, c]) => `${a}.${b}.${c}-S${(c % 3) + 1}`)],
   ['f5', fc.tuple(nat(17), nat(1), nat(9), nat(9)).map(([a, b, c, d]) => `${a}.${b}.${c}.${d}`)],
   ['juniper', fc.tuple(nat(24), nat(4), fc.option(nat(5), { nil: undefined }), fc.option(nat(9), { nil: undefined })).map(([a, b, r, x]) => `${a}.${b}${r !== undefined ? `R${r + 1}${x !== undefined ? `-S${x}` : ''}` : ''}`)],
+  ['rpm', fc.tuple(fc.option(nat(2), { nil: undefined }), fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('a', 'b', 'rc', 'git', 'el')), { minLength: 1, maxLength: 4 }), fc.constantFrom('', '~rc1', '^git1'), fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('el9', 'el8_6', 'fc39')), { minLength: 1, maxLength: 3 }))
+    .map(([e, v, t, r]) => `${e !== undefined ? `${e}:` : ''}${/^\d/.test(v[0]) ? '' : '0.'}${v.join('.')}${t}-${r.join('.')}`)],
   ['cisco', fc.tuple(nat(15), nat(9), nat(9), fc.option(nat(9), { nil: undefined })).map(([a, b, c, r]) => `${a}.${b}(${c})M${r ?? ''}`)],
   ['dotted', dotted],
 ];
