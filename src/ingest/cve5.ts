@@ -144,6 +144,38 @@ function range(s: Shared, r: Pick<AffectedRange, 'status' | 'version' | 'start' 
   return out;
 }
 
+/** How many of the chipsets a line-level condition names before "…". */
+const CHIPS_NAMED = 8;
+
+/**
+ * Qualcomm's records name the product line "Snapdragon" and list its chipsets and platforms in `versions[]`
+ * ("QCA6574AU", "FastConnect 6900", "Snapdragon 865 5G Mobile Platform"), each with a status and nothing else: those
+ * are products, not versions. Each becomes a statement of every version of that chipset (as NVD's
+ * `qca6574au_firmware:-` configurations say), and the line itself one of every version under the condition that the
+ * asset is one of them (an asset named only "Snapdragon" is needs_review, never decided by a chipset name read as a
+ * version). null for any other entry.
+ */
+function chipsetsAsVersions(s: Shared, versions: Json[]): AffectedRange[] | null {
+  if (!/^snapdragon$/i.test(s.product) || !/qualcomm/i.test(s.vendor)) return null;
+  if (!versions.every((v) => Object.keys(v).every((k) => k === 'version' || k === 'status') && str(v.version).trim() !== '')) return null;
+  const out: AffectedRange[] = [];
+  const byStatus = new Map<RangeStatus, string[]>();
+  for (const v of versions) {
+    const chip = str(v.version).trim();
+    const status = rangeStatus(v.status);
+    out.push(range({ ...s, product: chip, cpe: null }, { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }));
+    byStatus.set(status, [...(byStatus.get(status) ?? []), chip]);
+  }
+  for (const [status, chips] of byStatus) {
+    const named = chips.slice(0, CHIPS_NAMED).join(', ') + (chips.length > CHIPS_NAMED ? `, … (${chips.length} in all)` : '');
+    out.push({
+      ...range(s, { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }),
+      condition: `only the chipsets and platforms the record lists as ${status}: ${named}`,
+    });
+  }
+  return out;
+}
+
 /**
  * The structured statements of one `affected[]` entry (CVE 5 schema "product"): each `versions[]` item is one
  * range — `version` alone is one exact version; with `lessThan` / `lessThanOrEqual` it is the range from `version`
@@ -162,6 +194,8 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     if (!defaultStatus) return [];
     return [range(shared, { status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
   }
+  const chips = chipsetsAsVersions(shared, versions);
+  if (chips) return chips;
   const out: AffectedRange[] = [];
   for (const v of versions) {
     const version = str(v.version).trim();
