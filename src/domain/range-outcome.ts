@@ -2,7 +2,7 @@
 // (correlate.ts) reads per row, and as a RangeVerdict with its sentence. Pure.
 import type { AffectedRange, RangeStatus } from './ranges.ts';
 import { inRange, sameVersion, type RangeAnswer } from './versions.ts';
-import { comparatorOf, explainUnordered, schemeOf } from './version-schemes.ts';
+import { comparatorOf, distinctIn, explainUnordered, schemeOf } from './version-schemes.ts';
 import { matchProduct, parseCpe, type AssetName, type ProductMatch } from './product-match.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
 
@@ -112,7 +112,12 @@ export function rangeOutcome(asset: Asset, r: AffectedRange): number {
   else if (!asset.version) return REVIEW_NO_VERSION;
   // The builds of a package the product carries: the asset's version is the product's, not that package's.
   else if (r.package) return REVIEW_PACKAGE;
-  else if (r.version) answer = sameVersion(asset.version, r.version, comparatorOf(schemeOf(r.vendor, r.product, r.versionType)));
+  else if (r.version) {
+    const scheme = schemeOf(r.vendor, r.product, r.versionType);
+    answer = sameVersion(asset.version, r.version, comparatorOf(scheme));
+    // Two trains' releases are not ordered, but are certainly not the same version.
+    if (answer === 'needs_review' && distinctIn(scheme, asset.version, r.version)) answer = 'out';
+  }
   else answer = inRange(asset.version, r.start, r.end, comparatorOf(schemeOf(r.vendor, r.product, r.versionType)));
   if (answer === 'needs_review') return REVIEW_UNORDERABLE;
   let status: RangeStatus | null = r.status;

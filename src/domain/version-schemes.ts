@@ -19,7 +19,10 @@
 //   bind       ISC's BIND: "9.18.24-S1" is the Supported Preview (subscription) edition: ordered within its edition;
 //              a -S version against an open-source one is needs_review
 //   f5         four-part versions "16.1.4.2": dotted numerics
-//   cisco      IOS trains "15.2(4)M": the general comparator's Cisco releases (one train at a time)
+//   cisco      IOS trains "15.2(4)M" (the general comparator's Cisco releases), NX-OS "6.0(2)A3(1)" and IOS XE 3
+//              "3.7.4aS": ordered within one train (two trains of a release run side by side: needs_review); ISE
+//              patches "2.6.0 p1" after their release; AsyncOS builds "11.7.0-406" within their release (a release
+//              without its build against one of its builds is needs_review)
 //   juniper    Junos releases "22.4R3-S3": (release, R, S) with "22.4" the start of its train (before 22.4R1); Junos
 //              OS Evolved's "-EVO" spellings are ordered among themselves, never against plain Junos
 //   rpm        package EVRs "[epoch:]version[-release]" ("0:6.5.2-6.el9_2") where the record says versionType "rpm": rpm's
@@ -221,6 +224,66 @@ export function parseJuniper(raw: string): { tuple: number[]; evo: boolean } | n
 
 export const compareJuniper: Compare = byGrammar(parseJuniper, (x, y) => (x.evo !== y.evo ? 'needs_review' : compareTuple(x.tuple, y.tuple)));
 
+// ---- Cisco ------------------------------------------------------------------------------------------------------
+
+/**
+ * A Cisco release beyond the IOS trains the general comparator orders: NX-OS with a train and rebuild
+ * ("6.0(2)A3(1)", "7.0(3)I7(5a)"), IOS XE 3 ("3.7.4aS", "3.3.0SG": interim letter lower case, train upper case, as
+ * Cisco writes them), an ISE patch ("2.6.0 p1", "2.7.0_p1"), an AsyncOS build ("11.7.0-406"), or a plain dotted
+ * release (which a patch or a build may follow).
+ */
+export interface CiscoRelease { kind: 'nxos' | 'xe3' | 'patch' | 'build' | 'plain'; core: number[]; train: string; tail: number[] }
+
+const letter = (l: string | undefined) => (l ? l.charCodeAt(0) - 96 : 0);
+const NXOS = /^(\d{1,4})\.(\d{1,4})\((\d{1,4})([a-z]?)\)([a-z]{1,4})(\d{0,4})\((\d{1,4})([a-z]?)\)$/;
+const XE3 = /^(\d{1,2})\.(\d{1,2})\.(\d{1,2})([a-z]?)([A-Z]{1,3})$/;
+const IOS = /^\d{1,4}\.\d{1,4}\(\d{1,4}[a-z]{0,2}\)[a-z]{0,4}\d{0,4}[a-z]?$/;
+const CISCO_PATCH = /^(\d{1,6}(?:\.\d{1,6}){0,4})(?:[ _]?p(\d{1,4})|-(\d{1,5}))?$/;
+
+export function parseCiscoRelease(raw: string): CiscoRelease | null {
+  const t = raw.trim();
+  let m = XE3.exec(t);
+  if (m) return { kind: 'xe3', core: [Number(m[1]), Number(m[2]), Number(m[3]), letter(m[4])], train: m[5].toLowerCase(), tail: [] };
+  const n = normaliseVersion(t);
+  if ((m = NXOS.exec(n))) return { kind: 'nxos', core: [Number(m[1]), Number(m[2]), Number(m[3]), letter(m[4])], train: m[5], tail: [Number(m[6]), Number(m[7]), letter(m[8])] };
+  if ((m = CISCO_PATCH.exec(n))) {
+    const kind = m[2] !== undefined ? 'patch' : m[3] !== undefined ? 'build' : 'plain';
+    return { kind, core: core(m[1]), train: '', tail: [Number(m[2] ?? m[3] ?? 0)] };
+  }
+  return null;
+}
+
+export function compareCiscoParsed(x: CiscoRelease, y: CiscoRelease): Comparison {
+  if (x.kind === 'plain' && y.kind === 'plain') return compareTuple(x.core, y.core);
+  if (x.kind === y.kind || (x.kind === 'plain' && y.kind === 'patch') || (x.kind === 'patch' && y.kind === 'plain')) {
+    // Two trains of one release run side by side (NX-OS A3 and I7, IOS XE S and SG): neither comes first.
+    if (x.train !== y.train) return 'needs_review';
+    return compareTuple(x.core, y.core) || compareTuple(x.tail, y.tail);
+  }
+  // A release without its build against a build ("11.7.0" and "11.7.0-406"): ordered only where the releases differ.
+  if ((x.kind === 'plain' && y.kind === 'build') || (x.kind === 'build' && y.kind === 'plain')) return compareTuple(x.core, y.core) || 'needs_review';
+  return 'needs_review';
+}
+
+/**
+ * Whether two spellings a scheme cannot order are still certainly two different versions: Cisco releases of two
+ * trains ("7.0(3)F3(3)" and "7.0(3)I7(5)") or of two grammars with trains (NX-OS against IOS XE 3 or a plain
+ * release). What lets a list of exact versions leave an asset out without ordering it.
+ */
+export function distinctIn(scheme: Scheme, a: string, b: string): boolean {
+  if (scheme !== 'cisco') return false;
+  // An IOS or NX-OS release without a train rebuild ("9.3(5)", "15.2(4)M1"): a grammar of its own.
+  const kindOf = (v: string) => parseCiscoRelease(v) ?? (IOS.test(normaliseVersion(v)) ? ({ kind: 'ios', train: '' } as const) : null);
+  const x = kindOf(a);
+  const y = x && kindOf(b);
+  if (!x || !y) return false;
+  const trained = (k: string) => k === 'nxos' || k === 'xe3';
+  return (trained(x.kind) || trained(y.kind)) && (x.kind !== y.kind || x.train !== y.train);
+}
+
+/** Cisco's releases: its own grammars (parseCiscoRelease), else the general comparator's IOS trains ("15.2(4)M"). */
+export const compareCisco: Compare = byGrammar(parseCiscoRelease, compareCiscoParsed);
+
 // ---- RPM package versions ---------------------------------------------------------------------------------------
 
 export interface Evr { epoch: number; version: string; release: string | null }
@@ -338,7 +401,7 @@ const COMPARE: Record<Scheme, Compare> = {
   hotfix: compareHotfix,
   bind: compareBind,
   f5: general,
-  cisco: general,
+  cisco: compareCisco,
   juniper: compareJuniper,
   rpm: compareRpm,
   dotted: general,
@@ -359,6 +422,7 @@ export function orderableIn(scheme: Scheme, raw: string): boolean {
     case 'bind': if (parseBind(raw)) return true; break;
     case 'juniper': if (parseJuniper(raw)) return true; break;
     case 'rpm': return parseEvr(raw) !== null;
+    case 'cisco': if (parseCiscoRelease(raw)) return true; break;
     default: break;
   }
   return orderable(raw) || certainPrefix(raw) !== null;
@@ -391,6 +455,12 @@ export function explainUnordered(scheme: Scheme, a: string, b: string): string |
       const [q, p] = x.qualified ? [a, b] : [b, a];
       return `the record mixes version schemes: "${q}" is a Siemens service-pack/update spelling, "${p}" a plain version of more components, and which of the two comes first is not stated`;
     }
+  }
+  if (scheme === 'cisco') {
+    const x = parseCiscoRelease(a);
+    const y = parseCiscoRelease(b);
+    if (x && y && distinctIn(scheme, a, b)) return `"${a}" and "${b}" are Cisco releases of two trains, which run side by side: neither comes first`;
+    if (x && y && (x.kind === 'build') !== (y.kind === 'build')) return `"${x.kind === 'build' ? b : a}" names no build of its release, and "${x.kind === 'build' ? a : b}" one build of it`;
   }
   if (scheme === 'rpm') {
     const x = parseEvr(a);

@@ -542,3 +542,23 @@ test('Qualcomm on a real record: chipsets listed as versions are products, the b
   }
   assert.match(verdictOf('Snapdragon', '1.0')!.reason, /only under a condition: "only the chipsets and platforms the record lists as affected: 315 5G IoT Modem, AR8035, .*, … \(71 in all\)"/);
 });
+
+// CVE-2024-20267 (test/fixtures/cve5, CISA Vulnrichment): Cisco lists the 205 affected NX-OS releases one by one, over
+// several trains ("6.0(2)A3(1)", "7.0(3)F3(3)", "7.0(3)I7(5a)") and plain releases ("9.3(7a)", "10.2(3t)").
+test('Cisco NX-OS on a real record: an exact list over trains decides; two trains are different releases', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-20267.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges! }]);
+  const verdictOf = (version: string) => {
+    const asset: Asset = { vendor: 'Cisco', product: 'Cisco NX-OS Software', version };
+    return verdict(asset, rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match));
+  };
+  for (const v of ['7.0(3)I7(5a)', '6.0(2)A3(1)', '7.0(3)F3(3)', '9.3(7a)', '10.2(3t)', '10.4(1)']) assert.equal(verdictOf(v).status, 'affected', v);
+  // Listed neighbours that are not in the list: I7(11) after I7(10), F3(6) in the F3 train, 9.3(13) after 9.3(12).
+  for (const v of ['7.0(3)I7(11)', '7.0(3)F3(6)', '9.3(13)', '10.4(2)']) {
+    const d = verdictOf(v);
+    assert.equal(d.status, 'not_affected', v);
+    assert.match(d.reason, /outside every stated range/);
+  }
+  // A release the Cisco grammars do not read stays undecided.
+  assert.equal(verdictOf('7.0.3.I7.5').status, 'needs_review');
+});

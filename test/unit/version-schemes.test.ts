@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  certainPrefix, comparatorOf, compareBind, compareRpm, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn, parseEvr, rpmvercmp,
+  certainPrefix, comparatorOf, compareBind, compareCisco, compareRpm, distinctIn, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn, parseEvr, rpmvercmp,
   rangeReadable, schemeOf, type Compare, type Scheme,
 } from '../../src/domain/version-schemes.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
@@ -165,6 +165,61 @@ test('Juniper: Junos releases 22.4 < 22.4R1 < 22.4R1-S1 < 22.4R3-S3 < 23.1; -EVO
   ]);
 });
 
+test('Cisco NX-OS "6.0(2)A3(1)" and IOS XE 3 "3.7.4aS": one train at a time; two trains are distinct but not ordered', () => {
+  // CVE-2024-20267 (NX-OS: "6.0(2)A3(1)" … "7.0(3)I7(5a)", "7.0(3)F3(3)"), CVE-2023-20109 (IOS XE: "3.7.4aS", "3.3.0SG")
+  orders(compareCisco, [
+    ['6.0(2)A3(1)', '6.0(2)A3(2)', -1],
+    ['6.0(2)A3(2)', '6.0(2)A3(2)', 0],
+    ['6.0(2)A3(4)', '6.0(2)A4(1)', -1],
+    ['6.0(2)A4(1)', '6.0(2)A3(4)', 1],
+    ['7.0(3)I7(5)', '7.0(3)I7(5a)', -1],
+    ['7.0(3)I7(5b)', '7.0(3)I7(5a)', 1],
+    ['7.0(3)I7(5a)', '7.0(3)I7(6)', -1],
+    ['6.0(2)A8(11)', '7.0(3)A1(1)', -1],
+    ['7.0(3)F3(3)', '7.0(3)I7(5)', 'needs_review'],
+    // a train without a number: "7.3(0)DX(1)"
+    ['7.3(0)DX(1)', '7.3(0)DX(1)', 0],
+    ['7.3(0)DX(1)', '7.3(0)DX(2)', -1],
+    ['7.3(0)DX(1)', '7.3(0)D1(1)', 'needs_review'],
+    ['7.0\\(3\\)f3\\(3\\)', '7.0(3)F3(3)', 0],
+    ['3.7.4aS', '3.7.4aS', 0],
+    ['3.7.4S', '3.7.4aS', -1],
+    ['3.7.4bS', '3.7.4aS', 1],
+    ['3.7.5S', '3.7.4bS', 1],
+    ['3.3.0SG', '3.3.2SG', -1],
+    ['3.3.0SG', '3.3.0S', 'needs_review'],
+    ['3.7.4aS', '6.0(2)A3(1)', 'needs_review'],
+    // an IOS train still through the general comparator
+    ['15.2(4)M', '15.2(4)M1', -1],
+  ]);
+  assert.equal(distinctIn('cisco', '7.0(3)F3(3)', '7.0(3)I7(5)'), true);
+  assert.equal(distinctIn('cisco', '3.3.0SG', '3.3.0S'), true);
+  assert.equal(distinctIn('cisco', '9.3(5)', '7.0(3)I7(5)'), true);
+  assert.equal(distinctIn('cisco', '7.0(3)I7(5)', '7.0(3)I7(6)'), false);
+  assert.equal(distinctIn('cisco', '11.7.0', '11.7.0-406'), false);
+  assert.equal(distinctIn('dotted', '7.0(3)F3(3)', '7.0(3)I7(5)'), false);
+  assert.match(explainUnordered('cisco', '7.0(3)F3(3)', '7.0(3)I7(5)')!, /two trains/);
+});
+
+test('Cisco ISE patches "2.6.0 p1" after their release; AsyncOS builds "11.7.0-406" within theirs', () => {
+  // CVE-2023-20175 (ISE: "2.6.0 p1" … "3.2.0_p1"), CVE-2024-20256 (Secure Web Appliance: "11.7.0-406", "11.7.1-049")
+  orders(compareCisco, [
+    ['2.6.0', '2.6.0 p1', -1],
+    ['2.6.0 p1', '2.6.0_p1', 0],
+    ['2.6.0 p2', '2.6.0 p1', 1],
+    ['2.6.0 p12', '2.7.0', -1],
+    ['2.7.0_p1', '2.6.0 p12', 1],
+    ['11.7.0-406', '11.7.0-418', -1],
+    ['11.7.0-418', '11.7.0-418', 0],
+    ['11.7.1-006', '11.7.0-418', 1],
+    ['11.7.0', '11.7.0-406', 'needs_review'],
+    ['11.7.1', '11.7.0-406', 1],
+    ['11.6.9', '11.7.0-406', -1],
+    ['2.6.0 p1', '2.6.0-406', 'needs_review'],
+  ]);
+  assert.match(explainUnordered('cisco', '11.7.0', '11.7.0-406')!, /"11.7.0" names no build of its release/);
+});
+
 test('Cisco trains: through the general comparator, one train at a time', () => {
   const c = comparatorOf('cisco');
   orders(c, [
@@ -276,7 +331,8 @@ const siemensV = fc
   .tuple(nat(20), nat(9), fc.option(nat(5), { nil: undefined }), fc.option(nat(20), { nil: undefined }), fc.option(fc.constantFrom('a', 'b'), { nil: undefined }), fc.option(nat(5), { nil: undefined }), fc.constantFrom('Update', 'Upd'))
   .map(([a, b, sp, up, l, hf, word]) => `V${a}.${b}${sp !== undefined ? ` SP${sp}` : ''}${up !== undefined ? ` ${word} ${up}${l ?? ''}` : ''}${hf !== undefined ? ` HF${hf}` : ''}`);
 const dotted = fc.array(nat(30), { minLength: 1, maxLength: 5 }).map((p) => p.join('.'));
-const GRAMMARS: [Scheme, fc.Arbitrary<string>][] = [
+/** [scheme (and which of its grammars), spellings of that grammar]. */
+const GRAMMARS: [string, fc.Arbitrary<string>][] = [
   ['siemens', siemensV],
   ['rockwell', fc.tuple(nat(40), nat(999)).map(([a, b]) => `V${a}.${String(b).padStart(3, '0')}`)],
   ['schneider', fc.tuple(fc.constantFrom('SV', 'V', ''), nat(9), nat(99), fc.option(nat(30), { nil: undefined })).map(([p, a, b, ir]) => `${p}${a}.${b}${ir !== undefined ? ` IR${ir}` : ''}`)],
@@ -288,13 +344,17 @@ const GRAMMARS: [Scheme, fc.Arbitrary<string>][] = [
   ['juniper', fc.tuple(nat(24), nat(4), fc.option(nat(5), { nil: undefined }), fc.option(nat(9), { nil: undefined })).map(([a, b, r, x]) => `${a}.${b}${r !== undefined ? `R${r + 1}${x !== undefined ? `-S${x}` : ''}` : ''}`)],
   ['rpm', fc.tuple(fc.option(nat(2), { nil: undefined }), fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('a', 'b', 'rc', 'git', 'el')), { minLength: 1, maxLength: 4 }), fc.constantFrom('', '~rc1', '^git1'), fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('el9', 'el8_6', 'fc39')), { minLength: 1, maxLength: 3 }))
     .map(([e, v, t, r]) => `${e !== undefined ? `${e}:` : ''}${/^\d/.test(v[0]) ? '' : '0.'}${v.join('.')}${t}-${r.join('.')}`)],
+  ['cisco NX-OS', fc.tuple(nat(10), nat(3), nat(5), fc.constantFrom('', 'a'), nat(9), nat(20), fc.constantFrom('', 'a', 'b')).map(([a, b, c, i, t, r, l]) => `${a}.${b}(${c}${i})I${t}(${r}${l})`)],
+  ['cisco IOS XE 3', fc.tuple(nat(17), nat(9), fc.constantFrom('', 'a', 't')).map(([a, b, i]) => `3.${a}.${b}${i}S`)],
+  ['cisco patch', fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, p]) => (p !== undefined ? `${v} p${p}` : v))],
+  ['cisco build', fc.tuple(dotted, nat(999)).map(([v, b]) => `${v}-${String(b).padStart(3, '0')}`)],
   ['cisco', fc.tuple(nat(15), nat(9), nat(9), fc.option(nat(9), { nil: undefined })).map(([a, b, c, r]) => `${a}.${b}(${c})M${r ?? ''}`)],
   ['dotted', dotted],
 ];
 
 for (const [scheme, arb] of GRAMMARS) {
   test(`${scheme}: the comparator is a total order on its scheme (total, reflexive, antisymmetric, transitive)`, () => {
-    const cmp: Compare = comparatorOf(scheme);
+    const cmp: Compare = comparatorOf(scheme.split(' ')[0] as Scheme);
     fc.assert(
       fc.property(arb, arb, arb, (a, b, c) => {
         const ab = cmp(a, b);
