@@ -234,3 +234,22 @@ test('RPM builds of a package the product carries (CVE 5 packageName, versionTyp
   // another versionType keeps the product's versions (no package): the rule is the RPM builds'
   assert.equal(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '6.5.2', versionType: 'custom' }] })[0].package, undefined);
 });
+
+test('"<product> N.x.x: V and below": a range within the branch, from the branch\'s start', () => {
+  // CVE-2024-26294 (Aruba ClearPass Policy Manager), CVE-2024-31466 ("InstantOS or ArubaOS (access points) 10.5.x.x: …")
+  const cpm = 'Aruba ClearPass Policy Manager';
+  assert.deepEqual(pieces('ClearPass Policy Manager 6.11.x: 6.11.6 and below', 'Hewlett Packard Enterprise (HPE)', cpm), [[null, b('6.11', true), b('6.11.6', true), null]]);
+  const aps = 'Aruba InstantOS and Aruba Access Points running ArubaOS 10';
+  assert.deepEqual(pieces('InstantOS or ArubaOS (access points) 10.5.x.x: 10.5.1.0 and below.', 'Hewlett Packard Enterprise (HPE)', aps), [[null, b('10.5', true), b('10.5.1.0', true), null]]);
+  // a version of the rest outside the branch, or a word in front that is not the product's: no reading
+  assert.equal(readFreeText('ArubaOS 10.5.x.x: 10.4.0.0 and below', 'Hewlett Packard Enterprise (HPE)', 'ArubaOS'), null);
+  assert.equal(readFreeText('Foo 10.5.x.x: 10.5.1.0 and below', 'Hewlett Packard Enterprise (HPE)', 'ArubaOS'), null);
+  const ranges = cve5('Hewlett Packard Enterprise (HPE)', cpm, 'ClearPass Policy Manager 6.11.x: 6.11.6 and below');
+  const at = (version: string) => decide({ vendor: 'Hewlett Packard Enterprise (HPE)', product: cpm, version }, ranges).status;
+  assert.equal(at('6.10.8'), 'not_affected');
+  assert.equal(at('6.11'), 'affected');
+  assert.equal(at('6.11.0'), 'affected');
+  assert.equal(at('6.11.6'), 'affected');
+  assert.equal(at('6.11.7'), 'not_affected');
+  assert.equal(at('6.12.0'), 'not_affected');
+});
