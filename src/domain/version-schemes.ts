@@ -30,8 +30,9 @@
 //              end), epoch first (absent: 0), then version, then release; a spelling without a release against a
 //              build is needs_review ("9.2" may be the release of the product carrying the package)
 //   dotted     everything else: the general comparator, whatever the record's versionType says
-// Every scheme also orders a spelling with a readable dotted prefix and unreadable rest ("6.2..14", "1.0:0") against
-// a version whose components already differ within that prefix (6.2..14 < 7.2.7): certain whatever the rest means.
+// Every scheme also orders a spelling with a readable dotted prefix and unreadable rest ("6.2..14", "1.0:0", a build
+// "3.4.4 Build 16102416") against a version whose components already differ within that prefix (6.2..14 < 7.2.7;
+// 3.4.3 < 3.4.4 Build 16102416): certain whatever the rest means.
 import { branchPrefix, compareVersions, normaliseVersion, orderable, parseVersion, type Comparison, type Order } from './versions.ts';
 import type { AffectedRange } from './ranges.ts';
 import { memoTable } from './memo.ts';
@@ -355,13 +356,19 @@ export const compareRpm: Compare = byGrammar(parseEvr, (x, y) => {
 
 const PREFIX = /^(\d{1,9}(?:\.\d{1,9})+)(?=\.\.|:)/;
 
+/** A release and its build number: "3.4.4 Build 16102416" (Weidmüller), "1.2 build 09123015" (Moxa). */
+const BUILD = /^(\d{1,9}(?:\.\d{1,9})+) build \d{1,12}$/;
+
 /**
  * The components a spelling that does not parse states for certain: a dotted prefix of two or more numbers followed by
- * a doubled dot or a colon ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space); null otherwise (a hyphen or an
- * underscore may join two versions: "3.0.0-3.0.4", "V33.017_V34.014").
+ * a doubled dot or a colon ("6.2..14" → 6.2; "1.0:0" → 1.0), in one token (no space), or a release followed by its
+ * build ("3.4.4 Build 16102416" → 3.4.4); null otherwise (a hyphen or an underscore may join two versions:
+ * "3.0.0-3.0.4", "V33.017_V34.014").
  */
 export function certainPrefix(raw: string): number[] | null {
   const n = normaliseVersion(raw);
+  const b = BUILD.exec(n);
+  if (b) return b[1].split('.').map(Number);
   // One token only: "10.0.0 < publication" is words about a version, not a spelling of one.
   if (/\s/.test(n) || parseVersion(n)) return null;
   const m = PREFIX.exec(n);

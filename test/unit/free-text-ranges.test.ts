@@ -253,3 +253,18 @@ test('"<product> N.x.x: V and below": a range within the branch, from the branch
   assert.equal(at('6.11.7'), 'not_affected');
   assert.equal(at('6.12.0'), 'not_affected');
 });
+
+test('"<= 3.4.4 Build 16102416": the release decides where it differs, the build is never guessed', () => {
+  // CVE-2019-16670 (Weidmüller IE-SW-PL18M-2GC14TX2ST, CISA CSAF product_version_range)
+  const product = 'IE-SW-PL18M-2GC14TX2ST firmware';
+  assert.deepEqual(pieces('<= 3.4.4 Build 16102416', 'Weidmueller', product), [[null, null, b('3.4.4 Build 16102416', true), null]]);
+  const [p] = readFreeText('<= 3.4.4 Build 16102416', 'Weidmueller', product)!.pieces;
+  const ranges: AffectedRange[] = [{
+    source: 'csaf', vendor: 'Weidmueller', product, cpe: null, status: 'affected', version: null, start: p.start, end: p.end,
+    versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+  }];
+  const at = (version: string) => decide({ vendor: 'Weidmueller', product, version }, ranges, 'csaf', 'ICSA-test').status;
+  assert.equal(at('3.4.3'), 'affected');
+  assert.equal(at('3.4.4'), 'needs_review');
+  assert.equal(at('3.4.5'), 'not_affected');
+});

@@ -299,7 +299,16 @@ test('dotted: whatever the versionType; a readable prefix orders a broken spelli
     ['3.2.1', '1.0:0', 1],
     ['1.0.5', '1.0:0', 'needs_review'],
     ['0.9', '1.0:0', -1],
+    // CVE-2019-16670 (Weidmüller, CISA CSAF) "<= 3.4.4 Build 16102416": the release is certain, the build is not ordered
+    ['3.4.3', '3.4.4 Build 16102416', -1],
+    ['3.4.5', '3.4.4 Build 16102416', 1],
+    ['3.4.4', '3.4.4 Build 16102416', 'needs_review'],
+    ['3.4.4.1', '3.4.4 Build 16102416', 'needs_review'],
+    ['3.4.4 Build 16102417', '3.4.4 Build 16102416', 'needs_review'],
   ]);
+  assert.deepEqual(certainPrefix('3.4.4 Build 16102416'), [3, 4, 4]);
+  assert.equal(certainPrefix('3.4.4 Build'), null);
+  assert.equal(certainPrefix('3.4.4 Build 1610 2416'), null);
 });
 
 test('orderableIn and rangeReadable: what the range census counts as a machine range', () => {
