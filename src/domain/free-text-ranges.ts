@@ -49,8 +49,9 @@ const WORDS = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
 const CONDITION_TAIL = /\s*(?:[-–|,;]\s*)?\(?\s*((?:affected\s+)?(?:only\s+)?(?:if|when|where)\s+[^()]+?)\s*\)?\s*\.?$/i;
 const INSTALLED_ITEM = /^[^|<>=]*\b(?:is|are)\s+(?:installed|used|enabled|configured)\.?$/i;
 
+/** A version as written inside a range: a trailing period and enclosing brackets ("<=(R4.10)") dropped. */
 function cleanVersion(v: string): string {
-  return v.trim().replace(/\.$/, '');
+  return v.trim().replace(/\.$/, '').replace(/^\((.+)\)$/, '$1').trim();
 }
 
 /** "N.x" spellings: the branch pattern of an exact version or inclusive end, N as a start, N as an exclusive end. */

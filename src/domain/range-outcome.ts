@@ -171,7 +171,10 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
     case REVIEW_CONDITION: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)}, which the ${sourceLabel(r.source)} states ${r.status === 'unaffected' ? 'not affected' : 'affected'} only under a condition: "${r.condition}"`;
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
     case REVIEW_PACKAGE: return `the ${sourceLabel(r.source)} states ${describe(r)} for the package "${r.package}" of "${r.product}", not for the product's own version ${asset.version}; the asset names no package build`;
-    case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
+    case REVIEW_TEXT: return /\S <=? ?publication$/i.test(r.text ?? '')
+      // Microsoft's records: `lessThan: "publication"`.
+      ? `version range not machine-readable: "${r.text}": the ${sourceLabel(r.source)} ends the range at the update published with the CVE, and names no version for it`
+      : `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
     case REVIEW_DEFAULT: return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
     case REVIEW_UNORDERABLE: {

@@ -130,7 +130,10 @@ test('verdicts: the issue\'s spellings decide where they were needs_review, both
   // unreadable text stays needs_review, quoted
   const pub = decide(at('Microsoft', 'Windows 10', '10.0.19045.1'), rangesOfAffected({ vendor: 'Microsoft', product: 'Windows 10', versions: [{ version: '10.0.0', lessThan: 'publication', status: 'affected' }] }));
   assert.equal(pub.status, 'needs_review');
-  assert.match(pub.reason, /not machine-readable: "10\.0\.0 < publication"/);
+  assert.match(pub.reason, /not machine-readable: "10\.0\.0 < publication": the CVE record ends the range at the update published with the CVE, and names no version for it/);
+  // another unreadable end keeps the plain sentence
+  const other = decide(at('Microsoft', 'Windows 10', '10.0.19045.1'), rangesOfAffected({ vendor: 'Microsoft', product: 'Windows 10', versions: [{ version: '10.0.0', lessThan: 'publications', status: 'affected' }] }));
+  assert.match(other.reason, /not machine-readable: "10\.0\.0 < publications"$/);
 });
 
 test('verdicts: structured CVE record bounds written with spaces are versions in their scheme ("0 < V2.0 SP1", "0 <= Version 4.1.5")', () => {
@@ -267,4 +270,16 @@ test('"<= 3.4.4 Build 16102416": the release decides where it differs, the build
   assert.equal(at('3.4.3'), 'affected');
   assert.equal(at('3.4.4'), 'needs_review');
   assert.equal(at('3.4.5'), 'not_affected');
+});
+
+test('a version in brackets: "<=(R4.10)"', () => {
+  // CVE-2018-10592 (Yokogawa STARDOM Controller FCN-RTU, CISA CSAF product_version_range)
+  const product = 'STARDOM Controller FCN-RTU';
+  assert.deepEqual(pieces('<=(R4.10)', 'Yokogawa', product), [[null, null, b('R4.10', true), null]]);
+  assert.equal(readFreeText('<=(R4.10', 'Yokogawa', product), null);
+  const ranges = cve5('Yokogawa', product, '<=(R4.10)');
+  const at = (version: string) => decide({ vendor: 'Yokogawa', product, version }, ranges).status;
+  assert.equal(at('R4.09'), 'affected');
+  assert.equal(at('R4.10'), 'affected');
+  assert.equal(at('R4.20'), 'not_affected');
 });
