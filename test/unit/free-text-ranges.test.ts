@@ -20,6 +20,10 @@ function decide(asset: Asset, ranges: AffectedRange[], source = 'cve5', key = 'C
 }
 /** The CVE 5 reader's ranges of one affected[] entry with one `version` text. */
 const cve5 = (vendor: string, product: string, version: string, status = 'affected') => rangesOfAffected({ vendor, product, versions: [{ version, status }] });
+/** Each row [asset version, expected status]. */
+function statusesAt(at: (version: string) => string, rows: [string, string][]): void {
+  for (const [version, status] of rows) assert.equal(at(version), status, version);
+}
 
 test('"All versions", "All versions < X", "All versions prior to X"', () => {
   assert.deepEqual(readFreeText('All versions', 'Siemens', 'SIMATIC'), { all: true, pieces: [], condition: null });
@@ -249,12 +253,7 @@ test('"<product> N.x.x: V and below": a range within the branch, from the branch
   assert.equal(readFreeText('Foo 10.5.x.x: 10.5.1.0 and below', 'Hewlett Packard Enterprise (HPE)', 'ArubaOS'), null);
   const ranges = cve5('Hewlett Packard Enterprise (HPE)', cpm, 'ClearPass Policy Manager 6.11.x: 6.11.6 and below');
   const at = (version: string) => decide({ vendor: 'Hewlett Packard Enterprise (HPE)', product: cpm, version }, ranges).status;
-  assert.equal(at('6.10.8'), 'not_affected');
-  assert.equal(at('6.11'), 'affected');
-  assert.equal(at('6.11.0'), 'affected');
-  assert.equal(at('6.11.6'), 'affected');
-  assert.equal(at('6.11.7'), 'not_affected');
-  assert.equal(at('6.12.0'), 'not_affected');
+  statusesAt(at, [['6.10.8', 'not_affected'], ['6.11', 'affected'], ['6.11.0', 'affected'], ['6.11.6', 'affected'], ['6.11.7', 'not_affected'], ['6.12.0', 'not_affected']]);
 });
 
 test('"<= 3.4.4 Build 16102416": the release decides where it differs, the build is never guessed', () => {
@@ -267,9 +266,7 @@ test('"<= 3.4.4 Build 16102416": the release decides where it differs, the build
     versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
   }];
   const at = (version: string) => decide({ vendor: 'Weidmueller', product, version }, ranges, 'csaf', 'ICSA-test').status;
-  assert.equal(at('3.4.3'), 'affected');
-  assert.equal(at('3.4.4'), 'needs_review');
-  assert.equal(at('3.4.5'), 'not_affected');
+  statusesAt(at, [['3.4.3', 'affected'], ['3.4.4', 'needs_review'], ['3.4.5', 'not_affected']]);
 });
 
 test('a version in brackets: "<=(R4.10)"', () => {
@@ -279,7 +276,5 @@ test('a version in brackets: "<=(R4.10)"', () => {
   assert.equal(readFreeText('<=(R4.10', 'Yokogawa', product), null);
   const ranges = cve5('Yokogawa', product, '<=(R4.10)');
   const at = (version: string) => decide({ vendor: 'Yokogawa', product, version }, ranges).status;
-  assert.equal(at('R4.09'), 'affected');
-  assert.equal(at('R4.10'), 'affected');
-  assert.equal(at('R4.20'), 'not_affected');
+  statusesAt(at, [['R4.09', 'affected'], ['R4.10', 'affected'], ['R4.20', 'not_affected']]);
 });
