@@ -161,7 +161,8 @@ class Reader {
   }
 
   /**
-   * "<V33.017_V34.014_V35.013_V36.011": one fix per major line, majors ascending. null: no such text; empty: such a
+   * "<V33.017_V34.014_V35.013_V36.011": one fix per major line, majors ascending. null: no such text (one whose parts
+   * do not all begin as versions: "<V18_Update_2" is a Siemens spelling with underscores for spaces); empty: such a
    * text that cannot be read (lines not ascending), which is no other reading either.
    */
   perLine(s: string): ReadPiece[] | null {
@@ -169,6 +170,7 @@ class Reader {
     if (!m) return null;
     const none: ReadPiece[] = [];
     const fixes = m[1].split('_');
+    if (!fixes.every((f) => /^v?\.?\d/i.test(f))) return null;
     const majors = fixes.map((f) => /^v?\.?(\d{1,6})\.\d/i.exec(f)?.[1]);
     if (majors.some((x) => x === undefined) || fixes.some((f) => !this.ok(f))) return none;
     const nums = majors.map(Number);

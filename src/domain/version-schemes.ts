@@ -142,9 +142,12 @@ export interface SiemensVersion {
 
 const SIEMENS = /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?sp\s?(\d{1,4}))?(?:\s?(?:update|upd)\s?(\d{1,4})([a-z])?)?(?:\s?(?:hf|hotfix)\s?(\d{1,4}))?$/;
 
-/** A Siemens spelling ("V1.0 SP1 Update 1", "V16 Update 3a", "V4.7 SP6 HF1", "V7.5.2.13"); null for anything else. */
+/**
+ * A Siemens spelling ("V1.0 SP1 Update 1", "V16 Update 3a", "V4.7 SP6 HF1", "V7.5.2.13"; underscores for spaces as some
+ * CISA advisories write them: "V18_Update_2"); null for anything else.
+ */
 export function parseSiemens(raw: string): SiemensVersion | null {
-  const m = SIEMENS.exec(normaliseVersion(raw));
+  const m = SIEMENS.exec(normaliseVersion(raw.replace(/_/g, ' ')));
   if (!m) return null;
   const q = m[2] !== undefined || m[3] !== undefined || m[5] !== undefined;
   return {

@@ -83,6 +83,16 @@ test('per-line fixes: "<V33.017_V34.014_V35.013_V36.011" is one fix per major li
   assert.equal(readFreeText('<V34.014_V33.017', 'Rockwell Automation', 'GuardLogix 5580'), null);
 });
 
+test('underscores for spaces in a Siemens spelling are no per-line fixes: "<V18_Update_2"', () => {
+  // CISA CSAF (Siemens SIMATIC STEP 7 / WinCC TIA Portal) "<V18_Update_2", "<V7.5_SP2_Update_15"
+  assert.deepEqual(pieces('<V18_Update_2', 'Siemens', 'SIMATIC STEP 7 V18'), [[null, null, b('V18_Update_2', false), 'V18_Update_2']]);
+  assert.deepEqual(pieces('<V7.5_SP2_Update_15', 'Siemens', 'SIMATIC WinCC V7.5'), [[null, null, b('V7.5_SP2_Update_15', false), 'V7.5_SP2_Update_15']]);
+  const product = 'SIMATIC STEP 7 V18';
+  const ranges = cve5('Siemens', product, '<V18_Update_2');
+  const at = (version: string) => decide({ vendor: 'Siemens', product, version }, ranges).status;
+  statusesAt(at, [['V18 Update 1', 'affected'], ['V18 Update 2', 'not_affected'], ['V18 Upd 3', 'not_affected'], ['V17 Update 7', 'affected']]);
+});
+
 test('a condition in words is kept, never dropped', () => {
   // ICSA-22-123-01, ICSA-22-174-02 (Yokogawa CENTUM VP)
   const r = readFreeText('>= R6.01.10 | <= R6.09.00 - (if VP6E5000 is installed)', 'Yokogawa', 'CENTUM VP')!;

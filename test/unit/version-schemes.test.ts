@@ -53,6 +53,12 @@ test('Siemens: V<major>.<minor> [SP<n>] [Update|Upd <n><letter>] [HF<n>] ordered
     ['V4.7 SP6 HF1', 'V4.7 SP7', -1],
     ['V15.1', 'V15.1 Upd 3', -1],
     ['V16', 'V15.1 Upd 3', 1],
+    // CISA CSAF "<V18_Update_2", "<V7.5_SP2_Update_15" (underscores for spaces)
+    ['V18 Update 2', 'V18_Update_2', 0],
+    ['V18 Update 1', 'V18_Update_2', -1],
+    ['V18 Update 3', 'V18_Update_2', 1],
+    ['V7.5 SP2 Update 14', 'V7.5_SP2_Update_15', -1],
+    ['V7.5_SP2_Update_15', 'V7.5 SP2 Upd 15', 0],
   ]);
 });
 
