@@ -106,7 +106,7 @@ function noteDefault(groups: DefaultGroups | null, asset: Asset, m: { row: Range
     if (r.start || r.end) e.ranges = true;
     else e.lone = true;
     const start = r.start?.version;
-    const cmp = comparatorOf(schemeOf(r.vendor, r.product));
+    const cmp = comparatorOf(schemeOf(r.vendor, r.product, r.versionType));
     if (start && asset.version && cmp(start, asset.version) === 1 && (e.fix === null || cmp(start, e.fix) === -1)) e.fix = start;
   }
   return g;
@@ -257,7 +257,7 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
 /** Whether a stated fix can be the one an asset at `version` needs: above it, or not ordered against it (or no version). */
 function fixAhead(fixedIn: string, version: string | null, r: AffectedRange): boolean {
   if (!version) return true;
-  const c = comparatorOf(schemeOf(r.vendor, r.product))(fixedIn, version);
+  const c = comparatorOf(schemeOf(r.vendor, r.product, r.versionType))(fixedIn, version);
   return c === 'needs_review' || c > 0;
 }
 

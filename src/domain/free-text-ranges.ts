@@ -12,6 +12,7 @@
 //   "Fixed in OpenSSL 3.0.5 (Affected 3.0.0-3.0.4)"                              → 3.0.0 ≤ v ≤ 3.0.4, fixed in 3.0.5
 //   "<V33.017_V34.014_V35.013_V36.011" (one fix per major line)                  → < V33.017, and per later line
 //                                                                                 >= V34 < V34.014, … (each its own fix)
+//   "ArubaOS 10.5.x.x: 10.5.1.0 and below" (the product's name, a branch, a range within it) → 10.5 ≤ v ≤ 10.5.1.0
 //   "N.x" ("12.6.X"): the whole N branch as an exact version or an inclusive end, N itself as a start, below N as an
 //   exclusive end ("< 4.5.x": below every 4.5 version)
 // Around the range: a trailing period is dropped; the product's own name in front ("FortiOS before 7.0.3", "CENTUM VP
@@ -23,6 +24,7 @@
 // (null), and the caller keeps the text, answered needs_review quoting it.
 import type { VersionBound } from './ranges.ts';
 import { orderableIn, schemeOf, type Scheme } from './version-schemes.ts';
+import { normaliseVersion } from './versions.ts';
 
 export interface ReadPiece {
   /** One exact version (or a branch pattern "12.6.*"), else null. */
@@ -47,8 +49,9 @@ const WORDS = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
 const CONDITION_TAIL = /\s*(?:[-–|,;]\s*)?\(?\s*((?:affected\s+)?(?:only\s+)?(?:if|when|where)\s+[^()]+?)\s*\)?\s*\.?$/i;
 const INSTALLED_ITEM = /^[^|<>=]*\b(?:is|are)\s+(?:installed|used|enabled|configured)\.?$/i;
 
+/** A version as written inside a range: a trailing period and enclosing brackets ("<=(R4.10)") dropped. */
 function cleanVersion(v: string): string {
-  return v.trim().replace(/\.$/, '');
+  return v.trim().replace(/\.$/, '').replace(/^\((.+)\)$/, '$1').trim();
 }
 
 /** "N.x" spellings: the branch pattern of an exact version or inclusive end, N as a start, N as an exclusive end. */
@@ -158,7 +161,8 @@ class Reader {
   }
 
   /**
-   * "<V33.017_V34.014_V35.013_V36.011": one fix per major line, majors ascending. null: no such text; empty: such a
+   * "<V33.017_V34.014_V35.013_V36.011": one fix per major line, majors ascending. null: no such text (one whose parts
+   * do not all begin as versions: "<V18_Update_2" is a Siemens spelling with underscores for spaces); empty: such a
    * text that cannot be read (lines not ascending), which is no other reading either.
    */
   perLine(s: string): ReadPiece[] | null {
@@ -166,6 +170,7 @@ class Reader {
     if (!m) return null;
     const none: ReadPiece[] = [];
     const fixes = m[1].split('_');
+    if (!fixes.every((f) => /^v?\.?\d/i.test(f))) return null;
     const majors = fixes.map((f) => /^v?\.?(\d{1,6})\.\d/i.exec(f)?.[1]);
     if (majors.some((x) => x === undefined) || fixes.some((f) => !this.ok(f))) return none;
     const nums = majors.map(Number);
@@ -174,9 +179,35 @@ class Reader {
   }
 }
 
+const ownWords = (vendor: string, product: string) => new Set([...WORDS(vendor), ...WORDS(product), 'including', 'incl', 'entry', 'class', 'series', 'firmware', 'software']);
+
+/**
+ * "ArubaOS 10.5.x.x: 10.5.1.0 and below", "InstantOS or ArubaOS (access points) 8.10.x.x: 8.10.0.6 and below": the
+ * product's name, a branch, then the range within that branch. Read: each upper bound of the rest becomes an interval
+ * from the branch's start (10.5 ≤ v ≤ 10.5.1.0), an exact version stays one; null when the text is not so written,
+ * when a word in front is not the product's, or when a version of the rest lies outside the branch.
+ */
+function branchLine(s: string, vendor: string, product: string, reader: Reader): ReadPiece[] | null {
+  const m = /^(.*?)\s*(\d{1,6}(?:\.\d{1,6})*)(?:\.[x*])+:\s*(.+)$/i.exec(s);
+  if (!m) return null;
+  const own = ownWords(vendor, product);
+  if (!WORDS(m[1]).every((w) => own.has(w) || w === 'or' || w === 'and')) return null;
+  const branch = m[2];
+  const inside = (v: string) => normaliseVersion(v).startsWith(`${branch}.`) || normaliseVersion(v) === branch;
+  const rest = reader.list(m[3]);
+  if (!rest || !reader.ok(branch)) return null;
+  const out: ReadPiece[] = [];
+  for (const p of rest) {
+    if (p.version !== null && p.start === null && p.end === null && inside(p.version)) out.push(p);
+    else if (p.version === null && p.start === null && p.end !== null && inside(p.end.version)) out.push({ ...p, start: { version: branch, inclusive: true } });
+    else return null;
+  }
+  return out;
+}
+
 /** The product's (or vendor's) own name in front of a range, dropped: every word of it is one of theirs. */
 function dropProductName(s: string, vendor: string, product: string): string {
-  const own = new Set([...WORDS(vendor), ...WORDS(product), 'including', 'incl', 'entry', 'class', 'series', 'firmware', 'software']);
+  const own = ownWords(vendor, product);
   // "CENTUM VP (Including CENTUM VP Entry Class): R6.01.10 through R6.09.00", "Rockwell Automation GuardLogix 5580: <V…"
   const colon = /^([^:<>=|]+):\s*(.+)$/.exec(s);
   if (colon && WORDS(colon[1]).every((w) => own.has(w))) return colon[2];
@@ -226,6 +257,6 @@ export function readFreeText(text: string, vendor: string, product: string): Fre
     if (!inner || !reader.ok(fix.replace(/-dev$/i, ''))) return null;
     return { all: false, pieces: inner.map((p) => ({ ...p, fixedIn: fix.replace(/-dev$/i, '') })), condition };
   }
-  const pieces = reader.perLine(s) ?? reader.list(s);
+  const pieces = reader.perLine(s) ?? branchLine(s, vendor, product, reader) ?? reader.list(s);
   return pieces && pieces.length ? { all: false, pieces, condition } : null;
 }

@@ -2,7 +2,7 @@
 // (correlate.ts) reads per row, and as a RangeVerdict with its sentence. Pure.
 import type { AffectedRange, RangeStatus } from './ranges.ts';
 import { inRange, sameVersion, type RangeAnswer } from './versions.ts';
-import { comparatorOf, explainUnordered, schemeOf } from './version-schemes.ts';
+import { comparatorOf, distinctIn, explainUnordered, schemeOf } from './version-schemes.ts';
 import { matchProduct, parseCpe, type AssetName, type ProductMatch } from './product-match.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
 
@@ -58,6 +58,7 @@ export const REVIEW_MEMBER = 17;
 export const REVIEW_DEFAULT = 18;
 export const REVIEW_BROAD = 19;
 export const REVIEW_CONDITION = 20;
+export const REVIEW_PACKAGE = 21;
 const IN_CODE: Record<RangeStatus, number> = { affected: IN_AFFECTED, unaffected: IN_UNAFFECTED, unknown: IN_UNKNOWN };
 
 /** The status a range states for the asset's version, its changes[] applied (null: a change cannot be ordered). */
@@ -66,7 +67,7 @@ export function statusAt(asset: Asset, r: AffectedRange): RangeStatus | null {
   // Stryker disable next-line ConditionalExpression,LogicalOperator: statusAt runs only for an asset with a version (rangeOutcome answers REVIEW_NO_VERSION first), and with no changes the loop does nothing
   if (asset.version && r.changes.length) {
     // CVE 5 changes[]: from version `at` on, the status becomes `status`.
-    const cmp = comparatorOf(schemeOf(r.vendor, r.product));
+    const cmp = comparatorOf(schemeOf(r.vendor, r.product, r.versionType));
     for (const ch of r.changes) {
       const c = cmp(asset.version, ch.at);
       if (c === 'needs_review') return null;
@@ -109,8 +110,15 @@ export function rangeOutcome(asset: Asset, r: AffectedRange): number {
   // Stryker disable next-line StringLiteral: an every-version range has no changes[], so statusAt would return its own status: '' and 'in' end alike
   if (everyVersion(r)) answer = 'in';
   else if (!asset.version) return REVIEW_NO_VERSION;
-  else if (r.version) answer = sameVersion(asset.version, r.version, comparatorOf(schemeOf(r.vendor, r.product)));
-  else answer = inRange(asset.version, r.start, r.end, comparatorOf(schemeOf(r.vendor, r.product)));
+  // The builds of a package the product carries: the asset's version is the product's, not that package's.
+  else if (r.package) return REVIEW_PACKAGE;
+  else if (r.version) {
+    const scheme = schemeOf(r.vendor, r.product, r.versionType);
+    answer = sameVersion(asset.version, r.version, comparatorOf(scheme));
+    // Two trains' releases are not ordered, but are certainly not the same version.
+    if (answer === 'needs_review' && distinctIn(scheme, asset.version, r.version)) answer = 'out';
+  }
+  else answer = inRange(asset.version, r.start, r.end, comparatorOf(schemeOf(r.vendor, r.product, r.versionType)));
   if (answer === 'needs_review') return REVIEW_UNORDERABLE;
   let status: RangeStatus | null = r.status;
   if (answer === 'in') {
@@ -146,7 +154,7 @@ export function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductM
 
 /** Why the asset's version and a stated version of the range cannot be ordered, when a mix of schemes is the reason. */
 function unorderedWhy(version: string, r: AffectedRange): string | null {
-  const scheme = schemeOf(r.vendor, r.product);
+  const scheme = schemeOf(r.vendor, r.product, r.versionType);
   const cmp = comparatorOf(scheme);
   for (const v of [r.version, r.start?.version, r.end?.version]) {
     if (v && cmp(version, v) === 'needs_review') return explainUnordered(scheme, version, v);
@@ -162,7 +170,11 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
     case REVIEW_MEMBER: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
     case REVIEW_CONDITION: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)}, which the ${sourceLabel(r.source)} states ${r.status === 'unaffected' ? 'not affected' : 'affected'} only under a condition: "${r.condition}"`;
     case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
-    case REVIEW_TEXT: return `version range not machine-readable: "${r.text}"`;
+    case REVIEW_PACKAGE: return `the ${sourceLabel(r.source)} states ${describe(r)} for the package "${r.package}" of "${r.product}", not for the product's own version ${asset.version}; the asset names no package build`;
+    case REVIEW_TEXT: return /\S <=? ?publication$/i.test(r.text ?? '')
+      // Microsoft's records: `lessThan: "publication"`.
+      ? `version range not machine-readable: "${r.text}": the ${sourceLabel(r.source)} ends the range at the update published with the CVE, and names no version for it`
+      : `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
     case REVIEW_DEFAULT: return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
     case REVIEW_UNORDERABLE: {
@@ -170,7 +182,7 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
       return `version ${asset.version} cannot be ordered with certainty against ${describe(r)}${why ? `: ${why}` : ''}`;
     }
     case REVIEW_CHANGE: {
-      const cmp = comparatorOf(schemeOf(r.vendor, r.product));
+      const cmp = comparatorOf(schemeOf(r.vendor, r.product, r.versionType));
       const ch = r.changes.find((x) => cmp(asset.version!, x.at) === 'needs_review')!;
       return `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`;
     }

@@ -33,6 +33,7 @@ export function canonicalRange(r: AffectedRange): AffectedRange {
     defaultStatus: r.defaultStatus, fixedIn: v.fixedIn, runningOn: r.runningOn, text: v.text,
     // A condition only where one is stated: the ranges without one keep the shape (and the hash) they had.
     ...(r.condition ? { condition: r.condition } : {}),
+    ...(r.package ? { package: r.package } : {}),
   };
 }
 

@@ -62,4 +62,10 @@ export interface AffectedRange {
    * when there is none.
    */
   condition?: string | null;
+  /**
+   * The package whose builds the versions are, when it is not the product itself: a CVE 5 `packageName` beside a
+   * `product` with `versionType: "rpm"` (Red Hat names "Red Hat Enterprise Linux 9" the product and states the
+   * builds of its keylime package). Absent when the versions are the product's own.
+   */
+  package?: string;
 }

@@ -127,7 +127,7 @@ const ALL_VERSIONS = new Set(['*', 'n/a', 'unspecified', '-', '', 'all', 'all ve
 /** A version spelt as words or with operators ("< 2.3", "prior to 5.1", "2.0 and earlier"): not machine-readable. */
 const FREE_TEXT = /\s|^[<>=≤≥]/;
 
-type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'>;
+type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'> & { packageName: string | null };
 
 /**
  * One range of an `affected[]` entry: one literal per range (a spread of shared fields costs more than the
@@ -135,10 +135,45 @@ type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'
  * tsx's keepNames transform on every call).
  */
 function range(s: Shared, r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange {
-  return {
+  const out: AffectedRange = {
     source: 'cve5', vendor: s.vendor, product: s.product, cpe: s.cpe, status: r.status, version: r.version, start: r.start, end: r.end,
     versionType: r.versionType, changes: r.changes, defaultStatus: s.defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
   };
+  // An RPM build of a package the product carries: the versions are the package's, not the product's.
+  if (s.packageName !== null && s.packageName !== s.product && r.versionType !== null && /^rpm$/i.test(r.versionType)) out.package = s.packageName;
+  return out;
+}
+
+/** How many of the chipsets a line-level condition names before "…". */
+const CHIPS_NAMED = 8;
+
+/**
+ * Qualcomm's records name the product line "Snapdragon" and list its chipsets and platforms in `versions[]`
+ * ("QCA6574AU", "FastConnect 6900", "Snapdragon 865 5G Mobile Platform"), each with a status and nothing else: those
+ * are products, not versions. Each becomes a statement of every version of that chipset (as NVD's
+ * `qca6574au_firmware:-` configurations say), and the line itself one of every version under the condition that the
+ * asset is one of them (an asset named only "Snapdragon" is needs_review, never decided by a chipset name read as a
+ * version). null for any other entry.
+ */
+function chipsetsAsVersions(s: Shared, versions: Json[]): AffectedRange[] | null {
+  if (!/^snapdragon$/i.test(s.product) || !/qualcomm/i.test(s.vendor)) return null;
+  if (!versions.every((v) => Object.keys(v).every((k) => k === 'version' || k === 'status') && str(v.version).trim() !== '')) return null;
+  const out: AffectedRange[] = [];
+  const byStatus = new Map<RangeStatus, string[]>();
+  for (const v of versions) {
+    const chip = str(v.version).trim();
+    const status = rangeStatus(v.status);
+    out.push(range({ ...s, product: chip, cpe: null }, { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }));
+    byStatus.set(status, [...(byStatus.get(status) ?? []), chip]);
+  }
+  for (const [status, chips] of byStatus) {
+    const named = chips.slice(0, CHIPS_NAMED).join(', ') + (chips.length > CHIPS_NAMED ? `, … (${chips.length} in all)` : '');
+    out.push({
+      ...range(s, { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }),
+      condition: `only the chipsets and platforms the record lists as ${status}: ${named}`,
+    });
+  }
+  return out;
 }
 
 /**
@@ -153,12 +188,14 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
   if (!vendor && !product) return [];
   const cpe = strings(a.cpes)[0] ?? cpeFallback;
   const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
-  const shared: Shared = { vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus };
+  const shared: Shared = { vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus, packageName: named(a.packageName) };
   const versions = arr(a.versions).map(obj);
   if (!versions.length) {
     if (!defaultStatus) return [];
     return [range(shared, { status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
   }
+  const chips = chipsetsAsVersions(shared, versions);
+  if (chips) return chips;
   const out: AffectedRange[] = [];
   for (const v of versions) {
     const version = str(v.version).trim();
@@ -177,7 +214,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
       // words is kept as text: matching answers "needs review".
       // "V2.0 SP1" (Siemens), "Version 4.1.5" (Emerson): a spaced version its scheme orders is a version.
-      const scheme = schemeOf(shared.vendor, shared.product);
+      const scheme = schemeOf(shared.vendor, shared.product, versionType);
       const spelt = (x: string) => !FREE_TEXT.test(x) || orderableIn(scheme, x);
       const textual = (!startOpen && !spelt(version)) || (bound !== '*' && (!spelt(bound) || !/\d/.test(bound)));
       out.push(range(shared, {
@@ -199,7 +236,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     // Free text read into one or more ranges where its meaning is certain (domain/free-text-ranges.ts): "Versions 9.8
     // and prior", "Fixed in OpenSSL 3.0.5 (Affected 3.0.0-3.0.4)", "2.7 | 3.0.71 | >= 4.0.x | <= 4.6.4", … A
     // condition in words stays on every range read.
-    const free = !all && !orderableIn(schemeOf(shared.vendor, shared.product), version) ? readFreeText(version, shared.vendor, shared.product) : null;
+    const free = !all && !orderableIn(schemeOf(shared.vendor, shared.product, versionType), version) ? readFreeText(version, shared.vendor, shared.product) : null;
     if (free && !(free.pieces.length === 1 && free.pieces[0].version === version && !free.condition)) {
       const condition = free.condition ? { condition: free.condition } : {};
       if (free.all) out.push({ ...range(shared, { status, version: null, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: null }), ...condition });

@@ -510,3 +510,55 @@ test('Linux kernel records: the release rows decide (branch ends "6.1.*"), the g
   const git = at('6.1.120', (r) => r.range.versionType === 'git');
   assert.deepEqual([git.status, git.reason], ['needs_review', 'version 6.1.120 cannot be ordered with certainty against >= 1da177e4c3f4, < 784d01f9bbc2']);
 });
+
+// CVE-2022-22060 (test/fixtures/cve5, CISA Vulnrichment): Qualcomm names the line "Snapdragon" as the product and its 71
+// chipsets and platforms as `versions[]`. Each is a product of its own, affected in every version; the line itself
+// only under the condition that the asset is one of them.
+test('Qualcomm on a real record: chipsets listed as versions are products, the bare line "Snapdragon" needs review', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2022-22060.json'), 'utf8')));
+  // The CNA's 72 (one per chipset and the line); CISA-ADP's 59 `*_firmware` CPE ranges beside them say the same.
+  const cna = rec.ranges!.filter((r) => r.vendor === 'Qualcomm, Inc.');
+  assert.equal(cna.length, 72);
+  assert.equal(cna.filter((r) => r.version || r.start || r.end || r.text).length, 0);
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges! }]);
+  const verdictOf = (product: string, version: string | null) => {
+    const asset: Asset = { vendor: 'Qualcomm', product, version };
+    const matched = rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match);
+    return matched.length ? verdict(asset, matched) : null;
+  };
+  for (const chip of ['QCA6574AU', 'FastConnect 6900', 'Snapdragon 865 5G Mobile Platform', 'WSA8835']) {
+    const v = verdictOf(chip, '1.0')!;
+    assert.equal(v.status, 'affected', chip);
+    assert.equal(v.deciding.row.range.product, chip);
+  }
+  assert.equal(verdictOf('QCA6574AU firmware', null)!.status, 'affected');
+  // Not listed: QCA6574 (the record lists QCA6574A and QCA6574AU), FastConnect 6100.
+  assert.equal(verdictOf('QCA6574', '1.0'), null);
+  assert.equal(verdictOf('FastConnect 6100', '1.0'), null);
+  // The line alone, whatever its version (a chipset name in the version field included): needs review, with the list.
+  for (const version of ['1.0', 'QCA6574AU', null]) {
+    const v = verdictOf('Snapdragon', version)!;
+    assert.equal(v.status, 'needs_review', String(version));
+  }
+  assert.match(verdictOf('Snapdragon', '1.0')!.reason, /only under a condition: "only the chipsets and platforms the record lists as affected: 315 5G IoT Modem, AR8035, .*, … \(71 in all\)"/);
+});
+
+// CVE-2024-20267 (test/fixtures/cve5, CISA Vulnrichment): Cisco lists the 205 affected NX-OS releases one by one, over
+// several trains ("6.0(2)A3(1)", "7.0(3)F3(3)", "7.0(3)I7(5a)") and plain releases ("9.3(7a)", "10.2(3t)").
+test('Cisco NX-OS on a real record: an exact list over trains decides; two trains are different releases', () => {
+  const rec = cve5RecordFrom(JSON.parse(readFileSync(fixture('cve5', 'CVE-2024-20267.json'), 'utf8')));
+  const rows = rangeRows([{ source: rec.source, source_key: rec.source_key, ranges: rec.ranges! }]);
+  const verdictOf = (version: string) => {
+    const asset: Asset = { vendor: 'Cisco', product: 'Cisco NX-OS Software', version };
+    return verdict(asset, rows.map((row) => ({ row, match: matchRow(asset, row)! })).filter((m) => m.match));
+  };
+  for (const v of ['7.0(3)I7(5a)', '6.0(2)A3(1)', '7.0(3)F3(3)', '9.3(7a)', '10.2(3t)', '10.4(1)']) assert.equal(verdictOf(v).status, 'affected', v);
+  // Listed neighbours that are not in the list: I7(11) after I7(10), F3(6) in the F3 train, 9.3(13) after 9.3(12).
+  for (const v of ['7.0(3)I7(11)', '7.0(3)F3(6)', '9.3(13)', '10.4(2)']) {
+    const d = verdictOf(v);
+    assert.equal(d.status, 'not_affected', v);
+    assert.match(d.reason, /outside every stated range/);
+  }
+  // A release the Cisco grammars do not read stays undecided.
+  assert.equal(verdictOf('7.0.3.I7.5').status, 'needs_review');
+});

@@ -20,6 +20,10 @@ function decide(asset: Asset, ranges: AffectedRange[], source = 'cve5', key = 'C
 }
 /** The CVE 5 reader's ranges of one affected[] entry with one `version` text. */
 const cve5 = (vendor: string, product: string, version: string, status = 'affected') => rangesOfAffected({ vendor, product, versions: [{ version, status }] });
+/** Each row [asset version, expected status]. */
+function statusesAt(at: (version: string) => string, rows: [string, string][]): void {
+  for (const [version, status] of rows) assert.equal(at(version), status, version);
+}
 
 test('"All versions", "All versions < X", "All versions prior to X"', () => {
   assert.deepEqual(readFreeText('All versions', 'Siemens', 'SIMATIC'), { all: true, pieces: [], condition: null });
@@ -79,6 +83,16 @@ test('per-line fixes: "<V33.017_V34.014_V35.013_V36.011" is one fix per major li
   assert.equal(readFreeText('<V34.014_V33.017', 'Rockwell Automation', 'GuardLogix 5580'), null);
 });
 
+test('underscores for spaces in a Siemens spelling are no per-line fixes: "<V18_Update_2"', () => {
+  // CISA CSAF (Siemens SIMATIC STEP 7 / WinCC TIA Portal) "<V18_Update_2", "<V7.5_SP2_Update_15"
+  assert.deepEqual(pieces('<V18_Update_2', 'Siemens', 'SIMATIC STEP 7 V18'), [[null, null, b('V18_Update_2', false), 'V18_Update_2']]);
+  assert.deepEqual(pieces('<V7.5_SP2_Update_15', 'Siemens', 'SIMATIC WinCC V7.5'), [[null, null, b('V7.5_SP2_Update_15', false), 'V7.5_SP2_Update_15']]);
+  const product = 'SIMATIC STEP 7 V18';
+  const ranges = cve5('Siemens', product, '<V18_Update_2');
+  const at = (version: string) => decide({ vendor: 'Siemens', product, version }, ranges).status;
+  statusesAt(at, [['V18 Update 1', 'affected'], ['V18 Update 2', 'not_affected'], ['V18 Upd 3', 'not_affected'], ['V17 Update 7', 'affected']]);
+});
+
 test('a condition in words is kept, never dropped', () => {
   // ICSA-22-123-01, ICSA-22-174-02 (Yokogawa CENTUM VP)
   const r = readFreeText('>= R6.01.10 | <= R6.09.00 - (if VP6E5000 is installed)', 'Yokogawa', 'CENTUM VP')!;
@@ -130,7 +144,10 @@ test('verdicts: the issue\'s spellings decide where they were needs_review, both
   // unreadable text stays needs_review, quoted
   const pub = decide(at('Microsoft', 'Windows 10', '10.0.19045.1'), rangesOfAffected({ vendor: 'Microsoft', product: 'Windows 10', versions: [{ version: '10.0.0', lessThan: 'publication', status: 'affected' }] }));
   assert.equal(pub.status, 'needs_review');
-  assert.match(pub.reason, /not machine-readable: "10\.0\.0 < publication"/);
+  assert.match(pub.reason, /not machine-readable: "10\.0\.0 < publication": the CVE record ends the range at the update published with the CVE, and names no version for it/);
+  // another unreadable end keeps the plain sentence
+  const other = decide(at('Microsoft', 'Windows 10', '10.0.19045.1'), rangesOfAffected({ vendor: 'Microsoft', product: 'Windows 10', versions: [{ version: '10.0.0', lessThan: 'publications', status: 'affected' }] }));
+  assert.match(other.reason, /not machine-readable: "10\.0\.0 < publications"$/);
 });
 
 test('verdicts: structured CVE record bounds written with spaces are versions in their scheme ("0 < V2.0 SP1", "0 <= Version 4.1.5")', () => {
@@ -204,4 +221,70 @@ test('variants: an asset naming no variant is decided when every listed variant 
   assert.equal(decideVariants(agree, { ...asset, version: 'V2.9.7' }).status, 'not_affected');
   // one variant alone: the asset may be another
   assert.equal(decideVariants([agree[0]], asset).status, 'needs_review');
+});
+
+test('RPM builds of a package the product carries (CVE 5 packageName, versionType "rpm") are the package\'s, never the product\'s version', () => {
+  // CVE-2023-38200, Red Hat's affected entry as written: keylime builds within Red Hat Enterprise Linux 9
+  const entry = {
+    cpes: ['cpe:/a:redhat:enterprise_linux:9::appstream'], vendor: 'Red Hat', product: 'Red Hat Enterprise Linux 9',
+    versions: [{ status: 'unaffected', version: '0:6.5.2-6.el9_2', lessThan: '*', versionType: 'rpm' }], packageName: 'keylime',
+    collectionURL: 'https://access.redhat.com/downloads/content/package-browser/', defaultStatus: 'affected',
+  };
+  const ranges = rangesOfAffected(entry);
+  assert.equal(ranges.length, 1);
+  assert.equal(ranges[0].package, 'keylime');
+  assert.deepEqual(ranges[0].start, b('0:6.5.2-6.el9_2', true));
+  const rhel = (version: string) => decide({ vendor: 'Red Hat', product: 'Red Hat Enterprise Linux 9', version }, ranges);
+  for (const v of ['9.2', '0:6.5.2-5.el9_2', '0:6.5.2-6.el9_2', '0:6.5.2-7.el9_2']) {
+    const d = rhel(v);
+    assert.equal(d.status, 'needs_review', v);
+    assert.match(d.reason, /for the package "keylime" of "Red Hat Enterprise Linux 9", not for the product's own version/);
+  }
+  // The same entry with the package as the product (no packageName): the builds are the product's, ordered by rpm.
+  const own = rangesOfAffected({ ...entry, product: 'keylime', packageName: undefined });
+  assert.equal(own[0].package, undefined);
+  const keylime = (version: string) => decide({ vendor: 'Red Hat', product: 'keylime', version }, own).status;
+  assert.equal(keylime('0:6.5.2-6.el9_2'), 'not_affected');
+  assert.equal(keylime('0:6.5.2-7.el9_2'), 'not_affected');
+  assert.equal(keylime('0:6.5.2-5.el9_2'), 'affected');
+  assert.equal(keylime('6.5.2'), 'needs_review');
+  // another versionType keeps the product's versions (no package): the rule is the RPM builds'
+  assert.equal(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '6.5.2', versionType: 'custom' }] })[0].package, undefined);
+});
+
+test('"<product> N.x.x: V and below": a range within the branch, from the branch\'s start', () => {
+  // CVE-2024-26294 (Aruba ClearPass Policy Manager), CVE-2024-31466 ("InstantOS or ArubaOS (access points) 10.5.x.x: …")
+  const cpm = 'Aruba ClearPass Policy Manager';
+  assert.deepEqual(pieces('ClearPass Policy Manager 6.11.x: 6.11.6 and below', 'Hewlett Packard Enterprise (HPE)', cpm), [[null, b('6.11', true), b('6.11.6', true), null]]);
+  const aps = 'Aruba InstantOS and Aruba Access Points running ArubaOS 10';
+  assert.deepEqual(pieces('InstantOS or ArubaOS (access points) 10.5.x.x: 10.5.1.0 and below.', 'Hewlett Packard Enterprise (HPE)', aps), [[null, b('10.5', true), b('10.5.1.0', true), null]]);
+  // a version of the rest outside the branch, or a word in front that is not the product's: no reading
+  assert.equal(readFreeText('ArubaOS 10.5.x.x: 10.4.0.0 and below', 'Hewlett Packard Enterprise (HPE)', 'ArubaOS'), null);
+  assert.equal(readFreeText('Foo 10.5.x.x: 10.5.1.0 and below', 'Hewlett Packard Enterprise (HPE)', 'ArubaOS'), null);
+  const ranges = cve5('Hewlett Packard Enterprise (HPE)', cpm, 'ClearPass Policy Manager 6.11.x: 6.11.6 and below');
+  const at = (version: string) => decide({ vendor: 'Hewlett Packard Enterprise (HPE)', product: cpm, version }, ranges).status;
+  statusesAt(at, [['6.10.8', 'not_affected'], ['6.11', 'affected'], ['6.11.0', 'affected'], ['6.11.6', 'affected'], ['6.11.7', 'not_affected'], ['6.12.0', 'not_affected']]);
+});
+
+test('"<= 3.4.4 Build 16102416": the release decides where it differs, the build is never guessed', () => {
+  // CVE-2019-16670 (Weidmüller IE-SW-PL18M-2GC14TX2ST, CISA CSAF product_version_range)
+  const product = 'IE-SW-PL18M-2GC14TX2ST firmware';
+  assert.deepEqual(pieces('<= 3.4.4 Build 16102416', 'Weidmueller', product), [[null, null, b('3.4.4 Build 16102416', true), null]]);
+  const [p] = readFreeText('<= 3.4.4 Build 16102416', 'Weidmueller', product)!.pieces;
+  const ranges: AffectedRange[] = [{
+    source: 'csaf', vendor: 'Weidmueller', product, cpe: null, status: 'affected', version: null, start: p.start, end: p.end,
+    versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+  }];
+  const at = (version: string) => decide({ vendor: 'Weidmueller', product, version }, ranges, 'csaf', 'ICSA-test').status;
+  statusesAt(at, [['3.4.3', 'affected'], ['3.4.4', 'needs_review'], ['3.4.5', 'not_affected']]);
+});
+
+test('a version in brackets: "<=(R4.10)"', () => {
+  // CVE-2018-10592 (Yokogawa STARDOM Controller FCN-RTU, CISA CSAF product_version_range)
+  const product = 'STARDOM Controller FCN-RTU';
+  assert.deepEqual(pieces('<=(R4.10)', 'Yokogawa', product), [[null, null, b('R4.10', true), null]]);
+  assert.equal(readFreeText('<=(R4.10', 'Yokogawa', product), null);
+  const ranges = cve5('Yokogawa', product, '<=(R4.10)');
+  const at = (version: string) => decide({ vendor: 'Yokogawa', product, version }, ranges).status;
+  statusesAt(at, [['R4.09', 'affected'], ['R4.10', 'affected'], ['R4.20', 'not_affected']]);
 });
