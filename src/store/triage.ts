@@ -277,3 +277,9 @@ export async function decisionsForCves(db: Conn, ids: readonly string[]): Promis
     WHERE d.cve_id = ANY(${ids}::text[])`.execute(db);
   return r.rows;
 }
+
+/** The name of the organization's environment, or null when it has none of this id. */
+export async function environmentName(db: Conn, orgId: number, id: number): Promise<string | null> {
+  const r = await db.selectFrom('environments').select('name').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return r?.name ?? null;
+}

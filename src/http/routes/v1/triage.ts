@@ -13,6 +13,7 @@ import { CVE_ID_PATTERN, CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.
 import { COMMENT_MAX, DECISION_ASSETS_MAX, DECISION_STATUSES, JUSTIFICATIONS, STATEMENT_MAX } from '../../../domain/triage.ts';
 import { BULK_MAX, type Refusal, type Writer } from '../../../services/triage.ts';
 import type { Principal } from '../../../services/identity.ts';
+import { VEX_FORMATS, type VexFormat } from '../../../services/vex.ts';
 import type { TenantDecl } from '../../auth.ts';
 
 const EnvironmentId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'Environment id (from POST or GET /api/v1/environments)' });
@@ -143,6 +144,7 @@ const ENV_ID = { in: 'params', name: 'environment_id', foreign: 'environment_not
 const tenant = (): TenantDecl => ({ resource: 'decisions', ids: [ENV_ID], catalog: ['cve_id'] });
 const read = () => ({ auth: { mode: 'key_or_session' as const, role: 'viewer' as const, scope: 'read' as const, tenant: tenant() } });
 const write = () => ({ auth: { mode: 'key_or_session' as const, role: 'admin' as const, scope: 'write' as const, tenant: tenant() } });
+const VEX_FILE: Record<VexFormat, string> = { openvex: 'openvex.json', csaf: 'csaf.json', cyclonedx: 'cdx.json' };
 const SECURITY: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
 const triage: FastifyPluginAsyncTypebox = async (app) => {
@@ -252,21 +254,29 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/v1/environments/:environment_id/vex', {
     schema: {
       tags: ['triage'],
-      summary: "The environment's decisions as a VEX document (OpenVEX 0.2.0), streamed (any member)",
-      description: 'Products are the environment\'s assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement). docs/vex.md.',
+      summary: "The environment's decisions as a VEX document: OpenVEX 0.2.0, CSAF 2.0 (VEX profile) or CycloneDX 1.6, streamed (any member)",
+      description: 'Products are the environment\'s assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement); CSAF of an environment without assets: 404 no_products. docs/vex.md.',
       security: SECURITY, params: EnvParams,
-      querystring: Type.Object({ format: Type.Optional(StringEnum(['openvex'] as const, { description: 'openvex (default): OpenVEX 0.2.0' })) }, { additionalProperties: false }),
-      response: { 200: Type.Unsafe<object>({ type: 'object', description: 'The OpenVEX 0.2.0 document (https://github.com/openvex/spec), not the envelope' }) },
-      errors: [{ key: 'NOT_FOUND', error: 'no_decisions', when: 'the environment holds no decision' }],
+      querystring: Type.Object({
+        format: Type.Optional(StringEnum(VEX_FORMATS, { description: 'openvex (default): OpenVEX 0.2.0; csaf: CSAF 2.0, category csaf_vex; cyclonedx: CycloneDX 1.6 JSON' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Unsafe<object>({ type: 'object', description: 'The VEX document itself (OpenVEX, CSAF or CycloneDX JSON), not the envelope' }) },
+      errors: [
+        { key: 'NOT_FOUND', error: 'no_decisions', when: 'the environment holds no decision' },
+        { key: 'NOT_FOUND', error: 'no_products', when: 'format=csaf and the environment stores no asset' },
+      ],
     },
     config: { auth: { ...read().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
     const p = req.principal!;
-    const r = await app.services.vex.openVex({ orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
+    const format = req.query.format ?? 'openvex';
+    const r = await app.services.vex.export(format, { orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
     if (r === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
     if (r === 'empty') throw new ApiError('NOT_FOUND', { message: 'This environment holds no decision to export', detail: { error: 'no_decisions', environment_id: env } });
-    reply.code(200).type('application/json; charset=utf-8').header('content-disposition', `attachment; filename="environment-${env}.openvex.json"`);
+    if (r === 'no_products') throw new ApiError('NOT_FOUND', { message: 'CSAF names products: this environment stores no asset to name', detail: { error: 'no_products', environment_id: env } });
+    const type = format === 'cyclonedx' ? 'application/vnd.cyclonedx+json; version=1.6; charset=utf-8' : 'application/json; charset=utf-8';
+    reply.code(200).type(type).header('content-disposition', `attachment; filename="environment-${env}.${VEX_FILE[format]}"`);
     return reply.send(Readable.from(r));
   });
 };
