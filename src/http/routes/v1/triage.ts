@@ -1,6 +1,8 @@
 // Triage decisions (docs/triage.md): per environment and CVE, in VEX's words, with an append-only history.
 // GET/PUT/DELETE /api/v1/environments/{environment_id}/decisions/{cve_id}, its /history, the environment's list
-// (GET .../decisions) and one decision applied to a filtered set (POST .../decisions/bulk). Reads: any member
+// (GET .../decisions), one decision applied to a filtered set (POST .../decisions/bulk), the vendor statements of
+// CSAF advisories about a CVE (GET .../vendor-statements) and their adoption (POST .../adopt), and the environment's
+// VEX export (GET .../vex). Reads: any member
 // (viewers included); writes: owner or admin, keys with the write scope (as every write, spec §5.6).
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -48,6 +50,20 @@ const SetDecision = Type.Object({ ...DecisionFieldsSchema, comment: Comment }, {
 
 const Snapshot = Type.Unsafe<object>({ type: 'object', additionalProperties: true, description: 'The decision fields (status … assignee_member_id) and review_reasons' });
 
+const VendorStatement = Type.Object({
+  id: Type.String({ description: '<advisory id>#<n>: names the statement to adopt' }),
+  by: Type.Literal('vendor', { description: "The vendor's statement (a CSAF advisory), not the team's" }),
+  advisory_id: Type.String(), advisory_title: Type.String(), advisory_url: Type.Union([Type.String(), Type.Null()]),
+  status: StringEnum(['fixed', 'not_affected'] as const, { description: 'CSAF fixed / first_fixed, known_not_affected' }),
+  vendor: Type.Union([Type.String(), Type.Null()]), product: Type.String(),
+  version: Type.Union([Type.String(), Type.Null()], { description: 'The version branch as stated: an exact version or a range text' }),
+  product_name: Type.String(),
+  justification: Type.Union([Type.String(), Type.Null()], { description: "A CSAF flag naming the product (CISA's justifications)" }),
+  impact_statement: Type.Union([Type.String(), Type.Null()]),
+  action_statement: Type.Union([Type.String(), Type.Null()], { description: 'vendor_fix remediations naming the product' }),
+  asset_ids: Type.Array(Type.String(), { description: "The environment's assets whose vendor and product (and exact version) are the statement's" }),
+});
+
 const Decision = Type.Object({
   environment_id: Type.Integer(),
   cve_id: Type.String({ pattern: CVE_ID_PATTERN }),
@@ -70,7 +86,14 @@ const Decision = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
   updated_by: Type.Object({ member_id: Type.Union([Type.Integer(), Type.Null()]), key_id: Type.Union([Type.Integer(), Type.Null()]) }),
   comments: Type.Optional(Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), by: Type.String(), member_id: Type.Union([Type.Integer(), Type.Null()]), text: Type.String() }))),
+  vendor_statements: Type.Optional(Type.Array(VendorStatement, { description: "What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision" })),
 });
+
+const AdoptBody = Type.Object({
+  statement_id: Type.String({ minLength: 1, maxLength: 200, description: 'A vendor statement id (GET .../vendor-statements)' }),
+  justification: Type.Optional(Type.Union([StringEnum(JUSTIFICATIONS), Type.Null()], { description: 'not_affected statements whose vendor states no justification: the team\'s (required then)' })),
+  comment: Comment,
+}, { additionalProperties: false, examples: [{ statement_id: 'ICSA-23-243-04#1', justification: 'component_not_present' }] });
 
 const HistoryEntry = Type.Object({
   id: Type.Integer(),
@@ -136,6 +159,7 @@ function refuse(r: Refusal, envText: string): never {
     case 'cve_not_found': throw new ApiError('NOT_FOUND', { message: 'No such CVE in the corpus', detail: { error: 'cve_not_found', cve_id: r.cve_id } });
     case 'decision_not_found': throw new ApiError('NOT_FOUND', { message: 'This CVE has no decision in this environment', detail: { error: 'decision_not_found', cve_id: r.cve_id } });
     case 'validation': throw new ApiError('VALIDATION_ERROR', { fields: r.errors });
+    case 'statement_not_found': throw new ApiError('NOT_FOUND', { message: 'No such vendor statement about this CVE (GET its vendor-statements)', detail: { error: 'statement_not_found', cve_id: r.cve_id, statement_id: r.statement_id } });
     case 'too_many': throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.filter', message: `the filter selects more than ${r.max} CVEs; narrow it`, type: 'value_error.too_many' }] });
   }
 }
@@ -249,6 +273,38 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     const r = await svc.history({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
     if (!r.ok) refuse(r, req.params.environment_id);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
+  });
+
+  app.get('/api/v1/environments/:environment_id/decisions/:cve_id/vendor-statements', {
+    schema: {
+      tags: ['triage'], summary: "What CSAF advisories' vendors state about one CVE (fixed, not affected), with the environment's assets each names, decided or not (any member)",
+      security: SECURITY, params: DecisionParams, querystring: Type.Object({}, { additionalProperties: false }),
+      response: { 200: Envelope(Type.Array(VendorStatement), Type.Object({})) },
+    },
+    config: read(),
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.vendorStatements(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return ok(req, r.items, {});
+  });
+
+  app.post('/api/v1/environments/:environment_id/decisions/:cve_id/adopt', {
+    schema: {
+      tags: ['triage'],
+      summary: "Adopt a vendor statement as the team's decision in one call (owner or admin; keys need the write scope)",
+      description: "The decision takes the statement's status, the vendor's justification (else the one given; a not_affected statement without either is refused like any not_affected without one), its impact statement (else one naming the advisory), its vendor_fix as the action statement, narrowed to the assets the statement names (none: the whole environment). Written like PUT, its history row commented with the statement. 201 when new, 200 when replaced. docs/triage.md.",
+      security: SECURITY, params: DecisionParams, querystring: NoQuery, body: AdoptBody,
+      response: { 200: Envelope(Decision, Type.Object({})), 201: Envelope(Decision, Type.Object({})) },
+      errors: [{ key: 'NOT_FOUND', error: 'statement_not_found', when: 'no vendor statement of this id about the CVE' }],
+    },
+    config: write(),
+  }, async (req, reply) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.adopt(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    reply.code(r.created ? 201 : 200);
+    return ok(req, r.decision, {});
   });
 
   app.get('/api/v1/environments/:environment_id/vex', {
