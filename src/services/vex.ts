@@ -2,6 +2,7 @@
 // CycloneDX 1.6, each streamed statement by statement (the decisions are read in pages, so memory stays flat whatever
 // their number). Products are the environment's assets, with their CPE 2.3 name where the asset gives one.
 import { randomUUID } from 'node:crypto';
+import { createVexImportService } from './vex-import.ts';
 import type { Db } from '../store/db.ts';
 import { decisionsAfter, environmentName, environmentProducts, type DecisionRow } from '../store/triage.ts';
 import {
@@ -196,6 +197,9 @@ export function createVexService(db: Db, publicUrl: string) {
   };
 
   return {
+    /** An OpenVEX or CycloneDX document into the environment's decisions (services/vex-import.ts). */
+    import: createVexImportService(db).import,
+
     /**
      * The environment's decisions as one VEX document in the format asked, in chunks of text; 'environment' when
      * the organization has no such environment, 'empty' when it holds no decision (a VEX document needs one),

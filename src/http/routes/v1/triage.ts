@@ -151,6 +151,15 @@ const BulkResult = Type.Object({
   cve_ids: Type.Array(Type.String(), { description: 'The selected CVEs, in id order' }),
 });
 
+const ImportResult = Type.Object({
+  format: StringEnum(['openvex', 'cyclonedx'] as const),
+  document_id: Type.Union([Type.String(), Type.Null()], { description: "The document's @id (OpenVEX) or serialNumber (CycloneDX)" }),
+  statements: Type.Integer({ description: 'Statements (vulnerabilities) the document holds' }),
+  created: Type.Integer(), updated: Type.Integer(),
+  skipped: Type.Array(Type.Object({ index: Type.Integer({ description: 'The statement\'s position in the document, from 0' }), cve_id: Type.Union([Type.String(), Type.Null()]), reason: Type.String() })),
+  dry_run: Type.Boolean(),
+});
+
 const writerOf = (p: Principal): Writer => ({ orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart });
 
 function refuse(r: Refusal, envText: string): never {
@@ -305,6 +314,31 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     if (!r.ok) refuse(r, req.params.environment_id);
     reply.code(r.created ? 201 : 200);
     return ok(req, r.decision, {});
+  });
+
+  app.post('/api/v1/environments/:environment_id/vex/import', {
+    schema: {
+      tags: ['triage'],
+      summary: "Import an OpenVEX or CycloneDX VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)",
+      description: "The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version; our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.",
+      security: SECURITY, params: EnvParams,
+      querystring: Type.Object({ dry_run: Type.Optional(StringEnum(['true', 'false'] as const, { description: 'true: answer what would be imported, write nothing' })) }, { additionalProperties: false }),
+      body: Type.Unsafe<Record<string, unknown>>({
+        type: 'object', description: 'An OpenVEX 0.2.0 document or a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities',
+        examples: [{
+          '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://vulnintel.example/environments/1/vex/openvex/1', author: 'Test plant', timestamp: '2026-11-02T08:00:00Z', version: 1,
+          statements: [{ vulnerability: { name: 'CVE-2024-0001' }, timestamp: '2026-11-02T08:00:00Z', status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', products: [{ '@id': 'https://vulnintel.example/environments/1/assets/plc-1' }] }],
+        }],
+      }),
+      response: { 200: Envelope(ImportResult, Type.Object({})) },
+    },
+    config: { auth: { ...write().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await app.services.vex.import(writerOf(req.principal!), env, req.body, req.query.dry_run === 'true');
+    if (!r.ok && r.reason === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
+    if (!r.ok) refuse({ ok: false, reason: 'validation', errors: r.reason === 'validation' ? r.errors : [] }, req.params.environment_id);
+    return ok(req, r.result, {});
   });
 
   app.get('/api/v1/environments/:environment_id/vex', {
