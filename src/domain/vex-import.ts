@@ -15,6 +15,8 @@ export interface ProductRef {
   vendor?: string | null;
   name?: string;
   version?: string | null;
+  /** CycloneDX affects[].versions: the versions (exact, or a vers:generic range) the statement is about. */
+  versions?: { version?: string; range?: string }[];
 }
 
 export interface ImportStatement {
@@ -135,7 +137,10 @@ function cycloneDx(doc: Json): ReadVex {
     const { action, due } = splitDue(str(v.recommendation) ?? str(v.workaround));
     const products = arr(v.affects).map(obj).map((x) => {
       const ref = str(x.ref);
-      return ref ? refs.get(ref) ?? refOfIri(ref) ?? { name: ref } : null;
+      if (!ref) return null;
+      const p = refs.get(ref) ?? refOfIri(ref) ?? { name: ref.replace(/^.*#/, '') };
+      const versions = arr(x.versions).map(obj).map((y) => ({ version: str(y.version) ?? undefined, range: str(y.range) ?? undefined })).filter((y) => y.version || y.range);
+      return versions.length ? { ...p, versions } : p;
     }).filter((x): x is ProductRef => x !== null);
     statements.push({
       cve_id: cve, status, justification: status === 'not_affected' ? justification : null,
@@ -144,6 +149,32 @@ function cycloneDx(doc: Json): ReadVex {
     });
   });
   return { ok: true, format: 'cyclonedx', id: str(doc.serialNumber), statements, skipped };
+}
+
+/**
+ * Whether a version is within a CycloneDX affects[].versions entry: equal to its version, or inside its
+ * `vers:generic` range (constraints joined by |, each =, !=, <, <=, > or >=, all of which must hold).
+ */
+export function versionIn(v: string, entry: { version?: string; range?: string }, compare: (a: string, b: string) => number | string): boolean {
+  // A comparison the version rules cannot decide (a string answer) places nothing.
+  if (entry.version) return compare(v, entry.version) === 0;
+  const m = /^vers:[a-z]+\/(.+)$/i.exec(entry.range ?? '');
+  if (!m) return false;
+  return m[1].split('|').every((c) => {
+    const x = /^(>=|<=|!=|<|>|=)?(.+)$/.exec(c.trim());
+    if (!x) return false;
+    if (x[2] === '*') return true;
+    const r = compare(v, x[2]);
+    if (typeof r !== 'number') return false;
+    switch (x[1] ?? '=') {
+      case '>=': return r >= 0;
+      case '<=': return r <= 0;
+      case '>': return r > 0;
+      case '<': return r < 0;
+      case '!=': return r !== 0;
+      default: return r === 0;
+    }
+  });
 }
 
 /** The statements of an OpenVEX or CycloneDX JSON document; a field error when it is neither. */

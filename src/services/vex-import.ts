@@ -5,7 +5,8 @@
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import { environmentProducts, getDecisions, knownCves, writeDecisions, type DecisionWrite } from '../store/triage.ts';
-import { readVexDocument, type ImportStatement, type ProductRef } from '../domain/vex-import.ts';
+import { readVexDocument, versionIn, type ImportStatement, type ProductRef } from '../domain/vex-import.ts';
+import { compareVersions } from '../domain/versions.ts';
 import { normalizeDecision, DECISION_ASSETS_MAX, type FieldError } from '../domain/triage.ts';
 import { statementCovers, type AssetNameplate } from '../domain/vendor-statements.ts';
 import { actorOf, type Writer } from './triage.ts';
@@ -28,8 +29,10 @@ function assetsOf(p: ProductRef, assets: readonly Asset[]): Asset[] {
   if (p.asset_id !== undefined) return assets.filter((a) => a.asset_id === p.asset_id);
   if (p.cpe !== undefined) return assets.filter((a) => a.cpe !== null && a.cpe.toLowerCase() === p.cpe!.toLowerCase());
   if (!p.name) return [];
-  // A product without a vendor (a CycloneDX component may have none) is matched by product and version only.
-  return assets.filter((a) => statementCovers({ vendor: p.vendor ?? a.vendor, product: p.name!, version: p.version ?? null }, a));
+  // A product without a vendor (a CycloneDX component may have none) is matched by product and version only; with
+  // affects[].versions, the asset's version must be one of them (an asset without a version is not placed).
+  const named = assets.filter((a) => statementCovers({ vendor: p.vendor ?? a.vendor, product: p.name!, version: p.versions ? null : p.version ?? null }, a));
+  return p.versions ? named.filter((a) => a.version !== null && p.versions!.some((e) => versionIn(a.version!, e, compareVersions))) : named;
 }
 
 /** The asset ids a statement narrows to ([] = the whole environment), or why it cannot be placed. */
@@ -56,24 +59,29 @@ export function createVexImportService(db: Db) {
       const skipped: ImportSkip[] = read.skipped.map((s) => ({ index: s.index, cve_id: null, reason: s.reason }));
       const assets = await environmentProducts(db, w.orgId, environmentId);
       const known = await knownCves(db, [...new Set(read.statements.map((s) => s.cve_id))]);
-      // One decision per CVE: the document's latest statement about it (document order breaks a tie).
-      const latest = new Map<string, { s: ImportStatement; index: number }>();
+      // Each statement placed on the environment's assets; then one decision per CVE: the statements placed for it
+      // must agree on the status (their assets are joined), else the CVE is left out (a decision holds one status).
+      const placedBy = new Map<string, { index: number; s: ImportStatement; asset_ids: string[] }[]>();
       read.statements.forEach((s, index) => {
-        const cur = latest.get(s.cve_id);
-        if (cur && (cur.s.timestamp ?? '') > (s.timestamp ?? '')) skipped.push({ index, cve_id: s.cve_id, reason: 'a later statement of the document about this CVE is imported' });
-        else {
-          if (cur) skipped.push({ index: cur.index, cve_id: s.cve_id, reason: 'a later statement of the document about this CVE is imported' });
-          latest.set(s.cve_id, { s, index });
-        }
+        if (!known.has(s.cve_id)) return void skipped.push({ index, cve_id: s.cve_id, reason: 'not in the corpus' });
+        const placed = placeStatement(s, assets);
+        if ('reason' in placed) return void skipped.push({ index, cve_id: s.cve_id, reason: placed.reason });
+        placedBy.set(s.cve_id, [...(placedBy.get(s.cve_id) ?? []), { index, s, asset_ids: placed.asset_ids }]);
       });
       const candidates: { index: number; s: ImportStatement; write: DecisionWrite }[] = [];
-      for (const { s, index } of latest.values()) {
-        if (!known.has(s.cve_id)) { skipped.push({ index, cve_id: s.cve_id, reason: 'not in the corpus' }); continue; }
-        const placed = placeStatement(s, assets);
-        if ('reason' in placed) { skipped.push({ index, cve_id: s.cve_id, reason: placed.reason }); continue; }
-        const n = normalizeDecision({ ...s, asset_ids: placed.asset_ids, assignee_member_id: null });
-        if (!n.ok) { skipped.push({ index, cve_id: s.cve_id, reason: n.errors.map((e) => `${e.field.replace(/^body\./, '')}: ${e.message}`).join('; ') }); continue; }
-        candidates.push({ index, s, write: { cve_id: s.cve_id, fields: n.fields, comment: `Imported from ${read.format === 'openvex' ? 'OpenVEX' : 'CycloneDX'} ${read.id ?? 'document'}`.slice(0, 4000) } });
+      for (const [cve, list] of placedBy) {
+        const { index, s } = list[0];
+        if (list.some((x) => x.s.status !== s.status)) {
+          for (const x of list) skipped.push({ index: x.index, cve_id: cve, reason: `the document states ${[...new Set(list.map((y) => y.s.status))].join(' and ')} for assets of this environment; a decision holds one status` });
+          continue;
+        }
+        const assetIds = list.some((x) => !x.asset_ids.length) ? [] : [...new Set(list.flatMap((x) => x.asset_ids))];
+        for (const x of list.slice(1)) skipped.push({ index: x.index, cve_id: cve, reason: `joined with statement ${index}` });
+        const n = normalizeDecision({ ...s, asset_ids: assetIds, assignee_member_id: null });
+        if (!n.ok) { skipped.push({ index, cve_id: cve, reason: n.errors.map((e) => `${e.field.replace(/^body\./, '')}: ${e.message}`).join('; ') }); continue; }
+        const timestamps = list.map((x) => x.s.timestamp);
+        const timestamp = timestamps.includes(null) ? null : timestamps.sort().at(-1)!;
+        candidates.push({ index, s: { ...s, timestamp }, write: { cve_id: cve, fields: n.fields, comment: `Imported from ${read.format === 'openvex' ? 'OpenVEX' : 'CycloneDX'} ${read.id ?? 'document'}`.slice(0, 4000) } });
       }
       const out = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;

@@ -196,9 +196,10 @@ export function createVexService(db: Db, publicUrl: string) {
     },
   };
 
+  const importer = createVexImportService(db);
   return {
     /** An OpenVEX or CycloneDX document into the environment's decisions (services/vex-import.ts). */
-    import: createVexImportService(db).import,
+    import: importer.import.bind(importer),
 
     /**
      * The environment's decisions as one VEX document in the format asked, in chunks of text; 'environment' when
