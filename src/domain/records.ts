@@ -134,6 +134,28 @@ export interface CveSourceRecord {
   document_date?: string | null;
   /** Structured affected-version statements (NVD configurations, CVE 5 `affected[]`, CSAF product trees). */
   ranges?: AffectedRange[];
+  /** CSAF: the vendor's own VEX, its `fixed` and `known_not_affected` product statuses (docs/triage.md). */
+  vendor_statements?: VendorStatement[];
+}
+
+/**
+ * One product a CSAF advisory states fixed (`fixed`, `first_fixed`) or not affected (`known_not_affected`) by a CVE:
+ * the vendor's own VEX statement, as the advisory states it (nothing inferred).
+ */
+export interface VendorStatement {
+  status: 'fixed' | 'not_affected';
+  vendor: string | null;
+  product: string;
+  /** The product's version branch as stated: an exact version, a range text ("<= 4.8", "vers:all/*"), or none. */
+  version: string | null;
+  /** The product's full name in the advisory. */
+  product_name: string;
+  /** A CSAF flag naming the product: one of CISA's justifications (CSAF flags use the same five). */
+  justification: string | null;
+  /** The advisory's threats of category impact naming the product, joined. */
+  impact_statement: string | null;
+  /** The advisory's vendor_fix remediations naming the product (fixed), joined. */
+  action_statement: string | null;
 }
 
 export interface EpssRecord {

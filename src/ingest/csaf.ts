@@ -2,6 +2,7 @@
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
 import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
+import type { VendorStatement } from '../domain/records.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, cvssScore, jsonDocuments, obj, str } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
@@ -187,6 +188,39 @@ function freeRanges(base: AffectedRange, free: FreeTextReading, product: string,
   });
 }
 
+const VENDOR_LISTS: [string, VendorStatement['status']][] = [['fixed', 'fixed'], ['first_fixed', 'fixed'], ['known_not_affected', 'not_affected']];
+const CISA_LABELS = new Set(['component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
+  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist']);
+
+/**
+ * The vendor's own VEX for one vulnerability (docs/triage.md "Vendor statements"): one statement per product its
+ * `fixed`, `first_fixed` or `known_not_affected` list names, with the flag (justification), impact threats and
+ * vendor_fix remediations that name the same product. Texts as stated; a product named twice is stated once.
+ */
+function vendorStatements(v: Json, status: Json, leaves: Map<string, Leaf>): VendorStatement[] {
+  const naming = (items: unknown, id: string) => arr(items).map(obj).filter((x) => arr(x.product_ids).includes(id));
+  const joined = (xs: string[]) => (xs.length ? [...new Set(xs)].join('\n\n') : null);
+  const out: VendorStatement[] = [];
+  const seen = new Set<string>();
+  for (const [list, st] of VENDOR_LISTS) {
+    for (const id of arr(status[list])) {
+      const l = typeof id === 'string' ? leaves.get(id) : undefined;
+      if (!l || seen.has(id)) continue;
+      const product = l.product ?? l.full;
+      if (!product) continue;
+      seen.add(id);
+      const flag = naming(v.flags, id).map((f) => str(f.label)).find((label) => CISA_LABELS.has(label)) ?? null;
+      out.push({
+        status: st, vendor: l.vendor, product, version: l.version ?? l.range, product_name: l.full || product,
+        justification: st === 'not_affected' ? flag : null,
+        impact_statement: joined(naming(v.threats, id).filter((x) => x.category === 'impact').map((x) => str(x.details).trim()).filter(Boolean)),
+        action_statement: st === 'fixed' ? joined(naming(v.remediations, id).filter((x) => x.category === 'vendor_fix').map((x) => str(x.details).trim()).filter(Boolean)) : null,
+      });
+    }
+  }
+  return out;
+}
+
 function uniq<T>(xs: T[], key: (x: T) => string): T[] {
   const seen = new Set<string>();
   return xs.filter((x) => {
@@ -294,6 +328,8 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       },
       ranges: csafRanges(status, leaves, fixes),
     });
+    const stated = vendorStatements(v, status, leaves);
+    if (stated.length) out[out.length - 1].vendor_statements = stated;
   }
   return out;
 }

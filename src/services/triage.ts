@@ -5,10 +5,11 @@ import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import {
   appendHistory, bulkTargets, clearDecision, snapshotOf, decisionComments, decisionHistory, decisionStatuses, getDecisions, knownCves, listDecisions, membersOf, storedAssetIds,
-  writeDecisions, type Actor, type BulkFilter, type DecisionFilter, type DecisionRow, type DecisionWrite, type HistoryRow, type Snapshot,
+  writeDecisions, environmentProducts, vendorStatementsOf, type Actor, type BulkFilter, type DecisionFilter, type DecisionRow, type DecisionWrite, type HistoryRow, type Snapshot,
 } from '../store/triage.ts';
 import { isOpen, normalizeDecision, sameFields, COMMENT_MAX, type DecisionFields, type DecisionInput, type DecisionStatus, type FieldError, type Justification } from '../domain/triage.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
+import { adoptedDecision, statementCovers, type VendorStatementView } from '../domain/vendor-statements.ts';
 
 /** CVEs one bulk call may decide. */
 export const BULK_MAX = 10_000;
@@ -31,6 +32,8 @@ export interface DecisionView {
   updated_at: string;
   updated_by: { member_id: number | null; key_id: number | null };
   comments?: { at: string; by: string; member_id: number | null; text: string }[];
+  /** What CSAF advisories state about the CVE (the vendor's VEX), beside the team's decision. */
+  vendor_statements?: VendorStatementView[];
 }
 
 export interface HistoryView {
@@ -51,7 +54,8 @@ export type Refusal =
   | { ok: false; reason: 'cve_not_found'; cve_id: string }
   | { ok: false; reason: 'decision_not_found'; cve_id: string }
   | { ok: false; reason: 'validation'; errors: FieldError[] }
-  | { ok: false; reason: 'too_many'; max: number };
+  | { ok: false; reason: 'too_many'; max: number }
+  | { ok: false; reason: 'statement_not_found'; cve_id: string; statement_id: string };
 
 export function actorOf(w: Writer): Actor {
   return { member: w.memberId, key: w.keyId, label: w.keyStart ? `${w.email} (API key ${w.keyStart}…)` : w.email };
@@ -101,16 +105,56 @@ export function createTriageService(db: Db) {
     return errors;
   }
 
+  /** The vendor statements about these CVEs, each with the environment's assets it names. */
+  async function vendorStatements(orgId: number, environmentId: number, cveIds: readonly string[]): Promise<Map<string, VendorStatementView[]>> {
+    const stated = await vendorStatementsOf(db, cveIds);
+    const out = new Map<string, VendorStatementView[]>();
+    if (!stated.size) return out;
+    const assets = await environmentProducts(db, orgId, environmentId);
+    for (const [cve, advisories] of stated) {
+      out.set(cve, advisories.flatMap((a) => a.statements.map((st, n) => ({
+        ...st, id: `${a.advisory_id}#${n + 1}`, by: 'vendor' as const, advisory_id: a.advisory_id, advisory_title: a.title, advisory_url: a.url,
+        asset_ids: assets.filter((x) => statementCovers(st, x)).map((x) => x.asset_id),
+      }))));
+    }
+    return out;
+  }
+
   return {
+    /** The vendor statements about one CVE (whether or not the team decided it), for the pages and the API. */
+    async vendorStatements(orgId: number, environmentId: number, cveId: string): Promise<{ ok: true; items: VendorStatementView[] } | Refusal> {
+      if (!(await environmentExists(db, orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      return { ok: true, items: (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [] };
+    },
+
+    /**
+     * Adopts a vendor statement as the team's decision, in one call (adoptedDecision): set like any decision, its
+     * history row commented with the statement adopted. `justification`: the team's, used when the vendor states none
+     * for a not_affected statement (else the set refuses it, as any not_affected without one).
+     */
+    async adopt(w: Writer, environmentId: number, cveId: string, input: { statement_id: string; justification?: Justification | null; comment?: string | null }):
+      Promise<{ ok: true; decision: DecisionView; created: boolean; changed: boolean } | Refusal> {
+      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      const st = ((await vendorStatements(w.orgId, environmentId, [cveId])).get(cveId) ?? []).find((x) => x.id === input.statement_id);
+      if (!st) return { ok: false, reason: 'statement_not_found', cve_id: cveId, statement_id: input.statement_id };
+      const said = `Adopted the vendor's statement ${st.id} (${st.product_name}).`;
+      const comment = input.comment?.trim() ? `${said} ${input.comment.trim()}` : said;
+      return this.set(w, environmentId, cveId, { ...adoptedDecision(st, input.justification ?? null), comment: comment.slice(0, COMMENT_MAX) });
+    },
+
     /** One CVE's decision in an environment, with its comments; null when none. */
     async get(orgId: number, environmentId: number, cveId: string): Promise<{ ok: true; decision: DecisionView } | Refusal> {
       if (!(await environmentExists(db, orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
       const r = (await getDecisions(db, orgId, environmentId, [cveId])).get(cveId);
       if (!r) return { ok: false, reason: 'decision_not_found', cve_id: cveId };
       const comments = await decisionComments(db, orgId, environmentId, cveId);
+      const stated = (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [];
       return {
         ok: true,
-        decision: { ...decisionView(r), comments: comments.map((c) => ({ at: new Date(c.at).toISOString(), by: c.actor_label, member_id: c.actor_member, text: c.comment })) },
+        decision: {
+          ...decisionView(r), comments: comments.map((c) => ({ at: new Date(c.at).toISOString(), by: c.actor_label, member_id: c.actor_member, text: c.comment })),
+          vendor_statements: stated,
+        },
       };
     },
 
@@ -169,7 +213,8 @@ export function createTriageService(db: Db) {
       if (!(await environmentExists(db, who.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
       const { page, perPage, offset } = pageArgs(who, q);
       const r = await listDecisions(db, who.orgId, environmentId, f, perPage, offset);
-      return { ok: true, items: r.rows.map(decisionView), total: r.total, page, perPage };
+      const stated = await vendorStatements(who.orgId, environmentId, r.rows.map((x) => x.cve_id));
+      return { ok: true, items: r.rows.map((x) => ({ ...decisionView(x), vendor_statements: stated.get(x.cve_id) ?? [] })), total: r.total, page, perPage };
     },
 
     /**

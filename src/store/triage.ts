@@ -4,6 +4,7 @@
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { DecisionFields, DecisionStatus, Justification } from '../domain/triage.ts';
+import type { VendorStatement } from '../domain/records.ts';
 
 type Conn = Db | Tx;
 
@@ -276,4 +277,27 @@ export async function decisionsForCves(db: Conn, ids: readonly string[]): Promis
     FROM triage_decisions d JOIN environments e ON e.id = d.environment_id JOIN organizations o ON o.id = d.org_id AND o.status = 'active'
     WHERE d.cve_id = ANY(${ids}::text[])`.execute(db);
   return r.rows;
+}
+
+/** The name of the organization's environment, or null when it has none of this id. */
+export async function environmentName(db: Conn, orgId: number, id: number): Promise<string | null> {
+  const r = await db.selectFrom('environments').select('name').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return r?.name ?? null;
+}
+
+/** The vendor statements CSAF advisories make about these CVEs (cve_sources), by CVE, oldest advisory first. */
+export async function vendorStatementsOf(db: Conn, cveIds: readonly string[]): Promise<Map<string, { advisory_id: string; title: string; url: string | null; statements: VendorStatement[] }[]>> {
+  const out = new Map<string, { advisory_id: string; title: string; url: string | null; statements: VendorStatement[] }[]>();
+  if (!cveIds.length) return out;
+  const r = await sql<{ cve_id: string; advisory_id: string; title: string | null; url: string | null; statements: VendorStatement[] }>`
+    SELECT cve_id, source_key AS advisory_id, record->'advisory'->>'title' AS title, record->'advisory'->>'url' AS url,
+      record->'vendor_statements' AS statements
+    FROM cve_sources WHERE source = 'csaf' AND cve_id = ANY(${cveIds}::text[]) AND record->'vendor_statements' IS NOT NULL
+    ORDER BY cve_id, record->'advisory'->>'published' NULLS LAST, source_key`.execute(db);
+  for (const x of r.rows) {
+    const list = out.get(x.cve_id) ?? [];
+    list.push({ advisory_id: x.advisory_id, title: x.title ?? x.advisory_id, url: x.url, statements: x.statements });
+    out.set(x.cve_id, list);
+  }
+  return out;
 }

@@ -33,6 +33,8 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'DELETE /api/v1/environments/:environment_id', 'DELETE /api/v1/environments/:environment_id/decisions/:cve_id',
     'GET /api/v1/environments/:environment_id/decisions', 'GET /api/v1/environments/:environment_id/decisions/:cve_id',
     'GET /api/v1/environments/:environment_id/decisions/:cve_id/history', 'POST /api/v1/environments/:environment_id/decisions/bulk',
+    'GET /api/v1/environments/:environment_id/decisions/:cve_id/vendor-statements', 'POST /api/v1/environments/:environment_id/decisions/:cve_id/adopt',
+    'POST /api/v1/environments/:environment_id/vex/import',
     'PUT /api/v1/environments/:environment_id/decisions/:cve_id', 'GET /api/v1/environments/:environment_id/vex', 'GET /api/v1/environments/:environment_id/exposure-history', 'GET /api/v1/environments/:environment_id/report', 'GET /api/v1/account/report-schedule', 'PUT /api/v1/account/report-schedule', 'DELETE /api/v1/feeds/tokens/:token_id', 'DELETE /api/v1/watchlist/:entry_id', 'DELETE /api/v1/webhooks/:id', 'GET /account', 'GET /account/notifications',
     'GET /api/v1/account/clients', 'GET /api/v1/account/keys', 'GET /api/v1/account/me',
     'GET /api/v1/account/notifications', 'GET /api/v1/account/org', 'GET /api/v1/account/team', 'GET /api/v1/account/trial',

@@ -1,6 +1,8 @@
 // Triage decisions (docs/triage.md): per environment and CVE, in VEX's words, with an append-only history.
 // GET/PUT/DELETE /api/v1/environments/{environment_id}/decisions/{cve_id}, its /history, the environment's list
-// (GET .../decisions) and one decision applied to a filtered set (POST .../decisions/bulk). Reads: any member
+// (GET .../decisions), one decision applied to a filtered set (POST .../decisions/bulk), the vendor statements of
+// CSAF advisories about a CVE (GET .../vendor-statements) and their adoption (POST .../adopt), and the environment's
+// VEX export (GET .../vex). Reads: any member
 // (viewers included); writes: owner or admin, keys with the write scope (as every write, spec §5.6).
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -13,6 +15,7 @@ import { CVE_ID_PATTERN, CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.
 import { COMMENT_MAX, DECISION_ASSETS_MAX, DECISION_STATUSES, JUSTIFICATIONS, STATEMENT_MAX } from '../../../domain/triage.ts';
 import { BULK_MAX, type Refusal, type Writer } from '../../../services/triage.ts';
 import type { Principal } from '../../../services/identity.ts';
+import { VEX_FORMATS, type VexFormat } from '../../../services/vex.ts';
 import type { TenantDecl } from '../../auth.ts';
 
 const EnvironmentId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'Environment id (from POST or GET /api/v1/environments)' });
@@ -47,6 +50,20 @@ const SetDecision = Type.Object({ ...DecisionFieldsSchema, comment: Comment }, {
 
 const Snapshot = Type.Unsafe<object>({ type: 'object', additionalProperties: true, description: 'The decision fields (status … assignee_member_id) and review_reasons' });
 
+const VendorStatement = Type.Object({
+  id: Type.String({ description: '<advisory id>#<n>: names the statement to adopt' }),
+  by: Type.Literal('vendor', { description: "The vendor's statement (a CSAF advisory), not the team's" }),
+  advisory_id: Type.String(), advisory_title: Type.String(), advisory_url: Type.Union([Type.String(), Type.Null()]),
+  status: StringEnum(['fixed', 'not_affected'] as const, { description: 'CSAF fixed / first_fixed, known_not_affected' }),
+  vendor: Type.Union([Type.String(), Type.Null()]), product: Type.String(),
+  version: Type.Union([Type.String(), Type.Null()], { description: 'The version branch as stated: an exact version or a range text' }),
+  product_name: Type.String(),
+  justification: Type.Union([Type.String(), Type.Null()], { description: "A CSAF flag naming the product (CISA's justifications)" }),
+  impact_statement: Type.Union([Type.String(), Type.Null()]),
+  action_statement: Type.Union([Type.String(), Type.Null()], { description: 'vendor_fix remediations naming the product' }),
+  asset_ids: Type.Array(Type.String(), { description: "The environment's assets whose vendor and product (and exact version) are the statement's" }),
+});
+
 const Decision = Type.Object({
   environment_id: Type.Integer(),
   cve_id: Type.String({ pattern: CVE_ID_PATTERN }),
@@ -69,7 +86,14 @@ const Decision = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
   updated_by: Type.Object({ member_id: Type.Union([Type.Integer(), Type.Null()]), key_id: Type.Union([Type.Integer(), Type.Null()]) }),
   comments: Type.Optional(Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), by: Type.String(), member_id: Type.Union([Type.Integer(), Type.Null()]), text: Type.String() }))),
+  vendor_statements: Type.Optional(Type.Array(VendorStatement, { description: "What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision" })),
 });
+
+const AdoptBody = Type.Object({
+  statement_id: Type.String({ minLength: 1, maxLength: 200, description: 'A vendor statement id (GET .../vendor-statements)' }),
+  justification: Type.Optional(Type.Union([StringEnum(JUSTIFICATIONS), Type.Null()], { description: 'not_affected statements whose vendor states no justification: the team\'s (required then)' })),
+  comment: Comment,
+}, { additionalProperties: false, examples: [{ statement_id: 'ICSA-23-243-04#1', justification: 'component_not_present' }] });
 
 const HistoryEntry = Type.Object({
   id: Type.Integer(),
@@ -127,6 +151,15 @@ const BulkResult = Type.Object({
   cve_ids: Type.Array(Type.String(), { description: 'The selected CVEs, in id order' }),
 });
 
+const ImportResult = Type.Object({
+  format: StringEnum(['openvex', 'cyclonedx'] as const),
+  document_id: Type.Union([Type.String(), Type.Null()], { description: "The document's @id (OpenVEX) or serialNumber (CycloneDX)" }),
+  statements: Type.Integer({ description: 'Statements (vulnerabilities) the document holds' }),
+  created: Type.Integer(), updated: Type.Integer(),
+  skipped: Type.Array(Type.Object({ index: Type.Integer({ description: 'The statement\'s position in the document, from 0' }), cve_id: Type.Union([Type.String(), Type.Null()]), reason: Type.String() })),
+  dry_run: Type.Boolean(),
+});
+
 const writerOf = (p: Principal): Writer => ({ orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart });
 
 function refuse(r: Refusal, envText: string): never {
@@ -135,6 +168,7 @@ function refuse(r: Refusal, envText: string): never {
     case 'cve_not_found': throw new ApiError('NOT_FOUND', { message: 'No such CVE in the corpus', detail: { error: 'cve_not_found', cve_id: r.cve_id } });
     case 'decision_not_found': throw new ApiError('NOT_FOUND', { message: 'This CVE has no decision in this environment', detail: { error: 'decision_not_found', cve_id: r.cve_id } });
     case 'validation': throw new ApiError('VALIDATION_ERROR', { fields: r.errors });
+    case 'statement_not_found': throw new ApiError('NOT_FOUND', { message: 'No such vendor statement about this CVE (GET its vendor-statements)', detail: { error: 'statement_not_found', cve_id: r.cve_id, statement_id: r.statement_id } });
     case 'too_many': throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.filter', message: `the filter selects more than ${r.max} CVEs; narrow it`, type: 'value_error.too_many' }] });
   }
 }
@@ -143,6 +177,7 @@ const ENV_ID = { in: 'params', name: 'environment_id', foreign: 'environment_not
 const tenant = (): TenantDecl => ({ resource: 'decisions', ids: [ENV_ID], catalog: ['cve_id'] });
 const read = () => ({ auth: { mode: 'key_or_session' as const, role: 'viewer' as const, scope: 'read' as const, tenant: tenant() } });
 const write = () => ({ auth: { mode: 'key_or_session' as const, role: 'admin' as const, scope: 'write' as const, tenant: tenant() } });
+const VEX_FILE: Record<VexFormat, string> = { openvex: 'openvex.json', csaf: 'csaf.json', cyclonedx: 'cdx.json' };
 const SECURITY: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
 const triage: FastifyPluginAsyncTypebox = async (app) => {
@@ -249,24 +284,89 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
+  app.get('/api/v1/environments/:environment_id/decisions/:cve_id/vendor-statements', {
+    schema: {
+      tags: ['triage'], summary: "What CSAF advisories' vendors state about one CVE (fixed, not affected), with the environment's assets each names, decided or not (any member)",
+      security: SECURITY, params: DecisionParams, querystring: Type.Object({}, { additionalProperties: false }),
+      response: { 200: Envelope(Type.Array(VendorStatement), Type.Object({})) },
+    },
+    config: read(),
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.vendorStatements(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
+    if (!r.ok) refuse(r, req.params.environment_id);
+    return ok(req, r.items, {});
+  });
+
+  app.post('/api/v1/environments/:environment_id/decisions/:cve_id/adopt', {
+    schema: {
+      tags: ['triage'],
+      summary: "Adopt a vendor statement as the team's decision in one call (owner or admin; keys need the write scope)",
+      description: "The decision takes the statement's status, the vendor's justification (else the one given; a not_affected statement without either is refused like any not_affected without one), its impact statement (else one naming the advisory), its vendor_fix as the action statement, narrowed to the assets the statement names (none: the whole environment). Written like PUT, its history row commented with the statement. 201 when new, 200 when replaced. docs/triage.md.",
+      security: SECURITY, params: DecisionParams, querystring: NoQuery, body: AdoptBody,
+      response: { 200: Envelope(Decision, Type.Object({})), 201: Envelope(Decision, Type.Object({})) },
+      errors: [{ key: 'NOT_FOUND', error: 'statement_not_found', when: 'no vendor statement of this id about the CVE' }],
+    },
+    config: write(),
+  }, async (req, reply) => {
+    const env = envOf(req.params.environment_id);
+    const r = await svc.adopt(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
+    if (!r.ok) refuse(r, req.params.environment_id);
+    reply.code(r.created ? 201 : 200);
+    return ok(req, r.decision, {});
+  });
+
+  app.post('/api/v1/environments/:environment_id/vex/import', {
+    schema: {
+      tags: ['triage'],
+      summary: "Import an OpenVEX or CycloneDX VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)",
+      description: "The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version; our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.",
+      security: SECURITY, params: EnvParams,
+      querystring: Type.Object({ dry_run: Type.Optional(StringEnum(['true', 'false'] as const, { description: 'true: answer what would be imported, write nothing' })) }, { additionalProperties: false }),
+      body: Type.Unsafe<Record<string, unknown>>({
+        type: 'object', description: 'An OpenVEX 0.2.0 document or a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities',
+        examples: [{
+          '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://vulnintel.example/environments/1/vex/openvex/1', author: 'Test plant', timestamp: '2026-11-02T08:00:00Z', version: 1,
+          statements: [{ vulnerability: { name: 'CVE-2024-0001' }, timestamp: '2026-11-02T08:00:00Z', status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', products: [{ '@id': 'https://vulnintel.example/environments/1/assets/plc-1' }] }],
+        }],
+      }),
+      response: { 200: Envelope(ImportResult, Type.Object({})) },
+    },
+    config: { auth: { ...write().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
+  }, async (req) => {
+    const env = envOf(req.params.environment_id);
+    const r = await app.services.vex.import(writerOf(req.principal!), env, req.body, req.query.dry_run === 'true');
+    if (!r.ok && r.reason === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
+    if (!r.ok) refuse({ ok: false, reason: 'validation', errors: r.reason === 'validation' ? r.errors : [] }, req.params.environment_id);
+    return ok(req, r.result, {});
+  });
+
   app.get('/api/v1/environments/:environment_id/vex', {
     schema: {
       tags: ['triage'],
-      summary: "The environment's decisions as a VEX document (OpenVEX 0.2.0), streamed (any member)",
-      description: 'Products are the environment\'s assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement). docs/vex.md.',
+      summary: "The environment's decisions as a VEX document: OpenVEX 0.2.0, CSAF 2.0 (VEX profile) or CycloneDX 1.6, streamed (any member)",
+      description: 'Products are the environment\'s assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement); CSAF of an environment without assets: 404 no_products. docs/vex.md.',
       security: SECURITY, params: EnvParams,
-      querystring: Type.Object({ format: Type.Optional(StringEnum(['openvex'] as const, { description: 'openvex (default): OpenVEX 0.2.0' })) }, { additionalProperties: false }),
-      response: { 200: Type.Unsafe<object>({ type: 'object', description: 'The OpenVEX 0.2.0 document (https://github.com/openvex/spec), not the envelope' }) },
-      errors: [{ key: 'NOT_FOUND', error: 'no_decisions', when: 'the environment holds no decision' }],
+      querystring: Type.Object({
+        format: Type.Optional(StringEnum(VEX_FORMATS, { description: 'openvex (default): OpenVEX 0.2.0; csaf: CSAF 2.0, category csaf_vex; cyclonedx: CycloneDX 1.6 JSON' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Unsafe<object>({ type: 'object', description: 'The VEX document itself (OpenVEX, CSAF or CycloneDX JSON), not the envelope' }) },
+      errors: [
+        { key: 'NOT_FOUND', error: 'no_decisions', when: 'the environment holds no decision' },
+        { key: 'NOT_FOUND', error: 'no_products', when: 'format=csaf and the environment stores no asset' },
+      ],
     },
     config: { auth: { ...read().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
     const p = req.principal!;
-    const r = await app.services.vex.openVex({ orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
+    const format = req.query.format ?? 'openvex';
+    const r = await app.services.vex.export(format, { orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
     if (r === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
     if (r === 'empty') throw new ApiError('NOT_FOUND', { message: 'This environment holds no decision to export', detail: { error: 'no_decisions', environment_id: env } });
-    reply.code(200).type('application/json; charset=utf-8').header('content-disposition', `attachment; filename="environment-${env}.openvex.json"`);
+    if (r === 'no_products') throw new ApiError('NOT_FOUND', { message: 'CSAF names products: this environment stores no asset to name', detail: { error: 'no_products', environment_id: env } });
+    const type = format === 'cyclonedx' ? 'application/vnd.cyclonedx+json; version=1.6; charset=utf-8' : 'application/json; charset=utf-8';
+    reply.code(200).type(type).header('content-disposition', `attachment; filename="environment-${env}.${VEX_FILE[format]}"`);
     return reply.send(Readable.from(r));
   });
 };
