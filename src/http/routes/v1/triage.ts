@@ -11,7 +11,8 @@ import { NoBody, NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageParams } from '../../schemas/cves.ts';
 import { CVE_ID_PATTERN, CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.ts';
 import { COMMENT_MAX, DECISION_ASSETS_MAX, DECISION_STATUSES, JUSTIFICATIONS, STATEMENT_MAX } from '../../../domain/triage.ts';
-import { BULK_MAX, type Refusal, type Writer } from '../../../services/triage.ts';
+import { BULK_MAX, type Writer } from '../../../services/triage.ts';
+import { environmentNotFound } from '../../../services/refusal.ts';
 import type { Principal } from '../../../services/identity.ts';
 import type { TenantDecl } from '../../auth.ts';
 
@@ -129,16 +130,6 @@ const BulkResult = Type.Object({
 
 const writerOf = (p: Principal): Writer => ({ orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart });
 
-function refuse(r: Refusal, envText: string): never {
-  switch (r.reason) {
-    case 'environment_not_found': throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: environmentIdOf(envText) ?? envText } });
-    case 'cve_not_found': throw new ApiError('NOT_FOUND', { message: 'No such CVE in the corpus', detail: { error: 'cve_not_found', cve_id: r.cve_id } });
-    case 'decision_not_found': throw new ApiError('NOT_FOUND', { message: 'This CVE has no decision in this environment', detail: { error: 'decision_not_found', cve_id: r.cve_id } });
-    case 'validation': throw new ApiError('VALIDATION_ERROR', { fields: r.errors });
-    case 'too_many': throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.filter', message: `the filter selects more than ${r.max} CVEs; narrow it`, type: 'value_error.too_many' }] });
-  }
-}
-
 const ENV_ID = { in: 'params', name: 'environment_id', foreign: 'environment_not_found' } as const;
 const tenant = (): TenantDecl => ({ resource: 'decisions', ids: [ENV_ID], catalog: ['cve_id'] });
 const read = () => ({ auth: { mode: 'key_or_session' as const, role: 'viewer' as const, scope: 'read' as const, tenant: tenant() } });
@@ -147,9 +138,10 @@ const SECURITY: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
 const triage: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.triage;
-  const envOf = (text: string, r: Refusal = { ok: false, reason: 'environment_not_found' }) => {
+  /** The environment id of the path; text that names no environment is that environment's 404. */
+  const envOf = (text: string) => {
     const id = environmentIdOf(text);
-    if (id === null) refuse(r, text);
+    if (id === null) throw environmentNotFound(text);
     return id;
   };
 
@@ -167,7 +159,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
       status: q.status?.split(',') as never, review: q.review === undefined ? undefined : q.review === 'true', assignee_member_id: q.assignee_member_id,
       cve_id: q.cve_id?.toUpperCase(), asset_id: q.asset_id, due_before: q.due_before,
     }, q);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
@@ -183,7 +174,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.bulk(writerOf(req.principal!), env, req.body);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r, {});
   });
 
@@ -198,7 +188,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.get(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r.decision, {});
   });
 
@@ -215,7 +204,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.set(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
-    if (!r.ok) refuse(r, req.params.environment_id);
     reply.code(r.created ? 201 : 200);
     return ok(req, r.decision, {});
   });
@@ -231,7 +219,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.clear(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.query.comment ?? null);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r.removed, {});
   });
 
@@ -245,7 +232,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.history({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
@@ -264,7 +250,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     const env = envOf(req.params.environment_id);
     const p = req.principal!;
     const r = await app.services.vex.openVex({ orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
-    if (r === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
+    if (r === 'environment') throw environmentNotFound(env);
     if (r === 'empty') throw new ApiError('NOT_FOUND', { message: 'This environment holds no decision to export', detail: { error: 'no_decisions', environment_id: env } });
     reply.code(200).type('application/json; charset=utf-8').header('content-disposition', `attachment; filename="environment-${env}.openvex.json"`);
     return reply.send(Readable.from(r));

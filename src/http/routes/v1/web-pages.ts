@@ -19,7 +19,7 @@ import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, re
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
-import { Refusal } from '../../../services/refusal.ts';
+import { Refusal, type FieldProblem } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 
@@ -276,9 +276,19 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: write('watchlist') },
   }, async (req, reply) => {
     const b = req.body;
-    const r = b.entity_id.trim() ? await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }) : null;
-    if (r?.ok || r?.reason === 'already_watching') return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);
-    const message = r === null ? 'Enter what to watch.' : r.reason === 'limit_reached' ? `A watchlist holds at most ${r.max} entries.` : r.message;
+    let message: string | null = b.entity_id.trim() ? null : 'Enter what to watch.';
+    if (message === null) {
+      try {
+        await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() });
+      } catch (e) {
+        // Watched already: done. The list full, or an id the catalog does not hold: the form again with the reason.
+        if (!(e instanceof Refusal)) throw e;
+        if (e.code === 'limit_reached') message = `${e.message}.`;
+        else if (e.code === 'invalid_input') message = (e.detail.fields as FieldProblem[])[0].message;
+        else if (e.code !== 'already_watching') throw e;
+      }
+    }
+    if (message === null) return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);
     return send(reply, renderWatchlist(viewer(req), await watchlistPage(req), { entity_type: b.entity_type, entity_id: b.entity_id, errors: { entity_id: message } }), 422);
   });
 
