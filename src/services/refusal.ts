@@ -41,7 +41,10 @@ export type TriageRefusalCode = 'cve_not_found' | 'decision_not_found';
 /** The watchlist's refusals (services/watchlists.ts): already_watching (detail entry_id), limit_reached (detail max). */
 export type WatchlistRefusalCode = 'already_watching' | 'limit_reached';
 
-export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode | TriageRefusalCode | WatchlistRefusalCode;
+/** An environment of this name exists (services/environments.ts); detail: name. */
+export type EnvironmentRefusalCode = 'environment_exists';
+
+export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode | TriageRefusalCode | WatchlistRefusalCode | EnvironmentRefusalCode;
 
 export class Refusal extends Error {
   /** False when the message is the spec's own wording for the code (the constructor was given null). */

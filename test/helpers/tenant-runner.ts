@@ -31,9 +31,7 @@ interface ResourceFixture {
 }
 
 async function seedEnvironment(t: TestApp, org: { orgId: number; tag: string }) {
-  const r = await t.app.services.environments.create(org.orgId, { name: `Runner plant ${org.tag}`, description: `Secret line ${org.tag}` });
-  if (!r.ok) throw new Error('environment not created');
-  return r.environment;
+  return t.app.services.environments.create(org.orgId, { name: `Runner plant ${org.tag}`, description: `Secret line ${org.tag}` });
 }
 
 /** Tenant resources the runner can seed. Add one here when a route declares a new resource. */

@@ -103,9 +103,14 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     else if (!nameRe.test(name)) errors.name = NAME_TEXT_MESSAGE;
     if (description.length > 500) errors.description = 'A description has at most 500 characters.';
     if (!errors.name && !errors.description) {
-      const r = await s.environments.create(req.principal!.orgId, { name, description });
-      if (r.ok) return reply.redirect('/environments', 303);
-      errors.name = `An environment named "${r.name}" already exists.`;
+      try {
+        await s.environments.create(req.principal!.orgId, { name, description });
+        return await reply.redirect('/environments', 303);
+      } catch (e) {
+        // The name taken, or one that looks like a taken one: the form again.
+        if (!(e instanceof Refusal) || (e.code !== 'environment_exists' && e.code !== 'invalid_input')) throw e;
+        errors.name = `An environment named "${name.trim()}" already exists.`;
+      }
     }
     return send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId), { name, description, errors }), 422);
   });
