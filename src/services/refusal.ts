@@ -65,3 +65,9 @@ export function invalidInput(message: string | null, fields: FieldProblem[], dat
 export function environmentNotFound(environmentId: number | string): Refusal {
   return new Refusal('environment_not_found', null, { environment_id: environmentId });
 }
+
+/** `e` when it is a refusal of one of `codes` (a caller that answers those itself); anything else is thrown on. */
+export function caught(e: unknown, codes: readonly RefusalCode[]): Refusal {
+  if (e instanceof Refusal && codes.includes(e.code)) return e;
+  throw e;
+}

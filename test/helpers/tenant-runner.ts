@@ -12,7 +12,7 @@ import { seedKey, seedOrg, seedSession } from './app.ts';
 import { createMember, createOrganization } from '../../src/store/identity.ts';
 import { storeResults } from '../../src/store/windows.ts';
 import { writeDecisions } from '../../src/store/triage.ts';
-import { Refusal } from '../../src/services/refusal.ts';
+import { caught } from '../../src/services/refusal.ts';
 
 export interface SeededTenant {
   orgId: number;
@@ -103,7 +103,7 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       // (Seeded again for the same organization by the coverage probe: the entry already there is the one.)
       const entryId = await t.app.services.watchlists.add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' }).then(
         (r) => r.entry.id,
-        (e: unknown) => { if (e instanceof Refusal && e.code === 'already_watching') return e.detail.entry_id as number; throw e; },
+        (e: unknown) => caught(e, ['already_watching']).detail.entry_id as number,
       );
       return { ids: { entry_id: entryId }, markers: [] };
     },

@@ -19,7 +19,7 @@ import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, re
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
-import { Refusal, type FieldProblem } from '../../../services/refusal.ts';
+import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 
@@ -103,14 +103,10 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     else if (!nameRe.test(name)) errors.name = NAME_TEXT_MESSAGE;
     if (description.length > 500) errors.description = 'A description has at most 500 characters.';
     if (!errors.name && !errors.description) {
-      try {
-        await s.environments.create(req.principal!.orgId, { name, description });
-        return await reply.redirect('/environments', 303);
-      } catch (e) {
-        // The name taken, or one that looks like a taken one: the form again.
-        if (!(e instanceof Refusal) || (e.code !== 'environment_exists' && e.code !== 'invalid_input')) throw e;
-        errors.name = `An environment named "${name.trim()}" already exists.`;
-      }
+      // The name taken, or one that looks like a taken one: the form again.
+      const created = await s.environments.create(req.principal!.orgId, { name, description }).then(() => true, (e: unknown) => !caught(e, ['environment_exists', 'invalid_input']));
+      if (created) return reply.redirect('/environments', 303);
+      errors.name = `An environment named "${name.trim()}" already exists.`;
     }
     return send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId), { name, description, errors }), 422);
   });
@@ -187,12 +183,12 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       }
     } catch (e) {
       // The service refuses the whole request for an asset it cannot read (the same 422 as the API): its fields.
-      if (!(e instanceof Refusal) || e.code !== 'invalid_input') throw e;
+      const r = caught(e, ['invalid_input']);
       refused = true;
       // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
-      const rejected = (e.detail.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
+      const rejected = (r.detail.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
       for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
-      if (!Object.keys(errors).length) errors.asset = e.message;
+      if (!Object.keys(errors).length) errors.asset = r.message;
     }
     if (refused) {
       if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
@@ -281,18 +277,11 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: write('watchlist') },
   }, async (req, reply) => {
     const b = req.body;
-    let message: string | null = b.entity_id.trim() ? null : 'Enter what to watch.';
-    if (message === null) {
-      try {
-        await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() });
-      } catch (e) {
-        // Watched already: done. The list full, or an id the catalog does not hold: the form again with the reason.
-        if (!(e instanceof Refusal)) throw e;
-        if (e.code === 'limit_reached') message = `${e.message}.`;
-        else if (e.code === 'invalid_input') message = (e.detail.fields as FieldProblem[])[0].message;
-        else if (e.code !== 'already_watching') throw e;
-      }
-    }
+    // Watched already: done. The list full, or an id the catalog does not hold: the form again with the reason.
+    const message = !b.entity_id.trim() ? 'Enter what to watch.' : await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }).then(() => null, (e: unknown) => {
+      const r = caught(e, ['already_watching', 'limit_reached', 'invalid_input']);
+      return r.code === 'already_watching' ? null : r.code === 'limit_reached' ? `${r.message}.` : (r.detail.fields as FieldProblem[])[0].message;
+    });
     if (message === null) return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);
     return send(reply, renderWatchlist(viewer(req), await watchlistPage(req), { entity_type: b.entity_type, entity_id: b.entity_id, errors: { entity_id: message } }), 422);
   });
