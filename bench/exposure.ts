@@ -56,14 +56,13 @@ try {
     const m = await createMember(db.store.db, org.id, `owner@${org.id}.bench.test`, 'owner', 'Owner');
     await sql`UPDATE organizations SET cap_overrides = '{"assets": -1, "environments": -1}'::jsonb WHERE id = ${org.id}`.execute(db.store.db);
     const env = await svc.environments.create(org.id, { name: `${name} line 1`, description: null });
-    if (!env.ok) throw new Error('environment not created');
     const principal = { via: 'key', orgId: org.id, orgName: name, memberId: m.id, email: `owner@${org.id}.bench.test`, name: 'Owner', memberSince: new Date(), role: 'owner', tier: 'enterprise', keyId: null, keyStart: null, kind: 'standard', scopes: ['read', 'write'] } as unknown as Principal;
     for (let i = 0; i < assets; i += 500) {
       const batch = Array.from({ length: Math.min(500, assets - i) }, (_, k) => asset(i + k));
-      const r = await svc.assets.correlate({ principal, requestId: `bench-${i}`, assets: batch, environmentId: env.environment.id, options: { include_not_affected: false, sort: 'priority', affected_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null } });
+      const r = await svc.assets.correlate({ principal, requestId: `bench-${i}`, assets: batch, environmentId: env.id, options: { include_not_affected: false, sort: 'priority', affected_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null } });
       if (r.rejected.length) throw new Error(`assets refused: ${JSON.stringify(r.rejected[0])}`);
     }
-    return { orgId: org.id, memberId: m.id, envId: env.environment.id };
+    return { orgId: org.id, memberId: m.id, envId: env.id };
   }
 
   if (MODE === 'snapshot' || MODE === 'both') {

@@ -52,6 +52,15 @@ export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   role_mismatch: tagged('CONFLICT'),
   owner_exists: tagged('CONFLICT'),
   viewer_partner_key: tagged('FORBIDDEN'),
+  // triage (docs/triage.md)
+  cve_not_found: tagged('NOT_FOUND'),
+  decision_not_found: tagged('NOT_FOUND'),
+  statement_not_found: tagged('NOT_FOUND'),
+  // watchlist (docs/watchlists.md)
+  already_watching: tagged('CONFLICT'),
+  limit_reached: (r) => new ApiError('LIMIT_REACHED', { message: said(r), max: r.detail.max as number }),
+  // environments (docs/windows-engine.md)
+  environment_exists: tagged('CONFLICT'),
   // correlation (docs/correlation.md §7)
   invalid_input: (r) => new ApiError('VALIDATION_ERROR', {
     message: said(r), fields: r.detail.fields as FieldProblem[], data: r.detail.data,

@@ -5,6 +5,7 @@ import { confusableWith } from '../domain/names.ts';
 import { createEnvironment, environmentNames, deleteEnvironment, deleteStoredAsset, listEnvironments, lockEnvironment, type EnvironmentRow } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertEnvironmentRoom } from './plan-caps.ts';
+import { invalidInput, Refusal } from './refusal.ts';
 
 export interface Environment {
   id: number;
@@ -26,8 +27,11 @@ export interface RemovedAsset {
   removed: { correlations: number; windows_hosts: number };
 }
 
-export type CreateEnvironmentResult = { ok: true; environment: Environment } | { ok: false; reason: 'name_taken'; name: string }
-  | { ok: false; reason: 'confusable'; name: string; existing: string };
+/** A name that looks like an existing environment's: 422 on body.name (value_error.confusable). */
+function confusable(existing: string): Refusal {
+  const message = `looks like the environment "${existing}" of your organization (the same letters from another script, full-width, or invisible marks); choose a name that reads differently`;
+  return invalidInput(`name: ${message}`, [{ field: 'body.name', message, type: 'value_error.confusable' }]);
+}
 
 const view = (r: EnvironmentRow): Environment => ({
   id: r.id, name: r.name, description: r.description, created_at: new Date(r.created_at).toISOString(), host_count: r.host_count,
@@ -41,8 +45,11 @@ function idCollision(e: unknown): boolean {
 
 export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTable>) {
   return {
-    /** Past the organization's environment cap: 403 cap_exceeded, nothing created (services/plan-caps.ts). */
-    async create(orgId: number, input: { name: string; description?: string | null }): Promise<CreateEnvironmentResult> {
+    /**
+     * Past the organization's environment cap: 403 cap_exceeded, nothing created (services/plan-caps.ts). A name taken:
+     * environment_exists; one that looks like a taken one: 422 value_error.confusable.
+     */
+    async create(orgId: number, input: { name: string; description?: string | null }): Promise<Environment> {
       const name = input.name.trim();
       const description = input.description?.trim() || null;
       for (let attempt = 1; ; attempt++) {
@@ -54,8 +61,9 @@ export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTabl
             if (existing !== null) return { confusable: existing };
             return createEnvironment(trx, orgId, name, description);
           });
-          if (row && 'confusable' in row) return { ok: false, reason: 'confusable', name, existing: row.confusable };
-          return row ? { ok: true, environment: view(row) } : { ok: false, reason: 'name_taken', name };
+          if (row && 'confusable' in row) throw confusable(row.confusable);
+          if (!row) throw new Refusal('environment_exists', 'An environment with this name already exists', { name });
+          return view(row);
         } catch (e) {
           if (!idCollision(e) || attempt >= 3) throw e;
         }

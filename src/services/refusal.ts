@@ -35,7 +35,16 @@ export type CorrelationRefusalCode =
 export type IdentityRefusalCode =
   | 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_mismatch' | 'owner_exists' | 'viewer_partner_key' | 'trial_not_started';
 
-export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode;
+/** The triage service's refusals (services/triage.ts); detail: cve_id (and statement_id). */
+export type TriageRefusalCode = 'cve_not_found' | 'decision_not_found' | 'statement_not_found';
+
+/** The watchlist's refusals (services/watchlists.ts): already_watching (detail entry_id), limit_reached (detail max). */
+export type WatchlistRefusalCode = 'already_watching' | 'limit_reached';
+
+/** An environment of this name exists (services/environments.ts); detail: name. */
+export type EnvironmentRefusalCode = 'environment_exists';
+
+export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode | TriageRefusalCode | WatchlistRefusalCode | EnvironmentRefusalCode;
 
 export class Refusal extends Error {
   /** False when the message is the spec's own wording for the code (the constructor was given null). */
@@ -48,11 +57,17 @@ export class Refusal extends Error {
 }
 
 /** Every record of a call refused (or none sent): the per-record refusals ride in `data`. */
-export function invalidInput(message: string, fields: FieldProblem[], data?: Record<string, unknown>): Refusal {
+export function invalidInput(message: string | null, fields: FieldProblem[], data?: Record<string, unknown>): Refusal {
   return new Refusal('invalid_input', message, data ? { fields, data } : { fields });
 }
 
 /** The environment named is not one of the organization's (or was deleted meanwhile). */
-export function environmentNotFound(environmentId: number): Refusal {
+export function environmentNotFound(environmentId: number | string): Refusal {
   return new Refusal('environment_not_found', null, { environment_id: environmentId });
+}
+
+/** `e` when it is a refusal of one of `codes` (a caller that answers those itself); anything else is thrown on. */
+export function caught(e: unknown, codes: readonly RefusalCode[]): Refusal {
+  if (e instanceof Refusal && codes.includes(e.code)) return e;
+  throw e;
 }

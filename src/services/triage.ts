@@ -1,6 +1,6 @@
 // Triage decisions (docs/triage.md): get, set, clear, history, list and bulk over one environment's CVEs, for the
 // API routes and the web app's pages alike. Every change is written with its history row in one transaction
-// (store/triage.ts). Refusals are returned as values the callers render; nothing is half-stored.
+// (store/triage.ts). Refusals are thrown (services/refusal.ts) and rendered by the error handler; nothing is half-stored.
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import {
@@ -10,6 +10,9 @@ import {
 import { isOpen, normalizeDecision, sameFields, COMMENT_MAX, type DecisionFields, type DecisionInput, type DecisionStatus, type FieldError, type Justification } from '../domain/triage.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { adoptedDecision, statementCovers, type VendorStatementView } from '../domain/vendor-statements.ts';
+import { environmentNotFound, invalidInput, Refusal } from './refusal.ts';
+
+const decisionNotFound = (cveId: string) => new Refusal('decision_not_found', 'This CVE has no decision in this environment', { cve_id: cveId });
 
 /** CVEs one bulk call may decide. */
 export const BULK_MAX = 10_000;
@@ -48,14 +51,6 @@ export interface HistoryView {
 
 /** Who writes: a member by session, or a member's API key. */
 export interface Writer { orgId: number; memberId: number; email: string; keyId: number | null; keyStart: string | null }
-
-export type Refusal =
-  | { ok: false; reason: 'environment_not_found' }
-  | { ok: false; reason: 'cve_not_found'; cve_id: string }
-  | { ok: false; reason: 'decision_not_found'; cve_id: string }
-  | { ok: false; reason: 'validation'; errors: FieldError[] }
-  | { ok: false; reason: 'too_many'; max: number }
-  | { ok: false; reason: 'statement_not_found'; cve_id: string; statement_id: string };
 
 export function actorOf(w: Writer): Actor {
   return { member: w.memberId, key: w.keyId, label: w.keyStart ? `${w.email} (API key ${w.keyStart}…)` : w.email };
@@ -122,9 +117,9 @@ export function createTriageService(db: Db) {
 
   return {
     /** The vendor statements about one CVE (whether or not the team decided it), for the pages and the API. */
-    async vendorStatements(orgId: number, environmentId: number, cveId: string): Promise<{ ok: true; items: VendorStatementView[] } | Refusal> {
-      if (!(await environmentExists(db, orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
-      return { ok: true, items: (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [] };
+    async vendorStatements(orgId: number, environmentId: number, cveId: string): Promise<{ items: VendorStatementView[] }> {
+      if (!(await environmentExists(db, orgId, environmentId))) throw environmentNotFound(environmentId);
+      return { items: (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [] };
     },
 
     /**
@@ -132,28 +127,27 @@ export function createTriageService(db: Db) {
      * history row commented with the statement adopted. `justification`: the team's, used when the vendor states none
      * for a not_affected statement (else the set refuses it, as any not_affected without one).
      */
-    async adopt(w: Writer, environmentId: number, cveId: string, input: { statement_id: string; justification?: Justification | null; comment?: string | null }):
-      Promise<{ ok: true; decision: DecisionView; created: boolean; changed: boolean } | Refusal> {
-      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+    async adopt(w: Writer, environmentId: number, cveId: string, input: { statement_id: string; justification?: Justification | null; comment?: string | null }) {
+      if (!(await environmentExists(db, w.orgId, environmentId))) throw environmentNotFound(environmentId);
       const st = ((await vendorStatements(w.orgId, environmentId, [cveId])).get(cveId) ?? []).find((x) => x.id === input.statement_id);
-      if (!st) return { ok: false, reason: 'statement_not_found', cve_id: cveId, statement_id: input.statement_id };
+      if (!st) {
+        throw new Refusal('statement_not_found', 'No such vendor statement about this CVE (GET its vendor-statements)', { cve_id: cveId, statement_id: input.statement_id });
+      }
       const said = `Adopted the vendor's statement ${st.id} (${st.product_name}).`;
       const comment = input.comment?.trim() ? `${said} ${input.comment.trim()}` : said;
       return this.set(w, environmentId, cveId, { ...adoptedDecision(st, input.justification ?? null), comment: comment.slice(0, COMMENT_MAX) });
     },
 
     /** One CVE's decision in an environment, with its comments; null when none. */
-    async get(orgId: number, environmentId: number, cveId: string): Promise<{ ok: true; decision: DecisionView } | Refusal> {
-      if (!(await environmentExists(db, orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+    async get(orgId: number, environmentId: number, cveId: string): Promise<{ decision: DecisionView }> {
+      if (!(await environmentExists(db, orgId, environmentId))) throw environmentNotFound(environmentId);
       const r = (await getDecisions(db, orgId, environmentId, [cveId])).get(cveId);
-      if (!r) return { ok: false, reason: 'decision_not_found', cve_id: cveId };
+      if (!r) throw decisionNotFound(cveId);
       const comments = await decisionComments(db, orgId, environmentId, cveId);
-      const stated = (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [];
       return {
-        ok: true,
         decision: {
           ...decisionView(r), comments: comments.map((c) => ({ at: new Date(c.at).toISOString(), by: c.actor_label, member_id: c.actor_member, text: c.comment })),
-          vendor_statements: stated,
+          vendor_statements: (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [],
         },
       };
     },
@@ -162,14 +156,14 @@ export function createTriageService(db: Db) {
      * Sets (creates or replaces) one CVE's decision. The CVE must be in the corpus. A set that changes no field
      * but carries a comment records the comment; one that changes nothing records nothing. `created` tells a new one.
      */
-    async set(w: Writer, environmentId: number, cveId: string, input: DecisionInput & { comment?: string | null }): Promise<{ ok: true; decision: DecisionView; created: boolean; changed: boolean } | Refusal> {
-      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+    async set(w: Writer, environmentId: number, cveId: string, input: DecisionInput & { comment?: string | null }): Promise<{ decision: DecisionView; created: boolean; changed: boolean }> {
+      if (!(await environmentExists(db, w.orgId, environmentId))) throw environmentNotFound(environmentId);
       const n = normalizeDecision(input);
       const c = commentOf(input.comment, 'body');
-      if (!n.ok || !c.ok) return { ok: false, reason: 'validation', errors: [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)] };
+      if (!n.ok || !c.ok) throw invalidInput(null, [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)]);
       const refErrors = await checkRefs(w.orgId, environmentId, n.fields, 'body');
-      if (refErrors.length) return { ok: false, reason: 'validation', errors: refErrors };
-      if (!(await knownCves(db, [cveId])).has(cveId)) return { ok: false, reason: 'cve_not_found', cve_id: cveId };
+      if (refErrors.length) throw invalidInput(null, refErrors);
+      if (!(await knownCves(db, [cveId])).has(cveId)) throw new Refusal('cve_not_found', 'No such CVE in the corpus', { cve_id: cveId });
       const out = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
         const before = await getDecisions(trx, w.orgId, environmentId, [cveId], true);
@@ -181,40 +175,39 @@ export function createTriageService(db: Db) {
         }
         return { created: !cur, changed };
       });
-      if (!out) return { ok: false, reason: 'environment_not_found' };
+      if (!out) throw environmentNotFound(environmentId);
       const got = await this.get(w.orgId, environmentId, cveId);
-      if (!got.ok) return got;
-      return { ok: true, decision: got.decision, ...out };
+      return { decision: got.decision, ...out };
     },
 
     /** Clears one CVE's decision (the CVE is undecided again); its history stays, with the clear. */
-    async clear(w: Writer, environmentId: number, cveId: string, comment: string | null = null): Promise<{ ok: true; removed: DecisionView } | Refusal> {
+    async clear(w: Writer, environmentId: number, cveId: string, comment: string | null = null): Promise<{ removed: DecisionView }> {
       const c = commentOf(comment, 'query');
-      if (!c.ok) return { ok: false, reason: 'validation', errors: c.errors };
+      if (!c.ok) throw invalidInput(null, c.errors);
       const r = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return 'environment' as const;
         return clearDecision(trx, w.orgId, environmentId, cveId, actorOf(w), c.comment);
       });
-      if (r === 'environment') return { ok: false, reason: 'environment_not_found' };
-      if (!r) return { ok: false, reason: 'decision_not_found', cve_id: cveId };
-      return { ok: true, removed: decisionView(r) };
+      if (r === 'environment') throw environmentNotFound(environmentId);
+      if (!r) throw decisionNotFound(cveId);
+      return { removed: decisionView(r) };
     },
 
     /** The trail of one CVE's decision in an environment, oldest change first (kept after a clear). */
-    async history(who: Reader & { orgId: number }, environmentId: number, cveId: string, q: PageRequest): Promise<{ ok: true; items: HistoryView[]; total: number; page: number; perPage: number } | Refusal> {
-      if (!(await environmentExists(db, who.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+    async history(who: Reader & { orgId: number }, environmentId: number, cveId: string, q: PageRequest): Promise<{ items: HistoryView[]; total: number; page: number; perPage: number }> {
+      if (!(await environmentExists(db, who.orgId, environmentId))) throw environmentNotFound(environmentId);
       const { page, perPage, offset } = pageArgs(who, q);
       const r = await decisionHistory(db, who.orgId, environmentId, cveId, perPage, offset);
-      return { ok: true, items: r.rows.map(historyView), total: r.total, page, perPage };
+      return { items: r.rows.map(historyView), total: r.total, page, perPage };
     },
 
     /** A page of the environment's decisions, most recently changed first. */
-    async list(who: Reader & { orgId: number }, environmentId: number, f: DecisionFilter, q: PageRequest): Promise<{ ok: true; items: DecisionView[]; total: number; page: number; perPage: number } | Refusal> {
-      if (!(await environmentExists(db, who.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+    async list(who: Reader & { orgId: number }, environmentId: number, f: DecisionFilter, q: PageRequest): Promise<{ items: DecisionView[]; total: number; page: number; perPage: number }> {
+      if (!(await environmentExists(db, who.orgId, environmentId))) throw environmentNotFound(environmentId);
       const { page, perPage, offset } = pageArgs(who, q);
       const r = await listDecisions(db, who.orgId, environmentId, f, perPage, offset);
       const stated = await vendorStatements(who.orgId, environmentId, r.rows.map((x) => x.cve_id));
-      return { ok: true, items: r.rows.map((x) => ({ ...decisionView(x), vendor_statements: stated.get(x.cve_id) ?? [] })), total: r.total, page, perPage };
+      return { items: r.rows.map((x) => ({ ...decisionView(x), vendor_statements: stated.get(x.cve_id) ?? [] })), total: r.total, page, perPage };
     },
 
     /**
@@ -223,23 +216,23 @@ export function createTriageService(db: Db) {
      * left as they are (`unchanged`). `dryRun`: the selection only, nothing written.
      */
     async bulk(w: Writer, environmentId: number, input: { filter: BulkFilter; decision: DecisionInput; comment?: string | null; dry_run?: boolean }):
-      Promise<{ ok: true; matched: number; created: number; updated: number; unchanged: number; cve_ids: string[]; dry_run: boolean } | Refusal> {
-      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment_not_found' };
+      Promise<{ matched: number; created: number; updated: number; unchanged: number; cve_ids: string[]; dry_run: boolean }> {
+      if (!(await environmentExists(db, w.orgId, environmentId))) throw environmentNotFound(environmentId);
       const f = input.filter;
       const criteria = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
       const n = normalizeDecision(input.decision, 'body.decision');
       const c = commentOf(input.comment, 'body');
       const errors = [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)];
       if (!criteria.length) errors.push({ field: 'body.filter', message: 'a bulk decision needs at least one filter criterion', type: 'value_error.missing' });
-      if (errors.length || !n.ok || !c.ok) return { ok: false, reason: 'validation', errors };
+      if (errors.length || !n.ok || !c.ok) throw invalidInput(null, errors);
       const refErrors = await checkRefs(w.orgId, environmentId, n.fields, 'body.decision');
-      if (refErrors.length) return { ok: false, reason: 'validation', errors: refErrors };
+      if (refErrors.length) throw invalidInput(null, refErrors);
       const onlyIds = criteria.length === 1 && criteria[0][0] === 'cve_ids';
       const ids = onlyIds
         ? [...(await knownCves(db, [...new Set(f.cve_ids!.map((x) => x.toUpperCase()))]))].sort().slice(0, BULK_MAX + 1)
         : await bulkTargets(db, w.orgId, environmentId, { ...f, cve_ids: f.cve_ids?.map((x) => x.toUpperCase()) }, BULK_MAX + 1);
-      if (ids.length > BULK_MAX) return { ok: false, reason: 'too_many', max: BULK_MAX };
-      if (input.dry_run) return { ok: true, matched: ids.length, created: 0, updated: 0, unchanged: 0, cve_ids: ids, dry_run: true };
+      if (ids.length > BULK_MAX) throw invalidInput(null, [{ field: 'body.filter', message: `the filter selects more than ${BULK_MAX} CVEs; narrow it`, type: 'value_error.too_many' }]);
+      if (input.dry_run) return { matched: ids.length, created: 0, updated: 0, unchanged: 0, cve_ids: ids, dry_run: true };
       const r = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
         const before = await getDecisions(trx, w.orgId, environmentId, ids, true);
@@ -254,8 +247,8 @@ export function createTriageService(db: Db) {
         const created = writes.filter((x) => !before.has(x.cve_id)).length;
         return { created, updated: writes.length - created, unchanged };
       });
-      if (!r) return { ok: false, reason: 'environment_not_found' };
-      return { ok: true, matched: ids.length, ...r, cve_ids: ids, dry_run: false };
+      if (!r) throw environmentNotFound(environmentId);
+      return { matched: ids.length, ...r, cve_ids: ids, dry_run: false };
     },
 
     /** Each CVE's decision in an environment (correlation answers, counts, the alert run, the web app). */

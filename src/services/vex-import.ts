@@ -7,9 +7,10 @@ import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import { environmentProducts, getDecisions, knownCves, writeDecisions, type DecisionWrite } from '../store/triage.ts';
 import { readVexDocument, versionIn, type ImportStatement, type ProductRef } from '../domain/vex-import.ts';
 import { compareVersions } from '../domain/versions.ts';
-import { normalizeDecision, DECISION_ASSETS_MAX, type FieldError } from '../domain/triage.ts';
+import { normalizeDecision, DECISION_ASSETS_MAX } from '../domain/triage.ts';
 import { statementCovers, type AssetNameplate } from '../domain/vendor-statements.ts';
 import { actorOf, type Writer } from './triage.ts';
+import { environmentNotFound, invalidInput } from './refusal.ts';
 
 export interface ImportSkip { index: number; cve_id: string | null; reason: string }
 export interface ImportResult {
@@ -52,10 +53,10 @@ export function createVexImportService(db: Db) {
      * when the document is neither format. Statements that cannot be imported are listed in `skipped` with why
      * (no CVE id, not in the corpus, no matching asset, a rule of the decision, a newer decision kept).
      */
-    async import(w: Writer, environmentId: number, doc: unknown, dryRun: boolean): Promise<{ ok: true; result: ImportResult } | { ok: false; reason: 'environment' } | { ok: false; reason: 'validation'; errors: FieldError[] }> {
-      if (!(await environmentExists(db, w.orgId, environmentId))) return { ok: false, reason: 'environment' };
+    async import(w: Writer, environmentId: number, doc: unknown, dryRun: boolean): Promise<ImportResult> {
+      if (!(await environmentExists(db, w.orgId, environmentId))) throw environmentNotFound(environmentId);
       const read = readVexDocument(doc);
-      if (!read.ok) return { ok: false, reason: 'validation', errors: read.errors };
+      if (!read.ok) throw invalidInput(null, read.errors);
       const skipped: ImportSkip[] = read.skipped.map((s) => ({ index: s.index, cve_id: null, reason: s.reason }));
       const assets = await environmentProducts(db, w.orgId, environmentId);
       const known = await knownCves(db, [...new Set(read.statements.map((s) => s.cve_id))]);
@@ -98,9 +99,9 @@ export function createVexImportService(db: Db) {
         const created = writes.filter((x) => !before.has(x.cve_id)).length;
         return { created, updated: writes.length - created };
       });
-      if (!out) return { ok: false, reason: 'environment' };
+      if (!out) throw environmentNotFound(environmentId);
       skipped.sort((a, b) => a.index - b.index);
-      return { ok: true, result: { format: read.format, document_id: read.id, statements: read.statements.length + read.skipped.length, ...out, skipped, dry_run: dryRun } };
+      return { format: read.format, document_id: read.id, statements: read.statements.length + read.skipped.length, ...out, skipped, dry_run: dryRun };
     },
   };
 }

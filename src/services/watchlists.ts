@@ -9,6 +9,7 @@ import {
   addWatchEntry, findWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
 } from '../store/watchlists.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
+import { invalidInput, Refusal } from './refusal.ts';
 
 export interface WatchEntry {
   id: number;
@@ -19,12 +20,9 @@ export interface WatchEntry {
   created_at: string;
 }
 
-export type AddWatchResult =
-  | { ok: true; entry: WatchEntry }
-  | { ok: false; reason: 'invalid_id'; message: string }
-  | { ok: false; reason: 'not_in_catalog'; message: string }
-  | { ok: false; reason: 'already_watching'; entryId: number }
-  | { ok: false; reason: 'limit_reached'; max: number };
+/** An entity_id the catalog does not hold (or cannot be one): 422 on body.entity_id, type value_error.<reason>. */
+const badId = (reason: 'invalid_id' | 'not_in_catalog', message: string) => invalidInput(null, [{ field: 'body.entity_id', message, type: `value_error.${reason}` }]);
+const alreadyWatching = (entryId: number) => new Refusal('already_watching', 'Already watching this entity', { entry_id: entryId });
 
 const view = (r: WatchRow): WatchEntry => ({
   id: r.id,
@@ -68,28 +66,28 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
       return { items: rows.map(view), total, page, perPage };
     },
 
-    async add(orgId: number, memberId: number | null, input: { entity_type: WatchEntityType; entity_id: string }): Promise<AddWatchResult> {
+    async add(orgId: number, memberId: number | null, input: { entity_type: WatchEntityType; entity_id: string }): Promise<{ entry: WatchEntry }> {
       const k = entityKey(input.entity_type, input.entity_id);
-      if (!k.ok) return { ok: false, reason: 'invalid_id', message: k.message };
+      if (!k.ok) throw badId('invalid_id', k.message);
       let key = k.key;
       if (input.entity_type !== 'protocol' && (await catalogName(db, input.entity_type, key)) === null) {
         // A vendor's former slug (a saved link, an older export) names the vendor it became
         // (docs/watchlists.md "Renamed vendors"): the entry is stored under the catalog's id.
         const now = await currentId(input.entity_type, key);
-        if (now === null) return { ok: false, reason: 'not_in_catalog', message: `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}` };
+        if (now === null) throw badId('not_in_catalog', `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}`);
         key = now;
       }
       // The bound is checked and the entry inserted in one transaction holding the organization's row lock, so
       // concurrent adds at the bound are taken one after the other and the list never passes it.
-      return withTx(db, async (tx): Promise<AddWatchResult> => {
+      return withTx(db, async (tx): Promise<{ entry: WatchEntry }> => {
         await lockOrg(tx, orgId);
         // An entity already watched is answered as such even on a full list (a retried add learns its entry id).
         const existing = await findWatchEntry(tx, orgId, input.entity_type, key);
-        if (existing !== null) return { ok: false, reason: 'already_watching', entryId: existing };
-        if ((await countWatches(tx, orgId)) >= WATCHLIST_MAX_ENTRIES) return { ok: false, reason: 'limit_reached', max: WATCHLIST_MAX_ENTRIES };
+        if (existing !== null) throw alreadyWatching(existing);
+        if ((await countWatches(tx, orgId)) >= WATCHLIST_MAX_ENTRIES) throw new Refusal('limit_reached', `A watchlist holds at most ${WATCHLIST_MAX_ENTRIES} entries`, { max: WATCHLIST_MAX_ENTRIES });
         const r = await addWatchEntry(tx, orgId, input.entity_type, key, memberId);
-        if ('existing' in r) return { ok: false, reason: 'already_watching', entryId: r.existing };
-        return { ok: true, entry: view(r.row) };
+        if ('existing' in r) throw alreadyWatching(r.existing);
+        return { entry: view(r.row) };
       });
     },
 

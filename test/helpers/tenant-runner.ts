@@ -12,6 +12,7 @@ import { seedKey, seedOrg, seedSession } from './app.ts';
 import { createMember, createOrganization } from '../../src/store/identity.ts';
 import { storeResults } from '../../src/store/windows.ts';
 import { writeDecisions } from '../../src/store/triage.ts';
+import { caught } from '../../src/services/refusal.ts';
 
 export interface SeededTenant {
   orgId: number;
@@ -30,9 +31,7 @@ interface ResourceFixture {
 }
 
 async function seedEnvironment(t: TestApp, org: { orgId: number; tag: string }) {
-  const r = await t.app.services.environments.create(org.orgId, { name: `Runner plant ${org.tag}`, description: `Secret line ${org.tag}` });
-  if (!r.ok) throw new Error('environment not created');
-  return r.environment;
+  return t.app.services.environments.create(org.orgId, { name: `Runner plant ${org.tag}`, description: `Secret line ${org.tag}` });
 }
 
 /** Tenant resources the runner can seed. Add one here when a route declares a new resource. */
@@ -102,9 +101,11 @@ export const RESOURCES: Record<string, ResourceFixture> = {
     async seed(t, org) {
       // A protocol needs no catalog rows; the id is random and tenant-scoped (docs/watchlists.md).
       // (Seeded again for the same organization by the coverage probe: the entry already there is the one.)
-      const r = await t.app.services.watchlists.add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' });
-      if (!r.ok && r.reason !== 'already_watching') throw new Error(`watchlist entry not created: ${r.reason}`);
-      return { ids: { entry_id: r.ok ? r.entry.id : r.reason === 'already_watching' ? r.entryId : 0 }, markers: [] };
+      const entryId = await t.app.services.watchlists.add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' }).then(
+        (r) => r.entry.id,
+        (e: unknown) => caught(e, ['already_watching']).detail.entry_id as number,
+      );
+      return { ids: { entry_id: entryId }, markers: [] };
     },
   },
   alerts: {

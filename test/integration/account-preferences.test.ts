@@ -111,9 +111,8 @@ describe('usage against the effective caps', () => {
     await seedKey(t.store, o.orgId, null, { role: 'viewer' });
     const e1 = await t.app.services.environments.create(o.orgId, { name: 'Line A' });
     await t.app.services.environments.create(o.orgId, { name: 'Line B' });
-    assert.ok(e1.ok);
     const host = (id: string) => ({ asset_id: id, host: {}, warnings: [], result: {}, data_as_of: null });
-    await storeResults(t.store.db, o.orgId, e1.environment.id, '2026-07-10', 'vi-req-000000000001', [host('hmi-01'), host('hmi-02'), host('eng-01')], []);
+    await storeResults(t.store.db, o.orgId, e1.id, '2026-07-10', 'vi-req-000000000001', [host('hmi-01'), host('hmi-02'), host('eng-01')], []);
     await storeResults(t.store.db, o.orgId, null, '2026-07-10', 'vi-req-000000000002', [host('hmi-01')], []);
     const r = await usage(o.auth);
     assert.equal(r.statusCode, 200, r.body);

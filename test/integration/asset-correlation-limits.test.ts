@@ -59,14 +59,13 @@ describe('trial keys (§7, §8)', () => {
       if (!Number(r.numAffectedRows)) await sql`INSERT INTO trial_usage (org_id, used) VALUES (${k.orgId}, 740)`.execute(t.store.db);
     });
     const env = await t.app.services.environments.create(k.orgId, { name: 'Trial plant' });
-    assert.ok(env.ok);
-    const r = await post(k, { assets: assets(11), environment_id: env.ok ? env.environment.id : 0 });
+    const r = await post(k, { assets: assets(11), environment_id: env.id });
     assert.equal(r.statusCode, 429, r.body);
     const e = r.json().error;
     assert.deepEqual([e.code, e.detail.reason, e.detail.used, e.detail.limit, e.detail.remaining, e.detail.requested, e.retryable, e.retry_after_seconds, e.action],
       ['TRIAL_ENDED', 'limit', 740, 750, 10, 11, false, null, 'contact_us']);
     assert.equal(await trialUsed(k.orgId), 740);
-    assert.deepEqual(await t.app.services.assets.stored(k.orgId, env.ok ? env.environment.id : 0), []);
+    assert.deepEqual(await t.app.services.assets.stored(k.orgId, env.id), []);
     // Exactly the remainder passes; then every request is refused.
     assert.equal((await post(k, { assets: assets(10) })).statusCode, 200);
     assert.equal(await trialUsed(k.orgId), 750);

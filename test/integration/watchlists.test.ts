@@ -482,8 +482,7 @@ describe('ranked=true with stored assets', () => {
     const o = await seedOrg(t.store);
     const other = await seedOrg(t.store);
     const env = await t.app.services.environments.create(o.orgId, { name: 'Line A' });
-    assert.ok(env.ok);
-    const envId = env.ok ? env.environment.id : 0;
+    const envId = env.id;
     const v1 = (cves: { cve_id: string; status: string }[]) => JSON.stringify({ asset_id: 'plc-1', cves });
     await sql`INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
       VALUES (${o.orgId}, ${envId}, 'plc-1', '{}'::jsonb, ${v1([{ cve_id: 'CVE-2024-2229', status: 'affected' }, { cve_id: 'CVE-2023-28489', status: 'not_affected' }])}::jsonb, 'req-1')`.execute(t.store.db);

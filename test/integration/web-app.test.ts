@@ -150,9 +150,14 @@ test('watchlist: watch (an unknown id: the form with the message, nothing stored
   const bad = await post('/watchlist', { entity_type: 'protocol', entity_id: 'no-such-protocol' });
   assert.equal(bad.statusCode, 422);
   assert.match(bad.body, /id="entity_id-error"/);
+  // The form says what the API says of the same id (the service's refusal, read by its code).
+  const api = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist', headers: { ...o.auth, 'content-type': 'application/json' }, payload: { entity_type: 'protocol', entity_id: 'no-such-protocol' } });
+  assert.equal(api.statusCode, 422);
+  assert.ok(text(bad.body).includes(api.json().error.detail[0].message), api.body);
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/watchlist', headers: o.auth })).json().data.length, 0);
   const ok = await post('/watchlist', { entity_type: 'protocol', entity_id: 'modbus' });
   assert.equal(ok.statusCode, 303);
+  assert.equal((await post('/watchlist', { entity_type: 'protocol', entity_id: 'modbus' })).statusCode, 303, 'watched already: done');
   const page = await get('/watchlist');
   assert.match(text(page.body), /protocol Modbus/i);
   const entry = (await t.app.inject({ method: 'GET', url: '/api/v1/watchlist', headers: o.auth })).json().data[0];

@@ -476,8 +476,7 @@ describe('v1 asset correlation routes (spec §5.8, §7): who may call correlate-
   test('a read-only partner key correlates but cannot store into an environment (insufficient_scope)', async () => {
     const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
     const env = await t.app.services.environments.create(org.orgId, { name: 'Matrix plant' });
-    assert.ok(env.ok);
-    const r = await post(ROUTES[0][0], { assets: [ASSET], environment_id: env.ok ? env.environment.id : 0 }, p.auth);
+    const r = await post(ROUTES[0][0], { assets: [ASSET], environment_id: env.id }, p.auth);
     expectError({ status: r.statusCode, body: r.json(), headers: r.headers }, 403, 'FORBIDDEN', 'insufficient_scope', /write scope/);
   });
 });

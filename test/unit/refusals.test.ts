@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderError, ERRORS } from '../../src/http/errors.ts';
 import { refusalError, REFUSALS } from '../../src/http/refusals.ts';
-import { environmentNotFound, invalidInput, Refusal } from '../../src/services/refusal.ts';
+import { caught, environmentNotFound, invalidInput, Refusal } from '../../src/services/refusal.ts';
 import { AccountError } from '../../src/services/account-errors.ts';
 
 const render = (r: Refusal) => renderError(refusalError(r));
@@ -56,4 +56,12 @@ test('every code has a row that answers a client error', () => {
     const { status } = render(new Refusal(code, 'why', detail));
     assert.ok(status >= 400 && status < 500, `${code} answers ${status}`);
   }
+});
+
+test('caught hands back a refusal of the codes asked for and throws anything else on', () => {
+  const r = environmentNotFound(3);
+  assert.equal(caught(r, ['environment_not_found']), r);
+  assert.throws(() => caught(r, ['invalid_input']), (e) => e === r);
+  const other = new Error('boom');
+  assert.throws(() => caught(other, ['invalid_input']), (e) => e === other);
 });

@@ -60,14 +60,9 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'environments', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.create(req.principal!.orgId, req.body);
-    if (!r.ok && r.reason === 'confusable') {
-      const message = `looks like the environment "${r.existing}" of your organization (the same letters from another script, full-width, or invisible marks); choose a name that reads differently`;
-      throw new ApiError('VALIDATION_ERROR', { message: `name: ${message}`, fields: [{ field: 'body.name', message, type: 'value_error.confusable' }] });
-    }
-    if (!r.ok) throw new ApiError('CONFLICT', { message: 'An environment with this name already exists', detail: { error: 'environment_exists', name: r.name } });
+    const environment = await svc.create(req.principal!.orgId, req.body);
     reply.code(201);
-    return ok(req, r.environment, {});
+    return ok(req, environment, {});
   });
 
   app.get('/api/v1/environments', {

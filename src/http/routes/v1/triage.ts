@@ -13,7 +13,8 @@ import { NoBody, NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageParams } from '../../schemas/cves.ts';
 import { CVE_ID_PATTERN, CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.ts';
 import { COMMENT_MAX, DECISION_ASSETS_MAX, DECISION_STATUSES, JUSTIFICATIONS, STATEMENT_MAX } from '../../../domain/triage.ts';
-import { BULK_MAX, type Refusal, type Writer } from '../../../services/triage.ts';
+import { BULK_MAX, type Writer } from '../../../services/triage.ts';
+import { environmentNotFound } from '../../../services/refusal.ts';
 import type { Principal } from '../../../services/identity.ts';
 import { VEX_FORMATS, type VexFormat } from '../../../services/vex.ts';
 import type { TenantDecl } from '../../auth.ts';
@@ -162,17 +163,6 @@ const ImportResult = Type.Object({
 
 const writerOf = (p: Principal): Writer => ({ orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart });
 
-function refuse(r: Refusal, envText: string): never {
-  switch (r.reason) {
-    case 'environment_not_found': throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: environmentIdOf(envText) ?? envText } });
-    case 'cve_not_found': throw new ApiError('NOT_FOUND', { message: 'No such CVE in the corpus', detail: { error: 'cve_not_found', cve_id: r.cve_id } });
-    case 'decision_not_found': throw new ApiError('NOT_FOUND', { message: 'This CVE has no decision in this environment', detail: { error: 'decision_not_found', cve_id: r.cve_id } });
-    case 'validation': throw new ApiError('VALIDATION_ERROR', { fields: r.errors });
-    case 'statement_not_found': throw new ApiError('NOT_FOUND', { message: 'No such vendor statement about this CVE (GET its vendor-statements)', detail: { error: 'statement_not_found', cve_id: r.cve_id, statement_id: r.statement_id } });
-    case 'too_many': throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.filter', message: `the filter selects more than ${r.max} CVEs; narrow it`, type: 'value_error.too_many' }] });
-  }
-}
-
 const ENV_ID = { in: 'params', name: 'environment_id', foreign: 'environment_not_found' } as const;
 const tenant = (): TenantDecl => ({ resource: 'decisions', ids: [ENV_ID], catalog: ['cve_id'] });
 const read = () => ({ auth: { mode: 'key_or_session' as const, role: 'viewer' as const, scope: 'read' as const, tenant: tenant() } });
@@ -182,9 +172,10 @@ const SECURITY: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
 const triage: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.triage;
-  const envOf = (text: string, r: Refusal = { ok: false, reason: 'environment_not_found' }) => {
+  /** The environment id of the path; text that names no environment is that environment's 404. */
+  const envOf = (text: string) => {
     const id = environmentIdOf(text);
-    if (id === null) refuse(r, text);
+    if (id === null) throw environmentNotFound(text);
     return id;
   };
 
@@ -202,7 +193,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
       status: q.status?.split(',') as never, review: q.review === undefined ? undefined : q.review === 'true', assignee_member_id: q.assignee_member_id,
       cve_id: q.cve_id?.toUpperCase(), asset_id: q.asset_id, due_before: q.due_before,
     }, q);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
@@ -218,7 +208,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.bulk(writerOf(req.principal!), env, req.body);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r, {});
   });
 
@@ -233,7 +222,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.get(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r.decision, {});
   });
 
@@ -250,7 +238,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.set(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
-    if (!r.ok) refuse(r, req.params.environment_id);
     reply.code(r.created ? 201 : 200);
     return ok(req, r.decision, {});
   });
@@ -266,7 +253,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.clear(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.query.comment ?? null);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r.removed, {});
   });
 
@@ -280,7 +266,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.history({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
-    if (!r.ok) refuse(r, req.params.environment_id);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
@@ -294,7 +279,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.vendorStatements(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
-    if (!r.ok) refuse(r, req.params.environment_id);
     return ok(req, r.items, {});
   });
 
@@ -311,7 +295,6 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
     const r = await svc.adopt(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
-    if (!r.ok) refuse(r, req.params.environment_id);
     reply.code(r.created ? 201 : 200);
     return ok(req, r.decision, {});
   });
@@ -335,10 +318,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: { ...write().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    const r = await app.services.vex.import(writerOf(req.principal!), env, req.body, req.query.dry_run === 'true');
-    if (!r.ok && r.reason === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
-    if (!r.ok) refuse({ ok: false, reason: 'validation', errors: r.reason === 'validation' ? r.errors : [] }, req.params.environment_id);
-    return ok(req, r.result, {});
+    return ok(req, await app.services.vex.import(writerOf(req.principal!), env, req.body, req.query.dry_run === 'true'), {});
   });
 
   app.get('/api/v1/environments/:environment_id/vex', {
@@ -362,7 +342,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     const p = req.principal!;
     const format = req.query.format ?? 'openvex';
     const r = await app.services.vex.export(format, { orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
-    if (r === 'environment') refuse({ ok: false, reason: 'environment_not_found' }, req.params.environment_id);
+    if (r === 'environment') throw environmentNotFound(env);
     if (r === 'empty') throw new ApiError('NOT_FOUND', { message: 'This environment holds no decision to export', detail: { error: 'no_decisions', environment_id: env } });
     if (r === 'no_products') throw new ApiError('NOT_FOUND', { message: 'CSAF names products: this environment stores no asset to name', detail: { error: 'no_products', environment_id: env } });
     const type = format === 'cyclonedx' ? 'application/vnd.cyclonedx+json; version=1.6; charset=utf-8' : 'application/json; charset=utf-8';

@@ -35,17 +35,6 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'watchlist', ids: [] } } },
   }, async (req, reply) => {
     const r = await svc.add(req.principal!.orgId, req.principal!.memberId, req.body);
-    if (!r.ok) {
-      switch (r.reason) {
-        case 'invalid_id':
-        case 'not_in_catalog':
-          throw new ApiError('VALIDATION_ERROR', { fields: [{ field: 'body.entity_id', message: r.message, type: `value_error.${r.reason}` }] });
-        case 'already_watching':
-          throw new ApiError('CONFLICT', { message: 'Already watching this entity', detail: { error: 'already_watching', entry_id: r.entryId } });
-        case 'limit_reached':
-          throw new ApiError('LIMIT_REACHED', { message: `A watchlist holds at most ${r.max} entries`, max: r.max });
-      }
-    }
     reply.code(201);
     return ok(req, r.entry, {});
   });

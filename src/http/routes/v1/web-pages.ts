@@ -20,7 +20,7 @@ import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, re
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
-import { Refusal } from '../../../services/refusal.ts';
+import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 
@@ -111,9 +111,10 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     else if (!nameRe.test(name)) errors.name = NAME_TEXT_MESSAGE;
     if (description.length > 500) errors.description = 'A description has at most 500 characters.';
     if (!errors.name && !errors.description) {
-      const r = await s.environments.create(req.principal!.orgId, { name, description });
-      if (r.ok) return reply.redirect('/environments', 303);
-      errors.name = `An environment named "${r.name}" already exists.`;
+      // The name taken, or one that looks like a taken one: the form again.
+      const created = await s.environments.create(req.principal!.orgId, { name, description }).then(() => true, (e: unknown) => !caught(e, ['environment_exists', 'invalid_input']));
+      if (created) return reply.redirect('/environments', 303);
+      errors.name = `An environment named "${name.trim()}" already exists.`;
     }
     return send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId), { name, description, errors }), 422);
   });
@@ -190,12 +191,12 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       }
     } catch (e) {
       // The service refuses the whole request for an asset it cannot read (the same 422 as the API): its fields.
-      if (!(e instanceof Refusal) || e.code !== 'invalid_input') throw e;
+      const r = caught(e, ['invalid_input']);
       refused = true;
       // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
-      const rejected = (e.detail.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
+      const rejected = (r.detail.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
       for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
-      if (!Object.keys(errors).length) errors.asset = e.message;
+      if (!Object.keys(errors).length) errors.asset = r.message;
     }
     if (refused) {
       if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
@@ -284,9 +285,12 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: write('watchlist') },
   }, async (req, reply) => {
     const b = req.body;
-    const r = b.entity_id.trim() ? await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }) : null;
-    if (r?.ok || r?.reason === 'already_watching') return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);
-    const message = r === null ? 'Enter what to watch.' : r.reason === 'limit_reached' ? `A watchlist holds at most ${r.max} entries.` : r.message;
+    // Watched already: done. The list full, or an id the catalog does not hold: the form again with the reason.
+    const message = !b.entity_id.trim() ? 'Enter what to watch.' : await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }).then(() => null, (e: unknown) => {
+      const r = caught(e, ['already_watching', 'limit_reached', 'invalid_input']);
+      return r.code === 'already_watching' ? null : r.code === 'limit_reached' ? `${r.message}.` : (r.detail.fields as FieldProblem[])[0].message;
+    });
+    if (message === null) return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);
     return send(reply, renderWatchlist(viewer(req), await watchlistPage(req), { entity_type: b.entity_type, entity_id: b.entity_id, errors: { entity_id: message } }), 422);
   });
 
