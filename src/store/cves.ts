@@ -206,3 +206,36 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
     SELECT up.cve_id, up.inserted, prev.previous FROM up LEFT JOIN prev ON prev.cve_id = up.cve_id` : sql`
     SELECT count(*)::int AS n FROM up`}`;
 }
+
+/**
+ * Stores the detail answer (lib/cve-answer.ts) of every CVE that has none matching its document and the current
+ * shape: rows written before migration 1650, or by code of another shape. Reads in primary-key order, `batch` rows a
+ * statement; an answer is written only while its document is still the row's (a concurrent import wins). Returns how
+ * many answers it stored. Reads keep working meanwhile: a CVE without an answer is shaped on read.
+ */
+export async function fillAnswers(db: Db, batch = 2000): Promise<number> {
+  let stored = 0;
+  for (let after = ''; ;) {
+    const r = await sql<{ cve_id: string; doc: string; doc_hash: string; enriched_at: Date }>`
+      SELECT c.cve_id, c.doc::text AS doc, c.doc_hash, c.enriched_at FROM cves c
+      LEFT JOIN cve_answers a ON a.cve_id = c.cve_id AND a.doc_hash = c.doc_hash AND a.enriched_at = c.enriched_at AND a.shape = ${ANSWER_SHAPE}
+      WHERE c.cve_id > ${after} AND a.cve_id IS NULL ORDER BY c.cve_id LIMIT ${batch}`.execute(db);
+    if (r.rows.length === 0) return stored;
+    after = r.rows[r.rows.length - 1].cve_id;
+    const rows = r.rows.map((x) => ({ x, a: buildAnswer(x.doc) })).filter((y) => y.a !== null);
+    const col = (f: (y: (typeof rows)[number]) => string) => textArray(rows.map(f));
+    const w = await sql<{ n: number }>`
+      WITH u AS (SELECT * FROM unnest(${col((y) => y.x.cve_id)}::text[], ${col((y) => y.x.doc_hash)}::text[],
+        ${col((y) => y.a!.sageModel)}::text[], ${col((y) => y.a!.head)}::text[], ${col((y) => y.a!.sageFull)}::text[],
+        ${col((y) => y.a!.sageTruncated)}::text[], ${col((y) => y.a!.tail)}::text[]) AS u(cve_id, doc_hash, sage_model, head, sage_full, sage_truncated, tail)),
+      w AS (INSERT INTO cve_answers AS x (cve_id, doc_hash, enriched_at, shape, sage_model, head, sage_full, sage_truncated, tail)
+        SELECT u.cve_id, u.doc_hash, c.enriched_at, ${ANSWER_SHAPE}, u.sage_model, u.head, u.sage_full, u.sage_truncated, u.tail
+        FROM u JOIN cves c ON c.cve_id = u.cve_id AND c.doc_hash = u.doc_hash
+        ON CONFLICT (cve_id) DO UPDATE SET doc_hash = EXCLUDED.doc_hash, enriched_at = EXCLUDED.enriched_at, shape = EXCLUDED.shape,
+          sage_model = EXCLUDED.sage_model, head = EXCLUDED.head, sage_full = EXCLUDED.sage_full,
+          sage_truncated = EXCLUDED.sage_truncated, tail = EXCLUDED.tail
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM w`.execute(db);
+    stored += w.rows[0].n;
+  }
+}
