@@ -2,9 +2,11 @@
 // (50 connections, 10 s), stops the server (the profile is written at exit), then prints where the time went
 // (self time by package and by function, inclusive time by function) with bench/cpuprofile-summary.ts.
 // Usage: DATABASE_URL=… npx tsx bench/profile-request.ts [/api/v1/health/ping] [outDir=bench/out/profile]
+//        `{n}` in the path is a counter, `{id}` a distinct CVE id of the corpus per request.
 //        BENCH_LOG_LEVEL (default info), BENCH_CACHE=0 to disable the response cache.
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { load, startService, stop } from './harness.ts';
 import { summarize } from './cpuprofile-summary.ts';
 
@@ -18,7 +20,16 @@ const svc = await startService(url, {
   VULNINTEL_CVE_CACHE_ENTRIES: process.env.BENCH_CACHE === '0' ? '0' : '20000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
 });
 let n = 0;
-const r = await load(svc.base, { connections: 50, seconds: 10, path: () => target.replace('{n}', String(n++)) });
+let ids: string[] = [];
+if (target.includes('{id}')) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  ids = (await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 100000`)).rows.map((x) => x.cve_id);
+  await c.end();
+}
+const r = await load(svc.base, {
+  connections: 50, seconds: 10, path: () => { const k = n++; return target.replace('{n}', String(k)).replace('{id}', ids[k % Math.max(1, ids.length)]); },
+});
 process.stdout.write(`${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}\n`);
 const exited = new Promise((res) => svc.proc.once('exit', res));
 stop(svc);

@@ -3,6 +3,7 @@ import { UsageError, type Command } from './types.ts';
 import { importPaths } from '../services/import/pipeline.ts';
 import { closeInputs, openInputs } from '../ingest/inputs.ts';
 import { createProgress, silentProgress } from '../ingest/progress.ts';
+import { fillAnswers } from '../store/cves.ts';
 
 const importCommand: Command = {
   summary: 'Import local feed files or directories (formats detected per file; .gz read as is)',
@@ -35,12 +36,16 @@ const importCommand: Command = {
     } finally {
       await analysis?.close();
     }
+    // CVEs written before their detail answers existed (migration 1650), or by code of another answer shape, get
+    // theirs now (the import wrote those of the documents it changed).
+    const answers = await fillAnswers(rt.store.db);
     // MSRC documents also fed the Windows engine's own tables (API v2), parsed once by the pipeline.
     const { msrc } = summary;
     if (ctx.json) ctx.out(JSON.stringify(summary));
     else {
       for (const s of summary.skipped) ctx.out(`skipped ${s.label}: ${s.reason}`);
       ctx.out(`Imported ${summary.inputs.length} file(s), ${summary.items} records; ${summary.documents_written} CVE documents written, corpus ${summary.corpus} CVEs, ${summary.vendors} vendors.`);
+      if (answers > 0) ctx.out(`Stored the detail answers of ${answers} CVEs written before.`);
       if (msrc.documents) ctx.out(`MSRC documents: ${msrc.documents} read, ${msrc.added.length} new, ${msrc.revised.length} revised, ${msrc.unchanged} unchanged.`);
     }
   },

@@ -9,6 +9,7 @@ import { FACT_SOURCE } from './changes.ts';
 import { createHash } from 'node:crypto';
 import { jsonbArray, textArray, textArrayLiteral } from './pg-arrays.ts';
 import { cveProductKeys } from '../domain/watchlist.ts';
+import { ANSWER_SHAPE, buildAnswer } from '../lib/cve-answer.ts';
 
 /**
  * The two volatile timestamps (temporal.enriched_at, sage.generated_at) stand in the serialised document as these
@@ -57,8 +58,11 @@ const bool = (b: boolean): string => (b ? 't' : 'f');
  */
 export type DocRow = readonly (string | null)[];
 
-/** A DocRow has ROW_COLUMNS values, in the order of the upsert's columns; the stored text is the jsonb one. */
-const ROW_COLUMNS = 33;
+/**
+ * A DocRow has ROW_COLUMNS values, in the order of the upsert's columns; the stored text is the jsonb one. The last
+ * five are the detail answer's pieces (lib/cve-answer.ts; all null when the document gets none).
+ */
+const ROW_COLUMNS = 38;
 const STORED = 31;
 
 const BIGINT_MAX = '9223372036854775807';
@@ -88,7 +92,14 @@ export function docRow(d: CveDocument): DocRow {
     textArrayLiteral(a.vendors), textArrayLiteral(a.products),
     d.temporal.published_at, d.temporal.modified_at, d.temporal.enriched_at,
     [d.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '), d.description, t.stored, t.hash,
+    ...answerColumns(t.stored),
   ];
+}
+
+/** The detail answer's columns of a row: made from the stored text, so they answer exactly what a read would shape. */
+function answerColumns(stored: string): (string | null)[] {
+  const x = buildAnswer(stored);
+  return x ? [x.sageModel, x.head, x.sageFull, x.sageTruncated, x.tail] : [null, null, null, null, null];
 }
 
 /** Upserts a batch of enriched documents; returns how many rows were inserted or changed. */
@@ -136,12 +147,14 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
         vendor_slugs::text[] AS vendor_slugs, protocols::text[] AS protocols, product_keys::text[] AS product_keys,
         vendor_names::text[] AS vendor_names, product_names::text[] AS product_names,
         published_at::timestamptz AS published_at, modified_at::timestamptz AS modified_at,
-        enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash
+        enriched_at::timestamptz AS enriched_at, search_ids, search_text, doc, doc_hash,
+        a_sage_model, a_head, a_sage_full, a_sage_truncated, a_tail
       FROM unnest(${sql.join(Array.from({ length: ROW_COLUMNS }, (_, k) => cast(k)))}
       ) AS x(cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, epss_percentile,
         kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit, patch_status, ics_relevant,
         ics_relevance, primary_vendor, primary_product, vendor_count, vendor_slugs, protocols, product_keys, vendor_names,
-        product_names, published_at, modified_at, enriched_at, search_ids, search_text, doc, doc_hash)
+        product_names, published_at, modified_at, enriched_at, search_ids, search_text, doc, doc_hash,
+        a_sage_model, a_head, a_sage_full, a_sage_truncated, a_tail)
     ), up AS (
       INSERT INTO cves AS c (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score,
         epss_percentile, kev_flagged, kev_added_at, exploit_maturity, poc_available, has_public_exploit,
@@ -179,9 +192,50 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
       SELECT i.cve_id, i.product_keys FROM input i JOIN up ON up.cve_id = i.cve_id WHERE cardinality(i.product_keys) > 0
       ON CONFLICT (cve_id) DO UPDATE SET keys = EXCLUDED.keys WHERE k.keys IS DISTINCT FROM EXCLUDED.keys),
     keys_gone AS (DELETE FROM cve_product_keys k USING input i, up
-      WHERE up.cve_id = i.cve_id AND k.cve_id = i.cve_id AND cardinality(i.product_keys) = 0)${previous ? sql`, prev AS (
+      WHERE up.cve_id = i.cve_id AND k.cve_id = i.cve_id AND cardinality(i.product_keys) = 0),
+    -- The detail answers of the written rows (migration 1650): a row whose document got none keeps its old answer,
+    -- which no longer matches its doc_hash and is never served.
+    answers AS (INSERT INTO cve_answers AS x (cve_id, doc_hash, enriched_at, shape, sage_model, head, sage_full, sage_truncated, tail)
+      SELECT i.cve_id, i.doc_hash, i.enriched_at, ${ANSWER_SHAPE}, i.a_sage_model, i.a_head, i.a_sage_full, i.a_sage_truncated, i.a_tail
+      FROM input i JOIN up ON up.cve_id = i.cve_id WHERE i.a_head IS NOT NULL
+      ON CONFLICT (cve_id) DO UPDATE SET doc_hash = EXCLUDED.doc_hash, enriched_at = EXCLUDED.enriched_at, shape = EXCLUDED.shape,
+        sage_model = EXCLUDED.sage_model, head = EXCLUDED.head, sage_full = EXCLUDED.sage_full,
+        sage_truncated = EXCLUDED.sage_truncated, tail = EXCLUDED.tail)${previous ? sql`, prev AS (
       SELECT c.cve_id, ${FACT_SOURCE} AS previous FROM cves c JOIN input i ON i.cve_id = c.cve_id WHERE c.doc_hash IS DISTINCT FROM i.doc_hash
     )
     SELECT up.cve_id, up.inserted, prev.previous FROM up LEFT JOIN prev ON prev.cve_id = up.cve_id` : sql`
     SELECT count(*)::int AS n FROM up`}`;
+}
+
+/**
+ * Stores the detail answer (lib/cve-answer.ts) of every CVE that has none matching its document and the current
+ * shape: rows written before migration 1650, or by code of another shape. Reads in primary-key order, `batch` rows a
+ * statement; an answer is written only while its document is still the row's (a concurrent import wins). Returns how
+ * many answers it stored. Reads keep working meanwhile: a CVE without an answer is shaped on read.
+ */
+export async function fillAnswers(db: Db, batch = 2000): Promise<number> {
+  let stored = 0;
+  for (let after = ''; ;) {
+    const r = await sql<{ cve_id: string; doc: string; doc_hash: string; enriched_at: Date }>`
+      SELECT c.cve_id, c.doc::text AS doc, c.doc_hash, c.enriched_at FROM cves c
+      LEFT JOIN cve_answers a ON a.cve_id = c.cve_id AND a.doc_hash = c.doc_hash AND a.enriched_at = c.enriched_at AND a.shape = ${ANSWER_SHAPE}
+      WHERE c.cve_id > ${after} AND a.cve_id IS NULL ORDER BY c.cve_id LIMIT ${batch}`.execute(db);
+    if (r.rows.length === 0) return stored;
+    after = r.rows[r.rows.length - 1].cve_id;
+    const rows = r.rows.map((x) => ({ x, a: buildAnswer(x.doc) })).filter((y) => y.a !== null);
+    const col = (f: (y: (typeof rows)[number]) => string) => textArray(rows.map(f));
+    const w = await sql<{ n: number }>`
+      WITH u AS (SELECT * FROM unnest(${col((y) => y.x.cve_id)}::text[], ${col((y) => y.x.doc_hash)}::text[],
+        ${col((y) => y.a!.sageModel)}::text[], ${col((y) => y.a!.head)}::text[], ${col((y) => y.a!.sageFull)}::text[],
+        ${col((y) => y.a!.sageTruncated)}::text[], ${col((y) => y.a!.tail)}::text[]) AS u(cve_id, doc_hash, sage_model, head, sage_full, sage_truncated, tail)),
+      w AS (INSERT INTO cve_answers AS x (cve_id, doc_hash, enriched_at, shape, sage_model, head, sage_full, sage_truncated, tail)
+        SELECT u.cve_id, u.doc_hash, c.enriched_at, ${ANSWER_SHAPE}, u.sage_model, u.head, u.sage_full, u.sage_truncated, u.tail
+        FROM u JOIN cves c ON c.cve_id = u.cve_id AND c.doc_hash = u.doc_hash
+        ON CONFLICT (cve_id) DO UPDATE SET doc_hash = EXCLUDED.doc_hash, enriched_at = EXCLUDED.enriched_at, shape = EXCLUDED.shape,
+          sage_model = EXCLUDED.sage_model, head = EXCLUDED.head, sage_full = EXCLUDED.sage_full,
+          sage_truncated = EXCLUDED.sage_truncated, tail = EXCLUDED.tail
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM w`.execute(db);
+    stored += w.rows[0].n;
+  }
 }

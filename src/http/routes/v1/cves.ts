@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { movedPermanently } from '../../conventions.ts';
-import { collection, ok, pagination } from '../../envelope.ts';
+import fastJson from 'fast-json-stringify';
+import { ApiBlock, apiBlock, collection, ok, pagination } from '../../envelope.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { ICS_PROTOCOLS } from '../../../domain/cve-document.ts';
 import { KEV_META, type Page, type Reader } from '../../../services/cve-reader.ts';
@@ -19,6 +20,11 @@ const PUBLIC: RouteAuth = { mode: 'public', partner: true, tenant: false };
 const PUBLIC_TRIAL: RouteAuth = { mode: 'public', partner: true, trial: true, tenant: false };
 
 type ListQuery = Static<typeof CveListQuery>;
+
+// The detail's envelope parts, serialized as the route's response serializer does (fast-json-stringify, same schemas).
+const serializeApi = fastJson(ApiBlock);
+const serializeMeta = fastJson(CveDetailResponse.properties.meta);
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Who is reading, as the services take it. */
 export function readerOf(req: FastifyRequest): Reader {
@@ -219,7 +225,11 @@ const cves: FastifyPluginAsyncTypebox = async (app) => {
     if (!d) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: req.params.cve_id.toUpperCase() } });
     setValidators(reply, d.etag, d.lastModified);
     if (notModified(req, d.etag, d.lastModified)) return reply.code(304).send();
-    return ok(req, d.view(), d.meta);
+    const data = d.data();
+    if ('view' in data) return ok(req, data.view, d.meta);
+    // The stored answer (lib/cve-answer.ts) is already `data` serialized by this route's schema: the envelope is
+    // joined around it, each part by its own schema's serializer, as the route's serializer would write the whole.
+    return (reply as FastifyReply).type(JSON_TYPE).send(`{"api":${serializeApi(apiBlock(req))},"data":${data.json},"meta":${serializeMeta(d.meta)}}`);
   });
 };
 
