@@ -3029,7 +3029,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": Record<string, never> | null;
                 };
@@ -3217,7 +3217,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": Record<string, never> | null;
                 };
@@ -4654,7 +4654,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never> | null;
@@ -4828,7 +4828,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never> | null;
@@ -6723,7 +6723,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never> | null;
@@ -7075,7 +7075,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never> | null;
@@ -7268,7 +7268,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never> | null;
@@ -7470,7 +7470,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never> | null;
@@ -8292,7 +8292,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -8444,7 +8444,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -9611,7 +9611,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -9789,7 +9789,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -10289,7 +10289,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -10458,7 +10458,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -10776,7 +10776,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -11285,7 +11285,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -11459,7 +11459,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -11939,7 +11939,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -12084,7 +12084,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -12564,7 +12564,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -12723,7 +12723,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -13039,7 +13039,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -13202,7 +13202,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": Record<string, never>;
@@ -15245,7 +15245,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": Record<string, never> | null;
                 };
@@ -16475,7 +16475,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": Record<string, never> | null;
                 };
@@ -16719,6 +16719,36 @@ export interface paths {
                                     by: string;
                                     member_id: number | null;
                                     text: string;
+                                }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
                                 }[];
                             }[];
                             pagination: {
@@ -17153,6 +17183,36 @@ export interface paths {
                                     member_id: number | null;
                                     text: string;
                                 }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
+                                }[];
                             };
                             meta: Record<string, never>;
                         };
@@ -17360,6 +17420,36 @@ export interface paths {
                                     member_id: number | null;
                                     text: string;
                                 }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
+                                }[];
                             };
                             meta: Record<string, never>;
                         };
@@ -17421,6 +17511,36 @@ export interface paths {
                                     by: string;
                                     member_id: number | null;
                                     text: string;
+                                }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
                                 }[];
                             };
                             meta: Record<string, never>;
@@ -17560,7 +17680,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": Record<string, never> | null;
                 };
@@ -17622,6 +17742,36 @@ export interface paths {
                                     by: string;
                                     member_id: number | null;
                                     text: string;
+                                }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
                                 }[];
                             };
                             meta: Record<string, never>;
@@ -17927,6 +18077,740 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/environments/{environment_id}/decisions/{cve_id}/vendor-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What CSAF advisories' vendors state about one CVE (fixed, not affected), with the environment's assets each names, decided or not (any member) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Environment id (from POST or GET /api/v1/environments) */
+                    environment_id: string;
+                    /** @description CVE-<year>-<number> */
+                    cve_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                /** @description <advisory id>#<n>: names the statement to adopt */
+                                id: string;
+                                /**
+                                 * @description The vendor's statement (a CSAF advisory), not the team's
+                                 * @enum {string}
+                                 */
+                                by: "vendor";
+                                advisory_id: string;
+                                advisory_title: string;
+                                advisory_url: string | null;
+                                /**
+                                 * @description CSAF fixed / first_fixed, known_not_affected
+                                 * @enum {string}
+                                 */
+                                status: "fixed" | "not_affected";
+                                vendor: string | null;
+                                product: string;
+                                /** @description The version branch as stated: an exact version or a range text */
+                                version: string | null;
+                                product_name: string;
+                                /** @description A CSAF flag naming the product (CISA's justifications) */
+                                justification: string | null;
+                                impact_statement: string | null;
+                                /** @description vendor_fix remediations naming the product */
+                                action_statement: string | null;
+                                /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                asset_ids: string[];
+                            }[];
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the read scope (detail.required_scope)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (path): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/environments/{environment_id}/decisions/{cve_id}/adopt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adopt a vendor statement as the team's decision in one call (owner or admin; keys need the write scope)
+         * @description The decision takes the statement's status, the vendor's justification (else the one given; a not_affected statement without either is refused like any not_affected without one), its impact statement (else one naming the advisory), its vendor_fix as the action statement, narrowed to the assets the statement names (none: the whole environment). Written like PUT, its history row commented with the statement. 201 when new, 200 when replaced. docs/triage.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Environment id (from POST or GET /api/v1/environments) */
+                    environment_id: string;
+                    /** @description CVE-<year>-<number> */
+                    cve_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "statement_id": "ICSA-23-243-04#1",
+                     *       "justification": "component_not_present"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A vendor statement id (GET .../vendor-statements) */
+                        statement_id: string;
+                        /** @description not_affected statements whose vendor states no justification: the team's (required then) */
+                        justification?: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
+                        comment?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                environment_id: number;
+                                cve_id: string;
+                                /** @enum {string} */
+                                status: "under_investigation" | "affected" | "not_affected" | "fixed";
+                                /** @description false for not_affected and fixed: the CVE leaves the open counts (shown, never hidden) */
+                                open: boolean;
+                                justification: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
+                                impact_statement: string | null;
+                                action_statement: string | null;
+                                due_date: string | null;
+                                /** @description Empty: the whole environment */
+                                asset_ids: string[];
+                                assignee: {
+                                    member_id: number;
+                                    email: string;
+                                    name: string;
+                                } | null;
+                                review: {
+                                    /** @description A new fact arrived after the decision (KEV added, ranges changed, exploit maturity up): review it again */
+                                    needed: boolean;
+                                    reasons: string[];
+                                    since: string | null;
+                                };
+                                /** @description Raised by every change */
+                                version: number;
+                                /** @enum {string} */
+                                source: "api" | "bulk" | "import";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                updated_by: {
+                                    member_id: number | null;
+                                    key_id: number | null;
+                                };
+                                comments?: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    by: string;
+                                    member_id: number | null;
+                                    text: string;
+                                }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
+                                }[];
+                            };
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                environment_id: number;
+                                cve_id: string;
+                                /** @enum {string} */
+                                status: "under_investigation" | "affected" | "not_affected" | "fixed";
+                                /** @description false for not_affected and fixed: the CVE leaves the open counts (shown, never hidden) */
+                                open: boolean;
+                                justification: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
+                                impact_statement: string | null;
+                                action_statement: string | null;
+                                due_date: string | null;
+                                /** @description Empty: the whole environment */
+                                asset_ids: string[];
+                                assignee: {
+                                    member_id: number;
+                                    email: string;
+                                    name: string;
+                                } | null;
+                                review: {
+                                    /** @description A new fact arrived after the decision (KEV added, ranges changed, exploit maturity up): review it again */
+                                    needed: boolean;
+                                    reasons: string[];
+                                    since: string | null;
+                                };
+                                /** @description Raised by every change */
+                                version: number;
+                                /** @enum {string} */
+                                source: "api" | "bulk" | "import";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                updated_by: {
+                                    member_id: number | null;
+                                    key_id: number | null;
+                                };
+                                comments?: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    by: string;
+                                    member_id: number | null;
+                                    text: string;
+                                }[];
+                                /** @description What CISA ICS advisories (CSAF) state about the CVE: the vendor's VEX, beside the team's decision */
+                                vendor_statements?: {
+                                    /** @description <advisory id>#<n>: names the statement to adopt */
+                                    id: string;
+                                    /**
+                                     * @description The vendor's statement (a CSAF advisory), not the team's
+                                     * @enum {string}
+                                     */
+                                    by: "vendor";
+                                    advisory_id: string;
+                                    advisory_title: string;
+                                    advisory_url: string | null;
+                                    /**
+                                     * @description CSAF fixed / first_fixed, known_not_affected
+                                     * @enum {string}
+                                     */
+                                    status: "fixed" | "not_affected";
+                                    vendor: string | null;
+                                    product: string;
+                                    /** @description The version branch as stated: an exact version or a range text */
+                                    version: string | null;
+                                    product_name: string;
+                                    /** @description A CSAF flag naming the product (CISA's justifications) */
+                                    justification: string | null;
+                                    impact_statement: string | null;
+                                    /** @description vendor_fix remediations naming the product */
+                                    action_statement: string | null;
+                                    /** @description The environment's assets whose vendor and product (and exact version) are the statement's */
+                                    asset_ids: string[];
+                                }[];
+                            };
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the write scope (detail.required_scope)
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - NOT_FOUND (environment_not_found): no such environment_id in your organization
+                 *     - NOT_FOUND (statement_not_found): no vendor statement of this id about the CVE
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (path, body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/environments/{environment_id}/vex/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an OpenVEX or CycloneDX VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)
+         * @description The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version; our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description true: answer what would be imported, write nothing */
+                    dry_run?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /** @description Environment id (from POST or GET /api/v1/environments) */
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            /** @description An OpenVEX 0.2.0 document or a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities */
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "@context": "https://openvex.dev/ns/v0.2.0",
+                     *       "@id": "https://vulnintel.example/environments/1/vex/openvex/1",
+                     *       "author": "Test plant",
+                     *       "timestamp": "2026-11-02T08:00:00Z",
+                     *       "version": 1,
+                     *       "statements": [
+                     *         {
+                     *           "vulnerability": {
+                     *             "name": "CVE-2024-0001"
+                     *           },
+                     *           "timestamp": "2026-11-02T08:00:00Z",
+                     *           "status": "not_affected",
+                     *           "justification": "vulnerable_code_not_in_execute_path",
+                     *           "products": [
+                     *             {
+                     *               "@id": "https://vulnintel.example/environments/1/assets/plc-1"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                /** @enum {string} */
+                                format: "openvex" | "cyclonedx";
+                                /** @description The document's @id (OpenVEX) or serialNumber (CycloneDX) */
+                                document_id: string | null;
+                                /** @description Statements (vulnerabilities) the document holds */
+                                statements: number;
+                                created: number;
+                                updated: number;
+                                skipped: {
+                                    /** @description The statement's position in the document, from 0 */
+                                    index: number;
+                                    cve_id: string | null;
+                                    reason: string;
+                                }[];
+                                dry_run: boolean;
+                            };
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the write scope (detail.required_scope)
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/environments/{environment_id}/vex": {
         parameters: {
             query?: never;
@@ -17935,14 +18819,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The environment's decisions as a VEX document (OpenVEX 0.2.0), streamed (any member)
-         * @description Products are the environment's assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement). docs/vex.md.
+         * The environment's decisions as a VEX document: OpenVEX 0.2.0, CSAF 2.0 (VEX profile) or CycloneDX 1.6, streamed (any member)
+         * @description Products are the environment's assets (their IRI, and CPE 2.3 where the asset gives one); a decision narrowed to assets names those. An environment without decisions: 404 no_decisions (a VEX document needs one statement); CSAF of an environment without assets: 404 no_products. docs/vex.md.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description openvex (default): OpenVEX 0.2.0 */
-                    format?: "openvex";
+                    /** @description openvex (default): OpenVEX 0.2.0; csaf: CSAF 2.0, category csaf_vex; cyclonedx: CycloneDX 1.6 JSON */
+                    format?: "openvex" | "csaf" | "cyclonedx";
                 };
                 header?: never;
                 path: {
@@ -17953,7 +18837,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The OpenVEX 0.2.0 document (https://github.com/openvex/spec), not the envelope */
+                /** @description The VEX document itself (OpenVEX, CSAF or CycloneDX JSON), not the envelope */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -18006,6 +18890,7 @@ export interface paths {
                 /**
                  * @description - NOT_FOUND (environment_not_found): no such environment_id in your organization
                  *     - NOT_FOUND (no_decisions): the environment holds no decision
+                 *     - NOT_FOUND (no_products): format=csaf and the environment stores no asset
                  */
                 404: {
                     headers: {
@@ -18063,6 +18948,631 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/environments/{environment_id}/exposure-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's daily exposure snapshots between two days (any member; viewers too)
+         * @description Taken by the daily exposure-snapshot job; kept 400 days. docs/reports.md.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First day (UTC, included); default: 399 days before to */
+                    from?: string;
+                    /** @description Last day (UTC, included); default: today */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Environment id (from POST or GET /api/v1/environments) */
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                environment_id: number;
+                                from: string;
+                                to: string;
+                                /** @description Snapshots older than 400 days are pruned */
+                                days_kept: number;
+                                /** @description true once the range holds 30 snapshots: the web app draws the line from then on */
+                                chart_ready: boolean;
+                                /** @description One per day the job ran, oldest first */
+                                snapshots: {
+                                    /** @description The UTC day of the snapshot (YYYY-MM-DD) */
+                                    day: string;
+                                    /** Format: date-time */
+                                    taken_at: string;
+                                    /** @description Distinct CVEs affecting an asset that no decision takes out (not_affected, fixed) */
+                                    open_cves: number;
+                                    /** @description Open CVEs by sage priority */
+                                    by_priority: {
+                                        "PATCH NOW": number;
+                                        "PATCH NEXT": number;
+                                        MONITOR: number;
+                                        IGNORE: number;
+                                    };
+                                    /** @description Open CVEs by CVSS severity */
+                                    by_severity: {
+                                        critical: number;
+                                        high: number;
+                                        medium: number;
+                                        low: number;
+                                        none: number;
+                                    };
+                                    /** @description Open CVEs in CISA KEV */
+                                    known_exploited: number;
+                                    /** @description Assets with at least one open CVE */
+                                    assets_exposed: number;
+                                    /** @description Stored Windows hosts past end of life */
+                                    windows_eol_hosts: number;
+                                    /** @description The environment's decisions by status */
+                                    decisions: {
+                                        under_investigation: number;
+                                        affected: number;
+                                        not_affected: number;
+                                        fixed: number;
+                                        review_again: number;
+                                    };
+                                    /** @description Mean days since publication of the open KEV CVEs; null when none */
+                                    kev_mean_age_days: number | null;
+                                }[];
+                            };
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the read scope (detail.required_scope)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/environments/{environment_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plant report of the environment over a period, as HTML or PDF (any member; viewers too)
+         * @description Exposure summary and trend, what to patch first with the fix, the KEV CVEs, the decisions taken in the period with their justifications, the Windows hosts past end of life, and what changed since the last report sent. docs/reports.md.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First day of the period (UTC, included); default: 30 days before to */
+                    from?: string;
+                    /** @description Last day of the period (UTC, included); default: yesterday */
+                    to?: string;
+                    /** @description html (default) or pdf */
+                    format?: "html" | "pdf";
+                };
+                header?: never;
+                path: {
+                    /** @description Environment id (from POST or GET /api/v1/environments) */
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The report */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/pdf": string;
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the read scope (detail.required_scope)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/report-schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's plant report schedule: none, weekly or monthly by email */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                /**
+                                 * @description none (default), weekly (Monday, the week before) or monthly (the 1st, the month before)
+                                 * @enum {string}
+                                 */
+                                cadence: "none" | "weekly" | "monthly";
+                                updated_at: string | null;
+                            };
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the read scope (detail.required_scope)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Set the caller's plant report schedule (any member, for themself): each environment's report by email */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "cadence": "weekly"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        cadence: "none" | "weekly" | "monthly";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api: {
+                                version: string;
+                                request_id: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                processing_ms: number;
+                            };
+                            data: {
+                                /**
+                                 * @description none (default), weekly (Monday, the week before) or monthly (the 1st, the month before)
+                                 * @enum {string}
+                                 */
+                                cadence: "none" | "weekly" | "monthly";
+                                updated_at: string | null;
+                            };
+                            meta: Record<string, never>;
+                        };
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - UNKNOWN_PARAMETER (unknown_parameter): a query parameter this operation does not accept (detail.unknown, detail.accepted)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no API key or session was sent
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - PARTNER_SCOPE (partner_scope): Partner keys may call only the CVE endpoints, correlate-cves and check-windows
+                 *     - TRIAL_SCOPE (trial_scope): Trial keys may call only POST /api/v1/assets/correlate-cves, its /check, and GET /api/v1/cves/{cve_id} (detail.contact_url)
+                 *     - FORBIDDEN (insufficient_scope): the API key lacks the write scope (detail.required_scope)
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;
