@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  certainPrefix, comparatorOf, compareBind, compareCisco, compareRpm, distinctIn, compareHotfix, compareJuniper, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, general, orderableIn, parseEvr, rpmvercmp,
-  rangeReadable, schemeOf, type Compare, type Scheme,
+  comparatorOf, distinctIn, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, orderableIn, rangeReadable, schemeOf, type Scheme,
 } from '../../src/domain/version-schemes.ts';
+import { compareBind, compareCisco, compareHotfix, compareJuniper, compareRpm, parseEvr, rpmvercmp } from '../../src/domain/version-schemes-it.ts';
+import { certainPrefix, general, type Compare } from '../../src/domain/version-grammar.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 
 // Spellings as the CVE records (../shared/data/cve5) and CISA advisories (../shared/data/csaf-ics) write them.
