@@ -47,6 +47,8 @@ export interface CorrelateInput {
   assets: unknown[];
   environmentId: number | null;
   options: CorrelateOptions;
+  /** A file upload of the web app: one refused asset refuses the call (422 with data.rejected), nothing stored. */
+  wholeFile?: boolean;
 }
 
 /**
@@ -112,6 +114,15 @@ export interface AssetCorrelationDeps {
   cacheLimits?: CorrelationCacheLimits;
   /** Stored results go in statements of about this much JSON text each (default STORE_BATCH_CHARS; tests: smaller). */
   storeBatchChars?: number;
+}
+
+/** The 422 of a file refused whole (CorrelateInput.wholeFile): the rejected records in data.rejected, as a call of every record refused. */
+export function refusedFile(refused: number, of: number, rejected: unknown[]): ApiError {
+  return new ApiError('VALIDATION_ERROR', {
+    message: `${refused} of ${of} rows refused; nothing was stored`,
+    fields: [{ field: 'body.file', message: `${refused} of ${of} rows refused; nothing was stored`, type: 'value_error.rows' }],
+    data: { rejected },
+  });
 }
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
@@ -348,6 +359,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: input.environmentId } });
     }
     const v = await validate(input.assets);
+    if (input.wholeFile && v.rejected.length) throw refusedFile(v.rejected.length, input.assets.length, v.rejected);
     await charge(input.principal, v.accepted.length);
     return v;
   }

@@ -146,6 +146,68 @@ test('environments: create (bad input: the form with the message, nothing stored
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data.length, 0);
 });
 
+/** A multipart form as the browser sends the upload form: the CSRF field, the kind and the file. */
+function uploadForm(fields: Record<string, string>, file?: { name: string; text: string }) {
+  const boundary = '----vi-page-upload';
+  const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+  if (file) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n${file.text}\r\n`);
+  return { payload: Buffer.from(`${parts.join('')}--${boundary}--\r\n`), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+test('upload: a CSV with refused rows shows each row and its reasons, stores nothing; a good one stores every row; CSRF and roles as every form', async () => {
+  const env = (await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...o.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Upload hall' }) })).json().data.id as number;
+  const csrf = csrfOf((await get(`/environments/${env}`)).body);
+  const send = (fields: Record<string, string>, file?: { name: string; text: string }, who = owner) => {
+    const f = uploadForm(fields, file);
+    return t.app.inject({ method: 'POST', url: `/environments/${env}/upload`, headers: { ...who, ...html, origin, 'content-type': f.type }, payload: f.payload });
+  };
+  const stored = async () => (await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${env}`, headers: o.auth })).json().pagination.total as number;
+  const hosts = async () => (await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${env}`, headers: o.auth })).json().pagination.total as number;
+  const good = `asset_id,vendor,product,version\ndrive-u1,Siemens,${DRIVE},V3.1.3\ndrive-u2,Siemens,${DRIVE},V3.1.4\n`;
+
+  // Rows 3 and 4 refused (an e-mail address as a version; no vendor): both named with their reasons, nothing stored.
+  const bad = await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: `${good}drive-u3,Siemens,${DRIVE},ops@plant.example.com\ndrive-u4,,${DRIVE},V1\n` });
+  assert.equal(bad.statusCode, 422, bad.body.slice(0, 300));
+  const refused = text(bad.body.slice(bad.body.indexOf('id="upload-refused"')));
+  assert.match(refused, /2 rows refused: nothing was stored/);
+  assert.match(refused, /4 drive-u3 version: version must name the product's version/);
+  assert.match(refused, /5 drive-u4 vendor: /);
+  assert.equal(await stored(), 0);
+  // Not a nameplate column, no file, no kind, not UTF-8: the form's message, nothing stored.
+  assert.match(text((await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: 'asset_id,vendor,product,hostname\na,b,c,d\n' })).body), /Columns not part of a nameplate: hostname/);
+  assert.match(text((await send({ _csrf: csrf, kind: 'nameplates' })).body), /Choose a CSV file to upload/);
+  assert.match(text((await send({ _csrf: csrf }, { name: 'n.csv', text: good })).body), /Choose what the file holds/);
+  assert.match(text((await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: 'asset_id,vendor,product,version\n"unclosed\n' })).body), /the nameplates CSV could not be read/);
+  assert.equal(await stored(), 0);
+  // Without the page's token, or as a viewer: refused, nothing stored.
+  assert.equal((await send({ kind: 'nameplates' }, { name: 'n.csv', text: good })).statusCode, 403);
+  assert.equal((await send({ _csrf: csrfOf((await get(`/environments/${env}`, viewer)).body), kind: 'nameplates' }, { name: 'n.csv', text: good }, viewer)).statusCode, 403);
+  assert.equal(await stored(), 0);
+
+  // A Windows hosts file with one refused host (no build): nothing stored either.
+  const header = 'asset_id,os_product,edition_id,display_version,os_build,architecture,installation_type,installed_kbs,kb_source,esu_enrolled,collected_at';
+  const host = 'hist-01,Windows Server 2019 Datacenter,ServerDatacenter,1809,10.0.17763.6054,x64,Server,KB5040430,Get-HotFix,,2026-07-01T08:00:00Z';
+  const w = await send({ _csrf: csrf, kind: 'windows' }, { name: 'h.csv', text: `${header}\n${host}\nhist-02,Windows Server 2019 Datacenter,ServerDatacenter,1809,ten,x64,Server,,Get-HotFix,,2026-07-01T08:00:00Z\n` });
+  assert.equal(w.statusCode, 422);
+  assert.match(text(w.body), /1 row refused: nothing was stored/);
+  assert.match(text(w.body), /3 hist-02 os_build: /);
+  assert.equal(await hosts(), 0);
+
+  // The good files: every row stored, back to the page that says so and shows them.
+  const ok = await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: good });
+  assert.equal(ok.statusCode, 303);
+  assert.equal(ok.headers.location, `/environments/${env}?uploaded=nameplates`);
+  assert.equal(await stored(), 2);
+  const wok = await send({ _csrf: csrf, kind: 'windows' }, { name: 'h.csv', text: `${header}\n${host}\n` });
+  assert.equal(wok.statusCode, 303);
+  assert.equal(await hosts(), 1);
+  const page = await get(`/environments/${env}?uploaded=windows`);
+  assert.match(text(page.body), /Windows hosts uploaded: every row stored/);
+  assert.match(page.body, /id="host-hist-01"/);
+  assert.match(text(page.body.slice(page.body.indexOf('id="asset-drive-u1"'))), /CVE-2024-46886 .* affected .* V3\.1\.4/);
+  await t.app.inject({ method: 'DELETE', url: `/api/v1/environments/${env}`, headers: o.auth });
+});
+
 test('watchlist: watch (an unknown id: the form with the message, nothing stored), list, stop watching', async () => {
   const bad = await post('/watchlist', { entity_type: 'protocol', entity_id: 'no-such-protocol' });
   assert.equal(bad.statusCode, 422);

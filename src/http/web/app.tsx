@@ -3,6 +3,7 @@
 import type { EnvironmentOverview } from '../../services/overview.ts';
 import type { Environment } from '../../services/environments.ts';
 import type { AssetAnswer } from '../../services/correlation-answer.ts';
+import type { StoredView } from '../../services/windows-correlation.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
 import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
 import { BarChart } from './charts.tsx';
@@ -115,7 +116,82 @@ export function renderEnvironments(v: Viewer, envs: Environment[], form: { name?
   );
 }
 
-export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnswer[], total: number, form: { asset_id?: string; vendor?: string; product?: string; version?: string; errors?: Record<string, string> } = {}): string {
+/** What an upload came to: done, or refused whole with its message and each refused row's reasons. */
+export interface UploadOutcome {
+  kind: 'nameplates' | 'windows';
+  done?: boolean;
+  message?: string;
+  rows?: { row: number; asset_id: string | null; errors: string[] }[];
+}
+
+const UPLOAD_TEXT = {
+  nameplates: { title: 'Nameplates', columns: 'asset_id, vendor, product, version (cpe optional)' },
+  windows: { title: 'Windows hosts', columns: 'the spec\'s host columns: asset_id, os_product, edition_id, display_version, os_build, architecture, installation_type, installed_kbs (separated by ;), kb_source, esu_enrolled, collected_at' },
+} as const;
+
+function UploadForms({ v, env, upload }: { v: Viewer; env: Environment; upload?: UploadOutcome }) {
+  return (
+    <>
+      <h2>Upload a CSV</h2>
+      {upload?.done ? <p class="flash" role="status" id="upload-done">{UPLOAD_TEXT[upload.kind].title} uploaded: every row stored.</p> : null}
+      {upload && !upload.done ? (
+        <div class="alert-box" role="alert" id="upload-refused">
+          <p><strong>{UPLOAD_TEXT[upload.kind].title}: the file was refused.</strong> {upload.message}</p>
+          {upload.rows?.length ? (
+            <div class="scroll"><table id="upload-errors">
+              <caption>Refused rows (row 1 is the header)</caption>
+              <thead><tr><th scope="col">Row</th><th scope="col">Asset id</th><th scope="col">Reasons</th></tr></thead>
+              <tbody>{upload.rows.map((r) => <tr><td>{r.row}</td><td>{r.asset_id ?? '—'}</td><td>{r.errors.join('; ')}</td></tr>)}</tbody>
+            </table></div>
+          ) : null}
+        </div>
+      ) : null}
+      <div class="cards">
+        {(['nameplates', 'windows'] as const).map((kind) => (
+          <form method="post" action={`/environments/${env.id}/upload`} enctype="multipart/form-data" class="stack card" id={`upload-${kind}`}>
+            <Csrf token={v.csrf} />
+            <input type="hidden" name="kind" value={kind} />
+            <label>{UPLOAD_TEXT[kind].title} (CSV, UTF-8) <input type="file" name="file" accept=".csv,text/csv" required /></label>
+            <p class="sub">Columns: {UPLOAD_TEXT[kind].columns}. A file with any refused row stores nothing.</p>
+            <button type="submit">Upload {UPLOAD_TEXT[kind].title.toLowerCase()}</button>
+          </form>
+        ))}
+      </div>
+    </>
+  );
+}
+
+/** Whether a host needs Extended Security Updates for a fix (a fix group of ESU). */
+const needsEsu = (h: StoredView) => h.fix_groups.some((g) => g.fix_type === 'esu');
+
+function WindowsHosts({ hosts, total }: { hosts: StoredView[]; total: number }) {
+  if (!hosts.length) return null;
+  return (
+    <>
+      <h2 id="windows-hosts">Windows hosts ({total})</h2>
+      {hosts.map((h) => (
+        <section class="card" id={`host-${h.asset_id}`}>
+          <h3>{h.asset_id}: {h.microsoft_product ?? 'not mapped to a Microsoft product'}</h3>
+          <p class="sub">{h.counts.confirmed_open} open · {h.counts.needs_review} need review · {h.counts.cleared} cleared · evaluated {h.evaluated_on}</p>
+          <p>
+            {h.end_of_life ? <span class="badge sev-CRITICAL">end of life</span> : <span class="badge sev-LOW">supported</span>}{' '}
+            {needsEsu(h) ? <span class="badge sev-HIGH">ESU needed</span> : null}{' '}
+            {h.labels.filter((l) => l !== 'end of life').map((l) => <span class="badge">{l}</span>)}
+          </p>
+          {h.map_note ? <p class="sub">{h.map_note}</p> : null}
+          {h.fix_groups.length ? (
+            <ol class="fixes">{h.fix_groups.map((g) => (
+              <li>{g.fix} <span class="sub">({g.counts.total} CVEs{g.counts.known_exploited ? `, ${g.counts.known_exploited} KEV` : ''}{g.highest_score !== null ? `, highest ${g.highest_score}` : ''})</span></li>
+            ))}</ol>
+          ) : <p class="none">Nothing to install.</p>}
+        </section>
+      ))}
+    </>
+  );
+}
+
+export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnswer[], total: number, form: { asset_id?: string; vendor?: string; product?: string; version?: string; errors?: Record<string, string> } = {},
+  hosts: { items: StoredView[]; total: number } = { items: [], total: 0 }, upload?: UploadOutcome): string {
   return html(
     <Layout title={env.name} current="/environments" viewer={v}>
       <p><a href="/environments">All environments</a></p>
@@ -132,7 +208,9 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
           <FieldError errors={form.errors} field="asset" />
           <button type="submit">Add asset</button>
         </form>
+        <UploadForms v={v} env={env} upload={upload} />
       </> : null}
+      <WindowsHosts hosts={hosts.items} total={hosts.total} />
       <h2>Assets and their CVEs</h2>
       {assets.length === 0 ? <p class="none">No asset stored in this environment.</p> : null}
       {assets.map((a) => (
@@ -252,7 +330,7 @@ export function renderWebhooks(v: Viewer, hooks: Webhook[], s: WebhooksPageState
               </form>
             </details>
           </> : null}
-          <p><a href={`/webhooks?deliveries=${w.id}#webhook-${w.id}`}>Recent deliveries</a></p>
+          <p><a href={`/webhooks?id=${w.id}#webhook-${w.id}`}>Recent deliveries</a></p>
           {s.deliveries?.webhookId === w.id ? (
             s.deliveries.items.length ? (
               <div class="scroll"><table class="deliveries">

@@ -15,12 +15,19 @@ import type { RouteAuth } from '../../auth.ts';
 import { viewerOf } from '../../web/viewer.ts';
 import { pageHeaders } from '../../web/layout.tsx';
 import type { Viewer } from '../../web/layout.tsx';
-import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, renderOverview, renderWatchlist, renderWebhooks, type WebhooksPageState } from '../../web/app.tsx';
+import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, renderOverview, renderWatchlist, renderWebhooks, type UploadOutcome, type WebhooksPageState } from '../../web/app.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
+import multipart from '@fastify/multipart';
+import { readCsv } from '../v2/assets.ts';
+import { csvRowToHostRecord } from '../../../domain/windows/validate.ts';
+import { ASSET_FIELDS } from '../../../domain/assets.ts';
+import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
+import { MAX_HOSTS } from '../../../services/windows-correlation.ts';
+import { parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
@@ -44,6 +51,14 @@ const idOf = (text: string): number => {
 };
 
 const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
+/** An uploaded CSV: 2 MiB (200 rows of the widest Windows host record fit many times over). */
+const UPLOAD_LIMIT = 2 * 1024 * 1024;
+/** The v2 view of a stored host on its environment's page: the defaults of GET /api/v2/assets/results. */
+const HOST_VIEW: ViewOptions = (() => {
+  const o = parseViewOptions({}, { fromText: true, includeClearedDefault: false });
+  if (!o.ok) throw new Error('the default view options are refused');
+  return o.options;
+})();
 
 const webPages: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
@@ -120,16 +135,22 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
 
   async function environmentPage(req: FastifyRequest, raw: string) {
     const env = await environment(req, raw);
-    const r = await s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page: 1, perPage: 200, options: DEFAULT_OPTIONS });
-    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)) };
+    const [r, hosts] = await Promise.all([
+      s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page: 1, perPage: 200, options: DEFAULT_OPTIONS }),
+      s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, page: 1, perPage: 200, options: HOST_VIEW }),
+    ]);
+    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)), hosts: { items: hosts.assets, total: hosts.total } };
   }
 
   app.get('/environments/:environment_id', {
-    schema: { tags: ['pages'], summary: 'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), add and remove assets', security: session, params: EnvParams, querystring: NoQuery, response: { 200: Html('The environment') } },
+    schema: {
+      tags: ['pages'], summary: 'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, upload and remove assets', security: session, params: EnvParams,
+      querystring: Type.Object({ uploaded: Type.Optional(Type.Union([Type.Literal('nameplates'), Type.Literal('windows')])) }, { additionalProperties: false }), response: { 200: Html('The environment') },
+    },
     config: { auth: read('environments', envId) },
   }, async (req, reply) => {
     const p = await environmentPage(req, req.params.environment_id);
-    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total));
+    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, req.query.uploaded ? { kind: req.query.uploaded, done: true } : undefined));
   });
 
   app.get('/environments/:environment_id/export.csv', {
@@ -191,7 +212,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     if (refused) {
       if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
       const p = await environmentPage(req, req.params.environment_id);
-      return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, { asset_id, vendor, product, version, errors }), 422);
+      return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, { asset_id, vendor, product, version, errors }, p.hosts), 422);
     }
     return reply.redirect(`/environments/${env.id}`, 303);
   });
@@ -210,6 +231,63 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: req.query.environment_id } });
     if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: id } });
     return reply.redirect(id === null ? '/environments' : `/environments/${id}`, 303);
+  });
+
+  // CSV upload of nameplates (asset_id,vendor,product,version[,cpe]) or of Windows hosts (the §2.6 columns, as POST
+  // /api/v2/assets/correlate-csv): the same validation and services as the API, with one difference a person at a
+  // page needs: a file with any refused row is refused whole (the rows and their reasons on the page), nothing stored.
+  await app.register(async (up) => {
+    await up.register(multipart, { attachFieldsToBody: 'keyValues', limits: { files: 1, fileSize: UPLOAD_LIMIT, fields: 4, parts: 5 } });
+    up.post('/environments/:environment_id/upload', {
+      schema: {
+        tags: ['pages'], summary: 'Upload form (multipart: kind = nameplates or windows, file = the CSV): every row stored, or the page with each refused row\'s reasons (422) and nothing stored', security: session, params: EnvParams, querystring: NoQuery,
+        consumes: ['multipart/form-data'], response: { ...See('the environment'), 422: Html('The environment page with the refused rows') },
+      },
+      config: { auth: write('environments', envId) },
+    }, async (req, reply) => {
+      const envRaw = (req.params as { environment_id: string }).environment_id;
+      const env = await environment(req, envRaw);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const kind = body.kind === 'windows' ? 'windows' : body.kind === 'nameplates' ? 'nameplates' : null;
+      const refuse = async (u: UploadOutcome) => {
+        const p = await environmentPage(req, envRaw);
+        return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, u), 422);
+      };
+      if (kind === null) return refuse({ kind: 'nameplates', message: 'Choose what the file holds: nameplates or Windows hosts.' });
+      const file = body.file;
+      const text = Buffer.isBuffer(file) ? file : typeof file === 'string' ? Buffer.from(file) : null;
+      if (!text || text.length === 0) return refuse({ kind, message: 'Choose a CSV file to upload.' });
+      let csv: string;
+      try {
+        csv = new TextDecoder('utf-8', { fatal: true }).decode(text);
+      } catch {
+        return refuse({ kind, message: 'The file is not valid UTF-8 text: save it as CSV UTF-8.' });
+      }
+      try {
+        const rows = readCsv(csv, kind === 'windows' ? 'hosts' : 'nameplates');
+        const max = kind === 'windows' ? MAX_HOSTS : MAX_ASSETS;
+        if (rows.length === 0) return await refuse({ kind, message: 'The file has a header row and no data row.' });
+        if (rows.length > max) return await refuse({ kind, message: `A file holds at most ${max} rows (this one has ${rows.length}); split it.` });
+        if (kind === 'nameplates') {
+          const extra = Object.keys(rows[0]).filter((h) => !(ASSET_FIELDS as readonly string[]).includes(h));
+          if (extra.length) return await refuse({ kind, message: `Columns not part of a nameplate: ${extra.join(', ')} (the columns are ${ASSET_FIELDS.join(', ')}).` });
+          await s.assets.correlate({ principal: req.principal!, requestId: req.id, environmentId: env.id, options: DEFAULT_OPTIONS, wholeFile: true,
+            assets: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k, v]) => !(k === 'version' || k === 'cpe') || v.trim() !== ''))) });
+        } else {
+          await app.limits.correlation.check(req.principal!, rows.length);
+          await s.windows.correlate({ orgId: req.principal!.orgId, requestId: req.id, environmentId: env.id, hosts: rows.map(csvRowToHostRecord), software: [], options: HOST_VIEW, wholeFile: true });
+        }
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.entry.status !== 422) throw e;
+        const rejected = (e.opts.data as { rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[] } | undefined)?.rejected;
+        return refuse({
+          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : e.message,
+          // Row numbers as a spreadsheet shows them: the header is row 1.
+          rows: rejected?.map((x) => ({ row: x.index + 2, asset_id: x.asset_id, errors: x.errors.map((f) => `${f.field.replace(/^.*\./, '')}: ${f.message}`) })),
+        });
+      }
+      return reply.redirect(`/environments/${env.id}?uploaded=${kind}`, 303);
+    });
   });
 
   // CVE explorer ---------------------------------------------------------------------------------------------------
