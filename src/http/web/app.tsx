@@ -7,7 +7,7 @@ import type { StoredView } from '../../services/windows-correlation.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
 import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
 import { BarChart } from './charts.tsx';
-import { Csrf, FieldError, html, Layout, when, type Viewer } from './layout.tsx';
+import { Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
 
 const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
 const cls = (p: string) => `p-${p.replace(' ', '_')}`;
@@ -80,14 +80,14 @@ export function renderOverview(v: Viewer, d: OverviewData): string {
 function AlertTable({ items }: { items: AlertItem[] }) {
   if (!items.length) return <p class="none">No alerts.</p>;
   return (
-    <div class="scroll"><table id="alerts">
+    <Scroll label="Alerts"><table id="alerts">
       <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th></tr></thead>
       <tbody>{items.map((a) => (
         <tr><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
           <td>{a.watchlist_match.entity_type}: {a.watchlist_match.entity_type === 'environment' ? <a href="/environments">{a.watchlist_match.entity_name}</a> : a.watchlist_match.entity_name}</td>
           <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td></tr>
       ))}</tbody>
-    </table></div>
+    </table></Scroll>
   );
 }
 
@@ -95,13 +95,13 @@ export function renderEnvironments(v: Viewer, envs: Environment[], form: { name?
   return html(
     <Layout title="Environments" current="/environments" viewer={v}>
       <h1>Environments</h1>
-      <div class="scroll"><table id="environments">
+      <Scroll label="Environments"><table id="environments">
         <thead><tr><th>Name</th><th>Description</th><th>Windows hosts</th><th>Created</th>{canChange(v) ? <th><span class="skip">Action</span></th> : null}</tr></thead>
         <tbody>{envs.map((e) => (
           <tr><td><a href={`/environments/${e.id}`}>{e.name}</a></td><td>{e.description}</td><td>{e.host_count}</td><td>{e.created_at.slice(0, 10)}</td>
             {canChange(v) ? <td><form class="inline" method="post" action={`/environments/${e.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="danger" aria-label={`Delete ${e.name}`}>Delete</button></form></td> : null}</tr>
         ))}</tbody>
-      </table></div>
+      </table></Scroll>
       {envs.length === 0 ? <p class="none">No environment yet.</p> : null}
       {canChange(v) ? <>
         <h2>New environment</h2>
@@ -138,11 +138,11 @@ function UploadForms({ v, env, upload }: { v: Viewer; env: Environment; upload?:
         <div class="alert-box" role="alert" id="upload-refused">
           <p><strong>{UPLOAD_TEXT[upload.kind].title}: the file was refused.</strong> {upload.message}</p>
           {upload.rows?.length ? (
-            <div class="scroll"><table id="upload-errors">
+            <Scroll label="Refused rows"><table id="upload-errors">
               <caption>Refused rows (row 1 is the header)</caption>
               <thead><tr><th scope="col">Row</th><th scope="col">Asset id</th><th scope="col">Reasons</th></tr></thead>
               <tbody>{upload.rows.map((r) => <tr><td>{r.row}</td><td>{r.asset_id ?? '—'}</td><td>{r.errors.join('; ')}</td></tr>)}</tbody>
-            </table></div>
+            </table></Scroll>
           ) : null}
         </div>
       ) : null}
@@ -219,13 +219,13 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
           <p class="sub">{a.counts.affected} affected · {a.counts.needs_review} need review</p>
           {canChange(v) ? <form class="inline" method="post" action={`/assets/${encodeURIComponent(a.asset.asset_id)}/delete?environment_id=${env.id}`}><Csrf token={v.csrf} /><button type="submit" class="secondary">Remove {a.asset.asset_id}</button></form> : null}
           {a.listed.length ? (
-            <div class="scroll"><table>
+            <Scroll label={`CVEs of ${a.asset.asset_id}`}><table>
               <thead><tr><th>CVE</th><th>Status</th><th>Deciding range</th><th>Fix</th><th>KEV</th></tr></thead>
               <tbody>{a.listed.map((d) => (
                 <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span></td><td>{d.v.status}</td><td>{d.v.reason}</td>
                   <td>{d.v.fixed_version ?? '—'}</td><td>{d.card.kev_flagged ? 'yes' : 'no'}</td></tr>
               ))}</tbody>
-            </table></div>
+            </table></Scroll>
           ) : null}
         </section>
       ))}
@@ -265,13 +265,13 @@ export function renderWatchlist(v: Viewer, entries: WatchEntry[], form: { entity
     <Layout title="Watchlist" current="/watchlist" viewer={v}>
       <h1>Watchlist</h1>
       {form.notice ? <p class="flash">{form.notice}</p> : null}
-      <div class="scroll"><table id="watchlist">
+      <Scroll label="Watchlist"><table id="watchlist">
         <thead><tr><th>Type</th><th>Watched</th><th>Since</th>{canChange(v) ? <th><span class="skip">Action</span></th> : null}</tr></thead>
         <tbody>{entries.map((e) => (
           <tr><td>{e.entity_type}</td><td>{e.entity_type === 'cve' ? <a href={`/cve/${e.entity_id}`}>{e.entity_name}</a> : e.entity_name}</td><td>{e.created_at.slice(0, 10)}</td>
             {canChange(v) ? <td><form class="inline" method="post" action={`/watchlist/${e.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="secondary" aria-label={`Stop watching ${e.entity_name}`}>Stop watching</button></form></td> : null}</tr>
         ))}</tbody>
-      </table></div>
+      </table></Scroll>
       {entries.length === 0 ? <p class="none">Nothing watched yet.</p> : null}
       {canChange(v) ? <>
         <h2>Watch</h2>
@@ -333,10 +333,10 @@ export function renderWebhooks(v: Viewer, hooks: Webhook[], s: WebhooksPageState
           <p><a href={`/webhooks?id=${w.id}#webhook-${w.id}`}>Recent deliveries</a></p>
           {s.deliveries?.webhookId === w.id ? (
             s.deliveries.items.length ? (
-              <div class="scroll"><table class="deliveries">
+              <Scroll label="Recent deliveries"><table class="deliveries">
                 <thead><tr><th>When (UTC)</th><th>Event</th><th>CVE</th><th>Status</th><th>HTTP</th><th>Error</th></tr></thead>
                 <tbody>{s.deliveries.items.map((d) => <tr><td>{when(d.claimed_at)}</td><td>{d.event}</td><td>{d.cve_id ?? '—'}</td><td>{d.status}</td><td>{d.http_status ?? '—'}</td><td>{d.error ?? ''}</td></tr>)}</tbody>
-              </table></div>
+              </table></Scroll>
             ) : <p class="none">No delivery yet.</p>
           ) : null}
         </section>
