@@ -245,6 +245,13 @@ export class WindowsCorrelation {
     return { assets, fix_summary: fixSummary(evals), total, microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
   }
 
+  /** A page of an environment's stored host records as submitted (its Windows inventory), by asset_id. */
+  async inventory(orgId: number, environmentId: number, page: number, perPage: number): Promise<{ total: number; hosts: WindowsHost[] }> {
+    await this.assertEnvironment(orgId, environmentId);
+    const { total, rows } = await listResults(this.deps.db, orgId, { environmentId }, perPage, (page - 1) * perPage);
+    return { total, hosts: rows.map((r) => r.host as WindowsHost) };
+  }
+
   /** Build the index and load the signals ahead of the first call (the server does it once it listens). */
   warm() {
     return this.data.warm();

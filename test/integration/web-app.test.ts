@@ -205,6 +205,17 @@ test('upload: a CSV with refused rows shows each row and its reasons, stores not
   assert.match(text(page.body), /Windows hosts uploaded: every row stored/);
   assert.match(page.body, /id="host-hist-01"/);
   assert.match(text(page.body.slice(page.body.indexOf('id="asset-drive-u1"'))), /CVE-2024-46886 .* affected .* V3\.1\.4/);
+  // The inventory export: the nameplates, then the hosts as submitted (KBs joined by ;, ESU as yes/no/blank).
+  const inv = (await get(`/environments/${env}/inventory.csv`)).body.trim().split('\r\n');
+  assert.equal(inv[0], 'kind,asset_id,vendor,product,version,cpe,edition_id,display_version,os_build,architecture,installation_type,installed_kbs,kb_source,esu_enrolled,collected_at');
+  assert.deepEqual(inv.slice(1), [
+    `nameplate,drive-u1,Siemens,${DRIVE},V3.1.3,,,,,,,,,,`,
+    `nameplate,drive-u2,Siemens,${DRIVE},V3.1.4,,,,,,,,,,`,
+    'windows,hist-01,Microsoft,Windows Server 2019 Datacenter,,,ServerDatacenter,1809,10.0.17763.6054,x64,Server,KB5040430,Get-HotFix,,2026-07-01T08:00:00Z',
+  ]);
+  // The results export holds the host too (no Microsoft data imported in this test: no CVE, one row).
+  const res = (await get(`/environments/${env}/export.csv`)).body.trim().split('\r\n');
+  assert.ok(res.includes('hist-01,Microsoft,,10.0.17763.6054,,,,,,'), res.join('\n'));
   await t.app.inject({ method: 'DELETE', url: `/api/v1/environments/${env}`, headers: o.auth });
 });
 

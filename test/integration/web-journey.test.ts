@@ -109,6 +109,12 @@ test('journey: sign in, environment, uploads, exposure, watch, webhook, KEV impo
   assert.match(opc, /Windows Server 2012 R2/);
   assert.match(opc, /end of life/);
   assert.match(await page.textContent('#host-win-hist-01') ?? '', /Install KB\d+/);
+  // Both exports: the results name the drive's CVE and its fix, and the hosts' CVEs with the KB to install.
+  const results = (await (await page.request.get(`${base}/environments/${envId}/export.csv`)).text()).split('\r\n');
+  assert.ok(results.some((r) => /^ics-026,Siemens,SIMATIC Drive Controller CPU 1504D TF .*,V3\.1\.3,CVE-2024-46886,affected,.*V3\.1\.4/.test(r)), results.filter((r) => /ics-026|win-hist-01/.test(r)).slice(0, 8).join('\n'));
+  assert.ok(results.some((r) => /^win-hist-01,Microsoft,Windows Server 2019[^,]*,10\.0\.17763\.6054,CVE-\d+-\d+,confirmed open,"Install KB\d+ .*",KB\d+ \(build 10\.0\.17763\.\d+\)/.test(r)), results.filter((r) => /win-hist-01/.test(r)).slice(0, 5).join('\n'));
+  const inventory = (await (await page.request.get(`${base}/environments/${envId}/inventory.csv`)).text()).trim().split('\r\n');
+  assert.equal(inventory.length, 1 + 50 + 10);
   await page.click('nav[aria-label=Main] >> text=Overview');
   const card = page.locator(`#env-${envId}`);
   const api = (await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${envId}&per_page=200`, headers: o.auth })).json();

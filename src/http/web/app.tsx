@@ -197,7 +197,7 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
       <p><a href="/environments">All environments</a></p>
       <h1>{env.name}</h1>
       {env.description ? <p class="sub">{env.description}</p> : null}
-      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a></p>
+      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a> · <a href={`/environments/${env.id}/inventory.csv`}>Export the inventory as CSV</a></p>
       {canChange(v) ? <>
         <h2>Add an asset</h2>
         <form method="post" action={`/environments/${env.id}/assets`} class="stack" novalidate>

@@ -51,6 +51,12 @@ const idOf = (text: string): number => {
 };
 
 const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
+/** One CSV line; a leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe. */
+const csvLine = (values: (string | number | boolean | null | undefined)[]) => values.map((v) => {
+  const t = v === null || v === undefined ? '' : String(v);
+  const safe = /^[=+\-@\t\r]/.test(t) ? `'${t}` : t;
+  return /[",\n\r]/.test(safe) || safe !== t ? `"${safe.replace(/"/g, '""')}"` : safe;
+}).join(',');
 /** An uploaded CSV: 2 MiB (200 rows of the widest Windows host record fit many times over). */
 const UPLOAD_LIMIT = 2 * 1024 * 1024;
 /** The v2 view of a stored host on its environment's page: the defaults of GET /api/v2/assets/results. */
@@ -153,33 +159,66 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, req.query.uploaded ? { kind: req.query.uploaded, done: true } : undefined));
   });
 
+  /** A CSV file answer: UTF-8, never cached, never sniffed, downloaded under `name`. */
+  const sendCsv = (reply: FastifyReply, name: string, lines: string[]) => reply.type('text/csv; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Disposition', `attachment; filename="${name}"`).send(`${lines.join('\r\n')}\r\n`);
+  /** Every stored nameplate's answer and every stored Windows host's v2 view, page by page. */
+  async function* nameplates(req: FastifyRequest, environmentId: number) {
+    for (let page = 1; ; page++) {
+      const r = await s.assets.results({ principal: req.principal!, environmentId, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
+      for (let i = 0; i < r.count; i++) yield r.answer(i);
+      if (page * 500 >= r.total) break;
+    }
+  }
+  async function* hostPages<T>(fetch: (page: number) => Promise<{ total: number; items: T[] }>) {
+    for (let page = 1; ; page++) {
+      const r = await fetch(page);
+      yield* r.items;
+      if (page * MAX_HOSTS >= r.total) break;
+    }
+  }
+  const CSV_DOC = (what: string) => ({ 200: { description: `CSV: ${what}`, content: { 'text/csv': { schema: Type.String() } } } });
+
   app.get('/environments/:environment_id/export.csv', {
     schema: {
-      tags: ['pages'], summary: 'The environment\'s assets and their CVEs as CSV (one row per asset and CVE; an asset without any CVE once)', security: session, params: EnvParams, querystring: NoQuery,
-      produces: ['text/csv'], response: { 200: { description: 'CSV', content: { 'text/csv': { schema: Type.String() } } } },
+      tags: ['pages'], summary: 'The environment\'s results as CSV: one row per asset and CVE (an asset without any CVE once), nameplates (GET /api/v1/assets/results) then Windows hosts (GET /api/v2/assets/results)', security: session, params: EnvParams, querystring: NoQuery,
+      produces: ['text/csv'], response: CSV_DOC('the results'),
     },
     config: { auth: read('environments', envId) },
   }, async (req, reply) => {
     const env = await environment(req, req.params.environment_id);
-    const cell = (v: string | number | boolean | null) => {
-      const t = v === null ? '' : String(v);
-      // A leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe.
-      const safe = /^[=+\-@\t\r]/.test(t) ? `'${t}` : t;
-      return /[",\n\r]/.test(safe) || safe !== t ? `"${safe.replace(/"/g, '""')}"` : safe;
-    };
-    const lines = ['asset_id,vendor,product,version,cve_id,status,reason,fixed_version,known_exploited,severity'];
-    for (let page = 1; ; page++) {
-      const r = await s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
-      for (let i = 0; i < r.count; i++) {
-        const a = r.answer(i);
-        const base = [a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version];
-        if (!a.listed.length) lines.push([...base, null, null, null, null, null, null].map(cell).join(','));
-        for (const d of a.listed) lines.push([...base, d.cve_id, d.v.status, d.v.reason, d.v.fixed_version, d.card.kev_flagged, d.card.severity].map(cell).join(','));
-      }
-      if (page * 500 >= r.total) break;
+    const lines = [csvLine(['asset_id', 'vendor', 'product', 'version', 'cve_id', 'status', 'reason', 'fixed_version', 'known_exploited', 'severity'])];
+    for await (const a of nameplates(req, env.id)) {
+      const base = [a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version];
+      if (!a.listed.length) lines.push(csvLine([...base, null, null, null, null, null, null]));
+      for (const d of a.listed) lines.push(csvLine([...base, d.cve_id, d.v.status, d.v.reason, d.v.fixed_version, d.card.kev_flagged, d.card.severity]));
     }
-    return reply.type('text/csv; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Disposition', `attachment; filename="environment-${env.id}.csv"`).send(`${lines.join('\r\n')}\r\n`);
+    const builds = new Map<string, string | null>();
+    for await (const h of hostPages((page) => s.windows.inventory(req.principal!.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) builds.set(h.asset_id, h.os_build);
+    for await (const h of hostPages((page) => s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, page, perPage: MAX_HOSTS, options: HOST_VIEW }).then((r) => ({ total: r.total, items: r.assets })))) {
+      const base = [h.asset_id, 'Microsoft', h.microsoft_product ?? '', builds.get(h.asset_id) ?? null];
+      if (!h.cves.length) lines.push(csvLine([...base, null, null, null, null, null, null]));
+      // The host's fix: the update to install (and the build that carries it), as the v2 result words it.
+      for (const c of h.cves) lines.push(csvLine([...base, c.cve_id, c.status, c.fix.action, c.kb ? `${c.kb}${c.fixed_build ? ` (build ${c.fixed_build})` : ''}` : c.fixed_build, c.known_exploited, c.severity]));
+    }
+    return sendCsv(reply, `environment-${env.id}.csv`, lines);
+  });
+
+  app.get('/environments/:environment_id/inventory.csv', {
+    schema: {
+      tags: ['pages'], summary: 'The environment\'s inventory as CSV: its nameplates (asset_id, vendor, product, version, cpe) and its Windows hosts as submitted (the §2.6 fields)', security: session, params: EnvParams, querystring: NoQuery,
+      produces: ['text/csv'], response: CSV_DOC('the inventory'),
+    },
+    config: { auth: read('environments', envId) },
+  }, async (req, reply) => {
+    const env = await environment(req, req.params.environment_id);
+    const lines = [csvLine(['kind', 'asset_id', 'vendor', 'product', 'version', 'cpe', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type', 'installed_kbs', 'kb_source', 'esu_enrolled', 'collected_at'])];
+    for await (const a of nameplates(req, env.id)) lines.push(csvLine(['nameplate', a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version, a.asset.cpe ?? null, null, null, null, null, null, null, null, null, null]));
+    for await (const h of hostPages((page) => s.windows.inventory(req.principal!.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) {
+      lines.push(csvLine(['windows', h.asset_id, 'Microsoft', h.os_product, null, null, h.edition_id, h.display_version, h.os_build, h.architecture, h.installation_type,
+        h.installed_kbs === null ? null : h.installed_kbs.join(';'), h.kb_source, h.esu_enrolled === null ? null : h.esu_enrolled ? 'yes' : 'no', h.collected_at]));
+    }
+    return sendCsv(reply, `environment-${env.id}-inventory.csv`, lines);
   });
 
   app.post('/environments/:environment_id/assets', {
