@@ -22,6 +22,7 @@ import feeds from './v1/feeds.ts';
 import triage from './v1/triage.ts';
 import staticFiles from './v1/static-files.ts';
 import webPages from './v1/web-pages.ts';
+import triagePages from './v1/triage-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(health);
@@ -46,4 +47,5 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(triage);
   await app.register(staticFiles);
   await app.register(webPages);
+  await app.register(triagePages);
 }

@@ -16,6 +16,8 @@ export const canChange = (v: Viewer) => v.role === 'owner' || v.role === 'admin'
 export interface AlertItem {
   id: number; cve_id: string; sage_priority: string; reasons: string[]; watchlist_match: { entity_type: string; entity_name: string };
   delivery_status: string; created_at: string;
+  /** Read by the signed-in member (the inbox); absent elsewhere. */
+  read?: boolean;
 }
 
 export interface OverviewData {
@@ -77,15 +79,19 @@ export function renderOverview(v: Viewer, d: OverviewData): string {
   );
 }
 
-function AlertTable({ items }: { items: AlertItem[] }) {
+/** The alerts as a table; with `csrf`, each row says read or unread for the member and toggles it (back to `back`). */
+function AlertTable({ items, csrf, back }: { items: AlertItem[]; csrf?: string; back?: string }) {
   if (!items.length) return <p class="none">No alerts.</p>;
   return (
     <Scroll label="Alerts"><table id="alerts">
-      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th></tr></thead>
+      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th>{csrf ? <th>Read</th> : null}</tr></thead>
       <tbody>{items.map((a) => (
-        <tr><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
+        <tr class={a.read === false ? 'unread' : undefined} id={`alert-${a.id}`}><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
           <td>{a.watchlist_match.entity_type}: {a.watchlist_match.entity_type === 'environment' ? <a href="/environments">{a.watchlist_match.entity_name}</a> : a.watchlist_match.entity_name}</td>
-          <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td></tr>
+          <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td>
+          {csrf ? <td>{a.read === false ? <strong>unread</strong> : 'read'}{' '}
+            <form class="inline" method="post" action={`/alerts/${a.id}/${a.read === false ? 'read' : 'unread'}`}><Csrf token={csrf} /><input type="hidden" name="back" value={back ?? '/alerts'} />
+              <button type="submit" class="secondary" aria-label={`Mark ${a.cve_id} ${a.read === false ? 'read' : 'unread'}`}>Mark {a.read === false ? 'read' : 'unread'}</button></form></td> : null}</tr>
       ))}</tbody>
     </table></Scroll>
   );
@@ -197,7 +203,7 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
       <p><a href="/environments">All environments</a></p>
       <h1>{env.name}</h1>
       {env.description ? <p class="sub">{env.description}</p> : null}
-      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a> · <a href={`/environments/${env.id}/inventory.csv`}>Export the inventory as CSV</a></p>
+      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a> · <a href={`/environments/${env.id}/inventory.csv`}>Export the inventory as CSV</a> · <a href={`/environments/${env.id}/decisions`}>Decisions</a></p>
       {canChange(v) ? <>
         <h2>Add an asset</h2>
         <form method="post" action={`/environments/${env.id}/assets`} class="stack" novalidate>
@@ -222,7 +228,7 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
             <Scroll label={`CVEs of ${a.asset.asset_id}`}><table>
               <thead><tr><th>CVE</th><th>Status</th><th>Deciding range</th><th>Fix</th><th>KEV</th></tr></thead>
               <tbody>{a.listed.map((d) => (
-                <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span></td><td>{d.v.status}</td><td>{d.v.reason}</td>
+                <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span><br /><a href={`/environments/${env.id}/decisions/${d.cve_id}`} aria-label={`Decision on ${d.cve_id}`}>Decision</a></td><td>{d.v.status}</td><td>{d.v.reason}</td>
                   <td>{d.v.fixed_version ?? '—'}</td><td>{d.card.kev_flagged ? 'yes' : 'no'}</td></tr>
               ))}</tbody>
             </table></Scroll>
@@ -233,9 +239,17 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
   );
 }
 
-export interface AlertFilters { priority?: string; since_days?: string; match_type?: string }
+export interface AlertFilters {
+  priority?: string; since_days?: string; match_type?: string; environment_id?: string; change_kind?: string; date_from?: string; date_to?: string; unread?: string;
+}
 
-export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page: number, pages: number, f: AlertFilters, qs: (page: number) => string): string {
+const CHANGE_LABEL: Record<string, string> = {
+  new_cve: 'new CVE', cve_removed: 'CVE removed', kev_added: 'added to KEV', kev_removed: 'removed from KEV', epss_threshold: 'EPSS over threshold',
+  cvss_changed: 'CVSS changed', exploit_maturity_up: 'exploit maturity up', patch_changed: 'patch changed', advisory_added: 'advisory added', ranges_changed: 'affected ranges changed',
+};
+
+export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page: number, pages: number, f: AlertFilters, qs: (page: number) => string, envs: Environment[], here: string): string {
+  const unread = items.filter((a) => a.read === false).length;
   return html(
     <Layout title="Alerts" current="/alerts" viewer={v}>
       <h1>Alerts</h1>
@@ -243,16 +257,28 @@ export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page:
         <label>Priority <select name="priority">
           {['', ...PRIORITIES, 'IGNORE'].map((p) => <option value={p} selected={(f.priority ?? '') === p}>{p || 'any'}</option>)}
         </select></label>
+        <label>Environment <select name="environment_id">
+          <option value="" selected={!f.environment_id}>any</option>
+          {envs.map((e) => <option value={String(e.id)} selected={f.environment_id === String(e.id)}>{e.name}</option>)}
+        </select></label>
+        <label>Reason <select name="change_kind">
+          <option value="" selected={!f.change_kind}>any</option>
+          {Object.entries(CHANGE_LABEL).map(([k, label]) => <option value={k} selected={f.change_kind === k}>{label}</option>)}
+        </select></label>
         <label>Matched by <select name="match_type">
           {['', 'vendor', 'product', 'protocol', 'cve', 'environment'].map((p) => <option value={p} selected={(f.match_type ?? '') === p}>{p || 'any'}</option>)}
         </select></label>
         <label>Raised in the last <select name="since_days">
           {['', '1', '7', '30', '90'].map((p) => <option value={p} selected={(f.since_days ?? '') === p}>{p ? `${p} days` : 'any time'}</option>)}
         </select></label>
-        <button type="submit">Filter</button>
+        <label>From <input type="date" name="date_from" value={f.date_from ?? ''} /></label>
+        <label>To <input type="date" name="date_to" value={f.date_to ?? ''} /></label>
+        <label><input type="checkbox" name="unread" value="true" checked={f.unread === 'true'} /> Unread only</label>
+        <button type="submit">Filter</button> <a href="/alerts">Clear</a>
       </form>
-      <p>{total} alerts</p>
-      <AlertTable items={items} />
+      <p>{total} alerts{unread ? ` · ${unread} unread on this page` : ''}</p>
+      {unread ? <form class="inline" method="post" action="/alerts/read-all"><Csrf token={v.csrf} /><input type="hidden" name="back" value={here} /><button type="submit" class="secondary">Mark all read</button></form> : null}
+      <AlertTable items={items} csrf={v.csrf} back={here} />
       <nav class="pager" aria-label="Pages">
         {page > 1 ? <a href={qs(page - 1)}>Previous</a> : null}<span>Page {page} of {Math.max(1, pages)}</span>{page < pages ? <a href={qs(page + 1)}>Next</a> : null}
       </nav>
