@@ -10,7 +10,7 @@ const OUT = new URL('../docs/web/', import.meta.url).pathname;
 const SIZES = [{ width: 1280, height: 800 }, { width: 390, height: 844 }];
 
 /** A file name for a page: its path without ids ("/environments/123/decisions/CVE-…" → "environment-decision"). */
-export function shotName(path: string): string {
+function shotName(path: string): string {
   const p = path.split('?')[0];
   const named: [RegExp, string][] = [
     [/^\/environments\/\d+\/decisions\/CVE-/, 'decision'], [/^\/environments\/\d+\/decisions$/, 'decisions'], [/^\/environments\/\d+$/, 'environment'],

@@ -37,7 +37,7 @@ function DecisionFields({ f, errors, members, prefix = '' }: { f: DecisionForm; 
   );
 }
 
-export function formOf(d: DecisionView | null): DecisionForm {
+function formOf(d: DecisionView | null): DecisionForm {
   if (!d) return { status: 'under_investigation' };
   return {
     status: d.status, justification: d.justification ?? '', impact_statement: d.impact_statement ?? '', action_statement: d.action_statement ?? '',
@@ -49,7 +49,7 @@ function Review({ d }: { d: DecisionView }) {
   return d.review.needed ? <span class="badge sev-HIGH" title={d.review.reasons.join('; ')}>review again</span> : null;
 }
 
-export interface BulkOutcome { matched: number; created: number; updated: number; unchanged: number }
+interface BulkOutcome { matched: number; created: number; updated: number; unchanged: number }
 export type BulkForm = DecisionForm & Partial<Record<'vendor' | 'product' | 'attack_vector' | 'correlation_status' | 'undecided', string>>;
 
 export function renderDecisions(v: Viewer, env: Environment, items: DecisionView[], total: number, members: Member[], s: { bulk?: BulkForm; errors?: Record<string, string>; outcome?: BulkOutcome } = {}): string {
