@@ -406,7 +406,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ alert_id: Type.String({ pattern: '^[0-9]{1,19}$' }) }), querystring: NoQuery,
         body: Type.Object({ ...Csrf, ...Back }, { additionalProperties: false, examples: [{ back: '/alerts' }] }), response: See('/alerts'),
       },
-      config: { auth: { mode: 'session', role: 'viewer', scope: 'read', self: true, tenant: { resource: 'alerts', ids: [{ in: 'params', name: 'alert_id', foreign: 'alert_not_found' }] } } },
+      config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'alerts', ids: [{ in: 'params', name: 'alert_id', foreign: 'alert_not_found' }] } } },
     }, async (req, reply) => {
       const id = idOf(req.params.alert_id);
       const own = (await s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { page: 1, per_page: 1, ids: [id] })).total;
@@ -420,7 +420,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['pages'], summary: 'Mark-all-read form: every alert of the organization read for the signed-in member; back to the inbox (`back`)', security: session, querystring: NoQuery,
       body: Type.Object({ ...Csrf, ...Back }, { additionalProperties: false, examples: [{ back: '/alerts?unread=true' }] }), response: See('/alerts'),
     },
-    config: { auth: { mode: 'session', role: 'viewer', scope: 'read', self: true, tenant: { resource: 'alerts', ids: [] } } },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'alerts', ids: [] } } },
   }, async (req, reply) => {
     await s.alerts.markRead(req.principal!.orgId, req.principal!.memberId, 'all', true);
     return reply.redirect(req.body.back ?? '/alerts', 303);
