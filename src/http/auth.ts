@@ -102,8 +102,12 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The session cookie's value when the caller is signed in by session (logout and org switch end it). */
     sessionToken: string | null;
-    /** A session form post whose CSRF token is in the body (`_csrf`): checked once the body is parsed. */
-    csrfPending: boolean;
+    /**
+     * A session form post whose CSRF token is in the body (`_csrf`): checked once the body is parsed, before
+     * validation ('form'), or for a multipart form, whose fields a page's multipart scope attaches to the body in its
+     * own preValidation hook, before the handler ('parts').
+     */
+    csrfPending: false | 'form' | 'parts';
     /** internal_or_session routes: who passed. */
     access: Access;
   }
@@ -251,8 +255,8 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
   app.decorateRequest('sessionToken', null);
   app.decorateRequest('csrfPending', false);
   // A form post's CSRF token arrives in the body: checked once parsed, and removed before validation.
-  app.addHook('preValidation', (req, _reply, done) => {
-    if (!req.csrfPending) return done();
+  const bodyToken = (stage: 'form' | 'parts') => (req: FastifyRequest, _reply: unknown, done: (e?: Error) => void) => {
+    if (req.csrfPending !== stage) return done();
     const body = req.body as Record<string, unknown> | null;
     const token = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
     try {
@@ -262,7 +266,9 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
       return done(e as Error);
     }
     done();
-  });
+  };
+  app.addHook('preValidation', bodyToken('form'));
+  app.addHook('preHandler', bodyToken('parts'));
   // Deny by default: an API route without a policy is a startup error, not an open route. Pages outside /api/
   // (the /docs reference) read no credential unless they declare one.
   app.addHook('onRoute', (route) => {
@@ -341,8 +347,15 @@ function verifyCsrf(sessionToken: string, presented: string | undefined): void {
 export function checkCsrf(req: FastifyRequest): void {
   if (req.principal?.via !== 'session' || !isWrite(req.method) || !req.sessionToken) return;
   const header = req.headers[CSRF_HEADER];
-  if (header === undefined && (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
-    req.csrfPending = true;
+  const type = req.headers['content-type'] ?? '';
+  if (header === undefined && type.startsWith('application/x-www-form-urlencoded')) {
+    req.csrfPending = 'form';
+    return;
+  }
+  // A multipart body is read after validation: its `_csrf` field is checked before the handler (a route that does
+  // not attach the fields to the body has none, and is refused as without a token).
+  if (header === undefined && type.startsWith('multipart/form-data')) {
+    req.csrfPending = 'parts';
     return;
   }
   verifyCsrf(req.sessionToken, typeof header === 'string' ? header : undefined);

@@ -16,7 +16,7 @@ import { namedProducts } from '../store/ranges.ts';
 import { decisionsForCves, flagForReview, type RunDecision } from '../store/triage.ts';
 import { coversAsset, reviewReason } from '../domain/triage.ts';
 import {
-  alertCves, claimAlertEmails, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlertOrgs, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
+  alertCves, claimAlertEmails, setAlertsRead, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlertOrgs, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
   type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
 } from '../store/alerts.ts';
 
@@ -347,20 +347,28 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     },
 
     /** A page of the organization's alerts; `per_page` is clamped to the reader's tier cap, as every collection's. */
-    async list(who: Reader & { orgId: number }, q: PageRequest & { sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }) {
+    async list(who: Reader & { orgId: number }, q: PageRequest & { sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }
+      & Pick<AlertFilter, 'until' | 'environment' | 'change_kind' | 'member_id' | 'unread' | 'ids'> = {}) {
       const orgId = who.orgId;
       const { page, perPage, offset } = pageArgs(who, q);
       const f: AlertFilter = {
         sage_priority: q.sage_priority?.split(','), cve_id: q.cve_id?.toUpperCase(), since: q.since ? new Date(q.since) : undefined,
         delivery_status: q.delivery_status, match_type: q.match_type,
+        until: q.until, environment: q.environment, change_kind: q.change_kind, member_id: q.member_id, unread: q.unread, ids: q.ids,
       };
       const { total, rows } = await listAlerts(db, orgId, f, perPage, offset);
       const items = rows.map((r) => ({
         id: r.id, cve_id: r.cve_id, sage_priority: r.sage_priority, reasons: r.reasons, change_kinds: r.change_kinds,
         watchlist_match: { entity_type: r.match_type, entity_name: r.match_name }, delivery_status: r.delivery_status,
         created_at: r.created_at, payload: alertPayloadFor(r.payload as { data: object }, who.tier),
+        ...(q.member_id !== undefined ? { read: r.read === true } : {}),
       }));
       return { items, total, page, perPage };
+    },
+
+    /** Marks alerts read or unread for one member of the organization (`all`: every alert of the organization). */
+    markRead(orgId: number, memberId: number, ids: number[] | 'all', read: boolean): Promise<number> {
+      return setAlertsRead(db, orgId, memberId, ids, read);
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { environmentExists } from '../store/windows.ts';
 import { CorrelationCache, type CorpusGeneration, type CorrelationCacheLimits } from './correlation-cache.ts';
-import { environmentNotFound } from './refusal.ts';
+import { environmentNotFound, invalidInput, type Refusal } from './refusal.ts';
 import { createAssetCharge } from './asset-correlation/charge.ts';
 import { createAssetMatcher } from './asset-correlation/match.ts';
 import { createAssetResults } from './asset-correlation/results.ts';
@@ -41,6 +41,12 @@ export interface AssetCorrelationDeps {
   storeBatchChars?: number;
 }
 
+/** The 422 of a file refused whole (CorrelateInput.wholeFile): the rejected records in data.rejected, as a call of every record refused. */
+export function refusedFile(refused: number, of: number, rejected: unknown[]): Refusal {
+  const message = `${refused} of ${of} rows refused; nothing was stored`;
+  return invalidInput(message, [{ field: 'body.file', message, type: 'value_error.rows' }], { rejected });
+}
+
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {
   const { db } = deps;
   const cache = new CorrelationCache(deps.corpusDb ?? db, deps.corpus ?? null, deps.cacheLimits);
@@ -55,6 +61,7 @@ export function createAssetCorrelation(deps: AssetCorrelationDeps) {
       throw environmentNotFound(input.environmentId);
     }
     const v = await matcher.validate(input.assets);
+    if (input.wholeFile && v.rejected.length) throw refusedFile(v.rejected.length, input.assets.length, v.rejected);
     await charge.charge(input.principal, v.accepted.length);
     return v;
   }

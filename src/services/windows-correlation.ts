@@ -21,6 +21,7 @@ import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo
 import { environmentExists, listResults, lockEnvironment, storeResults } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
+import { refusedFile } from './asset-correlation.ts';
 
 /** Spec §4.2 / §7: at most 200 hosts per call, counted before any per-host validation. */
 export const MAX_HOSTS = 200;
@@ -33,6 +34,8 @@ export interface CorrelateInput {
   hosts: unknown[];
   software: unknown[];
   options: ViewOptions;
+  /** A file upload of the web app: one refused host refuses the call (422 with data.rejected), nothing stored. */
+  wholeFile?: boolean;
 }
 
 export interface RejectedHost {
@@ -169,6 +172,7 @@ export class WindowsCorrelation {
   async correlate(input: CorrelateInput): Promise<Correlation> {
     await this.assertEnvironment(input.orgId, input.environmentId);
     const { accepted, rejected } = splitHosts(input.hosts, this.deps.clock.now(), () => ({ software_stored: 0, software_rejected: validateSoftware(input.software, new Set()).rejected }), identifyingSoftwareHosts(input.software));
+    if (input.wholeFile && rejected.length) throw refusedFile(rejected.length, input.hosts.length, rejected);
     const sw = validateSoftware(input.software, new Set(accepted.map((a) => a.host.asset_id)));
     const today = this.today();
     const { evals, assets, info } = await this.evaluateAll(accepted, input.options, today);
@@ -239,6 +243,13 @@ export class WindowsCorrelation {
       await yieldToLoop();
     }
     return { assets, fix_summary: fixSummary(evals), total, microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
+  }
+
+  /** A page of an environment's stored host records as submitted (its Windows inventory), by asset_id. */
+  async inventory(orgId: number, environmentId: number, page: number, perPage: number): Promise<{ total: number; hosts: WindowsHost[] }> {
+    await this.assertEnvironment(orgId, environmentId);
+    const { total, rows } = await listResults(this.deps.db, orgId, { environmentId }, perPage, (page - 1) * perPage);
+    return { total, hosts: rows.map((r) => r.host as WindowsHost) };
   }
 
   /** Build the index and load the signals ahead of the first call (the server does it once it listens). */

@@ -219,6 +219,8 @@ export const FALLBACK_BODIES: Record<string, (id: Record<string, string | number
     ...Object.fromEntries(Object.entries(id).map(([k, v]) => [k, String(v)])),
     hosts: `${Object.keys(RUNNER_HOST).join(',')}\n${Object.values(RUNNER_HOST).map((v) => (Array.isArray(v) ? v.join(';') : v)).join(',')}\n`,
   }, ['hosts']),
+  // The web app's upload form: the environment is in the path; the CSV rides as the file part.
+  'POST /environments/:environment_id/upload': () => multipart({ kind: 'nameplates', file: 'asset_id,vendor,product,version\nrunner-plc-1,Siemens,SIMATIC S7-1500,V2.9\n' }, ['file']),
 };
 
 const RUNNER_HOST = {

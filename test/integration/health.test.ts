@@ -109,11 +109,15 @@ describe('payload', () => {
 });
 
 describe('status page (Accept: text/html)', () => {
-  test('anonymous: public banner and badges, no details, refresh every 30 s, no script', async () => {
+  test('anonymous: public banner and badges, no details, refresh every 30 s on the reader\'s choice, no script', async () => {
     const r = await get({ accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
     assert.equal(r.statusCode, 200);
     assert.match(String(r.headers['content-type']), /^text\/html/);
-    assert.match(r.body, /<meta http-equiv="refresh" content="30"\/?>/);
+    assert.doesNotMatch(r.body, /http-equiv="refresh"/, 'no timed refresh unasked (WCAG 2.2.1)');
+    assert.match(r.body, /<a href="\/api\/v1\/health\?refresh=30">Refresh every 30 seconds<\/a>/);
+    const chosen = await t.app.inject({ method: 'GET', url: '/api/v1/health?refresh=30', headers: { accept: 'text/html' } });
+    assert.match(chosen.body, /<meta http-equiv="refresh" content="30"\/?>/);
+    assert.match(chosen.body, /refreshes every 30 seconds \(<a href="\/api\/v1\/health">stop<\/a>\)/);
     assert.match(r.body, /class="banner (healthy|degraded)"/);
     assert.match(r.body, /<span>API<\/span><strong>operational<\/strong>/);
     assert.match(r.body, /<span>Database<\/span><strong>connected<\/strong>/);

@@ -146,6 +146,79 @@ test('environments: create (bad input: the form with the message, nothing stored
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data.length, 0);
 });
 
+/** A multipart form as the browser sends the upload form: the CSRF field, the kind and the file. */
+function uploadForm(fields: Record<string, string>, file?: { name: string; text: string }) {
+  const boundary = '----vi-page-upload';
+  const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+  if (file) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n${file.text}\r\n`);
+  return { payload: Buffer.from(`${parts.join('')}--${boundary}--\r\n`), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+test('upload: a CSV with refused rows shows each row and its reasons, stores nothing; a good one stores every row; CSRF and roles as every form', async () => {
+  const env = (await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...o.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Upload hall' }) })).json().data.id as number;
+  const csrf = csrfOf((await get(`/environments/${env}`)).body);
+  const send = (fields: Record<string, string>, file?: { name: string; text: string }, who = owner) => {
+    const f = uploadForm(fields, file);
+    return t.app.inject({ method: 'POST', url: `/environments/${env}/upload`, headers: { ...who, ...html, origin, 'content-type': f.type }, payload: f.payload });
+  };
+  const stored = async () => (await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${env}`, headers: o.auth })).json().pagination.total as number;
+  const hosts = async () => (await t.app.inject({ method: 'GET', url: `/api/v2/assets/results?environment_id=${env}`, headers: o.auth })).json().pagination.total as number;
+  const good = `asset_id,vendor,product,version\ndrive-u1,Siemens,${DRIVE},V3.1.3\ndrive-u2,Siemens,${DRIVE},V3.1.4\n`;
+
+  // Rows 3 and 4 refused (an e-mail address as a version; no vendor): both named with their reasons, nothing stored.
+  const bad = await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: `${good}drive-u3,Siemens,${DRIVE},ops@plant.example.com\ndrive-u4,,${DRIVE},V1\n` });
+  assert.equal(bad.statusCode, 422, bad.body.slice(0, 300));
+  const refused = text(bad.body.slice(bad.body.indexOf('id="upload-refused"')));
+  assert.match(refused, /2 rows refused: nothing was stored/);
+  assert.match(refused, /4 drive-u3 version: version must name the product's version/);
+  assert.match(refused, /5 drive-u4 vendor: /);
+  assert.equal(await stored(), 0);
+  // Not a nameplate column, no file, no kind, not UTF-8: the form's message, nothing stored.
+  assert.match(text((await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: 'asset_id,vendor,product,hostname\na,b,c,d\n' })).body), /Columns not part of a nameplate: hostname/);
+  assert.match(text((await send({ _csrf: csrf, kind: 'nameplates' })).body), /Choose a CSV file to upload/);
+  assert.match(text((await send({ _csrf: csrf }, { name: 'n.csv', text: good })).body), /Choose what the file holds/);
+  assert.match(text((await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: 'asset_id,vendor,product,version\n"unclosed\n' })).body), /the nameplates CSV could not be read/);
+  assert.equal(await stored(), 0);
+  // Without the page's token, or as a viewer: refused, nothing stored.
+  assert.equal((await send({ kind: 'nameplates' }, { name: 'n.csv', text: good })).statusCode, 403);
+  assert.equal((await send({ _csrf: csrfOf((await get(`/environments/${env}`, viewer)).body), kind: 'nameplates' }, { name: 'n.csv', text: good }, viewer)).statusCode, 403);
+  assert.equal(await stored(), 0);
+
+  // A Windows hosts file with one refused host (no build): nothing stored either.
+  const header = 'asset_id,os_product,edition_id,display_version,os_build,architecture,installation_type,installed_kbs,kb_source,esu_enrolled,collected_at';
+  const host = 'hist-01,Windows Server 2019 Datacenter,ServerDatacenter,1809,10.0.17763.6054,x64,Server,KB5040430,Get-HotFix,,2026-07-01T08:00:00Z';
+  const w = await send({ _csrf: csrf, kind: 'windows' }, { name: 'h.csv', text: `${header}\n${host}\nhist-02,Windows Server 2019 Datacenter,ServerDatacenter,1809,ten,x64,Server,,Get-HotFix,,2026-07-01T08:00:00Z\n` });
+  assert.equal(w.statusCode, 422);
+  assert.match(text(w.body), /1 row refused: nothing was stored/);
+  assert.match(text(w.body), /3 hist-02 os_build: /);
+  assert.equal(await hosts(), 0);
+
+  // The good files: every row stored, back to the page that says so and shows them.
+  const ok = await send({ _csrf: csrf, kind: 'nameplates' }, { name: 'n.csv', text: good });
+  assert.equal(ok.statusCode, 303);
+  assert.equal(ok.headers.location, `/environments/${env}?uploaded=nameplates`);
+  assert.equal(await stored(), 2);
+  const wok = await send({ _csrf: csrf, kind: 'windows' }, { name: 'h.csv', text: `${header}\n${host}\n` });
+  assert.equal(wok.statusCode, 303);
+  assert.equal(await hosts(), 1);
+  const page = await get(`/environments/${env}?uploaded=windows`);
+  assert.match(text(page.body), /Windows hosts uploaded: every row stored/);
+  assert.match(page.body, /id="host-hist-01"/);
+  assert.match(text(page.body.slice(page.body.indexOf('id="asset-drive-u1"'))), /CVE-2024-46886 .* affected .* V3\.1\.4/);
+  // The inventory export: the nameplates, then the hosts as submitted (KBs joined by ;, ESU as yes/no/blank).
+  const inv = (await get(`/environments/${env}/inventory.csv`)).body.trim().split('\r\n');
+  assert.equal(inv[0], 'kind,asset_id,vendor,product,version,cpe,edition_id,display_version,os_build,architecture,installation_type,installed_kbs,kb_source,esu_enrolled,collected_at');
+  assert.deepEqual(inv.slice(1), [
+    `nameplate,drive-u1,Siemens,${DRIVE},V3.1.3,,,,,,,,,,`,
+    `nameplate,drive-u2,Siemens,${DRIVE},V3.1.4,,,,,,,,,,`,
+    'windows,hist-01,Microsoft,Windows Server 2019 Datacenter,,,ServerDatacenter,1809,10.0.17763.6054,x64,Server,KB5040430,Get-HotFix,,2026-07-01T08:00:00Z',
+  ]);
+  // The results export holds the host too (no Microsoft data imported in this test: no CVE, one row).
+  const res = (await get(`/environments/${env}/export.csv`)).body.trim().split('\r\n');
+  assert.ok(res.includes('hist-01,Microsoft,,10.0.17763.6054,,,,,,'), res.join('\n'));
+  await t.app.inject({ method: 'DELETE', url: `/api/v1/environments/${env}`, headers: o.auth });
+});
+
 test('watchlist: watch (an unknown id: the form with the message, nothing stored), list, stop watching', async () => {
   const bad = await post('/watchlist', { entity_type: 'protocol', entity_id: 'no-such-protocol' });
   assert.equal(bad.statusCode, 422);
@@ -205,19 +278,112 @@ test('webhooks: create shows the secret once, a refused URL shows the form with 
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: o.auth })).json().data.length, 0);
 });
 
-test('alerts inbox: filters in the URL, links to the CVE', async () => {
+test('alerts inbox: filters (priority, environment, reason, date) in the URL, read and unread per member, links to the CVE', async () => {
+  const env = (await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...o.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Inbox hall' }) })).json().data.id as number;
   const run = await t.store.db.insertInto('alert_runs').values({ from_seq: 0, to_seq: 0, status: 'completed', trigger: 'cli' } as never).returning('id').executeTakeFirstOrThrow();
-  for (const [cve, p] of [['CVE-2024-46886', 'PATCH NEXT'], ['CVE-2024-0001', 'MONITOR']]) {
-    await t.store.db.insertInto('alerts').values({ org_id: o.orgId, run_id: run.id, cve_id: cve, sage_priority: p, reasons: ['new CVE'], change_kinds: ['new_cve'], match_type: 'vendor', match_name: 'Siemens', payload: '{}' } as never).execute();
+  const ids: Record<string, number> = {};
+  for (const [cve, p, kind, matches, at] of [
+    ['CVE-2024-46886', 'PATCH NEXT', 'kev_added', [{ entity_type: 'environment', entity_name: 'Inbox hall', asset_id: 'drive-a' }], '2026-07-09T08:00:00Z'],
+    ['CVE-2024-0001', 'MONITOR', 'new_cve', null, '2026-07-01T08:00:00Z'],
+  ] as const) {
+    const row = await t.store.db.insertInto('alerts').values({ org_id: o.orgId, run_id: run.id, cve_id: cve, sage_priority: p, reasons: null, change_kinds: null, match_type: matches ? 'environment' : 'vendor', match_name: matches ? 'Inbox hall' : 'Siemens', matches: matches ? JSON.stringify(matches) : null, payload: null, created_at: new Date(at) } as never).returning('id').executeTakeFirstOrThrow();
+    ids[cve] = Number(row.id);
+    // The run's CVE row, as the alert run stores it once per (run, CVE) (migration 1060): alert_view composes the payload from it.
+    await t.store.db.insertInto('alert_cves').values({ run_id: run.id, cve_id: cve, reasons: [kind === 'kev_added' ? 'added to KEV' : 'new CVE'], change_kinds: [kind], stamp: at, data: JSON.stringify({ cve_id: cve }) } as never).execute();
   }
-  const all = await get('/alerts');
-  assert.match(text(all.body), /2 alerts/);
+  const shown = (body: string) => [...body.matchAll(/id="alert-(\d+)"/g)].map((m) => Number(m[1])).sort();
+  assert.deepEqual(shown((await get('/alerts')).body), [ids['CVE-2024-46886'], ids['CVE-2024-0001']].sort());
   const next = await get('/alerts?priority=PATCH+NEXT');
   assert.match(text(next.body), /1 alerts/);
   assert.match(next.body, /href="\/cve\/CVE-2024-46886"/);
   assert.doesNotMatch(next.body, /CVE-2024-0001/);
   assert.match(next.body, /<option value="PATCH NEXT" selected>/);
+  assert.deepEqual(shown((await get(`/alerts?environment_id=${env}`)).body), [ids['CVE-2024-46886']], 'the environment among the matches');
+  assert.deepEqual(shown((await get('/alerts?change_kind=new_cve')).body), [ids['CVE-2024-0001']]);
+  // Dates are whole UTC days, both ends included.
+  assert.deepEqual(shown((await get('/alerts?date_from=2026-07-02')).body), [ids['CVE-2024-46886']]);
+  assert.deepEqual(shown((await get('/alerts?date_to=2026-07-01')).body), [ids['CVE-2024-0001']]);
+  assert.deepEqual(shown((await get('/alerts?date_from=2026-07-01&date_to=2026-07-08')).body), [ids['CVE-2024-0001']]);
   assert.equal((await get('/alerts?priority=nonsense')).statusCode, 422);
+  assert.equal((await get('/alerts?date_from=yesterday')).statusCode, 422);
+  assert.equal((await get('/alerts?environment_id=999999')).statusCode, 404);
+
+  // Read and unread are each member's own: the owner reads one, the viewer still has both unread.
+  assert.deepEqual(shown((await get('/alerts?unread=true')).body).length, 2);
+  const mark = await post(`/alerts/${ids['CVE-2024-46886']}/read`, { back: '/alerts?unread=true' }, owner, '/alerts');
+  assert.equal(mark.statusCode, 303);
+  assert.equal(mark.headers.location, '/alerts?unread=true');
+  assert.deepEqual(shown((await get('/alerts?unread=true')).body), [ids['CVE-2024-0001']]);
+  assert.match((await get('/alerts')).body, new RegExp(`action="/alerts/${ids['CVE-2024-46886']}/unread"`));
+  assert.equal(shown((await get('/alerts?unread=true', viewer)).body).length, 2, 'the viewer\'s own state');
+  // A viewer marks their own alerts read (their own state; nothing of the organization changes).
+  assert.equal((await post('/alerts/read-all', {}, viewer, '/alerts')).statusCode, 303);
+  assert.deepEqual(shown((await get('/alerts?unread=true', viewer)).body), []);
+  assert.deepEqual(shown((await get('/alerts?unread=true')).body), [ids['CVE-2024-0001']], 'the owner\'s state unchanged');
+  assert.equal((await post(`/alerts/${ids['CVE-2024-46886']}/unread`, {})).statusCode, 303);
+  assert.equal(shown((await get('/alerts?unread=true')).body).length, 2);
+  // Another organization's alert id: 404, nothing marked.
+  assert.equal((await post('/alerts/999999999/read', {})).statusCode, 404);
+  await t.app.inject({ method: 'DELETE', url: `/api/v1/environments/${env}`, headers: o.auth });
+});
+
+test('triage pages: decide a CVE (bad input: the form with the message, nothing stored), its comments and history, clear, bulk; a viewer reads only', async () => {
+  const api = (method: 'GET' | 'POST', url: string, body?: unknown) => t.app.inject({ method, url, headers: { ...o.auth, ...(body ? { 'content-type': 'application/json' } : {}) }, payload: body ? JSON.stringify(body) : undefined });
+  const env = (await api('POST', '/api/v1/environments', { name: 'Triage hall' })).json().data.id as number;
+  await api('POST', '/api/v1/assets/correlate-cves', { environment_id: env, assets: [{ asset_id: 'drive-t1', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' }] });
+  const page = `/environments/${env}/decisions/CVE-2024-46886`;
+  assert.match(text((await get(page)).body), /Not decided yet/);
+  assert.match((await get(`/environments/${env}`)).body, new RegExp(`href="${page}"`), 'the environment page links each CVE to its decision');
+
+  // not_affected without a justification: the API's rule and message, nothing stored.
+  const bad = await post(page, { status: 'not_affected', impact_statement: 'Web server off' }, owner, page);
+  assert.equal(bad.statusCode, 422);
+  assert.match(bad.body, /id="justification-error"[^>]*>not_affected needs a justification/);
+  assert.match(bad.body, />Web server off<\/textarea>/, 'the form keeps what was typed');
+  assert.equal((await api('GET', `/api/v1/environments/${env}/decisions/CVE-2024-46886`)).statusCode, 404);
+  assert.equal((await post(page, { status: 'affected', assignee_member_id: 'x1' }, owner, page)).statusCode, 422);
+
+  const set = await post(page, { status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impact_statement: 'Web server off on every drive', comment: 'Checked on site' }, owner, page);
+  assert.equal(set.statusCode, 303);
+  assert.equal(set.headers.location, page);
+  const d1 = (await api('GET', `/api/v1/environments/${env}/decisions/CVE-2024-46886`)).json().data;
+  assert.equal(d1.status, 'not_affected');
+  assert.equal(d1.justification, 'vulnerable_code_not_in_execute_path');
+  // Affected, with its action, due date and the viewer as assignee: the history shows both changes, before and after.
+  const vid = (await t.store.db.selectFrom('members').select('id').where('org_id', '=', o.orgId).where('role', '=', 'viewer').executeTakeFirstOrThrow()).id;
+  assert.equal((await post(page, { status: 'affected', action_statement: 'Patch at the March outage', due_date: '2027-03-15', assignee_member_id: String(vid), justification: '' }, owner, page)).statusCode, 303);
+  const shown = await get(page);
+  assert.match(text(shown.body), /Decided: affected · version 2/);
+  assert.match(text(shown.body), /Checked on site/, 'the comment');
+  const history = text(shown.body.slice(shown.body.indexOf('id="history"')));
+  assert.match(history, /set — not affected · vulnerable code not in execute path · impact: Web server off on every drive Checked on site/);
+  assert.match(history, /set not affected .* affected · due 2027-03-15 · action: Patch at the March outage/);
+  assert.match(shown.body, new RegExp(`<option value="${vid}" selected>`));
+
+  // A viewer reads the decision and its history, sees no form, and is refused a write: nothing changes.
+  const seen = await get(page, viewer);
+  assert.equal(seen.statusCode, 200);
+  assert.doesNotMatch(seen.body, /id="decision"|decisions\/bulk/);
+  assert.equal((await post(page, { status: 'fixed' }, viewer, page)).statusCode, 403);
+  assert.equal((await api('GET', `/api/v1/environments/${env}/decisions/CVE-2024-46886`)).json().data.status, 'affected');
+
+  // Clear: undecided again, the history keeps the clear.
+  assert.equal((await post(`${page}/clear`, {}, owner, page)).statusCode, 303);
+  assert.equal((await api('GET', `/api/v1/environments/${env}/decisions/CVE-2024-46886`)).statusCode, 404);
+  assert.match(text((await get(page)).body), /Not decided yet\..*clear/);
+
+  // Bulk: no criterion is refused with the message; the environment's undecided Siemens CVEs get one decision.
+  const list = `/environments/${env}/decisions`;
+  const none = await post(`${list}/bulk`, { status: 'under_investigation' }, owner, list);
+  assert.equal(none.statusCode, 422);
+  assert.match(text(none.body), /a bulk decision needs at least one filter criterion/);
+  const affected = (await api('GET', `/api/v1/assets/results?environment_id=${env}`)).json().data.assets[0].cves.filter((c: { status: string }) => c.status !== 'not_affected').length;
+  const bulk = await post(`${list}/bulk`, { vendor: 'Siemens', undecided: 'true', status: 'under_investigation', comment: 'Line review' }, owner, list);
+  assert.equal(bulk.statusCode, 200, bulk.body.slice(0, 300));
+  assert.match(text(bulk.body), new RegExp(`Applied to ${affected} CVEs: ${affected} decided, 0 changed, 0 already so`));
+  assert.equal((await api('GET', `/api/v1/environments/${env}/decisions`)).json().pagination.total, affected);
+  assert.match((await get(list)).body, new RegExp(`href="${page}"`));
+  await t.app.inject({ method: 'DELETE', url: `/api/v1/environments/${env}`, headers: o.auth });
 });
 
 test('a viewer sees every page without the forms that change things, and is refused when posting one', async () => {

@@ -4,7 +4,7 @@
 // preferences. Every form carries the CSRF token.
 import { TIER_PERMISSIONS, type Tier } from '../../domain/tiers.ts';
 import type { TrialStatus } from '../../domain/keys.ts';
-import { Csrf, html, Layout, when, type Viewer } from './layout.tsx';
+import { Csrf, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
 
 export function renderLoginPage(error?: string, next?: string | null): string {
   return html(
@@ -107,14 +107,14 @@ function Keys({ d, admin }: { d: AccountPageData; admin: boolean }) {
   }
   return <>
     {d.newKey ? <><p>Your new key (shown once; store it now):</p><p class="secret" id="new-key">{d.newKey}</p></> : null}
-    <div class="scroll"><table>
+    <Scroll label="API keys"><table>
       <thead><tr><th>Key</th><th>Kind</th><th>Scopes</th><th>Label</th><th><span class="skip">Action</span></th></tr></thead>
       <tbody>{d.keys.map((k) => (
         <tr><td><code>{k.key_start}…</code></td><td>{k.kind}</td><td>{k.scopes.join(', ')}</td><td>{k.label}</td><td>{k.revoked_at ? 'revoked' : (
           <form class="inline" method="post" action={`/account/keys/${k.id}/revoke`}><Csrf token={d.csrf} /><button type="submit">Revoke</button></form>
         )}</td></tr>
       ))}</tbody>
-    </table></div>
+    </table></Scroll>
     <form method="post" action="/account/keys"><Csrf token={d.csrf} />
       <label>Label <input name="label" maxLength={200} /></label>{' '}
       <label>Scope <select name="scope"><option value="read">read</option><option value="write">read and write</option></select></label>{' '}
@@ -149,7 +149,7 @@ export function renderAccountPage(d: AccountPageData): string {
         <tr><th scope="row">Members</th><td>{used} of {cap(d.org.caps.members)} (pending invitations included)</td></tr>
       </tbody></table>
       <h2>Team</h2>
-      <div class="scroll"><table>
+      <Scroll label="Team members"><table>
         <thead><tr><th>Email</th><th>Name</th><th>Role</th><th><span class="skip">Action</span></th></tr></thead>
         <tbody>
           {d.team.members.map((m) => (
@@ -162,7 +162,7 @@ export function renderAccountPage(d: AccountPageData): string {
               <form class="inline" method="post" action={`/account/team/invitations/${i.id}/withdraw`}><Csrf token={d.csrf} /><button type="submit">Withdraw</button></form></> : null}</td></tr>
           ))}
         </tbody>
-      </table></div>
+      </table></Scroll>
       {admin ? (
         <form method="post" action="/account/team/invite"><Csrf token={d.csrf} />
           <label>Invite <input type="email" name="email" required maxLength={320} /></label>{' '}

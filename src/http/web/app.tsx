@@ -3,11 +3,12 @@
 import type { EnvironmentOverview } from '../../services/overview.ts';
 import type { Environment } from '../../services/environments.ts';
 import type { AssetAnswer } from '../../services/correlation-answer.ts';
+import type { StoredView } from '../../services/windows-correlation.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
 import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
 import { BarChart, LineChart } from './charts.tsx';
 import { CHART_MIN_DAYS } from '../../domain/exposure.ts';
-import { Csrf, FieldError, html, Layout, when, type Viewer } from './layout.tsx';
+import { Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
 
 const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
 const cls = (p: string) => `p-${p.replace(' ', '_')}`;
@@ -16,6 +17,8 @@ export const canChange = (v: Viewer) => v.role === 'owner' || v.role === 'admin'
 export interface AlertItem {
   id: number; cve_id: string; sage_priority: string; reasons: string[]; watchlist_match: { entity_type: string; entity_name: string };
   delivery_status: string; created_at: string;
+  /** Read by the signed-in member (the inbox); absent elsewhere. */
+  read?: boolean;
 }
 
 export interface OverviewData {
@@ -97,17 +100,21 @@ export function renderOverview(v: Viewer, d: OverviewData): string {
   );
 }
 
-function AlertTable({ items }: { items: AlertItem[] }) {
+/** The alerts as a table; with `csrf`, each row says read or unread for the member and toggles it (back to `back`). */
+function AlertTable({ items, csrf, back }: { items: AlertItem[]; csrf?: string; back?: string }) {
   if (!items.length) return <p class="none">No alerts.</p>;
   return (
-    <div class="scroll"><table id="alerts">
-      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th></tr></thead>
+    <Scroll label="Alerts"><table id="alerts">
+      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th>{csrf ? <th>Read</th> : null}</tr></thead>
       <tbody>{items.map((a) => (
-        <tr><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
+        <tr class={a.read === false ? 'unread' : undefined} id={`alert-${a.id}`}><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
           <td>{a.watchlist_match.entity_type}: {a.watchlist_match.entity_type === 'environment' ? <a href="/environments">{a.watchlist_match.entity_name}</a> : a.watchlist_match.entity_name}</td>
-          <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td></tr>
+          <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td>
+          {csrf ? <td>{a.read === false ? <strong>unread</strong> : 'read'}{' '}
+            <form class="inline" method="post" action={`/alerts/${a.id}/${a.read === false ? 'read' : 'unread'}`}><Csrf token={csrf} /><input type="hidden" name="back" value={back ?? '/alerts'} />
+              <button type="submit" class="secondary" aria-label={`Mark ${a.cve_id} ${a.read === false ? 'read' : 'unread'}`}>Mark {a.read === false ? 'read' : 'unread'}</button></form></td> : null}</tr>
       ))}</tbody>
-    </table></div>
+    </table></Scroll>
   );
 }
 
@@ -115,13 +122,13 @@ export function renderEnvironments(v: Viewer, envs: Environment[], form: { name?
   return html(
     <Layout title="Environments" current="/environments" viewer={v}>
       <h1>Environments</h1>
-      <div class="scroll"><table id="environments">
+      <Scroll label="Environments"><table id="environments">
         <thead><tr><th>Name</th><th>Description</th><th>Windows hosts</th><th>Created</th>{canChange(v) ? <th><span class="skip">Action</span></th> : null}</tr></thead>
         <tbody>{envs.map((e) => (
           <tr><td><a href={`/environments/${e.id}`}>{e.name}</a></td><td>{e.description}</td><td>{e.host_count}</td><td>{e.created_at.slice(0, 10)}</td>
             {canChange(v) ? <td><form class="inline" method="post" action={`/environments/${e.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="danger" aria-label={`Delete ${e.name}`}>Delete</button></form></td> : null}</tr>
         ))}</tbody>
-      </table></div>
+      </table></Scroll>
       {envs.length === 0 ? <p class="none">No environment yet.</p> : null}
       {canChange(v) ? <>
         <h2>New environment</h2>
@@ -136,13 +143,88 @@ export function renderEnvironments(v: Viewer, envs: Environment[], form: { name?
   );
 }
 
-export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnswer[], total: number, form: { asset_id?: string; vendor?: string; product?: string; version?: string; errors?: Record<string, string> } = {}): string {
+/** What an upload came to: done, or refused whole with its message and each refused row's reasons. */
+export interface UploadOutcome {
+  kind: 'nameplates' | 'windows';
+  done?: boolean;
+  message?: string;
+  rows?: { row: number; asset_id: string | null; errors: string[] }[];
+}
+
+const UPLOAD_TEXT = {
+  nameplates: { title: 'Nameplates', columns: 'asset_id, vendor, product, version (cpe optional)' },
+  windows: { title: 'Windows hosts', columns: 'the spec\'s host columns: asset_id, os_product, edition_id, display_version, os_build, architecture, installation_type, installed_kbs (separated by ;), kb_source, esu_enrolled, collected_at' },
+} as const;
+
+function UploadForms({ v, env, upload }: { v: Viewer; env: Environment; upload?: UploadOutcome }) {
+  return (
+    <>
+      <h2>Upload a CSV</h2>
+      {upload?.done ? <p class="flash" role="status" id="upload-done">{UPLOAD_TEXT[upload.kind].title} uploaded: every row stored.</p> : null}
+      {upload && !upload.done ? (
+        <div class="alert-box" role="alert" id="upload-refused">
+          <p><strong>{UPLOAD_TEXT[upload.kind].title}: the file was refused.</strong> {upload.message}</p>
+          {upload.rows?.length ? (
+            <Scroll label="Refused rows"><table id="upload-errors">
+              <caption>Refused rows (row 1 is the header)</caption>
+              <thead><tr><th scope="col">Row</th><th scope="col">Asset id</th><th scope="col">Reasons</th></tr></thead>
+              <tbody>{upload.rows.map((r) => <tr><td>{r.row}</td><td>{r.asset_id ?? '—'}</td><td>{r.errors.join('; ')}</td></tr>)}</tbody>
+            </table></Scroll>
+          ) : null}
+        </div>
+      ) : null}
+      <div class="cards">
+        {(['nameplates', 'windows'] as const).map((kind) => (
+          <form method="post" action={`/environments/${env.id}/upload`} enctype="multipart/form-data" class="stack card" id={`upload-${kind}`}>
+            <Csrf token={v.csrf} />
+            <input type="hidden" name="kind" value={kind} />
+            <label>{UPLOAD_TEXT[kind].title} (CSV, UTF-8) <input type="file" name="file" accept=".csv,text/csv" required /></label>
+            <p class="sub">Columns: {UPLOAD_TEXT[kind].columns}. A file with any refused row stores nothing.</p>
+            <button type="submit">Upload {UPLOAD_TEXT[kind].title.toLowerCase()}</button>
+          </form>
+        ))}
+      </div>
+    </>
+  );
+}
+
+/** Whether a host needs Extended Security Updates for a fix (a fix group of ESU). */
+const needsEsu = (h: StoredView) => h.fix_groups.some((g) => g.fix_type === 'esu');
+
+function WindowsHosts({ hosts, total }: { hosts: StoredView[]; total: number }) {
+  if (!hosts.length) return null;
+  return (
+    <>
+      <h2 id="windows-hosts">Windows hosts ({total})</h2>
+      {hosts.map((h) => (
+        <section class="card" id={`host-${h.asset_id}`}>
+          <h3>{h.asset_id}: {h.microsoft_product ?? 'not mapped to a Microsoft product'}</h3>
+          <p class="sub">{h.counts.confirmed_open} open · {h.counts.needs_review} need review · {h.counts.cleared} cleared · evaluated {h.evaluated_on}</p>
+          <p>
+            {h.end_of_life ? <span class="badge sev-CRITICAL">end of life</span> : <span class="badge sev-LOW">supported</span>}{' '}
+            {needsEsu(h) ? <span class="badge sev-HIGH">ESU needed</span> : null}{' '}
+            {h.labels.filter((l) => l !== 'end of life').map((l) => <span class="badge">{l}</span>)}
+          </p>
+          {h.map_note ? <p class="sub">{h.map_note}</p> : null}
+          {h.fix_groups.length ? (
+            <ol class="fixes">{h.fix_groups.map((g) => (
+              <li>{g.fix} <span class="sub">({g.counts.total} CVEs{g.counts.known_exploited ? `, ${g.counts.known_exploited} KEV` : ''}{g.highest_score !== null ? `, highest ${g.highest_score}` : ''})</span></li>
+            ))}</ol>
+          ) : <p class="none">Nothing to install.</p>}
+        </section>
+      ))}
+    </>
+  );
+}
+
+export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnswer[], total: number, form: { asset_id?: string; vendor?: string; product?: string; version?: string; errors?: Record<string, string> } = {},
+  hosts: { items: StoredView[]; total: number } = { items: [], total: 0 }, upload?: UploadOutcome): string {
   return html(
     <Layout title={env.name} current="/environments" viewer={v}>
       <p><a href="/environments">All environments</a></p>
       <h1>{env.name}</h1>
       {env.description ? <p class="sub">{env.description}</p> : null}
-      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a></p>
+      <p>{total} assets · {env.host_count} Windows hosts · <a href={`/environments/${env.id}/export.csv`}>Export the results as CSV</a> · <a href={`/environments/${env.id}/inventory.csv`}>Export the inventory as CSV</a> · <a href={`/environments/${env.id}/decisions`}>Decisions</a></p>
       {canChange(v) ? <>
         <h2>Add an asset</h2>
         <form method="post" action={`/environments/${env.id}/assets`} class="stack" novalidate>
@@ -153,7 +235,9 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
           <FieldError errors={form.errors} field="asset" />
           <button type="submit">Add asset</button>
         </form>
+        <UploadForms v={v} env={env} upload={upload} />
       </> : null}
+      <WindowsHosts hosts={hosts.items} total={hosts.total} />
       <h2>Assets and their CVEs</h2>
       {assets.length === 0 ? <p class="none">No asset stored in this environment.</p> : null}
       {assets.map((a) => (
@@ -162,13 +246,13 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
           <p class="sub">{a.counts.affected} affected · {a.counts.needs_review} need review</p>
           {canChange(v) ? <form class="inline" method="post" action={`/assets/${encodeURIComponent(a.asset.asset_id)}/delete?environment_id=${env.id}`}><Csrf token={v.csrf} /><button type="submit" class="secondary">Remove {a.asset.asset_id}</button></form> : null}
           {a.listed.length ? (
-            <div class="scroll"><table>
+            <Scroll label={`CVEs of ${a.asset.asset_id}`}><table>
               <thead><tr><th>CVE</th><th>Status</th><th>Deciding range</th><th>Fix</th><th>KEV</th></tr></thead>
               <tbody>{a.listed.map((d) => (
-                <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span></td><td>{d.v.status}</td><td>{d.v.reason}</td>
+                <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span><br /><a href={`/environments/${env.id}/decisions/${d.cve_id}`} aria-label={`Decision on ${d.cve_id}`}>Decision</a></td><td>{d.v.status}</td><td>{d.v.reason}</td>
                   <td>{d.v.fixed_version ?? '—'}</td><td>{d.card.kev_flagged ? 'yes' : 'no'}</td></tr>
               ))}</tbody>
-            </table></div>
+            </table></Scroll>
           ) : null}
         </section>
       ))}
@@ -176,9 +260,17 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
   );
 }
 
-export interface AlertFilters { priority?: string; since_days?: string; match_type?: string }
+export interface AlertFilters {
+  priority?: string; since_days?: string; match_type?: string; environment_id?: string; change_kind?: string; date_from?: string; date_to?: string; unread?: string;
+}
 
-export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page: number, pages: number, f: AlertFilters, qs: (page: number) => string): string {
+const CHANGE_LABEL: Record<string, string> = {
+  new_cve: 'new CVE', cve_removed: 'CVE removed', kev_added: 'added to KEV', kev_removed: 'removed from KEV', epss_threshold: 'EPSS over threshold',
+  cvss_changed: 'CVSS changed', exploit_maturity_up: 'exploit maturity up', patch_changed: 'patch changed', advisory_added: 'advisory added', ranges_changed: 'affected ranges changed',
+};
+
+export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page: number, pages: number, f: AlertFilters, qs: (page: number) => string, envs: Environment[], here: string): string {
+  const unread = items.filter((a) => a.read === false).length;
   return html(
     <Layout title="Alerts" current="/alerts" viewer={v}>
       <h1>Alerts</h1>
@@ -186,16 +278,28 @@ export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page:
         <label>Priority <select name="priority">
           {['', ...PRIORITIES, 'IGNORE'].map((p) => <option value={p} selected={(f.priority ?? '') === p}>{p || 'any'}</option>)}
         </select></label>
+        <label>Environment <select name="environment_id">
+          <option value="" selected={!f.environment_id}>any</option>
+          {envs.map((e) => <option value={String(e.id)} selected={f.environment_id === String(e.id)}>{e.name}</option>)}
+        </select></label>
+        <label>Reason <select name="change_kind">
+          <option value="" selected={!f.change_kind}>any</option>
+          {Object.entries(CHANGE_LABEL).map(([k, label]) => <option value={k} selected={f.change_kind === k}>{label}</option>)}
+        </select></label>
         <label>Matched by <select name="match_type">
           {['', 'vendor', 'product', 'protocol', 'cve', 'environment'].map((p) => <option value={p} selected={(f.match_type ?? '') === p}>{p || 'any'}</option>)}
         </select></label>
         <label>Raised in the last <select name="since_days">
           {['', '1', '7', '30', '90'].map((p) => <option value={p} selected={(f.since_days ?? '') === p}>{p ? `${p} days` : 'any time'}</option>)}
         </select></label>
-        <button type="submit">Filter</button>
+        <label>From <input type="date" name="date_from" value={f.date_from ?? ''} /></label>
+        <label>To <input type="date" name="date_to" value={f.date_to ?? ''} /></label>
+        <label><input type="checkbox" name="unread" value="true" checked={f.unread === 'true'} /> Unread only</label>
+        <button type="submit">Filter</button> <a href="/alerts">Clear</a>
       </form>
-      <p>{total} alerts</p>
-      <AlertTable items={items} />
+      <p>{total} alerts{unread ? ` · ${unread} unread on this page` : ''}</p>
+      {unread ? <form class="inline" method="post" action="/alerts/read-all"><Csrf token={v.csrf} /><input type="hidden" name="back" value={here} /><button type="submit" class="secondary">Mark all read</button></form> : null}
+      <AlertTable items={items} csrf={v.csrf} back={here} />
       <nav class="pager" aria-label="Pages">
         {page > 1 ? <a href={qs(page - 1)}>Previous</a> : null}<span>Page {page} of {Math.max(1, pages)}</span>{page < pages ? <a href={qs(page + 1)}>Next</a> : null}
       </nav>
@@ -208,13 +312,13 @@ export function renderWatchlist(v: Viewer, entries: WatchEntry[], form: { entity
     <Layout title="Watchlist" current="/watchlist" viewer={v}>
       <h1>Watchlist</h1>
       {form.notice ? <p class="flash">{form.notice}</p> : null}
-      <div class="scroll"><table id="watchlist">
+      <Scroll label="Watchlist"><table id="watchlist">
         <thead><tr><th>Type</th><th>Watched</th><th>Since</th>{canChange(v) ? <th><span class="skip">Action</span></th> : null}</tr></thead>
         <tbody>{entries.map((e) => (
           <tr><td>{e.entity_type}</td><td>{e.entity_type === 'cve' ? <a href={`/cve/${e.entity_id}`}>{e.entity_name}</a> : e.entity_name}</td><td>{e.created_at.slice(0, 10)}</td>
             {canChange(v) ? <td><form class="inline" method="post" action={`/watchlist/${e.id}/delete`}><Csrf token={v.csrf} /><button type="submit" class="secondary" aria-label={`Stop watching ${e.entity_name}`}>Stop watching</button></form></td> : null}</tr>
         ))}</tbody>
-      </table></div>
+      </table></Scroll>
       {entries.length === 0 ? <p class="none">Nothing watched yet.</p> : null}
       {canChange(v) ? <>
         <h2>Watch</h2>
@@ -273,13 +377,13 @@ export function renderWebhooks(v: Viewer, hooks: Webhook[], s: WebhooksPageState
               </form>
             </details>
           </> : null}
-          <p><a href={`/webhooks?deliveries=${w.id}#webhook-${w.id}`}>Recent deliveries</a></p>
+          <p><a href={`/webhooks?id=${w.id}#webhook-${w.id}`}>Recent deliveries</a></p>
           {s.deliveries?.webhookId === w.id ? (
             s.deliveries.items.length ? (
-              <div class="scroll"><table class="deliveries">
+              <Scroll label="Recent deliveries"><table class="deliveries">
                 <thead><tr><th>When (UTC)</th><th>Event</th><th>CVE</th><th>Status</th><th>HTTP</th><th>Error</th></tr></thead>
                 <tbody>{s.deliveries.items.map((d) => <tr><td>{when(d.claimed_at)}</td><td>{d.event}</td><td>{d.cve_id ?? '—'}</td><td>{d.status}</td><td>{d.http_status ?? '—'}</td><td>{d.error ?? ''}</td></tr>)}</tbody>
-              </table></div>
+              </table></Scroll>
             ) : <p class="none">No delivery yet.</p>
           ) : null}
         </section>

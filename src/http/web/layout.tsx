@@ -97,3 +97,11 @@ export function FieldError({ errors, field }: { errors?: Record<string, string>;
 }
 
 export const when = (iso: string | null | undefined) => (iso ?? '').slice(0, 16).replace('T', ' ');
+
+/**
+ * A table that may scroll sideways on a narrow screen: a named region in the tab order, so a keyboard user can
+ * scroll it too (axe scrollable-region-focusable).
+ */
+export function Scroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return <div class="scroll" tabIndex={0} role="region" aria-label={label}>{children}</div>;
+}

@@ -3,7 +3,7 @@
 // plain form posts back to the page (POST-redirect-GET). The self-check answers are behind <details>.
 import type { TrainingModule } from '../../domain/training.ts';
 import type { MemberModuleState } from '../../services/training.ts';
-import { Csrf, html, Layout, type Viewer } from './layout.tsx';
+import { Csrf, html, Layout, type Viewer, Scroll } from './layout.tsx';
 
 const LABEL = { not_started: 'Not started', in_progress: 'In progress', completed: 'Completed' } as const;
 
@@ -15,13 +15,13 @@ export function renderTrainingList(rows: { module: TrainingModule; state: Member
       <h1>Training</h1>
       <p class="sub">Five modules for ICS/OT security work, one per topic. Your progress: <strong id="percent">{percent} %</strong> complete.</p>
       <progress max={100} value={percent} aria-label="Training progress">{percent} %</progress>
-      <div class="scroll"><table id="modules">
+      <Scroll label="Training modules"><table id="modules">
         <thead><tr><th>#</th><th>Module</th><th>Time</th><th>Status</th></tr></thead>
         <tbody>{rows.map(({ module: m, state: s }) => (
           <tr><td>{m.order}</td><td><a href={`/training/${m.id}`}>{m.title}</a><br /><span class="sub">{m.summary}</span></td>
             <td>{m.estimated_minutes} min</td><td><Status s={s} /></td></tr>
         ))}</tbody>
-      </table></div>
+      </table></Scroll>
     </Layout>,
   );
 }

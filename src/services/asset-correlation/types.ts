@@ -12,6 +12,8 @@ export interface CorrelateInput {
   assets: unknown[];
   environmentId: number | null;
   options: CorrelateOptions;
+  /** A file upload of the web app: one refused asset refuses the call (422 with data.rejected), nothing stored. */
+  wholeFile?: boolean;
 }
 
 /**

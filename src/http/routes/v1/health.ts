@@ -73,7 +73,9 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['health'],
       summary: 'Service health (spec §2.9). JSON needs X-Internal-Key or a session; Accept: text/html renders the status page',
       security: [{ internalKey: [] }, { session: [] }],
-      querystring: NoQuery,
+      querystring: Type.Object({
+        refresh: Type.Optional(Type.Literal('30', { description: 'The status page (text/html) refreshes itself every 30 seconds: chosen by the reader (a timed refresh the reader did not ask for fails WCAG 2.2.1)' })),
+      }, { additionalProperties: false }),
       response: {
         200: {
           description: 'The health payload (JSON), or the status page (text/html: public banner and badges, details for members)',
@@ -91,7 +93,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('Cache-Control', 'no-store');
     if (prefersHtml(req.headers.accept)) {
       const page = renderStatusPage(data, {
-        details: req.access !== null, version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), viewer: viewerOf(req), warnings: deploymentWarnings(config),
+        details: req.access !== null, refresh: (req.query as { refresh?: string }).refresh === '30', version: PACKAGE_VERSION, environment: config.environment, generatedAt: clock.now(), viewer: viewerOf(req), warnings: deploymentWarnings(config),
       });
       return pageHeaders(reply).serializer((s: unknown) => String(s)).send(page);
     }

@@ -16,13 +16,21 @@ import type { RouteAuth } from '../../auth.ts';
 import { viewerOf } from '../../web/viewer.ts';
 import { pageHeaders } from '../../web/layout.tsx';
 import type { Viewer } from '../../web/layout.tsx';
-import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, renderOverview, renderWatchlist, renderWebhooks, type WebhooksPageState } from '../../web/app.tsx';
+import { renderExplorer, renderAlerts, renderEnvironment, renderEnvironments, renderOverview, renderWatchlist, renderWebhooks, type UploadOutcome, type WebhooksPageState } from '../../web/app.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
 import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
+import { CHANGE_KINDS } from '../../../domain/changes.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
+import multipart from '@fastify/multipart';
+import { readCsv } from '../v2/assets.ts';
+import { csvRowToHostRecord } from '../../../domain/windows/validate.ts';
+import { ASSET_FIELDS } from '../../../domain/assets.ts';
+import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
+import { MAX_HOSTS } from '../../../services/windows-correlation.ts';
+import { parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
@@ -46,6 +54,20 @@ const idOf = (text: string): number => {
 };
 
 const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
+/** One CSV line; a leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe. */
+const csvLine = (values: (string | number | boolean | null | undefined)[]) => values.map((v) => {
+  const t = v === null || v === undefined ? '' : String(v);
+  const safe = /^[=+\-@\t\r]/.test(t) ? `'${t}` : t;
+  return /[",\n\r]/.test(safe) || safe !== t ? `"${safe.replace(/"/g, '""')}"` : safe;
+}).join(',');
+/** An uploaded CSV: 2 MiB (200 rows of the widest Windows host record fit many times over). */
+const UPLOAD_LIMIT = 2 * 1024 * 1024;
+/** The v2 view of a stored host on its environment's page: the defaults of GET /api/v2/assets/results. */
+const HOST_VIEW: ViewOptions = (() => {
+  const o = parseViewOptions({}, { fromText: true, includeClearedDefault: false });
+  if (!o.ok) throw new Error('the default view options are refused');
+  return o.options;
+})();
 
 const webPages: FastifyPluginAsyncTypebox = async (app) => {
   const s = app.services;
@@ -130,45 +152,84 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
 
   async function environmentPage(req: FastifyRequest, raw: string) {
     const env = await environment(req, raw);
-    const r = await s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page: 1, perPage: 200, options: DEFAULT_OPTIONS });
-    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)) };
+    const [r, hosts] = await Promise.all([
+      s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page: 1, perPage: 200, options: DEFAULT_OPTIONS }),
+      s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, page: 1, perPage: 200, options: HOST_VIEW }),
+    ]);
+    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)), hosts: { items: hosts.assets, total: hosts.total } };
   }
 
   app.get('/environments/:environment_id', {
-    schema: { tags: ['pages'], summary: 'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), add and remove assets', security: session, params: EnvParams, querystring: NoQuery, response: { 200: Html('The environment') } },
+    schema: {
+      tags: ['pages'], summary: 'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, upload and remove assets', security: session, params: EnvParams,
+      querystring: Type.Object({ uploaded: Type.Optional(Type.Union([Type.Literal('nameplates'), Type.Literal('windows')])) }, { additionalProperties: false }), response: { 200: Html('The environment') },
+    },
     config: { auth: read('environments', envId) },
   }, async (req, reply) => {
     const p = await environmentPage(req, req.params.environment_id);
-    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total));
+    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, req.query.uploaded ? { kind: req.query.uploaded, done: true } : undefined));
   });
+
+  /** A CSV file answer: UTF-8, never cached, never sniffed, downloaded under `name`. */
+  const sendCsv = (reply: FastifyReply, name: string, lines: string[]) => reply.type('text/csv; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Disposition', `attachment; filename="${name}"`).send(`${lines.join('\r\n')}\r\n`);
+  /** Every stored nameplate's answer and every stored Windows host's v2 view, page by page. */
+  async function* nameplates(req: FastifyRequest, environmentId: number) {
+    for (let page = 1; ; page++) {
+      const r = await s.assets.results({ principal: req.principal!, environmentId, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
+      for (let i = 0; i < r.count; i++) yield r.answer(i);
+      if (page * 500 >= r.total) break;
+    }
+  }
+  async function* hostPages<T>(fetch: (page: number) => Promise<{ total: number; items: T[] }>) {
+    for (let page = 1; ; page++) {
+      const r = await fetch(page);
+      yield* r.items;
+      if (page * MAX_HOSTS >= r.total) break;
+    }
+  }
+  const CSV_DOC = (what: string) => ({ 200: { description: `CSV: ${what}`, content: { 'text/csv': { schema: Type.String() } } } });
 
   app.get('/environments/:environment_id/export.csv', {
     schema: {
-      tags: ['pages'], summary: 'The environment\'s assets and their CVEs as CSV (one row per asset and CVE; an asset without any CVE once)', security: session, params: EnvParams, querystring: NoQuery,
-      produces: ['text/csv'], response: { 200: { description: 'CSV', content: { 'text/csv': { schema: Type.String() } } } },
+      tags: ['pages'], summary: 'The environment\'s results as CSV: one row per asset and CVE (an asset without any CVE once), nameplates (GET /api/v1/assets/results) then Windows hosts (GET /api/v2/assets/results)', security: session, params: EnvParams, querystring: NoQuery,
+      produces: ['text/csv'], response: CSV_DOC('the results'),
     },
     config: { auth: read('environments', envId) },
   }, async (req, reply) => {
     const env = await environment(req, req.params.environment_id);
-    const cell = (v: string | number | boolean | null) => {
-      const t = v === null ? '' : String(v);
-      // A leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe.
-      const safe = /^[=+\-@\t\r]/.test(t) ? `'${t}` : t;
-      return /[",\n\r]/.test(safe) || safe !== t ? `"${safe.replace(/"/g, '""')}"` : safe;
-    };
-    const lines = ['asset_id,vendor,product,version,cve_id,status,reason,fixed_version,known_exploited,severity'];
-    for (let page = 1; ; page++) {
-      const r = await s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
-      for (let i = 0; i < r.count; i++) {
-        const a = r.answer(i);
-        const base = [a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version];
-        if (!a.listed.length) lines.push([...base, null, null, null, null, null, null].map(cell).join(','));
-        for (const d of a.listed) lines.push([...base, d.cve_id, d.v.status, d.v.reason, d.v.fixed_version, d.card.kev_flagged, d.card.severity].map(cell).join(','));
-      }
-      if (page * 500 >= r.total) break;
+    const lines = [csvLine(['asset_id', 'vendor', 'product', 'version', 'cve_id', 'status', 'reason', 'fixed_version', 'known_exploited', 'severity'])];
+    for await (const a of nameplates(req, env.id)) {
+      const base = [a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version];
+      if (!a.listed.length) lines.push(csvLine([...base, null, null, null, null, null, null]));
+      for (const d of a.listed) lines.push(csvLine([...base, d.cve_id, d.v.status, d.v.reason, d.v.fixed_version, d.card.kev_flagged, d.card.severity]));
     }
-    return reply.type('text/csv; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Disposition', `attachment; filename="environment-${env.id}.csv"`).send(`${lines.join('\r\n')}\r\n`);
+    const builds = new Map<string, string | null>();
+    for await (const h of hostPages((page) => s.windows.inventory(req.principal!.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) builds.set(h.asset_id, h.os_build);
+    for await (const h of hostPages((page) => s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, page, perPage: MAX_HOSTS, options: HOST_VIEW }).then((r) => ({ total: r.total, items: r.assets })))) {
+      const base = [h.asset_id, 'Microsoft', h.microsoft_product ?? '', builds.get(h.asset_id) ?? null];
+      if (!h.cves.length) lines.push(csvLine([...base, null, null, null, null, null, null]));
+      // The host's fix: the update to install (and the build that carries it), as the v2 result words it.
+      for (const c of h.cves) lines.push(csvLine([...base, c.cve_id, c.status, c.fix.action, c.kb ? `${c.kb}${c.fixed_build ? ` (build ${c.fixed_build})` : ''}` : c.fixed_build, c.known_exploited, c.severity]));
+    }
+    return sendCsv(reply, `environment-${env.id}.csv`, lines);
+  });
+
+  app.get('/environments/:environment_id/inventory.csv', {
+    schema: {
+      tags: ['pages'], summary: 'The environment\'s inventory as CSV: its nameplates (asset_id, vendor, product, version, cpe) and its Windows hosts as submitted (the §2.6 fields)', security: session, params: EnvParams, querystring: NoQuery,
+      produces: ['text/csv'], response: CSV_DOC('the inventory'),
+    },
+    config: { auth: read('environments', envId) },
+  }, async (req, reply) => {
+    const env = await environment(req, req.params.environment_id);
+    const lines = [csvLine(['kind', 'asset_id', 'vendor', 'product', 'version', 'cpe', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type', 'installed_kbs', 'kb_source', 'esu_enrolled', 'collected_at'])];
+    for await (const a of nameplates(req, env.id)) lines.push(csvLine(['nameplate', a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version, a.asset.cpe ?? null, null, null, null, null, null, null, null, null, null]));
+    for await (const h of hostPages((page) => s.windows.inventory(req.principal!.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) {
+      lines.push(csvLine(['windows', h.asset_id, 'Microsoft', h.os_product, null, null, h.edition_id, h.display_version, h.os_build, h.architecture, h.installation_type,
+        h.installed_kbs === null ? null : h.installed_kbs.join(';'), h.kb_source, h.esu_enrolled === null ? null : h.esu_enrolled ? 'yes' : 'no', h.collected_at]));
+    }
+    return sendCsv(reply, `environment-${env.id}-inventory.csv`, lines);
   });
 
   app.post('/environments/:environment_id/assets', {
@@ -201,7 +262,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     if (refused) {
       if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
       const p = await environmentPage(req, req.params.environment_id);
-      return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, { asset_id, vendor, product, version, errors }), 422);
+      return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, { asset_id, vendor, product, version, errors }, p.hosts), 422);
     }
     return reply.redirect(`/environments/${env.id}`, 303);
   });
@@ -220,6 +281,63 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: req.query.environment_id } });
     if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: id } });
     return reply.redirect(id === null ? '/environments' : `/environments/${id}`, 303);
+  });
+
+  // CSV upload of nameplates (asset_id,vendor,product,version[,cpe]) or of Windows hosts (the §2.6 columns, as POST
+  // /api/v2/assets/correlate-csv): the same validation and services as the API, with one difference a person at a
+  // page needs: a file with any refused row is refused whole (the rows and their reasons on the page), nothing stored.
+  await app.register(async (up) => {
+    await up.register(multipart, { attachFieldsToBody: 'keyValues', limits: { files: 1, fileSize: UPLOAD_LIMIT, fields: 4, parts: 5 } });
+    up.post('/environments/:environment_id/upload', {
+      schema: {
+        tags: ['pages'], summary: 'Upload form (multipart: kind = nameplates or windows, file = the CSV): every row stored, or the page with each refused row\'s reasons (422) and nothing stored', security: session, params: EnvParams, querystring: NoQuery,
+        consumes: ['multipart/form-data'], response: { ...See('the environment'), 422: Html('The environment page with the refused rows') },
+      },
+      config: { auth: write('environments', envId) },
+    }, async (req, reply) => {
+      const envRaw = (req.params as { environment_id: string }).environment_id;
+      const env = await environment(req, envRaw);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const kind = body.kind === 'windows' ? 'windows' : body.kind === 'nameplates' ? 'nameplates' : null;
+      const refuse = async (u: UploadOutcome) => {
+        const p = await environmentPage(req, envRaw);
+        return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, u), 422);
+      };
+      if (kind === null) return refuse({ kind: 'nameplates', message: 'Choose what the file holds: nameplates or Windows hosts.' });
+      const file = body.file;
+      const text = Buffer.isBuffer(file) ? file : typeof file === 'string' ? Buffer.from(file) : null;
+      if (!text || text.length === 0) return refuse({ kind, message: 'Choose a CSV file to upload.' });
+      let csv: string;
+      try {
+        csv = new TextDecoder('utf-8', { fatal: true }).decode(text);
+      } catch {
+        return refuse({ kind, message: 'The file is not valid UTF-8 text: save it as CSV UTF-8.' });
+      }
+      try {
+        const rows = readCsv(csv, kind === 'windows' ? 'hosts' : 'nameplates');
+        const max = kind === 'windows' ? MAX_HOSTS : MAX_ASSETS;
+        if (rows.length === 0) return await refuse({ kind, message: 'The file has a header row and no data row.' });
+        if (rows.length > max) return await refuse({ kind, message: `A file holds at most ${max} rows (this one has ${rows.length}); split it.` });
+        if (kind === 'nameplates') {
+          const extra = Object.keys(rows[0]).filter((h) => !(ASSET_FIELDS as readonly string[]).includes(h));
+          if (extra.length) return await refuse({ kind, message: `Columns not part of a nameplate: ${extra.join(', ')} (the columns are ${ASSET_FIELDS.join(', ')}).` });
+          await s.assets.correlate({ principal: req.principal!, requestId: req.id, environmentId: env.id, options: DEFAULT_OPTIONS, wholeFile: true,
+            assets: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k, v]) => !(k === 'version' || k === 'cpe') || v.trim() !== ''))) });
+        } else {
+          await app.limits.correlation.check(req.principal!, rows.length);
+          await s.windows.correlate({ orgId: req.principal!.orgId, requestId: req.id, environmentId: env.id, hosts: rows.map(csvRowToHostRecord), software: [], options: HOST_VIEW, wholeFile: true });
+        }
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.entry.status !== 422) throw e;
+        const rejected = (e.opts.data as { rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[] } | undefined)?.rejected;
+        return refuse({
+          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : e.message,
+          // Row numbers as a spreadsheet shows them: the header is row 1.
+          rows: rejected?.map((x) => ({ row: x.index + 2, asset_id: x.asset_id, errors: x.errors.map((f) => `${f.field.replace(/^.*\./, '')}: ${f.message}`) })),
+        });
+      }
+      return reply.redirect(`/environments/${env.id}?uploaded=${kind}`, 303);
+    });
   });
 
   // CVE explorer ---------------------------------------------------------------------------------------------------
@@ -242,31 +360,80 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
   // Alerts ---------------------------------------------------------------------------------------------------------
   const PRIORITY = Type.Union([Type.Literal(''), Type.Literal('PATCH NOW'), Type.Literal('PATCH NEXT'), Type.Literal('MONITOR'), Type.Literal('IGNORE')]);
   const MATCH = Type.Union(['', 'vendor', 'product', 'protocol', 'cve', 'environment'].map((x) => Type.Literal(x)));
+  const DAY = Type.Union([Type.Literal(''), Type.String({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })]);
+  const AlertsQuery = Type.Object({
+    priority: Type.Optional(PRIORITY), match_type: Type.Optional(MATCH),
+    environment_id: Type.Optional(Type.Union([Type.Literal(''), EnvParams.properties.environment_id])),
+    change_kind: Type.Optional(Type.Union([Type.Literal(''), ...CHANGE_KINDS.map((k) => Type.Literal(k))])),
+    since_days: Type.Optional(Type.Union(['', '1', '7', '30', '90'].map((x) => Type.Literal(x)))),
+    date_from: Type.Optional(DAY), date_to: Type.Optional(DAY),
+    unread: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('true')])),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  }, { additionalProperties: false });
+  type AlertsQueryT = { [K in keyof typeof AlertsQuery.properties]?: string | number };
+  const alertsQs = (q: AlertsQueryT, page?: number) => {
+    const u = new URLSearchParams();
+    for (const [k, v] of Object.entries(q)) if (k !== 'page' && v !== undefined && v !== '') u.set(k, String(v));
+    if (page !== undefined) u.set('page', String(page));
+    const t = u.toString();
+    return t ? `/alerts?${t}` : '/alerts';
+  };
   app.get('/alerts', {
     schema: {
-      tags: ['pages'], summary: 'Alerts inbox: the organization\'s alerts, newest first, filtered by priority, what matched and age (GET /api/v1/alerts)', security: session,
-      querystring: Type.Object({
-        priority: Type.Optional(PRIORITY), match_type: Type.Optional(MATCH),
-        since_days: Type.Optional(Type.Union(['', '1', '7', '30', '90'].map((x) => Type.Literal(x)))),
-        page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-      }, { additionalProperties: false }),
-      response: { 200: Html('The alerts') },
+      tags: ['pages'], summary: 'Alerts inbox: the organization\'s alerts, newest first, read or unread for the member, filtered by priority, environment, reason (change kind), what matched and date (GET /api/v1/alerts)', security: session,
+      querystring: AlertsQuery, response: { 200: Html('The alerts') },
     },
-    config: { auth: read('alerts') },
+    // The id it takes is an environment's (the filter): declared under that resource, so the runner attacks it.
+    config: { auth: read('environments', [{ in: 'query', name: 'environment_id', foreign: 'environment_not_found' }]) },
   }, async (req, reply) => {
     const q = req.query;
     const page = q.page ?? 1;
-    const since = q.since_days ? new Date(app.deps.clock.now().getTime() - Number(q.since_days) * 86_400_000).toISOString() : undefined;
+    const now = app.deps.clock.now();
+    const envs = await s.environments.list(req.principal!.orgId);
+    let environment: string | undefined;
+    if (q.environment_id) {
+      const e = envs.find((x) => x.id === idOf(q.environment_id!));
+      if (!e) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: q.environment_id } });
+      environment = e.name;
+    }
+    const sinceDays = q.since_days ? new Date(now.getTime() - Number(q.since_days) * 86_400_000) : undefined;
+    const from = q.date_from ? new Date(`${q.date_from}T00:00:00Z`) : undefined;
+    const since = [sinceDays, from].filter((d): d is Date => d !== undefined).sort((a, b) => b.getTime() - a.getTime())[0];
+    const until = q.date_to ? new Date(Date.parse(`${q.date_to}T00:00:00Z`) + 86_400_000) : undefined;
     const r = await s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, {
-      page, per_page: 50, ...(q.priority ? { sage_priority: q.priority } : {}), ...(q.match_type ? { match_type: q.match_type } : {}), ...(since ? { since } : {}),
+      page, per_page: 50, ...(q.priority ? { sage_priority: q.priority } : {}), ...(q.match_type ? { match_type: q.match_type } : {}),
+      ...(since ? { since: since.toISOString() } : {}), until, environment, change_kind: q.change_kind || undefined,
+      member_id: req.principal!.memberId, unread: q.unread === 'true',
     });
-    const qs = (n: number) => {
-      const u = new URLSearchParams();
-      for (const [k, v] of [['priority', q.priority], ['match_type', q.match_type], ['since_days', q.since_days]] as const) if (v) u.set(k, v);
-      u.set('page', String(n));
-      return `/alerts?${u.toString()}`;
-    };
-    return send(reply, renderAlerts(viewer(req), r.items, r.total, r.page, Math.ceil(r.total / r.perPage), { priority: q.priority, match_type: q.match_type, since_days: q.since_days }, qs));
+    return send(reply, renderAlerts(viewer(req), r.items, r.total, r.page, Math.ceil(r.total / r.perPage), q, (n) => alertsQs(q, n), envs, alertsQs(q, q.page)));
+  });
+
+  const Back = { back: Type.Optional(Type.String({ maxLength: 2000, pattern: '^/alerts([?#].*)?$' })) };
+  for (const mark of ['read', 'unread'] as const) {
+    app.post(`/alerts/:alert_id/${mark}`, {
+      schema: {
+        tags: ['pages'], summary: `Mark-${mark} form of one alert, for the signed-in member: back to the inbox (\`back\`)`, security: session,
+        params: Type.Object({ alert_id: Type.String({ pattern: '^[0-9]{1,19}$' }) }), querystring: NoQuery,
+        body: Type.Object({ ...Csrf, ...Back }, { additionalProperties: false, examples: [{ back: '/alerts' }] }), response: See('/alerts'),
+      },
+      config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'alerts', ids: [{ in: 'params', name: 'alert_id', foreign: 'alert_not_found' }] } } },
+    }, async (req, reply) => {
+      const id = idOf(req.params.alert_id);
+      const own = (await s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { page: 1, per_page: 1, ids: [id] })).total;
+      if (!own) throw new ApiError('NOT_FOUND', { message: 'No such alert in your organization', detail: { error: 'alert_not_found', alert_id: req.params.alert_id } });
+      await s.alerts.markRead(req.principal!.orgId, req.principal!.memberId, [id], mark === 'read');
+      return reply.redirect(req.body.back ?? '/alerts', 303);
+    });
+  }
+  app.post('/alerts/read-all', {
+    schema: {
+      tags: ['pages'], summary: 'Mark-all-read form: every alert of the organization read for the signed-in member; back to the inbox (`back`)', security: session, querystring: NoQuery,
+      body: Type.Object({ ...Csrf, ...Back }, { additionalProperties: false, examples: [{ back: '/alerts?unread=true' }] }), response: See('/alerts'),
+    },
+    config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'alerts', ids: [] } } },
+  }, async (req, reply) => {
+    await s.alerts.markRead(req.principal!.orgId, req.principal!.memberId, 'all', true);
+    return reply.redirect(req.body.back ?? '/alerts', 303);
   });
 
   // Watchlist ------------------------------------------------------------------------------------------------------

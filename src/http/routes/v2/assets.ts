@@ -322,7 +322,7 @@ async function readMultipart(req: FastifyRequest, reply: FastifyReply): Promise<
   return { fields, hostsCsv: files.hosts, softwareCsv: files.software ?? null };
 }
 
-function readCsv(text: string, part: string): Record<string, string>[] {
+export function readCsv(text: string, part: string): Record<string, string>[] {
   let rows: string[][];
   try {
     rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: false, max_record_size: 1024 * 1024 });
