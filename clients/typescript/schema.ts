@@ -16,7 +16,10 @@ export interface paths {
         /** Service health (spec §2.9). JSON needs X-Internal-Key or a session; Accept: text/html renders the status page */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The status page (text/html) refreshes itself every 30 seconds: chosen by the reader (a timed refresh the reader did not ask for fails WCAG 2.2.1) */
+                    refresh?: "30";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -187,6 +190,15 @@ export interface paths {
                  *     - FORBIDDEN (session_required): an API key was sent; this operation takes X-Internal-Key or a signed-in session
                  */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query): detail is [{field, message, type}] */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -20320,10 +20332,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), add and remove assets */
+        /** One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, upload and remove assets */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    uploaded?: "nameplates" | "windows";
+                };
                 header?: never;
                 path: {
                     environment_id: string;
@@ -20447,7 +20461,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The environment's assets and their CVEs as CSV (one row per asset and CVE; an asset without any CVE once) */
+        /** The environment's results as CSV: one row per asset and CVE (an asset without any CVE once), nameplates (GET /api/v1/assets/results) then Windows hosts (GET /api/v2/assets/results) */
         get: {
             parameters: {
                 query?: never;
@@ -20459,7 +20473,134 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description CSV */
+                /** @description CSV: the results */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Not signed in (no session, or a refused key): a redirect to /login?next=<this page> */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/inventory.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's inventory as CSV: its nameplates (asset_id, vendor, product, version, cpe) and its Windows hosts as submitted (the §2.6 fields) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description CSV: the inventory */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -20908,6 +21049,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environments/{environment_id}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload form (multipart: kind = nameplates or windows, file = the CSV): every row stored, or the page with each refused row's reasons (422) and nothing stored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Back to the environment */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description The environment page with the refused rows
+                 *
+                 *     In the error envelope:
+                 *     - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}]
+                 */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cves": {
         parameters: {
             query?: never;
@@ -21048,13 +21347,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alerts inbox: the organization's alerts, newest first, filtered by priority, what matched and age (GET /api/v1/alerts) */
+        /** Alerts inbox: the organization's alerts, newest first, read or unread for the member, filtered by priority, environment, reason (change kind), what matched and date (GET /api/v1/alerts) */
         get: {
             parameters: {
                 query?: {
                     priority?: "" | "PATCH NOW" | "PATCH NEXT" | "MONITOR" | "IGNORE";
                     match_type?: "" | "vendor" | "product" | "protocol" | "cve" | "environment";
+                    environment_id?: "" | string;
+                    change_kind?: "" | "new_cve" | "cve_removed" | "kev_added" | "kev_removed" | "epss_threshold" | "cvss_changed" | "exploit_maturity_up" | "patch_changed" | "advisory_added" | "ranges_changed";
                     since_days?: "" | "1" | "7" | "30" | "90";
+                    date_from?: "" | string;
+                    date_to?: "" | string;
+                    unread?: "" | "true";
                     page?: number;
                 };
                 header?: never;
@@ -21094,6 +21398,16 @@ export interface paths {
                  *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
                  */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): query.environment_id names nothing in your organization */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -21155,6 +21469,486 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{alert_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark-read form of one alert, for the signed-in member: back to the inbox (`back`) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    alert_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "back": "/alerts"
+                     *     }
+                     */
+                    "application/json": {
+                        _csrf?: string;
+                        back?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to /alerts */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (alert_not_found): no such alert_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{alert_id}/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark-unread form of one alert, for the signed-in member: back to the inbox (`back`) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    alert_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "back": "/alerts"
+                     *     }
+                     */
+                    "application/json": {
+                        _csrf?: string;
+                        back?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to /alerts */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (alert_not_found): no such alert_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark-all-read form: every alert of the organization read for the signed-in member; back to the inbox (`back`) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "back": "/alerts?unread=true"
+                     *     }
+                     */
+                    "application/json": {
+                        _csrf?: string;
+                        back?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to /alerts */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -22594,6 +23388,773 @@ export interface paths {
                     };
                 };
                 /** @description - NOT_FOUND (not_found): no such id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An environment's triage decisions (GET /api/v1/environments/{id}/decisions) and the bulk form */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The decisions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Not signed in (no session, or a refused key): a redirect to /login?next=<this page> */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/decisions/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bulk form: one decision applied to the CVEs of the environment's stored results that the filter selects (POST .../decisions/bulk); the page with the counts; bad input: the form again with the field's message (422), nothing stored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "vendor": "Siemens",
+                     *       "undecided": "true",
+                     *       "status": "under_investigation",
+                     *       "comment": "Line review"
+                     *     }
+                     */
+                    "application/json": {
+                        _csrf?: string;
+                        status: string;
+                        justification?: string;
+                        impact_statement?: string;
+                        action_statement?: string;
+                        due_date?: string;
+                        assignee_member_id?: string;
+                        comment?: string;
+                        vendor?: string;
+                        product?: string;
+                        attack_vector?: "" | "N" | "A" | "L" | "P";
+                        correlation_status?: "" | "affected" | "needs_review";
+                        /** @enum {string} */
+                        undecided?: "true";
+                    };
+                };
+            };
+            responses: {
+                /** @description The decisions with the counts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description The form again, with the reason
+                 *
+                 *     In the error envelope:
+                 *     - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}]
+                 */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/decisions/{cve_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One CVE's decision in an environment: the form (status, justification, impact and action statements, due date, assignee, comment), the comments and the history */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                    cve_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The decision */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Not signed in (no session, or a refused key): a redirect to /login?next=<this page> */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query, path): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Decision form (PUT .../decisions/{cve_id}): back to the decision; bad input: the form again with the field's message (422), nothing stored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                    cve_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_affected",
+                     *       "justification": "component_not_present",
+                     *       "impact_statement": "The web server is switched off.",
+                     *       "comment": "Checked on site."
+                     *     }
+                     */
+                    "application/json": {
+                        _csrf?: string;
+                        status: string;
+                        justification?: string;
+                        impact_statement?: string;
+                        action_statement?: string;
+                        due_date?: string;
+                        assignee_member_id?: string;
+                        comment?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to the decision */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description The form again, with the reason
+                 *
+                 *     In the error envelope:
+                 *     - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}]
+                 */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/decisions/{cve_id}/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Clear-decision form (DELETE .../decisions/{cve_id}): the CVE is undecided again, its history stays; back to the decision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    environment_id: string;
+                    cve_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /** @example {} */
+                    "application/json": {
+                        _csrf?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to the decision */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - NOT_FOUND (environment_not_found): no such environment_id in your organization */
                 404: {
                     headers: {
                         [name: string]: unknown;
