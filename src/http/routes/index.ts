@@ -23,6 +23,7 @@ import triage from './v1/triage.ts';
 import exposure from './v1/exposure.ts';
 import staticFiles from './v1/static-files.ts';
 import webPages from './v1/web-pages.ts';
+import webActivityPages from './v1/web-activity-pages.ts';
 import triagePages from './v1/triage-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
@@ -49,5 +50,6 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(exposure);
   await app.register(staticFiles);
   await app.register(webPages);
+  await app.register(webActivityPages);
   await app.register(triagePages);
 }

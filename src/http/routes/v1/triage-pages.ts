@@ -15,13 +15,9 @@ import type { DecisionInput } from '../../../domain/triage.ts';
 import type { Writer } from '../../../services/triage.ts';
 import { caught, environmentNotFound, type FieldProblem } from '../../../services/refusal.ts';
 import type { RouteAuth } from '../../auth.ts';
+import { Csrf, EnvParams, Html, See, session } from './web-common.ts';
 
-const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
-const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
-const session = [{ session: [] as string[] }];
-const EnvParams = Type.Object({ environment_id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
 const DecisionParams = Type.Object({ environment_id: EnvParams.properties.environment_id, cve_id: Type.String({ pattern: CVE_ID_PATTERN_ANY_CASE }) });
-const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const Fields = {
   status: Type.String({ maxLength: 40 }), justification: Text(80), impact_statement: Text(8000), action_statement: Text(8000),

@@ -1,0 +1,42 @@
+// What the web app's page routes share (web-pages.ts, web-activity-pages.ts): the response and parameter schemas,
+// the session policies, and the helpers every page handler uses.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { DISPLAY_NAME_PATTERN } from '../../schemas/common.ts';
+import type { RouteAuth } from '../../auth.ts';
+import { viewerOf } from '../../web/viewer.ts';
+import { pageHeaders } from '../../web/layout.tsx';
+import type { Viewer } from '../../web/layout.tsx';
+
+export const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+export const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
+export const session = [{ session: [] as string[] }];
+export const EnvParams = Type.Object({ environment_id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
+export const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
+export const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
+export const EmptyForm = Type.Object(Csrf, { additionalProperties: false, examples: [{}] });
+
+export const read = (resource: string, ids: RouteAuth['tenant'] extends infer T ? T extends { ids: infer I } ? I : never : never = []): RouteAuth =>
+  ({ mode: 'session', role: 'viewer', scope: 'read', tenant: { resource, ids } });
+export const write = (resource: string, ids: RouteAuth['tenant'] extends infer T ? T extends { ids: infer I } ? I : never : never = []): RouteAuth =>
+  ({ mode: 'session', role: 'admin', scope: 'write', tenant: { resource, ids } });
+export const envId = [{ in: 'params' as const, name: 'environment_id', foreign: 'environment_not_found' }];
+export const hookId = [{ in: 'params' as const, name: 'id', foreign: 'not_found' }];
+
+/** An id of the path that can name no environment (over 15 digits) is an unknown one. */
+export const idOf = (text: string): number => {
+  const digits = text.replace(/^0+(?=\d)/, '');
+  return digits.length <= 15 ? Number(digits) : -1;
+};
+
+export const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
+
+/** The services and the per-request helpers of a page plugin. */
+export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
+  const s = app.services;
+  const viewer = (req: FastifyRequest): Viewer => viewerOf(req)!;
+  const send = (reply: FastifyReply, body: string, status = 200) => pageHeaders(reply.code(status)).send(body);
+  const actor = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, tier: req.principal!.tier });
+  return { s, viewer, send, actor };
+}
