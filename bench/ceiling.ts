@@ -3,7 +3,7 @@
 // (VULNINTEL_CVE_CACHE_ENTRIES=0) and the in-memory search index on, built before the first measurement. Every
 // target is measured with the same load (autocannon, 50 connections, BENCH_DURATION s) in interleaved rounds
 // (ceiling, then each scenario, BENCH_ROUNDS times) so the load of a shared machine hits all alike; each figure is
-// the median of its rounds, and its share of the ceiling is the ratio of medians. Prints the table of issue 42 with
+// the median of its rounds, and its share of the ceiling is the ratio of medians. Prints the read-path table with
 // the targets, and the service's RSS (index built, idle; and after the load). Never part of `npm test`.
 // Usage: DATABASE_URL=postgres://…/vi_bench npm run bench:ceiling
 //        BENCH_BEFORE_DIR=/path/to/checkout also runs that checkout's service (e.g. the code before a change) in the

@@ -108,7 +108,7 @@ try {
     console.log(`setup: one environment of ${REPORT_ASSETS} assets, ${Math.round((performance.now() - t0) / 1000)} s`);
     for (let round = 1; round <= ROUNDS; round++) {
       const s = performance.now();
-      const r = await svc.reports.build({ orgId: big.orgId, orgName: 'Bench report org' }, big.envId, { start: addDays(today, -30), end: addDays(today, 1) });
+      const r = await svc.reports.build({ orgId: big.orgId, orgName: 'Bench report org' }, big.envId, { start: addDays(today, -30), end: addDays(today, 1) }, null);
       const built = performance.now();
       const pdf = await renderReportPdf(r!);
       const done = performance.now();

@@ -60,8 +60,12 @@ const reportCve = (c: OpenCve): ReportCve => ({
 });
 
 export function createPlantReports(deps: PlantReportDeps) {
-  /** The report of one environment over `period` (end excluded); null when the environment is not the organization's. */
-  async function build(org: { orgId: number; orgName: string }, environmentId: number, period: Period): Promise<PlantReport | null> {
+  /**
+   * The report of one environment over `period` (end excluded); null when the environment is not the organization's.
+   * "What changed" compares with the last report sent of the same cadence (a weekly reader reads week against week),
+   * or of any cadence for a report on demand (`cadence` null).
+   */
+  async function build(org: { orgId: number; orgName: string }, environmentId: number, period: Period, cadence: Cadence | null): Promise<PlantReport | null> {
     if (!(await environmentExists(deps.db, org.orgId, environmentId))) return null;
     const env = (await deps.environments.list(org.orgId)).find((e) => e.id === environmentId);
     if (!env) return null;
@@ -70,7 +74,7 @@ export function createPlantReports(deps: PlantReportDeps) {
       deps.exposure.exposure(org.orgId, env),
       snapshotsBetween(deps.db, org.orgId, environmentId, period.start, to),
       decisionsTaken(deps.db, org.orgId, environmentId, period.start, period.end, DECISIONS_MAX),
-      lastSentReport(deps.db, org.orgId, environmentId, period.start),
+      lastSentReport(deps.db, org.orgId, environmentId, period.start, cadence),
     ]);
     const ordered = [...now.overview.open_cves].sort(patchFirstOrder);
     const shown = { figures: now.figures, open_cve_ids: now.open_cve_ids };
@@ -128,8 +132,8 @@ export function createPlantReports(deps: PlantReportDeps) {
             continue;
           }
           try {
-            const cacheKey = `${s.org_id}/${env.id}/${period.start}/${period.end}`;
-            if (!built.has(cacheKey)) built.set(cacheKey, await build({ orgId: s.org_id, orgName: s.org_name }, env.id, period));
+            const cacheKey = `${s.org_id}/${env.id}/${s.cadence}/${period.start}/${period.end}`;
+            if (!built.has(cacheKey)) built.set(cacheKey, await build({ orgId: s.org_id, orgName: s.org_name }, env.id, period, s.cadence));
             const r = built.get(cacheKey);
             if (!r) throw new Error(`environment ${env.id} is gone`);
             await mailer.send({ to: s.email, kind: 'plant_report', subject: reportSubject(r, s.cadence), text: reportText(r, publicUrl), link: reportLink(publicUrl, r, 'pdf') });

@@ -87,9 +87,10 @@ export async function releaseClaim(db: Db, k: DeliveryKey): Promise<void> {
 export interface SentReport { period_start: string; period_end: string; sent_at: Date; figures: ExposureFigures; open_cve_ids: string[] }
 
 /** The newest report sent for the environment (any member, any cadence) whose period ended on or before `end`. */
-export async function lastSentReport(db: Db, orgId: number, environmentId: number, end: string): Promise<SentReport | undefined> {
+export async function lastSentReport(db: Db, orgId: number, environmentId: number, end: string, cadence: 'weekly' | 'monthly' | null): Promise<SentReport | undefined> {
   const r = await sql<SentReport>`SELECT to_char(period_start, 'YYYY-MM-DD') AS period_start, to_char(period_end, 'YYYY-MM-DD') AS period_end, sent_at, figures, open_cve_ids
     FROM report_deliveries WHERE org_id = ${orgId} AND environment_id = ${environmentId} AND state = 'sent' AND period_end <= ${end}::date
+      AND (${cadence}::text IS NULL OR cadence = ${cadence})
     ORDER BY period_end DESC, sent_at DESC LIMIT 1`.execute(db);
   return r.rows[0];
 }

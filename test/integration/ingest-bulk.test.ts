@@ -68,7 +68,7 @@ test('bulk first import leaves the same documents, list keys, facet/stat counts,
   const a = await readModel(inc.store.db);
   const b = await readModel(bulk.store.db);
   assert.ok(a.docs.length > 10 && a.list_keys.length > 0 && a.facets.length > 0 && a.stats.length > 0);
-  assert.equal(a.indexes.length, 17);
+  assert.equal(a.indexes.length, 19);
   assert.ok(a.ranges.length > 20 && a.range_states.length > 5 && a.product_keys.length > 5);
   assert.ok(a.triggers.every((t) => t.tgenabled === 'O'));
   assert.ok(a.vendors.length > 5 && a.products.length > 5);
@@ -103,7 +103,7 @@ test('a failed bulk run restores the read model; a bulk load left by a killed ru
   }), /simulated failure/);
   assert.equal(await bulkLoadPending(crash.store.db), false);
   const partial = await readModel(crash.store.db);
-  assert.equal(partial.indexes.length, 17);
+  assert.equal(partial.indexes.length, 19);
   const facetTotal = partial.facets.filter((f) => f.scope === 'all').reduce((s, f) => s + Number(f.n), 0);
   assert.equal(facetTotal, partial.docs.length, 'counts recomputed for the committed batches');
 

@@ -123,7 +123,7 @@ const exposure: FastifyPluginAsyncTypebox = async (app) => {
     const env = environmentIdOf(req.params.environment_id);
     const { from, to } = rangeOf(req.query, { to: addDays(today(), -1), from: (t) => addDays(t, -29) });
     const p = req.principal!;
-    const r = await app.services.reports.build({ orgId: p.orgId, orgName: p.orgName }, env, { start: from, end: addDays(to, 1) });
+    const r = await app.services.reports.build({ orgId: p.orgId, orgName: p.orgName }, env, { start: from, end: addDays(to, 1) }, null);
     if (!r) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: env } });
     const name = `plant-report-${env}-${from}-${to}`;
     if (req.query.format === 'pdf') {
