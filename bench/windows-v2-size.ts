@@ -5,14 +5,14 @@
 // /health/ping every 25 ms meanwhile. The code before and after a change run side by side in one run, each in its
 // own server process on its own database. Never part of `npm test`.
 // Usage: node --import tsx bench/windows-v2-size.ts [--before DIR]
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import os from 'node:os';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { pinger, q, startServer, stopServer, type Server } from './v2-server.ts';
 
 const arg = (name: string): string | null => {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,17 +42,6 @@ function dbUrlOf(name: string): string {
   return u.toString();
 }
 
-interface Server { proc: ChildProcess; port: number; auth: Record<string, string> }
-
-async function startServer(root: string, dbUrl: string): Promise<Server> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/windows-v2-server.ts'), root, dbUrl], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).once('line', resolve);
-    proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  return { proc, ...JSON.parse(line) };
-}
-
 /** One call; the body is counted as it arrives and never held. */
 function call(s: Server, body: unknown, encoding: string | null): Promise<{ status: number; ms: number; wire: number; bytes: number; tail: string }> {
   const payload = JSON.stringify(body);
@@ -77,20 +66,6 @@ function call(s: Server, body: unknown, encoding: string | null): Promise<{ stat
   });
 }
 
-function pinger(s: Server) {
-  const lat: number[] = [];
-  let stop = false;
-  const loop = (async () => {
-    while (!stop) {
-      const t = performance.now();
-      await fetch(`http://127.0.0.1:${s.port}/api/v1/health/ping`).then((r) => r.arrayBuffer()).catch(() => {});
-      lat.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  })();
-  return async () => { stop = true; await loop; return lat.sort((a, b) => a - b); };
-}
-const q = (xs: number[], p: number) => (xs.length ? Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]) : null);
 
 async function measure(label: string, root: string, c: pg.Client) {
   const name = `vi_bench_v2z_${label}_${process.pid}`;
@@ -122,8 +97,7 @@ async function measure(label: string, root: string, c: pg.Client) {
         }
       }
     } finally {
-      s.proc.kill('SIGTERM');
-      await new Promise((r) => s.proc.once('exit', r));
+      await stopServer(s);
     }
     return out;
   } finally {

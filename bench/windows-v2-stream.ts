@@ -9,18 +9,17 @@
 // on this machine; the count is chosen so a CVE weighs what a 367k-corpus measurement implies).
 // Each scenario's figures go to stderr as it completes; the whole report to stdout and bench/out/windows-v2-stream.json.
 // Usage: node --import tsx bench/windows-v2-stream.ts [--before DIR] [--calls N] [--refs N]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import os from 'node:os';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { importMsrcDocuments } from '../src/services/import/msrc-documents.ts';
 import { benchHosts } from './windows-correlate-hosts.ts';
+import { pinger, q, startServer, stopServer, type Server } from './v2-server.ts';
 
 const arg = (name: string, dflt: string | null) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,22 +67,6 @@ async function prepare() {
   return { documents: imported.documents, corpus_rows: rowCount };
 }
 
-interface Server { proc: ChildProcess; port: number; auth: Record<string, string> }
-
-async function startServer(root: string): Promise<Server> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/windows-v2-server.ts'), root, dbUrl], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).once('line', resolve);
-    proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  return { proc, ...JSON.parse(line) };
-}
-
-async function stopServer(s: Server) {
-  s.proc.kill('SIGTERM');
-  await new Promise((r) => s.proc.once('exit', r));
-}
-
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
@@ -124,25 +107,10 @@ function call(s: Server, pathname: string, body: unknown, encoding: string | nul
   });
 }
 
-/** Pings /health/ping every 25 ms until stopped; returns the latencies. */
-function pinger(s: Server) {
-  const lat: number[] = [];
-  let stop = false;
-  const loop = (async () => {
-    while (!stop) {
-      const t = performance.now();
-      await fetch(`http://127.0.0.1:${s.port}/api/v1/health/ping`).then((r) => r.arrayBuffer()).catch(() => {});
-      lat.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  })();
-  return async () => { stop = true; await loop; return lat.sort((a, b) => a - b); };
-}
 
-const q = (xs: number[], p: number) => (xs.length ? Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]) : null);
 
 async function measure(label: string, root: string) {
-  const s = await startServer(root);
+  const s = await startServer(root, dbUrl);
   const out: Record<string, unknown> = { code: label };
   try {
     const mixed = { windows_hosts: benchHosts() };
