@@ -13,7 +13,7 @@ import { acceptFormBodies } from '../../forms.ts';
 import { renderEnvironment, renderEnvironments, renderOverview, type UploadOutcome } from '../../web/app.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
-import { caught } from '../../../services/refusal.ts';
+import { caught, Refusal } from '../../../services/refusal.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 import multipart from '@fastify/multipart';
 import { readCsv } from '../v2/assets.ts';
@@ -295,10 +295,13 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
           await s.windows.correlate({ orgId: req.principal!.orgId, requestId: req.id, environmentId: env.id, hosts: rows.map(csvRowToHostRecord), software: [], options: HOST_VIEW, wholeFile: true });
         }
       } catch (e) {
-        if (!(e instanceof ApiError) || e.entry.status !== 422) throw e;
-        const rejected = (e.opts.data as { rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[] } | undefined)?.rejected;
+        // The services' refusal of the file (invalid_input, the rows in data.rejected), or a 422 of the limits.
+        const refusal = e instanceof Refusal ? caught(e, ['invalid_input']) : null;
+        if (!refusal && !(e instanceof ApiError && e.entry.status === 422)) throw e;
+        const data = refusal ? refusal.detail.data : (e as ApiError).opts.data;
+        const rejected = (data as { rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[] } | undefined)?.rejected;
         return refuse({
-          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : e.message,
+          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : (refusal?.message ?? (e as Error).message),
           // Row numbers as a spreadsheet shows them: the header is row 1.
           rows: rejected?.map((x) => ({ row: x.index + 2, asset_id: x.asset_id, errors: x.errors.map((f) => `${f.field.replace(/^.*\./, '')}: ${f.message}`) })),
         });
