@@ -6,7 +6,7 @@
 //
 // The target (30 minutes): no 5xx, RSS slope under 1 MB per minute after warm-up, p99 the same in the last 5 minutes
 // as in the first 5. A shorter run compares windows of a third of the run (at most 5 minutes each).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -24,6 +24,7 @@ import { feedDir, NVD_FIXTURES, CSAF_FIXTURES } from '../test/helpers/ingest.ts'
 import { fixture } from '../test/helpers/feeds.ts';
 import { seedOrg } from '../test/helpers/app.ts';
 import { freePort } from '../test/helpers/net.ts';
+import { startCommand } from '../test/helpers/cli.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,26 +32,14 @@ const arg = (name: string, dflt: number) => {
 };
 const MINUTES = arg('minutes', 30);
 const CONNECTIONS = arg('connections', 8);
-const root = path.resolve(import.meta.dirname, '..');
 const quiet = { info() {}, warn() {} };
 
 
 const children: ChildProcess[] = [];
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'vulnintel.js'), ...args], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const child = await startCommand(args, env, ready);
   children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const on = (d: Buffer) => {
-      out = (out + d.toString()).slice(-20_000);
-      if (ready.test(out)) resolve(child);
-    };
-    child.stdout!.on('data', on);
-    child.stderr!.on('data', on);
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${out.slice(-2000)}`)));
-  });
+  return child;
 }
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;

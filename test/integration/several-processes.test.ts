@@ -5,7 +5,7 @@
 // queued from both processes at once runs once, and each webhook gets each alert once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import pino from 'pino';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sql } from '../../src/store/kysely.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { startCommand } from '../helpers/cli.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { feedDir } from '../helpers/ingest.ts';
@@ -25,7 +26,6 @@ import { startJobQueue } from '../../src/jobs/queue.ts';
 import { JOBS } from '../../src/jobs/registry.ts';
 import { freePort } from '../helpers/net.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const quiet = { info() {}, warn() {} };
 const nvd = (...ids: string[]) => ids.map((c) => fixture('nvd', `${c}.json`));
 const SECRET_KEY = randomBytes(32).toString('hex');
@@ -41,25 +41,10 @@ let receiver: http.Server;
 let rxPort = 0;
 
 
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'vulnintel.js'), ...args], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const child = await startCommand(args, env, ready);
   children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} not ready in 240 s: ${out.slice(-2000)}`)), 240_000);
-    const on = (d: Buffer) => {
-      out = (out + d.toString()).slice(-20_000);
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout!.on('data', on);
-    child.stderr!.on('data', on);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${args[0]} exited ${code}: ${out.slice(-2000)}`)); });
-  });
+  return child;
 }
 
 before(async () => {
