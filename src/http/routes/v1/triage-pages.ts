@@ -8,14 +8,13 @@ import { Type } from 'typebox';
 import { acceptFormBodies } from '../../forms.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { viewerOf } from '../../web/viewer.ts';
-import { pageHeaders } from '../../web/layout.tsx';
 import { renderDecision, renderDecisions, type BulkForm, type DecisionForm, type Member } from '../../web/triage.tsx';
 import { CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.ts';
 import type { DecisionInput } from '../../../domain/triage.ts';
 import type { Writer } from '../../../services/triage.ts';
-import { caught, environmentNotFound, type FieldProblem } from '../../../services/refusal.ts';
+import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import type { RouteAuth } from '../../auth.ts';
-import { Csrf, EnvParams, Html, See, session } from './web-common.ts';
+import { Csrf, EnvParams, Html, See, pageKit, session } from './web-common.ts';
 
 const DecisionParams = Type.Object({ environment_id: EnvParams.properties.environment_id, cve_id: Type.String({ pattern: CVE_ID_PATTERN_ANY_CASE }) });
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -30,10 +29,6 @@ const policy = (write: boolean, catalog: boolean): RouteAuth => ({
 });
 
 /** As the API reads it: 1 to 15 digits can name an environment; longer names none. */
-const idOf = (text: string): number => {
-  const digits = text.replace(/^0+(?=\d)/, '');
-  return digits.length <= 15 ? Number(digits) : -1;
-};
 /** A field error of the service ("body.decision.due_date") under its form field ("due_date"). */
 const byField = (errors: readonly FieldProblem[]) => Object.fromEntries(errors.map((e) => [e.field.replace(/^.*\./, ''), e.message]));
 
@@ -50,9 +45,8 @@ function inputOf(f: DecisionForm): { ok: true; input: DecisionInput & { comment:
 }
 
 const triagePages: FastifyPluginAsyncTypebox = async (app) => {
-  const s = app.services;
+  const { s, send, environment } = pageKit(app);
   acceptFormBodies(app, 64 * 1024);
-  const send = (reply: FastifyReply, body: string, status = 200) => pageHeaders(reply.code(status)).send(body);
   const writer = (req: FastifyRequest): Writer => {
     const p = req.principal!;
     return { orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart };
@@ -60,11 +54,6 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
   const reader = (req: FastifyRequest) => ({ tier: req.principal!.tier, orgId: req.principal!.orgId });
   const members = async (req: FastifyRequest): Promise<Member[]> => (await s.accounts.team(req.principal!)).members;
 
-  async function environment(req: FastifyRequest, raw: string) {
-    const env = (await s.environments.list(req.principal!.orgId)).find((e) => e.id === idOf(raw));
-    if (!env) throw environmentNotFound(raw);
-    return env;
-  }
   /** The fields of a refused input (the service's invalid_input), for the form again; any other refusal is thrown on. */
   const fieldsOf = (e: unknown) => byField(caught(e, ['invalid_input']).detail.fields as FieldProblem[]);
 

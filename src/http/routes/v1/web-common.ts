@@ -8,6 +8,7 @@ import type { RouteAuth } from '../../auth.ts';
 import { viewerOf } from '../../web/viewer.ts';
 import { pageHeaders } from '../../web/layout.tsx';
 import type { Viewer } from '../../web/layout.tsx';
+import { environmentNotFound } from '../../../services/refusal.ts';
 
 export const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 export const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
@@ -38,5 +39,12 @@ export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   const viewer = (req: FastifyRequest): Viewer => viewerOf(req)!;
   const send = (reply: FastifyReply, body: string, status = 200) => pageHeaders(reply.code(status)).send(body);
   const actor = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, tier: req.principal!.tier });
-  return { s, viewer, send, actor };
+  /** The organization's environment the path names; another's, or none, is ENVIRONMENT_NOT_FOUND. */
+  async function environment(req: FastifyRequest, raw: string) {
+    const id = idOf(raw);
+    const env = (await s.environments.list(req.principal!.orgId)).find((e) => e.id === id);
+    if (!env) throw environmentNotFound(raw);
+    return env;
+  }
+  return { s, viewer, send, actor, environment };
 }

@@ -40,15 +40,9 @@ const HOST_VIEW: ViewOptions = (() => {
 })();
 
 const webPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { s, viewer, send, actor } = pageKit(app);
+  const { s, viewer, send, actor, environment } = pageKit(app);
   acceptFormBodies(app, 64 * 1024);
 
-  async function environment(req: FastifyRequest, raw: string) {
-    const id = idOf(raw);
-    const env = (await s.environments.list(req.principal!.orgId)).find((e) => e.id === id);
-    if (!env) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: raw } });
-    return env;
-  }
 
   app.get('/overview', {
     schema: { tags: ['pages'], summary: 'Overview: one card per environment (open CVEs by sage priority, KEV, worst-exposed assets), charts, alerts of the last 7 days, disabled webhooks', security: session, querystring: NoQuery, response: { 200: Html('The overview') } },
