@@ -96,10 +96,10 @@ export function coversAsset(d: { asset_ids: readonly string[] }, assetId: string
   return d.asset_ids.length === 0 || d.asset_ids.includes(assetId);
 }
 
-/** The change kinds that are a new fact about a decided CVE, and send its decision back for review. */
-export const REVIEW_KINDS = ['kev_added', 'ranges_changed', 'exploit_maturity_up'] as const;
-
-/** The reason shown on a decision and in the alert for a change of one of REVIEW_KINDS, else null. */
+/**
+ * The reason shown on a decision and in the alert for a change that is a new fact about a decided CVE (KEV added,
+ * ranges changed, exploit maturity up: it sends the decision back for review); null for any other change kind.
+ */
 export function reviewReason(kind: string): string | null {
   switch (kind) {
     case 'kev_added': return 'review again: added to KEV after the decision';

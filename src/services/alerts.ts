@@ -118,9 +118,9 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     }
     const evaluate = assets.hosts && products.msrc.length ? await evaluator.load() : undefined;
     for (const h of assetHits(assets, products.ranges, products.msrc, evaluate)) group(h.org_id, h.cve_id).assets.push(h);
-    // Triage decisions (docs/triage.md "Alerts"): a fact of REVIEW_KINDS recorded after a decision flags it "review
-    // again" and alerts its organization with that reason; an asset covered by a not_affected decision that needs no
-    // review is not a match.
+    // Triage decisions (docs/triage.md "Alerts"): a fact that reviewReason names (domain/triage.ts), recorded after a
+    // decision, flags it "review again" and alerts its organization with that reason; an asset covered by a
+    // not_affected decision that needs no review is not a match.
     const decisionsOf = new Map<string, RunDecision[]>();
     const reviewOf = new Map<RunDecision, string[]>();
     const flags: ReviewFlag[] = [];

@@ -13,7 +13,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { environmentExists } from '../store/windows.ts';
 import { CorrelationCache, type CorpusGeneration, type CorrelationCacheLimits } from './correlation-cache.ts';
-import { environmentNotFound, invalidInput, type Refusal } from './refusal.ts';
+import { environmentNotFound, refusedFile } from './refusal.ts';
 import { createAssetCharge } from './asset-correlation/charge.ts';
 import { createAssetMatcher } from './asset-correlation/match.ts';
 import { createAssetResults } from './asset-correlation/results.ts';
@@ -22,8 +22,7 @@ import { check } from './asset-correlation/check.ts';
 import type { CorrelateInput } from './asset-correlation/types.ts';
 
 export { MAX_ASSETS, type CorrelateAnswers, type CorrelateInput } from './asset-correlation/types.ts';
-export { DEFAULT_PARTNER_MONTHLY_ASSETS } from './asset-correlation/charge.ts';
-export { namedBy, type RejectedAsset } from './asset-correlation/match.ts';
+export type { RejectedAsset } from './asset-correlation/match.ts';
 
 export interface AssetCorrelationDeps {
   db: Db;
@@ -39,12 +38,6 @@ export interface AssetCorrelationDeps {
   cacheLimits?: CorrelationCacheLimits;
   /** Stored results go in statements of about this much JSON text each (tests: smaller; results.ts). */
   storeBatchChars?: number;
-}
-
-/** The 422 of a file refused whole (CorrelateInput.wholeFile): the rejected records in data.rejected, as a call of every record refused. */
-export function refusedFile(refused: number, of: number, rejected: unknown[]): Refusal {
-  const message = `${refused} of ${of} rows refused; nothing was stored`;
-  return invalidInput(message, [{ field: 'body.file', message, type: 'value_error.rows' }], { rejected });
 }
 
 export function createAssetCorrelation(deps: AssetCorrelationDeps) {

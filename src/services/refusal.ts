@@ -61,6 +61,12 @@ export function invalidInput(message: string | null, fields: FieldProblem[], dat
   return new Refusal('invalid_input', message, data ? { fields, data } : { fields });
 }
 
+/** The 422 of a file refused whole (the correlation services' wholeFile): the rejected records in data.rejected, as a call of every record refused. */
+export function refusedFile(refused: number, of: number, rejected: unknown[]): Refusal {
+  const message = `${refused} of ${of} rows refused; nothing was stored`;
+  return invalidInput(message, [{ field: 'body.file', message, type: 'value_error.rows' }], { rejected });
+}
+
 /** The environment named is not one of the organization's (or was deleted meanwhile). */
 export function environmentNotFound(environmentId: number | string): Refusal {
   return new Refusal('environment_not_found', null, { environment_id: environmentId });

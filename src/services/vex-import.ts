@@ -106,4 +106,3 @@ export function createVexImportService(db: Db) {
   };
 }
 
-export type VexImportService = ReturnType<typeof createVexImportService>;

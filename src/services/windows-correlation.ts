@@ -13,7 +13,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
-import { environmentNotFound, invalidInput } from './refusal.ts';
+import { environmentNotFound, invalidInput, refusedFile } from './refusal.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
 import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
@@ -21,7 +21,6 @@ import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo
 import { environmentExists, listResults, lockEnvironment, storeResults } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
-import { refusedFile } from './asset-correlation.ts';
 
 /** Spec §4.2 / §7: at most 200 hosts per call, counted before any per-host validation. */
 export const MAX_HOSTS = 200;

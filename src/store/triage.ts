@@ -3,7 +3,7 @@
 // written together, so no change is ever stored without its trail.
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
-import type { DecisionFields, DecisionStatus, Justification } from '../domain/triage.ts';
+import type { DecisionFields, DecisionStatus } from '../domain/triage.ts';
 import type { VendorStatement } from '../domain/records.ts';
 
 type Conn = Db | Tx;
@@ -265,7 +265,6 @@ export async function flagForReview(trx: Tx, flags: readonly { org_id: number; e
   return n;
 }
 
-export type { Justification };
 
 export interface RunDecision { org_id: number; environment_id: number; environment: string; cve_id: string; status: DecisionStatus; asset_ids: string[]; review_reasons: string[]; updated_at: Date }
 

@@ -85,11 +85,6 @@ export function pageHeaders(reply: FastifyReply, cache = 'no-store'): FastifyRep
     .header('Cache-Control', cache).header('Referrer-Policy', 'same-origin').type('text/html; charset=utf-8');
 }
 
-/** Sends a page: its status, the page headers and the HTML. */
-export function sendPage(reply: FastifyReply, page: JSX.Element, status = 200, cache?: string) {
-  return pageHeaders(reply.code(status), cache).send(html(page));
-}
-
 /** A field's message under its input (the form shown again after bad input). */
 export function FieldError({ errors, field }: { errors?: Record<string, string>; field: string }) {
   const m = errors?.[field];
