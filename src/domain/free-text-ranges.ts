@@ -205,6 +205,33 @@ function branchLine(s: string, vendor: string, product: string, reader: Reader):
   return out;
 }
 
+const PLATFORMS = /^(android|openwrt|yocto)$/i;
+const PLATFORM_RELEASE = /^(android|openwrt|yocto)[ -]?(\d{1,4}(?:\.\d{1,4}){0,3})$/i;
+const RELEASE = /^\d{1,4}(?:\.\d{1,4}){0,3}$/;
+
+/**
+ * A list of platform releases where a chipset vendor puts the version: "Android 12.0, 13.0, 14.0", "Android11/Android12",
+ * "android9_android10_android11", "android_11_12_13", "android12.0_13.0" (MediaTek, Unisoc). Items are separated by
+ * ",", "/", "|" or "_"; a bare release is one of the platform named before it. One exact version per item ("Android
+ * 13.0", versions.ts orders it against the same platform's releases only); null when the text does not begin with a
+ * platform's name or any item is something else ("andriod10", "IOT-v23.0", "SMR Jul-2024 Release in Android 12").
+ */
+function platformList(s: string): ReadPiece[] | null {
+  if (!/^(?:android|openwrt|yocto)[ _-]?\d/i.test(s)) return null;
+  const out: ReadPiece[] = [];
+  let platform = '';
+  let pending = false;
+  for (const token of s.split(/\s*[,/|]\s*|_/)) {
+    let r: RegExpExecArray | null;
+    if (PLATFORMS.test(token)) { platform = token; pending = true; continue; }
+    if ((r = PLATFORM_RELEASE.exec(token))) platform = r[1];
+    else if (!platform || !RELEASE.test(token)) return null;
+    out.push({ version: `${platform} ${r ? r[2] : token}`, start: null, end: null, fixedIn: null });
+    pending = false;
+  }
+  return pending || !out.length ? null : out;
+}
+
 /** The product's (or vendor's) own name in front of a range, dropped: every word of it is one of theirs. */
 function dropProductName(s: string, vendor: string, product: string): string {
   const own = ownWords(vendor, product);
@@ -257,6 +284,6 @@ export function readFreeText(text: string, vendor: string, product: string): Fre
     if (!inner || !reader.ok(fix.replace(/-dev$/i, ''))) return null;
     return { all: false, pieces: inner.map((p) => ({ ...p, fixedIn: fix.replace(/-dev$/i, '') })), condition };
   }
-  const pieces = reader.perLine(s) ?? branchLine(s, vendor, product, reader) ?? reader.list(s);
+  const pieces = platformList(s) ?? reader.perLine(s) ?? branchLine(s, vendor, product, reader) ?? reader.list(s);
   return pieces && pieces.length ? { all: false, pieces, condition } : null;
 }

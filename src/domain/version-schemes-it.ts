@@ -153,3 +153,38 @@ export const compareRpm: Compare = byGrammar(parseEvr, (x, y) => {
   if (x.epoch !== y.epoch) return sign(x.epoch - y.epoch);
   return rpmvercmp(x.version, y.version) || (x.release === null ? 0 : rpmvercmp(x.release, y.release!));
 });
+
+// ---- Ivanti -----------------------------------------------------------------------------------------------------
+
+const IVANTI = /^(\d{1,4}(?:\.\d{1,4}){0,3})(?:r(\d{1,4})(?:\.(\d{1,4}))?|[ _]su ?(\d{1,3}))?$/;
+
+/**
+ * An Ivanti spelling as one tuple: Connect Secure and Policy Secure releases "22.5R1.3" / "9.1R17.4" (release, R, build:
+ * 22.5 < 22.5R1 < 22.5R1.3 < 22.5R2 < 22.6R1), Endpoint Manager security updates "2022 SU6" / "2022_su6" (2022 <
+ * 2022 SU5 < 2022 SU6 < 2024); null for anything else.
+ */
+export function parseIvanti(raw: string): number[] | null {
+  const m = IVANTI.exec(normaliseVersion(raw));
+  if (!m) return null;
+  const rel = m[1].split('.').map(Number);
+  while (rel.length < 4) rel.push(0);
+  return [...rel, Number(m[2] ?? m[4] ?? 0), Number(m[3] ?? 0)];
+}
+
+export const compareIvanti: Compare = byGrammar(parseIvanti, compareTuple);
+
+// ---- SAP --------------------------------------------------------------------------------------------------------
+
+const SAP = /^([a-z][a-z0-9_/-]{0,30}) (\d{1,4}(?:\.\d{1,4}){0,2})$/;
+
+/**
+ * An SAP software component and its release, as SAP's records state the versions of a product: "SAP_BASIS 731",
+ * "KERNEL 7.53", "S4CORE 106". Two releases of one component are ordered by their numbers (KERNEL 7.53 < KERNEL 7.77
+ * < KERNEL 8.04); two components are never ordered against each other; null for anything else.
+ */
+export function parseSap(raw: string): { component: string; release: number[] } | null {
+  const m = SAP.exec(raw.trim().toLowerCase().replace(/\s+/g, ' '));
+  return m ? { component: m[1], release: core(m[2]) } : null;
+}
+
+export const compareSap: Compare = byGrammar(parseSap, (x, y) => (x.component !== y.component ? 'needs_review' : compareTuple(x.release, y.release)));

@@ -25,6 +25,8 @@
 //              without its build against one of its builds is needs_review)
 //   juniper    Junos releases "22.4R3-S3": (release, R, S) with "22.4" the start of its train (before 22.4R1); Junos
 //              OS Evolved's "-EVO" spellings are ordered among themselves, never against plain Junos
+//   ivanti     Connect Secure "22.5R1.3" as (release, R, build); Endpoint Manager "2022 SU6" as (release, SU)
+//   sap        a software component and its release "SAP_BASIS 731", "KERNEL 7.53": ordered within one component
 //   rpm        package EVRs "[epoch:]version[-release]" ("0:6.5.2-6.el9_2") where the record says versionType "rpm": rpm's
 //              own order (rpmvercmp: alphanumeric segments, numbers above letters, "~" before anything, "^" after the
 //              end), epoch first (absent: 0), then version, then release; a spelling without a release against a
@@ -38,11 +40,12 @@ import type { AffectedRange } from './ranges.ts';
 import { memoTable } from './memo.ts';
 import { byGrammar, certainPrefix, compareCoreSuffix, compareTuple, core, coreAndSuffix, general, type Compare } from './version-grammar.ts';
 import {
-  compareBind, compareCisco, compareHotfix, compareJuniper, compareRpm, IOS, parseBind, parseCiscoRelease, parseEvr, parseHotfix, parseJuniper,
+  compareBind, compareCisco, compareHotfix, compareIvanti, compareJuniper, compareRpm, compareSap, IOS, parseBind, parseCiscoRelease, parseEvr, parseHotfix,
+  parseIvanti, parseJuniper, parseSap,
 } from './version-schemes-it.ts';
 import { vendorSlug } from './product-match.ts';
 
-export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'rpm' | 'dotted';
+export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'ivanti' | 'sap' | 'rpm' | 'dotted';
 
 /** The scheme of each vendor that has its own (vendor slugs, product-match.ts vendorSlug). */
 const VENDOR_SCHEME: Record<string, Scheme> = {
@@ -58,6 +61,8 @@ const VENDOR_SCHEME: Record<string, Scheme> = {
   cisco: 'cisco',
   juniper: 'juniper',
   'juniper-networks': 'juniper',
+  ivanti: 'ivanti',
+  sap: 'sap',
 };
 
 const SCHEMES = memoTable<string, Scheme>(10_000);
@@ -173,6 +178,8 @@ const COMPARE: Record<Scheme, Compare> = {
   f5: general,
   cisco: compareCisco,
   juniper: compareJuniper,
+  ivanti: compareIvanti,
+  sap: compareSap,
   rpm: compareRpm,
   dotted: general,
 };
@@ -191,6 +198,8 @@ export function orderableIn(scheme: Scheme, raw: string): boolean {
     case 'hotfix': if (parseHotfix(raw)) return true; break;
     case 'bind': if (parseBind(raw)) return true; break;
     case 'juniper': if (parseJuniper(raw)) return true; break;
+    case 'ivanti': if (parseIvanti(raw)) return true; break;
+    case 'sap': if (parseSap(raw)) return true; break;
     case 'rpm': return parseEvr(raw) !== null;
     case 'cisco': if (parseCiscoRelease(raw)) return true; break;
     default: break;

@@ -204,15 +204,23 @@ function compareCisco(a: string, b: string): Comparison | null {
 
 /**
  * A release train's letters in front of its numbers ("R510.2" Honeywell Experion, "SV2.70", "QCA6390"): 1 to 4
- * letters, then an optional dot or dash, then the version (not a space: "to 2.0", "the 4.3" are words). Commit hashes
+ * letters, then an optional dot, dash or underscore ("SW_4.1.1.10", "FW_1.2.10.9": AutomationDirect's software and
+ * firmware versions, two trains), then the version (not a space: "to 2.0", "the 4.3" are words). Commit hashes
  * (7 to 40 hex digits) are not such spellings.
  */
-const PREFIXED = /^([a-z]{1,4})[.-]?(\d.*)$/;
+const PREFIXED = /^([a-z]{1,4})[._-]?(\d.*)$/;
 const HASH = /^[0-9a-f]{7,40}$/;
+/**
+ * A platform's release where a chipset vendor puts the version ("Android 12.0", "android_12.0", "Android11": MediaTek
+ * and Unisoc state the Android releases their chipset software is affected on): the platform's name, an optional
+ * space, underscore or hyphen, and its release. Only these names: a word in front of a number is otherwise no
+ * version ("Modbus TCP 7.11" names a variant).
+ */
+const PLATFORM = /^(android|openwrt|yocto)[ _-]?(\d.*)$/;
 
 /** A normalised spelling read as a release train's letters and the version after them; null for anything else. */
 function trainOf(n: string): { letters: string; rest: ParsedVersion } | null {
-  const m = HASH.test(n) ? null : PREFIXED.exec(n);
+  const m = HASH.test(n) ? null : PLATFORM.exec(n) ?? PREFIXED.exec(n);
   const rest = m && parseVersion(m[2]);
   return rest ? { letters: m[1], rest } : null;
 }

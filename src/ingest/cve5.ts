@@ -11,7 +11,7 @@ import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
 import { readFreeText } from '../domain/free-text-ranges.ts';
-import { orderableIn, schemeOf } from '../domain/version-schemes.ts';
+import { comparatorOf, orderableIn, schemeOf } from '../domain/version-schemes.ts';
 import type { SsvcExploitation } from '../domain/records.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -216,7 +216,11 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       // "V2.0 SP1" (Siemens), "Version 4.1.5" (Emerson): a spaced version its scheme orders is a version.
       const scheme = schemeOf(shared.vendor, shared.product, versionType);
       const spelt = (x: string) => !FREE_TEXT.test(x) || orderableIn(scheme, x);
-      const textual = (!startOpen && !spelt(version)) || (bound !== '*' && (!spelt(bound) || !/\d/.test(bound)));
+      const unread = (!startOpen && !spelt(version)) || (bound !== '*' && (!spelt(bound) || !/\d/.test(bound)));
+      // A range that holds no version (">= 9.1R17.4, < 9.1R17.4", "2022 SU6 < 2022 SU6": Ivanti's records) says
+      // nothing certain: read literally it would leave that version unaffected. Kept as text.
+      const order = unread || startOpen || bound === '*' ? null : comparatorOf(scheme)(version, bound);
+      const textual = unread || order === 1 || (order === 0 && lt !== null);
       out.push(range(shared, {
         status,
         version: null,
@@ -236,7 +240,10 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     // Free text read into one or more ranges where its meaning is certain (domain/free-text-ranges.ts): "Versions 9.8
     // and prior", "Fixed in OpenSSL 3.0.5 (Affected 3.0.0-3.0.4)", "2.7 | 3.0.71 | >= 4.0.x | <= 4.6.4", … A
     // condition in words stays on every range read.
-    const free = !all && !orderableIn(schemeOf(shared.vendor, shared.product, versionType), version) ? readFreeText(version, shared.vendor, shared.product) : null;
+    // A version its scheme orders is that version, spaces and all ("3.2.0 p1", Cisco ISE; "4.71 AFBT48C", a Lenovo
+    // release and its build; "Android 12.0", a platform release).
+    const ordered = !all && orderableIn(schemeOf(shared.vendor, shared.product, versionType), version);
+    const free = !all && !ordered ? readFreeText(version, shared.vendor, shared.product) : null;
     if (free && !(free.pieces.length === 1 && free.pieces[0].version === version && !free.condition)) {
       const condition = free.condition ? { condition: free.condition } : {};
       if (free.all) out.push({ ...range(shared, { status, version: null, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: null }), ...condition });
@@ -249,7 +256,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       continue;
     }
     const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
-    const read = below && /\d/.test(below[2])
+    const read = ordered ? null : below && /\d/.test(below[2])
       ? { kind: 'bounds' as const, start: null, end: { version: below[2].trim(), inclusive: below[1] === '<=' } }
       : !all && FREE_TEXT.test(version) ? parseCsafRange(version) : null;
     if (read?.kind === 'bounds') {

@@ -54,13 +54,16 @@ test('unknown version: affected only when every version is affected, else needs_
   assert.match(v.reason, /version unknown/);
 });
 
-test('CVE 5 changes[] and custom versions (CVE-2020-36695, Hitachi Device Manager): "8.8.5-02" cannot be ordered, so needs_review', () => {
+test('CVE 5 changes[] and custom versions (CVE-2020-36695, Hitachi Device Manager): "8.8.5-02" is ordered against other releases only, so 8.8.5-01 is needs_review', () => {
   const hitachi: AffectedRange = {
     ...base, source: 'cve5', vendor: 'Hitachi', product: 'Hitachi Device Manager', cpe: null, start: { version: '0', inclusive: true },
     end: { version: '8.8.5-02', inclusive: false }, versionType: 'custom', changes: [{ at: '8.8.5-02', status: 'unaffected' }], defaultStatus: 'unaffected',
   };
-  const v = decide({ vendor: 'Hitachi, Ltd.', product: 'Device Manager', version: '8.8.4-01' }, [hitachi].map((r) => ({ ...r, product: 'Device Manager' })));
+  const v = decide({ vendor: 'Hitachi, Ltd.', product: 'Device Manager', version: '8.8.5-01' }, [hitachi].map((r) => ({ ...r, product: 'Device Manager' })));
   assert.equal(v.status, 'needs_review');
+  // Release 8.8.4 is before release 8.8.5 whatever the revisions after the hyphen mean.
+  assert.equal(decide({ vendor: 'Hitachi, Ltd.', product: 'Device Manager', version: '8.8.4-01' }, [hitachi].map((r) => ({ ...r, product: 'Device Manager' }))).status, 'affected');
+  assert.equal(decide({ vendor: 'Hitachi, Ltd.', product: 'Device Manager', version: '8.8.6-00' }, [hitachi].map((r) => ({ ...r, product: 'Device Manager' }))).status, 'not_affected');
   assert.match(v.reason, /cannot be ordered with certainty/);
   // The same shape with orderable spellings: changes[] turns the status at its version.
   const semver = { ...hitachi, product: 'Device Manager', end: null, changes: [{ at: '8.8.5', status: 'unaffected' as const }] };

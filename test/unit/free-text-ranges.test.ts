@@ -106,8 +106,9 @@ test('a condition in words is kept, never dropped', () => {
 
 test('unreadable text is no reading (the reader keeps it as text): words, other products\' names, unknown suffixes', () => {
   for (const [t, v, p] of [
-    ['10.0.0 < publication', 'Microsoft', 'Windows 10'], ['Modbus TCP <= v7.11', 'Pepperl+Fuchs', 'ICDM-RX'], ['< 4.4.9SP', 'B&R', 'Automation Studio'],
-    ['Android 12.0, 13.0', 'MediaTek, Inc.', 'MT6765'], ['See references', 'Acme', 'X'], ['unspecified <= latest', 'mlflow', 'mlflow'],
+    ['10.0.0 < publication', 'Microsoft', 'Windows 10'], ['Modbus TCP <= v7.11', 'Pepperl+Fuchs', 'ICDM-RX'], ['< 3.3 SP1 3.x', 'ABB', 'S+ Operations'],
+    ['andriod9_android10_android11', 'unisoc', 'SC9863A'], ['SMR Jul-2024 Release in Android 12, 13, 14', 'Samsung Mobile', 'Samsung Mobile Devices'],
+    ['1.00 dated 16-12-2020', 'D-Link', 'DAP-1360'], ['See references', 'Acme', 'X'], ['unspecified <= latest', 'mlflow', 'mlflow'],
   ]) assert.equal(readFreeText(t, v, p), null, t);
 });
 

@@ -315,7 +315,7 @@ test('dotted: whatever the versionType; a readable prefix orders a broken spelli
   ]);
   assert.deepEqual(certainPrefix('3.4.4 Build 16102416'), [3, 4, 4]);
   assert.equal(certainPrefix('3.4.4 Build'), null);
-  assert.equal(certainPrefix('3.4.4 Build 1610 2416'), null);
+  assert.equal(certainPrefix('3.4.4 Build 1610 2416 17'), null);
 });
 
 test('orderableIn and rangeReadable: what the range census counts as a machine range', () => {
