@@ -174,7 +174,9 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
     case REVIEW_TEXT: return /\S <=? ?publication$/i.test(r.text ?? '')
       // Microsoft's records: `lessThan: "publication"`.
       ? `version range not machine-readable: "${r.text}": the ${sourceLabel(r.source)} ends the range at the update published with the CVE, and names no version for it`
-      : `version range not machine-readable: "${r.text}"`;
+      : r.text === '0' && r.source === 'cve5'
+        ? `version range not machine-readable: "0": the CVE record states version "0" alone (by the CVE schema's convention the earliest version) with no end, so which versions it means is not stated`
+        : `version range not machine-readable: "${r.text}"`;
     case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
     case REVIEW_DEFAULT: return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
     case REVIEW_UNORDERABLE: {

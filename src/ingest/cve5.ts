@@ -268,9 +268,12 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       }));
       continue;
     }
+    // "0" alone: the CVE schema's earliest version, with no end and no change (Vulnogram's default: CVE-2023-2851 states
+    // it for "all versions", CVE-2023-49721 for a bug fixed in a later release). No version is "0": text, needs_review.
+    const zero = version === '0' && changes.length === 0;
     // Every version, one version, or text answered needs_review.
-    const exact = read === null ? (all ? null : version) : read.kind === 'exact' ? read.version : null;
-    out.push(range(shared, { status, version: exact, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: read?.kind === 'text' ? version : null }));
+    const exact = zero ? null : read === null ? (all ? null : version) : read.kind === 'exact' ? read.version : null;
+    out.push(range(shared, { status, version: exact, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: zero || read?.kind === 'text' ? version : null }));
   }
   return out;
 }

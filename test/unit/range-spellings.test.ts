@@ -190,10 +190,11 @@ test('property: the Ivanti and SAP comparators are total orders on their grammar
     fc.assert(fc.property(arb, arb, arb, (a, b, c) => {
       if (!sameGrammar(a, b) || !sameGrammar(b, c)) return;
       const ab = cmp(a, b);
-      assert.notEqual(ab, 'needs_review', `${a} vs ${b}`);
+      const bc = cmp(b, c);
+      assert.ok(ab !== 'needs_review' && bc !== 'needs_review', `${a} vs ${b} vs ${c}`);
       assert.equal(cmp(a, a), 0);
       assert.equal(cmp(b, a), -ab || 0);
-      if (ab <= 0 && cmp(b, c) <= 0) assert.ok((cmp(a, c) as number) <= 0, `${a} <= ${b} <= ${c}`);
+      if (ab <= 0 && bc <= 0) assert.ok((cmp(a, c) as number) <= 0, `${a} <= ${b} <= ${c}`);
     }), { numRuns: 2000 });
   }
 });
@@ -225,4 +226,18 @@ test('orderableIn: what the census now counts, and what it still does not', () =
   assert.equal(orderableIn('dotted', 'SAP_BASIS 731'), false);
   assert.equal(orderableIn('dotted', 'various'), false);
   assert.equal(comparatorOf('sap'), compareSap);
+});
+
+test('the CVE 5 reader: version "0" alone is no version: text, needs_review with why (CVE-2023-2851, CVE-2023-49721)', () => {
+  const entry = { vendor: 'AGT Tech', product: 'Ceppatron', versions: [{ status: 'affected', version: '0' }], defaultStatus: 'unaffected' };
+  const [r] = rangesOfAffected(entry);
+  assert.deepEqual([r.version, r.text, rangeReadable(r)], [null, '0', false]);
+  for (const version of ['0', '1.2', '10.0']) {
+    const v = decide({ vendor: 'AGT Tech', product: 'Ceppatron', version }, rangesOfAffected(entry));
+    assert.equal(v.status, 'needs_review', version);
+    assert.match(v.reason, /"0" alone \(by the CVE schema's convention the earliest version\) with no end/);
+  }
+  // "0" as the start of a range is the open start, and a change at "0" keeps its meaning
+  assert.deepEqual(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '0', lessThan: '2.0' }] }).map((x) => [x.start, x.end, x.text]), [[null, { version: '2.0', inclusive: false }, null]]);
+  assert.equal(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '0', changes: [{ at: '2.0', status: 'unaffected' }] }] })[0].text, null);
 });
