@@ -31,7 +31,7 @@ interface Tally { statements: number; everyVersion: number; git: number; withVer
 const tally = (): Tally => ({ statements: 0, everyVersion: 0, git: 0, withVersion: 0, parsed: 0, prefix: 0, condition: 0 });
 const bySource = new Map<RangeSource, Tally>();
 const byVendor = new Map<string, Tally>();
-const unparsed = new Map<string, { count: number; source: RangeSource; vendor: string }>();
+const unparsed = new Map<string, { count: number; source: RangeSource; vendor: string; vendors: Set<string> }>();
 
 function count(r0: AffectedRange): void {
   const r = canonicalRange(r0);
@@ -52,8 +52,9 @@ function count(r0: AffectedRange): void {
   }
   const spelling = describe(r);
   const key = `${r.source}\u0000${spelling}`;
-  const u = unparsed.get(key) ?? { count: 0, source: r.source, vendor: r.vendor };
+  const u = unparsed.get(key) ?? { count: 0, source: r.source, vendor: r.vendor, vendors: new Set<string>() };
   u.count++;
+  u.vendors.add(vendorSlug(r.vendor) || '(none)');
   unparsed.set(key, u);
 }
 
@@ -72,7 +73,11 @@ const sources = [...bySource].map(([source, t]) => ({ source, ...t, parse_rate: 
 const vendors = [...byVendor]
   .map(([k, t]) => ({ source: k.split('\u0000')[0], vendor: k.split('\u0000')[1], ...t, parse_rate: Number(pct(t).toFixed(2)) }))
   .sort((a, b) => b.withVersion - a.withVersion);
-const top = [...unparsed].map(([k, u]) => ({ spelling: k.split('\u0000')[1], ...u })).sort((a, b) => b.count - a.count).slice(0, 50);
+// A spelling several vendors write is shown with how many (the first vendor alone would name it for all).
+const top = [...unparsed]
+  .map(([k, u]) => ({ spelling: k.split('\u0000')[1], count: u.count, source: u.source, vendor: u.vendors.size > 1 ? `${u.vendors.size} vendors` : u.vendor }))
+  .sort((a, b) => b.count - a.count)
+  .slice(0, 50);
 const num = (n: number) => n.toLocaleString('en-US');
 if (asJson) {
   console.log(JSON.stringify({ sources, vendors, top, ms: Math.round(ms) }, null, 1));
