@@ -13,6 +13,8 @@
 //   "<V33.017_V34.014_V35.013_V36.011" (one fix per major line)                  → < V33.017, and per later line
 //                                                                                 >= V34 < V34.014, … (each its own fix)
 //   "ArubaOS 10.5.x.x: 10.5.1.0 and below" (the product's name, a branch, a range within it) → 10.5 ≤ v ≤ 10.5.1.0
+//   "Android 12.0, 13.0, 14.0", "Android11/Android12", "android_11_12_13" (platform releases where a chipset vendor puts
+//   the version)                                                                 → one exact platform release per item
 //   "N.x" ("12.6.X"): the whole N branch as an exact version or an inclusive end, N itself as a start, below N as an
 //   exclusive end ("< 4.5.x": below every 4.5 version)
 // Around the range: a trailing period is dropped; the product's own name in front ("FortiOS before 7.0.3", "CENTUM VP

@@ -32,9 +32,10 @@
 //              end), epoch first (absent: 0), then version, then release; a spelling without a release against a
 //              build is needs_review ("9.2" may be the release of the product carrying the package)
 //   dotted     everything else: the general comparator, whatever the record's versionType says
-// Every scheme also orders a spelling with a readable dotted prefix and unreadable rest ("6.2..14", "1.0:0", a build
-// "3.4.4 Build 16102416") against a version whose components already differ within that prefix (6.2..14 < 7.2.7;
-// 3.4.3 < 3.4.4 Build 16102416): certain whatever the rest means.
+// Every scheme also orders a spelling with a readable dotted release and an unreadable rest that keeps it within that
+// release ("6.2..14", "1.0:0", "17.6.1z1", "2.4.4-p9", a build "3.4.4 Build 16102416" or "4.71 AFBT48C":
+// version-grammar.ts certainPrefix) against a version whose components already differ within that release (6.2..14 <
+// 7.2.7; 3.4.3 < 3.4.4 Build 16102416): certain whatever the rest means.
 import { branchPrefix, normaliseVersion, orderable, parseVersion, type Comparison, type Order } from './versions.ts';
 import type { AffectedRange } from './ranges.ts';
 import { memoTable } from './memo.ts';
