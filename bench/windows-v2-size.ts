@@ -4,7 +4,7 @@
 // behind, sent to POST /api/v2/assets/correlate: the default call and include_cleared, plain and gzip, with
 // /health/ping every 25 ms meanwhile. The code before and after a change run side by side in one run, each in its
 // own server process on its own database. Never part of `npm test`.
-// Usage: node --import tsx bench/windows-v2-size.ts [--before DIR]
+// Usage: node --import tsx bench/windows-v2-size.ts [--before DIR] (VI_DB_PREFIX names its databases: vi_bench by default)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -67,8 +67,43 @@ function call(s: Server, body: unknown, encoding: string | null): Promise<{ stat
 }
 
 
+/**
+ * Where the bytes of an answer go: for each field of the per-CVE object (spec §2.7; `fix.*` and `references.*` by
+ * member) the bytes of `"name":value,` summed over every CVE of every host, and the rest of the answer.
+ */
+function fieldBytes(body: { data: { assets: { cves: Record<string, unknown>[] }[] } }, total: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  const add = (k: string, v: unknown) => { out[k] = (out[k] ?? 0) + Buffer.byteLength(JSON.stringify(k.split('.').pop())) + 2 + Buffer.byteLength(JSON.stringify(v)); };
+  let cves = 0;
+  for (const a of body.data.assets) {
+    for (const c of a.cves) {
+      cves++;
+      for (const [k, v] of Object.entries(c)) {
+        if ((k === 'fix' || k === 'references') && v && typeof v === 'object') {
+          out[`${k} (braces and key)`] = (out[`${k} (braces and key)`] ?? 0) + Buffer.byteLength(JSON.stringify(k)) + 3;
+          for (const [k2, v2] of Object.entries(v)) add(`${k}.${k2}`, v2);
+        } else add(k, v);
+      }
+      out['cve object braces'] = (out['cve object braces'] ?? 0) + 2;
+    }
+  }
+  const perCve = Object.values(out).reduce((a, b) => a + b, 0);
+  return { ...out, cves, per_cve_bytes: Math.round(perCve / Math.max(cves, 1)), rest_of_answer: total - perCve };
+}
+
+/** One call held whole (one host per build: each build's 40 hosts share one answer), broken down by field. */
+async function breakdown(s: Server, includeCleared: boolean): Promise<Record<string, number>> {
+  const five = BUILDS.map((_, i) => hosts[i]);
+  const r = await fetch(`http://127.0.0.1:${s.port}/api/v2/assets/correlate`, {
+    method: 'POST', headers: { ...s.auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows_hosts: five, ...(includeCleared ? { options: { include_cleared: true } } : {}) }),
+  });
+  const text = await r.text();
+  return fieldBytes(JSON.parse(text), Buffer.byteLength(text));
+}
+
 async function measure(label: string, root: string, c: pg.Client) {
-  const name = `vi_bench_v2z_${label}_${process.pid}`;
+  const name = `${process.env.VI_DB_PREFIX ?? 'vi_bench'}_v2z_${label}_${process.pid}`;
   await c.query(`CREATE DATABASE ${name}`);
   const dbUrl = dbUrlOf(name);
   try {
@@ -83,6 +118,8 @@ async function measure(label: string, root: string, c: pg.Client) {
     const out: Record<string, unknown> = { code: label, import_s: importS };
     try {
       await call(s, { windows_hosts: hosts.slice(0, 5) }, null); // builds the evaluation index
+      out.field_bytes_5_hosts = { default: await breakdown(s, false), include_cleared: await breakdown(s, true) };
+      console.error(JSON.stringify({ code: label, field_bytes_5_hosts: out.field_bytes_5_hosts }));
       for (const includeCleared of [false, true]) {
         for (const enc of [null, 'gzip']) {
           const stopPing = pinger(s);

@@ -28,6 +28,25 @@ function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMa
   return (CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] || SRC_RANK[a.row.source] - SRC_RANK[b.row.source] || a.row.ord - b.row.ord) < 0;
 }
 
+/**
+ * Source precedence by statement date (docs/correlation.md §5 "Source precedence"): when only a CISA advisory says
+ * every version is affected and a CVE record's range with bounds leaves the version out, the record's range wins when
+ * the record was stated after every such advisory (CVE 5 dateUpdated against CSAF current_release_date). `every`: the
+ * newest statement date of the rows saying every version (undefined: a row that is no CISA advisory's, or undated).
+ */
+function recordWins(every: string | null | undefined, out: { row: RangeRow }): boolean {
+  const at = out.row.stated_at;
+  // An entry whose default status is affected states the versions it leaves out affected: no range of it can win so.
+  return typeof every === 'string' && out.row.source === 'cve5' && out.row.range.defaultStatus !== 'affected' && typeof at === 'string'
+    && Date.parse(at) > Date.parse(every);
+}
+
+/** Folds a row saying every version into the newest date of such rows (undefined once one is no dated advisory's). */
+function everyStated(acc: string | null | undefined, row: RangeRow): string | undefined {
+  if (acc === undefined || row.source !== 'csaf' || !row.stated_at) return undefined;
+  return acc === null || Date.parse(row.stated_at) > Date.parse(acc) ? row.stated_at : acc;
+}
+
 /** Where a range comes from, as the reasons name it ("CISA advisory ICSA-24-289-02"). */
 function at(d: { row: RangeRow }): string {
   return `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
@@ -180,6 +199,8 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   // asset's version out (boundedOut): "every version" against such a range is a disagreement.
   let statesVersions = false;
   let outM: M | null = null;
+  // The newest date of the CISA advisories whose rows say every version (undefined: another source's row says so).
+  let every: string | null | undefined = null;
   // Rows of products of the family the asset names, and of a bare line name, count only when no row names the asset's
   // product itself; git ranges only when no other row does (tier).
   const lowest = lowestTier(matched);
@@ -194,6 +215,7 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     else if (code === IN_AFFECTED) {
       if (!affectedM || before(m, affectedM)) affectedM = m;
       if (!everyVersion(m.row.range)) statesVersions = true;
+      every = everyStated(every, m.row);
     } else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
     else if (code === OUT && boundedOut(m)) { if (!outM || before(m, outM)) outM = m; }
     const fixedIn = m.row.range.fixedIn;
@@ -218,6 +240,16 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const u = unaffectedM;
     return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+  }
+  if (affectedM && !statesVersions && outM && recordWins(every, outM)) {
+    // The CVE record's range, stated after the advisory's "every version", wins (source precedence by date).
+    const d = answerOf(asset, outM.row, outM.match, OUT);
+    const a = affectedM;
+    return {
+      status: 'not_affected',
+      reason: `version ${asset.version} is outside ${describe(outM.row.range)} (${at(outM)}, stated ${outM.row.stated_at!.slice(0, 10)}), which is newer than ${at(a)} (${a.row.stated_at!.slice(0, 10)}) stating every version affected: the CVE record's range wins`,
+      deciding: d, match, fixed_version: outM.row.range.fixedIn ?? fixedAny,
+    };
   }
   if (affectedM && !statesVersions && outM) {
     // Only "every version" says affected (an NVD CPE with no version, "vers:all/*"), and a range with versions leaves
@@ -271,7 +303,8 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   let unaffected = false;
   let review = false;
   let statesVersions = false;
-  let out = false;
+  let out: { row: RangeRow; match: ProductMatch } | null = null;
+  let every: string | null | undefined = null;
   const lowest = lowestTier(matched);
   const agree = variantsAgree(asset, matched, lowest);
   let defaults: DefaultGroups | null = null;
@@ -283,9 +316,12 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
     else if (code === IN_AFFECTED) {
       affected = true;
       if (!everyVersion(m.row.range)) statesVersions = true;
+      every = everyStated(every, m.row);
     } else if (code === IN_UNAFFECTED) unaffected = true;
-    else if (code === OUT && boundedOut(m)) out = true;
+    // The first such row in `before` order, as verdict() takes it.
+    else if (code === OUT && boundedOut(m) && (!out || before(m, out))) out = m;
   }
+  if (affected && !unaffected && !statesVersions && out && recordWins(every, out)) return 'not_affected';
   if (affected) return unaffected || (!statesVersions && out) ? 'needs_review' : 'affected';
   const byDefault = defaults !== null ? defaultOut(defaults) : null;
   if (byDefault?.affected) return unaffected ? 'needs_review' : 'affected';

@@ -13,13 +13,14 @@ import type { RangeRow } from './correlate.ts';
  * order of their first row) and its JSON text (the `ranges` column): `{"vendor":…,"product":…,"cpe":…,"ranges":
  * [statement, …]}`, each statement as packRange writes it.
  */
-export interface RangeGroup extends Omit<RangeRow, 'range'> {
+export interface RangeGroup extends Omit<RangeRow, 'range' | 'stated_at'> {
   text: string;
 }
 
 /** A group as read back: its columns and its parsed `ranges` JSON. */
 export interface StoredGroup extends Omit<RangeGroup, 'text'> {
-  ranges: { vendor: string; product: string; cpe: string | null; ranges: PackedRange[] };
+  /** `stated`: the source record's statement date (RangeRow.stated_at); absent in groups stored before it was kept. */
+  ranges: { vendor: string; product: string; cpe: string | null; stated?: string; ranges: PackedRange[] };
 }
 
 /** A statement without its group's fields; a field that is null (an empty `changes`) is left out. */
@@ -84,7 +85,7 @@ export function groupRows(rows: readonly RangeRow[]): RangeGroup[] {
     out.push({
       ord: ord++, source: row.source, source_key: row.source_key, vendor_slug: row.vendor_slug, product_key: row.product_key,
       cpe_vendor: row.cpe_vendor, cpe_product: row.cpe_product, base_key: row.base_key,
-      text: `{"vendor":${str(r.vendor)},"product":${str(r.product)},"cpe":${str(r.cpe)},"ranges":[${packed.join(',')}]}`,
+      text: `{"vendor":${str(r.vendor)},"product":${str(r.product)},"cpe":${str(r.cpe)}${row.stated_at ? `,"stated":${str(row.stated_at)}` : ''},"ranges":[${packed.join(',')}]}`,
     });
   }
   return out;
@@ -105,9 +106,10 @@ export function groupsDigestText(groups: readonly RangeGroup[]): string {
 export function expandGroup(g: StoredGroup & { cve_id: string }): (RangeRow & { cve_id: string })[] {
   const { cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key } = g;
   const body = g.ranges;
+  const stated_at = body.stated ?? null;
   const out = new Array<RangeRow & { cve_id: string }>(body.ranges.length);
   for (let i = 0; i < out.length; i++) {
-    out[i] = { cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, range: unpackRange(source, body, body.ranges[i]) };
+    out[i] = { cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, stated_at, range: unpackRange(source, body, body.ranges[i]) };
   }
   return out;
 }

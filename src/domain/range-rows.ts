@@ -14,6 +14,11 @@ export interface RangeRow {
   cpe_product: string | null;
   /** The key of the product this row's product is a variant of (variantBaseKey), else null. */
   base_key: string | null;
+  /**
+   * When its source record was last stated (CVE 5 `dateUpdated`, CSAF `tracking.current_release_date`, NVD
+   * `lastModified`; ISO 8601), null when unknown: what source precedence compares (domain/correlate.ts).
+   */
+  stated_at?: string | null;
   range: AffectedRange;
 }
 
@@ -57,7 +62,7 @@ function versVersion(r: AffectedRange): Pick<AffectedRange, 'version' | 'start' 
 }
 
 /** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
-export function rangeRows(records: readonly { source: string; source_key: string; ranges?: AffectedRange[] }[]): RangeRow[] {
+export function rangeRows(records: readonly { source: string; source_key: string; modified?: string | null; ranges?: AffectedRange[] }[]): RangeRow[] {
   const out: RangeRow[] = [];
   // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: records reach rangeRows in one order from each caller, and the rows' order only feeds the range set's canonical hash, which sorts again
   const sorted = [...records].sort((a, b) => (a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0));
@@ -70,7 +75,7 @@ export function rangeRows(records: readonly { source: string; source_key: string
       // `range` stays the last key (store/ranges.ts cuts its text from the row's).
       out.push({
         ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null,
-        cpe_product: cpe?.product ?? null, base_key: variantBaseKey(r.product, r.vendor), range: canonicalRange(r),
+        cpe_product: cpe?.product ?? null, base_key: variantBaseKey(r.product, r.vendor), stated_at: rec.modified ?? null, range: canonicalRange(r),
       });
     }
   }

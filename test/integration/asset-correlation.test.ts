@@ -570,3 +570,35 @@ describe('correlate-cves where a source states every version', () => {
     assert.deepEqual(c.json().data.assets.map((a: { counts: unknown }) => a.counts), [old.counts, patched.counts]);
   });
 });
+
+// Source precedence by statement date through the stored range groups (docs/correlation.md §5): the real CVE record
+// of CVE-2020-28400 (dateUpdated 2024-08-04, SIMATIC CFU PA "< V2.0.0") is newer than the CISA advisory
+// ICSA-21-194-03 (2022-04-14, every version): V2.0.0 is not affected, V1.0.0 affected, and /check agrees.
+describe('correlate-cves: a newer CVE record\'s range over an older advisory\'s "every version"', () => {
+  let own: Awaited<ReturnType<typeof seedOrg>>;
+  const correlate = (body: unknown, path = '/api/v1/assets/correlate-cves') => t.app.inject({ method: 'POST', url: path, headers: own.auth, payload: body as object });
+  before(async () => {
+    await importPaths(t.store.db, [feedDir([fixture('csaf', 'icsa-21-194-03.json'), fixture('cve5', 'CVE-2020-28400.json')])], quiet);
+    own = await seedOrg(t.store, { tier: 'professional' });
+  });
+
+  test('the stored groups keep each record\'s date, and the record\'s range decides', async () => {
+    const stated = await sql<{ source: string; stated: string | null }>`SELECT DISTINCT source, ranges->>'stated' AS stated FROM cve_ranges WHERE cve_id = 'CVE-2020-28400' ORDER BY source`.execute(t.store.db);
+    assert.deepEqual(stated.rows, [{ source: 'csaf', stated: '2022-04-14T00:00:00.000Z' }, { source: 'cve5', stated: '2024-08-04T16:33:59.218Z' }]);
+    const assets = [
+      { asset_id: 'cfu-fixed', vendor: 'Siemens', product: 'SIMATIC CFU PA', version: 'V2.0.0' },
+      { asset_id: 'cfu-old', vendor: 'Siemens', product: 'SIMATIC CFU PA', version: 'V1.0.0' },
+    ];
+    const r = await correlate({ assets, options: { include_not_affected: true } });
+    assert.equal(r.statusCode, 200, r.body);
+    type Cve = { cve_id: string; status: string; reason: string };
+    const of = (a: { cves: Cve[] }) => a.cves.find((c) => c.cve_id === 'CVE-2020-28400')!;
+    const [fixed, old] = r.json().data.assets;
+    assert.equal(of(fixed).status, 'not_affected');
+    assert.match(of(fixed).reason, /\(CVE record, stated 2024-08-04\), which is newer than CISA advisory ICSA-21-194-03 \(2022-04-14\) stating every version affected: the CVE record's range wins$/);
+    assert.equal(of(old).status, 'affected');
+    const c = await correlate({ assets }, '/api/v1/assets/correlate-cves/check');
+    assert.equal(c.statusCode, 200, c.body);
+    assert.deepEqual(c.json().data.assets.map((a: { counts: unknown }) => a.counts), [fixed.counts, old.counts]);
+  });
+});

@@ -196,7 +196,7 @@ describe('POST /api/v2/assets/correlate', () => {
   });
 
   test('paging: every cve_page_size gives, page after page, the same CVEs in the same order as the unpaged call, each sort and filter', async () => {
-    for (const sort of ['priority', 'score', 'newest'] as const) {
+    for (const sort of ['priority', 'score', 'exploit', 'newest'] as const) {
       for (const include_cleared of [true, false]) {
         // A key of its own per combination: the calls stay inside the per-key rate (60 a minute).
         const auth = (await seedOrg(t.store, { tier: 'enterprise' })).auth;

@@ -8,6 +8,7 @@ import {
   classifySubType, docMonth, normaliseKb, parseSupercedence, validFixedBuild, type FixKind, type OsBuild,
 } from './build.ts';
 import { applyOverrides, type OverrideRecord } from './overrides.ts';
+import { markCrossProduct, type ForeignEvidence } from './cross-product.ts';
 
 export interface CveMeta {
   cve: string;
@@ -43,6 +44,8 @@ export interface Fix {
   docId: string;
   /** Set when a reviewed override changed this row (overrides.ts id). */
   overrideId: string | null;
+  /** Set (at finish) when the row names another product's KB or fixed build (cross-product.ts). */
+  foreign?: ForeignEvidence | null;
 }
 
 export interface ProductCve {
@@ -278,6 +281,8 @@ export class IndexBuilder {
         .sort((a, b) => (a.month! < b.month! ? -1 : a.month! > b.month! ? 1 : (a.build?.ubr ?? 0) - (b.build?.ubr ?? 0)));
       for (const k of pi.mrSeries) k.inSeries = true;
     }
+    // Every series is known only now: a row is another product's when that product's series holds its KB (trap 10).
+    markCrossProduct(this.products);
     let asOf: string | null = null;
     for (const d of this.documents.values()) if (d.revisionDate && (!asOf || d.revisionDate > asOf)) asOf = d.revisionDate;
     return {

@@ -3,6 +3,7 @@
 import type { OsBuild } from './build.ts';
 import type { Fix, KbInfo, ProductCve, ProductIndex } from './evaluation-index.ts';
 import { isCveId } from '../cve-id.ts';
+import { foreignNote } from './cross-product.ts';
 import { month, WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type FixType, type Verdict } from './verdict-facts.ts';
 
 /** An LCU-equivalent fix: in the product's series, or an out-of-band update that replaces a series LCU. */
@@ -41,6 +42,23 @@ export interface Prepared {
   /** Shared, immutable verdicts for the common build-only outcomes (no allocation per host). */
   vClear: Verdict | null;
   vOpen: Verdict | null;
+  /** Rows naming another product's KB or build (trap 10): set aside, and the CVE needs review (vForeign). */
+  foreign: Fix[];
+  vForeign: Verdict | null;
+}
+
+const FIX_CLASS: Record<Fix['kind'], Verdict['fixClass']> = {
+  security_update: 'lcu', monthly_rollup: 'rollup', security_only: 'rollup', hotpatch: 'other', ssu: 'ssu', standalone: 'standalone', other: 'other',
+};
+
+/** The verdict of a CVE whose rows name another product's update: never open or cleared on it (cross-product.ts). */
+function foreignVerdict(pi: ProductIndex, p: Prepared): Verdict {
+  const own = p.lcu ?? p.rollupFix ?? p.seriesFix ?? p.odd ?? null;
+  return {
+    status: 'needs review', fixedBuild: own?.build?.text ?? null, kb: own?.kb ?? null, fixClass: own ? FIX_CLASS[own.kind] : null,
+    fixMonth: month(pi, own?.kb ?? null), fixUrl: own?.url ?? null, derived: false, fixType: 'kb',
+    note: foreignNote(pi.product.name, p.foreign, own), why: 'Microsoft\'s row names another product\'s update',
+  };
 }
 
 /** The host-independent facts of every CVE of a product (uncached: use `prepared` from caches.ts). */
@@ -49,7 +67,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
   for (const pc of pi.cves.values()) {
     // ADV advisories and malformed ids are not CVEs.
     if (!isCveId(pc.meta.cve)) continue;
-    const fixes = pc.fixes.filter((f) => f.kind !== 'ssu');
+    const fixes = pc.fixes.filter((f) => f.kind !== 'ssu' && !f.foreign);
     const lcuAll = fixes.filter((f) => isCumulativeFix(pi, f));
     const lcu = lcuAll.length ? lcuAll.reduce((a, b) => (b.build!.ubr! > a.build!.ubr! ? b : a)) : null;
     const hot = fixes.filter((f) => f.kind === 'hotpatch' && f.build !== null);
@@ -79,6 +97,8 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
       openBelow: null,
       vClear: null,
       vOpen: null,
+      foreign: pc.fixes.filter((f) => f.foreign),
+      vForeign: null,
     });
     const last = list[list.length - 1];
     if (!last.lcu && last.seriesFix) {
@@ -100,6 +120,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
       last.vClear = ({ ...lv, status: 'cleared (patched)', why: WHY_BUILD });
       last.vOpen = ({ ...lv, status: 'confirmed open', why: WHY_BELOW });
     }
+    if (last.foreign.length > 0) last.vForeign = foreignVerdict(pi, last);
   }
   return list;
 }

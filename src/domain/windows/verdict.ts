@@ -68,7 +68,10 @@ export function hostCtx(host: WindowsHost, match: ProductMatch, product: Windows
 
 export function verdictFor(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
   let v: Verdict;
-  if (ctx.level !== 'build') {
+  if (p.vForeign) {
+    // A row of another product's update (trap 10) decides nothing, whatever the build or KB list says.
+    v = p.vForeign;
+  } else if (ctx.level !== 'build') {
     const pc = p.pc;
     const f = p.lcu ?? p.rollupFix ?? p.seriesFix ?? pc.fixes.find((x) => x.kb);
     const why = ctx.level === 'revision'

@@ -42,6 +42,8 @@ export function fixAction(v: Verdict, productName: string, installed = false): s
   if (v.fixType === 'none') {
     return v.kb ? `No installable update for this edition after end of support; upgrade to a supported Windows version (Microsoft's fix is ${v.kb})` : 'No update from Microsoft for this product; apply mitigations or upgrade';
   }
+  // Only a row of another product's update (cross-product.ts) leaves a kb fix without a KB of this product.
+  if (!v.kb) return `Microsoft names no update of ${productName} for this CVE, only another product's (see the note): check with Microsoft which update fixes it`;
   // Microsoft released the last Security Only updates in October 2023 (reference trap 12): a later fix is the
   // monthly rollup alone.
   const what = v.fixClass !== 'rollup' ? fixClassNoun(v.fixClass)

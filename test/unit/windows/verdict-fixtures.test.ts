@@ -34,11 +34,11 @@ test('a fix outside the cumulative series: needs review whatever the build, clea
     note: 'KB5023702 (build 10.0.17763.4131) is not one of this product\'s monthly cumulative updates (for example a Safe OS/WinRE, Secure Boot or other separate update); the OS build cannot confirm it. Check that KB5023702 is installed',
   });
   assert.deepEqual(cveOf(s2019('10.0.17763.9000', ['KB5023702']), 'CVE-2021-26414').v, { ...fix, status: 'cleared (patched)', note: null, why: 'the KB list contains KB5023702' });
-  // CVE-2022-2601 on Windows 11 24H2: MSRC gives a 22621 FixedBuild, not valid for 26100, so no build at all, and
-  // the note says so (before: "carries no OS build", which was not what the row says).
+  // CVE-2022-2601 on Windows 11 24H2: MSRC gives a 22621 FixedBuild, a build of Windows 11 22H2's line: the row is
+  // another product's (cross-product.ts), so no KB of this product is named and the note gives the evidence.
   assert.deepEqual(cveOf(w11('10.0.26100.9000'), 'CVE-2022-2601').v, {
-    fixType: 'kb', derived: false, fixedBuild: null, kb: 'KB5055528', fixClass: 'other', fixMonth: '2024-08', fixUrl: `${CATALOG}KB5055528`, status: 'needs review', why: 'the fix is not a cumulative update',
-    note: 'KB5055528 (Security Update) is listed with fixed build 10.0.22621.5189, which is not a build of this product\'s line; the OS build cannot confirm it. Check that KB5055528 is installed',
+    fixType: 'kb', derived: false, fixedBuild: null, kb: null, fixClass: null, fixMonth: null, fixUrl: null, status: 'needs review', why: 'Microsoft\'s row names another product\'s update',
+    note: 'Microsoft lists KB5055528 with fixed build 10.0.22621.5189 for Windows 11 Version 24H2 for x64-based Systems, which is a build of Windows 11 Version 22H2 for x64-based Systems, not of this product\'s line. Another product\'s update cannot confirm or clear this CVE here: check with Microsoft which update of Windows 11 Version 24H2 for x64-based Systems fixes it',
   });
 });
 
