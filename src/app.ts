@@ -31,6 +31,7 @@ import { withErrorResponses } from './http/openapi-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { postgresLimiters } from './store/rate-limits.ts';
+import { UsageMeter } from './store/usage-meter.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
@@ -230,7 +231,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)
   registerEdgeLimit(app, deps.config.edgeLimit); // before auth: an over-limit address costs no credential lookup
   registerAuth(app, {
-    db: deps.store.db, clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
+    meter: new UsageMeter(deps.store.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush')),
+    clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
   });
   registerLimits(app, postgresLimiters(deps.store), deps.rateProfiles);
 

@@ -14,9 +14,8 @@ import { ApiError } from './errors.ts';
 import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
 import { safeEqual, sha256Hex } from '../lib/crypto.ts';
-import type { Db } from '../store/db.ts';
-import { isConnectionError } from '../store/db.ts';
-import { UsageMeter } from '../store/usage-meter.ts';
+import { isConnectionError } from '../lib/db-errors.ts';
+import type { UsageMeter } from '../store/usage-meter.ts';
 import { KEY_REFUSAL_CODES, roleAtLeast, type IdentityService, type Principal } from '../services/identity.ts';
 import { caught } from '../services/refusal.ts';
 import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
@@ -224,8 +223,9 @@ async function internalOrSession(req: FastifyRequest, reply: FastifyReply, deps:
   throw new ApiError('AUTH_REQUIRED', { message: 'This call needs the X-Internal-Key header or a signed-in session', detail: { error: 'auth_required' } });
 }
 
-export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
-  const meter = new UsageMeter(base.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'));
+/** `meter`: the monthly allowance counter, made by the app over the store (store/usage-meter.ts); closed with the app. */
+export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
+  const { meter } = base;
   const publicUrl = new URL(base.publicUrl);
   const deps: AuthDeps = {
     identity: base.identity, clock: base.clock, meter, publicOrigin: publicUrl.origin,

@@ -6,7 +6,7 @@ import { ApiError, renderError } from './errors.ts';
 import { refusalError } from './refusals.ts';
 import { Refusal } from '../services/refusal.ts';
 import { apiVersionFor } from './envelope.ts';
-import { isConnectionError, isRemovedMember, isStatementTimeout } from '../store/db.ts';
+import { isConnectionError, isRemovedMember, isStatementTimeout } from '../lib/db-errors.ts';
 import { logSafeError } from '../lib/logger.ts';
 import type { RouteAuth } from './auth.ts';
 import type { AjvErr } from './union-errors.ts';
