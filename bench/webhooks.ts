@@ -44,7 +44,6 @@ const config = loadConfig({ VULNINTEL_SECRET_KEY: randomBytes(32).toString('hex'
 const svc = createWebhookService({ db: store.db, clock: systemClock, config });
 for (let i = 0; i < WEBHOOKS; i++) {
   const c = await svc.create({ orgId: org.id, tier: 'enterprise' }, { label: `bench ${i}`, url: `http://127.0.0.1:${port}/hook/${i}` });
-  if (!c.ok) throw new Error(c.message);
   keys.set(`/hook/${i}`, createHash('sha256').update(c.secret).digest('hex'));
 }
 

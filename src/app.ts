@@ -31,6 +31,7 @@ import { withErrorResponses } from './http/openapi-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { postgresLimiters } from './store/rate-limits.ts';
+import { UsageMeter } from './store/usage-meter.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { PACKAGE_VERSION } from './lib/version.ts';
 
@@ -112,7 +113,7 @@ function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): 
  * refused as a 422 on their field. In a query string or path (`textInput`), a number must also be written in
  * decimal: Ajv's coercion read " " as 0 and "0x5" as 5 (src/http/query-numbers.ts).
  */
-function withSafeNumbers(validate: ValidateFunction, schema: unknown, textInput: boolean): FastifyValidationResult {
+function withSafeNumbers(validate: ValidateFunction, schema: unknown, textInput: boolean, records: readonly string[] = []): FastifyValidationResult {
   // Only the properties the schema types as numbers can be read loosely: found once, when the schema is compiled.
   const numeric = textInput ? numericKeys(schema) : [];
   const wrapped = Object.assign((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
@@ -130,7 +131,8 @@ function withSafeNumbers(validate: ValidateFunction, schema: unknown, textInput:
       return false;
     }
     const bad: AjvLikeError[] = [...looseErrors];
-    unsafeNumbers(data, '', bad);
+    // Records (route config recordArrays) are judged record by record, their numbers too.
+    unsafeNumbers(records.length && data !== null && typeof data === 'object' ? Object.fromEntries(Object.entries(data).filter(([k]) => !records.includes(k))) : data, '', bad);
     wrapped.errors = bad.length > 0 ? bad : null;
     return bad.length === 0;
   }, { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv });
@@ -186,8 +188,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const queryAjv = makeAjv({ coerce: true, allErrors: true });
   const bodyAjv = makeAjv({ coerce: false, allErrors: false });
+  // The batch routes' bodies without their records: small and bounded, so every error is reported.
+  const batchAjv = makeAjv({ coerce: false, allErrors: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? withSafeNumbers(bodyAjv.compile(schema), schema, false) : withSafeNumbers(queryAjv.compile(schema), schema, true));
+  // A batch route's records (config recordArrays) are judged record by record by its service (a bad record is
+  // refused alone, in data.rejected) and its batch size by its limits (413): the validator checks the rest of the
+  // body, and of a record array only that it is an array. The schema itself, records included, documents the route.
+  app.addHook('onRoute', (route) => {
+    const records = route.config?.recordArrays;
+    if (!records || !route.schema?.body) return;
+    route.validatorCompiler = ({ schema, httpPart }) => {
+      if (httpPart !== 'body') return withSafeNumbers(queryAjv.compile(schema), schema, true);
+      const s = schema as { properties?: Record<string, unknown> };
+      const shape = { ...s, properties: { ...s.properties, ...Object.fromEntries(records.map((k) => [k, { type: 'array' }])) } };
+      return withSafeNumbers(batchAjv.compile(shape), shape, false, records);
+    };
+  });
 
   // An egress made here (none injected) is closed with the app; an injected one belongs to the caller.
   const egress = deps.egress ?? createEgress({ allowList: deps.config.egressAllowList });
@@ -214,7 +231,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)
   registerEdgeLimit(app, deps.config.edgeLimit); // before auth: an over-limit address costs no credential lookup
   registerAuth(app, {
-    db: deps.store.db, clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
+    meter: new UsageMeter(deps.store.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush')),
+    clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
   });
   registerLimits(app, postgresLimiters(deps.store), deps.rateProfiles);
 

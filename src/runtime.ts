@@ -2,7 +2,8 @@
 // Migrations run here, under their advisory lock, before anything else touches the schema.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { isConnectionError, openStore, type Store } from './store/db.ts';
+import { openStore, type Store } from './store/db.ts';
+import { isConnectionError } from './lib/db-errors.ts';
 import { migrate } from './store/migrate.ts';
 import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
 import { checkSealingKey } from './services/sealing-key.ts';

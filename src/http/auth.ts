@@ -14,10 +14,10 @@ import { ApiError } from './errors.ts';
 import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
 import { safeEqual, sha256Hex } from '../lib/crypto.ts';
-import type { Db } from '../store/db.ts';
-import { isConnectionError } from '../store/db.ts';
-import { UsageMeter } from '../store/usage-meter.ts';
-import { roleAtLeast, type IdentityService, type KeyRefusalReason, type Principal } from '../services/identity.ts';
+import { isConnectionError } from '../lib/db-errors.ts';
+import type { UsageMeter } from '../store/usage-meter.ts';
+import { KEY_REFUSAL_CODES, roleAtLeast, type IdentityService, type Principal } from '../services/identity.ts';
+import { caught } from '../services/refusal.ts';
 import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
 
@@ -138,14 +138,6 @@ function bearer(req: FastifyRequest): string | null | undefined {
   return m ? m[1] : null;
 }
 
-const KEY_REFUSALS: Record<KeyRefusalReason, () => ApiError> = {
-  invalid: () => new ApiError('AUTH_REQUIRED', { message: 'Invalid API key', detail: { error: 'invalid_api_key' } }),
-  revoked: () => new ApiError('AUTH_REQUIRED', { message: 'API key revoked', detail: { error: 'api_key_revoked' } }),
-  expired: () => new ApiError('AUTH_REQUIRED', { message: 'API key expired', detail: { error: 'api_key_expired' } }),
-  trial_ended: () => new ApiError('TRIAL_ENDED', { message: 'The trial has ended; this key is no longer accepted', detail: { reason: 'ended', contact_url: CONTACT_URL } }),
-  trial_expired: () => new ApiError('TRIAL_ENDED', { message: 'The 14-day trial has expired; this key is no longer accepted', detail: { reason: 'expired', contact_url: CONTACT_URL } }),
-};
-
 export interface AuthDeps {
   identity: IdentityService;
   clock: Clock;
@@ -175,10 +167,10 @@ async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps
     throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key: use the header Authorization: Bearer <API key>', detail: { error: 'invalid_api_key' } });
   }
   if (token !== undefined) {
-    const r = await deps.identity.authenticateKey(token);
-    if (!r.ok) throw KEY_REFUSALS[r.reason]();
-    await reportAllowance(reply, deps, r.principal);
-    return r.principal;
+    // A key not accepted is the service's refusal, answered by the error handler (http/refusals.ts).
+    const principal = await deps.identity.authenticateKey(token);
+    await reportAllowance(reply, deps, principal);
+    return principal;
   }
   const cookieHeader = req.headers.cookie;
   const sessionToken = cookieHeader ? deps.parseCookie(cookieHeader)[SESSION_COOKIE] : undefined;
@@ -231,8 +223,9 @@ async function internalOrSession(req: FastifyRequest, reply: FastifyReply, deps:
   throw new ApiError('AUTH_REQUIRED', { message: 'This call needs the X-Internal-Key header or a signed-in session', detail: { error: 'auth_required' } });
 }
 
-export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
-  const meter = new UsageMeter(base.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'));
+/** `meter`: the monthly allowance counter, made by the app over the store (store/usage-meter.ts); closed with the app. */
+export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
+  const { meter } = base;
   const publicUrl = new URL(base.publicUrl);
   const deps: AuthDeps = {
     identity: base.identity, clock: base.clock, meter, publicOrigin: publicUrl.origin,
@@ -244,9 +237,14 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
     const token = bearer(req);
     if (token === undefined) return 'none';
     if (token === null) return 'refused';
-    const r = await deps.identity.authenticateKey(token);
-    if (!r.ok) return 'refused';
-    await reportAllowance(reply, deps, r.principal);
+    let principal: Principal;
+    try {
+      principal = await deps.identity.authenticateKey(token);
+    } catch (e) {
+      caught(e, KEY_REFUSAL_CODES);
+      return 'refused';
+    }
+    await reportAllowance(reply, deps, principal);
     return 'key';
   });
   app.addHook('onClose', async () => { await meter.close(); });

@@ -5,14 +5,12 @@ import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
 import { refusalError } from './refusals.ts';
 import { Refusal } from '../services/refusal.ts';
-import { DISPLAY_NAME_PATTERN, NAME_TEXT_PATTERN } from './schemas/common.ts';
-import { SEVERITY_PATTERN } from './schemas/cves.ts';
-import { NAME_TEXT_MESSAGE } from '../domain/text.ts';
 import { apiVersionFor } from './envelope.ts';
-import { isConnectionError, isRemovedMember, isStatementTimeout } from '../store/db.ts';
+import { isConnectionError, isRemovedMember, isStatementTimeout } from '../lib/db-errors.ts';
 import { logSafeError } from '../lib/logger.ts';
 import type { RouteAuth } from './auth.ts';
-import { collapseUnionErrors, type AjvErr } from './union-errors.ts';
+import type { AjvErr } from './union-errors.ts';
+import { validationError } from './validation-errors.ts';
 import { prefersHtml } from './status-page.ts';
 import { renderErrorPage } from './web/account.tsx';
 import { PAGE_CSP } from './web/assets.ts';
@@ -56,63 +54,13 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiErro
   return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(payload);
 }
 
-function fieldName(context: string, e: AjvErr): string {
-  const base = context === 'querystring' ? 'query' : context;
-  let p = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  const prop = e.keyword === 'required' ? e.params?.missingProperty : e.keyword === 'additionalProperties' ? e.params?.additionalProperty : undefined;
-  if (typeof prop === 'string' && prop) p = p ? `${p}.${prop}` : prop;
-  return p ? `${base}.${p}` : base;
-}
-
-function typeName(e: AjvErr): string {
-  switch (e.keyword) {
-    case 'required': return 'value_error.missing';
-    case 'additionalProperties': return 'value_error.extra';
-    case 'enum': case 'const': return 'type_error.enum';
-    case 'pattern': case 'format': return 'value_error.str.regex';
-    case 'minimum': case 'exclusiveMinimum': return 'value_error.number.not_ge';
-    case 'maximum': case 'exclusiveMaximum': return 'value_error.number.not_le';
-    case 'minLength': return 'value_error.any_str.min_length';
-    case 'maxLength': return 'value_error.any_str.max_length';
-    case 'maxItems': return 'value_error.list.max_items';
-    case 'minItems': return 'value_error.list.min_items';
-    case 'type': return `type_error.${typeof e.params?.type === 'string' ? e.params.type : 'invalid'}`;
-    default: return `value_error.${e.keyword ?? 'invalid'}`;
-  }
-}
-
-/** Messages for schema patterns whose regular expression would not tell a client what is wrong. */
-const PATTERN_MESSAGES: Record<string, string> = {
-  '^(?!0000)': 'year 0000 does not exist; dates start at 0001-01-01',
-  '\\S': 'must not be empty or only spaces',
-  [DISPLAY_NAME_PATTERN]: `must not be empty or only spaces, nor ${NAME_TEXT_MESSAGE.replace(/^must not /, '')}`,
-  [NAME_TEXT_PATTERN]: NAME_TEXT_MESSAGE,
-  [SEVERITY_PATTERN]: 'must be CRITICAL, HIGH, MEDIUM or LOW (upper case), or several of them separated by commas',
-};
-
-function humanMessage(e: AjvErr): string {
-  if (e.text) return e.text;
-  if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
-    return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  }
-  if (e.keyword === 'additionalProperties') return 'field is not accepted';
-  if (e.keyword === 'required') return 'field is required';
-  if (e.keyword === 'pattern' && typeof e.params?.pattern === 'string' && PATTERN_MESSAGES[e.params.pattern]) return PATTERN_MESSAGES[e.params.pattern];
-  if (e.keyword === 'format' && e.params?.format === 'date') return 'must be a date as YYYY-MM-DD';
-  if (e.keyword === 'format' && e.params?.format === 'date-time') return 'must be a date and time as ISO 8601 / RFC 3339 with an offset (2026-06-30T23:59:59Z), seconds 00 to 59';
-  return e.message ?? 'invalid value';
-}
-
 /** Maps any thrown error to an ApiError (a service's Refusal through http/refusals.ts); unexpected ones become INTERNAL_ERROR without internals. */
 export function toApiError(err: FastifyError & { validation?: AjvErr[]; validationContext?: string }, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof Refusal) return refusalError(err);
   if (err.validation) {
     const ctx = err.validationContext ?? 'body';
-    const fields = collapseUnionErrors(err.validation).map((e) => ({ field: fieldName(ctx, e), message: humanMessage(e), type: typeName(e) }));
-    // One item per field (docs/api-conventions.md): a repeated enum parameter (sort_by=a&sort_by=b) failed both
-    // `type` and `enum`; the first error, the type's, says what is wrong.
-    return new ApiError('VALIDATION_ERROR', { fields: fields.filter((f, i) => fields.findIndex((g) => g.field === f.field) === i) });
+    return validationError(err.validation, ctx, ctx === 'body' ? req.routeOptions.config.fieldWords : undefined);
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -52,6 +52,16 @@ export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   role_mismatch: tagged('CONFLICT'),
   owner_exists: tagged('CONFLICT'),
   viewer_partner_key: tagged('FORBIDDEN'),
+  // API keys (the auth hook; spec §5, §7)
+  invalid_api_key: tagged('AUTH_REQUIRED'),
+  api_key_revoked: tagged('AUTH_REQUIRED'),
+  api_key_expired: tagged('AUTH_REQUIRED'),
+  trial_over: (r) => new ApiError('TRIAL_ENDED', { message: said(r), detail: { ...r.detail, contact_url: CONTACT_URL } }),
+  // webhooks (docs/webhooks.md)
+  rotation_conflict: tagged('CONFLICT'),
+  // training (docs/training.md)
+  module_not_found: plain('NOT_FOUND'),
+  module_not_started: tagged('CONFLICT'),
   // triage (docs/triage.md)
   cve_not_found: tagged('NOT_FOUND'),
   decision_not_found: tagged('NOT_FOUND'),

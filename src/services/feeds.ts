@@ -8,6 +8,7 @@ import { lockOrg } from '../store/accounts.ts';
 import { describeChange } from '../domain/changes.ts';
 import { corpusChangedAt, getVendor } from '../store/cve-catalog.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
+import { invalidInput, type Refusal } from './refusal.ts';
 import {
   insertFeedToken, listFeedTokens, orgOfFeedToken, recentChangesOf, revokeFeedToken, vendorFeedCves, watchlistFeedCves,
   type FeedCve, type FeedTokenRow,
@@ -37,6 +38,12 @@ export interface FeedDocument {
 }
 
 export interface FeedTokenView { id: number; label: string | null; token_start: string; created_at: string; revoked_at: string | null; status: 'active' | 'revoked' }
+
+/** A label that looks like a live token's label `existing` of the organization. */
+function confusable(existing: string): Refusal {
+  const message = `looks like the feed token "${existing}" of your organization (the same letters from another script, full-width, or invisible marks); choose a label that reads differently`;
+  return invalidInput(`label: ${message}`, [{ field: 'body.label', message, type: 'value_error.confusable' }]);
+}
 
 const tokenView = (r: FeedTokenRow): FeedTokenView => ({
   id: r.id, label: r.label, token_start: r.token_start, created_at: r.created_at.toISOString(),
@@ -86,8 +93,10 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
         'New and changed CVEs matching the watchlist and stored assets', `/feeds/watchlist/${token}.atom`, '/account', cves);
     },
 
-    /** A new token, shown once in `token` and `url`. */
-    /** `confusable`: the label looks like another live token's label of the organization (domain/names.ts); nothing stored. */
+    /**
+     * A new token, shown once in `token` and `url`. A label that looks like another live token's label of the
+     * organization (domain/names.ts) is refused (422 on body.label, value_error.confusable); nothing stored.
+     */
     async createToken(orgId: number, memberId: number | null, label: string | null) {
       const token = `${TOKEN_PREFIX}${randomToken(32)}`;
       // Under the organization's row lock: two look-alike labels created at once cannot both pass.
@@ -100,8 +109,8 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
         }
         return insertFeedToken(trx, orgId, memberId, { label, hash: sha256Hex(token), start: token.slice(0, TOKEN_PREFIX.length + 6) });
       });
-      if ('confusable' in row) return { ok: false as const, confusable: row.confusable };
-      return { ok: true as const, ...tokenView(row), token, url: `${publicUrl}/feeds/watchlist/${token}.atom` };
+      if ('confusable' in row) throw confusable(row.confusable);
+      return { ...tokenView(row), token, url: `${publicUrl}/feeds/watchlist/${token}.atom` };
     },
 
     async listTokens(orgId: number): Promise<FeedTokenView[]> {

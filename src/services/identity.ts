@@ -10,7 +10,7 @@ import {
   setOrganizationTier,
 } from '../store/identity.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
-import { Refusal, type IdentityRefusalCode } from './refusal.ts';
+import { Refusal, type IdentityRefusalCode, type RefusalCode } from './refusal.ts';
 import { keyLabel, planKey, trialStatus, type KeyRefusal, type TrialState } from '../domain/keys.ts';
 import { findSession, touchSession } from '../store/account-sessions.ts';
 import { SESSION_TOUCH_MS, sessionExpired } from '../domain/accounts.ts';
@@ -34,10 +34,17 @@ export interface Principal {
   scopes: Scope[];
 }
 
-/** Why a presented API key is not accepted (the HTTP layer maps each to its spec §7 answer). */
-export type KeyRefusalReason = 'invalid' | 'revoked' | 'expired' | 'trial_expired' | 'trial_ended';
+/** The refusals of a presented API key (http/refusals.ts maps each to its spec §7 answer). */
+const KEY_REFUSED = {
+  invalid: () => new Refusal('invalid_api_key', 'Invalid API key'),
+  revoked: () => new Refusal('api_key_revoked', 'API key revoked'),
+  expired: () => new Refusal('api_key_expired', 'API key expired'),
+  trialEnded: () => new Refusal('trial_over', 'The trial has ended; this key is no longer accepted', { reason: 'ended' }),
+  trialExpired: () => new Refusal('trial_over', 'The 14-day trial has expired; this key is no longer accepted', { reason: 'expired' }),
+};
 
-export type KeyCheck = { ok: true; principal: Principal } | { ok: false; reason: KeyRefusalReason };
+/** The codes authenticateKey refuses with (a caller that answers them itself catches these). */
+export const KEY_REFUSAL_CODES: readonly RefusalCode[] = ['invalid_api_key', 'api_key_revoked', 'api_key_expired', 'trial_over'];
 
 /** A refused identity operation; `code` is the spec's detail.error where the spec names one. */
 export class IdentityError extends Refusal {
@@ -114,24 +121,21 @@ export function createIdentityService(db: Db, clock: Clock) {
 
   return {
     /**
-     * Who an API key is. Malformed keys fail the checksum and are refused without a database query; a key of
-     * a deactivated organization is as unknown as a key that never existed.
+     * Who an API key is; a key not accepted is refused (KEY_REFUSAL_CODES). Malformed keys fail the checksum and are
+     * refused without a database query; a key of a deactivated organization is as unknown as a key that never existed.
      */
-    async authenticateKey(key: string): Promise<KeyCheck> {
-      if (!isWellFormedApiKey(key)) return { ok: false, reason: 'invalid' };
+    async authenticateKey(key: string): Promise<Principal> {
+      if (!isWellFormedApiKey(key)) throw KEY_REFUSED.invalid();
       const row = await findKeyByHash(db, sha256Hex(key));
-      if (!row || row.org_status !== 'active') return { ok: false, reason: 'invalid' };
-      if (row.revoked_at) return { ok: false, reason: 'revoked' };
-      if (row.kind === 'trial' && row.trial_ended_at) return { ok: false, reason: 'trial_ended' };
+      if (!row || row.org_status !== 'active') throw KEY_REFUSED.invalid();
+      if (row.revoked_at) throw KEY_REFUSED.revoked();
+      if (row.kind === 'trial' && row.trial_ended_at) throw KEY_REFUSED.trialEnded();
       if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) {
-        return { ok: false, reason: row.kind === 'trial' ? 'trial_expired' : 'expired' };
+        throw row.kind === 'trial' ? KEY_REFUSED.trialExpired() : KEY_REFUSED.expired();
       }
       return {
-        ok: true,
-        principal: {
-          via: 'key', orgId: row.org_id, orgName: row.org_name, memberId: row.member_id, email: row.email,
-          name: row.member_name, memberSince: row.member_created_at, role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
-        },
+        via: 'key', orgId: row.org_id, orgName: row.org_name, memberId: row.member_id, email: row.email,
+        name: row.member_name, memberSince: row.member_created_at, role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
       };
     },
 

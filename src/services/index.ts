@@ -21,6 +21,7 @@ import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
 import { createTriageService, type TriageService } from './triage.ts';
 import { createOverviewService, type OverviewService } from './overview.ts';
+import { healthFacts, type HealthFacts } from '../store/health.ts';
 import { ReplicaRouter } from '../store/replicas.ts';
 import { createVexService, type VexService } from './vex.ts';
 import { createExposureHistory, type ExposureHistory } from './exposure-history.ts';
@@ -65,6 +66,8 @@ export interface Services {
   triage: TriageService;
   /** Per environment: open CVEs by sage priority, known exploited, the worst-exposed assets (the web app's overview). */
   overview: OverviewService;
+  /** The database's part of the health report (spec §2.9): its size, the ingest runs, the corpus, the feeds. */
+  health: { facts(): Promise<HealthFacts> };
   /** The read replicas (DATABASE_REPLICA_URL) and their state, or null without any (health reports them). */
   replicas: ReplicaRouter | null;
   /** VEX export of an environment's decisions (docs/vex.md). */
@@ -126,6 +129,7 @@ export function buildServices(deps: ServiceDeps): Services {
     watchlists: createWatchlistService(deps.store.db, cves.corpus.db),
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl, cves.corpus.db),
     changes: createChangeService(deps.store.db),
+    health: { facts: () => healthFacts(deps.store.db) },
     replicas,
     alerts: createAlertService(deps.store.db, { publicUrl: deps.config.publicUrl, now: () => deps.clock.now() }),
     triage,

@@ -44,7 +44,21 @@ export type WatchlistRefusalCode = 'already_watching' | 'limit_reached';
 /** An environment of this name exists (services/environments.ts); detail: name. */
 export type EnvironmentRefusalCode = 'environment_exists';
 
-export type RefusalCode = AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode | TriageRefusalCode | WatchlistRefusalCode | EnvironmentRefusalCode;
+/**
+ * A presented API key that is not accepted (services/identity.ts authenticateKey): unknown or malformed, revoked,
+ * expired; a trial key whose trial is over (detail.reason: `ended` or `expired`).
+ */
+export type KeyRefusalCode = 'invalid_api_key' | 'api_key_revoked' | 'api_key_expired' | 'trial_over';
+
+/** The webhooks service's own refusal (services/webhooks.ts); its others are account codes (upgrade_required, not_found). */
+export type WebhookRefusalCode = 'rotation_conflict';
+
+/** The training service's refusals (services/training.ts); detail: resource and identifier, or module_id. */
+export type TrainingRefusalCode = 'module_not_found' | 'module_not_started';
+
+export type RefusalCode =
+  | AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode | TriageRefusalCode | WatchlistRefusalCode | EnvironmentRefusalCode
+  | KeyRefusalCode | WebhookRefusalCode | TrainingRefusalCode;
 
 export class Refusal extends Error {
   /** False when the message is the spec's own wording for the code (the constructor was given null). */

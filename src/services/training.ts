@@ -10,6 +10,7 @@ import {
   type ModuleStatus, type ProgressRow, type TrainingModule,
 } from '../domain/training.ts';
 import { completeModule, getProgress, listProgress, startModule, type Member } from '../store/training.ts';
+import { Refusal } from './refusal.ts';
 
 /** Reads and validates every `*.md` of the directory. Throws TrainingContentError on the first problem. */
 export function loadTrainingCatalogue(dir: string): TrainingModule[] {
@@ -43,7 +44,15 @@ const state = (row: ProgressRow | undefined): MemberModuleState => ({
   completed_at: row?.completed_at ? row.completed_at.toISOString() : null,
 });
 
-export type CompleteResult = { ok: true; module: TrainingModule; state: MemberModuleState } | { ok: false; reason: 'unknown_module' | 'not_started' };
+/** No module of this id in the catalogue (404; detail resource, identifier). */
+export function moduleNotFound(id: string): Refusal {
+  return new Refusal('module_not_found', `No training module "${id}"; GET /api/v1/training/modules lists them`, { resource: 'training_module', identifier: id });
+}
+
+/** Completing a module never started (409 module_not_started). */
+function moduleNotStarted(id: string): Refusal {
+  return new Refusal('module_not_started', `Training module "${id}" has not been started; start it first with POST /api/v1/training/modules/${id}/start`, { module_id: id });
+}
 
 export function createTrainingService(db: Db, clock: Clock, dir: string) {
   const catalogue = loadTrainingCatalogue(dir);
@@ -71,12 +80,13 @@ export function createTrainingService(db: Db, clock: Clock, dir: string) {
       return { module: mod, state: state(await startModule(db, m, id, clock.now())) };
     },
 
-    /** Idempotent once started: the first completion time stays. A module never started is refused. */
-    async complete(m: Member, id: string): Promise<CompleteResult> {
+    /** Idempotent once started: the first completion time stays. An unknown module or one never started is refused. */
+    async complete(m: Member, id: string): Promise<{ module: TrainingModule; state: MemberModuleState }> {
       const mod = byId.get(id);
-      if (!mod) return { ok: false, reason: 'unknown_module' };
+      if (!mod) throw moduleNotFound(id);
       const row = await completeModule(db, m, id, clock.now());
-      return row ? { ok: true, module: mod, state: state(row) } : { ok: false, reason: 'not_started' };
+      if (!row) throw moduleNotStarted(id);
+      return { module: mod, state: state(row) };
     },
 
     async progress(m: Member) {

@@ -13,6 +13,7 @@ import type { Db } from '../store/db.ts';
 import { keyFingerprint, loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
 import { recordKeyFingerprint } from '../store/sealing-key.ts';
 import { assertWebhookRoom } from './plan-caps.ts';
+import { invalidInput, Refusal } from './refusal.ts';
 import { DEFAULT_PLAN_CAPS, type PlanCapsTable } from '../domain/plan-caps.ts';
 import { createWebhookEgress, type Egress } from '../lib/egress.ts';
 import { EgressError, systemResolver, webhookPolicy, type Resolver } from '../lib/egress-policy.ts';
@@ -60,13 +61,6 @@ export interface WebhookActor {
   orgId: number;
   tier: Tier;
 }
-
-export type WebhookRefusal =
-  | { ok: false; error: 'upgrade_required'; message: string }
-  | { ok: false; error: 'not_found'; message: string }
-  | { ok: false; error: 'invalid_url'; message: string }
-  | { ok: false; error: 'rotation_conflict'; message: string };
-type Result<T> = ({ ok: true } & T) | WebhookRefusal;
 
 /** What one delivery attempt came to. `skipped`: already claimed for this CVE, webhook disabled, or plan without webhooks. */
 export interface DeliveryResult {
@@ -131,7 +125,10 @@ class UnreadableSecret extends Error {
   }
 }
 
-const NOT_FOUND: WebhookRefusal = { ok: false, error: 'not_found', message: 'No such webhook in your organization' };
+// The refusals (services/refusal.ts): a plan without webhooks, a webhook not of the organization, a receiver URL
+// refused (422 on body.url), a rotation overlapped by another.
+const notFound = () => new Refusal('not_found', 'No such webhook in your organization');
+const invalidUrl = (problem: string) => invalidInput(`url: ${problem}`, [{ field: 'body.url', message: problem, type: 'url_not_allowed' }]);
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
@@ -143,9 +140,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   let key: Buffer | null = deps.secretKey ?? null;
   const sealingKey = () => (key ??= loadSecretKey(deps.config));
 
-  const gate = (a: WebhookActor): WebhookRefusal | null => (TIER_PERMISSIONS[a.tier].webhook_delivery ? null : {
-    ok: false, error: 'upgrade_required', message: `Webhooks are available on the Standard plan and above; this organization is on ${a.tier}`,
-  });
+  const gate = (a: WebhookActor): void => {
+    if (!TIER_PERMISSIONS[a.tier].webhook_delivery) throw new Refusal('upgrade_required', `Webhooks are available on the Standard plan and above; this organization is on ${a.tier}`);
+  };
 
   /** The create/update check (docs/egress.md, reliability S1–S2): the policy's URL rules, then every address the name resolves to. */
   async function urlProblem(raw: string): Promise<string | null> {
@@ -221,11 +218,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return { webhook_id: webhookId, delivery_id: claim.delivery_id, outcome: ok ? 'delivered' : 'failed', http_status: httpStatus, duration_ms: durationMs, error, disabled: state?.justDisabled ?? false };
   }
 
-  async function owned(a: WebhookActor, id: number): Promise<Result<{ row: WebhookRow }>> {
-    const refused = gate(a);
-    if (refused) return refused;
+  async function owned(a: WebhookActor, id: number): Promise<WebhookRow> {
+    gate(a);
     const row = await getWebhook(db, a.orgId, id);
-    return row ? { ok: true, row } : NOT_FOUND;
+    if (!row) throw notFound();
+    return row;
   }
 
   let fingerprinted = false;
@@ -241,11 +238,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   return {
-    async create(a: WebhookActor, input: { label: string; url: string }): Promise<Result<{ webhook: Webhook; secret: string }>> {
-      const refused = gate(a);
-      if (refused) return refused;
+    async create(a: WebhookActor, input: { label: string; url: string }): Promise<{ webhook: Webhook; secret: string }> {
+      gate(a);
       const problem = await urlProblem(input.url);
-      if (problem) return { ok: false, error: 'invalid_url', message: problem };
+      if (problem) throw invalidUrl(problem);
       const id = await newTenantId(db);
       const s = await sealed(id);
       // The count and the insert hold the organization's row lock (services/plan-caps.ts): parallel creates at the
@@ -254,81 +250,73 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         await assertWebhookRoom(trx, deps.config.planCaps ?? DEFAULT_PLAN_CAPS, a.orgId);
         return insertWebhook(trx, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
       });
-      return { ok: true, webhook: view(row), secret: s.secret };
+      return { webhook: view(row), secret: s.secret };
     },
 
-    async list(a: WebhookActor): Promise<Result<{ webhooks: Webhook[] }>> {
-      const refused = gate(a);
-      if (refused) return refused;
-      return { ok: true, webhooks: (await listWebhooks(db, a.orgId)).map(view) };
+    async list(a: WebhookActor): Promise<Webhook[]> {
+      gate(a);
+      return (await listWebhooks(db, a.orgId)).map(view);
     },
 
-    async get(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook }>> {
-      const r = await owned(a, id);
-      return r.ok ? { ok: true, webhook: view(r.row) } : r;
+    async get(a: WebhookActor, id: number): Promise<Webhook> {
+      return view(await owned(a, id));
     },
 
-    async update(a: WebhookActor, id: number, input: { label?: string; url?: string }): Promise<Result<{ webhook: Webhook }>> {
-      const refused = gate(a);
-      if (refused) return refused;
+    async update(a: WebhookActor, id: number, input: { label?: string; url?: string }): Promise<Webhook> {
+      gate(a);
       if (input.url !== undefined) {
         // An unknown id answers 404 before the URL is judged (no probing another organization's ids by URL errors).
-        if (!(await getWebhook(db, a.orgId, id))) return NOT_FOUND;
+        if (!(await getWebhook(db, a.orgId, id))) throw notFound();
         const problem = await urlProblem(input.url);
-        if (problem) return { ok: false, error: 'invalid_url', message: problem };
+        if (problem) throw invalidUrl(problem);
       }
       const row = await updateWebhook(db, a.orgId, id, { ...(input.label !== undefined ? { label: input.label.trim() } : {}), ...(input.url !== undefined ? { url: input.url } : {}) }, clock.now());
-      return row ? { ok: true, webhook: view(row) } : NOT_FOUND;
+      if (!row) throw notFound();
+      return view(row);
     },
 
-    async remove(a: WebhookActor, id: number): Promise<Result<{ id: number }>> {
-      const refused = gate(a);
-      if (refused) return refused;
-      return (await deleteWebhook(db, a.orgId, id)) ? { ok: true, id } : NOT_FOUND;
+    async remove(a: WebhookActor, id: number): Promise<void> {
+      gate(a);
+      if (!(await deleteWebhook(db, a.orgId, id))) throw notFound();
     },
 
-    async enable(a: WebhookActor, id: number): Promise<Result<{ webhook: Webhook }>> {
-      const refused = gate(a);
-      if (refused) return refused;
+    async enable(a: WebhookActor, id: number): Promise<Webhook> {
+      gate(a);
       const row = await enableWebhook(db, a.orgId, id, clock.now());
-      return row ? { ok: true, webhook: view(row) } : NOT_FOUND;
+      if (!row) throw notFound();
+      return view(row);
     },
 
     /** A new secret; the old one signs nothing claimed after this returns (spec §3.1: invalid immediately). */
-    async rotateSecret(a: WebhookActor, id: number, requestedAt: Date = new Date()): Promise<Result<{ webhook: Webhook; secret: string }>> {
+    async rotateSecret(a: WebhookActor, id: number, requestedAt: Date = new Date()): Promise<{ webhook: Webhook; secret: string }> {
       // Under the row lock, a rotation stamped at or after this request arrived (`requestedAt`, wall clock) overlapped
       // it: of concurrent rotations one wins, and the others, whose secret would already be replaced, are refused
       // (409 rotation_conflict), as concurrent rotations of one API key are (key_revoked). Wall-clock time, not the
       // service clock: this orders real events.
-      const r = await owned(a, id);
-      if (!r.ok) return r;
+      await owned(a, id);
       const s = await sealed(id);
       const row = await replaceSecret(db, a.orgId, id, s.sealed, { now: clock.now(), requestedAt, rotatedAt: () => new Date() });
       if (row === 'conflict') {
-        return { ok: false, error: 'rotation_conflict', message: 'Another rotate-secret of this webhook ran at the same time and its secret is now the one in force; use the secret of that answer, or rotate again' };
+        throw new Refusal('rotation_conflict', 'Another rotate-secret of this webhook ran at the same time and its secret is now the one in force; use the secret of that answer, or rotate again');
       }
-      return row ? { ok: true, webhook: view(row), secret: s.secret } : NOT_FOUND;
+      if (!row) throw notFound();
+      return { webhook: view(row), secret: s.secret };
     },
 
     /** A test delivery (event webhook.test), sent now; recorded, but it neither counts as a failure nor resets the count. */
-    async test(a: WebhookActor, id: number): Promise<Result<{ delivery: DeliveryResult }>> {
-      const r = await owned(a, id);
-      if (!r.ok) return r;
+    async test(a: WebhookActor, id: number): Promise<DeliveryResult> {
+      const row = await owned(a, id);
       const now = clock.now();
-      const delivery = await deliver(id, 'webhook.test', null, (w) => (w.discord ? discordTestBody : testBody)({ id, label: r.row.label }, now));
+      const delivery = await deliver(id, 'webhook.test', null, (w) => (w.discord ? discordTestBody : testBody)({ id, label: row.label }, now));
       // Nothing claimed: the webhook was deleted (or the plan changed) since it was read above; answered as such.
-      if (delivery.outcome === 'skipped') {
-        const again = await owned(a, id);
-        if (!again.ok) return again;
-      }
-      return { ok: true, delivery };
+      if (delivery.outcome === 'skipped') await owned(a, id);
+      return delivery;
     },
 
-    async deliveries(a: WebhookActor, id: number, page: number, perPage: number): Promise<Result<{ deliveries: Delivery[]; total: number }>> {
-      const r = await owned(a, id);
-      if (!r.ok) return r;
+    async deliveries(a: WebhookActor, id: number, page: number, perPage: number): Promise<{ deliveries: Delivery[]; total: number }> {
+      await owned(a, id);
       const { rows, total } = await listDeliveries(db, a.orgId, id, perPage, (page - 1) * perPage);
-      return { ok: true, deliveries: rows.map(deliveryView), total };
+      return { deliveries: rows.map(deliveryView), total };
     },
 
     /**

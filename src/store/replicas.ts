@@ -10,7 +10,8 @@
 // A replica that refuses a connection, or whose connection fails under a read, is marked down at once and the read
 // is run on the primary (a read is safe to repeat); the next check that reaches it marks it back.
 import pg from 'pg';
-import { deadlineAware, isConnectionError, openStore, type Store, type StoreOptions } from './db.ts';
+import { deadlineAware, openStore, type Store, type StoreOptions } from './db.ts';
+import { isConnectionError } from '../lib/db-errors.ts';
 import { Kysely, PostgresDialect } from './kysely.ts';
 import type { Database } from './schema.ts';
 

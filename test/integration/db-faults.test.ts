@@ -10,7 +10,7 @@ import { testApp, seedOrg, TEST_INTERNAL_KEY, PROXY_QUERY_DEADLINE_MS, type Test
 import { faultRoutes } from '../helpers/test-routes.ts';
 import { ADMIN_URL } from '../helpers/db.ts';
 import { loadConfig, DB_DEADLINE_MARGIN_MS } from '../../src/config.ts';
-import { isConnectionError } from '../../src/store/db.ts';
+import { isConnectionError } from '../../src/lib/db-errors.ts';
 
 const INTERNAL = { 'x-internal-key': TEST_INTERNAL_KEY };
 

@@ -6,6 +6,7 @@ import { renderError, ERRORS } from '../../src/http/errors.ts';
 import { refusalError, REFUSALS } from '../../src/http/refusals.ts';
 import { caught, environmentNotFound, invalidInput, Refusal } from '../../src/services/refusal.ts';
 import { AccountError } from '../../src/services/account-errors.ts';
+import { TRIAL_CONTACT_URL } from '../../src/domain/tiers.ts';
 
 const render = (r: Refusal) => renderError(refusalError(r));
 
@@ -48,6 +49,22 @@ test('account refusals: the code is detail.error where the spec names it, the st
   assert.equal(render(new AccountError('trial_ended', 'used')).status, 409);
   assert.deepEqual(render(new AccountError('invalid_email', 'not an address')).body.detail, [{ field: 'body.email', message: 'not an address', type: 'format' }]);
   assert.deepEqual(render(new AccountError('owner_cannot_be_removed', 'no')).body.detail, { error: 'owner_cannot_be_removed' });
+});
+
+test('API keys, webhooks and training: the status and detail of each refusal', () => {
+  const key = render(new Refusal('api_key_revoked', 'API key revoked'));
+  assert.equal(key.status, 401);
+  assert.deepEqual([key.body.code, key.body.message, key.body.detail], ['AUTH_REQUIRED', 'API key revoked', { error: 'api_key_revoked' }]);
+  const trial = render(new Refusal('trial_over', 'The trial has ended; this key is no longer accepted', { reason: 'ended' }));
+  assert.equal(trial.status, 403);
+  assert.equal(trial.body.code, 'TRIAL_ENDED');
+  assert.equal(JSON.stringify(trial.body.detail), JSON.stringify({ error: 'trial_ended', reason: 'ended', contact_url: TRIAL_CONTACT_URL }));
+  const rotation = render(new Refusal('rotation_conflict', 'overlapped'));
+  assert.deepEqual([rotation.status, rotation.body.detail], [409, { error: 'rotation_conflict' }]);
+  const missing = render(new Refusal('module_not_found', 'No training module "x"', { resource: 'training_module', identifier: 'x' }));
+  assert.deepEqual([missing.status, missing.body.detail], [404, { error: 'not_found', resource: 'training_module', identifier: 'x' }]);
+  const started = render(new Refusal('module_not_started', 'not started', { module_id: 'x' }));
+  assert.deepEqual([started.status, started.body.detail], [409, { error: 'module_not_started', module_id: 'x' }]);
 });
 
 test('every code has a row that answers a client error', () => {

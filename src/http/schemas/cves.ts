@@ -5,6 +5,7 @@ import { ICS_PROTOCOLS } from '../../domain/cve-document.ts';
 import { PATCH_FILTER_VALUES } from '../../domain/cve-view.ts';
 import { CollectionEnvelope, Envelope } from '../envelope.ts';
 import { CVE_ID_PATTERN_ANY_CASE } from '../../domain/cve-id.ts';
+import { CveDetail } from '../../lib/cve-detail-schema.ts';
 
 // Nullable scalars as `type: [x, 'null']`, not anyOf: fast-json-stringify serializes a type list directly but
 // runs a schema validation per value to pick an anyOf branch (measured: several times slower on the detail).
@@ -103,63 +104,6 @@ export const KevListResponse = CollectionEnvelope(KevCard, Type.Object({
 }), { filters_applied: Type.Object({ kev_only: Type.Boolean(), source: Str }) });
 
 export const VendorListResponse = CollectionEnvelope(Type.Object({ slug: Str, name: Str, cve_count: Type.Integer() }), Type.Object({}));
-
-const Cvss = Type.Object({
-  score: NNum, vector: NStr, version: NStr, severity: NStr, attack_vector: NStr, attack_complexity: NStr,
-  privileges_required: NStr, user_interaction: NStr, scope: NStr, confidentiality_impact: NStr,
-  integrity_impact: NStr, availability_impact: NStr,
-});
-
-export const CveDetail = Type.Object({
-  cve_id: Str, bsid: Str, title: Str, description: Str,
-  scoring: Type.Object({
-    cvss: Cvss,
-    epss: Type.Object({ score: NNum, percentile: NNum, interpretation: NStr }),
-    bcs: Type.Object({
-      score: Type.Number(), tier: Str,
-      factors: Type.Object({
-        kev_flagged: Type.Boolean(), poc_available: Type.Boolean(), has_public_exploit: Type.Boolean(),
-        patch_available: Type.Boolean(), ics_relevance: Type.Number(),
-      }),
-    }),
-  }),
-  exploitation: Type.Object({
-    kev_flagged: Type.Boolean(), kev_added_at: NStr, has_public_exploit: Type.Boolean(), poc_available: Type.Boolean(),
-    exploit_maturity: Str, actively_exploited: Type.Boolean(),
-  }),
-  affected: Type.Object({
-    vendors: Type.Array(Str), products: Type.Array(Str), primary_vendor: NStr, primary_product: NStr,
-    vendor_count: Type.Integer(), device_types: Type.Array(Str), protocols: Type.Array(Str),
-    ics_relevance_score: Type.Number(), ics_relevant: Type.Boolean(),
-  }),
-  patch: Type.Object({
-    status: Str, patch_available: Type.Boolean(), patch_version: NStr, patch_url: NStr, patch_notes: NStr, note: NStr,
-    fixed_in: Type.Unsafe<{ product: string; version: string } | null>({
-      type: ['object', 'null'], properties: { product: { type: 'string' }, version: { type: 'string' } }, required: ['product', 'version'],
-    }),
-  }),
-  classification: Type.Object({
-    cwes: Type.Array(Type.Object({ id: Type.Integer(), url: Str })),
-    attack_vector: NStr, attack_complexity: NStr, privileges_required: NStr, user_interaction: NStr, scope: NStr,
-    layer: Str, category: Str,
-  }),
-  capec: Type.Array(Type.Object({
-    capec_id: Type.Integer(), name: Str, slug: Str, typical_severity: NStr, via_cwe: Type.Array(Type.Integer()),
-  })),
-  sage: Type.Object({
-    model: Str, tier: Str, executive_summary: NStr, ics_context: NStr, remediation_guidance: NStr,
-    confidence_score: NNum, confidence_tier: NStr, _upgrade_required: Type.Boolean(), _upgrade_url: NStr,
-  }),
-  temporal: Type.Object({ published_at: NStr, modified_at: NStr, enriched_at: NStr, kev_added_at: NStr }),
-  references: Type.Object({
-    nvd_url: Str, cve_org_url: Str, breachspider_url: Str,
-    vendor_advisories: Type.Array(Type.Object({ url: Str, tags: Type.Array(Str), provided_by: Str })),
-    cisa_ics_advisories: Type.Array(Type.Object({ advisory_id: Str, url: NStr, title: Str, published: NStr })),
-    other_references: Type.Array(Type.Object({ url: Str, tags: Type.Array(Str), provided_by: Str })),
-    other_references_total: Type.Integer(),
-  }),
-  _links: Type.Object({ self: Str, pdf: Str, html: Str }),
-});
 
 export const CveDetailResponse = Envelope(CveDetail, Type.Object({
   enrichment_version: Str, sage_model: Str, source: Str,

@@ -1,6 +1,6 @@
 // Sign-in by email link, sessions and the organizations a person can switch between (docs/accounts.md "Sign-in").
 import { sha256Hex } from '../../lib/crypto.ts';
-import { isRemovedMember } from '../../store/db.ts';
+import { isRemovedMember } from '../../lib/db-errors.ts';
 import { findPersonByEmail, getPerson, membershipsOf } from '../../store/accounts.ts';
 import { consumeAuthToken, revokePersonSessions, revokeSessionByHash } from '../../store/account-sessions.ts';
 import { isEmail, normalizeEmail, safeNextPath } from '../../domain/accounts.ts';

@@ -23,6 +23,7 @@ import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody } from '../v2/schemas.ts';
+import type { FieldWords } from '../../validation-errors.ts';
 
 const ENV_IN_BODY: TenantDecl = { resource: 'asset_correlations', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
 const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS) as (keyof CorrelateOptions)[];
@@ -61,6 +62,15 @@ function parseOptions(raw: unknown): CorrelateOptions {
   }
   if (errors.length) throw new ApiError('VALIDATION_ERROR', { message: 'Invalid options', fields: errors });
   return out;
+}
+
+/** The wording of a batch body's refusals (http/validation-errors.ts): not an object, an unknown top-level field, no record array. */
+function batchWords(key: string, allowed: string[]): FieldWords {
+  return {
+    body: { message: 'the body must be a JSON object', type: 'type_error.dict' },
+    'body.*': { message: `only ${[key, ...allowed].join(', ')} are accepted`, type: 'value_error.extra' },
+    [`body.${key}`]: { message: `${key} must be an array`, type: 'type_error.list' },
+  };
 }
 
 interface Batch { items: unknown[]; rest: Record<string, unknown> }
@@ -269,11 +279,14 @@ const assets: FastifyPluginAsync = async (app) => {
       response: { 200: CheckWindowsResponse },
       errors: [perKeyRateLimit('correlation'), batchLimit(MAX_ASSETS, 'hosts'), PARTNER_LIMIT],
     },
-    attachValidation: true,
     // NUL or a lone surrogate in a host refuses that host only (validateHost), as on POST /api/v2/assets/correlate.
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false }, recordArrays: ['windows_hosts'] },
+    // The schema validates the body but the hosts (each refused alone, in data.rejected): refused before the limits.
+    config: {
+      auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, tenant: false }, recordArrays: ['windows_hosts'],
+      fieldWords: batchWords('windows_hosts', []),
+    },
   }, async (req) => {
-    const { items } = readBody(req, 'windows_hosts', []);
+    const items = (req.body as { windows_hosts: unknown[] }).windows_hosts;
     await limits(req, items.length, false, 'hosts');
     const parsed = parseViewOptions({}, { fromText: false, includeClearedDefault: false });
     if (!parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: parsed.errors });

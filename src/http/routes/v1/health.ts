@@ -12,8 +12,7 @@ import { viewerOf } from '../../web/viewer.ts';
 import { diskFreeBytes } from '../../../lib/disk.ts';
 import { PACKAGE_VERSION } from '../../../lib/version.ts';
 import { deploymentWarnings } from '../../../domain/deployment.ts';
-import { healthFacts } from '../../../store/health.ts';
-import { isConnectionError, isStatementTimeout } from '../../../store/db.ts';
+import { isConnectionError, isStatementTimeout } from '../../../lib/db-errors.ts';
 import { buildHealth, FEED_NAMES, type HealthData, type HealthInput } from '../../../domain/health.ts';
 
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
@@ -52,13 +51,13 @@ export const HealthSchema = Type.Object({
 const HealthMeta = Type.Object({ uptime_url: Type.String(), version: Type.String(), environment: Type.String() });
 
 const health: FastifyPluginAsyncTypebox = async (app) => {
-  const { config, store, clock } = app.deps;
+  const { config, clock } = app.deps;
 
   async function gather(): Promise<HealthData> {
     const replicas = app.services.replicas?.status();
     const input: HealthInput = { now: clock.now(), db: null, diskFreeBytes: await diskFreeBytes(config.dataDir), ...(replicas ? { replicas } : {}) };
     try {
-      const f = await healthFacts(store.db);
+      const f = await app.services.health.facts();
       input.db = { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment, lastAlertRun: f.lastAlertRun, feeds: f.feeds };
     } catch (e) {
       // Unreachable or too slow: the database is reported unavailable (degraded); anything else is a bug.

@@ -4,7 +4,7 @@
 // on the session posts like every session write (src/http/auth.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../errors.ts';
+import { moduleNotFound } from '../../../services/training.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { MODULE_ID_RE } from '../../../domain/training.ts';
@@ -29,7 +29,6 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
   // The forms carry only the CSRF token.
   acceptFormBodies(app, 1024);
   const who = (p: { orgId: number; memberId: number }) => ({ orgId: p.orgId, memberId: p.memberId });
-  const notFound = (id: string) => new ApiError('NOT_FOUND', { message: `No training module "${id}"`, detail: { resource: 'training_module', identifier: id } });
 
   app.get('/training', {
     schema: { tags: ['pages'], summary: 'Training modules page (for a signed-in member)', querystring: NoQuery, response: { 200: Html('The list') } },
@@ -46,7 +45,7 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: READ },
   }, async (req, reply) => {
     const r = await svc.detail(who(req.principal!), req.params.module_id);
-    if (!r) throw notFound(req.params.module_id);
+    if (!r) throw moduleNotFound(req.params.module_id);
     reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
     const csrf = req.sessionToken ? csrfTokenFor(req.sessionToken) : null;
     return reply.type('text/html; charset=utf-8').send(renderTrainingModule(r.module, r.state, csrf, viewerOf(req)));
@@ -64,11 +63,10 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
       const id = req.params.module_id;
       const m = who(req.principal!);
       if (action === 'start') {
-        if (!(await svc.start(m, id))) throw notFound(id);
+        if (!(await svc.start(m, id))) throw moduleNotFound(id);
       } else {
-        const r = await svc.complete(m, id);
-        if (!r.ok && r.reason === 'unknown_module') throw notFound(id);
-        if (!r.ok) throw new ApiError('CONFLICT', { message: `Training module "${id}" has not been started`, detail: { error: 'module_not_started', module_id: id } });
+        // Refused as on the API: an unknown module (404), one never started (409 module_not_started).
+        await svc.complete(m, id);
       }
       return reply.redirect(`/training/${id}`, 303);
     });

@@ -6,12 +6,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
 import { PageQuery } from '../../schemas/cves.ts';
-import { ApiError } from '../../errors.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import type { RouteError } from '../../openapi-errors.ts';
 import { MODULE_ID_RE, TRAINING_CATEGORIES, type TrainingModule } from '../../../domain/training.ts';
-import type { MemberModuleState } from '../../../services/training.ts';
+import { moduleNotFound, type MemberModuleState } from '../../../services/training.ts';
 import type { Principal } from '../../../services/identity.ts';
 
 const STATUSES = ['not_started', 'in_progress', 'completed'] as const;
@@ -84,11 +83,6 @@ function summary(m: TrainingModule, s: MemberModuleState) {
 /** OpenAPI: completing a module never started (here and on the training page's form). */
 export const NOT_STARTED: RouteError = { key: 'CONFLICT', error: 'module_not_started', when: 'the module was never started (detail.module_id)' };
 
-const moduleNotFound = (id: string) => new ApiError('NOT_FOUND', {
-  message: `No training module "${id}"; GET /api/v1/training/modules lists them`,
-  detail: { resource: 'training_module', identifier: id },
-});
-
 const training: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.training;
 
@@ -140,15 +134,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: SELF_WRITE },
   }, async (req) => {
-    const id = req.params.module_id;
-    const r = await svc.complete(who(req.principal!), id);
-    if (!r.ok && r.reason === 'unknown_module') throw moduleNotFound(id);
-    if (!r.ok) {
-      throw new ApiError('CONFLICT', {
-        message: `Training module "${id}" has not been started; start it first with POST /api/v1/training/modules/${id}/start`,
-        detail: { error: 'module_not_started', module_id: id },
-      });
-    }
+    const r = await svc.complete(who(req.principal!), req.params.module_id);
     return ok(req, { module_id: r.module.id, title: r.module.title, ...r.state }, {});
   });
 

@@ -10,7 +10,6 @@ import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { renderExplorer, renderAlerts, renderWatchlist, renderWebhooks, type WebhooksPageState } from '../../web/activity.tsx';
-import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { CHANGE_KINDS } from '../../../domain/changes.ts';
@@ -152,13 +151,13 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   // Webhooks -------------------------------------------------------------------------------------------------------
-  const notFound = (message: string) => new ApiError('NOT_FOUND', { message, detail: { error: 'not_found' } });
-  const upgrade = (message: string) => new ApiError('UPGRADE_REQUIRED', { message });
+  // The service's refusals (a plan without webhooks, a webhook not of the organization) answer as on the API; a
+  // receiver URL refused is the form again with its reason.
   async function webhooksPage(req: FastifyRequest, reply: FastifyReply, state: WebhooksPageState = {}, status = 200) {
-    const r = await s.webhooks.list(actor(req));
-    if (!r.ok) throw upgrade(r.message);
-    return send(reply, renderWebhooks(viewer(req), r.webhooks, state), status);
+    return send(reply, renderWebhooks(viewer(req), await s.webhooks.list(actor(req)), state), status);
   }
+  /** The reason a receiver URL was refused (the service's invalid_input on body.url). */
+  const urlRefused = (e: unknown) => (caught(e, ['invalid_input']).detail.fields as FieldProblem[])[0].message;
 
   app.get('/webhooks', {
     schema: {
@@ -170,7 +169,6 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     let deliveries: WebhooksPageState['deliveries'];
     if (req.query.id !== undefined) {
       const d = await s.webhooks.deliveries(actor(req), idOf(req.query.id), 1, 20);
-      if (!d.ok) throw d.error === 'not_found' ? notFound(d.message) : upgrade(d.message);
       deliveries = { webhookId: idOf(req.query.id), items: d.deliveries };
     }
     return webhooksPage(req, reply, { deliveries });
@@ -191,10 +189,12 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     else if (!nameRe.test(label)) errors.label = NAME_TEXT_MESSAGE;
     if (!url.trim()) errors.url = 'Enter the URL to deliver to.';
     if (!Object.keys(errors).length) {
-      const r = await s.webhooks.create(actor(req), { label, url: url.trim() });
-      if (r.ok) return webhooksPage(req, reply, { secret: { webhookId: r.webhook.id, secret: r.secret }, notice: `Webhook ${r.webhook.label} created.` }, 201);
-      if (r.error !== 'invalid_url') throw r.error === 'upgrade_required' ? upgrade(r.message) : notFound(r.message);
-      errors.url = r.message;
+      try {
+        const r = await s.webhooks.create(actor(req), { label, url: url.trim() });
+        return await webhooksPage(req, reply, { secret: { webhookId: r.webhook.id, secret: r.secret }, notice: `Webhook ${r.webhook.label} created.` }, 201);
+      } catch (e) {
+        errors.url = urlRefused(e);
+      }
     }
     return webhooksPage(req, reply, { label, url, errors }, 422);
   });
@@ -209,13 +209,15 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { label, url } = req.body;
     if (!label.trim() || label.trim().length > 100 || !nameRe.test(label)) {
-      if (!(await s.webhooks.get(actor(req), idOf(req.params.id))).ok) throw notFound('No such webhook in your organization');
+      await s.webhooks.get(actor(req), idOf(req.params.id));
       return webhooksPage(req, reply, { errors: { label: 'A label is 1 to 100 characters.' }, notice: 'Not saved: the label is not valid (1 to 100 characters).' }, 422);
     }
-    const r = await s.webhooks.update(actor(req), idOf(req.params.id), { label, url: url.trim() });
-    if (r.ok) return reply.redirect('/webhooks', 303);
-    if (r.error === 'invalid_url') return webhooksPage(req, reply, { notice: `Not saved: ${r.message}` }, 422);
-    throw r.error === 'not_found' ? notFound(r.message) : upgrade(r.message);
+    try {
+      await s.webhooks.update(actor(req), idOf(req.params.id), { label, url: url.trim() });
+    } catch (e) {
+      return webhooksPage(req, reply, { notice: `Not saved: ${urlRefused(e)}` }, 422);
+    }
+    return reply.redirect('/webhooks', 303);
   });
 
   for (const action of ['enable', 'rotate', 'test', 'delete'] as const) {
@@ -229,19 +231,15 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const id = idOf(req.params.id);
       const a = actor(req);
-      const refused = (r: WebhookRefusal) => (r.error === 'upgrade_required' ? upgrade(r.message) : notFound(r.message));
       if (action === 'rotate') {
         const r = await s.webhooks.rotateSecret(a, id);
-        if (!r.ok) throw refused(r);
         return webhooksPage(req, reply, { secret: { webhookId: id, secret: r.secret }, notice: 'The secret was rotated: the old one no longer signs.' });
       }
       if (action === 'test') {
-        const r = await s.webhooks.test(a, id);
-        if (!r.ok) throw refused(r);
-        return webhooksPage(req, reply, { test: { webhookId: id, result: r.delivery } });
+        return webhooksPage(req, reply, { test: { webhookId: id, result: await s.webhooks.test(a, id) } });
       }
-      const r = action === 'enable' ? await s.webhooks.enable(a, id) : await s.webhooks.remove(a, id);
-      if (!r.ok) throw refused(r);
+      if (action === 'enable') await s.webhooks.enable(a, id);
+      else await s.webhooks.remove(a, id);
       return reply.redirect('/webhooks', 303);
     });
   }

@@ -52,7 +52,8 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     const since = new Date(now.getTime() - 7 * 86_400_000).toISOString();
     const [envs, hooks, recent] = await Promise.all([
       s.overview.overview(req.principal!),
-      s.webhooks.list(actor(req)),
+      // A plan without webhooks has none to show.
+      s.webhooks.list(actor(req)).catch((e: unknown) => (caught(e, ['upgrade_required']), [])),
       s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { since, page: 1, per_page: 100 }),
     ]);
     // The exposure chart reads the same snapshots as GET /api/v1/environments/{id}/exposure-history.
@@ -63,7 +64,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       history.set(e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves })));
     }
     return send(reply, renderOverview(viewer(req), {
-      envs, disabledWebhooks: hooks.ok ? hooks.webhooks.filter((w) => w.status === 'disabled') : [],
+      envs, disabledWebhooks: hooks.filter((w) => w.status === 'disabled'),
       recentAlerts: { items: recent.items, total: recent.total }, now, history,
     }));
   });

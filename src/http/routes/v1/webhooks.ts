@@ -5,10 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, ok, collection, listCollection, pagination } from '../../envelope.ts';
-import { ApiError } from '../../errors.ts';
 import { DisplayName, NoQuery, StringEnum } from '../../schemas/common.ts';
 import { PageQuery } from '../../schemas/cves.ts';
-import type { WebhookRefusal } from '../../../services/webhooks.ts';
 import type { RouteError } from '../../openapi-errors.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 
@@ -74,15 +72,8 @@ const DeliveriesQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 }, { additionalProperties: false });
 
-function refusal(r: WebhookRefusal): never {
-  if (r.error === 'upgrade_required') throw new ApiError('UPGRADE_REQUIRED', { message: r.message });
-  if (r.error === 'not_found') throw new ApiError('NOT_FOUND', { message: r.message, detail: { error: 'not_found' } });
-  if (r.error === 'rotation_conflict') throw new ApiError('CONFLICT', { message: r.message, detail: { error: 'rotation_conflict' } });
-  throw new ApiError('VALIDATION_ERROR', { message: `url: ${r.message}`, fields: [{ field: 'body.url', message: r.message, type: 'url_not_allowed' }] });
-}
-
 const security: { [k: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
-/** OpenAPI: every webhook call refuses a plan without webhooks (refusal below). */
+/** OpenAPI: every webhook call refuses a plan without webhooks (the service's upgrade_required). */
 const PLAN: RouteError[] = [{ key: 'UPGRADE_REQUIRED', when: 'webhooks need the Standard plan or above' }];
 const tenantOwn = { resource: 'webhooks', ids: [] };
 const tenantById = { resource: 'webhooks', ids: [{ in: 'params' as const, name: 'id', foreign: 'not_found' }] };
@@ -102,7 +93,6 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     config: write(tenantOwn),
   }, async (req, reply) => {
     const r = await svc.create(actor(req), req.body);
-    if (!r.ok) refusal(r);
     reply.code(201);
     return ok(req, { ...r.webhook, secret: r.secret }, {});
   });
@@ -115,17 +105,14 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     config: read(tenantOwn),
   }, async (req) => {
     const r = await svc.list(actor(req));
-    if (!r.ok) refusal(r);
-    return listCollection(req, r.webhooks);
+    return listCollection(req, r);
   });
 
   app.get('/api/v1/webhooks/:id', {
     schema: { tags: ['webhooks'], summary: 'One webhook', security, errors: PLAN, params: Params, querystring: NoQuery, response: { 200: Envelope(Webhook, Type.Object({})) } },
     config: read(tenantById),
   }, async (req) => {
-    const r = await svc.get(actor(req), req.params.id);
-    if (!r.ok) refusal(r);
-    return ok(req, r.webhook, {});
+    return ok(req, await svc.get(actor(req), req.params.id), {});
   });
 
   app.patch('/api/v1/webhooks/:id', {
@@ -135,9 +122,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: write(tenantById),
   }, async (req) => {
-    const r = await svc.update(actor(req), req.params.id, req.body);
-    if (!r.ok) refusal(r);
-    return ok(req, r.webhook, {});
+    return ok(req, await svc.update(actor(req), req.params.id, req.body), {});
   });
 
   app.delete('/api/v1/webhooks/:id', {
@@ -148,9 +133,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: write(tenantById),
   }, async (req) => {
-    const r = await svc.remove(actor(req), req.params.id);
-    if (!r.ok) refusal(r);
-    return ok(req, { id: r.id, deleted: true as const }, {});
+    await svc.remove(actor(req), req.params.id);
+    return ok(req, { id: req.params.id, deleted: true as const }, {});
   });
 
   app.post('/api/v1/webhooks/:id/enable', {
@@ -160,9 +144,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: write(tenantById),
   }, async (req) => {
-    const r = await svc.enable(actor(req), req.params.id);
-    if (!r.ok) refusal(r);
-    return ok(req, r.webhook, {});
+    return ok(req, await svc.enable(actor(req), req.params.id), {});
   });
 
   app.post('/api/v1/webhooks/:id/rotate-secret', {
@@ -175,7 +157,6 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     // The arrival of the request: a rotation stamped after it overlapped this one (409 rotation_conflict).
     const r = await svc.rotateSecret(actor(req), req.params.id, new Date(Date.now() - (performance.now() - req.startedAt)));
-    if (!r.ok) refusal(r);
     return ok(req, { ...r.webhook, secret: r.secret }, {});
   });
 
@@ -186,9 +167,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: write(tenantById),
   }, async (req) => {
-    const r = await svc.test(actor(req), req.params.id);
-    if (!r.ok) refusal(r);
-    return ok(req, r.delivery, {});
+    return ok(req, await svc.test(actor(req), req.params.id), {});
   });
 
   app.get('/api/v1/webhooks/:id/deliveries', {
@@ -201,7 +180,6 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     const page = req.query.page ?? 1;
     const perPage = req.query.per_page ?? 20;
     const r = await svc.deliveries(actor(req), req.params.id, page, perPage);
-    if (!r.ok) refusal(r);
     return collection(req, r.deliveries, pagination(r.total, page, perPage, r.deliveries.length), {});
   });
 };
