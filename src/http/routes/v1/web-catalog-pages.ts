@@ -19,7 +19,7 @@ const webCatalogPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/catalog/suggestions', {
     schema: {
       tags: ['pages'], security: session,
-      summary: 'Type-ahead from the catalogs (a <datalist> fragment): asset-vendor (vendors whose name holds `vendor`), asset-product (products of `vendor` whose name holds `product`), watch (ids of `entity_type` holding `entity_id`)',
+      summary: 'Type-ahead from the catalogs (an HTML datalist fragment): asset-vendor (vendors whose name holds `vendor`), asset-product (products of `vendor` whose name holds `product`), watch (ids of `entity_type` holding `entity_id`)',
       querystring: Type.Object({
         list: Type.Union(SUGGESTION_LISTS.map((l) => Type.Literal(l))),
         vendor: Text, product: Text, entity_type: Type.Optional(Type.Union(WATCH_ENTITY_TYPES.map((t) => Type.Literal(t)))), entity_id: Text,
