@@ -59,11 +59,10 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     ]);
     // The exposure chart reads the same snapshots as GET /api/v1/environments/{id}/exposure-history.
     const today = utcDay(now);
-    const history = new Map<number, { day: string; open_cves: number }[]>();
-    for (const e of envs) {
+    const history = new Map(await Promise.all(envs.map(async (e) => {
       const rows = await s.exposure.history(req.principal!.orgId, e.environment.id, oldestKept(today), today);
-      history.set(e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves })));
-    }
+      return [e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves }))] as const;
+    })));
     return send(reply, renderOverview(viewer(req), {
       envs, disabledWebhooks: hooks.ok ? hooks.webhooks.filter((w) => w.status === 'disabled') : [],
       recentAlerts: { items: recent.items, total: recent.total }, now, history,
