@@ -26,6 +26,7 @@ import { AccessLogController } from './http/access-log.ts';
 import { ApiError } from './http/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerEdgeLimit } from './http/edge-limit.ts';
+import { registerPageCompression } from './http/page-compression.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { withErrorResponses } from './http/openapi-errors.ts';
 import { buildServices, type Services } from './services/index.ts';
@@ -230,6 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerConventions(app);
   registerTextGuard(app); // NUL and lone surrogates → 422 on every route (src/http/text-guard.ts)
   registerEdgeLimit(app, deps.config.edgeLimit); // before auth: an over-limit address costs no credential lookup
+  registerPageCompression(app); // HTML answers compressed for a client that accepts br or gzip
   registerAuth(app, {
     meter: new UsageMeter(deps.store.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush')),
     clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,

@@ -20337,6 +20337,10 @@ export interface paths {
             parameters: {
                 query?: {
                     uploaded?: "nameplates" | "windows";
+                    /** @description The page of nameplates (50 a page, by asset_id) */
+                    page?: number;
+                    /** @description One asset alone (a nameplate or a Windows host): where an alert's asset links lead */
+                    asset_id?: string;
                 };
                 header?: never;
                 path: {
@@ -21214,7 +21218,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CVE explorer: the filters of GET /api/v1/cves (spec §4.1) as a form whose URL holds the query; cards link to the CVE page; one click watches the vendor */
+        /** CVE explorer: the filters of GET /api/v1/cves (spec §4.1) as a form whose URL holds the query; cards link to the CVE page; one click watches a card's vendor or product, or the protocol filtered by */
         get: {
             parameters: {
                 query?: {
@@ -23458,6 +23462,127 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Type-ahead from the catalogs (an HTML datalist fragment): asset-vendor (vendors whose name holds `vendor`), asset-product (products of `vendor` whose name holds `product`), watch (ids of `entity_type` holding `entity_id`) */
+        get: {
+            parameters: {
+                query: {
+                    list: "asset-vendor" | "asset-product" | "watch";
+                    vendor?: string;
+                    product?: string;
+                    entity_type?: "vendor" | "product" | "protocol" | "cve";
+                    entity_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The suggestions as a <datalist> */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Not signed in (no session, or a refused key): a redirect to /login?next=<this page> */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - VALIDATION_ERROR: invalid input (query): detail is [{field, message, type}] */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

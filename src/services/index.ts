@@ -20,6 +20,7 @@ import { createFeedService, type FeedService } from './feeds.ts';
 import { createChangeService, type ChangeService } from './changes.ts';
 import { createAlertService, type AlertService } from './alerts.ts';
 import { createTriageService, type TriageService } from './triage.ts';
+import { environmentStamp } from '../store/asset-correlations.ts';
 import { createOverviewService, type OverviewService } from './overview.ts';
 import { healthFacts, type HealthFacts } from '../store/health.ts';
 import { ReplicaRouter } from '../store/replicas.ts';
@@ -113,7 +114,7 @@ export function buildServices(deps: ServiceDeps): Services {
     corpus: { generation: () => cves.corpusGeneration() }, corpusDb: cves.corpus.db,
   });
   const triage = createTriageService(deps.store.db);
-  const overview = createOverviewService({ environments, assets });
+  const overview = createOverviewService({ environments, assets, stamp: (orgId, envId) => environmentStamp(deps.store.db, orgId, envId), generation: () => cves.corpusGeneration() });
   const exposure = createExposureHistory({ db: deps.store.db, clock: deps.clock, environments, overview, windows, triage });
   return {
     cves,

@@ -11,6 +11,7 @@ import { DEFAULT_OPTIONS, severityCounts, type SeverityCounts } from './correlat
 import type { AssetCorrelation } from './asset-correlation.ts';
 import type { EnvironmentService, Environment } from './environments.ts';
 import type { Principal } from './identity.ts';
+import { LRUCache } from 'lru-cache';
 
 export interface ExposedAsset { asset_id: string; vendor: string; product: string; version: string | null; affected: number; needs_review: number; known_exploited: number }
 
@@ -39,9 +40,39 @@ export interface EnvironmentOverview {
 }
 
 const PAGE = 500;
+/** Environments whose overview is kept (docs/adr/0103): each holds its open CVEs with their assets, tens to hundreds of kB. */
+const KEPT = 256;
 
-export function createOverviewService(deps: { environments: EnvironmentService; assets: AssetCorrelation }) {
+export interface OverviewDeps {
+  environments: EnvironmentService;
+  assets: AssetCorrelation;
+  /** A text that changes whenever the environment's stored assets or decisions do (store/asset-correlations.ts environmentStamp). */
+  stamp?: (orgId: number, environmentId: number) => Promise<string>;
+  /** The corpus generation the asset answers were decided against; null while it cannot be known (nothing is kept then). */
+  generation?: () => number | null;
+}
+
+export function createOverviewService(deps: OverviewDeps) {
+  const kept = new LRUCache<string, { stamp: string; generation: number; value: EnvironmentOverview }>({ max: KEPT });
+
+  /**
+   * An environment's overview, kept between calls while neither its stored assets and decisions (the stamp) nor the
+   * corpus (the generation) changed: recomputing it decides every stored asset again (docs/adr/0103). Computed after
+   * the stamp and generation are read, so a write landing meanwhile leaves a stale key, never a stale answer.
+   */
   async function environmentOverview(p: Pick<Principal, 'orgId'>, env: Environment): Promise<EnvironmentOverview> {
+    const generation = deps.generation?.() ?? null;
+    if (!deps.stamp || generation === null) return computeOverview(p, env);
+    const key = `${p.orgId}/${env.id}`;
+    const stamp = await deps.stamp(p.orgId, env.id);
+    const hit = kept.get(key);
+    if (hit && hit.stamp === stamp && hit.generation === generation) return { ...hit.value, environment: env };
+    const value = await computeOverview(p, env);
+    kept.set(key, { stamp, generation, value });
+    return value;
+  }
+
+  async function computeOverview(p: Pick<Principal, 'orgId'>, env: Environment): Promise<EnvironmentOverview> {
     const open = new Map<string, OpenCve>();
     const closed = new Set<string>();
     const review = new Set<string>();
@@ -110,9 +141,7 @@ export function createOverviewService(deps: { environments: EnvironmentService; 
     /** Every environment of the caller's organization, oldest first. */
     async overview(p: Pick<Principal, 'orgId'>): Promise<EnvironmentOverview[]> {
       const envs = await deps.environments.list(p.orgId);
-      const out: EnvironmentOverview[] = [];
-      for (const e of envs) out.push(await environmentOverview(p, e));
-      return out;
+      return Promise.all(envs.map((e) => environmentOverview(p, e)));
     },
   };
 }

@@ -6,7 +6,7 @@ import { renamedVendorSlug } from './renamed-vendors.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
 import { catalogProductKey, entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
-  addWatchEntry, findWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type WatchRow,
+  addWatchEntry, findWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type ProductRow, type WatchRow,
 } from '../store/watchlists.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { invalidInput, Refusal } from './refusal.ts';
@@ -101,6 +101,21 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
       const { total, rows } = await listProducts(catalogDb, { vendor: q.vendor, q: q.q?.trim() || undefined }, perPage, offset);
       const items = rows.map((r) => ({ id: `${r.vendor_slug}/${r.product_key}`, name: r.name, vendor_slug: r.vendor_slug, vendor: r.vendor, cve_count: r.cve_count }));
       return { items, total, page, perPage };
+    },
+
+    /**
+     * Type-ahead for an asset's product: catalog products whose name or key holds `q`, of the vendor `vendor` names
+     * (its name or slug, as a nameplate spells it) when the catalog has products of it, else of every vendor.
+     */
+    async productSuggestions(q: { vendor?: string; q?: string }, limit: number) {
+      const vendor = q.vendor?.trim() ? entityKey('vendor', q.vendor) : null;
+      const text = q.q?.trim() || undefined;
+      const view = (rows: ProductRow[]) => rows.map((r) => ({ id: `${r.vendor_slug}/${r.product_key}`, name: r.name, vendor: r.vendor, cve_count: r.cve_count }));
+      if (vendor?.ok) {
+        const mine = await listProducts(catalogDb, { vendor: vendor.key, q: text }, limit, 0);
+        if (mine.total > 0 || !text) return view(mine.rows);
+      }
+      return view((await listProducts(catalogDb, { q: text }, limit, 0)).rows);
     },
 
     /** The ICS protocols (spec §4.1 list, fixed) with their exact CVE counts; `q` matches the id or name. */

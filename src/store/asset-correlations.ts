@@ -21,3 +21,16 @@ export async function storedResults<R>(db: Db, orgId: number, environmentId: num
     WHERE org_id = ${orgId} AND environment_id = ${environmentId} ORDER BY asset_id`.execute(db);
   return r.rows;
 }
+
+/**
+ * What an environment's overview reads of the organization's own data, as one text that changes whenever it does:
+ * the count and the sum of the row versions (xmin) of its stored assets and of its triage decisions. A row written
+ * (inserted, replaced) takes the writing transaction's id, newer than every id already in the sum; a row deleted
+ * lowers the count: either way the text differs (services/overview.ts keeps an overview while it stays the same).
+ */
+export async function environmentStamp(db: Db, orgId: number, environmentId: number): Promise<string> {
+  const r = await sql<{ s: string }>`SELECT
+    (SELECT count(*) || ':' || coalesce(sum(xmin::text::bigint), 0) FROM asset_correlations WHERE org_id = ${orgId} AND environment_id = ${environmentId}) || '/' ||
+    (SELECT count(*) || ':' || coalesce(sum(xmin::text::bigint), 0) FROM triage_decisions WHERE org_id = ${orgId} AND environment_id = ${environmentId}) AS s`.execute(db);
+  return r.rows[0].s;
+}

@@ -54,7 +54,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
     'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications', 'PUT /api/v1/account/org',
     'GET /overview', 'GET /environments', 'POST /environments', 'POST /environments/:environment_id/delete', 'GET /environments/:environment_id',
     'GET /environments/:environment_id/export.csv', 'GET /environments/:environment_id/inventory.csv', 'POST /environments/:environment_id/assets', 'POST /environments/:environment_id/upload', 'GET /environments/:environment_id/decisions', 'POST /environments/:environment_id/decisions/bulk', 'GET /environments/:environment_id/decisions/:cve_id', 'POST /environments/:environment_id/decisions/:cve_id', 'POST /environments/:environment_id/decisions/:cve_id/clear', 'POST /assets/:asset_id/delete',
-    'GET /alerts', 'POST /alerts/:alert_id/read', 'POST /alerts/:alert_id/unread', 'POST /alerts/read-all', 'GET /watchlist', 'POST /watchlist', 'POST /watchlist/:entry_id/delete', 'GET /webhooks', 'POST /webhooks',
+    'GET /cves', 'GET /alerts', 'POST /alerts/:alert_id/read', 'POST /alerts/:alert_id/unread', 'POST /alerts/read-all', 'GET /watchlist', 'POST /watchlist', 'POST /watchlist/:entry_id/delete', 'GET /webhooks', 'POST /webhooks',
     'POST /webhooks/:id/edit', 'POST /webhooks/:id/enable', 'POST /webhooks/:id/rotate', 'POST /webhooks/:id/test', 'POST /webhooks/:id/delete',
   ].sort());
 });

@@ -24,6 +24,7 @@ import exposure from './v1/exposure.ts';
 import staticFiles from './v1/static-files.ts';
 import webPages from './v1/web-pages.ts';
 import webActivityPages from './v1/web-activity-pages.ts';
+import webCatalogPages from './v1/web-catalog-pages.ts';
 import triagePages from './v1/triage-pages.ts';
 
 export async function registerRoutes(app: FastifyInstance) {
@@ -51,5 +52,6 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(staticFiles);
   await app.register(webPages);
   await app.register(webActivityPages);
+  await app.register(webCatalogPages);
   await app.register(triagePages);
 }

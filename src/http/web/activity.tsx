@@ -5,6 +5,8 @@ import type { Environment } from '../../services/environments.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
 import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
 import { Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
+import { SuggestionList, suggestFrom } from './suggest.tsx';
+import { entityKey } from '../../domain/watchlist.ts';
 import { AlertTable, canChange, PRIORITIES, type AlertItem } from './app.tsx';
 
 export interface AlertFilters {
@@ -46,7 +48,7 @@ export function renderAlerts(v: Viewer, items: AlertItem[], total: number, page:
       </form>
       <p>{total} alerts{unread ? ` · ${unread} unread on this page` : ''}</p>
       {unread ? <form class="inline" method="post" action="/alerts/read-all"><Csrf token={v.csrf} /><input type="hidden" name="back" value={here} /><button type="submit" class="secondary">Mark all read</button></form> : null}
-      <AlertTable items={items} csrf={v.csrf} back={here} />
+      <AlertTable items={items} envs={envs} csrf={v.csrf} back={here} />
       <nav class="pager" aria-label="Pages">
         {page > 1 ? <a href={qs(page - 1)}>Previous</a> : null}<span>Page {page} of {Math.max(1, pages)}</span>{page < pages ? <a href={qs(page + 1)}>Next</a> : null}
       </nav>
@@ -71,8 +73,10 @@ export function renderWatchlist(v: Viewer, entries: WatchEntry[], form: { entity
         <h2>Watch</h2>
         <form method="post" action="/watchlist" class="stack" novalidate>
           <Csrf token={v.csrf} />
-          <label>Type <select name="entity_type">{['vendor', 'product', 'protocol', 'cve'].map((t) => <option value={t} selected={form.entity_type === t}>{t}</option>)}</select></label>
-          <label>Id (vendor slug, product id, protocol name or CVE id) <input name="entity_id" maxLength={200} value={form.entity_id ?? ''} aria-invalid={form.errors?.entity_id ? 'true' : undefined} /><FieldError errors={form.errors} field="entity_id" /></label>
+          <label>Type <select name="entity_type" id="watch-type">{['vendor', 'product', 'protocol', 'cve'].map((t) => <option value={t} selected={form.entity_type === t}>{t}</option>)}</select></label>
+          <label>Id (vendor slug, product id, protocol name or CVE id; type part of a name for suggestions from the catalog) <input name="entity_id" maxLength={200} value={form.entity_id ?? ''} aria-invalid={form.errors?.entity_id ? 'true' : undefined}
+            {...suggestFrom('watch', '#watch-type')} /><FieldError errors={form.errors} field="entity_id" /></label>
+          <SuggestionList list="watch" />
           <button type="submit">Watch</button>
         </form>
       </> : null}
@@ -152,8 +156,24 @@ export interface ExplorerCard {
   exploit_maturity: string; patch_status: string; primary_vendor: string | null; primary_product: string | null; published_at: string | null;
 }
 
-/** The CVE explorer: the §4.1 filters of GET /api/v1/cves as a GET form (the URL holds the query), cards, paging. */
-export function renderExplorer(v: Viewer, q: Record<string, string>, page: { items: ExplorerCard[]; total: number; page: number; perPage: number } | null, link: (page: number) => string, here: string): string {
+/**
+ * One click watches a card's vendor or product, or the protocol the explorer is filtered by: a small POST form to
+ * /watchlist (CSRF token, back to the same explorer URL). What the watchlist holds already says so instead.
+ */
+function WatchButton({ v, type, id, label, here, watched, cve }: { v: Viewer; type: 'vendor' | 'product' | 'protocol'; id: string; label: string; here: string; watched: ReadonlySet<string>; cve?: string }) {
+  const k = entityKey(type, id);
+  if (k.ok && watched.has(`${type}:${k.key}`)) return <span class="badge">Watching {type} {label}</span>;
+  return (
+    <form class="inline" method="post" action="/watchlist"><Csrf token={v.csrf} />
+      <input type="hidden" name="entity_type" value={type} /><input type="hidden" name="entity_id" value={id} /><input type="hidden" name="back" value={here} />
+      <button type="submit" class="secondary" aria-label={cve ? `Watch ${type} ${label} (${cve})` : `Watch ${type} ${label}`}>Watch {type === 'vendor' ? label : type}</button>
+    </form>
+  );
+}
+
+/** The CVE explorer: the §4.1 filters of GET /api/v1/cves as a GET form (the URL holds the query), cards, paging; `watched`: the watchlist's `type:id` keys. */
+export function renderExplorer(v: Viewer, q: Record<string, string>, page: { items: ExplorerCard[]; total: number; page: number; perPage: number } | null, link: (page: number) => string, here: string,
+  watched: ReadonlySet<string> = new Set()): string {
   const field = (name: string, label: string, attrs: { type?: string; inputMode?: 'decimal' } = {}) => (
     <label>{label} <input name={name} value={q[name] ?? ''} type={attrs.type ?? 'text'} inputMode={attrs.inputMode} maxLength={200} size={attrs.type === 'date' ? undefined : 10} /></label>
   );
@@ -180,6 +200,7 @@ export function renderExplorer(v: Viewer, q: Record<string, string>, page: { ite
       </form>
       {page ? <>
         <p>{page.total} CVEs</p>
+        {canChange(v) && q.protocol ? <p class="watch">Every CVE below names {q.protocol}: <WatchButton v={v} type="protocol" id={q.protocol} label={q.protocol} here={here} watched={watched} /></p> : null}
         <ul class="cards" id="cve-cards">
           {page.items.map((c) => (
             <li class="card">
@@ -188,12 +209,10 @@ export function renderExplorer(v: Viewer, q: Record<string, string>, page: { ite
               <p><span class={`badge sev-${c.severity ?? 'NONE'}`}>{c.severity ?? 'not scored'}</span>{c.kev_flagged ? <span class="badge kev">KEV</span> : null}
                 <span class="sub">CVSS {c.cvss_score ?? '—'} · BCS {c.bcs_score} · {c.patch_status} · published {(c.published_at ?? '').slice(0, 10) || '—'}</span></p>
               <p class="sub">{c.primary_vendor ?? ''} {c.primary_product ?? ''}</p>
-              {canChange(v) && c.primary_vendor ? (
-                <form class="inline" method="post" action="/watchlist"><Csrf token={v.csrf} />
-                  <input type="hidden" name="entity_type" value="vendor" /><input type="hidden" name="entity_id" value={c.primary_vendor} /><input type="hidden" name="back" value={here} />
-                  <button type="submit" class="secondary">Watch {c.primary_vendor}</button>
-                </form>
-              ) : null}
+              {canChange(v) && c.primary_vendor ? <p class="watch">
+                <WatchButton v={v} type="vendor" id={c.primary_vendor} label={c.primary_vendor} here={here} watched={watched} cve={c.cve_id} />{' '}
+                {c.primary_product ? <WatchButton v={v} type="product" id={`${c.primary_vendor}/${c.primary_product}`} label={`${c.primary_vendor} ${c.primary_product}`} here={here} watched={watched} cve={c.cve_id} /> : null}
+              </p> : null}
             </li>
           ))}
         </ul>

@@ -9,6 +9,7 @@ import type { Webhook } from '../../services/webhooks.ts';
 import { BarChart, LineChart } from './charts.tsx';
 import { CHART_MIN_DAYS } from '../../domain/exposure.ts';
 import { Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
+import { SuggestionList, suggestFrom } from './suggest.tsx';
 
 export const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
 export const cls = (p: string) => `p-${p.replace(' ', '_')}`;
@@ -19,6 +20,37 @@ export interface AlertItem {
   delivery_status: string; created_at: string;
   /** Read by the signed-in member (the inbox); absent elsewhere. */
   read?: boolean;
+  /** The spec §6 payload: its `data.matches` name the environment assets the alert is about (docs/alerts.md "Asset matches"). */
+  payload?: unknown;
+}
+
+interface AssetMatch { entity_type: string; entity_name: string; asset_id?: string; asset_kind?: string; status?: string }
+/** Asset links shown per alert before "and N more". */
+const ASSET_LINKS = 5;
+
+/** An alert's matching assets, per environment (by name, as the payload names it; an environment renamed or deleted since has no link). */
+function alertAssets(a: AlertItem, envs: readonly { id: number; name: string }[]) {
+  const matches = ((a.payload as { data?: { matches?: AssetMatch[] } } | undefined)?.data?.matches ?? []).filter((m) => m.entity_type === 'environment' && m.asset_id);
+  const groups = new Map<string, { env: { id: number; name: string } | null; assets: AssetMatch[] }>();
+  for (const m of matches) {
+    const g = groups.get(m.entity_name) ?? { env: envs.find((e) => e.name === m.entity_name) ?? null, assets: [] };
+    g.assets.push(m);
+    groups.set(m.entity_name, g);
+  }
+  return [...groups.entries()];
+}
+
+/** Links to the CVE's matching assets: each asset alone on its environment's page (`?asset_id=`). */
+function AlertAssets({ a, envs }: { a: AlertItem; envs: readonly { id: number; name: string }[] }) {
+  const groups = alertAssets(a, envs);
+  if (!groups.length) return <>—</>;
+  return (
+    <ul class="plain">{groups.map(([name, g]) => (
+      <li>{g.env ? <a href={`/environments/${g.env.id}`}>{name}</a> : name}:{' '}
+        {g.assets.slice(0, ASSET_LINKS).map((m, i) => <>{i ? ', ' : ''}{g.env ? <a href={`/environments/${g.env.id}?asset_id=${encodeURIComponent(m.asset_id!)}`} aria-label={`${m.asset_id} in ${name} (${a.cve_id})`}>{m.asset_id}</a> : m.asset_id}</>)}
+        {g.assets.length > ASSET_LINKS ? ` and ${g.assets.length - ASSET_LINKS} more` : ''}</li>
+    ))}</ul>
+  );
 }
 
 export interface OverviewData {
@@ -94,21 +126,25 @@ export function renderOverview(v: Viewer, d: OverviewData): string {
         <div class="cards">{d.envs.map((e) => <ExposureOverTime env={e.environment} days={d.history.get(e.environment.id) ?? []} />)}</div>
       </> : null}
       <h2>Alerts of the last 7 days ({d.recentAlerts.total})</h2>
-      <AlertTable items={d.recentAlerts.items.slice(0, 10)} />
+      <AlertTable items={d.recentAlerts.items.slice(0, 10)} envs={d.envs.map((e) => e.environment)} />
       <p><a href="/alerts">All alerts</a></p>
     </Layout>,
   );
 }
 
-/** The alerts as a table; with `csrf`, each row says read or unread for the member and toggles it (back to `back`). */
-export function AlertTable({ items, csrf, back }: { items: AlertItem[]; csrf?: string; back?: string }) {
+/**
+ * The alerts as a table, each linking to its CVE and to its matching assets (`envs`: the organization's environments);
+ * with `csrf`, each row says read or unread for the member and toggles it (back to `back`).
+ */
+export function AlertTable({ items, envs, csrf, back }: { items: AlertItem[]; envs: readonly { id: number; name: string }[]; csrf?: string; back?: string }) {
   if (!items.length) return <p class="none">No alerts.</p>;
   return (
     <Scroll label="Alerts"><table id="alerts">
-      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Why</th><th>Delivery</th>{csrf ? <th>Read</th> : null}</tr></thead>
+      <thead><tr><th>When (UTC)</th><th>CVE</th><th>Priority</th><th>Match</th><th>Assets</th><th>Why</th><th>Delivery</th>{csrf ? <th>Read</th> : null}</tr></thead>
       <tbody>{items.map((a) => (
         <tr class={a.read === false ? 'unread' : undefined} id={`alert-${a.id}`}><td>{when(a.created_at)}</td><td><a href={`/cve/${a.cve_id}`}>{a.cve_id}</a></td><td><span class={`badge ${cls(a.sage_priority)}`}>{a.sage_priority}</span></td>
-          <td>{a.watchlist_match.entity_type}: {a.watchlist_match.entity_type === 'environment' ? <a href="/environments">{a.watchlist_match.entity_name}</a> : a.watchlist_match.entity_name}</td>
+          <td>{a.watchlist_match.entity_type}: {a.watchlist_match.entity_name}</td>
+          <td class="assets"><AlertAssets a={a} envs={envs} /></td>
           <td>{a.reasons.join('; ')}</td><td>{a.delivery_status}</td>
           {csrf ? <td>{a.read === false ? <strong>unread</strong> : 'read'}{' '}
             <form class="inline" method="post" action={`/alerts/${a.id}/${a.read === false ? 'read' : 'unread'}`}><Csrf token={csrf} /><input type="hidden" name="back" value={back ?? '/alerts'} />
@@ -217,8 +253,22 @@ function WindowsHosts({ hosts, total }: { hosts: StoredView[]; total: number }) 
   );
 }
 
+/** Which part of an environment's assets a page shows: a page of nameplates, or one asset alone (`assetId`). */
+export interface EnvironmentView { page: number; pages: number; assetId: string | null }
+
+function EnvironmentPager({ env, view }: { env: Environment; view: EnvironmentView }) {
+  if (view.assetId !== null) return <p class="flash" id="asset-filter">Showing asset <strong>{view.assetId}</strong> only. <a href={`/environments/${env.id}`}>Show every asset</a></p>;
+  if (view.pages <= 1) return null;
+  const at = (n: number) => `/environments/${env.id}?page=${n}#assets`;
+  return (
+    <nav class="pager" aria-label="Pages of assets">
+      {view.page > 1 ? <a href={at(view.page - 1)}>Previous</a> : null}<span>Page {view.page} of {view.pages}</span>{view.page < view.pages ? <a href={at(view.page + 1)}>Next</a> : null}
+    </nav>
+  );
+}
+
 export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnswer[], total: number, form: { asset_id?: string; vendor?: string; product?: string; version?: string; errors?: Record<string, string> } = {},
-  hosts: { items: StoredView[]; total: number } = { items: [], total: 0 }, upload?: UploadOutcome): string {
+  hosts: { items: StoredView[]; total: number } = { items: [], total: 0 }, upload?: UploadOutcome, view: EnvironmentView = { page: 1, pages: 1, assetId: null }): string {
   return html(
     <Layout title={env.name} current="/environments" viewer={v}>
       <p><a href="/environments">All environments</a></p>
@@ -230,16 +280,19 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
         <form method="post" action={`/environments/${env.id}/assets`} class="stack" novalidate>
           <Csrf token={v.csrf} />
           {(['asset_id', 'vendor', 'product', 'version'] as const).map((f) => (
-            <label>{f === 'asset_id' ? 'Asset id' : f[0].toUpperCase() + f.slice(1)} <input name={f} maxLength={f === 'asset_id' ? 64 : 200} value={form[f] ?? ''} aria-invalid={form.errors?.[f] ? 'true' : undefined} /><FieldError errors={form.errors} field={f} /></label>
+            <label>{f === 'asset_id' ? 'Asset id' : f[0].toUpperCase() + f.slice(1)} <input name={f} id={`asset-${f}`} maxLength={f === 'asset_id' ? 64 : 200} value={form[f] ?? ''} aria-invalid={form.errors?.[f] ? 'true' : undefined}
+              {...(f === 'vendor' ? suggestFrom('asset-vendor') : f === 'product' ? suggestFrom('asset-product', '#asset-vendor') : {})} /><FieldError errors={form.errors} field={f} /></label>
           ))}
+          <SuggestionList list="asset-vendor" /><SuggestionList list="asset-product" />
           <FieldError errors={form.errors} field="asset" />
           <button type="submit">Add asset</button>
         </form>
         <UploadForms v={v} env={env} upload={upload} />
       </> : null}
       <WindowsHosts hosts={hosts.items} total={hosts.total} />
-      <h2>Assets and their CVEs</h2>
-      {assets.length === 0 ? <p class="none">No asset stored in this environment.</p> : null}
+      <h2 id="assets">Assets and their CVEs</h2>
+      <EnvironmentPager env={env} view={view} />
+      {assets.length === 0 && !(view.assetId !== null && hosts.items.length) ? <p class="none">{view.assetId === null ? 'No asset stored in this environment.' : 'No asset with this id in this environment.'}</p> : null}
       {assets.map((a) => (
         <section id={`asset-${a.asset.asset_id}`} class="card">
           <h3>{a.asset.asset_id}: {a.asset.vendor} {a.asset.product} {a.asset.version ?? '(version unknown)'}</h3>
@@ -256,6 +309,7 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
           ) : null}
         </section>
       ))}
+      {view.assetId === null ? <EnvironmentPager env={env} view={view} /> : null}
     </Layout>,
   );
 }

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import { renderEnvironment, renderEnvironments, renderOverview, type UploadOutcome } from '../../web/app.tsx';
+import { renderEnvironment, renderEnvironments, renderOverview, type EnvironmentView, type UploadOutcome } from '../../web/app.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
 import { caught, Refusal } from '../../../services/refusal.ts';
@@ -32,6 +32,8 @@ const csvLine = (values: (string | number | boolean | null | undefined)[]) => va
 }).join(',');
 /** An uploaded CSV: 2 MiB (200 rows of the widest Windows host record fit many times over). */
 const UPLOAD_LIMIT = 2 * 1024 * 1024;
+/** Nameplates per page of an environment: each comes with its CVE table (docs/web.md "Performance"). */
+const ENV_PAGE_ASSETS = 50;
 /** The v2 view of a stored host on its environment's page: the defaults of GET /api/v2/assets/results. */
 const HOST_VIEW: ViewOptions = (() => {
   const o = parseViewOptions({}, { fromText: true, includeClearedDefault: false });
@@ -58,11 +60,10 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     ]);
     // The exposure chart reads the same snapshots as GET /api/v1/environments/{id}/exposure-history.
     const today = utcDay(now);
-    const history = new Map<number, { day: string; open_cves: number }[]>();
-    for (const e of envs) {
+    const history = new Map(await Promise.all(envs.map(async (e) => {
       const rows = await s.exposure.history(req.principal!.orgId, e.environment.id, oldestKept(today), today);
-      history.set(e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves })));
-    }
+      return [e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves }))] as const;
+    })));
     return send(reply, renderOverview(viewer(req), {
       envs, disabledWebhooks: hooks.filter((w) => w.status === 'disabled'),
       recentAlerts: { items: recent.items, total: recent.total }, now, history,
@@ -112,24 +113,32 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     return reply.redirect('/environments', 303);
   });
 
-  async function environmentPage(req: FastifyRequest, raw: string) {
+  /** A page of the environment's nameplates (ENV_PAGE_ASSETS, by asset_id) and its Windows hosts; `assetId`: that asset alone. */
+  async function environmentPage(req: FastifyRequest, raw: string, at: { page?: number; assetId?: string } = {}) {
     const env = await environment(req, raw);
+    const page = at.page ?? 1;
+    const assetId = at.assetId ?? null;
     const [r, hosts] = await Promise.all([
-      s.assets.results({ principal: req.principal!, environmentId: env.id, assetId: null, page: 1, perPage: 200, options: DEFAULT_OPTIONS }),
-      s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, page: 1, perPage: 200, options: HOST_VIEW }),
+      s.assets.results({ principal: req.principal!, environmentId: env.id, assetId, page, perPage: ENV_PAGE_ASSETS, options: DEFAULT_OPTIONS }),
+      s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, assetId: assetId ?? undefined, page: 1, perPage: MAX_HOSTS, options: HOST_VIEW }),
     ]);
-    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)), hosts: { items: hosts.assets, total: hosts.total } };
+    const view: EnvironmentView = { page, pages: Math.max(1, Math.ceil(r.total / ENV_PAGE_ASSETS)), assetId };
+    return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)), hosts: { items: hosts.assets, total: hosts.total }, view };
   }
 
   app.get('/environments/:environment_id', {
     schema: {
       tags: ['pages'], summary: 'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, upload and remove assets', security: session, params: EnvParams,
-      querystring: Type.Object({ uploaded: Type.Optional(Type.Union([Type.Literal('nameplates'), Type.Literal('windows')])) }, { additionalProperties: false }), response: { 200: Html('The environment') },
+      querystring: Type.Object({
+        uploaded: Type.Optional(Type.Union([Type.Literal('nameplates'), Type.Literal('windows')])),
+        page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: `The page of nameplates (${ENV_PAGE_ASSETS} a page, by asset_id)` })),
+        asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'One asset alone (a nameplate or a Windows host): where an alert\'s asset links lead' })),
+      }, { additionalProperties: false }), response: { 200: Html('The environment') },
     },
     config: { auth: read('environments', envId) },
   }, async (req, reply) => {
-    const p = await environmentPage(req, req.params.environment_id);
-    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, req.query.uploaded ? { kind: req.query.uploaded, done: true } : undefined));
+    const p = await environmentPage(req, req.params.environment_id, { page: req.query.page, assetId: req.query.asset_id });
+    return send(reply, renderEnvironment(viewer(req), p.env, p.assets, p.total, {}, p.hosts, req.query.uploaded ? { kind: req.query.uploaded, done: true } : undefined, p.view));
   });
 
   /** A CSV file answer: UTF-8, never cached, never sniffed, downloaded under `name`. */
