@@ -1,6 +1,8 @@
 // Summary of a V8 .cpuprofile (node --cpu-prof): self time by package (or source file) and by function, and
-// inclusive time by function, as percentages of the sampled time.
-// Usage: npx tsx bench/cpuprofile-summary.ts FILE.cpuprofile [rows=30]
+// inclusive time by function, as percentages of the sampled time. `sinceUs` (a CLOCK_MONOTONIC time in µs, as
+// process.hrtime gives it, the clock V8 stamps its samples with on Linux) keeps only the samples from then on: the
+// load phase without the start-up, which dominates a short profile on a loaded machine.
+// Usage: npx tsx bench/cpuprofile-summary.ts FILE.cpuprofile [rows=30] [sinceUs]
 import { readFileSync } from 'node:fs';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
@@ -8,10 +10,14 @@ interface Node { id: number; callFrame: { functionName: string; url: string; lin
 const where = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(`${process.cwd()}/`, '');
 const pkg = (url: string) => (url.includes('node_modules/') ? where(url).split('/')[where(url).startsWith('@') ? 1 : 0] : where(url)) || '(native)';
 
-export function summarize(file: string, rows = 30): string {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+export function summarize(file: string, rows = 30, sinceUs = 0): string {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
   const selfUs = new Map<number, number>();
-  p.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  let at = p.startTime;
+  p.samples.forEach((id, i) => {
+    at += p.timeDeltas[i] ?? 0;
+    if (at >= sinceUs) selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+  });
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -39,4 +45,4 @@ export function summarize(file: string, rows = 30): string {
   return `sampled ${(total / 1e6).toFixed(2)} s\n${table('self time by package or file', byPkg)}${table('self time by function', bySelf)}${table('inclusive time by function', byIncl)}`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(summarize(process.argv[2], Number(process.argv[3] ?? 30)));
+if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(summarize(process.argv[2], Number(process.argv[3] ?? 30), Number(process.argv[4] ?? 0)));

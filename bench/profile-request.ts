@@ -3,7 +3,8 @@
 // (self time by package and by function, inclusive time by function) with bench/cpuprofile-summary.ts.
 // Usage: DATABASE_URL=… npx tsx bench/profile-request.ts [/api/v1/health/ping] [outDir=bench/out/profile]
 //        `{n}` in the path is a counter, `{id}` a distinct CVE id of the corpus per request.
-//        BENCH_LOG_LEVEL (default info), BENCH_CACHE=0 to disable the response cache.
+//        BENCH_LOG_LEVEL (default info), BENCH_CACHE=0 to disable the response cache, BENCH_DURATION (s, default 10).
+//        The summary counts the samples of the load only (not the start-up).
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -27,8 +28,9 @@ if (target.includes('{id}')) {
   ids = (await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 100000`)).rows.map((x) => x.cve_id);
   await c.end();
 }
+const loadFrom = Number(process.hrtime.bigint() / 1000n);
 const r = await load(svc.base, {
-  connections: 50, seconds: 10, path: () => { const k = n++; return target.replace('{n}', String(k)).replace('{id}', ids[k % Math.max(1, ids.length)]); },
+  connections: 50, seconds: Number(process.env.BENCH_DURATION ?? 10), path: () => { const k = n++; return target.replace('{n}', String(k)).replace('{id}', ids[k % Math.max(1, ids.length)]); },
 });
 process.stdout.write(`${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}\n`);
 const exited = new Promise((res) => svc.proc.once('exit', res));
@@ -37,4 +39,4 @@ await exited;
 // The main thread's profile is the largest (tsx's loader thread writes a second one).
 const file = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort((a, b) => statSync(path.join(dir, b)).size - statSync(path.join(dir, a)).size)[0];
 if (!file) throw new Error('no profile written');
-process.stdout.write(summarize(path.join(dir, file)));
+process.stdout.write(summarize(path.join(dir, file), 30, loadFrom));

@@ -576,7 +576,10 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description - VALIDATION_ERROR: invalid input (body): detail is [{field, message, type}] */
+                /**
+                 * @description - VALIDATION_ERROR: invalid input (body): detail is [{field, message, type}]
+                 *     - VALIDATION_ERROR: the name looks like another member's of one of your organizations (Unicode confusables skeleton: detail[].type value_error.confusable), or holds invisible characters
+                 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -12329,7 +12332,10 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description - VALIDATION_ERROR: invalid input (query, body): detail is [{field, message, type}] */
+                /**
+                 * @description - VALIDATION_ERROR: invalid input (query, body): detail is [{field, message, type}]
+                 *     - VALIDATION_ERROR: the name looks like another member's of one of your organizations (Unicode confusables skeleton: detail[].type value_error.confusable), or holds invisible characters
+                 */
                 422: {
                     headers: {
                         [name: string]: unknown;

@@ -6,6 +6,7 @@
 // its successful answers write no line, its failures (status ≥ 400, or an error) still do
 // (docs/operations.md "Logging", ADRs 0036 and 0078).
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { routeConfig } from './route-config.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,7 +21,7 @@ export class AccessLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    else if (reply.statusCode >= 400 || request.routeOptions.config.accessLog !== 'errors') {
+    else if (reply.statusCode >= 400 || routeConfig(request).accessLog !== 'errors') {
       reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }
   }

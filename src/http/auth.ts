@@ -20,6 +20,7 @@ import { KEY_REFUSAL_CODES, roleAtLeast, type IdentityService, type Principal } 
 import { caught } from '../services/refusal.ts';
 import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
+import { routeConfig } from './route-config.ts';
 
 export type { Principal };
 
@@ -281,7 +282,7 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
   // Callback-style with a synchronous path when there is nothing to look up (no credential presented): no
   // promise, no microtask turn for anonymous traffic.
   app.addHook('onRequest', (req, reply, done) => {
-    const auth: RouteAuth = req.routeOptions.config.auth ?? { mode: 'public' };
+    const auth: RouteAuth = routeConfig(req).auth ?? { mode: 'public' };
     if (auth.mode === 'none') return done();
     if (auth.mode === 'internal_or_session') {
       internalOrSession(req, reply, deps, auth).then((access) => {

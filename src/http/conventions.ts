@@ -14,6 +14,7 @@ import { validationError } from './validation-errors.ts';
 import { prefersHtml } from './status-page.ts';
 import { renderErrorPage } from './web/account.tsx';
 import { PAGE_CSP } from './web/assets.ts';
+import { routeConfig } from './route-config.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -177,7 +178,7 @@ export function registerConventions(app: FastifyInstance) {
   // Unknown query parameters → 400 UNKNOWN_PARAMETER listing the accepted ones (spec §4.1 rule 2).
   // Runs before validation: Ajv would otherwise strip or 422 them.
   app.addHook('preValidation', (req, _reply, done) => {
-    const accepted = req.routeOptions.config.acceptedQuery;
+    const accepted = routeConfig(req).acceptedQuery;
     const q = req.query as Record<string, unknown> | undefined;
     const unknown = accepted && q ? Object.keys(q).filter((k) => !accepted.includes(k)) : [];
     if (unknown.length === 0) return done();

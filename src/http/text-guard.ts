@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
 import { UNDECODABLE, type ParsedQuery } from './querystring.ts';
+import { routeConfig } from './route-config.ts';
 
 export interface TextProblem { field: string; message: string; type: string }
 
@@ -124,7 +125,7 @@ export function registerTextGuard(app: FastifyInstance): void {
     try {
       refuseUndecodable(req.query as ParsedQuery | undefined);
       // A JSON body whose text has no escape of U+0000 or a surrogate is not walked (an 8 MiB batch: one regex scan).
-      const body = req.jsonTextClean ? undefined : withoutRecords(req.body, req.routeOptions.config.recordArrays);
+      const body = req.jsonTextClean ? undefined : withoutRecords(req.body, routeConfig(req).recordArrays);
       refuseHostileText({ query: req.query, params: req.params, body }, '');
     } catch (e) {
       return done(e as Error);

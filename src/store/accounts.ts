@@ -52,6 +52,20 @@ export async function updatePerson(db: Tx, personId: number, v: { name?: string;
   return r.rows[0]?.n ?? null;
 }
 
+/**
+ * The names of the other members of every organization `personId` belongs to (empty names left out), those
+ * organizations' rows locked first (FOR NO KEY UPDATE, in id order, as lockOrg): two members renaming themselves to
+ * look-alikes at once take turns, so both cannot pass the comparison.
+ */
+export async function teammateNamesLocked(db: Tx, personId: number): Promise<string[]> {
+  await sql`SELECT id FROM organizations WHERE id IN (SELECT org_id FROM members WHERE person_id = ${personId})
+    ORDER BY id FOR NO KEY UPDATE`.execute(db);
+  const r = await sql<{ name: string }>`SELECT DISTINCT m.name FROM members m
+    WHERE m.org_id IN (SELECT org_id FROM members WHERE person_id = ${personId})
+      AND m.person_id IS DISTINCT FROM ${personId} AND m.name <> ''`.execute(db);
+  return r.rows.map((x) => x.name);
+}
+
 /** Moves a person (and its memberships' copies) to a new email address. */
 export async function setPersonEmail(db: Tx, personId: number, email: string) {
   await sql`UPDATE persons SET email = ${email} WHERE id = ${personId}`.execute(db);

@@ -4,7 +4,7 @@
 // envelope, naming the field.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, seedOrg, type TestApp, type SeededKey } from '../helpers/app.ts';
+import { testApp, seedOrg, seedKey, type TestApp, type SeededKey } from '../helpers/app.ts';
 
 let t: TestApp;
 let org: SeededKey;
@@ -75,4 +75,30 @@ test('a feed-token label confusable with a live token of the organization is ref
   const revoke = await t.app.inject({ method: 'DELETE', url: `/api/v1/feeds/tokens/${first.body.data.id}`, headers: org.auth });
   assert.equal(revoke.statusCode, 200, revoke.body);
   assert.equal((await call(org.auth, 'POST', '/api/v1/feeds/tokens', { label: 'S\u041eC reader' })).status, 201);
+});
+
+test('a profile name confusable with another member of the organization is refused; the same name exactly, or in another organization, is not', async () => {
+  const team = await seedOrg(t.store, { name: 'Profile Team', tier: 'professional' });
+  const admin = await seedKey(t.store, team.orgId, null, { role: 'admin' });
+  const outsider = await seedOrg(t.store, { name: 'Profile Outsider', tier: 'professional' });
+  const nameOf = async (memberId: number) => (await t.store.db.selectFrom('members').select('name').where('id', '=', memberId).executeTakeFirstOrThrow()).name;
+  // The owner is "Owner": Cyrillic О, full-width letters and a trailing bidi mark all read the same.
+  for (const name of ['\u041ewner', 'Ｏｗｎｅｒ', 'Owner\u200e']) {
+    const r = await call(admin.auth, 'PUT', '/api/v1/account/me', { name });
+    assert422(r, 'body.name', /looks like the name "Owner" of another member of your organization/);
+    assert.equal(r.body.error.detail[0].type, 'value_error.confusable');
+    assert.equal(await nameOf(admin.memberId), '', 'nothing stored');
+  }
+  // Two people may share a name exactly; a different name passes; another organization's members are never compared.
+  const same = await call(admin.auth, 'PUT', '/api/v1/account/me', { name: 'Owner' });
+  assert.equal(same.status, 200, same.text);
+  assert.equal(same.body.data.name, 'Owner');
+  assert.equal((await call(admin.auth, 'PUT', '/api/v1/account/me', { name: 'Owen' })).status, 200);
+  assert.equal(await nameOf(admin.memberId), 'Owen');
+  const elsewhere = await call(outsider.auth, 'PUT', '/api/v1/account/me', { name: '\u041ewen' });
+  assert.equal(elsewhere.status, 200, elsewhere.text);
+  // The owner now looks like the admin's "Owen": refused for the owner too, with the other member's name.
+  assert422(await call(team.auth, 'PUT', '/api/v1/account/me', { name: 'Ow\u0435n' }), 'body.name', /looks like the name "Owen"/);
+  // Preferences alone (the name unchanged) are never refused for it.
+  assert.equal((await call(team.auth, 'PUT', '/api/v1/account/me', { preferences: { theme: 'dark' } })).status, 200);
 });

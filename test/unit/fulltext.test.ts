@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { FullTextIndexBuilder } from '../../src/domain/fulltext/build.ts';
 import { eachLexeme, lexemeContribution } from '../../src/domain/fulltext/tsvector.ts';
 import { parseTsQuery, queryLexemes } from '../../src/domain/fulltext/tsquery.ts';
+import { nthSmallest } from '../../src/domain/fulltext/query.ts';
 
 const f = Math.fround;
 /** ts_rank of a one-lexeme-per-item OR query, the way calc_rank_or sums (in query-lexeme order). */
@@ -186,4 +187,27 @@ test('tsvector text: spaces between and after lexemes, a final backslash escape,
 
 test('ts_rank share of a lexeme with no positions is 0', () => {
   assert.equal(lexemeContribution([]), 0);
+});
+
+test('nthSmallest answers the value a sort places at each position: distinct keys, heavy repeats, sorted and reversed input', () => {
+  let seed = 7;
+  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const inputs: number[][] = [
+    Array.from({ length: 500 }, () => rnd()),
+    Array.from({ length: 500 }, () => [0.0607927, 0.0759909, 0.1, 0][Math.floor(rnd() * 4)]),
+    Array.from({ length: 300 }, (_, i) => i / 10),
+    Array.from({ length: 300 }, (_, i) => 30 - i / 10),
+    Array.from({ length: 200 }, () => 5),
+    [3],
+  ];
+  for (const xs of inputs) {
+    const sorted = Float32Array.from(xs).sort();
+    for (const idx of [0, 1, Math.floor(xs.length / 2), xs.length - 2, xs.length - 1].filter((i) => i >= 0 && i < xs.length)) {
+      const a = Float32Array.from(xs);
+      assert.equal(nthSmallest(a, a.length, idx), sorted[idx], `position ${idx} of ${xs.length}`);
+      assert.deepEqual([...a].sort((p, q) => p - q), [...sorted], 'the same values, reordered');
+    }
+  }
+  // Only the first n values take part.
+  assert.equal(nthSmallest(Float32Array.from([9, 1, 5, -100]), 3, 0), 1);
 });

@@ -74,7 +74,10 @@ export const ACCOUNT_ERRORS = {
   withdrawInvitation: [{ key: 'NOT_FOUND', when: 'no pending invitation of your organization has this id (accepted, withdrawn or expired ones included)' }],
   keys: [keysTier],
   createKey: [keysTier, { key: 'INSUFFICIENT_SCOPE', when: 'an API key asks for a key with a scope it lacks itself (scopes not given: the kind\'s default, read and write for a standard key)' }],
-  updateMe: [{ key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }, recipientLimited('address-change')],
+  updateMe: [
+    { key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }, recipientLimited('address-change'),
+    { key: 'VALIDATION_ERROR', when: 'the name looks like another member\'s of one of your organizations (Unicode confusables skeleton: detail[].type value_error.confusable), or holds invisible characters' },
+  ],
   rotateKey: [
     keysTier, { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
     { key: 'FORBIDDEN', error: 'not_key_holder', when: "another member's key: only its holder may rotate it (the new key is shown to whoever rotates); revoke it instead" },

@@ -2,16 +2,27 @@
 // "Email address").
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { withTx } from '../../store/db.ts';
-import { findPersonByEmail, getPerson, memberProfile, setPersonEmail, updatePerson } from '../../store/accounts.ts';
+import { findPersonByEmail, getPerson, memberProfile, setPersonEmail, teammateNamesLocked, updatePerson } from '../../store/accounts.ts';
 import { consumeAuthToken, insertAuthToken, revokeEmailChanges, revokeLoginLinks, revokePersonSessions } from '../../store/account-sessions.ts';
 import { EMAIL_CHANGE_TTL_MS, isEmail, normalizeEmail } from '../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../domain/tiers.ts';
+import { confusableWith } from '../../domain/names.ts';
+import { invalidInput } from '../refusal.ts';
 import type { Principal } from '../identity.ts';
 import { AccountError, iso } from '../account-errors.ts';
 import type { AccountsContext } from './context.ts';
 
 /** Keys a person's stored preferences may hold (docs/accounts.md). */
 export const MAX_PREFERENCE_KEYS = 32;
+
+/**
+ * A profile name that looks like another member's of one of the person's organizations (domain/names.ts): 422 on
+ * body.name (value_error.confusable), nothing stored. The same name exactly is allowed (two people may share one).
+ */
+function confusableName(existing: string) {
+  const message = `looks like the name "${existing}" of another member of your organization (the same letters from another script, full-width, or invisible marks); choose a name that reads differently`;
+  return invalidInput(`name: ${message}`, [{ field: 'body.name', message, type: 'value_error.confusable' }]);
+}
 
 export function profilePart(ctx: AccountsContext) {
   const { db, clock, chargeRecipient, link, sendLater, personOf } = ctx;
@@ -47,6 +58,10 @@ export function profilePart(ctx: AccountsContext) {
       // Before anything is stored: a refused request changes nothing.
       if (pendingEmail) await chargeRecipient(pendingEmail);
       await withTx(db, async (trx) => {
+        if (input.name !== undefined && input.name !== person.name) {
+          const existing = confusableWith(input.name, await teammateNamesLocked(trx, person.id));
+          if (existing !== null) throw confusableName(existing);
+        }
         const keys = await updatePerson(trx, person.id, { name: input.name, preferences: input.preferences });
         if (keys !== null && keys > MAX_PREFERENCE_KEYS) {
           throw new AccountError('too_many_preferences', `preferences would hold ${keys} keys; at most ${MAX_PREFERENCE_KEYS} are stored (a null value removes a key)`);
