@@ -9,7 +9,8 @@
 // Reports idle, built, the peak sampled in each phase, the kernel's own peak (VmHWM), the steady RSS (median of the
 // last half of the load) and the statuses. BENCH_BEFORE_DIR=<checkout> runs that checkout's service beside this one
 // under the same load at the same time (before/after in one run). The bench seeds organizations and keys and
-// deletes them at the end, so point it at a writable copy of the benchmark database:
+// deletes them at the end, so point it at a writable copy of the benchmark database (BENCH_NODE_ARGS: more node
+// flags for the services, e.g. an --import that logs their heap):
 //   createdb -h 127.0.0.1 -U postgres -T vi_bench vi_mem
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/vi_mem npx tsx bench/memory-run.ts
 // Never part of `npm test`.
@@ -37,7 +38,8 @@ async function start(cwd: string, name: string): Promise<Service> {
   if (script[0] !== 'node') throw new Error(`unexpected start script: ${script.join(' ')}`);
   const port = randomPort();
   const log = openSync(`/tmp/memory-run-${name}.log`, 'w');
-  const proc = spawn(process.execPath, script.slice(1), {
+  const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const proc = spawn(process.execPath, [...extra, ...script.slice(1)], {
     cwd, stdio: ['ignore', log, log],
     env: {
       PATH: process.env.PATH ?? '', DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
@@ -69,7 +71,7 @@ const services: Service[] = [];
 try {
   const ids = (await sql<{ cve_id: string }>`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 150000`.execute(store.db)).rows.map((r) => r.cve_id);
   const vendors = (await sql<{ vendor: string }>`SELECT slug AS vendor FROM vendors ORDER BY md5(slug) LIMIT 200`.execute(store.db).catch(() => ({ rows: [] }))).rows.map((r) => r.vendor);
-  const assets = JSON.stringify({ assets: await assetsFrom(store) });
+  const assets = JSON.stringify({ assets: await assetsFrom(store, true) });
   if (process.env.BENCH_BEFORE_DIR) services.push(await start(process.env.BENCH_BEFORE_DIR, 'before'));
   services.push(await start(process.cwd(), 'after'));
   let phase = 'idle';
@@ -137,8 +139,8 @@ try {
 } finally {
   for (const s of services) s.proc.kill('SIGTERM');
   const org = orgs.map((o) => o.orgId);
-  await sql`DELETE FROM api_keys WHERE org_id = ANY(${org}::int[])`.execute(store.db);
-  await sql`DELETE FROM members WHERE org_id = ANY(${org}::int[])`.execute(store.db);
-  await sql`DELETE FROM organizations WHERE id = ANY(${org}::int[])`.execute(store.db).catch(() => undefined);
+  await sql`DELETE FROM api_keys WHERE org_id = ANY(${org}::bigint[])`.execute(store.db);
+  await sql`DELETE FROM members WHERE org_id = ANY(${org}::bigint[])`.execute(store.db);
+  await sql`DELETE FROM organizations WHERE id = ANY(${org}::bigint[])`.execute(store.db).catch(() => undefined);
   await store.close();
 }
