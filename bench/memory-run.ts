@@ -2,7 +2,7 @@
 // (the node flags of the checkout's package.json `start` script, `vulnintel serve`, default caches), on the full
 // corpus. It samples the process's RSS (every thread: the search index lives in a worker thread) every 2 s:
 //  1. idle after the start;
-//  2. while the search index builds (started by the first broad search, awaited as bench/ceiling.ts does);
+//  2. while the search index builds (started by the first broad search, awaited by harness.ts indexBuilt);
 //  3. BENCH_MINUTES (default 10) of mixed load from BENCH_CONNECTIONS (default 12) clients: CVE detail with distinct
 //     ids (anonymous and keyed), lists (filters, sorts, pages), broad full-text searches (distinct pages) and a few
 //     v1 asset correlations of 200 nameplates each, rotating over four enterprise keys (within their rate limits).
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { sql } from '../src/store/kysely.ts';
 import { openStore } from '../src/store/db.ts';
 import { seedOrg } from '../test/helpers/app.ts';
-import { PHRASES, median, randomPort, sequential, waitUp } from './harness.ts';
+import { PHRASES, indexBuilt, median, randomPort, waitUp } from './harness.ts';
 import { assetsFrom } from './nameplates.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/vi_mem';
@@ -52,19 +52,6 @@ async function start(cwd: string, name: string): Promise<Service> {
   return s;
 }
 
-/** Waits until the search index answers (bench/ceiling.ts's test: broad searches fast three times running). */
-async function indexBuilt(s: Service): Promise<number> {
-  const t0 = Date.now();
-  const ask = async (k: number) => (await sequential(s.base, 1, () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${k}`)}`))[0];
-  const limit = Math.max(50, (await ask(0)) / 4);
-  let fast = 0;
-  for (let k = 1; fast < 3 && Date.now() - t0 < 900_000; k++) {
-    fast = (await ask(k)) < limit ? fast + 1 : 0;
-    if (fast === 0) await new Promise((r) => setTimeout(r, 1000));
-  }
-  return (Date.now() - t0) / 1000;
-}
-
 const store = openStore(url, { max: 2 });
 const orgs = await Promise.all(Array.from({ length: 4 }, (_, i) => seedOrg(store, { name: `memory-run ${i}`, tier: 'enterprise' })));
 const services: Service[] = [];
@@ -79,7 +66,7 @@ try {
   const timer = setInterval(sample, 2000);
   await new Promise((r) => setTimeout(r, 10_000));
   phase = 'build';
-  const built = await Promise.all(services.map(indexBuilt));
+  const built = await Promise.all(services.map((s) => indexBuilt(s, 900_000)));
   const hwmBuilt = services.map((s) => status(s.proc.pid!, 'VmHWM'));
   phase = 'load';
   let n = 0;

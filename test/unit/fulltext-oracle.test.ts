@@ -15,17 +15,19 @@ const WEIGHT = ['D', 'C', 'B', 'A'];
 type Entry = { lexeme: string; positions: { p: number; w: number }[] | null };
 type Doc = { entries: Entry[]; cvss: number | null; epss: number | null };
 
-const entry = (lexeme: string) => fc.option(
-  fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 }).chain((ps) =>
+/** A lexeme's entry: up to `most` positions in 1..`top` (null, without positions, one time in `freq`). */
+const entryOf = (top: number, most: number, freq: number) => (lexeme: string) => fc.option(
+  fc.uniqueArray(fc.integer({ min: 1, max: top }), { minLength: 1, maxLength: most }).chain((ps) =>
     fc.array(fc.integer({ min: 0, max: 3 }), { minLength: ps.length, maxLength: ps.length }).map((ws) =>
       [...ps].sort((x, y) => x - y).map((p, i) => ({ p, w: ws[i] })))),
-  { freq: 6 },
+  { freq },
 ).map((positions) => ({ lexeme, positions }));
-const doc: fc.Arbitrary<Doc> = fc.record({
+const docOf = (entry: (lexeme: string) => fc.Arbitrary<Entry>): fc.Arbitrary<Doc> => fc.record({
   entries: fc.subarray(LEX).chain((ls) => (ls.length ? fc.tuple(...ls.map(entry)) : fc.constant([] as Entry[]))),
   cvss: fc.option(fc.constantFrom(2.5, 5, 7.5, 9.8), { freq: 3 }),
   epss: fc.option(fc.constantFrom(0.01, 0.2, 0.9), { freq: 3 }),
 });
+const doc = docOf(entryOf(12, 4, 6));
 
 /** PostgreSQL's text form of a tsvector. */
 function vectorText(d: Doc): string {
@@ -127,17 +129,7 @@ test('property: totals and pages equal the plain evaluation for every sort', () 
 // 16 postings, rank shares as codes into a table of distinct values (one byte each up to 256 of them, two up to
 // 65,536). Longer lists of positions (up to 40, across PostgreSQL's whole position range), documents enough for many
 // position blocks per lexeme, and hundreds of distinct shares; the same plain evaluation decides.
-const longEntry = (lexeme: string) => fc.option(
-  fc.uniqueArray(fc.integer({ min: 1, max: 16383 }), { minLength: 1, maxLength: 40 }).chain((ps) =>
-    fc.array(fc.integer({ min: 0, max: 3 }), { minLength: ps.length, maxLength: ps.length }).map((ws) =>
-      [...ps].sort((x, y) => x - y).map((p, i) => ({ p, w: ws[i] })))),
-  { freq: 8 },
-).map((positions) => ({ lexeme, positions }));
-const longDoc: fc.Arbitrary<Doc> = fc.record({
-  entries: fc.subarray(LEX).chain((ls) => (ls.length ? fc.tuple(...ls.map(longEntry)) : fc.constant([] as Entry[]))),
-  cvss: fc.option(fc.constantFrom(2.5, 5, 7.5, 9.8), { freq: 3 }),
-  epss: fc.option(fc.constantFrom(0.01, 0.2, 0.9), { freq: 3 }),
-});
+const longDoc = docOf(entryOf(16383, 40, 8));
 /** A phrase whose gaps are taken from a document, so long phrases match somewhere. */
 const phraseIn = (docs: Doc[], pick: number) => {
   const d = docs[pick % docs.length];
