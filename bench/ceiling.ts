@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import autocannon from 'autocannon';
-import { PHRASES, load, median, sequential, startBare, startService, stop, type Target } from './harness.ts';
+import { PHRASES, indexBuilt, load, median, startBare, startService, stop, type Target } from './harness.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/vi_bench';
 const seconds = Number(process.env.BENCH_DURATION ?? 8);
@@ -42,23 +42,6 @@ const scenarios: Scenario[] = [
 
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
-/**
- * Waits until the in-memory search index answers: a broad search never asked before answers three times running in
- * under a quarter of the first one's time (answered by PostgreSQL while the index builds) or under 50 ms. A fixed
- * threshold alone never passes on a loaded machine.
- */
-async function indexBuilt(t: Target): Promise<number> {
-  const t0 = Date.now();
-  const ask = async (k: number) => (await sequential(t.base, 1, () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${k}`)}`))[0];
-  const limit = Math.max(50, (await ask(0)) / 4);
-  let fast = 0;
-  for (let k = 1; fast < 3 && Date.now() - t0 < 600_000; k++) {
-    fast = (await ask(k)) < limit ? fast + 1 : 0;
-    if (fast === 0) await new Promise((r) => setTimeout(r, 1000));
-  }
-  return (Date.now() - t0) / 1000;
-}
-
 interface Sample { rps: number[]; p50: number[]; p99: number[]; bad: number }
 const sample = (): Sample => ({ rps: [], p50: [], p99: [], bad: 0 });
 const add = (s: Sample, r: autocannon.Result) => {
@@ -77,7 +60,7 @@ try {
     started.push(t);
     svcs.push(t);
   }
-  const build = await Promise.all(svcs.map(indexBuilt));
+  const build = await Promise.all(svcs.map((t) => indexBuilt(t)));
   const rssIdle = svcs.map((t) => rssMb(t.proc.pid!));
   const ceiling = sample();
   const results = svcs.map(() => scenarios.map(sample));

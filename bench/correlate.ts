@@ -7,9 +7,7 @@
 //     sequential p50/p99 of both calls, then 20 concurrent clients (autocannon) sending 200-asset calls for
 //     BENCH_DURATION s: requests/s, assets/s and server CPU per call;
 //  3. the structured-range table: rows, table and index size.
-// The 200 assets are drawn from the stored ranges as a nameplate would give them: 100 ICS products from the CSAF
-// ranges and 80 IT products from the NVD / CVE 5 ranges, vendor spelled with a legal suffix or in another case, the
-// version at a stated bound, just inside, outside ("99.0"), in the product name, or unknown; 20 unknown products.
+// The 200 assets are drawn from the stored ranges as a nameplate would give them (bench/nameplates.ts).
 // The bench seeds an enterprise organization and key in DATABASE_URL and deletes them at the end, so point it at
 // a writable copy of the benchmark database:
 //   psql -h 127.0.0.1 -U postgres -c "CREATE DATABASE corr_bench TEMPLATE vi_bench"
@@ -24,6 +22,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import { openStore, type Store } from '../src/store/db.ts';
 import { seedOrg, TEST_INTERNAL_KEY } from '../test/helpers/app.ts';
 import { pct, randomPort, waitUp, cpuSeconds } from './harness.ts';
+import { assetsFrom } from './nameplates.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/corr_bench';
 const rounds = Number(process.env.BENCH_ROUNDS ?? 60);
@@ -50,30 +49,6 @@ if (process.argv[2] === 'serve') {
   process.once('SIGTERM', () => { void app.close().then(() => store.close()).finally(() => process.exit(0)); });
 } else {
   await main();
-}
-
-interface Row { source: string; vendor: string; product: string; lo: string | null; hi: string | null; n: number }
-
-/** 200 assets as nameplates give them (see the header). Deterministic: the same corpus gives the same assets. */
-async function assetsFrom(store: Store) {
-  const pick = async (sources: string[], n: number) => (await sql<Row>`
-    SELECT min(source) AS source, min(range->>'vendor') AS vendor, min(range->>'product') AS product,
-      min(coalesce(range->>'version', range->'start'->>'version')) AS lo, max(range->'end'->>'version') AS hi, count(*)::int AS n
-    FROM cve_range_rows WHERE source = ANY(${sources}::text[]) AND range->>'status' = 'affected'
-    GROUP BY vendor_slug, product_key ORDER BY md5(vendor_slug || product_key) LIMIT ${n}`.execute(store.db)).rows;
-  const ics = await pick(['csaf'], 100);
-  const it = await pick(['nvd', 'cve5'], 80);
-  const suffix = ['', ' AG', ' Inc.', ' GmbH', ' Corporation'];
-  const assets = [...ics, ...it].map((r, i) => {
-    const vendor = i % 3 === 0 ? `${r.vendor}${suffix[i % suffix.length]}` : i % 3 === 1 ? r.vendor.toUpperCase() : r.vendor.toLowerCase();
-    const product = i % 2 ? r.product.replaceAll('_', ' ') : r.product;
-    const kind = i % 6;
-    const version = [r.hi, r.lo, '99.0', null, r.hi ? `${r.hi}.0` : '1.0', '0.1'][kind] ?? null;
-    // One in six carries its version inside the product name, as a type plate often does.
-    return kind === 5 && r.hi ? { asset_id: `bench-${i}`, vendor, product: `${product} ${r.hi}` } : { asset_id: `bench-${i}`, vendor, product, ...(version ? { version } : {}) };
-  });
-  for (let i = assets.length; i < 200; i++) assets.push({ asset_id: `bench-${i}`, vendor: ['Acme Industrial', 'Siemens AG', 'Contoso'][i % 3], product: `Unlisted Controller ${i}`, version: '2.1' });
-  return assets;
 }
 
 async function main() {

@@ -94,6 +94,23 @@ export async function sequential(base: string, n: number, path: () => string): P
   return times.sort((a, b) => a - b);
 }
 
+/**
+ * Waits until the in-memory search index answers: a broad search never asked before answers three times running in
+ * under a quarter of the first one's time (answered by PostgreSQL while the index builds) or under 50 ms. A fixed
+ * threshold alone never passes on a loaded machine. Answers the seconds waited (at most `maxMs`).
+ */
+export async function indexBuilt(t: { base: string }, maxMs = 600_000): Promise<number> {
+  const t0 = Date.now();
+  const ask = async (k: number) => (await sequential(t.base, 1, () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${k}`)}`))[0];
+  const limit = Math.max(50, (await ask(0)) / 4);
+  let fast = 0;
+  for (let k = 1; fast < 3 && Date.now() - t0 < maxMs; k++) {
+    fast = (await ask(k)) < limit ? fast + 1 : 0;
+    if (fast === 0) await new Promise((r) => setTimeout(r, 1000));
+  }
+  return (Date.now() - t0) / 1000;
+}
+
 export const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 /**

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FullTextIndexBuilder } from '../../src/domain/fulltext/build.ts';
+import { codeArray, FullTextIndexBuilder } from '../../src/domain/fulltext/build.ts';
 import { lexemeContribution } from '../../src/domain/fulltext/tsvector.ts';
 import { parseTsQuery, type TsNode } from '../../src/domain/fulltext/tsquery.ts';
 import type { IndexSort } from '../../src/domain/fulltext/query.ts';
@@ -15,17 +15,19 @@ const WEIGHT = ['D', 'C', 'B', 'A'];
 type Entry = { lexeme: string; positions: { p: number; w: number }[] | null };
 type Doc = { entries: Entry[]; cvss: number | null; epss: number | null };
 
-const entry = (lexeme: string) => fc.option(
-  fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 }).chain((ps) =>
+/** A lexeme's entry: up to `most` positions in 1..`top` (null, without positions, one time in `freq`). */
+const entryOf = (top: number, most: number, freq: number) => (lexeme: string) => fc.option(
+  fc.uniqueArray(fc.integer({ min: 1, max: top }), { minLength: 1, maxLength: most }).chain((ps) =>
     fc.array(fc.integer({ min: 0, max: 3 }), { minLength: ps.length, maxLength: ps.length }).map((ws) =>
       [...ps].sort((x, y) => x - y).map((p, i) => ({ p, w: ws[i] })))),
-  { freq: 6 },
+  { freq },
 ).map((positions) => ({ lexeme, positions }));
-const doc: fc.Arbitrary<Doc> = fc.record({
+const docOf = (entry: (lexeme: string) => fc.Arbitrary<Entry>): fc.Arbitrary<Doc> => fc.record({
   entries: fc.subarray(LEX).chain((ls) => (ls.length ? fc.tuple(...ls.map(entry)) : fc.constant([] as Entry[]))),
   cvss: fc.option(fc.constantFrom(2.5, 5, 7.5, 9.8), { freq: 3 }),
   epss: fc.option(fc.constantFrom(0.01, 0.2, 0.9), { freq: 3 }),
 });
+const doc = docOf(entryOf(12, 4, 6));
 
 /** PostgreSQL's text form of a tsvector. */
 function vectorText(d: Doc): string {
@@ -121,6 +123,93 @@ test('property: totals and pages equal the plain evaluation for every sort', () 
       if (sort === 'rank' && q.op === 'and') { assert.equal(got, null); return; }
       assert.deepEqual(got, expected(docs, rankPos, q, sort, offset, limit), `${queryText(q)} ${sort} ${offset} ${limit}`);
     }), { numRuns: 200 });
+});
+
+// The compact layout: positions in posting order with the last of each posting flagged and a start recorded every
+// 16 postings, rank shares as codes into a table of distinct values (one byte each up to 256 of them, two up to
+// 65,536). Longer lists of positions (up to 40, across PostgreSQL's whole position range), documents enough for many
+// position blocks per lexeme, and hundreds of distinct shares; the same plain evaluation decides.
+const longDoc = docOf(entryOf(16383, 40, 8));
+/** A phrase whose gaps are taken from a document, so long phrases match somewhere. */
+const phraseIn = (docs: Doc[], pick: number) => {
+  const d = docs[pick % docs.length];
+  const e = d?.entries.filter((x) => x.positions);
+  if (!e || e.length < 2) return null;
+  const [a, b] = [e[pick % e.length], e[(pick + 1) % e.length]];
+  const pa = a.positions![pick % a.positions!.length].p, pb = b.positions!.find((x) => x.p > pa)?.p;
+  return pb === undefined ? null : { op: 'phrase' as const, terms: [a.lexeme, b.lexeme], gaps: [pb - pa] };
+};
+
+test('property: the compact layout answers as the plain evaluation on long position lists and many documents', () => {
+  fc.assert(fc.property(
+    fc.array(longDoc, { minLength: 20, maxLength: 70 }), node, fc.nat(), fc.constantFrom<IndexSort>('rank', 'date', 'cvss', 'epss'), fc.nat(30), fc.integer({ min: 1, max: 25 }),
+    (docs, q, pick, sort, offset, limit) => {
+      const b = new FullTextIndexBuilder();
+      docs.forEach((d, i) => b.add({ cveId: `CVE-${i}`, search: vectorText(d), cvss: d.cvss, epss: d.epss, idRank: docs.length - 1 - i }));
+      const idx = b.build();
+      const idRank = docs.map((_, i) => docs.length - 1 - i);
+      const phrase = phraseIn(docs, pick);
+      for (const x of phrase ? [q, phrase, { op: 'or' as const, left: phrase, right: q }] : [q]) {
+        const got = idx.search({ query: x, sort, offset, limit });
+        if (sort === 'rank' && x.op === 'and') { assert.equal(got, null); continue; }
+        assert.deepEqual(got, expected(docs, idRank, x, sort, offset, limit), `${queryText(x)} ${sort} ${offset} ${limit}`);
+      }
+    }), { numRuns: 60 });
+});
+
+test("rank shares past 256 distinct values (two-byte codes) keep every document's own share", () => {
+  // Document i: lexeme 'a' at positions 1..9 with the weights of i's base-4 digits: 300 weight patterns, most of them
+  // distinct shares.
+  const docs: Doc[] = Array.from({ length: 300 }, (_, i) => ({
+    entries: [{ lexeme: 'a', positions: Array.from({ length: 9 }, (_, j) => ({ p: j + 1, w: Math.floor(i / 4 ** j) % 4 })) }],
+    cvss: null, epss: null,
+  }));
+  const distinct = new Set(docs.map((d) => lexemeContribution(d.entries[0].positions!.map((x) => x.w))));
+  assert.ok(distinct.size > 256, `${distinct.size} distinct shares`);
+  const b = new FullTextIndexBuilder();
+  docs.forEach((d, i) => b.add({ cveId: `CVE-${i}`, search: vectorText(d), cvss: null, epss: null, idRank: i }));
+  const q: TsNode = { op: 'or', left: { op: 'lex', lexeme: 'a' }, right: { op: 'lex', lexeme: 'z' } };
+  const idRank = docs.map((_, i) => i);
+  assert.deepEqual(b.build().search({ query: q, sort: 'rank', offset: 0, limit: 300 }), expected(docs, idRank, q, 'rank', 0, 300));
+});
+
+test('past 65,536 distinct rank shares the codes widen to four bytes, and every posting keeps its own', () => {
+  // Lexeme k of document i: positions 10k+1..10k+10, weights the base-4 digits of 20i+k: 120,000 weight patterns,
+  // more than 65,536 distinct shares.
+  const docs: Doc[] = Array.from({ length: 6000 }, (_, i) => ({
+    entries: Array.from({ length: 20 }, (_, k) => ({
+      lexeme: `l${k}`, positions: Array.from({ length: 10 }, (_, j) => ({ p: 10 * k + j + 1, w: Math.floor((20 * i + k) / 4 ** j) % 4 })),
+    })),
+    cvss: null, epss: null,
+  }));
+  const distinct = new Set(docs.flatMap((d) => d.entries.map((e) => lexemeContribution(e.positions!.map((x) => x.w)))));
+  assert.ok(distinct.size > 0x10000, `${distinct.size} distinct shares`);
+  const b = new FullTextIndexBuilder();
+  docs.forEach((d, i) => b.add({ cveId: `CVE-${i}`, search: vectorText(d), cvss: null, epss: null, idRank: i }));
+  const idx = b.build();
+  assert.equal(idx.footprint().shares, distinct.size);
+  const idRank = docs.map((_, i) => i);
+  // Every posting's share counts: each lexeme's whole ranking.
+  for (let k = 0; k < 20; k++) {
+    const q: TsNode = { op: 'or', left: { op: 'lex', lexeme: `l${k}` }, right: { op: 'lex', lexeme: 'z' } };
+    assert.deepEqual(idx.search({ query: q, sort: 'rank', offset: 0, limit: docs.length }), expected(docs, idRank, q, 'rank', 0, docs.length), `l${k}`);
+  }
+});
+
+test('share codes: one byte up to 256 distinct values, two up to 65,536, four past it', () => {
+  assert.ok(codeArray(3, 0x100) instanceof Uint8Array);
+  assert.ok(codeArray(3, 0x101) instanceof Uint16Array);
+  assert.ok(codeArray(3, 0x10000) instanceof Uint16Array);
+  assert.ok(codeArray(3, 0x10001) instanceof Uint32Array);
+  assert.equal(codeArray(3, 1).length, 3);
+});
+
+test("positions up to 32,767 are kept and found; the index's flag bit is refused in a position", () => {
+  const b = new FullTextIndexBuilder();
+  b.add({ cveId: 'CVE-0', search: "'a':32766 'b':32767", cvss: null, epss: null, idRank: 0 });
+  const phrase: TsNode = { op: 'phrase', terms: ['a', 'b'], gaps: [1] };
+  assert.deepEqual(b.build().search({ query: phrase, sort: 'date', offset: 0, limit: 5 }), { total: 1, ids: ['CVE-0'] });
+  assert.throws(() => new FullTextIndexBuilder().add({ cveId: 'CVE-1', search: "'a':32768", cvss: null, epss: null, idRank: 0 }), /position 32768 out of range/);
 });
 
 test('a corpus past the first block of every column (65,536 postings and positions) keeps them all', () => {

@@ -26,16 +26,27 @@ export interface IndexQuery {
   limit: number;
 }
 
-/** The index's arrays: postings of lexeme t are [offsets[t], offsets[t+1]) of ords/contrib/posStart/posLen. */
+/** Positions carry this bit on the last position of each posting (PostgreSQL's positions stop at 16,383). */
+export const LAST_POSITION = 0x8000;
+/** Postings per entry of the position block index (IndexData.posBlock). */
+export const POSITION_BLOCK = 16;
+
+/**
+ * The index's arrays. The postings of lexeme t are [offsets[t], offsets[t+1]) of ords (the documents) and shareOf
+ * (each a code into shares, the distinct ts_rank shares). Positions are stored in posting order, the last one of
+ * each posting flagged with LAST_POSITION; posBlock[b] is where posting b × POSITION_BLOCK's positions start. The
+ * CVE id of ordinal o is idText from idEnd[o - 1] (0 for the first) to idEnd[o].
+ */
 interface IndexData {
   termIds: Map<string, number>;
   offsets: Int32Array;
   ords: Int32Array;
-  contrib: Float32Array;
-  posStart: Int32Array;
-  posLen: Uint16Array;
+  shareOf: Uint8Array | Uint16Array | Uint32Array;
+  shares: Float32Array;
   positions: Uint16Array;
-  ids: string[];
+  posBlock: Int32Array;
+  idText: string;
+  idEnd: Int32Array;
   cvss: Float32Array;
   epss: Float32Array;
   idRank: Int32Array;
@@ -48,16 +59,34 @@ export class FullTextIndex {
   private readonly score: Float32Array;
 
   constructor(private readonly d: IndexData) {
-    this.mark = new Uint8Array(d.ids.length);
-    this.score = new Float32Array(d.ids.length);
+    this.mark = new Uint8Array(d.idEnd.length);
+    this.score = new Float32Array(d.idEnd.length);
   }
 
   get size(): number {
-    return this.d.ids.length;
+    return this.d.idEnd.length;
+  }
+
+  /** What the index holds and the bytes of each part (bench/index-memory.ts). */
+  footprint(): { documents: number; lexemes: number; postings: number; positions: number; shares: number; bytes: Record<string, number> } {
+    const d = this.d;
+    return {
+      documents: this.size, lexemes: d.termIds.size, postings: d.ords.length, positions: d.positions.length, shares: d.shares.length,
+      bytes: {
+        postings: d.offsets.byteLength + d.ords.byteLength + d.shareOf.byteLength + d.shares.byteLength,
+        positions: d.positions.byteLength + d.posBlock.byteLength,
+        documents: d.idText.length + d.idEnd.byteLength + d.cvss.byteLength + d.epss.byteLength + d.idRank.byteLength + this.mark.byteLength + this.score.byteLength,
+      },
+    };
+  }
+
+  /** The CVE id of an ordinal. */
+  private idOf(o: number): string {
+    return this.d.idText.slice(o === 0 ? 0 : this.d.idEnd[o - 1], this.d.idEnd[o]);
   }
 
   private all(): Int32Array {
-    const a = new Int32Array(this.d.ids.length);
+    const a = new Int32Array(this.size);
     // Stryker disable next-line EqualityOperator: writes and reads past the end of typed arrays are ignored by JavaScript
     for (let i = 0; i < a.length; i++) a[i] = i;
     return a;
@@ -69,17 +98,26 @@ export class FullTextIndex {
     return t === undefined ? [0, 0] : [this.d.offsets[t], this.d.offsets[t + 1]];
   }
 
+  /** Where posting k's positions start: its block's start, then past the postings before it in the block. */
+  private positionsOf(k: number): number {
+    const { positions, posBlock } = this.d;
+    let i = posBlock[Math.floor(k / POSITION_BLOCK)];
+    for (let j = k % POSITION_BLOCK; j > 0; j--) {
+      while ((positions[i] & LAST_POSITION) === 0) i++;
+      i++;
+    }
+    return i;
+  }
+
   /** Whether posting k holds position p (positions are ascending). */
   private hasPosition(k: number, p: number): boolean {
-    const { positions, posStart, posLen } = this.d;
-    let lo = posStart[k], hi = lo + posLen[k] - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (positions[mid] === p) return true;
-      // Stryker disable next-line EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
-      if (positions[mid] < p) lo = mid + 1; else hi = mid - 1;
+    const { positions } = this.d;
+    for (let i = this.positionsOf(k); ; i++) {
+      const v = positions[i];
+      const q = v & ~LAST_POSITION;
+      if (q === p) return true;
+      if (q > p || (v & LAST_POSITION) !== 0) return false;
     }
-    return false;
   }
 
   /**
@@ -88,7 +126,7 @@ export class FullTextIndex {
    * such as simple's 'out' <-> 'of', must not walk that word's whole list).
    */
   private phrase(terms: string[], gaps: number[]): Int32Array {
-    const { ords, positions, posStart, posLen } = this.d;
+    const { ords, positions } = this.d;
     const ranges = terms.map((t) => this.range(t));
     // Stryker disable next-line ArrowFunction,ConditionalExpression,MethodExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
     if (ranges.some(([a, b]) => a === b)) return EMPTY;
@@ -110,15 +148,16 @@ export class FullTextIndex {
         at[j] = i;
       }
       if (!present) continue;
-      const k0 = at[0];
-      for (let i = posStart[k0]; i < posStart[k0] + posLen[k0]; i++) {
-        let p = positions[i];
+      for (let i = this.positionsOf(at[0]); ; i++) {
+        const v = positions[i];
+        let p = v & ~LAST_POSITION;
         let ok = true;
         for (let j = 1; j < terms.length && ok; j++) {
           p += gaps[j - 1];
           ok = this.hasPosition(at[j], p);
         }
         if (ok) { out.push(ord); break; }
+        if (v & LAST_POSITION) break;
       }
     }
     return Int32Array.from(out);
@@ -148,7 +187,7 @@ export class FullTextIndex {
   private ranks(query: TsNode, matched: Int32Array): Float32Array {
     const lexemes = queryLexemes(query);
     const { mark, score } = this;
-    const { ords, contrib } = this.d;
+    const { ords, shareOf, shares } = this.d;
     for (const o of matched) mark[o] = 1;
     for (const lex of lexemes) {
       const [a, b] = this.range(lex);
@@ -157,7 +196,7 @@ export class FullTextIndex {
       if (b - a <= 4 * matched.length) {
         for (let i = a; i < b; i++) {
           const o = ords[i];
-          if (mark[o] === 1) score[o] = score[o] + contrib[i] / ZETA2;
+          if (mark[o] === 1) score[o] = score[o] + shares[shareOf[i]] / ZETA2;
         }
       } else {
         // A common lexeme ('of', 'code'): seek each matched document in its list instead of walking all of it.
@@ -165,7 +204,7 @@ export class FullTextIndex {
         for (const o of matched) {
           i = seek(ords, i, b, o);
           if (i >= b) break;
-          if (ords[i] === o) score[o] = score[o] + contrib[i] / ZETA2;
+          if (ords[i] === o) score[o] = score[o] + shares[shareOf[i]] / ZETA2;
         }
       }
     }
@@ -200,7 +239,7 @@ export class FullTextIndex {
       order = topK(matched, key, want, q.sort === 'rank' ? null : this.d.idRank);
     }
     const ids: string[] = [];
-    for (let i = q.offset; i < Math.min(order.length, q.offset + q.limit); i++) ids.push(this.d.ids[order[i]]);
+    for (let i = q.offset; i < Math.min(order.length, q.offset + q.limit); i++) ids.push(this.idOf(order[i]));
     return { total, ids };
   }
 }
