@@ -13932,6 +13932,23 @@ export interface paths {
                                             /** @description A new fact arrived after the decision (docs/triage.md) */
                                             review_again: boolean;
                                         } | null;
+                                        /** @description In an environment, beside the team's decision: what CISA ICS advisories' vendors state about this CVE for this asset's product (vendor and product names, and an exact version when both state one; docs/triage.md "Vendor statements"). Absent when no vendor states anything for it */
+                                        vendor_statements?: {
+                                            /** @description <advisory id>#<n>: the statement to adopt (POST …/decisions/{cve_id}/adopt), or to read whole (GET …/decisions/{cve_id}/vendor-statements) */
+                                            id: string;
+                                            /**
+                                             * @description The vendor's statement, not the team's decision
+                                             * @enum {string}
+                                             */
+                                            by: "vendor";
+                                            /** @description CSAF fixed / first_fixed, known_not_affected */
+                                            status: "fixed" | "not_affected";
+                                            advisory_id: string;
+                                            /** @description The product as the advisory names it */
+                                            product_name: string;
+                                            /** @description A CSAF flag naming the product (CISA's justifications) */
+                                            justification: string | null;
+                                        }[];
                                         _links: {
                                             self: string;
                                         };
@@ -14255,6 +14272,23 @@ export interface paths {
                                             /** @description A new fact arrived after the decision (docs/triage.md) */
                                             review_again: boolean;
                                         } | null;
+                                        /** @description In an environment, beside the team's decision: what CISA ICS advisories' vendors state about this CVE for this asset's product (vendor and product names, and an exact version when both state one; docs/triage.md "Vendor statements"). Absent when no vendor states anything for it */
+                                        vendor_statements?: {
+                                            /** @description <advisory id>#<n>: the statement to adopt (POST …/decisions/{cve_id}/adopt), or to read whole (GET …/decisions/{cve_id}/vendor-statements) */
+                                            id: string;
+                                            /**
+                                             * @description The vendor's statement, not the team's decision
+                                             * @enum {string}
+                                             */
+                                            by: "vendor";
+                                            /** @description CSAF fixed / first_fixed, known_not_affected */
+                                            status: "fixed" | "not_affected";
+                                            advisory_id: string;
+                                            /** @description The product as the advisory names it */
+                                            product_name: string;
+                                            /** @description A CSAF flag naming the product (CISA's justifications) */
+                                            justification: string | null;
+                                        }[];
                                         _links: {
                                             self: string;
                                         };
