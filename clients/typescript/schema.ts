@@ -18656,8 +18656,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import an OpenVEX or CycloneDX VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)
-         * @description The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version; our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.
+         * Import an OpenVEX, CycloneDX or CSAF 2.0 VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)
+         * @description The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version (CSAF: the product tree's branches); our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.
          */
         post: {
             parameters: {
@@ -18672,7 +18672,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description An OpenVEX 0.2.0 document or a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities */
+            /** @description An OpenVEX 0.2.0 document, a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities, or a CSAF 2.0 document of the VEX profile (category csaf_vex) */
             requestBody?: {
                 content: {
                     /**
@@ -18719,7 +18719,7 @@ export interface paths {
                             };
                             data: {
                                 /** @enum {string} */
-                                format: "openvex" | "cyclonedx";
+                                format: "openvex" | "cyclonedx" | "csaf";
                                 /** @description The document's @id (OpenVEX) or serialNumber (CycloneDX) */
                                 document_id: string | null;
                                 /** @description Statements (vulnerabilities) the document holds */
