@@ -13938,6 +13938,23 @@ export interface paths {
                                             /** @description A new fact arrived after the decision (docs/triage.md) */
                                             review_again: boolean;
                                         } | null;
+                                        /** @description In an environment, beside the team's decision: what CISA ICS advisories' vendors state about this CVE for this asset's product (vendor and product names, and an exact version when both state one; docs/triage.md "Vendor statements"). Absent when no vendor states anything for it */
+                                        vendor_statements?: {
+                                            /** @description <advisory id>#<n>: the statement to adopt (POST …/decisions/{cve_id}/adopt), or to read whole (GET …/decisions/{cve_id}/vendor-statements) */
+                                            id: string;
+                                            /**
+                                             * @description The vendor's statement, not the team's decision
+                                             * @enum {string}
+                                             */
+                                            by: "vendor";
+                                            /** @description CSAF fixed / first_fixed, known_not_affected */
+                                            status: "fixed" | "not_affected";
+                                            advisory_id: string;
+                                            /** @description The product as the advisory names it */
+                                            product_name: string;
+                                            /** @description A CSAF flag naming the product (CISA's justifications) */
+                                            justification: string | null;
+                                        }[];
                                         _links: {
                                             self: string;
                                         };
@@ -14261,6 +14278,23 @@ export interface paths {
                                             /** @description A new fact arrived after the decision (docs/triage.md) */
                                             review_again: boolean;
                                         } | null;
+                                        /** @description In an environment, beside the team's decision: what CISA ICS advisories' vendors state about this CVE for this asset's product (vendor and product names, and an exact version when both state one; docs/triage.md "Vendor statements"). Absent when no vendor states anything for it */
+                                        vendor_statements?: {
+                                            /** @description <advisory id>#<n>: the statement to adopt (POST …/decisions/{cve_id}/adopt), or to read whole (GET …/decisions/{cve_id}/vendor-statements) */
+                                            id: string;
+                                            /**
+                                             * @description The vendor's statement, not the team's decision
+                                             * @enum {string}
+                                             */
+                                            by: "vendor";
+                                            /** @description CSAF fixed / first_fixed, known_not_affected */
+                                            status: "fixed" | "not_affected";
+                                            advisory_id: string;
+                                            /** @description The product as the advisory names it */
+                                            product_name: string;
+                                            /** @description A CSAF flag naming the product (CISA's justifications) */
+                                            justification: string | null;
+                                        }[];
                                         _links: {
                                             self: string;
                                         };
@@ -18628,8 +18662,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import an OpenVEX or CycloneDX VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)
-         * @description The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version; our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.
+         * Import an OpenVEX, CycloneDX or CSAF 2.0 VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)
+         * @description The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version (CSAF: the product tree's branches); our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.
          */
         post: {
             parameters: {
@@ -18644,7 +18678,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description An OpenVEX 0.2.0 document or a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities */
+            /** @description An OpenVEX 0.2.0 document, a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities, or a CSAF 2.0 document of the VEX profile (category csaf_vex) */
             requestBody?: {
                 content: {
                     /**
@@ -18691,7 +18725,7 @@ export interface paths {
                             };
                             data: {
                                 /** @enum {string} */
-                                format: "openvex" | "cyclonedx";
+                                format: "openvex" | "cyclonedx" | "csaf";
                                 /** @description The document's @id (OpenVEX) or serialNumber (CycloneDX) */
                                 document_id: string | null;
                                 /** @description Statements (vulnerabilities) the document holds */

@@ -16,6 +16,38 @@ export interface VendorStatementView extends VendorStatement {
   asset_ids: string[];
 }
 
+/** An advisory's statements about one CVE, as the corpus keeps them (store/triage.ts vendorStatementsOf). */
+export interface StatedAdvisory { advisory_id: string; title: string; url: string | null; statements: VendorStatement[] }
+
+/** An advisory's statements, each named `<advisory id>#<n>` (n from 1, the advisory's order) and marked as the vendor's. */
+export function numberedStatements(a: StatedAdvisory): Omit<VendorStatementView, 'asset_ids'>[] {
+  return a.statements.map((st, n) => ({ ...st, id: `${a.advisory_id}#${n + 1}`, by: 'vendor' as const, advisory_id: a.advisory_id, advisory_title: a.title, advisory_url: a.url }));
+}
+
+/**
+ * A vendor statement as a correlation answer shows it on a CVE of an asset it names, beside the team's decision: the
+ * statement's id (to adopt it, or read it whole at GET …/decisions/{cve_id}/vendor-statements), whose it is, and what
+ * it says.
+ */
+export interface VendorMark {
+  id: string;
+  by: 'vendor';
+  status: VendorStatement['status'];
+  advisory_id: string;
+  product_name: string;
+  justification: string | null;
+}
+
+/** The statements about a CVE that name an asset (statementCovers), as answers show them; [] when none. */
+export type StatementLookup = (cveId: string, asset: AssetNameplate) => VendorMark[];
+
+export function statementLookup(stated: ReadonlyMap<string, readonly StatedAdvisory[]>): StatementLookup {
+  const numbered = new Map([...stated].map(([cve, list]) => [cve, list.flatMap(numberedStatements)]));
+  return (cve, asset) => (numbered.get(cve) ?? []).filter((s) => statementCovers(s, asset)).map((s) => ({
+    id: s.id, by: s.by, status: s.status, advisory_id: s.advisory_id, product_name: s.product_name, justification: s.justification,
+  }));
+}
+
 export interface AssetNameplate { asset_id: string; vendor: string | null; product: string | null; version: string | null }
 
 const norm = (s: string | null | undefined) => (s ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '');

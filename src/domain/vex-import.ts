@@ -1,7 +1,7 @@
-// Reading a VEX document back (docs/vex.md "Import"): OpenVEX 0.2.0 or CycloneDX (1.4 to 1.6) JSON into the
-// statements a decision is made of, and the products each names. Our own exports name assets by their IRI
-// (…/environments/{id}/assets/{asset_id}) and, in CycloneDX, the environment itself; other documents name products
-// by CPE, or by name and version. Pure.
+// Reading a VEX document back (docs/vex.md "Import"): OpenVEX 0.2.0, CycloneDX (1.4 to 1.6) or CSAF 2.0 (the VEX
+// profile) JSON into the statements a decision is made of, and the products each names. Our own exports name assets
+// by their IRI (…/environments/{id}/assets/{asset_id}) and, in CycloneDX, the environment itself; other documents
+// name products by CPE, or by name and version. Pure.
 import { DECISION_STATUSES, JUSTIFICATIONS, type DecisionStatus, type FieldError, type Justification } from './triage.ts';
 import { CISA_JUSTIFICATION_PROPERTY, CYCLONEDX_JUSTIFICATIONS, CYCLONEDX_STATES, JUSTIFICATION_OF_CYCLONEDX, STATUS_OF_CYCLONEDX, type CycloneDxJustification, type CycloneDxState } from './vex-formats.ts';
 import { isCveId } from './cve-id.ts';
@@ -31,7 +31,8 @@ export interface ImportStatement {
   products: ProductRef[];
 }
 
-export type ReadVex = { ok: true; format: 'openvex' | 'cyclonedx'; id: string | null; statements: ImportStatement[]; skipped: { index: number; reason: string }[] } | { ok: false; errors: FieldError[] };
+export type VexImportFormat = 'openvex' | 'cyclonedx' | 'csaf';
+export type ReadVex = { ok: true; format: VexImportFormat; id: string | null; statements: ImportStatement[]; skipped: { index: number; reason: string }[] } | { ok: false; errors: FieldError[] };
 
 type Json = Record<string, unknown>;
 const obj = (x: unknown): Json => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Json) : {});
@@ -151,6 +152,79 @@ function cycloneDx(doc: Json): ReadVex {
   return { ok: true, format: 'cyclonedx', id: str(doc.serialNumber), statements, skipped };
 }
 
+/** CSAF product_status lists in VEX's words (first_fixed is fixed; first_ and last_affected are affected). */
+const CSAF_STATUS: Record<string, DecisionStatus> = {
+  known_not_affected: 'not_affected', fixed: 'fixed', first_fixed: 'fixed', known_affected: 'affected', first_affected: 'affected',
+  last_affected: 'affected', under_investigation: 'under_investigation',
+};
+
+/**
+ * CSAF product ids → the products they name: a full product name whose identification helper holds our asset IRI
+ * (x_generic_uris) names that asset, else its CPE; a branch product is named by the vendor, product name and
+ * version of the branches above it (a product_version_range as a vers: range).
+ */
+function csafProducts(tree: Json): Map<string, ProductRef> {
+  const out = new Map<string, ProductRef>();
+  const full = (fp: Json, named: ProductRef) => {
+    const id = str(fp.product_id);
+    if (!id) return;
+    const helper = obj(fp.product_identification_helper);
+    const ours = arr(helper.x_generic_uris).map((u) => str(obj(u).uri)).map((u) => (u ? refOfIri(u) : null)).find((r) => r?.asset_id !== undefined);
+    const cpe = str(helper.cpe);
+    out.set(id, ours ?? (cpe ? { cpe } : { ...named, name: named.name ?? str(fp.name) ?? undefined }));
+  };
+  const walk = (b: Json, at: ProductRef, depth: number) => {
+    const name = str(b.name);
+    const category = str(b.category);
+    const here: ProductRef = { ...at };
+    if (category === 'vendor') here.vendor = name;
+    else if (category === 'product_name' || category === 'product_family') here.name = name ?? undefined;
+    else if (category === 'product_version') here.version = name;
+    else if (category === 'product_version_range' && name?.startsWith('vers:')) here.versions = [{ range: name }];
+    if (b.product) full(obj(b.product), here);
+    if (depth < 12) arr(b.branches).map(obj).forEach((x) => walk(x, here, depth + 1));
+  };
+  arr(tree.branches).map(obj).forEach((b) => walk(b, {}, 0));
+  arr(tree.full_product_names).map(obj).forEach((fp) => full(fp, {}));
+  arr(tree.relationships).map(obj).forEach((r) => full(obj(r.full_product_name), {}));
+  return out;
+}
+
+function csafVex(doc: Json): ReadVex {
+  const tracking = obj(obj(doc.document).tracking);
+  const docTime = time(tracking.current_release_date) ?? time(tracking.initial_release_date);
+  const tree = obj(doc.product_tree);
+  const products = csafProducts(tree);
+  const groups = new Map(arr(tree.product_groups).map(obj).map((g) => [str(g.group_id) ?? '', arr(g.product_ids).map(str).filter((x): x is string => x !== null)]));
+  // The product ids an item (flag, threat, remediation) names, its groups' included.
+  const idsOf = (x: Json) => new Set([...arr(x.product_ids).map(str), ...arr(x.group_ids).flatMap((g) => groups.get(str(g) ?? '') ?? [])].filter((y): y is string => y !== null));
+  const statements: ImportStatement[] = [];
+  const skipped: { index: number; reason: string }[] = [];
+  arr(doc.vulnerabilities).forEach((raw, index) => {
+    const v = obj(raw);
+    const cve = cveOf(v.cve, ...arr(v.ids).map((x) => obj(x).text));
+    if (!cve) return void skipped.push({ index, reason: 'no CVE id' });
+    const byStatus = Object.entries(obj(v.product_status)).filter(([k]) => k in CSAF_STATUS);
+    if (!byStatus.length) return void skipped.push({ index, reason: 'no product_status of the VEX profile' });
+    for (const [list, ids] of byStatus) {
+      const pids = arr(ids).map(str).filter((x): x is string => x !== null);
+      const status = CSAF_STATUS[list];
+      const about = (x: Json) => pids.some((p) => idsOf(x).has(p));
+      const flag = arr(v.flags).map(obj).find((f) => about(f) && (JUSTIFICATIONS as readonly string[]).includes(str(f.label) ?? ''));
+      const impact = arr(v.threats).map(obj).filter((t) => t.category === 'impact' && about(t)).map((t) => str(t.details)).filter((x) => x !== null);
+      const fixes = arr(v.remediations).map(obj).filter(about);
+      const { action, due } = splitDue(fixes.map((r) => str(r.details)).filter((x) => x !== null).join(' ') || null);
+      const dates = [flag, ...arr(v.threats).map(obj).filter(about), ...fixes].map((x) => time(x?.date)).filter((x): x is string => x !== null).sort();
+      statements.push({
+        cve_id: cve, status, justification: status === 'not_affected' && flag ? (str(flag.label) as Justification) : null,
+        impact_statement: impact.join(' ') || null, action_statement: action, due_date: due, timestamp: dates.at(-1) ?? docTime,
+        products: pids.map((p) => products.get(p) ?? { name: p }),
+      });
+    }
+  });
+  return { ok: true, format: 'csaf', id: str(tracking.id), statements, skipped };
+}
+
 /**
  * Whether a version is within a CycloneDX affects[].versions entry: equal to its version, or inside its
  * `vers:generic` range (constraints joined by |, each =, !=, <, <=, > or >=, all of which must hold).
@@ -177,9 +251,18 @@ export function versionIn(v: string, entry: { version?: string; range?: string }
   });
 }
 
-/** The statements of an OpenVEX or CycloneDX JSON document; a field error when it is neither. */
+/** The statements of an OpenVEX, CycloneDX or CSAF VEX JSON document; a field error when it is none of them. */
 export function readVexDocument(doc: unknown): ReadVex {
   const d = obj(doc);
+  const csaf = obj(d.document);
+  if (csaf.csaf_version !== undefined) {
+    if (csaf.csaf_version !== '2.0') return { ok: false, errors: [{ field: 'body.document.csaf_version', message: 'CSAF 2.0 is read', type: 'value_error.format' }] };
+    if (csaf.category !== 'csaf_vex') {
+      return { ok: false, errors: [{ field: 'body.document.category', message: `a CSAF document of the VEX profile (category csaf_vex), not ${typeof csaf.category === 'string' ? csaf.category : 'none'}`, type: 'value_error.format' }] };
+    }
+    if (!Array.isArray(d.vulnerabilities)) return { ok: false, errors: [{ field: 'body.vulnerabilities', message: 'a CSAF VEX document holds vulnerabilities', type: 'value_error.missing' }] };
+    return csafVex(d);
+  }
   if (typeof d['@context'] === 'string' && d['@context'].startsWith('https://openvex.dev/ns')) {
     if (!Array.isArray(d.statements)) return { ok: false, errors: [{ field: 'body.statements', message: 'an OpenVEX document holds statements', type: 'value_error.missing' }] };
     return openVex(d);
@@ -188,5 +271,8 @@ export function readVexDocument(doc: unknown): ReadVex {
     if (!Array.isArray(d.vulnerabilities)) return { ok: false, errors: [{ field: 'body.vulnerabilities', message: 'a CycloneDX VEX holds vulnerabilities', type: 'value_error.missing' }] };
     return cycloneDx(d);
   }
-  return { ok: false, errors: [{ field: 'body', message: 'neither an OpenVEX document (@context https://openvex.dev/ns/…) nor a CycloneDX one (bomFormat CycloneDX)', type: 'value_error.format' }] };
+  return {
+    ok: false,
+    errors: [{ field: 'body', message: 'not an OpenVEX document (@context https://openvex.dev/ns/…), a CycloneDX one (bomFormat CycloneDX) or a CSAF 2.0 one (document.csaf_version)', type: 'value_error.format' }],
+  };
 }

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import { createExposureHistory, exposureServicesFor } from '../services/exposure-history.ts';
 import { createPlantReports, type PlantReports } from '../services/plant-reports.ts';
 import { createMailer } from '../services/mailer.ts';
+import { renderReportPdf } from '../http/views/report-pdf.ts';
 
 /** Daily at 00:30 UTC: the snapshot of the day that just began (after the midnight sync slot has started). */
 export const EXPOSURE_SNAPSHOT_CRON = '30 0 * * *';
@@ -23,11 +24,11 @@ export function plantReportsFor(db: Db, config: Readonly<Config>, clock: Clock =
   return createPlantReports({ db, clock, environments: deps.environments, exposure: createExposureHistory(deps) });
 }
 
-/** Emails the due plant reports over SMTP_URL (without SMTP the claims are taken and each send is logged). */
+/** Emails the due plant reports over SMTP_URL, each with its PDF (without SMTP the claims are taken and each send is logged). */
 export async function emailPlantReports(config: Readonly<Config>, reports: PlantReports, log: { info: (o: Record<string, unknown>, m: string) => void; warn: (m: string, e: Error) => void }) {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: log.info, warn: log.warn });
   try {
-    return await reports.sendScheduled(mailer, config.publicUrl, (e) => log.warn('plant report not sent; retried on the next run', e));
+    return await reports.sendScheduled(mailer, config.publicUrl, renderReportPdf, (e) => log.warn('plant report not sent; retried on the next run', e));
   } finally {
     mailer.close();
   }

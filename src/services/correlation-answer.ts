@@ -10,6 +10,7 @@ import { cvePath, apiTimestamp } from '../domain/cve-view.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
 import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
 import { isOpen, type DecisionStatus } from '../domain/triage.ts';
+import type { StatementLookup, VendorMark } from '../domain/vendor-statements.ts';
 
 /** A CVE's triage decision for one asset, as answers in an environment show it (docs/triage.md). */
 export interface DecisionMark { status: DecisionStatus; open: boolean; review_again: boolean }
@@ -81,6 +82,8 @@ export interface AssetCve {
   published_at: string | null;
   priority_rank: number;
   decision?: DecisionMark | null;
+  /** In an environment, when a CSAF advisory's vendor states the CVE fixed or not affected for this asset's product. */
+  vendor_statements?: VendorMark[];
   _links: { self: string };
 }
 
@@ -144,8 +147,11 @@ export interface AssetAnswer {
   counts: StatusCounts;
   listed: Decided[];
   cves_page?: AssetResult['cves_page'];
-  /** In an environment: each listed CVE's decision for this asset, and the counts by decision. */
-  decisions?: { marks: Map<string, DecisionMark | null>; counts: DecisionCounts };
+  /**
+   * In an environment: each listed CVE's decision for this asset, and the counts by decision; beside them, the vendor
+   * statements naming the asset, by CVE (only CVEs with one).
+   */
+  decisions?: { marks: Map<string, DecisionMark | null>; counts: DecisionCounts; stated: Map<string, VendorMark[]> };
 }
 
 /** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
@@ -219,11 +225,13 @@ export function cardFields(c: CveCard) {
 }
 
 /** A listed CVE as the answer shows it (AssetCve). */
-export function cveEntry(d: Decided, marks?: Map<string, DecisionMark | null>): AssetCve {
+export function cveEntry(d: Decided, decisions?: AssetAnswer['decisions']): AssetCve {
   const f = cardFields(d.card);
+  const stated = decisions?.stated.get(d.cve_id);
   return {
     ...f.head, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row), fixed_version: d.v.fixed_version,
-    ...f.mid, priority_rank: d.rank, ...(marks ? { decision: marks.get(d.cve_id) ?? null } : {}), ...f.tail,
+    ...f.mid, priority_rank: d.rank, ...(decisions ? { decision: decisions.marks.get(d.cve_id) ?? null } : {}),
+    ...(stated ? { vendor_statements: stated } : {}), ...f.tail,
   };
 }
 
@@ -231,7 +239,7 @@ export function cveEntry(d: Decided, marks?: Map<string, DecisionMark | null>): 
 export function assetResult(a: AssetAnswer): AssetResult {
   return {
     asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products,
-    counts: a.counts, ...(a.decisions ? { decision_counts: a.decisions.counts } : {}), cves: a.listed.map((d) => cveEntry(d, a.decisions?.marks)),
+    counts: a.counts, ...(a.decisions ? { decision_counts: a.decisions.counts } : {}), cves: a.listed.map((d) => cveEntry(d, a.decisions)),
     ...(a.cves_page ? { cves_page: a.cves_page } : {}),
   };
 }
@@ -272,8 +280,11 @@ function ranked(decided: Decided[]): Decided[] {
   return ordered;
 }
 
-/** The asset's CVEs as the options list them, each ranked in the priority order of all of them. */
-export function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions, lookup?: DecisionLookup): AssetAnswer {
+/**
+ * The asset's CVEs as the options list them, each ranked in the priority order of all of them. In an environment
+ * (`lookup`), each listed CVE's decision, and the vendor statements naming the asset (`stated`) beside it.
+ */
+export function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions, lookup?: DecisionLookup, stated?: StatementLookup): AssetAnswer {
   const a = selectListed(asset, decided, products, o);
   if (!lookup) return a;
   const counts = noDecisionCounts();
@@ -286,8 +297,13 @@ export function select(asset: AssetRecord, decided: Decided[], products: Matched
     if (m?.review_again) counts.review_again++;
   }
   const marks = new Map<string, DecisionMark | null>();
-  for (const d of a.listed) marks.set(d.cve_id, lookup(d.cve_id, asset.asset_id));
-  return { ...a, decisions: { marks, counts } };
+  const vendor = new Map<string, VendorMark[]>();
+  for (const d of a.listed) {
+    marks.set(d.cve_id, lookup(d.cve_id, asset.asset_id));
+    const said = stated?.(d.cve_id, asset) ?? [];
+    if (said.length) vendor.set(d.cve_id, said);
+  }
+  return { ...a, decisions: { marks, counts, stated: vendor } };
 }
 
 function selectListed(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {

@@ -1,6 +1,6 @@
 // Outgoing email (docs/accounts.md "Email"): nodemailer over SMTP_URL. Without SMTP_URL nothing is sent: the
 // message's link (sign-in, invitation, confirmation) is written to the server log so an operator can pass it
-// on; a message body is never logged. Every message is plain text.
+// on; a message body is never logged. Every message is plain text, some with a file attached (a plant report's PDF).
 import nodemailer, { type Transporter } from 'nodemailer';
 
 export interface Mail {
@@ -11,6 +11,8 @@ export interface Mail {
   kind: string;
   /** The link the message carries, if any: logged when there is no SMTP. */
   link?: string;
+  /** Files sent with the message (the plant report's PDF). */
+  attachments?: { filename: string; contentType: string; content: Buffer }[];
 }
 
 export interface Mailer {
@@ -40,7 +42,7 @@ export function createMailer(opts: MailerOptions): Mailer {
         opts.info({ mail: mail.kind, link: mail.link ?? null }, 'no SMTP_URL configured: email not sent; its link is logged');
         return;
       }
-      const sending = transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text });
+      const sending = transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text, attachments: mail.attachments });
       inFlight.add(sending);
       try {
         await sending;

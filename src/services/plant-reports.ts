@@ -115,9 +115,10 @@ export function createPlantReports(deps: PlantReportDeps) {
 
     /**
      * Emails every due report: for each member on weekly or monthly, the last complete period's report of each
-     * environment of the organization, unless it was sent (or claimed) already. A failed send frees its claim.
+     * environment of the organization, unless it was sent (or claimed) already, its PDF (`renderPdf`: the renderer
+     * of the routes, http/views/report-pdf.ts) attached. A failed send, or a PDF that cannot be made, frees its claim.
      */
-    async sendScheduled(mailer: Mailer, publicUrl: string, onError: (err: Error) => void = () => {}): Promise<{ sent: number; failed: number; already: number }> {
+    async sendScheduled(mailer: Mailer, publicUrl: string, renderPdf: (r: PlantReport) => Promise<Buffer>, onError: (err: Error) => void = () => {}): Promise<{ sent: number; failed: number; already: number }> {
       const today = utcDay(deps.clock.now());
       const built = new Map<string, PlantReport | null>();
       let sent = 0;
@@ -136,7 +137,10 @@ export function createPlantReports(deps: PlantReportDeps) {
             if (!built.has(cacheKey)) built.set(cacheKey, await build({ orgId: s.org_id, orgName: s.org_name }, env.id, period, s.cadence));
             const r = built.get(cacheKey);
             if (!r) throw new Error(`environment ${env.id} is gone`);
-            await mailer.send({ to: s.email, kind: 'plant_report', subject: reportSubject(r, s.cadence), text: reportText(r, publicUrl), link: reportLink(publicUrl, r, 'pdf') });
+            await mailer.send({
+              to: s.email, kind: 'plant_report', subject: reportSubject(r, s.cadence), text: reportText(r, publicUrl), link: reportLink(publicUrl, r, 'pdf'),
+              attachments: [{ filename: reportFilename(r), contentType: 'application/pdf', content: await renderPdf(r) }],
+            });
             await markSent(deps.db, key, deps.clock.now(), r.shown);
             sent++;
           } catch (e) {
@@ -154,6 +158,12 @@ export type PlantReports = ReturnType<typeof createPlantReports>;
 
 export function reportLink(publicUrl: string, r: PlantReport, format: 'pdf' | 'html'): string {
   return `${publicUrl}/api/v1/environments/${r.environment.id}/report?from=${r.period.from}&to=${r.period.to}&format=${format}`;
+}
+
+/** The attached PDF's file name: the environment's name (letters and digits, lowered) and the period. */
+export function reportFilename(r: PlantReport): string {
+  const name = r.environment.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || `environment-${r.environment.id}`;
+  return `plant-report-${name.slice(0, 60)}-${r.period.from}-to-${r.period.to}.pdf`;
 }
 
 export function reportSubject(r: PlantReport, cadence: Cadence): string {

@@ -4,12 +4,12 @@
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import {
-  appendHistory, bulkTargets, clearDecision, snapshotOf, decisionComments, decisionHistory, decisionStatuses, getDecisions, knownCves, listDecisions, membersOf, storedAssetIds,
-  writeDecisions, environmentProducts, vendorStatementsOf, type Actor, type BulkFilter, type DecisionFilter, type DecisionRow, type DecisionWrite, type HistoryRow, type Snapshot,
+  appendHistory, bulkTargets, bulkWriteDecisions, clearDecision, snapshotOf, decisionComments, decisionHistory, decisionStatuses, getDecisions, knownCves, listDecisions, membersOf, storedAssetIds,
+  writeDecisions, environmentProducts, vendorStatementsOf, type Actor, type BulkFilter, type DecisionFilter, type DecisionRow, type HistoryRow, type Snapshot,
 } from '../store/triage.ts';
 import { isOpen, normalizeDecision, sameFields, COMMENT_MAX, type DecisionFields, type DecisionInput, type DecisionStatus, type FieldError, type Justification } from '../domain/triage.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
-import { adoptedDecision, statementCovers, type VendorStatementView } from '../domain/vendor-statements.ts';
+import { adoptedDecision, numberedStatements, statementCovers, type VendorStatementView } from '../domain/vendor-statements.ts';
 import { environmentNotFound, invalidInput, Refusal } from './refusal.ts';
 
 const decisionNotFound = (cveId: string) => new Refusal('decision_not_found', 'This CVE has no decision in this environment', { cve_id: cveId });
@@ -107,10 +107,7 @@ export function createTriageService(db: Db) {
     if (!stated.size) return out;
     const assets = await environmentProducts(db, orgId, environmentId);
     for (const [cve, advisories] of stated) {
-      out.set(cve, advisories.flatMap((a) => a.statements.map((st, n) => ({
-        ...st, id: `${a.advisory_id}#${n + 1}`, by: 'vendor' as const, advisory_id: a.advisory_id, advisory_title: a.title, advisory_url: a.url,
-        asset_ids: assets.filter((x) => statementCovers(st, x)).map((x) => x.asset_id),
-      }))));
+      out.set(cve, advisories.flatMap(numberedStatements).map((st) => ({ ...st, asset_ids: assets.filter((x) => statementCovers(st, x)).map((x) => x.asset_id) })));
     }
     return out;
   }
@@ -235,17 +232,7 @@ export function createTriageService(db: Db) {
       if (input.dry_run) return { matched: ids.length, created: 0, updated: 0, unchanged: 0, cve_ids: ids, dry_run: true };
       const r = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
-        const before = await getDecisions(trx, w.orgId, environmentId, ids, true);
-        const writes: DecisionWrite[] = [];
-        let unchanged = 0;
-        for (const id of ids) {
-          const cur = before.get(id);
-          if (cur && sameFields(fieldsOf(cur), n.fields) && cur.review_reasons.length === 0) unchanged++;
-          else writes.push({ cve_id: id, fields: n.fields, comment: c.comment });
-        }
-        await writeDecisions(trx, w.orgId, environmentId, writes, before, actorOf(w), 'bulk');
-        const created = writes.filter((x) => !before.has(x.cve_id)).length;
-        return { created, updated: writes.length - created, unchanged };
+        return bulkWriteDecisions(trx, w.orgId, environmentId, ids, n.fields, c.comment, actorOf(w));
       });
       if (!r) throw environmentNotFound(environmentId);
       return { matched: ids.length, ...r, cve_ids: ids, dry_run: false };

@@ -1,11 +1,11 @@
-// VEX import (docs/vex.md "Import"): an OpenVEX or CycloneDX document (one of our exports, or another's) into an
+// VEX import (docs/vex.md "Import"): an OpenVEX, CycloneDX or CSAF VEX document (one of our exports, or another's) into an
 // environment's decisions: from a test plant into production, from an integrator to its client. Each statement's
 // products are resolved to the environment's assets; a decision changed after the statement is never overwritten.
 // All in one transaction with its history rows (action import); nothing half-stored.
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import { environmentProducts, getDecisions, knownCves, writeDecisions, type DecisionWrite } from '../store/triage.ts';
-import { readVexDocument, versionIn, type ImportStatement, type ProductRef } from '../domain/vex-import.ts';
+import { readVexDocument, versionIn, type ImportStatement, type ProductRef, type VexImportFormat } from '../domain/vex-import.ts';
 import { compareVersions } from '../domain/versions.ts';
 import { normalizeDecision, DECISION_ASSETS_MAX } from '../domain/triage.ts';
 import { statementCovers, type AssetNameplate } from '../domain/vendor-statements.ts';
@@ -14,7 +14,7 @@ import { environmentNotFound, invalidInput } from './refusal.ts';
 
 export interface ImportSkip { index: number; cve_id: string | null; reason: string }
 export interface ImportResult {
-  format: 'openvex' | 'cyclonedx';
+  format: VexImportFormat;
   document_id: string | null;
   statements: number;
   created: number;
@@ -22,6 +22,8 @@ export interface ImportResult {
   skipped: ImportSkip[];
   dry_run: boolean;
 }
+
+const FORMAT_NAMES: Record<VexImportFormat, string> = { openvex: 'OpenVEX', cyclonedx: 'CycloneDX', csaf: 'CSAF' };
 
 type Asset = AssetNameplate & { cpe: string | null };
 
@@ -82,7 +84,7 @@ export function createVexImportService(db: Db) {
         if (!n.ok) { skipped.push({ index, cve_id: cve, reason: n.errors.map((e) => `${e.field.replace(/^body\./, '')}: ${e.message}`).join('; ') }); continue; }
         const timestamps = list.map((x) => x.s.timestamp);
         const timestamp = timestamps.includes(null) ? null : timestamps.sort().at(-1)!;
-        candidates.push({ index, s: { ...s, timestamp }, write: { cve_id: cve, fields: n.fields, comment: `Imported from ${read.format === 'openvex' ? 'OpenVEX' : 'CycloneDX'} ${read.id ?? 'document'}`.slice(0, 4000) } });
+        candidates.push({ index, s: { ...s, timestamp }, write: { cve_id: cve, fields: n.fields, comment: `Imported from ${FORMAT_NAMES[read.format]} ${read.id ?? 'document'}`.slice(0, 4000) } });
       }
       const out = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;

@@ -198,7 +198,7 @@ export function createVexService(db: Db, publicUrl: string) {
 
   const importer = createVexImportService(db);
   return {
-    /** An OpenVEX or CycloneDX document into the environment's decisions (services/vex-import.ts). */
+    /** An OpenVEX, CycloneDX or CSAF VEX document into the environment's decisions (services/vex-import.ts). */
     import: importer.import.bind(importer),
 
     /**

@@ -5,6 +5,7 @@ import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { DecisionFields, DecisionStatus } from '../domain/triage.ts';
 import type { VendorStatement } from '../domain/records.ts';
+import type { StatedAdvisory } from '../domain/vendor-statements.ts';
 
 type Conn = Db | Tx;
 
@@ -55,8 +56,11 @@ export function snapshotOf(r: DecisionFields & { review_reasons?: string[] }): S
 
 export async function getDecisions(db: Conn, orgId: number, environmentId: number, cveIds: readonly string[], lock = false): Promise<Map<string, DecisionRow>> {
   if (!cveIds.length) return new Map();
-  const r = await sql<DecisionRow>`SELECT ${SELECT_DECISION} FROM triage_decisions d LEFT JOIN members m ON m.id = d.assignee_member_id
-    WHERE d.org_id = ${orgId} AND d.environment_id = ${environmentId} AND d.cve_id = ANY(${cveIds}::text[])
+  // Joined to the ids rather than `= ANY(ids)`: on rows written moments before (no statistics yet) the latter may be
+  // planned as a scan comparing each row with every id.
+  const r = await sql<DecisionRow>`SELECT ${SELECT_DECISION} FROM unnest(${cveIds}::text[]) AS t(cve_id)
+    JOIN triage_decisions d ON d.org_id = ${orgId} AND d.environment_id = ${environmentId} AND d.cve_id = t.cve_id
+    LEFT JOIN members m ON m.id = d.assignee_member_id
     ${lock ? sql`FOR UPDATE OF d` : sql``}`.execute(db);
   return new Map(r.rows.map((x) => [x.cve_id, x]));
 }
@@ -103,6 +107,13 @@ export async function decisionStatuses(db: Conn, orgId: number, environmentId: n
   return new Map(r.rows.map((x) => [x.cve_id, { status: x.status, asset_ids: x.asset_ids, review: x.review }]));
 }
 
+/** What replacing a decision sets: the new fields, the review flag cleared, the version raised. */
+const UPSERT_SET = sql`status = EXCLUDED.status, justification = EXCLUDED.justification,
+  impact_statement = EXCLUDED.impact_statement, action_statement = EXCLUDED.action_statement, due_date = EXCLUDED.due_date,
+  asset_ids = EXCLUDED.asset_ids, assignee_member_id = EXCLUDED.assignee_member_id, review_reasons = '{}', review_since = NULL,
+  version = d.version + 1, updated_at = now(), updated_by_member = EXCLUDED.updated_by_member, updated_by_key = EXCLUDED.updated_by_key,
+  source = EXCLUDED.source`;
+
 export interface DecisionWrite { cve_id: string; fields: DecisionFields; comment: string | null }
 
 /**
@@ -124,15 +135,51 @@ export async function writeDecisions(trx: Tx, orgId: number, environmentId: numb
       ARRAY(SELECT jsonb_array_elements_text(x.asset_ids)), x.assignee_member_id, ${actor.member}, ${actor.key}, ${source}
     FROM jsonb_to_recordset(${rows}::jsonb) AS x(cve_id text, status text, justification text, impact_statement text, action_statement text,
       due_date text, asset_ids jsonb, assignee_member_id bigint)
-    ON CONFLICT (org_id, environment_id, cve_id) DO UPDATE SET status = EXCLUDED.status, justification = EXCLUDED.justification,
-      impact_statement = EXCLUDED.impact_statement, action_statement = EXCLUDED.action_statement, due_date = EXCLUDED.due_date,
-      asset_ids = EXCLUDED.asset_ids, assignee_member_id = EXCLUDED.assignee_member_id, review_reasons = '{}', review_since = NULL,
-      version = d.version + 1, updated_at = now(), updated_by_member = EXCLUDED.updated_by_member, updated_by_key = EXCLUDED.updated_by_key,
-      source = EXCLUDED.source`.execute(trx);
+    ON CONFLICT (org_id, environment_id, cve_id) DO UPDATE SET ${UPSERT_SET}`.execute(trx);
   await appendHistory(trx, orgId, environmentId, actor, writes.map((w) => {
     const b = before.get(w.cve_id);
     return { cve_id: w.cve_id, action, before: b ? snapshotOf(b) : null, after: snapshotOf({ ...w.fields, review_reasons: [] }), comment: w.comment };
   }));
+}
+
+/** A decision's fields as the trail's snapshot (snapshotOf), in SQL: `d` a triage_decisions row. */
+const SNAPSHOT_SQL = sql`jsonb_build_object('status', d.status, 'justification', d.justification, 'impact_statement', d.impact_statement,
+  'action_statement', d.action_statement, 'due_date', to_char(d.due_date, 'YYYY-MM-DD'), 'asset_ids', to_jsonb(d.asset_ids),
+  'assignee_member_id', d.assignee_member_id, 'review_reasons', to_jsonb(d.review_reasons))`;
+
+/**
+ * Applies one decision to many CVEs (the bulk call) in one statement, in the caller's transaction: the current rows
+ * are locked and compared in SQL, each CVE whose decision would change (none yet, other fields, or flagged for
+ * review) is written with its history row (before: the current row's snapshot; after: the fields), the others are
+ * left as they are. What writeDecisions does row by row, without sending the rows and their snapshots back and forth.
+ */
+export async function bulkWriteDecisions(trx: Tx, orgId: number, environmentId: number, cveIds: readonly string[], f: DecisionFields, comment: string | null,
+  actor: Actor): Promise<{ created: number; updated: number; unchanged: number }> {
+  if (!cveIds.length) return { created: 0, updated: 0, unchanged: 0 };
+  const after = JSON.stringify(snapshotOf({ ...f, review_reasons: [] }));
+  const r = await sql<{ created: number; updated: number; unchanged: number }>`WITH
+    cur AS (SELECT d.cve_id, d.status, d.justification, d.impact_statement, d.action_statement, d.due_date, d.asset_ids, d.assignee_member_id,
+        d.review_reasons, ${SNAPSHOT_SQL} AS snapshot
+      FROM unnest(${cveIds}::text[]) AS t(cve_id) JOIN triage_decisions d ON d.org_id = ${orgId} AND d.environment_id = ${environmentId} AND d.cve_id = t.cve_id
+      FOR UPDATE OF d),
+    w AS (SELECT t.cve_id, c.snapshot AS before FROM unnest(${cveIds}::text[]) AS t(cve_id) LEFT JOIN cur c ON c.cve_id = t.cve_id
+      WHERE c.cve_id IS NULL OR cardinality(c.review_reasons) > 0 OR NOT (c.status = ${f.status}
+        AND c.justification IS NOT DISTINCT FROM ${f.justification}::text AND c.impact_statement IS NOT DISTINCT FROM ${f.impact_statement}::text
+        AND c.action_statement IS NOT DISTINCT FROM ${f.action_statement}::text AND c.due_date IS NOT DISTINCT FROM ${f.due_date}::date
+        AND c.asset_ids = ${f.asset_ids}::text[] AND c.assignee_member_id IS NOT DISTINCT FROM ${f.assignee_member_id}::bigint)),
+    up AS (INSERT INTO triage_decisions AS d (org_id, environment_id, cve_id, status, justification, impact_statement, action_statement, due_date,
+        asset_ids, assignee_member_id, updated_by_member, updated_by_key, source)
+      SELECT ${orgId}, ${environmentId}, w.cve_id, ${f.status}, ${f.justification}::text, ${f.impact_statement}::text, ${f.action_statement}::text,
+        ${f.due_date}::date, ${f.asset_ids}::text[], ${f.assignee_member_id}::bigint, ${actor.member}::bigint, ${actor.key}::bigint, 'bulk'
+      FROM w
+      ON CONFLICT (org_id, environment_id, cve_id) DO UPDATE SET ${UPSERT_SET}
+      RETURNING 1),
+    h AS (INSERT INTO triage_decision_history (org_id, environment_id, cve_id, action, actor_member, actor_key, actor_label, before, after, comment)
+      SELECT ${orgId}, ${environmentId}, w.cve_id, 'bulk', ${actor.member}::bigint, ${actor.key}::bigint, ${actor.label}, w.before, ${after}::jsonb, ${comment}::text
+      FROM w ORDER BY w.cve_id COLLATE "C")
+    SELECT count(*) FILTER (WHERE before IS NULL)::int AS created, count(*) FILTER (WHERE before IS NOT NULL)::int AS updated,
+      (${cveIds.length}::int - count(*))::int AS unchanged FROM w`.execute(trx);
+  return r.rows[0];
 }
 
 export async function appendHistory(trx: Conn, orgId: number, environmentId: number, actor: Actor,
@@ -285,8 +332,8 @@ export async function environmentName(db: Conn, orgId: number, id: number): Prom
 }
 
 /** The vendor statements CSAF advisories make about these CVEs (cve_sources), by CVE, oldest advisory first. */
-export async function vendorStatementsOf(db: Conn, cveIds: readonly string[]): Promise<Map<string, { advisory_id: string; title: string; url: string | null; statements: VendorStatement[] }[]>> {
-  const out = new Map<string, { advisory_id: string; title: string; url: string | null; statements: VendorStatement[] }[]>();
+export async function vendorStatementsOf(db: Conn, cveIds: readonly string[]): Promise<Map<string, StatedAdvisory[]>> {
+  const out = new Map<string, StatedAdvisory[]>();
   if (!cveIds.length) return out;
   const r = await sql<{ cve_id: string; advisory_id: string; title: string | null; url: string | null; statements: VendorStatement[] }>`
     SELECT cve_id, source_key AS advisory_id, record->'advisory'->>'title' AS title, record->'advisory'->>'url' AS url,

@@ -9,9 +9,13 @@ export interface ReceivedMail {
   /** The raw message (headers and body) as received. */
   raw: string;
   subject: string;
-  /** The decoded text body (quoted-printable and base64 undone). */
+  /** The decoded text body (quoted-printable and base64 undone; of a multipart message, its first text part). */
   text: string;
+  /** The parts sent as attachments, decoded. */
+  attachments: ReceivedAttachment[];
 }
+
+export interface ReceivedAttachment { filename: string; contentType: string; content: Buffer }
 
 export interface TestSmtp {
   url: string;
@@ -21,25 +25,45 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-function decodeBody(raw: string): { subject: string; text: string } {
+/** One MIME entity: its headers (unfolded) and its body, decoded to bytes. */
+function entity(raw: string): { header: (name: string) => string; body: Buffer; rawBody: string } {
   const split = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
-  let body = raw.slice(split + 4);
+  const rawBody = raw.slice(split + 4);
   const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
   const enc = header('Content-Transfer-Encoding').toLowerCase();
-  if (enc === 'quoted-printable') {
-    body = Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
-  } else if (enc === 'base64') {
-    body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  }
-  let subject = header('Subject');
+  const body = enc === 'quoted-printable'
+    ? Buffer.from(rawBody.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1')
+    : enc === 'base64' ? Buffer.from(rawBody.replace(/\s+/g, ''), 'base64') : Buffer.from(rawBody, 'utf8');
+  return { header, body, rawBody };
+}
+
+/** The subject, the text (the first text/plain part of a multipart message) and the attachments. */
+function decodeBody(raw: string): { subject: string; text: string; attachments: ReceivedAttachment[] } {
+  const top = entity(raw);
+  const attachments: ReceivedAttachment[] = [];
+  let text: string | null = null;
+  const walk = (e: ReturnType<typeof entity>) => {
+    const type = e.header('Content-Type');
+    const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+    if (/^multipart\//i.test(type) && boundary) {
+      for (const part of e.rawBody.split(`--${boundary}`).slice(1)) {
+        if (part.startsWith('--')) break;
+        walk(entity(part.replace(/^\r\n/, '')));
+      }
+    } else if (/attachment/i.test(e.header('Content-Disposition'))) {
+      attachments.push({ contentType: type.split(';')[0].trim().toLowerCase(), filename: /filename="?([^";]+)"?/i.exec(e.header('Content-Disposition'))?.[1] ?? '', content: e.body });
+    } else if (text === null) text = e.body.toString('utf8');
+  };
+  walk(top);
+  let subject = top.header('Subject');
   const encoded = /^=\?utf-8\?([BQ])\?(.*)\?=$/i.exec(subject);
   if (encoded) {
     subject = encoded[1].toUpperCase() === 'B'
       ? Buffer.from(encoded[2], 'base64').toString('utf8')
       : encoded[2].replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
   }
-  return { subject, text: body };
+  return { subject, text: text ?? '', attachments };
 }
 
 export async function startSmtp(): Promise<TestSmtp> {

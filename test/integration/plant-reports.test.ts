@@ -118,8 +118,17 @@ test('scheduled: SMTP down, nothing is marked sent and the next run sends it; ea
   assert.match(weekly[0].text, /eng-ws-01 \(Windows 10 22H2 10\.0\.19045\.1000\): (fixed in \S+|no fix stated)/);
   assert.match(weekly[0].text, /No earlier report of this environment\./);
   assert.match(weekly[0].text, new RegExp(`PDF: http://vulnintel.test/api/v1/environments/${env}/report\\?from=2026-11-16&to=2026-11-22&format=pdf`));
+  // The report's PDF is attached: a PDF of that environment and week, named after them.
+  assert.deepEqual(weekly[0].attachments.map((a) => [a.contentType, a.filename]), [['application/pdf', 'plant-report-line-1-2026-11-16-to-2026-11-22.pdf']]);
+  const pdf = weekly[0].attachments[0].content;
+  assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  assert.match(pdf.subarray(-8).toString('latin1'), /%%EOF/);
+  // Its title and subject (the document information, strings pdfkit writes uncompressed).
+  assert.match(pdf.toString('latin1'), /\(Plant report: Line 1\)/, 'the PDF names the environment');
+  assert.match(pdf.toString('latin1'), /\(2026-11-16 to 2026-11-22\)/);
   const month = to(monthly.email);
   assert.equal(month.length, 1);
+  assert.match(month[0].attachments[0].filename, /^plant-report-line-1-2026-10-01-to-2026-10-31\.pdf$/);
   assert.equal(month[0].subject, '[Vulnintel] Monthly plant report: Line 1, 2026-10-01 to 2026-10-31');
 
   // Again the same day, and on a later day of the same week: nothing twice.

@@ -9,6 +9,7 @@ import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createMember } from '../../src/store/identity.ts';
+import { assertAnswer } from '../helpers/answer-schemas.ts';
 
 const quiet = { log: { info() {}, warn() {} } };
 let t: TestApp;
@@ -240,16 +241,11 @@ test("bulk: one decision for every CVE a filter selects (here: ABB's adjacent-ne
 });
 
 test("stored results and correlate-cves in an environment show each CVE's decision; not_affected and fixed leave the open counts, still listed", async () => {
-  const { StoredResultsResponse, CorrelateResponse } = await import('../../src/http/routes/v1/asset-schemas.ts');
-  const Ajv = (await import('ajv')).default;
-  const addFormats = (await import('ajv-formats')).default;
-  const ajv = new Ajv.default({ strict: false, allErrors: true });
-  addFormats.default(ajv);
   // Line A now: CVE-2023-0228 under_investigation and CVE-2024-49138 fixed (whole environment), CVE-2024-21338
   // not_affected for eng-ws only, CVE-2024-46886 cleared (undecided).
   const r = await call('GET', `/api/v1/assets/results?environment_id=${env}`, o.auth);
   assert.equal(r.status, 200);
-  assert.ok(ajv.validate(StoredResultsResponse, r.body), JSON.stringify(ajv.errors));
+  assertAnswer('stored', r.body);
   const byAsset = Object.fromEntries(r.body.data.assets.map((a: { asset_id: string }) => [a.asset_id, a]));
   const marks = (id: string) => Object.fromEntries(byAsset[id].cves.map((c: { cve_id: string; decision: unknown }) => [c.cve_id, c.decision]));
   assert.deepEqual(marks('drive-a'), { 'CVE-2024-46886': null });
@@ -267,11 +263,11 @@ test("stored results and correlate-cves in an environment show each CVE's decisi
 
   // correlate-cves storing into the environment answers the same; without an environment there is no decision.
   const stored = await call('POST', '/api/v1/assets/correlate-cves', o.auth, { environment_id: env, assets: [ASSETS[2]] });
-  assert.ok(ajv.validate(CorrelateResponse, stored.body), JSON.stringify(ajv.errors));
+  assertAnswer('correlate', stored.body);
   assert.deepEqual(stored.body.data.decision_counts, { ...zero, not_affected: 1, fixed: 1 });
   assert.equal(stored.body.data.assets[0].cves.find((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338').decision.status, 'not_affected');
   const plain = await call('POST', '/api/v1/assets/correlate-cves', o.auth, { assets: [ASSETS[2]] });
-  assert.ok(ajv.validate(CorrelateResponse, plain.body), JSON.stringify(ajv.errors));
+  assertAnswer('correlate', plain.body);
   assert.equal(plain.body.data.decision_counts, undefined);
   assert.ok(plain.body.data.assets[0].cves.every((c: object) => !('decision' in c)));
 });

@@ -7,6 +7,7 @@ import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { fixture } from '../helpers/feeds.ts';
+import { assertAnswer } from '../helpers/answer-schemas.ts';
 
 let t: TestApp;
 let o: Awaited<ReturnType<typeof seedOrg>>;
@@ -95,4 +96,36 @@ test('adopting: an unknown statement is 404 statement_not_found; a viewer may re
   assert.equal(r.json().error.detail.error, 'statement_not_found');
   const v = await call('POST', `/api/v1/environments/${env}/decisions/CVE-2024-8531/adopt`, { statement_id: 'ICSA-24-289-02#1' }, viewer.auth);
   assert.equal(v.statusCode, 403, v.body);
+});
+
+test("correlation answers in an environment show the vendor's statements beside the team's decision, on the assets they name only", async () => {
+  type Entry = { cve_id: string; status: string; decision: { status: string } | null; vendor_statements?: object[] };
+  const entries = (assets: { asset_id: string; cves: Entry[] }[]) => Object.fromEntries(assets.map((a) => [a.asset_id, Object.fromEntries(a.cves.map((c) => [c.cve_id, c]))]));
+  const fixed = { id: 'ICSA-24-289-02#1', by: 'vendor', status: 'fixed', advisory_id: 'ICSA-24-289-02', product_name: 'Schneider Electric Data Center Expert 8.2', justification: null };
+
+  const r = await call('GET', `/api/v1/assets/results?environment_id=${env}&include_not_affected=true`, undefined, viewer.auth);
+  assert.equal(r.statusCode, 200, r.body);
+  assertAnswer('stored', r.json());
+  const stored = entries(r.json().data.assets);
+  // 8.2 is the version the vendor states fixed: the statement is shown beside the team's decision (adopted above),
+  // and beside no decision on the other CVE of the advisory, which the team has not decided.
+  assert.deepEqual(stored.dce['CVE-2024-8531'].vendor_statements, [fixed]);
+  assert.equal(stored.dce['CVE-2024-8531'].decision?.status, 'fixed');
+  assert.deepEqual(stored.dce['CVE-2024-8530'].vendor_statements, [fixed]);
+  assert.equal(stored.dce['CVE-2024-8530'].decision, null);
+  // The Digi router: the statement about its product only, not the one about ConnectCore 8X.
+  assert.deepEqual(stored.digi['CVE-2023-4299'].vendor_statements, [
+    { id: 'ICSA-23-243-04#1', by: 'vendor', status: 'not_affected', advisory_id: 'ICSA-23-243-04', product_name: 'Digi 6350-SR: *', justification: null },
+  ]);
+  // 8.1.1.3 is not the version stated: no statement on it.
+  assert.equal(stored['dce-old']['CVE-2024-8531'].vendor_statements, undefined);
+
+  const answer = await call('POST', '/api/v1/assets/correlate-cves', { environment_id: env, options: { include_not_affected: true },
+    assets: [{ asset_id: 'dce', vendor: 'Schneider Electric', product: 'Data Center Expert', version: '8.2' }] });
+  assertAnswer('correlate', answer.json());
+  assert.deepEqual(entries(answer.json().data.assets).dce['CVE-2024-8531'].vendor_statements, [fixed]);
+  // Without an environment there is no decision, and nothing beside it.
+  const plain = await call('POST', '/api/v1/assets/correlate-cves', { options: { include_not_affected: true },
+    assets: [{ asset_id: 'dce', vendor: 'Schneider Electric', product: 'Data Center Expert', version: '8.2' }] });
+  assert.ok(plain.json().data.assets[0].cves.every((c: object) => !('vendor_statements' in c) && !('decision' in c)));
 });

@@ -169,3 +169,26 @@ test('a failure while the answer is written refunds the call once and goes on; a
   }
   assert.equal(refunds, 1);
 });
+
+test("in an environment: each CVE's decision and, where a vendor states one, its statements beside it; the same bytes", async () => {
+  const cards = [card('CVE-2024-0001'), card('CVE-2024-0002'), card('CVE-2024-0003')];
+  const a = answer('V2.5', cards);
+  const said = { id: 'ICSA-24-001-01#2', by: 'vendor' as const, status: 'fixed' as const, advisory_id: 'ICSA-24-001-01', product_name: `S7-1500 ${HOSTILE}`, justification: null };
+  const inEnv: AssetAnswer = {
+    ...a, decisions: {
+      marks: new Map([['CVE-2024-0001', { status: 'fixed', open: false, review_again: true }], ['CVE-2024-0002', null]]),
+      counts: { open: 2, undecided: 2, under_investigation: 0, affected: 0, not_affected: 0, fixed: 1, review_again: 1 },
+      stated: new Map([['CVE-2024-0001', [said]], ['CVE-2024-0003', [said, { ...said, id: 'ICSA-24-001-01#3', status: 'not_affected', justification: 'component_not_present' }]]]),
+    },
+  };
+  const { bytes, w } = await streamed([inEnv]);
+  w.release();
+  assert.equal(bytes.toString('utf8'), expected([inEnv]));
+  const cves = JSON.parse(bytes.toString('utf8')).data.assets[0].cves;
+  assert.deepEqual(cves.map((c: { decision: unknown; vendor_statements?: { id: string }[] }) => [c.decision, c.vendor_statements?.map((s) => s.id)]), [
+    [{ status: 'fixed', open: false, review_again: true }, ['ICSA-24-001-01#2']],
+    [null, undefined],
+    [null, ['ICSA-24-001-01#2', 'ICSA-24-001-01#3']],
+  ]);
+  assert.deepEqual(Object.keys(cves[0]).slice(-3), ['decision', 'vendor_statements', '_links'], 'beside the decision');
+});

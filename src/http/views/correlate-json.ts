@@ -9,7 +9,7 @@
 // The bytes are what JSON.stringify(assetResult(…)) gives for the same answer (test/unit/correlate-json.test.ts
 // compares them on the same data).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { cardFields, deciding, type AssetAnswer, type Decided, type DecisionMark } from '../../services/correlation-answer.ts';
+import { cardFields, deciding, type AssetAnswer, type Decided } from '../../services/correlation-answer.ts';
 import type { RangeRow } from '../../domain/correlate.ts';
 import type { ProductMatch } from '../../domain/product-match.ts';
 import type { CveCard } from '../../store/ranges.ts';
@@ -162,7 +162,7 @@ export class AnswerWriter {
 /** Chunks held for reuse now (tests). */
 export const pooledChunks = (): number => pool.length;
 
-function entry(w: AnswerWriter, d: Decided, marks?: Map<string, DecisionMark | null>): void {
+function entry(w: AnswerWriter, d: Decided, decisions?: AssetAnswer['decisions']): void {
   const c = cardParts(d.card);
   w.bytes(c.head);
   w.bytes(STATUS[d.v.status]);
@@ -172,7 +172,11 @@ function entry(w: AnswerWriter, d: Decided, marks?: Map<string, DecisionMark | n
   w.text(d.v.fixed_version === null ? 'null' : j(d.v.fixed_version));
   w.bytes(c.mid);
   w.text(d.rank + '');
-  if (marks) w.text(`,"decision":${j(marks.get(d.cve_id) ?? null)}`);
+  if (decisions) {
+    w.text(`,"decision":${j(decisions.marks.get(d.cve_id) ?? null)}`);
+    const stated = decisions.stated.get(d.cve_id);
+    if (stated) w.text(`,"vendor_statements":${j(stated)}`);
+  }
   w.bytes(c.tail);
 }
 
@@ -185,7 +189,7 @@ function* asset(w: AnswerWriter, a: AssetAnswer): Generator<Buffer> {
   w.text(`${head.slice(0, -1)},"cves":[`);
   for (let i = 0; i < a.listed.length; i++) {
     if (i) w.bytes(COMMA);
-    entry(w, a.listed[i], a.decisions?.marks);
+    entry(w, a.listed[i], a.decisions);
     if (w.full) yield* w.takeFilled();
   }
   w.text(a.cves_page ? `],"cves_page":${j(a.cves_page)}}` : ']}');

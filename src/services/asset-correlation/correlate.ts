@@ -1,12 +1,11 @@
 // POST /api/v1/assets/correlate-cves (docs/correlation.md §5–7): charge the accepted assets' checks, match, and
 // answer one asset at a time as the route writes it; with an environment, every asset is decided first and stored.
 import type { Db } from '../../store/db.ts';
-import { decisionLookup, matchedProducts, select } from '../correlation-answer.ts';
+import { matchedProducts, select } from '../correlation-answer.ts';
 import type { CorrelationCache } from '../correlation-cache.ts';
-import { decisionStatuses } from '../../store/triage.ts';
 import type { AssetCharge } from './charge.ts';
 import type { AssetMatcher } from './match.ts';
-import type { createAssetResults } from './results.ts';
+import { environmentLookups, type createAssetResults } from './results.ts';
 import type { CorrelateAnswers, CorrelateInput } from './types.ts';
 
 export interface CorrelateParts {
@@ -42,11 +41,11 @@ export async function correlate(parts: CorrelateParts, input: CorrelateInput): P
     }
     const perAsset = accepted.map((asset, i) => ({ asset, decided: matcher.decideOne(asset, matchedPer[i], cards), products: productsAt(i) }));
     await parts.results.store({ principal: input.principal, requestId: input.requestId, environmentId }, perAsset);
-    const lookup = decisionLookup(await decisionStatuses(parts.db, input.principal.orgId, environmentId));
+    const { lookup, stated } = await environmentLookups(parts.db, input.principal.orgId, environmentId, ids);
     // Ranks are over every decided CVE whatever the options, so the stored copy and the answer agree.
     return {
       rejected, stored: true, count: accepted.length, fail, decided: true,
-      answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options, lookup),
+      answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options, lookup, stated),
     };
   });
 }

@@ -8,7 +8,8 @@ import { assetResult, decisionLookup, DEFAULT_OPTIONS, matchedProducts, select, 
 import type { CorrelationCache } from '../correlation-cache.ts';
 import { environmentExists, lockEnvironment, storedAssetPage } from '../../store/windows.ts';
 import { storedResults, upsertAssetResults } from '../../store/asset-correlations.ts';
-import { decisionStatuses } from '../../store/triage.ts';
+import { decisionStatuses, vendorStatementsOf } from '../../store/triage.ts';
+import { statementLookup } from '../../domain/vendor-statements.ts';
 import { assertAssetRoom } from '../plan-caps.ts';
 import { environmentNotFound } from '../refusal.ts';
 import type { AssetMatcher } from './match.ts';
@@ -26,6 +27,15 @@ export interface AssetResultsDeps {
 
 /** One asset of a call, decided, with its matched products: what is stored. */
 export interface DecidedAsset { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }
+
+/**
+ * What an answer in an environment shows beside each CVE (select()): the environment's decisions, and the vendor
+ * statements CSAF advisories make about the CVEs matched (docs/triage.md "Vendor statements").
+ */
+export async function environmentLookups(db: Db, orgId: number, environmentId: number, cveIds: readonly string[]) {
+  const [statuses, stated] = await Promise.all([decisionStatuses(db, orgId, environmentId), vendorStatementsOf(db, cveIds)]);
+  return { lookup: decisionLookup(statuses), stated: statementLookup(stated) };
+}
 
 export function createAssetResults(deps: AssetResultsDeps, matcher: AssetMatcher, cache: CorrelationCache) {
   const { db } = deps;
@@ -79,10 +89,10 @@ export function createAssetResults(deps: AssetResultsDeps, matcher: AssetMatcher
       const { accepted, rejected } = rows.length ? await matcher.validate(rows.map((r) => r.asset)) : { accepted: [], rejected: [] };
       const { matchedPer, groupsPer, ids } = await matcher.matchAll(accepted);
       const cards = await cache.cards(ids);
-      const lookup = decisionLookup(await decisionStatuses(db, orgId, input.environmentId));
+      const { lookup, stated } = await environmentLookups(db, orgId, input.environmentId, ids);
       return {
         total, rejected, stored: false, count: accepted.length, fail: async () => {}, decided: true,
-        answer: (i: number) => select(accepted[i], matcher.decideOne(accepted[i], matchedPer[i], cards), matchedProducts(groupsPer[i], cards), input.options, lookup),
+        answer: (i: number) => select(accepted[i], matcher.decideOne(accepted[i], matchedPer[i], cards), matchedProducts(groupsPer[i], cards), input.options, lookup, stated),
       };
     },
 

@@ -58,6 +58,18 @@ export const AssetCve = strict({
     open: Type.Boolean({ description: 'false for not_affected and fixed' }),
     review_again: Type.Boolean({ description: 'A new fact arrived after the decision (docs/triage.md)' }),
   }), Type.Null()], { description: 'In an environment (environment_id given, or stored results): the triage decision covering this CVE on this asset; null when undecided' })),
+  vendor_statements: Type.Optional(Type.Array(strict({
+    id: Type.String({ description: '<advisory id>#<n>: the statement to adopt (POST …/decisions/{cve_id}/adopt), or to read whole (GET …/decisions/{cve_id}/vendor-statements)' }),
+    by: Type.Literal('vendor', { description: "The vendor's statement, not the team's decision" }),
+    status: Type.Union([Type.Literal('fixed'), Type.Literal('not_affected')], { description: 'CSAF fixed / first_fixed, known_not_affected' }),
+    advisory_id: Str,
+    product_name: Type.String({ description: 'The product as the advisory names it' }),
+    justification: Type.Unsafe<string | null>({ type: ['string', 'null'], description: "A CSAF flag naming the product (CISA's justifications)" }),
+  }), {
+    minItems: 1,
+    description: "In an environment, beside the team's decision: what CISA ICS advisories' vendors state about this CVE for this asset's product "
+      + '(vendor and product names, and an exact version when both state one; docs/triage.md "Vendor statements"). Absent when no vendor states anything for it',
+  })),
   _links: strict({ self: Str }),
 });
 

@@ -153,7 +153,7 @@ const BulkResult = Type.Object({
 });
 
 const ImportResult = Type.Object({
-  format: StringEnum(['openvex', 'cyclonedx'] as const),
+  format: StringEnum(['openvex', 'cyclonedx', 'csaf'] as const),
   document_id: Type.Union([Type.String(), Type.Null()], { description: "The document's @id (OpenVEX) or serialNumber (CycloneDX)" }),
   statements: Type.Integer({ description: 'Statements (vulnerabilities) the document holds' }),
   created: Type.Integer(), updated: Type.Integer(),
@@ -302,12 +302,12 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/v1/environments/:environment_id/vex/import', {
     schema: {
       tags: ['triage'],
-      summary: "Import an OpenVEX or CycloneDX VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)",
-      description: "The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version; our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.",
+      summary: "Import an OpenVEX, CycloneDX or CSAF 2.0 VEX document into the environment's decisions; a newer decision is never overwritten (owner or admin; keys need the write scope)",
+      description: "The body is the document itself (one of our exports from another environment, or another's). Products resolve to the environment's assets by our asset IRI, CPE, or vendor, product and version (CSAF: the product tree's branches); our CycloneDX environment reference and a statement without products are environment-wide. A decision changed after the statement's timestamp is kept. Statements that cannot be imported are listed in skipped, with why. All in one transaction (history action import). dry_run=true writes nothing. docs/vex.md.",
       security: SECURITY, params: EnvParams,
       querystring: Type.Object({ dry_run: Type.Optional(StringEnum(['true', 'false'] as const, { description: 'true: answer what would be imported, write nothing' })) }, { additionalProperties: false }),
       body: Type.Unsafe<Record<string, unknown>>({
-        type: 'object', description: 'An OpenVEX 0.2.0 document or a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities',
+        type: 'object', description: 'An OpenVEX 0.2.0 document, a CycloneDX (1.4 to 1.6) JSON BOM with vulnerabilities, or a CSAF 2.0 document of the VEX profile (category csaf_vex)',
         examples: [{
           '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://vulnintel.example/environments/1/vex/openvex/1', author: 'Test plant', timestamp: '2026-11-02T08:00:00Z', version: 1,
           statements: [{ vulnerability: { name: 'CVE-2024-0001' }, timestamp: '2026-11-02T08:00:00Z', status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', products: [{ '@id': 'https://vulnintel.example/environments/1/assets/plc-1' }] }],
