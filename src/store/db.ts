@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { Kysely as KyselyDb, Transaction } from 'kysely';
 import { Kysely, PostgresDialect } from './kysely.ts';
-import type { Database } from './schema.ts';
+import type { DB as Database } from './db-schema.ts';
 
 // int8 (counts, ids) as JS numbers: our ids and counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));

@@ -12,7 +12,7 @@
 import pg from 'pg';
 import { deadlineAware, isConnectionError, openStore, type Store, type StoreOptions } from './db.ts';
 import { Kysely, PostgresDialect } from './kysely.ts';
-import type { Database } from './schema.ts';
+import type { DB as Database } from './db-schema.ts';
 
 export type ReplicaState = 'streaming' | 'behind' | 'down' | 'starting';
 
