@@ -100,6 +100,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /**
+     * The principal, non-null by type, for the handlers of routes whose policy requires a caller (modes key,
+     * session, key_or_session: the onRequest hook refused the request before the handler otherwise). Read where no
+     * principal was resolved (a public route), it throws AUTH_REQUIRED (401), never hands out a null.
+     */
+    readonly caller: Principal;
     /** The session cookie's value when the caller is signed in by session (logout and org switch end it). */
     sessionToken: string | null;
     /**
@@ -251,6 +257,12 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
   });
   app.addHook('onClose', async () => { await meter.close(); });
   app.decorateRequest('principal', null);
+  app.decorateRequest('caller', {
+    getter(this: FastifyRequest): Principal {
+      if (this.principal === null) throw new ApiError('AUTH_REQUIRED');
+      return this.principal;
+    },
+  });
   app.decorateRequest('access', null);
   app.decorateRequest('sessionToken', null);
   app.decorateRequest('csrfPending', false);

@@ -100,7 +100,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: READ },
   }, async (req) => {
-    const rows = (await svc.list(who(req.principal!))).map((r) => summary(r.module, r.state));
+    const rows = (await svc.list(who(req.caller))).map((r) => summary(r.module, r.state));
     return listCollection(req, rows);
   });
 
@@ -112,7 +112,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: READ },
   }, async (req) => {
-    const r = await svc.detail(who(req.principal!), req.params.module_id);
+    const r = await svc.detail(who(req.caller), req.params.module_id);
     if (!r) throw moduleNotFound(req.params.module_id);
     return ok(req, { ...summary(r.module, r.state), sections: r.module.sections, self_check: r.module.self_check }, {});
   });
@@ -125,7 +125,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: SELF_WRITE },
   }, async (req) => {
-    const r = await svc.start(who(req.principal!), req.params.module_id);
+    const r = await svc.start(who(req.caller), req.params.module_id);
     if (!r) throw moduleNotFound(req.params.module_id);
     return ok(req, { module_id: r.module.id, title: r.module.title, ...r.state }, {});
   });
@@ -141,7 +141,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: SELF_WRITE },
   }, async (req) => {
     const id = req.params.module_id;
-    const r = await svc.complete(who(req.principal!), id);
+    const r = await svc.complete(who(req.caller), id);
     if (!r.ok && r.reason === 'unknown_module') throw moduleNotFound(id);
     if (!r.ok) {
       throw new ApiError('CONFLICT', {
@@ -159,6 +159,6 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Envelope(Progress, Type.Object({})) },
     },
     config: { auth: { ...READ, tenant: { resource: 'training_progress', ids: [] } } },
-  }, async (req) => ok(req, await svc.progress(who(req.principal!)), {}));
+  }, async (req) => ok(req, await svc.progress(who(req.caller)), {}));
 };
 export default training;
