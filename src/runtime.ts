@@ -6,6 +6,7 @@ import { isConnectionError, openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
 import { checkSealingKey } from './services/sealing-key.ts';
+import { asError } from './lib/errors.ts';
 
 /**
  * The database of the configuration cannot be used at start (unreachable, unknown host, refused credentials, no
@@ -88,7 +89,7 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     if (work !== store) await work.close();
     await store.close();
     await embedded?.stop();
-    throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, e as Error) : e;
+    throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, asError(e)) : e;
   }
   // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
   let closing: Promise<void> | null = null;

@@ -20,6 +20,7 @@ import { UsageMeter } from '../store/usage-meter.ts';
 import { roleAtLeast, type IdentityService, type KeyRefusalReason, type Principal } from '../services/identity.ts';
 import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
+import { errorMessage, asError } from '../lib/errors.ts';
 
 export type { Principal };
 
@@ -238,7 +239,7 @@ async function internalOrSession(req: FastifyRequest, reply: FastifyReply, deps:
 }
 
 export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
-  const meter = new UsageMeter(base.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'));
+  const meter = new UsageMeter(base.db, 1000, (e) => app.log.warn({ err: errorMessage(e) }, 'allowance counter not written; kept for the next flush'));
   const publicUrl = new URL(base.publicUrl);
   const deps: AuthDeps = {
     identity: base.identity, clock: base.clock, meter, publicOrigin: publicUrl.origin,
@@ -275,7 +276,7 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
       verifyCsrf(req.sessionToken!, typeof token === 'string' ? token : undefined);
       if (body && typeof body === 'object') delete body[CSRF_FIELD];
     } catch (e) {
-      return done(e as Error);
+      return done(asError(e));
     }
     done();
   };
@@ -309,7 +310,7 @@ export function registerAuth(app: FastifyInstance, base: { db: Db; clock: Clock;
         req.principal = null;
         enforce(req, auth);
       } catch (e) {
-        return done(e as Error);
+        return done(asError(e));
       }
       return done();
     }

@@ -3,6 +3,7 @@
 
 import { readLines, readText } from './io.ts';
 import { FeedFormatError } from './types.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
@@ -37,7 +38,7 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
     try {
       doc = parseFeedJson(await readText(path));
     } catch (err) {
-      throw new FeedFormatError(`${path}: not valid ${what} (${(err as Error).message})`);
+      throw new FeedFormatError(`${path}: not valid ${what} (${errorMessage(err)})`);
     }
     yield { doc, where: path };
     return;
@@ -52,7 +53,7 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
       // A cut or damaged .gz ("unexpected end of file"), named with the line it reached; other errors (a missing
       // file) keep their own code.
       const code = (err as NodeJS.ErrnoException).code;
-      if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${(err as Error).message})`);
+      if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${errorMessage(err)})`);
       throw err;
     }
     if (next.done) break;

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Kysely as KyselyDb, Transaction } from 'kysely';
 import { Kysely, PostgresDialect } from './kysely.ts';
 import type { DB as Database } from './db-schema.ts';
+import { asError } from '../lib/errors.ts';
 
 // int8 (counts, ids) as JS numbers: our ids and counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -86,7 +87,7 @@ export function deadlineAware(pool: pg.Pool) {
           if (r instanceof Promise) {
             return r.catch((e: unknown) => {
               if (isQueryDeadline(e)) {
-                broken = e as Error;
+                broken = asError(e);
                 (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
               }
               throw e;

@@ -23,6 +23,7 @@ import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
 import { MAX_HOSTS } from '../../../services/windows-correlation.ts';
 import { parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 import { Html, See, session, EnvParams, Csrf, EmptyForm, read, write, envId, idOf, nameRe, pageKit } from './web-common.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 
 /** One CSV line; a leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe. */
 const csvLine = (values: (string | number | boolean | null | undefined)[]) => values.map((v) => {
@@ -295,7 +296,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
         const data = refusal ? refusal.detail.data : (e as ApiError).opts.data;
         const rejected = (data as { rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[] } | undefined)?.rejected;
         return refuse({
-          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : (refusal?.message ?? (e as Error).message),
+          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : (refusal?.message ?? errorMessage(e)),
           // Row numbers as a spreadsheet shows them: the header is row 1.
           rows: rejected?.map((x) => ({ row: x.index + 2, asset_id: x.asset_id, errors: x.errors.map((f) => `${f.field.replace(/^.*\./, '')}: ${f.message}`) })),
         });

@@ -19,6 +19,7 @@ import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
+import { asError } from '../../../lib/errors.ts';
 
 export { MAX_HOSTS };
 const TOP_LEVEL = ['environment_id', 'windows_hosts', 'installed_software', 'options'] as const;
@@ -316,7 +317,7 @@ async function readMultipart(req: FastifyRequest, reply: FastifyReply): Promise<
     }
   } catch (e) {
     releaseUnreadBody(req, reply);
-    throw multipartError(e as Error);
+    throw multipartError(asError(e));
   }
   if (files.hosts === undefined) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
   return { fields, hostsCsv: files.hosts, softwareCsv: files.software ?? null };

@@ -1,0 +1,12 @@
+// What a caught value says, without asserting that it is an Error: a thrown non-Error (a string, an object) is
+// turned into text instead of reading `.message` off it as undefined.
+
+/** The message of a caught value: an Error's message, anything else as text. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A caught value as an Error: itself when it is one, else an Error carrying its text. */
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
