@@ -7,7 +7,11 @@ import { errorMessage } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
-export const obj = (x: unknown): Record<string, any> => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, any>) : {});
+/** A JSON object: not null, not an array. */
+export const isRecord = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+export const obj = (x: unknown): Record<string, any> => (isRecord(x) ? x : {});
+/** obj() with its members typed unknown, for readers that check each value before use. */
+export const record = (x: unknown): Record<string, unknown> => (isRecord(x) ? x : {});
 export const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ? x : null);
 /** A CVSS base score: a number from 0 to 10, else none (1e308 stopped a whole import at the database's real column). */
