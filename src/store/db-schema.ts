@@ -2,6 +2,14 @@
 // Do not edit: change a migration, then regenerate. test/integration/db-schema.test.ts fails when this file is stale.
 import type { ColumnType } from "kysely";
 
+export type ArrayType<T> = ArrayTypeImpl<T> extends (infer U)[]
+  ? U[]
+  : ArrayTypeImpl<T>;
+
+export type ArrayTypeImpl<T> = T extends ColumnType<infer S, infer I, infer U>
+  ? ColumnType<S[], I[], U[]>
+  : T[];
+
 export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
@@ -103,7 +111,7 @@ export interface ApiKeys {
   monthly_asset_limit: number | null;
   org_id: number;
   revoked_at: Timestamp | null;
-  scopes: string[];
+  scopes: ArrayType<"read" | "write">;
 }
 
 export interface ApiUsageMonthly {

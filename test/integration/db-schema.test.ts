@@ -26,16 +26,19 @@ test('src/store/db-schema.ts is generated from the migrated schema', async () =>
   assert.match(committed, /\n {2}severity: "CRITICAL" \| "HIGH" \| "MEDIUM" \| "LOW" \| null;\n/);
   assert.match(committed, /\n {2}disabled_reason: "consecutive_failures" \| null;\n/);
   assert.match(committed, /\n {2}person_id: Generated<number>;\n/);
+  assert.match(committed, /\n {2}scopes: ArrayType<"read" \| "write">;\n/);
   assert.match(committed, /\nexport interface Cves \{[^}]*\n {2}title: string;\n/);
   assert.doesNotMatch(committed, /schema_migrations/);
 });
 
 test('checkValues reads the two shapes of a closed-set CHECK and nothing else', () => {
-  assert.deepEqual(checkValues("CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text])))"), { column: 'role', values: ['owner', 'admin'] });
-  assert.deepEqual(checkValues("CHECK ((kind = 'only'::text))"), { column: 'kind', values: ['only'] });
-  assert.deepEqual(checkValues("CHECK ((p = ANY (ARRAY['PATCH NOW'::text, 'it''s'::text])))"), { column: 'p', values: ['PATCH NOW', "it's"] });
+  assert.deepEqual(checkValues("CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text])))"), { column: 'role', values: ['owner', 'admin'], array: false });
+  assert.deepEqual(checkValues("CHECK ((kind = 'only'::text))"), { column: 'kind', values: ['only'], array: false });
+  assert.deepEqual(checkValues("CHECK ((p = ANY (ARRAY['PATCH NOW'::text, 'it''s'::text])))"), { column: 'p', values: ['PATCH NOW', "it's"], array: false });
   assert.equal(checkValues("CHECK ((length(title) > 0))"), null);
-  assert.equal(checkValues("CHECK (((scopes <@ ARRAY['read'::text, 'write'::text]) AND (cardinality(scopes) > 0)))"), null);
+  assert.deepEqual(checkValues("CHECK (((scopes <@ ARRAY['read'::text, 'write'::text]) AND (cardinality(scopes) > 0)))"), { column: 'scopes', values: ['read', 'write'], array: true });
+  assert.deepEqual(checkValues("CHECK ((tags <@ ARRAY['a'::text]))"), { column: 'tags', values: ['a'], array: true });
+  assert.equal(checkValues("CHECK ((((tags <@ ARRAY['a'::text]) AND (x > 0)) OR (y IS NULL)))"), null);
   assert.equal(checkValues("CHECK (((status = 'not_affected'::text) = (justification IS NOT NULL)))"), null);
   assert.equal(checkValues("CHECK ((cve_id ~ '^CVE-[0-9]{4}-[0-9]{4,}$'::text))"), null);
 });
