@@ -6,7 +6,7 @@ import { isConnectionError, openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
 import { checkSealingKey } from './services/sealing-key.ts';
-import { asError } from './lib/errors.ts';
+import { asError, errorCode } from './lib/errors.ts';
 
 /**
  * The database of the configuration cannot be used at start (unreachable, unknown host, refused credentials, no
@@ -15,7 +15,7 @@ import { asError } from './lib/errors.ts';
  */
 export class DatabaseOpenError extends Error {
   constructor(target: string, cause: Error) {
-    super(`Cannot open the database at ${target}: ${cause.message || (cause as { code?: string }).code || String(cause)}`, { cause });
+    super(`Cannot open the database at ${target}: ${cause.message || errorCode(cause) || String(cause)}`, { cause });
   }
 }
 

@@ -3,7 +3,7 @@
 
 import { readLines, readText } from './io.ts';
 import { FeedFormatError } from './types.ts';
-import { errorMessage } from '../lib/errors.ts';
+import { errorMessage, errorField } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
@@ -56,7 +56,7 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
     } catch (err) {
       // A cut or damaged .gz ("unexpected end of file"), named with the line it reached; other errors (a missing
       // file) keep their own code.
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errorField(err, 'code');
       if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${errorMessage(err)})`);
       throw err;
     }

@@ -10,3 +10,14 @@ export function errorMessage(e: unknown): string {
 export function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
+
+/** A field of a caught value (a pg error's code or detail, a Node error's code), when it is an object holding it. */
+export function errorField<K extends string>(e: unknown, key: K): unknown {
+  return typeof e === 'object' && e !== null && key in e ? Reflect.get(e, key) : undefined;
+}
+
+/** The code of a caught value (a SQLSTATE, a Node errno code), when it has a string one. */
+export function errorCode(e: unknown): string | undefined {
+  const code = errorField(e, 'code');
+  return typeof code === 'string' ? code : undefined;
+}

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Kysely as KyselyDb, Transaction } from 'kysely';
 import { Kysely, PostgresDialect } from './kysely.ts';
 import type { DB as Database } from './db-schema.ts';
-import { asError } from '../lib/errors.ts';
+import { asError, errorField } from '../lib/errors.ts';
 
 // int8 (counts, ids) as JS numbers: our ids and counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -106,7 +106,7 @@ export function deadlineAware(pool: pg.Pool) {
 
 /** pg's client-side query deadline (query_timeout) fired. */
 export function isQueryDeadline(err: unknown): boolean {
-  return (err as { message?: unknown })?.message === 'Query read timeout';
+  return errorField(err, 'message') === 'Query read timeout';
 }
 
 /** Runs fn in one transaction; commits on success, rolls back on throw. */
@@ -121,17 +121,18 @@ export function withTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
  * socket errors, and pg's client-side failures (connect timeout, query deadline).
  */
 export function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (!e || typeof e !== 'object') return false;
-  if (typeof e.code === 'string') {
-    if (/^(08|57P0[1-3]|53300)/.test(e.code)) return true;
+  if (!err || typeof err !== 'object') return false;
+  const code = errorField(err, 'code');
+  const message = errorField(err, 'message');
+  if (typeof code === 'string') {
+    if (/^(08|57P0[1-3]|53300)/.test(code)) return true;
     // 55000 is a broad class (object not in prerequisite state); only its connection-refusal message counts.
-    if (e.code === '55000' && typeof e.message === 'string' && /not currently accepting connections/.test(e.message)) return true;
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
+    if (code === '55000' && typeof message === 'string' && /not currently accepting connections/.test(message)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   }
   // pg's own client-side failures carry no code.
-  return typeof e.message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(e.message);
+  return typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(message);
 }
 
 /**
@@ -140,11 +141,11 @@ export function isConnectionError(err: unknown): boolean {
  * progress, preferences, a watch entry, a feed token, an invitation). Mapped to 401, never a 500.
  */
 export function isRemovedMember(err: unknown): boolean {
-  const e = err as { code?: string; detail?: unknown };
-  return e?.code === '23503' && typeof e.detail === 'string' && / is not present in table "members"\.$/.test(e.detail);
+  const detail = errorField(err, 'detail');
+  return errorField(err, 'code') === '23503' && typeof detail === 'string' && / is not present in table "members"\.$/.test(detail);
 }
 
 /** SQLSTATE 57014: statement_timeout / query_canceled (mapped to 500 with retry 5). */
 export function isStatementTimeout(err: unknown): boolean {
-  return (err as { code?: string })?.code === '57014';
+  return errorField(err, 'code') === '57014';
 }
