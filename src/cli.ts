@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './lib/logger.ts';
 import type { Runtime } from './runtime.ts';
 import { UsageError, type CliContext, type Command } from './cli/types.ts';
+import { errorMessage } from './lib/errors.ts';
 
 // The CLI's types live in src/cli/types.ts; re-exported for the command tables that import them from here.
 export { UsageError };
@@ -66,7 +67,7 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
   try {
     parsed = parseArgs({ args: rest, options: { ...cmd.options, json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
   } catch (e) {
-    io.err(`${(e as Error).message}\nUsage: ${cmd.usage}`);
+    io.err(`${errorMessage(e)}\nUsage: ${cmd.usage}`);
     return 2;
   }
   if (parsed.values.help) {

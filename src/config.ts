@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlanCaps, type PlanCapsTable } from './domain/plan-caps.ts';
 import { parseTrustedProxies } from './domain/client-address.ts';
+import { errorMessage } from './lib/errors.ts';
 
 export interface Config {
   port: number;
@@ -118,7 +119,7 @@ function secret(env: Env, name: string): string | null {
     try {
       return readFileSync(file, 'utf8').trim() || null;
     } catch (e) {
-      throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(e as Error).message}`);
+      throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${errorMessage(e)}`);
     }
   }
   return direct && direct.length > 0 ? direct : null;
@@ -178,7 +179,7 @@ function trustedProxies(env: Env): string[] {
   try {
     return parseTrustedProxies(raw).map((r) => r.text);
   } catch (e) {
-    throw new ConfigError('VULNINTEL_TRUSTED_PROXIES', (e as Error).message);
+    throw new ConfigError('VULNINTEL_TRUSTED_PROXIES', errorMessage(e));
   }
 }
 
@@ -186,7 +187,7 @@ function planCaps(env: Env): PlanCapsTable {
   try {
     return parsePlanCaps(env.VULNINTEL_PLAN_CAPS);
   } catch (e) {
-    throw new ConfigError('VULNINTEL_PLAN_CAPS', (e as Error).message);
+    throw new ConfigError('VULNINTEL_PLAN_CAPS', errorMessage(e));
   }
 }
 

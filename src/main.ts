@@ -8,6 +8,7 @@ import { DataDirBusyError } from './store/embedded.ts';
 import { MigrationError } from './store/migrate.ts';
 import { startupTasks } from './startup.ts';
 import { SealingKeyMismatchError } from './services/sealing-key.ts';
+import { errorMessage } from './lib/errors.ts';
 
 export async function serve(): Promise<void> {
   let config;
@@ -74,7 +75,7 @@ export async function serve(): Promise<void> {
     await starting;
   } catch (e) {
     if (stopping) {
-      log.info({ reason: (e as Error).message }, 'startup work stopped');
+      log.info({ reason: errorMessage(e) }, 'startup work stopped');
       return;
     }
     throw e;

@@ -7,6 +7,7 @@ import { isConnectionError } from './lib/db-errors.ts';
 import { migrate } from './store/migrate.ts';
 import { startEmbedded, type EmbeddedHandle } from './store/embedded.ts';
 import { checkSealingKey } from './services/sealing-key.ts';
+import { asError, errorCode } from './lib/errors.ts';
 
 /**
  * The database of the configuration cannot be used at start (unreachable, unknown host, refused credentials, no
@@ -15,7 +16,7 @@ import { checkSealingKey } from './services/sealing-key.ts';
  */
 export class DatabaseOpenError extends Error {
   constructor(target: string, cause: Error) {
-    super(`Cannot open the database at ${target}: ${cause.message || (cause as { code?: string }).code || String(cause)}`, { cause });
+    super(`Cannot open the database at ${target}: ${cause.message || errorCode(cause) || String(cause)}`, { cause });
   }
 }
 
@@ -89,7 +90,7 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     if (work !== store) await work.close();
     await store.close();
     await embedded?.stop();
-    throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, e as Error) : e;
+    throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, asError(e)) : e;
   }
   // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
   let closing: Promise<void> | null = null;

@@ -4,6 +4,7 @@
 // defaults) and per organization with `vulnintel org caps` (stored overrides). -1 = unlimited.
 // This is the one table: team invitations enforce it and /account/org, /account/usage and the CLI report it.
 // Overrides are stored in organizations.cap_overrides (jsonb).
+import { isOneOf } from './one-of.ts';
 import { TIERS, type Tier } from './tiers.ts';
 
 export const CAP_RESOURCES = ['environments', 'assets', 'members', 'webhooks'] as const;
@@ -36,15 +37,16 @@ export function parsePlanCaps(raw: string | undefined): PlanCapsTable {
   }
   if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new Error('expected a JSON object keyed by tier');
   const out: PlanCapsTable = { ...DEFAULT_PLAN_CAPS };
-  for (const [tier, caps] of Object.entries(j)) {
-    if (!(TIERS as readonly string[]).includes(tier)) throw new Error(`unknown tier "${tier}" (one of ${TIERS.join(', ')})`);
+  const tiers: [string, unknown][] = Object.entries(j);
+  for (const [tier, caps] of tiers) {
+    if (!isOneOf(TIERS, tier)) throw new Error(`unknown tier "${tier}" (one of ${TIERS.join(', ')})`);
     if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) throw new Error(`${tier}: expected an object of caps`);
-    const merged = { ...out[tier as Tier] };
-    for (const [res, v] of Object.entries(caps as Record<string, unknown>)) {
-      if (!(CAP_RESOURCES as readonly string[]).includes(res)) throw new Error(`${tier}: unknown cap "${res}" (one of ${CAP_RESOURCES.join(', ')})`);
-      merged[res as CapResource] = capValue(v, `${tier}.${res}`);
+    const merged = { ...out[tier] };
+    for (const [res, v] of Object.entries(caps)) {
+      if (!isOneOf(CAP_RESOURCES, res)) throw new Error(`${tier}: unknown cap "${res}" (one of ${CAP_RESOURCES.join(', ')})`);
+      merged[res] = capValue(v, `${tier}.${res}`);
     }
-    out[tier as Tier] = Object.freeze(merged);
+    out[tier] = Object.freeze(merged);
   }
   return Object.freeze(out);
 }

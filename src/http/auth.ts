@@ -21,6 +21,7 @@ import { caught } from '../services/refusal.ts';
 import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
 import { routeConfig } from './route-config.ts';
+import { errorMessage, asError } from '../lib/errors.ts';
 
 export type { Principal };
 
@@ -101,6 +102,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /**
+     * The principal, non-null by type, for the handlers of routes whose policy requires a caller (modes key,
+     * session, key_or_session: the onRequest hook refused the request before the handler otherwise). Read where no
+     * principal was resolved (a public route), it throws AUTH_REQUIRED (401), never hands out a null.
+     */
+    readonly caller: Principal;
     /** The session cookie's value when the caller is signed in by session (logout and org switch end it). */
     sessionToken: string | null;
     /**
@@ -250,6 +257,12 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
   });
   app.addHook('onClose', async () => { await meter.close(); });
   app.decorateRequest('principal', null);
+  app.decorateRequest('caller', {
+    getter(this: FastifyRequest): Principal {
+      if (this.principal === null) throw new ApiError('AUTH_REQUIRED');
+      return this.principal;
+    },
+  });
   app.decorateRequest('access', null);
   app.decorateRequest('sessionToken', null);
   app.decorateRequest('csrfPending', false);
@@ -262,7 +275,7 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
       verifyCsrf(req.sessionToken!, typeof token === 'string' ? token : undefined);
       if (body && typeof body === 'object') delete body[CSRF_FIELD];
     } catch (e) {
-      return done(e as Error);
+      return done(asError(e));
     }
     done();
   };
@@ -296,7 +309,7 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
         req.principal = null;
         enforce(req, auth);
       } catch (e) {
-        return done(e as Error);
+        return done(asError(e));
       }
       return done();
     }

@@ -15,6 +15,7 @@ import { prefersHtml } from './status-page.ts';
 import { renderErrorPage } from './web/account.tsx';
 import { PAGE_CSP } from './web/assets.ts';
 import { routeConfig } from './route-config.ts';
+import { errorField } from '../lib/errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -91,7 +92,7 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
     return new ApiError('AUTH_REQUIRED', { message: 'Your membership of this organization was removed while the request ran; nothing was stored', detail: { error: 'member_removed' } });
   }
   if (isConnectionError(err)) return new ApiError('DB_UNAVAILABLE');
-  const status = (err as { statusCode?: number }).statusCode;
+  const status = errorField(err, 'statusCode');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Other client errors raised by the framework or plugins (e.g. multipart limits): plain bad input.
     if (status === 413) return new ApiError('BODY_TOO_LARGE');

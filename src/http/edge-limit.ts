@@ -12,6 +12,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { clientAddressResolver, parseTrustedProxies } from '../domain/client-address.ts';
+import { asError } from '../lib/errors.ts';
 
 export interface EdgeLimitOptions {
   /** Requests per address per minute; 0 = off. */
@@ -77,7 +78,7 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
   app.decorate('edgePenalty', penalty);
 
   app.addHook('onRequest', (req, _reply, done) => {
-    count(req).then((e) => done(e ?? undefined), (e: unknown) => done(e as Error));
+    count(req).then((e) => done(e ?? undefined), (e: unknown) => done(asError(e)));
   });
 
   // A refused key is charged to its address: otherwise any made-up Bearer token would pass the limit unmetered.

@@ -12,6 +12,7 @@ import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
 import { UNDECODABLE, type ParsedQuery } from './querystring.ts';
 import { routeConfig } from './route-config.ts';
+import { asError } from '../lib/errors.ts';
 
 export interface TextProblem { field: string; message: string; type: string }
 
@@ -128,7 +129,7 @@ export function registerTextGuard(app: FastifyInstance): void {
       const body = req.jsonTextClean ? undefined : withoutRecords(req.body, routeConfig(req).recordArrays);
       refuseHostileText({ query: req.query, params: req.params, body }, '');
     } catch (e) {
-      return done(e as Error);
+      return done(asError(e));
     }
     done();
   });

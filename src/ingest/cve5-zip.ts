@@ -15,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import { cve5Items } from './cve5.ts';
 import { FeedFormatError, type IngestItem } from './types.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 const MiB = 1024 * 1024;
 
@@ -51,7 +52,7 @@ async function openZip(file: string, label: string): Promise<yauzl.ZipFile> {
   try {
     return await yauzl.openPromise(file, { lazyEntries: true, autoClose: false });
   } catch (e) {
-    throw new Cve5ZipError(`${label}: not a zip archive (${(e as Error).message})`);
+    throw new Cve5ZipError(`${label}: not a zip archive (${errorMessage(e)})`);
   }
 }
 
@@ -148,13 +149,13 @@ export async function* cve5ZipDocuments(
         data = await readCapped(await zip.openReadStreamPromise(entry), limits.maxRecordBytes, where);
       } catch (e) {
         if (e instanceof FeedFormatError) throw e;
-        throw new Cve5ZipError(`${where}: cannot be read from the archive (${(e as Error).message})`);
+        throw new Cve5ZipError(`${where}: cannot be read from the archive (${errorMessage(e)})`);
       }
       let doc: unknown;
       try {
         doc = parseFeedJson(data.toString('utf8'));
       } catch (e) {
-        throw new Cve5ZipError(`${where}: not valid CVE Record JSON (${(e as Error).message})`);
+        throw new Cve5ZipError(`${where}: not valid CVE Record JSON (${errorMessage(e)})`);
       }
       yield { doc, where };
     }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { detectFile, readFeed, unrecognisedReason } from './detect.ts';
 import { FeedThreadReader, readsOnThread, readsRunOnThread } from './feed-thread.ts';
 import { FeedFormatError, type FeedFormat, type IngestItem } from './types.ts';
+import { errorCode, errorMessage } from '../lib/errors.ts';
 
 export interface PipelineInput {
   /** A file path or a feed URL, for progress and errors. */
@@ -59,7 +60,7 @@ export async function collectInputs(paths: string[]): Promise<CollectedInputs> {
     } catch (e) {
       // A path given on the command line must exist; inside a folder, a dangling or looping link is skipped.
       if (given) throw e;
-      skipped.push({ label: p, reason: `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      skipped.push({ label: p, reason: `cannot be read (${errorCode(e) ?? errorMessage(e)})` });
       return;
     }
     if (st.isDirectory()) {

@@ -3,10 +3,15 @@
 
 import { readLines, readText } from './io.ts';
 import { FeedFormatError } from './types.ts';
+import { errorMessage, errorField } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
-export const obj = (x: unknown): Record<string, any> => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, any>) : {});
+/** A JSON object: not null, not an array. */
+export const isRecord = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+export const obj = (x: unknown): Record<string, any> => (isRecord(x) ? x : {});
+/** obj() with its members typed unknown, for readers that check each value before use. */
+export const record = (x: unknown): Record<string, unknown> => (isRecord(x) ? x : {});
 export const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ? x : null);
 /** A CVSS base score: a number from 0 to 10, else none (1e308 stopped a whole import at the database's real column). */
@@ -37,7 +42,7 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
     try {
       doc = parseFeedJson(await readText(path));
     } catch (err) {
-      throw new FeedFormatError(`${path}: not valid ${what} (${(err as Error).message})`);
+      throw new FeedFormatError(`${path}: not valid ${what} (${errorMessage(err)})`);
     }
     yield { doc, where: path };
     return;
@@ -51,8 +56,8 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
     } catch (err) {
       // A cut or damaged .gz ("unexpected end of file"), named with the line it reached; other errors (a missing
       // file) keep their own code.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${(err as Error).message})`);
+      const code = errorField(err, 'code');
+      if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${errorMessage(err)})`);
       throw err;
     }
     if (next.done) break;

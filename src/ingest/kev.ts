@@ -6,6 +6,7 @@ import { parseFeedJson } from './json.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { isCveId } from '../domain/cve-id.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -69,7 +70,7 @@ export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
     try {
       return kevRecord(v);
     } catch (e) {
-      throw new FeedFormatError(`vulnerabilities[${i}]: ${(e as Error).message}`);
+      throw new FeedFormatError(`vulnerabilities[${i}]: ${errorMessage(e)}`);
     }
   });
   yield {
@@ -89,7 +90,7 @@ export async function* readKev(path: string): AsyncGenerator<IngestItem> {
   try {
     doc = parseFeedJson(await readText(path));
   } catch (err) {
-    throw new FeedFormatError(`${path}: not valid KEV JSON (${(err as Error).message})`);
+    throw new FeedFormatError(`${path}: not valid KEV JSON (${errorMessage(err)})`);
   }
   try {
     yield* kevItemsFromJson(doc);

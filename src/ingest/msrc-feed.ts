@@ -9,6 +9,7 @@ import { prepareMsrcDocument } from './msrc-prepare.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import type { MsrcDocument } from '../domain/windows/msrc-types.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
   const buf = await readFile(file); // a missing file keeps its own error (ENOENT)
@@ -17,7 +18,7 @@ export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
     doc = parseMsrcBuffer(buf);
   } catch (e) {
     // A cut or damaged document (a partial download) is refused whole, named, before any of it is stored.
-    throw new FeedFormatError(`${file}: not a complete MSRC CVRF document (${(e as Error).message})`);
+    throw new FeedFormatError(`${file}: not a complete MSRC CVRF document (${errorMessage(e)})`);
   }
   const [meta, ...records] = msrcCveItems(doc);
   yield meta;

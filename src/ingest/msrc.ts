@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { parseFeedJson, str, strOrNull } from './json.ts';
+import { isRecord, parseFeedJson, record, str, strOrNull } from './json.ts';
 import { scanXml, type XmlHandler } from './xml-scan.ts';
 import type {
   MsrcDocument, MsrcRemediation, MsrcRevision, MsrcScoreSet, MsrcThreat, MsrcUpdateEntry, MsrcVulnerability,
@@ -195,13 +195,11 @@ const REMEDIATION_TYPES = ['Workaround', 'Mitigation', 'Vendor Fix', 'None Avail
 const STATUS_TYPES = ['First Affected', 'First Fixed', 'Fixed', 'Known Affected', 'Known Not Affected', 'Last Affected', 'Recommended'] as const;
 const NOTE_TYPES = ['General', 'Details', 'Description', 'Summary', 'FAQ', 'Legal Disclaimer', 'Other', 'Tag', 'CNA'] as const;
 
-type J = Record<string, unknown>;
-
 function val(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'object' && 'Value' in (v as J)) return val((v as J).Value);
+  if (isRecord(v) && 'Value' in v) return val(v.Value);
   return null;
 }
 
@@ -225,8 +223,8 @@ const BRANCH_PRODUCT_FAMILY = 1;
 
 function collectJsonProducts(node: unknown, into: Map<string, string>, families: Map<string, string>, family: string | null): void {
   for (const item of arr(node)) {
-    if (!item || typeof item !== 'object') continue;
-    const o = item as J;
+    if (!isRecord(item)) continue;
+    const o = item;
     if (typeof o.ProductID === 'string') {
       const name = val(o.Value) ?? '';
       if (!into.has(o.ProductID)) {
@@ -243,9 +241,9 @@ function collectJsonProducts(node: unknown, into: Map<string, string>, families:
 
 export function parseCvrfJson(input: unknown): MsrcDocument {
   if (!input || typeof input !== 'object') throw new Error('not an MSRC CVRF JSON document');
-  const root = input as J;
-  const tracking = (root.DocumentTracking ?? {}) as J;
-  const ident = (tracking.Identification ?? {}) as J;
+  const root = record(input);
+  const tracking = record(root.DocumentTracking);
+  const ident = record(tracking.Identification);
   const id = val(ident.ID)?.trim() ?? '';
   if (!id) throw new Error('not an MSRC CVRF JSON document: no DocumentTracking.Identification.ID');
   const revisions = arr(tracking.RevisionHistory);
@@ -254,51 +252,50 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
     title: val(root.DocumentTitle)?.trim() ?? '',
     initialReleaseDate: msrcDateToIso(val(tracking.InitialReleaseDate)),
     currentReleaseDate: msrcDateToIso(val(tracking.CurrentReleaseDate)),
-    revisionNumber: revisions.length ? val((revisions[0] as J).Number)?.trim() ?? null : null,
+    revisionNumber: revisions.length ? val(record(revisions[0]).Number)?.trim() ?? null : null,
     products: new Map(),
     vulnerabilities: [],
     advisoryUrls: new Map(),
     families: new Map(),
   };
-  const tree = (root.ProductTree ?? {}) as J;
+  const tree = record(root.ProductTree);
   collectJsonProducts(tree.Branch, doc.products, doc.families!, null);
   collectJsonProducts(tree.FullProductName, doc.products, doc.families!, null);
   for (const n of arr(root.DocumentNotes)) collectAdvisoryUrls(val(n) ?? '', doc.advisoryUrls);
 
   for (const raw of arr(root.Vulnerability)) {
-    const v = raw as J;
+    const v = record(raw);
     const vuln = emptyVuln();
     vuln.cve = val(v.CVE)?.trim() ?? '';
     vuln.title = val(v.Title)?.trim() ?? '';
     for (const n of arr(v.Notes)) {
-      const o = n as J;
-      const text = val(o) ?? '';
+      const o = record(n);
+      const text = val(n) ?? '';
       vuln.notes.push({ type: typeName(o.Type, NOTE_TYPES), title: val(o.Title) ?? '', text });
       if (vuln.cve) collectAdvisoryUrls(text, doc.advisoryUrls, vuln.cve);
     }
     for (const c of arr(v.CWE)) {
-      const o = c as J;
-      vuln.cwes.push({ id: (val(o.ID) ?? '').trim(), name: (val(o) ?? '').trim() });
+      vuln.cwes.push({ id: (val(record(c).ID) ?? '').trim(), name: (val(c) ?? '').trim() });
     }
     for (const s of arr(v.ProductStatuses)) {
-      const o = s as J;
+      const o = record(s);
       if (typeName(o.Type, STATUS_TYPES) === 'Known Affected') vuln.knownAffected.push(...strs(o.ProductID));
     }
     for (const t of arr(v.Threats)) {
-      const o = t as J;
+      const o = record(t);
       vuln.threats.push({
         type: typeName(o.Type, THREAT_TYPES), description: (val(o.Description) ?? '').trim(), productIds: strs(o.ProductID),
       });
     }
     for (const s of arr(v.CVSSScoreSets)) {
-      const o = s as J;
+      const o = record(s);
       vuln.scoreSets.push({
         baseScore: num(val(o.BaseScore)), temporalScore: num(val(o.TemporalScore)),
         vector: val(o.Vector)?.trim() || null, productIds: strs(o.ProductID),
       });
     }
     for (const r of arr(v.Remediations)) {
-      const o = r as J;
+      const o = record(r);
       vuln.remediations.push({
         type: typeName(o.Type, REMEDIATION_TYPES),
         description: val(o.Description)?.trim() || null,
@@ -311,7 +308,7 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
       });
     }
     for (const r of arr(v.RevisionHistory)) {
-      const o = r as J;
+      const o = record(r);
       vuln.revisions.push({ number: (val(o.Number) ?? '').trim(), date: (val(o.Date) ?? '').trim(), description: val(o.Description) ?? '' });
     }
     doc.vulnerabilities.push(vuln);
@@ -322,9 +319,9 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
 // ---- /updates index ----------------------------------------------------------------------------------
 
 export function parseUpdatesIndex(input: unknown): MsrcUpdateEntry[] {
-  const root = input as J;
-  if (!root || !Array.isArray(root.value)) throw new Error('not an MSRC /updates index: no value[]');
-  return (root.value as J[]).map((e) => ({
+  const root = record(input);
+  if (!Array.isArray(root.value)) throw new Error('not an MSRC /updates index: no value[]');
+  return root.value.map((x: unknown) => record(x)).map((e) => ({
     id: String(e.ID),
     alias: String(e.Alias ?? e.ID),
     title: str(e.DocumentTitle),

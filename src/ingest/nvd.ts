@@ -7,6 +7,7 @@ import { arr, cvssScore, obj, parseFeedJson, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -184,7 +185,7 @@ export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
   try {
     doc = parseFeedJson(await readText(path));
   } catch (err) {
-    throw new FeedFormatError(`${path}: not valid NVD JSON (${(err as Error).message})`);
+    throw new FeedFormatError(`${path}: not valid NVD JSON (${errorMessage(err)})`);
   }
   yield* nvdItemsFromJson(doc);
 }

@@ -3,6 +3,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { errorField } from './errors.ts';
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -111,7 +112,7 @@ export function loadSecretKey(cfg: { secretKey: string | null; dataDir: string }
   try {
     return parseKeyFile(readFileSync(file, 'utf8'), file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if (errorField(e, 'code') !== 'ENOENT') throw e;
   }
   mkdirSync(cfg.dataDir, { recursive: true });
   // Written whole to a private temporary file, then linked into place: a process racing this one either links
@@ -122,7 +123,7 @@ export function loadSecretKey(cfg: { secretKey: string | null; dataDir: string }
     chmodSync(tmp, 0o600);
     linkSync(tmp, file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if (errorField(e, 'code') !== 'EEXIST') throw e;
   } finally {
     unlinkSync(tmp);
   }
@@ -139,7 +140,7 @@ export function readSecretKey(cfg: { secretKey: string | null; dataDir: string }
   try {
     return { key: parseKeyFile(readFileSync(file, 'utf8'), file), source: file };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if (errorField(e, 'code') !== 'ENOENT') throw e;
     return { key: null, source: `${file} (absent; VULNINTEL_SECRET_KEY not set)` };
   }
 }

@@ -1,5 +1,6 @@
 // What a database error means to a caller, read from its SQLSTATE or the driver's message: pure functions over an
 // error value, used by the store and by the HTTP error handler and health route alike (which import no store/ value).
+import { errorField } from './errors.ts';
 
 /**
  * Errors that mean "the database is not reachable" (mapped to 503, retry 30): connection exceptions (class 08),
@@ -8,17 +9,18 @@
  * socket errors, and pg's client-side failures (connect timeout, query deadline).
  */
 export function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (!e || typeof e !== 'object') return false;
-  if (typeof e.code === 'string') {
-    if (/^(08|57P0[1-3]|53300)/.test(e.code)) return true;
+  if (!err || typeof err !== 'object') return false;
+  const code = errorField(err, 'code');
+  const message = errorField(err, 'message');
+  if (typeof code === 'string') {
+    if (/^(08|57P0[1-3]|53300)/.test(code)) return true;
     // 55000 is a broad class (object not in prerequisite state); only its connection-refusal message counts.
-    if (e.code === '55000' && typeof e.message === 'string' && /not currently accepting connections/.test(e.message)) return true;
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
+    if (code === '55000' && typeof message === 'string' && /not currently accepting connections/.test(message)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   }
   // pg's own client-side failures carry no code.
-  return typeof e.message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(e.message);
+  return typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(message);
 }
 
 /**
@@ -27,11 +29,11 @@ export function isConnectionError(err: unknown): boolean {
  * progress, preferences, a watch entry, a feed token, an invitation). Mapped to 401, never a 500.
  */
 export function isRemovedMember(err: unknown): boolean {
-  const e = err as { code?: string; detail?: unknown };
-  return e?.code === '23503' && typeof e.detail === 'string' && / is not present in table "members"\.$/.test(e.detail);
+  const detail = errorField(err, 'detail');
+  return errorField(err, 'code') === '23503' && typeof detail === 'string' && / is not present in table "members"\.$/.test(detail);
 }
 
 /** SQLSTATE 57014: statement_timeout / query_canceled (mapped to 500 with retry 5). */
 export function isStatementTimeout(err: unknown): boolean {
-  return (err as { code?: string })?.code === '57014';
+  return errorField(err, 'code') === '57014';
 }

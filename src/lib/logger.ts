@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { errorField } from './errors.ts';
 
 // A watchlist feed URL carries its token in the path (feed readers cannot send headers): logged with the token's
 // display start only (the 14 characters the token list shows), never whole: otherwise every feed poll would write a
@@ -52,7 +53,7 @@ export function logSafeError(err: unknown, depth = 0): unknown {
   }
   if (!(err instanceof Error)) return err;
   const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
-  const cause = (err as { cause?: unknown }).cause;
+  const cause = errorField(err, 'cause');
   if (cause !== undefined) {
     // pino appends the causes' messages to the stack; keep the error's own stack and scrub the cause.
     out.stack = err.stack;

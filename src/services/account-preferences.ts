@@ -45,8 +45,8 @@ export function createAccountPreferences(db: Db, clock: Clock, planCaps: Readonl
       const r = await getNotificationPrefs(db, m);
       if (!r) return { ...DEFAULT_NOTIFICATION_PREFS, customized: false, updated_at: null };
       return {
-        email_enabled: r.email_enabled, min_severity: r.min_severity as NotificationPrefs['min_severity'], min_bcs: r.min_bcs,
-        kev_only: r.kev_only, delivery: r.delivery as NotificationPrefs['delivery'], customized: true, updated_at: r.updated_at.toISOString(),
+        email_enabled: r.email_enabled, min_severity: r.min_severity, min_bcs: r.min_bcs,
+        kev_only: r.kev_only, delivery: r.delivery, customized: true, updated_at: r.updated_at.toISOString(),
       };
     },
 

@@ -11,6 +11,7 @@ import {
 } from '../domain/training.ts';
 import { completeModule, getProgress, listProgress, startModule, type Member } from '../store/training.ts';
 import { Refusal } from './refusal.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 /** Reads and validates every `*.md` of the directory. Throws TrainingContentError on the first problem. */
 export function loadTrainingCatalogue(dir: string): TrainingModule[] {
@@ -18,7 +19,7 @@ export function loadTrainingCatalogue(dir: string): TrainingModule[] {
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
   } catch (e) {
-    throw new TrainingContentError(dir, `cannot read the training directory: ${(e as Error).message}`);
+    throw new TrainingContentError(dir, `cannot read the training directory: ${errorMessage(e)}`);
   }
   return buildCatalogue(files.map((f) => {
     const file = path.join(dir, f);
@@ -26,7 +27,7 @@ export function loadTrainingCatalogue(dir: string): TrainingModule[] {
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new TrainingContentError(file, `cannot read: ${(e as Error).message}`);
+      throw new TrainingContentError(file, `cannot read: ${errorMessage(e)}`);
     }
     return { file, module: parseModule(file, text) };
   }));

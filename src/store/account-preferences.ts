@@ -1,56 +1,25 @@
 // Notification preferences, plan-cap overrides and the usage counts of /account/usage (migration 0820). SQL only.
 import { sql } from './kysely.ts';
-import type { ColumnType } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db, Tx } from './db.ts';
+import type { NotificationPreferences } from './db-schema.ts';
 import type { Member } from './training.ts';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-
-export interface NotificationPreferencesTable {
-  org_id: number;
-  member_id: number;
-  email_enabled: boolean;
-  min_severity: string | null;
-  /** numeric(3,1): pg returns it as a string. */
-  min_bcs: ColumnType<string | null, number | null, number | null>;
-  kev_only: boolean;
-  delivery: string;
-  updated_at: Timestamp;
-}
-
-declare module './schema.ts' {
-  interface Database {
-    notification_preferences: NotificationPreferencesTable;
-  }
-}
-
-export interface NotificationPrefsRow {
-  email_enabled: boolean;
-  min_severity: string | null;
-  min_bcs: number | null;
-  kev_only: boolean;
-  delivery: string;
-  updated_at: Date;
-}
 
 const PREF_COLUMNS = ['email_enabled', 'min_severity', 'min_bcs', 'kev_only', 'delivery', 'updated_at'] as const;
 
-function prefsRow(r: { email_enabled: boolean; min_severity: string | null; min_bcs: string | null; kev_only: boolean; delivery: string; updated_at: Date }): NotificationPrefsRow {
-  return { ...r, min_bcs: r.min_bcs === null ? null : Number(r.min_bcs) };
-}
+/** min_bcs is numeric(3,1), read as a number (the numeric type parser in db.ts). */
+export type NotificationPrefsRow = Pick<Selectable<NotificationPreferences>, (typeof PREF_COLUMNS)[number]>;
 
 export async function getNotificationPrefs(db: Db, m: Member): Promise<NotificationPrefsRow | undefined> {
-  const r = await db.selectFrom('notification_preferences').select(PREF_COLUMNS)
+  return db.selectFrom('notification_preferences').select(PREF_COLUMNS)
     .where('org_id', '=', m.orgId).where('member_id', '=', m.memberId).executeTakeFirst();
-  return r && prefsRow(r);
 }
 
 export async function putNotificationPrefs(db: Db, m: Member, p: Omit<NotificationPrefsRow, 'updated_at'>, now: Date): Promise<NotificationPrefsRow> {
   const values = { ...p, updated_at: now };
-  const r = await db.insertInto('notification_preferences').values({ org_id: m.orgId, member_id: m.memberId, ...values })
+  return db.insertInto('notification_preferences').values({ org_id: m.orgId, member_id: m.memberId, ...values })
     .onConflict((oc) => oc.columns(['org_id', 'member_id']).doUpdateSet(values))
     .returning(PREF_COLUMNS).executeTakeFirstOrThrow();
-  return prefsRow(r);
 }
 
 /**

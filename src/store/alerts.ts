@@ -15,21 +15,6 @@ import type { WindowsHost } from '../domain/windows/validate.ts';
 
 type Conn = Db | Tx;
 
-declare module './schema.ts' {
-  interface Database {
-    alert_runs: {
-      id: number; from_seq: number; to_seq: number; status: string; trigger: string; started_at: Date;
-      finished_at: Date | null; changes: number; alerts: number;
-    };
-    alerts: {
-      id: number; org_id: number; run_id: number; cve_id: string; sage_priority: string; reasons: string[] | null;
-      change_kinds: string[] | null; match_type: string; match_name: string; payload: unknown; delivery_status: string; created_at: Date;
-      matches: unknown; assets_affected: number; assets_review: number;
-    };
-    alert_cves: { run_id: number; cve_id: string; reasons: string[]; change_kinds: string[]; stamp: string; data: unknown };
-  }
-}
-
 const ALERT_LOCK = 0x76694152; // 'viAR'
 
 /** Runs fn holding the alert-run lock on one connection; `ran: false` when another run holds it. */

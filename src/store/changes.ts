@@ -6,14 +6,6 @@ import { factsOf, type ChangeFacts, type ChangeKind, type FactSource } from '../
 
 type Conn = Db | Tx;
 
-declare module './schema.ts' {
-  interface Database {
-    cve_changes: {
-      seq: number; cve_id: string; kind: string; before: unknown; after: unknown; changed_at: Date; run_id: number | null;
-    };
-  }
-}
-
 /** Advisory lock key of the feed positions (see migration 0921). */
 const FEED_LOCK = 0x76694348; // 'viCH'
 

@@ -2,7 +2,8 @@
 import pg from 'pg';
 import type { Kysely as KyselyDb, Transaction } from 'kysely';
 import { Kysely, PostgresDialect } from './kysely.ts';
-import type { Database } from './schema.ts';
+import type { DB as Database } from './db-schema.ts';
+import { asError, errorField } from '../lib/errors.ts';
 
 // int8 (counts, ids) as JS numbers: our ids and counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -86,7 +87,7 @@ export function deadlineAware(pool: pg.Pool) {
           if (r instanceof Promise) {
             return r.catch((e: unknown) => {
               if (isQueryDeadline(e)) {
-                broken = e as Error;
+                broken = asError(e);
                 (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
               }
               throw e;
@@ -105,7 +106,7 @@ export function deadlineAware(pool: pg.Pool) {
 
 /** pg's client-side query deadline (query_timeout) fired. */
 export function isQueryDeadline(err: unknown): boolean {
-  return (err as { message?: unknown })?.message === 'Query read timeout';
+  return errorField(err, 'message') === 'Query read timeout';
 }
 
 /** Runs fn in one transaction; commits on success, rolls back on throw. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { blockedAncestor, initCluster, pgBinaries, postgresUser, startPostmaster, type Postmaster } from './pg-process.ts';
+import { errorField } from '../lib/errors.ts';
 
 // The processes are ours (src/store/pg-process.ts), so no library installs signal handlers: main.ts and cli.ts
 // stop the server, then the cluster; an 'exit' handler stops a postmaster the process did not stop.
@@ -27,7 +28,7 @@ export function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return errorField(e, 'code') === 'EPERM';
   }
 }
 
@@ -72,7 +73,7 @@ function takeLock(lockFile: string): LockInfo | null {
       closeSync(fd);
       return null;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (errorField(e, 'code') !== 'EEXIST') throw e;
       const owner = readLock(lockFile);
       if (owner && Number.isInteger(owner.pid) && owner.pid > 0 && owner.pid !== process.pid && alive(owner.pid)) return owner;
       rmSync(lockFile, { force: true });

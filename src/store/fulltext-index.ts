@@ -13,6 +13,7 @@ import { startTsWorker } from '../lib/ts-worker.ts';
 import { FullTextIndexBuilder } from '../domain/fulltext/build.ts';
 import type { FullTextIndex, IndexQuery } from '../domain/fulltext/query.ts';
 import type { FromWorker, ToWorker } from './fulltext-worker.ts';
+import { asError } from '../lib/errors.ts';
 
 const BATCH = 5000;
 
@@ -276,7 +277,7 @@ export class FullTextIndexHolder {
       }
     } catch (e) {
       if (this.closed) return;
-      this.opts.onError?.(e as Error);
+      this.opts.onError?.(asError(e));
       this.failures++;
       this.schedule(Math.min(60_000, 1000 * 2 ** this.failures));
     } finally {

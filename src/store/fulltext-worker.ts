@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import type pg from 'pg';
 import type { FullTextIndex, IndexQuery } from '../domain/fulltext/query.ts';
 import { loadFullTextIndex } from './fulltext-index.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 export type ToWorker =
   | { t: 'build'; seq: number; url: string }
@@ -37,7 +38,7 @@ port.on('message', (m: ToWorker) => {
         send({ t: 'built', seq: m.seq, size: idx.size });
       }, (e: unknown) => {
         if (building === signal) building = null;
-        send(signal.aborted ? { t: 'aborted', seq: m.seq } : { t: 'failed', seq: m.seq, message: (e as Error).message });
+        send(signal.aborted ? { t: 'aborted', seq: m.seq } : { t: 'failed', seq: m.seq, message: errorMessage(e) });
       });
       return;
     }
@@ -54,7 +55,7 @@ port.on('message', (m: ToWorker) => {
       try {
         send({ t: 'result', seq: m.seq, r: index ? index.search(m.q) : null });
       } catch (e) {
-        send({ t: 'result', seq: m.seq, r: null, error: (e as Error).message });
+        send({ t: 'result', seq: m.seq, r: null, error: errorMessage(e) });
       }
       return;
   }

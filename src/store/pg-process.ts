@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { errorMessage } from '../lib/errors.ts';
 
 export interface PgBinaries { initdb: string; postgres: string; nativeDir: string; version: string }
 export interface OsUser { uid: number; gid: number }
@@ -89,7 +90,7 @@ export function postgresUser(): OsUser {
       execFileSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
       execFileSync('useradd', ['-g', 'postgres', 'postgres'], { stdio: 'ignore' });
     } catch (e) {
-      throw new Error(`PostgreSQL cannot run as root and the postgres OS user could not be created: ${(e as Error).message}`, { cause: e });
+      throw new Error(`PostgreSQL cannot run as root and the postgres OS user could not be created: ${errorMessage(e)}`, { cause: e });
     }
     return lookup();
   }

@@ -13,7 +13,8 @@ import pg from 'pg';
 import { deadlineAware, openStore, type Store, type StoreOptions } from './db.ts';
 import { isConnectionError } from '../lib/db-errors.ts';
 import { Kysely, PostgresDialect } from './kysely.ts';
-import type { Database } from './schema.ts';
+import type { DB as Database } from './db-schema.ts';
+import { asError } from '../lib/errors.ts';
 
 export type ReplicaState = 'streaming' | 'behind' | 'down' | 'starting';
 
@@ -161,7 +162,7 @@ export class ReplicaRouter {
       }
     } catch (e) {
       // The primary unreachable: every read fails on it anyway; replicas keep their last state.
-      this.opts.onError?.(e as Error);
+      this.opts.onError?.(asError(e));
     }
     await Promise.all(this.replicas.map((r) => this.checkReplica(r, primaryLsn)));
   }
@@ -183,7 +184,7 @@ export class ReplicaRouter {
       r.lagMs = !row.standby || behind <= 0 ? 0 : row.replay_age_ms === null ? null : Math.max(0, Number(row.replay_age_ms));
       r.state = r.lagMs === null || r.lagMs > this.opts.maxLagMs ? 'behind' : 'streaming';
     } catch (e) {
-      this.markDown(r, e as Error);
+      this.markDown(r, asError(e));
     }
   }
 
@@ -229,7 +230,7 @@ export class ReplicaRouter {
             return c;
           } catch (e) {
             if (!isConnectionError(e)) throw e;
-            router.markDown(r, e as Error);
+            router.markDown(r, asError(e));
           }
         }
         router.count('primary');
@@ -244,7 +245,7 @@ export class ReplicaRouter {
             return res;
           } catch (e) {
             if (!isConnectionError(e)) throw e;
-            router.markDown(r, e as Error);
+            router.markDown(r, asError(e));
           }
         }
         router.count('primary');
@@ -274,7 +275,7 @@ export class ReplicaRouter {
         const began = inTx && !(typeof text === 'string' && /^\s*BEGIN\b/i.test(text));
         return res.catch(async (e: unknown) => {
           if (!isConnectionError(e) || began) throw e;
-          router.markDown(r, e as Error);
+          router.markDown(r, asError(e));
           router.count('primary');
           current.release(e);
           current = await (primaryDriver.connect());

@@ -1,19 +1,6 @@
 // The fingerprint of the sealing key (migration 1600; docs/webhooks.md "Sealing key"). Not tenant data: one row
 // for the whole installation, and counts of sealed secrets across organizations (operator checks at start).
-import type { ColumnType } from 'kysely';
 import type { Db } from './db.ts';
-
-export interface SealingKeyTable {
-  id: ColumnType<boolean, boolean | undefined, never>;
-  fingerprint: string;
-  recorded_at: ColumnType<Date, Date | string | undefined, Date | string>;
-}
-
-declare module './schema.ts' {
-  interface Database {
-    sealing_key: SealingKeyTable;
-  }
-}
 
 export async function storedKeyFingerprint(db: Db): Promise<string | null> {
   const row = await db.selectFrom('sealing_key').select('fingerprint').executeTakeFirst();

@@ -1,30 +1,7 @@
 // Checkpoints and single-flight for `vulnintel sync` (docs/sync.md), and the ingest-run rows it records.
 import { sql } from './kysely.ts';
 import type pg from 'pg';
-import type { ColumnType } from 'kysely';
 import type { Db } from './db.ts';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface SyncStateTable {
-  source: string;
-  cursor: ColumnType<Record<string, unknown>, string, string>;
-  updated_at: Timestamp;
-}
-
-export interface SyncDocumentsTable {
-  source: string;
-  doc_id: string;
-  version: string;
-  fetched_at: Timestamp;
-}
-
-declare module './schema.ts' {
-  interface Database {
-    sync_state: SyncStateTable;
-    sync_documents: SyncDocumentsTable;
-  }
-}
 
 /** Advisory lock key of `vulnintel sync` (migrations use 7_224_001). */
 export const SYNC_LOCK_KEY = 7_224_400;

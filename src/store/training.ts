@@ -1,25 +1,7 @@
 // Training progress (migration 0820): one row per (organization, member, module) once started. SQL only.
 import { sql } from './kysely.ts';
-import type { ColumnType } from 'kysely';
 import type { Db } from './db.ts';
 import type { ProgressRow } from '../domain/training.ts';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-
-export interface TrainingProgressTable {
-  org_id: number;
-  member_id: number;
-  module_id: string;
-  started_at: Timestamp;
-  completed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-  updated_at: Timestamp;
-}
-
-declare module './schema.ts' {
-  interface Database {
-    training_progress: TrainingProgressTable;
-  }
-}
 
 export interface Member { orgId: number; memberId: number }
 

@@ -7,12 +7,6 @@ import type { WatchEntityType } from '../domain/watchlist.ts';
 
 type Conn = Db | Tx;
 
-declare module './schema.ts' {
-  interface Database {
-    products: { vendor_slug: string; product_key: string; name: string; cve_count: number };
-  }
-}
-
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // ---- product catalog ----

@@ -1,50 +1,9 @@
 // Webhooks and their deliveries (migration 0900; docs/webhooks.md). Tenant data: every function takes orgId
 // first, except the delivery bookkeeping, which works on a webhook id the service got from an org-scoped read.
-import type { ColumnType, Generated } from 'kysely';
 import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import { WEBHOOK_FAILURE_LIMIT, type WebhookEvent } from '../domain/webhooks.ts';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-
-export interface WebhooksTable {
-  id: Generated<number>;
-  org_id: number;
-  label: string;
-  url: string;
-  secret_sealed: string;
-  secret_rotated_at: NullableTimestamp;
-  enabled: Generated<boolean>;
-  consecutive_failures: Generated<number>;
-  disabled_reason: string | null;
-  disabled_at: NullableTimestamp;
-  last_delivery_at: NullableTimestamp;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface WebhookDeliveriesTable {
-  id: Generated<number>;
-  org_id: number;
-  webhook_id: number;
-  cve_id: string | null;
-  event: string;
-  status: Generated<string>;
-  claimed_at: Timestamp;
-  sent_at: NullableTimestamp;
-  finished_at: NullableTimestamp;
-  http_status: number | null;
-  duration_ms: number | null;
-  error: string | null;
-}
-
-declare module './schema.ts' {
-  interface Database {
-    webhooks: WebhooksTable;
-    webhook_deliveries: WebhookDeliveriesTable;
-  }
-}
+import type { Tier } from '../domain/tiers.ts';
 
 export interface WebhookRow {
   id: number;
@@ -90,7 +49,7 @@ export async function listWebhooks(db: Db, orgId: number): Promise<WebhookRow[]>
  * The webhooks a cve.alert of the organization goes to: its enabled ones, none when the organization is not active
  * or its plan (`tiers`: the plans with `webhook_delivery`) has no webhooks; each with the organization's plan.
  */
-export async function listEnabledWebhooks(db: Db, orgId: number, tiers: readonly string[]): Promise<(WebhookRow & { tier: string })[]> {
+export async function listEnabledWebhooks(db: Db, orgId: number, tiers: readonly Tier[]): Promise<(WebhookRow & { tier: Tier })[]> {
   return db.selectFrom('webhooks').innerJoin('organizations', 'organizations.id', 'webhooks.org_id')
     .select(COLUMNS.map((c) => `webhooks.${c}` as const)).select('organizations.tier')
     .where('webhooks.org_id', '=', orgId).where('webhooks.enabled', '=', true)

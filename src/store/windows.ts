@@ -1,80 +1,10 @@
 // Windows patch level storage (migration 0300): MSRC documents and fix rows (global data), environments,
 // stored host results and installed software (tenant data: every function takes orgId first).
-import type { ColumnType, Generated } from 'kysely';
+import type { Selectable } from 'kysely';
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { textArray } from './pg-arrays.ts';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface MsrcDocumentsTable {
-  id: string;
-  title: string;
-  initial_release_date: ColumnType<Date | null, Date | string | null, Date | string | null>;
-  revision_date: ColumnType<Date | null, Date | string | null, Date | string | null>;
-  revision_number: string | null;
-  cvrf_url: string | null;
-  sha256: string;
-  vulnerabilities: number;
-  payload: Buffer;
-  imported_at: Timestamp;
-}
-
-export interface MsrcFixesTable {
-  doc_id: string;
-  cve_id: string;
-  product_id: string;
-  kb: string | null;
-  fixed_build: string | null;
-  subtype: string | null;
-  supercedence: string | null;
-  severity: string | null;
-  exploited: boolean;
-  release_month: string | null;
-}
-
-export interface EnvironmentsTable {
-  /** Random 15-digit id (vi_tenant_id(), migration 0600); older rows keep their sequential ids. */
-  id: Generated<number>;
-  org_id: number;
-  name: string;
-  description: string | null;
-  created_at: Timestamp;
-}
-
-export interface WindowsHostResultsTable {
-  id: Generated<number>;
-  org_id: number;
-  environment_id: number | null;
-  asset_id: string;
-  host: unknown;
-  warnings: string[];
-  result: unknown;
-  evaluated_on: ColumnType<string, string, string>;
-  data_as_of: ColumnType<Date | null, Date | string | null, Date | string | null>;
-  request_id: string | null;
-  stored_at: Timestamp;
-}
-
-export interface WindowsInstalledSoftwareTable {
-  org_id: number;
-  environment_id: number | null;
-  asset_id: string;
-  name: string;
-  publisher: string | null;
-  version: string | null;
-  stored_at: Timestamp;
-}
-
-declare module './schema.ts' {
-  interface Database {
-    msrc_documents: MsrcDocumentsTable;
-    msrc_fixes: MsrcFixesTable;
-    environments: EnvironmentsTable;
-    windows_host_results: WindowsHostResultsTable;
-    windows_installed_software: WindowsInstalledSoftwareTable;
-  }
-}
+import type { MsrcFixes } from './db-schema.ts';
 
 // ---- MSRC documents (global) --------------------------------------------------------------------------
 
@@ -88,7 +18,7 @@ export interface StoredMsrcDocument {
   sha256: string;
   vulnerabilities: number;
   payload: Buffer;
-  fixes: Omit<MsrcFixesTable, 'doc_id'>[];
+  fixes: Omit<Selectable<MsrcFixes>, 'doc_id'>[];
 }
 
 /** Replace one document and its fix rows in one transaction. */
@@ -101,7 +31,7 @@ export async function replaceMsrcDocument(db: Db, d: StoredMsrcDocument): Promis
     }).execute();
     // One statement of binary column arrays (store/pg-arrays.ts): a month holds thousands of rows, which as
     // VALUES lists cost more to build, send and plan than to store.
-    const col = <K extends keyof Omit<MsrcFixesTable, 'doc_id'>>(k: K) => textArray(d.fixes.map((f) => (f[k] === null ? null : String(f[k]))));
+    const col = <K extends keyof Omit<Selectable<MsrcFixes>, 'doc_id'>>(k: K) => textArray(d.fixes.map((f) => (f[k] === null ? null : String(f[k]))));
     if (d.fixes.length) {
       await sql`
         INSERT INTO msrc_fixes (doc_id, cve_id, product_id, kb, fixed_build, subtype, supercedence, severity, exploited, release_month)

@@ -61,4 +61,7 @@ export function guardRoutes(app: FastifyInstance) {
       handler: async (req) => ok(req, { org_id: req.principal?.orgId ?? null, via: req.principal?.via ?? null, kind: req.principal?.kind ?? null }),
     });
   }
+  // req.caller read where the policy lets anonymous callers through: the caller when one signed in, else a 401.
+  app.get('/api/v1/__test/caller', { schema: { hide: true, querystring: Type.Object({}) }, config: { auth: { mode: 'public', tenant: false } } },
+    async (req) => ok(req, { org_id: req.caller.orgId, member_id: req.caller.memberId }));
 }

@@ -17,7 +17,7 @@ function limitedRoute(app: FastifyInstance) {
     schema: { hide: true, querystring: Type.Object({}), body: Type.Object({ units: Type.Integer({ minimum: 0 }) }) },
     config: { auth: { mode: 'key' } },
   }, async (req) => {
-    await app.limits.correlation.check(req.principal!, (req.body as { units: number }).units);
+    await app.limits.correlation.check(req.caller, (req.body as { units: number }).units);
     return ok(req, { processed: (req.body as { units: number }).units });
   });
 }

@@ -12,7 +12,7 @@ import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 import { V2CorrelateResponse, V2ResultsResponse } from '../../src/http/routes/v2/schemas.ts';
 import { Kysely, PostgresDialect } from '../../src/store/kysely.ts';
 import { SIGNAL_TTL_MS, WindowsData } from '../../src/windows-data.ts';
-import type { Database } from '../../src/store/schema.ts';
+import type { DB as Database } from '../../src/store/db-schema.ts';
 
 let t: TestApp;
 

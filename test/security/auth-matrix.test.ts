@@ -479,3 +479,12 @@ describe('v1 asset correlation routes (spec §5.8, §7): who may call correlate-
     expectError({ status: r.statusCode, body: r.json(), headers: r.headers }, 403, 'FORBIDDEN', 'insufficient_scope', /write scope/);
   });
 });
+
+describe('req.caller: the principal, non-null by type', () => {
+  test('is the signed-in caller, and a 401 (never a null) where no principal was resolved', async () => {
+    const mine = await call('GET', '/api/v1/__test/caller', org.auth);
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.deepEqual(mine.body.data, { org_id: org.orgId, member_id: org.memberId });
+    expectError(await call('GET', '/api/v1/__test/caller'), 401, 'AUTH_REQUIRED', 'auth_required', 'Valid session or API key required');
+  });
+});

@@ -11,9 +11,9 @@ import { AccountError, iso } from '../account-errors.ts';
 import type { Principal } from '../identity.ts';
 
 export function createAccountKeys({ db, clock }: { db: Db; clock: Clock }) {
-  function keyView(k: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; member_id: number; email: string }) {
+  function keyView(k: { id: number; key_start: string; kind: KeyKind; scopes: Scope[]; label: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; member_id: number; email: string }) {
     return {
-      id: k.id, key_start: k.key_start, kind: k.kind as KeyKind, scopes: k.scopes as Scope[], label: k.label,
+      id: k.id, key_start: k.key_start, kind: k.kind, scopes: k.scopes, label: k.label,
       created_at: iso(k.created_at)!, expires_at: iso(k.expires_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
       member: { id: k.member_id, email: k.email },
     };
@@ -49,7 +49,7 @@ export function createAccountKeys({ db, clock }: { db: Db; clock: Clock }) {
     const g = generateApiKey();
     const row = await insertApiKey(trx, p.orgId, { member_id: p.memberId, key_hash: g.hash, key_start: g.start, kind, scopes, label, expires_at: expiresAt });
     return {
-      key: g.key, id: row.id, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[], label,
+      key: g.key, id: row.id, key_start: row.key_start, kind: row.kind, scopes: row.scopes, label,
       created_at: iso(row.created_at)!, expires_at: iso(row.expires_at),
     };
   }
@@ -88,7 +88,7 @@ export function createAccountKeys({ db, clock }: { db: Db; clock: Clock }) {
         // The new key is shown to whoever rotates, so only its holder may rotate it: an admin rotating the owner's
         // key would get a key acting as the owner (spec §5.1, §5.6). Others revoke it instead.
         if (old.member_id !== p.memberId) throw new AccountError('not_key_holder', 'Only the member a key belongs to can rotate it (the new key is shown to whoever rotates); revoke it instead');
-        const fresh = await issueKey(trx, p, { kind: old.kind as 'standard' | 'partner', scopes: old.scopes as Scope[], label: old.label });
+        const fresh = await issueKey(trx, p, { kind: old.kind, scopes: old.scopes, label: old.label });
         const r = await revokeKey(trx, p.orgId, keyId, clock.now());
         return { key: fresh, revoked: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at)! } };
       });

@@ -9,6 +9,7 @@ import { DELETE_CONFIRMATION, PURGE_AFTER_MS } from '../../domain/accounts.ts';
 import type { Principal } from '../identity.ts';
 import { AccountError } from '../account-errors.ts';
 import type { AccountsContext } from './context.ts';
+import { errorField } from '../../lib/errors.ts';
 
 export function lifecyclePart(ctx: AccountsContext) {
   const { db, clock, sendLater } = ctx;
@@ -67,7 +68,7 @@ export function lifecyclePart(ctx: AccountsContext) {
                 await deleteOrgRows(trx, table, orgId);
                 await savepoint(trx, 'purge_table', 'release');
               } catch (e) {
-                if ((e as { code?: string }).code !== '23503') throw e;
+                if (errorField(e, 'code') !== '23503') throw e;
                 await savepoint(trx, 'purge_table', 'rollback');
                 retry.push(table);
               }

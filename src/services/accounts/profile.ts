@@ -11,6 +11,7 @@ import { invalidInput } from '../refusal.ts';
 import type { Principal } from '../identity.ts';
 import { AccountError, iso } from '../account-errors.ts';
 import type { AccountsContext } from './context.ts';
+import { errorField } from '../../lib/errors.ts';
 
 /** Keys a person's stored preferences may hold (docs/accounts.md). */
 export const MAX_PREFERENCE_KEYS = 32;
@@ -101,7 +102,7 @@ export function profilePart(ctx: AccountsContext) {
         } catch (e) {
           // Taken by a confirmation (or an invitation's new person) that committed after the check above: the same
           // answer as when it came first; the transaction rolls back, so this link stays unused.
-          if ((e as { code?: string }).code === '23505') throw new AccountError('email_taken', 'Another account already uses this email address');
+          if (errorField(e, 'code') === '23505') throw new AccountError('email_taken', 'Another account already uses this email address');
           throw e;
         }
         await revokeEmailChanges(trx, t.person_id, now);

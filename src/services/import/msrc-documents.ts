@@ -9,6 +9,7 @@ import { countMsrcDocuments, msrcDocumentStates, replaceMsrcDocument } from '../
 import type { MsrcDocument } from '../../domain/windows/msrc-types.ts';
 import { looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex } from '../../ingest/msrc.ts';
 import { prepareMsrcDocument, type PreparedMsrcDocument } from '../../ingest/msrc-prepare.ts';
+import { errorMessage } from '../../lib/errors.ts';
 
 export interface MsrcImportSummary {
   documents: number;
@@ -64,7 +65,7 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
       try {
         for (const e of parseUpdatesIndex(JSON.parse(buf.toString('utf8')))) urls.set(e.id, e.cvrfUrl);
       } catch (e) {
-        summary.skipped.push({ label: f, reason: (e as Error).message });
+        summary.skipped.push({ label: f, reason: errorMessage(e) });
       }
     }
   }
@@ -74,7 +75,7 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
     try {
       doc = parseMsrcBuffer(await readFile(f));
     } catch (e) {
-      summary.skipped.push({ label: f, reason: (e as Error).message });
+      summary.skipped.push({ label: f, reason: errorMessage(e) });
       continue;
     }
     await storeAndCount(db, prepareMsrcDocument(doc), urls.get(doc.id) ?? null, states, summary);

@@ -10,6 +10,7 @@ import type { SourceText } from '../../ingest/record-json.ts';
 import type { EpssRecord } from '../../ingest/types.ts';
 import type { Enricher } from './enricher.ts';
 import type { PipelineOptions, PipelineSummary } from './types.ts';
+import { errorField } from '../../lib/errors.ts';
 
 /** A transaction of the import's own work, with its settings (store/ingest.ts batchSettings). */
 export function inImportTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -41,7 +42,7 @@ async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Promise<T
     try {
       return await fn();
     } catch (err) {
-      const code = (err as { code?: string }).code;
+      const code = errorField(err, 'code');
       if (i >= attempts || (code !== '40P01' && code !== '40001')) throw err;
       await new Promise((r) => setTimeout(r, 20 * i));
     }

@@ -19,6 +19,7 @@ import { extractInnerZip, inspectCve5Zip } from '../../ingest/cve5-zip.ts';
 import { readHead } from '../../ingest/io.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { displayUrl, expectOk, fetchAndRead, SyncHttpError } from './sync-http.ts';
+import { errorMessage } from '../../lib/errors.ts';
 
 const MiB = 1024 * 1024;
 /** Releases asked for per run: 24 hourly releases a day, so the previous day's last delta is still listed. */
@@ -185,7 +186,7 @@ export const cve5Source: SyncSource = {
     try {
       assets = releaseAssets(JSON.parse(list.body.toString('utf8')));
     } catch (e) {
-      throw new SyncHttpError(`CVE5: ${displayUrl(listUrl.toString())}: ${(e as Error).message}`, 200);
+      throw new SyncHttpError(`CVE5: ${displayUrl(listUrl.toString())}: ${errorMessage(e)}`, 200);
     }
     const plan = planCve5(assets, previous);
     let cursor: Cve5Cursor | null = previous;
@@ -217,7 +218,7 @@ export const cve5Source: SyncSource = {
           throw new Error(`${asset.name}: no CVE record files (deltaCves/CVE-….json)`);
         }
       } catch (e) {
-        throw new SyncHttpError(`CVE5: ${(e as Error).message}`, 200);
+        throw new SyncHttpError(`CVE5: ${errorMessage(e)}`, 200);
       }
       const imported = await ctx.sink.importFiles([{ file: toImport, format: 'cve5-zip' }], { source: 'cve5' });
       await rm(toImport, { force: true });

@@ -13,6 +13,7 @@ import type { FeedFormat } from '../../ingest/types.ts';
 import { getDocumentVersions, setDocumentVersion } from '../../store/sync-state.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
 import { displayUrl, expectOk, fetchAndRead, fetchFileIfChanged, SyncHttpError, type FileValidators } from './sync-http.ts';
+import { errorMessage } from '../../lib/errors.ts';
 
 const MiB = 1024 * 1024;
 /** CSAF documents per pipeline run (the first sync lists ~2,400). */
@@ -61,7 +62,7 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
       try {
         meta = spec.describe(await readHead(file));
       } catch (e) {
-        throw new SyncHttpError(`${spec.name.toUpperCase()}: ${(e as Error).message}`, 200);
+        throw new SyncHttpError(`${spec.name.toUpperCase()}: ${errorMessage(e)}`, 200);
       }
       const newDate = spec.dated?.(meta) ?? null;
       const oldDate = previous?.meta ? (spec.dated?.(previous.meta) ?? null) : null;
@@ -124,7 +125,7 @@ export async function checkGzip(file: string, what: string): Promise<void> {
   try {
     await pipeline(createReadStream(file), createGunzip(), count);
   } catch (e) {
-    throw new SyncHttpError(`${what}: the download is not a complete gzip file (${(e as Error).message} after ${out} bytes of content); nothing was imported, the next sync downloads it again`, 200);
+    throw new SyncHttpError(`${what}: the download is not a complete gzip file (${errorMessage(e)} after ${out} bytes of content); nothing was imported, the next sync downloads it again`, 200);
   }
 }
 
@@ -157,7 +158,7 @@ export async function extractCweXml(zipPath: string, destDir: string): Promise<s
   try {
     zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
   } catch (e) {
-    throw new SyncHttpError(`CWE: the download is not a zip file (${(e as Error).message})`, 200);
+    throw new SyncHttpError(`CWE: the download is not a zip file (${errorMessage(e)})`, 200);
   }
   try {
     for await (const entry of zip.eachEntry()) {
@@ -262,7 +263,7 @@ export const csafSource: SyncSource = {
       entries = rolieEntries(doc);
       feedUpdated = typeof doc?.feed?.updated === 'string' ? doc.feed.updated : null;
     } catch (e) {
-      throw new SyncHttpError(`CSAF: ${(e as Error).message}`, 200);
+      throw new SyncHttpError(`CSAF: ${errorMessage(e)}`, 200);
     }
     await rm(got.file, { force: true });
     const known = await getDocumentVersions(ctx.store.db, 'csaf');
@@ -271,8 +272,8 @@ export const csafSource: SyncSource = {
     let files = 0;
     const failures: string[] = [];
     const fail = (entry: RolieEntry, e: unknown) => {
-      failures.push(`${entry.id}: ${(e as Error).message}`);
-      ctx.log.warn({ source: 'csaf', advisory: entry.id, error: (e as Error).message }, 'CSAF document not imported');
+      failures.push(`${entry.id}: ${errorMessage(e)}`);
+      ctx.log.warn({ source: 'csaf', advisory: entry.id, error: errorMessage(e) }, 'CSAF document not imported');
     };
     const imported = async (batch: { entry: RolieEntry; file: string }[], n: number) => {
       records += n;

@@ -12,6 +12,7 @@ import { msrcCveItems } from '../../ingest/msrc-feed.ts';
 import { prepareMsrcDocument } from '../../ingest/msrc-prepare.ts';
 import { msrcDocumentStates } from '../../store/windows.ts';
 import type { MsrcUpdateEntry } from '../../domain/windows/msrc-types.ts';
+import { errorMessage } from '../../lib/errors.ts';
 
 const MiB = 1024 * 1024;
 
@@ -36,7 +37,7 @@ export const msrcSource: SyncSource = {
     try {
       index = parseUpdatesIndex(JSON.parse(body.toString('utf8')));
     } catch (e) {
-      throw new SyncHttpError(`MSRC: ${(e as Error).message}`, 200);
+      throw new SyncHttpError(`MSRC: ${errorMessage(e)}`, 200);
     }
     const todo = msrcToFetch(index, await msrcDocumentStates(ctx.store.db));
     let records = 0;
@@ -63,8 +64,8 @@ export const msrcSource: SyncSource = {
         ctx.addRecords(imported.records);
         files++;
       } catch (e) {
-        failures.push(`${entry.id}: ${(e as Error).message}`);
-        ctx.log.warn({ source: 'msrc', document: entry.id, error: (e as Error).message }, 'MSRC document not imported');
+        failures.push(`${entry.id}: ${errorMessage(e)}`);
+        ctx.log.warn({ source: 'msrc', document: entry.id, error: errorMessage(e) }, 'MSRC document not imported');
       }
     }
     if (failures.length) {

@@ -34,7 +34,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       errors: ACCOUNT_ERRORS.updateMe,
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'members', ids: [] } } },
-  }, async (req) => ok(req, await svc.updateMe(req.principal!, req.body), {}));
+  }, async (req) => ok(req, await svc.updateMe(req.caller, req.body), {}));
 
   app.get('/api/v1/account/org', {
     schema: {
@@ -42,7 +42,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, response: { 200: Envelope(Organization, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'organizations', ids: [] } } },
-  }, async (req) => ok(req, await svc.organization(req.principal!), {}));
+  }, async (req) => ok(req, await svc.organization(req.caller), {}));
 
   app.put('/api/v1/account/org', {
     schema: {
@@ -50,7 +50,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, body: UpdateOrganization, response: { 200: Envelope(Organization, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
-  }, async (req) => ok(req, await svc.updateOrganization(req.principal!, req.body), {}));
+  }, async (req) => ok(req, await svc.updateOrganization(req.caller, req.body), {}));
 
   app.get('/api/v1/account/team', {
     schema: {
@@ -58,7 +58,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, response: { 200: Envelope(Team, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
-  }, async (req) => ok(req, await svc.team(req.principal!), {}));
+  }, async (req) => ok(req, await svc.team(req.caller), {}));
 
   app.post('/api/v1/account/team/invite', {
     schema: {
@@ -69,7 +69,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [] } } },
   }, async (req, reply) => {
-    const inv = await svc.invite(req.principal!, req.body);
+    const inv = await svc.invite(req.caller, req.body);
     reply.code(201);
     return ok(req, inv, {});
   });
@@ -81,7 +81,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       errors: ACCOUNT_ERRORS.withdrawInvitation,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'invitations', ids: [{ in: 'params', name: 'invitation_id', foreign: 'not_found' }] } } },
-  }, async (req) => ok(req, { withdrawn: await svc.withdrawInvitation(req.principal!, req.params.invitation_id) }, {}));
+  }, async (req) => ok(req, { withdrawn: await svc.withdrawInvitation(req.caller, req.params.invitation_id) }, {}));
 
   app.delete('/api/v1/account/team/:member_id', {
     schema: {
@@ -91,7 +91,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [{ in: 'params', name: 'member_id', foreign: 'not_found' }] } } },
   }, async (req) => {
-    await svc.removeMember(req.principal!, req.params.member_id);
+    await svc.removeMember(req.caller, req.params.member_id);
     return ok(req, { removed: req.params.member_id }, {});
   });
 
@@ -101,7 +101,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery, response: { 200: CollectionEnvelope(ApiKey, Empty) }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'api_keys', ids: [] } } },
-  }, async (req) => listCollection(req, await svc.listKeys(req.principal!)));
+  }, async (req) => listCollection(req, await svc.listKeys(req.caller)));
 
   app.post('/api/v1/account/keys', {
     schema: {
@@ -110,7 +110,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req, reply) => {
-    const k = await svc.createKey(req.principal!, { kind: req.body.kind ?? 'standard', scopes: req.body.scopes, label: req.body.label });
+    const k = await svc.createKey(req.caller, { kind: req.body.kind ?? 'standard', scopes: req.body.scopes, label: req.body.label });
     reply.code(201).header('cache-control', 'no-store');
     return ok(req, k, {});
   });
@@ -121,7 +121,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, params: IdParam('key_id'), body: NoBody, response: { 200: Envelope(RevokedKey, Empty) }, errors: ACCOUNT_ERRORS.keys,
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
-  }, async (req) => ok(req, await svc.revokeKey(req.principal!, req.params.key_id), {}));
+  }, async (req) => ok(req, await svc.revokeKey(req.caller, req.params.key_id), {}));
 
   app.post('/api/v1/account/keys/:key_id/rotate', {
     schema: {
@@ -132,7 +132,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
-    const r = await svc.rotateKey(req.principal!, req.params.key_id);
+    const r = await svc.rotateKey(req.caller, req.params.key_id);
     reply.code(201).header('cache-control', 'no-store');
     return ok(req, r, {});
   });
@@ -145,7 +145,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Envelope(TrialStatusView, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'organizations', ids: [] } } },
-  }, async (req) => ok(req, await svc.trial(req.principal!), {}));
+  }, async (req) => ok(req, await svc.trial(req.caller), {}));
 
   app.post('/api/v1/account/trial', {
     schema: {
@@ -160,7 +160,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.startTrial(req.principal!);
+    const r = await svc.startTrial(req.caller);
     reply.code(201).header('cache-control', 'no-store');
     return ok(req, r, {});
   });
@@ -178,7 +178,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.deleteAccount(req.principal!, req.body.confirmation);
+    const r = await svc.deleteAccount(req.caller, req.body.confirmation);
     clearSessionCookies(reply, secure);
     return ok(req, r, {});
   });
@@ -189,7 +189,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery, response: { 200: CollectionEnvelope(Client, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'clients', ids: [] } } },
-  }, async (req) => listCollection(req, await svc.clients(req.principal!)));
+  }, async (req) => listCollection(req, await svc.clients(req.caller)));
 
   app.post('/api/v1/account/clients/:client_id/deactivate', {
     schema: {
@@ -197,7 +197,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, params: IdParam('client_id'), body: NoBody, response: { 200: Envelope(Client, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'clients', ids: [{ in: 'params', name: 'client_id', foreign: 'not_found' }] } } },
-  }, async (req) => ok(req, await svc.deactivateClient(req.principal!, req.params.client_id), {}));
+  }, async (req) => ok(req, await svc.deactivateClient(req.caller, req.params.client_id), {}));
 
   app.post('/api/v1/account/clients/:client_id/restore', {
     schema: {
@@ -205,6 +205,6 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, params: IdParam('client_id'), body: NoBody, response: { 200: Envelope(Client, Empty) },
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'clients', ids: [{ in: 'params', name: 'client_id', foreign: 'not_found' }] } } },
-  }, async (req) => ok(req, await svc.restoreClient(req.principal!, req.params.client_id), {}));
+  }, async (req) => ok(req, await svc.restoreClient(req.caller, req.params.client_id), {}));
 };
 export default account;

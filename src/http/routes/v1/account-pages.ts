@@ -53,7 +53,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   async function accountPage(req: FastifyRequest, newKey?: string, notice?: string, trialKey?: { key: string; ends_at: string }) {
-    const p = req.principal!;
+    const p = req.caller;
     const admin = p.role !== 'viewer';
     const [me, org, team, keys, trial] = await Promise.all([
       svc.me(p), svc.organization(p), svc.team(p),
@@ -81,7 +81,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'Sign-out-everywhere form: ends every session of the signed-in person, in every organization', security: session, querystring: NoQuery, body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
   }, async (req, reply) => {
-    await svc.logoutEverywhere(req.principal!);
+    await svc.logoutEverywhere(req.caller);
     clearSessionCookies(reply, secure);
     return reply.redirect('/login', 303);
   });
@@ -99,7 +99,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'members', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.updateMe(req.principal!, req.body);
+    const r = await svc.updateMe(req.caller, req.body);
     if (req.body.email === undefined) return reply.redirect('/account', 303);
     const notice = r.pending_email
       ? `A confirmation link went to ${r.pending_email} (valid for 60 minutes, once). Your sign-in address changes when it is followed; until then it stays ${r.email}.`
@@ -115,7 +115,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [] } } },
   }, async (req, reply) => {
-    await svc.invite(req.principal!, req.body);
+    await svc.invite(req.caller, req.body);
     return reply.redirect('/account', 303);
   });
 
@@ -123,7 +123,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'Remove-member form', security: session, querystring: NoQuery, params: IdParam('member_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See, errors: ACCOUNT_ERRORS.removeMember },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'members', ids: [{ in: 'params', name: 'member_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
-    await svc.removeMember(req.principal!, req.params.member_id);
+    await svc.removeMember(req.caller, req.params.member_id);
     return reply.redirect('/account', 303);
   });
 
@@ -131,7 +131,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'Withdraw-invitation form', security: session, querystring: NoQuery, params: IdParam('invitation_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See, errors: ACCOUNT_ERRORS.withdrawInvitation },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'invitations', ids: [{ in: 'params', name: 'invitation_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
-    await svc.withdrawInvitation(req.principal!, req.params.invitation_id);
+    await svc.withdrawInvitation(req.caller, req.params.invitation_id);
     return reply.redirect('/account', 303);
   });
 
@@ -143,7 +143,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } } },
   }, async (req, reply) => {
-    const k = await svc.createKey(req.principal!, { kind: 'standard', scopes: req.body.scope === 'write' ? ['read', 'write'] : ['read'], label: req.body.label });
+    const k = await svc.createKey(req.caller, { kind: 'standard', scopes: req.body.scope === 'write' ? ['read', 'write'] : ['read'], label: req.body.label });
     return reply.code(201).type('text/html; charset=utf-8').send(await accountPage(req, k.key));
   });
 
@@ -155,7 +155,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.startTrial(req.principal!);
+    const r = await svc.startTrial(req.caller);
     return reply.code(201).type('text/html; charset=utf-8').send(await accountPage(req, undefined, undefined, { key: r.key, ends_at: r.trial.ends_at }));
   });
 
@@ -163,15 +163,15 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'Revoke-key form', security: session, querystring: NoQuery, params: IdParam('key_id'), body: Type.Object({}, { additionalProperties: false, examples: [{}] }), response: See, errors: ACCOUNT_ERRORS.keys },
     config: { auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] } } },
   }, async (req, reply) => {
-    await svc.revokeKey(req.principal!, req.params.key_id);
+    await svc.revokeKey(req.caller, req.params.key_id);
     return reply.redirect('/account', 303);
   });
 
   const prefs = app.services.accountPreferences;
-  const member = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, memberId: req.principal!.memberId });
+  const member = (req: FastifyRequest) => ({ orgId: req.caller.orgId, memberId: req.caller.memberId });
   async function notificationsPage(req: FastifyRequest, o: { error?: string; saved?: boolean } = {}) {
-    const [me, p] = await Promise.all([svc.me(req.principal!), prefs.notificationPrefs(member(req))]);
-    return renderNotificationsPage({ email: me.email, role: req.principal!.role, prefs: p, severities: SEVERITIES, csrf: csrfTokenFor(req.sessionToken!), ...o });
+    const [me, p] = await Promise.all([svc.me(req.caller), prefs.notificationPrefs(member(req))]);
+    return renderNotificationsPage({ email: me.email, role: req.caller.role, prefs: p, severities: SEVERITIES, csrf: csrfTokenFor(req.sessionToken!), ...o });
   }
 
   app.get('/account/notifications', {
@@ -221,7 +221,7 @@ const pages: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.deleteAccount(req.principal!, req.body.confirmation);
+    const r = await svc.deleteAccount(req.caller, req.body.confirmation);
     clearSessionCookies(reply, secure);
     return reply.type('text/html; charset=utf-8').send(renderMessagePage('Organization deleted', `It no longer works, and all its data will be purged by ${r.purge_by}.`, '/login'));
   });

@@ -54,7 +54,7 @@ const accountPreferences: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, response: { 200: Envelope(PrefsView, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'notification_preferences', ids: [] } } },
-  }, async (req) => ok(req, await svc.notificationPrefs({ orgId: req.principal!.orgId, memberId: req.principal!.memberId }), {}));
+  }, async (req) => ok(req, await svc.notificationPrefs({ orgId: req.caller.orgId, memberId: req.caller.memberId }), {}));
 
   app.put('/api/v1/account/notifications', {
     schema: {
@@ -62,7 +62,7 @@ const accountPreferences: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, body: PutPrefs, response: { 200: Envelope(PrefsView, Type.Object({})) },
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'notification_preferences', ids: [] } } },
-  }, async (req) => ok(req, await svc.putNotificationPrefs({ orgId: req.principal!.orgId, memberId: req.principal!.memberId }, req.body), {}));
+  }, async (req) => ok(req, await svc.putNotificationPrefs({ orgId: req.caller.orgId, memberId: req.caller.memberId }, req.body), {}));
 
   app.get('/api/v1/account/usage', {
     schema: {
@@ -71,7 +71,7 @@ const accountPreferences: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'environments', ids: [] } } },
   }, async (req) => {
-    const u = await svc.usage(req.principal!.orgId);
+    const u = await svc.usage(req.caller.orgId);
     if (!u) throw new ApiError('AUTH_REQUIRED', { message: 'The organization of this credential no longer exists', detail: { error: 'org_removed' } });
     return ok(req, u, {});
   });

@@ -34,7 +34,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
   }, async (req) => {
-    return ok(req, app.services.identity.profile(req.principal!), {});
+    return ok(req, app.services.identity.profile(req.caller), {});
   });
 };
 export default account;

@@ -42,7 +42,7 @@ const alerts: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'alerts', ids: [] } } },
   }, async (req) => {
-    const r = await app.services.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, req.query);
+    const r = await app.services.alerts.list({ tier: req.caller.tier, orgId: req.caller.orgId }, req.query);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 };

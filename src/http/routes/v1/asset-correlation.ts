@@ -127,7 +127,7 @@ const assets: FastifyPluginAsync = async (app) => {
 
   /** Size, rate and trial limits, in the documented order. */
   async function limits(req: FastifyRequest, n: number, trialAllowed: boolean, noun: 'assets' | 'hosts' = 'assets') {
-    const p = req.principal!;
+    const p = req.caller;
     if (trialAllowed) svc.assertAllowed(p);
     await app.limits.correlation.check(p, n > MAX_ASSETS ? 0 : n);
     if (n > MAX_ASSETS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_ASSETS} ${noun} per call`, max: MAX_ASSETS, detail: { received: n } });
@@ -148,7 +148,7 @@ const assets: FastifyPluginAsync = async (app) => {
     const id = environmentIdOf(raw);
     if (id === null) return null;
     // Storing results is a write: the key needs the write scope (a read-only partner key may correlate without it).
-    if (!req.principal!.scopes.includes('write')) {
+    if (!req.caller.scopes.includes('write')) {
       throw new ApiError('INSUFFICIENT_SCOPE', { message: 'Storing results in an environment needs the write scope; omit environment_id to correlate only', detail: { required_scope: 'write' } });
     }
     return id;
@@ -176,7 +176,7 @@ const assets: FastifyPluginAsync = async (app) => {
     await limits(req, items.length, true);
     const environmentId = environmentOf(req, rest.environment_id);
     const options = parseOptions(rest.options);
-    const r = await svc.correlate({ principal: req.principal!, requestId: req.id, assets: items, environmentId, options });
+    const r = await svc.correlate({ principal: req.caller, requestId: req.id, assets: items, environmentId, options });
     return sendAnswers(req, reply, r, options, { environment_id: environmentId, stored: r.stored });
   });
 
@@ -210,7 +210,7 @@ const assets: FastifyPluginAsync = async (app) => {
     },
   }, async (req, reply) => {
     // One request of the per-key correlation budget (as GET /api/v2/assets/results), no asset checks.
-    await app.limits.correlation.check(req.principal!, 0);
+    await app.limits.correlation.check(req.caller, 0);
     const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = req.query as Record<string, string | undefined>;
     const errors: { field: string; message: string; type: string }[] = [];
     const decimalInt = (name: string, text: string | undefined, dflt: number | null, max: number): number | null => {
@@ -238,7 +238,7 @@ const assets: FastifyPluginAsync = async (app) => {
       else errors.push({ field: `query.${k}`, message: `${k} must be true or false`, type: 'type_error.bool' });
     }
     if (errors.length) throw new ApiError('VALIDATION_ERROR', { fields: errors });
-    const r = await svc.results({ principal: req.principal!, environmentId: environmentId!, assetId: assetId ?? null, page, perPage, options });
+    const r = await svc.results({ principal: req.caller, environmentId: environmentId!, assetId: assetId ?? null, page, perPage, options });
     return sendAnswers(req, reply, r, options, { environment_id: environmentId }, pagination(r.total, page, perPage, r.count + r.rejected.length));
   });
 
@@ -262,7 +262,7 @@ const assets: FastifyPluginAsync = async (app) => {
     // sweep sent with a wrong or deleted id is not answered as if it were right. No write scope: nothing is written.
     const environmentId = environmentIdOf(rest.environment_id);
     parseOptions(rest.options);
-    const r = await svc.check({ principal: req.principal!, requestId: req.id, assets: items, environmentId, options: DEFAULT_OPTIONS });
+    const r = await svc.check({ principal: req.caller, requestId: req.id, assets: items, environmentId, options: DEFAULT_OPTIONS });
     return ok(req, r, { took_ms: tookMs(req) });
   });
 
@@ -291,7 +291,7 @@ const assets: FastifyPluginAsync = async (app) => {
     const parsed = parseViewOptions({}, { fromText: false, includeClearedDefault: false });
     if (!parsed.ok) throw new ApiError('VALIDATION_ERROR', { fields: parsed.errors });
     // Partner keys spend one check per accepted host, counted once the hosts are validated (refused ones are free).
-    const r = await svc.charged(req.principal!, (spend) => app.services.windows.evaluate(items, parsed.options, spend));
+    const r = await svc.charged(req.caller, (spend) => app.services.windows.evaluate(items, parsed.options, spend));
     const hosts = r.assets.map((h) => ({
       asset_id: h.asset_id, microsoft_product: h.microsoft_product, patch_resolved: h.patch_resolved, end_of_life: h.end_of_life, labels: h.labels,
       counts: h.counts,

@@ -113,7 +113,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
   }, async (req, reply) => {
-    const ended = await svc.logoutEverywhere(req.principal!);
+    const ended = await svc.logoutEverywhere(req.caller);
     clearSessionCookies(reply, secure);
     return ok(req, { ended }, {});
   });
@@ -124,7 +124,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery, response: { 200: CollectionEnvelope(Membership, Type.Object({})) },
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'read', tenant: false } },
-  }, async (req) => listCollection(req, await svc.memberships(req.principal!)));
+  }, async (req) => listCollection(req, await svc.memberships(req.caller)));
 
   app.post('/api/v1/auth/switch-org', {
     schema: {
@@ -138,7 +138,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // test/integration/accounts.test.ts).
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: false } },
   }, async (req, reply) => {
-    const s = await svc.switchOrganization(req.principal!, req.sessionToken!, req.body.org_id);
+    const s = await svc.switchOrganization(req.caller, req.sessionToken!, req.body.org_id);
     setSessionCookies(reply, s.token, secure, maxAge);
     return ok(req, { org_id: s.orgId, member_id: s.memberId }, {});
   });

@@ -60,7 +60,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'environments', ids: [] } } },
   }, async (req, reply) => {
-    const environment = await svc.create(req.principal!.orgId, req.body);
+    const environment = await svc.create(req.caller.orgId, req.body);
     reply.code(201);
     return ok(req, environment, {});
   });
@@ -75,7 +75,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'environments', ids: [] } } },
   }, async (req) => {
-    return listCollection(req, await svc.list(req.principal!.orgId));
+    return listCollection(req, await svc.list(req.caller.orgId));
   });
 
   app.delete('/api/v1/environments/:environment_id', {
@@ -95,7 +95,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (req) => {
     const id = environmentIdOf(req.params.environment_id);
-    const removed = id === null ? null : await svc.remove(req.principal!.orgId, id);
+    const removed = id === null ? null : await svc.remove(req.caller.orgId, id);
     if (!removed) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: id ?? req.params.environment_id } });
     return ok(req, removed, {});
   });
@@ -130,7 +130,7 @@ const environments: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const raw = req.query.environment_id;
     const envId = raw === undefined ? null : environmentIdOf(raw);
-    const r = raw !== undefined && envId === null ? 'environment' as const : await svc.removeAsset(req.principal!.orgId, envId, req.params.asset_id);
+    const r = raw !== undefined && envId === null ? 'environment' as const : await svc.removeAsset(req.caller.orgId, envId, req.params.asset_id);
     if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: raw } });
     if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: envId } });
     return ok(req, r, {});

@@ -95,7 +95,7 @@ const exposure: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = environmentIdOf(req.params.environment_id);
     const { from, to } = rangeOf(req.query, { to: today(), from: (t) => oldestKept(t) });
-    const rows = await app.services.exposure.history(req.principal!.orgId, env, from, to);
+    const rows = await app.services.exposure.history(req.caller.orgId, env, from, to);
     if (!rows) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: env } });
     return ok(req, {
       environment_id: env, from, to, days_kept: HISTORY_DAYS, chart_ready: rows.length >= CHART_MIN_DAYS,
@@ -122,7 +122,7 @@ const exposure: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const env = environmentIdOf(req.params.environment_id);
     const { from, to } = rangeOf(req.query, { to: addDays(today(), -1), from: (t) => addDays(t, -29) });
-    const p = req.principal!;
+    const p = req.caller;
     const r = await app.services.reports.build({ orgId: p.orgId, orgName: p.orgName }, env, { start: from, end: addDays(to, 1) }, null);
     if (!r) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: env } });
     const name = `plant-report-${env}-${from}-${to}`;
@@ -141,7 +141,7 @@ const exposure: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, response: { 200: Envelope(Schedule, Type.Object({})) },
     },
     config: self('read'),
-  }, async (req) => ok(req, await app.services.reports.cadence(req.principal!.orgId, req.principal!.memberId), {}));
+  }, async (req) => ok(req, await app.services.reports.cadence(req.caller.orgId, req.caller.memberId), {}));
 
   app.put('/api/v1/account/report-schedule', {
     schema: {
@@ -149,6 +149,6 @@ const exposure: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuery, body: PutSchedule, response: { 200: Envelope(Schedule, Type.Object({})) },
     },
     config: self('write'),
-  }, async (req) => ok(req, await app.services.reports.setCadence(req.principal!.orgId, req.principal!.memberId, req.body.cadence), {}));
+  }, async (req) => ok(req, await app.services.reports.setCadence(req.caller.orgId, req.caller.memberId, req.body.cadence), {}));
 };
 export default exposure;

@@ -85,7 +85,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'feed_tokens', ids: [] } } },
   }, async (req, reply) => {
-    const t = await svc.createToken(req.principal!.orgId, req.principal!.memberId, req.body.label?.trim() || null);
+    const t = await svc.createToken(req.caller.orgId, req.caller.memberId, req.body.label?.trim() || null);
     reply.code(201);
     return ok(req, t, {});
   });
@@ -97,7 +97,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'feed_tokens', ids: [] } } },
   }, async (req) => {
-    return listCollection(req, await svc.listTokens(req.principal!.orgId));
+    return listCollection(req, await svc.listTokens(req.caller.orgId));
   });
 
   app.delete('/api/v1/feeds/tokens/:token_id', {
@@ -107,7 +107,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'feed_tokens', ids: [{ in: 'params', name: 'token_id', foreign: 'not_found' }] } } },
   }, async (req) => {
-    const r = await svc.revokeToken(req.principal!.orgId, req.params.token_id);
+    const r = await svc.revokeToken(req.caller.orgId, req.params.token_id);
     if (!r) throw new ApiError('NOT_FOUND', { message: 'No such feed token', detail: { error: 'not_found' } });
     return ok(req, r, {});
   });

@@ -14,6 +14,7 @@ import { PACKAGE_VERSION } from '../../../lib/version.ts';
 import { deploymentWarnings } from '../../../domain/deployment.ts';
 import { isConnectionError, isStatementTimeout } from '../../../lib/db-errors.ts';
 import { buildHealth, FEED_NAMES, type HealthData, type HealthInput } from '../../../domain/health.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 const NullableNum = Type.Union([Type.Number(), Type.Null()]);
@@ -62,7 +63,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     } catch (e) {
       // Unreachable or too slow: the database is reported unavailable (degraded); anything else is a bug.
       if (!isConnectionError(e) && !isStatementTimeout(e)) throw e;
-      app.log.warn({ err: (e as Error).message }, 'health: database unavailable');
+      app.log.warn({ err: errorMessage(e) }, 'health: database unavailable');
     }
     return buildHealth(input);
   }

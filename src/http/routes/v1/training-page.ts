@@ -34,7 +34,7 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'Training modules page (for a signed-in member)', querystring: NoQuery, response: { 200: Html('The list') } },
     config: { auth: { ...READ, tenant: { resource: 'training_progress', ids: [] } } },
   }, async (req, reply) => {
-    const m = who(req.principal!);
+    const m = who(req.caller);
     const [rows, progress] = await Promise.all([svc.list(m), svc.progress(m)]);
     reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
     return reply.type('text/html; charset=utf-8').send(renderTrainingList(rows, progress.percent, viewerOf(req)));
@@ -44,7 +44,7 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'One training module (for a signed-in member)', params: Params, querystring: NoQuery, response: { 200: Html('The module') } },
     config: { auth: READ },
   }, async (req, reply) => {
-    const r = await svc.detail(who(req.principal!), req.params.module_id);
+    const r = await svc.detail(who(req.caller), req.params.module_id);
     if (!r) throw moduleNotFound(req.params.module_id);
     reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store');
     const csrf = req.sessionToken ? csrfTokenFor(req.sessionToken) : null;
@@ -61,7 +61,7 @@ const trainingPage: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: SELF_WRITE },
     }, async (req, reply) => {
       const id = req.params.module_id;
-      const m = who(req.principal!);
+      const m = who(req.caller);
       if (action === 'start') {
         if (!(await svc.start(m, id))) throw moduleNotFound(id);
       } else {

@@ -94,7 +94,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: READ },
   }, async (req) => {
-    const rows = (await svc.list(who(req.principal!))).map((r) => summary(r.module, r.state));
+    const rows = (await svc.list(who(req.caller))).map((r) => summary(r.module, r.state));
     return listCollection(req, rows);
   });
 
@@ -106,7 +106,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: READ },
   }, async (req) => {
-    const r = await svc.detail(who(req.principal!), req.params.module_id);
+    const r = await svc.detail(who(req.caller), req.params.module_id);
     if (!r) throw moduleNotFound(req.params.module_id);
     return ok(req, { ...summary(r.module, r.state), sections: r.module.sections, self_check: r.module.self_check }, {});
   });
@@ -119,7 +119,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: SELF_WRITE },
   }, async (req) => {
-    const r = await svc.start(who(req.principal!), req.params.module_id);
+    const r = await svc.start(who(req.caller), req.params.module_id);
     if (!r) throw moduleNotFound(req.params.module_id);
     return ok(req, { module_id: r.module.id, title: r.module.title, ...r.state }, {});
   });
@@ -134,7 +134,7 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: SELF_WRITE },
   }, async (req) => {
-    const r = await svc.complete(who(req.principal!), req.params.module_id);
+    const r = await svc.complete(who(req.caller), req.params.module_id);
     return ok(req, { module_id: r.module.id, title: r.module.title, ...r.state }, {});
   });
 
@@ -145,6 +145,6 @@ const training: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Envelope(Progress, Type.Object({})) },
     },
     config: { auth: { ...READ, tenant: { resource: 'training_progress', ids: [] } } },
-  }, async (req) => ok(req, await svc.progress(who(req.principal!)), {}));
+  }, async (req) => ok(req, await svc.progress(who(req.caller)), {}));
 };
 export default training;

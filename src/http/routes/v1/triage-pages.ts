@@ -48,11 +48,11 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
   const { s, send, environment } = pageKit(app);
   acceptFormBodies(app, 64 * 1024);
   const writer = (req: FastifyRequest): Writer => {
-    const p = req.principal!;
+    const p = req.caller;
     return { orgId: p.orgId, memberId: p.memberId, email: p.email, keyId: p.keyId, keyStart: p.keyStart };
   };
-  const reader = (req: FastifyRequest) => ({ tier: req.principal!.tier, orgId: req.principal!.orgId });
-  const members = async (req: FastifyRequest): Promise<Member[]> => (await s.accounts.team(req.principal!)).members;
+  const reader = (req: FastifyRequest) => ({ tier: req.caller.tier, orgId: req.caller.orgId });
+  const members = async (req: FastifyRequest): Promise<Member[]> => (await s.accounts.team(req.caller)).members;
 
   /** The fields of a refused input (the service's invalid_input), for the form again; any other refusal is thrown on. */
   const fieldsOf = (e: unknown) => byField(caught(e, ['invalid_input']).detail.fields as FieldProblem[]);
@@ -67,7 +67,7 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
     const env = await environment(req, raw);
     const cve = cveRaw.toUpperCase();
     const [d, h, team] = await Promise.all([
-      s.triage.get(req.principal!.orgId, env.id, cve).then((x) => x.decision, (e: unknown) => { caught(e, ['decision_not_found']); return null; }),
+      s.triage.get(req.caller.orgId, env.id, cve).then((x) => x.decision, (e: unknown) => { caught(e, ['decision_not_found']); return null; }),
       s.triage.history(reader(req), env.id, cve, { page: 1, per_page: 100 }), members(req),
     ]);
     return send(reply, renderDecision(viewerOf(req)!, env, cve, d, h.items, team, state), status);

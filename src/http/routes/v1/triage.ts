@@ -189,7 +189,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const env = envOf(req.params.environment_id);
     const q = req.query;
-    const r = await svc.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, {
+    const r = await svc.list({ tier: req.caller.tier, orgId: req.caller.orgId }, env, {
       status: q.status?.split(',') as never, review: q.review === undefined ? undefined : q.review === 'true', assignee_member_id: q.assignee_member_id,
       cve_id: q.cve_id?.toUpperCase(), asset_id: q.asset_id, due_before: q.due_before,
     }, q);
@@ -207,7 +207,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: { ...write().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.bulk(writerOf(req.principal!), env, req.body);
+    const r = await svc.bulk(writerOf(req.caller), env, req.body);
     return ok(req, r, {});
   });
 
@@ -221,7 +221,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: read(),
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.get(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
+    const r = await svc.get(req.caller.orgId, env, req.params.cve_id.toUpperCase());
     return ok(req, r.decision, {});
   });
 
@@ -237,7 +237,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: write(),
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.set(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
+    const r = await svc.set(writerOf(req.caller), env, req.params.cve_id.toUpperCase(), req.body);
     reply.code(r.created ? 201 : 200);
     return ok(req, r.decision, {});
   });
@@ -252,7 +252,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: write(),
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.clear(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.query.comment ?? null);
+    const r = await svc.clear(writerOf(req.caller), env, req.params.cve_id.toUpperCase(), req.query.comment ?? null);
     return ok(req, r.removed, {});
   });
 
@@ -265,7 +265,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: read(),
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.history({ tier: req.principal!.tier, orgId: req.principal!.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
+    const r = await svc.history({ tier: req.caller.tier, orgId: req.caller.orgId }, env, req.params.cve_id.toUpperCase(), req.query);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
@@ -278,7 +278,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: read(),
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.vendorStatements(req.principal!.orgId, env, req.params.cve_id.toUpperCase());
+    const r = await svc.vendorStatements(req.caller.orgId, env, req.params.cve_id.toUpperCase());
     return ok(req, r.items, {});
   });
 
@@ -294,7 +294,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: write(),
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
-    const r = await svc.adopt(writerOf(req.principal!), env, req.params.cve_id.toUpperCase(), req.body);
+    const r = await svc.adopt(writerOf(req.caller), env, req.params.cve_id.toUpperCase(), req.body);
     reply.code(r.created ? 201 : 200);
     return ok(req, r.decision, {});
   });
@@ -318,7 +318,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: { ...write().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
   }, async (req) => {
     const env = envOf(req.params.environment_id);
-    return ok(req, await app.services.vex.import(writerOf(req.principal!), env, req.body, req.query.dry_run === 'true'), {});
+    return ok(req, await app.services.vex.import(writerOf(req.caller), env, req.body, req.query.dry_run === 'true'), {});
   });
 
   app.get('/api/v1/environments/:environment_id/vex', {
@@ -339,7 +339,7 @@ const triage: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: { ...read().auth, tenant: { resource: 'decisions', ids: [ENV_ID] } } },
   }, async (req, reply) => {
     const env = envOf(req.params.environment_id);
-    const p = req.principal!;
+    const p = req.caller;
     const format = req.query.format ?? 'openvex';
     const r = await app.services.vex.export(format, { orgId: p.orgId, orgName: p.orgName }, env, app.deps.clock.now());
     if (r === 'environment') throw environmentNotFound(env);

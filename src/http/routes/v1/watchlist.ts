@@ -17,7 +17,7 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'watchlist', ids: [] } } },
   }, async (req) => {
-    const r = await svc.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, req.query);
+    const r = await svc.list({ tier: req.caller.tier, orgId: req.caller.orgId }, req.query);
     return collection(req, r.items, pagination(r.total, r.page, r.perPage, r.items.length), {});
   });
 
@@ -34,7 +34,7 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'watchlist', ids: [] } } },
   }, async (req, reply) => {
-    const r = await svc.add(req.principal!.orgId, req.principal!.memberId, req.body);
+    const r = await svc.add(req.caller.orgId, req.caller.memberId, req.body);
     reply.code(201);
     return ok(req, r.entry, {});
   });
@@ -55,7 +55,7 @@ const watchlist: FastifyPluginAsyncTypebox = async (app) => {
     // The path gives the id as text (at most 15 digits, so a safe integer); errors give it as the entry's `id` is
     // given, an integer (as the 409 already_watching does).
     const entryId = Number(req.params.entry_id);
-    const removed = await svc.remove(req.principal!.orgId, entryId);
+    const removed = await svc.remove(req.caller.orgId, entryId);
     if (!removed) {
       throw new ApiError('NOT_FOUND', { message: 'No such watchlist entry in your organization', detail: { error: 'watchlist_entry_not_found', entry_id: entryId } });
     }

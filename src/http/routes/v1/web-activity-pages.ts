@@ -21,7 +21,7 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
   acceptFormBodies(app, 64 * 1024);
 
   /** The organization's watchlist, its first 100 entries (the explorer marks what they watch; a watch past them keeps its button, which changes nothing). */
-  const watchlistPage = async (req: FastifyRequest) => (await s.watchlists.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { page: 1, per_page: 100 })).items;
+  const watchlistPage = async (req: FastifyRequest) => (await s.watchlists.list({ tier: req.caller.tier, orgId: req.caller.orgId }, { page: 1, per_page: 100 })).items;
 
   // CVE explorer ---------------------------------------------------------------------------------------------------
   // The query of GET /api/v1/cves, each field also allowed blank (a GET form sends every field): blanks are dropped and
@@ -73,7 +73,7 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     const q = req.query;
     const page = q.page ?? 1;
     const now = app.deps.clock.now();
-    const envs = await s.environments.list(req.principal!.orgId);
+    const envs = await s.environments.list(req.caller.orgId);
     let environment: string | undefined;
     if (q.environment_id) {
       const e = envs.find((x) => x.id === idOf(q.environment_id!));
@@ -84,10 +84,10 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     const from = q.date_from ? new Date(`${q.date_from}T00:00:00Z`) : undefined;
     const since = [sinceDays, from].filter((d): d is Date => d !== undefined).sort((a, b) => b.getTime() - a.getTime())[0];
     const until = q.date_to ? new Date(Date.parse(`${q.date_to}T00:00:00Z`) + 86_400_000) : undefined;
-    const r = await s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, {
+    const r = await s.alerts.list({ tier: req.caller.tier, orgId: req.caller.orgId }, {
       page, per_page: 50, ...(q.priority ? { sage_priority: q.priority } : {}), ...(q.match_type ? { match_type: q.match_type } : {}),
       ...(since ? { since: since.toISOString() } : {}), until, environment, change_kind: q.change_kind || undefined,
-      member_id: req.principal!.memberId, unread: q.unread === 'true',
+      member_id: req.caller.memberId, unread: q.unread === 'true',
     });
     return send(reply, renderAlerts(viewer(req), r.items, r.total, r.page, Math.ceil(r.total / r.perPage), q, (n) => alertsQs(q, n), envs, alertsQs(q, q.page)));
   });
@@ -103,9 +103,9 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'alerts', ids: [{ in: 'params', name: 'alert_id', foreign: 'alert_not_found' }] } } },
     }, async (req, reply) => {
       const id = idOf(req.params.alert_id);
-      const own = (await s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { page: 1, per_page: 1, ids: [id] })).total;
+      const own = (await s.alerts.list({ tier: req.caller.tier, orgId: req.caller.orgId }, { page: 1, per_page: 1, ids: [id] })).total;
       if (!own) throw new ApiError('NOT_FOUND', { message: 'No such alert in your organization', detail: { error: 'alert_not_found', alert_id: req.params.alert_id } });
-      await s.alerts.markRead(req.principal!.orgId, req.principal!.memberId, [id], mark === 'read');
+      await s.alerts.markRead(req.caller.orgId, req.caller.memberId, [id], mark === 'read');
       return reply.redirect(req.body.back ?? '/alerts', 303);
     });
   }
@@ -116,7 +116,7 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: { mode: 'session', role: 'viewer', scope: 'write', self: true, tenant: { resource: 'alerts', ids: [] } } },
   }, async (req, reply) => {
-    await s.alerts.markRead(req.principal!.orgId, req.principal!.memberId, 'all', true);
+    await s.alerts.markRead(req.caller.orgId, req.caller.memberId, 'all', true);
     return reply.redirect(req.body.back ?? '/alerts', 303);
   });
 
@@ -136,7 +136,7 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const b = req.body;
     // Watched already: done. The list full, or an id the catalog does not hold: the form again with the reason.
-    const message = !b.entity_id.trim() ? 'Enter what to watch.' : await s.watchlists.add(req.principal!.orgId, req.principal!.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }).then(() => null, (e: unknown) => {
+    const message = !b.entity_id.trim() ? 'Enter what to watch.' : await s.watchlists.add(req.caller.orgId, req.caller.memberId, { entity_type: b.entity_type, entity_id: b.entity_id.trim() }).then(() => null, (e: unknown) => {
       const r = caught(e, ['already_watching', 'limit_reached', 'invalid_input']);
       return r.code === 'already_watching' ? null : r.code === 'limit_reached' ? `${r.message}.` : (r.detail.fields as FieldProblem[])[0].message;
     });
@@ -148,7 +148,7 @@ const webActivityPages: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['pages'], summary: 'Stop-watching form', security: session, params: Type.Object({ entry_id: Type.String({ pattern: '^[0-9]{1,15}$' }) }), querystring: NoQuery, body: EmptyForm, response: See('/watchlist') },
     config: { auth: write('watchlist', [{ in: 'params', name: 'entry_id', foreign: 'watchlist_entry_not_found' }]) },
   }, async (req, reply) => {
-    const removed = await s.watchlists.remove(req.principal!.orgId, Number(req.params.entry_id));
+    const removed = await s.watchlists.remove(req.caller.orgId, Number(req.params.entry_id));
     if (!removed) throw new ApiError('NOT_FOUND', { message: 'No such watchlist entry in your organization', detail: { error: 'watchlist_entry_not_found', entry_id: req.params.entry_id } });
     return reply.redirect('/watchlist', 303);
   });

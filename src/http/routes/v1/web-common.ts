@@ -38,11 +38,11 @@ export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   const s = app.services;
   const viewer = (req: FastifyRequest): Viewer => viewerOf(req)!;
   const send = (reply: FastifyReply, body: string, status = 200) => pageHeaders(reply.code(status)).send(body);
-  const actor = (req: FastifyRequest) => ({ orgId: req.principal!.orgId, tier: req.principal!.tier });
+  const actor = (req: FastifyRequest) => ({ orgId: req.caller.orgId, tier: req.caller.tier });
   /** The organization's environment the path names; another's, or none, is ENVIRONMENT_NOT_FOUND. */
   async function environment(req: FastifyRequest, raw: string) {
     const id = idOf(raw);
-    const env = (await s.environments.list(req.principal!.orgId)).find((e) => e.id === id);
+    const env = (await s.environments.list(req.caller.orgId)).find((e) => e.id === id);
     if (!env) throw environmentNotFound(raw);
     return env;
   }

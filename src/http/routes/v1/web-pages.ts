@@ -23,6 +23,7 @@ import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
 import { MAX_HOSTS } from '../../../services/windows-correlation.ts';
 import { parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';
 import { Html, See, session, EnvParams, Csrf, EmptyForm, read, write, envId, idOf, nameRe, pageKit } from './web-common.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 
 /** One CSV line; a leading = + - @ would be a formula in a spreadsheet: quoted with a leading apostrophe. */
 const csvLine = (values: (string | number | boolean | null | undefined)[]) => values.map((v) => {
@@ -53,15 +54,15 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     const now = app.deps.clock.now();
     const since = new Date(now.getTime() - 7 * 86_400_000).toISOString();
     const [envs, hooks, recent] = await Promise.all([
-      s.overview.overview(req.principal!),
+      s.overview.overview(req.caller),
       // A plan without webhooks has none to show.
       s.webhooks.list(actor(req)).catch((e: unknown) => (caught(e, ['upgrade_required']), [])),
-      s.alerts.list({ tier: req.principal!.tier, orgId: req.principal!.orgId }, { since, page: 1, per_page: 100 }),
+      s.alerts.list({ tier: req.caller.tier, orgId: req.caller.orgId }, { since, page: 1, per_page: 100 }),
     ]);
     // The exposure chart reads the same snapshots as GET /api/v1/environments/{id}/exposure-history.
     const today = utcDay(now);
     const history = new Map(await Promise.all(envs.map(async (e) => {
-      const rows = await s.exposure.history(req.principal!.orgId, e.environment.id, oldestKept(today), today);
+      const rows = await s.exposure.history(req.caller.orgId, e.environment.id, oldestKept(today), today);
       return [e.environment.id, (rows ?? []).map((r) => ({ day: r.day, open_cves: r.figures.open_cves }))] as const;
     })));
     return send(reply, renderOverview(viewer(req), {
@@ -79,7 +80,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/environments', {
     schema: { tags: ['pages'], summary: 'Environments: list, create, delete', security: session, querystring: NoQuery, response: { 200: Html('The environments') } },
     config: { auth: read('environments') },
-  }, async (req, reply) => send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId))));
+  }, async (req, reply) => send(reply, renderEnvironments(viewer(req), await s.environments.list(req.caller.orgId))));
 
   app.post('/environments', {
     schema: {
@@ -97,18 +98,18 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     if (description.length > 500) errors.description = 'A description has at most 500 characters.';
     if (!errors.name && !errors.description) {
       // The name taken, or one that looks like a taken one: the form again.
-      const created = await s.environments.create(req.principal!.orgId, { name, description }).then(() => true, (e: unknown) => !caught(e, ['environment_exists', 'invalid_input']));
+      const created = await s.environments.create(req.caller.orgId, { name, description }).then(() => true, (e: unknown) => !caught(e, ['environment_exists', 'invalid_input']));
       if (created) return reply.redirect('/environments', 303);
       errors.name = `An environment named "${name.trim()}" already exists.`;
     }
-    return send(reply, renderEnvironments(viewer(req), await s.environments.list(req.principal!.orgId), { name, description, errors }), 422);
+    return send(reply, renderEnvironments(viewer(req), await s.environments.list(req.caller.orgId), { name, description, errors }), 422);
   });
 
   app.post('/environments/:environment_id/delete', {
     schema: { tags: ['pages'], summary: 'Delete-environment form (with everything stored in it)', security: session, params: EnvParams, querystring: NoQuery, body: EmptyForm, response: See('/environments') },
     config: { auth: write('environments', envId) },
   }, async (req, reply) => {
-    const removed = await s.environments.remove(req.principal!.orgId, idOf(req.params.environment_id));
+    const removed = await s.environments.remove(req.caller.orgId, idOf(req.params.environment_id));
     if (!removed) throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: req.params.environment_id } });
     return reply.redirect('/environments', 303);
   });
@@ -119,8 +120,8 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     const page = at.page ?? 1;
     const assetId = at.assetId ?? null;
     const [r, hosts] = await Promise.all([
-      s.assets.results({ principal: req.principal!, environmentId: env.id, assetId, page, perPage: ENV_PAGE_ASSETS, options: DEFAULT_OPTIONS }),
-      s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, assetId: assetId ?? undefined, page: 1, perPage: MAX_HOSTS, options: HOST_VIEW }),
+      s.assets.results({ principal: req.caller, environmentId: env.id, assetId, page, perPage: ENV_PAGE_ASSETS, options: DEFAULT_OPTIONS }),
+      s.windows.results({ orgId: req.caller.orgId, environmentId: env.id, assetId: assetId ?? undefined, page: 1, perPage: MAX_HOSTS, options: HOST_VIEW }),
     ]);
     const view: EnvironmentView = { page, pages: Math.max(1, Math.ceil(r.total / ENV_PAGE_ASSETS)), assetId };
     return { env, total: r.total, assets: Array.from({ length: r.count }, (_, i) => r.answer(i)), hosts: { items: hosts.assets, total: hosts.total }, view };
@@ -147,7 +148,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
   /** Every stored nameplate's answer and every stored Windows host's v2 view, page by page. */
   async function* nameplates(req: FastifyRequest, environmentId: number) {
     for (let page = 1; ; page++) {
-      const r = await s.assets.results({ principal: req.principal!, environmentId, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
+      const r = await s.assets.results({ principal: req.caller, environmentId, assetId: null, page, perPage: 500, options: DEFAULT_OPTIONS });
       for (let i = 0; i < r.count; i++) yield r.answer(i);
       if (page * 500 >= r.total) break;
     }
@@ -176,8 +177,8 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
       for (const d of a.listed) lines.push(csvLine([...base, d.cve_id, d.v.status, d.v.reason, d.v.fixed_version, d.card.kev_flagged, d.card.severity]));
     }
     const builds = new Map<string, string | null>();
-    for await (const h of hostPages((page) => s.windows.inventory(req.principal!.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) builds.set(h.asset_id, h.os_build);
-    for await (const h of hostPages((page) => s.windows.results({ orgId: req.principal!.orgId, environmentId: env.id, page, perPage: MAX_HOSTS, options: HOST_VIEW }).then((r) => ({ total: r.total, items: r.assets })))) {
+    for await (const h of hostPages((page) => s.windows.inventory(req.caller.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) builds.set(h.asset_id, h.os_build);
+    for await (const h of hostPages((page) => s.windows.results({ orgId: req.caller.orgId, environmentId: env.id, page, perPage: MAX_HOSTS, options: HOST_VIEW }).then((r) => ({ total: r.total, items: r.assets })))) {
       const base = [h.asset_id, 'Microsoft', h.microsoft_product ?? '', builds.get(h.asset_id) ?? null];
       if (!h.cves.length) lines.push(csvLine([...base, null, null, null, null, null, null]));
       // The host's fix: the update to install (and the build that carries it), as the v2 result words it.
@@ -196,7 +197,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     const env = await environment(req, req.params.environment_id);
     const lines = [csvLine(['kind', 'asset_id', 'vendor', 'product', 'version', 'cpe', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type', 'installed_kbs', 'kb_source', 'esu_enrolled', 'collected_at'])];
     for await (const a of nameplates(req, env.id)) lines.push(csvLine(['nameplate', a.asset.asset_id, a.asset.vendor, a.asset.product, a.asset.version, a.asset.cpe ?? null, null, null, null, null, null, null, null, null, null]));
-    for await (const h of hostPages((page) => s.windows.inventory(req.principal!.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) {
+    for await (const h of hostPages((page) => s.windows.inventory(req.caller.orgId, env.id, page, MAX_HOSTS).then((r) => ({ total: r.total, items: r.hosts })))) {
       lines.push(csvLine(['windows', h.asset_id, 'Microsoft', h.os_product, null, null, h.edition_id, h.display_version, h.os_build, h.architecture, h.installation_type,
         h.installed_kbs === null ? null : h.installed_kbs.join(';'), h.kb_source, h.esu_enrolled === null ? null : h.esu_enrolled ? 'yes' : 'no', h.collected_at]));
     }
@@ -216,7 +217,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
     const errors: Record<string, string> = {};
     let refused = false;
     try {
-      const r = await s.assets.correlate({ principal: req.principal!, requestId: req.id, assets: [{ asset_id: asset_id.trim(), vendor, product, version }], environmentId: env.id, options: DEFAULT_OPTIONS });
+      const r = await s.assets.correlate({ principal: req.caller, requestId: req.id, assets: [{ asset_id: asset_id.trim(), vendor, product, version }], environmentId: env.id, options: DEFAULT_OPTIONS });
       for (const x of r.rejected) {
         refused = true;
         for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
@@ -248,7 +249,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     // Without environment_id: the Windows hosts stored without one (as DELETE /api/v1/assets/{asset_id}).
     const id = req.query.environment_id === undefined ? null : idOf(req.query.environment_id);
-    const r = await s.environments.removeAsset(req.principal!.orgId, id, req.params.asset_id);
+    const r = await s.environments.removeAsset(req.caller.orgId, id, req.params.asset_id);
     if (r === 'environment') throw new ApiError('ENVIRONMENT_NOT_FOUND', { detail: { environment_id: req.query.environment_id } });
     if (r === 'asset') throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: id } });
     return reply.redirect(id === null ? '/environments' : `/environments/${id}`, 303);
@@ -292,11 +293,11 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
         if (kind === 'nameplates') {
           const extra = Object.keys(rows[0]).filter((h) => !(ASSET_FIELDS as readonly string[]).includes(h));
           if (extra.length) return await refuse({ kind, message: `Columns not part of a nameplate: ${extra.join(', ')} (the columns are ${ASSET_FIELDS.join(', ')}).` });
-          await s.assets.correlate({ principal: req.principal!, requestId: req.id, environmentId: env.id, options: DEFAULT_OPTIONS, wholeFile: true,
+          await s.assets.correlate({ principal: req.caller, requestId: req.id, environmentId: env.id, options: DEFAULT_OPTIONS, wholeFile: true,
             assets: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k, v]) => !(k === 'version' || k === 'cpe') || v.trim() !== ''))) });
         } else {
-          await app.limits.correlation.check(req.principal!, rows.length);
-          await s.windows.correlate({ orgId: req.principal!.orgId, requestId: req.id, environmentId: env.id, hosts: rows.map(csvRowToHostRecord), software: [], options: HOST_VIEW, wholeFile: true });
+          await app.limits.correlation.check(req.caller, rows.length);
+          await s.windows.correlate({ orgId: req.caller.orgId, requestId: req.id, environmentId: env.id, hosts: rows.map(csvRowToHostRecord), software: [], options: HOST_VIEW, wholeFile: true });
         }
       } catch (e) {
         // The services' refusal of the file (invalid_input, the rows in data.rejected), or a 422 of the limits.
@@ -305,7 +306,7 @@ const webPages: FastifyPluginAsyncTypebox = async (app) => {
         const data = refusal ? refusal.detail.data : (e as ApiError).opts.data;
         const rejected = (data as { rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[] } | undefined)?.rejected;
         return refuse({
-          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : (refusal?.message ?? (e as Error).message),
+          kind, message: rejected?.length ? `${rejected.length} row${rejected.length > 1 ? 's' : ''} refused: nothing was stored. Correct the file and upload it again.` : (refusal?.message ?? errorMessage(e)),
           // Row numbers as a spreadsheet shows them: the header is row 1.
           rows: rejected?.map((x) => ({ row: x.index + 2, asset_id: x.asset_id, errors: x.errors.map((f) => `${f.field.replace(/^.*\./, '')}: ${f.message}`) })),
         });

@@ -82,7 +82,7 @@ const write = (tenant: typeof tenantOwn | typeof tenantById) => ({ auth: { mode:
 
 const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.webhooks;
-  const actor = (req: { principal: { orgId: number; tier: import('../../../domain/tiers.ts').Tier } | null }) => ({ orgId: req.principal!.orgId, tier: req.principal!.tier });
+  const actor = (req: { caller: { orgId: number; tier: import('../../../domain/tiers.ts').Tier } }) => ({ orgId: req.caller.orgId, tier: req.caller.tier });
 
   app.post('/api/v1/webhooks', {
     schema: {

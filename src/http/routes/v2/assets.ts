@@ -19,6 +19,7 @@ import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody, V2CorrelateResponse, V2ResultsResponse } from './schemas.ts';
+import { asError } from '../../../lib/errors.ts';
 
 export { MAX_HOSTS };
 const TOP_LEVEL = ['environment_id', 'windows_hosts', 'installed_software', 'options'] as const;
@@ -85,7 +86,7 @@ const assets: FastifyPluginAsync = async (app) => {
 
   /** Runs the call (everything stored before the first byte), then streams the response (stream.ts). */
   async function correlate(req: FastifyRequest, reply: FastifyReply, input: CorrelateParams) {
-    const c: Correlation = await windows.correlate({ orgId: req.principal!.orgId, requestId: req.id, ...input });
+    const c: Correlation = await windows.correlate({ orgId: req.caller.orgId, requestId: req.id, ...input });
     const meta = () => ({ api_version: '2', microsoft_data_as_of: c.microsoft_data_as_of, took_ms: tookMs(req), sort: input.options.sort, filters: filtersEcho(input.options) });
     return sendStream(req, reply, correlationBody(apiBlock(req), c, meta));
   }
@@ -121,7 +122,7 @@ const assets: FastifyPluginAsync = async (app) => {
     if (!Array.isArray(b.windows_hosts)) throw validationError('body.windows_hosts', 'windows_hosts must be an array of host records', 'type_error.list');
     req.v2Hosts = b.windows_hosts.length;
     // Spec §8: one budget per key shared by v1 correlate and v2 (a refused batch is charged its request only).
-    await app.limits.correlation.check(req.principal!, b.windows_hosts.length > MAX_HOSTS ? 0 : b.windows_hosts.length);
+    await app.limits.correlation.check(req.caller, b.windows_hosts.length > MAX_HOSTS ? 0 : b.windows_hosts.length);
     if (b.windows_hosts.length > MAX_HOSTS) {
       throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_HOSTS} hosts per call`, max: MAX_HOSTS, detail: { received: b.windows_hosts.length } });
     }
@@ -162,7 +163,7 @@ const assets: FastifyPluginAsync = async (app) => {
     }
     const hostRows = readCsv(hostsCsv, 'hosts');
     req.v2Hosts = hostRows.length;
-    await app.limits.correlation.check(req.principal!, hostRows.length > MAX_HOSTS ? 0 : hostRows.length);
+    await app.limits.correlation.check(req.caller, hostRows.length > MAX_HOSTS ? 0 : hostRows.length);
     if (hostRows.length > MAX_HOSTS) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_HOSTS} hosts per call`, max: MAX_HOSTS, detail: { received: hostRows.length } });
     const software = softwareCsv === null ? [] : readCsv(softwareCsv, 'software');
     if (software.length > MAX_SOFTWARE) throw new ApiError('BATCH_TOO_LARGE', { message: `At most ${MAX_SOFTWARE} software records per call`, max: MAX_SOFTWARE, detail: { received: software.length } });
@@ -210,7 +211,7 @@ const assets: FastifyPluginAsync = async (app) => {
       },
     },
   }, async (req, reply) => {
-    const p = req.principal!;
+    const p = req.caller;
     await app.limits.correlation.check(p, 0);
     const q = req.query as Record<string, string | undefined>;
     const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = q;
@@ -316,7 +317,7 @@ async function readMultipart(req: FastifyRequest, reply: FastifyReply): Promise<
     }
   } catch (e) {
     releaseUnreadBody(req, reply);
-    throw multipartError(e as Error);
+    throw multipartError(asError(e));
   }
   if (files.hosts === undefined) throw validationError('body.hosts', 'the hosts part is required', 'value_error.missing');
   return { fields, hostsCsv: files.hosts, softwareCsv: files.software ?? null };
