@@ -5,7 +5,7 @@
 //
 // The schema keeps its closed value sets as `text` with a CHECK (`col IN ('a','b')`, or `col = 'a'`), not as
 // PostgreSQL enums; the generator reads those constraints and types such a column as the union of its values
-// (docs/adr/0110-database-types-generated-from-the-migrated-schema.md).
+// (docs/adr/0104-database-types-generated-from-the-migrated-schema.md).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -21,7 +21,7 @@ import { caught } from '../services/refusal.ts';
 import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from '../domain/tiers.ts';
 import { monthWindow } from '../domain/keys.ts';
 import { routeConfig } from './route-config.ts';
-import { errorMessage, asError } from '../lib/errors.ts';
+import { asError } from '../lib/errors.ts';
 
 export type { Principal };
 

@@ -1,4 +1,4 @@
-// Builds the in-memory full-text index (domain/fulltext/query.ts; its layout: ADR 0113) from the stored search
+// Builds the in-memory full-text index (domain/fulltext/query.ts; its layout: ADR 0105) from the stored search
 // vectors, in ordinal order.
 import { eachLexeme, lexemeContribution } from './tsvector.ts';
 import { FullTextIndex, LAST_POSITION, POSITION_BLOCK } from './query.ts';
