@@ -14,7 +14,7 @@ import { cpuSeconds, freshDatabase, load, median, startBare, startService, stop,
 import { openStore } from '../src/store/db.ts';
 import { createMember, createOrganization, insertSession } from '../src/store/identity.ts';
 import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
-import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../src/http/auth.ts';
+import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../src/http/session-cookies.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/lib/logger.ts';

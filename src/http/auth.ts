@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
-import { safeEqual, sha256Hex } from '../lib/crypto.ts';
+import { safeEqual } from '../lib/crypto.ts';
 import { isConnectionError } from '../lib/db-errors.ts';
 import type { UsageMeter } from '../store/usage-meter.ts';
 import { KEY_REFUSAL_CODES, roleAtLeast, type IdentityService, type Principal } from '../services/identity.ts';
@@ -22,14 +22,10 @@ import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from 
 import { monthWindow } from '../domain/keys.ts';
 import { routeConfig } from './route-config.ts';
 import { asError } from '../lib/errors.ts';
+import { CSRF_FIELD, SESSION_COOKIE, checkCsrf, checkOrigin, isWrite, sessionCookieOptions, verifyCsrf } from './session-cookies.ts';
 
 export type { Principal };
 
-export const SESSION_COOKIE = 'vi_session';
-/** The CSRF token's cookie (readable by the page; the double-submit pattern): its value goes back in X-CSRF-Token or `_csrf`. */
-export const CSRF_COOKIE = 'vi_csrf';
-export const CSRF_HEADER = 'x-csrf-token';
-export const CSRF_FIELD = '_csrf';
 /** detail.contact_url of the trial errors (spec §7). */
 export const CONTACT_URL = TRIAL_CONTACT_URL;
 
@@ -124,10 +120,6 @@ declare module 'fastify' {
   }
 }
 
-export function isWrite(method: string): boolean {
-  return method !== 'GET' && method !== 'HEAD';
-}
-
 /**
  * The role and scope a call needs: the route's declaration, raised to admin and write for every write (a
  * self-service write keeps its declared role; the write scope is always required).
@@ -156,11 +148,6 @@ export interface AuthDeps {
   secureCookies: boolean;
   internalKey: string | null;
   parseCookie: (header: string) => Record<string, string | undefined>;
-}
-
-/** Attributes of the session cookie (issued with the accounts work; cleared here when stale). */
-export function sessionCookieOptions(secure: boolean) {
-  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
 }
 
 /**
@@ -320,68 +307,6 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
       checkCsrf(req);
     }).then(() => done(), (e: Error) => done(e));
   });
-}
-
-/**
- * Session-authenticated writes must come from the service's own pages: the browser's Origin header must be the
- * public URL's origin (missing or foreign → 403). This stands in for CSRF tokens until the accounts work.
- */
-export function checkOrigin(req: { principal: Principal | null; method: string; headers: FastifyRequest['headers'] }, publicOrigin: string): void {
-  if (req.principal?.via !== 'session' || !isWrite(req.method)) return;
-  const origin = req.headers.origin;
-  if (origin === publicOrigin) return;
-  throw new ApiError('ORIGIN_REFUSED', {
-    message: origin === undefined
-      ? 'A write by browser session must carry the Origin header of this service'
-      : 'A write by browser session must come from this service\'s own origin',
-    detail: { expected_origin: publicOrigin },
-  });
-}
-
-/** The CSRF token of a session: derived from the session's secret token, so it cannot be forged or planted. */
-export function csrfTokenFor(sessionToken: string): string {
-  return sha256Hex(`vi-csrf:${sessionToken}`);
-}
-
-function verifyCsrf(sessionToken: string, presented: string | undefined): void {
-  if (presented === undefined || presented === '') {
-    throw new ApiError('CSRF_REFUSED', { message: `A write by browser session needs the CSRF token: the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header (or the ${CSRF_FIELD} form field)`, detail: { error: 'csrf_token_missing' } });
-  }
-  if (!safeEqual(presented, csrfTokenFor(sessionToken))) {
-    throw new ApiError('CSRF_REFUSED', { message: 'The CSRF token does not belong to this session; reload the page', detail: { error: 'csrf_token_invalid' } });
-  }
-}
-
-/**
- * Session-authenticated writes carry the session's CSRF token (double submit, on top of the Origin check): in the
- * X-CSRF-Token header, or for an HTML form in its `_csrf` field (checked after the body is parsed).
- */
-export function checkCsrf(req: FastifyRequest): void {
-  if (req.principal?.via !== 'session' || !isWrite(req.method) || !req.sessionToken) return;
-  const header = req.headers[CSRF_HEADER];
-  const type = req.headers['content-type'] ?? '';
-  if (header === undefined && type.startsWith('application/x-www-form-urlencoded')) {
-    req.csrfPending = 'form';
-    return;
-  }
-  // A multipart body is read after validation: its `_csrf` field is checked before the handler (a route that does
-  // not attach the fields to the body has none, and is refused as without a token).
-  if (header === undefined && type.startsWith('multipart/form-data')) {
-    req.csrfPending = 'parts';
-    return;
-  }
-  verifyCsrf(req.sessionToken, typeof header === 'string' ? header : undefined);
-}
-
-/** Sets the session and CSRF cookies of a new session (HttpOnly session; SameSite=Lax; Secure on https). */
-export function setSessionCookies(reply: FastifyReply, token: string, secure: boolean, maxAgeSec: number) {
-  reply.setCookie(SESSION_COOKIE, token, { ...sessionCookieOptions(secure), maxAge: maxAgeSec });
-  reply.setCookie(CSRF_COOKIE, csrfTokenFor(token), { path: '/', httpOnly: false, sameSite: 'lax', secure, maxAge: maxAgeSec });
-}
-
-export function clearSessionCookies(reply: FastifyReply, secure: boolean) {
-  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(secure));
-  reply.clearCookie(CSRF_COOKIE, { path: '/', httpOnly: false, sameSite: 'lax', secure });
 }
 
 /** Applies a route's policy to the resolved principal. Exported for unit tests of the matrix. */

@@ -12,7 +12,8 @@
 //     declared next to the route as keys of the catalogue in errors.ts.
 import { Type, type Static } from 'typebox';
 import { ERRORS, type ErrorBody, type ErrorKey } from './errors.ts';
-import { isWrite, requirements, type RouteAuth } from './auth.ts';
+import { requirements, type RouteAuth } from './auth.ts';
+import { isWrite } from './session-cookies.ts';
 import { browserFacing, isPage, type RouteEntry } from './conventions.ts';
 import { EDGE_WINDOW_SEC, edgeExempt } from './edge-limit.ts';
 import { RATE_PROFILES, type ProfileName } from './limits.ts';

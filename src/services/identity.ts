@@ -113,7 +113,7 @@ export function createIdentityService(db: Db, clock: Clock) {
       label: keyLabel(input.label), expires_at: plan.expiresAt,
     });
     return {
-      id: row.id, key: g.key, key_start: row.key_start, kind: row.kind as KeyKind, scopes: row.scopes as Scope[],
+      id: row.id, key: g.key, key_start: row.key_start, kind: row.kind, scopes: row.scopes,
       expires_at: row.expires_at, created_at: row.created_at,
       member: { id: member.id, email: member.email, role: member.role as Role, created },
     };
@@ -173,7 +173,7 @@ export function createIdentityService(db: Db, clock: Clock) {
       return withTx(db, async (trx) => {
         const org = await lockOrganization(trx, orgId);
         if (!org || org.status !== 'active') throw new IdentityError('org_not_found', `No active organization with id ${orgId}`);
-        return issueInTx(trx, orgId, org.tier as Tier, input, clock.now());
+        return issueInTx(trx, orgId, org.tier, input, clock.now());
       });
     },
 

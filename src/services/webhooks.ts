@@ -328,7 +328,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const hooks = await listEnabledWebhooks(db, orgId, WEBHOOK_TIERS);
       if (!hooks.length) return [];
       // The AI texts as the organization's plan may see them (spec §2.8; docs/cve-api.md "sage per tier").
-      const seen = alertPayloadFor(payload, hooks[0].tier as Tier);
+      const seen = alertPayloadFor(payload, hooks[0].tier);
       let signed: Buffer | null = null;
       let discord: Buffer | null = null;
       const bodies = (w: { discord: boolean }) => (w.discord ? (discord ??= discordAlertBody(seen)) : (signed ??= alertBody(seen)));

@@ -12,7 +12,7 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 import { openStore } from '../../src/store/db.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
 import { insertSession } from '../../src/store/identity.ts';
-import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../../src/http/auth.ts';
+import { CSRF_COOKIE, SESSION_COOKIE, csrfTokenFor } from '../../src/http/session-cookies.ts';
 
 export const TEST_INTERNAL_KEY = 'test-internal-key-0123456789';
 /** The query deadline of a `viaProxy` test app's store. */

@@ -10,7 +10,7 @@ import { testApp, seedOrg, seedSession, type TestApp } from './app.ts';
 import { freePort } from './net.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from './ingest.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
-import { SESSION_COOKIE, CSRF_COOKIE } from '../../src/http/auth.ts';
+import { SESSION_COOKIE, CSRF_COOKIE } from '../../src/http/session-cookies.ts';
 
 const HOST = {
   asset_id: 'win-hist-01', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',

@@ -10,7 +10,7 @@ import { startSmtp, linkIn, type TestSmtp } from '../helpers/smtp.ts';
 import { tenantRowCounts } from '../helpers/tenant-runner.ts';
 import { createMember, createOrganization } from '../../src/store/identity.ts';
 import { DELETE_CONFIRMATION } from '../../src/domain/accounts.ts';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/http/auth.ts';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/http/session-cookies.ts';
 
 const ORIGIN = 'http://vulnintel.test';
 let t: TestApp;

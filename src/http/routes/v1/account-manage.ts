@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 import { NoQuery } from '../../schemas/common.ts';
-import { clearSessionCookies } from '../../auth.ts';
+import { clearSessionCookies } from '../../session-cookies.ts';
 import {
   ApiKey, Client, CreateKey, IdParam, InviteBody, Invitation, IssuedKey, Organization, RevokedKey, Team, TrialStatusView, UpdateMe,
   UpdateOrganization, NoBody, acceptNoBody, ACCOUNT_ERRORS,

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NAME_TEXT_PATTERN, NoQuery } from '../../schemas/common.ts';
 import { ACCOUNT_ERRORS, IdParam } from '../../schemas/accounts.ts';
-import { clearSessionCookies, csrfTokenFor } from '../../auth.ts';
+import { clearSessionCookies, csrfTokenFor } from '../../session-cookies.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { PAGE_CSP } from '../../web/assets.ts';
 import { renderAccountPage, renderCheckEmailPage, renderLoginPage, renderMessagePage, renderNotificationsPage } from '../../web/account.tsx';

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
 import { PageQuery } from '../../schemas/cves.ts';
 import { NoQuery, StringEnum } from '../../schemas/common.ts';
-import { clearSessionCookies, setSessionCookies } from '../../auth.ts';
+import { clearSessionCookies, setSessionCookies } from '../../session-cookies.ts';
 import { ACCOUNT_ERRORS, NoBody, acceptNoBody } from '../../schemas/accounts.ts';
 import { SESSION_ABSOLUTE_MS } from '../../../domain/accounts.ts';
 import { ROLES, TIERS } from '../../../domain/tiers.ts';

@@ -9,7 +9,7 @@ import { NoQuery } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { MODULE_ID_RE } from '../../../domain/training.ts';
 import { renderTrainingList, renderTrainingModule } from '../../web/training.tsx';
-import { csrfTokenFor } from '../../auth.ts';
+import { csrfTokenFor } from '../../session-cookies.ts';
 import { viewerOf } from '../../web/viewer.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { NOT_STARTED } from './training.ts';
