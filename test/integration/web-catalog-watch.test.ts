@@ -9,6 +9,8 @@ import { testApp, seedOrg, seedSession, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createMember } from '../../src/store/identity.ts';
+import { fixture } from '../helpers/feeds.ts';
+import { ASSET_CVE_ROWS } from '../../src/http/web/app.tsx';
 
 const DRIVE = 'SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)';
 let t: TestApp;
@@ -36,7 +38,7 @@ const options = (body: string) => [...body.matchAll(/<option value="([^"]*)"/g)]
 
 before(async () => {
   t = await testApp({ now: '2026-07-10T12:00:00Z' });
-  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES])], { log: { info() {}, warn() {} } });
+  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES, fixture('csaf', 'icsa-24-193-01.json')])], { log: { info() {}, warn() {} } });
   o = await seedOrg(t.store, { tier: 'professional' });
   owner = { cookie: (await seedSession(t.store, o.orgId, o.memberId)).cookie };
   const v = await createMember(t.store.db, o.orgId, `viewer@${o.orgId}.example.test`, 'viewer', 'Vera Viewer');
@@ -178,4 +180,21 @@ test('pages go out compressed to a client that accepts it, the same page', async
   assert.equal(gunzipSync(gz.rawPayload).toString(), plain.body);
   // JSON answers are the routes' own business.
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: { ...o.auth, 'accept-encoding': 'br' } })).headers['content-encoding'], undefined);
+});
+
+test('a page of assets lists an asset\'s first ASSET_CVE_ROWS CVEs by priority, and links to the asset alone for all', async () => {
+  // ICSA-24-193-01: 13 CVEs of the SINEMA Remote Connect Server below V3.2 SP1.
+  const site = (await api('POST', '/api/v1/environments', { name: 'Remote access' })).data.id;
+  const answer = await api('POST', '/api/v1/assets/correlate-cves', { environment_id: site, assets: [
+    { asset_id: 'rcs-1', vendor: 'Siemens', product: 'SINEMA Remote Connect Server', version: 'V3.1' },
+  ] });
+  const ranked = (answer.data.assets[0].cves as { cve_id: string }[]).map((c) => c.cve_id);
+  assert.equal(ranked.length, 13);
+  const rows = (body: string) => [...body.matchAll(/<td><a href="\/cve\/(CVE-[\d-]+)">/g)].map((m) => m[1]);
+  const page = (await get(`/environments/${site}`)).body;
+  assert.deepEqual(rows(page), ranked.slice(0, ASSET_CVE_ROWS));
+  assert.match(page, new RegExp(`<a href="/environments/${site}\\?asset_id=rcs-1">All 13 CVEs of rcs-1</a> \\(the first ${ASSET_CVE_ROWS} by priority are shown here\\)`));
+  const alone = (await get(`/environments/${site}?asset_id=rcs-1`)).body;
+  assert.deepEqual(rows(alone), ranked);
+  assert.doesNotMatch(alone, /All 13 CVEs of/);
 });

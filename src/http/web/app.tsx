@@ -254,6 +254,12 @@ function WindowsHosts({ hosts, total }: { hosts: StoredView[]; total: number }) 
 }
 
 /** Which part of an environment's assets a page shows: a page of nameplates, or one asset alone (`assetId`). */
+/**
+ * CVE rows per asset on a page of the environment's assets: the highest-priority ones, with a link to the asset
+ * alone for the rest, so a page of 50 nameplates stays readable and light; the asset alone lists every CVE.
+ */
+export const ASSET_CVE_ROWS = 10;
+
 export interface EnvironmentView { page: number; pages: number; assetId: string | null }
 
 function EnvironmentPager({ env, view }: { env: Environment; view: EnvironmentView }) {
@@ -301,12 +307,15 @@ export function renderEnvironment(v: Viewer, env: Environment, assets: AssetAnsw
           {a.listed.length ? (
             <Scroll label={`CVEs of ${a.asset.asset_id}`}><table>
               <thead><tr><th>CVE</th><th>Status</th><th>Deciding range</th><th>Fix</th><th>KEV</th></tr></thead>
-              <tbody>{a.listed.map((d) => (
+              <tbody>{(view.assetId === null ? a.listed.slice(0, ASSET_CVE_ROWS) : a.listed).map((d) => (
                 <tr><td><a href={`/cve/${d.cve_id}`}>{d.cve_id}</a><br /><span class="sub">{d.card.title}</span><br /><a href={`/environments/${env.id}/decisions/${d.cve_id}`} aria-label={`Decision on ${d.cve_id}`}>Decision</a></td><td>{d.v.status}</td><td>{d.v.reason}</td>
                   <td>{d.v.fixed_version ?? '—'}</td><td>{d.card.kev_flagged ? 'yes' : 'no'}</td></tr>
               ))}</tbody>
             </table></Scroll>
           ) : null}
+          {view.assetId === null && a.listed.length > ASSET_CVE_ROWS
+            ? <p><a href={`/environments/${env.id}?asset_id=${encodeURIComponent(a.asset.asset_id)}`}>All {a.listed.length} CVEs of {a.asset.asset_id}</a> (the first {ASSET_CVE_ROWS} by priority are shown here)</p>
+            : null}
         </section>
       ))}
       {view.assetId === null ? <EnvironmentPager env={env} view={view} /> : null}
