@@ -10,7 +10,7 @@
 //                 on a platform the asset does not name, or two sources disagree.
 import type { AffectedRange, RangeSource } from './ranges.ts';
 import { comparatorOf, schemeOf } from './version-schemes.ts';
-import { strongerMatch, type ProductMatch } from './product-match.ts';
+import type { ProductMatch } from './product-match.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
 import {
   answerOf, boundedOut, everyVersion, indirect, matchedOutcome, rangeOutcome, weak, IN_AFFECTED, IN_UNAFFECTED, OUT, REVIEW_BROAD, REVIEW_CONDITION,
@@ -18,7 +18,7 @@ import {
 } from './range-outcome.ts';
 
 export { canonicalRange, describe, matchRow, rangeRows, sourceLabel, type RangeRow } from './range-rows.ts';
-export { rangeAnswer, type Asset, type CorrelationStatus, type CveVerdict, type RangeVerdict } from './range-outcome.ts';
+export { rangeAnswer, type Asset, type CorrelationStatus, type CveVerdict } from './range-outcome.ts';
 
 const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } as const;
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
@@ -328,4 +328,3 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   return review || byDefault?.review ? 'needs_review' : 'not_affected';
 }
 
-export { strongerMatch };

@@ -16,7 +16,6 @@ import { teamPart } from './accounts/team.ts';
 import { lifecyclePart } from './accounts/lifecycle.ts';
 import { providersPart } from './accounts/providers.ts';
 
-export type { AccountErrorCode } from './account-errors.ts';
 export { MAX_PREFERENCE_KEYS } from './accounts/profile.ts';
 
 export function createAccountsService(deps: AccountsDeps) {

@@ -52,16 +52,6 @@ export function classifySubType(subType: string | null): FixKind {
   }
 }
 
-export const FIX_KIND_LABEL: Record<FixKind, string> = {
-  security_update: 'Security Update',
-  monthly_rollup: 'Monthly Rollup',
-  security_only: 'Security Only',
-  hotpatch: 'Hotpatch',
-  ssu: 'Servicing Stack Update',
-  standalone: 'Standalone Security Update',
-  other: 'Other update',
-};
-
 /** "KB5034768", "5034768" → "KB5034768"; anything else → null. */
 export function normaliseKb(s: string | null | undefined): string | null {
   if (!s) return null;

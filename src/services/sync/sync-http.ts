@@ -116,18 +116,11 @@ function transient(e: unknown): e is EgressError {
 }
 
 /**
- * GET with the retry policy. Returns the first response whose status is not retryable (2xx, 304, 404, 500…);
- * throws SyncHttpError once the attempts are used up. Network failures and timeouts are retried like a 503;
- * policy refusals (blocked address, scheme) are not.
- */
-export async function fetchWithRetry(deps: HttpDeps, url: string, init: EgressRequestInit = {}): Promise<EgressResponse> {
-  return fetchAndRead(deps, url, init, async (res) => res);
-}
-
-/**
- * The same, with the body read inside the retry: `read` gets each response whose status is not retryable, and a
- * transfer that breaks off while it reads the body (a reset, a silent or slow connection, a proxy cutting the
- * download) is one more failed attempt, retried with the same backoff, not the end of the source.
+ * GET with the retry policy, the body read inside the retry: `read` gets each response whose status is not
+ * retryable (2xx, 304, 404, 500…), and a transfer that breaks off while it reads the body (a reset, a silent or slow
+ * connection, a proxy cutting the download) is one more failed attempt, retried with the same backoff, not the end
+ * of the source. Network failures and timeouts are retried like a 503; policy refusals (blocked address, scheme) are
+ * not; SyncHttpError once the attempts are used up.
  */
 export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressRequestInit, read: (res: EgressResponse) => Promise<T>): Promise<T> {
   const { retry } = deps;
