@@ -1,4 +1,4 @@
-// One API process's memory through a mixed load (docs/benchmarks.md "Memory"): the process as `npm start` runs it
+// One API process's memory through a mixed load (docs/benchmarks.md "The read path against the ceiling"): the process as `npm start` runs it
 // (the node flags of the checkout's package.json `start` script, `vulnintel serve`, default caches), on the full
 // corpus. It samples the process's RSS (every thread: the search index lives in a worker thread) every 2 s:
 //  1. idle after the start;

@@ -96,7 +96,7 @@ if (write) {
     '# Range census: what the readers make of every affected statement',
     '',
     'Written by `npx tsx bench/range-census.ts --write` over the 44,130 CVE Record 5 records, the CISA CSAF advisories and',
-    'the NVD records of `../shared/data` (docs/benchmarks.md "range-census"); what counts as parsed: docs/correlation.md',
+    'the NVD records of `../shared/data` (docs/benchmarks.md "Asset correlation"); what counts as parsed: docs/correlation.md',
     '§3 "The range census". Regenerate it after a reader or a scheme changes.',
     '',
     '| Source | Statements | Every version | Git commits | Carrying a version | Parsed | Rate | Of the parsed: prefix only | Of the parsed: under a condition |',
