@@ -211,13 +211,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // refused alone, in data.rejected) and its batch size by its limits (413): the validator checks the rest of the
   // body, and of a record array only that it is an array. The schema itself, records included, documents the route.
   app.addHook('onRoute', (route) => {
+    // Fields the route checks after its limits (config laterFields) are left open here, and their schema
+    // (req.compileValidationSchema, the same compiler) checks them there.
     const records = route.config?.recordArrays;
     if (!records || !route.schema?.body) return;
+    const later = route.config?.laterFields ?? [];
     route.validatorCompiler = ({ schema, httpPart }) => {
       if (httpPart !== 'body') return withSafeNumbers(queryAjv.compile(schema), schema, true);
       const s = schema as { properties?: Record<string, unknown> };
-      const shape = { ...s, properties: { ...s.properties, ...Object.fromEntries(records.map((k) => [k, { type: 'array' }])) } };
-      return withSafeNumbers(batchAjv.compile(shape), shape, false, records);
+      const open = records.every((k) => s.properties?.[k] !== undefined) ? later : [];
+      const loose: [string, object][] = [...records.map((k): [string, object] => [k, { type: 'array' }]), ...open.map((k): [string, object] => [k, {}])];
+      const shape = { ...s, properties: { ...s.properties, ...Object.fromEntries(loose) } };
+      return withSafeNumbers(batchAjv.compile(shape), shape, false, [...records, ...open]);
     };
   });
 

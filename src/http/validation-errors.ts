@@ -22,6 +22,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's own wording of its validator's errors (http/validation-errors.ts). */
     fieldWords?: FieldWords;
+    /**
+     * Top-level body fields the route checks after its limits (a batch route: config recordArrays): the body's
+     * validator accepts any value there; the route validates them with their schema and this formatter.
+     */
+    laterFields?: readonly string[];
   }
 }
 
@@ -75,24 +80,37 @@ function humanMessage(e: AjvErr): string {
 /** The parent's field name of an unknown field (`body.options.x` → `body.options`). */
 const parentOf = (field: string) => field.slice(0, field.lastIndexOf('.'));
 
+/**
+ * One refusal for a group of fields (correlate's options): the envelope's message is the group's, and every field's
+ * problem is listed (unknown ones included) in `order`, the order of the fields' names in the body.
+ */
+export interface FieldGroup { message: string; order: readonly string[] }
+
 /** The 422 of the validator's errors on one part of the request (`body`, `querystring`, `params`). */
-export function validationError(errors: AjvErr[], context: string, words?: FieldWords): ApiError {
+export function validationError(errors: AjvErr[], context: string, words?: FieldWords, group?: FieldGroup): ApiError {
   const problems = collapseUnionErrors(errors).map((e) => {
     const field = fieldName(context, e);
     const extra = e.keyword === 'additionalProperties';
-    const worded = words?.[extra ? `${parentOf(field)}.*` : field];
-    return { extra, problem: worded ? { field, ...worded } : { field, message: humanMessage(e), type: typeName(e) } };
+    // The object holding the field, and the field's own name (either may contain dots: taken from the error).
+    const parent = extra ? fieldName(context, { ...e, keyword: 'type' }) : parentOf(field);
+    const worded = words?.[extra ? `${parent}.*` : field];
+    const key = extra ? String(e.params?.additionalProperty) : (e.instancePath ?? '').split('/').pop()!.replace(/~1/g, '/').replace(/~0/g, '~');
+    return { extra, key, parent, problem: worded ? { field, ...worded } : { field, message: humanMessage(e), type: typeName(e) } };
   });
   // One item per field (docs/api-conventions.md): a repeated enum parameter (sort_by=a&sort_by=b) failed both
   // `type` and `enum`; the first error, the type's, says what is wrong.
   const once = (list: FieldProblem[]) => list.filter((f, i) => list.findIndex((g) => g.field === f.field) === i);
   if (!words) return new ApiError('VALIDATION_ERROR', { fields: once(problems.map((p) => p.problem)) });
-  const extras = problems.filter((p) => p.extra).map((p) => p.problem);
+  if (group) {
+    const ranked = [...problems].sort((a, b) => group.order.indexOf(a.key) - group.order.indexOf(b.key));
+    return new ApiError('VALIDATION_ERROR', { message: group.message, fields: once(ranked.map((p) => p.problem)) });
+  }
+  const extras = problems.filter((p) => p.extra);
   if (extras.length) {
-    const names = extras.map((f) => f.field.slice(f.field.lastIndexOf('.') + 1));
-    const topLevel = extras.every((f) => parentOf(f.field) === 'body');
+    const names = extras.map((p) => p.key);
+    const topLevel = extras.every((p) => p.parent === 'body');
     const message = topLevel ? `Top-level field${names.length > 1 ? 's' : ''} not allowed: ${names.join(', ')}` : undefined;
-    return new ApiError('VALIDATION_ERROR', { message, fields: once(extras) });
+    return new ApiError('VALIDATION_ERROR', { message, fields: once(extras.map((p) => p.problem)) });
   }
   const fields = once(problems.map((p) => p.problem));
   return new ApiError('VALIDATION_ERROR', { message: fields.length === 1 ? fields[0].message : undefined, fields });

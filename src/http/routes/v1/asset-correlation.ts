@@ -23,7 +23,8 @@ import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody } from '../v2/schemas.ts';
-import type { FieldWords } from '../../validation-errors.ts';
+import { validationError, type FieldWords } from '../../validation-errors.ts';
+import type { AjvErr } from '../../union-errors.ts';
 
 const ENV_IN_BODY: TenantDecl = { resource: 'asset_correlations', ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }] };
 const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS) as (keyof CorrelateOptions)[];
@@ -37,33 +38,6 @@ const FOR_TRIAL_KEYS: RouteError[] = [
   PARTNER_LIMIT,
 ];
 
-function field(name: string, message: string, type = 'value_error'): ApiError {
-  return new ApiError('VALIDATION_ERROR', { message, fields: [{ field: name, message, type }] });
-}
-
-function parseOptions(raw: unknown): CorrelateOptions {
-  if (raw === undefined || raw === null) return { ...DEFAULT_OPTIONS };
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw field('body.options', 'options must be an object', 'type_error.dict');
-  const o = raw as Record<string, unknown>;
-  const errors: { field: string; message: string; type: string }[] = [];
-  const out: CorrelateOptions = { ...DEFAULT_OPTIONS };
-  for (const [k, v] of Object.entries(o)) {
-    const f = `body.options.${k}`;
-    if (!(OPTION_KEYS as string[]).includes(k)) { errors.push({ field: f, message: `unknown option; accepted: ${OPTION_KEYS.join(', ')}`, type: 'value_error.extra' }); continue; }
-    if (k === 'sort') {
-      if (typeof v !== 'string' || !(SORTS as readonly string[]).includes(v)) errors.push({ field: f, message: `sort must be one of ${SORTS.join(', ')}`, type: 'value_error.enum' });
-      else out.sort = v as CorrelateOptions['sort'];
-    } else if (k === 'cve_page' || k === 'cve_page_size') {
-      const max = k === 'cve_page_size' ? 1000 : Number.MAX_SAFE_INTEGER;
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > max) errors.push({ field: f, message: `${k} must be an integer from 1${k === 'cve_page_size' ? ' to 1000' : ''}`, type: 'type_error.integer' });
-      else out[k] = v;
-    } else if (typeof v !== 'boolean') errors.push({ field: f, message: `${k} must be true or false`, type: 'type_error.bool' });
-    else (out as unknown as Record<string, boolean>)[k] = v;
-  }
-  if (errors.length) throw new ApiError('VALIDATION_ERROR', { message: 'Invalid options', fields: errors });
-  return out;
-}
-
 /** The wording of a batch body's refusals (http/validation-errors.ts): not an object, an unknown top-level field, no record array. */
 function batchWords(key: string, allowed: string[]): FieldWords {
   return {
@@ -73,25 +47,52 @@ function batchWords(key: string, allowed: string[]): FieldWords {
   };
 }
 
-interface Batch { items: unknown[]; rest: Record<string, unknown> }
+/** The wording of correlate-cves' and /check's refusals: the body's, environment_id's and the options'. */
+const CORRELATE_WORDS: FieldWords = {
+  ...batchWords('assets', ['environment_id', 'options']),
+  'body.environment_id': { message: 'environment_id must be a positive integer', type: 'type_error.integer' },
+  'body.options': { message: 'options must be an object', type: 'type_error.dict' },
+  'body.options.*': { message: `unknown option; accepted: ${OPTION_KEYS.join(', ')}`, type: 'value_error.extra' },
+  'body.options.sort': { message: `sort must be one of ${SORTS.join(', ')}`, type: 'value_error.enum' },
+  'body.options.cve_page': { message: 'cve_page must be an integer from 1', type: 'type_error.integer' },
+  'body.options.cve_page_size': { message: 'cve_page_size must be an integer from 1 to 1000', type: 'type_error.integer' },
+  ...Object.fromEntries(OPTION_KEYS.filter((k) => k !== 'sort' && k !== 'cve_page' && k !== 'cve_page_size')
+    .map((k) => [`body.options.${k}`, { message: `${k} must be true or false`, type: 'type_error.bool' }])),
+};
 
-/** The body as an object with an array under `key`, other top-level fields limited to `allowed`. */
-function readBody(req: FastifyRequest, key: string, allowed: string[]): Batch {
-  const v = req.validationError;
-  if (v && (v as { validationContext?: string }).validationContext !== 'body') throw v;
-  const body = req.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw field('body', 'the body must be a JSON object', 'type_error.dict');
-  const b = body as Record<string, unknown>;
-  const extra = Object.keys(b).filter((k) => k !== key && !allowed.includes(k));
-  if (extra.length) {
-    throw new ApiError('VALIDATION_ERROR', {
-      message: `Top-level field${extra.length > 1 ? 's' : ''} not allowed: ${extra.join(', ')}`,
-      fields: extra.map((k) => ({ field: `body.${k}`, message: `only ${[key, ...allowed].join(', ')} are accepted`, type: 'value_error.extra' })),
-    });
-  }
-  if (!Array.isArray(b[key])) throw field(`body.${key}`, `${key} must be an array`, 'type_error.list');
-  return { items: b[key] as unknown[], rest: b };
+/** environment_id and options, validated after the limits (route config laterFields) by their schema. */
+const LaterFields = Type.Object({ environment_id: CorrelateBody.properties.environment_id, options: CorrelateBody.properties.options });
+type Later = { environmentId: () => number | null; options: () => CorrelateOptions };
+
+/**
+ * The later fields of a correlate body, each refused alone in turn: environment_id first, then the options (all of
+ * their problems at once, "Invalid options", in the body's order). `options: null` reads as no options.
+ */
+function laterFields(req: FastifyRequest, body: { environment_id?: unknown; options?: unknown }): Later {
+  const data = Object.fromEntries(Object.entries({ environment_id: body.environment_id, options: body.options ?? undefined }).filter(([, v]) => v !== undefined));
+  const validate = req.compileValidationSchema(LaterFields, 'body');
+  const errors = (validate(data) ? [] : validate.errors ?? []) as AjvErr[];
+  const on = (name: string) => errors.filter((e) => e.instancePath === `/${name}` || e.instancePath?.startsWith(`/${name}/`));
+  return {
+    environmentId() {
+      if (on('environment_id').length) throw validationError(on('environment_id'), 'body', CORRELATE_WORDS);
+      return (data.environment_id as number | null | undefined) ?? null;
+    },
+    options() {
+      const bad = on('options');
+      const notObject = bad.some((e) => e.instancePath === '/options' && e.keyword === 'type');
+      if (bad.length) throw validationError(bad, 'body', CORRELATE_WORDS, notObject ? undefined : { message: 'Invalid options', order: Object.keys(data.options as object) });
+      return { ...DEFAULT_OPTIONS, ...(data.options as Partial<CorrelateOptions> | undefined) };
+    },
+  };
 }
+
+/**
+ * correlate-cves and /check: the schema checks the body's shape (an object, no unknown field, an array of assets)
+ * before the limits, environment_id and options after them (laterFields); each asset is refused alone by the service.
+ */
+const CORRELATE_CONFIG = { recordArrays: ['assets'], laterFields: ['environment_id', 'options'], fieldWords: CORRELATE_WORDS };
+interface CorrelateInput { assets: unknown[]; environment_id?: unknown; options?: unknown }
 
 const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));
 
@@ -136,16 +137,9 @@ const assets: FastifyPluginAsync = async (app) => {
     }
   }
 
-  /** A body's environment_id: null when absent or null; 422 unless a positive integer. */
-  function environmentIdOf(raw: unknown): number | null {
-    if (raw === undefined || raw === null) return null;
-    if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 1) throw field('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
-    return raw;
-  }
-
   /** environment_id of correlate-cves, where it stores the results: the key needs the write scope too. */
-  function environmentOf(req: FastifyRequest, raw: unknown): number | null {
-    const id = environmentIdOf(raw);
+  function environmentOf(req: FastifyRequest, later: Later): number | null {
+    const id = later.environmentId();
     if (id === null) return null;
     // Storing results is a write: the key needs the write scope (a read-only partner key may correlate without it).
     if (!req.caller.scopes.includes('write')) {
@@ -168,15 +162,15 @@ const assets: FastifyPluginAsync = async (app) => {
         { key: 'INSUFFICIENT_SCOPE', when: 'environment_id sent with a key without the write scope (storing is a write)' },
       ],
     },
-    attachValidation: true,
     // NUL or a lone surrogate in an asset refuses that asset only (validateAsset); elsewhere in the body, the request.
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY }, recordArrays: ['assets'] },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY }, ...CORRELATE_CONFIG },
   }, async (req, reply) => {
-    const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
-    await limits(req, items.length, true);
-    const environmentId = environmentOf(req, rest.environment_id);
-    const options = parseOptions(rest.options);
-    const r = await svc.correlate({ principal: req.caller, requestId: req.id, assets: items, environmentId, options });
+    const body = req.body as CorrelateInput;
+    await limits(req, body.assets.length, true);
+    const later = laterFields(req, body);
+    const environmentId = environmentOf(req, later);
+    const options = later.options();
+    const r = await svc.correlate({ principal: req.caller, requestId: req.id, assets: body.assets, environmentId, options });
     return sendAnswers(req, reply, r, options, { environment_id: environmentId, stored: r.stored });
   });
 
@@ -252,17 +246,17 @@ const assets: FastifyPluginAsync = async (app) => {
       response: { 200: CheckResponse },
       errors: [...FOR_TRIAL_KEYS, { key: 'ENVIRONMENT_NOT_FOUND', when: 'environment_id names no environment of the organization (nothing is stored, but a wrong id is not passed over)' }],
     },
-    attachValidation: true,
-    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY }, recordArrays: ['assets'] },
+    config: { auth: { mode: 'key_or_session', role: 'admin', scope: 'read', query: true, partner: true, trial: true, tenant: ENV_IN_BODY }, ...CORRELATE_CONFIG },
   }, async (req) => {
-    const { items, rest } = readBody(req, 'assets', ['environment_id', 'options']);
-    await limits(req, items.length, true);
+    const body = req.body as CorrelateInput;
+    await limits(req, body.assets.length, true);
     // The check stores nothing: environment_id and options are accepted (same input) and validated, not used; an
     // environment_id must name an environment of the organization (404 otherwise, as on correlate-cves), so a
     // sweep sent with a wrong or deleted id is not answered as if it were right. No write scope: nothing is written.
-    const environmentId = environmentIdOf(rest.environment_id);
-    parseOptions(rest.options);
-    const r = await svc.check({ principal: req.caller, requestId: req.id, assets: items, environmentId, options: DEFAULT_OPTIONS });
+    const later = laterFields(req, body);
+    const environmentId = later.environmentId();
+    later.options();
+    const r = await svc.check({ principal: req.caller, requestId: req.id, assets: body.assets, environmentId, options: DEFAULT_OPTIONS });
     return ok(req, r, { took_ms: tookMs(req) });
   });
 

@@ -179,13 +179,13 @@ export const CorrelateOptionsSchema = Type.Object({
   affected_only: Type.Optional(Type.Boolean()),
   known_exploited_only: Type.Optional(Type.Boolean()),
   fix_available_only: Type.Optional(Type.Boolean()),
-  cve_page: Type.Optional(Type.Integer({ minimum: 1 })),
+  cve_page: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   cve_page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 }, { additionalProperties: false });
 
 export const CorrelateBody = Type.Object({
   assets: Type.Array(AssetInput, { maxItems: 200 }),
-  environment_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 })),
+  environment_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   options: Type.Optional(CorrelateOptionsSchema),
 }, {
   additionalProperties: false,
