@@ -2,7 +2,7 @@
 //   snapshot: the daily snapshot of 1,000 organizations × 5 environments (≤ 30 s), through the job's service
 //             (services/exposure-history.ts snapshotAll), each environment holding BENCH_ASSETS stored assets;
 //   report:   the plant report of one environment of 2,000 assets as PDF (≤ 5 s): the report built from the services
-//             (plant-reports.ts build) and drawn (http/views/report-pdf.ts), timed together.
+//             (plant-reports.ts build) and drawn (services/plant-report-pdf.ts), timed together.
 // A fresh test database with the corpus of the test fixtures (real NVD, CSAF and KEV records, PROVENANCE.md); the
 // assets are real products of that corpus at versions its ranges decide (affected, fixed, unknown), so every
 // environment has open and KEV CVEs. Set up through the correlation service once, copied with set-based SQL; only
@@ -21,7 +21,7 @@ import { loadConfig } from '../src/config.ts';
 import { buildServices } from '../src/services/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createOrganization, createMember } from '../src/store/identity.ts';
-import { renderReportPdf } from '../src/http/views/report-pdf.ts';
+import { renderReportPdf } from '../src/services/plant-report-pdf.ts';
 import { addDays, utcDay } from '../src/domain/exposure.ts';
 import type { Principal } from '../src/services/identity.ts';
 

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import { createExposureHistory, exposureServicesFor } from '../services/exposure-history.ts';
 import { createPlantReports, type PlantReports } from '../services/plant-reports.ts';
 import { createMailer } from '../services/mailer.ts';
-import { renderReportPdf } from '../http/views/report-pdf.ts';
+import { renderReportPdf } from '../services/plant-report-pdf.ts';
 
 /** Daily at 00:30 UTC: the snapshot of the day that just began (after the midnight sync slot has started). */
 export const EXPOSURE_SNAPSHOT_CRON = '30 0 * * *';

@@ -1,7 +1,7 @@
 // Plant reports (docs/reports.md): one environment's exposure summary and trend, what to patch first with the fix,
 // the known-exploited CVEs, the decisions taken in the period with their justifications, the Windows hosts past end
 // of life and what changed since the last report. Built here from the exposure service (the same figures as the
-// history and the overview); rendered as HTML and PDF by the routes (http/web/report.tsx, http/views/report-pdf.ts)
+// history and the overview); rendered as HTML by the routes (http/web/report.tsx) and as PDF by services/plant-report-pdf.ts
 // and as the plain text of the scheduled email here. Scheduled reports go out from the job queue
 // (jobs/reports.ts): each (member, environment, period) is claimed before it is sent and marked sent after, so a
 // failed send is retried on the next run and none is sent twice.
@@ -115,8 +115,8 @@ export function createPlantReports(deps: PlantReportDeps) {
 
     /**
      * Emails every due report: for each member on weekly or monthly, the last complete period's report of each
-     * environment of the organization, unless it was sent (or claimed) already, its PDF (`renderPdf`: the renderer
-     * of the routes, http/views/report-pdf.ts) attached. A failed send, or a PDF that cannot be made, frees its claim.
+     * environment of the organization, unless it was sent (or claimed) already, its PDF (`renderPdf`: the renderer of
+     * services/plant-report-pdf.ts) attached. A failed send, or a PDF that cannot be made, frees its claim.
      */
     async sendScheduled(mailer: Mailer, publicUrl: string, renderPdf: (r: PlantReport) => Promise<Buffer>, onError: (err: Error) => void = () => {}): Promise<{ sent: number; failed: number; already: number }> {
       const today = utcDay(deps.clock.now());

@@ -1,5 +1,5 @@
 // The plant report as an HTML page (docs/reports.md): the same sections, in the same order, as its PDF
-// (http/views/report-pdf.ts) and its email text (services/plant-reports.ts reportText).
+// (services/plant-report-pdf.ts) and its email text (services/plant-reports.ts reportText).
 import type { PlantReport, ReportCve } from '../../services/plant-reports.ts';
 import { LineChart } from './charts.tsx';
 import { html, Layout } from './layout.tsx';

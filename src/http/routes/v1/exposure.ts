@@ -13,7 +13,7 @@ import { DECISION_STATUSES } from '../../../domain/triage.ts';
 import type { TenantDecl } from '../../auth.ts';
 import { pageHeaders } from '../../web/layout.tsx';
 import { renderReportPage } from '../../web/report.tsx';
-import { renderReportPdf } from '../../views/report-pdf.ts';
+import { renderReportPdf } from '../../../services/plant-report-pdf.ts';
 
 const Day = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description }));
 const EnvParams = Type.Object({ environment_id: Type.String({ pattern: '^[0-9]{1,19}$', description: 'Environment id (from POST or GET /api/v1/environments)' }) });

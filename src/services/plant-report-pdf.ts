@@ -1,9 +1,9 @@
-// The plant report as PDF (docs/reports.md, ADR 0101), with pdfkit as the CVE report (cve-pdf.ts): pure JavaScript
+// The plant report as PDF (docs/reports.md, ADR 0101), with pdfkit as the CVE report (http/views/cve-pdf.ts): pure JavaScript
 // on Node 20, its standard fonts built in, nothing to fetch or install. The same sections, in the same order, as the
 // HTML page (http/web/report.tsx) and the email text (services/plant-reports.ts reportText).
 import PDFDocument from 'pdfkit';
-import { fixesOf, type PlantReport, type ReportCve } from '../../services/plant-reports.ts';
-import { clean } from './cve-pdf.ts';
+import { fixesOf, type PlantReport, type ReportCve } from './plant-reports.ts';
+import { clean } from '../lib/pdf-text.ts';
 
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 
