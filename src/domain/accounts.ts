@@ -15,7 +15,7 @@ export const INVITATION_TTL_MS = 7 * 24 * HOUR_MS;
 /** Sessions end after 12 hours without a request (idle) and 7 days after sign-in whatever the use (absolute). */
 export const SESSION_IDLE_MS = 12 * HOUR_MS;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR_MS;
-/** last_seen_at is written at most once a minute per session (a read per request, not a write). */
+/** last_seen_at is written at most once a minute per session (a read per request, not a write). @alias */
 export const SESSION_TOUCH_MS = MINUTE_MS;
 
 /** Sign-in link requests: per email address and per client address, each a fixed window. */

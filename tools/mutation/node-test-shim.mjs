@@ -17,6 +17,7 @@ function add(name, optionsOrFn, maybeFn) {
 export function test(name, optionsOrFn, maybeFn) {
   add(name, optionsOrFn, maybeFn);
 }
+/** node:test exports it as an alias of test. @alias */
 export const it = test;
 
 export function describe(name, fn) {
@@ -39,4 +40,5 @@ export const after = unsupported('after()');
 export const beforeEach = unsupported('beforeEach()');
 export const afterEach = unsupported('afterEach()');
 export const mock = new Proxy({}, { get: (_t, p) => unsupported(`mock.${String(p)}`) });
+/** node:test's default export is test too. @alias */
 export default test;

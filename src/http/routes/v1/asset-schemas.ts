@@ -192,5 +192,5 @@ export const CorrelateBody = Type.Object({
   examples: [{ assets: [{ asset_id: 'plc-line-3', vendor: 'Siemens AG', product: 'SIMATIC S7-1500', version: 'V2.9.2' }] }],
 });
 
-/** /check takes the same input as correlate-cves. */
+/** /check takes the same input as correlate-cves. @alias */
 export const CheckBody = CorrelateBody;
