@@ -5,20 +5,42 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 // node:test's test()/describe()/it() return promises the runner awaits itself.
-const nodeTestCalls = [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }];
+const nodeTestCalls = [
+  {
+    from: 'package',
+    package: 'node:test',
+    name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+  },
+];
 
-const unusedVars = ['error', {
-  args: 'after-used',
-  argsIgnorePattern: '^_',
-  varsIgnorePattern: '^_',
-  caughtErrors: 'none',
-  ignoreRestSiblings: true,
-}];
+const unusedVars = [
+  'error',
+  {
+    args: 'after-used',
+    argsIgnorePattern: '^_',
+    varsIgnorePattern: '^_',
+    caughtErrors: 'none',
+    ignoreRestSiblings: true,
+  },
+];
 
 export default defineConfig(
   // The client's types and the database's are generated (npm run client:generate, npm run db:types) and checked by
   // their staleness tests, not linted.
-  { ignores: ['node_modules/', 'data/', 'bench/out/', 'test-artifacts/', '.tmp/', 'snapshot/', 'test/fixtures/', 'clients/typescript/schema.ts', 'clients/typescript/dist/', 'src/store/db-schema.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'bench/out/',
+      'test-artifacts/',
+      '.tmp/',
+      'snapshot/',
+      'test/fixtures/',
+      'clients/typescript/schema.ts',
+      'clients/typescript/dist/',
+      'src/store/db-schema.ts',
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
     files: ['**/*.ts', '**/*.tsx'],
@@ -30,9 +52,18 @@ export default defineConfig(
   {
     files: ['**/*.ts', '**/*.tsx'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: [{ name: 'kysely', allowTypeImports: true, message: "import Kysely's values from src/store/kysely.ts (its CommonJS build)" }],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'kysely',
+              allowTypeImports: true,
+              message: "import Kysely's values from src/store/kysely.ts (its CommonJS build)",
+            },
+          ],
+        },
+      ],
     },
   },
 
@@ -88,7 +119,13 @@ export default defineConfig(
     files: ['**/*.js', '**/*.mjs'],
     extends: [js.configs.recommended],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
   },
 );

@@ -38,14 +38,16 @@ try {
   await store.close();
   const cookie = `${SESSION_COOKIE}=${token}; ${CSRF_COOKIE}=${csrfTokenFor(token)}`;
   const check = await fetch(`${svc.base}/api/v1/account/me`, { headers: { cookie } });
-  const body = await check.json() as { data?: { email?: string } };
-  if (check.status !== 200 || body.data?.email !== 'owner@bench.example.test') throw new Error(`account/me answered ${check.status}`);
+  const body = (await check.json()) as { data?: { email?: string } };
+  if (check.status !== 200 || body.data?.email !== 'owner@bench.example.test')
+    throw new Error(`account/me answered ${check.status}`);
 
   const scenarios = [
     { name: 'bare fastify: ping', t: bare, path: '/api/v1/health/ping', headers: {} as Record<string, string> },
     { name: 'service: GET /api/v1/account/me with a session', t: svc, path: '/api/v1/account/me', headers: { cookie } },
   ];
-  for (const s of scenarios) await load(s.t.base, { connections: 10, seconds: 2, path: () => s.path, headers: s.headers });
+  for (const s of scenarios)
+    await load(s.t.base, { connections: 10, seconds: 2, path: () => s.path, headers: s.headers });
   const rps = scenarios.map(() => [] as number[]);
   const cpu = scenarios.map(() => [] as number[]);
   let bad = 0;
@@ -61,10 +63,15 @@ try {
   }
   const base = median(rps[0]);
   for (const [i, s] of scenarios.entries()) {
-    console.log(JSON.stringify({
-      scenario: s.name, req_per_s: Math.round(median(rps[i])), rounds: rps[i].map(Math.round),
-      ratio_to_bare: Math.round((median(rps[i]) / base) * 1000) / 1000, cpu_us_per_req: Math.round(median(cpu[i])),
-    }));
+    console.log(
+      JSON.stringify({
+        scenario: s.name,
+        req_per_s: Math.round(median(rps[i])),
+        rounds: rps[i].map(Math.round),
+        ratio_to_bare: Math.round((median(rps[i]) / base) * 1000) / 1000,
+        cpu_us_per_req: Math.round(median(cpu[i])),
+      }),
+    );
   }
   console.log(JSON.stringify({ non2xx_or_errors: bad, connections, rounds, seconds }));
   await inProcess(cookie);
@@ -96,7 +103,12 @@ async function inProcess(cookie: string): Promise<void> {
   await Promise.all([app.ready(), bareApp.ready()]);
   const apps = [
     { name: 'bare fastify: ping (inject)', app: bareApp, url: '/api/v1/health/ping', headers: {} },
-    { name: 'service: GET /api/v1/account/me with a session (inject)', app, url: '/api/v1/account/me', headers: { cookie } },
+    {
+      name: 'service: GET /api/v1/account/me with a session (inject)',
+      app,
+      url: '/api/v1/account/me',
+      headers: { cookie },
+    },
   ];
   const cpuUs = apps.map(() => [] as number[]);
   for (let r = 0; r <= rounds; r++) {
@@ -111,7 +123,14 @@ async function inProcess(cookie: string): Promise<void> {
     }
   }
   for (const [i, a] of apps.entries()) {
-    console.log(JSON.stringify({ scenario: a.name, cpu_us_per_req: Number(median(cpuUs[i]).toFixed(1)), rounds: cpuUs[i].map(Math.round), requests_per_round: n }));
+    console.log(
+      JSON.stringify({
+        scenario: a.name,
+        cpu_us_per_req: Number(median(cpuUs[i]).toFixed(1)),
+        rounds: cpuUs[i].map(Math.round),
+        requests_per_round: n,
+      }),
+    );
   }
   await Promise.all([app.close(), bareApp.close()]);
   await store.close();

@@ -39,7 +39,7 @@ const mb = (n: number) => Math.round(n / 1048576);
 
 /** A deterministic generator: the same setup on every run. */
 let seed = 0x2545f491;
-const rnd = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+const rnd = () => (seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 
 const admin = withAdmin;
@@ -53,7 +53,11 @@ async function database(): Promise<{ store: Store; drop: () => Promise<void> }> 
     const { fixture } = await import('../test/helpers/feeds.ts');
     const { FIXTURE_DIR } = await import('../test/unit/windows/fixture-index.ts');
     const quiet = { info() {}, warn() {} };
-    await importPaths(db.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES, fixture('nvd', 'CVE-2024-38063.json')])], { log: quiet });
+    await importPaths(
+      db.store.db,
+      [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES, fixture('nvd', 'CVE-2024-38063.json')])],
+      { log: quiet },
+    );
     await importMsrcDocuments(db.store.db, [FIXTURE_DIR]);
     if (process.env.BENCH_KEEP) console.error(`database: ${db.name}`);
     return { store: db.store, drop: () => (process.env.BENCH_KEEP ? db.store.close() : db.drop()) };
@@ -78,9 +82,27 @@ async function database(): Promise<{ store: Store; drop: () => Promise<void> }> 
 
 /** Real Windows host records (the v2 shape) of three builds the engine maps. */
 const HOST_SHAPES = [
-  { os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809', os_build: '10.0.17763.8755', installation_type: 'Server' },
-  { os_product: 'Windows Server 2022 Standard', edition_id: 'ServerStandard', display_version: '21H2', os_build: '10.0.20348.2655', installation_type: 'Server' },
-  { os_product: 'Windows 10 Enterprise', edition_id: 'Enterprise', display_version: '22H2', os_build: '10.0.19045.4780', installation_type: 'Client' },
+  {
+    os_product: 'Windows Server 2019 Datacenter',
+    edition_id: 'ServerDatacenter',
+    display_version: '1809',
+    os_build: '10.0.17763.8755',
+    installation_type: 'Server',
+  },
+  {
+    os_product: 'Windows Server 2022 Standard',
+    edition_id: 'ServerStandard',
+    display_version: '21H2',
+    os_build: '10.0.20348.2655',
+    installation_type: 'Server',
+  },
+  {
+    os_product: 'Windows 10 Enterprise',
+    edition_id: 'Enterprise',
+    display_version: '22H2',
+    os_build: '10.0.19045.4780',
+    installation_type: 'Client',
+  },
 ];
 
 async function setup(store: Store): Promise<Record<string, number | string>> {
@@ -89,20 +111,38 @@ async function setup(store: Store): Promise<Record<string, number | string>> {
   // Every change recorded so far is behind the last completed run: the window is only the changes made here.
   await q(`INSERT INTO alert_runs (from_seq, to_seq, status, trigger, finished_at)
     SELECT 0, coalesce((SELECT max(seq) FROM cve_changes), 0), 'completed', 'cli', now()`);
-  const window = (await q<{ cve_id: string }>(`SELECT cve_id FROM cves ORDER BY md5(cve_id) LIMIT $1`, [CVES])).map((r) => r.cve_id);
-  await q(`INSERT INTO cve_changes (seq, cve_id, kind, before, after)
+  const window = (await q<{ cve_id: string }>(`SELECT cve_id FROM cves ORDER BY md5(cve_id) LIMIT $1`, [CVES])).map(
+    (r) => r.cve_id,
+  );
+  await q(
+    `INSERT INTO cve_changes (seq, cve_id, kind, before, after)
     SELECT nextval('cve_changes_seq'), c.cve_id, 'epss_threshold', jsonb_build_object('epss_percentile', null, 'band', null),
       jsonb_build_object('epss_percentile', (c.doc->'scoring'->'epss'->>'percentile')::float8, 'band', 4)
-    FROM cves c WHERE c.cve_id = ANY($1::text[]) ORDER BY c.cve_id`, [window]);
+    FROM cves c WHERE c.cve_id = ANY($1::text[]) ORDER BY c.cve_id`,
+    [window],
+  );
 
   // Pools: what the window's CVEs name, and the whole catalog.
-  const wVendors = (await q<{ v: string }>(`SELECT DISTINCT unnest(vendor_slugs) AS v FROM cves WHERE cve_id = ANY($1::text[])`, [window])).map((r) => r.v);
+  const wVendors = (
+    await q<{ v: string }>(`SELECT DISTINCT unnest(vendor_slugs) AS v FROM cves WHERE cve_id = ANY($1::text[])`, [
+      window,
+    ])
+  ).map((r) => r.v);
   // Product watch keys as the watch list stores them (`<vendor>/<product key>` of the CVE's named products).
-  const wProducts = (await q<{ k: string }>(`SELECT DISTINCT v || '/' || vi_product_key(p) AS k FROM cves c, unnest(c.vendor_slugs) AS v,
-    jsonb_array_elements_text(c.doc->'affected'->'products') AS p WHERE c.cve_id = ANY($1::text[]) AND vi_product_key(p) <> ''`, [window])).map((r) => r.k);
-  const wProtocols = (await q<{ p: string }>(`SELECT DISTINCT unnest(protocols) AS p FROM cves WHERE cve_id = ANY($1::text[])`, [window])).map((r) => r.p);
+  const wProducts = (
+    await q<{ k: string }>(
+      `SELECT DISTINCT v || '/' || vi_product_key(p) AS k FROM cves c, unnest(c.vendor_slugs) AS v,
+    jsonb_array_elements_text(c.doc->'affected'->'products') AS p WHERE c.cve_id = ANY($1::text[]) AND vi_product_key(p) <> ''`,
+      [window],
+    )
+  ).map((r) => r.k);
+  const wProtocols = (
+    await q<{ p: string }>(`SELECT DISTINCT unnest(protocols) AS p FROM cves WHERE cve_id = ANY($1::text[])`, [window])
+  ).map((r) => r.p);
   const allVendors = (await q<{ v: string }>(`SELECT slug AS v FROM vendors`)).map((r) => r.v);
-  const allProducts = (await q<{ k: string }>(`SELECT vendor_slug || '/' || product_key AS k FROM products`)).map((r) => r.k);
+  const allProducts = (await q<{ k: string }>(`SELECT vendor_slug || '/' || product_key AS k FROM products`)).map(
+    (r) => r.k,
+  );
   type R = { vendor: string; product: string; cpe: string | null; v: string | null };
   const rangeSel = `SELECT range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
     coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_range_rows`;
@@ -110,20 +150,33 @@ async function setup(store: Store): Promise<Record<string, number | string>> {
   // of its ranges states: an organization's equipment, most of it rarely in a CVE. DRAW=ranges: a range row drawn
   // uniformly, so a product is drawn as often as it has ranges (the worst case: in the generated corpus three
   // Siemens S7-1500 CPUs are in 15,600 CVEs each, and most organizations then hold several of them).
-  const wRanges = DRAW === 'ranges'
-    ? await q<R>(`${rangeSel} WHERE cve_id = ANY($1::text[]) LIMIT 20000`, [window])
-    : await q<R>(`SELECT DISTINCT ON (vendor_slug, product_key) range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
+  const wRanges =
+    DRAW === 'ranges'
+      ? await q<R>(`${rangeSel} WHERE cve_id = ANY($1::text[]) LIMIT 20000`, [window])
+      : await q<R>(
+          `SELECT DISTINCT ON (vendor_slug, product_key) range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
         coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_range_rows
-        WHERE cve_id = ANY($1::text[]) ORDER BY vendor_slug, product_key, md5(cve_id || group_ord || '.' || n)`, [window]);
-  const allRanges = DRAW === 'ranges'
-    ? await q<R>(`${rangeSel} WHERE random() < 0.05 LIMIT 20000`)
-    : await q<R>(`SELECT DISTINCT ON (vendor_slug, product_key) range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
+        WHERE cve_id = ANY($1::text[]) ORDER BY vendor_slug, product_key, md5(cve_id || group_ord || '.' || n)`,
+          [window],
+        );
+  const allRanges =
+    DRAW === 'ranges'
+      ? await q<R>(`${rangeSel} WHERE random() < 0.05 LIMIT 20000`)
+      : await q<R>(`SELECT DISTINCT ON (vendor_slug, product_key) range->>'vendor' AS vendor, range->>'product' AS product, range->>'cpe' AS cpe,
         coalesce(range->>'version', range->'end'->>'version', range->'start'->>'version') AS v FROM cve_range_rows
         ORDER BY vendor_slug, product_key, md5(cve_id || group_ord || '.' || n)`);
   if (!allRanges.length) allRanges.push(...wRanges);
 
-  const orgs = (await q<{ id: string }>(`INSERT INTO organizations (name, tier) SELECT 'Bench org ' || g, 'professional' FROM generate_series(1, $1::int) g RETURNING id`, [ORGS])).map((r) => Number(r.id));
-  const envs = await q<{ id: string; org_id: string }>(`INSERT INTO environments (org_id, name) SELECT unnest($1::bigint[]), 'Plant' RETURNING id, org_id`, [orgs]);
+  const orgs = (
+    await q<{ id: string }>(
+      `INSERT INTO organizations (name, tier) SELECT 'Bench org ' || g, 'professional' FROM generate_series(1, $1::int) g RETURNING id`,
+      [ORGS],
+    )
+  ).map((r) => Number(r.id));
+  const envs = await q<{ id: string; org_id: string }>(
+    `INSERT INTO environments (org_id, name) SELECT unnest($1::bigint[]), 'Plant' RETURNING id, org_id`,
+    [orgs],
+  );
   const envOf = new Map(envs.map((e) => [Number(e.org_id), Number(e.id)]));
 
   const watch: { org_id: number; entity_type: string; entity_key: string }[] = [];
@@ -134,10 +187,14 @@ async function setup(store: Store): Promise<Record<string, number | string>> {
     for (let i = 0; keys.size < WATCH && i < WATCH * 5; i++) {
       const fromWindow = rnd() < SHARE;
       const r = rnd();
-      const e = r < 0.4 ? ['vendor', pick(fromWindow && wVendors.length ? wVendors : allVendors)]
-        : r < 0.85 ? ['product', pick(fromWindow && wProducts.length ? wProducts : allProducts)]
-          : r < 0.93 && wProtocols.length ? ['protocol', pick(wProtocols)]
-            : ['cve', pick(window)];
+      const e =
+        r < 0.4
+          ? ['vendor', pick(fromWindow && wVendors.length ? wVendors : allVendors)]
+          : r < 0.85
+            ? ['product', pick(fromWindow && wProducts.length ? wProducts : allProducts)]
+            : r < 0.93 && wProtocols.length
+              ? ['protocol', pick(wProtocols)]
+              : ['cve', pick(window)];
       if (e[1] === undefined) continue;
       keys.add(`${e[0]}\u0000${e[1]}`);
     }
@@ -147,36 +204,74 @@ async function setup(store: Store): Promise<Record<string, number | string>> {
     }
     for (let i = 0; i < ASSETS - HOSTS; i++) {
       const r = pick(rnd() < SHARE && wRanges.length ? wRanges : allRanges);
-      assets.push({ org_id: org, environment_id: envOf.get(org)!, asset_id: `asset-${i}`, asset: { asset_id: `asset-${i}`, vendor: r.vendor, product: r.product, version: r.v, cpe: null } });
+      assets.push({
+        org_id: org,
+        environment_id: envOf.get(org)!,
+        asset_id: `asset-${i}`,
+        asset: { asset_id: `asset-${i}`, vendor: r.vendor, product: r.product, version: r.v, cpe: null },
+      });
     }
     for (let i = 0; i < HOSTS; i++) {
       const asset_id = `host-${i}`;
-      hosts.push({ org_id: org, environment_id: envOf.get(org)!, asset_id, host: { asset_id, ...pick(HOST_SHAPES), architecture: 'x64', installed_kbs: [], kb_source: 'Get-HotFix', esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z' } });
+      hosts.push({
+        org_id: org,
+        environment_id: envOf.get(org)!,
+        asset_id,
+        host: {
+          asset_id,
+          ...pick(HOST_SHAPES),
+          architecture: 'x64',
+          installed_kbs: [],
+          kb_source: 'Get-HotFix',
+          esu_enrolled: '',
+          collected_at: '2026-07-01T08:00:00Z',
+        },
+      });
     }
   }
   for (let i = 0; i < watch.length; i += 10000) {
-    await q(`INSERT INTO watchlist_entries (org_id, entity_type, entity_key) SELECT org_id, entity_type, entity_key
-      FROM jsonb_to_recordset($1::jsonb) AS x(org_id bigint, entity_type text, entity_key text) ON CONFLICT DO NOTHING`, [JSON.stringify(watch.slice(i, i + 10000))]);
+    await q(
+      `INSERT INTO watchlist_entries (org_id, entity_type, entity_key) SELECT org_id, entity_type, entity_key
+      FROM jsonb_to_recordset($1::jsonb) AS x(org_id bigint, entity_type text, entity_key text) ON CONFLICT DO NOTHING`,
+      [JSON.stringify(watch.slice(i, i + 10000))],
+    );
   }
   for (let i = 0; i < assets.length; i += 10000) {
-    await q(`INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
+    await q(
+      `INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
       SELECT org_id, environment_id, asset_id, asset, '{}'::jsonb, 'bench' FROM jsonb_to_recordset($1::jsonb)
-        AS x(org_id bigint, environment_id bigint, asset_id text, asset jsonb) ON CONFLICT DO NOTHING`, [JSON.stringify(assets.slice(i, i + 10000))]);
+        AS x(org_id bigint, environment_id bigint, asset_id text, asset jsonb) ON CONFLICT DO NOTHING`,
+      [JSON.stringify(assets.slice(i, i + 10000))],
+    );
   }
   for (let i = 0; i < hosts.length; i += 10000) {
-    await q(`INSERT INTO windows_host_results (org_id, environment_id, asset_id, host, result, evaluated_on)
+    await q(
+      `INSERT INTO windows_host_results (org_id, environment_id, asset_id, host, result, evaluated_on)
       SELECT org_id, environment_id, asset_id, host, '{}'::jsonb, current_date FROM jsonb_to_recordset($1::jsonb)
-        AS x(org_id bigint, environment_id bigint, asset_id text, host jsonb)`, [JSON.stringify(hosts.slice(i, i + 10000))]);
+        AS x(org_id bigint, environment_id bigint, asset_id text, host jsonb)`,
+      [JSON.stringify(hosts.slice(i, i + 10000))],
+    );
   }
   await q(`ANALYZE`);
-  return { asset_draw: DRAW, organizations: orgs.length, watch_entries: watch.length, v1_assets: assets.length, windows_hosts: hosts.length, window_cves: window.length };
+  return {
+    asset_draw: DRAW,
+    organizations: orgs.length,
+    watch_entries: watch.length,
+    v1_assets: assets.length,
+    windows_hosts: hosts.length,
+    window_cves: window.length,
+  };
 }
 
 const { store, drop } = await database();
 try {
   const shape = await setup(store);
   console.error(`setup: ${JSON.stringify(shape)}`);
-  const svc = createAlertService(store.db, { publicUrl: 'https://vulnintel.bench', now: () => new Date(), chunkSize: process.env.BENCH_CHUNK ? Number(process.env.BENCH_CHUNK) : undefined });
+  const svc = createAlertService(store.db, {
+    publicUrl: 'https://vulnintel.bench',
+    now: () => new Date(),
+    chunkSize: process.env.BENCH_CHUNK ? Number(process.env.BENCH_CHUNK) : undefined,
+  });
   // Run 1 builds the Windows engine's index inside the run (a worker's first run after it started); run 2 is the
   // steady state of a running server or worker, whose service keeps the index until the MSRC data changes. Between
   // them the first run's alerts are removed, so both write the same alerts into an empty table.
@@ -185,7 +280,9 @@ try {
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
-    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     const r = (await svc.run('cli')) as AlertRunReport;
@@ -205,11 +302,24 @@ try {
   const rssBefore = warm.rssBefore;
   const peak = Math.max(cold.peak, warm.peak);
   const byMatch = await store.pool.query(`SELECT match_type, count(*)::int AS n FROM alerts GROUP BY 1 ORDER BY 1`);
-  console.log(JSON.stringify({
-    ...shape, run_ms: Math.round(ms), node_cpu_ms: cpuMs, run_ms_first_with_index_build: Math.round(cold.ms), alerts_first_run: cold.r.alerts_stored, alerts_written: r.alerts_stored, alerts_per_org: Math.round(r.alerts_stored / Math.max(1, Number(shape.organizations))), cves_matched: r.cves,
-    alerts_by_match: Object.fromEntries(byMatch.rows.map((x: { match_type: string; n: number }) => [x.match_type, x.n])),
-    rss_mb_before: mb(rssBefore), rss_mb_peak: mb(peak), target: 'run_ms <= 2000',
-  }));
+  console.log(
+    JSON.stringify({
+      ...shape,
+      run_ms: Math.round(ms),
+      node_cpu_ms: cpuMs,
+      run_ms_first_with_index_build: Math.round(cold.ms),
+      alerts_first_run: cold.r.alerts_stored,
+      alerts_written: r.alerts_stored,
+      alerts_per_org: Math.round(r.alerts_stored / Math.max(1, Number(shape.organizations))),
+      cves_matched: r.cves,
+      alerts_by_match: Object.fromEntries(
+        byMatch.rows.map((x: { match_type: string; n: number }) => [x.match_type, x.n]),
+      ),
+      rss_mb_before: mb(rssBefore),
+      rss_mb_peak: mb(peak),
+      target: 'run_ms <= 2000',
+    }),
+  );
 } finally {
   await drop();
 }

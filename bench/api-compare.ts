@@ -17,7 +17,9 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 
 const c = new pg.Client({ connectionString: url });
 await c.connect();
-const ids = (await c.query(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (50) LIMIT 40000`)).rows.map((r) => r.cve_id as string);
+const ids = (await c.query(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (50) LIMIT 40000`)).rows.map(
+  (r) => r.cve_id as string,
+);
 const oneId = ids[0];
 await c.end();
 
@@ -25,8 +27,14 @@ function start(dir: string, port: number, cache: boolean): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: dir,
     env: {
-      ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', VULNINTEL_AUTO_IMPORT: 'false',
-      VULNINTEL_CVE_CACHE_ENTRIES: cache ? '20000' : '0', NODE_ENV: 'production',
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      VULNINTEL_AUTO_IMPORT: 'false',
+      VULNINTEL_CVE_CACHE_ENTRIES: cache ? '20000' : '0',
+      NODE_ENV: 'production',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -36,7 +44,9 @@ async function waitUp(port: number) {
   for (let i = 0; i < 1200; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/api/v1/health/ping`)).ok) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`server on ${port} did not start`);
@@ -45,10 +55,21 @@ async function waitUp(port: number) {
 let next = 0;
 function run(port: number, p: string, rotate: boolean): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({
-      url: `http://127.0.0.1:${port}`, connections, duration, pipelining: 1,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: rotate ? p.replace('{id}', ids[next++ % ids.length]) : p }) }],
-    }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        connections,
+        duration,
+        pipelining: 1,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => ({ ...req, path: rotate ? p.replace('{id}', ids[next++ % ids.length]) : p }),
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
   });
 }
 
@@ -74,7 +95,8 @@ try {
       const order = r % 2 === 0 ? [0, 1] : [1, 0];
       for (const k of order) {
         const res = await run(ports[k], s.path, s.rotate);
-        if (res.non2xx || res.errors) throw new Error(`${s.name} on ${k ? 'B' : 'A'}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+        if (res.non2xx || res.errors)
+          throw new Error(`${s.name} on ${k ? 'B' : 'A'}: ${res.non2xx} non-2xx, ${res.errors} errors`);
         samples[i][k].push(res.requests.average);
         p50s[i][k].push(res.latency.p50);
       }
@@ -83,10 +105,18 @@ try {
   const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
   for (const [i, s] of scenarios.entries()) {
     const [a, b] = samples[i].map(median);
-    console.log(JSON.stringify({
-      scenario: s.name, a_req_per_s: Math.round(a), b_req_per_s: Math.round(b), ratio_b_to_a: Number((b / a).toFixed(3)),
-      a_p50_ms: median(p50s[i][0]), b_p50_ms: median(p50s[i][1]), a_rounds: samples[i][0].map(Math.round), b_rounds: samples[i][1].map(Math.round),
-    }));
+    console.log(
+      JSON.stringify({
+        scenario: s.name,
+        a_req_per_s: Math.round(a),
+        b_req_per_s: Math.round(b),
+        ratio_b_to_a: Number((b / a).toFixed(3)),
+        a_p50_ms: median(p50s[i][0]),
+        b_p50_ms: median(p50s[i][1]),
+        a_rounds: samples[i][0].map(Math.round),
+        b_rounds: samples[i][1].map(Math.round),
+      }),
+    );
   }
 } finally {
   for (const s of servers) s.kill('SIGTERM');

@@ -24,9 +24,14 @@ async function paidKey(): Promise<string> {
   await c.connect();
   const g = generateApiKey();
   const org = await c.query(`INSERT INTO organizations (name, tier) VALUES ('bench', 'professional') RETURNING id`);
-  const m = await c.query(`INSERT INTO members (org_id, email, role) VALUES ($1, $2, 'owner') RETURNING id`, [org.rows[0].id, `bench-${Date.now()}@example.test`]);
-  await c.query(`INSERT INTO api_keys (org_id, member_id, key_hash, key_start, kind, scopes) VALUES ($1, $2, $3, $4, 'standard', '{read}')`,
-    [org.rows[0].id, m.rows[0].id, g.hash, g.start]);
+  const m = await c.query(`INSERT INTO members (org_id, email, role) VALUES ($1, $2, 'owner') RETURNING id`, [
+    org.rows[0].id,
+    `bench-${Date.now()}@example.test`,
+  ]);
+  await c.query(
+    `INSERT INTO api_keys (org_id, member_id, key_hash, key_start, kind, scopes) VALUES ($1, $2, $3, $4, 'standard', '{read}')`,
+    [org.rows[0].id, m.rows[0].id, g.hash, g.start],
+  );
   const sample = await c.query(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (25) LIMIT 80000`);
   detailIds = sample.rows.map((r) => r.cve_id as string);
   await c.end();
@@ -39,7 +44,9 @@ async function waitUp() {
     try {
       const r = await fetch(`${base}/api/v1/health/ping`);
       if (r.ok) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('server did not start');
@@ -47,7 +54,13 @@ async function waitUp() {
 
 // Anonymous by default: every API-key request also writes the monthly allowance counter and last_used_at
 // (foundation, spec §8), one hot row per organization; the `keyed` scenarios measure that path separately.
-interface Scenario { name: string; path: string; matches?: string; rotate?: boolean; keyed?: boolean }
+interface Scenario {
+  name: string;
+  path: string;
+  matches?: string;
+  rotate?: boolean;
+  keyed?: boolean;
+}
 
 const scenarios: Scenario[] = [
   { name: 'ping (machine baseline, no database)', path: '/api/v1/health/ping' },
@@ -62,7 +75,10 @@ const scenarios: Scenario[] = [
   { name: 'list, sort_by=epss', path: '/api/v1/cves?sort_by=epss' },
   { name: 'list, page=500', path: '/api/v1/cves?page=500' },
   { name: 'list, page=500 per_page=100', path: '/api/v1/cves?page=500&per_page=100' },
-  { name: 'list, severity=HIGH&kev=false&has_exploit=true', path: '/api/v1/cves?severity=HIGH&kev=false&has_exploit=true' },
+  {
+    name: 'list, severity=HIGH&kev=false&has_exploit=true',
+    path: '/api/v1/cves?severity=HIGH&kev=false&has_exploit=true',
+  },
   { name: 'list, cvss_min=9.5&date_from=2020-01-01', path: '/api/v1/cves?cvss_min=9.5&date_from=2020-01-01' },
   { name: 'keyed: list, no filter, per_page=20 (professional key)', path: '/api/v1/cves', keyed: true },
   { name: 'keyed: list, page=500, per_page=100', path: '/api/v1/cves?page=500&per_page=100', keyed: true },
@@ -72,14 +88,25 @@ const scenarios: Scenario[] = [
 let next = 0;
 function run(s: Scenario, key: string, connections: number, seconds: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({
-      url: base, connections, duration: seconds, pipelining: 1,
-      headers: s.keyed ? { authorization: `Bearer ${key}` } : {},
-      requests: [{
-        method: 'GET',
-        setupRequest: (req) => ({ ...req, path: s.rotate ? s.path.replace('{id}', detailIds[next++ % detailIds.length]) : s.path }),
-      }],
-    }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon(
+      {
+        url: base,
+        connections,
+        duration: seconds,
+        pipelining: 1,
+        headers: s.keyed ? { authorization: `Bearer ${key}` } : {},
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => ({
+              ...req,
+              path: s.rotate ? s.path.replace('{id}', detailIds[next++ % detailIds.length]) : s.path,
+            }),
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
   });
 }
 
@@ -99,8 +126,13 @@ async function p50(s: Scenario, key: string, n = 400): Promise<{ p50: number; p9
 const key = await paidKey();
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
   env: {
-    ...process.env, DATABASE_URL: url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    VULNINTEL_AUTO_IMPORT: 'false', VULNINTEL_CVE_CACHE_ENTRIES: process.env.BENCH_CACHE === '0' ? '0' : '20000',
+    ...process.env,
+    DATABASE_URL: url,
+    PORT: String(PORT),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    VULNINTEL_CVE_CACHE_ENTRIES: process.env.BENCH_CACHE === '0' ? '0' : '20000',
     NODE_ENV: 'production',
   },
   stdio: ['ignore', 'inherit', 'inherit'],
@@ -117,7 +149,11 @@ try {
   const samples = new Map<string, { rps: number[]; p50: number[]; p99: number[]; non2xx: number; errors: number }>();
   const probes = new Map<string, { total: number; per_page: number } | undefined>();
   for (const s of chosen) {
-    const probe = await (await fetch(`${base}${s.path.replace('{id}', detailIds[0])}`, { headers: s.keyed ? { authorization: `Bearer ${key}` } : {} })).json() as { pagination?: { total: number; per_page: number } };
+    const probe = (await (
+      await fetch(`${base}${s.path.replace('{id}', detailIds[0])}`, {
+        headers: s.keyed ? { authorization: `Bearer ${key}` } : {},
+      })
+    ).json()) as { pagination?: { total: number; per_page: number } };
     probes.set(s.name, probe.pagination);
     await run(s, key, 10, 2); // warm-up (fills the cache when it is on)
     samples.set(s.name, { rps: [], p50: [], p99: [], non2xx: 0, errors: 0 });
@@ -140,16 +176,28 @@ try {
     const x = samples.get(s.name)!;
     const single = await p50(s, key);
     const row = {
-      scenario: s.name, path: s.path, matches: probes.get(s.name)?.total ?? 1, per_page: probes.get(s.name)?.per_page ?? null,
-      req_per_s: Math.round(median(x.rps)), rounds_req_per_s: x.rps.map(Math.round), ratio_to_ping: Number((median(x.rps) / pingRps).toFixed(3)),
-      p50_ms: median(x.p50), p99_ms: median(x.p99), non2xx: x.non2xx, errors: x.errors,
-      single_p50_ms: Number(single.p50.toFixed(2)), single_p99_ms: Number(single.p99.toFixed(2)),
+      scenario: s.name,
+      path: s.path,
+      matches: probes.get(s.name)?.total ?? 1,
+      per_page: probes.get(s.name)?.per_page ?? null,
+      req_per_s: Math.round(median(x.rps)),
+      rounds_req_per_s: x.rps.map(Math.round),
+      ratio_to_ping: Number((median(x.rps) / pingRps).toFixed(3)),
+      p50_ms: median(x.p50),
+      p99_ms: median(x.p99),
+      non2xx: x.non2xx,
+      errors: x.errors,
+      single_p50_ms: Number(single.p50.toFixed(2)),
+      single_p99_ms: Number(single.p99.toFixed(2)),
     };
     results.push(row);
     process.stdout.write(`${JSON.stringify(row)}\n`);
   }
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync(path.join('bench/out', `api-load-${label}.json`), JSON.stringify({ label, at: new Date().toISOString(), duration, rounds, connections: 50, results }, null, 2));
+  writeFileSync(
+    path.join('bench/out', `api-load-${label}.json`),
+    JSON.stringify({ label, at: new Date().toISOString(), duration, rounds, connections: 50, results }, null, 2),
+  );
 } finally {
   server.kill('SIGTERM');
 }

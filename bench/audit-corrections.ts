@@ -42,7 +42,11 @@ const figures = {
   exploit_maturity_poc: 0,
   actively_exploited: 0,
 };
-const examples: Record<string, string[]> = { downstream_fix: [], microsoft_page_other_vendor: [], severity_disagrees: [] };
+const examples: Record<string, string[]> = {
+  downstream_fix: [],
+  microsoft_page_other_vendor: [],
+  severity_disagrees: [],
+};
 const note = (k: string, id: string) => {
   if (examples[k].length < 5) examples[k].push(id);
 };
@@ -54,16 +58,32 @@ for (const [cve, records] of byCve) {
   const catalog = doc.affected.primary_vendor ? slug(doc.affected.primary_vendor) : null;
   // 1. The patch block's fix or remediation text comes from an advisory that lists none of the catalog vendor's products.
   const foreign = merged.advisories.filter((a: any) => {
-    const vendors = [...new Set(records.filter((r: any) => r.advisory?.advisory_id === a.advisory_id).flatMap((r: any) => r.affected.map((x: any) => slug(x.vendor))))];
+    const vendors = [
+      ...new Set(
+        records
+          .filter((r: any) => r.advisory?.advisory_id === a.advisory_id)
+          .flatMap((r: any) => r.affected.map((x: any) => slug(x.vendor))),
+      ),
+    ];
     return catalog !== null && vendors.length > 0 && !vendors.includes(catalog);
   });
   const own = merged.advisories.filter((a: any) => !foreign.includes(a));
   const p = doc.patch;
   const fromForeign =
-    (p.fixed_in && foreign.some((a: any) => a.fixes.some((f: any) => f.product === p.fixed_in.product && f.version === p.fixed_in.version)) &&
-      !own.some((a: any) => a.fixes.some((f: any) => f.product === p.fixed_in.product && f.version === p.fixed_in.version))) ||
-    (p.patch_notes && foreign.some((a: any) => a.vendor_fixes.some((f: any) => f.details.replace(/\s+/g, ' ').trim().slice(0, 500) === p.patch_notes)) &&
-      !own.some((a: any) => a.vendor_fixes.some((f: any) => f.details.replace(/\s+/g, ' ').trim().slice(0, 500) === p.patch_notes)));
+    (p.fixed_in &&
+      foreign.some((a: any) =>
+        a.fixes.some((f: any) => f.product === p.fixed_in.product && f.version === p.fixed_in.version),
+      ) &&
+      !own.some((a: any) =>
+        a.fixes.some((f: any) => f.product === p.fixed_in.product && f.version === p.fixed_in.version),
+      )) ||
+    (p.patch_notes &&
+      foreign.some((a: any) =>
+        a.vendor_fixes.some((f: any) => f.details.replace(/\s+/g, ' ').trim().slice(0, 500) === p.patch_notes),
+      ) &&
+      !own.some((a: any) =>
+        a.vendor_fixes.some((f: any) => f.details.replace(/\s+/g, ' ').trim().slice(0, 500) === p.patch_notes),
+      ));
   if (fromForeign) {
     figures.downstream_fix++;
     note('downstream_fix', cve);

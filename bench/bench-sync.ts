@@ -32,17 +32,34 @@ export async function measureSync(srv: ReplayServer, source: string): Promise<Sy
   const staging = await mkdtemp(path.join(os.tmpdir(), `vi-bench-${source}-`));
   const egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
   let peak = 0;
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 100);
   const t0 = performance.now();
   try {
     // The NVD rate-limit waits are not part of the measure (no-op sleep); the real API adds them (docs/sync.md).
-    const r = await runSync({
-      store, egress, sink: pipelineSink(store.db), clock: systemClock, log: { info() {}, warn() {} },
-      urls: srv.urls, nvdApiKey: null, stagingRoot: staging, sleep: async () => {},
-    }, [source]);
+    const r = await runSync(
+      {
+        store,
+        egress,
+        sink: pipelineSink(store.db),
+        clock: systemClock,
+        log: { info() {}, warn() {} },
+        urls: srv.urls,
+        nvdApiKey: null,
+        stagingRoot: staging,
+        sleep: async () => {},
+      },
+      [source],
+    );
     const seconds = (performance.now() - t0) / 1000;
     const corpus = (await store.pool.query('SELECT count(*)::int AS n FROM cves')).rows[0].n as number;
-    return { report: r.sources[0], seconds: Number(seconds.toFixed(1)), peakRssMb: Math.round(peak / 1048576), corpusCves: corpus };
+    return {
+      report: r.sources[0],
+      seconds: Number(seconds.toFixed(1)),
+      peakRssMb: Math.round(peak / 1048576),
+      corpusCves: corpus,
+    };
   } finally {
     clearInterval(sampler);
     await egress.close();

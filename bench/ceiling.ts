@@ -21,31 +21,57 @@ const CONNECTIONS = 50;
 const c = new pg.Client({ connectionString: url });
 await c.connect();
 // Distinct ids, shuffled (TABLESAMPLE keeps page order): more than a run requests, so no id repeats.
-const ids = (await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 120000`)).rows.map((r) => r.cve_id);
+const ids = (
+  await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 120000`)
+).rows.map((r) => r.cve_id);
 const corpus = Number((await c.query(`SELECT count(*) AS n FROM cves`)).rows[0].n);
 await c.end();
 
-interface Scenario { name: string; path: () => string; target?: { share?: number; p99?: number } }
+interface Scenario {
+  name: string;
+  path: () => string;
+  target?: { share?: number; p99?: number };
+}
 let n = 0;
 let pageN = 0;
 const scenarios: Scenario[] = [
   { name: '`GET /api/v1/health/ping`', path: () => '/api/v1/health/ping', target: { share: 0.8 } },
-  { name: 'CVE detail, distinct ids', path: () => `/api/v1/cves/${ids[n++ % ids.length]}`, target: { share: 0.2, p99: 50 } },
-  { name: 'list `severity=HIGH&sort_by=cvss`', path: () => '/api/v1/cves?severity=HIGH&sort_by=cvss', target: { share: 0.15 } },
+  {
+    name: 'CVE detail, distinct ids',
+    path: () => `/api/v1/cves/${ids[n++ % ids.length]}`,
+    target: { share: 0.2, p99: 50 },
+  },
+  {
+    name: 'list `severity=HIGH&sort_by=cvss`',
+    path: () => '/api/v1/cves?severity=HIGH&sort_by=cvss',
+    target: { share: 0.15 },
+  },
   {
     name: 'broad full-text `q`, distinct pages',
     // Ten broad phrases × 200 pages: each request a phrase and page not asked just before.
-    path: () => { const i = pageN++; return `/api/v1/cves?q=${encodeURIComponent(PHRASES[i % PHRASES.length])}&page=${1 + (Math.floor(i / PHRASES.length) % 200)}`; },
+    path: () => {
+      const i = pageN++;
+      return `/api/v1/cves?q=${encodeURIComponent(PHRASES[i % PHRASES.length])}&page=${1 + (Math.floor(i / PHRASES.length) % 200)}`;
+    },
     target: { share: 0.03, p99: 250 },
   },
 ];
 
-const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const rssMb = (pid: number) =>
+  Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
-interface Sample { rps: number[]; p50: number[]; p99: number[]; bad: number }
+interface Sample {
+  rps: number[];
+  p50: number[];
+  p99: number[];
+  bad: number;
+}
 const sample = (): Sample => ({ rps: [], p50: [], p99: [], bad: 0 });
 const add = (s: Sample, r: autocannon.Result) => {
-  s.rps.push(r.requests.average); s.p50.push(r.latency.p50); s.p99.push(r.latency.p99); s.bad += r.non2xx + r.errors;
+  s.rps.push(r.requests.average);
+  s.p50.push(r.latency.p50);
+  s.p99.push(r.latency.p99);
+  s.bad += r.non2xx + r.errors;
 };
 
 const services: { name: string; dir: string }[] = [{ name: 'after', dir: process.cwd() }];
@@ -73,7 +99,8 @@ try {
       // Alternate which service goes first, round by round.
       const order = svcs.map((_, k) => k);
       if (r % 2 === 1) order.reverse();
-      for (const k of order) add(results[k][i], await load(svcs[k].base, { connections: CONNECTIONS, seconds, path: s.path }));
+      for (const k of order)
+        add(results[k][i], await load(svcs[k].base, { connections: CONNECTIONS, seconds, path: s.path }));
     }
     process.stderr.write(`round ${r + 1}/${rounds} done\n`);
   }
@@ -88,27 +115,55 @@ try {
     const okP99 = sc.target.p99 === undefined || median(s.p99) <= sc.target.p99;
     return okShare && okP99 ? 'met' : 'not met';
   };
-  const targetText = (sc: Scenario) => [sc.target?.share !== undefined ? `≥ ${sc.target.share * 100} %` : '', sc.target?.p99 !== undefined ? `p99 ≤ ${sc.target.p99} ms` : ''].filter(Boolean).join(', ');
+  const targetText = (sc: Scenario) =>
+    [
+      sc.target?.share !== undefined ? `≥ ${sc.target.share * 100} %` : '',
+      sc.target?.p99 !== undefined ? `p99 ≤ ${sc.target.p99} ms` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
   const lines: string[] = [];
-  const head = svcs.length === 2 ? '| work | before | share | after | share | target | after meets |' : '| work | now | share of the ceiling | target | |';
+  const head =
+    svcs.length === 2
+      ? '| work | before | share | after | share | target | after meets |'
+      : '| work | now | share of the ceiling | target | |';
   lines.push(head, head.replace(/[^|]+/g, '---'));
-  lines.push(svcs.length === 2
-    ? `| bare Fastify hello (ceiling) | ${cell(ceiling)} | 100 % | | | | |`
-    : `| bare Fastify hello (ceiling) | ${cell(ceiling)} | 100 % | | |`);
+  lines.push(
+    svcs.length === 2
+      ? `| bare Fastify hello (ceiling) | ${cell(ceiling)} | 100 % | | | | |`
+      : `| bare Fastify hello (ceiling) | ${cell(ceiling)} | 100 % | | |`,
+  );
   for (const [i, sc] of scenarios.entries()) {
     const cols = results.map((x) => `${cell(x[i])} | ${share(x[i])}`).join(' | ');
     lines.push(`| ${sc.name} | ${cols} | ${targetText(sc)} | ${met(sc, results[results.length - 1][i])} |`);
   }
-  const rssText = (k: number) => `${rssIdle[k]} MB idle (index built in ${build[k].toFixed(0)} s), ${rssLoaded[k]} MB after the load`;
+  const rssText = (k: number) =>
+    `${rssIdle[k]} MB idle (index built in ${build[k].toFixed(0)} s), ${rssLoaded[k]} MB after the load`;
   lines.push(`| one API process's RSS | ${svcs.map((_, k) => `${rssText(k)} | `).join(' | ')} | ≤ 700 MB | |`);
   const bad = results.flat().reduce((a, s) => a + s.bad, 0) + ceiling.bad;
   const header = `corpus ${corpus.toLocaleString('en-US')} CVEs; ${CONNECTIONS} connections, ${seconds} s × ${rounds} rounds (medians); cache off; non-2xx or errors: ${bad}`;
   process.stdout.write(`${header}\n\n${lines.join('\n')}\n`);
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync('bench/out/ceiling.json', JSON.stringify({
-    at: new Date().toISOString(), corpus, seconds, rounds, connections: CONNECTIONS, ceiling, services: services.map((s) => s.name),
-    results: results.map((x) => Object.fromEntries(scenarios.map((sc, i) => [sc.name, x[i]]))), rssIdle, rssLoaded, indexBuildSeconds: build,
-  }, null, 2));
+  writeFileSync(
+    'bench/out/ceiling.json',
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        corpus,
+        seconds,
+        rounds,
+        connections: CONNECTIONS,
+        ceiling,
+        services: services.map((s) => s.name),
+        results: results.map((x) => Object.fromEntries(scenarios.map((sc, i) => [sc.name, x[i]]))),
+        rssIdle,
+        rssLoaded,
+        indexBuildSeconds: build,
+      },
+      null,
+      2,
+    ),
+  );
   if (bad > 0) process.exitCode = 1;
 } finally {
   stop(...started);

@@ -30,12 +30,19 @@ const quiet = { info() {}, warn() {} };
 
 const catalogs = [`${DATA}/cwe/cwec_v4.15.xml.gz`, `${DATA}/capec/capec-3.9-stix21-objects.jsonl.gz`];
 const csaf = [`${DATA}/csaf-ics/cisa-csaf-all.jsonl.gz`];
-const kevEpss = [`${DATA}/kev/known_exploited_vulnerabilities.json`, `${DATA}/epss/emba-first-epss-api-2026-08-16.ssv.gz`];
+const kevEpss = [
+  `${DATA}/kev/known_exploited_vulnerabilities.json`,
+  `${DATA}/epss/emba-first-epss-api-2026-08-16.ssv.gz`,
+];
 
 async function admin(q: string) {
   const c = new pg.Client({ connectionString: ADMIN });
   await c.connect();
-  try { await c.query(q); } finally { await c.end(); }
+  try {
+    await c.query(q);
+  } finally {
+    await c.end();
+  }
 }
 const urlOf = (db: string) => `postgres://postgres@127.0.0.1:5432/${db}`;
 
@@ -83,7 +90,11 @@ function nvdDelta(): string[] {
         changed = true;
       }
       if (i % 3 === 0) {
-        (cve.references ??= []).push({ url: `https://vendor.example/security/${cve.id}-fix`, source: 'cna@example.org', tags: ['Patch', 'Vendor Advisory'] });
+        (cve.references ??= []).push({
+          url: `https://vendor.example/security/${cve.id}-fix`,
+          source: 'cna@example.org',
+          tags: ['Patch', 'Vendor Advisory'],
+        });
         changed = true;
       }
       if (changed) cve.lastModified = '2026-11-26T00:00:00.000';
@@ -95,7 +106,10 @@ function nvdDelta(): string[] {
 }
 
 await build();
-const workloads: (readonly [string, string, readonly string[]])[] = [['kev', 'KEV + EPSS (full files)', kevEpss], ['csaf', 'CSAF again (no change)', csaf]];
+const workloads: (readonly [string, string, readonly string[]])[] = [
+  ['kev', 'KEV + EPSS (full files)', kevEpss],
+  ['csaf', 'CSAF again (no change)', csaf],
+];
 if (GIVEN) workloads.push(['nvd', 'NVD next release, 6,000 records of 367k', nvdDelta()]);
 for (const [key, label, files] of workloads) {
   if (only && only !== key) continue;
@@ -109,12 +123,16 @@ for (const [key, label, files] of workloads) {
       const x = await run(label, [...files], rec, r);
       (rec ? on : off).push(x.ms);
       if (rec) last = x;
-      console.log(`${label} record=${rec}: ${(x.ms / 1000).toFixed(2)} s, ${x.written} documents written, ${x.changes} changes`);
+      console.log(
+        `${label} record=${rec}: ${(x.ms / 1000).toFixed(2)} s, ${x.written} documents written, ${x.changes} changes`,
+      );
     }
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const d = (med(on) / med(off) - 1) * 100;
-  console.log(`== ${label}: median with recording ${(med(on) / 1000).toFixed(2)} s, without ${(med(off) / 1000).toFixed(2)} s, ` +
-    `${d >= 0 ? '+' : ''}${d.toFixed(1)} %; ${last.written} documents written, ${last.changes} changes recorded`);
+  console.log(
+    `== ${label}: median with recording ${(med(on) / 1000).toFixed(2)} s, without ${(med(off) / 1000).toFixed(2)} s, ` +
+      `${d >= 0 ? '+' : ''}${d.toFixed(1)} %; ${last.written} documents written, ${last.changes} changes recorded`,
+  );
 }
 if (!GIVEN) await admin(`DROP DATABASE IF EXISTS ${TEMPLATE}`);

@@ -11,7 +11,15 @@ import path from 'node:path';
 
 const dir = path.resolve(process.argv[2] ?? 'bench/out/corpus');
 const db = process.argv[3] ?? 'vi_copy';
-const conn = ['-h', process.env.PGHOST ?? '127.0.0.1', '-U', process.env.PGUSER ?? 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'];
+const conn = [
+  '-h',
+  process.env.PGHOST ?? '127.0.0.1',
+  '-U',
+  process.env.PGUSER ?? 'postgres',
+  '-v',
+  'ON_ERROR_STOP=1',
+  '-q',
+];
 const psql = (database: string, sqlText: string) => {
   const r = spawnSync('psql', [...conn, '-d', database, '-c', sqlText], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`psql failed: ${sqlText}`);
@@ -21,13 +29,19 @@ psql('postgres', `CREATE DATABASE ${db}`);
 psql(db, 'CREATE TABLE nvd_records (cve_id text NOT NULL, record jsonb NOT NULL)');
 
 const t0 = performance.now();
-const copy = spawn('psql', [...conn, '-d', db, '-c', '\\copy nvd_records FROM STDIN'], { stdio: ['pipe', 'inherit', 'inherit'] });
+const copy = spawn('psql', [...conn, '-d', db, '-c', '\\copy nvd_records FROM STDIN'], {
+  stdio: ['pipe', 'inherit', 'inherit'],
+});
 const done = new Promise<number>((resolve) => copy.on('exit', (code) => resolve(code ?? 1)));
 let n = 0;
-for (const f of readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+for (const f of readdirSync(dir)
+  .filter((x) => x.endsWith('.json'))
+  .sort()) {
   const page = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { vulnerabilities: { cve: { id: string } }[] };
   // COPY text format: backslashes doubled; JSON text has no raw tab or newline.
-  const chunk = page.vulnerabilities.map((v) => `${v.cve.id}\t${JSON.stringify(v.cve).replace(/\\/g, '\\\\')}\n`).join('');
+  const chunk = page.vulnerabilities
+    .map((v) => `${v.cve.id}\t${JSON.stringify(v.cve).replace(/\\/g, '\\\\')}\n`)
+    .join('');
   n += page.vulnerabilities.length;
   if (!copy.stdin.write(chunk)) await new Promise((r) => copy.stdin.once('drain', r));
 }

@@ -29,12 +29,18 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 60);
 const seconds = Number(process.env.BENCH_DURATION ?? 15);
 const FULL = '/api/v1/assets/correlate-cves';
 const CHECK = '/api/v1/assets/correlate-cves/check';
-const unlimited = { correlation: { requests: { points: 1e9, durationSec: 60 }, units: { points: 1e12, durationSec: 60 } } };
+const unlimited = {
+  correlation: { requests: { points: 1e9, durationSec: 60 }, units: { points: 1e12, durationSec: 60 } },
+};
 
 async function makeApp(store: Store) {
   const config = loadConfig({
-    DATABASE_URL: url, VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY, VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
-    VULNINTEL_AUTO_IMPORT: 'false', LOG_LEVEL: 'silent', VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
+    DATABASE_URL: url,
+    VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    LOG_LEVEL: 'silent',
+    VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
   });
   const app = await buildApp({ config, store, clock: systemClock, rateProfiles: unlimited });
   await app.ready();
@@ -46,7 +52,12 @@ if (process.argv[2] === 'serve') {
   const app = await makeApp(store);
   await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
   // A clean exit on the parent's SIGTERM (a --cpu-prof given through BENCH_SERVE_ARGS is written at exit).
-  process.once('SIGTERM', () => { void app.close().then(() => store.close()).finally(() => process.exit(0)); });
+  process.once('SIGTERM', () => {
+    void app
+      .close()
+      .then(() => store.close())
+      .finally(() => process.exit(0));
+  });
 } else {
   await main();
 }
@@ -57,9 +68,13 @@ async function main() {
   const children: ReturnType<typeof spawn>[] = [];
   try {
     const assets = await assetsFrom(store);
-    const size = (await sql<{ rows: string; table: string; indexes: string; total: string }>`
+    const size = (
+      await sql<{ rows: string; table: string; indexes: string; total: string }>`
       SELECT (SELECT count(*) FROM cve_ranges)::text AS rows, pg_size_pretty(pg_table_size('cve_ranges')) AS table,
-        pg_size_pretty(pg_indexes_size('cve_ranges')) AS indexes, pg_size_pretty(pg_total_relation_size('cve_ranges')) AS total`.execute(store.db)).rows[0];
+        pg_size_pretty(pg_indexes_size('cve_ranges')) AS indexes, pg_size_pretty(pg_total_relation_size('cve_ranges')) AS total`.execute(
+        store.db,
+      )
+    ).rows[0];
     const corpus = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(store.db)).rows[0].n;
     const app = await makeApp(store);
     const payload = { assets };
@@ -82,8 +97,19 @@ async function main() {
       }
       ms.sort((a, b) => a - b);
       cpu.sort((a, b) => a - b);
-      const C = (globalThis as any).__C; if (C) { console.error(path, JSON.stringify(Object.fromEntries(Object.entries(C).map(([k, v]) => [k, Math.round((v as number) / C.n)])))); (globalThis as any).__C = undefined; }
-      return { p50_ms: +pct(ms, 0.5).toFixed(1), p99_ms: +pct(ms, 0.99).toFixed(1), cpu_p50_ms: +pct(cpu, 0.5).toFixed(1) };
+      const C = (globalThis as any).__C;
+      if (C) {
+        console.error(
+          path,
+          JSON.stringify(Object.fromEntries(Object.entries(C).map(([k, v]) => [k, Math.round((v as number) / C.n)]))),
+        );
+        (globalThis as any).__C = undefined;
+      }
+      return {
+        p50_ms: +pct(ms, 0.5).toFixed(1),
+        p99_ms: +pct(ms, 0.99).toFixed(1),
+        cpu_p50_ms: +pct(cpu, 0.5).toFixed(1),
+      };
     };
     await inproc(FULL); // warm-up (plans, caches, JIT)
     const full = process.env.BENCH_ONLY === 'check' ? null : await inproc(FULL);
@@ -95,10 +121,32 @@ async function main() {
     const matched = body.data.assets.filter((a: { cves: unknown[] }) => a.cves.length).length;
     const listed = body.data.assets.reduce((n: number, a: { cves: unknown[] }) => n + a.cves.length, 0);
     await app.close();
-    const out: Record<string, unknown> = { corpus_cves: corpus, cve_ranges: size, assets: assets.length, assets_with_cves: matched, cves_listed: listed, response_bytes: res.rawPayload.length, rounds, in_process: { correlate: full, check, correlate_stream: fullStream } };
+    const out: Record<string, unknown> = {
+      corpus_cves: corpus,
+      cve_ranges: size,
+      assets: assets.length,
+      assets_with_cves: matched,
+      cves_listed: listed,
+      response_bytes: res.rawPayload.length,
+      rounds,
+      in_process: { correlate: full, check, correlate_stream: fullStream },
+    };
     if (process.env.BENCH_HTTP !== '0') {
       const port = randomPort();
-      const child = spawn(process.execPath, [...(process.env.BENCH_SERVE_ARGS ? process.env.BENCH_SERVE_ARGS.split(' ') : []), '--import', 'tsx', 'bench/correlate.ts', 'serve'], { env: { ...process.env, DATABASE_URL: url, PORT: String(port) }, stdio: ['ignore', process.env.BENCH_SERVE_OUT ? 'inherit' : 'ignore', 'inherit'] });
+      const child = spawn(
+        process.execPath,
+        [
+          ...(process.env.BENCH_SERVE_ARGS ? process.env.BENCH_SERVE_ARGS.split(' ') : []),
+          '--import',
+          'tsx',
+          'bench/correlate.ts',
+          'serve',
+        ],
+        {
+          env: { ...process.env, DATABASE_URL: url, PORT: String(port) },
+          stdio: ['ignore', process.env.BENCH_SERVE_OUT ? 'inherit' : 'ignore', 'inherit'],
+        },
+      );
       children.push(child);
       const base = `http://127.0.0.1:${port}`;
       await waitUp(base);
@@ -120,15 +168,35 @@ async function main() {
       const httpFull = await seq(FULL);
       const httpCheck = await seq(CHECK);
       const c0 = cpuSeconds(child.pid!);
-      const r = await new Promise<autocannon.Result>((resolve, reject) => autocannon({
-        url: base + FULL, connections: 20, duration: seconds, pipelining: 1, timeout: 120, method: 'POST', headers, body: text,
-      }, (err, res) => (err ? reject(err) : resolve(res))));
+      const r = await new Promise<autocannon.Result>((resolve, reject) =>
+        autocannon(
+          {
+            url: base + FULL,
+            connections: 20,
+            duration: seconds,
+            pipelining: 1,
+            timeout: 120,
+            method: 'POST',
+            headers,
+            body: text,
+          },
+          (err, res) => (err ? reject(err) : resolve(res)),
+        ),
+      );
       const calls = r.requests.total;
       out.http = {
-        correlate: httpFull, check: httpCheck,
+        correlate: httpFull,
+        check: httpCheck,
         concurrent_20: {
-          seconds, calls, non_2xx: r.non2xx, errors: r.errors, calls_per_s: +(calls / seconds).toFixed(1), assets_per_s: Math.round((calls * assets.length) / seconds),
-          latency_p50_ms: r.latency.p50, latency_p99_ms: r.latency.p99, server_cpu_ms_per_call: calls ? +(((cpuSeconds(child.pid!) - c0) * 1000) / calls).toFixed(1) : null,
+          seconds,
+          calls,
+          non_2xx: r.non2xx,
+          errors: r.errors,
+          calls_per_s: +(calls / seconds).toFixed(1),
+          assets_per_s: Math.round((calls * assets.length) / seconds),
+          latency_p50_ms: r.latency.p50,
+          latency_p99_ms: r.latency.p99,
+          server_cpu_ms_per_call: calls ? +(((cpuSeconds(child.pid!) - c0) * 1000) / calls).toFixed(1) : null,
         },
       };
     }

@@ -5,13 +5,28 @@
 // Usage: npx tsx bench/cpuprofile-summary.ts FILE.cpuprofile [rows=30] [sinceUs]
 import { readFileSync } from 'node:fs';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
 
-const where = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(`${process.cwd()}/`, '');
-const pkg = (url: string) => (url.includes('node_modules/') ? where(url).split('/')[where(url).startsWith('@') ? 1 : 0] : where(url)) || '(native)';
+const where = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*node_modules\//, '')
+    .replace(`${process.cwd()}/`, '');
+const pkg = (url: string) =>
+  (url.includes('node_modules/') ? where(url).split('/')[where(url).startsWith('@') ? 1 : 0] : where(url)) ||
+  '(native)';
 
 export function summarize(file: string, rows = 30, sinceUs = 0): string {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
+  const p = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: Node[];
+    samples: number[];
+    timeDeltas: number[];
+    startTime: number;
+  };
   const selfUs = new Map<number, number>();
   let at = p.startTime;
   p.samples.forEach((id, i) => {
@@ -21,7 +36,8 @@ export function summarize(file: string, rows = 30, sinceUs = 0): string {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const fn = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+  const fn = (n: Node) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
   const byPkg = new Map<string, number>();
   const bySelf = new Map<string, number>();
   const byIncl = new Map<string, number>();
@@ -40,9 +56,14 @@ export function summarize(file: string, rows = 30, sinceUs = 0): string {
       byIncl.set(k, (byIncl.get(k) ?? 0) + t);
     }
   }
-  const table = (title: string, m: Map<string, number>) => `--- ${title}\n${[...m].sort((a, b) => b[1] - a[1]).slice(0, rows)
-    .map(([k, v]) => `${(100 * v / total).toFixed(1).padStart(5)} %  ${k}`).join('\n')}\n`;
+  const table = (title: string, m: Map<string, number>) =>
+    `--- ${title}\n${[...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, rows)
+      .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)} %  ${k}`)
+      .join('\n')}\n`;
   return `sampled ${(total / 1e6).toFixed(2)} s\n${table('self time by package or file', byPkg)}${table('self time by function', bySelf)}${table('inclusive time by function', byIncl)}`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(summarize(process.argv[2], Number(process.argv[3] ?? 30), Number(process.argv[4] ?? 0)));
+if (import.meta.url === `file://${process.argv[1]}`)
+  process.stdout.write(summarize(process.argv[2], Number(process.argv[3] ?? 30), Number(process.argv[4] ?? 0)));

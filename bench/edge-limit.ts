@@ -37,7 +37,11 @@ try {
   // The control: a second process with the limit off. Two processes of the same build differ by several percent
   // (JIT and heap state); the cost is only what the limit adds beyond that spread.
   off2 = await startService(url, { VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0' });
-  const targets = [{ name: 'edge limit off', t: off }, { name: 'edge limit on', t: on }, { name: 'edge limit off (control process)', t: off2 }];
+  const targets = [
+    { name: 'edge limit off', t: off },
+    { name: 'edge limit on', t: on },
+    { name: 'edge limit off (control process)', t: off2 },
+  ];
   for (const s of targets) await load(s.t.base, { connections: 10, seconds: 3, path: detail }); // warm-up (caches, JIT)
   const rps = new Map(targets.map((s) => [s.name, [] as number[]]));
   const p99 = new Map(targets.map((s) => [s.name, [] as number[]]));
@@ -47,7 +51,7 @@ try {
     for (const s of [...targets.slice(r % 3), ...targets.slice(0, r % 3)]) {
       const c0 = cpuSeconds(s.t.proc.pid!);
       const res = await load(s.t.base, { connections, seconds, path: detail });
-      cpu.get(s.name)!.push((cpuSeconds(s.t.proc.pid!) - c0) * 1e6 / Math.max(1, res.requests.total));
+      cpu.get(s.name)!.push(((cpuSeconds(s.t.proc.pid!) - c0) * 1e6) / Math.max(1, res.requests.total));
       rps.get(s.name)!.push(res.requests.average);
       p99.get(s.name)!.push(res.latency.p99);
       bad += res.non2xx + res.errors;
@@ -57,20 +61,34 @@ try {
   const b = median(rps.get('edge limit on')!);
   const a2 = median(rps.get('edge limit off (control process)')!);
   for (const s of targets) {
-    console.log(`${s.name}: ${Math.round(median(rps.get(s.name)!))} req/s (rounds ${rps.get(s.name)!.map(Math.round).join(' / ')}), p99 ${median(p99.get(s.name)!)} ms, CPU ${Math.round(median(cpu.get(s.name)!))} µs/request`);
+    console.log(
+      `${s.name}: ${Math.round(median(rps.get(s.name)!))} req/s (rounds ${rps.get(s.name)!.map(Math.round).join(' / ')}), p99 ${median(p99.get(s.name)!)} ms, CPU ${Math.round(median(cpu.get(s.name)!))} µs/request`,
+    );
   }
-  console.log(`cost of the edge limit: ${((1 - (2 * b) / (a + a2)) * 100).toFixed(1)} % of throughput against the mean of the two limit-off processes (on/off = ${(b / a).toFixed(3)}, on/control = ${(b / a2).toFixed(3)}; control/off = ${(a2 / a).toFixed(3)} is the spread between two processes of the same build); non-2xx or errors: ${bad}`);
+  console.log(
+    `cost of the edge limit: ${((1 - (2 * b) / (a + a2)) * 100).toFixed(1)} % of throughput against the mean of the two limit-off processes (on/off = ${(b / a).toFixed(3)}, on/control = ${(b / a2).toFixed(3)}; control/off = ${(a2 / a).toFixed(3)} is the spread between two processes of the same build); non-2xx or errors: ${bad}`,
+  );
   // The limiter's own work per request, CPU time in this process.
   const limiter = new RateLimiterMemory({ keyPrefix: 'edge', points: 1_000_000_000, duration: 60 });
   const resolve = clientAddressResolver(parseTrustedProxies(''));
   const n = 200_000;
   const u0 = process.cpuUsage();
-  for (let i = 0; i < n; i++) await limiter.consume(resolve(`198.51.${(i >> 8) % ids.length % 256}.${i & 255}`, undefined), 1);
+  for (let i = 0; i < n; i++)
+    await limiter.consume(resolve(`198.51.${((i >> 8) % ids.length) % 256}.${i & 255}`, undefined), 1);
   const u1 = process.cpuUsage(u0);
   const hookUs = (u1.user + u1.system) / n;
   const detailUs = median(cpu.get('edge limit off')!);
-  console.log(`limiter alone: ${hookUs.toFixed(2)} µs CPU per request = ${((hookUs / detailUs) * 100).toFixed(2)} % of the detail's ${Math.round(detailUs)} µs CPU per request`);
-  console.log(`corpus ${ids.length} CVEs, ${connections} connections, ${rounds} rounds of ${seconds} s, load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(
+    `limiter alone: ${hookUs.toFixed(2)} µs CPU per request = ${((hookUs / detailUs) * 100).toFixed(2)} % of the detail's ${Math.round(detailUs)} µs CPU per request`,
+  );
+  console.log(
+    `corpus ${ids.length} CVEs, ${connections} connections, ${rounds} rounds of ${seconds} s, load average ${(
+      await import('node:os')
+    )
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   stop(off, on, off2);
 }

@@ -19,11 +19,26 @@ const idx = (await loadFullTextIndex(url, { aborted: false }))!;
 const cpu = process.cpuUsage(c0);
 globalThis.gc?.();
 const row = (o: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(o)}\n`);
-row({ scenario: 'build', cves: idx.size, wall_s: Number(((performance.now() - t0) / 1000).toFixed(1)), cpu_s: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)), rss_before_mb: rss0, rss_after_mb: mb(), heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20), array_buffers_mb: Math.round(process.memoryUsage().arrayBuffers / 2 ** 20) });
+row({
+  scenario: 'build',
+  cves: idx.size,
+  wall_s: Number(((performance.now() - t0) / 1000).toFixed(1)),
+  cpu_s: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+  rss_before_mb: rss0,
+  rss_after_mb: mb(),
+  heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+  array_buffers_mb: Math.round(process.memoryUsage().arrayBuffers / 2 ** 20),
+});
 for (const q of PHRASES) {
-  const r = await store.pool.query<{ t: string }>(`SELECT (websearch_to_tsquery('english', $1) || websearch_to_tsquery('simple', $1))::text AS t`, [q]);
+  const r = await store.pool.query<{ t: string }>(
+    `SELECT (websearch_to_tsquery('english', $1) || websearch_to_tsquery('simple', $1))::text AS t`,
+    [q],
+  );
   const node = parseTsQuery(r.rows[0].t);
-  if (node === null || node === 'empty') { row({ q, index: 'not evaluated' }); continue; }
+  if (node === null || node === 'empty') {
+    row({ q, index: 'not evaluated' });
+    continue;
+  }
   const times: number[] = [];
   let total = 0;
   for (let page = 0; page < 10; page++) {
@@ -38,6 +53,12 @@ for (const q of PHRASES) {
     sqlTimes.push(performance.now() - s);
     if (x.total !== total) throw new Error(`${q}: totals differ (${x.total} vs ${total})`);
   }
-  row({ q, matches: total, index_median_ms: Number(median(times).toFixed(2)), index_max_ms: Number(Math.max(...times).toFixed(2)), sql_median_ms: sqlRuns ? Number(median(sqlTimes).toFixed(0)) : null });
+  row({
+    q,
+    matches: total,
+    index_median_ms: Number(median(times).toFixed(2)),
+    index_max_ms: Number(Math.max(...times).toFixed(2)),
+    sql_median_ms: sqlRuns ? Number(median(sqlTimes).toFixed(0)) : null,
+  });
 }
 await store.close();

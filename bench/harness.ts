@@ -6,7 +6,11 @@ import { openSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
-export interface Target { name: string; base: string; proc: ChildProcess }
+export interface Target {
+  name: string;
+  base: string;
+  proc: ChildProcess;
+}
 
 export const randomPort = () => 18080 + Math.floor(Math.random() * 1800);
 
@@ -15,7 +19,9 @@ export async function waitUp(base: string, path = '/api/v1/health/ping'): Promis
     try {
       const r = await fetch(`${base}${path}`);
       if (r.ok) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${base} did not start`);
@@ -26,19 +32,35 @@ export async function waitUp(base: string, path = '/api/v1/health/ping'): Promis
  * default level `info` pino still formats and writes each line, which is part of the per-request cost. `cwd`: another
  * checkout of the service (for a before/after comparison in one run).
  */
-export async function startService(url: string, env: Record<string, string> = {}, logFile = '/dev/null', cwd = process.cwd()): Promise<Target> {
+export async function startService(
+  url: string,
+  env: Record<string, string> = {},
+  logFile = '/dev/null',
+  cwd = process.cwd(),
+): Promise<Target> {
   const port = randomPort();
   const out = openSync(logFile, 'a');
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'src/main.ts'], {
-    env: {
-      ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      VULNINTEL_AUTO_IMPORT: 'false', NODE_ENV: 'production',
-      // The load generator is one address: the edge limit (60 a minute) would refuse it. bench/edge-limit.ts
-      // measures the limiter's own cost; callers may pass the variable in `env` to turn it back on.
-      VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0', ...env,
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'src/main.ts'],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        VULNINTEL_AUTO_IMPORT: 'false',
+        NODE_ENV: 'production',
+        // The load generator is one address: the edge limit (60 a minute) would refuse it. bench/edge-limit.ts
+        // measures the limiter's own cost; callers may pass the variable in `env` to turn it back on.
+        VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
+        ...env,
+      },
+      stdio: ['ignore', out, 'inherit'],
+      cwd,
     },
-    stdio: ['ignore', out, 'inherit'], cwd,
-  });
+  );
   const t = { name: cwd === process.cwd() ? 'service' : `service at ${cwd}`, base: `http://127.0.0.1:${port}`, proc };
   await waitUp(t.base);
   return t;
@@ -48,7 +70,8 @@ export async function startService(url: string, env: Record<string, string> = {}
 export async function startBare(): Promise<Target> {
   const port = randomPort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-fastify.ts'], {
-    env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const t = { name: 'bare fastify', base: `http://127.0.0.1:${port}`, proc };
   await waitUp(t.base);
@@ -69,16 +92,33 @@ export interface LoadOptions {
 
 export function load(base: string, o: LoadOptions): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({
-      url: base, connections: o.connections, duration: o.seconds, pipelining: 1, headers: o.headers ?? {},
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: o.path() }) }],
-    }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon(
+      {
+        url: base,
+        connections: o.connections,
+        duration: o.seconds,
+        pipelining: 1,
+        headers: o.headers ?? {},
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: o.path() }) }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
   });
 }
 
 /** The broad searches of the search benchmarks (bench/search-load.ts, bench/fulltext-index.ts). */
-export const PHRASES = ['out-of-bounds', 'buffer overflow', 'remote code execution', 'denial of service', 'memory corruption',
-  'use after free', 'privilege escalation', 'information disclosure', 'authentication bypass', 'command injection'];
+export const PHRASES = [
+  'out-of-bounds',
+  'buffer overflow',
+  'remote code execution',
+  'denial of service',
+  'memory corruption',
+  'use after free',
+  'privilege escalation',
+  'information disclosure',
+  'authentication bypass',
+  'command injection',
+];
 
 export const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
@@ -101,7 +141,8 @@ export async function sequential(base: string, n: number, path: () => string): P
  */
 export async function indexBuilt(t: { base: string }, maxMs = 600_000): Promise<number> {
   const t0 = Date.now();
-  const ask = async (k: number) => (await sequential(t.base, 1, () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${k}`)}`))[0];
+  const ask = async (k: number) =>
+    (await sequential(t.base, 1, () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${k}`)}`))[0];
   const limit = Math.max(50, (await ask(0)) / 4);
   let fast = 0;
   for (let k = 1; fast < 3 && Date.now() - t0 < maxMs; k++) {

@@ -33,7 +33,11 @@ for (const [id, records] of byId) {
   const doc = buildCveDocument(merged, catalogs, now).doc;
   const { ics, categoryText } = classificationInputs(merged, resolveAffected(merged), doc.title);
   const r = icsRelevance(ics);
-  assert.deepEqual([doc.affected.protocols, doc.affected.device_types, doc.affected.ics_relevance_score], [r.protocols, r.device_types, r.score], id);
+  assert.deepEqual(
+    [doc.affected.protocols, doc.affected.device_types, doc.affected.ics_relevance_score],
+    [r.protocols, r.device_types, r.score],
+    id,
+  );
   assert.equal(doc.classification.category, classifyCategory(merged.cwes, categoryText), id);
   cases.push({ ics, cwes: merged.cwes, categoryText });
 }
@@ -53,8 +57,12 @@ for (const c of cases) {
 }
 const relevant = cases.filter((c) => icsRelevance(c.ics).relevant).length;
 const chars = cases.reduce((s, c) => s + c.ics.text.length, 0);
-console.log(`${cases.length} CVEs (${byId.size} ids), ${Math.round(chars / cases.length)} chars of ICS text on average, ${relevant} ICS-relevant; all checked against buildCveDocument`);
-console.log(`equality: ${cases.length} texts compared (relevance, category, keyword category), ${mismatches} mismatches`);
+console.log(
+  `${cases.length} CVEs (${byId.size} ids), ${Math.round(chars / cases.length)} chars of ICS text on average, ${relevant} ICS-relevant; all checked against buildCveDocument`,
+);
+console.log(
+  `equality: ${cases.length} texts compared (relevance, category, keyword category), ${mismatches} mismatches`,
+);
 if (mismatches > 0) process.exit(1);
 
 // (b) Time: the import's calls (icsRelevance, classifyCategory with the CVE's CWEs), all texts per pass.

@@ -88,12 +88,18 @@ if (batch.length) await write(batch);
 const wall = performance.now() - t0;
 let sumNode = 0;
 let sumPg = 0;
-console.log(`${records} records from ${file}, batches of ${batchSize}, wall ${(wall / 1000).toFixed(1)} s (one connection, no overlap)`);
+console.log(
+  `${records} records from ${file}, batches of ${batchSize}, wall ${(wall / 1000).toFixed(1)} s (one connection, no overlap)`,
+);
 console.log('stage             node CPU s   PG CPU s   µs/record (node+PG)');
 for (const [name, t] of totals) {
   sumNode += t.node;
   sumPg += t.pg;
-  console.log(`${name.padEnd(16)} ${(t.node / 1000).toFixed(2).padStart(10)} ${(t.pg / 1000).toFixed(2).padStart(10)}   ${(((t.node + t.pg) * 1000) / records).toFixed(0).padStart(6)}`);
+  console.log(
+    `${name.padEnd(16)} ${(t.node / 1000).toFixed(2).padStart(10)} ${(t.pg / 1000).toFixed(2).padStart(10)}   ${(((t.node + t.pg) * 1000) / records).toFixed(0).padStart(6)}`,
+  );
 }
-console.log(`${'total'.padEnd(16)} ${(sumNode / 1000).toFixed(2).padStart(10)} ${(sumPg / 1000).toFixed(2).padStart(10)}   ${(((sumNode + sumPg) * 1000) / records).toFixed(0).padStart(6)}`);
+console.log(
+  `${'total'.padEnd(16)} ${(sumNode / 1000).toFixed(2).padStart(10)} ${(sumPg / 1000).toFixed(2).padStart(10)}   ${(((sumNode + sumPg) * 1000) / records).toFixed(0).padStart(6)}`,
+);
 await store.close();

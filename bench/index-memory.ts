@@ -20,7 +20,15 @@ await new Promise((r) => setTimeout(r, 500));
 gc();
 const m = process.memoryUsage();
 const footprint = (idx as { footprint?: () => unknown } | null)?.footprint?.();
-process.stdout.write(`${JSON.stringify({
-  documents: idx?.size, build_s: (Date.now() - t0) / 1000, rss_before_mb: rss0, build_peak_rss_mb: peak,
-  rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), array_buffers_mb: mb(m.arrayBuffers), footprint,
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    documents: idx?.size,
+    build_s: (Date.now() - t0) / 1000,
+    rss_before_mb: rss0,
+    build_peak_rss_mb: peak,
+    rss_mb: mb(m.rss),
+    heap_used_mb: mb(m.heapUsed),
+    array_buffers_mb: mb(m.arrayBuffers),
+    footprint,
+  })}\n`,
+);

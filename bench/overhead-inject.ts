@@ -18,7 +18,11 @@ async function serviceApp(dir: string): Promise<FastifyInstance> {
   const { openStore } = await import(path.join(dir, 'src/store/db.ts'));
   const { buildApp } = await import(path.join(dir, 'src/app.ts'));
   const config = loadConfig();
-  const app = await buildApp({ config, store: openStore(config.databaseUrl, { max: 2 }), logger: createLogger(config.logLevel) });
+  const app = await buildApp({
+    config,
+    store: openStore(config.databaseUrl, { max: 2 }),
+    logger: createLogger(config.logLevel),
+  });
   await app.ready();
   return app;
 }
@@ -26,8 +30,12 @@ async function serviceApp(dir: string): Promise<FastifyInstance> {
 const bare = Fastify({ logger: false });
 bare.get('/api/v1/health/ping', async () => ({ ping: 'pong' }));
 await bare.ready();
-const apps: { name: string; app: FastifyInstance }[] = [{ name: 'bare fastify', app: bare }, { name: 'service', app: await serviceApp(process.cwd()) }];
-if (process.env.BENCH_BEFORE_DIR) apps.push({ name: 'before', app: await serviceApp(path.resolve(process.env.BENCH_BEFORE_DIR)) });
+const apps: { name: string; app: FastifyInstance }[] = [
+  { name: 'bare fastify', app: bare },
+  { name: 'service', app: await serviceApp(process.cwd()) },
+];
+if (process.env.BENCH_BEFORE_DIR)
+  apps.push({ name: 'before', app: await serviceApp(path.resolve(process.env.BENCH_BEFORE_DIR)) });
 
 const cpu = new Map(apps.map((a) => [a.name, [] as number[]]));
 for (let r = 0; r < ROUNDS + 1; r++) {
@@ -44,6 +52,8 @@ for (let r = 0; r < ROUNDS + 1; r++) {
 const base = median(cpu.get('bare fastify')!);
 for (const { name } of apps) {
   const us = median(cpu.get(name)!);
-  process.stderr.write(`${JSON.stringify({ app: name, cpu_us_per_ping: Number(us.toFixed(1)), bare_over_app: Number((base / us).toFixed(3)) })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ app: name, cpu_us_per_ping: Number(us.toFixed(1)), bare_over_app: Number((base / us).toFixed(3)) })}\n`,
+  );
 }
 process.exit(0);

@@ -18,7 +18,9 @@ const connections = 50;
 
 const c = new pg.Client({ connectionString: url });
 await c.connect();
-const ids = (await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (25) LIMIT 80000`)).rows.map((r) => r.cve_id);
+const ids = (await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (25) LIMIT 80000`)).rows.map(
+  (r) => r.cve_id,
+);
 await c.end();
 let next = 0;
 
@@ -36,10 +38,12 @@ try {
     { name: 'bare fastify: ping', t: bare, path: ping },
     { name: 'service: ping', t: svc, path: ping },
     { name: 'service: detail, distinct ids, uncached', t: svc, path: detail },
-    ...(before ? [
-      { name: 'before: ping', t: before, path: ping },
-      { name: 'before: detail, distinct ids, uncached', t: before, path: detail },
-    ] : []),
+    ...(before
+      ? [
+          { name: 'before: ping', t: before, path: ping },
+          { name: 'before: detail, distinct ids, uncached', t: before, path: detail },
+        ]
+      : []),
   ];
   for (const s of scenarios) await load(s.t.base, { connections: 10, seconds: 2, path: s.path }); // warm-up
   const rps = new Map<string, number[]>(scenarios.map((s) => [s.name, []]));
@@ -50,7 +54,7 @@ try {
     for (const s of scenarios) {
       const cpu0 = cpuSeconds(s.t.proc.pid!);
       const res = await load(s.t.base, { connections, seconds, path: s.path });
-      cpuUs.get(s.name)!.push((cpuSeconds(s.t.proc.pid!) - cpu0) * 1e6 / Math.max(1, res.requests.total));
+      cpuUs.get(s.name)!.push(((cpuSeconds(s.t.proc.pid!) - cpu0) * 1e6) / Math.max(1, res.requests.total));
       rps.get(s.name)!.push(res.requests.average);
       p99.get(s.name)!.push(res.latency.p99);
       bad += res.non2xx + res.errors;
@@ -59,8 +63,11 @@ try {
   const baseRps = median(rps.get(scenarios[0].name)!);
   const baseCpu = median(cpuUs.get(scenarios[0].name)!);
   const rows = scenarios.map((s) => ({
-    scenario: s.name, req_per_s: Math.round(median(rps.get(s.name)!)), rounds: rps.get(s.name)!.map(Math.round),
-    p99_ms: median(p99.get(s.name)!), ratio_to_bare: Number((median(rps.get(s.name)!) / baseRps).toFixed(3)),
+    scenario: s.name,
+    req_per_s: Math.round(median(rps.get(s.name)!)),
+    rounds: rps.get(s.name)!.map(Math.round),
+    p99_ms: median(p99.get(s.name)!),
+    ratio_to_bare: Number((median(rps.get(s.name)!) / baseRps).toFixed(3)),
     // Server-process CPU per request (node only: PostgreSQL's share of a detail read is not in it).
     cpu_us_per_req: Math.round(median(cpuUs.get(s.name)!)),
     bare_cpu_over_cpu: Number((baseCpu / median(cpuUs.get(s.name)!)).toFixed(3)),
@@ -68,7 +75,10 @@ try {
   for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
   if (bad) process.stdout.write(`non-2xx or errors: ${bad}\n`);
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync(`bench/out/overhead-${label}.json`, JSON.stringify({ label, at: new Date().toISOString(), seconds, rounds, connections, rows }, null, 2));
+  writeFileSync(
+    `bench/out/overhead-${label}.json`,
+    JSON.stringify({ label, at: new Date().toISOString(), seconds, rounds, connections, rows }, null, 2),
+  );
 } finally {
   stop(bare, svc, before);
 }

@@ -18,25 +18,35 @@ rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
 const svc = await startService(url, {
-  VULNINTEL_CVE_CACHE_ENTRIES: process.env.BENCH_CACHE === '0' ? '0' : '20000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  VULNINTEL_CVE_CACHE_ENTRIES: process.env.BENCH_CACHE === '0' ? '0' : '20000',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
 });
 let n = 0;
 let ids: string[] = [];
 if (target.includes('{id}')) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  ids = (await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 100000`)).rows.map((x) => x.cve_id);
+  ids = (
+    await c.query<{ cve_id: string }>(`SELECT cve_id FROM cves TABLESAMPLE SYSTEM (40) ORDER BY random() LIMIT 100000`)
+  ).rows.map((x) => x.cve_id);
   await c.end();
 }
 const loadFrom = Number(process.hrtime.bigint() / 1000n);
 const r = await load(svc.base, {
-  connections: 50, seconds: Number(process.env.BENCH_DURATION ?? 10), path: () => { const k = n++; return target.replace('{n}', String(k)).replace('{id}', ids[k % Math.max(1, ids.length)]); },
+  connections: 50,
+  seconds: Number(process.env.BENCH_DURATION ?? 10),
+  path: () => {
+    const k = n++;
+    return target.replace('{n}', String(k)).replace('{id}', ids[k % Math.max(1, ids.length)]);
+  },
 });
 process.stdout.write(`${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}\n`);
 const exited = new Promise((res) => svc.proc.once('exit', res));
 stop(svc);
 await exited;
 // The main thread's profile is the largest (tsx's loader thread writes a second one).
-const file = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort((a, b) => statSync(path.join(dir, b)).size - statSync(path.join(dir, a)).size)[0];
+const file = readdirSync(dir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort((a, b) => statSync(path.join(dir, b)).size - statSync(path.join(dir, a)).size)[0];
 if (!file) throw new Error('no profile written');
 process.stdout.write(summarize(path.join(dir, file), 30, loadFrom));

@@ -27,8 +27,24 @@ const files = {
   nvd: args[2] ?? `${data}/nvd/nvd-api-2.0-page.assembled.json`,
 };
 
-interface Tally { statements: number; everyVersion: number; git: number; withVersion: number; parsed: number; prefix: number; condition: number }
-const tally = (): Tally => ({ statements: 0, everyVersion: 0, git: 0, withVersion: 0, parsed: 0, prefix: 0, condition: 0 });
+interface Tally {
+  statements: number;
+  everyVersion: number;
+  git: number;
+  withVersion: number;
+  parsed: number;
+  prefix: number;
+  condition: number;
+}
+const tally = (): Tally => ({
+  statements: 0,
+  everyVersion: 0,
+  git: 0,
+  withVersion: 0,
+  parsed: 0,
+  prefix: 0,
+  condition: 0,
+});
 const bySource = new Map<RangeSource, Tally>();
 const byVendor = new Map<string, Tally>();
 const unparsed = new Map<string, { count: number; source: RangeSource; vendor: string; vendors: Set<string> }>();
@@ -41,13 +57,26 @@ function count(r0: AffectedRange): void {
   const v = byVendor.get(vkey) ?? tally();
   byVendor.set(vkey, v);
   for (const t of [s, v]) t.statements++;
-  if (!r.version && !r.start && !r.end && !r.text && r.changes.length === 0) { s.everyVersion++; v.everyVersion++; return; }
-  if (r.versionType && /^git$/i.test(r.versionType)) { s.git++; v.git++; return; }
-  s.withVersion++; v.withVersion++;
+  if (!r.version && !r.start && !r.end && !r.text && r.changes.length === 0) {
+    s.everyVersion++;
+    v.everyVersion++;
+    return;
+  }
+  if (r.versionType && /^git$/i.test(r.versionType)) {
+    s.git++;
+    v.git++;
+    return;
+  }
+  s.withVersion++;
+  v.withVersion++;
   if (rangeReadable(r)) {
     const prefix = prefixOnly(r) ? 1 : 0;
     const condition = r.condition ? 1 : 0;
-    for (const t of [s, v]) { t.parsed++; t.prefix += prefix; t.condition += condition; }
+    for (const t of [s, v]) {
+      t.parsed++;
+      t.prefix += prefix;
+      t.condition += condition;
+    }
     return;
   }
   const spelling = describe(r);
@@ -71,11 +100,21 @@ const ms = performance.now() - t0;
 const pct = (t: Tally) => (t.withVersion ? (100 * t.parsed) / t.withVersion : 100);
 const sources = [...bySource].map(([source, t]) => ({ source, ...t, parse_rate: Number(pct(t).toFixed(2)) }));
 const vendors = [...byVendor]
-  .map(([k, t]) => ({ source: k.split('\u0000')[0], vendor: k.split('\u0000')[1], ...t, parse_rate: Number(pct(t).toFixed(2)) }))
+  .map(([k, t]) => ({
+    source: k.split('\u0000')[0],
+    vendor: k.split('\u0000')[1],
+    ...t,
+    parse_rate: Number(pct(t).toFixed(2)),
+  }))
   .sort((a, b) => b.withVersion - a.withVersion);
 // A spelling several vendors write is shown with how many (the first vendor alone would name it for all).
 const top = [...unparsed]
-  .map(([k, u]) => ({ spelling: k.split('\u0000')[1], count: u.count, source: u.source, vendor: u.vendors.size > 1 ? `${u.vendors.size} vendors` : u.vendor }))
+  .map(([k, u]) => ({
+    spelling: k.split('\u0000')[1],
+    count: u.count,
+    source: u.source,
+    vendor: u.vendors.size > 1 ? `${u.vendors.size} vendors` : u.vendor,
+  }))
   .sort((a, b) => b.count - a.count)
   .slice(0, 50);
 const num = (n: number) => n.toLocaleString('en-US');
@@ -83,12 +122,19 @@ if (asJson) {
   console.log(JSON.stringify({ sources, vendors, top, ms: Math.round(ms) }, null, 1));
 } else {
   console.log(`range census (${(ms / 1000).toFixed(1)} s)`);
-  console.log('source  statements  every-version  git  with-version  parsed  rate  (of the parsed: prefix-only, under a condition)');
-  for (const s of sources) console.log(`${s.source.padEnd(6)} ${String(s.statements).padStart(11)} ${String(s.everyVersion).padStart(14)} ${String(s.git).padStart(4)} ${String(s.withVersion).padStart(13)} ${String(s.parsed).padStart(7)}  ${s.parse_rate.toFixed(2)} %  (${s.prefix}, ${s.condition})`);
+  console.log(
+    'source  statements  every-version  git  with-version  parsed  rate  (of the parsed: prefix-only, under a condition)',
+  );
+  for (const s of sources)
+    console.log(
+      `${s.source.padEnd(6)} ${String(s.statements).padStart(11)} ${String(s.everyVersion).padStart(14)} ${String(s.git).padStart(4)} ${String(s.withVersion).padStart(13)} ${String(s.parsed).padStart(7)}  ${s.parse_rate.toFixed(2)} %  (${s.prefix}, ${s.condition})`,
+    );
   console.log('\nvendors with the most statements carrying a version (source, vendor, with-version, parsed, rate):');
-  for (const v of vendors.slice(0, 40)) console.log(`  ${v.source} ${v.vendor}: ${v.withVersion} ${v.parsed} ${v.parse_rate.toFixed(2)} %`);
+  for (const v of vendors.slice(0, 40))
+    console.log(`  ${v.source} ${v.vendor}: ${v.withVersion} ${v.parsed} ${v.parse_rate.toFixed(2)} %`);
   console.log('\nthe 50 most common spellings that do not parse (count, source, vendor, spelling):');
-  for (const u of top) console.log(`  ${String(u.count).padStart(5)}  ${u.source}  ${u.vendor}  ${JSON.stringify(u.spelling)}`);
+  for (const u of top)
+    console.log(`  ${String(u.count).padStart(5)}  ${u.source}  ${u.vendor}  ${JSON.stringify(u.spelling)}`);
 }
 if (write) {
   const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
@@ -101,13 +147,19 @@ if (write) {
     '',
     '| Source | Statements | Every version | Git commits | Carrying a version | Parsed | Rate | Of the parsed: prefix only | Of the parsed: under a condition |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...sources.map((s) => `| ${s.source} | ${num(s.statements)} | ${num(s.everyVersion)} | ${num(s.git)} | ${num(s.withVersion)} | ${num(s.parsed)} | ${s.parse_rate.toFixed(2)} % | ${num(s.prefix)} | ${num(s.condition)} |`),
+    ...sources.map(
+      (s) =>
+        `| ${s.source} | ${num(s.statements)} | ${num(s.everyVersion)} | ${num(s.git)} | ${num(s.withVersion)} | ${num(s.parsed)} | ${s.parse_rate.toFixed(2)} % | ${num(s.prefix)} | ${num(s.condition)} |`,
+    ),
     '',
     '## The 50 most common spellings that do not parse',
     '',
     '| Count | Source | Vendor | Spelling |',
     '|---:|---|---|---|',
-    ...top.map((u) => `| ${u.count} | ${u.source} | ${cell(u.vendor) || '(none)'} | \`${cell(u.spelling).replace(/`/g, "'")}\` |`),
+    ...top.map(
+      (u) =>
+        `| ${u.count} | ${u.source} | ${cell(u.vendor) || '(none)'} | \`${cell(u.spelling).replace(/`/g, "'")}\` |`,
+    ),
     '',
   ];
   writeFileSync(new URL('../docs/range-census.md', import.meta.url), lines.join('\n'));

@@ -20,17 +20,42 @@ const store = openStore(url, { max: 4, statementTimeoutMs: 0 });
 await migrate(store.pool);
 
 // The largest vendor, the second largest and its most named product in the catalog.
-const vendors = (await sql<{ slug: string }>`SELECT key AS slug FROM cve_facet_counts WHERE scope = 'vendor' GROUP BY key ORDER BY sum(n) DESC, key LIMIT 2`.execute(store.db)).rows.map((x) => x.slug);
+const vendors = (
+  await sql<{
+    slug: string;
+  }>`SELECT key AS slug FROM cve_facet_counts WHERE scope = 'vendor' GROUP BY key ORDER BY sum(n) DESC, key LIMIT 2`.execute(
+    store.db,
+  )
+).rows.map((x) => x.slug);
 const [big, second] = vendors;
-const product = (await sql<{ id: string }>`SELECT vendor_slug || '/' || product_key AS id FROM products WHERE vendor_slug = ${second} ORDER BY cve_count DESC, product_key LIMIT 1`.execute(store.db)).rows[0].id;
-const others = (await sql<{ id: string }>`SELECT vendor_slug || '/' || product_key AS id FROM products ORDER BY cve_count DESC, vendor_slug, product_key LIMIT 20 OFFSET 5`.execute(store.db)).rows.map((x) => x.id);
-const someCves = (await sql<{ id: string }>`SELECT cve_id AS id FROM cves ORDER BY cve_id LIMIT 30`.execute(store.db)).rows.map((x) => x.id);
+const product = (
+  await sql<{
+    id: string;
+  }>`SELECT vendor_slug || '/' || product_key AS id FROM products WHERE vendor_slug = ${second} ORDER BY cve_count DESC, product_key LIMIT 1`.execute(
+    store.db,
+  )
+).rows[0].id;
+const others = (
+  await sql<{
+    id: string;
+  }>`SELECT vendor_slug || '/' || product_key AS id FROM products ORDER BY cve_count DESC, vendor_slug, product_key LIMIT 20 OFFSET 5`.execute(
+    store.db,
+  )
+).rows.map((x) => x.id);
+const someCves = (
+  await sql<{ id: string }>`SELECT cve_id AS id FROM cves ORDER BY cve_id LIMIT 30`.execute(store.db)
+).rows.map((x) => x.id);
 const watchlists: Record<string, [string, string][]> = {
   empty: [],
   [`vendor ${big}`]: [['vendor', big]],
   [`vendor ${second}`]: [['vendor', second]],
   [`product ${product}`]: [['product', product]],
-  mixed: [['vendor', 'siemens'], ['protocol', 'modbus'], ...others.map((id): [string, string] => ['product', id]), ...someCves.map((id): [string, string] => ['cve', id])],
+  mixed: [
+    ['vendor', 'siemens'],
+    ['protocol', 'modbus'],
+    ...others.map((id): [string, string] => ['product', id]),
+    ...someCves.map((id): [string, string] => ['cve', id]),
+  ],
 };
 const pages: { name: string; f: CveFilter; offset: number }[] = [
   { name: 'page 1', f: {}, offset: 0 },
@@ -40,12 +65,16 @@ const pages: { name: string; f: CveFilter; offset: number }[] = [
 
 await sql`DELETE FROM organizations WHERE name = 'bench ranked'`.execute(store.db);
 const org = await createOrganization(store.db, 'bench ranked', 'professional');
-console.log(`corpus ${(await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(store.db)).rows[0].n} CVEs; ${rounds} rounds`);
+console.log(
+  `corpus ${(await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves`.execute(store.db)).rows[0].n} CVEs; ${rounds} rounds`,
+);
 try {
   for (const [name, entries] of Object.entries(watchlists)) {
     await sql`DELETE FROM watchlist_entries WHERE org_id = ${org.id}`.execute(store.db);
     for (const [type, key] of entries) {
-      await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key) VALUES (${org.id}, ${type}, ${key})`.execute(store.db);
+      await sql`INSERT INTO watchlist_entries (org_id, entity_type, entity_key) VALUES (${org.id}, ${type}, ${key})`.execute(
+        store.db,
+      );
     }
     for (const p of pages) {
       const run = () => listCves(store, p.f, { rankedForOrg: org.id }, 20, p.offset);
@@ -56,9 +85,14 @@ try {
         await run();
         ms.push(performance.now() - t0);
       }
-      const digest = createHash('sha1').update(first.rows.map((r) => r.cve_id).join(',')).digest('hex').slice(0, 10);
+      const digest = createHash('sha1')
+        .update(first.rows.map((r) => r.cve_id).join(','))
+        .digest('hex')
+        .slice(0, 10);
       const sorted = [...ms].sort((a, b) => a - b);
-      console.log(`${name.padEnd(34)} ${p.name.padEnd(22)} median ${median(ms).toFixed(1).padStart(7)} ms  p90 ${pct(sorted, 0.9).toFixed(1).padStart(7)} ms  total ${first.total}  ids ${digest}`);
+      console.log(
+        `${name.padEnd(34)} ${p.name.padEnd(22)} median ${median(ms).toFixed(1).padStart(7)} ms  p90 ${pct(sorted, 0.9).toFixed(1).padStart(7)} ms  total ${first.total}  ids ${digest}`,
+      );
     }
   }
 } finally {

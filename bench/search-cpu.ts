@@ -19,7 +19,9 @@ if (!idx) throw new Error('no index built');
 type Searcher = Pick<FullTextIndex, 'search'>;
 const targets: { name: string; index: Searcher }[] = [{ name: 'this checkout', index: idx }];
 if (process.env.BENCH_BEFORE_DIR) {
-  const mod = await import(pathToFileURL(path.join(process.env.BENCH_BEFORE_DIR, 'src/domain/fulltext/query.ts')).href) as { FullTextIndex: new (d: unknown) => Searcher };
+  const mod = (await import(
+    pathToFileURL(path.join(process.env.BENCH_BEFORE_DIR, 'src/domain/fulltext/query.ts')).href
+  )) as { FullTextIndex: new (d: unknown) => Searcher };
   // The built arrays (a private field) handed to the other checkout's class: the same data, its evaluation.
   targets.unshift({ name: 'before', index: new mod.FullTextIndex((idx as unknown as { d: unknown }).d) });
 }
@@ -27,13 +29,23 @@ const c = new pg.Client({ connectionString: url });
 await c.connect();
 const queries: TsNode[] = [];
 for (const p of PHRASES) {
-  const t = (await c.query<{ t: string }>(`SELECT (websearch_to_tsquery('english', $1) || websearch_to_tsquery('simple', $1))::text AS t`, [p])).rows[0].t;
+  const t = (
+    await c.query<{ t: string }>(
+      `SELECT (websearch_to_tsquery('english', $1) || websearch_to_tsquery('simple', $1))::text AS t`,
+      [p],
+    )
+  ).rows[0].t;
   const q = parseTsQuery(t);
   if (q === null || q === 'empty') throw new Error(`"${p}" is not evaluated by the index`);
   queries.push(q);
 }
 await c.end();
-const requests: IndexQuery[] = Array.from({ length: 400 }, (_, i) => ({ query: queries[i % queries.length], sort: 'rank', offset: 10 * Math.floor(i / queries.length), limit: 10 }));
+const requests: IndexQuery[] = Array.from({ length: 400 }, (_, i) => ({
+  query: queries[i % queries.length],
+  sort: 'rank',
+  offset: 10 * Math.floor(i / queries.length),
+  limit: 10,
+}));
 for (const r of requests) {
   const answers = targets.map((t) => JSON.stringify(t.index.search(r)));
   if (answers.some((a) => a !== answers[0])) throw new Error('the checkouts answer a page differently');
@@ -48,5 +60,7 @@ for (let round = 0; round < 5; round++) {
   }
 }
 for (const [k, t] of targets.entries()) {
-  process.stdout.write(`${JSON.stringify({ target: t.name, documents: idx.size, cpu_ms_per_search: Number(median(cpuMs[k]).toFixed(2)), rounds: cpuMs[k].map((x) => Number(x.toFixed(2))) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ target: t.name, documents: idx.size, cpu_ms_per_search: Number(median(cpuMs[k]).toFixed(2)), rounds: cpuMs[k].map((x) => Number(x.toFixed(2))) })}\n`,
+  );
 }

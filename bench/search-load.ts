@@ -39,20 +39,30 @@ async function contention(t: Target) {
   const r = await run;
   lat.sort((a, b) => a - b);
   return {
-    search_rps: Math.round(r.requests.average), search_p50_ms: r.latency.p50, search_p99_ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors,
-    detail_samples: lat.length, detail_p50_ms: Number(pct(lat, 0.5).toFixed(1)), detail_p99_ms: Number(pct(lat, 0.99).toFixed(1)),
+    search_rps: Math.round(r.requests.average),
+    search_p50_ms: r.latency.p50,
+    search_p99_ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    detail_samples: lat.length,
+    detail_p50_ms: Number(pct(lat, 0.5).toFixed(1)),
+    detail_p99_ms: Number(pct(lat, 0.99).toFixed(1)),
   };
 }
 
 const targets: { name: string; dir: string }[] = [{ name: 'after', dir: process.cwd() }];
 if (process.env.BENCH_BEFORE_DIR) targets.unshift({ name: 'before', dir: process.env.BENCH_BEFORE_DIR });
 const rows: Record<string, unknown>[] = [];
-const out = (row: Record<string, unknown>) => { rows.push(row); process.stdout.write(`${JSON.stringify(row)}\n`); };
+const out = (row: Record<string, unknown>) => {
+  rows.push(row);
+  process.stdout.write(`${JSON.stringify(row)}\n`);
+};
 let bare: Target | undefined;
 try {
   bare = await startBare();
   await load(bare.base, { connections: 10, seconds: 2, path: () => '/api/v1/health/ping' });
-  const bareRps = (await load(bare.base, { connections: 40, seconds: 5, path: () => '/api/v1/health/ping' })).requests.average;
+  const bareRps = (await load(bare.base, { connections: 40, seconds: 5, path: () => '/api/v1/health/ping' })).requests
+    .average;
   out({ scenario: 'bare fastify: ping, 40 connections', req_per_s: Math.round(bareRps) });
   const MODES: Record<string, Record<string, string>> = {
     off: { VULNINTEL_SEARCH_INDEX: 'false', VULNINTEL_CVE_CACHE_ENTRIES: '0' },
@@ -71,27 +81,53 @@ try {
           const t0 = Date.now();
           let fast = 0;
           for (let n = 1; fast < 3 && Date.now() - t0 < 600_000; n++) {
-            const [ms] = await sequential(svc.base, 1, () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${n}`)}`);
+            const [ms] = await sequential(
+              svc.base,
+              1,
+              () => `/api/v1/cves?q=${encodeURIComponent(`remote or execution or warmup${n}`)}`,
+            );
             fast = ms < 50 ? fast + 1 : 0;
             if (fast === 0) await new Promise((r) => setTimeout(r, 500));
           }
-          const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${svc.proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-          out({ code: name, mode, scenario: 'index warm-up (first search until built)', seconds: Math.round((Date.now() - t0) / 100) / 10, rss_mb: Math.round(rss) });
+          const rss =
+            Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${svc.proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+          out({
+            code: name,
+            mode,
+            scenario: 'index warm-up (first search until built)',
+            seconds: Math.round((Date.now() - t0) / 100) / 10,
+            rss_mb: Math.round(rss),
+          });
         }
         if (MODES[mode].VULNINTEL_CVE_CACHE_ENTRIES === '0') {
           let j = 0;
           const seq = await sequential(svc.base, SEQ, () => searchPath(j++, SEQ / PHRASES.length));
-          out({ code: name, mode, scenario: 'single client, distinct broad q', p50_ms: Number(pct(seq, 0.5).toFixed(1)), p99_ms: Number(pct(seq, 0.99).toFixed(1)) });
+          out({
+            code: name,
+            mode,
+            scenario: 'single client, distinct broad q',
+            p50_ms: Number(pct(seq, 0.5).toFixed(1)),
+            p99_ms: Number(pct(seq, 0.99).toFixed(1)),
+          });
         }
         const c = await contention(svc);
-        out({ code: name, mode, scenario: '40 connections, distinct broad q + detail probe', ...c, search_rps_over_bare_ping: Number((c.search_rps / bareRps).toFixed(4)) });
+        out({
+          code: name,
+          mode,
+          scenario: '40 connections, distinct broad q + detail probe',
+          ...c,
+          search_rps_over_bare_ping: Number((c.search_rps / bareRps).toFixed(4)),
+        });
       } finally {
         stop(svc);
       }
     }
   }
   mkdirSync('bench/out', { recursive: true });
-  writeFileSync(`bench/out/search-load-${label}.json`, JSON.stringify({ label, at: new Date().toISOString(), seconds, rows }, null, 2));
+  writeFileSync(
+    `bench/out/search-load-${label}.json`,
+    JSON.stringify({ label, at: new Date().toISOString(), seconds, rows }, null, 2),
+  );
 } finally {
   stop(bare);
 }

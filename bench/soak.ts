@@ -34,7 +34,6 @@ const MINUTES = arg('minutes', 30);
 const CONNECTIONS = arg('connections', 8);
 const quiet = { info() {}, warn() {} };
 
-
 const children: ChildProcess[] = [];
 async function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = await startCommand(args, env, ready);
@@ -68,28 +67,60 @@ async function main() {
   const deliveries: number[] = [];
   const receiver = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => { deliveries.push(Date.now()); res.writeHead(204).end(); });
+    req.on('end', () => {
+      deliveries.push(Date.now());
+      res.writeHead(204).end();
+    });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const rxPort = (receiver.address() as net.AddressInfo).port;
   try {
     await importPaths(store.db, [feedDir(NVD_FIXTURES.slice(0, 6))], { log: quiet });
     await cluster.caughtUp();
-    const orgs = await Promise.all(Array.from({ length: 4 }, (_, i) => seedOrg(store, { name: `Soak ${i}`, tier: 'professional' })));
+    const orgs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => seedOrg(store, { name: `Soak ${i}`, tier: 'professional' })),
+    );
     const env = {
-      DATABASE_URL: cluster.primaryUrl, DATABASE_REPLICA_URL: cluster.replicaUrl, VULNINTEL_SECRET_KEY: randomBytes(32).toString('hex'),
-      VULNINTEL_DATA_DIR: dataDir, VULNINTEL_AUTO_IMPORT: 'false', VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
-      VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0', VULNINTEL_WEBHOOK_EGRESS_ALLOW: `127.0.0.1:${rxPort}`, HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      DATABASE_URL: cluster.primaryUrl,
+      DATABASE_REPLICA_URL: cluster.replicaUrl,
+      VULNINTEL_SECRET_KEY: randomBytes(32).toString('hex'),
+      VULNINTEL_DATA_DIR: dataDir,
+      VULNINTEL_AUTO_IMPORT: 'false',
+      VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+      VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
+      VULNINTEL_WEBHOOK_EGRESS_ALLOW: `127.0.0.1:${rxPort}`,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
     };
     const ports = [await freePort(), await freePort()];
-    const apis = await Promise.all(ports.map((p) => start(['serve'], { ...env, LOG_LEVEL: 'info', PORT: String(p), VULNINTEL_WORKERS: '0' }, /"msg":"ready"/)));
+    const apis = await Promise.all(
+      ports.map((p) =>
+        start(['serve'], { ...env, LOG_LEVEL: 'info', PORT: String(p), VULNINTEL_WORKERS: '0' }, /"msg":"ready"/),
+      ),
+    );
     await start(['worker'], env, /Job workers running/);
     const bases = ports.map((p) => `http://127.0.0.1:${p}`);
     for (const o of orgs) {
-      await fetch(`${bases[0]}/api/v1/watchlist`, { method: 'POST', headers: { ...o.auth, 'content-type': 'application/json' }, body: JSON.stringify({ entity_type: 'vendor', entity_id: 'microsoft' }) });
-      await fetch(`${bases[1]}/api/v1/webhooks`, { method: 'POST', headers: { ...o.auth, 'content-type': 'application/json' }, body: JSON.stringify({ label: 'soak', url: `http://127.0.0.1:${rxPort}/hook` }) });
+      await fetch(`${bases[0]}/api/v1/watchlist`, {
+        method: 'POST',
+        headers: { ...o.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ entity_type: 'vendor', entity_id: 'microsoft' }),
+      });
+      await fetch(`${bases[1]}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { ...o.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ label: 'soak', url: `http://127.0.0.1:${rxPort}/hook` }),
+      });
     }
-    const ids = ['CVE-2023-0228', 'CVE-2023-28489', 'CVE-2022-45793', 'CVE-2024-21338', 'CVE-2024-8531', 'CVE-2024-3506', 'CVE-2099-0001'];
+    const ids = [
+      'CVE-2023-0228',
+      'CVE-2023-28489',
+      'CVE-2022-45793',
+      'CVE-2024-21338',
+      'CVE-2024-8531',
+      'CVE-2024-3506',
+      'CVE-2099-0001',
+    ];
     const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
     const scenarios: (() => [string, RequestInit])[] = [
       () => [`/api/v1/cves/${pick(ids)}`, {}],
@@ -98,8 +129,24 @@ async function main() {
       () => ['/api/v1/catalog/vendors', {}],
       () => [`/api/v1/cves/${pick(ids)}`, { headers: pick(orgs).auth }],
       () => ['/api/v1/cves/kev', { headers: pick(orgs).auth }],
-      () => ['/api/v1/assets/correlate-cves', { method: 'POST', headers: { ...pick(orgs).auth, 'content-type': 'application/json' }, body: JSON.stringify({ assets: [{ asset_id: 'plc-1', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' }] }) }],
-      () => ['/api/v2/assets/correlate', { method: 'POST', headers: { ...pick(orgs).auth, 'content-type': 'application/json' }, body: JSON.stringify({ windows_hosts: [] }) }],
+      () => [
+        '/api/v1/assets/correlate-cves',
+        {
+          method: 'POST',
+          headers: { ...pick(orgs).auth, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            assets: [{ asset_id: 'plc-1', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' }],
+          }),
+        },
+      ],
+      () => [
+        '/api/v2/assets/correlate',
+        {
+          method: 'POST',
+          headers: { ...pick(orgs).auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ windows_hosts: [] }),
+        },
+      ],
       () => ['/api/v1/health/ping', {}],
     ];
     const t0 = Date.now();
@@ -108,32 +155,47 @@ async function main() {
     const rss: { at: number; mb: number[] }[] = [];
     const rssTimer = setInterval(() => rss.push({ at: Date.now(), mb: apis.map((c) => rssMb(c.pid!)) }), 10_000);
     let imported = false;
-    const importer = setTimeout(() => {
-      void (async () => {
-        await importPaths(store.db, [feedDir([...NVD_FIXTURES.slice(6), ...CSAF_FIXTURES, fixture('kev', 'kev-cut.json')])], { log: quiet });
-        const q = await startJobQueue({ config: loadConfig({ DATABASE_URL: cluster.primaryUrl, LOG_LEVEL: 'silent' }), store, log: pino({ level: 'silent' }), jobs: JOBS, workers: false });
-        await q.send('alert-run');
-        await q.stop(1000);
-        imported = true;
-      })();
-    }, (MINUTES * 60_000) / 2);
+    const importer = setTimeout(
+      () => {
+        void (async () => {
+          await importPaths(
+            store.db,
+            [feedDir([...NVD_FIXTURES.slice(6), ...CSAF_FIXTURES, fixture('kev', 'kev-cut.json')])],
+            { log: quiet },
+          );
+          const q = await startJobQueue({
+            config: loadConfig({ DATABASE_URL: cluster.primaryUrl, LOG_LEVEL: 'silent' }),
+            store,
+            log: pino({ level: 'silent' }),
+            jobs: JOBS,
+            workers: false,
+          });
+          await q.send('alert-run');
+          await q.stop(1000);
+          imported = true;
+        })();
+      },
+      (MINUTES * 60_000) / 2,
+    );
     let i = 0;
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) {
-        const [url, init] = pick(scenarios)();
-        const base = bases[i++ % 2];
-        const s = performance.now();
-        let status: number;
-        try {
-          const r = await fetch(`${base}${url}`, init);
-          await r.arrayBuffer();
-          status = r.status;
-        } catch {
-          status = -1;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (Date.now() < end) {
+          const [url, init] = pick(scenarios)();
+          const base = bases[i++ % 2];
+          const s = performance.now();
+          let status: number;
+          try {
+            const r = await fetch(`${base}${url}`, init);
+            await r.arrayBuffer();
+            status = r.status;
+          } catch {
+            status = -1;
+          }
+          samples.push({ at: Date.now(), ms: performance.now() - s, status });
         }
-        samples.push({ at: Date.now(), ms: performance.now() - s, status });
-      }
-    }));
+      }),
+    );
     clearInterval(rssTimer);
     clearTimeout(importer);
     const windowMs = Math.min(5 * 60_000, (MINUTES * 60_000) / 3);
@@ -142,20 +204,41 @@ async function main() {
     const statuses: Record<string, number> = {};
     for (const x of samples) statuses[x.status] = (statuses[x.status] ?? 0) + 1;
     const warm = rss.filter((r) => r.at >= t0 + windowMs);
-    console.log(JSON.stringify({
-      minutes: MINUTES, connections: CONNECTIONS, requests: samples.length,
-      errors_5xx: samples.filter((x) => x.status >= 500).length, failed_connections: samples.filter((x) => x.status === -1).length,
-      statuses, import_in_the_middle: imported, webhook_deliveries: deliveries.length,
-      window_minutes: windowMs / 60_000, p99_first_ms: Math.round(p99(first) * 10) / 10, p99_last_ms: Math.round(p99(last) * 10) / 10,
-      rss_mb_start: rss[0]?.mb.map(Math.round), rss_mb_end: rss.at(-1)?.mb.map(Math.round),
-      rss_slope_mb_per_min_after_warmup: apis.map((_, k) => Math.round(slope(warm.map((r) => [(r.at - t0) / 60_000, r.mb[k]])) * 100) / 100),
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          minutes: MINUTES,
+          connections: CONNECTIONS,
+          requests: samples.length,
+          errors_5xx: samples.filter((x) => x.status >= 500).length,
+          failed_connections: samples.filter((x) => x.status === -1).length,
+          statuses,
+          import_in_the_middle: imported,
+          webhook_deliveries: deliveries.length,
+          window_minutes: windowMs / 60_000,
+          p99_first_ms: Math.round(p99(first) * 10) / 10,
+          p99_last_ms: Math.round(p99(last) * 10) / 10,
+          rss_mb_start: rss[0]?.mb.map(Math.round),
+          rss_mb_end: rss.at(-1)?.mb.map(Math.round),
+          rss_slope_mb_per_min_after_warmup: apis.map(
+            (_, k) => Math.round(slope(warm.map((r) => [(r.at - t0) / 60_000, r.mb[k]])) * 100) / 100,
+          ),
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
-    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once('exit', () => resolve());
-      c.kill('SIGTERM');
-    })));
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
     receiver.close();
     await store.close();
     await cluster.close();

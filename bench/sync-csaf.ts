@@ -15,10 +15,18 @@ const data = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..',
 const shared = process.env.SHARED_DATA_CSAF ?? (existsSync(data) ? data : '/work/shared/data/csaf-ics');
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'vi-bench-csaf-'));
-execFileSync('tar', ['-xJf', path.join(shared, 'cisa-csaf-2017-2024.tar.xz'), '-C', tmp, 'csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json']);
+execFileSync('tar', [
+  '-xJf',
+  path.join(shared, 'cisa-csaf-2017-2024.tar.xz'),
+  '-C',
+  tmp,
+  'csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json',
+]);
 const feed = JSON.parse(await readFile(path.join(tmp, 'csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json'), 'utf8'));
 const byId = new Map<string, string>();
-for (const line of gunzipSync(await readFile(path.join(shared, 'cisa-csaf-all.jsonl.gz'))).toString('utf8').split('\n')) {
+for (const line of gunzipSync(await readFile(path.join(shared, 'cisa-csaf-all.jsonl.gz')))
+  .toString('utf8')
+  .split('\n')) {
   if (line.trim()) byId.set(JSON.parse(line).document.tracking.id, line);
 }
 const docs = new Map<string, Buffer>();
@@ -31,10 +39,18 @@ for (const e of feed.feed.entry) {
 const srv = await new ReplayServer({ csaf: { feed, docs } }).start();
 try {
   const m = await measureSync(srv, 'csaf');
-  console.log(JSON.stringify({
-    status: m.report.status, error: m.report.error, advisories: m.report.files, records: m.report.records, corpus_cves: m.corpusCves,
-    seconds: m.seconds, advisories_per_s: Number(((m.report.files ?? 0) / m.seconds).toFixed(1)), peak_rss_mb: m.peakRssMb,
-  }));
+  console.log(
+    JSON.stringify({
+      status: m.report.status,
+      error: m.report.error,
+      advisories: m.report.files,
+      records: m.report.records,
+      corpus_cves: m.corpusCves,
+      seconds: m.seconds,
+      advisories_per_s: Number(((m.report.files ?? 0) / m.seconds).toFixed(1)),
+      peak_rss_mb: m.peakRssMb,
+    }),
+  );
 } finally {
   await srv.close();
   await rm(tmp, { recursive: true, force: true });

@@ -17,10 +17,19 @@ for (const f of (await readdir(dir)).filter((x) => /^nvd-page-\d+\.json$/.test(x
 await srv.start();
 try {
   const m = await measureSync(srv, 'nvd');
-  console.log(JSON.stringify({
-    status: m.report.status, error: m.report.error, served: srv.nvdRecords.length, pages: m.report.files, records: m.report.records,
-    corpus_cves: m.corpusCves, seconds: m.seconds, records_per_s: Math.round((m.report.records ?? 0) / m.seconds), peak_rss_mb: m.peakRssMb,
-  }));
+  console.log(
+    JSON.stringify({
+      status: m.report.status,
+      error: m.report.error,
+      served: srv.nvdRecords.length,
+      pages: m.report.files,
+      records: m.report.records,
+      corpus_cves: m.corpusCves,
+      seconds: m.seconds,
+      records_per_s: Math.round((m.report.records ?? 0) / m.seconds),
+      peak_rss_mb: m.peakRssMb,
+    }),
+  );
 } finally {
   await srv.close();
 }

@@ -35,7 +35,12 @@ const db = t.store.db;
 try {
   const org = await createOrganization(db, 'Bench Plant', 'professional');
   const member = await createMember(db, org.id, 'owner@bench.example.test', 'owner', 'Owner');
-  const env = async (name: string) => (await sql<{ id: number }>`INSERT INTO environments (org_id, name) VALUES (${org.id}, ${name}) RETURNING id::float8 AS id`.execute(db)).rows[0].id;
+  const env = async (name: string) =>
+    (
+      await sql<{
+        id: number;
+      }>`INSERT INTO environments (org_id, name) VALUES (${org.id}, ${name}) RETURNING id::float8 AS id`.execute(db)
+    ).rows[0].id;
   const bulkEnv = await env('bulk');
   const exportEnv = await env('export');
   const cve = (i: number) => `CVE-2099-${String(100000 + i)}`;
@@ -71,7 +76,11 @@ try {
   const t0 = performance.now();
   const r = await triage.bulk(writer, bulkEnv, {
     filter: { correlation_status: ['affected'], decision: ['none'] },
-    decision: { status: 'not_affected', justification: 'inline_mitigations_already_exist', impact_statement: 'The cell network is reached only through the cell firewall.' },
+    decision: {
+      status: 'not_affected',
+      justification: 'inline_mitigations_already_exist',
+      impact_statement: 'The cell network is reached only through the cell firewall.',
+    },
     comment: 'Cell firewall review',
   });
   const bulkMs = performance.now() - t0;
@@ -80,19 +89,32 @@ try {
   const t1 = performance.now();
   const again = await triage.bulk(writer, bulkEnv, {
     filter: { correlation_status: ['affected'] },
-    decision: { status: 'affected', action_statement: 'Segmented behind the cell firewall; patch at the March outage', due_date: '2027-03-15' },
+    decision: {
+      status: 'affected',
+      action_statement: 'Segmented behind the cell firewall; patch at the March outage',
+      due_date: '2027-03-15',
+    },
     comment: 'Outage plan',
   });
-  console.log(`bulk replace: ${again.matched} CVEs selected, ${again.updated} decisions replaced in ${Math.round(performance.now() - t1)} ms`);
+  console.log(
+    `bulk replace: ${again.matched} CVEs selected, ${again.updated} decisions replaced in ${Math.round(performance.now() - t1)} ms`,
+  );
   if (process.env.BENCH_ONLY !== 'bulk') {
     const vex = createVexService(db, 'https://vulnintel.example');
     async function exportOnce(format: (typeof VEX_FORMATS)[number], limitDecisions: number | null, probe = false) {
-      if (limitDecisions !== null) await sql`DELETE FROM triage_decisions WHERE org_id = ${org.id} AND environment_id = ${exportEnv} AND cve_id >= ${cve(limitDecisions)}`.execute(db);
+      if (limitDecisions !== null)
+        await sql`DELETE FROM triage_decisions WHERE org_id = ${org.id} AND environment_id = ${exportEnv} AND cve_id >= ${cve(limitDecisions)}`.execute(
+          db,
+        );
       global.gc?.();
       const base = process.memoryUsage();
       let peakRss = base.rss;
       let peakHeap = base.heapUsed;
-      const sampler = setInterval(() => { const m = process.memoryUsage(); peakRss = Math.max(peakRss, m.rss); peakHeap = Math.max(peakHeap, m.heapUsed); }, 20);
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        peakRss = Math.max(peakRss, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapUsed);
+      }, 20);
       const s = performance.now();
       const g = await vex.export(format, { orgId: org.id, orgName: 'Bench Plant' }, exportEnv, new Date());
       if (typeof g === 'string') throw new Error(g);
@@ -102,12 +124,16 @@ try {
       for await (const chunk of g) {
         bytes += Buffer.byteLength(chunk);
         // The live set while streaming: the heap right after a full collection, every 2,000 chunks (--expose-gc).
-        if (probe && global.gc && ++n % 2000 === 0) { global.gc(); liveGrowth = Math.max(liveGrowth, process.memoryUsage().heapUsed - base.heapUsed); }
+        if (probe && global.gc && ++n % 2000 === 0) {
+          global.gc();
+          liveGrowth = Math.max(liveGrowth, process.memoryUsage().heapUsed - base.heapUsed);
+        }
       }
       const ms = performance.now() - s;
       clearInterval(sampler);
       const m = process.memoryUsage();
-      peakRss = Math.max(peakRss, m.rss); peakHeap = Math.max(peakHeap, m.heapUsed);
+      peakRss = Math.max(peakRss, m.rss);
+      peakHeap = Math.max(peakHeap, m.heapUsed);
       return { ms, bytes, rssGrowth: peakRss - base.rss, heapGrowth: peakHeap - base.heapUsed, liveGrowth };
     }
     for (const format of VEX_FORMATS) {
@@ -117,12 +143,21 @@ try {
       const med = runs[Math.floor(runs.length / 2)];
       // One more, untimed, that measures the live set while streaming.
       runs.push(await exportOnce(format, null, true));
-      console.log(`${format}: ${PAIRS} decisions, ${ASSETS} assets: median ${Math.round(med.ms)} ms (${runs.slice(0, ROUNDS).map((x) => Math.round(x.ms)).join(', ')}), ${mb(med.bytes)} MB written, peak growth RSS ${mb(Math.max(...runs.map((x) => x.rssGrowth)))} MB, heap ${mb(Math.max(...runs.map((x) => x.heapGrowth)))} MB, live set after GC ${mb(Math.max(...runs.map((x) => x.liveGrowth)))} MB`);
+      console.log(
+        `${format}: ${PAIRS} decisions, ${ASSETS} assets: median ${Math.round(med.ms)} ms (${runs
+          .slice(0, ROUNDS)
+          .map((x) => Math.round(x.ms))
+          .join(
+            ', ',
+          )}), ${mb(med.bytes)} MB written, peak growth RSS ${mb(Math.max(...runs.map((x) => x.rssGrowth)))} MB, heap ${mb(Math.max(...runs.map((x) => x.heapGrowth)))} MB, live set after GC ${mb(Math.max(...runs.map((x) => x.liveGrowth)))} MB`,
+      );
     }
     // The same exports at a quarter of the decisions: memory growth should not follow the number of decisions.
     for (const format of VEX_FORMATS) {
       const q = await exportOnce(format, Math.floor(PAIRS / 4), true);
-      console.log(`${format}: ${Math.floor(PAIRS / 4)} decisions: ${Math.round(q.ms)} ms (with the GC probes), ${mb(q.bytes)} MB written, peak growth RSS ${mb(q.rssGrowth)} MB, heap ${mb(q.heapGrowth)} MB, live set after GC ${mb(q.liveGrowth)} MB`);
+      console.log(
+        `${format}: ${Math.floor(PAIRS / 4)} decisions: ${Math.round(q.ms)} ms (with the GC probes), ${mb(q.bytes)} MB written, peak growth RSS ${mb(q.rssGrowth)} MB, heap ${mb(q.heapGrowth)} MB, live set after GC ${mb(q.liveGrowth)} MB`,
+      );
     }
   }
 } finally {

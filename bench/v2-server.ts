@@ -4,11 +4,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export interface Server { proc: ChildProcess; port: number; auth: Record<string, string> }
+export interface Server {
+  proc: ChildProcess;
+  port: number;
+  auth: Record<string, string>;
+}
 
 /** The v2 server of the checkout at `root` on `dbUrl`, once it listens. */
 export async function startServer(root: string, dbUrl: string): Promise<Server> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/windows-v2-server.ts'), root, dbUrl], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/windows-v2-server.ts'), root, dbUrl], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once('line', resolve);
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
@@ -28,13 +35,20 @@ export function pinger(s: Server): () => Promise<number[]> {
   const loop = (async () => {
     while (!stop) {
       const t = performance.now();
-      await fetch(`http://127.0.0.1:${s.port}/api/v1/health/ping`).then((r) => r.arrayBuffer()).catch(() => {});
+      await fetch(`http://127.0.0.1:${s.port}/api/v1/health/ping`)
+        .then((r) => r.arrayBuffer())
+        .catch(() => {});
       lat.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 25));
     }
   })();
-  return async () => { stop = true; await loop; return lat.sort((a, b) => a - b); };
+  return async () => {
+    stop = true;
+    await loop;
+    return lat.sort((a, b) => a - b);
+  };
 }
 
 /** The p-quantile of sorted values, rounded; null when there are none. */
-export const q = (xs: number[], p: number): number | null => (xs.length ? Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]) : null);
+export const q = (xs: number[], p: number): number | null =>
+  xs.length ? Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]) : null;

@@ -40,48 +40,87 @@ const db = await freshDb();
 const store = openStore(db.url, { max: 20, connectionTimeoutMs: 30_000 });
 const org = await createOrganization(store.db, 'Bench org', 'enterprise');
 await createMember(store.db, org.id, 'bench@example.test', 'owner');
-const config = loadConfig({ VULNINTEL_SECRET_KEY: randomBytes(32).toString('hex'), VULNINTEL_WEBHOOK_EGRESS_ALLOW: `127.0.0.1:${port}`, LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  VULNINTEL_SECRET_KEY: randomBytes(32).toString('hex'),
+  VULNINTEL_WEBHOOK_EGRESS_ALLOW: `127.0.0.1:${port}`,
+  LOG_LEVEL: 'silent',
+});
 const svc = createWebhookService({ db: store.db, clock: systemClock, config });
 for (let i = 0; i < WEBHOOKS; i++) {
-  const c = await svc.create({ orgId: org.id, tier: 'enterprise' }, { label: `bench ${i}`, url: `http://127.0.0.1:${port}/hook/${i}` });
+  const c = await svc.create(
+    { orgId: org.id, tier: 'enterprise' },
+    { label: `bench ${i}`, url: `http://127.0.0.1:${port}/hook/${i}` },
+  );
   keys.set(`/hook/${i}`, createHash('sha256').update(c.secret).digest('hex'));
 }
 
 const alert = (n: number): AlertPayload => ({
-  event: 'cve.alert', version: '1.0', timestamp: new Date().toISOString(),
+  event: 'cve.alert',
+  version: '1.0',
+  timestamp: new Date().toISOString(),
   data: {
-    cve_id: `CVE-2026-${100000 + n}`, title: 'Stack-based buffer overflow in a PLC web server', cvss_score: 9.8,
-    cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', patch_status: 'patched', kev_flagged: n % 7 === 0, epss_score: 0.42,
-    sage_priority: 'PATCH NEXT', published_at: '2026-11-20T10:00:00Z', url: `https://vulnintel.test/cve/CVE-2026-${100000 + n}`,
-    executive_summary: 'A remote attacker can execute code on the controller through a crafted HTTP request. '.repeat(8),
-    mitigation: 'Restrict access to the web interface; apply the vendor update.', causal_boundary: null, virtual_patch: null,
+    cve_id: `CVE-2026-${100000 + n}`,
+    title: 'Stack-based buffer overflow in a PLC web server',
+    cvss_score: 9.8,
+    cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+    patch_status: 'patched',
+    kev_flagged: n % 7 === 0,
+    epss_score: 0.42,
+    sage_priority: 'PATCH NEXT',
+    published_at: '2026-11-20T10:00:00Z',
+    url: `https://vulnintel.test/cve/CVE-2026-${100000 + n}`,
+    executive_summary: 'A remote attacker can execute code on the controller through a crafted HTTP request. '.repeat(
+      8,
+    ),
+    mitigation: 'Restrict access to the web interface; apply the vendor update.',
+    causal_boundary: null,
+    virtual_patch: null,
     watchlist_match: { entity_type: 'vendor', entity_name: 'Siemens' },
   },
 });
 
-const mem = () => ({ rss_mb: Math.round(process.memoryUsage().rss / 1048576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1048576) });
+const mem = () => ({
+  rss_mb: Math.round(process.memoryUsage().rss / 1048576),
+  heap_mb: Math.round(process.memoryUsage().heapUsed / 1048576),
+});
 const samples: { deliveries: number; rss_mb: number; heap_mb: number }[] = [];
 let next = 0;
 let delivered = 0;
 let failed = 0;
 const started = performance.now();
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (next < ALERTS) {
-    const n = next++;
-    for (const r of await svc.deliverAlert(org.id, alert(n))) {
-      if (r.outcome === 'delivered') delivered++;
-      else failed++;
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (next < ALERTS) {
+      const n = next++;
+      for (const r of await svc.deliverAlert(org.id, alert(n))) {
+        if (r.outcome === 'delivered') delivered++;
+        else failed++;
+      }
+      if (n % Math.max(1, Math.floor(ALERTS / 10)) === 0) samples.push({ deliveries: delivered + failed, ...mem() });
     }
-    if (n % Math.max(1, Math.floor(ALERTS / 10)) === 0) samples.push({ deliveries: delivered + failed, ...mem() });
-  }
-}));
+  }),
+);
 const seconds = (performance.now() - started) / 1000;
 samples.push({ deliveries: delivered + failed, ...mem() });
-console.log(JSON.stringify({
-  alerts: ALERTS, webhooks: WEBHOOKS, concurrency: CONCURRENCY, deliveries: delivered + failed, delivered, failed,
-  verified_by_receiver: verified, refused_by_receiver: bad, seconds: Number(seconds.toFixed(1)),
-  deliveries_per_second: Math.round((delivered + failed) / seconds), memory: samples,
-}, null, 1));
+console.log(
+  JSON.stringify(
+    {
+      alerts: ALERTS,
+      webhooks: WEBHOOKS,
+      concurrency: CONCURRENCY,
+      deliveries: delivered + failed,
+      delivered,
+      failed,
+      verified_by_receiver: verified,
+      refused_by_receiver: bad,
+      seconds: Number(seconds.toFixed(1)),
+      deliveries_per_second: Math.round((delivered + failed) / seconds),
+      memory: samples,
+    },
+    null,
+    1,
+  ),
+);
 await svc.close();
 await new Promise<void>((r) => server.close(() => r()));
 await store.close();

@@ -30,12 +30,26 @@ const dbUrl = new URL(admin);
 dbUrl.pathname = `/${dbName}`;
 const store = openStore(dbUrl.toString());
 await migrate(store.pool, { log: () => {} });
-const db = { store, url: dbUrl.toString(), async drop() { await store.close(); await adminClient.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); await adminClient.end(); } };
+const db = {
+  store,
+  url: dbUrl.toString(),
+  async drop() {
+    await store.close();
+    await adminClient.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await adminClient.end();
+  },
+};
 try {
   const t0 = performance.now();
   const imported = await importMsrcDocuments(db.store.db, [dir]);
   const importMs = Math.round(performance.now() - t0);
-  const config = loadConfig({ DATABASE_URL: db.url, VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY, VULNINTEL_PUBLIC_URL: 'http://vulnintel.test', VULNINTEL_AUTO_IMPORT: 'false', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    LOG_LEVEL: 'silent',
+  });
   const app = await buildApp({ config, store: db.store });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address() as { port: number };
@@ -43,7 +57,11 @@ try {
   const body = JSON.stringify({ windows_hosts: hosts() });
   const call = async () => {
     const s = performance.now();
-    const r = await fetch(`http://127.0.0.1:${addr.port}/api/v2/assets/correlate`, { method: 'POST', headers: { ...org.auth, 'content-type': 'application/json' }, body });
+    const r = await fetch(`http://127.0.0.1:${addr.port}/api/v2/assets/correlate`, {
+      method: 'POST',
+      headers: { ...org.auth, 'content-type': 'application/json' },
+      body,
+    });
     const text = await r.text();
     if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${text.slice(0, 300)}`);
     return { ms: performance.now() - s, bytes: text.length, json: text };
@@ -81,7 +99,11 @@ try {
     response_bytes: bytes,
     index_heap_mb: Math.round(heapIndex / 1e6),
     rss_mb: Math.round(process.memoryUsage().rss / 1e6),
-    cve_results_per_call: parsed.data.assets.reduce((n: number, a: { counts: Record<string, number> }) => n + a.counts.confirmed_open + a.counts.cleared + a.counts.needs_review, 0),
+    cve_results_per_call: parsed.data.assets.reduce(
+      (n: number, a: { counts: Record<string, number> }) =>
+        n + a.counts.confirmed_open + a.counts.cleared + a.counts.needs_review,
+      0,
+    ),
     microsoft_data_as_of: parsed.meta.microsoft_data_as_of,
   };
   console.log(JSON.stringify(result, null, 2));

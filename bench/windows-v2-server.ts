@@ -10,9 +10,20 @@ const { buildApp } = await import(path.join(root, 'src/app.ts'));
 const { openStore } = await import(path.join(root, 'src/store/db.ts'));
 const { seedOrg, TEST_INTERNAL_KEY } = await import(path.join(root, 'test/helpers/app.ts'));
 const store = openStore(dbUrl);
-const config = loadConfig({ DATABASE_URL: dbUrl, VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY, VULNINTEL_PUBLIC_URL: 'http://vulnintel.test', VULNINTEL_AUTO_IMPORT: 'false', LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  DATABASE_URL: dbUrl,
+  VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
+  VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+  VULNINTEL_AUTO_IMPORT: 'false',
+  LOG_LEVEL: 'silent',
+});
 const app = await buildApp({ config, store });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const org = await seedOrg(store);
 process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port, auth: org.auth })}\n`);
-process.on('SIGTERM', () => { void app.close().then(() => store.close()).finally(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  void app
+    .close()
+    .then(() => store.close())
+    .finally(() => process.exit(0));
+});

@@ -19,21 +19,54 @@ const arg = (name: string): string | null => {
   return i > 0 ? process.argv[i + 1] : null;
 };
 const BEFORE = arg('before');
-const shared = ['../shared/data', '../../shared/data', '/work/shared/data'].map((p) => path.resolve(p)).find((p) => existsSync(p))!;
+const shared = ['../shared/data', '../../shared/data', '/work/shared/data']
+  .map((p) => path.resolve(p))
+  .find((p) => existsSync(p))!;
 const SOURCES = [path.join(shared, 'cve5', 'vulnrichment-cve5.jsonl.gz'), path.join(shared, 'msrc-cvrf')];
 const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Five common builds, each about a year or more behind its current update: most of their CVEs are open. */
 const BUILDS = [
-  { os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', installation_type: 'Server', os_build: '10.0.17763.4974' },
-  { os_product: 'Windows Server 2022 Standard', edition_id: 'ServerStandard', installation_type: 'Server', os_build: '10.0.20348.2031' },
-  { os_product: 'Windows Server 2016 Standard', edition_id: 'ServerStandard', installation_type: 'Server', os_build: '10.0.14393.6351' },
-  { os_product: 'Windows 10 Enterprise', edition_id: 'Enterprise', installation_type: 'Client', os_build: '10.0.19045.3570' },
-  { os_product: 'Windows 11 Enterprise', edition_id: 'Enterprise', installation_type: 'Client', os_build: '10.0.22631.2428' },
+  {
+    os_product: 'Windows Server 2019 Datacenter',
+    edition_id: 'ServerDatacenter',
+    installation_type: 'Server',
+    os_build: '10.0.17763.4974',
+  },
+  {
+    os_product: 'Windows Server 2022 Standard',
+    edition_id: 'ServerStandard',
+    installation_type: 'Server',
+    os_build: '10.0.20348.2031',
+  },
+  {
+    os_product: 'Windows Server 2016 Standard',
+    edition_id: 'ServerStandard',
+    installation_type: 'Server',
+    os_build: '10.0.14393.6351',
+  },
+  {
+    os_product: 'Windows 10 Enterprise',
+    edition_id: 'Enterprise',
+    installation_type: 'Client',
+    os_build: '10.0.19045.3570',
+  },
+  {
+    os_product: 'Windows 11 Enterprise',
+    edition_id: 'Enterprise',
+    installation_type: 'Client',
+    os_build: '10.0.22631.2428',
+  },
 ];
 const hosts = Array.from({ length: 200 }, (_, i) => ({
-  asset_id: `size${String(i).padStart(4, '0')}b7e1d2c3`, ...BUILDS[i % BUILDS.length], display_version: '', architecture: 'x64',
-  installed_kbs: [], kb_source: '', esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+  asset_id: `size${String(i).padStart(4, '0')}b7e1d2c3`,
+  ...BUILDS[i % BUILDS.length],
+  display_version: '',
+  architecture: 'x64',
+  installed_kbs: [],
+  kb_source: '',
+  esu_enrolled: '',
+  collected_at: '2026-07-01T08:00:00Z',
 }));
 
 function dbUrlOf(name: string): string {
@@ -43,37 +76,65 @@ function dbUrlOf(name: string): string {
 }
 
 /** One call; the body is counted as it arrives and never held. */
-function call(s: Server, body: unknown, encoding: string | null): Promise<{ status: number; ms: number; wire: number; bytes: number; tail: string }> {
+function call(
+  s: Server,
+  body: unknown,
+  encoding: string | null,
+): Promise<{ status: number; ms: number; wire: number; bytes: number; tail: string }> {
   const payload = JSON.stringify(body);
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: s.port, path: '/api/v2/assets/correlate', method: 'POST', headers: { ...s.auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(encoding ? { 'accept-encoding': encoding } : {}) } }, (res) => {
-      let wire = 0;
-      res.on('data', (c: Buffer) => { wire += c.length; });
-      const enc = res.headers['content-encoding'];
-      const decoded = enc === 'gzip' ? res.pipe(zlib.createGunzip()) : enc === 'br' ? res.pipe(zlib.createBrotliDecompress()) : res;
-      let bytes = 0;
-      let tail = Buffer.alloc(0);
-      decoded.on('data', (c: Buffer) => {
-        bytes += c.length;
-        tail = Buffer.concat([tail, c]).subarray(-400);
-      });
-      decoded.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, wire, bytes, tail: tail.toString() }));
-      decoded.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        path: '/api/v2/assets/correlate',
+        method: 'POST',
+        headers: {
+          ...s.auth,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...(encoding ? { 'accept-encoding': encoding } : {}),
+        },
+      },
+      (res) => {
+        let wire = 0;
+        res.on('data', (c: Buffer) => {
+          wire += c.length;
+        });
+        const enc = res.headers['content-encoding'];
+        const decoded =
+          enc === 'gzip' ? res.pipe(zlib.createGunzip()) : enc === 'br' ? res.pipe(zlib.createBrotliDecompress()) : res;
+        let bytes = 0;
+        let tail = Buffer.alloc(0);
+        decoded.on('data', (c: Buffer) => {
+          bytes += c.length;
+          tail = Buffer.concat([tail, c]).subarray(-400);
+        });
+        decoded.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, wire, bytes, tail: tail.toString() }),
+        );
+        decoded.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
 
-
 /**
  * Where the bytes of an answer go: for each field of the per-CVE object (spec §2.7; `fix.*` and `references.*` by
  * member) the bytes of `"name":value,` summed over every CVE of every host, and the rest of the answer.
  */
-function fieldBytes(body: { data: { assets: { cves: Record<string, unknown>[] }[] } }, total: number): Record<string, number> {
+function fieldBytes(
+  body: { data: { assets: { cves: Record<string, unknown>[] }[] } },
+  total: number,
+): Record<string, number> {
   const out: Record<string, number> = {};
-  const add = (k: string, v: unknown) => { out[k] = (out[k] ?? 0) + Buffer.byteLength(JSON.stringify(k.split('.').pop())) + 2 + Buffer.byteLength(JSON.stringify(v)); };
+  const add = (k: string, v: unknown) => {
+    out[k] =
+      (out[k] ?? 0) + Buffer.byteLength(JSON.stringify(k.split('.').pop())) + 2 + Buffer.byteLength(JSON.stringify(v));
+  };
   let cves = 0;
   for (const a of body.data.assets) {
     for (const c of a.cves) {
@@ -95,7 +156,8 @@ function fieldBytes(body: { data: { assets: { cves: Record<string, unknown>[] }[
 async function breakdown(s: Server, includeCleared: boolean): Promise<Record<string, number>> {
   const five = BUILDS.map((_, i) => hosts[i]);
   const r = await fetch(`http://127.0.0.1:${s.port}/api/v2/assets/correlate`, {
-    method: 'POST', headers: { ...s.auth, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { ...s.auth, 'content-type': 'application/json' },
     body: JSON.stringify({ windows_hosts: five, ...(includeCleared ? { options: { include_cleared: true } } : {}) }),
   });
   const text = await r.text();
@@ -109,7 +171,10 @@ async function measure(label: string, root: string, c: pg.Client) {
   try {
     const t0 = performance.now();
     const imp = spawnSync(process.execPath, [path.join(root, 'bin/vulnintel.js'), 'import', ...SOURCES], {
-      cwd: root, env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: 'warn' }, encoding: 'utf8', maxBuffer: 64e6,
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      maxBuffer: 64e6,
     });
     if (imp.status !== 0) throw new Error(`${label} import failed: ${imp.stderr.slice(-2000)}`);
     const importS = Math.round((performance.now() - t0) / 1000);
@@ -123,12 +188,22 @@ async function measure(label: string, root: string, c: pg.Client) {
       for (const includeCleared of [false, true]) {
         for (const enc of [null, 'gzip']) {
           const stopPing = pinger(s);
-          const r = await call(s, { windows_hosts: hosts, ...(includeCleared ? { options: { include_cleared: true } } : {}) }, enc);
+          const r = await call(
+            s,
+            { windows_hosts: hosts, ...(includeCleared ? { options: { include_cleared: true } } : {}) },
+            enc,
+          );
           const lat = await stopPing();
           const key = `${includeCleared ? 'include_cleared' : 'default'}_${enc ?? 'identity'}`;
           out[key] = {
-            status: r.status, complete: /"meta":\{.*\}\}$/.test(r.tail), ms: Math.round(r.ms), json_bytes: r.bytes, wire_bytes: r.wire,
-            ping_p50_ms: q(lat, 0.5), ping_p99_ms: q(lat, 0.99), pings: lat.length,
+            status: r.status,
+            complete: /"meta":\{.*\}\}$/.test(r.tail),
+            ms: Math.round(r.ms),
+            json_bytes: r.bytes,
+            wire_bytes: r.wire,
+            ping_p50_ms: q(lat, 0.5),
+            ping_p99_ms: q(lat, 0.99),
+            pings: lat.length,
           };
           console.error(JSON.stringify({ code: label, [key]: out[key] }));
         }
@@ -148,7 +223,14 @@ try {
   const results: Record<string, unknown>[] = [];
   if (BEFORE) results.push(await measure('before', path.resolve(BEFORE), c));
   results.push(await measure('after', path.resolve('.'), c));
-  const report = { hosts: hosts.length, builds: BUILDS.map((b) => `${b.os_product} ${b.os_build}`), sources: SOURCES, cpus: os.cpus().length, load_average_1m: Number(os.loadavg()[0].toFixed(1)), results };
+  const report = {
+    hosts: hosts.length,
+    builds: BUILDS.map((b) => `${b.os_product} ${b.os_build}`),
+    sources: SOURCES,
+    cpus: os.cpus().length,
+    load_average_1m: Number(os.loadavg()[0].toFixed(1)),
+    results,
+  };
   console.log(JSON.stringify(report, null, 2));
   mkdirSync('bench/out', { recursive: true });
   writeFileSync('bench/out/windows-v2-size.json', JSON.stringify(report, null, 2));

@@ -46,7 +46,8 @@ async function prepare() {
   const imported = await importMsrcDocuments(store.db, [msrcDir]);
   // One corpus row per MSRC CVE, with a references block of the §2.5 shape.
   const refs = Array.from({ length: OTHER_REFS }, (_, i) => i);
-  const { rowCount } = await store.pool.query(`
+  const { rowCount } = await store.pool.query(
+    `
     INSERT INTO cves (cve_id, cve_year, cve_seq, bsid, title, severity, cvss_score, bcs_score, epss_score, kev_flagged, exploit_maturity,
       poc_available, has_public_exploit, patch_status, ics_relevant, ics_relevance, vendor_count, vendor_slugs, protocols, published_at,
       enriched_at, search, doc, doc_hash)
@@ -62,7 +63,9 @@ async function prepare() {
           'tags', jsonb_build_array('Third Party Advisory', 'VDB Entry'), 'provided_by', 'secure@microsoft.com')), '[]'::jsonb) FROM unnest($1::int[]) i),
         'other_references_total', $2::int)), md5(f.cve_id)
     FROM (SELECT DISTINCT cve_id FROM msrc_fixes WHERE cve_id ~ '^CVE-[0-9]{4}-[0-9]{4,}$') f
-    ON CONFLICT (cve_id) DO NOTHING`, [refs, OTHER_REFS]);
+    ON CONFLICT (cve_id) DO NOTHING`,
+    [refs, OTHER_REFS],
+  );
   await store.close();
   return { documents: imported.documents, corpus_rows: rowCount };
 }
@@ -72,42 +75,66 @@ function peakRssMb(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 function resetPeak(pid: number) {
-  try { writeFileSync(`/proc/${pid}/clear_refs`, '5'); } catch { /* not permitted: VmHWM then covers the whole run */ }
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    /* not permitted: VmHWM then covers the whole run */
+  }
 }
 
 /** One call; the body is counted as it arrives (a multi-GB answer is never held), its last bytes kept. */
-function call(s: Server, pathname: string, body: unknown, encoding: string | null): Promise<{ status: number; ms: number; wire: number; bytes: number; tail: string; head: string; json?: unknown }> {
+function call(
+  s: Server,
+  pathname: string,
+  body: unknown,
+  encoding: string | null,
+): Promise<{ status: number; ms: number; wire: number; bytes: number; tail: string; head: string; json?: unknown }> {
   const payload = JSON.stringify(body);
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: s.port, path: pathname, method: 'POST', headers: { ...s.auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(encoding ? { 'accept-encoding': encoding } : {}) } }, (res) => {
-      let wire = 0;
-      res.on('data', (c: Buffer) => { wire += c.length; });
-      const enc = res.headers['content-encoding'];
-      const decoded = enc === 'br' ? res.pipe(zlib.createBrotliDecompress()) : enc === 'gzip' ? res.pipe(zlib.createGunzip()) : res;
-      let bytes = 0;
-      let head = '';
-      let tail = Buffer.alloc(0);
-      const keep: Buffer[] = [];
-      decoded.on('data', (c: Buffer) => {
-        bytes += c.length;
-        if (head.length < 200) head += c.subarray(0, 200).toString();
-        tail = Buffer.concat([tail, c]).subarray(-4000);
-        if (bytes < 256e6) keep.push(c);
-      });
-      decoded.on('end', () => {
-        const ms = performance.now() - t0;
-        const out = { status: res.statusCode ?? 0, ms, wire, bytes, tail: tail.toString(), head };
-        resolve(bytes < 256e6 ? { ...out, json: JSON.parse(Buffer.concat(keep).toString()) } : out);
-      });
-      decoded.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        path: pathname,
+        method: 'POST',
+        headers: {
+          ...s.auth,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...(encoding ? { 'accept-encoding': encoding } : {}),
+        },
+      },
+      (res) => {
+        let wire = 0;
+        res.on('data', (c: Buffer) => {
+          wire += c.length;
+        });
+        const enc = res.headers['content-encoding'];
+        const decoded =
+          enc === 'br' ? res.pipe(zlib.createBrotliDecompress()) : enc === 'gzip' ? res.pipe(zlib.createGunzip()) : res;
+        let bytes = 0;
+        let head = '';
+        let tail = Buffer.alloc(0);
+        const keep: Buffer[] = [];
+        decoded.on('data', (c: Buffer) => {
+          bytes += c.length;
+          if (head.length < 200) head += c.subarray(0, 200).toString();
+          tail = Buffer.concat([tail, c]).subarray(-4000);
+          if (bytes < 256e6) keep.push(c);
+        });
+        decoded.on('end', () => {
+          const ms = performance.now() - t0;
+          const out = { status: res.statusCode ?? 0, ms, wire, bytes, tail: tail.toString(), head };
+          resolve(bytes < 256e6 ? { ...out, json: JSON.parse(Buffer.concat(keep).toString()) } : out);
+        });
+        decoded.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
-
-
 
 async function measure(label: string, root: string) {
   const s = await startServer(root, dbUrl);
@@ -124,24 +151,54 @@ async function measure(label: string, root: string) {
       bytes = r.bytes;
     }
     times.sort((a, b) => a - b);
-    out.mixed = { p50_ms: q(times, 0.5), p95_ms: q(times, 0.95), response_bytes: bytes, bytes_per_host: Math.round(bytes / 200) };
+    out.mixed = {
+      p50_ms: q(times, 0.5),
+      p95_ms: q(times, 0.95),
+      response_bytes: bytes,
+      bytes_per_host: Math.round(bytes / 200),
+    };
     console.error(JSON.stringify({ code: label, mixed: out.mixed }));
     const repro = {
       windows_hosts: Array.from({ length: 200 }, (_, i) => ({
-        asset_id: `repro${String(i).padStart(4, '0')}c0ffee`, os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-        os_build: '10.0.17763.4974', architecture: 'x64', installation_type: 'Server', installed_kbs: [], kb_source: '', esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+        asset_id: `repro${String(i).padStart(4, '0')}c0ffee`,
+        os_product: 'Windows Server 2019 Datacenter',
+        edition_id: 'ServerDatacenter',
+        display_version: '1809',
+        os_build: '10.0.17763.4974',
+        architecture: 'x64',
+        installation_type: 'Server',
+        installed_kbs: [],
+        kb_source: '',
+        esu_enrolled: '',
+        collected_at: '2026-07-01T08:00:00Z',
       })),
       options: { include_cleared: true },
     };
     for (const enc of [null, 'br', 'gzip']) {
       resetPeak(s.proc.pid!);
       const stopPing = pinger(s);
-      const r = await call(s, '/api/v2/assets/correlate', repro, enc).catch((e: Error) => ({ status: -1, ms: NaN, wire: 0, bytes: 0, tail: e.message, head: '' }));
+      const r = await call(s, '/api/v2/assets/correlate', repro, enc).catch((e: Error) => ({
+        status: -1,
+        ms: NaN,
+        wire: 0,
+        bytes: 0,
+        tail: e.message,
+        head: '',
+      }));
       const lat = await stopPing();
       const ok = r.status === 200 && /"meta":\{"api_version":"2".*\}\}$/.test(r.tail);
       out[`repro_${enc ?? 'identity'}`] = {
-        status: r.status, complete_json_tail: ok, ms: Math.round(r.ms), response_bytes: r.bytes, bytes_per_host: Math.round(r.bytes / 200), wire_bytes: r.wire,
-        ping_p50_ms: q(lat, 0.5), ping_p99_ms: q(lat, 0.99), ping_max_ms: q(lat, 1), pings: lat.length, server_peak_rss_mb: peakRssMb(s.proc.pid!),
+        status: r.status,
+        complete_json_tail: ok,
+        ms: Math.round(r.ms),
+        response_bytes: r.bytes,
+        bytes_per_host: Math.round(r.bytes / 200),
+        wire_bytes: r.wire,
+        ping_p50_ms: q(lat, 0.5),
+        ping_p99_ms: q(lat, 0.99),
+        ping_max_ms: q(lat, 1),
+        pings: lat.length,
+        server_peak_rss_mb: peakRssMb(s.proc.pid!),
         error: r.status === 200 ? undefined : r.tail.slice(0, 200),
       };
       console.error(JSON.stringify({ code: label, [`repro_${enc ?? 'identity'}`]: out[`repro_${enc ?? 'identity'}`] }));
@@ -157,7 +214,14 @@ try {
   const results: Record<string, unknown>[] = [];
   if (BEFORE) results.push(await measure('before', path.resolve(BEFORE)));
   results.push(await measure('after', path.resolve('.')));
-  const report = { ...prep, calls: CALLS, other_references_per_cve: OTHER_REFS, cpus: os.cpus().length, load_average_1m: Number(os.loadavg()[0].toFixed(1)), results };
+  const report = {
+    ...prep,
+    calls: CALLS,
+    other_references_per_cve: OTHER_REFS,
+    cpus: os.cpus().length,
+    load_average_1m: Number(os.loadavg()[0].toFixed(1)),
+    results,
+  };
   console.log(JSON.stringify(report, null, 2));
   mkdirSync('bench/out', { recursive: true });
   writeFileSync('bench/out/windows-v2-stream.json', JSON.stringify(report, null, 2));

@@ -1,7 +1,12 @@
 // buildApp never listens: main.ts and the tests both get a ready Fastify instance from here.
 import Fastify, {
-  type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError, type FastifyTypeProviderDefault,
-  type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifySchemaValidationError,
+  type FastifyTypeProviderDefault,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
 } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -61,7 +66,13 @@ declare module 'fastify' {
 }
 
 /** The app with its TypeBox type provider: route handlers get typed params, query, body and replies. */
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 export { PACKAGE_VERSION };
 
@@ -92,21 +103,39 @@ function makeAjv(opts: { coerce: boolean; allErrors: boolean }) {
   return ajv;
 }
 
-interface AjvLikeError { instancePath: string; schemaPath: string; keyword: string; params: Record<string, unknown>; message: string }
+interface AjvLikeError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message: string;
+}
 
 /** Paths of numbers in validated input that are not finite, or integral beyond ±(2^53 − 1). */
 function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): void {
   if (out.length >= 20 || depth > 64) return;
   if (typeof v === 'number') {
     if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) {
-      out.push({ instancePath: at, schemaPath: '#/type', keyword: 'type', params: { type: 'number' }, message: `must be a finite number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}` });
+      out.push({
+        instancePath: at,
+        schemaPath: '#/type',
+        keyword: 'type',
+        params: { type: 'number' },
+        message: `must be a finite number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+      });
     }
   } else if (Array.isArray(v)) {
     v.forEach((x, i) => unsafeNumbers(x, `${at}/${i}`, out, depth + 1));
   } else if (v !== null && typeof v === 'object') {
     // for…in over own keys, not Object.entries: no array of pairs for each object (every request's query walks here).
     for (const k in v) {
-      if (Object.hasOwn(v, k)) unsafeNumbers((v as Record<string, unknown>)[k], `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, out, depth + 1);
+      if (Object.hasOwn(v, k))
+        unsafeNumbers(
+          (v as Record<string, unknown>)[k],
+          `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+          out,
+          depth + 1,
+        );
     }
   }
 }
@@ -123,34 +152,52 @@ function isEmptyObject(v: unknown): boolean {
  * refused as a 422 on their field. In a query string or path (`textInput`), a number must also be written in
  * decimal: Ajv's coercion read " " as 0 and "0x5" as 5 (src/http/query-numbers.ts).
  */
-function withSafeNumbers(validate: ValidateFunction, schema: unknown, textInput: boolean, records: readonly string[] = []): FastifyValidationResult {
+function withSafeNumbers(
+  validate: ValidateFunction,
+  schema: unknown,
+  textInput: boolean,
+  records: readonly string[] = [],
+): FastifyValidationResult {
   // Only the properties the schema types as numbers can be read loosely: found once, when the schema is compiled.
   const numeric = textInput ? numericKeys(schema) : [];
-  const wrapped = Object.assign((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
-    const raw = rawStrings(data, numeric);
-    const valid = validate(data, ctx);
-    // Nothing read loosely and nothing to walk (a ping's empty query): valid as Ajv said, with no allocation.
-    if (valid && raw === null && isEmptyObject(data)) {
-      wrapped.errors = null;
-      return true;
-    }
-    const loose = looseNumbers(raw, data, schema);
-    const looseErrors: AjvLikeError[] = loose.map(({ key, type }) => ({
-      instancePath: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, schemaPath: '#/type', keyword: 'type', params: { type }, message: `must be ${type}`,
-    }));
-    if (!valid) {
-      // A field written loosely gets its type error only (not also the range error of the number it was read as).
-      const paths = new Set(looseErrors.map((e) => e.instancePath));
-      const others = (validate.errors ?? []).filter((e) => !paths.has(e.instancePath));
-      wrapped.errors = [...others, ...looseErrors] as FastifySchemaValidationError[];
-      return false;
-    }
-    const bad: AjvLikeError[] = [...looseErrors];
-    // Records (route config recordArrays) are judged record by record, their numbers too.
-    unsafeNumbers(records.length && data !== null && typeof data === 'object' ? Object.fromEntries(Object.entries(data).filter(([k]) => !records.includes(k))) : data, '', bad);
-    wrapped.errors = bad.length > 0 ? bad : null;
-    return bad.length === 0;
-  }, { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv });
+  const wrapped = Object.assign(
+    (data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
+      const raw = rawStrings(data, numeric);
+      const valid = validate(data, ctx);
+      // Nothing read loosely and nothing to walk (a ping's empty query): valid as Ajv said, with no allocation.
+      if (valid && raw === null && isEmptyObject(data)) {
+        wrapped.errors = null;
+        return true;
+      }
+      const loose = looseNumbers(raw, data, schema);
+      const looseErrors: AjvLikeError[] = loose.map(({ key, type }) => ({
+        instancePath: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        schemaPath: '#/type',
+        keyword: 'type',
+        params: { type },
+        message: `must be ${type}`,
+      }));
+      if (!valid) {
+        // A field written loosely gets its type error only (not also the range error of the number it was read as).
+        const paths = new Set(looseErrors.map((e) => e.instancePath));
+        const others = (validate.errors ?? []).filter((e) => !paths.has(e.instancePath));
+        wrapped.errors = [...others, ...looseErrors] as FastifySchemaValidationError[];
+        return false;
+      }
+      const bad: AjvLikeError[] = [...looseErrors];
+      // Records (route config recordArrays) are judged record by record, their numbers too.
+      unsafeNumbers(
+        records.length && data !== null && typeof data === 'object'
+          ? Object.fromEntries(Object.entries(data).filter(([k]) => !records.includes(k)))
+          : data,
+        '',
+        bad,
+      );
+      wrapped.errors = bad.length > 0 ? bad : null;
+      return bad.length === 0;
+    },
+    { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv },
+  );
   return wrapped;
 }
 
@@ -159,7 +206,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
     // Per-request child loggers made on first use only (src/lib/logger.ts).
-    childLoggerFactory: (logger, bindings, opts) => lazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as FastifyBaseLogger,
+    childLoggerFactory: (logger, bindings, opts) =>
+      lazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as FastifyBaseLogger,
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     // A whole request, body included, within requestTimeoutMs, else 408 (client-errors.ts). Fastify turns Node's
@@ -167,7 +215,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Node checks open requests every connectionsCheckingInterval (30 s by default): a quarter of the limit here.
     requestTimeout: deps.config.requestTimeoutMs,
     // Given to the server's constructor too: set afterwards (as Fastify does), Node did not enforce it (measured).
-    http: { requestTimeout: deps.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(deps.config.requestTimeoutMs / 4))) },
+    http: {
+      requestTimeout: deps.config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(deps.config.requestTimeoutMs / 4))),
+    },
     trustProxy: false,
     // The query string is read strictly: undecodable percent-encoding is refused on its field (src/http/querystring.ts).
     // No router limit on a path parameter's length (Node's 16 KB header limit bounds the URL): each route's own schema
@@ -179,10 +230,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // a refused key costs its address one request (as its 401 would); anything else is counted against the
     // address's edge limit (an anonymous flood of bad URLs is limited too, and a made-up key is no way around it).
     frameworkErrors: (_err, req, reply) => {
-      const bad = new ApiError('BAD_REQUEST', { message: 'The request URL is not valid', detail: { error: 'invalid_url' } });
-      app.meterUnrouted(req, reply)
-        .then((key) => (key === 'key' ? null : key === 'refused' ? app.edgePenalty(req).then(() => null) : app.edgeCount(req)))
-        .then((refused) => sendError(req, reply, refused ?? bad), () => sendError(req, reply, bad));
+      const bad = new ApiError('BAD_REQUEST', {
+        message: 'The request URL is not valid',
+        detail: { error: 'invalid_url' },
+      });
+      app
+        .meterUnrouted(req, reply)
+        .then((key) =>
+          key === 'key' ? null : key === 'refused' ? app.edgePenalty(req).then(() => null) : app.edgeCount(req),
+        )
+        .then(
+          (refused) => sendError(req, reply, refused ?? bad),
+          () => sendError(req, reply, bad),
+        );
     },
     // Errors Node's HTTP parser raises before Fastify sees a request (URL or headers over 16 KB → 431, a
     // malformed request line → 400): answered in the §7 envelope too.
@@ -206,7 +266,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The batch routes' bodies without their records: small and bounded, so every error is reported.
   const batchAjv = makeAjv({ coerce: false, allErrors: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? withSafeNumbers(bodyAjv.compile(schema), schema, false) : withSafeNumbers(queryAjv.compile(schema), schema, true));
+    httpPart === 'body'
+      ? withSafeNumbers(bodyAjv.compile(schema), schema, false)
+      : withSafeNumbers(queryAjv.compile(schema), schema, true),
+  );
   // A batch route's records (config recordArrays) are judged record by record by its service (a bad record is
   // refused alone, in data.rejected) and its batch size by its limits (413): the validator checks the rest of the
   // body, and of a record array only that it is an array. The schema itself, records included, documents the route.
@@ -220,7 +283,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       if (httpPart !== 'body') return withSafeNumbers(queryAjv.compile(schema), schema, true);
       const s = schema as { properties?: Record<string, unknown> };
       const open = records.every((k) => s.properties?.[k] !== undefined) ? later : [];
-      const loose: [string, object][] = [...records.map((k): [string, object] => [k, { type: 'array' }]), ...open.map((k): [string, object] => [k, {}])];
+      const loose: [string, object][] = [
+        ...records.map((k): [string, object] => [k, { type: 'array' }]),
+        ...open.map((k): [string, object] => [k, {}]),
+      ];
       const shape = { ...s, properties: { ...s.properties, ...Object.fromEntries(loose) } };
       return withSafeNumbers(batchAjv.compile(shape), shape, false, [...records, ...open]);
     };
@@ -232,7 +298,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   app.decorate('deps', { config: deps.config, store: deps.store, clock, egress });
   const services = buildServices({
-    config: deps.config, store: deps.store, clock,
+    config: deps.config,
+    store: deps.store,
+    clock,
     warn: (msg, err) => app.log.warn({ err: err.message }, msg),
     info: (obj, msg) => app.log.info(obj, msg),
   });
@@ -244,7 +312,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(cookie, { hook: false });
   // The body cap per route: 8 MiB for the batch routes (those validating record arrays), 64 KiB for the rest.
   app.addHook('onRoute', (route) => {
-    if (route.bodyLimit === undefined) route.bodyLimit = route.config?.recordArrays ? JSON_BODY_LIMIT : SMALL_JSON_BODY_LIMIT;
+    if (route.bodyLimit === undefined)
+      route.bodyLimit = route.config?.recordArrays ? JSON_BODY_LIMIT : SMALL_JSON_BODY_LIMIT;
   });
   // Conventions and auth first: their onRoute hooks must see every route, the documentation's included.
   registerConventions(app);
@@ -252,8 +321,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerEdgeLimit(app, deps.config.edgeLimit); // before auth: an over-limit address costs no credential lookup
   registerPageCompression(app); // HTML answers compressed for a client that accepts br or gzip
   registerAuth(app, {
-    meter: new UsageMeter(deps.store.db, 1000, (e) => app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush')),
-    clock, identity: services.identity, publicUrl: deps.config.publicUrl, internalKey: deps.config.internalKey,
+    meter: new UsageMeter(deps.store.db, 1000, (e) =>
+      app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'),
+    ),
+    clock,
+    identity: services.identity,
+    publicUrl: deps.config.publicUrl,
+    internalKey: deps.config.internalKey,
   });
   registerLimits(app, postgresLimiters(deps.store), deps.rateProfiles);
 
@@ -263,7 +337,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       info: {
         title: 'Vulnintel API',
         version: PACKAGE_VERSION,
-        description: 'Vulnerability intelligence for ICS/OT: CVE corpus (v1), Windows patch level (v2). Errors use the envelope of spec §7.',
+        description:
+          'Vulnerability intelligence for ICS/OT: CVE corpus (v1), Windows patch level (v2). Errors use the envelope of spec §7.',
       },
       servers: [{ url: deps.config.publicUrl }],
       components: {
@@ -277,16 +352,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // The error responses of every operation and their ErrorEnvelope schema, derived from the route table
     // (src/http/openapi-errors.ts). Added to the document only: the routes' response schemas stay 2xx/3xx, so the
     // error bodies are serialized as sendError builds them.
-    transformObject: (d) => ('openapiObject' in d
-      ? withErrorResponses(d.openapiObject, app.routeTable(), { edgeLimitPerMinute: deps.config.edgeLimit.perMinute })
-      : d.swaggerObject),
+    transformObject: (d) =>
+      'openapiObject' in d
+        ? withErrorResponses(d.openapiObject, app.routeTable(), { edgeLimitPerMinute: deps.config.edgeLimit.perMinute })
+        : d.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   try {
     await registerRoutes(app);
     if (deps.testRoutes) await deps.testRoutes(app.withTypeProvider<FastifyTypeProviderDefault>());
-    app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: { mode: 'none', tenant: false } } }, async () => app.swagger());
+    app.get(
+      '/api/openapi.json',
+      { schema: { hide: true }, config: { auth: { mode: 'none', tenant: false } } },
+      async () => app.swagger(),
+    );
   } catch (e) {
     // A route refused at registration (e.g. no policy): release what was opened (the cache's LISTEN
     // connection, the allowance flush timer), so a failed start does not hang the process.

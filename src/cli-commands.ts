@@ -9,12 +9,18 @@ type Table = Readonly<Record<string, Command>>;
 
 /** Each table's loader, by the names of the commands it defines. */
 export const TABLES: readonly { names: readonly string[]; load: () => Promise<Table> }[] = [
-  { names: ['org create', 'org set-tier', 'key create', 'key list', 'key revoke', 'trial end'], load: async () => (await import('./cli/identity-commands.ts')).IDENTITY_COMMANDS },
+  {
+    names: ['org create', 'org set-tier', 'key create', 'key list', 'key revoke', 'trial end'],
+    load: async () => (await import('./cli/identity-commands.ts')).IDENTITY_COMMANDS,
+  },
   { names: ['import'], load: async () => (await import('./cli/import-command.ts')).IMPORT_COMMANDS },
   { names: ['sync'], load: async () => (await import('./cli/sync-command.ts')).SYNC_COMMANDS },
   { names: ['worker'], load: async () => (await import('./cli/worker-command.ts')).WORKER_COMMANDS },
   { names: ['org caps'], load: async () => (await import('./cli/plan-caps-command.ts')).PLAN_CAPS_COMMANDS },
-  { names: ['login-link', 'org set-provider'], load: async () => (await import('./cli/account-commands.ts')).ACCOUNT_COMMANDS },
+  {
+    names: ['login-link', 'org set-provider'],
+    load: async () => (await import('./cli/account-commands.ts')).ACCOUNT_COMMANDS,
+  },
   { names: ['alerts run'], load: async () => (await import('./cli/alerts-command.ts')).ALERT_COMMANDS },
 ];
 

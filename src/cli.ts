@@ -32,9 +32,14 @@ export const CORE_COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     async run(ctx) {
       const rt = await ctx.runtime();
-      const r = await rt.store.pool.query<{ version: string; name: string; applied_at: Date }>('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
+      const r = await rt.store.pool.query<{ version: string; name: string; applied_at: Date }>(
+        'SELECT version, name, applied_at FROM schema_migrations ORDER BY version',
+      );
       if (ctx.json) ctx.out(JSON.stringify({ migrations: r.rows }));
-      else ctx.out(`Schema up to date: ${r.rows.length} migrations applied (latest ${r.rows.at(-1)?.version}_${r.rows.at(-1)?.name}).`);
+      else
+        ctx.out(
+          `Schema up to date: ${r.rows.length} migrations applied (latest ${r.rows.at(-1)?.version}_${r.rows.at(-1)?.name}).`,
+        );
     },
   },
 };
@@ -47,25 +52,43 @@ function help(COMMANDS: Readonly<Record<string, Command>>): string {
   return lines.join('\n');
 }
 
-export interface CliIo { out: (s: string) => void; err: (s: string) => void }
+export interface CliIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
 
-const stdio: CliIo = { out: (s) => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s + '\n') };
+const stdio: CliIo = {
+  out: (s) => void process.stdout.write(s + '\n'),
+  err: (s) => void process.stderr.write(s + '\n'),
+};
 
 export async function runCli(argv: string[], io: CliIo = stdio): Promise<number> {
   // `serve` needs none of the command modules (ingest, admin): skipping them keeps the start fast.
-  const COMMANDS = argv[0] === 'serve' || argv[0] === 'migrate' ? CORE_COMMANDS : { ...CORE_COMMANDS, ...(await (await import('./cli-commands.ts')).commandsFor(argv)) };
+  const COMMANDS =
+    argv[0] === 'serve' || argv[0] === 'migrate'
+      ? CORE_COMMANDS
+      : { ...CORE_COMMANDS, ...(await (await import('./cli-commands.ts')).commandsFor(argv)) };
   // Commands with a space in their name (e.g. "org create") are matched on the first two words.
   const two = argv.slice(0, 2).join(' ');
   const name = COMMANDS[two] ? two : argv[0];
   const rest = COMMANDS[two] ? argv.slice(2) : argv.slice(1);
   if (!name || name === 'help' || name === '--help' || !COMMANDS[name]) {
-    (name && !['help', '--help'].includes(name) ? io.err : io.out)(name && !['help', '--help'].includes(name) ? `Unknown command: ${argv.join(' ')}\n\n${help(COMMANDS)}` : help(COMMANDS));
+    (name && !['help', '--help'].includes(name) ? io.err : io.out)(
+      name && !['help', '--help'].includes(name)
+        ? `Unknown command: ${argv.join(' ')}\n\n${help(COMMANDS)}`
+        : help(COMMANDS),
+    );
     return name && !['help', '--help'].includes(name) ? 2 : 0;
   }
   const cmd = COMMANDS[name];
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { ...cmd.options, json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: { ...cmd.options, json: { type: 'boolean' }, help: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     io.err(`${errorMessage(e)}\nUsage: ${cmd.usage}`);
     return 2;
@@ -107,7 +130,10 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     void (async () => {
       try {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([commandSettled, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+        await Promise.race([
+          commandSettled,
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
+        ]);
         clearTimeout(timer);
         if (rt) await rt.close();
       } finally {
@@ -158,12 +184,16 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
   }
 }
 
-const isMain = process.argv[1] && (import.meta.url === `file://${process.argv[1]}` || process.argv[1].endsWith('/bin/vulnintel.js'));
+const isMain =
+  process.argv[1] && (import.meta.url === `file://${process.argv[1]}` || process.argv[1].endsWith('/bin/vulnintel.js'));
 if (isMain) {
-  runCli(process.argv.slice(2)).then((code) => {
-    if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
-  }, (e: unknown) => {
-    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  });
+  runCli(process.argv.slice(2)).then(
+    (code) => {
+      if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
+    },
+    (e: unknown) => {
+      process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -103,7 +103,10 @@ export const DEFAULT_FEED_URLS = {
 export type FeedUrls = { [K in keyof typeof DEFAULT_FEED_URLS]: string };
 
 export class ConfigError extends Error {
-  constructor(public readonly variable: string, message: string) {
+  constructor(
+    public readonly variable: string,
+    message: string,
+  ) {
     super(`Invalid configuration: ${variable}: ${message}`);
   }
 }
@@ -155,7 +158,10 @@ function url(name: string, raw: string, protocols: string[]): string {
 
 /** A comma-separated list of `host` or `host:port` entries (IPv6 as `[addr]` or `[addr]:port`). */
 function hostList(env: Env, name: string): string[] {
-  const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const a of list) {
     if (!/^[A-Za-z0-9.\-[\]:]+$/.test(a)) throw new ConfigError(name, `bad entry "${a}" (host or host:port)`);
   }
@@ -166,13 +172,21 @@ function hostList(env: Env, name: string): string[] {
 function syncHours(env: Env): number {
   const n = int(env, 'VULNINTEL_SYNC_INTERVAL_HOURS', 24, 0, 168);
   if (n !== 0 && n !== 168 && 24 % n !== 0) {
-    throw new ConfigError('VULNINTEL_SYNC_INTERVAL_HOURS', `must be 0 (off), a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24) or 168, got ${n}`);
+    throw new ConfigError(
+      'VULNINTEL_SYNC_INTERVAL_HOURS',
+      `must be 0 (off), a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24) or 168, got ${n}`,
+    );
   }
   return n;
 }
 
 /** The training modules shipped with the package (content/training next to src/). */
-export const DEFAULT_TRAINING_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'content', 'training');
+export const DEFAULT_TRAINING_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'content',
+  'training',
+);
 
 function trustedProxies(env: Env): string[] {
   const raw = env.VULNINTEL_TRUSTED_PROXIES ?? '';
@@ -200,7 +214,10 @@ function secretKey(env: Env): string | null {
     const b = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (b.length === 32) return b.toString('hex');
   }
-  throw new ConfigError('VULNINTEL_SECRET_KEY', 'must be 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+  throw new ConfigError(
+    'VULNINTEL_SECRET_KEY',
+    'must be 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
+  );
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -208,30 +225,41 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
   const dbRaw = secret(env, 'DATABASE_URL');
   const databaseUrl = dbRaw ? url('DATABASE_URL', dbRaw, ['postgres:', 'postgresql:']) : null;
-  const dataDir = path.resolve(env.VULNINTEL_DATA_DIR && env.VULNINTEL_DATA_DIR.length > 0 ? env.VULNINTEL_DATA_DIR : './data');
+  const dataDir = path.resolve(
+    env.VULNINTEL_DATA_DIR && env.VULNINTEL_DATA_DIR.length > 0 ? env.VULNINTEL_DATA_DIR : './data',
+  );
   const internalKey = secret(env, 'VULNINTEL_INTERNAL_KEY');
   if (internalKey !== null && internalKey.length < 16) {
     throw new ConfigError('VULNINTEL_INTERNAL_KEY', 'must be at least 16 characters');
   }
-  const publicUrlRaw = env.VULNINTEL_PUBLIC_URL && env.VULNINTEL_PUBLIC_URL.length > 0
-    ? env.VULNINTEL_PUBLIC_URL
-    : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const publicUrlRaw =
+    env.VULNINTEL_PUBLIC_URL && env.VULNINTEL_PUBLIC_URL.length > 0
+      ? env.VULNINTEL_PUBLIC_URL
+      : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const publicUrl = url('VULNINTEL_PUBLIC_URL', publicUrlRaw, ['http:', 'https:']).replace(/\/+$/, '');
-  const uptimeUrl = env.VULNINTEL_UPTIME_URL && env.VULNINTEL_UPTIME_URL.length > 0
-    ? url('VULNINTEL_UPTIME_URL', env.VULNINTEL_UPTIME_URL, ['http:', 'https:'])
-    : `${publicUrl}/api/v1/health`;
-  const environment = env.VULNINTEL_ENV && env.VULNINTEL_ENV.length > 0 ? env.VULNINTEL_ENV : (env.NODE_ENV ?? 'development');
+  const uptimeUrl =
+    env.VULNINTEL_UPTIME_URL && env.VULNINTEL_UPTIME_URL.length > 0
+      ? url('VULNINTEL_UPTIME_URL', env.VULNINTEL_UPTIME_URL, ['http:', 'https:'])
+      : `${publicUrl}/api/v1/health`;
+  const environment =
+    env.VULNINTEL_ENV && env.VULNINTEL_ENV.length > 0 ? env.VULNINTEL_ENV : (env.NODE_ENV ?? 'development');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
   }
-  const baseUrl = env.VULNINTEL_ANALYSIS_BASE_URL ? url('VULNINTEL_ANALYSIS_BASE_URL', env.VULNINTEL_ANALYSIS_BASE_URL, ['http:', 'https:']) : null;
+  const baseUrl = env.VULNINTEL_ANALYSIS_BASE_URL
+    ? url('VULNINTEL_ANALYSIS_BASE_URL', env.VULNINTEL_ANALYSIS_BASE_URL, ['http:', 'https:'])
+    : null;
   const model = env.VULNINTEL_ANALYSIS_MODEL || null;
-  if (baseUrl && !model) throw new ConfigError('VULNINTEL_ANALYSIS_MODEL', 'required when VULNINTEL_ANALYSIS_BASE_URL is set');
+  if (baseUrl && !model)
+    throw new ConfigError('VULNINTEL_ANALYSIS_MODEL', 'required when VULNINTEL_ANALYSIS_BASE_URL is set');
   const allow = hostList(env, 'VULNINTEL_EGRESS_ALLOW');
   const webhookAllow = hostList(env, 'VULNINTEL_WEBHOOK_EGRESS_ALLOW');
   if (webhookAllow.length > 0 && environment === 'production') {
-    throw new ConfigError('VULNINTEL_WEBHOOK_EGRESS_ALLOW', 'is a test/dev setting and is refused when VULNINTEL_ENV=production');
+    throw new ConfigError(
+      'VULNINTEL_WEBHOOK_EGRESS_ALLOW',
+      'is a test/dev setting and is refused when VULNINTEL_ENV=production',
+    );
   }
   const smtp = secret(env, 'SMTP_URL');
   const statementTimeoutMs = int(env, 'VULNINTEL_STATEMENT_TIMEOUT_MS', 15000, 100, 600000);
@@ -252,18 +280,30 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     analysis: Object.freeze({ baseUrl, model, apiKey: secret(env, 'VULNINTEL_ANALYSIS_API_KEY') }),
     nvdApiKey: secret(env, 'NVD_API_KEY'),
     egressAllowList: allow,
-    proxyVariable: ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].find((n) => (env[n] ?? '').trim() !== '') ?? null,
+    proxyVariable:
+      ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].find(
+        (n) => (env[n] ?? '').trim() !== '',
+      ) ?? null,
     webhookEgressAllowList: webhookAllow,
-    snapshotDir: path.resolve(env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot'),
+    snapshotDir: path.resolve(
+      env.VULNINTEL_SNAPSHOT_DIR && env.VULNINTEL_SNAPSHOT_DIR.length > 0 ? env.VULNINTEL_SNAPSHOT_DIR : './snapshot',
+    ),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
     syncIntervalHours: syncHours(env),
-    feedUrls: Object.freeze(Object.fromEntries(Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
-      const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
-      return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
-    })) as FeedUrls),
+    feedUrls: Object.freeze(
+      Object.fromEntries(
+        Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
+          const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
+          return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
+        }),
+      ) as FeedUrls,
+    ),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
     searchIndex: bool(env, 'VULNINTEL_SEARCH_INDEX', true),
-    trainingDir: env.VULNINTEL_TRAINING_DIR && env.VULNINTEL_TRAINING_DIR.length > 0 ? path.resolve(env.VULNINTEL_TRAINING_DIR) : DEFAULT_TRAINING_DIR,
+    trainingDir:
+      env.VULNINTEL_TRAINING_DIR && env.VULNINTEL_TRAINING_DIR.length > 0
+        ? path.resolve(env.VULNINTEL_TRAINING_DIR)
+        : DEFAULT_TRAINING_DIR,
     edgeLimit: Object.freeze({
       perMinute: int(env, 'VULNINTEL_EDGE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
       trustedProxies: trustedProxies(env),
@@ -272,11 +312,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     secretKey: secretKey(env),
     smtpUrl: smtp ? url('SMTP_URL', smtp, ['smtp:', 'smtps:']) : null,
     replicas: Object.freeze({
-      urls: (secret(env, 'DATABASE_REPLICA_URL') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+      urls: (secret(env, 'DATABASE_REPLICA_URL') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
         .map((u) => url('DATABASE_REPLICA_URL', u, ['postgres:', 'postgresql:'])),
       maxLagMs: int(env, 'VULNINTEL_REPLICA_MAX_LAG_MS', 10_000, 0, 3_600_000),
       checkMs: int(env, 'VULNINTEL_REPLICA_CHECK_MS', 1000, 50, 60_000),
     }),
-    mailFrom: env.VULNINTEL_MAIL_FROM && env.VULNINTEL_MAIL_FROM.length > 0 ? env.VULNINTEL_MAIL_FROM : `Vulnintel <no-reply@${new URL(publicUrl).hostname}>`,
+    mailFrom:
+      env.VULNINTEL_MAIL_FROM && env.VULNINTEL_MAIL_FROM.length > 0
+        ? env.VULNINTEL_MAIL_FROM
+        : `Vulnintel <no-reply@${new URL(publicUrl).hostname}>`,
   });
 }

@@ -87,7 +87,10 @@ export async function serve(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   // Time from process start to accepting requests (the "ping within 3 s" budget, docs/operations.md).
   const cpu = process.cpuUsage();
-  log.info({ startup_ms: Math.round(performance.now()), startup_cpu_ms: Math.round((cpu.user + cpu.system) / 1000) }, 'ready');
+  log.info(
+    { startup_ms: Math.round(performance.now()), startup_cpu_ms: Math.round((cpu.user + cpu.system) / 1000) },
+    'ready',
+  );
   if (stopping) return;
   if (config.workers) {
     // The embedded default: this process also runs the background job workers (VULNINTEL_WORKERS=0 leaves them

@@ -24,7 +24,9 @@ export class DatabaseOpenError extends Error {
 function isUnusableDatabase(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   // 28xxx: authentication refused; 3D000: no such database; EAI_AGAIN: the host name does not resolve (yet).
-  return isConnectionError(e) || (typeof code === 'string' && (/^28/.test(code) || code === '3D000' || code === 'EAI_AGAIN'));
+  return (
+    isConnectionError(e) || (typeof code === 'string' && (/^28/.test(code) || code === '3D000' || code === 'EAI_AGAIN'))
+  );
 }
 
 /** DATABASE_URL as it may be shown: user, host, port and database; never the password or the query string. */
@@ -51,15 +53,24 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
-  statementTimeoutMs?: number; max?: number;
-  /** Join the embedded cluster of a running server on the same data dir (operator CLI) instead of refusing. */
-  attachEmbedded?: boolean;
-} = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Readonly<Config>,
+  log: Logger,
+  opts: {
+    statementTimeoutMs?: number;
+    max?: number;
+    /** Join the embedded cluster of a running server on the same data dir (operator CLI) instead of refusing. */
+    attachEmbedded?: boolean;
+  } = {},
+): Promise<Runtime> {
   let embedded: EmbeddedHandle | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbedded(config.dataDir, { info: (m) => log.info(m), error: (m) => log.error(m) }, { attach: opts.attachEmbedded });
+    embedded = await startEmbedded(
+      config.dataDir,
+      { info: (m) => log.info(m), error: (m) => log.error(m) },
+      { attach: opts.attachEmbedded },
+    );
     url = embedded.url;
   }
   const statementTimeoutMs = opts.statementTimeoutMs ?? config.statementTimeoutMs;
@@ -72,14 +83,15 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
   });
   // The pool of import and job work, and of the migrations: none of them is bounded by the API's statement timeout
   // (a migration rewriting a large corpus runs for a minute; a start waiting for another's migrations, as long).
-  const work = statementTimeoutMs > 0
-    ? openStore(url, {
-      statementTimeoutMs: 0,
-      max: opts.max,
-      applicationName: 'vulnintel-work',
-      onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
-    })
-    : store;
+  const work =
+    statementTimeoutMs > 0
+      ? openStore(url, {
+          statementTimeoutMs: 0,
+          max: opts.max,
+          applicationName: 'vulnintel-work',
+          onPoolError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
+        })
+      : store;
   try {
     const applied = await migrate(work.pool, { log: (m) => log.info(m) });
     if (applied.length) log.info({ applied: applied.length }, 'migrations applied');
@@ -90,7 +102,12 @@ export async function openRuntime(config: Readonly<Config>, log: Logger, opts: {
     if (work !== store) await work.close();
     await store.close();
     await embedded?.stop();
-    throw isUnusableDatabase(e) ? new DatabaseOpenError(embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`, asError(e)) : e;
+    throw isUnusableDatabase(e)
+      ? new DatabaseOpenError(
+          embedded ? `the embedded PostgreSQL of ${config.dataDir}` : `DATABASE_URL (${displayDatabaseUrl(url)})`,
+          asError(e),
+        )
+      : e;
   }
   // Idempotent: a stop signal and the command's own end may both close it (src/cli.ts).
   let closing: Promise<void> | null = null;

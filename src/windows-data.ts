@@ -22,7 +22,10 @@ export interface IndexInfo {
   heap_delta_mb: number | null;
 }
 
-interface SignalGeneration { map: Map<string, CveSignals>; lookup: SignalLookup }
+interface SignalGeneration {
+  map: Map<string, CveSignals>;
+  lookup: SignalLookup;
+}
 
 export interface WindowsDataLoads {
   /** Index builds started (one per MSRC data version, however many calls wait for it). */
@@ -44,9 +47,16 @@ export class WindowsData {
   private info: IndexInfo | null = null;
   readonly loads: WindowsDataLoads = { builds: 0, signalLoads: 0 };
 
-  constructor(private readonly db: Db, now: () => number = Date.now, onRefreshError?: (err: Error) => void) {
+  constructor(
+    private readonly db: Db,
+    now: () => number = Date.now,
+    onRefreshError?: (err: Error) => void,
+  ) {
     this.signalCache = new RefreshingValue((version) => this.loadSignals(version), {
-      ttlMs: SIGNAL_TTL_MS, refreshAheadMs: SIGNAL_REFRESH_AHEAD_MS, now, onRefreshError,
+      ttlMs: SIGNAL_TTL_MS,
+      refreshAheadMs: SIGNAL_REFRESH_AHEAD_MS,
+      now,
+      onRefreshError,
     });
   }
 
@@ -70,7 +80,13 @@ export class WindowsData {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const index = b.finish();
-    const info = { index, version, documents: rows.length, built_ms: Math.round(performance.now() - t0), heap_delta_mb: Math.round((process.memoryUsage().heapUsed - h0) / 1e6) };
+    const info = {
+      index,
+      version,
+      documents: rows.length,
+      built_ms: Math.round(performance.now() - t0),
+      heap_delta_mb: Math.round((process.memoryUsage().heapUsed - h0) / 1e6),
+    };
     if (!this.current || this.current.version !== version) this.current = info;
     return info;
   }

@@ -22,7 +22,12 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const checkoutTag = createHash('sha256').update(root).digest('hex').slice(0, 12);
 
 const args = process.argv.slice(2);
-const flag = (f) => { const i = args.indexOf(f); if (i < 0) return false; args.splice(i, 1); return true; };
+const flag = (f) => {
+  const i = args.indexOf(f);
+  if (i < 0) return false;
+  args.splice(i, 1);
+  return true;
+};
 const unitOnly = flag('--unit');
 const integrationOnly = flag('--integration');
 const verbose = flag('--verbose') || process.env.TEST_VERBOSE === '1';
@@ -30,7 +35,11 @@ const verbose = flag('--verbose') || process.env.TEST_VERBOSE === '1';
 function collect(dir) {
   let out = [];
   let entries;
-  try { entries = readdirSync(dir); } catch { return out; }
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
   for (const e of entries) {
     const p = path.join(dir, e);
     if (statSync(p).isDirectory()) out = out.concat(collect(p));
@@ -39,10 +48,21 @@ function collect(dir) {
   return out;
 }
 
-const groups = unitOnly ? ['unit'] : integrationOnly ? ['integration', 'security', 'contract'] : ['unit', 'integration', 'security', 'contract'];
-const files = (args.length ? args.map((f) => path.resolve(f)) : groups.flatMap((d) => collect(path.join(root, 'test', d))))
-  .map((f) => path.relative(root, f));
-const missing = files.filter((f) => { try { return !statSync(path.join(root, f)).isFile(); } catch { return true; } });
+const groups = unitOnly
+  ? ['unit']
+  : integrationOnly
+    ? ['integration', 'security', 'contract']
+    : ['unit', 'integration', 'security', 'contract'];
+const files = (
+  args.length ? args.map((f) => path.resolve(f)) : groups.flatMap((d) => collect(path.join(root, 'test', d)))
+).map((f) => path.relative(root, f));
+const missing = files.filter((f) => {
+  try {
+    return !statSync(path.join(root, f)).isFile();
+  } catch {
+    return true;
+  }
+});
 if (missing.length) {
   console.error(`No such test file: ${missing.join(', ')}`);
   process.exit(2);
@@ -52,17 +72,39 @@ const needsDb = files.some((f) => !f.startsWith(`test${path.sep}unit${path.sep}`
 // ---- durations of the previous run (scheduling only) -------------------------------------------------------------
 const timesFile = path.join(os.tmpdir(), `vulnintel-test-times-${checkoutTag}.json`);
 let lastTimes = {};
-try { lastTimes = JSON.parse(readFileSync(timesFile, 'utf8')); } catch { /* first run on this checkout */ }
+try {
+  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
+} catch {
+  /* first run on this checkout */
+}
 // Unknown files: database files before unit files, bigger before smaller (a rough proxy for slower).
-const estimate = (f) => lastTimes[f] ?? ((f.startsWith(`test${path.sep}unit`) ? 0 : 5000) + statSync(path.join(root, f)).size / 10);
+const estimate = (f) =>
+  lastTimes[f] ?? (f.startsWith(`test${path.sep}unit`) ? 0 : 5000) + statSync(path.join(root, f)).size / 10;
 const queue = [...files].sort((a, b) => estimate(b) - estimate(a));
 
 // ---- the database server and this run's ledger entry -------------------------------------------------------------
 const runId = `${process.pid}_${randomBytes(5).toString('hex')}`;
 const ledgerFile = path.join(os.tmpdir(), `vulnintel-test-runs-${checkoutTag}.json`);
-const readLedger = () => { try { return JSON.parse(readFileSync(ledgerFile, 'utf8')); } catch { return {}; } };
-const writeLedger = (l) => { const tmp = `${ledgerFile}.${process.pid}`; writeFileSync(tmp, JSON.stringify(l)); renameSync(tmp, ledgerFile); };
-const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+const readLedger = () => {
+  try {
+    return JSON.parse(readFileSync(ledgerFile, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const writeLedger = (l) => {
+  const tmp = `${ledgerFile}.${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(l));
+  renameSync(tmp, ledgerFile);
+};
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+};
 
 let pg = null;
 let embedded = null;
@@ -102,9 +144,12 @@ if (needsDb) {
   if (!url) {
     const local = 'postgres://postgres@127.0.0.1:5432/postgres';
     // VULNINTEL_TEST_EMBEDDED=1 forces the embedded fallback (to test it on a machine that has a server).
-    if (process.env.VULNINTEL_TEST_EMBEDDED !== '1' && await canConnect(local)) url = local;
+    if (process.env.VULNINTEL_TEST_EMBEDDED !== '1' && (await canConnect(local))) url = local;
     else {
-      const { startEmbedded } = await import('tsx/esm/api').then(({ register }) => { register(); return import('../src/store/embedded.ts'); });
+      const { startEmbedded } = await import('tsx/esm/api').then(({ register }) => {
+        register();
+        return import('../src/store/embedded.ts');
+      });
       // Under the system temp dir, not the checkout: as root the cluster runs as the postgres OS user, which
       // cannot enter a checkout under /root. One directory per checkout, reused across runs (warm).
       const dir = path.join(os.tmpdir(), `vulnintel-test-pg-${checkoutTag}`);
@@ -116,7 +161,9 @@ if (needsDb) {
   }
   // Runs of this checkout that were killed (their runner is gone) leave their databases: drop those, and only those.
   const ledger = readLedger();
-  const dead = Object.entries(ledger).filter(([, e]) => e.host === os.hostname() && !alive(e.pid)).map(([id]) => id);
+  const dead = Object.entries(ledger)
+    .filter(([, e]) => e.host === os.hostname() && !alive(e.pid))
+    .map(([id]) => id);
   await dropRuns(dead);
   for (const id of dead) delete ledger[id];
   ledger[runId] = { pid: process.pid, host: os.hostname(), started: new Date().toISOString() };
@@ -138,18 +185,34 @@ const started = Date.now();
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/fc-setup.ts', '--test-reporter=spec', file], {
-      env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', './test/helpers/fc-setup.ts', '--test-reporter=spec', file],
+      { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     children.add(child);
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('close', (code, signal) => {
       children.delete(child);
       const ms = Date.now() - t0;
       const count = (k) => Number((new RegExp(`^ℹ ${k} (\\d+)$`, 'm').exec(out) ?? [])[1] ?? 0);
-      const r = { file, ms, code, signal, tests: count('tests'), pass: count('pass'), fail: count('fail'), skipped: count('skipped') + count('todo'), cancelled: count('cancelled') };
+      const r = {
+        file,
+        ms,
+        code,
+        signal,
+        tests: count('tests'),
+        pass: count('pass'),
+        fail: count('fail'),
+        skipped: count('skipped') + count('todo'),
+        cancelled: count('cancelled'),
+      };
       r.ok = code === 0 && r.fail === 0 && r.cancelled === 0;
       results.push(r);
       const line = `${r.ok ? 'ok    ' : 'FAILED'} ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}  (${r.pass}/${r.tests} passed${r.skipped ? `, ${r.skipped} skipped` : ''})`;
@@ -193,14 +256,29 @@ results.sort((a, b) => b.ms - a.ms);
 console.log('\nPer-file durations (slowest first):');
 for (const r of results) console.log(`${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.ok ? '' : 'FAILED '}${r.file}`);
 const failed = results.filter((r) => !r.ok);
-console.log(`\n${results.length} files, ${sum('tests')} tests: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled`);
-console.log(`wall ${(wall / 1000).toFixed(1)} s with ${concurrency} at a time; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `\n${results.length} files, ${sum('tests')} tests: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled`,
+);
+console.log(
+  `wall ${(wall / 1000).toFixed(1)} s with ${concurrency} at a time; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 if (failed.length) console.log(`\nFailed files:\n${failed.map((r) => `  ${r.file}`).join('\n')}`);
 // Durations feed the next run's order.
 if (!interrupted) {
   let all = {};
-  try { all = JSON.parse(readFileSync(timesFile, 'utf8')); } catch { /* none yet */ }
+  try {
+    all = JSON.parse(readFileSync(timesFile, 'utf8'));
+  } catch {
+    /* none yet */
+  }
   for (const r of results) all[r.file] = r.ms;
-  try { writeFileSync(timesFile, JSON.stringify(all)); } catch { /* scheduling hint only */ }
+  try {
+    writeFileSync(timesFile, JSON.stringify(all));
+  } catch {
+    /* scheduling hint only */
+  }
 }
 await finish(failed.length || interrupted ? 1 : 0);

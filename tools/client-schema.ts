@@ -32,7 +32,8 @@ export async function servedOpenApiDocument(): Promise<OpenAPI3> {
     try {
       await app.ready();
       const r = await app.inject({ method: 'GET', url: '/api/openapi.json' });
-      if (r.statusCode !== 200) throw new Error(`GET /api/openapi.json answered ${r.statusCode}: ${r.body.slice(0, 300)}`);
+      if (r.statusCode !== 200)
+        throw new Error(`GET /api/openapi.json answered ${r.statusCode}: ${r.body.slice(0, 300)}`);
       return r.json<OpenAPI3>();
     } finally {
       await app.close();

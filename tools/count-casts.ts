@@ -18,7 +18,10 @@ function walk(dir: string): string[] {
   });
 }
 
-export interface CastCount { casts: number; principal: number }
+export interface CastCount {
+  casts: number;
+  principal: number;
+}
 
 export function countCasts(fileName: string, text: string): CastCount {
   const kind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
@@ -39,10 +42,18 @@ export function countCasts(fileName: string, text: string): CastCount {
   return out;
 }
 
-const rows = walk(root).map((f) => ({ file: path.relative(process.cwd(), f), ...countCasts(f, readFileSync(f, 'utf8')) }));
-const total = rows.reduce((a, r) => ({ casts: a.casts + r.casts, principal: a.principal + r.principal }), { casts: 0, principal: 0 });
+const rows = walk(root).map((f) => ({
+  file: path.relative(process.cwd(), f),
+  ...countCasts(f, readFileSync(f, 'utf8')),
+}));
+const total = rows.reduce((a, r) => ({ casts: a.casts + r.casts, principal: a.principal + r.principal }), {
+  casts: 0,
+  principal: 0,
+});
 if (perFile) {
-  for (const r of rows.filter((r) => r.casts + r.principal > 0).sort((a, b) => b.casts - a.casts || a.file.localeCompare(b.file))) {
+  for (const r of rows
+    .filter((r) => r.casts + r.principal > 0)
+    .sort((a, b) => b.casts - a.casts || a.file.localeCompare(b.file))) {
     console.log(`${String(r.casts).padStart(4)} ${String(r.principal).padStart(4)}  ${r.file}`);
   }
 }

@@ -38,7 +38,9 @@ export function checkValues(def: string): { column: string; values: string[]; ar
   if (any) return { column: any[1], values: values(any[2]), array: false };
   const one = new RegExp(String.raw`^CHECK \(\((\w+) = ${lit}\)\)$`).exec(def);
   if (one) return { column: one[1], values: [unquote(one[2])], array: false };
-  const within = new RegExp(String.raw`^CHECK \(\((\w+) <@ ${list}\)\)$|^CHECK \(\(\((\w+) <@ ${list}\) AND .*\)\)$`).exec(def);
+  const within = new RegExp(
+    String.raw`^CHECK \(\((\w+) <@ ${list}\)\)$|^CHECK \(\(\((\w+) <@ ${list}\) AND .*\)\)$`,
+  ).exec(def);
   if (within) return { column: within[1] ?? within[5], values: values(within[2] ?? within[6]), array: true };
   return null;
 }
@@ -54,7 +56,8 @@ const TRIGGER_FILLED: Record<string, string[]> = {
  */
 const checkedUnions: PostprocessFunction = async ({ db, metadata }) => {
   for (const [table, columns] of Object.entries(TRIGGER_FILLED)) {
-    for (const c of metadata.tables.find((t) => t.name === table)?.columns ?? []) if (columns.includes(c.name)) c.hasDefaultValue = true;
+    for (const c of metadata.tables.find((t) => t.name === table)?.columns ?? [])
+      if (columns.includes(c.name)) c.hasDefaultValue = true;
   }
   const { rows } = await sql<{ table: string; def: string }>`
     SELECT c.conrelid::regclass::text AS table, pg_get_constraintdef(c.oid) AS def
@@ -62,7 +65,8 @@ const checkedUnions: PostprocessFunction = async ({ db, metadata }) => {
      WHERE c.contype = 'c' AND c.connamespace = 'public'::regnamespace AND cardinality(c.conkey) = 1`.execute(db);
   for (const r of rows) {
     const check = checkValues(r.def);
-    const column = check && metadata.tables.find((t) => t.name === r.table)?.columns.find((c) => c.name === check.column);
+    const column =
+      check && metadata.tables.find((t) => t.name === r.table)?.columns.find((c) => c.name === check.column);
     if (!check || !column || column.dataType !== 'text' || column.isArray !== check.array) continue;
     // Two checks on one column: the values both allow.
     column.enumValues = column.enumValues ? column.enumValues.filter((v) => check.values.includes(v)) : check.values;

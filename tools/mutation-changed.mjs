@@ -14,10 +14,14 @@ const config = JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), '
 const exclusions = config.mutate.filter((p) => p.startsWith('!'));
 const excluded = (f) => exclusions.some((p) => path.matchesGlob(f, p.slice(1)));
 // Committed changes since BASE and changes not committed yet; deleted files are gone.
-const changed = [...new Set([
-  ...git('diff', '--name-only', '--diff-filter=d', base, '--', 'src/domain').split('\n'),
-  ...git('diff', '--name-only', '--diff-filter=d', 'HEAD', '--', 'src/domain').split('\n'),
-])].filter((f) => f.endsWith('.ts') && !excluded(f)).sort();
+const changed = [
+  ...new Set([
+    ...git('diff', '--name-only', '--diff-filter=d', base, '--', 'src/domain').split('\n'),
+    ...git('diff', '--name-only', '--diff-filter=d', 'HEAD', '--', 'src/domain').split('\n'),
+  ]),
+]
+  .filter((f) => f.endsWith('.ts') && !excluded(f))
+  .sort();
 if (changed.length === 0) {
   console.log(`No domain file changed since ${base.slice(0, 12)}: nothing to mutate.`);
   process.exit(0);

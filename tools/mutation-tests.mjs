@@ -32,11 +32,23 @@ if (files.length === 0) {
   console.error('mutation-tests: no unit test reaches the target; nothing can kill these mutants');
   process.exit(0);
 }
-const pattern = process.env.MUTATION_TEST_PATTERN?.trim() ? [`--test-name-pattern=${process.env.MUTATION_TEST_PATTERN.trim()}`] : [];
+const pattern = process.env.MUTATION_TEST_PATTERN?.trim()
+  ? [`--test-name-pattern=${process.env.MUTATION_TEST_PATTERN.trim()}`]
+  : [];
 const entry = files.map((f) => `await import(${JSON.stringify(pathToFileURL(path.resolve(f)).href)});`).join('\n');
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--import', './test/helpers/fc-setup.ts', '--test-reporter=dot', ...pattern, '--input-type=module', '-e', entry],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './test/helpers/fc-setup.ts',
+    '--test-reporter=dot',
+    ...pattern,
+    '--input-type=module',
+    '-e',
+    entry,
+  ],
   { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, FC_SEED: process.env.FC_SEED ?? '42' } },
 );
 process.exit(r.status ?? 1);

@@ -7,14 +7,22 @@ import { launchBrowser } from '../test/helpers/browser.ts';
 import { startWebDemo } from '../test/helpers/web-demo.ts';
 
 const OUT = new URL('../docs/web/', import.meta.url).pathname;
-const SIZES = [{ width: 1280, height: 800 }, { width: 390, height: 844 }];
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+];
 
 /** A file name for a page: its path without ids ("/environments/123/decisions/CVE-…" → "environment-decision"). */
 function shotName(path: string): string {
   const p = path.split('?')[0];
   const named: [RegExp, string][] = [
-    [/^\/environments\/\d+\/decisions\/CVE-/, 'decision'], [/^\/environments\/\d+\/decisions$/, 'decisions'], [/^\/environments\/\d+$/, 'environment'],
-    [/^\/training\/.+/, 'training-module'], [/^\/cve\/.+/, 'cve'], [/^\/api\/v1\/health$/, 'status'], [/^\/webhooks$/, 'webhooks'],
+    [/^\/environments\/\d+\/decisions\/CVE-/, 'decision'],
+    [/^\/environments\/\d+\/decisions$/, 'decisions'],
+    [/^\/environments\/\d+$/, 'environment'],
+    [/^\/training\/.+/, 'training-module'],
+    [/^\/cve\/.+/, 'cve'],
+    [/^\/api\/v1\/health$/, 'status'],
+    [/^\/webhooks$/, 'webhooks'],
   ];
   for (const [re, name] of named) if (re.test(p)) return name;
   return p.replace(/^\//, '').replace(/\//g, '-') || 'overview';

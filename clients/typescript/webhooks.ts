@@ -15,7 +15,11 @@ function equalText(a: string, b: string): boolean {
  * hex text of SHA-256(secret). Compared in constant time, `sha256=` included. It does not cover the timestamp: use
  * {@link verifyStandardWebhook} to refuse replays.
  */
-export function verifyWebhookSignature(secret: string, rawBody: Uint8Array | string, header: string | null | undefined): boolean {
+export function verifyWebhookSignature(
+  secret: string,
+  rawBody: Uint8Array | string,
+  header: string | null | undefined,
+): boolean {
   if (typeof header !== 'string') return false;
   const key = createHash('sha256').update(secret, 'utf8').digest('hex');
   return equalText(`sha256=${createHmac('sha256', key).update(rawBody).digest('hex')}`, header);
@@ -33,7 +37,9 @@ export interface StandardWebhookHeaders {
  * timestamp must be within `toleranceSec` (default 300 s) of `now`, so a captured delivery cannot be replayed later.
  */
 export function verifyStandardWebhook(
-  secret: string, rawBody: Uint8Array | string, headers: StandardWebhookHeaders,
+  secret: string,
+  rawBody: Uint8Array | string,
+  headers: StandardWebhookHeaders,
   opts: { toleranceSec?: number; now?: Date } = {},
 ): boolean {
   const id = headers['webhook-id'];

@@ -10,7 +10,8 @@ async function accountsOf(ctx: CliContext) {
 }
 
 function orgIdOf(name: string, v: unknown): number {
-  if (typeof v !== 'string' || !/^[1-9]\d{0,15}$/.test(v)) throw new UsageError(`--${name} must be an organization id (a positive integer)`);
+  if (typeof v !== 'string' || !/^[1-9]\d{0,15}$/.test(v))
+    throw new UsageError(`--${name} must be an organization id (a positive integer)`);
   return Number(v);
 }
 
@@ -23,7 +24,8 @@ const loginLinkCommand: Command = {
     if (!isEmail(email)) throw new UsageError('--email must be an email address');
     const link = await (await accountsOf(ctx)).loginLinkFor(email);
     if (!link) {
-      if (ctx.json) ctx.out(JSON.stringify({ error: { code: 'person_not_found', message: `No account uses ${email}` } }));
+      if (ctx.json)
+        ctx.out(JSON.stringify({ error: { code: 'person_not_found', message: `No account uses ${email}` } }));
       else ctx.err(`Refused (person_not_found): no account uses ${email}`);
       return 1;
     }
@@ -43,7 +45,12 @@ const orgSetProviderCommand: Command = {
     const accounts = await accountsOf(ctx);
     await accounts.setProvider(client, provider);
     if (ctx.json) ctx.out(JSON.stringify({ org_id: client, provider_org_id: provider }));
-    else ctx.out(provider === null ? `Organization ${client} has no provider.` : `Organization ${client} is a client of organization ${provider}.`);
+    else
+      ctx.out(
+        provider === null
+          ? `Organization ${client} has no provider.`
+          : `Organization ${client} is a client of organization ${provider}.`,
+      );
   },
 };
 

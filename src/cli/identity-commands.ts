@@ -13,7 +13,8 @@ import { keyLabelProblem } from '../domain/keys.ts';
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]): T {
-  if (typeof v !== 'string' || !allowed.includes(v as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  if (typeof v !== 'string' || !allowed.includes(v as T))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
   return v as T;
 }
 
@@ -36,7 +37,10 @@ function email(v: unknown, name: string): string {
 
 function scopes(v: unknown): Scope[] | undefined {
   if (v === undefined) return undefined;
-  const list = (typeof v === 'string' ? v : '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (typeof v === 'string' ? v : '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new UsageError('--scopes needs at least one of read, write');
   for (const s of list) oneOf('scopes', s, SCOPES);
   return list as Scope[];
@@ -68,7 +72,12 @@ type Identity = Awaited<ReturnType<typeof identityOf>>;
  * The identity operation `fn` on the organization of --org, with the command's other arguments (`args`, read after
  * --org and before the database is opened); refusals as `refusable` prints them.
  */
-async function onOrg<A = undefined>(ctx: CliContext, v: Record<string, unknown>, fn: (identity: Identity, id: number, args: A) => Promise<void>, args: () => A = () => undefined as A): Promise<number> {
+async function onOrg<A = undefined>(
+  ctx: CliContext,
+  v: Record<string, unknown>,
+  fn: (identity: Identity, id: number, args: A) => Promise<void>,
+  args: () => A = () => undefined as A,
+): Promise<number> {
   const id = orgId(v.org);
   const a = args();
   const identity = await identityOf(ctx);
@@ -81,32 +90,63 @@ function say(ctx: CliContext, json: unknown, text: () => void): void {
   else text();
 }
 
-function keyJson(k: { id: number; key?: string; key_start: string; kind: string; scopes: string[]; expires_at: Date | null }) {
-  return { id: k.id, ...(k.key ? { key: k.key } : {}), key_start: k.key_start, kind: k.kind, scopes: k.scopes, expires_at: iso(k.expires_at) };
+function keyJson(k: {
+  id: number;
+  key?: string;
+  key_start: string;
+  kind: string;
+  scopes: string[];
+  expires_at: Date | null;
+}) {
+  return {
+    id: k.id,
+    ...(k.key ? { key: k.key } : {}),
+    key_start: k.key_start,
+    kind: k.kind,
+    scopes: k.scopes,
+    expires_at: iso(k.expires_at),
+  };
 }
 
 const orgCreateCommand: Command = {
-  summary: 'Create an organization and its owner; prints the owner\'s first API key once',
-  usage: 'vulnintel org create --name N --tier free|standard|professional|api|enterprise --owner-email E [--owner-name X] [--json]',
-  options: { name: { type: 'string' }, tier: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-name': { type: 'string' } },
+  summary: "Create an organization and its owner; prints the owner's first API key once",
+  usage:
+    'vulnintel org create --name N --tier free|standard|professional|api|enterprise --owner-email E [--owner-name X] [--json]',
+  options: {
+    name: { type: 'string' },
+    tier: { type: 'string' },
+    'owner-email': { type: 'string' },
+    'owner-name': { type: 'string' },
+  },
   async run(ctx, v) {
     const name = required('name', v.name);
     if (name.length > 200) throw new UsageError('--name is at most 200 characters');
     const tier = oneOf<Tier>('tier', v.tier, TIERS);
     const ownerEmail = email(v['owner-email'], 'owner-email');
     const identity = await identityOf(ctx);
-    const r = await identity.createOrganizationWithOwner({ name, tier, ownerEmail, ownerName: v['owner-name'] as string | undefined });
-    const note = r.key ? null : `No API key: API keys need the Professional tier or above (this organization is ${tier}).`;
+    const r = await identity.createOrganizationWithOwner({
+      name,
+      tier,
+      ownerEmail,
+      ownerName: v['owner-name'] as string | undefined,
+    });
+    const note = r.key
+      ? null
+      : `No API key: API keys need the Professional tier or above (this organization is ${tier}).`;
     if (ctx.json) {
-      ctx.out(JSON.stringify({
-        org: { id: r.org.id, name: r.org.name, tier: r.org.tier, created_at: iso(r.org.created_at) },
-        owner: { id: r.owner.id, email: r.owner.email, role: r.owner.role },
-        api_key: r.key ? keyJson(r.key) : null,
-        ...(note ? { note } : {}),
-      }));
+      ctx.out(
+        JSON.stringify({
+          org: { id: r.org.id, name: r.org.name, tier: r.org.tier, created_at: iso(r.org.created_at) },
+          owner: { id: r.owner.id, email: r.owner.email, role: r.owner.role },
+          api_key: r.key ? keyJson(r.key) : null,
+          ...(note ? { note } : {}),
+        }),
+      );
       return;
     }
-    ctx.out(`Organization ${r.org.id} "${r.org.name}" (${r.org.tier}) created; owner ${r.owner.email} (member ${r.owner.id}).`);
+    ctx.out(
+      `Organization ${r.org.id} "${r.org.name}" (${r.org.tier}) created; owner ${r.owner.email} (member ${r.owner.id}).`,
+    );
     if (r.key) ctx.out(`API key ${r.key.id} (shown once; store it now):\n${r.key.key}`);
     else ctx.out(note!);
   },
@@ -116,18 +156,32 @@ const orgSetTierCommand: Command = {
   summary: 'Change the tier of an organization',
   usage: 'vulnintel org set-tier --org ID --tier free|standard|professional|api|enterprise [--json]',
   options: { org: { type: 'string' }, tier: { type: 'string' } },
-  run: (ctx, v) => onOrg(ctx, v, async (identity, id, tier) => {
-    const before = await identity.setTier(id, tier);
-    say(ctx, { org: { id, name: before.name, tier, previous_tier: before.tier } }, () => ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`));
-  }, () => oneOf<Tier>('tier', v.tier, TIERS)),
+  run: (ctx, v) =>
+    onOrg(
+      ctx,
+      v,
+      async (identity, id, tier) => {
+        const before = await identity.setTier(id, tier);
+        say(ctx, { org: { id, name: before.name, tier, previous_tier: before.tier } }, () =>
+          ctx.out(`Organization ${id} "${before.name}": tier ${before.tier} → ${tier}.`),
+        );
+      },
+      () => oneOf<Tier>('tier', v.tier, TIERS),
+    ),
 };
 
 const keyCreateCommand: Command = {
   summary: 'Issue an API key for a member (created with --role if the email is new); prints the key once',
-  usage: 'vulnintel key create --org ID --email E [--role owner|admin|viewer] [--scopes read,write] [--kind standard|partner|trial] [--label L] [--json]',
+  usage:
+    'vulnintel key create --org ID --email E [--role owner|admin|viewer] [--scopes read,write] [--kind standard|partner|trial] [--label L] [--json]',
   options: {
-    org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, scopes: { type: 'string' },
-    kind: { type: 'string' }, label: { type: 'string' }, name: { type: 'string' },
+    org: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string' },
+    scopes: { type: 'string' },
+    kind: { type: 'string' },
+    label: { type: 'string' },
+    name: { type: 'string' },
   },
   async run(ctx, v) {
     const id = orgId(v.org);
@@ -140,13 +194,24 @@ const keyCreateCommand: Command = {
     if (labelProblem) throw new UsageError(`--label ${labelProblem}`);
     const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
-      const k = await identity.issueApiKey(id, { email: mail, role, kind, scopes: sc, label, name: v.name as string | undefined });
+      const k = await identity.issueApiKey(id, {
+        email: mail,
+        role,
+        kind,
+        scopes: sc,
+        label,
+        name: v.name as string | undefined,
+      });
       if (ctx.json) {
         ctx.out(JSON.stringify({ org_id: id, member: k.member, api_key: keyJson(k) }));
         return;
       }
-      ctx.out(`${k.member.created ? 'New member' : 'Member'} ${k.member.email} (${k.member.role}, member ${k.member.id}).`);
-      ctx.out(`${kind} API key ${k.id}, scopes ${k.scopes.join(',')}${k.expires_at ? `, expires ${iso(k.expires_at)}` : ''} (shown once; store it now):\n${k.key}`);
+      ctx.out(
+        `${k.member.created ? 'New member' : 'Member'} ${k.member.email} (${k.member.role}, member ${k.member.id}).`,
+      );
+      ctx.out(
+        `${kind} API key ${k.id}, scopes ${k.scopes.join(',')}${k.expires_at ? `, expires ${iso(k.expires_at)}` : ''} (shown once; store it now):\n${k.key}`,
+      );
     });
   },
 };
@@ -155,43 +220,64 @@ const keyListCommand: Command = {
   summary: 'List the API keys of one organization (never the keys themselves)',
   usage: 'vulnintel key list --org ID [--json]',
   options: { org: { type: 'string' } },
-  run: (ctx, v) => onOrg(ctx, v, async (identity, id) => {
-    const rows = await identity.listApiKeys(id);
-    const keys = rows.map((k) => ({
-      ...keyJson(k), label: k.label, member: { id: k.member_id, email: k.email, role: k.role },
-      created_at: iso(k.created_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
-    }));
-    say(ctx, { org_id: id, keys }, () => {
-      if (keys.length === 0) ctx.out(`Organization ${id} has no API keys.`);
-      for (const k of keys) {
-        const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active';
-        ctx.out(`${String(k.id).padStart(6)}  ${k.key_start}…  ${k.kind.padEnd(8)} ${k.scopes.join(',').padEnd(10)} ${k.member.email} (${k.member.role})  ${state}`);
-      }
-    });
-  }),
+  run: (ctx, v) =>
+    onOrg(ctx, v, async (identity, id) => {
+      const rows = await identity.listApiKeys(id);
+      const keys = rows.map((k) => ({
+        ...keyJson(k),
+        label: k.label,
+        member: { id: k.member_id, email: k.email, role: k.role },
+        created_at: iso(k.created_at),
+        revoked_at: iso(k.revoked_at),
+        last_used_at: iso(k.last_used_at),
+      }));
+      say(ctx, { org_id: id, keys }, () => {
+        if (keys.length === 0) ctx.out(`Organization ${id} has no API keys.`);
+        for (const k of keys) {
+          const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active';
+          ctx.out(
+            `${String(k.id).padStart(6)}  ${k.key_start}…  ${k.kind.padEnd(8)} ${k.scopes.join(',').padEnd(10)} ${k.member.email} (${k.member.role})  ${state}`,
+          );
+        }
+      });
+    }),
 };
 
 const keyRevokeCommand: Command = {
   summary: 'Revoke an API key of an organization, by id or by key prefix (idempotent)',
   usage: 'vulnintel key revoke --org ID --key ID|PREFIX [--json]',
   options: { org: { type: 'string' }, key: { type: 'string' } },
-  run: (ctx, v) => onOrg(ctx, v, async (identity, id, ref) => {
-    const r = await identity.revokeApiKey(id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref });
-    say(ctx, { org_id: id, api_key: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at) } }, () => ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`));
-  }, () => required('key', v.key)),
+  run: (ctx, v) =>
+    onOrg(
+      ctx,
+      v,
+      async (identity, id, ref) => {
+        const r = await identity.revokeApiKey(id, /^\d+$/.test(ref) ? { id: Number(ref) } : { prefix: ref });
+        say(ctx, { org_id: id, api_key: { id: r.id, key_start: r.key_start, revoked_at: iso(r.revoked_at) } }, () =>
+          ctx.out(`API key ${r.id} (${r.key_start}…) revoked at ${iso(r.revoked_at)}.`),
+        );
+      },
+      () => required('key', v.key),
+    ),
 };
 
 const trialEndCommand: Command = {
-  summary: "End an organization's free API trial now: its trial keys answer 403 TRIAL_ENDED (reason ended) from the next request",
+  summary:
+    "End an organization's free API trial now: its trial keys answer 403 TRIAL_ENDED (reason ended) from the next request",
   usage: 'vulnintel trial end --org ID [--json]',
   options: { org: { type: 'string' } },
-  run: (ctx, v) => onOrg(ctx, v, async (identity, id) => {
-    const r = await identity.endTrial(id);
-    const s = r.status;
-    say(ctx, { org_id: id, already_ended: r.already, trial: s }, () => ctx.out(r.already
-      ? `The trial of organization ${id} had already ended (reason ${s.reason}); nothing changed.`
-      : `The trial of organization ${id} is ended (${s.used} of ${s.total_checks} checks used); its trial keys are no longer accepted.`));
-  }),
+  run: (ctx, v) =>
+    onOrg(ctx, v, async (identity, id) => {
+      const r = await identity.endTrial(id);
+      const s = r.status;
+      say(ctx, { org_id: id, already_ended: r.already, trial: s }, () =>
+        ctx.out(
+          r.already
+            ? `The trial of organization ${id} had already ended (reason ${s.reason}); nothing changed.`
+            : `The trial of organization ${id} is ended (${s.used} of ${s.total_checks} checks used); its trial keys are no longer accepted.`,
+        ),
+      );
+    }),
 };
 
 /** The organization and key commands (table read by src/cli-commands.ts). */

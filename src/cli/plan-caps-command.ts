@@ -11,14 +11,24 @@ function capOption(name: string, v: unknown): number | null | undefined {
   const s = typeof v === 'string' ? v.trim() : '';
   if (s === 'plan') return null;
   if (s === 'unlimited') return -1;
-  if (!/^(-1|0|[1-9]\d{0,8})$/.test(s)) throw new UsageError(`--${name} must be a whole number ≥ 0, "unlimited" (or --${name}=-1) or "plan" (clear the override)`);
+  if (!/^(-1|0|[1-9]\d{0,8})$/.test(s))
+    throw new UsageError(
+      `--${name} must be a whole number ≥ 0, "unlimited" (or --${name}=-1) or "plan" (clear the override)`,
+    );
   return Number(s);
 }
 
 const orgCapsCommand: Command = {
   summary: "Show or override an organization's plan caps (environments, assets, members, webhooks)",
-  usage: 'vulnintel org caps --org ID [--environments N|unlimited|plan] [--assets N|unlimited|plan] [--members N|unlimited|plan] [--webhooks N|unlimited|plan] [--json]',
-  options: { org: { type: 'string' }, environments: { type: 'string' }, assets: { type: 'string' }, members: { type: 'string' }, webhooks: { type: 'string' } },
+  usage:
+    'vulnintel org caps --org ID [--environments N|unlimited|plan] [--assets N|unlimited|plan] [--members N|unlimited|plan] [--webhooks N|unlimited|plan] [--json]',
+  options: {
+    org: { type: 'string' },
+    environments: { type: 'string' },
+    assets: { type: 'string' },
+    members: { type: 'string' },
+    webhooks: { type: 'string' },
+  },
   async run(ctx, v) {
     const raw = typeof v.org === 'string' ? v.org.trim() : '';
     if (!/^[1-9]\d{0,15}$/.test(raw)) throw new UsageError('--org must be an organization id (a positive integer)');
@@ -46,7 +56,9 @@ const orgCapsCommand: Command = {
     ctx.out(`Organization ${orgId} (${u.tier}):`);
     for (const r of CAP_RESOURCES) {
       const l = u[r];
-      ctx.out(`  ${r}: ${l.used} of ${show(l.limit)}${l.overridden ? ` (override; plan ${show(l.plan_limit)})` : ' (plan)'}`);
+      ctx.out(
+        `  ${r}: ${l.used} of ${show(l.limit)}${l.overridden ? ` (override; plan ${show(l.plan_limit)})` : ' (plan)'}`,
+      );
     }
     return 0;
   },

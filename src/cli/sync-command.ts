@@ -13,7 +13,8 @@ import { pipelineSink } from '../services/sync/sync-sink.ts';
 export const EXIT_BUSY = 75;
 
 const syncCommand: Command = {
-  summary: 'Fetch the live feeds (NVD, CVE Program cvelistV5, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS, MSRC) incrementally; --from DIR imports local files instead',
+  summary:
+    'Fetch the live feeds (NVD, CVE Program cvelistV5, KEV, EPSS, CWE, CAPEC, CISA CSAF ICS, MSRC) incrementally; --from DIR imports local files instead',
   usage: 'vulnintel sync [--source NAME]... [--from DIR] [--status] [--quiet] [--json]',
   options: {
     source: { type: 'string', multiple: true },
@@ -22,11 +23,15 @@ const syncCommand: Command = {
     quiet: { type: 'boolean' },
   },
   async run(ctx, values) {
-    const names = ((values.source as string[] | undefined) ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const names = ((values.source as string[] | undefined) ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
     const known = syncSources().map((s) => s.name);
     const unknown = names.filter((n) => !known.includes(n));
     if (unknown.length) throw new UsageError(`unknown source ${unknown.join(', ')} (known: ${known.join(', ')})`);
-    if (values.from !== undefined && (names.length || values.status)) throw new UsageError('--from cannot be combined with --source or --status');
+    if (values.from !== undefined && (names.length || values.status))
+      throw new UsageError('--from cannot be combined with --source or --status');
     const rt = await ctx.runtime();
     const db = rt.store.db;
 
@@ -41,15 +46,28 @@ const syncCommand: Command = {
           source: name,
           checkpoint: c?.cursor ?? null,
           checkpoint_at: c?.updated_at ?? null,
-          last_run: run ? { status: run.status, started_at: run.started_at, finished_at: run.finished_at, rows: run.rows, error: run.error } : null,
+          last_run: run
+            ? {
+                status: run.status,
+                started_at: run.started_at,
+                finished_at: run.finished_at,
+                rows: run.rows,
+                error: run.error,
+              }
+            : null,
         };
       });
       const running = holder === null ? null : { backend_pid: holder };
       if (ctx.json) ctx.out(JSON.stringify({ running, sources: status }));
       else {
-        if (running) ctx.out(`A sync is running now (database backend pid ${running.backend_pid}); the runs below are the last finished ones.`);
+        if (running)
+          ctx.out(
+            `A sync is running now (database backend pid ${running.backend_pid}); the runs below are the last finished ones.`,
+          );
         for (const s of status) {
-          const run = s.last_run ? `${s.last_run.status} at ${new Date(s.last_run.finished_at ?? s.last_run.started_at).toISOString()}, ${s.last_run.rows} records${s.last_run.error ? ` (${s.last_run.error})` : ''}` : 'never synced';
+          const run = s.last_run
+            ? `${s.last_run.status} at ${new Date(s.last_run.finished_at ?? s.last_run.started_at).toISOString()}, ${s.last_run.rows} records${s.last_run.error ? ` (${s.last_run.error})` : ''}`
+            : 'never synced';
           const at = s.checkpoint_at ? `; checkpoint ${new Date(s.checkpoint_at).toISOString()}` : '';
           ctx.out(`${s.source.padEnd(6)} ${run}${at}`);
         }
@@ -59,31 +77,44 @@ const syncCommand: Command = {
 
     if (typeof values.from === 'string') {
       const progress = values.quiet || ctx.json ? silentProgress : createProgress(process.stderr);
-      const summary = await importPaths(db, [path.resolve(values.from)], { log: ctx.log, progress, source: 'sync:offline', signal: ctx.signal });
+      const summary = await importPaths(db, [path.resolve(values.from)], {
+        log: ctx.log,
+        progress,
+        source: 'sync:offline',
+        signal: ctx.signal,
+      });
       if (ctx.json) ctx.out(JSON.stringify(summary));
       else {
         for (const s of summary.skipped) ctx.out(`skipped ${s.label}: ${s.reason}`);
-        ctx.out(`Imported ${summary.inputs.length} file(s) from ${values.from}, ${summary.items} records; corpus ${summary.corpus} CVEs.`);
+        ctx.out(
+          `Imported ${summary.inputs.length} file(s) from ${values.from}, ${summary.items} records; corpus ${summary.corpus} CVEs.`,
+        );
       }
       return 0;
     }
 
     const egress = createEgress({ allowList: ctx.config.egressAllowList });
     try {
-      const report = await runSync({
-        store: rt.store,
-        egress,
-        sink: pipelineSink(db, { log: ctx.log }),
-        clock: systemClock,
-        log: {
-          info: (o, m) => { if (!values.quiet && !ctx.json) process.stderr.write(`${m}${'source' in o ? ` [${(o as { source: string }).source}]` : ''}\n`); },
-          warn: (o, m) => ctx.log.warn(o, m),
+      const report = await runSync(
+        {
+          store: rt.store,
+          egress,
+          sink: pipelineSink(db, { log: ctx.log }),
+          clock: systemClock,
+          log: {
+            info: (o, m) => {
+              if (!values.quiet && !ctx.json)
+                process.stderr.write(`${m}${'source' in o ? ` [${(o as { source: string }).source}]` : ''}\n`);
+            },
+            warn: (o, m) => ctx.log.warn(o, m),
+          },
+          urls: ctx.config.feedUrls,
+          nvdApiKey: ctx.config.nvdApiKey,
+          proxyVariable: ctx.config.proxyVariable,
+          stagingRoot: path.join(ctx.config.dataDir, 'sync-staging'),
         },
-        urls: ctx.config.feedUrls,
-        nvdApiKey: ctx.config.nvdApiKey,
-        proxyVariable: ctx.config.proxyVariable,
-        stagingRoot: path.join(ctx.config.dataDir, 'sync-staging'),
-      }, names);
+        names,
+      );
       if (ctx.json) ctx.out(JSON.stringify(report));
       else {
         for (const s of report.sources) {
@@ -104,6 +135,4 @@ const syncCommand: Command = {
 };
 
 /** `vulnintel sync` (table read by src/cli-commands.ts). */
-export const SYNC_COMMANDS: Readonly<Record<string, Command>> = {
-  'sync': syncCommand,
-};
+export const SYNC_COMMANDS: Readonly<Record<string, Command>> = { sync: syncCommand };

@@ -8,7 +8,8 @@ import { JOBS } from '../jobs/registry.ts';
 const STOP_MARGIN_MS = 15_000;
 
 const workerCommand: Command = {
-  summary: 'Run the background job workers alone (scheduled sync, alert runs and digests, webhook deliveries, account purge), without the API',
+  summary:
+    'Run the background job workers alone (scheduled sync, alert runs and digests, webhook deliveries, account purge), without the API',
   usage: 'vulnintel worker',
   options: {},
   async run(ctx) {
@@ -24,7 +25,9 @@ const workerCommand: Command = {
       const stop = (signal: string) => {
         ctx.err(`Stopping the job workers (${signal}).`);
         setTimeout(() => {
-          ctx.err(`The job workers did not stop within ${(STOP_TIMEOUT_MS + STOP_MARGIN_MS) / 1000} s of ${signal}; exiting.`);
+          ctx.err(
+            `The job workers did not stop within ${(STOP_TIMEOUT_MS + STOP_MARGIN_MS) / 1000} s of ${signal}; exiting.`,
+          );
           process.exit(1);
         }, STOP_TIMEOUT_MS + STOP_MARGIN_MS).unref();
         void queue.stop().then(resolve, resolve);

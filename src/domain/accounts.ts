@@ -37,7 +37,8 @@ export const DELETE_CONFIRMATION = 'delete my organization and all its data';
 /** Organizations deleted by their owner are purged by the hourly job once this long has passed (spec §3.2). */
 export const PURGE_AFTER_MS = 20 * HOUR_MS;
 
-const EMAIL_RE = /^[^\s@<>()",;:\\[\]]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL_RE =
+  /^[^\s@<>()",;:\\[\]]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** A deliverable-looking address (local@domain.tld, no spaces or header-breaking characters), at most 320 chars. */
 export function isEmail(s: string): boolean {

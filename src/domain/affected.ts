@@ -40,7 +40,10 @@ export function namedIn(text: string | null, product: string): boolean {
     // (case folding never maps a non-ASCII character to an ASCII one), which toLowerCase() lowers one for one, so
     // a match implies the lowered name in the lowered text. The pattern's leading alternation keeps V8 from
     // searching for the literal itself, and descriptions are long: most names are absent and skip the regex.
-    p = name.length < 3 ? null : { re: new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i'), lower: isAscii(name) ? name.toLowerCase() : null };
+    p =
+      name.length < 3
+        ? null
+        : { re: new RegExp(`(?:^|[^\\w-])${esc}(?:[^\\w-]|$)`, 'i'), lower: isAscii(name) ? name.toLowerCase() : null };
     NAME_PATTERNS.set(product, p);
   }
   if (p === null) return false;
@@ -96,18 +99,24 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   }
   const first = ranked[0];
   // The primary product is one of the primary vendor's products (any vendor's when it names none).
-  const candidates = (first && byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug).length
-    ? byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug)
-    : byProduct.filter((x) => x.a.product));
+  const candidates =
+    first && byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug).length
+      ? byProduct.filter((x) => x.a.product && x.v?.slug === first.v.slug)
+      : byProduct.filter((x) => x.a.product);
   // Among the best source's products, the one the description names: advisories list every product of the
   // advisory as affected by each CVE (ICSA-20-343-01: CVE-2020-17468 is FNET's, listed with uIP, picoTCP, …).
   // Stryker disable next-line OptionalChaining: the filter's callback runs only when candidates has a first element
   const best = candidates.filter((x) => x.a.origin === candidates[0]?.a.origin);
   // (Not for CPE tokens, which descriptions do not spell; at most 20 tried.)
   // Stryker disable next-line EqualityOperator: with one candidate, the one the description names is that candidate
-  const named = best.length > 1 && best[0].a.origin !== 'cpe' ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!)) : undefined;
+  const named =
+    best.length > 1 && best[0].a.origin !== 'cpe'
+      ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!))
+      : undefined;
   const withProduct = named ?? candidates[0];
-  const cpeParts = [...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!))].sort();
+  const cpeParts = [
+    ...new Set(entries.filter((x) => x.a.origin === 'cpe' && x.a.cpe_part).map((x) => x.a.cpe_part!)),
+  ].sort();
   // The primary product as `products` spells it: products are listed once per lower-case key, in the spelling of
   // the best source, and the primary vendor's entry may spell it otherwise (a CPE token "jiangqie free mini
   // program" next to the CNA's "JiangQie Free Mini Program", CVE-2024-49314).
@@ -116,7 +125,8 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
     vendors,
     products,
     primary_vendor: first?.v ?? null,
-    primary_product: primary === null ? null : products.find((x) => x.toLowerCase() === primary.toLowerCase()) ?? primary,
+    primary_product:
+      primary === null ? null : (products.find((x) => x.toLowerCase() === primary.toLowerCase()) ?? primary),
     cpe_parts: cpeParts,
   };
 }

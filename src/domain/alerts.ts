@@ -66,7 +66,13 @@ export interface MatchCandidate {
 }
 
 /** The most specific first: the CVE itself, an asset, a product, a vendor, a protocol. */
-const SPECIFICITY: Record<MatchCandidate['entity_type'], number> = { cve: 0, environment: 1, product: 2, vendor: 3, protocol: 4 };
+const SPECIFICITY: Record<MatchCandidate['entity_type'], number> = {
+  cve: 0,
+  environment: 1,
+  product: 2,
+  vendor: 3,
+  protocol: 4,
+};
 
 /** The match an alert names (spec §6 `watchlist_match`): the most specific; ties by name. */
 export function bestMatch(candidates: MatchCandidate[]): MatchCandidate | null {
@@ -86,7 +92,9 @@ export function bestMatch(candidates: MatchCandidate[]): MatchCandidate | null {
  * `no_webhooks`; any failure → `failed`; otherwise any delivery → `delivered`; every webhook already claimed for
  * this CVE by an earlier attempt (or disabled meanwhile) → `skipped` (nothing sent now: the claim forbids a resend).
  */
-export function deliveryStatusOf(outcomes: readonly ('delivered' | 'failed' | 'skipped')[]): Exclude<DeliveryStatus, 'pending'> {
+export function deliveryStatusOf(
+  outcomes: readonly ('delivered' | 'failed' | 'skipped')[],
+): Exclude<DeliveryStatus, 'pending'> {
   if (outcomes.length === 0) return 'no_webhooks';
   if (outcomes.includes('failed')) return 'failed';
   if (outcomes.includes('delivered')) return 'delivered';
@@ -95,19 +103,29 @@ export function deliveryStatusOf(outcomes: readonly ('delivered' | 'failed' | 's
 
 /** What an alert email shows of one alert (the stored cve.alert payload's data). */
 export interface EmailAlertLine {
-  cve_id: string; title: string; sage_priority: string; cvss_score: number | null; kev_flagged: boolean; url: string;
-  reasons?: string[]; watchlist_match: { entity_type: string; entity_name: string };
+  cve_id: string;
+  title: string;
+  sage_priority: string;
+  cvss_score: number | null;
+  kev_flagged: boolean;
+  url: string;
+  reasons?: string[];
+  watchlist_match: { entity_type: string; entity_name: string };
 }
 
 /** One instant alert, or a digest of several (plain text; docs/alerts.md "Email"). */
-export function alertEmail(kind: 'instant' | 'daily_digest', lines: readonly EmailAlertLine[]): { subject: string; text: string } {
-  const block = (d: EmailAlertLine) => [
-    `${d.cve_id} — ${d.sage_priority}${d.kev_flagged ? ' (CISA KEV)' : ''}, CVSS ${d.cvss_score ?? 'n/a'}`,
-    `  ${d.title}`,
-    `  Matched: ${d.watchlist_match.entity_type} ${d.watchlist_match.entity_name}`,
-    ...(d.reasons?.length ? [`  Why: ${d.reasons.join('; ')}`] : []),
-    `  ${d.url}`,
-  ].join('\n');
+export function alertEmail(
+  kind: 'instant' | 'daily_digest',
+  lines: readonly EmailAlertLine[],
+): { subject: string; text: string } {
+  const block = (d: EmailAlertLine) =>
+    [
+      `${d.cve_id} — ${d.sage_priority}${d.kev_flagged ? ' (CISA KEV)' : ''}, CVSS ${d.cvss_score ?? 'n/a'}`,
+      `  ${d.title}`,
+      `  Matched: ${d.watchlist_match.entity_type} ${d.watchlist_match.entity_name}`,
+      ...(d.reasons?.length ? [`  Why: ${d.reasons.join('; ')}`] : []),
+      `  ${d.url}`,
+    ].join('\n');
   const footer = '\n\nYou receive this because of your notification preferences (Account → Notifications).\n';
   if (kind === 'instant') {
     const d = lines[0];
@@ -133,7 +151,8 @@ export function alertPayloadFor<P extends { data: object }>(payload: P, tier: Ti
   const d = payload.data as Record<string, unknown>;
   const data: Record<string, unknown> = { ...d };
   if (!full) {
-    if ('executive_summary' in d) data.executive_summary = typeof d.executive_summary === 'string' ? truncateSummary(d.executive_summary) : null;
+    if ('executive_summary' in d)
+      data.executive_summary = typeof d.executive_summary === 'string' ? truncateSummary(d.executive_summary) : null;
     if ('mitigation' in d) data.mitigation = null;
   }
   if (!patch && 'virtual_patch' in d) data.virtual_patch = null;

@@ -7,7 +7,10 @@ import { CVE_ID_BODY } from './cve-id.ts';
 import { productPhrase } from './title.ts';
 
 /** Fact-like tokens a sentence must take from the facts: ids, versions, percentages. */
-const FACT_TOKENS = new RegExp(String.raw`${CVE_ID_BODY}|CWE-\d+|ICSA-\d{2}-\d{3}-\d{2}|\bv?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)?%`, 'gi');
+const FACT_TOKENS = new RegExp(
+  String.raw`${CVE_ID_BODY}|CWE-\d+|ICSA-\d{2}-\d{3}-\d{2}|\bv?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)?%`,
+  'gi',
+);
 
 export interface AnalysisFacts {
   cve_id: string;
@@ -15,13 +18,27 @@ export interface AnalysisFacts {
   description: string;
   vendor: string | null;
   product: string | null;
-  cvss: { score: number | null; severity: string | null; version: string | null; attack_vector: string | null; privileges_required: string | null; user_interaction: string | null; availability_impact: string | null };
+  cvss: {
+    score: number | null;
+    severity: string | null;
+    version: string | null;
+    attack_vector: string | null;
+    privileges_required: string | null;
+    user_interaction: string | null;
+    availability_impact: string | null;
+  };
   epss: { score: number | null; percentile: number | null; interpretation: string | null };
   kev: { added: string | null; required_action: string | null; ransomware: string | null } | null;
   exploit_maturity: string;
   exploit_evidence: number;
   ics: { score: number; relevant: boolean; protocols: string[]; device_types: string[]; advisories: string[] };
-  patch: { status: string; fixed_in: { product: string; version: string } | null; note: string | null; patch_url: string | null; vendor_guidance: string | null };
+  patch: {
+    status: string;
+    fixed_in: { product: string; version: string } | null;
+    note: string | null;
+    patch_url: string | null;
+    vendor_guidance: string | null;
+  };
   weaknesses: string[]; // "CWE-78 Improper Neutralization …"
   attack_patterns: string[]; // CAPEC names
   layer: string;
@@ -58,39 +75,72 @@ function summaryClaims(f: AnalysisFacts): Claim[] {
       traceable: true,
     });
   } else {
-    c.push({ text: `${f.cve_id}${target ? ` affects ${target}` : ''}; its sources give no CVSS score.`, traceable: true });
+    c.push({
+      text: `${f.cve_id}${target ? ` affects ${target}` : ''}; its sources give no CVSS score.`,
+      traceable: true,
+    });
   }
   if (f.cvss.attack_vector) {
-    const pr = f.cvss.privileges_required ? (f.cvss.privileges_required === 'NONE' ? 'without privileges' : `with ${lower(f.cvss.privileges_required)} privileges`) : null;
-    const ui = f.cvss.user_interaction ? (f.cvss.user_interaction === 'NONE' ? 'without user interaction' : 'with user interaction') : null;
-    c.push({ text: `An attacker needs ${lower(f.cvss.attack_vector)} access${pr ? `, ${pr}` : ''}${ui ? `, ${ui}` : ''}.`, traceable: true });
+    const pr = f.cvss.privileges_required
+      ? f.cvss.privileges_required === 'NONE'
+        ? 'without privileges'
+        : `with ${lower(f.cvss.privileges_required)} privileges`
+      : null;
+    const ui = f.cvss.user_interaction
+      ? f.cvss.user_interaction === 'NONE'
+        ? 'without user interaction'
+        : 'with user interaction'
+      : null;
+    c.push({
+      text: `An attacker needs ${lower(f.cvss.attack_vector)} access${pr ? `, ${pr}` : ''}${ui ? `, ${ui}` : ''}.`,
+      traceable: true,
+    });
   }
   if (f.kev) {
-    c.push({ text: `CISA lists it as known exploited since ${f.kev.added} (exploit maturity WEAPONIZED)${f.kev.ransomware === 'Known' ? ', with known ransomware use' : ''}.`, traceable: true });
+    c.push({
+      text: `CISA lists it as known exploited since ${f.kev.added} (exploit maturity WEAPONIZED)${f.kev.ransomware === 'Known' ? ', with known ransomware use' : ''}.`,
+      traceable: true,
+    });
   } else if (f.exploit_maturity === 'FUNCTIONAL') {
-    c.push({ text: `A functional public exploit is referenced (${f.exploit_evidence} source${f.exploit_evidence === 1 ? '' : 's'}).`, traceable: true });
+    c.push({
+      text: `A functional public exploit is referenced (${f.exploit_evidence} source${f.exploit_evidence === 1 ? '' : 's'}).`,
+      traceable: true,
+    });
   } else if (f.exploit_maturity === 'POC' && f.exploit_evidence === 0) {
     // No reference shows it: the maturity comes from CISA-ADP's SSVC decision (Exploitation: poc) alone.
-    c.push({ text: 'CISA\'s SSVC assessment reports a public proof of concept.', traceable: true });
+    c.push({ text: "CISA's SSVC assessment reports a public proof of concept.", traceable: true });
   } else if (f.exploit_maturity === 'POC') {
-    c.push({ text: `A proof of concept is referenced (${f.exploit_evidence} source${f.exploit_evidence === 1 ? '' : 's'}).`, traceable: true });
+    c.push({
+      text: `A proof of concept is referenced (${f.exploit_evidence} source${f.exploit_evidence === 1 ? '' : 's'}).`,
+      traceable: true,
+    });
   } else {
     c.push({ text: 'No public exploit or proof of concept is referenced.', traceable: true });
   }
   if (f.epss.score !== null && f.epss.percentile !== null) {
-    c.push({ text: `EPSS estimates a ${pct(f.epss.score)} probability of exploitation in the next 30 days (${f.epss.interpretation?.toLowerCase()}).`, traceable: true });
+    c.push({
+      text: `EPSS estimates a ${pct(f.epss.score)} probability of exploitation in the next 30 days (${f.epss.interpretation?.toLowerCase()}).`,
+      traceable: true,
+    });
   }
   return c;
 }
 
 function icsClaims(f: AnalysisFacts): Claim[] {
   const c: Claim[] = [];
-  if (f.ics.advisories.length) c.push({ text: `CISA ICS advisory ${f.ics.advisories.join(', ')} names this CVE.`, traceable: true });
+  if (f.ics.advisories.length)
+    c.push({ text: `CISA ICS advisory ${f.ics.advisories.join(', ')} names this CVE.`, traceable: true });
   if (f.ics.protocols.length) c.push({ text: `The record mentions ${f.ics.protocols.join(', ')}.`, traceable: true });
   if (f.ics.device_types.length) c.push({ text: `Device types: ${f.ics.device_types.join(', ')}.`, traceable: true });
-  c.push({ text: `ICS relevance is ${f.ics.score} (${f.ics.relevant ? 'ICS-relevant' : 'not ICS-relevant'}); layer ${f.layer}.`, traceable: true });
+  c.push({
+    text: `ICS relevance is ${f.ics.score} (${f.ics.relevant ? 'ICS-relevant' : 'not ICS-relevant'}); layer ${f.layer}.`,
+    traceable: true,
+  });
   if (f.ics.relevant && f.cvss.availability_impact === 'HIGH') {
-    c.push({ text: 'The availability impact is HIGH, which in a control system can mean loss of view or loss of control.', traceable: false });
+    c.push({
+      text: 'The availability impact is HIGH, which in a control system can mean loss of view or loss of control.',
+      traceable: false,
+    });
   }
   if (!f.ics.relevant) {
     c.push({ text: 'Treat it as an IT issue unless the product runs inside the control network.', traceable: false });
@@ -100,16 +150,32 @@ function icsClaims(f: AnalysisFacts): Claim[] {
 
 function remediationClaims(f: AnalysisFacts): Claim[] {
   const c: Claim[] = [];
-  if (f.patch.fixed_in) c.push({ text: `Update ${f.patch.fixed_in.product} to ${f.patch.fixed_in.version} or later, as the advisory states.`, traceable: true });
-  if (f.patch.status === 'varies_by_product') c.push({ text: 'Fixed versions differ per product; check each asset with POST /api/v1/assets/correlate-cves.', traceable: true });
+  if (f.patch.fixed_in)
+    c.push({
+      text: `Update ${f.patch.fixed_in.product} to ${f.patch.fixed_in.version} or later, as the advisory states.`,
+      traceable: true,
+    });
+  if (f.patch.status === 'varies_by_product')
+    c.push({
+      text: 'Fixed versions differ per product; check each asset with POST /api/v1/assets/correlate-cves.',
+      traceable: true,
+    });
   if (f.patch.vendor_guidance) c.push({ text: `Vendor guidance: ${f.patch.vendor_guidance}`, traceable: true });
   if (f.kev?.required_action) c.push({ text: `CISA required action: ${f.kev.required_action}`, traceable: true });
-  if (f.patch.status === 'patched' && f.patch.patch_url) c.push({ text: `A fix is referenced at ${f.patch.patch_url}.`, traceable: true });
-  else if (f.patch.status === 'patched') c.push({ text: 'A known patch or fix source is referenced.', traceable: true });
+  if (f.patch.status === 'patched' && f.patch.patch_url)
+    c.push({ text: `A fix is referenced at ${f.patch.patch_url}.`, traceable: true });
+  else if (f.patch.status === 'patched')
+    c.push({ text: 'A known patch or fix source is referenced.', traceable: true });
   if (f.patch.status === 'unknown' && !f.patch.fixed_in) {
-    c.push({ text: 'No fix is referenced by the sources; restrict access to the affected product until the vendor publishes one.', traceable: false });
+    c.push({
+      text: 'No fix is referenced by the sources; restrict access to the affected product until the vendor publishes one.',
+      traceable: false,
+    });
   }
-  c.push({ text: 'Limit network exposure of the affected systems and monitor them for exploitation attempts.', traceable: false });
+  c.push({
+    text: 'Limit network exposure of the affected systems and monitor them for exploitation attempts.',
+    traceable: false,
+  });
   return c;
 }
 
@@ -158,14 +224,19 @@ export interface OpenAiProviderConfig {
 export function traceableShare(text: string, facts: AnalysisFacts): number {
   const haystack = JSON.stringify(facts).toLowerCase();
   // Stryker disable next-line MethodExpression,Regex: the pieces are trimmed: splitting at one whitespace or at a run gives the same sentences
-  const sentences = text.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter(Boolean);
+  const sentences = text
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!sentences.length) return 0;
   let ok = 0;
   for (const s of sentences) {
     const tokens = s.match(FACT_TOKENS) ?? [];
     // Stryker disable next-line Regex: a figure token holds % only at its end
     const grounded = tokens.every((t) => haystack.includes(t.toLowerCase().replace(/%$/, '')));
-    const mentionsFact = tokens.length > 0 || [facts.vendor, facts.product, facts.cve_id].some((x) => x && s.toLowerCase().includes(x.toLowerCase()));
+    const mentionsFact =
+      tokens.length > 0 ||
+      [facts.vendor, facts.product, facts.cve_id].some((x) => x && s.toLowerCase().includes(x.toLowerCase()));
     if (grounded && mentionsFact) ok++;
   }
   return Math.round((ok / sentences.length) * 100) / 100;
@@ -182,7 +253,10 @@ export function createOpenAiProvider(cfg: OpenAiProviderConfig): AnalysisProvide
         const res = await doFetch(`${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`, {
           method: 'POST',
           signal: ctl.signal,
-          headers: { 'content-type': 'application/json', ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}) },
+          headers: {
+            'content-type': 'application/json',
+            ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}),
+          },
           body: JSON.stringify({
             model: cfg.model,
             temperature: 0,
@@ -203,7 +277,8 @@ export function createOpenAiProvider(cfg: OpenAiProviderConfig): AnalysisProvide
         if (typeof content !== 'string') throw new Error('analysis provider returned no message content');
         const parsed = JSON.parse(content) as Record<string, unknown>;
         const fields = ['executive_summary', 'ics_context', 'remediation_guidance'] as const;
-        for (const k of fields) if (typeof parsed[k] !== 'string' || !parsed[k].trim()) throw new Error(`analysis provider omitted ${k}`);
+        for (const k of fields)
+          if (typeof parsed[k] !== 'string' || !parsed[k].trim()) throw new Error(`analysis provider omitted ${k}`);
         const text = fields.map((k) => parsed[k] as string).join(' ');
         const score = traceableShare(text, facts);
         return {

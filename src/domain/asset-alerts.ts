@@ -11,7 +11,16 @@
 //   Hosts with the same facts (a fleet on one patch level) are evaluated once per run, lazily, only when a chunk
 //   holds a CVE of Microsoft's data.
 import { matchRow, verdict, type CorrelationStatus, type RangeRow } from './correlate.ts';
-import { familyKeys, familyLookup, parseCpe, productKey, stemFreeKey, vendorSlug, vendorStem, type ProductMatch } from './product-match.ts';
+import {
+  familyKeys,
+  familyLookup,
+  parseCpe,
+  productKey,
+  stemFreeKey,
+  vendorSlug,
+  vendorStem,
+  type ProductMatch,
+} from './product-match.ts';
 import { hostFactsKey, type HostEvaluation } from './windows/evaluate.ts';
 import { whyText } from './windows/wording.ts';
 import type { WindowsHost } from './windows/validate.ts';
@@ -81,7 +90,11 @@ export interface AssetIndex {
 /** Evaluates one host with the Windows engine (the run's EvaluationRun, services/alerts.ts). */
 export type HostEvaluator = (host: WindowsHost) => HostEvaluation;
 
-interface HostVerdict { status: Exclude<CorrelationStatus, 'not_affected'>; product: string; reason: string }
+interface HostVerdict {
+  status: Exclude<CorrelationStatus, 'not_affected'>;
+  product: string;
+  reason: string;
+}
 
 /** Hosts with the same engine facts, and (once evaluated) the CVEs open or in review on them. */
 export interface HostProfile {
@@ -96,7 +109,7 @@ export function openVerdicts(e: HostEvaluation): Map<string, HostVerdict> {
   for (const it of e.items) {
     if (it.status === 'cleared (patched)') continue;
     const review = it.status === 'needs review';
-    const note = review ? (it.status === it.v.status ? it.v.note : it.note ?? it.v.note) : null;
+    const note = review ? (it.status === it.v.status ? it.v.note : (it.note ?? it.v.note)) : null;
     const why = whyText(it.v, e.os_build, it.p);
     out.set(it.cve_id, {
       status: review ? 'needs_review' : 'affected',
@@ -131,9 +144,21 @@ export function familyNames(assets: readonly EnvAsset[]): { slug: string; key: s
  * product; a nameplate so named is that product, and rows of the family's products do not find it (as
  * correlate-cves decides: namedBy).
  */
-export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly EnvHost[], named: ReadonlySet<string> = new Set()): AssetIndex {
+export function buildAssetIndex(
+  assets: readonly EnvAsset[],
+  hosts: readonly EnvHost[],
+  named: ReadonlySet<string> = new Set(),
+): AssetIndex {
   // Stryker disable next-line ArrayDeclaration: hostProfiles is replaced by the profiles built below before anything reads it
-  const ix: AssetIndex = { byKey: new Map(), byOrg: new Map(), byCpe: new Map(), byFamily: new Map(), hostProfiles: [], assets: assets.length, hosts: hosts.length };
+  const ix: AssetIndex = {
+    byKey: new Map(),
+    byOrg: new Map(),
+    byCpe: new Map(),
+    byFamily: new Map(),
+    hostProfiles: [],
+    assets: assets.length,
+    hosts: hosts.length,
+  };
   // Many organizations run the same equipment: one nameplate (vendor, product, version, CPE) is keyed, matched
   // and decided once, and its verdict applies to each asset that reads it.
   const plates = new Map<string, Nameplate>();
@@ -175,7 +200,12 @@ export function buildAssetIndex(assets: readonly EnvAsset[], hosts: readonly Env
  * Microsoft's data, checked against every host profile with `evaluate` (called once per profile per index). Cost
  * follows the ranges and the nameplates under their keys, and the profiles, not organizations × assets.
  */
-export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id: string })[], msrcCves: readonly string[], evaluate?: HostEvaluator): AssetHit[] {
+export function assetHits(
+  ix: AssetIndex,
+  ranges: readonly (RangeRow & { cve_id: string })[],
+  msrcCves: readonly string[],
+  evaluate?: HostEvaluator,
+): AssetHit[] {
   const out: AssetHit[] = [];
   // Per (CVE, nameplate): the rows whose product matched it, then one verdict, as correlate-cves decides it.
   const matched = new Map<string, Map<Nameplate, { row: RangeRow; match: ProductMatch }[]>>();
@@ -192,7 +222,9 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
     // Stryker disable next-line ConditionalExpression: without a CPE vendor the CPE key names no asset: the lookup finds nothing either way
     if (row.cpe_vendor) for (const p of ix.byCpe.get(`${row.cpe_vendor}\u0000${row.cpe_product}`) ?? []) found.add(p);
     // Nameplates that name a family of the row's product: under each shorter whole-word prefix of its key.
-    if (ix.byFamily.size) for (const f of familyKeys(row.product_key).slice(1)) for (const p of ix.byFamily.get(`${row.vendor_slug}\u0000${f}`) ?? []) found.add(p);
+    if (ix.byFamily.size)
+      for (const f of familyKeys(row.product_key).slice(1))
+        for (const p of ix.byFamily.get(`${row.vendor_slug}\u0000${f}`) ?? []) found.add(p);
     for (const p of found) {
       const m = matchRow(p, row);
       // Stryker disable next-line ConditionalExpression: a nameplate found through the row's own keys always matches the row (matchRow repeats that lookup)
@@ -208,7 +240,16 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
       if (v.status === 'not_affected') continue;
       const product = [p.vendor, p.product, p.version].filter(Boolean).join(' ');
       for (const a of p.assets) {
-        out.push({ org_id: a.org_id, cve_id, environment: a.environment, asset_id: a.asset_id, kind: 'asset', status: v.status, product, reason: v.reason });
+        out.push({
+          org_id: a.org_id,
+          cve_id,
+          environment: a.environment,
+          asset_id: a.asset_id,
+          kind: 'asset',
+          status: v.status,
+          product,
+          reason: v.reason,
+        });
       }
     }
   }
@@ -222,7 +263,16 @@ export function assetHits(ix: AssetIndex, ranges: readonly (RangeRow & { cve_id:
       const v = open.get(cve_id);
       if (!v) continue;
       for (const host of prof.hosts) {
-        out.push({ org_id: host.org_id, cve_id, environment: host.environment, asset_id: host.asset_id, kind: 'windows_host', status: v.status, product: v.product, reason: v.reason });
+        out.push({
+          org_id: host.org_id,
+          cve_id,
+          environment: host.environment,
+          asset_id: host.asset_id,
+          kind: 'windows_host',
+          status: v.status,
+          product: v.product,
+          reason: v.reason,
+        });
       }
     }
   }

@@ -8,7 +8,8 @@ export interface CapecIndex {
   source: CapecSource;
 }
 
-export const CAPEC_MAPPING = 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)';
+export const CAPEC_MAPPING =
+  'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)';
 
 export const CAPEC_CATALOG = 'MITRE CAPEC (STIX 2.1)';
 
@@ -38,9 +39,17 @@ export function capecForCwes(cwes: number[], index: CapecIndex): CapecEntry[] {
       if (e) {
         if (!e.via_cwe.includes(cwe)) e.via_cwe.push(cwe);
       } else {
-        out.set(r.capec_id, { capec_id: r.capec_id, name: r.name, slug: `capec-${r.capec_id}`, typical_severity: r.typical_severity, via_cwe: [cwe] });
+        out.set(r.capec_id, {
+          capec_id: r.capec_id,
+          name: r.name,
+          slug: `capec-${r.capec_id}`,
+          typical_severity: r.typical_severity,
+          via_cwe: [cwe],
+        });
       }
     }
   }
-  return [...out.values()].map((e) => ({ ...e, via_cwe: e.via_cwe.sort((a, b) => a - b) })).sort((a, b) => a.capec_id - b.capec_id);
+  return [...out.values()]
+    .map((e) => ({ ...e, via_cwe: e.via_cwe.sort((a, b) => a - b) }))
+    .sort((a, b) => a.capec_id - b.capec_id);
 }

@@ -27,13 +27,29 @@ export interface ChangeFacts {
 }
 
 export type ChangeKind =
-  | 'new_cve' | 'cve_removed' | 'kev_added' | 'kev_removed' | 'epss_threshold' | 'cvss_changed'
-  | 'exploit_maturity_up' | 'patch_changed' | 'advisory_added' | 'ranges_changed';
+  | 'new_cve'
+  | 'cve_removed'
+  | 'kev_added'
+  | 'kev_removed'
+  | 'epss_threshold'
+  | 'cvss_changed'
+  | 'exploit_maturity_up'
+  | 'patch_changed'
+  | 'advisory_added'
+  | 'ranges_changed';
 
 /** Every kind, in the order one CVE's changes are recorded. */
 export const CHANGE_KINDS: readonly ChangeKind[] = [
-  'new_cve', 'cve_removed', 'kev_added', 'kev_removed', 'epss_threshold', 'cvss_changed', 'exploit_maturity_up',
-  'patch_changed', 'advisory_added', 'ranges_changed',
+  'new_cve',
+  'cve_removed',
+  'kev_added',
+  'kev_removed',
+  'epss_threshold',
+  'cvss_changed',
+  'exploit_maturity_up',
+  'patch_changed',
+  'advisory_added',
+  'ranges_changed',
 ];
 
 export interface CveChange {
@@ -82,8 +98,12 @@ export function factsOf(d: FactSource): ChangeFacts {
 /** The values a reader needs to act on a change, carried by `new_cve` and `cve_removed`. */
 function headline(f: ChangeFacts): Record<string, unknown> {
   return {
-    cvss_score: f.cvss_score, severity: f.severity, kev: f.kev, epss_percentile: f.epss_percentile,
-    exploit_maturity: f.exploit_maturity, patch_status: f.patch_status,
+    cvss_score: f.cvss_score,
+    severity: f.severity,
+    kev: f.kev,
+    epss_percentile: f.epss_percentile,
+    exploit_maturity: f.exploit_maturity,
+    patch_status: f.patch_status,
   };
 }
 
@@ -119,7 +139,11 @@ export function diffCve(before: ChangeFacts | null, after: ChangeFacts | null): 
       after: { epss_percentile: after.epss_percentile, band: ab },
     });
   }
-  if (before.cvss_score !== after.cvss_score || before.cvss_version !== after.cvss_version || before.severity !== after.severity) {
+  if (
+    before.cvss_score !== after.cvss_score ||
+    before.cvss_version !== after.cvss_version ||
+    before.severity !== after.severity
+  ) {
     out.push({
       kind: 'cvss_changed',
       before: { cvss_score: before.cvss_score, cvss_version: before.cvss_version, severity: before.severity },
@@ -127,7 +151,11 @@ export function diffCve(before: ChangeFacts | null, after: ChangeFacts | null): 
     });
   }
   if (maturityRank(after.exploit_maturity) > maturityRank(before.exploit_maturity)) {
-    out.push({ kind: 'exploit_maturity_up', before: { exploit_maturity: before.exploit_maturity }, after: { exploit_maturity: after.exploit_maturity } });
+    out.push({
+      kind: 'exploit_maturity_up',
+      before: { exploit_maturity: before.exploit_maturity },
+      after: { exploit_maturity: after.exploit_maturity },
+    });
   }
   if (before.patch_status !== after.patch_status || before.patch_available !== after.patch_available) {
     out.push({
@@ -154,23 +182,38 @@ export function describeChange(c: CveChange): string {
   const b = c.before ?? {};
   const a = c.after ?? {};
   switch (c.kind) {
-    case 'new_cve': return 'new CVE';
-    case 'cve_removed': return 'removed from the corpus';
-    case 'kev_added': return 'added to KEV';
-    case 'kev_removed': return 'removed from KEV';
-    case 'epss_threshold': return `EPSS percentile ${pct(b.epss_percentile)} → ${pct(a.epss_percentile)}`;
+    case 'new_cve':
+      return 'new CVE';
+    case 'cve_removed':
+      return 'removed from the corpus';
+    case 'kev_added':
+      return 'added to KEV';
+    case 'kev_removed':
+      return 'removed from KEV';
+    case 'epss_threshold':
+      return `EPSS percentile ${pct(b.epss_percentile)} → ${pct(a.epss_percentile)}`;
     case 'cvss_changed': {
       const score = (v: unknown) => (typeof v === 'number' ? String(v) : 'none');
       const sev = (v: unknown) => (typeof v === 'string' ? v : 'not scored');
       return `CVSS ${score(b.cvss_score)} → ${score(a.cvss_score)}${b.severity !== a.severity ? ` (${sev(b.severity)} → ${sev(a.severity)})` : ''}`;
     }
-    case 'exploit_maturity_up': return `exploit maturity ${String(b.exploit_maturity)} → ${String(a.exploit_maturity)}`;
-    case 'patch_changed': return a.patch_available && !b.patch_available ? 'fix available' : `patch status ${String(b.patch_status)} → ${String(a.patch_status)}`;
-    case 'ranges_changed': return 'affected versions changed';
+    case 'exploit_maturity_up':
+      return `exploit maturity ${String(b.exploit_maturity)} → ${String(a.exploit_maturity)}`;
+    case 'patch_changed':
+      return a.patch_available && !b.patch_available
+        ? 'fix available'
+        : `patch status ${String(b.patch_status)} → ${String(a.patch_status)}`;
+    case 'ranges_changed':
+      return 'affected versions changed';
     case 'advisory_added': {
       const v = (a.vendor_advisories as string[] | undefined)?.length ?? 0;
       const cisa = (a.cisa_advisories as string[] | undefined) ?? [];
-      return [cisa.length ? `new CISA advisory ${cisa.join(', ')}` : '', v ? `${v} new vendor advisor${v === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join('; ');
+      return [
+        cisa.length ? `new CISA advisory ${cisa.join(', ')}` : '',
+        v ? `${v} new vendor advisor${v === 1 ? 'y' : 'ies'}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
     }
   }
 }

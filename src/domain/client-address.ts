@@ -15,15 +15,20 @@ export interface TrustedRange {
 
 /** Parses VULNINTEL_TRUSTED_PROXIES: comma-separated IPs or CIDRs (IPv4 or IPv6). Throws on a bad entry. */
 export function parseTrustedProxies(raw: string): TrustedRange[] {
-  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    const [addr, bits, extra] = entry.split('/');
-    const v = isIP(addr);
-    if (v === 0 || extra !== undefined) throw new Error(`"${entry}" is not an IP address or CIDR range`);
-    const max = v === 4 ? 32 : 128;
-    if (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > max)) throw new Error(`"${entry}": prefix length must be 0–${max}`);
-    const prefix = bits === undefined ? max : Number(bits);
-    return { text: `${addr}/${prefix}`, address: addr, prefix, family: v === 4 ? 'ipv4' : 'ipv6' };
-  });
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [addr, bits, extra] = entry.split('/');
+      const v = isIP(addr);
+      if (v === 0 || extra !== undefined) throw new Error(`"${entry}" is not an IP address or CIDR range`);
+      const max = v === 4 ? 32 : 128;
+      if (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > max))
+        throw new Error(`"${entry}": prefix length must be 0–${max}`);
+      const prefix = bits === undefined ? max : Number(bits);
+      return { text: `${addr}/${prefix}`, address: addr, prefix, family: v === 4 ? 'ipv4' : 'ipv6' };
+    });
 }
 
 /** IPv4-mapped IPv6 (::ffff:192.0.2.1, as Node reports IPv4 peers on a dual-stack socket) as plain IPv4. */
@@ -49,7 +54,10 @@ export function clientAddressResolver(ranges: readonly TrustedRange[]): ClientAd
   return (peer, forwardedFor) => {
     let current = normalizeAddress(peer ?? 'unknown');
     if (!trusted(current) || forwardedFor === undefined) return current;
-    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((s) => s.trim()).filter(Boolean);
+    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     // Stryker disable next-line ConditionalExpression: hops[-1] is undefined, which is no IP: the loop ends on it as on the bound
     for (let i = hops.length - 1; i >= 0 && trusted(current); i--) {
       const hop = normalizeAddress(hops[i]);

@@ -13,8 +13,25 @@ import { comparatorOf, schemeOf } from './version-schemes.ts';
 import type { ProductMatch } from './product-match.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
 import {
-  answerOf, boundedOut, everyVersion, indirect, matchedOutcome, rangeOutcome, weak, IN_AFFECTED, IN_UNAFFECTED, OUT, REVIEW_BROAD, REVIEW_CONDITION,
-  REVIEW_DEFAULT, REVIEW_MEMBER, REVIEW_STATUS_UNKNOWN, REVIEW_VARIANT, type Asset, type CorrelationStatus, type CveVerdict,
+  answerOf,
+  boundedOut,
+  everyVersion,
+  indirect,
+  matchedOutcome,
+  rangeOutcome,
+  weak,
+  IN_AFFECTED,
+  IN_UNAFFECTED,
+  OUT,
+  REVIEW_BROAD,
+  REVIEW_CONDITION,
+  REVIEW_DEFAULT,
+  REVIEW_MEMBER,
+  REVIEW_STATUS_UNKNOWN,
+  REVIEW_VARIANT,
+  type Asset,
+  type CorrelationStatus,
+  type CveVerdict,
 } from './range-outcome.ts';
 
 export { canonicalRange, describe, matchRow, rangeRows, sourceLabel, type RangeRow } from './range-rows.ts';
@@ -25,7 +42,11 @@ const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
 /** Whether a ranks before b: stronger match, then source (CVE record, CISA advisory, NVD), then the row's order. */
 function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMatch; row: RangeRow }): boolean {
   // Stryker disable next-line EqualityOperator: only the sign is read, and equal keys never reach here (row ord is unique within a CVE)
-  return (CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] || SRC_RANK[a.row.source] - SRC_RANK[b.row.source] || a.row.ord - b.row.ord) < 0;
+  return (
+    (CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] ||
+      SRC_RANK[a.row.source] - SRC_RANK[b.row.source] ||
+      a.row.ord - b.row.ord) < 0
+  );
 }
 
 /**
@@ -37,8 +58,13 @@ function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMa
 function recordWins(every: string | null | undefined, out: { row: RangeRow }): boolean {
   const at = out.row.stated_at;
   // An entry whose default status is affected states the versions it leaves out affected: no range of it can win so.
-  return typeof every === 'string' && out.row.source === 'cve5' && out.row.range.defaultStatus !== 'affected' && typeof at === 'string'
-    && Date.parse(at) > Date.parse(every);
+  return (
+    typeof every === 'string' &&
+    out.row.source === 'cve5' &&
+    out.row.range.defaultStatus !== 'affected' &&
+    typeof at === 'string' &&
+    Date.parse(at) > Date.parse(every)
+  );
 }
 
 /** Folds a row saying every version into the newest date of such rows (undefined once one is no dated advisory's). */
@@ -111,7 +137,12 @@ function listsByDefault(m: { row: RangeRow; match: ProductMatch }): boolean {
 }
 
 /** Records a row of an entry whose default is affected (the map is made on the first such row: they are rare). */
-function noteDefault(groups: DefaultGroups | null, asset: Asset, m: { row: RangeRow; match: ProductMatch }, code: number): DefaultGroups {
+function noteDefault(
+  groups: DefaultGroups | null,
+  asset: Asset,
+  m: { row: RangeRow; match: ProductMatch },
+  code: number,
+): DefaultGroups {
   const g = groups ?? new Map<string, DefaultEntry>();
   const r = m.row.range;
   const key = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}`;
@@ -126,7 +157,8 @@ function noteDefault(groups: DefaultGroups | null, asset: Asset, m: { row: Range
     else e.lone = true;
     const start = r.start?.version;
     const cmp = comparatorOf(schemeOf(r.vendor, r.product, r.versionType));
-    if (start && asset.version && cmp(start, asset.version) === 1 && (e.fix === null || cmp(start, e.fix) === -1)) e.fix = start;
+    if (start && asset.version && cmp(start, asset.version) === 1 && (e.fix === null || cmp(start, e.fix) === -1))
+      e.fix = start;
   }
   return g;
 }
@@ -140,8 +172,9 @@ function defaultOut(groups: DefaultGroups): { affected: DefaultEntry | null; rev
   let review: DefaultEntry | null = null;
   for (const e of groups.values()) {
     if (!e.out) continue;
-    if (e.ranges && !e.lone) { if (!affected || before(e.first, affected.first)) affected = e; }
-    else if (!review || before(e.first, review.first)) review = e;
+    if (e.ranges && !e.lone) {
+      if (!affected || before(e.first, affected.first)) affected = e;
+    } else if (!review || before(e.first, review.first)) review = e;
   }
   return { affected, review };
 }
@@ -153,7 +186,11 @@ function defaultOut(groups: DefaultGroups): { affected: DefaultEntry | null; rev
  * affected. When their verdicts differ (one affected, another fixed at that version), or only one variant is named (the
  * asset may be another), it stays needs_review.
  */
-function variantsAgree(asset: Asset, matched: readonly { row: RangeRow; match: ProductMatch }[], lowest: number): boolean {
+function variantsAgree(
+  asset: Asset,
+  matched: readonly { row: RangeRow; match: ProductMatch }[],
+  lowest: number,
+): boolean {
   let byVariant: Map<string, number> | null = null;
   for (const m of matched) {
     if (m.match.confidence !== 'variant' || tier(m) > lowest) continue;
@@ -210,18 +247,36 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     if (tier(m) > lowest) continue;
     const code = agreed(matchedOutcome(asset, m), agree);
     if (listsByDefault(m)) defaults = noteDefault(defaults, asset, m, code);
-    if (!firstM || before(m, firstM)) { firstM = m; firstCode = code; }
-    if (code >= REVIEW_STATUS_UNKNOWN) { if (!reviewM || before(m, reviewM)) { reviewM = m; reviewCode = code; } }
-    else if (code === IN_AFFECTED) {
+    if (!firstM || before(m, firstM)) {
+      firstM = m;
+      firstCode = code;
+    }
+    if (code >= REVIEW_STATUS_UNKNOWN) {
+      if (!reviewM || before(m, reviewM)) {
+        reviewM = m;
+        reviewCode = code;
+      }
+    } else if (code === IN_AFFECTED) {
       if (!affectedM || before(m, affectedM)) affectedM = m;
       if (!everyVersion(m.row.range)) statesVersions = true;
       every = everyStated(every, m.row);
-    } else if (code === IN_UNAFFECTED) { if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m; }
-    else if (code === OUT && boundedOut(m)) { if (!outM || before(m, outM)) outM = m; }
+    } else if (code === IN_UNAFFECTED) {
+      if (!unaffectedM || before(m, unaffectedM)) unaffectedM = m;
+    } else if (code === OUT && boundedOut(m)) {
+      if (!outM || before(m, outM)) outM = m;
+    }
     const fixedIn = m.row.range.fixedIn;
     if (fixedIn && m.row.range.status === 'affected') {
       if (!fixedM || before(m, fixedM)) fixedM = m;
-      if ((code === IN_AFFECTED || code === REVIEW_CONDITION || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD) && (!fixedHoldM || before(m, fixedHoldM))) fixedHoldM = m;
+      if (
+        (code === IN_AFFECTED ||
+          code === REVIEW_CONDITION ||
+          code === REVIEW_VARIANT ||
+          code === REVIEW_MEMBER ||
+          code === REVIEW_BROAD) &&
+        (!fixedHoldM || before(m, fixedHoldM))
+      )
+        fixedHoldM = m;
       if ((!fixedAheadM || before(m, fixedAheadM)) && fixAhead(fixedIn, asset.version, m.row.range)) fixedAheadM = m;
     }
   }
@@ -230,7 +285,10 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   const byDefault = defaults ? defaultOut(defaults) : null;
   const affectedByDefault = byDefault?.affected ?? null;
   const reviewByDefault = byDefault?.review ?? null;
-  if (reviewByDefault && (!reviewM || before(reviewByDefault.first, reviewM))) { reviewM = reviewByDefault.first; reviewCode = REVIEW_DEFAULT; }
+  if (reviewByDefault && (!reviewM || before(reviewByDefault.first, reviewM))) {
+    reviewM = reviewByDefault.first;
+    reviewCode = REVIEW_DEFAULT;
+  }
   // Only the rows that decide become RangeVerdicts (the review one with its sentence), from the code computed above.
   // No closures here: this runs once per CVE and asset.
   const match = firstM.match;
@@ -239,7 +297,13 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   if (affectedM && unaffectedM) {
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const u = unaffectedM;
-    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+    return {
+      status: 'needs_review',
+      reason: `sources disagree: ${at(d)} states ${describe(d.row.range)} affected, ${at(u)} states ${describe(u.row.range)} not affected`,
+      deciding: d,
+      match,
+      fixed_version: d.row.range.fixedIn ?? fixedNeeded,
+    };
   }
   if (affectedM && !statesVersions && outM && recordWins(every, outM)) {
     // The CVE record's range, stated after the advisory's "every version", wins (source precedence by date).
@@ -248,7 +312,9 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     return {
       status: 'not_affected',
       reason: `version ${asset.version} is outside ${describe(outM.row.range)} (${at(outM)}, stated ${outM.row.stated_at!.slice(0, 10)}), which is newer than ${at(a)} (${a.row.stated_at!.slice(0, 10)}) stating every version affected: the CVE record's range wins`,
-      deciding: d, match, fixed_version: outM.row.range.fixedIn ?? fixedAny,
+      deciding: d,
+      match,
+      fixed_version: outM.row.range.fixedIn ?? fixedAny,
     };
   }
   if (affectedM && !statesVersions && outM) {
@@ -256,15 +322,33 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     // this version out (Windows Server 2019 build 17763.4974 against the CVE record's "< 10.0.17763.4252").
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const o = outM.row.range;
-    return { status: 'needs_review', reason: `sources disagree: ${at(d)} states every version affected, ${at(outM)} states ${describe(o)} affected and version ${asset.version} is outside it`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? o.fixedIn ?? fixedAny };
+    return {
+      status: 'needs_review',
+      reason: `sources disagree: ${at(d)} states every version affected, ${at(outM)} states ${describe(o)} affected and version ${asset.version} is outside it`,
+      deciding: d,
+      match,
+      fixed_version: d.row.range.fixedIn ?? o.fixedIn ?? fixedAny,
+    };
   }
   if (affectedM) {
     const d = answerOf(asset, affectedM.row, affectedM.match, IN_AFFECTED);
     const how = asset.version ? `version ${asset.version} is in ${describe(d.row.range)}` : `every version is affected`;
     if (d.match.confidence === 'variant') {
-      return { status: 'affected', reason: `${how} for "${d.row.range.product}" (${at(d)}), and every variant the sources list for "${asset.product}" is affected at this version: the asset names no variant, and whichever it is, it is affected`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+      return {
+        status: 'affected',
+        reason: `${how} for "${d.row.range.product}" (${at(d)}), and every variant the sources list for "${asset.product}" is affected at this version: the asset names no variant, and whichever it is, it is affected`,
+        deciding: d,
+        match,
+        fixed_version: d.row.range.fixedIn ?? fixedNeeded,
+      };
     }
-    return { status: 'affected', reason: `${how} (${at(d)})`, deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+    return {
+      status: 'affected',
+      reason: `${how} (${at(d)})`,
+      deciding: d,
+      match,
+      fixed_version: d.row.range.fixedIn ?? fixedNeeded,
+    };
   }
   if (affectedByDefault) {
     const { row, match: m } = affectedByDefault.first;
@@ -272,14 +356,28 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
     const reason = unaffectedM
       ? `sources disagree: the ${sourceLabel(row.source)} lists version ${asset.version} in none of its unaffected ranges for "${row.range.product}" and states every other version affected, ${at(unaffectedM)} states ${describe(unaffectedM.row.range)} not affected`
       : `version ${asset.version} is outside every range the ${sourceLabel(row.source)} lists as not affected for "${row.range.product}"${fix ? ` (the next fix: ${fix})` : ''}, and it states every other version affected (its default status)`;
-    return { status: unaffectedM ? 'needs_review' : 'affected', reason, deciding: { row, match: m, answer: 'out', status: 'affected', note: null }, match, fixed_version: fix ?? row.range.fixedIn ?? fixedNeeded };
+    return {
+      status: unaffectedM ? 'needs_review' : 'affected',
+      reason,
+      deciding: { row, match: m, answer: 'out', status: 'affected', note: null },
+      match,
+      fixed_version: fix ?? row.range.fixedIn ?? fixedNeeded,
+    };
   }
   if (reviewM) {
     const d = answerOf(asset, reviewM.row, reviewM.match, reviewCode);
     // Stryker disable next-line StringLiteral: every review decision carries a note; the fallback text is never shown
-    return { status: 'needs_review', reason: d.note ?? 'cannot be decided with certainty', deciding: d, match, fixed_version: d.row.range.fixedIn ?? fixedNeeded };
+    return {
+      status: 'needs_review',
+      reason: d.note ?? 'cannot be decided with certainty',
+      deciding: d,
+      match,
+      fixed_version: d.row.range.fixedIn ?? fixedNeeded,
+    };
   }
-  const d = unaffectedM ? answerOf(asset, unaffectedM.row, unaffectedM.match, IN_UNAFFECTED) : answerOf(asset, firstM.row, firstM.match, firstCode);
+  const d = unaffectedM
+    ? answerOf(asset, unaffectedM.row, unaffectedM.match, IN_UNAFFECTED)
+    : answerOf(asset, firstM.row, firstM.match, firstCode);
   const reason = unaffectedM
     ? `${at(d)} states ${describe(d.row.range)} not affected`
     : `version ${asset.version} is outside every stated range (closest: ${describe(d.row.range)}, ${at(d)})`;
@@ -298,7 +396,10 @@ function fixAhead(fixedIn: string, version: string | null, r: AffectedRange): bo
  * The same rule: a range affected and another unaffected for the version → needs_review; affected; a range that
  * cannot be decided → needs_review; else not_affected.
  */
-export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; match: ProductMatch }[]): CorrelationStatus {
+export function verdictStatus(
+  asset: Asset,
+  matched: readonly { row: RangeRow; match: ProductMatch }[],
+): CorrelationStatus {
   let affected = false;
   let unaffected = false;
   let review = false;
@@ -327,4 +428,3 @@ export function verdictStatus(asset: Asset, matched: readonly { row: RangeRow; m
   if (byDefault?.affected) return unaffected ? 'needs_review' : 'affected';
   return review || byDefault?.review ? 'needs_review' : 'not_affected';
 }
-

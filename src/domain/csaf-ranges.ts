@@ -26,12 +26,19 @@ function op(o: string, v: string): ParsedRange | null {
   // Stryker disable next-line ConditionalExpression: op() gets a trimmed, non-empty piece from every caller
   if (!version) return null;
   switch (o) {
-    case '<': return { kind: 'bounds', start: null, end: { version, inclusive: false } };
-    case '<=': return { kind: 'bounds', start: null, end: { version, inclusive: true } };
-    case '>': return { kind: 'bounds', start: { version, inclusive: false }, end: null };
-    case '>=': return { kind: 'bounds', start: { version, inclusive: true }, end: null };
-    case '=': case '': return { kind: 'exact', version };
-    default: return null;
+    case '<':
+      return { kind: 'bounds', start: null, end: { version, inclusive: false } };
+    case '<=':
+      return { kind: 'bounds', start: null, end: { version, inclusive: true } };
+    case '>':
+      return { kind: 'bounds', start: { version, inclusive: false }, end: null };
+    case '>=':
+      return { kind: 'bounds', start: { version, inclusive: true }, end: null };
+    case '=':
+    case '':
+      return { kind: 'exact', version };
+    default:
+      return null;
   }
 }
 
@@ -39,7 +46,11 @@ function vers(body: string): ParsedRange {
   // Constraints are '|'-separated; two glued without it (Siemens writes "vers:intdot/>=V2.9.2<V2.9.4") are split at
   // the second comparator: a version never contains '<', '>', '=' or '!'.
   // Stryker disable next-line Regex: the pieces are trimmed and split at a comparator after any spaces
-  const cs = body.split('|').flatMap((c) => c.match(/(?:<=|>=|!=|<|>|=)?[^<>=!]+/g) ?? [c]).map((c) => c.trim()).filter(Boolean);
+  const cs = body
+    .split('|')
+    .flatMap((c) => c.match(/(?:<=|>=|!=|<|>|=)?[^<>=!]+/g) ?? [c])
+    .map((c) => c.trim())
+    .filter(Boolean);
   if (cs.length === 1 && cs[0] === '*') return { kind: 'all' };
   // '!=' (an exclusion) is no bound: op() answers null for it.
   // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
@@ -49,7 +60,8 @@ function vers(body: string): ParsedRange {
   if (parsed.length === 2) {
     const [a, b] = parsed as ParsedRange[];
     // Stryker disable next-line ConditionalExpression,LogicalOperator: the kind checks are kept for the type narrowing: the other conditions decide
-    if (a.kind === 'bounds' && b.kind === 'bounds' && a.start && !a.end && b.end && !b.start) return { kind: 'bounds', start: a.start, end: b.end };
+    if (a.kind === 'bounds' && b.kind === 'bounds' && a.start && !a.end && b.end && !b.start)
+      return { kind: 'bounds', start: a.start, end: b.end };
   }
   return { kind: 'text' };
 }
@@ -70,23 +82,39 @@ export function parseCsafRange(name: string, fullName = ''): ParsedRange {
   let out: ParsedRange | null = null;
   // An interval: ">= V2.3 and < V6.30.016", ">= V2.5 < V2.6.1", ">= 1.0 | <= 1.32", ">=V2.9.2<V2.9.4".
   // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-  if ((r = /^(>=|>)\s*([^\s<>=|,]+)\s*(?:,|\||and)?\s*(<=|<)\s*([^\s<>=|,]+)$/i.exec(s)) && certain(r[2]) && certain(r[4])) {
-    out = { kind: 'bounds', start: { version: r[2], inclusive: r[1] === '>=' }, end: { version: r[4], inclusive: r[3] === '<=' } };
+  if (
+    (r = /^(>=|>)\s*([^\s<>=|,]+)\s*(?:,|\||and)?\s*(<=|<)\s*([^\s<>=|,]+)$/i.exec(s)) &&
+    certain(r[2]) &&
+    certain(r[4])
+  ) {
+    out = {
+      kind: 'bounds',
+      start: { version: r[2], inclusive: r[1] === '>=' },
+      end: { version: r[4], inclusive: r[3] === '<=' },
+    };
   } else if (
     // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-    (r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) && certain(r[2])
-  ) out = op(r[1], r[2]);
+    (r = /^(<=|>=|<|>|=)\s*(\S.*)$/.exec(s)) &&
+    certain(r[2])
+  )
+    out = op(r[1], r[2]);
   else if (
     // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-    (r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) && certain(r[1])
-  ) out = op('<', r[1]);
+    (r = /^(?:prior to|before|earlier than|older than)\s+(\S.*)$/i.exec(s)) &&
+    certain(r[1])
+  )
+    out = op('<', r[1]);
   else if (
     // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-    (r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) && certain(r[1])
-  ) out = op('<=', r[1]);
+    (r = /^(\S.*?)\s+(?:and|or)\s+(?:earlier|prior|older|below|lower)(?: versions?)?$/i.exec(s)) &&
+    certain(r[1])
+  )
+    out = op('<=', r[1]);
   else if (
     // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
-    (r = /^(?:versions?\s+|from\s+)?(\S+)\s+(?:to|through|thru)\s+(\S+)$/i.exec(s)) && certain(r[1]) && certain(r[2])
+    (r = /^(?:versions?\s+|from\s+)?(\S+)\s+(?:to|through|thru)\s+(\S+)$/i.exec(s)) &&
+    certain(r[1]) &&
+    certain(r[2])
   ) {
     out = { kind: 'bounds', start: { version: r[1], inclusive: true }, end: { version: r[2], inclusive: true } };
   } else if (s === t && certain(s)) out = { kind: 'exact', version: s };
@@ -96,7 +124,12 @@ export function parseCsafRange(name: string, fullName = ''): ParsedRange {
     // Stryker disable next-line MethodExpression: the pattern is case-insensitive, so the case folding is duplicated
     const v = out.end.version.toLowerCase();
     // Stryker disable next-line MethodExpression,StringLiteral: the pattern is case-insensitive, so the case folding is duplicated
-    if (new RegExp(`${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(?:and|or)\\s+(?:earlier|prior|older)`, 'i').test(fullName.toLowerCase())) return { kind: 'text' };
+    if (
+      new RegExp(`${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(?:and|or)\\s+(?:earlier|prior|older)`, 'i').test(
+        fullName.toLowerCase(),
+      )
+    )
+      return { kind: 'text' };
   }
   return out;
 }

@@ -21,35 +21,88 @@ interface MetricDef {
 const m = (key: string, values: string, required = false): MetricDef => ({ key, values: values.split(','), required });
 
 const V2: MetricDef[] = [
-  m('AV', 'L,A,N', true), m('AC', 'H,M,L', true), m('Au', 'M,S,N', true),
-  m('C', 'N,P,C', true), m('I', 'N,P,C', true), m('A', 'N,P,C', true),
-  m('E', 'U,POC,F,H,ND'), m('RL', 'OF,TF,W,U,ND'), m('RC', 'UC,UR,C,ND'),
-  m('CDP', 'N,L,LM,MH,H,ND'), m('TD', 'N,L,M,H,ND'), m('CR', 'L,M,H,ND'), m('IR', 'L,M,H,ND'), m('AR', 'L,M,H,ND'),
+  m('AV', 'L,A,N', true),
+  m('AC', 'H,M,L', true),
+  m('Au', 'M,S,N', true),
+  m('C', 'N,P,C', true),
+  m('I', 'N,P,C', true),
+  m('A', 'N,P,C', true),
+  m('E', 'U,POC,F,H,ND'),
+  m('RL', 'OF,TF,W,U,ND'),
+  m('RC', 'UC,UR,C,ND'),
+  m('CDP', 'N,L,LM,MH,H,ND'),
+  m('TD', 'N,L,M,H,ND'),
+  m('CR', 'L,M,H,ND'),
+  m('IR', 'L,M,H,ND'),
+  m('AR', 'L,M,H,ND'),
 ];
 
 const V3: MetricDef[] = [
-  m('AV', 'N,A,L,P', true), m('AC', 'L,H', true), m('PR', 'N,L,H', true), m('UI', 'N,R', true),
-  m('S', 'U,C', true), m('C', 'H,L,N', true), m('I', 'H,L,N', true), m('A', 'H,L,N', true),
-  m('E', 'X,U,P,F,H'), m('RL', 'X,O,T,W,U'), m('RC', 'X,U,R,C'),
-  m('CR', 'X,L,M,H'), m('IR', 'X,L,M,H'), m('AR', 'X,L,M,H'),
-  m('MAV', 'X,N,A,L,P'), m('MAC', 'X,L,H'), m('MPR', 'X,N,L,H'), m('MUI', 'X,N,R'), m('MS', 'X,U,C'),
-  m('MC', 'X,N,L,H'), m('MI', 'X,N,L,H'), m('MA', 'X,N,L,H'),
+  m('AV', 'N,A,L,P', true),
+  m('AC', 'L,H', true),
+  m('PR', 'N,L,H', true),
+  m('UI', 'N,R', true),
+  m('S', 'U,C', true),
+  m('C', 'H,L,N', true),
+  m('I', 'H,L,N', true),
+  m('A', 'H,L,N', true),
+  m('E', 'X,U,P,F,H'),
+  m('RL', 'X,O,T,W,U'),
+  m('RC', 'X,U,R,C'),
+  m('CR', 'X,L,M,H'),
+  m('IR', 'X,L,M,H'),
+  m('AR', 'X,L,M,H'),
+  m('MAV', 'X,N,A,L,P'),
+  m('MAC', 'X,L,H'),
+  m('MPR', 'X,N,L,H'),
+  m('MUI', 'X,N,R'),
+  m('MS', 'X,U,C'),
+  m('MC', 'X,N,L,H'),
+  m('MI', 'X,N,L,H'),
+  m('MA', 'X,N,L,H'),
 ];
 
 const V4: MetricDef[] = [
-  m('AV', 'N,A,L,P', true), m('AC', 'L,H', true), m('AT', 'N,P', true), m('PR', 'N,L,H', true), m('UI', 'N,P,A', true),
-  m('VC', 'H,L,N', true), m('VI', 'H,L,N', true), m('VA', 'H,L,N', true),
-  m('SC', 'H,L,N', true), m('SI', 'H,L,N', true), m('SA', 'H,L,N', true),
-  m('E', 'X,A,P,U'), m('CR', 'X,H,M,L'), m('IR', 'X,H,M,L'), m('AR', 'X,H,M,L'),
-  m('MAV', 'X,N,A,L,P'), m('MAC', 'X,L,H'), m('MAT', 'X,N,P'), m('MPR', 'X,N,L,H'), m('MUI', 'X,N,P,A'),
-  m('MVC', 'X,H,L,N'), m('MVI', 'X,H,L,N'), m('MVA', 'X,H,L,N'), m('MSC', 'X,H,L,N'), m('MSI', 'X,S,H,L,N'), m('MSA', 'X,S,H,L,N'),
-  m('S', 'X,N,P'), m('AU', 'X,N,Y'), m('R', 'X,A,U,I'), m('V', 'X,D,C'), m('RE', 'X,L,M,H'), m('U', 'X,Clear,Green,Amber,Red'),
+  m('AV', 'N,A,L,P', true),
+  m('AC', 'L,H', true),
+  m('AT', 'N,P', true),
+  m('PR', 'N,L,H', true),
+  m('UI', 'N,P,A', true),
+  m('VC', 'H,L,N', true),
+  m('VI', 'H,L,N', true),
+  m('VA', 'H,L,N', true),
+  m('SC', 'H,L,N', true),
+  m('SI', 'H,L,N', true),
+  m('SA', 'H,L,N', true),
+  m('E', 'X,A,P,U'),
+  m('CR', 'X,H,M,L'),
+  m('IR', 'X,H,M,L'),
+  m('AR', 'X,H,M,L'),
+  m('MAV', 'X,N,A,L,P'),
+  m('MAC', 'X,L,H'),
+  m('MAT', 'X,N,P'),
+  m('MPR', 'X,N,L,H'),
+  m('MUI', 'X,N,P,A'),
+  m('MVC', 'X,H,L,N'),
+  m('MVI', 'X,H,L,N'),
+  m('MVA', 'X,H,L,N'),
+  m('MSC', 'X,H,L,N'),
+  m('MSI', 'X,S,H,L,N'),
+  m('MSA', 'X,S,H,L,N'),
+  m('S', 'X,N,P'),
+  m('AU', 'X,N,Y'),
+  m('R', 'X,A,U,I'),
+  m('V', 'X,D,C'),
+  m('RE', 'X,L,M,H'),
+  m('U', 'X,Clear,Green,Amber,Red'),
 ];
 
 export const CVSS_METRICS: Record<CvssVersion, MetricDef[]> = { '2.0': V2, '3.0': V3, '3.1': V3, '4.0': V4 };
 const METRIC_INDEX: Record<CvssVersion, Map<string, MetricDef>> = {
-  '2.0': new Map(V2.map((d) => [d.key, d])), '3.0': new Map(V3.map((d) => [d.key, d])),
-  '3.1': new Map(V3.map((d) => [d.key, d])), '4.0': new Map(V4.map((d) => [d.key, d])),
+  '2.0': new Map(V2.map((d) => [d.key, d])),
+  '3.0': new Map(V3.map((d) => [d.key, d])),
+  '3.1': new Map(V3.map((d) => [d.key, d])),
+  '4.0': new Map(V4.map((d) => [d.key, d])),
 };
 
 export interface ParsedCvss {
@@ -64,7 +117,8 @@ export function parseCvssVector(vector: string): ParsedCvss {
   let version: CvssVersion;
   const pre = /^CVSS:(\d\.\d)\//.exec(body);
   if (pre) {
-    if (pre[1] !== '3.0' && pre[1] !== '3.1' && pre[1] !== '4.0') throw new CvssParseError(vector, `unsupported version prefix CVSS:${pre[1]}`);
+    if (pre[1] !== '3.0' && pre[1] !== '3.1' && pre[1] !== '4.0')
+      throw new CvssParseError(vector, `unsupported version prefix CVSS:${pre[1]}`);
     version = pre[1];
     body = body.slice(pre[0].length);
   } else if (/^\(?AV:[LAN]\/AC:/.test(body)) {
@@ -87,7 +141,11 @@ export function parseCvssVector(vector: string): ParsedCvss {
     const def = byKey.get(key);
     if (!def) throw new CvssParseError(vector, `unknown metric "${key}" for CVSS ${version}`);
     if (key in metrics) throw new CvssParseError(vector, `metric "${key}" given twice`);
-    if (!def.values.includes(value)) throw new CvssParseError(vector, `metric ${key} has invalid value "${value}" (allowed: ${def.values.join(', ')})`);
+    if (!def.values.includes(value))
+      throw new CvssParseError(
+        vector,
+        `metric ${key} has invalid value "${value}" (allowed: ${def.values.join(', ')})`,
+      );
     metrics[key] = value;
   }
   const missing = defs.filter((d) => d.required && !(d.key in metrics)).map((d) => d.key);
@@ -97,7 +155,10 @@ export function parseCvssVector(vector: string): ParsedCvss {
 
 /** Canonical vector string: prefix (none for v2) and the given metrics in the specification's order. */
 export function formatCvssVector(p: ParsedCvss): string {
-  const body = CVSS_METRICS[p.version].filter((d) => d.key in p.metrics).map((d) => `${d.key}:${p.metrics[d.key]}`).join('/');
+  const body = CVSS_METRICS[p.version]
+    .filter((d) => d.key in p.metrics)
+    .map((d) => `${d.key}:${p.metrics[d.key]}`)
+    .join('/');
   return p.version === '2.0' ? body : `CVSS:${p.version}/${body}`;
 }
 
@@ -123,7 +184,9 @@ export function cvss3BaseScore(p: ParsedCvss): number {
   if (impact <= 0) return 0;
   // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: CVSS 3.0 and 3.1 rounding agree on all 2,592 base vectors (checked), so either function gives the same score
   const roundUp = p.version === '3.0' ? roundUp30 : roundUp31;
-  return changed ? roundUp(Math.min(1.08 * (impact + exploitability), 10)) : roundUp(Math.min(impact + exploitability, 10));
+  return changed
+    ? roundUp(Math.min(1.08 * (impact + exploitability), 10))
+    : roundUp(Math.min(impact + exploitability, 10));
 }
 
 export function cvss2BaseScore(p: ParsedCvss): number {
@@ -135,7 +198,7 @@ export function cvss2BaseScore(p: ParsedCvss): number {
   const impact = 10.41 * (1 - (1 - cia(v.C)) * (1 - cia(v.I)) * (1 - cia(v.A)));
   const exploitability = 20 * av * ac * au;
   const f = impact === 0 ? 0 : 1.176;
-  return Math.round(((0.6 * impact + 0.4 * exploitability - 1.5) * f) * 10) / 10;
+  return Math.round((0.6 * impact + 0.4 * exploitability - 1.5) * f * 10) / 10;
 }
 
 /** Base score computed from the vector where the method is closed-form (v2, v3.x); null for v4.0. */
@@ -199,7 +262,16 @@ export function cvssBlock(vector: string, sourceScore: number | null): CvssBlock
 }
 
 export const EMPTY_CVSS: CvssBlock = {
-  score: null, vector: null, version: null, severity: null, attack_vector: null, attack_complexity: null,
-  privileges_required: null, user_interaction: null, scope: null, confidentiality_impact: null,
-  integrity_impact: null, availability_impact: null,
+  score: null,
+  vector: null,
+  version: null,
+  severity: null,
+  attack_vector: null,
+  attack_complexity: null,
+  privileges_required: null,
+  user_interaction: null,
+  scope: null,
+  confidentiality_impact: null,
+  integrity_impact: null,
+  availability_impact: null,
 };

@@ -5,8 +5,10 @@
 export function deploymentWarnings(c: { environment: string; publicUrl: string }): string[] {
   const out: string[] = [];
   if (c.environment === 'production' && !/^https:\/\//i.test(c.publicUrl)) {
-    out.push(`VULNINTEL_PUBLIC_URL (${c.publicUrl}) is not https: session cookies cannot be Secure, so a sign-in travels in clear text. `
-      + 'Serve the service over https (behind a TLS-terminating reverse proxy) and set VULNINTEL_PUBLIC_URL to its https address');
+    out.push(
+      `VULNINTEL_PUBLIC_URL (${c.publicUrl}) is not https: session cookies cannot be Secure, so a sign-in travels in clear text. ` +
+        'Serve the service over https (behind a TLS-terminating reverse proxy) and set VULNINTEL_PUBLIC_URL to its https address',
+    );
   }
   return out;
 }

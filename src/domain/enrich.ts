@@ -47,9 +47,19 @@ export interface Built {
  * the two signals), and the title with the description. Exported for bench/ics-relevance.ts, which checks the
  * prefiltered patterns on these same texts.
  */
-export function classificationInputs(merged: MergedCve, aff: ResolvedAffected, title: string): { ics: IcsInput; categoryText: string } {
+export function classificationInputs(
+  merged: MergedCve,
+  aff: ResolvedAffected,
+  title: string,
+): { ics: IcsInput; categoryText: string } {
   const description = merged.description ?? '';
-  const text = [description, title, ...merged.titles.map((t) => t.title), ...aff.products, ...merged.advisories.map((a) => a.title)].join('\n');
+  const text = [
+    description,
+    title,
+    ...merged.titles.map((t) => t.title),
+    ...aff.products,
+    ...merged.advisories.map((a) => a.title),
+  ].join('\n');
   return {
     ics: { text, has_cisa_ics_advisory: merged.advisories.length > 0, ics_vendor: aff.vendors.some((v) => v.ics) },
     categoryText: `${title}\n${description}`,
@@ -76,7 +86,12 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
   // catalog at the time the record was written; CISA removes entries (CVE-2021-4043, CVE-2024-43491), and a marker
   // outlives the removal, so it never flags a CVE the catalog does not list.
   const kevAddedDate = merged.kev?.date_added ?? null;
-  const exploitation = exploitFacts(merged.cve_id, merged.kev !== null, merged.references, merged.cve5?.ssvc_exploitation ?? null);
+  const exploitation = exploitFacts(
+    merged.cve_id,
+    merged.kev !== null,
+    merged.references,
+    merged.cve5?.ssvc_exploitation ?? null,
+  );
   const patch = buildPatch(merged, new Set(references.vendor_advisories.map((v) => v.url)), aff.primary_vendor);
   const epssScore = merged.epss?.epss ?? null;
   const epssPct = merged.epss?.percentile ?? null;
@@ -101,15 +116,38 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
     vendor: primaryVendor,
     product: aff.primary_product,
     cvss: {
-      score: cvss.score, severity: cvss.severity, version: cvss.version, attack_vector: cvss.attack_vector,
-      privileges_required: cvss.privileges_required, user_interaction: cvss.user_interaction, availability_impact: cvss.availability_impact,
+      score: cvss.score,
+      severity: cvss.severity,
+      version: cvss.version,
+      attack_vector: cvss.attack_vector,
+      privileges_required: cvss.privileges_required,
+      user_interaction: cvss.user_interaction,
+      availability_impact: cvss.availability_impact,
     },
     epss: { score: epssScore, percentile: epssPct, interpretation: epssInterpretation(epssPct) },
-    kev: merged.kev ? { added: merged.kev.date_added, required_action: merged.kev.required_action || null, ransomware: merged.kev.known_ransomware_campaign_use || null } : null,
+    kev: merged.kev
+      ? {
+          added: merged.kev.date_added,
+          required_action: merged.kev.required_action || null,
+          ransomware: merged.kev.known_ransomware_campaign_use || null,
+        }
+      : null,
     exploit_maturity: exploitation.exploit_maturity,
     exploit_evidence: exploitation.evidence.length,
-    ics: { score: ics.score, relevant: ics.relevant, protocols: ics.protocols, device_types: ics.device_types, advisories: references.cisa_ics_advisories.map((a) => a.advisory_id) },
-    patch: { status: patch.status, fixed_in: patch.fixed_in, note: patch.note, patch_url: patch.patch_url, vendor_guidance: patch.patch_notes },
+    ics: {
+      score: ics.score,
+      relevant: ics.relevant,
+      protocols: ics.protocols,
+      device_types: ics.device_types,
+      advisories: references.cisa_ics_advisories.map((a) => a.advisory_id),
+    },
+    patch: {
+      status: patch.status,
+      fixed_in: patch.fixed_in,
+      note: patch.note,
+      patch_url: patch.patch_url,
+      vendor_guidance: patch.patch_notes,
+    },
     weaknesses: merged.cwes.map((id) => `CWE-${id}${catalogs.cwe.get(id) ? ` ${catalogs.cwe.get(id)!.name}` : ''}`),
     attack_patterns: capec.map((c) => c.name),
     layer,
@@ -168,7 +206,12 @@ export function buildCveDocument(merged: MergedCve, catalogs: Catalogs, now: str
     },
     capec,
     sage: groundedAnalysis(facts, now),
-    temporal: { published_at: merged.published, modified_at: merged.modified, enriched_at: now, kev_added_at: kevAdded },
+    temporal: {
+      published_at: merged.published,
+      modified_at: merged.modified,
+      enriched_at: now,
+      kev_added_at: kevAdded,
+    },
     references,
     sources: merged.sources,
   };
@@ -186,7 +229,12 @@ export interface EnrichOptions {
  * analysis is the grounded one. A failing provider never fails enrichment: the record keeps its
  * previous analysis (or the grounded one when it had none) with status 'pending'.
  */
-export async function enrichCve(merged: MergedCve, catalogs: Catalogs, provider?: AnalysisProvider, opts: EnrichOptions = {}): Promise<CveDocument> {
+export async function enrichCve(
+  merged: MergedCve,
+  catalogs: Catalogs,
+  provider?: AnalysisProvider,
+  opts: EnrichOptions = {},
+): Promise<CveDocument> {
   const now = opts.now ?? new Date().toISOString();
   const { doc, facts } = buildCveDocument(merged, catalogs, now);
   if (!provider || provider.name === 'grounded') return doc;

@@ -11,7 +11,13 @@ export const CHART_MIN_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 
-export interface SeverityFigures { critical: number; high: number; medium: number; low: number; none: number }
+export interface SeverityFigures {
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  none: number;
+}
 
 /** One environment on one day. */
 export interface ExposureFigures {
@@ -45,7 +51,10 @@ export function oldestKept(today: string): string {
  * Mean age in days (to `at`) of the open known-exploited CVEs, from their publication date; CVEs without one are
  * left out. One decimal; null when none counts.
  */
-export function meanKevAgeDays(open: readonly { known_exploited: boolean; published_at: string | null }[], at: Date): number | null {
+export function meanKevAgeDays(
+  open: readonly { known_exploited: boolean; published_at: string | null }[],
+  at: Date,
+): number | null {
   let sum = 0;
   let n = 0;
   for (const c of open) {
@@ -57,7 +66,9 @@ export function meanKevAgeDays(open: readonly { known_exploited: boolean; publis
 }
 
 /** An environment's decisions by status, with how many are flagged "review again". */
-export function decisionFigures(decisions: Iterable<{ status: DecisionStatus; review: boolean }>): ExposureFigures['decisions'] {
+export function decisionFigures(
+  decisions: Iterable<{ status: DecisionStatus; review: boolean }>,
+): ExposureFigures['decisions'] {
   const out = Object.fromEntries(DECISION_STATUSES.map((s) => [s, 0])) as Record<DecisionStatus, number>;
   let review = 0;
   for (const d of decisions) {
@@ -71,7 +82,10 @@ export type Cadence = 'weekly' | 'monthly';
 export const CADENCES = ['none', 'weekly', 'monthly'] as const;
 
 /** A report period: from `start` (included) to `end` (excluded), UTC days. */
-export interface Period { start: string; end: string }
+export interface Period {
+  start: string;
+  end: string;
+}
 
 /**
  * The last complete period of a cadence on `today`: the ISO week (Monday to Monday) or the calendar month that
@@ -100,7 +114,10 @@ export interface ReportChanges {
   windows_eol_hosts: number;
 }
 
-export function changesSince(before: { open_cve_ids: readonly string[]; figures: ExposureFigures }, now: { open_cve_ids: readonly string[]; figures: ExposureFigures }): ReportChanges {
+export function changesSince(
+  before: { open_cve_ids: readonly string[]; figures: ExposureFigures },
+  now: { open_cve_ids: readonly string[]; figures: ExposureFigures },
+): ReportChanges {
   const was = new Set(before.open_cve_ids);
   const is = new Set(now.open_cve_ids);
   return {
@@ -129,9 +146,14 @@ export function isCalendarDay(s: string): boolean {
  * What to patch first: sage priority (PATCH NOW first), then known-exploited, then the CVE on more open assets,
  * then the CVE id (a stable order for equal ones).
  */
-export function patchFirstOrder(a: { cve_id: string; priority: SagePriority; known_exploited: boolean; assets: readonly unknown[] }, b: typeof a): number {
-  return SAGE_PRIORITIES.indexOf(a.priority) - SAGE_PRIORITIES.indexOf(b.priority)
-    || Number(b.known_exploited) - Number(a.known_exploited)
-    || b.assets.length - a.assets.length
-    || (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
+export function patchFirstOrder(
+  a: { cve_id: string; priority: SagePriority; known_exploited: boolean; assets: readonly unknown[] },
+  b: typeof a,
+): number {
+  return (
+    SAGE_PRIORITIES.indexOf(a.priority) - SAGE_PRIORITIES.indexOf(b.priority) ||
+    Number(b.known_exploited) - Number(a.known_exploited) ||
+    b.assets.length - a.assets.length ||
+    (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0)
+  );
 }

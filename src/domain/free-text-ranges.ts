@@ -45,15 +45,24 @@ export interface FreeTextReading {
   condition: string | null;
 }
 
-const WORDS = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+const WORDS = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** A condition in words at the end: "- (if VP6E5000 is installed)", "(affected only if …)", "| LHS4800 … is installed." */
-const CONDITION_TAIL = /\s*(?:[-–|,;]\s*)?\(?\s*((?:affected\s+)?(?:only\s+)?(?:if|when|where)\s+[^()]+?)\s*\)?\s*\.?$/i;
+const CONDITION_TAIL =
+  /\s*(?:[-–|,;]\s*)?\(?\s*((?:affected\s+)?(?:only\s+)?(?:if|when|where)\s+[^()]+?)\s*\)?\s*\.?$/i;
 const INSTALLED_ITEM = /^[^|<>=]*\b(?:is|are)\s+(?:installed|used|enabled|configured)\.?$/i;
 
 /** A version as written inside a range: a trailing period and enclosing brackets ("<=(R4.10)") dropped. */
 function cleanVersion(v: string): string {
-  return v.trim().replace(/\.$/, '').replace(/^\((.+)\)$/, '$1').trim();
+  return v
+    .trim()
+    .replace(/\.$/, '')
+    .replace(/^\((.+)\)$/, '$1')
+    .trim();
 }
 
 /** "N.x" spellings: the branch pattern of an exact version or inclusive end, N as a start, N as an exclusive end. */
@@ -93,7 +102,10 @@ class Reader {
 
   /** One item of a text (no list separators): a piece, or a lone lower bound (joined with the next item). */
   item(s0: string): ReadPiece | { open: VersionBound } | null {
-    const s = s0.trim().replace(/^(?:firmware\s+)?(?:versions?\s*|ver\.?\s*(?=v?\d))?/i, '').replace(/^from\s+/i, '');
+    const s = s0
+      .trim()
+      .replace(/^(?:firmware\s+)?(?:versions?\s*|ver\.?\s*(?=v?\d))?/i, '')
+      .replace(/^from\s+/i, '');
     let r: RegExpExecArray | null;
     // ">= a < b", ">= a and < b", "> a <= b"
     if ((r = /^(>=|>|≥)\s*(.+?)\s*(?:and\s+)?(<=|<|≤)\s*(.+)$/i.exec(s))) {
@@ -115,7 +127,11 @@ class Reader {
       return a ? { open: a } : null;
     }
     if ((r = /^=\s*(.+)$/.exec(s))) return this.exact(r[1]);
-    if ((r = /^(?:all\s+versions\s+)?(?:prior\s+to|before|earlier\s+than|older\s+than|lower\s+than|below)\s+(.+)$/i.exec(s))) {
+    if (
+      (r = /^(?:all\s+versions\s+)?(?:prior\s+to|before|earlier\s+than|older\s+than|lower\s+than|below)\s+(.+)$/i.exec(
+        s,
+      ))
+    ) {
       const b = this.bound(r[1], false, 'end');
       return b ? this.range(null, b) : null;
     }
@@ -152,7 +168,11 @@ class Reader {
       }
       if (open) {
         // ">= a" then "<= b" / "< b": one interval.
-        if (p.start === null && p.end !== null && p.version === null) { out.push(this.range(open, p.end)); open = null; continue; }
+        if (p.start === null && p.end !== null && p.version === null) {
+          out.push(this.range(open, p.end));
+          open = null;
+          continue;
+        }
         out.push(this.range(open, null));
         open = null;
       }
@@ -177,11 +197,27 @@ class Reader {
     if (majors.some((x) => x === undefined) || fixes.some((f) => !this.ok(f))) return none;
     const nums = majors.map(Number);
     for (let i = 1; i < nums.length; i++) if (nums[i] <= nums[i - 1]) return none;
-    return fixes.map((f, i) => ({ version: null, start: i === 0 ? null : { version: String(nums[i]), inclusive: true }, end: { version: f, inclusive: false }, fixedIn: f }));
+    return fixes.map((f, i) => ({
+      version: null,
+      start: i === 0 ? null : { version: String(nums[i]), inclusive: true },
+      end: { version: f, inclusive: false },
+      fixedIn: f,
+    }));
   }
 }
 
-const ownWords = (vendor: string, product: string) => new Set([...WORDS(vendor), ...WORDS(product), 'including', 'incl', 'entry', 'class', 'series', 'firmware', 'software']);
+const ownWords = (vendor: string, product: string) =>
+  new Set([
+    ...WORDS(vendor),
+    ...WORDS(product),
+    'including',
+    'incl',
+    'entry',
+    'class',
+    'series',
+    'firmware',
+    'software',
+  ]);
 
 /**
  * "ArubaOS 10.5.x.x: 10.5.1.0 and below", "InstantOS or ArubaOS (access points) 8.10.x.x: 8.10.0.6 and below": the
@@ -201,7 +237,8 @@ function branchLine(s: string, vendor: string, product: string, reader: Reader):
   const out: ReadPiece[] = [];
   for (const p of rest) {
     if (p.version !== null && p.start === null && p.end === null && inside(p.version)) out.push(p);
-    else if (p.version === null && p.start === null && p.end !== null && inside(p.end.version)) out.push({ ...p, start: { version: branch, inclusive: true } });
+    else if (p.version === null && p.start === null && p.end !== null && inside(p.end.version))
+      out.push({ ...p, start: { version: branch, inclusive: true } });
     else return null;
   }
   return out;
@@ -225,7 +262,11 @@ function platformList(s: string): ReadPiece[] | null {
   let pending = false;
   for (const token of s.split(/\s*[,/|]\s*|_/)) {
     let r: RegExpExecArray | null;
-    if (PLATFORMS.test(token)) { platform = token; pending = true; continue; }
+    if (PLATFORMS.test(token)) {
+      platform = token;
+      pending = true;
+      continue;
+    }
     if ((r = PLATFORM_RELEASE.exec(token))) platform = r[1];
     else if (!platform || !RELEASE.test(token)) return null;
     out.push({ version: `${platform} ${r ? r[2] : token}`, start: null, end: null, fixedIn: null });
@@ -243,7 +284,13 @@ function dropProductName(s: string, vendor: string, product: string): string {
   // "FortiOS before 7.0.3", "FortiOS 6.2.0 and below": leading words that are all the product's (not versions).
   const words = s.split(/\s+/);
   let i = 0;
-  while (i < words.length - 1 && !/\d/.test(words[i]) && WORDS(words[i]).length > 0 && WORDS(words[i]).every((w) => own.has(w))) i++;
+  while (
+    i < words.length - 1 &&
+    !/\d/.test(words[i]) &&
+    WORDS(words[i]).length > 0 &&
+    WORDS(words[i]).every((w) => own.has(w))
+  )
+    i++;
   return words.slice(i).join(' ');
 }
 

@@ -21,7 +21,11 @@ export interface StageView {
 }
 
 /** The latest alert run (docs/alerts.md), as health reads it. */
-export interface AlertRunFact { status: 'running' | 'completed'; started_at: Date; finished_at: Date | null }
+export interface AlertRunFact {
+  status: 'running' | 'completed';
+  started_at: Date;
+  finished_at: Date | null;
+}
 
 /** A completed run older than three 15-minute slots means the schedule is not running. */
 export const ALERTS_STALE_MINUTES = 45;
@@ -71,7 +75,14 @@ export interface FeedView {
 export const FEED_STALE_HOURS = 48;
 
 export function feedView(fact: FeedRunFact | undefined, now: Date): FeedView {
-  if (!fact) return { status: 'never_synced', last_success: null, age_hours: null, last_attempt: null, last_attempt_status: null };
+  if (!fact)
+    return {
+      status: 'never_synced',
+      last_success: null,
+      age_hours: null,
+      last_attempt: null,
+      last_attempt_status: null,
+    };
   const age = fact.last_success ? round1(Math.max(0, now.getTime() - fact.last_success.getTime()) / 3_600_000) : null;
   return {
     status: age === null ? 'never_synced' : age <= FEED_STALE_HOURS ? 'fresh' : 'stale',
@@ -85,7 +96,14 @@ export function feedView(fact: FeedRunFact | undefined, now: Date): FeedView {
 export interface HealthInput {
   now: Date;
   /** null when the database could not be reached. */
-  db: null | { sizeBytes: number; runs: StageRun[]; totalCves: number; pendingEnrichment: number; lastAlertRun?: AlertRunFact | null; feeds?: FeedRunFact[] };
+  db: null | {
+    sizeBytes: number;
+    runs: StageRun[];
+    totalCves: number;
+    pendingEnrichment: number;
+    lastAlertRun?: AlertRunFact | null;
+    feeds?: FeedRunFact[];
+  };
   diskFreeBytes: number | null;
   /** The read replicas (DATABASE_REPLICA_URL) when configured: one down or too far behind makes health degraded. */
   replicas?: { degraded: boolean; replicas: ReplicaView[] };
@@ -105,7 +123,12 @@ export interface HealthData {
   /** Each synced feed's age (null without the database). A stale feed does not make the answer degraded. */
   feeds: Record<FeedName, FeedView> | null;
   services: { api: string; enricher: string; renderer: string; alerts: string };
-  counts: { total_cves: number | null; alert_ready: number | null; pending_enrichment: number | null; rendered: number | null };
+  counts: {
+    total_cves: number | null;
+    alert_ready: number | null;
+    pending_enrichment: number | null;
+    rendered: number | null;
+  };
   db_size_mb: number | null;
   disk_free_gb: number | null;
   /** Present when read replicas are configured. */
@@ -127,16 +150,35 @@ export function stageView(run: StageRun | undefined, now: Date): StageView {
 
 export function buildHealth(input: HealthInput): HealthData {
   const runs = input.db?.runs ?? [];
-  const pipeline = Object.fromEntries(STAGES.map((s) => [s, stageView(runs.find((r) => r.stage === s), input.now)])) as Record<StageName, StageView>;
+  const pipeline = Object.fromEntries(
+    STAGES.map((s) => [
+      s,
+      stageView(
+        runs.find((r) => r.stage === s),
+        input.now,
+      ),
+    ]),
+  ) as Record<StageName, StageView>;
   const db = input.db;
   // Degraded: the database is unreachable, or the latest run of a pipeline stage failed.
   // Or a read replica is down or further behind than VULNINTEL_REPLICA_MAX_LAG_MS (reads then go to the primary).
-  const degraded = db === null || STAGES.some((s) => pipeline[s].status === 'failed') || input.replicas?.degraded === true;
+  const degraded =
+    db === null || STAGES.some((s) => pipeline[s].status === 'failed') || input.replicas?.degraded === true;
   return {
     status: degraded ? 'degraded' : 'healthy',
     database: db ? 'connected' : 'unavailable',
     pipeline,
-    feeds: db ? Object.fromEntries(FEED_NAMES.map((f) => [f, feedView(db.feeds?.find((x) => x.feed === f), input.now)])) as Record<FeedName, FeedView> : null,
+    feeds: db
+      ? (Object.fromEntries(
+          FEED_NAMES.map((f) => [
+            f,
+            feedView(
+              db.feeds?.find((x) => x.feed === f),
+              input.now,
+            ),
+          ]),
+        ) as Record<FeedName, FeedView>)
+      : null,
     services: {
       // This process answered, so the API is up.
       api: 'operational',
@@ -154,7 +196,7 @@ export function buildHealth(input: HealthInput): HealthData {
       rendered: db ? db.totalCves : null,
     },
     db_size_mb: db ? round1(db.sizeBytes / (1024 * 1024)) : null,
-    disk_free_gb: input.diskFreeBytes === null ? null : round1(input.diskFreeBytes / (1024 ** 3)),
+    disk_free_gb: input.diskFreeBytes === null ? null : round1(input.diskFreeBytes / 1024 ** 3),
     ...(input.replicas ? { replicas: input.replicas.replicas } : {}),
   };
 }

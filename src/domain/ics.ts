@@ -10,7 +10,10 @@ export const PROTOCOL_PATTERNS: [IcsProtocol, RegExp][] = [
   ['opc-ua', /\bopc[\s-]?ua\b|\bopc unified architecture\b/i],
   ['iec-61850', /\biec[\s-]?61850\b|\bgoose messag/i],
   ['profinet', /\bprofinet\b/i],
-  ['ethernet-ip', /\bethernet\/ip\b|\bethernet-ip\b|\bcommon industrial protocol\b|\bcip (?:message|packet|request|protocol)s?\b/i],
+  [
+    'ethernet-ip',
+    /\bethernet\/ip\b|\bethernet-ip\b|\bcommon industrial protocol\b|\bcip (?:message|packet|request|protocol)s?\b/i,
+  ],
   ['bacnet', /\bbacnet\b/i],
   ['ssh', /\bssh\b|\bopenssh\b|\bsecure shell\b/i],
   ['http', /\bhttps?\b|\bweb (?:server|interface|application|service|portal|ui|management)\b|\bweb-based\b/i],
@@ -18,22 +21,46 @@ export const PROTOCOL_PATTERNS: [IcsProtocol, RegExp][] = [
 ];
 
 /** Industrial protocols (raise ICS relevance); ssh/http/ftp are listed but do not raise it. */
-export const INDUSTRIAL_PROTOCOLS: ReadonlySet<IcsProtocol> = new Set(['modbus', 'dnp3', 'opc-ua', 'iec-61850', 'profinet', 'ethernet-ip', 'bacnet']);
+export const INDUSTRIAL_PROTOCOLS: ReadonlySet<IcsProtocol> = new Set([
+  'modbus',
+  'dnp3',
+  'opc-ua',
+  'iec-61850',
+  'profinet',
+  'ethernet-ip',
+  'bacnet',
+]);
 
 /** Device types: [name, ICS device?, pattern]. */
 export const DEVICE_TYPES: [string, boolean, RegExp][] = [
-  ['plc', true, /\bplcs?\b|programmable logic controller|\bsimatic s7\b|\bs7-\d{3,4}\b|\bmodicon\b|\bcontrollogix\b|\bcompactlogix\b|\bmicrologix\b|\bguardlogix\b|\bmelsec\b|\biq-[rf]\b|\bsysmac\b|\bcodesys\b|\bsimatic cp\b|\bcommunications? processor\b/i],
+  [
+    'plc',
+    true,
+    /\bplcs?\b|programmable logic controller|\bsimatic s7\b|\bs7-\d{3,4}\b|\bmodicon\b|\bcontrollogix\b|\bcompactlogix\b|\bmicrologix\b|\bguardlogix\b|\bmelsec\b|\biq-[rf]\b|\bsysmac\b|\bcodesys\b|\bsimatic cp\b|\bcommunications? processor\b/i,
+  ],
   ['rtu', true, /\brtus?\b|remote terminal unit|\bsicam\b|\bcp-80\d\d\b/i],
-  ['hmi', true, /\bhmis?\b|human[\s-]machine interface|\boperator panel\b|\bwincc\b|\bfactorytalk view\b|\bvijeo\b|\bgot\d{3,4}\b/i],
+  [
+    'hmi',
+    true,
+    /\bhmis?\b|human[\s-]machine interface|\boperator panel\b|\bwincc\b|\bfactorytalk view\b|\bvijeo\b|\bgot\d{3,4}\b/i,
+  ],
   ['scada', true, /\bscada\b|\bsupervisory control\b/i],
   ['dcs', true, /\bdcs\b|distributed control system|\bsymphony plus\b|\bdeltav\b|\bexperion\b|\bcentum\b|\b800xa\b/i],
   ['ied', true, /\bieds?\b|intelligent electronic device|protection relay|\brelion\b|\bsiprotec\b|\bmicom\b/i],
   ['historian', true, /\bhistorian\b|\bpi server\b|\bpi system\b/i],
-  ['engineering-workstation', true, /engineering (?:software|workstation|tool)|\bstudio 5000\b|\btia portal\b|\bstep 7\b|\bgx works\b|\bsystem platform\b/i],
+  [
+    'engineering-workstation',
+    true,
+    /engineering (?:software|workstation|tool)|\bstudio 5000\b|\btia portal\b|\bstep 7\b|\bgx works\b|\bsystem platform\b/i,
+  ],
   ['safety-controller', true, /safety instrumented|\bsafety controller\b|\btriconex\b/i],
   ['drive', true, /variable frequency drive|\bvfds?\b|\bservo drive\b|\bpowerflex\b|\bsinamics\b/i],
   ['industrial-gateway', true, /\bprotocol gateway\b|\bindustrial (?:gateway|router|switch|ethernet)\b|\bfieldbus\b/i],
-  ['building-automation', true, /building (?:automation|management)|\bbms\b|\bhvac\b|\bmetasys\b|\bniagara\b|\bknx\b|\bu\.motion\b/i],
+  [
+    'building-automation',
+    true,
+    /building (?:automation|management)|\bbms\b|\bhvac\b|\bmetasys\b|\bniagara\b|\bknx\b|\bu\.motion\b/i,
+  ],
   ['medical-device', true, /\binfusion pump\b|\bpatient monitor\b|\bmedical device\b|\bventilator\b/i],
   ['router', false, /\brouters?\b/i],
   ['switch', false, /\bnetwork switch(?:es)?\b|\bethernet switch(?:es)?\b|\bmanaged switch(?:es)?\b/i],
@@ -94,7 +121,22 @@ export const PROTOCOL_ANCHORS: ReadonlyMap<IcsProtocol, readonly string[]> = new
 ]);
 
 export const DEVICE_ANCHORS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
-  ['plc', ['plc', 'programmable logic controller', 'simatic ', 's7-', 'modicon', 'logix', 'melsec', 'iq-', 'sysmac', 'codesys', ' processor']],
+  [
+    'plc',
+    [
+      'plc',
+      'programmable logic controller',
+      'simatic ',
+      's7-',
+      'modicon',
+      'logix',
+      'melsec',
+      'iq-',
+      'sysmac',
+      'codesys',
+      ' processor',
+    ],
+  ],
   ['rtu', ['rtu', 'remote terminal unit', 'sicam', 'cp-80']],
   ['hmi', ['hmi', 'machine interface', 'operator panel', 'wincc', 'factorytalk view', 'vijeo', 'got']],
   ['scada', ['scada', 'supervisory control']],
@@ -125,7 +167,11 @@ export const DEVICE_ANCHORS: ReadonlyMap<string, readonly string[]> = new Map<st
 export function anchorScan(lists: readonly (readonly string[])[]): (lower: string) => Set<readonly string[]> {
   const anchors = [...new Set(lists.flat())].sort((a, b) => b.length - a.length);
   const marks = new Map<string, (readonly string[])[]>();
-  for (const a of anchors) marks.set(a, lists.filter((l) => l.some((b) => a.startsWith(b))));
+  for (const a of anchors)
+    marks.set(
+      a,
+      lists.filter((l) => l.some((b) => a.startsWith(b))),
+    );
   const re = new RegExp(anchors.map((a) => a.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'g');
   return (lower) => {
     const found = new Set<readonly string[]>();
@@ -142,13 +188,15 @@ export function anchorScan(lists: readonly (readonly string[])[]): (lower: strin
 const icsScan = anchorScan([...PROTOCOL_ANCHORS.values(), ...DEVICE_ANCHORS.values()]);
 
 /** True unless the pattern has anchors and none is in the text (no anchors: the regex must decide). */
-const mayMatch = (found: Set<readonly string[]>, anchors: readonly string[] | undefined) => anchors === undefined || found.has(anchors);
+const mayMatch = (found: Set<readonly string[]>, anchors: readonly string[] | undefined) =>
+  anchors === undefined || found.has(anchors);
 
 export function icsRelevance(input: IcsInput): IcsResult {
   const text = input.text;
   const found = icsScan(text.toLowerCase());
   const protocols: IcsProtocol[] = [];
-  for (const [p, re] of PROTOCOL_PATTERNS) if (mayMatch(found, PROTOCOL_ANCHORS.get(p)) && re.test(text)) protocols.push(p);
+  for (const [p, re] of PROTOCOL_PATTERNS)
+    if (mayMatch(found, PROTOCOL_ANCHORS.get(p)) && re.test(text)) protocols.push(p);
   const devices: [string, boolean, RegExp][] = [];
   for (const d of DEVICE_TYPES) if (mayMatch(found, DEVICE_ANCHORS.get(d[0])) && d[2].test(text)) devices.push(d);
   const signals: (keyof typeof ICS_WEIGHTS)[] = [];
@@ -158,7 +206,13 @@ export function icsRelevance(input: IcsInput): IcsResult {
   if (protocols.some((p) => INDUSTRIAL_PROTOCOLS.has(p))) signals.push('industrial_protocol');
   const raw = signals.reduce((s, k) => s + ICS_WEIGHTS[k], 0);
   const score = Math.round(Math.min(1, raw) * 100) / 100;
-  return { score, relevant: score >= ICS_RELEVANT_THRESHOLD, protocols, device_types: devices.map(([d]) => d), signals };
+  return {
+    score,
+    relevant: score >= ICS_RELEVANT_THRESHOLD,
+    protocols,
+    device_types: devices.map(([d]) => d),
+    signals,
+  };
 }
 
 const NETWORK_DEVICES = new Set(['router', 'switch', 'firewall', 'vpn', 'industrial-gateway']);
@@ -172,7 +226,13 @@ export function classifyLayer(ics: IcsResult): Layer {
 
 /** Category by CWE (first match in the CVE's CWE order), then by description keywords. */
 const CWE_CATEGORIES: [string, number[]][] = [
-  ['memory-corruption', [119, 120, 121, 122, 123, 124, 125, 126, 127, 131, 190, 191, 401, 415, 416, 476, 680, 681, 786, 787, 788, 805, 822, 823, 824, 825, 843]],
+  [
+    'memory-corruption',
+    [
+      119, 120, 121, 122, 123, 124, 125, 126, 127, 131, 190, 191, 401, 415, 416, 476, 680, 681, 786, 787, 788, 805, 822,
+      823, 824, 825, 843,
+    ],
+  ],
   ['command-injection', [77, 78, 88, 94, 95, 96, 917, 1336]],
   ['sql-injection', [89, 564, 943]],
   ['cross-site-scripting', [79, 80, 83, 87]],
@@ -193,13 +253,22 @@ const CWE_CATEGORIES: [string, number[]][] = [
 ];
 
 export const KEYWORD_CATEGORIES: [string, RegExp][] = [
-  ['memory-corruption', /buffer overflow|out-of-bounds|use[- ]after[- ]free|heap overflow|stack overflow|memory corruption/i],
+  [
+    'memory-corruption',
+    /buffer overflow|out-of-bounds|use[- ]after[- ]free|heap overflow|stack overflow|memory corruption/i,
+  ],
   ['command-injection', /command injection|code injection|remote code execution|execute arbitrary (?:code|commands)/i],
   ['sql-injection', /sql injection/i],
   ['cross-site-scripting', /cross[- ]site scripting|\bxss\b/i],
   ['path-traversal', /path traversal|directory traversal/i],
-  ['authentication', /authentication bypass|hard-coded (?:credential|password)|missing authentication|improper authentication/i],
-  ['access-control', /privilege escalation|elevation of privilege|improper access control|incorrect (?:default )?permissions/i],
+  [
+    'authentication',
+    /authentication bypass|hard-coded (?:credential|password)|missing authentication|improper authentication/i,
+  ],
+  [
+    'access-control',
+    /privilege escalation|elevation of privilege|improper access control|incorrect (?:default )?permissions/i,
+  ],
   ['information-disclosure', /information disclosure|sensitive information|cleartext/i],
   ['denial-of-service', /denial[- ]of[- ]service|\bdos\b|crash/i],
   ['spoofing', /spoofing/i],
@@ -228,6 +297,7 @@ export function classifyCategory(cwes: number[], text: string): string {
     for (const [cat, ids] of CWE_CATEGORIES) if (ids.includes(id)) return cat;
   }
   const found = keywordScan(text.toLowerCase());
-  for (const [cat, re] of KEYWORD_CATEGORIES) if (mayMatch(found, KEYWORD_ANCHORS.get(cat)) && re.test(text)) return cat;
+  for (const [cat, re] of KEYWORD_CATEGORIES)
+    if (mayMatch(found, KEYWORD_ANCHORS.get(cat)) && re.test(text)) return cat;
   return 'other';
 }

@@ -1,7 +1,16 @@
 // API-key issuance policy (spec §5.7, §5.8, §8), pure: which keys an organization may hold, with which scopes
 // and expiry. The operator CLI and any later key-management endpoint both go through planKey(), so the CLI
 // refuses exactly what the API would refuse.
-import { PARTNER_SCOPES, SCOPES, TIER_PERMISSIONS, TRIAL, TRIAL_SCOPES, type KeyKind, type Scope, type Tier } from './tiers.ts';
+import {
+  PARTNER_SCOPES,
+  SCOPES,
+  TIER_PERMISSIONS,
+  TRIAL,
+  TRIAL_SCOPES,
+  type KeyKind,
+  type Scope,
+  type Tier,
+} from './tiers.ts';
 
 /** The one tier a free API trial is for (spec §4.7: a Free account correlates only with a trial key). */
 export const TRIAL_TIER: Tier = 'free';
@@ -85,13 +94,33 @@ export interface TrialStatus {
 /** The trial's state from its usage row (null: never started), at `now`. An early end wins, then expiry, then the limit. */
 export function trialStatus(t: TrialState | null, now: Date): TrialStatus {
   const base = { per_request: TRIAL.perRequest, total_checks: TRIAL.totalChecks };
-  if (!t) return { status: 'not_started', reason: null, started_at: null, ends_at: null, ...base, used: 0, remaining: TRIAL.totalChecks };
+  if (!t)
+    return {
+      status: 'not_started',
+      reason: null,
+      started_at: null,
+      ends_at: null,
+      ...base,
+      used: 0,
+      remaining: TRIAL.totalChecks,
+    };
   const ends = trialExpiry(t.started_at);
   const used = Math.min(t.used, TRIAL.totalChecks);
-  const reason = t.ended_at ? 'ended' as const : ends.getTime() <= now.getTime() ? 'expired' as const : t.used >= TRIAL.totalChecks ? 'limit' as const : null;
+  const reason = t.ended_at
+    ? ('ended' as const)
+    : ends.getTime() <= now.getTime()
+      ? ('expired' as const)
+      : t.used >= TRIAL.totalChecks
+        ? ('limit' as const)
+        : null;
   return {
-    status: reason ? 'ended' : 'active', reason, started_at: t.started_at.toISOString(), ends_at: ends.toISOString(),
-    ...base, used, remaining: reason ? 0 : TRIAL.totalChecks - used,
+    status: reason ? 'ended' : 'active',
+    reason,
+    started_at: t.started_at.toISOString(),
+    ends_at: ends.toISOString(),
+    ...base,
+    used,
+    remaining: reason ? 0 : TRIAL.totalChecks - used,
   };
 }
 
@@ -106,29 +135,44 @@ export function trialStatus(t: TrialState | null, now: Date): TrialStatus {
  */
 export function planKey(req: KeyRequest, now: Date): KeyPlan {
   const scopes = [...new Set(req.scopes ?? DEFAULT_SCOPES[req.kind])].sort();
-  if (scopes.length === 0) return { ok: false, error: 'scope_not_allowed', message: 'A key needs at least one scope (read, write)' };
+  if (scopes.length === 0)
+    return { ok: false, error: 'scope_not_allowed', message: 'A key needs at least one scope (read, write)' };
   const outside = scopes.filter((s) => !ALLOWED_SCOPES[req.kind].includes(s));
   if (outside.length > 0) {
     // Stryker disable next-line StringLiteral: with today's kind tables only a partner key asks for a scope outside its kind, so one scope is outside and one (read) allowed: no separator is ever printed
-    return { ok: false, error: 'scope_not_allowed', message: `${req.kind} keys may not hold the scope ${outside.join(', ')} (allowed: ${ALLOWED_SCOPES[req.kind].join(', ')})` };
+    return {
+      ok: false,
+      error: 'scope_not_allowed',
+      message: `${req.kind} keys may not hold the scope ${outside.join(', ')} (allowed: ${ALLOWED_SCOPES[req.kind].join(', ')})`,
+    };
   }
   if (req.kind === 'standard') {
     if (!TIER_PERMISSIONS[req.tier].api_keys) {
-      return { ok: false, error: 'upgrade_required', message: `API keys are available on the Professional tier and above; this organization is on ${req.tier}` };
+      return {
+        ok: false,
+        error: 'upgrade_required',
+        message: `API keys are available on the Professional tier and above; this organization is on ${req.tier}`,
+      };
     }
     return { ok: true, scopes, expiresAt: null, startsTrial: false };
   }
   if (req.kind === 'partner') return { ok: true, scopes, expiresAt: null, startsTrial: false };
   // trial
   if (req.tier !== TRIAL_TIER) {
-    return { ok: false, error: 'trial_unavailable', message: `The free API trial is for organizations on the Free plan; this organization is on ${req.tier}` };
+    return {
+      ok: false,
+      error: 'trial_unavailable',
+      message: `The free API trial is for organizations on the Free plan; this organization is on ${req.tier}`,
+    };
   }
   const t = req.trial;
   if (!t) return { ok: true, scopes, expiresAt: trialExpiry(now), startsTrial: true };
   const expires = trialExpiry(t.started_at);
   if (t.ended_at) return { ok: false, error: 'trial_ended', message: 'The trial of this organization has ended' };
-  if (expires.getTime() <= now.getTime()) return { ok: false, error: 'trial_ended', message: 'The 14-day trial of this organization has expired' };
-  if (t.used >= TRIAL.totalChecks) return { ok: false, error: 'trial_ended', message: `The trial's ${TRIAL.totalChecks} asset checks are used up` };
+  if (expires.getTime() <= now.getTime())
+    return { ok: false, error: 'trial_ended', message: 'The 14-day trial of this organization has expired' };
+  if (t.used >= TRIAL.totalChecks)
+    return { ok: false, error: 'trial_ended', message: `The trial's ${TRIAL.totalChecks} asset checks are used up` };
   return { ok: true, scopes, expiresAt: expires, startsTrial: false };
 }
 

@@ -24,8 +24,17 @@ export function memoTable<K, V>(max: number): { get(k: K): V | undefined; set(k:
  */
 export function memoWeak<K extends object, V>(): { get(k: K): V | undefined; set(k: K, v: V): void } {
   let w = new WeakMap<K, V>();
-  TABLES.add({ clear: () => { w = new WeakMap(); } });
-  return { get: (k) => w.get(k), set: (k, v) => { w.set(k, v); } };
+  TABLES.add({
+    clear: () => {
+      w = new WeakMap();
+    },
+  });
+  return {
+    get: (k) => w.get(k),
+    set: (k, v) => {
+      w.set(k, v);
+    },
+  };
 }
 
 /** Empties every memo table (tests and the mutation runner only, which imports it by path). @public */

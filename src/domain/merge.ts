@@ -4,7 +4,16 @@
 // The result depends only on the set of records, never on their arrival order, so re-importing the same
 // files changes nothing.
 import type {
-  AffectedProduct, CsafAdvisoryFacts, Cve5Facts, CveSourceName, CveSourceRecord, CvssMetric, EpssRecord, KevFacts, MsrcFacts, SourceReference,
+  AffectedProduct,
+  CsafAdvisoryFacts,
+  Cve5Facts,
+  CveSourceName,
+  CveSourceRecord,
+  CvssMetric,
+  EpssRecord,
+  KevFacts,
+  MsrcFacts,
+  SourceReference,
 } from './records.ts';
 import { CVE_SOURCES } from './records.ts';
 import { isCveIdAnyCase } from './cve-id.ts';
@@ -35,7 +44,10 @@ export interface MergedCve {
   epss: EpssRecord | null;
 }
 
-const RANK: Record<CveSourceName, number> = Object.fromEntries(CVE_SOURCES.map((s, i) => [s, i])) as Record<CveSourceName, number>;
+const RANK: Record<CveSourceName, number> = Object.fromEntries(CVE_SOURCES.map((s, i) => [s, i])) as Record<
+  CveSourceName,
+  number
+>;
 const VERSION_RANK: Record<string, number> = { '4.0': 0, '3.1': 1, '3.0': 2, '2.0': 3 };
 
 /** Records in merge order: source precedence, then CSAF advisories by release date and id. */
@@ -85,7 +97,9 @@ export function cvssTier(source: CveSourceName, metric: CvssMetric, assigner: st
  * Primary score before a Secondary one.
  */
 export function chooseCvss(ordered: CveSourceRecord[]): CvssMetric | null {
-  const tiers = [...new Set(ordered.flatMap((r) => r.cvss.map((m) => cvssTier(r.source, m, r.assigner))))].sort((a, b) => a - b);
+  const tiers = [...new Set(ordered.flatMap((r) => r.cvss.map((m) => cvssTier(r.source, m, r.assigner))))].sort(
+    (a, b) => a - b,
+  );
   // Stryker disable next-line ConditionalExpression: tiers[0] of an empty list is undefined, and no record is in tier undefined: the loop below returns null too
   if (!tiers.length) return null;
   const tier = tiers[0];
@@ -140,7 +154,9 @@ export function mergeSources(cveId: string, records: CveSourceRecord[], epss: Ep
     ...advisories.map((a) => a.published),
     msrcRec?.published ?? null,
     kev?.date_added ? `${kev.date_added}T00:00:00.000Z` : null,
-  ].filter((d): d is string => !!d).sort();
+  ]
+    .filter((d): d is string => !!d)
+    .sort();
   const published = nvd?.published ?? cve5?.published ?? fallbackDates[0] ?? null;
   const modified = nvd?.modified ?? cve5?.modified ?? msrcRec?.modified ?? published;
 

@@ -60,7 +60,8 @@ export function isPatchSource(ref: SourceReference, isVendorAdvisory: boolean): 
 }
 
 /** vendor_fix text that states there is no fix (end-of-life, "will not issue a fix", "currently, no fix is available"). */
-const STATES_NO_FIX = /\bno fix\b|\bwill not (?:be )?(?:develop|releas|issu|fix|provid|patch|updat|receiv)|\b(?:does|do) not (?:plan|intend) to\b|\bno (?:plans?|intention) to\b|\bend[- ]of[- ]life\b|\bno longer supported\b|\bdiscontinued\b/i;
+const STATES_NO_FIX =
+  /\bno fix\b|\bwill not (?:be )?(?:develop|releas|issu|fix|provid|patch|updat|receiv)|\b(?:does|do) not (?:plan|intend) to\b|\bno (?:plans?|intention) to\b|\bend[- ]of[- ]life\b|\bno longer supported\b|\bdiscontinued\b/i;
 /** Words of a fix: many advisories also file general advice under vendor_fix ("See recommendations from section
  * Workaround and Mitigations", "Users should contact Carlo Gavazzi for more information."). */
 const FIX_WORDS = /(?<![a-z])(?:updat|upgrad|patch|fix|hotfix|releas|firmware|version|service pack)/i;
@@ -101,12 +102,19 @@ function linksAdvisory(url: string, ids: string[]): boolean {
  * results for an asset of that product, not to the CVE's patch block. With no catalog vendor, or an advisory whose
  * vendors are unknown, every advisory counts.
  */
-export function isOwnVendorAdvisory(a: MergedCve['advisories'][number], catalogVendor: CanonicalVendor | null): boolean {
+export function isOwnVendorAdvisory(
+  a: MergedCve['advisories'][number],
+  catalogVendor: CanonicalVendor | null,
+): boolean {
   if (!catalogVendor || !a.vendors?.length) return true;
   return a.vendors.some((v) => canonicalVendor(v)?.slug === catalogVendor.slug);
 }
 
-export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>, catalogVendor: CanonicalVendor | null = null): CveDocument['patch'] {
+export function buildPatch(
+  merged: MergedCve,
+  vendorAdvisoryUrls: Set<string>,
+  catalogVendor: CanonicalVendor | null = null,
+): CveDocument['patch'] {
   const own = merged.advisories.filter((a) => isOwnVendorAdvisory(a, catalogVendor));
   // Per-product fixed versions across every advisory of the CVE's own vendor that names the CVE (rules 1–3).
   const pairs = new Map<string, { product: string; version: string }>();
@@ -123,22 +131,38 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>, c
   // A page a CISA advisory links (provided_by csaf) speaks for that advisory: it is a fix source only as the
   // advisory's stated fix is (advisoryWithFix), so an advisory with no fix does not become "patched" by its links.
   const patchSource =
-    merged.references.some((r) => r.provided_by !== 'csaf' && !linksAdvisory(r.url, noFixIds) && isPatchSource(r, vendorAdvisoryUrls.has(r.url))) ||
+    merged.references.some(
+      (r) =>
+        r.provided_by !== 'csaf' && !linksAdvisory(r.url, noFixIds) && isPatchSource(r, vendorAdvisoryUrls.has(r.url)),
+    ) ||
     // A CISA ICS advisory (national ICS advisory) that states a vendor fix for this CVE.
     advisoryWithFix !== undefined;
   // The notes and URL of a remediation that offers a fix come first; general advice only when there is none. Only
   // the CVE's own vendor's advisories: a downstream product's remediation text is not this CVE's.
   const allVendorFixes = own.flatMap((a) => a.vendor_fixes);
-  const vendorFixes = [...allVendorFixes.filter((f) => vendorFixOffersFix(f.details)), ...allVendorFixes.filter((f) => !vendorFixOffersFix(f.details))];
+  const vendorFixes = [
+    ...allVendorFixes.filter((f) => vendorFixOffersFix(f.details)),
+    ...allVendorFixes.filter((f) => !vendorFixOffersFix(f.details)),
+  ];
   const firstVendorFix = vendorFixes[0];
   // The URL of a remediation that offers a fix only: a "contact our sales network" link is no patch URL, and neither
   // is a mailto: address some advisories give there (CVE-2019-12258: mailto:PSIRT@windriver.com).
-  const patchUrl = merged.references.find((r) => r.tags.includes('Patch'))?.url
-    ?? vendorFixes.find((f) => f.url && /^https?:\/\//i.test(f.url) && vendorFixOffersFix(f.details))?.url ?? null;
+  const patchUrl =
+    merged.references.find((r) => r.tags.includes('Patch'))?.url ??
+    vendorFixes.find((f) => f.url && /^https?:\/\//i.test(f.url) && vendorFixOffersFix(f.details))?.url ??
+    null;
   const notes = firstVendorFix?.details ? firstVendorFix.details.replace(/\s+/g, ' ').trim().slice(0, 500) : null;
 
   if (fixes.length >= 2) {
-    return { status: 'varies_by_product', patch_available: false, patch_version: null, patch_url: patchUrl, patch_notes: notes, note: VARIES_NOTE, fixed_in: null };
+    return {
+      status: 'varies_by_product',
+      patch_available: false,
+      patch_version: null,
+      patch_url: patchUrl,
+      patch_notes: notes,
+      note: VARIES_NOTE,
+      fixed_in: null,
+    };
   }
   const status = patchSource ? 'patched' : 'unknown';
   if (fixes.length === 1) {
@@ -153,5 +177,13 @@ export function buildPatch(merged: MergedCve, vendorAdvisoryUrls: Set<string>, c
       fixed_in: { product: f.product, version: f.version },
     };
   }
-  return { status, patch_available: status === 'patched', patch_version: null, patch_url: patchUrl, patch_notes: notes, note: null, fixed_in: null };
+  return {
+    status,
+    patch_available: status === 'patched',
+    patch_version: null,
+    patch_url: patchUrl,
+    patch_notes: notes,
+    note: null,
+    fixed_in: null,
+  };
 }

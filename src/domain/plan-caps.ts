@@ -13,16 +13,17 @@ export type Caps = Record<CapResource, number>;
 export type PlanCapsTable = Record<Tier, Readonly<Caps>>;
 
 export const DEFAULT_PLAN_CAPS: Readonly<PlanCapsTable> = Object.freeze({
-  free:         Object.freeze({ environments: 1,  assets: 25,    members: 1,  webhooks: 0 }),
-  standard:     Object.freeze({ environments: 3,  assets: 250,   members: 2,  webhooks: 20 }),
-  professional: Object.freeze({ environments: 10, assets: 2500,  members: 5,  webhooks: 25 }),
-  api:          Object.freeze({ environments: 25, assets: 10000, members: 5,  webhooks: 25 }),
-  enterprise:   Object.freeze({ environments: -1, assets: -1,    members: 25, webhooks: 50 }),
+  free: Object.freeze({ environments: 1, assets: 25, members: 1, webhooks: 0 }),
+  standard: Object.freeze({ environments: 3, assets: 250, members: 2, webhooks: 20 }),
+  professional: Object.freeze({ environments: 10, assets: 2500, members: 5, webhooks: 25 }),
+  api: Object.freeze({ environments: 25, assets: 10000, members: 5, webhooks: 25 }),
+  enterprise: Object.freeze({ environments: -1, assets: -1, members: 25, webhooks: 50 }),
 });
 
 function capValue(v: unknown, where: string): number {
   // Stryker disable next-line ConditionalExpression: Number.isSafeInteger is false for anything but a number; the typeof check is kept for the type narrowing
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < -1) throw new Error(`${where} must be an integer ≥ 0, or -1 for unlimited`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < -1)
+    throw new Error(`${where} must be an integer ≥ 0, or -1 for unlimited`);
   return v;
 }
 
@@ -40,10 +41,12 @@ export function parsePlanCaps(raw: string | undefined): PlanCapsTable {
   const tiers: [string, unknown][] = Object.entries(j);
   for (const [tier, caps] of tiers) {
     if (!isOneOf(TIERS, tier)) throw new Error(`unknown tier "${tier}" (one of ${TIERS.join(', ')})`);
-    if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) throw new Error(`${tier}: expected an object of caps`);
+    if (caps === null || typeof caps !== 'object' || Array.isArray(caps))
+      throw new Error(`${tier}: expected an object of caps`);
     const merged = { ...out[tier] };
     for (const [res, v] of Object.entries(caps)) {
-      if (!isOneOf(CAP_RESOURCES, res)) throw new Error(`${tier}: unknown cap "${res}" (one of ${CAP_RESOURCES.join(', ')})`);
+      if (!isOneOf(CAP_RESOURCES, res))
+        throw new Error(`${tier}: unknown cap "${res}" (one of ${CAP_RESOURCES.join(', ')})`);
       merged[res] = capValue(v, `${tier}.${res}`);
     }
     out[tier] = Object.freeze(merged);
@@ -55,7 +58,11 @@ export function parsePlanCaps(raw: string | undefined): PlanCapsTable {
 export type CapOverrides = Partial<Record<CapResource, number>>;
 
 /** The caps that apply to an organization: its override where set, else its plan's. */
-export function effectiveCaps(table: Readonly<PlanCapsTable>, tier: Tier, overrides: CapOverrides | null | undefined): Caps {
+export function effectiveCaps(
+  table: Readonly<PlanCapsTable>,
+  tier: Tier,
+  overrides: CapOverrides | null | undefined,
+): Caps {
   const plan = table[tier];
   const out = { ...plan };
   for (const r of CAP_RESOURCES) {

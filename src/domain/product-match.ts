@@ -55,11 +55,21 @@ export function familyLookup(vendor: string, product: string): { slug: string; k
  * without a version may be any release.
  */
 export function isMemberKey(family: string, member: string, version: string | null = null): boolean {
-  if (!(member.length > family.length + 1 && member.startsWith(family) && member[family.length] === ' ' && namesFamily(family))) return false;
+  if (!(
+    member.length > family.length + 1 &&
+    member.startsWith(family) &&
+    member[family.length] === ' ' &&
+    namesFamily(family)
+  ))
+    return false;
   const rest = member.slice(family.length + 1);
   if (version === null || !rest.startsWith('version ')) return true;
   const release = rest.split(' ')[1];
-  return productKey(version).split(' ').filter((w) => w !== 'version')[0] === release;
+  return (
+    productKey(version)
+      .split(' ')
+      .filter((w) => w !== 'version')[0] === release
+  );
 }
 
 export interface ProductMatch {
@@ -88,7 +98,9 @@ export function broadLine(ak: string, rk: string, rangeProduct: string, version:
   if (version === null) return true;
   const extra = ak.slice(rk.length + 1).split(' ');
   const bare = (w: string) => w.replace(/^v(?=\d)/, '');
-  const parts = words(version).filter((w) => w !== 'version').map(bare);
+  const parts = words(version)
+    .filter((w) => w !== 'version')
+    .map(bare);
   return !extra.every((w, i) => parts[i] === bare(w));
 }
 
@@ -104,7 +116,13 @@ export function vendorSlug(raw: string): string | null {
 
 function words(s: string): string[] {
   // Stryker disable next-line MethodExpression,Regex: the key is trimmed and split on single spaces after runs of other characters became one space: the same words either way
-  return s.toLowerCase().replace(/\\(.)/g, '$1').replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
+  return s
+    .toLowerCase()
+    .replace(/\\(.)/g, '$1')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
 }
 
 /**
@@ -157,9 +175,14 @@ function computeProductKey(product: string, vendor: string | null): string {
     const v = canonicalVendor(vendor);
     // The vendor's own name in front, as given, canonical, or any spelling of the alias table (a brand of the vendor:
     // Rockwell Automation's "Allen-Bradley"); the longest that fits ("Mitsubishi Electric" before "Mitsubishi").
-    const names = [vendor, v?.name ?? '', v?.slug ?? '', ...(v?.known ? vendorSpellings(v.slug) : [])].map(words).sort((a, b) => b.length - a.length);
+    const names = [vendor, v?.name ?? '', v?.slug ?? '', ...(v?.known ? vendorSpellings(v.slug) : [])]
+      .map(words)
+      .sort((a, b) => b.length - a.length);
     for (const vw of names) {
-      if (vw.length && vw.length < w.length && vw.every((x, i) => w[i] === x)) { w = w.slice(vw.length); break; }
+      if (vw.length && vw.length < w.length && vw.every((x, i) => w[i] === x)) {
+        w = w.slice(vw.length);
+        break;
+      }
     }
   }
   while (w.length > 1 && TRAILING.has(w[w.length - 1])) w = w.slice(0, -1);
@@ -175,7 +198,21 @@ function computeProductKey(product: string, vendor: string | null): string {
  * sources often without (`apache`, `jenkins`, `a10networks` vs `a10`), and the vendor slugs (concatenated words) then
  * differ only by the tail. Longer tails first ("softwarefoundation" before "foundation" and "software").
  */
-const ORG_TAILS = ['softwarefoundation', 'foundation', 'technologies', 'technology', 'networks', 'software', 'project', 'systems', 'group', 'team', 'labs', 'org', 'dev'];
+const ORG_TAILS = [
+  'softwarefoundation',
+  'foundation',
+  'technologies',
+  'technology',
+  'networks',
+  'software',
+  'project',
+  'systems',
+  'group',
+  'team',
+  'labs',
+  'org',
+  'dev',
+];
 /** The shortest stem a tail is taken from (so "georg" keeps its "org"). */
 const MIN_STEM = 3;
 
@@ -250,13 +287,27 @@ export function parseCpe(cpe: string): CpeName | null {
   let cur = '';
   for (let i = 0; i < cpe.length; i++) {
     const c = cpe[i];
-    if (c === '\\' && i + 1 < cpe.length) { cur += cpe[i + 1]; i++; continue; }
-    if (c === ':') { f.push(cur); cur = ''; continue; }
+    if (c === '\\' && i + 1 < cpe.length) {
+      cur += cpe[i + 1];
+      i++;
+      continue;
+    }
+    if (c === ':') {
+      f.push(cur);
+      cur = '';
+      continue;
+    }
     cur += c;
   }
   f.push(cur);
   if (f.length < 6 || f[0] !== 'cpe' || f[1] !== '2.3' || !/^[aho]$/.test(f[2]) || !f[3] || !f[4]) return null;
-  return { part: f[2], vendor: f[3].toLowerCase(), product: f[4].toLowerCase(), version: cpeValue(f[5]), update: cpeValue(f[6]) };
+  return {
+    part: f[2],
+    vendor: f[3].toLowerCase(),
+    product: f[4].toLowerCase(),
+    version: cpeValue(f[5]),
+    update: cpeValue(f[6]),
+  };
 }
 
 /** A CPE version with its update component, as one spelling the comparator reads ("2.1" + "sp2" → "2.1 sp2"). */
@@ -292,7 +343,16 @@ export function matchProduct(asset: AssetName, range: RangeName): ProductMatch |
   if (av === rv && asset.product.trim().toLowerCase() === range.product.trim().toLowerCase()) {
     return { confidence: 'exact', basis: `product "${range.product}" of vendor ${av}` };
   }
-  return matchKeys(asset.product, productKey(asset.product, asset.vendor), av, range.product, productKey(range.product, range.vendor), rv, range.vendor, asset.version ?? null);
+  return matchKeys(
+    asset.product,
+    productKey(asset.product, asset.vendor),
+    av,
+    range.product,
+    productKey(range.product, range.vendor),
+    rv,
+    range.vendor,
+    asset.version ?? null,
+  );
 }
 
 /**
@@ -300,7 +360,16 @@ export function matchProduct(asset: AssetName, range: RangeName): ProductMatch |
  * one organisation (same vendorStem; keys compared without the stem in front). Shared by matchProduct and
  * correlate's matchRow, which compares with the stored row keys.
  */
-export function matchKeys(assetProduct: string, ak: string, av: string, rangeProduct: string, rk: string, rv: string, rangeVendor: string, version: string | null = null): ProductMatch | null {
+export function matchKeys(
+  assetProduct: string,
+  ak: string,
+  av: string,
+  rangeProduct: string,
+  rk: string,
+  rv: string,
+  rangeVendor: string,
+  version: string | null = null,
+): ProductMatch | null {
   if (!ak || !rk) return null;
   let vendor = `vendor ${av}`;
   if (av !== rv) {
@@ -321,7 +390,11 @@ export function matchKeys(assetProduct: string, ak: string, av: string, rangePro
   if (ak === rk) return { confidence: 'normalised', basis: `product "${assetProduct}" read as "${rk}" (${vendor})` };
   if (ak.startsWith(`${rk} `)) {
     if (broadLine(ak, rk, rangeProduct, version)) {
-      return { confidence: 'family', broad: true, basis: `"${assetProduct}" may be one of the products the source names only by its line name "${rangeProduct}" (${vendor}); which models or editions it means is not stated` };
+      return {
+        confidence: 'family',
+        broad: true,
+        basis: `"${assetProduct}" may be one of the products the source names only by its line name "${rangeProduct}" (${vendor}); which models or editions it means is not stated`,
+      };
     }
     return { confidence: 'family', basis: `"${assetProduct}" is in the product family "${rangeProduct}" (${vendor})` };
   }
@@ -334,7 +407,11 @@ export function matchKeys(assetProduct: string, ak: string, av: string, rangePro
  * without the stem in front, and every whole-word prefix of it (family matches). `full`: the key is the whole
  * product key (not a family prefix), under which variants of the product are looked up too.
  */
-export function assetLookupKeys(vendor: string, product: string, related: (stem: string) => readonly string[]): { slug: string; key: string; full: boolean }[] {
+export function assetLookupKeys(
+  vendor: string,
+  product: string,
+  related: (stem: string) => readonly string[],
+): { slug: string; key: string; full: boolean }[] {
   const slug = vendorSlug(vendor);
   const key = productKey(product, vendor);
   if (!slug || !key) return [];

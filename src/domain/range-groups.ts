@@ -48,7 +48,8 @@ export function packRange(r: AffectedRange): string {
   if (r.start != null) s += `,"start":${bound(r.start)}`;
   if (r.end != null) s += `,"end":${bound(r.end)}`;
   if (r.versionType != null) s += `,"versionType":${str(r.versionType)}`;
-  if (r.changes.length) s += `,"changes":[${r.changes.map((c) => `{"at":${str(c.at)},"status":${str(c.status)}}`).join(',')}]`;
+  if (r.changes.length)
+    s += `,"changes":[${r.changes.map((c) => `{"at":${str(c.at)},"status":${str(c.status)}}`).join(',')}]`;
   if (r.defaultStatus != null) s += `,"defaultStatus":${str(r.defaultStatus)}`;
   if (r.fixedIn != null) s += `,"fixedIn":${str(r.fixedIn)}`;
   if (r.runningOn != null) s += `,"runningOn":${str(r.runningOn)}`;
@@ -58,11 +59,26 @@ export function packRange(r: AffectedRange): string {
 }
 
 /** The range a packed statement of a group states (the inverse of packRange over canonical ranges). */
-export function unpackRange(source: RangeSource, g: { vendor: string; product: string; cpe: string | null }, p: PackedRange): AffectedRange {
+export function unpackRange(
+  source: RangeSource,
+  g: { vendor: string; product: string; cpe: string | null },
+  p: PackedRange,
+): AffectedRange {
   return {
-    source, vendor: g.vendor, product: g.product, cpe: g.cpe, status: p.status, version: p.version ?? null, start: p.start ?? null,
-    end: p.end ?? null, versionType: p.versionType ?? null, changes: p.changes ?? [], defaultStatus: p.defaultStatus ?? null,
-    fixedIn: p.fixedIn ?? null, runningOn: p.runningOn ?? null, text: p.text ?? null,
+    source,
+    vendor: g.vendor,
+    product: g.product,
+    cpe: g.cpe,
+    status: p.status,
+    version: p.version ?? null,
+    start: p.start ?? null,
+    end: p.end ?? null,
+    versionType: p.versionType ?? null,
+    changes: p.changes ?? [],
+    defaultStatus: p.defaultStatus ?? null,
+    fixedIn: p.fixedIn ?? null,
+    runningOn: p.runningOn ?? null,
+    text: p.text ?? null,
     ...(p.condition != null ? { condition: p.condition } : {}),
   };
 }
@@ -83,8 +99,14 @@ export function groupRows(rows: readonly RangeRow[]): RangeGroup[] {
   for (const { row, packed } of byKey.values()) {
     const r = row.range;
     out.push({
-      ord: ord++, source: row.source, source_key: row.source_key, vendor_slug: row.vendor_slug, product_key: row.product_key,
-      cpe_vendor: row.cpe_vendor, cpe_product: row.cpe_product, base_key: row.base_key,
+      ord: ord++,
+      source: row.source,
+      source_key: row.source_key,
+      vendor_slug: row.vendor_slug,
+      product_key: row.product_key,
+      cpe_vendor: row.cpe_vendor,
+      cpe_product: row.cpe_product,
+      base_key: row.base_key,
       text: `{"vendor":${str(r.vendor)},"product":${str(r.product)},"cpe":${str(r.cpe)}${row.stated_at ? `,"stated":${str(row.stated_at)}` : ''},"ranges":[${packed.join(',')}]}`,
     });
   }
@@ -94,7 +116,8 @@ export function groupRows(rows: readonly RangeRow[]): RangeGroup[] {
 /** What a CVE's range set is hashed over: every group's columns and text, in order (a changed key is a change). */
 export function groupsDigestText(groups: readonly RangeGroup[]): string {
   let s = '';
-  for (const g of groups) s += `${str([g.source, g.source_key, g.vendor_slug, g.product_key, g.cpe_vendor, g.cpe_product, g.base_key])}${g.text}\n`;
+  for (const g of groups)
+    s += `${str([g.source, g.source_key, g.vendor_slug, g.product_key, g.cpe_vendor, g.cpe_product, g.base_key])}${g.text}\n`;
   return s;
 }
 
@@ -109,7 +132,19 @@ export function expandGroup(g: StoredGroup & { cve_id: string }): (RangeRow & { 
   const stated_at = body.stated ?? null;
   const out = new Array<RangeRow & { cve_id: string }>(body.ranges.length);
   for (let i = 0; i < out.length; i++) {
-    out[i] = { cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, stated_at, range: unpackRange(source, body, body.ranges[i]) };
+    out[i] = {
+      cve_id,
+      ord,
+      source,
+      source_key,
+      vendor_slug,
+      product_key,
+      cpe_vendor,
+      cpe_product,
+      base_key,
+      stated_at,
+      range: unpackRange(source, body, body.ranges[i]),
+    };
   }
   return out;
 }

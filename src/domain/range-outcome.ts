@@ -38,7 +38,6 @@ export interface CveVerdict {
   fixed_version: string | null;
 }
 
-
 /**
  * A range's answer for the asset as a code (no allocation: correlation asks it tens of thousands of times per
  * call). `in` codes carry the status the range states for the version (changes[] applied); review codes say why.
@@ -117,8 +116,7 @@ export function rangeOutcome(asset: Asset, r: AffectedRange): number {
     answer = sameVersion(asset.version, r.version, comparatorOf(scheme));
     // Two trains' releases are not ordered, but are certainly not the same version.
     if (answer === 'needs_review' && distinctIn(scheme, asset.version, r.version)) answer = 'out';
-  }
-  else answer = inRange(asset.version, r.start, r.end, comparatorOf(schemeOf(r.vendor, r.product, r.versionType)));
+  } else answer = inRange(asset.version, r.start, r.end, comparatorOf(schemeOf(r.vendor, r.product, r.versionType)));
   if (answer === 'needs_review') return REVIEW_UNORDERABLE;
   let status: RangeStatus | null = r.status;
   if (answer === 'in') {
@@ -148,7 +146,12 @@ export function rangeOutcome(asset: Asset, r: AffectedRange): number {
 export function matchedOutcome(asset: Asset, m: { row: RangeRow; match: ProductMatch }): number {
   const code = rangeOutcome(asset, m.row.range);
   if (!indirect(m.match)) return code;
-  if (code === IN_AFFECTED) return m.match.confidence === 'variant' ? REVIEW_VARIANT : m.match.confidence === 'member' ? REVIEW_MEMBER : REVIEW_BROAD;
+  if (code === IN_AFFECTED)
+    return m.match.confidence === 'variant'
+      ? REVIEW_VARIANT
+      : m.match.confidence === 'member'
+        ? REVIEW_MEMBER
+        : REVIEW_BROAD;
   return code === IN_UNAFFECTED ? OUT : code;
 }
 
@@ -165,20 +168,29 @@ function unorderedWhy(version: string, r: AffectedRange): string | null {
 /** The sentence of a review code. */
 function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
   switch (code) {
-    case REVIEW_VARIANT: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
-    case REVIEW_BROAD: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", a product line name the ${sourceLabel(r.source)} gives without a model or edition; whether "${asset.product}" is one of the products it means decides`;
-    case REVIEW_MEMBER: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
-    case REVIEW_CONDITION: return `version ${asset.version ?? '(unknown)'} is in ${describe(r)}, which the ${sourceLabel(r.source)} states ${r.status === 'unaffected' ? 'not affected' : 'affected'} only under a condition: "${r.condition}"`;
-    case REVIEW_STATUS_UNKNOWN: return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
-    case REVIEW_PACKAGE: return `the ${sourceLabel(r.source)} states ${describe(r)} for the package "${r.package}" of "${r.product}", not for the product's own version ${asset.version}; the asset names no package build`;
-    case REVIEW_TEXT: return /\S <=? ?publication$/i.test(r.text ?? '')
-      // Microsoft's records: `lessThan: "publication"`.
-      ? `version range not machine-readable: "${r.text}": the ${sourceLabel(r.source)} ends the range at the update published with the CVE, and names no version for it`
-      : r.text === '0' && r.source === 'cve5'
-        ? `version range not machine-readable: "0": the CVE record states version "0" alone (by the CVE schema's convention the earliest version) with no end, so which versions it means is not stated`
-        : `version range not machine-readable: "${r.text}"`;
-    case REVIEW_NO_VERSION: return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
-    case REVIEW_DEFAULT: return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
+    case REVIEW_VARIANT:
+      return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for the variant "${r.product}"; the asset names no variant`;
+    case REVIEW_BROAD:
+      return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", a product line name the ${sourceLabel(r.source)} gives without a model or edition; whether "${asset.product}" is one of the products it means decides`;
+    case REVIEW_MEMBER:
+      return `version ${asset.version ?? '(unknown)'} is in ${describe(r)} for "${r.product}", one product of the family "${asset.product}" the asset names; which product the asset is decides`;
+    case REVIEW_CONDITION:
+      return `version ${asset.version ?? '(unknown)'} is in ${describe(r)}, which the ${sourceLabel(r.source)} states ${r.status === 'unaffected' ? 'not affected' : 'affected'} only under a condition: "${r.condition}"`;
+    case REVIEW_STATUS_UNKNOWN:
+      return `the ${sourceLabel(r.source)} states the status of ${describe(r)} as unknown`;
+    case REVIEW_PACKAGE:
+      return `the ${sourceLabel(r.source)} states ${describe(r)} for the package "${r.package}" of "${r.product}", not for the product's own version ${asset.version}; the asset names no package build`;
+    case REVIEW_TEXT:
+      return /\S <=? ?publication$/i.test(r.text ?? '')
+        ? // Microsoft's records: `lessThan: "publication"`.
+          `version range not machine-readable: "${r.text}": the ${sourceLabel(r.source)} ends the range at the update published with the CVE, and names no version for it`
+        : r.text === '0' && r.source === 'cve5'
+          ? `version range not machine-readable: "0": the CVE record states version "0" alone (by the CVE schema's convention the earliest version) with no end, so which versions it means is not stated`
+          : `version range not machine-readable: "${r.text}"`;
+    case REVIEW_NO_VERSION:
+      return `version unknown; the ${sourceLabel(r.source)} names ${describe(r)}`;
+    case REVIEW_DEFAULT:
+      return `version ${asset.version} is outside every version the ${sourceLabel(r.source)} lists for "${r.product}" (closest: ${describe(r)}), and its default status for versions it does not list is affected`;
     case REVIEW_UNORDERABLE: {
       const why = unorderedWhy(asset.version!, r);
       return `version ${asset.version} cannot be ordered with certainty against ${describe(r)}${why ? `: ${why}` : ''}`;
@@ -189,7 +201,8 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
       return `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`;
     }
     // Stryker disable next-line ArrayDeclaration: a running-on review always has runningOn set; the fallback is there for the type
-    default: return `affected only when running on ${(r.runningOn ?? []).join(' or ')}; the asset does not name that platform`;
+    default:
+      return `affected only when running on ${(r.runningOn ?? []).join(' or ')}; the asset does not name that platform`;
   }
 }
 
@@ -205,7 +218,23 @@ export function rangeAnswer(asset: Asset, row: RangeRow, match: ProductMatch, no
 export function answerOf(asset: Asset, row: RangeRow, match: ProductMatch, code: number, notes = true): RangeVerdict {
   const r = row.range;
   if (code === OUT) return { row, match, answer: 'out', status: r.status, note: null };
-  if (code < REVIEW_STATUS_UNKNOWN) return { row, match, answer: 'in', status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown', note: null };
-  const status = code === REVIEW_DEFAULT ? 'affected' : code === REVIEW_RUNNING_ON || code === REVIEW_CONDITION || code === REVIEW_VARIANT || code === REVIEW_MEMBER || code === REVIEW_BROAD ? statusAt(asset, r) ?? r.status : r.status;
+  if (code < REVIEW_STATUS_UNKNOWN)
+    return {
+      row,
+      match,
+      answer: 'in',
+      status: code === IN_AFFECTED ? 'affected' : code === IN_UNAFFECTED ? 'unaffected' : 'unknown',
+      note: null,
+    };
+  const status =
+    code === REVIEW_DEFAULT
+      ? 'affected'
+      : code === REVIEW_RUNNING_ON ||
+          code === REVIEW_CONDITION ||
+          code === REVIEW_VARIANT ||
+          code === REVIEW_MEMBER ||
+          code === REVIEW_BROAD
+        ? (statusAt(asset, r) ?? r.status)
+        : r.status;
   return { row, match, answer: 'review', status, note: notes ? reviewNote(code, asset, r) : null };
 }

@@ -2,7 +2,17 @@
 // the product match of a stored row for an asset (docs/correlation.md §2–4). Pure.
 import type { AffectedRange, RangeSource, VersionBound } from './ranges.ts';
 import { parseCsafRange } from './csaf-ranges.ts';
-import { isMemberKey, matchKeys, matchProduct, parseCpe, productKey, variantBaseKey, vendorSlug, type AssetName, type ProductMatch } from './product-match.ts';
+import {
+  isMemberKey,
+  matchKeys,
+  matchProduct,
+  parseCpe,
+  productKey,
+  variantBaseKey,
+  vendorSlug,
+  type AssetName,
+  type ProductMatch,
+} from './product-match.ts';
 
 export interface RangeRow {
   ord: number;
@@ -32,10 +42,20 @@ export function canonicalRange(r: AffectedRange): AffectedRange {
   const bound = (b: VersionBound | null) => (b ? { version: b.version, inclusive: b.inclusive } : b);
   const v = versVersion(r);
   return {
-    source: r.source, vendor: r.vendor, product: r.product, cpe: r.cpe, status: r.status, version: v.version,
-    start: bound(v.start), end: bound(v.end), versionType: r.versionType,
+    source: r.source,
+    vendor: r.vendor,
+    product: r.product,
+    cpe: r.cpe,
+    status: r.status,
+    version: v.version,
+    start: bound(v.start),
+    end: bound(v.end),
+    versionType: r.versionType,
     changes: r.changes.map((c) => ({ at: c.at, status: c.status })),
-    defaultStatus: r.defaultStatus, fixedIn: v.fixedIn, runningOn: r.runningOn, text: v.text,
+    defaultStatus: r.defaultStatus,
+    fixedIn: v.fixedIn,
+    runningOn: r.runningOn,
+    text: v.text,
     // A condition only where one is stated: the ranges without one keep the shape (and the hash) they had.
     ...(r.condition ? { condition: r.condition } : {}),
     ...(r.package ? { package: r.package } : {}),
@@ -54,18 +74,26 @@ function versVersion(r: AffectedRange): Pick<AffectedRange, 'version' | 'start' 
   // A fixed leaf's fixedIn is its own version (csaf.ts): a range string is no fixed version.
   const fixed = fixedIn === version ? null : fixedIn;
   switch (p.kind) {
-    case 'all': return { version: null, start: null, end: null, fixedIn: fixed, text };
-    case 'exact': return { version: p.version, start: null, end: null, fixedIn: fixedIn === version ? p.version : fixedIn, text };
-    case 'bounds': return { version: null, start: p.start, end: p.end, fixedIn: fixed, text };
-    default: return { version: null, start: null, end: null, fixedIn: fixed, text: text ?? version };
+    case 'all':
+      return { version: null, start: null, end: null, fixedIn: fixed, text };
+    case 'exact':
+      return { version: p.version, start: null, end: null, fixedIn: fixedIn === version ? p.version : fixedIn, text };
+    case 'bounds':
+      return { version: null, start: p.start, end: p.end, fixedIn: fixed, text };
+    default:
+      return { version: null, start: null, end: null, fixedIn: fixed, text: text ?? version };
   }
 }
 
 /** Lookup rows of one CVE's ranges, from its source records (in record order). Ranges with no vendor are dropped. */
-export function rangeRows(records: readonly { source: string; source_key: string; modified?: string | null; ranges?: AffectedRange[] }[]): RangeRow[] {
+export function rangeRows(
+  records: readonly { source: string; source_key: string; modified?: string | null; ranges?: AffectedRange[] }[],
+): RangeRow[] {
   const out: RangeRow[] = [];
   // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: records reach rangeRows in one order from each caller, and the rows' order only feeds the range set's canonical hash, which sorts again
-  const sorted = [...records].sort((a, b) => (a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0));
+  const sorted = [...records].sort((a, b) =>
+    a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0,
+  );
   for (const rec of sorted) {
     for (const r of rec.ranges ?? []) {
       const cpe = r.cpe ? parseCpe(r.cpe) : null;
@@ -74,15 +102,27 @@ export function rangeRows(records: readonly { source: string; source_key: string
       if (!slug || !key) continue;
       // `range` stays the last key (store/ranges.ts cuts its text from the row's).
       out.push({
-        ord: out.length, source: r.source, source_key: rec.source_key, vendor_slug: slug, product_key: key, cpe_vendor: cpe?.vendor ?? null,
-        cpe_product: cpe?.product ?? null, base_key: variantBaseKey(r.product, r.vendor), stated_at: rec.modified ?? null, range: canonicalRange(r),
+        ord: out.length,
+        source: r.source,
+        source_key: rec.source_key,
+        vendor_slug: slug,
+        product_key: key,
+        cpe_vendor: cpe?.vendor ?? null,
+        cpe_product: cpe?.product ?? null,
+        base_key: variantBaseKey(r.product, r.vendor),
+        stated_at: rec.modified ?? null,
+        range: canonicalRange(r),
       });
     }
   }
   return out;
 }
 
-const SOURCE_NAME: Record<RangeSource, string> = { nvd: 'NVD CPE configuration', cve5: 'CVE record', csaf: 'CISA advisory' };
+const SOURCE_NAME: Record<RangeSource, string> = {
+  nvd: 'NVD CPE configuration',
+  cve5: 'CVE record',
+  csaf: 'CISA advisory',
+};
 export function sourceLabel(s: RangeSource): string {
   return SOURCE_NAME[s];
 }
@@ -107,18 +147,37 @@ export function matchRow(asset: AssetName, row: RangeRow): ProductMatch | null {
   const slug = vendorSlug(asset.vendor);
   if (!slug) return null;
   const key = productKey(asset.product, asset.vendor);
-  const m = matchKeys(asset.product, key, slug, row.range.product, row.product_key, row.vendor_slug, row.range.vendor, asset.version ?? null);
+  const m = matchKeys(
+    asset.product,
+    key,
+    slug,
+    row.range.product,
+    row.product_key,
+    row.vendor_slug,
+    row.range.vendor,
+    asset.version ?? null,
+  );
   if (m) return m;
   // The source names a variant of the asset's product ("… CPU 1511-1 PN (6ES7511-1AK02-0AB0)" for a nameplate
   // "… CPU 1511-1 PN"): the same comparison with the row's base key, equal keys only; a variant match, whose
   // verdict is at most needs_review (the variant decides).
-  if (row.base_key && matchKeys(asset.product, key, slug, row.range.product, row.base_key, row.vendor_slug, row.range.vendor)?.confidence === 'normalised') {
-    return { confidence: 'variant', basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides` };
+  if (
+    row.base_key &&
+    matchKeys(asset.product, key, slug, row.range.product, row.base_key, row.vendor_slug, row.range.vendor)
+      ?.confidence === 'normalised'
+  ) {
+    return {
+      confidence: 'variant',
+      basis: `the source names a variant of "${asset.product}": "${row.range.product}" (vendor ${row.vendor_slug}); which variant the asset is decides`,
+    };
   }
   // The asset names a family (at least two words) and the source one of its products: a member match, whose verdict
   // is at most needs_review (which product the asset is decides). One vendor slug only.
   if (row.vendor_slug === slug && isMemberKey(key, row.product_key, asset.version ?? null)) {
-    return { confidence: 'member', basis: `"${asset.product}" names a product family; the source names its product "${row.range.product}" (vendor ${slug}); which product the asset is decides` };
+    return {
+      confidence: 'member',
+      basis: `"${asset.product}" names a product family; the source names its product "${row.range.product}" (vendor ${slug}); which product the asset is decides`,
+    };
   }
   return null;
 }

@@ -53,7 +53,12 @@ export function cnaIsVendor(shortName: string, vendor: CanonicalVendor): boolean
  * the vendor advisory only for the CVE's catalog vendor (`catalogVendor`: the primary vendor): Microsoft's page
  * on a Chrome CVE that Edge ships is Microsoft's, not Google's advisory.
  */
-export function isVendorAdvisory(ref: SourceReference, vendors: CanonicalVendor[], assigner: string | null, catalogVendor: CanonicalVendor | null = vendors[0] ?? null): boolean {
+export function isVendorAdvisory(
+  ref: SourceReference,
+  vendors: CanonicalVendor[],
+  assigner: string | null,
+  catalogVendor: CanonicalVendor | null = vendors[0] ?? null,
+): boolean {
   const host = hostOf(ref.url);
   if (!host) return false;
   const owner = ownerOf(vendors, host);
@@ -66,7 +71,8 @@ export function isVendorAdvisory(ref: SourceReference, vendors: CanonicalVendor[
   // The CVE record's references (its CNA's, and the ADP containers' copies): the CNA that is the vendor publishes
   // its own advisories; a `vendor-advisory` tag counts for the catalog vendor's domain only (Adobe's CNA tags
   // Microsoft's page for "Acrobat for Edge", CVE-2024-34122: no Microsoft product).
-  if (ref.provided_by.startsWith(CNA_PREFIX) && cnaIsVendor(ref.provided_by.slice(CNA_PREFIX.length), owner)) return true;
+  if (ref.provided_by.startsWith(CNA_PREFIX) && cnaIsVendor(ref.provided_by.slice(CNA_PREFIX.length), owner))
+    return true;
   if (isCveRecordProvider(ref.provided_by)) return isCatalogVendor && ref.tags.includes('Vendor Advisory');
   if (ref.tags.includes('Vendor Advisory')) return true;
   if (assigner && ref.provided_by === assigner) {
@@ -80,9 +86,16 @@ export function cisaIcsAdvisories(merged: MergedCve): CisaIcsAdvisoryRef[] {
   const byId = new Map<string, CisaIcsAdvisoryRef>();
   for (const a of merged.advisories) {
     if (byId.has(a.advisory_id)) continue;
-    byId.set(a.advisory_id, { advisory_id: a.advisory_id, url: a.url, title: a.title, published: a.published ? a.published.slice(0, 10) : null });
+    byId.set(a.advisory_id, {
+      advisory_id: a.advisory_id,
+      url: a.url,
+      title: a.title,
+      published: a.published ? a.published.slice(0, 10) : null,
+    });
   }
-  return [...byId.values()].sort((x, y) => (x.published ?? '').localeCompare(y.published ?? '') || x.advisory_id.localeCompare(y.advisory_id));
+  return [...byId.values()].sort(
+    (x, y) => (x.published ?? '').localeCompare(y.published ?? '') || x.advisory_id.localeCompare(y.advisory_id),
+  );
 }
 
 /** A fix link of an MSRC document (the reader tags each Vendor Fix remediation URL "Patch"), not a reference. */
@@ -109,7 +122,8 @@ export function buildReferences(merged: MergedCve, vendors: CanonicalVendor[]): 
   for (const ref of merged.references) {
     const lower = ref.url.toLowerCase();
     // The national ICS advisory pages already listed in cisa_ics_advisories are not repeated.
-    if (advisoryUrls.has(ref.url) || (/cisa\.gov\//.test(lower) && advisoryIds.some((id) => lower.includes(id)))) continue;
+    if (advisoryUrls.has(ref.url) || (/cisa\.gov\//.test(lower) && advisoryIds.some((id) => lower.includes(id))))
+      continue;
     const key = pageKey(ref.url);
     const earlier = listed.get(key);
     if (earlier) {

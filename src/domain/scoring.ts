@@ -60,7 +60,12 @@ export function computeBcs(i: BcsInput): { score: number; tier: Severity } {
 }
 
 /** MSRC's vendor rating (CVRF `Severity` threat) on the CVSS severity scale. */
-const MSRC_RATING: Record<string, Severity> = { critical: 'CRITICAL', important: 'HIGH', moderate: 'MEDIUM', low: 'LOW' };
+const MSRC_RATING: Record<string, Severity> = {
+  critical: 'CRITICAL',
+  important: 'HIGH',
+  moderate: 'MEDIUM',
+  low: 'LOW',
+};
 
 /**
  * Severity of the summary card (spec §2.2): the CVSS severity of `scoring.cvss` (whose metric comes from the

@@ -25,8 +25,11 @@ export const INVISIBLE = /[\u00ad\u034f\u115f\u1160\u180e\u200b\u2060-\u2064\u31
  * break it over lines where it is written (an invitation email's text, a page title), BIDI_CONTROL, and INVISIBLE
  * characters, with which two names look the same ("prod" and "pr\u200bod").
  */
-// eslint-disable-next-line no-misleading-character-class -- each listed character is refused alone (the combining grapheme joiner among them), none is meant to combine
-export const NAME_FORBIDDEN = new RegExp(`[\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069${INVISIBLE.source.slice(1, -1)}]`);
+export const NAME_FORBIDDEN = new RegExp(
+  // eslint-disable-next-line no-misleading-character-class -- each listed character is refused alone (the combining grapheme joiner among them), none is meant to combine
+  `[\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069${INVISIBLE.source.slice(1, -1)}]`,
+);
 
 /** Why a name holding NAME_FORBIDDEN is refused (the API's schema message and the CLI's). */
-export const NAME_TEXT_MESSAGE = 'must not hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)';
+export const NAME_TEXT_MESSAGE =
+  'must not hold control characters (line breaks and tabs included), bidirectional controls (U+202A to U+202E, U+2066 to U+2069) or invisible characters (zero-width space, word joiner, soft hyphen, byte order mark, Hangul filler)';

@@ -17,11 +17,29 @@ export interface Permissions {
 }
 
 export const TIER_PERMISSIONS: Readonly<Record<Tier, Readonly<Permissions>>> = Object.freeze({
-  free:         { search_max_results: 10,   sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: false },
-  standard:     { search_max_results: 1000, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: true },
-  professional: { search_max_results: 5000, sage_visible: true,  virtual_patch: true,  api_keys: true,  webhook_delivery: true },
-  api:          { search_max_results: -1,   sage_visible: true,  virtual_patch: true,  api_keys: true,  webhook_delivery: true },
-  enterprise:   { search_max_results: -1,   sage_visible: true,  virtual_patch: true,  api_keys: true,  webhook_delivery: true },
+  free: { search_max_results: 10, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: false },
+  standard: {
+    search_max_results: 1000,
+    sage_visible: false,
+    virtual_patch: false,
+    api_keys: false,
+    webhook_delivery: true,
+  },
+  professional: {
+    search_max_results: 5000,
+    sage_visible: true,
+    virtual_patch: true,
+    api_keys: true,
+    webhook_delivery: true,
+  },
+  api: { search_max_results: -1, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
+  enterprise: {
+    search_max_results: -1,
+    sage_visible: true,
+    virtual_patch: true,
+    api_keys: true,
+    webhook_delivery: true,
+  },
 });
 
 /** per_page cap (spec §8): 10 for anonymous and Free callers, 100 for paid tiers. */
@@ -33,12 +51,14 @@ export function perPageCap(tier: Tier | null): number {
  * The page a list request asks for (spec §2.1, §8): page 1 and 20 per page by default; a per_page over the tier's
  * cap is clamped, not refused (pagination.per_page reports the size actually used).
  */
-export function pageOf(tier: Tier | null, q: { page?: number; per_page?: number }): { page: number; perPage: number; offset: number } {
+export function pageOf(
+  tier: Tier | null,
+  q: { page?: number; per_page?: number },
+): { page: number; perPage: number; offset: number } {
   const page = q.page ?? 1;
   const perPage = Math.min(q.per_page ?? 20, perPageCap(tier));
   return { page, perPage, offset: (page - 1) * perPage };
 }
-
 
 /** Trial keys: 14 days, 750 asset checks per organization, 25 per request (spec §8). */
 export const TRIAL = Object.freeze({ days: 14, totalChecks: 750, perRequest: 25 });

@@ -28,7 +28,8 @@ export function composeTitle(cveId: string, f: TitleFacts): string {
  * missing; '' for neither. Titles and the analyst summary say it the same way.
  */
 export function productPhrase(vendor: string | null, product: string | null): string {
-  if (vendor && product) return (product.toLowerCase().startsWith(vendor.toLowerCase()) ? product : `${vendor} ${product}`).trim();
+  if (vendor && product)
+    return (product.toLowerCase().startsWith(vendor.toLowerCase()) ? product : `${vendor} ${product}`).trim();
   return (vendor ?? product ?? '').trim();
 }
 

@@ -40,7 +40,10 @@ export interface TrainingModule {
 }
 
 export class TrainingContentError extends Error {
-  constructor(public readonly file: string, problem: string) {
+  constructor(
+    public readonly file: string,
+    problem: string,
+  ) {
     super(`Training module ${file}: ${problem}`);
   }
 }
@@ -52,7 +55,14 @@ const SELF_CHECK = 'Self-check';
 
 export function slug(text: string): string {
   // Stryker disable next-line Regex: runs of dashes are collapsed before, so one leading or trailing dash is all there is to cut
-  return text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'section';
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'section'
+  );
 }
 
 // CommonMark with GitHub tables, through markdown-it (ADR 0095). `html: false`:
@@ -87,7 +97,8 @@ function frontMatter(file: string, text: string): { meta: Record<string, string>
   for (const [n, line] of m[1].split('\n').entries()) {
     if (line.trim() === '') continue;
     const kv = /^([a-z_]+):\s*(.*)$/.exec(line);
-    if (!kv) throw new TrainingContentError(file, `front matter line ${n + 1} is not "key: value": ${JSON.stringify(line)}`);
+    if (!kv)
+      throw new TrainingContentError(file, `front matter line ${n + 1} is not "key: value": ${JSON.stringify(line)}`);
     if (kv[1] in meta) throw new TrainingContentError(file, `front matter key "${kv[1]}" given twice`);
     meta[kv[1]] = kv[2].trim();
   }
@@ -101,10 +112,12 @@ function selfCheck(file: string, md: string): SelfCheckItem[] {
     const t = line.trim();
     if (t === '') continue;
     if (t.startsWith('Q:')) {
-      if (q !== null) throw new TrainingContentError(file, `self-check question without an answer: ${JSON.stringify(q)}`);
+      if (q !== null)
+        throw new TrainingContentError(file, `self-check question without an answer: ${JSON.stringify(q)}`);
       q = t.slice(2).trim();
     } else if (t.startsWith('A:')) {
-      if (q === null) throw new TrainingContentError(file, `self-check answer without a question: ${JSON.stringify(t)}`);
+      if (q === null)
+        throw new TrainingContentError(file, `self-check answer without a question: ${JSON.stringify(t)}`);
       const a = t.slice(2).trim();
       if (!q || !a) throw new TrainingContentError(file, 'self-check question or answer is empty');
       items.push({ question: q, answer: a });
@@ -114,7 +127,11 @@ function selfCheck(file: string, md: string): SelfCheckItem[] {
     }
   }
   if (q !== null) throw new TrainingContentError(file, `self-check question without an answer: ${JSON.stringify(q)}`);
-  if (items.length < MIN_QUESTIONS) throw new TrainingContentError(file, `the self-check needs at least ${MIN_QUESTIONS} questions, found ${items.length}`);
+  if (items.length < MIN_QUESTIONS)
+    throw new TrainingContentError(
+      file,
+      `the self-check needs at least ${MIN_QUESTIONS} questions, found ${items.length}`,
+    );
   return items;
 }
 
@@ -122,14 +139,23 @@ function selfCheck(file: string, md: string): SelfCheckItem[] {
 export function parseModule(file: string, text: string): TrainingModule {
   const { meta, body } = frontMatter(file, text);
   for (const k of Object.keys(meta)) {
-    if (!['id', 'title', 'category', 'minutes', 'summary'].includes(k)) throw new TrainingContentError(file, `unknown front matter key "${k}"`);
+    if (!['id', 'title', 'category', 'minutes', 'summary'].includes(k))
+      throw new TrainingContentError(file, `unknown front matter key "${k}"`);
   }
   for (const k of ['id', 'title', 'category', 'minutes', 'summary']) {
     if (!meta[k]) throw new TrainingContentError(file, `front matter "${k}" is missing or empty`);
   }
-  if (!MODULE_ID_RE.test(meta.id) || meta.id.length > 80) throw new TrainingContentError(file, `id "${meta.id}" must be lower-case words joined by hyphens (at most 80 characters)`);
+  if (!MODULE_ID_RE.test(meta.id) || meta.id.length > 80)
+    throw new TrainingContentError(
+      file,
+      `id "${meta.id}" must be lower-case words joined by hyphens (at most 80 characters)`,
+    );
   const order = TRAINING_CATEGORIES.indexOf(meta.category as TrainingCategory);
-  if (order < 0) throw new TrainingContentError(file, `category "${meta.category}" is not one of: ${TRAINING_CATEGORIES.join('; ')}`);
+  if (order < 0)
+    throw new TrainingContentError(
+      file,
+      `category "${meta.category}" is not one of: ${TRAINING_CATEGORIES.join('; ')}`,
+    );
   if (!/^\d+$/.test(meta.minutes) || Number(meta.minutes) < 5 || Number(meta.minutes) > 240) {
     throw new TrainingContentError(file, `minutes must be an integer from 5 to 240, got "${meta.minutes}"`);
   }
@@ -146,17 +172,25 @@ export function parseModule(file: string, text: string): TrainingModule {
       check = selfCheck(file, md);
       continue;
     }
-    if (check) throw new TrainingContentError(file, `section "${title}" after the self-check (the self-check comes last)`);
+    if (check)
+      throw new TrainingContentError(file, `section "${title}" after the self-check (the self-check comes last)`);
     if (md === '') throw new TrainingContentError(file, `section "${title}" is empty`);
     const id = slug(title);
     if (sections.some((s) => s.id === id)) throw new TrainingContentError(file, `two sections titled "${title}"`);
     sections.push({ id, title, markdown: md, html: renderMarkdown(md) });
   }
-  if (sections.length < MIN_SECTIONS) throw new TrainingContentError(file, `at least ${MIN_SECTIONS} sections are needed, found ${sections.length}`);
+  if (sections.length < MIN_SECTIONS)
+    throw new TrainingContentError(file, `at least ${MIN_SECTIONS} sections are needed, found ${sections.length}`);
   if (!check) throw new TrainingContentError(file, `no "## ${SELF_CHECK}" section`);
   return {
-    id: meta.id, title: meta.title, category: meta.category as TrainingCategory, order: order + 1,
-    estimated_minutes: Number(meta.minutes), summary: meta.summary, sections, self_check: check,
+    id: meta.id,
+    title: meta.title,
+    category: meta.category as TrainingCategory,
+    order: order + 1,
+    estimated_minutes: Number(meta.minutes),
+    summary: meta.summary,
+    sections,
+    self_check: check,
   };
 }
 
@@ -168,12 +202,17 @@ export function buildCatalogue(modules: { file: string; module: TrainingModule }
     const sameId = byId.get(m.id);
     if (sameId) throw new TrainingContentError(file, `id "${m.id}" is also used by ${sameId}`);
     const sameCat = byCategory.get(m.category);
-    if (sameCat) throw new TrainingContentError(file, `category "${m.category}" already has a module (${sameCat}); one module per category`);
+    if (sameCat)
+      throw new TrainingContentError(
+        file,
+        `category "${m.category}" already has a module (${sameCat}); one module per category`,
+      );
     byId.set(m.id, file);
     byCategory.set(m.category, file);
   }
   const missing = TRAINING_CATEGORIES.filter((c) => !byCategory.has(c));
-  if (missing.length) throw new TrainingContentError('(catalogue)', `no module for the categories: ${missing.join('; ')}`);
+  if (missing.length)
+    throw new TrainingContentError('(catalogue)', `no module for the categories: ${missing.join('; ')}`);
   return modules.map((x) => x.module).sort((a, b) => a.order - b.order);
 }
 

@@ -41,7 +41,11 @@ export interface DecisionInput {
   assignee_member_id?: number | null;
 }
 
-export interface FieldError { field: string; message: string; type: string }
+export interface FieldError {
+  field: string;
+  message: string;
+  type: string;
+}
 
 const blank = (s: string | null | undefined) => (s === undefined || s === null || s.trim() === '' ? null : s.trim());
 
@@ -57,30 +61,52 @@ export function isCalendarDate(s: string): boolean {
  * not_affected needs a justification from CISA's list and only it takes one; affected needs an action statement
  * and only it takes a due date. Statements are trimmed; blank is none. Asset ids are de-duplicated and sorted.
  */
-export function normalizeDecision(input: DecisionInput, at = 'body'): { ok: true; fields: DecisionFields } | { ok: false; errors: FieldError[] } {
+export function normalizeDecision(
+  input: DecisionInput,
+  at = 'body',
+): { ok: true; fields: DecisionFields } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const err = (field: string, message: string, type: string) => errors.push({ field: `${at}.${field}`, message, type });
   const status = input.status as DecisionStatus;
-  if (!DECISION_STATUSES.includes(status)) err('status', `status must be one of ${DECISION_STATUSES.join(', ')}`, 'value_error.enum');
+  if (!DECISION_STATUSES.includes(status))
+    err('status', `status must be one of ${DECISION_STATUSES.join(', ')}`, 'value_error.enum');
   const justification = blank(input.justification) as Justification | null;
-  if (justification !== null && !JUSTIFICATIONS.includes(justification)) err('justification', `justification must be one of ${JUSTIFICATIONS.join(', ')}`, 'value_error.enum');
-  else if (status === 'not_affected' && justification === null) err('justification', 'not_affected needs a justification (CISA minimum VEX requirements)', 'value_error.missing');
-  else if (status !== 'not_affected' && justification !== null) err('justification', 'only a not_affected decision takes a justification', 'value_error.not_allowed');
+  if (justification !== null && !JUSTIFICATIONS.includes(justification))
+    err('justification', `justification must be one of ${JUSTIFICATIONS.join(', ')}`, 'value_error.enum');
+  else if (status === 'not_affected' && justification === null)
+    err('justification', 'not_affected needs a justification (CISA minimum VEX requirements)', 'value_error.missing');
+  else if (status !== 'not_affected' && justification !== null)
+    err('justification', 'only a not_affected decision takes a justification', 'value_error.not_allowed');
   const impact = blank(input.impact_statement);
   const action = blank(input.action_statement);
-  if (impact !== null && impact.length > STATEMENT_MAX) err('impact_statement', `at most ${STATEMENT_MAX} characters`, 'value_error.too_long');
-  if (action !== null && action.length > STATEMENT_MAX) err('action_statement', `at most ${STATEMENT_MAX} characters`, 'value_error.too_long');
-  if (status === 'affected' && action === null) err('action_statement', 'an affected decision needs an action statement (what is done about it, and when)', 'value_error.missing');
+  if (impact !== null && impact.length > STATEMENT_MAX)
+    err('impact_statement', `at most ${STATEMENT_MAX} characters`, 'value_error.too_long');
+  if (action !== null && action.length > STATEMENT_MAX)
+    err('action_statement', `at most ${STATEMENT_MAX} characters`, 'value_error.too_long');
+  if (status === 'affected' && action === null)
+    err(
+      'action_statement',
+      'an affected decision needs an action statement (what is done about it, and when)',
+      'value_error.missing',
+    );
   const due = blank(input.due_date);
-  if (due !== null && !isCalendarDate(due)) err('due_date', 'due_date must be a calendar date YYYY-MM-DD', 'value_error.date');
-  else if (due !== null && status !== 'affected') err('due_date', 'only an affected decision takes a due date', 'value_error.not_allowed');
+  if (due !== null && !isCalendarDate(due))
+    err('due_date', 'due_date must be a calendar date YYYY-MM-DD', 'value_error.date');
+  else if (due !== null && status !== 'affected')
+    err('due_date', 'only an affected decision takes a due date', 'value_error.not_allowed');
   const assets = [...new Set((input.asset_ids ?? []).map((a) => a.trim()).filter((a) => a !== ''))].sort();
-  if (assets.length > DECISION_ASSETS_MAX) err('asset_ids', `at most ${DECISION_ASSETS_MAX} assets`, 'value_error.too_many');
+  if (assets.length > DECISION_ASSETS_MAX)
+    err('asset_ids', `at most ${DECISION_ASSETS_MAX} assets`, 'value_error.too_many');
   if (errors.length) return { ok: false, errors };
   return {
     ok: true,
     fields: {
-      status, justification, impact_statement: impact, action_statement: action, due_date: due, asset_ids: assets,
+      status,
+      justification,
+      impact_statement: impact,
+      action_statement: action,
+      due_date: due,
+      asset_ids: assets,
       assignee_member_id: input.assignee_member_id ?? null,
     },
   };
@@ -102,16 +128,27 @@ export function coversAsset(d: { asset_ids: readonly string[] }, assetId: string
  */
 export function reviewReason(kind: string): string | null {
   switch (kind) {
-    case 'kev_added': return 'review again: added to KEV after the decision';
-    case 'ranges_changed': return 'review again: affected ranges changed after the decision';
-    case 'exploit_maturity_up': return 'review again: exploit maturity rose after the decision';
-    default: return null;
+    case 'kev_added':
+      return 'review again: added to KEV after the decision';
+    case 'ranges_changed':
+      return 'review again: affected ranges changed after the decision';
+    case 'exploit_maturity_up':
+      return 'review again: exploit maturity rose after the decision';
+    default:
+      return null;
   }
 }
 
 /** Whether two decisions' fields are the same (a set that changes nothing still records its comment, nothing else). */
 export function sameFields(a: DecisionFields, b: DecisionFields): boolean {
-  return a.status === b.status && a.justification === b.justification && a.impact_statement === b.impact_statement
-    && a.action_statement === b.action_statement && a.due_date === b.due_date && a.assignee_member_id === b.assignee_member_id
-    && a.asset_ids.length === b.asset_ids.length && a.asset_ids.every((x, i) => x === b.asset_ids[i]);
+  return (
+    a.status === b.status &&
+    a.justification === b.justification &&
+    a.impact_statement === b.impact_statement &&
+    a.action_statement === b.action_statement &&
+    a.due_date === b.due_date &&
+    a.assignee_member_id === b.assignee_member_id &&
+    a.asset_ids.length === b.asset_ids.length &&
+    a.asset_ids.every((x, i) => x === b.asset_ids[i])
+  );
 }

@@ -2,12 +2,40 @@
 import { memoTable } from './memo.ts';
 
 const SECOND_LEVEL = new Set([
-  'co.jp', 'ne.jp', 'or.jp', 'ac.jp', 'go.jp', 'co.uk', 'org.uk', 'ac.uk', 'gov.uk', 'com.cn', 'net.cn', 'org.cn', 'com.tw', 'org.tw',
-  'com.au', 'net.au', 'org.au', 'co.kr', 'or.kr', 'com.br', 'com.sg', 'co.in', 'co.il', 'com.mx', 'com.tr', 'co.nz', 'co.za',
+  'co.jp',
+  'ne.jp',
+  'or.jp',
+  'ac.jp',
+  'go.jp',
+  'co.uk',
+  'org.uk',
+  'ac.uk',
+  'gov.uk',
+  'com.cn',
+  'net.cn',
+  'org.cn',
+  'com.tw',
+  'org.tw',
+  'com.au',
+  'net.au',
+  'org.au',
+  'co.kr',
+  'or.kr',
+  'com.br',
+  'com.sg',
+  'co.in',
+  'co.il',
+  'com.mx',
+  'com.tr',
+  'co.nz',
+  'co.za',
 ]);
 
 /** A URL's host (lower case, no trailing dot) and path, or null when it does not parse. */
-export interface UrlParts { host: string; path: string }
+export interface UrlParts {
+  host: string;
+  path: string;
+}
 
 /**
  * The reference, patch and exploit rules each read a reference's host, so one document parsed each URL four times

@@ -17,11 +17,23 @@ export interface VendorStatementView extends VendorStatement {
 }
 
 /** An advisory's statements about one CVE, as the corpus keeps them (store/triage.ts vendorStatementsOf). */
-export interface StatedAdvisory { advisory_id: string; title: string; url: string | null; statements: VendorStatement[] }
+export interface StatedAdvisory {
+  advisory_id: string;
+  title: string;
+  url: string | null;
+  statements: VendorStatement[];
+}
 
 /** An advisory's statements, each named `<advisory id>#<n>` (n from 1, the advisory's order) and marked as the vendor's. */
 export function numberedStatements(a: StatedAdvisory): Omit<VendorStatementView, 'asset_ids'>[] {
-  return a.statements.map((st, n) => ({ ...st, id: `${a.advisory_id}#${n + 1}`, by: 'vendor' as const, advisory_id: a.advisory_id, advisory_title: a.title, advisory_url: a.url }));
+  return a.statements.map((st, n) => ({
+    ...st,
+    id: `${a.advisory_id}#${n + 1}`,
+    by: 'vendor' as const,
+    advisory_id: a.advisory_id,
+    advisory_title: a.title,
+    advisory_url: a.url,
+  }));
 }
 
 /**
@@ -43,12 +55,25 @@ export type StatementLookup = (cveId: string, asset: AssetNameplate) => VendorMa
 
 export function statementLookup(stated: ReadonlyMap<string, readonly StatedAdvisory[]>): StatementLookup {
   const numbered = new Map([...stated].map(([cve, list]) => [cve, list.flatMap(numberedStatements)]));
-  return (cve, asset) => (numbered.get(cve) ?? []).filter((s) => statementCovers(s, asset)).map((s) => ({
-    id: s.id, by: s.by, status: s.status, advisory_id: s.advisory_id, product_name: s.product_name, justification: s.justification,
-  }));
+  return (cve, asset) =>
+    (numbered.get(cve) ?? [])
+      .filter((s) => statementCovers(s, asset))
+      .map((s) => ({
+        id: s.id,
+        by: s.by,
+        status: s.status,
+        advisory_id: s.advisory_id,
+        product_name: s.product_name,
+        justification: s.justification,
+      }));
 }
 
-export interface AssetNameplate { asset_id: string; vendor: string | null; product: string | null; version: string | null }
+export interface AssetNameplate {
+  asset_id: string;
+  vendor: string | null;
+  product: string | null;
+  version: string | null;
+}
 
 const norm = (s: string | null | undefined) => (s ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '');
 
@@ -67,7 +92,10 @@ const exactVersion = (v: string | null) => v !== null && /^[vV]?[0-9][0-9A-Za-z.
  * "Schneider"), the product names match the same way, and when the statement states an exact version and the asset
  * one, they are equal (ignoring case and a leading v). A range or "all versions" is not compared.
  */
-export function statementCovers(s: Pick<VendorStatement, 'vendor' | 'product' | 'version'>, a: AssetNameplate): boolean {
+export function statementCovers(
+  s: Pick<VendorStatement, 'vendor' | 'product' | 'version'>,
+  a: AssetNameplate,
+): boolean {
   if (!sameName(s.vendor, a.vendor) || !sameName(s.product, a.product)) return false;
   if (exactVersion(s.version) && a.version !== null && a.version.trim() !== '') {
     return s.version!.trim().replace(/^v/i, '').toLowerCase() === a.version.trim().replace(/^v/i, '').toLowerCase();
@@ -85,7 +113,7 @@ export function adoptedDecision(s: VendorStatementView, teamJustification: Justi
   const said = `${s.advisory_id}: ${s.vendor ? `${s.vendor} states ` : 'the vendor states '}${s.product_name} ${s.status === 'fixed' ? 'fixed' : 'not affected'}.`;
   return {
     status: s.status,
-    justification: s.status === 'not_affected' ? s.justification ?? teamJustification : null,
+    justification: s.status === 'not_affected' ? (s.justification ?? teamJustification) : null,
     impact_statement: (s.impact_statement ? `${said} ${s.impact_statement}` : said).slice(0, STATEMENT_MAX),
     action_statement: s.action_statement?.slice(0, STATEMENT_MAX) ?? null,
     asset_ids: s.asset_ids,

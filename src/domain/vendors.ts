@@ -181,14 +181,43 @@ cs-technologies|CS Technologies|cs technologies australia;cs_technologies;cstech
 const LATER_FORMS = ['se', 'pvt', 'private'];
 
 const SUFFIXES = new Set([
-  'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'ltd', 'limited', 'llc', 'gmbh', 'ag', 'sa', 'plc',
-  'kg', 'bv', 'nv', 'oy', 'ab', 'asa', 'spa', 'srl', 'pty', 'kk', 'a/s', 'as', 'sas', 'sarl', 'international',
+  'inc',
+  'incorporated',
+  'corp',
+  'corporation',
+  'co',
+  'company',
+  'ltd',
+  'limited',
+  'llc',
+  'gmbh',
+  'ag',
+  'sa',
+  'plc',
+  'kg',
+  'bv',
+  'nv',
+  'oy',
+  'ab',
+  'asa',
+  'spa',
+  'srl',
+  'pty',
+  'kk',
+  'a/s',
+  'as',
+  'sas',
+  'sarl',
+  'international',
   ...LATER_FORMS,
 ]);
 
 /** Lookup key of a vendor name: lowercase words without punctuation and trailing company-form words. */
 export function vendorKey(name: string): string {
-  const spaced = name.toLowerCase().replace(/\([^)]*\)/g, ' ').replace(/&/g, ' and ');
+  const spaced = name
+    .toLowerCase()
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/&/g, ' and ');
   // Stryker disable next-line Regex: the name is lower-cased and its runs of other characters split whole: one separator or a run gives the same words
   const words = spaced.split(/[^a-z0-9+]+/).filter(Boolean);
   // Company-form tails, including "GmbH & Co. KG".
@@ -201,7 +230,13 @@ const BY_KEY = new Map<string, VendorEntry>();
 for (const line of TABLE.trim().split('\n')) {
   const [slug, name, aliases, domains, ics] = line.split('|');
   // Stryker disable next-line ArrayDeclaration: every line of the vendor table lists aliases, so the empty fallback is never taken
-  const e: VendorEntry = { slug, name, aliases: aliases ? aliases.split(';') : [], domains: domains ? domains.split(';') : [], ics: ics === 'ics' };
+  const e: VendorEntry = {
+    slug,
+    name,
+    aliases: aliases ? aliases.split(';') : [],
+    domains: domains ? domains.split(';') : [],
+    ics: ics === 'ics',
+  };
   ENTRIES.push(e);
   // Stryker disable next-line ArrayDeclaration: every line of the vendor table lists aliases, so the empty fallback is never taken
   for (const a of [name, slug, ...(aliases ? aliases.split(';') : [])]) {
@@ -240,7 +275,8 @@ export interface CanonicalVendor {
 
 function titleFromToken(token: string): string {
   // Stryker disable next-line Regex: the token's runs of separators split whole: one separator or a run gives the same words
-  return token.split(/[_\s]+/)
+  return token
+    .split(/[_\s]+/)
     .filter(Boolean)
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join(' ');
@@ -279,7 +315,10 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
     // "Exacq Technologies, Johnson Controls Inc." / "ICONICS, Mitsubishi Electric": parts that are
     // company-form words only are dropped; a single remaining part or a known part decides.
     // Stryker disable next-line MethodExpression,Regex: the parts are trimmed and empty ones dropped, so a single whitespace or a run splits alike
-    const parts = name.split(/,\s*(?:and\s+)?|\s+and\s+/i).map((p) => p.trim()).filter((p) => p && !SUFFIXES.has(vendorKey(p)));
+    const parts = name
+      .split(/,\s*(?:and\s+)?|\s+and\s+/i)
+      .map((p) => p.trim())
+      .filter((p) => p && !SUFFIXES.has(vendorKey(p)));
     e = parts.map((p) => BY_KEY.get(vendorKey(p))).find(Boolean);
     if (!e && parts.length === 1) return resolveVendor(parts[0], fromCpe);
   }
@@ -287,7 +326,13 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
   // Slugs keep to [a-z0-9-] (the vendors table constraint): '+' only helps matching.
   const slug = key.replace(/[^a-z0-9]/g, '');
   if (!slug) return null;
-  return { slug, name: fromCpe ? titleFromToken(name) : name.replace(/\s+/g, ' '), ics: false, domains: [], known: false };
+  return {
+    slug,
+    name: fromCpe ? titleFromToken(name) : name.replace(/\s+/g, ' '),
+    ics: false,
+    domains: [],
+    known: false,
+  };
 }
 
 /**

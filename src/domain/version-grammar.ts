@@ -38,7 +38,10 @@ export function byGrammar<T>(parse: (raw: string) => T | null, cmp: (x: T, y: T)
 }
 
 /** A dotted core and one numbered suffix after it (an IR build, a hotfix): 0 when the suffix is absent. */
-export interface CoreSuffix { core: number[]; n: number }
+export interface CoreSuffix {
+  core: number[];
+  n: number;
+}
 
 /** The parser of a grammar whose first group is the dotted core and second the suffix number. */
 export function coreAndSuffix(re: RegExp): (raw: string) => CoreSuffix | null {
@@ -91,7 +94,9 @@ export function certainPrefix(raw: string): number[] | null {
   let ok: boolean;
   if (rest.startsWith(' ')) {
     const tokens = rest.slice(1).split(' ');
-    ok = tokens.length <= 3 && tokens.every((t, i) => TOKEN.test(t) && (/\d/.test(t) || (t === 'build' && i < tokens.length - 1)));
+    ok =
+      tokens.length <= 3 &&
+      tokens.every((t, i) => TOKEN.test(t) && (/\d/.test(t) || (t === 'build' && i < tokens.length - 1)));
   } else {
     const b = GLUED_BUILD.exec(rest);
     ok = !/\s/.test(rest) && (b ? release.length >= 3 || b[1].length >= 3 : GLUED.test(rest));
@@ -108,7 +113,11 @@ function byPrefix(prefix: number[], other: string): Comparison {
   const p = parseVersion(other);
   const q = p ? null : certainPrefix(other);
   if (!p && !q) return 'needs_review';
-  const known = p ? (p.qualifier.kind === 'none' ? prefix.length : Math.min(prefix.length, p.core.length)) : Math.min(prefix.length, q!.length);
+  const known = p
+    ? p.qualifier.kind === 'none'
+      ? prefix.length
+      : Math.min(prefix.length, p.core.length)
+    : Math.min(prefix.length, q!.length);
   const theirs = p ? p.core : q!;
   for (let i = 0; i < known; i++) {
     const d = prefix[i] - (theirs[i] ?? 0);

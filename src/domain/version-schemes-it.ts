@@ -2,7 +2,15 @@
 // in version-schemes.ts): Fortinet and Palo Alto hotfixes, ISC BIND editions, Juniper Junos, Cisco's trains and
 // builds, RPM package EVRs. Pure.
 import { normaliseVersion, type Comparison, type Order } from './versions.ts';
-import { byGrammar, compareCoreSuffix, compareTuple, core, coreAndSuffix, sign, type Compare } from './version-grammar.ts';
+import {
+  byGrammar,
+  compareCoreSuffix,
+  compareTuple,
+  core,
+  coreAndSuffix,
+  sign,
+  type Compare,
+} from './version-grammar.ts';
 
 // ---- Fortinet / Palo Alto hotfixes ------------------------------------------------------------------------------
 
@@ -39,7 +47,9 @@ export function parseJuniper(raw: string): { tuple: number[]; evo: boolean } | n
   return { tuple: [...rel, Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)], evo: m[5] !== undefined };
 }
 
-export const compareJuniper: Compare = byGrammar(parseJuniper, (x, y) => (x.evo !== y.evo ? 'needs_review' : compareTuple(x.tuple, y.tuple)));
+export const compareJuniper: Compare = byGrammar(parseJuniper, (x, y) =>
+  x.evo !== y.evo ? 'needs_review' : compareTuple(x.tuple, y.tuple),
+);
 
 // ---- Cisco ------------------------------------------------------------------------------------------------------
 
@@ -49,7 +59,12 @@ export const compareJuniper: Compare = byGrammar(parseJuniper, (x, y) => (x.evo 
  * Cisco writes them), an ISE patch ("2.6.0 p1", "2.7.0_p1"), an AsyncOS build ("11.7.0-406"), or a plain dotted
  * release (which a patch or a build may follow).
  */
-export interface CiscoRelease { kind: 'nxos' | 'xe3' | 'patch' | 'build' | 'plain'; core: number[]; train: string; tail: number[] }
+export interface CiscoRelease {
+  kind: 'nxos' | 'xe3' | 'patch' | 'build' | 'plain';
+  core: number[];
+  train: string;
+  tail: number[];
+}
 
 const letter = (l: string | undefined) => (l ? l.charCodeAt(0) - 96 : 0);
 const NXOS = /^(\d{1,4})\.(\d{1,4})\((\d{1,4})([a-z]?)\)([a-z]{1,4})(\d{0,4})\((\d{1,4})([a-z]?)\)$/;
@@ -61,9 +76,21 @@ const CISCO_PATCH = /^(\d{1,6}(?:\.\d{1,6}){0,4})(?:[ _]?p(\d{1,4})|-(\d{1,5}))?
 export function parseCiscoRelease(raw: string): CiscoRelease | null {
   const t = raw.trim();
   let m = XE3.exec(t);
-  if (m) return { kind: 'xe3', core: [Number(m[1]), Number(m[2]), Number(m[3]), letter(m[4])], train: m[5].toLowerCase(), tail: [] };
+  if (m)
+    return {
+      kind: 'xe3',
+      core: [Number(m[1]), Number(m[2]), Number(m[3]), letter(m[4])],
+      train: m[5].toLowerCase(),
+      tail: [],
+    };
   const n = normaliseVersion(t);
-  if ((m = NXOS.exec(n))) return { kind: 'nxos', core: [Number(m[1]), Number(m[2]), Number(m[3]), letter(m[4])], train: m[5], tail: [Number(m[6]), Number(m[7]), letter(m[8])] };
+  if ((m = NXOS.exec(n)))
+    return {
+      kind: 'nxos',
+      core: [Number(m[1]), Number(m[2]), Number(m[3]), letter(m[4])],
+      train: m[5],
+      tail: [Number(m[6]), Number(m[7]), letter(m[8])],
+    };
   if ((m = CISCO_PATCH.exec(n))) {
     const kind = m[2] !== undefined ? 'patch' : m[3] !== undefined ? 'build' : 'plain';
     return { kind, core: core(m[1]), train: '', tail: [Number(m[2] ?? m[3] ?? 0)] };
@@ -79,17 +106,21 @@ export function compareCiscoParsed(x: CiscoRelease, y: CiscoRelease): Comparison
     return compareTuple(x.core, y.core) || compareTuple(x.tail, y.tail);
   }
   // A release without its build against a build ("11.7.0" and "11.7.0-406"): ordered only where the releases differ.
-  if ((x.kind === 'plain' && y.kind === 'build') || (x.kind === 'build' && y.kind === 'plain')) return compareTuple(x.core, y.core) || 'needs_review';
+  if ((x.kind === 'plain' && y.kind === 'build') || (x.kind === 'build' && y.kind === 'plain'))
+    return compareTuple(x.core, y.core) || 'needs_review';
   return 'needs_review';
 }
-
 
 /** Cisco's releases: its own grammars (parseCiscoRelease), else the general comparator's IOS trains ("15.2(4)M"). */
 export const compareCisco: Compare = byGrammar(parseCiscoRelease, compareCiscoParsed);
 
 // ---- RPM package versions ---------------------------------------------------------------------------------------
 
-export interface Evr { epoch: number; version: string; release: string | null }
+export interface Evr {
+  epoch: number;
+  version: string;
+  release: string | null;
+}
 
 const EVR = /^(?:(\d{1,9}):)?v?(\d[0-9A-Za-z._+~^]*?)(?:-([0-9A-Za-z._+~^]+))?$/;
 
@@ -113,7 +144,8 @@ export function rpmvercmp(a: string, b: string): Order {
     if (a[i] === '~' || b[j] === '~') {
       if (a[i] !== '~') return 1;
       if (b[j] !== '~') return -1;
-      i++; j++;
+      i++;
+      j++;
       continue;
     }
     // "^" sorts after the end and before anything else ("1.0" < "1.0^git1" < "1.0.1").
@@ -122,7 +154,8 @@ export function rpmvercmp(a: string, b: string): Order {
       if (j >= b.length) return 1;
       if (a[i] !== '^') return 1;
       if (b[j] !== '^') return -1;
-      i++; j++;
+      i++;
+      j++;
       continue;
     }
     if (i >= a.length || j >= b.length) break;
@@ -187,4 +220,6 @@ export function parseSap(raw: string): { component: string; release: number[] } 
   return m ? { component: m[1], release: core(m[2]) } : null;
 }
 
-export const compareSap: Compare = byGrammar(parseSap, (x, y) => (x.component !== y.component ? 'needs_review' : compareTuple(x.release, y.release)));
+export const compareSap: Compare = byGrammar(parseSap, (x, y) =>
+  x.component !== y.component ? 'needs_review' : compareTuple(x.release, y.release),
+);

@@ -39,14 +39,50 @@
 import { branchPrefix, normaliseVersion, orderable, parseVersion, type Comparison, type Order } from './versions.ts';
 import type { AffectedRange } from './ranges.ts';
 import { memoTable } from './memo.ts';
-import { byGrammar, certainPrefix, compareCoreSuffix, compareTuple, core, coreAndSuffix, general, type Compare } from './version-grammar.ts';
 import {
-  compareBind, compareCisco, compareHotfix, compareIvanti, compareJuniper, compareRpm, compareSap, IOS, parseBind, parseCiscoRelease, parseEvr, parseHotfix,
-  parseIvanti, parseJuniper, parseSap,
+  byGrammar,
+  certainPrefix,
+  compareCoreSuffix,
+  compareTuple,
+  core,
+  coreAndSuffix,
+  general,
+  type Compare,
+} from './version-grammar.ts';
+import {
+  compareBind,
+  compareCisco,
+  compareHotfix,
+  compareIvanti,
+  compareJuniper,
+  compareRpm,
+  compareSap,
+  IOS,
+  parseBind,
+  parseCiscoRelease,
+  parseEvr,
+  parseHotfix,
+  parseIvanti,
+  parseJuniper,
+  parseSap,
 } from './version-schemes-it.ts';
 import { vendorSlug } from './product-match.ts';
 
-export type Scheme = 'siemens' | 'rockwell' | 'schneider' | 'yokogawa' | 'openssl' | 'hotfix' | 'bind' | 'f5' | 'cisco' | 'juniper' | 'ivanti' | 'sap' | 'rpm' | 'dotted';
+export type Scheme =
+  | 'siemens'
+  | 'rockwell'
+  | 'schneider'
+  | 'yokogawa'
+  | 'openssl'
+  | 'hotfix'
+  | 'bind'
+  | 'f5'
+  | 'cisco'
+  | 'juniper'
+  | 'ivanti'
+  | 'sap'
+  | 'rpm'
+  | 'dotted';
 
 /** The scheme of each vendor that has its own (vendor slugs, product-match.ts vendorSlug). */
 const VENDOR_SCHEME: Record<string, Scheme> = {
@@ -101,7 +137,8 @@ export interface SiemensVersion {
   written: number;
 }
 
-const SIEMENS = /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?sp\s?(\d{1,4}))?(?:\s?(?:update|upd)\s?(\d{1,4})([a-z])?)?(?:\s?(?:hf|hotfix)\s?(\d{1,4}))?$/;
+const SIEMENS =
+  /^(\d{1,6}(?:\.\d{1,6}){0,5})(?:\s?sp\s?(\d{1,4}))?(?:\s?(?:update|upd)\s?(\d{1,4})([a-z])?)?(?:\s?(?:hf|hotfix)\s?(\d{1,4}))?$/;
 
 /**
  * A Siemens spelling ("V1.0 SP1 Update 1", "V16 Update 3a", "V4.7 SP6 HF1", "V7.5.2.13"; underscores for spaces as some
@@ -112,7 +149,12 @@ export function parseSiemens(raw: string): SiemensVersion | null {
   if (!m) return null;
   const q = m[2] !== undefined || m[3] !== undefined || m[5] !== undefined;
   return {
-    core: core(m[1]), sp: Number(m[2] ?? 0), update: Number(m[3] ?? 0), letter: m[4] ? m[4].charCodeAt(0) - 96 : 0, hf: Number(m[5] ?? 0), qualified: q,
+    core: core(m[1]),
+    sp: Number(m[2] ?? 0),
+    update: Number(m[3] ?? 0),
+    letter: m[4] ? m[4].charCodeAt(0) - 96 : 0,
+    hf: Number(m[5] ?? 0),
+    qualified: q,
     written: m[1].split('.').length,
   };
 }
@@ -160,7 +202,8 @@ export function compareYokogawa(a: string, b: string): Comparison {
 export function distinctIn(scheme: Scheme, a: string, b: string): boolean {
   if (scheme !== 'cisco') return false;
   // An IOS or NX-OS release without a train rebuild ("9.3(5)", "15.2(4)M1"): a grammar of its own.
-  const kindOf = (v: string) => parseCiscoRelease(v) ?? (IOS.test(normaliseVersion(v)) ? ({ kind: 'ios', train: '' } as const) : null);
+  const kindOf = (v: string) =>
+    parseCiscoRelease(v) ?? (IOS.test(normaliseVersion(v)) ? ({ kind: 'ios', train: '' } as const) : null);
   const x = kindOf(a);
   const y = x && kindOf(b);
   if (!x || !y) return false;
@@ -193,17 +236,37 @@ export function comparatorOf(scheme: Scheme): Compare {
 /** Whether a scheme's own grammar (or the general comparator's) orders a spelling, without the certain-prefix rule. */
 function byGrammarIn(scheme: Scheme, raw: string): boolean {
   switch (scheme) {
-    case 'siemens': if (parseSiemens(raw)) return true; break;
-    case 'schneider': if (parseSchneider(raw)) return true; break;
-    case 'yokogawa': if (parseVersion(dropR(raw))) return true; break;
-    case 'hotfix': if (parseHotfix(raw)) return true; break;
-    case 'bind': if (parseBind(raw)) return true; break;
-    case 'juniper': if (parseJuniper(raw)) return true; break;
-    case 'ivanti': if (parseIvanti(raw)) return true; break;
-    case 'sap': if (parseSap(raw)) return true; break;
-    case 'rpm': return parseEvr(raw) !== null;
-    case 'cisco': if (parseCiscoRelease(raw)) return true; break;
-    default: break;
+    case 'siemens':
+      if (parseSiemens(raw)) return true;
+      break;
+    case 'schneider':
+      if (parseSchneider(raw)) return true;
+      break;
+    case 'yokogawa':
+      if (parseVersion(dropR(raw))) return true;
+      break;
+    case 'hotfix':
+      if (parseHotfix(raw)) return true;
+      break;
+    case 'bind':
+      if (parseBind(raw)) return true;
+      break;
+    case 'juniper':
+      if (parseJuniper(raw)) return true;
+      break;
+    case 'ivanti':
+      if (parseIvanti(raw)) return true;
+      break;
+    case 'sap':
+      if (parseSap(raw)) return true;
+      break;
+    case 'rpm':
+      return parseEvr(raw) !== null;
+    case 'cisco':
+      if (parseCiscoRelease(raw)) return true;
+      break;
+    default:
+      break;
   }
   return orderable(raw);
 }
@@ -260,21 +323,26 @@ export function explainUnordered(scheme: Scheme, a: string, b: string): string |
   if (scheme === 'cisco') {
     const x = parseCiscoRelease(a);
     const y = parseCiscoRelease(b);
-    if (x && y && distinctIn(scheme, a, b)) return `"${a}" and "${b}" are Cisco releases of two trains, which run side by side: neither comes first`;
-    if (x && y && (x.kind === 'build') !== (y.kind === 'build')) return `"${x.kind === 'build' ? b : a}" names no build of its release, and "${x.kind === 'build' ? a : b}" one build of it`;
+    if (x && y && distinctIn(scheme, a, b))
+      return `"${a}" and "${b}" are Cisco releases of two trains, which run side by side: neither comes first`;
+    if (x && y && (x.kind === 'build') !== (y.kind === 'build'))
+      return `"${x.kind === 'build' ? b : a}" names no build of its release, and "${x.kind === 'build' ? a : b}" one build of it`;
   }
   if (scheme === 'rpm') {
     const x = parseEvr(a);
     const y = parseEvr(b);
-    if (x && y && (x.release === null) !== (y.release === null)) return `"${x.release === null ? b : a}" is an RPM package build (version-release) and "${x.release === null ? a : b}" names no release: it may be the version of the product that carries the package, or an upstream version, and neither is ordered against a build`;
+    if (x && y && (x.release === null) !== (y.release === null))
+      return `"${x.release === null ? b : a}" is an RPM package build (version-release) and "${x.release === null ? a : b}" names no release: it may be the version of the product that carries the package, or an upstream version, and neither is ordered against a build`;
   }
   if (scheme === 'bind') {
     const x = parseBind(a);
     const y = parseBind(b);
-    if (x && y && (x.s === null) !== (y.s === null)) return `"${x.s === null ? b : a}" is a BIND Supported Preview (-S) edition version and "${x.s === null ? a : b}" an open-source one: two editions are not ordered`;
+    if (x && y && (x.s === null) !== (y.s === null))
+      return `"${x.s === null ? b : a}" is a BIND Supported Preview (-S) edition version and "${x.s === null ? a : b}" an open-source one: two editions are not ordered`;
   }
   const pa = parseVersion(a);
   const pb = parseVersion(b);
-  if (pa && pb && pa.qualifier.kind !== pb.qualifier.kind) return `"${a}" and "${b}" use different version qualifiers (${pa.qualifier.kind} and ${pb.qualifier.kind}) on the same version number`;
+  if (pa && pb && pa.qualifier.kind !== pb.qualifier.kind)
+    return `"${a}" and "${b}" use different version qualifiers (${pa.qualifier.kind} and ${pb.qualifier.kind}) on the same version number`;
   return null;
 }

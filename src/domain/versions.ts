@@ -69,7 +69,10 @@ function parsePre(rest: string): (string | number)[] | null {
   const out: (string | number)[] = [];
   for (const id of ids) {
     const m = /^([a-z]+)(\d+)$/.exec(id);
-    if (m) { out.push(m[1], Number(m[2])); continue; }
+    if (m) {
+      out.push(m[1], Number(m[2]));
+      continue;
+    }
     out.push(/^\d+$/.test(id) ? Number(id) : id);
   }
   // Stryker disable next-line ConditionalExpression: PRE_WORDS holds strings only, so has() of a number is false; the typeof check is kept for the type narrowing
@@ -105,11 +108,15 @@ function parseFresh(raw: string): ParsedVersion | null {
   if (tail === '') return { core, qualifier: { kind: 'none' } };
   let q: RegExpExecArray | null;
   // A firmware letter; OpenSSL goes on after "z" with "za", "zb", … (1.1.1w < 1.1.1z < 1.1.1za): each leading z counts 26.
-  if ((q = /^(z*)([a-z])$/.exec(tail))) return { core, qualifier: { kind: 'letter', n: 26 * q[1].length + q[2].charCodeAt(0) - 96 } };
-  if ((q = /^[ _-]?(?:sp|service pack) ?(\d{1,4})$/.exec(tail))) return { core, qualifier: { kind: 'sp', n: Number(q[1]) } };
-  if ((q = /^[ _-]?(?:u|upd|update) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'update', n: Number(q[1]) } };
+  if ((q = /^(z*)([a-z])$/.exec(tail)))
+    return { core, qualifier: { kind: 'letter', n: 26 * q[1].length + q[2].charCodeAt(0) - 96 } };
+  if ((q = /^[ _-]?(?:sp|service pack) ?(\d{1,4})$/.exec(tail)))
+    return { core, qualifier: { kind: 'sp', n: Number(q[1]) } };
+  if ((q = /^[ _-]?(?:u|upd|update) ?(\d{1,5})$/.exec(tail)))
+    return { core, qualifier: { kind: 'update', n: Number(q[1]) } };
   // Siemens "V12.01 HF4", Honeywell "R510.2_HF14", Schneider "15.1 HF001".
-  if ((q = /^[ _-]?(?:hf|hotfix) ?(\d{1,5})$/.exec(tail))) return { core, qualifier: { kind: 'hotfix', n: Number(q[1]) } };
+  if ((q = /^[ _-]?(?:hf|hotfix) ?(\d{1,5})$/.exec(tail)))
+    return { core, qualifier: { kind: 'hotfix', n: Number(q[1]) } };
   // Stryker disable next-line Regex: the spelling is normalised first (trimmed, one line), so the $ anchor after .* changes nothing
   if ((q = /^[-.](.+)$/.exec(tail)) || (q = /^([a-z].*)$/.exec(tail))) {
     const ids = parsePre(q[1]);
@@ -220,7 +227,7 @@ const PLATFORM = /^(android|openwrt|yocto)[ _-]?(\d.*)$/;
 
 /** A normalised spelling read as a release train's letters and the version after them; null for anything else. */
 function trainOf(n: string): { letters: string; rest: ParsedVersion } | null {
-  const m = HASH.test(n) ? null : PLATFORM.exec(n) ?? PREFIXED.exec(n);
+  const m = HASH.test(n) ? null : (PLATFORM.exec(n) ?? PREFIXED.exec(n));
   const rest = m && parseVersion(m[2]);
   return rest ? { letters: m[1], rest } : null;
 }
@@ -284,7 +291,11 @@ export function compareBranch(version: string, prefix: readonly number[]): Compa
  * A version against a version a source states, which may be a branch pattern: compareVersions, or for a pattern
  * 'within' its branch (never equal to the pattern itself, so an exclusive bound does not leave it out) or -1 / 1.
  */
-function compareStated(version: string, stated: string, cmp: (a: string, b: string) => Comparison): Comparison | 'within' {
+function compareStated(
+  version: string,
+  stated: string,
+  cmp: (a: string, b: string) => Comparison,
+): Comparison | 'within' {
   const prefix = branchPrefix(stated);
   if (!prefix) return cmp(version, stated);
   const c = compareBranch(version, prefix);
@@ -295,7 +306,11 @@ function compareStated(version: string, stated: string, cmp: (a: string, b: stri
  * Whether a version is the exact spelling a source states, or within the branch it names ("12.2.*"): 'in', 'out' or
  * 'needs_review'.
  */
-export function sameVersion(version: string, stated: string, cmp: (a: string, b: string) => Comparison = compareVersions): RangeAnswer {
+export function sameVersion(
+  version: string,
+  stated: string,
+  cmp: (a: string, b: string) => Comparison = compareVersions,
+): RangeAnswer {
   const c = compareStated(version, stated, cmp);
   return c === 'needs_review' ? c : c === 0 || c === 'within' ? 'in' : 'out';
 }
@@ -313,7 +328,12 @@ export type RangeAnswer = 'in' | 'out' | 'needs_review';
  * after it (its every version is inside, whether the end is inclusive or not: the pattern is larger than any of them).
  * `cmp` is the comparator of the range's version scheme (version-schemes.ts), compareVersions by default.
  */
-export function inRange(version: string, start: Bound | null, end: Bound | null, cmp: (a: string, b: string) => Comparison = compareVersions): RangeAnswer {
+export function inRange(
+  version: string,
+  start: Bound | null,
+  end: Bound | null,
+  cmp: (a: string, b: string) => Comparison = compareVersions,
+): RangeAnswer {
   if (start) {
     const c = compareStated(version, start.version, cmp);
     if (c === 'needs_review') return 'needs_review';

@@ -7,14 +7,24 @@
 import type { DecisionStatus, Justification } from './triage.ts';
 
 /** CSAF 2.0 product_status list for each status. */
-export const CSAF_STATUS: Record<DecisionStatus, 'known_affected' | 'known_not_affected' | 'fixed' | 'under_investigation'> = {
+export const CSAF_STATUS: Record<
+  DecisionStatus,
+  'known_affected' | 'known_not_affected' | 'fixed' | 'under_investigation'
+> = {
   affected: 'known_affected',
   not_affected: 'known_not_affected',
   fixed: 'fixed',
   under_investigation: 'under_investigation',
 };
 
-export const CYCLONEDX_STATES = ['resolved', 'resolved_with_pedigree', 'exploitable', 'in_triage', 'false_positive', 'not_affected'] as const;
+export const CYCLONEDX_STATES = [
+  'resolved',
+  'resolved_with_pedigree',
+  'exploitable',
+  'in_triage',
+  'false_positive',
+  'not_affected',
+] as const;
 export type CycloneDxState = (typeof CYCLONEDX_STATES)[number];
 
 /** CycloneDX analysis.state written for each status. */
@@ -39,8 +49,15 @@ export const STATUS_OF_CYCLONEDX: Record<CycloneDxState, DecisionStatus> = {
 };
 
 export const CYCLONEDX_JUSTIFICATIONS = [
-  'code_not_present', 'code_not_reachable', 'requires_configuration', 'requires_dependency', 'requires_environment',
-  'protected_by_compiler', 'protected_at_runtime', 'protected_at_perimeter', 'protected_by_mitigating_control',
+  'code_not_present',
+  'code_not_reachable',
+  'requires_configuration',
+  'requires_dependency',
+  'requires_environment',
+  'protected_by_compiler',
+  'protected_at_runtime',
+  'protected_at_perimeter',
+  'protected_by_mitigating_control',
 ] as const;
 export type CycloneDxJustification = (typeof CYCLONEDX_JUSTIFICATIONS)[number];
 
@@ -75,7 +92,8 @@ export function actionText(action: string, due: string | null): string {
 }
 
 /** The CPE pattern of the CSAF 2.0 schema (full_product_name_t.product_identification_helper.cpe). */
-const CSAF_CPE = /^(cpe:2\.3:[aho*-](:(((\?*|\*?)([a-zA-Z0-9\-._]|(\\[\\*?!"#$%&'()+,/:;<=>@[\]^`{|}~]))+(\?*|\*?))|[*-])){5}(:(([a-zA-Z]{2,3}(-([a-zA-Z]{2}|[0-9]{3}))?)|[*-]))(:(((\?*|\*?)([a-zA-Z0-9\-._]|(\\[\\*?!"#$%&'()+,/:;<=>@[\]^`{|}~]))+(\?*|\*?))|[*-])){4})|([c][pP][eE]:\/[AHOaho]?(:[A-Za-z0-9._\-~%]*){0,6})$/;
+const CSAF_CPE =
+  /^(cpe:2\.3:[aho*-](:(((\?*|\*?)([a-zA-Z0-9\-._]|(\\[\\*?!"#$%&'()+,/:;<=>@[\]^`{|}~]))+(\?*|\*?))|[*-])){5}(:(([a-zA-Z]{2,3}(-([a-zA-Z]{2}|[0-9]{3}))?)|[*-]))(:(((\?*|\*?)([a-zA-Z0-9\-._]|(\\[\\*?!"#$%&'()+,/:;<=>@[\]^`{|}~]))+(\?*|\*?))|[*-])){4})|([c][pP][eE]:\/[AHOaho]?(:[A-Za-z0-9._\-~%]*){0,6})$/;
 
 /** A stored asset CPE as exported: a CPE 2.3 formatted string CSAF accepts, else none (nothing is repaired). */
 export function exportedCpe(cpe: string | null): string | null {

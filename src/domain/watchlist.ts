@@ -18,7 +18,10 @@ export const WATCHLIST_MAX_ENTRIES = 500;
  * Same as the SQL function vi_product_key (migration 0920). '' for a name with no ASCII letter or digit.
  */
 export function productKey(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /**
@@ -35,7 +38,11 @@ export function catalogProductKey(name: string, vendorSlug: string): string {
 
 /** Whether a product key starts with the vendor's slug and a dash, and goes on after them. */
 function startsWithVendor(key: string, vendorSlug: string): boolean {
-  return key.length > vendorSlug.length + 1 && key.charCodeAt(vendorSlug.length) === 45 /* '-' */ && key.startsWith(vendorSlug);
+  return (
+    key.length > vendorSlug.length + 1 &&
+    key.charCodeAt(vendorSlug.length) === 45 /* '-' */ &&
+    key.startsWith(vendorSlug)
+  );
 }
 
 /** A product key without a trailing "firmware", when something remains. */
@@ -106,13 +113,25 @@ export function cveProductKeys(vendorSlugs: readonly string[], products: readonl
  */
 export function cveNamesProduct(keys: readonly string[], id: string): boolean {
   const slash = id.indexOf('/');
-  return slash > 0 && slash < id.length - 1 && (keys.includes(id) || (keys.includes(id.slice(slash + 1)) && keys.includes(id.slice(0, slash + 1))));
+  return (
+    slash > 0 &&
+    slash < id.length - 1 &&
+    (keys.includes(id) || (keys.includes(id.slice(slash + 1)) && keys.includes(id.slice(0, slash + 1))))
+  );
 }
 
 /** Display names of the ICS protocols (spec §4.1 list). */
 export const PROTOCOL_NAMES: Record<IcsProtocol, string> = {
-  modbus: 'Modbus', dnp3: 'DNP3', 'opc-ua': 'OPC UA', 'iec-61850': 'IEC 61850', profinet: 'PROFINET',
-  'ethernet-ip': 'EtherNet/IP', bacnet: 'BACnet', ssh: 'SSH', http: 'HTTP', ftp: 'FTP',
+  modbus: 'Modbus',
+  dnp3: 'DNP3',
+  'opc-ua': 'OPC UA',
+  'iec-61850': 'IEC 61850',
+  profinet: 'PROFINET',
+  'ethernet-ip': 'EtherNet/IP',
+  bacnet: 'BACnet',
+  ssh: 'SSH',
+  http: 'HTTP',
+  ftp: 'FTP',
 };
 
 /** The display name of a protocol key (the key itself when it is not one of the list). */
@@ -129,7 +148,7 @@ const SLUG = /^[a-z0-9][a-z0-9-]*$/;
  * "SIEMENS AG" and "siemens_ag" are `siemens`. Null when it names no vendor.
  */
 function vendorSlugOf(s: string): string | null {
-  return SLUG.test(s) ? s : canonicalVendor(s)?.slug ?? null;
+  return SLUG.test(s) ? s : (canonicalVendor(s)?.slug ?? null);
 }
 
 /** A protocol name without case and punctuation: "OPC UA", "opc_ua" and "opc-ua" are one. */
@@ -143,25 +162,38 @@ const PROTOCOL_BY_SQUASHED = new Map<string, IcsProtocol>(ICS_PROTOCOLS.map((p) 
  * vendorSlugOf reads it; a product part as its product key (productKey: lower case, every other run of characters
  * one '-'); a protocol by its letters and digits ("Modbus", "OPC UA", "EtherNet/IP"); a CVE id upper-cased.
  */
-export function entityKey(type: WatchEntityType, raw: string): { ok: true; key: string } | { ok: false; message: string } {
+export function entityKey(
+  type: WatchEntityType,
+  raw: string,
+): { ok: true; key: string } | { ok: false; message: string } {
   const id = raw.trim();
   switch (type) {
     case 'vendor': {
       const slug = vendorSlugOf(id);
-      return slug ? { ok: true, key: slug } : { ok: false, message: 'must be a vendor slug from GET /api/v1/catalog/vendors, or the vendor\'s name' };
+      return slug
+        ? { ok: true, key: slug }
+        : { ok: false, message: "must be a vendor slug from GET /api/v1/catalog/vendors, or the vendor's name" };
     }
     case 'product': {
       const cut = id.indexOf('/');
       const slug = cut > 0 ? vendorSlugOf(id.slice(0, cut).trim()) : null;
       const key = productKey(id.slice(cut + 1));
       return cut > 0 && slug && key
-        ? { ok: true, key: `${slug}/${key}` } : { ok: false, message: 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products' };
+        ? { ok: true, key: `${slug}/${key}` }
+        : {
+            ok: false,
+            message: 'must be a product id (<vendor-slug>/<product-key>) from GET /api/v1/catalog/products',
+          };
     }
     case 'protocol': {
       const p = PROTOCOL_BY_SQUASHED.get(squash(id));
-      return p ? { ok: true, key: p } : { ok: false, message: `must be one of ${ICS_PROTOCOLS.join(', ')} (GET /api/v1/catalog/protocols)` };
+      return p
+        ? { ok: true, key: p }
+        : { ok: false, message: `must be one of ${ICS_PROTOCOLS.join(', ')} (GET /api/v1/catalog/protocols)` };
     }
     case 'cve':
-      return isCveIdAnyCase(id) ? { ok: true, key: id.toUpperCase() } : { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' };
+      return isCveIdAnyCase(id)
+        ? { ok: true, key: id.toUpperCase() }
+        : { ok: false, message: 'must be a CVE id (CVE-YYYY-NNNN)' };
   }
 }

@@ -35,7 +35,10 @@ export function specSignature(secret: string, body: Buffer): string {
 
 /** The Standard Webhooks key: the bytes the `whsec_` secret encodes in base64 (their spec, "Signature scheme"). */
 function standardKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
+  return Buffer.from(
+    secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret,
+    'base64',
+  );
 }
 
 /**
@@ -64,7 +67,12 @@ export function isDiscordUrl(raw: string): boolean {
 }
 
 /** Every header of a signed delivery (spec §6 plus the Standard Webhooks three; ADR 0087). Lower-case names. */
-export function signedHeaders(secret: string, msgId: string, timestampSec: number, body: Buffer): Record<string, string> {
+export function signedHeaders(
+  secret: string,
+  msgId: string,
+  timestampSec: number,
+  body: Buffer,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': WEBHOOK_USER_AGENT,
@@ -78,7 +86,10 @@ export function signedHeaders(secret: string, msgId: string, timestampSec: numbe
 }
 
 /** Headers of a Discord delivery (spec §6 rule 5: no signature headers). */
-export const DISCORD_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT });
+export const DISCORD_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+  'user-agent': WEBHOOK_USER_AGENT,
+});
 
 // ---- Payloads ------------------------------------------------------------------------------------------------
 
@@ -214,22 +225,30 @@ export function alertBody(payload: AlertPayload, cap = WEBHOOK_PAYLOAD_CAP): Buf
 
 /** The body of a test delivery (POST /api/v1/webhooks/{id}/test; docs/webhooks.md "Test delivery"). */
 export function testBody(webhook: { id: number; label: string }, now: Date): Buffer {
-  return Buffer.from(JSON.stringify({
-    event: 'webhook.test',
-    version: WEBHOOK_VERSION,
-    timestamp: isoSeconds(now),
-    data: {
-      webhook_id: webhook.id,
-      label: webhook.label,
-      message: 'Test delivery from Vulnintel. Verify the signature headers; cve.alert deliveries are signed the same way.',
-    },
-  }),
-  // Stryker disable next-line StringLiteral: Node reads an empty encoding name as utf8
-  'utf8');
+  return Buffer.from(
+    JSON.stringify({
+      event: 'webhook.test',
+      version: WEBHOOK_VERSION,
+      timestamp: isoSeconds(now),
+      data: {
+        webhook_id: webhook.id,
+        label: webhook.label,
+        message:
+          'Test delivery from Vulnintel. Verify the signature headers; cve.alert deliveries are signed the same way.',
+      },
+    }),
+    // Stryker disable next-line StringLiteral: Node reads an empty encoding name as utf8
+    'utf8',
+  );
 }
 
 // Discord embed limits (developer docs "Embed Limits"): title 256, description 4096, field value 1024, 25 fields.
-const PRIORITY_COLOURS: Record<string, number> = { 'PATCH NOW': 0xd32f2f, 'PATCH NEXT': 0xf57c00, MONITOR: 0xfbc02d, IGNORE: 0x9e9e9e };
+const PRIORITY_COLOURS: Record<string, number> = {
+  'PATCH NOW': 0xd32f2f,
+  'PATCH NEXT': 0xf57c00,
+  MONITOR: 0xfbc02d,
+  IGNORE: 0x9e9e9e,
+};
 
 /** The Discord-formatted embed of a cve.alert (spec §6 rule 5). */
 export function discordAlertBody(payload: AlertPayload): Buffer {
@@ -242,33 +261,49 @@ export function discordAlertBody(payload: AlertPayload): Buffer {
     { name: 'EPSS', value: d.epss_score === null ? 'n/a' : String(d.epss_score), inline: true },
     { name: 'KEV', value: d.kev_flagged ? 'yes' : 'no', inline: true },
     { name: 'Patch', value: truncateText(d.patch_status, 1024), inline: true },
-    { name: 'Match', value: truncateText(`${d.watchlist_match.entity_type}: ${d.watchlist_match.entity_name}`, 1024), inline: true },
+    {
+      name: 'Match',
+      value: truncateText(`${d.watchlist_match.entity_type}: ${d.watchlist_match.entity_name}`, 1024),
+      inline: true,
+    },
     ...(why ? [{ name: 'Why', value: truncateText(why, 1024), inline: false }] : []),
   ];
-  return Buffer.from(JSON.stringify({
-    username: 'Vulnintel',
-    embeds: [{
-      title: truncateText(`${d.cve_id}: ${d.title}`, 256),
-      url: d.url,
-      description: truncateText(d.executive_summary ?? d.title, 2000),
-      color: PRIORITY_COLOURS[d.sage_priority] ?? 0x9e9e9e,
-      fields,
-      timestamp: payload.timestamp,
-      footer: { text: 'Vulnintel cve.alert' },
-    }],
-  }),
-  // Stryker disable next-line StringLiteral: Node reads an empty encoding name as utf8
-  'utf8');
+  return Buffer.from(
+    JSON.stringify({
+      username: 'Vulnintel',
+      embeds: [
+        {
+          title: truncateText(`${d.cve_id}: ${d.title}`, 256),
+          url: d.url,
+          description: truncateText(d.executive_summary ?? d.title, 2000),
+          color: PRIORITY_COLOURS[d.sage_priority] ?? 0x9e9e9e,
+          fields,
+          timestamp: payload.timestamp,
+          footer: { text: 'Vulnintel cve.alert' },
+        },
+      ],
+    }),
+    // Stryker disable next-line StringLiteral: Node reads an empty encoding name as utf8
+    'utf8',
+  );
 }
 
 /** The Discord form of a test delivery. */
 export function discordTestBody(webhook: { id: number; label: string }, now: Date): Buffer {
-  return Buffer.from(JSON.stringify({
-    username: 'Vulnintel',
-    embeds: [{ title: 'Vulnintel test delivery', description: truncateText(`Webhook "${webhook.label}" (${webhook.id}) is configured.`, 2000), timestamp: isoSeconds(now) }],
-  }),
-  // Stryker disable next-line StringLiteral: Node reads an empty encoding name as utf8
-  'utf8');
+  return Buffer.from(
+    JSON.stringify({
+      username: 'Vulnintel',
+      embeds: [
+        {
+          title: 'Vulnintel test delivery',
+          description: truncateText(`Webhook "${webhook.label}" (${webhook.id}) is configured.`, 2000),
+          timestamp: isoSeconds(now),
+        },
+      ],
+    }),
+    // Stryker disable next-line StringLiteral: Node reads an empty encoding name as utf8
+    'utf8',
+  );
 }
 
 // ---- State machine (spec §3.1, ADR 0085) --------------------------------------------------------------------

@@ -20,7 +20,8 @@ export class AccessLogController extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    if (error)
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
     else if (reply.statusCode >= 400 || routeConfig(request).accessLog !== 'errors') {
       reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }

@@ -22,7 +22,15 @@ import { MONTHLY_API_ALLOWANCE, TRIAL_CONTACT_URL, type Role, type Scope } from 
 import { monthWindow } from '../domain/keys.ts';
 import { routeConfig } from './route-config.ts';
 import { asError } from '../lib/errors.ts';
-import { CSRF_FIELD, SESSION_COOKIE, checkCsrf, checkOrigin, isWrite, sessionCookieOptions, verifyCsrf } from './session-cookies.ts';
+import {
+  CSRF_FIELD,
+  SESSION_COOKIE,
+  checkCsrf,
+  checkOrigin,
+  isWrite,
+  sessionCookieOptions,
+  verifyCsrf,
+} from './session-cookies.ts';
 
 export type { Principal };
 
@@ -128,7 +136,7 @@ export function requirements(method: string, auth: RouteAuth): { role: Role; sco
   const w = isWrite(method);
   const declared = auth.role ?? 'viewer';
   const raise = w && !auth.self && !roleAtLeast(declared, 'admin');
-  return { role: raise ? 'admin' : declared, scope: w && !auth.query ? 'write' : auth.scope ?? null };
+  return { role: raise ? 'admin' : declared, scope: w && !auth.query ? 'write' : (auth.scope ?? null) };
 }
 
 function bearer(req: FastifyRequest): string | null | undefined {
@@ -156,10 +164,18 @@ export interface AuthDeps {
  * routes (`optionalSession`) and refused elsewhere, and cleared in both cases. A valid key's call is counted
  * against the organization's monthly allowance, reported in X-RateLimit-Limit/Used/Remaining (spec §8).
  */
-async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps, optionalSession: boolean): Promise<Principal | null> {
+async function identify(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AuthDeps,
+  optionalSession: boolean,
+): Promise<Principal | null> {
   const token = bearer(req);
   if (token === null) {
-    throw new ApiError('AUTH_REQUIRED', { message: 'Invalid API key: use the header Authorization: Bearer <API key>', detail: { error: 'invalid_api_key' } });
+    throw new ApiError('AUTH_REQUIRED', {
+      message: 'Invalid API key: use the header Authorization: Bearer <API key>',
+      detail: { error: 'invalid_api_key' },
+    });
   }
   if (token !== undefined) {
     // A key not accepted is the service's refusal, answered by the error handler (http/refusals.ts).
@@ -178,7 +194,10 @@ async function identify(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps
   // A stale cookie is dropped from the browser, with the same attributes it was issued with.
   reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(deps.secureCookies));
   if (optionalSession) return null;
-  throw new ApiError('AUTH_REQUIRED', { message: 'Session expired; sign in again', detail: { error: 'session_expired' } });
+  throw new ApiError('AUTH_REQUIRED', {
+    message: 'Session expired; sign in again',
+    detail: { error: 'session_expired' },
+  });
 }
 
 async function reportAllowance(reply: FastifyReply, deps: AuthDeps, p: Principal) {
@@ -198,7 +217,12 @@ async function reportAllowance(reply: FastifyReply, deps: AuthDeps, p: Principal
  * public status page) and an API key only gets that public view; during a database outage the public page
  * still renders.
  */
-async function internalOrSession(req: FastifyRequest, reply: FastifyReply, deps: AuthDeps, auth: RouteAuth): Promise<Access> {
+async function internalOrSession(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AuthDeps,
+  auth: RouteAuth,
+): Promise<Access> {
   const presented = req.headers['x-internal-key'];
   if (presented !== undefined) {
     if (deps.internalKey && typeof presented === 'string' && safeEqual(presented, deps.internalKey)) return 'internal';
@@ -214,17 +238,30 @@ async function internalOrSession(req: FastifyRequest, reply: FastifyReply, deps:
   }
   if (p?.via === 'session') return 'member';
   if (html) return null;
-  if (p) throw new ApiError('SESSION_REQUIRED', { message: 'This call needs a signed-in session or the X-Internal-Key header; API keys are not accepted here' });
-  throw new ApiError('AUTH_REQUIRED', { message: 'This call needs the X-Internal-Key header or a signed-in session', detail: { error: 'auth_required' } });
+  if (p)
+    throw new ApiError('SESSION_REQUIRED', {
+      message: 'This call needs a signed-in session or the X-Internal-Key header; API keys are not accepted here',
+    });
+  throw new ApiError('AUTH_REQUIRED', {
+    message: 'This call needs the X-Internal-Key header or a signed-in session',
+    detail: { error: 'auth_required' },
+  });
 }
 
 /** `meter`: the monthly allowance counter, made by the app over the store (store/usage-meter.ts); closed with the app. */
-export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null }) {
+export function registerAuth(
+  app: FastifyInstance,
+  base: { meter: UsageMeter; clock: Clock; identity: IdentityService; publicUrl: string; internalKey: string | null },
+) {
   const { meter } = base;
   const publicUrl = new URL(base.publicUrl);
   const deps: AuthDeps = {
-    identity: base.identity, clock: base.clock, meter, publicOrigin: publicUrl.origin,
-    secureCookies: publicUrl.protocol === 'https:', internalKey: base.internalKey,
+    identity: base.identity,
+    clock: base.clock,
+    meter,
+    publicOrigin: publicUrl.origin,
+    secureCookies: publicUrl.protocol === 'https:',
+    internalKey: base.internalKey,
     parseCookie: (h) => app.parseCookie(h),
   };
   app.decorate('usageMeter', meter);
@@ -242,7 +279,9 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
     await reportAllowance(reply, deps, principal);
     return 'key';
   });
-  app.addHook('onClose', async () => { await meter.close(); });
+  app.addHook('onClose', async () => {
+    await meter.close();
+  });
   app.decorateRequest('principal', null);
   app.decorateRequest('caller', {
     getter(this: FastifyRequest): Principal {
@@ -272,7 +311,8 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
   // (the /docs reference) read no credential unless they declare one.
   app.addHook('onRoute', (route) => {
     if (route.config?.auth) return;
-    if (route.url.startsWith('/api/')) throw new Error(`Route ${String(route.method)} ${route.url} declares no policy (config.auth)`);
+    if (route.url.startsWith('/api/'))
+      throw new Error(`Route ${String(route.method)} ${route.url} declares no policy (config.auth)`);
     route.config = { ...(route.config ?? {}), auth: { mode: 'none', tenant: false } };
   });
 
@@ -285,10 +325,15 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
     const auth: RouteAuth = routeConfig(req).auth ?? { mode: 'public' };
     if (auth.mode === 'none') return done();
     if (auth.mode === 'internal_or_session') {
-      internalOrSession(req, reply, deps, auth).then((access) => {
-        req.access = access;
-        if (access === 'member' || access === 'internal') checkOrigin(req, deps.publicOrigin);
-      }).then(() => done(), (e: Error) => done(e));
+      internalOrSession(req, reply, deps, auth)
+        .then((access) => {
+          req.access = access;
+          if (access === 'member' || access === 'internal') checkOrigin(req, deps.publicOrigin);
+        })
+        .then(
+          () => done(),
+          (e: Error) => done(e),
+        );
       return;
     }
     if (req.headers.authorization === undefined && req.headers.cookie === undefined) {
@@ -300,12 +345,17 @@ export function registerAuth(app: FastifyInstance, base: { meter: UsageMeter; cl
       }
       return done();
     }
-    identify(req, reply, deps, auth.mode === 'public').then((p) => {
-      req.principal = p;
-      enforce(req, auth);
-      checkOrigin(req, deps.publicOrigin);
-      checkCsrf(req);
-    }).then(() => done(), (e: Error) => done(e));
+    identify(req, reply, deps, auth.mode === 'public')
+      .then((p) => {
+        req.principal = p;
+        enforce(req, auth);
+        checkOrigin(req, deps.publicOrigin);
+        checkCsrf(req);
+      })
+      .then(
+        () => done(),
+        (e: Error) => done(e),
+      );
   });
 }
 
@@ -314,7 +364,10 @@ export function enforce(req: { principal: Principal | null; method: string }, au
   const p = req.principal;
   if (auth.mode === 'public' && !p) return;
   if (!p) {
-    const msg = auth.mode === 'session' ? 'A signed-in browser session is required' : 'API key required: send Authorization: Bearer <API key>';
+    const msg =
+      auth.mode === 'session'
+        ? 'A signed-in browser session is required'
+        : 'API key required: send Authorization: Bearer <API key>';
     throw new ApiError('AUTH_REQUIRED', { message: msg, detail: { error: 'auth_required' } });
   }
   if (auth.mode === 'session' && p.via !== 'session') throw new ApiError('SESSION_REQUIRED');
@@ -325,11 +378,23 @@ export function enforce(req: { principal: Principal | null; method: string }, au
   }
   const need = requirements(req.method, auth);
   if (need.scope && !p.scopes.includes(need.scope)) {
-    throw new ApiError('INSUFFICIENT_SCOPE', { message: `This API key lacks the ${need.scope} scope`, detail: { required_scope: need.scope } });
+    throw new ApiError('INSUFFICIENT_SCOPE', {
+      message: `This API key lacks the ${need.scope} scope`,
+      detail: { required_scope: need.scope },
+    });
   }
   if (!roleAtLeast(p.role, need.role)) {
     // A read an admin role guards (the key list, the client organizations) is not a write: say what it needs.
-    if (p.role === 'viewer') throw new ApiError('VIEWER_ROLE', isWrite(req.method) ? {} : { message: `Read-only members (viewer role) cannot use this; it needs the ${need.role} role` });
-    throw new ApiError('FORBIDDEN', { message: `This call needs the ${need.role} role`, detail: { required_role: need.role } });
+    if (p.role === 'viewer')
+      throw new ApiError(
+        'VIEWER_ROLE',
+        isWrite(req.method)
+          ? {}
+          : { message: `Read-only members (viewer role) cannot use this; it needs the ${need.role} role` },
+      );
+    throw new ApiError('FORBIDDEN', {
+      message: `This call needs the ${need.role} role`,
+      detail: { required_role: need.role },
+    });
   }
 }

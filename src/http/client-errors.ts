@@ -10,7 +10,11 @@ import { newRequestId } from '../lib/ids.ts';
 function classify(code: string | undefined): { status: number; error: string; message: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, error: 'request_header_too_large', message: 'The request line or headers exceed 16 KB (a URL that long is not accepted)' };
+      return {
+        status: 431,
+        error: 'request_header_too_large',
+        message: 'The request line or headers exceed 16 KB (a URL that long is not accepted)',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
       return { status: 408, error: 'request_timeout', message: 'The request did not arrive in time' };
@@ -26,19 +30,29 @@ export function clientErrorResponse(code: string | undefined): string {
   // The class of answer is the §7 "other bad input" row (not retryable, fix_input); the status is the one HTTP
   // gives to this condition.
   const { body } = renderError(new ApiError('BAD_REQUEST', { message: c.message, detail: { error: c.error } }));
-  const payload = JSON.stringify({ api: { version: '1.0.0', request_id: requestId, timestamp: new Date().toISOString() }, error: body });
-  return `HTTP/1.1 ${c.status} ${STATUS_CODES[c.status]}\r\n`
-    + 'Content-Type: application/json; charset=utf-8\r\n'
-    + `Content-Length: ${Buffer.byteLength(payload)}\r\n`
-    + `X-Request-ID: ${requestId}\r\n`
-    + 'X-API-Version: 1.0.0\r\n'
-    + 'Connection: close\r\n\r\n'
-    + payload;
+  const payload = JSON.stringify({
+    api: { version: '1.0.0', request_id: requestId, timestamp: new Date().toISOString() },
+    error: body,
+  });
+  return (
+    `HTTP/1.1 ${c.status} ${STATUS_CODES[c.status]}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(payload)}\r\n` +
+    `X-Request-ID: ${requestId}\r\n` +
+    'X-API-Version: 1.0.0\r\n' +
+    'Connection: close\r\n\r\n' +
+    payload
+  );
 }
 
 export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
   // A connection the client already dropped gets no answer; nor one that has started a response.
-  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+  if (
+    err.code === 'ECONNRESET' ||
+    err.code === 'EPIPE' ||
+    !socket.writable ||
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+  ) {
     socket.destroy(err);
     return;
   }

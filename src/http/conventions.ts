@@ -57,7 +57,10 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiErro
 }
 
 /** Maps any thrown error to an ApiError (a service's Refusal through http/refusals.ts); unexpected ones become INTERNAL_ERROR without internals. */
-export function toApiError(err: FastifyError & { validation?: AjvErr[]; validationContext?: string }, req: FastifyRequest): ApiError {
+export function toApiError(
+  err: FastifyError & { validation?: AjvErr[]; validationContext?: string },
+  req: FastifyRequest,
+): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof Refusal) return refusalError(err);
   if (err.validation) {
@@ -74,7 +77,10 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
           fields: [{ field: 'body', message: 'malformed JSON', type: 'value_error.jsondecode' }],
         });
       }
-      return new ApiError('BAD_REQUEST', { message: 'Request body is not valid JSON', detail: { error: 'invalid_json' } });
+      return new ApiError('BAD_REQUEST', {
+        message: 'Request body is not valid JSON',
+        detail: { error: 'invalid_json' },
+      });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('BODY_TOO_LARGE', { detail: { max_bytes: req.routeOptions.bodyLimit } });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -83,13 +89,19 @@ export function toApiError(err: FastifyError & { validation?: AjvErr[]; validati
         detail: { error: 'unsupported_media_type' },
       });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('BAD_REQUEST', { message: 'Content-Length does not match the body', detail: { error: 'invalid_content_length' } });
+      return new ApiError('BAD_REQUEST', {
+        message: 'Content-Length does not match the body',
+        detail: { error: 'invalid_content_length' },
+      });
   }
   if (isStatementTimeout(err)) return new ApiError('DB_TIMEOUT');
   // The caller's member was removed between the auth hook and its write: the write failed whole (its transaction
   // rolled back), and the credential no longer works, as the next request would hear (ADR 0055).
   if (isRemovedMember(err)) {
-    return new ApiError('AUTH_REQUIRED', { message: 'Your membership of this organization was removed while the request ran; nothing was stored', detail: { error: 'member_removed' } });
+    return new ApiError('AUTH_REQUIRED', {
+      message: 'Your membership of this organization was removed while the request ran; nothing was stored',
+      detail: { error: 'member_removed' },
+    });
   }
   if (isConnectionError(err)) return new ApiError('DB_UNAVAILABLE');
   const status = errorField(err, 'statusCode');
@@ -109,7 +121,11 @@ export function isPage(url: string): boolean {
 const pathOf = (url: string) => url.split('?')[0];
 
 /** The links that emails send people to (sign-in, invitation, address change): opened in a browser, under /api/. */
-const EMAILED_LINKS: ReadonlySet<string> = new Set(['/api/v1/auth/callback', '/api/v1/auth/accept-invite', '/api/v1/auth/confirm-email']);
+const EMAILED_LINKS: ReadonlySet<string> = new Set([
+  '/api/v1/auth/callback',
+  '/api/v1/auth/accept-invite',
+  '/api/v1/auth/confirm-email',
+]);
 const SIGN_OUT_FORMS: ReadonlySet<string> = new Set(['/logout', '/logout-all']);
 
 /** A path a browser opens (a page, or a link from an email): its refusals have an HTML form (sendErrorFor). */
@@ -126,13 +142,19 @@ export function sendErrorFor(req: FastifyRequest, reply: FastifyReply, err: ApiE
   if (!prefersHtml(req.headers.accept) || !browserFacing(pathOf(req.url))) return sendError(req, reply, err);
   const { status, body, retryAfter } = renderError(err);
   if (retryAfter !== null) reply.header('Retry-After', String(retryAfter));
-  const fields = Array.isArray(body.detail) ? body.detail.map((f) => ({ field: String(f.field), message: String(f.message ?? f.type ?? '') })) : [];
-  return reply.code(status).header('X-Request-ID', req.id).header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff')
-    .type('text/html; charset=utf-8').serializer((x: unknown) => String(x))
+  const fields = Array.isArray(body.detail)
+    ? body.detail.map((f) => ({ field: String(f.field), message: String(f.message ?? f.type ?? '') }))
+    : [];
+  return reply
+    .code(status)
+    .header('X-Request-ID', req.id)
+    .header('Cache-Control', 'no-store')
+    .header('Content-Security-Policy', PAGE_CSP)
+    .header('X-Content-Type-Options', 'nosniff')
+    .type('text/html; charset=utf-8')
+    .serializer((x: unknown) => String(x))
     .send(renderErrorPage({ status, message: body.message, fields, requestId: req.id, retryAfter }));
 }
-
 
 export function registerConventions(app: FastifyInstance) {
   // A second router holding every route pattern, so an unmatched request can tell 405 from 404.
@@ -141,11 +163,20 @@ export function registerConventions(app: FastifyInstance) {
   // The route options themselves: hooks registered later (auth's default for pages) may still set config.
   const declared = new Map<string, { config?: { auth?: RouteAuth }; schema?: unknown }>();
   app.decorate('routeTable', () =>
-    [...methodsByPath].flatMap(([url, methods]) => [...methods].map((method) => {
-      const d = declared.get(`${method} ${url}`);
-      const policy = d?.config?.auth ?? null;
-      return { method, url, declaredAuth: policy?.mode ?? null, policy, schema: (d?.schema as Record<string, unknown> | undefined) ?? null };
-    })));
+    [...methodsByPath].flatMap(([url, methods]) =>
+      [...methods].map((method) => {
+        const d = declared.get(`${method} ${url}`);
+        const policy = d?.config?.auth ?? null;
+        return {
+          method,
+          url,
+          declaredAuth: policy?.mode ?? null,
+          policy,
+          schema: (d?.schema as Record<string, unknown> | undefined) ?? null,
+        };
+      }),
+    ),
+  );
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -183,10 +214,12 @@ export function registerConventions(app: FastifyInstance) {
     const q = req.query as Record<string, unknown> | undefined;
     const unknown = accepted && q ? Object.keys(q).filter((k) => !accepted.includes(k)) : [];
     if (unknown.length === 0) return done();
-    done(new ApiError('UNKNOWN_PARAMETER', {
-      message: `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
-      detail: { unknown, accepted },
-    }));
+    done(
+      new ApiError('UNKNOWN_PARAMETER', {
+        message: `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+        detail: { unknown, accepted },
+      }),
+    );
   });
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
@@ -240,5 +273,8 @@ export function registerConventions(app: FastifyInstance) {
 /** 301 to `path` with the request's query string: a resource under an id the catalog renamed (a vendor slug). */
 export function movedPermanently(req: FastifyRequest, reply: FastifyReply, path: string) {
   const q = req.url.indexOf('?');
-  return reply.code(301).header('location', q >= 0 ? path + req.url.slice(q) : path).send();
+  return reply
+    .code(301)
+    .header('location', q >= 0 ? path + req.url.slice(q) : path)
+    .send();
 }

@@ -23,7 +23,8 @@ export interface EdgeLimitOptions {
 
 export const EDGE_WINDOW_SEC = 60;
 /** Paths the edge limit never counts. */
-export const edgeExempt = (path: string) => path === '/api/v1/health/ping' || path === '/docs' || path.startsWith('/docs/');
+export const edgeExempt = (path: string) =>
+  path === '/api/v1/health/ping' || path === '/docs' || path.startsWith('/docs/');
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,28 +58,39 @@ export function registerEdgeLimit(app: FastifyInstance, opts: EdgeLimitOptions):
   }
   const limiter = new RateLimiterMemory({ keyPrefix: 'edge', points: opts.perMinute, duration: EDGE_WINDOW_SEC });
   const addressOf = clientAddressResolver(parseTrustedProxies(opts.trustedProxies.join(',')));
-  const refused = () => new ApiError('EDGE_RATE_LIMITED', {
-    message: `Too many requests from this address: at most ${opts.perMinute} per minute without an API key; retry in 10 seconds, or send an API key`,
-    detail: { limit: opts.perMinute, window_seconds: EDGE_WINDOW_SEC, counted_by: 'client_address' },
-  });
+  const refused = () =>
+    new ApiError('EDGE_RATE_LIMITED', {
+      message: `Too many requests from this address: at most ${opts.perMinute} per minute without an API key; retry in 10 seconds, or send an API key`,
+      detail: { limit: opts.perMinute, window_seconds: EDGE_WINDOW_SEC, counted_by: 'client_address' },
+    });
 
   const count = (req: FastifyRequest): Promise<ApiError | null> => {
     if (hasKey(req) || edgeExempt(pathOf(req.url))) return Promise.resolve(null);
     const addr = addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     req.edgeAddress = addr;
-    return limiter.consume(addr, 1).then(() => null, (e: unknown) => {
-      if (e instanceof RateLimiterRes) return refused();
-      throw e;
-    });
+    return limiter.consume(addr, 1).then(
+      () => null,
+      (e: unknown) => {
+        if (e instanceof RateLimiterRes) return refused();
+        throw e;
+      },
+    );
   };
   app.decorate('edgeCount', count);
-  const penalty = (req: FastifyRequest): Promise<void> => edgeExempt(pathOf(req.url))
-    ? Promise.resolve()
-    : limiter.penalty(addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']), 1).then(() => undefined, () => undefined);
+  const penalty = (req: FastifyRequest): Promise<void> =>
+    edgeExempt(pathOf(req.url))
+      ? Promise.resolve()
+      : limiter.penalty(addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']), 1).then(
+          () => undefined,
+          () => undefined,
+        );
   app.decorate('edgePenalty', penalty);
 
   app.addHook('onRequest', (req, _reply, done) => {
-    count(req).then((e) => done(e ?? undefined), (e: unknown) => done(asError(e)));
+    count(req).then(
+      (e) => done(e ?? undefined),
+      (e: unknown) => done(asError(e)),
+    );
   });
 
   // A refused key is charged to its address: otherwise any made-up Bearer token would pass the limit unmetered.

@@ -41,7 +41,11 @@ export function listCollection<T>(req: FastifyRequest & { query: unknown }, rows
  * One page of a list read whole (an organization's environments, webhooks or feed tokens: short lists), as every
  * list endpoint pages (spec §2.1, §8): page 1 and 20 per page by default, the tier's cap clamping per_page.
  */
-function listPage<T>(rows: readonly T[], q: { page?: number; per_page?: number }, tier: Tier | null): { items: T[]; pagination: Pagination } {
+function listPage<T>(
+  rows: readonly T[],
+  q: { page?: number; per_page?: number },
+  tier: Tier | null,
+): { items: T[]; pagination: Pagination } {
   const { page, perPage, offset } = pageOf(tier, q);
   const items = rows.slice(offset, offset + perPage);
   return { items, pagination: pagination(rows.length, page, perPage, items.length) };
@@ -52,7 +56,11 @@ export function ok<D, M extends object>(req: FastifyRequest, data: D, meta?: M) 
 }
 
 export function collection<D, M extends object, E extends object>(
-  req: FastifyRequest, data: D[], page: Pagination, meta?: M, extra?: E,
+  req: FastifyRequest,
+  data: D[],
+  page: Pagination,
+  meta?: M,
+  extra?: E,
 ) {
   return { api: apiBlock(req), data, pagination: page, meta: meta ?? ({} as M), ...(extra ?? ({} as E)) };
 }
@@ -66,14 +74,23 @@ export const ApiBlock = Type.Object({
 });
 
 export const PaginationSchema = Type.Object({
-  total: Type.Integer(), page: Type.Integer(), per_page: Type.Integer(), pages: Type.Integer(),
-  has_next: Type.Boolean(), has_prev: Type.Boolean(), count: Type.Integer(),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  pages: Type.Integer(),
+  has_next: Type.Boolean(),
+  has_prev: Type.Boolean(),
+  count: Type.Integer(),
 });
 
 export function Envelope<D extends TSchema, M extends TSchema>(data: D, meta: M) {
   return Type.Object({ api: ApiBlock, data, meta });
 }
 
-export function CollectionEnvelope<D extends TSchema, M extends TSchema>(item: D, meta: M, extra: Record<string, TSchema> = {}) {
+export function CollectionEnvelope<D extends TSchema, M extends TSchema>(
+  item: D,
+  meta: M,
+  extra: Record<string, TSchema> = {},
+) {
   return Type.Object({ api: ApiBlock, data: Type.Array(item), pagination: PaginationSchema, meta, ...extra });
 }

@@ -3,7 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 
 export function acceptFormBodies(app: FastifyInstance, bodyLimit: number): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body).trim())));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit },
+    (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body).trim())));
+    },
+  );
 }

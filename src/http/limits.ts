@@ -68,9 +68,16 @@ export function createProfile(limiters: LimiterFactory, name: string, spec: Prof
 
 export type Limits = Record<ProfileName, RateProfile>;
 
-export function createLimits(limiters: LimiterFactory, overrides: Partial<Record<ProfileName, ProfileSpec>> = {}): Limits {
-  return Object.fromEntries(Object.entries(RATE_PROFILES).map(([name, spec]) =>
-    [name, createProfile(limiters, name, overrides[name as ProfileName] ?? spec)])) as Limits;
+export function createLimits(
+  limiters: LimiterFactory,
+  overrides: Partial<Record<ProfileName, ProfileSpec>> = {},
+): Limits {
+  return Object.fromEntries(
+    Object.entries(RATE_PROFILES).map(([name, spec]) => [
+      name,
+      createProfile(limiters, name, overrides[name as ProfileName] ?? spec),
+    ]),
+  ) as Limits;
 }
 
 declare module 'fastify' {
@@ -79,6 +86,10 @@ declare module 'fastify' {
   }
 }
 
-export function registerLimits(app: FastifyInstance, limiters: LimiterFactory, overrides?: Partial<Record<ProfileName, ProfileSpec>>) {
+export function registerLimits(
+  app: FastifyInstance,
+  limiters: LimiterFactory,
+  overrides?: Partial<Record<ProfileName, ProfileSpec>>,
+) {
   app.decorate('limits', createLimits(limiters, overrides));
 }

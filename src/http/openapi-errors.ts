@@ -35,30 +35,64 @@ declare module 'fastify' {
 }
 
 const unique = <T>(xs: T[]) => [...new Set(xs)];
-const ValidationField = Type.Object({ field: Type.String(), message: Type.String(), type: Type.String() }, { additionalProperties: false });
+const ValidationField = Type.Object(
+  { field: Type.String(), message: Type.String(), type: Type.String() },
+  { additionalProperties: false },
+);
 
 /** The error envelope as sendError (conventions.ts) and the HTTP-parser answers (client-errors.ts) write it. */
-export const ErrorEnvelope = Type.Object({
-  api: Type.Object({
-    version: Type.String({ description: '1.0.0 on /api/v1/… (and outside /api/), 2.0.0 on /api/v2/…' }),
-    request_id: Type.String({ pattern: REQUEST_ID_RE.source, description: 'Also the X-Request-ID header' }),
-    timestamp: Type.String({ format: 'date-time' }),
-  }, { additionalProperties: false }),
-  error: Type.Object({
-    code: Type.Unsafe<string>({ type: 'string', enum: unique(Object.values(ERRORS).map((e) => e.code)), description: 'The general SCREAMING_SNAKE code' }),
-    message: Type.String(),
-    retryable: Type.Boolean({ description: 'True only when repeating the same request later may succeed' }),
-    retry_after_seconds: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Seconds to wait; the same value as the Retry-After header, which is absent when this is null' }),
-    action: Type.Unsafe<string>({ type: 'string', enum: unique(Object.values(ERRORS).map((e) => e.action)) }),
-    reset_at: Type.Optional(Type.String({ format: 'date-time', description: 'Only on usage limits that reset (PARTNER_LIMIT)' })),
-    max: Type.Optional(Type.Integer({ description: 'Only on batch and count limits; also detail.max' })),
-    detail: Type.Union([
-      Type.Object({ error: Type.String({ description: 'The specific lower-case code' }) }, { additionalProperties: true }),
-      Type.Array(ValidationField, { description: 'VALIDATION_ERROR: one item per refused field' }),
-    ]),
-  }, { additionalProperties: false }),
-  data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Data next to the error: the refused assets or hosts (data.rejected) when every one was refused' })),
-}, { additionalProperties: false, description: 'The error envelope (spec §7). Every error answer of the API has this body.' });
+export const ErrorEnvelope = Type.Object(
+  {
+    api: Type.Object(
+      {
+        version: Type.String({ description: '1.0.0 on /api/v1/… (and outside /api/), 2.0.0 on /api/v2/…' }),
+        request_id: Type.String({ pattern: REQUEST_ID_RE.source, description: 'Also the X-Request-ID header' }),
+        timestamp: Type.String({ format: 'date-time' }),
+      },
+      { additionalProperties: false },
+    ),
+    error: Type.Object(
+      {
+        code: Type.Unsafe<string>({
+          type: 'string',
+          enum: unique(Object.values(ERRORS).map((e) => e.code)),
+          description: 'The general SCREAMING_SNAKE code',
+        }),
+        message: Type.String(),
+        retryable: Type.Boolean({ description: 'True only when repeating the same request later may succeed' }),
+        retry_after_seconds: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+          description: 'Seconds to wait; the same value as the Retry-After header, which is absent when this is null',
+        }),
+        action: Type.Unsafe<string>({ type: 'string', enum: unique(Object.values(ERRORS).map((e) => e.action)) }),
+        reset_at: Type.Optional(
+          Type.String({ format: 'date-time', description: 'Only on usage limits that reset (PARTNER_LIMIT)' }),
+        ),
+        max: Type.Optional(Type.Integer({ description: 'Only on batch and count limits; also detail.max' })),
+        detail: Type.Union([
+          Type.Object(
+            { error: Type.String({ description: 'The specific lower-case code' }) },
+            { additionalProperties: true },
+          ),
+          Type.Array(ValidationField, { description: 'VALIDATION_ERROR: one item per refused field' }),
+        ]),
+      },
+      { additionalProperties: false },
+    ),
+    data: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'Data next to the error: the refused assets or hosts (data.rejected) when every one was refused',
+        },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'The error envelope (spec §7). Every error answer of the API has this body.',
+  },
+);
 
 // The schema names exactly the fields the handler renders (a compile-time check: a field added to ErrorBody
 // without the schema, or the other way round, fails the type check).
@@ -72,15 +106,29 @@ export const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 export function perKeyRateLimit(profile: ProfileName): RouteError {
   const p = RATE_PROFILES[profile];
   const units = p.units ? ` and ${p.units.points} assets or hosts per ${p.units.durationSec} seconds` : '';
-  return { key: 'RATE_LIMITED', when: `more than ${p.requests.points} requests per ${p.requests.durationSec} seconds${units} for this API key (one budget shared by the ${profile} routes); wait retry_after_seconds (detail.retry_after, Retry-After)` };
+  return {
+    key: 'RATE_LIMITED',
+    when: `more than ${p.requests.points} requests per ${p.requests.durationSec} seconds${units} for this API key (one budget shared by the ${profile} routes); wait retry_after_seconds (detail.retry_after, Retry-After)`,
+  };
 }
 
 /** A batch limit, for a route's `schema.errors`. */
-export function batchLimit(max: number, items: string, key: 'BATCH_TOO_LARGE' | 'TRIAL_BATCH_LIMIT' = 'BATCH_TOO_LARGE'): RouteError {
-  return { key, when: `more than ${max} ${items} in one call (max and detail.max ${max}, detail.received); nothing processed` };
+export function batchLimit(
+  max: number,
+  items: string,
+  key: 'BATCH_TOO_LARGE' | 'TRIAL_BATCH_LIMIT' = 'BATCH_TOO_LARGE',
+): RouteError {
+  return {
+    key,
+    when: `more than ${max} ${items} in one call (max and detail.max ${max}, detail.received); nothing processed`,
+  };
 }
 
-export interface ErrorRow { key: ErrorKey; error: string | null; when: string }
+export interface ErrorRow {
+  key: ErrorKey;
+  error: string | null;
+  when: string;
+}
 
 export interface ErrorDocOptions {
   /** The edge limit's requests per address and minute; 0 = off (no edge 429). */
@@ -89,7 +137,7 @@ export interface ErrorDocOptions {
 
 function row(key: ErrorKey, when?: string, error?: string): ErrorRow {
   const e = ERRORS[key];
-  return { key, error: key === 'VALIDATION_ERROR' ? null : error ?? e.error, when: when ?? e.message };
+  return { key, error: key === 'VALIDATION_ERROR' ? null : (error ?? e.error), when: when ?? e.message };
 }
 
 /** 401 and 403 of the auth hook (auth.ts: identify, internalOrSession, enforce, checkOrigin, checkCsrf). */
@@ -98,45 +146,85 @@ function credentialRows(method: string, p: RouteAuth): ErrorRow[] {
   const out: ErrorRow[] = [];
   const keys = p.mode === 'public' || p.mode === 'key' || p.mode === 'key_or_session';
   if (p.mode === 'internal_or_session') {
-    out.push(row('AUTH_REQUIRED', `neither X-Internal-Key nor a signed-in session was sent${p.publicHtml ? ' (Accept: text/html gets the public page instead)' : ''}`, 'auth_required'));
+    out.push(
+      row(
+        'AUTH_REQUIRED',
+        `neither X-Internal-Key nor a signed-in session was sent${p.publicHtml ? ' (Accept: text/html gets the public page instead)' : ''}`,
+        'auth_required',
+      ),
+    );
     out.push(row('AUTH_REQUIRED', 'the X-Internal-Key header is wrong', 'invalid_internal_key'));
   } else if (p.mode !== 'public') {
-    out.push(row('AUTH_REQUIRED', p.mode === 'session' ? 'no signed-in session' : 'no API key or session was sent', 'auth_required'));
+    out.push(
+      row(
+        'AUTH_REQUIRED',
+        p.mode === 'session' ? 'no signed-in session' : 'no API key or session was sent',
+        'auth_required',
+      ),
+    );
   }
   // A presented API key is checked whatever the mode, on public routes too.
-  out.push(row('AUTH_REQUIRED', 'the API key is malformed or unknown, or Authorization is not "Bearer <API key>"', 'invalid_api_key'));
+  out.push(
+    row(
+      'AUTH_REQUIRED',
+      'the API key is malformed or unknown, or Authorization is not "Bearer <API key>"',
+      'invalid_api_key',
+    ),
+  );
   out.push(row('AUTH_REQUIRED', 'the API key is revoked', 'api_key_revoked'));
   out.push(row('AUTH_REQUIRED', 'the API key has expired', 'api_key_expired'));
-  if (p.mode !== 'public' && p.mode !== 'internal_or_session') out.push(row('AUTH_REQUIRED', 'the session has expired or was ended', 'session_expired'));
-  out.push(row('TRIAL_ENDED', 'a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)'));
-  if (p.mode === 'session') out.push(row('SESSION_REQUIRED', 'an API key was sent; this operation takes a signed-in browser session'));
-  if (p.mode === 'internal_or_session') out.push(row('SESSION_REQUIRED', 'an API key was sent; this operation takes X-Internal-Key or a signed-in session'));
+  if (p.mode !== 'public' && p.mode !== 'internal_or_session')
+    out.push(row('AUTH_REQUIRED', 'the session has expired or was ended', 'session_expired'));
+  out.push(
+    row('TRIAL_ENDED', 'a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)'),
+  );
+  if (p.mode === 'session')
+    out.push(row('SESSION_REQUIRED', 'an API key was sent; this operation takes a signed-in browser session'));
+  if (p.mode === 'internal_or_session')
+    out.push(
+      row('SESSION_REQUIRED', 'an API key was sent; this operation takes X-Internal-Key or a signed-in session'),
+    );
   if (p.mode === 'key') out.push(row('API_KEY_REQUIRED'));
   if (keys && !p.partner) out.push(row('PARTNER_SCOPE'));
   if (keys && !p.trial) out.push(row('TRIAL_SCOPE', `${ERRORS.TRIAL_SCOPE.message} (detail.contact_url)`));
   const need = requirements(method, p);
-  if (keys && need.scope) out.push(row('INSUFFICIENT_SCOPE', `the API key lacks the ${need.scope} scope (detail.required_scope)`));
+  if (keys && need.scope)
+    out.push(row('INSUFFICIENT_SCOPE', `the API key lacks the ${need.scope} scope (detail.required_scope)`));
   if (need.role !== 'viewer') out.push(row('VIEWER_ROLE'));
   if (need.role === 'owner') out.push(row('FORBIDDEN', 'this operation needs the owner role (detail.required_role)'));
   if (isWrite(method) && p.mode !== 'key') {
-    out.push(row('ORIGIN_REFUSED', 'a write by browser session without this service\'s Origin (detail.expected_origin)'));
-    out.push(row('CSRF_REFUSED', 'a write by browser session without the session\'s CSRF token (X-CSRF-Token or the _csrf form field)', 'csrf_token_missing'));
-    out.push(row('CSRF_REFUSED', 'a write by browser session with a CSRF token of another session', 'csrf_token_invalid'));
+    out.push(
+      row('ORIGIN_REFUSED', "a write by browser session without this service's Origin (detail.expected_origin)"),
+    );
+    out.push(
+      row(
+        'CSRF_REFUSED',
+        "a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)",
+        'csrf_token_missing',
+      ),
+    );
+    out.push(
+      row('CSRF_REFUSED', 'a write by browser session with a CSRF token of another session', 'csrf_token_invalid'),
+    );
   }
   return out;
 }
 
 /** 404 of a tenant id: the catalogue entry whose detail.error is the declared answer, else NOT_FOUND with it. */
 function notFoundRow(foreign: string, when: string): ErrorRow {
-  const key = (Object.keys(ERRORS) as ErrorKey[]).find((k) => ERRORS[k].status === 404 && ERRORS[k].error === foreign) ?? 'NOT_FOUND';
+  const key =
+    (Object.keys(ERRORS) as ErrorKey[]).find((k) => ERRORS[k].status === 404 && ERRORS[k].error === foreign) ??
+    'NOT_FOUND';
   return row(key, when, foreign);
 }
 
 /** Every error an operation can answer, in the order the request meets them. */
 export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   const schema = (r.schema ?? {}) as {
-    querystring?: { properties?: Record<string, unknown> }; response?: Record<string, unknown>;
-    errors?: readonly RouteError[]; noDatabase?: boolean;
+    querystring?: { properties?: Record<string, unknown> };
+    response?: Record<string, unknown>;
+    errors?: readonly RouteError[];
+    noDatabase?: boolean;
   };
   const policy: RouteAuth = r.policy ?? { mode: 'none', tenant: false };
   const api = r.url.startsWith('/api/');
@@ -146,7 +234,10 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   const out: ErrorRow[] = [];
 
   out.push(row('BAD_REQUEST', 'the URL is not valid (malformed percent-encoding)', 'invalid_url'));
-  if (api) out.push(row('UNKNOWN_PARAMETER', 'a query parameter this operation does not accept (detail.unknown, detail.accepted)'));
+  if (api)
+    out.push(
+      row('UNKNOWN_PARAMETER', 'a query parameter this operation does not accept (detail.unknown, detail.accepted)'),
+    );
   if (body) {
     if (!v2) out.push(row('BAD_REQUEST', 'the body is not valid JSON', 'invalid_json'));
     out.push(row('BAD_REQUEST', 'a Content-Type this operation does not read', 'unsupported_media_type'));
@@ -157,7 +248,12 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   const queryValidated = !api || Object.keys(schema.querystring?.properties ?? {}).length > 0;
   if (body || params || queryValidated) {
     const where = [queryValidated ? 'query' : '', params ? 'path' : '', body ? 'body' : ''].filter(Boolean).join(', ');
-    out.push(row('VALIDATION_ERROR', `invalid input (${where}${body && v2 ? '; on v2 also a body that is not valid JSON' : ''}): detail is [{field, message, type}]`));
+    out.push(
+      row(
+        'VALIDATION_ERROR',
+        `invalid input (${where}${body && v2 ? '; on v2 also a body that is not valid JSON' : ''}): detail is [{field, message, type}]`,
+      ),
+    );
   }
   if (body) out.push(row('BODY_TOO_LARGE', 'the body is larger than this operation accepts (detail.max_bytes)'));
 
@@ -169,10 +265,16 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   // A route with path parameters looks them up; unless it answers its own 404 (a page), the envelope's.
   if (params && !('404' in (schema.response ?? {}))) {
     const declared = tenantIds.find((i) => i.in === 'params' && i.foreign !== 'empty');
-    out.push(notFoundRow(declared?.foreign ?? 'not_found', declared ? `no such ${declared.name} in your organization` : 'nothing exists under this path parameter'));
+    out.push(
+      notFoundRow(
+        declared?.foreign ?? 'not_found',
+        declared ? `no such ${declared.name} in your organization` : 'nothing exists under this path parameter',
+      ),
+    );
   }
   for (const i of tenantIds) {
-    if (i.in !== 'params' && i.foreign !== 'empty') out.push(notFoundRow(i.foreign, `${i.in}.${i.name} names nothing in your organization`));
+    if (i.in !== 'params' && i.foreign !== 'empty')
+      out.push(notFoundRow(i.foreign, `${i.in}.${i.name} names nothing in your organization`));
   }
 
   for (const e of schema.errors ?? []) {
@@ -181,7 +283,12 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   }
 
   if (opts.edgeLimitPerMinute > 0 && !edgeExempt(r.url)) {
-    out.push(row('EDGE_RATE_LIMITED', `more than ${opts.edgeLimitPerMinute} requests per ${EDGE_WINDOW_SEC} seconds from this address without an API key`));
+    out.push(
+      row(
+        'EDGE_RATE_LIMITED',
+        `more than ${opts.edgeLimitPerMinute} requests per ${EDGE_WINDOW_SEC} seconds from this address without an API key`,
+      ),
+    );
   }
   out.push(row('INTERNAL_ERROR', 'an unexpected server error (the message names the request id)'));
   if (!schema.noDatabase) {
@@ -198,10 +305,18 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   });
 }
 
-interface OaResponse { description: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }
+interface OaResponse {
+  description: string;
+  content?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+}
 
 /** The OpenAPI responses of these rows, by status, each naming its codes; merged into what the route documents. */
-export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse> = {}, html = false): Record<string, OaResponse> {
+export function errorResponses(
+  rows: ErrorRow[],
+  own: Record<string, OaResponse> = {},
+  html = false,
+): Record<string, OaResponse> {
   const out: Record<string, OaResponse> = {};
   const statuses = unique(rows.map((x) => ERRORS[x.key].status)).sort((a, b) => a - b);
   for (const status of statuses) {
@@ -211,12 +326,27 @@ export function errorResponses(rows: ErrorRow[], own: Record<string, OaResponse>
     const res: OaResponse = {
       description: prior ? `${prior.description}\n\nIn the error envelope:\n${lines}` : lines,
       content: {
-        ...(prior?.content ?? {}), 'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } },
-        ...(html ? { 'text/html': { schema: { type: 'string', description: 'For a browser (an Accept preferring HTML): the error page, with the same message' } } } : {}),
+        ...(prior?.content ?? {}),
+        'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } },
+        ...(html
+          ? {
+              'text/html': {
+                schema: {
+                  type: 'string',
+                  description: 'For a browser (an Accept preferring HTML): the error page, with the same message',
+                },
+              },
+            }
+          : {}),
       },
     };
     if (mine.some((x) => ERRORS[x.key].retryAfter !== null)) {
-      res.headers = { 'Retry-After': { description: 'Seconds to wait: error.retry_after_seconds', schema: { type: 'integer', minimum: 1 } } };
+      res.headers = {
+        'Retry-After': {
+          description: 'Seconds to wait: error.retry_after_seconds',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      };
     }
     out[String(status)] = res;
   }
@@ -254,15 +384,25 @@ function bodyIsOptional(op: Operation): boolean {
  */
 export function securityOf(policy: RouteAuth | null): Record<string, string[]>[] | undefined {
   switch (policy?.mode) {
-    case 'public': return [{}, { apiKey: [] }, { session: [] }];
-    case 'key': return [{ apiKey: [] }];
-    case 'session': return [{ session: [] }];
-    case 'key_or_session': return [{ apiKey: [] }, { session: [] }];
-    case 'internal_or_session': return [{ internalKey: [] }, { session: [] }];
-    default: return undefined;
+    case 'public':
+      return [{}, { apiKey: [] }, { session: [] }];
+    case 'key':
+      return [{ apiKey: [] }];
+    case 'session':
+      return [{ session: [] }];
+    case 'key_or_session':
+      return [{ apiKey: [] }, { session: [] }];
+    case 'internal_or_session':
+      return [{ internalKey: [] }, { session: [] }];
+    default:
+      return undefined;
   }
 }
-interface Document { servers?: { url: string }[]; paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } }
+interface Document {
+  servers?: { url: string }[];
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown> };
+}
 
 /** The path under which @fastify/swagger documents a route URL (`:id` → `{id}`, the servers' base path removed). */
 function documentedPath(url: string, servers: { url: string }[]): string {
@@ -278,17 +418,31 @@ function documentedPath(url: string, servers: { url: string }[]): string {
 export function withErrorResponses<D>(doc: D, routes: RouteEntry[], opts: ErrorDocOptions): D {
   const d = doc as Document;
   d.components = { ...d.components, schemas: { ...d.components?.schemas, ErrorEnvelope } };
-  const byOperation = new Map(routes.map((r) => [`${r.method.toLowerCase()} ${documentedPath(r.url, d.servers ?? [])}`, r]));
+  const byOperation = new Map(
+    routes.map((r) => [`${r.method.toLowerCase()} ${documentedPath(r.url, d.servers ?? [])}`, r]),
+  );
   for (const [path, ops] of Object.entries(d.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
       const route = byOperation.get(`${method} ${path}`);
       if (!route) continue;
-      op.responses = { ...op.responses, ...errorResponses(routeErrors(route, opts), op.responses, browserFacing(route.url)) };
+      op.responses = {
+        ...op.responses,
+        ...errorResponses(routeErrors(route, opts), op.responses, browserFacing(route.url)),
+      };
       op.security ??= securityOf(route.policy);
       if (op.requestBody && bodyIsOptional(op)) op.requestBody.required = false;
       // A page sends a visitor without a credential (or with a refused one) to sign in, and back after.
-      if (method === 'get' && isPage(route.url) && route.policy && route.policy.mode !== 'none' && route.policy.mode !== 'public' && !op.responses['303']) {
-        op.responses['303'] = { description: 'Not signed in (no session, or a refused key): a redirect to /login?next=<this page>' };
+      if (
+        method === 'get' &&
+        isPage(route.url) &&
+        route.policy &&
+        route.policy.mode !== 'none' &&
+        route.policy.mode !== 'public' &&
+        !op.responses['303']
+      ) {
+        op.responses['303'] = {
+          description: 'Not signed in (no session, or a refused key): a redirect to /login?next=<this page>',
+        };
       }
     }
   }

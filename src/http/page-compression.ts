@@ -14,12 +14,17 @@ const MIN_BYTES = 1024;
 
 export function registerPageCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (req, reply, payload) => {
-    if (typeof payload !== 'string' || payload.length < MIN_BYTES || reply.hasHeader('content-encoding')) return payload;
+    if (typeof payload !== 'string' || payload.length < MIN_BYTES || reply.hasHeader('content-encoding'))
+      return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
     reply.header('Vary', 'Accept-Encoding');
     const enc = negotiateEncoding(req.headers['accept-encoding']);
     if (enc === null) return payload;
     reply.header('Content-Encoding', enc).removeHeader('content-length');
-    return enc === 'br' ? br(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }) : gz(payload, { level: 6 });
+    return enc === 'br'
+      ? br(payload, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+        })
+      : gz(payload, { level: 6 });
   });
 }

@@ -6,11 +6,14 @@
 /** A number as a query string may write it: `7`, `-1`, `+2`, `7.5`, `.5`, `1e3`. */
 export const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-interface PropertySchema { type?: unknown; items?: { type?: unknown } }
+interface PropertySchema {
+  type?: unknown;
+  items?: { type?: unknown };
+}
 
 /** The properties a schema types as numbers (or arrays of numbers): the only ones coercion can read loosely. */
 export function numericKeys(schema: unknown): string[] {
-  const props = ((schema as { properties?: Record<string, PropertySchema> } | null)?.properties) ?? {};
+  const props = (schema as { properties?: Record<string, PropertySchema> } | null)?.properties ?? {};
   const numeric = (t: unknown) => t === 'number' || t === 'integer';
   return Object.keys(props).filter((k) => numeric(props[k]?.type) || numeric(props[k]?.items?.type));
 }
@@ -34,9 +37,13 @@ export function rawStrings(data: unknown, keys: readonly string[]): Map<string, 
  * Fields that coercion turned into a number (or an array of numbers) from text that is not decimal, with the type
  * the schema asks for (`integer` or `number`, for the error).
  */
-export function looseNumbers(raw: Map<string, string | string[]> | null, coerced: unknown, schema: unknown): { key: string; type: string }[] {
+export function looseNumbers(
+  raw: Map<string, string | string[]> | null,
+  coerced: unknown,
+  schema: unknown,
+): { key: string; type: string }[] {
   if (!raw || coerced === null || typeof coerced !== 'object') return [];
-  const props = ((schema as { properties?: Record<string, PropertySchema> } | null)?.properties) ?? {};
+  const props = (schema as { properties?: Record<string, PropertySchema> } | null)?.properties ?? {};
   const out: { key: string; type: string }[] = [];
   for (const [key, text] of raw) {
     const value = (coerced as Record<string, unknown>)[key];

@@ -10,17 +10,30 @@ type Row = (r: Refusal) => ApiError;
 const said = (r: Refusal) => (r.explained ? r.message : undefined);
 
 /** The catalogue entry, with the refusal's detail as the envelope's detail (detail.error: the entry's). */
-const plain = (key: ErrorKey): Row => (r) => new ApiError(key, { message: said(r), detail: { ...r.detail } });
+const plain =
+  (key: ErrorKey): Row =>
+  (r) =>
+    new ApiError(key, { message: said(r), detail: { ...r.detail } });
 /** The catalogue entry, detail.error the refusal's own code (the spec's specific lower-case code). */
-const tagged = (key: ErrorKey): Row => (r) => new ApiError(key, { message: said(r), detail: { error: r.code, ...r.detail } });
+const tagged =
+  (key: ErrorKey): Row =>
+  (r) =>
+    new ApiError(key, { message: said(r), detail: { error: r.code, ...r.detail } });
 /** The catalogue entry with a fixed detail. */
-const fixed = (key: ErrorKey, detail?: Record<string, unknown>): Row => (r) => new ApiError(key, { message: said(r), detail });
+const fixed =
+  (key: ErrorKey, detail?: Record<string, unknown>): Row =>
+  (r) =>
+    new ApiError(key, { message: said(r), detail });
 /** 422 on one body field, in the validator's form. */
-const onField = (field: string, type: string): Row => (r) => new ApiError('VALIDATION_ERROR', { message: r.message, fields: [{ field, message: r.message, type }] });
+const onField =
+  (field: string, type: string): Row =>
+  (r) =>
+    new ApiError('VALIDATION_ERROR', { message: r.message, fields: [{ field, message: r.message, type }] });
 
 export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   // accounts (docs/accounts.md)
-  rate_limited: (r) => new ApiError('RATE_LIMITED', { message: said(r), retryAfterSeconds: r.detail.retry_after as number }),
+  rate_limited: (r) =>
+    new ApiError('RATE_LIMITED', { message: said(r), retryAfterSeconds: r.detail.retry_after as number }),
   login_link_invalid: tagged('AUTH_REQUIRED'),
   invitation_invalid: tagged('AUTH_REQUIRED'),
   org_removed: tagged('AUTH_REQUIRED'),
@@ -56,7 +69,8 @@ export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   invalid_api_key: tagged('AUTH_REQUIRED'),
   api_key_revoked: tagged('AUTH_REQUIRED'),
   api_key_expired: tagged('AUTH_REQUIRED'),
-  trial_over: (r) => new ApiError('TRIAL_ENDED', { message: said(r), detail: { ...r.detail, contact_url: CONTACT_URL } }),
+  trial_over: (r) =>
+    new ApiError('TRIAL_ENDED', { message: said(r), detail: { ...r.detail, contact_url: CONTACT_URL } }),
   // webhooks (docs/webhooks.md)
   rotation_conflict: tagged('CONFLICT'),
   // training (docs/training.md)
@@ -72,13 +86,17 @@ export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   // environments (docs/windows-engine.md)
   environment_exists: tagged('CONFLICT'),
   // correlation (docs/correlation.md §7)
-  invalid_input: (r) => new ApiError('VALIDATION_ERROR', {
-    message: said(r), fields: r.detail.fields as FieldProblem[], data: r.detail.data,
-  }),
+  invalid_input: (r) =>
+    new ApiError('VALIDATION_ERROR', {
+      message: said(r),
+      fields: r.detail.fields as FieldProblem[],
+      data: r.detail.data,
+    }),
   environment_not_found: plain('ENVIRONMENT_NOT_FOUND'),
   trial_required: plain('TRIAL_REQUIRED'),
   trial_checks_used: plain('TRIAL_LIMIT'),
-  partner_limit: (r) => new ApiError('PARTNER_LIMIT', { message: said(r), resetAt: r.detail.resets_at as string, detail: { ...r.detail } }),
+  partner_limit: (r) =>
+    new ApiError('PARTNER_LIMIT', { message: said(r), resetAt: r.detail.resets_at as string, detail: { ...r.detail } }),
 };
 
 /** A refusal as its spec §7 error. */

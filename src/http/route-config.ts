@@ -15,6 +15,9 @@ export const directRouteConfig = typeof kRouteContext === 'symbol';
 
 /** The matched route's config (the not-found handler's for an unmatched request), as `req.routeOptions.config`. */
 export function routeConfig(req: FastifyRequest): FastifyContextConfig {
-  const context = kRouteContext === undefined ? undefined : (req as unknown as Record<symbol, { config?: FastifyContextConfig } | undefined>)[kRouteContext];
+  const context =
+    kRouteContext === undefined
+      ? undefined
+      : (req as unknown as Record<symbol, { config?: FastifyContextConfig } | undefined>)[kRouteContext];
   return context?.config ?? req.routeOptions.config;
 }

@@ -15,25 +15,27 @@ export function isWrite(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD';
 }
 
-
 /** Attributes of the session cookie (issued with the accounts work; cleared here when stale). */
 export function sessionCookieOptions(secure: boolean) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
 }
 
-
 /**
  * Session-authenticated writes must come from the service's own pages: the browser's Origin header must be the
  * public URL's origin (missing or foreign → 403). This stands in for CSRF tokens until the accounts work.
  */
-export function checkOrigin(req: { principal: Principal | null; method: string; headers: FastifyRequest['headers'] }, publicOrigin: string): void {
+export function checkOrigin(
+  req: { principal: Principal | null; method: string; headers: FastifyRequest['headers'] },
+  publicOrigin: string,
+): void {
   if (req.principal?.via !== 'session' || !isWrite(req.method)) return;
   const origin = req.headers.origin;
   if (origin === publicOrigin) return;
   throw new ApiError('ORIGIN_REFUSED', {
-    message: origin === undefined
-      ? 'A write by browser session must carry the Origin header of this service'
-      : 'A write by browser session must come from this service\'s own origin',
+    message:
+      origin === undefined
+        ? 'A write by browser session must carry the Origin header of this service'
+        : "A write by browser session must come from this service's own origin",
     detail: { expected_origin: publicOrigin },
   });
 }
@@ -45,10 +47,16 @@ export function csrfTokenFor(sessionToken: string): string {
 
 export function verifyCsrf(sessionToken: string, presented: string | undefined): void {
   if (presented === undefined || presented === '') {
-    throw new ApiError('CSRF_REFUSED', { message: `A write by browser session needs the CSRF token: the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header (or the ${CSRF_FIELD} form field)`, detail: { error: 'csrf_token_missing' } });
+    throw new ApiError('CSRF_REFUSED', {
+      message: `A write by browser session needs the CSRF token: the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header (or the ${CSRF_FIELD} form field)`,
+      detail: { error: 'csrf_token_missing' },
+    });
   }
   if (!safeEqual(presented, csrfTokenFor(sessionToken))) {
-    throw new ApiError('CSRF_REFUSED', { message: 'The CSRF token does not belong to this session; reload the page', detail: { error: 'csrf_token_invalid' } });
+    throw new ApiError('CSRF_REFUSED', {
+      message: 'The CSRF token does not belong to this session; reload the page',
+      detail: { error: 'csrf_token_invalid' },
+    });
   }
 }
 
@@ -76,7 +84,13 @@ export function checkCsrf(req: FastifyRequest): void {
 /** Sets the session and CSRF cookies of a new session (HttpOnly session; SameSite=Lax; Secure on https). */
 export function setSessionCookies(reply: FastifyReply, token: string, secure: boolean, maxAgeSec: number) {
   reply.setCookie(SESSION_COOKIE, token, { ...sessionCookieOptions(secure), maxAge: maxAgeSec });
-  reply.setCookie(CSRF_COOKIE, csrfTokenFor(token), { path: '/', httpOnly: false, sameSite: 'lax', secure, maxAge: maxAgeSec });
+  reply.setCookie(CSRF_COOKIE, csrfTokenFor(token), {
+    path: '/',
+    httpOnly: false,
+    sameSite: 'lax',
+    secure,
+    maxAge: maxAgeSec,
+  });
 }
 
 export function clearSessionCookies(reply: FastifyReply, secure: boolean) {

@@ -14,7 +14,11 @@ import { UNDECODABLE, type ParsedQuery } from './querystring.ts';
 import { routeConfig } from './route-config.ts';
 import { asError } from '../lib/errors.ts';
 
-export interface TextProblem { field: string; message: string; type: string }
+export interface TextProblem {
+  field: string;
+  message: string;
+  type: string;
+}
 
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what this check looks for
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
@@ -23,13 +27,21 @@ const MAX_PROBLEMS = 20;
 
 function problemOf(s: string): Omit<TextProblem, 'field'> | null {
   if (!SUSPECT.test(s)) return null;
-  if (s.includes('\u0000')) return { message: 'must not contain the NUL character (U+0000)', type: 'value_error.str.nul' };
-  if (LONE_SURROGATE.test(s)) return { message: 'must not contain a lone UTF-16 surrogate (not Unicode text)', type: 'value_error.str.surrogate' };
+  if (s.includes('\u0000'))
+    return { message: 'must not contain the NUL character (U+0000)', type: 'value_error.str.nul' };
+  if (LONE_SURROGATE.test(s))
+    return {
+      message: 'must not contain a lone UTF-16 surrogate (not Unicode text)',
+      type: 'value_error.str.surrogate',
+    };
   return null;
 }
 
 /** Where a value sits: its key under its parent's place (the path string is made only for a problem). */
-interface Place { parent: Place | null; key: string }
+interface Place {
+  parent: Place | null;
+  key: string;
+}
 
 function pathOf(base: string, p: Place | null): string {
   const keys: string[] = [];
@@ -57,7 +69,8 @@ export function findHostileText(value: unknown, base: string): TextProblem[] {
       for (let i = v.length - 1; i >= 0; i--) {
         const x: unknown = v[i];
         // Numbers, booleans and null hold no text: not pushed.
-        if (typeof x === 'string' || (x !== null && typeof x === 'object')) stack.push([x, { parent: at, key: String(i) }]);
+        if (typeof x === 'string' || (x !== null && typeof x === 'object'))
+          stack.push([x, { parent: at, key: String(i) }]);
       }
     } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
       const keys = Object.keys(v);
@@ -141,9 +154,13 @@ function refuseUndecodable(q: ParsedQuery | undefined): void {
   if (!names) return;
   throw new ApiError('VALIDATION_ERROR', {
     message: 'Query parameters must be percent-encoded UTF-8 text',
-    fields: names.slice(0, MAX_PROBLEMS).map((n) => ({
-      field: `query.${n}`, message: 'must be UTF-8 text, percent-encoded (RFC 3986)', type: 'value_error.str.encoding',
-    })),
+    fields: names
+      .slice(0, MAX_PROBLEMS)
+      .map((n) => ({
+        field: `query.${n}`,
+        message: 'must be UTF-8 text, percent-encoded (RFC 3986)',
+        type: 'value_error.str.encoding',
+      })),
   });
 }
 

@@ -19,7 +19,13 @@ export interface AjvErr {
 }
 
 const ARTICLE: Record<string, string> = {
-  string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean', object: 'an object', array: 'an array', null: 'null',
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
 };
 
 /** Keywords that say a value is not of a branch's kind at all (as opposed to breaking one of its rules). */
@@ -49,7 +55,8 @@ function collapse(anyOf: AjvErr, branchErrors: AjvErr[]): AjvErr[] {
   let firstType: string | undefined;
   for (const errs of all) {
     const listed = errs.find((e) => e.keyword === 'enum' || e.keyword === 'const');
-    if (listed?.keyword === 'enum' && Array.isArray(listed.params?.allowedValues)) values.push(...(listed.params.allowedValues as unknown[]).map(String));
+    if (listed?.keyword === 'enum' && Array.isArray(listed.params?.allowedValues))
+      values.push(...(listed.params.allowedValues as unknown[]).map(String));
     else if (listed?.keyword === 'const') values.push(String(listed.params?.allowedValue));
     else {
       const type = errs.find((e) => e.keyword === 'type')?.params?.type;
@@ -60,9 +67,25 @@ function collapse(anyOf: AjvErr, branchErrors: AjvErr[]): AjvErr[] {
   }
   if (values.length > 0) {
     const rest = kinds.length ? `, or ${listOf(kinds)}` : '';
-    return [{ instancePath: at, schemaPath: anyOf.schemaPath, keyword: 'enum', params: { allowedValues: values }, text: `must be one of: ${values.join(', ')}${rest}` }];
+    return [
+      {
+        instancePath: at,
+        schemaPath: anyOf.schemaPath,
+        keyword: 'enum',
+        params: { allowedValues: values },
+        text: `must be one of: ${values.join(', ')}${rest}`,
+      },
+    ];
   }
-  return [{ instancePath: at, schemaPath: anyOf.schemaPath, keyword: 'type', params: { type: firstType ?? 'null' }, text: `must be ${listOf(kinds)}` }];
+  return [
+    {
+      instancePath: at,
+      schemaPath: anyOf.schemaPath,
+      keyword: 'type',
+      params: { type: firstType ?? 'null' },
+      text: `must be ${listOf(kinds)}`,
+    },
+  ];
 }
 
 /**

@@ -33,25 +33,46 @@ declare module 'fastify' {
 function fieldName(context: string, e: AjvErr): string {
   const base = context === 'querystring' ? 'query' : context;
   let p = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  const prop = e.keyword === 'required' ? e.params?.missingProperty : e.keyword === 'additionalProperties' ? e.params?.additionalProperty : undefined;
+  const prop =
+    e.keyword === 'required'
+      ? e.params?.missingProperty
+      : e.keyword === 'additionalProperties'
+        ? e.params?.additionalProperty
+        : undefined;
   if (typeof prop === 'string' && prop) p = p ? `${p}.${prop}` : prop;
   return p ? `${base}.${p}` : base;
 }
 
 function typeName(e: AjvErr): string {
   switch (e.keyword) {
-    case 'required': return 'value_error.missing';
-    case 'additionalProperties': return 'value_error.extra';
-    case 'enum': case 'const': return 'type_error.enum';
-    case 'pattern': case 'format': return 'value_error.str.regex';
-    case 'minimum': case 'exclusiveMinimum': return 'value_error.number.not_ge';
-    case 'maximum': case 'exclusiveMaximum': return 'value_error.number.not_le';
-    case 'minLength': return 'value_error.any_str.min_length';
-    case 'maxLength': return 'value_error.any_str.max_length';
-    case 'maxItems': return 'value_error.list.max_items';
-    case 'minItems': return 'value_error.list.min_items';
-    case 'type': return `type_error.${typeof e.params?.type === 'string' ? e.params.type : 'invalid'}`;
-    default: return `value_error.${e.keyword ?? 'invalid'}`;
+    case 'required':
+      return 'value_error.missing';
+    case 'additionalProperties':
+      return 'value_error.extra';
+    case 'enum':
+    case 'const':
+      return 'type_error.enum';
+    case 'pattern':
+    case 'format':
+      return 'value_error.str.regex';
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return 'value_error.number.not_ge';
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return 'value_error.number.not_le';
+    case 'minLength':
+      return 'value_error.any_str.min_length';
+    case 'maxLength':
+      return 'value_error.any_str.max_length';
+    case 'maxItems':
+      return 'value_error.list.max_items';
+    case 'minItems':
+      return 'value_error.list.min_items';
+    case 'type':
+      return `type_error.${typeof e.params?.type === 'string' ? e.params.type : 'invalid'}`;
+    default:
+      return `value_error.${e.keyword ?? 'invalid'}`;
   }
 }
 
@@ -71,9 +92,11 @@ function humanMessage(e: AjvErr): string {
   }
   if (e.keyword === 'additionalProperties') return 'field is not accepted';
   if (e.keyword === 'required') return 'field is required';
-  if (e.keyword === 'pattern' && typeof e.params?.pattern === 'string' && PATTERN_MESSAGES[e.params.pattern]) return PATTERN_MESSAGES[e.params.pattern];
+  if (e.keyword === 'pattern' && typeof e.params?.pattern === 'string' && PATTERN_MESSAGES[e.params.pattern])
+    return PATTERN_MESSAGES[e.params.pattern];
   if (e.keyword === 'format' && e.params?.format === 'date') return 'must be a date as YYYY-MM-DD';
-  if (e.keyword === 'format' && e.params?.format === 'date-time') return 'must be a date and time as ISO 8601 / RFC 3339 with an offset (2026-06-30T23:59:59Z), seconds 00 to 59';
+  if (e.keyword === 'format' && e.params?.format === 'date-time')
+    return 'must be a date and time as ISO 8601 / RFC 3339 with an offset (2026-06-30T23:59:59Z), seconds 00 to 59';
   return e.message ?? 'invalid value';
 }
 
@@ -84,7 +107,10 @@ const parentOf = (field: string) => field.slice(0, field.lastIndexOf('.'));
  * One refusal for a group of fields (correlate's options): the envelope's message is the group's, and every field's
  * problem is listed (unknown ones included) in `order`, the order of the fields' names in the body.
  */
-export interface FieldGroup { message: string; order: readonly string[] }
+export interface FieldGroup {
+  message: string;
+  order: readonly string[];
+}
 
 /** The 422 of the validator's errors on one part of the request (`body`, `querystring`, `params`). */
 export function validationError(errors: AjvErr[], context: string, words?: FieldWords, group?: FieldGroup): ApiError {
@@ -94,8 +120,15 @@ export function validationError(errors: AjvErr[], context: string, words?: Field
     // The object holding the field, and the field's own name (either may contain dots: taken from the error).
     const parent = extra ? fieldName(context, { ...e, keyword: 'type' }) : parentOf(field);
     const worded = words?.[extra ? `${parent}.*` : field];
-    const key = extra ? String(e.params?.additionalProperty) : (e.instancePath ?? '').split('/').pop()!.replace(/~1/g, '/').replace(/~0/g, '~');
-    return { extra, key, parent, problem: worded ? { field, ...worded } : { field, message: humanMessage(e), type: typeName(e) } };
+    const key = extra
+      ? String(e.params?.additionalProperty)
+      : (e.instancePath ?? '').split('/').pop()!.replace(/~1/g, '/').replace(/~0/g, '~');
+    return {
+      extra,
+      key,
+      parent,
+      problem: worded ? { field, ...worded } : { field, message: humanMessage(e), type: typeName(e) },
+    };
   });
   // One item per field (docs/api-conventions.md): a repeated enum parameter (sort_by=a&sort_by=b) failed both
   // `type` and `enum`; the first error, the type's, says what is wrong.
@@ -109,7 +142,9 @@ export function validationError(errors: AjvErr[], context: string, words?: Field
   if (extras.length) {
     const names = extras.map((p) => p.key);
     const topLevel = extras.every((p) => p.parent === 'body');
-    const message = topLevel ? `Top-level field${names.length > 1 ? 's' : ''} not allowed: ${names.join(', ')}` : undefined;
+    const message = topLevel
+      ? `Top-level field${names.length > 1 ? 's' : ''} not allowed: ${names.join(', ')}`
+      : undefined;
     return new ApiError('VALIDATION_ERROR', { message, fields: once(extras.map((p) => p.problem)) });
   }
   const fields = once(problems.map((p) => p.problem));

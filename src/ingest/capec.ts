@@ -40,7 +40,10 @@ function* itemsFromObject(obj: Json, seenVersion: { v: string | null }): Generat
   if (!rec) return;
   if (seenVersion.v === null && typeof obj.x_capec_version === 'string') {
     seenVersion.v = obj.x_capec_version;
-    yield { kind: 'meta', meta: { feed: 'capec-stix', version: obj.x_capec_version, date: null, declared_count: null } };
+    yield {
+      kind: 'meta',
+      meta: { feed: 'capec-stix', version: obj.x_capec_version, date: null, declared_count: null },
+    };
   }
   yield { kind: 'capec', record: rec };
 }
@@ -48,7 +51,8 @@ function* itemsFromObject(obj: Json, seenVersion: { v: string | null }): Generat
 export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): AsyncGenerator<IngestItem> {
   const seen = { v: null as string | null };
   for await (const { doc } of jsonDocuments(path, layout === 'bundle' ? 'document' : 'jsonl', 'STIX JSON object')) {
-    const objects = layout === 'bundle' && doc && doc.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
+    const objects =
+      layout === 'bundle' && doc && doc.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
     for (const obj of objects) yield* itemsFromObject(obj, seen);
   }
 }

@@ -1,7 +1,16 @@
 // CISA ICS advisories in CSAF 2.0 (document.csaf_version "2.0"): one advisory yields one record per named
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
-import type { AdvisoryFix, AffectedProduct, CsafAdvisoryFacts, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
+import type {
+  AdvisoryFix,
+  AffectedProduct,
+  CsafAdvisoryFacts,
+  CvssMetric,
+  CvssVersion,
+  CveSourceRecord,
+  IngestItem,
+  SourceReference,
+} from './types.ts';
 import type { VendorStatement } from '../domain/records.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, cvssScore, jsonDocuments, obj, str } from './json.ts';
@@ -23,7 +32,12 @@ interface Leaf {
   full: string;
 }
 
-function walk(branches: unknown, ctx: { vendor: string | null; product: string | null }, out: Map<string, Leaf>, depth = 0): void {
+function walk(
+  branches: unknown,
+  ctx: { vendor: string | null; product: string | null },
+  out: Map<string, Leaf>,
+  depth = 0,
+): void {
   if (depth > 12) return;
   for (const b of arr(branches).map(obj)) {
     const next = { ...ctx };
@@ -46,7 +60,10 @@ function walk(branches: unknown, ctx: { vendor: string | null; product: string |
 }
 
 const VERSION_TOKEN = String.raw`(?:[A-Za-z]{1,4}-)?[Vv]?\d+(?:[._]\w+)+(?:\s+(?:SP|Upd|HF|Update)\s?\d+\w*)*|[Vv]\d+\w*(?:\s+(?:SP|Upd|HF)\s?\d+\w*)*`;
-const TO_VERSION = new RegExp(String.raw`\b(?:update|upgrade|migrate)\b[^.:\n]{0,80}?\bto\b[^\n]{0,60}?(${VERSION_TOKEN})`, 'i');
+const TO_VERSION = new RegExp(
+  String.raw`\b(?:update|upgrade|migrate)\b[^.:\n]{0,80}?\bto\b[^\n]{0,60}?(${VERSION_TOKEN})`,
+  'i',
+);
 const VERSION_WORD = new RegExp(String.raw`\bversion\s*\(?(${VERSION_TOKEN})`, 'i');
 
 /**
@@ -56,7 +73,9 @@ const VERSION_WORD = new RegExp(String.raw`\bversion\s*\(?(${VERSION_TOKEN})`, '
  */
 export function extractFixedVersion(details: string): string | null {
   const text = details.replace(/\s+/g, ' ');
-  const m = TO_VERSION.exec(text) ?? (/\b(released|available|includes|fix|update|upgrade)/i.test(text) ? VERSION_WORD.exec(text) : null);
+  const m =
+    TO_VERSION.exec(text) ??
+    (/\b(released|available|includes|fix|update|upgrade)/i.test(text) ? VERSION_WORD.exec(text) : null);
   if (!m) return null;
   return m[1].replace(/[.,;)]+$/, '').trim();
 }
@@ -74,7 +93,8 @@ function pageUrl(doc: Json): { url: string | null; json: string | null } {
 }
 
 /** Pages the national advisory itself stands for, or that are no advisory (CVSS calculators, record pages). */
-const NOT_A_SOURCE_PAGE = /^https?:\/\/(?:[^/]*\.)?(?:cisa\.gov|us-cert\.gov|first\.org|nvd\.nist\.gov|cve\.org|cve\.mitre\.org)(?:[/:?#]|$)/i;
+const NOT_A_SOURCE_PAGE =
+  /^https?:\/\/(?:[^/]*\.)?(?:cisa\.gov|us-cert\.gov|first\.org|nvd\.nist\.gov|cve\.org|cve\.mitre\.org)(?:[/:?#]|$)/i;
 
 /**
  * The pages an advisory names besides itself: its document references (the vendor's own advisory, e.g. Siemens'
@@ -100,7 +120,15 @@ function scoresOf(v: Json): CvssMetric[] {
       const c = obj(s[key]);
       if (typeof c.vectorString !== 'string') continue;
       const stated = str(c.version);
-      const version = (['2.0', '3.0', '3.1', '4.0'].includes(stated) ? stated : key === 'cvss_v2' ? '2.0' : key === 'cvss_v4' ? '4.0' : '3.1') as CvssVersion;
+      const version = (
+        ['2.0', '3.0', '3.1', '4.0'].includes(stated)
+          ? stated
+          : key === 'cvss_v2'
+            ? '2.0'
+            : key === 'cvss_v4'
+              ? '4.0'
+              : '3.1'
+      ) as CvssVersion;
       out.push({ version, vector: c.vectorString, score: cvssScore(c.baseScore), scored_by: 'csaf', type: null });
     }
   }
@@ -111,8 +139,12 @@ function scoresOf(v: Json): CvssMetric[] {
 
 /** product_status lists → the range status they state (first/last_affected bound the leaf's version). */
 const STATUS_LISTS: [string, RangeStatus][] = [
-  ['known_affected', 'affected'], ['first_affected', 'affected'], ['last_affected', 'affected'],
-  ['fixed', 'unaffected'], ['first_fixed', 'unaffected'], ['known_not_affected', 'unaffected'],
+  ['known_affected', 'affected'],
+  ['first_affected', 'affected'],
+  ['last_affected', 'affected'],
+  ['fixed', 'unaffected'],
+  ['first_fixed', 'unaffected'],
+  ['known_not_affected', 'unaffected'],
 ];
 
 /** The one fixed version the advisory states for a product: product_status.fixed, else a single vendor_fix version. */
@@ -141,19 +173,36 @@ function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[
       const product = l.product ?? l.full;
       if (!product) continue;
       const base: AffectedRange = {
-        source: 'csaf', vendor: l.vendor, product, cpe: null, status: st, version: null, start: null, end: null,
-        versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+        source: 'csaf',
+        vendor: l.vendor,
+        product,
+        cpe: null,
+        status: st,
+        version: null,
+        start: null,
+        end: null,
+        versionType: null,
+        changes: [],
+        defaultStatus: null,
+        fixedIn: null,
+        runningOn: null,
+        text: null,
       };
       if (l.version) base.version = l.version;
       else if (l.range) {
         const r = parseCsafRange(l.range, l.full);
         if (r.kind === 'exact') base.version = r.version;
-        else if (r.kind === 'bounds') { base.start = r.start; base.end = r.end; }
-        else if (r.kind === 'text') {
+        else if (r.kind === 'bounds') {
+          base.start = r.start;
+          base.end = r.end;
+        } else if (r.kind === 'text') {
           // Free text read into one or more ranges where certain (domain/free-text-ranges.ts), its condition kept.
           // A range its product's name contradicts ("< 2.1 SP2" of "2.1 SP2 and earlier") stays text.
           const contradicted = parseCsafRange(l.range).kind !== 'text';
-          const free = st === 'affected' && list === 'known_affected' && !contradicted ? readFreeText(l.range, l.vendor, product) : null;
+          const free =
+            st === 'affected' && list === 'known_affected' && !contradicted
+              ? readFreeText(l.range, l.vendor, product)
+              : null;
           if (free) {
             out.push(...freeRanges(base, free, product, fixes));
             continue;
@@ -161,8 +210,14 @@ function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[
           base.text = l.range;
         }
       }
-      if (list === 'first_affected' && base.version) { base.start = { version: base.version, inclusive: true }; base.version = null; }
-      if (list === 'last_affected' && base.version) { base.end = { version: base.version, inclusive: true }; base.version = null; }
+      if (list === 'first_affected' && base.version) {
+        base.start = { version: base.version, inclusive: true };
+        base.version = null;
+      }
+      if (list === 'last_affected' && base.version) {
+        base.end = { version: base.version, inclusive: true };
+        base.version = null;
+      }
       if (st === 'unaffected' && list !== 'known_not_affected') base.fixedIn = base.version;
       if (st === 'affected') {
         // A stated fix below the affected versions would contradict the range: not kept.
@@ -177,7 +232,12 @@ function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[
 }
 
 /** The ranges of a free-text reading of an affected leaf: one per piece, each with its own fix (else the advisory's). */
-function freeRanges(base: AffectedRange, free: FreeTextReading, product: string, fixes: AdvisoryFix[]): AffectedRange[] {
+function freeRanges(
+  base: AffectedRange,
+  free: FreeTextReading,
+  product: string,
+  fixes: AdvisoryFix[],
+): AffectedRange[] {
   const condition = free.condition ? { condition: free.condition } : {};
   const fixed = fixedVersionOf(product, fixes);
   if (free.all) return [{ ...base, fixedIn: fixed, ...condition }];
@@ -188,9 +248,18 @@ function freeRanges(base: AffectedRange, free: FreeTextReading, product: string,
   });
 }
 
-const VENDOR_LISTS: [string, VendorStatement['status']][] = [['fixed', 'fixed'], ['first_fixed', 'fixed'], ['known_not_affected', 'not_affected']];
-const CISA_LABELS = new Set(['component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist']);
+const VENDOR_LISTS: [string, VendorStatement['status']][] = [
+  ['fixed', 'fixed'],
+  ['first_fixed', 'fixed'],
+  ['known_not_affected', 'not_affected'],
+];
+const CISA_LABELS = new Set([
+  'component_not_present',
+  'vulnerable_code_not_present',
+  'vulnerable_code_not_in_execute_path',
+  'vulnerable_code_cannot_be_controlled_by_adversary',
+  'inline_mitigations_already_exist',
+]);
 
 /**
  * The vendor's own VEX for one vulnerability (docs/triage.md "Vendor statements"): one statement per product its
@@ -198,7 +267,10 @@ const CISA_LABELS = new Set(['component_not_present', 'vulnerable_code_not_prese
  * vendor_fix remediations that name the same product. Texts as stated; a product named twice is stated once.
  */
 function vendorStatements(v: Json, status: Json, leaves: Map<string, Leaf>): VendorStatement[] {
-  const naming = (items: unknown, id: string) => arr(items).map(obj).filter((x) => arr(x.product_ids).includes(id));
+  const naming = (items: unknown, id: string) =>
+    arr(items)
+      .map(obj)
+      .filter((x) => arr(x.product_ids).includes(id));
   const joined = (xs: string[]) => (xs.length ? [...new Set(xs)].join('\n\n') : null);
   const out: VendorStatement[] = [];
   const seen = new Set<string>();
@@ -209,12 +281,32 @@ function vendorStatements(v: Json, status: Json, leaves: Map<string, Leaf>): Ven
       const product = l.product ?? l.full;
       if (!product) continue;
       seen.add(id);
-      const flag = naming(v.flags, id).map((f) => str(f.label)).find((label) => CISA_LABELS.has(label)) ?? null;
+      const flag =
+        naming(v.flags, id)
+          .map((f) => str(f.label))
+          .find((label) => CISA_LABELS.has(label)) ?? null;
       out.push({
-        status: st, vendor: l.vendor, product, version: l.version ?? l.range, product_name: l.full || product,
+        status: st,
+        vendor: l.vendor,
+        product,
+        version: l.version ?? l.range,
+        product_name: l.full || product,
         justification: st === 'not_affected' ? flag : null,
-        impact_statement: joined(naming(v.threats, id).filter((x) => x.category === 'impact').map((x) => str(x.details).trim()).filter(Boolean)),
-        action_statement: st === 'fixed' ? joined(naming(v.remediations, id).filter((x) => x.category === 'vendor_fix').map((x) => str(x.details).trim()).filter(Boolean)) : null,
+        impact_statement: joined(
+          naming(v.threats, id)
+            .filter((x) => x.category === 'impact')
+            .map((x) => str(x.details).trim())
+            .filter(Boolean),
+        ),
+        action_statement:
+          st === 'fixed'
+            ? joined(
+                naming(v.remediations, id)
+                  .filter((x) => x.category === 'vendor_fix')
+                  .map((x) => str(x.details).trim())
+                  .filter(Boolean),
+              )
+            : null,
       });
     }
   }
@@ -244,7 +336,14 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   walk(tree.branches, { vendor: null, product: null }, leaves);
   for (const fp of arr(tree.full_product_names).map(obj)) {
     if (typeof fp.product_id === 'string' && !leaves.has(fp.product_id)) {
-      leaves.set(fp.product_id, { id: fp.product_id, vendor: null, product: str(fp.name), version: null, range: null, full: str(fp.name) });
+      leaves.set(fp.product_id, {
+        id: fp.product_id,
+        vendor: null,
+        product: str(fp.name),
+        version: null,
+        range: null,
+        full: str(fp.name),
+      });
     }
   }
   const { url, json } = pageUrl(doc);
@@ -260,24 +359,35 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
     if (typeof v.cve !== 'string' || !isCveId(v.cve.trim())) continue;
     const cve = v.cve.trim();
     const status = obj(v.product_status);
-    const affectedIds: string[] = [...arr(status.known_affected), ...arr(status.first_affected), ...arr(status.last_affected)];
+    const affectedIds: string[] = [
+      ...arr(status.known_affected),
+      ...arr(status.first_affected),
+      ...arr(status.last_affected),
+    ];
     const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s: Json) => arr(obj(s).products));
     let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
     // Some advisories list product ids that are not in their product tree: fall back to the whole tree, when it is
     // small (ICSA-24-235-03, the one CISA advisory of the snapshot that needs it, has 108 leaves). A large tree is
     // not one product line: giving all of it to every vulnerability took gigabytes for one crafted advisory.
-    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES) named = [...leaves.values()].filter((l) => !!l.vendor);
+    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES)
+      named = [...leaves.values()].filter((l) => !!l.vendor);
     const affected: AffectedProduct[] = uniq(
       named
         .map((l: Leaf | undefined) => l)
         .filter((l: Leaf | undefined): l is Leaf => !!l && !!l.vendor)
-        .map((l: Leaf) => ({ vendor: l.vendor!, product: l.product, origin: 'csaf' as const, version: l.version ?? l.range })),
+        .map((l: Leaf) => ({
+          vendor: l.vendor!,
+          product: l.product,
+          origin: 'csaf' as const,
+          version: l.version ?? l.range,
+        })),
       (a) => `${a.vendor}\u0000${a.product}\u0000${a.version}`,
     );
     const fixes: AdvisoryFix[] = [];
     for (const id of arr(status.fixed)) {
       const l = leaves.get(id);
-      if (l?.product && l.version) fixes.push({ product: l.product, version: l.version, origin: 'product_status.fixed' });
+      if (l?.product && l.version)
+        fixes.push({ product: l.product, version: l.version, origin: 'product_status.fixed' });
     }
     const vendorFixes: CsafAdvisoryFacts['vendor_fixes'] = [];
     const categories = new Set<string>();
@@ -299,7 +409,12 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       if (version) for (const p of products) fixes.push({ product: p, version, origin: 'vendor_fix' });
     }
     // The vulnerability's text: its summary notes (joined), else its description, else its details note.
-    const notesOf = (cat: string) => arr(v.notes).map(obj).filter((n) => n.category === cat && typeof n.text === 'string').map((n) => String(n.text).trim()).filter(Boolean);
+    const notesOf = (cat: string) =>
+      arr(v.notes)
+        .map(obj)
+        .filter((n) => n.category === cat && typeof n.text === 'string')
+        .map((n) => String(n.text).trim())
+        .filter(Boolean);
     const texts = [notesOf('summary'), notesOf('description'), notesOf('details')].find((x) => x.length) ?? [];
     const summary = texts.length ? texts.join('\n\n') : null;
     out.push({
@@ -339,5 +454,6 @@ function* itemsOf(doc: Json): Generator<IngestItem> {
 }
 
 export async function* readCsaf(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
-  for await (const { doc } of jsonDocuments(path, layout, layout === 'document' ? 'CSAF JSON' : 'CSAF document')) yield* itemsOf(doc);
+  for await (const { doc } of jsonDocuments(path, layout, layout === 'document' ? 'CSAF JSON' : 'CSAF document'))
+    yield* itemsOf(doc);
 }

@@ -28,7 +28,11 @@ export interface Cve5ZipLimits {
   maxInnerZipBytes: number;
 }
 
-export const CVE5_ZIP_LIMITS: Cve5ZipLimits = { maxEntries: 2_000_000, maxRecordBytes: 16 * MiB, maxInnerZipBytes: 4096 * MiB };
+export const CVE5_ZIP_LIMITS: Cve5ZipLimits = {
+  maxEntries: 2_000_000,
+  maxRecordBytes: 16 * MiB,
+  maxInnerZipBytes: 4096 * MiB,
+};
 
 /** A record file of the list: `CVE-<year>-<n>.json`, in any folder (`cves/2024/32xxx/`, `deltaCves/`). */
 export const CVE5_RECORD_ENTRY = /(?:^|\/)CVE-\d{4}-\d{4,}\.json$/;
@@ -87,10 +91,15 @@ export interface Cve5ZipContents {
 }
 
 /** Lists what an archive holds (checks that it is a zip of ours) without reading any entry's data. */
-export async function inspectCve5Zip(file: string, label: string, limits: Cve5ZipLimits = CVE5_ZIP_LIMITS): Promise<Cve5ZipContents> {
+export async function inspectCve5Zip(
+  file: string,
+  label: string,
+  limits: Cve5ZipLimits = CVE5_ZIP_LIMITS,
+): Promise<Cve5ZipContents> {
   const zip = await openZip(file, label);
   try {
-    if (zip.entryCount > limits.maxEntries) throw new Cve5ZipError(`${label}: ${zip.entryCount} entries, over the cap of ${limits.maxEntries}`);
+    if (zip.entryCount > limits.maxEntries)
+      throw new Cve5ZipError(`${label}: ${zip.entryCount} entries, over the cap of ${limits.maxEntries}`);
     let records = 0;
     let innerZip: string | null = null;
     for await (const entry of zip.eachEntry()) {
@@ -104,15 +113,27 @@ export async function inspectCve5Zip(file: string, label: string, limits: Cve5Zi
 }
 
 /** Extracts the baseline's inner `cves.zip` to `dest` (size-capped). */
-export async function extractInnerZip(file: string, dest: string, label: string, limits: Cve5ZipLimits = CVE5_ZIP_LIMITS): Promise<string> {
+export async function extractInnerZip(
+  file: string,
+  dest: string,
+  label: string,
+  limits: Cve5ZipLimits = CVE5_ZIP_LIMITS,
+): Promise<string> {
   const zip = await openZip(file, label);
   try {
     for await (const entry of zip.eachEntry()) {
       if (!CVE5_INNER_ZIP_ENTRY.test(entry.fileName)) continue;
       if (entry.uncompressedSize > limits.maxInnerZipBytes) {
-        throw new Cve5ZipError(`${label}: ${entry.fileName} is ${entry.uncompressedSize} bytes, over the ${limits.maxInnerZipBytes}-byte cap`);
+        throw new Cve5ZipError(
+          `${label}: ${entry.fileName} is ${entry.uncompressedSize} bytes, over the ${limits.maxInnerZipBytes}-byte cap`,
+        );
       }
-      await saveCapped(await zip.openReadStreamPromise(entry), dest, limits.maxInnerZipBytes, `${label}!${entry.fileName}`);
+      await saveCapped(
+        await zip.openReadStreamPromise(entry),
+        dest,
+        limits.maxInnerZipBytes,
+        `${label}!${entry.fileName}`,
+      );
       return dest;
     }
   } finally {
@@ -134,7 +155,8 @@ export async function* cve5ZipDocuments(
   const inner: string[] = [];
   const zip = await openZip(file, label);
   try {
-    if (zip.entryCount > limits.maxEntries) throw new Cve5ZipError(`${label}: ${zip.entryCount} entries, over the cap of ${limits.maxEntries}`);
+    if (zip.entryCount > limits.maxEntries)
+      throw new Cve5ZipError(`${label}: ${zip.entryCount} entries, over the cap of ${limits.maxEntries}`);
     for await (const entry of zip.eachEntry()) {
       if (CVE5_INNER_ZIP_ENTRY.test(entry.fileName)) {
         // One level only: a `cves.zip` inside the inner zip is not read.
@@ -143,7 +165,8 @@ export async function* cve5ZipDocuments(
       }
       if (!CVE5_RECORD_ENTRY.test(entry.fileName)) continue;
       const where = `${label}!${entry.fileName}`;
-      if (entry.uncompressedSize > limits.maxRecordBytes) throw new Cve5ZipError(`${where}: ${entry.uncompressedSize} bytes, over the ${limits.maxRecordBytes}-byte cap`);
+      if (entry.uncompressedSize > limits.maxRecordBytes)
+        throw new Cve5ZipError(`${where}: ${entry.uncompressedSize} bytes, over the ${limits.maxRecordBytes}-byte cap`);
       let data: Buffer;
       try {
         data = await readCapped(await zip.openReadStreamPromise(entry), limits.maxRecordBytes, where);
@@ -174,6 +197,9 @@ export async function* cve5ZipDocuments(
 }
 
 /** The `cve5-zip` format: every CVE record of a baseline or delta archive. */
-export async function* readCve5Zip(file: string, opts: { tmpRoot?: string; limits?: Cve5ZipLimits } = {}): AsyncGenerator<IngestItem> {
+export async function* readCve5Zip(
+  file: string,
+  opts: { tmpRoot?: string; limits?: Cve5ZipLimits } = {},
+): AsyncGenerator<IngestItem> {
   for await (const { doc, where } of cve5ZipDocuments(file, opts)) yield* cve5Items(doc, where);
 }

@@ -3,7 +3,14 @@
 // One record yields one source record `cve5` built from the numbering authority's container (`containers.cna`) and
 // the Authorized Data Publishers' containers (`containers.adp[]`: CISA-ADP's SSVC, CVSS, CWE, CPEs and KEV marker;
 // the "CVE Program Container" of transferred references). docs/cve5.md describes the mapping.
-import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
+import type {
+  AffectedProduct,
+  CvssMetric,
+  CvssVersion,
+  CveSourceRecord,
+  IngestItem,
+  SourceReference,
+} from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, cvssScore, jsonDocuments, obj, str, strings } from './json.ts';
 import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
@@ -73,7 +80,13 @@ function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' |
     for (const m of arr(metrics).map(obj)) {
       const c = obj(m[key]);
       if (typeof c.vectorString !== 'string' || c.vectorString.trim() === '') continue;
-      out.push({ version, vector: c.vectorString.trim(), score: cvssScore(c.baseScore), scored_by: scoredBy, type: container });
+      out.push({
+        version,
+        vector: c.vectorString.trim(),
+        score: cvssScore(c.baseScore),
+        scored_by: scoredBy,
+        type: container,
+      });
     }
   }
   return out;
@@ -94,7 +107,9 @@ export function ssvcExploitation(metrics: unknown): SsvcExploitation | null {
     const other = obj(m.other);
     if (str(other.type).toLowerCase() !== 'ssvc') continue;
     for (const opt of arr(obj(other.content).options).map(obj)) {
-      const v = str(opt.Exploitation ?? opt.exploitation).trim().toLowerCase();
+      const v = str(opt.Exploitation ?? opt.exploitation)
+        .trim()
+        .toLowerCase();
       if (v === 'none' || v === 'poc' || v === 'active') return v;
     }
   }
@@ -134,13 +149,29 @@ type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'
  * statement: 263k ranges in 44k records), built by a module-level function (a closure per entry would be named by
  * tsx's keepNames transform on every call).
  */
-function range(s: Shared, r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>): AffectedRange {
+function range(
+  s: Shared,
+  r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>,
+): AffectedRange {
   const out: AffectedRange = {
-    source: 'cve5', vendor: s.vendor, product: s.product, cpe: s.cpe, status: r.status, version: r.version, start: r.start, end: r.end,
-    versionType: r.versionType, changes: r.changes, defaultStatus: s.defaultStatus, fixedIn: r.fixedIn, runningOn: null, text: r.text,
+    source: 'cve5',
+    vendor: s.vendor,
+    product: s.product,
+    cpe: s.cpe,
+    status: r.status,
+    version: r.version,
+    start: r.start,
+    end: r.end,
+    versionType: r.versionType,
+    changes: r.changes,
+    defaultStatus: s.defaultStatus,
+    fixedIn: r.fixedIn,
+    runningOn: null,
+    text: r.text,
   };
   // An RPM build of a package the product carries: the versions are the package's, not the product's.
-  if (s.packageName !== null && s.packageName !== s.product && r.versionType !== null && /^rpm$/i.test(r.versionType)) out.package = s.packageName;
+  if (s.packageName !== null && s.packageName !== s.product && r.versionType !== null && /^rpm$/i.test(r.versionType))
+    out.package = s.packageName;
   return out;
 }
 
@@ -157,19 +188,39 @@ const CHIPS_NAMED = 8;
  */
 function chipsetsAsVersions(s: Shared, versions: Json[]): AffectedRange[] | null {
   if (!/^snapdragon$/i.test(s.product) || !/qualcomm/i.test(s.vendor)) return null;
-  if (!versions.every((v) => Object.keys(v).every((k) => k === 'version' || k === 'status') && str(v.version).trim() !== '')) return null;
+  if (
+    !versions.every(
+      (v) => Object.keys(v).every((k) => k === 'version' || k === 'status') && str(v.version).trim() !== '',
+    )
+  )
+    return null;
   const out: AffectedRange[] = [];
   const byStatus = new Map<RangeStatus, string[]>();
   for (const v of versions) {
     const chip = str(v.version).trim();
     const status = rangeStatus(v.status);
-    out.push(range({ ...s, product: chip, cpe: null }, { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }));
+    out.push(
+      range(
+        { ...s, product: chip, cpe: null },
+        { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null },
+      ),
+    );
     byStatus.set(status, [...(byStatus.get(status) ?? []), chip]);
   }
   for (const [status, chips] of byStatus) {
-    const named = chips.slice(0, CHIPS_NAMED).join(', ') + (chips.length > CHIPS_NAMED ? `, … (${chips.length} in all)` : '');
+    const named =
+      chips.slice(0, CHIPS_NAMED).join(', ') + (chips.length > CHIPS_NAMED ? `, … (${chips.length} in all)` : '');
     out.push({
-      ...range(s, { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null }),
+      ...range(s, {
+        status,
+        version: null,
+        start: null,
+        end: null,
+        versionType: null,
+        changes: [],
+        fixedIn: null,
+        text: null,
+      }),
       condition: `only the chipsets and platforms the record lists as ${status}: ${named}`,
     });
   }
@@ -188,11 +239,28 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
   if (!vendor && !product) return [];
   const cpe = strings(a.cpes)[0] ?? cpeFallback;
   const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
-  const shared: Shared = { vendor: vendor ?? '', product: product ?? '', cpe, defaultStatus, packageName: named(a.packageName) };
+  const shared: Shared = {
+    vendor: vendor ?? '',
+    product: product ?? '',
+    cpe,
+    defaultStatus,
+    packageName: named(a.packageName),
+  };
   const versions = arr(a.versions).map(obj);
   if (!versions.length) {
     if (!defaultStatus) return [];
-    return [range(shared, { status: defaultStatus, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null })];
+    return [
+      range(shared, {
+        status: defaultStatus,
+        version: null,
+        start: null,
+        end: null,
+        versionType: null,
+        changes: [],
+        fixedIn: null,
+        text: null,
+      }),
+    ];
   }
   const chips = chipsetsAsVersions(shared, versions);
   if (chips) return chips;
@@ -221,16 +289,18 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
       // nothing certain: read literally it would leave that version unaffected. Kept as text.
       const order = unread || startOpen || bound === '*' ? null : comparatorOf(scheme)(version, bound);
       const textual = unread || order === 1 || (order === 0 && lt !== null);
-      out.push(range(shared, {
-        status,
-        version: null,
-        start: startOpen || textual ? null : { version, inclusive: true },
-        end: bound === '*' || textual ? null : { version: bound, inclusive: lt === null },
-        versionType,
-        changes,
-        fixedIn: firstFixed ?? (status === 'affected' && lt !== null && lt !== '*' && !textual ? lt : null),
-        text: textual ? [version, lt !== null ? `< ${lt}` : `<= ${lte}`].filter(Boolean).join(' ') : null,
-      }));
+      out.push(
+        range(shared, {
+          status,
+          version: null,
+          start: startOpen || textual ? null : { version, inclusive: true },
+          end: bound === '*' || textual ? null : { version: bound, inclusive: lt === null },
+          versionType,
+          changes,
+          fixedIn: firstFixed ?? (status === 'affected' && lt !== null && lt !== '*' && !textual ? lt : null),
+          text: textual ? [version, lt !== null ? `< ${lt}` : `<= ${lte}`].filter(Boolean).join(' ') : null,
+        }),
+      );
       continue;
     }
     // A range written into `version`, read where its meaning is certain: "All versions < V4.1.1 Patch04" / "< 2.3"
@@ -246,26 +316,60 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     const free = !all && !ordered ? readFreeText(version, shared.vendor, shared.product) : null;
     if (free && !(free.pieces.length === 1 && free.pieces[0].version === version && !free.condition)) {
       const condition = free.condition ? { condition: free.condition } : {};
-      if (free.all) out.push({ ...range(shared, { status, version: null, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: null }), ...condition });
+      if (free.all)
+        out.push({
+          ...range(shared, {
+            status,
+            version: null,
+            start: null,
+            end: null,
+            versionType,
+            changes,
+            fixedIn: firstFixed,
+            text: null,
+          }),
+          ...condition,
+        });
       for (const p of free.pieces) {
         out.push({
-          ...range(shared, { status, version: p.version, start: p.start, end: p.end, versionType, changes, fixedIn: firstFixed ?? (status === 'affected' ? p.fixedIn : null), text: null }),
+          ...range(shared, {
+            status,
+            version: p.version,
+            start: p.start,
+            end: p.end,
+            versionType,
+            changes,
+            fixedIn: firstFixed ?? (status === 'affected' ? p.fixedIn : null),
+            text: null,
+          }),
           ...condition,
         });
       }
       continue;
     }
     const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
-    const read = ordered ? null : below && /\d/.test(below[2])
-      ? { kind: 'bounds' as const, start: null, end: { version: below[2].trim(), inclusive: below[1] === '<=' } }
-      : !all && FREE_TEXT.test(version) ? parseCsafRange(version) : null;
+    const read = ordered
+      ? null
+      : below && /\d/.test(below[2])
+        ? { kind: 'bounds' as const, start: null, end: { version: below[2].trim(), inclusive: below[1] === '<=' } }
+        : !all && FREE_TEXT.test(version)
+          ? parseCsafRange(version)
+          : null;
     if (read?.kind === 'bounds') {
       const end = read.end;
-      out.push(range(shared, {
-        status, version: null, start: read.start, end, versionType, changes,
-        // Like lessThan: an exclusive end is the first fixed version.
-        fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive ? end.version : null), text: null,
-      }));
+      out.push(
+        range(shared, {
+          status,
+          version: null,
+          start: read.start,
+          end,
+          versionType,
+          changes,
+          // Like lessThan: an exclusive end is the first fixed version.
+          fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive ? end.version : null),
+          text: null,
+        }),
+      );
       continue;
     }
     // "0" alone: the CVE schema's earliest version, with no end and no change (Vulnogram's default: CVE-2023-2851 states
@@ -273,7 +377,18 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     const zero = version === '0' && changes.length === 0;
     // Every version, one version, or text answered needs_review.
     const exact = zero ? null : read === null ? (all ? null : version) : read.kind === 'exact' ? read.version : null;
-    out.push(range(shared, { status, version: exact, start: null, end: null, versionType, changes, fixedIn: firstFixed, text: zero || read?.kind === 'text' ? version : null }));
+    out.push(
+      range(shared, {
+        status,
+        version: exact,
+        start: null,
+        end: null,
+        versionType,
+        changes,
+        fixedIn: firstFixed,
+        text: zero || read?.kind === 'text' ? version : null,
+      }),
+    );
   }
   return out;
 }
@@ -282,19 +397,36 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
 function productOf(a: Json, origin: 'cna' | 'cpe'): AffectedProduct | null {
   const vendor = named(a.vendor);
   if (!vendor) return null;
-  const cpe = strings(a.cpes).map(parseCpe).find((c) => c !== null) ?? null;
+  const cpe =
+    strings(a.cpes)
+      .map(parseCpe)
+      .find((c) => c !== null) ?? null;
   const part = cpe && (cpe.part === 'a' || cpe.part === 'o' || cpe.part === 'h') ? cpe.part : null;
-  const versions = arr(a.versions).map(obj).filter((v) => str(v.status) === 'affected');
+  const versions = arr(a.versions)
+    .map(obj)
+    .filter((v) => str(v.status) === 'affected');
   const stated = versions
     .map((v) => {
       const lt = str(v.lessThan) || null;
       const lte = str(v.lessThanOrEqual) || null;
       const from = str(v.version);
       if (!lt && !lte) return NAMELESS.has(from.toLowerCase()) ? '' : from;
-      return [from && from !== '0' && from !== '*' ? `>=${from}` : '', lt && lt !== '*' ? `<${lt}` : '', lte && lte !== '*' ? `<=${lte}` : ''].filter(Boolean).join(' ');
+      return [
+        from && from !== '0' && from !== '*' ? `>=${from}` : '',
+        lt && lt !== '*' ? `<${lt}` : '',
+        lte && lte !== '*' ? `<=${lte}` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
     })
     .filter(Boolean);
-  return { vendor, product: named(a.product), origin, cpe_part: origin === 'cpe' ? part : null, version: stated.length ? stated.slice(0, 3).join(', ') : null };
+  return {
+    vendor,
+    product: named(a.product),
+    origin,
+    cpe_part: origin === 'cpe' ? part : null,
+    version: stated.length ? stated.slice(0, 3).join(', ') : null,
+  };
 }
 
 /** One CVE Record 5 (parsed JSON) → the `cve5` source record. */
@@ -311,8 +443,21 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
   // CVE leaves the corpus unless another source still describes it.
   if (str(meta.state).toUpperCase() === 'REJECTED') {
     return {
-      source: 'cve5', source_key: '', cve_id: cveId, description: null, title: null, published, modified, cvss: [], cwes: [], affected: [],
-      references: [], assigner: shortName, status: 'Rejected', cve5: { assigner_short_name: shortName, ssvc_exploitation: null, kev_date_added: null }, ranges: [],
+      source: 'cve5',
+      source_key: '',
+      cve_id: cveId,
+      description: null,
+      title: null,
+      published,
+      modified,
+      cvss: [],
+      cwes: [],
+      affected: [],
+      references: [],
+      assigner: shortName,
+      status: 'Rejected',
+      cve5: { assigner_short_name: shortName, ssvc_exploitation: null, kev_date_added: null },
+      ranges: [],
     };
   }
   const containers = obj(obj(doc).containers);
@@ -379,5 +524,10 @@ export function* cve5Items(doc: Json, where: string): Generator<IngestItem> {
 }
 
 export async function* readCve5(path: string, layout: 'document' | 'jsonl'): AsyncGenerator<IngestItem> {
-  for await (const { doc, where } of jsonDocuments(path, layout, layout === 'document' ? 'CVE Record JSON' : 'CVE record')) yield* cve5Items(doc, where);
+  for await (const { doc, where } of jsonDocuments(
+    path,
+    layout,
+    layout === 'document' ? 'CVE Record JSON' : 'CVE record',
+  ))
+    yield* cve5Items(doc, where);
 }

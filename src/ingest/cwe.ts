@@ -35,7 +35,10 @@ export async function* readCwe(path: string): AsyncGenerator<IngestItem> {
         if (!close) {
           sawCatalog = true;
           const a = xmlAttrs(attrText);
-          pending.push({ kind: 'meta', meta: { feed: 'cwe-xml', version: a.Version ?? null, date: a.Date ?? null, declared_count: null } });
+          pending.push({
+            kind: 'meta',
+            meta: { feed: 'cwe-xml', version: a.Version ?? null, date: a.Date ?? null, declared_count: null },
+          });
         }
         continue;
       }

@@ -38,7 +38,8 @@ export function detectFromHead(head: string): FeedFormat | null {
   if (/"@odata\.context"\s*:/.test(text) && /"CvrfUrl"\s*:/.test(text)) return 'msrc-index';
   if (/"csaf_version"\s*:\s*"2\.0"/.test(text)) return oneObjectPerLine ? 'csaf-jsonl' : 'csaf';
   // CVE Record Format 5 (cvelistV5, CVE Services, Vulnrichment): dataType CVE_RECORD with cveMetadata.
-  if (/"dataType"\s*:\s*"CVE_RECORD"/.test(text) && /"cveMetadata"\s*:/.test(text)) return oneObjectPerLine ? 'cve5-jsonl' : 'cve5';
+  if (/"dataType"\s*:\s*"CVE_RECORD"/.test(text) && /"cveMetadata"\s*:/.test(text))
+    return oneObjectPerLine ? 'cve5-jsonl' : 'cve5';
   // MSRC CVRF in the JSON form of the MSRC API (strings wrapped as {"Value": …}).
   if (/"DocumentTracking"\s*:/.test(text) && /"DocumentTitle"\s*:\s*\{\s*"Value"/.test(text)) return 'msrc-cvrf';
   // A JSON Schema document describes a feed (CISA ships known_exploited_vulnerabilities_schema.json next to the
@@ -47,8 +48,12 @@ export function detectFromHead(head: string): FeedFormat | null {
   // The catalog itself: catalogVersion is a string and vulnerabilities an array (in a schema both are objects).
   if (/"catalogVersion"\s*:\s*"/.test(text) && /"vulnerabilities"\s*:\s*\[/.test(text)) return 'kev';
   if (/"format"\s*:\s*"NVD_CVE"/.test(text) || /"resultsPerPage"\s*:/.test(text)) return 'nvd-page';
-  if (/"sourceIdentifier"\s*:/.test(text) && NVD_RECORD_ID.test(text) && /"descriptions"\s*:/.test(text)) return 'nvd-record';
-  if (/"type"\s*:\s*"(attack-pattern|bundle|course-of-action|relationship|identity|marking-definition)"/.test(text) && /capec/i.test(text)) {
+  if (/"sourceIdentifier"\s*:/.test(text) && NVD_RECORD_ID.test(text) && /"descriptions"\s*:/.test(text))
+    return 'nvd-record';
+  if (
+    /"type"\s*:\s*"(attack-pattern|bundle|course-of-action|relationship|identity|marking-definition)"/.test(text) &&
+    /capec/i.test(text)
+  ) {
     return 'capec-stix';
   }
   return null;
@@ -87,7 +92,10 @@ const LONG_HEAD_BYTES = 16 * 1024 * 1024;
 export async function detectFile(path: string): Promise<{ format: FeedFormat | null; head: string }> {
   const head = await readHead(path, HEAD_BYTES);
   const text = head.replace(/^\uFEFF/, '').trimStart();
-  const cut = head.length >= HEAD_BYTES - 4 && text.startsWith('{') && !isCompleteJson(text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')));
+  const cut =
+    head.length >= HEAD_BYTES - 4 &&
+    text.startsWith('{') &&
+    !isCompleteJson(text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')));
   if (!cut) return { format: detectFromHead(head), head };
   const long = await readHead(path, LONG_HEAD_BYTES);
   return { format: detectFromHead(long), head: long };
@@ -104,7 +112,10 @@ export async function detectFormat(path: string): Promise<FeedFormat | null> {
 async function* readCapecFile(path: string): AsyncGenerator<IngestItem> {
   const head = (await readHead(path, 1 << 20)).trimStart();
   const firstLine = head.split('\n', 1)[0];
-  yield* readCapec(path, isCompleteJson(firstLine) && !/"type"\s*:\s*"bundle"/.test(firstLine.slice(0, 200)) ? 'jsonl' : 'bundle');
+  yield* readCapec(
+    path,
+    isCompleteJson(firstLine) && !/"type"\s*:\s*"bundle"/.test(firstLine.slice(0, 200)) ? 'jsonl' : 'bundle',
+  );
 }
 
 /** The reader of every format `detectFromHead` recognises: one explicit table, nothing registers itself. */

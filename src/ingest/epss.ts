@@ -19,7 +19,14 @@ export function parseEpssRow(line: string, sep: ',' | ';'): EpssRecord | null {
   if (!DECIMAL.test(parts[1]) || !DECIMAL.test(parts[2])) return null;
   const epss = Number(parts[1]);
   const percentile = Number(parts[2]);
-  if (!Number.isFinite(epss) || !Number.isFinite(percentile) || epss < 0 || epss > 1 || percentile < 0 || percentile > 1) {
+  if (
+    !Number.isFinite(epss) ||
+    !Number.isFinite(percentile) ||
+    epss < 0 ||
+    epss > 1 ||
+    percentile < 0 ||
+    percentile > 1
+  ) {
     return null;
   }
   return { cve_id: cve, epss, percentile };
@@ -36,7 +43,16 @@ export async function* readEpss(path: string): AsyncGenerator<IngestItem> {
     if (line.startsWith('#')) {
       const m = HEADER_RE.exec(line);
       // A score_date that is no date is no date (it was stored as given).
-      if (m) yield { kind: 'meta', meta: { feed: 'epss-csv', version: m[1] || null, date: Number.isNaN(Date.parse(m[2].trim())) ? null : m[2].trim(), declared_count: null } };
+      if (m)
+        yield {
+          kind: 'meta',
+          meta: {
+            feed: 'epss-csv',
+            version: m[1] || null,
+            date: Number.isNaN(Date.parse(m[2].trim())) ? null : m[2].trim(),
+            declared_count: null,
+          },
+        };
       continue;
     }
     if (sep === null) {

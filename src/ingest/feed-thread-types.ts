@@ -17,14 +17,21 @@ export const FEED_THREAD_AHEAD_BYTES = 16 << 20;
 /** A message's weight against FEED_THREAD_AHEAD_BYTES. */
 export function wireBytes(items: readonly WireItem[]): number {
   let n = 0;
-  for (const w of items) n += w.kind === 'cve-text' ? w.text.json.length : w.kind === 'msrc-document' ? w.doc.payload.byteLength : 1024;
+  for (const w of items)
+    n += w.kind === 'cve-text' ? w.text.json.length : w.kind === 'msrc-document' ? w.doc.payload.byteLength : 1024;
   return n;
 }
 
-export interface FeedFile { path: string; format: FeedFormat }
+export interface FeedFile {
+  path: string;
+  format: FeedFormat;
+}
 
 /** The files one thread reads, in this order, and how far it may read ahead (FEED_THREAD_AHEAD_BYTES). */
-export interface FeedThreadData { files: FeedFile[]; aheadBytes: number }
+export interface FeedThreadData {
+  files: FeedFile[];
+  aheadBytes: number;
+}
 
 /** An item as it travels: a source record as its text (ingest/record-json.ts SourceText), anything else as it is. */
 export type WireItem = Exclude<IngestItem, { kind: 'cve' }>;

@@ -7,7 +7,12 @@
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../lib/ts-worker.ts';
 import { FeedFormatError, type FeedFormat, type IngestItem } from './types.ts';
-import { FEED_THREAD_AHEAD_BYTES, type FeedFile, type FeedThreadData, type FromFeedThread } from './feed-thread-types.ts';
+import {
+  FEED_THREAD_AHEAD_BYTES,
+  type FeedFile,
+  type FeedThreadData,
+  type FromFeedThread,
+} from './feed-thread-types.ts';
 
 /** Formats whose files hold many records (JSON Lines, NVD pages, cvelistV5 archives): read on the feed thread. */
 const THREADED: ReadonlySet<FeedFormat> = new Set(['cve5-jsonl', 'cve5-zip', 'nvd-page', 'csaf-jsonl']);
@@ -50,7 +55,10 @@ export class FeedThreadReader {
   private started = false;
 
   /** `aheadBytes`: how far the thread may read ahead (FEED_THREAD_AHEAD_BYTES; tests set less). */
-  constructor(private readonly files: FeedFile[], private readonly aheadBytes = FEED_THREAD_AHEAD_BYTES) {}
+  constructor(
+    private readonly files: FeedFile[],
+    private readonly aheadBytes = FEED_THREAD_AHEAD_BYTES,
+  ) {}
 
   /** Bytes of the messages the thread has posted that no items() has taken yet (tests). */
   get aheadNow(): number {
@@ -79,7 +87,9 @@ export class FeedThreadReader {
     });
     worker.on('exit', (code) => {
       if (worker !== this.worker) return;
-      this.failure ??= new Error(`the feed thread for ${this.files[this.next]?.path ?? 'its files'} ended (exit code ${code}) before the end of the file`);
+      this.failure ??= new Error(
+        `the feed thread for ${this.files[this.next]?.path ?? 'its files'} ended (exit code ${code}) before the end of the file`,
+      );
       this.wake?.();
     });
     return worker;
@@ -156,7 +166,10 @@ export class FeedThreadReader {
           if (w.kind === 'msrc-document') {
             // A Buffer arrives as a plain Uint8Array.
             const p = w.doc.payload;
-            yield { kind: 'msrc-document', doc: { ...w.doc, payload: Buffer.from(p.buffer, p.byteOffset, p.byteLength) } };
+            yield {
+              kind: 'msrc-document',
+              doc: { ...w.doc, payload: Buffer.from(p.buffer, p.byteOffset, p.byteLength) },
+            };
           } else yield w;
         }
       }

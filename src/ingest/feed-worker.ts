@@ -7,7 +7,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFeed } from './detect.ts';
 import { textOf } from './record-json.ts';
-import { FEED_THREAD_BATCH, wireBytes, type FeedThreadData, type FromFeedThread, type WireItem } from './feed-thread-types.ts';
+import {
+  FEED_THREAD_BATCH,
+  wireBytes,
+  type FeedThreadData,
+  type FromFeedThread,
+  type WireItem,
+} from './feed-thread-types.ts';
 
 const port = parentPort!;
 const { files, aheadBytes } = workerData as FeedThreadData;

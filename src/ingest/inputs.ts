@@ -47,7 +47,22 @@ export function primeAhead(inputs: readonly PipelineInput[], from: number, windo
 }
 
 /** Order that keeps work minimal: catalogs first, then EPSS, then CVE sources (NVD before the rest). */
-const FORMAT_ORDER: FeedFormat[] = ['cwe-xml', 'capec-stix', 'epss-csv', 'epss-ssv', 'nvd-record', 'nvd-page', 'cve5', 'cve5-jsonl', 'cve5-zip', 'csaf', 'csaf-jsonl', 'msrc-index', 'msrc-cvrf', 'kev'];
+const FORMAT_ORDER: FeedFormat[] = [
+  'cwe-xml',
+  'capec-stix',
+  'epss-csv',
+  'epss-ssv',
+  'nvd-record',
+  'nvd-page',
+  'cve5',
+  'cve5-jsonl',
+  'cve5-zip',
+  'csaf',
+  'csaf-jsonl',
+  'msrc-index',
+  'msrc-cvrf',
+  'kev',
+];
 
 /** Files under the given paths (directories recursively, sorted), with their detected formats. */
 export async function collectInputs(paths: string[]): Promise<CollectedInputs> {
@@ -81,15 +96,27 @@ export async function collectInputs(paths: string[]): Promise<CollectedInputs> {
     // shared thread when the run is worth it, else in line.
     const alone = readsOnThread(found[i].format, found[i].bytes);
     let j = i + 1;
-    if (!alone) while (j < found.length && found[j].format === found[i].format && !readsOnThread(found[j].format, found[j].bytes)) j++;
+    if (!alone)
+      while (j < found.length && found[j].format === found[i].format && !readsOnThread(found[j].format, found[j].bytes))
+        j++;
     const run = found.slice(i, j);
-    if (alone || readsRunOnThread(found[i].format, run.length, run.reduce((n, f) => n + f.bytes, 0))) {
+    if (
+      alone ||
+      readsRunOnThread(
+        found[i].format,
+        run.length,
+        run.reduce((n, f) => n + f.bytes, 0),
+      )
+    ) {
       const reader = new FeedThreadReader(run.map(({ path: p, format }) => ({ path: p, format })));
       const close = () => reader.close();
       const prime = () => reader.prime();
-      run.forEach((f, k) => inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close, prime, bytes: f.bytes }));
+      run.forEach((f, k) =>
+        inputs.push({ label: f.path, format: f.format, items: () => reader.items(k), close, prime, bytes: f.bytes }),
+      );
     } else {
-      for (const { path: f, format, bytes } of run) inputs.push({ label: f, format, items: () => readFeed(f, format), bytes });
+      for (const { path: f, format, bytes } of run)
+        inputs.push({ label: f, format, items: () => readFeed(f, format), bytes });
     }
     i = j;
   }
@@ -101,7 +128,10 @@ export async function collectInputs(paths: string[]): Promise<CollectedInputs> {
  * reader refuses it with a FeedFormatError before its first item) is `{ refused }`: it is skipped with a warning
  * like a file of unknown content, and the rest imports. A feed that breaks after items were read still stops it.
  */
-export async function openItems(input: PipelineInput, skipRefused: boolean): Promise<AsyncIterable<IngestItem> | { refused: string }> {
+export async function openItems(
+  input: PipelineInput,
+  skipRefused: boolean,
+): Promise<AsyncIterable<IngestItem> | { refused: string }> {
   const it = input.items()[Symbol.asyncIterator]();
   let first: IteratorResult<IngestItem>;
   try {
@@ -123,7 +153,10 @@ export async function closeInputs(inputs: readonly PipelineInput[]): Promise<voi
 }
 
 /** Files collected for an import (collectInputs), their feed threads started. */
-export interface CollectedInputs { inputs: PipelineInput[]; skipped: { label: string; reason: string }[] }
+export interface CollectedInputs {
+  inputs: PipelineInput[];
+  skipped: { label: string; reason: string }[];
+}
 
 /**
  * collectInputs, then each feed thread started (PipelineInput.prime): a caller that collects before it opens the

@@ -31,7 +31,9 @@ export async function openText(path: string): Promise<Readable> {
 /** The (decompressed) bytes of the file, in chunks of about `chunkBytes` (gzip output: at least 64 bytes). */
 async function openBytes(path: string, chunkBytes: number): Promise<Readable> {
   const raw = createReadStream(path, { highWaterMark: chunkBytes });
-  return (await isGzip(path)) ? raw.pipe(createGunzip({ chunkSize: Math.max(64, Math.min(chunkBytes, 16 * 1024)) })) : raw;
+  return (await isGzip(path))
+    ? raw.pipe(createGunzip({ chunkSize: Math.max(64, Math.min(chunkBytes, 16 * 1024)) }))
+    : raw;
 }
 
 const LF = 0x0a;
@@ -52,13 +54,20 @@ export const MAX_LINE_BYTES = 64 * 1024 * 1024;
  * size of the chunks read (tests make it small, so that terminators and characters fall on their boundaries). A line
  * longer than `maxLineBytes` stops the file with a FeedFormatError naming it (MAX_LINE_BYTES).
  */
-export async function* readLines(path: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<string> {
+export async function* readLines(
+  path: string,
+  chunkBytes = 1 << 20,
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncGenerator<string> {
   // The pieces of a line that has not ended yet, joined once when it does (a line longer than a chunk is not copied
   // again with every chunk), and their length.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let lineNo = 0;
-  const tooLong = () => new FeedFormatError(`${path}:${lineNo + 1}: a line longer than ${maxLineBytes} bytes (no feed record is near that long)`);
+  const tooLong = () =>
+    new FeedFormatError(
+      `${path}:${lineNo + 1}: a line longer than ${maxLineBytes} bytes (no feed record is near that long)`,
+    );
   // A chunk that ended with a CR: a LF at the start of the next one belongs to it.
   let afterCr = false;
   for await (const chunk of await openBytes(path, chunkBytes)) {

@@ -8,7 +8,8 @@ import { errorMessage, errorField } from '../lib/errors.ts';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
 /** A JSON object: not null, not an array. */
-export const isRecord = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+export const isRecord = (x: unknown): x is Record<string, unknown> =>
+  x !== null && typeof x === 'object' && !Array.isArray(x);
 export const obj = (x: unknown): Record<string, any> => (isRecord(x) ? x : {});
 /** obj() with its members typed unknown, for readers that check each value before use. */
 export const record = (x: unknown): Record<string, unknown> => (isRecord(x) ? x : {});
@@ -36,7 +37,11 @@ export function parseFeedJson(text: string): any {
  * with where it was read (`path`, or `path:line`). A document that does not parse stops the file with a
  * FeedFormatError naming `what` (CSAF JSON, CVE Record JSON) and the line.
  */
-export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl', what: string): AsyncGenerator<{ doc: any; where: string }> {
+export async function* jsonDocuments(
+  path: string,
+  layout: 'document' | 'jsonl',
+  what: string,
+): AsyncGenerator<{ doc: any; where: string }> {
   if (layout === 'document') {
     let doc: any;
     try {
@@ -57,7 +62,8 @@ export async function* jsonDocuments(path: string, layout: 'document' | 'jsonl',
       // A cut or damaged .gz ("unexpected end of file"), named with the line it reached; other errors (a missing
       // file) keep their own code.
       const code = errorField(err, 'code');
-      if (typeof code === 'string' && code.startsWith('Z_')) throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${errorMessage(err)})`);
+      if (typeof code === 'string' && code.startsWith('Z_'))
+        throw new FeedFormatError(`${path}:${n + 1}: cannot be read on (${errorMessage(err)})`);
       throw err;
     }
     if (next.done) break;

@@ -40,7 +40,9 @@ export function kevRecord(v: Json): CveSourceRecord {
     modified: null,
     cvss: [],
     cwes: cwesOf(v.cwes),
-    affected: str(v.vendorProject) ? [{ vendor: str(v.vendorProject), product: str(v.product) || null, origin: 'kev' }] : [],
+    affected: str(v.vendorProject)
+      ? [{ vendor: str(v.vendorProject), product: str(v.product) || null, origin: 'kev' }]
+      : [],
     // KEV notes are free text with URLs separated by " ; "; they are not NVD references and are kept
     // only as KEV facts (spec §2.5 lists NVD references only).
     references: [],
@@ -61,7 +63,12 @@ export function kevRecord(v: Json): CveSourceRecord {
 }
 
 export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
-  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.vulnerabilities) || typeof doc.catalogVersion !== 'string') {
+  if (
+    !doc ||
+    typeof doc !== 'object' ||
+    !Array.isArray(doc.vulnerabilities) ||
+    typeof doc.catalogVersion !== 'string'
+  ) {
     throw new FeedFormatError('not a KEV catalog (catalogVersion/vulnerabilities missing)');
   }
   // Every entry is checked before the first item: a catalog with a bad entry is refused whole, naming the entry,

@@ -43,27 +43,105 @@ const MARINER_RE = /\b(?:CBL[- ]?Mariner|Azure Linux)\b/i;
  * distributions. They name no vendor of the vulnerable package. Unlisted short names are taken as the vendor.
  */
 const COORDINATOR_CNAS = new Set([
-  'mitre', 'mitre corporation', 'github', 'github_m', 'github (maintainer security advisories)', 'github, inc.',
-  '@huntrdev', '@huntr_ai', 'huntr', 'vuldb', 'hackerone', 'vulncheck', 'certcc', 'cert/cc', 'cert cc', 'cert-pl',
-  'jpcert', 'zdi', 'snyk', 'talos', 'dwf', 'patchstack', 'govtech csg', 'star_labs', 'turansec', 'seal', 'jfrog',
-  'checkmarx', 'hiddenlayer', 'bitdefender', 'tenable', 'rapid7', 'rapid7, inc.', 'vdoo', 'herodevs', 'aha', 'snps',
-  'redhat', 'red hat', 'red hat, inc.', 'red hat inc.', 'redhat-cnalr', 'fedora', 'canonical', 'canonical ltd.',
-  'debian', 'suse', 'openeuler', 'anolis', 'opencloudos', 'harborist', 'tqtc', 'cpansec',
+  'mitre',
+  'mitre corporation',
+  'github',
+  'github_m',
+  'github (maintainer security advisories)',
+  'github, inc.',
+  '@huntrdev',
+  '@huntr_ai',
+  'huntr',
+  'vuldb',
+  'hackerone',
+  'vulncheck',
+  'certcc',
+  'cert/cc',
+  'cert cc',
+  'cert-pl',
+  'jpcert',
+  'zdi',
+  'snyk',
+  'talos',
+  'dwf',
+  'patchstack',
+  'govtech csg',
+  'star_labs',
+  'turansec',
+  'seal',
+  'jfrog',
+  'checkmarx',
+  'hiddenlayer',
+  'bitdefender',
+  'tenable',
+  'rapid7',
+  'rapid7, inc.',
+  'vdoo',
+  'herodevs',
+  'aha',
+  'snps',
+  'redhat',
+  'red hat',
+  'red hat, inc.',
+  'red hat inc.',
+  'redhat-cnalr',
+  'fedora',
+  'canonical',
+  'canonical ltd.',
+  'debian',
+  'suse',
+  'openeuler',
+  'anolis',
+  'opencloudos',
+  'harborist',
+  'tqtc',
+  'cpansec',
 ]);
 /** Registrable domains of such CNAs' e-mail addresses (secalert@redhat.com, cve@mitre.org, …). */
 const COORDINATOR_DOMAINS = new Set([
-  'mitre.org', 'github.com', 'huntr.dev', 'hackerone.com', 'vuldb.com', 'redhat.com', 'ubuntu.com', 'debian.org',
-  'suse.com', 'openeuler.org', 'openanolis.org', 'snyk.io', 'cert.org', 'jpcert.or.jp', 'distributedweaknessfiling.org',
-  'jfrog.com', 'checkmarx.com', 'tenable.com', 'vdoo.com', 'hiddenlayer.com', 'takeonme.org', 'puiterwijk.org',
-  'liggitt.net', 'checkpoint.com',
+  'mitre.org',
+  'github.com',
+  'huntr.dev',
+  'hackerone.com',
+  'vuldb.com',
+  'redhat.com',
+  'ubuntu.com',
+  'debian.org',
+  'suse.com',
+  'openeuler.org',
+  'openanolis.org',
+  'snyk.io',
+  'cert.org',
+  'jpcert.or.jp',
+  'distributedweaknessfiling.org',
+  'jfrog.com',
+  'checkmarx.com',
+  'tenable.com',
+  'vdoo.com',
+  'hiddenlayer.com',
+  'takeonme.org',
+  'puiterwijk.org',
+  'liggitt.net',
+  'checkpoint.com',
 ]);
 /** Coordinating teams inside a vendor (Cisco Talos reports other vendors' flaws). */
 const COORDINATOR_ADDRESSES = new Set(['talos-cna@cisco.com']);
 /** CNA short names whose vendor has another usual name. */
 const CNA_VENDOR_NAMES: Record<string, string> = {
-  go: 'Golang', psf: 'Python Software Foundation', eef: 'Erlang Ecosystem Foundation', isc: 'ISC', curl: 'curl',
-  google_android: 'Google', chrome: 'Google', amzn: 'Amazon', xen: 'Xen', openjs: 'OpenJS Foundation',
-  'nlnet labs': 'NLnet Labs', palo_alto: 'Palo Alto Networks', 'samsung.tv_appliance': 'Samsung', meta: 'Meta',
+  go: 'Golang',
+  psf: 'Python Software Foundation',
+  eef: 'Erlang Ecosystem Foundation',
+  isc: 'ISC',
+  curl: 'curl',
+  google_android: 'Google',
+  chrome: 'Google',
+  amzn: 'Amazon',
+  xen: 'Xen',
+  openjs: 'OpenJS Foundation',
+  'nlnet labs': 'NLnet Labs',
+  palo_alto: 'Palo Alto Networks',
+  'samsung.tv_appliance': 'Samsung',
+  meta: 'Meta',
 };
 
 /**
@@ -89,9 +167,18 @@ export function msrcVendor(cna: string | null, productNames: string[]): string |
 }
 
 /** Product Family branches that name a category, not a product users recognise. */
-const CATEGORY_FAMILIES = new Set(['apps', 'browser', 'developer tools', 'esu', 'mariner', 'open source software', 'server software']);
+const CATEGORY_FAMILIES = new Set([
+  'apps',
+  'browser',
+  'developer tools',
+  'esu',
+  'mariner',
+  'open source software',
+  'server software',
+]);
 /** Trailing words that name an edition, version or platform rather than the product. */
-const EDITION_WORD = /^(?:\d[\w./]*|v\d[\w.]*|version|for|on|and|edition|sp\d+|service|pack|r2|x64|x86|arm64|arm|32-bit|64-bit|[a-z0-9]+-based|systems?|\(.*|.*\)|-|ltsc|rt)$/i;
+const EDITION_WORD =
+  /^(?:\d[\w./]*|v\d[\w.]*|version|for|on|and|edition|sp\d+|service|pack|r2|x64|x86|arm64|arm|32-bit|64-bit|[a-z0-9]+-based|systems?|\(.*|.*\)|-|ltsc|rt)$/i;
 
 function trimEdition(words: string[]): string[] {
   const w = [...words];
@@ -111,10 +198,19 @@ function trimEdition(words: string[]): string[] {
 export function msrcFamilyProduct(products: { name: string; family: string | null }[]): string | null {
   const groups = new Map<string, string[]>();
   for (const p of products) groups.set(p.family ?? '', [...(groups.get(p.family ?? '') ?? []), p.name]);
-  const [family, names] = [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))[0] ?? ['', []];
+  const [family, names] = [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))[0] ?? [
+    '',
+    [],
+  ];
   if (names.length === 0) return null;
   // "X on Windows 10 Version 1607 …" / ".NET 10.0 installed on Windows" name X; parentheticals name editions.
-  const split = names.map((n) => n.replace(/\s+(?:installed\s+)?on\s+.*$/i, '').replace(/\s*\([^)]*\)/g, '').split(' ').filter(Boolean));
+  const split = names.map((n) =>
+    n
+      .replace(/\s+(?:installed\s+)?on\s+.*$/i, '')
+      .replace(/\s*\([^)]*\)/g, '')
+      .split(' ')
+      .filter(Boolean),
+  );
   let common = split[0];
   for (const w of split.slice(1)) {
     let i = 0;
@@ -137,7 +233,15 @@ export function msrcFamilyProduct(products: { name: string; family: string | nul
 const SEVERITY_ORDER = ['Critical', 'Important', 'Moderate', 'Low'];
 
 function stripHtml(s: string): string {
-  return s.replace(/<[^>]+>/g, ' ').replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/\s+/g, ' ').trim();
+  return s
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function cvssOf(v: MsrcVulnerability): MsrcCvssMetric[] {
@@ -151,11 +255,22 @@ function cvssOf(v: MsrcVulnerability): MsrcCvssMetric[] {
   if (!best) return [];
   const m = /^CVSS:(3\.0|3\.1|4\.0)\//.exec(best.vector);
   if (!m) return [];
-  return [{ version: m[1] as MsrcCvssMetric['version'], vector: best.vector, score: best.score, scored_by: 'Microsoft', type: null }];
+  return [
+    {
+      version: m[1] as MsrcCvssMetric['version'],
+      vector: best.vector,
+      score: best.score,
+      scored_by: 'Microsoft',
+      type: null,
+    },
+  ];
 }
 
 function revisionDates(v: MsrcVulnerability): { first: string | null; last: string | null } {
-  const dates = v.revisions.map((r) => msrcDateToIso(r.date)).filter((d): d is string => d !== null).sort();
+  const dates = v.revisions
+    .map((r) => msrcDateToIso(r.date))
+    .filter((d): d is string => d !== null)
+    .sort();
   const one = v.revisions.find((r) => r.number === '1.0');
   return { first: (one ? msrcDateToIso(one.date) : null) ?? dates[0] ?? null, last: dates[dates.length - 1] ?? null };
 }
@@ -189,14 +304,26 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
     const pids = new Set(v.knownAffected);
     for (const r of v.remediations) if (r.type === 'Vendor Fix') for (const p of r.productIds) pids.add(p);
     const norm = (n: string) => n.replace(/\s+/g, ' ').trim();
-    const names = [...new Set([...pids].map((p) => doc.products.get(p)).filter((n): n is string => !!n).map(norm))].sort();
+    const names = [
+      ...new Set(
+        [...pids]
+          .map((p) => doc.products.get(p))
+          .filter((n): n is string => !!n)
+          .map(norm),
+      ),
+    ].sort();
     const cna = v.notes.find((n) => n.type === 'CNA')?.text.trim() || null;
     // 'n/a' is the CVE records' own word for "no vendor named"; the merge keeps such products without a vendor.
     const vendor = msrcVendor(cna, names) ?? 'n/a';
     // Microsoft's products: the family-level name first (the primary product), then every listed product.
-    const family = vendor === 'Microsoft'
-      ? msrcFamilyProduct([...pids].filter((p) => doc.products.get(p)).map((p) => ({ name: norm(doc.products.get(p)!), family: doc.families?.get(p) ?? null })))
-      : null;
+    const family =
+      vendor === 'Microsoft'
+        ? msrcFamilyProduct(
+            [...pids]
+              .filter((p) => doc.products.get(p))
+              .map((p) => ({ name: norm(doc.products.get(p)!), family: doc.families?.get(p) ?? null })),
+          )
+        : null;
     const productNames = family && !names.includes(family) ? [family, ...names] : names;
     const { first, last } = revisionDates(v);
     const url = doc.advisoryUrls.get(v.cve);
@@ -212,8 +339,18 @@ export function msrcCveRecords(doc: MsrcDocument): MsrcCveRecord[] {
       published: first ?? doc.initialReleaseDate,
       modified: last ?? doc.currentReleaseDate,
       cvss: cvssOf(v),
-      cwes: [...new Set(v.cwes.map((c) => Number(/^CWE-(\d+)$/.exec(c.id)?.[1])).filter((n) => Number.isInteger(n) && n > 0))],
-      affected: productNames.map((product) => ({ vendor, product, origin: 'msrc' as const, cpe_part: null, version: null })),
+      cwes: [
+        ...new Set(
+          v.cwes.map((c) => Number(/^CWE-(\d+)$/.exec(c.id)?.[1])).filter((n) => Number.isInteger(n) && n > 0),
+        ),
+      ],
+      affected: productNames.map((product) => ({
+        vendor,
+        product,
+        origin: 'msrc' as const,
+        cpe_part: null,
+        version: null,
+      })),
       references: [...(url ? [{ url, tags: ['Vendor Advisory'], provided_by: 'msrc' }] : []), ...fixReferences(v)],
       assigner: cna,
       status: null,

@@ -29,8 +29,19 @@ export async function* readMsrcCves(file: string): AsyncGenerator<IngestItem> {
 /** The feed facts and the CVE records of a parsed document, without its Windows tables (the MSRC sync source stores
  * those itself, from the same parse). */
 export function msrcCveItems(doc: MsrcDocument): IngestItem[] {
-  const meta: IngestItem = { kind: 'meta', meta: { feed: 'msrc-cvrf', version: doc.revisionNumber, date: doc.currentReleaseDate, declared_count: doc.vulnerabilities.length } };
-  return [meta, ...msrcCveRecords(doc).map((record): IngestItem => ({ kind: 'cve', record: record satisfies CveSourceRecord }))];
+  const meta: IngestItem = {
+    kind: 'meta',
+    meta: {
+      feed: 'msrc-cvrf',
+      version: doc.revisionNumber,
+      date: doc.currentReleaseDate,
+      declared_count: doc.vulnerabilities.length,
+    },
+  };
+  return [
+    meta,
+    ...msrcCveRecords(doc).map((record): IngestItem => ({ kind: 'cve', record: record satisfies CveSourceRecord })),
+  ];
 }
 
 /** The MSRC `/updates` index (plain or .gz): each listed document's CvrfUrl. */

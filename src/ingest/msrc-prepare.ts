@@ -19,8 +19,15 @@ export function msrcFixRows(doc: MsrcDocument): StoredMsrcDocument['fixes'] {
       if (r.type !== 'Vendor Fix') continue;
       for (const p of r.productIds) {
         rows.push({
-          cve_id: v.cve, product_id: p, kb: normaliseKb(r.description), fixed_build: r.fixedBuild?.replace(/[\u200b\ufeff]/g, '').trim() || null,
-          subtype: r.subType ?? classifySubType(null), supercedence: r.supercedence, severity: sev.get(p) ?? null, exploited, release_month: month,
+          cve_id: v.cve,
+          product_id: p,
+          kb: normaliseKb(r.description),
+          fixed_build: r.fixedBuild?.replace(/[\u200b\ufeff]/g, '').trim() || null,
+          subtype: r.subType ?? classifySubType(null),
+          supercedence: r.supercedence,
+          severity: sev.get(p) ?? null,
+          exploited,
+          release_month: month,
         });
       }
     }
@@ -38,9 +45,18 @@ export type PreparedMsrcDocument = Omit<StoredMsrcDocument, 'cvrf_url'>;
 export function prepareMsrcDocument(doc: MsrcDocument): PreparedMsrcDocument {
   const subset = windowsSubset(doc);
   const payload = encodeMsrcPayload(subset);
-  const sha256 = createHash('sha256').update(JSON.stringify({ ...subset, products: [...subset.products], advisoryUrls: [...subset.advisoryUrls] })).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(JSON.stringify({ ...subset, products: [...subset.products], advisoryUrls: [...subset.advisoryUrls] }))
+    .digest('hex');
   return {
-    id: doc.id, title: doc.title, initial_release_date: doc.initialReleaseDate, revision_date: doc.currentReleaseDate,
-    revision_number: doc.revisionNumber, sha256, vulnerabilities: doc.vulnerabilities.length, payload, fixes: msrcFixRows(subset),
+    id: doc.id,
+    title: doc.title,
+    initial_release_date: doc.initialReleaseDate,
+    revision_date: doc.currentReleaseDate,
+    revision_number: doc.revisionNumber,
+    sha256,
+    vulnerabilities: doc.vulnerabilities.length,
+    payload,
+    fixes: msrcFixRows(subset),
   };
 }

@@ -7,7 +7,13 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { isRecord, parseFeedJson, record, str, strOrNull } from './json.ts';
 import { scanXml, type XmlHandler } from './xml-scan.ts';
 import type {
-  MsrcDocument, MsrcRemediation, MsrcRevision, MsrcScoreSet, MsrcThreat, MsrcUpdateEntry, MsrcVulnerability,
+  MsrcDocument,
+  MsrcRemediation,
+  MsrcRevision,
+  MsrcScoreSet,
+  MsrcThreat,
+  MsrcUpdateEntry,
+  MsrcVulnerability,
 } from '../domain/windows/msrc-types.ts';
 import { CVE_ID_BODY } from '../domain/cve-id.ts';
 
@@ -22,7 +28,10 @@ export function msrcDateToIso(s: string | null | undefined): string | null {
   return d.toISOString();
 }
 
-const ADVISORY_RE = new RegExp(String.raw`https://msrc\.microsoft\.com/update-guide/(?:[a-zA-Z]{2}-[a-zA-Z]{2}/)?vulnerability/(${CVE_ID_BODY})`, 'g');
+const ADVISORY_RE = new RegExp(
+  String.raw`https://msrc\.microsoft\.com/update-guide/(?:[a-zA-Z]{2}-[a-zA-Z]{2}/)?vulnerability/(${CVE_ID_BODY})`,
+  'g',
+);
 
 /** Collect CVE → advisory URL from HTML note text, first link wins. Only links the document states. */
 function collectAdvisoryUrls(html: string, into: Map<string, string>, onlyCve?: string): void {
@@ -38,7 +47,15 @@ function collectAdvisoryUrls(html: string, into: Map<string, string>, onlyCve?: 
 
 function emptyVuln(): MsrcVulnerability {
   return {
-    cve: '', title: '', notes: [], cwes: [], knownAffected: [], threats: [], scoreSets: [], remediations: [], revisions: [],
+    cve: '',
+    title: '',
+    notes: [],
+    cwes: [],
+    knownAffected: [],
+    threats: [],
+    scoreSets: [],
+    remediations: [],
+    revisions: [],
   };
 }
 
@@ -54,8 +71,15 @@ function num(s: string | null): number | null {
  */
 export function parseCvrfXml(xml: string): MsrcDocument {
   const doc: MsrcDocument = {
-    id: '', title: '', initialReleaseDate: null, currentReleaseDate: null, revisionNumber: null,
-    products: new Map(), vulnerabilities: [], advisoryUrls: new Map(), families: new Map(),
+    id: '',
+    title: '',
+    initialReleaseDate: null,
+    currentReleaseDate: null,
+    revisionNumber: null,
+    products: new Map(),
+    vulnerabilities: [],
+    advisoryUrls: new Map(),
+    families: new Map(),
   };
   const families = doc.families!;
   const stack: string[] = [];
@@ -76,31 +100,63 @@ export function parseCvrfXml(xml: string): MsrcDocument {
 
   const h: XmlHandler = {
     wantAttrs(name) {
-      return name === 'FullProductName' || name === 'Branch' || name === 'Remediation' || name === 'Threat' || name === 'Status'
-        || name === 'Note' || name === 'CWE';
+      return (
+        name === 'FullProductName' ||
+        name === 'Branch' ||
+        name === 'Remediation' ||
+        name === 'Threat' ||
+        name === 'Status' ||
+        name === 'Note' ||
+        name === 'CWE'
+      );
     },
     open(name, attrs) {
       stack.push(name);
       buf = '';
       switch (name) {
-        case 'Vulnerability': vuln = emptyVuln(); break;
+        case 'Vulnerability':
+          vuln = emptyVuln();
+          break;
         case 'Remediation':
           if (vuln) {
             rem = {
-              type: attrs?.Type ?? '', description: null, url: null, supercedence: null, productIds: [],
-              subType: null, fixedBuild: null, restartRequired: null,
+              type: attrs?.Type ?? '',
+              description: null,
+              url: null,
+              supercedence: null,
+              productIds: [],
+              subType: null,
+              fixedBuild: null,
+              restartRequired: null,
             };
           }
           break;
-        case 'Threat': if (vuln) threat = { type: attrs?.Type ?? '', description: '', productIds: [] }; break;
-        case 'ScoreSet': if (vuln) score = { baseScore: null, temporalScore: null, vector: null, productIds: [] }; break;
-        case 'Revision': rev = { number: '', date: '', description: '' }; break;
-        case 'Status': statusType = attrs?.Type ?? ''; break;
-        case 'Note': noteAttrs = attrs ?? {}; break;
-        case 'FullProductName': productId = attrs?.ProductID ?? null; break;
-        case 'Branch': branches.push(attrs?.Type === 'Product Family' ? (attrs.Name ?? '').trim() || null : null); break;
-        case 'CWE': cweId = attrs?.ID ?? ''; break;
-        default: break;
+        case 'Threat':
+          if (vuln) threat = { type: attrs?.Type ?? '', description: '', productIds: [] };
+          break;
+        case 'ScoreSet':
+          if (vuln) score = { baseScore: null, temporalScore: null, vector: null, productIds: [] };
+          break;
+        case 'Revision':
+          rev = { number: '', date: '', description: '' };
+          break;
+        case 'Status':
+          statusType = attrs?.Type ?? '';
+          break;
+        case 'Note':
+          noteAttrs = attrs ?? {};
+          break;
+        case 'FullProductName':
+          productId = attrs?.ProductID ?? null;
+          break;
+        case 'Branch':
+          branches.push(attrs?.Type === 'Product Family' ? (attrs.Name ?? '').trim() || null : null);
+          break;
+        case 'CWE':
+          cweId = attrs?.ID ?? '';
+          break;
+        default:
+          break;
       }
     },
     text(value) {
@@ -119,9 +175,16 @@ export function parseCvrfXml(xml: string): MsrcDocument {
             vulnNoteUrls.clear();
             vuln = null;
             return;
-          case 'Title': if (parent === 'Vulnerability') vuln.title = t.trim(); return;
-          case 'CVE': vuln.cve = t.trim(); return;
-          case 'CWE': vuln.cwes.push({ id: (cweId ?? '').trim(), name: t.trim() }); cweId = null; return;
+          case 'Title':
+            if (parent === 'Vulnerability') vuln.title = t.trim();
+            return;
+          case 'CVE':
+            vuln.cve = t.trim();
+            return;
+          case 'CWE':
+            vuln.cwes.push({ id: (cweId ?? '').trim(), name: t.trim() });
+            cweId = null;
+            return;
           case 'Note':
             if (parent === 'Notes') {
               vuln.notes.push({ type: noteAttrs?.Type ?? '', title: noteAttrs?.Title ?? '', text: t });
@@ -129,7 +192,9 @@ export function parseCvrfXml(xml: string): MsrcDocument {
             }
             noteAttrs = null;
             return;
-          case 'Status': statusType = null; return;
+          case 'Status':
+            statusType = null;
+            return;
           case 'ProductID': {
             const pid = t.trim();
             if (rem) rem.productIds.push(pid);
@@ -138,36 +203,85 @@ export function parseCvrfXml(xml: string): MsrcDocument {
             else if (statusType === 'Known Affected') vuln.knownAffected.push(pid);
             return;
           }
-          case 'Threat': if (threat) vuln.threats.push(threat); threat = null; return;
-          case 'ScoreSet': if (score) vuln.scoreSets.push(score); score = null; return;
-          case 'BaseScore': if (score) score.baseScore = num(t); return;
-          case 'TemporalScore': if (score) score.temporalScore = num(t); return;
-          case 'Vector': if (score) score.vector = t.trim() || null; return;
-          case 'Remediation': if (rem) vuln.remediations.push(rem); rem = null; return;
+          case 'Threat':
+            if (threat) vuln.threats.push(threat);
+            threat = null;
+            return;
+          case 'ScoreSet':
+            if (score) vuln.scoreSets.push(score);
+            score = null;
+            return;
+          case 'BaseScore':
+            if (score) score.baseScore = num(t);
+            return;
+          case 'TemporalScore':
+            if (score) score.temporalScore = num(t);
+            return;
+          case 'Vector':
+            if (score) score.vector = t.trim() || null;
+            return;
+          case 'Remediation':
+            if (rem) vuln.remediations.push(rem);
+            rem = null;
+            return;
           case 'Description':
             if (rem) rem.description = t.trim() || null;
             else if (threat) threat.description = t.trim();
             else if (rev) rev.description = t;
             return;
-          case 'URL': if (rem) rem.url = t.trim() || null; return;
-          case 'Supercedence': if (rem) rem.supercedence = t.trim() || null; return;
-          case 'SubType': if (rem) rem.subType = t.trim() || null; return;
-          case 'FixedBuild': if (rem) rem.fixedBuild = t || null; return;
-          case 'RestartRequired': if (rem) rem.restartRequired = t.trim() || null; return;
-          case 'Number': if (rev) rev.number = t.trim(); return;
-          case 'Date': if (rev) rev.date = t.trim(); return;
-          case 'Revision': if (rev) vuln.revisions.push(rev); rev = null; return;
-          default: return;
+          case 'URL':
+            if (rem) rem.url = t.trim() || null;
+            return;
+          case 'Supercedence':
+            if (rem) rem.supercedence = t.trim() || null;
+            return;
+          case 'SubType':
+            if (rem) rem.subType = t.trim() || null;
+            return;
+          case 'FixedBuild':
+            if (rem) rem.fixedBuild = t || null;
+            return;
+          case 'RestartRequired':
+            if (rem) rem.restartRequired = t.trim() || null;
+            return;
+          case 'Number':
+            if (rev) rev.number = t.trim();
+            return;
+          case 'Date':
+            if (rev) rev.date = t.trim();
+            return;
+          case 'Revision':
+            if (rev) vuln.revisions.push(rev);
+            rev = null;
+            return;
+          default:
+            return;
         }
       }
       switch (name) {
-        case 'DocumentTitle': doc.title = t.trim(); return;
-        case 'ID': if (parent === 'Identification') doc.id = t.trim(); return;
-        case 'InitialReleaseDate': if (parent === 'DocumentTracking') doc.initialReleaseDate = msrcDateToIso(t); return;
-        case 'CurrentReleaseDate': if (parent === 'DocumentTracking') doc.currentReleaseDate = msrcDateToIso(t); return;
-        case 'Number': if (rev && !docRevisionSeen) doc.revisionNumber = t.trim(); return;
-        case 'Revision': docRevisionSeen = true; rev = null; return;
-        case 'Note': collectAdvisoryUrls(t, doc.advisoryUrls); noteAttrs = null; return;
+        case 'DocumentTitle':
+          doc.title = t.trim();
+          return;
+        case 'ID':
+          if (parent === 'Identification') doc.id = t.trim();
+          return;
+        case 'InitialReleaseDate':
+          if (parent === 'DocumentTracking') doc.initialReleaseDate = msrcDateToIso(t);
+          return;
+        case 'CurrentReleaseDate':
+          if (parent === 'DocumentTracking') doc.currentReleaseDate = msrcDateToIso(t);
+          return;
+        case 'Number':
+          if (rev && !docRevisionSeen) doc.revisionNumber = t.trim();
+          return;
+        case 'Revision':
+          docRevisionSeen = true;
+          rev = null;
+          return;
+        case 'Note':
+          collectAdvisoryUrls(t, doc.advisoryUrls);
+          noteAttrs = null;
+          return;
         case 'FullProductName':
           if (productId && !doc.products.has(productId)) {
             doc.products.set(productId, t.trim());
@@ -176,8 +290,11 @@ export function parseCvrfXml(xml: string): MsrcDocument {
           }
           productId = null;
           return;
-        case 'Branch': branches.pop(); return;
-        default: return;
+        case 'Branch':
+          branches.pop();
+          return;
+        default:
+          return;
       }
     },
   };
@@ -191,9 +308,35 @@ export function parseCvrfXml(xml: string): MsrcDocument {
 
 const THREAT_TYPES = ['Impact', 'Exploit Status', 'Target Set', 'Severity'] as const;
 // Type 6 "Release Notes" is not verified; the engine keys on Type 2 (Vendor Fix) only.
-const REMEDIATION_TYPES = ['Workaround', 'Mitigation', 'Vendor Fix', 'None Available', 'Will Not Fix', 'Known Issue', 'Release Notes'] as const;
-const STATUS_TYPES = ['First Affected', 'First Fixed', 'Fixed', 'Known Affected', 'Known Not Affected', 'Last Affected', 'Recommended'] as const;
-const NOTE_TYPES = ['General', 'Details', 'Description', 'Summary', 'FAQ', 'Legal Disclaimer', 'Other', 'Tag', 'CNA'] as const;
+const REMEDIATION_TYPES = [
+  'Workaround',
+  'Mitigation',
+  'Vendor Fix',
+  'None Available',
+  'Will Not Fix',
+  'Known Issue',
+  'Release Notes',
+] as const;
+const STATUS_TYPES = [
+  'First Affected',
+  'First Fixed',
+  'Fixed',
+  'Known Affected',
+  'Known Not Affected',
+  'Last Affected',
+  'Recommended',
+] as const;
+const NOTE_TYPES = [
+  'General',
+  'Details',
+  'Description',
+  'Summary',
+  'FAQ',
+  'Legal Disclaimer',
+  'Other',
+  'Tag',
+  'CNA',
+] as const;
 
 function val(v: unknown): string | null {
   if (v === null || v === undefined) return null;
@@ -210,7 +353,10 @@ function arr(v: unknown): unknown[] {
 }
 
 function strs(v: unknown): string[] {
-  return arr(v).map((x) => val(x)).filter((x): x is string => x !== null).map((s) => s.trim());
+  return arr(v)
+    .map((x) => val(x))
+    .filter((x): x is string => x !== null)
+    .map((s) => s.trim());
 }
 
 function typeName(v: unknown, names: readonly string[]): string {
@@ -221,7 +367,12 @@ function typeName(v: unknown, names: readonly string[]): string {
 // ProductTree Branch types in the JSON form: 0 Vendor, 1 Product Family (§1.5; "Browser" is Type 1).
 const BRANCH_PRODUCT_FAMILY = 1;
 
-function collectJsonProducts(node: unknown, into: Map<string, string>, families: Map<string, string>, family: string | null): void {
+function collectJsonProducts(
+  node: unknown,
+  into: Map<string, string>,
+  families: Map<string, string>,
+  family: string | null,
+): void {
   for (const item of arr(node)) {
     if (!isRecord(item)) continue;
     const o = item;
@@ -233,7 +384,7 @@ function collectJsonProducts(node: unknown, into: Map<string, string>, families:
       }
     }
     const isFamily = o.Type === BRANCH_PRODUCT_FAMILY || o.Type === 'Product Family';
-    const inner = isFamily ? (val(o.Name)?.trim() || family) : family;
+    const inner = isFamily ? val(o.Name)?.trim() || family : family;
     if (o.Items) collectJsonProducts(o.Items, into, families, inner);
     if (o.Branch) collectJsonProducts(o.Branch, into, families, inner);
   }
@@ -252,7 +403,7 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
     title: val(root.DocumentTitle)?.trim() ?? '',
     initialReleaseDate: msrcDateToIso(val(tracking.InitialReleaseDate)),
     currentReleaseDate: msrcDateToIso(val(tracking.CurrentReleaseDate)),
-    revisionNumber: revisions.length ? val(record(revisions[0]).Number)?.trim() ?? null : null,
+    revisionNumber: revisions.length ? (val(record(revisions[0]).Number)?.trim() ?? null) : null,
     products: new Map(),
     vulnerabilities: [],
     advisoryUrls: new Map(),
@@ -284,14 +435,18 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
     for (const t of arr(v.Threats)) {
       const o = record(t);
       vuln.threats.push({
-        type: typeName(o.Type, THREAT_TYPES), description: (val(o.Description) ?? '').trim(), productIds: strs(o.ProductID),
+        type: typeName(o.Type, THREAT_TYPES),
+        description: (val(o.Description) ?? '').trim(),
+        productIds: strs(o.ProductID),
       });
     }
     for (const s of arr(v.CVSSScoreSets)) {
       const o = record(s);
       vuln.scoreSets.push({
-        baseScore: num(val(o.BaseScore)), temporalScore: num(val(o.TemporalScore)),
-        vector: val(o.Vector)?.trim() || null, productIds: strs(o.ProductID),
+        baseScore: num(val(o.BaseScore)),
+        temporalScore: num(val(o.TemporalScore)),
+        vector: val(o.Vector)?.trim() || null,
+        productIds: strs(o.ProductID),
       });
     }
     for (const r of arr(v.Remediations)) {
@@ -309,7 +464,11 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
     }
     for (const r of arr(v.RevisionHistory)) {
       const o = record(r);
-      vuln.revisions.push({ number: (val(o.Number) ?? '').trim(), date: (val(o.Date) ?? '').trim(), description: val(o.Description) ?? '' });
+      vuln.revisions.push({
+        number: (val(o.Number) ?? '').trim(),
+        date: (val(o.Date) ?? '').trim(),
+        description: val(o.Description) ?? '',
+      });
     }
     doc.vulnerabilities.push(vuln);
   }
@@ -321,15 +480,17 @@ export function parseCvrfJson(input: unknown): MsrcDocument {
 export function parseUpdatesIndex(input: unknown): MsrcUpdateEntry[] {
   const root = record(input);
   if (!Array.isArray(root.value)) throw new Error('not an MSRC /updates index: no value[]');
-  return root.value.map((x: unknown) => record(x)).map((e) => ({
-    id: String(e.ID),
-    alias: String(e.Alias ?? e.ID),
-    title: str(e.DocumentTitle),
-    severity: strOrNull(e.Severity),
-    initialReleaseDate: msrcDateToIso(String(e.InitialReleaseDate)) ?? '',
-    currentReleaseDate: msrcDateToIso(String(e.CurrentReleaseDate)) ?? '',
-    cvrfUrl: str(e.CvrfUrl),
-  }));
+  return root.value
+    .map((x: unknown) => record(x))
+    .map((e) => ({
+      id: String(e.ID),
+      alias: String(e.Alias ?? e.ID),
+      title: str(e.DocumentTitle),
+      severity: strOrNull(e.Severity),
+      initialReleaseDate: msrcDateToIso(String(e.InitialReleaseDate)) ?? '',
+      currentReleaseDate: msrcDateToIso(String(e.CurrentReleaseDate)) ?? '',
+      cvrfUrl: str(e.CvrfUrl),
+    }));
 }
 
 // ---- files -----------------------------------------------------------------------------------------
@@ -355,12 +516,18 @@ const MSRC_FILE_RE = /\.(xml|json)(\.gz)?$/i;
 export function looksLikeMsrc(buf: Buffer): boolean {
   const raw = buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf;
   const head = raw.subarray(0, 4096).toString('utf8');
-  return head.includes('cvrfdoc') || (head.includes('"DocumentTracking"') || (head.includes('"DocumentTitle"') && head.includes('"Value"')));
+  return (
+    head.includes('cvrfdoc') ||
+    head.includes('"DocumentTracking"') ||
+    (head.includes('"DocumentTitle"') && head.includes('"Value"'))
+  );
 }
 
 /** Read every MSRC document of a directory (not recursive), one at a time (bounded memory). */
 export function* readMsrcDirectory(dir: string): Generator<{ file: string; doc: MsrcDocument }> {
-  const names = readdirSync(dir).filter((n) => MSRC_FILE_RE.test(n)).sort();
+  const names = readdirSync(dir)
+    .filter((n) => MSRC_FILE_RE.test(n))
+    .sort();
   for (const name of names) {
     const buf = readFileSync(join(dir, name));
     if (!looksLikeMsrc(buf)) continue;
@@ -372,13 +539,26 @@ export function* readMsrcDirectory(dir: string): Generator<{ file: string; doc: 
 
 /** Serialise a (subset) document for storage: JSON with the maps as pairs, gzip. */
 export function encodeMsrcPayload(doc: MsrcDocument): Buffer {
-  return gzipSync(JSON.stringify({
-    ...doc, products: [...doc.products], advisoryUrls: [...doc.advisoryUrls], families: doc.families ? [...doc.families] : undefined,
-  }));
+  return gzipSync(
+    JSON.stringify({
+      ...doc,
+      products: [...doc.products],
+      advisoryUrls: [...doc.advisoryUrls],
+      families: doc.families ? [...doc.families] : undefined,
+    }),
+  );
 }
 
 export function decodeMsrcPayload(buf: Buffer): MsrcDocument {
   type Entries = [string, string][];
-  const o = JSON.parse(gunzipSync(buf).toString('utf8')) as Omit<MsrcDocument, 'products' | 'advisoryUrls' | 'families'> & { products: Entries; advisoryUrls: Entries; families?: Entries };
-  return { ...o, products: new Map(o.products), advisoryUrls: new Map(o.advisoryUrls), families: o.families ? new Map(o.families) : undefined };
+  const o = JSON.parse(gunzipSync(buf).toString('utf8')) as Omit<
+    MsrcDocument,
+    'products' | 'advisoryUrls' | 'families'
+  > & { products: Entries; advisoryUrls: Entries; families?: Entries };
+  return {
+    ...o,
+    products: new Map(o.products),
+    advisoryUrls: new Map(o.advisoryUrls),
+    families: o.families ? new Map(o.families) : undefined,
+  };
 }

@@ -1,7 +1,14 @@
 // NVD CVE API 2.0 JSON: single `cve` objects (one file per CVE, as mirrored) and API response pages
 // (`{resultsPerPage, startIndex, totalResults, format: "NVD_CVE", version: "2.0", vulnerabilities: [{cve}]}`).
 import { readText } from './io.ts';
-import type { AffectedProduct, CvssMetric, CvssVersion, CveSourceRecord, IngestItem, SourceReference } from './types.ts';
+import type {
+  AffectedProduct,
+  CvssMetric,
+  CvssVersion,
+  CveSourceRecord,
+  IngestItem,
+  SourceReference,
+} from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { arr, cvssScore, obj, parseFeedJson, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
@@ -127,9 +134,19 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord {
   }
   if (cve.vulnStatus === 'Rejected') {
     return {
-      source: 'nvd', source_key: '', cve_id: cve.id, description: null, title: null, published: nvdTime(cve.published),
-      modified: nvdTime(cve.lastModified), cvss: [], cwes: [], affected: [], references: [],
-      assigner: typeof cve.sourceIdentifier === 'string' ? cve.sourceIdentifier : null, status: 'Rejected',
+      source: 'nvd',
+      source_key: '',
+      cve_id: cve.id,
+      description: null,
+      title: null,
+      published: nvdTime(cve.published),
+      modified: nvdTime(cve.lastModified),
+      cvss: [],
+      cwes: [],
+      affected: [],
+      references: [],
+      assigner: typeof cve.sourceIdentifier === 'string' ? cve.sourceIdentifier : null,
+      status: 'Rejected',
     };
   }
   const descriptions = arr(cve.descriptions).map(obj);
@@ -169,8 +186,21 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord {
 
 /** Items of a parsed NVD document: either one `cve` object or an API 2.0 page. */
 export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
-  if (doc && typeof doc === 'object' && Array.isArray(doc.vulnerabilities) && (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)) {
-    yield { kind: 'meta', meta: { feed: 'nvd-page', version: typeof doc.version === 'string' ? doc.version : null, date: nvdTime(doc.timestamp), declared_count: doc.vulnerabilities.length } };
+  if (
+    doc &&
+    typeof doc === 'object' &&
+    Array.isArray(doc.vulnerabilities) &&
+    (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)
+  ) {
+    yield {
+      kind: 'meta',
+      meta: {
+        feed: 'nvd-page',
+        version: typeof doc.version === 'string' ? doc.version : null,
+        date: nvdTime(doc.timestamp),
+        declared_count: doc.vulnerabilities.length,
+      },
+    };
     for (const v of doc.vulnerabilities) {
       yield { kind: 'cve', record: nvdRecordFromCve(obj(v).cve) };
     }
@@ -201,7 +231,8 @@ function matchesOf(nodes: unknown, vulnerable: boolean, out: Json[], depth = 0):
   for (const node of arr(nodes).map(obj)) {
     // A negated node says "not this": it names no affected product and no platform with certainty.
     if (node.negate === true) continue;
-    for (const m of arr(node.cpeMatch).map(obj)) if (m.vulnerable === vulnerable && typeof m.criteria === 'string') out.push(m);
+    for (const m of arr(node.cpeMatch).map(obj))
+      if (m.vulnerable === vulnerable && typeof m.criteria === 'string') out.push(m);
     if (node.nodes) matchesOf(node.nodes, vulnerable, out, depth + 1);
   }
 }
@@ -229,9 +260,20 @@ export function rangesFromConfigurations(configurations: unknown): AffectedRange
       const start = bound(m, 'versionStartIncluding', 'versionStartExcluding');
       const end = bound(m, 'versionEndIncluding', 'versionEndExcluding');
       out.push({
-        source: 'nvd', vendor: c.vendor, product: c.product, cpe: m.criteria, status: 'affected',
-        version: start || end ? null : cpeVersion(c), start, end, versionType: null, changes: [], defaultStatus: null,
-        fixedIn: null, runningOn, text: null,
+        source: 'nvd',
+        vendor: c.vendor,
+        product: c.product,
+        cpe: m.criteria,
+        status: 'affected',
+        version: start || end ? null : cpeVersion(c),
+        start,
+        end,
+        versionType: null,
+        changes: [],
+        defaultStatus: null,
+        fixedIn: null,
+        runningOn,
+        text: null,
       });
     }
   }

@@ -10,7 +10,10 @@ export interface ProgressSink {
 
 export const silentProgress: ProgressSink = { file() {}, items() {}, line() {}, end() {} };
 
-export function createProgress(out: Writable & { isTTY?: boolean; columns?: number }, opts: { tty?: boolean; intervalMs?: number; now?: () => number } = {}): ProgressSink {
+export function createProgress(
+  out: Writable & { isTTY?: boolean; columns?: number },
+  opts: { tty?: boolean; intervalMs?: number; now?: () => number } = {},
+): ProgressSink {
   const tty = opts.tty ?? Boolean(out.isTTY);
   const now = opts.now ?? Date.now;
   const interval = opts.intervalMs ?? (tty ? 100 : 5000);

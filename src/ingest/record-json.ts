@@ -6,7 +6,10 @@
 import { sha256Hex } from '../lib/crypto.ts';
 import type { CveSourceName, CveSourceRecord } from './types.ts';
 
-export interface RecordJson { json: string; hash: string }
+export interface RecordJson {
+  json: string;
+  hash: string;
+}
 
 /**
  * A source record to be stored: its key, its revision (store/ingest.ts replacesSource; null in a record read back
@@ -29,7 +32,14 @@ function makeRecordJson(r: CveSourceRecord): RecordJson {
 
 /** A record as the store writes it, without the object (what a feed thread sends: the text is the record). */
 export function textOf(r: CveSourceRecord): SourceText {
-  return { cve_id: r.cve_id, source: r.source, source_key: r.source_key, modified: r.modified, document_date: r.document_date ?? null, ...makeRecordJson(r) };
+  return {
+    cve_id: r.cve_id,
+    source: r.source,
+    source_key: r.source_key,
+    modified: r.modified,
+    document_date: r.document_date ?? null,
+    ...makeRecordJson(r),
+  };
 }
 
 /** A record made in this thread, as the store writes it (keeping the object). */

@@ -6,7 +6,17 @@ import type { PreparedMsrcDocument } from './msrc-prepare.ts';
 import type { SourceText } from './record-json.ts';
 import type { CapecRecord, CveSourceRecord, CweRecord, EpssRecord } from '../domain/records.ts';
 export type {
-  CveSourceName, CvssVersion, CvssMetric, SourceReference, AffectedProduct, AdvisoryFix, CsafAdvisoryFacts, CveSourceRecord, EpssRecord, CweRecord, CapecRecord,
+  CveSourceName,
+  CvssVersion,
+  CvssMetric,
+  SourceReference,
+  AffectedProduct,
+  AdvisoryFix,
+  CsafAdvisoryFacts,
+  CveSourceRecord,
+  EpssRecord,
+  CweRecord,
+  CapecRecord,
 } from '../domain/records.ts';
 
 /** Feed-level facts (catalog versions) reported by readers. */

@@ -21,11 +21,16 @@ export function decodeEntities(s: string): string {
   if (s.indexOf('&') < 0) return s;
   return s.replace(ENTITY_RE, (_m, e: string) => {
     switch (e) {
-      case 'lt': return '<';
-      case 'gt': return '>';
-      case 'amp': return '&';
-      case 'quot': return '"';
-      case 'apos': return "'";
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'amp':
+        return '&';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
       default:
         return codePointText(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
     }

@@ -19,7 +19,12 @@ export function alertServiceFor(db: Db, config: Readonly<Config>): AlertService 
 }
 
 /** Sends alert email of `kind` (docs/alerts.md "Email") over SMTP_URL; without SMTP the claims are taken and the send is logged. */
-export async function emailAlerts(config: Readonly<Config>, svc: AlertService, kind: 'instant' | 'daily_digest', log: { info: (o: Record<string, unknown>, m: string) => void; warn: (m: string, e: Error) => void }) {
+export async function emailAlerts(
+  config: Readonly<Config>,
+  svc: AlertService,
+  kind: 'instant' | 'daily_digest',
+  log: { info: (o: Record<string, unknown>, m: string) => void; warn: (m: string, e: Error) => void },
+) {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: log.info, warn: log.warn });
   try {
     return await svc.emailAlerts(kind, mailer, (e) => log.warn('alert email not sent', e));
@@ -39,7 +44,8 @@ export const ALERT_DIGEST_CRON = '0 7 * * *';
 
 export const alertDigestJob: JobDefinition = {
   name: 'alert-digest',
-  summary: 'Email each member on daily_digest the alerts of the last 48 hours not yet emailed to them (daily, 07:00 UTC)',
+  summary:
+    'Email each member on daily_digest the alerts of the last 48 hours not yet emailed to them (daily, 07:00 UTC)',
   // Single-flight; each (alert, member) is claimed before sending, so a retry or an overlapping run sends nothing twice.
   policy: { retryLimit: 1, retryDelaySeconds: 300, expireInSeconds: 1800, singleFlight: true },
   schedule: () => ALERT_DIGEST_CRON,
@@ -54,7 +60,12 @@ export const alertDigestJob: JobDefinition = {
  * Delivers the pending alerts to the organizations' webhooks (docs/alerts.md "Delivery"), after a run. A webhook
  * disabled by its 5th failure is reported through `onDisabled` (ids only).
  */
-export async function deliverPendingAlerts(db: Db, config: Readonly<Config>, svc: AlertService, onDisabled: (e: { orgId: number; webhookId: number }) => void): Promise<DeliveryReport> {
+export async function deliverPendingAlerts(
+  db: Db,
+  config: Readonly<Config>,
+  svc: AlertService,
+  onDisabled: (e: { orgId: number; webhookId: number }) => void,
+): Promise<DeliveryReport> {
   const hooks = createWebhookService({ db, clock: systemClock, config, onDisabled });
   try {
     return await svc.deliverPending((orgId, payload) => hooks.deliverAlert(orgId, payload));
@@ -68,7 +79,8 @@ export const ALERT_RUN_CRON = '*/15 * * * *';
 
 export const alertRunJob: JobDefinition = {
   name: 'alert-run',
-  summary: 'Match the CVE changes since the last completed run against every active organization\'s watchlist (every 15 minutes)',
+  summary:
+    "Match the CVE changes since the last completed run against every active organization's watchlist (every 15 minutes)",
   // A run killed midway is resumed by the next one over the same window (nothing stored twice); one retry
   // shortens the wait when a worker dies. A run over a normal window takes seconds: 10 minutes is generous and
   // still ends before the next slot.
@@ -81,9 +93,15 @@ export const alertRunJob: JobDefinition = {
     const svc = alertServiceFor(ctx.store.db, ctx.config);
     const r = await svc.run('schedule');
     if (r === 'busy') ctx.log.info('alert run skipped: another run holds the lock');
-    else ctx.log.info({ run: r.run_id, resumed: r.resumed, cves: r.cves, alerts: r.alerts_stored }, 'alert run finished');
+    else
+      ctx.log.info({ run: r.run_id, resumed: r.resumed, cves: r.cves, alerts: r.alerts_stored }, 'alert run finished');
     if (r === 'busy') return;
-    const d = await deliverPendingAlerts(ctx.store.db, ctx.config, svc, (e) => ctx.log.warn({ org_id: e.orgId, webhook_id: e.webhookId }, 'webhook disabled after 5 consecutive failed deliveries'));
+    const d = await deliverPendingAlerts(ctx.store.db, ctx.config, svc, (e) =>
+      ctx.log.warn(
+        { org_id: e.orgId, webhook_id: e.webhookId },
+        'webhook disabled after 5 consecutive failed deliveries',
+      ),
+    );
     ctx.log.info(d, 'alert deliveries');
     const m = await emailAlerts(ctx.config, svc, 'instant', mailLog(ctx));
     ctx.log.info(m, 'instant alert email');

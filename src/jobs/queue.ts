@@ -60,10 +60,15 @@ export interface JobQueueOptions {
   /** Run workers and the schedule clock (false: this process only sends jobs). */
   workers: boolean;
   /** pg-boss timings, for tests (seconds; pg-boss minimums apply). */
-  timings?: Partial<Pick<PgBoss.ConstructorOptions,
-    'maintenanceIntervalSeconds' | 'cronMonitorIntervalSeconds' | 'cronWorkerIntervalSeconds' | 'clockMonitorIntervalSeconds'>> & {
-    pollingIntervalSeconds?: number;
-  };
+  timings?: Partial<
+    Pick<
+      PgBoss.ConstructorOptions,
+      | 'maintenanceIntervalSeconds'
+      | 'cronMonitorIntervalSeconds'
+      | 'cronWorkerIntervalSeconds'
+      | 'clockMonitorIntervalSeconds'
+    >
+  > & { pollingIntervalSeconds?: number };
 }
 
 export interface JobQueue {
@@ -114,7 +119,10 @@ export async function startJobQueue(o: JobQueueOptions): Promise<JobQueue> {
     const q = jobStore.pool.query(text, values).finally(done);
     if (!OUTCOME_STATEMENTS.has(text)) return q;
     return q.catch((err: Error) => {
-      o.log.warn({ err: err.message }, 'job queue: a job outcome was not stored; the job expires and its policy retries it');
+      o.log.warn(
+        { err: err.message },
+        'job queue: a job outcome was not stored; the job expires and its policy retries it',
+      );
       return { rows: [{ count: '0' }] };
     });
   };
@@ -128,7 +136,8 @@ export async function startJobQueue(o: JobQueueOptions): Promise<JobQueue> {
   });
   // pg-boss reports its failures (a poll during an outage, maintenance) as events; unheard, they would throw.
   boss.on('error', (err: Error & { queue?: string }) =>
-    o.log.warn({ err: err.message, queue: err.queue }, 'job queue error'));
+    o.log.warn({ err: err.message, queue: err.queue }, 'job queue error'),
+  );
   try {
     await withSetupLock(jobStore, () => setUpQueues(boss, o.jobs));
     if (o.workers) {
@@ -136,25 +145,39 @@ export async function startJobQueue(o: JobQueueOptions): Promise<JobQueue> {
         const cron = j.schedule(o.config);
         if (cron) await boss.schedule(j.name, cron, {}, { tz: 'UTC' });
         else await boss.unschedule(j.name);
-        await boss.work<object>(j.name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: o.timings?.pollingIntervalSeconds ?? 2 }, async ([job]) => {
-          const done = activity.begin();
-          const started = Date.now();
-          o.log.info({ job: j.name, id: job.id, attempt: job.retryCount + 1 }, 'job started');
-          try {
-            await j.run({ config: o.config, store: o.store, log: o.log }, job.data, { id: job.id, retryCount: job.retryCount });
-          } catch (e) {
-            o.log.warn({ job: j.name, id: job.id, err: e instanceof Error ? e.message : String(e) }, 'job failed');
-            throw e;
-          } finally {
-            done();
-          }
-          o.log.info({ job: j.name, id: job.id, ms: Date.now() - started }, 'job finished');
-        });
+        await boss.work<object>(
+          j.name,
+          { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: o.timings?.pollingIntervalSeconds ?? 2 },
+          async ([job]) => {
+            const done = activity.begin();
+            const started = Date.now();
+            o.log.info({ job: j.name, id: job.id, attempt: job.retryCount + 1 }, 'job started');
+            try {
+              await j.run({ config: o.config, store: o.store, log: o.log }, job.data, {
+                id: job.id,
+                retryCount: job.retryCount,
+              });
+            } catch (e) {
+              o.log.warn({ job: j.name, id: job.id, err: e instanceof Error ? e.message : String(e) }, 'job failed');
+              throw e;
+            } finally {
+              done();
+            }
+            o.log.info({ job: j.name, id: job.id, ms: Date.now() - started }, 'job finished');
+          },
+        );
       }
-      o.log.info({ jobs: o.jobs.map((j) => j.name), scheduled: o.jobs.filter((j) => j.schedule(o.config)).map((j) => `${j.name} ${j.schedule(o.config)}`) }, 'job workers started');
+      o.log.info(
+        {
+          jobs: o.jobs.map((j) => j.name),
+          scheduled: o.jobs.filter((j) => j.schedule(o.config)).map((j) => `${j.name} ${j.schedule(o.config)}`),
+        },
+        'job workers started',
+      );
       for (const j of o.jobs) {
-        j.warm?.({ config: o.config, store: o.store, log: o.log })
-          .catch((e: unknown) => o.log.warn({ job: j.name, err: e instanceof Error ? e.message : String(e) }, 'job warm-up failed'));
+        j.warm?.({ config: o.config, store: o.store, log: o.log }).catch((e: unknown) =>
+          o.log.warn({ job: j.name, err: e instanceof Error ? e.message : String(e) }, 'job warm-up failed'),
+        );
         if (j.atStart) await boss.send(j.name, {});
       }
     }
@@ -191,7 +214,7 @@ async function setUpQueues(boss: PgBoss, jobs: readonly JobDefinition[]): Promis
   await boss.start();
   for (const j of jobs) {
     const settings = {
-      policy: j.policy.singleFlight ? 'singleton' as const : 'standard' as const,
+      policy: j.policy.singleFlight ? ('singleton' as const) : ('standard' as const),
       retryLimit: j.policy.retryLimit,
       retryDelay: j.policy.retryDelaySeconds,
       expireInSeconds: j.policy.expireInSeconds,

@@ -30,7 +30,8 @@ export const syncJob: JobDefinition = {
     const { syncOnce } = await import('./sync-schedule.ts');
     const r = await syncOnce(ctx.config, ctx.store, ctx.log);
     if (r === 'busy') ctx.log.info('scheduled sync skipped: another sync holds the lock');
-    else ctx.log.info({ ok: r.ok, sources: r.sources.map((s) => `${s.source}:${s.status}`) }, 'scheduled sync finished');
+    else
+      ctx.log.info({ ok: r.ok, sources: r.sources.map((s) => `${s.source}:${s.status}`) }, 'scheduled sync finished');
   },
 };
 
@@ -42,7 +43,7 @@ export interface WebhookDeliverData {
 
 export const webhookDeliverJob: JobDefinition<WebhookDeliverData> = {
   name: 'webhook-deliver',
-  summary: "Deliver one cve.alert to every active webhook of an organization (queued by the alert run)",
+  summary: 'Deliver one cve.alert to every active webhook of an organization (queued by the alert run)',
   // Deliveries are claimed per (webhook, CVE) before sending, so a retry after a crash reaches only the webhooks
   // not yet claimed: nothing is sent twice. Each request has 10 s; a few dozen webhooks fit well in 5 minutes.
   policy: { retryLimit: 2, retryDelaySeconds: 30, expireInSeconds: 300, singleFlight: false },
@@ -51,12 +52,21 @@ export const webhookDeliverJob: JobDefinition<WebhookDeliverData> = {
     const { createWebhookService } = await import('../services/webhooks.ts');
     const { systemClock } = await import('../lib/clock.ts');
     const svc = createWebhookService({
-      db: ctx.store.db, clock: systemClock, config: ctx.config,
-      onDisabled: (e) => ctx.log.warn({ org_id: e.orgId, webhook_id: e.webhookId }, 'webhook disabled after 5 consecutive failed deliveries'),
+      db: ctx.store.db,
+      clock: systemClock,
+      config: ctx.config,
+      onDisabled: (e) =>
+        ctx.log.warn(
+          { org_id: e.orgId, webhook_id: e.webhookId },
+          'webhook disabled after 5 consecutive failed deliveries',
+        ),
     });
     try {
       const results = await svc.deliverAlert(data.org_id, data.alert);
-      ctx.log.info({ org_id: data.org_id, cve_id: data.alert.data.cve_id, outcomes: results.map((r) => r.outcome) }, 'webhook deliveries');
+      ctx.log.info(
+        { org_id: data.org_id, cve_id: data.alert.data.cve_id, outcomes: results.map((r) => r.outcome) },
+        'webhook deliveries',
+      );
     } finally {
       await svc.close();
     }
@@ -79,7 +89,8 @@ export const purgeJob: JobDefinition = {
 
 export const readModelVacuumJob: JobDefinition = {
   name: 'read-model-vacuum',
-  summary: 'VACUUM (ANALYZE) the read-model tables when the database runs no autovacuum (at start and hourly; docs/operations.md)',
+  summary:
+    'VACUUM (ANALYZE) the read-model tables when the database runs no autovacuum (at start and hourly; docs/operations.md)',
   // With autovacuum on (the embedded cluster, most servers) it finds nothing to do: one catalog query. Single-flight;
   // a failed run is not retried (the next hour's run does it).
   policy: { retryLimit: 0, retryDelaySeconds: 60, expireInSeconds: 3600, singleFlight: true },
@@ -96,4 +107,13 @@ export const readModelVacuumJob: JobDefinition = {
 };
 
 /** The jobs every worker runs. */
-export const JOBS: readonly JobDefinition[] = [syncJob, webhookDeliverJob, purgeJob, alertRunJob, alertDigestJob, readModelVacuumJob, exposureSnapshotJob, plantReportJob];
+export const JOBS: readonly JobDefinition[] = [
+  syncJob,
+  webhookDeliverJob,
+  purgeJob,
+  alertRunJob,
+  alertDigestJob,
+  readModelVacuumJob,
+  exposureSnapshotJob,
+  plantReportJob,
+];

@@ -16,7 +16,10 @@ import { pipelineSink } from '../services/sync/sync-sink.ts';
  * The one warning of a scheduled run, or null when nothing went wrong: the failed feeds with their errors, and the
  * warnings the run held back (each retry, each document not imported), counted and the first few quoted.
  */
-export function runWarning(report: SyncReport, held: readonly { msg: string; [k: string]: unknown }[]): { obj: object; msg: string } | null {
+export function runWarning(
+  report: SyncReport,
+  held: readonly { msg: string; [k: string]: unknown }[],
+): { obj: object; msg: string } | null {
   const failed = report.sources.filter((s) => s.status === 'failed');
   const others = held.filter((h) => h.msg !== 'sync source failed');
   if (failed.length === 0 && others.length === 0) return null;
@@ -26,14 +29,26 @@ export function runWarning(report: SyncReport, held: readonly { msg: string; [k:
     ...(others.length ? { first_warnings: others.slice(0, 5) } : {}),
   };
   if (failed.length > 0 && failed.length === report.sources.length) {
-    return { obj, msg: `scheduled sync: no feed could be reached (${failed.length} of ${failed.length} failed; no network?); the corpus is kept as it is, and the next slot tries again` };
+    return {
+      obj,
+      msg: `scheduled sync: no feed could be reached (${failed.length} of ${failed.length} failed; no network?); the corpus is kept as it is, and the next slot tries again`,
+    };
   }
-  if (failed.length > 0) return { obj, msg: `scheduled sync: ${failed.length} of ${report.sources.length} feeds failed; their data is kept as it was` };
+  if (failed.length > 0)
+    return {
+      obj,
+      msg: `scheduled sync: ${failed.length} of ${report.sources.length} feeds failed; their data is kept as it was`,
+    };
   return { obj, msg: `scheduled sync finished with ${others.length} warning(s)` };
 }
 
 /** Runs one full sync; a held lock is a skipped round, not an error. At most one warning reaches the log per run. */
-export async function syncOnce(config: Readonly<Config>, store: Store, log: Logger, overrides: Partial<Pick<SyncDeps, 'sleep' | 'retry'>> = {}): Promise<SyncReport | 'busy'> {
+export async function syncOnce(
+  config: Readonly<Config>,
+  store: Store,
+  log: Logger,
+  overrides: Partial<Pick<SyncDeps, 'sleep' | 'retry'>> = {},
+): Promise<SyncReport | 'busy'> {
   const egress = createEgress({ allowList: config.egressAllowList });
   const held: { msg: string; [k: string]: unknown }[] = [];
   try {
@@ -43,7 +58,13 @@ export async function syncOnce(config: Readonly<Config>, store: Store, log: Logg
       egress,
       sink: pipelineSink(store.db, { log }),
       clock: systemClock,
-      log: { info: (o, m) => log.info(o, m), warn: (o, m) => { held.push({ ...o, msg: m }); log.debug(o, m); } },
+      log: {
+        info: (o, m) => log.info(o, m),
+        warn: (o, m) => {
+          held.push({ ...o, msg: m });
+          log.debug(o, m);
+        },
+      },
       urls: config.feedUrls,
       nvdApiKey: config.nvdApiKey,
       proxyVariable: config.proxyVariable,

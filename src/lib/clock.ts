@@ -7,7 +7,11 @@ export function fixedClock(at: Date | string): Clock & { set(d: Date | string): 
   let t = new Date(at).getTime();
   return {
     now: () => new Date(t),
-    set: (d) => { t = new Date(d).getTime(); },
-    advance: (ms) => { t += ms; },
+    set: (d) => {
+      t = new Date(d).getTime();
+    },
+    advance: (ms) => {
+      t += ms;
+    },
   };
 }

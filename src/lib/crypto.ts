@@ -40,7 +40,14 @@ export const KEY_START_LENGTH = API_KEY_PREFIX.length + 6;
 const KEY_RE = /^vi_live_([0-9A-Za-z]{40,44})_([0-9A-Za-z]{6})$/;
 
 function checksum(body: string): string {
-  return base62(Buffer.from(crc32(API_KEY_PREFIX + body).toString(16).padStart(8, '0'), 'hex')).padStart(6, '0');
+  return base62(
+    Buffer.from(
+      crc32(API_KEY_PREFIX + body)
+        .toString(16)
+        .padStart(8, '0'),
+      'hex',
+    ),
+  ).padStart(6, '0');
 }
 
 /** A fresh API key: the plaintext (shown once), its SHA-256 (stored), and a short display prefix (stored). */
@@ -86,7 +93,9 @@ export function sealSecret(key: Buffer, plaintext: string, context: string): str
   const c = createCipheriv('aes-256-gcm', key, iv);
   c.setAAD(Buffer.from(context, 'utf8'));
   const ct = Buffer.concat([c.update(plaintext, 'utf8'), c.final()]);
-  return [SEAL_PREFIX, iv.toString('base64url'), ct.toString('base64url'), c.getAuthTag().toString('base64url')].join('.');
+  return [SEAL_PREFIX, iv.toString('base64url'), ct.toString('base64url'), c.getAuthTag().toString('base64url')].join(
+    '.',
+  );
 }
 
 /** Opens a sealed value; throws when the key, the context or the value is wrong (GCM authentication). */
@@ -134,7 +143,10 @@ export function loadSecretKey(cfg: { secretKey: string | null; dataDir: string }
  * The sealing key as `loadSecretKey` would give it, without creating a key file when there is none (null): the start
  * check (services/sealing-key.ts) must not generate a new key next to secrets sealed with another.
  */
-export function readSecretKey(cfg: { secretKey: string | null; dataDir: string }): { key: Buffer | null; source: string } {
+export function readSecretKey(cfg: { secretKey: string | null; dataDir: string }): {
+  key: Buffer | null;
+  source: string;
+} {
   if (cfg.secretKey) return { key: Buffer.from(cfg.secretKey, 'hex'), source: 'VULNINTEL_SECRET_KEY' };
   const file = path.join(cfg.dataDir, SECRET_KEY_FILE);
   try {

@@ -15,12 +15,17 @@ export function isConnectionError(err: unknown): boolean {
   if (typeof code === 'string') {
     if (/^(08|57P0[1-3]|53300)/.test(code)) return true;
     // 55000 is a broad class (object not in prerequisite state); only its connection-refusal message counts.
-    if (code === '55000' && typeof message === 'string' && /not currently accepting connections/.test(message)) return true;
+    if (code === '55000' && typeof message === 'string' && /not currently accepting connections/.test(message))
+      return true;
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   }
   // pg's own client-side failures carry no code.
-  return typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/.test(
+      message,
+    )
+  );
 }
 
 /**
@@ -30,7 +35,11 @@ export function isConnectionError(err: unknown): boolean {
  */
 export function isRemovedMember(err: unknown): boolean {
   const detail = errorField(err, 'detail');
-  return errorField(err, 'code') === '23503' && typeof detail === 'string' && / is not present in table "members"\.$/.test(detail);
+  return (
+    errorField(err, 'code') === '23503' &&
+    typeof detail === 'string' &&
+    / is not present in table "members"\.$/.test(detail)
+  );
 }
 
 /** SQLSTATE 57014: statement_timeout / query_canceled (mapped to 500 with retry 5). */

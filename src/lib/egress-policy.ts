@@ -26,7 +26,10 @@ export type EgressErrorCode =
   | 'network_error';
 
 export class EgressError extends Error {
-  constructor(public readonly code: EgressErrorCode, message: string) {
+  constructor(
+    public readonly code: EgressErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'EgressError';
   }
@@ -98,7 +101,10 @@ export function blockedRange(address: string): string | null {
 }
 
 function normaliseHost(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 /** Allow-list entries are `host` or `host:port` (IPv6 as `[addr]` or `[addr]:port`). */
@@ -128,7 +134,11 @@ export function checkUrl(input: string | URL, allowList: readonly string[]): Che
   return checkWith(input, allowList, blockedRange);
 }
 
-function checkWith(input: string | URL, allowList: readonly string[], blocked: (address: string) => string | null): CheckedUrl {
+function checkWith(
+  input: string | URL,
+  allowList: readonly string[],
+  blocked: (address: string) => string | null,
+): CheckedUrl {
   let url: URL;
   try {
     url = new URL(String(input));
@@ -145,7 +155,10 @@ function checkWith(input: string | URL, allowList: readonly string[], blocked: (
   const listed = allowListed(allowList, url);
   if (listed) return { url, allowListed: true };
   if (url.protocol !== 'https:') {
-    throw new EgressError('scheme_not_allowed', `http is allowed only for hosts on the egress allow list (${url.host})`);
+    throw new EgressError(
+      'scheme_not_allowed',
+      `http is allowed only for hosts on the egress allow list (${url.host})`,
+    );
   }
   const host = normaliseHost(url.hostname);
   if (host === 'localhost' || host.endsWith('.localhost')) {
@@ -169,7 +182,8 @@ export function webhookBlockedRange(address: string): string | null {
   if (range) return range;
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const addr = ipaddr.parse(bare);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((x) => x === 0)) return 'ipv4-compatible ::/96';
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((x) => x === 0))
+    return 'ipv4-compatible ::/96';
   const kind = addr.range();
   return kind === 'unicast' ? null : `non-unicast (${kind})`;
 }
@@ -193,14 +207,22 @@ export function feedsPolicy(allowList: readonly string[] = []): EgressPolicy {
  * test/dev setting refused in production) is the only exception; the feeds allow list is never consulted.
  */
 export function webhookPolicy(testAllowList: readonly string[] = []): EgressPolicy {
-  return { name: 'webhooks', check: (u) => checkWith(u, testAllowList, webhookBlockedRange), blocked: webhookBlockedRange };
+  return {
+    name: 'webhooks',
+    check: (u) => checkWith(u, testAllowList, webhookBlockedRange),
+    blocked: webhookBlockedRange,
+  };
 }
 
 /**
  * A `net` lookup that resolves through `resolver` and, when `enforce`, refuses the connection if any address is
  * blocked (by `blocked`: the feeds table by default).
  */
-export function policyLookup(resolver: Resolver, enforce: boolean, blocked: (address: string) => string | null = blockedRange): LookupFunction {
+export function policyLookup(
+  resolver: Resolver,
+  enforce: boolean,
+  blocked: (address: string) => string | null = blockedRange,
+): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     resolver(hostname).then(
       (addresses) => {
@@ -209,18 +231,29 @@ export function policyLookup(resolver: Resolver, enforce: boolean, blocked: (add
           for (const a of addresses) {
             const range = blocked(a.address);
             if (range) {
-              return callback(new EgressError('blocked_address', `${hostname} resolves to ${a.address}, in a blocked range (${range})`));
+              return callback(
+                new EgressError(
+                  'blocked_address',
+                  `${hostname} resolves to ${a.address}, in a blocked range (${range})`,
+                ),
+              );
             }
           }
         }
         // Only the validated addresses are handed to the socket: this is the pin.
         const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
         const usable = family ? addresses.filter((a) => a.family === family) : addresses;
-        if (usable.length === 0) return callback(new EgressError('dns_failure', `${hostname} has no IPv${family} address`));
-        if (options?.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        if (usable.length === 0)
+          return callback(new EgressError('dns_failure', `${hostname} has no IPv${family} address`));
+        if (options?.all)
+          callback(
+            null,
+            usable.map((a) => ({ address: a.address, family: a.family })),
+          );
         else callback(null, usable[0].address, usable[0].family);
       },
-      (err: NodeJS.ErrnoException) => callback(new EgressError('dns_failure', `cannot resolve ${hostname}: ${err.code ?? err.message}`)),
+      (err: NodeJS.ErrnoException) =>
+        callback(new EgressError('dns_failure', `cannot resolve ${hostname}: ${err.code ?? err.message}`)),
     );
   }) as LookupFunction;
 }

@@ -20,7 +20,15 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { EgressError, feedsPolicy, policyLookup, systemResolver, webhookPolicy, type EgressPolicy, type Resolver } from './egress-policy.ts';
+import {
+  EgressError,
+  feedsPolicy,
+  policyLookup,
+  systemResolver,
+  webhookPolicy,
+  type EgressPolicy,
+  type Resolver,
+} from './egress-policy.ts';
 
 export interface EgressOptions {
   /** Hosts (`host` or `host:port`) that may be reached over http and at private/loopback addresses (feeds policy). */
@@ -115,7 +123,10 @@ export function createEgress(opts: EgressOptions = {}): Egress {
   const policy = opts.policy ?? feedsPolicy(opts.allowList ?? []);
   const resolver = opts.resolver ?? systemResolver;
   const { policy: _p, allowList: _a, resolver: _r, ...timings } = opts;
-  const o = { ...EGRESS_DEFAULTS, ...Object.fromEntries(Object.entries(timings).filter(([, v]) => v !== undefined)) } as typeof EGRESS_DEFAULTS;
+  const o = {
+    ...EGRESS_DEFAULTS,
+    ...Object.fromEntries(Object.entries(timings).filter(([, v]) => v !== undefined)),
+  } as typeof EGRESS_DEFAULTS;
   const agentFor = (enforce: boolean) =>
     new Agent({
       connect: { lookup: policyLookup(resolver, enforce, policy.blocked), timeout: o.connectTimeoutMs },
@@ -203,7 +214,9 @@ export function createEgress(opts: EgressOptions = {}): Egress {
         async saveTo(path: string) {
           let written = 0;
           const src = body();
-          src.on('data', (c: Buffer) => { written += c.length; });
+          src.on('data', (c: Buffer) => {
+            written += c.length;
+          });
           try {
             await pipeline(src, createWriteStream(path));
           } catch (e) {
@@ -252,7 +265,13 @@ export interface WebhookEgressOptions {
 export function createWebhookEgress(opts: WebhookEgressOptions = {}): Egress {
   return createEgress({
     ...WEBHOOK_EGRESS_DEFAULTS,
-    ...Object.fromEntries(Object.entries({ timeoutMs: opts.timeoutMs, maxResponseBytes: opts.maxResponseBytes, userAgent: opts.userAgent }).filter(([, v]) => v !== undefined)),
+    ...Object.fromEntries(
+      Object.entries({
+        timeoutMs: opts.timeoutMs,
+        maxResponseBytes: opts.maxResponseBytes,
+        userAgent: opts.userAgent,
+      }).filter(([, v]) => v !== undefined),
+    ),
     resolver: opts.resolver,
     policy: webhookPolicy(opts.testAllowList ?? []),
   });

@@ -14,23 +14,50 @@ export function loggedPath(url: string | undefined): string | undefined {
 
 /** Structured logs; credentials redacted, request and response bodies never logged. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({
-    level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]', 'res.headers["set-cookie"]'], censor: '[redacted]' },
-    serializers: {
-      req: (req: { method?: string; url?: string; ip?: string }) => ({ method: req.method, url: loggedPath(req.url), remoteAddress: req.ip }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-      err: logSafeError,
+  return pino(
+    {
+      level,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-internal-key"]',
+          'res.headers["set-cookie"]',
+        ],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (req: { method?: string; url?: string; ip?: string }) => ({
+          method: req.method,
+          url: loggedPath(req.url),
+          remoteAddress: req.ip,
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+        err: logSafeError,
+      },
     },
-  }, destination);
+    destination,
+  );
 }
 
-interface DbErrorLike extends Error { code: string; severity: string; table?: string; constraint?: string; routine?: string }
+interface DbErrorLike extends Error {
+  code: string;
+  severity: string;
+  table?: string;
+  constraint?: string;
+  routine?: string;
+}
 
 /** A PostgreSQL error as pg reports it: SQLSTATE in `code`, and a severity. */
 function isDatabaseError(e: unknown): e is DbErrorLike {
   const o = e as Partial<DbErrorLike> | null;
-  return typeof o === 'object' && o !== null && typeof o.code === 'string' && /^[0-9A-Z]{5}$/.test(o.code) && typeof o.severity === 'string';
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(o.code) &&
+    typeof o.severity === 'string'
+  );
 }
 
 /**
@@ -48,7 +75,10 @@ export function logSafeError(err: unknown, depth = 0): unknown {
       ...(err.table ? { table: err.table } : {}),
       ...(err.constraint ? { constraint: err.constraint } : {}),
       ...(err.routine ? { routine: err.routine } : {}),
-      stack: (err.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n'),
+      stack: (err.stack ?? '')
+        .split('\n')
+        .filter((l) => /^\s+at /.test(l))
+        .join('\n'),
     };
   }
   if (!(err instanceof Error)) return err;
@@ -82,17 +112,43 @@ class LazyChildLogger {
   #logger(): Logger {
     return (this.#real ??= this.#parent.child(this.#bindings, this.#opts));
   }
-  get level(): string { return this.#real?.level ?? this.#opts.level ?? this.#parent.level; }
-  set level(l: string) { this.#logger().level = l; }
-  isLevelEnabled(l: string): boolean { return this.#real ? this.#real.isLevelEnabled(l) : this.#opts.level === undefined ? this.#parent.isLevelEnabled(l) : this.#logger().isLevelEnabled(l); }
-  bindings(): pino.Bindings { return this.#logger().bindings(); }
-  child(bindings: pino.Bindings, opts?: pino.ChildLoggerOptions): Logger { return this.#logger().child(bindings, opts); }
-  fatal(...a: LogArgs): void { this.#logger().fatal(...a); }
-  error(...a: LogArgs): void { this.#logger().error(...a); }
-  warn(...a: LogArgs): void { this.#logger().warn(...a); }
-  info(...a: LogArgs): void { this.#logger().info(...a); }
-  debug(...a: LogArgs): void { this.#logger().debug(...a); }
-  trace(...a: LogArgs): void { this.#logger().trace(...a); }
+  get level(): string {
+    return this.#real?.level ?? this.#opts.level ?? this.#parent.level;
+  }
+  set level(l: string) {
+    this.#logger().level = l;
+  }
+  isLevelEnabled(l: string): boolean {
+    return this.#real
+      ? this.#real.isLevelEnabled(l)
+      : this.#opts.level === undefined
+        ? this.#parent.isLevelEnabled(l)
+        : this.#logger().isLevelEnabled(l);
+  }
+  bindings(): pino.Bindings {
+    return this.#logger().bindings();
+  }
+  child(bindings: pino.Bindings, opts?: pino.ChildLoggerOptions): Logger {
+    return this.#logger().child(bindings, opts);
+  }
+  fatal(...a: LogArgs): void {
+    this.#logger().fatal(...a);
+  }
+  error(...a: LogArgs): void {
+    this.#logger().error(...a);
+  }
+  warn(...a: LogArgs): void {
+    this.#logger().warn(...a);
+  }
+  info(...a: LogArgs): void {
+    this.#logger().info(...a);
+  }
+  debug(...a: LogArgs): void {
+    this.#logger().debug(...a);
+  }
+  trace(...a: LogArgs): void {
+    this.#logger().trace(...a);
+  }
   silent(): void {}
 }
 

@@ -45,7 +45,10 @@ export class RefreshingValue<V> {
   private readonly flights = new SingleFlight<V>();
   private generation = 0;
 
-  constructor(private readonly load: (key: string) => Promise<V>, private readonly opts: RefreshingValueOptions) {}
+  constructor(
+    private readonly load: (key: string) => Promise<V>,
+    private readonly opts: RefreshingValueOptions,
+  ) {}
 
   async get(key: string): Promise<V> {
     const c = this.current;

@@ -6,7 +6,15 @@ import type { Db } from '../store/db.ts';
 import type { Member } from '../store/training.ts';
 import { getNotificationPrefs, putNotificationPrefs, usageCounts } from '../store/account-preferences.ts';
 import { getOrg, setCapOverrides } from '../store/accounts.ts';
-import { CAP_RESOURCES, effectiveCaps, usageLine, type CapOverrides, type CapResource, type PlanCapsTable, type UsageLine } from '../domain/plan-caps.ts';
+import {
+  CAP_RESOURCES,
+  effectiveCaps,
+  usageLine,
+  type CapOverrides,
+  type CapResource,
+  type PlanCapsTable,
+  type UsageLine,
+} from '../domain/plan-caps.ts';
 import type { Tier } from '../domain/tiers.ts';
 
 export const SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
@@ -22,7 +30,11 @@ export interface NotificationPrefs {
 
 /** A member who never saved preferences: email on, HIGH and above, every CVE (not only KEV), one daily digest. */
 export const DEFAULT_NOTIFICATION_PREFS: Readonly<NotificationPrefs> = Object.freeze({
-  email_enabled: true, min_severity: 'HIGH', min_bcs: null, kev_only: false, delivery: 'daily_digest',
+  email_enabled: true,
+  min_severity: 'HIGH',
+  min_bcs: null,
+  kev_only: false,
+  delivery: 'daily_digest',
 });
 
 export interface NotificationPrefsView extends NotificationPrefs {
@@ -45,14 +57,24 @@ export function createAccountPreferences(db: Db, clock: Clock, planCaps: Readonl
       const r = await getNotificationPrefs(db, m);
       if (!r) return { ...DEFAULT_NOTIFICATION_PREFS, customized: false, updated_at: null };
       return {
-        email_enabled: r.email_enabled, min_severity: r.min_severity, min_bcs: r.min_bcs,
-        kev_only: r.kev_only, delivery: r.delivery, customized: true, updated_at: r.updated_at.toISOString(),
+        email_enabled: r.email_enabled,
+        min_severity: r.min_severity,
+        min_bcs: r.min_bcs,
+        kev_only: r.kev_only,
+        delivery: r.delivery,
+        customized: true,
+        updated_at: r.updated_at.toISOString(),
       };
     },
 
     /** Replaces the member's preferences whole (validated by the route schema). */
     async putNotificationPrefs(m: Member, p: NotificationPrefs): Promise<NotificationPrefsView> {
-      const r = await putNotificationPrefs(db, m, { ...p, min_bcs: p.min_bcs === null ? null : Math.round(p.min_bcs * 10) / 10 }, clock.now());
+      const r = await putNotificationPrefs(
+        db,
+        m,
+        { ...p, min_bcs: p.min_bcs === null ? null : Math.round(p.min_bcs * 10) / 10 },
+        clock.now(),
+      );
       return { ...p, min_bcs: r.min_bcs, customized: true, updated_at: r.updated_at.toISOString() };
     },
 
@@ -65,11 +87,20 @@ export function createAccountPreferences(db: Db, clock: Clock, planCaps: Readonl
       const counts = await usageCounts(db, orgId, clock.now());
       const eff = effectiveCaps(planCaps, tier, overrides);
       const line = (r: CapResource) => usageLine(counts[r], planCaps[tier][r], eff[r], overrides[r] !== undefined);
-      return { tier, environments: line('environments'), assets: line('assets'), members: line('members'), webhooks: line('webhooks') };
+      return {
+        tier,
+        environments: line('environments'),
+        assets: line('assets'),
+        members: line('members'),
+        webhooks: line('webhooks'),
+      };
     },
 
     /** Operator override (CLI). Null clears a resource's override. False when the organization does not exist. */
-    async setCapOverrides(orgId: number, set: Partial<Record<CapResource, number | null>>): Promise<CapOverrides | false> {
+    async setCapOverrides(
+      orgId: number,
+      set: Partial<Record<CapResource, number | null>>,
+    ): Promise<CapOverrides | false> {
       return (await setCapOverrides(db, orgId, set)) ?? false;
     },
 

@@ -34,7 +34,17 @@ export function createAccountsService(deps: AccountsDeps) {
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
 /** The accounts service for operator commands and jobs: system time, and no email sent. */
-export function operatorAccounts(store: Store, config: { publicUrl: string; mailFrom: string; planCaps: Readonly<PlanCapsTable> }): AccountsService {
+export function operatorAccounts(
+  store: Store,
+  config: { publicUrl: string; mailFrom: string; planCaps: Readonly<PlanCapsTable> },
+): AccountsService {
   const mailer = createMailer({ smtpUrl: null, from: config.mailFrom, info: () => {}, warn: () => {} });
-  return createAccountsService({ store, clock: systemClock, mailer, publicUrl: config.publicUrl, planCaps: config.planCaps, warn: () => {} });
+  return createAccountsService({
+    store,
+    clock: systemClock,
+    mailer,
+    publicUrl: config.publicUrl,
+    planCaps: config.planCaps,
+    warn: () => {},
+  });
 }

@@ -3,21 +3,58 @@
 // Single-flight: the pg-boss singleton policy plus an advisory lock (a `vulnintel alerts run` from the shell).
 import type { Db } from '../store/db.ts';
 import { describeChange } from '../domain/changes.ts';
-import { alertEmail, alertPayloadFor, bestMatch, deliveryStatusOf, sagePriority, type EmailAlertLine, type MatchCandidate } from '../domain/alerts.ts';
+import {
+  alertEmail,
+  alertPayloadFor,
+  bestMatch,
+  deliveryStatusOf,
+  sagePriority,
+  type EmailAlertLine,
+  type MatchCandidate,
+} from '../domain/alerts.ts';
 import type { Mailer } from './mailer.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { protocolName } from '../domain/watchlist.ts';
 import { apiTimestamp, cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch, AlertPayload } from '../domain/webhooks.ts';
-import { assetHits, buildAssetIndex, familyNames, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
+import {
+  assetHits,
+  buildAssetIndex,
+  familyNames,
+  type AssetHit,
+  type AssetIndex,
+  type HostEvaluator,
+} from '../domain/asset-alerts.ts';
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { namedProducts } from '../store/ranges.ts';
 import { decisionsForCves, flagForReview, type RunDecision } from '../store/triage.ts';
 import { coversAsset, reviewReason } from '../domain/triage.ts';
 import {
-  alertCves, claimAlertEmails, setAlertsRead, completeRun, cveProducts, environmentAssets, hasEnvironmentHosts, insertAlertCves, insertAlerts, listAlerts, openRun, pendingAlertOrgs, pendingAlerts, deliverHeld, unfinishedRun, watchHits, windowChanges, windowCves, withAlertLock,
-  type AlertCve, type AlertCveInsert, type AlertFilter, type AlertInsert, type RunRow,
+  alertCves,
+  claimAlertEmails,
+  setAlertsRead,
+  completeRun,
+  cveProducts,
+  environmentAssets,
+  hasEnvironmentHosts,
+  insertAlertCves,
+  insertAlerts,
+  listAlerts,
+  openRun,
+  pendingAlertOrgs,
+  pendingAlerts,
+  deliverHeld,
+  unfinishedRun,
+  watchHits,
+  windowChanges,
+  windowCves,
+  withAlertLock,
+  type AlertCve,
+  type AlertCveInsert,
+  type AlertFilter,
+  type AlertInsert,
+  type RunRow,
 } from '../store/alerts.ts';
 
 /**
@@ -29,10 +66,21 @@ const CHUNK = 250;
 /** Environment assets named per alert payload (`data.matches`); `data.asset_matches` counts them all. */
 const ASSET_MATCHES_LISTED = 20;
 
-export interface AlertRunReport { run_id: number; resumed: boolean; from_seq: number; to_seq: number; cves: number; alerts_stored: number; alerts_total: number }
+export interface AlertRunReport {
+  run_id: number;
+  resumed: boolean;
+  from_seq: number;
+  to_seq: number;
+  cves: number;
+  alerts_stored: number;
+  alerts_total: number;
+}
 
 /** Sends one stored cve.alert to an organization's webhooks (services/webhooks.ts deliverAlert): one outcome per active webhook. */
-export type DeliverAlert = (orgId: number, payload: AlertPayload) => Promise<readonly { outcome: 'delivered' | 'failed' | 'skipped' }[]>;
+export type DeliverAlert = (
+  orgId: number,
+  payload: AlertPayload,
+) => Promise<readonly { outcome: 'delivered' | 'failed' | 'skipped' }[]>;
 
 /**
  * Organizations whose alerts are delivered at once (deliverPending). Each lane holds one database connection for the
@@ -40,7 +88,13 @@ export type DeliverAlert = (orgId: number, payload: AlertPayload) => Promise<rea
  */
 export const DELIVERY_LANES = 4;
 
-export interface DeliveryReport { alerts: number; delivered: number; failed: number; no_webhooks: number; skipped: number }
+export interface DeliveryReport {
+  alerts: number;
+  delivered: number;
+  failed: number;
+  no_webhooks: number;
+  skipped: number;
+}
 
 export interface AlertRunOptions {
   publicUrl: string;
@@ -92,9 +146,17 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
    * Matches one chunk of the window's CVEs (reads on the run's connection) and returns what to store: one row per
    * (organization, CVE) and one row per alerted CVE with the fields every organization shares.
    */
-  async function matchChunk(conn: Db, run: RunRow, ids: string[], assetIndex: Promise<AssetIndex>, evaluator: ReturnType<typeof hostEvaluator>): Promise<{ cves: AlertCveInsert[]; rows: AlertInsert[]; flags: ReviewFlag[] }> {
+  async function matchChunk(
+    conn: Db,
+    run: RunRow,
+    ids: string[],
+    assetIndex: Promise<AssetIndex>,
+    evaluator: ReturnType<typeof hostEvaluator>,
+  ): Promise<{ cves: AlertCveInsert[]; rows: AlertInsert[]; flags: ReviewFlag[] }> {
     const [changes, facts, hits, [assets, products], decisions] = await Promise.all([
-      windowChanges(conn, run, ids), alertCves(conn, ids), watchHits(conn, ids),
+      windowChanges(conn, run, ids),
+      alertCves(conn, ids),
+      watchHits(conn, ids),
       // The ranges and Microsoft CVEs are read only when some organization has environment assets.
       assetIndex.then(async (a) => [a, a.assets + a.hosts ? await cveProducts(conn, ids) : NO_PRODUCTS] as const),
       decisionsForCves(conn, ids),
@@ -113,11 +175,12 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       return g;
     };
     for (const h of hits) {
-      const name = h.entity_type === 'protocol' ? protocolName(h.entity_key) : h.entity_name ?? h.entity_key;
+      const name = h.entity_type === 'protocol' ? protocolName(h.entity_key) : (h.entity_name ?? h.entity_key);
       group(h.org_id, h.cve_id).candidates.push({ entity_type: h.entity_type, entity_name: name });
     }
     const evaluate = assets.hosts && products.msrc.length ? await evaluator.load() : undefined;
-    for (const h of assetHits(assets, products.ranges, products.msrc, evaluate)) group(h.org_id, h.cve_id).assets.push(h);
+    for (const h of assetHits(assets, products.ranges, products.msrc, evaluate))
+      group(h.org_id, h.cve_id).assets.push(h);
     // Triage decisions (docs/triage.md "Alerts"): a fact that reviewReason names (domain/triage.ts), recorded after a
     // decision, flags it "review again" and alerts its organization with that reason; an asset covered by a
     // not_affected decision that needs no review is not a match.
@@ -127,9 +190,14 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     for (const d of decisions) {
       const k = `${d.org_id} ${d.cve_id}`;
       decisionsOf.set(k, [...(decisionsOf.get(k) ?? []), d]);
-      const reasons = [...new Set((byCve.get(d.cve_id) ?? [])
-        .filter((c) => new Date(c.changed_at).getTime() > new Date(d.updated_at).getTime())
-        .map((c) => reviewReason(c.kind)).filter((r): r is string => r !== null))];
+      const reasons = [
+        ...new Set(
+          (byCve.get(d.cve_id) ?? [])
+            .filter((c) => new Date(c.changed_at).getTime() > new Date(d.updated_at).getTime())
+            .map((c) => reviewReason(c.kind))
+            .filter((r): r is string => r !== null),
+        ),
+      ];
       if (!reasons.length) continue;
       reviewOf.set(d, reasons);
       flags.push({ org_id: d.org_id, environment_id: d.environment_id, cve_id: d.cve_id, reasons });
@@ -148,12 +216,25 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       x = {
         cve,
         row: {
-          cve_id: id, reasons, change_kinds: cs.map((c) => c.kind), stamp,
+          cve_id: id,
+          reasons,
+          change_kinds: cs.map((c) => c.kind),
+          stamp,
           data: {
-            cve_id: cve.cve_id, title: cve.title, cvss_score: cve.cvss_score, cvss_vector: cve.cvss_vector,
-            patch_status: cve.patch_status, kev_flagged: cve.kev_flagged, epss_score: cve.epss_score,
-            published_at: apiTimestamp(cve.published_at), url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
-            executive_summary: cve.executive_summary, mitigation: cve.mitigation, causal_boundary: null, virtual_patch: null, reasons,
+            cve_id: cve.cve_id,
+            title: cve.title,
+            cvss_score: cve.cvss_score,
+            cvss_vector: cve.cvss_vector,
+            patch_status: cve.patch_status,
+            kev_flagged: cve.kev_flagged,
+            epss_score: cve.epss_score,
+            published_at: apiTimestamp(cve.published_at),
+            url: cveHtmlUrl(opts.publicUrl, cve.cve_id),
+            executive_summary: cve.executive_summary,
+            mitigation: cve.mitigation,
+            causal_boundary: null,
+            virtual_patch: null,
+            reasons,
           },
         },
       };
@@ -167,34 +248,69 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       const { cve } = s;
       const ds = decisionsOf.get(`${g.org} ${g.cve}`) ?? [];
       if (ds.length) {
-        g.assets = g.assets.filter((h) => !ds.some((d) => d.environment === h.environment && d.status === 'not_affected' && !reviewOf.has(d) && coversAsset(d, h.asset_id)));
+        g.assets = g.assets.filter(
+          (h) =>
+            !ds.some(
+              (d) =>
+                d.environment === h.environment &&
+                d.status === 'not_affected' &&
+                !reviewOf.has(d) &&
+                coversAsset(d, h.asset_id),
+            ),
+        );
       }
-      const review: AlertMatch[] = ds.filter((d) => reviewOf.has(d)).map((d) => ({ entity_type: 'environment', entity_name: d.environment, reason: reviewOf.get(d)!.join('; ') }));
+      const review: AlertMatch[] = ds
+        .filter((d) => reviewOf.has(d))
+        .map((d) => ({ entity_type: 'environment', entity_name: d.environment, reason: reviewOf.get(d)!.join('; ') }));
       if (!g.candidates.length && !g.assets.length && !review.length) continue;
-      if (!g.candidates.length && !g.assets.length) g.candidates.push({ entity_type: 'environment', entity_name: review[0].entity_name });
+      if (!g.candidates.length && !g.assets.length)
+        g.candidates.push({ entity_type: 'environment', entity_name: review[0].entity_name });
       // Asset matches (docs/alerts.md "Asset matches"): affected first; only a certain match raises the priority.
-      const hitsOf = g.assets.sort((x, y) => (x.status === y.status ? 0 : x.status === 'affected' ? -1 : 1)
-        || cmp(x.environment, y.environment) || cmp(x.asset_id, y.asset_id));
+      const hitsOf = g.assets.sort(
+        (x, y) =>
+          (x.status === y.status ? 0 : x.status === 'affected' ? -1 : 1) ||
+          cmp(x.environment, y.environment) ||
+          cmp(x.asset_id, y.asset_id),
+      );
       let affected = 0;
       for (const h of hitsOf) if (h.status === 'affected') affected++;
       if (hitsOf.length) g.candidates.push({ entity_type: 'environment', entity_name: hitsOf[0].environment });
       const matches: AlertMatch[] = [
         ...review,
         ...g.candidates.filter((c) => c.entity_type !== 'environment'),
-        ...hitsOf.slice(0, ASSET_MATCHES_LISTED).map((h): AlertMatch => ({
-          entity_type: 'environment', entity_name: h.environment, asset_id: h.asset_id, asset_kind: h.kind, status: h.status, product: h.product, reason: h.reason,
-        })),
+        ...hitsOf
+          .slice(0, ASSET_MATCHES_LISTED)
+          .map((h): AlertMatch => ({
+            entity_type: 'environment',
+            entity_name: h.environment,
+            asset_id: h.asset_id,
+            asset_kind: h.kind,
+            status: h.status,
+            product: h.product,
+            reason: h.reason,
+          })),
       ];
       const priority = sagePriority({
-        kev: cve.kev_flagged, exploit_maturity: cve.exploit_maturity, bcs: cve.bcs_score, cvss: cve.cvss_score,
-        epss_percentile: cve.epss_percentile, patch_available: cve.patch_available, asset_match: affected > 0,
+        kev: cve.kev_flagged,
+        exploit_maturity: cve.exploit_maturity,
+        bcs: cve.bcs_score,
+        cvss: cve.cvss_score,
+        epss_percentile: cve.epss_percentile,
+        patch_available: cve.patch_available,
+        asset_match: affected > 0,
       });
       const match = bestMatch(g.candidates)!;
       rows.push({
-        org_id: g.org, cve_id: g.cve, sage_priority: priority, match_type: match.entity_type, match_name: match.entity_name,
+        org_id: g.org,
+        cve_id: g.cve,
+        sage_priority: priority,
+        match_type: match.entity_type,
+        match_name: match.entity_name,
         // The common case, one watch entry and no asset: the matches list is the best match alone, which the view
         // rebuilds from match_type and match_name (NULL stored).
-        matches: matches.length === 1 && !hitsOf.length && !review.length ? null : matches, assets_affected: affected, assets_review: hitsOf.length - affected,
+        matches: matches.length === 1 && !hitsOf.length && !review.length ? null : matches,
+        assets_affected: affected,
+        assets_review: hitsOf.length - affected,
       });
     }
     return { cves: [...shared.values()].map((x) => x.row), rows, flags };
@@ -226,7 +342,9 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         // Every active organization's environment assets, indexed once per run (not per organization or chunk).
         // Loaded on a pool connection while the first chunk is read on the run's.
         const assets = ids.length
-          ? environmentAssets(db).then(async (env) => buildAssetIndex(env.assets, env.hosts, await namedProducts(db, familyNames(env.assets))))
+          ? environmentAssets(db).then(async (env) =>
+              buildAssetIndex(env.assets, env.hosts, await namedProducts(db, familyNames(env.assets))),
+            )
           : Promise.resolve(buildAssetIndex([], []));
         assets.catch(() => {});
         const evaluator = hostEvaluator();
@@ -247,10 +365,14 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         };
         const store = async (chunk: { cves: AlertCveInsert[]; rows: AlertInsert[]; flags: ReviewFlag[] }) => {
           // The decisions flagged "review again" first: a resumed run flags nothing twice (flagForReview keeps a reason once).
-          if (chunk.flags.length) await db.transaction().execute((trx) => flagForReview(trx, chunk.flags, REVIEW_ACTOR));
+          if (chunk.flags.length)
+            await db.transaction().execute((trx) => flagForReview(trx, chunk.flags, REVIEW_ACTOR));
           await insertAlertCves(db, run.id, chunk.cves);
           const half = Math.ceil(chunk.rows.length / 2);
-          const done = await Promise.all([insertAlerts(db, run.id, chunk.rows.slice(0, half)), insertAlerts(db, run.id, chunk.rows.slice(half))]);
+          const done = await Promise.all([
+            insertAlerts(db, run.id, chunk.rows.slice(0, half)),
+            insertAlerts(db, run.id, chunk.rows.slice(half)),
+          ]);
           return done[0] + done[1];
         };
         for (let i = 0; i < ids.length; i += size) {
@@ -262,7 +384,15 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         }
         await settle();
         const total = await completeRun(conn, run.id, ids.length);
-        return { run_id: run.id, resumed: open !== null, from_seq: run.from_seq, to_seq: run.to_seq, cves: ids.length, alerts_stored: stored, alerts_total: total };
+        return {
+          run_id: run.id,
+          resumed: open !== null,
+          from_seq: run.from_seq,
+          to_seq: run.to_seq,
+          cves: ids.length,
+          alerts_stored: stored,
+          alerts_total: total,
+        };
       });
       return r.ran ? r.value : 'busy';
     },
@@ -286,7 +416,9 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
           if (!rows.length) return;
           for (const a of rows) {
             if (stop.failed) return;
-            const status = await deliverHeld(db, a.id, async () => deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome)));
+            const status = await deliverHeld(db, a.id, async () =>
+              deliveryStatusOf((await deliver(a.org_id, a.payload as unknown as AlertPayload)).map((r) => r.outcome)),
+            );
             if (status === null) {
               passed.push(a.id);
               continue;
@@ -303,15 +435,17 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         const orgs = await pendingAlertOrgs(db, passed);
         if (!orgs.length) return rep;
         let next = 0;
-        await Promise.all(Array.from({ length: Math.min(lanes, orgs.length) }, async () => {
-          while (!stop.failed && next < orgs.length) {
-            try {
-              await deliverOrg(orgs[next++]);
-            } catch (error) {
-              if (!stop.failed) Object.assign(stop, { failed: true, error });
+        await Promise.all(
+          Array.from({ length: Math.min(lanes, orgs.length) }, async () => {
+            while (!stop.failed && next < orgs.length) {
+              try {
+                await deliverOrg(orgs[next++]);
+              } catch (error) {
+                if (!stop.failed) Object.assign(stop, { failed: true, error });
+              }
             }
-          }
-        }));
+          }),
+        );
         if (stop.failed) throw stop.error;
       }
     },
@@ -322,7 +456,11 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
      * alert of the last 48 hours not yet emailed to them. Each (alert, member) is claimed before sending: at most
      * once, across runs, retries and replicas (a send that fails after its claim is not retried; it is logged).
      */
-    async emailAlerts(kind: 'instant' | 'daily_digest', mailer: Mailer, onError: (err: Error) => void = () => {}): Promise<{ messages: number; alerts: number; failed: number }> {
+    async emailAlerts(
+      kind: 'instant' | 'daily_digest',
+      mailer: Mailer,
+      onError: (err: Error) => void = () => {},
+    ): Promise<{ messages: number; alerts: number; failed: number }> {
       const now = opts.now();
       const since = new Date(now.getTime() - (kind === 'instant' ? 24 : 48) * 3600_000);
       const claims = await claimAlertEmails(db, kind, since, now);
@@ -337,7 +475,11 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
       let failed = 0;
       for (const m of messages) {
         try {
-          await mailer.send({ to: m.to, kind: kind === 'instant' ? 'alert' : 'alert_digest', ...alertEmail(kind, m.lines) });
+          await mailer.send({
+            to: m.to,
+            kind: kind === 'instant' ? 'alert' : 'alert_digest',
+            ...alertEmail(kind, m.lines),
+          });
         } catch (e) {
           failed++;
           onError(e instanceof Error ? e : new Error(String(e)));
@@ -347,20 +489,42 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
     },
 
     /** A page of the organization's alerts; `per_page` is clamped to the reader's tier cap, as every collection's. */
-    async list(who: Reader & { orgId: number }, q: PageRequest & { sage_priority?: string; cve_id?: string; since?: string; delivery_status?: string; match_type?: string }
-      & Pick<AlertFilter, 'until' | 'environment' | 'change_kind' | 'member_id' | 'unread' | 'ids'> = {}) {
+    async list(
+      who: Reader & { orgId: number },
+      q: PageRequest & {
+        sage_priority?: string;
+        cve_id?: string;
+        since?: string;
+        delivery_status?: string;
+        match_type?: string;
+      } & Pick<AlertFilter, 'until' | 'environment' | 'change_kind' | 'member_id' | 'unread' | 'ids'> = {},
+    ) {
       const orgId = who.orgId;
       const { page, perPage, offset } = pageArgs(who, q);
       const f: AlertFilter = {
-        sage_priority: q.sage_priority?.split(','), cve_id: q.cve_id?.toUpperCase(), since: q.since ? new Date(q.since) : undefined,
-        delivery_status: q.delivery_status, match_type: q.match_type,
-        until: q.until, environment: q.environment, change_kind: q.change_kind, member_id: q.member_id, unread: q.unread, ids: q.ids,
+        sage_priority: q.sage_priority?.split(','),
+        cve_id: q.cve_id?.toUpperCase(),
+        since: q.since ? new Date(q.since) : undefined,
+        delivery_status: q.delivery_status,
+        match_type: q.match_type,
+        until: q.until,
+        environment: q.environment,
+        change_kind: q.change_kind,
+        member_id: q.member_id,
+        unread: q.unread,
+        ids: q.ids,
       };
       const { total, rows } = await listAlerts(db, orgId, f, perPage, offset);
       const items = rows.map((r) => ({
-        id: r.id, cve_id: r.cve_id, sage_priority: r.sage_priority, reasons: r.reasons, change_kinds: r.change_kinds,
-        watchlist_match: { entity_type: r.match_type, entity_name: r.match_name }, delivery_status: r.delivery_status,
-        created_at: r.created_at, payload: alertPayloadFor(r.payload as { data: object }, who.tier),
+        id: r.id,
+        cve_id: r.cve_id,
+        sage_priority: r.sage_priority,
+        reasons: r.reasons,
+        change_kinds: r.change_kinds,
+        watchlist_match: { entity_type: r.match_type, entity_name: r.match_name },
+        delivery_status: r.delivery_status,
+        created_at: r.created_at,
+        payload: alertPayloadFor(r.payload as { data: object }, who.tier),
         ...(q.member_id !== undefined ? { read: r.read === true } : {}),
       }));
       return { items, total, page, perPage };

@@ -9,7 +9,13 @@ import { changeFeed, cveHistory, cveInCorpus, type ChangeRow } from '../store/ch
 export type ChangeView = ChangeRow & { summary: string };
 
 export const view = (r: ChangeRow): ChangeView => ({
-  seq: r.seq, cve_id: r.cve_id, kind: r.kind, summary: describeChange(r), before: r.before, after: r.after, changed_at: r.changed_at,
+  seq: r.seq,
+  cve_id: r.cve_id,
+  kind: r.kind,
+  summary: describeChange(r),
+  before: r.before,
+  after: r.after,
+  changed_at: r.changed_at,
 });
 
 export function createChangeService(db: Db) {
@@ -30,7 +36,12 @@ export function createChangeService(db: Db) {
       // Kept as its digits: read as a number, 999999999999999999 came back as the cursor 1000000000000000000, which
       // the endpoint then refused (19 digits).
       const after = q.cursor ? q.cursor.replace(/^0+(?=\d)/, '') : '0';
-      const r = await changeFeed(db, { since: q.since ? new Date(q.since) : null, after, kinds: q.kind ? q.kind.split(',') : null, limit });
+      const r = await changeFeed(db, {
+        since: q.since ? new Date(q.since) : null,
+        after,
+        kinds: q.kind ? q.kind.split(',') : null,
+        limit,
+      });
       const last = r.items.at(-1);
       // With nothing new the cursor stays where it was: the next call with it picks up what is recorded later.
       return { items: r.items.map(view), more: r.more, next: String(last ? last.seq : after) };

@@ -13,18 +13,40 @@ import { isOpen, type DecisionStatus } from '../domain/triage.ts';
 import type { StatementLookup, VendorMark } from '../domain/vendor-statements.ts';
 
 /** A CVE's triage decision for one asset, as answers in an environment show it (docs/triage.md). */
-export interface DecisionMark { status: DecisionStatus; open: boolean; review_again: boolean }
+export interface DecisionMark {
+  status: DecisionStatus;
+  open: boolean;
+  review_again: boolean;
+}
 /** The decision covering (CVE, asset) in the answer's environment, or null when undecided there. */
 export type DecisionLookup = (cveId: string, assetId: string) => DecisionMark | null;
 /**
  * The asset's CVEs that the correlation finds affected or to review, by decision: `open` leaves out not_affected and
  * fixed (shown here, never hidden); `undecided` are open too.
  */
-export interface DecisionCounts { open: number; undecided: number; under_investigation: number; affected: number; not_affected: number; fixed: number; review_again: number }
-export const noDecisionCounts = (): DecisionCounts => ({ open: 0, undecided: 0, under_investigation: 0, affected: 0, not_affected: 0, fixed: 0, review_again: 0 });
+export interface DecisionCounts {
+  open: number;
+  undecided: number;
+  under_investigation: number;
+  affected: number;
+  not_affected: number;
+  fixed: number;
+  review_again: number;
+}
+export const noDecisionCounts = (): DecisionCounts => ({
+  open: 0,
+  undecided: 0,
+  under_investigation: 0,
+  affected: 0,
+  not_affected: 0,
+  fixed: 0,
+  review_again: 0,
+});
 
 /** A lookup over an environment's decisions (store/triage.ts decisionStatuses). */
-export function decisionLookup(map: ReadonlyMap<string, { status: DecisionStatus; asset_ids: string[]; review: boolean }>): DecisionLookup {
+export function decisionLookup(
+  map: ReadonlyMap<string, { status: DecisionStatus; asset_ids: string[]; review: boolean }>,
+): DecisionLookup {
   return (cve, asset) => {
     const d = map.get(cve);
     if (!d || (d.asset_ids.length > 0 && !d.asset_ids.includes(asset))) return null;
@@ -47,7 +69,13 @@ export interface CorrelateOptions {
 }
 
 export const DEFAULT_OPTIONS: CorrelateOptions = {
-  include_not_affected: false, sort: 'priority', affected_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null,
+  include_not_affected: false,
+  sort: 'priority',
+  affected_only: false,
+  known_exploited_only: false,
+  fix_available_only: false,
+  cve_page: null,
+  cve_page_size: null,
 };
 
 export interface DecidingRange {
@@ -94,8 +122,18 @@ export interface MatchedProduct {
   basis: string;
 }
 
-export interface StatusCounts { affected: number; not_affected: number; needs_review: number }
-export interface SeverityCounts { critical: number; high: number; medium: number; low: number; none: number }
+export interface StatusCounts {
+  affected: number;
+  not_affected: number;
+  needs_review: number;
+}
+export interface SeverityCounts {
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  none: number;
+}
 
 export interface AssetResult {
   asset_id: string;
@@ -123,11 +161,15 @@ const num = (x: number | null) => x ?? -1;
 
 /** One CVE of an asset, decided: what an answer's CVE entry is made of (assetResult, http/views/correlate-json.ts). */
 export interface Decided {
-  cve_id: string; v: CveVerdict; card: CveCard;
+  cve_id: string;
+  v: CveVerdict;
+  card: CveCard;
   /** The integer part of the priority order (status, known-exploited, exploit, a stated fix), smaller first. */
   pk: number;
   /** The card's BCS, CVSS and EPSS (-1 when none), copied here for the sorts (no card read per comparison). */
-  bcs: number; cvss: number; epss: number;
+  bcs: number;
+  cvss: number;
+  epss: number;
   /** Its place in the asset's priority order, 1 first (set by select()). */
   rank: number;
 }
@@ -138,7 +180,16 @@ export interface Decided {
  */
 /** One CVE of an asset as decided (its rank is set when the asset's answer is selected). */
 export function decidedCve(cve_id: string, v: CveVerdict, card: CveCard): Decided {
-  return { cve_id, v, card, pk: priorityKey(v, card), bcs: card.bcs_score, cvss: num(card.cvss_score), epss: num(card.epss_score), rank: 0 };
+  return {
+    cve_id,
+    v,
+    card,
+    pk: priorityKey(v, card),
+    bcs: card.bcs_score,
+    cvss: num(card.cvss_score),
+    epss: num(card.epss_score),
+    rank: 0,
+  };
 }
 
 export interface AssetAnswer {
@@ -156,14 +207,25 @@ export interface AssetAnswer {
 
 /** Decided.pk: status rank, then not known-exploited, no exploit or PoC, no stated fix (each one bit). */
 function priorityKey(v: CveVerdict, card: CveCard): number {
-  return STATUS_RANK[v.status] * 8 + (card.kev_flagged ? 0 : 4) + (card.has_public_exploit || card.poc_available ? 0 : 2) + (v.fixed_version !== null ? 0 : 1);
+  return (
+    STATUS_RANK[v.status] * 8 +
+    (card.kev_flagged ? 0 : 4) +
+    (card.has_public_exploit || card.poc_available ? 0 : 2) +
+    (v.fixed_version !== null ? 0 : 1)
+  );
 }
 
 /** Rows of one bucket with the same names and keys (what matchRow reads): one match decides them all. */
-export interface NameGroup { key: string; rows: StoredRange[] }
+export interface NameGroup {
+  key: string;
+  rows: StoredRange[];
+}
 
 /** A group of rows that matched an asset, with the match. */
-export interface MatchedGroup { group: NameGroup; match: ProductMatch }
+export interface MatchedGroup {
+  group: NameGroup;
+  match: ProductMatch;
+}
 
 /** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
 function comparator(sort: Sort): (a: Decided, b: Decided) => number {
@@ -173,7 +235,12 @@ function comparator(sort: Sort): (a: Decided, b: Decided) => number {
     case 'score':
       return (a, b) => STATUS_RANK[a.v.status] - STATUS_RANK[b.v.status] || b.cvss - a.cvss || tie(a, b);
     case 'exploit':
-      return (a, b) => Number(b.card.kev_flagged) - Number(a.card.kev_flagged) || exploit(b) - exploit(a) || b.epss - a.epss || b.cvss - a.cvss || tie(a, b);
+      return (a, b) =>
+        Number(b.card.kev_flagged) - Number(a.card.kev_flagged) ||
+        exploit(b) - exploit(a) ||
+        b.epss - a.epss ||
+        b.cvss - a.cvss ||
+        tie(a, b);
     case 'newest':
       return (a, b) => (b.card.published_at?.getTime() ?? 0) - (a.card.published_at?.getTime() ?? 0) || tie(a, b);
     default:
@@ -189,8 +256,18 @@ export function deciding(row: RangeRow): DecidingRange {
   if (d) return d;
   const r = row.range;
   d = {
-    source: r.source, source_name: sourceLabel(r.source), source_key: row.source_key || null, vendor: r.vendor, product: r.product, cpe: r.cpe,
-    status: r.status, version: r.version, start: r.start, end: r.end, text: r.text, running_on: r.runningOn,
+    source: r.source,
+    source_name: sourceLabel(r.source),
+    source_key: row.source_key || null,
+    vendor: r.vendor,
+    product: r.product,
+    cpe: r.cpe,
+    status: r.status,
+    version: r.version,
+    start: r.start,
+    end: r.end,
+    text: r.text,
+    running_on: r.runningOn,
   };
   DECIDING.set(row, d);
   return d;
@@ -215,8 +292,12 @@ export function cardFields(c: CveCard) {
   return {
     head: { cve_id: c.cve_id, title: c.title },
     mid: {
-      severity: c.severity, cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector }, bcs_score: c.bcs_score,
-      epss: { score: c.epss_score, percentile: c.epss_percentile }, known_exploited: c.kev_flagged, exploit_maturity: c.exploit_maturity,
+      severity: c.severity,
+      cvss: { score: c.cvss_score, version: c.cvss_version, vector: c.cvss_vector },
+      bcs_score: c.bcs_score,
+      epss: { score: c.epss_score, percentile: c.epss_percentile },
+      known_exploited: c.kev_flagged,
+      exploit_maturity: c.exploit_maturity,
       // As the CVE endpoints write it (spec §2.2): second precision, explicit offset.
       published_at: apiTimestamp(c.published_at),
     },
@@ -229,17 +310,31 @@ export function cveEntry(d: Decided, decisions?: AssetAnswer['decisions']): Asse
   const f = cardFields(d.card);
   const stated = decisions?.stated.get(d.cve_id);
   return {
-    ...f.head, status: d.v.status, reason: d.v.reason, match: d.v.match, range: deciding(d.v.deciding.row), fixed_version: d.v.fixed_version,
-    ...f.mid, priority_rank: d.rank, ...(decisions ? { decision: decisions.marks.get(d.cve_id) ?? null } : {}),
-    ...(stated ? { vendor_statements: stated } : {}), ...f.tail,
+    ...f.head,
+    status: d.v.status,
+    reason: d.v.reason,
+    match: d.v.match,
+    range: deciding(d.v.deciding.row),
+    fixed_version: d.v.fixed_version,
+    ...f.mid,
+    priority_rank: d.rank,
+    ...(decisions ? { decision: decisions.marks.get(d.cve_id) ?? null } : {}),
+    ...(stated ? { vendor_statements: stated } : {}),
+    ...f.tail,
   };
 }
 
 /** One asset's answer as a plain object (what an environment stores). */
 export function assetResult(a: AssetAnswer): AssetResult {
   return {
-    asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products,
-    counts: a.counts, ...(a.decisions ? { decision_counts: a.decisions.counts } : {}), cves: a.listed.map((d) => cveEntry(d, a.decisions)),
+    asset_id: a.asset.asset_id,
+    vendor: a.asset.vendor,
+    product: a.asset.product,
+    version: a.asset.version,
+    matched_products: a.matched_products,
+    counts: a.counts,
+    ...(a.decisions ? { decision_counts: a.decisions.counts } : {}),
+    cves: a.listed.map((d) => cveEntry(d, a.decisions)),
     ...(a.cves_page ? { cves_page: a.cves_page } : {}),
   };
 }
@@ -248,7 +343,10 @@ export function assetResult(a: AssetAnswer): AssetResult {
  * The products an asset matched: one per (vendor slug, product key), with its strongest match; of the groups with
  * that match, the one with the first names (vendor, product) names it. Only products with a CVE in the corpus.
  */
-export function matchedProducts(groups: readonly MatchedGroup[], cards: ReadonlyMap<string, unknown>): MatchedProduct[] {
+export function matchedProducts(
+  groups: readonly MatchedGroup[],
+  cards: ReadonlyMap<string, unknown>,
+): MatchedProduct[] {
   const best = new Map<string, { vendor: string; product: string; match: ProductMatch }>();
   for (const { group, match } of groups) {
     if (!group.rows.some((r) => cards.has(r.cve_id))) continue;
@@ -259,7 +357,11 @@ export function matchedProducts(groups: readonly MatchedGroup[], cards: Readonly
     // strongerMatch keeps its first argument on a tie.
     const stronger = !prev || strongerMatch(prev.match, match) !== prev.match;
     const tie = prev && prev.match.confidence === match.confidence;
-    if (stronger || (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))) best.set(key, cand);
+    if (
+      stronger ||
+      (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))
+    )
+      best.set(key, cand);
   }
   return [...best.values()]
     .map((p) => ({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis }))
@@ -284,7 +386,14 @@ function ranked(decided: Decided[]): Decided[] {
  * The asset's CVEs as the options list them, each ranked in the priority order of all of them. In an environment
  * (`lookup`), each listed CVE's decision, and the vendor statements naming the asset (`stated`) beside it.
  */
-export function select(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions, lookup?: DecisionLookup, stated?: StatementLookup): AssetAnswer {
+export function select(
+  asset: AssetRecord,
+  decided: Decided[],
+  products: MatchedProduct[],
+  o: CorrelateOptions,
+  lookup?: DecisionLookup,
+  stated?: StatementLookup,
+): AssetAnswer {
   const a = selectListed(asset, decided, products, o);
   if (!lookup) return a;
   const counts = noDecisionCounts();
@@ -306,22 +415,36 @@ export function select(asset: AssetRecord, decided: Decided[], products: Matched
   return { ...a, decisions: { marks, counts, stated: vendor } };
 }
 
-function selectListed(asset: AssetRecord, decided: Decided[], products: MatchedProduct[], o: CorrelateOptions): AssetAnswer {
+function selectListed(
+  asset: AssetRecord,
+  decided: Decided[],
+  products: MatchedProduct[],
+  o: CorrelateOptions,
+): AssetAnswer {
   const counts: StatusCounts = { affected: 0, not_affected: 0, needs_review: 0 };
   for (const d of decided) counts[d.v.status]++;
   const ordered = ranked(decided);
   const sorted = o.sort === 'priority' ? ordered : [...decided].sort(comparator(o.sort));
-  const list = o.include_not_affected && !o.affected_only && !o.known_exploited_only && !o.fix_available_only ? sorted : sorted.filter((d) =>
-    (o.include_not_affected || d.v.status !== 'not_affected')
-    && (!o.affected_only || d.v.status === 'affected')
-    && (!o.known_exploited_only || d.card.kev_flagged)
-    && (!o.fix_available_only || d.v.fixed_version !== null));
+  const list =
+    o.include_not_affected && !o.affected_only && !o.known_exploited_only && !o.fix_available_only
+      ? sorted
+      : sorted.filter(
+          (d) =>
+            (o.include_not_affected || d.v.status !== 'not_affected') &&
+            (!o.affected_only || d.v.status === 'affected') &&
+            (!o.known_exploited_only || d.card.kev_flagged) &&
+            (!o.fix_available_only || d.v.fixed_version !== null),
+        );
   const total = list.length;
-  if (o.cve_page === null && o.cve_page_size === null) return { asset, matched_products: products, counts, listed: list };
+  if (o.cve_page === null && o.cve_page_size === null)
+    return { asset, matched_products: products, counts, listed: list };
   const p = o.cve_page ?? 1;
   const size = o.cve_page_size ?? 100;
   return {
-    asset, matched_products: products, counts, listed: list.slice((p - 1) * size, p * size),
+    asset,
+    matched_products: products,
+    counts,
+    listed: list.slice((p - 1) * size, p * size),
     cves_page: { page: p, page_size: size, total, total_unfiltered: decided.length, has_more: p * size < total },
   };
 }

@@ -9,7 +9,15 @@
 // whose query raced a notification is used for that call and not kept. Bounded by rows (ranges) and entries
 // (cards), oldest entry out first. Concurrent misses of one key share one query.
 import type { Db } from '../store/db.ts';
-import { cveCards, cveFlags, findRanges, vendorSlugs, type CveCard, type CveFlags, type StoredRange } from '../store/ranges.ts';
+import {
+  cveCards,
+  cveFlags,
+  findRanges,
+  vendorSlugs,
+  type CveCard,
+  type CveFlags,
+  type StoredRange,
+} from '../store/ranges.ts';
 import { familyKeys, vendorStem } from '../domain/product-match.ts';
 
 /** The corpus generation while the reader is told about commits; null when nothing may be cached. */
@@ -34,7 +42,8 @@ export const DEFAULT_CACHE_LIMITS: CorrelationCacheLimits = { rows: 250_000, car
 export type RangeKey = string;
 
 export const rangeKey = (vendorSlug: string, productKey: string): RangeKey => `k\u0000${vendorSlug}\u0000${productKey}`;
-export const variantKey = (vendorSlug: string, productKey: string): RangeKey => `v\u0000${vendorSlug}\u0000${productKey}`;
+export const variantKey = (vendorSlug: string, productKey: string): RangeKey =>
+  `v\u0000${vendorSlug}\u0000${productKey}`;
 export const cpeKey = (vendor: string, product: string): RangeKey => `c\u0000${vendor}\u0000${product}`;
 export const memberKey = (vendorSlug: string, familyKey: string): RangeKey => `m\u0000${vendorSlug}\u0000${familyKey}`;
 
@@ -73,7 +82,12 @@ class BoundedMap<V> {
   }
 }
 
-export interface CacheStats { range_keys: number; cards: number; flags: number; generation: number | null }
+export interface CacheStats {
+  range_keys: number;
+  cards: number;
+  flags: number;
+  generation: number | null;
+}
 
 export class CorrelationCache {
   private readonly rangeTable: BoundedMap<StoredRange[]>;
@@ -84,7 +98,11 @@ export class CorrelationCache {
   /** The corpus's vendor slugs by organisation (vendorStem), only organisations with more than one slug or a stemmed one. */
   private stems: Promise<Map<string, string[]>> | null = null;
 
-  constructor(private readonly db: Db, private readonly corpus: CorpusGeneration | null, limits: CorrelationCacheLimits = DEFAULT_CACHE_LIMITS) {
+  constructor(
+    private readonly db: Db,
+    private readonly corpus: CorpusGeneration | null,
+    limits: CorrelationCacheLimits = DEFAULT_CACHE_LIMITS,
+  ) {
     this.rangeTable = new BoundedMap(limits.rows);
     this.cardTable = new BoundedMap(limits.cards);
     this.flagTable = new BoundedMap(limits.cards);
@@ -105,7 +123,12 @@ export class CorrelationCache {
   }
 
   stats(): CacheStats {
-    return { range_keys: this.rangeTable.size, cards: this.cardTable.size, flags: this.flagTable.size, generation: this.gen };
+    return {
+      range_keys: this.rangeTable.size,
+      cards: this.cardTable.size,
+      flags: this.flagTable.size,
+      generation: this.gen,
+    };
   }
 
   /** The stored range rows under each key (every row of the key: a key is cached whole or not at all). */
@@ -125,11 +148,16 @@ export class CorrelationCache {
       const load = this.load(missing, gen);
       if (gen !== null) {
         for (const k of missing) this.pending.set(k, load);
-        void load.finally(() => { for (const k of missing) if (this.pending.get(k) === load) this.pending.delete(k); }).catch(() => {});
+        void load
+          .finally(() => {
+            for (const k of missing) if (this.pending.get(k) === load) this.pending.delete(k);
+          })
+          .catch(() => {});
       }
       waits.push(load);
     }
-    for (const m of await Promise.all(waits)) for (const k of wanted) if (!out.has(k) && m.has(k)) out.set(k, m.get(k)!);
+    for (const m of await Promise.all(waits))
+      for (const k of wanted) if (!out.has(k) && m.has(k)) out.set(k, m.get(k)!);
     for (const k of wanted) if (!out.has(k)) out.set(k, []);
     return out;
   }
@@ -153,10 +181,12 @@ export class CorrelationCache {
       byKey.get(rangeKey(r.vendor_slug, r.product_key))?.push(r);
       if (r.base_key) byKey.get(variantKey(r.vendor_slug, r.base_key))?.push(r);
       if (r.cpe_vendor && r.cpe_product) byKey.get(cpeKey(r.cpe_vendor, r.cpe_product))?.push(r);
-      if (ms.length) for (const f of familyKeys(r.product_key).slice(1)) byKey.get(memberKey(r.vendor_slug, f))?.push(r);
+      if (ms.length)
+        for (const f of familyKeys(r.product_key).slice(1)) byKey.get(memberKey(r.vendor_slug, f))?.push(r);
     }
     // Kept only when no notification arrived while the query ran (the rows may predate that commit).
-    if (gen !== null && this.current() === gen) for (const [k, rows] of byKey) this.rangeTable.set(k, rows, Math.max(1, rows.length));
+    if (gen !== null && this.current() === gen)
+      for (const [k, rows] of byKey) this.rangeTable.set(k, rows, Math.max(1, rows.length));
     return byKey;
   }
 
@@ -182,7 +212,9 @@ export class CorrelationCache {
       if (gen !== null) {
         this.stems = p;
         // A failed read is not kept.
-        p.catch(() => { if (this.stems === p) this.stems = null; });
+        p.catch(() => {
+          if (this.stems === p) this.stems = null;
+        });
       }
     }
     const by = await p;
@@ -191,16 +223,31 @@ export class CorrelationCache {
 
   /** The card fields of the given CVEs (those in the corpus). */
   cards(ids: readonly string[]): Promise<Map<string, CveCard>> {
-    return this.perCve(ids, (id) => this.cardTable.get(id), (missing) => cveCards(this.db, missing), (id, c) => this.cardTable.set(id, c));
+    return this.perCve(
+      ids,
+      (id) => this.cardTable.get(id),
+      (missing) => cveCards(this.db, missing),
+      (id, c) => this.cardTable.set(id, c),
+    );
   }
 
   /** Severity and KEV flag of the given CVEs (from the cards when held). */
   flags(ids: readonly string[]): Promise<Map<string, CveFlags>> {
-    return this.perCve(ids, (id) => this.cardTable.get(id) ?? this.flagTable.get(id), (missing) => cveFlags(this.db, missing), (id, f) => this.flagTable.set(id, f));
+    return this.perCve(
+      ids,
+      (id) => this.cardTable.get(id) ?? this.flagTable.get(id),
+      (missing) => cveFlags(this.db, missing),
+      (id, f) => this.flagTable.set(id, f),
+    );
   }
 
   /** Held values of `ids`, the others loaded in one query and kept when no notification arrived meanwhile. */
-  private async perCve<V>(ids: readonly string[], held: (id: string) => V | undefined, load: (ids: string[]) => Promise<Map<string, V>>, keep: (id: string, v: V) => void): Promise<Map<string, V>> {
+  private async perCve<V>(
+    ids: readonly string[],
+    held: (id: string) => V | undefined,
+    load: (ids: string[]) => Promise<Map<string, V>>,
+    keep: (id: string, v: V) => void,
+  ): Promise<Map<string, V>> {
     const gen = this.current();
     const out = new Map<string, V>();
     const missing: string[] = [];

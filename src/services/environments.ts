@@ -2,7 +2,15 @@
 // caller's organization. Ids are random (migration 0600, docs/tenant-ids.md); never request or reply here.
 import type { Db } from '../store/db.ts';
 import { confusableWith } from '../domain/names.ts';
-import { createEnvironment, environmentNames, deleteEnvironment, deleteStoredAsset, listEnvironments, lockEnvironment, type EnvironmentRow } from '../store/windows.ts';
+import {
+  createEnvironment,
+  environmentNames,
+  deleteEnvironment,
+  deleteStoredAsset,
+  listEnvironments,
+  lockEnvironment,
+  type EnvironmentRow,
+} from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertEnvironmentRoom } from './plan-caps.ts';
 import { invalidInput, Refusal } from './refusal.ts';
@@ -34,7 +42,11 @@ function confusable(existing: string): Refusal {
 }
 
 const view = (r: EnvironmentRow): Environment => ({
-  id: r.id, name: r.name, description: r.description, created_at: new Date(r.created_at).toISOString(), host_count: r.host_count,
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  created_at: new Date(r.created_at).toISOString(),
+  host_count: r.host_count,
 });
 
 /** A random id drawn twice is a primary-key violation: drawn again (48 random bits make it very rare). */
@@ -82,7 +94,10 @@ export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTabl
     async remove(orgId: number, id: number): Promise<RemovedEnvironmentView | null> {
       const r = await db.transaction().execute((trx) => deleteEnvironment(trx, orgId, id));
       if (!r) return null;
-      return { ...view({ ...r, host_count: r.removed_windows_hosts }), removed: { assets: r.removed_assets, windows_hosts: r.removed_windows_hosts } };
+      return {
+        ...view({ ...r, host_count: r.removed_windows_hosts }),
+        removed: { assets: r.removed_assets, windows_hosts: r.removed_windows_hosts },
+      };
     },
 
     /**
@@ -90,7 +105,11 @@ export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTabl
      * stored without one (`environmentId` null), freeing its room under the assets cap unless the asset_id is also
      * stored elsewhere. 'environment' when the organization has no such environment, 'asset' when nothing is stored.
      */
-    async removeAsset(orgId: number, environmentId: number | null, assetId: string): Promise<RemovedAsset | 'environment' | 'asset'> {
+    async removeAsset(
+      orgId: number,
+      environmentId: number | null,
+      assetId: string,
+    ): Promise<RemovedAsset | 'environment' | 'asset'> {
       return db.transaction().execute(async (trx) => {
         if (environmentId !== null && !(await lockEnvironment(trx, orgId, environmentId))) return 'environment';
         const removed = await deleteStoredAsset(trx, orgId, environmentId, assetId);

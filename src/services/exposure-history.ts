@@ -16,12 +16,27 @@ import { createWindowsCorrelation, type WindowsCorrelation } from './windows-cor
 import { createTriageService, type TriageService } from './triage.ts';
 import { SORTS } from './correlation-answer.ts';
 
-export interface EolHost { asset_id: string; microsoft_product: string | null }
+export interface EolHost {
+  asset_id: string;
+  microsoft_product: string | null;
+}
 
 /** One environment now: its overview, the figures of a snapshot, and the Windows hosts past end of life. */
-export interface EnvironmentExposure { overview: EnvironmentOverview; figures: ExposureFigures; open_cve_ids: string[]; eol_hosts: EolHost[] }
+export interface EnvironmentExposure {
+  overview: EnvironmentOverview;
+  figures: ExposureFigures;
+  open_cve_ids: string[];
+  eol_hosts: EolHost[];
+}
 
-export interface ExposureDeps { db: Db; clock: Clock; environments: EnvironmentService; overview: OverviewService; windows: WindowsCorrelation; triage: TriageService }
+export interface ExposureDeps {
+  db: Db;
+  clock: Clock;
+  environments: EnvironmentService;
+  overview: OverviewService;
+  windows: WindowsCorrelation;
+  triage: TriageService;
+}
 
 /** Environments snapshotted at once: each is a few queries, so a little overlap keeps the database busy. */
 const PARALLEL = 8;
@@ -35,10 +50,22 @@ export function createExposureHistory(deps: ExposureDeps) {
     const out: EolHost[] = [];
     for (let page = 1; ; page++) {
       const r = await deps.windows.results({
-        orgId, environmentId: env.id, page, perPage: HOST_PAGE,
-        options: { include_cleared: false, sort: SORTS[0], confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: 1, cve_page_size: 1 },
+        orgId,
+        environmentId: env.id,
+        page,
+        perPage: HOST_PAGE,
+        options: {
+          include_cleared: false,
+          sort: SORTS[0],
+          confirmed_only: false,
+          known_exploited_only: false,
+          fix_available_only: false,
+          cve_page: 1,
+          cve_page_size: 1,
+        },
       });
-      for (const h of r.assets) if (h.end_of_life) out.push({ asset_id: h.asset_id, microsoft_product: h.microsoft_product });
+      for (const h of r.assets)
+        if (h.end_of_life) out.push({ asset_id: h.asset_id, microsoft_product: h.microsoft_product });
       if (page * HOST_PAGE >= r.total) break;
     }
     return out;
@@ -47,7 +74,9 @@ export function createExposureHistory(deps: ExposureDeps) {
   async function exposure(orgId: number, env: Environment): Promise<EnvironmentExposure> {
     const at = deps.clock.now();
     const [overview, decisions, eol] = await Promise.all([
-      deps.overview.environmentOverview({ orgId }, env), deps.triage.statuses(orgId, env.id), eolHosts(orgId, env),
+      deps.overview.environmentOverview({ orgId }, env),
+      deps.triage.statuses(orgId, env.id),
+      eolHosts(orgId, env),
     ]);
     const figures: ExposureFigures = {
       open_cves: overview.open_cves.length,
@@ -69,7 +98,9 @@ export function createExposureHistory(deps: ExposureDeps) {
      * Takes today's (UTC) snapshot of every environment of every active organization, then prunes what is older
      * than the kept window. Rerun on the same day, it replaces the day's rows.
      */
-    async snapshotAll(onError: (orgId: number, environmentId: number, err: Error) => void = () => {}): Promise<{ day: string; environments: number; failed: number; pruned: number }> {
+    async snapshotAll(
+      onError: (orgId: number, environmentId: number, err: Error) => void = () => {},
+    ): Promise<{ day: string; environments: number; failed: number; pruned: number }> {
       const day = utcDay(deps.clock.now());
       const orgs = await activeOrgIds(deps.db);
       let environments = 0;
@@ -115,7 +146,9 @@ export function exposureServicesFor(db: Db, config: Readonly<Config>, clock: Clo
   const environments = createEnvironmentService(db, config.planCaps);
   const assets = createAssetCorrelation({ db, clock, publicUrl: config.publicUrl, planCaps: config.planCaps });
   return {
-    db, clock, environments,
+    db,
+    clock,
+    environments,
     overview: createOverviewService({ environments, assets }),
     windows: createWindowsCorrelation({ db, clock, planCaps: config.planCaps }),
     triage: createTriageService(db),

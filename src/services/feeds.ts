@@ -10,8 +10,15 @@ import { corpusChangedAt, getVendor } from '../store/cve-catalog.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
 import { invalidInput, type Refusal } from './refusal.ts';
 import {
-  insertFeedToken, listFeedTokens, orgOfFeedToken, recentChangesOf, revokeFeedToken, vendorFeedCves, watchlistFeedCves,
-  type FeedCve, type FeedTokenRow,
+  insertFeedToken,
+  listFeedTokens,
+  orgOfFeedToken,
+  recentChangesOf,
+  revokeFeedToken,
+  vendorFeedCves,
+  watchlistFeedCves,
+  type FeedCve,
+  type FeedTokenRow,
 } from '../store/feeds.ts';
 
 /** Entries per feed, changes per entry, and how many of the newest recorded changes a watchlist feed looks at. */
@@ -37,7 +44,14 @@ export interface FeedDocument {
   updated: string;
 }
 
-export interface FeedTokenView { id: number; label: string | null; token_start: string; created_at: string; revoked_at: string | null; status: 'active' | 'revoked' }
+export interface FeedTokenView {
+  id: number;
+  label: string | null;
+  token_start: string;
+  created_at: string;
+  revoked_at: string | null;
+  status: 'active' | 'revoked';
+}
 
 /** A label that looks like a live token's label `existing` of the organization. */
 function confusable(existing: string): Refusal {
@@ -46,8 +60,12 @@ function confusable(existing: string): Refusal {
 }
 
 const tokenView = (r: FeedTokenRow): FeedTokenView => ({
-  id: r.id, label: r.label, token_start: r.token_start, created_at: r.created_at.toISOString(),
-  revoked_at: r.revoked_at ? r.revoked_at.toISOString() : null, status: r.revoked_at ? 'revoked' : 'active',
+  id: r.id,
+  label: r.label,
+  token_start: r.token_start,
+  created_at: r.created_at.toISOString(),
+  revoked_at: r.revoked_at ? r.revoked_at.toISOString() : null,
+  status: r.revoked_at ? 'revoked' : 'active',
 });
 
 /**
@@ -55,8 +73,20 @@ const tokenView = (r: FeedTokenRow): FeedTokenView => ({
  * reads the organization's token and watchlist, written just before perhaps: on the primary, with its entries.
  */
 export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpusDb: Db = db) {
-  async function document(db: Db, id: string, title: string, subtitle: string, selfPath: string, sitePath: string, cves: FeedCve[]): Promise<FeedDocument> {
-    const changes = await recentChangesOf(db, cves.map((c) => c.cve_id), CHANGES_PER_ENTRY);
+  async function document(
+    db: Db,
+    id: string,
+    title: string,
+    subtitle: string,
+    selfPath: string,
+    sitePath: string,
+    cves: FeedCve[],
+  ): Promise<FeedDocument> {
+    const changes = await recentChangesOf(
+      db,
+      cves.map((c) => c.cve_id),
+      CHANGES_PER_ENTRY,
+    );
     const byCve = new Map<string, string[]>();
     for (const ch of changes) byCve.set(ch.cve_id, [...(byCve.get(ch.cve_id) ?? []), describeChange(ch)]);
     const entries = cves.map((c) => ({ ...c, changes: byCve.get(c.cve_id) ?? [] }));
@@ -65,8 +95,24 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
     const updated = cves[0]?.changed_at ?? (await corpusChangedAt(db)).toISOString();
     // The ETag covers everything the document shows, not only the change positions: a renamed organization (the
     // feed's title) or a CVE whose title changed (not a recorded change) is a new document, never a 304 on the old one.
-    const shown = JSON.stringify([id, title, subtitle, updated, entries.map((e) => [e.cve_id, e.seq, e.title, e.severity, e.cvss_score, e.kev_flagged, e.changes])]);
-    return { id, title, subtitle, selfUrl: `${publicUrl}${selfPath}`, siteUrl: `${publicUrl}${sitePath}`, publicUrl, entries, etag: `"${sha256Hex(shown).slice(0, 32)}"`, updated };
+    const shown = JSON.stringify([
+      id,
+      title,
+      subtitle,
+      updated,
+      entries.map((e) => [e.cve_id, e.seq, e.title, e.severity, e.cvss_score, e.kev_flagged, e.changes]),
+    ]);
+    return {
+      id,
+      title,
+      subtitle,
+      selfUrl: `${publicUrl}${selfPath}`,
+      siteUrl: `${publicUrl}${sitePath}`,
+      publicUrl,
+      entries,
+      etag: `"${sha256Hex(shown).slice(0, 32)}"`,
+      updated,
+    };
   }
 
   return {
@@ -78,8 +124,15 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
         return movedTo ? { movedTo } : null;
       }
       const cves = await vendorFeedCves(corpusDb, v.slug, FEED_ENTRIES);
-      return document(corpusDb, `${publicUrl}/feeds/vendor/${v.slug}.atom`, `Vulnintel: ${v.name} CVEs`, `New and changed CVEs naming ${v.name}`,
-        `/feeds/vendor/${v.slug}.atom`, `/api/v1/cves/vendor/${v.slug}`, cves);
+      return document(
+        corpusDb,
+        `${publicUrl}/feeds/vendor/${v.slug}.atom`,
+        `Vulnintel: ${v.name} CVEs`,
+        `New and changed CVEs naming ${v.name}`,
+        `/feeds/vendor/${v.slug}.atom`,
+        `/api/v1/cves/vendor/${v.slug}`,
+        cves,
+      );
     },
 
     /** null: unknown, malformed or revoked token, or an organization that is not active (all the same to the caller). */
@@ -89,8 +142,15 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
       if (!org) return null;
       const cves = await watchlistFeedCves(db, org.org_id, WATCHLIST_WINDOW, FEED_ENTRIES);
       // The id names the token's hash, never the organization: the document reveals nothing of the tenant's ids.
-      return document(db, `urn:vulnintel:watchlist-feed:${sha256Hex(token).slice(0, 16)}`, `Vulnintel: ${org.org_name} watchlist`,
-        'New and changed CVEs matching the watchlist and stored assets', `/feeds/watchlist/${token}.atom`, '/account', cves);
+      return document(
+        db,
+        `urn:vulnintel:watchlist-feed:${sha256Hex(token).slice(0, 16)}`,
+        `Vulnintel: ${org.org_name} watchlist`,
+        'New and changed CVEs matching the watchlist and stored assets',
+        `/feeds/watchlist/${token}.atom`,
+        '/account',
+        cves,
+      );
     },
 
     /**
@@ -103,11 +163,17 @@ export function createFeedService(db: Db, clock: Clock, publicUrl: string, corpu
       const row = await db.transaction().execute(async (trx) => {
         if (label !== null) {
           await lockOrg(trx, orgId);
-          const live = (await listFeedTokens(trx, orgId)).filter((t) => t.revoked_at === null && t.label !== null).map((t) => t.label!);
+          const live = (await listFeedTokens(trx, orgId))
+            .filter((t) => t.revoked_at === null && t.label !== null)
+            .map((t) => t.label!);
           const existing = confusableWith(label, live);
           if (existing !== null) return { confusable: existing };
         }
-        return insertFeedToken(trx, orgId, memberId, { label, hash: sha256Hex(token), start: token.slice(0, TOKEN_PREFIX.length + 6) });
+        return insertFeedToken(trx, orgId, memberId, {
+          label,
+          hash: sha256Hex(token),
+          start: token.slice(0, TOKEN_PREFIX.length + 6),
+        });
       });
       if ('confusable' in row) throw confusable(row.confusable);
       return { ...tokenView(row), token, url: `${publicUrl}/feeds/watchlist/${token}.atom` };

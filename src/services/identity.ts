@@ -5,8 +5,19 @@ import type { Clock } from '../lib/clock.ts';
 import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from '../lib/crypto.ts';
 import { withTx, type Db, type Tx } from '../store/db.ts';
 import {
-  createMember, createOrganization, findKeyByHash, findMemberByEmail, getOrganization,
-  endTrialUsage, insertApiKey, insertTrialUsage, listApiKeys, lockKeysByRef, lockOrganization, lockTrialUsage, revokeKey,
+  createMember,
+  createOrganization,
+  findKeyByHash,
+  findMemberByEmail,
+  getOrganization,
+  endTrialUsage,
+  insertApiKey,
+  insertTrialUsage,
+  listApiKeys,
+  lockKeysByRef,
+  lockOrganization,
+  lockTrialUsage,
+  revokeKey,
   setOrganizationTier,
 } from '../store/identity.ts';
 import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
@@ -39,12 +50,19 @@ const KEY_REFUSED = {
   invalid: () => new Refusal('invalid_api_key', 'Invalid API key'),
   revoked: () => new Refusal('api_key_revoked', 'API key revoked'),
   expired: () => new Refusal('api_key_expired', 'API key expired'),
-  trialEnded: () => new Refusal('trial_over', 'The trial has ended; this key is no longer accepted', { reason: 'ended' }),
-  trialExpired: () => new Refusal('trial_over', 'The 14-day trial has expired; this key is no longer accepted', { reason: 'expired' }),
+  trialEnded: () =>
+    new Refusal('trial_over', 'The trial has ended; this key is no longer accepted', { reason: 'ended' }),
+  trialExpired: () =>
+    new Refusal('trial_over', 'The 14-day trial has expired; this key is no longer accepted', { reason: 'expired' }),
 };
 
 /** The codes authenticateKey refuses with (a caller that answers them itself catches these). */
-export const KEY_REFUSAL_CODES: readonly RefusalCode[] = ['invalid_api_key', 'api_key_revoked', 'api_key_expired', 'trial_over'];
+export const KEY_REFUSAL_CODES: readonly RefusalCode[] = [
+  'invalid_api_key',
+  'api_key_revoked',
+  'api_key_expired',
+  'trial_over',
+];
 
 /** A refused identity operation; `code` is the spec's detail.error where the spec names one. */
 export class IdentityError extends Refusal {
@@ -83,7 +101,7 @@ export function roleAtLeast(role: Role, minimum: Role): boolean {
 
 export function createIdentityService(db: Db, clock: Clock) {
   async function issueInTx(trx: Tx, orgId: number, tier: Tier, input: KeyRequest, now: Date): Promise<IssuedKey> {
-    const trial: TrialState | null = input.kind === 'trial' ? (await lockTrialUsage(trx, orgId)) ?? null : null;
+    const trial: TrialState | null = input.kind === 'trial' ? ((await lockTrialUsage(trx, orgId)) ?? null) : null;
     const plan = planKey({ tier, kind: input.kind, scopes: input.scopes, trial }, now);
     if (!plan.ok) throw new IdentityError(plan.error, plan.message);
     const email = input.email.toLowerCase();
@@ -92,11 +110,18 @@ export function createIdentityService(db: Db, clock: Clock) {
     let created = false;
     if (existing) {
       if (input.role && input.role !== existing.role) {
-        throw new IdentityError('role_mismatch', `${email} is already a member with role ${existing.role}; a key inherits its member's role`);
+        throw new IdentityError(
+          'role_mismatch',
+          `${email} is already a member with role ${existing.role}; a key inherits its member's role`,
+        );
       }
       member = existing;
     } else {
-      if (!input.role) throw new IdentityError('role_required', `${email} is not a member of organization ${orgId}; give the new member's role`);
+      if (!input.role)
+        throw new IdentityError(
+          'role_required',
+          `${email} is not a member of organization ${orgId}; give the new member's role`,
+        );
       if (input.role === 'owner') throw new IdentityError('owner_exists', `Organization ${orgId} already has an owner`);
       member = await createMember(trx, orgId, email, input.role, input.name ?? '');
       created = true;
@@ -104,17 +129,30 @@ export function createIdentityService(db: Db, clock: Clock) {
     if (input.kind === 'partner' && member.role === 'viewer') {
       // A partner key correlates assets (spec §5.8); a key inherits its member's role, and a viewer's key is refused
       // every correlation call (403 viewer_role), so such a key could do nothing a partner key is for.
-      throw new IdentityError('viewer_partner_key', `${email} is a viewer; a partner key inherits its member's role and a viewer's key cannot correlate assets. Issue it for an admin`);
+      throw new IdentityError(
+        'viewer_partner_key',
+        `${email} is a viewer; a partner key inherits its member's role and a viewer's key cannot correlate assets. Issue it for an admin`,
+      );
     }
     if (plan.startsTrial) await insertTrialUsage(trx, orgId, now);
     const g = generateApiKey();
     const row = await insertApiKey(trx, orgId, {
-      member_id: member.id, key_hash: g.hash, key_start: g.start, kind: input.kind, scopes: plan.scopes,
-      label: keyLabel(input.label), expires_at: plan.expiresAt,
+      member_id: member.id,
+      key_hash: g.hash,
+      key_start: g.start,
+      kind: input.kind,
+      scopes: plan.scopes,
+      label: keyLabel(input.label),
+      expires_at: plan.expiresAt,
     });
     return {
-      id: row.id, key: g.key, key_start: row.key_start, kind: row.kind, scopes: row.scopes,
-      expires_at: row.expires_at, created_at: row.created_at,
+      id: row.id,
+      key: g.key,
+      key_start: row.key_start,
+      kind: row.kind,
+      scopes: row.scopes,
+      expires_at: row.expires_at,
+      created_at: row.created_at,
       member: { id: member.id, email: member.email, role: member.role as Role, created },
     };
   }
@@ -134,8 +172,19 @@ export function createIdentityService(db: Db, clock: Clock) {
         throw row.kind === 'trial' ? KEY_REFUSED.trialExpired() : KEY_REFUSED.expired();
       }
       return {
-        via: 'key', orgId: row.org_id, orgName: row.org_name, memberId: row.member_id, email: row.email,
-        name: row.member_name, memberSince: row.member_created_at, role: row.role, tier: row.tier, keyId: row.key_id, keyStart: row.key_start, kind: row.kind, scopes: row.scopes,
+        via: 'key',
+        orgId: row.org_id,
+        orgName: row.org_name,
+        memberId: row.member_id,
+        email: row.email,
+        name: row.member_name,
+        memberSince: row.member_created_at,
+        role: row.role,
+        tier: row.tier,
+        keyId: row.key_id,
+        keyStart: row.key_start,
+        kind: row.kind,
+        scopes: row.scopes,
       };
     },
 
@@ -148,9 +197,19 @@ export function createIdentityService(db: Db, clock: Clock) {
       if (now.getTime() - s.last_seen_at.getTime() >= SESSION_TOUCH_MS) await touchSession(db, s.session_id, now);
       // A session holds both scopes; its member's role still bounds what it may do.
       return {
-        via: 'session', orgId: s.org_id, orgName: s.org_name, memberId: s.member_id, email: s.email,
-        name: s.member_name, memberSince: s.member_created_at, role: s.role,
-        tier: s.tier, keyId: null, keyStart: null, kind: 'session', scopes: ['read', 'write'],
+        via: 'session',
+        orgId: s.org_id,
+        orgName: s.org_name,
+        memberId: s.member_id,
+        email: s.email,
+        name: s.member_name,
+        memberSince: s.member_created_at,
+        role: s.role,
+        tier: s.tier,
+        keyId: null,
+        keyStart: null,
+        kind: 'session',
+        scopes: ['read', 'write'],
       };
     },
 
@@ -160,8 +219,14 @@ export function createIdentityService(db: Db, clock: Clock) {
      */
     profile(p: Principal) {
       return {
-        id: p.memberId, email: p.email, name: p.name, tier: p.tier, org_id: p.orgId, org_name: p.orgName,
-        created_at: p.memberSince.toISOString(), permissions: { ...TIER_PERMISSIONS[p.tier] },
+        id: p.memberId,
+        email: p.email,
+        name: p.name,
+        tier: p.tier,
+        org_id: p.orgId,
+        org_name: p.orgName,
+        created_at: p.memberSince.toISOString(),
+        permissions: { ...TIER_PERMISSIONS[p.tier] },
       };
     },
 
@@ -172,7 +237,8 @@ export function createIdentityService(db: Db, clock: Clock) {
     async issueApiKey(orgId: number, input: KeyRequest): Promise<IssuedKey> {
       return withTx(db, async (trx) => {
         const org = await lockOrganization(trx, orgId);
-        if (!org || org.status !== 'active') throw new IdentityError('org_not_found', `No active organization with id ${orgId}`);
+        if (!org || org.status !== 'active')
+          throw new IdentityError('org_not_found', `No active organization with id ${orgId}`);
         return issueInTx(trx, orgId, org.tier, input, clock.now());
       });
     },
@@ -206,7 +272,7 @@ export function createIdentityService(db: Db, clock: Clock) {
         if (!trial) throw new IdentityError('trial_not_started', `Organization ${orgId} has not started a trial`);
         const now = clock.now();
         const already = trial.ended_at !== null;
-        const endedAt = trial.ended_at ?? await endTrialUsage(trx, orgId, now);
+        const endedAt = trial.ended_at ?? (await endTrialUsage(trx, orgId, now));
         return { already, status: trialStatus({ ...trial, ended_at: endedAt }, now) };
       });
     },
@@ -220,7 +286,8 @@ export function createIdentityService(db: Db, clock: Clock) {
     },
 
     async listApiKeys(orgId: number) {
-      if (!(await getOrganization(db, orgId))) throw new IdentityError('org_not_found', `No organization with id ${orgId}`);
+      if (!(await getOrganization(db, orgId)))
+        throw new IdentityError('org_not_found', `No organization with id ${orgId}`);
       return listApiKeys(db, orgId);
     },
 
@@ -234,13 +301,19 @@ export function createIdentityService(db: Db, clock: Clock) {
         if (ref.id !== undefined) rows = await lockKeysByRef(trx, orgId, { id: ref.id });
         else if (ref.prefix !== undefined) {
           const p = ref.prefix;
-          if (isWellFormedApiKey(p)) rows = await lockKeysByRef(trx, orgId, { hash: sha256Hex(p) }); // the whole key was given
+          if (isWellFormedApiKey(p))
+            rows = await lockKeysByRef(trx, orgId, { hash: sha256Hex(p) }); // the whole key was given
           // Only the display prefix is stored: anything else than exactly that prefix cannot be checked.
           else if (p.length === KEY_START_LENGTH) rows = await lockKeysByRef(trx, orgId, { start: p });
-          else throw new IdentityError('key_not_found', `Give the key id, its ${KEY_START_LENGTH}-character prefix as shown by \`vulnintel key list\`, or the whole key`);
+          else
+            throw new IdentityError(
+              'key_not_found',
+              `Give the key id, its ${KEY_START_LENGTH}-character prefix as shown by \`vulnintel key list\`, or the whole key`,
+            );
         } else throw new IdentityError('key_not_found', 'Give a key id or a key prefix');
         if (rows.length === 0) throw new IdentityError('key_not_found', `No such API key in organization ${orgId}`);
-        if (rows.length > 1) throw new IdentityError('ambiguous_key', `The prefix matches ${rows.length} keys; revoke by id`);
+        if (rows.length > 1)
+          throw new IdentityError('ambiguous_key', `The prefix matches ${rows.length} keys; revoke by id`);
         return revokeKey(trx, orgId, rows[0].id, clock.now());
       });
     },

@@ -87,11 +87,15 @@ export function buildServices(deps: ServiceDeps): Services {
   // Corpus reads on replicas, with the primary's pool options (statement timeout, query deadline, size).
   const r = deps.config.replicas;
   const popts = deps.store.pool.options as { statement_timeout?: number; query_timeout?: number; max?: number };
-  const replicas = r && r.urls.length > 0 ? new ReplicaRouter(deps.store, r.urls, {
-    maxLagMs: r.maxLagMs, checkIntervalMs: r.checkMs,
-    store: { statementTimeoutMs: popts.statement_timeout, queryDeadlineMs: popts.query_timeout, max: popts.max },
-    onError: (err) => deps.warn('read replica check failed', err),
-  }) : null;
+  const replicas =
+    r && r.urls.length > 0
+      ? new ReplicaRouter(deps.store, r.urls, {
+          maxLagMs: r.maxLagMs,
+          checkIntervalMs: r.checkMs,
+          store: { statementTimeoutMs: popts.statement_timeout, queryDeadlineMs: popts.query_timeout, max: popts.max },
+          onError: (err) => deps.warn('read replica check failed', err),
+        })
+      : null;
   const cves = createCveReaderService(deps.store, {
     replicas,
     publicUrl: deps.config.publicUrl,
@@ -100,22 +104,51 @@ export function buildServices(deps: ServiceDeps): Services {
     onCacheError: (err) => deps.warn('CVE cache listener down; cache disabled until it reconnects', err),
   });
   const webhooks = createWebhookService({
-    db: deps.store.db, clock: deps.clock, config: deps.config,
-    onDisabled: (e) => deps.warn('webhook disabled after 5 consecutive failed deliveries', Object.assign(new Error(`webhook ${e.webhookId} of organization ${e.orgId}`), e)),
+    db: deps.store.db,
+    clock: deps.clock,
+    config: deps.config,
+    onDisabled: (e) =>
+      deps.warn(
+        'webhook disabled after 5 consecutive failed deliveries',
+        Object.assign(new Error(`webhook ${e.webhookId} of organization ${e.orgId}`), e),
+      ),
   });
-  const mailer = createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, info: deps.info ?? (() => {}), warn: deps.warn });
+  const mailer = createMailer({
+    smtpUrl: deps.config.smtpUrl,
+    from: deps.config.mailFrom,
+    info: deps.info ?? (() => {}),
+    warn: deps.warn,
+  });
   const windows = createWindowsCorrelation({
-    db: deps.store.db, clock: deps.clock, planCaps: deps.config.planCaps,
+    db: deps.store.db,
+    clock: deps.clock,
+    planCaps: deps.config.planCaps,
     onCacheError: (err) => deps.warn('Windows signal refresh failed; the cached signals stay until they expire', err),
   });
   const environments = createEnvironmentService(deps.store.db, deps.config.planCaps);
   const assets = createAssetCorrelation({
-    db: deps.store.db, clock: deps.clock, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps,
-    corpus: { generation: () => cves.corpusGeneration() }, corpusDb: cves.corpus.db,
+    db: deps.store.db,
+    clock: deps.clock,
+    publicUrl: deps.config.publicUrl,
+    planCaps: deps.config.planCaps,
+    corpus: { generation: () => cves.corpusGeneration() },
+    corpusDb: cves.corpus.db,
   });
   const triage = createTriageService(deps.store.db);
-  const overview = createOverviewService({ environments, assets, stamp: (orgId, envId) => environmentStamp(deps.store.db, orgId, envId), generation: () => cves.corpusGeneration() });
-  const exposure = createExposureHistory({ db: deps.store.db, clock: deps.clock, environments, overview, windows, triage });
+  const overview = createOverviewService({
+    environments,
+    assets,
+    stamp: (orgId, envId) => environmentStamp(deps.store.db, orgId, envId),
+    generation: () => cves.corpusGeneration(),
+  });
+  const exposure = createExposureHistory({
+    db: deps.store.db,
+    clock: deps.clock,
+    environments,
+    overview,
+    windows,
+    triage,
+  });
   return {
     cves,
     identity: createIdentityService(deps.store.db, deps.clock),
@@ -125,7 +158,14 @@ export function buildServices(deps: ServiceDeps): Services {
     accountPreferences: createAccountPreferences(deps.store.db, deps.clock, deps.config.planCaps),
     webhooks,
     mailer,
-    accounts: createAccountsService({ store: deps.store, clock: deps.clock, mailer, publicUrl: deps.config.publicUrl, planCaps: deps.config.planCaps, warn: deps.warn }),
+    accounts: createAccountsService({
+      store: deps.store,
+      clock: deps.clock,
+      mailer,
+      publicUrl: deps.config.publicUrl,
+      planCaps: deps.config.planCaps,
+      warn: deps.warn,
+    }),
     assets,
     watchlists: createWatchlistService(deps.store.db, cves.corpus.db),
     feeds: createFeedService(deps.store.db, deps.clock, deps.config.publicUrl, cves.corpus.db),

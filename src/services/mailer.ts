@@ -39,10 +39,19 @@ export function createMailer(opts: MailerOptions): Mailer {
     smtp: transport !== null,
     async send(mail) {
       if (!transport) {
-        opts.info({ mail: mail.kind, link: mail.link ?? null }, 'no SMTP_URL configured: email not sent; its link is logged');
+        opts.info(
+          { mail: mail.kind, link: mail.link ?? null },
+          'no SMTP_URL configured: email not sent; its link is logged',
+        );
         return;
       }
-      const sending = transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text, attachments: mail.attachments });
+      const sending = transport.sendMail({
+        from: opts.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        attachments: mail.attachments,
+      });
       inFlight.add(sending);
       try {
         await sending;

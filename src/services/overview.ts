@@ -13,10 +13,23 @@ import type { EnvironmentService, Environment } from './environments.ts';
 import type { Principal } from './identity.ts';
 import { LRUCache } from 'lru-cache';
 
-export interface ExposedAsset { asset_id: string; vendor: string; product: string; version: string | null; affected: number; needs_review: number; known_exploited: number }
+export interface ExposedAsset {
+  asset_id: string;
+  vendor: string;
+  product: string;
+  version: string | null;
+  affected: number;
+  needs_review: number;
+  known_exploited: number;
+}
 
 export interface OpenCve {
-  cve_id: string; title: string; priority: SagePriority; known_exploited: boolean; published_at: string | null; vendor: string;
+  cve_id: string;
+  title: string;
+  priority: SagePriority;
+  known_exploited: boolean;
+  published_at: string | null;
+  vendor: string;
   severity: string | null;
   /** The open assets it affects, in the order met (asset_id order), and the fixed version the correlation names on each (null: none stated). */
   assets: { asset_id: string; product: string; version: string | null; fixed_version: string | null }[];
@@ -80,7 +93,14 @@ export function createOverviewService(deps: OverviewDeps) {
     let assets = 0;
     let assetsExposed = 0;
     for (let page = 1; ; page++) {
-      const r = await deps.assets.results({ principal: p, environmentId: env.id, assetId: null, page, perPage: PAGE, options: { ...DEFAULT_OPTIONS, cve_page: null } });
+      const r = await deps.assets.results({
+        principal: p,
+        environmentId: env.id,
+        assetId: null,
+        page,
+        perPage: PAGE,
+        options: { ...DEFAULT_OPTIONS, cve_page: null },
+      });
       for (let i = 0; i < r.count; i++) {
         const a = r.answer(i);
         assets++;
@@ -96,24 +116,47 @@ export function createOverviewService(deps: OverviewDeps) {
           }
           openHere++;
           if (d.card.kev_flagged) kev++;
-          const onAsset = { asset_id: a.asset.asset_id, product: a.asset.product, version: a.asset.version, fixed_version: d.v.fixed_version };
+          const onAsset = {
+            asset_id: a.asset.asset_id,
+            product: a.asset.product,
+            version: a.asset.version,
+            fixed_version: d.v.fixed_version,
+          };
           const seen = open.get(d.cve_id);
           if (seen) {
             seen.assets.push(onAsset);
             continue;
           }
           const priority = sagePriority({
-            kev: d.card.kev_flagged, exploit_maturity: d.card.exploit_maturity as ExploitMaturity, bcs: d.card.bcs_score, cvss: d.card.cvss_score,
-            epss_percentile: d.card.epss_percentile, patch_available: d.v.fixed_version !== null, asset_match: true,
+            kev: d.card.kev_flagged,
+            exploit_maturity: d.card.exploit_maturity as ExploitMaturity,
+            bcs: d.card.bcs_score,
+            cvss: d.card.cvss_score,
+            epss_percentile: d.card.epss_percentile,
+            patch_available: d.v.fixed_version !== null,
+            asset_match: true,
           });
           open.set(d.cve_id, {
-            cve_id: d.cve_id, title: d.card.title, priority, known_exploited: d.card.kev_flagged,
-            published_at: d.card.published_at ? new Date(d.card.published_at).toISOString() : null, vendor: a.asset.vendor,
-            severity: d.card.severity, assets: [onAsset],
+            cve_id: d.cve_id,
+            title: d.card.title,
+            priority,
+            known_exploited: d.card.kev_flagged,
+            published_at: d.card.published_at ? new Date(d.card.published_at).toISOString() : null,
+            vendor: a.asset.vendor,
+            severity: d.card.severity,
+            assets: [onAsset],
           });
         }
         if (openHere > 0) assetsExposed++;
-        exposed.push({ asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, affected: a.counts.affected, needs_review: a.counts.needs_review, known_exploited: kev });
+        exposed.push({
+          asset_id: a.asset.asset_id,
+          vendor: a.asset.vendor,
+          product: a.asset.product,
+          version: a.asset.version,
+          affected: a.counts.affected,
+          needs_review: a.counts.needs_review,
+          known_exploited: kev,
+        });
       }
       if (page * PAGE >= r.total) break;
     }
@@ -127,12 +170,27 @@ export function createOverviewService(deps: OverviewDeps) {
       review.delete(id);
       closed.delete(id);
     }
-    const worst_assets = exposed.filter((x) => x.affected > 0)
-      .sort((x, y) => y.known_exploited - x.known_exploited || y.affected - x.affected || (x.asset_id < y.asset_id ? -1 : 1)).slice(0, 5);
+    const worst_assets = exposed
+      .filter((x) => x.affected > 0)
+      .sort(
+        (x, y) =>
+          y.known_exploited - x.known_exploited || y.affected - x.affected || (x.asset_id < y.asset_id ? -1 : 1),
+      )
+      .slice(0, 5);
     const open_cves = [...open.values()];
     return {
-      environment: env, assets, by_priority, by_severity: severityCounts(open_cves.map((c) => ({ cve_id: c.cve_id, severity: c.severity, kev_flagged: c.known_exploited }))),
-      known_exploited, needs_review: review.size, assets_exposed: assetsExposed, closed_by_decision: closed.size, worst_assets, open_cves,
+      environment: env,
+      assets,
+      by_priority,
+      by_severity: severityCounts(
+        open_cves.map((c) => ({ cve_id: c.cve_id, severity: c.severity, kev_flagged: c.known_exploited })),
+      ),
+      known_exploited,
+      needs_review: review.size,
+      assets_exposed: assetsExposed,
+      closed_by_decision: closed.size,
+      worst_assets,
+      open_cves,
     };
   }
 

@@ -12,10 +12,29 @@ export interface FieldProblem {
 
 /** The accounts service's refusals (services/accounts.ts, services/accounts/). */
 export type AccountRefusalCode =
-  | 'rate_limited' | 'login_link_invalid' | 'no_active_organization' | 'not_a_member' | 'invalid_email' | 'email_taken'
-  | 'cap_exceeded' | 'already_member' | 'not_found' | 'owner_cannot_be_removed' | 'role_required'
-  | 'upgrade_required' | 'scope_not_allowed' | 'trial_unavailable' | 'trial_ended' | 'confirmation_required'
-  | 'not_a_provider' | 'invitation_invalid' | 'key_revoked' | 'too_many_preferences' | 'session_required' | 'not_key_holder' | 'insufficient_scope'
+  | 'rate_limited'
+  | 'login_link_invalid'
+  | 'no_active_organization'
+  | 'not_a_member'
+  | 'invalid_email'
+  | 'email_taken'
+  | 'cap_exceeded'
+  | 'already_member'
+  | 'not_found'
+  | 'owner_cannot_be_removed'
+  | 'role_required'
+  | 'upgrade_required'
+  | 'scope_not_allowed'
+  | 'trial_unavailable'
+  | 'trial_ended'
+  | 'confirmation_required'
+  | 'not_a_provider'
+  | 'invitation_invalid'
+  | 'key_revoked'
+  | 'too_many_preferences'
+  | 'session_required'
+  | 'not_key_holder'
+  | 'insufficient_scope'
   | 'org_removed';
 
 /** The correlation services' refusals (asset and Windows correlation, the asset-check charge). */
@@ -33,7 +52,13 @@ export type CorrelationRefusalCode =
 
 /** The identity service's refusals to the operator commands (services/identity.ts; the key policy's are account codes). */
 export type IdentityRefusalCode =
-  | 'org_not_found' | 'key_not_found' | 'ambiguous_key' | 'role_mismatch' | 'owner_exists' | 'viewer_partner_key' | 'trial_not_started';
+  | 'org_not_found'
+  | 'key_not_found'
+  | 'ambiguous_key'
+  | 'role_mismatch'
+  | 'owner_exists'
+  | 'viewer_partner_key'
+  | 'trial_not_started';
 
 /** The triage service's refusals (services/triage.ts); detail: cve_id (and statement_id). */
 export type TriageRefusalCode = 'cve_not_found' | 'decision_not_found' | 'statement_not_found';
@@ -57,13 +82,24 @@ export type WebhookRefusalCode = 'rotation_conflict';
 export type TrainingRefusalCode = 'module_not_found' | 'module_not_started';
 
 export type RefusalCode =
-  | AccountRefusalCode | CorrelationRefusalCode | IdentityRefusalCode | TriageRefusalCode | WatchlistRefusalCode | EnvironmentRefusalCode
-  | KeyRefusalCode | WebhookRefusalCode | TrainingRefusalCode;
+  | AccountRefusalCode
+  | CorrelationRefusalCode
+  | IdentityRefusalCode
+  | TriageRefusalCode
+  | WatchlistRefusalCode
+  | EnvironmentRefusalCode
+  | KeyRefusalCode
+  | WebhookRefusalCode
+  | TrainingRefusalCode;
 
 export class Refusal extends Error {
   /** False when the message is the spec's own wording for the code (the constructor was given null). */
   readonly explained: boolean;
-  constructor(readonly code: RefusalCode, message: string | null, readonly detail: Readonly<Record<string, unknown>> = {}) {
+  constructor(
+    readonly code: RefusalCode,
+    message: string | null,
+    readonly detail: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message ?? code);
     this.name = 'Refusal';
     this.explained = message !== null;

@@ -6,8 +6,14 @@ import path from 'node:path';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
 import {
-  buildCatalogue, moduleStatus, parseModule, summarizeProgress, TrainingContentError,
-  type ModuleStatus, type ProgressRow, type TrainingModule,
+  buildCatalogue,
+  moduleStatus,
+  parseModule,
+  summarizeProgress,
+  TrainingContentError,
+  type ModuleStatus,
+  type ProgressRow,
+  type TrainingModule,
 } from '../domain/training.ts';
 import { completeModule, getProgress, listProgress, startModule, type Member } from '../store/training.ts';
 import { Refusal } from './refusal.ts';
@@ -17,20 +23,24 @@ import { errorMessage } from '../lib/errors.ts';
 export function loadTrainingCatalogue(dir: string): TrainingModule[] {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.md'))
+      .sort();
   } catch (e) {
     throw new TrainingContentError(dir, `cannot read the training directory: ${errorMessage(e)}`);
   }
-  return buildCatalogue(files.map((f) => {
-    const file = path.join(dir, f);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new TrainingContentError(file, `cannot read: ${errorMessage(e)}`);
-    }
-    return { file, module: parseModule(file, text) };
-  }));
+  return buildCatalogue(
+    files.map((f) => {
+      const file = path.join(dir, f);
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        throw new TrainingContentError(file, `cannot read: ${errorMessage(e)}`);
+      }
+      return { file, module: parseModule(file, text) };
+    }),
+  );
 }
 
 export interface MemberModuleState {
@@ -47,12 +57,19 @@ const state = (row: ProgressRow | undefined): MemberModuleState => ({
 
 /** No module of this id in the catalogue (404; detail resource, identifier). */
 export function moduleNotFound(id: string): Refusal {
-  return new Refusal('module_not_found', `No training module "${id}"; GET /api/v1/training/modules lists them`, { resource: 'training_module', identifier: id });
+  return new Refusal('module_not_found', `No training module "${id}"; GET /api/v1/training/modules lists them`, {
+    resource: 'training_module',
+    identifier: id,
+  });
 }
 
 /** Completing a module never started (409 module_not_started). */
 function moduleNotStarted(id: string): Refusal {
-  return new Refusal('module_not_started', `Training module "${id}" has not been started; start it first with POST /api/v1/training/modules/${id}/start`, { module_id: id });
+  return new Refusal(
+    'module_not_started',
+    `Training module "${id}" has not been started; start it first with POST /api/v1/training/modules/${id}/start`,
+    { module_id: id },
+  );
 }
 
 export function createTrainingService(db: Db, clock: Clock, dir: string) {

@@ -5,14 +5,24 @@
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import { environmentProducts, getDecisions, knownCves, writeDecisions, type DecisionWrite } from '../store/triage.ts';
-import { readVexDocument, versionIn, type ImportStatement, type ProductRef, type VexImportFormat } from '../domain/vex-import.ts';
+import {
+  readVexDocument,
+  versionIn,
+  type ImportStatement,
+  type ProductRef,
+  type VexImportFormat,
+} from '../domain/vex-import.ts';
 import { compareVersions } from '../domain/versions.ts';
 import { normalizeDecision, DECISION_ASSETS_MAX } from '../domain/triage.ts';
 import { statementCovers, type AssetNameplate } from '../domain/vendor-statements.ts';
 import { actorOf, type Writer } from './triage.ts';
 import { environmentNotFound, invalidInput } from './refusal.ts';
 
-export interface ImportSkip { index: number; cve_id: string | null; reason: string }
+export interface ImportSkip {
+  index: number;
+  cve_id: string | null;
+  reason: string;
+}
 export interface ImportResult {
   format: VexImportFormat;
   document_id: string | null;
@@ -34,17 +44,28 @@ function assetsOf(p: ProductRef, assets: readonly Asset[]): Asset[] {
   if (!p.name) return [];
   // A product without a vendor (a CycloneDX component may have none) is matched by product and version only; with
   // affects[].versions, the asset's version must be one of them (an asset without a version is not placed).
-  const named = assets.filter((a) => statementCovers({ vendor: p.vendor ?? a.vendor, product: p.name!, version: p.versions ? null : p.version ?? null }, a));
-  return p.versions ? named.filter((a) => a.version !== null && p.versions!.some((e) => versionIn(a.version!, e, compareVersions))) : named;
+  const named = assets.filter((a) =>
+    statementCovers(
+      { vendor: p.vendor ?? a.vendor, product: p.name!, version: p.versions ? null : (p.version ?? null) },
+      a,
+    ),
+  );
+  return p.versions
+    ? named.filter((a) => a.version !== null && p.versions!.some((e) => versionIn(a.version!, e, compareVersions)))
+    : named;
 }
 
 /** The asset ids a statement narrows to ([] = the whole environment), or why it cannot be placed. */
-export function placeStatement(s: ImportStatement, assets: readonly Asset[]): { asset_ids: string[] } | { reason: string } {
+export function placeStatement(
+  s: ImportStatement,
+  assets: readonly Asset[],
+): { asset_ids: string[] } | { reason: string } {
   if (!s.products.length || s.products.some((p) => p.environment)) return { asset_ids: [] };
   const ids = new Set(s.products.flatMap((p) => assetsOf(p, assets).map((a) => a.asset_id)));
   if (!ids.size) return { reason: 'no product of the statement matches an asset of this environment' };
   if (ids.size === assets.length) return { asset_ids: [] };
-  if (ids.size > DECISION_ASSETS_MAX) return { reason: `the statement names ${ids.size} assets; a decision narrows to at most ${DECISION_ASSETS_MAX}` };
+  if (ids.size > DECISION_ASSETS_MAX)
+    return { reason: `the statement names ${ids.size} assets; a decision narrows to at most ${DECISION_ASSETS_MAX}` };
   return { asset_ids: [...ids].sort() };
 }
 
@@ -75,26 +96,60 @@ export function createVexImportService(db: Db) {
       for (const [cve, list] of placedBy) {
         const { index, s } = list[0];
         if (list.some((x) => x.s.status !== s.status)) {
-          for (const x of list) skipped.push({ index: x.index, cve_id: cve, reason: `the document states ${[...new Set(list.map((y) => y.s.status))].join(' and ')} for assets of this environment; a decision holds one status` });
+          for (const x of list)
+            skipped.push({
+              index: x.index,
+              cve_id: cve,
+              reason: `the document states ${[...new Set(list.map((y) => y.s.status))].join(' and ')} for assets of this environment; a decision holds one status`,
+            });
           continue;
         }
         const assetIds = list.some((x) => !x.asset_ids.length) ? [] : [...new Set(list.flatMap((x) => x.asset_ids))];
-        for (const x of list.slice(1)) skipped.push({ index: x.index, cve_id: cve, reason: `joined with statement ${index}` });
+        for (const x of list.slice(1))
+          skipped.push({ index: x.index, cve_id: cve, reason: `joined with statement ${index}` });
         const n = normalizeDecision({ ...s, asset_ids: assetIds, assignee_member_id: null });
-        if (!n.ok) { skipped.push({ index, cve_id: cve, reason: n.errors.map((e) => `${e.field.replace(/^body\./, '')}: ${e.message}`).join('; ') }); continue; }
+        if (!n.ok) {
+          skipped.push({
+            index,
+            cve_id: cve,
+            reason: n.errors.map((e) => `${e.field.replace(/^body\./, '')}: ${e.message}`).join('; '),
+          });
+          continue;
+        }
         const timestamps = list.map((x) => x.s.timestamp);
         const timestamp = timestamps.includes(null) ? null : timestamps.sort().at(-1)!;
-        candidates.push({ index, s: { ...s, timestamp }, write: { cve_id: cve, fields: n.fields, comment: `Imported from ${FORMAT_NAMES[read.format]} ${read.id ?? 'document'}`.slice(0, 4000) } });
+        candidates.push({
+          index,
+          s: { ...s, timestamp },
+          write: {
+            cve_id: cve,
+            fields: n.fields,
+            comment: `Imported from ${FORMAT_NAMES[read.format]} ${read.id ?? 'document'}`.slice(0, 4000),
+          },
+        });
       }
       const out = await db.transaction().execute(async (trx) => {
         if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
-        const before = await getDecisions(trx, w.orgId, environmentId, candidates.map((c) => c.s.cve_id), true);
+        const before = await getDecisions(
+          trx,
+          w.orgId,
+          environmentId,
+          candidates.map((c) => c.s.cve_id),
+          true,
+        );
         const writes: DecisionWrite[] = [];
         for (const c of candidates) {
           const cur = before.get(c.s.cve_id);
           // Never over a newer decision: an existing one stays unless the statement was changed after it.
           if (cur && (c.s.timestamp === null || new Date(cur.updated_at).toISOString() >= c.s.timestamp)) {
-            skipped.push({ index: c.index, cve_id: c.s.cve_id, reason: c.s.timestamp === null ? 'the statement has no timestamp and a decision exists' : 'the decision here is newer than the statement: kept' });
+            skipped.push({
+              index: c.index,
+              cve_id: c.s.cve_id,
+              reason:
+                c.s.timestamp === null
+                  ? 'the statement has no timestamp and a decision exists'
+                  : 'the decision here is newer than the statement: kept',
+            });
           } else writes.push(c.write);
         }
         if (!dryRun) await writeDecisions(trx, w.orgId, environmentId, writes, before, actorOf(w), 'import');
@@ -103,8 +158,14 @@ export function createVexImportService(db: Db) {
       });
       if (!out) throw environmentNotFound(environmentId);
       skipped.sort((a, b) => a.index - b.index);
-      return { format: read.format, document_id: read.id, statements: read.statements.length + read.skipped.length, ...out, skipped, dry_run: dryRun };
+      return {
+        format: read.format,
+        document_id: read.id,
+        statements: read.statements.length + read.skipped.length,
+        ...out,
+        skipped,
+        dry_run: dryRun,
+      };
     },
   };
 }
-

@@ -6,7 +6,12 @@ import { createVexImportService } from './vex-import.ts';
 import type { Db } from '../store/db.ts';
 import { decisionsAfter, environmentName, environmentProducts, type DecisionRow } from '../store/triage.ts';
 import {
-  CISA_JUSTIFICATION_PROPERTY, CSAF_STATUS, CYCLONEDX_JUSTIFICATION, CYCLONEDX_STATE, actionText, exportedCpe,
+  CISA_JUSTIFICATION_PROPERTY,
+  CSAF_STATUS,
+  CYCLONEDX_JUSTIFICATION,
+  CYCLONEDX_STATE,
+  actionText,
+  exportedCpe,
 } from '../domain/vex-formats.ts';
 
 /** Decisions read per page while streaming. */
@@ -58,13 +63,28 @@ export function openVexStatement(d: DecisionRow, products: Json[]): Json {
 export function csafVulnerability(d: DecisionRow, productIds: string[], environment: string): Json {
   const v: Json = {
     cve: d.cve_id,
-    notes: [{ category: 'summary', title: 'Triage decision', text: `${d.cve_id} in ${environment}: ${d.status.replace(/_/g, ' ')}, decided ${iso(d.updated_at).slice(0, 10)}.` }],
+    notes: [
+      {
+        category: 'summary',
+        title: 'Triage decision',
+        text: `${d.cve_id} in ${environment}: ${d.status.replace(/_/g, ' ')}, decided ${iso(d.updated_at).slice(0, 10)}.`,
+      },
+    ],
     product_status: { [CSAF_STATUS[d.status]]: productIds },
     references: [{ category: 'external', summary: 'CVE record', url: cveUrl(d.cve_id) }],
   };
   if (d.justification) v.flags = [{ label: d.justification, date: iso(d.updated_at), product_ids: productIds }];
-  if (d.impact_statement) v.threats = [{ category: 'impact', details: d.impact_statement, date: iso(d.updated_at), product_ids: productIds }];
-  if (d.action_statement) v.remediations = [{ category: 'mitigation', details: actionText(d.action_statement, d.due_date), date: iso(d.updated_at), product_ids: productIds }];
+  if (d.impact_statement)
+    v.threats = [{ category: 'impact', details: d.impact_statement, date: iso(d.updated_at), product_ids: productIds }];
+  if (d.action_statement)
+    v.remediations = [
+      {
+        category: 'mitigation',
+        details: actionText(d.action_statement, d.due_date),
+        date: iso(d.updated_at),
+        product_ids: productIds,
+      },
+    ];
   return v;
 }
 
@@ -90,11 +110,21 @@ export function cycloneDxVulnerability(d: DecisionRow, refs: string[]): Json {
   return v;
 }
 
-interface Ctx { orgId: number; orgName: string }
+interface Ctx {
+  orgId: number;
+  orgName: string;
+}
 
 export function createVexService(db: Db, publicUrl: string) {
   /** Streams the decisions of an environment, one rendered element at a time, between a head and a tail. */
-  async function* stream(org: Ctx, environmentId: number, first: DecisionRow[], head: string, render: (d: DecisionRow) => Json | null, tail: string): AsyncGenerator<string> {
+  async function* stream(
+    org: Ctx,
+    environmentId: number,
+    first: DecisionRow[],
+    head: string,
+    render: (d: DecisionRow) => Json | null,
+    tail: string,
+  ): AsyncGenerator<string> {
     yield head;
     let page = first;
     let n = 0;
@@ -113,10 +143,21 @@ export function createVexService(db: Db, publicUrl: string) {
   function namer<T>(products: Product[], of: (p: Product, i: number) => T): (d: DecisionRow) => T[] {
     const byId = new Map(products.map((p, i) => [p.asset_id, of(p, i)]));
     const all = [...byId.values()];
-    return (d) => (d.asset_ids.length ? d.asset_ids.map((a) => byId.get(a)).filter((x): x is T => x !== undefined) : all);
+    return (d) =>
+      d.asset_ids.length ? d.asset_ids.map((a) => byId.get(a)).filter((x): x is T => x !== undefined) : all;
   }
 
-  const documents: Record<VexFormat, (org: Ctx, envId: number, envName: string, products: Product[], first: DecisionRow[], now: Date) => AsyncGenerator<string>> = {
+  const documents: Record<
+    VexFormat,
+    (
+      org: Ctx,
+      envId: number,
+      envName: string,
+      products: Product[],
+      first: DecisionRow[],
+      now: Date,
+    ) => AsyncGenerator<string>
+  > = {
     openvex(org, envId, _envName, products, first, now) {
       const name = namer(products, (p) => {
         const c: Json = { '@id': assetIri(publicUrl, envId, p.asset_id) };
@@ -127,9 +168,20 @@ export function createVexService(db: Db, publicUrl: string) {
       const head = {
         '@context': 'https://openvex.dev/ns/v0.2.0',
         '@id': `${environmentIri(publicUrl, envId)}/vex/openvex/${now.getTime()}`,
-        author: org.orgName, role: 'Document Creator', timestamp: now.toISOString(), version: 1, tooling: 'Vulnintel',
+        author: org.orgName,
+        role: 'Document Creator',
+        timestamp: now.toISOString(),
+        version: 1,
+        tooling: 'Vulnintel',
       };
-      return stream(org, envId, first, `${JSON.stringify(head).slice(0, -1)},"statements":[`, (d) => openVexStatement(d, name(d)), ']}');
+      return stream(
+        org,
+        envId,
+        first,
+        `${JSON.stringify(head).slice(0, -1)},"statements":[`,
+        (d) => openVexStatement(d, name(d)),
+        ']}',
+      );
     },
 
     csaf(org, envId, envName, products, first, now) {
@@ -139,9 +191,17 @@ export function createVexService(db: Db, publicUrl: string) {
         category: 'csaf_vex',
         csaf_version: '2.0',
         lang: 'en',
-        notes: [{ category: 'summary', title: 'What this document states', text: `The triage decisions of ${org.orgName} about the CVEs of its environment ${envName}: one vulnerability per decision, its products the environment's assets.` }],
+        notes: [
+          {
+            category: 'summary',
+            title: 'What this document states',
+            text: `The triage decisions of ${org.orgName} about the CVEs of its environment ${envName}: one vulnerability per decision, its products the environment's assets.`,
+          },
+        ],
         publisher: { category: 'user', name: org.orgName, namespace: base(publicUrl) },
-        references: [{ category: 'self', summary: 'This environment in Vulnintel', url: environmentIri(publicUrl, envId) }],
+        references: [
+          { category: 'self', summary: 'This environment in Vulnintel', url: environmentIri(publicUrl, envId) },
+        ],
         title: `VEX of ${envName}`,
         tracking: {
           current_release_date: now.toISOString(),
@@ -157,20 +217,43 @@ export function createVexService(db: Db, publicUrl: string) {
         full_product_names: products.map((p, i) => {
           const fp: Json = { name: productName(p), product_id: pid(i) };
           const cpe = exportedCpe(p.cpe);
-          fp.product_identification_helper = cpe ? { cpe, x_generic_uris: [{ namespace: environmentIri(publicUrl, envId), uri: assetIri(publicUrl, envId, p.asset_id) }] }
-            : { x_generic_uris: [{ namespace: environmentIri(publicUrl, envId), uri: assetIri(publicUrl, envId, p.asset_id) }] };
+          fp.product_identification_helper = cpe
+            ? {
+                cpe,
+                x_generic_uris: [
+                  { namespace: environmentIri(publicUrl, envId), uri: assetIri(publicUrl, envId, p.asset_id) },
+                ],
+              }
+            : {
+                x_generic_uris: [
+                  { namespace: environmentIri(publicUrl, envId), uri: assetIri(publicUrl, envId, p.asset_id) },
+                ],
+              };
           return fp;
         }),
       };
       const head = `{"document":${JSON.stringify(document)},"product_tree":${JSON.stringify(productTree)},"vulnerabilities":[`;
       // A decision narrowed to assets no longer stored names no product: CSAF needs one, so it is left out.
-      return stream(org, envId, first, head, (d) => { const ids = name(d); return ids.length ? csafVulnerability(d, ids, envName) : null; }, ']}');
+      return stream(
+        org,
+        envId,
+        first,
+        head,
+        (d) => {
+          const ids = name(d);
+          return ids.length ? csafVulnerability(d, ids, envName) : null;
+        },
+        ']}',
+      );
     },
 
     cyclonedx(org, envId, envName, products, first, now) {
       const envRef = environmentIri(publicUrl, envId);
       const byId = new Set(products.map((p) => p.asset_id));
-      const refs = (d: DecisionRow) => (d.asset_ids.length ? d.asset_ids.filter((a) => byId.has(a)).map((a) => assetIri(publicUrl, envId, a)) : [envRef]);
+      const refs = (d: DecisionRow) =>
+        d.asset_ids.length
+          ? d.asset_ids.filter((a) => byId.has(a)).map((a) => assetIri(publicUrl, envId, a))
+          : [envRef];
       const head = {
         bomFormat: 'CycloneDX',
         specVersion: '1.6',
@@ -180,10 +263,19 @@ export function createVexService(db: Db, publicUrl: string) {
           timestamp: now.toISOString(),
           tools: { components: [{ type: 'application', name: 'Vulnintel' }] },
           authors: [{ name: org.orgName }],
-          component: { type: 'platform', 'bom-ref': envRef, name: envName, description: `Environment ${envName} of ${org.orgName}` },
+          component: {
+            type: 'platform',
+            'bom-ref': envRef,
+            name: envName,
+            description: `Environment ${envName} of ${org.orgName}`,
+          },
         },
         components: products.map((p) => {
-          const c: Json = { type: p.kind === 'windows_host' ? 'operating-system' : 'device', 'bom-ref': assetIri(publicUrl, envId, p.asset_id), name: productName(p) };
+          const c: Json = {
+            type: p.kind === 'windows_host' ? 'operating-system' : 'device',
+            'bom-ref': assetIri(publicUrl, envId, p.asset_id),
+            name: productName(p),
+          };
           if (p.vendor) c.manufacturer = { name: p.vendor };
           if (p.version) c.version = p.version;
           const cpe = exportedCpe(p.cpe);
@@ -192,7 +284,14 @@ export function createVexService(db: Db, publicUrl: string) {
           return c;
         }),
       };
-      return stream(org, envId, first, `${JSON.stringify(head).slice(0, -1)},"vulnerabilities":[`, (d) => cycloneDxVulnerability(d, refs(d)), ']}');
+      return stream(
+        org,
+        envId,
+        first,
+        `${JSON.stringify(head).slice(0, -1)},"vulnerabilities":[`,
+        (d) => cycloneDxVulnerability(d, refs(d)),
+        ']}',
+      );
     },
   };
 
@@ -206,7 +305,12 @@ export function createVexService(db: Db, publicUrl: string) {
      * the organization has no such environment, 'empty' when it holds no decision (a VEX document needs one),
      * 'no_products' for CSAF when the environment stores no asset (its product tree needs one).
      */
-    async export(format: VexFormat, org: Ctx, environmentId: number, now: Date): Promise<AsyncGenerator<string> | 'environment' | 'empty' | 'no_products'> {
+    async export(
+      format: VexFormat,
+      org: Ctx,
+      environmentId: number,
+      now: Date,
+    ): Promise<AsyncGenerator<string> | 'environment' | 'empty' | 'no_products'> {
       const envName = await environmentName(db, org.orgId, environmentId);
       if (envName === null) return 'environment';
       const first = await decisionsAfter(db, org.orgId, environmentId, '', PAGE);

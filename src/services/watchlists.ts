@@ -4,9 +4,25 @@ import { withTx, type Db } from '../store/db.ts';
 import { lockOrg } from '../store/accounts.ts';
 import { renamedVendorSlug } from './renamed-vendors.ts';
 import { ICS_PROTOCOLS } from '../domain/cve-document.ts';
-import { catalogProductKey, entityKey, PROTOCOL_NAMES, protocolName, WATCHLIST_MAX_ENTRIES, type WatchEntityType } from '../domain/watchlist.ts';
 import {
-  addWatchEntry, findWatchEntry, catalogName, countWatches, deleteWatchEntry, listProducts, listWatches, protocolCounts, type ProductRow, type WatchRow,
+  catalogProductKey,
+  entityKey,
+  PROTOCOL_NAMES,
+  protocolName,
+  WATCHLIST_MAX_ENTRIES,
+  type WatchEntityType,
+} from '../domain/watchlist.ts';
+import {
+  addWatchEntry,
+  findWatchEntry,
+  catalogName,
+  countWatches,
+  deleteWatchEntry,
+  listProducts,
+  listWatches,
+  protocolCounts,
+  type ProductRow,
+  type WatchRow,
 } from '../store/watchlists.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
 import { invalidInput, Refusal } from './refusal.ts';
@@ -21,14 +37,16 @@ export interface WatchEntry {
 }
 
 /** An entity_id the catalog does not hold (or cannot be one): 422 on body.entity_id, type value_error.<reason>. */
-const badId = (reason: 'invalid_id' | 'not_in_catalog', message: string) => invalidInput(null, [{ field: 'body.entity_id', message, type: `value_error.${reason}` }]);
-const alreadyWatching = (entryId: number) => new Refusal('already_watching', 'Already watching this entity', { entry_id: entryId });
+const badId = (reason: 'invalid_id' | 'not_in_catalog', message: string) =>
+  invalidInput(null, [{ field: 'body.entity_id', message, type: `value_error.${reason}` }]);
+const alreadyWatching = (entryId: number) =>
+  new Refusal('already_watching', 'Already watching this entity', { entry_id: entryId });
 
 const view = (r: WatchRow): WatchEntry => ({
   id: r.id,
   entity_type: r.entity_type,
   entity_id: r.entity_key,
-  entity_name: r.entity_type === 'protocol' ? protocolName(r.entity_key) : r.catalog_name ?? r.entity_key,
+  entity_name: r.entity_type === 'protocol' ? protocolName(r.entity_key) : (r.catalog_name ?? r.entity_key),
   created_at: r.created_at,
 });
 
@@ -66,7 +84,11 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
       return { items: rows.map(view), total, page, perPage };
     },
 
-    async add(orgId: number, memberId: number | null, input: { entity_type: WatchEntityType; entity_id: string }): Promise<{ entry: WatchEntry }> {
+    async add(
+      orgId: number,
+      memberId: number | null,
+      input: { entity_type: WatchEntityType; entity_id: string },
+    ): Promise<{ entry: WatchEntry }> {
       const k = entityKey(input.entity_type, input.entity_id);
       if (!k.ok) throw badId('invalid_id', k.message);
       let key = k.key;
@@ -74,7 +96,8 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
         // A vendor's former slug (a saved link, an older export) names the vendor it became
         // (docs/watchlists.md "Renamed vendors"): the entry is stored under the catalog's id.
         const now = await currentId(input.entity_type, key);
-        if (now === null) throw badId('not_in_catalog', `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}`);
+        if (now === null)
+          throw badId('not_in_catalog', `${input.entity_id} is not in ${CATALOG_OF[input.entity_type]}`);
         key = now;
       }
       // The bound is checked and the entry inserted in one transaction holding the organization's row lock, so
@@ -84,7 +107,10 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
         // An entity already watched is answered as such even on a full list (a retried add learns its entry id).
         const existing = await findWatchEntry(tx, orgId, input.entity_type, key);
         if (existing !== null) throw alreadyWatching(existing);
-        if ((await countWatches(tx, orgId)) >= WATCHLIST_MAX_ENTRIES) throw new Refusal('limit_reached', `A watchlist holds at most ${WATCHLIST_MAX_ENTRIES} entries`, { max: WATCHLIST_MAX_ENTRIES });
+        if ((await countWatches(tx, orgId)) >= WATCHLIST_MAX_ENTRIES)
+          throw new Refusal('limit_reached', `A watchlist holds at most ${WATCHLIST_MAX_ENTRIES} entries`, {
+            max: WATCHLIST_MAX_ENTRIES,
+          });
         const r = await addWatchEntry(tx, orgId, input.entity_type, key, memberId);
         if ('existing' in r) throw alreadyWatching(r.existing);
         return { entry: view(r.row) };
@@ -98,8 +124,19 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
 
     async products(who: Reader, q: PageRequest & { vendor?: string; q?: string }) {
       const { page, perPage, offset } = pageArgs(who, q);
-      const { total, rows } = await listProducts(catalogDb, { vendor: q.vendor, q: q.q?.trim() || undefined }, perPage, offset);
-      const items = rows.map((r) => ({ id: `${r.vendor_slug}/${r.product_key}`, name: r.name, vendor_slug: r.vendor_slug, vendor: r.vendor, cve_count: r.cve_count }));
+      const { total, rows } = await listProducts(
+        catalogDb,
+        { vendor: q.vendor, q: q.q?.trim() || undefined },
+        perPage,
+        offset,
+      );
+      const items = rows.map((r) => ({
+        id: `${r.vendor_slug}/${r.product_key}`,
+        name: r.name,
+        vendor_slug: r.vendor_slug,
+        vendor: r.vendor,
+        cve_count: r.cve_count,
+      }));
       return { items, total, page, perPage };
     },
 
@@ -110,7 +147,13 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
     async productSuggestions(q: { vendor?: string; q?: string }, limit: number) {
       const vendor = q.vendor?.trim() ? entityKey('vendor', q.vendor) : null;
       const text = q.q?.trim() || undefined;
-      const view = (rows: ProductRow[]) => rows.map((r) => ({ id: `${r.vendor_slug}/${r.product_key}`, name: r.name, vendor: r.vendor, cve_count: r.cve_count }));
+      const view = (rows: ProductRow[]) =>
+        rows.map((r) => ({
+          id: `${r.vendor_slug}/${r.product_key}`,
+          name: r.name,
+          vendor: r.vendor,
+          cve_count: r.cve_count,
+        }));
       if (vendor?.ok) {
         const mine = await listProducts(catalogDb, { vendor: vendor.key, q: text }, limit, 0);
         if (mine.total > 0 || !text) return view(mine.rows);
@@ -122,9 +165,11 @@ export function createWatchlistService(db: Db, catalogDb: Db = db) {
     async protocols(q: { q?: string }) {
       const counts = await protocolCounts(catalogDb);
       const needle = q.q?.trim().toLowerCase();
-      const items = ICS_PROTOCOLS
-        .map((p) => ({ id: p, name: PROTOCOL_NAMES[p], cve_count: counts.get(p) ?? 0 }))
-        .filter((p) => !needle || p.id.includes(needle) || p.name.toLowerCase().includes(needle));
+      const items = ICS_PROTOCOLS.map((p) => ({
+        id: p,
+        name: PROTOCOL_NAMES[p],
+        cve_count: counts.get(p) ?? 0,
+      })).filter((p) => !needle || p.id.includes(needle) || p.name.toLowerCase().includes(needle));
       return { items };
     },
   };

@@ -20,12 +20,35 @@ import { EgressError, systemResolver, webhookPolicy, type Resolver } from '../li
 import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
 import { alertPayloadFor } from '../domain/alerts.ts';
 import {
-  alertBody, discordAlertBody, discordTestBody, isDiscordUrl, isSuccessStatus, signedHeaders, testBody,
-  DISCORD_HEADERS, WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMEOUT_MS, webhookSealContext, type AlertPayload, type WebhookEvent,
+  alertBody,
+  discordAlertBody,
+  discordTestBody,
+  isDiscordUrl,
+  isSuccessStatus,
+  signedHeaders,
+  testBody,
+  DISCORD_HEADERS,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TIMEOUT_MS,
+  webhookSealContext,
+  type AlertPayload,
+  type WebhookEvent,
 } from '../domain/webhooks.ts';
 import {
-  claimDelivery, deleteWebhook, enableWebhook, getWebhook, insertWebhook, listDeliveries, listEnabledWebhooks,
-  listWebhooks, newTenantId, recordOutcome, replaceSecret, updateWebhook, type DeliveryRow, type WebhookRow,
+  claimDelivery,
+  deleteWebhook,
+  enableWebhook,
+  getWebhook,
+  insertWebhook,
+  listDeliveries,
+  listEnabledWebhooks,
+  listWebhooks,
+  newTenantId,
+  recordOutcome,
+  replaceSecret,
+  updateWebhook,
+  type DeliveryRow,
+  type WebhookRow,
 } from '../store/webhooks.ts';
 
 /** A webhook as the API shows it (docs/webhooks.md "Webhook record"). Never the secret. */
@@ -77,7 +100,9 @@ export interface DeliveryResult {
 export interface WebhookServiceDeps {
   db: Db;
   clock: Clock;
-  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>> & { readonly planCaps?: Readonly<PlanCapsTable> };
+  config: Readonly<Pick<Config, 'webhookEgressAllowList' | 'secretKey' | 'dataDir'>> & {
+    readonly planCaps?: Readonly<PlanCapsTable>;
+  };
   /** Outbound HTTP (default: createWebhookEgress with the config's test list and `resolver`); closed by close() only when made here. */
   egress?: Egress;
   /** DNS for the create-time check and the default egress (tests inject one). */
@@ -103,17 +128,32 @@ export function generateWebhookSecret(): string {
 
 function view(r: WebhookRow): Webhook {
   return {
-    id: r.id, label: r.label, url: r.url, kind: isDiscordUrl(r.url) ? 'discord' : 'signed',
-    status: r.enabled ? 'active' : 'disabled', consecutive_failures: r.consecutive_failures,
-    disabled_reason: r.disabled_reason === null ? null : 'consecutive_failures', disabled_at: iso(r.disabled_at), last_delivery_at: iso(r.last_delivery_at),
-    created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
+    id: r.id,
+    label: r.label,
+    url: r.url,
+    kind: isDiscordUrl(r.url) ? 'discord' : 'signed',
+    status: r.enabled ? 'active' : 'disabled',
+    consecutive_failures: r.consecutive_failures,
+    disabled_reason: r.disabled_reason === null ? null : 'consecutive_failures',
+    disabled_at: iso(r.disabled_at),
+    last_delivery_at: iso(r.last_delivery_at),
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
   };
 }
 
 function deliveryView(r: DeliveryRow): Delivery {
   return {
-    id: r.id, event: r.event as WebhookEvent, cve_id: r.cve_id, status: r.status as Delivery['status'], http_status: r.http_status,
-    duration_ms: r.duration_ms, error: r.error, claimed_at: iso(r.claimed_at)!, sent_at: iso(r.sent_at), finished_at: iso(r.finished_at),
+    id: r.id,
+    event: r.event as WebhookEvent,
+    cve_id: r.cve_id,
+    status: r.status as Delivery['status'],
+    http_status: r.http_status,
+    duration_ms: r.duration_ms,
+    error: r.error,
+    claimed_at: iso(r.claimed_at)!,
+    sent_at: iso(r.sent_at),
+    finished_at: iso(r.finished_at),
   };
 }
 
@@ -121,27 +161,36 @@ function deliveryView(r: DeliveryRow): Delivery {
 class UnreadableSecret extends Error {
   readonly code = 'secret_unreadable';
   constructor() {
-    super('the signing secret does not open with this process\'s sealing key (VULNINTEL_SECRET_KEY, else <data dir>/secret.key, differs from the key that sealed it); nothing was sent (docs/webhooks.md "Secrets")');
+    super(
+      'the signing secret does not open with this process\'s sealing key (VULNINTEL_SECRET_KEY, else <data dir>/secret.key, differs from the key that sealed it); nothing was sent (docs/webhooks.md "Secrets")',
+    );
   }
 }
 
 // The refusals (services/refusal.ts): a plan without webhooks, a webhook not of the organization, a receiver URL
 // refused (422 on body.url), a rotation overlapped by another.
 const notFound = () => new Refusal('not_found', 'No such webhook in your organization');
-const invalidUrl = (problem: string) => invalidInput(`url: ${problem}`, [{ field: 'body.url', message: problem, type: 'url_not_allowed' }]);
+const invalidUrl = (problem: string) =>
+  invalidInput(`url: ${problem}`, [{ field: 'body.url', message: problem, type: 'url_not_allowed' }]);
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
   const policy = webhookPolicy(deps.config.webhookEgressAllowList);
   const resolver = deps.resolver ?? systemResolver;
-  const ownEgress = deps.egress ? null : createWebhookEgress({ testAllowList: deps.config.webhookEgressAllowList, resolver });
+  const ownEgress = deps.egress
+    ? null
+    : createWebhookEgress({ testAllowList: deps.config.webhookEgressAllowList, resolver });
   const egress = deps.egress ?? ownEgress!;
   const timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   let key: Buffer | null = deps.secretKey ?? null;
   const sealingKey = () => (key ??= loadSecretKey(deps.config));
 
   const gate = (a: WebhookActor): void => {
-    if (!TIER_PERMISSIONS[a.tier].webhook_delivery) throw new Refusal('upgrade_required', `Webhooks are available on the Standard plan and above; this organization is on ${a.tier}`);
+    if (!TIER_PERMISSIONS[a.tier].webhook_delivery)
+      throw new Refusal(
+        'upgrade_required',
+        `Webhooks are available on the Standard plan and above; this organization is on ${a.tier}`,
+      );
   };
 
   /** The create/update check (docs/egress.md, reliability S1–S2): the policy's URL rules, then every address the name resolves to. */
@@ -149,7 +198,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     // The URL parser drops tabs and line breaks and trims spaces silently; the stored URL is the one given, so it
     // must already be the one that is reached.
     // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
-    if (/[\u0000-\u0020\u007f]/.test(raw)) return 'the URL contains spaces or control characters (tab, line break, …); send it on one line without them';
+    if (/[\u0000-\u0020\u007f]/.test(raw))
+      return 'the URL contains spaces or control characters (tab, line break, …); send it on one line without them';
     let checked;
     try {
       checked = policy.check(raw);
@@ -168,13 +218,27 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     }
     if (addresses.length === 0) return `the host ${host} does not resolve`;
     // The address itself is not echoed: the answer must not become a way to map an internal DNS.
-    if (addresses.some((a) => policy.blocked(a.address) !== null)) return `the host ${host} resolves to an address webhooks may not reach (private, loopback, link-local or reserved)`;
+    if (addresses.some((a) => policy.blocked(a.address) !== null))
+      return `the host ${host} resolves to an address webhooks may not reach (private, loopback, link-local or reserved)`;
     return null;
   }
 
-  async function deliver(webhookId: number, event: WebhookEvent, cveId: string | null, bodies: (w: { id: number; discord: boolean }) => Buffer): Promise<DeliveryResult> {
+  async function deliver(
+    webhookId: number,
+    event: WebhookEvent,
+    cveId: string | null,
+    bodies: (w: { id: number; discord: boolean }) => Buffer,
+  ): Promise<DeliveryResult> {
     const claim = await claimDelivery(db, webhookId, cveId, event, clock.now(), WEBHOOK_TIERS, event === 'cve.alert');
-    const skipped: DeliveryResult = { webhook_id: webhookId, delivery_id: null, outcome: 'skipped', http_status: null, duration_ms: null, error: null, disabled: false };
+    const skipped: DeliveryResult = {
+      webhook_id: webhookId,
+      delivery_id: null,
+      outcome: 'skipped',
+      http_status: null,
+      duration_ms: null,
+      error: null,
+      disabled: false,
+    };
     if (!claim) return skipped;
     await deps.afterClaim?.({ deliveryId: claim.delivery_id, webhookId });
     const discord = isDiscordUrl(claim.url);
@@ -197,25 +261,46 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           throw new UnreadableSecret();
         }
       }
-      const headers = secret === null ? { ...DISCORD_HEADERS } : signedHeaders(secret, `msg_${claim.delivery_id}`, ts, body);
+      const headers =
+        secret === null ? { ...DISCORD_HEADERS } : signedHeaders(secret, `msg_${claim.delivery_id}`, ts, body);
       const res = await egress.fetch(claim.url, { method: 'POST', headers, body, timeoutMs });
       httpStatus = res.status;
       // The exchange must complete in time: the (capped) answer is read to its end, then dropped.
       await res.bytes();
       if (!isSuccessStatus(res.status)) {
-        error = res.status >= 300 && res.status < 400 ? `HTTP ${res.status}: redirects are not followed` : `HTTP ${res.status}`;
+        error =
+          res.status >= 300 && res.status < 400
+            ? `HTTP ${res.status}: redirects are not followed`
+            : `HTTP ${res.status}`;
       }
     } catch (e) {
       ours = e instanceof UnreadableSecret;
-      error = e instanceof UnreadableSecret || e instanceof EgressError ? `${e.code}: ${e.message}` : `network_error: ${e instanceof Error ? e.message : String(e)}`;
+      error =
+        e instanceof UnreadableSecret || e instanceof EgressError
+          ? `${e.code}: ${e.message}`
+          : `network_error: ${e instanceof Error ? e.message : String(e)}`;
     }
     const durationMs = Math.round(performance.now() - started);
     const ok = error === null;
     const state = await recordOutcome(db, webhookId, claim.delivery_id, {
-      ok, httpStatus, durationMs, error: error?.slice(0, 500) ?? null, sentAt, finishedAt: clock.now(), countsToState: event === 'cve.alert' && !ours,
+      ok,
+      httpStatus,
+      durationMs,
+      error: error?.slice(0, 500) ?? null,
+      sentAt,
+      finishedAt: clock.now(),
+      countsToState: event === 'cve.alert' && !ours,
     });
     if (state?.justDisabled) deps.onDisabled?.({ orgId: claim.org_id, webhookId });
-    return { webhook_id: webhookId, delivery_id: claim.delivery_id, outcome: ok ? 'delivered' : 'failed', http_status: httpStatus, duration_ms: durationMs, error, disabled: state?.justDisabled ?? false };
+    return {
+      webhook_id: webhookId,
+      delivery_id: claim.delivery_id,
+      outcome: ok ? 'delivered' : 'failed',
+      http_status: httpStatus,
+      duration_ms: durationMs,
+      error,
+      disabled: state?.justDisabled ?? false,
+    };
   }
 
   async function owned(a: WebhookActor, id: number): Promise<WebhookRow> {
@@ -238,7 +323,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   return {
-    async create(a: WebhookActor, input: { label: string; url: string }): Promise<{ webhook: Webhook; secret: string }> {
+    async create(
+      a: WebhookActor,
+      input: { label: string; url: string },
+    ): Promise<{ webhook: Webhook; secret: string }> {
       gate(a);
       const problem = await urlProblem(input.url);
       if (problem) throw invalidUrl(problem);
@@ -248,7 +336,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       // cap cannot both pass; past it, 403 cap_exceeded and nothing stored.
       const row = await db.transaction().execute(async (trx) => {
         await assertWebhookRoom(trx, deps.config.planCaps ?? DEFAULT_PLAN_CAPS, a.orgId);
-        return insertWebhook(trx, a.orgId, { id, label: input.label.trim(), url: input.url, secret_sealed: s.sealed, now: clock.now() });
+        return insertWebhook(trx, a.orgId, {
+          id,
+          label: input.label.trim(),
+          url: input.url,
+          secret_sealed: s.sealed,
+          now: clock.now(),
+        });
       });
       return { webhook: view(row), secret: s.secret };
     },
@@ -270,7 +364,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         const problem = await urlProblem(input.url);
         if (problem) throw invalidUrl(problem);
       }
-      const row = await updateWebhook(db, a.orgId, id, { ...(input.label !== undefined ? { label: input.label.trim() } : {}), ...(input.url !== undefined ? { url: input.url } : {}) }, clock.now());
+      const row = await updateWebhook(
+        db,
+        a.orgId,
+        id,
+        {
+          ...(input.label !== undefined ? { label: input.label.trim() } : {}),
+          ...(input.url !== undefined ? { url: input.url } : {}),
+        },
+        clock.now(),
+      );
       if (!row) throw notFound();
       return view(row);
     },
@@ -288,16 +391,27 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     /** A new secret; the old one signs nothing claimed after this returns (spec §3.1: invalid immediately). */
-    async rotateSecret(a: WebhookActor, id: number, requestedAt: Date = new Date()): Promise<{ webhook: Webhook; secret: string }> {
+    async rotateSecret(
+      a: WebhookActor,
+      id: number,
+      requestedAt: Date = new Date(),
+    ): Promise<{ webhook: Webhook; secret: string }> {
       // Under the row lock, a rotation stamped at or after this request arrived (`requestedAt`, wall clock) overlapped
       // it: of concurrent rotations one wins, and the others, whose secret would already be replaced, are refused
       // (409 rotation_conflict), as concurrent rotations of one API key are (key_revoked). Wall-clock time, not the
       // service clock: this orders real events.
       await owned(a, id);
       const s = await sealed(id);
-      const row = await replaceSecret(db, a.orgId, id, s.sealed, { now: clock.now(), requestedAt, rotatedAt: () => new Date() });
+      const row = await replaceSecret(db, a.orgId, id, s.sealed, {
+        now: clock.now(),
+        requestedAt,
+        rotatedAt: () => new Date(),
+      });
       if (row === 'conflict') {
-        throw new Refusal('rotation_conflict', 'Another rotate-secret of this webhook ran at the same time and its secret is now the one in force; use the secret of that answer, or rotate again');
+        throw new Refusal(
+          'rotation_conflict',
+          'Another rotate-secret of this webhook ran at the same time and its secret is now the one in force; use the secret of that answer, or rotate again',
+        );
       }
       if (!row) throw notFound();
       return { webhook: view(row), secret: s.secret };
@@ -307,13 +421,20 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async test(a: WebhookActor, id: number): Promise<DeliveryResult> {
       const row = await owned(a, id);
       const now = clock.now();
-      const delivery = await deliver(id, 'webhook.test', null, (w) => (w.discord ? discordTestBody : testBody)({ id, label: row.label }, now));
+      const delivery = await deliver(id, 'webhook.test', null, (w) =>
+        (w.discord ? discordTestBody : testBody)({ id, label: row.label }, now),
+      );
       // Nothing claimed: the webhook was deleted (or the plan changed) since it was read above; answered as such.
       if (delivery.outcome === 'skipped') await owned(a, id);
       return delivery;
     },
 
-    async deliveries(a: WebhookActor, id: number, page: number, perPage: number): Promise<{ deliveries: Delivery[]; total: number }> {
+    async deliveries(
+      a: WebhookActor,
+      id: number,
+      page: number,
+      perPage: number,
+    ): Promise<{ deliveries: Delivery[]; total: number }> {
       await owned(a, id);
       const { rows, total } = await listDeliveries(db, a.orgId, id, perPage, (page - 1) * perPage);
       return { deliveries: rows.map(deliveryView), total };
@@ -331,7 +452,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const seen = alertPayloadFor(payload, hooks[0].tier);
       let signed: Buffer | null = null;
       let discord: Buffer | null = null;
-      const bodies = (w: { discord: boolean }) => (w.discord ? (discord ??= discordAlertBody(seen)) : (signed ??= alertBody(seen)));
+      const bodies = (w: { discord: boolean }) =>
+        w.discord ? (discord ??= discordAlertBody(seen)) : (signed ??= alertBody(seen));
       return Promise.all(hooks.map((h) => deliver(h.id, 'cve.alert', payload.data.cve_id, bodies)));
     },
 

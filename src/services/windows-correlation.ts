@@ -16,8 +16,23 @@ import type { Clock } from '../lib/clock.ts';
 import { environmentNotFound, invalidInput, refusedFile } from './refusal.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
-import { identifyingSoftwareHosts, validateHost, validateSoftware, type HostError, type HostWarning, type SoftwareRejection, type WindowsHost } from '../domain/windows/validate.ts';
-import { fixSummary, viewHost, type FixSummaryItem, type HostView, type ViewMemo, type ViewOptions } from '../domain/windows/view.ts';
+import {
+  identifyingSoftwareHosts,
+  validateHost,
+  validateSoftware,
+  type HostError,
+  type HostWarning,
+  type SoftwareRejection,
+  type WindowsHost,
+} from '../domain/windows/validate.ts';
+import {
+  fixSummary,
+  viewHost,
+  type FixSummaryItem,
+  type HostView,
+  type ViewMemo,
+  type ViewOptions,
+} from '../domain/windows/view.ts';
 import { environmentExists, listResults, lockEnvironment, storeResults } from '../store/windows.ts';
 import type { PlanCapsTable } from '../domain/plan-caps.ts';
 import { assertAssetRoom } from './plan-caps.ts';
@@ -66,7 +81,10 @@ export interface ResultsQuery {
   options: ViewOptions;
 }
 
-export interface StoredView extends HostView { environment_id: number | null; evaluated_on: string }
+export interface StoredView extends HostView {
+  environment_id: number | null;
+  evaluated_on: string;
+}
 
 export interface ResultsPage {
   assets: StoredView[];
@@ -84,7 +102,8 @@ function newest(dates: (string | null)[]): string | null {
 /** The host-level part of a result, kept with the host record (the CVE list is recomputed when read). */
 function header(e: HostEvaluation) {
   const { items: _i, os_build: _b, ...h } = e;
-  void _i; void _b;
+  void _i;
+  void _b;
   return h;
 }
 
@@ -104,7 +123,12 @@ type AcceptedHost = { host: WindowsHost; warnings: HostWarning[] };
  * added to its data. `identifyingSoftware`: asset_ids whose software records carry identifying fields; such a host
  * is refused (forbidden_field on installed_software) and nothing of it is stored.
  */
-function splitHosts(hosts: unknown[], now: Date, refusedData: () => Record<string, unknown>, identifyingSoftware = new Set<string>()): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
+function splitHosts(
+  hosts: unknown[],
+  now: Date,
+  refusedData: () => Record<string, unknown>,
+  identifyingSoftware = new Set<string>(),
+): { accepted: AcceptedHost[]; rejected: RejectedHost[] } {
   const rejected: RejectedHost[] = [];
   const accepted: AcceptedHost[] = [];
   // asset_id → index of the accepted host that has it: an asset_id names one host, and a second record of it in the
@@ -112,12 +136,33 @@ function splitHosts(hosts: unknown[], now: Date, refusedData: () => Record<strin
   const first = new Map<string, number>();
   hosts.forEach((raw, index) => {
     const v = validateHost(raw, now);
-    const refuse = (assetId: string | null, errors: HostError[]) => rejected.push({ asset_id: assetId, index, errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+    const refuse = (assetId: string | null, errors: HostError[]) =>
+      rejected.push({
+        asset_id: assetId,
+        index,
+        errors,
+        retryable: false,
+        retry_after_seconds: null,
+        action: 'fix_input',
+      });
     if (!v.ok) refuse(v.asset_id, v.errors);
     else if (identifyingSoftware.has(v.host.asset_id)) {
-      refuse(v.host.asset_id, [{ code: 'forbidden_field', field: 'installed_software', message: 'a software record of this host carries identifying data (see data.software_rejected); nothing of this host was stored' }]);
+      refuse(v.host.asset_id, [
+        {
+          code: 'forbidden_field',
+          field: 'installed_software',
+          message:
+            'a software record of this host carries identifying data (see data.software_rejected); nothing of this host was stored',
+        },
+      ]);
     } else if (first.has(v.host.asset_id)) {
-      refuse(v.host.asset_id, [{ code: 'duplicate_asset_id', field: 'asset_id', message: `asset_id is the same as host ${first.get(v.host.asset_id)} of this request; send each host once (this record was not evaluated)` }]);
+      refuse(v.host.asset_id, [
+        {
+          code: 'duplicate_asset_id',
+          field: 'asset_id',
+          message: `asset_id is the same as host ${first.get(v.host.asset_id)} of this request; send each host once (this record was not evaluated)`,
+        },
+      ]);
     } else {
       first.set(v.host.asset_id, index);
       accepted.push({ host: v.host, warnings: v.warnings });
@@ -127,7 +172,13 @@ function splitHosts(hosts: unknown[], now: Date, refusedData: () => Record<strin
     // Nothing is stored.
     throw invalidInput(
       hosts.length ? 'Every host was refused; see data.rejected' : 'windows_hosts is empty',
-      [{ field: 'body.windows_hosts', message: hosts.length ? 'every host was refused' : 'at least one host is required', type: 'value_error.hosts' }],
+      [
+        {
+          field: 'body.windows_hosts',
+          message: hosts.length ? 'every host was refused' : 'at least one host is required',
+          type: 'value_error.hosts',
+        },
+      ],
       { rejected, ...refusedData() },
     );
   }
@@ -153,7 +204,9 @@ export class WindowsCorrelation {
     const next = prev.then(fn, fn);
     const tail = next.catch(() => {});
     this.storeQueues.set(key, tail);
-    void tail.then(() => { if (this.storeQueues.get(key) === tail) this.storeQueues.delete(key); });
+    void tail.then(() => {
+      if (this.storeQueues.get(key) === tail) this.storeQueues.delete(key);
+    });
     return next;
   }
 
@@ -170,7 +223,12 @@ export class WindowsCorrelation {
   /** Validate, evaluate and view every host, then store the results in one transaction (see the file head). */
   async correlate(input: CorrelateInput): Promise<Correlation> {
     await this.assertEnvironment(input.orgId, input.environmentId);
-    const { accepted, rejected } = splitHosts(input.hosts, this.deps.clock.now(), () => ({ software_stored: 0, software_rejected: validateSoftware(input.software, new Set()).rejected }), identifyingSoftwareHosts(input.software));
+    const { accepted, rejected } = splitHosts(
+      input.hosts,
+      this.deps.clock.now(),
+      () => ({ software_stored: 0, software_rejected: validateSoftware(input.software, new Set()).rejected }),
+      identifyingSoftwareHosts(input.software),
+    );
     if (input.wholeFile && rejected.length) throw refusedFile(rejected.length, input.hosts.length, rejected);
     const sw = validateSoftware(input.software, new Set(accepted.map((a) => a.host.asset_id)));
     const today = this.today();
@@ -178,17 +236,36 @@ export class WindowsCorrelation {
     const summary = fixSummary(evals);
     // Stored: the validated host record, the evaluation date and the host-level result (product, labels,
     // counts, fix groups). The per-CVE list is recomputed from these when read (GET results).
-    await this.serialised(`${input.orgId}/${input.environmentId ?? 0}`, () => storeResults(this.deps.db, input.orgId, input.environmentId, today, input.requestId,
-      evals.map((e, i) => ({ asset_id: e.asset_id, host: accepted[i].host, warnings: e.warnings, data_as_of: e.data_as_of, result: header(e) })),
-      sw.stored, async (trx, ids) => {
-        await assertAssetRoom(trx, this.deps.planCaps, input.orgId, ids);
-        // The environment may have been deleted since the call began: 404, nothing stored (never a foreign-key 500).
-        if (input.environmentId !== null && !(await lockEnvironment(trx, input.orgId, input.environmentId))) {
-          throw environmentNotFound(input.environmentId);
-        }
-      }));
+    await this.serialised(`${input.orgId}/${input.environmentId ?? 0}`, () =>
+      storeResults(
+        this.deps.db,
+        input.orgId,
+        input.environmentId,
+        today,
+        input.requestId,
+        evals.map((e, i) => ({
+          asset_id: e.asset_id,
+          host: accepted[i].host,
+          warnings: e.warnings,
+          data_as_of: e.data_as_of,
+          result: header(e),
+        })),
+        sw.stored,
+        async (trx, ids) => {
+          await assertAssetRoom(trx, this.deps.planCaps, input.orgId, ids);
+          // The environment may have been deleted since the call began: 404, nothing stored (never a foreign-key 500).
+          if (input.environmentId !== null && !(await lockEnvironment(trx, input.orgId, input.environmentId))) {
+            throw environmentNotFound(input.environmentId);
+          }
+        },
+      ),
+    );
     return {
-      assets, rejected, software_stored: sw.stored.length, software_rejected: sw.rejected, fix_summary: summary,
+      assets,
+      rejected,
+      software_stored: sw.stored.length,
+      software_rejected: sw.rejected,
+      fix_summary: summary,
       microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
     };
   }
@@ -198,11 +275,25 @@ export class WindowsCorrelation {
    * counts, end of life and fix groups. A call with every host refused is a 422 as for correlate.
    * `beforeEvaluating` is called with the number of accepted hosts once they are validated (asset checks spent).
    */
-  async evaluate(hosts: unknown[], options: ViewOptions, beforeEvaluating: (accepted: number) => Promise<void> = async () => {}): Promise<{ assets: HostView[]; rejected: RejectedHost[]; fix_summary: FixSummaryItem[]; microsoft_data_as_of: string | null }> {
+  async evaluate(
+    hosts: unknown[],
+    options: ViewOptions,
+    beforeEvaluating: (accepted: number) => Promise<void> = async () => {},
+  ): Promise<{
+    assets: HostView[];
+    rejected: RejectedHost[];
+    fix_summary: FixSummaryItem[];
+    microsoft_data_as_of: string | null;
+  }> {
     const { accepted, rejected } = splitHosts(hosts, this.deps.clock.now(), () => ({}));
     await beforeEvaluating(accepted.length);
     const { evals, assets, info } = await this.evaluateAll(accepted, options, this.today());
-    return { assets, rejected, fix_summary: fixSummary(evals), microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
+    return {
+      assets,
+      rejected,
+      fix_summary: fixSummary(evals),
+      microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
+    };
   }
 
   /** Evaluates and views accepted hosts in order, yielding to the event loop between hosts. */
@@ -227,7 +318,13 @@ export class WindowsCorrelation {
    */
   async results(q: ResultsQuery): Promise<ResultsPage> {
     if (q.environmentId !== undefined) await this.assertEnvironment(q.orgId, q.environmentId);
-    const { total, rows } = await listResults(this.deps.db, q.orgId, { environmentId: q.environmentId, assetId: q.assetId }, q.perPage, (q.page - 1) * q.perPage);
+    const { total, rows } = await listResults(
+      this.deps.db,
+      q.orgId,
+      { environmentId: q.environmentId, assetId: q.assetId },
+      q.perPage,
+      (q.page - 1) * q.perPage,
+    );
     const info = await this.data.index();
     const signals = await this.data.signals(info);
     const runs = new Map<string, EvaluationRun>();
@@ -235,17 +332,30 @@ export class WindowsCorrelation {
     const evals: HostEvaluation[] = [];
     for (const r of rows) {
       let run = runs.get(r.evaluated_on);
-      if (!run) { run = new EvaluationRun(info.index, signals, r.evaluated_on); runs.set(r.evaluated_on, run); }
+      if (!run) {
+        run = new EvaluationRun(info.index, signals, r.evaluated_on);
+        runs.set(r.evaluated_on, run);
+      }
       const e = run.evaluate(r.host as WindowsHost, r.warnings as HostEvaluation['warnings']);
       evals.push(e);
       assets.push({ ...viewHost(e, q.options), environment_id: r.environment_id, evaluated_on: r.evaluated_on });
       await yieldToLoop();
     }
-    return { assets, fix_summary: fixSummary(evals), total, microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf };
+    return {
+      assets,
+      fix_summary: fixSummary(evals),
+      total,
+      microsoft_data_as_of: newest(evals.map((e) => e.data_as_of)) ?? info.index.dataAsOf,
+    };
   }
 
   /** A page of an environment's stored host records as submitted (its Windows inventory), by asset_id. */
-  async inventory(orgId: number, environmentId: number, page: number, perPage: number): Promise<{ total: number; hosts: WindowsHost[] }> {
+  async inventory(
+    orgId: number,
+    environmentId: number,
+    page: number,
+    perPage: number,
+  ): Promise<{ total: number; hosts: WindowsHost[] }> {
     await this.assertEnvironment(orgId, environmentId);
     const { total, rows } = await listResults(this.deps.db, orgId, { environmentId }, perPage, (page - 1) * perPage);
     return { total, hosts: rows.map((r) => r.host as WindowsHost) };

@@ -9,7 +9,9 @@ type Q = Db | Tx;
 
 /** Organizations their owner deleted before `cutoff`, oldest first. */
 export async function deletedBefore(db: Q, cutoff: Date, limit: number): Promise<number[]> {
-  const r = await sql<{ id: number }>`SELECT id FROM organizations WHERE deleted_at IS NOT NULL AND deleted_at <= ${cutoff}
+  const r = await sql<{
+    id: number;
+  }>`SELECT id FROM organizations WHERE deleted_at IS NOT NULL AND deleted_at <= ${cutoff}
     ORDER BY deleted_at, id LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => x.id);
 }

@@ -8,9 +8,21 @@ type Q = Db | Tx;
 
 // ---- Single-use links (sign-in, email change) ----
 
-export async function insertAuthToken(db: Q, v: { tokenHash: string; purpose: 'login' | 'email_change'; personId: number; newEmail?: string | null; nextPath?: string | null; expiresAt: Date }) {
+export async function insertAuthToken(
+  db: Q,
+  v: {
+    tokenHash: string;
+    purpose: 'login' | 'email_change';
+    personId: number;
+    newEmail?: string | null;
+    nextPath?: string | null;
+    expiresAt: Date;
+  },
+) {
   await sql`INSERT INTO auth_tokens (token_hash, purpose, person_id, new_email, next_path, expires_at)
-    VALUES (${v.tokenHash}, ${v.purpose}, ${v.personId}, ${v.newEmail ?? null}, ${v.nextPath ?? null}, ${v.expiresAt})`.execute(db);
+    VALUES (${v.tokenHash}, ${v.purpose}, ${v.personId}, ${v.newEmail ?? null}, ${v.nextPath ?? null}, ${v.expiresAt})`.execute(
+    db,
+  );
 }
 
 /** Marks a link used, once: the row when it was unused and unexpired, else nothing. */
@@ -24,13 +36,19 @@ export async function consumeAuthToken(db: Q, tokenHash: string, purpose: 'login
 
 /** Ends a person's unused email-change links (a newer request, or a return to the current address, replaces them). */
 export async function revokeEmailChanges(db: Q, personId: number, now: Date): Promise<number> {
-  const r = await sql`UPDATE auth_tokens SET used_at = ${now} WHERE person_id = ${personId} AND purpose = 'email_change' AND used_at IS NULL`.execute(db);
+  const r =
+    await sql`UPDATE auth_tokens SET used_at = ${now} WHERE person_id = ${personId} AND purpose = 'email_change' AND used_at IS NULL`.execute(
+      db,
+    );
   return Number(r.numAffectedRows ?? 0);
 }
 
 /** Ends a person's unused sign-in links (its address changed: links mailed to the former one must not sign in). */
 export async function revokeLoginLinks(db: Q, personId: number, now: Date): Promise<number> {
-  const r = await sql`UPDATE auth_tokens SET used_at = ${now} WHERE person_id = ${personId} AND purpose = 'login' AND used_at IS NULL`.execute(db);
+  const r =
+    await sql`UPDATE auth_tokens SET used_at = ${now} WHERE person_id = ${personId} AND purpose = 'login' AND used_at IS NULL`.execute(
+      db,
+    );
   return Number(r.numAffectedRows ?? 0);
 }
 
@@ -67,13 +85,23 @@ export async function touchSession(db: Q, sessionId: number, now: Date) {
   await sql`UPDATE sessions SET last_seen_at = ${now} WHERE id = ${sessionId}`.execute(db);
 }
 
-export async function createSession(db: Q, orgId: number, memberId: number, tokenHash: string, now: Date, expiresAt: Date) {
+export async function createSession(
+  db: Q,
+  orgId: number,
+  memberId: number,
+  tokenHash: string,
+  now: Date,
+  expiresAt: Date,
+) {
   await sql`INSERT INTO sessions (org_id, member_id, token_hash, created_at, last_seen_at, expires_at)
     VALUES (${orgId}, ${memberId}, ${tokenHash}, ${now}, ${now}, ${expiresAt})`.execute(db);
 }
 
 export async function revokeSessionByHash(db: Q, tokenHash: string, now: Date): Promise<number> {
-  const r = await sql`UPDATE sessions SET revoked_at = ${now} WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`.execute(db);
+  const r =
+    await sql`UPDATE sessions SET revoked_at = ${now} WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`.execute(
+      db,
+    );
   return Number(r.numAffectedRows ?? 0);
 }
 

@@ -19,7 +19,9 @@ export interface TeamRow {
 
 export async function listTeam(db: Q, orgId: number): Promise<TeamRow[]> {
   const r = await sql<TeamRow>`SELECT m.id, m.email, m.name, m.role, m.created_at FROM members m
-    WHERE m.org_id = ${orgId} ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, m.created_at, m.id`.execute(db);
+    WHERE m.org_id = ${orgId} ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, m.created_at, m.id`.execute(
+    db,
+  );
   return r.rows;
 }
 
@@ -33,7 +35,9 @@ export interface InvitationRow {
 
 export async function pendingInvitations(db: Q, orgId: number, now: Date): Promise<InvitationRow[]> {
   const r = await sql<InvitationRow>`SELECT id, email, role, created_at, expires_at FROM invitations
-    WHERE org_id = ${orgId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now} ORDER BY created_at, id`.execute(db);
+    WHERE org_id = ${orgId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now} ORDER BY created_at, id`.execute(
+    db,
+  );
   return r.rows;
 }
 
@@ -42,8 +46,13 @@ export async function countMembers(db: Q, orgId: number): Promise<number> {
   return r.rows[0].n;
 }
 
-export async function insertInvitation(db: Q, orgId: number, v: { email: string; role: 'admin' | 'viewer'; tokenHash: string; invitedBy: number; expiresAt: Date; now: Date }) {
-  const r = await sql<InvitationRow>`INSERT INTO invitations (org_id, email, role, token_hash, invited_by, created_at, expires_at)
+export async function insertInvitation(
+  db: Q,
+  orgId: number,
+  v: { email: string; role: 'admin' | 'viewer'; tokenHash: string; invitedBy: number; expiresAt: Date; now: Date },
+) {
+  const r =
+    await sql<InvitationRow>`INSERT INTO invitations (org_id, email, role, token_hash, invited_by, created_at, expires_at)
     VALUES (${orgId}, ${v.email}, ${v.role}, ${v.tokenHash}, ${v.invitedBy}, ${v.now}, ${v.expiresAt})
     RETURNING id, email, role, created_at, expires_at`.execute(db);
   return r.rows[0];
@@ -51,7 +60,9 @@ export async function insertInvitation(db: Q, orgId: number, v: { email: string;
 
 /** Withdraws the pending invitations of an address (a new invitation replaces them). */
 export async function revokeInvitationsOf(db: Q, orgId: number, email: string, now: Date) {
-  await sql`UPDATE invitations SET revoked_at = ${now} WHERE org_id = ${orgId} AND email = ${email} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
+  await sql`UPDATE invitations SET revoked_at = ${now} WHERE org_id = ${orgId} AND email = ${email} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(
+    db,
+  );
 }
 
 /** Accepts an invitation, once: the invitation when it was pending and unexpired in an active organization. */
@@ -66,7 +77,10 @@ export async function consumeInvitation(db: Tx, tokenHash: string, now: Date) {
 }
 
 export async function findMemberOfPerson(db: Q, orgId: number, personId: number) {
-  const r = await sql<{ id: number; role: Role }>`SELECT id, role FROM members WHERE org_id = ${orgId} AND person_id = ${personId}`.execute(db);
+  const r = await sql<{
+    id: number;
+    role: Role;
+  }>`SELECT id, role FROM members WHERE org_id = ${orgId} AND person_id = ${personId}`.execute(db);
   return r.rows[0];
 }
 
@@ -76,7 +90,11 @@ export async function insertMembership(db: Q, orgId: number, person: PersonRow, 
   return r.rows[0].id;
 }
 
-export async function getTeamMember(db: Q, orgId: number, memberId: number): Promise<(TeamRow & { person_id: number }) | undefined> {
+export async function getTeamMember(
+  db: Q,
+  orgId: number,
+  memberId: number,
+): Promise<(TeamRow & { person_id: number }) | undefined> {
   const r = await sql<TeamRow & { person_id: number }>`SELECT id, email, name, role, created_at, person_id FROM members
     WHERE org_id = ${orgId} AND id = ${memberId} FOR UPDATE`.execute(db);
   return r.rows[0];
@@ -99,7 +117,9 @@ export async function revokeInvitation(db: Q, orgId: number, id: number, now: Da
 export async function deleteMembership(db: Tx, orgId: number, memberId: number, ownerId: number, now: Date) {
   await sql`UPDATE invitations SET revoked_at = ${now}
     WHERE org_id = ${orgId} AND invited_by = ${memberId} AND accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
-  await sql`UPDATE feed_tokens SET revoked_at = ${now} WHERE org_id = ${orgId} AND created_by = ${memberId} AND revoked_at IS NULL`.execute(db);
+  await sql`UPDATE feed_tokens SET revoked_at = ${now} WHERE org_id = ${orgId} AND created_by = ${memberId} AND revoked_at IS NULL`.execute(
+    db,
+  );
   await sql`WITH locked AS (SELECT id FROM api_keys WHERE org_id = ${orgId} AND member_id = ${memberId} ORDER BY id FOR NO KEY UPDATE)
     UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, ${now}), member_id = ${ownerId},
     label = left(coalesce(k.label || ' ', '') || '(of a removed member)', 200)
@@ -108,7 +128,11 @@ export async function deleteMembership(db: Tx, orgId: number, memberId: number, 
 }
 
 export async function ownerOf(db: Q, orgId: number) {
-  const r = await sql<{ id: number; email: string; name: string }>`SELECT id, email, name FROM members WHERE org_id = ${orgId} AND role = 'owner'`.execute(db);
+  const r = await sql<{
+    id: number;
+    email: string;
+    name: string;
+  }>`SELECT id, email, name FROM members WHERE org_id = ${orgId} AND role = 'owner'`.execute(db);
   return r.rows[0];
 }
 

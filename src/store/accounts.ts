@@ -17,12 +17,18 @@ export interface PersonRow {
 }
 
 export async function findPersonByEmail(db: Q, email: string): Promise<PersonRow | undefined> {
-  const r = await sql<PersonRow>`SELECT id, email, name, preferences, last_org_id FROM persons WHERE email = ${email}`.execute(db);
+  const r =
+    await sql<PersonRow>`SELECT id, email, name, preferences, last_org_id FROM persons WHERE email = ${email}`.execute(
+      db,
+    );
   return r.rows[0];
 }
 
 export async function getPerson(db: Q, personId: number): Promise<PersonRow | undefined> {
-  const r = await sql<PersonRow>`SELECT id, email, name, preferences, last_org_id FROM persons WHERE id = ${personId}`.execute(db);
+  const r =
+    await sql<PersonRow>`SELECT id, email, name, preferences, last_org_id FROM persons WHERE id = ${personId}`.execute(
+      db,
+    );
   return r.rows[0];
 }
 
@@ -41,13 +47,19 @@ export async function upsertPerson(db: Q, email: string, name: string): Promise<
  * preferences hold afterwards (null when they were not changed): the caller refuses, and rolls back, a patch that
  * leaves too many.
  */
-export async function updatePerson(db: Tx, personId: number, v: { name?: string; preferences?: Record<string, unknown> }): Promise<number | null> {
+export async function updatePerson(
+  db: Tx,
+  personId: number,
+  v: { name?: string; preferences?: Record<string, unknown> },
+): Promise<number | null> {
   if (v.name !== undefined) {
     await sql`UPDATE persons SET name = ${v.name} WHERE id = ${personId}`.execute(db);
     await sql`UPDATE members SET name = ${v.name} WHERE person_id = ${personId}`.execute(db);
   }
   if (v.preferences === undefined) return null;
-  const r = await sql<{ n: number }>`UPDATE persons SET preferences = jsonb_strip_nulls(preferences || ${JSON.stringify(v.preferences)}::jsonb)
+  const r = await sql<{
+    n: number;
+  }>`UPDATE persons SET preferences = jsonb_strip_nulls(preferences || ${JSON.stringify(v.preferences)}::jsonb)
     WHERE id = ${personId} RETURNING (SELECT count(*)::int FROM jsonb_object_keys(preferences)) AS n`.execute(db);
   return r.rows[0]?.n ?? null;
 }
@@ -73,15 +85,38 @@ export async function setPersonEmail(db: Tx, personId: number, email: string) {
 }
 
 export async function personIdOfMember(db: Q, orgId: number, memberId: number): Promise<number | undefined> {
-  const r = await sql<{ person_id: number }>`SELECT person_id FROM members WHERE org_id = ${orgId} AND id = ${memberId}`.execute(db);
+  const r = await sql<{
+    person_id: number;
+  }>`SELECT person_id FROM members WHERE org_id = ${orgId} AND id = ${memberId}`.execute(db);
   return r.rows[0]?.person_id;
 }
 
 /** GET /account/me in one statement: the member's person, organization and membership date (org-scoped). */
-export async function memberProfile(db: Q, orgId: number, memberId: number): Promise<{
-  email: string; name: string; preferences: PersonRow['preferences']; org_id: number; org_name: string; tier: Tier; created_at: Date;
-} | undefined> {
-  const r = await sql<{ email: string; name: string; preferences: PersonRow['preferences']; org_id: number; org_name: string; tier: Tier; created_at: Date }>`
+export async function memberProfile(
+  db: Q,
+  orgId: number,
+  memberId: number,
+): Promise<
+  | {
+      email: string;
+      name: string;
+      preferences: PersonRow['preferences'];
+      org_id: number;
+      org_name: string;
+      tier: Tier;
+      created_at: Date;
+    }
+  | undefined
+> {
+  const r = await sql<{
+    email: string;
+    name: string;
+    preferences: PersonRow['preferences'];
+    org_id: number;
+    org_name: string;
+    tier: Tier;
+    created_at: Date;
+  }>`
     SELECT p.email, p.name, p.preferences, o.id AS org_id, o.name AS org_name, o.tier, m.created_at
     FROM members m JOIN persons p ON p.id = m.person_id JOIN organizations o ON o.id = m.org_id
     WHERE m.org_id = ${orgId} AND m.id = ${memberId}`.execute(db);
@@ -126,7 +161,8 @@ export interface OrgRow {
 }
 
 export async function getOrg(db: Q, orgId: number): Promise<OrgRow | undefined> {
-  const r = await sql<OrgRow>`SELECT id, name, tier, status, created_at, cap_overrides, provider_org_id, deactivated_at, deleted_at
+  const r =
+    await sql<OrgRow>`SELECT id, name, tier, status, created_at, cap_overrides, provider_org_id, deactivated_at, deleted_at
     FROM organizations WHERE id = ${orgId}`.execute(db);
   return r.rows[0];
 }
@@ -140,7 +176,8 @@ export async function getOrg(db: Q, orgId: number): Promise<OrgRow | undefined> 
  * referring to the organization): one of the two got a 500.
  */
 export async function lockOrg(db: Tx, orgId: number): Promise<OrgRow | undefined> {
-  const r = await sql<OrgRow>`SELECT id, name, tier, status, created_at, cap_overrides, provider_org_id, deactivated_at, deleted_at
+  const r =
+    await sql<OrgRow>`SELECT id, name, tier, status, created_at, cap_overrides, provider_org_id, deactivated_at, deleted_at
     FROM organizations WHERE id = ${orgId} FOR NO KEY UPDATE`.execute(db);
   return r.rows[0];
 }
@@ -150,10 +187,16 @@ export async function renameOrg(db: Q, orgId: number, name: string) {
 }
 
 /** Sets the given overrides (null clears one); the others stay. Returns the stored overrides, undefined when no such organization. */
-export async function setCapOverrides(db: Q, orgId: number, set: Partial<Record<keyof CapOverrides, number | null>>): Promise<CapOverrides | undefined> {
+export async function setCapOverrides(
+  db: Q,
+  orgId: number,
+  set: Partial<Record<keyof CapOverrides, number | null>>,
+): Promise<CapOverrides | undefined> {
   const keep = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== null));
   const clear = Object.keys(set).filter((k) => set[k as keyof CapOverrides] === null);
-  const r = await sql<{ cap_overrides: CapOverrides }>`UPDATE organizations SET cap_overrides = (cap_overrides - ${clear}::text[]) || ${JSON.stringify(keep)}::jsonb
+  const r = await sql<{
+    cap_overrides: CapOverrides;
+  }>`UPDATE organizations SET cap_overrides = (cap_overrides - ${clear}::text[]) || ${JSON.stringify(keep)}::jsonb
     WHERE id = ${orgId} RETURNING cap_overrides`.execute(db);
   return r.rows[0]?.cap_overrides;
 }
@@ -171,18 +214,34 @@ export async function deactivateOrg(db: Q, orgId: number, now: Date, deleted: bo
 
 /** Restores an organization deactivated by its provider (never one its owner deleted). */
 export async function restoreOrg(db: Q, orgId: number) {
-  await sql`UPDATE organizations SET status = 'active', deactivated_at = NULL WHERE id = ${orgId} AND deleted_at IS NULL`.execute(db);
+  await sql`UPDATE organizations SET status = 'active', deactivated_at = NULL WHERE id = ${orgId} AND deleted_at IS NULL`.execute(
+    db,
+  );
 }
 
 export async function listClients(db: Q, providerOrgId: number) {
-  const r = await sql<{ id: number; name: string; tier: Tier; status: string; created_at: Date; deactivated_at: Date | null }>`
+  const r = await sql<{
+    id: number;
+    name: string;
+    tier: Tier;
+    status: string;
+    created_at: Date;
+    deactivated_at: Date | null;
+  }>`
     SELECT id, name, tier, status, created_at, deactivated_at FROM organizations
     WHERE provider_org_id = ${providerOrgId} AND deleted_at IS NULL ORDER BY created_at, id`.execute(db);
   return r.rows;
 }
 
 export async function getClient(db: Q, providerOrgId: number, clientOrgId: number) {
-  const r = await sql<{ id: number; name: string; tier: Tier; status: string; created_at: Date; deactivated_at: Date | null }>`
+  const r = await sql<{
+    id: number;
+    name: string;
+    tier: Tier;
+    status: string;
+    created_at: Date;
+    deactivated_at: Date | null;
+  }>`
     SELECT id, name, tier, status, created_at, deactivated_at FROM organizations
     WHERE provider_org_id = ${providerOrgId} AND id = ${clientOrgId} AND deleted_at IS NULL`.execute(db);
   return r.rows[0];

@@ -18,7 +18,10 @@ type Conn = Db | Tx;
 const ALERT_LOCK = 0x76694152; // 'viAR'
 
 /** Runs fn holding the alert-run lock on one connection; `ran: false` when another run holds it. */
-export async function withAlertLock<T>(db: Db, fn: (conn: Db) => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+export async function withAlertLock<T>(
+  db: Db,
+  fn: (conn: Db) => Promise<T>,
+): Promise<{ ran: true; value: T } | { ran: false }> {
   return db.connection().execute(async (conn) => {
     const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${ALERT_LOCK}) AS ok`.execute(conn);
     if (!r.rows[0]?.ok) return { ran: false as const };
@@ -30,9 +33,19 @@ export async function withAlertLock<T>(db: Db, fn: (conn: Db) => Promise<T>): Pr
   });
 }
 
-export interface RunRow { id: number; from_seq: number; to_seq: number; status: string }
+export interface RunRow {
+  id: number;
+  from_seq: number;
+  to_seq: number;
+  status: string;
+}
 
-const runRow = (r: RunRow): RunRow => ({ ...r, id: Number(r.id), from_seq: Number(r.from_seq), to_seq: Number(r.to_seq) });
+const runRow = (r: RunRow): RunRow => ({
+  ...r,
+  id: Number(r.id),
+  from_seq: Number(r.from_seq),
+  to_seq: Number(r.to_seq),
+});
 
 /** The run left in progress by a process that died, if any (call holding the lock). */
 export async function unfinishedRun(db: Conn): Promise<RunRow | null> {
@@ -52,27 +65,48 @@ export async function openRun(db: Conn, trigger: 'schedule' | 'cli'): Promise<Ru
 
 /** Closes a run; its alert count is what it stored, across resumptions. */
 export async function completeRun(db: Conn, id: number, changes: number): Promise<number> {
-  const r = await sql<{ alerts: number }>`UPDATE alert_runs SET status = 'completed', finished_at = now(), changes = ${changes},
+  const r = await sql<{
+    alerts: number;
+  }>`UPDATE alert_runs SET status = 'completed', finished_at = now(), changes = ${changes},
     alerts = (SELECT count(*) FROM alerts WHERE run_id = ${id}) WHERE id = ${id} RETURNING alerts`.execute(db);
   return r.rows[0].alerts;
 }
 
 /** CVE ids with changes in the window that can alert (a CVE that left the corpus cannot), in order. */
 export async function windowCves(db: Conn, run: RunRow): Promise<string[]> {
-  const r = await sql<{ cve_id: string }>`SELECT DISTINCT ch.cve_id FROM cve_changes ch JOIN cves c ON c.cve_id = ch.cve_id
-    WHERE ch.seq > ${run.from_seq} AND ch.seq <= ${run.to_seq} AND ch.kind <> 'cve_removed' ORDER BY ch.cve_id`.execute(db);
+  const r = await sql<{
+    cve_id: string;
+  }>`SELECT DISTINCT ch.cve_id FROM cve_changes ch JOIN cves c ON c.cve_id = ch.cve_id
+    WHERE ch.seq > ${run.from_seq} AND ch.seq <= ${run.to_seq} AND ch.kind <> 'cve_removed' ORDER BY ch.cve_id`.execute(
+    db,
+  );
   return r.rows.map((x) => x.cve_id);
 }
 
-export interface WindowChange { cve_id: string; seq: number; kind: ChangeKind; before: Record<string, unknown> | null; after: Record<string, unknown> | null; changed_at: Date }
+export interface WindowChange {
+  cve_id: string;
+  seq: number;
+  kind: ChangeKind;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  changed_at: Date;
+}
 
 export async function windowChanges(db: Conn, run: RunRow, ids: string[]): Promise<WindowChange[]> {
   const r = await sql<WindowChange>`SELECT cve_id, seq, kind, before, after, changed_at FROM cve_changes
-    WHERE seq > ${run.from_seq} AND seq <= ${run.to_seq} AND cve_id = ANY(${ids}::text[]) AND kind <> 'cve_removed' ORDER BY seq`.execute(db);
+    WHERE seq > ${run.from_seq} AND seq <= ${run.to_seq} AND cve_id = ANY(${ids}::text[]) AND kind <> 'cve_removed' ORDER BY seq`.execute(
+    db,
+  );
   return r.rows.map((x) => ({ ...x, seq: Number(x.seq) }));
 }
 
-export interface WatchHit { org_id: number; cve_id: string; entity_type: WatchEntityType; entity_key: string; entity_name: string | null }
+export interface WatchHit {
+  org_id: number;
+  cve_id: string;
+  entity_type: WatchEntityType;
+  entity_key: string;
+  entity_name: string | null;
+}
 
 /**
  * Every active organization's watch entries that match the given CVEs, by equality on keys the CVE yields (its
@@ -109,9 +143,20 @@ export async function watchHits(db: Conn, ids: string[]): Promise<WatchHit[]> {
 
 /** The current facts and payload fields of the given CVEs. */
 export interface AlertCve {
-  cve_id: string; title: string; cvss_score: number | null; cvss_vector: string | null; patch_status: string; kev_flagged: boolean;
-  epss_score: number | null; epss_percentile: number | null; bcs_score: number; exploit_maturity: ExploitMaturity; patch_available: boolean;
-  published_at: string | null; executive_summary: string | null; mitigation: string | null;
+  cve_id: string;
+  title: string;
+  cvss_score: number | null;
+  cvss_vector: string | null;
+  patch_status: string;
+  kev_flagged: boolean;
+  epss_score: number | null;
+  epss_percentile: number | null;
+  bcs_score: number;
+  exploit_maturity: ExploitMaturity;
+  patch_available: boolean;
+  published_at: string | null;
+  executive_summary: string | null;
+  mitigation: string | null;
 }
 
 export async function alertCves(db: Conn, ids: string[]): Promise<Map<string, AlertCve>> {
@@ -126,13 +171,25 @@ export async function alertCves(db: Conn, ids: string[]): Promise<Map<string, Al
 }
 
 /** The part of a run's alerts for one CVE that is the same for every organization (alert_cves, migration 1060). */
-export interface AlertCveInsert { cve_id: string; reasons: string[]; change_kinds: string[]; stamp: string; data: Record<string, unknown> }
+export interface AlertCveInsert {
+  cve_id: string;
+  reasons: string[];
+  change_kinds: string[];
+  stamp: string;
+  data: Record<string, unknown>;
+}
 
 /** What one alert stores of its own; the rest of its payload is its CVE's row (alert_view composes them). */
 export interface AlertInsert {
-  org_id: number; cve_id: string; sage_priority: string; match_type: string; match_name: string;
+  org_id: number;
+  cve_id: string;
+  sage_priority: string;
+  match_type: string;
+  match_name: string;
   /** NULL when the list is the best match alone (alert_view rebuilds it). */
-  matches: unknown[] | null; assets_affected: number; assets_review: number;
+  matches: unknown[] | null;
+  assets_affected: number;
+  assets_review: number;
 }
 
 /** Alerts per INSERT statement: the JSON of one statement stays about a megabyte. */
@@ -172,14 +229,27 @@ export async function insertAlerts(db: Conn, runId: number, rows: AlertInsert[])
 // ---- reads (GET /api/v1/alerts) ----
 
 export interface AlertRow {
-  id: number; cve_id: string; sage_priority: SagePriority; reasons: string[]; change_kinds: string[]; match_type: string; match_name: string;
-  payload: Record<string, unknown>; delivery_status: DeliveryStatus; created_at: string; run_id: number;
+  id: number;
+  cve_id: string;
+  sage_priority: SagePriority;
+  reasons: string[];
+  change_kinds: string[];
+  match_type: string;
+  match_name: string;
+  payload: Record<string, unknown>;
+  delivery_status: DeliveryStatus;
+  created_at: string;
+  run_id: number;
   /** Whether the reader (AlertFilter.member_id) has read it; null without a reader. */
   read: boolean | null;
 }
 
 export interface AlertFilter {
-  sage_priority?: string[]; cve_id?: string; since?: Date; delivery_status?: string; match_type?: string;
+  sage_priority?: string[];
+  cve_id?: string;
+  since?: Date;
+  delivery_status?: string;
+  match_type?: string;
   /** Created before this instant. */
   until?: Date;
   /** An alert naming this environment among its matches (the environment's name, as the payload names it). */
@@ -193,7 +263,13 @@ export interface AlertFilter {
   ids?: number[];
 }
 
-export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit: number, offset: number): Promise<{ total: number; rows: AlertRow[] }> {
+export async function listAlerts(
+  db: Conn,
+  orgId: number,
+  f: AlertFilter,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: AlertRow[] }> {
   const parts: RawBuilder<unknown>[] = [sql`org_id = ${orgId}`];
   if (f.sage_priority) parts.push(sql`sage_priority = ANY(${f.sage_priority}::text[])`);
   if (f.cve_id) parts.push(sql`cve_id = ${f.cve_id}`);
@@ -202,16 +278,24 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
   if (f.match_type) parts.push(sql`match_type = ${f.match_type}`);
   if (f.until) parts.push(sql`created_at < ${f.until}`);
   if (f.ids) parts.push(sql`id = ANY(${sql.val(f.ids)}::bigint[])`);
-  const isRead = f.member_id === undefined ? sql`NULL::boolean` : sql`EXISTS (SELECT 1 FROM alert_reads r WHERE r.member_id = ${f.member_id} AND r.alert_id = a.id)`;
+  const isRead =
+    f.member_id === undefined
+      ? sql`NULL::boolean`
+      : sql`EXISTS (SELECT 1 FROM alert_reads r WHERE r.member_id = ${f.member_id} AND r.alert_id = a.id)`;
   if (f.unread && f.member_id !== undefined) parts.push(sql`NOT ${isRead}`);
   // The view's columns (the payload's matches, the run's change kinds): these filters read alert_view.
   const viewParts = [...parts];
-  if (f.environment) viewParts.push(sql`payload->'data'->'matches' @> ${JSON.stringify([{ entity_type: 'environment', entity_name: f.environment }])}::jsonb`);
+  if (f.environment)
+    viewParts.push(
+      sql`payload->'data'->'matches' @> ${JSON.stringify([{ entity_type: 'environment', entity_name: f.environment }])}::jsonb`,
+    );
   if (f.change_kind) viewParts.push(sql`${f.change_kind} = ANY(change_kinds)`);
   const onView = viewParts.length > parts.length;
   const where = sql.join(onView ? viewParts : parts, sql` AND `);
   const [n, rows] = await Promise.all([
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${onView ? sql`alert_view` : sql`alerts`} a WHERE ${where}`.execute(db),
+    sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM ${onView ? sql`alert_view` : sql`alerts`} a WHERE ${where}`.execute(db),
     sql<AlertRow>`SELECT id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload, delivery_status, run_id, ${isRead} AS read,
         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
       FROM alert_view a WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
@@ -220,26 +304,45 @@ export async function listAlerts(db: Conn, orgId: number, f: AlertFilter, limit:
 }
 
 /** Marks alerts of the organization read (`read`) or unread for one member; ids of another organization change nothing. */
-export async function setAlertsRead(db: Conn, orgId: number, memberId: number, ids: number[] | 'all', read: boolean): Promise<number> {
+export async function setAlertsRead(
+  db: Conn,
+  orgId: number,
+  memberId: number,
+  ids: number[] | 'all',
+  read: boolean,
+): Promise<number> {
   if (read) {
     const r = await sql`INSERT INTO alert_reads (org_id, member_id, alert_id)
       SELECT ${orgId}, ${memberId}, id FROM alerts WHERE org_id = ${orgId} ${ids === 'all' ? sql`` : sql`AND id = ANY(${sql.val(ids)}::bigint[])`}
       ON CONFLICT DO NOTHING`.execute(db);
     return Number(r.numAffectedRows ?? 0);
   }
-  const r = await sql`DELETE FROM alert_reads WHERE org_id = ${orgId} AND member_id = ${memberId} ${ids === 'all' ? sql`` : sql`AND alert_id = ANY(${sql.val(ids)}::bigint[])`}`.execute(db);
+  const r =
+    await sql`DELETE FROM alert_reads WHERE org_id = ${orgId} AND member_id = ${memberId} ${ids === 'all' ? sql`` : sql`AND alert_id = ANY(${sql.val(ids)}::bigint[])`}`.execute(
+      db,
+    );
   return Number(r.numAffectedRows ?? 0);
 }
 
 // ---- delivery (docs/alerts.md "Delivery") ----
 
-export interface PendingAlert { id: number; org_id: number; cve_id: string; payload: Record<string, unknown> }
+export interface PendingAlert {
+  id: number;
+  org_id: number;
+  cve_id: string;
+  payload: Record<string, unknown>;
+}
 
 /**
  * The oldest pending alerts (served by the alerts_pending partial index), leaving out `passed`: the ids this
  * delivery already found taken by another one (deliverHeld), so it does not read them again.
  */
-export async function pendingAlerts(db: Conn, limit: number, passed: readonly number[] = [], orgId: number | null = null): Promise<PendingAlert[]> {
+export async function pendingAlerts(
+  db: Conn,
+  limit: number,
+  passed: readonly number[] = [],
+  orgId: number | null = null,
+): Promise<PendingAlert[]> {
   const r = await sql<PendingAlert>`SELECT id, org_id, cve_id, payload FROM alert_view WHERE delivery_status = 'pending'
     ${passed.length ? sql`AND id <> ALL(${sql.val([...passed])}::bigint[])` : sql``}
     ${orgId !== null ? sql`AND org_id = ${orgId}` : sql``}
@@ -262,9 +365,16 @@ export async function pendingAlertOrgs(db: Conn, passed: readonly number[] = [])
  * sent is the one that records the outcome (a `skipped` of the other one never overwrites it). A process that
  * dies while holding it releases the lock with its connection; the alert stays pending.
  */
-export async function deliverHeld(db: Db, id: number, send: () => Promise<Exclude<DeliveryStatus, 'pending'>>): Promise<Exclude<DeliveryStatus, 'pending'> | null> {
+export async function deliverHeld(
+  db: Db,
+  id: number,
+  send: () => Promise<Exclude<DeliveryStatus, 'pending'>>,
+): Promise<Exclude<DeliveryStatus, 'pending'> | null> {
   return db.transaction().execute(async (tx) => {
-    const held = await sql`SELECT id FROM alerts WHERE id = ${id} AND delivery_status = 'pending' FOR UPDATE SKIP LOCKED`.execute(tx);
+    const held =
+      await sql`SELECT id FROM alerts WHERE id = ${id} AND delivery_status = 'pending' FOR UPDATE SKIP LOCKED`.execute(
+        tx,
+      );
     if (!held.rows.length) return null;
     const status = await send();
     await sql`UPDATE alerts SET delivery_status = ${status} WHERE id = ${id}`.execute(tx);
@@ -274,7 +384,13 @@ export async function deliverHeld(db: Db, id: number, send: () => Promise<Exclud
 
 // ---- email (docs/alerts.md "Email") ----
 
-export interface EmailClaim { member_id: number; email: string; alert_id: number; cve_id: string; payload: Record<string, unknown> }
+export interface EmailClaim {
+  member_id: number;
+  email: string;
+  alert_id: number;
+  cve_id: string;
+  payload: Record<string, unknown>;
+}
 
 /**
  * Claims, for every member whose preferences ask for `kind` and match, each alert created since `since` not yet
@@ -282,7 +398,12 @@ export interface EmailClaim { member_id: number; email: string; alert_id: number
  * defaults (email on, HIGH and above, any BCS, not KEV-only, daily digest). Severity is the CVSS v3 band of the
  * alert's score; BCS is the CVE's current score. A claim is taken once: the same pair is never returned again.
  */
-export async function claimAlertEmails(db: Conn, kind: 'instant' | 'daily_digest', since: Date, now: Date): Promise<EmailClaim[]> {
+export async function claimAlertEmails(
+  db: Conn,
+  kind: 'instant' | 'daily_digest',
+  since: Date,
+  now: Date,
+): Promise<EmailClaim[]> {
   const r = await sql<EmailClaim>`
     WITH due AS (
       SELECT a.id AS alert_id, m.id AS member_id
@@ -322,27 +443,56 @@ export async function environmentAssets(db: Conn): Promise<{ assets: EnvAsset[];
   const [a, h] = await Promise.all([
     sql<{ org_id: string; environment: string } & AssetRecord>`SELECT ac.org_id, e.name AS environment, ac.asset_id,
         ac.asset->>'vendor' AS vendor, ac.asset->>'product' AS product, ac.asset->>'version' AS version, ac.asset->>'cpe' AS cpe
-      FROM asset_correlations ac JOIN environments e ON e.id = ac.environment_id JOIN organizations o ON o.id = ac.org_id AND o.status = 'active'`.execute(db),
-    sql<{ org_id: string; environment: string; asset_id: string; host: WindowsHost }>`SELECT w.org_id, e.name AS environment, w.asset_id, w.host
-      FROM windows_host_results w JOIN environments e ON e.id = w.environment_id JOIN organizations o ON o.id = w.org_id AND o.status = 'active'`.execute(db),
+      FROM asset_correlations ac JOIN environments e ON e.id = ac.environment_id JOIN organizations o ON o.id = ac.org_id AND o.status = 'active'`.execute(
+      db,
+    ),
+    sql<{
+      org_id: string;
+      environment: string;
+      asset_id: string;
+      host: WindowsHost;
+    }>`SELECT w.org_id, e.name AS environment, w.asset_id, w.host
+      FROM windows_host_results w JOIN environments e ON e.id = w.environment_id JOIN organizations o ON o.id = w.org_id AND o.status = 'active'`.execute(
+      db,
+    ),
   ]);
   return {
-    assets: a.rows.map((r) => ({ org_id: Number(r.org_id), environment: r.environment, asset_id: r.asset_id, vendor: r.vendor, product: r.product, version: r.version, cpe: r.cpe })),
-    hosts: h.rows.map((r) => ({ org_id: Number(r.org_id), environment: r.environment, asset_id: r.asset_id, host: r.host })),
+    assets: a.rows.map((r) => ({
+      org_id: Number(r.org_id),
+      environment: r.environment,
+      asset_id: r.asset_id,
+      vendor: r.vendor,
+      product: r.product,
+      version: r.version,
+      cpe: r.cpe,
+    })),
+    hosts: h.rows.map((r) => ({
+      org_id: Number(r.org_id),
+      environment: r.environment,
+      asset_id: r.asset_id,
+      host: r.host,
+    })),
   };
 }
 
 /** Whether an active organization has a Windows host stored in an environment (the run would evaluate it). */
 export async function hasEnvironmentHosts(db: Conn): Promise<boolean> {
-  const r = await sql<{ x: boolean }>`SELECT EXISTS (SELECT 1 FROM windows_host_results w JOIN organizations o ON o.id = w.org_id AND o.status = 'active'
+  const r = await sql<{
+    x: boolean;
+  }>`SELECT EXISTS (SELECT 1 FROM windows_host_results w JOIN organizations o ON o.id = w.org_id AND o.status = 'active'
     WHERE w.environment_id IS NOT NULL) AS x`.execute(db);
   return r.rows[0].x;
 }
 
 /** The stored ranges of the given CVEs, and those of them in Microsoft's data (msrc_fixes). */
-export async function cveProducts(db: Conn, ids: string[]): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: string[] }> {
+export async function cveProducts(
+  db: Conn,
+  ids: string[],
+): Promise<{ ranges: (RangeRow & { cve_id: string })[]; msrc: string[] }> {
   const [r, m] = await Promise.all([
-    sql<StoredGroup & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges
+    sql<
+      StoredGroup & { cve_id: string }
+    >`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges
       FROM cve_ranges WHERE cve_id = ANY(${ids}::text[])`.execute(db),
     sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM msrc_fixes WHERE cve_id = ANY(${ids}::text[])`.execute(db),
   ]);

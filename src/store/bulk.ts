@@ -12,8 +12,12 @@ type Conn = Db | Tx;
 const STATE_KEY = 'bulk_load';
 /** The triggers that maintain the read-model side tables (migrations 0200–0202). */
 const TRIGGERS = [
-  'cves_counts_ins', 'cves_counts_upd', 'cves_counts_del',
-  'cves_list_keys_ins', 'cves_list_keys_upd', 'cves_list_keys_del',
+  'cves_counts_ins',
+  'cves_counts_upd',
+  'cves_counts_del',
+  'cves_list_keys_ins',
+  'cves_list_keys_upd',
+  'cves_list_keys_del',
 ];
 /** Tables whose secondary indexes are dropped during the load: the read model, its product ids and the structured ranges. */
 const TABLES = ['cves', 'cve_product_keys', 'cve_ranges'];
@@ -120,7 +124,15 @@ export async function endBulkLoad(db: Db, parallel = 2, alongside: BulkTask[] = 
     ...state.indexes.map(({ def }) => ({
       // The full-text GIN takes longest by far; then the range lookups, the product ids (compact since migration 1280)
       // and the covering b-trees.
-      weight: / USING gin \(search\)/.test(def) ? 1000 : / USING gin \(keys\)/.test(def) ? 130 : / ON \S*cve_ranges /.test(def) ? 150 : / INCLUDE /.test(def) ? 70 : 40,
+      weight: / USING gin \(search\)/.test(def)
+        ? 1000
+        : / USING gin \(keys\)/.test(def)
+          ? 130
+          : / ON \S*cve_ranges /.test(def)
+            ? 150
+            : / INCLUDE /.test(def)
+              ? 70
+              : 40,
       run: async (tx: Tx) => {
         await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(tx);
         await sql.raw(idempotent(def)).execute(tx);

@@ -21,7 +21,10 @@ export const FACT_SOURCE = sql<FactSource>`jsonb_build_object('severity', c.doc-
 export async function storedFacts(db: Conn, ids: string[]): Promise<Map<string, ChangeFacts>> {
   const out = new Map<string, ChangeFacts>();
   if (!ids.length) return out;
-  const r = await sql<{ cve_id: string; s: FactSource }>`SELECT c.cve_id, ${FACT_SOURCE} AS s FROM cves c WHERE c.cve_id = ANY(${ids}::text[])`.execute(db);
+  const r = await sql<{
+    cve_id: string;
+    s: FactSource;
+  }>`SELECT c.cve_id, ${FACT_SOURCE} AS s FROM cves c WHERE c.cve_id = ANY(${ids}::text[])`.execute(db);
   for (const row of r.rows) out.set(row.cve_id, factsOf(row.s));
   return out;
 }
@@ -43,7 +46,9 @@ export async function recordChanges(tx: Tx, rows: ChangeInput[], runId: number |
   const r = await sql`
     INSERT INTO cve_changes (seq, cve_id, kind, before, after, run_id)
     SELECT nextval('cve_changes_seq'), e.v->>'cve_id', e.v->>'kind', nullif(e.v->'before', 'null'), nullif(e.v->'after', 'null'), ${runId}::bigint
-    FROM (SELECT v, n FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS x(v, n) ORDER BY n) e`.execute(tx);
+    FROM (SELECT v, n FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS x(v, n) ORDER BY n) e`.execute(
+    tx,
+  );
   return Number(r.numAffectedRows ?? rows.length);
 }
 
@@ -63,9 +68,16 @@ function rows(r: { rows: ChangeRow[] }): ChangeRow[] {
 }
 
 /** One CVE's changes, newest first. */
-export async function cveHistory(db: Conn, cveId: string, limit: number, offset: number): Promise<{ total: number; items: ChangeRow[] }> {
+export async function cveHistory(
+  db: Conn,
+  cveId: string,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; items: ChangeRow[] }> {
   const [items, n] = await Promise.all([
-    sql<ChangeRow>`SELECT ${ROW} FROM cve_changes WHERE cve_id = ${cveId} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
+    sql<ChangeRow>`SELECT ${ROW} FROM cve_changes WHERE cve_id = ${cveId} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`.execute(
+      db,
+    ),
     sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_changes WHERE cve_id = ${cveId}`.execute(db),
   ]);
   return { total: n.rows[0].n, items: rows(items) };
@@ -75,13 +87,19 @@ export async function cveHistory(db: Conn, cveId: string, limit: number, offset:
  * The corpus feed: changes after position `after` (exclusive), recorded at or after `since`, oldest first, at most
  * `limit` (one more is read to learn whether more follow).
  */
-export async function changeFeed(db: Conn, q: { since: Date | null; after: string; kinds: string[] | null; limit: number }): Promise<{ items: ChangeRow[]; more: boolean }> {
+export async function changeFeed(
+  db: Conn,
+  q: { since: Date | null; after: string; kinds: string[] | null; limit: number },
+): Promise<{ items: ChangeRow[]; more: boolean }> {
   // The position as given (decimal digits): a number would round one beyond 2^53 (999999999999999999 → 1e18).
   const where = [sql`seq > ${q.after}::bigint`];
   if (q.since) {
     // Positions follow commit order and times follow transaction start: close, not equal. The start position
     // comes from the time index, so a recent `since` does not walk the feed from its beginning.
-    where.push(sql`seq >= (SELECT coalesce(min(seq), 0) FROM cve_changes WHERE changed_at >= ${q.since})`, sql`changed_at >= ${q.since}`);
+    where.push(
+      sql`seq >= (SELECT coalesce(min(seq), 0) FROM cve_changes WHERE changed_at >= ${q.since})`,
+      sql`changed_at >= ${q.since}`,
+    );
   }
   if (q.kinds) where.push(sql`kind = ANY(${q.kinds}::text[])`);
   const r = await sql<ChangeRow>`SELECT ${ROW} FROM cve_changes WHERE ${sql.join(where, sql` AND `)}

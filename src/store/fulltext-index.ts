@@ -18,7 +18,10 @@ import { asError } from '../lib/errors.ts';
 const BATCH = 5000;
 
 /** Reads every CVE's search vector and sort keys in ordinal order (published_at DESC NULLS LAST, cve_id DESC). */
-export async function loadFullTextIndex(url: string, signal: { aborted: boolean; client?: pg.Client }): Promise<FullTextIndex | null> {
+export async function loadFullTextIndex(
+  url: string,
+  signal: { aborted: boolean; client?: pg.Client },
+): Promise<FullTextIndex | null> {
   const c = new pg.Client({ connectionString: url, application_name: 'vulnintel-search-index' });
   signal.client = c;
   c.on('error', () => {});
@@ -32,10 +35,21 @@ export async function loadFullTextIndex(url: string, signal: { aborted: boolean;
     const b = new FullTextIndexBuilder();
     for (;;) {
       if (signal.aborted) return null;
-      const r = await c.query<{ cve_id: string; search: string; cvss_score: number | null; epss_score: number | null; id_rank: number }>(
-        `FETCH ${BATCH} FROM fts`);
+      const r = await c.query<{
+        cve_id: string;
+        search: string;
+        cvss_score: number | null;
+        epss_score: number | null;
+        id_rank: number;
+      }>(`FETCH ${BATCH} FROM fts`);
       for (const row of r.rows) {
-        b.add({ cveId: row.cve_id, search: row.search, cvss: row.cvss_score, epss: row.epss_score, idRank: row.id_rank });
+        b.add({
+          cveId: row.cve_id,
+          search: row.search,
+          cvss: row.cvss_score,
+          epss: row.epss_score,
+          idRank: row.id_rank,
+        });
       }
       if (r.rows.length < BATCH) break;
       // Let requests run between batches: the build shares the event loop with the server.
@@ -236,7 +250,10 @@ export class FullTextIndexHolder {
 
   private schedule(ms: number) {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => { this.timer = null; void this.build(); }, ms);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.build();
+    }, ms);
     this.timer.unref();
   }
 

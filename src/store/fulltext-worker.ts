@@ -31,15 +31,18 @@ port.on('message', (m: ToWorker) => {
       index = null;
       const signal: { aborted: boolean; client?: pg.Client } = { aborted: false };
       building = signal;
-      loadFullTextIndex(m.url, signal).then((idx) => {
-        if (building === signal) building = null;
-        if (!idx || signal.aborted) return send({ t: 'aborted', seq: m.seq });
-        index = idx;
-        send({ t: 'built', seq: m.seq, size: idx.size });
-      }, (e: unknown) => {
-        if (building === signal) building = null;
-        send(signal.aborted ? { t: 'aborted', seq: m.seq } : { t: 'failed', seq: m.seq, message: errorMessage(e) });
-      });
+      loadFullTextIndex(m.url, signal).then(
+        (idx) => {
+          if (building === signal) building = null;
+          if (!idx || signal.aborted) return send({ t: 'aborted', seq: m.seq });
+          index = idx;
+          send({ t: 'built', seq: m.seq, size: idx.size });
+        },
+        (e: unknown) => {
+          if (building === signal) building = null;
+          send(signal.aborted ? { t: 'aborted', seq: m.seq } : { t: 'failed', seq: m.seq, message: errorMessage(e) });
+        },
+      );
       return;
     }
     case 'abort':

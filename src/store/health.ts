@@ -20,7 +20,12 @@ export interface HealthFacts {
   pendingEnrichment: number;
   lastAlertRun: { status: 'running' | 'completed'; started_at: Date; finished_at: Date | null } | null;
   /** Per synced feed (ingest_runs source `sync:<feed>`): its latest success and latest attempt. */
-  feeds: { feed: string; last_success: Date | null; last_attempt: Date; last_status: 'running' | 'succeeded' | 'failed' }[];
+  feeds: {
+    feed: string;
+    last_success: Date | null;
+    last_attempt: Date;
+    last_status: 'running' | 'succeeded' | 'failed';
+  }[];
 }
 
 export async function healthFacts(db: Db): Promise<HealthFacts> {

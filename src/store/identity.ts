@@ -36,30 +36,65 @@ export async function findKeyByHash(db: Db, hash: string): Promise<KeyPrincipalR
 }
 
 export async function createOrganization(db: Db | Tx, name: string, tier: Tier) {
-  return db.insertInto('organizations').values({ name, tier }).returning(['id', 'name', 'tier', 'created_at']).executeTakeFirstOrThrow();
+  return db
+    .insertInto('organizations')
+    .values({ name, tier })
+    .returning(['id', 'name', 'tier', 'created_at'])
+    .executeTakeFirstOrThrow();
 }
 
 export async function createMember(db: Db | Tx, orgId: number, email: string, role: Role, name = '') {
-  return db.insertInto('members').values({ org_id: orgId, email: email.toLowerCase(), role, name })
-    .returning(['id', 'org_id', 'email', 'role', 'name', 'created_at']).executeTakeFirstOrThrow();
+  return db
+    .insertInto('members')
+    .values({ org_id: orgId, email: email.toLowerCase(), role, name })
+    .returning(['id', 'org_id', 'email', 'role', 'name', 'created_at'])
+    .executeTakeFirstOrThrow();
 }
 
 export async function findMemberByEmail(db: Db | Tx, orgId: number, email: string) {
-  return db.selectFrom('members').selectAll().where('org_id', '=', orgId).where('email', '=', email.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
 }
 
-export async function insertApiKey(db: Db | Tx, orgId: number, v: {
-  member_id: number; key_hash: string; key_start: string; kind: KeyKind; scopes: Scope[]; label?: string | null; expires_at?: Date | null;
-}) {
-  return db.insertInto('api_keys').values({
-    org_id: orgId, member_id: v.member_id, key_hash: v.key_hash, key_start: v.key_start, kind: v.kind,
-    scopes: v.scopes, label: v.label ?? null, expires_at: v.expires_at ?? null,
-  }).returning(['id', 'key_start', 'kind', 'scopes', 'expires_at', 'created_at']).executeTakeFirstOrThrow();
+export async function insertApiKey(
+  db: Db | Tx,
+  orgId: number,
+  v: {
+    member_id: number;
+    key_hash: string;
+    key_start: string;
+    kind: KeyKind;
+    scopes: Scope[];
+    label?: string | null;
+    expires_at?: Date | null;
+  },
+) {
+  return db
+    .insertInto('api_keys')
+    .values({
+      org_id: orgId,
+      member_id: v.member_id,
+      key_hash: v.key_hash,
+      key_start: v.key_start,
+      kind: v.kind,
+      scopes: v.scopes,
+      label: v.label ?? null,
+      expires_at: v.expires_at ?? null,
+    })
+    .returning(['id', 'key_start', 'kind', 'scopes', 'expires_at', 'created_at'])
+    .executeTakeFirstOrThrow();
 }
 
 export async function insertSession(db: Db | Tx, orgId: number, memberId: number, tokenHash: string, expiresAt: Date) {
-  return db.insertInto('sessions').values({ org_id: orgId, member_id: memberId, token_hash: tokenHash, expires_at: expiresAt })
-    .returning(['id']).executeTakeFirstOrThrow();
+  return db
+    .insertInto('sessions')
+    .values({ org_id: orgId, member_id: memberId, token_hash: tokenHash, expires_at: expiresAt })
+    .returning(['id'])
+    .executeTakeFirstOrThrow();
 }
 
 // ---- Operator and account operations: SQL only; the rules live in services/identity.ts ----
@@ -70,17 +105,31 @@ export async function getOrganization(db: Db | Tx, orgId: number) {
 
 /** Locks the organization's row for the rest of the transaction (concurrent key issuance sees one state; FOR NO KEY UPDATE as lockOrg in store/accounts.ts). */
 export async function lockOrganization(trx: Tx, orgId: number) {
-  return trx.selectFrom('organizations').select(['id', 'tier', 'status']).where('id', '=', orgId).forNoKeyUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('organizations')
+    .select(['id', 'tier', 'status'])
+    .where('id', '=', orgId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
 }
 
 /** The organization's trial record, row-locked: two concurrent trial issuances see one record. */
 /** The organization's trial usage row (undefined: the trial never started), read without a lock. */
 export async function trialUsageOf(db: Db, orgId: number) {
-  return db.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).executeTakeFirst();
+  return db
+    .selectFrom('trial_usage')
+    .select(['started_at', 'ended_at', 'used'])
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
 export async function lockTrialUsage(trx: Tx, orgId: number) {
-  return trx.selectFrom('trial_usage').select(['started_at', 'ended_at', 'used']).where('org_id', '=', orgId).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('trial_usage')
+    .select(['started_at', 'ended_at', 'used'])
+    .where('org_id', '=', orgId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** Marks the organization's trial ended at `at` (the caller holds lockTrialUsage); returns the end time. */
@@ -94,14 +143,35 @@ export async function insertTrialUsage(trx: Tx, orgId: number, startedAt: Date) 
 }
 
 export async function listApiKeys(db: Db, orgId: number) {
-  return db.selectFrom('api_keys as k').innerJoin('members as m', 'm.id', 'k.member_id')
-    .select(['k.id', 'k.key_start', 'k.kind', 'k.scopes', 'k.label', 'k.created_at', 'k.expires_at', 'k.revoked_at', 'k.last_used_at',
-      'm.id as member_id', 'm.email', 'm.role'])
-    .where('k.org_id', '=', orgId).orderBy('k.created_at').orderBy('k.id').execute();
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('members as m', 'm.id', 'k.member_id')
+    .select([
+      'k.id',
+      'k.key_start',
+      'k.kind',
+      'k.scopes',
+      'k.label',
+      'k.created_at',
+      'k.expires_at',
+      'k.revoked_at',
+      'k.last_used_at',
+      'm.id as member_id',
+      'm.email',
+      'm.role',
+    ])
+    .where('k.org_id', '=', orgId)
+    .orderBy('k.created_at')
+    .orderBy('k.id')
+    .execute();
 }
 
 /** Keys of the organization matching one reference (id, whole-key hash or display prefix), row-locked. */
-export async function lockKeysByRef(trx: Tx, orgId: number, ref: { id: number } | { hash: string } | { start: string }) {
+export async function lockKeysByRef(
+  trx: Tx,
+  orgId: number,
+  ref: { id: number } | { hash: string } | { start: string },
+) {
   let q = trx.selectFrom('api_keys').select(['id', 'key_start']).where('org_id', '=', orgId);
   if ('id' in ref) q = q.where('id', '=', ref.id);
   else if ('hash' in ref) q = q.where('key_hash', '=', ref.hash);
@@ -111,14 +181,22 @@ export async function lockKeysByRef(trx: Tx, orgId: number, ref: { id: number } 
 
 /** What the rotation of a key copies and checks (the key is locked by lockKeysByRef first). */
 export async function keyToRotate(trx: Tx, keyId: number) {
-  return trx.selectFrom('api_keys').select(['kind', 'scopes', 'label', 'revoked_at', 'member_id']).where('id', '=', keyId).executeTakeFirstOrThrow();
+  return trx
+    .selectFrom('api_keys')
+    .select(['kind', 'scopes', 'label', 'revoked_at', 'member_id'])
+    .where('id', '=', keyId)
+    .executeTakeFirstOrThrow();
 }
 
 /** Sets revoked_at once: a revoked key keeps its first revocation time. */
 export async function revokeKey(trx: Tx, orgId: number, keyId: number, now: Date) {
-  const r = await trx.updateTable('api_keys').set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })
-    .where('org_id', '=', orgId).where('id', '=', keyId)
-    .returning(['id', 'key_start', 'revoked_at']).executeTakeFirstOrThrow();
+  const r = await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })
+    .where('org_id', '=', orgId)
+    .where('id', '=', keyId)
+    .returning(['id', 'key_start', 'revoked_at'])
+    .executeTakeFirstOrThrow();
   return r as { id: number; key_start: string; revoked_at: Date };
 }
 

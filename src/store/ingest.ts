@@ -27,7 +27,12 @@ const IMPORT_LOCK_POLL_MS = 500;
  * query deadline. A blocking pg_advisory_lock there would be cancelled after 15 s: a second API replica started next
  * to one importing the snapshot would die with "canceling statement due to statement timeout".
  */
-export async function withImportLock<T>(db: Db, fn: (conn: Db) => Promise<T>, wait = false, signal?: AbortSignal): Promise<{ ran: true; value: T } | { ran: false }> {
+export async function withImportLock<T>(
+  db: Db,
+  fn: (conn: Db) => Promise<T>,
+  wait = false,
+  signal?: AbortSignal,
+): Promise<{ ran: true; value: T } | { ran: false }> {
   return db.connection().execute(async (conn) => {
     for (;;) {
       const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${IMPORT_LOCK}) AS ok`.execute(conn);
@@ -56,7 +61,9 @@ export async function failStaleRuns(db: Conn): Promise<number> {
 }
 
 export async function startRun(db: Conn, stage: 'ingest' | 'enricher', source: string | null): Promise<number> {
-  const r = await sql<{ id: number }>`INSERT INTO ingest_runs (stage, source, status) VALUES (${stage}, ${source}, 'running') RETURNING id`.execute(db);
+  const r = await sql<{
+    id: number;
+  }>`INSERT INTO ingest_runs (stage, source, status) VALUES (${stage}, ${source}, 'running') RETURNING id`.execute(db);
   return r.rows[0].id;
 }
 
@@ -71,8 +78,16 @@ export async function lastRunStatus(db: Conn, source: string): Promise<string | 
   return r.rows[0]?.status ?? null;
 }
 
-export async function finishRun(db: Conn, id: number, status: 'succeeded' | 'failed', rows: number, error: string | null = null): Promise<void> {
-  await sql`UPDATE ingest_runs SET status = ${status}, rows = ${rows}, finished_at = now(), error = ${error} WHERE id = ${id}`.execute(db);
+export async function finishRun(
+  db: Conn,
+  id: number,
+  status: 'succeeded' | 'failed',
+  rows: number,
+  error: string | null = null,
+): Promise<void> {
+  await sql`UPDATE ingest_runs SET status = ${status}, rows = ${rows}, finished_at = now(), error = ${error} WHERE id = ${id}`.execute(
+    db,
+  );
 }
 
 // ---- source records ----
@@ -113,11 +128,15 @@ export async function batchSettings(tx: Tx): Promise<void> {
  * changed, and those records (the ones now stored: a record refused as an older revision (replacesSource), or equal to the
  * stored one, is not among them).
  */
-export async function upsertSourceRecords(db: Conn, recs: SourceText[]): Promise<{ ids: string[]; written: SourceText[] }> {
+export async function upsertSourceRecords(
+  db: Conn,
+  recs: SourceText[],
+): Promise<{ ids: string[]; written: SourceText[] }> {
   if (!recs.length) return { ids: [], written: [] };
   // One record per key in a batch: the later one, or for a revised source the newest revision (replacesSource).
   const kept = new Map<string, SourceText>();
-  const keyOf = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
+  const keyOf = (r: { cve_id: string; source: string; source_key: string }) =>
+    `${r.cve_id}\u0000${r.source}\u0000${r.source_key}`;
   for (const r of recs) {
     const key = keyOf(r);
     const prev = kept.get(key);
@@ -140,10 +159,7 @@ export async function upsertSourceRecords(db: Conn, recs: SourceText[]): Promise
           OR (coalesce(EXCLUDED.record->>'modified', '') COLLATE "C", coalesce(EXCLUDED.record->>'document_date', '') COLLATE "C")
             >= (coalesce(s.record->>'modified', '') COLLATE "C", coalesce(s.record->>'document_date', '') COLLATE "C"))
     RETURNING s.cve_id, s.source, s.source_key`.execute(db);
-  return {
-    ids: [...new Set(res.rows.map((r) => r.cve_id))],
-    written: res.rows.map((r) => kept.get(keyOf(r))!),
-  };
+  return { ids: [...new Set(res.rows.map((r) => r.cve_id))], written: res.rows.map((r) => kept.get(keyOf(r))!) };
 }
 
 /** Upserts EPSS rows; returns the CVE ids whose score changed and that have source records. */
@@ -173,7 +189,8 @@ export interface LoadedSources {
   epss: Map<string, EpssRecord>;
 }
 
-const sourceKey = (r: { cve_id: string; source: string; source_key: string }) => `${r.cve_id}|${r.source}|${r.source_key}`;
+const sourceKey = (r: { cve_id: string; source: string; source_key: string }) =>
+  `${r.cve_id}|${r.source}|${r.source_key}`;
 
 /**
  * Every source record and the EPSS score of the given CVEs. Records the caller already holds (`known`, e.g. the batch
@@ -202,19 +219,26 @@ export async function loadSources(db: Conn, ids: string[], known: SourceText[] =
     list.push(text);
     records.set(row.cve_id, list);
   }
-  for (const e of ep.rows) epss.set(e.cve_id, { cve_id: e.cve_id, epss: Number(e.epss), percentile: Number(e.percentile) });
+  for (const e of ep.rows)
+    epss.set(e.cve_id, { cve_id: e.cve_id, epss: Number(e.epss), percentile: Number(e.percentile) });
   return { records, epss };
 }
 
 /** Deletes a whole-catalog source's records for CVEs the new catalog no longer lists; returns those CVE ids. */
 export async function deleteSourcesNotIn(db: Conn, source: 'kev', keep: string[]): Promise<string[]> {
-  const r = await sql<{ cve_id: string }>`DELETE FROM cve_sources WHERE source = ${source} AND NOT (cve_id = ANY(${keep}::text[])) RETURNING cve_id`.execute(db);
+  const r = await sql<{
+    cve_id: string;
+  }>`DELETE FROM cve_sources WHERE source = ${source} AND NOT (cve_id = ANY(${keep}::text[])) RETURNING cve_id`.execute(
+    db,
+  );
   return [...new Set(r.rows.map((x) => x.cve_id))].sort();
 }
 
 /** CVE ids that have source records, in id order, after `after` (keyset pagination). */
 export async function sourceCveIds(db: Conn, after: string, limit: number): Promise<string[]> {
-  const r = await sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM cve_sources WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(db);
+  const r = await sql<{
+    cve_id: string;
+  }>`SELECT DISTINCT cve_id FROM cve_sources WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => x.cve_id);
 }
 
@@ -238,7 +262,10 @@ export async function deleteCves(db: Conn, ids: string[]): Promise<number> {
 export async function previousSages(db: Conn, ids: string[]): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
   if (!ids.length) return out;
-  const r = await sql<{ cve_id: string; sage: unknown }>`SELECT cve_id, doc->'sage' AS sage FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  const r = await sql<{
+    cve_id: string;
+    sage: unknown;
+  }>`SELECT cve_id, doc->'sage' AS sage FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
   for (const row of r.rows) out.set(row.cve_id, row.sage);
   return out;
 }
@@ -253,7 +280,9 @@ export async function replaceCweCatalog(db: Conn, recs: CweRecord[]): Promise<bo
   await sql`DELETE FROM cwe_catalog`.execute(db);
   await sql`INSERT INTO cwe_catalog (id, name, abstraction, kind, status, capec_ids)
     SELECT id, name, abstraction, kind, status, ARRAY(SELECT jsonb_array_elements_text(capec_ids)::int)
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id int, name text, abstraction text, kind text, status text, capec_ids jsonb)`.execute(db);
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id int, name text, abstraction text, kind text, status text, capec_ids jsonb)`.execute(
+    db,
+  );
   await setState(db, 'cwe_catalog_hash', hash);
   return true;
 }
@@ -265,15 +294,21 @@ export async function replaceCapecCatalog(db: Conn, recs: CapecRecord[]): Promis
   await sql`DELETE FROM capec_catalog`.execute(db);
   await sql`INSERT INTO capec_catalog (capec_id, name, typical_severity, status, cwes, deprecated)
     SELECT capec_id, name, typical_severity, status, ARRAY(SELECT jsonb_array_elements_text(cwes)::int), deprecated
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(capec_id int, name text, typical_severity text, status text, cwes jsonb, deprecated boolean)`.execute(db);
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(capec_id int, name text, typical_severity text, status text, cwes jsonb, deprecated boolean)`.execute(
+    db,
+  );
   await setState(db, 'capec_catalog_hash', hash);
   return true;
 }
 
-export async function loadCatalogRows(db: Conn): Promise<{ cwe: { id: number; name: string }[]; capec: CapecRecord[]; capecVersion: string | null }> {
+export async function loadCatalogRows(
+  db: Conn,
+): Promise<{ cwe: { id: number; name: string }[]; capec: CapecRecord[]; capecVersion: string | null }> {
   const [cwe, capec, ver] = await Promise.all([
     sql<{ id: number; name: string }>`SELECT id, name FROM cwe_catalog`.execute(db),
-    sql<CapecRecord>`SELECT capec_id, name, typical_severity, status, cwes, deprecated FROM capec_catalog ORDER BY capec_id`.execute(db),
+    sql<CapecRecord>`SELECT capec_id, name, typical_severity, status, cwes, deprecated FROM capec_catalog ORDER BY capec_id`.execute(
+      db,
+    ),
     sql<{ version: string | null }>`SELECT version FROM feed_state WHERE feed = 'capec-stix'`.execute(db),
   ]);
   return { cwe: cwe.rows, capec: capec.rows, capecVersion: ver.rows[0]?.version ?? null };
@@ -290,7 +325,9 @@ export async function loadCapecSource(db: Conn): Promise<CapecSource> {
 export async function setFeedState(db: Conn, meta: FeedMeta): Promise<void> {
   await sql`INSERT INTO feed_state (feed, version, date, declared_count) VALUES (${meta.feed}, ${meta.version}, ${meta.date}, ${meta.declared_count})
     ON CONFLICT (feed) DO UPDATE SET version = EXCLUDED.version, date = EXCLUDED.date, declared_count = EXCLUDED.declared_count, updated_at = now()
-    WHERE (feed_state.version, feed_state.date, feed_state.declared_count) IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.date, EXCLUDED.declared_count)`.execute(db);
+    WHERE (feed_state.version, feed_state.date, feed_state.declared_count) IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.date, EXCLUDED.declared_count)`.execute(
+    db,
+  );
 }
 
 export async function getState(db: Conn, key: string): Promise<string | null> {
@@ -300,7 +337,9 @@ export async function getState(db: Conn, key: string): Promise<string | null> {
 
 export async function setState(db: Conn, key: string, value: string): Promise<void> {
   await sql`INSERT INTO ingest_state (key, value) VALUES (${key}, ${value})
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE ingest_state.value IS DISTINCT FROM EXCLUDED.value`.execute(db);
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE ingest_state.value IS DISTINCT FROM EXCLUDED.value`.execute(
+    db,
+  );
 }
 
 // ---- vendor catalog (/api/v1/catalog/vendors) ----
@@ -325,7 +364,9 @@ export async function refreshVendors(db: Conn): Promise<number> {
     INSERT INTO vendors (slug, name, aliases, cve_count)
     SELECT slug, name, aliases, n FROM fresh
     ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, cve_count = EXCLUDED.cve_count
-      WHERE (vendors.name, vendors.aliases, vendors.cve_count) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.aliases, EXCLUDED.cve_count)`.execute(db);
+      WHERE (vendors.name, vendors.aliases, vendors.cve_count) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.aliases, EXCLUDED.cve_count)`.execute(
+    db,
+  );
   const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM vendors`.execute(db);
   return r.rows[0].n;
 }

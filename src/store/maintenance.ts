@@ -6,7 +6,13 @@ import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 
 /** The tables the CVE lists, ranked lists and asset correlation read, largest first. */
-export const READ_MODEL_TABLES: readonly string[] = ['cves', 'cve_ranges', 'cve_sources', 'cve_product_keys', 'cve_list_keys'];
+export const READ_MODEL_TABLES: readonly string[] = [
+  'cves',
+  'cve_ranges',
+  'cve_sources',
+  'cve_product_keys',
+  'cve_list_keys',
+];
 
 /** Share of a table's pages that must be all-visible for it to need no VACUUM here. */
 const VISIBLE_SHARE = 0.9;
@@ -17,12 +23,16 @@ const VISIBLE_SHARE = 0.9;
  * all-visible. `autovacuum` overrides the server's setting (tests).
  */
 export async function readModelNeedingVacuum(db: Db, autovacuum?: boolean): Promise<string[]> {
-  const on = autovacuum ?? (await sql<{ on: string }>`SELECT current_setting('autovacuum') AS on`.execute(db)).rows[0].on === 'on';
+  const on =
+    autovacuum ??
+    (await sql<{ on: string }>`SELECT current_setting('autovacuum') AS on`.execute(db)).rows[0].on === 'on';
   if (on) return [];
   const r = await sql<{ relname: string }>`
     SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY(${[...READ_MODEL_TABLES]}::text[])
-      AND (c.reltuples < 0 OR (c.relpages > 0 AND c.relallvisible < c.relpages * ${VISIBLE_SHARE}::float8))`.execute(db);
+      AND (c.reltuples < 0 OR (c.relpages > 0 AND c.relallvisible < c.relpages * ${VISIBLE_SHARE}::float8))`.execute(
+    db,
+  );
   const need = new Set(r.rows.map((x) => x.relname));
   return READ_MODEL_TABLES.filter((t) => need.has(t));
 }

@@ -17,14 +17,19 @@ export function listMigrations(dir = MIGRATIONS_DIR): { version: string; name: s
     .map((f) => ({ version: f.slice(0, 4), name: f.slice(5, -4), file: path.join(dir, f) }));
 }
 
-export async function migrate(pool: pg.Pool, opts: { dir?: string; log?: (m: string) => void } = {}): Promise<string[]> {
+export async function migrate(
+  pool: pg.Pool,
+  opts: { dir?: string; log?: (m: string) => void } = {},
+): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const done = new Set(
+      (await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
     for (const m of listMigrations(opts.dir)) {
       if (done.has(m.version)) continue;
       const sqlText = readFileSync(m.file, 'utf8');
@@ -36,7 +41,9 @@ export async function migrate(pool: pg.Pool, opts: { dir?: string; log?: (m: str
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
         const err = e as { message: string; position?: string };
-        throw new MigrationError(`Migration ${path.basename(m.file)} failed: ${err.message}${err.position ? ` (at character ${err.position})` : ''}`);
+        throw new MigrationError(
+          `Migration ${path.basename(m.file)} failed: ${err.message}${err.position ? ` (at character ${err.position})` : ''}`,
+        );
       }
       opts.log?.(`applied migration ${m.version}_${m.name}`);
       applied.push(`${m.version}_${m.name}`);

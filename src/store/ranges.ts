@@ -33,7 +33,12 @@ export function rangeSet(records: readonly CveSourceRecord[], keepRanges: boolea
 /**
  * Rebuilds the ranges of the given CVEs from their source records (rangeSet, then storeRanges).
  */
-export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string, CveSourceRecord[]>, withBefore = false): Promise<RangeSetChange[]> {
+export async function rebuildRanges(
+  tx: Conn,
+  ids: string[],
+  records: Map<string, CveSourceRecord[]>,
+  withBefore = false,
+): Promise<RangeSetChange[]> {
   return storeRanges(tx, new Map(ids.map((id) => [id, rangeSet(records.get(id) ?? [], true)])), withBefore);
 }
 
@@ -45,10 +50,17 @@ export async function rebuildRanges(tx: Conn, ids: string[], records: Map<string
  * ranges changed, with their ranges after (when their sets kept them, else empty) and, when `withBefore` (the change
  * history is recorded), before (read only for those: the digest decides first).
  */
-export async function storeRanges(tx: Conn, fresh: ReadonlyMap<string, RangeSet>, withBefore = false): Promise<RangeSetChange[]> {
+export async function storeRanges(
+  tx: Conn,
+  fresh: ReadonlyMap<string, RangeSet>,
+  withBefore = false,
+): Promise<RangeSetChange[]> {
   const ids = [...fresh.keys()];
   if (!ids.length) return [];
-  const stored = await sql<{ cve_id: string; hash: string }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
+  const stored = await sql<{
+    cve_id: string;
+    hash: string;
+  }>`SELECT cve_id, hash FROM cve_range_state WHERE cve_id = ANY(${ids}::text[])`.execute(tx);
   const before = new Map(stored.rows.map((r) => [r.cve_id, r.hash]));
   const changed = ids.filter((id) => (before.get(id) ?? '') !== fresh.get(id)!.hash).sort();
   if (!changed.length) return [];
@@ -57,8 +69,12 @@ export async function storeRanges(tx: Conn, fresh: ReadonlyMap<string, RangeSet>
   const had = changed.filter((id) => before.has(id));
   const oldBy = new Map<string, AffectedRange[]>();
   if (withBefore && had.length) {
-    const old = await sql<StoredGroup & { cve_id: string }>`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor,
-        cpe_product, base_key, ranges FROM cve_ranges WHERE cve_id = ANY(${had}::text[]) ORDER BY cve_id, ord`.execute(tx);
+    const old = await sql<
+      StoredGroup & { cve_id: string }
+    >`SELECT cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor,
+        cpe_product, base_key, ranges FROM cve_ranges WHERE cve_id = ANY(${had}::text[]) ORDER BY cve_id, ord`.execute(
+      tx,
+    );
     for (const g of old.rows) {
       const list = oldBy.get(g.cve_id) ?? [];
       for (const r of expandGroup(g)) list.push(r.range);
@@ -72,7 +88,7 @@ export async function storeRanges(tx: Conn, fresh: ReadonlyMap<string, RangeSet>
   const withRows = changed.filter((id) => fresh.get(id)!.groups.length);
   // Up to about 20,000 groups per statement, as binary column arrays (store/pg-arrays.ts): the groups and the CVEs'
   // states in one statement, each group's text parsed once, straight into its row.
-  for (let i = 0; i < withRows.length; ) {
+  for (let i = 0; i < withRows.length;) {
     const states: { cve_id: string; hash: string }[] = [];
     const groups: { cve_id: string; g: RangeGroup }[] = [];
     while (i < withRows.length && groups.length < 20000) {
@@ -90,13 +106,19 @@ export async function storeRanges(tx: Conn, fresh: ReadonlyMap<string, RangeSet>
         ${textArray(groups.map((r) => r.g.vendor_slug))}::text[], ${textArray(groups.map((r) => r.g.product_key))}::text[],
         ${textArray(groups.map((r) => r.g.cpe_vendor))}::text[], ${textArray(groups.map((r) => r.g.cpe_product))}::text[],
         ${textArray(groups.map((r) => r.g.base_key))}::text[],
-        ${jsonArray(groups.map((r) => r.g.text))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges)`.execute(tx);
+        ${jsonArray(groups.map((r) => r.g.text))}::json[]) AS x(cve_id, ord, source, source_key, vendor_slug, product_key, cpe_vendor, cpe_product, base_key, ranges)`.execute(
+      tx,
+    );
   }
   return changed.map((id) => ({ cve_id: id, before: oldBy.get(id) ?? [], after: fresh.get(id)!.ranges ?? [] }));
 }
 
 /** A CVE whose stored range set changed: its ranges before and after. */
-export interface RangeSetChange { cve_id: string; before: AffectedRange[]; after: AffectedRange[] }
+export interface RangeSetChange {
+  cve_id: string;
+  before: AffectedRange[];
+  after: AffectedRange[];
+}
 
 export interface StoredRange extends RangeRow {
   cve_id: string;
@@ -108,13 +130,20 @@ export interface StoredRange extends RangeRow {
  * whole batch of assets.
  */
 export async function findRanges(
-  db: Conn, keys: { vendor_slug: string; product_key: string }[], cpes: { vendor: string; product: string }[],
-  variants: { vendor_slug: string; product_key: string }[] = [], families: { vendor_slug: string; product_key: string }[] = [],
+  db: Conn,
+  keys: { vendor_slug: string; product_key: string }[],
+  cpes: { vendor: string; product: string }[],
+  variants: { vendor_slug: string; product_key: string }[] = [],
+  families: { vendor_slug: string; product_key: string }[] = [],
 ): Promise<StoredRange[]> {
   if (!keys.length && !cpes.length && !variants.length && !families.length) return [];
   // A family's products: keys that start with the family's key and a space, as a byte range the lookup index
   // (text_pattern_ops, migration 1160) serves ('!' is the byte after the space).
-  const members = families.map((f) => ({ vendor_slug: f.vendor_slug, lo: `${f.product_key} `, hi: `${f.product_key}!` }));
+  const members = families.map((f) => ({
+    vendor_slug: f.vendor_slug,
+    lo: `${f.product_key} `,
+    hi: `${f.product_key}!`,
+  }));
   const r = await sql<StoredGroup & { cve_id: string }>`
     WITH k AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS x(vendor_slug text, product_key text)),
          v AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(variants)}::jsonb) AS x(vendor_slug text, product_key text)),
@@ -165,12 +194,17 @@ export interface CveCard {
 }
 
 /** What /check needs per CVE: its severity and KEV flag (plain columns: the CVE document is not read). */
-export interface CveFlags { cve_id: string; severity: string | null; kev_flagged: boolean }
+export interface CveFlags {
+  cve_id: string;
+  severity: string | null;
+  kev_flagged: boolean;
+}
 
 /** The severity and KEV flag of the given CVEs (only CVEs in the corpus). */
 export async function cveFlags(db: Conn, ids: string[]): Promise<Map<string, CveFlags>> {
   if (!ids.length) return new Map();
-  const r = await sql<CveFlags>`SELECT cve_id, severity, kev_flagged FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
+  const r =
+    await sql<CveFlags>`SELECT cve_id, severity, kev_flagged FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
   return new Map(r.rows.map((c) => [c.cve_id, c]));
 }
 
@@ -178,11 +212,19 @@ export async function cveFlags(db: Conn, ids: string[]): Promise<Map<string, Cve
 export async function cveCards(db: Conn, ids: string[]): Promise<Map<string, CveCard>> {
   const out = new Map<string, CveCard>();
   if (!ids.length) return out;
-  const r = await sql<CveCard>`SELECT cve_id, title, severity, cvss_score, doc->'scoring'->'cvss'->>'version' AS cvss_version,
+  const r =
+    await sql<CveCard>`SELECT cve_id, title, severity, cvss_score, doc->'scoring'->'cvss'->>'version' AS cvss_version,
       doc->'scoring'->'cvss'->>'vector' AS cvss_vector, bcs_score, epss_score, epss_percentile, kev_flagged, exploit_maturity,
       poc_available, has_public_exploit, published_at
     FROM cves WHERE cve_id = ANY(${ids}::text[])`.execute(db);
-  for (const c of r.rows) out.set(c.cve_id, { ...c, cvss_score: c.cvss_score === null ? null : Number(c.cvss_score), bcs_score: Number(c.bcs_score), epss_score: c.epss_score === null ? null : Number(c.epss_score), epss_percentile: c.epss_percentile === null ? null : Number(c.epss_percentile) });
+  for (const c of r.rows)
+    out.set(c.cve_id, {
+      ...c,
+      cvss_score: c.cvss_score === null ? null : Number(c.cvss_score),
+      bcs_score: Number(c.bcs_score),
+      epss_score: c.epss_score === null ? null : Number(c.epss_score),
+      epss_percentile: c.epss_percentile === null ? null : Number(c.epss_percentile),
+    });
   return out;
 }
 

@@ -74,7 +74,11 @@ export class ReplicaRouter {
   /** Reads handed out per server (replica name, or `primary`) by the read stores. */
   private readonly counts = new Map<string, number>();
 
-  constructor(private readonly primary: Store, urls: string[], private readonly opts: ReplicaRouterOptions) {
+  constructor(
+    private readonly primary: Store,
+    urls: string[],
+    private readonly opts: ReplicaRouterOptions,
+  ) {
     this.primaryDriver = deadlineAware(primary.pool);
     this.replicas = urls.map((url) => {
       const store = openStore(url, {
@@ -82,7 +86,15 @@ export class ReplicaRouter {
         applicationName: 'vulnintel-replica',
         onPoolError: (err) => opts.onError?.(err),
       });
-      return { name: displayName(url), url, store, driver: deadlineAware(store.pool), state: 'starting', lagMs: null, version: null };
+      return {
+        name: displayName(url),
+        url,
+        store,
+        driver: deadlineAware(store.pool),
+        state: 'starting',
+        lagMs: null,
+        version: null,
+      };
     });
     const every = opts.checkIntervalMs ?? 1000;
     this.timer = setInterval(() => void this.check(), every);
@@ -134,7 +146,12 @@ export class ReplicaRouter {
 
   /** Health: degraded when a replica is down or further behind than the configured lag. */
   status(): { degraded: boolean; replicas: ReplicaStatus[] } {
-    const replicas = this.replicas.map((r) => ({ name: r.name, state: r.state, lag_ms: r.lagMs, corpus_version: r.version }));
+    const replicas = this.replicas.map((r) => ({
+      name: r.name,
+      state: r.state,
+      lag_ms: r.lagMs,
+      corpus_version: r.version,
+    }));
     return { degraded: replicas.some((r) => r.state === 'down' || r.state === 'behind'), replicas };
   }
 
@@ -145,7 +162,9 @@ export class ReplicaRouter {
       // A notification during a check: one more check after it, so the new version is read.
       return this.checking.then(() => this.check());
     }
-    this.checking = this.runCheck().finally(() => { this.checking = null; });
+    this.checking = this.runCheck().finally(() => {
+      this.checking = null;
+    });
     return this.checking;
   }
 
@@ -154,7 +173,8 @@ export class ReplicaRouter {
     let primaryLsn: string | null = null;
     try {
       const r = await this.primary.pool.query<{ version: string; lsn: string }>(
-        `SELECT (SELECT version FROM cve_corpus_state WHERE id = 1)::text AS version, pg_current_wal_lsn()::text AS lsn`);
+        `SELECT (SELECT version FROM cve_corpus_state WHERE id = 1)::text AS version, pg_current_wal_lsn()::text AS lsn`,
+      );
       primaryLsn = r.rows[0].lsn;
       if (seq === this.seq) {
         this.target = Number(r.rows[0].version ?? 0);
@@ -169,19 +189,27 @@ export class ReplicaRouter {
 
   private async checkReplica(r: Replica, primaryLsn: string | null): Promise<void> {
     try {
-      const q = await r.store.pool.query<{ version: string | null; behind_bytes: string | null; replay_age_ms: string | null; standby: boolean }>(`
+      const q = await r.store.pool.query<{
+        version: string | null;
+        behind_bytes: string | null;
+        replay_age_ms: string | null;
+        standby: boolean;
+      }>(
+        `
         SELECT (SELECT version FROM cve_corpus_state WHERE id = 1)::text AS version,
                pg_is_in_recovery() AS standby,
                CASE WHEN pg_is_in_recovery() AND $1::pg_lsn IS NOT NULL
                  THEN pg_wal_lsn_diff($1::pg_lsn, coalesce(pg_last_wal_replay_lsn(), '0/0'::pg_lsn))::text END AS behind_bytes,
                (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::bigint::text AS replay_age_ms`,
-      [primaryLsn]);
+        [primaryLsn],
+      );
       const row = q.rows[0];
       r.version = row.version === null ? null : Number(row.version);
       // Caught up with what the primary had written when it was asked: no lag. Otherwise the age of the last
       // transaction it replayed (how long ago the primary committed it).
       const behind = row.behind_bytes === null ? 0 : Number(row.behind_bytes);
-      r.lagMs = !row.standby || behind <= 0 ? 0 : row.replay_age_ms === null ? null : Math.max(0, Number(row.replay_age_ms));
+      r.lagMs =
+        !row.standby || behind <= 0 ? 0 : row.replay_age_ms === null ? null : Math.max(0, Number(row.replay_age_ms));
       r.state = r.lagMs === null || r.lagMs > this.opts.maxLagMs ? 'behind' : 'streaming';
     } catch (e) {
       this.markDown(r, asError(e));
@@ -189,7 +217,12 @@ export class ReplicaRouter {
   }
 
   private markDown(r: Replica, err: Error): void {
-    if (r.state !== 'down') this.opts.onError?.(Object.assign(new Error(`replica ${r.name} unavailable; reads go to the primary: ${err.message}`), { cause: err }));
+    if (r.state !== 'down')
+      this.opts.onError?.(
+        Object.assign(new Error(`replica ${r.name} unavailable; reads go to the primary: ${err.message}`), {
+          cause: err,
+        }),
+      );
     r.state = 'down';
     r.lagMs = null;
   }
@@ -216,7 +249,12 @@ export class ReplicaRouter {
   }
 
   private routingPool(fallback: Store): pg.Pool {
-    const router = { pick: () => this.pick(), count: (n: string) => this.count(n), markDown: (r: Replica, e: Error) => this.markDown(r, e), wrap: this.wrap.bind(this) };
+    const router = {
+      pick: () => this.pick(),
+      count: (n: string) => this.count(n),
+      markDown: (r: Replica, e: Error) => this.markDown(r, e),
+      wrap: this.wrap.bind(this),
+    };
     const primaryDriver = fallback === this.primary ? this.primaryDriver : deadlineAware(fallback.pool);
     type Client = { query(...a: unknown[]): unknown; release(err?: unknown): void };
     return {
@@ -225,7 +263,7 @@ export class ReplicaRouter {
         const r = router.pick();
         if (r) {
           try {
-            const c = router.wrap(await (r.driver.connect()), r, primaryDriver);
+            const c = router.wrap(await r.driver.connect(), r, primaryDriver);
             router.count(r.name);
             return c;
           } catch (e) {
@@ -251,7 +289,9 @@ export class ReplicaRouter {
         router.count('primary');
         return (fallback.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
       },
-      on() { return this; },
+      on() {
+        return this;
+      },
       end: async () => {},
     } as unknown as pg.Pool;
   }
@@ -260,7 +300,11 @@ export class ReplicaRouter {
    * A replica's client whose failed connection moves it to the primary: a statement that fails because the replica
    * went away runs again there, unless a transaction was begun on the replica (its snapshot is gone).
    */
-  private wrap(client: { query(...a: unknown[]): unknown; release(err?: unknown): void }, r: Replica, primaryDriver: pg.Pool) {
+  private wrap(
+    client: { query(...a: unknown[]): unknown; release(err?: unknown): void },
+    r: Replica,
+    primaryDriver: pg.Pool,
+  ) {
     const router = { count: (n: string) => this.count(n), markDown: (x: Replica, e: Error) => this.markDown(x, e) };
     let current = client;
     let onPrimary = false;
@@ -278,7 +322,7 @@ export class ReplicaRouter {
           router.markDown(r, asError(e));
           router.count('primary');
           current.release(e);
-          current = await (primaryDriver.connect());
+          current = await primaryDriver.connect();
           onPrimary = true;
           return current.query(...args);
         });

@@ -9,7 +9,11 @@ export async function storedKeyFingerprint(db: Db): Promise<string | null> {
 
 /** Records the fingerprint unless one is stored already (the first seal records it; later seals keep it). */
 export async function recordKeyFingerprint(db: Db, fingerprint: string): Promise<void> {
-  await db.insertInto('sealing_key').values({ fingerprint }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await db
+    .insertInto('sealing_key')
+    .values({ fingerprint })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
 }
 
 /** Replaces a stale fingerprint (no sealed secret left) by this one, or clears it (null). */
@@ -19,8 +23,18 @@ export async function replaceKeyFingerprint(db: Db, fingerprint: string | null):
 }
 
 /** How many secrets are sealed (every webhook holds one), and one of them to try a key on. */
-export async function sealedSecrets(db: Db): Promise<{ count: number; sample: { id: number; secret_sealed: string } | null }> {
-  const c = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const sample = await db.selectFrom('webhooks').select(['id', 'secret_sealed']).orderBy('id').limit(1).executeTakeFirst();
+export async function sealedSecrets(
+  db: Db,
+): Promise<{ count: number; sample: { id: number; secret_sealed: string } | null }> {
+  const c = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const sample = await db
+    .selectFrom('webhooks')
+    .select(['id', 'secret_sealed'])
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
   return { count: Number(c.n), sample: sample ?? null };
 }

@@ -25,11 +25,21 @@ export async function setCursor(db: Db, source: string, cursor: object, at: Date
 }
 
 export async function getDocumentVersions(db: Db, source: string): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('sync_documents').select(['doc_id', 'version']).where('source', '=', source).execute();
+  const rows = await db
+    .selectFrom('sync_documents')
+    .select(['doc_id', 'version'])
+    .where('source', '=', source)
+    .execute();
   return new Map(rows.map((r) => [r.doc_id, r.version]));
 }
 
-export async function setDocumentVersion(db: Db, source: string, docId: string, version: string, at: Date): Promise<void> {
+export async function setDocumentVersion(
+  db: Db,
+  source: string,
+  docId: string,
+  version: string,
+  at: Date,
+): Promise<void> {
   await db
     .insertInto('sync_documents')
     .values({ source, doc_id: docId, version, fetched_at: at })
@@ -44,7 +54,14 @@ export async function setDocumentVersion(db: Db, source: string, docId: string, 
  */
 export async function recordIngestRun(
   db: Db,
-  run: { source: string; status: 'succeeded' | 'failed'; rows: number; error: string | null; startedAt: Date; finishedAt: Date },
+  run: {
+    source: string;
+    status: 'succeeded' | 'failed';
+    rows: number;
+    error: string | null;
+    startedAt: Date;
+    finishedAt: Date;
+  },
 ): Promise<number> {
   const r = await db
     .insertInto('ingest_runs')
@@ -118,7 +135,14 @@ export function syncPipelineLabel(name: string): string {
  */
 export async function lastSyncRuns(db: Db, names: readonly string[]) {
   if (!names.length) return [];
-  const r = await sql<{ source: string; status: string; started_at: Date; finished_at: Date | null; rows: number; error: string | null }>`
+  const r = await sql<{
+    source: string;
+    status: string;
+    started_at: Date;
+    finished_at: Date | null;
+    rows: number;
+    error: string | null;
+  }>`
     SELECT DISTINCT ON (source) source, status, started_at, finished_at, rows, error
       FROM ingest_runs
      WHERE stage = 'ingest' AND source = ANY(${names.map(syncRunLabel)}::text[])

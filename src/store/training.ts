@@ -3,16 +3,29 @@ import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import type { ProgressRow } from '../domain/training.ts';
 
-export interface Member { orgId: number; memberId: number }
+export interface Member {
+  orgId: number;
+  memberId: number;
+}
 
 export async function listProgress(db: Db, m: Member): Promise<ProgressRow[]> {
-  return db.selectFrom('training_progress').select(['module_id', 'started_at', 'completed_at', 'updated_at'])
-    .where('org_id', '=', m.orgId).where('member_id', '=', m.memberId).orderBy('module_id').execute();
+  return db
+    .selectFrom('training_progress')
+    .select(['module_id', 'started_at', 'completed_at', 'updated_at'])
+    .where('org_id', '=', m.orgId)
+    .where('member_id', '=', m.memberId)
+    .orderBy('module_id')
+    .execute();
 }
 
 export async function getProgress(db: Db, m: Member, moduleId: string): Promise<ProgressRow | undefined> {
-  return db.selectFrom('training_progress').select(['module_id', 'started_at', 'completed_at', 'updated_at'])
-    .where('org_id', '=', m.orgId).where('member_id', '=', m.memberId).where('module_id', '=', moduleId).executeTakeFirst();
+  return db
+    .selectFrom('training_progress')
+    .select(['module_id', 'started_at', 'completed_at', 'updated_at'])
+    .where('org_id', '=', m.orgId)
+    .where('member_id', '=', m.memberId)
+    .where('module_id', '=', moduleId)
+    .executeTakeFirst();
 }
 
 /** Starts a module; starting again changes nothing (the first start time stays). Returns the row. */
@@ -30,12 +43,15 @@ export async function startModule(db: Db, m: Member, moduleId: string, now: Date
  * started it (nothing written).
  */
 export async function completeModule(db: Db, m: Member, moduleId: string, now: Date): Promise<ProgressRow | undefined> {
-  return db.updateTable('training_progress')
+  return db
+    .updateTable('training_progress')
     .set({
       completed_at: sql<Date>`COALESCE(completed_at, GREATEST(${now}::timestamptz, started_at))`,
       updated_at: sql<Date>`CASE WHEN completed_at IS NULL THEN GREATEST(${now}::timestamptz, started_at) ELSE updated_at END`,
     })
-    .where('org_id', '=', m.orgId).where('member_id', '=', m.memberId).where('module_id', '=', moduleId)
+    .where('org_id', '=', m.orgId)
+    .where('member_id', '=', m.memberId)
+    .where('module_id', '=', moduleId)
     .returning(['module_id', 'started_at', 'completed_at', 'updated_at'])
     .executeTakeFirst();
 }

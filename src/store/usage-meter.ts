@@ -38,7 +38,11 @@ export class UsageMeter {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
-  constructor(private readonly db: Db, private readonly intervalMs = 1000, private readonly onError: (e: unknown) => void = () => {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly intervalMs = 1000,
+    private readonly onError: (e: unknown) => void = () => {},
+  ) {
     this.timer = setInterval(() => void this.flush().catch(this.onError), intervalMs);
     this.timer.unref();
   }
@@ -79,10 +83,17 @@ export class UsageMeter {
    */
   flush(): Promise<void> {
     if (!this.running) {
-      this.running = this.doFlush().finally(() => { this.running = null; });
+      this.running = this.doFlush().finally(() => {
+        this.running = null;
+      });
       return this.running;
     }
-    this.queued ??= this.running.catch(() => {}).then(() => { this.queued = null; return this.flush(); });
+    this.queued ??= this.running
+      .catch(() => {})
+      .then(() => {
+        this.queued = null;
+        return this.flush();
+      });
     return this.queued;
   }
 

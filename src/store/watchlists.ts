@@ -22,10 +22,21 @@ export async function refreshProducts(db: Conn): Promise<number> {
   return r.rows[0].n;
 }
 
-export interface ProductRow { vendor_slug: string; vendor: string; product_key: string; name: string; cve_count: number }
+export interface ProductRow {
+  vendor_slug: string;
+  vendor: string;
+  product_key: string;
+  name: string;
+  cve_count: number;
+}
 
 /** Catalog products, by vendor name then product name; `vendor` (a slug) narrows, `q` matches the name or key. */
-export async function listProducts(db: Conn, f: { vendor?: string; q?: string }, limit: number, offset: number): Promise<{ total: number; rows: ProductRow[] }> {
+export async function listProducts(
+  db: Conn,
+  f: { vendor?: string; q?: string },
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: ProductRow[] }> {
   const parts: RawBuilder<unknown>[] = [];
   if (f.vendor !== undefined) parts.push(sql`p.vendor_slug = ${f.vendor}`);
   if (f.q !== undefined) {
@@ -37,7 +48,9 @@ export async function listProducts(db: Conn, f: { vendor?: string; q?: string },
     sql<{ n: number }>`SELECT count(*)::int AS n FROM products p WHERE ${where}`.execute(db),
     sql<ProductRow>`SELECT p.vendor_slug, coalesce(v.name, p.vendor_slug) AS vendor, p.product_key, p.name, p.cve_count
       FROM products p LEFT JOIN vendors v ON v.slug = p.vendor_slug WHERE ${where}
-      ORDER BY lower(coalesce(v.name, p.vendor_slug)), p.vendor_slug, lower(p.name), p.product_key LIMIT ${limit} OFFSET ${offset}`.execute(db),
+      ORDER BY lower(coalesce(v.name, p.vendor_slug)), p.vendor_slug, lower(p.name), p.product_key LIMIT ${limit} OFFSET ${offset}`.execute(
+      db,
+    ),
   ]);
   return { total: total.rows[0].n, rows: rows.rows };
 }
@@ -46,13 +59,18 @@ export async function listProducts(db: Conn, f: { vendor?: string; q?: string },
 export async function catalogProductNames(db: Conn, names: readonly string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const lower = [...new Set(names.map((n) => n.toLowerCase()))];
-  const r = await sql<{ n: string }>`SELECT DISTINCT lower(name) AS n FROM products WHERE lower(name) = ANY(${lower}::text[])`.execute(db);
+  const r = await sql<{
+    n: string;
+  }>`SELECT DISTINCT lower(name) AS n FROM products WHERE lower(name) = ANY(${lower}::text[])`.execute(db);
   return new Set(r.rows.map((x) => x.n));
 }
 
 /** CVE counts per ICS protocol (exact: the trigger-maintained facet counts). */
 export async function protocolCounts(db: Conn): Promise<Map<string, number>> {
-  const r = await sql<{ key: string; n: string }>`SELECT key, sum(n)::bigint AS n FROM cve_facet_counts WHERE scope = 'protocol' GROUP BY key`.execute(db);
+  const r = await sql<{
+    key: string;
+    n: string;
+  }>`SELECT key, sum(n)::bigint AS n FROM cve_facet_counts WHERE scope = 'protocol' GROUP BY key`.execute(db);
   return new Map(r.rows.map((x) => [x.key, Number(x.n)]));
 }
 
@@ -67,8 +85,12 @@ export async function catalogName(db: Conn, type: WatchEntityType, key: string):
     }
     case 'product': {
       const [v, p] = key.split('/');
-      const r = await sql<{ name: string }>`SELECT vi_product_phrase(coalesce(vv.name, pp.vendor_slug), pp.name) AS name FROM products pp
-        LEFT JOIN vendors vv ON vv.slug = pp.vendor_slug WHERE pp.vendor_slug = ${v} AND pp.product_key = ${p}`.execute(db);
+      const r = await sql<{
+        name: string;
+      }>`SELECT vi_product_phrase(coalesce(vv.name, pp.vendor_slug), pp.name) AS name FROM products pp
+        LEFT JOIN vendors vv ON vv.slug = pp.vendor_slug WHERE pp.vendor_slug = ${v} AND pp.product_key = ${p}`.execute(
+        db,
+      );
       return r.rows[0]?.name ?? null;
     }
     case 'cve': {
@@ -99,12 +121,16 @@ export async function orphanedWatchVendors(db: Conn): Promise<string[]> {
  * watches two former ids of it, keeps one entry: the one it already had, else its oldest. Returns the entries moved
  * and the duplicates removed.
  */
-export async function moveWatchVendors(db: Conn, moves: { from: string; to: string }[]): Promise<{ moved: number; merged: number }> {
+export async function moveWatchVendors(
+  db: Conn,
+  moves: { from: string; to: string }[],
+): Promise<{ moved: number; merged: number }> {
   if (!moves.length) return { moved: 0, merged: 0 };
   // Each entry's new id, and whether it stays: not when its organization already watches the new id, nor for the
   // second of two former ids of one new id. Two statements (the caller's transaction): the duplicates go first, so
   // no update meets an id still held.
-  const plan = (await sql<{ id: string; new_key: string; stays: boolean }>`
+  const plan = (
+    await sql<{ id: string; new_key: string; stays: boolean }>`
     WITH m AS (
       SELECT x.* FROM jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) AS x("from" text, "to" text)
       WHERE EXISTS (SELECT 1 FROM vendors v WHERE v.slug = x."to")
@@ -118,13 +144,16 @@ export async function moveWatchVendors(db: Conn, moves: { from: string; to: stri
     SELECT c.id::text, c.new_key,
       row_number() OVER (PARTITION BY c.org_id, c.entity_type, c.new_key ORDER BY c.created_at, c.id) = 1
         AND NOT EXISTS (SELECT 1 FROM watchlist_entries o WHERE o.org_id = c.org_id AND o.entity_type = c.entity_type AND o.entity_key = c.new_key) AS stays
-    FROM cand c`.execute(db)).rows;
+    FROM cand c`.execute(db)
+  ).rows;
   const drop = plan.filter((p) => !p.stays).map((p) => p.id);
   const move = plan.filter((p) => p.stays);
   if (drop.length) await sql`DELETE FROM watchlist_entries WHERE id = ANY(${drop}::bigint[])`.execute(db);
   if (move.length) {
     await sql`UPDATE watchlist_entries w SET entity_key = x.k
-      FROM unnest(${move.map((p) => p.id)}::bigint[], ${move.map((p) => p.new_key)}::text[]) AS x(id, k) WHERE w.id = x.id`.execute(db);
+      FROM unnest(${move.map((p) => p.id)}::bigint[], ${move.map((p) => p.new_key)}::text[]) AS x(id, k) WHERE w.id = x.id`.execute(
+      db,
+    );
   }
   return { moved: move.length, merged: drop.length };
 }
@@ -150,37 +179,70 @@ const ENTRY = sql`w.id, w.entity_type, w.entity_key, to_char(w.created_at AT TIM
 
 const asRow = (x: WatchRow): WatchRow => ({ ...x, id: Number(x.id) });
 
-export async function listWatches(db: Conn, orgId: number, type: WatchEntityType | undefined, limit: number, offset: number): Promise<{ total: number; rows: WatchRow[] }> {
+export async function listWatches(
+  db: Conn,
+  orgId: number,
+  type: WatchEntityType | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: WatchRow[] }> {
   const where = type ? sql`w.org_id = ${orgId} AND w.entity_type = ${type}` : sql`w.org_id = ${orgId}`;
   const [total, rows] = await Promise.all([
     sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries w WHERE ${where}`.execute(db),
-    sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE ${where} ORDER BY w.created_at, w.id LIMIT ${limit} OFFSET ${offset}`.execute(db),
+    sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE ${where} ORDER BY w.created_at, w.id LIMIT ${limit} OFFSET ${offset}`.execute(
+      db,
+    ),
   ]);
   return { total: total.rows[0].n, rows: rows.rows.map(asRow) };
 }
 
 export async function countWatches(db: Conn, orgId: number): Promise<number> {
-  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${orgId}`.execute(db);
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${orgId}`.execute(
+    db,
+  );
   return r.rows[0].n;
 }
 
 /** Adds an entry; `existing` is the id of the same entry already there (nothing added). */
 /** The id of the organization's entry for an entity, or null. */
-export async function findWatchEntry(db: Conn, orgId: number, type: WatchEntityType, key: string): Promise<number | null> {
-  const r = await sql<{ id: number }>`SELECT id FROM watchlist_entries WHERE org_id = ${orgId} AND entity_type = ${type} AND entity_key = ${key}`.execute(db);
+export async function findWatchEntry(
+  db: Conn,
+  orgId: number,
+  type: WatchEntityType,
+  key: string,
+): Promise<number | null> {
+  const r = await sql<{
+    id: number;
+  }>`SELECT id FROM watchlist_entries WHERE org_id = ${orgId} AND entity_type = ${type} AND entity_key = ${key}`.execute(
+    db,
+  );
   return r.rows.length ? Number(r.rows[0].id) : null;
 }
 
-export async function addWatchEntry(db: Conn, orgId: number, type: WatchEntityType, key: string, memberId: number | null): Promise<{ row: WatchRow } | { existing: number }> {
+export async function addWatchEntry(
+  db: Conn,
+  orgId: number,
+  type: WatchEntityType,
+  key: string,
+  memberId: number | null,
+): Promise<{ row: WatchRow } | { existing: number }> {
   const ins = await sql<{ id: number }>`INSERT INTO watchlist_entries (org_id, entity_type, entity_key, created_by)
-    VALUES (${orgId}, ${type}, ${key}, ${memberId}) ON CONFLICT (org_id, entity_type, entity_key) DO NOTHING RETURNING id`.execute(db);
+    VALUES (${orgId}, ${type}, ${key}, ${memberId}) ON CONFLICT (org_id, entity_type, entity_key) DO NOTHING RETURNING id`.execute(
+    db,
+  );
   if (!ins.rows.length) return { existing: (await findWatchEntry(db, orgId, type, key))! };
-  const r = await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${ins.rows[0].id}`.execute(db);
+  const r =
+    await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${ins.rows[0].id}`.execute(
+      db,
+    );
   return { row: asRow(r.rows[0]) };
 }
 
 export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Promise<WatchRow | null> {
-  const r = await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${id}`.execute(db);
+  const r =
+    await sql<WatchRow>`SELECT ${ENTRY} FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.id = ${id}`.execute(
+      db,
+    );
   if (!r.rows.length) return null;
   const d = await sql`DELETE FROM watchlist_entries WHERE org_id = ${orgId} AND id = ${id}`.execute(db);
   return Number(d.numAffectedRows ?? 0) > 0 ? asRow(r.rows[0]) : null;
@@ -200,7 +262,8 @@ export async function deleteWatchEntry(db: Conn, orgId: number, id: number): Pro
  * row costs one hash probe however many CVEs the organization's products and assets hit. Neither is ever null.
  */
 export function interestOf(orgId: number, form: 'index' | 'row' = 'row'): RawBuilder<boolean> {
-  const keys = (type: string) => sql`ARRAY(SELECT w.entity_key FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = ${type})`;
+  const keys = (type: string) =>
+    sql`ARRAY(SELECT w.entity_key FROM watchlist_entries w WHERE w.org_id = ${orgId} AND w.entity_type = ${type})`;
   // A watched product `<vendor>/<key>` (domain/watchlist.ts cveNamesProduct): the CVEs whose ids hold it (through the
   // GIN index, as before migration 1280), and those in the compact form (past PRODUCT_PAIRS_MAX pairs) holding its key
   // alone and its vendor as `<vendor>/`. Only compact rows hold a key without a slash, so the second lookup finds

@@ -4,7 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { CLIENT_GENERATE_COMMAND, CLIENT_SCHEMA_FILE, renderClientSchema, servedOpenApiDocument } from '../../tools/client-schema.ts';
+import {
+  CLIENT_GENERATE_COMMAND,
+  CLIENT_SCHEMA_FILE,
+  renderClientSchema,
+  servedOpenApiDocument,
+} from '../../tools/client-schema.ts';
 
 test('clients/typescript/schema.ts is generated from the current OpenAPI document', async () => {
   const doc = await servedOpenApiDocument();
@@ -12,13 +17,16 @@ test('clients/typescript/schema.ts is generated from the current OpenAPI documen
   const committed = readFileSync(CLIENT_SCHEMA_FILE, 'utf8');
   if (committed === fresh) {
     // The file is really the document's: every documented path is in it.
-    for (const p of Object.keys(doc.paths ?? {})) assert.ok(committed.includes(`\n    ${JSON.stringify(p)}: {`), `${p} in schema.ts`);
+    for (const p of Object.keys(doc.paths ?? {}))
+      assert.ok(committed.includes(`\n    ${JSON.stringify(p)}: {`), `${p} in schema.ts`);
     return;
   }
   const a = committed.split('\n');
   const b = fresh.split('\n');
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  assert.fail(`clients/typescript/schema.ts is stale (the OpenAPI document changed): run \`${CLIENT_GENERATE_COMMAND}\` and commit the result.\n`
-    + `First difference at line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`);
+  assert.fail(
+    `clients/typescript/schema.ts is stale (the OpenAPI document changed): run \`${CLIENT_GENERATE_COMMAND}\` and commit the result.\n` +
+      `First difference at line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`,
+  );
 });

@@ -6,14 +6,21 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
-let doc: { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>>; components: { securitySchemes: Record<string, unknown> } };
+let doc: {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, unknown>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 before(async () => {
   t = await testApp();
   const r = await t.app.inject({ method: 'GET', url: '/api/openapi.json' });
   assert.equal(r.statusCode, 200);
   doc = r.json();
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 test('the document is valid OpenAPI 3.1', async () => {
   const v = new Validator();
@@ -25,10 +32,14 @@ test('the document is valid OpenAPI 3.1', async () => {
 });
 
 test('route table and document agree (inventory)', () => {
-  const served = t.app.routeTable()
+  const served = t.app
+    .routeTable()
     .filter((r) => !r.url.startsWith('/docs') && r.url !== '/api/openapi.json')
-    .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`).sort();
-  const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
+    .sort();
+  const documented = Object.entries(doc.paths)
+    .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+    .sort();
   assert.deepEqual(documented, served);
   assert.ok(served.includes('GET /api/v1/account/me'));
   assert.ok(served.includes('GET /api/v1/health'));
@@ -46,7 +57,8 @@ test('/docs is the interactive reference over the same document', async () => {
 });
 
 test('card severity is documented exactly: the four CVSS severities or null (not scored), with the fallback rule', () => {
-  const cards = (doc.paths['/api/v1/cves'] as Record<string, any>).get.responses['200'].content['application/json'].schema.properties.data.items;
+  const cards = (doc.paths['/api/v1/cves'] as Record<string, any>).get.responses['200'].content['application/json']
+    .schema.properties.data.items;
   const sev = cards.properties.severity;
   assert.deepEqual(sev.type, ['string', 'null']);
   assert.deepEqual(sev.enum, ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null]);
@@ -58,9 +70,16 @@ test('card severity is documented exactly: the four CVSS severities or null (not
 test('each operation states the credentials it takes: optional on the public CVE routes, required on pages, with the sign-in redirect', () => {
   // The public routes and the training pages name their optional security (without it the reference never sends a
   // key to them, so ranked lists and paid page sizes cannot be tried there), and every page documents its 303 to /login.
-  const op = (p: string, m: string) => doc.paths[p][m] as { security?: Record<string, string[]>[]; responses: Record<string, { description: string }>; parameters?: { name: string; description?: string }[] };
-  for (const p of ['/api/v1/cves', '/api/v1/cves/{cve_id}', '/api/v1/changes']) assert.deepEqual(op(p, 'get').security, [{}, { apiKey: [] }, { session: [] }], p);
-  for (const p of ['/training', '/training/{module_id}']) assert.deepEqual(op(p, 'get').security, [{ apiKey: [] }, { session: [] }], p);
+  const op = (p: string, m: string) =>
+    doc.paths[p][m] as {
+      security?: Record<string, string[]>[];
+      responses: Record<string, { description: string }>;
+      parameters?: { name: string; description?: string }[];
+    };
+  for (const p of ['/api/v1/cves', '/api/v1/cves/{cve_id}', '/api/v1/changes'])
+    assert.deepEqual(op(p, 'get').security, [{}, { apiKey: [] }, { session: [] }], p);
+  for (const p of ['/training', '/training/{module_id}'])
+    assert.deepEqual(op(p, 'get').security, [{ apiKey: [] }, { session: [] }], p);
   for (const p of ['/training', '/training/{module_id}', '/account', '/account/notifications']) {
     assert.match(op(p, 'get').responses['303'].description, /\/login\?next=/, p);
   }

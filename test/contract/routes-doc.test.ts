@@ -10,8 +10,12 @@ import type { RouteEntry } from '../../src/http/conventions.ts';
 const FILE = new URL('../../docs/routes.md', import.meta.url);
 
 let t: TestApp;
-before(async () => { t = await testApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await testApp();
+});
+after(async () => {
+  await t.close();
+});
 
 function row(r: RouteEntry): string {
   const p = r.policy!;
@@ -22,11 +26,14 @@ function row(r: RouteEntry): string {
     ? `${p.tenant.resource}${p.tenant.ids.length ? `: ${p.tenant.ids.map((i) => `${i.in}.${i.name} → ${i.foreign === 'empty' ? 'empty result' : `404 ${i.foreign}`}`).join('; ')}` : ' (own data only)'}`
     : 'no';
   const summary = String((r.schema as { summary?: string } | null)?.summary ?? '').replace(/\|/g, '\\|');
-  return `| ${r.method} | \`${r.url}\` | ${p.mode}${p.publicHtml ? ' (HTML public)' : ''} | ${credentialed ? need.role : '—'} | ${credentialed ? need.scope ?? '—' : '—'} | ${kinds} | ${tenant} | ${summary} |`;
+  return `| ${r.method} | \`${r.url}\` | ${p.mode}${p.publicHtml ? ' (HTML public)' : ''} | ${credentialed ? need.role : '—'} | ${credentialed ? (need.scope ?? '—') : '—'} | ${kinds} | ${tenant} | ${summary} |`;
 }
 
 export function renderRoutesDoc(table: RouteEntry[]): string {
-  const rows = table.filter((r) => !r.url.startsWith('/docs')).sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method)).map(row);
+  const rows = table
+    .filter((r) => !r.url.startsWith('/docs'))
+    .sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
+    .map(row);
   return `# Routes and their policies
 
 Generated from the route table by \`test/contract/routes-doc.test.ts\` (it fails when this file is stale;

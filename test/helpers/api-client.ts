@@ -24,7 +24,9 @@ export function injectFetch(app: FastifyInstance): (req: Request) => Promise<Res
     const url = new URL(req.url);
     const payload = req.body === null ? undefined : Buffer.from(await req.arrayBuffer());
     const headers: Record<string, string> = {};
-    req.headers.forEach((v, k) => { headers[k] = v; });
+    req.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
     const r = await app.inject({ method: req.method as 'GET', url: url.pathname + url.search, headers, payload });
     const out = new Headers();
     for (const [k, v] of Object.entries(r.headers)) {
@@ -38,11 +40,16 @@ export function injectFetch(app: FastifyInstance): (req: Request) => Promise<Res
   };
 }
 
-interface Operation { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }
+interface Operation {
+  responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
+}
 type Doc = { paths: Record<string, Record<string, Operation>>; components?: object };
 
 /** Per app: its document, and the compiled answer schemas by "METHOD path status". */
-const documents = new WeakMap<FastifyInstance, { doc: Doc; ajv: Ajv.default; compiled: Map<string, ValidateFunction | null> }>();
+const documents = new WeakMap<
+  FastifyInstance,
+  { doc: Doc; ajv: Ajv.default; compiled: Map<string, ValidateFunction | null> }
+>();
 
 function documentOf(app: FastifyInstance) {
   let d = documents.get(app);
@@ -63,7 +70,10 @@ function checkAnswer(app: FastifyInstance, method: string, schemaPath: string, r
     const op = d.doc.paths[schemaPath]?.[method.toLowerCase()];
     if (!op) throw new Error(`${method} ${schemaPath} is not in the OpenAPI document`);
     const answer = op.responses?.[String(res.status)];
-    if (!answer) throw new Error(`${label}: status not documented (listed: ${Object.keys(op.responses ?? {}).join(', ')}): ${rawBody(res).slice(0, 300)}`);
+    if (!answer)
+      throw new Error(
+        `${label}: status not documented (listed: ${Object.keys(op.responses ?? {}).join(', ')}): ${rawBody(res).slice(0, 300)}`,
+      );
     const schema = answer.content?.['application/json']?.schema;
     // $refs (#/components/schemas/…) resolve against the document's components, carried at the schema's root.
     d.compiled.set(label, schema ? d.ajv.compile({ ...schema, components: d.doc.components }) : null);
@@ -72,7 +82,9 @@ function checkAnswer(app: FastifyInstance, method: string, schemaPath: string, r
   if (!validate || !String(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
   const body = rawBody(res);
   if (!validate(JSON.parse(body))) {
-    throw new Error(`${label}: the answer does not match its documented schema: ${JSON.stringify(validate.errors?.slice(0, 5))} ${body.slice(0, 300)}`);
+    throw new Error(
+      `${label}: the answer does not match its documented schema: ${JSON.stringify(validate.errors?.slice(0, 5))} ${body.slice(0, 300)}`,
+    );
   }
 }
 
@@ -82,6 +94,10 @@ function checkAnswer(app: FastifyInstance, method: string, schemaPath: string, r
  */
 export function apiClient(app: FastifyInstance, auth: Record<string, string> = {}): VulnintelClient {
   const client = createClient({ baseUrl: 'http://vulnintel.test', headers: auth, fetch: injectFetch(app) });
-  client.use({ onResponse({ request, schemaPath, response }) { checkAnswer(app, request.method, schemaPath, response); } });
+  client.use({
+    onResponse({ request, schemaPath, response }) {
+      checkAnswer(app, request.method, schemaPath, response);
+    },
+  });
   return client;
 }

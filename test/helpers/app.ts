@@ -30,17 +30,21 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(opts: {
-  env?: Record<string, string>; now?: string; clock?: Clock;
-  /** Test-only routes added before ready (buildApp's testRoutes hook). */
-  testRoutes?: (app: FastifyInstance) => void | Promise<void>;
-  /** Route the app's database connections through a TCP proxy the test can cut. */
-  viaProxy?: boolean;
-  /** Smaller rate-limit windows (buildApp's rateProfiles). */
-  rateProfiles?: AppDeps['rateProfiles'];
-  /** A logger for the app (default: none). */
-  logger?: AppDeps['logger'];
-} = {}): Promise<TestApp> {
+export async function testApp(
+  opts: {
+    env?: Record<string, string>;
+    now?: string;
+    clock?: Clock;
+    /** Test-only routes added before ready (buildApp's testRoutes hook). */
+    testRoutes?: (app: FastifyInstance) => void | Promise<void>;
+    /** Route the app's database connections through a TCP proxy the test can cut. */
+    viaProxy?: boolean;
+    /** Smaller rate-limit windows (buildApp's rateProfiles). */
+    rateProfiles?: AppDeps['rateProfiles'];
+    /** A logger for the app (default: none). */
+    logger?: AppDeps['logger'];
+  } = {},
+): Promise<TestApp> {
   const db = await freshDb();
   let proxy: TcpProxy | null = null;
   let store = db.store;
@@ -66,10 +70,22 @@ export async function testApp(opts: {
     ...(opts.env ?? {}),
   });
   const clock = fixedClock(opts.now ?? '2026-11-21T12:00:00Z');
-  const app = await buildApp({ config, store, clock: opts.clock ?? clock, testRoutes: opts.testRoutes, rateProfiles: opts.rateProfiles, logger: opts.logger });
+  const app = await buildApp({
+    config,
+    store,
+    clock: opts.clock ?? clock,
+    testRoutes: opts.testRoutes,
+    rateProfiles: opts.rateProfiles,
+    logger: opts.logger,
+  });
   await app.ready();
   return {
-    app, db, store, proxy, config, clock,
+    app,
+    db,
+    store,
+    proxy,
+    config,
+    clock,
     async close() {
       await app.close();
       if (proxy) {
@@ -90,8 +106,15 @@ export interface SeededKey {
 }
 
 /** Creates an organization with an owner and one API key for that owner. */
-export async function seedOrg(store: Store, o: { name?: string; tier?: Tier } = {}): Promise<SeededKey & { ownerEmail: string }> {
-  const org = await createOrganization(store.db, o.name ?? `Org ${Math.random().toString(36).slice(2, 8)}`, o.tier ?? 'professional');
+export async function seedOrg(
+  store: Store,
+  o: { name?: string; tier?: Tier } = {},
+): Promise<SeededKey & { ownerEmail: string }> {
+  const org = await createOrganization(
+    store.db,
+    o.name ?? `Org ${Math.random().toString(36).slice(2, 8)}`,
+    o.tier ?? 'professional',
+  );
   const email = `owner@${org.id}.example.test`;
   const m = await createMember(store.db, org.id, email, 'owner', 'Owner');
   const k = await seedKey(store, org.id, m.id, {});
@@ -99,20 +122,33 @@ export async function seedOrg(store: Store, o: { name?: string; tier?: Tier } = 
 }
 
 /** Adds a member (if role given) or uses memberId, and issues a key with the given kind/scopes/expiry. */
-export async function seedKey(store: Store, orgId: number, memberId: number | null, o: {
-  role?: Role; kind?: KeyKind; scopes?: Scope[]; expiresAt?: Date | null; revoked?: boolean;
-}): Promise<SeededKey> {
+export async function seedKey(
+  store: Store,
+  orgId: number,
+  memberId: number | null,
+  o: { role?: Role; kind?: KeyKind; scopes?: Scope[]; expiresAt?: Date | null; revoked?: boolean },
+): Promise<SeededKey> {
   let mid = memberId;
   if (mid === null) {
-    const m = await createMember(store.db, orgId, `${o.role ?? 'admin'}-${Math.random().toString(36).slice(2, 8)}@example.test`, o.role ?? 'admin');
+    const m = await createMember(
+      store.db,
+      orgId,
+      `${o.role ?? 'admin'}-${Math.random().toString(36).slice(2, 8)}@example.test`,
+      o.role ?? 'admin',
+    );
     mid = m.id;
   }
   const g = generateApiKey();
   const row = await insertApiKey(store.db, orgId, {
-    member_id: mid, key_hash: g.hash, key_start: g.start, kind: o.kind ?? 'standard', scopes: o.scopes ?? ['read', 'write'],
+    member_id: mid,
+    key_hash: g.hash,
+    key_start: g.start,
+    kind: o.kind ?? 'standard',
+    scopes: o.scopes ?? ['read', 'write'],
     expires_at: o.expiresAt ?? null,
   });
-  if (o.revoked) await store.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', row.id).execute();
+  if (o.revoked)
+    await store.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', row.id).execute();
   return { orgId, memberId: mid, keyId: row.id, key: g.key, auth: { authorization: `Bearer ${g.key}` } };
 }
 
@@ -124,9 +160,17 @@ export async function seedTwoOrgs(store: Store) {
 }
 
 /** A browser session for a member; returns the Cookie header to send. */
-export async function seedSession(store: Store, orgId: number, memberId: number, expiresAt = new Date('2100-01-01T00:00:00Z')) {
+export async function seedSession(
+  store: Store,
+  orgId: number,
+  memberId: number,
+  expiresAt = new Date('2100-01-01T00:00:00Z'),
+) {
   const token = randomToken();
   await insertSession(store.db, orgId, memberId, sha256Hex(token), expiresAt);
   // The CSRF token rides along (as a page's form or script would send it); tests of the CSRF refusal drop it.
-  return { cookie: `${SESSION_COOKIE}=${token}; ${CSRF_COOKIE}=${csrfTokenFor(token)}`, 'x-csrf-token': csrfTokenFor(token) };
+  return {
+    cookie: `${SESSION_COOKIE}=${token}; ${CSRF_COOKIE}=${csrfTokenFor(token)}`,
+    'x-csrf-token': csrfTokenFor(token),
+  };
 }

@@ -25,7 +25,16 @@ export interface BrowserChoice {
 }
 
 /** Flags for headless tests: no sandbox (root in CI), no GPU, nothing phoned home. */
-const ARGS = ['--headless', '--no-sandbox', '--no-zygote', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--no-zygote',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Unpacks a .tar.br of the package into `dir` once (a rename makes the result appear whole or not at all). */
 function unpackOnce(archive: string, dir: string): string {
@@ -52,7 +61,10 @@ async function npmChromium(): Promise<BrowserChoice> {
   const root = path.resolve(path.dirname(require.resolve('@sparticuz/chromium')), '..', '..');
   const bin = path.join(root, 'bin');
   const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
-  const libs = unpackOnce(path.join(bin, 'al2023.tar.br'), path.join(os.tmpdir(), `vulnintel-chromium-${version}-libs`));
+  const libs = unpackOnce(
+    path.join(bin, 'al2023.tar.br'),
+    path.join(os.tmpdir(), `vulnintel-chromium-${version}-libs`),
+  );
   const env: Record<string, string> = {
     LD_LIBRARY_PATH: [path.join(libs, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
     // executablePath() unpacked fonts.tar.br to <tmp>/fonts (fonts.conf with its directory).
@@ -65,7 +77,10 @@ async function npmChromium(): Promise<BrowserChoice> {
 export function missingLibraries(choice: BrowserChoice): string[] {
   const r = spawnSync('ldd', [choice.executablePath], { env: { ...process.env, ...choice.env }, encoding: 'utf8' });
   if (r.error) return [];
-  return r.stdout.split('\n').filter((l) => /not found/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
+  return r.stdout
+    .split('\n')
+    .filter((l) => /not found/.test(l))
+    .map((l) => l.trim().split(/\s+/)[0]);
 }
 
 /** The browser the page tests use, and why: see the file comment for the order. */
@@ -88,5 +103,9 @@ export async function chooseBrowser(): Promise<BrowserChoice> {
 /** Launches the headless browser for a page test (close it in `after`). */
 export async function launchBrowser(): Promise<Browser> {
   const choice = await chooseBrowser();
-  return chromium.launch({ executablePath: choice.executablePath, args: ARGS, env: { ...process.env, ...choice.env } as Record<string, string> });
+  return chromium.launch({
+    executablePath: choice.executablePath,
+    args: ARGS,
+    env: { ...process.env, ...choice.env } as Record<string, string>,
+  });
 }

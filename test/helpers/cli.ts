@@ -6,7 +6,10 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'cli.ts'), ...args], {
       cwd: root,
@@ -14,8 +17,12 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -24,9 +31,16 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
  * Starts `vulnintel <args>` (bin/vulnintel.js) with only PATH and `env`, and resolves with the process once its output
  * (stdout or stderr) matches `ready`; rejects when it exits first or is not ready within `timeoutMs`.
  */
-export function startCommand(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 240_000): Promise<ChildProcess> {
+export function startCommand(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 240_000,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, 'bin', 'vulnintel.js'), ...args], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -43,6 +57,9 @@ export function startCommand(args: string[], env: Record<string, string>, ready:
     };
     child.stdout!.on('data', on);
     child.stderr!.on('data', on);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${args[0]} exited ${code}: ${out.slice(-2000)}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args[0]} exited ${code}: ${out.slice(-2000)}`));
+    });
   });
 }

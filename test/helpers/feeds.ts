@@ -42,7 +42,8 @@ let catalogs: Promise<Catalogs> | null = null;
 export function realCatalogs(): Promise<Catalogs> {
   catalogs ??= (async () => {
     const cwe = new Map<number, { name: string }>();
-    for (const it of await readAll(snapshotFile('cwe', 'cwec_v4.15.xml.gz'))) if (it.kind === 'cwe') cwe.set(it.record.id, { name: it.record.name });
+    for (const it of await readAll(snapshotFile('cwe', 'cwec_v4.15.xml.gz')))
+      if (it.kind === 'cwe') cwe.set(it.record.id, { name: it.record.name });
     const capec: CapecRecord[] = [];
     let version: string | null = null;
     for (const it of await readAll(snapshotFile('capec', 'capec-3.9-stix21-objects.jsonl.gz'))) {

@@ -11,10 +11,17 @@ import { TEST_JOBS, FAST_TIMINGS } from './job-table.ts';
 const store = openStore(process.env.DATABASE_URL!, { max: 2 });
 const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: 'silent' });
 const queue = await startJobQueue({
-  config, store, log: pino({ level: 'silent' }), workers: true, timings: FAST_TIMINGS,
+  config,
+  store,
+  log: pino({ level: 'silent' }),
+  workers: true,
+  timings: FAST_TIMINGS,
   jobs: TEST_JOBS((line) => process.stdout.write(`${line}\n`), process.env.TICK_CRON ?? null),
 });
 process.stdout.write('ready\n');
 process.once('SIGTERM', () => {
-  void queue.stop(1000).then(() => store.close()).then(() => process.exit(0));
+  void queue
+    .stop(1000)
+    .then(() => store.close())
+    .then(() => process.exit(0));
 });

@@ -54,7 +54,11 @@ export class RecordingSink implements FeedSink {
     return this.record(readFeed(file, format), format, source);
   }
 
-  private async record(items: AsyncIterable<IngestItem> | Iterable<IngestItem>, format: FeedFormat, source: string): Promise<SinkImport> {
+  private async record(
+    items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
+    format: FeedFormat,
+    source: string,
+  ): Promise<SinkImport> {
     const ids: string[] = [];
     const meta: IngestItem[] = [];
     for await (const item of items) {

@@ -57,7 +57,10 @@ function nvdTime(s: string): number {
 
 export function loadNvdRecords(): Json[] {
   const dir = path.join(FIX, 'nvd', 'records');
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
 }
 
 export class ReplayServer {
@@ -81,12 +84,24 @@ export class ReplayServer {
       this.csafFeed = opts.csaf.feed;
       this.csafDocs = opts.csaf.docs;
     }
-    this.kev = served(gunzipSync(readFileSync(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))), 'application/json', { etag: true, lastModified: 'Fri, 07 Aug 2026 16:46:00 GMT' });
-    this.epss = served(gzipSync(readFileSync(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'))), 'application/gzip', { etag: true });
-    this.cwe = served(readFileSync(path.join(FIX, 'cwe', 'cwec_latest.xml.zip')), 'application/zip', { lastModified: 'Tue, 16 Jul 2024 12:00:00 GMT' });
+    this.kev = served(
+      gunzipSync(readFileSync(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))),
+      'application/json',
+      { etag: true, lastModified: 'Fri, 07 Aug 2026 16:46:00 GMT' },
+    );
+    this.epss = served(
+      gzipSync(readFileSync(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'))),
+      'application/gzip',
+      { etag: true },
+    );
+    this.cwe = served(readFileSync(path.join(FIX, 'cwe', 'cwec_latest.xml.zip')), 'application/zip', {
+      lastModified: 'Tue, 16 Jul 2024 12:00:00 GMT',
+    });
     // raw.githubusercontent.com answers with an ETag; this copy has none, so the client's content-hash path is exercised.
     this.capec = served(readFileSync(path.join(FIX, 'capec', 'stix-capec.subset.json')), 'application/json', {});
-    if (!opts.csaf) for (const f of readdirSync(path.join(FIX, 'csaf', 'docs'))) this.csafDocs.set(f, readFileSync(path.join(FIX, 'csaf', 'docs', f)));
+    if (!opts.csaf)
+      for (const f of readdirSync(path.join(FIX, 'csaf', 'docs')))
+        this.csafDocs.set(f, readFileSync(path.join(FIX, 'csaf', 'docs', f)));
   }
 
   get base(): string {
@@ -121,8 +136,26 @@ export class ReplayServer {
   }
 
   /** The next `times` requests matching `match` get this response instead of the real one. */
-  inject(match: (r: RecordedRequest) => boolean, status: number, opts: { headers?: Record<string, string>; body?: string | Buffer; times?: number; hang?: boolean; cut?: boolean } = {}): void {
-    this.faults.push({ match, status, headers: opts.headers ?? {}, body: opts.body ?? '', times: opts.times ?? 1, hang: opts.hang ?? false, cut: opts.cut ?? false });
+  inject(
+    match: (r: RecordedRequest) => boolean,
+    status: number,
+    opts: {
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+      times?: number;
+      hang?: boolean;
+      cut?: boolean;
+    } = {},
+  ): void {
+    this.faults.push({
+      match,
+      status,
+      headers: opts.headers ?? {},
+      body: opts.body ?? '',
+      times: opts.times ?? 1,
+      hang: opts.hang ?? false,
+      cut: opts.cut ?? false,
+    });
   }
 
   /** The next `times` answers to requests matching `match` break off halfway through their body (a reset). */
@@ -132,10 +165,14 @@ export class ReplayServer {
 
   /** Serve the older KEV catalog (2025-08-25, 1,404 entries) or the newer one. */
   useKev(version: '2025-08-25' | '2026-08-07'): void {
-    this.kev = served(gunzipSync(readFileSync(path.join(FIX, 'kev', `known_exploited_vulnerabilities-${version}.json.gz`))), 'application/json', {
-      etag: true,
-      lastModified: version === '2025-08-25' ? 'Mon, 25 Aug 2025 15:00:00 GMT' : 'Fri, 07 Aug 2026 16:46:00 GMT',
-    });
+    this.kev = served(
+      gunzipSync(readFileSync(path.join(FIX, 'kev', `known_exploited_vulnerabilities-${version}.json.gz`))),
+      'application/json',
+      {
+        etag: true,
+        lastModified: version === '2025-08-25' ? 'Mon, 25 Aug 2025 15:00:00 GMT' : 'Fri, 07 Aug 2026 16:46:00 GMT',
+      },
+    );
   }
 
   /** NVD modified a record: its lastModified moves (the record is otherwise the real one). */
@@ -167,7 +204,8 @@ export class ReplayServer {
       if (fault.cut) {
         // The real answer, cut: half of its body is sent, then the connection is reset.
         res.end = ((chunk?: unknown) => {
-          const body = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.alloc(0);
+          const body =
+            typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.alloc(0);
           res.write(body.subarray(0, Math.floor(body.length / 2)), () => setTimeout(() => res.socket?.destroy(), 5));
           return res;
         }) as typeof res.end;
@@ -192,7 +230,8 @@ export class ReplayServer {
       return this.file(req, res, served(Buffer.from(text), 'application/json', { etag: true }));
     }
     const doc = /^\/csaf\/csaf_files\/OT\/white\/\d{4}\/([a-z0-9-]+\.json)$/.exec(p);
-    if (doc && this.csafDocs.has(doc[1])) return this.file(req, res, served(this.csafDocs.get(doc[1])!, 'application/json', { etag: true }));
+    if (doc && this.csafDocs.has(doc[1]))
+      return this.file(req, res, served(this.csafDocs.get(doc[1])!, 'application/json', { etag: true }));
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   }
@@ -222,7 +261,8 @@ export class ReplayServer {
     };
     const perPage = q.has('resultsPerPage') ? Number(q.get('resultsPerPage')) : 2000;
     const start = q.has('startIndex') ? Number(q.get('startIndex')) : 0;
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 2000 || !Number.isInteger(start) || start < 0) return fail('Invalid paging');
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 2000 || !Number.isInteger(start) || start < 0)
+      return fail('Invalid paging');
     const s = q.get('lastModStartDate');
     const e = q.get('lastModEndDate');
     if ((s === null) !== (e === null)) return fail('Both lastModStartDate and lastModEndDate are required');

@@ -26,13 +26,28 @@ export interface ReplicaCluster {
   close(): Promise<void>;
 }
 
-
 const FLAGS = (port: number) => [
-  '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `port=${port}`,
-  '-c', 'wal_level=replica',
+  '-c',
+  'listen_addresses=127.0.0.1',
+  '-c',
+  'unix_socket_directories=',
+  '-c',
+  `port=${port}`,
+  '-c',
+  'wal_level=replica',
   // A test cluster: durability off for speed (the replica still gets every change by streaming).
-  '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=32MB',
-  '-c', 'wal_receiver_status_interval=1s', '-c', 'hot_standby_feedback=on',
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'shared_buffers=32MB',
+  '-c',
+  'wal_receiver_status_interval=1s',
+  '-c',
+  'hot_standby_feedback=on',
 ];
 
 /** A primary with the migrated schema in database `vulnintel`, and a streaming replica of it. */
@@ -50,9 +65,16 @@ export async function startReplicaCluster(): Promise<ReplicaCluster> {
   execFileSync('cp', ['-a', primaryDir, replicaDir]);
   const [pPort, rPort] = [await freePort(), await freePort()];
   writeFileSync(path.join(replicaDir, 'standby.signal'), '');
-  appendFileSync(path.join(replicaDir, 'postgresql.auto.conf'),
-    `primary_conninfo = 'host=127.0.0.1 port=${pPort} user=postgres password=${password} application_name=test_replica'\n`);
-  let primary: Postmaster | null = await startPostmaster(bin, { dataDir: primaryDir, port: pPort, user, flags: FLAGS(pPort) });
+  appendFileSync(
+    path.join(replicaDir, 'postgresql.auto.conf'),
+    `primary_conninfo = 'host=127.0.0.1 port=${pPort} user=postgres password=${password} application_name=test_replica'\n`,
+  );
+  let primary: Postmaster | null = await startPostmaster(bin, {
+    dataDir: primaryDir,
+    port: pPort,
+    user,
+    flags: FLAGS(pPort),
+  });
   let replica: Postmaster | null = null;
   const startReplica = async () => {
     replica = await startPostmaster(bin, { dataDir: replicaDir, port: rPort, user, flags: FLAGS(rPort) });
@@ -93,9 +115,13 @@ export async function startReplicaCluster(): Promise<ReplicaCluster> {
         const lsn = (await p.query<{ l: string }>('SELECT pg_current_wal_lsn()::text AS l')).rows[0].l;
         const until = Date.now() + timeoutMs;
         for (;;) {
-          const x = await r.query<{ d: string }>('SELECT pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::text AS d', [lsn]);
+          const x = await r.query<{ d: string }>(
+            'SELECT pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::text AS d',
+            [lsn],
+          );
           if (Number(x.rows[0].d) <= 0) return;
-          if (Date.now() > until) throw new Error(`replica not caught up within ${timeoutMs} ms (${x.rows[0].d} bytes behind)`);
+          if (Date.now() > until)
+            throw new Error(`replica not caught up within ${timeoutMs} ms (${x.rows[0].d} bytes behind)`);
           await new Promise((res) => setTimeout(res, 50));
         }
       } finally {

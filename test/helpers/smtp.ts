@@ -15,7 +15,11 @@ export interface ReceivedMail {
   attachments: ReceivedAttachment[];
 }
 
-export interface ReceivedAttachment { filename: string; contentType: string; content: Buffer }
+export interface ReceivedAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
 
 export interface TestSmtp {
   url: string;
@@ -32,9 +36,17 @@ function entity(raw: string): { header: (name: string) => string; body: Buffer; 
   const rawBody = raw.slice(split + 4);
   const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
   const enc = header('Content-Transfer-Encoding').toLowerCase();
-  const body = enc === 'quoted-printable'
-    ? Buffer.from(rawBody.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1')
-    : enc === 'base64' ? Buffer.from(rawBody.replace(/\s+/g, ''), 'base64') : Buffer.from(rawBody, 'utf8');
+  const body =
+    enc === 'quoted-printable'
+      ? Buffer.from(
+          rawBody
+            .replace(/=\r?\n/g, '')
+            .replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+          'latin1',
+        )
+      : enc === 'base64'
+        ? Buffer.from(rawBody.replace(/\s+/g, ''), 'base64')
+        : Buffer.from(rawBody, 'utf8');
   return { header, body, rawBody };
 }
 
@@ -52,16 +64,23 @@ function decodeBody(raw: string): { subject: string; text: string; attachments: 
         walk(entity(part.replace(/^\r\n/, '')));
       }
     } else if (/attachment/i.test(e.header('Content-Disposition'))) {
-      attachments.push({ contentType: type.split(';')[0].trim().toLowerCase(), filename: /filename="?([^";]+)"?/i.exec(e.header('Content-Disposition'))?.[1] ?? '', content: e.body });
+      attachments.push({
+        contentType: type.split(';')[0].trim().toLowerCase(),
+        filename: /filename="?([^";]+)"?/i.exec(e.header('Content-Disposition'))?.[1] ?? '',
+        content: e.body,
+      });
     } else if (text === null) text = e.body.toString('utf8');
   };
   walk(top);
   let subject = top.header('Subject');
   const encoded = /^=\?utf-8\?([BQ])\?(.*)\?=$/i.exec(subject);
   if (encoded) {
-    subject = encoded[1].toUpperCase() === 'B'
-      ? Buffer.from(encoded[2], 'base64').toString('utf8')
-      : encoded[2].replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+    subject =
+      encoded[1].toUpperCase() === 'B'
+        ? Buffer.from(encoded[2], 'base64').toString('utf8')
+        : encoded[2]
+            .replace(/_/g, ' ')
+            .replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
   }
   return { subject, text: text ?? '', attachments };
 }
@@ -81,7 +100,8 @@ export async function startSmtp(): Promise<TestSmtp> {
         messages.push({
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          raw, ...decodeBody(raw),
+          raw,
+          ...decodeBody(raw),
         });
         for (const w of waiters.splice(0)) w();
         callback();
@@ -100,8 +120,17 @@ export async function startSmtp(): Promise<TestSmtp> {
         const m = find();
         if (m) return m;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no email to ${to} within ${opts.timeoutMs ?? 5000} ms (received: ${messages.map((x) => `${x.to.join(',')}: ${x.subject}`).join('; ') || 'none'})`);
-        await new Promise<void>((resolve) => { const t = setTimeout(resolve, Math.min(left, 200)); waiters.push(() => { clearTimeout(t); resolve(); }); });
+        if (left <= 0)
+          throw new Error(
+            `no email to ${to} within ${opts.timeoutMs ?? 5000} ms (received: ${messages.map((x) => `${x.to.join(',')}: ${x.subject}`).join('; ') || 'none'})`,
+          );
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(left, 200));
+          waiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
       }
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -8,11 +8,21 @@ import { pipelineSink } from '../../src/services/sync/sync-sink.ts';
 
 const store = openStore(process.env.DATABASE_URL!, { max: 4 });
 const egress = createEgress({ allowList: [process.env.ALLOW!] });
-const report = await runSync({
-  store, egress, sink: pipelineSink(store.db), clock: systemClock, log: { info() {}, warn() {} },
-  urls: JSON.parse(process.env.FEED_URLS!), nvdApiKey: null, stagingRoot: process.env.STAGING!,
-  nvdPageSize: Number(process.env.PAGE_SIZE), sleep: async () => {},
-}, ['nvd']);
+const report = await runSync(
+  {
+    store,
+    egress,
+    sink: pipelineSink(store.db),
+    clock: systemClock,
+    log: { info() {}, warn() {} },
+    urls: JSON.parse(process.env.FEED_URLS!),
+    nvdApiKey: null,
+    stagingRoot: process.env.STAGING!,
+    nvdPageSize: Number(process.env.PAGE_SIZE),
+    sleep: async () => {},
+  },
+  ['nvd'],
+);
 process.stdout.write(JSON.stringify(report));
 await egress.close();
 await store.close();

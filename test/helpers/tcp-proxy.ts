@@ -26,7 +26,12 @@ export interface TcpProxy {
 /** A PostgreSQL ErrorResponse message ('E'), as the server sends it when it refuses a connection. */
 export function pgErrorResponse(severity: string, code: string, message: string): Buffer {
   const fields = Buffer.concat([
-    ...[['S', severity], ['V', severity], ['C', code], ['M', message]].map(([k, v]) => Buffer.from(`${k}${v}\0`, 'utf8')),
+    ...[
+      ['S', severity],
+      ['V', severity],
+      ['C', code],
+      ['M', message],
+    ].map(([k, v]) => Buffer.from(`${k}${v}\0`, 'utf8')),
     Buffer.from([0]),
   ]);
   const head = Buffer.alloc(5);
@@ -35,7 +40,10 @@ export function pgErrorResponse(severity: string, code: string, message: string)
   return Buffer.concat([head, fields]);
 }
 
-interface Pair { client: net.Socket; upstream: net.Socket }
+interface Pair {
+  client: net.Socket;
+  upstream: net.Socket;
+}
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
@@ -70,23 +78,37 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     open.add(upstream);
     const pair = { client, upstream };
     pairs.add(pair);
-    upstream.on('close', () => { open.delete(upstream); pairs.delete(pair); client.destroy(); });
+    upstream.on('close', () => {
+      open.delete(upstream);
+      pairs.delete(pair);
+      client.destroy();
+    });
     upstream.on('error', () => client.destroy());
-    client.on('close', () => { pairs.delete(pair); upstream.destroy(); });
+    client.on('close', () => {
+      pairs.delete(pair);
+      upstream.destroy();
+    });
     forward(pair);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    get mode() { return mode; },
+    get mode() {
+      return mode;
+    },
     set(m: ProxyMode, r?: Refusal) {
       const was = mode;
       mode = m;
       if (r) refusal = r;
       if (m === 'reset') for (const s of open) s.destroy();
       else if (m === 'blackhole' && was !== 'blackhole') for (const p of pairs) stall(p);
-      else if (m !== 'blackhole' && was === 'blackhole') for (const p of pairs) { forward(p); p.client.resume(); p.upstream.resume(); }
+      else if (m !== 'blackhole' && was === 'blackhole')
+        for (const p of pairs) {
+          forward(p);
+          p.client.resume();
+          p.upstream.resume();
+        }
     },
     async close() {
       for (const s of open) s.destroy();

@@ -27,11 +27,17 @@ export interface SeededTenant {
 
 interface ResourceFixture {
   /** Seeds this resource for one organization; returns its ids (by the names routes take them under) and markers. */
-  seed(t: TestApp, org: { orgId: number; tag: string }): Promise<{ ids: Record<string, string | number>; markers: string[] }>;
+  seed(
+    t: TestApp,
+    org: { orgId: number; tag: string },
+  ): Promise<{ ids: Record<string, string | number>; markers: string[] }>;
 }
 
 async function seedEnvironment(t: TestApp, org: { orgId: number; tag: string }) {
-  return t.app.services.environments.create(org.orgId, { name: `Runner plant ${org.tag}`, description: `Secret line ${org.tag}` });
+  return t.app.services.environments.create(org.orgId, {
+    name: `Runner plant ${org.tag}`,
+    description: `Secret line ${org.tag}`,
+  });
 }
 
 /** Tenant resources the runner can seed. Add one here when a route declares a new resource. */
@@ -49,9 +55,13 @@ export const RESOURCES: Record<string, ResourceFixture> = {
     async seed(t, org) {
       const email = `runner-invitee-${org.tag.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
       const r = await sql<{ id: string }>`INSERT INTO invitations (org_id, email, role, token_hash, expires_at)
-        VALUES (${org.orgId}, ${email}, 'viewer', ${`runner-${email}`}, now() + interval '7 days') RETURNING id`.execute(t.store.db);
+        VALUES (${org.orgId}, ${email}, 'viewer', ${`runner-${email}`}, now() + interval '7 days') RETURNING id`.execute(
+        t.store.db,
+      );
       // It holds a member seat: the organization's cap is raised so the runner's own invitations still fit.
-      await sql`UPDATE organizations SET cap_overrides = coalesce(cap_overrides, '{}'::jsonb) || '{"members": 50}'::jsonb WHERE id = ${org.orgId}`.execute(t.store.db);
+      await sql`UPDATE organizations SET cap_overrides = coalesce(cap_overrides, '{}'::jsonb) || '{"members": 50}'::jsonb WHERE id = ${org.orgId}`.execute(
+        t.store.db,
+      );
       return { ids: { invitation_id: Number(r.rows[0].id) }, markers: [email] };
     },
   },
@@ -62,7 +72,12 @@ export const RESOURCES: Record<string, ResourceFixture> = {
   },
   api_keys: {
     async seed(t, org) {
-      const m = await createMember(t.store.db, org.orgId, `runner-keyholder-${org.tag.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.test`, 'admin');
+      const m = await createMember(
+        t.store.db,
+        org.orgId,
+        `runner-keyholder-${org.tag.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}@example.test`,
+        'admin',
+      );
       const k = await seedKey(t.store, org.orgId, m.id, {});
       return { ids: { key_id: k.keyId }, markers: [m.email] };
     },
@@ -91,7 +106,10 @@ export const RESOURCES: Record<string, ResourceFixture> = {
   webhooks: {
     async seed(t, org) {
       // hooks.example.com is on the runner app's VULNINTEL_WEBHOOK_EGRESS_ALLOW (no DNS in tests).
-      const r = await t.app.services.webhooks.create({ orgId: org.orgId, tier: 'professional' }, { label: `Runner hook ${org.tag}`, url: `https://hooks.example.com/runner-${org.tag.toLowerCase()}` });
+      const r = await t.app.services.webhooks.create(
+        { orgId: org.orgId, tier: 'professional' },
+        { label: `Runner hook ${org.tag}`, url: `https://hooks.example.com/runner-${org.tag.toLowerCase()}` },
+      );
       return { ids: { id: r.webhook.id }, markers: [r.webhook.label, r.webhook.url, r.secret] };
     },
   },
@@ -99,20 +117,30 @@ export const RESOURCES: Record<string, ResourceFixture> = {
     async seed(t, org) {
       // A protocol needs no catalog rows; the id is random and tenant-scoped (docs/watchlists.md).
       // (Seeded again for the same organization by the coverage probe: the entry already there is the one.)
-      const entryId = await t.app.services.watchlists.add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' }).then(
-        (r) => r.entry.id,
-        (e: unknown) => caught(e, ['already_watching']).detail.entry_id as number,
-      );
+      const entryId = await t.app.services.watchlists
+        .add(org.orgId, null, { entity_type: 'protocol', entity_id: 'dnp3' })
+        .then(
+          (r) => r.entry.id,
+          (e: unknown) => caught(e, ['already_watching']).detail.entry_id as number,
+        );
       return { ids: { entry_id: entryId }, markers: [] };
     },
   },
   alerts: {
     async seed(t, org) {
       // An alert as the alert run stores it (services/alerts.ts), without running the import.
-      const run = await sql<{ id: number }>`INSERT INTO alert_runs (from_seq, to_seq, status, trigger) VALUES (0, 0, 'completed', 'cli') RETURNING id`.execute(t.store.db);
+      const run = await sql<{
+        id: number;
+      }>`INSERT INTO alert_runs (from_seq, to_seq, status, trigger) VALUES (0, 0, 'completed', 'cli') RETURNING id`.execute(
+        t.store.db,
+      );
       const name = `Runner vendor ${org.tag}`;
-      const a = await sql<{ id: number }>`INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
-        VALUES (${org.orgId}, ${run.rows[0].id}, 'CVE-2024-0001', 'MONITOR', ARRAY['new CVE'], ARRAY['new_cve'], 'vendor', ${name}, '{}'::jsonb) RETURNING id`.execute(t.store.db);
+      const a = await sql<{
+        id: number;
+      }>`INSERT INTO alerts (org_id, run_id, cve_id, sage_priority, reasons, change_kinds, match_type, match_name, payload)
+        VALUES (${org.orgId}, ${run.rows[0].id}, 'CVE-2024-0001', 'MONITOR', ARRAY['new CVE'], ARRAY['new_cve'], 'vendor', ${name}, '{}'::jsonb) RETURNING id`.execute(
+        t.store.db,
+      );
       return { ids: { alert_id: Number(a.rows[0].id) }, markers: [name] };
     },
   },
@@ -121,13 +149,27 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-w` });
       const assetId = `runner-${org.tag.toLowerCase()}-0001`;
       const host = {
-        asset_id: assetId, os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-        os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538'], kb_source: 'Get-HotFix',
-        esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+        asset_id: assetId,
+        os_product: 'Windows Server 2019 Datacenter',
+        edition_id: 'ServerDatacenter',
+        display_version: '1809',
+        os_build: '10.0.17763.8755',
+        architecture: 'x64',
+        installation_type: 'Server',
+        installed_kbs: ['KB5087538'],
+        kb_source: 'Get-HotFix',
+        esu_enrolled: '',
+        collected_at: '2026-07-01T08:00:00Z',
       };
-      await storeResults(t.store.db, org.orgId, env.id, '2026-07-10', 'vi-req-000000000000',
+      await storeResults(
+        t.store.db,
+        org.orgId,
+        env.id,
+        '2026-07-10',
+        'vi-req-000000000000',
         [{ asset_id: assetId, host, warnings: [], result: {}, data_as_of: null }],
-        [{ asset_id: assetId, name: `Runner software ${org.tag}`, publisher: null, version: null }]);
+        [{ asset_id: assetId, name: `Runner software ${org.tag}`, publisher: null, version: null }],
+      );
       return { ids: { environment_id: env.id, asset_id: assetId }, markers: [assetId, env.name] };
     },
   },
@@ -136,7 +178,9 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-a` });
       const assetId = `runner-plc-${org.tag.toLowerCase()}-0001`;
       await sql`INSERT INTO asset_correlations (org_id, environment_id, asset_id, asset, result, request_id)
-        VALUES (${org.orgId}, ${env.id}, ${assetId}, ${JSON.stringify({ asset_id: assetId, vendor: 'Siemens', product: `Runner PLC ${org.tag}` })}::jsonb, '{}'::jsonb, 'vi-req-000000000000')`.execute(t.store.db);
+        VALUES (${org.orgId}, ${env.id}, ${assetId}, ${JSON.stringify({ asset_id: assetId, vendor: 'Siemens', product: `Runner PLC ${org.tag}` })}::jsonb, '{}'::jsonb, 'vi-req-000000000000')`.execute(
+        t.store.db,
+      );
       return { ids: { environment_id: env.id }, markers: [assetId, env.name] };
     },
   },
@@ -145,16 +189,44 @@ export const RESOURCES: Record<string, ResourceFixture> = {
     async seed(t, org) {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-d` });
       const text = `Runner impact ${org.tag}`;
-      await t.store.db.transaction().execute((trx) => writeDecisions(trx, org.orgId, env.id, [{
-        cve_id: 'CVE-2024-0001', comment: `Runner comment ${org.tag}`,
-        fields: { status: 'not_affected', justification: 'component_not_present', impact_statement: text, action_statement: null, due_date: null, asset_ids: [], assignee_member_id: null },
-      }], new Map(), { member: null, key: null, label: 'runner' }, 'set'));
+      await t.store.db
+        .transaction()
+        .execute((trx) =>
+          writeDecisions(
+            trx,
+            org.orgId,
+            env.id,
+            [
+              {
+                cve_id: 'CVE-2024-0001',
+                comment: `Runner comment ${org.tag}`,
+                fields: {
+                  status: 'not_affected',
+                  justification: 'component_not_present',
+                  impact_statement: text,
+                  action_statement: null,
+                  due_date: null,
+                  asset_ids: [],
+                  assignee_member_id: null,
+                },
+              },
+            ],
+            new Map(),
+            { member: null, key: null, label: 'runner' },
+            'set',
+          ),
+        );
       return { ids: { environment_id: env.id }, markers: [env.name, text] };
     },
   },
   training_progress: {
     async seed(t, org) {
-      const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+      const o = await t.store.db
+        .selectFrom('members')
+        .select('id')
+        .where('org_id', '=', org.orgId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
       const m = { orgId: org.orgId, memberId: o.id };
       const [first, second] = t.app.services.training.catalogue;
       await t.app.services.training.start(m, first.id);
@@ -165,9 +237,16 @@ export const RESOURCES: Record<string, ResourceFixture> = {
   },
   notification_preferences: {
     async seed(t, org) {
-      const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
-      await t.app.services.accountPreferences.putNotificationPrefs({ orgId: org.orgId, memberId: o.id },
-        { email_enabled: false, min_severity: 'CRITICAL', min_bcs: 9.3, kev_only: true, delivery: 'instant' });
+      const o = await t.store.db
+        .selectFrom('members')
+        .select('id')
+        .where('org_id', '=', org.orgId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
+      await t.app.services.accountPreferences.putNotificationPrefs(
+        { orgId: org.orgId, memberId: o.id },
+        { email_enabled: false, min_severity: 'CRITICAL', min_bcs: 9.3, kev_only: true, delivery: 'instant' },
+      );
       return { ids: {}, markers: [] };
     },
   },
@@ -177,7 +256,9 @@ export const RESOURCES: Record<string, ResourceFixture> = {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-x` });
       const open = `CVE-2024-${org.tag === 'A' ? '9991' : '9992'}`;
       await sql`INSERT INTO exposure_snapshots (org_id, environment_id, day, taken_at, figures, open_cve_ids)
-        VALUES (${org.orgId}, ${env.id}, current_date, now(), '{"open_cves": 1}'::jsonb, ${[open]}::text[])`.execute(t.store.db);
+        VALUES (${org.orgId}, ${env.id}, current_date, now(), '{"open_cves": 1}'::jsonb, ${[open]}::text[])`.execute(
+        t.store.db,
+      );
       return { ids: { environment_id: env.id }, markers: [env.name] };
     },
   },
@@ -190,7 +271,12 @@ export const RESOURCES: Record<string, ResourceFixture> = {
   },
   report_preferences: {
     async seed(t, org) {
-      const o = await t.store.db.selectFrom('members').select('id').where('org_id', '=', org.orgId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+      const o = await t.store.db
+        .selectFrom('members')
+        .select('id')
+        .where('org_id', '=', org.orgId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
       await t.app.services.reports.setCadence(org.orgId, o.id, 'monthly');
       return { ids: {}, markers: [] };
     },
@@ -211,20 +297,41 @@ export const CATALOG_VALUES: Record<string, string> = {
  * otherwise). Keyed by "METHOD /url"; the id under attack is set into it. The v2 submissions: their TypeBox
  * body schemas come with the v2 work, and the multipart one has no JSON body to give an example of.
  */
-export const FALLBACK_BODIES: Record<string, (id: Record<string, string | number>) => { payload: string | Buffer; headers: Record<string, string> }> = {
+export const FALLBACK_BODIES: Record<
+  string,
+  (id: Record<string, string | number>) => { payload: string | Buffer; headers: Record<string, string> }
+> = {
   'POST /api/v2/assets/correlate': (id) => json({ ...id, windows_hosts: [RUNNER_HOST] }),
-  'POST /api/v2/assets/correlate-csv': (id) => multipart({
-    ...Object.fromEntries(Object.entries(id).map(([k, v]) => [k, String(v)])),
-    hosts: `${Object.keys(RUNNER_HOST).join(',')}\n${Object.values(RUNNER_HOST).map((v) => (Array.isArray(v) ? v.join(';') : v)).join(',')}\n`,
-  }, ['hosts']),
+  'POST /api/v2/assets/correlate-csv': (id) =>
+    multipart(
+      {
+        ...Object.fromEntries(Object.entries(id).map(([k, v]) => [k, String(v)])),
+        hosts: `${Object.keys(RUNNER_HOST).join(',')}\n${Object.values(RUNNER_HOST)
+          .map((v) => (Array.isArray(v) ? v.join(';') : v))
+          .join(',')}\n`,
+      },
+      ['hosts'],
+    ),
   // The web app's upload form: the environment is in the path; the CSV rides as the file part.
-  'POST /environments/:environment_id/upload': () => multipart({ kind: 'nameplates', file: 'asset_id,vendor,product,version\nrunner-plc-1,Siemens,SIMATIC S7-1500,V2.9\n' }, ['file']),
+  'POST /environments/:environment_id/upload': () =>
+    multipart(
+      { kind: 'nameplates', file: 'asset_id,vendor,product,version\nrunner-plc-1,Siemens,SIMATIC S7-1500,V2.9\n' },
+      ['file'],
+    ),
 };
 
 const RUNNER_HOST = {
-  asset_id: 'runner-attacker-0001', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-  os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538'], kb_source: 'Get-HotFix',
-  esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+  asset_id: 'runner-attacker-0001',
+  os_product: 'Windows Server 2019 Datacenter',
+  edition_id: 'ServerDatacenter',
+  display_version: '1809',
+  os_build: '10.0.17763.8755',
+  architecture: 'x64',
+  installation_type: 'Server',
+  installed_kbs: ['KB5087538'],
+  kb_source: 'Get-HotFix',
+  esu_enrolled: '',
+  collected_at: '2026-07-01T08:00:00Z',
 };
 
 function json(body: unknown) {
@@ -233,9 +340,14 @@ function json(body: unknown) {
 
 function multipart(parts: Record<string, string>, files: string[]) {
   const boundary = '----vi-runner';
-  const chunks = Object.entries(parts).map(([name, value]) =>
-    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${files.includes(name) ? `; filename="${name}.csv"\r\nContent-Type: text/csv` : ''}\r\n\r\n${value}\r\n`);
-  return { payload: Buffer.from(`${chunks.join('')}--${boundary}--\r\n`), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  const chunks = Object.entries(parts).map(
+    ([name, value]) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${files.includes(name) ? `; filename="${name}.csv"\r\nContent-Type: text/csv` : ''}\r\n\r\n${value}\r\n`,
+  );
+  return {
+    payload: Buffer.from(`${chunks.join('')}--${boundary}--\r\n`),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
 }
 
 /**
@@ -259,9 +371,15 @@ export interface TenantRoute {
 }
 
 export function tenantRoutes(table: RouteEntry[]): TenantRoute[] {
-  return table.filter((r) => r.policy?.tenant).map((r) => ({
-    method: r.method, url: r.url, sessionOnly: r.policy!.mode === 'session', tenant: r.policy!.tenant as TenantDecl, schema: r.schema,
-  }));
+  return table
+    .filter((r) => r.policy?.tenant)
+    .map((r) => ({
+      method: r.method,
+      url: r.url,
+      sessionOnly: r.policy!.mode === 'session',
+      tenant: r.policy!.tenant as TenantDecl,
+      schema: r.schema,
+    }));
 }
 
 function bodyExample(r: TenantRoute): unknown {
@@ -283,7 +401,9 @@ export async function coverageProblems(t: TestApp, routes: TenantRoute[]): Promi
     const label = `${r.method} ${r.url}`;
     const fx = RESOURCES[r.tenant.resource];
     if (!fx) {
-      out.push(`${label}: no fixture for tenant resource "${r.tenant.resource}" (add one to RESOURCES in test/helpers/tenant-runner.ts)`);
+      out.push(
+        `${label}: no fixture for tenant resource "${r.tenant.resource}" (add one to RESOURCES in test/helpers/tenant-runner.ts)`,
+      );
       continue;
     }
     const { ids } = await fx.seed(t, { orgId: probe.orgId, tag: `probe${i}` });
@@ -292,13 +412,17 @@ export async function coverageProblems(t: TestApp, routes: TenantRoute[]): Promi
     }
     for (const p of r.url.match(/:(\w+)/g) ?? []) {
       if (r.tenant.catalog?.includes(p.slice(1))) {
-        if (!(p.slice(1) in CATALOG_VALUES)) out.push(`${label}: catalog parameter ${p} has no value in CATALOG_VALUES`);
+        if (!(p.slice(1) in CATALOG_VALUES))
+          out.push(`${label}: catalog parameter ${p} has no value in CATALOG_VALUES`);
         continue;
       }
-      if (!r.tenant.ids.some((i) => i.in === 'params' && i.name === p.slice(1))) out.push(`${label}: route parameter ${p} is not declared in tenant.ids`);
+      if (!r.tenant.ids.some((i) => i.in === 'params' && i.name === p.slice(1)))
+        out.push(`${label}: route parameter ${p} is not declared in tenant.ids`);
     }
     if (needsBody(r.method) && bodyExample(r) === undefined && !FALLBACK_BODIES[label]) {
-      out.push(`${label}: a write route needs schema.body.examples (or a FALLBACK_BODIES entry) for the runner to build its request`);
+      out.push(
+        `${label}: a write route needs schema.body.examples (or a FALLBACK_BODIES entry) for the runner to build its request`,
+      );
     }
   }
   return out;
@@ -325,7 +449,9 @@ export async function tenantRowCounts(t: TestApp, orgId: number): Promise<Record
     WHERE table_schema = current_schema() AND column_name = 'org_id' ORDER BY table_name`.execute(t.store.db);
   const out: Record<string, number> = {};
   for (const { table_name } of tables.rows) {
-    const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table_name)} WHERE org_id = ${orgId}`.execute(t.store.db);
+    const r = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM ${sql.table(table_name)} WHERE org_id = ${orgId}`.execute(t.store.db);
     out[table_name] = r.rows[0].n;
   }
   return out;
@@ -365,13 +491,19 @@ export function attacks(r: TenantRoute, a: SeededTenant, b: SeededTenant, public
       const label = `${r.method} ${r.url}`;
       body = example !== undefined ? json({ ...(example as object), ...bodyIds }) : FALLBACK_BODIES[label](bodyIds);
     }
-    for (const [via, cred] of [['key', a.key], ['session', { ...a.session, origin: publicOrigin }]] as const) {
+    for (const [via, cred] of [
+      ['key', a.key],
+      ['session', { ...a.session, origin: publicOrigin }],
+    ] as const) {
       if (via === 'key' && r.sessionOnly) continue;
       out.push({
         via,
         label: `${r.method} ${r.url} ${id ? `${id.in}.${id.name}=B's` : '(own data)'} via ${via}`,
-        id, method: r.method, url: qs ? `${url}?${qs}` : url,
-        payload: body?.payload, headers: { ...cred, ...(body?.headers ?? {}) },
+        id,
+        method: r.method,
+        url: qs ? `${url}?${qs}` : url,
+        payload: body?.payload,
+        headers: { ...cred, ...(body?.headers ?? {}) },
       });
     }
   }

@@ -8,11 +8,15 @@ import { createWebhookService } from '../../src/services/webhooks.ts';
 
 const store = openStore(process.env.DATABASE_URL!, { max: 2 });
 const config = loadConfig({
-  DATABASE_URL: process.env.DATABASE_URL, VULNINTEL_DATA_DIR: process.env.VULNINTEL_DATA_DIR, LOG_LEVEL: 'silent',
+  DATABASE_URL: process.env.DATABASE_URL,
+  VULNINTEL_DATA_DIR: process.env.VULNINTEL_DATA_DIR,
+  LOG_LEVEL: 'silent',
   VULNINTEL_WEBHOOK_EGRESS_ALLOW: process.env.WEBHOOK_ALLOW,
 });
 const svc = createWebhookService({
-  db: store.db, clock: systemClock, config,
+  db: store.db,
+  clock: systemClock,
+  config,
   afterClaim: () => {
     process.stdout.write('claimed\n');
     process.kill(process.pid, 'SIGKILL');

@@ -33,11 +33,15 @@ export async function startReceiver(opts: { redirectTo?: string } = {}): Promise
       const slow = /^\/slow\/(\d+)/.exec(path);
       if (path.startsWith('/ok')) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       else if (path.startsWith('/no-content')) res.writeHead(204).end();
-      else if (path.startsWith('/redirect')) res.writeHead(302, { location: opts.redirectTo ?? 'http://127.0.0.1:1/' }).end();
+      else if (path.startsWith('/redirect'))
+        res.writeHead(302, { location: opts.redirectTo ?? 'http://127.0.0.1:1/' }).end();
       else if (path.startsWith('/gone')) res.writeHead(410).end('gone');
       else if (path.startsWith('/error')) res.writeHead(500).end('boom');
       else if (slow) {
-        const t = setTimeout(() => { timers.delete(t); if (!res.destroyed) res.writeHead(200).end('late'); }, Number(slow[1]));
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (!res.destroyed) res.writeHead(200).end('late');
+        }, Number(slow[1]));
         timers.add(t);
       } else if (path.startsWith('/reset')) req.socket.destroy();
       else if (path.startsWith('/stall')) {
@@ -46,7 +50,9 @@ export async function startReceiver(opts: { redirectTo?: string } = {}): Promise
       } else if (path.startsWith('/endless')) {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
         const chunk = Buffer.alloc(16 * 1024, 0x61);
-        const pump = () => { while (!res.destroyed && res.write(chunk)); };
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+        };
         res.on('drain', pump);
         pump();
       } else res.writeHead(200).end();
@@ -55,7 +61,10 @@ export async function startReceiver(opts: { redirectTo?: string } = {}): Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    port, base: `http://127.0.0.1:${port}`, hostPort: `127.0.0.1:${port}`, received,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    hostPort: `127.0.0.1:${port}`,
+    received,
     async close() {
       for (const t of timers) clearTimeout(t);
       server.closeAllConnections();
@@ -75,6 +84,10 @@ export function verifyStandardSignature(secret: string, r: Received): boolean {
   const id = String(r.headers['webhook-id']);
   const ts = String(r.headers['webhook-timestamp']);
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key).update(Buffer.concat([Buffer.from(`${id}.${ts}.`), r.raw])).digest('base64');
-  return String(r.headers['webhook-signature']).split(' ').some((s) => s === `v1,${expected}`);
+  const expected = createHmac('sha256', key)
+    .update(Buffer.concat([Buffer.from(`${id}.${ts}.`), r.raw]))
+    .digest('base64');
+  return String(r.headers['webhook-signature'])
+    .split(' ')
+    .some((s) => s === `v1,${expected}`);
 }

@@ -14,7 +14,7 @@ export function zipBuffer(entries: readonly ZipEntryInput[]): Buffer {
   const centrals: Buffer[] = [];
   let offset = 0;
   // 2024-10-24 01:00:00 in DOS format.
-  const dosTime = (1 << 11);
+  const dosTime = 1 << 11;
   const dosDate = ((2024 - 1980) << 9) | (10 << 5) | 24;
   for (const e of entries) {
     const data = typeof e.data === 'string' ? Buffer.from(e.data, 'utf8') : e.data;

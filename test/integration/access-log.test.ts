@@ -13,8 +13,19 @@ import { TEST_INTERNAL_KEY } from '../helpers/app.ts';
 test('one access line per answer, none for a successful ping, one for a refused ping', async () => {
   const db = await freshDb();
   const lines: Record<string, any>[] = [];
-  const sink = new Writable({ write(chunk, _e, cb) { for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l)); cb(); } });
-  const config = loadConfig({ DATABASE_URL: db.url, VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY, VULNINTEL_PUBLIC_URL: 'http://vulnintel.test', VULNINTEL_AUTO_IMPORT: 'false', LOG_LEVEL: 'info' });
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    LOG_LEVEL: 'info',
+  });
   const app = await buildApp({ config, store: db.store, logger: createLogger('info', sink) });
   try {
     await app.ready();
@@ -33,7 +44,7 @@ test('one access line per answer, none for a successful ping, one for a refused 
     assert.deepEqual(line.req, { method: 'GET', url: '/api/v1/cves', remoteAddress: '127.0.0.1' });
     assert.deepEqual(line.res, { statusCode: 200 });
     assert.equal(typeof line.responseTime, 'number');
-    assert.equal(line.request_id, list.headers['x-request-id'], 'the line carries the answer\'s request id');
+    assert.equal(line.request_id, list.headers['x-request-id'], "the line carries the answer's request id");
     assert.ok(!JSON.stringify(lines).includes('secret-term'), 'no query string in the log');
 
     const refused = await app.inject({ method: 'DELETE', url: '/api/v1/health/ping' });

@@ -24,14 +24,27 @@ let b: Awaited<ReturnType<typeof seedOrg>>;
  * CVE-2024-38063 (17763.6293), and one on a 2026 build that carries it.
  */
 const HOST = {
-  asset_id: 'a1b2c3d4e5f60718', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-  os_build: '10.0.17763.6054', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5040430'], kb_source: 'Get-HotFix',
-  esu_enrolled: '', collected_at: '2026-07-01T08:00:00Z',
+  asset_id: 'a1b2c3d4e5f60718',
+  os_product: 'Windows Server 2019 Datacenter',
+  edition_id: 'ServerDatacenter',
+  display_version: '1809',
+  os_build: '10.0.17763.6054',
+  architecture: 'x64',
+  installation_type: 'Server',
+  installed_kbs: ['KB5040430'],
+  kb_source: 'Get-HotFix',
+  esu_enrolled: '',
+  collected_at: '2026-07-01T08:00:00Z',
 };
 const PATCHED = { ...HOST, asset_id: 'b2c3d4e5f6071829', os_build: '10.0.17763.8755', installed_kbs: ['KB5087538'] };
 
 async function call(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown) {
-  const r = await t.app.inject({ method, url, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, payload: body ? JSON.stringify(body) : undefined });
+  const r = await t.app.inject({
+    method,
+    url,
+    headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+    payload: body ? JSON.stringify(body) : undefined,
+  });
   return { status: r.statusCode, body: r.json() };
 }
 async function environment(auth: Record<string, string>, name: string): Promise<number> {
@@ -39,7 +52,14 @@ async function environment(auth: Record<string, string>, name: string): Promise<
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body.data.id as number;
 }
-type Alert = { cve_id: string; sage_priority: string; reasons: string[]; change_kinds: string[]; watchlist_match: { entity_type: string; entity_name: string }; payload: { data: Record<string, any> } };
+type Alert = {
+  cve_id: string;
+  sage_priority: string;
+  reasons: string[];
+  change_kinds: string[];
+  watchlist_match: { entity_type: string; entity_name: string };
+  payload: { data: Record<string, any> };
+};
 async function alertsOf(auth: Record<string, string>): Promise<Map<string, Alert>> {
   const r = await call('GET', '/api/v1/alerts?per_page=100', auth);
   assert.equal(r.status, 200);
@@ -59,7 +79,10 @@ before(async () => {
   const envB = await environment(b.auth, 'Data hall B');
   // A: Data Center Expert 8.1.1.0 (inside "<= 8.1.1.3" of ICSA-24-289-02) and a Windows Server 2019 host; A also
   // watches Schneider Electric. B: the fixed 8.2 (outside) and a Siemens CP-8031 module below CPCI85 V05 (ICSA-23-103-07).
-  const ca = await call('POST', '/api/v1/assets/correlate-cves', a.auth, { environment_id: envA, assets: [{ asset_id: 'dce-1', vendor: 'Schneider Electric', product: 'Data Center Expert', version: '8.1.1.0' }] });
+  const ca = await call('POST', '/api/v1/assets/correlate-cves', a.auth, {
+    environment_id: envA,
+    assets: [{ asset_id: 'dce-1', vendor: 'Schneider Electric', product: 'Data Center Expert', version: '8.1.1.0' }],
+  });
   assert.equal(ca.status, 200, JSON.stringify(ca.body));
   const cb = await call('POST', '/api/v1/assets/correlate-cves', b.auth, {
     environment_id: envB,
@@ -69,15 +92,28 @@ before(async () => {
     ],
   });
   assert.equal(cb.status, 200, JSON.stringify(cb.body));
-  const w = await call('POST', '/api/v2/assets/correlate', a.auth, { environment_id: envA, windows_hosts: [HOST, PATCHED] });
+  const w = await call('POST', '/api/v2/assets/correlate', a.auth, {
+    environment_id: envA,
+    windows_hosts: [HOST, PATCHED],
+  });
   assert.equal(w.status, 200, JSON.stringify(w.body));
-  assert.equal((await call('POST', '/api/v1/watchlist', a.auth, { entity_type: 'vendor', entity_id: 'schneider-electric' })).status, 201);
+  assert.equal(
+    (await call('POST', '/api/v1/watchlist', a.auth, { entity_type: 'vendor', entity_id: 'schneider-electric' }))
+      .status,
+    201,
+  );
   // The changes: the advisories state ranges for known CVEs; CVE-2024-38063 (Windows TCP/IP) is new.
   await importPaths(t.store.db, [feedDir([...CSAF_FIXTURES, fixture('nvd', 'CVE-2024-38063.json')])], { log: quiet });
-  const svc = createAlertService(t.store.db, { publicUrl: t.config.publicUrl, now: () => new Date('2026-07-10T12:15:00Z'), chunkSize: 4 });
+  const svc = createAlertService(t.store.db, {
+    publicUrl: t.config.publicUrl,
+    now: () => new Date('2026-07-10T12:15:00Z'),
+    chunkSize: 4,
+  });
   report = (await svc.run('cli')) as AlertRunReport;
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 test('an asset inside the range alerts its organization; with a watch entry it is one alert naming both', async () => {
   const dce = (await alertsOf(a.auth)).get('CVE-2024-8531');
@@ -87,10 +123,13 @@ test('an asset inside the range alerts its organization; with a watch entry it i
   // The asset is the more specific match; the payload names the watch entry and the asset.
   assert.deepEqual(dce.watchlist_match, { entity_type: 'environment', entity_name: 'Data hall A' });
   const m = dce.payload.data.matches as Record<string, unknown>[];
-  assert.deepEqual(m.map((x) => [x.entity_type, x.entity_name, x.asset_id ?? null, x.status ?? null]), [
-    ['vendor', 'Schneider Electric', null, null],
-    ['environment', 'Data hall A', 'dce-1', 'affected'],
-  ]);
+  assert.deepEqual(
+    m.map((x) => [x.entity_type, x.entity_name, x.asset_id ?? null, x.status ?? null]),
+    [
+      ['vendor', 'Schneider Electric', null, null],
+      ['environment', 'Data hall A', 'dce-1', 'affected'],
+    ],
+  );
   assert.equal(m[1].asset_kind, 'asset');
   assert.equal(m[1].product, 'Schneider Electric Data Center Expert 8.1.1.0');
   assert.match(String(m[1].reason), /version 8\.1\.1\.0 is in <= 8\.1\.1\.3/);
@@ -106,12 +145,16 @@ test('an asset of a version outside the range is not alerted; the other organiza
   const rtu = mine.get('CVE-2023-28489');
   assert.ok(rtu, 'CVE-2023-28489 alerted B');
   assert.deepEqual(rtu.watchlist_match, { entity_type: 'environment', entity_name: 'Data hall B' });
-  assert.deepEqual((rtu.payload.data.matches as { asset_id: string }[]).map((x) => x.asset_id), ['rtu-1']);
+  assert.deepEqual(
+    (rtu.payload.data.matches as { asset_id: string }[]).map((x) => x.asset_id),
+    ['rtu-1'],
+  );
   // Nothing of A's in B's list and the reverse.
   assert.deepEqual([...mine.keys()].sort(), ['CVE-2023-28489']);
   const theirs = await alertsOf(a.auth);
   assert.equal(theirs.has('CVE-2023-28489'), false);
-  for (const x of theirs.values()) for (const e of x.payload.data.matches as { entity_name: string }[]) assert.notEqual(e.entity_name, 'Data hall B');
+  for (const x of theirs.values())
+    for (const e of x.payload.data.matches as { entity_name: string }[]) assert.notEqual(e.entity_name, 'Data hall B');
   assert.ok(report.alerts_stored >= 3);
 });
 
@@ -122,7 +165,10 @@ test('a Windows host is matched by the engine verdict on its build; the patched 
   assert.deepEqual(w.watchlist_match, { entity_type: 'environment', entity_name: 'Data hall A' });
   // Only the host below the fixed build; the host on the 2026 build carries the fix.
   const ms = w.payload.data.matches as Record<string, unknown>[];
-  assert.deepEqual(ms.map((x) => x.asset_id), [HOST.asset_id]);
+  assert.deepEqual(
+    ms.map((x) => x.asset_id),
+    [HOST.asset_id],
+  );
   assert.deepEqual(w.payload.data.asset_matches, { affected: 1, needs_review: 0 });
   const [h] = ms;
   assert.deepEqual([h.asset_id, h.asset_kind, h.status], [HOST.asset_id, 'windows_host', 'affected']);
@@ -135,7 +181,10 @@ test('a Windows host is matched by the engine verdict on its build; the patched 
 });
 
 test('warm(): with environment hosts stored, the Windows index is loaded before the first run, which reuses it', async () => {
-  const svc = createAlertService(t.store.db, { publicUrl: t.config.publicUrl, now: () => new Date('2026-07-10T12:30:00Z') });
+  const svc = createAlertService(t.store.db, {
+    publicUrl: t.config.publicUrl,
+    now: () => new Date('2026-07-10T12:30:00Z'),
+  });
   assert.equal(svc.windowsData, null);
   assert.equal(await svc.warm(), true);
   const data = svc.windowsData!;
@@ -144,11 +193,17 @@ test('warm(): with environment hosts stored, the Windows index is loaded before 
   assert.equal(data.loads.builds, 1);
   // A change to a Windows CVE: the run evaluates the host with the index already built.
   await sql`INSERT INTO cve_changes (seq, cve_id, kind, before, after) VALUES (nextval('cve_changes_seq'), 'CVE-2024-38063', 'epss_threshold',
-    '{"epss_percentile": null, "band": null}'::jsonb, '{"epss_percentile": 0.95, "band": 4}'::jsonb)`.execute(t.store.db);
+    '{"epss_percentile": null, "band": null}'::jsonb, '{"epss_percentile": 0.95, "band": 4}'::jsonb)`.execute(
+    t.store.db,
+  );
   const r = (await svc.run('cli')) as AlertRunReport;
   assert.equal(r.cves, 1);
   assert.equal(data.loads.builds, 1, 'the run did not build the index again');
-  const alerts = await sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE run_id = ${r.run_id} AND org_id = ${a.orgId} AND cve_id = 'CVE-2024-38063'`.execute(t.store.db);
+  const alerts = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM alerts WHERE run_id = ${r.run_id} AND org_id = ${a.orgId} AND cve_id = 'CVE-2024-38063'`.execute(
+    t.store.db,
+  );
   assert.equal(alerts.rows[0].n, 1, 'the host below the fix is alerted in the warmed run');
 });
 

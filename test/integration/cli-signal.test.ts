@@ -20,11 +20,19 @@ after(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const kevRows = async (t: TestDb) => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_sources WHERE source = 'kev'`.execute(t.store.db)).rows[0].n;
+const kevRows = async (t: TestDb) =>
+  (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_sources WHERE source = 'kev'`.execute(t.store.db))
+    .rows[0].n;
 
-const runErrors = async (t: TestDb) => (await sql<{ error: string | null }>`SELECT error FROM ingest_runs ORDER BY id`.execute(t.store.db)).rows.map((r) => r.error);
+const runErrors = async (t: TestDb) =>
+  (await sql<{ error: string | null }>`SELECT error FROM ingest_runs ORDER BY id`.execute(t.store.db)).rows.map(
+    (r) => r.error,
+  );
 
-for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const) {
   test(`${signal} mid-import: exit ${code}, "Stopped by ${signal}.", nothing written after`, async () => {
     const t = await freshDb();
     dbs.push(t);
@@ -35,7 +43,9 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     spawned.push(child);
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (c, s) => resolve({ code: c, signal: s })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (c, s) => resolve({ code: c, signal: s })),
+    );
     for (;;) {
       if ((await kevRows(t)) >= 100) break;
       assert.equal(child.exitCode, null, `the import ended before the signal: ${stderr}`);
@@ -47,7 +57,11 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     assert.doesNotMatch(stderr, /Error:/);
     const n = await kevRows(t);
     assert.ok(n < 1662, `stopped mid-import (${n} of 1,662)`);
-    assert.deepEqual(await runErrors(t), [`interrupted by ${signal}`, `interrupted by ${signal}`], 'the run is recorded as stopped by the signal');
+    assert.deepEqual(
+      await runErrors(t),
+      [`interrupted by ${signal}`, `interrupted by ${signal}`],
+      'the run is recorded as stopped by the signal',
+    );
     await sleep(300);
     assert.equal(await kevRows(t), n, 'nothing is written after the stop');
   });
@@ -68,7 +82,9 @@ test('SIGTERM during a feed-thread import: "Stopped by SIGTERM.", the run record
   spawned.push(child);
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (c, s) => resolve({ code: c, signal: s })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (c, s) => resolve({ code: c, signal: s })),
+  );
   for (;;) {
     const n = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_sources`.execute(t.store.db)).rows[0].n;
     if (n >= 1000) break;

@@ -14,7 +14,9 @@ before(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as net.AddressInfo).port;
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 /** Writes raw bytes, reads until the server closes, and splits status line, headers and body. */
 function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
@@ -27,7 +29,9 @@ function raw(bytes: string): Promise<{ status: number; headers: Record<string, s
       const text = Buffer.concat(chunks).toString('utf8');
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
     s.write(bytes);
@@ -58,7 +62,11 @@ test('a URL over 16 KB → 431 in the envelope (not the framework body)', async 
 });
 
 test('a malformed request line → 400 in the envelope', async () => {
-  for (const line of ['GARBAGE\r\n\r\n', 'GET /api/v1/health/ping HTTP/9\r\n\r\n', 'G@T / HTTP/1.1\r\nHost: x\r\n\r\n']) {
+  for (const line of [
+    'GARBAGE\r\n\r\n',
+    'GET /api/v1/health/ping HTTP/9\r\n\r\n',
+    'G@T / HTTP/1.1\r\nHost: x\r\n\r\n',
+  ]) {
     assertEnvelope(await raw(line), 400, 'malformed_request');
   }
 });
@@ -81,14 +89,24 @@ test('a body that does not arrive within the request timeout → 408 in the enve
       const chunks: Buffer[] = [];
       s.on('data', (c) => chunks.push(c));
       s.on('error', reject);
-      s.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"em');
-      const drip = setInterval(() => { if (!s.destroyed) s.write(' '); }, 100);
+      s.write(
+        'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"em',
+      );
+      const drip = setInterval(() => {
+        if (!s.destroyed) s.write(' ');
+      }, 100);
       s.on('close', () => {
         clearInterval(drip);
         const text = Buffer.concat(chunks).toString('utf8');
         const [head, ...rest] = text.split('\r\n\r\n');
         const [statusLine, ...lines] = head.split('\r\n');
-        resolve({ status: Number(statusLine.split(' ')[1]), headers: Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()])), body: rest.join('\r\n\r\n') });
+        resolve({
+          status: Number(statusLine.split(' ')[1]),
+          headers: Object.fromEntries(
+            lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+          ),
+          body: rest.join('\r\n\r\n'),
+        });
       });
     });
     assertEnvelope(r, 408, 'request_timeout');

@@ -4,8 +4,12 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { REQUEST_ID_RE } from '../../src/lib/ids.ts';
 
 let t: TestApp;
-before(async () => { t = await testApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await testApp();
+});
+after(async () => {
+  await t.close();
+});
 
 test('ping answers pong with a request id header', async () => {
   const r = await t.app.inject({ method: 'GET', url: '/api/v1/health/ping' });
@@ -58,7 +62,12 @@ test('OpenAPI 3.1 document is served and lists the ping route', async () => {
 test('405 comes before body parsing: a wrong method with a JSON content type and an empty or broken body', async () => {
   // Before the fix: 400 invalid_json (the body was parsed for the not-found route first).
   for (const payload of ['', '{not json', '{"a":1}']) {
-    const r = await t.app.inject({ method: 'DELETE', url: '/api/v1/health/ping', headers: { 'content-type': 'application/json' }, payload });
+    const r = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/health/ping',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     assert.equal(r.statusCode, 405, `payload ${JSON.stringify(payload)}: ${r.body}`);
     const b = r.json();
     assert.equal(b.error.code, 'METHOD_NOT_ALLOWED');
@@ -67,7 +76,12 @@ test('405 comes before body parsing: a wrong method with a JSON content type and
     assert.equal(r.headers.allow, 'GET, HEAD');
   }
   // An unsupported content type on an unknown path is a 404, not a 400 unsupported_media_type.
-  const r = await t.app.inject({ method: 'POST', url: '/api/v1/nowhere', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/nowhere',
+    headers: { 'content-type': 'application/xml' },
+    payload: '<a/>',
+  });
   assert.equal(r.statusCode, 404);
   assert.equal(r.json().error.code, 'NOT_FOUND');
 });

@@ -10,10 +10,15 @@ import { CATALOGS, NVD_FIXTURES, CSAF_FIXTURES, feedDir } from '../helpers/inges
 
 const quiet = { log: { info() {}, warn() {} } };
 let t: TestDb;
-before(async () => { t = await freshDb(); });
-after(async () => { await t.drop(); });
+before(async () => {
+  t = await freshDb();
+});
+after(async () => {
+  await t.drop();
+});
 
-const version = async () => (await sql<{ v: number }>`SELECT version::int AS v FROM cve_corpus_state WHERE id = 1`.execute(t.store.db)).rows[0].v;
+const version = async () =>
+  (await sql<{ v: number }>`SELECT version::int AS v FROM cve_corpus_state WHERE id = 1`.execute(t.store.db)).rows[0].v;
 
 test('an import that changes nothing leaves the corpus version; one that adds CVEs moves it', async () => {
   const nvd = feedDir([...CATALOGS, ...NVD_FIXTURES]);
@@ -35,11 +40,15 @@ test('the vendor catalog moves the version per statement that changed rows, and 
   const v0 = await version();
   await sql`UPDATE vendors SET name = name WHERE false`.execute(db);
   await sql`DELETE FROM vendors WHERE slug = 'no-such-vendor'`.execute(db);
-  await sql`INSERT INTO vendors (slug, name, aliases, cve_count) SELECT slug, name, aliases, cve_count FROM vendors WHERE false`.execute(db);
+  await sql`INSERT INTO vendors (slug, name, aliases, cve_count) SELECT slug, name, aliases, cve_count FROM vendors WHERE false`.execute(
+    db,
+  );
   assert.equal(await version(), v0, 'statements that changed no row');
   await sql`UPDATE vendors SET cve_count = cve_count + 1 WHERE slug = ${slug}`.execute(db);
   assert.equal(await version(), v0 + 1, 'an update');
-  await sql`INSERT INTO vendors (slug, name, aliases, cve_count) VALUES ('zz-test-vendor', 'ZZ Test Vendor', '{}', 0)`.execute(db);
+  await sql`INSERT INTO vendors (slug, name, aliases, cve_count) VALUES ('zz-test-vendor', 'ZZ Test Vendor', '{}', 0)`.execute(
+    db,
+  );
   assert.equal(await version(), v0 + 2, 'an insert');
   await sql`DELETE FROM vendors WHERE slug = 'zz-test-vendor'`.execute(db);
   assert.equal(await version(), v0 + 3, 'a delete');

@@ -14,7 +14,12 @@ const quiet = { info() {}, warn() {} };
 const ASSET = { asset_id: 'dce-1', vendor: 'Schneider Electric', product: 'Data Center Expert', version: '8.1.1.0' };
 
 async function correlate() {
-  const r = await t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: { ...org.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ assets: [ASSET] }) });
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/assets/correlate-cves',
+    headers: { ...org.auth, 'content-type': 'application/json' },
+    payload: JSON.stringify({ assets: [ASSET] }),
+  });
   assert.equal(r.statusCode, 200, r.body);
   return r.json().data.assets[0] as { cves: { cve_id: string; status: string; range: { source: string } }[] };
 }
@@ -33,13 +38,22 @@ before(async () => {
   await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES])], { log: quiet });
   org = await seedOrg(t.store, { name: 'Cache org', tier: 'professional' });
   // The reader's LISTEN connection is up: the cache keeps data from now on.
-  await until(async () => t.app.services.cves.corpusGeneration(), (g) => g !== null);
+  await until(
+    async () => t.app.services.cves.corpusGeneration(),
+    (g) => g !== null,
+  );
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 test('a second call is served from the cache; an import that adds ranges shows in the next call', async () => {
   const first = await correlate();
-  assert.equal(first.cves.some((c) => c.cve_id === 'CVE-2024-8531'), false, 'the advisory is not imported yet');
+  assert.equal(
+    first.cves.some((c) => c.cve_id === 'CVE-2024-8531'),
+    false,
+    'the advisory is not imported yet',
+  );
   const held = t.app.services.assets.cacheStats();
   assert.ok(held.range_keys > 0, JSON.stringify(held));
   assert.equal(held.generation, t.app.services.cves.corpusGeneration());
@@ -48,7 +62,7 @@ test('a second call is served from the cache; an import that adds ranges shows i
   await importPaths(t.store.db, [feedDir(CSAF_FIXTURES)], { log: quiet });
   const after = await until(correlate, (a) => a.cves.some((c) => c.cve_id === 'CVE-2024-8531'));
   const dce = after.cves.find((c) => c.cve_id === 'CVE-2024-8531');
-  assert.ok(dce, 'the advisory\'s range reached the next call');
+  assert.ok(dce, "the advisory's range reached the next call");
   assert.deepEqual([dce.status, dce.range.source], ['affected', 'csaf']);
   assert.notEqual(t.app.services.assets.cacheStats().generation, held.generation);
 });
@@ -62,7 +76,10 @@ test('the cache keeps data of one generation only, and nothing while the generat
   assert.ok(rows.length > 0, 'the key has stored ranges');
   assert.deepEqual(cache.stats(), { range_keys: 0, cards: 0, flags: 0, generation: null });
   gen = 1;
-  assert.deepEqual((await cache.rangesFor([key])).get(key)!.map((r) => [r.cve_id, r.ord]), rows.map((r) => [r.cve_id, r.ord]));
+  assert.deepEqual(
+    (await cache.rangesFor([key])).get(key)!.map((r) => [r.cve_id, r.ord]),
+    rows.map((r) => [r.cve_id, r.ord]),
+  );
   await cache.cards([rows[0].cve_id]);
   assert.deepEqual(cache.stats(), { range_keys: 1, cards: 1, flags: 0, generation: 1 });
   // The flags of a CVE whose card is held come from the card.
@@ -70,7 +87,10 @@ test('the cache keeps data of one generation only, and nothing while the generat
   assert.equal(f.get(rows[0].cve_id)?.cve_id, rows[0].cve_id);
   assert.equal(cache.stats().flags, 0);
   // A key with no rows is held too (an empty bucket), and counts no rows.
-  assert.deepEqual((await cache.rangesFor([rangeKey('no-such-vendor', 'nothing')])).get(rangeKey('no-such-vendor', 'nothing')), []);
+  assert.deepEqual(
+    (await cache.rangesFor([rangeKey('no-such-vendor', 'nothing')])).get(rangeKey('no-such-vendor', 'nothing')),
+    [],
+  );
   assert.equal(cache.stats().range_keys, 2);
   gen = 2;
   await cache.flags([]);

@@ -19,16 +19,66 @@ const ids = (b: { data: { cve_id: string }[] }) => b.data.map((c) => c.cve_id);
 before(async () => {
   t = await testApp();
   await seedCves(t.store, [
-    buildCve({ id: 'CVE-2024-0001', kev: true, cvss: 9.8, vendors: [siemens], protocols: ['modbus', 'profinet'], ics: 0.9, published: '2024-01-05T00:00:00Z', epss: 0.95, percentile: 0.99, patch: 'patched' }),
-    buildCve({ id: 'CVE-2024-0002', kev: true, cvss: 7.5, vendors: [se], protocols: ['modbus'], published: '2024-02-05T00:00:00Z', epss: 0.15, poc: true }),
-    buildCve({ id: 'CVE-2023-0003', cvss: 5.0, vendors: [se, siemens], protocols: ['bacnet'], published: '2023-07-01T00:00:00Z', epss: 0.05, exploit: true, patch: 'varies_by_product' }),
-    buildCve({ id: 'CVE-2022-0004', cvss: 2.0, vendors: [rockwell], protocols: ['ethernet-ip'], ics: 0.8, published: '2022-03-01T00:00:00Z', epss: null }),
-    buildCve({ id: 'CVE-2021-0005', cvss: null, kev: true, vendors: [rockwell], published: '2021-12-31T23:00:00Z', epss: 0.55 }),
+    buildCve({
+      id: 'CVE-2024-0001',
+      kev: true,
+      cvss: 9.8,
+      vendors: [siemens],
+      protocols: ['modbus', 'profinet'],
+      ics: 0.9,
+      published: '2024-01-05T00:00:00Z',
+      epss: 0.95,
+      percentile: 0.99,
+      patch: 'patched',
+    }),
+    buildCve({
+      id: 'CVE-2024-0002',
+      kev: true,
+      cvss: 7.5,
+      vendors: [se],
+      protocols: ['modbus'],
+      published: '2024-02-05T00:00:00Z',
+      epss: 0.15,
+      poc: true,
+    }),
+    buildCve({
+      id: 'CVE-2023-0003',
+      cvss: 5.0,
+      vendors: [se, siemens],
+      protocols: ['bacnet'],
+      published: '2023-07-01T00:00:00Z',
+      epss: 0.05,
+      exploit: true,
+      patch: 'varies_by_product',
+    }),
+    buildCve({
+      id: 'CVE-2022-0004',
+      cvss: 2.0,
+      vendors: [rockwell],
+      protocols: ['ethernet-ip'],
+      ics: 0.8,
+      published: '2022-03-01T00:00:00Z',
+      epss: null,
+    }),
+    buildCve({
+      id: 'CVE-2021-0005',
+      cvss: null,
+      kev: true,
+      vendors: [rockwell],
+      published: '2021-12-31T23:00:00Z',
+      epss: 0.55,
+    }),
   ]);
-  await t.store.db.updateTable('vendors').set({ aliases: ['Schneider'] }).where('slug', '=', 'schneider-electric').execute();
+  await t.store.db
+    .updateTable('vendors')
+    .set({ aliases: ['Schneider'] })
+    .where('slug', '=', 'schneider-electric')
+    .execute();
   await t.store.db.insertInto('vendors').values({ slug: 'no-cves-inc', name: 'No CVEs Inc', aliases: [] }).execute();
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 describe('GET /api/v1/cves/kev', () => {
   test('reduced cards newest first, filters_applied and meta', async () => {
@@ -36,15 +86,30 @@ describe('GET /api/v1/cves/kev', () => {
     assert.equal(status, 200);
     assert.deepEqual(ids(body), ['CVE-2024-0002', 'CVE-2024-0001', 'CVE-2021-0005']);
     assert.deepEqual(body.data[1], {
-      cve_id: 'CVE-2024-0001', title: 'Siemens Widget issue CVE-2024-0001', severity: 'CRITICAL', cvss_score: 9.8,
-      kev_flagged: true, primary_vendor: 'Siemens', published_at: '2024-01-05T00:00:00.000Z',
+      cve_id: 'CVE-2024-0001',
+      title: 'Siemens Widget issue CVE-2024-0001',
+      severity: 'CRITICAL',
+      cvss_score: 9.8,
+      kev_flagged: true,
+      primary_vendor: 'Siemens',
+      published_at: '2024-01-05T00:00:00.000Z',
     });
     assert.deepEqual(body.filters_applied, { kev_only: true, source: 'CISA Known Exploited Vulnerabilities catalog' });
     assert.deepEqual(body.meta, {
-      kev_program_launched: '2021-11-03', source: 'CISA Known Exploited Vulnerabilities catalog',
-      catalog_url: 'https://www.cisa.gov/known-exploited-vulnerabilities-catalog', corpus_size: 5,
+      kev_program_launched: '2021-11-03',
+      source: 'CISA Known Exploited Vulnerabilities catalog',
+      catalog_url: 'https://www.cisa.gov/known-exploited-vulnerabilities-catalog',
+      corpus_size: 5,
     });
-    assert.deepEqual(body.pagination, { total: 3, page: 1, per_page: 10, pages: 1, has_next: false, has_prev: false, count: 3 });
+    assert.deepEqual(body.pagination, {
+      total: 3,
+      page: 1,
+      per_page: 10,
+      pages: 1,
+      has_next: false,
+      has_prev: false,
+      count: 3,
+    });
   });
   test('paged; other parameters refused', async () => {
     const pro = await seedOrg(t.store, { tier: 'api' });
@@ -69,11 +134,20 @@ describe('GET /api/v1/catalog/vendors', () => {
     assert.equal(body.pagination.total, 4);
   });
   test('q matches name, slug or alias; paged', async () => {
-    assert.deepEqual((await get('/api/v1/catalog/vendors?q=schneider')).body.data.map((v: { slug: string }) => v.slug), ['schneider-electric']);
-    assert.deepEqual((await get('/api/v1/catalog/vendors?q=AUTOMATION')).body.data.map((v: { slug: string }) => v.slug), ['rockwell-automation']);
+    assert.deepEqual(
+      (await get('/api/v1/catalog/vendors?q=schneider')).body.data.map((v: { slug: string }) => v.slug),
+      ['schneider-electric'],
+    );
+    assert.deepEqual(
+      (await get('/api/v1/catalog/vendors?q=AUTOMATION')).body.data.map((v: { slug: string }) => v.slug),
+      ['rockwell-automation'],
+    );
     assert.deepEqual((await get('/api/v1/catalog/vendors?q=%25')).body.data, []);
     const p = await get('/api/v1/catalog/vendors?per_page=3&page=2');
-    assert.deepEqual(p.body.data.map((v: { slug: string }) => v.slug), ['siemens']);
+    assert.deepEqual(
+      p.body.data.map((v: { slug: string }) => v.slug),
+      ['siemens'],
+    );
     assert.equal(p.body.pagination.has_prev, true);
   });
 });
@@ -96,14 +170,26 @@ describe('GET /api/v1/cves/vendor/{slug}', () => {
     }
   });
   test('the collection without its slug ("/api/v1/cves/vendor/") is 404 saying what goes after it, not a 422 about a CVE id', async () => {
-    for (const [url, name] of [['/api/v1/cves/vendor/', 'vendor'], ['/api/v1/cves/vendor', 'vendor'], ['/api/v1/cves/Protocol/', 'Protocol'], ['/api/v1/cves/stats', 'stats']]) {
+    for (const [url, name] of [
+      ['/api/v1/cves/vendor/', 'vendor'],
+      ['/api/v1/cves/vendor', 'vendor'],
+      ['/api/v1/cves/Protocol/', 'Protocol'],
+      ['/api/v1/cves/stats', 'stats'],
+    ]) {
       const { status, body } = await get(url);
       assert.equal(status, 404, url);
       assert.equal(body.error.code, 'NOT_FOUND', url);
-      assert.deepEqual(body.error.detail, { error: 'not_found', resource: 'route', identifier: `/api/v1/cves/${name}` }, url);
+      assert.deepEqual(
+        body.error.detail,
+        { error: 'not_found', resource: 'route', identifier: `/api/v1/cves/${name}` },
+        url,
+      );
       assert.match(body.error.message, new RegExp(`^No route GET /api/v1/cves/${name}: `), url);
     }
-    assert.match((await get('/api/v1/cves/vendor/')).body.error.message, /a vendor slug goes after it \(\/api\/v1\/cves\/vendor\/\{slug\}/);
+    assert.match(
+      (await get('/api/v1/cves/vendor/')).body.error.message,
+      /a vendor slug goes after it \(\/api\/v1\/cves\/vendor\/\{slug\}/,
+    );
     // A CVE id that is not one is still the 422 of its pattern.
     const bad = await get('/api/v1/cves/vendors');
     assert.equal(bad.status, 422);
@@ -162,12 +248,18 @@ describe('statistics', () => {
       { key: 'profinet', name: 'PROFINET', cve_count: 1 },
     ]);
     assert.deepEqual(body.data.published_per_month, [
-      { month: '2021-12', count: 1 }, { month: '2022-03', count: 1 }, { month: '2023-07', count: 1 },
-      { month: '2024-01', count: 1 }, { month: '2024-02', count: 1 },
+      { month: '2021-12', count: 1 },
+      { month: '2022-03', count: 1 },
+      { month: '2023-07', count: 1 },
+      { month: '2024-01', count: 1 },
+      { month: '2024-02', count: 1 },
     ]);
     assert.deepEqual(body.data.epss_distribution, [
-      { bucket: '0.0-0.1', count: 1 }, { bucket: '0.1-0.2', count: 1 }, { bucket: '0.5-0.6', count: 1 },
-      { bucket: '0.9-1.0', count: 1 }, { bucket: 'none', count: 1 },
+      { bucket: '0.0-0.1', count: 1 },
+      { bucket: '0.1-0.2', count: 1 },
+      { bucket: '0.5-0.6', count: 1 },
+      { bucket: '0.9-1.0', count: 1 },
+      { bucket: 'none', count: 1 },
     ]);
   });
   test('shapes are documented in OpenAPI', async () => {
@@ -175,8 +267,22 @@ describe('statistics', () => {
     const summary = doc.paths['/api/v1/cves/stats/summary'].get.responses['200'].content['application/json'].schema;
     assert.ok(summary.properties.data.properties.by_exploit_maturity);
     const dash = doc.paths['/api/v1/cves/stats/dashboard'].get.responses['200'].content['application/json'].schema;
-    assert.deepEqual(Object.keys(dash.properties.data.properties).sort(), ['epss_distribution', 'published_per_month', 'top_protocols', 'top_vendors', 'totals']);
-    for (const p of ['/api/v1/cves', '/api/v1/cves/{cve_id}', '/api/v1/cves/kev', '/api/v1/cves/vendor/{slug}', '/api/v1/cves/protocol/{name}', '/api/v1/catalog/vendors', '/api/v1/ics-cve/{cve_id}/pdf']) {
+    assert.deepEqual(Object.keys(dash.properties.data.properties).sort(), [
+      'epss_distribution',
+      'published_per_month',
+      'top_protocols',
+      'top_vendors',
+      'totals',
+    ]);
+    for (const p of [
+      '/api/v1/cves',
+      '/api/v1/cves/{cve_id}',
+      '/api/v1/cves/kev',
+      '/api/v1/cves/vendor/{slug}',
+      '/api/v1/cves/protocol/{name}',
+      '/api/v1/catalog/vendors',
+      '/api/v1/ics-cve/{cve_id}/pdf',
+    ]) {
       assert.ok(doc.paths[p]?.get, p);
     }
   });

@@ -31,8 +31,11 @@ before(async () => {
   const zone = await store.pool.query<{ tz: string }>("SELECT current_setting('TimeZone') AS tz");
   assert.equal(zone.rows[0].tz, 'Pacific/Auckland');
   const config = loadConfig({
-    DATABASE_URL: u.toString(), VULNINTEL_PUBLIC_URL: 'http://vulnintel.test', VULNINTEL_AUTO_IMPORT: 'false',
-    LOG_LEVEL: 'silent', VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
+    DATABASE_URL: u.toString(),
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    LOG_LEVEL: 'silent',
+    VULNINTEL_EDGE_LIMIT_PER_MINUTE: '0',
   });
   app = await buildApp({ config, store, clock: fixedClock('2026-11-21T12:00:00Z') });
   await app.ready();
@@ -51,9 +54,18 @@ async function ids(qs: string): Promise<{ total: number; ids: string[] }> {
 }
 
 test('date_from and date_to are inclusive UTC days under a non-UTC session TimeZone', async () => {
-  assert.deepEqual(await ids('date_from=2024-02-29&date_to=2024-02-29'), { total: 2, ids: ['CVE-2024-1003', 'CVE-2024-1002'] });
-  assert.deepEqual(await ids('date_from=2024-02-29'), { total: 3, ids: ['CVE-2024-1004', 'CVE-2024-1003', 'CVE-2024-1002'] });
+  assert.deepEqual(await ids('date_from=2024-02-29&date_to=2024-02-29'), {
+    total: 2,
+    ids: ['CVE-2024-1003', 'CVE-2024-1002'],
+  });
+  assert.deepEqual(await ids('date_from=2024-02-29'), {
+    total: 3,
+    ids: ['CVE-2024-1004', 'CVE-2024-1003', 'CVE-2024-1002'],
+  });
   assert.deepEqual(await ids('date_to=2024-02-28'), { total: 1, ids: ['CVE-2024-1001'] });
   // The same bounds with another filter and a sort (another SQL path).
-  assert.deepEqual(await ids('date_from=2024-02-29&date_to=2024-02-29&sort_by=cvss&kev=false'), { total: 2, ids: ['CVE-2024-1003', 'CVE-2024-1002'] });
+  assert.deepEqual(await ids('date_from=2024-02-29&date_to=2024-02-29&sort_by=cvss&kev=false'), {
+    total: 2,
+    ids: ['CVE-2024-1003', 'CVE-2024-1002'],
+  });
 });

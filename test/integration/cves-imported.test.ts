@@ -14,11 +14,19 @@ let t: TestApp;
 let pro: Record<string, string>;
 before(async () => {
   t = await testApp();
-  const dir = feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES, fixture('kev', 'kev-cut.json'), fixture('epss', 'epss-cut.ssv.gz')]);
+  const dir = feedDir([
+    ...CATALOGS,
+    ...NVD_FIXTURES,
+    ...CSAF_FIXTURES,
+    fixture('kev', 'kev-cut.json'),
+    fixture('epss', 'epss-cut.ssv.gz'),
+  ]);
   await importPaths(t.store.db, [dir], { log: { info() {}, warn() {} } });
   pro = (await seedOrg(t.store, { tier: 'professional' })).auth;
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 async function detail(id: string, headers: Record<string, string> = {}) {
   const r = await t.app.inject({ method: 'GET', url: `/api/v1/cves/${id}`, headers });
@@ -28,7 +36,22 @@ async function detail(id: string, headers: Record<string, string> = {}) {
 
 /** Blocks every detail must carry, checked against the stored document (the API adds links and hides by tier). */
 function assertAllBlocks(d: Record<string, any>, doc: CveDocument) {
-  assert.deepEqual(Object.keys(d).sort(), ['_links', 'affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'temporal', 'title']);
+  assert.deepEqual(Object.keys(d).sort(), [
+    '_links',
+    'affected',
+    'bsid',
+    'capec',
+    'classification',
+    'cve_id',
+    'description',
+    'exploitation',
+    'patch',
+    'references',
+    'sage',
+    'scoring',
+    'temporal',
+    'title',
+  ]);
   assert.equal(d.title, doc.title);
   assert.ok(d.title.length > 0);
   assert.equal(d.description, doc.description);
@@ -36,8 +59,25 @@ function assertAllBlocks(d: Record<string, any>, doc: CveDocument) {
   assert.deepEqual(d.scoring.cvss, doc.scoring.cvss);
   assert.deepEqual(d.scoring.epss, doc.scoring.epss);
   assert.deepEqual(d.scoring.bcs, doc.scoring.bcs);
-  assert.deepEqual(Object.keys(d.exploitation).sort(), ['actively_exploited', 'exploit_maturity', 'has_public_exploit', 'kev_added_at', 'kev_flagged', 'poc_available']);
-  assert.deepEqual(Object.keys(d.affected).sort(), ['device_types', 'ics_relevance_score', 'ics_relevant', 'primary_product', 'primary_vendor', 'products', 'protocols', 'vendor_count', 'vendors']);
+  assert.deepEqual(Object.keys(d.exploitation).sort(), [
+    'actively_exploited',
+    'exploit_maturity',
+    'has_public_exploit',
+    'kev_added_at',
+    'kev_flagged',
+    'poc_available',
+  ]);
+  assert.deepEqual(Object.keys(d.affected).sort(), [
+    'device_types',
+    'ics_relevance_score',
+    'ics_relevant',
+    'primary_product',
+    'primary_vendor',
+    'products',
+    'protocols',
+    'vendor_count',
+    'vendors',
+  ]);
   assert.deepEqual(d.patch, doc.patch);
   assert.deepEqual(d.classification, doc.classification);
   assert.deepEqual(d.capec, doc.capec);
@@ -50,7 +90,11 @@ function assertAllBlocks(d: Record<string, any>, doc: CveDocument) {
   assert.equal(d.references.breachspider_url, `http://vulnintel.test/cve/${doc.cve_id}`);
   assert.ok(d.references.other_references.length <= 25);
   assert.equal(d.references.other_references_total, doc.references.other_references_total);
-  assert.deepEqual(d._links, { self: `/api/v1/cves/${doc.cve_id}`, pdf: `/api/v1/ics-cve/${doc.cve_id}/pdf`, html: `http://vulnintel.test/cve/${doc.cve_id}` });
+  assert.deepEqual(d._links, {
+    self: `/api/v1/cves/${doc.cve_id}`,
+    pdf: `/api/v1/ics-cve/${doc.cve_id}/pdf`,
+    html: `http://vulnintel.test/cve/${doc.cve_id}`,
+  });
 }
 
 describe('real KEV CVE (CVE-2024-21338)', () => {
@@ -71,7 +115,11 @@ describe('real KEV CVE (CVE-2024-21338)', () => {
     assert.equal(d.affected.primary_vendor, 'Microsoft');
     assert.equal(d.scoring.cvss.version, '3.1');
     assert.equal(d.sage._upgrade_required, false);
-    assert.deepEqual(b.meta.capec_source, { catalog: 'MITRE CAPEC (STIX 2.1)', version: '3.9', mapping: CAPEC_MAPPING });
+    assert.deepEqual(b.meta.capec_source, {
+      catalog: 'MITRE CAPEC (STIX 2.1)',
+      version: '3.9',
+      mapping: CAPEC_MAPPING,
+    });
     assert.equal(b.meta.enrichment_version, '1.13');
     assert.equal(b.meta.source, 'vulnintel-enriched');
   });
@@ -89,7 +137,10 @@ describe('real ICS advisory CVE (CVE-2024-8531)', () => {
     assert.deepEqual(d.patch.fixed_in, { product: 'Data Center Expert', version: '8.2' });
     assert.ok(d.patch.note);
     const adv = d.references.cisa_ics_advisories;
-    assert.deepEqual(adv.map((a: { advisory_id: string }) => a.advisory_id), ['ICSA-24-289-02']);
+    assert.deepEqual(
+      adv.map((a: { advisory_id: string }) => a.advisory_id),
+      ['ICSA-24-289-02'],
+    );
     assert.match(adv[0].url, /^https:\/\/www\.cisa\.gov\/news-events\/ics-advisories\/icsa-24-289-02/);
     assert.ok(d.capec.length > 0);
     assert.equal(d.affected.primary_vendor, 'Schneider Electric');
@@ -106,7 +157,9 @@ describe('real ICS advisory CVE (CVE-2024-8531)', () => {
     const vendors = (await t.app.inject({ method: 'GET', url: '/api/v1/catalog/vendors?q=schneider' })).json();
     const se = vendors.data.find((v: { slug: string }) => v.slug === 'schneider-electric');
     assert.ok(se.cve_count >= 1);
-    const byVendor = (await t.app.inject({ method: 'GET', url: '/api/v1/cves/vendor/schneider-electric', headers: pro })).json();
+    const byVendor = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/cves/vendor/schneider-electric', headers: pro })
+    ).json();
     assert.equal(byVendor.pagination.total, se.cve_count);
     assert.ok(byVendor.data.some((c: { cve_id: string }) => c.cve_id === 'CVE-2024-8531'));
     const page = await t.app.inject({ method: 'GET', url: '/cve/CVE-2024-8531' });

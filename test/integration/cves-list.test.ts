@@ -12,13 +12,90 @@ const moxa = { slug: 'moxa', name: 'Moxa' };
 const acme = { slug: 'acme', name: 'Acme' };
 
 const DOCS = [
-  buildCve({ id: 'CVE-2021-44228', cvss: 10, epss: 0.97, percentile: 0.999, kev: true, exploit: true, patch: 'patched', vendors: [acme], products: ['Log Library'], published: '2021-12-10T10:15:00Z', title: 'Remote code execution in Log Library' }),
-  buildCve({ id: 'CVE-2023-28489', cvss: 9.8, epss: 0.2, percentile: 0.95, vendors: [siemens], products: ['SICAM A8000'], protocols: ['modbus', 'http'], ics: 0.9, patch: 'varies_by_product', published: '2023-04-11T10:00:00Z', title: 'Command injection in SICAM A8000 web server' }),
-  buildCve({ id: 'CVE-2023-33235', cvss: 7.2, epss: 0.05, percentile: 0.6, vendors: [moxa], products: ['TN-5900'], protocols: ['ssh'], ics: 0.8, poc: true, published: '2023-06-01T00:00:00Z', title: 'Moxa TN-5900 command injection' }),
-  buildCve({ id: 'CVE-2024-2229', cvss: 5.4, epss: 0.001, percentile: 0.1, vendors: [siemens, moxa], products: ['Gateway'], protocols: ['modbus'], ics: 0.75, patch: 'patched', published: '2024-03-15T08:00:00Z', title: 'Denial of service in Gateway firmware' }),
-  buildCve({ id: 'CVE-2024-9124', cvss: 3.1, epss: null, percentile: null, vendors: [acme], published: '2024-10-01T00:00:00Z', title: 'Information disclosure in Widget', description: 'Widget logs the session token in clear text; the Log Library is not involved.' }),
-  buildCve({ id: 'CVE-2025-0001', cvss: null, epss: 0.5, percentile: 0.97, vendors: [acme], published: null, title: 'Awaiting analysis entry' }),
-  buildCve({ id: 'CVE-2022-46361', cvss: 8.8, epss: 0.3, percentile: 0.91, kev: true, vendors: [{ slug: 'honeywell', name: 'Honeywell' }], products: ['Experion'], protocols: ['dnp3'], ics: 0.95, published: '2022-12-01T00:00:00Z', title: 'Honeywell Experion buffer overflow' }),
+  buildCve({
+    id: 'CVE-2021-44228',
+    cvss: 10,
+    epss: 0.97,
+    percentile: 0.999,
+    kev: true,
+    exploit: true,
+    patch: 'patched',
+    vendors: [acme],
+    products: ['Log Library'],
+    published: '2021-12-10T10:15:00Z',
+    title: 'Remote code execution in Log Library',
+  }),
+  buildCve({
+    id: 'CVE-2023-28489',
+    cvss: 9.8,
+    epss: 0.2,
+    percentile: 0.95,
+    vendors: [siemens],
+    products: ['SICAM A8000'],
+    protocols: ['modbus', 'http'],
+    ics: 0.9,
+    patch: 'varies_by_product',
+    published: '2023-04-11T10:00:00Z',
+    title: 'Command injection in SICAM A8000 web server',
+  }),
+  buildCve({
+    id: 'CVE-2023-33235',
+    cvss: 7.2,
+    epss: 0.05,
+    percentile: 0.6,
+    vendors: [moxa],
+    products: ['TN-5900'],
+    protocols: ['ssh'],
+    ics: 0.8,
+    poc: true,
+    published: '2023-06-01T00:00:00Z',
+    title: 'Moxa TN-5900 command injection',
+  }),
+  buildCve({
+    id: 'CVE-2024-2229',
+    cvss: 5.4,
+    epss: 0.001,
+    percentile: 0.1,
+    vendors: [siemens, moxa],
+    products: ['Gateway'],
+    protocols: ['modbus'],
+    ics: 0.75,
+    patch: 'patched',
+    published: '2024-03-15T08:00:00Z',
+    title: 'Denial of service in Gateway firmware',
+  }),
+  buildCve({
+    id: 'CVE-2024-9124',
+    cvss: 3.1,
+    epss: null,
+    percentile: null,
+    vendors: [acme],
+    published: '2024-10-01T00:00:00Z',
+    title: 'Information disclosure in Widget',
+    description: 'Widget logs the session token in clear text; the Log Library is not involved.',
+  }),
+  buildCve({
+    id: 'CVE-2025-0001',
+    cvss: null,
+    epss: 0.5,
+    percentile: 0.97,
+    vendors: [acme],
+    published: null,
+    title: 'Awaiting analysis entry',
+  }),
+  buildCve({
+    id: 'CVE-2022-46361',
+    cvss: 8.8,
+    epss: 0.3,
+    percentile: 0.91,
+    kev: true,
+    vendors: [{ slug: 'honeywell', name: 'Honeywell' }],
+    products: ['Experion'],
+    protocols: ['dnp3'],
+    ics: 0.95,
+    published: '2022-12-01T00:00:00Z',
+    title: 'Honeywell Experion buffer overflow',
+  }),
 ];
 
 async function get(url: string, headers: Record<string, string> = {}) {
@@ -30,28 +107,69 @@ const ids = (b: { data: { cve_id: string }[] }) => b.data.map((c) => c.cve_id);
 before(async () => {
   t = await testApp();
   await seedCves(t.store, DOCS);
-  await t.store.db.updateTable('vendors').set({ aliases: ['Siemens AG'] }).where('slug', '=', 'siemens').execute();
+  await t.store.db
+    .updateTable('vendors')
+    .set({ aliases: ['Siemens AG'] })
+    .where('slug', '=', 'siemens')
+    .execute();
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 describe('summary cards', () => {
   // Through the typed client (clients/typescript): the card's documented type is what these assertions read.
   test('every §2.2 field, with _links.self and _links.html', async () => {
-    const { data: body, error, response } = await apiClient(t.app).GET('/api/v1/cves', { params: { query: { q: 'CVE-2023-28489' } } });
+    const {
+      data: body,
+      error,
+      response,
+    } = await apiClient(t.app).GET('/api/v1/cves', { params: { query: { q: 'CVE-2023-28489' } } });
     assert.equal(response.status, 200, JSON.stringify(error));
     assert.ok(body);
     const c = body.data[0];
     assert.deepEqual(Object.keys(c).sort(), [
-      '_links', 'bcs_score', 'bsid', 'cve_id', 'cvss_score', 'epss_percentile', 'epss_score', 'epss_top_10_pct',
-      'exploit_maturity', 'has_public_exploit', 'ics_relevant', 'kev_flagged', 'patch_status', 'poc_available',
-      'primary_product', 'primary_vendor', 'published_at', 'severity', 'title', 'vendor_count',
+      '_links',
+      'bcs_score',
+      'bsid',
+      'cve_id',
+      'cvss_score',
+      'epss_percentile',
+      'epss_score',
+      'epss_top_10_pct',
+      'exploit_maturity',
+      'has_public_exploit',
+      'ics_relevant',
+      'kev_flagged',
+      'patch_status',
+      'poc_available',
+      'primary_product',
+      'primary_vendor',
+      'published_at',
+      'severity',
+      'title',
+      'vendor_count',
     ]);
     assert.deepEqual(c, {
-      cve_id: 'CVE-2023-28489', bsid: 'BS-2023-028489-C', title: 'Command injection in SICAM A8000 web server',
-      severity: 'CRITICAL', cvss_score: 9.8, bcs_score: 9.8, epss_score: 0.2, epss_percentile: 0.95, epss_top_10_pct: true,
-      kev_flagged: false, exploit_maturity: 'NONE', poc_available: false, has_public_exploit: false,
-      patch_status: 'varies_by_product', ics_relevant: true, primary_vendor: 'Siemens', primary_product: 'SICAM A8000',
-      vendor_count: 1, published_at: '2023-04-11T10:00:00.000Z',
+      cve_id: 'CVE-2023-28489',
+      bsid: 'BS-2023-028489-C',
+      title: 'Command injection in SICAM A8000 web server',
+      severity: 'CRITICAL',
+      cvss_score: 9.8,
+      bcs_score: 9.8,
+      epss_score: 0.2,
+      epss_percentile: 0.95,
+      epss_top_10_pct: true,
+      kev_flagged: false,
+      exploit_maturity: 'NONE',
+      poc_available: false,
+      has_public_exploit: false,
+      patch_status: 'varies_by_product',
+      ics_relevant: true,
+      primary_vendor: 'Siemens',
+      primary_product: 'SICAM A8000',
+      vendor_count: 1,
+      published_at: '2023-04-11T10:00:00.000Z',
       _links: { self: '/api/v1/cves/CVE-2023-28489', html: 'http://vulnintel.test/cve/CVE-2023-28489' },
     });
     assert.equal(body.api.version, '1.0.0');
@@ -62,8 +180,24 @@ describe('summary cards', () => {
   test('default order is newest first, CVEs without a date last', async () => {
     const { data: body } = await apiClient(t.app).GET('/api/v1/cves');
     assert.ok(body);
-    assert.deepEqual(ids(body), ['CVE-2024-9124', 'CVE-2024-2229', 'CVE-2023-33235', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2021-44228', 'CVE-2025-0001']);
-    assert.deepEqual(body.pagination, { total: 7, page: 1, per_page: 10, pages: 1, has_next: false, has_prev: false, count: 7 });
+    assert.deepEqual(ids(body), [
+      'CVE-2024-9124',
+      'CVE-2024-2229',
+      'CVE-2023-33235',
+      'CVE-2023-28489',
+      'CVE-2022-46361',
+      'CVE-2021-44228',
+      'CVE-2025-0001',
+    ]);
+    assert.deepEqual(body.pagination, {
+      total: 7,
+      page: 1,
+      per_page: 10,
+      pages: 1,
+      has_next: false,
+      has_prev: false,
+      count: 7,
+    });
   });
 });
 
@@ -92,7 +226,10 @@ describe('filters', () => {
     ['patch_status=patched', ['CVE-2024-2229', 'CVE-2021-44228']],
     ['patch_status=partial', ['CVE-2023-28489']],
     ['patch_status=unknown', ['CVE-2024-9124', 'CVE-2023-33235', 'CVE-2022-46361', 'CVE-2025-0001']],
-    ['patch_status=unpatched', ['CVE-2024-9124', 'CVE-2023-33235', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2025-0001']],
+    [
+      'patch_status=unpatched',
+      ['CVE-2024-9124', 'CVE-2023-33235', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2025-0001'],
+    ],
     ['patch_status=partial&unpatched=false', []],
     ['date_from=2023-04-11&date_to=2024-03-15', ['CVE-2024-2229', 'CVE-2023-33235', 'CVE-2023-28489']],
     ['date_to=2021-12-10', ['CVE-2021-44228']],
@@ -114,9 +251,28 @@ describe('filters', () => {
   });
 
   test('sort_by orders', async () => {
-    assert.deepEqual(ids((await get('/api/v1/cves?sort_by=cvss')).body), ['CVE-2021-44228', 'CVE-2023-28489', 'CVE-2022-46361', 'CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124', 'CVE-2025-0001']);
-    assert.deepEqual(ids((await get('/api/v1/cves?sort_by=epss')).body), ['CVE-2021-44228', 'CVE-2025-0001', 'CVE-2022-46361', 'CVE-2023-28489', 'CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124']);
-    assert.deepEqual(ids((await get('/api/v1/cves?sort_by=date&severity=CRITICAL')).body), ['CVE-2023-28489', 'CVE-2021-44228']);
+    assert.deepEqual(ids((await get('/api/v1/cves?sort_by=cvss')).body), [
+      'CVE-2021-44228',
+      'CVE-2023-28489',
+      'CVE-2022-46361',
+      'CVE-2023-33235',
+      'CVE-2024-2229',
+      'CVE-2024-9124',
+      'CVE-2025-0001',
+    ]);
+    assert.deepEqual(ids((await get('/api/v1/cves?sort_by=epss')).body), [
+      'CVE-2021-44228',
+      'CVE-2025-0001',
+      'CVE-2022-46361',
+      'CVE-2023-28489',
+      'CVE-2023-33235',
+      'CVE-2024-2229',
+      'CVE-2024-9124',
+    ]);
+    assert.deepEqual(ids((await get('/api/v1/cves?sort_by=date&severity=CRITICAL')).body), [
+      'CVE-2023-28489',
+      'CVE-2021-44228',
+    ]);
   });
 
   test('q searches id, vendor, product and text; ranked by relevance', async () => {
@@ -148,8 +304,24 @@ describe('validation', () => {
     assert.equal(body.error.code, 'UNKNOWN_PARAMETER');
     assert.deepEqual(body.error.detail.unknown, ['limit']);
     assert.deepEqual([...body.error.detail.accepted].sort(), [
-      'bcs_max', 'bcs_min', 'cvss_max', 'cvss_min', 'date_from', 'date_to', 'has_exploit', 'kev', 'page', 'patch_status',
-      'per_page', 'protocol', 'q', 'ranked', 'severity', 'sort_by', 'unpatched', 'vendor',
+      'bcs_max',
+      'bcs_min',
+      'cvss_max',
+      'cvss_min',
+      'date_from',
+      'date_to',
+      'has_exploit',
+      'kev',
+      'page',
+      'patch_status',
+      'per_page',
+      'protocol',
+      'q',
+      'ranked',
+      'severity',
+      'sort_by',
+      'unpatched',
+      'vendor',
     ]);
   });
 
@@ -197,8 +369,13 @@ describe('validation', () => {
   ];
   test('a bad severity says what is accepted, not the pattern', async () => {
     const { body } = await get('/api/v1/cves?severity=critical');
-    assert.deepEqual(body.error.detail, [{ field: 'query.severity', type: 'value_error.str.regex',
-      message: 'must be CRITICAL, HIGH, MEDIUM or LOW (upper case), or several of them separated by commas' }]);
+    assert.deepEqual(body.error.detail, [
+      {
+        field: 'query.severity',
+        type: 'value_error.str.regex',
+        message: 'must be CRITICAL, HIGH, MEDIUM or LOW (upper case), or several of them separated by commas',
+      },
+    ]);
   });
 
   for (const [qs, field, type] of bad) {
@@ -219,11 +396,15 @@ describe('validation', () => {
   test('a number must be written in decimal: blank, hex or binary text is a type error, not 0 or its value', async () => {
     // Ajv's coercion alone would read " " as 0 (cvss_max=%20 listed only the CVSS-0 CVEs) and 0x5 as 5 (rows of `bad` above).
     const blank = await get('/api/v1/cves?cvss_max=%20');
-    assert.deepEqual(blank.body.error.detail, [{ field: 'query.cvss_max', message: 'must be number', type: 'type_error.number' }]);
+    assert.deepEqual(blank.body.error.detail, [
+      { field: 'query.cvss_max', message: 'must be number', type: 'type_error.number' },
+    ]);
     // Only the type error on a loosely written field, not also the range error of the number it was read as.
     const both = await get('/api/v1/cves?cvss_min=0x10&bcs_min=11');
-    assert.deepEqual(both.body.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]).sort(),
-      [['query.bcs_min', 'value_error.number.not_le'], ['query.cvss_min', 'type_error.number']]);
+    assert.deepEqual(both.body.error.detail.map((d: { field: string; type: string }) => [d.field, d.type]).sort(), [
+      ['query.bcs_min', 'value_error.number.not_le'],
+      ['query.cvss_min', 'type_error.number'],
+    ]);
     // Decimal forms stay accepted: sign, fraction, exponent.
     const okay = await get('/api/v1/cves?cvss_min=.5&cvss_max=%2B9.&page=1e0&per_page=2.0');
     assert.equal(okay.status, 200, JSON.stringify(okay.body));
@@ -232,7 +413,12 @@ describe('validation', () => {
   });
 
   test('a repeated parameter → one entry on its field, the type error (an enum gets no second, enum entry)', async () => {
-    for (const [qs, field] of [['protocol=modbus&protocol=dnp3', 'query.protocol'], ['sort_by=cvss&sort_by=cvss', 'query.sort_by'], ['patch_status=patched&patch_status=unknown', 'query.patch_status'], ['q=a&q=b', 'query.q']]) {
+    for (const [qs, field] of [
+      ['protocol=modbus&protocol=dnp3', 'query.protocol'],
+      ['sort_by=cvss&sort_by=cvss', 'query.sort_by'],
+      ['patch_status=patched&patch_status=unknown', 'query.patch_status'],
+      ['q=a&q=b', 'query.q'],
+    ]) {
       const { status, body } = await get(`/api/v1/cves?${qs}`);
       assert.equal(status, 422, qs);
       assert.deepEqual(body.error.detail, [{ field, message: 'must be string', type: 'type_error.string' }], qs);
@@ -242,13 +428,23 @@ describe('validation', () => {
   test('several bad values → one 422 with one entry per field', async () => {
     const { status, body } = await get('/api/v1/cves?severity=x&kev=x&sort_by=x');
     assert.equal(status, 422);
-    assert.deepEqual(body.error.detail.map((d: { field: string }) => d.field).sort(), ['query.kev', 'query.severity', 'query.sort_by']);
+    assert.deepEqual(body.error.detail.map((d: { field: string }) => d.field).sort(), [
+      'query.kev',
+      'query.severity',
+      'query.sort_by',
+    ]);
   });
 });
 
 describe('page size caps and paging', () => {
   test('anonymous callers are clamped to 10 per page', async () => {
-    const many = Array.from({ length: 25 }, (_, i) => buildCve({ id: `CVE-2019-${String(1000 + i)}`, vendors: [{ slug: 'bulk', name: 'Bulk' }], published: `2019-01-${String(1 + i).padStart(2, '0')}T00:00:00Z` }));
+    const many = Array.from({ length: 25 }, (_, i) =>
+      buildCve({
+        id: `CVE-2019-${String(1000 + i)}`,
+        vendors: [{ slug: 'bulk', name: 'Bulk' }],
+        published: `2019-01-${String(1 + i).padStart(2, '0')}T00:00:00Z`,
+      }),
+    );
     await seedCves(t.store, many);
     const { body } = await get('/api/v1/cves?vendor=bulk&per_page=50');
     assert.equal(body.pagination.per_page, 10);
@@ -308,13 +504,34 @@ describe('ranked=true', () => {
     const ra = await get(base, a.auth);
     assert.equal(ra.status, 200);
     // Moxa's two CVEs first (by BCS: 7.2 then 5.4), then the rest by BCS (ties: newest first).
-    assert.deepEqual(ids(ra.body), ['CVE-2023-33235', 'CVE-2024-2229', 'CVE-2022-46361', 'CVE-2021-44228', 'CVE-2023-28489', 'CVE-2024-9124']);
+    assert.deepEqual(ids(ra.body), [
+      'CVE-2023-33235',
+      'CVE-2024-2229',
+      'CVE-2022-46361',
+      'CVE-2021-44228',
+      'CVE-2023-28489',
+      'CVE-2024-9124',
+    ]);
     const rb = await get(base, b.auth);
-    assert.deepEqual(ids(rb.body), ['CVE-2022-46361', 'CVE-2021-44228', 'CVE-2023-28489', 'CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124']);
+    assert.deepEqual(ids(rb.body), [
+      'CVE-2022-46361',
+      'CVE-2021-44228',
+      'CVE-2023-28489',
+      'CVE-2023-33235',
+      'CVE-2024-2229',
+      'CVE-2024-9124',
+    ]);
     // No watchlist: BCS only.
     const c = await seedOrg(t.store, { name: 'Rank C', tier: 'professional' });
     const rc = await get(base, c.auth);
-    assert.deepEqual(ids(rc.body), ['CVE-2022-46361', 'CVE-2021-44228', 'CVE-2023-28489', 'CVE-2023-33235', 'CVE-2024-2229', 'CVE-2024-9124']);
+    assert.deepEqual(ids(rc.body), [
+      'CVE-2022-46361',
+      'CVE-2021-44228',
+      'CVE-2023-28489',
+      'CVE-2023-33235',
+      'CVE-2024-2229',
+      'CVE-2024-9124',
+    ]);
     assert.equal(rc.body.filters_applied.ranked, true);
   });
 });

@@ -14,18 +14,25 @@ let t: TestApp;
 const N = SEARCH_WINDOW + 37;
 before(async () => {
   t = await testApp();
-  const docs = Array.from({ length: N }, (_, i) => buildCve({
-    id: `CVE-2024-${String(10000 + i)}`,
-    title: i % 3 === 0 ? `Overflow ${i} in widget parser` : `Issue ${i} in gadget`,
-    description: i % 3 === 0 ? 'A crafted packet.' : `A heap overflow in the gadget parser (${i}).`,
-    published: `2024-0${1 + (i % 9)}-0${1 + (i % 7)}T00:00:00Z`,
-  }));
+  const docs = Array.from({ length: N }, (_, i) =>
+    buildCve({
+      id: `CVE-2024-${String(10000 + i)}`,
+      title: i % 3 === 0 ? `Overflow ${i} in widget parser` : `Issue ${i} in gadget`,
+      description: i % 3 === 0 ? 'A crafted packet.' : `A heap overflow in the gadget parser (${i}).`,
+      published: `2024-0${1 + (i % 9)}-0${1 + (i % 7)}T00:00:00Z`,
+    }),
+  );
   docs.push(buildCve({ id: 'CVE-2023-0001', title: 'Unrelated entry', description: 'Nothing to see.' }));
   for (let i = 0; i < docs.length; i += 200) await seedCves(t.store, docs.slice(i, i + 200));
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
-async function allPages(read: (limit: number, offset: number) => Promise<{ total: number; rows: { cve_id: string }[] }>, perPage: number) {
+async function allPages(
+  read: (limit: number, offset: number) => Promise<{ total: number; rows: { cve_id: string }[] }>,
+  perPage: number,
+) {
   const ids: string[] = [];
   const totals = new Set<number>();
   for (let offset = 0; offset < N + perPage; offset += perPage) {

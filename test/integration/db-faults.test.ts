@@ -14,7 +14,10 @@ import { isConnectionError } from '../../src/lib/db-errors.ts';
 
 const INTERNAL = { 'x-internal-key': TEST_INTERNAL_KEY };
 
-function assertUnavailable(r: { statusCode: number; body: string; headers: Record<string, unknown>; json(): any }, what: string) {
+function assertUnavailable(
+  r: { statusCode: number; body: string; headers: Record<string, unknown>; json(): any },
+  what: string,
+) {
   assert.equal(r.statusCode, 503, `${what}: ${r.body}`);
   const e = r.json().error;
   assert.equal(e.code, 'ERROR', what);
@@ -58,8 +61,14 @@ test('the default query deadline is the statement timeout plus a fixed margin, a
 test('connection refusals by SQLSTATE are "database unavailable"; other 55000 errors are not', () => {
   assert.equal(isConnectionError({ code: '57P03', message: 'the database system is starting up' }), true);
   assert.equal(isConnectionError({ code: '53300', message: 'sorry, too many clients already' }), true);
-  assert.equal(isConnectionError({ code: '55000', message: 'database "x" is not currently accepting connections' }), true);
-  assert.equal(isConnectionError({ code: '55000', message: 'cannot execute nextval() in a read-only transaction' }), false);
+  assert.equal(
+    isConnectionError({ code: '55000', message: 'database "x" is not currently accepting connections' }),
+    true,
+  );
+  assert.equal(
+    isConnectionError({ code: '55000', message: 'cannot execute nextval() in a read-only transaction' }),
+    false,
+  );
   assert.equal(isConnectionError(new Error('Query read timeout')), true);
 });
 
@@ -70,12 +79,18 @@ describe('refused connections through the fault proxy', () => {
     t = await testApp({ viaProxy: true, testRoutes: faultRoutes });
     key = (await seedOrg(t.db.store, { name: 'Refused' })).auth;
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   const refusals = [
     { code: '57P03', message: 'the database system is starting up', what: 'cannot connect now' },
     { code: '53300', message: 'sorry, too many clients already', what: 'too many connections' },
-    { code: '55000', message: 'database "vulnintel" is not currently accepting connections', what: 'database not accepting connections' },
+    {
+      code: '55000',
+      message: 'database "vulnintel" is not currently accepting connections',
+      what: 'database not accepting connections',
+    },
   ];
   for (const r of refusals) {
     test(`${r.code} (${r.what}) → 503 ERROR retry 30; health 200 degraded; then recovery`, async () => {
@@ -85,7 +100,10 @@ describe('refused connections through the fault proxy', () => {
       await poolDrained(t);
       t.proxy!.set('refuse', { code: r.code, message: r.message });
       // The refusal reaches the caller as pg reports it, with its SQLSTATE.
-      const direct = await t.store.pool.query('SELECT 1').then(() => null, (e: { code?: string }) => e);
+      const direct = await t.store.pool.query('SELECT 1').then(
+        () => null,
+        (e: { code?: string }) => e,
+      );
       assert.equal(direct?.code, r.code);
       assertUnavailable(await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: key }), r.what);
       await assertDegraded(t);
@@ -109,7 +127,10 @@ describe('refused connections through the fault proxy', () => {
     // It ended through the client deadline (not a connect timeout or a reset): at least the deadline passed.
     assert.ok(Date.now() - started >= PROXY_QUERY_DEADLINE_MS - 150, 'failed by the deadline');
     // An idle pooled connection is black-holed too: a new request also ends at the deadline, and health degrades.
-    assertUnavailable(await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: key }), 'black hole, pooled connection');
+    assertUnavailable(
+      await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: key }),
+      'black hole, pooled connection',
+    );
     await assertDegraded(t);
     t.proxy!.set('pass');
     await assertRecovered(t, key, 'Refused');
@@ -136,12 +157,21 @@ describe('a real database with ALLOW_CONNECTIONS false (SQLSTATE 55000)', () => 
   test('503 ERROR retry 30 and health degraded while connections are disallowed; recovery once allowed', async () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: key })).statusCode, 200);
     await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [t.db.name]);
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [t.db.name],
+    );
     await poolDrained(t);
-    const direct = await t.store.pool.query('SELECT 1').then(() => null, (e: { code?: string; message?: string }) => e);
+    const direct = await t.store.pool.query('SELECT 1').then(
+      () => null,
+      (e: { code?: string; message?: string }) => e,
+    );
     assert.equal(direct?.code, '55000');
     assert.match(direct?.message ?? '', /not currently accepting connections/);
-    assertUnavailable(await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: key }), 'ALLOW_CONNECTIONS false');
+    assertUnavailable(
+      await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: key }),
+      'ALLOW_CONNECTIONS false',
+    );
     await assertDegraded(t);
     await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
     await assertRecovered(t, key, 'Closed');

@@ -18,8 +18,10 @@ test('src/store/db-schema.ts is generated from the migrated schema', async () =>
     const b = fresh.split('\n');
     let i = 0;
     while (i < a.length && i < b.length && a[i] === b[i]) i++;
-    assert.fail('src/store/db-schema.ts is stale (a migration changed the schema): run `npm run db:types` and commit the result.\n'
-      + `First difference at line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`);
+    assert.fail(
+      'src/store/db-schema.ts is stale (a migration changed the schema): run `npm run db:types` and commit the result.\n' +
+        `First difference at line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`,
+    );
   }
   // A CHECK's closed set is a union; a trigger-filled column is optional on insert; a free text column stays string.
   assert.match(committed, /\n {2}role: "owner" \| "admin" \| "viewer";\n/);
@@ -32,11 +34,22 @@ test('src/store/db-schema.ts is generated from the migrated schema', async () =>
 });
 
 test('checkValues reads the two shapes of a closed-set CHECK and nothing else', () => {
-  assert.deepEqual(checkValues("CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text])))"), { column: 'role', values: ['owner', 'admin'], array: false });
+  assert.deepEqual(checkValues("CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text])))"), {
+    column: 'role',
+    values: ['owner', 'admin'],
+    array: false,
+  });
   assert.deepEqual(checkValues("CHECK ((kind = 'only'::text))"), { column: 'kind', values: ['only'], array: false });
-  assert.deepEqual(checkValues("CHECK ((p = ANY (ARRAY['PATCH NOW'::text, 'it''s'::text])))"), { column: 'p', values: ['PATCH NOW', "it's"], array: false });
-  assert.equal(checkValues("CHECK ((length(title) > 0))"), null);
-  assert.deepEqual(checkValues("CHECK (((scopes <@ ARRAY['read'::text, 'write'::text]) AND (cardinality(scopes) > 0)))"), { column: 'scopes', values: ['read', 'write'], array: true });
+  assert.deepEqual(checkValues("CHECK ((p = ANY (ARRAY['PATCH NOW'::text, 'it''s'::text])))"), {
+    column: 'p',
+    values: ['PATCH NOW', "it's"],
+    array: false,
+  });
+  assert.equal(checkValues('CHECK ((length(title) > 0))'), null);
+  assert.deepEqual(
+    checkValues("CHECK (((scopes <@ ARRAY['read'::text, 'write'::text]) AND (cardinality(scopes) > 0)))"),
+    { column: 'scopes', values: ['read', 'write'], array: true },
+  );
   assert.deepEqual(checkValues("CHECK ((tags <@ ARRAY['a'::text]))"), { column: 'tags', values: ['a'], array: true });
   assert.equal(checkValues("CHECK ((((tags <@ ARRAY['a'::text]) AND (x > 0)) OR (y IS NULL)))"), null);
   assert.equal(checkValues("CHECK (((status = 'not_affected'::text) = (justification IS NOT NULL)))"), null);

@@ -11,9 +11,14 @@ let t: TestApp;
 let proxied: TestApp;
 before(async () => {
   t = await testApp({ env: { VULNINTEL_EDGE_LIMIT_PER_MINUTE: '60' } });
-  proxied = await testApp({ env: { VULNINTEL_EDGE_LIMIT_PER_MINUTE: '60', VULNINTEL_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7' } });
+  proxied = await testApp({
+    env: { VULNINTEL_EDGE_LIMIT_PER_MINUTE: '60', VULNINTEL_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7' },
+  });
 });
-after(async () => { await t.close(); await proxied.close(); });
+after(async () => {
+  await t.close();
+  await proxied.close();
+});
 
 const URL_ = '/api/v1/cves/stats/summary';
 const from = (x: TestApp, remoteAddress: string, headers: Record<string, string> = {}, url = URL_) =>
@@ -26,7 +31,8 @@ function assertRefused(r: Awaited<ReturnType<typeof from>>) {
   assert.equal(body.api.request_id, r.headers['x-request-id']);
   assert.deepEqual(body.error, {
     code: 'RATE_LIMITED',
-    message: 'Too many requests from this address: at most 60 per minute without an API key; retry in 10 seconds, or send an API key',
+    message:
+      'Too many requests from this address: at most 60 per minute without an API key; retry in 10 seconds, or send an API key',
     retryable: true,
     retry_after_seconds: 10,
     action: 'retry_later',
@@ -38,13 +44,22 @@ function assertRefused(r: Awaited<ReturnType<typeof from>>) {
 test('on by default: 60 a minute per address, trusted proxies none', () => {
   const c = loadConfig({});
   assert.deepEqual(c.edgeLimit, { perMinute: 60, trustedProxies: [] });
-  assert.throws(() => loadConfig({ VULNINTEL_TRUSTED_PROXIES: '10.0.0.0/33' }), /VULNINTEL_TRUSTED_PROXIES.*prefix length/);
-  assert.throws(() => loadConfig({ VULNINTEL_TRUSTED_PROXIES: 'proxy.local' }), /VULNINTEL_TRUSTED_PROXIES.*not an IP address/);
+  assert.throws(
+    () => loadConfig({ VULNINTEL_TRUSTED_PROXIES: '10.0.0.0/33' }),
+    /VULNINTEL_TRUSTED_PROXIES.*prefix length/,
+  );
+  assert.throws(
+    () => loadConfig({ VULNINTEL_TRUSTED_PROXIES: 'proxy.local' }),
+    /VULNINTEL_TRUSTED_PROXIES.*not an IP address/,
+  );
 });
 
 test('a burst of 60 at once passes; the 61st is refused with the exact envelope; another address is unaffected', async () => {
   const burst = await Promise.all(Array.from({ length: 60 }, () => from(t, '198.51.100.1')));
-  assert.deepEqual(burst.map((r) => r.statusCode), Array(60).fill(200));
+  assert.deepEqual(
+    burst.map((r) => r.statusCode),
+    Array(60).fill(200),
+  );
   assertRefused(await from(t, '198.51.100.1'));
   // Every route counts, the API's 404s included; ping does not.
   assertRefused(await from(t, '198.51.100.1', {}, '/api/v1/cves/CVE-2024-0001'));
@@ -67,7 +82,10 @@ test('the limit is configurable (VULNINTEL_EDGE_LIMIT_PER_MINUTE) and the messag
     assert.equal((await from(x, '198.51.100.9')).statusCode, 200);
     const r = await from(x, '198.51.100.9');
     assert.equal(r.statusCode, 429);
-    assert.equal(r.json().error.message, 'Too many requests from this address: at most 2 per minute without an API key; retry in 10 seconds, or send an API key');
+    assert.equal(
+      r.json().error.message,
+      'Too many requests from this address: at most 2 per minute without an API key; retry in 10 seconds, or send an API key',
+    );
   } finally {
     await x.close();
   }
@@ -76,7 +94,9 @@ test('the limit is configurable (VULNINTEL_EDGE_LIMIT_PER_MINUTE) and the messag
 test('sessions are counted by address; keyed requests count against the key (X-RateLimit-* is the monthly allowance)', async () => {
   const o = await seedOrg(t.store, { name: 'Edge keyed' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
-  const sessions = await Promise.all(Array.from({ length: 60 }, () => from(t, '198.51.100.4', s, '/api/v1/account/me')));
+  const sessions = await Promise.all(
+    Array.from({ length: 60 }, () => from(t, '198.51.100.4', s, '/api/v1/account/me')),
+  );
   assert.deepEqual(new Set(sessions.map((r) => r.statusCode)), new Set([200]));
   assertRefused(await from(t, '198.51.100.4', s, '/api/v1/account/me'));
   // The same address with an API key: not limited by the edge; the allowance headers count the key's calls.
@@ -94,22 +114,29 @@ test('a made-up API key is no way around the limit: each refused key costs its a
   assertRefused(await from(t, '198.51.100.5'));
 });
 
-test('a malformed URL (answered before routing) is counted too: 60 of them use up the address\'s minute', async () => {
+test("a malformed URL (answered before routing) is counted too: 60 of them use up the address's minute", async () => {
   // No hook runs for it: counted nowhere else, an address could send any number without touching its allowance.
   for (let i = 0; i < 60; i++) assert.equal((await from(t, '203.0.113.77', {}, '/api/v1/cves/%zz')).statusCode, 400);
   assertRefused(await from(t, '203.0.113.77', {}, '/api/v1/cves/%zz'));
   assertRefused(await from(t, '203.0.113.77'));
-  assert.equal((await from(t, '203.0.113.78', {}, '/api/v1/cves/%zz')).json().error.detail.error, 'invalid_url', 'another address is unaffected');
+  assert.equal(
+    (await from(t, '203.0.113.78', {}, '/api/v1/cves/%zz')).json().error.detail.error,
+    'invalid_url',
+    'another address is unaffected',
+  );
 });
 
-test('a malformed URL with an API key: a valid key\'s call is counted and reported; a made-up key costs its address', async () => {
+test("a malformed URL with an API key: a valid key's call is counted and reported; a made-up key costs its address", async () => {
   const o = await seedOrg(t.store, { name: 'Edge bad URL' });
   const first = await from(t, '203.0.113.79', o.auth, '/api/v1/cves/stats/summary');
   assert.equal(first.headers['x-ratelimit-used'], '1');
   const bad = await from(t, '203.0.113.79', o.auth, '/api/v1/cves/%zz');
   assert.equal(bad.statusCode, 400);
   assert.equal(bad.json().error.detail.error, 'invalid_url');
-  assert.deepEqual([bad.headers['x-ratelimit-limit'], bad.headers['x-ratelimit-used'], bad.headers['x-ratelimit-remaining']], ['25000', '2', '24998']);
+  assert.deepEqual(
+    [bad.headers['x-ratelimit-limit'], bad.headers['x-ratelimit-used'], bad.headers['x-ratelimit-remaining']],
+    ['25000', '2', '24998'],
+  );
   // Keyed, so never limited by the edge: 70 more from one address all answer 400 with the count going on.
   let last = bad;
   for (let i = 0; i < 70; i++) last = await from(t, '203.0.113.79', o.auth, '/api/v1/cves/%zz');
@@ -140,7 +167,9 @@ test('a spoofed X-Forwarded-For changes nothing without trusted proxies', async 
 
 test('behind a trusted proxy the client address comes from X-Forwarded-For, walked past trusted hops only', async () => {
   // Two clients behind the trusted proxy 10.1.2.3: counted apart.
-  const a = await Promise.all(Array.from({ length: 60 }, () => from(proxied, '10.1.2.3', { 'x-forwarded-for': '203.0.113.10' })));
+  const a = await Promise.all(
+    Array.from({ length: 60 }, () => from(proxied, '10.1.2.3', { 'x-forwarded-for': '203.0.113.10' })),
+  );
   assert.deepEqual(new Set(a.map((r) => r.statusCode)), new Set([200]));
   assertRefused(await from(proxied, '10.1.2.3', { 'x-forwarded-for': '203.0.113.10' }));
   assert.equal((await from(proxied, '10.1.2.3', { 'x-forwarded-for': '203.0.113.11' })).statusCode, 200);

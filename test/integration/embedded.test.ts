@@ -19,20 +19,34 @@ let port: number;
 const children: ChildProcess[] = [];
 
 function env(dir = dataDir): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, VULNINTEL_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'info', VULNINTEL_AUTO_IMPORT: 'false' };
+  const e: NodeJS.ProcessEnv = {
+    ...process.env,
+    VULNINTEL_DATA_DIR: dir,
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    VULNINTEL_AUTO_IMPORT: 'false',
+  };
   delete e.DATABASE_URL;
   delete e.DATABASE_URL_FILE;
   return e;
 }
 
-interface Server { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+interface Server {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
 
 function serve(dir = dataDir): Server {
   const child = spawn(process.execPath, [BIN, 'serve'], { env: env(dir), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
@@ -40,7 +54,7 @@ function serve(dir = dataDir): Server {
 async function ping(): Promise<boolean> {
   try {
     const r = await fetch(`http://127.0.0.1:${port}/api/v1/health/ping`);
-    return r.status === 200 && ((await r.json()) as { ping?: string }).ping === "pong";
+    return r.status === 200 && ((await r.json()) as { ping?: string }).ping === 'pong';
   } catch {
     return false;
   }
@@ -55,7 +69,8 @@ async function waitFor(what: string, cond: () => Promise<boolean> | boolean, tim
   throw new Error(`timed out waiting for ${what}${s ? `\n${s.output()}` : ''}`);
 }
 
-const postmasterPid = (dir = dataDir) => Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const postmasterPid = (dir = dataDir) =>
+  Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 function cli(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env(), LOG_LEVEL: 'silent' }, encoding: 'utf8' });
@@ -97,17 +112,29 @@ test('start, refuse a second start, CLI joins, SIGTERM stops cleanly, restart ke
   const second = serve();
   const code = await second.exited;
   assert.equal(code, 1);
-  assert.match(second.output(), new RegExp(`The data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another Vulnintel process \\(pid ${first.child.pid}\\)`));
+  assert.match(
+    second.output(),
+    new RegExp(
+      `The data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another Vulnintel process \\(pid ${first.child.pid}\\)`,
+    ),
+  );
   assert.ok(await ping());
 
   // The cluster runs with the bulk-write settings (EMBEDDED_SETTINGS), not PostgreSQL's defaults.
   const lock = readFileSync(path.join(dataDir, 'vulnintel.lock'), 'utf8').split('\n');
   const password = readFileSync(path.join(dataDir, 'pg-credentials'), 'utf8').trim();
-  const client = new pg.Client({ host: '127.0.0.1', port: Number(lock[1]), user: 'postgres', password, database: 'vulnintel' });
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port: Number(lock[1]),
+    user: 'postgres',
+    password,
+    database: 'vulnintel',
+  });
   await client.connect();
   try {
     const shown = await client.query<{ name: string; setting: string; unit: string | null }>(
-      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'max_connections', 'listen_addresses') ORDER BY name`);
+      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'max_connections', 'listen_addresses') ORDER BY name`,
+    );
     assert.deepEqual(shown.rows, [
       { name: 'checkpoint_timeout', setting: '900', unit: 's' },
       { name: 'listen_addresses', setting: '127.0.0.1', unit: null },
@@ -120,7 +147,17 @@ test('start, refuse a second start, CLI joins, SIGTERM stops cleanly, restart ke
   }
 
   // The operator CLI joins the running server's cluster.
-  const created = cli('org', 'create', '--name', 'Embedded Org', '--tier', 'professional', '--owner-email', 'o@embedded.test', '--json');
+  const created = cli(
+    'org',
+    'create',
+    '--name',
+    'Embedded Org',
+    '--tier',
+    'professional',
+    '--owner-email',
+    'o@embedded.test',
+    '--json',
+  );
   assert.equal(created.code, 0, created.stderr);
   apiKey = JSON.parse(created.stdout).api_key.key;
   const m = await me(apiKey);

@@ -9,32 +9,59 @@ import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
-before(async () => { t = await testApp({ now: '2026-11-21T12:00:00Z' }); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await testApp({ now: '2026-11-21T12:00:00Z' });
+});
+after(async () => {
+  await t.close();
+});
 
 const createEnv = (auth: Record<string, string>, name: string) =>
   t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: auth, payload: { name } });
 const deleteEnv = (auth: Record<string, string>, id: number | string) =>
   t.app.inject({ method: 'DELETE', url: `/api/v1/environments/${id}`, headers: auth });
 const correlate = (auth: Record<string, string>, environmentId: number, ids: string[]) =>
-  t.app.inject({ method: 'POST', url: '/api/v1/assets/correlate-cves', headers: auth, payload: {
-    environment_id: environmentId, assets: ids.map((id) => ({ asset_id: id, vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' })),
-  } });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/assets/correlate-cves',
+    headers: auth,
+    payload: {
+      environment_id: environmentId,
+      assets: ids.map((id) => ({ asset_id: id, vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' })),
+    },
+  });
 const host = (id: string) => ({
-  asset_id: id, os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', os_build: '10.0.17763.8755',
-  architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5094123'], kb_source: 'Get-HotFix', collected_at: '2026-11-01T08:00:00Z',
+  asset_id: id,
+  os_product: 'Windows Server 2019 Datacenter',
+  edition_id: 'ServerDatacenter',
+  os_build: '10.0.17763.8755',
+  architecture: 'x64',
+  installation_type: 'Server',
+  installed_kbs: ['KB5094123'],
+  kb_source: 'Get-HotFix',
+  collected_at: '2026-11-01T08:00:00Z',
 });
 const windows = (auth: Record<string, string>, environmentId: number, ids: string[]) =>
-  t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: auth, payload: {
-    environment_id: environmentId, windows_hosts: ids.map(host),
-    installed_software: ids.map((id) => ({ asset_id: id, name: 'WinCC', publisher: 'Siemens', version: '8.0' })),
-  } });
-const usage = async (auth: Record<string, string>) => (await t.app.inject({ method: 'GET', url: '/api/v1/account/usage', headers: auth })).json().data;
-const rows = async (orgId: number) => (await sql<{ a: number; h: number; s: number; e: number }>`SELECT
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v2/assets/correlate',
+    headers: auth,
+    payload: {
+      environment_id: environmentId,
+      windows_hosts: ids.map(host),
+      installed_software: ids.map((id) => ({ asset_id: id, name: 'WinCC', publisher: 'Siemens', version: '8.0' })),
+    },
+  });
+const usage = async (auth: Record<string, string>) =>
+  (await t.app.inject({ method: 'GET', url: '/api/v1/account/usage', headers: auth })).json().data;
+const rows = async (orgId: number) =>
+  (
+    await sql<{ a: number; h: number; s: number; e: number }>`SELECT
   (SELECT count(*)::int FROM asset_correlations WHERE org_id = ${orgId}) AS a,
   (SELECT count(*)::int FROM windows_host_results WHERE org_id = ${orgId}) AS h,
   (SELECT count(*)::int FROM windows_installed_software WHERE org_id = ${orgId}) AS s,
-  (SELECT count(*)::int FROM environments WHERE org_id = ${orgId}) AS e`.execute(t.store.db)).rows[0];
+  (SELECT count(*)::int FROM environments WHERE org_id = ${orgId}) AS e`.execute(t.store.db)
+  ).rows[0];
 
 test('after a downgrade below the environments in use, deleting environments frees room; their assets go with them', async () => {
   const o = await seedOrg(t.store, { tier: 'professional' });
@@ -46,7 +73,11 @@ test('after a downgrade below the environments in use, deleting environments fre
   }
   assert.equal((await correlate(o.auth, ids[0], ['plc-1', 'plc-2'])).statusCode, 200);
   assert.equal((await windows(o.auth, ids[0], ['win-host-0001'])).statusCode, 200);
-  assert.equal((await correlate(o.auth, ids[1], ['plc-2', 'rtu-9'])).statusCode, 200, 'plc-2 stored in two environments');
+  assert.equal(
+    (await correlate(o.auth, ids[1], ['plc-2', 'rtu-9'])).statusCode,
+    200,
+    'plc-2 stored in two environments',
+  );
   await sql`UPDATE organizations SET tier = 'standard' WHERE id = ${o.orgId}`.execute(t.store.db);
   const refused = await createEnv(o.auth, 'Substation 5');
   assert.equal(refused.statusCode, 403, refused.body);
@@ -58,10 +89,17 @@ test('after a downgrade below the environments in use, deleting environments fre
   const d = del.json().data;
   assert.deepEqual([d.id, d.name, d.removed], [ids[0], 'Substation 1', { assets: 2, windows_hosts: 1 }]);
   const list = (await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: o.auth })).json().data;
-  assert.deepEqual(list.map((x: { name: string }) => x.name), ['Substation 2', 'Substation 3', 'Substation 4']);
+  assert.deepEqual(
+    list.map((x: { name: string }) => x.name),
+    ['Substation 2', 'Substation 3', 'Substation 4'],
+  );
   assert.deepEqual(await rows(o.orgId), { a: 2, h: 0, s: 0, e: 3 }, "only Substation 2's assets stay");
   const u = await usage(o.auth);
-  assert.deepEqual([u.environments.used, u.environments.remaining, u.assets.used], [3, 0, 2], 'plc-2 is still stored in Substation 2');
+  assert.deepEqual(
+    [u.environments.used, u.environments.remaining, u.assets.used],
+    [3, 0, 2],
+    'plc-2 is still stored in Substation 2',
+  );
   assert.equal((await createEnv(o.auth, 'Substation 5')).statusCode, 403, 'still at the cap of 3');
   assert.equal((await deleteEnv(o.auth, ids[3])).statusCode, 200);
   assert.equal((await createEnv(o.auth, 'Substation 5')).statusCode, 201, 'room again');
@@ -69,7 +107,10 @@ test('after a downgrade below the environments in use, deleting environments fre
   // Deleted already: 404 in the envelope; storing into it: 404 too.
   const again = await deleteEnv(o.auth, ids[0]);
   assert.equal(again.statusCode, 404, again.body);
-  assert.deepEqual([again.json().error.code, again.json().error.detail.error, again.json().error.detail.environment_id], ['NOT_FOUND', 'environment_not_found', ids[0]]);
+  assert.deepEqual(
+    [again.json().error.code, again.json().error.detail.error, again.json().error.detail.environment_id],
+    ['NOT_FOUND', 'environment_not_found', ids[0]],
+  );
   assert.equal((await correlate(o.auth, ids[0], ['plc-1'])).json().error.detail.error, 'environment_not_found');
   for (const bad of ['0', '1234567890123456789']) {
     const r = await deleteEnv(o.auth, bad);
@@ -105,7 +146,9 @@ test('a store into an environment deleted while the call runs answers 404 enviro
       await conn.query('SELECT id FROM environments WHERE id = $1 FOR UPDATE', [env]);
       const pending = call === 'v1' ? correlate(o.auth, env, ['plc-race']) : windows(o.auth, env, ['win-race-0001']);
       for (let i = 0; i < 200; i++) {
-        const w = await t.store.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+        const w = await t.store.pool.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        );
         if (w.rows[0].n > 0) break;
         await new Promise((res) => setTimeout(res, 25));
       }
@@ -127,25 +170,51 @@ test('a stored asset is removed on its own: in an environment (its correlation, 
   assert.equal((await correlate(o.auth, env, ['plc-7', 'hmi-7'])).statusCode, 200);
   assert.equal((await windows(o.auth, env, ['hmi-7'])).statusCode, 200, 'hmi-7 also a Windows host there');
   // v2 hosts stored without an environment: before, nothing could remove them, and they held the assets cap.
-  const loose = await t.app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: o.auth, payload: { windows_hosts: [host('eng-ws-1'), host('eng-ws-2')] } });
+  const loose = await t.app.inject({
+    method: 'POST',
+    url: '/api/v2/assets/correlate',
+    headers: o.auth,
+    payload: { windows_hosts: [host('eng-ws-1'), host('eng-ws-2')] },
+  });
   assert.equal(loose.statusCode, 200, loose.body);
   assert.equal((await usage(o.auth)).assets.used, 4);
   const del = (id: string, environmentId?: number | string) =>
-    t.app.inject({ method: 'DELETE', url: `/api/v1/assets/${encodeURIComponent(id)}${environmentId === undefined ? '' : `?environment_id=${environmentId}`}`, headers: o.auth });
+    t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/assets/${encodeURIComponent(id)}${environmentId === undefined ? '' : `?environment_id=${environmentId}`}`,
+      headers: o.auth,
+    });
 
   const both = await del('hmi-7', env);
   assert.equal(both.statusCode, 200, both.body);
-  assert.deepEqual(both.json().data, { asset_id: 'hmi-7', environment_id: env, removed: { correlations: 1, windows_hosts: 1 } });
+  assert.deepEqual(both.json().data, {
+    asset_id: 'hmi-7',
+    environment_id: env,
+    removed: { correlations: 1, windows_hosts: 1 },
+  });
   const free = await del('eng-ws-1');
-  assert.deepEqual(free.json().data, { asset_id: 'eng-ws-1', environment_id: null, removed: { correlations: 0, windows_hosts: 1 } });
+  assert.deepEqual(free.json().data, {
+    asset_id: 'eng-ws-1',
+    environment_id: null,
+    removed: { correlations: 0, windows_hosts: 1 },
+  });
   assert.equal((await usage(o.auth)).assets.used, 2, 'plc-7 and eng-ws-2 are left');
   assert.deepEqual(await rows(o.orgId), { a: 1, h: 1, s: 0, e: 1 });
   // The stored results no longer hold it.
-  const results = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results?asset_id=eng-ws-1', headers: o.auth });
+  const results = await t.app.inject({
+    method: 'GET',
+    url: '/api/v2/assets/results?asset_id=eng-ws-1',
+    headers: o.auth,
+  });
   assert.equal(results.json().pagination.total, 0);
 
   // Again, or under the wrong environment: 404 asset_not_found, nothing removed.
-  for (const [id, e] of [['hmi-7', env], ['eng-ws-1', undefined], ['plc-7', undefined], ['eng-ws-2', env]] as const) {
+  for (const [id, e] of [
+    ['hmi-7', env],
+    ['eng-ws-1', undefined],
+    ['plc-7', undefined],
+    ['eng-ws-2', env],
+  ] as const) {
     const r = await del(id, e);
     assert.equal(r.statusCode, 404, `${id} ${e}`);
     assert.equal(r.json().error.detail.error, 'asset_not_found');
@@ -159,7 +228,17 @@ test('a stored asset is removed on its own: in an environment (its correlation, 
   // A viewer, or a read-only key, may not remove.
   const viewer = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
   const reader = await seedKey(t.store, o.orgId, null, { role: 'admin', scopes: ['read'] });
-  assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/plc-7?environment_id=${env}`, headers: viewer.auth })).json().error.detail.error, 'viewer_role');
-  assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/plc-7?environment_id=${env}`, headers: reader.auth })).json().error.detail.error, 'insufficient_scope');
+  assert.equal(
+    (
+      await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/plc-7?environment_id=${env}`, headers: viewer.auth })
+    ).json().error.detail.error,
+    'viewer_role',
+  );
+  assert.equal(
+    (
+      await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/plc-7?environment_id=${env}`, headers: reader.auth })
+    ).json().error.detail.error,
+    'insufficient_scope',
+  );
   assert.deepEqual(await rows(o.orgId), { a: 1, h: 1, s: 0, e: 1 });
 });

@@ -25,38 +25,63 @@ const WS = { asset_id: 'eng-ws-01', vendor: 'Microsoft', product: 'Windows 10 22
 const PLC = { asset_id: 'plc-07', vendor: 'Acme Automation', product: 'Nothing Known', version: '1.0' };
 
 async function call(method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string>, body?: unknown) {
-  const r = await t.app.inject({ method, url, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, payload: body ? JSON.stringify(body) : undefined });
+  const r = await t.app.inject({
+    method,
+    url,
+    headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+    payload: body ? JSON.stringify(body) : undefined,
+  });
   return { status: r.statusCode, body: r.json() };
 }
 /** A whole figures object, as the job stores it. */
-const figures = (open: number) => JSON.stringify({
-  open_cves: open, by_priority: { 'PATCH NOW': 0, 'PATCH NEXT': 0, MONITOR: open, IGNORE: 0 }, by_severity: { critical: 0, high: 0, medium: open, low: 0, none: 0 },
-  known_exploited: 0, assets_exposed: open ? 1 : 0, windows_eol_hosts: 0, decisions: { under_investigation: 0, affected: 0, not_affected: 0, fixed: 0, review_again: 0 }, kev_mean_age_days: null,
-});
-const history = async (q = '', who = a, env = envA) => call('GET', `/api/v1/environments/${env}/exposure-history${q}`, who.auth);
+const figures = (open: number) =>
+  JSON.stringify({
+    open_cves: open,
+    by_priority: { 'PATCH NOW': 0, 'PATCH NEXT': 0, MONITOR: open, IGNORE: 0 },
+    by_severity: { critical: 0, high: 0, medium: open, low: 0, none: 0 },
+    known_exploited: 0,
+    assets_exposed: open ? 1 : 0,
+    windows_eol_hosts: 0,
+    decisions: { under_investigation: 0, affected: 0, not_affected: 0, fixed: 0, review_again: 0 },
+    kev_mean_age_days: null,
+  });
+const history = async (q = '', who = a, env = envA) =>
+  call('GET', `/api/v1/environments/${env}/exposure-history${q}`, who.auth);
 
 /** The open CVEs as the API's stored results give them: affected, and no decision taking them out. */
 async function openFromApi() {
   const api = (await call('GET', `/api/v1/assets/results?environment_id=${envA}`, a.auth)).body.data;
   const open = new Map<string, any>();
-  for (const x of api.assets) for (const c of x.cves) if (c.status === 'affected' && (c.decision === null || c.decision.open)) open.set(c.cve_id, c);
+  for (const x of api.assets)
+    for (const c of x.cves)
+      if (c.status === 'affected' && (c.decision === null || c.decision.open)) open.set(c.cve_id, c);
   return open;
 }
 
 before(async () => {
   t = await testApp({ now: '2026-11-21T12:00:00Z' });
-  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, fixture('kev', 'kev-cut.json')])], { log: quiet });
+  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, fixture('kev', 'kev-cut.json')])], {
+    log: quiet,
+  });
   a = await seedOrg(t.store, { name: 'History Plant' });
   b = await seedOrg(t.store, { name: 'Other Plant' });
   envA = (await call('POST', '/api/v1/environments', a.auth, { name: 'Line 1' })).body.data.id;
   envB = (await call('POST', '/api/v1/environments', b.auth, { name: 'Line 9' })).body.data.id;
-  assert.equal((await call('POST', '/api/v1/assets/correlate-cves', a.auth, { environment_id: envA, assets: [WS, PLC] })).status, 200);
+  assert.equal(
+    (await call('POST', '/api/v1/assets/correlate-cves', a.auth, { environment_id: envA, assets: [WS, PLC] })).status,
+    200,
+  );
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
-test('the day\'s snapshot holds the overview\'s figures; a not_affected decision on a KEV CVE leaves the open counts the next day', async () => {
+test("the day's snapshot holds the overview's figures; a not_affected decision on a KEV CVE leaves the open counts the next day", async () => {
   const open = await openFromApi();
-  const kev = [...open.values()].filter((c) => c.known_exploited).map((c) => c.cve_id).sort();
+  const kev = [...open.values()]
+    .filter((c) => c.known_exploited)
+    .map((c) => c.cve_id)
+    .sort();
   assert.deepEqual(kev, ['CVE-2024-21338', 'CVE-2024-49138'], 'the KEV cut adds two CVEs the workstation matches');
   const r1 = await t.app.services.exposure.snapshotAll();
   assert.deepEqual(r1, { day: '2026-11-21', environments: 2, failed: 0, pruned: 0 });
@@ -70,7 +95,17 @@ test('the day\'s snapshot holds the overview\'s figures; a not_affected decision
   assert.equal(s.open_cves, open.size);
   const byPriority: Record<string, number> = { 'PATCH NOW': 0, 'PATCH NEXT': 0, MONITOR: 0, IGNORE: 0 };
   for (const c of open.values()) {
-    byPriority[sagePriority({ kev: c.known_exploited, exploit_maturity: c.exploit_maturity, bcs: c.bcs_score, cvss: c.cvss.score, epss_percentile: c.epss.percentile, patch_available: c.fixed_version !== null, asset_match: true })]++;
+    byPriority[
+      sagePriority({
+        kev: c.known_exploited,
+        exploit_maturity: c.exploit_maturity,
+        bcs: c.bcs_score,
+        cvss: c.cvss.score,
+        epss_percentile: c.epss.percentile,
+        patch_available: c.fixed_version !== null,
+        asset_match: true,
+      })
+    ]++;
   }
   assert.deepEqual(s.by_priority, byPriority);
   const bySeverity: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
@@ -81,18 +116,30 @@ test('the day\'s snapshot holds the overview\'s figures; a not_affected decision
   assert.equal(s.windows_eol_hosts, 0);
   assert.deepEqual(s.decisions, { under_investigation: 0, affected: 0, not_affected: 0, fixed: 0, review_again: 0 });
   // Mean days since publication of the two open KEV CVEs, at the snapshot's time.
-  const pub = await sql<{ p: Date }>`SELECT published_at AS p FROM cves WHERE cve_id = ANY(${kev}::text[])`.execute(t.store.db);
+  const pub = await sql<{ p: Date }>`SELECT published_at AS p FROM cves WHERE cve_id = ANY(${kev}::text[])`.execute(
+    t.store.db,
+  );
   const ages = pub.rows.map((x) => (Date.parse('2026-11-21T12:00:00Z') - new Date(x.p).getTime()) / 86_400_000);
   assert.equal(s.kev_mean_age_days, Math.round(((ages[0] + ages[1]) / 2) * 10) / 10);
 
   // The next day, after a not_affected decision on one KEV CVE.
-  assert.equal((await call('PUT', `/api/v1/environments/${envA}/decisions/CVE-2024-49138`, a.auth, {
-    status: 'not_affected', justification: 'vulnerable_code_cannot_be_controlled_by_adversary', impact_statement: 'No local users but the admins',
-  })).status, 201);
+  assert.equal(
+    (
+      await call('PUT', `/api/v1/environments/${envA}/decisions/CVE-2024-49138`, a.auth, {
+        status: 'not_affected',
+        justification: 'vulnerable_code_cannot_be_controlled_by_adversary',
+        impact_statement: 'No local users but the admins',
+      })
+    ).status,
+    201,
+  );
   t.clock.set('2026-11-22T00:30:00Z');
   await t.app.services.exposure.snapshotAll();
   const h2 = (await history()).body.data;
-  assert.deepEqual(h2.snapshots.map((x: any) => x.day), ['2026-11-21', '2026-11-22']);
+  assert.deepEqual(
+    h2.snapshots.map((x: any) => x.day),
+    ['2026-11-21', '2026-11-22'],
+  );
   const d2 = h2.snapshots[1];
   assert.equal(d2.open_cves, open.size - 1);
   assert.equal(d2.known_exploited, 1);
@@ -109,7 +156,10 @@ test('the day\'s snapshot holds the overview\'s figures; a not_affected decision
 
   // from/to narrow the range (both included).
   const one = (await history('?from=2026-11-22&to=2026-11-22')).body.data;
-  assert.deepEqual([one.from, one.to, one.snapshots.map((x: any) => x.day)], ['2026-11-22', '2026-11-22', ['2026-11-22']]);
+  assert.deepEqual(
+    [one.from, one.to, one.snapshots.map((x: any) => x.day)],
+    ['2026-11-22', '2026-11-22', ['2026-11-22']],
+  );
   // The other organization's environment has its own (empty) snapshot, and A's is not found from B.
   assert.equal((await history('', b, envB)).body.data.snapshots[0].open_cves, 0);
   const foreign = await history('', b, envA);
@@ -119,7 +169,8 @@ test('the day\'s snapshot holds the overview\'s figures; a not_affected decision
 
 test('400 days are kept: the job prunes the day before the oldest kept one, and keeps that one', async () => {
   // Today is 2026-11-22 (the clock of the test before): the oldest kept day is 399 days back.
-  const insert = (day: string) => sql`INSERT INTO exposure_snapshots (org_id, environment_id, day, taken_at, figures)
+  const insert = (day: string) =>
+    sql`INSERT INTO exposure_snapshots (org_id, environment_id, day, taken_at, figures)
     VALUES (${a.orgId}, ${envA}, ${day}::date, now(), ${figures(0)}::jsonb)`.execute(t.store.db);
   await insert('2025-10-19'); // 399 days before 2026-11-22: kept
   await insert('2025-10-18'); // 400 days before: pruned
@@ -134,7 +185,10 @@ test('bad dates: the spec envelope with the field, nothing read', async () => {
   const bad = await history('?from=2026-02-30');
   assert.equal(bad.status, 422);
   assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
-  assert.deepEqual(bad.body.error.detail.map((f: any) => [f.field, f.type]), [['query.from', 'value_error.date']]);
+  assert.deepEqual(
+    bad.body.error.detail.map((f: any) => [f.field, f.type]),
+    [['query.from', 'value_error.date']],
+  );
   assert.match(bad.body.error.detail[0].message, /2026-02-30 is not a calendar day/);
   const reversed = await history('?from=2026-11-22&to=2026-11-01');
   assert.equal(reversed.status, 422);
@@ -149,9 +203,13 @@ test('bad dates: the spec envelope with the field, nothing read', async () => {
 
 test('the web overview: the number of days until there are 30 snapshots, then the line of open CVEs', async () => {
   const s = await seedSession(t.store, a.orgId, a.memberId);
-  const page = async () => (await t.app.inject({ method: 'GET', url: '/overview', headers: { cookie: s.cookie, accept: 'text/html' } })).body;
+  const page = async () =>
+    (await t.app.inject({ method: 'GET', url: '/overview', headers: { cookie: s.cookie, accept: 'text/html' } })).body;
   const before30 = await page();
-  const fig = before30.slice(before30.indexOf(`id="chart-exposure-${envA}"`), before30.indexOf('</figure>', before30.indexOf(`id="chart-exposure-${envA}"`)));
+  const fig = before30.slice(
+    before30.indexOf(`id="chart-exposure-${envA}"`),
+    before30.indexOf('</figure>', before30.indexOf(`id="chart-exposure-${envA}"`)),
+  );
   assert.match(fig, /data-history-days="3"/);
   assert.match(fig, /3 days of history so far: the line is drawn once there are 30 daily snapshots/);
   assert.doesNotMatch(fig, /<svg/);
@@ -160,13 +218,18 @@ test('the web overview: the number of days until there are 30 snapshots, then th
   for (let i = 1; i <= 27; i++) {
     const day = new Date(Date.parse('2026-10-19T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10);
     await sql`INSERT INTO exposure_snapshots (org_id, environment_id, day, taken_at, figures)
-      VALUES (${a.orgId}, ${envA}, ${day}::date, now(), ${figures(100 + i)}::jsonb) ON CONFLICT DO NOTHING`.execute(t.store.db);
+      VALUES (${a.orgId}, ${envA}, ${day}::date, now(), ${figures(100 + i)}::jsonb) ON CONFLICT DO NOTHING`.execute(
+      t.store.db,
+    );
   }
   const h = (await history()).body.data;
   assert.equal(h.snapshots.length, 30);
   assert.equal(h.chart_ready, true);
   const after30 = await page();
-  const line = after30.slice(after30.indexOf(`id="chart-exposure-${envA}"`), after30.indexOf('</figure>', after30.indexOf(`id="chart-exposure-${envA}"`)));
+  const line = after30.slice(
+    after30.indexOf(`id="chart-exposure-${envA}"`),
+    after30.indexOf('</figure>', after30.indexOf(`id="chart-exposure-${envA}"`)),
+  );
   assert.match(line, /<svg role="img" aria-labelledby="chart-exposure-\d+-t chart-exposure-\d+-d"/);
   assert.match(line, /<path d="M40 \d+( L\d+ \d+){29}"/, 'one point per day');
   assert.match(line, /<td>2026-10-20<\/td><td>101<\/td>/);
@@ -175,7 +238,11 @@ test('the web overview: the number of days until there are 30 snapshots, then th
 
 test('the exposure-snapshot job takes the snapshot of the day it runs (the system clock) through the same service', async () => {
   const day = utcDay(new Date());
-  await exposureSnapshotJob.run({ config: t.config, store: t.store, log: pino({ level: 'silent' }) }, {}, { id: 'job-1', retryCount: 0 });
+  await exposureSnapshotJob.run(
+    { config: t.config, store: t.store, log: pino({ level: 'silent' }) },
+    {},
+    { id: 'job-1', retryCount: 0 },
+  );
   const h = (await history(`?from=${day}&to=${day}`)).body.data.snapshots;
   assert.equal(h.length, 1);
   assert.equal(h[0].day, day);

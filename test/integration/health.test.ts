@@ -14,11 +14,16 @@ let org: Awaited<ReturnType<typeof seedOrg>>;
 let session: { cookie: string };
 
 before(async () => {
-  t = await testApp({ now: NOW, env: { VULNINTEL_ENV: 'test-env', VULNINTEL_UPTIME_URL: 'https://status.vulnintel.test' } });
+  t = await testApp({
+    now: NOW,
+    env: { VULNINTEL_ENV: 'test-env', VULNINTEL_UPTIME_URL: 'https://status.vulnintel.test' },
+  });
   org = await seedOrg(t.store, { name: 'Health Org' });
   session = await seedSession(t.store, org.orgId, org.memberId);
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 const get = (headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: '/api/v1/health', headers });
 
@@ -70,7 +75,12 @@ describe('payload', () => {
     const never = { status: 'never_run', last_run: null, rows: null, hours_since: null, duration_sec: null };
     assert.deepEqual(data.pipeline, { ingest: never, enricher: never });
     assert.deepEqual(data.counts, { total_cves: 0, alert_ready: 0, pending_enrichment: 0, rendered: 0 });
-    assert.deepEqual(data.services, { api: 'operational', enricher: 'never_run', renderer: 'operational', alerts: 'never_run' });
+    assert.deepEqual(data.services, {
+      api: 'operational',
+      enricher: 'never_run',
+      renderer: 'operational',
+      alerts: 'never_run',
+    });
     const size = await sql<{ b: number }>`SELECT pg_database_size(current_database()) AS b`.execute(t.store.db);
     assert.ok(Math.abs(data.db_size_mb - size.rows[0].b / 1048576) < 1, `db_size_mb ${data.db_size_mb}`);
     assert.equal(typeof data.disk_free_gb, 'number');
@@ -83,19 +93,41 @@ describe('payload', () => {
       ('ingest', 'nvd', 'succeeded', '2026-11-21T04:00:00Z', '2026-11-21T04:00:41.2Z', 1842),
       ('enricher', NULL, 'succeeded', '2026-11-21T05:12:00Z', '2026-11-21T05:17:12.1Z', 1840)`.execute(t.store.db);
     const d = (await get(internal)).json().data;
-    assert.deepEqual(d.pipeline.ingest, { status: 'success', last_run: '2026-11-21T04:00:00.000Z', rows: 1842, hours_since: 8, duration_sec: 41.2 });
-    assert.deepEqual(d.pipeline.enricher, { status: 'success', last_run: '2026-11-21T05:12:00.000Z', rows: 1840, hours_since: 6.8, duration_sec: 312.1 });
+    assert.deepEqual(d.pipeline.ingest, {
+      status: 'success',
+      last_run: '2026-11-21T04:00:00.000Z',
+      rows: 1842,
+      hours_since: 8,
+      duration_sec: 41.2,
+    });
+    assert.deepEqual(d.pipeline.enricher, {
+      status: 'success',
+      last_run: '2026-11-21T05:12:00.000Z',
+      rows: 1840,
+      hours_since: 6.8,
+      duration_sec: 312.1,
+    });
     assert.equal(d.services.enricher, 'success');
     assert.equal(d.status, 'healthy');
 
-    await sql`INSERT INTO ingest_runs (stage, status, started_at, finished_at, rows) VALUES ('enricher', 'failed', '2026-11-21T11:00:00Z', '2026-11-21T11:00:05Z', 3)`.execute(t.store.db);
+    await sql`INSERT INTO ingest_runs (stage, status, started_at, finished_at, rows) VALUES ('enricher', 'failed', '2026-11-21T11:00:00Z', '2026-11-21T11:00:05Z', 3)`.execute(
+      t.store.db,
+    );
     const d2 = (await get(internal)).json().data;
     assert.equal(d2.status, 'degraded');
     assert.equal(d2.pipeline.enricher.status, 'failed');
     assert.equal(d2.services.enricher, 'failed');
-    await sql`INSERT INTO ingest_runs (stage, status, started_at, rows) VALUES ('enricher', 'running', '2026-11-21T11:30:00Z', 10)`.execute(t.store.db);
+    await sql`INSERT INTO ingest_runs (stage, status, started_at, rows) VALUES ('enricher', 'running', '2026-11-21T11:30:00Z', 10)`.execute(
+      t.store.db,
+    );
     const d3 = (await get(internal)).json().data;
-    assert.deepEqual(d3.pipeline.enricher, { status: 'running', last_run: '2026-11-21T11:30:00.000Z', rows: 10, hours_since: 0.5, duration_sec: null });
+    assert.deepEqual(d3.pipeline.enricher, {
+      status: 'running',
+      last_run: '2026-11-21T11:30:00.000Z',
+      rows: 10,
+      hours_since: 0.5,
+      duration_sec: null,
+    });
     assert.equal(d3.status, 'healthy');
   });
 
@@ -109,20 +141,27 @@ describe('payload', () => {
 });
 
 describe('status page (Accept: text/html)', () => {
-  test('anonymous: public banner and badges, no details, refresh every 30 s on the reader\'s choice, no script', async () => {
+  test("anonymous: public banner and badges, no details, refresh every 30 s on the reader's choice, no script", async () => {
     const r = await get({ accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
     assert.equal(r.statusCode, 200);
     assert.match(String(r.headers['content-type']), /^text\/html/);
     assert.doesNotMatch(r.body, /http-equiv="refresh"/, 'no timed refresh unasked (WCAG 2.2.1)');
     assert.match(r.body, /<a href="\/api\/v1\/health\?refresh=30">Refresh every 30 seconds<\/a>/);
-    const chosen = await t.app.inject({ method: 'GET', url: '/api/v1/health?refresh=30', headers: { accept: 'text/html' } });
+    const chosen = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/health?refresh=30',
+      headers: { accept: 'text/html' },
+    });
     assert.match(chosen.body, /<meta http-equiv="refresh" content="30"\/?>/);
     assert.match(chosen.body, /refreshes every 30 seconds \(<a href="\/api\/v1\/health">stop<\/a>\)/);
     assert.match(r.body, /class="banner (healthy|degraded)"/);
     assert.match(r.body, /<span>API<\/span><strong>operational<\/strong>/);
     assert.match(r.body, /<span>Database<\/span><strong>connected<\/strong>/);
     // No details; the only script is htmx from this origin's /static/ (nothing inline).
-    assert.doesNotMatch(r.body, /Total CVEs|Database size|<script(?! src="\/static\/htmx\.[0-9a-f]{12}\.js" defer><\/script>)/);
+    assert.doesNotMatch(
+      r.body,
+      /Total CVEs|Database size|<script(?! src="\/static\/htmx\.[0-9a-f]{12}\.js" defer><\/script>)/,
+    );
     assert.match(r.body, /Sign in to see/);
   });
   test('signed-in member and internal monitor: details included', async () => {

@@ -27,14 +27,23 @@ const quiet = { info() {}, warn() {} };
 
 test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs, vendors; re-import changes nothing', async () => {
   const dir = feedDir([
-    ...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES,
-    fixture('kev', 'kev-cut.json'), fixture('epss', 'epss-cut.ssv.gz'), fixture('PROVENANCE.md'),
+    ...CATALOGS,
+    ...NVD_FIXTURES,
+    ...CSAF_FIXTURES,
+    fixture('kev', 'kev-cut.json'),
+    fixture('epss', 'epss-cut.ssv.gz'),
+    fixture('PROVENANCE.md'),
   ]);
   const s = await importPaths(t.store.db, [dir], { log: quiet });
-  assert.deepEqual(s.skipped.map((x) => x.label.split('/').pop()), ['PROVENANCE.md']);
+  assert.deepEqual(
+    s.skipped.map((x) => x.label.split('/').pop()),
+    ['PROVENANCE.md'],
+  );
   assert.equal(s.inputs[0].format, 'cwe-xml', 'catalogs are imported first');
   assert.equal(s.inputs.at(-1)!.format, 'kev');
-  const ids = (await sql<{ cve_id: string }>`SELECT cve_id FROM cves ORDER BY cve_id`.execute(t.store.db)).rows.map((r) => r.cve_id);
+  const ids = (await sql<{ cve_id: string }>`SELECT cve_id FROM cves ORDER BY cve_id`.execute(t.store.db)).rows.map(
+    (r) => r.cve_id,
+  );
   // Every CVE with a description from some source: NVD records, every CVE of the 7 advisories, the KEV cut.
   assert.ok(ids.includes('CVE-2024-8530') && ids.includes('CVE-2026-8037') && ids.includes('CVE-2022-45793'));
   assert.equal(s.corpus, ids.length);
@@ -45,21 +54,48 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
   assert.deepEqual(d.sources, ['nvd', 'kev', 'epss']);
   const p = (await docOf(t.store.db, 'CVE-2024-8531'))!;
   assert.deepEqual(p.patch.fixed_in, { product: 'Data Center Expert', version: '8.2' });
-  assert.deepEqual(p.references.cisa_ics_advisories.map((a) => a.advisory_id), ['ICSA-24-289-02']);
+  assert.deepEqual(
+    p.references.cisa_ics_advisories.map((a) => a.advisory_id),
+    ['ICSA-24-289-02'],
+  );
   assert.ok(p.capec.length > 0);
   const r = await runs(t.store.db);
-  assert.deepEqual(r.map((x) => [x.stage, x.status, x.source, x.finished]), [['ingest', 'succeeded', 'import', true], ['enricher', 'succeeded', 'import', true]]);
+  assert.deepEqual(
+    r.map((x) => [x.stage, x.status, x.source, x.finished]),
+    [
+      ['ingest', 'succeeded', 'import', true],
+      ['enricher', 'succeeded', 'import', true],
+    ],
+  );
   assert.equal(r[0].rows, s.items);
   assert.equal(r[1].rows, s.documents_written);
-  const v = (await sql<{ slug: string; name: string; cve_count: number; aliases: string[] }>`SELECT slug, name, cve_count, aliases FROM vendors WHERE slug IN ('siemens','schneider-electric') ORDER BY slug`.execute(t.store.db)).rows;
+  const v = (
+    await sql<{
+      slug: string;
+      name: string;
+      cve_count: number;
+      aliases: string[];
+    }>`SELECT slug, name, cve_count, aliases FROM vendors WHERE slug IN ('siemens','schneider-electric') ORDER BY slug`.execute(
+      t.store.db,
+    )
+  ).rows;
   assert.equal(v[0].name, 'Schneider Electric');
   assert.ok(v[0].aliases.includes('schneider-electric'));
   assert.equal(v[1].name, 'Siemens');
-  const siemensCount = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE 'siemens' = ANY(vendor_slugs)`.execute(t.store.db)).rows[0].n;
+  const siemensCount = (
+    await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE 'siemens' = ANY(vendor_slugs)`.execute(
+      t.store.db,
+    )
+  ).rows[0].n;
   assert.equal(v[1].cve_count, siemensCount);
 
   const { loadCapecSource } = await import('../../src/store/ingest.ts');
-  assert.deepEqual(await loadCapecSource(t.store.db), { catalog: 'MITRE CAPEC (STIX 2.1)', version: '3.9', mapping: 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)' });
+  assert.deepEqual(await loadCapecSource(t.store.db), {
+    catalog: 'MITRE CAPEC (STIX 2.1)',
+    version: '3.9',
+    mapping:
+      'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)',
+  });
   const before = await checksums(t.store.db);
   const again = await importPaths(t.store.db, [dir], { log: quiet });
   assert.equal(again.changed_sources, 0);
@@ -70,9 +106,15 @@ test('import: directory of mixed feeds (plain and .gz) → enriched corpus, runs
 test('a feed arriving later re-enriches the CVEs it touches (KEV after NVD); unrelated CVEs are untouched', async () => {
   const db2 = await freshDb();
   try {
-    await importPaths(db2.store.db, [...CATALOGS, fixture('nvd', 'CVE-2024-49138.json'), fixture('nvd', 'CVE-2023-0228.json')], { log: quiet });
+    await importPaths(
+      db2.store.db,
+      [...CATALOGS, fixture('nvd', 'CVE-2024-49138.json'), fixture('nvd', 'CVE-2023-0228.json')],
+      { log: quiet },
+    );
     const before = (await docOf(db2.store.db, 'CVE-2024-49138'))!;
-    const other = await sql<{ enriched_at: Date }>`SELECT enriched_at FROM cves WHERE cve_id = 'CVE-2023-0228'`.execute(db2.store.db);
+    const other = await sql<{ enriched_at: Date }>`SELECT enriched_at FROM cves WHERE cve_id = 'CVE-2023-0228'`.execute(
+      db2.store.db,
+    );
     assert.equal(before.exploitation.kev_flagged, false);
     assert.equal(before.exploitation.exploit_maturity, 'FUNCTIONAL');
     const s = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
@@ -81,8 +123,13 @@ test('a feed arriving later re-enriches the CVEs it touches (KEV after NVD); unr
     assert.equal(afterDoc.exploitation.kev_flagged, true);
     assert.equal(afterDoc.exploitation.exploit_maturity, 'WEAPONIZED');
     assert.equal(afterDoc.description, before.description, 'NVD text keeps precedence');
-    assert.equal(afterDoc.title, 'Microsoft Windows Common Log File System (CLFS) Driver Heap-Based Buffer Overflow Vulnerability');
-    const other2 = await sql<{ enriched_at: Date }>`SELECT enriched_at FROM cves WHERE cve_id = 'CVE-2023-0228'`.execute(db2.store.db);
+    assert.equal(
+      afterDoc.title,
+      'Microsoft Windows Common Log File System (CLFS) Driver Heap-Based Buffer Overflow Vulnerability',
+    );
+    const other2 = await sql<{
+      enriched_at: Date;
+    }>`SELECT enriched_at FROM cves WHERE cve_id = 'CVE-2023-0228'`.execute(db2.store.db);
     assert.equal(other2.rows[0].enriched_at.toISOString(), other.rows[0].enriched_at.toISOString());
   } finally {
     await db2.drop();
@@ -111,11 +158,18 @@ test('catalogs imported after the CVEs re-enrich the whole corpus (titles and CA
 test('single flight: a second import while one holds the lock is refused; a stale running run is marked failed at the next start', async () => {
   const db2 = await freshDb();
   try {
-    await sql`INSERT INTO ingest_runs (stage, source, status, rows) VALUES ('ingest', 'import', 'running', 7)`.execute(db2.store.db);
+    await sql`INSERT INTO ingest_runs (stage, source, status, rows) VALUES ('ingest', 'import', 'running', 7)`.execute(
+      db2.store.db,
+    );
     let inner: unknown = null;
     // A refused run still ends what its inputs' reading holds (a feed thread primed before the run).
     let closed = 0;
-    const input = { label: 'primed', format: 'cve5-jsonl' as const, items: async function* () {}, close: async () => void closed++ };
+    const input = {
+      label: 'primed',
+      format: 'cve5-jsonl' as const,
+      items: async function* () {},
+      close: async () => void closed++,
+    };
     await withImportLock(db2.store.db, async () => {
       inner = await runPipeline(db2.store.db, [input, { ...input, label: 'second file, same thread' }]).catch((e) => e);
     });
@@ -126,7 +180,10 @@ test('single flight: a second import while one holds the lock is refused; a stal
     const r = await runs(db2.store.db);
     assert.equal(r[0].status, 'failed');
     assert.match(r[0].error!, /interrupted/);
-    assert.deepEqual(r.slice(1).map((x) => x.status), ['succeeded', 'succeeded']);
+    assert.deepEqual(
+      r.slice(1).map((x) => x.status),
+      ['succeeded', 'succeeded'],
+    );
   } finally {
     await db2.drop();
   }
@@ -142,15 +199,29 @@ test('ensureSnapshot imports the bundled snapshot once into an empty corpus, wit
       [fixture('nvd', 'CVE-2024-21338.json'), 'nvd/CVE-2024-21338.json'],
     ]);
     const lines: string[] = [];
-    const out = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
-    const s = await ensureSnapshot(db2.store, { snapshotDir: dir, autoImportSnapshot: true }, quiet, createProgress(out, { tty: false, intervalMs: 0 }));
+    const out = new Writable({
+      write(c, _e, cb) {
+        lines.push(String(c));
+        cb();
+      },
+    });
+    const s = await ensureSnapshot(
+      db2.store,
+      { snapshotDir: dir, autoImportSnapshot: true },
+      quiet,
+      createProgress(out, { tty: false, intervalMs: 0 }),
+    );
     assert.equal(s!.corpus, 1662);
-    assert.ok(lines.some((l) => /^import: file \d\/2 kev known_exploited_vulnerabilities\.json: \d+ records/.test(l)), lines.join(''));
+    assert.ok(
+      lines.some((l) => /^import: file \d\/2 kev known_exploited_vulnerabilities\.json: \d+ records/.test(l)),
+      lines.join(''),
+    );
     assert.equal((await runs(db2.store.db)).filter((r) => r.source === 'snapshot').length, 2);
     assert.equal(await ensureSnapshot(db2.store, { snapshotDir: dir, autoImportSnapshot: true }, quiet), null);
     assert.equal((await runs(db2.store.db)).length, 2);
     // KEV count equals the catalog's.
-    const kev = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db2.store.db)).rows[0].n;
+    const kev = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db2.store.db))
+      .rows[0].n;
     assert.equal(kev, 1662);
   } finally {
     await db2.drop();
@@ -171,20 +242,57 @@ test('two instances starting on one empty database: the second waits for the fir
     ]);
     const config = { snapshotDir: dir, autoImportSnapshot: true };
     let holding = false;
-    const first = ensureSnapshot(db2.store, config, quiet, createProgress(new Writable({ write(_c, _e, cb) { cb(); } }), { tty: false }));
+    const first = ensureSnapshot(
+      db2.store,
+      config,
+      quiet,
+      createProgress(
+        new Writable({
+          write(_c, _e, cb) {
+            cb();
+          },
+        }),
+        { tty: false },
+      ),
+    );
     // The first instance holds the import lock before the second starts; its import outlasts the second's timeouts.
     for (let i = 0; i < 500 && !holding; i++) {
-      holding = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7224101 AND granted`.execute(db2.store.db)).rows[0].n > 0;
+      holding =
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7224101 AND granted`.execute(
+            db2.store.db,
+          )
+        ).rows[0].n > 0;
       if (!holding) await new Promise((r) => setTimeout(r, 10));
     }
     assert.ok(holding, 'the first import took the lock');
     const logged: string[] = [];
-    const second = ensureSnapshot(server2, config, { info: (_o: unknown, m?: string) => void logged.push(m ?? ''), warn() {} }, createProgress(new Writable({ write(_c, _e, cb) { cb(); } }), { tty: false }));
+    const second = ensureSnapshot(
+      server2,
+      config,
+      { info: (_o: unknown, m?: string) => void logged.push(m ?? ''), warn() {} },
+      createProgress(
+        new Writable({
+          write(_c, _e, cb) {
+            cb();
+          },
+        }),
+        { tty: false },
+      ),
+    );
     const [a, b] = await Promise.all([first, second]);
     assert.equal(a!.corpus, 1662);
     assert.equal(b, null, 'the second instance imported nothing');
     assert.ok(logged.includes('the bundled snapshot was imported by another instance meanwhile'), logged.join('; '));
-    assert.deepEqual((await runs(db2.store.db)).map((r) => [r.source, r.status]), [['snapshot', 'succeeded'], ['snapshot', 'succeeded']]);
+    assert.deepEqual(
+      (await runs(db2.store.db)).map((r) => [r.source, r.status]),
+      [
+        ['snapshot', 'succeeded'],
+        ['snapshot', 'succeeded'],
+      ],
+    );
   } finally {
     await server2.close();
     await db2.drop();
@@ -193,7 +301,15 @@ test('two instances starting on one empty database: the second waits for the fir
 
 test('progress: a redrawn bar on a terminal', () => {
   const chunks: string[] = [];
-  const out = Object.assign(new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }), { isTTY: true, columns: 200 });
+  const out = Object.assign(
+    new Writable({
+      write(c, _e, cb) {
+        chunks.push(String(c));
+        cb();
+      },
+    }),
+    { isTTY: true, columns: 200 },
+  );
   let now = 0;
   const p = createProgress(out, { now: () => now });
   p.file(1, 4, '/x/kev.json', 'kev');
@@ -220,7 +336,21 @@ test('configured OpenAI-compatible analysis through the egress policy: used on i
         return;
       }
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ executive_summary: 'CVE-2024-9124 affects PowerFlex 6000T.', ics_context: 'Drive controllers are OT assets.', remediation_guidance: 'Apply the vendor update.' }) } }] }));
+      res.end(
+        JSON.stringify({
+          choices: [
+            {
+              message: {
+                content: JSON.stringify({
+                  executive_summary: 'CVE-2024-9124 affects PowerFlex 6000T.',
+                  ics_context: 'Drive controllers are OT assets.',
+                  remediation_guidance: 'Apply the vendor update.',
+                }),
+              },
+            },
+          ],
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -228,7 +358,13 @@ test('configured OpenAI-compatible analysis through the egress policy: used on i
   const db2 = await freshDb();
   const egress = createEgress({ allowList: [`127.0.0.1:${port}`] });
   try {
-    const a = providerFromConfig({ analysis: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'loop-model', apiKey: 'secret' }, egressAllowList: [] }, egress)!;
+    const a = providerFromConfig(
+      {
+        analysis: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'loop-model', apiKey: 'secret' },
+        egressAllowList: [],
+      },
+      egress,
+    )!;
     await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json')], { log: quiet, provider: a.provider });
     const first = (await docOf(db2.store.db, 'CVE-2024-9124'))!;
     assert.equal(first.sage.model, 'loop-model');
@@ -237,13 +373,22 @@ test('configured OpenAI-compatible analysis through the egress policy: used on i
     fail = true;
     // An EPSS score appears and the CWE catalog arrives: the whole corpus is re-enriched, the provider is down.
     const { sql: q } = await import('kysely');
-    await q`INSERT INTO epss_scores (cve_id, epss, percentile) VALUES ('CVE-2024-9124', 0.5, 0.95)`.execute(db2.store.db);
-    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json'), CATALOGS[0]], { log: quiet, provider: a.provider });
+    await q`INSERT INTO epss_scores (cve_id, epss, percentile) VALUES ('CVE-2024-9124', 0.5, 0.95)`.execute(
+      db2.store.db,
+    );
+    await importPaths(db2.store.db, [fixture('nvd', 'CVE-2024-9124.json'), CATALOGS[0]], {
+      log: quiet,
+      provider: a.provider,
+    });
     const second = (await docOf(db2.store.db, 'CVE-2024-9124'))!;
     assert.equal(second.scoring.epss.percentile, 0.95, 'the record was re-enriched');
     assert.deepEqual({ ...second.sage, status: 'ready' }, first.sage, 'previous analysis kept');
     assert.equal(second.sage.status, 'pending');
-    assert.equal(providerFromConfig({ analysis: { baseUrl: null, model: null, apiKey: null }, egressAllowList: [] }), null, 'not configured: grounded analysis');
+    assert.equal(
+      providerFromConfig({ analysis: { baseUrl: null, model: null, apiKey: null }, egressAllowList: [] }),
+      null,
+      'not configured: grounded analysis',
+    );
   } finally {
     await egress.close();
     await new Promise<void>((r) => server.close(() => r()));
@@ -254,9 +399,15 @@ test('configured OpenAI-compatible analysis through the egress policy: used on i
 test('KEV is a whole catalog: entries a newer catalog no longer lists lose their KEV facts; a rejected NVD record leaves the corpus', async () => {
   const db2 = await freshDb();
   try {
-    await importPaths(db2.store.db, [...CATALOGS, snapshotFile('kev', 'known_exploited_vulnerabilities.json'), fixture('nvd', 'CVE-2024-21338.json')], { log: quiet });
+    await importPaths(
+      db2.store.db,
+      [...CATALOGS, snapshotFile('kev', 'known_exploited_vulnerabilities.json'), fixture('nvd', 'CVE-2024-21338.json')],
+      { log: quiet },
+    );
     await importPaths(db2.store.db, [fixture('nvd', 'nvd-api-2.0-page.assembled.json')], { log: quiet });
-    const count = async (where: string) => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE ${sql.raw(where)}`.execute(db2.store.db)).rows[0].n;
+    const count = async (where: string) =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE ${sql.raw(where)}`.execute(db2.store.db))
+        .rows[0].n;
     assert.equal(await count('kev_flagged'), 1662);
     assert.equal((await docOf(db2.store.db, 'CVE-2022-26925'))!.exploitation.kev_flagged, true);
     // The catalog now lists 5 entries only (the cut): every other KEV fact goes away.
@@ -273,7 +424,14 @@ test('KEV is a whole catalog: entries a newer catalog no longer lists lose their
     const dir = mkdtempSync('/tmp/vi-rejected-');
     await importPaths(db2.store.db, [fixture('nvd', 'CVE-2023-0228.json')], { log: quiet });
     assert.ok(await docOf(db2.store.db, 'CVE-2023-0228'));
-    writeFileSync(`${dir}/CVE-2023-0228.json`, JSON.stringify({ ...rec, vulnStatus: 'Rejected', descriptions: [{ lang: 'en', value: 'Rejected reason: this candidate was withdrawn by its CNA.' }] }));
+    writeFileSync(
+      `${dir}/CVE-2023-0228.json`,
+      JSON.stringify({
+        ...rec,
+        vulnStatus: 'Rejected',
+        descriptions: [{ lang: 'en', value: 'Rejected reason: this candidate was withdrawn by its CNA.' }],
+      }),
+    );
     await importPaths(db2.store.db, [dir], { log: quiet });
     assert.equal(await docOf(db2.store.db, 'CVE-2023-0228'), null);
   } finally {
@@ -285,10 +443,14 @@ test('a corpus built with older enrichment rules is re-enriched by the next impo
   const db2 = await freshDb();
   try {
     await importPaths(db2.store.db, [...CATALOGS, fixture('kev', 'kev-cut.json')], { log: quiet });
-    const key = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = 'corpus_catalogs'`.execute(db2.store.db);
+    const key = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = 'corpus_catalogs'`.execute(
+      db2.store.db,
+    );
     assert.match(key.rows[0].value, new RegExp(`^${ENRICHMENT_VERSION.replace('.', '\\.')}:`));
     // As a corpus written by the previous rules (key without a version; documents without the card severity).
-    await sql`UPDATE ingest_state SET value = regexp_replace(value, '^[^:]*:', '') WHERE key = 'corpus_catalogs'`.execute(db2.store.db);
+    await sql`UPDATE ingest_state SET value = regexp_replace(value, '^[^:]*:', '') WHERE key = 'corpus_catalogs'`.execute(
+      db2.store.db,
+    );
     await sql`UPDATE cves SET doc = doc - 'severity', doc_hash = md5(doc::text)`.execute(db2.store.db);
     const s = await importPaths(db2.store.db, [fixture('kev', 'kev-cut.json')], { log: quiet });
     assert.equal(s.full_reenrichment, true);
@@ -313,8 +475,16 @@ test('a CVE number as long as the CVE record schema allows (19 digits, past a bi
   const s = await importPaths(t.store.db, [dir], { log: quiet });
   assert.deepEqual(s.skipped, []);
   assert.equal(s.documents_written, 3);
-  const rows = (await sql<{ cve_id: string; d: string }>`
-    SELECT cve_id, doc->>'cve_id' AS d FROM cves WHERE cve_id = ANY(${ids}::text[]) ORDER BY cve_id`.execute(t.store.db)).rows;
-  assert.deepEqual(rows.map((r) => r.cve_id), [...ids].sort());
-  assert.deepEqual(rows.map((r) => r.d), [...ids].sort());
+  const rows = (
+    await sql<{ cve_id: string; d: string }>`
+    SELECT cve_id, doc->>'cve_id' AS d FROM cves WHERE cve_id = ANY(${ids}::text[]) ORDER BY cve_id`.execute(t.store.db)
+  ).rows;
+  assert.deepEqual(
+    rows.map((r) => r.cve_id),
+    [...ids].sort(),
+  );
+  assert.deepEqual(
+    rows.map((r) => r.d),
+    [...ids].sort(),
+  );
 });

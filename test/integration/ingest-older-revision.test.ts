@@ -16,8 +16,12 @@ import { fixture } from '../helpers/feeds.ts';
 const quiet = { log: { info() {}, warn() {} } };
 const ID = 'CVE-2024-8531';
 let t: TestDb;
-before(async () => { t = await freshDb(); });
-after(async () => { await t.drop(); });
+before(async () => {
+  t = await freshDb();
+});
+after(async () => {
+  await t.drop();
+});
 
 test('a refused older NVD revision does not reach the document built in its batch', async () => {
   const original = NVD_FIXTURES.find((f) => f.endsWith(`${ID}.json`))!;
@@ -29,10 +33,13 @@ test('a refused older NVD revision does not reach the document built in its batc
   const first = feedDir([...CATALOGS]);
   writeFileSync(path.join(first, `${ID}.json`), JSON.stringify(newer));
   await importPaths(t.store.db, [first], { ...quiet, bulkLoad: false });
-  const described = async () => (await sql<{ d: string; sources: string[]; modified: string }>`
+  const described = async () =>
+    (
+      await sql<{ d: string; sources: string[]; modified: string }>`
     SELECT c.doc->>'description' AS d, ARRAY(SELECT jsonb_array_elements_text(c.doc->'sources')) AS sources,
       (SELECT s.record->>'modified' FROM cve_sources s WHERE s.cve_id = c.cve_id AND s.source = 'nvd') AS modified
-    FROM cves c WHERE c.cve_id = ${ID}`.execute(t.store.db)).rows[0];
+    FROM cves c WHERE c.cve_id = ${ID}`.execute(t.store.db)
+    ).rows[0];
   const before = await described();
   assert.match(before.d, /^Newer NVD revision\. /);
   assert.deepEqual(before.sources, ['nvd']);
@@ -60,10 +67,13 @@ test('an older CVE record never replaces a newer stored one (another file or the
     texts.forEach((text, i) => writeFileSync(path.join(dir, `${i}-${CVE}.json`), text));
     return dir;
   };
-  const stored = async () => (await sql<{ d: string; modified: string }>`
+  const stored = async () =>
+    (
+      await sql<{ d: string; modified: string }>`
     SELECT c.doc->>'description' AS d,
       (SELECT s.record->>'modified' FROM cve_sources s WHERE s.cve_id = c.cve_id AND s.source = 'cve5') AS modified
-    FROM cves c WHERE c.cve_id = ${CVE}`.execute(t.store.db)).rows[0];
+    FROM cves c WHERE c.cve_id = ${CVE}`.execute(t.store.db)
+    ).rows[0];
 
   // The delta's newer revision first, then the baseline's (the original, dateUpdated 2024-08-19).
   await importPaths(t.store.db, [dirOf(revised('2025-03-01T10:00:00.000Z', 'Delta revision.'))], quiet);
@@ -74,7 +84,11 @@ test('an older CVE record never replaces a newer stored one (another file or the
   assert.match((await stored()).d, /^Delta revision\. /);
 
   // Two revisions in one batch, the newer read first: the newer is kept.
-  await importPaths(t.store.db, [dirOf(revised('2026-01-01T00:00:00.000Z', 'Newest.'), revised('2025-06-01T00:00:00.000Z', 'Older.'))], quiet);
+  await importPaths(
+    t.store.db,
+    [dirOf(revised('2026-01-01T00:00:00.000Z', 'Newest.'), revised('2025-06-01T00:00:00.000Z', 'Older.'))],
+    quiet,
+  );
   assert.equal((await stored()).modified, '2026-01-01T00:00:00.000Z');
   assert.match((await stored()).d, /^Newest\. /);
 
@@ -97,9 +111,12 @@ test('an older revision of a CISA advisory (a stale mirror) never replaces the n
     writeFileSync(path.join(dir, 'icsa-24-289-02.json'), text);
     return dir;
   };
-  const stored = async () => (await sql<{ modified: string; text: string }>`
+  const stored = async () =>
+    (
+      await sql<{ modified: string; text: string }>`
     SELECT record->>'modified' AS modified, record->>'description' AS text FROM cve_sources
-    WHERE cve_id = 'CVE-2024-8531' AND source = 'csaf' AND source_key = 'ICSA-24-289-02'`.execute(t.store.db)).rows[0];
+    WHERE cve_id = 'CVE-2024-8531' AND source = 'csaf' AND source_key = 'ICSA-24-289-02'`.execute(t.store.db)
+    ).rows[0];
   await importPaths(t.store.db, [dirOf(revised('2024-11-20T00:00:00Z', 'Revision 2.'))], quiet);
   assert.equal((await stored()).modified, '2024-11-20T00:00:00.000Z');
   assert.match((await stored()).text, /^Revision 2\. /);

@@ -24,11 +24,18 @@ function recordingLog() {
 }
 
 const job = (name: string, run: JobDefinition['run']): JobDefinition => ({
-  name, summary: name, policy: { retryLimit: 0, retryDelaySeconds: 0, expireInSeconds: 60, singleFlight: false },
-  schedule: () => null, run,
+  name,
+  summary: name,
+  policy: { retryLimit: 0, retryDelaySeconds: 0, expireInSeconds: 60, singleFlight: false },
+  schedule: () => null,
+  run,
 });
 
-async function until<T>(what: string, fn: () => Promise<T | null | undefined> | T | null | undefined, ms = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined> | T | null | undefined,
+  ms = 20_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -43,15 +50,28 @@ test('three queues starting at once on an empty database all start, and pg-boss 
   const queues: JobQueue[] = [];
   try {
     const config = loadConfig({ DATABASE_URL: db.url });
-    const started = await Promise.allSettled([0, 1, 2].map(() => startJobQueue({
-      config, store: db.store, log: pino({ level: 'silent' }), workers: true, timings: FAST_TIMINGS,
-      jobs: [job('setup-probe', async () => {})],
-    })));
+    const started = await Promise.allSettled(
+      [0, 1, 2].map(() =>
+        startJobQueue({
+          config,
+          store: db.store,
+          log: pino({ level: 'silent' }),
+          workers: true,
+          timings: FAST_TIMINGS,
+          jobs: [job('setup-probe', async () => {})],
+        }),
+      ),
+    );
     for (const s of started) if (s.status === 'fulfilled') queues.push(s.value);
-    assert.deepEqual(started.map((s) => s.status === 'rejected' ? String(s.reason) : 'started'), ['started', 'started', 'started']);
+    assert.deepEqual(
+      started.map((s) => (s.status === 'rejected' ? String(s.reason) : 'started')),
+      ['started', 'started', 'started'],
+    );
     const v = await db.store.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${JOB_SCHEMA}.version`);
     assert.equal(v.rows[0].n, 1);
-    const q = await db.store.pool.query<{ name: string }>(`SELECT name FROM ${JOB_SCHEMA}.queue WHERE name = 'setup-probe'`);
+    const q = await db.store.pool.query<{ name: string }>(
+      `SELECT name FROM ${JOB_SCHEMA}.queue WHERE name = 'setup-probe'`,
+    );
     assert.equal(q.rows.length, 1);
   } finally {
     for (const q of queues) await q.stop(2000);
@@ -65,15 +85,23 @@ test('a job outcome that cannot be stored is logged, the process lives on, and t
   let queue: JobQueue | null = null;
   try {
     queue = await startJobQueue({
-      config: loadConfig({ DATABASE_URL: db.url }), store: db.store, log, workers: true, timings: FAST_TIMINGS,
-      jobs: [job('outcome-lost', async (ctx) => {
-        // The job table is gone by the time pg-boss stores the outcome.
-        await ctx.store.pool.query(`ALTER TABLE ${JOB_SCHEMA}.job RENAME TO job_away`);
-      })],
+      config: loadConfig({ DATABASE_URL: db.url }),
+      store: db.store,
+      log,
+      workers: true,
+      timings: FAST_TIMINGS,
+      jobs: [
+        job('outcome-lost', async (ctx) => {
+          // The job table is gone by the time pg-boss stores the outcome.
+          await ctx.store.pool.query(`ALTER TABLE ${JOB_SCHEMA}.job RENAME TO job_away`);
+        }),
+      ],
     });
     const id = await queue.send('outcome-lost');
     assert.ok(id);
-    const warned = await until('the outcome warning', () => lines.find((l) => /job outcome was not stored/.test(l.msg)));
+    const warned = await until('the outcome warning', () =>
+      lines.find((l) => /job outcome was not stored/.test(l.msg)),
+    );
     assert.match(warned.err ?? '', /job" does not exist/);
     await db.store.pool.query(`ALTER TABLE ${JOB_SCHEMA}.job_away RENAME TO job`);
     const r = await db.store.pool.query<{ state: string }>(`SELECT state FROM ${JOB_SCHEMA}.job WHERE id = $1`, [id]);
@@ -88,32 +116,47 @@ test('a stop waits for the running job, which completes on an open pool', async 
   const db = await freshDb();
   const { log, lines } = recordingLog();
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   let started = false;
   let queue: JobQueue | null = null;
   try {
     queue = await startJobQueue({
-      config: loadConfig({ DATABASE_URL: db.url }), store: db.store, log, workers: true, timings: FAST_TIMINGS,
-      jobs: [job('slow', async (ctx) => {
-        started = true;
-        await gate;
-        await ctx.store.pool.query('SELECT 1');
-      })],
+      config: loadConfig({ DATABASE_URL: db.url }),
+      store: db.store,
+      log,
+      workers: true,
+      timings: FAST_TIMINGS,
+      jobs: [
+        job('slow', async (ctx) => {
+          started = true;
+          await gate;
+          await ctx.store.pool.query('SELECT 1');
+        }),
+      ],
     });
     const id = await queue.send('slow');
     await until('the job to start', () => started);
     const stopping = queue.stop(10_000);
     let stopped = false;
-    void stopping.then(() => { stopped = true; });
+    void stopping.then(() => {
+      stopped = true;
+    });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(stopped, false, 'the stop waits for the running job');
     release();
     await stopping;
     queue = null;
     const r = await db.store.pool.query<{ state: string }>(
-      `SELECT state FROM ${JOB_SCHEMA}.job WHERE id = $1 UNION ALL SELECT state FROM ${JOB_SCHEMA}.archive WHERE id = $1`, [id]);
+      `SELECT state FROM ${JOB_SCHEMA}.job WHERE id = $1 UNION ALL SELECT state FROM ${JOB_SCHEMA}.archive WHERE id = $1`,
+      [id],
+    );
     assert.deepEqual(r.rows, [{ state: 'completed' }]);
-    assert.equal(lines.some((l) => /not stored|job failed/.test(l.msg)), false);
+    assert.equal(
+      lines.some((l) => /not stored|job failed/.test(l.msg)),
+      false,
+    );
   } finally {
     release();
     await queue?.stop(2000);

@@ -20,8 +20,12 @@ before(async () => {
   db = await freshDb();
   // A process that only sends jobs (an API replica with VULNINTEL_WORKERS=0); it also installs pg-boss's schema.
   sender = await startJobQueue({
-    config: loadConfig({ DATABASE_URL: db.url }), store: db.store, log: pino({ level: 'silent' }), workers: false,
-    jobs: TEST_JOBS(() => {}, null), timings: FAST_TIMINGS,
+    config: loadConfig({ DATABASE_URL: db.url }),
+    store: db.store,
+    log: pino({ level: 'silent' }),
+    workers: false,
+    jobs: TEST_JOBS(() => {}, null),
+    timings: FAST_TIMINGS,
   });
 });
 after(async () => {
@@ -30,11 +34,18 @@ after(async () => {
   await db.drop();
 });
 
-interface Worker { child: ChildProcess; lines: string[]; waitFor(re: RegExp): Promise<string>; stop(): Promise<void> }
+interface Worker {
+  child: ChildProcess;
+  lines: string[];
+  waitFor(re: RegExp): Promise<string>;
+  stop(): Promise<void>;
+}
 
 function worker(env: Record<string, string> = {}): Worker {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/job-child.ts')], {
-    cwd: root, env: { ...process.env, DATABASE_URL: db.url, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: db.url, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
   const lines: string[] = [];
@@ -47,28 +58,42 @@ function worker(env: Record<string, string> = {}): Worker {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       lines.push(line);
-      for (const w of [...waiters]) if (w.re.test(line)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(line); }
+      for (const w of [...waiters])
+        if (w.re.test(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(line);
+        }
     }
   });
   return {
-    child, lines,
+    child,
+    lines,
     waitFor: (re) => {
       const seen = lines.find((l) => re.test(l));
       return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ re, resolve }));
     },
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
-interface JobRow { id: string; state: string; retry_count: number; output: { message?: string } | null }
+interface JobRow {
+  id: string;
+  state: string;
+  retry_count: number;
+  output: { message?: string } | null;
+}
 
 async function jobs(name: string): Promise<JobRow[]> {
-  const r = await db.store.pool.query<JobRow>(`SELECT id, state, retry_count, output FROM ${JOB_SCHEMA}.job WHERE name = $1
-    UNION ALL SELECT id, state, retry_count, output FROM ${JOB_SCHEMA}.archive WHERE name = $1`, [name]);
+  const r = await db.store.pool.query<JobRow>(
+    `SELECT id, state, retry_count, output FROM ${JOB_SCHEMA}.job WHERE name = $1
+    UNION ALL SELECT id, state, retry_count, output FROM ${JOB_SCHEMA}.archive WHERE name = $1`,
+    [name],
+  );
   return r.rows;
 }
 
@@ -104,7 +129,9 @@ test('two worker processes, one schedule: the slot runs exactly once', async () 
   assert.equal(rows[0].state, 'completed');
   const runs = [...a.lines, ...b.lines].filter((l) => l.startsWith('run test-tick '));
   assert.deepEqual(runs, [`run test-tick ${rows[0].id} 0`], 'one handler run across both processes');
-  const schedules = await db.store.pool.query(`SELECT name, cron, timezone FROM ${JOB_SCHEMA}.schedule WHERE name = 'test-tick'`);
+  const schedules = await db.store.pool.query(
+    `SELECT name, cron, timezone FROM ${JOB_SCHEMA}.schedule WHERE name = 'test-tick'`,
+  );
   assert.deepEqual(schedules.rows, [{ name: 'test-tick', cron, timezone: 'UTC' }]);
 });
 
@@ -114,12 +141,21 @@ test('a worker killed mid-job: the job with a retry left runs again elsewhere; t
   const retried = await sender.send('test-retried');
   const once = await sender.send('test-once');
   assert.ok(retried && once);
-  await Promise.all([a.waitFor(new RegExp(`^run test-retried ${retried} 0$`)), a.waitFor(new RegExp(`^run test-once ${once} 0$`))]);
+  await Promise.all([
+    a.waitFor(new RegExp(`^run test-retried ${retried} 0$`)),
+    a.waitFor(new RegExp(`^run test-once ${once} 0$`)),
+  ]);
   a.child.kill('SIGKILL');
   await new Promise((r) => a.child.once('exit', r));
   // Both jobs are still `active`, held by a process that no longer exists.
-  assert.deepEqual((await jobs('test-retried')).map((r) => r.state), ['active']);
-  assert.deepEqual((await jobs('test-once')).map((r) => r.state), ['active']);
+  assert.deepEqual(
+    (await jobs('test-retried')).map((r) => r.state),
+    ['active'],
+  );
+  assert.deepEqual(
+    (await jobs('test-once')).map((r) => r.state),
+    ['active'],
+  );
 
   const b = worker();
   await b.waitFor(/^ready$/);
@@ -137,19 +173,53 @@ test('a worker killed mid-job: the job with a retry left runs again elsewhere; t
   assert.equal(finalOnce.retry_count, 0);
   assert.match(JSON.stringify(finalOnce.output), /timeout/i, 'failed because it expired in the active state');
   await b.stop();
-  assert.deepEqual(b.lines.filter((l) => l.startsWith('run ')), [`run test-retried ${retried} 1`], 'the job without a retry never ran again');
+  assert.deepEqual(
+    b.lines.filter((l) => l.startsWith('run ')),
+    [`run test-retried ${retried} 1`],
+    'the job without a retry never ran again',
+  );
 });
 
-test('warm(): each job\'s hook is called once when a process starts working it; a failing warm-up is logged and the queue runs on', async () => {
+test("warm(): each job's hook is called once when a process starts working it; a failing warm-up is logged and the queue runs on", async () => {
   const calls: string[] = [];
   const logged: string[] = [];
   const policy = { retryLimit: 0, retryDelaySeconds: 1, expireInSeconds: 60, singleFlight: true };
   const q = await startJobQueue({
-    config: loadConfig({ DATABASE_URL: db.url }), store: db.store, workers: true, timings: FAST_TIMINGS,
-    log: pino({ level: 'warn' }, { write: (l: string) => { logged.push(l); } }),
+    config: loadConfig({ DATABASE_URL: db.url }),
+    store: db.store,
+    workers: true,
+    timings: FAST_TIMINGS,
+    log: pino(
+      { level: 'warn' },
+      {
+        write: (l: string) => {
+          logged.push(l);
+        },
+      },
+    ),
     jobs: [
-      { name: 'warm-ok', summary: 'warms', policy, schedule: () => null, run: async () => {}, warm: async () => { calls.push('warm-ok'); } },
-      { name: 'warm-bad', summary: 'fails to warm', policy, schedule: () => null, run: async () => { calls.push('ran'); }, warm: async () => { throw new Error('index unavailable'); } },
+      {
+        name: 'warm-ok',
+        summary: 'warms',
+        policy,
+        schedule: () => null,
+        run: async () => {},
+        warm: async () => {
+          calls.push('warm-ok');
+        },
+      },
+      {
+        name: 'warm-bad',
+        summary: 'fails to warm',
+        policy,
+        schedule: () => null,
+        run: async () => {
+          calls.push('ran');
+        },
+        warm: async () => {
+          throw new Error('index unavailable');
+        },
+      },
     ],
   });
   try {

@@ -14,13 +14,21 @@ let t: TestApp;
 let pro: Record<string, string>;
 before(async () => {
   t = await testApp();
-  await importPaths(t.store.db, [CATALOG, ...[...REMOVED, 'CVE-2024-21338'].map((id) => fixture('cve5', `${id}.json`))], { log: { info() {}, warn() {} } });
+  await importPaths(
+    t.store.db,
+    [CATALOG, ...[...REMOVED, 'CVE-2024-21338'].map((id) => fixture('cve5', `${id}.json`))],
+    { log: { info() {}, warn() {} } },
+  );
   pro = (await seedOrg(t.store, { tier: 'professional' })).auth;
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 test('/cves/kev equals the catalog (1,662 entries), across every page; the removed CVEs are not KEV', async () => {
-  const catalog = (JSON.parse(readFileSync(CATALOG, 'utf8')) as { vulnerabilities: { cveID: string }[] }).vulnerabilities.map((v) => v.cveID);
+  const catalog = (
+    JSON.parse(readFileSync(CATALOG, 'utf8')) as { vulnerabilities: { cveID: string }[] }
+  ).vulnerabilities.map((v) => v.cveID);
   assert.equal(catalog.length, 1662);
   for (const id of REMOVED) assert.ok(!catalog.includes(id), `${id} is not in the catalog`);
   const seen: string[] = [];
@@ -42,7 +50,7 @@ test('/cves/kev equals the catalog (1,662 entries), across every page; the remov
   assert.equal(stats.kev, 1662);
 });
 
-test('title precedence: the CNA\'s title, not the KEV vulnerabilityName, on the detail and the stored card', async () => {
+test("title precedence: the CNA's title, not the KEV vulnerabilityName, on the detail and the stored card", async () => {
   const d = (await t.app.inject({ method: 'GET', url: '/api/v1/cves/CVE-2024-21338', headers: pro })).json().data;
   assert.equal(d.title, 'Windows Kernel Elevation of Privilege Vulnerability');
   assert.equal(d.exploitation.kev_flagged, true);
@@ -51,5 +59,8 @@ test('title precedence: the CNA\'s title, not the KEV vulnerabilityName, on the 
   assert.equal(row.title, 'Windows Kernel Elevation of Privilege Vulnerability');
   // A KEV-only CVE keeps the KEV name as its title.
   const kevOnly = (await t.app.inject({ method: 'GET', url: '/api/v1/cves/CVE-2024-49138', headers: pro })).json().data;
-  assert.equal(kevOnly.title, 'Microsoft Windows Common Log File System (CLFS) Driver Heap-Based Buffer Overflow Vulnerability');
+  assert.equal(
+    kevOnly.title,
+    'Microsoft Windows Common Log File System (CLFS) Driver Heap-Based Buffer Overflow Vulnerability',
+  );
 });

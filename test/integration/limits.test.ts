@@ -13,13 +13,17 @@ import { openStore } from '../../src/store/db.ts';
 import type { Principal } from '../../src/http/auth.ts';
 
 function limitedRoute(app: FastifyInstance) {
-  app.post('/api/v1/__test/limited', {
-    schema: { hide: true, querystring: Type.Object({}), body: Type.Object({ units: Type.Integer({ minimum: 0 }) }) },
-    config: { auth: { mode: 'key' } },
-  }, async (req) => {
-    await app.limits.correlation.check(req.caller, (req.body as { units: number }).units);
-    return ok(req, { processed: (req.body as { units: number }).units });
-  });
+  app.post(
+    '/api/v1/__test/limited',
+    {
+      schema: { hide: true, querystring: Type.Object({}), body: Type.Object({ units: Type.Integer({ minimum: 0 }) }) },
+      config: { auth: { mode: 'key' } },
+    },
+    async (req) => {
+      await app.limits.correlation.check(req.caller, (req.body as { units: number }).units);
+      return ok(req, { processed: (req.body as { units: number }).units });
+    },
+  );
 }
 
 let t: TestApp;
@@ -27,11 +31,15 @@ let org: Awaited<ReturnType<typeof seedOrg>>;
 before(async () => {
   t = await testApp({
     testRoutes: limitedRoute,
-    rateProfiles: { correlation: { requests: { points: 5, durationSec: 30 }, units: { points: 100, durationSec: 30 } } },
+    rateProfiles: {
+      correlation: { requests: { points: 5, durationSec: 30 }, units: { points: 100, durationSec: 30 } },
+    },
   });
   org = await seedOrg(t.store, { name: 'Limited' });
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 const send = (auth: { authorization: string }, units: number) =>
   t.app.inject({ method: 'POST', url: '/api/v1/__test/limited', headers: auth, payload: { units } });
@@ -50,7 +58,10 @@ describe('correlation profile', () => {
       assert.equal(e.detail.error, 'rate_limited');
       assert.equal(e.retryable, true);
       assert.equal(e.action, 'retry_later');
-      assert.ok(Number.isInteger(e.retry_after_seconds) && e.retry_after_seconds >= 1 && e.retry_after_seconds <= 30, String(e.retry_after_seconds));
+      assert.ok(
+        Number.isInteger(e.retry_after_seconds) && e.retry_after_seconds >= 1 && e.retry_after_seconds <= 30,
+        String(e.retry_after_seconds),
+      );
       assert.equal(e.detail.retry_after, e.retry_after_seconds);
       assert.equal(r.headers['retry-after'], String(e.retry_after_seconds));
       // The monthly allowance headers keep their meaning on a 429.
@@ -82,7 +93,10 @@ test('the end of the window restores the budget (1-second window, Postgres store
   const principal = { keyId: 424242, memberId: 1 } as Principal;
   await p.check(principal);
   await p.check(principal);
-  const refused = await p.check(principal).then(() => null, (e: { opts: { retryAfterSeconds: number } }) => e);
+  const refused = await p.check(principal).then(
+    () => null,
+    (e: { opts: { retryAfterSeconds: number } }) => e,
+  );
   assert.ok(refused, 'third request refused');
   await new Promise((r) => setTimeout(r, refused.opts.retryAfterSeconds * 1000 + 100));
   await p.check(principal);
@@ -93,7 +107,10 @@ test('the end of the window restores the budget (1-second window, Postgres store
 test('PostgreSQL unreachable: the in-process insurance limiter applies the same limits (never unlimited)', async () => {
   const dead = openStore('postgres://postgres@127.0.0.1:1/none', { connectionTimeoutMs: 200, max: 1 });
   try {
-    const p = createProfile(postgresLimiters(dead), 'insured', { requests: { points: 3, durationSec: 60 }, units: null });
+    const p = createProfile(postgresLimiters(dead), 'insured', {
+      requests: { points: 3, durationSec: 60 },
+      units: null,
+    });
     const principal = { keyId: 999, memberId: 1 } as Principal;
     for (let i = 0; i < 3; i++) await p.check(principal);
     await assert.rejects(p.check(principal), (e: { key?: string }) => e.key === 'RATE_LIMITED');

@@ -15,10 +15,17 @@ before(async () => {
   org = await seedOrg(t.store, { name: 'Lookalike Org', tier: 'professional' });
   other = await seedOrg(t.store, { name: 'Other Org', tier: 'professional' });
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 async function call(auth: Record<string, string>, method: 'POST' | 'PUT', url: string, body: unknown) {
-  const r = await t.app.inject({ method, url, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const r = await t.app.inject({
+    method,
+    url,
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
   return { status: r.statusCode, body: r.json() as any, text: r.body };
 }
 
@@ -30,15 +37,25 @@ function assert422(r: { status: number; body: any; text: string }, field: string
   assert.match(f.message, message);
 }
 
-const INVISIBLE = [['zero-width space', 'pr\u200bod'], ['word joiner', 'pr\u2060od'], ['soft hyphen', 'pr\u00adod'], ['byte order mark', '\ufeffprod'],
-  ['combining grapheme joiner', 'pro\u034fd'], ['Hangul filler', 'prod\u3164']] as const;
+const INVISIBLE = [
+  ['zero-width space', 'pr\u200bod'],
+  ['word joiner', 'pr\u2060od'],
+  ['soft hyphen', 'pr\u00adod'],
+  ['byte order mark', '\ufeffprod'],
+  ['combining grapheme joiner', 'pro\u034fd'],
+  ['Hangul filler', 'prod\u3164'],
+] as const;
 
 test('invisible characters are refused in environment, organization, profile and feed-token names (422 naming the field)', async () => {
   for (const [what, name] of INVISIBLE) {
     assert422(await call(org.auth, 'POST', '/api/v1/environments', { name }), 'body.name', /invisible/);
     assert422(await call(org.auth, 'PUT', '/api/v1/account/org', { name: `Acme ${name}` }), 'body.name', /invisible/);
     assert422(await call(org.auth, 'PUT', '/api/v1/account/me', { name: `Alice ${name}` }), 'body.name', /invisible/);
-    assert422(await call(org.auth, 'POST', '/api/v1/feeds/tokens', { label: `SOC ${name}` }), 'body.label', /invisible/);
+    assert422(
+      await call(org.auth, 'POST', '/api/v1/feeds/tokens', { label: `SOC ${name}` }),
+      'body.label',
+      /invisible/,
+    );
     void what;
   }
   const envs = await t.store.db.selectFrom('environments').select('name').where('org_id', '=', org.orgId).execute();
@@ -61,8 +78,16 @@ test('an environment name confusable with another of the organization is refused
   assert.equal((await call(org.auth, 'POST', '/api/v1/environments', { name: 'preprod' })).status, 201);
   assert.equal((await call(other.auth, 'POST', '/api/v1/environments', { name: '\u0440rod' })).status, 201);
   // Environment ids are random (docs/tenant-ids.md): the names are compared as a set.
-  const envs = await t.store.db.selectFrom('environments').select('name').where('org_id', '=', org.orgId).orderBy('name').execute();
-  assert.deepEqual(envs.map((e) => e.name).filter((n) => n !== 'می\u200cخواهم'), ['preprod', 'prod']);
+  const envs = await t.store.db
+    .selectFrom('environments')
+    .select('name')
+    .where('org_id', '=', org.orgId)
+    .orderBy('name')
+    .execute();
+  assert.deepEqual(
+    envs.map((e) => e.name).filter((n) => n !== 'می\u200cخواهم'),
+    ['preprod', 'prod'],
+  );
 });
 
 test('a feed-token label confusable with a live token of the organization is refused; a revoked one no longer counts', async () => {
@@ -71,8 +96,16 @@ test('a feed-token label confusable with a live token of the organization is ref
   const look = await call(org.auth, 'POST', '/api/v1/feeds/tokens', { label: 'S\u041eC reader' });
   assert422(look, 'body.label', /looks like the feed token "SOC reader" of your organization/);
   assert.ok(!look.text.includes('vi_feed') && !look.text.includes('/feeds/watchlist/'), 'no token in a refusal');
-  assert.equal((await call(other.auth, 'POST', '/api/v1/feeds/tokens', { label: 'S\u041eC reader' })).status, 201, 'another organization is never compared');
-  const revoke = await t.app.inject({ method: 'DELETE', url: `/api/v1/feeds/tokens/${first.body.data.id}`, headers: org.auth });
+  assert.equal(
+    (await call(other.auth, 'POST', '/api/v1/feeds/tokens', { label: 'S\u041eC reader' })).status,
+    201,
+    'another organization is never compared',
+  );
+  const revoke = await t.app.inject({
+    method: 'DELETE',
+    url: `/api/v1/feeds/tokens/${first.body.data.id}`,
+    headers: org.auth,
+  });
   assert.equal(revoke.statusCode, 200, revoke.body);
   assert.equal((await call(org.auth, 'POST', '/api/v1/feeds/tokens', { label: 'S\u041eC reader' })).status, 201);
 });
@@ -81,7 +114,8 @@ test('a profile name confusable with another member of the organization is refus
   const team = await seedOrg(t.store, { name: 'Profile Team', tier: 'professional' });
   const admin = await seedKey(t.store, team.orgId, null, { role: 'admin' });
   const outsider = await seedOrg(t.store, { name: 'Profile Outsider', tier: 'professional' });
-  const nameOf = async (memberId: number) => (await t.store.db.selectFrom('members').select('name').where('id', '=', memberId).executeTakeFirstOrThrow()).name;
+  const nameOf = async (memberId: number) =>
+    (await t.store.db.selectFrom('members').select('name').where('id', '=', memberId).executeTakeFirstOrThrow()).name;
   // The owner is "Owner": Cyrillic О, full-width letters and a trailing bidi mark all read the same.
   for (const name of ['\u041ewner', 'Ｏｗｎｅｒ', 'Owner\u200e']) {
     const r = await call(admin.auth, 'PUT', '/api/v1/account/me', { name });
@@ -98,7 +132,11 @@ test('a profile name confusable with another member of the organization is refus
   const elsewhere = await call(outsider.auth, 'PUT', '/api/v1/account/me', { name: '\u041ewen' });
   assert.equal(elsewhere.status, 200, elsewhere.text);
   // The owner now looks like the admin's "Owen": refused for the owner too, with the other member's name.
-  assert422(await call(team.auth, 'PUT', '/api/v1/account/me', { name: 'Ow\u0435n' }), 'body.name', /looks like the name "Owen"/);
+  assert422(
+    await call(team.auth, 'PUT', '/api/v1/account/me', { name: 'Ow\u0435n' }),
+    'body.name',
+    /looks like the name "Owen"/,
+  );
   // Preferences alone (the name unchanged) are never refused for it.
   assert.equal((await call(team.auth, 'PUT', '/api/v1/account/me', { preferences: { theme: 'dark' } })).status, 200);
 });

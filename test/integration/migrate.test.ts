@@ -36,7 +36,10 @@ test('two concurrent migrators: every version applied exactly once, no error', a
     const all = listMigrations().map((m) => `${m.version}_${m.name}`);
     assert.deepEqual([...a, ...b].sort(), all.sort(), 'each migration applied by exactly one of the two');
     const rows = await pools[0].query('SELECT version FROM schema_migrations ORDER BY version');
-    assert.deepEqual(rows.rows.map((r) => r.version), listMigrations().map((m) => m.version));
+    assert.deepEqual(
+      rows.rows.map((r) => r.version),
+      listMigrations().map((m) => m.version),
+    );
     assert.deepEqual(await migrate(pools[0]), [], 'a third run has nothing to do');
   } finally {
     await Promise.all(pools.map((p) => p.end()));
@@ -50,12 +53,25 @@ test('a failing migration stops with its file name and the SQL error, rolled bac
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
     await pool.query('DROP TABLE IF EXISTS schema_migrations');
-    await assert.rejects(migrate(pool, { dir }), (e: unknown) =>
-      e instanceof MigrationError && /^Migration 0002_bad\.sql failed: relation "no_such_table" does not exist \(at character \d+\)$/.test(e.message));
+    await assert.rejects(
+      migrate(pool, { dir }),
+      (e: unknown) =>
+        e instanceof MigrationError &&
+        /^Migration 0002_bad\.sql failed: relation "no_such_table" does not exist \(at character \d+\)$/.test(
+          e.message,
+        ),
+    );
     const tables = await pool.query(`SELECT tablename FROM pg_tables WHERE tablename LIKE 'mig_%' ORDER BY 1`);
-    assert.deepEqual(tables.rows.map((r) => r.tablename), ['mig_ok'], 'the failed file left nothing behind');
+    assert.deepEqual(
+      tables.rows.map((r) => r.tablename),
+      ['mig_ok'],
+      'the failed file left nothing behind',
+    );
     const versions = await pool.query('SELECT version FROM schema_migrations');
-    assert.deepEqual(versions.rows.map((r) => r.version), ['0001']);
+    assert.deepEqual(
+      versions.rows.map((r) => r.version),
+      ['0001'],
+    );
   } finally {
     await pool.end();
   }

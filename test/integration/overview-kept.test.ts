@@ -16,13 +16,19 @@ let o: Awaited<ReturnType<typeof seedOrg>>;
 let env: number;
 
 const call = async (method: 'POST' | 'PUT', url: string, body: unknown) => {
-  const r = await t.app.inject({ method, url, headers: { ...o.auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const r = await t.app.inject({
+    method,
+    url,
+    headers: { ...o.auth, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
   assert.ok(r.statusCode < 300, `${url}: ${r.statusCode} ${r.body.slice(0, 300)}`);
   return r.json();
 };
 const overview = async () => (await t.app.services.overview.overview({ orgId: o.orgId }))[0];
 async function generationLive() {
-  for (let i = 0; i < 200 && t.app.services.cves.corpusGeneration() === null; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && t.app.services.cves.corpusGeneration() === null; i++)
+    await new Promise((r) => setTimeout(r, 25));
   assert.notEqual(t.app.services.cves.corpusGeneration(), null, 'the reader listens for corpus changes');
 }
 
@@ -31,10 +37,15 @@ before(async () => {
   await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES])], quiet);
   o = await seedOrg(t.store, { tier: 'professional' });
   env = (await call('POST', '/api/v1/environments', { name: 'Kept hall' })).data.id;
-  await call('POST', '/api/v1/assets/correlate-cves', { environment_id: env, assets: [{ asset_id: 'drive-a', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' }] });
+  await call('POST', '/api/v1/assets/correlate-cves', {
+    environment_id: env,
+    assets: [{ asset_id: 'drive-a', vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' }],
+  });
   await generationLive();
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 test('kept while nothing changed; an asset stored, a decision taken and a corpus change each make it decide again', async () => {
   const first = await overview();
@@ -45,11 +56,17 @@ test('kept while nothing changed; an asset stored, a decision taken and a corpus
   assert.deepEqual(again.environment, first.environment);
 
   // Another asset below the fix: decided again, two assets on the CVE.
-  await call('POST', '/api/v1/assets/correlate-cves', { environment_id: env, assets: [{ asset_id: 'drive-b', vendor: 'Siemens', product: DRIVE, version: 'V3.1.0' }] });
+  await call('POST', '/api/v1/assets/correlate-cves', {
+    environment_id: env,
+    assets: [{ asset_id: 'drive-b', vendor: 'Siemens', product: DRIVE, version: 'V3.1.0' }],
+  });
   const added = await overview();
   assert.notEqual(added.open_cves, first.open_cves);
   assert.equal(added.assets, 2);
-  assert.deepEqual(added.open_cves.find((c) => c.cve_id === 'CVE-2024-46886')!.assets.map((a) => a.asset_id), ['drive-a', 'drive-b']);
+  assert.deepEqual(
+    added.open_cves.find((c) => c.cve_id === 'CVE-2024-46886')!.assets.map((a) => a.asset_id),
+    ['drive-a', 'drive-b'],
+  );
   assert.equal((await overview()).open_cves, added.open_cves, 'kept again');
 
   // A decision taking the CVE out (fixed): no longer open.
@@ -61,14 +78,22 @@ test('kept while nothing changed; an asset stored, a decision taken and a corpus
   // A corpus change (the KEV catalog imported): the generation moves, the next call decides again.
   const before = t.app.services.cves.corpusGeneration();
   await importPaths(t.store.db, [feedDir([fixture('kev', 'kev-cut.json')])], quiet);
-  for (let i = 0; i < 200 && t.app.services.cves.corpusGeneration() === before; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && t.app.services.cves.corpusGeneration() === before; i++)
+    await new Promise((r) => setTimeout(r, 25));
   assert.notEqual(t.app.services.cves.corpusGeneration(), before, 'the import moved the generation');
   const moved = await overview();
   assert.notEqual(moved.open_cves, decided.open_cves);
-  assert.deepEqual(moved.open_cves.map((c) => c.cve_id), decided.open_cves.map((c) => c.cve_id));
+  assert.deepEqual(
+    moved.open_cves.map((c) => c.cve_id),
+    decided.open_cves.map((c) => c.cve_id),
+  );
 
   // An asset removed: decided again.
-  const rm = await t.app.inject({ method: 'DELETE', url: `/api/v1/assets/drive-b?environment_id=${env}`, headers: o.auth });
+  const rm = await t.app.inject({
+    method: 'DELETE',
+    url: `/api/v1/assets/drive-b?environment_id=${env}`,
+    headers: o.auth,
+  });
   assert.equal(rm.statusCode, 200, rm.body);
   assert.equal((await overview()).assets, 1);
 });

@@ -8,10 +8,19 @@ import { testApp, seedOrg, seedSession, type TestApp } from '../helpers/app.ts';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 let t: TestApp;
-before(async () => { t = await testApp({ env: { VULNINTEL_PUBLIC_URL: 'http://vulnintel.test' } }); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await testApp({ env: { VULNINTEL_PUBLIC_URL: 'http://vulnintel.test' } });
+});
+after(async () => {
+  await t.close();
+});
 
-function assertErrorPage(r: Awaited<ReturnType<TestApp['app']['inject']>>, status: number, heading: string, message: string) {
+function assertErrorPage(
+  r: Awaited<ReturnType<TestApp['app']['inject']>>,
+  status: number,
+  heading: string,
+  message: string,
+) {
   assert.equal(r.statusCode, status, r.body);
   assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
   assert.equal(r.headers['cache-control'], 'no-store');
@@ -33,10 +42,19 @@ test('a sign-in, invitation or address-change link that is used, expired or unkn
     assert.equal(api.statusCode, 401);
     assert.equal(api.json().error.code, 'AUTH_REQUIRED', path);
     // No Accept at all (curl, scripts): the envelope.
-    assert.equal((await t.app.inject({ method: 'GET', url })).headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url })).headers['content-type'],
+      'application/json; charset=utf-8',
+    );
   }
-  const used = await t.app.inject({ method: 'GET', url: `/api/v1/auth/callback?token=${'a'.repeat(43)}`, headers: { accept: BROWSER } });
-  const { message } = (await t.app.inject({ method: 'GET', url: `/api/v1/auth/callback?token=${'a'.repeat(43)}` })).json().error;
+  const used = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/auth/callback?token=${'a'.repeat(43)}`,
+    headers: { accept: BROWSER },
+  });
+  const { message } = (
+    await t.app.inject({ method: 'GET', url: `/api/v1/auth/callback?token=${'a'.repeat(43)}` })
+  ).json().error;
   assertErrorPage(used, 401, 'Sign in again', message);
 });
 
@@ -44,11 +62,20 @@ test('a page form refused for its input lists the field problems; an unknown pag
   const o = await seedOrg(t.store, { name: 'Page errors', tier: 'professional' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
   const r = await t.app.inject({
-    method: 'POST', url: '/account/team/invite', headers: { cookie: s.cookie, origin: 'http://vulnintel.test', accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/account/team/invite',
+    headers: {
+      cookie: s.cookie,
+      origin: 'http://vulnintel.test',
+      accept: BROWSER,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&email=not-an-address&role=viewer`,
   });
   const json = await t.app.inject({
-    method: 'POST', url: '/account/team/invite', headers: { cookie: s.cookie, origin: 'http://vulnintel.test', 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/account/team/invite',
+    headers: { cookie: s.cookie, origin: 'http://vulnintel.test', 'content-type': 'application/x-www-form-urlencoded' },
     payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&email=not-an-address&role=viewer`,
   });
   assert.equal(json.statusCode, 422);
@@ -58,7 +85,11 @@ test('a page form refused for its input lists the field problems; an unknown pag
   assert.ok(r.body.includes(`<li><code>${field.field}</code>: ${field.message}</li>`), r.body);
 
   // Text from the request is escaped on the page.
-  const missing = await t.app.inject({ method: 'GET', url: '/no-such-page/%3Cscript%3E', headers: { accept: BROWSER } });
+  const missing = await t.app.inject({
+    method: 'GET',
+    url: '/no-such-page/%3Cscript%3E',
+    headers: { accept: BROWSER },
+  });
   assertErrorPage(missing, 404, 'Not found', 'No route GET /no-such-page/%3Cscript%3E');
   assert.ok(!missing.body.includes('<script>'));
   const api = await t.app.inject({ method: 'GET', url: '/api/v1/no-such-route', headers: { accept: BROWSER } });
@@ -67,19 +98,29 @@ test('a page form refused for its input lists the field problems; an unknown pag
 });
 
 test('signing out with a session that has already ended goes on to the sign-in page; another form says to sign in again', async () => {
-  const stale = { cookie: 'vi_session=gone; vi_csrf=x', origin: 'http://vulnintel.test', 'content-type': 'application/x-www-form-urlencoded' };
+  const stale = {
+    cookie: 'vi_session=gone; vi_csrf=x',
+    origin: 'http://vulnintel.test',
+    'content-type': 'application/x-www-form-urlencoded',
+  };
   for (const url of ['/logout', '/logout-all']) {
     const r = await t.app.inject({ method: 'POST', url, headers: { ...stale, accept: BROWSER }, payload: '_csrf=x' });
     assert.equal(r.statusCode, 303, `${url}: ${r.body}`);
     assert.equal(r.headers.location, '/login');
   }
-  const form = await t.app.inject({ method: 'POST', url: '/account/keys', headers: { ...stale, accept: BROWSER }, payload: '_csrf=x&scope=read' });
+  const form = await t.app.inject({
+    method: 'POST',
+    url: '/account/keys',
+    headers: { ...stale, accept: BROWSER },
+    payload: '_csrf=x&scope=read',
+  });
   assertErrorPage(form, 401, 'Sign in again', 'Session expired; sign in again');
 });
 
 test('OpenAPI: the error responses of pages and emailed links have the HTML form too; API routes only the envelope', async () => {
   const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-  const kinds = (path: string, method: string, status: string) => Object.keys(doc.paths[path][method].responses[status].content).sort();
+  const kinds = (path: string, method: string, status: string) =>
+    Object.keys(doc.paths[path][method].responses[status].content).sort();
   assert.deepEqual(kinds('/api/v1/auth/callback', 'get', '401'), ['application/json', 'text/html']);
   assert.deepEqual(kinds('/account/team/invite', 'post', '422'), ['application/json', 'text/html']);
   assert.deepEqual(kinds('/api/v1/account/team/invite', 'post', '422'), ['application/json']);
@@ -88,12 +129,27 @@ test('OpenAPI: the error responses of pages and emailed links have the HTML form
 test('the notifications form reads the minimum BCS as a decimal people write: 0x5 and 1e1 are refused with the form again', async () => {
   const o = await seedOrg(t.store, { name: 'Page BCS', tier: 'professional' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
-  const post = (minBcs: string) => t.app.inject({
-    method: 'POST', url: '/account/notifications', headers: { cookie: s.cookie, origin: 'http://vulnintel.test', accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&min_bcs=${encodeURIComponent(minBcs)}&delivery=instant`,
-  });
-  const stored = async () => (await t.app.inject({ method: 'GET', url: '/api/v1/account/notifications', headers: s })).json().data.min_bcs;
-  for (const [text, value] of [['7,5', 7.5], ['.5', 0.5], ['10', 10], ['0', 0], ['', null]] as const) {
+  const post = (minBcs: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/account/notifications',
+      headers: {
+        cookie: s.cookie,
+        origin: 'http://vulnintel.test',
+        accept: BROWSER,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: `_csrf=${encodeURIComponent(s['x-csrf-token'])}&min_bcs=${encodeURIComponent(minBcs)}&delivery=instant`,
+    });
+  const stored = async () =>
+    (await t.app.inject({ method: 'GET', url: '/api/v1/account/notifications', headers: s })).json().data.min_bcs;
+  for (const [text, value] of [
+    ['7,5', 7.5],
+    ['.5', 0.5],
+    ['10', 10],
+    ['0', 0],
+    ['', null],
+  ] as const) {
     const r = await post(text);
     assert.equal(r.statusCode, 303, `${text}: ${r.body}`);
     assert.equal(await stored(), value, text);

@@ -26,8 +26,18 @@ let env: number;
 const WS = { asset_id: 'eng-ws-01', vendor: 'Microsoft', product: 'Windows 10 22H2', version: '10.0.19045.1000' };
 const IMPACT = 'The kernel driver is not loaded on the engineering workstations of Line 1';
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string>, body?: unknown) {
-  const r = await t.app.inject({ method, url, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, payload: body ? JSON.stringify(body) : undefined });
+async function call(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  const r = await t.app.inject({
+    method,
+    url,
+    headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+    payload: body ? JSON.stringify(body) : undefined,
+  });
   return r;
 }
 const send = (c: Config) => emailPlantReports(c, plantReportsFor(t.store.db, c, t.clock), quiet);
@@ -36,14 +46,31 @@ const to = (email: string) => smtp.messages.filter((m) => m.to.includes(email.to
 before(async () => {
   smtp = await startSmtp();
   t = await testApp({ now: '2026-11-20T10:00:00Z' });
-  config = loadConfig({ VULNINTEL_DATA_DIR: '/tmp', SMTP_URL: smtp.url, LOG_LEVEL: 'silent', VULNINTEL_PUBLIC_URL: 'http://vulnintel.test' });
-  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, fixture('kev', 'kev-cut.json')])], { log: quiet });
+  config = loadConfig({
+    VULNINTEL_DATA_DIR: '/tmp',
+    SMTP_URL: smtp.url,
+    LOG_LEVEL: 'silent',
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+  });
+  await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, fixture('kev', 'kev-cut.json')])], {
+    log: quiet,
+  });
   org = await seedOrg(t.store, { name: 'Report Works' });
   env = (await call('POST', '/api/v1/environments', org.auth, { name: 'Line 1' })).json().data.id;
-  assert.equal((await call('POST', '/api/v1/assets/correlate-cves', org.auth, { environment_id: env, assets: [WS] })).statusCode, 200);
-  assert.equal((await call('PUT', `/api/v1/environments/${env}/decisions/CVE-2024-49138`, org.auth, {
-    status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impact_statement: IMPACT,
-  })).statusCode, 201);
+  assert.equal(
+    (await call('POST', '/api/v1/assets/correlate-cves', org.auth, { environment_id: env, assets: [WS] })).statusCode,
+    200,
+  );
+  assert.equal(
+    (
+      await call('PUT', `/api/v1/environments/${env}/decisions/CVE-2024-49138`, org.auth, {
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+        impact_statement: IMPACT,
+      })
+    ).statusCode,
+    201,
+  );
   const k = await seedKey(t.store, org.orgId, null, { role: 'viewer' });
   const r = await sql<{ email: string }>`SELECT email FROM members WHERE id = ${k.memberId}`.execute(t.store.db);
   monthly = { email: r.rows[0].email, auth: k.auth };
@@ -53,7 +80,7 @@ after(async () => {
   await smtp.close();
 });
 
-test('on demand: the HTML report holds every section with the environment\'s facts; the PDF is a PDF; bad dates are refused', async () => {
+test("on demand: the HTML report holds every section with the environment's facts; the PDF is a PDF; bad dates are refused", async () => {
   // The decision's history row is written at the database's time: the period spans it.
   const today = utcDay(new Date());
   const from = utcDay(new Date(Date.now() - 2 * 86_400_000));
@@ -67,7 +94,8 @@ test('on demand: the HTML report holds every section with the environment\'s fac
   assert.match(h, /data-figure="open_cves">1</, 'CVE-2024-49138 is decided not_affected: one open CVE');
   assert.match(h, /data-figure="known_exploited">1</);
   assert.match(h, /data-figure="assets_exposed">1 of 1</);
-  const section = (id: string) => h.slice(h.indexOf(`<section id="${id}"`), h.indexOf('</section>', h.indexOf(`<section id="${id}"`)));
+  const section = (id: string) =>
+    h.slice(h.indexOf(`<section id="${id}"`), h.indexOf('</section>', h.indexOf(`<section id="${id}"`)));
   assert.match(section('patch-first'), /CVE-2024-21338/);
   assert.doesNotMatch(section('patch-first'), /CVE-2024-49138/);
   assert.match(section('patch-first'), /eng-ws-01 \(Windows 10 22H2 10\.0\.19045\.1000\)/);
@@ -87,15 +115,24 @@ test('on demand: the HTML report holds every section with the environment\'s fac
 
   const bad = await call('GET', `/api/v1/environments/${env}/report?from=2026-13-01`, org.auth);
   assert.equal(bad.statusCode, 422);
-  assert.deepEqual(bad.json().error.detail.map((f: { field: string }) => f.field), ['query.from']);
+  assert.deepEqual(
+    bad.json().error.detail.map((f: { field: string }) => f.field),
+    ['query.from'],
+  );
 });
 
-test('the schedule is each member\'s: none until set, weekly or monthly; other values refused', async () => {
-  assert.deepEqual((await call('GET', '/api/v1/account/report-schedule', org.auth)).json().data, { cadence: 'none', updated_at: null });
+test("the schedule is each member's: none until set, weekly or monthly; other values refused", async () => {
+  assert.deepEqual((await call('GET', '/api/v1/account/report-schedule', org.auth)).json().data, {
+    cadence: 'none',
+    updated_at: null,
+  });
   const put = await call('PUT', '/api/v1/account/report-schedule', org.auth, { cadence: 'weekly' });
   assert.equal(put.statusCode, 200);
   assert.deepEqual(put.json().data, { cadence: 'weekly', updated_at: '2026-11-20T10:00:00.000Z' });
-  assert.equal((await call('PUT', '/api/v1/account/report-schedule', monthly.auth, { cadence: 'monthly' })).statusCode, 200);
+  assert.equal(
+    (await call('PUT', '/api/v1/account/report-schedule', monthly.auth, { cadence: 'monthly' })).statusCode,
+    200,
+  );
   const bad = await call('PUT', '/api/v1/account/report-schedule', org.auth, { cadence: 'daily' });
   assert.equal(bad.statusCode, 422);
   assert.equal((await call('GET', '/api/v1/account/report-schedule', org.auth)).json().data.cadence, 'weekly');
@@ -103,10 +140,18 @@ test('the schedule is each member\'s: none until set, weekly or monthly; other v
 
 test('scheduled: SMTP down, nothing is marked sent and the next run sends it; each report once; the next week says what changed', async () => {
   t.clock.set('2026-11-23T06:00:00Z'); // a Monday
-  const down = loadConfig({ VULNINTEL_DATA_DIR: '/tmp', SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'silent' });
+  const down = loadConfig({
+    VULNINTEL_DATA_DIR: '/tmp',
+    SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+    LOG_LEVEL: 'silent',
+  });
   const failed = await send(down);
   assert.deepEqual(failed, { sent: 0, failed: 2, already: 0 });
-  assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM report_deliveries`.execute(t.store.db)).rows[0].n, 0, 'the claims are given back');
+  assert.equal(
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM report_deliveries`.execute(t.store.db)).rows[0].n,
+    0,
+    'the claims are given back',
+  );
 
   t.clock.set('2026-11-24T06:00:00Z'); // the next day's run retries them
   assert.deepEqual(await send(config), { sent: 2, failed: 0, already: 0 });
@@ -117,9 +162,17 @@ test('scheduled: SMTP down, nothing is marked sent and the next run sends it; ea
   assert.match(weekly[0].text, /WHAT TO PATCH FIRST[^\n]*\n[^\n]*CVE-2024-21338 \[KEV\]/);
   assert.match(weekly[0].text, /eng-ws-01 \(Windows 10 22H2 10\.0\.19045\.1000\): (fixed in \S+|no fix stated)/);
   assert.match(weekly[0].text, /No earlier report of this environment\./);
-  assert.match(weekly[0].text, new RegExp(`PDF: http://vulnintel.test/api/v1/environments/${env}/report\\?from=2026-11-16&to=2026-11-22&format=pdf`));
+  assert.match(
+    weekly[0].text,
+    new RegExp(
+      `PDF: http://vulnintel.test/api/v1/environments/${env}/report\\?from=2026-11-16&to=2026-11-22&format=pdf`,
+    ),
+  );
   // The report's PDF is attached: a PDF of that environment and week, named after them.
-  assert.deepEqual(weekly[0].attachments.map((a) => [a.contentType, a.filename]), [['application/pdf', 'plant-report-line-1-2026-11-16-to-2026-11-22.pdf']]);
+  assert.deepEqual(
+    weekly[0].attachments.map((a) => [a.contentType, a.filename]),
+    [['application/pdf', 'plant-report-line-1-2026-11-16-to-2026-11-22.pdf']],
+  );
   const pdf = weekly[0].attachments[0].content;
   assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
   assert.match(pdf.subarray(-8).toString('latin1'), /%%EOF/);
@@ -138,7 +191,10 @@ test('scheduled: SMTP down, nothing is marked sent and the next run sends it; ea
   assert.equal(smtp.messages.length, 2);
 
   // The decision is cleared: CVE-2024-49138 is open again in the next week's report, against the last one sent.
-  assert.equal((await call('DELETE', `/api/v1/environments/${env}/decisions/CVE-2024-49138`, org.auth)).statusCode, 200);
+  assert.equal(
+    (await call('DELETE', `/api/v1/environments/${env}/decisions/CVE-2024-49138`, org.auth)).statusCode,
+    200,
+  );
   t.clock.set('2026-11-30T06:00:00Z');
   assert.deepEqual(await send(config), { sent: 1, failed: 0, already: 1 });
   const next = to(org.ownerEmail)[1];

@@ -66,7 +66,10 @@ const served = () => app.services.replicas!.served();
 const health = async () => {
   const r = await app.inject({ method: 'GET', url: '/api/v1/health', headers: { 'x-internal-key': INTERNAL } });
   assert.equal(r.statusCode, 200);
-  return r.json().data as { status: string; replicas: { name: string; state: string; lag_ms: number | null; corpus_version: number | null }[] };
+  return r.json().data as {
+    status: string;
+    replicas: { name: string; state: string; lag_ms: number | null; corpus_version: number | null }[];
+  };
 };
 const detail = (id: string) => app.inject({ method: 'GET', url: `/api/v1/cves/${id}` });
 
@@ -80,7 +83,7 @@ async function onReplica(c: ReplicaCluster, q: string): Promise<{ n?: number }[]
   }
 }
 
-test('corpus reads go to the replica once it has applied the primary\'s corpus version; health lists it streaming', async () => {
+test("corpus reads go to the replica once it has applied the primary's corpus version; health lists it streaming", async () => {
   await eventually('replica streaming', async () => (await health()).replicas[0].state === 'streaming');
   const h = await health();
   assert.equal(h.status, 'healthy');
@@ -89,7 +92,13 @@ test('corpus reads go to the replica once it has applied the primary\'s corpus v
   const name = h.replicas[0].name;
   // The catalog, a list, a detail, a search: read on the replica, not on the primary.
   const before = served();
-  for (const url of ['/api/v1/cves/CVE-2023-0228', '/api/v1/cves?per_page=10', '/api/v1/cves?q=overflow', '/api/v1/catalog/vendors', '/api/v1/cves/stats/summary']) {
+  for (const url of [
+    '/api/v1/cves/CVE-2023-0228',
+    '/api/v1/cves?per_page=10',
+    '/api/v1/cves?q=overflow',
+    '/api/v1/catalog/vendors',
+    '/api/v1/cves/stats/summary',
+  ]) {
     const r = await app.inject({ method: 'GET', url });
     assert.equal(r.statusCode, 200, url);
   }
@@ -113,7 +122,10 @@ test('a read after an import sees the new corpus: on the primary while the repli
     const onStandby = await onReplica(cluster, "SELECT count(*)::int AS n FROM cves WHERE cve_id = 'CVE-2024-21338'");
     assert.equal(onStandby[0].n, 0, 'the paused replica has not applied the import');
     const listed = (await app.inject({ method: 'GET', url: '/api/v1/cves?per_page=50' })).json();
-    assert.ok(listed.data.some((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338'), 'the list shows the import too');
+    assert.ok(
+      listed.data.some((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338'),
+      'the list shows the import too',
+    );
     assert.ok((served().primary ?? 0) > primaryBefore, 'read on the primary');
     // Past the configured lag, the replica is "behind" and health is degraded.
     await eventually('replica behind', async () => (await health()).replicas[0].state === 'behind');
@@ -138,7 +150,10 @@ test('a read after an import sees the new corpus: on the primary while the repli
     tries++;
     const r = await app.inject({ method: 'GET', url });
     assert.equal(r.statusCode, 200);
-    assert.ok(r.json().data.some((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338'), 'every read sees the import');
+    assert.ok(
+      r.json().data.some((c: { cve_id: string }) => c.cve_id === 'CVE-2024-21338'),
+      'every read sees the import',
+    );
     return (served()[name] ?? 0) > (before[name] ?? 0) && (served().primary ?? 0) === (before.primary ?? 0);
   });
 });
@@ -147,7 +162,14 @@ test('a stopped replica: reads fall back to the primary without a 5xx, health de
   const name = (await health()).replicas[0].name;
   await cluster.stopReplica();
   try {
-    const urls = ['/api/v1/cves/CVE-2023-28489', '/api/v1/cves?per_page=5&severity=HIGH,CRITICAL,MEDIUM', '/api/v1/cves?q=overflow', '/api/v1/catalog/vendors', '/api/v1/cves/kev', '/api/v1/cves/stats/summary'];
+    const urls = [
+      '/api/v1/cves/CVE-2023-28489',
+      '/api/v1/cves?per_page=5&severity=HIGH,CRITICAL,MEDIUM',
+      '/api/v1/cves?q=overflow',
+      '/api/v1/catalog/vendors',
+      '/api/v1/cves/kev',
+      '/api/v1/cves/stats/summary',
+    ];
     // At once after the stop (the checker has not noticed yet) and later: every answer is the primary's, never a 5xx.
     for (let round = 0; round < 3; round++) {
       for (const url of urls) {

@@ -13,31 +13,51 @@ import { freePort } from '../helpers/net.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulnintel.js', import.meta.url));
 let db: TestDb;
-before(async () => { db = await freshDb(); });
-after(async () => { await db?.drop(); });
+before(async () => {
+  db = await freshDb();
+});
+after(async () => {
+  await db?.drop();
+});
 
 function serve(snapshotDir: string, port: number, extra: NodeJS.ProcessEnv = {}, url = db.url) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, VULNINTEL_SNAPSHOT_DIR: snapshotDir, VULNINTEL_AUTO_IMPORT: 'true', PORT: String(port), LOG_LEVEL: 'info', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    VULNINTEL_SNAPSHOT_DIR: snapshotDir,
+    VULNINTEL_AUTO_IMPORT: 'true',
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
   const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: { re: RegExp; resolve: () => void }[] = [];
   const onData = (d: Buffer) => {
     out += d;
-    for (const w of [...waiters]) if (w.re.test(out)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+    for (const w of [...waiters])
+      if (w.re.test(out)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const seen = (re: RegExp) => new Promise<void>((resolve, reject) => {
-    if (re.test(out)) return resolve();
-    waiters.push({ re, resolve });
-    void exited.then(() => reject(new Error(`exited before ${re}:\n${out}`)));
-  });
+  const seen = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      if (re.test(out)) return resolve();
+      waiters.push({ re, resolve });
+      void exited.then(() => reject(new Error(`exited before ${re}:\n${out}`)));
+    });
   return { child, exited, seen, output: () => out };
 }
 
-const snapshotRuns = async () => (await sql<{ status: string; error: string | null }>`SELECT status, error FROM ingest_runs
-  WHERE stage = 'ingest' AND source = 'snapshot' ORDER BY id`.execute(db.store.db)).rows;
+const snapshotRuns = async () =>
+  (
+    await sql<{ status: string; error: string | null }>`SELECT status, error FROM ingest_runs
+  WHERE stage = 'ingest' AND source = 'snapshot' ORDER BY id`.execute(db.store.db)
+  ).rows;
 
 test('SIGTERM during the snapshot import: exit 0 without a database error; the next start completes the import', async () => {
   // A snapshot folder laid out like snapshot/ (real files): the catalogs first, then the KEV catalog.
@@ -53,8 +73,14 @@ test('SIGTERM during the snapshot import: exit 0 without a database error; the n
   assert.equal(await first.exited, 0, first.output());
   assert.doesNotMatch(first.output(), /driver has already been destroyed|Failed to start|Error:/);
   assert.match(first.output(), /"msg":"startup work stopped"/);
-  assert.deepEqual(await snapshotRuns(), [{ status: 'failed', error: 'interrupted by SIGTERM; the next start completes it' }]);
-  assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db.store.db)).rows[0].n, 0, 'the KEV catalog was not reached');
+  assert.deepEqual(await snapshotRuns(), [
+    { status: 'failed', error: 'interrupted by SIGTERM; the next start completes it' },
+  ]);
+  assert.equal(
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db.store.db)).rows[0].n,
+    0,
+    'the KEV catalog was not reached',
+  );
 
   const second = serve(dir, port);
   try {
@@ -62,8 +88,14 @@ test('SIGTERM during the snapshot import: exit 0 without a database error; the n
     await second.seen(/"msg":"ready"/);
     const ping = await fetch(`http://127.0.0.1:${port}/api/v1/health/ping`);
     assert.equal(ping.status, 200);
-    assert.deepEqual((await snapshotRuns()).map((r) => r.status), ['failed', 'succeeded']);
-    assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db.store.db)).rows[0].n, 1662);
+    assert.deepEqual(
+      (await snapshotRuns()).map((r) => r.status),
+      ['failed', 'succeeded'],
+    );
+    assert.equal(
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE kev_flagged`.execute(db.store.db)).rows[0].n,
+      1662,
+    );
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0, second.output());
   } finally {
@@ -85,8 +117,16 @@ test('the first start imports the snapshot without the API statement timeout: VU
   try {
     await s.seen(/"msg":"ready"/);
     assert.doesNotMatch(s.output(), /statement timeout|Error:/);
-    const runs = (await sql<{ status: string; error: string | null }>`SELECT status, error FROM ingest_runs WHERE source = 'snapshot' ORDER BY id`.execute(own.store.db)).rows;
-    assert.deepEqual(runs, [{ status: 'succeeded', error: null }, { status: 'succeeded', error: null }]);
+    const runs = (
+      await sql<{
+        status: string;
+        error: string | null;
+      }>`SELECT status, error FROM ingest_runs WHERE source = 'snapshot' ORDER BY id`.execute(own.store.db)
+    ).rows;
+    assert.deepEqual(runs, [
+      { status: 'succeeded', error: null },
+      { status: 'succeeded', error: null },
+    ]);
     const cve = await fetch(`http://127.0.0.1:${port}/api/v1/cves/CVE-2021-44228`);
     assert.equal(cve.status, 200);
     assert.equal(((await cve.json()) as { data: { cve_id: string } }).data.cve_id, 'CVE-2021-44228');
@@ -119,9 +159,18 @@ test('two servers starting together on an empty database with a short statement 
     migrating.release();
     await Promise.all([a.seen(/"msg":"ready"/), b.seen(/"msg":"ready"/)]);
     assert.doesNotMatch(a.output() + b.output(), /statement timeout|Error:/);
-    for (const p of [p1, p2]) assert.equal((await fetch(`http://127.0.0.1:${p}/api/v1/cves/CVE-2021-44228`)).status, 200);
-    const runs = (await sql<{ status: string }>`SELECT status FROM ingest_runs WHERE source = 'snapshot' ORDER BY id`.execute(own.store.db)).rows;
-    assert.deepEqual(runs.map((r) => r.status), ['succeeded', 'succeeded'], 'one import (its two stages)');
+    for (const p of [p1, p2])
+      assert.equal((await fetch(`http://127.0.0.1:${p}/api/v1/cves/CVE-2021-44228`)).status, 200);
+    const runs = (
+      await sql<{ status: string }>`SELECT status FROM ingest_runs WHERE source = 'snapshot' ORDER BY id`.execute(
+        own.store.db,
+      )
+    ).rows;
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['succeeded', 'succeeded'],
+      'one import (its two stages)',
+    );
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
     assert.deepEqual([await a.exited, await b.exited], [0, 0]);
@@ -136,7 +185,12 @@ test('two servers starting together on an empty database with a short statement 
 // closed pool.
 test('SIGTERM as the server logs ready, while its job workers start: exit 0, "stopped", no error', async () => {
   const own = await freshDb();
-  const s = serve(feedDir([]), await freePort(), { VULNINTEL_AUTO_IMPORT: 'false', VULNINTEL_WORKERS: 'true' }, own.url);
+  const s = serve(
+    feedDir([]),
+    await freePort(),
+    { VULNINTEL_AUTO_IMPORT: 'false', VULNINTEL_WORKERS: 'true' },
+    own.url,
+  );
   try {
     await s.seen(/"msg":"ready"/);
     s.child.kill('SIGTERM');

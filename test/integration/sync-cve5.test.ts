@@ -49,7 +49,10 @@ const pretty = (r: Json) => JSON.stringify(r, null, 2);
 function baselineZip(records: Json[]): Buffer {
   const inner = zipBuffer([
     ...records.map((r) => ({ name: recordPath(r), data: pretty(r) })),
-    { name: 'cves/delta.json', data: JSON.stringify({ fetchTime: '2024-10-24T00:00:00Z', numberOfChanges: 0, new: [], updated: [] }) },
+    {
+      name: 'cves/delta.json',
+      data: JSON.stringify({ fetchTime: '2024-10-24T00:00:00Z', numberOfChanges: 0, new: [], updated: [] }),
+    },
   ]);
   return zipBuffer([{ name: 'cves.zip', data: inner, method: 'store' }]);
 }
@@ -98,7 +101,9 @@ class CvelistServer {
   }
 
   archiveRequests(): string[] {
-    return this.requests.filter((r) => r.path.startsWith('/storage/')).map((r) => decodeURIComponent(r.path.slice('/storage/'.length)));
+    return this.requests
+      .filter((r) => r.path.startsWith('/storage/'))
+      .map((r) => decodeURIComponent(r.path.slice('/storage/'.length)));
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -106,18 +111,24 @@ class CvelistServer {
     this.requests.push({ path: url.pathname + url.search, headers: req.headers });
     if (url.pathname === '/repos/CVEProject/cvelistV5/releases') {
       const n = Number(url.searchParams.get('per_page') ?? 30);
-      const body = Buffer.from(JSON.stringify(this.releases.slice(0, n).map((r, i) => ({
-        id: 1000 - i,
-        tag_name: r.tag,
-        name: r.tag,
-        published_at: r.published_at,
-        assets: r.assets.map((name) => ({
-          name,
-          size: this.files.get(name)!.body.length,
-          updated_at: r.published_at,
-          browser_download_url: `${this.base}/download/${r.tag}/${encodeURIComponent(name)}`,
-        })),
-      }))));
+      const body = Buffer.from(
+        JSON.stringify(
+          this.releases
+            .slice(0, n)
+            .map((r, i) => ({
+              id: 1000 - i,
+              tag_name: r.tag,
+              name: r.tag,
+              published_at: r.published_at,
+              assets: r.assets.map((name) => ({
+                name,
+                size: this.files.get(name)!.body.length,
+                updated_at: r.published_at,
+                browser_download_url: `${this.base}/download/${r.tag}/${encodeURIComponent(name)}`,
+              })),
+            })),
+        ),
+      );
       const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
       if (req.headers['if-none-match'] === etag) {
         res.writeHead(304, { etag });
@@ -134,7 +145,9 @@ class CvelistServer {
       res.end();
       return;
     }
-    const file = url.pathname.startsWith('/storage/') ? this.files.get(decodeURIComponent(url.pathname.slice('/storage/'.length))) : undefined;
+    const file = url.pathname.startsWith('/storage/')
+      ? this.files.get(decodeURIComponent(url.pathname.slice('/storage/'.length)))
+      : undefined;
     if (!file) {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
@@ -161,12 +174,22 @@ async function harness(): Promise<Harness> {
   const egress: Egress = createEgress({ allowList: [`127.0.0.1:${srv.port}`] });
   const clock = fixedClock('2024-10-24T02:10:00.000Z');
   const deps: SyncDeps = {
-    store: db.store, egress, sink: pipelineSink(db.store.db), clock, log: quiet,
-    urls: { ...DEFAULT_FEED_URLS, cve5: srv.listUrl }, nvdApiKey: null, stagingRoot: staging,
-    sleep: async (ms) => clock.advance(ms), random: () => 0.5, retry: { maxAttempts: 1 },
+    store: db.store,
+    egress,
+    sink: pipelineSink(db.store.db),
+    clock,
+    log: quiet,
+    urls: { ...DEFAULT_FEED_URLS, cve5: srv.listUrl },
+    nvdApiKey: null,
+    stagingRoot: staging,
+    sleep: async (ms) => clock.advance(ms),
+    random: () => 0.5,
+    retry: { maxAttempts: 1 },
   };
   return {
-    db, srv, deps,
+    db,
+    srv,
+    deps,
     q: async (text, params = []) => (await db.store.pool.query(text, params)).rows,
     cursor: () => getCursor<Cve5Cursor>(db.store.db, 'cve5'),
     async close() {
@@ -204,11 +227,13 @@ function publishDay24(srv: CvelistServer): void {
 }
 
 async function description(h: Harness, id: string): Promise<string | null> {
-  const rows = await h.q(`SELECT record->>'description' AS d FROM cve_sources WHERE cve_id = $1 AND source = 'cve5'`, [id]);
+  const rows = await h.q(`SELECT record->>'description' AS d FROM cve_sources WHERE cve_id = $1 AND source = 'cve5'`, [
+    id,
+  ]);
   return rows[0]?.d ?? null;
 }
 
-test('cve5 sync: the first run imports the newest baseline and then the day\'s newest delta; the checkpoint names both', async () => {
+test("cve5 sync: the first run imports the newest baseline and then the day's newest delta; the checkpoint names both", async () => {
   const h = await harness();
   try {
     publishDay24(h.srv);
@@ -226,15 +251,30 @@ test('cve5 sync: the first run imports the newest baseline and then the day\'s n
     assert.equal(list.headers.accept, 'application/vnd.github+json');
     assert.match(String(list.headers['user-agent']), /^Vulnintel\//);
 
-    const sources = await h.q(`SELECT cve_id, record->>'status' AS status FROM cve_sources WHERE source = 'cve5' ORDER BY cve_id`);
-    assert.deepEqual(sources.map((r) => [r.cve_id, r.status]), [
-      ['CVE-2019-25161', 'Rejected'], ['CVE-2024-32931', 'PUBLISHED'], ['CVE-2024-32932', 'PUBLISHED'], ['CVE-2024-32936', 'PUBLISHED'], ['CVE-2024-4493', 'PUBLISHED'],
-    ]);
+    const sources = await h.q(
+      `SELECT cve_id, record->>'status' AS status FROM cve_sources WHERE source = 'cve5' ORDER BY cve_id`,
+    );
+    assert.deepEqual(
+      sources.map((r) => [r.cve_id, r.status]),
+      [
+        ['CVE-2019-25161', 'Rejected'],
+        ['CVE-2024-32931', 'PUBLISHED'],
+        ['CVE-2024-32932', 'PUBLISHED'],
+        ['CVE-2024-32936', 'PUBLISHED'],
+        ['CVE-2024-4493', 'PUBLISHED'],
+      ],
+    );
     // The delta's version of CVE-2024-32931 won over the baseline's.
-    assert.match((await description(h, 'CVE-2024-32931')) ?? '', /^\[updated 2024-10-24T00:41:12\.000Z\] Under certain circumstances the exacqVision Web Service/);
+    assert.match(
+      (await description(h, 'CVE-2024-32931')) ?? '',
+      /^\[updated 2024-10-24T00:41:12\.000Z\] Under certain circumstances the exacqVision Web Service/,
+    );
     const cves = await h.q(`SELECT cve_id, modified_at, cvss_score FROM cves ORDER BY cve_id`);
     // The rejected record gives no CVE (no other source describes it).
-    assert.deepEqual(cves.map((r) => r.cve_id), ['CVE-2024-32931', 'CVE-2024-32932', 'CVE-2024-32936', 'CVE-2024-4493']);
+    assert.deepEqual(
+      cves.map((r) => r.cve_id),
+      ['CVE-2024-32931', 'CVE-2024-32932', 'CVE-2024-32936', 'CVE-2024-4493'],
+    );
     assert.equal(new Date(cves[0].modified_at).toISOString(), T1);
     assert.equal(cves.find((r) => r.cve_id === 'CVE-2024-4493').cvss_score, 8.8);
 
@@ -242,7 +282,9 @@ test('cve5 sync: the first run imports the newest baseline and then the day\'s n
     assert.equal(cursor?.baseline, BASE_24);
     assert.equal(cursor?.delta, DELTA_24_01);
     assert.equal(cursor?.published_at, '2024-10-24T01:00:39Z');
-    const [run] = await h.q(`SELECT status, rows FROM ingest_runs WHERE source = 'sync:cve5' AND stage = 'ingest' ORDER BY id DESC LIMIT 1`);
+    const [run] = await h.q(
+      `SELECT status, rows FROM ingest_runs WHERE source = 'sync:cve5' AND stage = 'ingest' ORDER BY id DESC LIMIT 1`,
+    );
     assert.deepEqual([run.status, run.rows], ['succeeded', 6]);
   } finally {
     await h.close();
@@ -259,7 +301,10 @@ test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new d
     // Same list: the conditional GET is answered 304, no archive is fetched.
     const same = await runSync(h.deps, ['cve5']);
     assert.equal(same.ok, true);
-    assert.match(same.sources[0].summary ?? '', /^unchanged \(releases list 304 Not Modified; at 2024-10-24_delta_CVEs_at_0100Z\.zip\)$/);
+    assert.match(
+      same.sources[0].summary ?? '',
+      /^unchanged \(releases list 304 Not Modified; at 2024-10-24_delta_CVEs_at_0100Z\.zip\)$/,
+    );
     assert.deepEqual(h.srv.archiveRequests(), []);
     assert.equal(h.srv.requests.length, 1);
     assert.ok(h.srv.requests[0].headers['if-none-match']);
@@ -283,9 +328,15 @@ test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new d
     // 25th's deltas wait, since they start at its midnight and the last hour of the 24th is in neither.
     h.srv.publish('cve_2024-10-24_2300Z', '2024-10-24T23:00:40Z', {
       [BASE_24]: h.srv.files.get(BASE_24)!.body,
-      [DELTA_24_23]: deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', '2024-10-24T22:10:00.000Z')]),
+      [DELTA_24_23]: deltaZip([
+        updated('CVE-2024-32931', T1),
+        record('CVE-2024-4493'),
+        updated('CVE-2024-32932', '2024-10-24T22:10:00.000Z'),
+      ]),
     });
-    h.srv.publish('cve_2024-10-25_0000Z', '2024-10-25T00:00:41Z', { [BASE_25]: baselineZip([...BASELINE_RECORDS.map(record), record('CVE-2024-4493')]) });
+    h.srv.publish('cve_2024-10-25_0000Z', '2024-10-25T00:00:41Z', {
+      [BASE_25]: baselineZip([...BASELINE_RECORDS.map(record), record('CVE-2024-4493')]),
+    });
     h.srv.publish('cve_2024-10-25_0100Z', '2024-10-25T01:00:39Z', {
       [BASE_25]: h.srv.files.get(BASE_25)!.body,
       [DELTA_25_01]: deltaZip([updated('CVE-2024-32936', '2024-10-25T00:20:00.000Z')]),
@@ -300,7 +351,11 @@ test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new d
     // The end-of-day archive of the 24th (every change of the day, the one at 23:40 included), then the 25th's
     // newest delta; the new baseline is not fetched.
     h.srv.publish('cve_2024-10-24_at_end_of_day', '2024-10-25T00:02:10Z', {
-      [EOD_24]: deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', '2024-10-24T23:40:00.000Z')]),
+      [EOD_24]: deltaZip([
+        updated('CVE-2024-32931', T1),
+        record('CVE-2024-4493'),
+        updated('CVE-2024-32932', '2024-10-24T23:40:00.000Z'),
+      ]),
     });
     h.srv.requests = [];
     const rolled = await runSync(h.deps, ['cve5']);
@@ -308,9 +363,15 @@ test('cve5 sync: nothing new is "unchanged" without fetching an archive; a new d
     assert.deepEqual(h.srv.archiveRequests(), [EOD_24, DELTA_25_01]);
     assert.equal(rolled.sources[0].records, 4);
     assert.match((await description(h, 'CVE-2024-32932')) ?? '', /^\[updated 2024-10-24T23:40:00\.000Z\] /);
-    assert.match((await description(h, 'CVE-2024-32936')) ?? '', /^\[updated 2024-10-25T00:20:00\.000Z\] In the Linux kernel/);
+    assert.match(
+      (await description(h, 'CVE-2024-32936')) ?? '',
+      /^\[updated 2024-10-25T00:20:00\.000Z\] In the Linux kernel/,
+    );
     const cursor = await h.cursor();
-    assert.deepEqual([cursor?.baseline, cursor?.delta, cursor?.published_at], [BASE_24, DELTA_25_01, '2024-10-25T01:00:39Z']);
+    assert.deepEqual(
+      [cursor?.baseline, cursor?.delta, cursor?.published_at],
+      [BASE_24, DELTA_25_01, '2024-10-25T01:00:39Z'],
+    );
   } finally {
     await h.close();
   }
@@ -326,7 +387,10 @@ test('cve5 sync: an archive whose import fails does not advance the checkpoint; 
     const good = deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', T2)]);
     const corrupt = Buffer.from(good);
     for (let i = 60; i < 120; i++) corrupt[i] ^= 0x5a;
-    h.srv.publish('cve_2024-10-24_0200Z', '2024-10-24T02:00:44Z', { [BASE_24]: h.srv.files.get(BASE_24)!.body, [DELTA_24_02]: corrupt });
+    h.srv.publish('cve_2024-10-24_0200Z', '2024-10-24T02:00:44Z', {
+      [BASE_24]: h.srv.files.get(BASE_24)!.body,
+      [DELTA_24_02]: corrupt,
+    });
     const failed = await runSync(h.deps, ['cve5']);
     assert.equal(failed.ok, false);
     assert.equal(failed.sources[0].status, 'failed');
@@ -334,7 +398,9 @@ test('cve5 sync: an archive whose import fails does not advance the checkpoint; 
     assert.deepEqual(await h.cursor(), before);
     // CVE-2024-32932 still has the baseline's description.
     assert.doesNotMatch((await description(h, 'CVE-2024-32932')) ?? '', /^\[updated/);
-    const [run] = await h.q(`SELECT status, error FROM ingest_runs WHERE source = 'sync:cve5' AND stage = 'ingest' ORDER BY id DESC LIMIT 1`);
+    const [run] = await h.q(
+      `SELECT status, error FROM ingest_runs WHERE source = 'sync:cve5' AND stage = 'ingest' ORDER BY id DESC LIMIT 1`,
+    );
     assert.equal(run.status, 'failed');
 
     // The same asset name, now whole: it is fetched again and applied.
@@ -354,7 +420,10 @@ test('cve5 sync: a download that is not a zip is refused with a clear message an
   const h = await harness();
   try {
     publishDay24(h.srv);
-    h.srv.files.set(BASE_24, { body: Buffer.from('<!DOCTYPE html><html><body>Rate limited</body></html>'), type: 'text/html' });
+    h.srv.files.set(BASE_24, {
+      body: Buffer.from('<!DOCTYPE html><html><body>Rate limited</body></html>'),
+      type: 'text/html',
+    });
     const report = await runSync(h.deps, ['cve5']);
     assert.equal(report.ok, false);
     assert.equal(
@@ -379,13 +448,26 @@ test('sync --from DIR (importPaths): a baseline .zip.zip and a delta .zip are re
     await writeFile(path.join(dir, DELTA_24_01), deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493')]));
     await writeFile(path.join(dir, 'other.zip'), zipBuffer([{ name: 'readme.txt', data: 'not a feed' }]));
     const summary = await importPaths(db.store.db, [dir], { source: 'sync:offline' });
-    assert.deepEqual(summary.inputs.map((i) => [path.basename(i.label), i.format, i.items]), [
-      [BASE_24, 'cve5-zip', 4],
-      [DELTA_24_01, 'cve5-zip', 2],
-    ]);
-    assert.deepEqual(summary.skipped.map((s) => [path.basename(s.label), s.reason]), [['other.zip', 'unrecognised content']]);
-    const rows = (await db.store.pool.query(`SELECT cve_id, record->>'description' AS d FROM cve_sources WHERE source = 'cve5' ORDER BY cve_id`)).rows;
-    assert.deepEqual(rows.map((r) => r.cve_id), ['CVE-2019-25161', 'CVE-2024-32931', 'CVE-2024-32932', 'CVE-2024-32936', 'CVE-2024-4493']);
+    assert.deepEqual(
+      summary.inputs.map((i) => [path.basename(i.label), i.format, i.items]),
+      [
+        [BASE_24, 'cve5-zip', 4],
+        [DELTA_24_01, 'cve5-zip', 2],
+      ],
+    );
+    assert.deepEqual(
+      summary.skipped.map((s) => [path.basename(s.label), s.reason]),
+      [['other.zip', 'unrecognised content']],
+    );
+    const rows = (
+      await db.store.pool.query(
+        `SELECT cve_id, record->>'description' AS d FROM cve_sources WHERE source = 'cve5' ORDER BY cve_id`,
+      )
+    ).rows;
+    assert.deepEqual(
+      rows.map((r) => r.cve_id),
+      ['CVE-2019-25161', 'CVE-2024-32931', 'CVE-2024-32932', 'CVE-2024-32936', 'CVE-2024-4493'],
+    );
     assert.match(rows[1].d, /^\[updated 2024-10-24T00:41:12\.000Z\] /);
     assert.equal(summary.corpus, 4);
   } finally {
@@ -394,30 +476,53 @@ test('sync --from DIR (importPaths): a baseline .zip.zip and a delta .zip are re
   }
 });
 
-
 test('vulnintel sync (CLI): --source cve5 reads VULNINTEL_FEED_URL_CVE5; --from DIR imports a downloaded delta zip', async () => {
   const db = await freshDb();
   const srv = await new CvelistServer().start();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'vi-cve5-cli-'));
   const from = await mkdtemp(path.join(os.tmpdir(), 'vi-cve5-cli-from-'));
-  const env = { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir, VULNINTEL_FEED_URL_CVE5: srv.listUrl, VULNINTEL_EGRESS_ALLOW: `127.0.0.1:${srv.port}` };
+  const env = {
+    DATABASE_URL: db.url,
+    VULNINTEL_DATA_DIR: dataDir,
+    VULNINTEL_FEED_URL_CVE5: srv.listUrl,
+    VULNINTEL_EGRESS_ALLOW: `127.0.0.1:${srv.port}`,
+  };
   try {
     publishDay24(srv);
     const r = await runCli(['sync', '--source', 'cve5', '--json'], env);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
-    assert.deepEqual(report.sources.map((s: { source: string; status: string; records: number }) => [s.source, s.status, s.records]), [['cve5', 'succeeded', 6]]);
+    assert.deepEqual(
+      report.sources.map((s: { source: string; status: string; records: number }) => [s.source, s.status, s.records]),
+      [['cve5', 'succeeded', 6]],
+    );
     assert.deepEqual(srv.archiveRequests(), [BASE_24, DELTA_24_01]);
-    const status = JSON.parse((await runCli(['sync', '--status', '--json'], env)).stdout).sources.find((s: { source: string }) => s.source === 'cve5');
+    const status = JSON.parse((await runCli(['sync', '--status', '--json'], env)).stdout).sources.find(
+      (s: { source: string }) => s.source === 'cve5',
+    );
     assert.equal(status.checkpoint.delta, DELTA_24_01);
 
     // Offline: the 0200Z delta as downloaded, under its own name, next to nothing else.
-    await writeFile(path.join(from, DELTA_24_02), deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', T2)]));
+    await writeFile(
+      path.join(from, DELTA_24_02),
+      deltaZip([updated('CVE-2024-32931', T1), record('CVE-2024-4493'), updated('CVE-2024-32932', T2)]),
+    );
     const off = await runCli(['sync', '--from', from, '--json'], { DATABASE_URL: db.url, VULNINTEL_DATA_DIR: dataDir });
     assert.equal(off.code, 0, off.stderr);
     const summary = JSON.parse(off.stdout);
-    assert.deepEqual(summary.inputs.map((i: { label: string; format: string; items: number }) => [path.basename(i.label), i.format, i.items]), [[DELTA_24_02, 'cve5-zip', 3]]);
-    const [row] = (await db.store.pool.query(`SELECT record->>'description' AS d FROM cve_sources WHERE cve_id = 'CVE-2024-32932' AND source = 'cve5'`)).rows;
+    assert.deepEqual(
+      summary.inputs.map((i: { label: string; format: string; items: number }) => [
+        path.basename(i.label),
+        i.format,
+        i.items,
+      ]),
+      [[DELTA_24_02, 'cve5-zip', 3]],
+    );
+    const [row] = (
+      await db.store.pool.query(
+        `SELECT record->>'description' AS d FROM cve_sources WHERE cve_id = 'CVE-2024-32932' AND source = 'cve5'`,
+      )
+    ).rows;
     assert.match(row.d, /^\[updated 2024-10-24T01:30:05\.000Z\] /);
   } finally {
     await srv.close();

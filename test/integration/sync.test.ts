@@ -24,7 +24,9 @@ const quiet = { info() {}, warn() {} };
 
 // The replay server serves these six feeds; the MSRC source (last in SYNC_SOURCES) is synced in windows-sync.test.ts.
 const FEEDS = ['cwe', 'capec', 'nvd', 'csaf', 'kev', 'epss'];
-const ALL_NVD = loadNvdRecords().map((r) => r.id as string).sort();
+const ALL_NVD = loadNvdRecords()
+  .map((r) => r.id as string)
+  .sort();
 
 let staging: string;
 before(async () => {
@@ -44,7 +46,9 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function harness(opts: { pageSize?: number; apiKey?: string | null; maxAttempts?: number; allowLoopback?: boolean } = {}): Promise<Harness> {
+async function harness(
+  opts: { pageSize?: number; apiKey?: string | null; maxAttempts?: number; allowLoopback?: boolean } = {},
+): Promise<Harness> {
   const db = await freshDb();
   const srv = await new ReplayServer().start();
   const sink = new RecordingSink();
@@ -70,7 +74,12 @@ async function harness(opts: { pageSize?: number; apiKey?: string | null; maxAtt
     nvdPageSize: opts.pageSize ?? 5,
   };
   return {
-    db, srv, sink, clock, sleeps, deps,
+    db,
+    srv,
+    sink,
+    clock,
+    sleeps,
+    deps,
     async close() {
       await egress.close();
       await srv.close();
@@ -80,8 +89,17 @@ async function harness(opts: { pageSize?: number; apiKey?: string | null; maxAtt
 }
 
 async function runs(h: Harness) {
-  const r = await h.db.store.pool.query('SELECT stage, source, status, rows, error, finished_at FROM ingest_runs ORDER BY id');
-  return r.rows as { stage: string; source: string; status: string; rows: number; error: string | null; finished_at: Date | null }[];
+  const r = await h.db.store.pool.query(
+    'SELECT stage, source, status, rows, error, finished_at FROM ingest_runs ORDER BY id',
+  );
+  return r.rows as {
+    stage: string;
+    source: string;
+    status: string;
+    rows: number;
+    error: string | null;
+    finished_at: Date | null;
+  }[];
 }
 
 function csafFixtureCves(): Promise<Map<string, string[]>> {
@@ -101,11 +119,17 @@ test('full sync of every source, then a second run that fetches nothing new, the
     h.srv.useKev('2025-08-25');
     const first = await runSync(h.deps, FEEDS);
     assert.equal(first.ok, true, JSON.stringify(first.sources.filter((s) => s.status !== 'succeeded')));
-    assert.deepEqual(first.sources.map((s) => s.source), ['cwe', 'capec', 'nvd', 'csaf', 'kev', 'epss']);
+    assert.deepEqual(
+      first.sources.map((s) => s.source),
+      ['cwe', 'capec', 'nvd', 'csaf', 'kev', 'epss'],
+    );
 
     // NVD: the initial pull pages through everything without a date filter, 5 per page, with the API key header.
     const nvdReqs = h.srv.requestsTo('/rest/json/cves/2.0');
-    assert.deepEqual(nvdReqs.map((r) => r.query.startIndex), ['0', '5', '10', '15', '20']);
+    assert.deepEqual(
+      nvdReqs.map((r) => r.query.startIndex),
+      ['0', '5', '10', '15', '20'],
+    );
     assert.ok(nvdReqs.every((r) => r.query.resultsPerPage === '5' && !('lastModStartDate' in r.query)));
     assert.ok(nvdReqs.every((r) => r.headers.apikey === 'test-nvd-key'));
     assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
@@ -116,14 +140,20 @@ test('full sync of every source, then a second run that fetches nothing new, the
     assert.equal(h.sink.ids('kev').length, 1404);
     assert.equal(h.sink.ids('epss').length, 49);
     assert.equal(h.sink.ids('epss')[0], 'CVE-1999-0001');
-    assert.deepEqual(h.sink.ids('cwe').filter((x) => ['CWE-79', 'CWE-89', 'CWE-787'].includes(x)), ['CWE-787', 'CWE-79', 'CWE-89']);
+    assert.deepEqual(
+      h.sink.ids('cwe').filter((x) => ['CWE-79', 'CWE-89', 'CWE-787'].includes(x)),
+      ['CWE-787', 'CWE-79', 'CWE-89'],
+    );
     assert.equal(h.sink.ids('cwe').length, 18);
     assert.equal(h.sink.ids('capec').length, 40);
     const csaf = await csafFixtureCves();
     assert.deepEqual(h.sink.ids('csaf').sort(), [...csaf.values()].flat().sort());
     assert.equal(h.sink.of('csaf').length, 6);
     // The six advisories went to the pipeline together, in one run.
-    assert.deepEqual(h.sink.calls.filter((c) => c.source === 'csaf').map((c) => c.files.length), [6]);
+    assert.deepEqual(
+      h.sink.calls.filter((c) => c.source === 'csaf').map((c) => c.files.length),
+      [6],
+    );
 
     const kevCursor = await getCursor<{ etag: string; meta: Record<string, string> }>(h.db.store.db, 'kev');
     assert.deepEqual(kevCursor?.meta, { catalogVersion: '2025.08.25', count: '1404' });
@@ -134,14 +164,17 @@ test('full sync of every source, then a second run that fetches nothing new, the
 
     // One ingest run per source, stage ingest, succeeded, with the record counts.
     const r1 = await runs(h);
-    assert.deepEqual(r1.map((r) => [r.stage, r.source, r.status, r.rows]), [
-      ['ingest', 'sync:cwe', 'succeeded', 18],
-      ['ingest', 'sync:capec', 'succeeded', 40],
-      ['ingest', 'sync:nvd', 'succeeded', 21],
-      ['ingest', 'sync:csaf', 'succeeded', h.sink.ids('csaf').length],
-      ['ingest', 'sync:kev', 'succeeded', 1404],
-      ['ingest', 'sync:epss', 'succeeded', 49],
-    ]);
+    assert.deepEqual(
+      r1.map((r) => [r.stage, r.source, r.status, r.rows]),
+      [
+        ['ingest', 'sync:cwe', 'succeeded', 18],
+        ['ingest', 'sync:capec', 'succeeded', 40],
+        ['ingest', 'sync:nvd', 'succeeded', 21],
+        ['ingest', 'sync:csaf', 'succeeded', h.sink.ids('csaf').length],
+        ['ingest', 'sync:kev', 'succeeded', 1404],
+        ['ingest', 'sync:epss', 'succeeded', 49],
+      ],
+    );
     assert.ok(r1.every((r) => r.finished_at !== null && r.error === null));
 
     // Second run a day later: conditional GETs answer 304, CAPEC (no validators) is the same content, the CSAF
@@ -151,21 +184,30 @@ test('full sync of every source, then a second run that fetches nothing new, the
     h.clock.advance(24 * 3600 * 1000);
     const second = await runSync(h.deps, FEEDS);
     assert.equal(second.ok, true);
-    assert.deepEqual(second.sources.map((s) => s.records), [0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(
+      second.sources.map((s) => s.records),
+      [0, 0, 0, 0, 0, 0],
+    );
     assert.equal(h.sink.imports.length, importsBefore);
     const again = h.srv.requests.slice(reqsBefore);
-    assert.deepEqual(again.map((r) => r.path), [
-      '/data/xml/cwec_latest.xml.zip',
-      '/mitre/cti/master/capec/2.1/stix-capec.json',
-      '/rest/json/cves/2.0',
-      '/csaf/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json',
-      '/sites/default/files/feeds/known_exploited_vulnerabilities.json',
-      '/epss_scores-current.csv.gz',
-    ]);
+    assert.deepEqual(
+      again.map((r) => r.path),
+      [
+        '/data/xml/cwec_latest.xml.zip',
+        '/mitre/cti/master/capec/2.1/stix-capec.json',
+        '/rest/json/cves/2.0',
+        '/csaf/csaf_files/OT/white/cisa-csaf-ot-feed-tlp-white.json',
+        '/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+        '/epss_scores-current.csv.gz',
+      ],
+    );
     assert.equal(again[0].headers['if-modified-since'], 'Tue, 16 Jul 2024 12:00:00 GMT');
     assert.equal(again[4].headers['if-none-match'], kevCursor?.etag);
     assert.deepEqual(again[2].query, {
-      resultsPerPage: '5', startIndex: '0', lastModStartDate: '2026-10-01T00:00:00.000', lastModEndDate: '2026-10-02T00:00:00.000',
+      resultsPerPage: '5',
+      startIndex: '0',
+      lastModStartDate: '2026-10-01T00:00:00.000',
+      lastModEndDate: '2026-10-02T00:00:00.000',
     });
     assert.match(second.sources[0].summary ?? '', /unchanged \(304 Not Modified\)/);
     assert.match(second.sources[1].summary ?? '', /same content/);
@@ -184,7 +226,10 @@ test('full sync of every source, then a second run that fetches nothing new, the
     assert.deepEqual(h.sink.of('nvd').at(-1)?.ids, ['CVE-2024-3506']);
     assert.deepEqual(h.sink.of('csaf').at(-1)?.ids, csaf.get('ICSA-24-296-01'));
     const docReqs = h.srv.requests.slice(reqsBefore3).filter((r) => /\/2024\/icsa-/.test(r.path));
-    assert.deepEqual(docReqs.map((r) => r.path), ['/csaf/csaf_files/OT/white/2024/icsa-24-296-01.json']);
+    assert.deepEqual(
+      docReqs.map((r) => r.path),
+      ['/csaf/csaf_files/OT/white/2024/icsa-24-296-01.json'],
+    );
     assert.equal(bySource.epss, 0);
   } finally {
     await h.close();
@@ -194,11 +239,16 @@ test('full sync of every source, then a second run that fetches nothing new, the
 test('NVD: a failure on page 2 marks the run failed; the next run resumes at page 2 from the checkpoint', async () => {
   const h = await harness();
   try {
-    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '5', 500, { body: 'Internal Server Error' });
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '5', 500, {
+      body: 'Internal Server Error',
+    });
     const first = await runSync(h.deps, ['nvd']);
     assert.equal(first.ok, false);
     assert.equal(first.sources[0].status, 'failed');
-    assert.match(first.sources[0].error ?? '', /NVD: http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0 answered HTTP 500/);
+    assert.match(
+      first.sources[0].error ?? '',
+      /NVD: http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0 answered HTTP 500/,
+    );
     const failedRun = (await runs(h))[0];
     assert.deepEqual([failedRun.source, failedRun.status, failedRun.rows], ['sync:nvd', 'failed', 5]);
     assert.match(failedRun.error ?? '', /HTTP 500/);
@@ -213,12 +263,21 @@ test('NVD: a failure on page 2 marks the run failed; the next run resumes at pag
     const second = await runSync(h.deps, ['nvd']);
     assert.equal(second.ok, true);
     const resumed = h.srv.requests.slice(reqsBefore);
-    assert.deepEqual(resumed.map((r) => r.query.startIndex), ['5', '10', '15', '20']);
+    assert.deepEqual(
+      resumed.map((r) => r.query.startIndex),
+      ['5', '10', '15', '20'],
+    );
     // Every record exactly once across both runs: nothing re-imported, nothing skipped.
     assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
     assert.equal(new Set(h.sink.ids('nvd')).size, 21);
     assert.deepEqual(await getCursor(h.db.store.db, 'nvd'), { last_mod_end: '2026-10-01T00:00:00.000' });
-    assert.deepEqual((await runs(h)).map((r) => [r.status, r.rows]), [['failed', 5], ['succeeded', 16]]);
+    assert.deepEqual(
+      (await runs(h)).map((r) => [r.status, r.rows]),
+      [
+        ['failed', 5],
+        ['succeeded', 16],
+      ],
+    );
   } finally {
     await h.close();
   }
@@ -248,7 +307,9 @@ test('NVD: a pipeline failure does not advance the checkpoint past the uncommitt
 test('NVD: incremental windows are at most 120 days, contiguous, and cover the gap up to now', async () => {
   const h = await harness({ pageSize: 2000 });
   try {
-    await h.db.store.pool.query(`INSERT INTO sync_state(source, cursor) VALUES ('nvd', $1)`, [JSON.stringify({ last_mod_end: '2025-01-01T00:00:00.000' })]);
+    await h.db.store.pool.query(`INSERT INTO sync_state(source, cursor) VALUES ('nvd', $1)`, [
+      JSON.stringify({ last_mod_end: '2025-01-01T00:00:00.000' }),
+    ]);
     const report = await runSync(h.deps, ['nvd']);
     assert.equal(report.ok, true);
     const reqs = h.srv.requestsTo('/rest/json/cves/2.0');
@@ -260,8 +321,14 @@ test('NVD: incremental windows are at most 120 days, contiguous, and cover the g
       assert.ok(span > 0 && span <= 120 * 24 * 3600 * 1000, `window ${i} spans ${span} ms`);
       if (i > 0) assert.equal(windows[i][0], windows[i - 1][1]);
     }
-    assert.equal(windows.length, Math.ceil((Date.parse('2026-10-01') - Date.parse('2025-01-01')) / (120 * 24 * 3600 * 1000)));
-    const expected = loadNvdRecords().filter((r) => Date.parse(`${r.lastModified}Z`) >= Date.parse('2025-01-01T00:00:00Z')).map((r) => r.id).sort();
+    assert.equal(
+      windows.length,
+      Math.ceil((Date.parse('2026-10-01') - Date.parse('2025-01-01')) / (120 * 24 * 3600 * 1000)),
+    );
+    const expected = loadNvdRecords()
+      .filter((r) => Date.parse(`${r.lastModified}Z`) >= Date.parse('2025-01-01T00:00:00Z'))
+      .map((r) => r.id)
+      .sort();
     assert.ok(expected.length > 0 && expected.length < 21);
     assert.deepEqual([...h.sink.ids('nvd')].sort(), expected);
     // Public rate limit (no key): 5 requests per rolling 30 s, so the 6th request waited for the window.
@@ -276,17 +343,25 @@ test('NVD: incremental windows are at most 120 days, contiguous, and cover the g
 test('NVD: 429 with Retry-After is honoured, then the run succeeds', async () => {
   const h = await harness();
   try {
-    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '0', 429, { headers: { 'retry-after': '7' } });
+    h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '0', 429, {
+      headers: { 'retry-after': '7' },
+    });
     // The server's clock agrees with ours here: its Date header is the fake clock's time at that request.
     h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '10', 503, {
-      headers: { 'retry-after': new Date(Date.parse('2026-10-01T00:00:00Z') + 7000 + 12_000).toUTCString(), date: new Date(Date.parse('2026-10-01T00:00:00Z') + 7000).toUTCString() },
+      headers: {
+        'retry-after': new Date(Date.parse('2026-10-01T00:00:00Z') + 7000 + 12_000).toUTCString(),
+        date: new Date(Date.parse('2026-10-01T00:00:00Z') + 7000).toUTCString(),
+      },
     });
     const report = await runSync(h.deps, ['nvd']);
     assert.equal(report.ok, true);
     assert.equal(h.sleeps[0], 7000);
     // The HTTP-date form: 12 s after the fake clock's time at that request (7 s were already slept).
     assert.equal(h.sleeps[1], 12_000);
-    assert.deepEqual(h.srv.requestsTo('/rest/json/cves/2.0').map((r) => r.query.startIndex), ['0', '0', '5', '10', '10', '15', '20']);
+    assert.deepEqual(
+      h.srv.requestsTo('/rest/json/cves/2.0').map((r) => r.query.startIndex),
+      ['0', '0', '5', '10', '10', '15', '20'],
+    );
     assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
   } finally {
     await h.close();
@@ -329,16 +404,27 @@ test('CSAF: a document that fails is retried alone on the next run; the others a
     h.srv.inject((r) => r.path.endsWith('/icsa-24-298-02.json'), 404, { body: 'gone' });
     const first = await runSync(h.deps, ['csaf']);
     assert.equal(first.ok, false);
-    assert.match(first.sources[0].error ?? '', /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-02: CSAF ICSA-24-298-02: .* answered HTTP 404\); 5 imported/);
+    assert.match(
+      first.sources[0].error ?? '',
+      /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-02: CSAF ICSA-24-298-02: .* answered HTTP 404\); 5 imported/,
+    );
     assert.equal(h.sink.of('csaf').length, 5);
     const before = h.srv.requests.length;
     const second = await runSync(h.deps, ['csaf']);
     assert.equal(second.ok, true);
-    const docs = h.srv.requests.slice(before).filter((r) => /\/2024\//.test(r.path)).map((r) => path.basename(r.path));
+    const docs = h.srv.requests
+      .slice(before)
+      .filter((r) => /\/2024\//.test(r.path))
+      .map((r) => path.basename(r.path));
     assert.deepEqual(docs, ['icsa-24-298-02.json']);
-    const versions = await h.db.store.pool.query(`SELECT doc_id, version FROM sync_documents WHERE source = 'csaf' ORDER BY doc_id`);
+    const versions = await h.db.store.pool.query(
+      `SELECT doc_id, version FROM sync_documents WHERE source = 'csaf' ORDER BY doc_id`,
+    );
     assert.equal(versions.rows.length, 6);
-    assert.deepEqual(versions.rows.find((r) => r.doc_id === 'ICSA-24-291-05'), { doc_id: 'ICSA-24-291-05', version: '2024-10-17T06:00:00.000000Z' });
+    assert.deepEqual(
+      versions.rows.find((r) => r.doc_id === 'ICSA-24-291-05'),
+      { doc_id: 'ICSA-24-291-05', version: '2024-10-17T06:00:00.000000Z' },
+    );
   } finally {
     await h.close();
   }
@@ -347,18 +433,41 @@ test('CSAF: a document that fails is retried alone on the next run; the others a
 test('CSAF: a document the reader cannot read does not keep the rest of its batch out', async () => {
   const h = await harness();
   try {
-    h.srv.inject((r) => r.path.endsWith('/icsa-24-298-01.json'), 200, { headers: { 'content-type': 'application/json' }, body: '<html>maintenance</html>' });
+    h.srv.inject((r) => r.path.endsWith('/icsa-24-298-01.json'), 200, {
+      headers: { 'content-type': 'application/json' },
+      body: '<html>maintenance</html>',
+    });
     const first = await runSync(h.deps, ['csaf']);
     assert.equal(first.ok, false);
-    assert.match(first.sources[0].error ?? '', /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-01: .*not valid/);
+    assert.match(
+      first.sources[0].error ?? '',
+      /CSAF: 1 of 6 new or changed documents failed \(first: ICSA-24-298-01: .*not valid/,
+    );
     // The batch call failed (nothing recorded), then each document went alone: five got in.
-    assert.deepEqual(h.sink.calls.map((c) => c.files.length), [1, 1, 1, 1, 1]);
-    assert.deepEqual(h.sink.of('csaf').map((i) => i.ids.length > 0), [true, true, true, true, true]);
-    const stored = (await h.db.store.pool.query(`SELECT doc_id FROM sync_documents ORDER BY doc_id`)).rows.map((r) => r.doc_id);
-    assert.deepEqual(stored, ['ICSA-24-268-06', 'ICSA-24-291-05', 'ICSA-24-296-01', 'ICSA-24-298-02', 'ICSA-24-298-03']);
+    assert.deepEqual(
+      h.sink.calls.map((c) => c.files.length),
+      [1, 1, 1, 1, 1],
+    );
+    assert.deepEqual(
+      h.sink.of('csaf').map((i) => i.ids.length > 0),
+      [true, true, true, true, true],
+    );
+    const stored = (await h.db.store.pool.query(`SELECT doc_id FROM sync_documents ORDER BY doc_id`)).rows.map(
+      (r) => r.doc_id,
+    );
+    assert.deepEqual(stored, [
+      'ICSA-24-268-06',
+      'ICSA-24-291-05',
+      'ICSA-24-296-01',
+      'ICSA-24-298-02',
+      'ICSA-24-298-03',
+    ]);
     const second = await runSync(h.deps, ['csaf']);
     assert.equal(second.ok, true);
-    assert.deepEqual(h.sink.calls.at(-1)?.files.map((f) => path.basename(f)), ['ICSA-24-298-01.json']);
+    assert.deepEqual(
+      h.sink.calls.at(-1)?.files.map((f) => path.basename(f)),
+      ['ICSA-24-298-01.json'],
+    );
   } finally {
     await h.close();
   }
@@ -369,8 +478,13 @@ test('KEV: the same content under a new ETag is not imported again, and the new 
   try {
     await runSync(h.deps, ['kev']);
     assert.equal(h.sink.ids('kev').length, 1662);
-    const body = gunzipSync(await readFile(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz'))).toString('utf8');
-    h.srv.inject((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 200, { headers: { etag: '"rotated-v2"' }, body });
+    const body = gunzipSync(
+      await readFile(path.join(FIX, 'kev', 'known_exploited_vulnerabilities-2026-08-07.json.gz')),
+    ).toString('utf8');
+    h.srv.inject((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 200, {
+      headers: { etag: '"rotated-v2"' },
+      body,
+    });
     const second = await runSync(h.deps, ['kev']);
     assert.match(second.sources[0].summary ?? '', /unchanged \(same content as the last sync\)/);
     assert.equal(h.sink.of('kev').length, 1);
@@ -393,7 +507,10 @@ test('single flight: a second concurrent sync exits with a clear message and rec
     const pid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     await assert.rejects(runSync(h.deps), (e: unknown) => {
       assert.ok(e instanceof SyncBusyError);
-      assert.equal(e.message, `Another vulnintel sync is already running (database backend pid ${pid}); this one exits without doing anything. Try again when it has finished.`);
+      assert.equal(
+        e.message,
+        `Another vulnintel sync is already running (database backend pid ${pid}); this one exits without doing anything. Try again when it has finished.`,
+      );
       return true;
     });
     assert.deepEqual(h.srv.requests, []);
@@ -415,7 +532,10 @@ test('egress: without the explicit allow list the loopback feeds are refused bef
     assert.equal(report.sources.length, 6);
     for (const s of report.sources) {
       assert.equal(s.status, 'failed');
-      assert.match(s.error ?? '', /^http:\/\/127\.0\.0\.1:\d+\/\S*: refused by the egress policy: http is allowed only for hosts on the egress allow list \(127\.0\.0\.1:\d+\); a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW \(host or host:port; docs\/egress\.md\)$/);
+      assert.match(
+        s.error ?? '',
+        /^http:\/\/127\.0\.0\.1:\d+\/\S*: refused by the egress policy: http is allowed only for hosts on the egress allow list \(127\.0\.0\.1:\d+\); a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW \(host or host:port; docs\/egress\.md\)$/,
+      );
     }
     assert.deepEqual(h.srv.requests, []);
   } finally {
@@ -433,7 +553,10 @@ test('a download that breaks off mid-body (a reset by a flaky proxy) is retried 
     const report = await runSync(h.deps, ['nvd', 'csaf', 'kev']);
     assert.equal(report.ok, true, JSON.stringify(report.sources));
     assert.equal(h.srv.requestsTo('/sites/default/files/feeds/known_exploited_vulnerabilities.json').length, 3);
-    assert.deepEqual(h.srv.requestsTo('/rest/json/cves/2.0').map((r) => r.query.startIndex), ['0', '5', '5', '10', '15', '20']);
+    assert.deepEqual(
+      h.srv.requestsTo('/rest/json/cves/2.0').map((r) => r.query.startIndex),
+      ['0', '5', '5', '10', '15', '20'],
+    );
     assert.equal(h.srv.requests.filter((r) => r.path.endsWith('/icsa-24-298-02.json')).length, 2);
     // Everything arrived once, whole.
     assert.equal(h.sink.ids('kev').length, 1662);
@@ -452,7 +575,10 @@ test('a download that keeps breaking off fails its source after the attempts, na
     h.srv.cutBody((r) => r.path.endsWith('/known_exploited_vulnerabilities.json'), 10);
     const report = await runSync(h.deps, ['kev', 'epss']);
     assert.equal(report.sources[0].status, 'failed');
-    assert.match(report.sources[0].error ?? '', /^http:\/\/127\.0\.0\.1:\d+\/sites\/default\/files\/feeds\/known_exploited_vulnerabilities\.json: network error: \S+ while the body was read on all 3 attempts; giving up$/);
+    assert.match(
+      report.sources[0].error ?? '',
+      /^http:\/\/127\.0\.0\.1:\d+\/sites\/default\/files\/feeds\/known_exploited_vulnerabilities\.json: network error: \S+ while the body was read on all 3 attempts; giving up$/,
+    );
     assert.equal(h.srv.requestsTo('/sites/default/files/feeds/known_exploited_vulnerabilities.json').length, 3);
     // The next source still ran.
     assert.equal(report.sources[1].status, 'succeeded');
@@ -471,13 +597,28 @@ test('a feed going backwards (a stale mirror or cache serving an older KEV catal
     const epssBefore = await getCursor<{ meta: Record<string, string> }>(h.db.store.db, 'epss');
     h.srv.useKev('2025-08-25');
     // The official file of the day before (same rows, an earlier score_date).
-    const csv = (await readFile(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'), 'utf8')).replace('score_date:2026-09-29T12:00:22Z', 'score_date:2026-09-28T12:00:19Z');
-    h.srv.inject((r) => r.path === '/epss_scores-current.csv.gz', 200, { headers: { 'content-type': 'application/gzip' }, body: gzipSync(csv) });
+    const csv = (await readFile(path.join(FIX, 'epss', 'epss_scores-2026-09-29.head.csv'), 'utf8')).replace(
+      'score_date:2026-09-29T12:00:22Z',
+      'score_date:2026-09-28T12:00:19Z',
+    );
+    h.srv.inject((r) => r.path === '/epss_scores-current.csv.gz', 200, {
+      headers: { 'content-type': 'application/gzip' },
+      body: gzipSync(csv),
+    });
     const report = await runSync(h.deps, ['kev', 'epss']);
     assert.equal(report.ok, false);
-    assert.deepEqual(report.sources.map((s) => s.status), ['failed', 'failed']);
-    assert.match(report.sources[0].error ?? '', /^KEV: http:\/\/127\.0\.0\.1:\d+\/sites\/default\/files\/feeds\/known_exploited_vulnerabilities\.json served an older file \(catalogVersion 2025\.08\.25, count 1404\) than the one imported on 2026-10-01T00:00:00\.000Z \(catalogVersion 2026\.08\.07, count 1662\); not imported, the corpus keeps the newer one\. A stale mirror or cache answers like this; the next sync asks again$/);
-    assert.match(report.sources[1].error ?? '', /^EPSS: .* served an older file \(model_version v2026\.06\.15, score_date 2026-09-28T12:00:19Z\) than the one imported on .* \(model_version v2026\.06\.15, score_date 2026-09-29T12:00:22Z\); not imported/);
+    assert.deepEqual(
+      report.sources.map((s) => s.status),
+      ['failed', 'failed'],
+    );
+    assert.match(
+      report.sources[0].error ?? '',
+      /^KEV: http:\/\/127\.0\.0\.1:\d+\/sites\/default\/files\/feeds\/known_exploited_vulnerabilities\.json served an older file \(catalogVersion 2025\.08\.25, count 1404\) than the one imported on 2026-10-01T00:00:00\.000Z \(catalogVersion 2026\.08\.07, count 1662\); not imported, the corpus keeps the newer one\. A stale mirror or cache answers like this; the next sync asks again$/,
+    );
+    assert.match(
+      report.sources[1].error ?? '',
+      /^EPSS: .* served an older file \(model_version v2026\.06\.15, score_date 2026-09-28T12:00:19Z\) than the one imported on .* \(model_version v2026\.06\.15, score_date 2026-09-29T12:00:22Z\); not imported/,
+    );
     // Nothing of the older files reached the pipeline; the checkpoints (validators and facts) are the newer ones.
     assert.equal(h.sink.of('kev').length, 1);
     assert.equal(h.sink.of('epss').length, 1);
@@ -505,7 +646,11 @@ test('runs a killed sync left running are marked failed by the next sync even wh
       ('ingest', 'sync:nvd:pipeline', 'running', '2026-09-30T23:00:00Z'), ('enricher', 'sync:nvd:pipeline', 'running', '2026-09-30T23:00:00Z')`);
     const health = async () => {
       const f = await healthFacts(h.db.store.db);
-      return buildHealth({ now: new Date(Date.now() + 120_000), db: { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment }, diskFreeBytes: null });
+      return buildHealth({
+        now: new Date(Date.now() + 120_000),
+        db: { sizeBytes: f.dbSizeBytes, runs: f.runs, totalCves: f.totalCves, pendingEnrichment: f.pendingEnrichment },
+        diskFreeBytes: null,
+      });
     };
     assert.equal((await health()).pipeline.enricher.status, 'running');
     // The next sync: KEV unchanged (304), so the pipeline is never started. (Its clock is the database's, as in
@@ -513,8 +658,16 @@ test('runs a killed sync left running are marked failed by the next sync even wh
     h.clock.set(new Date(Date.now() + 60_000));
     const next = await runSync(h.deps, ['kev']);
     assert.match(next.sources[0].summary ?? '', /unchanged \(304 Not Modified\)/);
-    const left = await h.db.store.pool.query(`SELECT stage, status, error FROM ingest_runs WHERE source = 'sync:nvd:pipeline' ORDER BY id`);
-    assert.deepEqual(left.rows.map((r) => [r.stage, r.status]), [['ingest', 'failed'], ['enricher', 'failed']]);
+    const left = await h.db.store.pool.query(
+      `SELECT stage, status, error FROM ingest_runs WHERE source = 'sync:nvd:pipeline' ORDER BY id`,
+    );
+    assert.deepEqual(
+      left.rows.map((r) => [r.stage, r.status]),
+      [
+        ['ingest', 'failed'],
+        ['enricher', 'failed'],
+      ],
+    );
     assert.ok(left.rows.every((r) => /^interrupted/.test(r.error)));
     const hv = await health();
     assert.equal(hv.pipeline.enricher.status, 'failed');
@@ -531,10 +684,14 @@ test('a sync leaves alone the running rows of an import that holds the pipeline 
   await importer.connect();
   try {
     await importer.query('SELECT pg_advisory_lock(7224101)');
-    await h.db.store.pool.query(`INSERT INTO ingest_runs (stage, source, status) VALUES ('ingest', 'import', 'running')`);
+    await h.db.store.pool.query(
+      `INSERT INTO ingest_runs (stage, source, status) VALUES ('ingest', 'import', 'running')`,
+    );
     const report = await runSync(h.deps, ['kev']);
     assert.equal(report.ok, true);
-    assert.deepEqual((await h.db.store.pool.query(`SELECT status FROM ingest_runs WHERE source = 'import'`)).rows, [{ status: 'running' }]);
+    assert.deepEqual((await h.db.store.pool.query(`SELECT status FROM ingest_runs WHERE source = 'import'`)).rows, [
+      { status: 'running' },
+    ]);
   } finally {
     await importer.end();
     await h.close();
@@ -570,12 +727,26 @@ test('NVD: an empty page before totalResults is reached fails the run at that pa
   try {
     h.srv.inject((r) => r.path === '/rest/json/cves/2.0' && r.query.startIndex === '10', 200, {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resultsPerPage: 0, startIndex: 10, totalResults: 21, format: 'NVD_CVE', version: '2.0', timestamp: '2026-10-01T00:00:00.000', vulnerabilities: [] }),
+      body: JSON.stringify({
+        resultsPerPage: 0,
+        startIndex: 10,
+        totalResults: 21,
+        format: 'NVD_CVE',
+        version: '2.0',
+        timestamp: '2026-10-01T00:00:00.000',
+        vulnerabilities: [],
+      }),
     });
     const first = await runSync(h.deps, ['nvd']);
     assert.equal(first.ok, false);
-    assert.match(first.sources[0].error ?? '', /^NVD: http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0 answered an empty page at startIndex 10 of 21 results; the next sync resumes at this page$/);
-    assert.deepEqual(await getCursor<NvdCursor>(h.db.store.db, 'nvd'), { window: { start: null, end: '2026-10-01T00:00:00.000' }, start_index: 10 });
+    assert.match(
+      first.sources[0].error ?? '',
+      /^NVD: http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0 answered an empty page at startIndex 10 of 21 results; the next sync resumes at this page$/,
+    );
+    assert.deepEqual(await getCursor<NvdCursor>(h.db.store.db, 'nvd'), {
+      window: { start: null, end: '2026-10-01T00:00:00.000' },
+      start_index: 10,
+    });
     const second = await runSync(h.deps, ['nvd']);
     assert.equal(second.ok, true);
     assert.deepEqual([...h.sink.ids('nvd')].sort(), ALL_NVD);
@@ -606,19 +777,34 @@ test('egress: a mirror on a private address is refused naming the URL and VULNIN
   try {
     // KEV: an https mirror at a private address, not on the allow list. EPSS: an allow-listed host:port where nothing
     // listens (what a plant without direct internet access sees, its proxy variable set but not used).
-    const closed = await import('node:net').then((net) => new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as import('node:net').AddressInfo).port;
-        s.close(() => resolve(port));
-      });
-    }));
-    h.deps.urls = { ...h.deps.urls, kev: 'https://10.20.30.40/feeds/kev.json', epss: `http://127.0.0.1:${closed}/epss_scores-current.csv.gz` };
+    const closed = await import('node:net').then(
+      (net) =>
+        new Promise<number>((resolve) => {
+          const s = net.createServer().listen(0, '127.0.0.1', () => {
+            const port = (s.address() as import('node:net').AddressInfo).port;
+            s.close(() => resolve(port));
+          });
+        }),
+    );
+    h.deps.urls = {
+      ...h.deps.urls,
+      kev: 'https://10.20.30.40/feeds/kev.json',
+      epss: `http://127.0.0.1:${closed}/epss_scores-current.csv.gz`,
+    };
     h.deps.egress = createEgress({ allowList: [`127.0.0.1:${closed}`] });
     h.deps.proxyVariable = 'HTTPS_PROXY';
     const report = await runSync(h.deps, ['kev', 'epss']);
     await h.deps.egress.close();
-    assert.equal(report.sources[0].error, 'https://10.20.30.40/feeds/kev.json: refused by the egress policy: address 10.20.30.40 is in a blocked range (private 10.0.0.0/8); a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW (host or host:port; docs/egress.md)');
-    assert.match(report.sources[1].error ?? '', new RegExp(`^http://127\\.0\\.0\\.1:${closed}/epss_scores-current\\.csv\\.gz: network error: ECONNREFUSED on all 2 attempts; giving up \\(HTTPS_PROXY is set, but vulnintel sync connects directly and uses no proxy \\(docs/egress\\.md\\): point the VULNINTEL_FEED_URL_\\* variables at an internal mirror, listed in VULNINTEL_EGRESS_ALLOW, or copy the feed files over and run vulnintel sync --from DIR\\)$`));
+    assert.equal(
+      report.sources[0].error,
+      'https://10.20.30.40/feeds/kev.json: refused by the egress policy: address 10.20.30.40 is in a blocked range (private 10.0.0.0/8); a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW (host or host:port; docs/egress.md)',
+    );
+    assert.match(
+      report.sources[1].error ?? '',
+      new RegExp(
+        `^http://127\\.0\\.0\\.1:${closed}/epss_scores-current\\.csv\\.gz: network error: ECONNREFUSED on all 2 attempts; giving up \\(HTTPS_PROXY is set, but vulnintel sync connects directly and uses no proxy \\(docs/egress\\.md\\): point the VULNINTEL_FEED_URL_\\* variables at an internal mirror, listed in VULNINTEL_EGRESS_ALLOW, or copy the feed files over and run vulnintel sync --from DIR\\)$`,
+      ),
+    );
   } finally {
     await h.close();
   }

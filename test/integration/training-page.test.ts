@@ -31,7 +31,10 @@ before(async () => {
   await t.app.listen({ port, host: '127.0.0.1' });
   browser = await launchBrowser();
 });
-after(async () => { await browser?.close(); await t?.close(); });
+after(async () => {
+  await browser?.close();
+  await t?.close();
+});
 
 test('a viewer reads, starts and completes a module through the pages; the list shows the progress', async () => {
   const o = await seedOrg(t.store, { name: 'Page learners' });
@@ -39,10 +42,12 @@ test('a viewer reads, starts and completes a module through the pages; the list 
   const s = await seedSession(t.store, o.orgId, viewer.memberId);
   const ctx = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 900 } });
   // The session and its CSRF cookie, as the sign-in sets them.
-  await ctx.addCookies(s.cookie.split('; ').map((c) => {
-    const [name, value] = c.split('=');
-    return { name, value, url: base };
-  }));
+  await ctx.addCookies(
+    s.cookie.split('; ').map((c) => {
+      const [name, value] = c.split('=');
+      return { name, value, url: base };
+    }),
+  );
   const page = await ctx.newPage();
   mkdirSync(ARTIFACTS, { recursive: true });
   try {
@@ -55,8 +60,14 @@ test('a viewer reads, starts and completes a module through the pages; the list 
     assert.match(rows[3], /Using the platform for Vulnerability Triage/);
     assert.equal(await page.locator('#percent').innerText(), '0 %');
     // Scripts only from this origin's /static/ (htmx), none inline (the CSP allows no other).
-    const scripts = await page.locator('script').evaluateAll((s) => s.map((x) => ({ src: x.getAttribute('src'), text: x.textContent })));
-    assert.ok(scripts.length > 0 && scripts.every((x) => /^\/static\/htmx\.[0-9a-f]{12}\.js$/.test(x.src ?? '') && x.text === ''), JSON.stringify(scripts));
+    const scripts = await page
+      .locator('script')
+      .evaluateAll((s) => s.map((x) => ({ src: x.getAttribute('src'), text: x.textContent })));
+    assert.ok(
+      scripts.length > 0 &&
+        scripts.every((x) => /^\/static\/htmx\.[0-9a-f]{12}\.js$/.test(x.src ?? '') && x.text === ''),
+      JSON.stringify(scripts),
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'training-list.png'), fullPage: true });
 
     await page.click('text=CVE and CVSS Scoring for OT Engineers');
@@ -90,8 +101,10 @@ test('a form post from another origin is refused and stores nothing', async () =
   const o = await seedOrg(t.store, { name: 'Page CSRF' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
   const r = await t.app.inject({
-    method: 'POST', url: '/training/ics-ot-security-fundamentals/start',
-    headers: { ...s, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, payload: '',
+    method: 'POST',
+    url: '/training/ics-ot-security-fundamentals/start',
+    headers: { ...s, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
   });
   assert.equal(r.statusCode, 403);
   assert.equal(r.json().error.detail.error, 'origin_refused');
@@ -101,22 +114,37 @@ test('a form post from another origin is refused and stores nothing', async () =
   assert.equal(missing.statusCode, 404);
 });
 
-test('without a session the pages go to sign-in (303 /login?next=…); a form post without the page\'s CSRF token is refused', async () => {
+test("without a session the pages go to sign-in (303 /login?next=…); a form post without the page's CSRF token is refused", async () => {
   // docs/training.md said the pages answered 401 in the JSON envelope and that CSRF tokens were still to come.
   for (const url of ['/training', '/training/ics-ot-security-fundamentals']) {
     const r = await t.app.inject({ method: 'GET', url });
     assert.equal(r.statusCode, 303, r.body);
     assert.equal(r.headers.location, `/login?next=${encodeURIComponent(url)}`);
   }
-  const anon = await t.app.inject({ method: 'POST', url: '/training/ics-ot-security-fundamentals/start', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  const anon = await t.app.inject({
+    method: 'POST',
+    url: '/training/ics-ot-security-fundamentals/start',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
+  });
   assert.equal(anon.statusCode, 401);
   assert.equal(anon.json().error.code, 'AUTH_REQUIRED');
   const o = await seedOrg(t.store, { name: 'Csrf learners' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
-  const forged = await t.app.inject({ method: 'POST', url: '/training/ics-ot-security-fundamentals/start', headers: { cookie: s.cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  const forged = await t.app.inject({
+    method: 'POST',
+    url: '/training/ics-ot-security-fundamentals/start',
+    headers: { cookie: s.cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
+  });
   assert.equal(forged.statusCode, 403, forged.body);
   assert.equal(forged.json().error.detail.error, 'csrf_token_missing');
-  const ok = await t.app.inject({ method: 'POST', url: '/training/ics-ot-security-fundamentals/start', headers: { cookie: s.cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${s['x-csrf-token']}` });
+  const ok = await t.app.inject({
+    method: 'POST',
+    url: '/training/ics-ot-security-fundamentals/start',
+    headers: { cookie: s.cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `_csrf=${s['x-csrf-token']}`,
+  });
   assert.equal(ok.statusCode, 303, ok.body);
   assert.equal(ok.headers.location, '/training/ics-ot-security-fundamentals');
 });
@@ -126,10 +154,12 @@ test('the account page links to the training, and the training list back to the 
   const o = await seedOrg(t.store, { name: 'Linked learners' });
   const s = await seedSession(t.store, o.orgId, o.memberId);
   const ctx = await browser.newContext({ javaScriptEnabled: false });
-  await ctx.addCookies(s.cookie.split('; ').map((c) => {
-    const [name, value] = c.split('=');
-    return { name, value, url: base };
-  }));
+  await ctx.addCookies(
+    s.cookie.split('; ').map((c) => {
+      const [name, value] = c.split('=');
+      return { name, value, url: base };
+    }),
+  );
   const page = await ctx.newPage();
   try {
     await page.goto(`${base}/account`);

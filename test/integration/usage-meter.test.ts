@@ -9,16 +9,23 @@ import { createOrganization } from '../../src/store/identity.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 
 let t: TestDb;
-before(async () => { t = await freshDb(); });
-after(async () => { await t.drop(); });
+before(async () => {
+  t = await freshDb();
+});
+after(async () => {
+  await t.drop();
+});
 
 const MONTH = '2026-11-01';
 const INTERVAL = 150;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const stored = async (orgId: number) => (await sql<{ calls: number }>`
-  SELECT calls FROM api_usage_monthly WHERE org_id = ${orgId} AND month = ${MONTH}::date`.execute(t.store.db)).rows[0]?.calls ?? 0;
+const stored = async (orgId: number) =>
+  (
+    await sql<{ calls: number }>`
+  SELECT calls FROM api_usage_monthly WHERE org_id = ${orgId} AND month = ${MONTH}::date`.execute(t.store.db)
+  ).rows[0]?.calls ?? 0;
 
-test('two processes\' meters: each reports the other\'s calls once its total is older than the interval; the stored total is exact', async () => {
+test("two processes' meters: each reports the other's calls once its total is older than the interval; the stored total is exact", async () => {
   const org = await createOrganization(t.store.db, 'Meter org', 'professional');
   const now = new Date('2026-11-21T12:00:00Z');
   const a = new UsageMeter(t.store.db, INTERVAL);

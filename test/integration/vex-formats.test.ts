@@ -11,7 +11,12 @@ import addFormats from 'ajv-formats';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
-import { CYCLONEDX_JUSTIFICATION, JUSTIFICATION_OF_CYCLONEDX, CYCLONEDX_STATE, STATUS_OF_CYCLONEDX } from '../../src/domain/vex-formats.ts';
+import {
+  CYCLONEDX_JUSTIFICATION,
+  JUSTIFICATION_OF_CYCLONEDX,
+  CYCLONEDX_STATE,
+  STATUS_OF_CYCLONEDX,
+} from '../../src/domain/vex-formats.ts';
 import { JUSTIFICATIONS, DECISION_STATUSES } from '../../src/domain/triage.ts';
 
 const fixture = (p: string) => JSON.parse(readFileSync(new URL(`../fixtures/vex/${p}`, import.meta.url), 'utf8'));
@@ -25,15 +30,22 @@ function cvssSchema(v: string) {
   const { id, $schema: _draft, ...rest } = fixture(`csaf/cvss-v${v}.json`);
   return id ? { $id: id, ...rest } : rest;
 }
-for (const v of ['2.0', '3.0', '3.1']) csafAjv.addSchema(cvssSchema(v), `https://www.first.org/cvss/cvss-v${v}.json`, undefined, false);
+for (const v of ['2.0', '3.0', '3.1'])
+  csafAjv.addSchema(cvssSchema(v), `https://www.first.org/cvss/cvss-v${v}.json`, undefined, false);
 const validateCsaf = csafAjv.compile(fixture('csaf/csaf_json_schema.json'));
 
 const cdxAjv = new Ajv.default({ allErrors: true, strict: false, strictSchema: false, useDefaults: false });
 addFormats.default(cdxAjv);
 cdxAjv.addFormat('idn-email', /^[^\s@]+@[^\s@]+$/);
 cdxAjv.addFormat('iri-reference', true);
-cdxAjv.addSchema(fixture('cyclonedx/spdx.SNAPSHOT.schema.json'), 'http://cyclonedx.org/schema/spdx.SNAPSHOT.schema.json');
-cdxAjv.addSchema(fixture('cyclonedx/jsf-0.82.SNAPSHOT.schema.json'), 'http://cyclonedx.org/schema/jsf-0.82.SNAPSHOT.schema.json');
+cdxAjv.addSchema(
+  fixture('cyclonedx/spdx.SNAPSHOT.schema.json'),
+  'http://cyclonedx.org/schema/spdx.SNAPSHOT.schema.json',
+);
+cdxAjv.addSchema(
+  fixture('cyclonedx/jsf-0.82.SNAPSHOT.schema.json'),
+  'http://cyclonedx.org/schema/jsf-0.82.SNAPSHOT.schema.json',
+);
 const validateCdx = cdxAjv.compile(fixture('cyclonedx/bom-1.6.SNAPSHOT.schema.json'));
 
 /** A validator's answer without its type guard (the documents stay as read). */
@@ -46,7 +58,12 @@ let bare: number;
 const ABB_CPE = 'cpe:2.3:a:hitachienergy:symphony_plus_s\\+_operations:3.3:*:*:*:*:*:*:*';
 
 async function call(method: 'GET' | 'PUT' | 'POST', url: string, body?: unknown) {
-  return t.app.inject({ method, url, headers: body ? { ...o.auth, 'content-type': 'application/json' } : o.auth, payload: body ? JSON.stringify(body) : undefined });
+  return t.app.inject({
+    method,
+    url,
+    headers: body ? { ...o.auth, 'content-type': 'application/json' } : o.auth,
+    payload: body ? JSON.stringify(body) : undefined,
+  });
 }
 
 before(async () => {
@@ -61,16 +78,32 @@ before(async () => {
   ];
   const stored = await call('POST', '/api/v1/assets/correlate-cves', { environment_id: env, assets });
   assert.equal(stored.statusCode, 200, stored.body);
-  const put = async (e: number, cve: string, body: unknown) => assert.equal((await call('PUT', `/api/v1/environments/${e}/decisions/${cve}`, body)).statusCode, 201);
-  await put(env, 'CVE-2024-21338', { status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impact_statement: 'Driver not loaded', asset_ids: ['eng-ws'] });
-  await put(env, 'CVE-2023-0228', { status: 'affected', action_statement: 'Segmented; patch at the March outage', due_date: '2027-03-15' });
+  const put = async (e: number, cve: string, body: unknown) =>
+    assert.equal((await call('PUT', `/api/v1/environments/${e}/decisions/${cve}`, body)).statusCode, 201);
+  await put(env, 'CVE-2024-21338', {
+    status: 'not_affected',
+    justification: 'vulnerable_code_not_in_execute_path',
+    impact_statement: 'Driver not loaded',
+    asset_ids: ['eng-ws'],
+  });
+  await put(env, 'CVE-2023-0228', {
+    status: 'affected',
+    action_statement: 'Segmented; patch at the March outage',
+    due_date: '2027-03-15',
+  });
   await put(env, 'CVE-2024-49138', { status: 'under_investigation' });
-  await put(env, 'CVE-2023-28489', { status: 'fixed', impact_statement: 'Update installed at the November outage', asset_ids: ['eng-ws'] });
+  await put(env, 'CVE-2023-28489', {
+    status: 'fixed',
+    impact_statement: 'Update installed at the November outage',
+    asset_ids: ['eng-ws'],
+  });
   await put(bare, 'CVE-2024-49138', { status: 'under_investigation' });
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
-test('the copied schemas accept the formats\' own examples (the validators are set up right)', () => {
+test("the copied schemas accept the formats' own examples (the validators are set up right)", () => {
   assert.ok(validateCsaf(fixture('csaf/2022-evd-uc-01-na-001.json')), JSON.stringify(validateCsaf.errors));
   assert.ok(validateCsaf(fixture('csaf/2022-evd-uc-01-a-001.json')), JSON.stringify(validateCsaf.errors));
   const cisa = fixture('cyclonedx/cisa-case-2-vex.json');
@@ -93,19 +126,36 @@ test('CSAF 2.0: a csaf_vex document, the assets as products, one vulnerability p
   const ws = products.find((p) => p.name === 'Microsoft Windows 10 (eng-ws)');
   assert.equal(abb.product_identification_helper.cpe, ABB_CPE);
   assert.equal(ws.product_identification_helper.cpe, undefined);
-  assert.equal(ws.product_identification_helper.x_generic_uris[0].uri, `http://vulnintel.test/environments/${env}/assets/eng-ws`);
+  assert.equal(
+    ws.product_identification_helper.x_generic_uris[0].uri,
+    `http://vulnintel.test/environments/${env}/assets/eng-ws`,
+  );
   const byCve = new Map((doc.vulnerabilities as any[]).map((v) => [v.cve, v]));
   assert.deepEqual([...byCve.keys()], ['CVE-2023-0228', 'CVE-2023-28489', 'CVE-2024-21338', 'CVE-2024-49138']);
   const affected = byCve.get('CVE-2023-0228');
   assert.deepEqual(affected.product_status, { known_affected: [abb.product_id, ws.product_id].sort() });
-  assert.deepEqual(affected.remediations, [{ category: 'mitigation', details: 'Segmented; patch at the March outage (due 2027-03-15)', date: affected.remediations[0].date, product_ids: affected.product_status.known_affected }]);
+  assert.deepEqual(affected.remediations, [
+    {
+      category: 'mitigation',
+      details: 'Segmented; patch at the March outage (due 2027-03-15)',
+      date: affected.remediations[0].date,
+      product_ids: affected.product_status.known_affected,
+    },
+  ]);
   const na = byCve.get('CVE-2024-21338');
   assert.deepEqual(na.product_status, { known_not_affected: [ws.product_id] });
-  assert.deepEqual(na.flags.map((f: any) => [f.label, f.product_ids]), [['vulnerable_code_not_in_execute_path', [ws.product_id]]]);
-  assert.deepEqual(na.threats.map((x: any) => [x.category, x.details]), [['impact', 'Driver not loaded']]);
+  assert.deepEqual(
+    na.flags.map((f: any) => [f.label, f.product_ids]),
+    [['vulnerable_code_not_in_execute_path', [ws.product_id]]],
+  );
+  assert.deepEqual(
+    na.threats.map((x: any) => [x.category, x.details]),
+    [['impact', 'Driver not loaded']],
+  );
   assert.deepEqual(byCve.get('CVE-2023-28489').product_status, { fixed: [ws.product_id] });
   assert.deepEqual(Object.keys(byCve.get('CVE-2024-49138').product_status), ['under_investigation']);
-  for (const v of byCve.values()) assert.ok(v.notes.length >= 1, 'the VEX profile asks for a note on each vulnerability');
+  for (const v of byCve.values())
+    assert.ok(v.notes.length >= 1, 'the VEX profile asks for a note on each vulnerability');
 
   // The schema holds the rules: a status list naming no product is refused.
   const broken = structuredClone(doc);
@@ -113,7 +163,7 @@ test('CSAF 2.0: a csaf_vex document, the assets as products, one vulnerability p
   assert.equal(valid(validateCsaf, broken), false);
 });
 
-test('CycloneDX 1.6: the environment as metadata component, the assets as components; analysis in CycloneDX words with CISA\'s justification kept; valid against the schema', async () => {
+test("CycloneDX 1.6: the environment as metadata component, the assets as components; analysis in CycloneDX words with CISA's justification kept; valid against the schema", async () => {
   const r = await call('GET', `/api/v1/environments/${env}/vex?format=cyclonedx`);
   assert.equal(r.statusCode, 200, r.body);
   assert.match(String(r.headers['content-type']), /^application\/vnd\.cyclonedx\+json/);
@@ -137,7 +187,9 @@ test('CycloneDX 1.6: the environment as metadata component, the assets as compon
   assert.deepEqual(na.analysis.state, 'not_affected');
   assert.equal(na.analysis.justification, 'code_not_reachable');
   assert.equal(na.analysis.detail, 'Driver not loaded');
-  assert.deepEqual(na.properties, [{ name: 'vulnintel:cisa_justification', value: 'vulnerable_code_not_in_execute_path' }]);
+  assert.deepEqual(na.properties, [
+    { name: 'vulnintel:cisa_justification', value: 'vulnerable_code_not_in_execute_path' },
+  ]);
   assert.deepEqual(na.affects, [{ ref: `${envRef}/assets/eng-ws` }]);
   assert.equal(byId.get('CVE-2023-28489').analysis.state, 'resolved');
   assert.equal(byId.get('CVE-2024-49138').analysis.state, 'in_triage');

@@ -31,15 +31,18 @@ after(async () => {
 /** The serious and critical violations of a page, as "rule: target" lines (empty when none). */
 async function violations(page: Page): Promise<string[]> {
   const r = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  return r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} ${n.failureSummary ?? ''}`));
 }
-
 
 test('every signed-in page: no serious or critical axe violation, on a desktop and on a phone', async () => {
   const page = await signedIn.newPage();
   const found: string[] = [];
-  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
     await page.setViewportSize(size);
     for (const url of demo.pages) {
       const r = await page.goto(`${base}${url}`);
@@ -55,13 +58,17 @@ test('every signed-in page: no serious or critical axe violation, on a desktop a
 test('pages with a form answered: the refused upload, the webhook secret and a test outcome, bad input with its message', async () => {
   const page = await signedIn.newPage();
   await page.goto(`${base}/environments/${env}`);
-  await page.setInputFiles('#upload-nameplates input[type=file]', { name: 'n.csv', mimeType: 'text/csv', buffer: Buffer.from(`asset_id,vendor,product,version\nx-1,,${DRIVE},V1\n`) });
+  await page.setInputFiles('#upload-nameplates input[type=file]', {
+    name: 'n.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`asset_id,vendor,product,version\nx-1,,${DRIVE},V1\n`),
+  });
   await page.click('#upload-nameplates button[type=submit]');
   assert.ok(await page.isVisible('#upload-errors'));
   const found = (await violations(page)).map((v) => `upload refused: ${v}`);
   await page.goto(`${base}/environments`);
   await page.click('form[action="/environments"] button[type=submit]'); // no name: the field's message
-  assert.match(await page.textContent('#name-error') ?? '', /Enter a name/);
+  assert.match((await page.textContent('#name-error')) ?? '', /Enter a name/);
   found.push(...(await violations(page)).map((v) => `environment refused: ${v}`));
   await page.goto(`${base}/webhooks`);
   await page.fill('form[action="/webhooks"] input[name=label]', 'Second');
@@ -91,12 +98,21 @@ test('keyboard: the skip link first, every control reached by Tab, an environmen
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
   // Tab through the page: every visible link, button, input and select is reached, none with a positive tabindex.
-  const controls = await page.evaluate(() => [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary')]
-    .filter((e) => (e as HTMLElement).offsetParent !== null || e.classList.contains('skip')).length);
+  const controls = await page.evaluate(
+    () =>
+      [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary')].filter(
+        (e) => (e as HTMLElement).offsetParent !== null || e.classList.contains('skip'),
+      ).length,
+  );
   assert.equal(await page.locator('[tabindex]:not([tabindex="0"]):not([tabindex="-1"])').count(), 0);
   const reached = new Set<string>();
   for (let i = 0; i < controls + 2; i++) {
-    reached.add(await page.evaluate(() => { const e = document.activeElement!; return `${e.tagName}|${e.getAttribute('name') ?? ''}|${e.getAttribute('href') ?? ''}|${e.textContent?.trim() ?? ''}|${[...document.querySelectorAll('*')].indexOf(e)}`; }));
+    reached.add(
+      await page.evaluate(() => {
+        const e = document.activeElement!;
+        return `${e.tagName}|${e.getAttribute('name') ?? ''}|${e.getAttribute('href') ?? ''}|${e.textContent?.trim() ?? ''}|${[...document.querySelectorAll('*')].indexOf(e)}`;
+      }),
+    );
     await page.keyboard.press('Tab');
   }
   assert.ok(reached.size >= controls, `${reached.size} of ${controls} controls reached by Tab`);
@@ -109,6 +125,6 @@ test('keyboard: the skip link first, every control reached by Tab, an environmen
   await page.keyboard.type('Keyboard hall');
   await page.keyboard.press('Enter');
   await page.waitForURL(`${base}/environments`);
-  assert.match(await page.textContent('#environments') ?? '', /Keyboard hall/);
+  assert.match((await page.textContent('#environments')) ?? '', /Keyboard hall/);
   await page.close();
 });

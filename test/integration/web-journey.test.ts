@@ -40,7 +40,10 @@ before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // Real time: the browser's cookies expire by the wall clock.
-  t = await testApp({ env: { SMTP_URL: smtp.url, VULNINTEL_PUBLIC_URL: base, VULNINTEL_WEBHOOK_EGRESS_ALLOW: rx.hostPort }, now: new Date().toISOString() });
+  t = await testApp({
+    env: { SMTP_URL: smtp.url, VULNINTEL_PUBLIC_URL: base, VULNINTEL_WEBHOOK_EGRESS_ALLOW: rx.hostPort },
+    now: new Date().toISOString(),
+  });
   await importPaths(t.store.db, [feedDir([...CATALOGS, ...NVD_FIXTURES, ...CSAF_FIXTURES])], { log: quiet });
   await importMsrcDocuments(t.store.db, [FIXTURE_DIR]);
   await alertService().run('cli'); // the baseline import's window: nothing to alert yet
@@ -86,50 +89,91 @@ test('journey: sign in, environment, uploads, exposure, watch, webhook, KEV impo
 
   // 3. Upload: a file with one refused row stores nothing and names the row; then the 50 nameplates and 10 hosts.
   const lines = NAMEPLATES.toString().split('\n');
-  const bad = [...lines.slice(0, 5), `ics-bad,Siemens,SIMATIC S7-1500,ops@plant.example.com`, ...lines.slice(5)].join('\n');
+  const bad = [...lines.slice(0, 5), `ics-bad,Siemens,SIMATIC S7-1500,ops@plant.example.com`, ...lines.slice(5)].join(
+    '\n',
+  );
   await upload(page, 'nameplates', 'nameplates.csv', Buffer.from(bad));
-  assert.match(await page.textContent('#upload-refused') ?? '', /1 row refused: nothing was stored/);
-  assert.match(await page.textContent('#upload-errors') ?? '', /6\s*ics-bad\s*version: version must name the product's version, not a host, address or person/);
-  const stored = await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${envId}`, headers: o.auth });
+  assert.match((await page.textContent('#upload-refused')) ?? '', /1 row refused: nothing was stored/);
+  assert.match(
+    (await page.textContent('#upload-errors')) ?? '',
+    /6\s*ics-bad\s*version: version must name the product's version, not a host, address or person/,
+  );
+  const stored = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/assets/results?environment_id=${envId}`,
+    headers: o.auth,
+  });
   assert.equal(stored.json().pagination.total, 0, 'nothing stored from the refused file');
 
   await upload(page, 'nameplates', 'ics-nameplates.csv', NAMEPLATES);
-  assert.match(await page.textContent('#upload-done') ?? '', /Nameplates uploaded: every row stored/);
+  assert.match((await page.textContent('#upload-done')) ?? '', /Nameplates uploaded: every row stored/);
   await upload(page, 'windows', 'windows-hosts.csv', HOSTS);
-  assert.match(await page.textContent('#upload-done') ?? '', /Windows hosts uploaded/);
+  assert.match((await page.textContent('#upload-done')) ?? '', /Windows hosts uploaded/);
   assert.equal(await page.locator('section[id^="asset-ics-"]').count(), 50);
   assert.equal(await page.locator('section[id^="host-win-"]').count(), 10);
 
   // 4. The exposure: the drive controller below its fix is affected with the advisory's fix; the end-of-life
   // Windows Server 2012 R2 host says so; the fix groups read "Install KB…"; the overview counts them.
-  const drive = await page.textContent('#asset-ics-026') ?? '';
+  const drive = (await page.textContent('#asset-ics-026')) ?? '';
   assert.match(drive, /CVE-2024-46886\s*.*affected/s);
   assert.match(drive, /V3\.1\.4/);
-  const opc = await page.textContent('#host-win-opc-02') ?? '';
+  const opc = (await page.textContent('#host-win-opc-02')) ?? '';
   assert.match(opc, /Windows Server 2012 R2/);
   assert.match(opc, /end of life/);
-  assert.match(await page.textContent('#host-win-hist-01') ?? '', /Install KB\d+/);
+  assert.match((await page.textContent('#host-win-hist-01')) ?? '', /Install KB\d+/);
   // Both exports: the results name the drive's CVE and its fix, and the hosts' CVEs with the KB to install.
   const results = (await (await page.request.get(`${base}/environments/${envId}/export.csv`)).text()).split('\r\n');
-  assert.ok(results.some((r) => /^ics-026,Siemens,SIMATIC Drive Controller CPU 1504D TF .*,V3\.1\.3,CVE-2024-46886,affected,.*V3\.1\.4/.test(r)), results.filter((r) => /ics-026|win-hist-01/.test(r)).slice(0, 8).join('\n'));
-  assert.ok(results.some((r) => /^win-hist-01,Microsoft,Windows Server 2019[^,]*,10\.0\.17763\.6054,CVE-\d+-\d+,confirmed open,"Install KB\d+ .*",KB\d+ \(build 10\.0\.17763\.\d+\)/.test(r)), results.filter((r) => /win-hist-01/.test(r)).slice(0, 5).join('\n'));
-  const inventory = (await (await page.request.get(`${base}/environments/${envId}/inventory.csv`)).text()).trim().split('\r\n');
+  assert.ok(
+    results.some((r) =>
+      /^ics-026,Siemens,SIMATIC Drive Controller CPU 1504D TF .*,V3\.1\.3,CVE-2024-46886,affected,.*V3\.1\.4/.test(r),
+    ),
+    results
+      .filter((r) => /ics-026|win-hist-01/.test(r))
+      .slice(0, 8)
+      .join('\n'),
+  );
+  assert.ok(
+    results.some((r) =>
+      /^win-hist-01,Microsoft,Windows Server 2019[^,]*,10\.0\.17763\.6054,CVE-\d+-\d+,confirmed open,"Install KB\d+ .*",KB\d+ \(build 10\.0\.17763\.\d+\)/.test(
+        r,
+      ),
+    ),
+    results
+      .filter((r) => /win-hist-01/.test(r))
+      .slice(0, 5)
+      .join('\n'),
+  );
+  const inventory = (await (await page.request.get(`${base}/environments/${envId}/inventory.csv`)).text())
+    .trim()
+    .split('\r\n');
   assert.equal(inventory.length, 1 + 50 + 10);
   await page.click('nav[aria-label=Main] >> text=Overview');
   const card = page.locator(`#env-${envId}`);
-  const api = (await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${envId}&per_page=200`, headers: o.auth })).json();
+  const api = (
+    await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/assets/results?environment_id=${envId}&per_page=200`,
+      headers: o.auth,
+    })
+  ).json();
   const affected = new Set<string>();
-  for (const a of api.data.assets as { cves: { cve_id: string; status: string }[] }[]) for (const c of a.cves) if (c.status === 'affected') affected.add(c.cve_id);
+  for (const a of api.data.assets as { cves: { cve_id: string; status: string }[] }[])
+    for (const c of a.cves) if (c.status === 'affected') affected.add(c.cve_id);
   assert.ok(affected.has('CVE-2024-46886'));
-  const counted = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'].map(async (p) => Number(await card.locator(`dd[data-priority="${p}"]`).textContent()));
-  assert.ok((await Promise.all(counted)).reduce((x, y) => x + y, 0) >= affected.size, 'the overview counts at least the nameplates\' affected CVEs');
+  const counted = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'].map(async (p) =>
+    Number(await card.locator(`dd[data-priority="${p}"]`).textContent()),
+  );
+  assert.ok(
+    (await Promise.all(counted)).reduce((x, y) => x + y, 0) >= affected.size,
+    "the overview counts at least the nameplates' affected CVEs",
+  );
 
   // 5. Watch a vendor.
   await page.click('nav[aria-label=Main] >> text=Watchlist');
   await page.selectOption('select[name=entity_type]', 'vendor');
   await page.fill('input[name=entity_id]', 'microsoft');
   await page.click('form[action="/watchlist"] button[type=submit]');
-  assert.match(await page.textContent('#watchlist') ?? '', /vendor\s*Microsoft/i);
+  assert.match((await page.textContent('#watchlist')) ?? '', /vendor\s*Microsoft/i);
 
   // 6. A webhook to the loopback receiver, its secret shown once, and a test delivery the receiver verifies.
   await page.click('nav[aria-label=Main] >> text=Webhooks');
@@ -139,14 +183,14 @@ test('journey: sign in, environment, uploads, exposure, watch, webhook, KEV impo
   const secret = (await page.textContent('#webhook-secret'))!.trim();
   assert.ok(secret.length >= 32);
   await page.click('button:text-is("Send a test delivery")');
-  assert.match(await page.textContent('#test-outcome') ?? '', /Test delivery: delivered \(HTTP 200\)/);
+  assert.match((await page.textContent('#test-outcome')) ?? '', /Test delivery: delivered \(HTTP 200\)/);
   const testDelivery = rx.received.at(-1)!;
   assert.equal(testDelivery.path, '/ok/soc');
-  assert.ok(verifySpecSignature(secret, testDelivery), 'the receiver verifies the test delivery\'s signature');
+  assert.ok(verifySpecSignature(secret, testDelivery), "the receiver verifies the test delivery's signature");
   await page.fill('form[action="/webhooks"] input[name=label]', 'Historian bridge');
   await page.fill('form[action="/webhooks"] input[name=url]', `${rx.base}/error/bridge`);
   await page.click('form[action="/webhooks"] button[type=submit]');
-  assert.match(await page.textContent('main') ?? '', /Webhook Historian bridge created/);
+  assert.match((await page.textContent('main')) ?? '', /Webhook Historian bridge created/);
 
   // 7. A newer KEV catalog, then the alert run and its deliveries (what the worker's job does).
   await importPaths(t.store.db, [feedDir([fixture('kev', 'kev-cut.json')])], { log: quiet });
@@ -156,32 +200,46 @@ test('journey: sign in, environment, uploads, exposure, watch, webhook, KEV impo
 
   // 8. The alert in the inbox, and its signed delivery at the receiver.
   await page.click('nav[aria-label=Main] >> text=Alerts');
-  const inbox = await page.textContent('#alerts') ?? '';
+  const inbox = (await page.textContent('#alerts')) ?? '';
   assert.match(inbox, /CVE-2024-21338/);
   assert.match(inbox, /added to KEV/);
   const delivered = rx.received.filter((r) => r.path === '/ok/soc' && r.raw.toString().includes('CVE-2024-21338'));
   assert.equal(delivered.length, 1);
-  assert.ok(verifySpecSignature(secret, delivered[0]), 'the receiver verifies the alert\'s signature');
+  assert.ok(verifySpecSignature(secret, delivered[0]), "the receiver verifies the alert's signature");
 
   // 9. A disabled webhook re-enabled from the page. Its receiver failed the alert (HTTP 500, in its recent
   // deliveries); the disable after five consecutive failures (webhooks-delivery.test.ts) is set in the store here.
   await page.click('nav[aria-label=Main] >> text=Webhooks');
   const bridge = page.locator('section.card', { hasText: 'Historian bridge' });
   await bridge.locator('a:text-is("Recent deliveries")').click();
-  assert.match(await bridge.locator('table.deliveries').textContent() ?? '', /CVE-2024-21338\s*failed\s*500/);
-  await t.store.db.updateTable('webhooks').set({ enabled: false, disabled_reason: 'consecutive_failures', consecutive_failures: 5, disabled_at: new Date() })
-    .where('org_id', '=', o.orgId).where('label', '=', 'Historian bridge').execute();
+  assert.match((await bridge.locator('table.deliveries').textContent()) ?? '', /CVE-2024-21338\s*failed\s*500/);
+  await t.store.db
+    .updateTable('webhooks')
+    .set({ enabled: false, disabled_reason: 'consecutive_failures', consecutive_failures: 5, disabled_at: new Date() })
+    .where('org_id', '=', o.orgId)
+    .where('label', '=', 'Historian bridge')
+    .execute();
   await page.click('nav[aria-label=Main] >> text=Overview');
-  assert.match(await page.textContent('.alert-box') ?? '', /Webhook Historian bridge is disabled after 5 failed deliveries/);
+  assert.match(
+    (await page.textContent('.alert-box')) ?? '',
+    /Webhook Historian bridge is disabled after 5 failed deliveries/,
+  );
   await page.click('nav[aria-label=Main] >> text=Webhooks');
-  assert.match(await bridge.textContent() ?? '', /Disabled after 5 failed deliveries/);
+  assert.match((await bridge.textContent()) ?? '', /Disabled after 5 failed deliveries/);
   await page.click('nav[aria-label=Main] >> text=Overview');
   await page.click('.alert-box >> text=Re-enable it on the webhooks page');
   assert.equal(new URL(page.url()).pathname, '/webhooks');
   await bridge.locator('button:text-is("Re-enable")').click();
-  assert.match(await bridge.locator('.badge').textContent() ?? '', /active/);
-  const hooks = (await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: o.auth })).json().data as { label: string; status: string; consecutive_failures: number }[];
-  assert.deepEqual(hooks.map((h) => [h.label, h.status]).sort(), [['Historian bridge', 'active'], ['Plant SOC', 'active']]);
+  assert.match((await bridge.locator('.badge').textContent()) ?? '', /active/);
+  const hooks = (await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: o.auth })).json().data as {
+    label: string;
+    status: string;
+    consecutive_failures: number;
+  }[];
+  assert.deepEqual(hooks.map((h) => [h.label, h.status]).sort(), [
+    ['Historian bridge', 'active'],
+    ['Plant SOC', 'active'],
+  ]);
   assert.match(await body(page), /Historian bridge/);
   await ctx.close();
 });

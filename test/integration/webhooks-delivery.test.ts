@@ -13,7 +13,12 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
-import { startReceiver, verifySpecSignature, verifyStandardSignature, type Receiver } from '../helpers/webhook-receiver.ts';
+import {
+  startReceiver,
+  verifySpecSignature,
+  verifyStandardSignature,
+  type Receiver,
+} from '../helpers/webhook-receiver.ts';
 import { createWebhookService, type WebhookService } from '../../src/services/webhooks.ts';
 import { createWebhookEgress } from '../../src/lib/egress.ts';
 import type { Resolver } from '../../src/lib/egress-policy.ts';
@@ -44,24 +49,59 @@ after(async () => {
 });
 
 /** A webhook service on the test database: loopback receivers allowed, the deadline shortened to 300 ms. */
-function service(o: { resolver?: Resolver; allow?: string[]; afterClaim?: () => void; onDisabled?: (e: { webhookId: number }) => void } = {}): WebhookService {
+function service(
+  o: {
+    resolver?: Resolver;
+    allow?: string[];
+    afterClaim?: () => void;
+    onDisabled?: (e: { webhookId: number }) => void;
+  } = {},
+): WebhookService {
   const allow = o.allow ?? [rx.hostPort, elsewhere.hostPort];
-  const config = loadConfig({ VULNINTEL_DATA_DIR: dataDir, VULNINTEL_WEBHOOK_EGRESS_ALLOW: allow.join(','), LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    VULNINTEL_DATA_DIR: dataDir,
+    VULNINTEL_WEBHOOK_EGRESS_ALLOW: allow.join(','),
+    LOG_LEVEL: 'silent',
+  });
   const egress = createWebhookEgress({ testAllowList: allow, resolver: o.resolver, timeoutMs: DEADLINE_MS });
   egresses.push(egress);
-  return createWebhookService({ db: t.store.db, clock: t.clock, config, egress, resolver: o.resolver, timeoutMs: DEADLINE_MS, afterClaim: o.afterClaim, onDisabled: o.onDisabled });
+  return createWebhookService({
+    db: t.store.db,
+    clock: t.clock,
+    config,
+    egress,
+    resolver: o.resolver,
+    timeoutMs: DEADLINE_MS,
+    afterClaim: o.afterClaim,
+    onDisabled: o.onDisabled,
+  });
 }
 
 let cveSeq = 1000;
 function alert(over: Partial<AlertPayload['data']> = {}): AlertPayload {
   const id = `CVE-2026-${cveSeq++}`;
   return {
-    event: 'cve.alert', version: '1.0', timestamp: '2026-11-21T12:00:00Z',
+    event: 'cve.alert',
+    version: '1.0',
+    timestamp: '2026-11-21T12:00:00Z',
     data: {
-      cve_id: id, title: 'Ünïcödé title — “quotes” 🛡', cvss_score: 9.8, cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', patch_status: 'unknown',
-      kev_flagged: true, epss_score: 0.91, sage_priority: 'PATCH NOW', published_at: '2026-11-20T10:00:00Z', url: `https://vulnintel.test/cve/${id}`,
-      executive_summary: 'AI text\nwith a newline and \u2028 separator', mitigation: null, causal_boundary: null, virtual_patch: null,
-      watchlist_match: { entity_type: 'vendor', entity_name: 'Siemens' }, reason: 'added to KEV', ...over,
+      cve_id: id,
+      title: 'Ünïcödé title — “quotes” 🛡',
+      cvss_score: 9.8,
+      cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      patch_status: 'unknown',
+      kev_flagged: true,
+      epss_score: 0.91,
+      sage_priority: 'PATCH NOW',
+      published_at: '2026-11-20T10:00:00Z',
+      url: `https://vulnintel.test/cve/${id}`,
+      executive_summary: 'AI text\nwith a newline and \u2028 separator',
+      mitigation: null,
+      causal_boundary: null,
+      virtual_patch: null,
+      watchlist_match: { entity_type: 'vendor', entity_name: 'Siemens' },
+      reason: 'added to KEV',
+      ...over,
     },
   };
 }
@@ -89,9 +129,17 @@ describe('outcomes of one delivery (W4, W5, W14)', () => {
   ];
   for (const [name, p, outcome, status, error] of cases) {
     test(`${name} → ${outcome}; one request, never retried, a second alert run sends nothing`, async () => {
-      const created = await svc.create({ orgId: org.orgId, tier: 'professional' }, { label: name, url: `${rx.base}${p}/${cveSeq}` });
+      const created = await svc.create(
+        { orgId: org.orgId, tier: 'professional' },
+        { label: name, url: `${rx.base}${p}/${cveSeq}` },
+      );
       // Only this webhook active: disable the earlier ones.
-      await t.store.db.updateTable('webhooks').set({ enabled: false, disabled_reason: 'consecutive_failures' }).where('org_id', '=', org.orgId).where('id', '!=', created.webhook.id).execute();
+      await t.store.db
+        .updateTable('webhooks')
+        .set({ enabled: false, disabled_reason: 'consecutive_failures' })
+        .where('org_id', '=', org.orgId)
+        .where('id', '!=', created.webhook.id)
+        .execute();
       const a = alert();
       const before = rx.received.length;
       const started = Date.now();
@@ -108,7 +156,10 @@ describe('outcomes of one delivery (W4, W5, W14)', () => {
       assert.deepEqual(JSON.parse(got.raw.toString('utf8')), a, 'the bytes signed are the payload sent');
       // A second run over the same alert: skipped, nothing sent.
       const again = await svc.deliverAlert(org.orgId, a);
-      assert.deepEqual(again.map((x) => x.outcome), ['skipped']);
+      assert.deepEqual(
+        again.map((x) => x.outcome),
+        ['skipped'],
+      );
       assert.equal(rx.received.length, before + 1);
       const w = await getWebhook(t.store.db, org.orgId, created.webhook.id);
       assert.equal(w!.consecutive_failures, outcome === 'delivered' ? 0 : 1);
@@ -146,7 +197,7 @@ describe('concurrency (W7, W8)', () => {
     assert.equal(w!.consecutive_failures, failed.length);
     // Disabled: nothing more is attempted.
     const before = rx.received.length;
-    assert.deepEqual((await svc.deliverAlert(org.orgId, alert())), []);
+    assert.deepEqual(await svc.deliverAlert(org.orgId, alert()), []);
     assert.equal(rx.received.length, before);
   });
 
@@ -156,11 +207,20 @@ describe('concurrency (W7, W8)', () => {
     const svc2 = service();
     const secrets: string[] = [];
     for (const n of [1, 2]) {
-      const c = await svc1.create({ orgId: org.orgId, tier: 'standard' }, { label: `twice ${n}`, url: `${rx.base}/ok/twice-${n}` });
+      const c = await svc1.create(
+        { orgId: org.orgId, tier: 'standard' },
+        { label: `twice ${n}`, url: `${rx.base}/ok/twice-${n}` },
+      );
       secrets.push(c.secret);
     }
     const a = alert();
-    const results = (await Promise.all([svc1.deliverAlert(org.orgId, a), svc2.deliverAlert(org.orgId, a), svc1.deliverAlert(org.orgId, a)])).flat();
+    const results = (
+      await Promise.all([
+        svc1.deliverAlert(org.orgId, a),
+        svc2.deliverAlert(org.orgId, a),
+        svc1.deliverAlert(org.orgId, a),
+      ])
+    ).flat();
     assert.equal(results.filter((r) => r.outcome === 'delivered').length, 2);
     assert.equal(results.filter((r) => r.outcome === 'skipped').length, 4);
     for (const n of [1, 2]) {
@@ -178,20 +238,35 @@ describe('concurrency (W7, W8)', () => {
     const a = alert();
     const out = await new Promise<{ code: number | null; signal: string | null; stdout: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/webhook-child.ts'], {
-        env: { ...process.env, DATABASE_URL: t.db.url, VULNINTEL_DATA_DIR: dataDir, WEBHOOK_ALLOW: rx.hostPort, ORG_ID: String(org.orgId), ALERT: JSON.stringify(a) },
+        env: {
+          ...process.env,
+          DATABASE_URL: t.db.url,
+          VULNINTEL_DATA_DIR: dataDir,
+          WEBHOOK_ALLOW: rx.hostPort,
+          ORG_ID: String(org.orgId),
+          ALERT: JSON.stringify(a),
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let stdout = '';
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
       child.on('exit', (code, signal) => resolve({ code, signal, stdout }));
     });
     assert.equal(out.signal, 'SIGKILL', out.stdout);
     assert.equal(out.stdout, 'claimed\n');
     assert.equal(count(rx, '/ok/kill'), 0);
     const d = await svc.deliveries({ orgId: org.orgId, tier: 'standard' }, c.webhook.id, 1, 10);
-    assert.deepEqual(d.deliveries.map((x) => [x.status, x.cve_id, x.sent_at]), [['claimed', a.data.cve_id, null]]);
+    assert.deepEqual(
+      d.deliveries.map((x) => [x.status, x.cve_id, x.sent_at]),
+      [['claimed', a.data.cve_id, null]],
+    );
     const again = await svc.deliverAlert(org.orgId, a);
-    assert.deepEqual(again.map((x) => x.outcome), ['skipped']);
+    assert.deepEqual(
+      again.map((x) => x.outcome),
+      ['skipped'],
+    );
     assert.equal(count(rx, '/ok/kill'), 0, 'never resent');
   });
 });
@@ -206,7 +281,10 @@ describe('egress at every delivery (S5), Discord (W12), tenants (W9)', () => {
     };
     const svc = service({ resolver, allow: [] });
     // Public at create: created.
-    const c = await svc.create({ orgId: org.orgId, tier: 'standard' }, { label: 'rebind', url: 'https://rebind.example/hook' });
+    const c = await svc.create(
+      { orgId: org.orgId, tier: 'standard' },
+      { label: 'rebind', url: 'https://rebind.example/hook' },
+    );
     answer = '10.0.0.5';
     const [r] = await svc.deliverAlert(org.orgId, alert());
     assert.equal(r.outcome, 'failed');
@@ -214,12 +292,18 @@ describe('egress at every delivery (S5), Discord (W12), tenants (W9)', () => {
     assert.equal(r.http_status, null);
     assert.equal((await getWebhook(t.store.db, org.orgId, c.webhook.id))!.consecutive_failures, 1);
     // At create, the same answer is refused without naming the address.
-    await assert.rejects(svc.create({ orgId: org.orgId, tier: 'standard' }, { label: 'rebind 2', url: 'https://rebind.example/other' }), (e) => {
-      assert.ok(e instanceof Refusal && e.code === 'invalid_input', String(e));
-      assert.deepEqual((e.detail.fields as FieldProblem[]).map((f) => [f.field, f.type]), [['body.url', 'url_not_allowed']]);
-      assert.ok(!e.message.includes('10.0.0.5'), e.message);
-      return true;
-    });
+    await assert.rejects(
+      svc.create({ orgId: org.orgId, tier: 'standard' }, { label: 'rebind 2', url: 'https://rebind.example/other' }),
+      (e) => {
+        assert.ok(e instanceof Refusal && e.code === 'invalid_input', String(e));
+        assert.deepEqual(
+          (e.detail.fields as FieldProblem[]).map((f) => [f.field, f.type]),
+          [['body.url', 'url_not_allowed']],
+        );
+        assert.ok(!e.message.includes('10.0.0.5'), e.message);
+        return true;
+      },
+    );
   });
 
   test('Discord URLs: an embed, no signature headers', async () => {
@@ -227,14 +311,24 @@ describe('egress at every delivery (S5), Discord (W12), tenants (W9)', () => {
     // discord.com pinned to the loopback receiver through the test list and the injected resolver.
     const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
     const svc = service({ resolver, allow: [`discord.com:${rx.port}`] });
-    const c = await svc.create({ orgId: org.orgId, tier: 'standard' }, { label: 'discord', url: `http://discord.com:${rx.port}/api/webhooks/123/tok` });
+    const c = await svc.create(
+      { orgId: org.orgId, tier: 'standard' },
+      { label: 'discord', url: `http://discord.com:${rx.port}/api/webhooks/123/tok` },
+    );
     assert.equal(c.webhook.kind, 'discord');
     const a = alert();
     const [r] = await svc.deliverAlert(org.orgId, a);
     assert.equal(r.outcome, 'delivered', JSON.stringify(r));
     const got = rx.received.at(-1)!;
     assert.equal(got.path, '/api/webhooks/123/tok');
-    for (const h of ['x-vulnintel-signature', 'x-vulnintel-timestamp', 'x-vulnintel-version', 'webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+    for (const h of [
+      'x-vulnintel-signature',
+      'x-vulnintel-timestamp',
+      'x-vulnintel-version',
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]) {
       assert.equal(got.headers[h], undefined, h);
     }
     assert.equal(got.headers['user-agent'], 'Vulnintel-Alert/1.0');
@@ -249,15 +343,28 @@ describe('egress at every delivery (S5), Discord (W12), tenants (W9)', () => {
     const ids: Record<string, number> = {};
     for (const [i, o] of orgs.entries()) {
       for (const k of ['on', 'off']) {
-        const c = await svc.create({ orgId: o.orgId, tier: 'enterprise' }, { label: k, url: `${rx.base}/ok/w9-${i}-${k}` });
+        const c = await svc.create(
+          { orgId: o.orgId, tier: 'enterprise' },
+          { label: k, url: `${rx.base}/ok/w9-${i}-${k}` },
+        );
         ids[`${i}-${k}`] = c.webhook.id;
       }
-      await t.store.db.updateTable('webhooks').set({ enabled: false, disabled_reason: 'consecutive_failures' }).where('id', '=', ids[`${i}-off`]).execute();
+      await t.store.db
+        .updateTable('webhooks')
+        .set({ enabled: false, disabled_reason: 'consecutive_failures' })
+        .where('id', '=', ids[`${i}-off`])
+        .execute();
     }
     const a = alert();
     const r = await svc.deliverAlert(orgs[0].orgId, a);
-    assert.deepEqual(r.map((x) => [x.webhook_id, x.outcome]), [[ids['0-on'], 'delivered']]);
-    assert.deepEqual(['0-on', '0-off', '1-on', '1-off'].map((k) => count(rx, `/ok/w9-${k}`)), [1, 0, 0, 0]);
+    assert.deepEqual(
+      r.map((x) => [x.webhook_id, x.outcome]),
+      [[ids['0-on'], 'delivered']],
+    );
+    assert.deepEqual(
+      ['0-on', '0-off', '1-on', '1-off'].map((k) => count(rx, `/ok/w9-${k}`)),
+      [1, 0, 0, 0],
+    );
   });
 
   test('a plan without webhook_delivery: nothing is claimed or sent', async () => {
@@ -269,20 +376,35 @@ describe('egress at every delivery (S5), Discord (W12), tenants (W9)', () => {
     // No webhook to deliver to (the alert is then no_webhooks, docs/alerts.md), as for a deactivated organization.
     assert.deepEqual(r, []);
     assert.equal(count(rx, '/ok/downgraded'), 0);
-    await t.store.db.updateTable('organizations').set({ tier: 'standard', status: 'deactivated' }).where('id', '=', org.orgId).execute();
+    await t.store.db
+      .updateTable('organizations')
+      .set({ tier: 'standard', status: 'deactivated' })
+      .where('id', '=', org.orgId)
+      .execute();
     assert.deepEqual(await svc.deliverAlert(org.orgId, alert()), []);
     assert.equal(count(rx, '/ok/downgraded'), 0);
   });
 });
 
 describe('model-based: deliver-ok, deliver-fail, enable, rotate against the state machine (W6, W11)', () => {
-  interface Model { enabled: boolean; failures: number; secret: string; previous: string[] }
-  interface Real { svc: WebhookService; orgId: number; id: number }
+  interface Model {
+    enabled: boolean;
+    failures: number;
+    secret: string;
+    previous: string[];
+  }
+  interface Real {
+    svc: WebhookService;
+    orgId: number;
+    id: number;
+  }
   const actor = (r: Real) => ({ orgId: r.orgId, tier: 'professional' as const });
 
   class Deliver implements fc.AsyncCommand<Model, Real> {
     constructor(readonly ok: boolean) {}
-    check() { return true; }
+    check() {
+      return true;
+    }
     async run(m: Model, r: Real) {
       const path = this.ok ? `/ok/model-${r.id}` : `/error/model-${r.id}`;
       assert.equal((await r.svc.update(actor(r), r.id, { url: `${rx.base}${path}` })).url, `${rx.base}${path}`);
@@ -296,8 +418,12 @@ describe('model-based: deliver-ok, deliver-fail, enable, rotate against the stat
         assert.equal(res[0].outcome, this.ok ? 'delivered' : 'failed');
         const got = rx.received.at(-1)!;
         assert.equal(rx.received.length, before + 1);
-        assert.ok(verifySpecSignature(m.secret, got) && verifyStandardSignature(m.secret, got), 'signed with the current secret');
-        for (const old of m.previous) assert.equal(verifySpecSignature(old, got), false, 'never with a rotated-out secret');
+        assert.ok(
+          verifySpecSignature(m.secret, got) && verifyStandardSignature(m.secret, got),
+          'signed with the current secret',
+        );
+        for (const old of m.previous)
+          assert.equal(verifySpecSignature(old, got), false, 'never with a rotated-out secret');
         const next = afterDelivery({ enabled: m.enabled, consecutiveFailures: m.failures }, this.ok);
         assert.equal(res[0].disabled, m.enabled && !next.enabled);
         m.enabled = next.enabled;
@@ -305,20 +431,28 @@ describe('model-based: deliver-ok, deliver-fail, enable, rotate against the stat
       }
       await same(m, r);
     }
-    toString() { return this.ok ? 'deliver-ok' : 'deliver-fail'; }
+    toString() {
+      return this.ok ? 'deliver-ok' : 'deliver-fail';
+    }
   }
   class Enable implements fc.AsyncCommand<Model, Real> {
-    check() { return true; }
+    check() {
+      return true;
+    }
     async run(m: Model, r: Real) {
       assert.equal((await r.svc.enable(actor(r), r.id)).status, 'active');
       m.enabled = true;
       m.failures = 0;
       await same(m, r);
     }
-    toString() { return 'enable'; }
+    toString() {
+      return 'enable';
+    }
   }
   class Rotate implements fc.AsyncCommand<Model, Real> {
-    check() { return true; }
+    check() {
+      return true;
+    }
     async run(m: Model, r: Real) {
       const res = await r.svc.rotateSecret(actor(r), r.id);
       assert.notEqual(res.secret, m.secret);
@@ -326,7 +460,9 @@ describe('model-based: deliver-ok, deliver-fail, enable, rotate against the stat
       m.secret = res.secret;
       await same(m, r);
     }
-    toString() { return 'rotate'; }
+    toString() {
+      return 'rotate';
+    }
   }
   async function same(m: Model, r: Real) {
     const g = await r.svc.get(actor(r), r.id);
@@ -339,14 +475,23 @@ describe('model-based: deliver-ok, deliver-fail, enable, rotate against the stat
     const org = await seedOrg(t.store, { name: 'Model', tier: 'professional' });
     const svc = service();
     const commands = [
-      fc.constant(new Deliver(true)), fc.constant(new Deliver(false)), fc.constant(new Deliver(false)),
-      fc.constant(new Enable()), fc.constant(new Rotate()),
+      fc.constant(new Deliver(true)),
+      fc.constant(new Deliver(false)),
+      fc.constant(new Deliver(false)),
+      fc.constant(new Enable()),
+      fc.constant(new Rotate()),
     ];
-    await fc.assert(fc.asyncProperty(fc.commands(commands, { maxCommands: 14 }), async (cmds) => {
-      const c = await svc.create({ orgId: org.orgId, tier: 'professional' }, { label: `model ${randomBytes(3).toString('hex')}`, url: `${rx.base}/ok/model` });
-      const model: Model = { enabled: true, failures: 0, secret: c.secret, previous: [] };
-      await fc.asyncModelRun(() => ({ model, real: { svc, orgId: org.orgId, id: c.webhook.id } }), cmds);
-      await svc.remove({ orgId: org.orgId, tier: 'professional' }, c.webhook.id);
-    }), { numRuns: 25 });
+    await fc.assert(
+      fc.asyncProperty(fc.commands(commands, { maxCommands: 14 }), async (cmds) => {
+        const c = await svc.create(
+          { orgId: org.orgId, tier: 'professional' },
+          { label: `model ${randomBytes(3).toString('hex')}`, url: `${rx.base}/ok/model` },
+        );
+        const model: Model = { enabled: true, failures: 0, secret: c.secret, previous: [] };
+        await fc.asyncModelRun(() => ({ model, real: { svc, orgId: org.orgId, id: c.webhook.id } }), cmds);
+        await svc.remove({ orgId: org.orgId, tier: 'professional' }, c.webhook.id);
+      }),
+      { numRuns: 25 },
+    );
   });
 });

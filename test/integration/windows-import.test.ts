@@ -23,18 +23,35 @@ function dirWith(files: [string, string][]): string {
   return d;
 }
 
-before(async () => { db = await freshDb(); });
-after(async () => { await db.drop(); });
+before(async () => {
+  db = await freshDb();
+});
+after(async () => {
+  await db.drop();
+});
 
 test('import: MSRC CVEs join the corpus (source msrc) and the documents fill msrc_documents / msrc_fixes', async () => {
-  const dir = dirWith([[`${FIXTURE_DIR}/2024-Aug.xml.gz`, '2024-Aug.xml.gz'], [`${FIXTURE_DIR}/updates-index.json`, 'updates-index.json']]);
+  const dir = dirWith([
+    [`${FIXTURE_DIR}/2024-Aug.xml.gz`, '2024-Aug.xml.gz'],
+    [`${FIXTURE_DIR}/updates-index.json`, 'updates-index.json'],
+  ]);
   const sum = await importPaths(db.store.db, [dir], { log: quiet });
   // The /updates index is an input of its own (the documents' addresses), read before the documents.
-  assert.deepEqual(sum.inputs.map((i) => i.format), ['msrc-index', 'msrc-cvrf']);
+  assert.deepEqual(
+    sum.inputs.map((i) => i.format),
+    ['msrc-index', 'msrc-cvrf'],
+  );
   assert.deepEqual(sum.skipped, []);
   // The document is parsed once: the same pass stores its Windows subset (API v2 tables).
-  assert.deepEqual([sum.msrc.documents, sum.msrc.added, sum.msrc.revised, sum.msrc.unchanged], [1, ['2024-Aug'], [], 0]);
-  const cve = await db.store.db.selectFrom('cves').select(['cve_id', 'title', 'cvss_score', 'doc']).where('cve_id', '=', 'CVE-2024-38063').executeTakeFirst();
+  assert.deepEqual(
+    [sum.msrc.documents, sum.msrc.added, sum.msrc.revised, sum.msrc.unchanged],
+    [1, ['2024-Aug'], [], 0],
+  );
+  const cve = await db.store.db
+    .selectFrom('cves')
+    .select(['cve_id', 'title', 'cvss_score', 'doc'])
+    .where('cve_id', '=', 'CVE-2024-38063')
+    .executeTakeFirst();
   assert.ok(cve, 'CVE-2024-38063 is in the corpus from MSRC alone');
   assert.equal(cve.title, 'Windows TCP/IP Remote Code Execution Vulnerability');
   assert.equal(cve.cvss_score, 9.8);
@@ -44,29 +61,56 @@ test('import: MSRC CVEs join the corpus (source msrc) and the documents fill msr
   // The standalone MSRC import (ensureMsrcSnapshot) sees the same content: unchanged.
   const m = await importMsrcDocuments(db.store.db, [dir]);
   assert.deepEqual([m.added, m.unchanged], [[], 1]);
-  const d = await db.store.db.selectFrom('msrc_documents').select(['id', 'revision_date', 'cvrf_url', 'title']).executeTakeFirstOrThrow();
+  const d = await db.store.db
+    .selectFrom('msrc_documents')
+    .select(['id', 'revision_date', 'cvrf_url', 'title'])
+    .executeTakeFirstOrThrow();
   assert.equal(d.cvrf_url, 'https://api.msrc.microsoft.com/cvrf/v3.0/cvrf/2024-Aug');
   assert.equal(d.revision_date?.toISOString(), '2026-06-28T01:56:08.000Z');
-  const f = await db.store.db.selectFrom('msrc_fixes').selectAll().where('cve_id', '=', 'CVE-2024-38063').where('product_id', '=', '11571').execute();
-  assert.deepEqual(f.map((r) => [r.kb, r.fixed_build, r.subtype, r.supercedence, r.severity, r.exploited, r.release_month]),
-    [['KB5043050', '10.0.17763.6293', 'Security Update', '5041578', 'Critical', false, '2024-08']]);
+  const f = await db.store.db
+    .selectFrom('msrc_fixes')
+    .selectAll()
+    .where('cve_id', '=', 'CVE-2024-38063')
+    .where('product_id', '=', '11571')
+    .execute();
+  assert.deepEqual(
+    f.map((r) => [r.kb, r.fixed_build, r.subtype, r.supercedence, r.severity, r.exploited, r.release_month]),
+    [['KB5043050', '10.0.17763.6293', 'Security Update', '5041578', 'Critical', false, '2024-08']],
+  );
 
   // Same content again: unchanged. The JSON form of the same document: unchanged too (same Windows content).
   assert.equal((await importMsrcDocuments(db.store.db, [dir])).unchanged, 1);
-  const jdir = dirWith([[new URL('../fixtures/msrc-json/2024-Aug.json.gz', import.meta.url).pathname, '2024-Aug.json.gz']]);
+  const jdir = dirWith([
+    [new URL('../fixtures/msrc-json/2024-Aug.json.gz', import.meta.url).pathname, '2024-Aug.json.gz'],
+  ]);
   const j = await importMsrcDocuments(db.store.db, [jdir]);
   assert.deepEqual([j.documents, j.unchanged], [1, 1]);
   const jsum = await importPaths(db.store.db, [jdir], { log: quiet });
-  assert.deepEqual(jsum.inputs.map((i) => i.format), ['msrc-cvrf']);
+  assert.deepEqual(
+    jsum.inputs.map((i) => i.format),
+    ['msrc-cvrf'],
+  );
 
   // A revised document (new revision date, a FixedBuild changed) replaces the stored one.
-  const xml = gunzipSync(readFileSync(`${dir}/2024-Aug.xml.gz`)).toString('utf8')
-    .replace('<cvrf:CurrentReleaseDate>2026-06-28T01:56:08</cvrf:CurrentReleaseDate>', '<cvrf:CurrentReleaseDate>2026-07-20T10:00:00</cvrf:CurrentReleaseDate>')
-    .replace('<vuln:FixedBuild>10.0.17763.6293</vuln:FixedBuild>', '<vuln:FixedBuild>10.0.17763.6294</vuln:FixedBuild>');
+  const xml = gunzipSync(readFileSync(`${dir}/2024-Aug.xml.gz`))
+    .toString('utf8')
+    .replace(
+      '<cvrf:CurrentReleaseDate>2026-06-28T01:56:08</cvrf:CurrentReleaseDate>',
+      '<cvrf:CurrentReleaseDate>2026-07-20T10:00:00</cvrf:CurrentReleaseDate>',
+    )
+    .replace(
+      '<vuln:FixedBuild>10.0.17763.6293</vuln:FixedBuild>',
+      '<vuln:FixedBuild>10.0.17763.6294</vuln:FixedBuild>',
+    );
   const rdir = mkdtempSync(path.join(tmpdir(), 'vi-msrc-'));
   writeFileSync(`${rdir}/2024-Aug.xml.gz`, gzipSync(xml));
   assert.deepEqual((await importMsrcDocuments(db.store.db, [rdir])).revised, ['2024-Aug']);
-  const f2 = await db.store.db.selectFrom('msrc_fixes').select('fixed_build').where('cve_id', '=', 'CVE-2024-38063').where('product_id', '=', '11571').executeTakeFirstOrThrow();
+  const f2 = await db.store.db
+    .selectFrom('msrc_fixes')
+    .select('fixed_build')
+    .where('cve_id', '=', 'CVE-2024-38063')
+    .where('product_id', '=', '11571')
+    .executeTakeFirstOrThrow();
   assert.equal(f2.fixed_build, '10.0.17763.6294');
 });
 
@@ -88,8 +132,10 @@ test('a CVE listed by several MSRC documents keeps its newest revision whatever 
   const jul = `${FIXTURE_DIR}/2021-Jul.xml.gz`;
   const sep = `${FIXTURE_DIR}/2024-Sep.xml.gz`;
   const stored = async (d: TestDb) => {
-    const r = (await sql<{ record: unknown; record_hash: string }>`SELECT record, record_hash FROM cve_sources
-      WHERE cve_id = 'CVE-2021-32715' AND source = 'msrc'`.execute(d.store.db)).rows;
+    const r = (
+      await sql<{ record: unknown; record_hash: string }>`SELECT record, record_hash FROM cve_sources
+      WHERE cve_id = 'CVE-2021-32715' AND source = 'msrc'`.execute(d.store.db)
+    ).rows;
     assert.equal(r.length, 1);
     return { modified: (r[0].record as { modified: string }).modified, hash: r[0].record_hash };
   };
@@ -108,8 +154,11 @@ test('a CVE listed by several MSRC documents keeps its newest revision whatever 
     assert.deepEqual(sb, sa);
 
     // Every fixture document at once, twice: the second run changes no source and writes no document.
-    const all = dirWith(['2020-Jan', '2021-Jul', '2021-Jun', '2022-Nov', '2024-Aug', '2024-Sep', '2026-Feb', '2026-Jun', '2026-May']
-      .map((m): [string, string] => [`${FIXTURE_DIR}/${m}.xml.gz`, `${m}.xml.gz`]));
+    const all = dirWith(
+      ['2020-Jan', '2021-Jul', '2021-Jun', '2022-Nov', '2024-Aug', '2024-Sep', '2026-Feb', '2026-Jun', '2026-May'].map(
+        (m): [string, string] => [`${FIXTURE_DIR}/${m}.xml.gz`, `${m}.xml.gz`],
+      ),
+    );
     const first = await importPaths(a.store.db, [all], { log: quiet });
     assert.ok(first.documents_written > 1000);
     const again = await importPaths(a.store.db, [all], { log: quiet });

@@ -14,21 +14,54 @@ import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
 test('a v2 call leaves one log line with time, key id, path, status, host count and duration, and no body', async () => {
   const db = await freshDb();
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _e, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
-  const config = loadConfig({ DATABASE_URL: db.url, VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY, VULNINTEL_PUBLIC_URL: 'http://vulnintel.test', VULNINTEL_AUTO_IMPORT: 'false', LOG_LEVEL: 'info' });
-  const app = await buildApp({ config, store: db.store, clock: fixedClock('2026-07-10T12:00:00Z'), logger: pino({ level: 'info' }, sink) });
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    VULNINTEL_INTERNAL_KEY: TEST_INTERNAL_KEY,
+    VULNINTEL_PUBLIC_URL: 'http://vulnintel.test',
+    VULNINTEL_AUTO_IMPORT: 'false',
+    LOG_LEVEL: 'info',
+  });
+  const app = await buildApp({
+    config,
+    store: db.store,
+    clock: fixedClock('2026-07-10T12:00:00Z'),
+    logger: pino({ level: 'info' }, sink),
+  });
   try {
     await app.ready();
     await importMsrcDocuments(db.store.db, [`${FIXTURE_DIR}/2026-Jun.xml.gz`]);
     const org = await seedOrg(db.store);
     const secretKb = 'KB5094123';
     const host = {
-      asset_id: 'log-test-asset-7f3a9c', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', os_build: '10.0.17763.8755',
-      architecture: 'x64', installation_type: 'Server', installed_kbs: [secretKb], kb_source: 'Get-HotFix', collected_at: '2026-07-01T08:00:00Z',
+      asset_id: 'log-test-asset-7f3a9c',
+      os_product: 'Windows Server 2019 Datacenter',
+      edition_id: 'ServerDatacenter',
+      os_build: '10.0.17763.8755',
+      architecture: 'x64',
+      installation_type: 'Server',
+      installed_kbs: [secretKb],
+      kb_source: 'Get-HotFix',
+      collected_at: '2026-07-01T08:00:00Z',
     };
-    const r = await app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: org.auth, payload: { windows_hosts: [host, { ...host, asset_id: 'second-host-00000001' }] } });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/v2/assets/correlate',
+      headers: org.auth,
+      payload: { windows_hosts: [host, { ...host, asset_id: 'second-host-00000001' }] },
+    });
     assert.equal(r.statusCode, 200);
-    const bad = await app.inject({ method: 'POST', url: '/api/v2/assets/correlate', headers: org.auth, payload: { windows_hosts: Array(201).fill(host) } });
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/api/v2/assets/correlate',
+      headers: org.auth,
+      payload: { windows_hosts: Array(201).fill(host) },
+    });
     assert.equal(bad.statusCode, 413);
     const calls = lines.map((l) => JSON.parse(l)).filter((o) => o.v2 === true);
     assert.equal(calls.length, 2);

@@ -24,7 +24,9 @@ const IDS = ['2022-Nov', '2024-Aug', '2026-Feb'];
 
 class MsrcReplay {
   docs = new Map(IDS.map((id) => [id, gunzipSync(readFileSync(`${FIXTURE_DIR}/${id}.xml.gz`)).toString('utf8')]));
-  index = (JSON.parse(readFileSync(`${FIXTURE_DIR}/updates-index.json`, 'utf8')).value as Record<string, string>[]).filter((e) => IDS.includes(e.ID));
+  index = (
+    JSON.parse(readFileSync(`${FIXTURE_DIR}/updates-index.json`, 'utf8')).value as Record<string, string>[]
+  ).filter((e) => IDS.includes(e.ID));
   requests: string[] = [];
   failDoc: string | null = null;
   server!: http.Server;
@@ -35,12 +37,17 @@ class MsrcReplay {
       this.requests.push(url);
       if (url === '/cvrf/v3.0/updates') {
         const value = this.index.map((e) => ({ ...e, CvrfUrl: `${this.base}/cvrf/v3.0/cvrf/${e.ID}` }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ '@odata.context': 'https://api.msrc.microsoft.com/$metadata#Updates', value }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ '@odata.context': 'https://api.msrc.microsoft.com/$metadata#Updates', value }));
         return;
       }
       const m = /^\/cvrf\/v3\.0\/cvrf\/([\w-]+)$/.exec(url);
       if (m && this.docs.has(m[1])) {
-        if (this.failDoc === m[1]) { res.writeHead(500).end('boom'); return; }
+        if (this.failDoc === m[1]) {
+          res.writeHead(500).end('boom');
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/xml' }).end(this.docs.get(m[1]));
         return;
       }
@@ -55,9 +62,20 @@ class MsrcReplay {
     const e = this.index.find((x) => x.ID === id)!;
     const old = e.CurrentReleaseDate.replace('Z', '');
     e.CurrentReleaseDate = `${date}Z`;
-    this.docs.set(id, this.docs.get(id)!.replace(`<cvrf:CurrentReleaseDate>${old}</cvrf:CurrentReleaseDate>`, `<cvrf:CurrentReleaseDate>${date}</cvrf:CurrentReleaseDate>`).replace(from, to));
+    this.docs.set(
+      id,
+      this.docs
+        .get(id)!
+        .replace(
+          `<cvrf:CurrentReleaseDate>${old}</cvrf:CurrentReleaseDate>`,
+          `<cvrf:CurrentReleaseDate>${date}</cvrf:CurrentReleaseDate>`,
+        )
+        .replace(from, to),
+    );
   }
-  close() { return new Promise<void>((r) => this.server.close(() => r())); }
+  close() {
+    return new Promise<void>((r) => this.server.close(() => r()));
+  }
 }
 
 let db: TestDb;
@@ -74,9 +92,17 @@ before(async () => {
   sink = new RecordingSink();
   egress = createEgress({ allowList: [srv.base.replace('http://', '')] });
   deps = {
-    store: db.store, egress, sink, clock: fixedClock('2026-07-10T00:00:00Z'), log: { info() {}, warn() {} },
-    urls: { ...DEFAULT_FEED_URLS, msrc: `${srv.base}/cvrf/v3.0/updates` }, nvdApiKey: null, stagingRoot: staging,
-    sleep: async () => {}, random: () => 0.5, retry: { maxAttempts: 2 },
+    store: db.store,
+    egress,
+    sink,
+    clock: fixedClock('2026-07-10T00:00:00Z'),
+    log: { info() {}, warn() {} },
+    urls: { ...DEFAULT_FEED_URLS, msrc: `${srv.base}/cvrf/v3.0/updates` },
+    nvdApiKey: null,
+    stagingRoot: staging,
+    sleep: async () => {},
+    random: () => 0.5,
+    retry: { maxAttempts: 2 },
   };
 });
 after(async () => {
@@ -86,8 +112,11 @@ after(async () => {
   await db.drop();
 });
 
-const stored = async () => (await db.store.db.selectFrom('msrc_documents').select(['id', 'revision_date']).orderBy('id').execute())
-  .map((r) => [r.id, r.revision_date?.toISOString()]);
+const stored = async () =>
+  (await db.store.db.selectFrom('msrc_documents').select(['id', 'revision_date']).orderBy('id').execute()).map((r) => [
+    r.id,
+    r.revision_date?.toISOString(),
+  ]);
 
 test('first sync fetches every listed document; the next fetches nothing; a revised month is fetched again', async () => {
   const r1 = await runSync(deps, ['msrc']);
@@ -98,7 +127,10 @@ test('first sync fetches every listed document; the next fetches nothing; a revi
     ['2024-Aug', '2026-06-28T01:56:08.000Z'],
     ['2026-Feb', srv.index.find((e) => e.ID === '2026-Feb')!.CurrentReleaseDate.replace('Z', '.000Z')],
   ]);
-  assert.deepEqual(sink.imports.map((i) => i.format), ['msrc-cvrf', 'msrc-cvrf', 'msrc-cvrf']);
+  assert.deepEqual(
+    sink.imports.map((i) => i.format),
+    ['msrc-cvrf', 'msrc-cvrf', 'msrc-cvrf'],
+  );
   assert.ok(sink.imports.find((i) => i.ids.includes('CVE-2024-38063')));
 
   srv.requests.length = 0;
@@ -106,12 +138,22 @@ test('first sync fetches every listed document; the next fetches nothing; a revi
   assert.equal(r2.sources[0].files, 0);
   assert.deepEqual(srv.requests, ['/cvrf/v3.0/updates']);
 
-  srv.revise('2024-Aug', '2026-07-20T10:00:00', '<vuln:FixedBuild>10.0.17763.6293</vuln:FixedBuild>', '<vuln:FixedBuild>10.0.17763.6294</vuln:FixedBuild>');
+  srv.revise(
+    '2024-Aug',
+    '2026-07-20T10:00:00',
+    '<vuln:FixedBuild>10.0.17763.6293</vuln:FixedBuild>',
+    '<vuln:FixedBuild>10.0.17763.6294</vuln:FixedBuild>',
+  );
   srv.requests.length = 0;
   const r3 = await runSync(deps, ['msrc']);
   assert.equal(r3.sources[0].files, 1);
   assert.deepEqual(srv.requests, ['/cvrf/v3.0/updates', '/cvrf/v3.0/cvrf/2024-Aug']);
-  const fb = await db.store.db.selectFrom('msrc_fixes').select('fixed_build').where('cve_id', '=', 'CVE-2024-38063').where('product_id', '=', '11571').executeTakeFirstOrThrow();
+  const fb = await db.store.db
+    .selectFrom('msrc_fixes')
+    .select('fixed_build')
+    .where('cve_id', '=', 'CVE-2024-38063')
+    .where('product_id', '=', '11571')
+    .executeTakeFirstOrThrow();
   assert.equal(fb.fixed_build, '10.0.17763.6294');
 });
 
@@ -125,7 +167,10 @@ test('a document that fails is reported and fetched again by the next sync', asy
   const again = await runSync(deps, ['msrc']);
   assert.equal(again.ok, true);
   assert.equal(again.sources[0].files, 1);
-  assert.deepEqual((await stored()).find((s) => s[0] === '2026-Feb'), ['2026-Feb', '2026-07-21T10:00:00.000Z']);
+  assert.deepEqual(
+    (await stored()).find((s) => s[0] === '2026-Feb'),
+    ['2026-Feb', '2026-07-21T10:00:00.000Z'],
+  );
 });
 
 test('through the real import pipeline: each document parsed once gives the corpus the records its file gives, and its Windows tables', async () => {
@@ -133,23 +178,53 @@ test('through the real import pipeline: each document parsed once gives the corp
   const replay = await new MsrcReplay().start();
   const eg = createEgress({ allowList: [replay.base.replace('http://', '')] });
   try {
-    const r = await runSync({ ...deps, store: fresh.store, egress: eg, sink: pipelineSink(fresh.store.db), urls: { ...DEFAULT_FEED_URLS, msrc: `${replay.base}/cvrf/v3.0/updates` } }, ['msrc']);
+    const r = await runSync(
+      {
+        ...deps,
+        store: fresh.store,
+        egress: eg,
+        sink: pipelineSink(fresh.store.db),
+        urls: { ...DEFAULT_FEED_URLS, msrc: `${replay.base}/cvrf/v3.0/updates` },
+      },
+      ['msrc'],
+    );
     assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.sources[0].files, 3);
     // The records the pipeline got from the sync's own parse are those the file reader gives for the same documents.
     const fromFiles = new Set<string>();
     let items = 0;
     for (const id of IDS) {
-      for await (const item of readFeed(`${FIXTURE_DIR}/${id}.xml.gz`, 'msrc-cvrf')) if (item.kind === 'cve') { fromFiles.add(item.record.cve_id); items++; }
+      for await (const item of readFeed(`${FIXTURE_DIR}/${id}.xml.gz`, 'msrc-cvrf'))
+        if (item.kind === 'cve') {
+          fromFiles.add(item.record.cve_id);
+          items++;
+        }
     }
-    const stored = await sql<{ cve_id: string }>`SELECT DISTINCT cve_id FROM cve_sources WHERE source = 'msrc' ORDER BY cve_id`.execute(fresh.store.db);
-    assert.deepEqual(stored.rows.map((x) => x.cve_id), [...fromFiles].sort());
+    const stored = await sql<{
+      cve_id: string;
+    }>`SELECT DISTINCT cve_id FROM cve_sources WHERE source = 'msrc' ORDER BY cve_id`.execute(fresh.store.db);
+    assert.deepEqual(
+      stored.rows.map((x) => x.cve_id),
+      [...fromFiles].sort(),
+    );
     assert.equal(r.sources[0].records, items);
-    const doc = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cves WHERE cve_id = 'CVE-2024-38063' AND 'msrc' = ANY(ARRAY(SELECT jsonb_array_elements_text(doc->'sources')))`.execute(fresh.store.db);
+    const doc = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM cves WHERE cve_id = 'CVE-2024-38063' AND 'msrc' = ANY(ARRAY(SELECT jsonb_array_elements_text(doc->'sources')))`.execute(
+      fresh.store.db,
+    );
     assert.equal(doc.rows[0].n, 1);
     const docs = await fresh.store.db.selectFrom('msrc_documents').select('id').orderBy('id').execute();
-    assert.deepEqual(docs.map((d) => d.id), IDS);
-    const fb = await fresh.store.db.selectFrom('msrc_fixes').select('fixed_build').where('cve_id', '=', 'CVE-2024-38063').where('product_id', '=', '11571').executeTakeFirstOrThrow();
+    assert.deepEqual(
+      docs.map((d) => d.id),
+      IDS,
+    );
+    const fb = await fresh.store.db
+      .selectFrom('msrc_fixes')
+      .select('fixed_build')
+      .where('cve_id', '=', 'CVE-2024-38063')
+      .where('product_id', '=', '11571')
+      .executeTakeFirstOrThrow();
     assert.equal(fb.fixed_build, '10.0.17763.6293');
   } finally {
     await eg.close();

@@ -19,7 +19,8 @@ function capture() {
   return { lines, logger: pino({ level: 'info' }, stream) };
 }
 
-const ready = (lines: ReturnType<typeof capture>['lines']) => lines.find((l) => l.msg === 'Windows evaluation index ready');
+const ready = (lines: ReturnType<typeof capture>['lines']) =>
+  lines.find((l) => l.msg === 'Windows evaluation index ready');
 
 test('listening builds the Windows index in the background; inject alone does not', async () => {
   const log = capture();

@@ -30,7 +30,9 @@ before(async () => {
         if (req.headers[REMOVE_ME] === undefined || !req.principal) return;
         const { orgId, memberId } = req.principal;
         await withTx(t.store.db, async (trx) => {
-          const owner = (await sql<{ id: number }>`SELECT id FROM members WHERE org_id = ${orgId} AND role = 'owner'`.execute(trx)).rows[0];
+          const owner = (
+            await sql<{ id: number }>`SELECT id FROM members WHERE org_id = ${orgId} AND role = 'owner'`.execute(trx)
+          ).rows[0];
           await deleteMembership(trx, orgId, memberId, owner.id, new Date());
         });
       });
@@ -42,8 +44,18 @@ after(async () => {
   await rx.close();
 });
 
-function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Record<string, string>, body?: unknown) {
-  return t.app.inject({ method, url, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, payload: body === undefined ? undefined : JSON.stringify(body) });
+function call(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  return t.app.inject({
+    method,
+    url,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 const count = async (q: ReturnType<typeof sql<{ n: number }>>) => (await q.execute(t.store.db)).rows[0].n;
@@ -55,8 +67,14 @@ async function heldTransaction() {
   await c.query('BEGIN');
   return {
     query: (text: string, values: unknown[] = []) => c.query(text, values),
-    async commit() { await c.query('COMMIT'); await c.end(); },
-    async rollback() { await c.query('ROLLBACK').catch(() => undefined); await c.end(); },
+    async commit() {
+      await c.query('COMMIT');
+      await c.end();
+    },
+    async rollback() {
+      await c.query('ROLLBACK').catch(() => undefined);
+      await c.end();
+    },
   };
 }
 
@@ -72,20 +90,65 @@ async function waitsOnLock(like: string): Promise<void> {
 }
 
 describe('a member removed while its own write runs', () => {
-  const writes: { name: string; method: 'POST' | 'PUT'; url: string; body?: unknown; stored: (orgId: number, memberId: number) => Promise<number> }[] = [
-    { name: 'create an API key', method: 'POST', url: '/api/v1/account/keys', body: { label: 'late key' },
-      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o} AND label LIKE 'late key%'`) },
-    { name: 'start a training module', method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/start',
-      stored: (o, m) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM training_progress WHERE org_id = ${o} AND member_id = ${m}`) },
-    { name: 'save notification preferences', method: 'PUT', url: '/api/v1/account/notifications',
+  const writes: {
+    name: string;
+    method: 'POST' | 'PUT';
+    url: string;
+    body?: unknown;
+    stored: (orgId: number, memberId: number) => Promise<number>;
+  }[] = [
+    {
+      name: 'create an API key',
+      method: 'POST',
+      url: '/api/v1/account/keys',
+      body: { label: 'late key' },
+      stored: (o) =>
+        count(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o} AND label LIKE 'late key%'`,
+        ),
+    },
+    {
+      name: 'start a training module',
+      method: 'POST',
+      url: '/api/v1/training/modules/ics-ot-security-fundamentals/start',
+      stored: (o, m) =>
+        count(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM training_progress WHERE org_id = ${o} AND member_id = ${m}`,
+        ),
+    },
+    {
+      name: 'save notification preferences',
+      method: 'PUT',
+      url: '/api/v1/account/notifications',
       body: { email_enabled: true, min_severity: 'HIGH', min_bcs: null, kev_only: false, delivery: 'instant' },
-      stored: (o, m) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM notification_preferences WHERE org_id = ${o} AND member_id = ${m}`) },
-    { name: 'watch a protocol', method: 'POST', url: '/api/v1/watchlist', body: { entity_type: 'protocol', entity_id: 'modbus' },
-      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${o}`) },
-    { name: 'create a feed token', method: 'POST', url: '/api/v1/feeds/tokens', body: { label: 'late feed' },
-      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM feed_tokens WHERE org_id = ${o}`) },
-    { name: 'invite a member', method: 'POST', url: '/api/v1/account/team/invite', body: { email: 'late-invitee@example.test', role: 'viewer' },
-      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM invitations WHERE org_id = ${o}`) },
+      stored: (o, m) =>
+        count(
+          sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM notification_preferences WHERE org_id = ${o} AND member_id = ${m}`,
+        ),
+    },
+    {
+      name: 'watch a protocol',
+      method: 'POST',
+      url: '/api/v1/watchlist',
+      body: { entity_type: 'protocol', entity_id: 'modbus' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM watchlist_entries WHERE org_id = ${o}`),
+    },
+    {
+      name: 'create a feed token',
+      method: 'POST',
+      url: '/api/v1/feeds/tokens',
+      body: { label: 'late feed' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM feed_tokens WHERE org_id = ${o}`),
+    },
+    {
+      name: 'invite a member',
+      method: 'POST',
+      url: '/api/v1/account/team/invite',
+      body: { email: 'late-invitee@example.test', role: 'viewer' },
+      stored: (o) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM invitations WHERE org_id = ${o}`),
+    },
   ];
   for (const w of writes) {
     test(`${w.name}: 401 member_removed, nothing stored (not a 500 from the foreign key)`, async () => {
@@ -94,11 +157,17 @@ describe('a member removed while its own write runs', () => {
       const r = await call(w.method, w.url, { ...admin.auth, [REMOVE_ME]: '1' }, w.body);
       assert.equal(r.statusCode, 401, r.body);
       const e = r.json().error;
-      assert.deepEqual([e.code, e.detail.error, e.action, e.retryable], ['AUTH_REQUIRED', 'member_removed', 'use_different_key', false]);
+      assert.deepEqual(
+        [e.code, e.detail.error, e.action, e.retryable],
+        ['AUTH_REQUIRED', 'member_removed', 'use_different_key', false],
+      );
       assert.match(e.message, /membership of this organization was removed while the request ran; nothing was stored/);
       assert.equal(await w.stored(o.orgId, admin.memberId), 0);
       // The removal itself stands, and the key stops: the next request hears it too.
-      assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM members WHERE id = ${admin.memberId}`), 0);
+      assert.equal(
+        await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM members WHERE id = ${admin.memberId}`),
+        0,
+      );
       assert.equal((await call('GET', '/api/v1/account/me', admin.auth)).json().error.detail.error, 'api_key_revoked');
     });
   }
@@ -106,9 +175,13 @@ describe('a member removed while its own write runs', () => {
   test('switching to an organization whose membership was just removed: 404, and the current session still works', async () => {
     const a = await seedOrg(t.store, { tier: 'professional', name: 'Switch From' });
     const b = await seedOrg(t.store, { tier: 'professional', name: 'Switch To' });
-    const person = (await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${a.memberId}`.execute(t.store.db)).rows[0].p;
-    const inB = (await sql<{ id: number }>`INSERT INTO members (org_id, person_id, email, name, role)
-      VALUES (${b.orgId}, ${person}, ${a.ownerEmail}, '', 'viewer') RETURNING id`.execute(t.store.db)).rows[0].id;
+    const person = (
+      await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${a.memberId}`.execute(t.store.db)
+    ).rows[0].p;
+    const inB = (
+      await sql<{ id: number }>`INSERT INTO members (org_id, person_id, email, name, role)
+      VALUES (${b.orgId}, ${person}, ${a.ownerEmail}, '', 'viewer') RETURNING id`.execute(t.store.db)
+    ).rows[0].id;
     const s = await seedSession(t.store, a.orgId, a.memberId);
     // B's admin removes the membership in a transaction that commits once the switch waits on the member row.
     const removal = await heldTransaction();
@@ -123,7 +196,12 @@ describe('a member removed while its own write runs', () => {
     const me = await call('GET', '/api/v1/account/me', s);
     assert.equal(me.statusCode, 200, 'the session the switch would have replaced is still valid');
     assert.equal(me.json().data.org_id, a.orgId);
-    assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions WHERE org_id = ${b.orgId} AND member_id = ${inB}`), 0);
+    assert.equal(
+      await count(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions WHERE org_id = ${b.orgId} AND member_id = ${inB}`,
+      ),
+      0,
+    );
   });
 });
 
@@ -137,7 +215,8 @@ describe('a webhook deleted while a delivery to it is being claimed', () => {
     };
     return { o, mk };
   }
-  const deliveries = (id: number) => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${id}`);
+  const deliveries = (id: number) =>
+    count(sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${id}`);
 
   test('POST /webhooks/{id}/test: 404 not_found, nothing sent or recorded (not a 500 from the foreign key)', async () => {
     const { o, mk } = await hookOrg();
@@ -163,17 +242,37 @@ describe('a webhook deleted while a delivery to it is being claimed', () => {
     await del.query('DELETE FROM webhooks WHERE id = $1', [gone]);
     const cve = `CVE-2026-${Date.now() % 100000}`;
     const delivering = t.app.services.webhooks.deliverAlert(o.orgId, {
-      event: 'cve.alert', version: '1.0', timestamp: '2026-11-21T12:00:00Z',
+      event: 'cve.alert',
+      version: '1.0',
+      timestamp: '2026-11-21T12:00:00Z',
       data: {
-        cve_id: cve, title: 'Race', cvss_score: 9.8, cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', patch_status: 'unknown', kev_flagged: true,
-        epss_score: 0.5, sage_priority: 'PATCH NOW', published_at: '2026-11-20T10:00:00Z', url: `https://vulnintel.test/cve/${cve}`, executive_summary: null,
-        mitigation: null, causal_boundary: null, virtual_patch: null, watchlist_match: { entity_type: 'vendor', entity_name: 'Siemens' },
+        cve_id: cve,
+        title: 'Race',
+        cvss_score: 9.8,
+        cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+        patch_status: 'unknown',
+        kev_flagged: true,
+        epss_score: 0.5,
+        sage_priority: 'PATCH NOW',
+        published_at: '2026-11-20T10:00:00Z',
+        url: `https://vulnintel.test/cve/${cve}`,
+        executive_summary: null,
+        mitigation: null,
+        causal_boundary: null,
+        virtual_patch: null,
+        watchlist_match: { entity_type: 'vendor', entity_name: 'Siemens' },
       },
     });
     await waitsOnLock('%INSERT INTO webhook_deliveries%');
     await del.commit();
     const results = await delivering;
-    assert.deepEqual(results.map((x) => [x.webhook_id, x.outcome]).sort(), [[kept, 'delivered'], [gone, 'skipped']].sort());
+    assert.deepEqual(
+      results.map((x) => [x.webhook_id, x.outcome]).sort(),
+      [
+        [kept, 'delivered'],
+        [gone, 'skipped'],
+      ].sort(),
+    );
     assert.equal(await deliveries(kept), 1);
     assert.equal(await deliveries(gone), 0);
   });
@@ -182,22 +281,37 @@ describe('a webhook deleted while a delivery to it is being claimed', () => {
 test('two people confirm a change to the same new address at once: one gets it, the other 409 email_taken (not a 500)', async () => {
   const a = await seedOrg(t.store, { name: 'Email A' });
   const b = await seedOrg(t.store, { name: 'Email B' });
-  const personOf = async (m: number) => (await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${m}`.execute(t.store.db)).rows[0].p;
+  const personOf = async (m: number) =>
+    (await sql<{ p: number }>`SELECT person_id AS p FROM members WHERE id = ${m}`.execute(t.store.db)).rows[0].p;
   const [pa, pb] = [await personOf(a.memberId), await personOf(b.memberId)];
   const target = `shared-${Date.now()}@example.test`;
   const token = randomToken();
-  await insertAuthToken(t.store.db, { tokenHash: sha256Hex(token), purpose: 'email_change', personId: pb, newEmail: target, expiresAt: new Date('2100-01-01T00:00:00Z') });
+  await insertAuthToken(t.store.db, {
+    tokenHash: sha256Hex(token),
+    purpose: 'email_change',
+    personId: pb,
+    newEmail: target,
+    expiresAt: new Date('2100-01-01T00:00:00Z'),
+  });
   // A's confirmation is under way (its address already changed, not yet committed) when B follows its link.
   const first = await heldTransaction();
   await first.query('UPDATE persons SET email = $1 WHERE id = $2', [target, pa]);
-  const confirming = t.app.inject({ method: 'GET', url: `/api/v1/auth/confirm-email?token=${encodeURIComponent(token)}` });
+  const confirming = t.app.inject({
+    method: 'GET',
+    url: `/api/v1/auth/confirm-email?token=${encodeURIComponent(token)}`,
+  });
   await waitsOnLock('UPDATE persons SET email%');
   await first.commit();
   const r = await confirming;
   assert.equal(r.statusCode, 409, r.body);
   assert.equal(r.json().error.detail.error, 'email_taken');
   assert.equal(r.json().error.message, 'Another account already uses this email address');
-  const emails = (await sql<{ id: number; email: string }>`SELECT id, email FROM persons WHERE id IN (${pa}, ${pb}) ORDER BY id`.execute(t.store.db)).rows;
+  const emails = (
+    await sql<{
+      id: number;
+      email: string;
+    }>`SELECT id, email FROM persons WHERE id IN (${pa}, ${pb}) ORDER BY id`.execute(t.store.db)
+  ).rows;
   assert.deepEqual(Object.fromEntries(emails.map((x) => [x.id, x.email])), { [pa]: target, [pb]: b.ownerEmail });
   // B is as it was: its sessions still work.
   const s = await seedSession(t.store, b.orgId, b.memberId);
@@ -211,18 +325,28 @@ test('DELETE /account while a keyed request counts its call: both complete, no d
   // refers to the organization, in one statement. Here its two halves, with the deletion in between.
   const counting = await heldTransaction();
   await counting.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [o.keyId]);
-  const deleting = call('DELETE', '/api/v1/account', { ...s, origin: ORIGIN }, { confirmation: 'delete my organization and all its data' });
+  const deleting = call(
+    'DELETE',
+    '/api/v1/account',
+    { ...s, origin: ORIGIN },
+    { confirmation: 'delete my organization and all its data' },
+  );
   await waitsOnLock('%UPDATE api_keys k SET revoked_at%');
-  await counting.query(`INSERT INTO api_usage_monthly AS u (org_id, month, calls) VALUES ($1, date_trunc('month', now())::date, 1)
-    ON CONFLICT (org_id, month) DO UPDATE SET calls = u.calls + 1`, [o.orgId]);
+  await counting.query(
+    `INSERT INTO api_usage_monthly AS u (org_id, month, calls) VALUES ($1, date_trunc('month', now())::date, 1)
+    ON CONFLICT (org_id, month) DO UPDATE SET calls = u.calls + 1`,
+    [o.orgId],
+  );
   await counting.commit();
   const r = await deleting;
   assert.equal(r.statusCode, 200, r.body);
   assert.equal(r.json().data.status, 'deactivated');
-  const org = (await sql<{ status: string; live_keys: number; calls: number }>`SELECT o.status,
+  const org = (
+    await sql<{ status: string; live_keys: number; calls: number }>`SELECT o.status,
     (SELECT count(*)::int FROM api_keys k WHERE k.org_id = o.id AND k.revoked_at IS NULL) AS live_keys,
     (SELECT calls FROM api_usage_monthly u WHERE u.org_id = o.id) AS calls
-    FROM organizations o WHERE o.id = ${o.orgId}`.execute(t.store.db)).rows[0];
+    FROM organizations o WHERE o.id = ${o.orgId}`.execute(t.store.db)
+  ).rows[0];
   assert.deepEqual(org, { status: 'deactivated', live_keys: 0, calls: 1 });
   assert.equal((await call('GET', '/api/v1/account/me', o.auth)).statusCode, 401);
 });
@@ -239,10 +363,13 @@ test('a key created while the organization is being deleted: 401 org_removed, no
   const r = await creating;
   assert.equal(r.statusCode, 401, r.body);
   assert.deepEqual([r.json().error.code, r.json().error.detail.error], ['AUTH_REQUIRED', 'org_removed']);
-  assert.equal(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`), keysBefore);
+  assert.equal(
+    await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId}`),
+    keysBefore,
+  );
 });
 
-test('multi-key updates lock keys in id order: revoking an organization\'s keys next to a flush of last_used_at waits, never deadlocks', async () => {
+test("multi-key updates lock keys in id order: revoking an organization's keys next to a flush of last_used_at waits, never deadlocks", async () => {
   const o = await seedOrg(t.store, { name: 'Key Lock Order', tier: 'professional' });
   const second = await seedKey(t.store, o.orgId, o.memberId, {});
   // Key ids are random: the lower and the higher of the two.
@@ -256,7 +383,9 @@ test('multi-key updates lock keys in id order: revoking an organization\'s keys 
   // A sequential scan (as the planner takes on a small table, or with stale statistics) meets the rows in their
   // physical order; the index on org_id happened to give id order.
   const revoking = withTx(t.store.db, async (trx) => {
-    await sql`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('deadlock_timeout', '200ms', true)`.execute(trx);
+    await sql`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('deadlock_timeout', '200ms', true)`.execute(
+      trx,
+    );
     await revokeOrgKeys(trx, o.orgId, new Date());
   });
   await waitsOnLock('%api_keys%');
@@ -269,6 +398,8 @@ test('multi-key updates lock keys in id order: revoking an organization\'s keys 
     throw e;
   }
   await revoking;
-  const live = await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId} AND revoked_at IS NULL`);
+  const live = await count(
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE org_id = ${o.orgId} AND revoked_at IS NULL`,
+  );
   assert.equal(live, 0);
 });

@@ -15,7 +15,9 @@ before(async () => {
   t = await testApp({ testRoutes: guardRoutes, now: NOW.toISOString() });
   org = await seedOrg(t.store, { name: 'Matrix Org', tier: 'professional' });
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 type Headers = Record<string, string>;
 async function call(method: 'GET' | 'POST', url: string, headers: Headers = {}) {
@@ -23,7 +25,13 @@ async function call(method: 'GET' | 'POST', url: string, headers: Headers = {}) 
   return { status: r.statusCode, body: r.json(), headers: r.headers };
 }
 
-function expectError(r: { status: number; body: any; headers: Record<string, unknown> }, status: number, code: string, error: string, message?: string | RegExp) {
+function expectError(
+  r: { status: number; body: any; headers: Record<string, unknown> },
+  status: number,
+  code: string,
+  error: string,
+  message?: string | RegExp,
+) {
   assert.equal(r.status, status, JSON.stringify(r.body));
   assert.equal(r.body.error.code, code);
   assert.equal(r.body.error.detail.error, error);
@@ -42,15 +50,25 @@ describe('401 AUTH_REQUIRED: missing, invalid, expired, revoked', () => {
   });
   test('malformed key (bad checksum or shape)', async () => {
     for (const bad of ['abc', 'vi_live_short_123456', org.key.slice(0, -1) + (org.key.endsWith('A') ? 'B' : 'A')]) {
-      expectError(await call('GET', '/api/v1/account/me', { authorization: `Bearer ${bad}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
+      expectError(
+        await call('GET', '/api/v1/account/me', { authorization: `Bearer ${bad}` }),
+        401,
+        'AUTH_REQUIRED',
+        'invalid_api_key',
+        'Invalid API key',
+      );
     }
   });
   test('a malformed key is refused without touching the database', async () => {
     let acquired = 0;
-    const count = () => { acquired++; };
+    const count = () => {
+      acquired++;
+    };
     t.store.pool.on('acquire', count);
     try {
-      const r = await call('GET', '/api/v1/account/me', { authorization: `Bearer ${org.key.slice(0, -1)}${org.key.endsWith('A') ? 'B' : 'A'}` });
+      const r = await call('GET', '/api/v1/account/me', {
+        authorization: `Bearer ${org.key.slice(0, -1)}${org.key.endsWith('A') ? 'B' : 'A'}`,
+      });
       assert.equal(r.status, 401);
       assert.equal(acquired, 0);
       await call('GET', '/api/v1/account/me', org.auth);
@@ -60,25 +78,55 @@ describe('401 AUTH_REQUIRED: missing, invalid, expired, revoked', () => {
     }
   });
   test('not a Bearer credential', async () => {
-    expectError(await call('GET', '/api/v1/account/me', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', /Invalid API key/);
+    expectError(
+      await call('GET', '/api/v1/account/me', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }),
+      401,
+      'AUTH_REQUIRED',
+      'invalid_api_key',
+      /Invalid API key/,
+    );
   });
   test('well-formed but unknown key', async () => {
-    expectError(await call('GET', '/api/v1/account/me', { authorization: `Bearer ${generateApiKey().key}` }), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
+    expectError(
+      await call('GET', '/api/v1/account/me', { authorization: `Bearer ${generateApiKey().key}` }),
+      401,
+      'AUTH_REQUIRED',
+      'invalid_api_key',
+      'Invalid API key',
+    );
   });
   test('revoked key', async () => {
     const k = await seedKey(t.store, org.orgId, org.memberId, { revoked: true });
-    expectError(await call('GET', '/api/v1/account/me', k.auth), 401, 'AUTH_REQUIRED', 'api_key_revoked', 'API key revoked');
+    expectError(
+      await call('GET', '/api/v1/account/me', k.auth),
+      401,
+      'AUTH_REQUIRED',
+      'api_key_revoked',
+      'API key revoked',
+    );
   });
   test('expired key (expiry against the injected clock)', async () => {
     const k = await seedKey(t.store, org.orgId, org.memberId, { expiresAt: new Date(NOW.getTime() - 1000) });
-    expectError(await call('GET', '/api/v1/account/me', k.auth), 401, 'AUTH_REQUIRED', 'api_key_expired', 'API key expired');
+    expectError(
+      await call('GET', '/api/v1/account/me', k.auth),
+      401,
+      'AUTH_REQUIRED',
+      'api_key_expired',
+      'API key expired',
+    );
     const live = await seedKey(t.store, org.orgId, org.memberId, { expiresAt: new Date(NOW.getTime() + 60_000) });
     assert.equal((await call('GET', '/api/v1/account/me', live.auth)).status, 200);
   });
   test('key of a deactivated organization', async () => {
     const o = await seedOrg(t.store, { name: 'Gone Org' });
     await t.store.db.updateTable('organizations').set({ status: 'deactivated' }).where('id', '=', o.orgId).execute();
-    expectError(await call('GET', '/api/v1/account/me', o.auth), 401, 'AUTH_REQUIRED', 'invalid_api_key', 'Invalid API key');
+    expectError(
+      await call('GET', '/api/v1/account/me', o.auth),
+      401,
+      'AUTH_REQUIRED',
+      'invalid_api_key',
+      'Invalid API key',
+    );
   });
   test('expired session', async () => {
     const s = await seedSession(t.store, org.orgId, org.memberId, new Date('2020-01-01T00:00:00Z'));
@@ -120,7 +168,11 @@ describe('403 guards: role, scope, kind, credential type', () => {
     assert.equal(okr.body.data.kind, 'partner');
   });
   test('trial key outside its scope → TRIAL_SCOPE with contact_url; inside → allowed', async () => {
-    const tr = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
+    const tr = await seedKey(t.store, org.orgId, null, {
+      role: 'admin',
+      kind: 'trial',
+      expiresAt: new Date(NOW.getTime() + 86_400_000),
+    });
     const r = await call('GET', '/api/v1/account/me', tr.auth);
     expectError(r, 403, 'TRIAL_SCOPE', 'trial_scope');
     assert.equal(r.body.error.action, 'contact_us');
@@ -131,13 +183,21 @@ describe('403 guards: role, scope, kind, credential type', () => {
   });
   test('trial key after 14 days → 403 TRIAL_ENDED reason expired; after the trial ended → reason ended', async () => {
     const o = await seedOrg(t.store, { name: 'Trial Org', tier: 'free' });
-    const tr = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() - 1) });
+    const tr = await seedKey(t.store, o.orgId, null, {
+      role: 'admin',
+      kind: 'trial',
+      expiresAt: new Date(NOW.getTime() - 1),
+    });
     const r = await call('POST', '/api/v1/__test/guard/trial', tr.auth);
     assert.equal(r.status, 403);
     assert.equal(r.body.error.code, 'TRIAL_ENDED');
     assert.equal(r.body.error.detail.reason, 'expired');
     assert.equal(r.body.error.action, 'contact_us');
-    const live = await seedKey(t.store, o.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
+    const live = await seedKey(t.store, o.orgId, null, {
+      role: 'admin',
+      kind: 'trial',
+      expiresAt: new Date(NOW.getTime() + 86_400_000),
+    });
     assert.equal((await call('POST', '/api/v1/__test/guard/trial', live.auth)).status, 200);
     await t.store.db.insertInto('trial_usage').values({ org_id: o.orgId, ended_at: NOW, started_at: NOW }).execute();
     const ended = await call('POST', '/api/v1/__test/guard/trial', live.auth);
@@ -156,12 +216,45 @@ describe('403 guards: role, scope, kind, credential type', () => {
 
 describe('GET /api/v1/account/me', () => {
   // spec §2.8 tier permissions, written out here (not imported) so a wrong table in src fails the test.
-  const SPEC: Record<string, { search_max_results: number; sage_visible: boolean; virtual_patch: boolean; api_keys: boolean; webhook_delivery: boolean }> = {
-    free: { search_max_results: 10, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: false },
-    standard: { search_max_results: 1000, sage_visible: false, virtual_patch: false, api_keys: false, webhook_delivery: true },
-    professional: { search_max_results: 5000, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
+  const SPEC: Record<
+    string,
+    {
+      search_max_results: number;
+      sage_visible: boolean;
+      virtual_patch: boolean;
+      api_keys: boolean;
+      webhook_delivery: boolean;
+    }
+  > = {
+    free: {
+      search_max_results: 10,
+      sage_visible: false,
+      virtual_patch: false,
+      api_keys: false,
+      webhook_delivery: false,
+    },
+    standard: {
+      search_max_results: 1000,
+      sage_visible: false,
+      virtual_patch: false,
+      api_keys: false,
+      webhook_delivery: true,
+    },
+    professional: {
+      search_max_results: 5000,
+      sage_visible: true,
+      virtual_patch: true,
+      api_keys: true,
+      webhook_delivery: true,
+    },
     api: { search_max_results: -1, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
-    enterprise: { search_max_results: -1, sage_visible: true, virtual_patch: true, api_keys: true, webhook_delivery: true },
+    enterprise: {
+      search_max_results: -1,
+      sage_visible: true,
+      virtual_patch: true,
+      api_keys: true,
+      webhook_delivery: true,
+    },
   };
   for (const tier of Object.keys(SPEC)) {
     test(`profile and permissions on ${tier} (by session)`, async () => {
@@ -170,7 +263,16 @@ describe('GET /api/v1/account/me', () => {
       const r = await call('GET', '/api/v1/account/me', s);
       assert.equal(r.status, 200);
       const d = r.body.data;
-      assert.deepEqual(Object.keys(d).sort(), ['created_at', 'email', 'id', 'name', 'org_id', 'org_name', 'permissions', 'tier']);
+      assert.deepEqual(Object.keys(d).sort(), [
+        'created_at',
+        'email',
+        'id',
+        'name',
+        'org_id',
+        'org_name',
+        'permissions',
+        'tier',
+      ]);
       assert.equal(d.id, o.memberId);
       assert.equal(d.email, o.ownerEmail);
       assert.equal(d.name, 'Owner');
@@ -199,8 +301,14 @@ describe('two organizations', () => {
     const ra = await call('GET', '/api/v1/account/me', a.auth);
     const rb = await call('GET', '/api/v1/account/me', b.auth);
     const rsa = await call('GET', '/api/v1/account/me', sa);
-    assert.deepEqual([ra.body.data.org_id, ra.body.data.org_name, ra.body.data.email], [a.orgId, 'Org A', a.ownerEmail]);
-    assert.deepEqual([rb.body.data.org_id, rb.body.data.org_name, rb.body.data.email], [b.orgId, 'Org B', b.ownerEmail]);
+    assert.deepEqual(
+      [ra.body.data.org_id, ra.body.data.org_name, ra.body.data.email],
+      [a.orgId, 'Org A', a.ownerEmail],
+    );
+    assert.deepEqual(
+      [rb.body.data.org_id, rb.body.data.org_name, rb.body.data.email],
+      [b.orgId, 'Org B', b.ownerEmail],
+    );
     assert.equal(rsa.body.data.org_id, a.orgId);
     assert.doesNotMatch(JSON.stringify(ra.body), new RegExp(`Org B|${b.ownerEmail}`));
     assert.doesNotMatch(JSON.stringify(rb.body), new RegExp(`Org A|${a.ownerEmail}`));
@@ -212,7 +320,10 @@ describe('monthly allowance headers (spec §8)', () => {
     const o = await seedOrg(t.store, { name: 'Counted', tier: 'professional' });
     const second = await seedKey(t.store, o.orgId, null, { role: 'viewer' });
     const r1 = await call('GET', '/api/v1/account/me', o.auth);
-    assert.deepEqual([r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-used'], r1.headers['x-ratelimit-remaining']], ['25000', '1', '24999']);
+    assert.deepEqual(
+      [r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-used'], r1.headers['x-ratelimit-remaining']],
+      ['25000', '1', '24999'],
+    );
     // An error answer (unknown parameter, 400) and a 404 are API-key responses too.
     const r2 = await call('GET', '/api/v1/account/me?nope=1', second.auth);
     assert.equal(r2.status, 400);
@@ -225,7 +336,11 @@ describe('monthly allowance headers (spec §8)', () => {
     const row = await t.store.db.selectFrom('api_usage_monthly').selectAll().where('org_id', '=', o.orgId).execute();
     assert.equal(row.length, 1);
     assert.equal(row[0].calls, 3);
-    const key = await t.store.db.selectFrom('api_keys').select('last_used_at').where('id', '=', o.keyId).executeTakeFirstOrThrow();
+    const key = await t.store.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', o.keyId)
+      .executeTakeFirstOrThrow();
     assert.equal(key.last_used_at?.toISOString(), NOW.toISOString());
   });
   test("concurrent calls are each counted once; another replica's flushed calls show up in Used", async () => {
@@ -234,15 +349,27 @@ describe('monthly allowance headers (spec §8)', () => {
     assert.equal(first.headers['x-ratelimit-used'], '1');
     const rs = await Promise.all(Array.from({ length: 40 }, () => call('GET', '/api/v1/account/me', o.auth)));
     const used = rs.map((r) => Number(r.headers['x-ratelimit-used'])).sort((x, y) => x - y);
-    assert.deepEqual(used, Array.from({ length: 40 }, (_, i) => i + 2), 'every call got its own count');
+    assert.deepEqual(
+      used,
+      Array.from({ length: 40 }, (_, i) => i + 2),
+      'every call got its own count',
+    );
     // Another replica wrote 100 calls for the same month.
-    await t.store.db.updateTable('api_usage_monthly').set((eb) => ({ calls: eb('calls', '+', 100) })).where('org_id', '=', o.orgId).execute();
+    await t.store.db
+      .updateTable('api_usage_monthly')
+      .set((eb) => ({ calls: eb('calls', '+', 100) }))
+      .where('org_id', '=', o.orgId)
+      .execute();
     // This replica learns the database total when it next writes its own calls: one more call, then the flush.
     // (The meter's one-second timer may already have written the 40 calls before the other replica's 100, or not:
     // either way the total after this flush is 142, so the test does not depend on the timer.)
     await call('GET', '/api/v1/account/me', o.auth);
     await t.app.usageMeter.flush();
-    const row = await t.store.db.selectFrom('api_usage_monthly').select('calls').where('org_id', '=', o.orgId).executeTakeFirstOrThrow();
+    const row = await t.store.db
+      .selectFrom('api_usage_monthly')
+      .select('calls')
+      .where('org_id', '=', o.orgId)
+      .executeTakeFirstOrThrow();
     assert.equal(row.calls, 142);
     const next = await call('GET', '/api/v1/account/me', o.auth);
     assert.equal(next.headers['x-ratelimit-used'], '143');
@@ -255,7 +382,10 @@ describe('monthly allowance headers (spec §8)', () => {
     t.clock.set('2026-12-01T00:00:00Z');
     const r3 = await call('GET', '/api/v1/account/me', o.auth);
     t.clock.set(NOW);
-    assert.deepEqual([r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-used'], r1.headers['x-ratelimit-remaining']], ['-1', '1', '-1']);
+    assert.deepEqual(
+      [r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-used'], r1.headers['x-ratelimit-remaining']],
+      ['-1', '1', '-1'],
+    );
     assert.equal(r3.headers['x-ratelimit-used'], '1');
   });
   test('session and anonymous responses carry no allowance headers', async () => {
@@ -286,7 +416,11 @@ describe('training, notification preferences, usage: role × scope × key kind �
 
   test('no credential → 401 on each (a page: 303 to sign-in); partner → PARTNER_SCOPE; trial → TRIAL_SCOPE', async () => {
     const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
-    const tr = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) });
+    const tr = await seedKey(t.store, org.orgId, null, {
+      role: 'admin',
+      kind: 'trial',
+      expiresAt: new Date(NOW.getTime() + 86_400_000),
+    });
     for (const e of ENDPOINTS) {
       const anon = await send(e, {});
       if (e.url.startsWith('/api/')) {
@@ -307,7 +441,10 @@ describe('training, notification preferences, usage: role × scope × key kind �
       const o = await seedOrg(t.store, { name: `Matrix training ${tier}`, tier });
       for (const role of ['owner', 'admin', 'viewer'] as const) {
         for (const scopes of [['read'], ['read', 'write']] as const) {
-          const k = role === 'owner' ? await seedKey(t.store, o.orgId, o.memberId, { scopes: [...scopes] }) : await seedKey(t.store, o.orgId, null, { role, scopes: [...scopes] });
+          const k =
+            role === 'owner'
+              ? await seedKey(t.store, o.orgId, o.memberId, { scopes: [...scopes] })
+              : await seedKey(t.store, o.orgId, null, { role, scopes: [...scopes] });
           for (const e of ENDPOINTS) {
             const r = await send(e, k.auth);
             const label = `${tier} ${role} [${scopes.join(',')}] ${e.method} ${e.url}`;
@@ -343,7 +480,14 @@ describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery,
   // Expected answer of GET /api/v1/webhooks (read) and POST /api/v1/webhooks/{id}/rotate-secret (write) per case.
   // The route policy (kind → scope → role) is applied before the plan gate, so a Free viewer writing is told
   // viewer_role first.
-  type Case = { tier: 'free' | 'standard' | 'professional' | 'enterprise'; role: 'owner' | 'admin' | 'viewer'; kind?: 'partner' | 'trial'; scopes?: ('read' | 'write')[]; read: string; write: string };
+  type Case = {
+    tier: 'free' | 'standard' | 'professional' | 'enterprise';
+    role: 'owner' | 'admin' | 'viewer';
+    kind?: 'partner' | 'trial';
+    scopes?: ('read' | 'write')[];
+    read: string;
+    write: string;
+  };
   const cases: Case[] = [
     { tier: 'free', role: 'owner', read: '403 upgrade_required', write: '403 upgrade_required' },
     { tier: 'free', role: 'viewer', read: '403 upgrade_required', write: '403 viewer_role' },
@@ -353,10 +497,18 @@ describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery,
       { tier, role: 'viewer', read: '200', write: '403 viewer_role' },
       { tier, role: 'admin', scopes: ['read'], read: '200', write: '403 insufficient_scope' },
     ]),
-    { tier: 'professional', role: 'admin', kind: 'partner', scopes: ['read'], read: '403 partner_scope', write: '403 partner_scope' },
+    {
+      tier: 'professional',
+      role: 'admin',
+      kind: 'partner',
+      scopes: ['read'],
+      read: '403 partner_scope',
+      write: '403 partner_scope',
+    },
     { tier: 'professional', role: 'admin', kind: 'trial', read: '403 trial_scope', write: '403 trial_scope' },
   ];
-  const outcome = (r: { status: number; body: any }) => (r.status === 200 ? '200' : `${r.status} ${r.body.error.detail.error}`);
+  const outcome = (r: { status: number; body: any }) =>
+    r.status === 200 ? '200' : `${r.status} ${r.body.error.detail.error}`;
 
   test('the matrix', async () => {
     const seen: string[] = [];
@@ -364,14 +516,24 @@ describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery,
       const o = await seedOrg(t.store, { name: `Hooks ${c.tier}`, tier: c.tier });
       let id = 1;
       if (c.tier !== 'free') {
-        const w = await t.app.services.webhooks.create({ orgId: o.orgId, tier: c.tier }, { label: 'matrix', url: 'https://93.184.216.34/hook' });
+        const w = await t.app.services.webhooks.create(
+          { orgId: o.orgId, tier: c.tier },
+          { label: 'matrix', url: 'https://93.184.216.34/hook' },
+        );
         id = w.webhook.id;
       }
       // The seeded owner holds the owner role; other roles are added members.
-      const k = await seedKey(t.store, o.orgId, c.role === 'owner' ? o.memberId : null, { role: c.role, kind: c.kind, scopes: c.scopes, expiresAt: c.kind === 'trial' ? new Date('2026-12-01T00:00:00Z') : null });
+      const k = await seedKey(t.store, o.orgId, c.role === 'owner' ? o.memberId : null, {
+        role: c.role,
+        kind: c.kind,
+        scopes: c.scopes,
+        expiresAt: c.kind === 'trial' ? new Date('2026-12-01T00:00:00Z') : null,
+      });
       const read = outcome(await call('GET', '/api/v1/webhooks', k.auth));
       const write = outcome(await call('POST', `/api/v1/webhooks/${id}/rotate-secret`, k.auth));
-      seen.push(`${c.tier}/${c.role}/${c.kind ?? 'standard'}/${(c.scopes ?? ['read', 'write']).join('+')}: ${read} | ${write}`);
+      seen.push(
+        `${c.tier}/${c.role}/${c.kind ?? 'standard'}/${(c.scopes ?? ['read', 'write']).join('+')}: ${read} | ${write}`,
+      );
       assert.deepEqual([read, write], [c.read, c.write], seen.at(-1));
     }
     assert.equal(seen.length, cases.length);
@@ -382,19 +544,41 @@ describe('webhook routes: plan × role × key kind (spec §2.8 webhook_delivery,
 
 describe('the account routes: credential kind × role × tier on every one', () => {
   // Every account and auth route of the route table with a credential: no route added later escapes the matrix.
-  const accountRoutes = () => t.app.routeTable().filter((r) => (r.url.startsWith('/api/v1/account') || r.url.startsWith('/api/v1/auth/'))
-    && r.policy && r.policy.mode !== 'none' && !r.url.endsWith('/account/me') || (r.url === '/api/v1/account/me' && r.method === 'PUT'));
+  const accountRoutes = () =>
+    t.app
+      .routeTable()
+      .filter(
+        (r) =>
+          ((r.url.startsWith('/api/v1/account') || r.url.startsWith('/api/v1/auth/')) &&
+            r.policy &&
+            r.policy.mode !== 'none' &&
+            !r.url.endsWith('/account/me')) ||
+          (r.url === '/api/v1/account/me' && r.method === 'PUT'),
+      );
   const urlOf = (u: string) => u.replace(/:\w+/g, '1');
   const inject = (method: string, url: string, headers: Headers) =>
-    t.app.inject({ method: method as 'GET', url: urlOf(url), headers: { ...headers, ...(method === 'GET' ? {} : { 'content-type': 'application/json' }) }, ...(method === 'GET' ? {} : { payload: '{}' }) });
+    t.app.inject({
+      method: method as 'GET',
+      url: urlOf(url),
+      headers: { ...headers, ...(method === 'GET' ? {} : { 'content-type': 'application/json' }) },
+      ...(method === 'GET' ? {} : { payload: '{}' }),
+    });
 
   test('there are account routes, all of them with a credential', () => {
-    assert.ok(accountRoutes().length >= 18, accountRoutes().map((r) => r.url).join(', '));
+    assert.ok(
+      accountRoutes().length >= 18,
+      accountRoutes()
+        .map((r) => r.url)
+        .join(', '),
+    );
   });
 
   test('no credential → 401; partner and trial keys → PARTNER_SCOPE / TRIAL_SCOPE; session-only routes refuse keys', async () => {
     const partner = await seedKey(t.store, org.orgId, org.memberId, { kind: 'partner', scopes: ['read'] });
-    const trial = await seedKey(t.store, org.orgId, org.memberId, { kind: 'trial', expiresAt: new Date('2026-12-01T00:00:00Z') });
+    const trial = await seedKey(t.store, org.orgId, org.memberId, {
+      kind: 'trial',
+      expiresAt: new Date('2026-12-01T00:00:00Z'),
+    });
     for (const r of accountRoutes()) {
       const label = `${r.method} ${r.url}`;
       const anon = await inject(r.method, r.url, {});
@@ -418,14 +602,20 @@ describe('the account routes: credential kind × role × tier on every one', () 
       const res = await inject(r.method, r.url, { ...s, origin: 'http://vulnintel.test' });
       const label = `${r.method} ${r.url}: ${res.body.slice(0, 200)}`;
       const e = res.statusCode >= 400 ? res.json().error.detail.error : null;
-      if (r.policy!.self || (r.method === 'GET' && (r.policy!.role ?? 'viewer') === 'viewer')) assert.notEqual(e, 'viewer_role', label);
+      if (r.policy!.self || (r.method === 'GET' && (r.policy!.role ?? 'viewer') === 'viewer'))
+        assert.notEqual(e, 'viewer_role', label);
       else assert.equal(e, 'viewer_role', label);
     }
   });
 
   test('keys over HTTP by tier: Standard → upgrade_required, Professional passes; DELETE /account needs the owner', async () => {
     const std = await seedOrg(t.store, { name: 'Matrix Std', tier: 'standard' });
-    for (const [method, url] of [['GET', '/api/v1/account/keys'], ['POST', '/api/v1/account/keys'], ['DELETE', '/api/v1/account/keys/:key_id'], ['POST', '/api/v1/account/keys/:key_id/rotate']]) {
+    for (const [method, url] of [
+      ['GET', '/api/v1/account/keys'],
+      ['POST', '/api/v1/account/keys'],
+      ['DELETE', '/api/v1/account/keys/:key_id'],
+      ['POST', '/api/v1/account/keys/:key_id/rotate'],
+    ]) {
       const r = await inject(method, url, std.auth);
       assert.equal(r.json().error.detail.error, 'upgrade_required', `${method} ${url}`);
       const pro = await inject(method, url, org.auth);
@@ -433,7 +623,12 @@ describe('the account routes: credential kind × role × tier on every one', () 
     }
     const admin = await seedKey(t.store, org.orgId, null, { role: 'admin' });
     const s = await seedSession(t.store, org.orgId, admin.memberId);
-    const del = await t.app.inject({ method: 'DELETE', url: '/api/v1/account', headers: { ...s, origin: 'http://vulnintel.test' }, payload: {} });
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/account',
+      headers: { ...s, origin: 'http://vulnintel.test' },
+      payload: {},
+    });
     assert.equal(del.statusCode, 403);
     assert.equal(del.json().error.detail.required_role, 'owner');
   });
@@ -441,24 +636,87 @@ describe('the account routes: credential kind × role × tier on every one', () 
 
 describe('v1 asset correlation routes (spec §5.8, §7): who may call correlate-cves, its /check and check-windows', () => {
   const ASSET = { asset_id: 'matrix-plc-1', vendor: 'Siemens', product: 'SIMATIC S7-1500', version: 'V2.9.2' };
-  const HOST = { asset_id: 'matrix-srv-1', os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build: '10.0.17763.6189', architecture: 'x64', installation_type: 'Server', collected_at: '2026-11-20T08:00:00Z' };
+  const HOST = {
+    asset_id: 'matrix-srv-1',
+    os_product: 'Windows Server 2019 Standard',
+    edition_id: 'ServerStandard',
+    os_build: '10.0.17763.6189',
+    architecture: 'x64',
+    installation_type: 'Server',
+    collected_at: '2026-11-20T08:00:00Z',
+  };
   const ROUTES = [
     ['/api/v1/assets/correlate-cves', { assets: [ASSET] }],
     ['/api/v1/assets/correlate-cves/check', { assets: [ASSET] }],
     ['/api/v1/assets/check-windows', { windows_hosts: [HOST] }],
   ] as const;
-  const post = (url: string, body: unknown, headers: Headers) => t.app.inject({ method: 'POST', url, headers, payload: body as object });
+  const post = (url: string, body: unknown, headers: Headers) =>
+    t.app.inject({ method: 'POST', url, headers, payload: body as object });
 
   test('each credential kind on each route', async () => {
     const free = await seedOrg(t.store, { name: 'Free Matrix Org', tier: 'free' });
     const kinds: [string, Headers, [number, string | null][]][] = [
       // A key of its own: other describes of this file revoke and rotate the shared org's keys.
-      ['standard admin key', (await seedKey(t.store, org.orgId, null, { role: 'admin' })).auth, [[200, null], [200, null], [200, null]]],
-      ['read-only partner key', (await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] })).auth, [[200, null], [200, null], [200, null]]],
-      ['trial key', (await seedKey(t.store, free.orgId, null, { role: 'admin', kind: 'trial', expiresAt: new Date(NOW.getTime() + 86_400_000) })).auth, [[200, null], [200, null], [403, 'trial_scope']]],
-      ['free account key', free.auth, [[403, 'trial_required'], [403, 'trial_required'], [200, null]]],
-      ['viewer key', (await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] })).auth, [[403, 'viewer_role'], [403, 'viewer_role'], [403, 'viewer_role']]],
-      ['no credential', {}, [[401, 'auth_required'], [401, 'auth_required'], [401, 'auth_required']]],
+      [
+        'standard admin key',
+        (await seedKey(t.store, org.orgId, null, { role: 'admin' })).auth,
+        [
+          [200, null],
+          [200, null],
+          [200, null],
+        ],
+      ],
+      [
+        'read-only partner key',
+        (await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] })).auth,
+        [
+          [200, null],
+          [200, null],
+          [200, null],
+        ],
+      ],
+      [
+        'trial key',
+        (
+          await seedKey(t.store, free.orgId, null, {
+            role: 'admin',
+            kind: 'trial',
+            expiresAt: new Date(NOW.getTime() + 86_400_000),
+          })
+        ).auth,
+        [
+          [200, null],
+          [200, null],
+          [403, 'trial_scope'],
+        ],
+      ],
+      [
+        'free account key',
+        free.auth,
+        [
+          [403, 'trial_required'],
+          [403, 'trial_required'],
+          [200, null],
+        ],
+      ],
+      [
+        'viewer key',
+        (await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] })).auth,
+        [
+          [403, 'viewer_role'],
+          [403, 'viewer_role'],
+          [403, 'viewer_role'],
+        ],
+      ],
+      [
+        'no credential',
+        {},
+        [
+          [401, 'auth_required'],
+          [401, 'auth_required'],
+          [401, 'auth_required'],
+        ],
+      ],
     ];
     for (const [label, headers, expected] of kinds) {
       for (let i = 0; i < ROUTES.length; i++) {
@@ -469,14 +727,28 @@ describe('v1 asset correlation routes (spec §5.8, §7): who may call correlate-
       }
     }
     const required = (await post(ROUTES[0][0], ROUTES[0][1], free.auth)).json().error;
-    assert.deepEqual([required.code, required.action, required.detail.trial_url, required.detail.contact_url], ['TRIAL_REQUIRED', 'use_different_key', 'http://vulnintel.test/api/v1/account/trial', 'mailto:support@vulnintel.local']);
+    assert.deepEqual(
+      [required.code, required.action, required.detail.trial_url, required.detail.contact_url],
+      [
+        'TRIAL_REQUIRED',
+        'use_different_key',
+        'http://vulnintel.test/api/v1/account/trial',
+        'mailto:support@vulnintel.local',
+      ],
+    );
   });
 
   test('a read-only partner key correlates but cannot store into an environment (insufficient_scope)', async () => {
     const p = await seedKey(t.store, org.orgId, null, { role: 'admin', kind: 'partner', scopes: ['read'] });
     const env = await t.app.services.environments.create(org.orgId, { name: 'Matrix plant' });
     const r = await post(ROUTES[0][0], { assets: [ASSET], environment_id: env.id }, p.auth);
-    expectError({ status: r.statusCode, body: r.json(), headers: r.headers }, 403, 'FORBIDDEN', 'insufficient_scope', /write scope/);
+    expectError(
+      { status: r.statusCode, body: r.json(), headers: r.headers },
+      403,
+      'FORBIDDEN',
+      'insufficient_scope',
+      /write scope/,
+    );
   });
 });
 
@@ -485,6 +757,12 @@ describe('req.caller: the principal, non-null by type', () => {
     const mine = await call('GET', '/api/v1/__test/caller', org.auth);
     assert.equal(mine.status, 200, JSON.stringify(mine.body));
     assert.deepEqual(mine.body.data, { org_id: org.orgId, member_id: org.memberId });
-    expectError(await call('GET', '/api/v1/__test/caller'), 401, 'AUTH_REQUIRED', 'auth_required', 'Valid session or API key required');
+    expectError(
+      await call('GET', '/api/v1/__test/caller'),
+      401,
+      'AUTH_REQUIRED',
+      'auth_required',
+      'Valid session or API key required',
+    );
   });
 });

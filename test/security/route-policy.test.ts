@@ -21,7 +21,9 @@ before(async () => {
   t = await testApp();
   org = await seedOrg(t.store, { name: 'Policy Org', tier: 'professional' });
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 const CREDENTIALED = new Set(['key', 'session', 'key_or_session']);
 /** Documented exclusions from the OpenAPI inventory: the reference UI's own assets and the document itself. */
@@ -33,7 +35,10 @@ describe('meta-test: declarations', () => {
     for (const r of t.app.routeTable()) {
       const label = `${r.method} ${r.url}`;
       const p = r.policy;
-      if (!p) { problems.push(`${label}: no config.auth`); continue; }
+      if (!p) {
+        problems.push(`${label}: no config.auth`);
+        continue;
+      }
       if (p.tenant === undefined) problems.push(`${label}: tenant not declared (false or { resource, ids })`);
       if (CREDENTIALED.has(p.mode)) {
         if (p.role === undefined) problems.push(`${label}: role not declared`);
@@ -42,11 +47,14 @@ describe('meta-test: declarations', () => {
       if (r.method !== 'GET' && p.mode !== 'none') {
         // A computing POST (auth.query: v1 asset correlation, which read-only partner keys may call, spec §5.8)
         // declares read; every other non-GET declares write.
-        if (p.scope !== (p.query ? 'read' : 'write')) problems.push(`${label}: a ${p.query ? 'query' : 'write'} declares scope ${p.scope}`);
+        if (p.scope !== (p.query ? 'read' : 'write'))
+          problems.push(`${label}: a ${p.query ? 'query' : 'write'} declares scope ${p.scope}`);
         // `self` writes (the caller's own session or profile) are open to viewers by declaration.
-        if (!roleAtLeast(p.role ?? 'viewer', 'admin') && !p.self) problems.push(`${label}: a write declares role ${p.role}`);
+        if (!roleAtLeast(p.role ?? 'viewer', 'admin') && !p.self)
+          problems.push(`${label}: a write declares role ${p.role}`);
       }
-      if (p.tenant && p.mode !== 'key_or_session' && p.mode !== 'key' && p.mode !== 'session') problems.push(`${label}: a tenant route must need a credential`);
+      if (p.tenant && p.mode !== 'key_or_session' && p.mode !== 'key' && p.mode !== 'session')
+        problems.push(`${label}: a tenant route must need a credential`);
     }
     assert.deepEqual(problems, []);
   });
@@ -59,25 +67,49 @@ describe('meta-test: declarations', () => {
     assert.deepEqual(requirements('GET', lax), { role: 'viewer', scope: 'read' });
     // A self-service write keeps its declared role, never drops the write scope.
     assert.deepEqual(requirements('POST', { ...lax, self: true }), { role: 'viewer', scope: 'write' });
-    assert.deepEqual(requirements('PUT', { mode: 'key', role: 'viewer', scope: 'read', self: true }), { role: 'viewer', scope: 'write' });
+    assert.deepEqual(requirements('PUT', { mode: 'key', role: 'viewer', scope: 'read', self: true }), {
+      role: 'viewer',
+      scope: 'write',
+    });
     // A computing POST needs its declared scope, and still the admin role (viewers are read-only, spec §5.6).
     assert.deepEqual(requirements('POST', { ...lax, query: true }), { role: 'admin', scope: 'read' });
   });
 
   test('OpenAPI document and route table agree both ways (exclusions: /docs assets, /api/openapi.json)', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
-    const served = t.app.routeTable().filter((r) => !UNDOCUMENTED(r.url))
-      .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`).sort();
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
-    assert.deepEqual(documented.filter((x) => !served.includes(x)), [], 'documented but not served');
-    assert.deepEqual(served.filter((x) => !documented.includes(x)), [], 'served but not documented');
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const served = t.app
+      .routeTable()
+      .filter((r) => !UNDOCUMENTED(r.url))
+      .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
+      .sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
+    assert.deepEqual(
+      documented.filter((x) => !served.includes(x)),
+      [],
+      'documented but not served',
+    );
+    assert.deepEqual(
+      served.filter((x) => !documented.includes(x)),
+      [],
+      'served but not documented',
+    );
   });
 
   test('an /api/ route without a policy is refused at startup', async () => {
-    await assert.rejects(buildApp({
-      config: t.config, store: t.store,
-      testRoutes: (app) => { app.get('/api/v1/__test/undeclared', async () => ({})); },
-    }), /GET \/api\/v1\/__test\/undeclared declares no policy/);
+    await assert.rejects(
+      buildApp({
+        config: t.config,
+        store: t.store,
+        testRoutes: (app) => {
+          app.get('/api/v1/__test/undeclared', async () => ({}));
+        },
+      }),
+      /GET \/api\/v1\/__test\/undeclared declares no policy/,
+    );
   });
 
   test('every v1 API route has a response schema; routes with parameters a params schema; every route a query schema', () => {
@@ -97,8 +129,14 @@ describe('meta-test: declarations', () => {
 describe('writes need the write scope and an admin, on every write route', () => {
   // Session-only writes refuse every key before its scope or role is looked at (403 session_required: the auth
   // matrix and test/integration/accounts.test.ts); here: every write a key can reach.
-  const writeRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session' && !r.policy?.query);
-  const nonGetRoutes = () => t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session');
+  const writeRoutes = () =>
+    t.app
+      .routeTable()
+      .filter(
+        (r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session' && !r.policy?.query,
+      );
+  const nonGetRoutes = () =>
+    t.app.routeTable().filter((r) => r.method !== 'GET' && r.policy?.mode !== 'none' && r.policy?.mode !== 'session');
 
   test('there are write routes to check', () => {
     assert.ok(writeRoutes().length >= 3, JSON.stringify(writeRoutes().map((r) => r.url)));
@@ -108,7 +146,12 @@ describe('writes need the write scope and an admin, on every write route', () =>
     const ro = await seedKey(t.store, org.orgId, null, { role: 'admin', scopes: ['read'] });
     for (const r of writeRoutes()) {
       const before = await stored(org.orgId);
-      const res = await t.app.inject({ method: r.method as 'POST', url: r.url, headers: { ...ro.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Read-only plant' }) });
+      const res = await t.app.inject({
+        method: r.method as 'POST',
+        url: r.url,
+        headers: { ...ro.auth, 'content-type': 'application/json' },
+        payload: JSON.stringify({ name: 'Read-only plant' }),
+      });
       assert.equal(res.statusCode, 403, `${r.method} ${r.url}: ${res.body}`);
       const e = res.json().error;
       assert.equal(e.code, 'FORBIDDEN');
@@ -123,42 +166,75 @@ describe('writes need the write scope and an admin, on every write route', () =>
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
     // `self` writes (the caller's own profile) are open to viewers by declaration: test/integration/accounts.test.ts.
     for (const r of nonGetRoutes().filter((x) => !x.policy?.self)) {
-      const res = await t.app.inject({ method: r.method as 'POST', url: r.url, headers: { ...v.auth, 'content-type': 'application/json' }, payload: '{}' });
+      const res = await t.app.inject({
+        method: r.method as 'POST',
+        url: r.url,
+        headers: { ...v.auth, 'content-type': 'application/json' },
+        payload: '{}',
+      });
       assert.equal(res.statusCode, 403, `${r.method} ${r.url}`);
       assert.equal(res.json().error.detail.error, 'viewer_role');
     }
   });
 
   test('self-service writes (own training, own preferences): a viewer with the write scope may; exactly these routes', async () => {
-    const selfRoutes = writeRoutes().filter((x) => x.policy?.self).map((r) => `${r.method} ${r.url}`).sort();
+    const selfRoutes = writeRoutes()
+      .filter((x) => x.policy?.self)
+      .map((r) => `${r.method} ${r.url}`)
+      .sort();
     assert.deepEqual(selfRoutes, [
-      'POST /api/v1/training/modules/:module_id/complete', 'POST /api/v1/training/modules/:module_id/start',
-      'POST /training/:module_id/complete', 'POST /training/:module_id/start', 'PUT /api/v1/account/me', 'PUT /api/v1/account/notifications', 'PUT /api/v1/account/report-schedule',
+      'POST /api/v1/training/modules/:module_id/complete',
+      'POST /api/v1/training/modules/:module_id/start',
+      'POST /training/:module_id/complete',
+      'POST /training/:module_id/start',
+      'PUT /api/v1/account/me',
+      'PUT /api/v1/account/notifications',
+      'PUT /api/v1/account/report-schedule',
     ]);
     const v = await seedKey(t.store, org.orgId, null, { role: 'viewer', scopes: ['read', 'write'] });
-    const start = await t.app.inject({ method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/start', headers: v.auth });
+    const start = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/training/modules/ics-ot-security-fundamentals/start',
+      headers: v.auth,
+    });
     assert.equal(start.statusCode, 200, start.body);
     assert.equal(start.json().data.status, 'in_progress');
-    const put = await t.app.inject({ method: 'PUT', url: '/api/v1/account/notifications', headers: v.auth,
-      payload: { email_enabled: false, min_severity: null, min_bcs: null, kev_only: true, delivery: 'instant' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/account/notifications',
+      headers: v.auth,
+      payload: { email_enabled: false, min_severity: null, min_bcs: null, kev_only: true, delivery: 'instant' },
+    });
     assert.equal(put.statusCode, 200, put.body);
     const ro = await seedKey(t.store, org.orgId, v.memberId, { scopes: ['read'] });
-    const refused = await t.app.inject({ method: 'POST', url: '/api/v1/training/modules/ics-ot-security-fundamentals/complete', headers: ro.auth });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/training/modules/ics-ot-security-fundamentals/complete',
+      headers: ro.auth,
+    });
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().error.detail.error, 'insufficient_scope');
   });
 
   test('the same read-scope key still reads, and a write-scope admin key writes', async () => {
     const ro = await seedKey(t.store, org.orgId, null, { role: 'admin', scopes: ['read'] });
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: ro.auth })).statusCode, 200);
-    const rw = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: org.auth, payload: { name: 'Written plant' } });
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: ro.auth })).statusCode,
+      200,
+    );
+    const rw = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/environments',
+      headers: org.auth,
+      payload: { name: 'Written plant' },
+    });
     assert.equal(rw.statusCode, 201, rw.body);
     assert.equal(rw.json().data.name, 'Written plant');
   });
 });
 
 describe('session writes check Origin and the CSRF token', () => {
-  test('a session write without the CSRF token, or with another session\'s, → 403 csrf and nothing stored', async () => {
+  test("a session write without the CSRF token, or with another session's, → 403 csrf and nothing stored", async () => {
     const s = await seedSession(t.store, org.orgId, org.memberId);
     const other = await seedSession(t.store, org.orgId, org.memberId);
     const before = await stored(org.orgId);
@@ -167,13 +243,23 @@ describe('session writes check Origin and the CSRF token', () => {
       [{ cookie: s.cookie, 'x-csrf-token': other['x-csrf-token'] }, 'csrf_token_invalid'],
       [{ cookie: s.cookie, 'x-csrf-token': '' }, 'csrf_token_missing'],
     ] as const) {
-      const r = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...headers, origin: 'http://vulnintel.test' }, payload: { name: `Csrf plant ${code}` } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/environments',
+        headers: { ...headers, origin: 'http://vulnintel.test' },
+        payload: { name: `Csrf plant ${code}` },
+      });
       assert.equal(r.statusCode, 403, r.body);
       assert.equal(r.json().error.code, 'FORBIDDEN');
       assert.equal(r.json().error.detail.error, code);
     }
     assert.deepEqual(await stored(org.orgId), before);
-    const ok = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...s, origin: 'http://vulnintel.test' }, payload: { name: 'Csrf plant ok' } });
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/environments',
+      headers: { ...s, origin: 'http://vulnintel.test' },
+      payload: { name: 'Csrf plant ok' },
+    });
     assert.equal(ok.statusCode, 201, ok.body);
   });
 
@@ -182,7 +268,12 @@ describe('session writes check Origin and the CSRF token', () => {
     const post = (headers: Record<string, string>, name: string) =>
       t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...s, ...headers }, payload: { name } });
     const before = await stored(org.orgId);
-    for (const [headers, label] of [[{}, 'missing'], [{ origin: 'https://evil.example' }, 'foreign'], [{ origin: 'http://vulnintel.test:8080' }, 'other port'], [{ origin: 'null' }, 'opaque']] as const) {
+    for (const [headers, label] of [
+      [{}, 'missing'],
+      [{ origin: 'https://evil.example' }, 'foreign'],
+      [{ origin: 'http://vulnintel.test:8080' }, 'other port'],
+      [{ origin: 'null' }, 'opaque'],
+    ] as const) {
       const r = await post(headers, `Session plant ${label}`);
       assert.equal(r.statusCode, 403, label);
       const e = r.json().error;
@@ -200,13 +291,27 @@ describe('session writes check Origin and the CSRF token', () => {
   test('session reads need no Origin; key writes are not browser requests and need none', async () => {
     const s = await seedSession(t.store, org.orgId, org.memberId);
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: s })).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: org.auth, payload: { name: 'Key plant' } })).statusCode, 201);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/environments',
+          headers: org.auth,
+          payload: { name: 'Key plant' },
+        })
+      ).statusCode,
+      201,
+    );
   });
 });
 
 describe('session cookie (@fastify/cookie)', () => {
   test('a stale session cookie is cleared: HttpOnly, SameSite=Lax, Path=/, no Secure over http', async () => {
-    const r = await t.app.inject({ method: 'GET', url: '/api/v1/cves/stats/summary', headers: { cookie: 'vi_session=stale-token' } });
+    const r = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/cves/stats/summary',
+      headers: { cookie: 'vi_session=stale-token' },
+    });
     assert.equal(r.statusCode, 200);
     const c = String(r.headers['set-cookie']);
     assert.match(c, /^vi_session=;/);
@@ -215,7 +320,11 @@ describe('session cookie (@fastify/cookie)', () => {
     assert.match(c, /SameSite=Lax/);
     assert.match(c, /Path=\//);
     assert.doesNotMatch(c, /Secure/);
-    const denied = await t.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { cookie: 'vi_session=stale-token' } });
+    const denied = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/account/me',
+      headers: { cookie: 'vi_session=stale-token' },
+    });
     assert.equal(denied.statusCode, 401);
     assert.equal(denied.json().error.detail.error, 'session_expired');
     assert.match(String(denied.headers['set-cookie']), /HttpOnly; SameSite=Lax/);
@@ -224,16 +333,29 @@ describe('session cookie (@fastify/cookie)', () => {
   test('Secure when the public URL is https; the cookie is read among others and percent-decoded', async () => {
     const h = await testApp({ env: { VULNINTEL_PUBLIC_URL: 'https://vulnintel.example' } });
     try {
-      const r = await h.app.inject({ method: 'GET', url: '/api/v1/cves/stats/summary', headers: { cookie: 'a=1; vi_session=stale' } });
+      const r = await h.app.inject({
+        method: 'GET',
+        url: '/api/v1/cves/stats/summary',
+        headers: { cookie: 'a=1; vi_session=stale' },
+      });
       assert.match(String(r.headers['set-cookie']), /; Secure/);
       const o = await seedOrg(h.store, { name: 'Cookie Org' });
       const s = await seedSession(h.store, o.orgId, o.memberId);
-      const me = await h.app.inject({ method: 'GET', url: '/api/v1/account/me', headers: { cookie: `theme=dark; ${s.cookie}; other=%zz` } });
+      const me = await h.app.inject({
+        method: 'GET',
+        url: '/api/v1/account/me',
+        headers: { cookie: `theme=dark; ${s.cookie}; other=%zz` },
+      });
       assert.equal(me.statusCode, 200);
       assert.equal(me.json().data.org_id, o.orgId);
       assert.equal(me.headers['set-cookie'], undefined);
       // Origin is checked against the https origin.
-      const w = await h.app.inject({ method: 'POST', url: '/api/v1/environments', headers: { ...s, origin: 'https://vulnintel.example' }, payload: { name: 'Https plant' } });
+      const w = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/environments',
+        headers: { ...s, origin: 'https://vulnintel.example' },
+        payload: { name: 'Https plant' },
+      });
       assert.equal(w.statusCode, 201, w.body);
     } finally {
       await h.close();
@@ -247,7 +369,12 @@ describe('environment ids reveal nothing across organizations', () => {
     const ids: number[] = [];
     for (let i = 0; i < 6; i++) {
       const who = i % 2 === 0 ? org : other;
-      const r = await t.app.inject({ method: 'POST', url: '/api/v1/environments', headers: who.auth, payload: { name: `Seq probe ${i}` } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/environments',
+        headers: who.auth,
+        payload: { name: `Seq probe ${i}` },
+      });
       assert.equal(r.statusCode, 201, r.body);
       ids.push(r.json().data.id);
     }
@@ -258,14 +385,24 @@ describe('environment ids reveal nothing across organizations', () => {
     assert.equal(new Set(ids).size, ids.length);
     // Consecutive creations (across both organizations) are not neighbours: no sequence to read volume from.
     const gaps = ids.slice(1).map((id, i) => Math.abs(id - ids[i]));
-    assert.ok(gaps.every((g) => g > 1000), `gaps ${gaps.join(', ')}`);
+    assert.ok(
+      gaps.every((g) => g > 1000),
+      `gaps ${gaps.join(', ')}`,
+    );
   });
 
   test('an environment kept from before the migration (sequential id) still works', async () => {
-    await t.store.db.insertInto('environments').values({ id: 7, org_id: org.orgId, name: 'Legacy plant', description: null }).execute();
+    await t.store.db
+      .insertInto('environments')
+      .values({ id: 7, org_id: org.orgId, name: 'Legacy plant', description: null })
+      .execute();
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/environments', headers: org.auth });
     assert.ok(list.json().data.some((e: { id: number; name: string }) => e.id === 7 && e.name === 'Legacy plant'));
-    const res = await t.app.inject({ method: 'GET', url: '/api/v2/assets/results?environment_id=7', headers: org.auth });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v2/assets/results?environment_id=7',
+      headers: org.auth,
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().meta.filters.environment_id, 7);
   });

@@ -2,12 +2,28 @@
 // at both limits, and who may remove whom.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HOUR_MS, isEmail, normalizeEmail, removalRefusal, SESSION_IDLE_MS, SESSION_ABSOLUTE_MS, sessionExpired } from '../../src/domain/accounts.ts';
+import {
+  HOUR_MS,
+  isEmail,
+  normalizeEmail,
+  removalRefusal,
+  SESSION_IDLE_MS,
+  SESSION_ABSOLUTE_MS,
+  sessionExpired,
+} from '../../src/domain/accounts.ts';
 import { ROLES } from '../../src/domain/tiers.ts';
 
 test('isEmail: local@domain.tld, at most 320 characters', () => {
   for (const s of ['alice@example.com', 'a.b+tag@sub.example.co', 'x@a-b.io']) assert.equal(isEmail(s), true, s);
-  for (const s of ['alice', 'alice@localhost', '@example.com', 'alice@', 'al ice@example.com', 'alice@-example.com', 'a<b>@example.com']) {
+  for (const s of [
+    'alice',
+    'alice@localhost',
+    '@example.com',
+    'alice@',
+    'al ice@example.com',
+    'alice@-example.com',
+    'a<b>@example.com',
+  ]) {
     assert.equal(isEmail(s), false, s);
   }
   const local = 'l'.repeat(64);
@@ -34,9 +50,17 @@ test('sessionExpired: absolute expiry and 12 hours idle, each reached at its ins
   assert.equal(sessionExpired({ expires_at: at(0), last_seen_at: at(-1) }, now), true, 'expires_at reached');
   assert.equal(sessionExpired({ expires_at: at(-1), last_seen_at: now }, now), true);
   assert.equal(sessionExpired({ expires_at: at(HOUR_MS), last_seen_at: at(-SESSION_IDLE_MS + 1) }, now), false);
-  assert.equal(sessionExpired({ expires_at: at(HOUR_MS), last_seen_at: at(-SESSION_IDLE_MS) }, now), true, '12 hours idle');
+  assert.equal(
+    sessionExpired({ expires_at: at(HOUR_MS), last_seen_at: at(-SESSION_IDLE_MS) }, now),
+    true,
+    '12 hours idle',
+  );
   assert.equal(sessionExpired({ expires_at: at(HOUR_MS), last_seen_at: at(-SESSION_IDLE_MS - 1) }, now), true);
-  assert.equal(sessionExpired({ expires_at: at(SESSION_ABSOLUTE_MS), last_seen_at: at(HOUR_MS) }, now), false, 'seen after now: not idle');
+  assert.equal(
+    sessionExpired({ expires_at: at(SESSION_ABSOLUTE_MS), last_seen_at: at(HOUR_MS) }, now),
+    false,
+    'seen after now: not idle',
+  );
 });
 
 test('removalRefusal: the owner never; a viewer removes nobody; owners and admins remove admins and viewers', () => {

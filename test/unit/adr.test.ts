@@ -10,7 +10,9 @@ import { textFiles } from '../helpers/repo-files.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const adrDir = path.join(root, 'docs/adr');
-const records = readdirSync(adrDir).filter((f) => f !== 'README.md').sort();
+const records = readdirSync(adrDir)
+  .filter((f) => f !== 'README.md')
+  .sort();
 const numbers = records.map((f) => Number(/^(\d{4})-/.exec(f)?.[1]));
 const index = readFileSync(path.join(adrDir, 'README.md'), 'utf8');
 
@@ -22,7 +24,11 @@ test('each record is NNNN-title.md with a matching heading, a status and an area
     assert.match(text, /^- Status: (accepted|superseded by |accepted; )/m, `${f}: status`);
     assert.match(text, /^- Area: \S/m, `${f}: area`);
   }
-  assert.deepEqual(numbers, numbers.map((_, i) => i + 1), 'numbers 1..N, each once');
+  assert.deepEqual(
+    numbers,
+    numbers.map((_, i) => i + 1),
+    'numbers 1..N, each once',
+  );
 });
 
 test('the index lists every record once, and names the next free number', () => {
@@ -48,6 +54,10 @@ test('every ADR cited in code, tests, benches and docs exists; links to records 
     for (const m of text.matchAll(/(?:adr\/|\]\()(\d{4}-[a-z0-9-]+\.md)/g)) {
       assert.ok(records.includes(m[1]), `${file}: link to docs/adr/${m[1]}, which does not exist`);
     }
-    assert.doesNotMatch(text, /\bdecisions?(?:\.md)?[ \t]*\n?[ \t]*\d+[a-c]?\b/i, `${file}: cite a decision as ADR NNNN`);
+    assert.doesNotMatch(
+      text,
+      /\bdecisions?(?:\.md)?[ \t]*\n?[ \t]*\d+[a-c]?\b/i,
+      `${file}: cite a decision as ADR NNNN`,
+    );
   }
 });

@@ -17,7 +17,14 @@ async function built(cve: string, files: string[]) {
 
 test('confidence tiers: SOVEREIGN_AUDIT_PASS ≥ 0.90, HIGH_CONFIDENCE ≥ 0.75, MODERATE ≥ 0.50, else LOW', () => {
   assert.deepEqual([1, 0.9, 0.89, 0.75, 0.74, 0.5, 0.49, 0].map(confidenceTier), [
-    'SOVEREIGN_AUDIT_PASS', 'SOVEREIGN_AUDIT_PASS', 'HIGH_CONFIDENCE', 'HIGH_CONFIDENCE', 'MODERATE', 'MODERATE', 'LOW', 'LOW',
+    'SOVEREIGN_AUDIT_PASS',
+    'SOVEREIGN_AUDIT_PASS',
+    'HIGH_CONFIDENCE',
+    'HIGH_CONFIDENCE',
+    'MODERATE',
+    'MODERATE',
+    'LOW',
+    'LOW',
   ]);
 });
 
@@ -34,13 +41,16 @@ test('grounded analysis: only facts of the record; richer records are more trace
   }
   // Every number in the grounded text comes from the record's facts.
   const facts = JSON.stringify(rich.facts);
-  for (const n of `${r.executive_summary} ${r.ics_context} ${r.remediation_guidance}`.match(/\d+(?:\.\d+)+/g) ?? []) assert.ok(facts.includes(n), n);
+  for (const n of `${r.executive_summary} ${r.ics_context} ${r.remediation_guidance}`.match(/\d+(?:\.\d+)+/g) ?? [])
+    assert.ok(facts.includes(n), n);
   assert.match(r.ics_context!, /CISA ICS advisory ICSA-24-284-01 names this CVE\./);
   assert.match(r.remediation_guidance!, /Fixed versions differ per product/);
   assert.deepEqual(groundedAnalysis(rich.facts, NOW), r, 'deterministic');
 });
 
-function loopback(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ url: string; close: () => Promise<void>; calls: { body: string; auth: string | undefined }[] }> {
+function loopback(
+  handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<{ url: string; close: () => Promise<void>; calls: { body: string; auth: string | undefined }[] }> {
   const calls: { body: string; auth: string | undefined }[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -50,29 +60,47 @@ function loopback(handler: (req: IncomingMessage, body: string, res: ServerRespo
       handler(req, body, res);
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo;
-    resolve({ url: `http://127.0.0.1:${port}/v1`, calls, close: () => new Promise((r) => server.close(() => r())) });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}/v1`, calls, close: () => new Promise((r) => server.close(() => r())) });
+    }),
+  );
 }
 
 test('OpenAI-compatible provider against a loopback server: request shape, answer used, confidence measured', async () => {
-  const b = await built('CVE-2024-8531', [fixture('nvd', 'CVE-2024-8531.json'), fixture('csaf', 'icsa-24-289-02.json')]);
+  const b = await built('CVE-2024-8531', [
+    fixture('nvd', 'CVE-2024-8531.json'),
+    fixture('csaf', 'icsa-24-289-02.json'),
+  ]);
   const srv = await loopback((req, _body, res) => {
     assert.equal(req.url, '/v1/chat/completions');
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({
-      executive_summary: 'CVE-2024-8531 affects Schneider Electric Data Center Expert with CVSS 7.2.',
-      ics_context: 'It is named in ICSA-24-289-02. Operators run it in many plants.',
-      remediation_guidance: 'Update Data Center Expert to 8.2. Version 9.9 is also rumoured.',
-    }) } }] }));
+    res.end(
+      JSON.stringify({
+        choices: [
+          {
+            message: {
+              content: JSON.stringify({
+                executive_summary: 'CVE-2024-8531 affects Schneider Electric Data Center Expert with CVSS 7.2.',
+                ics_context: 'It is named in ICSA-24-289-02. Operators run it in many plants.',
+                remediation_guidance: 'Update Data Center Expert to 8.2. Version 9.9 is also rumoured.',
+              }),
+            },
+          },
+        ],
+      }),
+    );
   });
   try {
     const provider = createOpenAiProvider({ baseUrl: srv.url, model: 'test-model', apiKey: 'k-123' });
     const doc = await enrichCve(b.merged, await realCatalogs(), provider, { now: NOW });
     assert.equal(doc.sage.model, 'test-model');
     assert.equal(doc.sage.status, 'ready');
-    assert.equal(doc.sage.executive_summary, 'CVE-2024-8531 affects Schneider Electric Data Center Expert with CVSS 7.2.');
+    assert.equal(
+      doc.sage.executive_summary,
+      'CVE-2024-8531 affects Schneider Electric Data Center Expert with CVSS 7.2.',
+    );
     // 5 sentences: 3 grounded (ids/versions present in the facts), "Operators run it…" names no fact, "9.9" is not a fact.
     assert.equal(doc.sage.confidence_score, 0.6);
     assert.equal(doc.sage.confidence_tier, 'MODERATE');
@@ -88,14 +116,27 @@ test('OpenAI-compatible provider against a loopback server: request shape, answe
 });
 
 test('provider failure never blocks enrichment: previous analysis kept and marked pending (or grounded when none)', async () => {
-  const b = await built('CVE-2024-8531', [fixture('nvd', 'CVE-2024-8531.json'), fixture('csaf', 'icsa-24-289-02.json')]);
+  const b = await built('CVE-2024-8531', [
+    fixture('nvd', 'CVE-2024-8531.json'),
+    fixture('csaf', 'icsa-24-289-02.json'),
+  ]);
   const srv = await loopback((_req, _body, res) => {
     res.statusCode = 503;
     res.end('overloaded');
   });
   try {
     const provider = createOpenAiProvider({ baseUrl: srv.url, model: 'test-model', apiKey: null });
-    const previous: SageBlock = { model: 'test-model', tier: 'full', executive_summary: 'old summary', ics_context: 'old ics', remediation_guidance: 'old fix', confidence_score: 0.8, confidence_tier: 'HIGH_CONFIDENCE', status: 'ready', generated_at: '2025-01-01T00:00:00.000Z' };
+    const previous: SageBlock = {
+      model: 'test-model',
+      tier: 'full',
+      executive_summary: 'old summary',
+      ics_context: 'old ics',
+      remediation_guidance: 'old fix',
+      confidence_score: 0.8,
+      confidence_tier: 'HIGH_CONFIDENCE',
+      status: 'ready',
+      generated_at: '2025-01-01T00:00:00.000Z',
+    };
     const doc = await enrichCve(b.merged, await realCatalogs(), provider, { now: NOW, previousSage: previous });
     assert.deepEqual(doc.sage, { ...previous, status: 'pending' });
     assert.equal(doc.title, b.doc.title, 'the rest of the record is enriched as usual');
@@ -107,14 +148,29 @@ test('provider failure never blocks enrichment: previous analysis kept and marke
     await srv.close();
   }
   // Malformed answers and network errors count as failures too (injected fetch).
-  const bad = createOpenAiProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: null, fetch: (async () => new Response(JSON.stringify({ choices: [{ message: { content: '{"executive_summary":"x"}' } }] }), { status: 200 })) as typeof fetch });
+  const bad = createOpenAiProvider({
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'm',
+    apiKey: null,
+    fetch: (async () =>
+      new Response(JSON.stringify({ choices: [{ message: { content: '{"executive_summary":"x"}' } }] }), {
+        status: 200,
+      })) as typeof fetch,
+  });
   const doc = await enrichCve(b.merged, await realCatalogs(), bad, { now: NOW });
   assert.equal(doc.sage.status, 'pending');
-  const down = createOpenAiProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: null, fetch: (async () => { throw new TypeError('fetch failed'); }) as typeof fetch });
+  const down = createOpenAiProvider({
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'm',
+    apiKey: null,
+    fetch: (async () => {
+      throw new TypeError('fetch failed');
+    }) as typeof fetch,
+  });
   assert.equal((await enrichCve(b.merged, await realCatalogs(), down, { now: NOW })).sage.status, 'pending');
 });
 
-test('the summary names a product that starts with its vendor\'s name once (CVE-2024-34750: Apache Tomcat)', async () => {
+test("the summary names a product that starts with its vendor's name once (CVE-2024-34750: Apache Tomcat)", async () => {
   const tomcat = await built('CVE-2024-34750', [fixture('cve5', 'CVE-2024-34750.json')]);
   assert.equal(tomcat.doc.affected.primary_vendor, 'Apache');
   assert.equal(tomcat.doc.affected.primary_product, 'Apache Tomcat');

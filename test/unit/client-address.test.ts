@@ -14,8 +14,10 @@ test('parseTrustedProxies: comma-separated IPs and CIDRs, trimmed, empty entries
     { text: '2001:db8::/32', address: '2001:db8::', prefix: 32, family: 'ipv6' },
     { text: '172.16.0.0/12', address: '172.16.0.0', prefix: 12, family: 'ipv4' },
   ]);
-  assert.deepEqual(parseTrustedProxies('0.0.0.0/0,::/0,198.51.100.1/32,2001:db8::1/128').map((r) => r.text),
-    ['0.0.0.0/0', '::/0', '198.51.100.1/32', '2001:db8::1/128']);
+  assert.deepEqual(
+    parseTrustedProxies('0.0.0.0/0,::/0,198.51.100.1/32,2001:db8::1/128').map((r) => r.text),
+    ['0.0.0.0/0', '::/0', '198.51.100.1/32', '2001:db8::1/128'],
+  );
 });
 
 test('parseTrustedProxies: a bad entry is refused with its text', () => {
@@ -59,7 +61,11 @@ test('trusted IPv4 proxy: the first untrusted hop from the right is the client',
   assert.equal(r('10.0.0.1', '198.51.100.7'), '198.51.100.7');
   assert.equal(r('::ffff:10.0.0.1', '198.51.100.7'), '198.51.100.7', 'a mapped peer is the proxy');
   assert.equal(r('10.0.0.1', '198.51.100.7, 10.0.0.2'), '198.51.100.7', 'past every trusted hop');
-  assert.equal(r('10.0.0.1', '198.51.100.7, 203.0.113.1'), '203.0.113.1', 'the nearest untrusted hop, not the leftmost');
+  assert.equal(
+    r('10.0.0.1', '198.51.100.7, 203.0.113.1'),
+    '203.0.113.1',
+    'the nearest untrusted hop, not the leftmost',
+  );
   assert.equal(r('10.0.0.1', '198.51.100.7,203.0.113.1 , 10.9.9.9,10.8.8.8'), '203.0.113.1');
   assert.equal(r('10.0.0.1', '10.0.0.5, 10.0.0.6'), '10.0.0.5', 'all hops trusted: the leftmost');
   assert.equal(r('10.0.0.1', '::ffff:198.51.100.7'), '198.51.100.7', 'a mapped hop is normalised');

@@ -11,9 +11,15 @@ const EXAMPLES = ['list-cves.ts', 'correlate-assets.ts', 'webhook-receiver.ts'];
 test('each TypeScript block of the client README is an example file, in order, imports named as published', () => {
   const readme = readFileSync(new URL('README.md', dir), 'utf8');
   const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-  const files = EXAMPLES.map((f) => readFileSync(new URL(`examples/${f}`, dir), 'utf8')
-    .replaceAll("'../index.ts'", "'@vulnintel/client'").replaceAll("'../webhooks.ts'", "'@vulnintel/client/webhooks'"));
+  const files = EXAMPLES.map((f) =>
+    readFileSync(new URL(`examples/${f}`, dir), 'utf8')
+      .replaceAll("'../index.ts'", "'@vulnintel/client'")
+      .replaceAll("'../webhooks.ts'", "'@vulnintel/client/webhooks'"),
+  );
   assert.equal(blocks.length, EXAMPLES.length);
   blocks.forEach((b, i) => assert.equal(b, files[i], `README block ${i + 1} differs from examples/${EXAMPLES[i]}`));
-  assert.ok(files.every((f) => !f.includes("'../")), 'examples import only the package');
+  assert.ok(
+    files.every((f) => !f.includes("'../")),
+    'examples import only the package',
+  );
 });

@@ -32,14 +32,22 @@ test('every invalid value fails with a message naming the variable', () => {
     [{ VULNINTEL_INTERNAL_KEY_FILE: '/no/such/file' }, 'VULNINTEL_INTERNAL_KEY_FILE'],
   ];
   for (const [env, name] of cases) {
-    assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === name && e.message.startsWith(`Invalid configuration: ${name}: `), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) =>
+        e instanceof ConfigError && e.variable === name && e.message.startsWith(`Invalid configuration: ${name}: `),
+      JSON.stringify(env),
+    );
   }
 });
 
 test('secrets can come from *_FILE', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vi-cfg-'));
   writeFileSync(path.join(dir, 'k'), 'internal-key-from-a-file\n');
-  assert.equal(loadConfig({ VULNINTEL_INTERNAL_KEY_FILE: path.join(dir, 'k') }).internalKey, 'internal-key-from-a-file');
+  assert.equal(
+    loadConfig({ VULNINTEL_INTERNAL_KEY_FILE: path.join(dir, 'k') }).internalKey,
+    'internal-key-from-a-file',
+  );
 });
 
 test('the server refuses to start on invalid config, naming the variable (exit 2)', async () => {

@@ -28,19 +28,32 @@ test('errors: the vector quoted whole up to 120 characters, cut with an ellipsis
 test('errors: empty or not a string, wrong prefix, malformed metric, the allowed values and the missing metrics listed', () => {
   assert.equal(message('   '), 'invalid CVSS vector "   ": empty vector');
   assert.equal(message(undefined), 'invalid CVSS vector "undefined": empty vector');
-  assert.match(message('XCVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), /missing "CVSS:3\.x\/" or "CVSS:4\.0\/" prefix and not a CVSS v2 base vector$/);
+  assert.match(
+    message('XCVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'),
+    /missing "CVSS:3\.x\/" or "CVSS:4\.0\/" prefix and not a CVSS v2 base vector$/,
+  );
   assert.match(message('x(AV:N/AC:L/Au:N/C:P/I:P/A:P)'), /not a CVSS v2 base vector$/);
-  assert.match(message('CVSS:3.1/:N/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), /malformed metric ":N" \(expected KEY:VALUE\)$/);
-  assert.match(message('CVSS:3.1/AV:X/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), /metric AV has invalid value "X" \(allowed: N, A, L, P\)$/);
+  assert.match(
+    message('CVSS:3.1/:N/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'),
+    /malformed metric ":N" \(expected KEY:VALUE\)$/,
+  );
+  assert.match(
+    message('CVSS:3.1/AV:X/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'),
+    /metric AV has invalid value "X" \(allowed: N, A, L, P\)$/,
+  );
   assert.match(message('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U'), /missing base metric\(s\) C, I, A$/);
   assert.match(message('(AV:N/AC:L/Au:N/C:P/I:P/A:P'), /unbalanced parenthesis$/);
 });
 
 test('spellings: surrounding spaces, and a v2 vector in parentheses', () => {
   assert.deepEqual(parseCvssVector('  CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H '), {
-    version: '3.1', metrics: { AV: 'N', AC: 'L', PR: 'N', UI: 'N', S: 'U', C: 'H', I: 'H', A: 'H' },
+    version: '3.1',
+    metrics: { AV: 'N', AC: 'L', PR: 'N', UI: 'N', S: 'U', C: 'H', I: 'H', A: 'H' },
   });
-  assert.deepEqual(parseCvssVector('(AV:N/AC:L/Au:N/C:P/I:P/A:P)'), { version: '2.0', metrics: { AV: 'N', AC: 'L', Au: 'N', C: 'P', I: 'P', A: 'P' } });
+  assert.deepEqual(parseCvssVector('(AV:N/AC:L/Au:N/C:P/I:P/A:P)'), {
+    version: '2.0',
+    metrics: { AV: 'N', AC: 'L', Au: 'N', C: 'P', I: 'P', A: 'P' },
+  });
   assert.equal(cvssBlock('(AV:N/AC:L/Au:N/C:P/I:P/A:P)', null).vector, 'AV:N/AC:L/Au:N/C:P/I:P/A:P');
 });
 
@@ -51,10 +64,14 @@ test('v3 scores: no impact is 0, a whole score stays whole, and CVSS 3.0 vectors
   assert.equal(score('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), 9.8);
   // ICSA-20-343-01, ICSA-22-034-01, ICSA-23-068-03, ICSA-23-262-04, CVE-2024-4493.
   const published: [string, number][] = [
-    ['CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:C/C:H/I:L/A:L', 8.1], ['CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:C/C:N/I:L/A:N', 4.0],
-    ['CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:L/A:H', 7.0], ['CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:L', 6.5],
-    ['CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H', 10.0], ['CVSS:3.0/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', 8.8],
-    ['CVSS:3.0/AV:L/AC:L/PR:L/UI:N/S:U/C:N/I:H/A:N', 5.5], ['CVSS:3.0/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H', 8.8],
+    ['CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:C/C:H/I:L/A:L', 8.1],
+    ['CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:C/C:N/I:L/A:N', 4.0],
+    ['CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:L/A:H', 7.0],
+    ['CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:L', 6.5],
+    ['CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H', 10.0],
+    ['CVSS:3.0/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', 8.8],
+    ['CVSS:3.0/AV:L/AC:L/PR:L/UI:N/S:U/C:N/I:H/A:N', 5.5],
+    ['CVSS:3.0/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H', 8.8],
   ];
   for (const [v, s] of published) assert.equal(score(v), s, v);
 });
@@ -68,15 +85,33 @@ test('v2 scores: local and adjacent access vectors, and no impact scoring 0', ()
 test('decomposition: names of v3 scope and interaction, v4 interaction; no score, no severity', () => {
   const v3 = cvssBlock('CVSS:3.1/AV:P/AC:L/PR:H/UI:N/S:C/C:L/I:N/A:H', null);
   assert.deepEqual(v3, {
-    score: 5.7, vector: 'CVSS:3.1/AV:P/AC:L/PR:H/UI:N/S:C/C:L/I:N/A:H', version: '3.1', severity: 'MEDIUM', attack_vector: 'PHYSICAL',
-    attack_complexity: 'LOW', privileges_required: 'HIGH', user_interaction: 'NONE', scope: 'CHANGED', confidentiality_impact: 'LOW',
-    integrity_impact: 'NONE', availability_impact: 'HIGH',
+    score: 5.7,
+    vector: 'CVSS:3.1/AV:P/AC:L/PR:H/UI:N/S:C/C:L/I:N/A:H',
+    version: '3.1',
+    severity: 'MEDIUM',
+    attack_vector: 'PHYSICAL',
+    attack_complexity: 'LOW',
+    privileges_required: 'HIGH',
+    user_interaction: 'NONE',
+    scope: 'CHANGED',
+    confidentiality_impact: 'LOW',
+    integrity_impact: 'NONE',
+    availability_impact: 'HIGH',
   });
   const v4 = (ui: string) => cvssBlock(`CVSS:4.0/AV:L/AC:H/AT:P/PR:L/UI:${ui}/VC:L/VI:N/VA:H/SC:N/SI:N/SA:N`, null);
   assert.deepEqual(v4('N'), {
-    score: null, vector: 'CVSS:4.0/AV:L/AC:H/AT:P/PR:L/UI:N/VC:L/VI:N/VA:H/SC:N/SI:N/SA:N', version: '4.0', severity: null, attack_vector: 'LOCAL',
-    attack_complexity: 'HIGH', privileges_required: 'LOW', user_interaction: 'NONE', scope: null, confidentiality_impact: 'LOW',
-    integrity_impact: 'NONE', availability_impact: 'HIGH',
+    score: null,
+    vector: 'CVSS:4.0/AV:L/AC:H/AT:P/PR:L/UI:N/VC:L/VI:N/VA:H/SC:N/SI:N/SA:N',
+    version: '4.0',
+    severity: null,
+    attack_vector: 'LOCAL',
+    attack_complexity: 'HIGH',
+    privileges_required: 'LOW',
+    user_interaction: 'NONE',
+    scope: null,
+    confidentiality_impact: 'LOW',
+    integrity_impact: 'NONE',
+    availability_impact: 'HIGH',
   });
   assert.equal(v4('P').user_interaction, 'PASSIVE');
   assert.equal(v4('A').user_interaction, 'ACTIVE');

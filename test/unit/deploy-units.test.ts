@@ -11,13 +11,32 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = path.join(repoRoot, 'deploy');
-const units = readdirSync(dir).filter((f) => /\.(service|timer)$/.test(f)).sort();
+const units = readdirSync(dir)
+  .filter((f) => /\.(service|timer)$/.test(f))
+  .sort();
 
 const KNOWN: Record<string, Set<string>> = {
   Unit: new Set(['Description', 'Documentation', 'After', 'Wants', 'Requires', 'Before', 'PartOf']),
-  Service: new Set(['Type', 'User', 'Group', 'WorkingDirectory', 'EnvironmentFile', 'Environment', 'ExecStart', 'ExecStartPost',
-    'Restart', 'RestartSec', 'KillSignal', 'TimeoutStopSec', 'NoNewPrivileges', 'PrivateTmp', 'ProtectSystem', 'ProtectHome',
-    'ReadWritePaths', 'LimitNOFILE']),
+  Service: new Set([
+    'Type',
+    'User',
+    'Group',
+    'WorkingDirectory',
+    'EnvironmentFile',
+    'Environment',
+    'ExecStart',
+    'ExecStartPost',
+    'Restart',
+    'RestartSec',
+    'KillSignal',
+    'TimeoutStopSec',
+    'NoNewPrivileges',
+    'PrivateTmp',
+    'ProtectSystem',
+    'ProtectHome',
+    'ReadWritePaths',
+    'LimitNOFILE',
+  ]),
   Timer: new Set(['OnCalendar', 'Persistent', 'RandomizedDelaySec', 'Unit']),
   Install: new Set(['WantedBy', 'RequiredBy']),
 };
@@ -46,7 +65,12 @@ function parseUnit(text: string): Map<string, [string, string][]> {
 
 test('docs/deploy.md names every unit under deploy/', () => {
   const doc = readFileSync(path.join(repoRoot, 'docs', 'deploy.md'), 'utf8');
-  assert.deepEqual(units, ['vulnintel-api@.service', 'vulnintel-backup.service', 'vulnintel-backup.timer', 'vulnintel-worker@.service']);
+  assert.deepEqual(units, [
+    'vulnintel-api@.service',
+    'vulnintel-backup.service',
+    'vulnintel-backup.timer',
+    'vulnintel-worker@.service',
+  ]);
   for (const u of units) assert.ok(doc.includes(`deploy/${u}`), `docs/deploy.md names deploy/${u}`);
 });
 
@@ -58,26 +82,48 @@ test('each unit parses: known sections and keys, absolute commands, the settings
       for (const [k, v] of keys) {
         assert.ok(KNOWN[section].has(k), `${u}: unknown key ${k} in [${section}]`);
         if (/^Exec/.test(k)) assert.match(v, /^\//, `${u}: ${k} is an absolute path`);
-        if (/^(Restart)$/.test(k)) assert.ok(['no', 'on-failure', 'always', 'on-abnormal'].includes(v), `${u}: Restart=${v}`);
-        if (/^(NoNewPrivileges|PrivateTmp|Persistent)$/.test(k)) assert.ok(['true', 'false', 'yes', 'no'].includes(v), `${u}: ${k}=${v}`);
+        if (/^(Restart)$/.test(k))
+          assert.ok(['no', 'on-failure', 'always', 'on-abnormal'].includes(v), `${u}: Restart=${v}`);
+        if (/^(NoNewPrivileges|PrivateTmp|Persistent)$/.test(k))
+          assert.ok(['true', 'false', 'yes', 'no'].includes(v), `${u}: ${k}=${v}`);
       }
     }
-    assert.ok(p.get('Unit')?.some(([k]) => k === 'Description'), `${u}: a Description`);
+    assert.ok(
+      p.get('Unit')?.some(([k]) => k === 'Description'),
+      `${u}: a Description`,
+    );
     const service = p.get('Service');
     if (u.endsWith('.service')) {
-      assert.ok(service?.some(([k]) => k === 'ExecStart'), `${u}: an ExecStart`);
-      assert.ok(service?.some(([k, v]) => k === 'User' && v === 'vulnintel'), `${u}: runs as the vulnintel user, never root`);
+      assert.ok(
+        service?.some(([k]) => k === 'ExecStart'),
+        `${u}: an ExecStart`,
+      );
+      assert.ok(
+        service?.some(([k, v]) => k === 'User' && v === 'vulnintel'),
+        `${u}: runs as the vulnintel user, never root`,
+      );
     }
   }
   const api = parseUnit(readFileSync(path.join(dir, 'vulnintel-api@.service'), 'utf8')).get('Service')!;
-  assert.ok(api.some(([k, v]) => k === 'Environment' && v === 'VULNINTEL_WORKERS=0'), 'API processes run no workers');
-  assert.ok(api.some(([k, v]) => k === 'Environment' && v === 'PORT=%i'), 'the instance name is the port');
+  assert.ok(
+    api.some(([k, v]) => k === 'Environment' && v === 'VULNINTEL_WORKERS=0'),
+    'API processes run no workers',
+  );
+  assert.ok(
+    api.some(([k, v]) => k === 'Environment' && v === 'PORT=%i'),
+    'the instance name is the port',
+  );
   assert.ok(api.some(([k, v]) => k === 'ExecStart' && / serve$/.test(v)));
   const worker = parseUnit(readFileSync(path.join(dir, 'vulnintel-worker@.service'), 'utf8')).get('Service')!;
   assert.ok(worker.some(([k, v]) => k === 'ExecStart' && / worker$/.test(v)));
   // Every process reads the same settings file, which names the shared sealing key and the trusted proxy.
   const env = readFileSync(path.join(dir, 'vulnintel.env.example'), 'utf8');
-  for (const name of ['VULNINTEL_SECRET_KEY_FILE', 'VULNINTEL_TRUSTED_PROXIES', 'DATABASE_URL_FILE', 'DATABASE_REPLICA_URL_FILE']) {
+  for (const name of [
+    'VULNINTEL_SECRET_KEY_FILE',
+    'VULNINTEL_TRUSTED_PROXIES',
+    'DATABASE_URL_FILE',
+    'DATABASE_REPLICA_URL_FILE',
+  ]) {
     assert.match(env, new RegExp(`^${name}=`, 'm'), `vulnintel.env.example sets ${name}`);
   }
 });
@@ -90,21 +136,30 @@ test('the parser refuses what systemd would not read', () => {
 
 const hasSystemd = spawnSync('systemd-analyze', ['--version'], { stdio: 'ignore' }).status === 0;
 
-test('systemd-analyze verify accepts every unit (where systemd is installed)', { skip: hasSystemd ? false : 'systemd-analyze not installed: the parser test above holds the format' }, () => {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'vi-units-'));
-  try {
-    const files: string[] = [];
-    for (const u of units) {
-      // A template is verified as an instance; node where this machine has it.
-      const name = u.replace('@.service', '@8081.service');
-      writeFileSync(path.join(tmp, name), readFileSync(path.join(dir, u), 'utf8').replaceAll('/usr/bin/node', process.execPath));
-      files.push(path.join(tmp, name));
+test(
+  'systemd-analyze verify accepts every unit (where systemd is installed)',
+  { skip: hasSystemd ? false : 'systemd-analyze not installed: the parser test above holds the format' },
+  () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'vi-units-'));
+    try {
+      const files: string[] = [];
+      for (const u of units) {
+        // A template is verified as an instance; node where this machine has it.
+        const name = u.replace('@.service', '@8081.service');
+        writeFileSync(
+          path.join(tmp, name),
+          readFileSync(path.join(dir, u), 'utf8').replaceAll('/usr/bin/node', process.execPath),
+        );
+        files.push(path.join(tmp, name));
+      }
+      const r = spawnSync('systemd-analyze', ['verify', ...files], { encoding: 'utf8', cwd: tmp });
+      const complaints = (r.stderr ?? '')
+        .split('\n')
+        .filter((l) => l.trim() !== '' && files.some((f) => l.includes(path.basename(f))));
+      assert.deepEqual(complaints, [], r.stderr);
+      assert.equal(r.status, 0, r.stderr);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
-    const r = spawnSync('systemd-analyze', ['verify', ...files], { encoding: 'utf8', cwd: tmp });
-    const complaints = (r.stderr ?? '').split('\n').filter((l) => l.trim() !== '' && files.some((f) => l.includes(path.basename(f))));
-    assert.deepEqual(complaints, [], r.stderr);
-    assert.equal(r.status, 0, r.stderr);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -16,9 +16,11 @@ function linesMatching(pattern: RegExp): string[] {
   const hits: string[] = [];
   for (const file of textFiles(root)) {
     if (file === self) continue;
-    readFileSync(path.join(root, file), 'utf8').split('\n').forEach((line, i) => {
-      if (pattern.test(line)) hits.push(`${file}:${i + 1}: ${line.trim().slice(0, 160)}`);
-    });
+    readFileSync(path.join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (pattern.test(line)) hits.push(`${file}:${i + 1}: ${line.trim().slice(0, 160)}`);
+      });
   }
   return hits;
 }
@@ -33,29 +35,59 @@ test('no "issue N" either: a rule or figure says what it is, not which ticket as
 
 test('the scan reads what it must: src, tests without their fixtures, benches, tools, docs and the README', () => {
   const files = textFiles(root);
-  for (const f of ['README.md', 'docs/architecture.md', 'src/app.ts', 'src/store/migrations/0100_ingest_sources.sql', 'bench/report.ts', 'tools/mutation-tests.mjs', 'test/run.mjs', self]) {
+  for (const f of [
+    'README.md',
+    'docs/architecture.md',
+    'src/app.ts',
+    'src/store/migrations/0100_ingest_sources.sql',
+    'bench/report.ts',
+    'tools/mutation-tests.mjs',
+    'test/run.mjs',
+    self,
+  ]) {
     assert.ok(files.includes(f), f);
   }
-  assert.ok(!files.some((f) => f.startsWith('test/fixtures/') || f.startsWith('node_modules/') || f.includes('/node_modules/')), 'fixtures (copies of real feeds) and dependencies are not ours');
+  assert.ok(
+    !files.some((f) => f.startsWith('test/fixtures/') || f.startsWith('node_modules/') || f.includes('/node_modules/')),
+    'fixtures (copies of real feeds) and dependencies are not ours',
+  );
 });
 
 // Stryker's mutator names (@stryker-mutator/instrumenter); a directive naming another one silently disables nothing.
-const MUTATORS = new Set(['ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'BooleanLiteral',
-  'ConditionalExpression', 'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex',
-  'StringLiteral', 'UnaryOperator', 'UpdateOperator']);
+const MUTATORS = new Set([
+  'ArithmeticOperator',
+  'ArrayDeclaration',
+  'ArrowFunction',
+  'AssignmentOperator',
+  'BlockStatement',
+  'BooleanLiteral',
+  'ConditionalExpression',
+  'EqualityOperator',
+  'LogicalOperator',
+  'MethodExpression',
+  'ObjectLiteral',
+  'OptionalChaining',
+  'Regex',
+  'StringLiteral',
+  'UnaryOperator',
+  'UpdateOperator',
+]);
 
 test('an equivalent mutant is marked where it is: every Stryker directive names real mutators, and a disable says why', () => {
   const bad: string[] = [];
   let directives = 0;
   for (const file of textFiles(root).filter((f) => f.startsWith('src/') && f.endsWith('.ts'))) {
-    readFileSync(path.join(root, file), 'utf8').split('\n').forEach((line, i) => {
-      const m = /\/\/\s*Stryker\s+(disable|restore)(\s+next-line)?\s+(\S+?)(?::\s*(.*))?$/.exec(line);
-      if (!m) return;
-      directives++;
-      const names = m[3].split(',');
-      if (names.some((n) => !MUTATORS.has(n))) bad.push(`${file}:${i + 1}: unknown mutator in "${m[3]}"`);
-      if (m[1] === 'disable' && (m[4] ?? '').trim().length < 20) bad.push(`${file}:${i + 1}: a disable says why the mutant is equivalent`);
-    });
+    readFileSync(path.join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const m = /\/\/\s*Stryker\s+(disable|restore)(\s+next-line)?\s+(\S+?)(?::\s*(.*))?$/.exec(line);
+        if (!m) return;
+        directives++;
+        const names = m[3].split(',');
+        if (names.some((n) => !MUTATORS.has(n))) bad.push(`${file}:${i + 1}: unknown mutator in "${m[3]}"`);
+        if (m[1] === 'disable' && (m[4] ?? '').trim().length < 20)
+          bad.push(`${file}:${i + 1}: a disable says why the mutant is equivalent`);
+      });
   }
   assert.deepEqual(bad, []);
   assert.ok(directives > 0, 'the equivalent mutants of src/domain are marked in the code');

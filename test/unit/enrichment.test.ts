@@ -26,7 +26,9 @@ async function docFor(cve: string, files: string[], filter: (r: CveSourceRecord)
 }
 
 test('merge: NVD text and CVSS first, KEV title; the result does not depend on record order', async () => {
-  const recs = (await cveRecords(nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json'))).filter((r) => r.cve_id === 'CVE-2024-21338');
+  const recs = (await cveRecords(nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json'))).filter(
+    (r) => r.cve_id === 'CVE-2024-21338',
+  );
   assert.deepEqual(recs.map((r) => r.source).sort(), ['kev', 'nvd']);
   const cat = await realCatalogs();
   const a = buildCveDocument(mergeSources('CVE-2024-21338', recs), cat, NOW).doc;
@@ -53,22 +55,32 @@ test('merge: a placeholder NVD description falls through to the CSAF description
 
 test('vendors: CPE token, CSAF name and KEV vendorProject resolve to one canonical vendor with a stable slug', async () => {
   const pairs: [string, boolean, string][] = [
-    ['siemens', true, 'siemens'], ['Siemens AG', false, 'siemens'], ['Siemens', false, 'siemens'],
-    ['schneider-electric', true, 'schneider-electric'], ['Schneider Electric', false, 'schneider-electric'], ['Schneider Electric Software, LLC', false, 'schneider-electric'],
-    ['rockwellautomation', true, 'rockwell-automation'], ['Rockwell Automation', false, 'rockwell-automation'],
-    ['phoenixcontact', true, 'phoenix-contact'], ['PHOENIX CONTACT, Innominate Security Technologies', false, 'phoenix-contact'],
-    ['microsoft', true, 'microsoft'], ['Microsoft Corporation', false, 'microsoft'],
-    ['Johnson Controls, Inc.', false, 'johnson-controls'], ['Exacq Technologies, Johnson Controls Inc.', false, 'johnson-controls'],
+    ['siemens', true, 'siemens'],
+    ['Siemens AG', false, 'siemens'],
+    ['Siemens', false, 'siemens'],
+    ['schneider-electric', true, 'schneider-electric'],
+    ['Schneider Electric', false, 'schneider-electric'],
+    ['Schneider Electric Software, LLC', false, 'schneider-electric'],
+    ['rockwellautomation', true, 'rockwell-automation'],
+    ['Rockwell Automation', false, 'rockwell-automation'],
+    ['phoenixcontact', true, 'phoenix-contact'],
+    ['PHOENIX CONTACT, Innominate Security Technologies', false, 'phoenix-contact'],
+    ['microsoft', true, 'microsoft'],
+    ['Microsoft Corporation', false, 'microsoft'],
+    ['Johnson Controls, Inc.', false, 'johnson-controls'],
+    ['Exacq Technologies, Johnson Controls Inc.', false, 'johnson-controls'],
   ];
   for (const [name, cpe, slug] of pairs) assert.equal(canonicalVendor(name, cpe)?.slug, slug, name);
   assert.equal(canonicalVendor('Schneider Electric')!.name, 'Schneider Electric');
   // Unknown vendors: the normalised key is the slug, the same for every spelling.
   assert.equal(canonicalVendor('acme_widgets', true)!.slug, canonicalVendor('Acme Widgets, Inc.')!.slug);
   assert.equal(canonicalVendor('acme_widgets', true)!.name, 'Acme Widgets');
-  fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 40 }), (s) => {
-    const v = canonicalVendor(s);
-    if (v) assert.match(v.slug, /^[a-z0-9][a-z0-9-]*$/);
-  }));
+  fc.assert(
+    fc.property(fc.string({ minLength: 1, maxLength: 40 }), (s) => {
+      const v = canonicalVendor(s);
+      if (v) assert.match(v.slug, /^[a-z0-9][a-z0-9-]*$/);
+    }),
+  );
   assert.equal(vendorKey('Phoenix Contact GmbH & Co. KG'), 'phoenixcontact');
   const d = await docFor('CVE-2023-28489', [nvd('CVE-2023-28489'), csaf('icsa-23-103-07')]);
   assert.deepEqual(d.affected.vendors, ['Siemens']);
@@ -82,11 +94,23 @@ test('title: a source title when there is one, CVE-id-only CSAF titles skipped, 
   assert.equal(d.title, 'Improper Verification of Cryptographic Signature in Schneider Electric Data Center Expert');
   const abb = await docFor('CVE-2023-0228', [nvd('CVE-2023-0228')]);
   assert.equal(abb.title, 'Improper Authentication in ABB Symphony Plus S+ Operations');
-  assert.equal(composeTitle('CVE-2024-0001', { weakness: null, vendor: null, product: null }), 'Vulnerability (CVE-2024-0001)');
-  assert.equal(composeTitle('CVE-2024-0001', { weakness: 'Out-of-bounds Write', vendor: 'Siemens', product: 'Siemens SIMATIC S7' }), 'Out-of-bounds Write in Siemens SIMATIC S7');
-  fc.assert(fc.property(fc.option(fc.string()), fc.option(fc.string()), fc.option(fc.string()), (w, v, p) => {
-    assert.ok(composeTitle('CVE-2024-0001', { weakness: w, vendor: v, product: p }).trim().length > 0);
-  }));
+  assert.equal(
+    composeTitle('CVE-2024-0001', { weakness: null, vendor: null, product: null }),
+    'Vulnerability (CVE-2024-0001)',
+  );
+  assert.equal(
+    composeTitle('CVE-2024-0001', {
+      weakness: 'Out-of-bounds Write',
+      vendor: 'Siemens',
+      product: 'Siemens SIMATIC S7',
+    }),
+    'Out-of-bounds Write in Siemens SIMATIC S7',
+  );
+  fc.assert(
+    fc.property(fc.option(fc.string()), fc.option(fc.string()), fc.option(fc.string()), (w, v, p) => {
+      assert.ok(composeTitle('CVE-2024-0001', { weakness: w, vendor: v, product: p }).trim().length > 0);
+    }),
+  );
 });
 
 test('EPSS interpretation thresholds (published-service-notes §2.2)', () => {
@@ -102,7 +126,14 @@ test('EPSS interpretation thresholds (published-service-notes §2.2)', () => {
 test('exploit maturity: KEV → WEAPONIZED; Exploit-DB → FUNCTIONAL; Exploit-tagged write-up → POC; none → NONE', async () => {
   const files = [nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json')];
   const kev = await docFor('CVE-2024-21338', files);
-  assert.deepEqual(kev.exploitation, { kev_flagged: true, kev_added_at: '2024-03-04T00:00:00.000Z', has_public_exploit: true, poc_available: true, exploit_maturity: 'WEAPONIZED', actively_exploited: true });
+  assert.deepEqual(kev.exploitation, {
+    kev_flagged: true,
+    kev_added_at: '2024-03-04T00:00:00.000Z',
+    has_public_exploit: true,
+    poc_available: true,
+    exploit_maturity: 'WEAPONIZED',
+    actively_exploited: true,
+  });
   const noKev = await docFor('CVE-2024-21338', files, (r) => r.source !== 'kev');
   assert.equal(noKev.exploitation.exploit_maturity, 'FUNCTIONAL');
   assert.equal(noKev.exploitation.actively_exploited, false);
@@ -131,16 +162,26 @@ test('ICS relevance: a CISA ICS advisory CVE of an ICS vendor is relevant; a web
   const win = await docFor('CVE-2024-21338', [nvd('CVE-2024-21338')]);
   assert.equal(win.affected.ics_relevant, false);
   // Protocols and device types from the record's own words.
-  const r = icsRelevance({ text: 'A Modbus/TCP request to the PLC web server crashes it', has_cisa_ics_advisory: false, ics_vendor: true });
+  const r = icsRelevance({
+    text: 'A Modbus/TCP request to the PLC web server crashes it',
+    has_cisa_ics_advisory: false,
+    ics_vendor: true,
+  });
   assert.deepEqual(r.protocols, ['modbus', 'http']);
   assert.deepEqual(r.device_types, ['plc']);
   assert.equal(r.score, 0.85);
   // KEV-only IT-vendor CVEs on ICS equipment: device type + industrial protocol → relevant (0.5);
   // an ICS vendor's communication processor or building-automation product → relevant (0.35 + 0.25).
   const cisco = await docFor('CVE-2017-12235', [KEV_FULL]);
-  assert.deepEqual([cisco.affected.ics_relevance_score, cisco.affected.ics_relevant, cisco.affected.protocols], [0.5, true, ['profinet']]);
+  assert.deepEqual(
+    [cisco.affected.ics_relevance_score, cisco.affected.ics_relevant, cisco.affected.protocols],
+    [0.5, true, ['profinet']],
+  );
   const cp = await docFor('CVE-2016-8562', [KEV_FULL]);
-  assert.deepEqual([cp.affected.primary_vendor, cp.affected.ics_relevance_score, cp.affected.ics_relevant], ['Siemens', 0.6, true]);
+  assert.deepEqual(
+    [cp.affected.primary_vendor, cp.affected.ics_relevance_score, cp.affected.ics_relevant],
+    ['Siemens', 0.6, true],
+  );
   const umotion = await docFor('CVE-2018-7841', [KEV_FULL]);
   assert.deepEqual([umotion.affected.device_types, umotion.affected.ics_relevant], [['building-automation'], true]);
   // An IT product of a vendor flagged ICS (PTC Windchill, a PLM suite) stays below the threshold.
@@ -151,7 +192,15 @@ test('ICS relevance: a CISA ICS advisory CVE of an ICS vendor is relevant; a web
 });
 
 test('BCS: CVSS base plus published bumps, clamped to 0–10, tiers; a KEV Modbus gateway outranks an unexploited desktop CVE', () => {
-  const base = { cvss_score: 5, kev_flagged: false, has_public_exploit: false, poc_available: false, patch_available: false, ics_relevance: 0, epss_percentile: null };
+  const base = {
+    cvss_score: 5,
+    kev_flagged: false,
+    has_public_exploit: false,
+    poc_available: false,
+    patch_available: false,
+    ics_relevance: 0,
+    epss_percentile: null,
+  };
   assert.deepEqual(computeBcs(base), { score: 5, tier: 'MEDIUM' });
   assert.equal(computeBcs({ ...base, kev_flagged: true }).score, 7);
   assert.equal(computeBcs({ ...base, has_public_exploit: true, poc_available: true }).score, 6.5);
@@ -161,17 +210,45 @@ test('BCS: CVSS base plus published bumps, clamped to 0–10, tiers; a KEV Modbu
   assert.equal(computeBcs({ ...base, epss_percentile: 0.9 }).score, 5.8);
   assert.equal(computeBcs({ ...base, patch_available: true }).score, 4.5);
   assert.equal(computeBcs({ ...base, cvss_score: null }).score, 5);
-  assert.deepEqual(computeBcs({ ...base, cvss_score: 10, kev_flagged: true, patch_available: true, ics_relevance: 0.94, poc_available: true }), { score: 10, tier: 'CRITICAL' });
+  assert.deepEqual(
+    computeBcs({
+      ...base,
+      cvss_score: 10,
+      kev_flagged: true,
+      patch_available: true,
+      ics_relevance: 0.94,
+      poc_available: true,
+    }),
+    { score: 10, tier: 'CRITICAL' },
+  );
   assert.deepEqual(computeBcs({ ...base, cvss_score: 0.1, patch_available: true }), { score: 0, tier: 'LOW' });
   const gateway = computeBcs({ ...base, cvss_score: 6, kev_flagged: true, ics_relevance: 0.85 });
   const desktop = computeBcs({ ...base, cvss_score: 9, patch_available: true });
   assert.ok(gateway.score > desktop.score, `${gateway.score} > ${desktop.score}`);
-  fc.assert(fc.property(fc.option(fc.double({ min: 0, max: 10, noNaN: true })), fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean(), fc.double({ min: 0, max: 1, noNaN: true }), fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
-    (cvss, kev, exp, poc, patch, ics, epss) => {
-      const r = computeBcs({ cvss_score: cvss, kev_flagged: kev, has_public_exploit: exp, poc_available: poc, patch_available: patch, ics_relevance: ics, epss_percentile: epss });
-      assert.ok(r.score >= 0 && r.score <= 10);
-      assert.equal(r.tier, r.score >= 9 ? 'CRITICAL' : r.score >= 7 ? 'HIGH' : r.score >= 4 ? 'MEDIUM' : 'LOW');
-    }));
+  fc.assert(
+    fc.property(
+      fc.option(fc.double({ min: 0, max: 10, noNaN: true })),
+      fc.boolean(),
+      fc.boolean(),
+      fc.boolean(),
+      fc.boolean(),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+      (cvss, kev, exp, poc, patch, ics, epss) => {
+        const r = computeBcs({
+          cvss_score: cvss,
+          kev_flagged: kev,
+          has_public_exploit: exp,
+          poc_available: poc,
+          patch_available: patch,
+          ics_relevance: ics,
+          epss_percentile: epss,
+        });
+        assert.ok(r.score >= 0 && r.score <= 10);
+        assert.equal(r.tier, r.score >= 9 ? 'CRITICAL' : r.score >= 7 ? 'HIGH' : r.score >= 4 ? 'MEDIUM' : 'LOW');
+      },
+    ),
+  );
 });
 
 test('patch rule 1–2: an advisory with fixed versions per product → varies_by_product, note to correlate-cves, not available', async () => {
@@ -198,7 +275,13 @@ test('patch rule 3: an advisory fixing exactly one product → fixed_in {product
 test('patch rule 3/4: an advisory with no fix → unknown, no note, no fixed_in, not available', async () => {
   const d = await docFor('CVE-2023-6874', [csaf('icsa-24-284-12')]);
   assert.deepEqual(
-    { status: d.patch.status, available: d.patch.patch_available, note: d.patch.note, fixed_in: d.patch.fixed_in, url: d.patch.patch_url },
+    {
+      status: d.patch.status,
+      available: d.patch.patch_available,
+      note: d.patch.note,
+      fixed_in: d.patch.fixed_in,
+      url: d.patch.patch_url,
+    },
     { status: 'unknown', available: false, note: null, fixed_in: null, url: null },
   );
 });
@@ -216,10 +299,17 @@ test('patch rule 4: patched only from a known patch source among the references;
   // CERT@VDE mitigation pages are not a fix source: unknown.
   const pc = await docFor('CVE-2022-31801', [nvd('CVE-2022-31801')]);
   assert.equal(pc.patch.status, 'unknown');
-  const files = readdirSync(fixture('nvd')).filter((f) => f.startsWith('CVE-')).map((f) => fixture('nvd', f));
+  const files = readdirSync(fixture('nvd'))
+    .filter((f) => f.startsWith('CVE-'))
+    .map((f) => fixture('nvd', f));
   for (const f of files) {
     const id = f.split('/').pop()!.replace('.json', '');
-    const d = await docFor(id, [f, ...readdirSync(fixture('csaf')).filter((x) => x.endsWith('.json')).map((x) => fixture('csaf', x))]);
+    const d = await docFor(id, [
+      f,
+      ...readdirSync(fixture('csaf'))
+        .filter((x) => x.endsWith('.json'))
+        .map((x) => fixture('csaf', x)),
+    ]);
     assert.equal(d.patch.patch_available, d.patch.status === 'patched', id);
     assert.equal(d.scoring.bcs.factors.patch_available, d.patch.patch_available, id);
     if (d.patch.fixed_in === null && d.patch.status !== 'varies_by_product') assert.equal(d.patch.note, null, id);
@@ -230,11 +320,17 @@ test('references: NVD and cve.org always; vendor advisories only on the vendor d
   const s = await docFor('CVE-2023-28489', [nvd('CVE-2023-28489')]);
   assert.equal(s.references.nvd_url, 'https://nvd.nist.gov/vuln/detail/CVE-2023-28489');
   assert.equal(s.references.cve_org_url, 'https://www.cve.org/CVERecord?id=CVE-2023-28489');
-  assert.deepEqual(s.references.vendor_advisories.map((v) => v.url), ['https://cert-portal.siemens.com/productcert/pdf/ssa-472454.pdf']);
-  assert.deepEqual(s.references.other_references.map((o) => o.url), [
-    'http://packetstormsecurity.com/files/173370/Siemens-A8000-CP-8050-CP-8031-Code-Execution-Command-Injection.html',
-    'http://seclists.org/fulldisclosure/2023/Jul/14',
-  ]);
+  assert.deepEqual(
+    s.references.vendor_advisories.map((v) => v.url),
+    ['https://cert-portal.siemens.com/productcert/pdf/ssa-472454.pdf'],
+  );
+  assert.deepEqual(
+    s.references.other_references.map((o) => o.url),
+    [
+      'http://packetstormsecurity.com/files/173370/Siemens-A8000-CP-8050-CP-8031-Code-Execution-Command-Injection.html',
+      'http://seclists.org/fulldisclosure/2023/Jul/14',
+    ],
+  );
   assert.equal(s.references.other_references_total, 2);
   // Untagged, but supplied by Moxa's own PSIRT as the CNA, on moxa.com.
   const m = await docFor('CVE-2023-33235', [nvd('CVE-2023-33235')]);
@@ -253,7 +349,12 @@ test('references: NVD and cve.org always; vendor advisories only on the vendor d
 test('references: CISA ICS advisory items {advisory_id, url, title, published}; the advisory page is not repeated in other references', async () => {
   const d = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]);
   assert.deepEqual(d.references.cisa_ics_advisories, [
-    { advisory_id: 'ICSA-23-262-04', url: 'https://www.cisa.gov/news-events/ics-advisories/icsa-23-262-04', title: 'Omron Engineering Software', published: '2023-09-19' },
+    {
+      advisory_id: 'ICSA-23-262-04',
+      url: 'https://www.cisa.gov/news-events/ics-advisories/icsa-23-262-04',
+      title: 'Omron Engineering Software',
+      published: '2023-09-19',
+    },
   ]);
   assert.ok(!d.references.other_references.some((o) => o.url.includes('icsa-23-262-04')));
   assert.equal(d.references.other_references_total, 2);
@@ -262,33 +363,72 @@ test('references: CISA ICS advisory items {advisory_id, url, title, published}; 
 test('references: other references capped at 25 with the full total; no link is constructed', async () => {
   // No real record in the shared data has more than 25 references: this real record's references are
   // repeated under distinct real-looking paths only to exercise the cap (the rule, not the data, is tested).
-  const recs = (await cveRecords(nvd('CVE-2024-49138'))).map((r) => ({ ...r, references: Array.from({ length: 40 }, (_, i) => ({ ...r.references[i % r.references.length], url: `${r.references[i % r.references.length].url}#${i}` })) }));
+  const recs = (await cveRecords(nvd('CVE-2024-49138'))).map((r) => ({
+    ...r,
+    references: Array.from({ length: 40 }, (_, i) => ({
+      ...r.references[i % r.references.length],
+      url: `${r.references[i % r.references.length].url}#${i}`,
+    })),
+  }));
   const d = buildCveDocument(mergeSources('CVE-2024-49138', recs), await realCatalogs(), NOW).doc;
   assert.equal(d.references.other_references.length + d.references.vendor_advisories.length <= 40, true);
-  assert.equal(d.references.other_references.length, Math.min(OTHER_REFERENCES_CAP, d.references.other_references_total));
+  assert.equal(
+    d.references.other_references.length,
+    Math.min(OTHER_REFERENCES_CAP, d.references.other_references_total),
+  );
   assert.ok(d.references.other_references_total > OTHER_REFERENCES_CAP);
   // Every URL in the references block of every fixture CVE was stated by a source.
-  const raw = readdirSync(fixture('nvd')).map((f) => readFileSync(fixture('nvd', f), 'utf8')).join('\n') + readdirSync(fixture('csaf')).filter((f) => f.endsWith('.json')).map((f) => readFileSync(fixture('csaf', f), 'utf8')).join('\n');
+  const raw =
+    readdirSync(fixture('nvd'))
+      .map((f) => readFileSync(fixture('nvd', f), 'utf8'))
+      .join('\n') +
+    readdirSync(fixture('csaf'))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => readFileSync(fixture('csaf', f), 'utf8'))
+      .join('\n');
   for (const f of readdirSync(fixture('nvd')).filter((x) => x.startsWith('CVE-'))) {
     const id = f.replace('.json', '');
-    const doc = await docFor(id, [fixture('nvd', f), ...readdirSync(fixture('csaf')).filter((x) => x.endsWith('.json')).map((x) => fixture('csaf', x))]);
-    const urls = [...doc.references.vendor_advisories.map((v) => v.url), ...doc.references.other_references.map((v) => v.url), ...doc.references.cisa_ics_advisories.map((v) => v.url!)];
-    for (const u of urls) assert.ok(raw.includes(u.replace(/\//g, '/')) || raw.includes(u.replace(/\//g, '\\/')), `${id}: ${u} not in the sources`);
+    const doc = await docFor(id, [
+      fixture('nvd', f),
+      ...readdirSync(fixture('csaf'))
+        .filter((x) => x.endsWith('.json'))
+        .map((x) => fixture('csaf', x)),
+    ]);
+    const urls = [
+      ...doc.references.vendor_advisories.map((v) => v.url),
+      ...doc.references.other_references.map((v) => v.url),
+      ...doc.references.cisa_ics_advisories.map((v) => v.url!),
+    ];
+    for (const u of urls)
+      assert.ok(
+        raw.includes(u.replace(/\//g, '/')) || raw.includes(u.replace(/\//g, '\\/')),
+        `${id}: ${u} not in the sources`,
+      );
   }
 });
 
 test('CAPEC: mapping of real CVEs equals the catalog relations; deduplicated with every bridging CWE; [] when none', async () => {
   // Independent computation straight from the raw CAPEC 3.9 STIX objects.
-  const objs = gunzipSync(readFileSync(snapshotFile('capec', 'capec-3.9-stix21-objects.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const objs = gunzipSync(readFileSync(snapshotFile('capec', 'capec-3.9-stix21-objects.jsonl.gz')))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const expected = (cwes: number[]) => {
     const out = new Map<number, number[]>();
     for (const o of objs) {
       if (o.type !== 'attack-pattern' || o.revoked || ['Deprecated', 'Obsolete'].includes(o.x_capec_status)) continue;
       const refs = o.external_references ?? [];
       const id = Number(refs.find((r: { source_name: string }) => r.source_name === 'capec').external_id.slice(6));
-      const related = refs.filter((r: { source_name: string }) => r.source_name === 'cwe').map((r: { external_id: string }) => Number(r.external_id.slice(4)));
+      const related = refs
+        .filter((r: { source_name: string }) => r.source_name === 'cwe')
+        .map((r: { external_id: string }) => Number(r.external_id.slice(4)));
       const via = cwes.filter((c) => related.includes(c));
-      if (via.length) out.set(id, via.sort((a, b) => a - b));
+      if (via.length)
+        out.set(
+          id,
+          via.sort((a, b) => a - b),
+        );
     }
     return [...out.entries()].sort((a, b) => a[0] - b[0]);
   };
@@ -302,15 +442,27 @@ test('CAPEC: mapping of real CVEs equals the catalog relations; deduplicated wit
   for (const [id, files] of cases) {
     const d = await docFor(id, files);
     const cwes = d.classification.cwes.map((c) => c.id);
-    assert.deepEqual(d.capec.map((c) => [c.capec_id, c.via_cwe]), expected(cwes), id);
+    assert.deepEqual(
+      d.capec.map((c) => [c.capec_id, c.via_cwe]),
+      expected(cwes),
+      id,
+    );
     for (const c of d.capec) assert.equal(c.slug, `capec-${c.capec_id}`);
     assert.equal(new Set(d.capec.map((c) => c.capec_id)).size, d.capec.length);
   }
   const om = await docFor('CVE-2022-45793', [nvd('CVE-2022-45793'), csaf('icsa-23-262-04')]);
-  assert.ok(om.capec.some((c) => c.via_cwe.length > 1), 'a pattern reached through two CWEs appears once');
+  assert.ok(
+    om.capec.some((c) => c.via_cwe.length > 1),
+    'a pattern reached through two CWEs appears once',
+  );
   const none = await docFor('CVE-2023-6874', [csaf('icsa-24-284-12')]);
   assert.deepEqual(none.capec, []);
-  assert.deepEqual((await realCatalogs()).capec.source, { catalog: 'MITRE CAPEC (STIX 2.1)', version: '3.9', mapping: 'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)' });
+  assert.deepEqual((await realCatalogs()).capec.source, {
+    catalog: 'MITRE CAPEC (STIX 2.1)',
+    version: '3.9',
+    mapping:
+      'CWE → CAPEC via the CAPEC catalog Related_Weaknesses of each attack pattern (deprecated/obsolete patterns excluded)',
+  });
 });
 
 test('classification, bsid and temporal fields', async () => {
@@ -328,9 +480,30 @@ test('classification, bsid and temporal fields', async () => {
 });
 
 test('enrichCve without a provider gives the grounded analysis; the document is complete', async () => {
-  const recs = (await cveRecords(nvd('CVE-2024-8531'), csaf('icsa-24-289-02'))).filter((r) => r.cve_id === 'CVE-2024-8531');
+  const recs = (await cveRecords(nvd('CVE-2024-8531'), csaf('icsa-24-289-02'))).filter(
+    (r) => r.cve_id === 'CVE-2024-8531',
+  );
   const doc = await enrichCve(mergeSources('CVE-2024-8531', recs), await realCatalogs(), undefined, { now: NOW });
-  assert.deepEqual(Object.keys(doc).sort(), ['affected', 'bsid', 'capec', 'classification', 'cve_id', 'description', 'exploitation', 'patch', 'references', 'sage', 'scoring', 'severity', 'sources', 'temporal', 'title'].sort());
+  assert.deepEqual(
+    Object.keys(doc).sort(),
+    [
+      'affected',
+      'bsid',
+      'capec',
+      'classification',
+      'cve_id',
+      'description',
+      'exploitation',
+      'patch',
+      'references',
+      'sage',
+      'scoring',
+      'severity',
+      'sources',
+      'temporal',
+      'title',
+    ].sort(),
+  );
   assert.equal(doc.sage.model, 'vulnintel-grounded-1');
   assert.equal(doc.sage.status, 'ready');
   assert.match(doc.sage.executive_summary!, /CVE-2024-8531 is rated HIGH \(CVSS 3\.1 base score 7\.2\)/);
@@ -342,15 +515,34 @@ test('merge input from the MSRC reader (source "msrc") plugs in: title before KE
   // Values as MSRC CVRF 2024-Feb states them for CVE-2024-21338 (title, CVSS, KB URL); the record shape is the
   // merge input the Windows helper's reader produces.
   const msrc: CveSourceRecord = {
-    source: 'msrc', source_key: '', cve_id: 'CVE-2024-21338',
-    description: null, title: 'Windows Kernel Elevation of Privilege Vulnerability',
-    published: '2024-02-13T08:00:00.000Z', modified: null,
-    cvss: [{ version: '3.1', vector: 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H/E:F/RL:O/RC:C', score: 7.8, scored_by: 'msrc', type: null }],
-    cwes: [822], affected: [{ vendor: 'Microsoft', product: 'Windows Server 2022', origin: 'msrc' }],
-    references: [{ url: 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338', tags: [], provided_by: 'msrc' }],
-    assigner: null, status: null, msrc: { exploited: true, publicly_disclosed: false, severity: 'Important' },
+    source: 'msrc',
+    source_key: '',
+    cve_id: 'CVE-2024-21338',
+    description: null,
+    title: 'Windows Kernel Elevation of Privilege Vulnerability',
+    published: '2024-02-13T08:00:00.000Z',
+    modified: null,
+    cvss: [
+      {
+        version: '3.1',
+        vector: 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H/E:F/RL:O/RC:C',
+        score: 7.8,
+        scored_by: 'msrc',
+        type: null,
+      },
+    ],
+    cwes: [822],
+    affected: [{ vendor: 'Microsoft', product: 'Windows Server 2022', origin: 'msrc' }],
+    references: [
+      { url: 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338', tags: [], provided_by: 'msrc' },
+    ],
+    assigner: null,
+    status: null,
+    msrc: { exploited: true, publicly_disclosed: false, severity: 'Important' },
   };
-  const others = (await cveRecords(nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json'))).filter((r) => r.cve_id === 'CVE-2024-21338');
+  const others = (await cveRecords(nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json'))).filter(
+    (r) => r.cve_id === 'CVE-2024-21338',
+  );
   const merged = mergeSources('CVE-2024-21338', [msrc, ...others]);
   assert.deepEqual(merged.sources, ['nvd', 'msrc', 'kev']);
   const d = buildCveDocument(merged, await realCatalogs(), NOW).doc;
@@ -358,15 +550,23 @@ test('merge input from the MSRC reader (source "msrc") plugs in: title before KE
   assert.equal(d.scoring.cvss.vector, 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H');
   assert.deepEqual(d.affected.vendors, ['Microsoft']);
   assert.equal(d.affected.primary_product, 'Windows', 'KEV product before MSRC product in the primary order');
-  assert.ok(d.references.vendor_advisories.some((v) => v.url === 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338'));
+  assert.ok(
+    d.references.vendor_advisories.some(
+      (v) => v.url === 'https://msrc.microsoft.com/update-guide/vulnerability/CVE-2024-21338',
+    ),
+  );
   // MSRC-only: its title and its CVSS (vector kept with its temporal metrics, canonical order).
-  const only = buildCveDocument(mergeSources('CVE-2024-21338', [{ ...msrc, description: 'Windows Kernel Elevation of Privilege Vulnerability' }]), await realCatalogs(), NOW).doc;
+  const only = buildCveDocument(
+    mergeSources('CVE-2024-21338', [{ ...msrc, description: 'Windows Kernel Elevation of Privilege Vulnerability' }]),
+    await realCatalogs(),
+    NOW,
+  ).doc;
   assert.equal(only.scoring.cvss.vector, 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H/E:F/RL:O/RC:C');
   assert.equal(only.scoring.cvss.score, 7.8);
   assert.equal(only.patch.status, 'patched');
 });
 
-test('merge is order-independent: every permutation of a CVE\'s source records gives the same document', async () => {
+test("merge is order-independent: every permutation of a CVE's source records gives the same document", async () => {
   const cat = await realCatalogs();
   const cases: [string, string[]][] = [
     ['CVE-2024-21338', [nvd('CVE-2024-21338'), fixture('kev', 'kev-cut.json')]],
@@ -376,15 +576,21 @@ test('merge is order-independent: every permutation of a CVE\'s source records g
   for (const [id, files] of cases) {
     const recs = (await cveRecords(...files)).filter((r) => r.cve_id === id);
     // Two CSAF-like duplicates with different advisory keys exercise the within-source order too.
-    const all = [...recs, ...recs.filter((r) => r.source === 'csaf').map((r) => ({ ...r, source_key: `${r.source_key}-B` }))];
+    const all = [
+      ...recs,
+      ...recs.filter((r) => r.source === 'csaf').map((r) => ({ ...r, source_key: `${r.source_key}-B` })),
+    ];
     const reference = buildCveDocument(mergeSources(id, all), cat, NOW).doc;
-    fc.assert(fc.property(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), (perm) => {
-      assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
-    }), { numRuns: 50 });
+    fc.assert(
+      fc.property(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), (perm) => {
+        assert.deepEqual(buildCveDocument(mergeSources(id, perm), cat, NOW).doc, reference);
+      }),
+      { numRuns: 50 },
+    );
   }
 });
 
-test('primary vendor: the vulnerable product\'s vendor (CNA, CPE, KEV, MSRC) before a bundling advisory\'s vendor (CVE-2024-3400)', async () => {
+test("primary vendor: the vulnerable product's vendor (CNA, CPE, KEV, MSRC) before a bundling advisory's vendor (CVE-2024-3400)", async () => {
   // ICSA-24-116-03 is Siemens' advisory for RUGGEDCOM APE1808, which ships Palo Alto PAN-OS; KEV names Palo Alto.
   const d = await docFor('CVE-2024-3400', [csaf('icsa-24-116-03'), KEV_FULL]);
   assert.equal(d.affected.primary_vendor, 'Palo Alto Networks');
@@ -418,7 +624,10 @@ test('card severity: CVSS severity, else the MSRC rating, else null (not scored)
   assert.equal(p.severity, 'CRITICAL');
   assert.equal(cardSeverity('MEDIUM', 'Critical'), 'MEDIUM');
   // The MSRC rating when there is no CVSS at all.
-  assert.deepEqual(['Critical', 'Important', 'Moderate', 'Low', 'Unknown', null].map((r) => cardSeverity(null, r)), ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null, null]);
+  assert.deepEqual(
+    ['Critical', 'Important', 'Moderate', 'Low', 'Unknown', null].map((r) => cardSeverity(null, r)),
+    ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', null, null],
+  );
 });
 
 test('title: a description-length source title (MSRC third-party entries) is shortened to its first sentence', async () => {
@@ -427,31 +636,59 @@ test('title: a description-length source title (MSRC third-party entries) is sho
   const recs = (await cveRecords(msrcJan)).filter((r) => r.cve_id === 'CVE-2022-21245');
   assert.ok(recs[0].title!.length > 500);
   const d = buildCveDocument(mergeSources('CVE-2022-21245', recs), await realCatalogs(), NOW).doc;
-  assert.equal(d.title, 'Vulnerability in the MySQL Server product of Oracle MySQL (component: Server: Security: Privileges)');
+  assert.equal(
+    d.title,
+    'Vulnerability in the MySQL Server product of Oracle MySQL (component: Server: Security: Privileges)',
+  );
   // No sentence short enough: cut at a word boundary with an ellipsis.
   const long = recs[0].title!.replace(/\./g, ',');
   const cut = shortenTitle(long);
   assert.ok(cut.length <= TITLE_MAX && cut.endsWith('…') && long.startsWith(cut.slice(0, -1)), cut);
   // A short source title is kept as is, and wins over a long one from an earlier source.
   const kev = (await cveRecords(KEV_FULL)).find((r) => r.cve_id === 'CVE-2024-21338')!;
-  const withLong = mergeSources('CVE-2024-21338', [{ ...kev, source: 'msrc', source_key: '', kev: undefined, title: 'x'.repeat(300) }, kev]);
-  assert.equal(buildCveDocument(withLong, await realCatalogs(), NOW).doc.title, 'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability');
-  fc.assert(fc.property(fc.string({ maxLength: 400 }), (s) => {
-    assert.ok(shortenTitle(s).length <= TITLE_MAX);
-  }));
+  const withLong = mergeSources('CVE-2024-21338', [
+    { ...kev, source: 'msrc', source_key: '', kev: undefined, title: 'x'.repeat(300) },
+    kev,
+  ]);
+  assert.equal(
+    buildCveDocument(withLong, await realCatalogs(), NOW).doc.title,
+    'Microsoft Windows Kernel Exposed IOCTL with Insufficient Access Control Vulnerability',
+  );
+  fc.assert(
+    fc.property(fc.string({ maxLength: 400 }), (s) => {
+      assert.ok(shortenTitle(s).length <= TITLE_MAX);
+    }),
+  );
 });
 
 test('vendors: name variants seen in the CSAF and KEV feeds resolve to one vendor; "multiple" is no vendor', () => {
   // Every spelling below is as the bundled CISA CSAF advisories (product_tree vendor branches) or KEV state it.
   const groups: [string, string[]][] = [
-    ['johnson-controls', ['Johnson Controls Inc', 'Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc.', 'Sensormatic Electronics, a subsidiary of Johnson Controls, Inc.', 'Sensormatic Electronics, LLC, an affiliate of Johnson Controls Inc.', 'CKS, a subsidiary of Johnson Controls Inc.', 'Contolled Electronic Management Systems Ltd, Johnson Contols Inc.', 'Sensormatic Electronics']],
-    ['franklin-fueling-systems', ['Franklin Fueling Systems', 'Franklin Fueling System ', 'Franklin Electric Fueling Systems ']],
+    [
+      'johnson-controls',
+      [
+        'Johnson Controls Inc',
+        'Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc.',
+        'Sensormatic Electronics, a subsidiary of Johnson Controls, Inc.',
+        'Sensormatic Electronics, LLC, an affiliate of Johnson Controls Inc.',
+        'CKS, a subsidiary of Johnson Controls Inc.',
+        'Contolled Electronic Management Systems Ltd, Johnson Contols Inc.',
+        'Sensormatic Electronics',
+      ],
+    ],
+    [
+      'franklin-fueling-systems',
+      ['Franklin Fueling Systems', 'Franklin Fueling System ', 'Franklin Electric Fueling Systems '],
+    ],
     ['opw', ['OPW Fuel Management Systems', 'OPW Fuel Managements Systems']],
     ['baker-hughes', ['Baker Hughes - Bently Nevada', 'Bently Nevada, Baker Hughes']],
     ['b-braun', ['B. Braun', 'B. Braun Medical', 'B. Braun Melsungen AG']],
     ['hms-networks', ['HMS Networks', 'HMS Industrial Networks']],
     ['honeywell', ['Honeywell', 'Matrikon, Honeywell', 'MatrikonOPC']],
-    ['mitsubishi-electric', ['Mitsubishi Electric Corporation', 'Mitsubishi Electric India', 'ICONICS, Mitsubishi Electric']],
+    [
+      'mitsubishi-electric',
+      ['Mitsubishi Electric Corporation', 'Mitsubishi Electric India', 'ICONICS, Mitsubishi Electric'],
+    ],
     ['loytec', ['LOYTEC', 'LOYTEC electronics GmbH']],
     ['trihedral', ['Trihedral', 'Trihedral Engineering Limited']],
     ['sielco', ['Sielco', 'Sielco Sistemi']],
@@ -463,21 +700,35 @@ test('vendors: name variants seen in the CSAF and KEV feeds resolve to one vendo
     ['lenels2', ['LenelS2', 'Carrier LenelS2']],
     ['b-and-r', ['B&R Industrial Automation']],
     ['geutebrueck', ['GeutebrÃ¼ck', 'GeutebrÃ¼ck GmbH']],
-    ['lcds', ['LCDS - LeÃ£o Consultoria e Desenvolvimento de Sistemas Ltda ME', 'LCDS LeÃ£o Consultoria e Desenvolvimento de Sistemas LTDA ME', 'LCDS - Leão Consultoria e Desenvolvimento de Sistemas Ltda ME']],
+    [
+      'lcds',
+      [
+        'LCDS - LeÃ£o Consultoria e Desenvolvimento de Sistemas Ltda ME',
+        'LCDS LeÃ£o Consultoria e Desenvolvimento de Sistemas LTDA ME',
+        'LCDS - Leão Consultoria e Desenvolvimento de Sistemas Ltda ME',
+      ],
+    ],
     ['meta-platforms', ['Meta', 'Meta Platforms']],
     ['qnap', ['QNAP', 'QNAP Systems']],
     ['php', ['PHP', 'PHP Group']],
     ['schneider-electric', ['Schneider Electric ', 'Schneider Electric Software, LLC', 'Schneider Electric SE']],
-    ['phoenix-contact', ['Phoenix Contact', 'PHOENIX CONTACT, Innominate Security Technologies', 'phoenixcontact-software']],
+    [
+      'phoenix-contact',
+      ['Phoenix Contact', 'PHOENIX CONTACT, Innominate Security Technologies', 'phoenixcontact-software'],
+    ],
     ['rockwell-automation', ['Rockwell Automation ', 'rockwellautomation', 'Allen-Bradley']],
   ];
   for (const [slug, names] of groups) for (const n of names) assert.equal(canonicalVendor(n)?.slug, slug, n);
   // Mis-decoded UTF-8 in the feed gets the table's proper display name.
   assert.equal(canonicalVendor('GeutebrÃ¼ck')!.name, 'Geutebrück');
-  for (const n of ['multiple', 'multiple open source', 'multiple trailer and brake manufacturers', 'n/a']) assert.equal(canonicalVendor(n), null, n);
+  for (const n of ['multiple', 'multiple open source', 'multiple trailer and brake manufacturers', 'n/a'])
+    assert.equal(canonicalVendor(n), null, n);
   // Different companies stay apart.
   assert.notEqual(canonicalVendor('Delta Controls')!.slug, canonicalVendor('Delta Electronics')!.slug);
-  assert.notEqual(canonicalVendor('Hewlett Packard Enterprise (HPE)')!.slug, canonicalVendor('Hewlett Packard (HP)')!.slug);
+  assert.notEqual(
+    canonicalVendor('Hewlett Packard Enterprise (HPE)')!.slug,
+    canonicalVendor('Hewlett Packard (HP)')!.slug,
+  );
   assert.equal(canonicalVendor('EnOcean Edge Inc, a subsidiary of EnOcean GmbH-')!.slug, 'enocean');
 });
 
@@ -513,12 +764,24 @@ test('patch rule 4: a vendor_fix remediation that states no fix (end-of-life, ge
   // Real vendor_fix texts of the bundled advisories.
   const cases: [string, boolean][] = [
     ['Update to V3.1.4 or later version', true],
-    ['KUKA recommends upgrading KUKA.Sim Pro to Version 3.1.2 or above to mitigate this vulnerability. Version 3.1 is the only affected version that is still maintained. All other versions are end-of-life.', true],
-    ['Modicon M340: currently, no fix is available. Schneider Electric recommends that affected users set up network segmentation', false],
-    ['DOPSoft 2 will not receive an update to mitigate these vulnerabilities because it is an end-of-life product.', false],
+    [
+      'KUKA recommends upgrading KUKA.Sim Pro to Version 3.1.2 or above to mitigate this vulnerability. Version 3.1 is the only affected version that is still maintained. All other versions are end-of-life.',
+      true,
+    ],
+    [
+      'Modicon M340: currently, no fix is available. Schneider Electric recommends that affected users set up network segmentation',
+      false,
+    ],
+    [
+      'DOPSoft 2 will not receive an update to mitigate these vulnerabilities because it is an end-of-life product.',
+      false,
+    ],
     ['See recommendations from section Workaround and Mitigations', false],
     ['For further inquiries on security vulnerabilities in Siemens products and solutions, contact Siemens.', false],
-    ['Red Lion notes the DA50N series product is at end-of-life and does not intend to release a software update to address these vulnerabilities.', false],
+    [
+      'Red Lion notes the DA50N series product is at end-of-life and does not intend to release a software update to address these vulnerabilities.',
+      false,
+    ],
   ];
   for (const [text, fix] of cases) assert.equal(vendorFixOffersFix(text), fix, text);
 });
@@ -527,25 +790,36 @@ test('patch rule 4: "install", "download", "correct" speak of a fix only with a 
   // Every vendor_fix of CVE-2021-43298 in ICSA-23-129-02 is general advice; one suggests antivirus "on hosts with the
   // Manufacturing Message Specification (MMS) Client application installed". It was read as a fix: patched.
   const msm = await docFor('CVE-2021-43298', [csaf('icsa-23-129-02')]);
-  assert.deepEqual([msm.patch.status, msm.patch.patch_available, msm.patch.fixed_in, msm.patch.patch_url], ['unknown', false, null, null]);
+  assert.deepEqual(
+    [msm.patch.status, msm.patch.patch_available, msm.patch.fixed_in, msm.patch.patch_url],
+    ['unknown', false, null, null],
+  );
   assert.equal(msm.scoring.bcs.factors.patch_available, false);
   const cases: [string, boolean][] = [
     [advisoryFix('icsa-23-129-02', 'CVE-2021-43298', 'Hitachi Energy suggests'), false],
     ['Install physical controls so that only authorized personnel can access control systems and equipment.', false],
-    ['Users with questions regarding their specific Alice 6 installations should contact their local Philips service support team or their regional Alice 6 service support.', false],
+    [
+      'Users with questions regarding their specific Alice 6 installations should contact their local Philips service support team or their regional Alice 6 service support.',
+      false,
+    ],
     ['Install V1.04.01 - Download: https://support.industry.siemens.com/cs/us/en/view/109745821 ', true],
     ['ControlLogix 5570: Corrected in v33.016, 34.013, 35.012, 36.011 and later', true],
     ['This vulnerability is corrected in System 800xA Base 6.1', true],
     // A patch named by its file (ICSA-23-320-01): the word may follow a digit or an underscore.
     ['ST-IPm-8460 - Install 8313_patch1_tcp_udr_all_blocked.tar.gz', true],
-    ['Follow the advice concerning SD card usage in the manual “Art.-Nr. 107708: UM EN AXC F 2152 Installing, starting up, and operating the AXC F 2152 controller um_en_axc_f_2152_107708_en_02.pdf” that can be found on the product page below:', false],
+    [
+      'Follow the advice concerning SD card usage in the manual “Art.-Nr. 107708: UM EN AXC F 2152 Installing, starting up, and operating the AXC F 2152 controller um_en_axc_f_2152_107708_en_02.pdf” that can be found on the product page below:',
+      false,
+    ],
   ];
   for (const [text, fix] of cases) assert.equal(vendorFixOffersFix(text), fix, text);
 });
 
 /** The text of the vendor_fix remediation of `cve` in the fixture advisory that starts with `start`. */
 function advisoryFix(id: string, cve: string, start: string): string {
-  const doc = JSON.parse(readFileSync(csaf(id), 'utf8')) as { vulnerabilities: { cve: string; remediations: { category: string; details: string }[] }[] };
+  const doc = JSON.parse(readFileSync(csaf(id), 'utf8')) as {
+    vulnerabilities: { cve: string; remediations: { category: string; details: string }[] }[];
+  };
   const v = doc.vulnerabilities.find((x) => x.cve === cve)!;
   return v.remediations.find((r) => r.category === 'vendor_fix' && r.details.startsWith(start))!.details;
 }

@@ -5,22 +5,35 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ERRORS, type ErrorKey } from '../../src/http/errors.ts';
 
-interface Row { line: string; statuses: number[]; codeCell: string; retryable: boolean; retryAfter: string; action: string }
+interface Row {
+  line: string;
+  statuses: number[];
+  codeCell: string;
+  retryable: boolean;
+  retryAfter: string;
+  action: string;
+}
 
 function readTable(): Row[] {
   const text = readFileSync(new URL('../fixtures/spec/error-classification.md', import.meta.url), 'utf8');
-  return text.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| HTTP') && !l.startsWith('|---')).map((line) => {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
-    assert.equal(cells.length, 5, `five cells in: ${line}`);
-    return {
-      line,
-      statuses: cells[0].split(',').map((s) => Number(s.trim())),
-      codeCell: cells[1],
-      retryable: cells[2] === 'true',
-      retryAfter: cells[3],
-      action: cells[4],
-    };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| HTTP') && !l.startsWith('|---'))
+    .map((line) => {
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
+      assert.equal(cells.length, 5, `five cells in: ${line}`);
+      return {
+        line,
+        statuses: cells[0].split(',').map((s) => Number(s.trim())),
+        codeCell: cells[1],
+        retryable: cells[2] === 'true',
+        retryAfter: cells[3],
+        action: cells[4],
+      };
+    });
 }
 
 /**
@@ -45,10 +58,22 @@ const ROWS: [ErrorKey, string?][][] = [
   [['AUTH_REQUIRED']],
   [['PARTNER_SCOPE'], ['TRIAL_SCOPE']],
   [['TRIAL_REQUIRED'], ['API_ONLY_ACCOUNT'], ['API_KEY_REQUIRED'], ['DEMO_EXAMPLES_ONLY']],
-  [['INSUFFICIENT_SCOPE', 'insufficient_scope'], ['VIEWER_ROLE', 'viewer_role'], ['DEMO_READ_ONLY', 'demo_read_only'],
-    ['SESSION_REQUIRED', 'session_required'], ['ORIGIN_REFUSED'], ['CSRF_REFUSED'], ['FORBIDDEN']],
-  [['TIER_GATE'], ['UPGRADE_REQUIRED', 'upgrade_required'], ['TIER_REQUIRED', 'tier_required'], ['CAP_EXCEEDED', 'cap_exceeded'],
-    ['LIMIT_REACHED', 'limit_reached']],
+  [
+    ['INSUFFICIENT_SCOPE', 'insufficient_scope'],
+    ['VIEWER_ROLE', 'viewer_role'],
+    ['DEMO_READ_ONLY', 'demo_read_only'],
+    ['SESSION_REQUIRED', 'session_required'],
+    ['ORIGIN_REFUSED'],
+    ['CSRF_REFUSED'],
+    ['FORBIDDEN'],
+  ],
+  [
+    ['TIER_GATE'],
+    ['UPGRADE_REQUIRED', 'upgrade_required'],
+    ['TIER_REQUIRED', 'tier_required'],
+    ['CAP_EXCEEDED', 'cap_exceeded'],
+    ['LIMIT_REACHED', 'limit_reached'],
+  ],
   [['INTERNAL_ERROR'], ['DB_TIMEOUT']],
   [['UPSTREAM_ERROR'], ['EDGE_UNAVAILABLE']],
   [['DB_UNAVAILABLE'], ['EDGE_OVERLOADED']],
@@ -71,14 +96,16 @@ rows.forEach((row, i) => {
     for (const [key, detailError] of ROWS[i]) {
       const e = ERRORS[key];
       assert.ok(row.statuses.includes(e.status), `${key}: HTTP ${e.status} not in ${row.statuses}`);
-      if (OUR_CODES[key]) assert.ok(row.codeCell.includes(OUR_CODES[key]!), `${key}: row must mention ${OUR_CODES[key]}`);
+      if (OUR_CODES[key])
+        assert.ok(row.codeCell.includes(OUR_CODES[key]!), `${key}: row must mention ${OUR_CODES[key]}`);
       else assert.match(row.codeCell, new RegExp(`\\b${e.code}`, 'i'), `${key}: code ${e.code} not in the row`);
       if (detailError) {
         assert.equal(e.error, detailError, `${key}: detail.error`);
         assert.match(row.codeCell, new RegExp(`\\b${detailError}\\b`), `${key}: the row names ${detailError}`);
       }
       assert.equal(e.retryable, row.retryable, `${key}: retryable`);
-      const expected = row.retryAfter === 'null' ? null : /^\d+$/.test(row.retryAfter) ? Number(row.retryAfter) : 'dynamic';
+      const expected =
+        row.retryAfter === 'null' ? null : /^\d+$/.test(row.retryAfter) ? Number(row.retryAfter) : 'dynamic';
       if (expected === 'dynamic') assert.equal(row.retryAfter, 'seconds until window ends');
       assert.equal(e.retryAfter, expected, `${key}: retry_after_seconds`);
       assert.equal(e.action, row.action, `${key}: action`);

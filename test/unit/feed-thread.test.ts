@@ -21,7 +21,10 @@ const FIXTURES = () => readdirSync(fixture('cve5')).filter((f) => f.endsWith('.j
 /** The real fixture records as one gzip JSON Lines file (the Vulnrichment corpus's layout), repeated `times`. */
 function jsonlOfFixtures(times = 1, extra = ''): string {
   const dir = fixture('cve5');
-  const lines = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.stringify(JSON.parse(readFileSync(path.join(dir, f), 'utf8'))));
+  const lines = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.stringify(JSON.parse(readFileSync(path.join(dir, f), 'utf8'))));
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vi-feed-thread-')), 'records.jsonl.gz');
   writeFileSync(file, gzipSync(`${Array.from({ length: times }, () => lines.join('\n')).join('\n')}\n${extra}`));
   return file;
@@ -70,11 +73,19 @@ test('on the thread: the same items in the same order as in line, records with t
 test('a refused file keeps its FeedFormatError, naming the line; other errors keep their code', async () => {
   const broken = jsonlOfFixtures(1, '{"dataType": "CVE_RECORD", oops\n');
   const items: IngestItem[] = [];
-  await assert.rejects(async () => {
-    for await (const x of readFeedOnThread(broken, 'cve5-jsonl')) items.push(x);
-  }, (err: Error) => err instanceof FeedFormatError && err.message.endsWith(`records.jsonl.gz:${FIXTURES() + 1}: not one CVE record per line`));
+  await assert.rejects(
+    async () => {
+      for await (const x of readFeedOnThread(broken, 'cve5-jsonl')) items.push(x);
+    },
+    (err: Error) =>
+      err instanceof FeedFormatError &&
+      err.message.endsWith(`records.jsonl.gz:${FIXTURES() + 1}: not one CVE record per line`),
+  );
   assert.equal(items.length, FIXTURES(), 'the records before the broken line were read');
-  await assert.rejects(all(readFeedOnThread('/nonexistent/records.jsonl.gz', 'cve5-jsonl')), (err: Error & { code?: string }) => err.code === 'ENOENT');
+  await assert.rejects(
+    all(readFeedOnThread('/nonexistent/records.jsonl.gz', 'cve5-jsonl')),
+    (err: Error & { code?: string }) => err.code === 'ENOENT',
+  );
 });
 
 test('stopping early ends the thread; a later read starts a new one', async () => {
@@ -114,7 +125,9 @@ test('read-ahead is bounded by bytes: a primed thread posts what fits its budget
   const file = jsonlOfFixtures(200);
   const inline = await all(readFeed(file, 'cve5-jsonl'));
   // The weight of one message: its 256 records' texts.
-  const perMessage = inline.slice(0, 256).reduce((n, x) => n + (x.kind === 'cve' ? JSON.stringify(x.record).length : 1024), 0);
+  const perMessage = inline
+    .slice(0, 256)
+    .reduce((n, x) => n + (x.kind === 'cve' ? JSON.stringify(x.record).length : 1024), 0);
   // Until the thread stops posting: at least `atLeast` bytes ahead (what it must reach), then unchanged for 500 ms;
   // at most 60 s in all. On a loaded machine the thread may pause longer than the quiet spell between two messages,
   // and the bound was then asserted too early (a CI run saw one message ahead of two); the lower bound is now waited
@@ -132,7 +145,10 @@ test('read-ahead is bounded by bytes: a primed thread posts what fits its budget
     small.prime();
     await settle(small, perMessage * 1.5);
     // Two messages fit the budget, a third would not.
-    assert.ok(small.aheadNow >= perMessage * 1.5 && small.aheadNow <= perMessage * 2.5, `${small.aheadNow} bytes ahead of ${perMessage} per message`);
+    assert.ok(
+      small.aheadNow >= perMessage * 1.5 && small.aheadNow <= perMessage * 2.5,
+      `${small.aheadNow} bytes ahead of ${perMessage} per message`,
+    );
     // Taken to the end, the items are all there.
     assert.deepEqual(await all(small.items(0)), inline);
   } finally {
@@ -146,7 +162,10 @@ test('read-ahead is bounded by bytes: a primed thread posts what fits its budget
   try {
     big.prime();
     await settle(big, FEED_THREAD_AHEAD_BYTES - perMessage + 1);
-    assert.ok(big.aheadNow <= FEED_THREAD_AHEAD_BYTES && big.aheadNow > FEED_THREAD_AHEAD_BYTES - perMessage, `${big.aheadNow} bytes ahead`);
+    assert.ok(
+      big.aheadNow <= FEED_THREAD_AHEAD_BYTES && big.aheadNow > FEED_THREAD_AHEAD_BYTES - perMessage,
+      `${big.aheadNow} bytes ahead`,
+    );
   } finally {
     await big.close();
   }
@@ -167,7 +186,11 @@ test('only large files of the many-record formats are read on the thread', async
 });
 
 // A run of files on one thread (FeedThreadReader): the real MSRC months of test/fixtures/msrc.
-const msrcRun = () => readdirSync(fixture('msrc')).filter((f) => f.endsWith('.xml.gz')).sort().map((f) => ({ path: path.join(fixture('msrc'), f), format: 'msrc-cvrf' as const }));
+const msrcRun = () =>
+  readdirSync(fixture('msrc'))
+    .filter((f) => f.endsWith('.xml.gz'))
+    .sort()
+    .map((f) => ({ path: path.join(fixture('msrc'), f), format: 'msrc-cvrf' as const }));
 
 test('a run of files on one thread: each file gives the in-line items, its Windows document with a Buffer payload', async () => {
   const files = msrcRun();
@@ -191,8 +214,17 @@ test('a run of files: a failing file throws in its place and the next file still
   const good = msrcRun().slice(0, 3);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vi-feed-run-'));
   const truncated = path.join(dir, 'broken.xml');
-  writeFileSync(truncated, '<?xml version="1.0"?><cvrfdoc xmlns="http://www.icasi.org/CVRF/schema/cvrf/1.1"><DocumentTitle>x');
-  const files = [good[0], { path: truncated, format: 'msrc-cvrf' as const }, { path: '/nonexistent/2020-Jan.xml.gz', format: 'msrc-cvrf' as const }, good[1], good[2]];
+  writeFileSync(
+    truncated,
+    '<?xml version="1.0"?><cvrfdoc xmlns="http://www.icasi.org/CVRF/schema/cvrf/1.1"><DocumentTitle>x',
+  );
+  const files = [
+    good[0],
+    { path: truncated, format: 'msrc-cvrf' as const },
+    { path: '/nonexistent/2020-Jan.xml.gz', format: 'msrc-cvrf' as const },
+    good[1],
+    good[2],
+  ];
   const reader = new FeedThreadReader(files);
   try {
     const first = await all(reader.items(0));
@@ -200,7 +232,10 @@ test('a run of files: a failing file throws in its place and the next file still
     let inlineError: Error | null = null;
     await all(readFeed(truncated, 'msrc-cvrf')).catch((e: Error) => (inlineError = e));
     assert.ok(inlineError);
-    await assert.rejects(all(reader.items(1)), (e: Error) => e.constructor === inlineError!.constructor && e.message === inlineError!.message);
+    await assert.rejects(
+      all(reader.items(1)),
+      (e: Error) => e.constructor === inlineError!.constructor && e.message === inlineError!.message,
+    );
     await assert.rejects(all(reader.items(2)), (e: Error & { code?: string }) => e.code === 'ENOENT');
     // File 3 is not taken: file 4 still comes whole, and file 0 again (behind the thread) starts a new thread.
     assert.deepEqual(await all(reader.items(4)), await all(readFeed(good[2].path, 'msrc-cvrf')));
@@ -242,12 +277,22 @@ test('runs of MSRC months from 1 MB are read on one thread; other formats and si
 test('threads start when the run comes within PRIME_AHEAD_BYTES of their first file, not all at the start', () => {
   const primed: string[] = [];
   const input = (label: string, bytes: number | undefined, threaded: boolean): PipelineInput => ({
-    label, format: 'nvd-page', bytes, items: () => (async function* () {})(), ...(threaded ? { prime: () => void primed.push(label) } : {}),
+    label,
+    format: 'nvd-page',
+    bytes,
+    items: () => (async function* () {})(),
+    ...(threaded ? { prime: () => void primed.push(label) } : {}),
   });
   const MB = 1 << 20;
   // a (10 MB) b (50 MB) c (4 MB, threaded: 60 MB before it, inside) d (threaded: 64 MB before it, at the bound)
   // e (threaded: 65 MB before it, past the bound)
-  const inputs = [input('a', 10 * MB, false), input('b', 50 * MB, false), input('c', 4 * MB, true), input('d', MB, true), input('e', 10 * MB, true)];
+  const inputs = [
+    input('a', 10 * MB, false),
+    input('b', 50 * MB, false),
+    input('c', 4 * MB, true),
+    input('d', MB, true),
+    input('e', 10 * MB, true),
+  ];
   assert.equal(PRIME_AHEAD_BYTES, 64 * MB);
   primeAhead(inputs, 0);
   assert.deepEqual(primed, ['c', 'd']);

@@ -14,20 +14,32 @@ const rank = (contribs: number[], size: number) => f(contribs.reduce((res, c) =>
 
 test('tsquery text: operators, precedence, quoting, and what the index leaves to PostgreSQL', () => {
   assert.deepEqual(parseTsQuery("'remot' & 'code' | 'remote'"), {
-    op: 'or', left: { op: 'and', left: { op: 'lex', lexeme: 'remot' }, right: { op: 'lex', lexeme: 'code' } }, right: { op: 'lex', lexeme: 'remote' },
+    op: 'or',
+    left: { op: 'and', left: { op: 'lex', lexeme: 'remot' }, right: { op: 'lex', lexeme: 'code' } },
+    right: { op: 'lex', lexeme: 'remote' },
   });
   assert.deepEqual(parseTsQuery("'a\\\\b' & !( 'c' | 'd' )"), {
-    op: 'and', left: { op: 'lex', lexeme: 'a\\b' }, right: { op: 'not', arg: { op: 'or', left: { op: 'lex', lexeme: 'c' }, right: { op: 'lex', lexeme: 'd' } } },
+    op: 'and',
+    left: { op: 'lex', lexeme: 'a\\b' },
+    right: { op: 'not', arg: { op: 'or', left: { op: 'lex', lexeme: 'c' }, right: { op: 'lex', lexeme: 'd' } } },
   });
   assert.deepEqual(parseTsQuery("'it''s'"), { op: 'lex', lexeme: "it's" });
   assert.equal(parseTsQuery(''), 'empty');
   assert.equal(parseTsQuery('   '), 'empty');
-  assert.deepEqual(parseTsQuery("'cve' <-> '-2021' <-> '-0001'"), { op: 'phrase', terms: ['cve', '-2021', '-0001'], gaps: [1, 1] });
+  assert.deepEqual(parseTsQuery("'cve' <-> '-2021' <-> '-0001'"), {
+    op: 'phrase',
+    terms: ['cve', '-2021', '-0001'],
+    gaps: [1, 1],
+  });
   assert.deepEqual(parseTsQuery("'out-of-bound' <3> 'bound' | 'x'"), {
-    op: 'or', left: { op: 'phrase', terms: ['out-of-bound', 'bound'], gaps: [3] }, right: { op: 'lex', lexeme: 'x' },
+    op: 'or',
+    left: { op: 'phrase', terms: ['out-of-bound', 'bound'], gaps: [3] },
+    right: { op: 'lex', lexeme: 'x' },
   });
   assert.deepEqual(parseTsQuery("'remot' <-> 'code' & 'window'"), {
-    op: 'and', left: { op: 'phrase', terms: ['remot', 'code'], gaps: [1] }, right: { op: 'lex', lexeme: 'window' },
+    op: 'and',
+    left: { op: 'phrase', terms: ['remot', 'code'], gaps: [1] },
+    right: { op: 'lex', lexeme: 'window' },
   });
   // A phrase over a group, or a malformed distance, is left to PostgreSQL.
   assert.equal(parseTsQuery("( 'a' | 'b' ) <-> 'c'"), null);
@@ -54,8 +66,16 @@ test('query lexemes: distinct, in PostgreSQL byte order, shorter first on a comm
 test('tsvector text: lexemes, escapes, positions and weights (D unlettered; no positions = one D)', () => {
   const seen: [string, number[]][] = [];
   const pos: number[][] = [];
-  eachLexeme("'a\\\\b':2B 'code':1A,5,9C 'it''s' 'x':3D", (l, w, p) => { seen.push([l, w]); pos.push(p); });
-  assert.deepEqual(seen, [['a\\b', [2]], ['code', [3, 0, 1]], ["it's", [0]], ['x', [0]]]);
+  eachLexeme("'a\\\\b':2B 'code':1A,5,9C 'it''s' 'x':3D", (l, w, p) => {
+    seen.push([l, w]);
+    pos.push(p);
+  });
+  assert.deepEqual(seen, [
+    ['a\\b', [2]],
+    ['code', [3, 0, 1]],
+    ["it's", [0]],
+    ['x', [0]],
+  ]);
   assert.deepEqual(pos, [[2], [1, 5, 9], [0], [3]]);
   assert.throws(() => eachLexeme('code:1', () => {}), /expected a quote/);
   assert.throws(() => eachLexeme("'code", () => {}), /unterminated/);
@@ -74,7 +94,9 @@ test('ts_rank shares: known answers from PostgreSQL 15 ts_rank()', () => {
 
 function index(vectors: [string, string, number | null][]) {
   const b = new FullTextIndexBuilder();
-  vectors.forEach(([id, search, cvss], i) => b.add({ cveId: id, search, cvss, epss: null, idRank: vectors.length - 1 - i }));
+  vectors.forEach(([id, search, cvss], i) =>
+    b.add({ cveId: id, search, cvss, epss: null, idRank: vectors.length - 1 - i }),
+  );
   return b.build();
 }
 
@@ -163,13 +185,30 @@ test('ranking a few matches of a common lexeme seeks them in its list; the share
 });
 
 test('tsquery text: an operator without its operand, or a character that starts no operand, is left to PostgreSQL', () => {
-  for (const q of ["<-> 'a'", "& 'a'", "| 'a'", "'a' <->", "'a' <-> ", "'a' & |", "xa'", "!", "( 'a' ) )", "( 'a'", "'a' <1> !'b'", "!'a' <-> 'b'"]) {
+  for (const q of [
+    "<-> 'a'",
+    "& 'a'",
+    "| 'a'",
+    "'a' <->",
+    "'a' <-> ",
+    "'a' & |",
+    "xa'",
+    '!',
+    "( 'a' ) )",
+    "( 'a'",
+    "'a' <1> !'b'",
+    "!'a' <-> 'b'",
+  ]) {
     assert.equal(parseTsQuery(q), null, q);
   }
   // Distances of several digits; a phrase continues a phrase.
   assert.deepEqual(parseTsQuery("'a' <12> 'b' <-> 'c'"), { op: 'phrase', terms: ['a', 'b', 'c'], gaps: [12, 1] });
   assert.deepEqual(parseTsQuery("!!'a'"), { op: 'not', arg: { op: 'not', arg: { op: 'lex', lexeme: 'a' } } });
-  assert.deepEqual(parseTsQuery("'a'|'b'&'c'"), { op: 'or', left: { op: 'lex', lexeme: 'a' }, right: { op: 'and', left: { op: 'lex', lexeme: 'b' }, right: { op: 'lex', lexeme: 'c' } } });
+  assert.deepEqual(parseTsQuery("'a'|'b'&'c'"), {
+    op: 'or',
+    left: { op: 'lex', lexeme: 'a' },
+    right: { op: 'and', left: { op: 'lex', lexeme: 'b' }, right: { op: 'lex', lexeme: 'c' } },
+  });
   // A backslash escapes the next character, a final one is kept.
   assert.deepEqual(parseTsQuery("'a\\'b'"), { op: 'lex', lexeme: "a'b" });
   assert.equal(parseTsQuery("'a\\"), null);
@@ -177,10 +216,17 @@ test('tsquery text: an operator without its operand, or a character that starts 
 
 test('tsvector text: spaces between and after lexemes, a final backslash escape, positions past 9', () => {
   const seen: [string, number[], number[]][] = [];
-  eachLexeme("  'a':12,345A   'b\\''   ", (l, w, p) => { seen.push([l, w, p]); });
-  assert.deepEqual(seen, [['a', [0, 3], [12, 345]], ["b'", [0], [0]]]);
+  eachLexeme("  'a':12,345A   'b\\''   ", (l, w, p) => {
+    seen.push([l, w, p]);
+  });
+  assert.deepEqual(seen, [
+    ['a', [0, 3], [12, 345]],
+    ["b'", [0], [0]],
+  ]);
   const none: string[] = [];
-  eachLexeme('   ', (l) => { none.push(l); });
+  eachLexeme('   ', (l) => {
+    none.push(l);
+  });
   assert.deepEqual(none, []);
   assert.throws(() => eachLexeme("'a' b", () => {}), /expected a quote at 4/);
 });
@@ -191,7 +237,10 @@ test('ts_rank share of a lexeme with no positions is 0', () => {
 
 test('nthSmallest answers the value a sort places at each position: distinct keys, heavy repeats, sorted and reversed input', () => {
   let seed = 7;
-  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   const inputs: number[][] = [
     Array.from({ length: 500 }, () => rnd()),
     Array.from({ length: 500 }, () => [0.0607927, 0.0759909, 0.1, 0][Math.floor(rnd() * 4)]),
@@ -202,10 +251,16 @@ test('nthSmallest answers the value a sort places at each position: distinct key
   ];
   for (const xs of inputs) {
     const sorted = Float32Array.from(xs).sort();
-    for (const idx of [0, 1, Math.floor(xs.length / 2), xs.length - 2, xs.length - 1].filter((i) => i >= 0 && i < xs.length)) {
+    for (const idx of [0, 1, Math.floor(xs.length / 2), xs.length - 2, xs.length - 1].filter(
+      (i) => i >= 0 && i < xs.length,
+    )) {
       const a = Float32Array.from(xs);
       assert.equal(nthSmallest(a, a.length, idx), sorted[idx], `position ${idx} of ${xs.length}`);
-      assert.deepEqual([...a].sort((p, q) => p - q), [...sorted], 'the same values, reordered');
+      assert.deepEqual(
+        [...a].sort((p, q) => p - q),
+        [...sorted],
+        'the same values, reordered',
+      );
     }
   }
   // Only the first n values take part.

@@ -3,14 +3,27 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  anchorScan, classifyCategory, classifyLayer, icsRelevance, PROTOCOL_PATTERNS, DEVICE_TYPES, KEYWORD_CATEGORIES, PROTOCOL_ANCHORS, DEVICE_ANCHORS, KEYWORD_ANCHORS,
+  anchorScan,
+  classifyCategory,
+  classifyLayer,
+  icsRelevance,
+  PROTOCOL_PATTERNS,
+  DEVICE_TYPES,
+  KEYWORD_CATEGORIES,
+  PROTOCOL_ANCHORS,
+  DEVICE_ANCHORS,
+  KEYWORD_ANCHORS,
 } from '../../src/domain/ics.ts';
 import * as oracle from '../helpers/ics-oracle.ts';
 
-const layerOf = (text: string, advisory = false, icsVendor = false) => classifyLayer(icsRelevance({ text, has_cisa_ics_advisory: advisory, ics_vendor: icsVendor }));
+const layerOf = (text: string, advisory = false, icsVendor = false) =>
+  classifyLayer(icsRelevance({ text, has_cisa_ics_advisory: advisory, ics_vendor: icsVendor }));
 
 test('layer: OT when ICS-relevant, NETWORK for network devices, otherwise OS', () => {
-  assert.equal(layerOf('A command injection in the GlobalProtect feature of Palo Alto Networks PAN-OS firewall software'), 'NETWORK');
+  assert.equal(
+    layerOf('A command injection in the GlobalProtect feature of Palo Alto Networks PAN-OS firewall software'),
+    'NETWORK',
+  );
   assert.equal(layerOf('Cisco IOS XE router web UI privilege escalation'), 'NETWORK');
   assert.equal(layerOf('Windows Kernel Elevation of Privilege Vulnerability'), 'OS');
   assert.equal(layerOf('Siemens SIMATIC S7-1500 CPU denial of service', true, true), 'OT');
@@ -32,83 +45,133 @@ test('category: the first CWE with a category, else the first matching keyword, 
 /** One hand-written match per top-level alternative of each pattern, in order, in mixed case. */
 const EXAMPLES: Record<string, string[]> = {
   // protocols
-  'modbus': ['MODBUS tcp'],
-  'dnp3': ['Dnp 3'],
+  modbus: ['MODBUS tcp'],
+  dnp3: ['Dnp 3'],
   'opc-ua': ['OPC-UA', 'opc Unified Architecture'],
   'iec-61850': ['IEC 61850', 'GOOSE messages'],
-  'profinet': ['ProfiNet'],
+  profinet: ['ProfiNet'],
   'ethernet-ip': ['EtherNet/IP', 'ethernet-IP', 'Common Industrial Protocol', 'CIP Messages'],
-  'bacnet': ['BACnet/IP'],
-  'ssh': ['SSH', 'OpenSSH 9', 'Secure Shell'],
-  'http': ['HTTPS', 'Web Interface', 'Web-Based'],
-  'ftp': ['SFTP', 'File Transfer Protocol'],
+  bacnet: ['BACnet/IP'],
+  ssh: ['SSH', 'OpenSSH 9', 'Secure Shell'],
+  http: ['HTTPS', 'Web Interface', 'Web-Based'],
+  ftp: ['SFTP', 'File Transfer Protocol'],
   // device types
-  'plc': ['PLCs', 'Programmable Logic Controller', 'SIMATIC S7', 'S7-1500', 'Modicon', 'ControlLogix', 'CompactLogix', 'MicroLogix', 'GuardLogix', 'MELSEC', 'iQ-R', 'Sysmac', 'CODESYS', 'SIMATIC CP', 'Communications Processor'],
-  'rtu': ['RTUs', 'Remote Terminal Unit', 'SICAM', 'CP-8050'],
-  'hmi': ['HMI', 'Human-Machine Interface', 'Operator Panel', 'WinCC', 'FactoryTalk View', 'Vijeo', 'GOT2000'],
-  'scada': ['SCADA', 'Supervisory Control'],
-  'dcs': ['DCS', 'Distributed Control System', 'Symphony Plus', 'DeltaV', 'Experion', 'CENTUM', '800xA'],
-  'ied': ['IEDs', 'Intelligent Electronic Device', 'Protection Relay', 'Relion', 'SIPROTEC', 'MiCOM'],
-  'historian': ['Historian', 'PI Server', 'PI System'],
-  'engineering-workstation': ['Engineering Workstation', 'Studio 5000', 'TIA Portal', 'STEP 7', 'GX Works', 'System Platform'],
+  plc: [
+    'PLCs',
+    'Programmable Logic Controller',
+    'SIMATIC S7',
+    'S7-1500',
+    'Modicon',
+    'ControlLogix',
+    'CompactLogix',
+    'MicroLogix',
+    'GuardLogix',
+    'MELSEC',
+    'iQ-R',
+    'Sysmac',
+    'CODESYS',
+    'SIMATIC CP',
+    'Communications Processor',
+  ],
+  rtu: ['RTUs', 'Remote Terminal Unit', 'SICAM', 'CP-8050'],
+  hmi: ['HMI', 'Human-Machine Interface', 'Operator Panel', 'WinCC', 'FactoryTalk View', 'Vijeo', 'GOT2000'],
+  scada: ['SCADA', 'Supervisory Control'],
+  dcs: ['DCS', 'Distributed Control System', 'Symphony Plus', 'DeltaV', 'Experion', 'CENTUM', '800xA'],
+  ied: ['IEDs', 'Intelligent Electronic Device', 'Protection Relay', 'Relion', 'SIPROTEC', 'MiCOM'],
+  historian: ['Historian', 'PI Server', 'PI System'],
+  'engineering-workstation': [
+    'Engineering Workstation',
+    'Studio 5000',
+    'TIA Portal',
+    'STEP 7',
+    'GX Works',
+    'System Platform',
+  ],
   'safety-controller': ['Safety Instrumented', 'Safety Controller', 'Triconex'],
-  'drive': ['Variable Frequency Drive', 'VFDs', 'Servo Drive', 'PowerFlex', 'SINAMICS'],
+  drive: ['Variable Frequency Drive', 'VFDs', 'Servo Drive', 'PowerFlex', 'SINAMICS'],
   'industrial-gateway': ['Protocol Gateway', 'Industrial Ethernet', 'Fieldbus'],
   'building-automation': ['Building Automation', 'BMS', 'HVAC', 'Metasys', 'Niagara', 'KNX', 'U.motion'],
   'medical-device': ['Infusion Pump', 'Patient Monitor', 'Medical Device', 'Ventilator'],
-  'router': ['Routers'],
-  'switch': ['Network Switches', 'Ethernet Switch', 'Managed Switches'],
-  'firewall': ['Firewalls'],
-  'vpn': ['VPN'],
-  'camera': ['IP Cameras', 'NVR', 'Video Management'],
-  'ups': ['UPS', 'Uninterruptible Power'],
+  router: ['Routers'],
+  switch: ['Network Switches', 'Ethernet Switch', 'Managed Switches'],
+  firewall: ['Firewalls'],
+  vpn: ['VPN'],
+  camera: ['IP Cameras', 'NVR', 'Video Management'],
+  ups: ['UPS', 'Uninterruptible Power'],
   // keyword categories
-  'memory-corruption': ['Buffer Overflow', 'Out-of-Bounds', 'Use After-Free', 'Heap Overflow', 'Stack Overflow', 'Memory Corruption'],
+  'memory-corruption': [
+    'Buffer Overflow',
+    'Out-of-Bounds',
+    'Use After-Free',
+    'Heap Overflow',
+    'Stack Overflow',
+    'Memory Corruption',
+  ],
   'command-injection': ['Command Injection', 'Code Injection', 'Remote Code Execution', 'Execute Arbitrary Commands'],
   'sql-injection': ['SQL Injection'],
   'cross-site-scripting': ['Cross-Site Scripting', 'XSS'],
   'path-traversal': ['Path Traversal', 'Directory Traversal'],
-  'authentication': ['Authentication Bypass', 'Hard-coded Password', 'Missing Authentication', 'Improper Authentication'],
-  'access-control': ['Privilege Escalation', 'Elevation of Privilege', 'Improper Access Control', 'Incorrect Default Permissions'],
+  authentication: ['Authentication Bypass', 'Hard-coded Password', 'Missing Authentication', 'Improper Authentication'],
+  'access-control': [
+    'Privilege Escalation',
+    'Elevation of Privilege',
+    'Improper Access Control',
+    'Incorrect Default Permissions',
+  ],
   'information-disclosure': ['Information Disclosure', 'Sensitive Information', 'Cleartext'],
   'denial-of-service': ['Denial of Service', 'DoS', 'Crash'],
-  'spoofing': ['Spoofing'],
+  spoofing: ['Spoofing'],
   'security-feature-bypass': ['Security Feature Bypass'],
 };
 
 /** More matches, for the alternatives with optional or varying parts (a wrong anchor may hold for the first example only). */
 const VARIANTS: Record<string, string[]> = {
-  'dnp3': ['DNP3', 'dnp\t3', 'dnp\u00a03'],
+  dnp3: ['DNP3', 'dnp\t3', 'dnp\u00a03'],
   'opc-ua': ['OPCUA', 'opc ua', 'opc\nUA'],
   'iec-61850': ['IEC61850', 'iec-61850', 'iec\u200961850', 'goose message'],
   'ethernet-ip': ['CIP packet', 'cip Requests', 'cip protocol'],
-  'http': ['http', 'web server', 'web application', 'web service', 'web portal', 'web UI', 'web management'],
-  'ftp': ['ftp', 'sftp'],
-  'plc': ['plc', 's7-300', 'S7-1200', 'iq-f', 'communication processor'],
-  'rtu': ['rtu', 'cp-8000', 'CP-8099'],
-  'hmi': ['hmis', 'human machine interface', 'human\tmachine interface', 'GOT1000', 'got123'],
-  'ied': ['ied'],
+  http: ['http', 'web server', 'web application', 'web service', 'web portal', 'web UI', 'web management'],
+  ftp: ['ftp', 'sftp'],
+  plc: ['plc', 's7-300', 'S7-1200', 'iq-f', 'communication processor'],
+  rtu: ['rtu', 'cp-8000', 'CP-8099'],
+  hmi: ['hmis', 'human machine interface', 'human\tmachine interface', 'GOT1000', 'got123'],
+  ied: ['ied'],
   'engineering-workstation': ['engineering software', 'engineering tool'],
-  'drive': ['vfd'],
+  drive: ['vfd'],
   'industrial-gateway': ['industrial gateway', 'industrial router', 'industrial switch'],
   'building-automation': ['building management'],
-  'switch': ['network switch', 'ethernet switches', 'managed switch'],
-  'camera': ['camera', 'network cameras', 'video camera'],
-  'router': ['router'],
-  'firewall': ['firewall'],
+  switch: ['network switch', 'ethernet switches', 'managed switch'],
+  camera: ['camera', 'network cameras', 'video camera'],
+  router: ['router'],
+  firewall: ['firewall'],
   'memory-corruption': ['use-after-free', 'use after free', 'use-after free'],
   'command-injection': ['execute arbitrary code'],
   'cross-site-scripting': ['cross site scripting'],
-  'authentication': ['hard-coded credential'],
+  authentication: ['hard-coded credential'],
   'access-control': ['incorrect permissions'],
   'denial-of-service': ['denial-of-service', 'denial of-service'],
 };
 
 /** Every pattern with its name and its anchors (undefined when the table has no entry). */
-const ALL_PATTERNS: { kind: 'protocol' | 'device' | 'keyword'; name: string; re: RegExp; anchors: readonly string[] | undefined }[] = [
-  ...PROTOCOL_PATTERNS.map(([name, re]) => ({ kind: 'protocol' as const, name, re, anchors: PROTOCOL_ANCHORS.get(name) })),
+const ALL_PATTERNS: {
+  kind: 'protocol' | 'device' | 'keyword';
+  name: string;
+  re: RegExp;
+  anchors: readonly string[] | undefined;
+}[] = [
+  ...PROTOCOL_PATTERNS.map(([name, re]) => ({
+    kind: 'protocol' as const,
+    name,
+    re,
+    anchors: PROTOCOL_ANCHORS.get(name),
+  })),
   ...DEVICE_TYPES.map(([name, , re]) => ({ kind: 'device' as const, name, re, anchors: DEVICE_ANCHORS.get(name) })),
-  ...KEYWORD_CATEGORIES.map(([name, re]) => ({ kind: 'keyword' as const, name, re, anchors: KEYWORD_ANCHORS.get(name) })),
+  ...KEYWORD_CATEGORIES.map(([name, re]) => ({
+    kind: 'keyword' as const,
+    name,
+    re,
+    anchors: KEYWORD_ANCHORS.get(name),
+  })),
 ];
 
 /** The top-level alternatives of a regex source (a '|' outside groups and classes, not escaped). */
@@ -138,11 +201,21 @@ test('anchors: every pattern has a non-empty list of lowercase printable-ASCII a
   for (const { name, re, anchors } of ALL_PATTERNS) {
     assert.ok(anchors !== undefined && anchors.length > 0, `no anchors for ${name}`);
     assert.equal(re.flags, 'i', name); // the exactness argument holds for non-unicode /i, without g or y
-    for (const a of anchors) assert.match(a, /^[\x20-\x40\x5b-\x7e]+$/, `${name}: anchor ${JSON.stringify(a)} is not lowercase ASCII`);
+    for (const a of anchors)
+      assert.match(a, /^[\x20-\x40\x5b-\x7e]+$/, `${name}: anchor ${JSON.stringify(a)} is not lowercase ASCII`);
   }
-  assert.deepEqual([...PROTOCOL_ANCHORS.keys()], PROTOCOL_PATTERNS.map(([n]) => n));
-  assert.deepEqual([...DEVICE_ANCHORS.keys()], DEVICE_TYPES.map(([n]) => n));
-  assert.deepEqual([...KEYWORD_ANCHORS.keys()], KEYWORD_CATEGORIES.map(([n]) => n));
+  assert.deepEqual(
+    [...PROTOCOL_ANCHORS.keys()],
+    PROTOCOL_PATTERNS.map(([n]) => n),
+  );
+  assert.deepEqual(
+    [...DEVICE_ANCHORS.keys()],
+    DEVICE_TYPES.map(([n]) => n),
+  );
+  assert.deepEqual(
+    [...KEYWORD_ANCHORS.keys()],
+    KEYWORD_CATEGORIES.map(([n]) => n),
+  );
 });
 
 test('anchors: one hand-written match per alternative of every pattern contains one of its anchors, and is found', () => {
@@ -153,8 +226,14 @@ test('anchors: one hand-written match per alternative of every pattern contains 
     assert.equal(examples.length, alts.length, `${name}: ${alts.length} alternatives, ${examples.length} examples`);
     alts.forEach((alt, i) => {
       const ex = examples[i];
-      assert.ok(new RegExp(alt, 'i').test(ex), `${name}: example ${JSON.stringify(ex)} does not match alternative /${alt}/`);
-      assert.ok(anchors!.some((a) => ex.toLowerCase().includes(a)), `${name}: no anchor in ${JSON.stringify(ex)}`);
+      assert.ok(
+        new RegExp(alt, 'i').test(ex),
+        `${name}: example ${JSON.stringify(ex)} does not match alternative /${alt}/`,
+      );
+      assert.ok(
+        anchors!.some((a) => ex.toLowerCase().includes(a)),
+        `${name}: no anchor in ${JSON.stringify(ex)}`,
+      );
       // Found by the prefiltered implementation, in a sentence, and exactly as the regex-only one finds it.
       const text = `The ${ex} of the product.`;
       const r = icsRelevance({ text, has_cisa_ics_advisory: false, ics_vendor: false });
@@ -168,7 +247,10 @@ test('anchors: one hand-written match per alternative of every pattern contains 
     const { re, anchors } = ALL_PATTERNS.find((p) => p.name === name)!;
     for (const v of vs) {
       assert.ok(re.test(v), `${name}: variant ${JSON.stringify(v)} does not match`);
-      assert.ok(anchors!.some((a) => v.toLowerCase().includes(a)), `${name}: no anchor in ${JSON.stringify(v)}`);
+      assert.ok(
+        anchors!.some((a) => v.toLowerCase().includes(a)),
+        `${name}: no anchor in ${JSON.stringify(v)}`,
+      );
     }
   }
   // The keyword categories are ordered: the first matching one wins.
@@ -182,7 +264,9 @@ test('anchorScan: finds every list with an anchor in the text, also anchors that
   const scan = anchorScan([ab, abc, bcd, cd, x, dot]);
   const names = (lower: string) => {
     const f = scan(lower);
-    return Object.entries({ ab, abc, bcd, cd, x, dot }).filter(([, l]) => f.has(l)).map(([n]) => n);
+    return Object.entries({ ab, abc, bcd, cd, x, dot })
+      .filter(([, l]) => f.has(l))
+      .map(([n]) => n);
   };
   assert.deepEqual(names('abcd'), ['ab', 'abc', 'bcd', 'cd']); // "abc" hides "ab" at 0; "bcd" overlaps it
   assert.deepEqual(names('xab ab'), ['ab', 'x']);
@@ -216,30 +300,59 @@ test('anchors: case folding that is not ASCII neither finds nor loses a match', 
 test('property: the prefiltered icsRelevance and classifyCategory equal the regex-only ones on any text', () => {
   const words = new Set<string>();
   for (const { anchors } of ALL_PATTERNS) for (const a of anchors ?? []) words.add(a);
-  for (const exs of [...Object.values(EXAMPLES), ...Object.values(VARIANTS)]) for (const ex of exs) {
-    words.add(ex);
-    for (const w of ex.split(/[\s/-]+/)) if (w) words.add(w);
-  }
-  for (const d of ['3', '7', '80', '123', '1500', '8050', '2000', '5000', '12345', 'es', 's', 'xa', 'r', 'f']) words.add(d);
+  for (const exs of [...Object.values(EXAMPLES), ...Object.values(VARIANTS)])
+    for (const ex of exs) {
+      words.add(ex);
+      for (const w of ex.split(/[\s/-]+/)) if (w) words.add(w);
+    }
+  for (const d of ['3', '7', '80', '123', '1500', '8050', '2000', '5000', '12345', 'es', 's', 'xa', 'r', 'f'])
+    words.add(d);
   const fragments = [...words];
-  const randomCase = (s: string) => fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length })
-    .map((up) => [...s].map((c, i) => (up[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+  const randomCase = (s: string) =>
+    fc
+      .array(fc.boolean(), { minLength: s.length, maxLength: s.length })
+      .map((up) => [...s].map((c, i) => (up[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
   const part = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...fragments).chain(randomCase) },
     { weight: 4, arbitrary: fc.constantFrom(' ', '-', '/', '\n', '', '.', '\t', '\u00a0', '_') },
     { weight: 2, arbitrary: fc.constantFrom('a', 'Z', '0', '9', 'x') },
     { weight: 2, arbitrary: fc.nat(99_999).map(String) },
-    { weight: 2, arbitrary: fc.constantFrom('\u0130', '\u0131', '\u212A', '\u212B', '\u017F', '\u0301', '\u0307', '\u00e9', '\u00df', '\ufb00', '\u2028', '\u03a3', '\ud83d\ude00', '\ud800', 'K\u0301') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '\u0130',
+        '\u0131',
+        '\u212A',
+        '\u212B',
+        '\u017F',
+        '\u0301',
+        '\u0307',
+        '\u00e9',
+        '\u00df',
+        '\ufb00',
+        '\u2028',
+        '\u03a3',
+        '\ud83d\ude00',
+        '\ud800',
+        'K\u0301',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
   );
   const text = fc.array(part, { maxLength: 24 }).map((ps) => ps.join(''));
   const cwes = fc.constantFrom<number[]>([], [1], [9999, 89], [787]);
-  fc.assert(fc.property(text, fc.boolean(), fc.boolean(), (t, adv, vendor) => {
-    const input = { text: t, has_cisa_ics_advisory: adv, ics_vendor: vendor };
-    assert.deepEqual(icsRelevance(input), oracle.icsRelevance(input));
-    assert.equal(classifyCategory([], t), oracle.classifyCategory([], t));
-  }), { numRuns: 5000 });
-  fc.assert(fc.property(text, cwes, (t, c) => {
-    assert.equal(classifyCategory(c, t), oracle.classifyCategory(c, t));
-  }), { numRuns: 500 });
+  fc.assert(
+    fc.property(text, fc.boolean(), fc.boolean(), (t, adv, vendor) => {
+      const input = { text: t, has_cisa_ics_advisory: adv, ics_vendor: vendor };
+      assert.deepEqual(icsRelevance(input), oracle.icsRelevance(input));
+      assert.equal(classifyCategory([], t), oracle.classifyCategory([], t));
+    }),
+    { numRuns: 5000 },
+  );
+  fc.assert(
+    fc.property(text, cwes, (t, c) => {
+      assert.equal(classifyCategory(c, t), oracle.classifyCategory(c, t));
+    }),
+    { numRuns: 500 },
+  );
 });

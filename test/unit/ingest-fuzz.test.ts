@@ -44,34 +44,57 @@ const json = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
 test('NVD reader: arbitrary JSON and mutated real records never crash', () => {
   const rec = json(fixture('nvd', 'CVE-2024-21338.json'));
-  fc.assert(fc.property(fc.oneof(fc.jsonValue(), mutated(rec), mutated({ resultsPerPage: 1, format: 'NVD_CVE', vulnerabilities: [{ cve: rec }] })), (doc) => {
-    safely(() => [...nvdItemsFromJson(doc)]);
-  }), { numRuns: 400 });
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.jsonValue(),
+        mutated(rec),
+        mutated({ resultsPerPage: 1, format: 'NVD_CVE', vulnerabilities: [{ cve: rec }] }),
+      ),
+      (doc) => {
+        safely(() => [...nvdItemsFromJson(doc)]);
+      },
+    ),
+    { numRuns: 400 },
+  );
 });
 
 test('KEV reader: arbitrary JSON and mutated real catalogs never crash', () => {
   const kev = json(fixture('kev', 'kev-cut.json'));
-  fc.assert(fc.property(fc.oneof(fc.jsonValue(), mutated(kev)), (doc) => {
-    safely(() => [...kevItemsFromJson(doc)]);
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.oneof(fc.jsonValue(), mutated(kev)), (doc) => {
+      safely(() => [...kevItemsFromJson(doc)]);
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('CSAF reader: arbitrary JSON and mutated real advisories never crash', () => {
   const adv = json(fixture('csaf', 'icsa-24-289-02.json'));
-  fc.assert(fc.property(fc.oneof(fc.jsonValue(), mutated(adv)), (doc) => {
-    safely(() => csafRecords(doc));
-  }), { numRuns: 400 });
+  fc.assert(
+    fc.property(fc.oneof(fc.jsonValue(), mutated(adv)), (doc) => {
+      safely(() => csafRecords(doc));
+    }),
+    { numRuns: 400 },
+  );
 });
 
 test('CAPEC and EPSS row readers never crash', () => {
-  const ap = json(fixture('capec', 'capec-114-bundle.json')).objects.find((o: { type: string }) => o.type === 'attack-pattern');
-  fc.assert(fc.property(fc.oneof(fc.jsonValue(), mutated(ap)), (obj) => {
-    safely(() => capecFromStix(obj));
-  }), { numRuns: 300 });
-  fc.assert(fc.property(fc.string(), fc.constantFrom(',' as const, ';' as const), (line, sep) => {
-    const r = parseEpssRow(line, sep);
-    if (r) assert.ok(r.epss >= 0 && r.epss <= 1 && r.percentile >= 0 && r.percentile <= 1 && isCveId(r.cve_id));
-  }));
+  const ap = json(fixture('capec', 'capec-114-bundle.json')).objects.find(
+    (o: { type: string }) => o.type === 'attack-pattern',
+  );
+  fc.assert(
+    fc.property(fc.oneof(fc.jsonValue(), mutated(ap)), (obj) => {
+      safely(() => capecFromStix(obj));
+    }),
+    { numRuns: 300 },
+  );
+  fc.assert(
+    fc.property(fc.string(), fc.constantFrom(',' as const, ';' as const), (line, sep) => {
+      const r = parseEpssRow(line, sep);
+      if (r) assert.ok(r.epss >= 0 && r.epss <= 1 && r.percentile >= 0 && r.percentile <= 1 && isCveId(r.cve_id));
+    }),
+  );
 });
 
 test('NVD reader: a reference tag that is not a string is dropped, the record kept (fuzz counterexample)', () => {
@@ -81,6 +104,9 @@ test('NVD reader: a reference tag that is not a string is dropped, the record ke
   const items = [...nvdItemsFromJson(copy)] as { record?: { references?: { url: string; tags: string[] }[] } }[];
   const refs = items.flatMap((i) => i.record?.references ?? []);
   assert.ok(refs.length > 0, 'references read');
-  assert.ok(refs.some((r) => r.tags.length === 1 && r.tags[0] === 'Patch'), JSON.stringify(refs));
+  assert.ok(
+    refs.some((r) => r.tags.length === 1 && r.tags[0] === 'Patch'),
+    JSON.stringify(refs),
+  );
   for (const r of refs) for (const t of r.tags) assert.equal(typeof t, 'string');
 });

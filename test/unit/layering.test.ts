@@ -22,7 +22,11 @@ function filesUnder(dir: string): string[] {
 export function specifiers(source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const out: string[] = [];
-  for (const re of [/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g]) {
+  for (const re of [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ]) {
     for (const m of code.matchAll(re)) out.push(m[1]);
   }
   return out;
@@ -40,7 +44,9 @@ function violation(file: string, spec: string): string | null {
   if (!spec.startsWith('.')) return `${path.relative(SRC, file)} imports the package '${spec}'`;
   const target = path.resolve(path.dirname(file), spec);
   const rel = path.relative(DOMAIN, target);
-  return rel.startsWith('..') ? `${path.relative(SRC, file)} imports '${spec}' (${path.relative(SRC, target)}) from outside domain/` : null;
+  return rel.startsWith('..')
+    ? `${path.relative(SRC, file)} imports '${spec}' (${path.relative(SRC, target)}) from outside domain/`
+    : null;
 }
 
 test('the import parser sees every import form', () => {
@@ -54,7 +60,14 @@ test('the import parser sees every import form', () => {
     "// import { E } from '../ingest/commented.ts';",
     "/* import { F } from '../ingest/block.ts'; */",
   ].join('\n');
-  assert.deepEqual(specifiers(src).sort(), ['../http/x.ts', '../ingest/types.ts', '../jobs/side-effect.ts', '../lib/z.ts', '../services/y.ts', '../store/db.ts']);
+  assert.deepEqual(specifiers(src).sort(), [
+    '../http/x.ts',
+    '../ingest/types.ts',
+    '../jobs/side-effect.ts',
+    '../lib/z.ts',
+    '../services/y.ts',
+    '../store/db.ts',
+  ]);
   const f = path.join(DOMAIN, 'merge.ts');
   assert.match(violation(f, '../ingest/types.ts') ?? '', /outside domain/);
   assert.match(violation(path.join(DOMAIN, 'windows/evaluate.ts'), '../../store/db.ts') ?? '', /outside domain/);
@@ -68,6 +81,10 @@ test('the import parser sees every import form', () => {
 test('src/domain imports nothing from ingest/, store/, http/, services/ or any other outer folder', () => {
   const files = filesUnder(DOMAIN);
   assert.ok(files.length > 20, `found ${files.length} domain files`);
-  const bad = files.flatMap((f) => specifiers(readFileSync(f, 'utf8')).map((s) => violation(f, s)).filter((v): v is string => v !== null));
+  const bad = files.flatMap((f) =>
+    specifiers(readFileSync(f, 'utf8'))
+      .map((s) => violation(f, s))
+      .filter((v): v is string => v !== null),
+  );
   assert.deepEqual(bad, []);
 });

@@ -24,21 +24,41 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-interface Import { spec: string; typeOnly: boolean }
+interface Import {
+  spec: string;
+  typeOnly: boolean;
+}
 
 /** Static imports, re-exports and dynamic imports of a module, each marked type-only or not. */
 export function importsOf(source: string, tsx = false): Import[] {
-  const sf = ts.createSourceFile(tsx ? 'x.tsx' : 'x.ts', source, ts.ScriptTarget.Latest, false, tsx ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    tsx ? 'x.tsx' : 'x.ts',
+    source,
+    ts.ScriptTarget.Latest,
+    false,
+    tsx ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const out: Import[] = [];
   const visit = (n: ts.Node) => {
     if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
       const c = n.importClause;
-      const typeOnly = !!c && (c.isTypeOnly || (!c.name && !!c.namedBindings && ts.isNamedImports(c.namedBindings)
-        && c.namedBindings.elements.length > 0 && c.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        !!c &&
+        (c.isTypeOnly ||
+          (!c.name &&
+            !!c.namedBindings &&
+            ts.isNamedImports(c.namedBindings) &&
+            c.namedBindings.elements.length > 0 &&
+            c.namedBindings.elements.every((e) => e.isTypeOnly)));
       out.push({ spec: n.moduleSpecifier.text, typeOnly });
     } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
       out.push({ spec: n.moduleSpecifier.text, typeOnly: n.isTypeOnly });
-    } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
+    } else if (
+      ts.isCallExpression(n) &&
+      n.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    ) {
       out.push({ spec: n.arguments[0].text, typeOnly: false });
     } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
       out.push({ spec: n.argument.literal.text, typeOnly: true });
@@ -57,13 +77,20 @@ export function violation(fromRel: string, imp: Import): string | null {
   const from = layer(fromRel);
   if (!imp.spec.startsWith('.')) {
     const pkg = imp.spec.startsWith('@') ? imp.spec.split('/').slice(0, 2).join('/') : imp.spec.split('/')[0];
-    if ((pkg === 'kysely' || pkg === 'pg') && from !== 'store' && !imp.typeOnly) return `${fromRel} → ${pkg} (only store/ talks to the database)`;
+    if ((pkg === 'kysely' || pkg === 'pg') && from !== 'store' && !imp.typeOnly)
+      return `${fromRel} → ${pkg} (only store/ talks to the database)`;
     return null;
   }
-  const to = path.relative(SRC, path.resolve(SRC, path.dirname(fromRel), imp.spec)).split(path.sep).join('/');
-  if ((from === 'services' || from === 'store') && layer(to) === 'http') return `${fromRel} → ${to} (${from}/ imports nothing from http/)`;
-  if (from === 'http' && layer(to) === 'store' && !imp.typeOnly) return `${fromRel} → ${to} (http/ imports no store/ value)`;
-  if (from !== 'store' && to === 'store/kysely.ts' && !imp.typeOnly) return `${fromRel} → ${to} (only store/ builds queries)`;
+  const to = path
+    .relative(SRC, path.resolve(SRC, path.dirname(fromRel), imp.spec))
+    .split(path.sep)
+    .join('/');
+  if ((from === 'services' || from === 'store') && layer(to) === 'http')
+    return `${fromRel} → ${to} (${from}/ imports nothing from http/)`;
+  if (from === 'http' && layer(to) === 'store' && !imp.typeOnly)
+    return `${fromRel} → ${to} (http/ imports no store/ value)`;
+  if (from !== 'store' && to === 'store/kysely.ts' && !imp.typeOnly)
+    return `${fromRel} → ${to} (only store/ builds queries)`;
   if (!CLI(fromRel) && CLI(to)) return `${fromRel} → ${to} (nothing below the CLI imports it)`;
   return null;
 }
@@ -72,14 +99,14 @@ export function violation(fromRel: string, imp: Import): string | null {
 export function queryLeak(fromRel: string, source: string): string | null {
   if (layer(fromRel) === 'store') return null;
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  const m = /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto)\(|\bsql`|\bsql\.raw\(|\.pool\.query\(/.exec(code);
+  const m = /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto)\(|\bsql`|\bsql\.raw\(|\.pool\.query\(/.exec(
+    code,
+  );
   return m ? `${fromRel} → queries (only store/ builds queries)` : null;
 }
 
 /** Today's leaks, to be moved (docs/architecture.md "Import rules"). Only ever remove entries. */
-const ALLOWED = new Set<string>([
-  'jobs/queue.ts → queries (only store/ builds queries)',
-]);
+const ALLOWED = new Set<string>(['jobs/queue.ts → queries (only store/ builds queries)']);
 
 /**
  * The files allowed to reach http/ through their imports: the app's composition root (app.ts builds the HTTP app) and
@@ -102,8 +129,13 @@ export function httpReach(graph: ReadonlyMap<string, readonly string[]>): string
     }
     return null;
   };
-  return [...graph.keys()].filter((f) => layer(f) !== 'http' && !WIRING.has(f)).sort()
-    .flatMap((f) => { const c = chain(f, new Set()); return c ? [c.join(' → ')] : []; });
+  return [...graph.keys()]
+    .filter((f) => layer(f) !== 'http' && !WIRING.has(f))
+    .sort()
+    .flatMap((f) => {
+      const c = chain(f, new Set());
+      return c ? [c.join(' → ')] : [];
+    });
 }
 
 /** Every file of src/ with the files it imports (relative imports, type-only included), paths relative to src/. */
@@ -111,8 +143,17 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of filesUnder(SRC)) {
     const rel = path.relative(SRC, f).split(path.sep).join('/');
-    graph.set(rel, importsOf(readFileSync(f, 'utf8'), f.endsWith('.tsx')).filter((i) => i.spec.startsWith('.'))
-      .map((i) => path.relative(SRC, path.resolve(path.dirname(f), i.spec)).split(path.sep).join('/')));
+    graph.set(
+      rel,
+      importsOf(readFileSync(f, 'utf8'), f.endsWith('.tsx'))
+        .filter((i) => i.spec.startsWith('.'))
+        .map((i) =>
+          path
+            .relative(SRC, path.resolve(path.dirname(f), i.spec))
+            .split(path.sep)
+            .join('/'),
+        ),
+    );
   }
   return graph;
 }
@@ -139,16 +180,19 @@ test('the reach check follows chains of imports and names the first one it finds
     'store/cves.ts → lib/answer.ts → lib/shape.ts → http/schemas/cves.ts',
   ]);
   graph.set('domain/x.ts', ['http/errors.ts']);
-  assert.deepEqual(httpReach(graph).filter((c) => c.startsWith('services/')), [
-    'services/a.ts → services/b.ts → domain/x.ts → http/errors.ts',
-    'services/b.ts → domain/x.ts → http/errors.ts',
-  ]);
+  assert.deepEqual(
+    httpReach(graph).filter((c) => c.startsWith('services/')),
+    ['services/a.ts → services/b.ts → domain/x.ts → http/errors.ts', 'services/b.ts → domain/x.ts → http/errors.ts'],
+  );
 });
 
-test('nothing outside http/ but the app\'s wiring reaches http/, even through other files', () => {
+test("nothing outside http/ but the app's wiring reaches http/, even through other files", () => {
   const graph = importGraph();
   assert.ok(graph.size > 200, `read ${graph.size} files`);
-  assert.ok(graph.get('app.ts')?.some((t) => t.startsWith('http/')), 'the check sees the wiring\'s own http/ imports');
+  assert.ok(
+    graph.get('app.ts')?.some((t) => t.startsWith('http/')),
+    "the check sees the wiring's own http/ imports",
+  );
   assert.deepEqual(httpReach(graph), []);
 });
 
@@ -165,29 +209,46 @@ test('the import scanner tells type-only imports from value imports', () => {
     "// import { Z } from '../http/z.ts';",
   ].join('\n');
   assert.deepEqual(importsOf(src), [
-    { spec: '../store/a.ts', typeOnly: true }, { spec: '../store/b.ts', typeOnly: true }, { spec: '../store/c.ts', typeOnly: false },
-    { spec: 'pg', typeOnly: false }, { spec: '../http/g.ts', typeOnly: false }, { spec: '../http/h.ts', typeOnly: true },
-    { spec: '../cli.ts', typeOnly: false }, { spec: '../store/t.ts', typeOnly: true },
+    { spec: '../store/a.ts', typeOnly: true },
+    { spec: '../store/b.ts', typeOnly: true },
+    { spec: '../store/c.ts', typeOnly: false },
+    { spec: 'pg', typeOnly: false },
+    { spec: '../http/g.ts', typeOnly: false },
+    { spec: '../http/h.ts', typeOnly: true },
+    { spec: '../cli.ts', typeOnly: false },
+    { spec: '../store/t.ts', typeOnly: true },
   ]);
-  assert.match(violation('services/x.ts', { spec: '../http/errors.ts', typeOnly: true }) ?? '', /services\/ imports nothing from http/);
-  assert.match(violation('store/x.ts', { spec: '../http/errors.ts', typeOnly: false }) ?? '', /store\/ imports nothing from http/);
-  assert.match(violation('http/routes/v1/x.ts', { spec: '../../../store/db.ts', typeOnly: false }) ?? '', /http\/ imports no store\/ value/);
+  assert.match(
+    violation('services/x.ts', { spec: '../http/errors.ts', typeOnly: true }) ?? '',
+    /services\/ imports nothing from http/,
+  );
+  assert.match(
+    violation('store/x.ts', { spec: '../http/errors.ts', typeOnly: false }) ?? '',
+    /store\/ imports nothing from http/,
+  );
+  assert.match(
+    violation('http/routes/v1/x.ts', { spec: '../../../store/db.ts', typeOnly: false }) ?? '',
+    /http\/ imports no store\/ value/,
+  );
   assert.equal(violation('http/routes/v1/x.ts', { spec: '../../../store/db.ts', typeOnly: true }), null);
   assert.match(violation('services/x.ts', { spec: 'kysely', typeOnly: false }) ?? '', /only store\//);
   assert.match(violation('jobs/x.ts', { spec: 'pg', typeOnly: false }) ?? '', /only store\//);
   assert.equal(violation('store/x.ts', { spec: 'pg', typeOnly: false }), null);
-  assert.match(violation('ingest/x.ts', { spec: '../store/kysely.ts', typeOnly: false }) ?? '', /only store\/ builds queries/);
+  assert.match(
+    violation('ingest/x.ts', { spec: '../store/kysely.ts', typeOnly: false }) ?? '',
+    /only store\/ builds queries/,
+  );
   assert.match(violation('ingest/x.ts', { spec: '../cli.ts', typeOnly: true }) ?? '', /below the CLI/);
   assert.equal(violation('cli/x.ts', { spec: '../cli.ts', typeOnly: false }), null);
   assert.equal(violation('cli.ts', { spec: './cli/x.ts', typeOnly: false }), null);
-  assert.ok(queryLeak('services/x.ts', 'await db.selectFrom(\'t\').selectAll().execute();'));
+  assert.ok(queryLeak('services/x.ts', "await db.selectFrom('t').selectAll().execute();"));
   assert.ok(queryLeak('jobs/x.ts', 'await sql`SELECT 1`.execute(db);'));
-  assert.ok(queryLeak('ingest/x.ts', 'await store.pool.query(\'SELECT 1\');'));
-  assert.equal(queryLeak('store/x.ts', 'await db.selectFrom(\'t\').selectAll().execute();'), null);
-  assert.equal(queryLeak('services/x.ts', '// db.selectFrom(\'t\')\nconst a = 1;'), null);
+  assert.ok(queryLeak('ingest/x.ts', "await store.pool.query('SELECT 1');"));
+  assert.equal(queryLeak('store/x.ts', "await db.selectFrom('t').selectAll().execute();"), null);
+  assert.equal(queryLeak('services/x.ts', "// db.selectFrom('t')\nconst a = 1;"), null);
 });
 
-test('every layer keeps its import rules (today\'s leaks listed in ALLOWED, which only shrinks)', () => {
+test("every layer keeps its import rules (today's leaks listed in ALLOWED, which only shrinks)", () => {
   const found = new Set<string>();
   for (const f of filesUnder(SRC)) {
     const rel = path.relative(SRC, f).split(path.sep).join('/');

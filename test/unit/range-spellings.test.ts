@@ -33,7 +33,8 @@ function decide(asset: Asset, ranges: AffectedRange[]) {
 /** The verdict of each asset version against one CVE 5 `affected[]` entry: [version, status] rows. */
 function statuses(entry: object, vendor: string, product: string, rows: [string, string][]): void {
   const ranges = rangesOfAffected(entry);
-  for (const [version, status] of rows) assert.equal(decide({ vendor, product, version }, ranges).status, status, version);
+  for (const [version, status] of rows)
+    assert.equal(decide({ vendor, product, version }, ranges).status, status, version);
 }
 
 test('certain prefix: a release followed by a glued suffix, a build number or build tokens is within that release', () => {
@@ -47,18 +48,21 @@ test('certain prefix: a release followed by a glued suffix, a build number or bu
     ['4.71 AFBT48C', [4, 71]], // CVE-2024-8278, Lenovo XCC: the release and its build id
     ['511.5 TCU4 HF3', [511, 5]], // Honeywell Experion
     ['1.2.0.14(408)', [1, 2, 0, 14]], // Tenda
-  ] as [string, number[]][]) assert.deepEqual(certainPrefix(raw), prefix, raw);
+  ] as [string, number[]][])
+    assert.deepEqual(certainPrefix(raw), prefix, raw);
   for (const raw of [
     '1.0br_v15.03.05.16_multi_td01.bin', // CVE-2023-39670, Tenda AC6: hardware 1.0, firmware 15.03.05.16
     '1.00 dated 16-12-2020', // CVE-2023-35727, D-Link DAP-2622: words
     '2.13B01 BETA', // D-Link: a token without a digit
     '3.0.0-3.0.4', // a range
     '2.0-3', // a two-part release and a short number: may be a range
-    '< 3.3 SP1 3.x', '3.3 SP1 3.x', // ICSA-23-068-03 (ABB): a second version pattern
+    '< 3.3 SP1 3.x',
+    '3.3 SP1 3.x', // ICSA-23-068-03 (ABB): a second version pattern
     '3.4.4 Build 1610 2416 17', // more than three tokens
     '10.0.0 < publication',
     '2.4.4', // a version that parses has no prefix of its own
-  ]) assert.equal(certainPrefix(raw), null, raw);
+  ])
+    assert.equal(certainPrefix(raw), null, raw);
 });
 
 test('certain prefix: ordered where the components both state differ, else needs_review', () => {
@@ -85,34 +89,77 @@ test('certain prefix: ordered where the components both state differ, else needs
 
 test('property: the certain-prefix order is an interval order (antisymmetric, transitive where ordered)', () => {
   const rel = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 2, maxLength: 4 });
-  const spelling = fc.tuple(rel, fc.constantFrom('', 'z1', '-p9', ' AFBT48C', '_b20201102', '-406')).map(([r, s]) => `${r.join('.')}${s}`);
-  fc.assert(fc.property(spelling, spelling, spelling, (a, b, c) => {
-    const ab = general(a, b);
-    const ba = general(b, a);
-    if (ab === 'needs_review') assert.equal(ba, 'needs_review');
-    else assert.equal(ba, -ab || 0);
-    if (ab === -1 && general(b, c) === -1) assert.equal(general(a, c), -1, `${a} < ${b} < ${c}`);
-  }), { numRuns: 3000 });
+  const spelling = fc
+    .tuple(rel, fc.constantFrom('', 'z1', '-p9', ' AFBT48C', '_b20201102', '-406'))
+    .map(([r, s]) => `${r.join('.')}${s}`);
+  fc.assert(
+    fc.property(spelling, spelling, spelling, (a, b, c) => {
+      const ab = general(a, b);
+      const ba = general(b, a);
+      if (ab === 'needs_review') assert.equal(ba, 'needs_review');
+      else assert.equal(ba, -ab || 0);
+      if (ab === -1 && general(b, c) === -1) assert.equal(general(a, c), -1, `${a} < ${b} < ${c}`);
+    }),
+    { numRuns: 3000 },
+  );
 });
 
 test('the CVE 5 reader: a release and its build as a bound, decided on both sides (CVE-2024-8278, Lenovo XCC)', () => {
-  const entry = { vendor: 'Lenovo', product: 'HX5530 Appliance (ThinkAgile) XCC', versions: [{ status: 'affected', version: '0', lessThan: '4.71 AFBT48C', versionType: 'custom' }], defaultStatus: 'unaffected' };
+  const entry = {
+    vendor: 'Lenovo',
+    product: 'HX5530 Appliance (ThinkAgile) XCC',
+    versions: [{ status: 'affected', version: '0', lessThan: '4.71 AFBT48C', versionType: 'custom' }],
+    defaultStatus: 'unaffected',
+  };
   const [r] = rangesOfAffected(entry);
   assert.deepEqual([r.end, r.text, rangeReadable(r)], [{ version: '4.71 AFBT48C', inclusive: false }, null, true]);
-  statuses(entry, 'Lenovo', 'HX5530 Appliance (ThinkAgile) XCC', [['4.70', 'affected'], ['4.72', 'not_affected'], ['4.71', 'needs_review']]);
+  statuses(entry, 'Lenovo', 'HX5530 Appliance (ThinkAgile) XCC', [
+    ['4.70', 'affected'],
+    ['4.72', 'not_affected'],
+    ['4.71', 'needs_review'],
+  ]);
   // CVE-2024-39397 (Adobe Commerce) "<= 2.4.4-p9"
-  statuses({ vendor: 'Adobe', product: 'Adobe Commerce', versions: [{ status: 'affected', version: '0', versionType: 'semver', lessThanOrEqual: '2.4.4-p9' }] }, 'Adobe', 'Adobe Commerce',
-    [['2.4.3', 'affected'], ['2.4.5', 'not_affected'], ['2.4.4-p10', 'needs_review']]);
+  statuses(
+    {
+      vendor: 'Adobe',
+      product: 'Adobe Commerce',
+      versions: [{ status: 'affected', version: '0', versionType: 'semver', lessThanOrEqual: '2.4.4-p9' }],
+    },
+    'Adobe',
+    'Adobe Commerce',
+    [
+      ['2.4.3', 'affected'],
+      ['2.4.5', 'not_affected'],
+      ['2.4.4-p10', 'needs_review'],
+    ],
+  );
 });
 
 test('the CVE 5 reader: a version its scheme orders is that version, spaces and all (CVE-2023-20193, Cisco ISE "2.6.0 p1")', () => {
-  const entry = { vendor: 'Cisco', product: 'Cisco Identity Services Engine Software', versions: [{ status: 'affected', version: '2.6.0 p1' }, { status: 'affected', version: '2.6.0 p2' }] };
+  const entry = {
+    vendor: 'Cisco',
+    product: 'Cisco Identity Services Engine Software',
+    versions: [
+      { status: 'affected', version: '2.6.0 p1' },
+      { status: 'affected', version: '2.6.0 p2' },
+    ],
+  };
   const ranges = rangesOfAffected(entry);
-  assert.deepEqual(ranges.map((r) => [r.version, r.text]), [['2.6.0 p1', null], ['2.6.0 p2', null]]);
-  statuses(entry, 'Cisco', 'Cisco Identity Services Engine Software', [['2.6.0 p1', 'affected'], ['2.6.0_p2', 'affected'], ['2.6.0 p3', 'not_affected']]);
+  assert.deepEqual(
+    ranges.map((r) => [r.version, r.text]),
+    [
+      ['2.6.0 p1', null],
+      ['2.6.0 p2', null],
+    ],
+  );
+  statuses(entry, 'Cisco', 'Cisco Identity Services Engine Software', [
+    ['2.6.0 p1', 'affected'],
+    ['2.6.0_p2', 'affected'],
+    ['2.6.0 p3', 'not_affected'],
+  ]);
 });
 
-test('platform releases: one platform\'s releases are ordered, against anything else needs_review', () => {
+test("platform releases: one platform's releases are ordered, against anything else needs_review", () => {
   orders(compareVersions, [
     ['Android 12.0', 'android_14.0', -1], // CVE-2023-32873 (MediaTek) writes "android_12.0"; CVE-2024-20022 "Android 12.0"
     ['android13', 'Android 13.0', 0], // Unisoc
@@ -133,16 +180,39 @@ test('platform release lists: one exact version per item, a bare release of the 
   assert.deepEqual(read('android_11_12_13'), ['android 11', 'android 12', 'android 13']); // CVE-2023-40634
   assert.deepEqual(read('android9_android10_android11'), ['android 9', 'android 10', 'android 11']);
   assert.deepEqual(read('android12.0_13.0'), ['android 12.0', 'android 13.0']);
-  for (const t of ['andriod9_android10_android11', 'Android 11.0, 12.0 / Linux 6.1 / IOT-v23.0 / Yocto 4.0', 'SMR Jul-2024 Release in Android 12, 13, 14', 'android_']) {
+  for (const t of [
+    'andriod9_android10_android11',
+    'Android 11.0, 12.0 / Linux 6.1 / IOT-v23.0 / Yocto 4.0',
+    'SMR Jul-2024 Release in Android 12, 13, 14',
+    'android_',
+  ]) {
     assert.equal(read(t), undefined, t);
   }
 });
 
 test('verdicts on platform releases (CVE-2023-32873, MediaTek ">= android_12.0, <= android_14.0"; CVE-2024-20022 "Android 12.0, 13.0, 14.0")', () => {
-  const range = { vendor: 'mediatek', product: 'mt6761', versions: [{ status: 'affected', version: 'android_12.0', versionType: 'custom', lessThanOrEqual: 'android_14.0' }] };
-  statuses(range, 'MediaTek', 'MT6761', [['Android 11.0', 'not_affected'], ['Android 12.0', 'affected'], ['Android 14', 'affected'], ['Android 15.0', 'not_affected'], ['13.0', 'needs_review']]);
-  const list = { vendor: 'MediaTek, Inc.', product: 'MT6789', versions: [{ status: 'affected', version: 'Android 12.0, 13.0, 14.0' }] };
-  statuses(list, 'MediaTek, Inc.', 'MT6789', [['Android 13.0', 'affected'], ['Android 11.0', 'not_affected'], ['Android 15.0', 'not_affected']]);
+  const range = {
+    vendor: 'mediatek',
+    product: 'mt6761',
+    versions: [{ status: 'affected', version: 'android_12.0', versionType: 'custom', lessThanOrEqual: 'android_14.0' }],
+  };
+  statuses(range, 'MediaTek', 'MT6761', [
+    ['Android 11.0', 'not_affected'],
+    ['Android 12.0', 'affected'],
+    ['Android 14', 'affected'],
+    ['Android 15.0', 'not_affected'],
+    ['13.0', 'needs_review'],
+  ]);
+  const list = {
+    vendor: 'MediaTek, Inc.',
+    product: 'MT6789',
+    versions: [{ status: 'affected', version: 'Android 12.0, 13.0, 14.0' }],
+  };
+  statuses(list, 'MediaTek, Inc.', 'MT6789', [
+    ['Android 13.0', 'affected'],
+    ['Android 11.0', 'not_affected'],
+    ['Android 15.0', 'not_affected'],
+  ]);
 });
 
 test('Ivanti: Connect Secure releases and Endpoint Manager security updates', () => {
@@ -163,7 +233,7 @@ test('Ivanti: Connect Secure releases and Endpoint Manager security updates', ()
   ]);
 });
 
-test('SAP: a software component\'s releases are ordered, two components never (CVE-2023-37492, SAP NetWeaver AS ABAP)', () => {
+test("SAP: a software component's releases are ordered, two components never (CVE-2023-37492, SAP NetWeaver AS ABAP)", () => {
   assert.deepEqual(parseSap('SAP_BASIS 731'), { component: 'sap_basis', release: [731] });
   assert.equal(parseSap('731'), null);
   assert.equal(schemeOf('SAP_SE', 'SAP NetWeaver AS ABAP and ABAP Platform'), 'sap');
@@ -175,8 +245,19 @@ test('SAP: a software component\'s releases are ordered, two components never (C
     ['KERNEL 7.53', 'SAP_BASIS 753', 'needs_review'],
     ['SAP_BASIS 731', '731', 'needs_review'],
   ]);
-  const entry = { vendor: 'SAP_SE', product: 'SAP NetWeaver AS ABAP and ABAP Platform', versions: [{ status: 'affected', version: 'SAP_BASIS 700' }, { status: 'affected', version: 'SAP_BASIS 731' }] };
-  statuses(entry, 'SAP', 'SAP NetWeaver AS ABAP and ABAP Platform', [['SAP_BASIS 731', 'affected'], ['SAP_BASIS 740', 'not_affected'], ['731', 'needs_review']]);
+  const entry = {
+    vendor: 'SAP_SE',
+    product: 'SAP NetWeaver AS ABAP and ABAP Platform',
+    versions: [
+      { status: 'affected', version: 'SAP_BASIS 700' },
+      { status: 'affected', version: 'SAP_BASIS 731' },
+    ],
+  };
+  statuses(entry, 'SAP', 'SAP NetWeaver AS ABAP and ABAP Platform', [
+    ['SAP_BASIS 731', 'affected'],
+    ['SAP_BASIS 740', 'not_affected'],
+    ['731', 'needs_review'],
+  ]);
 });
 
 test('property: the Ivanti and SAP comparators are total orders on their grammars', () => {
@@ -186,35 +267,71 @@ test('property: the Ivanti and SAP comparators are total orders on their grammar
     fc.tuple(n(3), n(9)).map(([y, s]) => `${2020 + y} SU${s}`),
   );
   const sap = fc.tuple(fc.constantFrom('SAP_BASIS', 'KERNEL'), n(9), n(99)).map(([c, a, b]) => `${c} ${a}.${b}`);
-  for (const [cmp, arb, sameGrammar] of [[compareIvanti, ivanti, (a: string, b: string) => a.includes('SU') === b.includes('SU')], [compareSap, sap, (a: string, b: string) => a.split(' ')[0] === b.split(' ')[0]]] as const) {
-    fc.assert(fc.property(arb, arb, arb, (a, b, c) => {
-      if (!sameGrammar(a, b) || !sameGrammar(b, c)) return;
-      const ab = cmp(a, b);
-      const bc = cmp(b, c);
-      assert.ok(ab !== 'needs_review' && bc !== 'needs_review', `${a} vs ${b} vs ${c}`);
-      assert.equal(cmp(a, a), 0);
-      assert.equal(cmp(b, a), -ab || 0);
-      if (ab <= 0 && bc <= 0) assert.ok((cmp(a, c) as number) <= 0, `${a} <= ${b} <= ${c}`);
-    }), { numRuns: 2000 });
+  for (const [cmp, arb, sameGrammar] of [
+    [compareIvanti, ivanti, (a: string, b: string) => a.includes('SU') === b.includes('SU')],
+    [compareSap, sap, (a: string, b: string) => a.split(' ')[0] === b.split(' ')[0]],
+  ] as const) {
+    fc.assert(
+      fc.property(arb, arb, arb, (a, b, c) => {
+        if (!sameGrammar(a, b) || !sameGrammar(b, c)) return;
+        const ab = cmp(a, b);
+        const bc = cmp(b, c);
+        assert.ok(ab !== 'needs_review' && bc !== 'needs_review', `${a} vs ${b} vs ${c}`);
+        assert.equal(cmp(a, a), 0);
+        assert.equal(cmp(b, a), -ab || 0);
+        if (ab <= 0 && bc <= 0) assert.ok((cmp(a, c) as number) <= 0, `${a} <= ${b} <= ${c}`);
+      }),
+      { numRuns: 2000 },
+    );
   }
 });
 
 test('the CVE 5 reader: a range that holds no version stays text, answered needs_review (CVE-2023-1213, Chrome; CVE-2024-21894, Ivanti)', () => {
-  const chrome = { vendor: 'Google', product: 'Chrome', versions: [{ version: '111.0.5563.64', status: 'affected', lessThan: '111.0.5563.64', versionType: 'custom' }] };
+  const chrome = {
+    vendor: 'Google',
+    product: 'Chrome',
+    versions: [{ version: '111.0.5563.64', status: 'affected', lessThan: '111.0.5563.64', versionType: 'custom' }],
+  };
   const [r] = rangesOfAffected(chrome);
   assert.deepEqual([r.start, r.end, r.text, rangeReadable(r)], [null, null, '111.0.5563.64 < 111.0.5563.64', false]);
   const v = decide({ vendor: 'Google', product: 'Chrome', version: '110.0.5481.177' }, rangesOfAffected(chrome));
   assert.equal(v.status, 'needs_review');
   assert.match(v.reason, /not machine-readable: "111\.0\.5563\.64 < 111\.0\.5563\.64"/);
-  const ivanti = { vendor: 'Ivanti', product: 'Connect Secure', versions: [{ status: 'affected', version: '22.1R6.2', lessThan: '22.1R6.2', versionType: 'semver' }] };
+  const ivanti = {
+    vendor: 'Ivanti',
+    product: 'Connect Secure',
+    versions: [{ status: 'affected', version: '22.1R6.2', lessThan: '22.1R6.2', versionType: 'semver' }],
+  };
   assert.equal(rangesOfAffected(ivanti)[0].text, '22.1R6.2 < 22.1R6.2');
   // a start above its end holds nothing either; an inclusive end at the start holds that one version
-  assert.equal(rangesOfAffected({ ...chrome, versions: [{ version: '112.0', status: 'affected', lessThan: '111.0', versionType: 'custom' }] })[0].text, '112.0 < 111.0');
-  const one = { ...ivanti, versions: [{ status: 'affected', version: '2022 SU5', lessThanOrEqual: '2022 SU5', versionType: 'semver' }] };
-  assert.deepEqual(rangesOfAffected(one).map((x) => [x.start, x.end, x.text]), [[{ version: '2022 SU5', inclusive: true }, { version: '2022 SU5', inclusive: true }, null]]);
-  statuses(one, 'Ivanti', 'Connect Secure', [['2022 SU5', 'affected'], ['2022 SU6', 'not_affected'], ['2022 SU4', 'not_affected']]);
+  assert.equal(
+    rangesOfAffected({
+      ...chrome,
+      versions: [{ version: '112.0', status: 'affected', lessThan: '111.0', versionType: 'custom' }],
+    })[0].text,
+    '112.0 < 111.0',
+  );
+  const one = {
+    ...ivanti,
+    versions: [{ status: 'affected', version: '2022 SU5', lessThanOrEqual: '2022 SU5', versionType: 'semver' }],
+  };
+  assert.deepEqual(
+    rangesOfAffected(one).map((x) => [x.start, x.end, x.text]),
+    [[{ version: '2022 SU5', inclusive: true }, { version: '2022 SU5', inclusive: true }, null]],
+  );
+  statuses(one, 'Ivanti', 'Connect Secure', [
+    ['2022 SU5', 'affected'],
+    ['2022 SU6', 'not_affected'],
+    ['2022 SU4', 'not_affected'],
+  ]);
   // a range that holds versions is read as before
-  assert.equal(rangesOfAffected({ ...chrome, versions: [{ version: '110.0', status: 'affected', lessThan: '111.0.5563.64', versionType: 'custom' }] })[0].text, null);
+  assert.equal(
+    rangesOfAffected({
+      ...chrome,
+      versions: [{ version: '110.0', status: 'affected', lessThan: '111.0.5563.64', versionType: 'custom' }],
+    })[0].text,
+    null,
+  );
 });
 
 test('orderableIn: what the census now counts, and what it still does not', () => {
@@ -229,7 +346,12 @@ test('orderableIn: what the census now counts, and what it still does not', () =
 });
 
 test('the CVE 5 reader: version "0" alone is no version: text, needs_review with why (CVE-2023-2851, CVE-2023-49721)', () => {
-  const entry = { vendor: 'AGT Tech', product: 'Ceppatron', versions: [{ status: 'affected', version: '0' }], defaultStatus: 'unaffected' };
+  const entry = {
+    vendor: 'AGT Tech',
+    product: 'Ceppatron',
+    versions: [{ status: 'affected', version: '0' }],
+    defaultStatus: 'unaffected',
+  };
   const [r] = rangesOfAffected(entry);
   assert.deepEqual([r.version, r.text, rangeReadable(r)], [null, '0', false]);
   for (const version of ['0', '1.2', '10.0']) {
@@ -238,6 +360,19 @@ test('the CVE 5 reader: version "0" alone is no version: text, needs_review with
     assert.match(v.reason, /"0" alone \(by the CVE schema's convention the earliest version\) with no end/);
   }
   // "0" as the start of a range is the open start, and a change at "0" keeps its meaning
-  assert.deepEqual(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '0', lessThan: '2.0' }] }).map((x) => [x.start, x.end, x.text]), [[null, { version: '2.0', inclusive: false }, null]]);
-  assert.equal(rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '0', changes: [{ at: '2.0', status: 'unaffected' }] }] })[0].text, null);
+  assert.deepEqual(
+    rangesOfAffected({ ...entry, versions: [{ status: 'affected', version: '0', lessThan: '2.0' }] }).map((x) => [
+      x.start,
+      x.end,
+      x.text,
+    ]),
+    [[null, { version: '2.0', inclusive: false }, null]],
+  );
+  assert.equal(
+    rangesOfAffected({
+      ...entry,
+      versions: [{ status: 'affected', version: '0', changes: [{ at: '2.0', status: 'unaffected' }] }],
+    })[0].text,
+    null,
+  );
 });

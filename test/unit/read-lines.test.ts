@@ -16,7 +16,8 @@ process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
 async function viaReadline(file: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const l of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) out.push(l);
+  for await (const l of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity }))
+    out.push(l);
   return out;
 }
 async function collect(file: string, chunkBytes?: number): Promise<string[]> {
@@ -42,15 +43,18 @@ const scenario = fc.oneof(
 );
 
 test('readLines yields the lines readline yields, plain and gzip, at any chunk boundary (property)', async () => {
-  await fc.assert(fc.asyncProperty(scenario, fc.boolean(), fc.boolean(), async ({ chunkBytes, parts }, lastSep, gz) => {
-    let text = parts.map(([p, s]) => p + s).join('');
-    if (!lastSep && parts.length) text = text.replace(/[\r\n]+$/, '') + 'tail';
-    const file = path.join(dir, `f${n++}${gz ? '.gz' : ''}`);
-    const plain = path.join(dir, `p${n++}`);
-    writeFileSync(plain, text);
-    writeFileSync(file, gz ? gzipSync(Buffer.from(text)) : text);
-    assert.deepEqual(await collect(file, chunkBytes), await viaReadline(plain));
-  }), { numRuns: 100 });
+  await fc.assert(
+    fc.asyncProperty(scenario, fc.boolean(), fc.boolean(), async ({ chunkBytes, parts }, lastSep, gz) => {
+      let text = parts.map(([p, s]) => p + s).join('');
+      if (!lastSep && parts.length) text = text.replace(/[\r\n]+$/, '') + 'tail';
+      const file = path.join(dir, `f${n++}${gz ? '.gz' : ''}`);
+      const plain = path.join(dir, `p${n++}`);
+      writeFileSync(plain, text);
+      writeFileSync(file, gz ? gzipSync(Buffer.from(text)) : text);
+      assert.deepEqual(await collect(file, chunkBytes), await viaReadline(plain));
+    }),
+    { numRuns: 100 },
+  );
 });
 
 test('readLines: a 2 MB file of JSON lines, CRLF and LF mixed, comes back line for line', async () => {
@@ -73,15 +77,23 @@ test('a line longer than the cap stops the file with its line number; a line of 
     writeFileSync(file, text);
     for (const chunkBytes of [1, 3, 64 * 1024]) {
       assert.deepEqual(await lines(file, chunkBytes, 10), ['ab', 'xxxxxxxxé', 'c'], `cap 10, chunks of ${chunkBytes}`);
-      await assert.rejects(lines(file, chunkBytes, 9), (err: Error) => {
-        assert.equal(err.name, 'FeedFormatError');
-        assert.equal(err.message, `${file}:2: a line longer than 9 bytes (no feed record is near that long)`);
-        return true;
-      }, `cap 9, chunks of ${chunkBytes}`);
+      await assert.rejects(
+        lines(file, chunkBytes, 9),
+        (err: Error) => {
+          assert.equal(err.name, 'FeedFormatError');
+          assert.equal(err.message, `${file}:2: a line longer than 9 bytes (no feed record is near that long)`);
+          return true;
+        },
+        `cap 9, chunks of ${chunkBytes}`,
+      );
     }
     // A fourth line, unterminated, of 11 bytes.
     writeFileSync(file, `${text.replace(/c$/, 'c\n')}ddddddddddd`);
-    await assert.rejects(lines(file, 2, 10), /:4: a line longer than 10 bytes/, 'the last line, unterminated, over the cap');
+    await assert.rejects(
+      lines(file, 2, 10),
+      /:4: a line longer than 10 bytes/,
+      'the last line, unterminated, over the cap',
+    );
   }
 });
 

@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-test('routeConfig answers the matched route\'s config object, and the not-found handler\'s for an unmatched request', async () => {
+test("routeConfig answers the matched route's config object, and the not-found handler's for an unmatched request", async () => {
   assert.equal(directRouteConfig, true);
   const app = Fastify();
   const seen: { direct: FastifyContextConfig; public: FastifyContextConfig }[] = [];
@@ -26,6 +26,9 @@ test('routeConfig answers the matched route\'s config object, and the not-found 
   await app.inject('/a');
   await app.inject('/nowhere');
   await app.close();
-  assert.deepEqual(seen.map((s) => s.direct.marker), ['route b', 'route a', undefined]);
+  assert.deepEqual(
+    seen.map((s) => s.direct.marker),
+    ['route b', 'route a', undefined],
+  );
   for (const s of seen) assert.equal(s.direct, s.public);
 });

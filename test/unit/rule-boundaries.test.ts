@@ -54,6 +54,9 @@ test('exploit: a GitHub security advisory named after the CVE is not a proof of 
   assert.equal(isPocRef(ref(`https://github.com/advisories/${cve}`), cve), false);
   assert.equal(isPocRef(ref(`https://github.com/someone/${cve}`), cve), true);
   assert.equal(isPocRef(ref(`https://gist.github.com/someone/${cve.toLowerCase()}-poc`), cve), true);
-  assert.equal(exploitFacts(cve, false, [ref(`https://github.com/acme/plc-tool/security/advisories/${cve}`)]).poc_available, false);
+  assert.equal(
+    exploitFacts(cve, false, [ref(`https://github.com/acme/plc-tool/security/advisories/${cve}`)]).poc_available,
+    false,
+  );
   assert.equal(exploitFacts(cve, false, [ref(`https://github.com/someone/${cve}`)]).exploit_maturity, 'POC');
 });

@@ -11,7 +11,15 @@ test('EPSS interpretation: no label for a missing or non-finite percentile', () 
 });
 
 test('BCS: the EPSS bump needs a percentile of at least 0.90', () => {
-  const base = { cvss_score: 5, kev_flagged: false, has_public_exploit: false, poc_available: false, patch_available: false, ics_relevance: 0, epss_percentile: null };
+  const base = {
+    cvss_score: 5,
+    kev_flagged: false,
+    has_public_exploit: false,
+    poc_available: false,
+    patch_available: false,
+    ics_relevance: 0,
+    epss_percentile: null,
+  };
   assert.equal(computeBcs({ ...base, epss_percentile: 0.8999 }).score, 5);
   assert.equal(computeBcs({ ...base, epss_percentile: 0 }).score, 5);
   assert.equal(computeBcs({ ...base, epss_percentile: 0.9 }).score, 5.8);

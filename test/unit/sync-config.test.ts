@@ -22,10 +22,14 @@ test('feed URLs: public defaults, per-source overrides, invalid values named', (
   assert.equal(c.nvdApiKey, 'k-123');
   assert.ok(Object.isFrozen(c.feedUrls));
 
-  assert.throws(() => loadConfig({ VULNINTEL_FEED_URL_NVD: 'ftp://example.com/x' }),
-    (e: unknown) => e instanceof ConfigError && e.variable === 'VULNINTEL_FEED_URL_NVD');
-  assert.throws(() => loadConfig({ VULNINTEL_FEED_URL_CSAF: 'not a url' }),
-    (e: unknown) => e instanceof ConfigError && /VULNINTEL_FEED_URL_CSAF: not a valid URL/.test(e.message));
+  assert.throws(
+    () => loadConfig({ VULNINTEL_FEED_URL_NVD: 'ftp://example.com/x' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'VULNINTEL_FEED_URL_NVD',
+  );
+  assert.throws(
+    () => loadConfig({ VULNINTEL_FEED_URL_CSAF: 'not a url' }),
+    (e: unknown) => e instanceof ConfigError && /VULNINTEL_FEED_URL_CSAF: not a valid URL/.test(e.message),
+  );
 });
 
 test('proxy variables: the one set is remembered for the sync errors (no proxy is ever used)', () => {

@@ -7,7 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { fixedClock } from '../../src/lib/clock.ts';
-import { backoffDelay, DEFAULT_RETRY, displayUrl, parseRetryAfter, RollingWindowLimiter } from '../../src/services/sync/sync-http.ts';
+import {
+  backoffDelay,
+  DEFAULT_RETRY,
+  displayUrl,
+  parseRetryAfter,
+  RollingWindowLimiter,
+} from '../../src/services/sync/sync-http.ts';
 import { extractCweXml, rolieEntries } from '../../src/services/sync/sync-feeds.ts';
 import { nvdDate, parseNvdDate } from '../../src/services/sync/sync-nvd.ts';
 
@@ -29,19 +35,30 @@ test('parseRetryAfter: delay-seconds, HTTP-date relative to the clock, and malfo
 
 test('backoffDelay: grows exponentially from the base, stays within [step/2, step], and is capped', () => {
   const p = { ...DEFAULT_RETRY, baseDelayMs: 1000, maxDelayMs: 16_000 };
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((a) => backoffDelay(a, p, () => 1)), [1000, 2000, 4000, 8000, 16000, 16000, 16000]);
-  assert.deepEqual([1, 2, 3].map((a) => backoffDelay(a, p, () => 0)), [500, 1000, 2000]);
-  fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, r) => {
-    const step = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** (attempt - 1));
-    const d = backoffDelay(attempt, p, () => r);
-    return d >= step / 2 && d <= step;
-  }));
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7].map((a) => backoffDelay(a, p, () => 1)),
+    [1000, 2000, 4000, 8000, 16000, 16000, 16000],
+  );
+  assert.deepEqual(
+    [1, 2, 3].map((a) => backoffDelay(a, p, () => 0)),
+    [500, 1000, 2000],
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, r) => {
+      const step = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** (attempt - 1));
+      const d = backoffDelay(attempt, p, () => r);
+      return d >= step / 2 && d <= step;
+    }),
+  );
 });
 
 test('RollingWindowLimiter: at most N requests in any rolling window, waiting exactly until the oldest leaves it', async () => {
   const clock = fixedClock('2026-10-01T00:00:00Z');
   const sleeps: number[] = [];
-  const limiter = new RollingWindowLimiter(5, 30_000, clock, async (ms) => { sleeps.push(ms); clock.advance(ms); });
+  const limiter = new RollingWindowLimiter(5, 30_000, clock, async (ms) => {
+    sleeps.push(ms);
+    clock.advance(ms);
+  });
   const stamps: number[] = [];
   for (let i = 0; i < 12; i++) {
     await limiter.take();
@@ -49,7 +66,10 @@ test('RollingWindowLimiter: at most N requests in any rolling window, waiting ex
     clock.advance(1000);
   }
   // 5 immediately, then each further request waits for the one 5 places earlier to leave the window.
-  assert.deepEqual(sleeps, [25_000, 0, 0, 0, 0, 25_000].filter((x) => x > 0));
+  assert.deepEqual(
+    sleeps,
+    [25_000, 0, 0, 0, 0, 25_000].filter((x) => x > 0),
+  );
   for (let i = 5; i < stamps.length; i++) assert.ok(stamps[i] - stamps[i - 5] >= 30_000, `request ${i}`);
 });
 
@@ -59,7 +79,10 @@ test('nvdDate and displayUrl', () => {
   assert.equal(parseNvdDate('2026-10-01T12:34:56.789Z').toISOString(), '2026-10-01T12:34:56.789Z');
   assert.equal(parseNvdDate('2026-10-01T14:34:56.789+02:00').toISOString(), '2026-10-01T12:34:56.789Z');
   assert.throws(() => parseNvdDate('yesterday'), /checkpoint holds "yesterday", which is not a date/);
-  assert.equal(displayUrl('https://services.nvd.nist.gov/rest/json/cves/2.0?startIndex=0&apiKey=secret'), 'https://services.nvd.nist.gov/rest/json/cves/2.0');
+  assert.equal(
+    displayUrl('https://services.nvd.nist.gov/rest/json/cves/2.0?startIndex=0&apiKey=secret'),
+    'https://services.nvd.nist.gov/rest/json/cves/2.0',
+  );
 });
 
 test('rolieEntries: id, updated and self link of every entry of the real CISA OT feed', async () => {
@@ -73,8 +96,17 @@ test('rolieEntries: id, updated and self link of every entry of the real CISA OT
   });
   assert.throws(() => rolieEntries({ vulnerabilities: [] }), /not a ROLIE feed/);
   // Entries without an id, a date or a link are skipped, content.src is the fallback link.
-  assert.deepEqual(rolieEntries({ feed: { entry: [{ id: 'A', updated: 'u' }, { id: 'B', updated: 'u', content: { src: 'https://x/b.json' } }] } }),
-    [{ id: 'B', updated: 'u', href: 'https://x/b.json' }]);
+  assert.deepEqual(
+    rolieEntries({
+      feed: {
+        entry: [
+          { id: 'A', updated: 'u' },
+          { id: 'B', updated: 'u', content: { src: 'https://x/b.json' } },
+        ],
+      },
+    }),
+    [{ id: 'B', updated: 'u', href: 'https://x/b.json' }],
+  );
 });
 
 test('extractCweXml: the XML entry of the real-layout zip, and clear errors for other files', async () => {

@@ -11,7 +11,20 @@ import { fixture } from '../helpers/feeds.ts';
 
 test('every detected format has its reader in READERS, MSRC included', async () => {
   assert.deepEqual(Object.keys(READERS).sort(), [
-    'capec-stix', 'csaf', 'csaf-jsonl', 'cve5', 'cve5-jsonl', 'cve5-zip', 'cwe-xml', 'epss-csv', 'epss-ssv', 'kev', 'msrc-cvrf', 'msrc-index', 'nvd-page', 'nvd-record',
+    'capec-stix',
+    'csaf',
+    'csaf-jsonl',
+    'cve5',
+    'cve5-jsonl',
+    'cve5-zip',
+    'cwe-xml',
+    'epss-csv',
+    'epss-ssv',
+    'kev',
+    'msrc-cvrf',
+    'msrc-index',
+    'nvd-page',
+    'nvd-record',
   ]);
   const file = fixture('msrc', '2024-Aug.xml.gz');
   assert.equal(await detectFormat(file), 'msrc-cvrf');
@@ -22,16 +35,53 @@ test('every detected format has its reader in READERS, MSRC included', async () 
 
 test('the sync runs every source of SYNC_SOURCES in order, MSRC last', () => {
   assert.equal(syncSources(), SYNC_SOURCES);
-  assert.deepEqual(SYNC_SOURCES.map((s) => s.name), ['cwe', 'capec', 'nvd', 'cve5', 'csaf', 'kev', 'epss', 'msrc']);
+  assert.deepEqual(
+    SYNC_SOURCES.map((s) => s.name),
+    ['cwe', 'capec', 'nvd', 'cve5', 'csaf', 'kev', 'epss', 'msrc'],
+  );
 });
 
 test('the CLI lists every command of both tables; serve loads only the core table', async () => {
   let out = '';
-  assert.equal(await runCli(['help'], { out: (s) => { out += s; }, err: (s) => { out += s; } }), 0);
+  assert.equal(
+    await runCli(['help'], {
+      out: (s) => {
+        out += s;
+      },
+      err: (s) => {
+        out += s;
+      },
+    }),
+    0,
+  );
   const names = [...out.matchAll(/^ {2}(\S+(?: \S+)?)\s{2,}/gm)].map((m) => m[1]).sort();
-  assert.deepEqual(names, ['alerts run', 'import', 'key create', 'key list', 'key revoke', 'login-link', 'migrate', 'org caps', 'org create', 'org set-provider', 'org set-tier', 'serve', 'sync', 'trial end', 'worker']);
+  assert.deepEqual(names, [
+    'alerts run',
+    'import',
+    'key create',
+    'key list',
+    'key revoke',
+    'login-link',
+    'migrate',
+    'org caps',
+    'org create',
+    'org set-provider',
+    'org set-tier',
+    'serve',
+    'sync',
+    'trial end',
+    'worker',
+  ]);
   let err = '';
-  assert.equal(await runCli(['key', 'nonsense'], { out: () => {}, err: (s) => { err += s; } }), 2);
+  assert.equal(
+    await runCli(['key', 'nonsense'], {
+      out: () => {},
+      err: (s) => {
+        err += s;
+      },
+    }),
+    2,
+  );
   assert.match(err, /^Unknown command: key nonsense/);
 });
 
@@ -45,9 +95,17 @@ test('each command table is listed under the names of exactly its commands, and 
   assert.equal(new Set(all).size, all.length, 'a command name is in two tables');
   // Two-word commands are matched on both words, one-word commands on the first, whatever follows.
   assert.deepEqual(Object.keys(await commandsFor(['org', 'caps', '--org', '1'])), ['org caps']);
-  assert.deepEqual(Object.keys(await commandsFor(['org', 'create', '--name', 'x'])).sort(), ['key create', 'key list', 'key revoke', 'org create', 'org set-tier', 'trial end']);
+  assert.deepEqual(Object.keys(await commandsFor(['org', 'create', '--name', 'x'])).sort(), [
+    'key create',
+    'key list',
+    'key revoke',
+    'org create',
+    'org set-tier',
+    'trial end',
+  ]);
   assert.deepEqual(Object.keys(await commandsFor(['import', 'some/dir'])), ['import']);
   assert.deepEqual(Object.keys(await commandsFor(['alerts', 'run'])), ['alerts run']);
   // help, a bare group word and an unknown command see every table.
-  for (const argv of [['help'], ['org'], ['nonsense']]) assert.deepEqual(Object.keys(await commandsFor(argv)).sort(), all.sort());
+  for (const argv of [['help'], ['org'], ['nonsense']])
+    assert.deepEqual(Object.keys(await commandsFor(argv)).sort(), all.sort());
 });

@@ -3,15 +3,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { MONTHLY_API_ALLOWANCE, PARTNER_SCOPES, pageOf, perPageCap, TIER_PERMISSIONS, TIERS, TRIAL, TRIAL_SCOPES } from '../../src/domain/tiers.ts';
+import {
+  MONTHLY_API_ALLOWANCE,
+  PARTNER_SCOPES,
+  pageOf,
+  perPageCap,
+  TIER_PERMISSIONS,
+  TIERS,
+  TRIAL,
+  TRIAL_SCOPES,
+} from '../../src/domain/tiers.ts';
 
 test('TIER_PERMISSIONS is the §2.8 table, cell by cell', () => {
   const rows = readFileSync(new URL('../fixtures/spec/tier-permissions.md', import.meta.url), 'utf8')
-    .split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Permission'))
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| Permission'))
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   assert.equal(rows.length, 5);
   const cell = (v: string) => (v === 'true' ? true : v === 'false' ? false : Number.parseInt(v, 10));
-  const expected = Object.fromEntries(TIERS.map((tier, i) => [tier, Object.fromEntries(rows.map((r) => [r[0], cell(r[i + 1])]))]));
+  const expected = Object.fromEntries(
+    TIERS.map((tier, i) => [tier, Object.fromEntries(rows.map((r) => [r[0], cell(r[i + 1])]))]),
+  );
   assert.deepEqual(expected.api.search_max_results, -1);
   assert.deepEqual(TIER_PERMISSIONS, expected);
 });
@@ -35,5 +52,8 @@ test('trial limits (§8), key scopes (§5.8) and the monthly allowance (§8; oth
   assert.deepEqual({ ...TRIAL }, { days: 14, totalChecks: 750, perRequest: 25 });
   assert.deepEqual(PARTNER_SCOPES, ['read']);
   assert.deepEqual(TRIAL_SCOPES, ['read', 'write']);
-  assert.deepEqual({ ...MONTHLY_API_ALLOWANCE }, { free: 25_000, standard: 25_000, professional: 25_000, api: -1, enterprise: -1 });
+  assert.deepEqual(
+    { ...MONTHLY_API_ALLOWANCE },
+    { free: 25_000, standard: 25_000, professional: 25_000, api: -1, enterprise: -1 },
+  );
 });

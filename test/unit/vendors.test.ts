@@ -2,7 +2,14 @@
 // company of a subsidiary, lists of companies, and names outside the table (CPE tokens title-cased).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalVendor, formerSlugTarget, productDisplay, vendorByDomain, vendorKey, VENDOR_ALIASES } from '../../src/domain/vendors.ts';
+import {
+  canonicalVendor,
+  formerSlugTarget,
+  productDisplay,
+  vendorByDomain,
+  vendorKey,
+  VENDOR_ALIASES,
+} from '../../src/domain/vendors.ts';
 
 test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as "and", company-form tails dropped', () => {
   assert.equal(vendorKey('SIEMENS'), 'siemens');
@@ -42,16 +49,37 @@ test('vendorKey: lower case, no punctuation, no parenthesised words, "&" read as
 // correlation alike).
 test('canonicalVendor: the CVE Program spellings of one organisation are one table vendor', () => {
   const cases: [string, boolean, string][] = [
-    ['SAP_SE', false, 'sap'], ['SAP SE', false, 'sap'], ['sap', true, 'sap'], ['sap_se', true, 'sap'], // 157 + 34 CVEs
-    ['Samsung Mobile', false, 'samsung'], ['samsung_mobile', true, 'samsung'], ['Samsung Open Source', false, 'samsung'], ['samsung', true, 'samsung'],
-    ['Hewlett Packard Enterprise (HPE)', false, 'hpe'], ['hpe', true, 'hpe'],
-    ['Apache Software Foundation', false, 'apache'], ['apache_software_foundation', true, 'apache'], ['apache', true, 'apache'],
-    ['Unisoc (Shanghai) Technologies Co., Ltd.', false, 'unisoc'], ['unisoc', true, 'unisoc'],
-    ['Dassault Systèmes', false, 'dassault-systemes'], ['3ds', true, 'dassault-systemes'], ['dassault', true, 'dassault-systemes'],
-    ['Jenkins Project', false, 'jenkins'], ['Python Software Foundation', false, 'python'], ['The Wikimedia Foundation', false, 'wikimedia'],
-    ['Zoom Communications, Inc', false, 'zoom'], ['Zoom Video Communications', false, 'zoom'], ['Axis Communications AB', false, 'axis'],
-    ['silabs.com', false, 'silicon-labs'], ['Silicon Labs', false, 'silicon-labs'], ['silabs', true, 'silicon-labs'],
-    ['Dräger', false, 'draeger'], ['draeger', true, 'draeger'], ['lg', true, 'lg-electronics'], ['LG Electronics', false, 'lg-electronics'],
+    ['SAP_SE', false, 'sap'],
+    ['SAP SE', false, 'sap'],
+    ['sap', true, 'sap'],
+    ['sap_se', true, 'sap'], // 157 + 34 CVEs
+    ['Samsung Mobile', false, 'samsung'],
+    ['samsung_mobile', true, 'samsung'],
+    ['Samsung Open Source', false, 'samsung'],
+    ['samsung', true, 'samsung'],
+    ['Hewlett Packard Enterprise (HPE)', false, 'hpe'],
+    ['hpe', true, 'hpe'],
+    ['Apache Software Foundation', false, 'apache'],
+    ['apache_software_foundation', true, 'apache'],
+    ['apache', true, 'apache'],
+    ['Unisoc (Shanghai) Technologies Co., Ltd.', false, 'unisoc'],
+    ['unisoc', true, 'unisoc'],
+    ['Dassault Systèmes', false, 'dassault-systemes'],
+    ['3ds', true, 'dassault-systemes'],
+    ['dassault', true, 'dassault-systemes'],
+    ['Jenkins Project', false, 'jenkins'],
+    ['Python Software Foundation', false, 'python'],
+    ['The Wikimedia Foundation', false, 'wikimedia'],
+    ['Zoom Communications, Inc', false, 'zoom'],
+    ['Zoom Video Communications', false, 'zoom'],
+    ['Axis Communications AB', false, 'axis'],
+    ['silabs.com', false, 'silicon-labs'],
+    ['Silicon Labs', false, 'silicon-labs'],
+    ['silabs', true, 'silicon-labs'],
+    ['Dräger', false, 'draeger'],
+    ['draeger', true, 'draeger'],
+    ['lg', true, 'lg-electronics'],
+    ['LG Electronics', false, 'lg-electronics'],
   ];
   for (const [name, fromCpe, slug] of cases) assert.equal(canonicalVendor(name, fromCpe)?.slug, slug, name);
   // Distinct companies stay apart: HP and HPE, Samsung and Samsung's acquisitions are not guessed.
@@ -68,32 +96,60 @@ test('canonicalVendor: the CVE Program spellings of one organisation are one tab
 test('the alias table: every spelling it lists resolves to its own entry, and every slug is a valid catalog slug', () => {
   for (const e of VENDOR_ALIASES) {
     assert.match(e.slug, /^[a-z0-9][a-z0-9-]*$/, e.slug);
-    for (const spelling of [e.name, e.slug, ...e.aliases]) assert.equal(canonicalVendor(spelling)?.slug, e.slug, `${e.slug}: ${spelling}`);
+    for (const spelling of [e.name, e.slug, ...e.aliases])
+      assert.equal(canonicalVendor(spelling)?.slug, e.slug, `${e.slug}: ${spelling}`);
   }
 });
 
 test('formerSlugTarget: the slug a vendor slug that left the catalog may have become', () => {
   const cases: [string, string | null][] = [
     // Former slugs the table lists (no listed spelling normalises to them any more).
-    ['sapse', 'sap'], ['dassaultsystmes', 'dassault-systemes'], ['drger', 'draeger'],
+    ['sapse', 'sap'],
+    ['dassaultsystmes', 'dassault-systemes'],
+    ['drger', 'draeger'],
     // Former slugs that are a listed spelling's key; the table decides alone where it knows the slug (the "se" of
     // hewlettpackardenterprise is no company form).
-    ['samsungmobile', 'samsung'], ['apachesoftwarefoundation', 'apache'], ['hewlettpackardenterprise', 'hpe'],
+    ['samsungmobile', 'samsung'],
+    ['apachesoftwarefoundation', 'apache'],
+    ['hewlettpackardenterprise', 'hpe'],
     // A slug that ended with a company form added since: the slug without it (the caller checks its catalog).
-    ['viessmannclimatesolutionsse', 'viessmannclimatesolutions'], ['acespritechsolutionspvt', 'acespritechsolutions'],
-    ['acmeprivate', 'acme'], ['base', 'ba'],
+    ['viessmannclimatesolutionsse', 'viessmannclimatesolutions'],
+    ['acespritechsolutionspvt', 'acespritechsolutions'],
+    ['acmeprivate', 'acme'],
+    ['base', 'ba'],
     // A vendor's own slug, one that is no spelling of another, or too short to have had a company form: nothing.
-    ['siemens', null], ['acmewidgets', null], ['ase', null],
+    ['siemens', null],
+    ['acmewidgets', null],
+    ['ase', null],
   ];
   for (const [slug, target] of cases) assert.equal(formerSlugTarget(slug), target, slug);
 });
 
 test('canonicalVendor: table vendors by name, slug, alias and CPE token, with their fields', () => {
-  const siemens = { slug: 'siemens', name: 'Siemens', ics: true, domains: ['siemens.com', 'siemens-energy.com', 'siemens-healthineers.com'], known: true };
-  for (const v of ['Siemens', 'SIEMENS', 'Siemens AG', ' siemens ', 'Siemens Energy']) assert.deepEqual(canonicalVendor(v), siemens, v);
+  const siemens = {
+    slug: 'siemens',
+    name: 'Siemens',
+    ics: true,
+    domains: ['siemens.com', 'siemens-energy.com', 'siemens-healthineers.com'],
+    known: true,
+  };
+  for (const v of ['Siemens', 'SIEMENS', 'Siemens AG', ' siemens ', 'Siemens Energy'])
+    assert.deepEqual(canonicalVendor(v), siemens, v);
   assert.deepEqual(canonicalVendor('siemens_ag', true), siemens);
-  assert.deepEqual(canonicalVendor('Microsoft Corporation'), { slug: 'microsoft', name: 'Microsoft', ics: false, domains: ['microsoft.com'], known: true });
-  assert.deepEqual(canonicalVendor('Carlo Gavazzi'), { slug: 'carlo-gavazzi', name: 'Carlo Gavazzi', ics: true, domains: ['gavazziautomation.com'], known: true });
+  assert.deepEqual(canonicalVendor('Microsoft Corporation'), {
+    slug: 'microsoft',
+    name: 'Microsoft',
+    ics: false,
+    domains: ['microsoft.com'],
+    known: true,
+  });
+  assert.deepEqual(canonicalVendor('Carlo Gavazzi'), {
+    slug: 'carlo-gavazzi',
+    name: 'Carlo Gavazzi',
+    ics: true,
+    domains: ['gavazziautomation.com'],
+    known: true,
+  });
   assert.equal(canonicalVendor('Allen-Bradley')?.slug, 'rockwell-automation');
   assert.equal(canonicalVendor('B&R')?.slug, 'b-and-r');
   // The whole name is in the table although it contains "and": its parts are not consulted.
@@ -102,7 +158,21 @@ test('canonicalVendor: table vendors by name, slug, alias and CPE token, with th
 });
 
 test('canonicalVendor: names that name no vendor', () => {
-  for (const v of ['', '   ', '*', '-', 'n/a', 'N/A', 'na', 'NA', 'multiple', 'Multiple open source', 'multiple trailer and brake manufacturers', '()', '+']) {
+  for (const v of [
+    '',
+    '   ',
+    '*',
+    '-',
+    'n/a',
+    'N/A',
+    'na',
+    'NA',
+    'multiple',
+    'Multiple open source',
+    'multiple trailer and brake manufacturers',
+    '()',
+    '+',
+  ]) {
     assert.equal(canonicalVendor(v), null, JSON.stringify(v));
   }
   // Near misses are vendors of their own.
@@ -114,16 +184,28 @@ test('canonicalVendor: names that name no vendor', () => {
 });
 
 test('canonicalVendor: a subsidiary or affiliate resolves to its parent company', () => {
-  assert.equal(canonicalVendor('Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc.')?.slug, 'johnson-controls');
+  assert.equal(
+    canonicalVendor('Sensormatic Electronics, LLC, a subsidiary of Johnson Controls Inc.')?.slug,
+    'johnson-controls',
+  );
   assert.equal(canonicalVendor('Foo Bar, a subsidiary of Siemens')?.slug, 'siemens');
   assert.equal(canonicalVendor('Foo Bar, an affiliate of Siemens AG')?.slug, 'siemens');
   assert.equal(canonicalVendor('Foo Bar,an  Affiliate  OF  Siemens')?.slug, 'siemens');
   // A parent outside the table keeps its own spelling, without trailing dashes or spaces.
-  assert.deepEqual(canonicalVendor('Foo Bar, a subsidiary of Acme Widgets - '), { slug: 'acmewidgets', name: 'Acme Widgets', ics: false, domains: [], known: false });
+  assert.deepEqual(canonicalVendor('Foo Bar, a subsidiary of Acme Widgets - '), {
+    slug: 'acmewidgets',
+    name: 'Acme Widgets',
+    ics: false,
+    domains: [],
+    known: false,
+  });
   assert.equal(canonicalVendor('Foo Bar, a subsidiary of Acme Widgets-')?.name, 'Acme Widgets');
   assert.equal(canonicalVendor('Foo Bar, a subsidiary of   Acme Widgets')?.name, 'Acme Widgets');
   // The parent is the rest of the name, up to its end: a line break inside it is no parent phrase.
-  assert.equal(canonicalVendor('Foo Bar, a subsidiary of Siemens\nAcme')?.name, 'Foo Bar, a subsidiary of Siemens Acme');
+  assert.equal(
+    canonicalVendor('Foo Bar, a subsidiary of Siemens\nAcme')?.name,
+    'Foo Bar, a subsidiary of Siemens Acme',
+  );
   // Not the parent-company phrase: the name is read as a list of companies.
   assert.equal(canonicalVendor('Foo Bar, subsidiary of Siemens')?.name, 'Foo Bar, subsidiary of Siemens');
 });
@@ -141,23 +223,59 @@ test('canonicalVendor: a list of companies resolves to its known part, or to its
   // A name whose every word is in parentheses names no vendor, even when a comma cuts the parentheses apart.
   assert.equal(canonicalVendor('(Siemens, Microsoft)'), null);
   // Company-form parts are dropped; the one part left is the vendor.
-  assert.deepEqual(canonicalVendor('Widgets Unlimited, Inc.'), { slug: 'widgetsunlimited', name: 'Widgets Unlimited', ics: false, domains: [], known: false });
+  assert.deepEqual(canonicalVendor('Widgets Unlimited, Inc.'), {
+    slug: 'widgetsunlimited',
+    name: 'Widgets Unlimited',
+    ics: false,
+    domains: [],
+    known: false,
+  });
   assert.equal(canonicalVendor('Widgets Unlimited,')?.name, 'Widgets Unlimited');
   // Two unknown parts: the name stays as written.
-  assert.deepEqual(canonicalVendor('Acme, Widgets'), { slug: 'acmewidgets', name: 'Acme, Widgets', ics: false, domains: [], known: false });
+  assert.deepEqual(canonicalVendor('Acme, Widgets'), {
+    slug: 'acmewidgets',
+    name: 'Acme, Widgets',
+    ics: false,
+    domains: [],
+    known: false,
+  });
   assert.equal(canonicalVendor('Andover Controls')?.name, 'Andover Controls');
 });
 
 test('canonicalVendor: names outside the table, as typed or as CPE tokens', () => {
-  assert.deepEqual(canonicalVendor('  Acme   Widgets  '), { slug: 'acmewidgets', name: 'Acme Widgets', ics: false, domains: [], known: false });
-  assert.deepEqual(canonicalVendor('nortekcontrol', true), { slug: 'nortekcontrol', name: 'Nortekcontrol', ics: false, domains: [], known: false });
-  assert.deepEqual(canonicalVendor('_kento__themes_', true), { slug: 'kentothemes', name: 'Kento Themes', ics: false, domains: [], known: false });
+  assert.deepEqual(canonicalVendor('  Acme   Widgets  '), {
+    slug: 'acmewidgets',
+    name: 'Acme Widgets',
+    ics: false,
+    domains: [],
+    known: false,
+  });
+  assert.deepEqual(canonicalVendor('nortekcontrol', true), {
+    slug: 'nortekcontrol',
+    name: 'Nortekcontrol',
+    ics: false,
+    domains: [],
+    known: false,
+  });
+  assert.deepEqual(canonicalVendor('_kento__themes_', true), {
+    slug: 'kentothemes',
+    name: 'Kento Themes',
+    ics: false,
+    domains: [],
+    known: false,
+  });
   // The same spelling typed by a person keeps its underscores in the display name (and the memo tells them apart).
   assert.equal(canonicalVendor('kento_themes', true)?.name, 'Kento Themes');
   assert.equal(canonicalVendor('kento_themes')?.name, 'kento_themes');
   assert.equal(canonicalVendor('kento_themes', true)?.name, 'Kento Themes');
   // '+' helps the lookup key but not the slug.
-  assert.deepEqual(canonicalVendor('C++ Tools'), { slug: 'ctools', name: 'C++ Tools', ics: false, domains: [], known: false });
+  assert.deepEqual(canonicalVendor('C++ Tools'), {
+    slug: 'ctools',
+    name: 'C++ Tools',
+    ics: false,
+    domains: [],
+    known: false,
+  });
 });
 
 test('vendorByDomain: the table vendor publishing on a registrable domain', () => {

@@ -2,9 +2,26 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  comparatorOf, distinctIn, compareSchneider, compareSiemens, compareYokogawa, explainUnordered, orderableIn, rangeReadable, schemeOf, type Scheme,
+  comparatorOf,
+  distinctIn,
+  compareSchneider,
+  compareSiemens,
+  compareYokogawa,
+  explainUnordered,
+  orderableIn,
+  rangeReadable,
+  schemeOf,
+  type Scheme,
 } from '../../src/domain/version-schemes.ts';
-import { compareBind, compareCisco, compareHotfix, compareJuniper, compareRpm, parseEvr, rpmvercmp } from '../../src/domain/version-schemes-it.ts';
+import {
+  compareBind,
+  compareCisco,
+  compareHotfix,
+  compareJuniper,
+  compareRpm,
+  parseEvr,
+  rpmvercmp,
+} from '../../src/domain/version-schemes-it.ts';
 import { certainPrefix, general, type Compare } from '../../src/domain/version-grammar.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 
@@ -245,23 +262,26 @@ test('schemeOf: versionType "rpm" is the RPM scheme whoever ships it; any other 
 });
 
 test('RPM: rpmvercmp, the order rpm installs by (numbers above letters, "~" before the end, "^" after it)', () => {
-  orders((a, b) => rpmvercmp(a, b), [
-    ['1.0', '1.0', 0],
-    ['1.0', '1.0.1', -1],
-    ['1.0.10', '1.0.9', 1],
-    ['1.0010', '1.10', 0],
-    ['1.0a', '1.0', 1],
-    ['1.0a', '1.0.1', -1],
-    ['1.0', '1.0a1', -1],
-    ['2.0a', '2.0.a', 0],
-    ['1.0~rc1', '1.0', -1],
-    ['1.0~rc1', '1.0~rc2', -1],
-    ['1.0^git1', '1.0', 1],
-    ['1.0^git1', '1.0.1', -1],
-    ['1.0^', '1.0^', 0],
-    ['a', '1', -1],
-    ['1', 'a', 1],
-  ]);
+  orders(
+    (a, b) => rpmvercmp(a, b),
+    [
+      ['1.0', '1.0', 0],
+      ['1.0', '1.0.1', -1],
+      ['1.0.10', '1.0.9', 1],
+      ['1.0010', '1.10', 0],
+      ['1.0a', '1.0', 1],
+      ['1.0a', '1.0.1', -1],
+      ['1.0', '1.0a1', -1],
+      ['2.0a', '2.0.a', 0],
+      ['1.0~rc1', '1.0', -1],
+      ['1.0~rc1', '1.0~rc2', -1],
+      ['1.0^git1', '1.0', 1],
+      ['1.0^git1', '1.0.1', -1],
+      ['1.0^', '1.0^', 0],
+      ['a', '1', -1],
+      ['1', 'a', 1],
+    ],
+  );
 });
 
 test('RPM: EVRs ordered by epoch, version, release; a spelling without a release is never ordered against a build', () => {
@@ -289,7 +309,10 @@ test('RPM: EVRs ordered by epoch, version, release; a spelling without a release
     ['0:6.5.2-6.el9_2', '7', 'needs_review'],
     ['9.2', '9.3', -1],
   ]);
-  assert.match(explainUnordered('rpm', '9.2', '0:6.5.2-6.el9_2')!, /"0:6\.5\.2-6\.el9_2" is an RPM package build .* "9\.2" names no release/);
+  assert.match(
+    explainUnordered('rpm', '9.2', '0:6.5.2-6.el9_2')!,
+    /"0:6\.5\.2-6\.el9_2" is an RPM package build .* "9\.2" names no release/,
+  );
   assert.equal(explainUnordered('rpm', '9.2', '9.3'), null);
 });
 
@@ -326,15 +349,34 @@ test('orderableIn and rangeReadable: what the range census counts as a machine r
   assert.equal(orderableIn('rpm', '0:6.5.2-6.el9_2'), true);
   assert.equal(orderableIn('dotted', '0:6.5.2-6.el9_2'), false);
   const base: AffectedRange = {
-    source: 'cve5', vendor: 'Siemens', product: 'SIMATIC WinCC', cpe: null, status: 'affected', version: null, start: null, end: { version: 'V7.5 SP2 Update 15', inclusive: false },
-    versionType: null, changes: [], defaultStatus: null, fixedIn: null, runningOn: null, text: null,
+    source: 'cve5',
+    vendor: 'Siemens',
+    product: 'SIMATIC WinCC',
+    cpe: null,
+    status: 'affected',
+    version: null,
+    start: null,
+    end: { version: 'V7.5 SP2 Update 15', inclusive: false },
+    versionType: null,
+    changes: [],
+    defaultStatus: null,
+    fixedIn: null,
+    runningOn: null,
+    text: null,
   };
   assert.equal(rangeReadable(base), true);
   assert.equal(rangeReadable({ ...base, vendor: 'Acme' }), false);
   assert.equal(rangeReadable({ ...base, end: null, text: '10.0.0 < publication' }), false);
   assert.equal(rangeReadable({ ...base, end: { version: '6.1.*', inclusive: true } }), true);
   // CVE-2023-38200: keylime builds within Red Hat Enterprise Linux 9 are no range of the product's versions
-  const rpm = { ...base, vendor: 'Red Hat', product: 'keylime', end: null, start: { version: '0:6.5.2-6.el9_2', inclusive: true }, versionType: 'rpm' };
+  const rpm = {
+    ...base,
+    vendor: 'Red Hat',
+    product: 'keylime',
+    end: null,
+    start: { version: '0:6.5.2-6.el9_2', inclusive: true },
+    versionType: 'rpm',
+  };
   assert.equal(rangeReadable(rpm), true);
   assert.equal(rangeReadable({ ...rpm, versionType: null }), false);
   assert.equal(rangeReadable({ ...rpm, product: 'Red Hat Enterprise Linux 9', package: 'keylime' }), false);
@@ -344,27 +386,92 @@ test('orderableIn and rangeReadable: what the range census counts as a machine r
 
 const nat = (max: number) => fc.integer({ min: 0, max });
 const siemensV = fc
-  .tuple(nat(20), nat(9), fc.option(nat(5), { nil: undefined }), fc.option(nat(20), { nil: undefined }), fc.option(fc.constantFrom('a', 'b'), { nil: undefined }), fc.option(nat(5), { nil: undefined }), fc.constantFrom('Update', 'Upd'))
-  .map(([a, b, sp, up, l, hf, word]) => `V${a}.${b}${sp !== undefined ? ` SP${sp}` : ''}${up !== undefined ? ` ${word} ${up}${l ?? ''}` : ''}${hf !== undefined ? ` HF${hf}` : ''}`);
+  .tuple(
+    nat(20),
+    nat(9),
+    fc.option(nat(5), { nil: undefined }),
+    fc.option(nat(20), { nil: undefined }),
+    fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+    fc.option(nat(5), { nil: undefined }),
+    fc.constantFrom('Update', 'Upd'),
+  )
+  .map(
+    ([a, b, sp, up, l, hf, word]) =>
+      `V${a}.${b}${sp !== undefined ? ` SP${sp}` : ''}${up !== undefined ? ` ${word} ${up}${l ?? ''}` : ''}${hf !== undefined ? ` HF${hf}` : ''}`,
+  );
 const dotted = fc.array(nat(30), { minLength: 1, maxLength: 5 }).map((p) => p.join('.'));
 /** [scheme (and which of its grammars), spellings of that grammar]. */
 const GRAMMARS: [string, fc.Arbitrary<string>][] = [
   ['siemens', siemensV],
   ['rockwell', fc.tuple(nat(40), nat(999)).map(([a, b]) => `V${a}.${String(b).padStart(3, '0')}`)],
-  ['schneider', fc.tuple(fc.constantFrom('SV', 'V', ''), nat(9), nat(99), fc.option(nat(30), { nil: undefined })).map(([p, a, b, ir]) => `${p}${a}.${b}${ir !== undefined ? ` IR${ir}` : ''}`)],
-  ['yokogawa', fc.tuple(fc.constantFrom('R', ''), nat(9), nat(20), nat(99)).map(([r, a, b, c]) => `${r}${a}.${String(b).padStart(2, '0')}.${String(c).padStart(2, '0')}`)],
-  ['openssl', fc.tuple(nat(3), nat(1), nat(2), fc.option(fc.constantFrom('a', 'i', 'z', 'za', 'zb'), { nil: undefined })).map(([a, b, c, l]) => `${a}.${b}.${c}${l ?? ''}`)],
-  ['hotfix', fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, h]) => (h !== undefined ? `${v}-h${h}` : v))],
+  [
+    'schneider',
+    fc
+      .tuple(fc.constantFrom('SV', 'V', ''), nat(9), nat(99), fc.option(nat(30), { nil: undefined }))
+      .map(([p, a, b, ir]) => `${p}${a}.${b}${ir !== undefined ? ` IR${ir}` : ''}`),
+  ],
+  [
+    'yokogawa',
+    fc
+      .tuple(fc.constantFrom('R', ''), nat(9), nat(20), nat(99))
+      .map(([r, a, b, c]) => `${r}${a}.${String(b).padStart(2, '0')}.${String(c).padStart(2, '0')}`),
+  ],
+  [
+    'openssl',
+    fc
+      .tuple(nat(3), nat(1), nat(2), fc.option(fc.constantFrom('a', 'i', 'z', 'za', 'zb'), { nil: undefined }))
+      .map(([a, b, c, l]) => `${a}.${b}.${c}${l ?? ''}`),
+  ],
+  [
+    'hotfix',
+    fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, h]) => (h !== undefined ? `${v}-h${h}` : v)),
+  ],
   ['bind', fc.tuple(nat(9), nat(20), nat(40)).map(([a, b, c]) => `${a}.${b}.${c}-S${(c % 3) + 1}`)],
   ['f5', fc.tuple(nat(17), nat(1), nat(9), nat(9)).map(([a, b, c, d]) => `${a}.${b}.${c}.${d}`)],
-  ['juniper', fc.tuple(nat(24), nat(4), fc.option(nat(5), { nil: undefined }), fc.option(nat(9), { nil: undefined })).map(([a, b, r, x]) => `${a}.${b}${r !== undefined ? `R${r + 1}${x !== undefined ? `-S${x}` : ''}` : ''}`)],
-  ['rpm', fc.tuple(fc.option(nat(2), { nil: undefined }), fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('a', 'b', 'rc', 'git', 'el')), { minLength: 1, maxLength: 4 }), fc.constantFrom('', '~rc1', '^git1'), fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('el9', 'el8_6', 'fc39')), { minLength: 1, maxLength: 3 }))
-    .map(([e, v, t, r]) => `${e !== undefined ? `${e}:` : ''}${/^\d/.test(v[0]) ? '' : '0.'}${v.join('.')}${t}-${r.join('.')}`)],
-  ['cisco NX-OS', fc.tuple(nat(10), nat(3), nat(5), fc.constantFrom('', 'a'), nat(9), nat(20), fc.constantFrom('', 'a', 'b')).map(([a, b, c, i, t, r, l]) => `${a}.${b}(${c}${i})I${t}(${r}${l})`)],
+  [
+    'juniper',
+    fc
+      .tuple(nat(24), nat(4), fc.option(nat(5), { nil: undefined }), fc.option(nat(9), { nil: undefined }))
+      .map(([a, b, r, x]) => `${a}.${b}${r !== undefined ? `R${r + 1}${x !== undefined ? `-S${x}` : ''}` : ''}`),
+  ],
+  [
+    'rpm',
+    fc
+      .tuple(
+        fc.option(nat(2), { nil: undefined }),
+        fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('a', 'b', 'rc', 'git', 'el')), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.constantFrom('', '~rc1', '^git1'),
+        fc.array(fc.oneof(nat(30).map(String), fc.constantFrom('el9', 'el8_6', 'fc39')), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      )
+      .map(
+        ([e, v, t, r]) =>
+          `${e !== undefined ? `${e}:` : ''}${/^\d/.test(v[0]) ? '' : '0.'}${v.join('.')}${t}-${r.join('.')}`,
+      ),
+  ],
+  [
+    'cisco NX-OS',
+    fc
+      .tuple(nat(10), nat(3), nat(5), fc.constantFrom('', 'a'), nat(9), nat(20), fc.constantFrom('', 'a', 'b'))
+      .map(([a, b, c, i, t, r, l]) => `${a}.${b}(${c}${i})I${t}(${r}${l})`),
+  ],
   ['cisco IOS XE 3', fc.tuple(nat(17), nat(9), fc.constantFrom('', 'a', 't')).map(([a, b, i]) => `3.${a}.${b}${i}S`)],
-  ['cisco patch', fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, p]) => (p !== undefined ? `${v} p${p}` : v))],
+  [
+    'cisco patch',
+    fc.tuple(dotted, fc.option(nat(20), { nil: undefined })).map(([v, p]) => (p !== undefined ? `${v} p${p}` : v)),
+  ],
   ['cisco build', fc.tuple(dotted, nat(999)).map(([v, b]) => `${v}-${String(b).padStart(3, '0')}`)],
-  ['cisco', fc.tuple(nat(15), nat(9), nat(9), fc.option(nat(9), { nil: undefined })).map(([a, b, c, r]) => `${a}.${b}(${c})M${r ?? ''}`)],
+  [
+    'cisco',
+    fc
+      .tuple(nat(15), nat(9), nat(9), fc.option(nat(9), { nil: undefined }))
+      .map(([a, b, c, r]) => `${a}.${b}(${c})M${r ?? ''}`),
+  ],
   ['dotted', dotted],
 ];
 
@@ -381,8 +488,10 @@ for (const [scheme, arb] of GRAMMARS) {
         assert.notEqual(ac, 'needs_review');
         assert.equal(cmp(a, a), 0);
         assert.equal(cmp(b, a), ab === 0 ? 0 : -(ab as number));
-        if (ab !== 'needs_review' && bc !== 'needs_review' && ab <= 0 && bc <= 0) assert.ok((ac as number) <= 0, `${a} <= ${b} <= ${c}`);
-        if (ab !== 'needs_review' && bc !== 'needs_review' && ab >= 0 && bc >= 0) assert.ok((ac as number) >= 0, `${a} >= ${b} >= ${c}`);
+        if (ab !== 'needs_review' && bc !== 'needs_review' && ab <= 0 && bc <= 0)
+          assert.ok((ac as number) <= 0, `${a} <= ${b} <= ${c}`);
+        if (ab !== 'needs_review' && bc !== 'needs_review' && ab >= 0 && bc >= 0)
+          assert.ok((ac as number) >= 0, `${a} >= ${b} >= ${c}`);
       }),
       { numRuns: 300 },
     );

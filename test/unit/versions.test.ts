@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { branchPrefix, compareBranch, compareVersions, inRange, normaliseVersion, parseVersion, sameVersion, type Comparison } from '../../src/domain/versions.ts';
+import {
+  branchPrefix,
+  compareBranch,
+  compareVersions,
+  inRange,
+  normaliseVersion,
+  parseVersion,
+  sameVersion,
+  type Comparison,
+} from '../../src/domain/versions.ts';
 
 const cases: [string, string, Comparison][] = [
   // leading V and case
@@ -105,41 +114,53 @@ const qualifier = fc.oneof(
 const version = fc.tuple(core, qualifier, fc.boolean()).map(([c, q, v]) => `${v ? 'V' : ''}${c.join('.')}${q}`);
 
 test('property: reflexive, and antisymmetric (needs_review is symmetric)', () => {
-  fc.assert(fc.property(version, version, (a, b) => {
-    assert.equal(compareVersions(a, a), 0);
-    const ab = compareVersions(a, b);
-    const ba = compareVersions(b, a);
-    if (ab === 'needs_review') assert.equal(ba, 'needs_review');
-    else assert.equal(ba, -ab || 0);
-  }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(version, version, (a, b) => {
+      assert.equal(compareVersions(a, a), 0);
+      const ab = compareVersions(a, b);
+      const ba = compareVersions(b, a);
+      if (ab === 'needs_review') assert.equal(ba, 'needs_review');
+      else assert.equal(ba, -ab || 0);
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('property: transitive wherever the three pairs are ordered', () => {
-  fc.assert(fc.property(version, version, version, (a, b, c) => {
-    const ab = compareVersions(a, b);
-    const bc = compareVersions(b, c);
-    const ac = compareVersions(a, c);
-    if (ab === 'needs_review' || bc === 'needs_review' || ac === 'needs_review') return;
-    if (ab <= 0 && bc <= 0) assert.ok(ac <= 0, `${a} <= ${b} <= ${c} but ${ac}`);
-    if (ab >= 0 && bc >= 0) assert.ok(ac >= 0, `${a} >= ${b} >= ${c} but ${ac}`);
-  }), { numRuns: 3000 });
+  fc.assert(
+    fc.property(version, version, version, (a, b, c) => {
+      const ab = compareVersions(a, b);
+      const bc = compareVersions(b, c);
+      const ac = compareVersions(a, c);
+      if (ab === 'needs_review' || bc === 'needs_review' || ac === 'needs_review') return;
+      if (ab <= 0 && bc <= 0) assert.ok(ac <= 0, `${a} <= ${b} <= ${c} but ${ac}`);
+      if (ab >= 0 && bc >= 0) assert.ok(ac >= 0, `${a} >= ${b} >= ${c} but ${ac}`);
+    }),
+    { numRuns: 3000 },
+  );
 });
 
 test('property: plain numeric versions order as integer tuples (zero-padded), V prefix and case never matter', () => {
-  fc.assert(fc.property(core, core, (x, y) => {
-    const n = Math.max(x.length, y.length);
-    let want = 0;
-    for (let i = 0; i < n && want === 0; i++) want = Math.sign((x[i] ?? 0) - (y[i] ?? 0));
-    assert.equal(compareVersions(x.join('.'), y.join('.')), want);
-    assert.equal(compareVersions(`V${x.join('.')}`, `v${y.join('.')}`), want);
-  }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(core, core, (x, y) => {
+      const n = Math.max(x.length, y.length);
+      let want = 0;
+      for (let i = 0; i < n && want === 0; i++) want = Math.sign((x[i] ?? 0) - (y[i] ?? 0));
+      assert.equal(compareVersions(x.join('.'), y.join('.')), want);
+      assert.equal(compareVersions(`V${x.join('.')}`, `v${y.join('.')}`), want);
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('property: a qualifier never moves a version past the next core', () => {
-  fc.assert(fc.property(core, qualifier, (c, q) => {
-    const next = [...c.slice(0, -1), c[c.length - 1] + 1].join('.');
-    assert.equal(compareVersions(`${c.join('.')}${q}`, next), -1);
-  }), { numRuns: 1000 });
+  fc.assert(
+    fc.property(core, qualifier, (c, q) => {
+      const next = [...c.slice(0, -1), c[c.length - 1] + 1].join('.');
+      assert.equal(compareVersions(`${c.join('.')}${q}`, next), -1);
+    }),
+    { numRuns: 1000 },
+  );
 });
 
 // ---- boundaries of each rule ----
@@ -203,7 +224,10 @@ test('parseVersion: letters, service packs and updates, each spelling and its li
 test('parseVersion: semver pre-releases, after "-" or glued, with their identifiers', () => {
   assert.deepEqual(parseVersion('2.0b3'), { core: [2], qualifier: { kind: 'pre', ids: ['b', 3] } });
   assert.deepEqual(parseVersion('2.0beta'), { core: [2], qualifier: { kind: 'pre', ids: ['beta'] } });
-  assert.deepEqual(parseVersion('1.0.0-alpha.beta.01'), { core: [1], qualifier: { kind: 'pre', ids: ['alpha', 'beta', 1] } });
+  assert.deepEqual(parseVersion('1.0.0-alpha.beta.01'), {
+    core: [1],
+    qualifier: { kind: 'pre', ids: ['alpha', 'beta', 1] },
+  });
   // A word glued to its number splits; other mixes stay one identifier.
   assert.deepEqual(parseVersion('1.0-rc.rc1a'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', 'rc1a'] } });
   assert.deepEqual(parseVersion('1.0-rc.1a2'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', '1a2'] } });
@@ -212,11 +236,27 @@ test('parseVersion: semver pre-releases, after "-" or glued, with their identifi
   assert.deepEqual(parseVersion('1.0-dev'), { core: [1], qualifier: { kind: 'pre', ids: ['dev'] } });
   assert.deepEqual(parseVersion('1.0-rc12'), { core: [1], qualifier: { kind: 'pre', ids: ['rc', 12] } });
   // Not a pre-release: no word first, a word that is not one, empty or odd identifiers.
-  for (const s of ['1.0-1', '1.0-foo', '1.0-foo.rc', '1.0-rc..1', '1.0-rc_1', '1.0-', '1.0-.rc', '1.0-rc.', '1.0-RC 1', '2.0ab',
+  for (const s of [
+    '1.0-1',
+    '1.0-foo',
+    '1.0-foo.rc',
+    '1.0-rc..1',
+    '1.0-rc_1',
+    '1.0-',
+    '1.0-.rc',
+    '1.0-rc.',
+    '1.0-RC 1',
+    '2.0ab',
     // every identifier must be letters and digits only, from its first character to its last
-    '1.0-rc.x_1', '1.0-rc.1_x',
+    '1.0-rc.x_1',
+    '1.0-rc.1_x',
     // a qualifier starts right after the core (or after one space, '_' or '-' for SP and updates)
-    '3.0xsp1', '8xu3', '1.0a-rc1', '1.0_rc1', '1.0 beta']) {
+    '3.0xsp1',
+    '8xu3',
+    '1.0a-rc1',
+    '1.0_rc1',
+    '1.0 beta',
+  ]) {
     assert.equal(parseVersion(s), null, s);
   }
 });
@@ -281,7 +321,7 @@ test('inRange: each bound on each side of its version, and bounds that cannot be
   assert.equal(inRange('1.5', b('2.0', true), b('build 7', true)), 'out');
 });
 
-test('milestones (Apache\'s M1…M20) and pre-releases after a dot are pre-releases; cores still decide first', () => {
+test("milestones (Apache's M1…M20) and pre-releases after a dot are pre-releases; cores still decide first", () => {
   assert.deepEqual(parseVersion('11.0.0-M10'), { core: [11], qualifier: { kind: 'pre', ids: ['m', 10] } });
   assert.deepEqual(parseVersion('9.0.0.M1'), { core: [9], qualifier: { kind: 'pre', ids: ['m', 1] } });
   assert.deepEqual(parseVersion('8.0.0.RC1'), { core: [8], qualifier: { kind: 'pre', ids: ['rc', 1] } });
@@ -299,11 +339,33 @@ test('milestones (Apache\'s M1…M20) and pre-releases after a dot are pre-relea
 });
 
 test('branch patterns: "6.1.*" is the whole 6.1 branch (CVE 5 schema); other star spellings stay unordered', () => {
-  assert.deepEqual(['6.1.*', 'V6.1.*', '11.*', '2.426.*', '1.2.3.4.5.6.7.*'].map(branchPrefix), [[6, 1], [6, 1], [11], [2, 426], [1, 2, 3, 4, 5, 6, 7]]);
+  assert.deepEqual(['6.1.*', 'V6.1.*', '11.*', '2.426.*', '1.2.3.4.5.6.7.*'].map(branchPrefix), [
+    [6, 1],
+    [6, 1],
+    [11],
+    [2, 426],
+    [1, 2, 3, 4, 5, 6, 7],
+  ]);
   // Not branch patterns: the bare "*" (unbounded, read at import), Juniper's "21.1*", dashes, words, 8 parts before it.
-  assert.deepEqual(['*', '21.1*', '10-00-*', 'TSXETY5103 *', '6.1', '6.1.x', '1.2.3.4.5.6.7.8.*', '.*'].map(branchPrefix), [null, null, null, null, null, null, null, null]);
+  assert.deepEqual(
+    ['*', '21.1*', '10-00-*', 'TSXETY5103 *', '6.1', '6.1.x', '1.2.3.4.5.6.7.8.*', '.*'].map(branchPrefix),
+    [null, null, null, null, null, null, null, null],
+  );
   const c = (v: string, p: number[]) => compareBranch(v, p);
-  assert.deepEqual([c('6.0.99', [6, 1]), c('6.1', [6, 1]), c('6.1.0', [6, 1]), c('6.1.120', [6, 1]), c('6.1.1-rc1', [6, 1]), c('6.2', [6, 1]), c('6', [6, 1]), c('7', [6, 1]), c('main', [6, 1])], [-1, 0, 0, 0, 0, 1, -1, 1, 'needs_review']);
+  assert.deepEqual(
+    [
+      c('6.0.99', [6, 1]),
+      c('6.1', [6, 1]),
+      c('6.1.0', [6, 1]),
+      c('6.1.120', [6, 1]),
+      c('6.1.1-rc1', [6, 1]),
+      c('6.2', [6, 1]),
+      c('6', [6, 1]),
+      c('7', [6, 1]),
+      c('main', [6, 1]),
+    ],
+    [-1, 0, 0, 0, 0, 1, -1, 1, 'needs_review'],
+  );
   assert.deepEqual([c('10.9', [11]), c('11.0.3', [11]), c('12', [11])], [-1, 0, 1]);
 });
 
@@ -312,66 +374,142 @@ test('inRange and sameVersion with branch patterns: inclusive or exclusive, the 
   // Linux kernel: "6.1.64" to "6.1.*" (lessThanOrEqual); Jenkins: "2.426.3" to "2.426.*" (lessThan): the same.
   for (const inclusive of [true, false]) {
     const r = (v: string) => inRange(v, b('6.1.64', true), b('6.1.*', inclusive));
-    assert.deepEqual(['6.1.63', '6.1.64', '6.1.65', '6.1.999', '6.2', '6.2.0', '6.10.1', '5.15.160'].map(r), ['out', 'in', 'in', 'in', 'out', 'out', 'out', 'out'], String(inclusive));
+    assert.deepEqual(
+      ['6.1.63', '6.1.64', '6.1.65', '6.1.999', '6.2', '6.2.0', '6.10.1', '5.15.160'].map(r),
+      ['out', 'in', 'in', 'in', 'out', 'out', 'out', 'out'],
+      String(inclusive),
+    );
   }
   // A start pattern begins with its branch ("8.2.*" to "8.2.20"), an exclusive start too.
   for (const inclusive of [true, false]) {
-    assert.deepEqual(['8.1.99', '8.2', '8.2.0', '8.2.20', '8.2.21', '8.3'].map((v) => inRange(v, b('8.2.*', inclusive), b('8.2.20', true))), ['out', 'in', 'in', 'in', 'out', 'out']);
+    assert.deepEqual(
+      ['8.1.99', '8.2', '8.2.0', '8.2.20', '8.2.21', '8.3'].map((v) =>
+        inRange(v, b('8.2.*', inclusive), b('8.2.20', true)),
+      ),
+      ['out', 'in', 'in', 'in', 'out', 'out'],
+    );
   }
   assert.equal(inRange('release-6', b('6.1.64', true), b('6.1.*', true)), 'needs_review');
   // An exact version stated as a branch: every version of it.
-  assert.deepEqual(['12.1.9', '12.2', '12.2.7', '12.3', 'x'].map((v) => sameVersion(v, '12.2.*')), ['out', 'in', 'in', 'out', 'needs_review']);
-  assert.deepEqual([sameVersion('2.0', '2.0.0'), sameVersion('2.0.1', '2.0'), sameVersion('2.1', 'r2.1'), sameVersion('abc', 'ABC')], ['in', 'out', 'needs_review', 'in']);
+  assert.deepEqual(
+    ['12.1.9', '12.2', '12.2.7', '12.3', 'x'].map((v) => sameVersion(v, '12.2.*')),
+    ['out', 'in', 'in', 'out', 'needs_review'],
+  );
+  assert.deepEqual(
+    [sameVersion('2.0', '2.0.0'), sameVersion('2.0.1', '2.0'), sameVersion('2.1', 'r2.1'), sameVersion('abc', 'ABC')],
+    ['in', 'out', 'needs_review', 'in'],
+  );
 });
 
 test('property: a version is within a branch exactly when its first components are the prefix (zero-padded)', () => {
   const part = fc.integer({ min: 0, max: 30 });
-  fc.assert(fc.property(fc.array(part, { minLength: 1, maxLength: 5 }), fc.array(part, { minLength: 1, maxLength: 5 }), (prefix, v) => {
-    const got = compareBranch(v.join('.'), prefix);
-    const head = prefix.map((_, i) => v[i] ?? 0);
-    const want = compareVersions(head.join('.'), prefix.join('.'));
-    assert.equal(got, want);
-    // And inRange with the branch as an end agrees: inside or before the branch is in.
-    assert.equal(inRange(v.join('.'), null, { version: `${prefix.join('.')}.*`, inclusive: false }), want === 1 ? 'out' : 'in');
-  }));
+  fc.assert(
+    fc.property(
+      fc.array(part, { minLength: 1, maxLength: 5 }),
+      fc.array(part, { minLength: 1, maxLength: 5 }),
+      (prefix, v) => {
+        const got = compareBranch(v.join('.'), prefix);
+        const head = prefix.map((_, i) => v[i] ?? 0);
+        const want = compareVersions(head.join('.'), prefix.join('.'));
+        assert.equal(got, want);
+        // And inRange with the branch as an end agrees: inside or before the branch is in.
+        assert.equal(
+          inRange(v.join('.'), null, { version: `${prefix.join('.')}.*`, inclusive: false }),
+          want === 1 ? 'out' : 'in',
+        );
+      },
+    ),
+  );
 });
 
-test('a release train\'s letters in front (R510.2, SV2.70, QCA6390): ordered against the same letters only; hashes never', () => {
+test("a release train's letters in front (R510.2, SV2.70, QCA6390): ordered against the same letters only; hashes never", () => {
   // Honeywell Experion / Yokogawa style releases; "SV" firmware; Qualcomm chip names stated as versions.
-  assert.deepEqual([compareVersions('R510.2', 'R511.1'), compareVersions('R511.5', 'r511.5'), compareVersions('R520', 'R511.5'), compareVersions('R510.2', 'R510.2 SP1')], [-1, 0, 1, -1]);
-  assert.deepEqual([compareVersions('SV2.70', 'SV2.80'), compareVersions('SV-2.70', 'sv2.70'), compareVersions('SV-3', 'SV2.80')], [-1, 0, 1]);
-  assert.deepEqual([compareVersions('QCA6390', 'QCA6391'), compareVersions('QCA6390', 'WCN3990')], [-1, 'needs_review']);
+  assert.deepEqual(
+    [
+      compareVersions('R510.2', 'R511.1'),
+      compareVersions('R511.5', 'r511.5'),
+      compareVersions('R520', 'R511.5'),
+      compareVersions('R510.2', 'R510.2 SP1'),
+    ],
+    [-1, 0, 1, -1],
+  );
+  assert.deepEqual(
+    [compareVersions('SV2.70', 'SV2.80'), compareVersions('SV-2.70', 'sv2.70'), compareVersions('SV-3', 'SV2.80')],
+    [-1, 0, 1],
+  );
+  assert.deepEqual(
+    [compareVersions('QCA6390', 'QCA6391'), compareVersions('QCA6390', 'WCN3990')],
+    [-1, 'needs_review'],
+  );
   // Different letters, letters on one side only, more than four letters, or a rest that does not parse: unordered.
-  for (const [a, b] of [['R510.2', '510.3'], ['R510.2', 'S510.3'], ['ABCDE1.0', 'ABCDE2.0'], ['R510.x', 'R511'], ['R', 'R1'], ['to 2.0', 'to 3.0']]) {
+  for (const [a, b] of [
+    ['R510.2', '510.3'],
+    ['R510.2', 'S510.3'],
+    ['ABCDE1.0', 'ABCDE2.0'],
+    ['R510.x', 'R511'],
+    ['R', 'R1'],
+    ['to 2.0', 'to 3.0'],
+  ]) {
     assert.equal(compareVersions(a, b), 'needs_review', `${a} ${b}`);
   }
   // Commit hashes (7 to 40 hex digits) are never read so, whatever letters they start with.
   assert.equal(compareVersions('ec298b958cb0', 'ec3000000001'), 'needs_review');
   assert.equal(compareVersions('abc1234', 'abc1235'), 'needs_review');
-  assert.equal(inRange('R510.4', { version: 'R510.2', inclusive: true }, { version: 'R511.1', inclusive: false }), 'in');
-  assert.equal(inRange('R511.1', { version: 'R510.2', inclusive: true }, { version: 'R511.1', inclusive: false }), 'out');
+  assert.equal(
+    inRange('R510.4', { version: 'R510.2', inclusive: true }, { version: 'R511.1', inclusive: false }),
+    'in',
+  );
+  assert.equal(
+    inRange('R511.1', { version: 'R510.2', inclusive: true }, { version: 'R511.1', inclusive: false }),
+    'out',
+  );
 });
 
 test('OpenSSL letters go on after z: 1.1.1w < 1.1.1z < 1.1.1za < 1.1.1zb < 1.1.2', () => {
   const order = ['1.1.1', '1.1.1a', '1.1.1w', '1.1.1z', '1.1.1za', '1.1.1zb', '1.1.1zz', '1.1.2'];
-  for (let i = 0; i + 1 < order.length; i++) assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
+  for (let i = 0; i + 1 < order.length; i++)
+    assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
   assert.deepEqual(parseVersion('1.1.1za'), { core: [1, 1, 1], qualifier: { kind: 'letter', n: 27 } });
   assert.equal(parseVersion('1.1.1az'), null);
-  assert.equal(inRange('1.1.1za', { version: '1.1.1', inclusive: true }, { version: '1.1.1zb', inclusive: false }), 'in');
+  assert.equal(
+    inRange('1.1.1za', { version: '1.1.1', inclusive: true }, { version: '1.1.1zb', inclusive: false }),
+    'in',
+  );
 });
 
 test('Cisco releases: ordered within one train (15.2(7)E < 15.2(7)E3 < 15.2(8)E; NX-OS 9.3(7) < 9.3(7a)), never across trains', () => {
   const order = ['15.2(6)E', '15.2(7)E', '15.2(7)E1', '15.2(7)E3', '15.2(7)E10', '15.2(8)E', '15.3(1)E', '16.1(1)E'];
-  for (let i = 0; i + 1 < order.length; i++) assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
+  for (let i = 0; i + 1 < order.length; i++)
+    assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
   const nxos = ['9.3(7)', '9.3(7a)', '9.3(8)', '9.3(10)', '10.2(1)', '10.2(1q)', '10.2(2)'];
-  for (let i = 0; i + 1 < nxos.length; i++) assert.equal(compareVersions(nxos[i], nxos[i + 1]), -1, `${nxos[i]} < ${nxos[i + 1]}`);
-  assert.deepEqual([compareVersions('15.2(7)e3', '15.2(7)E3'), compareVersions('12.2(58)SE', '12.2(58)SE0'), compareVersions('15.0(2)SE11a', '15.0(2)SE11')], [0, 0, 1]);
+  for (let i = 0; i + 1 < nxos.length; i++)
+    assert.equal(compareVersions(nxos[i], nxos[i + 1]), -1, `${nxos[i]} < ${nxos[i + 1]}`);
+  assert.deepEqual(
+    [
+      compareVersions('15.2(7)e3', '15.2(7)E3'),
+      compareVersions('12.2(58)SE', '12.2(58)SE0'),
+      compareVersions('15.0(2)SE11a', '15.0(2)SE11'),
+    ],
+    [0, 0, 1],
+  );
   // Two trains (E against M, SE against SY), or a Cisco spelling against a plain version: unordered.
-  for (const [a, b] of [['15.2(7)E', '15.2(7)M'], ['12.2(58)SE', '12.2(58)SY'], ['15.2(7)E', '15.2.7'], ['9.3(7)', '9.3.7'], ['15.2(7)E', '15.2(7)']]) {
+  for (const [a, b] of [
+    ['15.2(7)E', '15.2(7)M'],
+    ['12.2(58)SE', '12.2(58)SY'],
+    ['15.2(7)E', '15.2.7'],
+    ['9.3(7)', '9.3.7'],
+    ['15.2(7)E', '15.2(7)'],
+  ]) {
     assert.equal(compareVersions(a, b), 'needs_review', `${a} ${b}`);
   }
-  assert.equal(inRange('15.2(7)E3', { version: '15.2(7)E', inclusive: true }, { version: '15.2(8)E', inclusive: false }), 'in');
-  assert.equal(inRange('15.2(8)E', { version: '15.2(7)E', inclusive: true }, { version: '15.2(8)E', inclusive: false }), 'out');
+  assert.equal(
+    inRange('15.2(7)E3', { version: '15.2(7)E', inclusive: true }, { version: '15.2(8)E', inclusive: false }),
+    'in',
+  );
+  assert.equal(
+    inRange('15.2(8)E', { version: '15.2(7)E', inclusive: true }, { version: '15.2(8)E', inclusive: false }),
+    'out',
+  );
 });
 
 test('CPE escapes in a version are undone before it is read ("15.2\\(8\\)e2" is 15.2(8)E2)', () => {
@@ -386,10 +524,25 @@ test('hotfixes: "V12.01 HF4", "R510.2_HF14", "15.1 HF001" are a qualifier like a
   assert.deepEqual(parseVersion('15.1 HF001'), { core: [15, 1], qualifier: { kind: 'hotfix', n: 1 } });
   assert.deepEqual(parseVersion('2.0 Hotfix 1'), { core: [2], qualifier: { kind: 'hotfix', n: 1 } });
   const order = ['12.01', '12.01 HF1', 'V12.01 HF4', '12.01_HF10', '12.02'];
-  for (let i = 0; i + 1 < order.length; i++) assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
+  for (let i = 0; i + 1 < order.length; i++)
+    assert.equal(compareVersions(order[i], order[i + 1]), -1, `${order[i]} < ${order[i + 1]}`);
   // Honeywell's releases: the train letters, then the hotfix.
-  assert.deepEqual([compareVersions('R510.2', 'R510.2_HF14'), compareVersions('R510.2_HF13', 'R510.2_HF14'), compareVersions('R510.2_HF14', 'R511.1')], [-1, -1, -1]);
+  assert.deepEqual(
+    [
+      compareVersions('R510.2', 'R510.2_HF14'),
+      compareVersions('R510.2_HF13', 'R510.2_HF14'),
+      compareVersions('R510.2_HF14', 'R511.1'),
+    ],
+    [-1, -1, -1],
+  );
   // A hotfix against a service pack or update of the same core, and two qualifiers at once: unordered.
-  assert.deepEqual([compareVersions('4.7 HF1', '4.7 SP1'), compareVersions('4.7 HF1', '4.7 Update 1'), compareVersions('V4.7 SP6 HF1', 'V4.7 SP6')], ['needs_review', 'needs_review', 'needs_review']);
+  assert.deepEqual(
+    [
+      compareVersions('4.7 HF1', '4.7 SP1'),
+      compareVersions('4.7 HF1', '4.7 Update 1'),
+      compareVersions('V4.7 SP6 HF1', 'V4.7 SP6'),
+    ],
+    ['needs_review', 'needs_review', 'needs_review'],
+  );
   assert.equal(parseVersion('V4.7 SP6 HF1'), null);
 });

@@ -12,8 +12,14 @@ test('our IRIs read back: an asset (its id decoded), the environment; anything e
 });
 
 test('the due date comes back from "(due YYYY-MM-DD)" at the end only', () => {
-  assert.deepEqual(splitDue('Patch at the outage (due 2027-03-15)'), { action: 'Patch at the outage', due: '2027-03-15' });
-  assert.deepEqual(splitDue('(due 2027-03-15) is what we said'), { action: '(due 2027-03-15) is what we said', due: null });
+  assert.deepEqual(splitDue('Patch at the outage (due 2027-03-15)'), {
+    action: 'Patch at the outage',
+    due: '2027-03-15',
+  });
+  assert.deepEqual(splitDue('(due 2027-03-15) is what we said'), {
+    action: '(due 2027-03-15) is what we said',
+    due: null,
+  });
   assert.deepEqual(splitDue(null), { action: null, due: null });
 });
 
@@ -32,10 +38,21 @@ test('CycloneDX affects versions: an exact version, or a vers range whose every 
 test('a document is OpenVEX or CycloneDX; statements without a CVE id or a known status are listed as skipped', () => {
   assert.equal(readVexDocument({ document: {} }).ok, false);
   const r = readVexDocument({
-    '@context': 'https://openvex.dev/ns/v0.2.0', timestamp: '2026-01-01T00:00:00Z',
-    statements: [{ vulnerability: { name: 'GHSA-xxxx' }, status: 'fixed' }, { vulnerability: { name: 'cve-2024-0001' }, status: 'maybe' }, { vulnerability: { '@id': 'https://www.cve.org/CVERecord?id=CVE-2024-0002' }, status: 'fixed' }],
+    '@context': 'https://openvex.dev/ns/v0.2.0',
+    timestamp: '2026-01-01T00:00:00Z',
+    statements: [
+      { vulnerability: { name: 'GHSA-xxxx' }, status: 'fixed' },
+      { vulnerability: { name: 'cve-2024-0001' }, status: 'maybe' },
+      { vulnerability: { '@id': 'https://www.cve.org/CVERecord?id=CVE-2024-0002' }, status: 'fixed' },
+    ],
   });
   assert.ok(r.ok);
-  assert.deepEqual(r.skipped, [{ index: 0, reason: 'no CVE id' }, { index: 1, reason: 'status maybe' }]);
-  assert.deepEqual(r.statements.map((s) => [s.cve_id, s.status, s.timestamp, s.products]), [['CVE-2024-0002', 'fixed', '2026-01-01T00:00:00.000Z', []]]);
+  assert.deepEqual(r.skipped, [
+    { index: 0, reason: 'no CVE id' },
+    { index: 1, reason: 'status maybe' },
+  ]);
+  assert.deepEqual(
+    r.statements.map((s) => [s.cve_id, s.status, s.timestamp, s.products]),
+    [['CVE-2024-0002', 'fixed', '2026-01-01T00:00:00.000Z', []]],
+  );
 });

@@ -8,7 +8,8 @@ function add(name, optionsOrFn, maybeFn) {
   const fn = typeof optionsOrFn === 'function' ? optionsOrFn : maybeFn;
   const options = typeof optionsOrFn === 'object' && optionsOrFn !== null ? optionsOrFn : {};
   if (typeof fn !== 'function') throw new Error(`node-test-shim: test "${name}" has no function`);
-  if (fn.length > 0) throw new Error(`node-test-shim: test "${name}" takes a test context, which the shim does not provide`);
+  if (fn.length > 0)
+    throw new Error(`node-test-shim: test "${name}" takes a test context, which the shim does not provide`);
   if (options.skip || options.todo) return;
   const fullName = [...registry.prefix, name].join(' > ');
   registry.tests.push({ id: `${registry.file} > ${fullName}`, name: fullName, fileName: registry.file, fn });

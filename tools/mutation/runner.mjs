@@ -30,7 +30,11 @@ const COVERAGE_FILE = '.mutation-dry-run-coverage.json';
 
 /** Mutant ids placed in an instrumented file. */
 function mutantIdsOf(sandboxFileName) {
-  return new Set([...readFileSync(sandboxFileName, 'utf8').matchAll(/stry(?:MutAct|Cov)_9fa48\(("\d+"(?:\s*,\s*"\d+")*)\)/g)].flatMap((m) => m[1].match(/\d+/g)));
+  return new Set(
+    [
+      ...readFileSync(sandboxFileName, 'utf8').matchAll(/stry(?:MutAct|Cov)_9fa48\(("\d+"(?:\s*,\s*"\d+")*)\)/g),
+    ].flatMap((m) => m[1].match(/\d+/g)),
+  );
 }
 
 class NodeTestInProcessRunner {
@@ -94,9 +98,11 @@ class NodeTestInProcessRunner {
         if (perTest) globalThis[NS].currentTestId = undefined;
       }
       const timeSpentMs = performance.now() - start;
-      results.push(failureMessage === undefined
-        ? { id: t.id, name: t.name, fileName: t.fileName, status: TestStatus.Success, timeSpentMs }
-        : { id: t.id, name: t.name, fileName: t.fileName, status: TestStatus.Failed, failureMessage, timeSpentMs });
+      results.push(
+        failureMessage === undefined
+          ? { id: t.id, name: t.name, fileName: t.fileName, status: TestStatus.Success, timeSpentMs }
+          : { id: t.id, name: t.name, fileName: t.fileName, status: TestStatus.Failed, failureMessage, timeSpentMs },
+      );
       if (failureMessage !== undefined && bail) break;
     }
     return results;
@@ -111,13 +117,19 @@ class NodeTestInProcessRunner {
     this.spent = new Map(tests.map((t) => [t.id, t.timeSpentMs]));
     if (perTest) {
       const perTestCov = globalThis[NS].mutantCoverage.perTest;
-      writeFileSync(COVERAGE_FILE, JSON.stringify({
-        tests: tests.map((t) => ({ id: t.id, fileName: t.fileName, timeSpentMs: t.timeSpentMs })),
-        covers: Object.fromEntries(Object.entries(perTestCov).map(([id, c]) => [id, Object.keys(c)])),
-      }));
+      writeFileSync(
+        COVERAGE_FILE,
+        JSON.stringify({
+          tests: tests.map((t) => ({ id: t.id, fileName: t.fileName, timeSpentMs: t.timeSpentMs })),
+          covers: Object.fromEntries(Object.entries(perTestCov).map(([id, c]) => [id, Object.keys(c)])),
+        }),
+      );
     }
     const failed = tests.filter((t) => t.status === TestStatus.Failed);
-    if (failed.length > 0) this.log.error(`node-test-inproc: dry run failures: ${failed.map((t) => `${t.name}: ${t.failureMessage}`).join('\n')}`);
+    if (failed.length > 0)
+      this.log.error(
+        `node-test-inproc: dry run failures: ${failed.map((t) => `${t.name}: ${t.failureMessage}`).join('\n')}`,
+      );
     return {
       status: DryRunStatus.Complete,
       tests,
@@ -155,16 +167,25 @@ class NodeTestInProcessRunner {
     ns.hitCount = options.hitLimit === undefined ? undefined : 0;
     const filter = options.testFilter ? new Set(options.testFilter) : undefined;
     const byId = new Map(this.tests.map((t) => [t.id, t]));
-    const tests = filter ? this.tests.filter((t) => filter.has(t.id)).sort((a, b) => (this.spent.get(a.id) ?? 0) - (this.spent.get(b.id) ?? 0))
-      : order ? order.map((t) => byId.get(t.id)).filter((t) => t !== undefined)
-      : this.tests;
+    const tests = filter
+      ? this.tests
+          .filter((t) => filter.has(t.id))
+          .sort((a, b) => (this.spent.get(a.id) ?? 0) - (this.spent.get(b.id) ?? 0))
+      : order
+        ? order.map((t) => byId.get(t.id)).filter((t) => t !== undefined)
+        : this.tests;
     try {
       const results = await this.runTests(tests, !options.disableBail, false);
       const timeout = determineHitLimitReached(ns.hitCount, ns.hitLimit);
       if (timeout) return timeout;
       const failed = results.filter((t) => t.status === TestStatus.Failed);
       if (failed.length > 0) {
-        return { status: MutantRunStatus.Killed, failureMessage: failed[0].failureMessage, killedBy: failed.map((t) => t.id), nrOfTests: results.length };
+        return {
+          status: MutantRunStatus.Killed,
+          failureMessage: failed[0].failureMessage,
+          killedBy: failed.map((t) => t.id),
+          nrOfTests: results.length,
+        };
       }
       return { status: MutantRunStatus.Survived, nrOfTests: results.length };
     } finally {

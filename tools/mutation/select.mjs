@@ -9,7 +9,8 @@ function unitTests(dir) {
   });
 }
 
-const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 const DOMAIN = path.join('src', 'domain') + path.sep;
 const HELPERS = path.join('test', 'helpers') + path.sep;
 
@@ -31,9 +32,16 @@ function closure(file, seen = new Set()) {
 /** The unit test files (sorted) that reach one of `targets` (space-separated paths), or any file of src/domain when
  *  `targets` is empty. Paths are relative to the current directory (the checkout or Stryker's sandbox). */
 export function selectUnitTests(targets) {
-  const wanted = targets?.trim() ? targets.trim().split(/\s+/).map((t) => path.normalize(t)) : undefined;
-  return unitTests(path.join('test', 'unit')).sort().filter((t) => {
-    const reach = [...closure(t)];
-    return wanted ? wanted.some((x) => reach.includes(x)) : reach.some((x) => x.startsWith(DOMAIN));
-  });
+  const wanted = targets?.trim()
+    ? targets
+        .trim()
+        .split(/\s+/)
+        .map((t) => path.normalize(t))
+    : undefined;
+  return unitTests(path.join('test', 'unit'))
+    .sort()
+    .filter((t) => {
+      const reach = [...closure(t)];
+      return wanted ? wanted.some((x) => reach.includes(x)) : reach.some((x) => x.startsWith(DOMAIN));
+    });
 }

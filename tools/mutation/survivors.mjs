@@ -11,7 +11,12 @@ for (const [name, f] of Object.entries(report.files)) {
   for (const m of f.mutants) {
     if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
     const { start, end } = m.location;
-    const orig = start.line === end.line ? lines[start.line - 1].slice(start.column - 1, end.column - 1) : `${lines[start.line - 1].slice(start.column - 1)}…`;
-    console.log(`${name}:${start.line}:${start.column} ${m.status === 'NoCoverage' ? '[no cov] ' : ''}${m.mutatorName}  ${orig.slice(0, 80)} → ${String(m.replacement).replace(/\s+/g, ' ').slice(0, 80)}`);
+    const orig =
+      start.line === end.line
+        ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
+        : `${lines[start.line - 1].slice(start.column - 1)}…`;
+    console.log(
+      `${name}:${start.line}:${start.column} ${m.status === 'NoCoverage' ? '[no cov] ' : ''}${m.mutatorName}  ${orig.slice(0, 80)} → ${String(m.replacement).replace(/\s+/g, ' ').slice(0, 80)}`,
+    );
   }
 }

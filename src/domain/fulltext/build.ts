@@ -141,7 +141,8 @@ export class FullTextIndexBuilder {
     const offsets = new Int32Array(nTerms + 1);
     const posFill = new Int32Array(nTerms + 1);
     {
-      const terms = this.pTerm.reader(), pos = this.positions.reader();
+      const terms = this.pTerm.reader(),
+        pos = this.positions.reader();
       for (let i = 0; i < n; i++) {
         const t = terms.next();
         offsets[t + 1]++;
@@ -162,10 +163,17 @@ export class FullTextIndexBuilder {
     const positions = new Uint16Array(this.positions.n);
     const posBlock = new Int32Array(Math.ceil(n / POSITION_BLOCK));
     {
-      const terms = this.pTerm.reader(), pos = this.positions.reader(), share = this.pShare.reader(), ends = this.docEnd.reader();
-      let doc = 0, end = ends.next();
+      const terms = this.pTerm.reader(),
+        pos = this.positions.reader(),
+        share = this.pShare.reader(),
+        ends = this.docEnd.reader();
+      let doc = 0,
+        end = ends.next();
       for (let i = 0; i < n; i++) {
-        while (i === end) { doc++; end = ends.next(); }
+        while (i === end) {
+          doc++;
+          end = ends.next();
+        }
         const t = terms.next();
         const k = fill[t]++;
         ords[k] = doc;
@@ -182,10 +190,23 @@ export class FullTextIndexBuilder {
     }
     const idEnd = new Int32Array(this.ids.length);
     let at = 0;
-    this.ids.forEach((id, i) => { at += id.length; idEnd[i] = at; });
+    this.ids.forEach((id, i) => {
+      at += id.length;
+      idEnd[i] = at;
+    });
     return new FullTextIndex({
-      termIds: this.termIds, offsets, ords, shareOf, shares, positions, posBlock,
-      idText: this.ids.join(''), idEnd, cvss: Float32Array.from(this.cvss), epss: Float32Array.from(this.epss), idRank: Int32Array.from(this.idRank),
+      termIds: this.termIds,
+      offsets,
+      ords,
+      shareOf,
+      shares,
+      positions,
+      posBlock,
+      idText: this.ids.join(''),
+      idEnd,
+      cvss: Float32Array.from(this.cvss),
+      epss: Float32Array.from(this.epss),
+      idRank: Int32Array.from(this.idRank),
     });
   }
 }

@@ -9,13 +9,17 @@ export function seek(a: Int32Array, from: number, to: number, v: number): number
   if (from >= to || a[from] >= v) return from;
   let step = 1;
   let lo = from;
-  while (lo + step < to && a[lo + step] < v) { lo += step; step *= 2; }
+  while (lo + step < to && a[lo + step] < v) {
+    lo += step;
+    step *= 2;
+  }
   let hi = Math.min(to, lo + step + 1);
   // Stryker disable next-line UpdateOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   lo++;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (a[mid] < v) lo = mid + 1; else hi = mid;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -23,35 +27,51 @@ export function seek(a: Int32Array, from: number, to: number, v: number): number
 export function intersect(a: Int32Array, b: Int32Array): Int32Array {
   // Stryker disable next-line MethodExpression: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   const out = new Int32Array(Math.min(a.length, b.length));
-  let i = 0, j = 0, k = 0;
+  let i = 0,
+    j = 0,
+    k = 0;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   while (i < a.length && j < b.length) {
     // Stryker disable next-line EqualityOperator,UpdateOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
-    if (a[i] === b[j]) { out[k++] = a[i]; i++; j++; } else if (a[i] < b[j]) i++; else j++;
+    if (a[i] === b[j]) {
+      out[k++] = a[i];
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
   }
   return out.subarray(0, k);
 }
 
 export function union(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(a.length + b.length);
-  let i = 0, j = 0, k = 0;
+  let i = 0,
+    j = 0,
+    k = 0;
   while (i < a.length || j < b.length) {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     if (j >= b.length || (i < a.length && a[i] < b[j])) out[k++] = a[i++];
     else if (i >= a.length || b[j] < a[i]) out[k++] = b[j++];
-    else { out[k++] = a[i]; i++; j++; }
+    else {
+      out[k++] = a[i];
+      i++;
+      j++;
+    }
   }
   return out.subarray(0, k);
 }
 
 export function minus(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(a.length);
-  let i = 0, j = 0, k = 0;
+  let i = 0,
+    j = 0,
+    k = 0;
   while (i < a.length) {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     while (j < b.length && b[j] < a[i]) j++;
     // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
-    if (j < b.length && b[j] === a[i]) i++; else out[k++] = a[i++];
+    if (j < b.length && b[j] === a[i]) i++;
+    else out[k++] = a[i++];
   }
   return out.subarray(0, k);
 }

@@ -68,14 +68,32 @@ export class FullTextIndex {
   }
 
   /** What the index holds and the bytes of each part (bench/index-memory.ts). */
-  footprint(): { documents: number; lexemes: number; postings: number; positions: number; shares: number; bytes: Record<string, number> } {
+  footprint(): {
+    documents: number;
+    lexemes: number;
+    postings: number;
+    positions: number;
+    shares: number;
+    bytes: Record<string, number>;
+  } {
     const d = this.d;
     return {
-      documents: this.size, lexemes: d.termIds.size, postings: d.ords.length, positions: d.positions.length, shares: d.shares.length,
+      documents: this.size,
+      lexemes: d.termIds.size,
+      postings: d.ords.length,
+      positions: d.positions.length,
+      shares: d.shares.length,
       bytes: {
         postings: d.offsets.byteLength + d.ords.byteLength + d.shareOf.byteLength + d.shares.byteLength,
         positions: d.positions.byteLength + d.posBlock.byteLength,
-        documents: d.idText.length + d.idEnd.byteLength + d.cvss.byteLength + d.epss.byteLength + d.idRank.byteLength + this.mark.byteLength + this.score.byteLength,
+        documents:
+          d.idText.length +
+          d.idEnd.byteLength +
+          d.cvss.byteLength +
+          d.epss.byteLength +
+          d.idRank.byteLength +
+          this.mark.byteLength +
+          this.score.byteLength,
       },
     };
   }
@@ -132,7 +150,8 @@ export class FullTextIndex {
     if (ranges.some(([a, b]) => a === b)) return EMPTY;
     let lead = 0;
     // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
-    for (let j = 1; j < ranges.length; j++) if (ranges[j][1] - ranges[j][0] < ranges[lead][1] - ranges[lead][0]) lead = j;
+    for (let j = 1; j < ranges.length; j++)
+      if (ranges[j][1] - ranges[j][0] < ranges[lead][1] - ranges[lead][0]) lead = j;
     const cur = ranges.map(([a]) => a);
     const at = new Int32Array(terms.length);
     const out: number[] = [];
@@ -141,7 +160,10 @@ export class FullTextIndex {
       let present = true;
       for (let j = 0; j < terms.length && present; j++) {
         // Stryker disable next-line BlockStatement,ConditionalExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
-        if (j === lead) { at[j] = k; continue; }
+        if (j === lead) {
+          at[j] = k;
+          continue;
+        }
         const i = seek(ords, cur[j], ranges[j][1], ord);
         cur[j] = i;
         present = i < ranges[j][1] && ords[i] === ord;
@@ -156,7 +178,10 @@ export class FullTextIndex {
           p += gaps[j - 1];
           ok = this.hasPosition(at[j], p);
         }
-        if (ok) { out.push(ord); break; }
+        if (ok) {
+          out.push(ord);
+          break;
+        }
         if (v & LAST_POSITION) break;
       }
     }
@@ -170,9 +195,12 @@ export class FullTextIndex {
         const [a, b] = this.range(x.lexeme);
         return this.d.ords.subarray(a, b);
       }
-      case 'phrase': return this.phrase(x.terms, x.gaps);
-      case 'not': return minus(this.all(), this.match(x.arg));
-      case 'or': return union(this.match(x.left), this.match(x.right));
+      case 'phrase':
+        return this.phrase(x.terms, x.gaps);
+      case 'not':
+        return minus(this.all(), this.match(x.arg));
+      case 'or':
+        return union(this.match(x.left), this.match(x.right));
       case 'and':
         // x & !y without materialising the complement.
         // Stryker disable next-line ConditionalExpression,StringLiteral: the NOT shortcut: AND NOT evaluated as a difference gives the same set as the general path
@@ -235,7 +263,10 @@ export class FullTextIndex {
     let order: ArrayLike<number>;
     if (q.sort === 'date') order = matched.subarray(0, want);
     else {
-      const key = q.sort === 'rank' ? this.ranks(q.query, matched) : keysOf(q.sort === 'cvss' ? this.d.cvss : this.d.epss, matched);
+      const key =
+        q.sort === 'rank'
+          ? this.ranks(q.query, matched)
+          : keysOf(q.sort === 'cvss' ? this.d.cvss : this.d.epss, matched);
       order = topK(matched, key, want, q.sort === 'rank' ? null : this.d.idRank);
     }
     const ids: string[] = [];
@@ -277,8 +308,10 @@ function topK(matched: Int32Array, key: Float32Array, k: number, tieRank: Int32A
   }
   const tie = (i: number) => (tieRank ? tieRank[matched[i]] : matched[i]);
   cand.sort((a, b) => {
-    const va = key[a], vb = key[b];
-    const na = Number.isNaN(va), nb = Number.isNaN(vb);
+    const va = key[a],
+      vb = key[b];
+    const na = Number.isNaN(va),
+      nb = Number.isNaN(vb);
     if (na !== nb) return na ? 1 : -1;
     if (!na && va !== vb) return vb - va;
     return tie(a) - tie(b);
@@ -296,9 +329,13 @@ export function nthSmallest(a: Float32Array, n: number, idx: number): number {
   let lo = 0;
   let hi = n - 1;
   while (lo < hi) {
-    const x = a[lo], y = a[(lo + hi) >>> 1], z = a[hi];
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    let lt = lo, i = lo, gt = hi;
+    const x = a[lo],
+      y = a[(lo + hi) >>> 1],
+      z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let lt = lo,
+      i = lo,
+      gt = hi;
     while (i <= gt) {
       const v = a[i];
       if (v < pivot) {

@@ -20,7 +20,9 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
   let i = 0;
   const n = text.length;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
-  const skip = () => { while (i < n && text[i] === ' ') i++; };
+  const skip = () => {
+    while (i < n && text[i] === ' ') i++;
+  };
   const lexeme = (): TsNode | null => {
     i++; // opening quote
     let out = '';
@@ -28,9 +30,17 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
     while (i < n) {
       const c = text[i];
       // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
-      if (c === '\\' && i + 1 < n) { out += text[i + 1]; i += 2; continue; }
+      if (c === '\\' && i + 1 < n) {
+        out += text[i + 1];
+        i += 2;
+        continue;
+      }
       if (c === "'") {
-        if (text[i + 1] === "'") { out += "'"; i += 2; continue; }
+        if (text[i + 1] === "'") {
+          out += "'";
+          i += 2;
+          continue;
+        }
         i++;
         return { op: 'lex', lexeme: out };
       }
@@ -42,7 +52,11 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
   const unary = (): TsNode | null => {
     skip();
     const c = text[i];
-    if (c === '!') { i++; const arg = unary(); return arg && { op: 'not', arg }; }
+    if (c === '!') {
+      i++;
+      const arg = unary();
+      return arg && { op: 'not', arg };
+    }
     if (c === '(') {
       i++;
       const inner = or();
@@ -69,9 +83,10 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
       const right = unary();
       if (!right) return null;
       if (right.op !== 'lex' || (left.op !== 'lex' && left.op !== 'phrase')) return null;
-      left = left.op === 'lex'
-        ? { op: 'phrase', terms: [left.lexeme, right.lexeme], gaps: [gap] }
-        : { op: 'phrase', terms: [...left.terms, right.lexeme], gaps: [...left.gaps, gap] };
+      left =
+        left.op === 'lex'
+          ? { op: 'phrase', terms: [left.lexeme, right.lexeme], gaps: [gap] }
+          : { op: 'phrase', terms: [...left.terms, right.lexeme], gaps: [...left.gaps, gap] };
     }
   };
   const and = (): TsNode | null => {
@@ -113,7 +128,10 @@ export function queryLexemes(node: TsNode): string[] {
     if (x.op === 'lex') seen.add(x.lexeme);
     else if (x.op === 'phrase') x.terms.forEach((t) => seen.add(t));
     else if (x.op === 'not') walk(x.arg);
-    else { walk(x.left); walk(x.right); }
+    else {
+      walk(x.left);
+      walk(x.right);
+    }
   };
   walk(node);
   return [...seen].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));

@@ -20,7 +20,10 @@ export function lexemeContribution(weights: readonly number[]): number {
   for (let j = 0; j < weights.length; j++) {
     const w = WEIGHTS[weights[j]];
     resj = f(resj + f(w / ((j + 1) * (j + 1))));
-    if (w > wjm) { wjm = w; jm = j; }
+    if (w > wjm) {
+      wjm = w;
+      jm = j;
+    }
   }
   return f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1))));
 }
@@ -47,12 +50,23 @@ export function eachLexeme(text: string, each: (lexeme: string, weights: number[
       if (i >= n) throw new Error('tsvector text: unterminated lexeme');
       const c = text.charCodeAt(i);
       if (c === 39 /* ' */) {
-        if (text.charCodeAt(i + 1) === 39) { lex += text.slice(start, i + 1); i += 2; start = i; continue; }
+        if (text.charCodeAt(i + 1) === 39) {
+          lex += text.slice(start, i + 1);
+          i += 2;
+          start = i;
+          continue;
+        }
         lex += text.slice(start, i);
         i++;
         break;
       }
-      if (c === 92 /* \ */) { lex += text.slice(start, i); lex += text[i + 1]; i += 2; start = i; continue; }
+      if (c === 92 /* \ */) {
+        lex += text.slice(start, i);
+        lex += text[i + 1];
+        i += 2;
+        start = i;
+        continue;
+      }
       i++;
     }
     const weights: number[] = [];
@@ -63,14 +77,24 @@ export function eachLexeme(text: string, each: (lexeme: string, weights: number[
       for (;;) {
         let pos = 0;
         // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
-        while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) pos = pos * 10 + text.charCodeAt(i++) - 48;
+        while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57)
+          pos = pos * 10 + text.charCodeAt(i++) - 48;
         positions.push(pos);
         const w = WEIGHT_OF[text[i]];
-        if (w !== undefined) { weights.push(w); i++; } else weights.push(0);
-        if (text[i] === ',') { i++; continue; }
+        if (w !== undefined) {
+          weights.push(w);
+          i++;
+        } else weights.push(0);
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
         break;
       }
-    } else { weights.push(0); positions.push(0); }
+    } else {
+      weights.push(0);
+      positions.push(0);
+    }
     each(lex, weights, positions);
   }
 }

@@ -13,7 +13,12 @@ export function parseOsBuild(s: string): OsBuild | null {
   const t = s.trim();
   if (!/^\d+(\.\d+){2,3}$/.test(t)) return null;
   const p = t.split('.');
-  return { major: `${Number(p[0])}.${Number(p[1])}`, build: Number(p[2]), ubr: p.length === 4 ? Number(p[3]) : null, text: t };
+  return {
+    major: `${Number(p[0])}.${Number(p[1])}`,
+    build: Number(p[2]),
+    ubr: p.length === 4 ? Number(p[3]) : null,
+    text: t,
+  };
 }
 
 /**
@@ -33,22 +38,30 @@ export function looksLikeOsBuild(raw: string): boolean {
   return /^\d+\.\d+\.\d+\.\d+$/.test(raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, ''));
 }
 
-export type FixKind = 'security_update' | 'monthly_rollup' | 'security_only' | 'hotpatch' | 'ssu' | 'standalone' | 'other';
+export type FixKind =
+  'security_update' | 'monthly_rollup' | 'security_only' | 'hotpatch' | 'ssu' | 'standalone' | 'other';
 
 /** Normalise SubType case and spaces and classify it (windows-engine.md §1.4 list). */
 export function classifySubType(subType: string | null): FixKind {
   const s = (subType ?? '').toLowerCase().replace(/[\s_-]+/g, '');
   switch (s) {
-    case 'securityupdate': return 'security_update';
-    case 'monthlyrollup': return 'monthly_rollup';
-    case 'securityonly': return 'security_only';
+    case 'securityupdate':
+      return 'security_update';
+    case 'monthlyrollup':
+      return 'monthly_rollup';
+    case 'securityonly':
+      return 'security_only';
     case 'securityhotpatchupdate':
     case 'azurehotpatch':
-    case 'hotpatch': return 'hotpatch';
-    case 'servicingstackupdate': return 'ssu';
+    case 'hotpatch':
+      return 'hotpatch';
+    case 'servicingstackupdate':
+      return 'ssu';
     case 'standalone':
-    case 'standalonesecurityupdate': return 'standalone';
-    default: return 'other'; // IE Cumulative, Preview Rollup, Setup DU, VIA Processors ..., empty
+    case 'standalonesecurityupdate':
+      return 'standalone';
+    default:
+      return 'other'; // IE Cumulative, Preview Rollup, Setup DU, VIA Processors ..., empty
   }
 }
 
@@ -72,7 +85,18 @@ export function parseSupercedence(s: string | null): string[] {
 }
 
 const MONTHS: Record<string, string> = {
-  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
+  jan: '01',
+  feb: '02',
+  mar: '03',
+  apr: '04',
+  may: '05',
+  jun: '06',
+  jul: '07',
+  aug: '08',
+  sep: '09',
+  oct: '10',
+  nov: '11',
+  dec: '12',
 };
 
 /** "2024-Aug" / "2018-FEB" / "2017-May-B" → "2024-08". Null for other IDs. */

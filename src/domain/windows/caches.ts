@@ -16,7 +16,10 @@ const PREPARED = memoWeak<ProductIndex, Prepared[]>();
 /** The prepared facts of every CVE of a product, computed once per index. */
 export function prepared(pi: ProductIndex): Prepared[] {
   let list = PREPARED.get(pi);
-  if (!list) { list = prepareProduct(pi); PREPARED.set(pi, list); }
+  if (!list) {
+    list = prepareProduct(pi);
+    PREPARED.set(pi, list);
+  }
   return list;
 }
 

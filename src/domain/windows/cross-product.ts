@@ -46,14 +46,22 @@ function sameLine(pi: ProductIndex, other: WindowsProduct, k: KbInfo): boolean {
  * several (an update shared by the x64, ARM64 and Server Core products of a version), the one named is an x64 product
  * whose own build number the update's build carries, the build the row gives first.
  */
-function ownerOf(pi: ProductIndex, kb: string, rawBuild: string | null, products: Map<string, ProductIndex>): { qi: ProductIndex; k: KbInfo } | null {
+function ownerOf(
+  pi: ProductIndex,
+  kb: string,
+  rawBuild: string | null,
+  products: Map<string, ProductIndex>,
+): { qi: ProductIndex; k: KbInfo } | null {
   let best: { qi: ProductIndex; k: KbInfo; score: number } | null = null;
   for (const qi of products.values()) {
     if (qi === pi) continue;
     const k = qi.kbs.get(kb);
     if (!k?.inSeries || k.rows < OWNER_MIN_ROWS || sameLine(pi, qi.product, k)) continue;
     const q = qi.product;
-    const score = (q.arch === 'x64' && !q.core ? 4 : 0) + (k.build?.build === q.build ? 2 : 0) + (k.build && k.build.text === rawBuild ? 1 : 0);
+    const score =
+      (q.arch === 'x64' && !q.core ? 4 : 0) +
+      (k.build?.build === q.build ? 2 : 0) +
+      (k.build && k.build.text === rawBuild ? 1 : 0);
     if (!best || score > best.score) best = { qi, k, score };
   }
   return best && { qi: best.qi, k: best.k };

@@ -38,8 +38,15 @@ export type SignalLookup = (cve: string) => CveSignals | undefined;
  * ESU): hosts with the same key get the same result.
  */
 export function hostFactsKey(host: WindowsHost): string {
-  return [host.os_product, host.edition_id, host.os_build, host.architecture, host.installation_type,
-    host.installed_kbs === null ? '-' : [...host.installed_kbs].sort().join(';'), host.esu_enrolled].join('|');
+  return [
+    host.os_product,
+    host.edition_id,
+    host.os_build,
+    host.architecture,
+    host.installation_type,
+    host.installed_kbs === null ? '-' : [...host.installed_kbs].sort().join(';'),
+    host.esu_enrolled,
+  ].join('|');
 }
 
 /** One CVE on one host, not yet rendered: rendering (texts, references) happens only for CVEs returned. */
@@ -59,9 +66,13 @@ export interface CveItem extends Sortable {
 
 /** A CVE of a product in the host-independent part of the priority order (cached per run in caches.ts). */
 export interface StaticEntry {
-  p: Prepared; k: SortKeys; sig: CveSignals | undefined; kt: SortKeys[];
+  p: Prepared;
+  k: SortKeys;
+  sig: CveSignals | undefined;
+  kt: SortKeys[];
   /** Items for the shared build-only verdicts, reused by every host of the run (no allocation per host). */
-  iClear?: CveItem; iOpen?: CveItem;
+  iClear?: CveItem;
+  iOpen?: CveItem;
 }
 
 /**
@@ -70,9 +81,16 @@ export interface StaticEntry {
  */
 export class EvaluationRun {
   private order: WeakMap<ProductIndex, StaticEntry[]>;
-  constructor(readonly ix: EvaluationIndex, readonly signals: SignalLookup, readonly today: string) {
+  constructor(
+    readonly ix: EvaluationIndex,
+    readonly signals: SignalLookup,
+    readonly today: string,
+  ) {
     let o = STATIC_ORDER.get(signals);
-    if (!o) { o = new WeakMap(); STATIC_ORDER.set(signals, o); }
+    if (!o) {
+      o = new WeakMap();
+      STATIC_ORDER.set(signals, o);
+    }
     this.order = o;
   }
 
@@ -84,15 +102,26 @@ export class EvaluationRun {
       const sig = this.signals(p.pc.meta.cve);
       const kev = (sig?.kev ?? false) || p.pc.meta.exploited;
       const k: SortKeys = {
-        kev, exploit: (sig?.hasExploit ?? false) || kev, fixTier: 0, bcs: sig?.bcs ?? null,
-        cvss: sig?.cvss ?? p.pc.cvssScore ?? p.pc.meta.cvssScore, epss: sig?.epss ?? null,
-        published: sig?.publishedAt ?? p.pc.meta.publishedAt, fixAvailable: false,
+        kev,
+        exploit: (sig?.hasExploit ?? false) || kev,
+        fixTier: 0,
+        bcs: sig?.bcs ?? null,
+        cvss: sig?.cvss ?? p.pc.cvssScore ?? p.pc.meta.cvssScore,
+        epss: sig?.epss ?? null,
+        published: sig?.publishedAt ?? p.pc.meta.publishedAt,
+        fixAvailable: false,
       };
       // One frozen key object per fix tier, shared by every host of the run.
       const kt = [0, 1, 2].map((t) => ({ ...k, fixTier: t as 0 | 1 | 2, fixAvailable: t !== 2 }));
       return { p, k, sig, kt };
     });
-    list.sort((a, b) => Number(b.k.kev) - Number(a.k.kev) || Number(b.k.exploit) - Number(a.k.exploit) || staticOrder(a.k, b.k) || a.p.idKey - b.p.idKey);
+    list.sort(
+      (a, b) =>
+        Number(b.k.kev) - Number(a.k.kev) ||
+        Number(b.k.exploit) - Number(a.k.exploit) ||
+        staticOrder(a.k, b.k) ||
+        a.p.idKey - b.p.idKey,
+    );
     this.order.set(pi, list);
     return list;
   }
@@ -139,19 +168,32 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
   const notes = [...match.notes];
   if (match.level === 'no_build') labels.push(LABEL.noBuild);
   if (match.level === 'bare_name') labels.push(LABEL.bareName);
-  if (match.level === 'revision' || (match.level === 'bare_name' && match.build?.ubr === null)) labels.push(LABEL.needsRevision);
+  if (match.level === 'revision' || (match.level === 'bare_name' && match.build?.ubr === null))
+    labels.push(LABEL.needsRevision);
   const products = match.products.filter((p) => ix.products.has(p.id));
-  if (match.products.length > 0 && products.length === 0) notes.push(`no Microsoft security data for ${match.products.map((p) => p.name).join('; ')}`);
+  if (match.products.length > 0 && products.length === 0)
+    notes.push(`no Microsoft security data for ${match.products.map((p) => p.name).join('; ')}`);
   if (products.length === 0) {
     labels.push(LABEL.notMapped);
     return {
-      asset_id: host.asset_id, microsoft_product: null, candidate_products: null, patch_resolved: false, end_of_life: false,
-      map_note: notes.join('; ') || 'not mapped to a Microsoft product', labels, counts: { confirmed_open: 0, cleared: 0, needs_review: 0 },
-      items: [], fix_groups: [], warnings, data_as_of: null, os_build: host.os_build,
+      asset_id: host.asset_id,
+      microsoft_product: null,
+      candidate_products: null,
+      patch_resolved: false,
+      end_of_life: false,
+      map_note: notes.join('; ') || 'not mapped to a Microsoft product',
+      labels,
+      counts: { confirmed_open: 0, cleared: 0, needs_review: 0 },
+      items: [],
+      fix_groups: [],
+      warnings,
+      data_as_of: null,
+      os_build: host.os_build,
     };
   }
   // Legacy Windows is resolved by its KB list: without one the host is not patch-resolved (spec §2.6).
-  const patchResolved = match.level === 'build' && (products[0].servicing === 'cumulative' || host.installed_kbs !== null);
+  const patchResolved =
+    match.level === 'build' && (products[0].servicing === 'cumulative' || host.installed_kbs !== null);
   if (patchResolved && products.length > 1) labels.push(LABEL.editionMissing);
 
   // Evaluate on every candidate; with several, a CVE whose status differs between them needs review.
@@ -165,15 +207,47 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
       // An item that depends on the host's KB list is its own, never one shared by the hosts of a build.
       const installed = v.kb !== null && v.status !== 'cleared (patched)' && ctx.kbs?.has(v.kb) === true;
       if (!installed && v === p.vClear && v !== null) {
-        items.push(entry.iClear ??= { cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[v.kb === null ? 2 : 0] });
+        items.push(
+          (entry.iClear ??= {
+            cve_id: p.pc.meta.cve,
+            status: v.status,
+            known_exploited: k.kev,
+            p,
+            v,
+            sig,
+            productName: prod.name,
+            _k: kt[v.kb === null ? 2 : 0],
+          }),
+        );
         continue;
       }
       if (!installed && v === p.vOpen && v !== null) {
-        items.push(entry.iOpen ??= { cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, _k: kt[v.kb === null ? 2 : 0] });
+        items.push(
+          (entry.iOpen ??= {
+            cve_id: p.pc.meta.cve,
+            status: v.status,
+            known_exploited: k.kev,
+            p,
+            v,
+            sig,
+            productName: prod.name,
+            _k: kt[v.kb === null ? 2 : 0],
+          }),
+        );
         continue;
       }
       const tier = v.kb === null || v.fixType === 'none' ? 2 : v.fixType === 'esu' ? 1 : 0;
-      items.push({ cve_id: p.pc.meta.cve, status: v.status, known_exploited: k.kev, p, v, sig, productName: prod.name, ...(installed ? { installed } : {}), _k: kt[tier] });
+      items.push({
+        cve_id: p.pc.meta.cve,
+        status: v.status,
+        known_exploited: k.kev,
+        p,
+        v,
+        sig,
+        productName: prod.name,
+        ...(installed ? { installed } : {}),
+        _k: kt[tier],
+      });
     }
     return { pi, ctx, life, items };
   });
@@ -213,13 +287,13 @@ function evaluateWith(run: EvaluationRun, host: WindowsHost, warnings: HostWarni
     labels,
     counts,
     items: ordered,
-    fix_groups: perProduct.length > 1 ? candidateFixGroups(perProduct, ordered) : fixGroups(first.pi, ordered, first.ctx),
+    fix_groups:
+      perProduct.length > 1 ? candidateFixGroups(perProduct, ordered) : fixGroups(first.pi, ordered, first.ctx),
     warnings,
     data_as_of: asOf,
     os_build: host.os_build,
   };
 }
-
 
 type Candidate = { pi: ProductIndex; ctx: HostCtx; items: CveItem[] };
 
@@ -239,7 +313,10 @@ function mergeCandidates(perProduct: Candidate[], products: WindowsProduct[]): C
   for (let i = 0; i < n; i++) {
     for (const it of perProduct[i].items) {
       let row = byCve.get(it.cve_id);
-      if (!row) { row = new Array<CveItem | undefined>(n); byCve.set(it.cve_id, row); }
+      if (!row) {
+        row = new Array<CveItem | undefined>(n);
+        byCve.set(it.cve_id, row);
+      }
       row[i] = it;
     }
   }
@@ -259,7 +336,8 @@ function mergeCandidates(perProduct: Candidate[], products: WindowsProduct[]): C
       note = `listed by Microsoft for ${listed.map((it) => it.productName).join('; ')} but not for ${missing.join('; ')}, and the edition decides which this host is; ${SUPPLY_EDITION}`;
     } else if (lead.status !== 'cleared (patched)' && listed.some((it) => it.v.kb !== lead.v.kb)) {
       const byKb = new Map<string, string[]>();
-      for (const it of listed) byKb.set(it.v.kb ?? 'no update', [...byKb.get(it.v.kb ?? 'no update') ?? [], it.productName]);
+      for (const it of listed)
+        byKb.set(it.v.kb ?? 'no update', [...(byKb.get(it.v.kb ?? 'no update') ?? []), it.productName]);
       note = `the update differs between the candidate products (${[...byKb].map(([kb, on]) => `${kb} for ${on.join(' and ')}`).join('; ')}); ${SUPPLY_EDITION}`;
     }
     // Items may be shared with other hosts: replace, never mutate.
@@ -287,10 +365,19 @@ function candidateFixGroups(perProduct: Candidate[], merged: CveItem[]): FixGrou
     for (const g of draftGroups(pi, own, ctx, token)) {
       const key = `${g.fix}|${g.kb ?? ''}`;
       const hit = acc.get(key);
-      if (!hit) { acc.set(key, { names: [pi.product.name], group: g, ids: new Set(g.cves.map((c) => c.cve_id)) }); continue; }
+      if (!hit) {
+        acc.set(key, { names: [pi.product.name], group: g, ids: new Set(g.cves.map((c) => c.cve_id)) });
+        continue;
+      }
       if (!hit.names.includes(pi.product.name)) hit.names.push(pi.product.name);
-      for (const c of g.cves) if (!hit.ids.has(c.cve_id)) { hit.ids.add(c.cve_id); hit.group.cves.push(c); }
+      for (const c of g.cves)
+        if (!hit.ids.has(c.cve_id)) {
+          hit.ids.add(c.cve_id);
+          hit.group.cves.push(c);
+        }
     }
   }
-  return finishGroups([...acc.values()].map(({ names, group }) => ({ ...group, fix: group.fix.split(token).join(names.join(' or ')) })));
+  return finishGroups(
+    [...acc.values()].map(({ names, group }) => ({ ...group, fix: group.fix.split(token).join(names.join(' or ')) })),
+  );
 }

@@ -5,7 +5,13 @@
 import type { MsrcDocument } from './msrc-types.ts';
 import { WINDOWS_PRODUCTS, type WindowsProduct } from './products.ts';
 import {
-  classifySubType, docMonth, normaliseKb, parseSupercedence, validFixedBuild, type FixKind, type OsBuild,
+  classifySubType,
+  docMonth,
+  normaliseKb,
+  parseSupercedence,
+  validFixedBuild,
+  type FixKind,
+  type OsBuild,
 } from './build.ts';
 import { applyOverrides, type OverrideRecord } from './overrides.ts';
 import { markCrossProduct, type ForeignEvidence } from './cross-product.ts';
@@ -129,7 +135,10 @@ function top<K>(m: Map<K, number>, tie: (a: K, b: K) => number): K | null {
   let best: K | null = null;
   let bestN = -1;
   for (const [k, n] of m) {
-    if (n > bestN || (n === bestN && best !== null && tie(k, best) < 0)) { best = k; bestN = n; }
+    if (n > bestN || (n === bestN && best !== null && tie(k, best) < 0)) {
+      best = k;
+      bestN = n;
+    }
   }
   return best;
 }
@@ -153,19 +162,22 @@ export class IndexBuilder {
       // Which Windows OS products does this CVE concern? Known Affected or named by a Vendor Fix (trap 19).
       const pids = new Set<string>();
       for (const p of v.knownAffected) if (WINDOWS_PRODUCTS.has(p)) pids.add(p);
-      for (const r of v.remediations) if (r.type === 'Vendor Fix') for (const p of r.productIds) if (WINDOWS_PRODUCTS.has(p)) pids.add(p);
+      for (const r of v.remediations)
+        if (r.type === 'Vendor Fix') for (const p of r.productIds) if (WINDOWS_PRODUCTS.has(p)) pids.add(p);
       if (pids.size === 0) continue;
 
       const meta = this.cveMeta(doc, v, cvrfUrl);
       const severity = new Map<string, string>();
-      for (const t of v.threats) if (t.type === 'Severity') for (const p of t.productIds) if (t.description) severity.set(p, t.description);
+      for (const t of v.threats)
+        if (t.type === 'Severity') for (const p of t.productIds) if (t.description) severity.set(p, t.description);
       const cvss = new Map<string, number>();
       for (const s of v.scoreSets) for (const p of s.productIds) if (s.baseScore !== null) cvss.set(p, s.baseScore);
 
       for (const pid of pids) {
         const product = WINDOWS_PRODUCTS.get(pid)!;
         const pi = this.productIndex(product);
-        if (!pi.dataAsOf || (doc.currentReleaseDate && doc.currentReleaseDate > pi.dataAsOf)) pi.dataAsOf = own(doc.currentReleaseDate);
+        if (!pi.dataAsOf || (doc.currentReleaseDate && doc.currentReleaseDate > pi.dataAsOf))
+          pi.dataAsOf = own(doc.currentReleaseDate);
         let pc = pi.cves.get(v.cve);
         if (!pc) {
           pc = { meta, severity: null, cvssScore: null, fixes: [] };
@@ -179,11 +191,21 @@ export class IndexBuilder {
           const kb = own(normaliseKb(r.description));
           const kind = classifySubType(r.subType);
           const build = validFixedBuild(r.fixedBuild, product);
-          const rawBuild = own(r.fixedBuild ? r.fixedBuild.replace(/[\u200b\u200c\u200d\ufeff]/g, '').trim() || null : null);
+          const rawBuild = own(
+            r.fixedBuild ? r.fixedBuild.replace(/[\u200b\u200c\u200d\ufeff]/g, '').trim() || null : null,
+          );
           const supersedes = parseSupercedence(r.supercedence).map((x) => own(x));
           if (!pc.fixes.some((f) => f.kb === kb && f.rawBuild === rawBuild && f.kind === kind)) {
             pc.fixes.push({
-              kb, kind, subType: own(r.subType), rawBuild, build: build && { ...build, text: own(build.text) }, supersedes, url: own(r.url), docId: own(doc.id), overrideId: null,
+              kb,
+              kind,
+              subType: own(r.subType),
+              rawBuild,
+              build: build && { ...build, text: own(build.text) },
+              supersedes,
+              url: own(r.url),
+              docId: own(doc.id),
+              overrideId: null,
             });
           }
           if (kb) this.accumulateKb(pid, kb, kind, month, build, supersedes);
@@ -195,9 +217,13 @@ export class IndexBuilder {
   private cveMeta(doc: MsrcDocument, v: MsrcDocument['vulnerabilities'][number], cvrfUrl: string | null): CveMeta {
     const prev = this.cves.get(v.cve);
     // The newest document listing a CVE wins for its metadata; the first revision date is kept.
-    if (prev && prev.docRevisionDate && doc.currentReleaseDate && prev.docRevisionDate > doc.currentReleaseDate) return prev;
+    if (prev && prev.docRevisionDate && doc.currentReleaseDate && prev.docRevisionDate > doc.currentReleaseDate)
+      return prev;
     const exploit = v.threats.find((t) => t.type === 'Exploit Status')?.description ?? '';
-    const dates = v.revisions.map((r) => isoNoZone(r.date)).filter((d): d is string => d !== null).sort();
+    const dates = v.revisions
+      .map((r) => isoNoZone(r.date))
+      .filter((d): d is string => d !== null)
+      .sort();
     const first = v.revisions.find((r) => r.number === '1.0');
     const publishedAt = (first ? isoNoZone(first.date) : null) ?? dates[0] ?? doc.initialReleaseDate;
     let score: number | null = null;
@@ -236,17 +262,34 @@ export class IndexBuilder {
     return pi;
   }
 
-  private accumulateKb(pid: string, kb: string, kind: FixKind, month: string | null, build: OsBuild | null, sup: string[]): void {
+  private accumulateKb(
+    pid: string,
+    kb: string,
+    kind: FixKind,
+    month: string | null,
+    build: OsBuild | null,
+    sup: string[],
+  ): void {
     let per = this.kbAcc.get(pid);
-    if (!per) { per = new Map(); this.kbAcc.set(pid, per); }
+    if (!per) {
+      per = new Map();
+      this.kbAcc.set(pid, per);
+    }
     let a = per.get(kb);
-    if (!a) { a = { kind: new Map(), months: new Map(), builds: new Map(), sup: new Map(), rows: 0 }; per.set(kb, a); }
+    if (!a) {
+      a = { kind: new Map(), months: new Map(), builds: new Map(), sup: new Map(), rows: 0 };
+      per.set(kb, a);
+    }
     a.rows++;
     bump(a.kind, kind);
     if (month) bump(a.months, month);
     if (build) {
       const e = a.builds.get(build.text);
-      if (e) e.n++; else { const text = own(build.text); a.builds.set(text, { b: { ...build, text }, n: 1 }); }
+      if (e) e.n++;
+      else {
+        const text = own(build.text);
+        a.builds.set(text, { b: { ...build, text }, n: 1 });
+      }
     }
     if (sup.length) bump(a.sup, sup.join(','));
   }
@@ -260,11 +303,20 @@ export class IndexBuilder {
         const kind = top(a.kind, (x, y) => x.localeCompare(y)) ?? 'other';
         let build: OsBuild | null = null;
         let bn = 0;
-        for (const { b, n } of a.builds.values()) if (n > bn) { build = b; bn = n; }
+        for (const { b, n } of a.builds.values())
+          if (n > bn) {
+            build = b;
+            bn = n;
+          }
         const sup = top(a.sup, (x, y) => x.localeCompare(y));
         pi.kbs.set(kb, {
-          kb, kind, month: top(a.months, (x, y) => x.localeCompare(y)), build, rows: a.rows,
-          supersedes: sup ? sup.split(',') : [], inSeries: false,
+          kb,
+          kind,
+          month: top(a.months, (x, y) => x.localeCompare(y)),
+          build,
+          rows: a.rows,
+          supersedes: sup ? sup.split(',') : [],
+          inSeries: false,
         });
       }
       for (const pc of pi.cves.values()) {
@@ -278,13 +330,16 @@ export class IndexBuilder {
       pi.lcuSeries = pi.product.servicing === 'cumulative' ? lcuSeries(pi) : [];
       pi.mrSeries = [...pi.kbs.values()]
         .filter((k) => k.kind === 'monthly_rollup' && k.month !== null)
-        .sort((a, b) => (a.month! < b.month! ? -1 : a.month! > b.month! ? 1 : (a.build?.ubr ?? 0) - (b.build?.ubr ?? 0)));
+        .sort((a, b) =>
+          a.month! < b.month! ? -1 : a.month! > b.month! ? 1 : (a.build?.ubr ?? 0) - (b.build?.ubr ?? 0),
+        );
       for (const k of pi.mrSeries) k.inSeries = true;
     }
     // Every series is known only now: a row is another product's when that product's series holds its KB (trap 10).
     markCrossProduct(this.products);
     let asOf: string | null = null;
-    for (const d of this.documents.values()) if (d.revisionDate && (!asOf || d.revisionDate > asOf)) asOf = d.revisionDate;
+    for (const d of this.documents.values())
+      if (d.revisionDate && (!asOf || d.revisionDate > asOf)) asOf = d.revisionDate;
     return {
       products: this.products,
       cves: this.cves,

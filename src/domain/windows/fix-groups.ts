@@ -18,7 +18,13 @@ export interface FixGroup {
 }
 
 /** A group before ranking: its title, update and CVEs (candidateFixGroups in evaluate.ts merges drafts). */
-export interface GroupDraft { fix: string; fix_type: FixType; kb: string | null; covered: Set<string>; cves: CveItem[] }
+export interface GroupDraft {
+  fix: string;
+  fix_type: FixType;
+  kb: string | null;
+  covered: Set<string>;
+  cves: CveItem[];
+}
 
 export function fixGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx): FixGroup[] {
   return finishGroups(draftGroups(pi, items, ctx, pi.product.name));
@@ -29,17 +35,28 @@ export function draftGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx, na
   const groups = new Map<string, GroupDraft>();
   const add = (key: string, fix: string, type: FixType, kb: string | null, r: CveItem, perCveKb: string | null) => {
     let g = groups.get(key);
-    if (!g) { g = { fix, fix_type: type, kb, covered: new Set(), cves: [] }; groups.set(key, g); }
+    if (!g) {
+      g = { fix, fix_type: type, kb, covered: new Set(), cves: [] };
+      groups.set(key, g);
+    }
     g.cves.push(r);
     if (perCveKb && perCveKb !== kb) g.covered.add(perCveKb);
   };
   const limit = ctx.installableUntil;
   const installable = (k: KbInfo) => (limit === null || (k.month !== null && k.month <= limit)) && !ctx.kbs?.has(k.kb);
-  const lcuTarget = [...pi.lcuSeries].filter((k) => k.build?.ubr != null && installable(k)).sort((a, b) => a.build!.ubr! - b.build!.ubr!).pop() ?? null;
+  const lcuTarget =
+    [...pi.lcuSeries]
+      .filter((k) => k.build?.ubr != null && installable(k))
+      .sort((a, b) => a.build!.ubr! - b.build!.ubr!)
+      .pop() ?? null;
   const mrTarget = [...pi.mrSeries].filter(installable).pop() ?? null;
-  const newestAny = pi.product.servicing === 'cumulative'
-    ? [...pi.lcuSeries].filter((k) => k.build?.ubr != null).sort((a, b) => a.build!.ubr! - b.build!.ubr!).pop() ?? null
-    : pi.mrSeries[pi.mrSeries.length - 1] ?? null;
+  const newestAny =
+    pi.product.servicing === 'cumulative'
+      ? ([...pi.lcuSeries]
+          .filter((k) => k.build?.ubr != null)
+          .sort((a, b) => a.build!.ubr! - b.build!.ubr!)
+          .pop() ?? null)
+      : (pi.mrSeries[pi.mrSeries.length - 1] ?? null);
   for (const r of items) {
     if (r.status === 'cleared (patched)') continue;
     const v = r.v;
@@ -55,15 +72,27 @@ export function draftGroups(pi: ProductIndex, items: CveItem[], ctx: HostCtx, na
     if (!v.kb) continue;
     if (v.fixClass === 'lcu' && lcuTarget) {
       const fixUbr = v.fixedBuild ? Number(v.fixedBuild.split('.')[3]) : null;
-      const coveredByTarget = fixUbr === null
-        ? (v.fixMonth !== null && lcuTarget.month !== null && v.fixMonth <= lcuTarget.month)
-        : fixUbr <= lcuTarget.build!.ubr!;
+      const coveredByTarget =
+        fixUbr === null
+          ? v.fixMonth !== null && lcuTarget.month !== null && v.fixMonth <= lcuTarget.month
+          : fixUbr <= lcuTarget.build!.ubr!;
       if (coveredByTarget) {
-        add(`kb:${lcuTarget.kb}`, GROUP_TEXT.latestLcu(name, lcuTarget.kb, lcuTarget.build!.text), 'kb', lcuTarget.kb, r, v.kb);
+        add(
+          `kb:${lcuTarget.kb}`,
+          GROUP_TEXT.latestLcu(name, lcuTarget.kb, lcuTarget.build!.text),
+          'kb',
+          lcuTarget.kb,
+          r,
+          v.kb,
+        );
         continue;
       }
     }
-    if (v.fixClass === 'rollup' && mrTarget && (v.fixMonth === null || mrTarget.month === null || v.fixMonth <= mrTarget.month)) {
+    if (
+      v.fixClass === 'rollup' &&
+      mrTarget &&
+      (v.fixMonth === null || mrTarget.month === null || v.fixMonth <= mrTarget.month)
+    ) {
       add(`kb:${mrTarget.kb}`, GROUP_TEXT.newestRollup(name, mrTarget.kb, mrTarget.month), 'kb', mrTarget.kb, r, v.kb);
       continue;
     }
@@ -91,7 +120,10 @@ export function finishGroups(drafts: GroupDraft[]): FixGroup[] {
       known_exploited: g.cves.filter((c) => c.known_exploited).length,
       exploit_available: g.cves.filter((c) => c._k.exploit).length,
     },
-    highest_score: g.cves.reduce<number | null>((m, c) => (c._k.cvss !== null && (m === null || c._k.cvss > m) ? c._k.cvss : m), null),
+    highest_score: g.cves.reduce<number | null>(
+      (m, c) => (c._k.cvss !== null && (m === null || c._k.cvss > m) ? c._k.cvss : m),
+      null,
+    ),
     group_rank: 0,
   }));
   return rankGroups(out);
@@ -103,17 +135,24 @@ function exploitTier(c: FixGroup['counts']): number {
 }
 
 /** Rule 7: ESU groups rank below installable fixes of the same exploit tier. */
-export function compareGroups(a: Pick<FixGroup, 'counts' | 'fix_type' | 'highest_score' | 'fix'>, b: Pick<FixGroup, 'counts' | 'fix_type' | 'highest_score' | 'fix'>): number {
-  return exploitTier(a.counts) - exploitTier(b.counts)
-    || FIX_TYPE_ORDER[a.fix_type] - FIX_TYPE_ORDER[b.fix_type]
-    || b.counts.confirmed - a.counts.confirmed
-    || desc(a.highest_score, b.highest_score)
-    || b.counts.total - a.counts.total
-    || a.fix.localeCompare(b.fix);
+export function compareGroups(
+  a: Pick<FixGroup, 'counts' | 'fix_type' | 'highest_score' | 'fix'>,
+  b: Pick<FixGroup, 'counts' | 'fix_type' | 'highest_score' | 'fix'>,
+): number {
+  return (
+    exploitTier(a.counts) - exploitTier(b.counts) ||
+    FIX_TYPE_ORDER[a.fix_type] - FIX_TYPE_ORDER[b.fix_type] ||
+    b.counts.confirmed - a.counts.confirmed ||
+    desc(a.highest_score, b.highest_score) ||
+    b.counts.total - a.counts.total ||
+    a.fix.localeCompare(b.fix)
+  );
 }
 
 function rankGroups(groups: FixGroup[]): FixGroup[] {
   groups.sort(compareGroups);
-  groups.forEach((g, i) => { g.group_rank = i + 1; });
+  groups.forEach((g, i) => {
+    g.group_rank = i + 1;
+  });
   return groups;
 }

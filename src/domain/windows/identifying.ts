@@ -40,7 +40,8 @@ export function invisibleIn(v: string): boolean {
   return INVISIBLE.test(v);
 }
 
-export const INVISIBLE_MESSAGE = 'invisible characters (soft hyphen, zero-width space, word joiner, byte order mark) are not allowed in an identifier';
+export const INVISIBLE_MESSAGE =
+  'invisible characters (soft hyphen, zero-width space, word joiner, byte order mark) are not allowed in an identifier';
 
 const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
 const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
@@ -48,19 +49,46 @@ const BIDI_ALL = new RegExp(BIDI_CONTROL.source, 'g');
 
 /** `v` with every character badText refuses replaced by U+FFFD: a refused field name, named back readably. */
 export function replaceBadText(v: string): string {
-  return v.replace(CONTROL_ALL, '\uFFFD').replace(LONE_SURROGATE_ALL, '\uFFFD').replace(BIDI_ALL, '\uFFFD').replace(/[\t\n\r\u2028\u2029]/g, '\uFFFD');
+  return v
+    .replace(CONTROL_ALL, '\uFFFD')
+    .replace(LONE_SURROGATE_ALL, '\uFFFD')
+    .replace(BIDI_ALL, '\uFFFD')
+    .replace(/[\t\n\r\u2028\u2029]/g, '\uFFFD');
 }
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4_IN = new RegExp(`(?<![\\d.])${OCTET}(?:\\.${OCTET}){3}(?![\\d])`);
 const IPV6_IN = /(?<![0-9a-z:])(?:[0-9a-f]{0,4}:){2,7}(?:[0-9a-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?(?![0-9a-z:])/i;
-const MAC_IN = /(?<![0-9a-f])(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}(?![0-9a-f])|(?<![0-9a-f])[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}(?![0-9a-f])/i;
+const MAC_IN =
+  /(?<![0-9a-f])(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}(?![0-9a-f])|(?<![0-9a-f])[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}(?![0-9a-f])/i;
 const EMAIL_IN = /[^\s@]+@[^\s@]+\.[^\s@]{2,}/;
 const UNC_IN = /\\\\[^\\\s]+|\/\/[^/\s]+\/|(?<![a-z])[a-z]:[\\/]/i;
 const URL_IN = /\b[a-z][a-z0-9+.-]{1,15}:\/\//i;
 // host.domain.tld: two or more labels ending in a letter-only label that is not a file extension.
 const FQDN_IN = /(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,63})\.?(?![\w-])/gi;
-const FILE_EXTENSIONS = new Set(['exe', 'ps1', 'psm1', 'msi', 'msu', 'cab', 'dll', 'log', 'txt', 'csv', 'xml', 'json', 'cmd', 'bat', 'vbs', 'wim', 'mum', 'etl', 'evtx', 'reg', 'inf']);
+const FILE_EXTENSIONS = new Set([
+  'exe',
+  'ps1',
+  'psm1',
+  'msi',
+  'msu',
+  'cab',
+  'dll',
+  'log',
+  'txt',
+  'csv',
+  'xml',
+  'json',
+  'cmd',
+  'bat',
+  'vbs',
+  'wim',
+  'mum',
+  'etl',
+  'evtx',
+  'reg',
+  'inf',
+]);
 // Windows' generated default computer names: DESKTOP-XXXXXXX, LAPTOP-XXXXXXXX, WIN-XXXXXXXXXXX.
 const DEFAULT_HOSTNAME_IN = /(?<![a-z0-9])(?:desktop|laptop|win)-[a-z0-9]{7,11}(?![a-z0-9])/i;
 
@@ -83,8 +111,16 @@ function hasIpv6(t: string): boolean {
 /** True when text contains an IP or MAC address, a domain or host name, a path, URL or e-mail address. */
 export function containsIdentifying(text: string): boolean {
   const t = normalizeText(text);
-  return IPV4_IN.test(t) || hasIpv6(t) || MAC_IN.test(t) || EMAIL_IN.test(t) || UNC_IN.test(t) || URL_IN.test(t)
-    || DEFAULT_HOSTNAME_IN.test(t) || hasFqdn(t);
+  return (
+    IPV4_IN.test(t) ||
+    hasIpv6(t) ||
+    MAC_IN.test(t) ||
+    EMAIL_IN.test(t) ||
+    UNC_IN.test(t) ||
+    URL_IN.test(t) ||
+    DEFAULT_HOSTNAME_IN.test(t) ||
+    hasFqdn(t)
+  );
 }
 
 // Names and versions (v1 vendor, product and version; v2 software name, publisher and version) legitimately hold
@@ -110,7 +146,8 @@ const BARE_MAC_RE = /^[0-9a-f]{12}$/i;
 // A value that says it is a serial number: "S/N 1234567", "SN: 5CG1234XYZ", "Serial 5CG1234XYZ", "SerialNumber=…"
 // (spec §2.6: not a serial). The label needs a separator and the number a digit, so "serial-gw-1" and "serial
 // gateway 3" (a serial-line gateway) stay identifiers. An unlabelled serial cannot be told from an identifier.
-const SERIAL_LABEL_IN = /(?<![a-z0-9])(?:s\/n\s*[:=#]?\s*|(?:sn|serial(?:[\s_-]*(?:no\.?|nr\.?|num(?:ber)?|#))?)(?:\s+|\s*[:=#]\s*))[a-z0-9][a-z0-9-]*\d/i;
+const SERIAL_LABEL_IN =
+  /(?<![a-z0-9])(?:s\/n\s*[:=#]?\s*|(?:sn|serial(?:[\s_-]*(?:no\.?|nr\.?|num(?:ber)?|#))?)(?:\s+|\s*[:=#]\s*))[a-z0-9][a-z0-9-]*\d/i;
 
 /** asset_id: a scrubbed identifier, not a hostname, IP, MAC, domain name or labelled serial number (after NFKC). */
 export function identifyingAssetId(v: string): boolean {
@@ -124,18 +161,123 @@ export function identifyingAssetId(v: string): boolean {
 // Datacenter: Azure Edition", "Windows Server 2019 Standard", "Windows 7 Professional", "Windows Embedded Standard",
 // "Azure Stack HCI", "Microsoft Hyper-V Server 2019". A ProductName is a product family followed by known words,
 // version numbers and years; anything else (a site, a customer, a host) is refused.
-const PRODUCT_START_RE = /^(?:microsoft\s+)?(?:windows|hyper-v\s+server|azure\s+stack\s+hci|azure\s+local)(?=\s|$|[®™:(])/i;
+const PRODUCT_START_RE =
+  /^(?:microsoft\s+)?(?:windows|hyper-v\s+server|azure\s+stack\s+hci|azure\s+local)(?=\s|$|[®™:(])/i;
 const PRODUCT_WORDS = new Set([
-  'server', 'pro', 'professional', 'enterprise', 'education', 'home', 'core', 'datacenter', 'standard', 'essentials',
-  'foundation', 'storage', 'web', 'ltsc', 'ltsb', 'iot', 'n', 'kn', 'k', 'g', 'e', 's', 'se', 'single', 'language',
-  'country', 'specific', 'for', 'workstations', 'workstation', 'evaluation', 'eval', 'azure', 'edition', 'stack', 'hci',
-  'embedded', 'ultimate', 'business', 'starter', 'premium', 'basic', 'team', 'holographic', 'mobile', 'multi-session',
-  'industry', 'thin', 'pc', 'posready', 'small', 'multipoint', 'cloud', 'version', 'insider', 'preview', 'technical',
-  'installation', 'r2', 'x64', 'x86', 'arm64', 'based', 'systems', 'system', 'bit', 'hyper-v', 'rt', 'xp', 'vista',
-  'media', 'center', 'tablet', 'automotive', 'compact', 'handheld', 'retail', 'wedge', 'hpc', 'compute', 'cluster',
-  'hyper', 'v', 'and', 'with', 'local', 'datacentre', 'smart', 'security', 'ess', 'sbs', 'solution', 'workgroup',
-  'microsoft', 'windows', 'service', 'pack', 'sp1', 'sp2', 'sp3', 'gac', 'sac', 'annual', 'channel', 'semi',
-  'on', 'premises', 'education', 'sku', 'anywhere', 'go', 'china', 'government', 'gov',
+  'server',
+  'pro',
+  'professional',
+  'enterprise',
+  'education',
+  'home',
+  'core',
+  'datacenter',
+  'standard',
+  'essentials',
+  'foundation',
+  'storage',
+  'web',
+  'ltsc',
+  'ltsb',
+  'iot',
+  'n',
+  'kn',
+  'k',
+  'g',
+  'e',
+  's',
+  'se',
+  'single',
+  'language',
+  'country',
+  'specific',
+  'for',
+  'workstations',
+  'workstation',
+  'evaluation',
+  'eval',
+  'azure',
+  'edition',
+  'stack',
+  'hci',
+  'embedded',
+  'ultimate',
+  'business',
+  'starter',
+  'premium',
+  'basic',
+  'team',
+  'holographic',
+  'mobile',
+  'multi-session',
+  'industry',
+  'thin',
+  'pc',
+  'posready',
+  'small',
+  'multipoint',
+  'cloud',
+  'version',
+  'insider',
+  'preview',
+  'technical',
+  'installation',
+  'r2',
+  'x64',
+  'x86',
+  'arm64',
+  'based',
+  'systems',
+  'system',
+  'bit',
+  'hyper-v',
+  'rt',
+  'xp',
+  'vista',
+  'media',
+  'center',
+  'tablet',
+  'automotive',
+  'compact',
+  'handheld',
+  'retail',
+  'wedge',
+  'hpc',
+  'compute',
+  'cluster',
+  'hyper',
+  'v',
+  'and',
+  'with',
+  'local',
+  'datacentre',
+  'smart',
+  'security',
+  'ess',
+  'sbs',
+  'solution',
+  'workgroup',
+  'microsoft',
+  'windows',
+  'service',
+  'pack',
+  'sp1',
+  'sp2',
+  'sp3',
+  'gac',
+  'sac',
+  'annual',
+  'channel',
+  'semi',
+  'on',
+  'premises',
+  'education',
+  'sku',
+  'anywhere',
+  'go',
+  'china',
+  'government',
+  'gov',
 ]);
 const PRODUCT_NUMBER_RE = /^(?:\d{1,4}(?:\.\d{1,2})?|\d{2}h[12]|sp\d|\d{2}-bit|\d{2}bit)$/i;
 
@@ -144,24 +286,30 @@ export function validProductName(v: string): boolean {
   const t = normalizeText(v);
   if (t.length > 120 || !PRODUCT_START_RE.test(t)) return false;
   // Stryker disable next-line Regex: the words are filtered for empty ones, so one whitespace or a run splits alike
-  const words = t.replace(/[®™:(),/]/g, ' ').split(/\s+/).filter(Boolean);
+  const words = t
+    .replace(/[®™:(),/]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   // The word check splits on ':', so a MAC address ("00:1a:…" of number-like words) must be looked for whole.
   return words.every((w) => PRODUCT_WORDS.has(w.toLowerCase()) || PRODUCT_NUMBER_RE.test(w)) && !containsIdentifying(t);
 }
 
 // EditionID (windows-engine.md §3.1): the Windows edition identifiers, with their N/K/KN/S/G, Eval and Core variants.
-const EDITION_RE = new RegExp('^(?:'
-  + 'Core(?:N|SingleLanguage|CountrySpecific|Connected(?:N|SingleLanguage|CountrySpecific)?|ARM)?'
-  + '|Professional(?:N|KN|K|Workstation(?:N)?|Education(?:N)?|SingleLanguage|CountrySpecific|S(?:N)?)?'
-  + '|Education(?:N|KN)?|Enterprise(?:N|K|KN|S|SN|SK|G|GN)?(?:Eval)?|IoTEnterprise(?:S|SK|K)?|IoTUAP|IoTEdgeOS'
-  + '|ServerRdsh|CloudEdition(?:N)?|Cloud(?:N)?|PPIPro|Andromeda|Holographic|Mobile(?:Enterprise)?'
-  + '|Ultimate(?:N|E|K|KN)?|HomePremium(?:N|E|K|KN)?|HomeBasic(?:N|E|K|KN)?|Starter(?:N|E|K|KN)?|Business(?:N|K|KN)?'
-  + '|Embedded(?:Industry|IndustryE|IndustryEval|Automotive|E|Eval|Standard|Compact|Handheld|POSReady)?|ThinPC|POSReady'
-  + '|Server(?:Standard|Datacenter|Enterprise|Web|Solution|SolutionEM|Foundation|StorageStandard|StorageWorkgroup'
-  + '|StorageEnterprise|StorageExpress|Essentials|HyperCore|Turbine|AzureStackHCI|AzureCloud|CloudStorage|ComputeCluster'
-  + '|HPC|Home(?:Standard|Premium)?|SBSStandard|SBSPremium|SBS|MultiPoint(?:Standard|Premium)?|ARM64|Embedded(?:Solution)?)'
-  + '(?:N|V)?(?:Eval)?(?:A)?(?:Cor|Core)?(?:Eval)?'
-  + ')$', 'i');
+const EDITION_RE = new RegExp(
+  '^(?:' +
+    'Core(?:N|SingleLanguage|CountrySpecific|Connected(?:N|SingleLanguage|CountrySpecific)?|ARM)?' +
+    '|Professional(?:N|KN|K|Workstation(?:N)?|Education(?:N)?|SingleLanguage|CountrySpecific|S(?:N)?)?' +
+    '|Education(?:N|KN)?|Enterprise(?:N|K|KN|S|SN|SK|G|GN)?(?:Eval)?|IoTEnterprise(?:S|SK|K)?|IoTUAP|IoTEdgeOS' +
+    '|ServerRdsh|CloudEdition(?:N)?|Cloud(?:N)?|PPIPro|Andromeda|Holographic|Mobile(?:Enterprise)?' +
+    '|Ultimate(?:N|E|K|KN)?|HomePremium(?:N|E|K|KN)?|HomeBasic(?:N|E|K|KN)?|Starter(?:N|E|K|KN)?|Business(?:N|K|KN)?' +
+    '|Embedded(?:Industry|IndustryE|IndustryEval|Automotive|E|Eval|Standard|Compact|Handheld|POSReady)?|ThinPC|POSReady' +
+    '|Server(?:Standard|Datacenter|Enterprise|Web|Solution|SolutionEM|Foundation|StorageStandard|StorageWorkgroup' +
+    '|StorageEnterprise|StorageExpress|Essentials|HyperCore|Turbine|AzureStackHCI|AzureCloud|CloudStorage|ComputeCluster' +
+    '|HPC|Home(?:Standard|Premium)?|SBSStandard|SBSPremium|SBS|MultiPoint(?:Standard|Premium)?|ARM64|Embedded(?:Solution)?)' +
+    '(?:N|V)?(?:Eval)?(?:A)?(?:Cor|Core)?(?:Eval)?' +
+    ')$',
+  'i',
+);
 
 /** edition_id: one of the Windows EditionID values. */
 export function validEditionId(v: string): boolean {

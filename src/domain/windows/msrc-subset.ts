@@ -23,7 +23,9 @@ export function windowsSubset(doc: MsrcDocument): MsrcDocument {
       threats: v.threats
         .filter((t) => t.type === 'Exploit Status' || (t.type === 'Severity' && t.productIds.some(isWin)))
         .map((t) => ({ ...t, productIds: t.productIds.filter(isWin) })),
-      scoreSets: v.scoreSets.filter((s) => s.productIds.some(isWin)).map((s) => ({ ...s, productIds: s.productIds.filter(isWin) })),
+      scoreSets: v.scoreSets
+        .filter((s) => s.productIds.some(isWin))
+        .map((s) => ({ ...s, productIds: s.productIds.filter(isWin) })),
       remediations: fixes,
       revisions: v.revisions.map((r) => ({ number: r.number, date: r.date, description: '' })),
     });

@@ -29,11 +29,11 @@ export const OVERRIDES: readonly OverrideRecord[] = [
     useKb: 'KB5094125',
     useFixedBuild: '10.0.26100.32995',
     evidence:
-      'CVRF 2026-Jun (revision of 2026-07-05): CVE-2026-50507 lists Windows Server 2025 (12436) and its Server Core '
-      + 'installation (12437) in the same Vendor Fix row as Windows 11 24H2 (12389/12390): the client LCU KB5094126, '
-      + 'FixedBuild 10.0.26100.8655. Since January 2026 Server 2025 has its own UBR line (26100.32xxx); every other '
-      + 'June-2026 CVE on 12436/12437 gives KB5094125 = 10.0.26100.32995. Taken literally, a May-2026 Server 2025 host '
-      + '(26100.32860) would show as patched without the June fix. windows-engine.md trap 10.',
+      'CVRF 2026-Jun (revision of 2026-07-05): CVE-2026-50507 lists Windows Server 2025 (12436) and its Server Core ' +
+      'installation (12437) in the same Vendor Fix row as Windows 11 24H2 (12389/12390): the client LCU KB5094126, ' +
+      'FixedBuild 10.0.26100.8655. Since January 2026 Server 2025 has its own UBR line (26100.32xxx); every other ' +
+      'June-2026 CVE on 12436/12437 gives KB5094125 = 10.0.26100.32995. Taken literally, a May-2026 Server 2025 host ' +
+      '(26100.32860) would show as patched without the June fix. windows-engine.md trap 10.',
     reviewed: '2026-11-21',
   },
 ];
@@ -45,7 +45,10 @@ function servedUrl(pi: ProductIndex, kb: string): string | null {
 }
 
 /** Apply overrides to the per-product CVE rows. Returns the ids applied. */
-export function applyOverrides(products: Map<string, ProductIndex>, overrides: readonly OverrideRecord[] = OVERRIDES): string[] {
+export function applyOverrides(
+  products: Map<string, ProductIndex>,
+  overrides: readonly OverrideRecord[] = OVERRIDES,
+): string[] {
   const applied = new Set<string>();
   for (const o of overrides) {
     for (const pid of o.productIds) {

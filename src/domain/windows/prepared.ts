@@ -4,7 +4,15 @@ import type { OsBuild } from './build.ts';
 import type { Fix, KbInfo, ProductCve, ProductIndex } from './evaluation-index.ts';
 import { isCveId } from '../cve-id.ts';
 import { foreignNote } from './cross-product.ts';
-import { month, WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type FixType, type Verdict } from './verdict-facts.ts';
+import {
+  month,
+  WHY_BELOW,
+  WHY_BUILD,
+  WHY_SERIES_CLEAR,
+  WHY_SERIES_OPEN,
+  type FixType,
+  type Verdict,
+} from './verdict-facts.ts';
 
 /** An LCU-equivalent fix: in the product's series, or an out-of-band update that replaces a series LCU. */
 function isCumulativeFix(pi: ProductIndex, f: Fix): boolean {
@@ -48,16 +56,29 @@ export interface Prepared {
 }
 
 const FIX_CLASS: Record<Fix['kind'], Verdict['fixClass']> = {
-  security_update: 'lcu', monthly_rollup: 'rollup', security_only: 'rollup', hotpatch: 'other', ssu: 'ssu', standalone: 'standalone', other: 'other',
+  security_update: 'lcu',
+  monthly_rollup: 'rollup',
+  security_only: 'rollup',
+  hotpatch: 'other',
+  ssu: 'ssu',
+  standalone: 'standalone',
+  other: 'other',
 };
 
 /** The verdict of a CVE whose rows name another product's update: never open or cleared on it (cross-product.ts). */
 function foreignVerdict(pi: ProductIndex, p: Prepared): Verdict {
   const own = p.lcu ?? p.rollupFix ?? p.seriesFix ?? p.odd ?? null;
   return {
-    status: 'needs review', fixedBuild: own?.build?.text ?? null, kb: own?.kb ?? null, fixClass: own ? FIX_CLASS[own.kind] : null,
-    fixMonth: month(pi, own?.kb ?? null), fixUrl: own?.url ?? null, derived: false, fixType: 'kb',
-    note: foreignNote(pi.product.name, p.foreign, own), why: 'Microsoft\'s row names another product\'s update',
+    status: 'needs review',
+    fixedBuild: own?.build?.text ?? null,
+    kb: own?.kb ?? null,
+    fixClass: own ? FIX_CLASS[own.kind] : null,
+    fixMonth: month(pi, own?.kb ?? null),
+    fixUrl: own?.url ?? null,
+    derived: false,
+    fixType: 'kb',
+    note: foreignNote(pi.product.name, p.foreign, own),
+    why: "Microsoft's row names another product's update",
   };
 }
 
@@ -90,7 +111,11 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
       legacyFixKbs: new Set(legacyFixes.map((f) => f.kb!)),
       rollupFix: mrs[0] ?? sos[0] ?? null,
       // Stryker disable next-line ConditionalExpression,MethodExpression: null sorts as "null", after every month, so filtering nulls out or not leaves the same first month
-      m0: [...mrs, ...sos].map((f) => month(pi, f.kb)).filter((x): x is string => x !== null).sort()[0] ?? null,
+      m0:
+        [...mrs, ...sos]
+          .map((f) => month(pi, f.kb))
+          .filter((x): x is string => x !== null)
+          .sort()[0] ?? null,
       // Stryker disable next-line EqualityOperator: only legacy products reach minFix, and their builds share one build number: equal UBRs pick the same build
       minFix: builds.length ? builds.reduce((a, b) => (b.ubr! < a.ubr! ? b : a)) : null,
       clearAt: null,
@@ -108,17 +133,32 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
         if (k.month! >= m && (!last.clearAt || k.build.ubr < last.clearAt.build!.ubr!)) last.clearAt = k;
         if (k.month! <= m && (!last.openBelow || k.build.ubr > last.openBelow.build!.ubr!)) last.openBelow = k;
       }
-      const sv = { fixedBuild: null, kb: last.seriesFix.kb, fixClass: 'lcu' as const, fixMonth: m, fixUrl: last.seriesFix.url, derived: true, fixType: 'kb' as FixType, note: null };
-      last.vClear = ({ ...sv, status: 'cleared (patched)', why: WHY_SERIES_CLEAR });
-      last.vOpen = ({ ...sv, status: 'confirmed open', why: WHY_SERIES_OPEN });
+      const sv = {
+        fixedBuild: null,
+        kb: last.seriesFix.kb,
+        fixClass: 'lcu' as const,
+        fixMonth: m,
+        fixUrl: last.seriesFix.url,
+        derived: true,
+        fixType: 'kb' as FixType,
+        note: null,
+      };
+      last.vClear = { ...sv, status: 'cleared (patched)', why: WHY_SERIES_CLEAR };
+      last.vOpen = { ...sv, status: 'confirmed open', why: WHY_SERIES_OPEN };
     }
     if (last.lcu) {
       const lv = {
-        fixedBuild: last.lcu.build!.text, kb: last.lcu.kb, fixClass: 'lcu' as const, fixMonth: last.lcuMonth, fixUrl: last.lcu.url,
-        derived: last.lcu.overrideId !== null, fixType: 'kb' as FixType, note: null,
+        fixedBuild: last.lcu.build!.text,
+        kb: last.lcu.kb,
+        fixClass: 'lcu' as const,
+        fixMonth: last.lcuMonth,
+        fixUrl: last.lcu.url,
+        derived: last.lcu.overrideId !== null,
+        fixType: 'kb' as FixType,
+        note: null,
       };
-      last.vClear = ({ ...lv, status: 'cleared (patched)', why: WHY_BUILD });
-      last.vOpen = ({ ...lv, status: 'confirmed open', why: WHY_BELOW });
+      last.vClear = { ...lv, status: 'cleared (patched)', why: WHY_BUILD };
+      last.vOpen = { ...lv, status: 'confirmed open', why: WHY_BELOW };
     }
     if (last.foreign.length > 0) last.vForeign = foreignVerdict(pi, last);
   }

@@ -13,7 +13,11 @@ export interface SortKeys {
   fixAvailable: boolean;
 }
 
-export const STATUS_ORDER: Record<CveStatus, number> = { 'confirmed open': 0, 'needs review': 1, 'cleared (patched)': 2 };
+export const STATUS_ORDER: Record<CveStatus, number> = {
+  'confirmed open': 0,
+  'needs review': 1,
+  'cleared (patched)': 2,
+};
 
 export function desc(a: number | null, b: number | null): number {
   return (b ?? -1) - (a ?? -1);
@@ -25,16 +29,23 @@ export function exploitClass(knownExploited: boolean, exploitAvailable: boolean)
 }
 
 /** What the sorts and filters need: a rendered CVE or a not-yet-rendered item. */
-export interface Sortable { cve_id: string; status: CveStatus; known_exploited: boolean; _k: SortKeys }
+export interface Sortable {
+  cve_id: string;
+  status: CveStatus;
+  known_exploited: boolean;
+  _k: SortKeys;
+}
 
 /** Spec §4.2 sort "priority". */
 export function comparePriority(a: Sortable, b: Sortable): number {
-  return STATUS_ORDER[a.status] - STATUS_ORDER[b.status]
-    || Number(b._k.kev) - Number(a._k.kev)
-    || Number(b._k.exploit) - Number(a._k.exploit)
-    || a._k.fixTier - b._k.fixTier
-    || staticOrder(a._k, b._k)
-    || compareCveId(a.cve_id, b.cve_id);
+  return (
+    STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+    Number(b._k.kev) - Number(a._k.kev) ||
+    Number(b._k.exploit) - Number(a._k.exploit) ||
+    a._k.fixTier - b._k.fixTier ||
+    staticOrder(a._k, b._k) ||
+    compareCveId(a.cve_id, b.cve_id)
+  );
 }
 
 export function staticOrder(a: SortKeys, b: SortKeys): number {

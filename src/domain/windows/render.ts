@@ -7,7 +7,11 @@ import type { CveItem, CveSignals } from './evaluate.ts';
 import { fixAction, priorityReason, whyText } from './wording.ts';
 import { RENDERED } from './caches.ts';
 
-export interface ReferenceLink { url: string; tags: string[]; provided_by: string }
+export interface ReferenceLink {
+  url: string;
+  tags: string[];
+  provided_by: string;
+}
 export interface ReferencesOut {
   nvd_url: string;
   cve_org_url: string;
@@ -16,7 +20,6 @@ export interface ReferencesOut {
   other_references: ReferenceLink[];
   other_references_total: number;
 }
-
 
 export interface CveResult {
   cve_id: string;
@@ -34,7 +37,6 @@ export interface CveResult {
   _k: SortKeys;
 }
 
-
 const NVD = (cve: string) => `https://nvd.nist.gov/vuln/detail/${cve}`;
 const CVE_ORG = (cve: string) => `https://www.cve.org/CVERecord?id=${cve}`;
 
@@ -42,25 +44,30 @@ function referencesFor(meta: CveMeta, sig: CveSignals | undefined): ReferencesOu
   const base: ReferencesOut = sig?.references
     ? { ...sig.references, vendor_advisories: [...sig.references.vendor_advisories] }
     : {
-      nvd_url: NVD(meta.cve),
-      cve_org_url: CVE_ORG(meta.cve),
-      // Stryker disable next-line ArrayDeclaration: the fallback's advisories are dropped by the Microsoft-domain filter that follows
-      vendor_advisories: [],
-      cisa_ics_advisories: [],
-      other_references: [],
-      other_references_total: 0,
-    };
+        nvd_url: NVD(meta.cve),
+        cve_org_url: CVE_ORG(meta.cve),
+        // Stryker disable next-line ArrayDeclaration: the fallback's advisories are dropped by the Microsoft-domain filter that follows
+        vendor_advisories: [],
+        cisa_ics_advisories: [],
+        other_references: [],
+        other_references_total: 0,
+      };
   // The Windows vendor's advisory pages: the MSRC page the document links, plus Microsoft-domain advisories
   // already in the corpus (no link is constructed).
   const ms = base.vendor_advisories.filter((r) => /(^|\.)microsoft\.com$/i.test(hostOf(r.url)));
-  if (meta.advisoryUrl && !ms.some((r) => r.url === meta.advisoryUrl)) ms.unshift({ url: meta.advisoryUrl, tags: ['Vendor Advisory'], provided_by: 'msrc' });
+  if (meta.advisoryUrl && !ms.some((r) => r.url === meta.advisoryUrl))
+    ms.unshift({ url: meta.advisoryUrl, tags: ['Vendor Advisory'], provided_by: 'msrc' });
   base.vendor_advisories = ms;
   return base;
 }
 
 function hostOf(url: string): string {
   // Stryker disable next-line BlockStatement,StringLiteral: a URL that does not parse has no Microsoft host whatever the fallback text: the filter drops it alike
-  try { return new URL(url).hostname; } catch { return ''; }
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }
 
 /** Render an item into the §2.7 per-CVE object. `buildText` is the host's os_build. */
@@ -86,10 +93,15 @@ function renderFresh(it: CveItem, buildText: string | null, rank: number): CveRe
     known_exploited: it.known_exploited,
     note: it.note ?? v.note,
     priority_rank: rank,
-    priority_reason: it.status === v.status ? priorityReason(v, why, sig, p.pc.severity, it._k) : `Needs review: ${it.note}.`,
-    fix: { available: it._k.fixAvailable, action: fixAction(v, it.productName, it.installed === true), source: v.fixUrl, derived: v.derived },
+    priority_reason:
+      it.status === v.status ? priorityReason(v, why, sig, p.pc.severity, it._k) : `Needs review: ${it.note}.`,
+    fix: {
+      available: it._k.fixAvailable,
+      action: fixAction(v, it.productName, it.installed === true),
+      source: v.fixUrl,
+      derived: v.derived,
+    },
     references: referencesFor(p.pc.meta, sig),
     _k: it._k,
   };
 }
-

@@ -3,11 +3,33 @@
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
 // (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
 // is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
-import { badText, containsIdentifying, identifyingInSoftware, innerBreak, invisibleIn, INVISIBLE_MESSAGE, replaceBadText, identifyingAssetId, normalizeText, validDisplayVersion, validEditionId, validProductName } from './identifying.ts';
+import {
+  badText,
+  containsIdentifying,
+  identifyingInSoftware,
+  innerBreak,
+  invisibleIn,
+  INVISIBLE_MESSAGE,
+  replaceBadText,
+  identifyingAssetId,
+  normalizeText,
+  validDisplayVersion,
+  validEditionId,
+  validProductName,
+} from './identifying.ts';
 
 export const HOST_FIELDS = [
-  'asset_id', 'os_product', 'edition_id', 'display_version', 'os_build', 'architecture', 'installation_type',
-  'installed_kbs', 'kb_source', 'esu_enrolled', 'collected_at',
+  'asset_id',
+  'os_product',
+  'edition_id',
+  'display_version',
+  'os_build',
+  'architecture',
+  'installation_type',
+  'installed_kbs',
+  'kb_source',
+  'esu_enrolled',
+  'collected_at',
 ] as const;
 export type HostField = (typeof HOST_FIELDS)[number];
 
@@ -33,9 +55,20 @@ export interface WindowsHost {
 }
 
 export type HostErrorCode =
-  | 'forbidden_field' | 'forbidden_value' | 'unknown_field' | 'placeholder_value' | 'missing_field' | 'bare_windows'
-  | 'invalid_build' | 'invalid_architecture' | 'invalid_installation_type' | 'missing_installation_type' | 'invalid_kb'
-  | 'missing_kb_source' | 'invalid_esu' | 'invalid_collected_at'
+  | 'forbidden_field'
+  | 'forbidden_value'
+  | 'unknown_field'
+  | 'placeholder_value'
+  | 'missing_field'
+  | 'bare_windows'
+  | 'invalid_build'
+  | 'invalid_architecture'
+  | 'invalid_installation_type'
+  | 'missing_installation_type'
+  | 'invalid_kb'
+  | 'missing_kb_source'
+  | 'invalid_esu'
+  | 'invalid_collected_at'
   /** Ours (the spec's table has none): a later host of one request with an asset_id an earlier accepted host has. */
   | 'duplicate_asset_id';
 
@@ -68,7 +101,25 @@ const MAY_BE_EMPTY = new Set<string>(['edition_id', 'os_build']);
 const FORBIDDEN_NAME_RE =
   /(host|computer|machine|device_?name|fqdn|^ip$|ip_?addr|ipv[46]|^mac$|mac_?addr|domain|serial|user|owner|login|account|email|license|product_?key|install_?path|^path$|directory|site|customer|client_?name|company|organi[sz]ation|location|address|phone|asset_?tag|sid$)/i;
 
-const PLACEHOLDERS = new Set(['n/a', 'na', 'n.a.', '-', '--', '---', 'unknown', 'none', 'null', 'nil', 'tbd', 'tba', '?', 'undefined', 'not available', 'not applicable', 'unavailable']);
+const PLACEHOLDERS = new Set([
+  'n/a',
+  'na',
+  'n.a.',
+  '-',
+  '--',
+  '---',
+  'unknown',
+  'none',
+  'null',
+  'nil',
+  'tbd',
+  'tba',
+  '?',
+  'undefined',
+  'not available',
+  'not applicable',
+  'unavailable',
+]);
 
 /**
  * How far after the time of the request a collected_at may be: a collector's clock that is off, or local time sent
@@ -84,7 +135,14 @@ const ISO_TZ_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
  * second of a day (Date.parse rolls 2026-02-30 over to March 2 instead of refusing it).
  */
 function onTheCalendar(t: string): boolean {
-  const [y, mo, d, h, mi, s] = [t.slice(0, 4), t.slice(5, 7), t.slice(8, 10), t.slice(11, 13), t.slice(14, 16), t[16] === ':' ? t.slice(17, 19) : '0'].map(Number);
+  const [y, mo, d, h, mi, s] = [
+    t.slice(0, 4),
+    t.slice(5, 7),
+    t.slice(8, 10),
+    t.slice(11, 13),
+    t.slice(14, 16),
+    t[16] === ':' ? t.slice(17, 19) : '0',
+  ].map(Number);
   const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h <= 23 && mi <= 59 && s <= 59;
 }
@@ -118,7 +176,11 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   const errors: HostError[] = [];
   const err = (code: HostErrorCode, field: string, message: string) => errors.push({ code, field, message });
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
-    return { ok: false, asset_id: null, errors: [{ code: 'missing_field', field: 'asset_id', message: 'a host record must be an object' }] };
+    return {
+      ok: false,
+      asset_id: null,
+      errors: [{ code: 'missing_field', field: 'asset_id', message: 'a host record must be an object' }],
+    };
   }
   const rec = input as Record<string, unknown>;
 
@@ -126,7 +188,8 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
     if ((HOST_FIELDS as readonly string[]).includes(key)) continue;
     // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
     const name = badText(key) ? replaceBadText(key) : key;
-    if (FORBIDDEN_NAME_RE.test(key)) err('forbidden_field', name, 'identifying data must not be sent; nothing of this host was stored');
+    if (FORBIDDEN_NAME_RE.test(key))
+      err('forbidden_field', name, 'identifying data must not be sent; nothing of this host was stored');
     else err('unknown_field', name, 'field is not part of the Windows host record (spec §2.6)');
   }
 
@@ -136,7 +199,8 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   for (const f of HOST_FIELDS) {
     const v = rec[f];
     // Stryker disable next-line ArrayDeclaration: a fallback text no input reaches: the field was refused earlier, or is a string here
-    const texts = typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    const texts =
+      typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
     if (texts.some(badText) || (FREE_TEXT_FIELDS.has(f) && texts.some(innerBreak))) {
       unreadable.add(f);
       err('forbidden_value', f, 'control characters and unpaired surrogates are not allowed (UTF-8 text only)');
@@ -158,7 +222,11 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   for (const f of REQUIRED) {
     if (placeholder.has(f) || unreadable.has(f)) continue;
     const v = rec[f];
-    const missing = !(f in rec) || v === null || v === undefined || (!MAY_BE_EMPTY.has(f) && typeof v === 'string' && v.trim() === '');
+    const missing =
+      !(f in rec) ||
+      v === null ||
+      v === undefined ||
+      (!MAY_BE_EMPTY.has(f) && typeof v === 'string' && v.trim() === '');
     if (missing) err('missing_field', f, 'required field is missing');
   }
 
@@ -167,7 +235,12 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   const rawId = rec.asset_id;
   if (typeof rawId === 'string' && rawId.trim() !== '' && !placeholder.has('asset_id') && !unreadable.has('asset_id')) {
     const t = normalizeText(rawId);
-    if (t.length > 64 || identifyingAssetId(t)) err('forbidden_value', 'asset_id', 'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC, domain name or serial number)');
+    if (t.length > 64 || identifyingAssetId(t))
+      err(
+        'forbidden_value',
+        'asset_id',
+        'asset_id must be a scrubbed identifier of at most 64 characters (not a hostname, IP, MAC, domain name or serial number)',
+      );
     else assetId = t;
   } else if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
     err('missing_field', 'asset_id', 'asset_id must be a string');
@@ -177,39 +250,77 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   // outside them may name a host, site or customer, so it is refused as forbidden_value (never echoed).
   const skip = (f: HostField) => placeholder.has(f) || unreadable.has(f);
   let osProduct = skip('os_product') ? null : str(rec.os_product);
-  if (rec.os_product !== undefined && rec.os_product !== null && typeof rec.os_product !== 'string') err('missing_field', 'os_product', 'os_product must be a string');
+  if (rec.os_product !== undefined && rec.os_product !== null && typeof rec.os_product !== 'string')
+    err('missing_field', 'os_product', 'os_product must be a string');
   if (osProduct && !validProductName(osProduct)) {
-    err('forbidden_value', 'os_product', 'os_product must be the Windows ProductName as the host reports it (e.g. Windows Server 2019 Datacenter), nothing else');
+    err(
+      'forbidden_value',
+      'os_product',
+      'os_product must be the Windows ProductName as the host reports it (e.g. Windows Server 2019 Datacenter), nothing else',
+    );
     osProduct = null;
   }
   const edition = skip('edition_id') ? null : str(rec.edition_id);
-  if (rec.edition_id !== undefined && rec.edition_id !== null && typeof rec.edition_id !== 'string') err('missing_field', 'edition_id', 'edition_id must be a string');
-  if (edition && !validEditionId(edition)) err('forbidden_value', 'edition_id', 'edition_id must be a Windows EditionID (e.g. ServerDatacenter, ServerStandard, Enterprise, EnterpriseS, Professional)');
+  if (rec.edition_id !== undefined && rec.edition_id !== null && typeof rec.edition_id !== 'string')
+    err('missing_field', 'edition_id', 'edition_id must be a string');
+  if (edition && !validEditionId(edition))
+    err(
+      'forbidden_value',
+      'edition_id',
+      'edition_id must be a Windows EditionID (e.g. ServerDatacenter, ServerStandard, Enterprise, EnterpriseS, Professional)',
+    );
   const displayVersion = skip('display_version') ? null : str(rec.display_version);
-  if (rec.display_version !== undefined && rec.display_version !== null && typeof rec.display_version !== 'string') err('missing_field', 'display_version', 'display_version must be a string');
-  if (displayVersion && !validDisplayVersion(displayVersion)) err('forbidden_value', 'display_version', 'display_version must be a DisplayVersion (e.g. 22H2) or a ReleaseId (e.g. 1809)');
+  if (rec.display_version !== undefined && rec.display_version !== null && typeof rec.display_version !== 'string')
+    err('missing_field', 'display_version', 'display_version must be a string');
+  if (displayVersion && !validDisplayVersion(displayVersion))
+    err(
+      'forbidden_value',
+      'display_version',
+      'display_version must be a DisplayVersion (e.g. 22H2) or a ReleaseId (e.g. 1809)',
+    );
 
   let osBuild: string | null = null;
   if (!placeholder.has('os_build') && rec.os_build !== undefined && rec.os_build !== null) {
-    if (typeof rec.os_build !== 'string') err('invalid_build', 'os_build', 'os_build must be a string of digits and dots');
+    if (typeof rec.os_build !== 'string')
+      err('invalid_build', 'os_build', 'os_build must be a string of digits and dots');
     else {
       const t = rec.os_build.trim();
       if (t !== '') {
-        if (!/^\d+(\.\d+){2,3}$/.test(t)) err('invalid_build', 'os_build', 'os_build must be digits and dots: 10.0.<CurrentBuild>.<UBR>');
-        else if (!buildInRange(t)) err('invalid_build', 'os_build', 'os_build is not a Windows build: major and minor go to 255, CurrentBuild to 65535 and the UBR to 4294967295');
+        if (!/^\d+(\.\d+){2,3}$/.test(t))
+          err('invalid_build', 'os_build', 'os_build must be digits and dots: 10.0.<CurrentBuild>.<UBR>');
+        else if (!buildInRange(t))
+          err(
+            'invalid_build',
+            'os_build',
+            'os_build is not a Windows build: major and minor go to 255, CurrentBuild to 65535 and the UBR to 4294967295',
+          );
         else osBuild = t;
       }
     }
   }
   // "No os_build" (spec §4.2) is an empty, null or absent one (which is also missing_field); a build that is there
   // but wrong has its own error instead.
-  if (osProduct && /^(microsoft\s+)?windows$/i.test(osProduct) && !osBuild && !errors.some((e) => e.field === 'os_build' && e.code !== 'missing_field')) {
-    err('bare_windows', 'os_product', 'os_product is only "Windows" and there is no os_build; send the ProductName and the build');
+  if (
+    osProduct &&
+    /^(microsoft\s+)?windows$/i.test(osProduct) &&
+    !osBuild &&
+    !errors.some((e) => e.field === 'os_build' && e.code !== 'missing_field')
+  ) {
+    err(
+      'bare_windows',
+      'os_product',
+      'os_product is only "Windows" and there is no os_build; send the ProductName and the build',
+    );
   }
 
   let arch: Architecture | null = null;
   const rawArch = rec.architecture;
-  if (!placeholder.has('architecture') && rawArch !== undefined && rawArch !== null && !(typeof rawArch === 'string' && rawArch.trim() === '')) {
+  if (
+    !placeholder.has('architecture') &&
+    rawArch !== undefined &&
+    rawArch !== null &&
+    !(typeof rawArch === 'string' && rawArch.trim() === '')
+  ) {
     // Stryker disable next-line StringLiteral: a fallback text no input reaches: the field was refused earlier, or is a string here
     const a = typeof rawArch === 'string' ? rawArch.trim().toLowerCase() : '';
     if (a === 'x64' || a === 'x86' || a === 'arm64') arch = a;
@@ -218,16 +329,31 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
 
   let instType: InstallationType | null = null;
   const rawInst = rec.installation_type;
-  if (!placeholder.has('installation_type') && rawInst !== undefined && rawInst !== null && !(typeof rawInst === 'string' && rawInst.trim() === '')) {
+  if (
+    !placeholder.has('installation_type') &&
+    rawInst !== undefined &&
+    rawInst !== null &&
+    !(typeof rawInst === 'string' && rawInst.trim() === '')
+  ) {
     // Stryker disable next-line StringLiteral: a fallback text no input reaches: the field was refused earlier, or is a string here
     const t = typeof rawInst === 'string' ? rawInst.trim().toLowerCase().replace(/\s+/g, ' ') : '';
     if (t === 'server') instType = 'Server';
     else if (t === 'server core') instType = 'Server Core';
     else if (t === 'client') instType = 'Client';
-    else err('invalid_installation_type', 'installation_type', 'installation_type must be Server, Server Core or Client');
+    else
+      err('invalid_installation_type', 'installation_type', 'installation_type must be Server, Server Core or Client');
   }
-  if (edition && /^server/i.test(edition) && instType === null && !errors.some((e) => e.field === 'installation_type')) {
-    err('missing_installation_type', 'installation_type', 'a server edition needs installation_type (Server or Server Core)');
+  if (
+    edition &&
+    /^server/i.test(edition) &&
+    instType === null &&
+    !errors.some((e) => e.field === 'installation_type')
+  ) {
+    err(
+      'missing_installation_type',
+      'installation_type',
+      'a server edition needs installation_type (Server or Server Core)',
+    );
   }
 
   // installed_kbs: JSON list of strings (CSV: ';'-separated, split by the adapter). Duplicates ignored.
@@ -239,25 +365,43 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
       let bad = false;
       let ph = false;
       for (const k of rawKbs) {
-        if (typeof k === 'string' && isPlaceholder(k)) { ph = true; continue; }
-        if (typeof k !== 'string' || !/^KB\d{1,9}$/i.test(k.trim())) { bad = true; continue; }
+        if (typeof k === 'string' && isPlaceholder(k)) {
+          ph = true;
+          continue;
+        }
+        if (typeof k !== 'string' || !/^KB\d{1,9}$/i.test(k.trim())) {
+          bad = true;
+          continue;
+        }
         const kb = k.trim().toUpperCase();
         if (!kbs.includes(kb)) kbs.push(kb);
       }
-      if (ph) err('placeholder_value', 'installed_kbs', 'placeholder value in the KB list; send an empty list for none');
+      if (ph)
+        err('placeholder_value', 'installed_kbs', 'placeholder value in the KB list; send an empty list for none');
       if (bad) err('invalid_kb', 'installed_kbs', 'each KB must be KB followed by digits');
     }
   }
   const kbSource = skip('kb_source') ? null : str(rec.kb_source) || null;
-  if (rec.kb_source !== undefined && rec.kb_source !== null && typeof rec.kb_source !== 'string') err('missing_field', 'kb_source', 'kb_source must be a string');
+  if (rec.kb_source !== undefined && rec.kb_source !== null && typeof rec.kb_source !== 'string')
+    err('missing_field', 'kb_source', 'kb_source must be a string');
   if (kbSource && (kbSource.length > 200 || containsIdentifying(kbSource))) {
-    err('forbidden_value', 'kb_source', 'kb_source must describe the method only, in at most 200 characters (no paths, hosts, addresses, URLs or e-mail addresses)');
+    err(
+      'forbidden_value',
+      'kb_source',
+      'kb_source must describe the method only, in at most 200 characters (no paths, hosts, addresses, URLs or e-mail addresses)',
+    );
   }
-  if (kbs.length > 0 && !kbSource) err('missing_kb_source', 'kb_source', 'installed_kbs needs kb_source (how the list was collected)');
+  if (kbs.length > 0 && !kbSource)
+    err('missing_kb_source', 'kb_source', 'installed_kbs needs kb_source (how the list was collected)');
 
   let esu: boolean | null = null;
   const rawEsu = rec.esu_enrolled;
-  if (!placeholder.has('esu_enrolled') && rawEsu !== undefined && rawEsu !== null && !(typeof rawEsu === 'string' && rawEsu.trim() === '')) {
+  if (
+    !placeholder.has('esu_enrolled') &&
+    rawEsu !== undefined &&
+    rawEsu !== null &&
+    !(typeof rawEsu === 'string' && rawEsu.trim() === '')
+  ) {
     // Stryker disable next-line StringLiteral: a fallback text no input reaches: the field was refused earlier, or is a string here
     const t = typeof rawEsu === 'string' ? rawEsu.trim().toLowerCase() : '';
     if (t === 'yes') esu = true;
@@ -269,9 +413,18 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   let collectedAt: string | null = null;
   if (!placeholder.has('collected_at') && typeof rawAt === 'string' && rawAt.trim() !== '') {
     const t = rawAt.trim();
-    if (!ISO_TZ_RE.test(t) || !onTheCalendar(t) || Number.isNaN(Date.parse(t))) err('invalid_collected_at', 'collected_at', 'collected_at must be ISO 8601 with a time zone, e.g. 2026-06-15T08:00:00Z');
+    if (!ISO_TZ_RE.test(t) || !onTheCalendar(t) || Number.isNaN(Date.parse(t)))
+      err(
+        'invalid_collected_at',
+        'collected_at',
+        'collected_at must be ISO 8601 with a time zone, e.g. 2026-06-15T08:00:00Z',
+      );
     else if (now && Date.parse(t) - now.getTime() > COLLECTED_AT_MAX_AHEAD_MS) {
-      err('invalid_collected_at', 'collected_at', 'collected_at is more than 24 hours in the future; send when the data was collected (check the clock and time zone of the collecting machine)');
+      err(
+        'invalid_collected_at',
+        'collected_at',
+        'collected_at is more than 24 hours in the future; send when the data was collected (check the clock and time zone of the collecting machine)',
+      );
     } else collectedAt = t;
   } else if (rawAt !== undefined && rawAt !== null && typeof rawAt !== 'string') {
     err('invalid_collected_at', 'collected_at', 'collected_at must be an ISO 8601 string');
@@ -308,7 +461,10 @@ export function csvRowToHostRecord(row: Record<string, string>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
     if (k === 'installed_kbs') {
-      out[k] = (v ?? '').split(';').map((s) => s.trim()).filter((s) => s !== '');
+      out[k] = (v ?? '')
+        .split(';')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     } else {
       out[k] = v ?? '';
     }
@@ -317,9 +473,22 @@ export function csvRowToHostRecord(row: Record<string, string>): Record<string, 
 }
 
 /** Software records have the host codes plus unknown_host (software of a host not accepted in this call). */
-export interface SoftwareError { code: HostErrorCode | 'unknown_host'; field: string; message: string }
-export interface SoftwareRecord { asset_id: string; name: string; publisher: string | null; version: string | null }
-export interface SoftwareRejection { asset_id: string | null; index: number; errors: SoftwareError[] }
+export interface SoftwareError {
+  code: HostErrorCode | 'unknown_host';
+  field: string;
+  message: string;
+}
+export interface SoftwareRecord {
+  asset_id: string;
+  name: string;
+  publisher: string | null;
+  version: string | null;
+}
+export interface SoftwareRejection {
+  asset_id: string | null;
+  index: number;
+  errors: SoftwareError[];
+}
 
 const isSoftwareField = (k: string): boolean => (SOFTWARE_FIELDS as readonly string[]).includes(k);
 /** A software record field outside the contract that names a host, person or site (install_path, hostname, …). */
@@ -342,45 +511,105 @@ export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
 }
 
 /** Validate installed software (spec §2.6): stored only for hosts accepted in the same call. */
-export function validateSoftware(items: unknown[], accepted: Set<string>): { stored: SoftwareRecord[]; rejected: SoftwareRejection[] } {
+export function validateSoftware(
+  items: unknown[],
+  accepted: Set<string>,
+): { stored: SoftwareRecord[]; rejected: SoftwareRejection[] } {
   const stored: SoftwareRecord[] = [];
   const rejected: SoftwareRejection[] = [];
   const seen = new Set<string>();
   items.forEach((raw, index) => {
     const errors: SoftwareError[] = [];
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-      rejected.push({ asset_id: null, index, errors: [{ code: 'missing_field', field: 'asset_id', message: 'a software record must be an object' }] });
+      rejected.push({
+        asset_id: null,
+        index,
+        errors: [{ code: 'missing_field', field: 'asset_id', message: 'a software record must be an object' }],
+      });
       return;
     }
     const r = raw as Record<string, unknown>;
     for (const k of Object.keys(r)) {
       if (isSoftwareField(k)) continue;
       const name = badText(k) ? replaceBadText(k) : k;
-      if (identifyingSoftwareField(k)) errors.push({ code: 'forbidden_field', field: name, message: 'identifying data must not be sent; nothing of this host was stored' });
-      else errors.push({ code: 'unknown_field', field: name, message: 'field is not part of the software record (asset_id, name, publisher, version)' });
+      if (identifyingSoftwareField(k))
+        errors.push({
+          code: 'forbidden_field',
+          field: name,
+          message: 'identifying data must not be sent; nothing of this host was stored',
+        });
+      else
+        errors.push({
+          code: 'unknown_field',
+          field: name,
+          message: 'field is not part of the software record (asset_id, name, publisher, version)',
+        });
     }
-    const unreadable = new Set(SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && (badText(r[k]) || innerBreak(r[k]))));
-    for (const k of unreadable) errors.push({ code: 'forbidden_value', field: k, message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)' });
+    const unreadable = new Set(
+      SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && (badText(r[k]) || innerBreak(r[k]))),
+    );
+    for (const k of unreadable)
+      errors.push({
+        code: 'forbidden_value',
+        field: k,
+        message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)',
+      });
     // Stryker disable next-line StringLiteral: a fallback text no input reaches: the field was refused earlier, or is a string here
-    const str = (k: string) => (unreadable.has(k as (typeof SOFTWARE_FIELDS)[number]) ? '' : typeof r[k] === 'string' ? normalizeText(r[k]) : r[k] === undefined || r[k] === null ? '' : null);
+    const str = (k: string) =>
+      unreadable.has(k as (typeof SOFTWARE_FIELDS)[number])
+        ? ''
+        : typeof r[k] === 'string'
+          ? normalizeText(r[k])
+          : r[k] === undefined || r[k] === null
+            ? ''
+            : null;
     const assetId = str('asset_id');
     const name = str('name');
     let echo: string | null = null;
-    if (unreadable.has('asset_id')) { /* refused above */ } else if (!assetId) errors.push({ code: 'missing_field', field: 'asset_id', message: 'required field is missing' });
-    else if (assetId.length > 64 || identifyingAssetId(assetId)) errors.push({ code: 'forbidden_value', field: 'asset_id', message: 'asset_id must be a scrubbed identifier' });
-    else if (!accepted.has(assetId)) errors.push({ code: 'unknown_host', field: 'asset_id', message: 'software is stored only for hosts listed (and accepted) in windows_hosts' });
+    if (unreadable.has('asset_id')) {
+      /* refused above */
+    } else if (!assetId)
+      errors.push({ code: 'missing_field', field: 'asset_id', message: 'required field is missing' });
+    else if (assetId.length > 64 || identifyingAssetId(assetId))
+      errors.push({ code: 'forbidden_value', field: 'asset_id', message: 'asset_id must be a scrubbed identifier' });
+    else if (!accepted.has(assetId))
+      errors.push({
+        code: 'unknown_host',
+        field: 'asset_id',
+        message: 'software is stored only for hosts listed (and accepted) in windows_hosts',
+      });
     else echo = assetId;
-    if (!name && !unreadable.has('name')) errors.push({ code: 'missing_field', field: 'name', message: 'required field is missing' });
+    if (!name && !unreadable.has('name'))
+      errors.push({ code: 'missing_field', field: 'name', message: 'required field is missing' });
     for (const k of ['name', 'publisher', 'version']) {
       const v = str(k);
       if (v === null) errors.push({ code: 'missing_field', field: k, message: 'must be a string' });
       else if (v.length > 500) errors.push({ code: 'forbidden_value', field: k, message: 'at most 500 characters' });
-      else if (v && isPlaceholder(v)) errors.push({ code: 'placeholder_value', field: k, message: 'placeholder value; send an empty value for unknown' });
-      else if (v && /[a-z]:\\|\\\\/i.test(v)) errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
-      else if (v && identifyingInSoftware(v)) errors.push({ code: 'forbidden_value', field: k, message: 'must not hold an e-mail or MAC address or a licence key' });
+      else if (v && isPlaceholder(v))
+        errors.push({
+          code: 'placeholder_value',
+          field: k,
+          message: 'placeholder value; send an empty value for unknown',
+        });
+      else if (v && /[a-z]:\\|\\\\/i.test(v))
+        errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
+      else if (v && identifyingInSoftware(v))
+        errors.push({
+          code: 'forbidden_value',
+          field: k,
+          message: 'must not hold an e-mail or MAC address or a licence key',
+        });
     }
-    if (errors.length) { rejected.push({ asset_id: echo, index, errors }); return; }
-    const rec = { asset_id: assetId!, name: name!, publisher: str('publisher') || null, version: str('version') || null };
+    if (errors.length) {
+      rejected.push({ asset_id: echo, index, errors });
+      return;
+    }
+    const rec = {
+      asset_id: assetId!,
+      name: name!,
+      publisher: str('publisher') || null,
+      version: str('version') || null,
+    };
     // The same record twice (a collector listing a product under two registry keys) is one installed product: kept
     // once, not stored and counted twice.
     const key = JSON.stringify([rec.asset_id, rec.name, rec.publisher, rec.version]);

@@ -73,17 +73,33 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
       const listHas = listHasFix(p, ctx, fixUbr);
       // Stryker disable next-line LogicalOperator: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
       if (!byBuild && listHas) {
-        return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is below the fixed build ${main.build!.text}, but the KB list contains ${main.kb} or a later cumulative update`, why: 'the build and the KB list disagree' };
+        return {
+          ...v,
+          status: 'needs review',
+          note: `build ${ctx.build!.text} is below the fixed build ${main.build!.text}, but the KB list contains ${main.kb} or a later cumulative update`,
+          why: 'the build and the KB list disagree',
+        };
       }
       const newestLcu = ctx.sum!.newestLcu;
       // Stryker disable next-line ConditionalExpression,LogicalOperator: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
       if (byBuild && !listHas && newestLcu) {
-        return { ...v, status: 'needs review', note: `build ${ctx.build!.text} is at or above the fixed build ${main.build!.text}, but the newest cumulative update in the KB list (${newestLcu.kb}) is older than the fix ${main.kb}`, why: 'the build and the KB list disagree' };
+        return {
+          ...v,
+          status: 'needs review',
+          note: `build ${ctx.build!.text} is at or above the fixed build ${main.build!.text}, but the newest cumulative update in the KB list (${newestLcu.kb}) is older than the fix ${main.kb}`,
+          why: 'the build and the KB list disagree',
+        };
       }
     }
     if (byBuild) return p.vClear!;
     // Stryker disable next-line ConditionalExpression: reached only on a hotpatch build or a KB list that disagrees with the build, where the mutated conditions agree
-    if (byHotpatch) return { ...v, status: 'cleared (patched)', note: null, why: `the host is on hotpatch ${byHotpatch.kb} (build ${byHotpatch.build!.text}), which Microsoft lists as fixing this CVE` };
+    if (byHotpatch)
+      return {
+        ...v,
+        status: 'cleared (patched)',
+        note: null,
+        why: `the host is on hotpatch ${byHotpatch.kb} (build ${byHotpatch.build!.text}), which Microsoft lists as fixing this CVE`,
+      };
     return p.vOpen!;
   }
 
@@ -92,11 +108,32 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
     const b = bracketed(p, hostUbr);
     if (b) return b;
     const m = month(pi, seriesFix.kb)!;
-    const v = { fixType: 'kb' as FixType, fixedBuild: null, kb: seriesFix.kb, fixClass: 'lcu' as const, fixMonth: m, fixUrl: seriesFix.url, derived: true };
-    if (kbs && [...kbs].some((k) => k === seriesFix.kb || (pi.kbs.get(k)?.inSeries && (pi.kbs.get(k)!.month ?? '') > m))) {
-      return { ...v, status: 'cleared (patched)', note: null, why: `the KB list contains ${seriesFix.kb} or a later cumulative update` };
+    const v = {
+      fixType: 'kb' as FixType,
+      fixedBuild: null,
+      kb: seriesFix.kb,
+      fixClass: 'lcu' as const,
+      fixMonth: m,
+      fixUrl: seriesFix.url,
+      derived: true,
+    };
+    if (
+      kbs &&
+      [...kbs].some((k) => k === seriesFix.kb || (pi.kbs.get(k)?.inSeries && (pi.kbs.get(k)!.month ?? '') > m))
+    ) {
+      return {
+        ...v,
+        status: 'cleared (patched)',
+        note: null,
+        why: `the KB list contains ${seriesFix.kb} or a later cumulative update`,
+      };
     }
-    return { ...v, status: 'needs review', note: `Microsoft gives no fixed build for ${seriesFix.kb} (${m}) and no build-known update brackets build ${ctx.build!.text}`, why: 'no fixed build to compare' };
+    return {
+      ...v,
+      status: 'needs review',
+      note: `Microsoft gives no fixed build for ${seriesFix.kb} (${m}) and no build-known update brackets build ${ctx.build!.text}`,
+      why: 'no fixed build to compare',
+    };
   }
 
   const base = { fixType: 'kb' as FixType };
@@ -108,8 +145,15 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
   for (const h of p.hot) if (h.build!.ubr! <= hostUbr && (!passed || h.build!.ubr! > passed.build!.ubr!)) passed = h;
   if (passed) {
     return {
-      ...base, status: 'cleared (patched)', fixedBuild: passed.build!.text, kb: passed.kb, fixClass: 'other', fixMonth: month(pi, passed.kb),
-      fixUrl: passed.url, derived: false, note: null,
+      ...base,
+      status: 'cleared (patched)',
+      fixedBuild: passed.build!.text,
+      kb: passed.kb,
+      fixClass: 'other',
+      fixMonth: month(pi, passed.kb),
+      fixUrl: passed.url,
+      derived: false,
+      note: null,
       why: `build ${ctx.build!.text} is at or above the build of hotpatch ${passed.kb} (${passed.build!.text}), and every later update of this build line includes its fixes`,
     };
   }
@@ -117,24 +161,45 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
   if (anyFix) {
     const kind = anyFix.kind;
     const v = {
-      ...base, fixedBuild: anyFix.build?.text ?? null, kb: anyFix.kb, fixClass: (kind === 'standalone' ? 'standalone' : 'other') as Verdict['fixClass'],
-      fixMonth: month(pi, anyFix.kb), fixUrl: anyFix.url, derived: false,
+      ...base,
+      fixedBuild: anyFix.build?.text ?? null,
+      kb: anyFix.kb,
+      fixClass: (kind === 'standalone' ? 'standalone' : 'other') as Verdict['fixClass'],
+      fixMonth: month(pi, anyFix.kb),
+      fixUrl: anyFix.url,
+      derived: false,
     };
-    if (kbs?.has(anyFix.kb!)) return { ...v, status: 'cleared (patched)', note: null, why: `the KB list contains ${anyFix.kb}` };
+    if (kbs?.has(anyFix.kb!))
+      return { ...v, status: 'cleared (patched)', note: null, why: `the KB list contains ${anyFix.kb}` };
     const what = anyFix.build
       ? `${anyFix.kb} (build ${anyFix.build.text}) is not one of this product's monthly cumulative updates (for example a Safe OS/WinRE, Secure Boot or other separate update)`
       : anyFix.rawBuild && looksLikeOsBuild(anyFix.rawBuild)
-        // Microsoft's row names a build of another product line (CVE-2022-2601: KB5055528, 10.0.22621.5189, listed
-        // for Windows 11 24H2 x64, whose builds are 26100): a data error at the source, not a build to compare with.
-        ? `${anyFix.kb} (${anyFix.subType ?? 'no SubType'}) is listed with fixed build ${anyFix.rawBuild}, which is not a build of this product's line`
+        ? // Microsoft's row names a build of another product line (CVE-2022-2601: KB5055528, 10.0.22621.5189, listed
+          // for Windows 11 24H2 x64, whose builds are 26100): a data error at the source, not a build to compare with.
+          `${anyFix.kb} (${anyFix.subType ?? 'no SubType'}) is listed with fixed build ${anyFix.rawBuild}, which is not a build of this product's line`
         : `${anyFix.kb} (${anyFix.subType ?? 'no SubType'}${anyFix.rawBuild ? `, version ${anyFix.rawBuild}` : ''}) carries no OS build`;
-    return { ...v, status: 'needs review', note: `${what}; the OS build cannot confirm it. Check that ${anyFix.kb} is installed`, why: 'the fix is not a cumulative update' };
+    return {
+      ...v,
+      status: 'needs review',
+      note: `${what}; the OS build cannot confirm it. Check that ${anyFix.kb} is installed`,
+      why: 'the fix is not a cumulative update',
+    };
   }
   const ssu = p.ssu;
   if (ssu) {
     return {
-      ...base, status: kbs?.has(ssu.kb!) ? 'cleared (patched)' : 'needs review', fixedBuild: null, kb: ssu.kb, fixClass: 'ssu', fixMonth: month(pi, ssu.kb),
-      fixUrl: ssu.url, derived: false, note: kbs?.has(ssu.kb!) ? null : `Microsoft lists only the servicing stack update ${ssu.kb}; check that it is installed`, why: 'servicing stack update',
+      ...base,
+      status: kbs?.has(ssu.kb!) ? 'cleared (patched)' : 'needs review',
+      fixedBuild: null,
+      kb: ssu.kb,
+      fixClass: 'ssu',
+      fixMonth: month(pi, ssu.kb),
+      fixUrl: ssu.url,
+      derived: false,
+      note: kbs?.has(ssu.kb!)
+        ? null
+        : `Microsoft lists only the servicing stack update ${ssu.kb}; check that it is installed`,
+      why: 'servicing stack update',
     };
   }
   return noFix();

@@ -23,7 +23,6 @@ export interface Verdict {
   ref?: string;
 }
 
-
 export interface HostCtx {
   host: WindowsHost;
   build: OsBuild | null;
@@ -53,7 +52,8 @@ export interface KbSummary {
   laterMrWhy?: string;
 }
 
-export const month = (pi: ProductIndex, kb: string | null): string | null => (kb ? pi.kbs.get(kb)?.month ?? null : null);
+export const month = (pi: ProductIndex, kb: string | null): string | null =>
+  kb ? (pi.kbs.get(kb)?.month ?? null) : null;
 
 /** Markers for the two commonest reasons; the text is written when the CVE is rendered. */
 export const WHY_BUILD = '\u0000build';
@@ -63,7 +63,15 @@ export const WHY_SERIES_OPEN = '\u0000series-open';
 
 export function noFix(): Verdict {
   return {
-    status: 'confirmed open', fixedBuild: null, kb: null, note: null, fixClass: null, fixMonth: null, fixUrl: null, derived: false,
-    why: 'Microsoft lists this product as affected and publishes no update for it', fixType: 'none',
+    status: 'confirmed open',
+    fixedBuild: null,
+    kb: null,
+    note: null,
+    fixClass: null,
+    fixMonth: null,
+    fixUrl: null,
+    derived: false,
+    why: 'Microsoft lists this product as affected and publishes no update for it',
+    fixType: 'none',
   };
 }

@@ -22,10 +22,17 @@ function kbSummary(pi: ProductIndex, kbs: Set<string>): KbSummary {
     if (!info) continue;
     if (info.inSeries && info.kind === 'security_update') {
       // Stryker disable next-line EqualityOperator: on equal builds or months the assignment writes the same value
-      if (info.build?.ubr != null) { if (s.maxUbr === null || info.build.ubr > s.maxUbr) s.maxUbr = info.build.ubr; } else if (info.month && (!s.maxMonthNoBuild || info.month > s.maxMonthNoBuild)) s.maxMonthNoBuild = info.month;
+      if (info.build?.ubr != null) {
+        if (s.maxUbr === null || info.build.ubr > s.maxUbr) s.maxUbr = info.build.ubr;
+      } else if (info.month && (!s.maxMonthNoBuild || info.month > s.maxMonthNoBuild)) s.maxMonthNoBuild = info.month;
       if (!s.newestLcu || (info.month ?? '') > (s.newestLcu.month ?? '')) s.newestLcu = info;
     }
-    if (info.inSeries && info.kind === 'monthly_rollup' && (!s.newestMr || (info.month ?? '') > (s.newestMr.month ?? ''))) s.newestMr = info;
+    if (
+      info.inSeries &&
+      info.kind === 'monthly_rollup' &&
+      (!s.newestMr || (info.month ?? '') > (s.newestMr.month ?? ''))
+    )
+      s.newestMr = info;
     // Supercedence is free text and only a hint (trap 14): followed here for legacy KB lists (spec rule 2).
     const stack = [...info.supersedes];
     let steps = 0;
@@ -43,7 +50,13 @@ function monthOf(date: string): string {
   return date.slice(0, 7);
 }
 
-export function hostCtx(host: WindowsHost, match: ProductMatch, product: WindowsProduct, pi: ProductIndex, today: string): { ctx: HostCtx; life: LifecycleState | null } {
+export function hostCtx(
+  host: WindowsHost,
+  match: ProductMatch,
+  product: WindowsProduct,
+  pi: ProductIndex,
+  today: string,
+): { ctx: HostCtx; life: LifecycleState | null } {
   const life = lifecycleState(product.lifecycle, host.edition_id, host.esu_enrolled, today);
   let installableUntil: string | null = null;
   let afterLimit: 'esu' | 'none' = 'esu';
@@ -59,7 +72,12 @@ export function hostCtx(host: WindowsHost, match: ProductMatch, product: Windows
   }
   return {
     ctx: {
-      host, build: match.build, kbs: host.installed_kbs ? new Set(host.installed_kbs) : null, installableUntil, afterLimit, level: match.level,
+      host,
+      build: match.build,
+      kbs: host.installed_kbs ? new Set(host.installed_kbs) : null,
+      installableUntil,
+      afterLimit,
+      level: match.level,
       sum: host.installed_kbs ? kbSummary(pi, new Set(host.installed_kbs)) : null,
     },
     life,
@@ -74,21 +92,36 @@ export function verdictFor(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
   } else if (ctx.level !== 'build') {
     const pc = p.pc;
     const f = p.lcu ?? p.rollupFix ?? p.seriesFix ?? pc.fixes.find((x) => x.kb);
-    const why = ctx.level === 'revision'
-      ? 'os_build has no revision (UBR), so the patch level is unknown'
-      : ctx.level === 'bare_name'
-        ? 'os_product is only "Windows": the host stays product-level, so the build is not compared'
-        : 'no os_build: only the product is known';
+    const why =
+      ctx.level === 'revision'
+        ? 'os_build has no revision (UBR), so the patch level is unknown'
+        : ctx.level === 'bare_name'
+          ? 'os_product is only "Windows": the host stays product-level, so the build is not compared'
+          : 'no os_build: only the product is known';
     v = {
-      status: 'needs review', fixedBuild: f?.build?.text ?? null, kb: f?.kb ?? null, note: why,
-      fixClass: f ? (f.kind === 'monthly_rollup' || f.kind === 'security_only' ? 'rollup' : f.kind === 'security_update' ? 'lcu' : 'other') : null,
-      fixMonth: month(pi, f?.kb ?? null), fixUrl: f?.url ?? null, derived: false, why, fixType: f ? 'kb' : 'none',
+      status: 'needs review',
+      fixedBuild: f?.build?.text ?? null,
+      kb: f?.kb ?? null,
+      note: why,
+      fixClass: f
+        ? f.kind === 'monthly_rollup' || f.kind === 'security_only'
+          ? 'rollup'
+          : f.kind === 'security_update'
+            ? 'lcu'
+            : 'other'
+        : null,
+      fixMonth: month(pi, f?.kb ?? null),
+      fixUrl: f?.url ?? null,
+      derived: false,
+      why,
+      fixType: f ? 'kb' : 'none',
     };
   } else {
     v = pi.product.servicing === 'cumulative' ? (cumulativeFast(p, ctx) ?? cumulative(pi, p, ctx)) : legacy(pi, p, ctx);
   }
   // Rule 2/7: a fix released after the end of support needs ESU (or cannot be had at all).
   // Stryker disable next-line ConditionalExpression,LogicalOperator: only kb verdicts carry a fix month, so the other guards change nothing
-  if (v.fixType === 'kb' && ctx.installableUntil && v.fixMonth && v.fixMonth > ctx.installableUntil) return { ...v, fixType: ctx.afterLimit };
+  if (v.fixType === 'kb' && ctx.installableUntil && v.fixMonth && v.fixMonth > ctx.installableUntil)
+    return { ...v, fixType: ctx.afterLimit };
   return v;
 }

@@ -12,7 +12,9 @@ import { KEY_LABEL_MAX } from '../../domain/keys.ts';
 export const NoBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
 /** A plugin's writes may come without a body: it is read as {} (validated against NoBody or the route's schema). */
-export function acceptNoBody(app: { addHook(name: 'preValidation', fn: (req: { body: unknown; method: string }) => Promise<void>): unknown }) {
+export function acceptNoBody(app: {
+  addHook(name: 'preValidation', fn: (req: { body: unknown; method: string }) => Promise<void>): unknown;
+}) {
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET') req.body = {};
   });
@@ -42,56 +44,113 @@ function recipientLimited(what: string): RouteError {
 }
 
 /** GET /api/v1/account/trial (domain/keys.ts trialStatus). */
-export const TrialStatusView = Type.Object({
-  status: StringEnum(['not_started', 'active', 'ended']),
-  reason: Type.Union([StringEnum(['expired', 'ended', 'limit']), Type.Null()], { description: 'Why the trial ended: 14 days passed (expired), ended early (ended), or the asset checks are used up (limit); null otherwise' }),
-  started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the trial key stops: 14 days after the start' }),
-  per_request: Type.Integer({ description: 'Most assets in one request' }),
-  total_checks: Type.Integer({ description: 'Asset checks in the whole trial' }),
-  used: Type.Integer(),
-  remaining: Type.Integer({ description: '0 once the trial has ended' }),
-}, { additionalProperties: false });
+export const TrialStatusView = Type.Object(
+  {
+    status: StringEnum(['not_started', 'active', 'ended']),
+    reason: Type.Union([StringEnum(['expired', 'ended', 'limit']), Type.Null()], {
+      description:
+        'Why the trial ended: 14 days passed (expired), ended early (ended), or the asset checks are used up (limit); null otherwise',
+    }),
+    started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the trial key stops: 14 days after the start',
+    }),
+    per_request: Type.Integer({ description: 'Most assets in one request' }),
+    total_checks: Type.Integer({ description: 'Asset checks in the whole trial' }),
+    used: Type.Integer(),
+    remaining: Type.Integer({ description: '0 once the trial has ended' }),
+  },
+  { additionalProperties: false },
+);
 
 /** OpenAPI (the routes' schema.errors): what each account operation's refusals answer, through http/refusals.ts. */
 export const ACCOUNT_ERRORS = {
-  requestLogin: [{
-    key: 'RATE_LIMITED',
-    when: `more than ${LOGIN_LIMITS.perAddress.points} sign-in requests from this address, or ${LOGIN_LIMITS.perEmail.points} for this email address, in ${LOGIN_LIMITS.perEmail.durationSec / 60} minutes (detail.retry_after, Retry-After)`,
-  }],
+  requestLogin: [
+    {
+      key: 'RATE_LIMITED',
+      when: `more than ${LOGIN_LIMITS.perAddress.points} sign-in requests from this address, or ${LOGIN_LIMITS.perEmail.points} for this email address, in ${LOGIN_LIMITS.perEmail.durationSec / 60} minutes (detail.retry_after, Retry-After)`,
+    },
+  ],
   completeLogin: [
     { key: 'AUTH_REQUIRED', error: 'login_link_invalid', when: 'the sign-in link is invalid, expired or already used' },
     { key: 'FORBIDDEN', error: 'no_active_organization', when: 'the person belongs to no active organization' },
   ],
-  acceptInvitation: [{ key: 'AUTH_REQUIRED', error: 'invitation_invalid', when: 'the invitation is invalid, expired, withdrawn or already used' }],
+  acceptInvitation: [
+    {
+      key: 'AUTH_REQUIRED',
+      error: 'invitation_invalid',
+      when: 'the invitation is invalid, expired, withdrawn or already used',
+    },
+  ],
   confirmEmail: [
-    { key: 'AUTH_REQUIRED', error: 'login_link_invalid', when: 'the confirmation link is invalid, expired or already used' },
+    {
+      key: 'AUTH_REQUIRED',
+      error: 'login_link_invalid',
+      when: 'the confirmation link is invalid, expired or already used',
+    },
     { key: 'CONFLICT', error: 'email_taken', when: 'another account already uses this email address' },
   ],
   switchOrganization: [{ key: 'NOT_FOUND', when: 'you are not a member of an active organization with this id' }],
-  invite: [{ key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' }, capExceeded('members'), recipientLimited('invitation')],
+  invite: [
+    { key: 'CONFLICT', error: 'already_member', when: 'the address is already a member' },
+    capExceeded('members'),
+    recipientLimited('invitation'),
+  ],
   removeMember: [{ key: 'FORBIDDEN', error: 'owner_cannot_be_removed', when: 'the owner cannot be removed' }],
-  withdrawInvitation: [{ key: 'NOT_FOUND', when: 'no pending invitation of your organization has this id (accepted, withdrawn or expired ones included)' }],
+  withdrawInvitation: [
+    {
+      key: 'NOT_FOUND',
+      when: 'no pending invitation of your organization has this id (accepted, withdrawn or expired ones included)',
+    },
+  ],
   keys: [keysTier],
-  createKey: [keysTier, { key: 'INSUFFICIENT_SCOPE', when: 'an API key asks for a key with a scope it lacks itself (scopes not given: the kind\'s default, read and write for a standard key)' }],
+  createKey: [
+    keysTier,
+    {
+      key: 'INSUFFICIENT_SCOPE',
+      when: "an API key asks for a key with a scope it lacks itself (scopes not given: the kind's default, read and write for a standard key)",
+    },
+  ],
   updateMe: [
-    { key: 'FORBIDDEN', error: 'session_required', when: 'email is given with an API key: the sign-in address changes from a browser session only' }, recipientLimited('address-change'),
-    { key: 'VALIDATION_ERROR', when: 'the name looks like another member\'s of one of your organizations (Unicode confusables skeleton: detail[].type value_error.confusable), or holds invisible characters' },
+    {
+      key: 'FORBIDDEN',
+      error: 'session_required',
+      when: 'email is given with an API key: the sign-in address changes from a browser session only',
+    },
+    recipientLimited('address-change'),
+    {
+      key: 'VALIDATION_ERROR',
+      when: "the name looks like another member's of one of your organizations (Unicode confusables skeleton: detail[].type value_error.confusable), or holds invisible characters",
+    },
   ],
   rotateKey: [
-    keysTier, { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
-    { key: 'FORBIDDEN', error: 'not_key_holder', when: "another member's key: only its holder may rotate it (the new key is shown to whoever rotates); revoke it instead" },
+    keysTier,
+    { key: 'CONFLICT', error: 'key_revoked', when: 'the key is revoked; create a new one instead' },
+    {
+      key: 'FORBIDDEN',
+      error: 'not_key_holder',
+      when: "another member's key: only its holder may rotate it (the new key is shown to whoever rotates); revoke it instead",
+    },
     { key: 'VALIDATION_ERROR', when: 'trial keys are not rotated' },
   ],
   startTrial: [
-    { key: 'TRIAL_UNAVAILABLE', when: 'the organization is not on the Free plan, or its trial has already started (detail.contact_url)' },
+    {
+      key: 'TRIAL_UNAVAILABLE',
+      when: 'the organization is not on the Free plan, or its trial has already started (detail.contact_url)',
+    },
     { key: 'TRIAL_CONFLICT', when: 'the trial of this organization has ended (detail.contact_url)' },
   ],
-  deleteAccount: [{ key: 'CONFIRMATION_REQUIRED', when: 'confirmation is not the exact text (detail.confirmation gives it)' }],
+  deleteAccount: [
+    { key: 'CONFIRMATION_REQUIRED', when: 'confirmation is not the exact text (detail.confirmation gives it)' },
+  ],
 } satisfies Record<string, RouteError[]>;
 
 export const Email = Type.String({ minLength: 3, maxLength: 320, description: 'An email address' });
-export const IdParam = (name: string) => Type.Object({ [name]: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false });
+export const IdParam = (name: string) =>
+  Type.Object(
+    { [name]: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) },
+    { additionalProperties: false },
+  );
 
 const CapsSchema = Type.Object({
   members: Type.Integer({ description: '-1 = no cap' }),
@@ -107,37 +166,74 @@ export const Organization = Type.Object({
   status: StringEnum(['active', 'deactivated'] as const),
   created_at: DateTime,
   permissions: Type.Object({
-    search_max_results: Type.Integer(), sage_visible: Type.Boolean(), virtual_patch: Type.Boolean(), api_keys: Type.Boolean(), webhook_delivery: Type.Boolean(),
+    search_max_results: Type.Integer(),
+    sage_visible: Type.Boolean(),
+    virtual_patch: Type.Boolean(),
+    api_keys: Type.Boolean(),
+    webhook_delivery: Type.Boolean(),
   }),
   plan_caps: CapsSchema,
-  cap_overrides: Type.Object({
-    members: Type.Optional(Type.Integer()), environments: Type.Optional(Type.Integer()), assets: Type.Optional(Type.Integer()), webhooks: Type.Optional(Type.Integer()),
-  }, { description: 'Per-organization overrides (set by an operator)' }),
+  cap_overrides: Type.Object(
+    {
+      members: Type.Optional(Type.Integer()),
+      environments: Type.Optional(Type.Integer()),
+      assets: Type.Optional(Type.Integer()),
+      webhooks: Type.Optional(Type.Integer()),
+    },
+    { description: 'Per-organization overrides (set by an operator)' },
+  ),
   caps: CapsSchema,
-  provider_org_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The managed-service provider of this client organization' }),
+  provider_org_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The managed-service provider of this client organization',
+  }),
 });
 
-export const UpdateOrganization = Type.Object({
-  name: DisplayName(200),
-}, { additionalProperties: false, examples: [{ name: 'Plant operations' }] });
+export const UpdateOrganization = Type.Object(
+  { name: DisplayName(200) },
+  { additionalProperties: false, examples: [{ name: 'Plant operations' }] },
+);
 
-export const Preferences = Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean(), Type.Null()]), {
-  maxProperties: MAX_PREFERENCE_KEYS, description: `Free-form per-person settings (e.g. {"theme": "dark"}); merged into the stored ones (a null value removes a key), which hold at most ${MAX_PREFERENCE_KEYS} keys`,
+export const Preferences = Type.Record(
+  Type.String({ maxLength: 64 }),
+  Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean(), Type.Null()]),
+  {
+    maxProperties: MAX_PREFERENCE_KEYS,
+    description: `Free-form per-person settings (e.g. {"theme": "dark"}); merged into the stored ones (a null value removes a key), which hold at most ${MAX_PREFERENCE_KEYS} keys`,
+  },
+);
+
+export const UpdateMe = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 200, pattern: NAME_TEXT_PATTERN })),
+    preferences: Type.Optional(Preferences),
+    email: Type.Optional(Email),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Runner Name', preferences: { theme: 'dark' } }],
+  },
+);
+
+export const TeamMember = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  name: Type.String(),
+  role: StringEnum(ROLES),
+  created_at: DateTime,
 });
-
-export const UpdateMe = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200, pattern: NAME_TEXT_PATTERN })),
-  preferences: Type.Optional(Preferences),
-  email: Type.Optional(Email),
-}, { additionalProperties: false, minProperties: 1, examples: [{ name: 'Runner Name', preferences: { theme: 'dark' } }] });
-
-export const TeamMember = Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), role: StringEnum(ROLES), created_at: DateTime });
-export const Invitation = Type.Object({ id: Type.Integer(), email: Type.String(), role: StringEnum(['admin', 'viewer'] as const), created_at: DateTime, expires_at: DateTime });
-export const Team = Type.Object({ members: Type.Array(TeamMember), invitations: Type.Array(Invitation) });
-export const InviteBody = Type.Object({
-  email: Email,
+export const Invitation = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
   role: StringEnum(['admin', 'viewer'] as const),
-}, { additionalProperties: false, examples: [{ email: 'new.colleague@example.test', role: 'viewer' }] });
+  created_at: DateTime,
+  expires_at: DateTime,
+});
+export const Team = Type.Object({ members: Type.Array(TeamMember), invitations: Type.Array(Invitation) });
+export const InviteBody = Type.Object(
+  { email: Email, role: StringEnum(['admin', 'viewer'] as const) },
+  { additionalProperties: false, examples: [{ email: 'new.colleague@example.test', role: 'viewer' }] },
+);
 
 export const ApiKey = Type.Object({
   id: Type.Integer(),
@@ -161,14 +257,29 @@ export const IssuedKey = Type.Object({
   created_at: DateTime,
   expires_at: NullableDateTime,
 });
-export const CreateKey = Type.Object({
-  kind: Type.Optional(StringEnum(['standard', 'partner'] as const, { description: 'standard (default) or partner (read-only); trial keys come from POST /account/trial' })),
-  scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 2, uniqueItems: true })),
-  label: Type.Optional(Type.Union([DisplayName(KEY_LABEL_MAX, { description: 'Descriptive name, stored trimmed' }), Type.Null()], { description: 'null or absent: no label' })),
-}, { additionalProperties: false, examples: [{ kind: 'standard', scopes: ['read'], label: 'SIEM export' }] });
+export const CreateKey = Type.Object(
+  {
+    kind: Type.Optional(
+      StringEnum(['standard', 'partner'] as const, {
+        description: 'standard (default) or partner (read-only); trial keys come from POST /account/trial',
+      }),
+    ),
+    scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 2, uniqueItems: true })),
+    label: Type.Optional(
+      Type.Union([DisplayName(KEY_LABEL_MAX, { description: 'Descriptive name, stored trimmed' }), Type.Null()], {
+        description: 'null or absent: no label',
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ kind: 'standard', scopes: ['read'], label: 'SIEM export' }] },
+);
 export const RevokedKey = Type.Object({ id: Type.Integer(), key_start: Type.String(), revoked_at: DateTime });
 
 export const Client = Type.Object({
-  id: Type.Integer(), name: Type.String(), tier: StringEnum(TIERS), status: StringEnum(['active', 'deactivated'] as const),
-  created_at: DateTime, deactivated_at: NullableDateTime,
+  id: Type.Integer(),
+  name: Type.String(),
+  tier: StringEnum(TIERS),
+  status: StringEnum(['active', 'deactivated'] as const),
+  created_at: DateTime,
+  deactivated_at: NullableDateTime,
 });

@@ -31,4 +31,7 @@ export function DisplayName(maxLength: number, opts: { description?: string } = 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** The body of a write that takes none (DELETE): absent (null to the validator), or an empty JSON object. */
-export const NoBody = Type.Unsafe<Record<string, never> | null>({ type: ['object', 'null'], additionalProperties: false });
+export const NoBody = Type.Unsafe<Record<string, never> | null>({
+  type: ['object', 'null'],
+  additionalProperties: false,
+});

@@ -18,7 +18,11 @@ const enc = (s: string) => Buffer.from(s, 'utf8');
 const j = JSON.stringify;
 
 /** The card's parts of an entry (cardFields), encoded: before the status, between the fixed version and the rank, after the rank. */
-interface CardParts { head: Buffer; mid: Buffer; tail: Buffer }
+interface CardParts {
+  head: Buffer;
+  mid: Buffer;
+  tail: Buffer;
+}
 const CARD = new WeakMap<CveCard, CardParts>();
 function cardParts(c: CveCard): CardParts {
   let p = CARD.get(c);
@@ -183,7 +187,12 @@ function entry(w: AnswerWriter, d: Decided, decisions?: AssetAnswer['decisions']
 /** One asset's answer; whole chunks are handed out as they fill (a large asset's list is megabytes). */
 function* asset(w: AnswerWriter, a: AssetAnswer): Generator<Buffer> {
   const head = j({
-    asset_id: a.asset.asset_id, vendor: a.asset.vendor, product: a.asset.product, version: a.asset.version, matched_products: a.matched_products, counts: a.counts,
+    asset_id: a.asset.asset_id,
+    vendor: a.asset.vendor,
+    product: a.asset.product,
+    version: a.asset.version,
+    matched_products: a.matched_products,
+    counts: a.counts,
     ...(a.decisions ? { decision_counts: a.decisions.counts } : {}),
   });
   w.text(`${head.slice(0, -1)},"cves":[`);
@@ -205,7 +214,12 @@ const SLICE_MS = 10;
  * response is written.
  */
 export async function* correlateBody(
-  w: AnswerWriter, api: unknown, count: number, answer: (i: number) => AssetAnswer, rest: () => Record<string, unknown>, meta: () => unknown,
+  w: AnswerWriter,
+  api: unknown,
+  count: number,
+  answer: (i: number) => AssetAnswer,
+  rest: () => Record<string, unknown>,
+  meta: () => unknown,
   pagination?: unknown,
 ): AsyncGenerator<Buffer> {
   w.text(`{"api":${j(api)},"data":{"assets":[`);

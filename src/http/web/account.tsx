@@ -13,7 +13,9 @@ export function renderLoginPage(error?: string, next?: string | null): string {
       {error ? <p class="danger">{error}</p> : null}
       {next ? <p class="note">Sign in to open that page.</p> : null}
       <form method="post" action="/login" class="stack">
-        <label>Email address <input type="email" name="email" required maxLength={320} autoComplete="email" /></label>
+        <label>
+          Email address <input type="email" name="email" required maxLength={320} autoComplete="email" />
+        </label>
         {next ? <input type="hidden" name="next" value={next} /> : null}
         <button type="submit">Email me a sign-in link</button>
       </form>
@@ -24,9 +26,17 @@ export function renderLoginPage(error?: string, next?: string | null): string {
 
 /** Headings of the error page by status: what happened, in the reader's words. */
 const ERROR_HEADINGS: Record<number, string> = {
-  400: 'That request could not be read', 401: 'Sign in again', 403: 'Not allowed', 404: 'Not found',
-  405: 'Not available here', 409: 'Not possible now', 410: 'No longer available', 413: 'Too large', 422: 'Please check what you sent',
-  429: 'Too many requests', 503: 'Unavailable for a moment',
+  400: 'That request could not be read',
+  401: 'Sign in again',
+  403: 'Not allowed',
+  404: 'Not found',
+  405: 'Not available here',
+  409: 'Not possible now',
+  410: 'No longer available',
+  413: 'Too large',
+  422: 'Please check what you sent',
+  429: 'Too many requests',
+  503: 'Unavailable for a moment',
 };
 
 /**
@@ -34,16 +44,35 @@ const ERROR_HEADINGS: Record<number, string> = {
  * "Pages"): the heading, the envelope's message and field problems, the request id, and the ways on (sign in, the
  * account page). API clients keep the JSON envelope.
  */
-export function renderErrorPage(e: { status: number; message: string; fields: { field: string; message: string }[]; requestId: string; retryAfter: number | null }): string {
-  const heading = ERROR_HEADINGS[e.status] ?? (e.status >= 500 ? 'Something went wrong on our side' : 'That did not work');
+export function renderErrorPage(e: {
+  status: number;
+  message: string;
+  fields: { field: string; message: string }[];
+  requestId: string;
+  retryAfter: number | null;
+}): string {
+  const heading =
+    ERROR_HEADINGS[e.status] ?? (e.status >= 500 ? 'Something went wrong on our side' : 'That did not work');
   return html(
     <Layout title={heading}>
       <h1>{heading}</h1>
       <p class="danger">{e.message}</p>
-      {e.fields.length ? <ul>{e.fields.map((f) => <li><code>{f.field}</code>: {f.message}</li>)}</ul> : null}
+      {e.fields.length ? (
+        <ul>
+          {e.fields.map((f) => (
+            <li>
+              <code>{f.field}</code>: {f.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       {e.retryAfter !== null ? <p>Try again in {e.retryAfter} seconds.</p> : null}
-      <p><a href="/login">Sign in</a> · <a href="/account">Your account</a> · <a href="/overview">Overview</a></p>
-      <p class="note">Request id {e.requestId} ({e.status}).</p>
+      <p>
+        <a href="/login">Sign in</a> · <a href="/account">Your account</a> · <a href="/overview">Overview</a>
+      </p>
+      <p class="note">
+        Request id {e.requestId} ({e.status}).
+      </p>
     </Layout>,
   );
 }
@@ -53,7 +82,9 @@ export function renderCheckEmailPage(): string {
     <Layout title="Check your email">
       <h1>Check your email</h1>
       <p>If an account uses this address, a sign-in link is on its way. It is valid for 15 minutes and works once.</p>
-      <p><a href="/login">Back to sign-in</a></p>
+      <p>
+        <a href="/login">Back to sign-in</a>
+      </p>
     </Layout>,
   );
 }
@@ -61,8 +92,20 @@ export function renderCheckEmailPage(): string {
 export interface AccountPageData {
   me: { email: string; name: string; role: string };
   org: { name: string; tier: Tier; caps: { members: number } };
-  team: { members: { id: number; email: string; name: string; role: string }[]; invitations: { id: number; email: string; role: string; expires_at: string }[] };
-  keys: { id: number; key_start: string; kind: string; scopes: string[]; label: string | null; revoked_at: string | null }[] | null;
+  team: {
+    members: { id: number; email: string; name: string; role: string }[];
+    invitations: { id: number; email: string; role: string; expires_at: string }[];
+  };
+  keys:
+    | {
+        id: number;
+        key_start: string;
+        kind: string;
+        scopes: string[];
+        label: string | null;
+        revoked_at: string | null;
+      }[]
+    | null;
   csrf: string;
   /** A key just created: shown once. */
   newKey?: string;
@@ -75,23 +118,53 @@ export interface AccountPageData {
 }
 
 const cap = (n: number) => (n < 0 ? 'no cap' : String(n));
-const ENDED: Record<string, string> = { expired: 'its 14 days have passed', ended: 'it was ended early', limit: 'its asset checks are used up' };
+const ENDED: Record<string, string> = {
+  expired: 'its 14 days have passed',
+  ended: 'it was ended early',
+  limit: 'its asset checks are used up',
+};
 
 function Trial({ d, admin }: { d: AccountPageData; admin: boolean }) {
   const t = d.trial;
   if (d.trialKey) {
-    return <>
-      <p>Your free API trial key (shown once; store it now). It works until {when(d.trialKey.ends_at)} UTC, for up to 750 asset checks, 25 per request, on the asset-correlation endpoints and the CVE detail:</p>
-      <p class="secret" id="trial-key">{d.trialKey.key}</p>
-    </>;
+    return (
+      <>
+        <p>
+          Your free API trial key (shown once; store it now). It works until {when(d.trialKey.ends_at)} UTC, for up to
+          750 asset checks, 25 per request, on the asset-correlation endpoints and the CVE detail:
+        </p>
+        <p class="secret" id="trial-key">
+          {d.trialKey.key}
+        </p>
+      </>
+    );
   }
-  if (t?.status === 'active') return <p id="trial">Free API trial: active until {when(t.ends_at)} UTC; {t.used} of {t.total_checks} asset checks used, {t.remaining} left ({t.per_request} per request).</p>;
-  if (t?.status === 'ended') return <p id="trial">Free API trial: ended ({ENDED[t.reason ?? 'ended']}); {t.used} of {t.total_checks} asset checks were used. Upgrade to Professional for API keys.</p>;
+  if (t?.status === 'active')
+    return (
+      <p id="trial">
+        Free API trial: active until {when(t.ends_at)} UTC; {t.used} of {t.total_checks} asset checks used,{' '}
+        {t.remaining} left ({t.per_request} per request).
+      </p>
+    );
+  if (t?.status === 'ended')
+    return (
+      <p id="trial">
+        Free API trial: ended ({ENDED[t.reason ?? 'ended']}); {t.used} of {t.total_checks} asset checks were used.
+        Upgrade to Professional for API keys.
+      </p>
+    );
   if (d.org.tier === 'free' && admin) {
-    return <>
-      <form method="post" action="/account/trial"><Csrf token={d.csrf} /><button type="submit">Start the free API trial</button></form>
-      <p class="note">Once per organization: a key for 14 days, up to 750 asset checks (25 per request), shown once.</p>
-    </>;
+    return (
+      <>
+        <form method="post" action="/account/trial">
+          <Csrf token={d.csrf} />
+          <button type="submit">Start the free API trial</button>
+        </form>
+        <p class="note">
+          Once per organization: a key for 14 days, up to 750 asset checks (25 per request), shown once.
+        </p>
+      </>
+    );
   }
   return null;
 }
@@ -100,27 +173,80 @@ function Keys({ d, admin }: { d: AccountPageData; admin: boolean }) {
   // No key list: below Professional, or a viewer (who may not manage keys whatever the plan).
   const keysTier = TIER_PERMISSIONS[d.org.tier].api_keys;
   if (d.keys === null) {
-    return <>
-      <p class="note">{keysTier && !admin ? 'Owners and admins manage the API keys of this organization.' : `API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.`}</p>
-      <Trial d={d} admin={admin} />
-    </>;
+    return (
+      <>
+        <p class="note">
+          {keysTier && !admin
+            ? 'Owners and admins manage the API keys of this organization.'
+            : `API keys are available on the Professional plan and above${admin ? '' : ' (owners and admins manage them)'}.`}
+        </p>
+        <Trial d={d} admin={admin} />
+      </>
+    );
   }
-  return <>
-    {d.newKey ? <><p>Your new key (shown once; store it now):</p><p class="secret" id="new-key">{d.newKey}</p></> : null}
-    <Scroll label="API keys"><table>
-      <thead><tr><th>Key</th><th>Kind</th><th>Scopes</th><th>Label</th><th><span class="skip">Action</span></th></tr></thead>
-      <tbody>{d.keys.map((k) => (
-        <tr><td><code>{k.key_start}…</code></td><td>{k.kind}</td><td>{k.scopes.join(', ')}</td><td>{k.label}</td><td>{k.revoked_at ? 'revoked' : (
-          <form class="inline" method="post" action={`/account/keys/${k.id}/revoke`}><Csrf token={d.csrf} /><button type="submit">Revoke</button></form>
-        )}</td></tr>
-      ))}</tbody>
-    </table></Scroll>
-    <form method="post" action="/account/keys"><Csrf token={d.csrf} />
-      <label>Label <input name="label" maxLength={200} /></label>{' '}
-      <label>Scope <select name="scope"><option value="read">read</option><option value="write">read and write</option></select></label>{' '}
-      <button type="submit">Create key</button>
-    </form>
-  </>;
+  return (
+    <>
+      {d.newKey ? (
+        <>
+          <p>Your new key (shown once; store it now):</p>
+          <p class="secret" id="new-key">
+            {d.newKey}
+          </p>
+        </>
+      ) : null}
+      <Scroll label="API keys">
+        <table>
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Kind</th>
+              <th>Scopes</th>
+              <th>Label</th>
+              <th>
+                <span class="skip">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.keys.map((k) => (
+              <tr>
+                <td>
+                  <code>{k.key_start}…</code>
+                </td>
+                <td>{k.kind}</td>
+                <td>{k.scopes.join(', ')}</td>
+                <td>{k.label}</td>
+                <td>
+                  {k.revoked_at ? (
+                    'revoked'
+                  ) : (
+                    <form class="inline" method="post" action={`/account/keys/${k.id}/revoke`}>
+                      <Csrf token={d.csrf} />
+                      <button type="submit">Revoke</button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
+      <form method="post" action="/account/keys">
+        <Csrf token={d.csrf} />
+        <label>
+          Label <input name="label" maxLength={200} />
+        </label>{' '}
+        <label>
+          Scope{' '}
+          <select name="scope">
+            <option value="read">read</option>
+            <option value="write">read and write</option>
+          </select>
+        </label>{' '}
+        <button type="submit">Create key</button>
+      </form>
+    </>
+  );
 }
 
 export function renderAccountPage(d: AccountPageData): string {
@@ -130,55 +256,145 @@ export function renderAccountPage(d: AccountPageData): string {
   return html(
     <Layout title="Account" current="/account" viewer={viewer}>
       <h1>{d.org.name}</h1>
-      {d.notice ? <p class="flash"><strong>{d.notice}</strong></p> : null}
-      <p>Signed in as {d.me.email} ({d.me.role}). <a href="/account/notifications">Alert email preferences</a> · <a href="/training">Training</a></p>
+      {d.notice ? (
+        <p class="flash">
+          <strong>{d.notice}</strong>
+        </p>
+      ) : null}
       <p>
-        <form class="inline" method="post" action="/logout-all"><Csrf token={d.csrf} /><button type="submit" class="secondary">Sign out everywhere</button></form>
+        Signed in as {d.me.email} ({d.me.role}). <a href="/account/notifications">Alert email preferences</a> ·{' '}
+        <a href="/training">Training</a>
+      </p>
+      <p>
+        <form class="inline" method="post" action="/logout-all">
+          <Csrf token={d.csrf} />
+          <button type="submit" class="secondary">
+            Sign out everywhere
+          </button>
+        </form>
       </p>
       <h2>You</h2>
-      <form method="post" action="/account/profile"><Csrf token={d.csrf} />
-        <label>Name <input name="name" maxLength={200} value={d.me.name} autoComplete="name" /></label> <button type="submit">Save name</button>
+      <form method="post" action="/account/profile">
+        <Csrf token={d.csrf} />
+        <label>
+          Name <input name="name" maxLength={200} value={d.me.name} autoComplete="name" />
+        </label>{' '}
+        <button type="submit">Save name</button>
       </form>
-      <form method="post" action="/account/profile"><Csrf token={d.csrf} />
-        <label>Sign-in address <input type="email" name="email" required maxLength={320} value={d.me.email} autoComplete="email" /></label> <button type="submit">Change address</button>
+      <form method="post" action="/account/profile">
+        <Csrf token={d.csrf} />
+        <label>
+          Sign-in address{' '}
+          <input type="email" name="email" required maxLength={320} value={d.me.email} autoComplete="email" />
+        </label>{' '}
+        <button type="submit">Change address</button>
       </form>
-      <p class="note">A new address applies once the link sent to it is followed (60 minutes); then every session ends. Sending your current address cancels a pending change.</p>
+      <p class="note">
+        A new address applies once the link sent to it is followed (60 minutes); then every session ends. Sending your
+        current address cancels a pending change.
+      </p>
       <h2>Plan and usage</h2>
-      <table><tbody>
-        <tr><th scope="row">Plan</th><td>{d.org.tier}</td></tr>
-        <tr><th scope="row">Members</th><td>{used} of {cap(d.org.caps.members)} (pending invitations included)</td></tr>
-      </tbody></table>
-      <h2>Team</h2>
-      <Scroll label="Team members"><table>
-        <thead><tr><th>Email</th><th>Name</th><th>Role</th><th><span class="skip">Action</span></th></tr></thead>
+      <table>
         <tbody>
-          {d.team.members.map((m) => (
-            <tr><td>{m.email}</td><td>{m.name}</td><td>{m.role}</td><td>{admin && m.role !== 'owner' ? (
-              <form class="inline" method="post" action={`/account/team/${m.id}/remove`}><Csrf token={d.csrf} /><button type="submit">Remove</button></form>
-            ) : null}</td></tr>
-          ))}
-          {d.team.invitations.map((i) => (
-            <tr><td>{i.email}</td><td>(invited)</td><td>{i.role}</td><td class="note">until {i.expires_at.slice(0, 10)}{admin ? <>{' '}
-              <form class="inline" method="post" action={`/account/team/invitations/${i.id}/withdraw`}><Csrf token={d.csrf} /><button type="submit">Withdraw</button></form></> : null}</td></tr>
-          ))}
+          <tr>
+            <th scope="row">Plan</th>
+            <td>{d.org.tier}</td>
+          </tr>
+          <tr>
+            <th scope="row">Members</th>
+            <td>
+              {used} of {cap(d.org.caps.members)} (pending invitations included)
+            </td>
+          </tr>
         </tbody>
-      </table></Scroll>
+      </table>
+      <h2>Team</h2>
+      <Scroll label="Team members">
+        <table>
+          <thead>
+            <tr>
+              <th>Email</th>
+              <th>Name</th>
+              <th>Role</th>
+              <th>
+                <span class="skip">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.team.members.map((m) => (
+              <tr>
+                <td>{m.email}</td>
+                <td>{m.name}</td>
+                <td>{m.role}</td>
+                <td>
+                  {admin && m.role !== 'owner' ? (
+                    <form class="inline" method="post" action={`/account/team/${m.id}/remove`}>
+                      <Csrf token={d.csrf} />
+                      <button type="submit">Remove</button>
+                    </form>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+            {d.team.invitations.map((i) => (
+              <tr>
+                <td>{i.email}</td>
+                <td>(invited)</td>
+                <td>{i.role}</td>
+                <td class="note">
+                  until {i.expires_at.slice(0, 10)}
+                  {admin ? (
+                    <>
+                      {' '}
+                      <form class="inline" method="post" action={`/account/team/invitations/${i.id}/withdraw`}>
+                        <Csrf token={d.csrf} />
+                        <button type="submit">Withdraw</button>
+                      </form>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
       {admin ? (
-        <form method="post" action="/account/team/invite"><Csrf token={d.csrf} />
-          <label>Invite <input type="email" name="email" required maxLength={320} /></label>{' '}
-          <label>Role <select name="role"><option value="viewer">viewer</option><option value="admin">admin</option></select></label>{' '}
+        <form method="post" action="/account/team/invite">
+          <Csrf token={d.csrf} />
+          <label>
+            Invite <input type="email" name="email" required maxLength={320} />
+          </label>{' '}
+          <label>
+            Role{' '}
+            <select name="role">
+              <option value="viewer">viewer</option>
+              <option value="admin">admin</option>
+            </select>
+          </label>{' '}
           <button type="submit">Send invitation</button>
         </form>
       ) : null}
       <h2>API keys</h2>
       <Keys d={d} admin={admin} />
-      {d.me.role === 'owner' ? <>
-        <h2 class="danger">Delete the organization</h2>
-        <p>This deactivates the organization at once and purges all its data within 24 hours. Type <code>{d.deleteConfirmation}</code> to confirm.</p>
-        <form method="post" action="/account/delete"><Csrf token={d.csrf} />
-          <label>Confirmation <input name="confirmation" size={45} maxLength={200} required /></label> <button type="submit" class="danger">Delete</button>
-        </form>
-      </> : null}
+      {d.me.role === 'owner' ? (
+        <>
+          <h2 class="danger">Delete the organization</h2>
+          <p>
+            This deactivates the organization at once and purges all its data within 24 hours. Type{' '}
+            <code>{d.deleteConfirmation}</code> to confirm.
+          </p>
+          <form method="post" action="/account/delete">
+            <Csrf token={d.csrf} />
+            <label>
+              Confirmation <input name="confirmation" size={45} maxLength={200} required />
+            </label>{' '}
+            <button type="submit" class="danger">
+              Delete
+            </button>
+          </form>
+        </>
+      ) : null}
     </Layout>,
   );
 }
@@ -186,7 +402,11 @@ export function renderAccountPage(d: AccountPageData): string {
 export function renderMessagePage(title: string, message: string, back = '/account'): string {
   return html(
     <Layout title={title}>
-      <h1>{title}</h1><p>{message}</p><p><a href={back}>Back</a></p>
+      <h1>{title}</h1>
+      <p>{message}</p>
+      <p>
+        <a href={back}>Back</a>
+      </p>
     </Layout>,
   );
 }
@@ -195,8 +415,13 @@ export interface NotificationsPageData {
   email: string;
   role: string;
   prefs: {
-    email_enabled: boolean; min_severity: string | null; min_bcs: number | null; kev_only: boolean; delivery: string;
-    customized: boolean; updated_at: string | null;
+    email_enabled: boolean;
+    min_severity: string | null;
+    min_bcs: number | null;
+    kev_only: boolean;
+    delivery: string;
+    customized: boolean;
+    updated_at: string | null;
   };
   severities: readonly string[];
   csrf: string;
@@ -210,23 +435,74 @@ export function renderNotificationsPage(d: NotificationsPageData): string {
   return html(
     <Layout title="Notifications" current="/account" viewer={{ email: d.email, role: d.role, csrf: d.csrf }}>
       <h1>Alert email</h1>
-      <p><a href="/account">Account</a> · Preferences of {d.email}; every threshold set must be met for an alert to be emailed.</p>
-      {d.error ? <p class="danger" role="alert">{d.error}</p> : null}
-      {d.saved ? <p class="flash"><strong>Saved.</strong></p> : null}
-      <form method="post" action="/account/notifications"><Csrf token={d.csrf} />
-        <p><label><input type="checkbox" name="email_enabled" value="on" checked={p.email_enabled} /> Email me alerts</label></p>
-        <p><label>Minimum severity <select name="min_severity">
-          {['', ...d.severities].map((s) => <option value={s} selected={(p.min_severity ?? '') === s}>{s ? `${s} and above` : 'any severity'}</option>)}
-        </select></label></p>
-        <p><label>Minimum BCS (0–10, blank for any) <input name="min_bcs" inputMode="decimal" size={5} maxLength={10} value={p.min_bcs === null ? '' : String(p.min_bcs)} /></label></p>
-        <p><label><input type="checkbox" name="kev_only" value="on" checked={p.kev_only} /> Only CVEs in CISA KEV</label></p>
-        <fieldset><legend>Delivery</legend>
-          <label><input type="radio" name="delivery" value="instant" checked={p.delivery === 'instant'} /> one email per alert</label>{' '}
-          <label><input type="radio" name="delivery" value="daily_digest" checked={p.delivery === 'daily_digest'} /> one daily digest</label>
+      <p>
+        <a href="/account">Account</a> · Preferences of {d.email}; every threshold set must be met for an alert to be
+        emailed.
+      </p>
+      {d.error ? (
+        <p class="danger" role="alert">
+          {d.error}
+        </p>
+      ) : null}
+      {d.saved ? (
+        <p class="flash">
+          <strong>Saved.</strong>
+        </p>
+      ) : null}
+      <form method="post" action="/account/notifications">
+        <Csrf token={d.csrf} />
+        <p>
+          <label>
+            <input type="checkbox" name="email_enabled" value="on" checked={p.email_enabled} /> Email me alerts
+          </label>
+        </p>
+        <p>
+          <label>
+            Minimum severity{' '}
+            <select name="min_severity">
+              {['', ...d.severities].map((s) => (
+                <option value={s} selected={(p.min_severity ?? '') === s}>
+                  {s ? `${s} and above` : 'any severity'}
+                </option>
+              ))}
+            </select>
+          </label>
+        </p>
+        <p>
+          <label>
+            Minimum BCS (0–10, blank for any){' '}
+            <input
+              name="min_bcs"
+              inputMode="decimal"
+              size={5}
+              maxLength={10}
+              value={p.min_bcs === null ? '' : String(p.min_bcs)}
+            />
+          </label>
+        </p>
+        <p>
+          <label>
+            <input type="checkbox" name="kev_only" value="on" checked={p.kev_only} /> Only CVEs in CISA KEV
+          </label>
+        </p>
+        <fieldset>
+          <legend>Delivery</legend>
+          <label>
+            <input type="radio" name="delivery" value="instant" checked={p.delivery === 'instant'} /> one email per
+            alert
+          </label>{' '}
+          <label>
+            <input type="radio" name="delivery" value="daily_digest" checked={p.delivery === 'daily_digest'} /> one
+            daily digest
+          </label>
         </fieldset>
-        <p><button type="submit">Save</button></p>
+        <p>
+          <button type="submit">Save</button>
+        </p>
       </form>
-      <p class="note">{p.customized && p.updated_at ? `Last saved ${when(p.updated_at)} UTC.` : 'Not saved yet: the defaults apply.'}</p>
+      <p class="note">
+        {p.customized && p.updated_at ? `Last saved ${when(p.updated_at)} UTC.` : 'Not saved yet: the defaults apply.'}
+      </p>
     </Layout>,
   );
 }

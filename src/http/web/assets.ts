@@ -21,11 +21,22 @@ function asset(base: string, ext: string, type: string, body: Buffer): StaticAss
 
 const require = createRequire(import.meta.url);
 
-export const STYLESHEET = asset('app', 'css', 'text/css; charset=utf-8', readFileSync(new URL('./static/app.css', import.meta.url)));
-export const HTMX = asset('htmx', 'js', 'text/javascript; charset=utf-8', readFileSync(require.resolve('htmx.org/dist/htmx.min.js')));
+export const STYLESHEET = asset(
+  'app',
+  'css',
+  'text/css; charset=utf-8',
+  readFileSync(new URL('./static/app.css', import.meta.url)),
+);
+export const HTMX = asset(
+  'htmx',
+  'js',
+  'text/javascript; charset=utf-8',
+  readFileSync(require.resolve('htmx.org/dist/htmx.min.js')),
+);
 
 /** The files by their hashed name. */
 export const STATIC_FILES: ReadonlyMap<string, StaticAsset> = new Map([STYLESHEET, HTMX].map((a) => [a.name, a]));
 
 /** The page CSP: scripts and styles from this origin only, nothing inline, no other origin, forms to this origin. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";

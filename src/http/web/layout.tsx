@@ -51,20 +51,32 @@ export function Layout({ title, current, viewer, head, children }: LayoutProps) 
         {head}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
-          <a class="brand" href={viewer ? '/overview' : '/login'}>Vulnintel</a>
+          <a class="brand" href={viewer ? '/overview' : '/login'}>
+            Vulnintel
+          </a>
           {viewer ? (
             <nav aria-label="Main">
               <ul>
-                {NAV.map((n) => <li><a href={n.href} aria-current={n.href === current ? 'page' : undefined}>{n.label}</a></li>)}
+                {NAV.map((n) => (
+                  <li>
+                    <a href={n.href} aria-current={n.href === current ? 'page' : undefined}>
+                      {n.label}
+                    </a>
+                  </li>
+                ))}
               </ul>
             </nav>
           ) : null}
           {viewer ? (
             <form class="inline" method="post" action="/logout">
               <Csrf token={viewer.csrf} />
-              <button type="submit" class="secondary">Sign out</button>
+              <button type="submit" class="secondary">
+                Sign out
+              </button>
             </form>
           ) : null}
         </header>
@@ -81,14 +93,22 @@ export function html(page: JSX.Element): string {
 
 /** The headers every page carries (the CSP of ADR 0094); `cache` defaults to no-store (pages hold tenant data). */
 export function pageHeaders(reply: FastifyReply, cache = 'no-store'): FastifyReply {
-  return reply.header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff')
-    .header('Cache-Control', cache).header('Referrer-Policy', 'same-origin').type('text/html; charset=utf-8');
+  return reply
+    .header('Content-Security-Policy', PAGE_CSP)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Cache-Control', cache)
+    .header('Referrer-Policy', 'same-origin')
+    .type('text/html; charset=utf-8');
 }
 
 /** A field's message under its input (the form shown again after bad input). */
 export function FieldError({ errors, field }: { errors?: Record<string, string>; field: string }) {
   const m = errors?.[field];
-  return m ? <span class="field-error" id={`${field}-error`} role="alert">{m}</span> : null;
+  return m ? (
+    <span class="field-error" id={`${field}-error`} role="alert">
+      {m}
+    </span>
+  ) : null;
 }
 
 export const when = (iso: string | null | undefined) => (iso ?? '').slice(0, 16).replace('T', ' ');
@@ -98,5 +118,9 @@ export const when = (iso: string | null | undefined) => (iso ?? '').slice(0, 16)
  * scroll it too (axe scrollable-region-focusable).
  */
 export function Scroll({ label, children }: { label: string; children: ComponentChildren }) {
-  return <div class="scroll" tabIndex={0} role="region" aria-label={label}>{children}</div>;
+  return (
+    <div class="scroll" tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  );
 }

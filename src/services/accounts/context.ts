@@ -46,7 +46,11 @@ export function accountsContext(deps: AccountsDeps) {
     } catch (r) {
       if (r instanceof Error) throw r;
       const ms = (r as { msBeforeNext: number }).msBeforeNext;
-      throw new AccountError('rate_limited', `Too many emails to ${email} in the last hour (at most ${RECIPIENT_MAIL_LIMIT.points}); try again later`, { retry_after: Math.max(1, Math.ceil(ms / 1000)) });
+      throw new AccountError(
+        'rate_limited',
+        `Too many emails to ${email} in the last hour (at most ${RECIPIENT_MAIL_LIMIT.points}); try again later`,
+        { retry_after: Math.max(1, Math.ceil(ms / 1000)) },
+      );
     }
   }
   const link = (path: string, token: string) => `${deps.publicUrl}${path}?token=${encodeURIComponent(token)}`;
@@ -58,12 +62,23 @@ export function accountsContext(deps: AccountsDeps) {
   async function issueLoginToken(person: PersonRow, nextPath: string | null = null): Promise<string> {
     const token = randomToken();
     const now = clock.now();
-    await insertAuthToken(db, { tokenHash: sha256Hex(token), purpose: 'login', personId: person.id, nextPath, expiresAt: new Date(now.getTime() + LOGIN_LINK_TTL_MS) });
+    await insertAuthToken(db, {
+      tokenHash: sha256Hex(token),
+      purpose: 'login',
+      personId: person.id,
+      nextPath,
+      expiresAt: new Date(now.getTime() + LOGIN_LINK_TTL_MS),
+    });
     return link('/api/v1/auth/callback', token);
   }
 
   /** A new session of the member; `replacing`: the session token it replaces, ended in the same transaction. */
-  async function startSession(personId: number, orgId: number, memberId: number, replacing?: string): Promise<NewSession> {
+  async function startSession(
+    personId: number,
+    orgId: number,
+    memberId: number,
+    replacing?: string,
+  ): Promise<NewSession> {
     const token = randomToken();
     const now = clock.now();
     await withTx(db, async (trx) => {
@@ -87,5 +102,18 @@ export function accountsContext(deps: AccountsDeps) {
     return o;
   }
 
-  return { db, clock, planCaps: deps.planCaps, perEmail, perAddress, chargeRecipient, link, sendLater, issueLoginToken, startSession, personOf, orgOf };
+  return {
+    db,
+    clock,
+    planCaps: deps.planCaps,
+    perEmail,
+    perAddress,
+    chargeRecipient,
+    link,
+    sendLater,
+    issueLoginToken,
+    startSession,
+    personOf,
+    orgOf,
+  };
 }

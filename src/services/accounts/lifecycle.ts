@@ -4,7 +4,15 @@ import { withTx } from '../../store/db.ts';
 import { getOrg, lockOrg, deactivateOrg } from '../../store/accounts.ts';
 import { revokeOrgSessions } from '../../store/account-sessions.ts';
 import { ownerOf, revokeOrgKeys } from '../../store/account-team.ts';
-import { deleteOrganizationRow, deleteOrgRows, deleteOrphanPersons, deletedBefore, personsOfOrg, savepoint, tenantTables } from '../../store/account-purge.ts';
+import {
+  deleteOrganizationRow,
+  deleteOrgRows,
+  deleteOrphanPersons,
+  deletedBefore,
+  personsOfOrg,
+  savepoint,
+  tenantTables,
+} from '../../store/account-purge.ts';
 import { DELETE_CONFIRMATION, PURGE_AFTER_MS } from '../../domain/accounts.ts';
 import type { Principal } from '../identity.ts';
 import { AccountError } from '../account-errors.ts';
@@ -21,7 +29,11 @@ export function lifecyclePart(ctx: AccountsContext) {
      */
     async deleteAccount(p: Principal, confirmation: string | undefined) {
       if (confirmation !== DELETE_CONFIRMATION) {
-        throw new AccountError('confirmation_required', `Send {"confirmation": "${DELETE_CONFIRMATION}"} to delete the organization and all its data`, { confirmation: DELETE_CONFIRMATION });
+        throw new AccountError(
+          'confirmation_required',
+          `Send {"confirmation": "${DELETE_CONFIRMATION}"} to delete the organization and all its data`,
+          { confirmation: DELETE_CONFIRMATION },
+        );
       }
       const now = clock.now();
       const r = await withTx(db, async (trx) => {
@@ -35,11 +47,18 @@ export function lifecyclePart(ctx: AccountsContext) {
       const purgeBy = new Date(now.getTime() + PURGE_AFTER_MS + 3_600_000);
       if (r.owner) {
         sendLater({
-          kind: 'account_deleted', to: r.owner.email, subject: `${r.name} was deleted from Vulnintel`,
+          kind: 'account_deleted',
+          to: r.owner.email,
+          subject: `${r.name} was deleted from Vulnintel`,
           text: `The organization ${r.name} was deleted on ${now.toISOString()}. Its sessions and API keys no longer work, and all its data will be purged by ${purgeBy.toISOString()}. Encrypted backups age out within 31 days.\n`,
         });
       }
-      return { org_id: p.orgId, status: 'deactivated' as const, deleted_at: now.toISOString(), purge_by: purgeBy.toISOString() };
+      return {
+        org_id: p.orgId,
+        status: 'deactivated' as const,
+        deleted_at: now.toISOString(),
+        purge_by: purgeBy.toISOString(),
+      };
     },
 
     /** The one check of "organization deactivated" (deleted, or deactivated by its provider): keys, sessions, webhooks. */

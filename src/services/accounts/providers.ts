@@ -24,7 +24,7 @@ export function providersPart(ctx: AccountsContext) {
           await deactivateOrg(trx, clientId, now, false);
           await revokeOrgSessions(trx, clientId, now);
         }
-        return clientView((await getClient(trx, p.orgId, clientId)));
+        return clientView(await getClient(trx, p.orgId, clientId));
       });
     },
 
@@ -32,7 +32,7 @@ export function providersPart(ctx: AccountsContext) {
       const c = await getClient(db, p.orgId, clientId);
       if (!c) throw new AccountError('not_found', 'No such client organization of yours');
       await restoreOrg(db, clientId);
-      return clientView((await getClient(db, p.orgId, clientId)));
+      return clientView(await getClient(db, p.orgId, clientId));
     },
 
     /** Operator: makes `clientOrgId` a client of `providerOrgId` (vulnintel org set-provider). */
@@ -42,6 +42,20 @@ export function providersPart(ctx: AccountsContext) {
   };
 }
 
-function clientView(c: { id: number; name: string; tier: Tier; status: string; created_at: Date; deactivated_at: Date | null }) {
-  return { id: c.id, name: c.name, tier: c.tier, status: c.status as 'active' | 'deactivated', created_at: iso(c.created_at)!, deactivated_at: iso(c.deactivated_at) };
+function clientView(c: {
+  id: number;
+  name: string;
+  tier: Tier;
+  status: string;
+  created_at: Date;
+  deactivated_at: Date | null;
+}) {
+  return {
+    id: c.id,
+    name: c.name,
+    tier: c.tier,
+    status: c.status as 'active' | 'deactivated',
+    created_at: iso(c.created_at)!,
+    deactivated_at: iso(c.deactivated_at),
+  };
 }

@@ -18,13 +18,18 @@ export function sessionsPart(ctx: AccountsContext) {
      */
     async requestLogin(rawEmail: string, clientAddress: string, next?: string): Promise<void> {
       const email = normalizeEmail(rawEmail);
-      for (const [limiter, key, what] of [[perAddress, clientAddress, 'address'], [perEmail, sha256Hex(email), 'email address']] as const) {
+      for (const [limiter, key, what] of [
+        [perAddress, clientAddress, 'address'],
+        [perEmail, sha256Hex(email), 'email address'],
+      ] as const) {
         try {
           await limiter.consume(key, 1);
         } catch (r) {
           if (r instanceof Error) throw r;
           const ms = (r as { msBeforeNext: number }).msBeforeNext;
-          throw new AccountError('rate_limited', `Too many sign-in requests for this ${what}; try again later`, { retry_after: Math.max(1, Math.ceil(ms / 1000)) });
+          throw new AccountError('rate_limited', `Too many sign-in requests for this ${what}; try again later`, {
+            retry_after: Math.max(1, Math.ceil(ms / 1000)),
+          });
         }
       }
       if (!isEmail(email)) return;
@@ -32,7 +37,10 @@ export function sessionsPart(ctx: AccountsContext) {
       if (!person) return;
       const url = await issueLoginToken(person, safeNextPath(next));
       sendLater({
-        kind: 'login', to: person.email, link: url, subject: 'Your Vulnintel sign-in link',
+        kind: 'login',
+        to: person.email,
+        link: url,
+        subject: 'Your Vulnintel sign-in link',
         text: `Sign in to Vulnintel with this link (valid for 15 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
       });
     },
@@ -49,10 +57,15 @@ export function sessionsPart(ctx: AccountsContext) {
      */
     async completeLogin(token: string): Promise<NewSession & { next: string | null }> {
       const t = await consumeAuthToken(db, sha256Hex(token), 'login', clock.now());
-      if (!t) throw new AccountError('login_link_invalid', 'This sign-in link is invalid, expired or already used; request a new one');
+      if (!t)
+        throw new AccountError(
+          'login_link_invalid',
+          'This sign-in link is invalid, expired or already used; request a new one',
+        );
       const person = await getPerson(db, t.person_id);
       const ms = person ? (await membershipsOf(db, person.id)).filter((m) => m.status === 'active') : [];
-      if (!person || ms.length === 0) throw new AccountError('no_active_organization', 'This person belongs to no active organization');
+      if (!person || ms.length === 0)
+        throw new AccountError('no_active_organization', 'This person belongs to no active organization');
       const m = ms.find((x) => x.org_id === person.last_org_id) ?? ms[0];
       return { ...(await startSession(person.id, m.org_id, m.member_id)), next: safeNextPath(t.next_path) };
     },
@@ -70,7 +83,11 @@ export function sessionsPart(ctx: AccountsContext) {
     async memberships(p: Principal) {
       const person = await personOf(p);
       return (await membershipsOf(db, person.id)).map((m) => ({
-        org_id: m.org_id, org_name: m.org_name, role: m.role, tier: m.tier, status: m.status as 'active' | 'deactivated',
+        org_id: m.org_id,
+        org_name: m.org_name,
+        role: m.role,
+        tier: m.tier,
+        status: m.status as 'active' | 'deactivated',
         current: m.org_id === p.orgId,
       }));
     },

@@ -3,8 +3,19 @@ import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { withTx } from '../../store/db.ts';
 import { lockOrg, renameOrg, upsertPerson, type OrgRow } from '../../store/accounts.ts';
 import {
-  consumeInvitation, countMembers, deleteMembership, findMemberOfPerson, getTeamMember, insertInvitation, insertMembership, listTeam,
-  ownerOf, pendingInvitations, revokeInvitation, revokeInvitationsOf, type InvitationRow,
+  consumeInvitation,
+  countMembers,
+  deleteMembership,
+  findMemberOfPerson,
+  getTeamMember,
+  insertInvitation,
+  insertMembership,
+  listTeam,
+  ownerOf,
+  pendingInvitations,
+  revokeInvitation,
+  revokeInvitationsOf,
+  type InvitationRow,
 } from '../../store/account-team.ts';
 import { findMemberByEmail } from '../../store/identity.ts';
 import { INVITATION_TTL_MS, isEmail, normalizeEmail, removalRefusal } from '../../domain/accounts.ts';
@@ -20,7 +31,11 @@ export function teamPart(ctx: AccountsContext) {
   function orgView(o: OrgRow) {
     const tier = o.tier;
     return {
-      id: o.id, name: o.name, tier, status: o.status as 'active' | 'deactivated', created_at: iso(o.created_at)!,
+      id: o.id,
+      name: o.name,
+      tier,
+      status: o.status as 'active' | 'deactivated',
+      created_at: iso(o.created_at)!,
       permissions: { ...TIER_PERMISSIONS[tier] },
       plan_caps: { ...planCaps[tier] },
       cap_overrides: { ...o.cap_overrides },
@@ -40,9 +55,18 @@ export function teamPart(ctx: AccountsContext) {
     },
 
     async team(p: Principal) {
-      const [members, invitations] = await Promise.all([listTeam(db, p.orgId), pendingInvitations(db, p.orgId, clock.now())]);
+      const [members, invitations] = await Promise.all([
+        listTeam(db, p.orgId),
+        pendingInvitations(db, p.orgId, clock.now()),
+      ]);
       return {
-        members: members.map((m) => ({ id: m.id, email: m.email, name: m.name, role: m.role, created_at: iso(m.created_at)! })),
+        members: members.map((m) => ({
+          id: m.id,
+          email: m.email,
+          name: m.name,
+          role: m.role,
+          created_at: iso(m.created_at)!,
+        })),
         invitations: invitations.map(invitationView),
       };
     },
@@ -53,28 +77,44 @@ export function teamPart(ctx: AccountsContext) {
      */
     async invite(p: Principal, input: { email: string; role: 'admin' | 'viewer' }) {
       const email = normalizeEmail(input.email);
-      if (!isEmail(email)) throw new AccountError('invalid_email', 'email is not a valid email address', { field: 'email' });
+      if (!isEmail(email))
+        throw new AccountError('invalid_email', 'email is not a valid email address', { field: 'email' });
       const now = clock.now();
       const token = randomToken();
       const inv = await withTx(db, async (trx) => {
         const o = await lockOrg(trx, p.orgId);
         if (!o) throw new AccountError('not_found', 'No such organization');
-        if (await findMemberByEmail(trx, p.orgId, email)) throw new AccountError('already_member', `${email} is already a member of this organization`);
+        if (await findMemberByEmail(trx, p.orgId, email))
+          throw new AccountError('already_member', `${email} is already a member of this organization`);
         await revokeInvitationsOf(trx, p.orgId, email, now);
         const limit = effectiveCaps(planCaps, o.tier, o.cap_overrides).members;
         const used = (await countMembers(trx, p.orgId)) + (await pendingInvitations(trx, p.orgId, now)).length;
         if (!underCap(limit, used)) {
-          throw new AccountError('cap_exceeded', `The plan allows ${limit} members (pending invitations included); ${used} are used`, { resource: 'members', limit, used });
+          throw new AccountError(
+            'cap_exceeded',
+            `The plan allows ${limit} members (pending invitations included); ${used} are used`,
+            { resource: 'members', limit, used },
+          );
         }
         // Last before the insert (a refused invitation costs the address nothing), in the transaction (a refusal
         // stores nothing: the pending invitation replaced above stays).
         await chargeRecipient(email);
-        const row = await insertInvitation(trx, p.orgId, { email, role: input.role, tokenHash: sha256Hex(token), invitedBy: p.memberId, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), now });
+        const row = await insertInvitation(trx, p.orgId, {
+          email,
+          role: input.role,
+          tokenHash: sha256Hex(token),
+          invitedBy: p.memberId,
+          expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+          now,
+        });
         return { row, orgName: o.name };
       });
       const url = link('/api/v1/auth/accept-invite', token);
       sendLater({
-        kind: 'invitation', to: email, link: url, subject: `You are invited to ${inv.orgName} on Vulnintel`,
+        kind: 'invitation',
+        to: email,
+        link: url,
+        subject: `You are invited to ${inv.orgName} on Vulnintel`,
         text: `${p.email} invites you to join ${inv.orgName} on Vulnintel as ${input.role}.\n\nAccept (valid for 7 days, once):\n\n${url}\n`,
       });
       return invitationView(inv.row);
@@ -91,7 +131,11 @@ export function teamPart(ctx: AccountsContext) {
     async acceptInvitation(token: string): Promise<NewSession> {
       const r = await withTx(db, async (trx) => {
         const inv = await consumeInvitation(trx, sha256Hex(token), clock.now());
-        if (!inv) throw new AccountError('invitation_invalid', 'This invitation is invalid, expired, withdrawn or already used');
+        if (!inv)
+          throw new AccountError(
+            'invitation_invalid',
+            'This invitation is invalid, expired, withdrawn or already used',
+          );
         const person = await upsertPerson(trx, inv.email, '');
         const existing = await findMemberOfPerson(trx, inv.org_id, person.id);
         const memberId = existing ? existing.id : await insertMembership(trx, inv.org_id, person, inv.role);

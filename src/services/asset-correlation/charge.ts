@@ -6,7 +6,13 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Principal } from '../identity.ts';
 import { monthWindow } from '../../domain/keys.ts';
 import { TRIAL, TRIAL_CONTACT_URL } from '../../domain/tiers.ts';
-import { chargePartnerChecks, chargeTrialChecks, partnerMonthlyLimit, refundPartnerChecks, refundTrialChecks } from '../../store/asset-checks.ts';
+import {
+  chargePartnerChecks,
+  chargeTrialChecks,
+  partnerMonthlyLimit,
+  refundPartnerChecks,
+  refundTrialChecks,
+} from '../../store/asset-checks.ts';
 import { Refusal } from '../refusal.ts';
 
 /** Partner keys without their own limit (api_keys.monthly_asset_limit): asset checks per calendar month (UTC). */
@@ -27,9 +33,20 @@ export function createAssetCharge({ db, clock, publicUrl }: AssetChargeDeps) {
       const r = await chargeTrialChecks(db, p.orgId, n, TRIAL.totalChecks);
       if (r.charged) return;
       const used = r.used ?? TRIAL.totalChecks;
-      throw new Refusal('trial_checks_used',
-        used >= TRIAL.totalChecks ? `The trial's ${TRIAL.totalChecks} asset checks are used up; nothing was processed` : `This request needs ${n} asset checks and ${TRIAL.totalChecks - used} remain; nothing was processed`,
-        { reason: 'limit', used, limit: TRIAL.totalChecks, remaining: Math.max(0, TRIAL.totalChecks - used), requested: n, contact_url: TRIAL_CONTACT_URL });
+      throw new Refusal(
+        'trial_checks_used',
+        used >= TRIAL.totalChecks
+          ? `The trial's ${TRIAL.totalChecks} asset checks are used up; nothing was processed`
+          : `This request needs ${n} asset checks and ${TRIAL.totalChecks - used} remain; nothing was processed`,
+        {
+          reason: 'limit',
+          used,
+          limit: TRIAL.totalChecks,
+          remaining: Math.max(0, TRIAL.totalChecks - used),
+          requested: n,
+          contact_url: TRIAL_CONTACT_URL,
+        },
+      );
     }
     if (p.kind === 'partner' && p.keyId !== null) {
       const { month, resetsAt } = monthWindow(clock.now());
@@ -37,14 +54,21 @@ export function createAssetCharge({ db, clock, publicUrl }: AssetChargeDeps) {
       const r = await chargePartnerChecks(db, p.keyId, month, n, limit);
       if (r.charged) return;
       const used = r.used;
-      throw new Refusal('partner_limit', null, { used, limit, remaining: Math.max(0, limit - used), requested: n, resets_at: resetsAt.toISOString() });
+      throw new Refusal('partner_limit', null, {
+        used,
+        limit,
+        remaining: Math.max(0, limit - used),
+        requested: n,
+        resets_at: resetsAt.toISOString(),
+      });
     }
   }
 
   /** Gives charged checks back when the call fails after charging (a 500 must not spend a trial). */
   async function refund(p: Principal, n: number): Promise<void> {
     if (p.kind === 'trial') await refundTrialChecks(db, p.orgId, n);
-    if (p.kind === 'partner' && p.keyId !== null) await refundPartnerChecks(db, p.keyId, monthWindow(clock.now()).month, n);
+    if (p.kind === 'partner' && p.keyId !== null)
+      await refundPartnerChecks(db, p.keyId, monthWindow(clock.now()).month, n);
   }
 
   return {
@@ -54,7 +78,10 @@ export function createAssetCharge({ db, clock, publicUrl }: AssetChargeDeps) {
     /** Spec §4.7: a Free account calls correlate-cves and its check only with a trial key. */
     assertAllowed: (p: Principal): void => {
       if (p.tier === 'free' && p.kind !== 'trial' && p.kind !== 'partner') {
-        throw new Refusal('trial_required', null, { trial_url: `${publicUrl}/api/v1/account/trial`, contact_url: TRIAL_CONTACT_URL });
+        throw new Refusal('trial_required', null, {
+          trial_url: `${publicUrl}/api/v1/account/trial`,
+          contact_url: TRIAL_CONTACT_URL,
+        });
       }
     },
 
@@ -76,7 +103,10 @@ export function createAssetCharge({ db, clock, publicUrl }: AssetChargeDeps) {
     charged: async <T>(p: Principal, fn: (spend: (accepted: number) => Promise<void>) => Promise<T>): Promise<T> => {
       let spent = 0;
       try {
-        return await fn(async (n) => { await charge(p, n); spent = n; });
+        return await fn(async (n) => {
+          await charge(p, n);
+          spent = n;
+        });
       } catch (e) {
         if (spent > 0) await refund(p, spent).catch(() => undefined);
         throw e;

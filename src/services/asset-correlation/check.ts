@@ -9,7 +9,12 @@ import type { AssetMatcher, RejectedAsset } from './match.ts';
 import type { CorrelateInput } from './types.ts';
 
 export async function check(
-  parts: { cache: CorrelationCache; charge: AssetCharge; matcher: AssetMatcher; prepare: (input: CorrelateInput) => ReturnType<AssetMatcher['validate']> },
+  parts: {
+    cache: CorrelationCache;
+    charge: AssetCharge;
+    matcher: AssetMatcher;
+    prepare: (input: CorrelateInput) => ReturnType<AssetMatcher['validate']>;
+  },
   input: CorrelateInput,
 ): Promise<{ assets: AssetCheck[]; rejected: RejectedAsset[] }> {
   // The environment is checked (404 when it is not the organization's); nothing is stored.
@@ -33,7 +38,13 @@ export async function check(
           counts[status]++;
           if (status !== 'not_affected') open.push(f);
         }
-        return { asset_id: asset.asset_id, matched, counts, severity: severityCounts(open), known_exploited: open.some((f) => f.kev_flagged) };
+        return {
+          asset_id: asset.asset_id,
+          matched,
+          counts,
+          severity: severityCounts(open),
+          known_exploited: open.some((f) => f.kev_flagged),
+        };
       }),
     };
   });

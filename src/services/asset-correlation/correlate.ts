@@ -35,17 +35,30 @@ export async function correlate(parts: CorrelateParts, input: CorrelateInput): P
     const environmentId = input.environmentId;
     if (environmentId === null) {
       return {
-        rejected, stored: false, count: accepted.length, fail,
-        answer: (i: number) => select(accepted[i], matcher.decideOne(accepted[i], matchedPer[i], cards), productsAt(i), input.options),
+        rejected,
+        stored: false,
+        count: accepted.length,
+        fail,
+        answer: (i: number) =>
+          select(accepted[i], matcher.decideOne(accepted[i], matchedPer[i], cards), productsAt(i), input.options),
       };
     }
-    const perAsset = accepted.map((asset, i) => ({ asset, decided: matcher.decideOne(asset, matchedPer[i], cards), products: productsAt(i) }));
+    const perAsset = accepted.map((asset, i) => ({
+      asset,
+      decided: matcher.decideOne(asset, matchedPer[i], cards),
+      products: productsAt(i),
+    }));
     await parts.results.store({ principal: input.principal, requestId: input.requestId, environmentId }, perAsset);
     const { lookup, stated } = await environmentLookups(parts.db, input.principal.orgId, environmentId, ids);
     // Ranks are over every decided CVE whatever the options, so the stored copy and the answer agree.
     return {
-      rejected, stored: true, count: accepted.length, fail, decided: true,
-      answer: (i: number) => select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options, lookup, stated),
+      rejected,
+      stored: true,
+      count: accepted.length,
+      fail,
+      decided: true,
+      answer: (i: number) =>
+        select(perAsset[i].asset, perAsset[i].decided, perAsset[i].products, input.options, lookup, stated),
     };
   });
 }

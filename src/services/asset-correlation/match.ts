@@ -69,10 +69,16 @@ export function createAssetMatcher(db: Db, cache: CorrelationCache) {
    */
   async function validateAll(assets: unknown[]) {
     const asked = new Map<number, string>();
-    const results = assets.map((raw, i) => validateAsset(raw, (name) => { asked.set(i, name); return false; }));
+    const results = assets.map((raw, i) =>
+      validateAsset(raw, (name) => {
+        asked.set(i, name);
+        return false;
+      }),
+    );
     if (asked.size === 0) return results;
     const listed = await catalogProductNames(db, [...asked.values()]);
-    if (listed.size > 0) for (const i of asked.keys()) results[i] = validateAsset(assets[i], (name) => listed.has(name.toLowerCase()));
+    if (listed.size > 0)
+      for (const i of asked.keys()) results[i] = validateAsset(assets[i], (name) => listed.has(name.toLowerCase()));
     return results;
   }
 
@@ -84,10 +90,24 @@ export function createAssetMatcher(db: Db, cache: CorrelationCache) {
     // same request would get an answer of its own while only one result is stored (as for Windows hosts).
     const first = new Map<string, number>();
     results.forEach((v, index) => {
-      const refuse = (assetId: string | null, errors: AssetError[]) => rejected.push({ asset_id: assetId, index, errors, retryable: false, retry_after_seconds: null, action: 'fix_input' });
+      const refuse = (assetId: string | null, errors: AssetError[]) =>
+        rejected.push({
+          asset_id: assetId,
+          index,
+          errors,
+          retryable: false,
+          retry_after_seconds: null,
+          action: 'fix_input',
+        });
       if (!v.ok) refuse(v.asset_id, v.errors);
       else if (first.has(v.asset.asset_id)) {
-        refuse(v.asset.asset_id, [{ code: 'duplicate_asset_id', field: 'asset_id', message: `asset_id is the same as asset ${first.get(v.asset.asset_id)} of this request; send each asset once (this asset was not evaluated)` }]);
+        refuse(v.asset.asset_id, [
+          {
+            code: 'duplicate_asset_id',
+            field: 'asset_id',
+            message: `asset_id is the same as asset ${first.get(v.asset.asset_id)} of this request; send each asset once (this asset was not evaluated)`,
+          },
+        ]);
       } else {
         first.set(v.asset.asset_id, index);
         accepted.push(v.asset);
@@ -96,7 +116,13 @@ export function createAssetMatcher(db: Db, cache: CorrelationCache) {
     if (!accepted.length) {
       throw invalidInput(
         assets.length ? 'Every asset was refused; see data.rejected' : 'assets is empty',
-        [{ field: 'body.assets', message: assets.length ? 'every asset was refused' : 'at least one asset is required', type: 'value_error.assets' }],
+        [
+          {
+            field: 'body.assets',
+            message: assets.length ? 'every asset was refused' : 'at least one asset is required',
+            type: 'value_error.assets',
+          },
+        ],
         { rejected },
       );
     }
@@ -131,7 +157,9 @@ export function createAssetMatcher(db: Db, cache: CorrelationCache) {
     });
     if (families.some((k) => k !== null)) {
       for (const [k, rows] of await cache.rangesFor(families.filter((k) => k !== null))) byKey.set(k, rows);
-      families.forEach((k, i) => { if (k) keysOf[i].push(k); });
+      families.forEach((k, i) => {
+        if (k) keysOf[i].push(k);
+      });
     }
     const ids = new Set<string>();
     const groupsPer: MatchedGroup[][] = [];
@@ -187,7 +215,11 @@ export function createAssetMatcher(db: Db, cache: CorrelationCache) {
     matchAll,
 
     /** Every CVE one asset's product matches, decided, with its card. */
-    decideOne: (asset: AssetRecord, matched: Map<string, Matched[]>, cards: ReadonlyMap<string, CveCard>): Decided[] => {
+    decideOne: (
+      asset: AssetRecord,
+      matched: Map<string, Matched[]>,
+      cards: ReadonlyMap<string, CveCard>,
+    ): Decided[] => {
       const decided: Decided[] = [];
       for (const [cve_id, rows] of matched) {
         const card = cards.get(cve_id);

@@ -4,7 +4,17 @@ import type { Db } from '../../store/db.ts';
 import type { Principal } from '../identity.ts';
 import type { AssetRecord } from '../../domain/assets.ts';
 import type { PlanCapsTable } from '../../domain/plan-caps.ts';
-import { assetResult, decisionLookup, DEFAULT_OPTIONS, matchedProducts, select, type AssetResult, type CorrelateOptions, type Decided, type MatchedProduct } from '../correlation-answer.ts';
+import {
+  assetResult,
+  decisionLookup,
+  DEFAULT_OPTIONS,
+  matchedProducts,
+  select,
+  type AssetResult,
+  type CorrelateOptions,
+  type Decided,
+  type MatchedProduct,
+} from '../correlation-answer.ts';
 import type { CorrelationCache } from '../correlation-cache.ts';
 import { environmentExists, lockEnvironment, storedAssetPage } from '../../store/windows.ts';
 import { storedResults, upsertAssetResults } from '../../store/asset-correlations.ts';
@@ -26,14 +36,21 @@ export interface AssetResultsDeps {
 }
 
 /** One asset of a call, decided, with its matched products: what is stored. */
-export interface DecidedAsset { asset: AssetRecord; decided: Decided[]; products: MatchedProduct[] }
+export interface DecidedAsset {
+  asset: AssetRecord;
+  decided: Decided[];
+  products: MatchedProduct[];
+}
 
 /**
  * What an answer in an environment shows beside each CVE (select()): the environment's decisions, and the vendor
  * statements CSAF advisories make about the CVEs matched (docs/triage.md "Vendor statements").
  */
 export async function environmentLookups(db: Db, orgId: number, environmentId: number, cveIds: readonly string[]) {
-  const [statuses, stated] = await Promise.all([decisionStatuses(db, orgId, environmentId), vendorStatementsOf(db, cveIds)]);
+  const [statuses, stated] = await Promise.all([
+    decisionStatuses(db, orgId, environmentId),
+    vendorStatementsOf(db, cveIds),
+  ]);
   return { lookup: decisionLookup(statuses), stated: statementLookup(stated) };
 }
 
@@ -46,7 +63,10 @@ export function createAssetResults(deps: AssetResultsDeps, matcher: AssetMatcher
      * about STORE_BATCH_CHARS of JSON each, so no one text grows past what a string can hold (a family nameplate's
      * result can be tens of MB). Past the asset cap: 403 cap_exceeded and nothing stored.
      */
-    store: async (input: { principal: Principal; requestId: string; environmentId: number }, perAsset: DecidedAsset[]): Promise<void> => {
+    store: async (
+      input: { principal: Principal; requestId: string; environmentId: number },
+      perAsset: DecidedAsset[],
+    ): Promise<void> => {
       const orgId = input.principal.orgId;
       const last = new Map<string, number>();
       perAsset.forEach((a, i) => last.set(a.asset.asset_id, i));
@@ -66,7 +86,13 @@ export function createAssetResults(deps: AssetResultsDeps, matcher: AssetMatcher
         };
         for (const id of ids) {
           const a = perAsset[last.get(id)!];
-          const row = JSON.stringify({ asset_id: id, asset: a.asset, result: assetResult(select(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true })) });
+          const row = JSON.stringify({
+            asset_id: id,
+            asset: a.asset,
+            result: assetResult(
+              select(a.asset, a.decided, a.products, { ...DEFAULT_OPTIONS, include_not_affected: true }),
+            ),
+          });
           if (chars + row.length > (deps.storeBatchChars ?? STORE_BATCH_CHARS)) await flush();
           batch.push(row);
           chars += row.length;
@@ -81,18 +107,47 @@ export function createAssetResults(deps: AssetResultsDeps, matcher: AssetMatcher
      * stored is in its answer (docs/correlation.md "Stored assets"). Nothing is charged or stored. A stored asset
      * that today's validation refuses is in `rejected`, as in the call that would send it now.
      */
-    results: async (input: { principal: Pick<Principal, 'orgId'>; environmentId: number; assetId: string | null; page: number; perPage: number; options: CorrelateOptions }): Promise<CorrelateAnswers & { total: number }> => {
+    results: async (input: {
+      principal: Pick<Principal, 'orgId'>;
+      environmentId: number;
+      assetId: string | null;
+      page: number;
+      perPage: number;
+      options: CorrelateOptions;
+    }): Promise<CorrelateAnswers & { total: number }> => {
       const orgId = input.principal.orgId;
       if (!(await environmentExists(db, orgId, input.environmentId))) throw environmentNotFound(input.environmentId);
-      const { total, rows } = await storedAssetPage(db, orgId, input.environmentId, input.assetId, input.perPage, (input.page - 1) * input.perPage);
+      const { total, rows } = await storedAssetPage(
+        db,
+        orgId,
+        input.environmentId,
+        input.assetId,
+        input.perPage,
+        (input.page - 1) * input.perPage,
+      );
       // validate() refuses an empty batch (a request of none); a page past the end, or an asset_id not stored, is empty.
-      const { accepted, rejected } = rows.length ? await matcher.validate(rows.map((r) => r.asset)) : { accepted: [], rejected: [] };
+      const { accepted, rejected } = rows.length
+        ? await matcher.validate(rows.map((r) => r.asset))
+        : { accepted: [], rejected: [] };
       const { matchedPer, groupsPer, ids } = await matcher.matchAll(accepted);
       const cards = await cache.cards(ids);
       const { lookup, stated } = await environmentLookups(db, orgId, input.environmentId, ids);
       return {
-        total, rejected, stored: false, count: accepted.length, fail: async () => {}, decided: true,
-        answer: (i: number) => select(accepted[i], matcher.decideOne(accepted[i], matchedPer[i], cards), matchedProducts(groupsPer[i], cards), input.options, lookup, stated),
+        total,
+        rejected,
+        stored: false,
+        count: accepted.length,
+        fail: async () => {},
+        decided: true,
+        answer: (i: number) =>
+          select(
+            accepted[i],
+            matcher.decideOne(accepted[i], matchedPer[i], cards),
+            matchedProducts(groupsPer[i], cards),
+            input.options,
+            lookup,
+            stated,
+          ),
       };
     },
 

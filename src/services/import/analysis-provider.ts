@@ -5,7 +5,10 @@ import type { Config } from '../../config.ts';
 import { createEgress, type Egress } from '../../lib/egress.ts';
 import { createOpenAiProvider, type AnalysisProvider } from '../../domain/analysis.ts';
 
-export function providerFromConfig(config: Readonly<Pick<Config, 'analysis' | 'egressAllowList'>>, egress?: Egress): { provider: AnalysisProvider; close(): Promise<void> } | null {
+export function providerFromConfig(
+  config: Readonly<Pick<Config, 'analysis' | 'egressAllowList'>>,
+  egress?: Egress,
+): { provider: AnalysisProvider; close(): Promise<void> } | null {
   const { baseUrl, model, apiKey } = config.analysis;
   if (!baseUrl || !model) return null;
   const eg = egress ?? createEgress({ allowList: config.egressAllowList });
@@ -19,5 +22,8 @@ export function providerFromConfig(config: Readonly<Pick<Config, 'analysis' | 'e
     });
     return new Response(new Uint8Array(await r.bytes()), { status: r.status, headers: r.headers });
   }) as typeof fetch;
-  return { provider: createOpenAiProvider({ baseUrl, model, apiKey, fetch: viaEgress }), close: () => (egress ? Promise.resolve() : eg.close()) };
+  return {
+    provider: createOpenAiProvider({ baseUrl, model, apiKey, fetch: viaEgress }),
+    close: () => (egress ? Promise.resolve() : eg.close()),
+  };
 }

@@ -6,7 +6,15 @@ import { withTx } from '../../store/db.ts';
 import { endBulkLoad, type BulkTask } from '../../store/bulk.ts';
 import { moveWatchVendors, orphanedWatchVendors, refreshProducts } from '../../store/watchlists.ts';
 import {
-  batchSettings, countSourceRows, getState, progressRun, refreshVendors, replaceCapecCatalog, replaceCweCatalog, setFeedState, setState,
+  batchSettings,
+  countSourceRows,
+  getState,
+  progressRun,
+  refreshVendors,
+  replaceCapecCatalog,
+  replaceCweCatalog,
+  setFeedState,
+  setState,
   sourceCveIds,
 } from '../../store/ingest.ts';
 import type { CapecRecord, CweRecord, FeedMeta } from '../../ingest/types.ts';
@@ -43,7 +51,12 @@ export interface FileCatalogs {
  * informational and do not stop the writers. True when a catalog changed while sources are stored: the corpus is
  * then re-enriched at the end of the run.
  */
-export async function storeFileCatalogs(conn: Db, enricher: Enricher, writers: BatchWriters, file: FileCatalogs): Promise<boolean> {
+export async function storeFileCatalogs(
+  conn: Db,
+  enricher: Enricher,
+  writers: BatchWriters,
+  file: FileCatalogs,
+): Promise<boolean> {
   const { cwe, capec, metas } = file;
   if (!cwe.length && !capec.length && !metas.length) return false;
   if (cwe.length || capec.length) await writers.flush();
@@ -68,9 +81,18 @@ export async function storeFileCatalogs(conn: Db, enricher: Enricher, writers: B
  * catalogs (this also resumes an interrupted re-enrichment after a crash), then records the catalogs the corpus is
  * built with.
  */
-export async function reenrichForCatalogs(conn: Db, enricher: Enricher, run: {
-  catalogsChanged: boolean; batchSize: number; summary: PipelineSummary; progress: ProgressSink; enrichRun: number; checkStop: () => void;
-}): Promise<void> {
+export async function reenrichForCatalogs(
+  conn: Db,
+  enricher: Enricher,
+  run: {
+    catalogsChanged: boolean;
+    batchSize: number;
+    summary: PipelineSummary;
+    progress: ProgressSink;
+    enrichRun: number;
+    checkStop: () => void;
+  },
+): Promise<void> {
   const { summary, batchSize } = run;
   const corpusKey = await getState(conn, 'corpus_catalogs');
   if (corpusKey === enricher.catalogKey) return;
@@ -103,8 +125,20 @@ export async function reenrichForCatalogs(conn: Db, enricher: Enricher, run: {
 export async function rebuildCatalogs(db: Db, bulk: boolean, progress: ProgressSink): Promise<number> {
   let vendors = 0;
   const catalogs: BulkTask[] = [
-    { weight: 120, run: async (tx) => { await batchSettings(tx); vendors = await refreshVendors(tx); } },
-    { weight: 480, run: async (tx) => { await batchSettings(tx); await refreshProducts(tx); } },
+    {
+      weight: 120,
+      run: async (tx) => {
+        await batchSettings(tx);
+        vendors = await refreshVendors(tx);
+      },
+    },
+    {
+      weight: 480,
+      run: async (tx) => {
+        await batchSettings(tx);
+        await refreshProducts(tx);
+      },
+    },
   ];
   if (bulk) {
     progress.line('bulk load: building the read-model indexes and counts');

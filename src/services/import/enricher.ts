@@ -31,7 +31,10 @@ export class Enricher {
 
   async reload(db: Db | Tx): Promise<void> {
     const rows = await loadCatalogRows(db);
-    this.catalogs = { cwe: new Map(rows.cwe.map((c) => [c.id, { name: c.name }])), capec: buildCapecIndex(rows.capec, rows.capecVersion) };
+    this.catalogs = {
+      cwe: new Map(rows.cwe.map((c) => [c.id, { name: c.name }])),
+      capec: buildCapecIndex(rows.capec, rows.capecVersion),
+    };
     // The enrichment rules' version is part of the key: a corpus built with older rules is re-enriched by the
     // next import or sync, like one built with other catalogs.
     this.catalogKey = `${ENRICHMENT_VERSION}:${(await getState(db, 'cwe_catalog_hash')) ?? ''}:${(await getState(db, 'capec_catalog_hash')) ?? ''}`;
@@ -42,7 +45,11 @@ export class Enricher {
    * Returns the documents waiting for the configured analysis provider: the caller passes them to analyse() once
    * the transaction has committed (each batch keeps its own list, so concurrent writers never mix them).
    */
-  async enrich(tx: Tx, ids: string[], known: SourceText[] = []): Promise<{ written: number; removed: number; pending: PendingAnalysis[]; touched: boolean }> {
+  async enrich(
+    tx: Tx,
+    ids: string[],
+    known: SourceText[] = [],
+  ): Promise<{ written: number; removed: number; pending: PendingAnalysis[]; touched: boolean }> {
     const pending: PendingAnalysis[] = [];
     if (!ids.length) return { written: 0, removed: 0, pending, touched: false };
     const { records, epss } = await loadSources(tx, ids, known);
@@ -78,7 +85,10 @@ export class Enricher {
     if (provider) {
       // The provider is called after the batch commits (analyse()), never inside the transaction: until it
       // answers, a record shows its previous analysis (or the grounded one) marked pending.
-      const prev = await previousSages(tx, built.map((b) => b.doc.cve_id));
+      const prev = await previousSages(
+        tx,
+        built.map((b) => b.doc.cve_id),
+      );
       for (const b of built) {
         const before = prev.get(b.doc.cve_id) as SageBlock | undefined;
         b.doc.sage = { ...(before && before.model !== GROUNDED_MODEL ? before : b.doc.sage), status: 'pending' };

@@ -24,7 +24,13 @@ export function emptyMsrcSummary(): MsrcImportSummary {
 }
 
 /** Stores one prepared document (storePreparedMsrcDocument) and counts the outcome in the summary. */
-export async function storeAndCount(db: Db, doc: PreparedMsrcDocument, cvrfUrl: string | null, states: Map<string, { sha256: string }>, summary: MsrcImportSummary): Promise<void> {
+export async function storeAndCount(
+  db: Db,
+  doc: PreparedMsrcDocument,
+  cvrfUrl: string | null,
+  states: Map<string, { sha256: string }>,
+  summary: MsrcImportSummary,
+): Promise<void> {
   const r = await storePreparedMsrcDocument(db, doc, cvrfUrl, states);
   summary.documents++;
   if (r === 'added') summary.added.push(doc.id);
@@ -33,7 +39,12 @@ export async function storeAndCount(db: Db, doc: PreparedMsrcDocument, cvrfUrl: 
 }
 
 /** Store one prepared document unless the stored copy has the same content (the same hash). */
-export async function storePreparedMsrcDocument(db: Db, doc: PreparedMsrcDocument, cvrfUrl: string | null, states?: Map<string, { sha256: string }>): Promise<'added' | 'revised' | 'unchanged'> {
+export async function storePreparedMsrcDocument(
+  db: Db,
+  doc: PreparedMsrcDocument,
+  cvrfUrl: string | null,
+  states?: Map<string, { sha256: string }>,
+): Promise<'added' | 'revised' | 'unchanged'> {
   const prev = (states ?? (await msrcDocumentStates(db))).get(doc.id);
   if (prev && prev.sha256 === doc.sha256) return 'unchanged';
   await replaceMsrcDocument(db, { ...doc, cvrf_url: cvrfUrl });
@@ -51,7 +62,11 @@ async function walk(p: string, out: string[]): Promise<void> {
  * Import every MSRC document (XML or JSON, plain or .gz) found under the paths. A `/updates` index file
  * (value[] with CvrfUrl) found there supplies each document's address; without it, none is invented.
  */
-export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(o: object, m?: string): void }): Promise<MsrcImportSummary> {
+export async function importMsrcDocuments(
+  db: Db,
+  paths: string[],
+  log?: { info(o: object, m?: string): void },
+): Promise<MsrcImportSummary> {
   const files: string[] = [];
   for (const p of paths) await walk(path.resolve(p), files);
   const urls = new Map<string, string>();
@@ -60,7 +75,10 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
   for (const f of files) {
     if (!/\.(xml|json)(\.gz)?$/i.test(f)) continue;
     const buf = await readFile(f);
-    if (looksLikeMsrc(buf)) { docs.push(f); continue; }
+    if (looksLikeMsrc(buf)) {
+      docs.push(f);
+      continue;
+    }
     if (/\.json(\.gz)?$/i.test(f) && buf.subarray(0, 200).toString('utf8').includes('@odata.context')) {
       try {
         for (const e of parseUpdatesIndex(JSON.parse(buf.toString('utf8')))) urls.set(e.id, e.cvrfUrl);
@@ -80,17 +98,32 @@ export async function importMsrcDocuments(db: Db, paths: string[], log?: { info(
     }
     await storeAndCount(db, prepareMsrcDocument(doc), urls.get(doc.id) ?? null, states, summary);
   }
-  log?.info({ documents: summary.documents, added: summary.added.length, revised: summary.revised.length, unchanged: summary.unchanged }, 'MSRC documents imported');
+  log?.info(
+    {
+      documents: summary.documents,
+      added: summary.added.length,
+      revised: summary.revised.length,
+      unchanged: summary.unchanged,
+    },
+    'MSRC documents imported',
+  );
   return summary;
 }
 
 /** At start: import snapshot/msrc when no MSRC document is stored (unless automatic import is off). */
-export async function ensureMsrcSnapshot(db: Db, config: { snapshotDir: string; autoImportSnapshot: boolean }, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<MsrcImportSummary | null> {
+export async function ensureMsrcSnapshot(
+  db: Db,
+  config: { snapshotDir: string; autoImportSnapshot: boolean },
+  log: { info(o: object, m?: string): void; warn(o: object, m?: string): void },
+): Promise<MsrcImportSummary | null> {
   if (!config.autoImportSnapshot) return null;
   if ((await countMsrcDocuments(db)) > 0) return null;
   const dir = path.join(config.snapshotDir, 'msrc');
   if (!existsSync(dir)) {
-    log.warn({ dir }, 'no MSRC documents stored and no snapshot/msrc folder: API v2 has no Microsoft data until `vulnintel import` or `vulnintel sync`');
+    log.warn(
+      { dir },
+      'no MSRC documents stored and no snapshot/msrc folder: API v2 has no Microsoft data until `vulnintel import` or `vulnintel sync`',
+    );
     return null;
   }
   log.info({ dir }, 'no MSRC documents stored: importing the bundled MSRC snapshot');

@@ -8,10 +8,24 @@
 import type { Db } from '../../store/db.ts';
 import { withTx } from '../../store/db.ts';
 import { beginBulkLoad, bulkLoadPending, endBulkLoad } from '../../store/bulk.ts';
-import { countCves, deleteSourcesNotIn, failStaleRuns, finishRun, startRun, withImportLock } from '../../store/ingest.ts';
+import {
+  countCves,
+  deleteSourcesNotIn,
+  failStaleRuns,
+  finishRun,
+  startRun,
+  withImportLock,
+} from '../../store/ingest.ts';
 import { msrcDocumentStates } from '../../store/windows.ts';
 import { sourceText } from '../../ingest/record-json.ts';
-import { closeInputs, openInputs, openItems, primeAhead, type CollectedInputs, type PipelineInput } from '../../ingest/inputs.ts';
+import {
+  closeInputs,
+  openInputs,
+  openItems,
+  primeAhead,
+  type CollectedInputs,
+  type PipelineInput,
+} from '../../ingest/inputs.ts';
 import type { CapecRecord, CweRecord, FeedMeta } from '../../ingest/types.ts';
 import { silentProgress } from '../../ingest/progress.ts';
 import type { PreparedMsrcDocument } from '../../ingest/msrc-prepare.ts';
@@ -22,18 +36,28 @@ import { startWriters } from './writers.ts';
 import { rebuildCatalogs, reenrichForCatalogs, storeFileCatalogs } from './catalogs.ts';
 import { ImportBusyError, ImportNotNeededError, type PipelineOptions, type PipelineSummary } from './types.ts';
 
-export async function runPipeline(db: Db, inputs: PipelineInput[], opts: PipelineOptions = {}, skipped: { label: string; reason: string }[] = []): Promise<PipelineSummary> {
+export async function runPipeline(
+  db: Db,
+  inputs: PipelineInput[],
+  opts: PipelineOptions = {},
+  skipped: { label: string; reason: string }[] = [],
+): Promise<PipelineSummary> {
   try {
-    const res = await withImportLock(db, async (conn) => {
-      if (opts.stillNeeded && !(await opts.stillNeeded(conn))) throw new ImportNotNeededError();
-      // Peak memory stays bounded while records stream through (src/lib/heap.ts).
-      const release = boundHeapGrowth();
-      try {
-        return await pipeline(db, conn, inputs, opts, skipped);
-      } finally {
-        release();
-      }
-    }, opts.wait, opts.signal);
+    const res = await withImportLock(
+      db,
+      async (conn) => {
+        if (opts.stillNeeded && !(await opts.stillNeeded(conn))) throw new ImportNotNeededError();
+        // Peak memory stays bounded while records stream through (src/lib/heap.ts).
+        const release = boundHeapGrowth();
+        try {
+          return await pipeline(db, conn, inputs, opts, skipped);
+        } finally {
+          release();
+        }
+      },
+      opts.wait,
+      opts.signal,
+    );
     if (!res.ran) throw new ImportBusyError();
     return res.value;
   } finally {
@@ -43,14 +67,24 @@ export async function runPipeline(db: Db, inputs: PipelineInput[], opts: Pipelin
 }
 
 /** `vulnintel import PATH...`: files or directories (or inputs already collected), formats detected per file. */
-export async function importPaths(db: Db, paths: string[] | CollectedInputs, opts: PipelineOptions = {}): Promise<PipelineSummary> {
+export async function importPaths(
+  db: Db,
+  paths: string[] | CollectedInputs,
+  opts: PipelineOptions = {},
+): Promise<PipelineSummary> {
   const { inputs, skipped } = Array.isArray(paths) ? await openInputs(paths) : paths;
   for (const s of skipped) opts.log?.warn({ file: s.label }, `skipped: ${s.reason}`);
   return runPipeline(db, inputs, { source: 'import', skipRefused: true, ...opts }, skipped);
 }
 
 /** `db` is the pool (batch writers take their own connections); `conn` holds the import lock. */
-async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: PipelineOptions, skipped: { label: string; reason: string }[]): Promise<PipelineSummary> {
+async function pipeline(
+  db: Db,
+  conn: Db,
+  inputs: PipelineInput[],
+  opts: PipelineOptions,
+  skipped: { label: string; reason: string }[],
+): Promise<PipelineSummary> {
   const progress = opts.progress ?? silentProgress;
   const batchSize = opts.batchSize ?? 1000;
   const epssBatchSize = opts.epssBatchSize ?? 5000;
@@ -65,7 +99,15 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   const ingestRun = await startRun(conn, 'ingest', opts.source ?? null);
   const enrichRun = await startRun(conn, 'enricher', opts.source ?? null);
   const summary: PipelineSummary = {
-    inputs: [], skipped, items: 0, changed_sources: 0, documents_written: 0, documents_removed: 0, corpus: 0, vendors: 0, full_reenrichment: false,
+    inputs: [],
+    skipped,
+    items: 0,
+    changed_sources: 0,
+    documents_written: 0,
+    documents_removed: 0,
+    corpus: 0,
+    vendors: 0,
+    full_reenrichment: false,
     msrc: emptyMsrcSummary(),
   };
   // MSRC: document addresses from an `/updates` index among the inputs, and the stored revisions (read once).
@@ -77,7 +119,15 @@ async function pipeline(db: Db, conn: Db, inputs: PipelineInput[], opts: Pipelin
   };
   const enricher = new Enricher(opts);
   if (!bulk && opts.recordChanges !== false) enricher.history = { runId: enrichRun };
-  const writers = startWriters({ db, conn, enricher, bulk, summary, runs: { ingest: ingestRun, enrich: enrichRun }, opts });
+  const writers = startWriters({
+    db,
+    conn,
+    enricher,
+    bulk,
+    summary,
+    runs: { ingest: ingestRun, enrich: enrichRun },
+    opts,
+  });
   try {
     await enricher.reload(conn);
     let catalogsChanged = false;

@@ -16,7 +16,13 @@ export type SnapshotLog = PipelineLog;
  * nothing was done. Waits for a concurrent import (another instance starting) to finish. `signal` stops the
  * import between batches (the run is recorded as failed, and the next start completes it).
  */
-export async function ensureSnapshot(store: Store, config: Readonly<Pick<Config, 'snapshotDir' | 'autoImportSnapshot'>>, log: SnapshotLog, progress?: ProgressSink, signal?: AbortSignal): Promise<PipelineSummary | null> {
+export async function ensureSnapshot(
+  store: Store,
+  config: Readonly<Pick<Config, 'snapshotDir' | 'autoImportSnapshot'>>,
+  log: SnapshotLog,
+  progress?: ProgressSink,
+  signal?: AbortSignal,
+): Promise<PipelineSummary | null> {
   if (!config.autoImportSnapshot) return null;
   // Needed when the corpus is empty or the last snapshot import did not finish. Asked again once the import lock is
   // held: another instance starting on the same database may have imported it while this one waited.
@@ -28,10 +34,18 @@ export async function ensureSnapshot(store: Store, config: Readonly<Pick<Config,
   const unfinished = await unfinishedRun(store.db);
   if (!unfinished && (await countCves(store.db)) > 0) return null;
   if (!existsSync(config.snapshotDir)) {
-    log.warn({ dir: config.snapshotDir }, 'corpus is empty and the snapshot folder does not exist: serving an empty corpus');
+    log.warn(
+      { dir: config.snapshotDir },
+      'corpus is empty and the snapshot folder does not exist: serving an empty corpus',
+    );
     return null;
   }
-  log.info({ dir: config.snapshotDir }, unfinished ? 'completing the interrupted import of the bundled snapshot' : 'corpus is empty: importing the bundled snapshot');
+  log.info(
+    { dir: config.snapshotDir },
+    unfinished
+      ? 'completing the interrupted import of the bundled snapshot'
+      : 'corpus is empty: importing the bundled snapshot',
+  );
   let summary: PipelineSummary;
   try {
     summary = await importPaths(store.db, [config.snapshotDir], {

@@ -90,4 +90,3 @@ export class ImportNotNeededError extends Error {
     super('the import is no longer needed');
   }
 }
-

@@ -82,17 +82,19 @@ export function startWriters(run: WriterRun): BatchWriters {
   let batchNo = 0;
 
   const writeBatch = async (recs: SourceText[], scores: EpssRecord[]) => {
-    const r = await retryOnConflict(() => inImportTx(db, async (tx) => {
-      const up = await upsertSourceRecords(tx, recs);
-      const changed = new Set(up.ids);
-      for (const id of await upsertEpss(tx, scores)) changed.add(id);
-      // The records just written stand in for their stored rows; any other record (one refused as an older
-      // revision among them) is read as stored.
-      const res = await enricher.enrich(tx, [...changed].sort(), up.written);
-      // With the triggers off, the batch tells API processes itself (once: enrich() may have done it).
-      if (bulk && !res.touched) await touchCorpus(tx);
-      return { ...res, changed: changed.size };
-    }));
+    const r = await retryOnConflict(() =>
+      inImportTx(db, async (tx) => {
+        const up = await upsertSourceRecords(tx, recs);
+        const changed = new Set(up.ids);
+        for (const id of await upsertEpss(tx, scores)) changed.add(id);
+        // The records just written stand in for their stored rows; any other record (one refused as an older
+        // revision among them) is read as stored.
+        const res = await enricher.enrich(tx, [...changed].sort(), up.written);
+        // With the triggers off, the batch tells API processes itself (once: enrich() may have done it).
+        if (bulk && !res.touched) await touchCorpus(tx);
+        return { ...res, changed: changed.size };
+      }),
+    );
     summary.changed_sources += r.changed;
     summary.documents_written += r.written;
     summary.documents_removed += r.removed;
@@ -113,7 +115,10 @@ export function startWriters(run: WriterRun): BatchWriters {
     w.inflight = p;
     inflight.add(p);
     // Marked handled here; the rejection is rethrown where the batch is awaited.
-    p.then(() => inflight.delete(p), () => undefined);
+    p.then(
+      () => inflight.delete(p),
+      () => undefined,
+    );
   };
   const flush = async () => {
     for (const w of writers) await send(w);

@@ -96,7 +96,8 @@ export function releaseAssets(doc: unknown): Cve5Asset[] {
   return [...out.values()];
 }
 
-const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+const nextDay = (day: string): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The archives to import, oldest first, given the listed assets and the checkpoint:
@@ -108,20 +109,31 @@ const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`)
  *   the new day start from midnight, so skipping to them would lose the last hour of the day before;
  * - further behind: the newest baseline, then the newest delta of its day.
  */
-export function planCve5(assets: readonly Cve5Asset[], cursor: Pick<Cve5Cursor, 'baseline' | 'delta'> | null): Cve5Asset[] {
-  const newestOf = (list: Cve5Asset[]) => list.reduce<Cve5Asset | null>((best, a) => (!best || a.key > best.key ? a : best), null);
+export function planCve5(
+  assets: readonly Cve5Asset[],
+  cursor: Pick<Cve5Cursor, 'baseline' | 'delta'> | null,
+): Cve5Asset[] {
+  const newestOf = (list: Cve5Asset[]) =>
+    list.reduce<Cve5Asset | null>((best, a) => (!best || a.key > best.key ? a : best), null);
   const baselines = assets.filter((a) => a.kind === 'baseline');
   const deltas = assets.filter((a) => a.kind === 'delta');
   const newestDelta = (day: string, after = '') => newestOf(deltas.filter((d) => d.day === day && d.key > after));
   const fromBaseline = (): Cve5Asset[] => {
     const b = newestOf(baselines);
-    if (!b) throw new SyncHttpError('CVE5: no baseline (YYYY-MM-DD_all_CVEs_at_midnight.zip.zip) among the listed releases', null);
+    if (!b)
+      throw new SyncHttpError(
+        'CVE5: no baseline (YYYY-MM-DD_all_CVEs_at_midnight.zip.zip) among the listed releases',
+        null,
+      );
     const d = newestDelta(b.day);
     return d ? [b, d] : [b];
   };
   if (!cursor) return fromBaseline();
   const at = parseAssetName(cursor.delta ?? cursor.baseline);
-  if (!at) throw new Error(`CVE5: the checkpoint names "${cursor.delta ?? cursor.baseline}", which is no cvelistV5 asset; fix or delete the sync_state row for cve5`);
+  if (!at)
+    throw new Error(
+      `CVE5: the checkpoint names "${cursor.delta ?? cursor.baseline}", which is no cvelistV5 asset; fix or delete the sync_state row for cve5`,
+    );
   const newestDay = assets.reduce((max, a) => (a.day > max ? a.day : max), '');
   if (!newestDay || newestDay <= at.day) {
     const d = newestDelta(at.day, at.key);
@@ -144,19 +156,24 @@ export function planCve5(assets: readonly Cve5Asset[], cursor: Pick<Cve5Cursor, 
 async function download(ctx: SyncContext, url: string, dest: string, maxBytes: number, what: string): Promise<number> {
   let current = url;
   for (let hop = 0; ; hop++) {
-    const got = await fetchAndRead(ctx, current, {
-      headers: { accept: 'application/octet-stream' },
-      maxResponseBytes: maxBytes,
-      timeoutMs: DOWNLOAD_TIMEOUT_MS,
-    }, async (res) => {
-      if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
-        await res.discard();
-        if (hop >= MAX_REDIRECTS) throw new SyncHttpError(`${what}: more than ${MAX_REDIRECTS} redirects from ${displayUrl(url)}`, res.status);
-        return { location: res.headers.location };
-      }
-      await expectOk(res, what);
-      return { bytes: await res.saveTo(dest) };
-    });
+    const got = await fetchAndRead(
+      ctx,
+      current,
+      { headers: { accept: 'application/octet-stream' }, maxResponseBytes: maxBytes, timeoutMs: DOWNLOAD_TIMEOUT_MS },
+      async (res) => {
+        if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
+          await res.discard();
+          if (hop >= MAX_REDIRECTS)
+            throw new SyncHttpError(
+              `${what}: more than ${MAX_REDIRECTS} redirects from ${displayUrl(url)}`,
+              res.status,
+            );
+          return { location: res.headers.location };
+        }
+        await expectOk(res, what);
+        return { bytes: await res.saveTo(dest) };
+      },
+    );
     if (got.location === undefined) return got.bytes;
     current = new URL(got.location, current).toString();
   }
@@ -170,16 +187,25 @@ export const cve5Source: SyncSource = {
     listUrl.searchParams.set('per_page', String(CVE5_RELEASES_PER_PAGE));
     const headers: Record<string, string> = { accept: 'application/vnd.github+json' };
     if (previous?.list_etag) headers['if-none-match'] = previous.list_etag;
-    const list = await fetchAndRead(ctx, listUrl.toString(), { headers, maxResponseBytes: LIST_MAX_BYTES }, async (res) => {
-      if (res.status === 304) {
-        await res.discard();
-        return null;
-      }
-      await expectOk(res, 'CVE5 releases list');
-      return { etag: res.headers.etag ?? null, body: await res.bytes() };
-    });
+    const list = await fetchAndRead(
+      ctx,
+      listUrl.toString(),
+      { headers, maxResponseBytes: LIST_MAX_BYTES },
+      async (res) => {
+        if (res.status === 304) {
+          await res.discard();
+          return null;
+        }
+        await expectOk(res, 'CVE5 releases list');
+        return { etag: res.headers.etag ?? null, body: await res.bytes() };
+      },
+    );
     if (!list) {
-      return { records: 0, files: 0, summary: `unchanged (releases list 304 Not Modified; at ${previous?.delta ?? previous?.baseline})` };
+      return {
+        records: 0,
+        files: 0,
+        summary: `unchanged (releases list 304 Not Modified; at ${previous?.delta ?? previous?.baseline})`,
+      };
     }
     const listEtag = list.etag;
     let assets: Cve5Asset[];
@@ -192,21 +218,25 @@ export const cve5Source: SyncSource = {
     let cursor: Cve5Cursor | null = previous;
     if (!plan.length) {
       // Nothing new; remember the list's ETag so the next run can be answered with a 304.
-      if (previous && listEtag !== (previous.list_etag ?? null)) await ctx.setCursor({ ...previous, list_etag: listEtag });
+      if (previous && listEtag !== (previous.list_etag ?? null))
+        await ctx.setCursor({ ...previous, list_etag: listEtag });
       return { records: 0, files: 0, summary: `unchanged (at ${previous?.delta ?? previous?.baseline})` };
     }
     let records = 0;
     for (const [i, asset] of plan.entries()) {
       const max = asset.kind === 'baseline' ? CVE5_BASELINE_MAX_BYTES : CVE5_DELTA_MAX_BYTES;
       const what = `CVE5 ${asset.name}`;
-      if (asset.size !== null && asset.size > max) throw new SyncHttpError(`${what}: listed as ${asset.size} bytes, over the ${max}-byte cap`, null);
+      if (asset.size !== null && asset.size > max)
+        throw new SyncHttpError(`${what}: listed as ${asset.size} bytes, over the ${max}-byte cap`, null);
       const file = path.join(ctx.stagingDir, asset.name);
       const bytes = await download(ctx, asset.url, file, max, what);
       let toImport = file;
       try {
         const head = await readHead(file, 64);
         if (!head.startsWith('PK\u0003\u0004')) {
-          throw new Error(`${asset.name}: not a zip archive (${bytes} bytes, starting with ${JSON.stringify(head.replace(/[^\x20-\x7e]/g, '.').slice(0, 40))})`);
+          throw new Error(
+            `${asset.name}: not a zip archive (${bytes} bytes, starting with ${JSON.stringify(head.replace(/[^\x20-\x7e]/g, '.').slice(0, 40))})`,
+          );
         }
         const contents = await inspectCve5Zip(file, asset.name);
         if (asset.kind === 'baseline') {

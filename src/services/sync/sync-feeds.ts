@@ -12,7 +12,14 @@ import { isGzip, readHead } from '../../ingest/io.ts';
 import type { FeedFormat } from '../../ingest/types.ts';
 import { getDocumentVersions, setDocumentVersion } from '../../store/sync-state.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { displayUrl, expectOk, fetchAndRead, fetchFileIfChanged, SyncHttpError, type FileValidators } from './sync-http.ts';
+import {
+  displayUrl,
+  expectOk,
+  fetchAndRead,
+  fetchFileIfChanged,
+  SyncHttpError,
+  type FileValidators,
+} from './sync-http.ts';
 import { errorMessage } from '../../lib/errors.ts';
 
 const MiB = 1024 * 1024;
@@ -55,7 +62,11 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
       if (!got.changed) {
         // New validators for the same content: keep them, so the next request can be answered with a 304.
         if (got.reason === 'same-content' && previous) await ctx.setCursor({ ...previous, ...got.validators });
-        return { records: 0, files: 0, summary: `unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
+        return {
+          records: 0,
+          files: 0,
+          summary: `unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})`,
+        };
       }
       const file = spec.prepare ? await spec.prepare(got.file, ctx) : got.file;
       let meta: Record<string, string>;
@@ -86,7 +97,10 @@ function wholeFileSource(spec: WholeFileSpec): SyncSource {
 /** `k v, k v` in the order of `keys` first (the checkpoint's jsonb has its own key order), then the rest. */
 function describeMeta(meta: Record<string, string>, keys: readonly string[] = []): string {
   const rank = (k: string) => (keys.includes(k) ? keys.indexOf(k) : keys.length);
-  return Object.entries(meta).sort(([a], [b]) => rank(a) - rank(b)).map(([k, v]) => `${k} ${v}`).join(', ');
+  return Object.entries(meta)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }
 
 function need(m: RegExpExecArray | null, message: string): RegExpExecArray {
@@ -100,12 +114,16 @@ export const kevSource = wholeFileSource({
   fileName: 'known_exploited_vulnerabilities.json',
   maxBytes: 64 * MiB,
   describe: (head) => {
-    const v = need(/"catalogVersion"\s*:\s*"([^"]{1,40})"/.exec(head), 'the file is not a KEV catalog (no catalogVersion)');
+    const v = need(
+      /"catalogVersion"\s*:\s*"([^"]{1,40})"/.exec(head),
+      'the file is not a KEV catalog (no catalogVersion)',
+    );
     const c = /"count"\s*:\s*(\d+)/.exec(head);
     return { catalogVersion: v[1], ...(c ? { count: c[1] } : {}) };
   },
   // catalogVersion is the release date, e.g. 2026.08.07.
-  dated: (meta) => (/^\d{4}\.\d{2}\.\d{2}$/.test(meta.catalogVersion ?? '') ? meta.catalogVersion.replace(/\./g, '-') : null),
+  dated: (meta) =>
+    /^\d{4}\.\d{2}\.\d{2}$/.test(meta.catalogVersion ?? '') ? meta.catalogVersion.replace(/\./g, '-') : null,
 });
 
 /**
@@ -125,7 +143,10 @@ export async function checkGzip(file: string, what: string): Promise<void> {
   try {
     await pipeline(createReadStream(file), createGunzip(), count);
   } catch (e) {
-    throw new SyncHttpError(`${what}: the download is not a complete gzip file (${errorMessage(e)} after ${out} bytes of content); nothing was imported, the next sync downloads it again`, 200);
+    throw new SyncHttpError(
+      `${what}: the download is not a complete gzip file (${errorMessage(e)} after ${out} bytes of content); nothing was imported, the next sync downloads it again`,
+      200,
+    );
   }
 }
 
@@ -140,7 +161,10 @@ export const epssSource = wholeFileSource({
   },
   describe: (head) => {
     // The official daily file starts with `#model_version:v2025.03.14,score_date:2025-…`.
-    const m = need(/^#model_version:([^,\s]+),score_date:(\S+)/.exec(head.replace(/^\uFEFF/, '')), 'the file has no #model_version line (not the official EPSS CSV)');
+    const m = need(
+      /^#model_version:([^,\s]+),score_date:(\S+)/.exec(head.replace(/^\uFEFF/, '')),
+      'the file has no #model_version line (not the official EPSS CSV)',
+    );
     return { model_version: m[1], score_date: m[2] };
   },
   dated: (meta) => {
@@ -164,7 +188,10 @@ export async function extractCweXml(zipPath: string, destDir: string): Promise<s
     for await (const entry of zip.eachEntry()) {
       if (!/^[^/]*\.xml$/i.test(entry.fileName)) continue;
       if (entry.uncompressedSize > CWE_XML_MAX_BYTES) {
-        throw new SyncHttpError(`CWE: ${entry.fileName} is ${entry.uncompressedSize} bytes, over the ${CWE_XML_MAX_BYTES}-byte cap`, 200);
+        throw new SyncHttpError(
+          `CWE: ${entry.fileName} is ${entry.uncompressedSize} bytes, over the ${CWE_XML_MAX_BYTES}-byte cap`,
+          200,
+        );
       }
       const dest = path.join(destDir, path.basename(entry.fileName));
       const stream = await zip.openReadStreamPromise(entry);
@@ -195,7 +222,10 @@ export const cweSource = wholeFileSource({
     return xml;
   },
   describe: (head) => {
-    const m = need(/<Weakness_Catalog\b[^>]*\bVersion="([^"]{1,20})"[^>]*\bDate="([^"]{1,20})"/.exec(head), 'the XML is not a CWE Weakness_Catalog');
+    const m = need(
+      /<Weakness_Catalog\b[^>]*\bVersion="([^"]{1,20})"[^>]*\bDate="([^"]{1,20})"/.exec(head),
+      'the XML is not a CWE Weakness_Catalog',
+    );
     return { version: m[1], date: m[2] };
   },
   dated: (meta) => (/^\d{4}-\d{2}-\d{2}$/.test(meta.date ?? '') ? meta.date : null),
@@ -248,13 +278,20 @@ export const csafSource: SyncSource = {
   name: 'csaf',
   async run(ctx: SyncContext): Promise<SourceOutcome> {
     const previous = await ctx.getCursor<CsafCursor>();
-    const got = await fetchFileIfChanged(ctx, ctx.urls.csaf, path.join(ctx.stagingDir, 'feed.json'), previous?.feed ?? null, {
-      maxBytes: 64 * MiB,
-      what: 'CSAF feed',
-    });
+    const got = await fetchFileIfChanged(
+      ctx,
+      ctx.urls.csaf,
+      path.join(ctx.stagingDir, 'feed.json'),
+      previous?.feed ?? null,
+      { maxBytes: 64 * MiB, what: 'CSAF feed' },
+    );
     if (!got.changed) {
       if (got.reason === 'same-content' && previous) await ctx.setCursor({ ...previous, feed: got.validators });
-      return { records: 0, files: 0, summary: `feed unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})` };
+      return {
+        records: 0,
+        files: 0,
+        summary: `feed unchanged (${got.reason === 'not-modified' ? '304 Not Modified' : 'same content as the last sync'})`,
+      };
     }
     let entries: RolieEntry[];
     let feedUpdated: string | null;
@@ -280,7 +317,8 @@ export const csafSource: SyncSource = {
       ctx.addRecords(n);
       files += batch.length;
       // Per-document checkpoint: a rerun fetches only what is still missing.
-      for (const d of batch) await setDocumentVersion(ctx.store.db, 'csaf', d.entry.id, d.entry.updated, ctx.clock.now());
+      for (const d of batch)
+        await setDocumentVersion(ctx.store.db, 'csaf', d.entry.id, d.entry.updated, ctx.clock.now());
     };
     for (let i = 0; i < todo.length; i += CSAF_BATCH) {
       const batch: { entry: RolieEntry; file: string }[] = [];
@@ -299,7 +337,10 @@ export const csafSource: SyncSource = {
       if (!batch.length) continue;
       try {
         // One pipeline run per batch of documents.
-        const r = await ctx.sink.importFiles(batch.map((d) => ({ file: d.file, format: 'csaf' as const })), { source: 'csaf' });
+        const r = await ctx.sink.importFiles(
+          batch.map((d) => ({ file: d.file, format: 'csaf' as const })),
+          { source: 'csaf' },
+        );
         await imported(batch, r.records);
       } catch {
         // Find the document that broke the batch: import them one by one, so the others still get in.
@@ -316,9 +357,17 @@ export const csafSource: SyncSource = {
     }
     if (failures.length) {
       // The feed's validators are not stored, so the next sync retries exactly the failed documents.
-      throw new SyncHttpError(`CSAF: ${failures.length} of ${todo.length} new or changed documents failed (first: ${failures[0]}); ${files} imported`, null);
+      throw new SyncHttpError(
+        `CSAF: ${failures.length} of ${todo.length} new or changed documents failed (first: ${failures[0]}); ${files} imported`,
+        null,
+      );
     }
-    const cursor: CsafCursor = { feed: got.validators, feed_updated: feedUpdated, documents: entries.length, fetched_at: ctx.clock.now().toISOString() };
+    const cursor: CsafCursor = {
+      feed: got.validators,
+      feed_updated: feedUpdated,
+      documents: entries.length,
+      fetched_at: ctx.clock.now().toISOString(),
+    };
     await ctx.setCursor(cursor);
     return {
       records,

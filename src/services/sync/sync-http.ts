@@ -28,7 +28,10 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 export class SyncHttpError extends Error {
-  constructor(message: string, public readonly status: number | null) {
+  constructor(
+    message: string,
+    public readonly status: number | null,
+  ) {
     super(message);
     this.name = 'SyncHttpError';
   }
@@ -96,7 +99,8 @@ export interface HttpDeps {
   proxyVariable?: string | null;
 }
 
-const ALLOW_HINT = 'a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW (host or host:port; docs/egress.md)';
+const ALLOW_HINT =
+  'a feed mirror reached over http or at a private address must be listed in VULNINTEL_EGRESS_ALLOW (host or host:port; docs/egress.md)';
 
 /** The URL as it may appear in logs and errors: no query string (it may carry tokens on other feeds). */
 export function displayUrl(url: string): string {
@@ -108,7 +112,13 @@ export function displayUrl(url: string): string {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 403: 'Forbidden', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+const STATUS_TEXT: Record<number, string> = {
+  403: 'Forbidden',
+  429: 'Too Many Requests',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
 
 /** Failures of the transfer itself (reset, silence, deadline, name lookup): the request is tried again. */
 function transient(e: unknown): e is EgressError {
@@ -122,7 +132,12 @@ function transient(e: unknown): e is EgressError {
  * of the source. Network failures and timeouts are retried like a 503; policy refusals (blocked address, scheme) are
  * not; SyncHttpError once the attempts are used up.
  */
-export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressRequestInit, read: (res: EgressResponse) => Promise<T>): Promise<T> {
+export async function fetchAndRead<T>(
+  deps: HttpDeps,
+  url: string,
+  init: EgressRequestInit,
+  read: (res: EgressResponse) => Promise<T>,
+): Promise<T> {
   const { retry } = deps;
   let last = '';
   let lastStatus: number | null = null;
@@ -151,7 +166,10 @@ export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressR
         lastStatus = null;
         if (attempt === retry.maxAttempts) break;
         const delay = backoffDelay(attempt, retry, deps.random);
-        deps.log.warn({ url: displayUrl(url), attempt, delay_ms: delay, error: e.code }, 'feed download broke off; retrying');
+        deps.log.warn(
+          { url: displayUrl(url), attempt, delay_ms: delay, error: e.code },
+          'feed download broke off; retrying',
+        );
         await deps.sleep(delay);
         continue;
       }
@@ -161,15 +179,22 @@ export async function fetchAndRead<T>(deps: HttpDeps, url: string, init: EgressR
     const retryAfter = parseRetryAfter(res.headers['retry-after'], serverNow(res, deps.clock.now()));
     await res.discard();
     if (attempt === retry.maxAttempts) break;
-    const delay = retryAfter !== null ? Math.min(retryAfter, retry.maxRetryAfterMs) : backoffDelay(attempt, retry, deps.random);
-    deps.log.warn({ url: displayUrl(url), attempt, status: res.status, delay_ms: delay, retry_after: retryAfter !== null }, 'feed server asked to slow down; retrying');
+    const delay =
+      retryAfter !== null ? Math.min(retryAfter, retry.maxRetryAfterMs) : backoffDelay(attempt, retry, deps.random);
+    deps.log.warn(
+      { url: displayUrl(url), attempt, status: res.status, delay_ms: delay, retry_after: retryAfter !== null },
+      'feed server asked to slow down; retrying',
+    );
     await deps.sleep(delay);
   }
   let hint = lastStatus === 403 ? ' (NVD answers 403 when the rate limit is exceeded or the API key is invalid)' : '';
   if (lastStatus === null && deps.proxyVariable) {
     hint = ` (${deps.proxyVariable} is set, but vulnintel sync connects directly and uses no proxy (docs/egress.md): point the VULNINTEL_FEED_URL_* variables at an internal mirror, listed in VULNINTEL_EGRESS_ALLOW, or copy the feed files over and run vulnintel sync --from DIR)`;
   }
-  throw new SyncHttpError(`${displayUrl(url)}: ${last} on all ${retry.maxAttempts} attempts; giving up${hint}`, lastStatus);
+  throw new SyncHttpError(
+    `${displayUrl(url)}: ${last} on all ${retry.maxAttempts} attempts; giving up${hint}`,
+    lastStatus,
+  );
 }
 
 /** An egress error that is not retried (a policy refusal, a body over its cap), named with its URL; others as they are. */
@@ -220,14 +245,19 @@ export async function fetchFileIfChanged(
   const headers: Record<string, string> = {};
   if (previous?.etag) headers['if-none-match'] = previous.etag;
   if (previous?.last_modified) headers['if-modified-since'] = previous.last_modified;
-  const got = await fetchAndRead(deps, url, { headers, maxResponseBytes: opts.maxBytes, timeoutMs: opts.timeoutMs }, async (res) => {
-    if (res.status === 304) {
-      await res.discard();
-      return null;
-    }
-    await expectOk(res, opts.what);
-    return { bytes: await res.saveTo(dest), headers: res.headers };
-  });
+  const got = await fetchAndRead(
+    deps,
+    url,
+    { headers, maxResponseBytes: opts.maxBytes, timeoutMs: opts.timeoutMs },
+    async (res) => {
+      if (res.status === 304) {
+        await res.discard();
+        return null;
+      }
+      await expectOk(res, opts.what);
+      return { bytes: await res.saveTo(dest), headers: res.headers };
+    },
+  );
   if (!got) return { changed: false, reason: 'not-modified' };
   const { bytes } = got;
   const sha256 = await sha256File(dest);

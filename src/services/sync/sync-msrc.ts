@@ -16,10 +16,17 @@ import { errorMessage } from '../../lib/errors.ts';
 
 const MiB = 1024 * 1024;
 
-interface MsrcCursor { listed: number; newest_revision: string | null; fetched_at: string }
+interface MsrcCursor {
+  listed: number;
+  newest_revision: string | null;
+  fetched_at: string;
+}
 
 /** Index entries to fetch: not stored yet, or revised after the stored revision date. */
-export function msrcToFetch(index: MsrcUpdateEntry[], stored: Map<string, { revision_date: Date | null }>): MsrcUpdateEntry[] {
+export function msrcToFetch(
+  index: MsrcUpdateEntry[],
+  stored: Map<string, { revision_date: Date | null }>,
+): MsrcUpdateEntry[] {
   return index.filter((e) => {
     const s = stored.get(e.id);
     return !s || !s.revision_date || !e.currentReleaseDate || s.revision_date.toISOString() < e.currentReleaseDate;
@@ -29,10 +36,15 @@ export function msrcToFetch(index: MsrcUpdateEntry[], stored: Map<string, { revi
 export const msrcSource: SyncSource = {
   name: 'msrc',
   async run(ctx: SyncContext): Promise<SourceOutcome> {
-    const body = await fetchAndRead(ctx, ctx.urls.msrc, { headers: { accept: 'application/json' }, maxResponseBytes: 16 * MiB }, async (res) => {
-      await expectOk(res, 'MSRC updates index');
-      return res.bytes();
-    });
+    const body = await fetchAndRead(
+      ctx,
+      ctx.urls.msrc,
+      { headers: { accept: 'application/json' }, maxResponseBytes: 16 * MiB },
+      async (res) => {
+        await expectOk(res, 'MSRC updates index');
+        return res.bytes();
+      },
+    );
     let index: MsrcUpdateEntry[];
     try {
       index = parseUpdatesIndex(JSON.parse(body.toString('utf8')));
@@ -46,10 +58,15 @@ export const msrcSource: SyncSource = {
     for (const entry of todo) {
       try {
         const file = path.join(ctx.stagingDir, `${entry.id.replace(/[^A-Za-z0-9._-]/g, '_')}.xml`);
-        await fetchAndRead(ctx, entry.cvrfUrl, { headers: { accept: 'application/xml' }, maxResponseBytes: 64 * MiB }, async (doc) => {
-          await expectOk(doc, `MSRC ${entry.id}`);
-          return doc.saveTo(file);
-        });
+        await fetchAndRead(
+          ctx,
+          entry.cvrfUrl,
+          { headers: { accept: 'application/xml' }, maxResponseBytes: 64 * MiB },
+          async (doc) => {
+            await expectOk(doc, `MSRC ${entry.id}`);
+            return doc.saveTo(file);
+          },
+        );
         const parsed = parseMsrcBuffer(await readFile(file));
         if (parsed.id !== entry.id) throw new Error(`document ID ${parsed.id} does not match the index entry`);
         // Corpus first, then the Windows tables: a failure before the last step leaves the stored revision
@@ -57,7 +74,10 @@ export const msrcSource: SyncSource = {
         // Parsed once and prepared once: the pipeline takes this parse's CVE records, and the Windows tables its
         // prepared rows.
         const prepared = prepareMsrcDocument(parsed);
-        const imported = await ctx.sink.importItems({ label: file, format: 'msrc-cvrf', items: () => msrcCveItems(parsed) }, { source: 'msrc' });
+        const imported = await ctx.sink.importItems(
+          { label: file, format: 'msrc-cvrf', items: () => msrcCveItems(parsed) },
+          { source: 'msrc' },
+        );
         await storePreparedMsrcDocument(ctx.store.db, prepared, entry.cvrfUrl);
         await rm(file, { force: true });
         records += imported.records;
@@ -69,12 +89,24 @@ export const msrcSource: SyncSource = {
       }
     }
     if (failures.length) {
-      throw new SyncHttpError(`MSRC: ${failures.length} of ${todo.length} new or revised documents failed (first: ${failures[0]}); ${files} imported`, null);
+      throw new SyncHttpError(
+        `MSRC: ${failures.length} of ${todo.length} new or revised documents failed (first: ${failures[0]}); ${files} imported`,
+        null,
+      );
     }
     let newest: string | null = null;
-    for (const e of index) if (e.currentReleaseDate && (!newest || e.currentReleaseDate > newest)) newest = e.currentReleaseDate;
-    const cursor: MsrcCursor = { listed: index.length, newest_revision: newest, fetched_at: ctx.clock.now().toISOString() };
+    for (const e of index)
+      if (e.currentReleaseDate && (!newest || e.currentReleaseDate > newest)) newest = e.currentReleaseDate;
+    const cursor: MsrcCursor = {
+      listed: index.length,
+      newest_revision: newest,
+      fetched_at: ctx.clock.now().toISOString(),
+    };
     await ctx.setCursor(cursor);
-    return { records, files, summary: `${files} new or revised of ${index.length} documents listed, ${records} records` };
+    return {
+      records,
+      files,
+      summary: `${files} new or revised of ${index.length} documents listed, ${records} records`,
+    };
   },
 };

@@ -37,7 +37,10 @@ export function nvdDate(d: Date): string {
 /** Reads a stored NVD instant (no zone = UTC); a value that is not a date fails loudly rather than skip the sync. */
 export function parseNvdDate(value: string): Date {
   const d = new Date(/(?:[zZ]|[+-]\d\d:\d\d)$/.test(value) ? value : `${value}Z`);
-  if (Number.isNaN(d.getTime())) throw new Error(`NVD: the checkpoint holds "${value}", which is not a date; fix or delete the sync_state row for nvd`);
+  if (Number.isNaN(d.getTime()))
+    throw new Error(
+      `NVD: the checkpoint holds "${value}", which is not a date; fix or delete the sync_state row for nvd`,
+    );
   return d;
 }
 
@@ -60,7 +63,10 @@ function pageTime(page: NvdPage): Date | null {
 function validatePage(doc: unknown, requestedStart: number, url: string): NvdPage {
   const p = doc as Partial<NvdPage> & { format?: string };
   if (!p || typeof p !== 'object' || typeof p.totalResults !== 'number' || !Array.isArray(p.vulnerabilities)) {
-    throw new SyncHttpError(`NVD: ${displayUrl(url)} did not return an API 2.0 page (no totalResults / vulnerabilities)`, 200);
+    throw new SyncHttpError(
+      `NVD: ${displayUrl(url)} did not return an API 2.0 page (no totalResults / vulnerabilities)`,
+      200,
+    );
   }
   if (p.format !== undefined && p.format !== 'NVD_CVE') {
     throw new SyncHttpError(`NVD: unexpected page format "${p.format}" (expected NVD_CVE)`, 200);
@@ -96,7 +102,8 @@ export const nvdSource: SyncSource = {
     const pageWindow = async (window: { start: string | null; end: string }, from: number): Promise<string> => {
       let startIndex = from;
       let served: Date | null = null;
-      const end = () => (served && served.getTime() < parseNvdDate(window.end).getTime() ? nvdDate(served) : window.end);
+      const end = () =>
+        served && served.getTime() < parseNvdDate(window.end).getTime() ? nvdDate(served) : window.end;
       for (;;) {
         const params = new URLSearchParams({ resultsPerPage: String(ctx.nvdPageSize), startIndex: String(startIndex) });
         if (window.start !== null) {
@@ -119,7 +126,10 @@ export const nvdSource: SyncSource = {
         const n = page.vulnerabilities.length;
         if (n === 0 && startIndex < page.totalResults) {
           // Ending the window here would skip the rest of it for good; the checkpoint stays at this page.
-          throw new SyncHttpError(`NVD: ${displayUrl(url)} answered an empty page at startIndex ${startIndex} of ${page.totalResults} results; the next sync resumes at this page`, 200);
+          throw new SyncHttpError(
+            `NVD: ${displayUrl(url)} answered an empty page at startIndex ${startIndex} of ${page.totalResults} results; the next sync resumes at this page`,
+            200,
+          );
         }
         if (n > 0) {
           const file = path.join(ctx.stagingDir, `nvd-page-${pages}.json`);
@@ -172,7 +182,9 @@ export const nvdSource: SyncSource = {
     return {
       records,
       files: pages,
-      summary: records ? `${records} records in ${pages} pages (${windows} windows), up to ${cursor.last_mod_end}` : `no records modified since the last sync (up to ${cursor.last_mod_end})`,
+      summary: records
+        ? `${records} records in ${pages} pages (${windows} windows), up to ${cursor.last_mod_end}`
+        : `no records modified since the last sync (up to ${cursor.last_mod_end})`,
     };
   },
 };

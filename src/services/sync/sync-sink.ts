@@ -10,7 +10,10 @@ import type { IngestItem } from '../../ingest/types.ts';
 import { syncPipelineLabel } from '../../store/sync-state.ts';
 import type { FeedItems, FeedSink } from './sync.ts';
 
-export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize' | 'epssBatchSize'> = {}): FeedSink {
+export function pipelineSink(
+  db: Db,
+  opts: Pick<PipelineOptions, 'log' | 'provider' | 'batchSize' | 'epssBatchSize'> = {},
+): FeedSink {
   /** Runs the pipeline over the inputs; answers the records read (not feed facts: the pipeline's item count also
    * includes the catalog-version items). */
   async function run(inputs: FeedItems[], info: { source: string }) {
@@ -22,14 +25,19 @@ export function pipelineSink(db: Db, opts: Pick<PipelineOptions, 'log' | 'provid
       }
     }
     // The MSRC source stores each document's Windows tables itself, after its CVEs (src/services/sync/sync-msrc.ts).
-    await runPipeline(db, inputs.map((i) => ({ label: i.label, format: i.format, items: () => counted(i.items()) })), {
-      ...opts, source: syncPipelineLabel(info.source), wait: true, windowsDocuments: false,
-    });
+    await runPipeline(
+      db,
+      inputs.map((i) => ({ label: i.label, format: i.format, items: () => counted(i.items()) })),
+      { ...opts, source: syncPipelineLabel(info.source), wait: true, windowsDocuments: false },
+    );
     return { records };
   }
   return {
     importFiles(files, info) {
-      return run(files.map(({ file, format }) => ({ label: file, format, items: () => readFeed(file, format) })), info);
+      return run(
+        files.map(({ file, format }) => ({ label: file, format, items: () => readFeed(file, format) })),
+        info,
+      );
     },
     importItems(input, info) {
       return run([input], info);

@@ -85,7 +85,16 @@ export interface SyncSource {
  * Every sync source, in run order: catalogs first (CWE, CAPEC), then the CVE sources, then the per-CVE scores,
  * then Microsoft's documents (Windows engine and CVE corpus). One explicit table; nothing registers itself.
  */
-export const SYNC_SOURCES: readonly SyncSource[] = [cweSource, capecSource, nvdSource, cve5Source, csafSource, kevSource, epssSource, msrcSource];
+export const SYNC_SOURCES: readonly SyncSource[] = [
+  cweSource,
+  capecSource,
+  nvdSource,
+  cve5Source,
+  csafSource,
+  kevSource,
+  epssSource,
+  msrcSource,
+];
 
 export function syncSources(): readonly SyncSource[] {
   return SYNC_SOURCES;
@@ -93,7 +102,9 @@ export function syncSources(): readonly SyncSource[] {
 
 export class SyncBusyError extends Error {
   constructor(holderPid: number | null) {
-    super(`Another vulnintel sync is already running${holderPid ? ` (database backend pid ${holderPid})` : ''}; this one exits without doing anything. Try again when it has finished.`);
+    super(
+      `Another vulnintel sync is already running${holderPid ? ` (database backend pid ${holderPid})` : ''}; this one exits without doing anything. Try again when it has finished.`,
+    );
     this.name = 'SyncBusyError';
   }
 }
@@ -134,7 +145,8 @@ const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function runSync(deps: SyncDeps, only?: readonly string[]): Promise<SyncReport> {
   const all = syncSources();
   const unknown = (only ?? []).filter((n) => !all.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`Unknown sync source(s): ${unknown.join(', ')} (known: ${all.map((s) => s.name).join(', ')})`);
+  if (unknown.length)
+    throw new Error(`Unknown sync source(s): ${unknown.join(', ')} (known: ${all.map((s) => s.name).join(', ')})`);
   const sources = only?.length ? all.filter((s) => only.includes(s.name)) : all;
 
   const lock = await tryAcquireSyncLock(deps.store.pool);
@@ -145,7 +157,8 @@ export async function runSync(deps: SyncDeps, only?: readonly string[]): Promise
     // sync that finds nothing new never starts the pipeline, and they would stay `running` (the health payload's
     // enricher "running" for days). Only when no import holds the pipeline lock: its own runs are running.
     const stale = await withImportLock(deps.store.db, (conn) => failStaleRuns(conn));
-    if (stale.ran && stale.value) deps.log.warn({ runs: stale.value }, 'runs left running by an interrupted process were marked failed');
+    if (stale.ran && stale.value)
+      deps.log.warn({ runs: stale.value }, 'runs left running by an interrupted process were marked failed');
     for (const source of sources) reports.push(await runSource(deps, source));
   } finally {
     await lock.release();
@@ -185,12 +198,29 @@ async function runSource(deps: SyncDeps, source: SyncSource): Promise<SourceRepo
   deps.log.info({ source: source.name }, 'sync source started');
   try {
     const outcome = await source.run(ctx);
-    const runId = await recordIngestRun(db, { source: runName, status: 'succeeded', rows, error: null, startedAt, finishedAt: deps.clock.now() });
-    deps.log.info({ source: source.name, records: outcome.records, files: outcome.files }, `sync source done: ${outcome.summary}`);
+    const runId = await recordIngestRun(db, {
+      source: runName,
+      status: 'succeeded',
+      rows,
+      error: null,
+      startedAt,
+      finishedAt: deps.clock.now(),
+    });
+    deps.log.info(
+      { source: source.name, records: outcome.records, files: outcome.files },
+      `sync source done: ${outcome.summary}`,
+    );
     return { source: source.name, status: 'succeeded', run_id: runId, ...outcome };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    const runId = await recordIngestRun(db, { source: runName, status: 'failed', rows, error: message.slice(0, 2000), startedAt, finishedAt: deps.clock.now() });
+    const runId = await recordIngestRun(db, {
+      source: runName,
+      status: 'failed',
+      rows,
+      error: message.slice(0, 2000),
+      startedAt,
+      finishedAt: deps.clock.now(),
+    });
     deps.log.warn({ source: source.name, error: message }, 'sync source failed');
     return { source: source.name, status: 'failed', error: message, run_id: runId, records: rows };
   } finally {

@@ -20,17 +20,21 @@ test("the collector's column list equals the service's host fields, in order", (
   // Every column is filled from the ordered row the script builds.
   for (const c of cols) assert.match(script, new RegExp(`^\\s+${c}\\s+=`, 'm'), c);
   // It never reads the computer name or network identity.
-  assert.doesNotMatch(script, /COMPUTERNAME|Get-NetIPAddress|Win32_NetworkAdapter|USERNAME|SerialNumber|DigitalProductId/i);
+  assert.doesNotMatch(
+    script,
+    /COMPUTERNAME|Get-NetIPAddress|Win32_NetworkAdapter|USERNAME|SerialNumber|DigitalProductId/i,
+  );
 });
 
-for (const [name, doc] of Object.entries(docs)) test(`the sample output in ${name} passes the validator`, () => {
-  const m = /```csv\n([\s\S]*?)```/.exec(doc);
-  assert.ok(m, `${name} has a csv sample`);
-  const rows = parse(m[1], { columns: true, skip_empty_lines: true }) as Record<string, string>[];
-  assert.equal(rows.length, 1);
-  assert.deepEqual(Object.keys(rows[0]), [...HOST_FIELDS]);
-  const v = validateHost(csvRowToHostRecord(rows[0]));
-  assert.ok(v.ok, JSON.stringify(v));
-  assert.deepEqual(v.ok && v.host.installed_kbs, ['KB5087538', 'KB5086096']);
-  assert.deepEqual(v.ok && v.warnings, []);
-});
+for (const [name, doc] of Object.entries(docs))
+  test(`the sample output in ${name} passes the validator`, () => {
+    const m = /```csv\n([\s\S]*?)```/.exec(doc);
+    assert.ok(m, `${name} has a csv sample`);
+    const rows = parse(m[1], { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+    assert.equal(rows.length, 1);
+    assert.deepEqual(Object.keys(rows[0]), [...HOST_FIELDS]);
+    const v = validateHost(csvRowToHostRecord(rows[0]));
+    assert.ok(v.ok, JSON.stringify(v));
+    assert.deepEqual(v.ok && v.host.installed_kbs, ['KB5087538', 'KB5086096']);
+    assert.deepEqual(v.ok && v.warnings, []);
+  });

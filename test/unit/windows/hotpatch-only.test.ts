@@ -17,7 +17,15 @@ builder.add(doc);
 const ix = builder.finish();
 
 function host24h2(build: string) {
-  const v = validateHost({ ...BASE_HOST, asset_id: 'w', os_product: 'Windows 10 Enterprise', edition_id: 'Enterprise', os_build: build, architecture: 'x64', installation_type: 'Client' });
+  const v = validateHost({
+    ...BASE_HOST,
+    asset_id: 'w',
+    os_product: 'Windows 10 Enterprise',
+    edition_id: 'Enterprise',
+    os_build: build,
+    architecture: 'x64',
+    installation_type: 'Client',
+  });
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   return new EvaluationRun(ix, () => undefined, '2026-07-10').evaluate(v.host, v.warnings);
 }
@@ -25,7 +33,9 @@ const item = (e: ReturnType<typeof host24h2>, cve: string) => e.items.find((i) =
 const CVE = 'CVE-2024-43516';
 
 test('the fixture is what the test is about: 24H2 gets CVE-2024-43516 only as hotpatch KB5046696 (26100.2240) and an SSU', () => {
-  const rows = doc.vulnerabilities.find((v) => v.cve === CVE)!.remediations.filter((r) => r.type === 'Vendor Fix' && r.productIds.includes('12390'));
+  const rows = doc.vulnerabilities
+    .find((v) => v.cve === CVE)!
+    .remediations.filter((r) => r.type === 'Vendor Fix' && r.productIds.includes('12390'));
   assert.deepEqual(rows.map((r) => [r.description, r.subType, r.fixedBuild]).sort(), [
     ['5046696', 'SecurityHotpatchUpdate', '10.0.26100.2240'],
     ['5047621', 'ServicingStackUpdate', '10.0.26100.2303'],
@@ -40,7 +50,12 @@ test('a host at or above the hotpatch build is cleared: no 2024 hotpatch is offe
     const r = renderCve(it, build, 1);
     assert.equal(r.kb, 'KB5046696');
     assert.equal(r.fixed_build, '10.0.26100.2240');
-    assert.match(r.priority_reason, new RegExp(`^Patched: build ${build.replace(/\./g, '\\.')} is at or above the build of hotpatch KB5046696 \\(10\\.0\\.26100\\.2240\\)`));
+    assert.match(
+      r.priority_reason,
+      new RegExp(
+        `^Patched: build ${build.replace(/\./g, '\\.')} is at or above the build of hotpatch KB5046696 \\(10\\.0\\.26100\\.2240\\)`,
+      ),
+    );
     assert.ok(!e.fix_groups.some((g) => g.kb === 'KB5046696' || g.cve_ids.includes(CVE)), build);
   }
 });
@@ -49,6 +64,9 @@ test('below the hotpatch build the OS build cannot tell: needs review, and the h
   const e = host24h2('10.0.26100.2239');
   const it = item(e, CVE);
   assert.equal(it.status, 'needs review');
-  assert.match(it.v.note ?? '', /KB5046696 \(build 10\.0\.26100\.2240\) is not one of this product's monthly cumulative updates/);
+  assert.match(
+    it.v.note ?? '',
+    /KB5046696 \(build 10\.0\.26100\.2240\) is not one of this product's monthly cumulative updates/,
+  );
   assert.ok(e.fix_groups.some((g) => g.kb === 'KB5046696' && g.cve_ids.includes(CVE)));
 });

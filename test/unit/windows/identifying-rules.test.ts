@@ -4,7 +4,14 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  badText, containsIdentifying, identifyingAssetId, innerBreak, normalizeText, validDisplayVersion, validEditionId, validProductName,
+  badText,
+  containsIdentifying,
+  identifyingAssetId,
+  innerBreak,
+  normalizeText,
+  validDisplayVersion,
+  validEditionId,
+  validProductName,
 } from '../../../src/domain/windows/identifying.ts';
 
 describe('normalizeText and badText', () => {
@@ -16,22 +23,38 @@ describe('normalizeText and badText', () => {
   });
 
   test('badText: C0 controls except tab, LF and CR; DEL and C1; lone surrogates', () => {
-    for (const c of ['\u0000', '\u0001', '\u0008', '\u000b', '\u000c', '\u000e', '\u001f', '\u007f', '\u0085', '\u009f']) {
+    for (const c of [
+      '\u0000',
+      '\u0001',
+      '\u0008',
+      '\u000b',
+      '\u000c',
+      '\u000e',
+      '\u001f',
+      '\u007f',
+      '\u0085',
+      '\u009f',
+    ]) {
       assert.equal(badText(`a${c}b`), true, c.charCodeAt(0).toString(16));
     }
-    for (const c of ['\t', '\n', '\r', ' ', '~', '\u00a0', '\u00e9']) assert.equal(badText(`a${c}b`), false, c.charCodeAt(0).toString(16));
+    for (const c of ['\t', '\n', '\r', ' ', '~', '\u00a0', '\u00e9'])
+      assert.equal(badText(`a${c}b`), false, c.charCodeAt(0).toString(16));
     assert.equal(badText('a\ud800b'), true);
     assert.equal(badText('a\udc00'), true);
     assert.equal(badText('a\ud83d\ude00b'), false);
     assert.equal(badText(''), false);
     // Bidirectional controls reorder what is shown; the marks U+200E and U+200F stay allowed.
-    for (const c of ['\u202a', '\u202e', '\u2066', '\u2069']) assert.equal(badText(`a${c}b`), true, c.charCodeAt(0).toString(16));
-    for (const c of ['\u2029', '\u206a', '\u200e', '\u200f']) assert.equal(badText(`a${c}b`), false, c.charCodeAt(0).toString(16));
+    for (const c of ['\u202a', '\u202e', '\u2066', '\u2069'])
+      assert.equal(badText(`a${c}b`), true, c.charCodeAt(0).toString(16));
+    for (const c of ['\u2029', '\u206a', '\u200e', '\u200f'])
+      assert.equal(badText(`a${c}b`), false, c.charCodeAt(0).toString(16));
   });
 
   test('innerBreak: a tab, LF, CR or Unicode line/paragraph separator inside the trimmed value; not around it', () => {
-    for (const v of ['a\tb', 'a\nb', 'a\rb', ' a \t b ', 'a\u2028b', 'a\u2029b']) assert.equal(innerBreak(v), true, JSON.stringify(v));
-    for (const v of ['ab', '\ta b\r\n', '\n', '', 'a\u000bb', '\u2028ab\u2029']) assert.equal(innerBreak(v), false, JSON.stringify(v));
+    for (const v of ['a\tb', 'a\nb', 'a\rb', ' a \t b ', 'a\u2028b', 'a\u2029b'])
+      assert.equal(innerBreak(v), true, JSON.stringify(v));
+    for (const v of ['ab', '\ta b\r\n', '\n', '', 'a\u000bb', '\u2028ab\u2029'])
+      assert.equal(innerBreak(v), false, JSON.stringify(v));
   });
 });
 
@@ -106,11 +129,34 @@ describe('identifyingAssetId', () => {
 
   test('a labelled serial number: the label, a separator, a number holding a digit', () => {
     // Each of these is refused as an asset_id, never stored.
-    for (const v of ['S/N 1234567', 's/n:1234567', 'S/N1234567', 'SN: 5CG1234XYZ', 'sn=5CG1234XYZ', 'serial 5CG1234XYZ', 'Serial: 5CG1234XYZ',
-      'SerialNumber=5CG1234XYZ', 'serial_no 4711', 'Serial No. 4711', 'serial# 4711', 'rtu-7 serial 4711', 'SN 1234']) {
+    for (const v of [
+      'S/N 1234567',
+      's/n:1234567',
+      'S/N1234567',
+      'SN: 5CG1234XYZ',
+      'sn=5CG1234XYZ',
+      'serial 5CG1234XYZ',
+      'Serial: 5CG1234XYZ',
+      'SerialNumber=5CG1234XYZ',
+      'serial_no 4711',
+      'Serial No. 4711',
+      'serial# 4711',
+      'rtu-7 serial 4711',
+      'SN 1234',
+    ]) {
       assert.equal(identifyingAssetId(v), true, v);
     }
-    for (const v of ['serial-gw-1', 'serial gateway 3', 'serial1', 'sn-1234', 'snmp: 4711', 'plcsn=4711', 'serial: abc', 'rtu-serial-no-7', 'S/N']) {
+    for (const v of [
+      'serial-gw-1',
+      'serial gateway 3',
+      'serial1',
+      'sn-1234',
+      'snmp: 4711',
+      'plcsn=4711',
+      'serial: abc',
+      'rtu-serial-no-7',
+      'S/N',
+    ]) {
       assert.equal(identifyingAssetId(v), false, v);
     }
   });
@@ -126,19 +172,45 @@ describe('validProductName', () => {
   });
 
   test('must open with a product family (Windows, Hyper-V Server, Azure Stack HCI, Azure Local), optionally after "Microsoft"', () => {
-    for (const p of ['Windows 10 Pro', 'Microsoft Windows Server 2012 R2 Standard', 'Hyper-V Server 2019', 'Microsoft Hyper-V Server 2016', 'Azure Stack HCI', 'Azure Local', 'windows 11 pro']) {
+    for (const p of [
+      'Windows 10 Pro',
+      'Microsoft Windows Server 2012 R2 Standard',
+      'Hyper-V Server 2019',
+      'Microsoft Hyper-V Server 2016',
+      'Azure Stack HCI',
+      'Azure Local',
+      'windows 11 pro',
+    ]) {
       assert.equal(validProductName(p), true, p);
     }
-    for (const p of ['Server 2019 Windows', 'WindowsServer 2019', 'Pro Windows 10', 'Ubuntu 22.04']) assert.equal(validProductName(p), false, p);
+    for (const p of ['Server 2019 Windows', 'WindowsServer 2019', 'Pro Windows 10', 'Ubuntu 22.04'])
+      assert.equal(validProductName(p), false, p);
   });
 
   test('®, ™, colon, parentheses, comma and slash separate words; every word must be known or a number', () => {
-    for (const p of ['Windows® 10 Pro', 'Windows Server 2022 Datacenter: Azure Edition', 'Windows 10 Pro (x64)',
-      'Windows 10 Pro,Education', 'Windows 10 Pro/Education', 'Windows Server 2019 Datacenter(Evaluation)', 'WINDOWS 10 ENTERPRISE LTSC 2021',
-      'Windows 10 Version 22H2', 'Windows 7 Ultimate SP1', 'Windows 7 Professional 64-bit', 'Windows Server 2008 R2 Standard 32bit']) {
+    for (const p of [
+      'Windows® 10 Pro',
+      'Windows Server 2022 Datacenter: Azure Edition',
+      'Windows 10 Pro (x64)',
+      'Windows 10 Pro,Education',
+      'Windows 10 Pro/Education',
+      'Windows Server 2019 Datacenter(Evaluation)',
+      'WINDOWS 10 ENTERPRISE LTSC 2021',
+      'Windows 10 Version 22H2',
+      'Windows 7 Ultimate SP1',
+      'Windows 7 Professional 64-bit',
+      'Windows Server 2008 R2 Standard 32bit',
+    ]) {
       assert.equal(validProductName(p), true, p);
     }
-    for (const p of ['Windows 10 Pro Plant4', 'Windows 10 Pro [x64]', 'Windows 10 Pro - HMI', 'Windows 10 Pro 12345', 'Windows 10 Pro 22H3', 'Windows Server 2019 Datacenter;']) {
+    for (const p of [
+      'Windows 10 Pro Plant4',
+      'Windows 10 Pro [x64]',
+      'Windows 10 Pro - HMI',
+      'Windows 10 Pro 12345',
+      'Windows 10 Pro 22H3',
+      'Windows Server 2019 Datacenter;',
+    ]) {
       assert.equal(validProductName(p), false, p);
     }
     // NFKC spells ™ as "TM": glued to "Windows" it no longer opens with a product family
@@ -157,11 +229,14 @@ describe('validEditionId and validDisplayVersion', () => {
 
   test('DisplayVersion: two digits, H, 1 or 2', () => {
     for (const d of ['20H2', '22h1', ' 24H2 ', '99H1']) assert.equal(validDisplayVersion(d), true, d);
-    for (const d of ['22H3', '22H0', '2H2', '222H2', '22H22', 'x22H2', '22H2x', 'H2']) assert.equal(validDisplayVersion(d), false, d);
+    for (const d of ['22H3', '22H0', '2H2', '222H2', '22H22', 'x22H2', '22H2x', 'H2'])
+      assert.equal(validDisplayVersion(d), false, d);
   });
 
   test('ReleaseId: years 15 to 20, months 01 to 12', () => {
-    for (const d of ['1501', '1507', '1809', '1912', '2001', '2009', '2012']) assert.equal(validDisplayVersion(d), true, d);
-    for (const d of ['1500', '1513', '1409', '2109', '1800', '18090', '809', '1809x']) assert.equal(validDisplayVersion(d), false, d);
+    for (const d of ['1501', '1507', '1809', '1912', '2001', '2009', '2012'])
+      assert.equal(validDisplayVersion(d), true, d);
+    for (const d of ['1500', '1513', '1409', '2109', '1800', '18090', '809', '1809x'])
+      assert.equal(validDisplayVersion(d), false, d);
   });
 });

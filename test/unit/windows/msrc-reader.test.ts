@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { looksLikeMsrc, msrcDateToIso, parseCvrfXml, parseMsrcBuffer, parseUpdatesIndex, readMsrcFile } from '../../../src/ingest/msrc.ts';
+import {
+  looksLikeMsrc,
+  msrcDateToIso,
+  parseCvrfXml,
+  parseMsrcBuffer,
+  parseUpdatesIndex,
+  readMsrcFile,
+} from '../../../src/ingest/msrc.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
 
 const JSON_FIXTURE = new URL('../../fixtures/msrc-json/2024-Aug.json.gz', import.meta.url);
@@ -24,15 +31,23 @@ test('XML: the June 2026 document, its dates without zone read as UTC, products 
   assert.equal(fix.subType, 'Security Update');
   assert.equal(fix.supercedence, '5089549');
   assert.equal(fix.url, 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5094126');
-  assert.equal(d.advisoryUrls.get('CVE-2026-50507'), 'https://msrc.microsoft.com/update-guide/en-US/vulnerability/CVE-2026-50507');
+  assert.equal(
+    d.advisoryUrls.get('CVE-2026-50507'),
+    'https://msrc.microsoft.com/update-guide/en-US/vulnerability/CVE-2026-50507',
+  );
 });
 
 test('XML: threats, CVSS, CWE, exploited flag and revisions of CVE-2024-38063', () => {
   const d = readMsrcFile(`${FIXTURE_DIR}/2024-Aug.xml.gz`);
   const v = d.vulnerabilities.find((x) => x.cve === 'CVE-2024-38063')!;
   assert.equal(v.title, 'Windows TCP/IP Remote Code Execution Vulnerability');
-  assert.deepEqual(v.cwes.map((c) => c.id), ['CWE-191']);
-  assert.ok(v.threats.some((t) => t.type === 'Severity' && t.description === 'Critical' && t.productIds.includes('11571')));
+  assert.deepEqual(
+    v.cwes.map((c) => c.id),
+    ['CWE-191'],
+  );
+  assert.ok(
+    v.threats.some((t) => t.type === 'Severity' && t.description === 'Critical' && t.productIds.includes('11571')),
+  );
   assert.ok(v.threats.some((t) => t.type === 'Exploit Status' && /Exploited:No/.test(t.description)));
   assert.equal(v.scoreSets[0].baseScore, 9.8);
   assert.match(v.scoreSets[0].vector ?? '', /^CVSS:3\.1\/AV:N/);
@@ -56,21 +71,54 @@ test('JSON form (converted from the same XML per §1.5) reads to the same docume
 });
 
 test('JSON: numeric enum types map back to names; Type 2 is a Vendor Fix', () => {
-  const doc = parseMsrcBuffer(Buffer.from(JSON.stringify({
-    DocumentTitle: { Value: 'T' },
-    DocumentTracking: { Identification: { ID: { Value: '2024-Aug' } }, CurrentReleaseDate: '2026-06-28T01:56:08', RevisionHistory: [{ Number: '547' }] },
-    ProductTree: { Branch: [{ Items: [{ Items: [{ ProductID: '11571', Value: 'Windows Server 2019' }], Type: 1, Name: 'Windows' }], Type: 0, Name: 'Microsoft' }] },
-    Vulnerability: [{
-      CVE: 'CVE-2024-38063', Title: { Value: 'x' },
-      Threats: [{ Type: 3, Description: { Value: 'Critical' }, ProductID: ['11571'] }, { Type: 1, Description: { Value: 'Exploited:Yes' } }],
-      Remediations: [{ Type: 2, Description: { Value: '5043050' }, ProductID: ['11571'], SubType: 'Security Update', FixedBuild: '10.0.17763.6293' }],
-      ProductStatuses: [{ Type: 3, ProductID: ['11571'] }],
-    }],
-  })));
+  const doc = parseMsrcBuffer(
+    Buffer.from(
+      JSON.stringify({
+        DocumentTitle: { Value: 'T' },
+        DocumentTracking: {
+          Identification: { ID: { Value: '2024-Aug' } },
+          CurrentReleaseDate: '2026-06-28T01:56:08',
+          RevisionHistory: [{ Number: '547' }],
+        },
+        ProductTree: {
+          Branch: [
+            {
+              Items: [{ Items: [{ ProductID: '11571', Value: 'Windows Server 2019' }], Type: 1, Name: 'Windows' }],
+              Type: 0,
+              Name: 'Microsoft',
+            },
+          ],
+        },
+        Vulnerability: [
+          {
+            CVE: 'CVE-2024-38063',
+            Title: { Value: 'x' },
+            Threats: [
+              { Type: 3, Description: { Value: 'Critical' }, ProductID: ['11571'] },
+              { Type: 1, Description: { Value: 'Exploited:Yes' } },
+            ],
+            Remediations: [
+              {
+                Type: 2,
+                Description: { Value: '5043050' },
+                ProductID: ['11571'],
+                SubType: 'Security Update',
+                FixedBuild: '10.0.17763.6293',
+              },
+            ],
+            ProductStatuses: [{ Type: 3, ProductID: ['11571'] }],
+          },
+        ],
+      }),
+    ),
+  );
   assert.equal(doc.currentReleaseDate, '2026-06-28T01:56:08.000Z');
   assert.equal(doc.products.get('11571'), 'Windows Server 2019');
   const v = doc.vulnerabilities[0];
-  assert.deepEqual(v.threats.map((t) => t.type), ['Severity', 'Exploit Status']);
+  assert.deepEqual(
+    v.threats.map((t) => t.type),
+    ['Severity', 'Exploit Status'],
+  );
   assert.equal(v.remediations[0].type, 'Vendor Fix');
   assert.deepEqual(v.knownAffected, ['11571']);
 });
@@ -99,7 +147,11 @@ test('/updates index and date handling', () => {
 });
 
 test('/updates index: a non-string title, severity or URL is dropped, never stringified to [object Object]', () => {
-  const real = (JSON.parse(readFileSync(`${FIXTURE_DIR}/updates-index.json`, 'utf8')) as { value: Record<string, unknown>[] }).value[0];
-  const [e] = parseUpdatesIndex({ value: [{ ...real, DocumentTitle: { en: 'x' }, Severity: { level: 1 }, CvrfUrl: ['u'] }] });
+  const real = (
+    JSON.parse(readFileSync(`${FIXTURE_DIR}/updates-index.json`, 'utf8')) as { value: Record<string, unknown>[] }
+  ).value[0];
+  const [e] = parseUpdatesIndex({
+    value: [{ ...real, DocumentTitle: { en: 'x' }, Severity: { level: 1 }, CvrfUrl: ['u'] }],
+  });
   assert.deepEqual([e.id, e.title, e.severity, e.cvrfUrl], ['1999-Sep', '', null, '']);
 });

@@ -8,7 +8,14 @@ import { cveOf, evalHost } from './fixture-index.ts';
 import { renderCve, type ReferencesOut } from '../../../src/domain/windows/render.ts';
 import type { CveSignals } from '../../../src/domain/windows/evaluate.ts';
 
-const S2019 = { asset_id: 'r1', os_product: 'Windows Server 2019 Standard', edition_id: 'ServerStandard', os_build: '10.0.17763.8389', architecture: 'x64', installation_type: 'Server' };
+const S2019 = {
+  asset_id: 'r1',
+  os_product: 'Windows Server 2019 Standard',
+  edition_id: 'ServerStandard',
+  os_build: '10.0.17763.8389',
+  architecture: 'x64',
+  installation_type: 'Server',
+};
 const CVE = 'CVE-2026-41108'; // June 2026, KB5094123 = 10.0.17763.8880 on Server 2019
 const ADVISORY = `https://msrc.microsoft.com/update-guide/en-US/vulnerability/${CVE}`;
 const msrc = { url: ADVISORY, tags: ['Vendor Advisory'], provided_by: 'msrc' };
@@ -27,10 +34,12 @@ test('an open CVE on a resolved host: every field of the §2.7 object', () => {
     known_exploited: false,
     note: null,
     priority_rank: 7,
-    priority_reason: 'Open on this host: build 10.0.17763.8389 is below the fixed build 10.0.17763.8880. Fix: KB5094123. Important severity, CVSS 7.',
+    priority_reason:
+      'Open on this host: build 10.0.17763.8389 is below the fixed build 10.0.17763.8880. Fix: KB5094123. Important severity, CVSS 7.',
     fix: {
       available: true,
-      action: 'Install KB5094123 (cumulative update, build 10.0.17763.8880) or any later cumulative update for Windows Server 2019',
+      action:
+        'Install KB5094123 (cumulative update, build 10.0.17763.8880) or any later cumulative update for Windows Server 2019',
       source: 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5094123',
       derived: false,
     },
@@ -51,22 +60,34 @@ test('an open CVE on a resolved host: every field of the §2.7 object', () => {
 test('a needs-review verdict keeps its own note and reason', () => {
   const h = evalHost({ ...S2019, installed_kbs: ['KB5094123'], kb_source: 'Get-HotFix' });
   const r = renderCve(cveOf(h, CVE), h.os_build, 1);
-  const note = 'build 10.0.17763.8389 is below the fixed build 10.0.17763.8880, but the KB list contains KB5094123 or a later cumulative update';
+  const note =
+    'build 10.0.17763.8389 is below the fixed build 10.0.17763.8880, but the KB list contains KB5094123 or a later cumulative update';
   assert.equal(r.status, 'needs review');
   assert.equal(r.note, note);
   assert.equal(r.priority_reason, `Needs review: ${note}. Fix: KB5094123. Important severity, CVSS 7.`);
 });
 
-test('a CVE whose status differs between candidate products: the item\'s note and a review reason, not the verdict\'s', () => {
-  const h = evalHost({ asset_id: 'e1', os_product: 'Windows 11 Enterprise', edition_id: '', os_build: '10.0.26100.8655', architecture: 'x64', installation_type: '' });
+test("a CVE whose status differs between candidate products: the item's note and a review reason, not the verdict's", () => {
+  const h = evalHost({
+    asset_id: 'e1',
+    os_product: 'Windows 11 Enterprise',
+    edition_id: '',
+    os_build: '10.0.26100.8655',
+    architecture: 'x64',
+    installation_type: '',
+  });
   const it = cveOf(h, 'CVE-2026-50507');
   assert.equal(it.v.status, 'cleared (patched)');
-  const note = 'status differs between the candidate products (Windows 11 Version 24H2 for x64-based Systems; Windows Server 2025; Windows Server 2025 (Server Core installation)); supply edition_id and installation_type';
+  const note =
+    'status differs between the candidate products (Windows 11 Version 24H2 for x64-based Systems; Windows Server 2025; Windows Server 2025 (Server Core installation)); supply edition_id and installation_type';
   const r = renderCve(it, h.os_build, 3);
   assert.deepEqual([r.status, r.note, r.priority_reason], ['needs review', note, `Needs review: ${note}.`]);
   assert.deepEqual(r.fix, {
-    available: true, action: 'Install KB5094126 (cumulative update, build 10.0.26100.8655) or any later cumulative update for Windows 11 Version 24H2 for x64-based Systems',
-    source: 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5094126', derived: false,
+    available: true,
+    action:
+      'Install KB5094126 (cumulative update, build 10.0.26100.8655) or any later cumulative update for Windows 11 Version 24H2 for x64-based Systems',
+    source: 'https://catalog.update.microsoft.com/v7/site/Search.aspx?q=KB5094126',
+    derived: false,
   });
   // A differing status without a note of its own falls back to the verdict's note.
   const open = cveOf(evalHost(S2019), CVE);
@@ -79,22 +100,43 @@ test('a CVE whose status differs between candidate products: the item\'s note an
   assert.equal(renderCve(open, '10.0.17763.8389', 2).note, null);
 });
 
-test('references: the corpus\'s, with vendor advisories cut to Microsoft domains and the MSRC page added first, once', () => {
+test("references: the corpus's, with vendor advisories cut to Microsoft domains and the MSRC page added first, once", () => {
   const refs = (vendor: ReferencesOut['vendor_advisories']): ReferencesOut => ({
-    nvd_url: 'nvd', cve_org_url: 'org', vendor_advisories: vendor,
+    nvd_url: 'nvd',
+    cve_org_url: 'org',
+    vendor_advisories: vendor,
     cisa_ics_advisories: [{ advisory_id: 'ICSA-1', url: null, title: 't', published: null }],
-    other_references: [{ url: 'https://example.org/x', tags: [], provided_by: 'nvd' }], other_references_total: 4,
+    other_references: [{ url: 'https://example.org/x', tags: [], provided_by: 'nvd' }],
+    other_references_total: 4,
   });
   const link = (u: string) => ({ url: u, tags: ['Patch'], provided_by: 'nvd' });
   const vendor = [
-    link('https://support.microsoft.com/kb/1'), link('https://microsoft.com/a'), link('https://notmicrosoft.com/b'),
-    link('https://microsoft.com.example.org/c'), link('not a url'), link('https://PORTAL.MICROSOFT.COM/d'), link('https://example.com/microsoft.com'),
+    link('https://support.microsoft.com/kb/1'),
+    link('https://microsoft.com/a'),
+    link('https://notmicrosoft.com/b'),
+    link('https://microsoft.com.example.org/c'),
+    link('not a url'),
+    link('https://PORTAL.MICROSOFT.COM/d'),
+    link('https://example.com/microsoft.com'),
   ];
-  const sig: CveSignals = { kev: false, epss: null, bcs: null, cvss: null, hasExploit: false, publishedAt: null, references: refs(vendor) };
+  const sig: CveSignals = {
+    kev: false,
+    epss: null,
+    bcs: null,
+    cvss: null,
+    hasExploit: false,
+    publishedAt: null,
+    references: refs(vendor),
+  };
   const h = evalHost(S2019, '2026-07-10', { [CVE]: sig });
   const r = renderCve(cveOf(h, CVE), h.os_build, 1);
   assert.deepEqual(r.references, {
-    ...refs([msrc, link('https://support.microsoft.com/kb/1'), link('https://microsoft.com/a'), link('https://PORTAL.MICROSOFT.COM/d')]),
+    ...refs([
+      msrc,
+      link('https://support.microsoft.com/kb/1'),
+      link('https://microsoft.com/a'),
+      link('https://PORTAL.MICROSOFT.COM/d'),
+    ]),
   });
   assert.equal(sig.references!.vendor_advisories.length, 7, 'the corpus record is not changed');
   // The MSRC page already among the corpus's advisories is not added again.

@@ -8,13 +8,33 @@ import { validateHost } from '../../../src/domain/windows/validate.ts';
 import { isCveId } from '../../../src/domain/cve-id.ts';
 
 const JUNE_CVE = 'CVE-2026-41108'; // June 2026, listed for 2012 R2, 1809/2019, 22H2, 24H2 and Server 2025
-const ALL = { include_cleared: true, sort: 'priority', confirmed_only: false, known_exploited_only: false, fix_available_only: false, cve_page: null, cve_page_size: null } as const;
+const ALL = {
+  include_cleared: true,
+  sort: 'priority',
+  confirmed_only: false,
+  known_exploited_only: false,
+  fix_available_only: false,
+  cve_page: null,
+  cve_page_size: null,
+} as const;
 
 const client = (build: string, extra: Record<string, unknown> = {}) => ({
-  asset_id: 'c1', os_product: 'Windows 10 Pro', edition_id: 'Professional', os_build: build, architecture: 'x64', installation_type: 'Client', ...extra,
+  asset_id: 'c1',
+  os_product: 'Windows 10 Pro',
+  edition_id: 'Professional',
+  os_build: build,
+  architecture: 'x64',
+  installation_type: 'Client',
+  ...extra,
 });
 const server = (product: string, build: string, extra: Record<string, unknown> = {}) => ({
-  asset_id: 's1', os_product: product, edition_id: 'ServerStandard', os_build: build, architecture: 'x64', installation_type: 'Server', ...extra,
+  asset_id: 's1',
+  os_product: product,
+  edition_id: 'ServerStandard',
+  os_build: build,
+  architecture: 'x64',
+  installation_type: 'Server',
+  ...extra,
 });
 
 test('Windows 11 24H2, 23H2 and 22H2 are told apart by build, although all report "Windows 10"', () => {
@@ -59,7 +79,12 @@ test('Server 2025 and Windows 11 24H2 share build 26100 but not their 2026 UBR l
 test('override: CVE-2026-50507 gives Server 2025 the client KB; a May-2026 server is not cleared by it', () => {
   const ix = fixtureIndex();
   assert.deepEqual(ix.overridesApplied, ['msrc-2026-jun-cve-2026-50507-server2025']);
-  const core = evalHost(server('Windows Server 2025 Datacenter', '10.0.26100.32860', { installation_type: 'Server Core', edition_id: 'ServerDatacenter' }));
+  const core = evalHost(
+    server('Windows Server 2025 Datacenter', '10.0.26100.32860', {
+      installation_type: 'Server Core',
+      edition_id: 'ServerDatacenter',
+    }),
+  );
   assert.equal(core.microsoft_product, 'Windows Server 2025 (Server Core installation)');
   const c = cveOf(core, 'CVE-2026-50507');
   assert.equal(c.status, 'confirmed open');
@@ -73,7 +98,9 @@ test('override: CVE-2026-50507 gives Server 2025 the client KB; a May-2026 serve
 });
 
 test('17763: Enterprise LTSC is supported to 2029, Pro ended 2020-11-10; same fixes, different lifecycle', () => {
-  const ltsc = evalHost(client('10.0.17763.8755', { edition_id: 'EnterpriseS', os_product: 'Windows 10 Enterprise LTSC 2019' }));
+  const ltsc = evalHost(
+    client('10.0.17763.8755', { edition_id: 'EnterpriseS', os_product: 'Windows 10 Enterprise LTSC 2019' }),
+  );
   const pro = evalHost(client('10.0.17763.8755'));
   assert.equal(ltsc.microsoft_product, 'Windows 10 Version 1809 for x64-based Systems');
   assert.equal(ltsc.end_of_life, false);
@@ -96,7 +123,10 @@ test('a fixed build revised after release: CVE-2024-38063 on Server 2019 uses th
   assert.equal(c.v.fixedBuild, '10.0.17763.6293');
   assert.equal(c.status, 'confirmed open');
   assert.equal(c.p.pc.meta.docId, '2024-Aug');
-  assert.equal(cveOf(evalHost(server('Windows Server 2019 Standard', '10.0.17763.6293')), 'CVE-2024-38063').status, 'cleared (patched)');
+  assert.equal(
+    cveOf(evalHost(server('Windows Server 2019 Standard', '10.0.17763.6293')), 'CVE-2024-38063').status,
+    'cleared (patched)',
+  );
 });
 
 test('hotpatch: a host exactly on the hotpatch UBR is patched, below the LCU and off it is open', () => {
@@ -109,7 +139,11 @@ test('hotpatch: a host exactly on the hotpatch UBR is patched, below the LCU and
   assert.equal(h('10.0.26200.7782').status, 'confirmed open');
   assert.equal(h('10.0.26200.7840').status, 'cleared (patched)');
   // Nov 2022: the Server 2022 hotpatch UBR sat above the LCU.
-  const azure = (b: string) => cveOf(evalHost(server('Windows Server 2022 Datacenter: Azure Edition', b, { edition_id: 'ServerTurbine' })), 'CVE-2022-41073');
+  const azure = (b: string) =>
+    cveOf(
+      evalHost(server('Windows Server 2022 Datacenter: Azure Edition', b, { edition_id: 'ServerTurbine' })),
+      'CVE-2022-41073',
+    );
   assert.equal(azure('10.0.20348.1251').status, 'cleared (patched)');
   assert.equal(azure('10.0.20348.1248').status, 'confirmed open');
   assert.equal(azure('10.0.20348.1248').v.fixedBuild, '10.0.20348.1249');
@@ -138,7 +172,13 @@ test('legacy: a later monthly rollup clears an older CVE; a Security Only KB cle
 });
 
 test('legacy: the build and the KB list disagreeing gives needs review', () => {
-  const h = evalHost(server('Windows Server 2012 R2 Standard', '6.3.9600.23228', { installed_kbs: ['KB4534297'], kb_source: 'Get-HotFix', esu_enrolled: 'yes' }));
+  const h = evalHost(
+    server('Windows Server 2012 R2 Standard', '6.3.9600.23228', {
+      installed_kbs: ['KB4534297'],
+      kb_source: 'Get-HotFix',
+      esu_enrolled: 'yes',
+    }),
+  );
   const c = cveOf(h, 'CVE-2022-41073');
   assert.equal(c.status, 'needs review');
   assert.match(c.v.note ?? '', /at or above the fixed build 6\.3\.9600\.20670/);
@@ -176,7 +216,10 @@ test('ESU: a 2012 R2 host not enrolled gets fixes after end of support as ESU; e
   assert.match(r.priority_reason, /KB5094041/);
   assert.equal(r.fix.available, true, 'ESU-required fixes count as available');
   // After the ESU period ends, enrolment no longer keeps it supported.
-  const late = evalHost(server('Windows Server 2012 R2 Standard', '6.3.9600.20671', { ...rec, esu_enrolled: 'yes' }), '2026-11-01');
+  const late = evalHost(
+    server('Windows Server 2012 R2 Standard', '6.3.9600.20671', { ...rec, esu_enrolled: 'yes' }),
+    '2026-11-01',
+  );
   assert.equal(late.end_of_life, true);
 });
 
@@ -189,7 +232,11 @@ test('a host past end of life (Windows 10 22H2 Pro, consumer ESU) as of the inje
   const enrolled = evalHost({ ...rec, esu_enrolled: 'yes' }, '2026-07-10');
   assert.equal(enrolled.end_of_life, false);
   assert.equal(cveOf(enrolled, JUNE_CVE).v.fixType, 'kb');
-  assert.equal(evalHost({ ...rec, esu_enrolled: 'yes' }, '2026-10-14').end_of_life, true, 'consumer ESU ends 2026-10-13');
+  assert.equal(
+    evalHost({ ...rec, esu_enrolled: 'yes' }, '2026-10-14').end_of_life,
+    true,
+    'consumer ESU ends 2026-10-13',
+  );
 });
 
 test('arm64 maps to the ARM64 product; a 32-bit Windows 11 does not exist', () => {
@@ -217,23 +264,54 @@ test('needs revision: a three-part build is accepted with a warning and stays pr
 });
 
 test('a bare "Windows": refused without a build; with one it stays product-level (rule 4), the build naming the product', () => {
-  const v = validateHost({ asset_id: 'b1', os_product: 'Windows', edition_id: '', os_build: '', architecture: 'x64', collected_at: '2026-07-01T00:00:00Z' });
+  const v = validateHost({
+    asset_id: 'b1',
+    os_product: 'Windows',
+    edition_id: '',
+    os_build: '',
+    architecture: 'x64',
+    collected_at: '2026-07-01T00:00:00Z',
+  });
   assert.equal(v.ok, false);
   assert.deepEqual(!v.ok && v.errors.map((e) => e.code), ['bare_windows']);
-  const h = evalHost({ asset_id: 'b2', os_product: 'Windows', edition_id: 'Professional', os_build: '10.0.19045.7417', architecture: 'x64' });
+  const h = evalHost({
+    asset_id: 'b2',
+    os_product: 'Windows',
+    edition_id: 'Professional',
+    os_build: '10.0.19045.7417',
+    architecture: 'x64',
+  });
   assert.equal(h.microsoft_product, 'Windows 10 Version 22H2 for x64-based Systems');
   assert.equal(h.patch_resolved, false);
   assert.ok(h.labels.includes('product-level (bare product name)'));
-  const nob = evalHost({ asset_id: 'b3', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', os_build: '', architecture: 'x64', installation_type: 'Server' });
+  const nob = evalHost({
+    asset_id: 'b3',
+    os_product: 'Windows Server 2019 Datacenter',
+    edition_id: 'ServerDatacenter',
+    os_build: '',
+    architecture: 'x64',
+    installation_type: 'Server',
+  });
   assert.deepEqual(nob.labels, ['product-level (no build)']);
   assert.equal(nob.patch_resolved, false);
   assert.equal(nob.microsoft_product, 'Windows Server 2019');
 });
 
 test('edition missing on a shared build: candidates, and a CVE whose status differs between them needs review', () => {
-  const h = evalHost({ asset_id: 'e1', os_product: 'Windows 11 Enterprise', edition_id: '', os_build: '10.0.26100.8655', architecture: 'x64', installation_type: '' });
+  const h = evalHost({
+    asset_id: 'e1',
+    os_product: 'Windows 11 Enterprise',
+    edition_id: '',
+    os_build: '10.0.26100.8655',
+    architecture: 'x64',
+    installation_type: '',
+  });
   assert.equal(h.microsoft_product, null);
-  assert.deepEqual(h.candidate_products, ['Windows 11 Version 24H2 for x64-based Systems', 'Windows Server 2025', 'Windows Server 2025 (Server Core installation)']);
+  assert.deepEqual(h.candidate_products, [
+    'Windows 11 Version 24H2 for x64-based Systems',
+    'Windows Server 2025',
+    'Windows Server 2025 (Server Core installation)',
+  ]);
   assert.ok(h.labels.includes('resolved by build; edition not supplied'));
   assert.match(h.map_note ?? '', /edition not supplied/);
   const c = cveOf(h, JUNE_CVE);
@@ -242,7 +320,9 @@ test('edition missing on a shared build: candidates, and a CVE whose status diff
 });
 
 test('Server Core and Desktop Experience are different products with the same KBs', () => {
-  const core = evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755', { installation_type: 'Server Core' }));
+  const core = evalHost(
+    server('Windows Server 2019 Standard', '10.0.17763.8755', { installation_type: 'Server Core' }),
+  );
   const desk = evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755'));
   assert.equal(core.microsoft_product, 'Windows Server 2019 (Server Core installation)');
   assert.equal(desk.microsoft_product, 'Windows Server 2019');
@@ -250,13 +330,21 @@ test('Server Core and Desktop Experience are different products with the same KB
 });
 
 test('cumulative: a KB list holding the fix while the build says open gives needs review', () => {
-  const h = evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755', { installed_kbs: ['KB5094123'], kb_source: 'Get-HotFix' }));
+  const h = evalHost(
+    server('Windows Server 2019 Standard', '10.0.17763.8755', {
+      installed_kbs: ['KB5094123'],
+      kb_source: 'Get-HotFix',
+    }),
+  );
   const c = cveOf(h, JUNE_CVE);
   assert.equal(c.status, 'needs review');
   assert.match(c.v.note ?? '', /KB list contains KB5094123/);
   // The group never recommends a KB that is already installed, and neither does the CVE's own fix action.
   assert.ok(!h.fix_groups.some((g) => g.kb === 'KB5094123'));
-  assert.equal(renderCve(c, h.os_build, 1).fix.action, 'KB5094123 is already installed but the CVE is not cleared: review the host');
+  assert.equal(
+    renderCve(c, h.os_build, 1).fix.action,
+    'KB5094123 is already installed but the CVE is not cleared: review the host',
+  );
   // The same build without the KB list: the item shared by the build's hosts says to install it.
   const bare = cveOf(evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755')), JUNE_CVE);
   assert.equal(bare.status, 'confirmed open');
@@ -280,26 +368,45 @@ test('counts cover every CVE; microsoft data date is the newest document behind 
   const h = evalHost(server('Windows Server 2019 Standard', '10.0.17763.8755'));
   assert.equal(h.counts.confirmed_open + h.counts.cleared + h.counts.needs_review, h.items.length);
   assert.equal(h.data_as_of, '2026-07-05T14:46:17.000Z');
-  assert.ok(h.items.every((i) => isCveId(i.cve_id)), 'ADV advisories are not CVEs');
+  assert.ok(
+    h.items.every((i) => isCveId(i.cve_id)),
+    'ADV advisories are not CVEs',
+  );
   const ranks = viewHost(h, ALL).cves.map((c) => c.priority_rank);
-  assert.deepEqual(ranks, ranks.map((_, i) => i + 1));
+  assert.deepEqual(
+    ranks,
+    ranks.map((_, i) => i + 1),
+  );
 });
 
 test('edition missing on 26100 ("Windows 10 Pro"): a CVE Microsoft lists only for Server 2025 needs review, never confirmed open', () => {
-  const h = evalHost({ asset_id: 'e2', os_product: 'Windows 10 Pro', edition_id: '', os_build: '10.0.26100.8655', architecture: 'x64', installation_type: '' });
+  const h = evalHost({
+    asset_id: 'e2',
+    os_product: 'Windows 10 Pro',
+    edition_id: '',
+    os_build: '10.0.26100.8655',
+    architecture: 'x64',
+    installation_type: '',
+  });
   // CVE-2026-41089 is listed for Server 2025 (open below KB5087539's build) and not for Windows 11 24H2.
   const only = cveOf(h, 'CVE-2026-41089');
   assert.equal(only.v.status, 'confirmed open');
   assert.equal(only.productName, 'Windows Server 2025');
   assert.equal(only.status, 'needs review');
-  assert.equal(only.note, 'listed by Microsoft for Windows Server 2025; Windows Server 2025 (Server Core installation) but not for Windows 11 Version 24H2 for x64-based Systems, and the edition decides which this host is; supply edition_id and installation_type');
+  assert.equal(
+    only.note,
+    'listed by Microsoft for Windows Server 2025; Windows Server 2025 (Server Core installation) but not for Windows 11 Version 24H2 for x64-based Systems, and the edition decides which this host is; supply edition_id and installation_type',
+  );
   assert.equal(h.counts.confirmed_open, 0);
   assert.equal(h.items.filter((i) => i.status === 'confirmed open').length, 0);
   // A CVE cleared on every candidate that lists it stays cleared (the host needs nothing for it either way).
   assert.equal(cveOf(h, 'CVE-2024-43461').status, 'cleared (patched)');
   // Each candidate's updates are titled with its own product: Server 2025's KB is never called a Windows 11 fix.
   const titles = h.fix_groups.map((g) => [g.kb, g.fix]);
-  assert.deepEqual(titles[0], ['KB5094125', 'Install KB5094125, the latest cumulative update for Windows Server 2025 or Windows Server 2025 (Server Core installation) (build 10.0.26100.32995)']);
+  assert.deepEqual(titles[0], [
+    'KB5094125',
+    'Install KB5094125, the latest cumulative update for Windows Server 2025 or Windows Server 2025 (Server Core installation) (build 10.0.26100.32995)',
+  ]);
   assert.ok(h.fix_groups[0].cve_ids.includes('CVE-2026-41089'));
   for (const g of h.fix_groups) {
     if (g.kb === 'KB5094125' || g.kb === 'KB5087539') assert.doesNotMatch(g.fix, /Windows 11/);
@@ -308,11 +415,21 @@ test('edition missing on 26100 ("Windows 10 Pro"): a CVE Microsoft lists only fo
   assert.ok(!h.fix_groups.some((g) => g.kb === 'KB5094126'));
 });
 
-test('edition missing on 26100 at a shared 2025 build: open on every candidate stays open, and a note names each candidate\'s update', () => {
-  const h = evalHost({ asset_id: 'e3', os_product: 'Windows 10 Pro', edition_id: '', os_build: '10.0.26100.6899', architecture: 'x64', installation_type: '' });
+test("edition missing on 26100 at a shared 2025 build: open on every candidate stays open, and a note names each candidate's update", () => {
+  const h = evalHost({
+    asset_id: 'e3',
+    os_product: 'Windows 10 Pro',
+    edition_id: '',
+    os_build: '10.0.26100.6899',
+    architecture: 'x64',
+    installation_type: '',
+  });
   const c = cveOf(h, 'CVE-2026-21510');
   assert.equal(c.status, 'confirmed open');
-  assert.equal(c.note, 'the update differs between the candidate products (KB5077181 for Windows 11 Version 24H2 for x64-based Systems; KB5075899 for Windows Server 2025 and Windows Server 2025 (Server Core installation)); supply edition_id and installation_type');
+  assert.equal(
+    c.note,
+    'the update differs between the candidate products (KB5077181 for Windows 11 Version 24H2 for x64-based Systems; KB5075899 for Windows Server 2025 and Windows Server 2025 (Server Core installation)); supply edition_id and installation_type',
+  );
   // One group per candidate line, each naming its products; a CVE open on both is in both.
   const server = h.fix_groups.find((g) => g.kb === 'KB5094125')!;
   const client = h.fix_groups.find((g) => g.kb === 'KB5094126')!;
@@ -321,5 +438,8 @@ test('edition missing on 26100 at a shared 2025 build: open on every candidate s
   assert.ok(server.cve_ids.includes('CVE-2026-21510') && client.cve_ids.includes('CVE-2026-21510'));
   assert.equal(client.counts.total, 194);
   assert.equal(server.counts.total, 205);
-  assert.ok(server.group_rank < client.group_rank, 'equal in confirmed CVEs, the group with more CVEs in all ranks first');
+  assert.ok(
+    server.group_rank < client.group_rank,
+    'equal in confirmed CVEs, the group with more CVEs in all ranks first',
+  );
 });

@@ -4,9 +4,17 @@ import fc from 'fast-check';
 import { HOST_FIELDS, csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
 
 const GOOD = {
-  asset_id: 'a3f9c2e1b7d40c55', os_product: 'Windows Server 2019 Datacenter', edition_id: 'ServerDatacenter', display_version: '1809',
-  os_build: '10.0.17763.8755', architecture: 'x64', installation_type: 'Server', installed_kbs: ['KB5087538', 'kb5087538'],
-  kb_source: 'Get-HotFix', esu_enrolled: '', collected_at: '2026-06-15T08:00:00Z',
+  asset_id: 'a3f9c2e1b7d40c55',
+  os_product: 'Windows Server 2019 Datacenter',
+  edition_id: 'ServerDatacenter',
+  display_version: '1809',
+  os_build: '10.0.17763.8755',
+  architecture: 'x64',
+  installation_type: 'Server',
+  installed_kbs: ['KB5087538', 'kb5087538'],
+  kb_source: 'Get-HotFix',
+  esu_enrolled: '',
+  collected_at: '2026-06-15T08:00:00Z',
 };
 
 const codes = (rec: Record<string, unknown>) => {
@@ -69,39 +77,55 @@ test('three-part build: accepted with needs_revision', () => {
 });
 
 test('a refused value is never echoed back in any message', () => {
-  fc.assert(fc.property(
-    fc.constantFrom('hostname', 'computer_name', 'ip_address', 'mac_address', 'domain', 'user_name', 'license_key', 'install_path', 'customer'),
-    fc.string({ minLength: 8, maxLength: 30 }).map((s) => `SECRET${s.replace(/[^A-Za-z0-9]/g, 'x')}`),
-    (field, secret) => {
-      const v = validateHost({ ...GOOD, [field]: secret, asset_id: `${secret}.corp.example.com` });
-      assert.equal(v.ok, false);
-      const text = JSON.stringify(v);
-      assert.ok(!text.includes(secret), text);
-      assert.ok(!v.ok && v.errors.some((e) => e.code === 'forbidden_field' && e.field === field));
-      assert.ok(!v.ok && v.errors.some((e) => e.code === 'forbidden_value' && e.field === 'asset_id'));
-      assert.equal(!v.ok && v.asset_id, null);
-    },
-  ));
+  fc.assert(
+    fc.property(
+      fc.constantFrom(
+        'hostname',
+        'computer_name',
+        'ip_address',
+        'mac_address',
+        'domain',
+        'user_name',
+        'license_key',
+        'install_path',
+        'customer',
+      ),
+      fc.string({ minLength: 8, maxLength: 30 }).map((s) => `SECRET${s.replace(/[^A-Za-z0-9]/g, 'x')}`),
+      (field, secret) => {
+        const v = validateHost({ ...GOOD, [field]: secret, asset_id: `${secret}.corp.example.com` });
+        assert.equal(v.ok, false);
+        const text = JSON.stringify(v);
+        assert.ok(!text.includes(secret), text);
+        assert.ok(!v.ok && v.errors.some((e) => e.code === 'forbidden_field' && e.field === field));
+        assert.ok(!v.ok && v.errors.some((e) => e.code === 'forbidden_value' && e.field === 'asset_id'));
+        assert.equal(!v.ok && v.asset_id, null);
+      },
+    ),
+  );
 });
 
 test('property: any single-field corruption refuses the host with at least one error naming a field', () => {
-  fc.assert(fc.property(
-    fc.constantFrom(...HOST_FIELDS), fc.oneof(fc.constant('N/A'), fc.constant('-'), fc.constant('TBD'), fc.integer(), fc.constant({})),
-    (field, bad) => {
-      const v = validateHost({ ...GOOD, [field]: bad });
-      if (v.ok) {
-        // Only display_version accepts any string, and non-strings there are ignored as unknown.
-        assert.ok(field === 'display_version' || field === 'kb_source', `${field} accepted ${JSON.stringify(bad)}`);
-      } else {
-        assert.ok(v.errors.length > 0 && v.errors.every((e) => typeof e.field === 'string' && e.message.length > 0));
-      }
-    },
-  ));
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...HOST_FIELDS),
+      fc.oneof(fc.constant('N/A'), fc.constant('-'), fc.constant('TBD'), fc.integer(), fc.constant({})),
+      (field, bad) => {
+        const v = validateHost({ ...GOOD, [field]: bad });
+        if (v.ok) {
+          // Only display_version accepts any string, and non-strings there are ignored as unknown.
+          assert.ok(field === 'display_version' || field === 'kb_source', `${field} accepted ${JSON.stringify(bad)}`);
+        } else {
+          assert.ok(v.errors.length > 0 && v.errors.every((e) => typeof e.field === 'string' && e.message.length > 0));
+        }
+      },
+    ),
+  );
 });
 
 test('CSV row → record: installed_kbs split on ";", same validation result as JSON', () => {
   const row: Record<string, string> = {};
-  for (const f of HOST_FIELDS) row[f] = f === 'installed_kbs' ? 'KB5087538; KB5087538' : String((GOOD as Record<string, unknown>)[f] ?? '');
+  for (const f of HOST_FIELDS)
+    row[f] = f === 'installed_kbs' ? 'KB5087538; KB5087538' : String((GOOD as Record<string, unknown>)[f] ?? '');
   const a = validateHost(csvRowToHostRecord(row));
   const b = validateHost(GOOD);
   assert.deepEqual(a, b);

@@ -24,17 +24,23 @@ export const Profile = Type.Object({
 });
 
 const account: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/api/v1/account/me', {
-    schema: {
-      tags: ['account'],
-      summary: 'Current user profile with the permissions of its tier (spec §2.8)',
-      security: [{ apiKey: [] }, { session: [] }],
-      querystring: NoQuery,
-      response: { 200: Envelope(Profile, Type.Object({})) },
+  app.get(
+    '/api/v1/account/me',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Current user profile with the permissions of its tier (spec §2.8)',
+        security: [{ apiKey: [] }, { session: [] }],
+        querystring: NoQuery,
+        response: { 200: Envelope(Profile, Type.Object({})) },
+      },
+      config: {
+        auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } },
+      },
     },
-    config: { auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'members', ids: [] } } },
-  }, async (req) => {
-    return ok(req, app.services.identity.profile(req.caller), {});
-  });
+    async (req) => {
+      return ok(req, app.services.identity.profile(req.caller), {});
+    },
+  );
 };
 export default account;

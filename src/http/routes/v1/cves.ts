@@ -12,8 +12,18 @@ import type { RouteAuth } from '../../auth.ts';
 import { ICS_PROTOCOLS } from '../../../domain/cve-document.ts';
 import { KEV_META, type Page, type Reader } from '../../../services/cve-reader.ts';
 import {
-  CveDetailResponse, CveIdParams, CveListQuery, CveListResponse, KevListResponse, NotModified, PageQuery, ProtocolParams,
-  SlugParams, StatsDashboardResponse, StatsSummaryResponse, EmptyQuery,
+  CveDetailResponse,
+  CveIdParams,
+  CveListQuery,
+  CveListResponse,
+  KevListResponse,
+  NotModified,
+  PageQuery,
+  ProtocolParams,
+  SlugParams,
+  StatsDashboardResponse,
+  StatsSummaryResponse,
+  EmptyQuery,
 } from '../../schemas/cves.ts';
 
 const PUBLIC: RouteAuth = { mode: 'public', partner: true, tenant: false };
@@ -42,7 +52,11 @@ function checkRanges(q: ListQuery) {
     const a = q[lo];
     const b = q[hi];
     if (a !== undefined && b !== undefined && (a as number | string) > (b as number | string)) {
-      errs.push({ field: `query.${String(lo)}`, message: `must be less than or equal to ${String(hi)}`, type: 'value_error.range' });
+      errs.push({
+        field: `query.${String(lo)}`,
+        message: `must be less than or equal to ${String(hi)}`,
+        type: 'value_error.range',
+      });
     }
   };
   pair('cvss_min', 'cvss_max');
@@ -50,7 +64,8 @@ function checkRanges(q: ListQuery) {
   pair('date_from', 'date_to');
   // Blank text names nothing: refused as such, not answered with an empty list (vendor=%20 matched no vendor).
   for (const k of ['q', 'vendor'] as const) {
-    if (q[k] !== undefined && q[k].trim() === '') errs.push({ field: `query.${k}`, message: 'must not be blank', type: 'value_error.any_str.min_length' });
+    if (q[k] !== undefined && q[k].trim() === '')
+      errs.push({ field: `query.${k}`, message: 'must not be blank', type: 'value_error.any_str.min_length' });
   }
   if (errs.length) throw new ApiError('VALIDATION_ERROR', { fields: errs });
 }
@@ -74,7 +89,9 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
 const TIME = '\\d{2}:\\d{2}:\\d{2}';
-const IMF_OR_RFC850 = new RegExp(`^(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|${DAY}[a-z]{0,6}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT)$`);
+const IMF_OR_RFC850 = new RegExp(
+  `^(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|${DAY}[a-z]{0,6}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT)$`,
+);
 const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
 
 /**
@@ -114,123 +131,213 @@ function setValidators(reply: FastifyReply, etag: string, lastModified: Date) {
 const cves: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.cves;
 
-  app.get('/api/v1/cves', {
-    schema: {
-      tags: ['cves'], summary: 'Search and filter CVE summary cards (spec §4.1)',
-      querystring: CveListQuery, response: { 200: CveListResponse },
-      errors: [{ key: 'AUTH_REQUIRED', when: 'ranked=true without an API key or session (detail.parameter)' }],
+  app.get(
+    '/api/v1/cves',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: 'Search and filter CVE summary cards (spec §4.1)',
+        querystring: CveListQuery,
+        response: { 200: CveListResponse },
+        errors: [{ key: 'AUTH_REQUIRED', when: 'ranked=true without an API key or session (detail.parameter)' }],
+      },
+      config: { auth: PUBLIC },
+      // A protocol name in any case, as /api/v1/cves/protocol/{name} takes it (filters_applied echoes the lower case).
+      preValidation: async (req) => {
+        const q = req.query as Record<string, unknown>;
+        if (typeof q.protocol === 'string') q.protocol = q.protocol.toLowerCase();
+      },
     },
-    config: { auth: PUBLIC },
-    // A protocol name in any case, as /api/v1/cves/protocol/{name} takes it (filters_applied echoes the lower case).
-    preValidation: async (req) => {
-      const q = req.query as Record<string, unknown>;
-      if (typeof q.protocol === 'string') q.protocol = q.protocol.toLowerCase();
+    async (req) => {
+      const q = req.query;
+      checkRanges(q);
+      if (q.ranked && !req.principal) {
+        throw new ApiError('AUTH_REQUIRED', {
+          message: 'ranked=true needs an API key or a session',
+          detail: { error: 'auth_required', parameter: 'ranked' },
+        });
+      }
+      const page = await svc.list(readerOf(req), q);
+      return collection(
+        req,
+        page.items,
+        paged(page),
+        { corpus_size: page.corpus },
+        { filters_applied: filtersApplied(q) },
+      );
     },
-  }, async (req) => {
-    const q = req.query;
-    checkRanges(q);
-    if (q.ranked && !req.principal) {
-      throw new ApiError('AUTH_REQUIRED', { message: 'ranked=true needs an API key or a session', detail: { error: 'auth_required', parameter: 'ranked' } });
-    }
-    const page = await svc.list(readerOf(req), q);
-    return collection(req, page.items, paged(page), { corpus_size: page.corpus }, { filters_applied: filtersApplied(q) });
-  });
+  );
 
-  app.get('/api/v1/cves/kev', {
-    schema: {
-      tags: ['cves'], summary: 'CVEs in the KEV catalog, newest first (reduced cards)',
-      querystring: PageQuery, response: { 200: KevListResponse },
+  app.get(
+    '/api/v1/cves/kev',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: 'CVEs in the KEV catalog, newest first (reduced cards)',
+        querystring: PageQuery,
+        response: { 200: KevListResponse },
+      },
+      config: { auth: PUBLIC },
     },
-    config: { auth: PUBLIC },
-  }, async (req) => {
-    const page = await svc.kev(readerOf(req), req.query);
-    return collection(req, page.items, paged(page), { ...KEV_META, corpus_size: page.corpus },
-      { filters_applied: { kev_only: true, source: KEV_META.source } });
-  });
+    async (req) => {
+      const page = await svc.kev(readerOf(req), req.query);
+      return collection(
+        req,
+        page.items,
+        paged(page),
+        { ...KEV_META, corpus_size: page.corpus },
+        { filters_applied: { kev_only: true, source: KEV_META.source } },
+      );
+    },
+  );
 
-  app.get('/api/v1/cves/vendor/:slug', {
-    schema: {
-      tags: ['cves'], summary: 'CVEs naming one catalog vendor (slug from GET /api/v1/catalog/vendors), newest first',
-      params: SlugParams, querystring: PageQuery,
-      response: { 200: CveListResponse, 301: Type.Null({ description: 'A slug the catalog renamed ("sapse" became "sap"): Location gives the same list under the current slug' }) },
+  app.get(
+    '/api/v1/cves/vendor/:slug',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: 'CVEs naming one catalog vendor (slug from GET /api/v1/catalog/vendors), newest first',
+        params: SlugParams,
+        querystring: PageQuery,
+        response: {
+          200: CveListResponse,
+          301: Type.Null({
+            description:
+              'A slug the catalog renamed ("sapse" became "sap"): Location gives the same list under the current slug',
+          }),
+        },
+      },
+      config: { auth: PUBLIC },
     },
-    config: { auth: PUBLIC },
-  }, async (req, reply) => {
-    const { slug } = req.params;
-    const r = await svc.byVendor(readerOf(req), slug, req.query);
-    if (!r) throw new ApiError('NOT_FOUND', { message: `Vendor not found: ${slug}`, detail: { resource: 'vendor', identifier: slug } });
-    if ('movedTo' in r) return movedPermanently(req, reply, `/api/v1/cves/vendor/${r.movedTo}`);
-    return collection(req, r.page.items, paged(r.page), { corpus_size: r.page.corpus },
-      { filters_applied: { vendor: r.vendor.slug, vendor_name: r.vendor.name } });
-  });
+    async (req, reply) => {
+      const { slug } = req.params;
+      const r = await svc.byVendor(readerOf(req), slug, req.query);
+      if (!r)
+        throw new ApiError('NOT_FOUND', {
+          message: `Vendor not found: ${slug}`,
+          detail: { resource: 'vendor', identifier: slug },
+        });
+      if ('movedTo' in r) return movedPermanently(req, reply, `/api/v1/cves/vendor/${r.movedTo}`);
+      return collection(
+        req,
+        r.page.items,
+        paged(r.page),
+        { corpus_size: r.page.corpus },
+        { filters_applied: { vendor: r.vendor.slug, vendor_name: r.vendor.name } },
+      );
+    },
+  );
 
-  app.get('/api/v1/cves/protocol/:name', {
-    schema: {
-      tags: ['cves'], summary: `CVEs of one ICS protocol (${ICS_PROTOCOLS.join(', ')}), newest first`,
-      params: ProtocolParams, querystring: PageQuery, response: { 200: CveListResponse },
+  app.get(
+    '/api/v1/cves/protocol/:name',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: `CVEs of one ICS protocol (${ICS_PROTOCOLS.join(', ')}), newest first`,
+        params: ProtocolParams,
+        querystring: PageQuery,
+        response: { 200: CveListResponse },
+      },
+      config: { auth: PUBLIC },
     },
-    config: { auth: PUBLIC },
-  }, async (req) => {
-    const { name } = req.params;
-    const r = await svc.byProtocol(readerOf(req), name, req.query);
-    if (!r) {
-      throw new ApiError('NOT_FOUND', {
-        message: `Unknown protocol: ${name}`,
-        detail: { resource: 'protocol', identifier: name, accepted: [...ICS_PROTOCOLS] },
-      });
-    }
-    return collection(req, r.page.items, paged(r.page), { corpus_size: r.page.corpus }, { filters_applied: { protocol: r.protocol } });
-  });
+    async (req) => {
+      const { name } = req.params;
+      const r = await svc.byProtocol(readerOf(req), name, req.query);
+      if (!r) {
+        throw new ApiError('NOT_FOUND', {
+          message: `Unknown protocol: ${name}`,
+          detail: { resource: 'protocol', identifier: name, accepted: [...ICS_PROTOCOLS] },
+        });
+      }
+      return collection(
+        req,
+        r.page.items,
+        paged(r.page),
+        { corpus_size: r.page.corpus },
+        { filters_applied: { protocol: r.protocol } },
+      );
+    },
+  );
 
-  app.get('/api/v1/cves/stats/summary', {
-    schema: {
-      tags: ['cves'], summary: 'Corpus totals: severity, KEV, exploit maturity, ICS relevance, patch status',
-      querystring: EmptyQuery, response: { 200: StatsSummaryResponse },
+  app.get(
+    '/api/v1/cves/stats/summary',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: 'Corpus totals: severity, KEV, exploit maturity, ICS relevance, patch status',
+        querystring: EmptyQuery,
+        response: { 200: StatsSummaryResponse },
+      },
+      config: { auth: PUBLIC },
     },
-    config: { auth: PUBLIC },
-  }, async (req) => {
-    const r = await svc.statsSummary();
-    return ok(req, r.data, r.meta);
-  });
+    async (req) => {
+      const r = await svc.statsSummary();
+      return ok(req, r.data, r.meta);
+    },
+  );
 
-  app.get('/api/v1/cves/stats/dashboard', {
-    schema: {
-      tags: ['cves'], summary: 'Dashboard statistics: totals, top vendors and protocols, CVEs per month, EPSS distribution',
-      querystring: EmptyQuery, response: { 200: StatsDashboardResponse },
+  app.get(
+    '/api/v1/cves/stats/dashboard',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: 'Dashboard statistics: totals, top vendors and protocols, CVEs per month, EPSS distribution',
+        querystring: EmptyQuery,
+        response: { 200: StatsDashboardResponse },
+      },
+      config: { auth: PUBLIC },
     },
-    config: { auth: PUBLIC },
-  }, async (req) => {
-    const r = await svc.statsDashboard();
-    return ok(req, r.data, r.meta);
-  });
+    async (req) => {
+      const r = await svc.statsDashboard();
+      return ok(req, r.data, r.meta);
+    },
+  );
 
-  app.get('/api/v1/cves/:cve_id', {
-    schema: {
-      tags: ['cves'], summary: 'Full CVE detail (spec §2.3); ETag/Last-Modified with 304 on conditional requests',
-      params: CveIdParams, querystring: EmptyQuery,
-      response: { 200: CveDetailResponse, 304: NotModified },
+  app.get(
+    '/api/v1/cves/:cve_id',
+    {
+      schema: {
+        tags: ['cves'],
+        summary: 'Full CVE detail (spec §2.3); ETag/Last-Modified with 304 on conditional requests',
+        params: CveIdParams,
+        querystring: EmptyQuery,
+        response: { 200: CveDetailResponse, 304: NotModified },
+      },
+      config: { auth: PUBLIC_TRIAL },
+      // A collection's name without its parameter ("/api/v1/cves/vendor/": the trailing slash is ignored, so the path
+      // reaches this route with the id "vendor") is an unknown path that says what goes after it, not a 422 about the
+      // CVE id's pattern.
+      preValidation: (req, _reply, done) => {
+        const id = (req.params as { cve_id?: string }).cve_id ?? '';
+        const next = COLLECTION_PARAMS[id.toLowerCase()];
+        if (next)
+          return done(
+            new ApiError('NOT_FOUND', {
+              message: `No route ${req.method} /api/v1/cves/${id}: ${next}`,
+              detail: { resource: 'route', identifier: `/api/v1/cves/${id}` },
+            }),
+          );
+        done();
+      },
     },
-    config: { auth: PUBLIC_TRIAL },
-    // A collection's name without its parameter ("/api/v1/cves/vendor/": the trailing slash is ignored, so the path
-    // reaches this route with the id "vendor") is an unknown path that says what goes after it, not a 422 about the
-    // CVE id's pattern.
-    preValidation: (req, _reply, done) => {
-      const id = (req.params as { cve_id?: string }).cve_id ?? '';
-      const next = COLLECTION_PARAMS[id.toLowerCase()];
-      if (next) return done(new ApiError('NOT_FOUND', { message: `No route ${req.method} /api/v1/cves/${id}: ${next}`, detail: { resource: 'route', identifier: `/api/v1/cves/${id}` } }));
-      done();
+    async (req, reply) => {
+      const d = await svc.detail(readerOf(req), req.params.cve_id);
+      if (!d)
+        throw new ApiError('NOT_FOUND', {
+          message: 'CVE not found.',
+          detail: { resource: 'CVE', identifier: req.params.cve_id.toUpperCase() },
+        });
+      setValidators(reply, d.etag, d.lastModified);
+      if (notModified(req, d.etag, d.lastModified)) return reply.code(304).send();
+      const data = d.data();
+      if ('view' in data) return ok(req, data.view, d.meta);
+      // The stored answer (lib/cve-answer.ts) is already `data` serialized by this route's schema: the envelope is
+      // joined around it, each part by its own schema's serializer, as the route's serializer would write the whole.
+      return (reply as FastifyReply)
+        .type(JSON_TYPE)
+        .send(`{"api":${serializeApi(apiBlock(req))},"data":${data.json},"meta":${serializeMeta(d.meta)}}`);
     },
-  }, async (req, reply) => {
-    const d = await svc.detail(readerOf(req), req.params.cve_id);
-    if (!d) throw new ApiError('NOT_FOUND', { message: 'CVE not found.', detail: { resource: 'CVE', identifier: req.params.cve_id.toUpperCase() } });
-    setValidators(reply, d.etag, d.lastModified);
-    if (notModified(req, d.etag, d.lastModified)) return reply.code(304).send();
-    const data = d.data();
-    if ('view' in data) return ok(req, data.view, d.meta);
-    // The stored answer (lib/cve-answer.ts) is already `data` serialized by this route's schema: the envelope is
-    // joined around it, each part by its own schema's serializer, as the route's serializer would write the whole.
-    return (reply as FastifyReply).type(JSON_TYPE).send(`{"api":${serializeApi(apiBlock(req))},"data":${data.json},"meta":${serializeMeta(d.meta)}}`);
-  });
+  );
 };
 
 /** The CVE collections that take a path parameter, and what goes after their name. */

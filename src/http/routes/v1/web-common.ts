@@ -18,10 +18,14 @@ export const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,19}$'
 export const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
 export const EmptyForm = Type.Object(Csrf, { additionalProperties: false, examples: [{}] });
 
-export const read = (resource: string, ids: RouteAuth['tenant'] extends infer T ? T extends { ids: infer I } ? I : never : never = []): RouteAuth =>
-  ({ mode: 'session', role: 'viewer', scope: 'read', tenant: { resource, ids } });
-export const write = (resource: string, ids: RouteAuth['tenant'] extends infer T ? T extends { ids: infer I } ? I : never : never = []): RouteAuth =>
-  ({ mode: 'session', role: 'admin', scope: 'write', tenant: { resource, ids } });
+export const read = (
+  resource: string,
+  ids: RouteAuth['tenant'] extends infer T ? (T extends { ids: infer I } ? I : never) : never = [],
+): RouteAuth => ({ mode: 'session', role: 'viewer', scope: 'read', tenant: { resource, ids } });
+export const write = (
+  resource: string,
+  ids: RouteAuth['tenant'] extends infer T ? (T extends { ids: infer I } ? I : never) : never = [],
+): RouteAuth => ({ mode: 'session', role: 'admin', scope: 'write', tenant: { resource, ids } });
 export const envId = [{ in: 'params' as const, name: 'environment_id', foreign: 'environment_not_found' }];
 export const hookId = [{ in: 'params' as const, name: 'id', foreign: 'not_found' }];
 

@@ -61,7 +61,15 @@ const hostProps = {
   fix_groups: Type.Array(V2FixGroup),
   warnings: Type.Array(Str),
   cves: Type.Array(V2Cve),
-  cves_page: Type.Optional(strict({ page: Type.Integer({ minimum: 1 }), page_size: Type.Integer({ minimum: 1 }), total: Int, total_unfiltered: Int, has_more: Type.Boolean() })),
+  cves_page: Type.Optional(
+    strict({
+      page: Type.Integer({ minimum: 1 }),
+      page_size: Type.Integer({ minimum: 1 }),
+      total: Int,
+      total_unfiltered: Int,
+      has_more: Type.Boolean(),
+    }),
+  ),
 };
 
 export const V2Host = strict(hostProps);
@@ -69,14 +77,23 @@ export const V2Host = strict(hostProps);
 const HostError = strict({ code: Str, field: Str, message: Str });
 
 export const V2Rejected = strict({
-  asset_id: NStr, index: Int, errors: Type.Array(HostError),
-  retryable: Type.Literal(false), retry_after_seconds: Type.Null(), action: Type.Literal('fix_input'),
+  asset_id: NStr,
+  index: Int,
+  errors: Type.Array(HostError),
+  retryable: Type.Literal(false),
+  retry_after_seconds: Type.Null(),
+  action: Type.Literal('fix_input'),
 });
 
 export const V2SoftwareRejected = strict({ asset_id: NStr, index: Int, errors: Type.Array(HostError) });
 
 export const V2FixSummary = strict({
-  rank: Type.Integer({ minimum: 1 }), fix: Str, product: NStr, asset_ids: Type.Array(Str), counts: FixCounts, highest_score: NNum,
+  rank: Type.Integer({ minimum: 1 }),
+  fix: Str,
+  product: NStr,
+  asset_ids: Type.Array(Str),
+  counts: FixCounts,
+  highest_score: NNum,
 });
 
 const filterProps = {
@@ -90,13 +107,14 @@ const filterProps = {
 
 const SortSchema = Type.Union(SORTS.map((s) => Type.Literal(s)));
 
-const v2Meta = (filters: Record<string, TSchema>) => strict({
-  api_version: Type.Literal('2'),
-  microsoft_data_as_of: NStr,
-  took_ms: Int,
-  sort: SortSchema,
-  filters: strict(filters),
-});
+const v2Meta = (filters: Record<string, TSchema>) =>
+  strict({
+    api_version: Type.Literal('2'),
+    microsoft_data_as_of: NStr,
+    took_ms: Int,
+    sort: SortSchema,
+    filters: strict(filters),
+  });
 
 /** 200 of POST /api/v2/assets/correlate and /correlate-csv (spec §2.7): written by stream.ts, field for field. */
 export const V2CorrelateResponse = strict({
@@ -115,37 +133,69 @@ export const V2CorrelateResponse = strict({
 export const V2ResultsResponse = strict({
   api: ApiBlock,
   data: strict({
-    assets: Type.Array(strict({ ...hostProps, environment_id: Type.Unsafe<number | null>({ type: ['integer', 'null'] }), evaluated_on: Str })),
+    assets: Type.Array(
+      strict({
+        ...hostProps,
+        environment_id: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
+        evaluated_on: Str,
+      }),
+    ),
     fix_summary: Type.Array(V2FixSummary, { maxItems: 10 }),
   }),
   pagination: PaginationSchema,
-  meta: v2Meta({ ...filterProps, environment_id: Type.Unsafe<number | null>({ type: ['integer', 'null'] }), asset_id: NStr }),
+  meta: v2Meta({
+    ...filterProps,
+    environment_id: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
+    asset_id: NStr,
+  }),
 });
 
 // ---- requests (documentation and the first line of validation; per-host rules are in domain/windows/validate.ts) ----
 
-const OptionsSchema = Type.Object({
-  include_cleared: Type.Optional(Type.Boolean()),
-  sort: Type.Optional(SortSchema),
-  confirmed_only: Type.Optional(Type.Boolean()),
-  known_exploited_only: Type.Optional(Type.Boolean()),
-  fix_available_only: Type.Optional(Type.Boolean()),
-  cve_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CVE_PAGE })),
-  cve_page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-}, { description: `Options (spec §4.2): ${OPTION_NAMES.join(', ')}` });
+const OptionsSchema = Type.Object(
+  {
+    include_cleared: Type.Optional(Type.Boolean()),
+    sort: Type.Optional(SortSchema),
+    confirmed_only: Type.Optional(Type.Boolean()),
+    known_exploited_only: Type.Optional(Type.Boolean()),
+    fix_available_only: Type.Optional(Type.Boolean()),
+    cve_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CVE_PAGE })),
+    cve_page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  },
+  { description: `Options (spec §4.2): ${OPTION_NAMES.join(', ')}` },
+);
 
 /**
  * Body of POST /api/v2/assets/correlate. Documented for OpenAPI; the route checks it itself so that each refusal
  * keeps the spec's wording and order (extra top-level fields, then the host count and the rate limit, then the
  * rest), and each host is validated alone (a refused host never refuses the call).
  */
-export const V2CorrelateBody = Type.Object({
-  environment_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 })),
-  windows_hosts: Type.Array(Type.Object({
-    asset_id: Str, os_product: Str, edition_id: Str, display_version: Type.Optional(Str), os_build: Str, architecture: Str,
-    installation_type: Type.Optional(Str), installed_kbs: Type.Optional(Type.Array(Str)), kb_source: Type.Optional(Str),
-    esu_enrolled: Type.Optional(Str), collected_at: Str,
-  }, { description: 'Host record (spec §2.6)' }), { maxItems: 200 }),
-  installed_software: Type.Optional(Type.Array(Type.Object({ asset_id: Str, name: Str, publisher: Type.Optional(Str), version: Type.Optional(Str) }))),
-  options: Type.Optional(OptionsSchema),
-}, { additionalProperties: false });
+export const V2CorrelateBody = Type.Object(
+  {
+    environment_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 })),
+    windows_hosts: Type.Array(
+      Type.Object(
+        {
+          asset_id: Str,
+          os_product: Str,
+          edition_id: Str,
+          display_version: Type.Optional(Str),
+          os_build: Str,
+          architecture: Str,
+          installation_type: Type.Optional(Str),
+          installed_kbs: Type.Optional(Type.Array(Str)),
+          kb_source: Type.Optional(Str),
+          esu_enrolled: Type.Optional(Str),
+          collected_at: Str,
+        },
+        { description: 'Host record (spec §2.6)' },
+      ),
+      { maxItems: 200 },
+    ),
+    installed_software: Type.Optional(
+      Type.Array(Type.Object({ asset_id: Str, name: Str, publisher: Type.Optional(Str), version: Type.Optional(Str) })),
+    ),
+    options: Type.Optional(OptionsSchema),
+  },
+  { additionalProperties: false },
+);

@@ -38,7 +38,11 @@ const CVES_TOKEN = JSON.stringify(CVES_MARK);
  * (`tail` is called after the last host, so timings in it cover the whole response). Each host object carries
  * its CVE list in `cves`.
  */
-export async function* hostsJson(head: string, hosts: readonly { cves: PublicCve[] }[], tail: () => string): AsyncGenerator<Buffer> {
+export async function* hostsJson(
+  head: string,
+  hosts: readonly { cves: PublicCve[] }[],
+  tail: () => string,
+): AsyncGenerator<Buffer> {
   yield Buffer.from(head);
   const lists = new Map<PublicCve[], Buffer>();
   let cached = 0;
@@ -65,16 +69,24 @@ export async function* hostsJson(head: string, hosts: readonly { cves: PublicCve
 export function correlationBody(api: object, c: Correlation, meta: () => object): AsyncGenerator<Buffer> {
   // The CVE list goes last in each host object (after cves_page when paging), as it always has.
   const hosts = c.assets.map(({ cves, ...rest }) => ({ ...rest, cves }));
-  const tail = { rejected: c.rejected, software_stored: c.software_stored, software_rejected: c.software_rejected, fix_summary: c.fix_summary };
-  return hostsJson(`{"api":${JSON.stringify(api)},"data":{"assets":[`, hosts,
-    () => `],${JSON.stringify(tail).slice(1, -1)}},"meta":${JSON.stringify(meta())}}`);
+  const tail = {
+    rejected: c.rejected,
+    software_stored: c.software_stored,
+    software_rejected: c.software_rejected,
+    fix_summary: c.fix_summary,
+  };
+  return hostsJson(
+    `{"api":${JSON.stringify(api)},"data":{"assets":[`,
+    hosts,
+    () => `],${JSON.stringify(tail).slice(1, -1)}},"meta":${JSON.stringify(meta())}}`,
+  );
 }
 
 export type Encoding = 'br' | 'gzip';
 
 /** The encoding to use for an Accept-Encoding header: br, then gzip (q-values honoured), else none. */
 export function negotiateEncoding(header: string | string[] | undefined): Encoding | null {
-  const text = Array.isArray(header) ? header.join(',') : header ?? '';
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
   const q = new Map<string, number>();
   for (const part of text.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
