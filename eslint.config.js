@@ -39,6 +39,7 @@ export default defineConfig(
       'clients/typescript/schema.ts',
       'clients/typescript/dist/',
       'src/store/db-schema.ts',
+      'src/store/db-schema/',
     ],
   },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },

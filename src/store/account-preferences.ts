@@ -2,7 +2,7 @@
 import { sql } from './kysely.ts';
 import type { Selectable } from 'kysely';
 import type { Db, Tx } from './db.ts';
-import type { NotificationPreferences } from './db-schema.ts';
+import type { NotificationPreferences } from './db-schema/identity.ts';
 import type { Member } from './training.ts';
 
 const PREF_COLUMNS = ['email_enabled', 'min_severity', 'min_bcs', 'kev_only', 'delivery', 'updated_at'] as const;

@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { textArray } from './pg-arrays.ts';
-import type { MsrcFixes } from './db-schema.ts';
+import type { MsrcFixes } from './db-schema/windows.ts';
 
 // ---- MSRC documents (global) --------------------------------------------------------------------------
 
