@@ -1,5 +1,6 @@
 // spec §4.5 Account: GET /api/v1/account/me returns the profile of §2.8 for the calling member (key or session).
-// The other account endpoints come with the accounts work.
+// The account's other endpoints (keys, team, organization, preferences) are in account-manage.ts and
+// account-preferences.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Envelope, ok } from '../../envelope.ts';
