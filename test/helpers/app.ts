@@ -9,6 +9,7 @@ import type { Store } from '../../src/store/db.ts';
 import type { KeyKind, Role, Scope, Tier } from '../../src/domain/tiers.ts';
 import { freshDb, type TestDb } from './db.ts';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+import { recordAnswers } from './answer-record.ts';
 import { openStore } from '../../src/store/db.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
 import { insertSession } from '../../src/store/identity.ts';
@@ -79,6 +80,7 @@ export async function testApp(
     logger: opts.logger,
   });
   await app.ready();
+  recordAnswers(app);
   return {
     app,
     db,
