@@ -7,9 +7,13 @@
 //   npx tsx tools/answers-compare.ts /tmp/before /tmp/after
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { normalizeAnswer } from '../test/helpers/answer-record.ts';
 
 function lines(file: string): string[] {
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.stringify(JSON.parse(l), (_k, v: unknown) => (typeof v === 'string' ? normalizeAnswer(v) : v)));
 }
 
 /** The answers of `a` missing from `b` (with their multiplicity). */

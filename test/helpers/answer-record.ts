@@ -1,11 +1,13 @@
 // Records every answer a test app gives through `app.inject`, when VULNINTEL_RECORD_ANSWERS names a directory: one
 // JSON line per request (method, URL, body sent; status, the headers a client reads, the body), with what differs
-// from run to run by design written as placeholders (request ids, times, generated secrets). Two recordings of the
+// from run to run by design written as placeholders (request ids, times, durations, random ids, generated secrets),
+// and property tests seeded alike. Two recordings of the
 // same tests, before and after a change meant to move code only, are compared by tools/answers-compare.ts: any
 // answer that differs is a change of behaviour.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import fc from 'fast-check';
 
 const HEADERS = [
   'content-type',
@@ -27,7 +29,8 @@ export function normalizeAnswer(text: string): string {
   return text
     .replace(/vi-req-[0-9a-f]{12}/g, '<request-id>')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g, '<instant>')
-    .replace(/"(took_ms|duration_ms|elapsed_ms|query_ms)":\d+(\.\d+)?/g, '"$1":<ms>')
+    .replace(/"(processing_ms|took_ms|duration_ms|elapsed_ms|query_ms)":\d+(\.\d+)?/g, '"$1":<ms>')
+    .replace(/\b\d{12,}\b/g, '<id>')
     .replace(/\b(vi_[a-z]+_|whsec_|vift_)[A-Za-z0-9_-]{16,}/g, '$1<secret>')
     .replace(/\b[0-9a-f]{32,}\b/g, '<hex>')
     .replace(/\b[A-Za-z0-9_-]{40,}\b/g, '<token>');
@@ -48,10 +51,24 @@ function requestBody(o: InjectOptions): string | null {
   return normalizeAnswer(JSON.stringify(p));
 }
 
+const RECORDING = Boolean(process.env.VULNINTEL_RECORD_ANSWERS);
+if (RECORDING) {
+  // Both recordings draw the same test data: property tests' inputs, and the names and addresses tests make up with
+  // Math.random (mulberry32 from a fixed seed).
+  fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261207 });
+  let state = 20261207;
+  Math.random = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** Wraps app.inject to record its answers (no-op unless VULNINTEL_RECORD_ANSWERS is set). */
 export function recordAnswers(app: FastifyInstance): void {
   const dir = process.env.VULNINTEL_RECORD_ANSWERS;
-  if (!dir) return;
+  if (!RECORDING || !dir) return;
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${path.basename(process.argv[1] ?? 'unknown')}.jsonl`);
   const inject = app.inject.bind(app);
