@@ -8,6 +8,13 @@ import { listAlerts, setAlertsRead, type AlertFilter } from '../store/alerts.ts'
 import { createAlertRun, type AlertRunOptions } from './alert-run.ts';
 import { deliverPending, emailAlerts, type DeliverAlert } from './alert-delivery.ts';
 
+/** A stored payload with its `data` object (alert_view composes every payload with one); throws otherwise. */
+function withData(payload: Record<string, unknown>): Record<string, unknown> & { data: object } {
+  const { data } = payload;
+  if (typeof data !== 'object' || data === null) throw new Error('a stored alert payload without its data object');
+  return { ...payload, data };
+}
+
 export function createAlertService(db: Db, opts: AlertRunOptions) {
   const runner = createAlertRun(db, opts);
   return {
@@ -66,7 +73,7 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         watchlist_match: { entity_type: r.match_type, entity_name: r.match_name },
         delivery_status: r.delivery_status,
         created_at: r.created_at,
-        payload: alertPayloadFor(r.payload as { data: object }, who.tier),
+        payload: alertPayloadFor(withData(r.payload), who.tier),
         ...(q.member_id !== undefined ? { read: r.read === true } : {}),
       }));
       return { items, total, page, perPage };

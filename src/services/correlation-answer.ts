@@ -222,9 +222,22 @@ export function deciding(row: RangeRow): DecidingRange {
 export function severityCounts(list: CveFlags[]): SeverityCounts {
   const c: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
   for (const f of list) {
-    const s = (f.severity ?? 'none').toLowerCase();
-    if (s in c) c[s as keyof SeverityCounts]++;
-    else c.none++;
+    switch (f.severity?.toLowerCase()) {
+      case 'critical':
+        c.critical++;
+        break;
+      case 'high':
+        c.high++;
+        break;
+      case 'medium':
+        c.medium++;
+        break;
+      case 'low':
+        c.low++;
+        break;
+      default:
+        c.none++;
+    }
   }
   return c;
 }

@@ -3,6 +3,7 @@
 // by the alert run or the `webhook-deliver` job). A receiver URL is checked against the tenant webhook egress policy
 // when it is set. The secret is sealed at rest (src/lib/crypto.ts), returned only by create and rotate-secret, and
 // never logged.
+import { oneOf } from './stored-values.ts';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Config } from '../config.ts';
@@ -94,6 +95,8 @@ export interface WebhookServiceDeps {
   afterClaim?: (e: { deliveryId: number; webhookId: number }) => void | Promise<void>;
 }
 
+const WEBHOOK_EVENTS: readonly WebhookEvent[] = ['cve.alert', 'webhook.test'];
+const DELIVERY_STATUSES: readonly Delivery['status'][] = ['claimed', 'delivered', 'failed'];
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks form; docs/webhooks.md). */
@@ -120,9 +123,9 @@ function view(r: WebhookRow): Webhook {
 function deliveryView(r: DeliveryRow): Delivery {
   return {
     id: r.id,
-    event: r.event as WebhookEvent,
+    event: oneOf(WEBHOOK_EVENTS, r.event, 'webhook_deliveries.event'),
     cve_id: r.cve_id,
-    status: r.status as Delivery['status'],
+    status: oneOf(DELIVERY_STATUSES, r.status, 'webhook_deliveries.status'),
     http_status: r.http_status,
     duration_ms: r.duration_ms,
     error: r.error,
