@@ -8,11 +8,9 @@ import { listAlerts, setAlertsRead, type AlertFilter } from '../store/alerts.ts'
 import { createAlertRun, type AlertRunOptions } from './alert-run.ts';
 import { deliverPending, emailAlerts, type DeliverAlert } from './alert-delivery.ts';
 
-/** A stored payload with its `data` object (alert_view composes every payload with one); throws otherwise. */
-function withData(payload: Record<string, unknown>): Record<string, unknown> & { data: object } {
-  const { data } = payload;
-  if (typeof data !== 'object' || data === null) throw new Error('a stored alert payload without its data object');
-  return { ...payload, data };
+/** A stored payload with its `data` object, as alert_view composes every payload the run stores. */
+function hasData(payload: Record<string, unknown>): payload is Record<string, unknown> & { data: object } {
+  return typeof payload.data === 'object' && payload.data !== null;
 }
 
 export function createAlertService(db: Db, opts: AlertRunOptions) {
@@ -73,7 +71,8 @@ export function createAlertService(db: Db, opts: AlertRunOptions) {
         watchlist_match: { entity_type: r.match_type, entity_name: r.match_name },
         delivery_status: r.delivery_status,
         created_at: r.created_at,
-        payload: alertPayloadFor(withData(r.payload), who.tier),
+        // A payload without `data` holds none of the texts a plan may not see: shown as stored.
+        payload: hasData(r.payload) ? alertPayloadFor(r.payload, who.tier) : r.payload,
         ...(q.member_id !== undefined ? { read: r.read === true } : {}),
       }));
       return { items, total, page, perPage };

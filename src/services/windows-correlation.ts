@@ -10,7 +10,7 @@
 //
 // The evaluation yields to the event loop between hosts (setImmediate), so a 200-host call never stalls other
 // requests for longer than one host's evaluation.
-import { storedHost, storedWarnings } from './stored-host.ts';
+import { storedWarnings } from './stored-values.ts';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -337,7 +337,7 @@ export class WindowsCorrelation {
         run = new EvaluationRun(info.index, signals, r.evaluated_on);
         runs.set(r.evaluated_on, run);
       }
-      const e = run.evaluate(storedHost(r.host), storedWarnings(r.warnings));
+      const e = run.evaluate(r.host as WindowsHost, storedWarnings(r.warnings));
       evals.push(e);
       assets.push({ ...viewHost(e, q.options), environment_id: r.environment_id, evaluated_on: r.evaluated_on });
       await yieldToLoop();
@@ -359,7 +359,7 @@ export class WindowsCorrelation {
   ): Promise<{ total: number; hosts: WindowsHost[] }> {
     await this.assertEnvironment(orgId, environmentId);
     const { total, rows } = await listResults(this.deps.db, orgId, { environmentId }, perPage, (page - 1) * perPage);
-    return { total, hosts: rows.map((r) => storedHost(r.host)) };
+    return { total, hosts: rows.map((r) => r.host as WindowsHost) };
   }
 
   /** Build the index and load the signals ahead of the first call (the server does it once it listens). */
