@@ -23,7 +23,8 @@ import { performance } from 'node:perf_hooks';
 import { ADMIN_URL, freshDb, withAdmin } from '../test/helpers/db.ts';
 import { openStore, type Store } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { createAlertService, type AlertRunReport } from '../src/services/alerts.ts';
+import { createAlertService } from '../src/services/alerts.ts';
+import type { AlertRunReport } from '../src/services/alert-run.ts';
 
 const TEMPLATE = process.env.BENCH_TEMPLATE ?? 'vi_bench';
 const ORGS = Number(process.env.BENCH_ORGS ?? 1000);

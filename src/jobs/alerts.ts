@@ -5,7 +5,8 @@ import type { JobContext, JobDefinition } from './queue.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
-import { createAlertService, type AlertService, type DeliveryReport } from '../services/alerts.ts';
+import { createAlertService, type AlertService } from '../services/alerts.ts';
+import type { DeliveryReport } from '../services/alert-delivery.ts';
 import { createWebhookService } from '../services/webhooks.ts';
 import { createMailer } from '../services/mailer.ts';
 

@@ -1,58 +1,23 @@
 // The correlate-cves answer (docs/correlation.md §5): its shapes, and how one asset's decided CVEs become it: the
 // priority order (the same idea as v2's), the options' filters and paging, the deciding range and the card fields
-// as the answer shows them, the products matched. Pure; the service (asset-correlation.ts) decides the CVEs, the
+// as the answer shows them; its decisions (correlation-decisions.ts) and products matched (correlation-products.ts)
+// beside it. Pure; the service (asset-correlation.ts) decides the CVEs, the
 // route's byte writer (http/views/correlate-json.ts) and the stored copy (assetResult) read what this makes.
 import type { AssetRecord } from '../domain/assets.ts';
 import { sourceLabel, type CorrelationStatus, type CveVerdict, type RangeRow } from '../domain/correlate.ts';
-import { strongerMatch, type MatchConfidence, type ProductMatch } from '../domain/product-match.ts';
+import type { ProductMatch } from '../domain/product-match.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cvePath, apiTimestamp } from '../domain/cve-view.ts';
 import { SORTS, type SortName } from '../domain/windows/view.ts';
-import type { CveCard, CveFlags, StoredRange } from '../store/ranges.ts';
-import { isOpen, type DecisionStatus } from '../domain/triage.ts';
+import type { CveCard, CveFlags } from '../store/ranges.ts';
 import type { StatementLookup, VendorMark } from '../domain/vendor-statements.ts';
-
-/** A CVE's triage decision for one asset, as answers in an environment show it (docs/triage.md). */
-export interface DecisionMark {
-  status: DecisionStatus;
-  open: boolean;
-  review_again: boolean;
-}
-/** The decision covering (CVE, asset) in the answer's environment, or null when undecided there. */
-export type DecisionLookup = (cveId: string, assetId: string) => DecisionMark | null;
-/**
- * The asset's CVEs that the correlation finds affected or to review, by decision: `open` leaves out not_affected and
- * fixed (shown here, never hidden); `undecided` are open too.
- */
-export interface DecisionCounts {
-  open: number;
-  undecided: number;
-  under_investigation: number;
-  affected: number;
-  not_affected: number;
-  fixed: number;
-  review_again: number;
-}
-export const noDecisionCounts = (): DecisionCounts => ({
-  open: 0,
-  undecided: 0,
-  under_investigation: 0,
-  affected: 0,
-  not_affected: 0,
-  fixed: 0,
-  review_again: 0,
-});
-
-/** A lookup over an environment's decisions (store/triage.ts decisionStatuses). */
-export function decisionLookup(
-  map: ReadonlyMap<string, { status: DecisionStatus; asset_ids: string[]; review: boolean }>,
-): DecisionLookup {
-  return (cve, asset) => {
-    const d = map.get(cve);
-    if (!d || (d.asset_ids.length > 0 && !d.asset_ids.includes(asset))) return null;
-    return { status: d.status, open: isOpen(d.status), review_again: d.review };
-  };
-}
+import {
+  noDecisionCounts,
+  type DecisionCounts,
+  type DecisionLookup,
+  type DecisionMark,
+} from './correlation-decisions.ts';
+import type { MatchedProduct } from './correlation-products.ts';
 
 /** The v2 sort values (spec §4.2), with the same meaning. */
 export { SORTS };
@@ -113,13 +78,6 @@ export interface AssetCve {
   /** In an environment, when a CSAF advisory's vendor states the CVE fixed or not affected for this asset's product. */
   vendor_statements?: VendorMark[];
   _links: { self: string };
-}
-
-export interface MatchedProduct {
-  vendor: string;
-  product: string;
-  confidence: MatchConfidence;
-  basis: string;
 }
 
 export interface StatusCounts {
@@ -215,18 +173,6 @@ function priorityKey(v: CveVerdict, card: CveCard): number {
   );
 }
 
-/** Rows of one bucket with the same names and keys (what matchRow reads): one match decides them all. */
-export interface NameGroup {
-  key: string;
-  rows: StoredRange[];
-}
-
-/** A group of rows that matched an asset, with the match. */
-export interface MatchedGroup {
-  group: NameGroup;
-  match: ProductMatch;
-}
-
 /** Same idea as v2's priority (spec §4.2): status, then known-exploited, exploit/PoC, a stated fix, BCS, CVSS, EPSS. */
 function comparator(sort: Sort): (a: Decided, b: Decided) => number {
   const exploit = (d: Decided) => (d.card.has_public_exploit || d.card.poc_available ? 1 : 0);
@@ -276,9 +222,22 @@ export function deciding(row: RangeRow): DecidingRange {
 export function severityCounts(list: CveFlags[]): SeverityCounts {
   const c: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
   for (const f of list) {
-    const s = (f.severity ?? 'none').toLowerCase();
-    if (s in c) c[s as keyof SeverityCounts]++;
-    else c.none++;
+    switch (f.severity?.toLowerCase()) {
+      case 'critical':
+        c.critical++;
+        break;
+      case 'high':
+        c.high++;
+        break;
+      case 'medium':
+        c.medium++;
+        break;
+      case 'low':
+        c.low++;
+        break;
+      default:
+        c.none++;
+    }
   }
   return c;
 }
@@ -337,35 +296,6 @@ export function assetResult(a: AssetAnswer): AssetResult {
     cves: a.listed.map((d) => cveEntry(d, a.decisions)),
     ...(a.cves_page ? { cves_page: a.cves_page } : {}),
   };
-}
-
-/**
- * The products an asset matched: one per (vendor slug, product key), with its strongest match; of the groups with
- * that match, the one with the first names (vendor, product) names it. Only products with a CVE in the corpus.
- */
-export function matchedProducts(
-  groups: readonly MatchedGroup[],
-  cards: ReadonlyMap<string, unknown>,
-): MatchedProduct[] {
-  const best = new Map<string, { vendor: string; product: string; match: ProductMatch }>();
-  for (const { group, match } of groups) {
-    if (!group.rows.some((r) => cards.has(r.cve_id))) continue;
-    const row = group.rows[0];
-    const key = `${row.vendor_slug}\u0000${row.product_key}`;
-    const cand = { vendor: row.range.vendor, product: row.range.product, match };
-    const prev = best.get(key);
-    // strongerMatch keeps its first argument on a tie.
-    const stronger = !prev || strongerMatch(prev.match, match) !== prev.match;
-    const tie = prev && prev.match.confidence === match.confidence;
-    if (
-      stronger ||
-      (tie && (cand.vendor < prev.vendor || (cand.vendor === prev.vendor && cand.product < prev.product)))
-    )
-      best.set(key, cand);
-  }
-  return [...best.values()]
-    .map((p) => ({ vendor: p.vendor, product: p.product, confidence: p.match.confidence, basis: p.match.basis }))
-    .sort((a, b) => (a.vendor + a.product < b.vendor + b.product ? -1 : 1));
 }
 
 /**

@@ -1,5 +1,6 @@
 // Environments (spec §2.6 `environment_id`: "an organization's environment"): create, list and delete inside the
 // caller's organization. Ids are random (migration 0600, docs/tenant-ids.md); never request or reply here.
+import { errorField } from '../lib/errors.ts';
 import type { Db } from '../store/db.ts';
 import { confusableWith } from '../domain/names.ts';
 import {
@@ -51,8 +52,7 @@ const view = (r: EnvironmentRow): Environment => ({
 
 /** A random id drawn twice is a primary-key violation: drawn again (48 random bits make it very rare). */
 function idCollision(e: unknown): boolean {
-  const err = e as { code?: string; constraint?: string };
-  return err?.code === '23505' && err.constraint === 'environments_pkey';
+  return errorField(e, 'code') === '23505' && errorField(e, 'constraint') === 'environments_pkey';
 }
 
 export function createEnvironmentService(db: Db, planCaps: Readonly<PlanCapsTable>) {

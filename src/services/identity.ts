@@ -1,6 +1,7 @@
 // Identity operations: who a credential is (API key or session), and the operator/account operations on
 // organizations, members and keys (CLI today, the key-management endpoints with the accounts issue).
 // The rules live here and in domain/keys.ts; store/identity.ts runs the SQL. Never sees request or reply.
+import { oneOf } from './stored-values.ts';
 import type { Clock } from '../lib/clock.ts';
 import { generateApiKey, isWellFormedApiKey, KEY_START_LENGTH, sha256Hex } from '../lib/crypto.ts';
 import { withTx, type Db, type Tx } from '../store/db.ts';
@@ -20,7 +21,7 @@ import {
   revokeKey,
   setOrganizationTier,
 } from '../store/identity.ts';
-import { TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
+import { ROLES, TIER_PERMISSIONS, type KeyKind, type Role, type Scope, type Tier } from '../domain/tiers.ts';
 import { Refusal, type IdentityRefusalCode, type RefusalCode } from './refusal.ts';
 import { keyLabel, planKey, trialStatus, type KeyRefusal, type TrialState } from '../domain/keys.ts';
 import { findSession, touchSession } from '../store/account-sessions.ts';
@@ -153,7 +154,7 @@ export function createIdentityService(db: Db, clock: Clock) {
       scopes: row.scopes,
       expires_at: row.expires_at,
       created_at: row.created_at,
-      member: { id: member.id, email: member.email, role: member.role as Role, created },
+      member: { id: member.id, email: member.email, role: oneOf(ROLES, member.role, 'members.role'), created },
     };
   }
 

@@ -86,13 +86,15 @@ export function buildServices(deps: ServiceDeps): Services {
   const training = createTrainingService(deps.store.db, deps.clock, deps.config.trainingDir);
   // Corpus reads on replicas, with the primary's pool options (statement timeout, query deadline, size).
   const r = deps.config.replicas;
-  const popts = deps.store.pool.options as { statement_timeout?: number; query_timeout?: number; max?: number };
+  const popts = deps.store.pool.options;
+  // `false` turns the statement timeout off, as leaving it out does.
+  const statementTimeoutMs = popts.statement_timeout === false ? undefined : popts.statement_timeout;
   const replicas =
     r && r.urls.length > 0
       ? new ReplicaRouter(deps.store, r.urls, {
           maxLagMs: r.maxLagMs,
           checkIntervalMs: r.checkMs,
-          store: { statementTimeoutMs: popts.statement_timeout, queryDeadlineMs: popts.query_timeout, max: popts.max },
+          store: { statementTimeoutMs, queryDeadlineMs: popts.query_timeout, max: popts.max },
           onError: (err) => deps.warn('read replica check failed', err),
         })
       : null;

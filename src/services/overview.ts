@@ -5,8 +5,8 @@
 // (domain/alerts.ts sagePriority) and the same severity buckets as the check call (severityCounts): no rule of its own.
 // A CVE is open on an asset when the correlation finds it affected and no decision there takes it out
 // (not_affected, fixed: domain/triage.ts isOpen); it is open in the environment when it is open on one asset.
+import { EXPLOIT_MATURITIES, oneOf } from './stored-values.ts';
 import { sagePriority, type SagePriority } from '../domain/alerts.ts';
-import type { ExploitMaturity } from '../domain/cve-document.ts';
 import { DEFAULT_OPTIONS, severityCounts, type SeverityCounts } from './correlation-answer.ts';
 import type { AssetCorrelation } from './asset-correlation.ts';
 import type { EnvironmentService, Environment } from './environments.ts';
@@ -129,7 +129,7 @@ export function createOverviewService(deps: OverviewDeps) {
           }
           const priority = sagePriority({
             kev: d.card.kev_flagged,
-            exploit_maturity: d.card.exploit_maturity as ExploitMaturity,
+            exploit_maturity: oneOf(EXPLOIT_MATURITIES, d.card.exploit_maturity, 'cves.exploit_maturity'),
             bcs: d.card.bcs_score,
             cvss: d.card.cvss_score,
             epss_percentile: d.card.epss_percentile,

@@ -60,7 +60,7 @@ export type IdentityRefusalCode =
   | 'viewer_partner_key'
   | 'trial_not_started';
 
-/** The triage service's refusals (services/triage.ts); detail: cve_id (and statement_id). */
+/** The triage service's refusals (services/triage.ts; statement_not_found: triage-statements.ts); detail: cve_id (and statement_id). */
 export type TriageRefusalCode = 'cve_not_found' | 'decision_not_found' | 'statement_not_found';
 
 /** The watchlist's refusals (services/watchlists.ts): already_watching (detail entry_id), limit_reached (detail max). */

@@ -1,12 +1,11 @@
-// Triage decisions (docs/triage.md): get, set, clear, history, list and bulk over one environment's CVEs, for the
-// API routes and the web app's pages alike. Every change is written with its history row in one transaction
-// (store/triage.ts). Refusals are thrown (services/refusal.ts) and rendered by the error handler; nothing is half-stored.
+// Triage decisions (docs/triage.md): get, set, clear, history and list over one environment's CVEs, for the API
+// routes and the web app's pages alike; bulk in triage-bulk.ts, the vendor statements (VEX) in triage-statements.ts.
+// Every change is written with its history row in one transaction (store/triage.ts). Refusals are thrown
+// (services/refusal.ts) and rendered by the error handler; nothing is half-stored.
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import {
   appendHistory,
-  bulkTargets,
-  bulkWriteDecisions,
   clearDecision,
   snapshotOf,
   decisionComments,
@@ -15,13 +14,7 @@ import {
   getDecisions,
   knownCves,
   listDecisions,
-  membersOf,
-  storedAssetIds,
   writeDecisions,
-  environmentProducts,
-  vendorStatementsOf,
-  type Actor,
-  type BulkFilter,
   type DecisionFilter,
   type DecisionRow,
   type HistoryRow,
@@ -31,27 +24,20 @@ import {
   isOpen,
   normalizeDecision,
   sameFields,
-  COMMENT_MAX,
   type DecisionFields,
   type DecisionInput,
   type DecisionStatus,
-  type FieldError,
   type Justification,
 } from '../domain/triage.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
-import {
-  adoptedDecision,
-  numberedStatements,
-  statementCovers,
-  type VendorStatementView,
-} from '../domain/vendor-statements.ts';
+import type { VendorStatementView } from '../domain/vendor-statements.ts';
 import { environmentNotFound, invalidInput, Refusal } from './refusal.ts';
+import { actorOf, checkRefs, commentOf, type Writer } from './triage-writes.ts';
+import { adoption, cveStatements, vendorStatements } from './triage-statements.ts';
+import { bulkDecide } from './triage-bulk.ts';
 
 const decisionNotFound = (cveId: string) =>
   new Refusal('decision_not_found', 'This CVE has no decision in this environment', { cve_id: cveId });
-
-/** CVEs one bulk call may decide. */
-export const BULK_MAX = 10_000;
 
 export interface DecisionView {
   environment_id: number;
@@ -83,19 +69,6 @@ export interface HistoryView {
   before: Snapshot | null;
   after: Snapshot | null;
   comment: string | null;
-}
-
-/** Who writes: a member by session, or a member's API key. */
-export interface Writer {
-  orgId: number;
-  memberId: number;
-  email: string;
-  keyId: number | null;
-  keyStart: string | null;
-}
-
-export function actorOf(w: Writer): Actor {
-  return { member: w.memberId, key: w.keyId, label: w.keyStart ? `${w.email} (API key ${w.keyStart}…)` : w.email };
 }
 
 export function decisionView(r: DecisionRow): DecisionView {
@@ -148,106 +121,20 @@ const fieldsOf = (r: DecisionRow): DecisionFields => ({
   assignee_member_id: r.assignee_member_id,
 });
 
-function commentOf(
-  c: string | null | undefined,
-  at: string,
-): { ok: true; comment: string | null } | { ok: false; errors: FieldError[] } {
-  const t = c?.trim() ? c.trim() : null;
-  if (t !== null && t.length > COMMENT_MAX)
-    return {
-      ok: false,
-      errors: [{ field: `${at}.comment`, message: `at most ${COMMENT_MAX} characters`, type: 'value_error.too_long' }],
-    };
-  return { ok: true, comment: t };
-}
-
 export function createTriageService(db: Db) {
-  /** The assignee and the narrowed assets must be the organization's and the environment's: field errors otherwise. */
-  async function checkRefs(orgId: number, environmentId: number, f: DecisionFields, at: string): Promise<FieldError[]> {
-    const errors: FieldError[] = [];
-    if (
-      f.assignee_member_id !== null &&
-      !(await membersOf(db, orgId, [f.assignee_member_id])).has(f.assignee_member_id)
-    ) {
-      errors.push({
-        field: `${at}.assignee_member_id`,
-        message: 'not a member of your organization',
-        type: 'value_error.unknown_member',
-      });
-    }
-    if (f.asset_ids.length) {
-      const known = await storedAssetIds(db, orgId, environmentId, f.asset_ids);
-      const missing = f.asset_ids.filter((a) => !known.has(a));
-      if (missing.length)
-        errors.push({
-          field: `${at}.asset_ids`,
-          message: `not stored in this environment: ${missing.slice(0, 10).join(', ')}`,
-          type: 'value_error.unknown_asset',
-        });
-    }
-    return errors;
-  }
-
-  /** The vendor statements about these CVEs, each with the environment's assets it names. */
-  async function vendorStatements(
-    orgId: number,
-    environmentId: number,
-    cveIds: readonly string[],
-  ): Promise<Map<string, VendorStatementView[]>> {
-    const stated = await vendorStatementsOf(db, cveIds);
-    const out = new Map<string, VendorStatementView[]>();
-    if (!stated.size) return out;
-    const assets = await environmentProducts(db, orgId, environmentId);
-    for (const [cve, advisories] of stated) {
-      out.set(
-        cve,
-        advisories
-          .flatMap(numberedStatements)
-          .map((st) => ({ ...st, asset_ids: assets.filter((x) => statementCovers(st, x)).map((x) => x.asset_id) })),
-      );
-    }
-    return out;
-  }
-
   return {
     /** The vendor statements about one CVE (whether or not the team decided it), for the pages and the API. */
-    async vendorStatements(
-      orgId: number,
-      environmentId: number,
-      cveId: string,
-    ): Promise<{ items: VendorStatementView[] }> {
-      if (!(await environmentExists(db, orgId, environmentId))) throw environmentNotFound(environmentId);
-      return { items: (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [] };
-    },
+    vendorStatements: (orgId: number, environmentId: number, cveId: string) =>
+      cveStatements(db, orgId, environmentId, cveId),
 
-    /**
-     * Adopts a vendor statement as the team's decision, in one call (adoptedDecision): set like any decision, its
-     * history row commented with the statement adopted. `justification`: the team's, used when the vendor states none
-     * for a not_affected statement (else the set refuses it, as any not_affected without one).
-     */
+    /** Adopts a vendor statement as the team's decision, in one call: set like any decision (triage-statements.ts adoption). */
     async adopt(
       w: Writer,
       environmentId: number,
       cveId: string,
       input: { statement_id: string; justification?: Justification | null; comment?: string | null },
     ) {
-      if (!(await environmentExists(db, w.orgId, environmentId))) throw environmentNotFound(environmentId);
-      const st = ((await vendorStatements(w.orgId, environmentId, [cveId])).get(cveId) ?? []).find(
-        (x) => x.id === input.statement_id,
-      );
-      if (!st) {
-        throw new Refusal(
-          'statement_not_found',
-          'No such vendor statement about this CVE (GET its vendor-statements)',
-          { cve_id: cveId, statement_id: input.statement_id },
-        );
-      }
-      const said = `Adopted the vendor's statement ${st.id} (${st.product_name}).`;
-      const comment = input.comment?.trim() ? `${said} ${input.comment.trim()}` : said;
-      return this.set(w, environmentId, cveId, {
-        ...adoptedDecision(st, input.justification ?? null),
-        comment: comment.slice(0, COMMENT_MAX),
-      });
+      return this.set(w, environmentId, cveId, await adoption(db, w.orgId, environmentId, cveId, input));
     },
 
     /** One CVE's decision in an environment, with its comments; null when none. */
@@ -265,7 +152,7 @@ export function createTriageService(db: Db) {
             member_id: c.actor_member,
             text: c.comment,
           })),
-          vendor_statements: (await vendorStatements(orgId, environmentId, [cveId])).get(cveId) ?? [],
+          vendor_statements: (await vendorStatements(db, orgId, environmentId, [cveId])).get(cveId) ?? [],
         },
       };
     },
@@ -284,7 +171,7 @@ export function createTriageService(db: Db) {
       const n = normalizeDecision(input);
       const c = commentOf(input.comment, 'body');
       if (!n.ok || !c.ok) throw invalidInput(null, [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)]);
-      const refErrors = await checkRefs(w.orgId, environmentId, n.fields, 'body');
+      const refErrors = await checkRefs(db, w.orgId, environmentId, n.fields, 'body');
       if (refErrors.length) throw invalidInput(null, refErrors);
       if (!(await knownCves(db, [cveId])).has(cveId))
         throw new Refusal('cve_not_found', 'No such CVE in the corpus', { cve_id: cveId });
@@ -357,6 +244,7 @@ export function createTriageService(db: Db) {
       const { page, perPage, offset } = pageArgs(who, q);
       const r = await listDecisions(db, who.orgId, environmentId, f, perPage, offset);
       const stated = await vendorStatements(
+        db,
         who.orgId,
         environmentId,
         r.rows.map((x) => x.cve_id),
@@ -369,65 +257,9 @@ export function createTriageService(db: Db) {
       };
     },
 
-    /**
-     * Applies one decision to every CVE of the environment a filter selects (bulkTargets; `cve_ids` alone names CVEs
-     * of the corpus directly). At most BULK_MAX CVEs, all or none. CVEs whose decision already has these fields are
-     * left as they are (`unchanged`). `dryRun`: the selection only, nothing written.
-     */
-    async bulk(
-      w: Writer,
-      environmentId: number,
-      input: { filter: BulkFilter; decision: DecisionInput; comment?: string | null; dry_run?: boolean },
-    ): Promise<{
-      matched: number;
-      created: number;
-      updated: number;
-      unchanged: number;
-      cve_ids: string[];
-      dry_run: boolean;
-    }> {
-      if (!(await environmentExists(db, w.orgId, environmentId))) throw environmentNotFound(environmentId);
-      const f = input.filter;
-      const criteria = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
-      const n = normalizeDecision(input.decision, 'body.decision');
-      const c = commentOf(input.comment, 'body');
-      const errors = [...(n.ok ? [] : n.errors), ...(c.ok ? [] : c.errors)];
-      if (!criteria.length)
-        errors.push({
-          field: 'body.filter',
-          message: 'a bulk decision needs at least one filter criterion',
-          type: 'value_error.missing',
-        });
-      if (errors.length || !n.ok || !c.ok) throw invalidInput(null, errors);
-      const refErrors = await checkRefs(w.orgId, environmentId, n.fields, 'body.decision');
-      if (refErrors.length) throw invalidInput(null, refErrors);
-      const onlyIds = criteria.length === 1 && criteria[0][0] === 'cve_ids';
-      const ids = onlyIds
-        ? [...(await knownCves(db, [...new Set(f.cve_ids!.map((x) => x.toUpperCase()))]))].sort().slice(0, BULK_MAX + 1)
-        : await bulkTargets(
-            db,
-            w.orgId,
-            environmentId,
-            { ...f, cve_ids: f.cve_ids?.map((x) => x.toUpperCase()) },
-            BULK_MAX + 1,
-          );
-      if (ids.length > BULK_MAX)
-        throw invalidInput(null, [
-          {
-            field: 'body.filter',
-            message: `the filter selects more than ${BULK_MAX} CVEs; narrow it`,
-            type: 'value_error.too_many',
-          },
-        ]);
-      if (input.dry_run)
-        return { matched: ids.length, created: 0, updated: 0, unchanged: 0, cve_ids: ids, dry_run: true };
-      const r = await db.transaction().execute(async (trx) => {
-        if (!(await lockEnvironment(trx, w.orgId, environmentId))) return null;
-        return bulkWriteDecisions(trx, w.orgId, environmentId, ids, n.fields, c.comment, actorOf(w));
-      });
-      if (!r) throw environmentNotFound(environmentId);
-      return { matched: ids.length, ...r, cve_ids: ids, dry_run: false };
-    },
+    /** One decision applied to every CVE of the environment a filter selects (triage-bulk.ts). */
+    bulk: (w: Writer, environmentId: number, input: Parameters<typeof bulkDecide>[3]) =>
+      bulkDecide(db, w, environmentId, input),
 
     /** Each CVE's decision in an environment (correlation answers, counts, the alert run, the web app). */
     statuses: (orgId: number, environmentId: number) => decisionStatuses(db, orgId, environmentId),

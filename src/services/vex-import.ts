@@ -15,7 +15,7 @@ import {
 import { compareVersions } from '../domain/versions.ts';
 import { normalizeDecision, DECISION_ASSETS_MAX } from '../domain/triage.ts';
 import { statementCovers, type AssetNameplate } from '../domain/vendor-statements.ts';
-import { actorOf, type Writer } from './triage.ts';
+import { actorOf, type Writer } from './triage-writes.ts';
 import { environmentNotFound, invalidInput } from './refusal.ts';
 
 export interface ImportSkip {

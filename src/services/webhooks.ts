@@ -1,55 +1,45 @@
 // Webhooks (spec §3.1, §4.6, §6; docs/webhooks.md): management for an organization (create, list, get, update,
-// delete, enable, rotate-secret, test, deliveries) and delivery (`deliverAlert`, called by the alert run or the
-// `webhook-deliver` job). Delivery claims (webhook, CVE) before sending, signs the exact bytes it sends, goes out
-// through the tenant webhook egress policy (checked again at every delivery, DNS-pinned, reads capped), waits
-// 10 s for a 2xx, never retries, and records the outcome; the 5th consecutive failure disables the webhook.
-// The secret is sealed at rest (src/lib/crypto.ts), returned only by create and rotate-secret, and never logged.
+// delete, enable, rotate-secret, test, deliveries), over the delivery in webhook-delivery.ts (`deliverAlert`, called
+// by the alert run or the `webhook-deliver` job). A receiver URL is checked against the tenant webhook egress policy
+// when it is set. The secret is sealed at rest (src/lib/crypto.ts), returned only by create and rotate-secret, and
+// never logged.
+import { oneOf } from './stored-values.ts';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
-import { keyFingerprint, loadSecretKey, openSecret, sealSecret } from '../lib/crypto.ts';
+import { keyFingerprint, loadSecretKey, sealSecret } from '../lib/crypto.ts';
 import { recordKeyFingerprint } from '../store/sealing-key.ts';
 import { assertWebhookRoom } from './plan-caps.ts';
 import { invalidInput, Refusal } from './refusal.ts';
 import { DEFAULT_PLAN_CAPS, type PlanCapsTable } from '../domain/plan-caps.ts';
 import { createWebhookEgress, type Egress } from '../lib/egress.ts';
 import { EgressError, systemResolver, webhookPolicy, type Resolver } from '../lib/egress-policy.ts';
-import { TIERS, TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
-import { alertPayloadFor } from '../domain/alerts.ts';
+import { TIER_PERMISSIONS, type Tier } from '../domain/tiers.ts';
 import {
-  alertBody,
-  discordAlertBody,
   discordTestBody,
   isDiscordUrl,
-  isSuccessStatus,
-  signedHeaders,
   testBody,
-  DISCORD_HEADERS,
   WEBHOOK_SECRET_PREFIX,
   WEBHOOK_TIMEOUT_MS,
   webhookSealContext,
-  type AlertPayload,
   type WebhookEvent,
 } from '../domain/webhooks.ts';
 import {
-  claimDelivery,
   deleteWebhook,
   enableWebhook,
   getWebhook,
   insertWebhook,
   listDeliveries,
-  listEnabledWebhooks,
   listWebhooks,
   newTenantId,
-  recordOutcome,
   replaceSecret,
   updateWebhook,
   type DeliveryRow,
   type WebhookRow,
 } from '../store/webhooks.ts';
+import { createWebhookDelivery, type DeliveryResult } from './webhook-delivery.ts';
 
 /** A webhook as the API shows it (docs/webhooks.md "Webhook record"). Never the secret. */
 export interface Webhook {
@@ -85,18 +75,6 @@ export interface WebhookActor {
   tier: Tier;
 }
 
-/** What one delivery attempt came to. `skipped`: already claimed for this CVE, webhook disabled, or plan without webhooks. */
-export interface DeliveryResult {
-  webhook_id: number;
-  delivery_id: number | null;
-  outcome: 'delivered' | 'failed' | 'skipped';
-  http_status: number | null;
-  duration_ms: number | null;
-  error: string | null;
-  /** This delivery's failure disabled the webhook (exactly one outcome per disable). */
-  disabled: boolean;
-}
-
 export interface WebhookServiceDeps {
   db: Db;
   clock: Clock;
@@ -117,8 +95,8 @@ export interface WebhookServiceDeps {
   afterClaim?: (e: { deliveryId: number; webhookId: number }) => void | Promise<void>;
 }
 
-const WEBHOOK_TIERS: readonly Tier[] = TIERS.filter((t) => TIER_PERMISSIONS[t].webhook_delivery);
-const sealContext = webhookSealContext;
+const WEBHOOK_EVENTS: readonly WebhookEvent[] = ['cve.alert', 'webhook.test'];
+const DELIVERY_STATUSES: readonly Delivery['status'][] = ['claimed', 'delivered', 'failed'];
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks form; docs/webhooks.md). */
@@ -145,9 +123,9 @@ function view(r: WebhookRow): Webhook {
 function deliveryView(r: DeliveryRow): Delivery {
   return {
     id: r.id,
-    event: r.event as WebhookEvent,
+    event: oneOf(WEBHOOK_EVENTS, r.event, 'webhook_deliveries.event'),
     cve_id: r.cve_id,
-    status: r.status as Delivery['status'],
+    status: oneOf(DELIVERY_STATUSES, r.status, 'webhook_deliveries.status'),
     http_status: r.http_status,
     duration_ms: r.duration_ms,
     error: r.error,
@@ -155,16 +133,6 @@ function deliveryView(r: DeliveryRow): Delivery {
     sent_at: iso(r.sent_at),
     finished_at: iso(r.finished_at),
   };
-}
-
-/** The webhook's sealed signing secret does not open with this process's sealing key: nothing is sent. */
-class UnreadableSecret extends Error {
-  readonly code = 'secret_unreadable';
-  constructor() {
-    super(
-      'the signing secret does not open with this process\'s sealing key (VULNINTEL_SECRET_KEY, else <data dir>/secret.key, differs from the key that sealed it); nothing was sent (docs/webhooks.md "Secrets")',
-    );
-  }
 }
 
 // The refusals (services/refusal.ts): a plan without webhooks, a webhook not of the organization, a receiver URL
@@ -181,9 +149,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     ? null
     : createWebhookEgress({ testAllowList: deps.config.webhookEgressAllowList, resolver });
   const egress = deps.egress ?? ownEgress!;
-  const timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   let key: Buffer | null = deps.secretKey ?? null;
   const sealingKey = () => (key ??= loadSecretKey(deps.config));
+  const sender = createWebhookDelivery({
+    db,
+    clock,
+    egress,
+    timeoutMs: deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+    sealingKey,
+    onDisabled: deps.onDisabled,
+    afterClaim: deps.afterClaim,
+  });
 
   const gate = (a: WebhookActor): void => {
     if (!TIER_PERMISSIONS[a.tier].webhook_delivery)
@@ -223,86 +199,6 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return null;
   }
 
-  async function deliver(
-    webhookId: number,
-    event: WebhookEvent,
-    cveId: string | null,
-    bodies: (w: { id: number; discord: boolean }) => Buffer,
-  ): Promise<DeliveryResult> {
-    const claim = await claimDelivery(db, webhookId, cveId, event, clock.now(), WEBHOOK_TIERS, event === 'cve.alert');
-    const skipped: DeliveryResult = {
-      webhook_id: webhookId,
-      delivery_id: null,
-      outcome: 'skipped',
-      http_status: null,
-      duration_ms: null,
-      error: null,
-      disabled: false,
-    };
-    if (!claim) return skipped;
-    await deps.afterClaim?.({ deliveryId: claim.delivery_id, webhookId });
-    const discord = isDiscordUrl(claim.url);
-    const body = bodies({ id: webhookId, discord });
-    const sentAt = clock.now();
-    const ts = Math.floor(sentAt.getTime() / 1000);
-    const started = performance.now();
-    let httpStatus: number | null = null;
-    let error: string | null = null;
-    let ours = false;
-    try {
-      // A secret this process cannot open (another sealing key) fails this delivery, recorded; it never stops the
-      // other webhooks' deliveries (reliability W8). It is our fault, never the receiver's: it does not count toward
-      // the five failures that disable a webhook (docs/webhooks.md "Sealing key").
-      let secret: string | null = null;
-      if (!discord) {
-        try {
-          secret = openSecret(sealingKey(), claim.secret_sealed, sealContext(webhookId));
-        } catch {
-          throw new UnreadableSecret();
-        }
-      }
-      const headers =
-        secret === null ? { ...DISCORD_HEADERS } : signedHeaders(secret, `msg_${claim.delivery_id}`, ts, body);
-      const res = await egress.fetch(claim.url, { method: 'POST', headers, body, timeoutMs });
-      httpStatus = res.status;
-      // The exchange must complete in time: the (capped) answer is read to its end, then dropped.
-      await res.bytes();
-      if (!isSuccessStatus(res.status)) {
-        error =
-          res.status >= 300 && res.status < 400
-            ? `HTTP ${res.status}: redirects are not followed`
-            : `HTTP ${res.status}`;
-      }
-    } catch (e) {
-      ours = e instanceof UnreadableSecret;
-      error =
-        e instanceof UnreadableSecret || e instanceof EgressError
-          ? `${e.code}: ${e.message}`
-          : `network_error: ${e instanceof Error ? e.message : String(e)}`;
-    }
-    const durationMs = Math.round(performance.now() - started);
-    const ok = error === null;
-    const state = await recordOutcome(db, webhookId, claim.delivery_id, {
-      ok,
-      httpStatus,
-      durationMs,
-      error: error?.slice(0, 500) ?? null,
-      sentAt,
-      finishedAt: clock.now(),
-      countsToState: event === 'cve.alert' && !ours,
-    });
-    if (state?.justDisabled) deps.onDisabled?.({ orgId: claim.org_id, webhookId });
-    return {
-      webhook_id: webhookId,
-      delivery_id: claim.delivery_id,
-      outcome: ok ? 'delivered' : 'failed',
-      http_status: httpStatus,
-      duration_ms: durationMs,
-      error,
-      disabled: state?.justDisabled ?? false,
-    };
-  }
-
   async function owned(a: WebhookActor, id: number): Promise<WebhookRow> {
     gate(a);
     const row = await getWebhook(db, a.orgId, id);
@@ -319,7 +215,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       await recordKeyFingerprint(db, keyFingerprint(sealingKey()));
       fingerprinted = true;
     }
-    return { secret, sealed: sealSecret(sealingKey(), secret, sealContext(id)) };
+    return { secret, sealed: sealSecret(sealingKey(), secret, webhookSealContext(id)) };
   }
 
   return {
@@ -421,7 +317,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async test(a: WebhookActor, id: number): Promise<DeliveryResult> {
       const row = await owned(a, id);
       const now = clock.now();
-      const delivery = await deliver(id, 'webhook.test', null, (w) =>
+      const delivery = await sender.deliver(id, 'webhook.test', null, (w) =>
         (w.discord ? discordTestBody : testBody)({ id, label: row.label }, now),
       );
       // Nothing claimed: the webhook was deleted (or the plan changed) since it was read above; answered as such.
@@ -440,22 +336,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return { deliveries: rows.map(deliveryView), total };
     },
 
-    /**
-     * One cve.alert to every active webhook of the organization (spec §6), in parallel. Each (webhook, CVE) goes at
-     * most once: a second call for the same CVE, concurrent or later, is `skipped` for every webhook already claimed.
-     */
-    async deliverAlert(orgId: number, payload: AlertPayload): Promise<DeliveryResult[]> {
-      // None when the organization is deactivated or its plan has no webhooks: the alert is then `no_webhooks`.
-      const hooks = await listEnabledWebhooks(db, orgId, WEBHOOK_TIERS);
-      if (!hooks.length) return [];
-      // The AI texts as the organization's plan may see them (spec §2.8; docs/cve-api.md "sage per tier").
-      const seen = alertPayloadFor(payload, hooks[0].tier);
-      let signed: Buffer | null = null;
-      let discord: Buffer | null = null;
-      const bodies = (w: { discord: boolean }) =>
-        w.discord ? (discord ??= discordAlertBody(seen)) : (signed ??= alertBody(seen));
-      return Promise.all(hooks.map((h) => deliver(h.id, 'cve.alert', payload.data.cve_id, bodies)));
-    },
+    /** One cve.alert to every active webhook of the organization (webhook-delivery.ts). */
+    deliverAlert: sender.deliverAlert,
 
     async close(): Promise<void> {
       await ownEgress?.close();

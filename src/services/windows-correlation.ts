@@ -10,6 +10,7 @@
 //
 // The evaluation yields to the event loop between hosts (setImmediate), so a 200-host call never stalls other
 // requests for longer than one host's evaluation.
+import { storedWarnings } from './stored-values.ts';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../store/db.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -336,7 +337,7 @@ export class WindowsCorrelation {
         run = new EvaluationRun(info.index, signals, r.evaluated_on);
         runs.set(r.evaluated_on, run);
       }
-      const e = run.evaluate(r.host as WindowsHost, r.warnings as HostEvaluation['warnings']);
+      const e = run.evaluate(r.host as WindowsHost, storedWarnings(r.warnings));
       evals.push(e);
       assets.push({ ...viewHost(e, q.options), environment_id: r.environment_id, evaluated_on: r.evaluated_on });
       await yieldToLoop();

@@ -12,7 +12,8 @@ import { importMsrcDocuments } from '../../src/services/import/msrc-documents.ts
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { FIXTURE_DIR } from '../unit/windows/fixture-index.ts';
-import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';
+import { createAlertService } from '../../src/services/alerts.ts';
+import type { AlertRunReport } from '../../src/services/alert-run.ts';
 
 let t: TestApp;
 const quiet = { info() {}, warn() {} };

@@ -13,7 +13,8 @@ import { startReceiver, verifySpecSignature, type Receiver } from '../helpers/we
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
-import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';
+import { createAlertService } from '../../src/services/alerts.ts';
+import type { AlertRunReport } from '../../src/services/alert-run.ts';
 import { createWebhookService } from '../../src/services/webhooks.ts';
 import { deliverPendingAlerts } from '../../src/jobs/alerts.ts';
 import { loadConfig, type Config } from '../../src/config.ts';

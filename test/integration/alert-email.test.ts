@@ -10,7 +10,8 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
-import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';
+import { createAlertService } from '../../src/services/alerts.ts';
+import type { AlertRunReport } from '../../src/services/alert-run.ts';
 import { emailAlerts } from '../../src/jobs/alerts.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 

@@ -9,7 +9,8 @@ import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
-import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';
+import { createAlertService } from '../../src/services/alerts.ts';
+import type { AlertRunReport } from '../../src/services/alert-run.ts';
 import { withAlertLock } from '../../src/store/alerts.ts';
 
 let t: TestApp;

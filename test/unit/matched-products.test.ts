@@ -3,7 +3,7 @@
 // code-unit order names it, whatever order the rows came in; products whose CVEs are not in the corpus are left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchedProducts, type MatchedGroup } from '../../src/services/correlation-answer.ts';
+import { matchedProducts, type MatchedGroup } from '../../src/services/correlation-products.ts';
 import type { StoredRange } from '../../src/store/ranges.ts';
 import type { ProductMatch } from '../../src/domain/product-match.ts';
 

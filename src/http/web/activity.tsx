@@ -3,7 +3,8 @@
 // changes anything.
 import type { Environment } from '../../services/environments.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
-import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
+import type { Delivery, Webhook } from '../../services/webhooks.ts';
+import type { DeliveryResult } from '../../services/webhook-delivery.ts';
 import { Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
 import { SuggestionList, suggestFrom } from './suggest.tsx';
 import { entityKey } from '../../domain/watchlist.ts';

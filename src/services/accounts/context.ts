@@ -1,6 +1,7 @@
 // What the parts of the accounts service share (services/accounts.ts puts them together): the store, the clock,
 // the mailer and the login and mail limiters, and the helpers every part uses (links, mail sent after the answer,
 // the caller's person and organization, a new session).
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../../lib/clock.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { withTx, type Db, type Store } from '../../store/db.ts';
@@ -44,8 +45,8 @@ export function accountsContext(deps: AccountsDeps) {
     try {
       await perRecipient.consume(sha256Hex(email), 1);
     } catch (r) {
-      if (r instanceof Error) throw r;
-      const ms = (r as { msBeforeNext: number }).msBeforeNext;
+      if (!(r instanceof RateLimiterRes)) throw r;
+      const ms = r.msBeforeNext;
       throw new AccountError(
         'rate_limited',
         `Too many emails to ${email} in the last hour (at most ${RECIPIENT_MAIL_LIMIT.points}); try again later`,

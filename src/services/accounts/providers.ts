@@ -1,4 +1,5 @@
 // The client organizations of a managed-service provider (docs/accounts.md "Providers").
+import { ACCOUNT_STATUSES, oneOf } from '../stored-values.ts';
 import { withTx } from '../../store/db.ts';
 import { deactivateOrg, getClient, listClients, restoreOrg, setProvider } from '../../store/accounts.ts';
 import { revokeOrgSessions } from '../../store/account-sessions.ts';
@@ -54,7 +55,7 @@ function clientView(c: {
     id: c.id,
     name: c.name,
     tier: c.tier,
-    status: c.status as 'active' | 'deactivated',
+    status: oneOf(ACCOUNT_STATUSES, c.status, 'organization status'),
     created_at: iso(c.created_at)!,
     deactivated_at: iso(c.deactivated_at),
   };

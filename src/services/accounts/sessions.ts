@@ -1,4 +1,6 @@
 // Sign-in by email link, sessions and the organizations a person can switch between (docs/accounts.md "Sign-in").
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { ACCOUNT_STATUSES, oneOf } from '../stored-values.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import { isRemovedMember } from '../../lib/db-errors.ts';
 import { findPersonByEmail, getPerson, membershipsOf } from '../../store/accounts.ts';
@@ -25,8 +27,8 @@ export function sessionsPart(ctx: AccountsContext) {
         try {
           await limiter.consume(key, 1);
         } catch (r) {
-          if (r instanceof Error) throw r;
-          const ms = (r as { msBeforeNext: number }).msBeforeNext;
+          if (!(r instanceof RateLimiterRes)) throw r;
+          const ms = r.msBeforeNext;
           throw new AccountError('rate_limited', `Too many sign-in requests for this ${what}; try again later`, {
             retry_after: Math.max(1, Math.ceil(ms / 1000)),
           });
@@ -87,7 +89,7 @@ export function sessionsPart(ctx: AccountsContext) {
         org_name: m.org_name,
         role: m.role,
         tier: m.tier,
-        status: m.status as 'active' | 'deactivated',
+        status: oneOf(ACCOUNT_STATUSES, m.status, 'organization status'),
         current: m.org_id === p.orgId,
       }));
     },

@@ -1,4 +1,5 @@
 // The organization and its team: settings, members, invitations (spec §4.5, §5.6; docs/accounts.md "Team").
+import { ACCOUNT_STATUSES, oneOf } from '../stored-values.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { withTx } from '../../store/db.ts';
 import { lockOrg, renameOrg, upsertPerson, type OrgRow } from '../../store/accounts.ts';
@@ -34,7 +35,7 @@ export function teamPart(ctx: AccountsContext) {
       id: o.id,
       name: o.name,
       tier,
-      status: o.status as 'active' | 'deactivated',
+      status: oneOf(ACCOUNT_STATUSES, o.status, 'organization status'),
       created_at: iso(o.created_at)!,
       permissions: { ...TIER_PERMISSIONS[tier] },
       plan_caps: { ...planCaps[tier] },

@@ -1,7 +1,8 @@
 // POST /api/v1/assets/correlate-cves (docs/correlation.md §5–7): charge the accepted assets' checks, match, and
 // answer one asset at a time as the route writes it; with an environment, every asset is decided first and stored.
 import type { Db } from '../../store/db.ts';
-import { matchedProducts, select } from '../correlation-answer.ts';
+import { select } from '../correlation-answer.ts';
+import { matchedProducts } from '../correlation-products.ts';
 import type { CorrelationCache } from '../correlation-cache.ts';
 import type { AssetCharge } from './charge.ts';
 import type { AssetMatcher } from './match.ts';

@@ -9,7 +9,8 @@ import { assetLookupKeys, familyLookup, parseCpe, type ProductMatch } from '../.
 import { matchRow, verdict, type RangeRow } from '../../domain/correlate.ts';
 import type { CveCard, StoredRange } from '../../store/ranges.ts';
 import { cpeKey, memberKey, rangeKey, variantKey, type CorrelationCache, type RangeKey } from '../correlation-cache.ts';
-import { decidedCve, type Decided, type MatchedGroup, type NameGroup } from '../correlation-answer.ts';
+import { decidedCve, type Decided } from '../correlation-answer.ts';
+import type { MatchedGroup, NameGroup } from '../correlation-products.ts';
 import { invalidInput } from '../refusal.ts';
 
 export interface RejectedAsset {

@@ -6,15 +6,14 @@ import type { AssetRecord } from '../../domain/assets.ts';
 import type { PlanCapsTable } from '../../domain/plan-caps.ts';
 import {
   assetResult,
-  decisionLookup,
   DEFAULT_OPTIONS,
-  matchedProducts,
   select,
   type AssetResult,
   type CorrelateOptions,
   type Decided,
-  type MatchedProduct,
 } from '../correlation-answer.ts';
+import { decisionLookup } from '../correlation-decisions.ts';
+import { matchedProducts, type MatchedProduct } from '../correlation-products.ts';
 import type { CorrelationCache } from '../correlation-cache.ts';
 import { environmentExists, lockEnvironment, storedAssetPage } from '../../store/windows.ts';
 import { storedResults, upsertAssetResults } from '../../store/asset-correlations.ts';

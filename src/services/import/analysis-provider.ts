@@ -12,7 +12,7 @@ export function providerFromConfig(
   const { baseUrl, model, apiKey } = config.analysis;
   if (!baseUrl || !model) return null;
   const eg = egress ?? createEgress({ allowList: config.egressAllowList });
-  const viaEgress = (async (url: string | URL | Request, init?: RequestInit) => {
+  const viaEgress: typeof fetch = async (url, init) => {
     const r = await eg.fetch(url instanceof Request ? url.url : String(url), {
       method: 'POST',
       headers: Object.fromEntries(new Headers(init?.headers).entries()),
@@ -21,7 +21,7 @@ export function providerFromConfig(
       maxResponseBytes: 1024 * 1024,
     });
     return new Response(new Uint8Array(await r.bytes()), { status: r.status, headers: r.headers });
-  }) as typeof fetch;
+  };
   return {
     provider: createOpenAiProvider({ baseUrl, model, apiKey, fetch: viaEgress }),
     close: () => (egress ? Promise.resolve() : eg.close()),

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { extractInnerZip, inspectCve5Zip } from '../../ingest/cve5-zip.ts';
 import { readHead } from '../../ingest/io.ts';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { displayUrl, expectOk, fetchAndRead, SyncHttpError } from './sync-http.ts';
+import { displayUrl, expectOk, fetchAndRead, jsonField, SyncHttpError } from './sync-http.ts';
 import { errorMessage } from '../../lib/errors.ts';
 
 const MiB = 1024 * 1024;
@@ -72,24 +72,33 @@ export function parseAssetName(name: string): Pick<Cve5Asset, 'kind' | 'day' | '
   return null;
 }
 
+const numberOrNull = (x: unknown) => (typeof x === 'number' ? x : null);
+const stringOrNull = (x: unknown) => (typeof x === 'string' ? x : null);
+
 /** The baseline and delta assets of a GitHub releases list, each name once (newest release first wins). */
 export function releaseAssets(doc: unknown): Cve5Asset[] {
   if (!Array.isArray(doc)) throw new Error('the releases list is not a JSON array');
   const out = new Map<string, Cve5Asset>();
-  for (const rel of doc as Record<string, unknown>[]) {
-    if (!rel || typeof rel !== 'object' || !Array.isArray(rel.assets)) continue;
-    const published = typeof rel.published_at === 'string' ? rel.published_at : null;
-    for (const a of rel.assets as Record<string, unknown>[]) {
-      const name = typeof a?.name === 'string' ? a.name : '';
-      const url = typeof a?.browser_download_url === 'string' ? a.browser_download_url : '';
+  const releases: unknown[] = doc;
+  for (const rel of releases) {
+    const relAssets: unknown = jsonField(rel, 'assets');
+    if (!Array.isArray(relAssets)) continue;
+    const relPublished = jsonField(rel, 'published_at');
+    const published = typeof relPublished === 'string' ? relPublished : null;
+    const assets: unknown[] = relAssets;
+    for (const a of assets) {
+      const n = jsonField(a, 'name');
+      const name = typeof n === 'string' ? n : '';
+      const u = jsonField(a, 'browser_download_url');
+      const url = typeof u === 'string' ? u : '';
       const parsed = parseAssetName(name);
       if (!parsed || !url || out.has(name)) continue;
       out.set(name, {
         name,
         ...parsed,
         url,
-        size: typeof a.size === 'number' ? a.size : null,
-        published_at: published ?? (typeof a.updated_at === 'string' ? a.updated_at : null),
+        size: numberOrNull(jsonField(a, 'size')),
+        published_at: published ?? stringOrNull(jsonField(a, 'updated_at')),
       });
     }
   }

@@ -17,6 +17,7 @@ import {
   expectOk,
   fetchAndRead,
   fetchFileIfChanged,
+  jsonField,
   SyncHttpError,
   type FileValidators,
 } from './sync-http.ts';
@@ -253,14 +254,22 @@ interface RolieEntry {
 
 /** The documents a ROLIE feed lists: id, `updated` and the `self` link (or `content.src`). */
 export function rolieEntries(doc: unknown): RolieEntry[] {
-  const feed = (doc as { feed?: { entry?: unknown } })?.feed;
-  if (!feed || !Array.isArray(feed.entry)) throw new Error('not a ROLIE feed (no feed.entry array)');
+  const entry: unknown = jsonField(jsonField(doc, 'feed'), 'entry');
+  if (!Array.isArray(entry)) throw new Error('not a ROLIE feed (no feed.entry array)');
   const out: RolieEntry[] = [];
-  for (const e of feed.entry as Record<string, unknown>[]) {
-    const id = typeof e.id === 'string' ? e.id : null;
-    const updated = typeof e.updated === 'string' ? e.updated : null;
-    const links = Array.isArray(e.link) ? (e.link as { rel?: string; href?: string }[]) : [];
-    const href = links.find((l) => l.rel === 'self')?.href ?? (e.content as { src?: string } | undefined)?.src;
+  const entries: unknown[] = entry;
+  for (const e of entries) {
+    const eid = jsonField(e, 'id');
+    const id = typeof eid === 'string' ? eid : null;
+    const eupdated = jsonField(e, 'updated');
+    const updated = typeof eupdated === 'string' ? eupdated : null;
+    const link: unknown = jsonField(e, 'link');
+    const links: unknown[] = Array.isArray(link) ? link : [];
+    const href =
+      jsonField(
+        links.find((l) => jsonField(l, 'rel') === 'self'),
+        'href',
+      ) ?? jsonField(jsonField(e, 'content'), 'src');
     if (!id || !updated || typeof href !== 'string' || id.length > 200) continue;
     out.push({ id, updated, href });
   }
@@ -296,9 +305,10 @@ export const csafSource: SyncSource = {
     let entries: RolieEntry[];
     let feedUpdated: string | null;
     try {
-      const doc = JSON.parse(await readFile(got.file, 'utf8')) as { feed?: { updated?: unknown } } | null;
+      const doc: unknown = JSON.parse(await readFile(got.file, 'utf8'));
       entries = rolieEntries(doc);
-      feedUpdated = typeof doc?.feed?.updated === 'string' ? doc.feed.updated : null;
+      const updated = jsonField(jsonField(doc, 'feed'), 'updated');
+      feedUpdated = typeof updated === 'string' ? updated : null;
     } catch (e) {
       throw new SyncHttpError(`CSAF: ${errorMessage(e)}`, 200);
     }

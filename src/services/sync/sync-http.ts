@@ -212,9 +212,18 @@ export async function expectOk(res: EgressResponse, what: string): Promise<void>
   throw new SyncHttpError(`${what}: ${displayUrl(res.url)} answered HTTP ${res.status}`, res.status);
 }
 
+/** A field of a parsed JSON value when it is an object (or an array) holding one; undefined otherwise. */
+export function jsonField(x: unknown, key: string): unknown {
+  return typeof x === 'object' && x !== null ? Reflect.get(x, key) : undefined;
+}
+
 export async function sha256File(path: string): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  for await (const chunk of createReadStream(path)) {
+    // A stream opened without an encoding reads Buffers.
+    if (!Buffer.isBuffer(chunk)) throw new TypeError(`${path}: read a ${typeof chunk}, not bytes`);
+    h.update(chunk);
+  }
   return h.digest('hex');
 }
 

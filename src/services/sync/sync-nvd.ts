@@ -11,7 +11,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceOutcome, SyncContext, SyncSource } from './sync.ts';
-import { displayUrl, expectOk, fetchAndRead, RollingWindowLimiter, SyncHttpError } from './sync-http.ts';
+import { displayUrl, expectOk, fetchAndRead, jsonField, RollingWindowLimiter, SyncHttpError } from './sync-http.ts';
 
 export const NVD_MAX_WINDOW_MS = 120 * 24 * 3600 * 1000;
 export const NVD_RATE_WINDOW_MS = 30_000;
@@ -45,12 +45,10 @@ export function parseNvdDate(value: string): Date {
 }
 
 interface NvdPage {
-  resultsPerPage: number;
-  startIndex: number;
   totalResults: number;
   vulnerabilities: unknown[];
   /** When NVD made the page (its own clock, UTC without a zone). */
-  timestamp?: unknown;
+  timestamp: unknown;
 }
 
 /** The page's `timestamp` as a Date, or null when absent or not a date. */
@@ -61,20 +59,27 @@ function pageTime(page: NvdPage): Date | null {
 }
 
 function validatePage(doc: unknown, requestedStart: number, url: string): NvdPage {
-  const p = doc as Partial<NvdPage> & { format?: string };
-  if (!p || typeof p !== 'object' || typeof p.totalResults !== 'number' || !Array.isArray(p.vulnerabilities)) {
+  const totalResults = jsonField(doc, 'totalResults');
+  const vulnerabilities: unknown = jsonField(doc, 'vulnerabilities');
+  if (typeof totalResults !== 'number' || !Array.isArray(vulnerabilities)) {
     throw new SyncHttpError(
       `NVD: ${displayUrl(url)} did not return an API 2.0 page (no totalResults / vulnerabilities)`,
       200,
     );
   }
-  if (p.format !== undefined && p.format !== 'NVD_CVE') {
-    throw new SyncHttpError(`NVD: unexpected page format "${p.format}" (expected NVD_CVE)`, 200);
+  const format = jsonField(doc, 'format');
+  if (format !== undefined && format !== 'NVD_CVE') {
+    throw new SyncHttpError(
+      `NVD: unexpected page format "${typeof format === 'string' ? format : JSON.stringify(format)}" (expected NVD_CVE)`,
+      200,
+    );
   }
-  if (typeof p.startIndex === 'number' && p.startIndex !== requestedStart) {
-    throw new SyncHttpError(`NVD: asked for startIndex ${requestedStart}, got ${p.startIndex}`, 200);
+  const startIndex = jsonField(doc, 'startIndex');
+  if (typeof startIndex === 'number' && startIndex !== requestedStart) {
+    throw new SyncHttpError(`NVD: asked for startIndex ${requestedStart}, got ${startIndex}`, 200);
   }
-  return p as NvdPage;
+  const items: unknown[] = vulnerabilities;
+  return { totalResults, vulnerabilities: items, timestamp: jsonField(doc, 'timestamp') };
 }
 
 export const nvdSource: SyncSource = {

@@ -17,12 +17,8 @@ import type { TenantDecl } from '../../auth.ts';
 import { TRIAL, TRIAL_CONTACT_URL } from '../../../domain/tiers.ts';
 import { parseViewOptions } from '../../../domain/windows/view.ts';
 import { MAX_ASSETS, type CorrelateAnswers } from '../../../services/asset-correlation.ts';
-import {
-  DEFAULT_OPTIONS,
-  SORTS,
-  noDecisionCounts,
-  type CorrelateOptions,
-} from '../../../services/correlation-answer.ts';
+import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
+import { noDecisionCounts } from '../../../services/correlation-decisions.ts';
 import {
   CheckBody,
   CheckResponse,

@@ -11,7 +11,7 @@ import { viewerOf } from '../../web/viewer.ts';
 import { renderDecision, renderDecisions, type BulkForm, type DecisionForm, type Member } from '../../web/triage.tsx';
 import { CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.ts';
 import type { DecisionInput } from '../../../domain/triage.ts';
-import type { Writer } from '../../../services/triage.ts';
+import type { Writer } from '../../../services/triage-writes.ts';
 import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { Csrf, EnvParams, Html, See, pageKit, session } from './web-common.ts';

@@ -19,7 +19,8 @@ import {
   JUSTIFICATIONS,
   STATEMENT_MAX,
 } from '../../../domain/triage.ts';
-import { BULK_MAX, type Writer } from '../../../services/triage.ts';
+import { BULK_MAX } from '../../../services/triage-bulk.ts';
+import type { Writer } from '../../../services/triage-writes.ts';
 import { environmentNotFound } from '../../../services/refusal.ts';
 import type { Principal } from '../../../services/identity.ts';
 import { VEX_FORMATS, type VexFormat } from '../../../services/vex.ts';
