@@ -1,5 +1,9 @@
-// What the web app's page routes share (web-pages.ts, web-activity-pages.ts): the response and parameter schemas,
-// the session policies, and the helpers every page handler uses.
+// What the signed-in web app's page routes share (docs/web.md): the response and parameter schemas, the session
+// policies, and the helpers every page handler uses. The pages are thin routes over the same services as the API, each
+// with its declared policy and tenant scope; forms post application/x-www-form-urlencoded with the session's CSRF token
+// (`_csrf`, checked by the auth hook). A form that succeeds redirects back to its page (post/redirect/get) or shows what
+// must be shown once (a webhook secret); bad input shows the form again with the field's message (422) and stores
+// nothing.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -12,7 +16,7 @@ import { environmentNotFound } from '../../../services/refusal.ts';
 
 export const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 export const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
-export const session = [{ session: [] as string[] }];
+export const session: { session: string[] }[] = [{ session: [] }];
 export const EnvParams = Type.Object({ environment_id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
 export const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
 export const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
