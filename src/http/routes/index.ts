@@ -26,7 +26,10 @@ import webOverviewPages from './v1/web-overview-pages.ts';
 import webEnvironmentPages from './v1/web-environment-pages.ts';
 import webExportPages from './v1/web-export-pages.ts';
 import webAssetPages from './v1/web-asset-pages.ts';
-import webActivityPages from './v1/web-activity-pages.ts';
+import webExplorerPages from './v1/web-explorer-pages.ts';
+import webAlertPages from './v1/web-alert-pages.ts';
+import webWatchlistPages from './v1/web-watchlist-pages.ts';
+import webWebhookPages from './v1/web-webhook-pages.ts';
 import webCatalogPages from './v1/web-catalog-pages.ts';
 import triagePages from './v1/triage-pages.ts';
 
@@ -57,7 +60,10 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(webEnvironmentPages);
   await app.register(webExportPages);
   await app.register(webAssetPages);
-  await app.register(webActivityPages);
+  await app.register(webExplorerPages);
+  await app.register(webAlertPages);
+  await app.register(webWatchlistPages);
+  await app.register(webWebhookPages);
   await app.register(webCatalogPages);
   await app.register(triagePages);
 }

@@ -54,5 +54,8 @@ export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
     if (!env) throw environmentNotFound(raw);
     return env;
   }
-  return { s, viewer, send, actor, environment };
+  /** The organization's watchlist, its first 100 entries (the explorer marks what they watch; a watch past them keeps its button, which changes nothing). */
+  const watchlistPage = async (req: FastifyRequest) =>
+    (await s.watchlists.list({ tier: req.caller.tier, orgId: req.caller.orgId }, { page: 1, per_page: 100 })).items;
+  return { s, viewer, send, actor, environment, watchlistPage };
 }
