@@ -13,6 +13,8 @@ import trainingPage from './v1/training-page.ts';
 import webhooks from './v1/webhooks.ts';
 import authRoutes from './v1/auth.ts';
 import accountManage from './v1/account-manage.ts';
+import accountKeys from './v1/account-keys.ts';
+import accountOrganizations from './v1/account-organizations.ts';
 import accountPages from './v1/account-pages.ts';
 import accountTeamPages from './v1/account-team-pages.ts';
 import accountKeyPages from './v1/account-key-pages.ts';
@@ -51,6 +53,8 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(webhooks);
   await app.register(authRoutes);
   await app.register(accountManage);
+  await app.register(accountKeys);
+  await app.register(accountOrganizations);
   await app.register(accountPages);
   await app.register(accountTeamPages);
   await app.register(accountKeyPages);
