@@ -1,13 +1,13 @@
 // An environment's assets in the web app (docs/web.md): the add-asset and remove-asset forms, and the CSV upload of
 // nameplates or Windows hosts. The conventions of every page: web-common.ts.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { renderEnvironment, type UploadOutcome } from '../../web/app.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
-import type { RejectedAsset } from '../../../services/asset-correlation.ts';
 import { caught, Refusal } from '../../../services/refusal.ts';
 import multipart from '@fastify/multipart';
 import { readCsv } from '../v2/assets.ts';
@@ -21,6 +21,19 @@ import { errorMessage } from '../../../lib/errors.ts';
 
 /** An uploaded CSV: 2 MiB (200 rows of the widest Windows host record fit many times over). */
 const UPLOAD_LIMIT = 2 * 1024 * 1024;
+/** The rows a refused file or request carries in its data (data.rejected): each row's index, asset_id and reasons. */
+const RejectedRows = Type.Object({
+  rejected: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      asset_id: Type.Union([Type.String(), Type.Null()]),
+      errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+    }),
+  ),
+});
+const rejectedRows = (data: unknown) => (Value.Check(RejectedRows, data) ? data.rejected : undefined);
+/** The upload form's fields (multipart, each a string or the file's bytes); read one by one below. */
+const UploadFields = Type.Object({ kind: Type.Optional(Type.Unknown()), file: Type.Optional(Type.Unknown()) });
 
 const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
   const kit = pageKit(app);
@@ -77,7 +90,7 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
         const r = caught(e, ['invalid_input']);
         refused = true;
         // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
-        const rejected = (r.detail.data as { rejected?: RejectedAsset[] } | undefined)?.rejected ?? [];
+        const rejected = rejectedRows(r.detail.data) ?? [];
         for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
         if (!Object.keys(errors).length) errors.asset = r.message;
       }
@@ -143,7 +156,8 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
       attachFieldsToBody: 'keyValues',
       limits: { files: 1, fileSize: UPLOAD_LIMIT, fields: 4, parts: 5 },
     });
-    up.post(
+    // The scope of the multipart parser: the route typed by its schemas as every other.
+    up.withTypeProvider<TypeBoxTypeProvider>().post(
       '/environments/:environment_id/upload',
       {
         schema: {
@@ -159,9 +173,9 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
         config: { auth: write('environments', envId) },
       },
       async (req, reply) => {
-        const envRaw = (req.params as { environment_id: string }).environment_id;
+        const envRaw = req.params.environment_id;
         const env = await environment(req, envRaw);
-        const body = (req.body ?? {}) as Record<string, unknown>;
+        const body: Static<typeof UploadFields> = Value.Check(UploadFields, req.body) ? req.body : {};
         const kind = body.kind === 'windows' ? 'windows' : body.kind === 'nameplates' ? 'nameplates' : null;
         const refuse = async (u: UploadOutcome) => {
           const p = await environmentPage(req, envRaw);
@@ -188,7 +202,7 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
               message: `A file holds at most ${max} rows (this one has ${rows.length}); split it.`,
             });
           if (kind === 'nameplates') {
-            const extra = Object.keys(rows[0]).filter((h) => !(ASSET_FIELDS as readonly string[]).includes(h));
+            const extra = Object.keys(rows[0]).filter((h) => !ASSET_FIELDS.some((f) => f === h));
             if (extra.length)
               return await refuse({
                 kind,
@@ -222,14 +236,9 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
           // The services' refusal of the file (invalid_input, the rows in data.rejected), or a 422 of the limits.
           const refusal = e instanceof Refusal ? caught(e, ['invalid_input']) : null;
           if (!refusal && !(e instanceof ApiError && e.entry.status === 422)) throw e;
-          const data = refusal ? refusal.detail.data : (e as ApiError).opts.data;
-          const rejected = (
-            data as
-              | {
-                  rejected?: { index: number; asset_id: string | null; errors: { field: string; message: string }[] }[];
-                }
-              | undefined
-          )?.rejected;
+          const rejected = rejectedRows(
+            refusal ? refusal.detail.data : e instanceof ApiError ? e.opts.data : undefined,
+          );
           return refuse({
             kind,
             message: rejected?.length

@@ -7,12 +7,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 import { DISPLAY_NAME_PATTERN } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { viewerOf } from '../../web/viewer.ts';
 import { pageHeaders } from '../../web/layout.tsx';
 import type { Viewer } from '../../web/layout.tsx';
-import { environmentNotFound } from '../../../services/refusal.ts';
+import { caught, environmentNotFound, type FieldProblem } from '../../../services/refusal.ts';
 
 export const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 export const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
@@ -40,6 +41,14 @@ export const idOf = (text: string): number => {
 };
 
 export const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
+
+const FieldProblems = Type.Array(Type.Object({ field: Type.String(), message: Type.String(), type: Type.String() }));
+/** The fields of a refused input (the service's invalid_input); any other refusal, or one without fields, is thrown on. */
+export function refusedFields(e: unknown): FieldProblem[] {
+  const fields = caught(e, ['invalid_input']).detail.fields;
+  if (!Value.Check(FieldProblems, fields) || !fields.length) throw e;
+  return fields;
+}
 
 /** The services and the per-request helpers of a page plugin. */
 export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {

@@ -2,7 +2,7 @@
 // organization watches. The conventions of every page: web-common.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { acceptFormBodies } from '../../forms.ts';
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { CveListQuery } from '../../schemas/cves.ts';
 import { readerOf } from './cves.ts';
 import { renderExplorer } from '../../web/activity.tsx';
@@ -18,7 +18,7 @@ const webExplorerPages: FastifyPluginAsyncTypebox = async (app) => {
     Object.fromEntries(
       Object.entries(CveListQuery.properties)
         .filter(([k]) => k !== 'ranked')
-        .map(([k, sch]) => [k, Type.Optional(Type.Union([Type.Literal(''), sch as TSchema]))]),
+        .map(([k, sch]) => [k, Type.Optional(Type.Union([Type.Literal(''), sch]))]),
     ),
     { additionalProperties: false },
   );

@@ -6,9 +6,9 @@ import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { renderWatchlist } from '../../web/activity.tsx';
-import { caught, type FieldProblem } from '../../../services/refusal.ts';
+import { caught } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
-import { Html, See, session, Csrf, EmptyForm, read, write, pageKit } from './web-common.ts';
+import { Html, See, session, Csrf, EmptyForm, read, write, pageKit, refusedFields } from './web-common.ts';
 
 const webWatchlistPages: FastifyPluginAsyncTypebox = async (app) => {
   const { s, viewer, send, watchlistPage } = pageKit(app);
@@ -66,7 +66,7 @@ const webWatchlistPages: FastifyPluginAsyncTypebox = async (app) => {
                   ? null
                   : r.code === 'limit_reached'
                     ? `${r.message}.`
-                    : (r.detail.fields as FieldProblem[])[0].message;
+                    : refusedFields(e)[0].message;
               },
             );
       if (message === null) return reply.redirect(b.back && !b.back.startsWith('//') ? b.back : '/watchlist', 303);

@@ -6,7 +6,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NoQuery } from '../../schemas/common.ts';
 import { renderWebhooks, type WebhooksPageState } from '../../web/activity.tsx';
-import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 import {
   Html,
@@ -21,6 +20,7 @@ import {
   nameRe,
   pageKit,
   See,
+  refusedFields,
 } from './web-common.ts';
 
 const webWebhookPages: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,7 +33,7 @@ const webWebhookPages: FastifyPluginAsyncTypebox = async (app) => {
     return send(reply, renderWebhooks(viewer(req), await s.webhooks.list(actor(req)), state), status);
   }
   /** The reason a receiver URL was refused (the service's invalid_input on body.url). */
-  const urlRefused = (e: unknown) => (caught(e, ['invalid_input']).detail.fields as FieldProblem[])[0].message;
+  const urlRefused = (e: unknown) => refusedFields(e)[0].message;
 
   app.get(
     '/webhooks',
