@@ -43,10 +43,10 @@ export const idOf = (text: string): number => {
 export const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
 
 const FieldProblems = Type.Array(Type.Object({ field: Type.String(), message: Type.String(), type: Type.String() }));
-/** The fields of a refused input (the service's invalid_input); any other refusal, or one without fields, is thrown on. */
+/** The fields of a refused input (the service's invalid_input); any other refusal, or one whose fields are not field problems, is thrown on. */
 export function refusedFields(e: unknown): FieldProblem[] {
   const fields = caught(e, ['invalid_input']).detail.fields;
-  if (!Value.Check(FieldProblems, fields) || !fields.length) throw e;
+  if (!Value.Check(FieldProblems, fields)) throw e;
   return fields;
 }
 
