@@ -22,7 +22,6 @@ import { check } from './asset-correlation/check.ts';
 import type { CorrelateInput } from './asset-correlation/types.ts';
 
 export { MAX_ASSETS, type CorrelateAnswers, type CorrelateInput } from './asset-correlation/types.ts';
-export type { RejectedAsset } from './asset-correlation/match.ts';
 
 export interface AssetCorrelationDeps {
   db: Db;

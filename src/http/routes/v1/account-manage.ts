@@ -1,42 +1,28 @@
-// spec §4.5 Account (docs/accounts.md): the profile update, the organization, the team and its
-// invitations, API keys over HTTP, the free trial, account deletion, and the client organizations of a
-// managed-service provider (§3.2). GET /account/me is in account.ts.
+// spec §4.5 Account (docs/accounts.md): the profile update, the organization, and the team and its invitations.
+// GET /account/me is in account.ts; API keys and the free trial in account-keys.ts; account deletion and a
+// managed-service provider's client organizations in account-organizations.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CollectionEnvelope, Envelope, listCollection, ok } from '../../envelope.ts';
-import { PageQuery } from '../../schemas/cves.ts';
+import { Envelope, ok } from '../../envelope.ts';
 import { NoQuery } from '../../schemas/common.ts';
-import { clearSessionCookies } from '../../session-cookies.ts';
 import {
-  ApiKey,
-  Client,
-  CreateKey,
   IdParam,
   InviteBody,
   Invitation,
-  IssuedKey,
   Organization,
-  RevokedKey,
   Team,
-  TrialStatusView,
   UpdateMe,
   UpdateOrganization,
   NoBody,
   acceptNoBody,
   ACCOUNT_ERRORS,
+  Preferences,
 } from '../../schemas/accounts.ts';
 import { Profile } from './account.ts';
-import { DELETE_CONFIRMATION } from '../../../domain/accounts.ts';
-import { Preferences } from '../../schemas/accounts.ts';
-
-const Empty = Type.Object({});
-
-const key = { apiKey: [] as string[] };
-const session = { session: [] as string[] };
+import { Empty, key, session } from './account-api-common.ts';
 
 const account: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.accounts;
-  const secure = new URL(app.deps.config.publicUrl).protocol === 'https:';
   acceptNoBody(app);
 
   app.put(
@@ -202,263 +188,6 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
       await svc.removeMember(req.caller, req.params.member_id);
       return ok(req, { removed: req.params.member_id }, {});
     },
-  );
-
-  app.get(
-    '/api/v1/account/keys',
-    {
-      schema: {
-        tags: ['account'],
-        summary: "Your organization's API keys (owner or admin; Professional and above)",
-        security: [key, session],
-        querystring: PageQuery,
-        response: { 200: CollectionEnvelope(ApiKey, Empty) },
-        errors: ACCOUNT_ERRORS.keys,
-      },
-      config: {
-        auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'api_keys', ids: [] } },
-      },
-    },
-    async (req) => listCollection(req, await svc.listKeys(req.caller)),
-  );
-
-  app.post(
-    '/api/v1/account/keys',
-    {
-      schema: {
-        tags: ['account'],
-        summary:
-          'Create an API key for yourself; the key is in this answer only (owner or admin; Professional and above)',
-        security: [key, session],
-        querystring: NoQuery,
-        body: CreateKey,
-        response: { 201: Envelope(IssuedKey, Empty) },
-        errors: ACCOUNT_ERRORS.createKey,
-      },
-      config: {
-        auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: { resource: 'api_keys', ids: [] } },
-      },
-    },
-    async (req, reply) => {
-      const k = await svc.createKey(req.caller, {
-        kind: req.body.kind ?? 'standard',
-        scopes: req.body.scopes,
-        label: req.body.label,
-      });
-      reply.code(201).header('cache-control', 'no-store');
-      return ok(req, k, {});
-    },
-  );
-
-  app.delete(
-    '/api/v1/account/keys/:key_id',
-    {
-      schema: {
-        tags: ['account'],
-        summary: 'Revoke an API key (idempotent; it stops working at once)',
-        security: [key, session],
-        querystring: NoQuery,
-        params: IdParam('key_id'),
-        body: NoBody,
-        response: { 200: Envelope(RevokedKey, Empty) },
-        errors: ACCOUNT_ERRORS.keys,
-      },
-      config: {
-        auth: {
-          mode: 'key_or_session',
-          role: 'admin',
-          scope: 'write',
-          tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] },
-        },
-      },
-    },
-    async (req) => ok(req, await svc.revokeKey(req.caller, req.params.key_id), {}),
-  );
-
-  app.post(
-    '/api/v1/account/keys/:key_id/rotate',
-    {
-      schema: {
-        tags: ['account'],
-        summary:
-          'Rotate one of your own API keys: a new key (same kind, scopes, label) is created, then the old one revoked',
-        security: [key, session],
-        querystring: NoQuery,
-        params: IdParam('key_id'),
-        body: NoBody,
-        response: { 201: Envelope(Type.Object({ key: IssuedKey, revoked: RevokedKey }), Empty) },
-        errors: ACCOUNT_ERRORS.rotateKey,
-      },
-      config: {
-        auth: {
-          mode: 'key_or_session',
-          role: 'admin',
-          scope: 'write',
-          tenant: { resource: 'api_keys', ids: [{ in: 'params', name: 'key_id', foreign: 'not_found' }] },
-        },
-      },
-    },
-    async (req, reply) => {
-      const r = await svc.rotateKey(req.caller, req.params.key_id);
-      reply.code(201).header('cache-control', 'no-store');
-      return ok(req, r, {});
-    },
-  );
-
-  app.get(
-    '/api/v1/account/trial',
-    {
-      schema: {
-        tags: ['account'],
-        summary:
-          'Where the free API trial stands: not started, active (asset checks used and remaining, end date) or ended (why: expired, ended, limit)',
-        security: [key, session],
-        querystring: NoQuery,
-        response: { 200: Envelope(TrialStatusView, Empty) },
-      },
-      config: {
-        auth: { mode: 'key_or_session', role: 'viewer', scope: 'read', tenant: { resource: 'organizations', ids: [] } },
-      },
-    },
-    async (req) => ok(req, await svc.trial(req.caller), {}),
-  );
-
-  app.post(
-    '/api/v1/account/trial',
-    {
-      schema: {
-        tags: ['account'],
-        summary:
-          'Start the free API trial (Free plan, browser session; once): a trial key, 25 assets per request, 750 in total, 14 days',
-        security: [session],
-        querystring: NoQuery,
-        body: NoBody,
-        response: {
-          201: Envelope(
-            Type.Object({
-              ...IssuedKey.properties,
-              trial: Type.Object({
-                started_at: Type.String({ format: 'date-time' }),
-                ends_at: Type.String({ format: 'date-time' }),
-                per_request: Type.Integer(),
-                total_checks: Type.Integer(),
-              }),
-            }),
-            Empty,
-          ),
-        },
-        errors: ACCOUNT_ERRORS.startTrial,
-      },
-      config: {
-        auth: { mode: 'session', role: 'admin', scope: 'write', tenant: { resource: 'organizations', ids: [] } },
-      },
-    },
-    async (req, reply) => {
-      const r = await svc.startTrial(req.caller);
-      reply.code(201).header('cache-control', 'no-store');
-      return ok(req, r, {});
-    },
-  );
-
-  app.delete(
-    '/api/v1/account',
-    {
-      schema: {
-        tags: ['account'],
-        summary: `Delete your organization (owner, browser session only). Body: {"confirmation": "${DELETE_CONFIRMATION}"}. Deactivated at once; data purged about 20 hours later`,
-        security: [session],
-        querystring: NoQuery,
-        body: Type.Object(
-          { confirmation: Type.Optional(Type.String({ maxLength: 200 })) },
-          { additionalProperties: false, examples: [{ confirmation: 'not the confirmation text' }] },
-        ),
-        response: {
-          200: Envelope(
-            Type.Object({
-              org_id: Type.Integer(),
-              status: Type.Literal('deactivated'),
-              deleted_at: Type.String({ format: 'date-time' }),
-              purge_by: Type.String({ format: 'date-time' }),
-            }),
-            Empty,
-          ),
-        },
-        errors: ACCOUNT_ERRORS.deleteAccount,
-      },
-      config: {
-        auth: { mode: 'session', role: 'owner', scope: 'write', tenant: { resource: 'organizations', ids: [] } },
-      },
-    },
-    async (req, reply) => {
-      const r = await svc.deleteAccount(req.caller, req.body.confirmation);
-      clearSessionCookies(reply, secure);
-      return ok(req, r, {});
-    },
-  );
-
-  app.get(
-    '/api/v1/account/clients',
-    {
-      schema: {
-        tags: ['account'],
-        summary: 'Managed-service providers: your client organizations',
-        security: [key, session],
-        querystring: PageQuery,
-        response: { 200: CollectionEnvelope(Client, Empty) },
-      },
-      config: {
-        auth: { mode: 'key_or_session', role: 'admin', scope: 'read', tenant: { resource: 'clients', ids: [] } },
-      },
-    },
-    async (req) => listCollection(req, await svc.clients(req.caller)),
-  );
-
-  app.post(
-    '/api/v1/account/clients/:client_id/deactivate',
-    {
-      schema: {
-        tags: ['account'],
-        summary: 'Deactivate a client organization (not purged): its keys and sessions stop until restored',
-        security: [key, session],
-        querystring: NoQuery,
-        params: IdParam('client_id'),
-        body: NoBody,
-        response: { 200: Envelope(Client, Empty) },
-      },
-      config: {
-        auth: {
-          mode: 'key_or_session',
-          role: 'admin',
-          scope: 'write',
-          tenant: { resource: 'clients', ids: [{ in: 'params', name: 'client_id', foreign: 'not_found' }] },
-        },
-      },
-    },
-    async (req) => ok(req, await svc.deactivateClient(req.caller, req.params.client_id), {}),
-  );
-
-  app.post(
-    '/api/v1/account/clients/:client_id/restore',
-    {
-      schema: {
-        tags: ['account'],
-        summary: 'Restore a client organization you deactivated',
-        security: [key, session],
-        querystring: NoQuery,
-        params: IdParam('client_id'),
-        body: NoBody,
-        response: { 200: Envelope(Client, Empty) },
-      },
-      config: {
-        auth: {
-          mode: 'key_or_session',
-          role: 'admin',
-          scope: 'write',
-          tenant: { resource: 'clients', ids: [{ in: 'params', name: 'client_id', foreign: 'not_found' }] },
-        },
-      },
-    },
-    async (req) => ok(req, await svc.restoreClient(req.caller, req.params.client_id), {}),
   );
 };
 export default account;

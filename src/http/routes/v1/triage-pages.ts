@@ -8,13 +8,13 @@ import { Type } from 'typebox';
 import { acceptFormBodies } from '../../forms.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { viewerOf } from '../../web/viewer.ts';
-import { renderDecision, renderDecisions, type BulkForm, type DecisionForm, type Member } from '../../web/triage.tsx';
+import { renderDecision, renderDecisions, type DecisionForm, type Member } from '../../web/triage.tsx';
 import { CVE_ID_PATTERN_ANY_CASE } from '../../../domain/cve-id.ts';
 import type { DecisionInput } from '../../../domain/triage.ts';
 import type { Writer } from '../../../services/triage-writes.ts';
 import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import type { RouteAuth } from '../../auth.ts';
-import { Csrf, EnvParams, Html, See, pageKit, session } from './web-common.ts';
+import { Csrf, EnvParams, Html, See, pageKit, refusedFields, session } from './web-common.ts';
 
 const DecisionParams = Type.Object({
   environment_id: EnvParams.properties.environment_id,
@@ -74,7 +74,7 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
   const members = async (req: FastifyRequest): Promise<Member[]> => (await s.accounts.team(req.caller)).members;
 
   /** The fields of a refused input (the service's invalid_input), for the form again; any other refusal is thrown on. */
-  const fieldsOf = (e: unknown) => byField(caught(e, ['invalid_input']).detail.fields as FieldProblem[]);
+  const fieldsOf = (e: unknown) => byField(refusedFields(e));
 
   async function listPage(
     req: FastifyRequest,
@@ -147,7 +147,7 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
             ...Fields,
             vendor: Text(200),
             product: Text(200),
-            attack_vector: Type.Optional(Type.Union(['', 'N', 'A', 'L', 'P'].map((x) => Type.Literal(x)))),
+            attack_vector: Type.Optional(Type.Union((['', 'N', 'A', 'L', 'P'] as const).map((x) => Type.Literal(x)))),
             correlation_status: Type.Optional(Type.Union(['', 'affected', 'needs_review'].map((x) => Type.Literal(x)))),
             undecided: Type.Optional(Type.Literal('true')),
           },
@@ -162,7 +162,7 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const env = await environment(req, req.params.environment_id);
-      const b = req.body as BulkForm;
+      const b = req.body;
       const parsed = inputOf(b);
       if (!parsed.ok) return listPage(req, reply, req.params.environment_id, { bulk: b, errors: parsed.errors }, 422);
       const { comment, ...decision } = parsed.input;
@@ -172,7 +172,7 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
           filter: {
             ...(b.vendor?.trim() ? { vendor: b.vendor.trim() } : {}),
             ...(b.product?.trim() ? { product: b.product.trim() } : {}),
-            ...(b.attack_vector ? { attack_vector: b.attack_vector as 'N' } : {}),
+            ...(b.attack_vector ? { attack_vector: b.attack_vector } : {}),
             ...(b.correlation_status ? { correlation_status: [b.correlation_status] } : {}),
             ...(b.undecided === 'true' ? { decision: ['none' as const] } : {}),
           },
@@ -234,7 +234,7 @@ const triagePages: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const env = await environment(req, req.params.environment_id);
       const cve = req.params.cve_id.toUpperCase();
-      const f = req.body as DecisionForm;
+      const f = req.body;
       const parsed = inputOf(f);
       if (!parsed.ok)
         return decisionPage(req, reply, req.params.environment_id, cve, { form: f, errors: parsed.errors }, 422);

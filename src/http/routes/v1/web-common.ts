@@ -1,18 +1,23 @@
-// What the web app's page routes share (web-pages.ts, web-activity-pages.ts): the response and parameter schemas,
-// the session policies, and the helpers every page handler uses.
+// What the signed-in web app's page routes share (docs/web.md): the response and parameter schemas, the session
+// policies, and the helpers every page handler uses. The pages are thin routes over the same services as the API, each
+// with its declared policy and tenant scope; forms post application/x-www-form-urlencoded with the session's CSRF token
+// (`_csrf`, checked by the auth hook). A form that succeeds redirects back to its page (post/redirect/get) or shows what
+// must be shown once (a webhook secret); bad input shows the form again with the field's message (422) and stores
+// nothing.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 import { DISPLAY_NAME_PATTERN } from '../../schemas/common.ts';
 import type { RouteAuth } from '../../auth.ts';
 import { viewerOf } from '../../web/viewer.ts';
 import { pageHeaders } from '../../web/layout.tsx';
 import type { Viewer } from '../../web/layout.tsx';
-import { environmentNotFound } from '../../../services/refusal.ts';
+import { caught, environmentNotFound, type FieldProblem } from '../../../services/refusal.ts';
 
 export const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 export const See = (to: string) => ({ 303: Type.Null({ description: `Back to ${to}` }) });
-export const session = [{ session: [] as string[] }];
+export const session: { session: string[] }[] = [{ session: [] }];
 export const EnvParams = Type.Object({ environment_id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
 export const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,19}$' }) });
 export const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
@@ -37,6 +42,14 @@ export const idOf = (text: string): number => {
 
 export const nameRe = new RegExp(DISPLAY_NAME_PATTERN);
 
+const FieldProblems = Type.Array(Type.Object({ field: Type.String(), message: Type.String(), type: Type.String() }));
+/** The fields of a refused input (the service's invalid_input); any other refusal, or one whose fields are not field problems, is thrown on. */
+export function refusedFields(e: unknown): FieldProblem[] {
+  const fields = caught(e, ['invalid_input']).detail.fields;
+  if (!Value.Check(FieldProblems, fields)) throw e;
+  return fields;
+}
+
 /** The services and the per-request helpers of a page plugin. */
 export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   const s = app.services;
@@ -50,5 +63,8 @@ export function pageKit(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
     if (!env) throw environmentNotFound(raw);
     return env;
   }
-  return { s, viewer, send, actor, environment };
+  /** The organization's watchlist, its first 100 entries (the explorer marks what they watch; a watch past them keeps its button, which changes nothing). */
+  const watchlistPage = async (req: FastifyRequest) =>
+    (await s.watchlists.list({ tier: req.caller.tier, orgId: req.caller.orgId }, { page: 1, per_page: 100 })).items;
+  return { s, viewer, send, actor, environment, watchlistPage };
 }
