@@ -9,11 +9,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { normalizeAnswer } from '../test/helpers/answer-record.ts';
 
+/**
+ * Headers that depend on the wall clock and on the order in which a test's concurrent requests reach the limiter
+ * (the rate window's seconds left, the budget left), not on the code.
+ */
+const WALL_CLOCK = new Set(['retry-after', 'x-ratelimit-remaining']);
+
 function lines(file: string): string[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.stringify(JSON.parse(l), (_k, v: unknown) => (typeof v === 'string' ? normalizeAnswer(v) : v)));
+    .map((l) =>
+      JSON.stringify(JSON.parse(l), (k, v: unknown) =>
+        WALL_CLOCK.has(k) ? '<n>' : typeof v === 'string' ? normalizeAnswer(v) : v,
+      ),
+    );
 }
 
 /** The answers of `a` missing from `b` (with their multiplicity). */
@@ -27,6 +37,16 @@ export function missing(a: string[], b: string[]): string[] {
     else left.set(l, n - 1);
   }
   return out;
+}
+
+const requestOf = (line: string): string => String((JSON.parse(line) as { request?: unknown }).request);
+
+/** Where two answers to the same request part: 60 characters of each around the first difference. */
+function firstDifference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const at = Math.max(0, i - 20);
+  return `before …${a.slice(at, i + 40)}… after …${b.slice(at, i + 40)}…`;
 }
 
 function main(): void {
@@ -51,8 +71,14 @@ function main(): void {
     answers += a.length;
     differ += gone.length;
     console.log(`${f}: ${a.length} answers before, ${b.length} after, ${gone.length} differ`);
-    for (const l of gone.slice(0, 3)) console.log(`  before only: ${l.slice(0, 400)}`);
-    for (const l of added.slice(0, 3)) console.log(`  after only:  ${l.slice(0, 400)}`);
+    for (const l of gone.slice(0, 5)) {
+      const request = requestOf(l);
+      const twin = added.find((m) => requestOf(m) === request);
+      if (!twin) console.log(`  before only: ${l.slice(0, 300)}`);
+      else console.log(`  ${request}: ${firstDifference(l, twin)}`);
+    }
+    for (const l of added.filter((m) => !gone.some((g) => requestOf(g) === requestOf(m))).slice(0, 3))
+      console.log(`  after only:  ${l.slice(0, 300)}`);
   }
   console.log(`${answers} answers in ${files.size} files; ${differ} differ`);
   if (differ > 0) process.exitCode = 1;
