@@ -28,7 +28,7 @@ import {
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { namedProducts } from '../store/ranges.ts';
-import { decisionsForCves, flagForReview, type RunDecision } from '../store/triage.ts';
+import { decisionsForCves, flagForReview, type RunDecision } from '../store/triage-decisions.ts';
 import { coversAsset, reviewReason } from '../domain/triage.ts';
 import {
   alertCves,

@@ -1,32 +1,29 @@
 // Triage decisions (docs/triage.md): get, set, clear, history, list and bulk over one environment's CVEs, for the
 // API routes and the web app's pages alike. Every change is written with its history row in one transaction
-// (store/triage.ts). Refusals are thrown (services/refusal.ts) and rendered by the error handler; nothing is half-stored.
+// (store/triage-decisions.ts, store/triage-history.ts). Refusals are thrown (services/refusal.ts) and rendered by the error handler; nothing is half-stored.
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import {
-  appendHistory,
-  bulkTargets,
-  bulkWriteDecisions,
   clearDecision,
+  decisionStatuses,
+  getDecisions,
+  listDecisions,
+  writeDecisions,
+  type DecisionFilter,
+  type DecisionRow,
+} from '../store/triage-decisions.ts';
+import {
+  appendHistory,
   snapshotOf,
   decisionComments,
   decisionHistory,
-  decisionStatuses,
-  getDecisions,
-  knownCves,
-  listDecisions,
-  membersOf,
-  storedAssetIds,
-  writeDecisions,
-  environmentProducts,
-  vendorStatementsOf,
   type Actor,
-  type BulkFilter,
-  type DecisionFilter,
-  type DecisionRow,
   type HistoryRow,
   type Snapshot,
-} from '../store/triage.ts';
+} from '../store/triage-history.ts';
+import { bulkTargets, bulkWriteDecisions, type BulkFilter } from '../store/triage-bulk.ts';
+import { knownCves, membersOf, storedAssetIds, environmentProducts } from '../store/triage-references.ts';
+import { vendorStatementsOf } from '../store/vendor-statements.ts';
 import {
   isOpen,
   normalizeDecision,
