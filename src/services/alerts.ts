@@ -31,31 +31,25 @@ import { namedProducts } from '../store/ranges.ts';
 import { decisionsForCves, flagForReview, type RunDecision } from '../store/triage-decisions.ts';
 import { coversAsset, reviewReason } from '../domain/triage.ts';
 import {
-  alertCves,
-  claimAlertEmails,
-  setAlertsRead,
   completeRun,
-  cveProducts,
-  environmentAssets,
-  hasEnvironmentHosts,
-  insertAlertCves,
-  insertAlerts,
-  listAlerts,
   openRun,
-  pendingAlertOrgs,
-  pendingAlerts,
-  deliverHeld,
   unfinishedRun,
-  watchHits,
   windowChanges,
   windowCves,
   withAlertLock,
-  type AlertCve,
-  type AlertCveInsert,
-  type AlertFilter,
-  type AlertInsert,
   type RunRow,
-} from '../store/alerts.ts';
+} from '../store/alert-runs.ts';
+import {
+  alertCves,
+  cveProducts,
+  environmentAssets,
+  hasEnvironmentHosts,
+  watchHits,
+  type AlertCve,
+} from '../store/alert-matching.ts';
+import { insertAlertCves, insertAlerts, type AlertCveInsert, type AlertInsert } from '../store/alert-rows.ts';
+import { setAlertsRead, listAlerts, type AlertFilter } from '../store/alert-reads.ts';
+import { claimAlertEmails, pendingAlertOrgs, pendingAlerts, deliverHeld } from '../store/alert-deliveries.ts';
 
 /**
  * CVEs matched per chunk: a chunk's alerts are held in memory until stored (two chunks at most: one matched, one

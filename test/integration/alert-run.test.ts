@@ -10,7 +10,7 @@ import { importPaths } from '../../src/services/import/pipeline.ts';
 import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createAlertService, type AlertRunReport } from '../../src/services/alerts.ts';
-import { withAlertLock } from '../../src/store/alerts.ts';
+import { withAlertLock } from '../../src/store/alert-runs.ts';
 
 let t: TestApp;
 const quiet = { info() {}, warn() {} };
