@@ -15,6 +15,7 @@ export type Reader = { db: Db; pool: pg.Pool | pg.PoolClient };
 export async function runPrepared<R>(store: Reader, q: RawBuilder<R>): Promise<R[]> {
   const c = q.compile(store.db);
   const name = `vi_${createHash('sha1').update(c.sql).digest('hex').slice(0, 24)}`;
-  const r = await store.pool.query({ name, text: c.sql, values: c.parameters as unknown[] });
-  return r.rows as R[];
+  // The rows are typed as the sql<R> template declares them (what Kysely's execute does with the same query).
+  const r = await store.pool.query<R & pg.QueryResultRow>({ name, text: c.sql, values: [...c.parameters] });
+  return r.rows;
 }
