@@ -311,7 +311,13 @@ export class ReplicaRouter {
     let inTx = false;
     return {
       query(...args: unknown[]) {
-        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
+        const first = args[0];
+        const text =
+          typeof first === 'string'
+            ? first
+            : typeof first === 'object' && first !== null && 'text' in first
+              ? first.text
+              : undefined;
         if (typeof text === 'string' && /^\s*BEGIN\b/i.test(text)) inTx = true;
         if (typeof text === 'string' && /^\s*(COMMIT|ROLLBACK)\b/i.test(text)) inTx = false;
         const res = current.query(...args);
