@@ -5,7 +5,7 @@
 import { loadFullTextIndex } from '../src/store/fulltext-index.ts';
 import { parseTsQuery } from '../src/domain/fulltext/tsquery.ts';
 import { openStore } from '../src/store/db.ts';
-import { searchIds } from '../src/store/cve-queries.ts';
+import { searchIds } from '../src/store/cve-lists.ts';
 import { PHRASES, median } from './harness.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/vi_bench';

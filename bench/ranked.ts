@@ -10,7 +10,8 @@ import { sql } from '../src/store/kysely.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createOrganization } from '../src/store/identity.ts';
-import { listCves, type CveFilter } from '../src/store/cve-queries.ts';
+import type { CveFilter } from '../src/store/cve-filters.ts';
+import { listCves } from '../src/store/cve-lists.ts';
 import { median, pct } from './harness.ts';
 
 const url = process.env.DATABASE_URL;

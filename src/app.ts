@@ -206,8 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
     genReqId: () => newRequestId(),
     // Per-request child loggers made on first use only (src/lib/logger.ts).
-    childLoggerFactory: (logger, bindings, opts) =>
-      lazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as FastifyBaseLogger,
+    childLoggerFactory: (logger, bindings, opts) => lazyChildLogger(logger as unknown as Logger, bindings, opts),
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     // A whole request, body included, within requestTimeoutMs, else 408 (client-errors.ts). Fastify turns Node's

@@ -1,6 +1,6 @@
 // Exposure history and plant reports (docs/reports.md): the figures of one environment's daily snapshot, the
 // history window, the report periods and what changed between two reports. Pure: the services compute the open
-// CVEs (services/overview.ts) and the decisions (store/triage.ts); this only shapes and compares them.
+// CVEs (services/overview.ts) and the decisions (store/triage-decisions.ts); this only shapes and compares them.
 import { DECISION_STATUSES, type DecisionStatus } from './triage.ts';
 import { SAGE_PRIORITIES, type SagePriority } from './alerts.ts';
 

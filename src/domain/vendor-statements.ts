@@ -16,7 +16,7 @@ export interface VendorStatementView extends VendorStatement {
   asset_ids: string[];
 }
 
-/** An advisory's statements about one CVE, as the corpus keeps them (store/triage.ts vendorStatementsOf). */
+/** An advisory's statements about one CVE, as the corpus keeps them (store/vendor-statements.ts vendorStatementsOf). */
 export interface StatedAdvisory {
   advisory_id: string;
   title: string;

@@ -80,7 +80,7 @@ export const PRODUCT_PAIRS_MAX = 1000;
  * and is stored once, as that key alone (`kernel`), with each vendor once as `<vendor-slug>/`; a name whose key starts
  * with one of them ("Linux Kernel" of linux) keeps `<vendor-slug>/<catalog key>` per vendor (CVE-2022-4974: 14,157).
  * A watched product matches a CVE as cveNamesProduct says, in either form, in the ranked list (store/watchlists.ts
- * interestOf, through an index) and in the alert run (store/alerts.ts watchHits). Same as the SQL function
+ * interestOf, through an index) and in the alert run (store/alert-matching.ts watchHits). Same as the SQL function
  * vi_cve_product_keys; a test holds them equal.
  */
 export function cveProductKeys(vendorSlugs: readonly string[], products: readonly string[]): string[] {

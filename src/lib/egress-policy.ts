@@ -86,17 +86,14 @@ function embeddedV4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
 export function blockedRange(address: string): string | null {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!ipaddr.isValid(bare)) return 'unparseable address';
-  let addr = ipaddr.parse(bare);
-  if (addr.kind() === 'ipv6') {
-    const v4 = embeddedV4(addr as ipaddr.IPv6);
-    if (v4) addr = v4;
-  }
-  if (addr.kind() === 'ipv4') {
+  const parsed = ipaddr.parse(bare);
+  const addr = parsed instanceof ipaddr.IPv6 ? (embeddedV4(parsed) ?? parsed) : parsed;
+  if (addr instanceof ipaddr.IPv4) {
     // ipaddr.isValid accepts the legacy forms (0x7f.1, 017700000001); parse() normalises them like WHATWG URL does.
-    for (const r of V4_RANGES) if ((addr as ipaddr.IPv4).match(r.range)) return `${r.name} ${r.cidr}`;
+    for (const r of V4_RANGES) if (addr.match(r.range)) return `${r.name} ${r.cidr}`;
     return null;
   }
-  for (const r of V6_RANGES) if ((addr as ipaddr.IPv6).match(r.range)) return `${r.name} ${r.cidr}`;
+  for (const r of V6_RANGES) if (addr.match(r.range)) return `${r.name} ${r.cidr}`;
   return null;
 }
 
@@ -182,8 +179,7 @@ export function webhookBlockedRange(address: string): string | null {
   if (range) return range;
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const addr = ipaddr.parse(bare);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((x) => x === 0))
-    return 'ipv4-compatible ::/96';
+  if (addr instanceof ipaddr.IPv6 && addr.parts.slice(0, 6).every((x) => x === 0)) return 'ipv4-compatible ::/96';
   const kind = addr.range();
   return kind === 'unicast' ? null : `non-unicast (${kind})`;
 }
@@ -223,15 +219,17 @@ export function policyLookup(
   enforce: boolean,
   blocked: (address: string) => string | null = blockedRange,
 ): LookupFunction {
-  return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+  return (hostname, options, callback) => {
+    // An error's answer carries an empty address: net reads none after an error.
+    const fail = (err: EgressError) => callback(err, '');
     resolver(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(new EgressError('dns_failure', `${hostname} has no address`));
+        if (addresses.length === 0) return fail(new EgressError('dns_failure', `${hostname} has no address`));
         if (enforce) {
           for (const a of addresses) {
             const range = blocked(a.address);
             if (range) {
-              return callback(
+              return fail(
                 new EgressError(
                   'blocked_address',
                   `${hostname} resolves to ${a.address}, in a blocked range (${range})`,
@@ -243,8 +241,7 @@ export function policyLookup(
         // Only the validated addresses are handed to the socket: this is the pin.
         const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
         const usable = family ? addresses.filter((a) => a.family === family) : addresses;
-        if (usable.length === 0)
-          return callback(new EgressError('dns_failure', `${hostname} has no IPv${family} address`));
+        if (usable.length === 0) return fail(new EgressError('dns_failure', `${hostname} has no IPv${family} address`));
         if (options?.all)
           callback(
             null,
@@ -253,7 +250,7 @@ export function policyLookup(
         else callback(null, usable[0].address, usable[0].family);
       },
       (err: NodeJS.ErrnoException) =>
-        callback(new EgressError('dns_failure', `cannot resolve ${hostname}: ${err.code ?? err.message}`)),
+        fail(new EgressError('dns_failure', `cannot resolve ${hostname}: ${err.code ?? err.message}`)),
     );
-  }) as LookupFunction;
+  };
 }

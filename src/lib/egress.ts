@@ -18,8 +18,10 @@
 // The URL and address rules and the two policies are in lib/egress-policy.ts; this file is the client.
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import { buffer } from 'node:stream/consumers';
 import { Readable, Transform } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { errorField } from './errors.ts';
 import {
   EgressError,
   feedsPolicy,
@@ -65,7 +67,7 @@ export interface EgressResponse {
   body(): Readable;
   bytes(): Promise<Buffer>;
   text(): Promise<string>;
-  json<T = unknown>(): Promise<T>;
+  json(): Promise<unknown>;
   /** Streams the body into a file; returns the bytes written. */
   saveTo(path: string): Promise<number>;
   /** Reads nothing more and frees the connection. */
@@ -111,22 +113,31 @@ function capStream(source: Readable, max: number): Readable {
 
 function mapError(e: unknown, deadlineHit: boolean): Error {
   if (e instanceof EgressError) return e;
-  const err = e as { code?: string; name?: string; message?: string; cause?: unknown };
-  if (err?.cause instanceof EgressError) return err.cause;
-  if (deadlineHit || err?.name === 'TimeoutError' || /TIMEOUT/.test(err?.code ?? '')) {
-    return new EgressError('timeout', `request timed out (${err?.code ?? err?.name ?? 'deadline'})`);
+  const cause = errorField(e, 'cause');
+  if (cause instanceof EgressError) return cause;
+  const text = (key: string) => {
+    const v = errorField(e, key);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const code = text('code');
+  if (deadlineHit || text('name') === 'TimeoutError' || /TIMEOUT/.test(code ?? '')) {
+    return new EgressError('timeout', `request timed out (${code ?? text('name') ?? 'deadline'})`);
   }
-  return new EgressError('network_error', `network error: ${err?.code ?? err?.message ?? String(e)}`);
+  return new EgressError('network_error', `network error: ${code ?? text('message') ?? String(e)}`);
 }
 
 export function createEgress(opts: EgressOptions = {}): Egress {
   const policy = opts.policy ?? feedsPolicy(opts.allowList ?? []);
   const resolver = opts.resolver ?? systemResolver;
-  const { policy: _p, allowList: _a, resolver: _r, ...timings } = opts;
+  const d = EGRESS_DEFAULTS;
   const o = {
-    ...EGRESS_DEFAULTS,
-    ...Object.fromEntries(Object.entries(timings).filter(([, v]) => v !== undefined)),
-  } as typeof EGRESS_DEFAULTS;
+    connectTimeoutMs: opts.connectTimeoutMs ?? d.connectTimeoutMs,
+    headersTimeoutMs: opts.headersTimeoutMs ?? d.headersTimeoutMs,
+    bodyTimeoutMs: opts.bodyTimeoutMs ?? d.bodyTimeoutMs,
+    timeoutMs: opts.timeoutMs ?? d.timeoutMs,
+    maxResponseBytes: opts.maxResponseBytes ?? d.maxResponseBytes,
+    userAgent: opts.userAgent ?? d.userAgent,
+  };
   const agentFor = (enforce: boolean) =>
     new Agent({
       connect: { lookup: policyLookup(resolver, enforce, policy.blocked), timeout: o.connectTimeoutMs },
@@ -195,13 +206,11 @@ export function createEgress(opts: EgressOptions = {}): Egress {
         return capped;
       };
       const collect = async (): Promise<Buffer> => {
-        const chunks: Buffer[] = [];
         try {
-          for await (const c of body()) chunks.push(c as Buffer);
+          return await buffer(body());
         } catch (e) {
           throw mapError(e, deadlineHit);
         }
-        return Buffer.concat(chunks);
       };
       return {
         status: res.statusCode,
@@ -210,7 +219,7 @@ export function createEgress(opts: EgressOptions = {}): Egress {
         body,
         bytes: collect,
         text: async () => (await collect()).toString('utf8'),
-        json: async <T>() => JSON.parse((await collect()).toString('utf8')) as T,
+        json: async (): Promise<unknown> => JSON.parse((await collect()).toString('utf8')),
         async saveTo(path: string) {
           let written = 0;
           const src = body();

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
 import { errorField } from './errors.ts';
 
 // A watchlist feed URL carries its token in the path (feed readers cannot send headers): logged with the token's
@@ -40,24 +41,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   );
 }
 
-interface DbErrorLike extends Error {
-  code: string;
-  severity: string;
-  table?: string;
-  constraint?: string;
-  routine?: string;
-}
-
 /** A PostgreSQL error as pg reports it: SQLSTATE in `code`, and a severity. */
-function isDatabaseError(e: unknown): e is DbErrorLike {
-  const o = e as Partial<DbErrorLike> | null;
-  return (
-    typeof o === 'object' &&
-    o !== null &&
-    typeof o.code === 'string' &&
-    /^[0-9A-Z]{5}$/.test(o.code) &&
-    typeof o.severity === 'string'
-  );
+function isDatabaseError(e: unknown): e is { code: string; severity: string } {
+  if (typeof e !== 'object' || e === null || !('code' in e) || !('severity' in e)) return false;
+  return typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string';
 }
 
 /**
@@ -68,28 +55,29 @@ function isDatabaseError(e: unknown): e is DbErrorLike {
  */
 export function logSafeError(err: unknown, depth = 0): unknown {
   if (isDatabaseError(err)) {
+    const table = errorField(err, 'table');
+    const constraint = errorField(err, 'constraint');
+    const routine = errorField(err, 'routine');
+    const stack = errorField(err, 'stack');
     return {
       type: 'DatabaseError',
       sqlstate: err.code,
       severity: err.severity,
-      ...(err.table ? { table: err.table } : {}),
-      ...(err.constraint ? { constraint: err.constraint } : {}),
-      ...(err.routine ? { routine: err.routine } : {}),
-      stack: (err.stack ?? '')
+      ...(table ? { table } : {}),
+      ...(constraint ? { constraint } : {}),
+      ...(routine ? { routine } : {}),
+      stack: (typeof stack === 'string' ? stack : '')
         .split('\n')
         .filter((l) => /^\s+at /.test(l))
         .join('\n'),
     };
   }
   if (!(err instanceof Error)) return err;
-  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const out = pino.stdSerializers.err(err);
   const cause = errorField(err, 'cause');
-  if (cause !== undefined) {
-    // pino appends the causes' messages to the stack; keep the error's own stack and scrub the cause.
-    out.stack = err.stack;
-    out.cause = depth < 5 ? logSafeError(cause, depth + 1) : '[cause omitted]';
-  }
-  return out;
+  if (cause === undefined) return out;
+  // pino appends the causes' messages to the stack; keep the error's own stack and scrub the cause.
+  return { ...out, stack: err.stack, cause: depth < 5 ? logSafeError(cause, depth + 1) : '[cause omitted]' };
 }
 
 type LogArgs = Parameters<Logger['info']>;
@@ -152,6 +140,10 @@ class LazyChildLogger {
   silent(): void {}
 }
 
-export function lazyChildLogger(parent: Logger, bindings: pino.Bindings, opts: pino.ChildLoggerOptions): Logger {
-  return new LazyChildLogger(parent, bindings, opts) as unknown as Logger;
+export function lazyChildLogger(
+  parent: Logger,
+  bindings: pino.Bindings,
+  opts: pino.ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new LazyChildLogger(parent, bindings, opts);
 }

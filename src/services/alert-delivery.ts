@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { alertEmail, deliveryStatusOf, type EmailAlertLine } from '../domain/alerts.ts';
 import type { AlertPayload } from '../domain/webhooks.ts';
 import type { Mailer } from './mailer.ts';
-import { claimAlertEmails, deliverHeld, pendingAlertOrgs, pendingAlerts } from '../store/alerts.ts';
+import { claimAlertEmails, deliverHeld, pendingAlertOrgs, pendingAlerts } from '../store/alert-deliveries.ts';
 
 /** Sends one stored cve.alert to an organization's webhooks (services/webhook-delivery.ts deliverAlert): one outcome per active webhook. */
 export type DeliverAlert = (

@@ -7,18 +7,11 @@ import { protocolName } from '../domain/watchlist.ts';
 import { apiTimestamp, cveHtmlUrl } from '../domain/cve-view.ts';
 import type { AlertMatch } from '../domain/webhooks.ts';
 import { assetHits, type AssetHit, type AssetIndex, type HostEvaluator } from '../domain/asset-alerts.ts';
-import { decisionsForCves, type RunDecision } from '../store/triage.ts';
+import { decisionsForCves, type RunDecision } from '../store/triage-decisions.ts';
 import { coversAsset, reviewReason } from '../domain/triage.ts';
-import {
-  alertCves,
-  cveProducts,
-  watchHits,
-  windowChanges,
-  type AlertCve,
-  type AlertCveInsert,
-  type AlertInsert,
-  type RunRow,
-} from '../store/alerts.ts';
+import { alertCves, cveProducts, watchHits, type AlertCve } from '../store/alert-matching.ts';
+import { windowChanges, type RunRow } from '../store/alert-runs.ts';
+import { type AlertCveInsert, type AlertInsert } from '../store/alert-rows.ts';
 
 /** Environment assets named per alert payload (`data.matches`); `data.asset_matches` counts them all. */
 const ASSET_MATCHES_LISTED = 20;

@@ -6,18 +6,10 @@ import { buildAssetIndex, familyNames, type HostEvaluator } from '../domain/asse
 import { EvaluationRun, type SignalLookup } from '../domain/windows/evaluate.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { namedProducts } from '../store/ranges.ts';
-import { flagForReview } from '../store/triage.ts';
-import {
-  completeRun,
-  environmentAssets,
-  hasEnvironmentHosts,
-  insertAlertCves,
-  insertAlerts,
-  openRun,
-  unfinishedRun,
-  windowCves,
-  withAlertLock,
-} from '../store/alerts.ts';
+import { flagForReview } from '../store/triage-decisions.ts';
+import { completeRun, openRun, unfinishedRun, windowCves, withAlertLock } from '../store/alert-runs.ts';
+import { environmentAssets, hasEnvironmentHosts } from '../store/alert-matching.ts';
+import { insertAlertCves, insertAlerts } from '../store/alert-rows.ts';
 import { matchChunk, type ChunkMatch } from './alert-match.ts';
 
 /**

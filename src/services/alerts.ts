@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { alertPayloadFor } from '../domain/alerts.ts';
 import type { Mailer } from './mailer.ts';
 import { pageArgs, type PageRequest, type Reader } from './cve-reader.ts';
-import { listAlerts, setAlertsRead, type AlertFilter } from '../store/alerts.ts';
+import { listAlerts, setAlertsRead, type AlertFilter } from '../store/alert-reads.ts';
 import { createAlertRun, type AlertRunOptions } from './alert-run.ts';
 import { deliverPending, emailAlerts, type DeliverAlert } from './alert-delivery.ts';
 

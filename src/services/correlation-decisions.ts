@@ -33,7 +33,7 @@ export const noDecisionCounts = (): DecisionCounts => ({
   review_again: 0,
 });
 
-/** A lookup over an environment's decisions (store/triage.ts decisionStatuses). */
+/** A lookup over an environment's decisions (store/triage-decisions.ts decisionStatuses). */
 export function decisionLookup(
   map: ReadonlyMap<string, { status: DecisionStatus; asset_ids: string[]; review: boolean }>,
 ): DecisionLookup {

@@ -1,8 +1,9 @@
 // Bulk triage (docs/triage.md "Bulk"): one decision applied to every CVE of an environment a filter selects, all or
-// none, in one statement (store/triage.ts bulkWriteDecisions).
+// none, in one statement (store/triage-bulk.ts bulkWriteDecisions).
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
-import { bulkTargets, bulkWriteDecisions, knownCves, type BulkFilter } from '../store/triage.ts';
+import { bulkTargets, bulkWriteDecisions, type BulkFilter } from '../store/triage-bulk.ts';
+import { knownCves } from '../store/triage-references.ts';
 import { normalizeDecision, type DecisionInput } from '../domain/triage.ts';
 import { environmentNotFound, invalidInput } from './refusal.ts';
 import { actorOf, checkRefs, commentOf, type Writer } from './triage-writes.ts';

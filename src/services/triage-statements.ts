@@ -2,7 +2,8 @@
 // vendor's VEX), each with the environment's assets it names, shown beside the team's decision and adoptable as it.
 import type { Db } from '../store/db.ts';
 import { environmentExists } from '../store/windows.ts';
-import { environmentProducts, vendorStatementsOf } from '../store/triage.ts';
+import { environmentProducts } from '../store/triage-references.ts';
+import { vendorStatementsOf } from '../store/vendor-statements.ts';
 import { COMMENT_MAX, type DecisionInput, type Justification } from '../domain/triage.ts';
 import {
   adoptedDecision,

@@ -1,7 +1,8 @@
 // What every triage write checks (docs/triage.md): who writes (a member by session or by API key, and how the
 // history names them), the comment, and the references a decision makes (its assignee, its narrowed assets).
 import type { Db } from '../store/db.ts';
-import { membersOf, storedAssetIds, type Actor } from '../store/triage.ts';
+import { membersOf, storedAssetIds } from '../store/triage-references.ts';
+import { type Actor } from '../store/triage-history.ts';
 import { COMMENT_MAX, type DecisionFields, type FieldError } from '../domain/triage.ts';
 
 /** Who writes: a member by session, or a member's API key. */

@@ -1,25 +1,27 @@
 // Triage decisions (docs/triage.md): get, set, clear, history and list over one environment's CVEs, for the API
 // routes and the web app's pages alike; bulk in triage-bulk.ts, the vendor statements (VEX) in triage-statements.ts.
-// Every change is written with its history row in one transaction (store/triage.ts). Refusals are thrown
+// Every change is written with its history row in one transaction (store/triage-decisions.ts, store/triage-history.ts). Refusals are thrown
 // (services/refusal.ts) and rendered by the error handler; nothing is half-stored.
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import {
   appendHistory,
-  clearDecision,
   snapshotOf,
   decisionComments,
   decisionHistory,
+  type HistoryRow,
+  type Snapshot,
+} from '../store/triage-history.ts';
+import {
+  clearDecision,
   decisionStatuses,
   getDecisions,
-  knownCves,
   listDecisions,
   writeDecisions,
   type DecisionFilter,
   type DecisionRow,
-  type HistoryRow,
-  type Snapshot,
-} from '../store/triage.ts';
+} from '../store/triage-decisions.ts';
+import { knownCves } from '../store/triage-references.ts';
 import {
   isOpen,
   normalizeDecision,

@@ -4,7 +4,8 @@
 // All in one transaction with its history rows (action import); nothing half-stored.
 import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
-import { environmentProducts, getDecisions, knownCves, writeDecisions, type DecisionWrite } from '../store/triage.ts';
+import { getDecisions, writeDecisions, type DecisionWrite } from '../store/triage-decisions.ts';
+import { environmentProducts, knownCves } from '../store/triage-references.ts';
 import {
   readVexDocument,
   versionIn,

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { createVexImportService } from './vex-import.ts';
 import type { Db } from '../store/db.ts';
-import { decisionsAfter, environmentName, environmentProducts, type DecisionRow } from '../store/triage.ts';
+import { decisionsAfter, type DecisionRow } from '../store/triage-decisions.ts';
+import { environmentName, environmentProducts } from '../store/triage-references.ts';
 import {
   CISA_JUSTIFICATION_PROPERTY,
   CSAF_STATUS,

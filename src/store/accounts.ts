@@ -193,7 +193,9 @@ export async function setCapOverrides(
   set: Partial<Record<keyof CapOverrides, number | null>>,
 ): Promise<CapOverrides | undefined> {
   const keep = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== null));
-  const clear = Object.keys(set).filter((k) => set[k as keyof CapOverrides] === null);
+  const clear = Object.entries(set)
+    .filter(([, v]) => v === null)
+    .map(([k]) => k);
   const r = await sql<{
     cap_overrides: CapOverrides;
   }>`UPDATE organizations SET cap_overrides = (cap_overrides - ${clear}::text[]) || ${JSON.stringify(keep)}::jsonb

@@ -31,9 +31,26 @@ interface BulkState {
   indexes: { name: string; def: string }[];
 }
 
+/** Whether a parsed value is a bulk state: its indexes, each a name and a definition. */
+function isBulkState(v: unknown): v is BulkState {
+  if (typeof v !== 'object' || v === null || !('indexes' in v) || !Array.isArray(v.indexes)) return false;
+  return v.indexes.every(
+    (i: unknown) =>
+      typeof i === 'object' &&
+      i !== null &&
+      'name' in i &&
+      typeof i.name === 'string' &&
+      'def' in i &&
+      typeof i.def === 'string',
+  );
+}
+
 async function readState(db: Conn): Promise<BulkState | null> {
   const r = await sql<{ value: string }>`SELECT value FROM ingest_state WHERE key = ${STATE_KEY}`.execute(db);
-  return r.rows[0] ? (JSON.parse(r.rows[0].value) as BulkState) : null;
+  if (!r.rows[0]) return null;
+  const state: unknown = JSON.parse(r.rows[0].value);
+  if (!isBulkState(state)) throw new Error(`ingest_state ${STATE_KEY} is not a bulk load's state`);
+  return state;
 }
 
 /** Whether a bulk load was left unfinished (by a killed run). */

@@ -169,9 +169,7 @@ export async function upsertCvesWithPrevious(db: Db | Tx, rows: readonly DocRow[
  */
 function upsertStatement(rows: readonly DocRow[], previous: boolean) {
   const col = (k: number) => rows.map((r) => r[k]);
-  const texts = Array.from({ length: ROW_COLUMNS }, (_, k) =>
-    k === STORED ? jsonbArray(col(k) as string[]) : textArray(col(k)),
-  );
+  const texts = Array.from({ length: ROW_COLUMNS }, (_, k) => (k === STORED ? jsonbArray(col(k)) : textArray(col(k))));
   const cast = (k: number) => sql`${texts[k]}::${sql.raw(k === STORED ? 'jsonb[]' : 'text[]')}`;
   return sql`
     WITH input AS (

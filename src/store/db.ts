@@ -1,5 +1,6 @@
 // The only entry point to PostgreSQL. Kysely over a pg Pool; one SQL dialect everywhere.
 import pg from 'pg';
+import { Duplex } from 'node:stream';
 import type { Kysely as KyselyDb, Transaction } from 'kysely';
 import { Kysely, PostgresDialect } from './kysely.ts';
 import type { DB as Database } from './db-schema.ts';
@@ -71,6 +72,17 @@ export function openStore(url: string, opts: StoreOptions = {}): Store {
 }
 
 /**
+ * Destroys the socket of a pg client: its `connection` (pg's Connection) holds it as `stream`. pg's types declare
+ * the connection on Client only, so a pool client's is read and checked here.
+ */
+function cutSocket(client: pg.PoolClient): void {
+  const connection: unknown = Reflect.get(client, 'connection');
+  const stream: unknown =
+    typeof connection === 'object' && connection !== null ? Reflect.get(connection, 'stream') : null;
+  if (stream instanceof Duplex) stream.destroy();
+}
+
+/**
  * The pool as Kysely sees it. A query past its deadline leaves the connection mid-conversation (the server may
  * still answer later), so that connection is cut at once and never handed out again: queued statements on it
  * (a ROLLBACK) fail now instead of waiting out their own deadline. pool.query() callers get the same from pg-pool,
@@ -88,7 +100,7 @@ export function deadlineAware(pool: pg.Pool) {
             return r.catch((e: unknown) => {
               if (isQueryDeadline(e)) {
                 broken = asError(e);
-                (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+                cutSocket(client);
               }
               throw e;
             });

@@ -65,8 +65,10 @@ async function freePort(preferred: number): Promise<number> {
     const srv = net.createServer();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
+      const a = srv.address();
+      // Listening on a TCP address: address() is that address (a string only for a pipe or socket path).
+      const port = a !== null && typeof a !== 'string' ? a.port : null;
+      srv.close(() => (port === null ? reject(new Error('no TCP port to listen on')) : resolve(port)));
     });
   });
 }

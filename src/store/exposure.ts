@@ -2,7 +2,7 @@
 import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import type { Cadence, ExposureFigures } from '../domain/exposure.ts';
-import type { Snapshot } from './triage.ts';
+import type { Snapshot } from './triage-history.ts';
 
 export interface SnapshotRow {
   day: string;

@@ -1,5 +1,6 @@
 // Organizations, members, API keys and sessions: SQL only (the rules are in services/identity.ts).
 // Tenant-scoped functions take orgId first.
+import type { NotNull } from 'kysely';
 import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import type { KeyKind, Role, Scope, Tier } from '../domain/tiers.ts';
@@ -192,12 +193,14 @@ export async function keyToRotate(trx: Tx, keyId: number) {
 export async function revokeKey(trx: Tx, orgId: number, keyId: number, now: Date) {
   const r = await trx
     .updateTable('api_keys')
-    .set({ revoked_at: sql`COALESCE(revoked_at, ${now})` as unknown as Date })
+    .set({ revoked_at: sql<Date>`COALESCE(revoked_at, ${now})` })
     .where('org_id', '=', orgId)
     .where('id', '=', keyId)
     .returning(['id', 'key_start', 'revoked_at'])
+    // COALESCE with the time given: the returned revocation time is never null.
+    .$narrowType<{ revoked_at: NotNull }>()
     .executeTakeFirstOrThrow();
-  return r as { id: number; key_start: string; revoked_at: Date };
+  return r;
 }
 
 /**

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { errorField, errorMessage } from '../lib/errors.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const LOCK_KEY = 7_224_001; // arbitrary constant shared by every Vulnintel process
@@ -40,9 +41,9 @@ export async function migrate(
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
-        const err = e as { message: string; position?: string };
+        const position = errorField(e, 'position');
         throw new MigrationError(
-          `Migration ${path.basename(m.file)} failed: ${err.message}${err.position ? ` (at character ${err.position})` : ''}`,
+          `Migration ${path.basename(m.file)} failed: ${errorMessage(e)}${typeof position === 'string' && position ? ` (at character ${position})` : ''}`,
         );
       }
       opts.log?.(`applied migration ${m.version}_${m.name}`);

@@ -63,9 +63,9 @@ function encode(values: readonly (string | null)[], oid: number, prefix: number 
     const n = lengths[i];
     buf.writeInt32BE(n, at);
     at += 4;
-    if (n < 0) continue;
+    const v = values[i];
+    if (v === null) continue;
     if (prefix !== null) buf[at] = prefix;
-    const v = values[i] as string;
     if (v.length === n - extra && v.length <= SHORT) {
       // ASCII (one byte per code unit): copied here.
       for (let k = 0, o = at + extra; k < v.length; k++) buf[o + k] = v.charCodeAt(k);
@@ -83,8 +83,8 @@ export function textArray(values: readonly (string | null)[]): Buffer {
   return encode(values, TEXT_OID, null);
 }
 
-/** A `jsonb[]` parameter from JSON texts (each is parsed once, by the database). */
-export function jsonbArray(texts: readonly string[]): Buffer {
+/** A `jsonb[]` parameter from JSON texts (each is parsed once, by the database; a null is a NULL element). */
+export function jsonbArray(texts: readonly (string | null)[]): Buffer {
   return encode(texts, JSONB_OID, JSONB_VERSION);
 }
 

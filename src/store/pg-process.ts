@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../lib/errors.ts';
+import { versionOf } from '../lib/version.ts';
 
 export interface PgBinaries {
   initdb: string;
@@ -49,7 +50,7 @@ export function packagedNative(): { nativeDir: string; version: string } {
     );
   }
   const root = path.resolve(path.dirname(main), '..');
-  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const version = versionOf(readFileSync(path.join(root, 'package.json'), 'utf8'));
   return { nativeDir: path.join(root, 'native'), version };
 }
 

@@ -274,11 +274,12 @@ export class ReplicaRouter {
         router.count('primary');
         return primaryDriver.connect();
       },
-      async query(...args: unknown[]) {
+      // The forms the read path sends: a text with its values, or a query config (a named prepared statement).
+      async query(textOrConfig: string | pg.QueryConfig, values?: unknown[]) {
         const r = router.pick();
         if (r) {
           try {
-            const res = await (r.store.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+            const res = await r.store.pool.query(textOrConfig, values);
             router.count(r.name);
             return res;
           } catch (e) {
@@ -287,7 +288,7 @@ export class ReplicaRouter {
           }
         }
         router.count('primary');
-        return (fallback.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        return fallback.pool.query(textOrConfig, values);
       },
       on() {
         return this;
@@ -311,7 +312,13 @@ export class ReplicaRouter {
     let inTx = false;
     return {
       query(...args: unknown[]) {
-        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
+        const first = args[0];
+        const text =
+          typeof first === 'string'
+            ? first
+            : typeof first === 'object' && first !== null && 'text' in first
+              ? first.text
+              : undefined;
         if (typeof text === 'string' && /^\s*BEGIN\b/i.test(text)) inTx = true;
         if (typeof text === 'string' && /^\s*(COMMIT|ROLLBACK)\b/i.test(text)) inTx = false;
         const res = current.query(...args);

@@ -4,6 +4,7 @@ import { sql } from './kysely.ts';
 import type { Db } from './db.ts';
 import { WEBHOOK_FAILURE_LIMIT, type WebhookEvent } from '../domain/webhooks.ts';
 import type { Tier } from '../domain/tiers.ts';
+import { errorCode, errorField } from '../lib/errors.ts';
 
 export interface WebhookRow {
   id: number;
@@ -209,8 +210,7 @@ export async function claimDelivery(
   const r = await claimStatement(db, webhookId, cveId, event, now, tiers, requireEnabled).catch((e: unknown) => {
     // Deleted by a concurrent DELETE /webhooks/{id} after the statement read it: its insert waited on the row lock,
     // then found no webhook to refer to. Nothing to send to, as if the delete had come first.
-    const err = e as { code?: string; constraint?: string };
-    if (err.code === '23503' && err.constraint === 'webhook_deliveries_webhook_id_fkey') return null;
+    if (errorCode(e) === '23503' && errorField(e, 'constraint') === 'webhook_deliveries_webhook_id_fkey') return null;
     throw e;
   });
   const row = r?.rows[0];

@@ -11,7 +11,7 @@ import type { TestApp } from './app.ts';
 import { seedKey, seedOrg, seedSession } from './app.ts';
 import { createMember, createOrganization } from '../../src/store/identity.ts';
 import { storeResults } from '../../src/store/windows.ts';
-import { writeDecisions } from '../../src/store/triage.ts';
+import { writeDecisions } from '../../src/store/triage-decisions.ts';
 import { caught } from '../../src/services/refusal.ts';
 
 export interface SeededTenant {
@@ -185,7 +185,7 @@ export const RESOURCES: Record<string, ResourceFixture> = {
     },
   },
   decisions: {
-    // An environment with one decision and its history row (store/triage.ts, without the corpus check of the service).
+    // An environment with one decision and its history row (store/triage-decisions.ts, without the corpus check of the service).
     async seed(t, org) {
       const env = await seedEnvironment(t, { ...org, tag: `${org.tag}-d` });
       const text = `Runner impact ${org.tag}`;

@@ -11,7 +11,7 @@ import { fixture } from '../helpers/feeds.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createAlertService } from '../../src/services/alerts.ts';
 import type { AlertRunReport } from '../../src/services/alert-run.ts';
-import { withAlertLock } from '../../src/store/alerts.ts';
+import { withAlertLock } from '../../src/store/alert-runs.ts';
 
 let t: TestApp;
 const quiet = { info() {}, warn() {} };

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { createCveReader, SEARCH_WINDOW } from '../../src/store/cve-reader.ts';
-import type { CveFilter } from '../../src/store/cve-queries.ts';
+import type { CveFilter } from '../../src/store/cve-filters.ts';
 
 let t: TestApp;
 // More matches than the window, with ranks that differ (title vs description) and dates that tie, so the

@@ -8,7 +8,7 @@ import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';
-import { watchHits } from '../../src/store/alerts.ts';
+import { watchHits } from '../../src/store/alert-matching.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { deleteCves } from '../../src/store/ingest.ts';
 import { cveProductKeys, PRODUCT_PAIRS_MAX } from '../../src/domain/watchlist.ts';

@@ -1,4 +1,4 @@
-// The bulk decision's write (store/triage.ts bulkWriteDecisions): one statement that decides many CVEs at once must
+// The bulk decision's write (store/triage-bulk.ts bulkWriteDecisions): one statement that decides many CVEs at once must
 // store what the row-by-row write (writeDecisions, the path of a single set) stores: the same decision rows, and
 // history rows with the same before and after. A decision that already has the fields is left as it is, unless it
 // is flagged for review; a statement that fails stores nothing, neither decisions nor history rows.
@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { sql } from '../../src/store/kysely.ts';
 import { freshDb, type TestDb } from '../helpers/db.ts';
 import { createOrganization, createMember } from '../../src/store/identity.ts';
-import { bulkWriteDecisions, flagForReview, getDecisions, writeDecisions, type Actor } from '../../src/store/triage.ts';
+import { flagForReview, getDecisions, writeDecisions } from '../../src/store/triage-decisions.ts';
+import type { Actor } from '../../src/store/triage-history.ts';
+import { bulkWriteDecisions } from '../../src/store/triage-bulk.ts';
 import type { DecisionFields } from '../../src/domain/triage.ts';
 
 let t: TestDb;

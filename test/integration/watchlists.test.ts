@@ -6,7 +6,7 @@ import { sql } from '../../src/store/kysely.ts';
 import { testApp, seedOrg, seedKey, seedSession, type TestApp } from '../helpers/app.ts';
 import { buildCve, seedCves } from '../helpers/cve-docs.ts';
 import { refreshProducts } from '../../src/store/watchlists.ts';
-import { RANKED_WALK_FROM, rankedWalks } from '../../src/store/cve-queries.ts';
+import { RANKED_WALK_FROM, rankedWalks } from '../../src/store/cve-ranked.ts';
 import { catalogProductKey, cveProductKeys, productKey, WATCHLIST_MAX_ENTRIES } from '../../src/domain/watchlist.ts';
 import { productPhrase } from '../../src/domain/title.ts';
 

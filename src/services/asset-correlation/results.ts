@@ -17,7 +17,8 @@ import { matchedProducts, type MatchedProduct } from '../correlation-products.ts
 import type { CorrelationCache } from '../correlation-cache.ts';
 import { environmentExists, lockEnvironment, storedAssetPage } from '../../store/windows.ts';
 import { storedResults, upsertAssetResults } from '../../store/asset-correlations.ts';
-import { decisionStatuses, vendorStatementsOf } from '../../store/triage.ts';
+import { decisionStatuses } from '../../store/triage-decisions.ts';
+import { vendorStatementsOf } from '../../store/vendor-statements.ts';
 import { statementLookup } from '../../domain/vendor-statements.ts';
 import { assertAssetRoom } from '../plan-caps.ts';
 import { environmentNotFound } from '../refusal.ts';
