@@ -3,7 +3,7 @@
 // (NVD, CSAF, MSRC, KEV). Nothing is constructed: the advisory URL is the one the document links.
 // Documented in docs/windows-engine.md ("MSRC records for the CVE corpus").
 import type { MsrcDocument, MsrcVulnerability } from '../domain/windows/msrc-types.ts';
-import { msrcDateToIso } from './msrc.ts';
+import { msrcDateToIso } from './msrc-text.ts';
 import { domainOfEmail } from '../domain/urls.ts';
 import { vendorByDomain } from '../domain/vendors.ts';
 import { isCveId } from '../domain/cve-id.ts';
