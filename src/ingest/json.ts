@@ -1,6 +1,7 @@
 // Defensive accessors for feed JSON: a feed may serve any shape, and a reader must then either skip the
 // value or throw FeedFormatError, never crash on a TypeError (reliability API10).
 
+import { Type } from 'typebox';
 import { readLines, readText } from './io.ts';
 import { FeedFormatError } from './types.ts';
 import { errorMessage, errorField } from '../lib/errors.ts';
@@ -19,6 +20,12 @@ export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ?
 export const cvssScore = (x: unknown): number | null => (typeof x === 'number' && x >= 0 && x <= 10 ? x : null);
 /** The string members of an array (a tag list may hold anything; String() of an object can throw). */
 export const strings = (x: unknown): string[] => arr(x).filter((v): v is string => typeof v === 'string');
+
+/**
+ * A schema member of any value: a field the reader takes only when it has the type it reads (else as absent), so a
+ * record is never refused for it.
+ */
+export const Loose = Type.Optional(Type.Unknown());
 
 // `\u0000` not itself escaped (an odd run of backslashes before it would make it literal text "\u0000").
 const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;

@@ -4,14 +4,11 @@
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { readText } from './io.ts';
-import { arr, parseFeedJson, str } from './json.ts';
+import { arr, Loose, parseFeedJson, str } from './json.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import { errorMessage } from '../lib/errors.ts';
-
-/** Any value: a field a reader takes only when it has the type it reads (else as absent). */
-const Loose = Type.Optional(Type.Unknown());
 
 /** A catalog: its version and its entries, each entry checked on its own. */
 const KevCatalog = Compile(
