@@ -1,15 +1,15 @@
 // The `affected[]` entries of a CVE Record 5 (CVE 5 schema "product"): the structured ranges they state
 // (docs/cve5.md, docs/correlation.md §3) and the vendor/product each names for the product rules.
 import type { AffectedProduct } from './types.ts';
-import { arr, obj, str, strings } from './json.ts';
+import { arr, record, str, strings } from './json.ts';
 import { parseCpe } from './nvd.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
 import { readFreeText } from '../domain/free-text-ranges.ts';
 import { comparatorOf, orderableIn, schemeOf } from '../domain/version-schemes.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A JSON object as read: each member checked before use. */
+type Entry = Record<string, unknown>;
 
 const NAMELESS = new Set(['', 'n/a', 'na', 'unknown', 'unspecified', '-', '*']);
 const named = (s: unknown): string | null => {
@@ -71,7 +71,7 @@ const CHIPS_NAMED = 8;
  * asset is one of them (an asset named only "Snapdragon" is needs_review, never decided by a chipset name read as a
  * version). null for any other entry.
  */
-function chipsetsAsVersions(s: Shared, versions: Json[]): AffectedRange[] | null {
+function chipsetsAsVersions(s: Shared, versions: Entry[]): AffectedRange[] | null {
   if (!/^snapdragon$/i.test(s.product) || !/qualcomm/i.test(s.vendor)) return null;
   if (
     !versions.every(
@@ -118,7 +118,8 @@ function chipsetsAsVersions(s: Shared, versions: Json[]): AffectedRange[] | null
  * (inclusive; `0` and `*` mean unbounded) up to that bound (`*`: unbounded), with `changes[]` kept in order; an
  * entry with no versions states its `defaultStatus` for every version.
  */
-export function rangesOfAffected(a: Json, cpeFallback: string | null = null): AffectedRange[] {
+export function rangesOfAffected(entry: unknown, cpeFallback: string | null = null): AffectedRange[] {
+  const a = record(entry);
   const vendor = named(a.vendor);
   const product = named(a.product) ?? named(a.packageName);
   if (!vendor && !product) return [];
@@ -131,7 +132,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     defaultStatus,
     packageName: named(a.packageName),
   };
-  const versions = arr(a.versions).map(obj);
+  const versions = arr(a.versions).map(record);
   if (!versions.length) {
     if (!defaultStatus) return [];
     return [
@@ -155,7 +156,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
     const status = rangeStatus(v.status);
     const versionType = typeof v.versionType === 'string' && v.versionType.trim() ? v.versionType.trim() : null;
     const changes = arr(v.changes)
-      .map(obj)
+      .map(record)
       .filter((c) => typeof c.at === 'string' && c.at.trim())
       .map((c) => ({ at: str(c.at).trim(), status: rangeStatus(c.status) }));
     const lt = typeof v.lessThan === 'string' ? v.lessThan.trim() : null;
@@ -279,7 +280,7 @@ export function rangesOfAffected(a: Json, cpeFallback: string | null = null): Af
 }
 
 /** The products of an `affected[]` entry for the vendor/product rules (spec §2.3 `affected`). */
-export function productOf(a: Json, origin: 'cna' | 'cpe'): AffectedProduct | null {
+export function productOf(a: Entry, origin: 'cna' | 'cpe'): AffectedProduct | null {
   const vendor = named(a.vendor);
   if (!vendor) return null;
   const cpe =
@@ -288,7 +289,7 @@ export function productOf(a: Json, origin: 'cna' | 'cpe'): AffectedProduct | nul
       .find((c) => c !== null) ?? null;
   const part = cpe && (cpe.part === 'a' || cpe.part === 'o' || cpe.part === 'h') ? cpe.part : null;
   const versions = arr(a.versions)
-    .map(obj)
+    .map(record)
     .filter((v) => str(v.status) === 'affected');
   const stated = versions
     .map((v) => {

@@ -3,6 +3,8 @@
 // One record yields one source record `cve5` built from the numbering authority's container (`containers.cna`) and
 // the Authorized Data Publishers' containers (`containers.adp[]`: CISA-ADP's SSVC, CVSS, CWE, CPEs and KEV marker;
 // the "CVE Program Container" of transferred references). docs/cve5.md describes the mapping.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type {
   AffectedProduct,
   CvssMetric,
@@ -12,15 +14,31 @@ import type {
   SourceReference,
 } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, cvssScore, jsonDocuments, obj, str, strings } from './json.ts';
+import { arr, cvssScore, jsonDocuments, Loose, record, str, strings } from './json.ts';
 import { isPlaceholderDescription, nvdTime } from './nvd.ts';
 import { productOf, rangesOfAffected } from './cve5-affected.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import type { SsvcExploitation } from '../domain/records.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/**
+ * What makes a CVE Record 5: `dataType` CVE_RECORD and `cveMetadata.cveId` as text. The metadata's other members and
+ * the containers are read one by one, each when it has its type.
+ */
+const Cve5Record = Compile(
+  Type.Object({
+    dataType: Type.Literal('CVE_RECORD'),
+    cveMetadata: Type.Object({
+      cveId: Type.String(),
+      assignerShortName: Loose,
+      state: Loose,
+      datePublished: Loose,
+      dateReserved: Loose,
+      dateUpdated: Loose,
+    }),
+    containers: Loose,
+  }),
+);
 
 /** CVE 5 metric keys → CVSS version, newest first. */
 const METRIC_KEYS: [string, CvssVersion][] = [
@@ -66,17 +84,18 @@ function tagsOf(raw: unknown): string[] {
 }
 
 function referencesOf(refs: unknown, providedBy: string): SourceReference[] {
-  return arr(refs)
-    .map(obj)
-    .filter((r) => typeof r.url === 'string' && r.url.trim() !== '')
-    .map((r) => ({ url: r.url.trim(), tags: tagsOf(r.tags), provided_by: providedBy }));
+  const out: SourceReference[] = [];
+  for (const r of arr(refs).map(record))
+    if (typeof r.url === 'string' && r.url.trim() !== '')
+      out.push({ url: r.url.trim(), tags: tagsOf(r.tags), provided_by: providedBy });
+  return out;
 }
 
 function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' | 'ADP'): CvssMetric[] {
   const out: CvssMetric[] = [];
   for (const [key, version] of METRIC_KEYS) {
-    for (const m of arr(metrics).map(obj)) {
-      const c = obj(m[key]);
+    for (const m of arr(metrics).map(record)) {
+      const c = record(m[key]);
       if (typeof c.vectorString !== 'string' || c.vectorString.trim() === '') continue;
       out.push({
         version,
@@ -91,8 +110,8 @@ function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' |
 }
 
 function cwesOf(problemTypes: unknown, into: number[]): void {
-  for (const p of arr(problemTypes).map(obj)) {
-    for (const d of arr(p.descriptions).map(obj)) {
+  for (const p of arr(problemTypes).map(record)) {
+    for (const d of arr(p.descriptions).map(record)) {
       const m = /^CWE-(\d+)$/i.exec(str(d.cweId).trim()) ?? /^CWE-(\d+)\b/.exec(str(d.description).trim());
       if (m && !into.includes(Number(m[1]))) into.push(Number(m[1]));
     }
@@ -101,10 +120,10 @@ function cwesOf(problemTypes: unknown, into: number[]): void {
 
 /** SSVC Exploitation of an ADP container's `metrics[].other` (type ssvc); spelling varies (poc, PoC, Active). */
 export function ssvcExploitation(metrics: unknown): SsvcExploitation | null {
-  for (const m of arr(metrics).map(obj)) {
-    const other = obj(m.other);
+  for (const m of arr(metrics).map(record)) {
+    const other = record(m.other);
     if (str(other.type).toLowerCase() !== 'ssvc') continue;
-    for (const opt of arr(obj(other.content).options).map(obj)) {
+    for (const opt of arr(record(other.content).options).map(record)) {
       const v = str(opt.Exploitation ?? opt.exploitation)
         .trim()
         .toLowerCase();
@@ -115,22 +134,22 @@ export function ssvcExploitation(metrics: unknown): SsvcExploitation | null {
 }
 
 function kevDateOf(metrics: unknown): string | null {
-  for (const m of arr(metrics).map(obj)) {
-    const other = obj(m.other);
+  for (const m of arr(metrics).map(record)) {
+    const other = record(m.other);
     if (str(other.type).toLowerCase() !== 'kev') continue;
-    const d = str(obj(other.content).dateAdded).trim();
+    const d = str(record(other.content).dateAdded).trim();
     if (/^\d{4}-\d{2}-\d{2}$/.test(d)) return d;
   }
   return null;
 }
 
 /** One CVE Record 5 (parsed JSON) → the `cve5` source record. */
-export function cve5RecordFrom(doc: Json): CveSourceRecord {
-  const meta = obj(obj(doc).cveMetadata);
-  const cveId = str(meta.cveId).trim();
-  if (str(obj(doc).dataType) !== 'CVE_RECORD' || !isCveId(cveId)) {
+export function cve5RecordFrom(doc: unknown): CveSourceRecord {
+  if (!Cve5Record.Check(doc) || !isCveId(doc.cveMetadata.cveId.trim())) {
     throw new FeedFormatError('not a CVE Record 5 (dataType CVE_RECORD with cveMetadata.cveId)');
   }
+  const meta = doc.cveMetadata;
+  const cveId = meta.cveId.trim();
   const shortName = str(meta.assignerShortName).trim() || null;
   const published = nvdTime(meta.datePublished) ?? nvdTime(meta.dateReserved);
   const modified = nvdTime(meta.dateUpdated) ?? published;
@@ -155,10 +174,10 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
       ranges: [],
     };
   }
-  const containers = obj(obj(doc).containers);
-  const cna = obj(containers.cna);
-  const adps = arr(containers.adp).map(obj);
-  const descriptions = arr(cna.descriptions).map(obj);
+  const containers = record(doc.containers);
+  const cna = record(containers.cna);
+  const adps = arr(containers.adp).map(record);
+  const descriptions = arr(cna.descriptions).map(record);
   const en = descriptions.find((d) => /^en\b/i.test(str(d.lang))) ?? descriptions[0];
   const text = str(en?.value).trim();
   const title = str(cna.title).trim();
@@ -168,7 +187,7 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
   cwesOf(cna.problemTypes, cwes);
   const affected: AffectedProduct[] = [];
   const ranges: AffectedRange[] = [];
-  for (const a of arr(cna.affected).map(obj)) {
+  for (const a of arr(cna.affected).map(record)) {
     const p = productOf(a, 'cna');
     if (p) affected.push(p);
     ranges.push(...rangesOfAffected(a));
@@ -177,10 +196,10 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
   let ssvc: SsvcExploitation | null = null;
   let kevDate: string | null = null;
   for (const adp of adps) {
-    const provider = str(obj(adp.providerMetadata).shortName).trim() || 'ADP';
+    const provider = str(record(adp.providerMetadata).shortName).trim() || 'ADP';
     cvss.push(...metricsOf(adp.metrics, provider, 'ADP'));
     cwesOf(adp.problemTypes, cwes);
-    for (const a of arr(adp.affected).map(obj)) {
+    for (const a of arr(adp.affected).map(record)) {
       const p = productOf(a, 'cpe');
       if (p) affected.push(p);
       ranges.push(...rangesOfAffected(a));
@@ -209,7 +228,7 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
 }
 
 /** The items of one parsed CVE record (`where` names it in errors). */
-export function* cve5Items(doc: Json, where: string): Generator<IngestItem> {
+export function* cve5Items(doc: unknown, where: string): Generator<IngestItem> {
   try {
     yield { kind: 'cve', record: cve5RecordFrom(doc) };
   } catch (err) {
