@@ -1,9 +1,6 @@
 // A CSAF 2.0 product tree as leaves: each product id with the vendor, product name and version (or version range)
 // its branches state.
-import { arr, obj, str } from './json.ts';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+import { arr, record, str } from './json.ts';
 
 export interface Leaf {
   id: string;
@@ -21,12 +18,12 @@ function walk(
   depth = 0,
 ): void {
   if (depth > 12) return;
-  for (const b of arr(branches).map(obj)) {
+  for (const b of arr(branches).map(record)) {
     const next = { ...ctx };
     const name = str(b.name).trim() || null;
     if (b.category === 'vendor') next.vendor = name;
     if (b.category === 'product_name' || b.category === 'product_family') next.product = name;
-    const product = obj(b.product);
+    const product = record(b.product);
     if (typeof product.product_id === 'string') {
       out.set(product.product_id, {
         id: product.product_id,
@@ -42,10 +39,10 @@ function walk(
 }
 
 /** The leaves of a `product_tree`: its branches, then its `full_product_names` not already named by a branch. */
-export function productLeaves(tree: Json): Map<string, Leaf> {
+export function productLeaves(tree: Record<string, unknown>): Map<string, Leaf> {
   const leaves = new Map<string, Leaf>();
   walk(tree.branches, { vendor: null, product: null }, leaves);
-  for (const fp of arr(tree.full_product_names).map(obj)) {
+  for (const fp of arr(tree.full_product_names).map(record)) {
     if (typeof fp.product_id === 'string' && !leaves.has(fp.product_id)) {
       leaves.set(fp.product_id, {
         id: fp.product_id,

@@ -2,15 +2,15 @@
 // the vendor's own statements (docs/triage.md "Vendor statements").
 import type { AdvisoryFix } from './types.ts';
 import type { VendorStatement } from '../domain/records.ts';
-import { arr, obj, str } from './json.ts';
+import { arr, record, str } from './json.ts';
 import type { Leaf } from './csaf-product-tree.ts';
 import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
 import { parseCsafRange } from '../domain/csaf-ranges.ts';
 import { readFreeText, type FreeTextReading } from '../domain/free-text-ranges.ts';
 import { compareVersions } from '../domain/versions.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A JSON object as read: each member checked before use. */
+type Entry = Record<string, unknown>;
 
 /** product_status lists → the range status they state (first/last_affected bound the leaf's version). */
 const STATUS_LISTS: [string, RangeStatus][] = [
@@ -37,12 +37,13 @@ function fixedVersionOf(product: string, fixes: AdvisoryFix[]): string | null {
  * not certain); a leaf without a version branch → every version. `fixedIn`: for fixed leaves their own version,
  * for affected leaves the version the advisory states fixes that product (product_status.fixed or vendor_fix text).
  */
-export function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[]): AffectedRange[] {
+export function csafRanges(status: Entry, leaves: Map<string, Leaf>, fixes: AdvisoryFix[]): AffectedRange[] {
   const out: AffectedRange[] = [];
   const seen = new Set<string>();
   for (const [list, st] of STATUS_LISTS) {
     for (const id of arr(status[list])) {
-      const l = typeof id === 'string' ? leaves.get(id) : undefined;
+      if (typeof id !== 'string') continue;
+      const l = leaves.get(id);
       if (!l || !l.vendor || seen.has(`${list}\u0000${id}`)) continue;
       seen.add(`${list}\u0000${id}`);
       const product = l.product ?? l.full;
@@ -141,17 +142,18 @@ const CISA_LABELS = new Set([
  * `fixed`, `first_fixed` or `known_not_affected` list names, with the flag (justification), impact threats and
  * vendor_fix remediations that name the same product. Texts as stated; a product named twice is stated once.
  */
-export function vendorStatements(v: Json, status: Json, leaves: Map<string, Leaf>): VendorStatement[] {
+export function vendorStatements(v: Entry, status: Entry, leaves: Map<string, Leaf>): VendorStatement[] {
   const naming = (items: unknown, id: string) =>
     arr(items)
-      .map(obj)
+      .map(record)
       .filter((x) => arr(x.product_ids).includes(id));
   const joined = (xs: string[]) => (xs.length ? [...new Set(xs)].join('\n\n') : null);
   const out: VendorStatement[] = [];
   const seen = new Set<string>();
   for (const [list, st] of VENDOR_LISTS) {
     for (const id of arr(status[list])) {
-      const l = typeof id === 'string' ? leaves.get(id) : undefined;
+      if (typeof id !== 'string') continue;
+      const l = leaves.get(id);
       if (!l || seen.has(id)) continue;
       const product = l.product ?? l.full;
       if (!product) continue;

@@ -2,6 +2,8 @@
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
 // The product tree is read by csaf-product-tree.ts, the product_status lists by csaf-status.ts.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type {
   AdvisoryFix,
   AffectedProduct,
@@ -13,13 +15,36 @@ import type {
   SourceReference,
 } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, cvssScore, jsonDocuments, obj, str } from './json.ts';
+import { arr, cvssScore, jsonDocuments, Loose, record, str } from './json.ts';
 import { productLeaves, type Leaf } from './csaf-product-tree.ts';
 import { csafRanges, vendorStatements } from './csaf-status.ts';
 import { isCveId } from '../domain/cve-id.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A JSON object as read: each member checked before use. */
+type Entry = Record<string, unknown>;
+
+/**
+ * What makes a CSAF 2.0 document: `document.tracking.id` as text (and `document.csaf_version` reading "2.0", checked
+ * beside). The other members are read one by one, each when it has its type.
+ */
+const CsafDocument = Compile(
+  Type.Object({
+    document: Type.Object({
+      csaf_version: Loose,
+      tracking: Type.Object({ id: Type.String(), initial_release_date: Loose, current_release_date: Loose }),
+      title: Loose,
+      references: Loose,
+    }),
+    product_tree: Loose,
+    vulnerabilities: Loose,
+  }),
+);
+
+const CVSS_VERSIONS: readonly CvssVersion[] = ['2.0', '3.0', '3.1', '4.0'];
+const isCvssVersion = (s: string): s is CvssVersion => CVSS_VERSIONS.some((v) => v === s);
+
+/** A product tree leaf that names its vendor. */
+const vendored = (l: Leaf | undefined): l is Leaf & { vendor: string } => !!l && !!l.vendor;
 
 const VERSION_TOKEN = String.raw`(?:[A-Za-z]{1,4}-)?[Vv]?\d+(?:[._]\w+)+(?:\s+(?:SP|Upd|HF|Update)\s?\d+\w*)*|[Vv]\d+\w*(?:\s+(?:SP|Upd|HF)\s?\d+\w*)*`;
 const TO_VERSION = new RegExp(
@@ -42,10 +67,10 @@ export function extractFixedVersion(details: string): string | null {
   return m[1].replace(/[.,;)]+$/, '').trim();
 }
 
-function pageUrl(doc: Json): { url: string | null; json: string | null } {
+function pageUrl(doc: Entry): { url: string | null; json: string | null } {
   let url: string | null = null;
   let json: string | null = null;
-  for (const r of arr(obj(doc.document).references).map(obj)) {
+  for (const r of arr(record(doc.document).references).map(record)) {
     if (r.category !== 'self' || typeof r.url !== 'string') continue;
     if (/\.json$/i.test(r.url)) json ??= r.url;
     // The advisory's web page on cisa.gov (or its older us-cert address) as the document states it.
@@ -63,10 +88,10 @@ const NOT_A_SOURCE_PAGE =
  * SSA on cert-portal.siemens.com for a republished Siemens advisory) and the vulnerability's references. The
  * reference rules decide which are the vendor's advisory (references.ts, spec §2.5).
  */
-function referencesOf(doc: Json, v: Json): SourceReference[] {
+function referencesOf(doc: Entry, v: Entry): SourceReference[] {
   const out: SourceReference[] = [];
   const seen = new Set<string>();
-  for (const r of [...arr(obj(doc.document).references), ...arr(v.references)].map(obj)) {
+  for (const r of [...arr(record(doc.document).references), ...arr(v.references)].map(record)) {
     const url = str(r.url).trim();
     if (!/^https?:\/\//i.test(url) || NOT_A_SOURCE_PAGE.test(url) || /\.json$/i.test(url) || seen.has(url)) continue;
     seen.add(url);
@@ -75,22 +100,20 @@ function referencesOf(doc: Json, v: Json): SourceReference[] {
   return out;
 }
 
-function scoresOf(v: Json): CvssMetric[] {
+function scoresOf(v: Entry): CvssMetric[] {
   const out: CvssMetric[] = [];
-  for (const s of arr(v.scores).map(obj)) {
+  for (const s of arr(v.scores).map(record)) {
     for (const key of ['cvss_v3', 'cvss_v2', 'cvss_v4']) {
-      const c = obj(s[key]);
+      const c = record(s[key]);
       if (typeof c.vectorString !== 'string') continue;
       const stated = str(c.version);
-      const version = (
-        ['2.0', '3.0', '3.1', '4.0'].includes(stated)
-          ? stated
-          : key === 'cvss_v2'
-            ? '2.0'
-            : key === 'cvss_v4'
-              ? '4.0'
-              : '3.1'
-      ) as CvssVersion;
+      const version: CvssVersion = isCvssVersion(stated)
+        ? stated
+        : key === 'cvss_v2'
+          ? '2.0'
+          : key === 'cvss_v4'
+            ? '4.0'
+            : '3.1';
       out.push({ version, vector: c.vectorString, score: cvssScore(c.baseScore), scored_by: 'csaf', type: null });
     }
   }
@@ -112,12 +135,12 @@ function uniq<T>(xs: T[], key: (x: T) => string): T[] {
 /** The largest product tree whose whole is taken for a vulnerability naming no product of it (csafRecords). */
 export const CSAF_FALLBACK_MAX_LEAVES = 200;
 
-export function csafRecords(doc: Json): CveSourceRecord[] {
-  const d = obj(obj(doc).document);
-  if (String(d.csaf_version) !== '2.0' || typeof obj(d.tracking).id !== 'string') {
+export function csafRecords(doc: unknown): CveSourceRecord[] {
+  if (!CsafDocument.Check(doc) || String(doc.document.csaf_version) !== '2.0') {
     throw new FeedFormatError('not a CSAF 2.0 document (document.csaf_version / tracking.id missing)');
   }
-  const leaves = productLeaves(obj(doc.product_tree));
+  const d = doc.document;
+  const leaves = productLeaves(record(doc.product_tree));
   const { url, json } = pageUrl(doc);
   const advisoryId = d.tracking.id.trim();
   const released = Date.parse(str(d.tracking.initial_release_date));
@@ -127,43 +150,35 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   const current = Date.parse(str(d.tracking.current_release_date));
   const revision = Number.isNaN(current) ? published : new Date(current).toISOString();
   const out: CveSourceRecord[] = [];
-  for (const v of arr(doc.vulnerabilities).map(obj)) {
+  for (const v of arr(doc.vulnerabilities).map(record)) {
     if (typeof v.cve !== 'string' || !isCveId(v.cve.trim())) continue;
     const cve = v.cve.trim();
-    const status = obj(v.product_status);
-    const affectedIds: string[] = [
-      ...arr(status.known_affected),
-      ...arr(status.first_affected),
-      ...arr(status.last_affected),
-    ];
-    const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s: Json) => arr(obj(s).products));
-    let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
+    const status = record(v.product_status);
+    const affectedIds = [...arr(status.known_affected), ...arr(status.first_affected), ...arr(status.last_affected)];
+    const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s) => arr(record(s).products));
+    let named = ids.map((id) => (typeof id === 'string' ? leaves.get(id) : undefined)).filter(vendored);
     // Some advisories list product ids that are not in their product tree: fall back to the whole tree, when it is
     // small (ICSA-24-235-03, the one CISA advisory of the snapshot that needs it, has 108 leaves). A large tree is
     // not one product line: giving all of it to every vulnerability took gigabytes for one crafted advisory.
-    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES)
-      named = [...leaves.values()].filter((l) => !!l.vendor);
+    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES) named = [...leaves.values()].filter(vendored);
     const affected: AffectedProduct[] = uniq(
-      named
-        .map((l: Leaf | undefined) => l)
-        .filter((l: Leaf | undefined): l is Leaf => !!l && !!l.vendor)
-        .map((l: Leaf) => ({
-          vendor: l.vendor!,
-          product: l.product,
-          origin: 'csaf' as const,
-          version: l.version ?? l.range,
-        })),
+      named.map((l) => ({
+        vendor: l.vendor,
+        product: l.product,
+        origin: 'csaf' as const,
+        version: l.version ?? l.range,
+      })),
       (a) => `${a.vendor}\u0000${a.product}\u0000${a.version}`,
     );
     const fixes: AdvisoryFix[] = [];
     for (const id of arr(status.fixed)) {
-      const l = leaves.get(id);
+      const l = typeof id === 'string' ? leaves.get(id) : undefined;
       if (l?.product && l.version)
         fixes.push({ product: l.product, version: l.version, origin: 'product_status.fixed' });
     }
     const vendorFixes: CsafAdvisoryFacts['vendor_fixes'] = [];
     const categories = new Set<string>();
-    for (const r of arr(v.remediations).map(obj)) {
+    for (const r of arr(v.remediations).map(record)) {
       const cat = str(r.category);
       if (cat !== 'vendor_fix') {
         if (cat) categories.add(cat);
@@ -172,7 +187,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       const details = str(r.details).trim();
       const productNames: string[] = [];
       for (const id of arr(r.product_ids)) {
-        const name = leaves.get(id)?.product;
+        const name = typeof id === 'string' ? leaves.get(id)?.product : undefined;
         if (typeof name === 'string' && !productNames.includes(name)) productNames.push(name);
       }
       const products = productNames;
@@ -183,9 +198,9 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
     // The vulnerability's text: its summary notes (joined), else its description, else its details note.
     const notesOf = (cat: string) =>
       arr(v.notes)
-        .map(obj)
+        .map(record)
         .filter((n) => n.category === cat && typeof n.text === 'string')
-        .map((n) => String(n.text).trim())
+        .map((n) => str(n.text).trim())
         .filter(Boolean);
     const texts = [notesOf('summary'), notesOf('description'), notesOf('details')].find((x) => x.length) ?? [];
     const summary = texts.length ? texts.join('\n\n') : null;
@@ -193,12 +208,12 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       source: 'csaf',
       source_key: advisoryId,
       cve_id: cve,
-      description: summary ? String(summary).trim() || null : null,
+      description: summary ? summary.trim() || null : null,
       title: typeof v.title === 'string' && v.title.trim() ? v.title.trim() : null,
       published: null,
       modified: revision,
       cvss: scoresOf(v),
-      cwes: /^CWE-\d+$/.test(str(obj(v.cwe).id)) ? [Number(str(obj(v.cwe).id).slice(4))] : [],
+      cwes: /^CWE-\d+$/.test(str(record(v.cwe).id)) ? [Number(str(record(v.cwe).id).slice(4))] : [],
       affected,
       references: referencesOf(doc, v),
       assigner: null,
@@ -221,7 +236,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   return out;
 }
 
-function* itemsOf(doc: Json): Generator<IngestItem> {
+function* itemsOf(doc: unknown): Generator<IngestItem> {
   for (const record of csafRecords(doc)) yield { kind: 'cve', record };
 }
 
