@@ -253,17 +253,9 @@ function cvssOf(v: MsrcVulnerability): MsrcCvssMetric[] {
     if (!best || s.baseScore > best.score) best = { score: s.baseScore, vector: s.vector };
   }
   if (!best) return [];
-  const m = /^CVSS:(3\.0|3\.1|4\.0)\//.exec(best.vector);
-  if (!m) return [];
-  return [
-    {
-      version: m[1] as MsrcCvssMetric['version'],
-      vector: best.vector,
-      score: best.score,
-      scored_by: 'Microsoft',
-      type: null,
-    },
-  ];
+  const version = /^CVSS:(3\.0|3\.1|4\.0)\//.exec(best.vector)?.[1];
+  if (version !== '3.0' && version !== '3.1' && version !== '4.0') return [];
+  return [{ version, vector: best.vector, score: best.score, scored_by: 'Microsoft', type: null }];
 }
 
 function revisionDates(v: MsrcVulnerability): { first: string | null; last: string | null } {
