@@ -86,20 +86,6 @@ export default defineConfig(
     },
   },
 
-  // The feed readers walk untrusted JSON as `any` through the defensive accessors of ingest/json.ts (each
-  // value checked before use, malformed entries skipped or FeedFormatError); typing every feed shape would
-  // rewrite the readers. The `any` itself stays visible through their file-level no-explicit-any directives.
-  {
-    files: ['src/ingest/{nvd,kev,capec,csaf,json,cve5}.ts'],
-    rules: {
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
-  },
-
   // test/, bench/, tools/: promise handling and the cheap syntactic rules; unsafe-any is tolerated.
   {
     files: ['test/**/*.ts', 'test/**/*.tsx', 'bench/**/*.ts', 'tools/**/*.ts'],

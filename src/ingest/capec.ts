@@ -3,18 +3,35 @@
 // the related weaknesses in `external_references` (source_name "capec" / "cwe"), the typical severity in
 // `x_capec_typical_severity`. The CAPEC XML catalog is not read (no real XML fixture is available; see
 // docs/enrichment.md).
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { CapecRecord, IngestItem } from './types.ts';
-import { arr, obj as objOf, jsonDocuments } from './json.ts';
+import { arr, jsonDocuments, Loose, record } from './json.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A STIX attack pattern; its members are read one by one, each when it has its type. */
+const AttackPattern = Compile(
+  Type.Object({
+    type: Type.Literal('attack-pattern'),
+    external_references: Loose,
+    name: Loose,
+    revoked: Loose,
+    x_capec_status: Loose,
+    x_capec_typical_severity: Loose,
+  }),
+);
 
-export function capecFromStix(obj: Json): CapecRecord | null {
-  if (!obj || typeof obj !== 'object' || obj.type !== 'attack-pattern') return null;
+/** A member as String() spells it, '' when it is missing or null. */
+function text(x: unknown): string {
+  const spelt = String(x);
+  return x === undefined || x === null ? '' : spelt;
+}
+
+export function capecFromStix(obj: unknown): CapecRecord | null {
+  if (!AttackPattern.Check(obj)) return null;
   let capecId: number | null = null;
   const cwes = new Set<number>();
-  for (const ref of arr(obj.external_references).map(objOf)) {
-    const ext = String(ref.external_id ?? '');
+  for (const ref of arr(obj.external_references).map(record)) {
+    const ext = text(ref.external_id);
     if (ref.source_name === 'capec') {
       const m = /^CAPEC-(\d+)$/.exec(ext);
       if (m) capecId = Number(m[1]);
@@ -27,7 +44,7 @@ export function capecFromStix(obj: Json): CapecRecord | null {
   const status = typeof obj.x_capec_status === 'string' ? obj.x_capec_status : null;
   return {
     capec_id: capecId,
-    name: String(obj.name ?? ''),
+    name: text(obj.name),
     typical_severity: typeof obj.x_capec_typical_severity === 'string' ? obj.x_capec_typical_severity : null,
     status,
     cwes: [...cwes].sort((a, b) => a - b),
@@ -35,24 +52,23 @@ export function capecFromStix(obj: Json): CapecRecord | null {
   };
 }
 
-function* itemsFromObject(obj: Json, seenVersion: { v: string | null }): Generator<IngestItem> {
+function* itemsFromObject(obj: unknown, seenVersion: { v: string | null }): Generator<IngestItem> {
   const rec = capecFromStix(obj);
   if (!rec) return;
-  if (seenVersion.v === null && typeof obj.x_capec_version === 'string') {
-    seenVersion.v = obj.x_capec_version;
-    yield {
-      kind: 'meta',
-      meta: { feed: 'capec-stix', version: obj.x_capec_version, date: null, declared_count: null },
-    };
+  const version = record(obj).x_capec_version;
+  if (seenVersion.v === null && typeof version === 'string') {
+    seenVersion.v = version;
+    yield { kind: 'meta', meta: { feed: 'capec-stix', version, date: null, declared_count: null } };
   }
   yield { kind: 'capec', record: rec };
 }
 
 export async function* readCapec(path: string, layout: 'bundle' | 'jsonl'): AsyncGenerator<IngestItem> {
-  const seen = { v: null as string | null };
+  const seen: { v: string | null } = { v: null };
   for await (const { doc } of jsonDocuments(path, layout === 'bundle' ? 'document' : 'jsonl', 'STIX JSON object')) {
+    const bundle = record(doc);
     const objects =
-      layout === 'bundle' && doc && doc.type === 'bundle' && Array.isArray(doc.objects) ? doc.objects : [doc];
+      layout === 'bundle' && bundle.type === 'bundle' && Array.isArray(bundle.objects) ? arr(bundle.objects) : [doc];
     for (const obj of objects) yield* itemsFromObject(obj, seen);
   }
 }

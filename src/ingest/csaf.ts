@@ -1,6 +1,9 @@
 // CISA ICS advisories in CSAF 2.0 (document.csaf_version "2.0"): one advisory yields one record per named
 // CVE, keyed by advisory id. Files are single documents (.json) or the repackaged one-document-per-line
 // corpus (.jsonl.gz).
+// The product tree is read by csaf-product-tree.ts, the product_status lists by csaf-status.ts.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type {
   AdvisoryFix,
   AffectedProduct,
@@ -11,53 +14,37 @@ import type {
   IngestItem,
   SourceReference,
 } from './types.ts';
-import type { VendorStatement } from '../domain/records.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, cvssScore, jsonDocuments, obj, str } from './json.ts';
+import { arr, cvssScore, jsonDocuments, Loose, record, str } from './json.ts';
+import { productLeaves, type Leaf } from './csaf-product-tree.ts';
+import { csafRanges, vendorStatements } from './csaf-status.ts';
 import { isCveId } from '../domain/cve-id.ts';
-import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
-import { parseCsafRange } from '../domain/csaf-ranges.ts';
-import { readFreeText, type FreeTextReading } from '../domain/free-text-ranges.ts';
-import { compareVersions } from '../domain/versions.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A JSON object as read: each member checked before use. */
+type Entry = Record<string, unknown>;
 
-interface Leaf {
-  id: string;
-  vendor: string | null;
-  product: string | null; // product_name branch
-  version: string | null; // product_version branch name (exact version)
-  range: string | null; // product_version_range branch name
-  full: string;
-}
+/**
+ * What makes a CSAF 2.0 document: `document.tracking.id` as text (and `document.csaf_version` reading "2.0", checked
+ * beside). The other members are read one by one, each when it has its type.
+ */
+const CsafDocument = Compile(
+  Type.Object({
+    document: Type.Object({
+      csaf_version: Loose,
+      tracking: Type.Object({ id: Type.String(), initial_release_date: Loose, current_release_date: Loose }),
+      title: Loose,
+      references: Loose,
+    }),
+    product_tree: Loose,
+    vulnerabilities: Loose,
+  }),
+);
 
-function walk(
-  branches: unknown,
-  ctx: { vendor: string | null; product: string | null },
-  out: Map<string, Leaf>,
-  depth = 0,
-): void {
-  if (depth > 12) return;
-  for (const b of arr(branches).map(obj)) {
-    const next = { ...ctx };
-    const name = str(b.name).trim() || null;
-    if (b.category === 'vendor') next.vendor = name;
-    if (b.category === 'product_name' || b.category === 'product_family') next.product = name;
-    const product = obj(b.product);
-    if (typeof product.product_id === 'string') {
-      out.set(product.product_id, {
-        id: product.product_id,
-        vendor: next.vendor,
-        product: next.product,
-        version: b.category === 'product_version' ? name : null,
-        range: b.category === 'product_version_range' ? name : null,
-        full: str(product.name),
-      });
-    }
-    walk(b.branches, next, out, depth + 1);
-  }
-}
+const CVSS_VERSIONS: readonly CvssVersion[] = ['2.0', '3.0', '3.1', '4.0'];
+const isCvssVersion = (s: string): s is CvssVersion => CVSS_VERSIONS.some((v) => v === s);
+
+/** A product tree leaf that names its vendor. */
+const vendored = (l: Leaf | undefined): l is Leaf & { vendor: string } => !!l && !!l.vendor;
 
 const VERSION_TOKEN = String.raw`(?:[A-Za-z]{1,4}-)?[Vv]?\d+(?:[._]\w+)+(?:\s+(?:SP|Upd|HF|Update)\s?\d+\w*)*|[Vv]\d+\w*(?:\s+(?:SP|Upd|HF)\s?\d+\w*)*`;
 const TO_VERSION = new RegExp(
@@ -80,10 +67,10 @@ export function extractFixedVersion(details: string): string | null {
   return m[1].replace(/[.,;)]+$/, '').trim();
 }
 
-function pageUrl(doc: Json): { url: string | null; json: string | null } {
+function pageUrl(doc: Entry): { url: string | null; json: string | null } {
   let url: string | null = null;
   let json: string | null = null;
-  for (const r of arr(obj(doc.document).references).map(obj)) {
+  for (const r of arr(record(doc.document).references).map(record)) {
     if (r.category !== 'self' || typeof r.url !== 'string') continue;
     if (/\.json$/i.test(r.url)) json ??= r.url;
     // The advisory's web page on cisa.gov (or its older us-cert address) as the document states it.
@@ -101,10 +88,10 @@ const NOT_A_SOURCE_PAGE =
  * SSA on cert-portal.siemens.com for a republished Siemens advisory) and the vulnerability's references. The
  * reference rules decide which are the vendor's advisory (references.ts, spec §2.5).
  */
-function referencesOf(doc: Json, v: Json): SourceReference[] {
+function referencesOf(doc: Entry, v: Entry): SourceReference[] {
   const out: SourceReference[] = [];
   const seen = new Set<string>();
-  for (const r of [...arr(obj(doc.document).references), ...arr(v.references)].map(obj)) {
+  for (const r of [...arr(record(doc.document).references), ...arr(v.references)].map(record)) {
     const url = str(r.url).trim();
     if (!/^https?:\/\//i.test(url) || NOT_A_SOURCE_PAGE.test(url) || /\.json$/i.test(url) || seen.has(url)) continue;
     seen.add(url);
@@ -113,204 +100,26 @@ function referencesOf(doc: Json, v: Json): SourceReference[] {
   return out;
 }
 
-function scoresOf(v: Json): CvssMetric[] {
+function scoresOf(v: Entry): CvssMetric[] {
   const out: CvssMetric[] = [];
-  for (const s of arr(v.scores).map(obj)) {
+  for (const s of arr(v.scores).map(record)) {
     for (const key of ['cvss_v3', 'cvss_v2', 'cvss_v4']) {
-      const c = obj(s[key]);
+      const c = record(s[key]);
       if (typeof c.vectorString !== 'string') continue;
       const stated = str(c.version);
-      const version = (
-        ['2.0', '3.0', '3.1', '4.0'].includes(stated)
-          ? stated
-          : key === 'cvss_v2'
-            ? '2.0'
-            : key === 'cvss_v4'
-              ? '4.0'
-              : '3.1'
-      ) as CvssVersion;
+      const version: CvssVersion = isCvssVersion(stated)
+        ? stated
+        : key === 'cvss_v2'
+          ? '2.0'
+          : key === 'cvss_v4'
+            ? '4.0'
+            : '3.1';
       out.push({ version, vector: c.vectorString, score: cvssScore(c.baseScore), scored_by: 'csaf', type: null });
     }
   }
   // One advisory often scores the same vector once per product group: keep each vector once.
   const seen = new Set<string>();
   return out.filter((m) => (seen.has(m.vector) ? false : (seen.add(m.vector), true)));
-}
-
-/** product_status lists → the range status they state (first/last_affected bound the leaf's version). */
-const STATUS_LISTS: [string, RangeStatus][] = [
-  ['known_affected', 'affected'],
-  ['first_affected', 'affected'],
-  ['last_affected', 'affected'],
-  ['fixed', 'unaffected'],
-  ['first_fixed', 'unaffected'],
-  ['known_not_affected', 'unaffected'],
-];
-
-/** The one fixed version the advisory states for a product: product_status.fixed, else a single vendor_fix version. */
-function fixedVersionOf(product: string, fixes: AdvisoryFix[]): string | null {
-  const mine = fixes.filter((f) => f.product === product);
-  const stated = mine.find((f) => f.origin === 'product_status.fixed');
-  if (stated) return stated.version;
-  const texts = [...new Set(mine.map((f) => f.version))];
-  return texts.length === 1 ? texts[0] : null;
-}
-
-/**
- * Structured ranges of one vulnerability (docs/correlation.md §3): one per product id its
- * product_status lists. product_version → that version; product_version_range → parseCsafRange (text kept when
- * not certain); a leaf without a version branch → every version. `fixedIn`: for fixed leaves their own version,
- * for affected leaves the version the advisory states fixes that product (product_status.fixed or vendor_fix text).
- */
-function csafRanges(status: Json, leaves: Map<string, Leaf>, fixes: AdvisoryFix[]): AffectedRange[] {
-  const out: AffectedRange[] = [];
-  const seen = new Set<string>();
-  for (const [list, st] of STATUS_LISTS) {
-    for (const id of arr(status[list])) {
-      const l = typeof id === 'string' ? leaves.get(id) : undefined;
-      if (!l || !l.vendor || seen.has(`${list}\u0000${id}`)) continue;
-      seen.add(`${list}\u0000${id}`);
-      const product = l.product ?? l.full;
-      if (!product) continue;
-      const base: AffectedRange = {
-        source: 'csaf',
-        vendor: l.vendor,
-        product,
-        cpe: null,
-        status: st,
-        version: null,
-        start: null,
-        end: null,
-        versionType: null,
-        changes: [],
-        defaultStatus: null,
-        fixedIn: null,
-        runningOn: null,
-        text: null,
-      };
-      if (l.version) base.version = l.version;
-      else if (l.range) {
-        const r = parseCsafRange(l.range, l.full);
-        if (r.kind === 'exact') base.version = r.version;
-        else if (r.kind === 'bounds') {
-          base.start = r.start;
-          base.end = r.end;
-        } else if (r.kind === 'text') {
-          // Free text read into one or more ranges where certain (domain/free-text-ranges.ts), its condition kept.
-          // A range its product's name contradicts ("< 2.1 SP2" of "2.1 SP2 and earlier") stays text.
-          const contradicted = parseCsafRange(l.range).kind !== 'text';
-          const free =
-            st === 'affected' && list === 'known_affected' && !contradicted
-              ? readFreeText(l.range, l.vendor, product)
-              : null;
-          if (free) {
-            out.push(...freeRanges(base, free, product, fixes));
-            continue;
-          }
-          base.text = l.range;
-        }
-      }
-      if (list === 'first_affected' && base.version) {
-        base.start = { version: base.version, inclusive: true };
-        base.version = null;
-      }
-      if (list === 'last_affected' && base.version) {
-        base.end = { version: base.version, inclusive: true };
-        base.version = null;
-      }
-      if (st === 'unaffected' && list !== 'known_not_affected') base.fixedIn = base.version;
-      if (st === 'affected') {
-        // A stated fix below the affected versions would contradict the range: not kept.
-        const fixed = fixedVersionOf(product, fixes);
-        const top = base.end?.version ?? base.version;
-        base.fixedIn = fixed && top && compareVersions(fixed, top) === -1 ? null : fixed;
-      }
-      out.push(base);
-    }
-  }
-  return out;
-}
-
-/** The ranges of a free-text reading of an affected leaf: one per piece, each with its own fix (else the advisory's). */
-function freeRanges(
-  base: AffectedRange,
-  free: FreeTextReading,
-  product: string,
-  fixes: AdvisoryFix[],
-): AffectedRange[] {
-  const condition = free.condition ? { condition: free.condition } : {};
-  const fixed = fixedVersionOf(product, fixes);
-  if (free.all) return [{ ...base, fixedIn: fixed, ...condition }];
-  return free.pieces.map((p) => {
-    const top = p.end?.version ?? p.version;
-    const advisory = fixed && top && compareVersions(fixed, top) === -1 ? null : fixed;
-    return { ...base, version: p.version, start: p.start, end: p.end, fixedIn: p.fixedIn ?? advisory, ...condition };
-  });
-}
-
-const VENDOR_LISTS: [string, VendorStatement['status']][] = [
-  ['fixed', 'fixed'],
-  ['first_fixed', 'fixed'],
-  ['known_not_affected', 'not_affected'],
-];
-const CISA_LABELS = new Set([
-  'component_not_present',
-  'vulnerable_code_not_present',
-  'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary',
-  'inline_mitigations_already_exist',
-]);
-
-/**
- * The vendor's own VEX for one vulnerability (docs/triage.md "Vendor statements"): one statement per product its
- * `fixed`, `first_fixed` or `known_not_affected` list names, with the flag (justification), impact threats and
- * vendor_fix remediations that name the same product. Texts as stated; a product named twice is stated once.
- */
-function vendorStatements(v: Json, status: Json, leaves: Map<string, Leaf>): VendorStatement[] {
-  const naming = (items: unknown, id: string) =>
-    arr(items)
-      .map(obj)
-      .filter((x) => arr(x.product_ids).includes(id));
-  const joined = (xs: string[]) => (xs.length ? [...new Set(xs)].join('\n\n') : null);
-  const out: VendorStatement[] = [];
-  const seen = new Set<string>();
-  for (const [list, st] of VENDOR_LISTS) {
-    for (const id of arr(status[list])) {
-      const l = typeof id === 'string' ? leaves.get(id) : undefined;
-      if (!l || seen.has(id)) continue;
-      const product = l.product ?? l.full;
-      if (!product) continue;
-      seen.add(id);
-      const flag =
-        naming(v.flags, id)
-          .map((f) => str(f.label))
-          .find((label) => CISA_LABELS.has(label)) ?? null;
-      out.push({
-        status: st,
-        vendor: l.vendor,
-        product,
-        version: l.version ?? l.range,
-        product_name: l.full || product,
-        justification: st === 'not_affected' ? flag : null,
-        impact_statement: joined(
-          naming(v.threats, id)
-            .filter((x) => x.category === 'impact')
-            .map((x) => str(x.details).trim())
-            .filter(Boolean),
-        ),
-        action_statement:
-          st === 'fixed'
-            ? joined(
-                naming(v.remediations, id)
-                  .filter((x) => x.category === 'vendor_fix')
-                  .map((x) => str(x.details).trim())
-                  .filter(Boolean),
-              )
-            : null,
-      });
-    }
-  }
-  return out;
 }
 
 function uniq<T>(xs: T[], key: (x: T) => string): T[] {
@@ -326,26 +135,12 @@ function uniq<T>(xs: T[], key: (x: T) => string): T[] {
 /** The largest product tree whose whole is taken for a vulnerability naming no product of it (csafRecords). */
 export const CSAF_FALLBACK_MAX_LEAVES = 200;
 
-export function csafRecords(doc: Json): CveSourceRecord[] {
-  const d = obj(obj(doc).document);
-  if (String(d.csaf_version) !== '2.0' || typeof obj(d.tracking).id !== 'string') {
+export function csafRecords(doc: unknown): CveSourceRecord[] {
+  if (!CsafDocument.Check(doc) || String(doc.document.csaf_version) !== '2.0') {
     throw new FeedFormatError('not a CSAF 2.0 document (document.csaf_version / tracking.id missing)');
   }
-  const leaves = new Map<string, Leaf>();
-  const tree = obj(doc.product_tree);
-  walk(tree.branches, { vendor: null, product: null }, leaves);
-  for (const fp of arr(tree.full_product_names).map(obj)) {
-    if (typeof fp.product_id === 'string' && !leaves.has(fp.product_id)) {
-      leaves.set(fp.product_id, {
-        id: fp.product_id,
-        vendor: null,
-        product: str(fp.name),
-        version: null,
-        range: null,
-        full: str(fp.name),
-      });
-    }
-  }
+  const d = doc.document;
+  const leaves = productLeaves(record(doc.product_tree));
   const { url, json } = pageUrl(doc);
   const advisoryId = d.tracking.id.trim();
   const released = Date.parse(str(d.tracking.initial_release_date));
@@ -355,43 +150,35 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   const current = Date.parse(str(d.tracking.current_release_date));
   const revision = Number.isNaN(current) ? published : new Date(current).toISOString();
   const out: CveSourceRecord[] = [];
-  for (const v of arr(doc.vulnerabilities).map(obj)) {
+  for (const v of arr(doc.vulnerabilities).map(record)) {
     if (typeof v.cve !== 'string' || !isCveId(v.cve.trim())) continue;
     const cve = v.cve.trim();
-    const status = obj(v.product_status);
-    const affectedIds: string[] = [
-      ...arr(status.known_affected),
-      ...arr(status.first_affected),
-      ...arr(status.last_affected),
-    ];
-    const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s: Json) => arr(obj(s).products));
-    let named = ids.map((id: string) => leaves.get(id)).filter((l: Leaf | undefined) => !!l && !!l.vendor);
+    const status = record(v.product_status);
+    const affectedIds = [...arr(status.known_affected), ...arr(status.first_affected), ...arr(status.last_affected)];
+    const ids = affectedIds.length ? affectedIds : arr(v.scores).flatMap((s) => arr(record(s).products));
+    let named = ids.map((id) => (typeof id === 'string' ? leaves.get(id) : undefined)).filter(vendored);
     // Some advisories list product ids that are not in their product tree: fall back to the whole tree, when it is
     // small (ICSA-24-235-03, the one CISA advisory of the snapshot that needs it, has 108 leaves). A large tree is
     // not one product line: giving all of it to every vulnerability took gigabytes for one crafted advisory.
-    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES)
-      named = [...leaves.values()].filter((l) => !!l.vendor);
+    if (!named.length && leaves.size <= CSAF_FALLBACK_MAX_LEAVES) named = [...leaves.values()].filter(vendored);
     const affected: AffectedProduct[] = uniq(
-      named
-        .map((l: Leaf | undefined) => l)
-        .filter((l: Leaf | undefined): l is Leaf => !!l && !!l.vendor)
-        .map((l: Leaf) => ({
-          vendor: l.vendor!,
-          product: l.product,
-          origin: 'csaf' as const,
-          version: l.version ?? l.range,
-        })),
+      named.map((l) => ({
+        vendor: l.vendor,
+        product: l.product,
+        origin: 'csaf' as const,
+        version: l.version ?? l.range,
+      })),
       (a) => `${a.vendor}\u0000${a.product}\u0000${a.version}`,
     );
     const fixes: AdvisoryFix[] = [];
     for (const id of arr(status.fixed)) {
-      const l = leaves.get(id);
+      const l = typeof id === 'string' ? leaves.get(id) : undefined;
       if (l?.product && l.version)
         fixes.push({ product: l.product, version: l.version, origin: 'product_status.fixed' });
     }
     const vendorFixes: CsafAdvisoryFacts['vendor_fixes'] = [];
     const categories = new Set<string>();
-    for (const r of arr(v.remediations).map(obj)) {
+    for (const r of arr(v.remediations).map(record)) {
       const cat = str(r.category);
       if (cat !== 'vendor_fix') {
         if (cat) categories.add(cat);
@@ -400,7 +187,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       const details = str(r.details).trim();
       const productNames: string[] = [];
       for (const id of arr(r.product_ids)) {
-        const name = leaves.get(id)?.product;
+        const name = typeof id === 'string' ? leaves.get(id)?.product : undefined;
         if (typeof name === 'string' && !productNames.includes(name)) productNames.push(name);
       }
       const products = productNames;
@@ -411,9 +198,9 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
     // The vulnerability's text: its summary notes (joined), else its description, else its details note.
     const notesOf = (cat: string) =>
       arr(v.notes)
-        .map(obj)
+        .map(record)
         .filter((n) => n.category === cat && typeof n.text === 'string')
-        .map((n) => String(n.text).trim())
+        .map((n) => str(n.text).trim())
         .filter(Boolean);
     const texts = [notesOf('summary'), notesOf('description'), notesOf('details')].find((x) => x.length) ?? [];
     const summary = texts.length ? texts.join('\n\n') : null;
@@ -421,12 +208,12 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
       source: 'csaf',
       source_key: advisoryId,
       cve_id: cve,
-      description: summary ? String(summary).trim() || null : null,
+      description: summary ? summary.trim() || null : null,
       title: typeof v.title === 'string' && v.title.trim() ? v.title.trim() : null,
       published: null,
       modified: revision,
       cvss: scoresOf(v),
-      cwes: /^CWE-\d+$/.test(str(obj(v.cwe).id)) ? [Number(str(obj(v.cwe).id).slice(4))] : [],
+      cwes: /^CWE-\d+$/.test(str(record(v.cwe).id)) ? [Number(str(record(v.cwe).id).slice(4))] : [],
       affected,
       references: referencesOf(doc, v),
       assigner: null,
@@ -449,7 +236,7 @@ export function csafRecords(doc: Json): CveSourceRecord[] {
   return out;
 }
 
-function* itemsOf(doc: Json): Generator<IngestItem> {
+function* itemsOf(doc: unknown): Generator<IngestItem> {
   for (const record of csafRecords(doc)) yield { kind: 'cve', record };
 }
 

@@ -75,7 +75,8 @@ async function saveCapped(stream: NodeJS.ReadableStream, dest: string, max: numb
 async function readCapped(stream: NodeJS.ReadableStream, max: number, what: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let seen = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
+    if (!Buffer.isBuffer(chunk)) throw new TypeError(`${what}: a byte stream gave text`);
     seen += chunk.length;
     if (seen > max) throw new Cve5ZipError(`${what}: larger than the ${max}-byte cap`);
     chunks.push(chunk);

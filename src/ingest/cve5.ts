@@ -3,6 +3,8 @@
 // One record yields one source record `cve5` built from the numbering authority's container (`containers.cna`) and
 // the Authorized Data Publishers' containers (`containers.adp[]`: CISA-ADP's SSVC, CVSS, CWE, CPEs and KEV marker;
 // the "CVE Program Container" of transferred references). docs/cve5.md describes the mapping.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type {
   AffectedProduct,
   CvssMetric,
@@ -12,17 +14,31 @@ import type {
   SourceReference,
 } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, cvssScore, jsonDocuments, obj, str, strings } from './json.ts';
-import { isPlaceholderDescription, nvdTime, parseCpe } from './nvd.ts';
+import { arr, cvssScore, jsonDocuments, Loose, record, str, strings } from './json.ts';
+import { isPlaceholderDescription, nvdTime } from './nvd.ts';
+import { productOf, rangesOfAffected } from './cve5-affected.ts';
 import { isCveId } from '../domain/cve-id.ts';
-import type { AffectedRange, RangeStatus } from '../domain/ranges.ts';
-import { parseCsafRange } from '../domain/csaf-ranges.ts';
-import { readFreeText } from '../domain/free-text-ranges.ts';
-import { comparatorOf, orderableIn, schemeOf } from '../domain/version-schemes.ts';
+import type { AffectedRange } from '../domain/ranges.ts';
 import type { SsvcExploitation } from '../domain/records.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/**
+ * What makes a CVE Record 5: `dataType` CVE_RECORD and `cveMetadata.cveId` as text. The metadata's other members and
+ * the containers are read one by one, each when it has its type.
+ */
+const Cve5Record = Compile(
+  Type.Object({
+    dataType: Type.Literal('CVE_RECORD'),
+    cveMetadata: Type.Object({
+      cveId: Type.String(),
+      assignerShortName: Loose,
+      state: Loose,
+      datePublished: Loose,
+      dateReserved: Loose,
+      dateUpdated: Loose,
+    }),
+    containers: Loose,
+  }),
+);
 
 /** CVE 5 metric keys → CVSS version, newest first. */
 const METRIC_KEYS: [string, CvssVersion][] = [
@@ -68,17 +84,18 @@ function tagsOf(raw: unknown): string[] {
 }
 
 function referencesOf(refs: unknown, providedBy: string): SourceReference[] {
-  return arr(refs)
-    .map(obj)
-    .filter((r) => typeof r.url === 'string' && r.url.trim() !== '')
-    .map((r) => ({ url: r.url.trim(), tags: tagsOf(r.tags), provided_by: providedBy }));
+  const out: SourceReference[] = [];
+  for (const r of arr(refs).map(record))
+    if (typeof r.url === 'string' && r.url.trim() !== '')
+      out.push({ url: r.url.trim(), tags: tagsOf(r.tags), provided_by: providedBy });
+  return out;
 }
 
 function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' | 'ADP'): CvssMetric[] {
   const out: CvssMetric[] = [];
   for (const [key, version] of METRIC_KEYS) {
-    for (const m of arr(metrics).map(obj)) {
-      const c = obj(m[key]);
+    for (const m of arr(metrics).map(record)) {
+      const c = record(m[key]);
       if (typeof c.vectorString !== 'string' || c.vectorString.trim() === '') continue;
       out.push({
         version,
@@ -93,8 +110,8 @@ function metricsOf(metrics: unknown, scoredBy: string | null, container: 'CNA' |
 }
 
 function cwesOf(problemTypes: unknown, into: number[]): void {
-  for (const p of arr(problemTypes).map(obj)) {
-    for (const d of arr(p.descriptions).map(obj)) {
+  for (const p of arr(problemTypes).map(record)) {
+    for (const d of arr(p.descriptions).map(record)) {
       const m = /^CWE-(\d+)$/i.exec(str(d.cweId).trim()) ?? /^CWE-(\d+)\b/.exec(str(d.description).trim());
       if (m && !into.includes(Number(m[1]))) into.push(Number(m[1]));
     }
@@ -103,10 +120,10 @@ function cwesOf(problemTypes: unknown, into: number[]): void {
 
 /** SSVC Exploitation of an ADP container's `metrics[].other` (type ssvc); spelling varies (poc, PoC, Active). */
 export function ssvcExploitation(metrics: unknown): SsvcExploitation | null {
-  for (const m of arr(metrics).map(obj)) {
-    const other = obj(m.other);
+  for (const m of arr(metrics).map(record)) {
+    const other = record(m.other);
     if (str(other.type).toLowerCase() !== 'ssvc') continue;
-    for (const opt of arr(obj(other.content).options).map(obj)) {
+    for (const opt of arr(record(other.content).options).map(record)) {
       const v = str(opt.Exploitation ?? opt.exploitation)
         .trim()
         .toLowerCase();
@@ -117,325 +134,22 @@ export function ssvcExploitation(metrics: unknown): SsvcExploitation | null {
 }
 
 function kevDateOf(metrics: unknown): string | null {
-  for (const m of arr(metrics).map(obj)) {
-    const other = obj(m.other);
+  for (const m of arr(metrics).map(record)) {
+    const other = record(m.other);
     if (str(other.type).toLowerCase() !== 'kev') continue;
-    const d = str(obj(other.content).dateAdded).trim();
+    const d = str(record(other.content).dateAdded).trim();
     if (/^\d{4}-\d{2}-\d{2}$/.test(d)) return d;
   }
   return null;
 }
 
-const NAMELESS = new Set(['', 'n/a', 'na', 'unknown', 'unspecified', '-', '*']);
-const named = (s: unknown): string | null => {
-  const t = str(s).trim();
-  return NAMELESS.has(t.toLowerCase()) ? null : t;
-};
-
-function rangeStatus(s: unknown): RangeStatus {
-  const t = str(s).toLowerCase();
-  return t === 'affected' || t === 'unaffected' ? t : 'unknown';
-}
-
-/** A `version` that stands for every version (the schema's `*`, and the CNAs' "n/a" / "unspecified" / "0"). */
-const ALL_VERSIONS = new Set(['*', 'n/a', 'unspecified', '-', '', 'all', 'all versions']);
-/** A version spelt as words or with operators ("< 2.3", "prior to 5.1", "2.0 and earlier"): not machine-readable. */
-const FREE_TEXT = /\s|^[<>=≤≥]/;
-
-type Shared = Pick<AffectedRange, 'vendor' | 'product' | 'cpe' | 'defaultStatus'> & { packageName: string | null };
-
-/**
- * One range of an `affected[]` entry: one literal per range (a spread of shared fields costs more than the
- * statement: 263k ranges in 44k records), built by a module-level function (a closure per entry would be named by
- * tsx's keepNames transform on every call).
- */
-function range(
-  s: Shared,
-  r: Pick<AffectedRange, 'status' | 'version' | 'start' | 'end' | 'versionType' | 'changes' | 'fixedIn' | 'text'>,
-): AffectedRange {
-  const out: AffectedRange = {
-    source: 'cve5',
-    vendor: s.vendor,
-    product: s.product,
-    cpe: s.cpe,
-    status: r.status,
-    version: r.version,
-    start: r.start,
-    end: r.end,
-    versionType: r.versionType,
-    changes: r.changes,
-    defaultStatus: s.defaultStatus,
-    fixedIn: r.fixedIn,
-    runningOn: null,
-    text: r.text,
-  };
-  // An RPM build of a package the product carries: the versions are the package's, not the product's.
-  if (s.packageName !== null && s.packageName !== s.product && r.versionType !== null && /^rpm$/i.test(r.versionType))
-    out.package = s.packageName;
-  return out;
-}
-
-/** How many of the chipsets a line-level condition names before "…". */
-const CHIPS_NAMED = 8;
-
-/**
- * Qualcomm's records name the product line "Snapdragon" and list its chipsets and platforms in `versions[]`
- * ("QCA6574AU", "FastConnect 6900", "Snapdragon 865 5G Mobile Platform"), each with a status and nothing else: those
- * are products, not versions. Each becomes a statement of every version of that chipset (as NVD's
- * `qca6574au_firmware:-` configurations say), and the line itself one of every version under the condition that the
- * asset is one of them (an asset named only "Snapdragon" is needs_review, never decided by a chipset name read as a
- * version). null for any other entry.
- */
-function chipsetsAsVersions(s: Shared, versions: Json[]): AffectedRange[] | null {
-  if (!/^snapdragon$/i.test(s.product) || !/qualcomm/i.test(s.vendor)) return null;
-  if (
-    !versions.every(
-      (v) => Object.keys(v).every((k) => k === 'version' || k === 'status') && str(v.version).trim() !== '',
-    )
-  )
-    return null;
-  const out: AffectedRange[] = [];
-  const byStatus = new Map<RangeStatus, string[]>();
-  for (const v of versions) {
-    const chip = str(v.version).trim();
-    const status = rangeStatus(v.status);
-    out.push(
-      range(
-        { ...s, product: chip, cpe: null },
-        { status, version: null, start: null, end: null, versionType: null, changes: [], fixedIn: null, text: null },
-      ),
-    );
-    byStatus.set(status, [...(byStatus.get(status) ?? []), chip]);
-  }
-  for (const [status, chips] of byStatus) {
-    const named =
-      chips.slice(0, CHIPS_NAMED).join(', ') + (chips.length > CHIPS_NAMED ? `, … (${chips.length} in all)` : '');
-    out.push({
-      ...range(s, {
-        status,
-        version: null,
-        start: null,
-        end: null,
-        versionType: null,
-        changes: [],
-        fixedIn: null,
-        text: null,
-      }),
-      condition: `only the chipsets and platforms the record lists as ${status}: ${named}`,
-    });
-  }
-  return out;
-}
-
-/**
- * The structured statements of one `affected[]` entry (CVE 5 schema "product"): each `versions[]` item is one
- * range — `version` alone is one exact version; with `lessThan` / `lessThanOrEqual` it is the range from `version`
- * (inclusive; `0` and `*` mean unbounded) up to that bound (`*`: unbounded), with `changes[]` kept in order; an
- * entry with no versions states its `defaultStatus` for every version.
- */
-export function rangesOfAffected(a: Json, cpeFallback: string | null = null): AffectedRange[] {
-  const vendor = named(a.vendor);
-  const product = named(a.product) ?? named(a.packageName);
-  if (!vendor && !product) return [];
-  const cpe = strings(a.cpes)[0] ?? cpeFallback;
-  const defaultStatus = typeof a.defaultStatus === 'string' ? rangeStatus(a.defaultStatus) : null;
-  const shared: Shared = {
-    vendor: vendor ?? '',
-    product: product ?? '',
-    cpe,
-    defaultStatus,
-    packageName: named(a.packageName),
-  };
-  const versions = arr(a.versions).map(obj);
-  if (!versions.length) {
-    if (!defaultStatus) return [];
-    return [
-      range(shared, {
-        status: defaultStatus,
-        version: null,
-        start: null,
-        end: null,
-        versionType: null,
-        changes: [],
-        fixedIn: null,
-        text: null,
-      }),
-    ];
-  }
-  const chips = chipsetsAsVersions(shared, versions);
-  if (chips) return chips;
-  const out: AffectedRange[] = [];
-  for (const v of versions) {
-    const version = str(v.version).trim();
-    const status = rangeStatus(v.status);
-    const versionType = typeof v.versionType === 'string' && v.versionType.trim() ? v.versionType.trim() : null;
-    const changes = arr(v.changes)
-      .map(obj)
-      .filter((c) => typeof c.at === 'string' && c.at.trim())
-      .map((c) => ({ at: str(c.at).trim(), status: rangeStatus(c.status) }));
-    const lt = typeof v.lessThan === 'string' ? v.lessThan.trim() : null;
-    const lte = typeof v.lessThanOrEqual === 'string' ? v.lessThanOrEqual.trim() : null;
-    const bound = lt ?? lte;
-    const firstFixed = changes.find((c) => c.status === 'unaffected')?.at ?? null;
-    if (bound !== null) {
-      const startOpen = ALL_VERSIONS.has(version.toLowerCase()) || version === '0';
-      // A bound that is no version ("publication", Microsoft's "before the fix was published") or is spelt as
-      // words is kept as text: matching answers "needs review".
-      // "V2.0 SP1" (Siemens), "Version 4.1.5" (Emerson): a spaced version its scheme orders is a version.
-      const scheme = schemeOf(shared.vendor, shared.product, versionType);
-      const spelt = (x: string) => !FREE_TEXT.test(x) || orderableIn(scheme, x);
-      const unread = (!startOpen && !spelt(version)) || (bound !== '*' && (!spelt(bound) || !/\d/.test(bound)));
-      // A range that holds no version (">= 9.1R17.4, < 9.1R17.4", "2022 SU6 < 2022 SU6": Ivanti's records) says
-      // nothing certain: read literally it would leave that version unaffected. Kept as text.
-      const order = unread || startOpen || bound === '*' ? null : comparatorOf(scheme)(version, bound);
-      const textual = unread || order === 1 || (order === 0 && lt !== null);
-      out.push(
-        range(shared, {
-          status,
-          version: null,
-          start: startOpen || textual ? null : { version, inclusive: true },
-          end: bound === '*' || textual ? null : { version: bound, inclusive: lt === null },
-          versionType,
-          changes,
-          fixedIn: firstFixed ?? (status === 'affected' && lt !== null && lt !== '*' && !textual ? lt : null),
-          text: textual ? [version, lt !== null ? `< ${lt}` : `<= ${lte}`].filter(Boolean).join(' ') : null,
-        }),
-      );
-      continue;
-    }
-    // A range written into `version`, read where its meaning is certain: "All versions < V4.1.1 Patch04" / "< 2.3"
-    // (Siemens and others; the bound is kept even where the comparator cannot order it), else with the CSAF range
-    // texts' rules (domain/csaf-ranges.ts: "1.0.0 to 1.3.7", "prior to 23.08.07", ">= 1.0 | <= 1.32", …).
-    const all = ALL_VERSIONS.has(version.toLowerCase());
-    // Free text read into one or more ranges where its meaning is certain (domain/free-text-ranges.ts): "Versions 9.8
-    // and prior", "Fixed in OpenSSL 3.0.5 (Affected 3.0.0-3.0.4)", "2.7 | 3.0.71 | >= 4.0.x | <= 4.6.4", … A
-    // condition in words stays on every range read.
-    // A version its scheme orders is that version, spaces and all ("3.2.0 p1", Cisco ISE; "4.71 AFBT48C", a Lenovo
-    // release and its build; "Android 12.0", a platform release).
-    const ordered = !all && orderableIn(schemeOf(shared.vendor, shared.product, versionType), version);
-    const free = !all && !ordered ? readFreeText(version, shared.vendor, shared.product) : null;
-    if (free && !(free.pieces.length === 1 && free.pieces[0].version === version && !free.condition)) {
-      const condition = free.condition ? { condition: free.condition } : {};
-      if (free.all)
-        out.push({
-          ...range(shared, {
-            status,
-            version: null,
-            start: null,
-            end: null,
-            versionType,
-            changes,
-            fixedIn: firstFixed,
-            text: null,
-          }),
-          ...condition,
-        });
-      for (const p of free.pieces) {
-        out.push({
-          ...range(shared, {
-            status,
-            version: p.version,
-            start: p.start,
-            end: p.end,
-            versionType,
-            changes,
-            fixedIn: firstFixed ?? (status === 'affected' ? p.fixedIn : null),
-            text: null,
-          }),
-          ...condition,
-        });
-      }
-      continue;
-    }
-    const below = /^(?:all versions\s*)?(<=?)\s*([^\s<>=].*)$/i.exec(version);
-    const read = ordered
-      ? null
-      : below && /\d/.test(below[2])
-        ? { kind: 'bounds' as const, start: null, end: { version: below[2].trim(), inclusive: below[1] === '<=' } }
-        : !all && FREE_TEXT.test(version)
-          ? parseCsafRange(version)
-          : null;
-    if (read?.kind === 'bounds') {
-      const end = read.end;
-      out.push(
-        range(shared, {
-          status,
-          version: null,
-          start: read.start,
-          end,
-          versionType,
-          changes,
-          // Like lessThan: an exclusive end is the first fixed version.
-          fixedIn: firstFixed ?? (status === 'affected' && end && !end.inclusive ? end.version : null),
-          text: null,
-        }),
-      );
-      continue;
-    }
-    // "0" alone: the CVE schema's earliest version, with no end and no change (Vulnogram's default: CVE-2023-2851 states
-    // it for "all versions", CVE-2023-49721 for a bug fixed in a later release). No version is "0": text, needs_review.
-    const zero = version === '0' && changes.length === 0;
-    // Every version, one version, or text answered needs_review.
-    const exact = zero ? null : read === null ? (all ? null : version) : read.kind === 'exact' ? read.version : null;
-    out.push(
-      range(shared, {
-        status,
-        version: exact,
-        start: null,
-        end: null,
-        versionType,
-        changes,
-        fixedIn: firstFixed,
-        text: zero || read?.kind === 'text' ? version : null,
-      }),
-    );
-  }
-  return out;
-}
-
-/** The products of an `affected[]` entry for the vendor/product rules (spec §2.3 `affected`). */
-function productOf(a: Json, origin: 'cna' | 'cpe'): AffectedProduct | null {
-  const vendor = named(a.vendor);
-  if (!vendor) return null;
-  const cpe =
-    strings(a.cpes)
-      .map(parseCpe)
-      .find((c) => c !== null) ?? null;
-  const part = cpe && (cpe.part === 'a' || cpe.part === 'o' || cpe.part === 'h') ? cpe.part : null;
-  const versions = arr(a.versions)
-    .map(obj)
-    .filter((v) => str(v.status) === 'affected');
-  const stated = versions
-    .map((v) => {
-      const lt = str(v.lessThan) || null;
-      const lte = str(v.lessThanOrEqual) || null;
-      const from = str(v.version);
-      if (!lt && !lte) return NAMELESS.has(from.toLowerCase()) ? '' : from;
-      return [
-        from && from !== '0' && from !== '*' ? `>=${from}` : '',
-        lt && lt !== '*' ? `<${lt}` : '',
-        lte && lte !== '*' ? `<=${lte}` : '',
-      ]
-        .filter(Boolean)
-        .join(' ');
-    })
-    .filter(Boolean);
-  return {
-    vendor,
-    product: named(a.product),
-    origin,
-    cpe_part: origin === 'cpe' ? part : null,
-    version: stated.length ? stated.slice(0, 3).join(', ') : null,
-  };
-}
-
 /** One CVE Record 5 (parsed JSON) → the `cve5` source record. */
-export function cve5RecordFrom(doc: Json): CveSourceRecord {
-  const meta = obj(obj(doc).cveMetadata);
-  const cveId = str(meta.cveId).trim();
-  if (str(obj(doc).dataType) !== 'CVE_RECORD' || !isCveId(cveId)) {
+export function cve5RecordFrom(doc: unknown): CveSourceRecord {
+  if (!Cve5Record.Check(doc) || !isCveId(doc.cveMetadata.cveId.trim())) {
     throw new FeedFormatError('not a CVE Record 5 (dataType CVE_RECORD with cveMetadata.cveId)');
   }
+  const meta = doc.cveMetadata;
+  const cveId = meta.cveId.trim();
   const shortName = str(meta.assignerShortName).trim() || null;
   const published = nvdTime(meta.datePublished) ?? nvdTime(meta.dateReserved);
   const modified = nvdTime(meta.dateUpdated) ?? published;
@@ -460,10 +174,10 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
       ranges: [],
     };
   }
-  const containers = obj(obj(doc).containers);
-  const cna = obj(containers.cna);
-  const adps = arr(containers.adp).map(obj);
-  const descriptions = arr(cna.descriptions).map(obj);
+  const containers = record(doc.containers);
+  const cna = record(containers.cna);
+  const adps = arr(containers.adp).map(record);
+  const descriptions = arr(cna.descriptions).map(record);
   const en = descriptions.find((d) => /^en\b/i.test(str(d.lang))) ?? descriptions[0];
   const text = str(en?.value).trim();
   const title = str(cna.title).trim();
@@ -473,7 +187,7 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
   cwesOf(cna.problemTypes, cwes);
   const affected: AffectedProduct[] = [];
   const ranges: AffectedRange[] = [];
-  for (const a of arr(cna.affected).map(obj)) {
+  for (const a of arr(cna.affected).map(record)) {
     const p = productOf(a, 'cna');
     if (p) affected.push(p);
     ranges.push(...rangesOfAffected(a));
@@ -482,10 +196,10 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
   let ssvc: SsvcExploitation | null = null;
   let kevDate: string | null = null;
   for (const adp of adps) {
-    const provider = str(obj(adp.providerMetadata).shortName).trim() || 'ADP';
+    const provider = str(record(adp.providerMetadata).shortName).trim() || 'ADP';
     cvss.push(...metricsOf(adp.metrics, provider, 'ADP'));
     cwesOf(adp.problemTypes, cwes);
-    for (const a of arr(adp.affected).map(obj)) {
+    for (const a of arr(adp.affected).map(record)) {
       const p = productOf(a, 'cpe');
       if (p) affected.push(p);
       ranges.push(...rangesOfAffected(a));
@@ -514,7 +228,7 @@ export function cve5RecordFrom(doc: Json): CveSourceRecord {
 }
 
 /** The items of one parsed CVE record (`where` names it in errors). */
-export function* cve5Items(doc: Json, where: string): Generator<IngestItem> {
+export function* cve5Items(doc: unknown, where: string): Generator<IngestItem> {
   try {
     yield { kind: 'cve', record: cve5RecordFrom(doc) };
   } catch (err) {

@@ -23,7 +23,8 @@ export async function* readCwe(path: string): AsyncGenerator<IngestItem> {
   let sawCatalog = false;
   const stream = await openText(path);
   for await (const chunk of stream) {
-    buf += chunk as string;
+    if (typeof chunk !== 'string') throw new TypeError(`${path}: a text stream gave bytes`);
+    buf += chunk;
     TAG_RE.lastIndex = 0;
     let consumed = 0;
     let m: RegExpExecArray | null;

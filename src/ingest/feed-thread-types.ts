@@ -1,5 +1,7 @@
 // Messages between the import thread and the feed thread (feed-thread.ts, feed-worker.ts).
-import type { FeedFormat, IngestItem } from './types.ts';
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { FEED_FORMATS, type FeedFormat, type IngestItem } from './types.ts';
 
 /** Items per message. */
 export const FEED_THREAD_BATCH = 256;
@@ -32,6 +34,16 @@ export interface FeedThreadData {
   files: FeedFile[];
   aheadBytes: number;
 }
+
+/** FeedThreadData as the thread checks it: a thread's workerData arrives untyped. */
+export const FeedThreadDataSchema = Compile(
+  Type.Object({
+    files: Type.Array(
+      Type.Object({ path: Type.String(), format: Type.Union(FEED_FORMATS.map((f) => Type.Literal(f))) }),
+    ),
+    aheadBytes: Type.Number(),
+  }),
+);
 
 /** An item as it travels: a source record as its text (ingest/record-json.ts SourceText), anything else as it is. */
 export type WireItem = Exclude<IngestItem, { kind: 'cve' }>;

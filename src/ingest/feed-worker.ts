@@ -5,10 +5,12 @@
 // one is always allowed), so a fast reader never holds more than that in memory. A file that fails ends with its
 // error, and the thread goes on to the next file (the import decides whether to go on).
 import { parentPort, workerData } from 'node:worker_threads';
+import { errorCode, errorField } from '../lib/errors.ts';
 import { readFeed } from './detect.ts';
 import { textOf } from './record-json.ts';
 import {
   FEED_THREAD_BATCH,
+  FeedThreadDataSchema,
   wireBytes,
   type FeedThreadData,
   type FromFeedThread,
@@ -16,7 +18,8 @@ import {
 } from './feed-thread-types.ts';
 
 const port = parentPort!;
-const { files, aheadBytes } = workerData as FeedThreadData;
+if (!FeedThreadDataSchema.Check(workerData)) throw new TypeError('feed thread: workerData is not FeedThreadData');
+const { files, aheadBytes }: FeedThreadData = workerData;
 /** Bytes of the messages posted and not yet taken by the import (it posts each taken message's bytes back). */
 let ahead = 0;
 let resume: (() => void) | null = null;
@@ -50,8 +53,15 @@ for (let file = 0; file < files.length; file++) {
   } catch (err) {
     // The items read before the error are delivered first, as the in-line reader yields them before it throws.
     if (batch.length) await flush(file, batch);
-    const e = err as Error & { code?: string };
-    send({ t: 'error', file, name: e.name ?? 'Error', message: e.message ?? String(err), code: e.code ?? null });
+    const name = errorField(err, 'name');
+    const message = errorField(err, 'message');
+    send({
+      t: 'error',
+      file,
+      name: typeof name === 'string' ? name : 'Error',
+      message: typeof message === 'string' ? message : String(err),
+      code: errorCode(err) ?? null,
+    });
   }
 }
 port.unref();

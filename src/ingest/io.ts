@@ -70,8 +70,8 @@ export async function* readLines(
     );
   // A chunk that ended with a CR: a LF at the start of the next one belongs to it.
   let afterCr = false;
-  for await (const chunk of await openBytes(path, chunkBytes)) {
-    const buf = chunk as Buffer;
+  for await (const buf of await openBytes(path, chunkBytes)) {
+    if (!Buffer.isBuffer(buf)) throw new TypeError(`${path}: a byte stream gave text`);
     if (!buf.length) continue;
     let start = afterCr && buf[0] === LF ? 1 : 0;
     afterCr = false;
@@ -110,7 +110,10 @@ export async function* readLines(
 /** The whole (decompressed) text; for single-document formats only. */
 export async function readText(path: string): Promise<string> {
   const chunks: string[] = [];
-  for await (const chunk of await openText(path)) chunks.push(chunk as string);
+  for await (const chunk of await openText(path)) {
+    if (typeof chunk !== 'string') throw new TypeError(`${path}: a text stream gave bytes`);
+    chunks.push(chunk);
+  }
   return chunks.join('');
 }
 

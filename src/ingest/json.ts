@@ -1,17 +1,16 @@
 // Defensive accessors for feed JSON: a feed may serve any shape, and a reader must then either skip the
 // value or throw FeedFormatError, never crash on a TypeError (reliability API10).
 
+import { Type } from 'typebox';
 import { readLines, readText } from './io.ts';
 import { FeedFormatError } from './types.ts';
 import { errorMessage, errorField } from '../lib/errors.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export const arr = (x: unknown): any[] => (Array.isArray(x) ? x : []);
+export const arr = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 /** A JSON object: not null, not an array. */
 export const isRecord = (x: unknown): x is Record<string, unknown> =>
   x !== null && typeof x === 'object' && !Array.isArray(x);
-export const obj = (x: unknown): Record<string, any> => (isRecord(x) ? x : {});
-/** obj() with its members typed unknown, for readers that check each value before use. */
+/** A JSON object with its members typed unknown (each checked before use); anything else reads as an empty one. */
 export const record = (x: unknown): Record<string, unknown> => (isRecord(x) ? x : {});
 export const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ? x : null);
@@ -19,6 +18,12 @@ export const strOrNull = (x: unknown): string | null => (typeof x === 'string' ?
 export const cvssScore = (x: unknown): number | null => (typeof x === 'number' && x >= 0 && x <= 10 ? x : null);
 /** The string members of an array (a tag list may hold anything; String() of an object can throw). */
 export const strings = (x: unknown): string[] => arr(x).filter((v): v is string => typeof v === 'string');
+
+/**
+ * A schema member of any value: a field the reader takes only when it has the type it reads (else as absent), so a
+ * record is never refused for it.
+ */
+export const Loose = Type.Optional(Type.Unknown());
 
 // `\u0000` not itself escaped (an odd run of backslashes before it would make it literal text "\u0000").
 const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
@@ -28,7 +33,7 @@ const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
  * record holding it (a `\u0000` escape: a raw NUL is no JSON) stopped a whole import with a bare database error,
  * and every later run and sync at the same record. A lone surrogate needs nothing here: it is written as U+FFFD.
  */
-export function parseFeedJson(text: string): any {
+export function parseFeedJson(text: string): unknown {
   return JSON.parse(text.includes('\\u0000') ? text.replace(NUL_ESCAPE, '$1\\ufffd') : text);
 }
 
@@ -41,9 +46,9 @@ export async function* jsonDocuments(
   path: string,
   layout: 'document' | 'jsonl',
   what: string,
-): AsyncGenerator<{ doc: any; where: string }> {
+): AsyncGenerator<{ doc: unknown; where: string }> {
   if (layout === 'document') {
-    let doc: any;
+    let doc: unknown;
     try {
       doc = parseFeedJson(await readText(path));
     } catch (err) {
@@ -70,7 +75,7 @@ export async function* jsonDocuments(
     const line = next.value;
     n++;
     if (!line.trim()) continue;
-    let doc: any;
+    let doc: unknown;
     try {
       doc = parseFeedJson(line);
     } catch {

@@ -1,30 +1,55 @@
 // CISA Known Exploited Vulnerabilities catalog (JSON as published): {title, catalogVersion, dateReleased,
 // count, vulnerabilities[{cveID, vendorProject, product, vulnerabilityName, dateAdded, shortDescription,
 // requiredAction, dueDate, knownRansomwareCampaignUse, notes, cwes}]}.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { readText } from './io.ts';
-import { parseFeedJson } from './json.ts';
+import { arr, Loose, parseFeedJson, str } from './json.ts';
 import type { CveSourceRecord, IngestItem } from './types.ts';
 import { FeedFormatError } from './types.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import { errorMessage } from '../lib/errors.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A catalog: its version and its entries, each entry checked on its own. */
+const KevCatalog = Compile(
+  Type.Object({
+    catalogVersion: Type.String(),
+    vulnerabilities: Type.Array(Type.Unknown()),
+    dateReleased: Loose,
+    count: Loose,
+  }),
+);
+
+/** An entry: its CVE id as text, the other fields read as text where they are text. */
+const KevEntry = Compile(
+  Type.Object({
+    cveID: Type.String(),
+    dateAdded: Loose,
+    vendorProject: Loose,
+    product: Loose,
+    vulnerabilityName: Loose,
+    shortDescription: Loose,
+    requiredAction: Loose,
+    dueDate: Loose,
+    knownRansomwareCampaignUse: Loose,
+    notes: Loose,
+    cwes: Loose,
+  }),
+);
 
 function cwesOf(list: unknown): number[] {
   const out = new Set<number>();
-  for (const c of Array.isArray(list) ? list : []) {
+  for (const c of arr(list)) {
     const m = /^CWE-(\d+)$/.exec(String(c).trim());
     if (m) out.add(Number(m[1]));
   }
   return [...out];
 }
 
-export function kevRecord(v: Json): CveSourceRecord {
-  if (!v || typeof v !== 'object' || typeof v.cveID !== 'string' || !isCveId(v.cveID)) {
+export function kevRecord(v: unknown): CveSourceRecord {
+  if (!KevEntry.Check(v) || !isCveId(v.cveID)) {
     throw new FeedFormatError('KEV entry without a valid cveID');
   }
-  const str = (x: unknown) => (typeof x === 'string' ? x : '');
   const dateAdded = str(v.dateAdded);
   // A date PostgreSQL reads (a KEV entry's dateAdded is a YYYY-MM-DD date; "yesterday" stopped the import there).
   if (!/^\d{4}-\d{2}-\d{2}$/.test(dateAdded) || Number.isNaN(Date.parse(`${dateAdded}T00:00:00Z`))) {
@@ -62,18 +87,13 @@ export function kevRecord(v: Json): CveSourceRecord {
   };
 }
 
-export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
-  if (
-    !doc ||
-    typeof doc !== 'object' ||
-    !Array.isArray(doc.vulnerabilities) ||
-    typeof doc.catalogVersion !== 'string'
-  ) {
+export function* kevItemsFromJson(doc: unknown): Generator<IngestItem> {
+  if (!KevCatalog.Check(doc)) {
     throw new FeedFormatError('not a KEV catalog (catalogVersion/vulnerabilities missing)');
   }
   // Every entry is checked before the first item: a catalog with a bad entry is refused whole, naming the entry,
   // before anything of it is stored (failing later would leave its version taken, with no entry named).
-  const records = (doc.vulnerabilities as Json[]).map((v, i) => {
+  const records = doc.vulnerabilities.map((v, i) => {
     try {
       return kevRecord(v);
     } catch (e) {
@@ -93,7 +113,7 @@ export function* kevItemsFromJson(doc: Json): Generator<IngestItem> {
 }
 
 export async function* readKev(path: string): AsyncGenerator<IngestItem> {
-  let doc: Json;
+  let doc: unknown;
   try {
     doc = parseFeedJson(await readText(path));
   } catch (err) {

@@ -3,7 +3,7 @@
 // (NVD, CSAF, MSRC, KEV). Nothing is constructed: the advisory URL is the one the document links.
 // Documented in docs/windows-engine.md ("MSRC records for the CVE corpus").
 import type { MsrcDocument, MsrcVulnerability } from '../domain/windows/msrc-types.ts';
-import { msrcDateToIso } from './msrc.ts';
+import { msrcDateToIso } from './msrc-text.ts';
 import { domainOfEmail } from '../domain/urls.ts';
 import { vendorByDomain } from '../domain/vendors.ts';
 import { isCveId } from '../domain/cve-id.ts';
@@ -253,17 +253,9 @@ function cvssOf(v: MsrcVulnerability): MsrcCvssMetric[] {
     if (!best || s.baseScore > best.score) best = { score: s.baseScore, vector: s.vector };
   }
   if (!best) return [];
-  const m = /^CVSS:(3\.0|3\.1|4\.0)\//.exec(best.vector);
-  if (!m) return [];
-  return [
-    {
-      version: m[1] as MsrcCvssMetric['version'],
-      vector: best.vector,
-      score: best.score,
-      scored_by: 'Microsoft',
-      type: null,
-    },
-  ];
+  const version = /^CVSS:(3\.0|3\.1|4\.0)\//.exec(best.vector)?.[1];
+  if (version !== '3.0' && version !== '3.1' && version !== '4.0') return [];
+  return [{ version, vector: best.vector, score: best.score, scored_by: 'Microsoft', type: null }];
 }
 
 function revisionDates(v: MsrcVulnerability): { first: string | null; last: string | null } {

@@ -1,5 +1,7 @@
 // NVD CVE API 2.0 JSON: single `cve` objects (one file per CVE, as mirrored) and API response pages
 // (`{resultsPerPage, startIndex, totalResults, format: "NVD_CVE", version: "2.0", vulnerabilities: [{cve}]}`).
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { readText } from './io.ts';
 import type {
   AffectedProduct,
@@ -10,14 +12,51 @@ import type {
   SourceReference,
 } from './types.ts';
 import { FeedFormatError } from './types.ts';
-import { arr, cvssScore, obj, parseFeedJson, str, strings } from './json.ts';
+import { arr, cvssScore, Loose, parseFeedJson, record, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
 import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
 import { errorMessage } from '../lib/errors.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** An API 2.0 `cve` object: its id as text; the other members are read one by one, each when it has its type. */
+const NvdCve = Compile(
+  Type.Object({
+    id: Type.String(),
+    vulnStatus: Loose,
+    published: Loose,
+    lastModified: Loose,
+    sourceIdentifier: Loose,
+    descriptions: Loose,
+    configurations: Loose,
+    affected: Loose,
+    references: Loose,
+    metrics: Loose,
+    weaknesses: Loose,
+  }),
+);
+
+/** An API 2.0 response page: its `vulnerabilities[]` (each `{cve}`) and the page facts. */
+const NvdPage = Compile(
+  Type.Object({
+    vulnerabilities: Type.Array(Type.Unknown()),
+    format: Loose,
+    resultsPerPage: Loose,
+    version: Loose,
+    timestamp: Loose,
+  }),
+);
+
+/** A configuration's `cpeMatch` entry: its CPE name as text; the bounds are taken when they are non-empty text. */
+const CpeMatchSchema = Type.Object({
+  criteria: Type.String(),
+  vulnerable: Loose,
+  versionStartIncluding: Loose,
+  versionStartExcluding: Loose,
+  versionEndIncluding: Loose,
+  versionEndExcluding: Loose,
+});
+type CpeMatch = Static<typeof CpeMatchSchema>;
+const CpeMatch = Compile(CpeMatchSchema);
 
 const METRIC_KEYS: [string, CvssVersion][] = [
   ['cvssMetricV40', '4.0'],
@@ -62,21 +101,23 @@ export function parseCpe(criteria: string): { part: string; vendor: string; prod
   return { part: parts[2], vendor: parts[3], product: parts[4], version: parts[5] };
 }
 
-function cpeVersionText(m: Json, cpeVersion: string): string | null {
+function cpeVersionText(m: CpeMatch, cpeVersion: string): string | null {
   const bits: string[] = [];
-  if (str(m.versionStartIncluding)) bits.push(`>=${m.versionStartIncluding}`);
-  if (str(m.versionStartExcluding)) bits.push(`>${m.versionStartExcluding}`);
-  if (str(m.versionEndIncluding)) bits.push(`<=${m.versionEndIncluding}`);
-  if (str(m.versionEndExcluding)) bits.push(`<${m.versionEndExcluding}`);
+  const [startIncl, startExcl] = [str(m.versionStartIncluding), str(m.versionStartExcluding)];
+  const [endIncl, endExcl] = [str(m.versionEndIncluding), str(m.versionEndExcluding)];
+  if (startIncl) bits.push(`>=${startIncl}`);
+  if (startExcl) bits.push(`>${startExcl}`);
+  if (endIncl) bits.push(`<=${endIncl}`);
+  if (endExcl) bits.push(`<${endExcl}`);
   if (bits.length) return bits.join(' ');
   return cpeVersion && cpeVersion !== '*' && cpeVersion !== '-' ? cpeVersion : null;
 }
 
 function collectCpe(nodes: unknown, out: AffectedProduct[], depth = 0): void {
   if (depth > 8) return;
-  for (const node of arr(nodes).map(obj)) {
-    for (const m of arr(node.cpeMatch).map(obj)) {
-      if (m.vulnerable !== true || typeof m.criteria !== 'string') continue;
+  for (const node of arr(nodes).map(record)) {
+    for (const m of arr(node.cpeMatch)) {
+      if (!CpeMatch.Check(m) || m.vulnerable !== true) continue;
       const cpe = parseCpe(m.criteria);
       if (!cpe || cpe.vendor === '*' || cpe.vendor === '-') continue;
       const part = cpe.part === 'a' || cpe.part === 'o' || cpe.part === 'h' ? cpe.part : null;
@@ -92,12 +133,12 @@ function collectCpe(nodes: unknown, out: AffectedProduct[], depth = 0): void {
   }
 }
 
-function metricsOf(metrics: Json): CvssMetric[] {
+function metricsOf(metrics: unknown): CvssMetric[] {
   const out: CvssMetric[] = [];
   if (!metrics) return out;
   for (const [key, version] of METRIC_KEYS) {
-    for (const m of arr(obj(metrics)[key]).map(obj)) {
-      const data = obj(m.cvssData);
+    for (const m of arr(record(metrics)[key]).map(record)) {
+      const data = record(m.cvssData);
       if (typeof data.vectorString !== 'string') continue;
       out.push({
         version,
@@ -114,8 +155,8 @@ function metricsOf(metrics: Json): CvssMetric[] {
 /** CWE ids from `weaknesses`; the pseudo-ids NVD-CWE-noinfo / NVD-CWE-Other are not CWEs and are dropped. */
 function cwesOf(weaknesses: unknown): number[] {
   const ids = new Set<number>();
-  for (const w of arr(weaknesses).map(obj)) {
-    for (const d of arr(w.description).map(obj)) {
+  for (const w of arr(weaknesses).map(record)) {
+    for (const d of arr(w.description).map(record)) {
       const m = /^CWE-(\d+)$/.exec(str(d.value).trim());
       if (m) ids.add(Number(m[1]));
     }
@@ -128,8 +169,8 @@ function cwesOf(weaknesses: unknown): number[] {
  * metrics, products or references): it replaces what NVD said before, so a CVE rejected after import leaves
  * the corpus unless another source still describes it.
  */
-export function nvdRecordFromCve(cve: Json): CveSourceRecord {
-  if (!cve || typeof cve !== 'object' || typeof cve.id !== 'string' || !isCveId(cve.id)) {
+export function nvdRecordFromCve(cve: unknown): CveSourceRecord {
+  if (!NvdCve.Check(cve) || !isCveId(cve.id)) {
     throw new FeedFormatError('NVD record without a valid `id`');
   }
   if (cve.vulnStatus === 'Rejected') {
@@ -149,23 +190,23 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord {
       status: 'Rejected',
     };
   }
-  const descriptions = arr(cve.descriptions).map(obj);
+  const descriptions = arr(cve.descriptions).map(record);
   const en = descriptions.find((d) => d.lang === 'en') ?? descriptions[0];
   const text = str(en?.value).trim();
   const affected: AffectedProduct[] = [];
-  for (const cfg of arr(cve.configurations).map(obj)) collectCpe(cfg.nodes, affected);
+  for (const cfg of arr(cve.configurations).map(record)) collectCpe(cfg.nodes, affected);
   // The CNA's own `affected` block (present on some records) names vendor and product in its words.
-  for (const block of arr(cve.affected).map(obj)) {
-    for (const a of arr(block.affectedData).map(obj)) {
+  for (const block of arr(cve.affected).map(record)) {
+    for (const a of arr(block.affectedData).map(record)) {
       if (typeof a.vendor === 'string' && a.vendor.trim() && a.vendor !== 'n/a') {
         affected.push({ vendor: a.vendor, product: typeof a.product === 'string' ? a.product : null, origin: 'cna' });
       }
     }
   }
-  const references: SourceReference[] = arr(cve.references)
-    .map(obj)
-    .filter((r) => typeof r.url === 'string')
-    .map((r) => ({ url: r.url, tags: strings(r.tags), provided_by: str(r.source) || 'nvd' }));
+  const references: SourceReference[] = [];
+  for (const r of arr(cve.references).map(record))
+    if (typeof r.url === 'string')
+      references.push({ url: r.url, tags: strings(r.tags), provided_by: str(r.source) || 'nvd' });
   return {
     source: 'nvd',
     source_key: '',
@@ -185,13 +226,8 @@ export function nvdRecordFromCve(cve: Json): CveSourceRecord {
 }
 
 /** Items of a parsed NVD document: either one `cve` object or an API 2.0 page. */
-export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
-  if (
-    doc &&
-    typeof doc === 'object' &&
-    Array.isArray(doc.vulnerabilities) &&
-    (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)
-  ) {
+export function* nvdItemsFromJson(doc: unknown): Generator<IngestItem> {
+  if (NvdPage.Check(doc) && (doc.format === 'NVD_CVE' || 'resultsPerPage' in doc)) {
     yield {
       kind: 'meta',
       meta: {
@@ -202,16 +238,17 @@ export function* nvdItemsFromJson(doc: Json): Generator<IngestItem> {
       },
     };
     for (const v of doc.vulnerabilities) {
-      yield { kind: 'cve', record: nvdRecordFromCve(obj(v).cve) };
+      yield { kind: 'cve', record: nvdRecordFromCve(record(v).cve) };
     }
     return;
   }
-  const cve = doc && doc.cve && typeof doc.cve === 'object' ? doc.cve : doc;
+  const wrapped = record(doc).cve;
+  const cve = wrapped && typeof wrapped === 'object' ? wrapped : doc;
   yield { kind: 'cve', record: nvdRecordFromCve(cve) };
 }
 
 export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
-  let doc: Json;
+  let doc: unknown;
   try {
     doc = parseFeedJson(await readText(path));
   } catch (err) {
@@ -220,19 +257,18 @@ export async function* readNvd(path: string): AsyncGenerator<IngestItem> {
   yield* nvdItemsFromJson(doc);
 }
 
-function bound(m: Json, incl: string, excl: string): AffectedRange['start'] {
-  if (str(m[incl])) return { version: m[incl], inclusive: true };
-  if (str(m[excl])) return { version: m[excl], inclusive: false };
+function bound(incl: unknown, excl: unknown): AffectedRange['start'] {
+  if (str(incl)) return { version: str(incl), inclusive: true };
+  if (str(excl)) return { version: str(excl), inclusive: false };
   return null;
 }
 
-function matchesOf(nodes: unknown, vulnerable: boolean, out: Json[], depth = 0): void {
+function matchesOf(nodes: unknown, vulnerable: boolean, out: CpeMatch[], depth = 0): void {
   if (depth > 8) return;
-  for (const node of arr(nodes).map(obj)) {
+  for (const node of arr(nodes).map(record)) {
     // A negated node says "not this": it names no affected product and no platform with certainty.
     if (node.negate === true) continue;
-    for (const m of arr(node.cpeMatch).map(obj))
-      if (m.vulnerable === vulnerable && typeof m.criteria === 'string') out.push(m);
+    for (const m of arr(node.cpeMatch)) if (CpeMatch.Check(m) && m.vulnerable === vulnerable) out.push(m);
     if (node.nodes) matchesOf(node.nodes, vulnerable, out, depth + 1);
   }
 }
@@ -248,17 +284,17 @@ function matchesOf(nodes: unknown, vulnerable: boolean, out: Json[], depth = 0):
  */
 export function rangesFromConfigurations(configurations: unknown): AffectedRange[] {
   const out: AffectedRange[] = [];
-  for (const cfg of arr(configurations).map(obj)) {
-    const vulnerable: Json[] = [];
-    const platforms: Json[] = [];
+  for (const cfg of arr(configurations).map(record)) {
+    const vulnerable: CpeMatch[] = [];
+    const platforms: CpeMatch[] = [];
     matchesOf(cfg.nodes, true, vulnerable);
     matchesOf(cfg.nodes, false, platforms);
-    const runningOn = platforms.length ? [...new Set(platforms.map((p) => String(p.criteria)))] : null;
+    const runningOn = platforms.length ? [...new Set(platforms.map((p) => p.criteria))] : null;
     for (const m of vulnerable) {
       const c = parseCpeName(m.criteria);
       if (!c) continue;
-      const start = bound(m, 'versionStartIncluding', 'versionStartExcluding');
-      const end = bound(m, 'versionEndIncluding', 'versionEndExcluding');
+      const start = bound(m.versionStartIncluding, m.versionStartExcluding);
+      const end = bound(m.versionEndIncluding, m.versionEndExcluding);
       out.push({
         source: 'nvd',
         vendor: c.vendor,

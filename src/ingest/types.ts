@@ -28,22 +28,25 @@ export interface FeedMeta {
   declared_count: number | null;
 }
 
-export type FeedFormat =
-  | 'nvd-record'
-  | 'nvd-page'
-  | 'kev'
-  | 'epss-csv'
-  | 'epss-ssv'
-  | 'cwe-xml'
-  | 'capec-stix'
-  | 'csaf'
-  | 'csaf-jsonl'
-  | 'msrc-cvrf'
-  | 'msrc-index'
-  | 'cve5'
-  | 'cve5-jsonl'
-  /** A cvelistV5 release archive: the daily baseline (`.zip.zip`) or an hourly delta (`.zip`). */
-  | 'cve5-zip';
+export const FEED_FORMATS = [
+  'nvd-record',
+  'nvd-page',
+  'kev',
+  'epss-csv',
+  'epss-ssv',
+  'cwe-xml',
+  'capec-stix',
+  'csaf',
+  'csaf-jsonl',
+  'msrc-cvrf',
+  'msrc-index',
+  'cve5',
+  'cve5-jsonl',
+  // A cvelistV5 release archive: the daily baseline (`.zip.zip`) or an hourly delta (`.zip`).
+  'cve5-zip',
+] as const;
+
+export type FeedFormat = (typeof FEED_FORMATS)[number];
 
 /** What readers yield. */
 export type IngestItem =

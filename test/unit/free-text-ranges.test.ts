@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFreeText } from '../../src/domain/free-text-ranges.ts';
 import { rangeRows, verdict, verdictStatus, type Asset } from '../../src/domain/correlate.ts';
-import { rangesOfAffected } from '../../src/ingest/cve5.ts';
+import { rangesOfAffected } from '../../src/ingest/cve5-affected.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 
 const b = (version: string, inclusive: boolean) => ({ version, inclusive });

@@ -12,7 +12,7 @@ import { compareIvanti, compareSap, parseIvanti, parseSap } from '../../src/doma
 import { comparatorOf, orderableIn, rangeReadable, schemeOf } from '../../src/domain/version-schemes.ts';
 import { readFreeText } from '../../src/domain/free-text-ranges.ts';
 import { rangeRows, verdict, verdictStatus, type Asset } from '../../src/domain/correlate.ts';
-import { rangesOfAffected } from '../../src/ingest/cve5.ts';
+import { rangesOfAffected } from '../../src/ingest/cve5-affected.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
 
 function orders(cmp: Compare, rows: [string, string, Comparison][]): void {

@@ -2,14 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  looksLikeMsrc,
-  msrcDateToIso,
-  parseCvrfXml,
-  parseMsrcBuffer,
-  parseUpdatesIndex,
-  readMsrcFile,
-} from '../../../src/ingest/msrc.ts';
+import { looksLikeMsrc, parseMsrcBuffer, parseUpdatesIndex, readMsrcFile } from '../../../src/ingest/msrc.ts';
+import { msrcDateToIso } from '../../../src/ingest/msrc-text.ts';
+import { parseCvrfXml } from '../../../src/ingest/msrc-xml.ts';
 import { FIXTURE_DIR } from './fixture-index.ts';
 
 const JSON_FIXTURE = new URL('../../fixtures/msrc-json/2024-Aug.json.gz', import.meta.url);
