@@ -22,7 +22,7 @@ import type { RejectedAsset } from '../../../services/asset-correlation.ts';
 import { caught, Refusal } from '../../../services/refusal.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 import multipart from '@fastify/multipart';
-import { readCsv } from '../v2/assets.ts';
+import { readCsv } from '../v2/csv-upload.ts';
 import { csvRowToHostRecord } from '../../../domain/windows/validate.ts';
 import { ASSET_FIELDS } from '../../../domain/assets.ts';
 import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
