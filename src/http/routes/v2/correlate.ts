@@ -14,10 +14,9 @@ import { correlationBody } from './stream.ts';
 import { capExceeded, capRefusalDescription } from '../../schemas/accounts.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { V2CorrelateBody, V2CorrelateResponse } from './schemas.ts';
-import { fieldError as validationError, readCsv, readMultipart } from './csv-upload.ts';
+import { fieldError, readCsv, readMultipart } from './csv-upload.ts';
+import { CORRELATE_CONFIG, laterFields, type CorrelateInput } from './correlate-input.ts';
 import { filtersEcho, sendStream, tookMs } from './answers.ts';
-
-const TOP_LEVEL = ['environment_id', 'windows_hosts', 'installed_software', 'options'] as const;
 
 interface CorrelateParams {
   environmentId: number | null;
@@ -55,7 +54,7 @@ const hostSubmissions: FastifyPluginAsync = async (app) => {
     return sendStream(req, reply, correlationBody(apiBlock(req), c, meta));
   }
 
-  app.post(
+  app.post<{ Body: CorrelateInput }>(
     '/api/v2/assets/correlate',
     {
       schema: {
@@ -69,77 +68,35 @@ const hostSubmissions: FastifyPluginAsync = async (app) => {
         response: { 200: V2CorrelateResponse },
         errors: SUBMIT_ERRORS,
       },
-      // The body schema documents the request; the handler below refuses with the spec's wording, field by field.
-      attachValidation: true,
       // NUL or a lone surrogate in a host or software record refuses that record only (validateHost, validateSoftware);
       // elsewhere in the body, the request.
       config: {
         auth: { mode: 'key_or_session', role: 'admin', scope: 'write', tenant: ENV_IN_BODY },
-        recordArrays: ['windows_hosts', 'installed_software'],
+        ...CORRELATE_CONFIG,
       },
     },
     async (req, reply) => {
-      if (req.validationError && (req.validationError as { validationContext?: string }).validationContext !== 'body')
-        throw req.validationError;
-      const body = req.body;
-      if (!body || typeof body !== 'object' || Array.isArray(body))
-        throw validationError('body', 'the body must be a JSON object', 'type_error.dict');
-      const b = body as Record<string, unknown>;
-      const extra = Object.keys(b).filter((k) => !(TOP_LEVEL as readonly string[]).includes(k));
-      if (extra.length) {
-        throw new ApiError('VALIDATION_ERROR', {
-          message: `Top-level field${extra.length > 1 ? 's' : ''} not allowed: ${extra.join(', ')}`,
-          fields: extra.map((k) => ({
-            field: `body.${k}`,
-            message: 'only environment_id, windows_hosts, installed_software and options are accepted',
-            type: 'value_error.extra',
-          })),
-        });
-      }
-      if (!Array.isArray(b.windows_hosts))
-        throw validationError(
-          'body.windows_hosts',
-          'windows_hosts must be an array of host records',
-          'type_error.list',
-        );
-      req.v2Hosts = b.windows_hosts.length;
+      const hosts = req.body.windows_hosts;
+      req.v2Hosts = hosts.length;
       // Spec §8: one budget per key shared by v1 correlate and v2 (a refused batch is charged its request only).
-      await app.limits.correlation.check(req.caller, b.windows_hosts.length > MAX_HOSTS ? 0 : b.windows_hosts.length);
-      if (b.windows_hosts.length > MAX_HOSTS) {
+      await app.limits.correlation.check(req.caller, hosts.length > MAX_HOSTS ? 0 : hosts.length);
+      if (hosts.length > MAX_HOSTS) {
         throw new ApiError('BATCH_TOO_LARGE', {
           message: `At most ${MAX_HOSTS} hosts per call`,
           max: MAX_HOSTS,
-          detail: { received: b.windows_hosts.length },
+          detail: { received: hosts.length },
         });
       }
-      let environmentId: number | null = null;
-      if (b.environment_id !== undefined && b.environment_id !== null) {
-        if (typeof b.environment_id !== 'number' || !Number.isSafeInteger(b.environment_id) || b.environment_id < 1)
-          throw validationError(
-            'body.environment_id',
-            'environment_id must be a positive integer',
-            'type_error.integer',
-          );
-        environmentId = b.environment_id;
-      }
-      if (b.installed_software !== undefined && !Array.isArray(b.installed_software))
-        throw validationError('body.installed_software', 'installed_software must be an array', 'type_error.list');
-      const software = (b.installed_software as unknown[] | undefined) ?? [];
+      const later = laterFields(req, req.body);
+      const environmentId = later.environmentId();
+      const software = later.software();
       if (software.length > MAX_SOFTWARE)
         throw new ApiError('BATCH_TOO_LARGE', {
           message: `At most ${MAX_SOFTWARE} software records per call`,
           max: MAX_SOFTWARE,
           detail: { received: software.length },
         });
-      if (b.options !== undefined && (typeof b.options !== 'object' || b.options === null || Array.isArray(b.options)))
-        throw validationError('body.options', 'options must be an object', 'type_error.dict');
-      const parsed = parseViewOptions((b.options as Record<string, unknown>) ?? {}, {
-        fromText: false,
-        includeClearedDefault: false,
-        prefix: 'body.options.',
-      });
-      if (!parsed.ok) throw new ApiError('VALIDATION_ERROR', { message: 'Invalid options', fields: parsed.errors });
-      return correlate(req, reply, { environmentId, hosts: b.windows_hosts, software, options: parsed.options });
+      return correlate(req, reply, { environmentId, hosts, software, options: later.options() });
     },
   );
 
@@ -194,11 +151,7 @@ const hostSubmissions: FastifyPluginAsync = async (app) => {
       const env = fields.environment_id?.trim();
       if (env) {
         if (!/^\d{1,15}$/.test(env) || Number(env) < 1)
-          throw validationError(
-            'body.environment_id',
-            'environment_id must be a positive integer',
-            'type_error.integer',
-          );
+          throw fieldError('body.environment_id', 'environment_id must be a positive integer', 'type_error.integer');
         environmentId = Number(env);
       }
       const optionFields = Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'environment_id'));
