@@ -1,6 +1,6 @@
 // GET /api/v1/assets/results (docs/correlation.md §7): the assets correlate-cves stored in an environment, a page at
 // a time, each decided again against the corpus of now; streamed as correlate-cves answers.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { pagination } from '../../envelope.ts';
@@ -11,7 +11,10 @@ import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { perKeyRateLimit } from '../../openapi-errors.ts';
 import { sendAnswers } from './correlate-answers.ts';
 
-const assetResults: FastifyPluginAsync = async (app) => {
+/** The options a query gives as true or false. */
+const FLAGS = ['include_not_affected', 'affected_only', 'known_exploited_only', 'fix_available_only'] as const;
+
+const assetResults: FastifyPluginAsyncTypebox = async (app) => {
   const svc = app.services.assets;
 
   app.get(
@@ -90,13 +93,7 @@ const assetResults: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       // One request of the per-key correlation budget (as GET /api/v2/assets/results), no asset checks.
       await app.limits.correlation.check(req.caller, 0);
-      const {
-        environment_id: envText,
-        asset_id: assetId,
-        page: pageText,
-        per_page: perText,
-        ...opts
-      } = req.query as Record<string, string | undefined>;
+      const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = req.query;
       const errors: { field: string; message: string; type: string }[] = [];
       const decimalInt = (name: string, text: string | undefined, dflt: number | null, max: number): number | null => {
         if (text === undefined) return dflt;
@@ -125,7 +122,8 @@ const assetResults: FastifyPluginAsync = async (app) => {
       for (const [k, v] of Object.entries(opts)) {
         if (v === undefined) continue;
         if (k === 'sort') {
-          if ((SORTS as readonly string[]).includes(v)) options.sort = v as CorrelateOptions['sort'];
+          const sort = SORTS.find((s) => s === v);
+          if (sort) options.sort = sort;
           else
             errors.push({
               field: 'query.sort',
@@ -134,8 +132,11 @@ const assetResults: FastifyPluginAsync = async (app) => {
             });
         } else if (k === 'cve_page' || k === 'cve_page_size') {
           options[k] = decimalInt(k, v, null, k === 'cve_page_size' ? 1000 : Number.MAX_SAFE_INTEGER);
-        } else if (v === 'true' || v === 'false') (options as unknown as Record<string, boolean>)[k] = v === 'true';
-        else errors.push({ field: `query.${k}`, message: `${k} must be true or false`, type: 'type_error.bool' });
+        } else {
+          const flag = FLAGS.find((f) => f === k);
+          if (flag !== undefined && (v === 'true' || v === 'false')) options[flag] = v === 'true';
+          else errors.push({ field: `query.${k}`, message: `${k} must be true or false`, type: 'type_error.bool' });
+        }
       }
       if (errors.length) throw new ApiError('VALIDATION_ERROR', { fields: errors });
       const r = await svc.results({

@@ -4,7 +4,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiBlock } from '../../envelope.ts';
 import { AnswerWriter, CHUNK_BYTES, correlateBody, refundOnError } from '../../views/correlate-json.ts';
 import type { CorrelateAnswers } from '../../../services/asset-correlation.ts';
-import { noDecisionCounts, type CorrelateOptions } from '../../../services/correlation-answer.ts';
+import { noDecisionCounts, type CorrelateOptions, type DecisionCounts } from '../../../services/correlation-answer.ts';
+
+/** Every count of both (a literal of the type: a count added to DecisionCounts must be added here). */
+const addDecisions = (x: DecisionCounts, y: DecisionCounts): DecisionCounts => ({
+  open: x.open + y.open,
+  undecided: x.undecided + y.undecided,
+  under_investigation: x.under_investigation + y.under_investigation,
+  affected: x.affected + y.affected,
+  not_affected: x.not_affected + y.not_affected,
+  fixed: x.fixed + y.fixed,
+  review_again: x.review_again + y.review_again,
+});
 
 export const tookMs = (req: FastifyRequest) => Math.max(0, Math.round(performance.now() - req.startedAt));
 
@@ -24,16 +35,18 @@ export function sendAnswers(
   data: Record<string, unknown>,
   paging?: unknown,
 ) {
-  const counts = { affected: 0, not_affected: 0, needs_review: 0 };
-  const decisionCounts = r.decided ? noDecisionCounts() : null;
+  let counts = { affected: 0, not_affected: 0, needs_review: 0 };
+  let decisionCounts = r.decided ? noDecisionCounts() : null;
   const { sort, ...filters } = options;
   const w = new AnswerWriter();
   const answer = (i: number) => {
     const a = r.answer(i);
-    for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += a.counts[k];
-    if (decisionCounts && a.decisions)
-      for (const k of Object.keys(decisionCounts) as (keyof typeof decisionCounts)[])
-        decisionCounts[k] += a.decisions.counts[k];
+    counts = {
+      affected: counts.affected + a.counts.affected,
+      not_affected: counts.not_affected + a.counts.not_affected,
+      needs_review: counts.needs_review + a.counts.needs_review,
+    };
+    if (decisionCounts && a.decisions) decisionCounts = addDecisions(decisionCounts, a.decisions.counts);
     return a;
   };
   const body = correlateBody(

@@ -6,12 +6,13 @@
 // service (trial and partner asset checks: 429, nothing processed).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 import { ApiError } from '../../errors.ts';
 import type { TenantDecl } from '../../auth.ts';
 import { TRIAL, TRIAL_CONTACT_URL } from '../../../domain/tiers.ts';
 import { MAX_ASSETS } from '../../../services/asset-correlation.ts';
 import { DEFAULT_OPTIONS, SORTS, type CorrelateOptions } from '../../../services/correlation-answer.ts';
-import { CorrelateBody } from './asset-schemas.ts';
+import { CorrelateBody, CorrelateOptionsSchema } from './asset-schemas.ts';
 import { batchLimit, perKeyRateLimit, type RouteError } from '../../openapi-errors.ts';
 import { validationError, type FieldWords } from '../../validation-errors.ts';
 import type { AjvErr } from '../../union-errors.ts';
@@ -20,7 +21,7 @@ export const ENV_IN_BODY: TenantDecl = {
   resource: 'asset_correlations',
   ids: [{ in: 'body', name: 'environment_id', foreign: 'environment_not_found' }],
 };
-const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS) as (keyof CorrelateOptions)[];
+const OPTION_KEYS = Object.keys(DEFAULT_OPTIONS);
 
 /** OpenAPI: the refusals of `limits` below and of the service's asset-check charge, per route. */
 export const PARTNER_LIMIT: RouteError = {
@@ -86,25 +87,29 @@ export function laterFields(req: FastifyRequest, body: CorrelateInput): Later {
     ),
   );
   const validate = req.compileValidationSchema(LaterFields, 'body');
-  const errors = (validate(data) ? [] : (validate.errors ?? [])) as AjvErr[];
+  const errors: AjvErr[] = validate(data) ? [] : (validate.errors ?? []);
   const on = (name: string) =>
     errors.filter((e) => e.instancePath === `/${name}` || e.instancePath?.startsWith(`/${name}/`));
   return {
     environmentId() {
       if (on('environment_id').length) throw validationError(on('environment_id'), 'body', CORRELATE_WORDS);
-      return (data.environment_id as number | null | undefined) ?? null;
+      return typeof body.environment_id === 'number' ? body.environment_id : null;
     },
     options() {
+      const o = data.options;
       const bad = on('options');
-      const notObject = bad.some((e) => e.instancePath === '/options' && e.keyword === 'type');
-      if (bad.length)
+      if (bad.length) {
+        const given = typeof o === 'object' && o !== null && !Array.isArray(o) ? Object.keys(o) : null;
+        const notObject = given === null || bad.some((e) => e.instancePath === '/options' && e.keyword === 'type');
         throw validationError(
           bad,
           'body',
           CORRELATE_WORDS,
-          notObject ? undefined : { message: 'Invalid options', order: Object.keys(data.options as object) },
+          notObject ? undefined : { message: 'Invalid options', order: given },
         );
-      return { ...DEFAULT_OPTIONS, ...(data.options as Partial<CorrelateOptions> | undefined) };
+      }
+      // Valid by here (or absent): the check only gives the options their type.
+      return Value.Check(CorrelateOptionsSchema, o) ? { ...DEFAULT_OPTIONS, ...o } : { ...DEFAULT_OPTIONS };
     },
   };
 }

@@ -118,9 +118,7 @@ const hostSubmissions: FastifyPluginAsync = async (app) => {
     },
     async (req, reply) => {
       const { fields, hostsCsv, softwareCsv } = await readMultipart(req, reply);
-      const unknown = Object.keys(fields).filter(
-        (k) => k !== 'environment_id' && !(OPTION_NAMES as readonly string[]).includes(k),
-      );
+      const unknown = Object.keys(fields).filter((k) => k !== 'environment_id' && !OPTION_NAMES.some((n) => n === k));
       if (unknown.length) {
         throw new ApiError('VALIDATION_ERROR', {
           message: `Form field${unknown.length > 1 ? 's' : ''} not allowed: ${unknown.join(', ')}`,

@@ -2,7 +2,7 @@
 // and its CSV text read into rows (also the environment page's upload, http/routes/v1/web-pages.ts). Every malformed
 // upload is a 422 that says what is wrong.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parse as parseCsv } from 'csv-parse/sync';
+import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import { ApiError } from '../../errors.ts';
 import { refuseHostileText } from '../../text-guard.ts';
 import { SOFTWARE_FIELDS } from '../../../domain/windows/validate.ts';
@@ -126,7 +126,8 @@ export function readCsv(text: string, part: string): Record<string, string>[] {
     });
   } catch (e) {
     // The parser's own message may quote cell text (a refused value is never echoed): its code and line only.
-    const { code, lines } = e as { code?: string; lines?: number };
+    const code = e instanceof CsvError ? e.code : undefined;
+    const lines = e instanceof CsvError && typeof e.lines === 'number' ? e.lines : undefined;
     throw fieldError(
       `body.${part}`,
       `the ${part} CSV could not be read (${code ?? 'CSV_INVALID'}${lines ? ` at line ${lines}` : ''})`,
@@ -139,7 +140,7 @@ export function readCsv(text: string, part: string): Record<string, string>[] {
   if (dup !== undefined) throw fieldError(`body.${part}`, `duplicate column ${dup.slice(0, 64)}`, 'value_error.csv');
   if (header.some((h) => h === ''))
     throw fieldError(`body.${part}`, 'empty column name in the header row', 'value_error.csv');
-  if (part === 'software' && header.some((h) => !(SOFTWARE_FIELDS as readonly string[]).includes(h))) {
+  if (part === 'software' && header.some((h) => !SOFTWARE_FIELDS.some((f) => f === h))) {
     throw fieldError('body.software', 'software columns are asset_id, name, publisher, version', 'value_error.csv');
   }
   // A multipart part is no parsed body, so the edge text check (http/text-guard.ts) runs here, on the header only

@@ -1,6 +1,6 @@
 // GET /api/v2/assets/results (spec §4.2, §2.7): the stored results by environment_id or asset_id (scope read), with
 // the ordering, filter and paging options of correlate; streamed as a correlate answer.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { apiBlock } from '../../envelope.ts';
@@ -11,7 +11,7 @@ import { NUMERIC_TEXT } from '../../query-numbers.ts';
 import { V2ResultsResponse } from './schemas.ts';
 import { filtersEcho, sendStream, tookMs } from './answers.ts';
 
-const storedHosts: FastifyPluginAsync = async (app) => {
+const storedHosts: FastifyPluginAsyncTypebox = async (app) => {
   const windows = app.services.windows;
 
   app.get(
@@ -94,7 +94,7 @@ const storedHosts: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       const p = req.caller;
       await app.limits.correlation.check(p, 0);
-      const q = req.query as Record<string, string | undefined>;
+      const q = req.query;
       const { environment_id: envText, asset_id: assetId, page: pageText, per_page: perText, ...opts } = q;
       const errors: { field: string; message: string; type: string }[] = [];
       let environmentId: number | undefined;
