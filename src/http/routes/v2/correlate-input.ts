@@ -34,12 +34,18 @@ const WORDS: FieldWords = {
   'body.options.cve_page_size': { message: 'cve_page_size must be an integer from 1 to 1000', type: 'value_error' },
 };
 
-/** The fields validated after the limits: the schema's, the options refusing a name they do not know. */
-const LaterFields = Type.Object({
-  environment_id: V2CorrelateBody.properties.environment_id,
-  installed_software: Type.Optional(Type.Array(Type.Unknown())),
-  options: Type.Optional(Type.Object(V2CorrelateBody.properties.options.properties, { additionalProperties: false })),
-});
+/**
+ * The fields validated after the limits, each by its own schema (so that each is judged alone: a number beyond 2^53,
+ * refused after the schema's rules, is not passed over for another field's error): the body schema's, the options
+ * refusing a name they do not know.
+ */
+const LATER = {
+  environment_id: Type.Object({ environment_id: V2CorrelateBody.properties.environment_id }),
+  installed_software: Type.Object({ installed_software: Type.Optional(Type.Array(Type.Unknown())) }),
+  options: Type.Object({
+    options: Type.Optional(Type.Object(V2CorrelateBody.properties.options.properties, { additionalProperties: false })),
+  }),
+};
 
 /**
  * The route's config: installed_software is a record array (its records judged one by one) checked after the limits
@@ -61,19 +67,16 @@ export interface CorrelateInput {
 
 /** The later fields of a body, each read (or refused) when the route reaches it. */
 export function laterFields(req: FastifyRequest, body: CorrelateInput) {
-  const data = Object.fromEntries(
-    Object.entries({
-      environment_id: body.environment_id,
-      installed_software: body.installed_software,
-      options: body.options,
-    }).filter(([, v]) => v !== undefined),
-  );
-  const validate = req.compileValidationSchema(LaterFields, 'body');
-  const errors: AjvErr[] = validate(data) ? [] : (validate.errors ?? []);
-  const on = (name: string) =>
-    errors.filter((e) => e.instancePath === `/${name}` || e.instancePath?.startsWith(`/${name}/`));
-  const refuse = (name: string) => {
-    if (on(name).length) throw validationError(on(name), 'body', WORDS);
+  /** The validator's errors on one later field (none when it is absent). */
+  const on = (name: keyof typeof LATER): AjvErr[] => {
+    const value = body[name];
+    if (value === undefined) return [];
+    const validate = req.compileValidationSchema(LATER[name], 'body');
+    return validate({ [name]: value }) ? [] : (validate.errors ?? []);
+  };
+  const refuse = (name: keyof typeof LATER) => {
+    const errors = on(name);
+    if (errors.length) throw validationError(errors, 'body', WORDS);
   };
   return {
     environmentId(): number | null {
