@@ -51,7 +51,10 @@ function checkRanges(q: ListQuery) {
   const pair = (lo: keyof ListQuery, hi: keyof ListQuery) => {
     const a = q[lo];
     const b = q[hi];
-    if (a !== undefined && b !== undefined && (a as number | string) > (b as number | string)) {
+    if (
+      (typeof a === 'number' && typeof b === 'number' && a > b) ||
+      (typeof a === 'string' && typeof b === 'string' && a > b)
+    ) {
       errs.push({
         field: `query.${String(lo)}`,
         message: `must be less than or equal to ${String(hi)}`,

@@ -41,7 +41,7 @@ const Snapshot = Type.Object({
     description: 'Distinct CVEs affecting an asset that no decision takes out (not_affected, fixed)',
   }),
   by_priority: Type.Object(
-    Object.fromEntries(SAGE_PRIORITIES.map((p) => [p, Count])) as Record<
+    { 'PATCH NOW': Count, 'PATCH NEXT': Count, MONITOR: Count, IGNORE: Count } satisfies Record<
       (typeof SAGE_PRIORITIES)[number],
       typeof Count
     >,
@@ -56,7 +56,7 @@ const Snapshot = Type.Object({
   windows_eol_hosts: Type.Integer({ minimum: 0, description: 'Stored Windows hosts past end of life' }),
   decisions: Type.Object(
     {
-      ...(Object.fromEntries(DECISION_STATUSES.map((s) => [s, Count])) as Record<
+      ...({ under_investigation: Count, affected: Count, not_affected: Count, fixed: Count } satisfies Record<
         (typeof DECISION_STATUSES)[number],
         typeof Count
       >),

@@ -133,7 +133,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
       if (prefersHtml(req.headers.accept)) {
         const page = renderStatusPage(data, {
           details: req.access !== null,
-          refresh: (req.query as { refresh?: string }).refresh === '30',
+          refresh: req.query.refresh === '30',
           version: PACKAGE_VERSION,
           environment: config.environment,
           generatedAt: clock.now(),

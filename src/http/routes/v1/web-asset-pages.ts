@@ -10,7 +10,7 @@ import { renderEnvironment, type UploadOutcome } from '../../web/app.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import { caught, Refusal } from '../../../services/refusal.ts';
 import multipart from '@fastify/multipart';
-import { readCsv } from '../v2/assets.ts';
+import { readCsv } from '../v2/csv-upload.ts';
 import { csvRowToHostRecord } from '../../../domain/windows/validate.ts';
 import { ASSET_FIELDS } from '../../../domain/assets.ts';
 import { MAX_ASSETS } from '../../../services/asset-correlation.ts';

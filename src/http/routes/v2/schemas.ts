@@ -166,9 +166,9 @@ const OptionsSchema = Type.Object(
 );
 
 /**
- * Body of POST /api/v2/assets/correlate. Documented for OpenAPI; the route checks it itself so that each refusal
- * keeps the spec's wording and order (extra top-level fields, then the host count and the rate limit, then the
- * rest), and each host is validated alone (a refused host never refuses the call).
+ * Body of POST /api/v2/assets/correlate, validated in two stages around the limits (ADR 0106; correlate-input.ts):
+ * the shape (extra top-level fields, windows_hosts an array), then the host count and the rate limit, then the rest,
+ * in the spec's wording; each host is validated alone (a refused host never refuses the call).
  */
 export const V2CorrelateBody = Type.Object(
   {
