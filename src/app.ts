@@ -33,7 +33,7 @@ import { registerAuth } from './http/auth.ts';
 import { registerEdgeLimit } from './http/edge-limit.ts';
 import { registerPageCompression } from './http/page-compression.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
-import { withErrorResponses } from './http/openapi-errors.ts';
+import { withErrorResponses } from './http/openapi-error-document.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { postgresLimiters } from './store/rate-limits.ts';
