@@ -1,13 +1,13 @@
 // The signed-in app's alerts inbox, watchlist, webhooks and CVE explorer pages: thin views over what the services
-// answer, as the overview and environments (app.tsx); every form posts with the CSRF token; a viewer sees no form that
-// changes anything.
+// answer, as the overview and environments (overview.tsx, environments.tsx, environment.tsx); every form posts with the
+// CSRF token; a viewer sees no form that changes anything.
 import type { Environment } from '../../services/environments.ts';
 import type { WatchEntry } from '../../services/watchlists.ts';
 import type { Delivery, DeliveryResult, Webhook } from '../../services/webhooks.ts';
-import { Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
+import { canChange, Csrf, FieldError, html, Layout, when, type Viewer, Scroll } from './layout.tsx';
 import { SuggestionList, suggestFrom } from './suggest.tsx';
 import { entityKey } from '../../domain/watchlist.ts';
-import { AlertTable, canChange, PRIORITIES, type AlertItem } from './app.tsx';
+import { AlertTable, PRIORITIES, type AlertItem } from './alert-table.tsx';
 
 export interface AlertFilters {
   priority?: string;

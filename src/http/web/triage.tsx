@@ -3,8 +3,7 @@
 import type { Environment } from '../../services/environments.ts';
 import type { DecisionView, HistoryView } from '../../services/triage.ts';
 import { DECISION_STATUSES, JUSTIFICATIONS } from '../../domain/triage.ts';
-import { canChange } from './app.tsx';
-import { Csrf, FieldError, html, Layout, Scroll, when, type Viewer } from './layout.tsx';
+import { canChange, Csrf, FieldError, html, Layout, Scroll, when, type Viewer } from './layout.tsx';
 
 export interface Member {
   id: number;

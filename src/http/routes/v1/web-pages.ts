@@ -10,13 +10,9 @@ import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import {
-  renderEnvironment,
-  renderEnvironments,
-  renderOverview,
-  type EnvironmentView,
-  type UploadOutcome,
-} from '../../web/app.tsx';
+import { renderOverview } from '../../web/overview.tsx';
+import { renderEnvironments } from '../../web/environments.tsx';
+import { renderEnvironment, type EnvironmentView, type UploadOutcome } from '../../web/environment.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import type { RejectedAsset } from '../../../services/asset-correlation.ts';
 import { caught, Refusal } from '../../../services/refusal.ts';
