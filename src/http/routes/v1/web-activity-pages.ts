@@ -9,13 +9,10 @@ import { readerOf } from './cves.ts';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import {
-  renderExplorer,
-  renderAlerts,
-  renderWatchlist,
-  renderWebhooks,
-  type WebhooksPageState,
-} from '../../web/activity.tsx';
+import { renderExplorer } from '../../web/explorer.tsx';
+import { renderAlerts } from '../../web/alerts.tsx';
+import { renderWatchlist } from '../../web/watchlist.tsx';
+import { renderWebhooks, type WebhooksPageState } from '../../web/webhooks.tsx';
 import { caught, type FieldProblem } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { CHANGE_KINDS } from '../../../domain/changes.ts';
