@@ -12,7 +12,7 @@ import type { RouteAuth } from './auth.ts';
 import type { AjvErr } from './union-errors.ts';
 import { validationError } from './validation-errors.ts';
 import { prefersHtml } from './status-page.ts';
-import { renderErrorPage } from './web/account.tsx';
+import { renderErrorPage } from './web/message-pages.tsx';
 import { PAGE_CSP } from './web/assets.ts';
 import { routeConfig } from './route-config.ts';
 import { errorField } from '../lib/errors.ts';

@@ -9,13 +9,10 @@ import { ACCOUNT_ERRORS, IdParam } from '../../schemas/accounts.ts';
 import { clearSessionCookies, csrfTokenFor } from '../../session-cookies.ts';
 import { acceptFormBodies } from '../../forms.ts';
 import { PAGE_CSP } from '../../web/assets.ts';
-import {
-  renderAccountPage,
-  renderCheckEmailPage,
-  renderLoginPage,
-  renderMessagePage,
-  renderNotificationsPage,
-} from '../../web/account.tsx';
+import { renderAccountPage } from '../../web/account.tsx';
+import { renderCheckEmailPage, renderLoginPage } from '../../web/sign-in.tsx';
+import { renderMessagePage } from '../../web/message-pages.tsx';
+import { renderNotificationsPage } from '../../web/notifications.tsx';
 import { DELIVERIES, SEVERITIES } from '../../../services/account-preferences.ts';
 import { DELETE_CONFIRMATION, NEXT_PATH_MAX, safeNextPath } from '../../../domain/accounts.ts';
 import { TIER_PERMISSIONS } from '../../../domain/tiers.ts';
