@@ -19,6 +19,7 @@ import { isWrite } from './session-cookies.ts';
 import { isPage, type RouteEntry } from './conventions.ts';
 import { EDGE_WINDOW_SEC, edgeExempt } from './edge-limit.ts';
 import { RATE_PROFILES, type ProfileName } from './limits.ts';
+import { isObject } from './json-object.ts';
 
 /** An error the handler raises: a catalogue key, optionally with its specific detail.error and when it happens. */
 export type RouteError = ErrorKey | { key: ErrorKey; error?: string; when?: string };
@@ -143,22 +144,28 @@ function credentialRows(method: string, p: RouteAuth): ErrorRow[] {
   return out;
 }
 
+/** Whether a text names a catalogue entry (Object.keys types the catalogue's keys as mere strings). */
+const isErrorKey = (k: string): k is ErrorKey => Object.hasOwn(ERRORS, k);
+const catalogueKeys = Object.keys(ERRORS).filter(isErrorKey);
+const optionalText = (x: unknown) => x === undefined || typeof x === 'string';
+/** A route's declared `schema.errors` item, as the route table hands the schema over (members unchecked). */
+const isRouteError = (e: unknown): e is RouteError =>
+  typeof e === 'string'
+    ? isErrorKey(e)
+    : isObject(e) && typeof e.key === 'string' && isErrorKey(e.key) && optionalText(e.error) && optionalText(e.when);
+
 /** 404 of a tenant id: the catalogue entry whose detail.error is the declared answer, else NOT_FOUND with it. */
 function notFoundRow(foreign: string, when: string): ErrorRow {
-  const key =
-    (Object.keys(ERRORS) as ErrorKey[]).find((k) => ERRORS[k].status === 404 && ERRORS[k].error === foreign) ??
-    'NOT_FOUND';
+  const key = catalogueKeys.find((k) => ERRORS[k].status === 404 && ERRORS[k].error === foreign) ?? 'NOT_FOUND';
   return row(key, when, foreign);
 }
 
 /** Every error an operation can answer, in the order the request meets them. */
 export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
-  const schema = (r.schema ?? {}) as {
-    querystring?: { properties?: Record<string, unknown> };
-    response?: Record<string, unknown>;
-    errors?: readonly RouteError[];
-    noDatabase?: boolean;
-  };
+  const schema = r.schema ?? {};
+  const query =
+    isObject(schema.querystring) && isObject(schema.querystring.properties) ? schema.querystring.properties : {};
+  const ownResponses = isObject(schema.response) ? schema.response : {};
   const policy: RouteAuth = r.policy ?? { mode: 'none', tenant: false };
   const api = r.url.startsWith('/api/');
   const v2 = r.url.startsWith('/api/v2/');
@@ -178,7 +185,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   }
   // Outside /api/ any query parameter is validated (there is no UNKNOWN_PARAMETER there); text holding U+0000
   // or a lone surrogate is refused in the query, path and body of every route (text-guard.ts).
-  const queryValidated = !api || Object.keys(schema.querystring?.properties ?? {}).length > 0;
+  const queryValidated = !api || Object.keys(query).length > 0;
   if (body || params || queryValidated) {
     const where = [queryValidated ? 'query' : '', params ? 'path' : '', body ? 'body' : ''].filter(Boolean).join(', ');
     out.push(
@@ -196,7 +203,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
 
   const tenantIds = policy.tenant ? policy.tenant.ids : [];
   // A route with path parameters looks them up; unless it answers its own 404 (a page), the envelope's.
-  if (params && !('404' in (schema.response ?? {}))) {
+  if (params && !('404' in ownResponses)) {
     const declared = tenantIds.find((i) => i.in === 'params' && i.foreign !== 'empty');
     out.push(
       notFoundRow(
@@ -210,7 +217,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
       out.push(notFoundRow(i.foreign, `${i.in}.${i.name} names nothing in your organization`));
   }
 
-  for (const e of schema.errors ?? []) {
+  for (const e of Array.isArray(schema.errors) ? schema.errors.filter(isRouteError) : []) {
     const d = typeof e === 'string' ? { key: e } : e;
     if (!(redirectsToLogin && d.key === 'AUTH_REQUIRED')) out.push(row(d.key, d.when, d.error));
   }
@@ -224,7 +231,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
     );
   }
   out.push(row('INTERNAL_ERROR', 'an unexpected server error (the message names the request id)'));
-  if (!schema.noDatabase) {
+  if (schema.noDatabase !== true) {
     out.push(row('DB_TIMEOUT', 'the database did not answer in time'));
     out.push(row('DB_UNAVAILABLE', 'the database is unavailable'));
   }

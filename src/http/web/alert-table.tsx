@@ -1,6 +1,7 @@
 // The alerts as a table (the overview's recent alerts, the alerts inbox): each alert's CVE, priority, match, the
 // assets it is about (linked to their environment's page) and, for the inbox, read or unread.
 import { Csrf, when, Scroll } from './layout.tsx';
+import { isObject } from '../json-object.ts';
 
 export const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
 export const cls = (p: string) => `p-${p.replace(' ', '_')}`;
@@ -19,21 +20,29 @@ export interface AlertItem {
   payload?: unknown;
 }
 
+/** A match of the payload that names an environment's asset: the one kind of match linked here. */
 interface AssetMatch {
-  entity_type: string;
   entity_name: string;
-  asset_id?: string;
-  asset_kind?: string;
-  status?: string;
+  asset_id: string;
+}
+/** The payload is stored JSON: each match is checked before it is read. */
+const isAssetMatch = (m: unknown): m is AssetMatch =>
+  isObject(m) &&
+  m.entity_type === 'environment' &&
+  typeof m.entity_name === 'string' &&
+  typeof m.asset_id === 'string' &&
+  m.asset_id !== '';
+/** The payload's `data.matches` (none when it has none). */
+function payloadMatches(payload: unknown): unknown[] {
+  const data = isObject(payload) ? payload.data : undefined;
+  return isObject(data) && Array.isArray(data.matches) ? data.matches : [];
 }
 /** Asset links shown per alert before "and N more". */
 const ASSET_LINKS = 5;
 
 /** An alert's matching assets, per environment (by name, as the payload names it; an environment renamed or deleted since has no link). */
 function alertAssets(a: AlertItem, envs: readonly { id: number; name: string }[]) {
-  const matches = ((a.payload as { data?: { matches?: AssetMatch[] } } | undefined)?.data?.matches ?? []).filter(
-    (m) => m.entity_type === 'environment' && m.asset_id,
-  );
+  const matches = payloadMatches(a.payload).filter(isAssetMatch);
   const groups = new Map<string, { env: { id: number; name: string } | null; assets: AssetMatch[] }>();
   for (const m of matches) {
     const g = groups.get(m.entity_name) ?? { env: envs.find((e) => e.name === m.entity_name) ?? null, assets: [] };
@@ -57,7 +66,7 @@ function AlertAssets({ a, envs }: { a: AlertItem; envs: readonly { id: number; n
               {i ? ', ' : ''}
               {g.env ? (
                 <a
-                  href={`/environments/${g.env.id}?asset_id=${encodeURIComponent(m.asset_id!)}`}
+                  href={`/environments/${g.env.id}?asset_id=${encodeURIComponent(m.asset_id)}`}
                   aria-label={`${m.asset_id} in ${name} (${a.cve_id})`}
                 >
                   {m.asset_id}

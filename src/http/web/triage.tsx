@@ -4,6 +4,7 @@ import type { Environment } from '../../services/environments.ts';
 import type { DecisionView, HistoryView } from '../../services/triage.ts';
 import { DECISION_STATUSES, JUSTIFICATIONS } from '../../domain/triage.ts';
 import { canChange, Csrf, FieldError, html, Layout, Scroll, when, type Viewer } from './layout.tsx';
+import { isObject } from '../json-object.ts';
 
 export interface Member {
   id: number;
@@ -378,16 +379,26 @@ export function renderDecision(
 /** A history snapshot in a line: status, justification, due date and the statements. */
 function summary(s: object | null): string {
   if (!s) return '—';
-  const x = s as Partial<
-    Record<'status' | 'justification' | 'due_date' | 'impact_statement' | 'action_statement', string | null>
-  > & { review_reasons?: string[] };
+  const x: Record<string, unknown> = isObject(s) ? s : {};
+  const text = (k: string) => {
+    const v = x[k];
+    return typeof v === 'string' && v !== '' ? v : null;
+  };
+  const [status, justification, due, impact, action] = [
+    'status',
+    'justification',
+    'due_date',
+    'impact_statement',
+    'action_statement',
+  ].map(text);
+  const reasons = Array.isArray(x.review_reasons) ? x.review_reasons.filter((r) => typeof r === 'string') : [];
   return [
-    x.status ? STATUS_TEXT[x.status] : null,
-    x.justification ? label(x.justification) : null,
-    x.due_date ? `due ${x.due_date}` : null,
-    x.impact_statement ? `impact: ${x.impact_statement}` : null,
-    x.action_statement ? `action: ${x.action_statement}` : null,
-    x.review_reasons?.length ? `review: ${x.review_reasons.join('; ')}` : null,
+    status ? STATUS_TEXT[status] : null,
+    justification ? label(justification) : null,
+    due ? `due ${due}` : null,
+    impact ? `impact: ${impact}` : null,
+    action ? `action: ${action}` : null,
+    reasons.length ? `review: ${reasons.join('; ')}` : null,
   ]
     .filter(Boolean)
     .join(' · ');
