@@ -1,7 +1,6 @@
 // Authentication and the route policy (spec §5, §7). Every route declares its policy in `config.auth`:
-//   mode    who may call: none (no credential read), public (optional credential), key, session,
-//           key_or_session, internal_or_session (X-Internal-Key or a session: the health JSON);
-//   role    minimum member role; scope: the key scope;
+//   mode    who may call: none (no credential read), public (optional credential), key, session, key_or_session,
+//           internal_or_session (X-Internal-Key or a session: the health JSON); role: minimum role; scope: key scope;
 //   tenant  false, or the tenant resource the route touches and where its ids come from (the two-tenant
 //           runner in test/security/ attacks every such route by this declaration).
 // ONE onRequest hook enforces it, before the body is read: credential → kind (partner/trial) → scope → role →

@@ -380,24 +380,14 @@ export function renderDecision(
 function summary(s: object | null): string {
   if (!s) return '—';
   const x: Record<string, unknown> = isObject(s) ? s : {};
-  const text = (k: string) => {
-    const v = x[k];
-    return typeof v === 'string' && v !== '' ? v : null;
-  };
-  const [status, justification, due, impact, action] = [
-    'status',
-    'justification',
-    'due_date',
-    'impact_statement',
-    'action_statement',
-  ].map(text);
+  const on = (v: unknown, said: (t: string) => string | undefined) => (typeof v === 'string' && v ? said(v) : null);
   const reasons = Array.isArray(x.review_reasons) ? x.review_reasons.filter((r) => typeof r === 'string') : [];
   return [
-    status ? STATUS_TEXT[status] : null,
-    justification ? label(justification) : null,
-    due ? `due ${due}` : null,
-    impact ? `impact: ${impact}` : null,
-    action ? `action: ${action}` : null,
+    on(x.status, (t) => STATUS_TEXT[t]),
+    on(x.justification, label),
+    on(x.due_date, (t) => `due ${t}`),
+    on(x.impact_statement, (t) => `impact: ${t}`),
+    on(x.action_statement, (t) => `action: ${t}`),
     reasons.length ? `review: ${reasons.join('; ')}` : null,
   ]
     .filter(Boolean)
