@@ -22,6 +22,8 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { lazyChildLogger } from './lib/logger.ts';
+import { errorMessage } from './lib/errors.ts';
+import { isObject } from './http/json-object.ts';
 import { deploymentWarnings } from './domain/deployment.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { noHostileEscape, registerTextGuard } from './http/text-guard.ts';
@@ -33,7 +35,7 @@ import { registerAuth } from './http/auth.ts';
 import { registerEdgeLimit } from './http/edge-limit.ts';
 import { registerPageCompression } from './http/page-compression.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
-import { withErrorResponses } from './http/openapi-errors.ts';
+import { withErrorResponses } from './http/openapi-error-document.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { registerLimits, type ProfileName, type ProfileSpec } from './http/limits.ts';
 import { postgresLimiters } from './store/rate-limits.ts';
@@ -126,16 +128,11 @@ function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): 
     }
   } else if (Array.isArray(v)) {
     v.forEach((x, i) => unsafeNumbers(x, `${at}/${i}`, out, depth + 1));
-  } else if (v !== null && typeof v === 'object') {
+  } else if (isObject(v)) {
     // for…in over own keys, not Object.entries: no array of pairs for each object (every request's query walks here).
     for (const k in v) {
       if (Object.hasOwn(v, k))
-        unsafeNumbers(
-          (v as Record<string, unknown>)[k],
-          `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-          out,
-          depth + 1,
-        );
+        unsafeNumbers(v[k], `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, out, depth + 1);
     }
   }
 }
@@ -160,53 +157,57 @@ function withSafeNumbers(
 ): FastifyValidationResult {
   // Only the properties the schema types as numbers can be read loosely: found once, when the schema is compiled.
   const numeric = textInput ? numericKeys(schema) : [];
-  const wrapped = Object.assign(
-    (data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
-      const raw = rawStrings(data, numeric);
-      const valid = validate(data, ctx);
-      // Nothing read loosely and nothing to walk (a ping's empty query): valid as Ajv said, with no allocation.
-      if (valid && raw === null && isEmptyObject(data)) {
-        wrapped.errors = null;
-        return true;
-      }
-      const loose = looseNumbers(raw, data, schema);
-      const looseErrors: AjvLikeError[] = loose.map(({ key, type }) => ({
-        instancePath: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-        schemaPath: '#/type',
-        keyword: 'type',
-        params: { type },
-        message: `must be ${type}`,
-      }));
-      if (!valid) {
-        // A field written loosely gets its type error only (not also the range error of the number it was read as).
-        const paths = new Set(looseErrors.map((e) => e.instancePath));
-        const others = (validate.errors ?? []).filter((e) => !paths.has(e.instancePath));
-        wrapped.errors = [...others, ...looseErrors] as FastifySchemaValidationError[];
-        return false;
-      }
-      const bad: AjvLikeError[] = [...looseErrors];
-      // Records (route config recordArrays) are judged record by record, their numbers too.
-      unsafeNumbers(
-        records.length && data !== null && typeof data === 'object'
-          ? Object.fromEntries(Object.entries(data).filter(([k]) => !records.includes(k)))
-          : data,
-        '',
-        bad,
-      );
-      wrapped.errors = bad.length > 0 ? bad : null;
-      return bad.length === 0;
-    },
-    { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv },
-  );
+  const state: { errors: FastifySchemaValidationError[] | null; schemaEnv: ValidateFunction['schemaEnv'] } = {
+    errors: null,
+    schemaEnv: validate.schemaEnv,
+  };
+  const wrapped = Object.assign((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
+    const raw = rawStrings(data, numeric);
+    const valid = validate(data, ctx);
+    // Nothing read loosely and nothing to walk (a ping's empty query): valid as Ajv said, with no allocation.
+    if (valid && raw === null && isEmptyObject(data)) {
+      wrapped.errors = null;
+      return true;
+    }
+    const loose = looseNumbers(raw, data, schema);
+    const looseErrors: AjvLikeError[] = loose.map(({ key, type }) => ({
+      instancePath: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type },
+      message: `must be ${type}`,
+    }));
+    if (!valid) {
+      // A field written loosely gets its type error only (not also the range error of the number it was read as).
+      const paths = new Set(looseErrors.map((e) => e.instancePath));
+      const others = (validate.errors ?? []).filter((e) => !paths.has(e.instancePath));
+      wrapped.errors = [...others, ...looseErrors];
+      return false;
+    }
+    const bad: AjvLikeError[] = [...looseErrors];
+    // Records (route config recordArrays) are judged record by record, their numbers too.
+    unsafeNumbers(
+      records.length && data !== null && typeof data === 'object'
+        ? Object.fromEntries(Object.entries(data).filter(([k]) => !records.includes(k)))
+        : data,
+      '',
+      bad,
+    );
+    wrapped.errors = bad.length > 0 ? bad : null;
+    return bad.length === 0;
+  }, state);
   return wrapped;
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const loggerInstance: FastifyBaseLogger | null = deps.logger || null;
   const app: App = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: false }),
+    ...(loggerInstance ? { loggerInstance } : { logger: false }),
     genReqId: () => newRequestId(),
-    // Per-request child loggers made on first use only (src/lib/logger.ts).
-    childLoggerFactory: (logger, bindings, opts) => lazyChildLogger(logger as unknown as Logger, bindings, opts),
+    // Per-request child loggers made on first use only (src/lib/logger.ts). The parent is Fastify's logger: pino's
+    // child of the one given (the no-op logger without one), typed as FastifyBaseLogger, which names fewer members.
+    childLoggerFactory: (logger, bindings, opts): FastifyBaseLogger =>
+      lazyChildLogger(logger as Logger, bindings, opts),
     logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: JSON_BODY_LIMIT,
     // A whole request, body included, within requestTimeoutMs, else 408 (client-errors.ts). Fastify turns Node's
@@ -252,11 +253,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // action POSTs that take none) are answered as if they had sent none; any other text goes to Fastify's own parser.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body: string, done) => {
     if (body === '') done(null, undefined);
     else {
-      req.jsonTextClean = noHostileEscape(body as string);
-      void parseJson(req, body as string, done);
+      req.jsonTextClean = noHostileEscape(body);
+      void parseJson(req, body, done);
     }
   });
 
@@ -280,13 +281,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const later = route.config?.laterFields ?? [];
     route.validatorCompiler = ({ schema, httpPart }) => {
       if (httpPart !== 'body') return withSafeNumbers(queryAjv.compile(schema), schema, true);
-      const s = schema as { properties?: Record<string, unknown> };
-      const open = records.every((k) => s.properties?.[k] !== undefined) ? later : [];
+      const s = isObject(schema) ? schema : {};
+      const props = isObject(s.properties) ? s.properties : undefined;
+      const open = records.every((k) => props?.[k] !== undefined) ? later : [];
       const loose: [string, object][] = [
         ...records.map((k): [string, object] => [k, { type: 'array' }]),
         ...open.map((k): [string, object] => [k, {}]),
       ];
-      const shape = { ...s, properties: { ...s.properties, ...Object.fromEntries(loose) } };
+      const shape = { ...s, properties: { ...props, ...Object.fromEntries(loose) } };
       return withSafeNumbers(batchAjv.compile(shape), shape, false, [...records, ...open]);
     };
   });
@@ -321,7 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerPageCompression(app); // HTML answers compressed for a client that accepts br or gzip
   registerAuth(app, {
     meter: new UsageMeter(deps.store.db, 1000, (e) =>
-      app.log.warn({ err: (e as Error).message }, 'allowance counter not written; kept for the next flush'),
+      app.log.warn({ err: errorMessage(e) }, 'allowance counter not written; kept for the next flush'),
     ),
     clock,
     identity: services.identity,

@@ -1,7 +1,6 @@
 // Authentication and the route policy (spec §5, §7). Every route declares its policy in `config.auth`:
-//   mode    who may call: none (no credential read), public (optional credential), key, session,
-//           key_or_session, internal_or_session (X-Internal-Key or a session: the health JSON);
-//   role    minimum member role; scope: the key scope;
+//   mode    who may call: none (no credential read), public (optional credential), key, session, key_or_session,
+//           internal_or_session (X-Internal-Key or a session: the health JSON); role: minimum role; scope: key scope;
 //   tenant  false, or the tenant resource the route touches and where its ids come from (the two-tenant
 //           runner in test/security/ attacks every such route by this declaration).
 // ONE onRequest hook enforces it, before the body is read: credential → kind (partner/trial) → scope → role →
@@ -11,6 +10,7 @@
 // notification preferences), which any member may make; it still needs the write scope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
+import { isObject } from './json-object.ts';
 import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
 import { safeEqual } from '../lib/crypto.ts';
@@ -295,11 +295,11 @@ export function registerAuth(
   // A form post's CSRF token arrives in the body: checked once parsed, and removed before validation.
   const bodyToken = (stage: 'form' | 'parts') => (req: FastifyRequest, _reply: unknown, done: (e?: Error) => void) => {
     if (req.csrfPending !== stage) return done();
-    const body = req.body as Record<string, unknown> | null;
-    const token = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+    const body = isObject(req.body) ? req.body : null;
+    const token = body ? body[CSRF_FIELD] : undefined;
     try {
       verifyCsrf(req.sessionToken!, typeof token === 'string' ? token : undefined);
-      if (body && typeof body === 'object') delete body[CSRF_FIELD];
+      if (body) delete body[CSRF_FIELD];
     } catch (e) {
       return done(asError(e));
     }

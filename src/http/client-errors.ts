@@ -6,6 +6,13 @@ import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
 import { ApiError, renderError } from './errors.ts';
 import { newRequestId } from '../lib/ids.ts';
+import { isObject } from './json-object.ts';
+
+/** Whether Node has started a response on this connection (its `_httpMessage`, when there is one, says so). */
+const responseStarted = (socket: Socket) => {
+  const message = '_httpMessage' in socket ? socket._httpMessage : undefined;
+  return isObject(message) && message.headersSent === true;
+};
 
 function classify(code: string | undefined): { status: number; error: string; message: string } {
   switch (code) {
@@ -47,12 +54,7 @@ export function clientErrorResponse(code: string | undefined): string {
 
 export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
   // A connection the client already dropped gets no answer; nor one that has started a response.
-  if (
-    err.code === 'ECONNRESET' ||
-    err.code === 'EPIPE' ||
-    !socket.writable ||
-    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
-  ) {
+  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || responseStarted(socket)) {
     socket.destroy(err);
     return;
   }

@@ -1,6 +1,7 @@
 // HTTP conventions applied to every route (spec §2.1, §7, §9): request id + timing, the error envelope,
 // explicit mapping of framework errors, unknown query parameters, 404 vs 405.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isObject } from './json-object.ts';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
 import { refusalError } from './refusals.ts';
@@ -12,7 +13,7 @@ import type { RouteAuth } from './auth.ts';
 import type { AjvErr } from './union-errors.ts';
 import { validationError } from './validation-errors.ts';
 import { prefersHtml } from './status-page.ts';
-import { renderErrorPage } from './web/account.tsx';
+import { renderErrorPage } from './web/message-pages.tsx';
 import { PAGE_CSP } from './web/assets.ts';
 import { routeConfig } from './route-config.ts';
 import { errorField } from '../lib/errors.ts';
@@ -167,13 +168,8 @@ export function registerConventions(app: FastifyInstance) {
       [...methods].map((method) => {
         const d = declared.get(`${method} ${url}`);
         const policy = d?.config?.auth ?? null;
-        return {
-          method,
-          url,
-          declaredAuth: policy?.mode ?? null,
-          policy,
-          schema: (d?.schema as Record<string, unknown> | undefined) ?? null,
-        };
+        const schema = d?.schema;
+        return { method, url, declaredAuth: policy?.mode ?? null, policy, schema: isObject(schema) ? schema : null };
       }),
     ),
   );
@@ -193,8 +189,9 @@ export function registerConventions(app: FastifyInstance) {
     // Query parameters an API route accepts, for UNKNOWN_PARAMETER (spec rule for /api/ endpoints only; the
     // documentation pages keep their own query handling).
     if (route.url.startsWith('/api/')) {
-      const qs = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-      route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(qs?.properties ?? {}) };
+      const qs = route.schema?.querystring;
+      const props = isObject(qs) && isObject(qs.properties) ? qs.properties : {};
+      route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(props) };
     }
   });
 
@@ -211,7 +208,7 @@ export function registerConventions(app: FastifyInstance) {
   // Runs before validation: Ajv would otherwise strip or 422 them.
   app.addHook('preValidation', (req, _reply, done) => {
     const accepted = routeConfig(req).acceptedQuery;
-    const q = req.query as Record<string, unknown> | undefined;
+    const q = isObject(req.query) ? req.query : undefined;
     const unknown = accepted && q ? Object.keys(q).filter((k) => !accepted.includes(k)) : [];
     if (unknown.length === 0) return done();
     done(
@@ -245,7 +242,8 @@ export function registerConventions(app: FastifyInstance) {
     const path = req.url.split('?')[0];
     const found = shadow.find('GET', path);
     if (found) {
-      const methods = [...(methodsByPath.get((found.store as { path: string }).path) ?? [])];
+      const key = isObject(found.store) ? found.store.path : undefined;
+      const methods = [...((typeof key === 'string' && methodsByPath.get(key)) || [])];
       // Every GET route answers HEAD too (Fastify's exposeHeadRoutes), so Allow says so (RFC 9110 §9.3.2).
       const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
       if (allowed.length > 0 && !allowed.includes(req.method)) {

@@ -72,12 +72,9 @@ export function createLimits(
   limiters: LimiterFactory,
   overrides: Partial<Record<ProfileName, ProfileSpec>> = {},
 ): Limits {
-  return Object.fromEntries(
-    Object.entries(RATE_PROFILES).map(([name, spec]) => [
-      name,
-      createProfile(limiters, name, overrides[name as ProfileName] ?? spec),
-    ]),
-  ) as Limits;
+  const profile = (name: ProfileName) => createProfile(limiters, name, overrides[name] ?? RATE_PROFILES[name]);
+  // One line per profile: a profile added to RATE_PROFILES and not here fails the type check (Limits names each).
+  return { correlation: profile('correlation') };
 }
 
 declare module 'fastify' {

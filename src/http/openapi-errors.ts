@@ -10,14 +10,16 @@
 //   - the edge limit (429, when it is on) and the error handler (500, 503 when the route uses the database);
 //   - `schema.errors`: what the handler itself raises (a conflict, a plan cap, a per-key rate or batch limit),
 //     declared next to the route as keys of the catalogue in errors.ts.
-import { Type, type Static } from 'typebox';
-import { ERRORS, type ErrorBody, type ErrorKey } from './errors.ts';
+//
+// Here: those rows (routeErrors) and the helpers routes declare theirs with; the document's responses:
+// openapi-error-document.ts; their envelope schema: openapi-error-envelope.ts.
+import { ERRORS, type ErrorKey } from './errors.ts';
 import { requirements, type RouteAuth } from './auth.ts';
 import { isWrite } from './session-cookies.ts';
-import { browserFacing, isPage, type RouteEntry } from './conventions.ts';
+import { isPage, type RouteEntry } from './conventions.ts';
 import { EDGE_WINDOW_SEC, edgeExempt } from './edge-limit.ts';
 import { RATE_PROFILES, type ProfileName } from './limits.ts';
-import { REQUEST_ID_RE } from '../lib/ids.ts';
+import { isObject } from './json-object.ts';
 
 /** An error the handler raises: a catalogue key, optionally with its specific detail.error and when it happens. */
 export type RouteError = ErrorKey | { key: ErrorKey; error?: string; when?: string };
@@ -33,74 +35,6 @@ declare module 'fastify' {
     noDatabase?: boolean;
   }
 }
-
-const unique = <T>(xs: T[]) => [...new Set(xs)];
-const ValidationField = Type.Object(
-  { field: Type.String(), message: Type.String(), type: Type.String() },
-  { additionalProperties: false },
-);
-
-/** The error envelope as sendError (conventions.ts) and the HTTP-parser answers (client-errors.ts) write it. */
-export const ErrorEnvelope = Type.Object(
-  {
-    api: Type.Object(
-      {
-        version: Type.String({ description: '1.0.0 on /api/v1/… (and outside /api/), 2.0.0 on /api/v2/…' }),
-        request_id: Type.String({ pattern: REQUEST_ID_RE.source, description: 'Also the X-Request-ID header' }),
-        timestamp: Type.String({ format: 'date-time' }),
-      },
-      { additionalProperties: false },
-    ),
-    error: Type.Object(
-      {
-        code: Type.Unsafe<string>({
-          type: 'string',
-          enum: unique(Object.values(ERRORS).map((e) => e.code)),
-          description: 'The general SCREAMING_SNAKE code',
-        }),
-        message: Type.String(),
-        retryable: Type.Boolean({ description: 'True only when repeating the same request later may succeed' }),
-        retry_after_seconds: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-          description: 'Seconds to wait; the same value as the Retry-After header, which is absent when this is null',
-        }),
-        action: Type.Unsafe<string>({ type: 'string', enum: unique(Object.values(ERRORS).map((e) => e.action)) }),
-        reset_at: Type.Optional(
-          Type.String({ format: 'date-time', description: 'Only on usage limits that reset (PARTNER_LIMIT)' }),
-        ),
-        max: Type.Optional(Type.Integer({ description: 'Only on batch and count limits; also detail.max' })),
-        detail: Type.Union([
-          Type.Object(
-            { error: Type.String({ description: 'The specific lower-case code' }) },
-            { additionalProperties: true },
-          ),
-          Type.Array(ValidationField, { description: 'VALIDATION_ERROR: one item per refused field' }),
-        ]),
-      },
-      { additionalProperties: false },
-    ),
-    data: Type.Optional(
-      Type.Object(
-        {},
-        {
-          additionalProperties: true,
-          description: 'Data next to the error: the refused assets or hosts (data.rejected) when every one was refused',
-        },
-      ),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'The error envelope (spec §7). Every error answer of the API has this body.',
-  },
-);
-
-// The schema names exactly the fields the handler renders (a compile-time check: a field added to ErrorBody
-// without the schema, or the other way round, fails the type check).
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const fieldsMatch: Same<keyof ErrorBody, keyof Static<typeof ErrorEnvelope>['error']> = true;
-void fieldsMatch;
-
-export const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 
 /** A per-key rate limit of a profile (limits.ts), for a route's `schema.errors`. */
 export function perKeyRateLimit(profile: ProfileName): RouteError {
@@ -210,22 +144,28 @@ function credentialRows(method: string, p: RouteAuth): ErrorRow[] {
   return out;
 }
 
+/** Whether a text names a catalogue entry (Object.keys types the catalogue's keys as mere strings). */
+const isErrorKey = (k: string): k is ErrorKey => Object.hasOwn(ERRORS, k);
+const catalogueKeys = Object.keys(ERRORS).filter(isErrorKey);
+const optionalText = (x: unknown) => x === undefined || typeof x === 'string';
+/** A route's declared `schema.errors` item, as the route table hands the schema over (members unchecked). */
+const isRouteError = (e: unknown): e is RouteError =>
+  typeof e === 'string'
+    ? isErrorKey(e)
+    : isObject(e) && typeof e.key === 'string' && isErrorKey(e.key) && optionalText(e.error) && optionalText(e.when);
+
 /** 404 of a tenant id: the catalogue entry whose detail.error is the declared answer, else NOT_FOUND with it. */
 function notFoundRow(foreign: string, when: string): ErrorRow {
-  const key =
-    (Object.keys(ERRORS) as ErrorKey[]).find((k) => ERRORS[k].status === 404 && ERRORS[k].error === foreign) ??
-    'NOT_FOUND';
+  const key = catalogueKeys.find((k) => ERRORS[k].status === 404 && ERRORS[k].error === foreign) ?? 'NOT_FOUND';
   return row(key, when, foreign);
 }
 
 /** Every error an operation can answer, in the order the request meets them. */
 export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
-  const schema = (r.schema ?? {}) as {
-    querystring?: { properties?: Record<string, unknown> };
-    response?: Record<string, unknown>;
-    errors?: readonly RouteError[];
-    noDatabase?: boolean;
-  };
+  const schema = r.schema ?? {};
+  const query =
+    isObject(schema.querystring) && isObject(schema.querystring.properties) ? schema.querystring.properties : {};
+  const ownResponses = isObject(schema.response) ? schema.response : {};
   const policy: RouteAuth = r.policy ?? { mode: 'none', tenant: false };
   const api = r.url.startsWith('/api/');
   const v2 = r.url.startsWith('/api/v2/');
@@ -245,7 +185,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   }
   // Outside /api/ any query parameter is validated (there is no UNKNOWN_PARAMETER there); text holding U+0000
   // or a lone surrogate is refused in the query, path and body of every route (text-guard.ts).
-  const queryValidated = !api || Object.keys(schema.querystring?.properties ?? {}).length > 0;
+  const queryValidated = !api || Object.keys(query).length > 0;
   if (body || params || queryValidated) {
     const where = [queryValidated ? 'query' : '', params ? 'path' : '', body ? 'body' : ''].filter(Boolean).join(', ');
     out.push(
@@ -263,7 +203,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
 
   const tenantIds = policy.tenant ? policy.tenant.ids : [];
   // A route with path parameters looks them up; unless it answers its own 404 (a page), the envelope's.
-  if (params && !('404' in (schema.response ?? {}))) {
+  if (params && !('404' in ownResponses)) {
     const declared = tenantIds.find((i) => i.in === 'params' && i.foreign !== 'empty');
     out.push(
       notFoundRow(
@@ -277,7 +217,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
       out.push(notFoundRow(i.foreign, `${i.in}.${i.name} names nothing in your organization`));
   }
 
-  for (const e of schema.errors ?? []) {
+  for (const e of Array.isArray(schema.errors) ? schema.errors.filter(isRouteError) : []) {
     const d = typeof e === 'string' ? { key: e } : e;
     if (!(redirectsToLogin && d.key === 'AUTH_REQUIRED')) out.push(row(d.key, d.when, d.error));
   }
@@ -291,7 +231,7 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
     );
   }
   out.push(row('INTERNAL_ERROR', 'an unexpected server error (the message names the request id)'));
-  if (!schema.noDatabase) {
+  if (schema.noDatabase !== true) {
     out.push(row('DB_TIMEOUT', 'the database did not answer in time'));
     out.push(row('DB_UNAVAILABLE', 'the database is unavailable'));
   }
@@ -303,148 +243,4 @@ export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
     seen.add(k);
     return true;
   });
-}
-
-interface OaResponse {
-  description: string;
-  content?: Record<string, unknown>;
-  headers?: Record<string, unknown>;
-}
-
-/** The OpenAPI responses of these rows, by status, each naming its codes; merged into what the route documents. */
-export function errorResponses(
-  rows: ErrorRow[],
-  own: Record<string, OaResponse> = {},
-  html = false,
-): Record<string, OaResponse> {
-  const out: Record<string, OaResponse> = {};
-  const statuses = unique(rows.map((x) => ERRORS[x.key].status)).sort((a, b) => a - b);
-  for (const status of statuses) {
-    const mine = rows.filter((x) => ERRORS[x.key].status === status);
-    const lines = mine.map((x) => `- ${ERRORS[x.key].code}${x.error ? ` (${x.error})` : ''}: ${x.when}`).join('\n');
-    const prior = own[String(status)];
-    const res: OaResponse = {
-      description: prior ? `${prior.description}\n\nIn the error envelope:\n${lines}` : lines,
-      content: {
-        ...(prior?.content ?? {}),
-        'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } },
-        ...(html
-          ? {
-              'text/html': {
-                schema: {
-                  type: 'string',
-                  description: 'For a browser (an Accept preferring HTML): the error page, with the same message',
-                },
-              },
-            }
-          : {}),
-      },
-    };
-    if (mine.some((x) => ERRORS[x.key].retryAfter !== null)) {
-      res.headers = {
-        'Retry-After': {
-          description: 'Seconds to wait: error.retry_after_seconds',
-          schema: { type: 'integer', minimum: 1 },
-        },
-      };
-    }
-    out[String(status)] = res;
-  }
-  return out;
-}
-
-type Operation = {
-  responses?: Record<string, OaResponse>;
-  security?: Record<string, string[]>[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> };
-};
-type BodySchema = { properties?: object; type?: string | string[]; anyOf?: BodySchema[] };
-
-/** A schema that admits no member: an empty object, null, or a choice of those. */
-function admitsNoMember(s: BodySchema | undefined): boolean {
-  if (!s) return false;
-  if (s.anyOf) return s.anyOf.every(admitsNoMember);
-  const types = Array.isArray(s.type) ? s.type : [s.type];
-  return types.every((t) => t === 'object' || t === 'null') && Object.keys(s.properties ?? {}).length === 0;
-}
-
-/**
- * @fastify/swagger marks every request body required. A body without any member (the NoBody schemas: an action such
- * as rotate-secret or a test delivery) is taken absent as well (read as {} or null), so the document says optional.
- */
-function bodyIsOptional(op: Operation): boolean {
-  const content = Object.values(op.requestBody?.content ?? {});
-  return content.length > 0 && content.every((c) => admitsNoMember(c.schema));
-}
-
-/**
- * The security an operation's auth policy accepts, for an operation whose schema names none: a public route takes a
- * key or a session optionally (`{}` first: no credential), so the interactive reference sends the key when one is
- * set (ranked lists, paid page sizes); pages and the rest say what they need. `none` routes read no credential.
- */
-export function securityOf(policy: RouteAuth | null): Record<string, string[]>[] | undefined {
-  switch (policy?.mode) {
-    case 'public':
-      return [{}, { apiKey: [] }, { session: [] }];
-    case 'key':
-      return [{ apiKey: [] }];
-    case 'session':
-      return [{ session: [] }];
-    case 'key_or_session':
-      return [{ apiKey: [] }, { session: [] }];
-    case 'internal_or_session':
-      return [{ internalKey: [] }, { session: [] }];
-    default:
-      return undefined;
-  }
-}
-interface Document {
-  servers?: { url: string }[];
-  paths?: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, unknown> };
-}
-
-/** The path under which @fastify/swagger documents a route URL (`:id` → `{id}`, the servers' base path removed). */
-function documentedPath(url: string, servers: { url: string }[]): string {
-  let u = url;
-  for (const s of servers) {
-    const base = s.url.startsWith('/') ? s.url : new URL(s.url).pathname;
-    if (base !== '/' && u.startsWith(base)) u = u.slice(base.length);
-  }
-  return u.replace(/:(\w+)/g, '{$1}');
-}
-
-/** transformObject of @fastify/swagger: the ErrorEnvelope component and every operation's error responses. */
-export function withErrorResponses<D>(doc: D, routes: RouteEntry[], opts: ErrorDocOptions): D {
-  const d = doc as Document;
-  d.components = { ...d.components, schemas: { ...d.components?.schemas, ErrorEnvelope } };
-  const byOperation = new Map(
-    routes.map((r) => [`${r.method.toLowerCase()} ${documentedPath(r.url, d.servers ?? [])}`, r]),
-  );
-  for (const [path, ops] of Object.entries(d.paths ?? {})) {
-    for (const [method, op] of Object.entries(ops)) {
-      const route = byOperation.get(`${method} ${path}`);
-      if (!route) continue;
-      op.responses = {
-        ...op.responses,
-        ...errorResponses(routeErrors(route, opts), op.responses, browserFacing(route.url)),
-      };
-      op.security ??= securityOf(route.policy);
-      if (op.requestBody && bodyIsOptional(op)) op.requestBody.required = false;
-      // A page sends a visitor without a credential (or with a refused one) to sign in, and back after.
-      if (
-        method === 'get' &&
-        isPage(route.url) &&
-        route.policy &&
-        route.policy.mode !== 'none' &&
-        route.policy.mode !== 'public' &&
-        !op.responses['303']
-      ) {
-        op.responses['303'] = {
-          description: 'Not signed in (no session, or a refused key): a redirect to /login?next=<this page>',
-        };
-      }
-    }
-  }
-  return doc;
 }

@@ -2,20 +2,24 @@
 // loose `==` equates with a number into that number: " " and "\t" became 0, "0x5" 5, "0b11" 3, so
 // `GET /api/v1/cves?cvss_max=%20` answered 200 with only the CVSS-0 CVEs instead of 422. Only decimal text (sign,
 // fraction and exponent allowed) is read as a number here; anything else gets the field's type error.
+import { isObject } from './json-object.ts';
 
 /** A number as a query string may write it: `7`, `-1`, `+2`, `7.5`, `.5`, `1e3`. */
 export const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-interface PropertySchema {
-  type?: unknown;
-  items?: { type?: unknown };
-}
+/** The property schemas of an object schema ({} when it has none). */
+const properties = (schema: unknown) => (isObject(schema) && isObject(schema.properties) ? schema.properties : {});
+/** The `type` of a schema, or of its items when `items` (an array's). */
+const typeOf = (schema: unknown, items = false): unknown => {
+  const s = items && isObject(schema) ? schema.items : schema;
+  return isObject(s) ? s.type : undefined;
+};
 
 /** The properties a schema types as numbers (or arrays of numbers): the only ones coercion can read loosely. */
 export function numericKeys(schema: unknown): string[] {
-  const props = (schema as { properties?: Record<string, PropertySchema> } | null)?.properties ?? {};
+  const props = properties(schema);
   const numeric = (t: unknown) => t === 'number' || t === 'integer';
-  return Object.keys(props).filter((k) => numeric(props[k]?.type) || numeric(props[k]?.items?.type));
+  return Object.keys(props).filter((k) => numeric(typeOf(props[k])) || numeric(typeOf(props[k], true)));
 }
 
 /**
@@ -23,12 +27,15 @@ export function numericKeys(schema: unknown): string[] {
  * null when there is none (a schema without numeric properties copies nothing).
  */
 export function rawStrings(data: unknown, keys: readonly string[]): Map<string, string | string[]> | null {
-  if (keys.length === 0 || data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+  if (keys.length === 0 || !isObject(data)) return null;
   let out: Map<string, string | string[]> | null = null;
   for (const k of keys) {
-    const v = (data as Record<string, unknown>)[k];
+    const v = data[k];
     if (typeof v === 'string') (out ??= new Map()).set(k, v);
-    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) (out ??= new Map()).set(k, [...v] as string[]);
+    else if (Array.isArray(v)) {
+      const strings = v.filter((x) => typeof x === 'string');
+      if (strings.length === v.length) (out ??= new Map()).set(k, strings);
+    }
   }
   return out;
 }
@@ -42,16 +49,15 @@ export function looseNumbers(
   coerced: unknown,
   schema: unknown,
 ): { key: string; type: string }[] {
-  if (!raw || coerced === null || typeof coerced !== 'object') return [];
-  const props = (schema as { properties?: Record<string, PropertySchema> } | null)?.properties ?? {};
+  if (!raw || !isObject(coerced)) return [];
+  const props = properties(schema);
   const out: { key: string; type: string }[] = [];
   for (const [key, text] of raw) {
-    const value = (coerced as Record<string, unknown>)[key];
+    const value = coerced[key];
     const texts = Array.isArray(text) ? text : [text];
     const values = Array.isArray(value) ? value : [value];
     if (!values.some((v, i) => typeof v === 'number' && !NUMERIC_TEXT.test(texts[i] ?? ''))) continue;
-    const p = props[key];
-    const declared = Array.isArray(value) ? p?.items?.type : p?.type;
+    const declared = typeOf(props[key], Array.isArray(value));
     out.push({ key, type: declared === 'integer' ? 'integer' : 'number' });
   }
   return out;

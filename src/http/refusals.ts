@@ -2,12 +2,19 @@
 // error handler (conventions.ts toApiError): a route never maps a refusal itself. Each row names the catalogue
 // entry (errors.ts) and how the refusal's detail becomes the envelope's.
 import { ApiError, type ErrorKey } from './errors.ts';
+import { isObject } from './json-object.ts';
 import { TRIAL_CONTACT_URL as CONTACT_URL } from '../domain/tiers.ts';
 import { Refusal, type FieldProblem, type RefusalCode } from '../services/refusal.ts';
 
 type Row = (r: Refusal) => ApiError;
 
 const said = (r: Refusal) => (r.explained ? r.message : undefined);
+// A refusal's detail members are unchecked values: each is read as the type the row needs, or left out.
+const num = (x: unknown) => (typeof x === 'number' ? x : undefined);
+const text = (x: unknown) => (typeof x === 'string' ? x : undefined);
+const isFieldProblem = (x: unknown): x is FieldProblem =>
+  isObject(x) && typeof x.field === 'string' && typeof x.message === 'string' && typeof x.type === 'string';
+const fieldProblems = (x: unknown) => (Array.isArray(x) ? x.filter(isFieldProblem) : undefined);
 
 /** The catalogue entry, with the refusal's detail as the envelope's detail (detail.error: the entry's). */
 const plain =
@@ -32,8 +39,7 @@ const onField =
 
 export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   // accounts (docs/accounts.md)
-  rate_limited: (r) =>
-    new ApiError('RATE_LIMITED', { message: said(r), retryAfterSeconds: r.detail.retry_after as number }),
+  rate_limited: (r) => new ApiError('RATE_LIMITED', { message: said(r), retryAfterSeconds: num(r.detail.retry_after) }),
   login_link_invalid: tagged('AUTH_REQUIRED'),
   invitation_invalid: tagged('AUTH_REQUIRED'),
   org_removed: tagged('AUTH_REQUIRED'),
@@ -82,21 +88,17 @@ export const REFUSALS: { readonly [C in RefusalCode]: Row } = {
   statement_not_found: tagged('NOT_FOUND'),
   // watchlist (docs/watchlists.md)
   already_watching: tagged('CONFLICT'),
-  limit_reached: (r) => new ApiError('LIMIT_REACHED', { message: said(r), max: r.detail.max as number }),
+  limit_reached: (r) => new ApiError('LIMIT_REACHED', { message: said(r), max: num(r.detail.max) }),
   // environments (docs/windows-engine.md)
   environment_exists: tagged('CONFLICT'),
   // correlation (docs/correlation.md §7)
   invalid_input: (r) =>
-    new ApiError('VALIDATION_ERROR', {
-      message: said(r),
-      fields: r.detail.fields as FieldProblem[],
-      data: r.detail.data,
-    }),
+    new ApiError('VALIDATION_ERROR', { message: said(r), fields: fieldProblems(r.detail.fields), data: r.detail.data }),
   environment_not_found: plain('ENVIRONMENT_NOT_FOUND'),
   trial_required: plain('TRIAL_REQUIRED'),
   trial_checks_used: plain('TRIAL_LIMIT'),
   partner_limit: (r) =>
-    new ApiError('PARTNER_LIMIT', { message: said(r), resetAt: r.detail.resets_at as string, detail: { ...r.detail } }),
+    new ApiError('PARTNER_LIMIT', { message: said(r), resetAt: text(r.detail.resets_at), detail: { ...r.detail } }),
 };
 
 /** A refusal as its spec §7 error. */

@@ -10,7 +10,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
-import { UNDECODABLE, type ParsedQuery } from './querystring.ts';
+import { UNDECODABLE } from './querystring.ts';
+import { isObject } from './json-object.ts';
 import { routeConfig } from './route-config.ts';
 import { asError } from '../lib/errors.ts';
 
@@ -72,14 +73,14 @@ export function findHostileText(value: unknown, base: string): TextProblem[] {
         if (typeof x === 'string' || (x !== null && typeof x === 'object'))
           stack.push([x, { parent: at, key: String(i) }]);
       }
-    } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
+    } else if (isObject(v) && !Buffer.isBuffer(v)) {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i];
         const kp = problemOf(k);
         if (kp) out.push({ field: pathOf(base, at), message: `a field name ${kp.message}`, type: kp.type });
         else {
-          const x: unknown = (v as Record<string, unknown>)[k];
+          const x = v[k];
           if (typeof x === 'string' || (x !== null && typeof x === 'object')) stack.push([x, { parent: at, key: k }]);
         }
       }
@@ -123,8 +124,8 @@ declare module 'fastify' {
 
 /** The body without the items of its record arrays (`keys`), where they are arrays: the rest is checked at the edge. */
 export function withoutRecords(body: unknown, keys: readonly string[] | undefined): unknown {
-  if (keys === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const b = { ...(body as Record<string, unknown>) };
+  if (keys === undefined || !isObject(body)) return body;
+  const b = { ...body };
   for (const k of keys) if (Array.isArray(b[k])) b[k] = [];
   return b;
 }
@@ -137,7 +138,7 @@ export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (req, _reply, done) => {
     if (isEmpty(req.query) && isEmpty(req.params) && (req.body === undefined || req.body === null)) return done();
     try {
-      refuseUndecodable(req.query as ParsedQuery | undefined);
+      refuseUndecodable(req.query);
       // A JSON body whose text has no escape of U+0000 or a surrogate is not walked (an 8 MiB batch: one regex scan).
       const body = req.jsonTextClean ? undefined : withoutRecords(req.body, routeConfig(req).recordArrays);
       refuseHostileText({ query: req.query, params: req.params, body }, '');
@@ -149,9 +150,10 @@ export function registerTextGuard(app: FastifyInstance): void {
 }
 
 /** Query parameters whose percent-encoding is not valid UTF-8 (querystring.ts): 422 naming each, never echoed. */
-function refuseUndecodable(q: ParsedQuery | undefined): void {
-  const names = q?.[UNDECODABLE];
-  if (!names) return;
+function refuseUndecodable(q: unknown): void {
+  const listed = q !== null && typeof q === 'object' && UNDECODABLE in q ? q[UNDECODABLE] : undefined;
+  if (!Array.isArray(listed)) return;
+  const names = listed.filter((n) => typeof n === 'string');
   throw new ApiError('VALIDATION_ERROR', {
     message: 'Query parameters must be percent-encoded UTF-8 text',
     fields: names

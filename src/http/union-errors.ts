@@ -55,8 +55,8 @@ function collapse(anyOf: AjvErr, branchErrors: AjvErr[]): AjvErr[] {
   let firstType: string | undefined;
   for (const errs of all) {
     const listed = errs.find((e) => e.keyword === 'enum' || e.keyword === 'const');
-    if (listed?.keyword === 'enum' && Array.isArray(listed.params?.allowedValues))
-      values.push(...(listed.params.allowedValues as unknown[]).map(String));
+    const allowed: unknown = listed?.params?.allowedValues;
+    if (listed?.keyword === 'enum' && Array.isArray(allowed)) values.push(...allowed.map(String));
     else if (listed?.keyword === 'const') values.push(String(listed.params?.allowedValue));
     else {
       const type = errs.find((e) => e.keyword === 'type')?.params?.type;

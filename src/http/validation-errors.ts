@@ -87,9 +87,8 @@ const PATTERN_MESSAGES: Record<string, string> = {
 
 function humanMessage(e: AjvErr): string {
   if (e.text) return e.text;
-  if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
-    return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  }
+  const allowed: unknown = e.params?.allowedValues;
+  if (e.keyword === 'enum' && Array.isArray(allowed)) return `must be one of: ${allowed.join(', ')}`;
   if (e.keyword === 'additionalProperties') return 'field is not accepted';
   if (e.keyword === 'required') return 'field is required';
   if (e.keyword === 'pattern' && typeof e.params?.pattern === 'string' && PATTERN_MESSAGES[e.params.pattern])

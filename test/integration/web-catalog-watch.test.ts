@@ -10,7 +10,7 @@ import { importPaths } from '../../src/services/import/pipeline.ts';
 import { CATALOGS, CSAF_FIXTURES, NVD_FIXTURES, feedDir } from '../helpers/ingest.ts';
 import { createMember } from '../../src/store/identity.ts';
 import { fixture } from '../helpers/feeds.ts';
-import { ASSET_CVE_ROWS } from '../../src/http/web/app.tsx';
+import { ASSET_CVE_ROWS } from '../../src/http/web/environment.tsx';
 
 const DRIVE = 'SIMATIC Drive Controller CPU 1504D TF (6ES7615-4DF10-0AB0)';
 let t: TestApp;

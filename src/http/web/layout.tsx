@@ -12,6 +12,9 @@ export interface Viewer {
   csrf: string;
 }
 
+/** Whether the viewer may change the organization's data (owners and admins); a viewer sees no such form. */
+export const canChange = (v: Viewer) => v.role === 'owner' || v.role === 'admin';
+
 export const NAV: readonly { href: string; label: string }[] = [
   { href: '/overview', label: 'Overview' },
   { href: '/cves', label: 'CVEs' },

@@ -3,8 +3,8 @@
 import type { Environment } from '../../services/environments.ts';
 import type { DecisionView, HistoryView } from '../../services/triage.ts';
 import { DECISION_STATUSES, JUSTIFICATIONS } from '../../domain/triage.ts';
-import { canChange } from './app.tsx';
-import { Csrf, FieldError, html, Layout, Scroll, when, type Viewer } from './layout.tsx';
+import { canChange, Csrf, FieldError, html, Layout, Scroll, when, type Viewer } from './layout.tsx';
+import { isObject } from '../json-object.ts';
 
 export interface Member {
   id: number;
@@ -379,16 +379,16 @@ export function renderDecision(
 /** A history snapshot in a line: status, justification, due date and the statements. */
 function summary(s: object | null): string {
   if (!s) return '—';
-  const x = s as Partial<
-    Record<'status' | 'justification' | 'due_date' | 'impact_statement' | 'action_statement', string | null>
-  > & { review_reasons?: string[] };
+  const x: Record<string, unknown> = isObject(s) ? s : {};
+  const on = (v: unknown, said: (t: string) => string | undefined) => (typeof v === 'string' && v ? said(v) : null);
+  const reasons = Array.isArray(x.review_reasons) ? x.review_reasons.filter((r) => typeof r === 'string') : [];
   return [
-    x.status ? STATUS_TEXT[x.status] : null,
-    x.justification ? label(x.justification) : null,
-    x.due_date ? `due ${x.due_date}` : null,
-    x.impact_statement ? `impact: ${x.impact_statement}` : null,
-    x.action_statement ? `action: ${x.action_statement}` : null,
-    x.review_reasons?.length ? `review: ${x.review_reasons.join('; ')}` : null,
+    on(x.status, (t) => STATUS_TEXT[t]),
+    on(x.justification, label),
+    on(x.due_date, (t) => `due ${t}`),
+    on(x.impact_statement, (t) => `impact: ${t}`),
+    on(x.action_statement, (t) => `action: ${t}`),
+    reasons.length ? `review: ${reasons.join('; ')}` : null,
   ]
     .filter(Boolean)
     .join(' · ');

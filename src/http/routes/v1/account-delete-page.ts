@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { NoQuery } from '../../schemas/common.ts';
 import { ACCOUNT_ERRORS } from '../../schemas/accounts.ts';
 import { clearSessionCookies } from '../../session-cookies.ts';
-import { renderMessagePage } from '../../web/account.tsx';
+import { renderMessagePage } from '../../web/message-pages.tsx';
 import { Html, session, accountPageKit } from './account-page-kit.ts';
 
 const accountDeletePage: FastifyPluginAsyncTypebox = async (app) => {

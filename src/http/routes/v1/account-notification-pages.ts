@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NoQuery } from '../../schemas/common.ts';
 import { csrfTokenFor } from '../../session-cookies.ts';
-import { renderNotificationsPage } from '../../web/account.tsx';
+import { renderNotificationsPage } from '../../web/notifications.tsx';
 import { DELIVERIES, SEVERITIES } from '../../../services/account-preferences.ts';
 import { Html, session, accountPageKit } from './account-page-kit.ts';
 

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { NAME_TEXT_PATTERN, NoQuery } from '../../schemas/common.ts';
 import { ACCOUNT_ERRORS } from '../../schemas/accounts.ts';
 import { clearSessionCookies } from '../../session-cookies.ts';
-import { renderCheckEmailPage, renderLoginPage } from '../../web/account.tsx';
+import { renderCheckEmailPage, renderLoginPage } from '../../web/sign-in.tsx';
 import { NEXT_PATH_MAX, safeNextPath } from '../../../domain/accounts.ts';
 import { Html, See, session, accountPageKit } from './account-page-kit.ts';
 

@@ -5,7 +5,7 @@ import { acceptFormBodies } from '../../forms.ts';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
-import { renderAlerts } from '../../web/activity.tsx';
+import { renderAlerts } from '../../web/alerts.tsx';
 import { CHANGE_KINDS } from '../../../domain/changes.ts';
 import { Html, See, session, EnvParams, Csrf, read, idOf, pageKit } from './web-common.ts';
 

@@ -6,7 +6,7 @@ import { Value } from 'typebox/value';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import { renderEnvironment, type UploadOutcome } from '../../web/app.tsx';
+import { renderEnvironment, type UploadOutcome } from '../../web/environment.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import { caught, Refusal } from '../../../services/refusal.ts';
 import multipart from '@fastify/multipart';

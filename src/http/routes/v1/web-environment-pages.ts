@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import { renderEnvironment, renderEnvironments } from '../../web/app.tsx';
+import { renderEnvironment } from '../../web/environment.tsx';
+import { renderEnvironments } from '../../web/environments.tsx';
 import { caught } from '../../../services/refusal.ts';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 import {

@@ -1,7 +1,7 @@
 // An environment's page as the environment, asset and export routes read it: a page of its nameplates with their
 // CVEs and its Windows hosts, each in the view the API answers by default.
 import type { FastifyRequest } from 'fastify';
-import type { EnvironmentView } from '../../web/app.tsx';
+import type { EnvironmentView } from '../../web/environment.tsx';
 import { DEFAULT_OPTIONS } from '../../../services/correlation-answer.ts';
 import { MAX_HOSTS } from '../../../services/windows-correlation.ts';
 import { parseViewOptions, type ViewOptions } from '../../../domain/windows/view.ts';

@@ -5,7 +5,7 @@ import { acceptFormBodies } from '../../forms.ts';
 import { Type } from 'typebox';
 import { CveListQuery } from '../../schemas/cves.ts';
 import { readerOf } from './cves.ts';
-import { renderExplorer } from '../../web/activity.tsx';
+import { renderExplorer } from '../../web/explorer.tsx';
 import { Html, session, read, pageKit } from './web-common.ts';
 
 const webExplorerPages: FastifyPluginAsyncTypebox = async (app) => {

@@ -4,7 +4,7 @@ import { oldestKept, utcDay } from '../../../domain/exposure.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NoQuery } from '../../schemas/common.ts';
 import { acceptFormBodies } from '../../forms.ts';
-import { renderOverview } from '../../web/app.tsx';
+import { renderOverview } from '../../web/overview.tsx';
 import { caught } from '../../../services/refusal.ts';
 import { Html, See, session, read, pageKit } from './web-common.ts';
 

@@ -5,7 +5,7 @@ import { acceptFormBodies } from '../../forms.ts';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
 import { NoQuery } from '../../schemas/common.ts';
-import { renderWatchlist } from '../../web/activity.tsx';
+import { renderWatchlist } from '../../web/watchlist.tsx';
 import { caught } from '../../../services/refusal.ts';
 import { WATCH_ENTITY_TYPES } from '../../../domain/watchlist.ts';
 import { Html, See, session, Csrf, EmptyForm, read, write, pageKit, refusedFields } from './web-common.ts';

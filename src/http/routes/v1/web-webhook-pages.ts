@@ -5,7 +5,7 @@ import { acceptFormBodies } from '../../forms.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NoQuery } from '../../schemas/common.ts';
-import { renderWebhooks, type WebhooksPageState } from '../../web/activity.tsx';
+import { renderWebhooks, type WebhooksPageState } from '../../web/webhooks.tsx';
 import { NAME_TEXT_MESSAGE } from '../../../domain/text.ts';
 import {
   Html,

@@ -1,0 +1,98 @@
+// The catalogue's refusals of the request itself (spec §7): unreadable or invalid input (400, 422), what does not
+// exist or no longer does (404, 410), a method the path does not take (405) and conflicts (409).
+import type { CatalogueEntry } from './errors.ts';
+
+export const REQUEST_ERRORS = {
+  // 400 / 422
+  UNKNOWN_PARAMETER: {
+    status: 400,
+    code: 'UNKNOWN_PARAMETER',
+    error: 'unknown_parameter',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'Query parameter not accepted by this endpoint',
+  },
+  BAD_REQUEST: {
+    status: 400,
+    code: 'BAD_REQUEST',
+    error: 'bad_request',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'The request could not be read',
+  },
+  VALIDATION_ERROR: {
+    status: 422,
+    code: 'VALIDATION_ERROR',
+    error: 'validation_error',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'Parameters failed validation',
+  },
+  // 404 / 405 / 410 / 409
+  NOT_FOUND: {
+    status: 404,
+    code: 'NOT_FOUND',
+    error: 'not_found',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'Resource does not exist',
+  },
+  ASSET_NOT_FOUND: {
+    status: 404,
+    code: 'NOT_FOUND',
+    error: 'asset_not_found',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'No asset of this id is stored there in your organization',
+  },
+  ENVIRONMENT_NOT_FOUND: {
+    status: 404,
+    code: 'NOT_FOUND',
+    error: 'environment_not_found',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'No such environment in your organization',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    code: 'METHOD_NOT_ALLOWED',
+    error: 'method_not_allowed',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'Method not supported on this path',
+  },
+  GONE: {
+    status: 410,
+    code: 'GONE',
+    error: 'gone',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'Resource is gone',
+  },
+  CONFLICT: {
+    status: 409,
+    code: 'CONFLICT',
+    error: 'conflict',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'The request conflicts with the current state',
+  },
+  CONFIRMATION_REQUIRED: {
+    status: 403,
+    code: 'FORBIDDEN',
+    error: 'confirmation_required',
+    retryable: false,
+    retryAfter: null,
+    action: 'fix_input',
+    message: 'Confirmation text required',
+  },
+} as const satisfies Record<string, CatalogueEntry>;
