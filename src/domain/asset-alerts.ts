@@ -23,7 +23,7 @@ import {
 } from './product-match.ts';
 import { hostFactsKey, type HostEvaluation } from './windows/evaluate.ts';
 import { whyText } from './windows/wording.ts';
-import type { WindowsHost } from './windows/validate.ts';
+import type { WindowsHost } from './windows/host-record.ts';
 
 export interface EnvAsset {
   org_id: number;

@@ -11,7 +11,7 @@ import {
   normalizeText,
   replaceBadText,
 } from './windows/identifying.ts';
-import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
+import { isForbiddenFieldName, isPlaceholder } from './windows/field-checks.ts';
 import { cpeVersion, parseCpe } from './product-match.ts';
 
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;

@@ -9,7 +9,7 @@ import type { ProductIndex } from './evaluation-index.ts';
 import { lifecycleState, type LifecycleState } from './lifecycle.ts';
 import type { ProductMatch } from './match.ts';
 import type { WindowsProduct } from './products.ts';
-import type { WindowsHost } from './validate.ts';
+import type { WindowsHost } from './host-record.ts';
 import type { Prepared } from './prepared.ts';
 import { cumulative, cumulativeFast } from './verdict-cumulative.ts';
 import { legacy } from './verdict-legacy.ts';
