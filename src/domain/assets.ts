@@ -12,7 +12,7 @@ import {
   replaceBadText,
 } from './windows/identifying.ts';
 import { isForbiddenFieldName, isPlaceholder } from './windows/field-checks.ts';
-import { cpeVersion, parseCpe } from './product-match.ts';
+import { cpeVersion, parseCpe } from './cpe-name.ts';
 
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
 const MAX_NAME_LENGTH = 200;

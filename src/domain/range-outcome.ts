@@ -3,7 +3,8 @@
 import type { AffectedRange, RangeStatus } from './ranges.ts';
 import { inRange, sameVersion, type RangeAnswer } from './versions.ts';
 import { comparatorOf, distinctIn, explainUnordered, schemeOf } from './version-schemes.ts';
-import { matchProduct, parseCpe, type AssetName, type ProductMatch } from './product-match.ts';
+import { matchProduct, type AssetName, type ProductMatch } from './product-match.ts';
+import { parseCpe } from './cpe-name.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
 
 export type CorrelationStatus = 'affected' | 'not_affected' | 'needs_review';

@@ -6,13 +6,13 @@ import {
   isMemberKey,
   matchKeys,
   matchProduct,
-  parseCpe,
   productKey,
   variantBaseKey,
   vendorSlug,
   type AssetName,
   type ProductMatch,
 } from './product-match.ts';
+import { parseCpe } from './cpe-name.ts';
 
 export interface RangeRow {
   ord: number;

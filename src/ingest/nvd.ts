@@ -13,7 +13,7 @@ import { FeedFormatError } from './types.ts';
 import { arr, cvssScore, obj, parseFeedJson, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
-import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
+import { cpeVersion, parseCpe as parseCpeName } from '../domain/cpe-name.ts';
 import { errorMessage } from '../lib/errors.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
