@@ -142,12 +142,12 @@ export function buildAssetIndex(
   hosts: readonly EnvHost[],
   named: ReadonlySet<string> = new Set(),
 ): AssetIndex {
-  // Stryker disable next-line ArrayDeclaration: hostProfiles is replaced by the profiles built below before anything reads it
   const ix: AssetIndex = {
     byKey: new Map(),
     byOrg: new Map(),
     byCpe: new Map(),
     byFamily: new Map(),
+    // Stryker disable next-line ArrayDeclaration: hostProfiles is replaced by the profiles built below before anything reads it
     hostProfiles: [],
     assets: assets.length,
     hosts: hosts.length,

@@ -10,8 +10,8 @@ const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } 
 const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
 /** Whether a ranks before b: stronger match, then source (CVE record, CISA advisory, NVD), then the row's order. */
 export function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMatch; row: RangeRow }): boolean {
-  // Stryker disable next-line EqualityOperator: only the sign is read, and equal keys never reach here (row ord is unique within a CVE)
   return (
+    // Stryker disable next-line EqualityOperator: only the sign is read, and equal keys never reach here (row ord is unique within a CVE)
     (CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] ||
       SRC_RANK[a.row.source] - SRC_RANK[b.row.source] ||
       a.row.ord - b.row.ord) < 0

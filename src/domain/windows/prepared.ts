@@ -110,12 +110,13 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
       legacyFixes,
       legacyFixKbs: new Set(legacyFixes.map((f) => f.kb!)),
       rollupFix: mrs[0] ?? sos[0] ?? null,
-      // Stryker disable next-line ConditionalExpression,MethodExpression: null sorts as "null", after every month, so filtering nulls out or not leaves the same first month
+      // Stryker disable ConditionalExpression,MethodExpression: null sorts as "null", after every month, so filtering nulls out or not leaves the same first month
       m0:
         [...mrs, ...sos]
           .map((f) => month(pi, f.kb))
           .filter((x): x is string => x !== null)
           .sort()[0] ?? null,
+      // Stryker restore ConditionalExpression,MethodExpression
       // Stryker disable next-line EqualityOperator: only legacy products reach minFix, and their builds share one build number: equal UBRs pick the same build
       minFix: builds.length ? builds.reduce((a, b) => (b.ubr! < a.ubr! ? b : a)) : null,
       clearAt: null,

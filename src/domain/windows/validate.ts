@@ -76,8 +76,8 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   const unreadable = new Set<string>();
   for (const f of HOST_FIELDS) {
     const v = rec[f];
-    // Stryker disable next-line ArrayDeclaration: a fallback text no input reaches: the field was refused earlier, or is a string here
     const texts =
+      // Stryker disable next-line ArrayDeclaration: a fallback text no input reaches: the field was refused earlier, or is a string here
       typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
     if (texts.some(badText) || (FREE_TEXT_FIELDS.has(f) && texts.some(innerBreak))) {
       unreadable.add(f);
