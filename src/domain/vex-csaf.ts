@@ -15,6 +15,7 @@ import {
   type ProductRef,
   type ReadVex,
 } from './vex-statements.ts';
+import { isOneOf } from './one-of.ts';
 
 /** CSAF product_status lists in VEX's words (first_fixed is fixed; first_ and last_affected are affected). */
 const CSAF_STATUS: Record<string, DecisionStatus> = {
@@ -71,6 +72,12 @@ function csafProducts(tree: Json): Map<string, ProductRef> {
   return out;
 }
 
+/** The justification a flag states: its label, when that is one of CISA's five; else null. */
+function justificationOf(flag: Json): Justification | null {
+  const label = str(flag.label);
+  return label !== null && isOneOf(JUSTIFICATIONS, label) ? label : null;
+}
+
 export function csafVex(doc: Json): ReadVex {
   const tracking = obj(obj(doc.document).tracking);
   const docTime = time(tracking.current_release_date) ?? time(tracking.initial_release_date);
@@ -109,7 +116,7 @@ export function csafVex(doc: Json): ReadVex {
       const about = (x: Json) => pids.some((p) => idsOf(x).has(p));
       const flag = arr(v.flags)
         .map(obj)
-        .find((f) => about(f) && (JUSTIFICATIONS as readonly string[]).includes(str(f.label) ?? ''));
+        .find((f) => about(f) && justificationOf(f) !== null);
       const impact = arr(v.threats)
         .map(obj)
         .filter((t) => t.category === 'impact' && about(t))
@@ -129,7 +136,7 @@ export function csafVex(doc: Json): ReadVex {
       statements.push({
         cve_id: cve,
         status,
-        justification: status === 'not_affected' && flag ? (str(flag.label) as Justification) : null,
+        justification: status === 'not_affected' && flag ? justificationOf(flag) : null,
         impact_statement: impact.join(' ') || null,
         action_statement: action,
         due_date: due,

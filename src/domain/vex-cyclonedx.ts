@@ -1,15 +1,13 @@
 // CycloneDX (1.4 to 1.6) VEX read back (docs/vex.md "Import"): each vulnerability's analysis (state,
 // justification, the CISA justification property) and the components its affects[] refer to by bom-ref (our IRIs,
 // a CPE, or vendor, name and version), with the versions it is about. Pure.
-import { JUSTIFICATIONS, type Justification } from './triage.ts';
+import { JUSTIFICATIONS } from './triage.ts';
 import {
   CISA_JUSTIFICATION_PROPERTY,
   CYCLONEDX_JUSTIFICATIONS,
   CYCLONEDX_STATES,
   JUSTIFICATION_OF_CYCLONEDX,
   STATUS_OF_CYCLONEDX,
-  type CycloneDxJustification,
-  type CycloneDxState,
 } from './vex-formats.ts';
 import {
   arr,
@@ -24,6 +22,7 @@ import {
   type ProductRef,
   type ReadVex,
 } from './vex-statements.ts';
+import { isOneOf } from './one-of.ts';
 
 export function cycloneDx(doc: Json): ReadVex {
   const meta = obj(doc.metadata);
@@ -64,7 +63,7 @@ export function cycloneDx(doc: Json): ReadVex {
     const a = obj(v.analysis);
     const state = str(a.state);
     if (!cve) return void skipped.push({ index, reason: 'no CVE id' });
-    if (!state || !(CYCLONEDX_STATES as readonly string[]).includes(state))
+    if (!state || !isOneOf(CYCLONEDX_STATES, state))
       return void skipped.push({ index, reason: `analysis.state ${state ?? 'missing'}` });
     const cisa = arr(v.properties)
       .map(obj)
@@ -72,12 +71,12 @@ export function cycloneDx(doc: Json): ReadVex {
     const cisaValue = str(cisa?.value);
     const cdx = str(a.justification);
     const justification =
-      cisaValue && (JUSTIFICATIONS as readonly string[]).includes(cisaValue)
-        ? (cisaValue as Justification)
-        : cdx && (CYCLONEDX_JUSTIFICATIONS as readonly string[]).includes(cdx)
-          ? JUSTIFICATION_OF_CYCLONEDX[cdx as CycloneDxJustification]
+      cisaValue && isOneOf(JUSTIFICATIONS, cisaValue)
+        ? cisaValue
+        : cdx && isOneOf(CYCLONEDX_JUSTIFICATIONS, cdx)
+          ? JUSTIFICATION_OF_CYCLONEDX[cdx]
           : null;
-    const status = STATUS_OF_CYCLONEDX[state as CycloneDxState];
+    const status = STATUS_OF_CYCLONEDX[state];
     const { action, due } = splitDue(str(v.recommendation) ?? str(v.workaround));
     const products = arr(v.affects)
       .map(obj)

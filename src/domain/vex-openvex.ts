@@ -1,6 +1,6 @@
 // OpenVEX 0.2.0 statements read back (docs/vex.md "Import"): a statement's vulnerability, status, justification
 // and action, and the products it names (our IRIs, else a CPE of the identifiers, else the @id as a name). Pure.
-import { DECISION_STATUSES, JUSTIFICATIONS, type DecisionStatus, type Justification } from './triage.ts';
+import { DECISION_STATUSES, JUSTIFICATIONS } from './triage.ts';
 import {
   arr,
   cveOf,
@@ -14,6 +14,7 @@ import {
   type ProductRef,
   type ReadVex,
 } from './vex-statements.ts';
+import { isOneOf } from './one-of.ts';
 
 export function openVex(doc: Json): ReadVex {
   const docTime = time(doc.timestamp);
@@ -25,7 +26,7 @@ export function openVex(doc: Json): ReadVex {
     const cve = cveOf(v.name, v['@id'], ...arr(v.aliases));
     const status = str(s.status);
     if (!cve) return void skipped.push({ index, reason: 'no CVE id' });
-    if (!status || !(DECISION_STATUSES as readonly string[]).includes(status))
+    if (!status || !isOneOf(DECISION_STATUSES, status))
       return void skipped.push({ index, reason: `status ${status ?? 'missing'}` });
     const j = str(s.justification);
     const { action, due } = splitDue(str(s.action_statement));
@@ -40,8 +41,8 @@ export function openVex(doc: Json): ReadVex {
       });
     statements.push({
       cve_id: cve,
-      status: status as DecisionStatus,
-      justification: j && (JUSTIFICATIONS as readonly string[]).includes(j) ? (j as Justification) : null,
+      status,
+      justification: j && isOneOf(JUSTIFICATIONS, j) ? j : null,
       impact_statement: str(s.impact_statement),
       action_statement: action,
       due_date: due,

@@ -3,6 +3,7 @@
 // the CVE id among a statement's names. Pure.
 import type { DecisionStatus, FieldError, Justification } from './triage.ts';
 import { isCveId } from './cve-id.ts';
+import { isRecord } from './is-record.ts';
 
 /** A product a statement names. */
 export interface ProductRef {
@@ -41,7 +42,7 @@ export type ReadVex =
   | { ok: false; errors: FieldError[] };
 
 export type Json = Record<string, unknown>;
-export const obj = (x: unknown): Json => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Json) : {});
+export const obj = (x: unknown): Json => (isRecord(x) ? x : {});
 export const arr = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 export const str = (x: unknown): string | null => (typeof x === 'string' && x.trim() !== '' ? x.trim() : null);
 export const time = (x: unknown): string | null => {

@@ -4,15 +4,7 @@ import type { OsBuild } from './build.ts';
 import type { Fix, KbInfo, ProductCve, ProductIndex } from './evaluation-index.ts';
 import { isCveId } from '../cve-id.ts';
 import { foreignNote } from './cross-product.ts';
-import {
-  month,
-  WHY_BELOW,
-  WHY_BUILD,
-  WHY_SERIES_CLEAR,
-  WHY_SERIES_OPEN,
-  type FixType,
-  type Verdict,
-} from './verdict-facts.ts';
+import { month, WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Verdict } from './verdict-facts.ts';
 
 /** An LCU-equivalent fix: in the product's series, or an out-of-band update that replaces a series LCU. */
 function isCumulativeFix(pi: ProductIndex, f: Fix): boolean {
@@ -141,7 +133,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
         fixMonth: m,
         fixUrl: last.seriesFix.url,
         derived: true,
-        fixType: 'kb' as FixType,
+        fixType: 'kb' as const,
         note: null,
       };
       last.vClear = { ...sv, status: 'cleared (patched)', why: WHY_SERIES_CLEAR };
@@ -155,7 +147,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
         fixMonth: last.lcuMonth,
         fixUrl: last.lcu.url,
         derived: last.lcu.overrideId !== null,
-        fixType: 'kb' as FixType,
+        fixType: 'kb' as const,
         note: null,
       };
       last.vClear = { ...lv, status: 'cleared (patched)', why: WHY_BUILD };

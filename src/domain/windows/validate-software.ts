@@ -11,6 +11,8 @@ import {
 } from './identifying.ts';
 import { isForbiddenFieldName, isPlaceholder } from './field-checks.ts';
 import type { HostErrorCode } from './host-record.ts';
+import { isRecord } from '../is-record.ts';
+import { isOneOf } from '../one-of.ts';
 
 export const SOFTWARE_FIELDS = ['asset_id', 'name', 'publisher', 'version'] as const;
 
@@ -32,7 +34,7 @@ export interface SoftwareRejection {
   errors: SoftwareError[];
 }
 
-const isSoftwareField = (k: string): boolean => (SOFTWARE_FIELDS as readonly string[]).includes(k);
+const isSoftwareField = (k: string): boolean => isOneOf(SOFTWARE_FIELDS, k);
 /** A software record field outside the contract that names a host, person or site (install_path, hostname, …). */
 const identifyingSoftwareField = (k: string): boolean => !isSoftwareField(k) && isForbiddenFieldName(k);
 
@@ -44,8 +46,8 @@ const identifyingSoftwareField = (k: string): boolean => !isSoftwareField(k) && 
 export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
   const out = new Set<string>();
   for (const raw of items) {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
-    const r = raw as Record<string, unknown>;
+    if (!isRecord(raw)) continue;
+    const r = raw;
     if (typeof r.asset_id !== 'string') continue;
     if (Object.keys(r).some(identifyingSoftwareField)) out.add(normalizeText(r.asset_id));
   }
@@ -62,7 +64,7 @@ export function validateSoftware(
   const seen = new Set<string>();
   items.forEach((raw, index) => {
     const errors: SoftwareError[] = [];
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    if (!isRecord(raw)) {
       rejected.push({
         asset_id: null,
         index,
@@ -70,7 +72,7 @@ export function validateSoftware(
       });
       return;
     }
-    const r = raw as Record<string, unknown>;
+    const r = raw;
     for (const k of Object.keys(r)) {
       if (isSoftwareField(k)) continue;
       const name = badText(k) ? replaceBadText(k) : k;
@@ -87,7 +89,7 @@ export function validateSoftware(
           message: 'field is not part of the software record (asset_id, name, publisher, version)',
         });
     }
-    const unreadable = new Set(
+    const unreadable: ReadonlySet<string> = new Set(
       SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && (badText(r[k]) || innerBreak(r[k]))),
     );
     for (const k of unreadable)
@@ -98,7 +100,7 @@ export function validateSoftware(
       });
     // Stryker disable StringLiteral: a fallback text no input reaches: the field was refused earlier, or is a string here
     const str = (k: string) =>
-      unreadable.has(k as (typeof SOFTWARE_FIELDS)[number])
+      unreadable.has(k)
         ? ''
         : typeof r[k] === 'string'
           ? normalizeText(r[k])

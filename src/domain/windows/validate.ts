@@ -30,6 +30,8 @@ import {
   type InstallationType,
   type WindowsHost,
 } from './host-record.ts';
+import { isRecord } from '../is-record.ts';
+import { isOneOf } from '../one-of.ts';
 
 export type HostValidation =
   | { ok: true; host: WindowsHost; warnings: HostWarning[] }
@@ -53,17 +55,17 @@ const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['asset_id', 'kb_source'])
 export function validateHost(input: unknown, now?: Date): HostValidation {
   const errors: HostError[] = [];
   const err = (code: HostErrorCode, field: string, message: string) => errors.push({ code, field, message });
-  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+  if (!isRecord(input)) {
     return {
       ok: false,
       asset_id: null,
       errors: [{ code: 'missing_field', field: 'asset_id', message: 'a host record must be an object' }],
     };
   }
-  const rec = input as Record<string, unknown>;
+  const rec = input;
 
   for (const key of Object.keys(rec)) {
-    if ((HOST_FIELDS as readonly string[]).includes(key)) continue;
+    if (isOneOf(HOST_FIELDS, key)) continue;
     // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
     const name = badText(key) ? replaceBadText(key) : key;
     if (isForbiddenFieldName(key))
