@@ -56,10 +56,10 @@ function vers(body: string): ParsedRange {
   // '!=' (an exclusion) is no bound: op() answers null for it.
   // Stryker disable next-line Regex: the text is trimmed, its whitespace runs collapsed to one space and free of newlines before these patterns
   const parsed = cs.map((c) => /^(<=|>=|<|>|=|!=)?\s*(.+)$/.exec(c)).map((m) => (m ? op(m[1] ?? '', m[2]) : null));
-  if (parsed.some((p) => p === null)) return { kind: 'text' };
-  if (parsed.length === 1) return parsed[0]!;
+  if (!parsed.every((p) => p !== null)) return { kind: 'text' };
+  if (parsed.length === 1) return parsed[0];
   if (parsed.length === 2) {
-    const [a, b] = parsed as ParsedRange[];
+    const [a, b] = parsed;
     // Stryker disable next-line ConditionalExpression,LogicalOperator: the kind checks are kept for the type narrowing: the other conditions decide
     if (a.kind === 'bounds' && b.kind === 'bounds' && a.start && !a.end && b.end && !b.start)
       return { kind: 'bounds', start: a.start, end: b.end };
