@@ -108,8 +108,8 @@ export function resolveAffected(merged: MergedCve): ResolvedAffected {
   // Stryker disable next-line OptionalChaining: the filter's callback runs only when candidates has a first element
   const best = candidates.filter((x) => x.a.origin === candidates[0]?.a.origin);
   // (Not for CPE tokens, which descriptions do not spell; at most 20 tried.)
-  // Stryker disable next-line EqualityOperator: with one candidate, the one the description names is that candidate
   const named =
+    // Stryker disable next-line EqualityOperator: with one candidate, the one the description names is that candidate
     best.length > 1 && best[0].a.origin !== 'cpe'
       ? best.slice(0, 20).find((x) => namedIn(merged.description, x.a.product!))
       : undefined;

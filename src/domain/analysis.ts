@@ -5,6 +5,7 @@
 import type { ConfidenceTier, SageBlock } from './cve-document.ts';
 import { CVE_ID_BODY } from './cve-id.ts';
 import { productPhrase } from './title.ts';
+import { isRecord } from './is-record.ts';
 
 /** Fact-like tokens a sentence must take from the facts: ids, versions, percentages. */
 const FACT_TOKENS = new RegExp(
@@ -223,11 +224,12 @@ export interface OpenAiProviderConfig {
 /** Share of sentences whose numbers, versions and ids all occur in the facts (text traceable to fields). */
 export function traceableShare(text: string, facts: AnalysisFacts): number {
   const haystack = JSON.stringify(facts).toLowerCase();
-  // Stryker disable next-line MethodExpression,Regex: the pieces are trimmed: splitting at one whitespace or at a run gives the same sentences
+  // Stryker disable MethodExpression,Regex: the pieces are trimmed: splitting at one whitespace or at a run gives the same sentences
   const sentences = text
     .split(/(?<=[.!?])\s+/)
     .map((s) => s.trim())
     .filter(Boolean);
+  // Stryker restore MethodExpression,Regex
   if (!sentences.length) return 0;
   let ok = 0;
   for (const s of sentences) {
@@ -272,21 +274,29 @@ export function createOpenAiProvider(cfg: OpenAiProviderConfig): AnalysisProvide
           }),
         });
         if (!res.ok) throw new Error(`analysis provider answered HTTP ${res.status}`);
-        const body = (await res.json()) as { choices?: { message?: { content?: string } }[] };
-        const content = body.choices?.[0]?.message?.content;
+        const body: unknown = await res.json();
+        const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+        const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
+        const content = message.content;
         if (typeof content !== 'string') throw new Error('analysis provider returned no message content');
-        const parsed = JSON.parse(content) as Record<string, unknown>;
-        const fields = ['executive_summary', 'ics_context', 'remediation_guidance'] as const;
-        for (const k of fields)
-          if (typeof parsed[k] !== 'string' || !parsed[k].trim()) throw new Error(`analysis provider omitted ${k}`);
-        const text = fields.map((k) => parsed[k] as string).join(' ');
+        const parsed: unknown = JSON.parse(content);
+        const reply = isRecord(parsed) ? parsed : {};
+        const field = (k: 'executive_summary' | 'ics_context' | 'remediation_guidance'): string => {
+          const v = reply[k];
+          if (typeof v !== 'string' || !v.trim()) throw new Error(`analysis provider omitted ${k}`);
+          return v;
+        };
+        const executive = field('executive_summary');
+        const ics = field('ics_context');
+        const guidance = field('remediation_guidance');
+        const text = [executive, ics, guidance].join(' ');
         const score = traceableShare(text, facts);
         return {
           model: cfg.model,
           tier: 'full',
-          executive_summary: (parsed.executive_summary as string).trim(),
-          ics_context: (parsed.ics_context as string).trim(),
-          remediation_guidance: (parsed.remediation_guidance as string).trim(),
+          executive_summary: executive.trim(),
+          ics_context: ics.trim(),
+          remediation_guidance: guidance.trim(),
           confidence_score: score,
           confidence_tier: confidenceTier(score),
           status: 'ready',

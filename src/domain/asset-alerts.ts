@@ -11,19 +11,12 @@
 //   Hosts with the same facts (a fleet on one patch level) are evaluated once per run, lazily, only when a chunk
 //   holds a CVE of Microsoft's data.
 import { matchRow, verdict, type CorrelationStatus, type RangeRow } from './correlate.ts';
-import {
-  familyKeys,
-  familyLookup,
-  parseCpe,
-  productKey,
-  stemFreeKey,
-  vendorSlug,
-  vendorStem,
-  type ProductMatch,
-} from './product-match.ts';
+import { familyKeys, familyLookup, productKey, vendorSlug, type ProductMatch } from './product-match.ts';
+import { parseCpe } from './cpe-name.ts';
+import { stemFreeKey, vendorStem } from './vendor-stem.ts';
 import { hostFactsKey, type HostEvaluation } from './windows/evaluate.ts';
 import { whyText } from './windows/wording.ts';
-import type { WindowsHost } from './windows/validate.ts';
+import type { WindowsHost } from './windows/host-record.ts';
 
 export interface EnvAsset {
   org_id: number;
@@ -149,12 +142,12 @@ export function buildAssetIndex(
   hosts: readonly EnvHost[],
   named: ReadonlySet<string> = new Set(),
 ): AssetIndex {
-  // Stryker disable next-line ArrayDeclaration: hostProfiles is replaced by the profiles built below before anything reads it
   const ix: AssetIndex = {
     byKey: new Map(),
     byOrg: new Map(),
     byCpe: new Map(),
     byFamily: new Map(),
+    // Stryker disable next-line ArrayDeclaration: hostProfiles is replaced by the profiles built below before anything reads it
     hostProfiles: [],
     assets: assets.length,
     hosts: hosts.length,

@@ -11,8 +11,10 @@ import {
   normalizeText,
   replaceBadText,
 } from './windows/identifying.ts';
-import { isForbiddenFieldName, isPlaceholder } from './windows/validate.ts';
-import { cpeVersion, parseCpe } from './product-match.ts';
+import { isForbiddenFieldName, isPlaceholder } from './windows/field-checks.ts';
+import { cpeVersion, parseCpe } from './cpe-name.ts';
+import { isRecord } from './is-record.ts';
+import { isOneOf } from './one-of.ts';
 
 export const ASSET_FIELDS = ['asset_id', 'vendor', 'product', 'version', 'cpe'] as const;
 const MAX_NAME_LENGTH = 200;
@@ -78,18 +80,18 @@ export type AssetValidation =
  * them, asks the catalog once, and validates those assets again).
  */
 export function validateAsset(input: unknown, knownProduct: (name: string) => boolean = () => false): AssetValidation {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+  if (!isRecord(input)) {
     return {
       ok: false,
       asset_id: null,
       errors: [{ code: 'missing_field', field: 'asset_id', message: 'an asset must be an object' }],
     };
   }
-  const rec = input as Record<string, unknown>;
+  const rec = input;
   const errors: AssetError[] = [];
   const err = (code: AssetErrorCode, field: string, message: string) => errors.push({ code, field, message });
   for (const key of Object.keys(rec)) {
-    if ((ASSET_FIELDS as readonly string[]).includes(key)) continue;
+    if (isOneOf(ASSET_FIELDS, key)) continue;
     // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
     const name = badText(key) ? replaceBadText(key) : key;
     if (isForbiddenFieldName(key))

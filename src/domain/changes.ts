@@ -206,8 +206,10 @@ export function describeChange(c: CveChange): string {
     case 'ranges_changed':
       return 'affected versions changed';
     case 'advisory_added': {
-      const v = (a.vendor_advisories as string[] | undefined)?.length ?? 0;
-      const cisa = (a.cisa_advisories as string[] | undefined) ?? [];
+      const texts = (x: unknown): string[] =>
+        Array.isArray(x) ? x.filter((y): y is string => typeof y === 'string') : [];
+      const v = texts(a.vendor_advisories).length;
+      const cisa = texts(a.cisa_advisories);
       return [
         cisa.length ? `new CISA advisory ${cisa.join(', ')}` : '',
         v ? `${v} new vendor advisor${v === 1 ? 'y' : 'ies'}` : '',

@@ -1,6 +1,7 @@
 // Asset × CVE verdicts from structured ranges (docs/correlation.md §4–5). Pure.
 //
-// rangeRows(), describe(), matchRow(): range-rows.ts; one range's answer (rangeAnswer): range-outcome.ts (re-exported here).
+// rangeRows(), describe(), matchRow(): range-rows.ts; one range's answer (rangeAnswer): range-outcome.ts (re-exported here);
+// the order and tiers of matched rows: matched-rows.ts; entries whose default status is affected: default-status.ts.
 // verdict(): for one asset and the ranges of one CVE whose product matched, the status:
 //   affected      a range whose status is affected covers the asset's version with certainty (or covers every
 //                 version), and no range says the same version is unaffected;
@@ -8,7 +9,7 @@
 //   needs_review  the version is unknown (and no range covers every version), a comparison cannot be made with
 //                 certainty, the range is not machine-readable (CSAF free text), the range applies only when running
 //                 on a platform the asset does not name, or two sources disagree.
-import type { AffectedRange, RangeSource } from './ranges.ts';
+import type { AffectedRange } from './ranges.ts';
 import { comparatorOf, schemeOf } from './version-schemes.ts';
 import type { ProductMatch } from './product-match.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
@@ -16,10 +17,7 @@ import {
   answerOf,
   boundedOut,
   everyVersion,
-  indirect,
   matchedOutcome,
-  rangeOutcome,
-  weak,
   IN_AFFECTED,
   IN_UNAFFECTED,
   OUT,
@@ -33,21 +31,11 @@ import {
   type CorrelationStatus,
   type CveVerdict,
 } from './range-outcome.ts';
+import { agreed, before, lowestTier, tier, variantsAgree } from './matched-rows.ts';
+import { defaultOut, listsByDefault, noteDefault, type DefaultGroups } from './default-status.ts';
 
 export { canonicalRange, describe, matchRow, rangeRows, sourceLabel, type RangeRow } from './range-rows.ts';
 export { rangeAnswer, type Asset, type CorrelationStatus, type CveVerdict } from './range-outcome.ts';
-
-const CONF_RANK = { exact: 0, normalised: 1, family: 2, variant: 3, member: 4 } as const;
-const SRC_RANK: Record<RangeSource, number> = { cve5: 0, csaf: 1, nvd: 2 };
-/** Whether a ranks before b: stronger match, then source (CVE record, CISA advisory, NVD), then the row's order. */
-function before(a: { match: ProductMatch; row: RangeRow }, b: { match: ProductMatch; row: RangeRow }): boolean {
-  // Stryker disable next-line EqualityOperator: only the sign is read, and equal keys never reach here (row ord is unique within a CVE)
-  return (
-    (CONF_RANK[a.match.confidence] - CONF_RANK[b.match.confidence] ||
-      SRC_RANK[a.row.source] - SRC_RANK[b.row.source] ||
-      a.row.ord - b.row.ord) < 0
-  );
-}
 
 /**
  * Source precedence by statement date (docs/correlation.md §5 "Source precedence"): when only a CISA advisory says
@@ -76,140 +64,6 @@ function everyStated(acc: string | null | undefined, row: RangeRow): string | un
 /** Where a range comes from, as the reasons name it ("CISA advisory ICSA-24-289-02"). */
 function at(d: { row: RangeRow }): string {
   return `${sourceLabel(d.row.source)}${d.row.source_key ? ` ${d.row.source_key}` : ''}`;
-}
-
-/**
- * Which rows of a CVE speak for the asset, in tiers; only the rows of the lowest tier present count:
- *   0  a row that names the asset's product (exactly, normalised, as a family of it, or a variant of it) in release
- *      versions;
- *   1  a weak match (weak): a product of the family the asset names (member), or a bare product line name (broad).
- *      When a row names the asset's product itself, the rows of the family's other products, or of a line name that
- *      may mean other models, say nothing about the asset ("Firefox ESR" is decided by the ESR's rows, not by
- *      Firefox's);
- *   2  a range of git commits (CVE 5 `versionType: "git"`): commit hashes cannot be ordered against a release
- *      version, and the record states its releases in other rows (the Linux kernel's records give each CVE both:
- *      git ranges per stable branch, then "6.1.64" to "6.1.*" unaffected). Alone they are a review.
- */
-function tier(m: { row: RangeRow; match: ProductMatch }): number {
-  const vt = m.row.range.versionType;
-  // Runs for every matched row of every CVE: no lower-cased copy of the text.
-  return vt !== null && vt.length === 3 && GIT.test(vt) ? 2 : weak(m.match) ? 1 : 0;
-}
-const GIT = /^git$/i;
-
-function lowestTier(matched: readonly { row: RangeRow; match: ProductMatch }[]): number {
-  let t = 2;
-  for (const m of matched) {
-    const x = tier(m);
-    if (x < t && (t = x) === 0) break;
-  }
-  return t;
-}
-
-/**
- * CVE Record 5 `defaultStatus` (the status of the versions an `affected[]` entry does not list): an entry whose default
- * is affected states every version it does not list affected. Its rows (one per `versions[]` item, grouped by the
- * entry's vendor, product and CPE) answer each for its own versions; when all of them leave the asset's version out
- * (OUT), the entry's default speaks for it, never "not affected" (CVE-2024-23897, KEV: Jenkins lists only its
- * unaffected versions, so a Jenkins 2.426.2 was "outside every stated range"):
- *   - affected (defaultAffected), when the entry states what is unaffected as ranges only ("2.426.3" to "2.426.*",
- *     "6.1.64" to "6.1.*", "0" to "1.606"): the list is the record's whole account of the fixed versions. The fix is
- *     the lowest start of an unaffected range above the version (2.426.3 for 2.426.2; 6.1.64 for a kernel 6.1.50);
- *   - needs_review (REVIEW_DEFAULT) otherwise: records list a fix as one unaffected version ("5.0.2") and mean the
- *     later ones too, and an entry without unaffected ranges may state its default carelessly.
- * Rows of a variant or a family member say nothing of the asset (left out).
- */
-type DefaultEntry = {
-  first: { row: RangeRow; match: ProductMatch };
-  /** Every row of the entry leaves the asset's version out. */
-  out: boolean;
-  /** The entry states an unaffected range (with a bound); its default decides "affected" unless `lone`. */
-  ranges: boolean;
-  /** The entry states an unaffected single version or text ("5.0.2": that version and, meant, the later ones). */
-  lone: boolean;
-  /** The lowest start of an unaffected range above the asset's version. */
-  fix: string | null;
-};
-type DefaultGroups = Map<string, DefaultEntry>;
-
-function listsByDefault(m: { row: RangeRow; match: ProductMatch }): boolean {
-  return m.row.range.defaultStatus === 'affected' && m.row.source === 'cve5' && !indirect(m.match);
-}
-
-/** Records a row of an entry whose default is affected (the map is made on the first such row: they are rare). */
-function noteDefault(
-  groups: DefaultGroups | null,
-  asset: Asset,
-  m: { row: RangeRow; match: ProductMatch },
-  code: number,
-): DefaultGroups {
-  const g = groups ?? new Map<string, DefaultEntry>();
-  const r = m.row.range;
-  const key = `${r.vendor}\u0000${r.product}\u0000${r.cpe ?? ''}`;
-  let e = g.get(key);
-  if (!e) g.set(key, (e = { first: m, out: code === OUT, ranges: false, lone: false, fix: null }));
-  else {
-    if (before(m, e.first)) e.first = m;
-    if (code !== OUT) e.out = false;
-  }
-  if (r.status === 'unaffected') {
-    if (r.start || r.end) e.ranges = true;
-    else e.lone = true;
-    const start = r.start?.version;
-    const cmp = comparatorOf(schemeOf(r.vendor, r.product, r.versionType));
-    if (start && asset.version && cmp(start, asset.version) === 1 && (e.fix === null || cmp(start, e.fix) === -1))
-      e.fix = start;
-  }
-  return g;
-}
-
-/**
- * Of the entries whose listed versions all leave the asset's version out, the first (in `before` order of their first
- * rows) whose default decides "affected" (unaffected ranges only, above), and the first whose default is a review.
- */
-function defaultOut(groups: DefaultGroups): { affected: DefaultEntry | null; review: DefaultEntry | null } {
-  let affected: DefaultEntry | null = null;
-  let review: DefaultEntry | null = null;
-  for (const e of groups.values()) {
-    if (!e.out) continue;
-    if (e.ranges && !e.lone) {
-      if (!affected || before(e.first, affected.first)) affected = e;
-    } else if (!review || before(e.first, review.first)) review = e;
-  }
-  return { affected, review };
-}
-
-/**
- * Variants (order numbers in brackets: "… CPU 1511-1 PN (6ES7511-1AK02-0AB0)") of the asset's product, the asset naming
- * none: when every variant the rows name is affected at the asset's version (an affected range holds it, no range of that
- * variant states it unaffected or cannot be decided), which variant the asset is changes nothing, and their rows count as
- * affected. When their verdicts differ (one affected, another fixed at that version), or only one variant is named (the
- * asset may be another), it stays needs_review.
- */
-function variantsAgree(
-  asset: Asset,
-  matched: readonly { row: RangeRow; match: ProductMatch }[],
-  lowest: number,
-): boolean {
-  let byVariant: Map<string, number> | null = null;
-  for (const m of matched) {
-    if (m.match.confidence !== 'variant' || tier(m) > lowest) continue;
-    byVariant ??= new Map();
-    // 1: an affected range holds the version; 2: a range of the variant says otherwise or cannot say.
-    const code = rangeOutcome(asset, m.row.range);
-    const prev = byVariant.get(m.row.product_key) ?? 0;
-    const mark = code === IN_AFFECTED ? 1 : code === OUT ? 0 : 2;
-    byVariant.set(m.row.product_key, Math.max(prev, mark));
-  }
-  // One variant alone is no agreement: the asset may be another variant the source does not list.
-  if (!byVariant || byVariant.size < 2) return false;
-  for (const v of byVariant.values()) if (v !== 1) return false;
-  return true;
-}
-
-/** A row's code once the variants agree: a variant's "affected" is the asset's. */
-function agreed(code: number, agree: boolean): number {
-  return agree && code === REVIEW_VARIANT ? IN_AFFECTED : code;
 }
 
 /**
@@ -366,9 +220,9 @@ export function verdict(asset: Asset, matched: { row: RangeRow; match: ProductMa
   }
   if (reviewM) {
     const d = answerOf(asset, reviewM.row, reviewM.match, reviewCode);
-    // Stryker disable next-line StringLiteral: every review decision carries a note; the fallback text is never shown
     return {
       status: 'needs_review',
+      // Stryker disable next-line StringLiteral: every review decision carries a note; the fallback text is never shown
       reason: d.note ?? 'cannot be decided with certainty',
       deciding: d,
       match,

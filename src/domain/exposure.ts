@@ -1,7 +1,7 @@
 // Exposure history and plant reports (docs/reports.md): the figures of one environment's daily snapshot, the
 // history window, the report periods and what changed between two reports. Pure: the services compute the open
 // CVEs (services/overview.ts) and the decisions (store/triage-decisions.ts); this only shapes and compares them.
-import { DECISION_STATUSES, type DecisionStatus } from './triage.ts';
+import type { DecisionStatus } from './triage.ts';
 import { SAGE_PRIORITIES, type SagePriority } from './alerts.ts';
 
 /** Days of snapshots kept; older ones are pruned by the daily job. */
@@ -69,7 +69,7 @@ export function meanKevAgeDays(
 export function decisionFigures(
   decisions: Iterable<{ status: DecisionStatus; review: boolean }>,
 ): ExposureFigures['decisions'] {
-  const out = Object.fromEntries(DECISION_STATUSES.map((s) => [s, 0])) as Record<DecisionStatus, number>;
+  const out: Record<DecisionStatus, number> = { under_investigation: 0, affected: 0, not_affected: 0, fixed: 0 };
   let review = 0;
   for (const d of decisions) {
     out[d.status]++;

@@ -148,17 +148,33 @@ export function stageView(run: StageRun | undefined, now: Date): StageView {
   };
 }
 
+/** Every feed's view, in FEED_NAMES order. */
+function feedViews(feeds: FeedRunFact[] | undefined, now: Date): Record<FeedName, FeedView> {
+  const f = (name: FeedName) =>
+    feedView(
+      feeds?.find((x) => x.feed === name),
+      now,
+    );
+  return {
+    cwe: f('cwe'),
+    capec: f('capec'),
+    nvd: f('nvd'),
+    cve5: f('cve5'),
+    csaf: f('csaf'),
+    kev: f('kev'),
+    epss: f('epss'),
+    msrc: f('msrc'),
+  };
+}
+
 export function buildHealth(input: HealthInput): HealthData {
   const runs = input.db?.runs ?? [];
-  const pipeline = Object.fromEntries(
-    STAGES.map((s) => [
-      s,
-      stageView(
-        runs.find((r) => r.stage === s),
-        input.now,
-      ),
-    ]),
-  ) as Record<StageName, StageView>;
+  const stage = (s: StageName) =>
+    stageView(
+      runs.find((r) => r.stage === s),
+      input.now,
+    );
+  const pipeline: Record<StageName, StageView> = { ingest: stage('ingest'), enricher: stage('enricher') };
   const db = input.db;
   // Degraded: the database is unreachable, or the latest run of a pipeline stage failed.
   // Or a read replica is down or further behind than VULNINTEL_REPLICA_MAX_LAG_MS (reads then go to the primary).
@@ -168,17 +184,7 @@ export function buildHealth(input: HealthInput): HealthData {
     status: degraded ? 'degraded' : 'healthy',
     database: db ? 'connected' : 'unavailable',
     pipeline,
-    feeds: db
-      ? (Object.fromEntries(
-          FEED_NAMES.map((f) => [
-            f,
-            feedView(
-              db.feeds?.find((x) => x.feed === f),
-              input.now,
-            ),
-          ]),
-        ) as Record<FeedName, FeedView>)
-      : null,
+    feeds: db ? feedViews(db.feeds, input.now) : null,
     services: {
       // This process answered, so the API is up.
       api: 'operational',

@@ -44,16 +44,12 @@ export interface MergedCve {
   epss: EpssRecord | null;
 }
 
-const RANK: Record<CveSourceName, number> = Object.fromEntries(CVE_SOURCES.map((s, i) => [s, i])) as Record<
-  CveSourceName,
-  number
->;
 const VERSION_RANK: Record<string, number> = { '4.0': 0, '3.1': 1, '3.0': 2, '2.0': 3 };
 
 /** Records in merge order: source precedence, then CSAF advisories by release date and id. */
 export function orderRecords(records: CveSourceRecord[]): CveSourceRecord[] {
   return [...records].sort((a, b) => {
-    if (a.source !== b.source) return RANK[a.source] - RANK[b.source];
+    if (a.source !== b.source) return CVE_SOURCES.indexOf(a.source) - CVE_SOURCES.indexOf(b.source);
     const pa = a.advisory?.published ?? '';
     const pb = b.advisory?.published ?? '';
     // Stryker disable next-line EqualityOperator: V8's sort reads only the comparator's sign, and on these list sizes equal keys keep their order either way

@@ -20,7 +20,9 @@
 // The vendor must resolve to the same canonical vendor on both sides, or to one organisation named with and
 // without its organisation word ("Apache Software Foundation" and the CPE token "apache": vendorStem); such a
 // match is at most normalised, and its basis says which two vendor names were read as one.
-import { canonicalVendor, isTableSlug, vendorSpellings } from './vendors.ts';
+import { canonicalVendor, vendorSpellings } from './vendors.ts';
+import { parseCpe } from './cpe-name.ts';
+import { stemFreeKey, vendorStem } from './vendor-stem.ts';
 import { memoTable } from './memo.ts';
 
 export type MatchConfidence = 'exact' | 'normalised' | 'family' | 'variant' | 'member';
@@ -115,7 +117,7 @@ export function vendorSlug(raw: string): string | null {
 }
 
 function words(s: string): string[] {
-  // Stryker disable next-line MethodExpression,Regex: the key is trimmed and split on single spaces after runs of other characters became one space: the same words either way
+  // Stryker disable MethodExpression,Regex: the key is trimmed and split on single spaces after runs of other characters became one space: the same words either way
   return s
     .toLowerCase()
     .replace(/\\(.)/g, '$1')
@@ -125,6 +127,7 @@ function words(s: string): string[] {
     .filter(Boolean);
 }
 
+// Stryker restore MethodExpression,Regex
 /**
  * The product key: words only, without the vendor's own name in front, a widening note ("(incl. SIPLUS variants)")
  * or a family/firmware word at the end.
@@ -192,63 +195,6 @@ function computeProductKey(product: string, vendor: string | null): string {
   return w.join(' ');
 }
 
-/**
- * Words an organisation's name carries after its own name: "Apache Software Foundation", "Jenkins Project", "gVectors
- * Team", "Unisoc Technologies", "A10 Networks", "matrix-org". CNA records spell the vendor so, CPE names and other
- * sources often without (`apache`, `jenkins`, `a10networks` vs `a10`), and the vendor slugs (concatenated words) then
- * differ only by the tail. Longer tails first ("softwarefoundation" before "foundation" and "software").
- */
-const ORG_TAILS = [
-  'softwarefoundation',
-  'foundation',
-  'technologies',
-  'technology',
-  'networks',
-  'software',
-  'project',
-  'systems',
-  'group',
-  'team',
-  'labs',
-  'org',
-  'dev',
-];
-/** The shortest stem a tail is taken from (so "georg" keeps its "org"). */
-const MIN_STEM = 3;
-
-/**
- * The organisation a vendor slug names: the slug without one trailing organisation word (ORG_TAILS) and then a
- * leading "the" ("thewikimediafoundation" → "wikimedia"). A vendor of the alias table (domain/vendors.ts) is its own
- * stem: its spellings are listed there. Two slugs with one stem name one organisation.
- */
-export function vendorStem(slug: string): string {
-  if (isTableSlug(slug)) return slug;
-  for (const t of ORG_TAILS) {
-    if (slug.length - t.length >= MIN_STEM && slug.endsWith(t)) {
-      const s = slug.slice(0, -t.length);
-      if (s === 'the') return slug;
-      return s.startsWith('the') && s.length - 3 >= MIN_STEM ? s.slice(3) : s;
-    }
-  }
-  return slug;
-}
-
-/**
- * A product key without the organisation's stem in front: "apache tomcat" → "tomcat" for the stem `apache` (a
- * product of "Apache Software Foundation" keeps its "Apache": only the vendor's whole name is dropped from the
- * front); "palo alto pan os" → "pan os" for `paloalto`. The key itself when nothing would remain.
- */
-export function stemFreeKey(key: string, stem: string): string {
-  const w = key.split(' ');
-  let acc = '';
-  for (let i = 0; i < w.length - 1; i++) {
-    acc += w[i];
-    if (acc === stem) return w.slice(i + 1).join(' ');
-    if (!stem.startsWith(acc)) break;
-  }
-  return key;
-}
-
 /** variantBaseKey of a name whose own key is `key`. */
 function computeVariantBase(product: string, vendor: string | null, key: string): string | null {
   // Most names end with no note.
@@ -265,55 +211,6 @@ export function familyKeys(key: string): string[] {
   const out: string[] = [];
   for (let n = w.length; n >= 1; n--) out.push(w.slice(0, n).join(' '));
   return out;
-}
-
-export interface CpeName {
-  part: string;
-  vendor: string;
-  product: string;
-  version: string | null;
-  /** The CPE update component (sp1, update_3), null for * and -. */
-  update: string | null;
-}
-
-/** A CPE 2.3 attribute value, or null for ANY (`*`), NA (`-`) or nothing. */
-function cpeValue(x: string | undefined): string | null {
-  return x === undefined || x === '*' || x === '-' || x === '' ? null : x;
-}
-
-/** The fields of a CPE 2.3 formatted string (cpe:2.3:part:vendor:product:version:...), or null. */
-export function parseCpe(cpe: string): CpeName | null {
-  const f: string[] = [];
-  let cur = '';
-  for (let i = 0; i < cpe.length; i++) {
-    const c = cpe[i];
-    if (c === '\\' && i + 1 < cpe.length) {
-      cur += cpe[i + 1];
-      i++;
-      continue;
-    }
-    if (c === ':') {
-      f.push(cur);
-      cur = '';
-      continue;
-    }
-    cur += c;
-  }
-  f.push(cur);
-  if (f.length < 6 || f[0] !== 'cpe' || f[1] !== '2.3' || !/^[aho]$/.test(f[2]) || !f[3] || !f[4]) return null;
-  return {
-    part: f[2],
-    vendor: f[3].toLowerCase(),
-    product: f[4].toLowerCase(),
-    version: cpeValue(f[5]),
-    update: cpeValue(f[6]),
-  };
-}
-
-/** A CPE version with its update component, as one spelling the comparator reads ("2.1" + "sp2" → "2.1 sp2"). */
-export function cpeVersion(c: CpeName): string | null {
-  if (!c.version) return null;
-  return c.update ? `${c.version} ${c.update.replace(/_/g, ' ')}` : c.version;
 }
 
 export interface AssetName {

@@ -3,7 +3,8 @@
 import type { AffectedRange, RangeStatus } from './ranges.ts';
 import { inRange, sameVersion, type RangeAnswer } from './versions.ts';
 import { comparatorOf, distinctIn, explainUnordered, schemeOf } from './version-schemes.ts';
-import { matchProduct, parseCpe, type AssetName, type ProductMatch } from './product-match.ts';
+import { matchProduct, type AssetName, type ProductMatch } from './product-match.ts';
+import { parseCpe } from './cpe-name.ts';
 import { describe, sourceLabel, type RangeRow } from './range-rows.ts';
 
 export type CorrelationStatus = 'affected' | 'not_affected' | 'needs_review';
@@ -200,8 +201,8 @@ function reviewNote(code: number, asset: Asset, r: AffectedRange): string {
       const ch = r.changes.find((x) => cmp(asset.version!, x.at) === 'needs_review')!;
       return `version ${asset.version} cannot be ordered with certainty against the change at ${ch.at}`;
     }
-    // Stryker disable next-line ArrayDeclaration: a running-on review always has runningOn set; the fallback is there for the type
     default:
+      // Stryker disable next-line ArrayDeclaration: a running-on review always has runningOn set; the fallback is there for the type
       return `affected only when running on ${(r.runningOn ?? []).join(' or ')}; the asset does not name that platform`;
   }
 }

@@ -6,13 +6,13 @@ import {
   isMemberKey,
   matchKeys,
   matchProduct,
-  parseCpe,
   productKey,
   variantBaseKey,
   vendorSlug,
   type AssetName,
   type ProductMatch,
 } from './product-match.ts';
+import { parseCpe } from './cpe-name.ts';
 
 export interface RangeRow {
   ord: number;
@@ -90,10 +90,11 @@ export function rangeRows(
   records: readonly { source: string; source_key: string; modified?: string | null; ranges?: AffectedRange[] }[],
 ): RangeRow[] {
   const out: RangeRow[] = [];
-  // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: records reach rangeRows in one order from each caller, and the rows' order only feeds the range set's canonical hash, which sorts again
+  // Stryker disable ArithmeticOperator,ConditionalExpression,EqualityOperator: records reach rangeRows in one order from each caller, and the rows' order only feeds the range set's canonical hash, which sorts again
   const sorted = [...records].sort((a, b) =>
     a.source + a.source_key < b.source + b.source_key ? -1 : a.source + a.source_key > b.source + b.source_key ? 1 : 0,
   );
+  // Stryker restore ArithmeticOperator,ConditionalExpression,EqualityOperator
   for (const rec of sorted) {
     for (const r of rec.ranges ?? []) {
       const cpe = r.cpe ? parseCpe(r.cpe) : null;

@@ -113,7 +113,7 @@ export function pageKey(url: string): string {
 
 export function buildReferences(merged: MergedCve, vendors: CanonicalVendor[]): CveDocument['references'] {
   const advisories = cisaIcsAdvisories(merged);
-  const advisoryUrls = new Set(advisories.map((a) => a.url).filter(Boolean) as string[]);
+  const advisoryUrls = new Set(advisories.map((a) => a.url).filter((u) => !!u));
   const advisoryIds = advisories.map((a) => a.advisory_id.toLowerCase());
   const vendorAdvisories: CveDocument['references']['vendor_advisories'] = [];
   const other: OtherReference[] = [];

@@ -3,6 +3,7 @@
 // `A:` pairs). Markdown is rendered to HTML by markdown-it (CommonMark and tables) with HTML off, so no HTML in a
 // module file reaches a page, and only http(s) links become anchors. docs/training.md describes the format.
 import MarkdownIt from 'markdown-it';
+import { isOneOf } from './one-of.ts';
 
 /** The five categories of spec §4.4, in the spec's order: one module each. */
 export const TRAINING_CATEGORIES = [
@@ -54,13 +55,13 @@ const MIN_QUESTIONS = 3;
 const SELF_CHECK = 'Self-check';
 
 export function slug(text: string): string {
-  // Stryker disable next-line Regex: runs of dashes are collapsed before, so one leading or trailing dash is all there is to cut
   return (
     text
       .toLowerCase()
       .normalize('NFKD')
       .replace(/[\u0300-\u036f]/g, '')
       .replace(/[^a-z0-9]+/g, '-')
+      // Stryker disable next-line Regex: runs of dashes are collapsed before, so one leading or trailing dash is all there is to cut
       .replace(/^-+|-+$/g, '') || 'section'
   );
 }
@@ -150,8 +151,8 @@ export function parseModule(file: string, text: string): TrainingModule {
       file,
       `id "${meta.id}" must be lower-case words joined by hyphens (at most 80 characters)`,
     );
-  const order = TRAINING_CATEGORIES.indexOf(meta.category as TrainingCategory);
-  if (order < 0)
+  const category = meta.category;
+  if (!isOneOf(TRAINING_CATEGORIES, category))
     throw new TrainingContentError(
       file,
       `category "${meta.category}" is not one of: ${TRAINING_CATEGORIES.join('; ')}`,
@@ -185,8 +186,8 @@ export function parseModule(file: string, text: string): TrainingModule {
   return {
     id: meta.id,
     title: meta.title,
-    category: meta.category as TrainingCategory,
-    order: order + 1,
+    category,
+    order: TRAINING_CATEGORIES.indexOf(category) + 1,
     estimated_minutes: Number(meta.minutes),
     summary: meta.summary,
     sections,

@@ -229,10 +229,10 @@ const ENTRIES: VendorEntry[] = [];
 const BY_KEY = new Map<string, VendorEntry>();
 for (const line of TABLE.trim().split('\n')) {
   const [slug, name, aliases, domains, ics] = line.split('|');
-  // Stryker disable next-line ArrayDeclaration: every line of the vendor table lists aliases, so the empty fallback is never taken
   const e: VendorEntry = {
     slug,
     name,
+    // Stryker disable next-line ArrayDeclaration: every line of the vendor table lists aliases, so the empty fallback is never taken
     aliases: aliases ? aliases.split(';') : [],
     domains: domains ? domains.split(';') : [],
     ics: ics === 'ics',
@@ -274,12 +274,14 @@ export interface CanonicalVendor {
 }
 
 function titleFromToken(token: string): string {
-  // Stryker disable next-line Regex: the token's runs of separators split whole: one separator or a run gives the same words
-  return token
-    .split(/[_\s]+/)
-    .filter(Boolean)
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join(' ');
+  return (
+    token
+      // Stryker disable next-line Regex: the token's runs of separators split whole: one separator or a run gives the same words
+      .split(/[_\s]+/)
+      .filter(Boolean)
+      .map((w) => w[0].toUpperCase() + w.slice(1))
+      .join(' ')
+  );
 }
 
 /**
@@ -314,11 +316,12 @@ function resolveVendor(raw: string, fromCpe: boolean): CanonicalVendor | null {
   if (!e && /,|\band\b/i.test(name)) {
     // "Exacq Technologies, Johnson Controls Inc." / "ICONICS, Mitsubishi Electric": parts that are
     // company-form words only are dropped; a single remaining part or a known part decides.
-    // Stryker disable next-line MethodExpression,Regex: the parts are trimmed and empty ones dropped, so a single whitespace or a run splits alike
+    // Stryker disable MethodExpression,Regex: the parts are trimmed and empty ones dropped, so a single whitespace or a run splits alike
     const parts = name
       .split(/,\s*(?:and\s+)?|\s+and\s+/i)
       .map((p) => p.trim())
       .filter((p) => p && !SUFFIXES.has(vendorKey(p)));
+    // Stryker restore MethodExpression,Regex
     e = parts.map((p) => BY_KEY.get(vendorKey(p))).find(Boolean);
     if (!e && parts.length === 1) return resolveVendor(parts[0], fromCpe);
   }

@@ -15,7 +15,7 @@ import { FeedFormatError } from './types.ts';
 import { arr, cvssScore, Loose, parseFeedJson, record, str, strings } from './json.ts';
 import { isCveId } from '../domain/cve-id.ts';
 import type { AffectedRange } from '../domain/ranges.ts';
-import { cpeVersion, parseCpe as parseCpeName } from '../domain/product-match.ts';
+import { cpeVersion, parseCpe as parseCpeName } from '../domain/cpe-name.ts';
 import { errorMessage } from '../lib/errors.ts';
 
 /** An API 2.0 `cve` object: its id as text; the other members are read one by one, each when it has its type. */

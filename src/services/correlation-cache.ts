@@ -18,7 +18,8 @@ import {
   type CveFlags,
   type StoredRange,
 } from '../store/ranges.ts';
-import { familyKeys, vendorStem } from '../domain/product-match.ts';
+import { familyKeys } from '../domain/product-match.ts';
+import { vendorStem } from '../domain/vendor-stem.ts';
 
 /** The corpus generation while the reader is told about commits; null when nothing may be cached. */
 export interface CorpusGeneration {

@@ -2,7 +2,7 @@
 // each value is looked up in the set; one outside it fails loudly (oneOf) or is one the reader does not know
 // (storedWarnings).
 import type { ExploitMaturity } from '../domain/cve-document.ts';
-import type { HostWarning } from '../domain/windows/validate.ts';
+import type { HostWarning } from '../domain/windows/host-record.ts';
 
 /** `value` as one of `values`; throws when it is none of them (`what` names the column in the message). */
 export function oneOf<const T extends string>(values: readonly T[], value: string, what: string): T {

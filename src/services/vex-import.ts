@@ -6,13 +6,8 @@ import type { Db } from '../store/db.ts';
 import { lockEnvironment, environmentExists } from '../store/windows.ts';
 import { getDecisions, writeDecisions, type DecisionWrite } from '../store/triage-decisions.ts';
 import { environmentProducts, knownCves } from '../store/triage-references.ts';
-import {
-  readVexDocument,
-  versionIn,
-  type ImportStatement,
-  type ProductRef,
-  type VexImportFormat,
-} from '../domain/vex-import.ts';
+import { readVexDocument, versionIn } from '../domain/vex-import.ts';
+import type { ImportStatement, ProductRef, VexImportFormat } from '../domain/vex-statements.ts';
 import { compareVersions } from '../domain/versions.ts';
 import { normalizeDecision, DECISION_ASSETS_MAX } from '../domain/triage.ts';
 import { statementCovers, type AssetNameplate } from '../domain/vendor-statements.ts';

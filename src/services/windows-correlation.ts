@@ -17,15 +17,13 @@ import type { Clock } from '../lib/clock.ts';
 import { environmentNotFound, invalidInput, refusedFile } from './refusal.ts';
 import { windowsDataFor, type WindowsData } from '../windows-data.ts';
 import { EvaluationRun, type HostEvaluation } from '../domain/windows/evaluate.ts';
+import { validateHost } from '../domain/windows/validate.ts';
 import {
   identifyingSoftwareHosts,
-  validateHost,
   validateSoftware,
-  type HostError,
-  type HostWarning,
   type SoftwareRejection,
-  type WindowsHost,
-} from '../domain/windows/validate.ts';
+} from '../domain/windows/validate-software.ts';
+import type { HostError, HostWarning, WindowsHost } from '../domain/windows/host-record.ts';
 import {
   fixSummary,
   viewHost,

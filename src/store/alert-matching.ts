@@ -9,7 +9,7 @@ import type { EnvAsset, EnvHost } from '../domain/asset-alerts.ts';
 import type { AssetRecord } from '../domain/assets.ts';
 import type { RangeRow } from '../domain/correlate.ts';
 import { expandGroup, type StoredGroup } from '../domain/range-groups.ts';
-import type { WindowsHost } from '../domain/windows/validate.ts';
+import type { WindowsHost } from '../domain/windows/host-record.ts';
 
 type Conn = Db | Tx;
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { assetHits, buildAssetIndex, familyNames, openVerdicts, type EnvAsset } from '../../src/domain/asset-alerts.ts';
 import { rangeRows } from '../../src/domain/correlate.ts';
 import type { AffectedRange } from '../../src/domain/ranges.ts';
-import { validateHost, type WindowsHost } from '../../src/domain/windows/validate.ts';
+import { validateHost } from '../../src/domain/windows/validate.ts';
+import type { WindowsHost } from '../../src/domain/windows/host-record.ts';
 import { EvaluationRun } from '../../src/domain/windows/evaluate.ts';
 import { fixtureIndex } from './windows/fixture-index.ts';
 

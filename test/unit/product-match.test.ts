@@ -4,13 +4,12 @@ import {
   assetLookupKeys,
   familyKeys,
   matchProduct,
-  parseCpe,
   productKey,
-  stemFreeKey,
   strongerMatch,
   vendorSlug,
-  vendorStem,
 } from '../../src/domain/product-match.ts';
+import { parseCpe } from '../../src/domain/cpe-name.ts';
+import { stemFreeKey, vendorStem } from '../../src/domain/vendor-stem.ts';
 
 test('vendor aliases, case and CPE tokens resolve to one canonical vendor', () => {
   for (const v of ['Siemens', 'Siemens AG', 'SIEMENS', 'siemens_ag']) assert.equal(vendorSlug(v), 'siemens', v);

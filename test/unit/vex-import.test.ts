@@ -1,7 +1,8 @@
 // Reading VEX documents back (src/domain/vex-import.ts): our IRIs, the due date, version ranges, and what is refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readVexDocument, refOfIri, splitDue, versionIn } from '../../src/domain/vex-import.ts';
+import { readVexDocument, versionIn } from '../../src/domain/vex-import.ts';
+import { refOfIri, splitDue } from '../../src/domain/vex-statements.ts';
 import { compareVersions } from '../../src/domain/versions.ts';
 
 test('our IRIs read back: an asset (its id decoded), the environment; anything else is not ours', () => {

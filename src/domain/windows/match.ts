@@ -4,7 +4,7 @@
 // product (trap 4). Without an edition or installation type, every product that fits the build is a candidate.
 import { parseOsBuild, type OsBuild } from './build.ts';
 import { WINDOWS_PRODUCTS, type WindowsProduct } from './products.ts';
-import type { WindowsHost } from './validate.ts';
+import type { WindowsHost } from './host-record.ts';
 
 export interface ProductMatch {
   /** Products that fit; one when the match is exact, several when edition/installation type is missing. */

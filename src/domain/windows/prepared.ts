@@ -4,15 +4,7 @@ import type { OsBuild } from './build.ts';
 import type { Fix, KbInfo, ProductCve, ProductIndex } from './evaluation-index.ts';
 import { isCveId } from '../cve-id.ts';
 import { foreignNote } from './cross-product.ts';
-import {
-  month,
-  WHY_BELOW,
-  WHY_BUILD,
-  WHY_SERIES_CLEAR,
-  WHY_SERIES_OPEN,
-  type FixType,
-  type Verdict,
-} from './verdict-facts.ts';
+import { month, WHY_BELOW, WHY_BUILD, WHY_SERIES_CLEAR, WHY_SERIES_OPEN, type Verdict } from './verdict-facts.ts';
 
 /** An LCU-equivalent fix: in the product's series, or an out-of-band update that replaces a series LCU. */
 function isCumulativeFix(pi: ProductIndex, f: Fix): boolean {
@@ -110,12 +102,13 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
       legacyFixes,
       legacyFixKbs: new Set(legacyFixes.map((f) => f.kb!)),
       rollupFix: mrs[0] ?? sos[0] ?? null,
-      // Stryker disable next-line ConditionalExpression,MethodExpression: null sorts as "null", after every month, so filtering nulls out or not leaves the same first month
+      // Stryker disable ConditionalExpression,MethodExpression: null sorts as "null", after every month, so filtering nulls out or not leaves the same first month
       m0:
         [...mrs, ...sos]
           .map((f) => month(pi, f.kb))
           .filter((x): x is string => x !== null)
           .sort()[0] ?? null,
+      // Stryker restore ConditionalExpression,MethodExpression
       // Stryker disable next-line EqualityOperator: only legacy products reach minFix, and their builds share one build number: equal UBRs pick the same build
       minFix: builds.length ? builds.reduce((a, b) => (b.ubr! < a.ubr! ? b : a)) : null,
       clearAt: null,
@@ -140,7 +133,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
         fixMonth: m,
         fixUrl: last.seriesFix.url,
         derived: true,
-        fixType: 'kb' as FixType,
+        fixType: 'kb' as const,
         note: null,
       };
       last.vClear = { ...sv, status: 'cleared (patched)', why: WHY_SERIES_CLEAR };
@@ -154,7 +147,7 @@ export function prepareProduct(pi: ProductIndex): Prepared[] {
         fixMonth: last.lcuMonth,
         fixUrl: last.lcu.url,
         derived: last.lcu.overrideId !== null,
-        fixType: 'kb' as FixType,
+        fixType: 'kb' as const,
         note: null,
       };
       last.vClear = { ...lv, status: 'cleared (patched)', why: WHY_BUILD };

@@ -2,11 +2,12 @@
 // the CSV paths: the CSV adapter turns each row into the same field → value record first (installed_kbs
 // split on ';'). Each host is validated alone. Messages never echo a submitted value, so a forbidden value
 // (hostname, IP, MAC...) cannot leak back through an error. Every text value is normalised with NFKC before it
-// is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data.
+// is checked (and stored in that form): identifying.ts holds the formats and the scan for identifying data,
+// field-checks.ts the field names and placeholders refused in every record, host-values.ts the build and date-time
+// formats; validate-software.ts validates the software records.
 import {
   badText,
   containsIdentifying,
-  identifyingInSoftware,
   innerBreak,
   invisibleIn,
   INVISIBLE_MESSAGE,
@@ -17,149 +18,28 @@ import {
   validEditionId,
   validProductName,
 } from './identifying.ts';
-
-export const HOST_FIELDS = [
-  'asset_id',
-  'os_product',
-  'edition_id',
-  'display_version',
-  'os_build',
-  'architecture',
-  'installation_type',
-  'installed_kbs',
-  'kb_source',
-  'esu_enrolled',
-  'collected_at',
-] as const;
-export type HostField = (typeof HOST_FIELDS)[number];
-
-export const SOFTWARE_FIELDS = ['asset_id', 'name', 'publisher', 'version'] as const;
-
-export type InstallationType = 'Server' | 'Server Core' | 'Client';
-export type Architecture = 'x64' | 'x86' | 'arm64';
-
-/** A host record that passed validation, normalised. Empty values are null ("unknown"). */
-export interface WindowsHost {
-  asset_id: string;
-  os_product: string;
-  edition_id: string | null;
-  display_version: string | null;
-  os_build: string | null;
-  architecture: Architecture;
-  installation_type: InstallationType | null;
-  /** null = not collected; [] = collected, none found. Upper-case, de-duplicated, in submitted order. */
-  installed_kbs: string[] | null;
-  kb_source: string | null;
-  esu_enrolled: boolean | null;
-  collected_at: string;
-}
-
-export type HostErrorCode =
-  | 'forbidden_field'
-  | 'forbidden_value'
-  | 'unknown_field'
-  | 'placeholder_value'
-  | 'missing_field'
-  | 'bare_windows'
-  | 'invalid_build'
-  | 'invalid_architecture'
-  | 'invalid_installation_type'
-  | 'missing_installation_type'
-  | 'invalid_kb'
-  | 'missing_kb_source'
-  | 'invalid_esu'
-  | 'invalid_collected_at'
-  /** Ours (the spec's table has none): a later host of one request with an asset_id an earlier accepted host has. */
-  | 'duplicate_asset_id';
-
-export interface HostError {
-  code: HostErrorCode;
-  field: string;
-  message: string;
-}
-
-export type HostWarning = 'needs_revision';
+import { isForbiddenFieldName, isPlaceholder } from './field-checks.ts';
+import { buildInRange, COLLECTED_AT_MAX_AHEAD_MS, ISO_TZ_RE, onTheCalendar } from './host-values.ts';
+import {
+  HOST_FIELDS,
+  type Architecture,
+  type HostError,
+  type HostErrorCode,
+  type HostField,
+  type HostWarning,
+  type InstallationType,
+  type WindowsHost,
+} from './host-record.ts';
+import { isRecord } from '../is-record.ts';
+import { isOneOf } from '../one-of.ts';
 
 export type HostValidation =
   | { ok: true; host: WindowsHost; warnings: HostWarning[] }
   | { ok: false; asset_id: string | null; errors: HostError[] };
 
-/**
- * Whether each part of a build fits the registry value it comes from (major and minor version bytes, CurrentBuild
- * as a 16-bit number, the UBR a DWORD): a longer number is no build, and read as one it would clear every CVE.
- */
-function buildInRange(build: string): boolean {
-  const [major, minor, current, ubr] = build.split('.').map(Number);
-  return major <= 255 && minor <= 255 && current <= 65535 && (ubr === undefined || ubr <= 4294967295);
-}
-
 const REQUIRED: HostField[] = ['asset_id', 'os_product', 'edition_id', 'os_build', 'architecture', 'collected_at'];
 /** Required fields that may be empty ("an empty value means unknown", spec §2.6). */
 const MAY_BE_EMPTY = new Set<string>(['edition_id', 'os_build']);
-
-// Field names that identify a host, person or site (spec §2.6 list "and similar").
-const FORBIDDEN_NAME_RE =
-  /(host|computer|machine|device_?name|fqdn|^ip$|ip_?addr|ipv[46]|^mac$|mac_?addr|domain|serial|user|owner|login|account|email|license|product_?key|install_?path|^path$|directory|site|customer|client_?name|company|organi[sz]ation|location|address|phone|asset_?tag|sid$)/i;
-
-const PLACEHOLDERS = new Set([
-  'n/a',
-  'na',
-  'n.a.',
-  '-',
-  '--',
-  '---',
-  'unknown',
-  'none',
-  'null',
-  'nil',
-  'tbd',
-  'tba',
-  '?',
-  'undefined',
-  'not available',
-  'not applicable',
-  'unavailable',
-]);
-
-/**
- * How far after the time of the request a collected_at may be: a collector's clock that is off, or local time sent
- * with a wrong zone (at most 14 hours apart), is tolerated; a later time cannot be when the host was looked at
- * (docs/windows-api.md "collected_at").
- */
-export const COLLECTED_AT_MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
-
-const ISO_TZ_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-/**
- * Whether an ISO_TZ_RE date-time names a real instant: a month of the year, a day of that month, an hour, minute and
- * second of a day (Date.parse rolls 2026-02-30 over to March 2 instead of refusing it).
- */
-function onTheCalendar(t: string): boolean {
-  const [y, mo, d, h, mi, s] = [
-    t.slice(0, 4),
-    t.slice(5, 7),
-    t.slice(8, 10),
-    t.slice(11, 13),
-    t.slice(14, 16),
-    t[16] === ':' ? t.slice(17, 19) : '0',
-  ].map(Number);
-  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
-  return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h <= 23 && mi <= 59 && s <= 59;
-}
-
-/** True when an identifier looks like an IP, MAC, domain or host name, a path or URL (spec: forbidden_value). */
-export function looksIdentifying(v: string): boolean {
-  return identifyingAssetId(v);
-}
-
-/** A field name that identifies a host, person or site (spec §2.6, §4.2 forbidden_field); also used by v1 assets. */
-export function isForbiddenFieldName(name: string): boolean {
-  return FORBIDDEN_NAME_RE.test(name);
-}
-
-export function isPlaceholder(v: string): boolean {
-  return PLACEHOLDERS.has(v.trim().toLowerCase());
-}
 
 function str(v: unknown): string | null {
   return typeof v === 'string' ? normalizeText(v) : null;
@@ -175,20 +55,20 @@ const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['asset_id', 'kb_source'])
 export function validateHost(input: unknown, now?: Date): HostValidation {
   const errors: HostError[] = [];
   const err = (code: HostErrorCode, field: string, message: string) => errors.push({ code, field, message });
-  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+  if (!isRecord(input)) {
     return {
       ok: false,
       asset_id: null,
       errors: [{ code: 'missing_field', field: 'asset_id', message: 'a host record must be an object' }],
     };
   }
-  const rec = input as Record<string, unknown>;
+  const rec = input;
 
   for (const key of Object.keys(rec)) {
-    if ((HOST_FIELDS as readonly string[]).includes(key)) continue;
+    if (isOneOf(HOST_FIELDS, key)) continue;
     // A field name holding NUL or a lone surrogate is named with U+FFFD in their place (the answer stays text).
     const name = badText(key) ? replaceBadText(key) : key;
-    if (FORBIDDEN_NAME_RE.test(key))
+    if (isForbiddenFieldName(key))
       err('forbidden_field', name, 'identifying data must not be sent; nothing of this host was stored');
     else err('unknown_field', name, 'field is not part of the Windows host record (spec §2.6)');
   }
@@ -198,8 +78,8 @@ export function validateHost(input: unknown, now?: Date): HostValidation {
   const unreadable = new Set<string>();
   for (const f of HOST_FIELDS) {
     const v = rec[f];
-    // Stryker disable next-line ArrayDeclaration: a fallback text no input reaches: the field was refused earlier, or is a string here
     const texts =
+      // Stryker disable next-line ArrayDeclaration: a fallback text no input reaches: the field was refused earlier, or is a string here
       typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
     if (texts.some(badText) || (FREE_TEXT_FIELDS.has(f) && texts.some(innerBreak))) {
       unreadable.add(f);
@@ -470,152 +350,4 @@ export function csvRowToHostRecord(row: Record<string, string>): Record<string, 
     }
   }
   return out;
-}
-
-/** Software records have the host codes plus unknown_host (software of a host not accepted in this call). */
-export interface SoftwareError {
-  code: HostErrorCode | 'unknown_host';
-  field: string;
-  message: string;
-}
-export interface SoftwareRecord {
-  asset_id: string;
-  name: string;
-  publisher: string | null;
-  version: string | null;
-}
-export interface SoftwareRejection {
-  asset_id: string | null;
-  index: number;
-  errors: SoftwareError[];
-}
-
-const isSoftwareField = (k: string): boolean => (SOFTWARE_FIELDS as readonly string[]).includes(k);
-/** A software record field outside the contract that names a host, person or site (install_path, hostname, …). */
-const identifyingSoftwareField = (k: string): boolean => !isSoftwareField(k) && FORBIDDEN_NAME_RE.test(k);
-
-/**
- * The asset_ids that software records name together with a field identifying a host, person or site (hostname,
- * install_path, user_name, …): such a host is refused whole, as if the field were in its host record (spec §4.2:
- * nothing of a refused host is stored). Records without a string asset_id name no host.
- */
-export function identifyingSoftwareHosts(items: unknown[]): Set<string> {
-  const out = new Set<string>();
-  for (const raw of items) {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
-    const r = raw as Record<string, unknown>;
-    if (typeof r.asset_id !== 'string') continue;
-    if (Object.keys(r).some(identifyingSoftwareField)) out.add(normalizeText(r.asset_id));
-  }
-  return out;
-}
-
-/** Validate installed software (spec §2.6): stored only for hosts accepted in the same call. */
-export function validateSoftware(
-  items: unknown[],
-  accepted: Set<string>,
-): { stored: SoftwareRecord[]; rejected: SoftwareRejection[] } {
-  const stored: SoftwareRecord[] = [];
-  const rejected: SoftwareRejection[] = [];
-  const seen = new Set<string>();
-  items.forEach((raw, index) => {
-    const errors: SoftwareError[] = [];
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-      rejected.push({
-        asset_id: null,
-        index,
-        errors: [{ code: 'missing_field', field: 'asset_id', message: 'a software record must be an object' }],
-      });
-      return;
-    }
-    const r = raw as Record<string, unknown>;
-    for (const k of Object.keys(r)) {
-      if (isSoftwareField(k)) continue;
-      const name = badText(k) ? replaceBadText(k) : k;
-      if (identifyingSoftwareField(k))
-        errors.push({
-          code: 'forbidden_field',
-          field: name,
-          message: 'identifying data must not be sent; nothing of this host was stored',
-        });
-      else
-        errors.push({
-          code: 'unknown_field',
-          field: name,
-          message: 'field is not part of the software record (asset_id, name, publisher, version)',
-        });
-    }
-    const unreadable = new Set(
-      SOFTWARE_FIELDS.filter((k) => typeof r[k] === 'string' && (badText(r[k]) || innerBreak(r[k]))),
-    );
-    for (const k of unreadable)
-      errors.push({
-        code: 'forbidden_value',
-        field: k,
-        message: 'control characters and unpaired surrogates are not allowed (UTF-8 text only)',
-      });
-    // Stryker disable next-line StringLiteral: a fallback text no input reaches: the field was refused earlier, or is a string here
-    const str = (k: string) =>
-      unreadable.has(k as (typeof SOFTWARE_FIELDS)[number])
-        ? ''
-        : typeof r[k] === 'string'
-          ? normalizeText(r[k])
-          : r[k] === undefined || r[k] === null
-            ? ''
-            : null;
-    const assetId = str('asset_id');
-    const name = str('name');
-    let echo: string | null = null;
-    if (unreadable.has('asset_id')) {
-      /* refused above */
-    } else if (!assetId)
-      errors.push({ code: 'missing_field', field: 'asset_id', message: 'required field is missing' });
-    else if (assetId.length > 64 || identifyingAssetId(assetId))
-      errors.push({ code: 'forbidden_value', field: 'asset_id', message: 'asset_id must be a scrubbed identifier' });
-    else if (!accepted.has(assetId))
-      errors.push({
-        code: 'unknown_host',
-        field: 'asset_id',
-        message: 'software is stored only for hosts listed (and accepted) in windows_hosts',
-      });
-    else echo = assetId;
-    if (!name && !unreadable.has('name'))
-      errors.push({ code: 'missing_field', field: 'name', message: 'required field is missing' });
-    for (const k of ['name', 'publisher', 'version']) {
-      const v = str(k);
-      if (v === null) errors.push({ code: 'missing_field', field: k, message: 'must be a string' });
-      else if (v.length > 500) errors.push({ code: 'forbidden_value', field: k, message: 'at most 500 characters' });
-      else if (v && isPlaceholder(v))
-        errors.push({
-          code: 'placeholder_value',
-          field: k,
-          message: 'placeholder value; send an empty value for unknown',
-        });
-      else if (v && /[a-z]:\\|\\\\/i.test(v))
-        errors.push({ code: 'forbidden_value', field: k, message: 'install paths must not be sent' });
-      else if (v && identifyingInSoftware(v))
-        errors.push({
-          code: 'forbidden_value',
-          field: k,
-          message: 'must not hold an e-mail or MAC address or a licence key',
-        });
-    }
-    if (errors.length) {
-      rejected.push({ asset_id: echo, index, errors });
-      return;
-    }
-    const rec = {
-      asset_id: assetId!,
-      name: name!,
-      publisher: str('publisher') || null,
-      version: str('version') || null,
-    };
-    // The same record twice (a collector listing a product under two registry keys) is one installed product: kept
-    // once, not stored and counted twice.
-    const key = JSON.stringify([rec.asset_id, rec.name, rec.publisher, rec.version]);
-    if (seen.has(key)) return;
-    seen.add(key);
-    stored.push(rec);
-  });
-  return { stored, rejected };
 }

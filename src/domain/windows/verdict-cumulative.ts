@@ -4,7 +4,7 @@
 import { looksLikeOsBuild } from './build.ts';
 import type { Fix, ProductIndex } from './evaluation-index.ts';
 import type { Prepared } from './prepared.ts';
-import { month, noFix, type FixType, type HostCtx, type Verdict } from './verdict-facts.ts';
+import { month, noFix, type HostCtx, type Verdict } from './verdict-facts.ts';
 
 /**
  * Rule 1 read from a KB list: the list holds the fix (or a hotpatch for it), a cumulative update of the series
@@ -109,7 +109,7 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
     if (b) return b;
     const m = month(pi, seriesFix.kb)!;
     const v = {
-      fixType: 'kb' as FixType,
+      fixType: 'kb' as const,
       fixedBuild: null,
       kb: seriesFix.kb,
       fixClass: 'lcu' as const,
@@ -136,7 +136,7 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
     };
   }
 
-  const base = { fixType: 'kb' as FixType };
+  const base = { fixType: 'kb' as const };
   // Rule 1 on a hotpatch's build: MSRC sometimes lists a month's fix for a product only as its hotpatch (2024-Oct:
   // CVE-2024-43516 on Windows 11 24H2 names KB5046696, build 26100.2240, and no cumulative update). The build is
   // on the product's own line (validated), and every later update of the line includes its fixes: a host at or
@@ -159,12 +159,12 @@ export function cumulative(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict
   }
   const anyFix = p.odd;
   if (anyFix) {
-    const kind = anyFix.kind;
+    const fixClass: Verdict['fixClass'] = anyFix.kind === 'standalone' ? 'standalone' : 'other';
     const v = {
       ...base,
       fixedBuild: anyFix.build?.text ?? null,
       kb: anyFix.kb,
-      fixClass: (kind === 'standalone' ? 'standalone' : 'other') as Verdict['fixClass'],
+      fixClass,
       fixMonth: month(pi, anyFix.kb),
       fixUrl: anyFix.url,
       derived: false,

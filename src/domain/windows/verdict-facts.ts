@@ -3,7 +3,7 @@
 import type { OsBuild } from './build.ts';
 import type { KbInfo, ProductIndex } from './evaluation-index.ts';
 import type { ProductMatch } from './match.ts';
-import type { WindowsHost } from './validate.ts';
+import type { WindowsHost } from './host-record.ts';
 
 export type CveStatus = 'confirmed open' | 'cleared (patched)' | 'needs review';
 export type FixType = 'kb' | 'esu' | 'none';

@@ -2,7 +2,7 @@
 // §5): decided by the host's KB list, with the build as a cross-check. Pure; domain/windows/verdict.ts chooses the path.
 import type { ProductIndex } from './evaluation-index.ts';
 import type { Prepared } from './prepared.ts';
-import { month, noFix, type FixType, type HostCtx, type Verdict } from './verdict-facts.ts';
+import { month, noFix, type HostCtx, type Verdict } from './verdict-facts.ts';
 
 export function legacy(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
   const fixes = p.legacyFixes;
@@ -20,7 +20,7 @@ export function legacy(pi: ProductIndex, p: Prepared, ctx: HostCtx): Verdict {
         : 'other';
   const mr = fixes.find((f) => f.kind === 'monthly_rollup');
   const v = {
-    fixType: 'kb' as FixType,
+    fixType: 'kb' as const,
     fixedBuild: (mr?.build ?? minFix)?.text ?? null,
     kb: main.kb,
     fixClass,

@@ -9,7 +9,7 @@ import type { ProductIndex } from './evaluation-index.ts';
 import { lifecycleState, type LifecycleState } from './lifecycle.ts';
 import type { ProductMatch } from './match.ts';
 import type { WindowsProduct } from './products.ts';
-import type { WindowsHost } from './validate.ts';
+import type { WindowsHost } from './host-record.ts';
 import type { Prepared } from './prepared.ts';
 import { cumulative, cumulativeFast } from './verdict-cumulative.ts';
 import { legacy } from './verdict-legacy.ts';
@@ -21,10 +21,11 @@ function kbSummary(pi: ProductIndex, kbs: Set<string>): KbSummary {
     const info = pi.kbs.get(k);
     if (!info) continue;
     if (info.inSeries && info.kind === 'security_update') {
-      // Stryker disable next-line EqualityOperator: on equal builds or months the assignment writes the same value
+      // Stryker disable EqualityOperator: on equal builds or months the assignment writes the same value
       if (info.build?.ubr != null) {
         if (s.maxUbr === null || info.build.ubr > s.maxUbr) s.maxUbr = info.build.ubr;
       } else if (info.month && (!s.maxMonthNoBuild || info.month > s.maxMonthNoBuild)) s.maxMonthNoBuild = info.month;
+      // Stryker restore EqualityOperator
       if (!s.newestLcu || (info.month ?? '') > (s.newestLcu.month ?? '')) s.newestLcu = info;
     }
     if (

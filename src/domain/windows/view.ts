@@ -13,6 +13,7 @@ import {
   type Sortable,
 } from './evaluate.ts';
 import { memoWeak } from '../memo.ts';
+import { isOneOf } from '../one-of.ts';
 
 export const SORTS = ['priority', 'score', 'exploit', 'newest'] as const;
 export type SortName = (typeof SORTS)[number];
@@ -90,7 +91,7 @@ export function parseViewOptions(
     cve_page_size: null,
   };
   for (const key of Object.keys(input)) {
-    if (!(OPTION_NAMES as readonly string[]).includes(key))
+    if (!isOneOf(OPTION_NAMES, key))
       errors.push({ field: `${p}${key}`, message: 'unknown option', type: 'unknown_option' });
   }
   for (const k of ['include_cleared', 'confirmed_only', 'known_exploited_only', 'fix_available_only'] as const) {
@@ -100,8 +101,7 @@ export function parseViewOptions(
   }
   if (input.sort !== undefined && !(opts.fromText && input.sort === '')) {
     // Stryker disable next-line ConditionalExpression: an unknown sort was refused before; the check is kept for the type narrowing
-    if (typeof input.sort === 'string' && (SORTS as readonly string[]).includes(input.sort))
-      o.sort = input.sort as SortName;
+    if (typeof input.sort === 'string' && isOneOf(SORTS, input.sort)) o.sort = input.sort;
     else
       errors.push({
         field: `${p}sort`,

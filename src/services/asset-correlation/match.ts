@@ -5,7 +5,8 @@
 import type { Db } from '../../store/db.ts';
 import { validateAsset, type AssetError, type AssetRecord } from '../../domain/assets.ts';
 import { catalogProductNames } from '../../store/watchlists.ts';
-import { assetLookupKeys, familyLookup, parseCpe, type ProductMatch } from '../../domain/product-match.ts';
+import { assetLookupKeys, familyLookup, type ProductMatch } from '../../domain/product-match.ts';
+import { parseCpe } from '../../domain/cpe-name.ts';
 import { matchRow, verdict, type RangeRow } from '../../domain/correlate.ts';
 import type { CveCard, StoredRange } from '../../store/ranges.ts';
 import { cpeKey, memberKey, rangeKey, variantKey, type CorrelationCache, type RangeKey } from '../correlation-cache.ts';

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { HOST_FIELDS, csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
+import { csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
+import { HOST_FIELDS } from '../../../src/domain/windows/host-record.ts';
 
 const script = readFileSync(new URL('../../../tools/collect-windows-host.ps1', import.meta.url), 'utf8');
 const docs = {

@@ -3,7 +3,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { validateHost, validateSoftware } from '../../../src/domain/windows/validate.ts';
+import { validateHost } from '../../../src/domain/windows/validate.ts';
+import { validateSoftware } from '../../../src/domain/windows/validate-software.ts';
 import {
   containsIdentifying,
   validDisplayVersion,

@@ -3,7 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { isBareWindowsName, matchHost } from '../../../src/domain/windows/match.ts';
-import type { WindowsHost } from '../../../src/domain/windows/validate.ts';
+import type { WindowsHost } from '../../../src/domain/windows/host-record.ts';
 
 const HOST: WindowsHost = {
   asset_id: 'm1',

@@ -3,17 +3,10 @@
 // sample row (docs/windows-collector.md), a real Windows Server 2019 host as the collector reports it.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  csvRowToHostRecord,
-  identifyingSoftwareHosts,
-  isForbiddenFieldName,
-  isPlaceholder,
-  looksIdentifying,
-  validateHost,
-  validateSoftware,
-  type HostError,
-  type WindowsHost,
-} from '../../../src/domain/windows/validate.ts';
+import { csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
+import { identifyingSoftwareHosts, validateSoftware } from '../../../src/domain/windows/validate-software.ts';
+import { isForbiddenFieldName, isPlaceholder, looksIdentifying } from '../../../src/domain/windows/field-checks.ts';
+import type { HostError, WindowsHost } from '../../../src/domain/windows/host-record.ts';
 
 const GOOD: Record<string, unknown> = {
   asset_id: '5f0c1e9a7b2d44e08c3a6f1d2b9e7a41',

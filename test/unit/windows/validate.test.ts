@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { HOST_FIELDS, csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
+import { csvRowToHostRecord, validateHost } from '../../../src/domain/windows/validate.ts';
+import { HOST_FIELDS } from '../../../src/domain/windows/host-record.ts';
 
 const GOOD = {
   asset_id: 'a3f9c2e1b7d40c55',

@@ -19,7 +19,7 @@ import type { Fix, KbInfo, ProductCve, ProductIndex } from '../../../src/domain/
 import { WINDOWS_PRODUCTS, type WindowsProduct } from '../../../src/domain/windows/products.ts';
 import type { FixKind, OsBuild } from '../../../src/domain/windows/build.ts';
 import type { ProductMatch } from '../../../src/domain/windows/match.ts';
-import type { WindowsHost } from '../../../src/domain/windows/validate.ts';
+import type { WindowsHost } from '../../../src/domain/windows/host-record.ts';
 
 const S2019 = WINDOWS_PRODUCTS.get('11571')!; // Windows Server 2019, cumulative, 10.0.17763
 const S2012R2 = WINDOWS_PRODUCTS.get('10483')!; // Windows Server 2012 R2, legacy, 6.3.9600

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import { ApiError } from '../../errors.ts';
 import { refuseHostileText } from '../../text-guard.ts';
-import { SOFTWARE_FIELDS } from '../../../domain/windows/validate.ts';
+import { SOFTWARE_FIELDS } from '../../../domain/windows/validate-software.ts';
 import { asError } from '../../../lib/errors.ts';
 
 /** A 422 on one field, in the spec's wording. */
