@@ -108,6 +108,10 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
   // Logs go to stderr so --json output on stdout stays machine-readable.
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   let rt: Runtime | null = null;
+  // A closure, so the runtime opened by `ctx.runtime()` is seen here (TypeScript would keep `rt` narrowed to null).
+  const closeRuntime = async () => {
+    if (rt) await rt.close();
+  };
   // Set by a stop signal (from the handler below, so kept in an object TypeScript does not narrow).
   const stop: { by: NodeJS.Signals | null; reported: boolean } = { by: null, reported: false };
   const signalCode = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 130 : 143);
@@ -135,7 +139,7 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
           new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
         ]);
         clearTimeout(timer);
-        if (rt) await rt.close();
+        await closeRuntime();
       } finally {
         reportStop(signal);
         process.exit(signalCode(signal));
@@ -180,7 +184,7 @@ export async function runCli(argv: string[], io: CliIo = stdio): Promise<number>
     settled();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
-    if (rt) await (rt as Runtime).close();
+    await closeRuntime();
   }
 }
 

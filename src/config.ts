@@ -220,6 +220,25 @@ function secretKey(env: Env): string | null {
   );
 }
 
+/** The feed addresses: VULNINTEL_FEED_URL_<SOURCE> (http or https) over DEFAULT_FEED_URLS, one per source. */
+function feedUrls(env: Env): FeedUrls {
+  const feed = (source: keyof FeedUrls): string => {
+    const name = `VULNINTEL_FEED_URL_${source.toUpperCase()}`;
+    const raw = env[name];
+    return raw ? url(name, raw, ['http:', 'https:']) : DEFAULT_FEED_URLS[source];
+  };
+  return {
+    nvd: feed('nvd'),
+    cve5: feed('cve5'),
+    kev: feed('kev'),
+    epss: feed('epss'),
+    cwe: feed('cwe'),
+    capec: feed('capec'),
+    csaf: feed('csaf'),
+    msrc: feed('msrc'),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST && env.HOST.length > 0 ? env.HOST : '127.0.0.1';
@@ -290,14 +309,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ),
     autoImportSnapshot: bool(env, 'VULNINTEL_AUTO_IMPORT', true),
     syncIntervalHours: syncHours(env),
-    feedUrls: Object.freeze(
-      Object.fromEntries(
-        Object.entries(DEFAULT_FEED_URLS).map(([k, dflt]) => {
-          const name = `VULNINTEL_FEED_URL_${k.toUpperCase()}`;
-          return [k, env[name] ? url(name, env[name], ['http:', 'https:']) : dflt];
-        }),
-      ) as FeedUrls,
-    ),
+    feedUrls: Object.freeze(feedUrls(env)),
     cveCacheEntries: int(env, 'VULNINTEL_CVE_CACHE_ENTRIES', 20000, 0, 10_000_000),
     searchIndex: bool(env, 'VULNINTEL_SEARCH_INDEX', true),
     trainingDir:

@@ -22,11 +22,9 @@ export class DatabaseOpenError extends Error {
 
 /** A failure of the first query that means the database itself cannot be used (not a failing migration). */
 function isUnusableDatabase(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
+  const code = errorCode(e);
   // 28xxx: authentication refused; 3D000: no such database; EAI_AGAIN: the host name does not resolve (yet).
-  return (
-    isConnectionError(e) || (typeof code === 'string' && (/^28/.test(code) || code === '3D000' || code === 'EAI_AGAIN'))
-  );
+  return isConnectionError(e) || (code !== undefined && (/^28/.test(code) || code === '3D000' || code === 'EAI_AGAIN'));
 }
 
 /** DATABASE_URL as it may be shown: user, host, port and database; never the password or the query string. */

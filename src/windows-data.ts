@@ -6,7 +6,7 @@ import type { Db } from './store/db.ts';
 import { loadCveSignals, loadMsrcPayloads, msrcVersion } from './store/windows.ts';
 import { decodeMsrcPayload } from './ingest/msrc.ts';
 import { IndexBuilder, type EvaluationIndex } from './domain/windows/evaluation-index.ts';
-import type { CveSignals, ReferencesOut, SignalLookup } from './domain/windows/evaluate.ts';
+import type { CveSignals, SignalLookup } from './domain/windows/evaluate.ts';
 import { RefreshingValue, SingleFlight } from './lib/refreshing-cache.ts';
 
 export const SIGNAL_TTL_MS = 5 * 60 * 1000;
@@ -110,7 +110,7 @@ export class WindowsData {
         cvss: r.cvss_score,
         hasExploit: r.poc_available || r.has_public_exploit,
         publishedAt: r.published_at ? r.published_at.toISOString() : null,
-        references: (r.references as ReferencesOut | null) ?? null,
+        references: r.references,
       });
     }
     // One lookup function per cache generation: the engine keys its per-product caches on it.

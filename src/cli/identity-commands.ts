@@ -13,9 +13,14 @@ import { keyLabelProblem } from '../domain/keys.ts';
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]): T {
-  if (typeof v !== 'string' || !allowed.includes(v as T))
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
-  return v as T;
+  const found = allowed.find((a) => a === v);
+  if (found === undefined) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return found;
+}
+
+/** An optional string option (parseArgs gives a string or nothing). */
+function optional(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
 }
 
 function required(name: string, v: unknown): string {
@@ -42,8 +47,7 @@ function scopes(v: unknown): Scope[] | undefined {
     .map((s) => s.trim())
     .filter(Boolean);
   if (list.length === 0) throw new UsageError('--scopes needs at least one of read, write');
-  for (const s of list) oneOf('scopes', s, SCOPES);
-  return list as Scope[];
+  return list.map((s) => oneOf('scopes', s, SCOPES));
 }
 
 /** The identity service over the command's database (the same rules as the API's). */
@@ -72,14 +76,25 @@ type Identity = Awaited<ReturnType<typeof identityOf>>;
  * The identity operation `fn` on the organization of --org, with the command's other arguments (`args`, read after
  * --org and before the database is opened); refusals as `refusable` prints them.
  */
-async function onOrg<A = undefined>(
+function onOrg(
+  ctx: CliContext,
+  v: Record<string, unknown>,
+  fn: (identity: Identity, id: number) => Promise<void>,
+): Promise<number>;
+function onOrg<A>(
   ctx: CliContext,
   v: Record<string, unknown>,
   fn: (identity: Identity, id: number, args: A) => Promise<void>,
-  args: () => A = () => undefined as A,
+  args: () => A,
+): Promise<number>;
+async function onOrg<A>(
+  ctx: CliContext,
+  v: Record<string, unknown>,
+  fn: (identity: Identity, id: number, args: A | undefined) => Promise<void>,
+  args?: () => A,
 ): Promise<number> {
   const id = orgId(v.org);
-  const a = args();
+  const a = args?.();
   const identity = await identityOf(ctx);
   return refusable(ctx, () => fn(identity, id, a));
 }
@@ -128,7 +143,7 @@ const orgCreateCommand: Command = {
       name,
       tier,
       ownerEmail,
-      ownerName: v['owner-name'] as string | undefined,
+      ownerName: optional(v['owner-name']),
     });
     const note = r.key
       ? null
@@ -194,14 +209,7 @@ const keyCreateCommand: Command = {
     if (labelProblem) throw new UsageError(`--label ${labelProblem}`);
     const identity = await identityOf(ctx);
     return refusable(ctx, async () => {
-      const k = await identity.issueApiKey(id, {
-        email: mail,
-        role,
-        kind,
-        scopes: sc,
-        label,
-        name: v.name as string | undefined,
-      });
+      const k = await identity.issueApiKey(id, { email: mail, role, kind, scopes: sc, label, name: optional(v.name) });
       if (ctx.json) {
         ctx.out(JSON.stringify({ org_id: id, member: k.member, api_key: keyJson(k) }));
         return;

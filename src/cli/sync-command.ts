@@ -23,7 +23,9 @@ const syncCommand: Command = {
     quiet: { type: 'boolean' },
   },
   async run(ctx, values) {
-    const names = ((values.source as string[] | undefined) ?? [])
+    const sources: unknown[] = Array.isArray(values.source) ? values.source : [];
+    const names = sources
+      .filter((s) => typeof s === 'string')
       .flatMap((s) => s.split(','))
       .map((s) => s.trim())
       .filter(Boolean);
@@ -104,7 +106,7 @@ const syncCommand: Command = {
           log: {
             info: (o, m) => {
               if (!values.quiet && !ctx.json)
-                process.stderr.write(`${m}${'source' in o ? ` [${(o as { source: string }).source}]` : ''}\n`);
+                process.stderr.write(`${m}${'source' in o ? ` [${String(o.source)}]` : ''}\n`);
             },
             warn: (o, m) => ctx.log.warn(o, m),
           },

@@ -5,6 +5,7 @@ import { sql } from './kysely.ts';
 import type { Db, Tx } from './db.ts';
 import { textArray } from './pg-arrays.ts';
 import type { MsrcFixes } from './db-schema/windows.ts';
+import type { CveDocument } from '../domain/cve-document.ts';
 
 // ---- MSRC documents (global) --------------------------------------------------------------------------
 
@@ -95,7 +96,8 @@ export interface CveSignalRow {
   poc_available: boolean;
   has_public_exploit: boolean;
   published_at: Date | null;
-  references: unknown;
+  /** The stored document's references (written from a CveDocument by upsertCves); null when it has none. */
+  references: CveDocument['references'] | null;
 }
 
 export async function loadCveSignals(db: Db, cveIds: string[]): Promise<CveSignalRow[]> {
@@ -111,7 +113,7 @@ export async function loadCveSignals(db: Db, cveIds: string[]): Promise<CveSigna
       'poc_available',
       'has_public_exploit',
       'published_at',
-      sql<unknown>`doc->'references'`.as('references'),
+      sql<CveDocument['references'] | null>`doc->'references'`.as('references'),
     ])
     .where('cve_id', '=', sql<string>`ANY(${cveIds}::text[])`)
     .execute();
