@@ -1,4 +1,4 @@
-// Operator commands of the accounts work (docs/accounts.md): a sign-in link for a person (when no SMTP is
+// Operator commands for accounts (docs/accounts.md): a sign-in link for a person (when no SMTP is
 // configured, or to help someone in), and the managed-service provider of a client organization.
 import { UsageError, type Command, type CliContext } from './types.ts';
 import { operatorAccounts } from '../services/accounts.ts';

@@ -1,11 +1,11 @@
 // Pages go out compressed (docs/web.md "Performance"): an HTML answer of 1 KiB or more is sent with brotli (quality
-// 5) or gzip (level 6), whichever the client's Accept-Encoding prefers (routes/v2/stream.ts negotiateEncoding), in
+// 5) or gzip (level 6), whichever the client's Accept-Encoding prefers (content-encoding.ts negotiateEncoding), in
 // zlib's thread pool so the event loop keeps answering. A large environment page (hundreds of assets with their CVE
 // tables) is mostly repeated markup: it shrinks about twentyfold. Other answers are left as their routes send them.
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { negotiateEncoding } from './routes/v2/stream.ts';
+import { negotiateEncoding } from './content-encoding.ts';
 
 const br = promisify(brotliCompress);
 const gz = promisify(gzip);

@@ -15,14 +15,14 @@ export function isWrite(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD';
 }
 
-/** Attributes of the session cookie (issued with the accounts work; cleared here when stale). */
+/** Attributes of the session cookie (set at sign-in, cleared with the same attributes when stale or signed out). */
 export function sessionCookieOptions(secure: boolean) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
 }
 
 /**
  * Session-authenticated writes must come from the service's own pages: the browser's Origin header must be the
- * public URL's origin (missing or foreign → 403). This stands in for CSRF tokens until the accounts work.
+ * public URL's origin (missing or foreign → 403), checked before the CSRF token (checkCsrf).
  */
 export function checkOrigin(
   req: { principal: Principal | null; method: string; headers: FastifyRequest['headers'] },

@@ -27,15 +27,19 @@ export function parseOsBuild(s: string): OsBuild | null {
  */
 export function validFixedBuild(raw: string | null, product: WindowsProduct): OsBuild | null {
   if (!raw || !looksLikeOsBuild(raw)) return null;
-  const t = raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, '');
-  const b = parseOsBuild(t);
+  const b = parseOsBuild(buildText(raw));
   if (!b || b.major !== product.major || !product.group.includes(b.build)) return null;
   return b;
 }
 
+/** A FixedBuild text without the zero-width characters and whitespace Microsoft's rows carry around and inside it. */
+export function buildText(raw: string): string {
+  return raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, '');
+}
+
 /** Whether a FixedBuild text has an OS build's form (four dot-separated numbers), whatever product it belongs to. */
 export function looksLikeOsBuild(raw: string): boolean {
-  return /^\d+\.\d+\.\d+\.\d+$/.test(raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, ''));
+  return /^\d+\.\d+\.\d+\.\d+$/.test(buildText(raw));
 }
 
 export type FixKind =

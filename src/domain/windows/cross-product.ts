@@ -2,7 +2,7 @@
 // fixed build belonging to another product. Found from the data itself once every product's update series is known
 // (evaluation-index.ts finish), never from a list of cases. Such a row decides nothing: the CVE is `needs review` on
 // that product, with the evidence in the note, unless a reviewed override (overrides.ts) replaced the row first. Pure.
-import { looksLikeOsBuild, parseOsBuild, validFixedBuild } from './build.ts';
+import { looksLikeOsBuild, parseOsBuild, validFixedBuild, buildText } from './build.ts';
 import type { Fix, KbInfo, ProductIndex } from './evaluation-index.ts';
 import { WINDOWS_PRODUCTS, type WindowsProduct } from './products.ts';
 
@@ -69,7 +69,7 @@ function ownerOf(
 
 /** The Windows product whose build line holds an OS build that is not one of `p`'s (its x64 edition when there is one). */
 function lineOf(raw: string, p: WindowsProduct): WindowsProduct | null {
-  const b = parseOsBuild(raw.replace(/[\u200b\u200c\u200d\ufeff\s]/g, ''));
+  const b = parseOsBuild(buildText(raw));
   if (!b) return null;
   let hit: WindowsProduct | null = null;
   for (const q of WINDOWS_PRODUCTS.values()) {

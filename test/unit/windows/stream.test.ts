@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { constants } from 'node:buffer';
-import { correlationBody, hostsJson, negotiateEncoding } from '../../../src/http/routes/v2/stream.ts';
+import { correlationBody, hostsJson } from '../../../src/http/routes/v2/stream.ts';
+import { negotiateEncoding } from '../../../src/http/content-encoding.ts';
 import type { Correlation } from '../../../src/services/windows-correlation.ts';
 import type { HostView, PublicCve } from '../../../src/domain/windows/view.ts';
 

@@ -1,7 +1,8 @@
 // What the v2 answers share (spec §2.7): the streamed reply, took_ms and the filters echoed in meta.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ViewOptions } from '../../../domain/windows/view.ts';
-import { bodyStream, negotiateEncoding } from './stream.ts';
+import { bodyStream } from './stream.ts';
+import { negotiateEncoding } from '../../content-encoding.ts';
 
 export function filtersEcho(o: ViewOptions) {
   return {

@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { PublicCve } from '../../../domain/windows/view.ts';
 import type { Correlation } from '../../../services/windows-correlation.ts';
+import type { Encoding } from '../../content-encoding.ts';
 
 const CVE_JSON = new WeakMap<object, string>();
 /** Bytes handed to the stream at once. */
@@ -80,27 +81,6 @@ export function correlationBody(api: object, c: Correlation, meta: () => object)
     hosts,
     () => `],${JSON.stringify(tail).slice(1, -1)}},"meta":${JSON.stringify(meta())}}`,
   );
-}
-
-export type Encoding = 'br' | 'gzip';
-
-/** The encoding to use for an Accept-Encoding header: br, then gzip (q-values honoured), else none. */
-export function negotiateEncoding(header: string | string[] | undefined): Encoding | null {
-  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
-  const q = new Map<string, number>();
-  for (const part of text.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const v = qp ? Number(qp.slice(2)) : 1;
-    q.set(name, Number.isFinite(v) ? v : 0);
-  }
-  const score = (n: string) => q.get(n) ?? (q.has('*') ? q.get('*')! : 0);
-  const br = score('br');
-  const gz = score('gzip');
-  if (br > 0 && br >= gz) return 'br';
-  if (gz > 0) return 'gzip';
-  return null;
 }
 
 /**
