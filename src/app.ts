@@ -23,7 +23,7 @@ import { createEgress, type Egress } from './lib/egress.ts';
 import { newRequestId } from './lib/ids.ts';
 import { lazyChildLogger } from './lib/logger.ts';
 import { errorMessage } from './lib/errors.ts';
-import { isObject } from './http/json-object.ts';
+import { isRecord } from './domain/is-record.ts';
 import { deploymentWarnings } from './domain/deployment.ts';
 import { registerConventions, sendError } from './http/conventions.ts';
 import { noHostileEscape, registerTextGuard } from './http/text-guard.ts';
@@ -128,7 +128,7 @@ function unsafeNumbers(v: unknown, at: string, out: AjvLikeError[], depth = 0): 
     }
   } else if (Array.isArray(v)) {
     v.forEach((x, i) => unsafeNumbers(x, `${at}/${i}`, out, depth + 1));
-  } else if (isObject(v)) {
+  } else if (isRecord(v)) {
     // for…in over own keys, not Object.entries: no array of pairs for each object (every request's query walks here).
     for (const k in v) {
       if (Object.hasOwn(v, k))
@@ -281,8 +281,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const later = route.config?.laterFields ?? [];
     route.validatorCompiler = ({ schema, httpPart }) => {
       if (httpPart !== 'body') return withSafeNumbers(queryAjv.compile(schema), schema, true);
-      const s = isObject(schema) ? schema : {};
-      const props = isObject(s.properties) ? s.properties : undefined;
+      const s = isRecord(schema) ? schema : {};
+      const props = isRecord(s.properties) ? s.properties : undefined;
       const open = records.every((k) => props?.[k] !== undefined) ? later : [];
       const loose: [string, object][] = [
         ...records.map((k): [string, object] => [k, { type: 'array' }]),

@@ -10,7 +10,7 @@
 // notification preferences), which any member may make; it still needs the write scope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 import { prefersHtml } from './status-page.ts';
 import type { Clock } from '../lib/clock.ts';
 import { safeEqual } from '../lib/crypto.ts';
@@ -295,7 +295,7 @@ export function registerAuth(
   // A form post's CSRF token arrives in the body: checked once parsed, and removed before validation.
   const bodyToken = (stage: 'form' | 'parts') => (req: FastifyRequest, _reply: unknown, done: (e?: Error) => void) => {
     if (req.csrfPending !== stage) return done();
-    const body = isObject(req.body) ? req.body : null;
+    const body = isRecord(req.body) ? req.body : null;
     const token = body ? body[CSRF_FIELD] : undefined;
     try {
       verifyCsrf(req.sessionToken!, typeof token === 'string' ? token : undefined);

@@ -6,12 +6,12 @@ import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
 import { ApiError, renderError } from './errors.ts';
 import { newRequestId } from '../lib/ids.ts';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 
 /** Whether Node has started a response on this connection (its `_httpMessage`, when there is one, says so). */
 const responseStarted = (socket: Socket) => {
   const message = '_httpMessage' in socket ? socket._httpMessage : undefined;
-  return isObject(message) && message.headersSent === true;
+  return isRecord(message) && message.headersSent === true;
 };
 
 function classify(code: string | undefined): { status: number; error: string; message: string } {

@@ -1,7 +1,7 @@
 // HTTP conventions applied to every route (spec §2.1, §7, §9): request id + timing, the error envelope,
 // explicit mapping of framework errors, unknown query parameters, 404 vs 405.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { ApiError, renderError } from './errors.ts';
 import { refusalError } from './refusals.ts';
@@ -169,7 +169,7 @@ export function registerConventions(app: FastifyInstance) {
         const d = declared.get(`${method} ${url}`);
         const policy = d?.config?.auth ?? null;
         const schema = d?.schema;
-        return { method, url, declaredAuth: policy?.mode ?? null, policy, schema: isObject(schema) ? schema : null };
+        return { method, url, declaredAuth: policy?.mode ?? null, policy, schema: isRecord(schema) ? schema : null };
       }),
     ),
   );
@@ -190,7 +190,7 @@ export function registerConventions(app: FastifyInstance) {
     // documentation pages keep their own query handling).
     if (route.url.startsWith('/api/')) {
       const qs = route.schema?.querystring;
-      const props = isObject(qs) && isObject(qs.properties) ? qs.properties : {};
+      const props = isRecord(qs) && isRecord(qs.properties) ? qs.properties : {};
       route.config = { ...(route.config ?? {}), acceptedQuery: Object.keys(props) };
     }
   });
@@ -208,7 +208,7 @@ export function registerConventions(app: FastifyInstance) {
   // Runs before validation: Ajv would otherwise strip or 422 them.
   app.addHook('preValidation', (req, _reply, done) => {
     const accepted = routeConfig(req).acceptedQuery;
-    const q = isObject(req.query) ? req.query : undefined;
+    const q = isRecord(req.query) ? req.query : undefined;
     const unknown = accepted && q ? Object.keys(q).filter((k) => !accepted.includes(k)) : [];
     if (unknown.length === 0) return done();
     done(
@@ -242,7 +242,7 @@ export function registerConventions(app: FastifyInstance) {
     const path = req.url.split('?')[0];
     const found = shadow.find('GET', path);
     if (found) {
-      const key = isObject(found.store) ? found.store.path : undefined;
+      const key = isRecord(found.store) ? found.store.path : undefined;
       const methods = [...((typeof key === 'string' && methodsByPath.get(key)) || [])];
       // Every GET route answers HEAD too (Fastify's exposeHeadRoutes), so Allow says so (RFC 9110 §9.3.2).
       const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;

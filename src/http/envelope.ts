@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { pageOf, type Tier } from '../domain/tiers.ts';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 
 export function apiVersionFor(url: string): string {
   return url.startsWith('/api/v2/') ? '2.0.0' : '1.0.0';
@@ -34,7 +34,7 @@ export function pagination(total: number, page: number, perPage: number, count: 
 
 /** A list read whole, answered as one page of it (listPage) in the collection envelope (spec §2.1: `pagination`). */
 export function listCollection<T>(req: FastifyRequest & { query: unknown }, rows: readonly T[]) {
-  const q = isObject(req.query) ? req.query : {};
+  const q = isRecord(req.query) ? req.query : {};
   const num = (x: unknown) => (typeof x === 'number' ? x : undefined);
   const one = listPage(rows, { page: num(q.page), per_page: num(q.per_page) }, req.principal?.tier ?? null);
   return collection(req, one.items, one.pagination, {});

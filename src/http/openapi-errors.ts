@@ -19,7 +19,7 @@ import { isWrite } from './session-cookies.ts';
 import { isPage, type RouteEntry } from './conventions.ts';
 import { EDGE_WINDOW_SEC, edgeExempt } from './edge-limit.ts';
 import { RATE_PROFILES, type ProfileName } from './limits.ts';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 
 /** An error the handler raises: a catalogue key, optionally with its specific detail.error and when it happens. */
 export type RouteError = ErrorKey | { key: ErrorKey; error?: string; when?: string };
@@ -152,7 +152,7 @@ const optionalText = (x: unknown) => x === undefined || typeof x === 'string';
 const isRouteError = (e: unknown): e is RouteError =>
   typeof e === 'string'
     ? isErrorKey(e)
-    : isObject(e) && typeof e.key === 'string' && isErrorKey(e.key) && optionalText(e.error) && optionalText(e.when);
+    : isRecord(e) && typeof e.key === 'string' && isErrorKey(e.key) && optionalText(e.error) && optionalText(e.when);
 
 /** 404 of a tenant id: the catalogue entry whose detail.error is the declared answer, else NOT_FOUND with it. */
 function notFoundRow(foreign: string, when: string): ErrorRow {
@@ -164,8 +164,8 @@ function notFoundRow(foreign: string, when: string): ErrorRow {
 export function routeErrors(r: RouteEntry, opts: ErrorDocOptions): ErrorRow[] {
   const schema = r.schema ?? {};
   const query =
-    isObject(schema.querystring) && isObject(schema.querystring.properties) ? schema.querystring.properties : {};
-  const ownResponses = isObject(schema.response) ? schema.response : {};
+    isRecord(schema.querystring) && isRecord(schema.querystring.properties) ? schema.querystring.properties : {};
+  const ownResponses = isRecord(schema.response) ? schema.response : {};
   const policy: RouteAuth = r.policy ?? { mode: 'none', tenant: false };
   const api = r.url.startsWith('/api/');
   const v2 = r.url.startsWith('/api/v2/');

@@ -2,17 +2,17 @@
 // loose `==` equates with a number into that number: " " and "\t" became 0, "0x5" 5, "0b11" 3, so
 // `GET /api/v1/cves?cvss_max=%20` answered 200 with only the CVSS-0 CVEs instead of 422. Only decimal text (sign,
 // fraction and exponent allowed) is read as a number here; anything else gets the field's type error.
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 
 /** A number as a query string may write it: `7`, `-1`, `+2`, `7.5`, `.5`, `1e3`. */
 export const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** The property schemas of an object schema ({} when it has none). */
-const properties = (schema: unknown) => (isObject(schema) && isObject(schema.properties) ? schema.properties : {});
+const properties = (schema: unknown) => (isRecord(schema) && isRecord(schema.properties) ? schema.properties : {});
 /** The `type` of a schema, or of its items when `items` (an array's). */
 const typeOf = (schema: unknown, items = false): unknown => {
-  const s = items && isObject(schema) ? schema.items : schema;
-  return isObject(s) ? s.type : undefined;
+  const s = items && isRecord(schema) ? schema.items : schema;
+  return isRecord(s) ? s.type : undefined;
 };
 
 /** The properties a schema types as numbers (or arrays of numbers): the only ones coercion can read loosely. */
@@ -27,7 +27,7 @@ export function numericKeys(schema: unknown): string[] {
  * null when there is none (a schema without numeric properties copies nothing).
  */
 export function rawStrings(data: unknown, keys: readonly string[]): Map<string, string | string[]> | null {
-  if (keys.length === 0 || !isObject(data)) return null;
+  if (keys.length === 0 || !isRecord(data)) return null;
   let out: Map<string, string | string[]> | null = null;
   for (const k of keys) {
     const v = data[k];
@@ -49,7 +49,7 @@ export function looseNumbers(
   coerced: unknown,
   schema: unknown,
 ): { key: string; type: string }[] {
-  if (!raw || !isObject(coerced)) return [];
+  if (!raw || !isRecord(coerced)) return [];
   const props = properties(schema);
   const out: { key: string; type: string }[] = [];
   for (const [key, text] of raw) {

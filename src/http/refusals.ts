@@ -2,7 +2,7 @@
 // error handler (conventions.ts toApiError): a route never maps a refusal itself. Each row names the catalogue
 // entry (errors.ts) and how the refusal's detail becomes the envelope's.
 import { ApiError, type ErrorKey } from './errors.ts';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 import { TRIAL_CONTACT_URL as CONTACT_URL } from '../domain/tiers.ts';
 import { Refusal, type FieldProblem, type RefusalCode } from '../services/refusal.ts';
 
@@ -13,7 +13,7 @@ const said = (r: Refusal) => (r.explained ? r.message : undefined);
 const num = (x: unknown) => (typeof x === 'number' ? x : undefined);
 const text = (x: unknown) => (typeof x === 'string' ? x : undefined);
 const isFieldProblem = (x: unknown): x is FieldProblem =>
-  isObject(x) && typeof x.field === 'string' && typeof x.message === 'string' && typeof x.type === 'string';
+  isRecord(x) && typeof x.field === 'string' && typeof x.message === 'string' && typeof x.type === 'string';
 const fieldProblems = (x: unknown) => (Array.isArray(x) ? x.filter(isFieldProblem) : undefined);
 
 /** The catalogue entry, with the refusal's detail as the envelope's detail (detail.error: the entry's). */

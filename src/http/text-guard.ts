@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 import { LONE_SURROGATE } from '../domain/text.ts';
 import { UNDECODABLE } from './querystring.ts';
-import { isObject } from './json-object.ts';
+import { isRecord } from '../domain/is-record.ts';
 import { routeConfig } from './route-config.ts';
 import { asError } from '../lib/errors.ts';
 
@@ -73,7 +73,7 @@ export function findHostileText(value: unknown, base: string): TextProblem[] {
         if (typeof x === 'string' || (x !== null && typeof x === 'object'))
           stack.push([x, { parent: at, key: String(i) }]);
       }
-    } else if (isObject(v) && !Buffer.isBuffer(v)) {
+    } else if (isRecord(v) && !Buffer.isBuffer(v)) {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i];
@@ -124,7 +124,7 @@ declare module 'fastify' {
 
 /** The body without the items of its record arrays (`keys`), where they are arrays: the rest is checked at the edge. */
 export function withoutRecords(body: unknown, keys: readonly string[] | undefined): unknown {
-  if (keys === undefined || !isObject(body)) return body;
+  if (keys === undefined || !isRecord(body)) return body;
   const b = { ...body };
   for (const k of keys) if (Array.isArray(b[k])) b[k] = [];
   return b;

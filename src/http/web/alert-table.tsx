@@ -1,7 +1,7 @@
 // The alerts as a table (the overview's recent alerts, the alerts inbox): each alert's CVE, priority, match, the
 // assets it is about (linked to their environment's page) and, for the inbox, read or unread.
 import { Csrf, when, Scroll } from './layout.tsx';
-import { isObject } from '../json-object.ts';
+import { isRecord } from '../../domain/is-record.ts';
 
 export const PRIORITIES = ['PATCH NOW', 'PATCH NEXT', 'MONITOR'] as const;
 export const cls = (p: string) => `p-${p.replace(' ', '_')}`;
@@ -27,15 +27,15 @@ interface AssetMatch {
 }
 /** The payload is stored JSON: each match is checked before it is read. */
 const isAssetMatch = (m: unknown): m is AssetMatch =>
-  isObject(m) &&
+  isRecord(m) &&
   m.entity_type === 'environment' &&
   typeof m.entity_name === 'string' &&
   typeof m.asset_id === 'string' &&
   m.asset_id !== '';
 /** The payload's `data.matches` (none when it has none). */
 function payloadMatches(payload: unknown): unknown[] {
-  const data = isObject(payload) ? payload.data : undefined;
-  return isObject(data) && Array.isArray(data.matches) ? data.matches : [];
+  const data = isRecord(payload) ? payload.data : undefined;
+  return isRecord(data) && Array.isArray(data.matches) ? data.matches : [];
 }
 /** Asset links shown per alert before "and N more". */
 const ASSET_LINKS = 5;

@@ -4,7 +4,7 @@ import type { Environment } from '../../services/environments.ts';
 import type { DecisionView, HistoryView } from '../../services/triage.ts';
 import { DECISION_STATUSES, JUSTIFICATIONS } from '../../domain/triage.ts';
 import { canChange, Csrf, FieldError, html, Layout, Scroll, when, type Viewer } from './layout.tsx';
-import { isObject } from '../json-object.ts';
+import { isRecord } from '../../domain/is-record.ts';
 
 export interface Member {
   id: number;
@@ -379,7 +379,7 @@ export function renderDecision(
 /** A history snapshot in a line: status, justification, due date and the statements. */
 function summary(s: object | null): string {
   if (!s) return '—';
-  const x: Record<string, unknown> = isObject(s) ? s : {};
+  const x: Record<string, unknown> = isRecord(s) ? s : {};
   const on = (v: unknown, said: (t: string) => string | undefined) => (typeof v === 'string' && v ? said(v) : null);
   const reasons = Array.isArray(x.review_reasons) ? x.review_reasons.filter((r) => typeof r === 'string') : [];
   return [
