@@ -26,17 +26,23 @@ const HEADERS = [
 
 /** Run-to-run values written as placeholders: request ids, instants, durations, secrets and random tokens. */
 export function normalizeAnswer(text: string): string {
-  return text
-    .replace(/vi-req-[0-9a-f]{12}/g, '<request-id>')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g, '<instant>')
-    .replace(/"(processing_ms|took_ms|duration_ms|elapsed_ms|query_ms)":\d+(\.\d+)?/g, '"$1":<ms>')
-    .replace(/\b\d{12,}\b/g, '<id>')
-    .replace(/\b(vi_[a-z]+_|whsec_|vift_)[A-Za-z0-9_+/=-]{16,}/g, '$1<secret>')
-    .replace(/"retry_after_seconds":\d+/g, '"retry_after_seconds":<n>')
-    .replace(/\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b/g, '<minute>')
-    .replace(/"(key_start|token_start|secret_start)":"(vi_[a-z]+_|whsec_|vift_)?[A-Za-z0-9_-]+"/g, '"$1":"$2<start>"')
-    .replace(/\b[0-9a-f]{32,}\b/g, '<hex>')
-    .replace(/\b[A-Za-z0-9_-]{40,}\b/g, '<token>');
+  return (
+    text
+      .replace(/vi-req-[0-9a-f]{12}/g, '<request-id>')
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g, '<instant>')
+      .replace(/"(processing_ms|took_ms|duration_ms|elapsed_ms|query_ms)":\d+(\.\d+)?/g, '"$1":<ms>')
+      .replace(/\b\d{12,}\b/g, '<id>')
+      .replace(/\b(vi_[a-z]+_|vift_)[A-Za-z0-9_+/=<>-]{16,}/g, '$1<secret>')
+      .replace(/\bwhsec_[A-Za-z0-9_+/=<>-]+/g, 'whsec_<secret>')
+      .replace(/\b(vi_[a-z]+_)[A-Za-z0-9]{6}…/g, '$1<start>…')
+      // Names the test helpers make unique with six random characters (an organization, a member's address).
+      .replace(/(-|\b[A-Z] )(?=[a-z]*\d)[a-z0-9]{6}(@example\.test|\b)/g, '$1<random>$2')
+      .replace(/"retry_after(_seconds)?":\d+/g, '"retry_after$1":<n>')
+      .replace(/\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b/g, '<minute>')
+      .replace(/"(key_start|token_start|secret_start)":"(vi_[a-z]+_|whsec_|vift_)?[A-Za-z0-9_-]+"/g, '"$1":"$2<start>"')
+      .replace(/\b[0-9a-f]{32,}\b/g, '<hex>')
+      .replace(/\b[A-Za-z0-9_-]{40,}\b/g, '<token>')
+  );
 }
 
 function bodyText(res: LightMyRequestResponse): string {
