@@ -181,7 +181,7 @@ export const RESOURCES: Record<string, ResourceFixture> = {
         VALUES (${org.orgId}, ${env.id}, ${assetId}, ${JSON.stringify({ asset_id: assetId, vendor: 'Siemens', product: `Runner PLC ${org.tag}` })}::jsonb, '{}'::jsonb, 'vi-req-000000000000')`.execute(
         t.store.db,
       );
-      return { ids: { environment_id: env.id }, markers: [assetId, env.name] };
+      return { ids: { environment_id: env.id, asset_id: assetId }, markers: [assetId, env.name] };
     },
   },
   decisions: {

@@ -207,6 +207,63 @@ test('environments: create (bad input: the form with the message, nothing stored
   assert.match(ov, /<svg role="img" aria-labelledby="chart-priority-t chart-priority-d"/);
   assert.match(text(ov), new RegExp(`Open CVEs by vendor: the numbers Label Value Siemens ${affected.size}`));
 
+  // Edit a stored nameplate: its form on the page; stored as the add form stores one, so its CVEs are decided again.
+  const section = (body: string, id: string) => {
+    const at = body.indexOf(`id="asset-${id}"`);
+    return body.slice(at, body.indexOf('</section>', at));
+  };
+  const editUrl = (id: string) => `/assets/${id}/edit?environment_id=${env}`;
+  assert.match(section(page.body, 'drive-b'), new RegExp(`action="${editUrl('drive-b').replace(/[?]/g, '\\?')}"`));
+  assert.match(
+    section(page.body, 'drive-b'),
+    /name="version"[^>]* value="V3\.1\.4"|value="V3\.1\.4"[^>]* name="version"/,
+  );
+  const storedOf = async (id: string) =>
+    (await t.app.inject({ method: 'GET', url: `/api/v1/assets/results?environment_id=${env}`, headers: o.auth }))
+      .json()
+      .data.assets.find((a: { asset_id: string }) => a.asset_id === id);
+  for (const [id, version] of [
+    ['drive-b', 'V3.1.3'],
+    ['drive-a', 'V3.1.4'],
+  ]) {
+    const r = await post(editUrl(id), { vendor: 'Siemens', product: DRIVE, version });
+    assert.equal(r.statusCode, 303, r.body.slice(0, 300));
+    assert.equal(r.headers.location, `/environments/${env}`);
+  }
+  const edited = (await get(`/environments/${env}`)).body;
+  assert.match(text(section(edited, 'drive-b')), new RegExp(`drive-b: Siemens .* V3\\.1\\.3 `));
+  assert.match(text(section(edited, 'drive-b')), /CVE-2024-46886 .* affected .* V3\.1\.4/, 'decided for V3.1.3');
+  assert.match(text(section(edited, 'drive-a')), /drive-a: Siemens .* V3\.1\.4 /);
+  assert.doesNotMatch(section(edited, 'drive-a'), /CVE-2024-46886/, 'the fixed version is not affected');
+  assert.equal((await storedOf('drive-a')).version, 'V3.1.4');
+
+  // Bad input: the page again with the field's message in that asset's form, the stored asset unchanged.
+  for (const [form, field, message] of [
+    [{ vendor: 'Siemens', product: '', version: 'V3.1.3' }, 'product', /required field is missing/],
+    [{ vendor: 'Siemens', product: DRIVE, version: 'V'.repeat(300) }, 'version', /version is longer than/],
+  ] as const) {
+    const r = await post(editUrl('drive-b'), form);
+    assert.equal(r.statusCode, 422, r.body.slice(0, 300));
+    const refused = section(r.body, 'drive-b');
+    assert.match(refused, new RegExp(`class="field-error" id="${field}-error"`));
+    assert.match(text(refused), message);
+    assert.match(refused, /<details class="edit-asset" open/);
+    const kept = await storedOf('drive-b');
+    assert.equal(kept.product, DRIVE);
+    assert.equal(kept.version, 'V3.1.3');
+  }
+  // A viewer sees no edit form and is refused when posting one: nothing changes.
+  const seen = (await get(`/environments/${env}`, viewer)).body;
+  assert.match(seen, /id="asset-drive-b"/);
+  assert.doesNotMatch(seen, /\/edit\?environment_id=|class="edit-asset"/);
+  const refusedViewer = await post(editUrl('drive-b'), { vendor: 'Siemens', product: DRIVE, version: 'V9' }, viewer);
+  assert.equal(refusedViewer.statusCode, 403);
+  assert.equal((await storedOf('drive-b')).version, 'V3.1.3');
+  // An asset the environment does not hold: not found, nothing stored.
+  const missing = await post(editUrl('drive-z'), { vendor: 'Siemens', product: DRIVE, version: 'V3.1.3' });
+  assert.equal(missing.statusCode, 404);
+  assert.equal(await storedOf('drive-z'), undefined);
+
   // Remove an asset, then the environment.
   const rm = await post(`/assets/drive-b/delete?environment_id=${env}`, {});
   assert.equal(rm.statusCode, 303);

@@ -137,6 +137,7 @@ test('the runner knows how to attack every tenant route (a new one without a fix
       'POST /environments/:environment_id/decisions/:cve_id',
       'POST /environments/:environment_id/decisions/:cve_id/clear',
       'POST /assets/:asset_id/delete',
+      'POST /assets/:asset_id/edit',
       'GET /cves',
       'GET /alerts',
       'POST /alerts/:alert_id/read',

@@ -1,6 +1,6 @@
 // The signed-in app's page of one environment: its assets and their CVEs (a page of nameplates, or one asset alone),
-// its Windows hosts and, for owners and admins, the forms to add, upload and remove assets. Every form posts with the
-// CSRF token; a viewer sees no form that changes anything.
+// its Windows hosts and, for owners and admins, the forms to add, edit, upload and remove assets. Every form posts with
+// the CSRF token; a viewer sees no form that changes anything.
 import type { Environment } from '../../services/environments.ts';
 import type { AssetAnswer } from '../../services/correlation-answer.ts';
 import type { StoredView } from '../../services/windows-correlation.ts';
@@ -138,13 +138,76 @@ function WindowsHosts({ hosts, total }: { hosts: StoredView[]; total: number }) 
   );
 }
 
-/** Which part of an environment's assets a page shows: a page of nameplates, or one asset alone (`assetId`). */
 /**
  * CVE rows per asset on a page of the environment's assets: the highest-priority ones, with a link to the asset
  * alone for the rest, so a page of 50 nameplates stays readable and light; the asset alone lists every CVE.
  */
 export const ASSET_CVE_ROWS = 10;
 
+/** What a refused edit of a stored nameplate sent, with the fields' messages. */
+export interface AssetEdit {
+  asset_id: string;
+  vendor: string;
+  product: string;
+  version: string;
+  errors: Record<string, string>;
+}
+
+/**
+ * The edit form of one stored nameplate (its vendor, product and version; the asset_id stays), with the values a
+ * refused edit sent and their messages. `n`: the asset's place on the page, for ids unique on the page.
+ */
+function EditAsset({
+  v,
+  env,
+  asset,
+  n,
+  edit,
+}: {
+  v: Viewer;
+  env: Environment;
+  asset: AssetAnswer['asset'];
+  n: number;
+  edit?: AssetEdit;
+}) {
+  const values = edit ?? { vendor: asset.vendor, product: asset.product, version: asset.version ?? '' };
+  return (
+    <details class="edit-asset" open={edit ? true : undefined}>
+      <summary>Edit {asset.asset_id}</summary>
+      <form
+        method="post"
+        action={`/assets/${encodeURIComponent(asset.asset_id)}/edit?environment_id=${env.id}`}
+        class="stack"
+        id={`edit-${n}`}
+        novalidate
+      >
+        <Csrf token={v.csrf} />
+        {(['vendor', 'product', 'version'] as const).map((f) => (
+          <label>
+            {f[0].toUpperCase() + f.slice(1)}{' '}
+            <input
+              name={f}
+              id={`edit-${n}-${f}`}
+              maxLength={200}
+              value={values[f]}
+              aria-invalid={edit?.errors[f] ? 'true' : undefined}
+              {...(f === 'vendor'
+                ? suggestFrom('asset-vendor')
+                : f === 'product'
+                  ? suggestFrom('asset-product', `#edit-${n}-vendor`)
+                  : {})}
+            />
+            <FieldError errors={edit?.errors} field={f} />
+          </label>
+        ))}
+        <FieldError errors={edit?.errors} field="asset" />
+        <button type="submit">Save {asset.asset_id}</button>
+      </form>
+    </details>
+  );
+}
+
+/** Which part of an environment's assets a page shows: a page of nameplates, or one asset alone (`assetId`). */
 export interface EnvironmentView {
   page: number;
   pages: number;
@@ -182,6 +245,8 @@ export function renderEnvironment(
     product?: string;
     version?: string;
     errors?: Record<string, string>;
+    /** A refused edit of a stored nameplate: its form shows the values sent and the messages. */
+    edit?: AssetEdit;
   } = {},
   hosts: { items: StoredView[]; total: number } = { items: [], total: 0 },
   upload?: UploadOutcome,
@@ -241,7 +306,7 @@ export function renderEnvironment(
             : 'No asset with this id in this environment.'}
         </p>
       ) : null}
-      {assets.map((a) => (
+      {assets.map((a, n) => (
         <section id={`asset-${a.asset.asset_id}`} class="card">
           <h3>
             {a.asset.asset_id}: {a.asset.vendor} {a.asset.product} {a.asset.version ?? '(version unknown)'}
@@ -260,6 +325,15 @@ export function renderEnvironment(
                 Remove {a.asset.asset_id}
               </button>
             </form>
+          ) : null}
+          {canChange(v) ? (
+            <EditAsset
+              v={v}
+              env={env}
+              asset={a.asset}
+              n={n}
+              edit={form.edit?.asset_id === a.asset.asset_id ? form.edit : undefined}
+            />
           ) : null}
           {a.listed.length ? (
             <Scroll label={`CVEs of ${a.asset.asset_id}`}>

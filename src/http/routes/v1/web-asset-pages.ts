@@ -1,6 +1,7 @@
-// An environment's assets in the web app (docs/web.md): the add-asset and remove-asset forms, and the CSV upload of
-// nameplates or Windows hosts. The conventions of every page: web-common.ts.
+// An environment's assets in the web app (docs/web.md): the add-asset, edit-asset and remove-asset forms, and the CSV
+// upload of nameplates or Windows hosts. The conventions of every page: web-common.ts.
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ApiError } from '../../errors.ts';
@@ -41,6 +42,43 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
   const environmentPage = environmentPager(kit);
   acceptFormBodies(app, 64 * 1024);
 
+  /**
+   * Stores one nameplate in the environment through the service of POST /api/v1/assets/correlate-cves (its CVEs
+   * decided by the API's rules); the refused fields and their messages, or null when stored.
+   */
+  async function store(
+    req: FastifyRequest,
+    environmentId: number,
+    asset: { asset_id: string; vendor: string; product: string; version: string },
+  ): Promise<Record<string, string> | null> {
+    const errors: Record<string, string> = {};
+    let refused = false;
+    try {
+      const r = await s.assets.correlate({
+        principal: req.caller,
+        requestId: req.id,
+        assets: [asset],
+        environmentId,
+        options: DEFAULT_OPTIONS,
+      });
+      for (const x of r.rejected) {
+        refused = true;
+        for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
+      }
+    } catch (e) {
+      // The service refuses the whole request for an asset it cannot read (the same 422 as the API): its fields.
+      const r = caught(e, ['invalid_input']);
+      refused = true;
+      // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
+      const rejected = rejectedRows(r.detail.data) ?? [];
+      for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
+      if (!Object.keys(errors).length) errors.asset = r.message;
+    }
+    if (!refused) return null;
+    if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
+    return errors;
+  }
+
   app.post(
     '/environments/:environment_id/assets',
     {
@@ -71,31 +109,8 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const env = await environment(req, req.params.environment_id);
       const { asset_id, vendor, product, version = '' } = req.body;
-      const errors: Record<string, string> = {};
-      let refused = false;
-      try {
-        const r = await s.assets.correlate({
-          principal: req.caller,
-          requestId: req.id,
-          assets: [{ asset_id: asset_id.trim(), vendor, product, version }],
-          environmentId: env.id,
-          options: DEFAULT_OPTIONS,
-        });
-        for (const x of r.rejected) {
-          refused = true;
-          for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
-        }
-      } catch (e) {
-        // The service refuses the whole request for an asset it cannot read (the same 422 as the API): its fields.
-        const r = caught(e, ['invalid_input']);
-        refused = true;
-        // Every asset refused: the per-asset reasons ride in data.rejected, as in the API's answer.
-        const rejected = rejectedRows(r.detail.data) ?? [];
-        for (const x of rejected) for (const f of x.errors) errors[f.field.replace(/^.*\./, '')] = f.message;
-        if (!Object.keys(errors).length) errors.asset = r.message;
-      }
-      if (refused) {
-        if (!Object.keys(errors).length) errors.asset = 'This asset was refused.';
+      const errors = await store(req, env.id, { asset_id: asset_id.trim(), vendor, product, version });
+      if (errors) {
         const p = await environmentPage(req, req.params.environment_id);
         return send(
           reply,
@@ -145,6 +160,64 @@ const webAssetPages: FastifyPluginAsyncTypebox = async (app) => {
       if (r === 'asset')
         throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id: req.params.asset_id, environment_id: id } });
       return reply.redirect(id === null ? '/environments' : `/environments/${id}`, 303);
+    },
+  );
+
+  app.post(
+    '/assets/:asset_id/edit',
+    {
+      schema: {
+        tags: ['pages'],
+        summary:
+          "Edit-asset form: a stored nameplate's vendor, product and version, stored again under its asset_id as the add-asset form stores one (POST /api/v1/assets/correlate-cves with environment_id: its CVEs decided again; a cpe it had is not kept); bad input: the page again with the field's message (422), nothing stored",
+        security: session,
+        params: Type.Object({ asset_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        querystring: Type.Object(
+          { environment_id: Type.Optional(EnvParams.properties.environment_id) },
+          { additionalProperties: false },
+        ),
+        body: Type.Object(
+          {
+            ...Csrf,
+            vendor: Type.String({ maxLength: 1000 }),
+            product: Type.String({ maxLength: 1000 }),
+            version: Type.Optional(Type.String({ maxLength: 1000 })),
+          },
+          {
+            additionalProperties: false,
+            examples: [{ vendor: 'Siemens', product: 'SIMATIC S7-1500', version: '3.0' }],
+          },
+        ),
+        response: { ...See('the environment'), 422: Html('The environment page, the edit form with the reason') },
+      },
+      config: {
+        auth: write('asset_correlations', [
+          { in: 'query', name: 'environment_id', foreign: 'environment_not_found' },
+          { in: 'params', name: 'asset_id', foreign: 'asset_not_found' },
+        ]),
+      },
+    },
+    async (req, reply) => {
+      const asset_id = req.params.asset_id;
+      // A nameplate of the page lives in an environment: without environment_id there is none to edit.
+      const raw = req.query.environment_id;
+      if (raw === undefined) throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id, environment_id: null } });
+      const current = await environmentPage(req, raw, { assetId: asset_id });
+      if (!current.assets.length)
+        throw new ApiError('ASSET_NOT_FOUND', { detail: { asset_id, environment_id: current.env.id } });
+      const { vendor, product, version = '' } = req.body;
+      const errors = await store(req, current.env.id, { asset_id, vendor, product, version });
+      if (errors) {
+        // The asset alone (it may sit on any page of the environment), its edit form with the reasons.
+        const p = current;
+        const edit = { asset_id, vendor, product, version, errors };
+        return send(
+          reply,
+          renderEnvironment(viewer(req), p.env, p.assets, p.total, { edit }, p.hosts, undefined, p.view),
+          422,
+        );
+      }
+      return reply.redirect(`/environments/${current.env.id}`, 303);
     },
   );
 

@@ -120,7 +120,7 @@ const webEnvironmentPages: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['pages'],
         summary:
-          'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, upload and remove assets',
+          'One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, edit, upload and remove assets',
         security: session,
         params: EnvParams,
         querystring: Type.Object(
