@@ -20372,7 +20372,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, upload and remove assets */
+        /** One environment: its assets with their CVEs (the GET /api/v1/assets/results answer), its Windows hosts (the GET /api/v2/assets/results answer), add, edit, upload and remove assets */
         get: {
             parameters: {
                 query?: {
@@ -21044,6 +21044,185 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                         "text/html": string;
+                    };
+                };
+                /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - INTERNAL_ERROR (internal_error): an unexpected server error (the message names the request id)
+                 *     - INTERNAL_ERROR (database_timeout): the database did not answer in time
+                 */
+                500: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - ERROR (database_unavailable): the database is unavailable */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait: error.retry_after_seconds */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{asset_id}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Edit-asset form: a stored nameplate's vendor, product and version, stored again under its asset_id as the add-asset form stores one (POST /api/v1/assets/correlate-cves with environment_id: its CVEs decided again; a cpe it had is not kept); bad input: the page again with the field's message (422), nothing stored */
+        post: {
+            parameters: {
+                query?: {
+                    environment_id?: string;
+                };
+                header?: never;
+                path: {
+                    asset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "vendor": "Siemens",
+                     *       "product": "SIMATIC S7-1500",
+                     *       "version": "3.0"
+                     *     }
+                     */
+                    "application/json": {
+                        _csrf?: string;
+                        vendor: string;
+                        product: string;
+                        version?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to the environment */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - BAD_REQUEST (invalid_url): the URL is not valid (malformed percent-encoding)
+                 *     - BAD_REQUEST (invalid_json): the body is not valid JSON
+                 *     - BAD_REQUEST (unsupported_media_type): a Content-Type this operation does not read
+                 *     - BAD_REQUEST (invalid_content_length): Content-Length does not match the body
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - AUTH_REQUIRED (auth_required): no signed-in session
+                 *     - AUTH_REQUIRED (invalid_api_key): the API key is malformed or unknown, or Authorization is not "Bearer <API key>"
+                 *     - AUTH_REQUIRED (api_key_revoked): the API key is revoked
+                 *     - AUTH_REQUIRED (api_key_expired): the API key has expired
+                 *     - AUTH_REQUIRED (session_expired): the session has expired or was ended
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - TRIAL_ENDED (trial_ended): a trial key whose trial expired (14 days) or ended (detail.reason, detail.contact_url)
+                 *     - FORBIDDEN (session_required): an API key was sent; this operation takes a signed-in browser session
+                 *     - FORBIDDEN (viewer_role): Read-only members (viewer role) cannot perform write operations
+                 *     - FORBIDDEN (origin_refused): a write by browser session without this service's Origin (detail.expected_origin)
+                 *     - FORBIDDEN (csrf_token_missing): a write by browser session without the session's CSRF token (X-CSRF-Token or the _csrf form field)
+                 *     - FORBIDDEN (csrf_token_invalid): a write by browser session with a CSRF token of another session
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description - NOT_FOUND (asset_not_found): no such asset_id in your organization
+                 *     - NOT_FOUND (environment_not_found): query.environment_id names nothing in your organization
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /** @description - BATCH_TOO_LARGE (body_too_large): the body is larger than this operation accepts (detail.max_bytes) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+                /**
+                 * @description The environment page, the edit form with the reason
+                 *
+                 *     In the error envelope:
+                 *     - VALIDATION_ERROR: invalid input (query, path, body): detail is [{field, message, type}]
+                 */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
                 /** @description - RATE_LIMITED (rate_limited): more than 60 requests per 60 seconds from this address without an API key */
