@@ -6,6 +6,41 @@ export interface Bar {
   cls?: string;
 }
 
+/** A chart's text alternative: its numbers as a table under a disclosure, one row per bar or point. */
+function Numbers({
+  title,
+  head,
+  rows,
+  unit,
+}: {
+  title: string;
+  head: string;
+  rows: readonly { label: string; value: number }[];
+  unit: string;
+}) {
+  return (
+    <details>
+      <summary>{title}: the numbers</summary>
+      <table>
+        <thead>
+          <tr>
+            <th>{head}</th>
+            <th>Value</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr>
+              <td>{r.label}</td>
+              <td>{`${r.value}${unit}`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
 export function BarChart({
   id,
   title,
@@ -59,27 +94,7 @@ export function BarChart({
       ) : (
         <p class="none">Nothing to show yet.</p>
       )}
-      {bars.length ? (
-        <details>
-          <summary>{title}: the numbers</summary>
-          <table>
-            <thead>
-              <tr>
-                <th>Label</th>
-                <th>Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {bars.map((b) => (
-                <tr>
-                  <td>{b.label}</td>
-                  <td>{`${b.value}${unit}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      ) : null}
+      {bars.length ? <Numbers title={title} head="Label" rows={bars} unit={unit} /> : null}
     </figure>
   );
 }
@@ -154,25 +169,7 @@ export function LineChart({
           </text>
         ) : null}
       </svg>
-      <details>
-        <summary>{title}: the numbers</summary>
-        <table>
-          <thead>
-            <tr>
-              <th>Day</th>
-              <th>Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {points.map((p) => (
-              <tr>
-                <td>{p.label}</td>
-                <td>{`${p.value}${unit}`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
+      <Numbers title={title} head="Day" rows={points} unit={unit} />
     </figure>
   );
 }
