@@ -3,12 +3,12 @@
 // (storedWarnings).
 import type { ExploitMaturity } from '../domain/cve-document.ts';
 import type { HostWarning } from '../domain/windows/host-record.ts';
+import { isOneOf } from '../domain/one-of.ts';
 
 /** `value` as one of `values`; throws when it is none of them (`what` names the column in the message). */
 export function oneOf<const T extends string>(values: readonly T[], value: string, what: string): T {
-  const found = values.find((v) => v === value);
-  if (found === undefined) throw new Error(`${what}: unexpected stored value ${JSON.stringify(value)}`);
-  return found;
+  if (!isOneOf(values, value)) throw new Error(`${what}: unexpected stored value ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** The exploit maturities a CVE document states (domain/cve-document.ts ExploitMaturity). */
