@@ -321,11 +321,16 @@ test("a deactivated organization's feed token stops working", async () => {
   const o = await seedOrg(t.store, { tier: 'standard' });
   const tok = (await t.app.inject({ method: 'POST', url: '/api/v1/feeds/tokens', headers: o.auth, payload: {} })).json()
     .data;
-  assert.equal((await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${tok.token}.atom` })).statusCode, 200);
+  const before = await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${tok.token}.atom` });
+  assert.equal(before.statusCode, 200);
+  assert.match(String(before.headers['content-type']), /^application\/atom\+xml/);
+  assert.match(before.body, /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom"/);
   await sql`UPDATE organizations SET status = 'deactivated', deactivated_at = now() WHERE id = ${o.orgId}`.execute(
     t.store.db,
   );
-  assert.equal((await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${tok.token}.atom` })).statusCode, 404);
+  const after = await t.app.inject({ method: 'GET', url: `/feeds/watchlist/${tok.token}.atom` });
+  assert.equal(after.statusCode, 404);
+  assert.doesNotMatch(after.body, /<feed|<entry/, 'a stopped token reads nothing of the feed');
 });
 
 test("a removed member's feed tokens stop working; a token made without a body has no label", async () => {
